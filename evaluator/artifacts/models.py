@@ -1,0 +1,112 @@
+"""Shapes of the run artifacts: `manifest.json` and `case-results/<case_id>.json`."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evaluator.contract.models import BlockedReason, Status
+
+RunState = Literal["planned", "running", "interrupted", "completed"]
+IsolationVerdict = Literal["contained", "violation", "unverifiable"]
+
+
+class ArtifactModel(BaseModel):
+    # Readers of our artifacts may add fields; we keep them on re-write.
+    model_config = ConfigDict(extra="allow")
+
+
+class Manifest(ArtifactModel):
+    run_mode: Literal["single-run"] = "single-run"
+    run_id: str
+    target_id: str
+    suite_ids: list[str]
+    target_skill_path: str
+    started_at: str
+    model: str | None = None
+    workspace_mode: Literal["isolated-per-case"] = "isolated-per-case"
+    case_workspace_root: str
+    evidence_mode: str = "codex-local-session-store"
+    notes: list[str] = Field(default_factory=list)
+    # ours
+    selected_case_ids: list[str] = Field(default_factory=list)
+    resolved_case_ids: list[str] = Field(default_factory=list)
+    source_workspace: str | None = None
+    repo: str | None = None
+    run_state: RunState = "planned"
+    finished_at: str | None = None
+    agent: str | None = None
+    codex_version: str | None = None
+    attempts: int = 1
+    workers: int = 1
+    timeout_s: float | None = None
+    behaviors_dir: str | None = None
+    evaluator_version: str | None = None
+    environment_mismatches: dict[str, list[str]] = Field(
+        default_factory=dict, description="case_id -> setup facts that could not be reproduced"
+    )
+
+
+class CheckVerdict(ArtifactModel):
+    kind: str
+    status: Status
+    detail: str
+    evidence: list[str] = Field(default_factory=list)
+
+
+class AssertionResult(ArtifactModel):
+    summary: str
+    status: Status
+    evidence: list[str] = Field(default_factory=list)
+    # ours
+    polarity: Literal["required", "forbidden"] = "required"
+    blocked_reason: BlockedReason | None = None
+    notes: list[str] = Field(default_factory=list)
+    checks: list[CheckVerdict] = Field(default_factory=list)
+
+
+class AttemptRecord(ArtifactModel):
+    attempt: int
+    workspace_root: str
+    valid: bool
+    status: Status | None = None
+    blocked_reason: BlockedReason | None = None
+    reason: str | None = None
+    thread_id: str | None = None
+    session_path: str | None = None
+    isolation: IsolationVerdict | None = None
+    exit_code: int | None = None
+    timed_out: bool = False
+    duration_s: float | None = None
+    artifacts_dir: str | None = None
+
+
+class CaseStats(ArtifactModel):
+    attempts: int
+    judged: int
+    passed: int
+    failed: int
+    blocked: int
+    pass_rate: float | None
+    pass_at_k: float | None
+    pass_pow_k: float | None
+    flaky: bool
+
+
+class CaseResult(ArtifactModel):
+    case_id: str
+    workspace_root: str | None
+    thread_id: str | None
+    session_path: str | None
+    status: Status
+    blocked_reason: BlockedReason | None = None
+    assertions: list[AssertionResult] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    suggested_fix_files: list[str] = Field(default_factory=list)
+    # ours
+    suite_id: str | None = None
+    title: str | None = None
+    attempts: list[AttemptRecord] = Field(default_factory=list)
+    stats: CaseStats | None = None
+    environment_mismatches: list[str] = Field(default_factory=list)

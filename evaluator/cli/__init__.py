@@ -1,0 +1,1 @@
+"""The `agentic-eval` command line: one module per command."""

@@ -1,0 +1,43 @@
+"""`agentic-eval model-server`: serve scripted behaviours to the real Codex CLI on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from evaluator.errors import EXIT_OK
+from evaluator.modelserver import ScriptedModelServer, load_behaviors
+
+
+@click.command("model-server")
+@click.option(
+    "--behaviors",
+    "behaviors_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Directory of behaviour YAML files.",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="0 picks a free port.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address only.")
+@click.option("--latency", "latency_s", type=float, default=0.0, help="Seconds added per reply.")
+@click.option("--log", "log_path", type=click.Path(path_type=Path), default=None, help="JSONL log.")
+def command(
+    behaviors_dir: Path, port: int, host: str, latency_s: float, log_path: Path | None
+) -> int:
+    """Run the scripted Responses-API server until interrupted."""
+    library = load_behaviors(behaviors_dir)
+    if not host.startswith("127.") and host not in ("localhost", "::1"):
+        raise click.BadParameter("only loopback addresses are allowed", param_hint="--host")
+    server = ScriptedModelServer(
+        library, host=host, port=port, latency_s=latency_s, log_path=log_path
+    )
+    click.echo(f"serving {len(library.behaviors)} behaviour(s) on {server.base_url}", err=True)
+    click.echo(server.base_url, err=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop_quietly()
+    return EXIT_OK

@@ -1,0 +1,40 @@
+"""Options shared by several commands, and the JSON/plain output helpers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_REPO = Path("agentic-evals")
+
+
+def repo_options(func: F) -> F:
+    func = click.option(
+        "--source-workspace",
+        type=click.Path(path_type=Path, file_okay=False),
+        default=None,
+        help="Directory holding .agents/skills/... (default: the repo's parent).",
+    )(func)
+    func = click.option(
+        "--repo",
+        type=click.Path(path_type=Path, file_okay=False),
+        default=DEFAULT_REPO,
+        show_default=True,
+        help="The eval repo.",
+    )(func)
+    return func
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")(func)
+
+
+def emit_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")

@@ -1,0 +1,1 @@
+"""The eval-repo file shapes (pydantic models) and their located parsing."""

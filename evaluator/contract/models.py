@@ -1,0 +1,277 @@
+"""Pydantic models of the eval-repo files: target, suite, case, rubric, evaluation, repo config.
+
+They cover the public agentic-evals shape exactly; every field we add is optional so upstream
+files validate unchanged. Unknown keys are kept (`extra="allow"`) and reported as warnings.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["pass", "fail", "blocked"]
+BlockedReason = Literal["environment", "unclear-rule", "insufficient-evidence"]
+ALL_STATUSES: tuple[Status, ...] = ("pass", "fail", "blocked")
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class OpenModel(BaseModel):
+    """Upstream files carry free-form extras; keep them instead of failing."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class ClosedModel(BaseModel):
+    """Our own structured vocabulary: a typo here is an error, not a silently ignored key."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+# --------------------------------------------------------------------------- repo config (ours)
+
+
+class RepoConfig(ClosedModel):
+    """`agentic-evals/agentic-eval.yaml`: settings for the whole eval repo (optional file)."""
+
+    default_target: str | None = None
+    behaviors: str | None = Field(
+        default=None, description="Scripted-behaviour directory, relative to this file."
+    )
+
+
+# --------------------------------------------------------------------------- target.yaml
+
+
+class ArtifactContract(OpenModel):
+    required: list[str] = Field(default_factory=list)
+
+
+class TargetDefaults(ClosedModel):
+    """Our run defaults for a target; command-line flags override them."""
+
+    attempts: int | None = Field(default=None, ge=1, le=100)
+    timeout_s: float | None = Field(default=None, gt=0)
+    agent: str | None = None
+    model: str | None = None
+
+
+class Target(OpenModel):
+    target_id: NonEmpty
+    entry_skill: NonEmpty = Field(description="SKILL.md path, relative to the source workspace.")
+    roots: list[NonEmpty] = Field(default_factory=list)
+    default_suites: list[NonEmpty] = Field(default_factory=list)
+    suite_root: NonEmpty = "cases"
+    artifact_contract: ArtifactContract | None = None
+    allowed_statuses: list[Status] = Field(default_factory=lambda: list(ALL_STATUSES))
+    focus_areas: list[str] = Field(default_factory=list)
+    # ours
+    title: str | None = None
+    description: str | None = None
+    defaults: TargetDefaults | None = None
+    docs_index: str | None = Field(
+        default=None,
+        description="Source-workspace path of the docs index that `docs_index_present` toggles.",
+    )
+    fixtures_root: str | None = Field(
+        default=None, description="Directory of case fixtures, relative to the target directory."
+    )
+
+
+# --------------------------------------------------------------------------- suite.yaml
+
+
+class Suite(OpenModel):
+    suite_id: NonEmpty
+    title: str | None = None
+    description: str | None = None
+    cases: list[NonEmpty] = Field(description="Case file paths, relative to the eval repo root.")
+
+
+# --------------------------------------------------------------------------- structured checks
+
+
+class _Check(ClosedModel):
+    note: str | None = Field(default=None, description="Why this check stands for the criterion.")
+
+
+class FileReadCheck(_Check):
+    kind: Literal["file_read"]
+    path: NonEmpty = Field(description="Workspace-relative path or glob the agent must have read.")
+
+
+class ReadBeforeCheck(_Check):
+    kind: Literal["read_before"]
+    first: NonEmpty = Field(description="Path or glob that must be read first.")
+    then: NonEmpty = Field(description="Path or glob whose first access must come later.")
+
+
+class CommandRanCheck(_Check):
+    kind: Literal["command_ran"]
+    pattern: NonEmpty = Field(description="Regular expression searched in each command.")
+    exit_code: int | None = None
+
+
+class FileWrittenCheck(_Check):
+    kind: Literal["file_written"]
+    path: NonEmpty
+
+
+class FinalAnswerContainsCheck(_Check):
+    kind: Literal["final_answer_contains"]
+    text: NonEmpty
+    case_sensitive: bool = False
+
+
+class FinalAnswerMatchesCheck(_Check):
+    kind: Literal["final_answer_matches"]
+    pattern: NonEmpty
+
+
+class FinalAnswerUrlCheck(_Check):
+    kind: Literal["final_answer_url"]
+    local_only: bool = Field(default=False, description="Only localhost/loopback URLs count.")
+
+
+class WorkspaceFileExistsCheck(_Check):
+    kind: Literal["workspace_file_exists"]
+    path: NonEmpty
+
+
+class WorkspaceFileContainsCheck(_Check):
+    kind: Literal["workspace_file_contains"]
+    path: NonEmpty
+    text: NonEmpty
+
+
+Check = Annotated[
+    FileReadCheck
+    | ReadBeforeCheck
+    | CommandRanCheck
+    | FileWrittenCheck
+    | FinalAnswerContainsCheck
+    | FinalAnswerMatchesCheck
+    | FinalAnswerUrlCheck
+    | WorkspaceFileExistsCheck
+    | WorkspaceFileContainsCheck,
+    Field(discriminator="kind"),
+]
+
+
+# --------------------------------------------------------------------------- case.yaml
+
+
+class CaseInput(OpenModel):
+    user_prompt: NonEmpty = Field(description="Sent to the agent verbatim.")
+    locale: str | None = None
+
+
+class WriteFile(ClosedModel):
+    path: NonEmpty
+    content: str = ""
+
+
+class CopyFixture(ClosedModel):
+    source: NonEmpty = Field(description="Relative to the target's fixtures_root.")
+    target: NonEmpty = Field(description="Relative to the attempt workspace.")
+
+
+class CaseSetup(OpenModel):
+    """Upstream keys plus our declarative vocabulary; unknown keys are environment mismatches."""
+
+    docs_index_present: bool | None = None
+    env_vars_required: list[NonEmpty] | None = None
+    env_vars_notes: str | None = None
+    # ours
+    write_files: list[WriteFile] | None = None
+    remove_paths: list[NonEmpty] | None = None
+    copy_fixtures: list[CopyFixture] | None = None
+    env: dict[str, str] | None = None
+    secret_env_vars: list[NonEmpty] | None = None
+    docs_index_path: str | None = Field(
+        default=None,
+        description="Workspace path of the docs index that `docs_index_present` refers to.",
+    )
+
+
+class AssertionEntry(OpenModel):
+    description: NonEmpty
+    pass_criteria: list[str] = Field(default_factory=list)
+    fail_signals: list[str] = Field(default_factory=list)
+    evidence_scope: list[str] = Field(default_factory=list)
+    checks: list[Check] = Field(
+        default_factory=list,
+        description="Ours: deterministic checks that decide this entry from the evidence.",
+    )
+
+
+class CaseAssertions(OpenModel):
+    summary: str | None = None
+    required: list[AssertionEntry] = Field(default_factory=list)
+    forbidden: list[AssertionEntry] = Field(default_factory=list)
+
+
+class CaseNotes(OpenModel):
+    why_it_matters: str | None = None
+    likely_fix_files: list[str] = Field(default_factory=list)
+
+
+class Case(OpenModel):
+    case_id: NonEmpty
+    title: NonEmpty
+    input: CaseInput
+    setup: CaseSetup = Field(default_factory=CaseSetup)
+    assertions: CaseAssertions = Field(alias="assert")
+    notes: CaseNotes = Field(default_factory=CaseNotes)
+    # ours
+    attempts: int | None = Field(default=None, ge=1, le=100)
+    timeout_s: float | None = Field(default=None, gt=0)
+    split: Literal["train", "val", "test"] | None = None
+
+
+# --------------------------------------------------------------------------- rubrics, evaluations
+
+
+class RubricDimension(OpenModel):
+    name: NonEmpty
+    description: str | None = None
+    scale: list[int | str] = Field(min_length=1)
+    anchors: dict[str, str] | None = None
+
+
+class Rubric(OpenModel):
+    rubric_id: NonEmpty
+    title: str | None = None
+    description: str | None = None
+    dimensions: list[RubricDimension] = Field(min_length=1)
+
+
+class Variant(OpenModel):
+    label: str | None = None
+    skill_path: str | None = None
+    skill_ref: str | None = None
+    source_url: str | None = None
+
+
+class SharedCases(OpenModel):
+    from_target: str | None = None
+    suites: list[str] = Field(default_factory=list)
+
+
+class Evaluation(OpenModel):
+    eval_id: NonEmpty
+    mode: Literal["ab", "comparison", "subjective"]
+    title: str | None = None
+    rubric: str | None = None
+    variants: dict[str, Variant] | None = None
+    target_id: str | None = None
+    suites: list[str] = Field(default_factory=list)
+    shared_cases: SharedCases | None = None
+
+
+def extra_keys(model: BaseModel) -> list[str]:
+    return sorted((model.model_extra or {}).keys())
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)

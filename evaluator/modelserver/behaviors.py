@@ -1,0 +1,150 @@
+"""Scripted agent behaviours: which request they answer, and the steps they play in order."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from evaluator.contract.parse import validation_error_to_input_error
+from evaluator.errors import InputError
+from evaluator.yamlsource import load_yaml
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Match(StrictModel):
+    """How a behaviour recognises the thread it plays: by the thread's first real user message."""
+
+    prompt_contains: str | None = None
+    prompt_regex: str | None = None
+    prompt_equals: str | None = None
+    thread: Literal["root", "child", "any"] = "any"
+
+    @model_validator(mode="after")
+    def _needs_a_rule(self) -> Match:
+        if not (self.prompt_contains or self.prompt_regex or self.prompt_equals):
+            raise ValueError("give prompt_contains, prompt_regex or prompt_equals")
+        if self.prompt_regex:
+            re.compile(self.prompt_regex)
+        return self
+
+    def accepts(self, prompt: str, is_child: bool) -> bool:
+        if (self.thread == "root" and is_child) or (self.thread == "child" and not is_child):
+            return False
+        if self.prompt_equals is not None and prompt != self.prompt_equals:
+            return False
+        if self.prompt_contains is not None and self.prompt_contains not in prompt:
+            return False
+        return not (self.prompt_regex is not None and not re.search(self.prompt_regex, prompt))
+
+
+class SpawnSpec(StrictModel):
+    message: str
+    fork_context: bool = False
+
+
+class WaitSpec(StrictModel):
+    timeout_ms: int = 300_000
+
+
+class Step(StrictModel):
+    """One model turn. Exactly one action key is set; `delay_s` holds the reply back first."""
+
+    cmd: str | None = None
+    workdir: str | None = None
+    patch: str | None = None
+    spawn: SpawnSpec | None = None
+    wait: WaitSpec | None = None
+    final: str | None = None
+    http_error: int | None = Field(default=None, ge=400, le=599)
+    delay_s: float = Field(default=0.0, ge=0.0)
+
+    @model_validator(mode="after")
+    def _one_action(self) -> Step:
+        actions = [
+            name
+            for name in ("cmd", "patch", "spawn", "wait", "final", "http_error")
+            if getattr(self, name) is not None
+        ]
+        if len(actions) != 1:
+            raise ValueError(
+                "each step needs exactly one of cmd, patch, spawn, wait, final, http_error"
+                f" (got {', '.join(actions) or 'none'})"
+            )
+        if self.workdir is not None and self.cmd is None:
+            raise ValueError("workdir only goes with cmd")
+        return self
+
+    @property
+    def action(self) -> str:
+        for name in ("cmd", "patch", "spawn", "wait", "final", "http_error"):
+            if getattr(self, name) is not None:
+                return name
+        raise AssertionError("validated step has an action")
+
+
+class Behavior(StrictModel):
+    name: str
+    description: str = ""
+    match: Match
+    steps: list[Step] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _ends_in_final(self) -> Behavior:
+        last = self.steps[-1].action
+        if last not in ("final", "http_error"):
+            raise ValueError("the last step must be `final` (or `http_error`)")
+        return self
+
+
+@dataclass(frozen=True)
+class Selection:
+    behavior: Behavior | None
+    error: str | None = None
+
+
+class BehaviorLibrary:
+    """An ordered set of behaviours; a prompt must match exactly one of them."""
+
+    def __init__(self, behaviors: list[Behavior], source: Path | None = None) -> None:
+        names = [b.name for b in behaviors]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise InputError(f"duplicate behaviour names: {', '.join(duplicates)}", path=source)
+        self.behaviors = behaviors
+        self.source = source
+
+    def select(self, prompt: str, is_child: bool) -> Selection:
+        hits = [b for b in self.behaviors if b.match.accepts(prompt, is_child)]
+        if len(hits) == 1:
+            return Selection(hits[0])
+        head = prompt[:120].replace("\n", "\\n")
+        if not hits:
+            return Selection(None, f"no scripted behaviour matches prompt {head!r}")
+        names = ", ".join(b.name for b in hits)
+        return Selection(None, f"several scripted behaviours match prompt {head!r}: {names}")
+
+
+def load_behavior_file(path: Path) -> Behavior:
+    doc = load_yaml(path)
+    if not isinstance(doc.data, dict):
+        raise doc.error((), "a behaviour file holds one mapping")
+    try:
+        return Behavior.model_validate(doc.data)
+    except ValidationError as exc:
+        raise validation_error_to_input_error(exc, doc) from None
+
+
+def load_behaviors(directory: Path) -> BehaviorLibrary:
+    if not directory.is_dir():
+        raise InputError("behaviour directory not found", path=directory)
+    files = sorted([*directory.glob("*.yaml"), *directory.glob("*.yml")])
+    if not files:
+        raise InputError("no behaviour files (*.yaml) in directory", path=directory)
+    return BehaviorLibrary([load_behavior_file(f) for f in files], source=directory)

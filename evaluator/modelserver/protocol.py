@@ -1,0 +1,123 @@
+"""Reading a Codex Responses-API request and writing the streamed reply."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+# User-role texts that Codex injects itself; the thread's real prompt is the first other one.
+_INJECTED_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<skills_instructions>",
+    "<subagent_notification>",
+    "<turn_aborted>",
+    "# AGENTS.md instructions",
+    "<permissions instructions>",
+)
+TOOL_CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call")
+
+
+@dataclass
+class ThreadView:
+    """One thread's state as the request shows it; the server keeps no state of its own."""
+
+    thread_id: str | None
+    is_child: bool
+    prompt: str | None
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def step_index(self) -> int:
+        return len(self.calls)
+
+    def spawned_agent_ids(self) -> list[str]:
+        ids: list[str] = []
+        for call in self.calls:
+            if call.get("name") != "spawn_agent":
+                continue
+            output = self.outputs.get(str(call.get("call_id")))
+            text = output_text(output)
+            try:
+                agent_id = json.loads(text).get("agent_id") if text else None
+            except (ValueError, AttributeError):
+                agent_id = None
+            if agent_id:
+                ids.append(str(agent_id))
+        return ids
+
+
+def output_text(output: Any) -> str:
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        return "".join(str(p.get("text", "")) for p in output if isinstance(p, dict))
+    if isinstance(output, dict):
+        return str(output.get("content", ""))
+    return ""
+
+
+def message_text(item: dict[str, Any]) -> str:
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+def read_thread(body: dict[str, Any], headers: dict[str, str]) -> ThreadView:
+    metadata: dict[str, Any] = {}
+    raw_meta = (body.get("client_metadata") or {}).get("x-codex-turn-metadata")
+    if isinstance(raw_meta, str):
+        try:
+            metadata = json.loads(raw_meta)
+        except ValueError:
+            metadata = {}
+    thread_id = headers.get("thread-id") or metadata.get("thread_id")
+    is_child = bool(
+        headers.get("x-openai-subagent")
+        or headers.get("x-codex-parent-thread-id")
+        or metadata.get("thread_source") == "subagent"
+    )
+    view = ThreadView(thread_id=thread_id, is_child=is_child, prompt=None)
+    for item in body.get("input") or []:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "message" and item.get("role") == "user" and view.prompt is None:
+            text = message_text(item)
+            if text and not text.lstrip().startswith(_INJECTED_PREFIXES):
+                view.prompt = text
+        elif kind in TOOL_CALL_TYPES:
+            view.calls.append(item)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            view.outputs[str(item.get("call_id"))] = item.get("output")
+    return view
+
+
+def sse_event(kind: str, payload: dict[str, Any]) -> bytes:
+    data = json.dumps({"type": kind, **payload}, separators=(",", ":"))
+    return f"event: {kind}\ndata: {data}\n\n".encode()
+
+
+def response_stream(response_id: str, items: list[dict[str, Any]], input_size: int) -> bytes:
+    """A complete SSE body: created, one output_item.done per item, completed with usage."""
+    chunks = [sse_event("response.created", {"response": {"id": response_id}})]
+    for index, item in enumerate(items):
+        chunks.append(sse_event("response.output_item.done", {"output_index": index, "item": item}))
+    input_tokens = max(1, input_size // 4)
+    output_tokens = max(1, len(json.dumps(items)) // 4)
+    usage = {
+        "input_tokens": input_tokens,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": output_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": input_tokens + output_tokens,
+    }
+    chunks.append(
+        sse_event("response.completed", {"response": {"id": response_id, "usage": usage}})
+    )
+    return b"".join(chunks)

@@ -1,0 +1,260 @@
+"""The HTTP server: POST /v1/responses plays the next scripted step of the requesting thread."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import asdict, dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from evaluator.modelserver.behaviors import Behavior, BehaviorLibrary, Step
+from evaluator.modelserver.protocol import ThreadView, read_thread, response_stream
+from evaluator.prompting import extract_launcher_payload
+
+LAUNCHER_BEHAVIOR = "subagent-launcher"
+
+
+@dataclass
+class RequestRecord:
+    """One request as the server saw it; `error` is set when it refused to answer."""
+
+    at: float
+    thread_id: str | None
+    is_child: bool
+    behavior: str | None
+    step: int
+    action: str | None
+    error: str | None = None
+
+
+class ScriptedModelServer:
+    """A loopback Responses-API server; use as a context manager or call start()/stop()."""
+
+    def __init__(
+        self,
+        library: BehaviorLibrary,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        latency_s: float = 0.0,
+        log_path: Path | None = None,
+        model: str = "mock-model",
+    ) -> None:
+        if not host.startswith("127.") and host not in ("localhost", "::1"):
+            raise ValueError("the scripted model server only listens on loopback addresses")
+        self.library = library
+        self.latency_s = latency_s
+        self.log_path = log_path
+        self.model = model
+        self.records: list[RequestRecord] = []
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._httpd = ThreadingHTTPServer((host, port), _make_handler(self))
+        self._httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> ScriptedModelServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self._httpd.serve_forever()
+
+    def stop_quietly(self) -> None:
+        """Closes the socket after serve_forever() returned in this thread (Ctrl-C)."""
+        self._httpd.server_close()
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> ScriptedModelServer:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    def errors(self) -> list[RequestRecord]:
+        with self._lock:
+            return [r for r in self.records if r.error]
+
+    def _record(self, record: RequestRecord) -> None:
+        with self._lock:
+            self.records.append(record)
+            if self.log_path is not None:
+                with self.log_path.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(asdict(record)) + "\n")
+
+    def answer(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, bytes, str]:
+        """Returns (HTTP status, body, content type) for one /responses request."""
+        view = read_thread(body, headers)
+        behavior, error = self._choose(view)
+        step = (
+            behavior.steps[view.step_index]
+            if behavior and view.step_index < len(behavior.steps)
+            else None
+        )
+        if behavior is not None and step is None:
+            error = (
+                f"behaviour {behavior.name!r} has no step {view.step_index + 1}"
+                f" (it has {len(behavior.steps)})"
+            )
+        record = RequestRecord(
+            at=time.time(),
+            thread_id=view.thread_id,
+            is_child=view.is_child,
+            behavior=behavior.name if behavior else None,
+            step=view.step_index + 1,
+            action=step.action if step else None,
+            error=error,
+        )
+        self._record(record)
+        if error or step is None:
+            return 400, _error_body(error or "no step"), "application/json"
+        delay = self.latency_s + step.delay_s
+        if delay:
+            time.sleep(delay)
+        if step.http_error is not None:
+            return (
+                step.http_error,
+                _error_body(f"scripted HTTP {step.http_error}"),
+                "application/json",
+            )
+        item = self._render(step, view)
+        response_id = f"resp_{next(self._ids)}"
+        size = len(json.dumps(body.get("input") or []))
+        return 200, response_stream(response_id, [item], size), "text/event-stream"
+
+    def _choose(self, view: ThreadView) -> tuple[Behavior | None, str | None]:
+        if view.prompt is None:
+            return None, "request carries no user prompt"
+        payload = extract_launcher_payload(view.prompt)
+        if payload is not None and not view.is_child:
+            return _launcher_behavior(payload), None
+        selection = self.library.select(view.prompt, view.is_child)
+        return selection.behavior, selection.error
+
+    def _render(self, step: Step, view: ThreadView) -> dict[str, Any]:
+        call_id = f"call_{(view.thread_id or 'x')[-8:]}_{view.step_index + 1}"
+        if step.cmd is not None:
+            args: dict[str, Any] = {"cmd": step.cmd}
+            if step.workdir is not None:
+                args["workdir"] = step.workdir
+            return _function_call(call_id, "exec_command", args)
+        if step.patch is not None:
+            return {
+                "type": "custom_tool_call",
+                "name": "apply_patch",
+                "input": step.patch,
+                "call_id": call_id,
+                "status": "completed",
+            }
+        if step.spawn is not None:
+            args = {"message": step.spawn.message, "fork_context": step.spawn.fork_context}
+            return _function_call(call_id, "spawn_agent", args, namespace="multi_agent_v1")
+        if step.wait is not None:
+            targets = view.spawned_agent_ids()[-1:]
+            args = {"targets": targets, "timeout_ms": step.wait.timeout_ms}
+            return _function_call(call_id, "wait_agent", args, namespace="multi_agent_v1")
+        text = step.final or ""
+        return {
+            "type": "message",
+            "role": "assistant",
+            "id": f"msg_{call_id}",
+            "phase": "final_answer",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+
+
+def _function_call(
+    call_id: str, name: str, args: dict[str, Any], namespace: str | None = None
+) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "type": "function_call",
+        "name": name,
+        "arguments": json.dumps(args),
+        "call_id": call_id,
+        "id": f"fc_{call_id}",
+    }
+    if namespace:
+        item["namespace"] = namespace
+    return item
+
+
+def _launcher_behavior(child_prompt: str) -> Behavior:
+    return Behavior.model_validate(
+        {
+            "name": LAUNCHER_BEHAVIOR,
+            "match": {"prompt_equals": child_prompt, "thread": "root"},
+            "steps": [
+                {"spawn": {"message": child_prompt, "fork_context": False}},
+                {"wait": {}},
+                {"final": "The sub-agent finished."},
+            ],
+        }
+    )
+
+
+def _error_body(message: str) -> bytes:
+    return json.dumps(
+        {
+            "error": {
+                "message": f"agentic-eval scripted model: {message}",
+                "type": "invalid_request_error",
+            }
+        }
+    ).encode()
+
+
+def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+        def _send(self, status: int, body: bytes, content_type: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
+
+        def do_GET(self) -> None:
+            models = [{"id": server.model, "object": "model", "owned_by": "agentic-eval"}]
+            body = json.dumps({"object": "list", "data": models, "models": []}).encode()
+            self._send(200, body, "application/json")
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            if not self.path.rstrip("/").endswith("/responses"):
+                self._send(404, _error_body(f"unknown endpoint {self.path}"), "application/json")
+                return
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                self._send(400, _error_body("request body is not JSON"), "application/json")
+                return
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            status, payload, content_type = server.answer(body, headers)
+            self._send(status, payload, content_type)
+
+    return Handler

@@ -1,0 +1,85 @@
+"""Resolve --target/--suite/--case against a loaded repo into an ordered case list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluator.errors import InputError
+from evaluator.repo import EvalRepo, LoadedCase, LoadedTarget, load_repo
+
+
+@dataclass
+class Selection:
+    target: LoadedTarget
+    suite_ids: list[str]
+    cases: list[LoadedCase]
+    explicit_case_ids: list[str]
+
+
+def open_repo(repo: Path, source_workspace: Path | None) -> EvalRepo:
+    """Loads the repo and raises its first error; commands that run need a clean repo."""
+    loaded, diagnostics = load_repo(repo, source_workspace)
+    if diagnostics.errors:
+        first = diagnostics.errors[0]
+        more = len(diagnostics.errors) - 1
+        if more:
+            first = InputError(
+                f"{first.message} (and {more} more problem(s); run `agentic-eval validate`)",
+                path=first.path,
+                line=first.line,
+                col=first.col,
+                field=first.field,
+            )
+        raise first
+    assert loaded is not None
+    return loaded
+
+
+def select_cases(
+    repo: EvalRepo,
+    target_id: str | None = None,
+    suite_ids: list[str] | tuple[str, ...] = (),
+    case_ids: list[str] | tuple[str, ...] = (),
+) -> Selection:
+    chosen = target_id or repo.default_target_id
+    if chosen is None:
+        names = ", ".join(sorted(repo.targets))
+        raise InputError(f"several targets ({names}); pass --target or set default_target")
+    target = repo.targets.get(chosen)
+    if target is None:
+        raise InputError(
+            f"unknown target {chosen!r} (known: {', '.join(sorted(repo.targets))})",
+            field="--target",
+        )
+    if suite_ids:
+        suites = list(dict.fromkeys(suite_ids))
+    elif case_ids:
+        suites = list(target.suites)
+    else:
+        suites = list(target.target.default_suites) or list(target.suites)
+    for suite_id in suites:
+        if suite_id not in target.suites:
+            raise InputError(
+                f"unknown suite {suite_id!r} in target {chosen!r}"
+                f" (known: {', '.join(sorted(target.suites))})",
+                field="--suite",
+            )
+    cases = [case for suite_id in suites for case in target.suites[suite_id].cases]
+    if case_ids:
+        known = {case.case_id: case for case in target.all_cases()}
+        missing = [c for c in case_ids if c not in known]
+        if missing:
+            raise InputError(f"unknown case id(s): {', '.join(missing)}", field="--case")
+        wanted = list(dict.fromkeys(case_ids))
+        in_scope = {case.case_id for case in cases}
+        outside = [c for c in wanted if c not in in_scope]
+        if outside:
+            raise InputError(
+                f"case(s) {', '.join(outside)} not in the selected suites", field="--case"
+            )
+        cases = [known[c] for c in wanted]
+        suites = list(dict.fromkeys(case.suite_id for case in cases))
+    if not cases:
+        raise InputError(f"the selection of target {chosen!r} holds no cases")
+    return Selection(target=target, suite_ids=suites, cases=cases, explicit_case_ids=list(case_ids))

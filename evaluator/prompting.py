@@ -1,0 +1,44 @@
+"""What the agent under test is told: the case prompt verbatim plus the allowed boundary note.
+
+The contract lets the evaluator add only that the workspace is the agent's only workspace, that it
+must stay inside it, and that it answers a real user. Nothing about the case (title, assertions,
+expected route) may ever reach the agent.
+"""
+
+from __future__ import annotations
+
+BOUNDARY_NOTE = (
+    "This directory is your only workspace: stay inside it and do not read or write anything"
+    " outside it. Answer as you would answer a real user."
+)
+
+SUBAGENT_OPEN = "<<<AGENTIC_EVAL_PROMPT"
+SUBAGENT_CLOSE = "AGENTIC_EVAL_PROMPT>>>"
+SUBAGENT_LAUNCHER_HEAD = (
+    "You launch one evaluation attempt and do nothing else. Call the tool `spawn_agent`"
+    " (namespace multi_agent_v1) exactly once, with fork_context false and with `message` set to"
+    " the text between the two marker lines below, byte for byte, markers excluded. Then call"
+    " `wait_agent` on the spawned agent until it has completed, and finish with one short line."
+    " Run no commands, read no files, and never add to, shorten or explain the message."
+)
+
+
+def agent_prompt(user_prompt: str, *, boundary_note: bool = True) -> str:
+    if not boundary_note:
+        return user_prompt
+    return f"{user_prompt}\n\n{BOUNDARY_NOTE}"
+
+
+def launcher_prompt(child_prompt: str) -> str:
+    return f"{SUBAGENT_LAUNCHER_HEAD}\n{SUBAGENT_OPEN}\n{child_prompt}\n{SUBAGENT_CLOSE}"
+
+
+def extract_launcher_payload(text: str) -> str | None:
+    """The child prompt inside a launcher prompt, or None when `text` is not a launcher prompt."""
+    if not text.startswith(SUBAGENT_LAUNCHER_HEAD):
+        return None
+    start = text.find(f"\n{SUBAGENT_OPEN}\n")
+    end = text.rfind(f"\n{SUBAGENT_CLOSE}")
+    if start < 0 or end < 0:
+        return None
+    return text[start + len(SUBAGENT_OPEN) + 2 : end]

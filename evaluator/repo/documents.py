@@ -1,0 +1,152 @@
+"""Read one eval-repo YAML file: jsonschema against `schemas/`, then the typed model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import jsonschema
+from jsonschema.exceptions import ValidationError as SchemaError
+from jsonschema.exceptions import best_match
+from pydantic import BaseModel
+
+from evaluator.contract.models import extra_keys
+from evaluator.contract.parse import parse_document, type_name
+from evaluator.errors import InputError
+from evaluator.schemas import SCHEMA_MODELS, load_schema
+from evaluator.yamlsource import PathKey, YamlDocument, load_yaml
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+@dataclass
+class Diagnostics:
+    errors: list[InputError] = field(default_factory=list)
+    warnings: list[InputError] = field(default_factory=list)
+
+    def error(self, problem: InputError) -> None:
+        self.errors.append(problem)
+
+    def warn(self, problem: InputError) -> None:
+        self.warnings.append(problem)
+
+    def extend(self, other: Diagnostics) -> None:
+        self.errors.extend(other.errors)
+        self.warnings.extend(other.warnings)
+
+
+@dataclass
+class Loaded(Generic[ModelT]):
+    path: Path
+    doc: YamlDocument
+    model: ModelT
+
+
+@cache
+def _validator(kind: str) -> jsonschema.protocols.Validator:
+    schema = load_schema(kind)
+    cls = jsonschema.validators.validator_for(schema)
+    validator: jsonschema.protocols.Validator = cls(schema)
+    return validator
+
+
+def _describe(error: SchemaError) -> tuple[PathKey, str]:
+    path: PathKey = tuple(error.absolute_path)
+    validator = error.validator
+    if validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else "?"
+        return (*path, missing), "required field is missing"
+    if validator == "type":
+        expected = error.validator_value
+        expected_text = " or ".join(expected) if isinstance(expected, list) else str(expected)
+        return path, f"expected {expected_text}, got {type_name(error.instance)}"
+    if validator == "minLength":
+        return path, "must not be empty"
+    if validator == "minItems":
+        return path, "must not be an empty list"
+    if validator in ("enum", "const"):
+        value = error.validator_value
+        allowed = list(value) if validator == "enum" and isinstance(value, list) else [value]
+        return path, f"must be one of {', '.join(map(str, allowed))} (got {error.instance!r})"
+    if validator == "discriminator":
+        return path, error.message
+    if validator == "additionalProperties":
+        return path, error.message.replace(
+            "Additional properties are not allowed ", "unknown field "
+        )
+    if validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        return path, f"{error.instance!r} is out of range ({validator} {error.validator_value})"
+    message = error.message if len(error.message) < 160 else error.message[:157] + "..."
+    return path, message
+
+
+def _branch_error(error: SchemaError) -> SchemaError:
+    """The most telling error inside an anyOf/oneOf: the branch the value was meant for."""
+    context = list(error.context or [])
+    discriminator = error.schema.get("discriminator") if isinstance(error.schema, dict) else None
+    if discriminator and isinstance(error.instance, dict):
+        prop = discriminator.get("propertyName", "kind")
+        value = error.instance.get(prop)
+        allowed = sorted(discriminator.get("mapping", {}))
+        if value not in allowed:
+            return SchemaError(
+                f"must be one of {', '.join(allowed)} (got {value!r})",
+                validator="discriminator",
+                path=[*error.path, prop],
+                instance=value,
+            )
+        wrong_branches = {
+            e.relative_schema_path[0]
+            for e in context
+            if e.validator == "const" and list(e.relative_path) == [prop]
+        }
+        context = [e for e in context if e.relative_schema_path[0] not in wrong_branches]
+    # A branch that failed only on the value's type (e.g. `null` in Optional) tells nothing.
+    telling = [e for e in context if not (e.validator == "type" and not list(e.relative_path))]
+    chosen = best_match(telling or context)
+    return chosen if chosen is not None else error
+
+
+def _schema_errors(kind: str, doc: YamlDocument) -> list[InputError]:
+    found: list[InputError] = []
+    for error in sorted(
+        _validator(kind).iter_errors(doc.data), key=lambda e: list(map(str, e.path))
+    ):
+        while error.context:
+            inner = _branch_error(error)
+            if inner is error:
+                break
+            error = inner
+        path, message = _describe(error)
+        found.append(doc.error(path, message))
+    return found
+
+
+def load_document(path: Path, kind: str, diagnostics: Diagnostics) -> Loaded[Any] | None:
+    """Loads and validates one file; problems go to `diagnostics`, None if it is unusable."""
+    model_type = SCHEMA_MODELS[kind]
+    try:
+        doc = load_yaml(path)
+    except InputError as exc:
+        diagnostics.error(exc)
+        return None
+    if not isinstance(doc.data, dict):
+        diagnostics.error(
+            doc.error((), f"expected a mapping at the top of the file, got {type_name(doc.data)}")
+        )
+        return None
+    problems = _schema_errors(kind, doc)
+    if problems:
+        for problem in problems:
+            diagnostics.error(problem)
+        return None
+    try:
+        model = parse_document(model_type, doc)
+    except InputError as exc:
+        diagnostics.error(exc)
+        return None
+    for key in extra_keys(model):
+        diagnostics.warn(doc.key_error((key,), "unknown field, kept but not used"))
+    return Loaded(path=path, doc=doc, model=model)

@@ -1,0 +1,320 @@
+"""Resolve an eval repo on disk into targets, suites and cases, collecting every problem."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from evaluator.contract.models import RepoConfig
+from evaluator.errors import InputError
+from evaluator.repo.documents import Diagnostics, load_document
+from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget
+from evaluator.yamlsource import YamlDocument
+
+REPO_CONFIG_FILE = "agentic-eval.yaml"
+TARGET_FILE = "target.yaml"
+SUITE_FILE = "suite.yaml"
+
+
+def safe_relative(value: str) -> str | None:
+    """Why `value` is not a safe relative path, or None when it is."""
+    if not value.strip():
+        return "is empty"
+    posix = PurePosixPath(value)
+    if posix.is_absolute() or value.startswith("~"):
+        return "must be a relative path"
+    if ".." in posix.parts:
+        return "must not contain '..'"
+    return None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def load_repo(
+    repo: Path, source_workspace: Path | None = None
+) -> tuple[EvalRepo | None, Diagnostics]:
+    diagnostics = Diagnostics()
+    if not repo.is_dir():
+        diagnostics.error(InputError("eval repo directory not found", path=repo))
+        return None, diagnostics
+    root = repo.resolve()
+    config = RepoConfig()
+    config_path = root / REPO_CONFIG_FILE
+    if config_path.exists():
+        loaded = load_document(config_path, "repo-config", diagnostics)
+        if loaded is not None:
+            config = loaded.model
+    workspace = (source_workspace or root.parent).resolve()
+    result = EvalRepo(
+        root=root,
+        source_workspace=workspace,
+        source_workspace_explicit=source_workspace is not None,
+        config=config,
+    )
+    targets_dir = root / "targets"
+    if not targets_dir.is_dir():
+        diagnostics.error(InputError("no targets/ directory in the eval repo", path=root))
+        return result, diagnostics
+    for target_dir in sorted(p for p in targets_dir.iterdir() if p.is_dir()):
+        target = _load_target(target_dir, result, diagnostics)
+        if target is not None:
+            if target.target_id in result.targets:
+                diagnostics.error(
+                    target.doc_error("target_id", f"duplicate target id {target.target_id!r}")
+                )
+                continue
+            result.targets[target.target_id] = target.loaded
+    if not result.targets and not diagnostics.errors:
+        diagnostics.error(InputError("no targets found under targets/", path=targets_dir))
+    if config.default_target and config.default_target not in result.targets:
+        diagnostics.error(
+            InputError(
+                f"default target {config.default_target!r} does not exist",
+                path=config_path,
+                field="default_target",
+            )
+        )
+    _check_duplicate_case_ids(result, diagnostics)
+    _load_rubrics_and_evaluations(result, diagnostics)
+    return result, diagnostics
+
+
+def _load_rubrics_and_evaluations(repo: EvalRepo, diagnostics: Diagnostics) -> None:
+    """Rubric-mode files are validated now; the modes that run them come later."""
+    for path in sorted((repo.root / "rubrics").glob("*.y*ml")):
+        load_document(path, "rubric", diagnostics)
+    for path in sorted((repo.root / "evaluations").glob("*/*.y*ml")):
+        loaded = load_document(path, "evaluation", diagnostics)
+        if loaded is None:
+            continue
+        evaluation = loaded.model
+        if evaluation.mode != path.parent.name:
+            diagnostics.warn(
+                loaded.doc.error(("mode",), f"differs from the directory name {path.parent.name!r}")
+            )
+        if evaluation.rubric and not (repo.root / evaluation.rubric).is_file():
+            diagnostics.error(
+                loaded.doc.error(("rubric",), f"rubric file not found: {evaluation.rubric}")
+            )
+        if evaluation.target_id and evaluation.target_id not in repo.targets:
+            diagnostics.error(
+                loaded.doc.error(("target_id",), f"unknown target {evaluation.target_id!r}")
+            )
+
+
+class _TargetLoad:
+    def __init__(self, loaded: LoadedTarget, doc: YamlDocument) -> None:
+        self.loaded = loaded
+        self.doc = doc
+
+    @property
+    def target_id(self) -> str:
+        return self.loaded.target_id
+
+    def doc_error(self, field: str, message: str) -> InputError:
+        return self.doc.error((field,), message)
+
+
+def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> _TargetLoad | None:
+    path = target_dir / TARGET_FILE
+    if not path.exists():
+        diagnostics.warn(
+            InputError("target directory has no target.yaml; skipped", path=target_dir)
+        )
+        return None
+    loaded = load_document(path, "target", diagnostics)
+    if loaded is None:
+        return None
+    target = loaded.model
+    doc = loaded.doc
+    if target.target_id != target_dir.name:
+        diagnostics.warn(
+            doc.error(("target_id",), f"differs from the directory name {target_dir.name!r}")
+        )
+    skill_problem = False
+    skill_paths: list[tuple[tuple[str | int, ...], str]] = [(("entry_skill",), target.entry_skill)]
+    skill_paths += [(("roots", i), root) for i, root in enumerate(target.roots)]
+    for field_key, value in skill_paths:
+        why = safe_relative(value)
+        if why:
+            diagnostics.error(doc.error(field_key, f"{value!r} {why}"))
+            skill_problem = True
+    workspace_known = repo.source_workspace_explicit or (repo.source_workspace / ".agents").is_dir()
+    if workspace_known and not skill_problem:
+        entry = repo.source_workspace / target.entry_skill
+        if not entry.is_file():
+            diagnostics.error(
+                doc.error(
+                    ("entry_skill",), f"skill file not found in the source workspace: {entry}"
+                )
+            )
+        for index, root in enumerate(target.roots):
+            if not (repo.source_workspace / root).exists():
+                diagnostics.error(
+                    doc.error(("roots", index), f"not found in the source workspace: {root}")
+                )
+    result = LoadedTarget(target=target, path=path)
+    suite_root = target_dir / target.suite_root
+    if safe_relative(target.suite_root):
+        diagnostics.error(doc.error(("suite_root",), f"{safe_relative(target.suite_root)}"))
+        return _TargetLoad(result, doc)
+    if not suite_root.is_dir():
+        diagnostics.error(doc.error(("suite_root",), f"suite directory not found: {suite_root}"))
+        return _TargetLoad(result, doc)
+    for suite_dir in sorted(p for p in suite_root.iterdir() if p.is_dir()):
+        suite = _load_suite(suite_dir, result, repo, diagnostics)
+        if suite is not None:
+            result.suites[suite.suite_id] = suite
+    for index, suite_id in enumerate(target.default_suites):
+        if suite_id not in result.suites:
+            diagnostics.error(
+                doc.error(
+                    ("default_suites", index), f"suite {suite_id!r} not found in {suite_root}"
+                )
+            )
+    return _TargetLoad(result, doc)
+
+
+def _load_suite(
+    suite_dir: Path, target: LoadedTarget, repo: EvalRepo, diagnostics: Diagnostics
+) -> LoadedSuite | None:
+    path = suite_dir / SUITE_FILE
+    if not path.exists():
+        if any(suite_dir.glob("*.yaml")):
+            diagnostics.warn(
+                InputError("case directory has no suite.yaml; skipped", path=suite_dir)
+            )
+        return None
+    loaded = load_document(path, "suite", diagnostics)
+    if loaded is None:
+        return None
+    suite = loaded.model
+    doc = loaded.doc
+    if suite.suite_id != suite_dir.name:
+        diagnostics.warn(
+            doc.error(("suite_id",), f"differs from the directory name {suite_dir.name!r}")
+        )
+    result = LoadedSuite(suite=suite, path=path)
+    target_dir = target.directory
+    listed: set[Path] = set()
+    for index, rel in enumerate(suite.cases):
+        key = ("cases", index)
+        if PurePosixPath(rel).is_absolute():
+            diagnostics.error(
+                doc.error(key, f"case path {rel!r} must be relative to the eval repo")
+            )
+            continue
+        case_path = repo.root / rel
+        if not _inside(case_path, repo.root):
+            diagnostics.error(doc.error(key, f"case path {rel!r} escapes the eval repo"))
+            continue
+        if not _inside(case_path, target_dir):
+            diagnostics.error(
+                doc.error(
+                    key, f"case path {rel!r} is outside its target targets/{target.target_id}/"
+                )
+            )
+            continue
+        if not case_path.exists():
+            diagnostics.error(doc.error(key, f"case file not found: {rel}"))
+            continue
+        listed.add(case_path.resolve())
+        case_doc = load_document(case_path, "case", diagnostics)
+        if case_doc is None:
+            continue
+        case = LoadedCase(
+            case=case_doc.model,
+            path=case_path,
+            doc=case_doc.doc,
+            suite_id=suite.suite_id,
+            target_id=target.target_id,
+        )
+        _check_case(case, target, diagnostics)
+        result.cases.append(case)
+    for stray in sorted(suite_dir.glob("*.yaml")):
+        if stray.name != SUITE_FILE and stray.resolve() not in listed:
+            diagnostics.warn(
+                InputError(f"case file not listed in {SUITE_FILE}; it never runs", path=stray)
+            )
+    return result
+
+
+def _check_case(case: LoadedCase, target: LoadedTarget, diagnostics: Diagnostics) -> None:
+    doc = case.doc
+    model = case.case
+    if model.case_id != case.path.stem:
+        diagnostics.warn(doc.error(("case_id",), f"differs from the file name {case.path.name!r}"))
+    if not model.assertions.required and not model.assertions.forbidden:
+        diagnostics.warn(doc.error(("assert",), "no required or forbidden assertions"))
+    setup = model.setup
+    for field_name in ("remove_paths",):
+        for index, value in enumerate(getattr(setup, field_name) or []):
+            why = safe_relative(value)
+            if why:
+                diagnostics.error(doc.error(("setup", field_name, index), f"{value!r} {why}"))
+    for index, item in enumerate(setup.write_files or []):
+        why = safe_relative(item.path)
+        if why:
+            diagnostics.error(
+                doc.error(("setup", "write_files", index, "path"), f"{item.path!r} {why}")
+            )
+    for index, fixture in enumerate(setup.copy_fixtures or []):
+        for part in ("source", "target"):
+            value = getattr(fixture, part)
+            why = safe_relative(value)
+            if why:
+                diagnostics.error(
+                    doc.error(("setup", "copy_fixtures", index, part), f"{value!r} {why}")
+                )
+            elif part == "source" and not (target.fixtures_dir / value).exists():
+                diagnostics.error(
+                    doc.error(
+                        ("setup", "copy_fixtures", index, part),
+                        f"fixture not found: {target.fixtures_dir / value}",
+                    )
+                )
+    if setup.docs_index_path is not None and safe_relative(setup.docs_index_path):
+        diagnostics.error(
+            doc.error(("setup", "docs_index_path"), f"{safe_relative(setup.docs_index_path)}")
+        )
+    allowed = target.target.allowed_statuses
+    for required in ("pass", "fail"):
+        if required not in allowed:
+            diagnostics.warn(
+                InputError(
+                    f"allowed_statuses lacks {required!r}; such results are reported as blocked",
+                    path=target.path,
+                    field="allowed_statuses",
+                )
+            )
+            break
+
+
+def _check_duplicate_case_ids(repo: EvalRepo, diagnostics: Diagnostics) -> None:
+    for target in repo.targets.values():
+        seen: dict[str, LoadedCase] = {}
+        for case in target.all_cases():
+            first = seen.get(case.case_id)
+            if first is None:
+                seen[case.case_id] = case
+            elif first.path.resolve() == case.path.resolve():
+                diagnostics.error(
+                    case.doc.error(
+                        ("case_id",),
+                        f"case {case.case_id!r} is listed by suites {first.suite_id!r}"
+                        f" and {case.suite_id!r}",
+                    )
+                )
+            else:
+                line, _ = first.doc.position(("case_id",))
+                diagnostics.error(
+                    case.doc.error(
+                        ("case_id",),
+                        f"duplicate case id {case.case_id!r} (first in {first.path}:{line})",
+                    )
+                )

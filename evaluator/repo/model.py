@@ -1,0 +1,72 @@
+"""The loaded eval repo: targets, suites and cases with the files they came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaluator.contract.models import Case, RepoConfig, Suite, Target
+from evaluator.yamlsource import YamlDocument
+
+
+@dataclass
+class LoadedCase:
+    case: Case
+    path: Path
+    doc: YamlDocument
+    suite_id: str
+    target_id: str
+
+    @property
+    def case_id(self) -> str:
+        return self.case.case_id
+
+
+@dataclass
+class LoadedSuite:
+    suite: Suite
+    path: Path
+    cases: list[LoadedCase] = field(default_factory=list)
+
+    @property
+    def suite_id(self) -> str:
+        return self.suite.suite_id
+
+
+@dataclass
+class LoadedTarget:
+    target: Target
+    path: Path
+    suites: dict[str, LoadedSuite] = field(default_factory=dict)
+
+    @property
+    def target_id(self) -> str:
+        return self.target.target_id
+
+    @property
+    def directory(self) -> Path:
+        return self.path.parent
+
+    def all_cases(self) -> list[LoadedCase]:
+        return [case for suite in self.suites.values() for case in suite.cases]
+
+    @property
+    def fixtures_dir(self) -> Path:
+        return self.directory / (self.target.fixtures_root or "fixtures")
+
+
+@dataclass
+class EvalRepo:
+    root: Path
+    source_workspace: Path
+    source_workspace_explicit: bool
+    config: RepoConfig
+    targets: dict[str, LoadedTarget] = field(default_factory=dict)
+
+    @property
+    def default_target_id(self) -> str | None:
+        if self.config.default_target:
+            return self.config.default_target
+        if len(self.targets) == 1:
+            return next(iter(self.targets))
+        return None

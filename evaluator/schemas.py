@@ -1,0 +1,83 @@
+"""JSON Schemas of every input file kind and run artifact, generated from the models.
+
+The committed files in `schemas/` are what validation reads; `agentic-eval schemas export`
+rewrites them and a test fails when they drift from the models.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from evaluator.artifacts.models import CaseResult, Manifest
+from evaluator.contract.models import Case, Evaluation, RepoConfig, Rubric, Suite, Target
+
+SCHEMA_MODELS: dict[str, type[BaseModel]] = {
+    "repo-config": RepoConfig,
+    "target": Target,
+    "suite": Suite,
+    "case": Case,
+    "rubric": Rubric,
+    "evaluation": Evaluation,
+    "manifest": Manifest,
+    "case-result": CaseResult,
+}
+SCHEMA_BASE_URI = "https://agentic-eval.local/schemas/"
+
+
+def schema_file_name(kind: str) -> str:
+    return f"{kind}.schema.json"
+
+
+def generate_schema(kind: str) -> dict[str, Any]:
+    model = SCHEMA_MODELS[kind]
+    schema = model.model_json_schema(by_alias=True, mode="validation")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_BASE_URI + schema_file_name(kind),
+        **schema,
+    }
+
+
+def render_schema(kind: str) -> str:
+    return json.dumps(generate_schema(kind), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def bundled_schema_dir() -> Path | None:
+    """`schemas/` beside the package in a source checkout (editable installs included)."""
+    candidate = Path(__file__).resolve().parent.parent / "schemas"
+    return candidate if candidate.is_dir() else None
+
+
+@cache
+def load_schema(kind: str) -> dict[str, Any]:
+    directory = bundled_schema_dir()
+    if directory is not None and (directory / schema_file_name(kind)).is_file():
+        loaded: dict[str, Any] = json.loads((directory / schema_file_name(kind)).read_text())
+        return loaded
+    # Installed without the source tree: the models are the same source of truth.
+    return generate_schema(kind)
+
+
+def export_schemas(directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for kind in SCHEMA_MODELS:
+        path = directory / schema_file_name(kind)
+        path.write_text(render_schema(kind), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def drifted(directory: Path) -> list[str]:
+    """Schema kinds whose committed file differs from what the models generate now."""
+    stale = []
+    for kind in SCHEMA_MODELS:
+        path = directory / schema_file_name(kind)
+        if not path.is_file() or path.read_text(encoding="utf-8") != render_schema(kind):
+            stale.append(kind)
+    return stale

@@ -1,0 +1,64 @@
+"""The committed JSON Schemas match the models, and validate real files with plain jsonschema."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from evaluator.schemas import SCHEMA_MODELS, drifted, export_schemas, schema_file_name
+from tests.conftest import ROOT
+
+SCHEMAS = ROOT / "schemas"
+
+
+def test_committed_schemas_match_the_models() -> None:
+    assert drifted(SCHEMAS) == [], "run `agentic-eval schemas export` and commit schemas/"
+
+
+def test_drift_is_detected(tmp_path: Path) -> None:
+    copy = tmp_path / "schemas"
+    shutil.copytree(SCHEMAS, copy)
+    case_schema = copy / schema_file_name("case")
+    data = json.loads(case_schema.read_text())
+    data["required"] = ["case_id"]
+    case_schema.write_text(json.dumps(data))
+    (copy / schema_file_name("suite")).unlink()
+    assert drifted(copy) == ["suite", "case"]
+    export_schemas(copy)
+    assert drifted(copy) == []
+
+
+def test_every_file_kind_has_a_committed_schema() -> None:
+    assert sorted(p.name for p in SCHEMAS.glob("*.schema.json")) == sorted(
+        schema_file_name(kind) for kind in SCHEMA_MODELS
+    )
+
+
+def test_demo_files_validate_with_plain_jsonschema() -> None:
+    def check(kind: str, path: Path) -> None:
+        schema = json.loads((SCHEMAS / schema_file_name(kind)).read_text())
+        jsonschema.validate(yaml.safe_load(path.read_text()), schema)
+
+    target_dir = ROOT / "agentic-evals/targets/db-migrations"
+    check("target", target_dir / "target.yaml")
+    suites = list(target_dir.glob("cases/*/suite.yaml"))
+    assert len(suites) == 3
+    for suite in suites:
+        check("suite", suite)
+        for case in suite.parent.glob("*.yaml"):
+            if case.name != "suite.yaml":
+                check("case", case)
+    upstream = ROOT / "tests/fixtures/upstream/agentic-evals"
+    check("rubric", upstream / "rubrics/answer-quality.yaml")
+    check("evaluation", upstream / "evaluations/ab/skill-v1-vs-v2.yaml")
+
+
+def test_schema_rejects_what_the_models_reject() -> None:
+    schema = json.loads((SCHEMAS / schema_file_name("case")).read_text())
+    bad = {"case_id": "x", "title": "t", "input": {"user_prompt": ""}, "assert": {}}
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(bad))
+    assert [list(e.path) for e in errors] == [["input", "user_prompt"]]
