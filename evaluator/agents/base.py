@@ -1,0 +1,85 @@
+"""The runner interface: a request in, a handle describing what the agent process did out."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ModelEndpoint:
+    """Where the agent's model lives. `base_url=None` means the agent's own default provider."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str | None = None
+    auth_from: Path | None = None
+    scripted: bool = False
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    workspace: Path
+    agent_dir: Path
+    prompt: str
+    endpoint: ModelEndpoint
+    timeout_s: float
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class AgentHandle:
+    """What happened to the agent process. Later stages turn faults into `blocked` reasons."""
+
+    runner: str
+    workspace: Path
+    agent_home: Path
+    stdout_path: Path
+    stderr_path: Path
+    started_at: float
+    ended_at: float
+    exit_code: int | None
+    timed_out: bool = False
+    killed: bool = False
+    root_thread_id: str | None = None
+    spawned_thread_ids: list[str] = field(default_factory=list)
+    prompt: str = ""
+    error: str | None = None
+
+    @property
+    def thread_ids(self) -> list[str]:
+        return [t for t in [self.root_thread_id, *self.spawned_thread_ids] if t]
+
+    @property
+    def duration_s(self) -> float:
+        return self.ended_at - self.started_at
+
+    @property
+    def fault(self) -> str | None:
+        """Why the agent process did not end normally, or None."""
+        if self.timed_out:
+            detail = f" (last agent error: {self.error})" if self.error else ""
+            return f"agent timed out and was killed after {self.duration_s:.1f}s{detail}"
+        if self.killed:
+            return "agent process was killed"
+        if self.error:
+            return self.error
+        if self.exit_code not in (0, None):
+            return f"agent exited with code {self.exit_code}"
+        return None
+
+
+class AgentRunner(ABC):
+    """One way of running an agent. Implementations register with `@register_runner`."""
+
+    name: str
+    evidence_mode: str
+
+    @abstractmethod
+    def run(self, request: AgentRequest) -> AgentHandle:
+        """Runs the agent to completion or timeout; never raises for agent faults."""
+
+    @abstractmethod
+    def version(self) -> str | None:
+        """The agent CLI's version, for the manifest."""

@@ -1,0 +1,118 @@
+"""`codex-exec`: `codex exec --json` in the attempt workspace, prompt on stdin, fresh CODEX_HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from evaluator.agents.base import AgentHandle, AgentRequest, AgentRunner
+from evaluator.agents.codex_binary import codex_version, find_codex
+from evaluator.agents.codex_home import create_codex_home
+from evaluator.agents.process import run_process
+from evaluator.agents.registry import register_runner
+
+# Variables the agent may see from the evaluator's environment; everything else is dropped.
+PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME", "SHELL")
+CREDENTIAL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
+
+
+@register_runner("codex-exec")
+class CodexExecRunner(AgentRunner):
+    evidence_mode = "codex-local-session-store"
+
+    def __init__(self, codex_bin: Path | str | None = None) -> None:
+        self.binary = find_codex(codex_bin)
+
+    def version(self) -> str | None:
+        return codex_version(self.binary)
+
+    def command(self, workspace: Path) -> list[str]:
+        return [
+            str(self.binary),
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "-C",
+            str(workspace),
+            "-s",
+            "workspace-write",
+        ]
+
+    def stdin_prompt(self, request: AgentRequest) -> str:
+        return request.prompt
+
+    def environment(self, request: AgentRequest, codex_home: Path, home: Path) -> dict[str, str]:
+        env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
+        env.setdefault("LANG", "C.UTF-8")
+        env["HOME"] = str(home)
+        env["CODEX_HOME"] = str(codex_home)
+        env["TERM"] = "dumb"
+        if request.endpoint.scripted:
+            env["OPENAI_API_KEY"] = request.endpoint.api_key or "scripted-model"
+        else:
+            env.update({k: os.environ[k] for k in CREDENTIAL_ENV if k in os.environ})
+            if request.endpoint.api_key:
+                env["OPENAI_API_KEY"] = request.endpoint.api_key
+        env.update(request.env)
+        return env
+
+    def run(self, request: AgentRequest) -> AgentHandle:
+        request.agent_dir.mkdir(parents=True, exist_ok=True)
+        codex_home = create_codex_home(request.agent_dir / "codex-home", request.endpoint)
+        home = request.agent_dir / "home"
+        home.mkdir(exist_ok=True)
+        stdout_path = request.agent_dir / "stdout.jsonl"
+        stderr_path = request.agent_dir / "stderr.txt"
+        outcome = run_process(
+            self.command(request.workspace),
+            cwd=request.workspace,
+            env=self.environment(request, codex_home, home),
+            stdin_text=self.stdin_prompt(request),
+            stdout_path=stdout_path,
+            stderr_path=stderr_path,
+            timeout_s=request.timeout_s,
+        )
+        handle = AgentHandle(
+            runner=self.name,
+            workspace=request.workspace,
+            agent_home=codex_home,
+            stdout_path=stdout_path,
+            stderr_path=stderr_path,
+            started_at=outcome.started_at,
+            ended_at=outcome.ended_at,
+            exit_code=outcome.exit_code,
+            timed_out=outcome.timed_out,
+            killed=outcome.killed,
+            prompt=request.prompt,
+            error=outcome.error,
+        )
+        read_exec_events(stdout_path, handle)
+        return handle
+
+
+def read_exec_events(stdout_path: Path, handle: AgentHandle) -> None:
+    """Thread ids and error items from the `--json` stream (root thread only, by design of codex)."""
+    try:
+        lines = stdout_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        kind = event.get("type")
+        if kind == "thread.started" and handle.root_thread_id is None:
+            handle.root_thread_id = event.get("thread_id")
+        elif kind == "item.completed":
+            item = event.get("item") or {}
+            if item.get("type") == "collab_tool_call" and item.get("tool") == "spawn_agent":
+                for thread_id in item.get("receiver_thread_ids") or []:
+                    if thread_id not in handle.spawned_thread_ids:
+                        handle.spawned_thread_ids.append(thread_id)
+        elif kind in ("turn.failed", "error") and handle.error is None:
+            message = event.get("message") or (event.get("error") or {}).get("message")
+            handle.error = f"agent reported an error: {message}" if message else None

@@ -1,0 +1,72 @@
+"""A fresh CODEX_HOME per attempt: our config only, so no user AGENTS.md, skills or config leak.
+
+It must not live under /tmp: codex then refuses to create its helper binaries and every
+sandboxed command fails (docs/codex-facts.md).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from importlib import resources
+from pathlib import Path
+
+from evaluator.agents.base import ModelEndpoint
+from evaluator.errors import EnvironmentProblem
+
+PROVIDER_ID = "agentic-eval"
+AUTH_FILES = ("auth.json",)
+
+
+def _toml_string(value: str) -> str:
+    return json.dumps(value)
+
+
+def catalog_entry(model: str) -> dict[str, object]:
+    raw = resources.files("evaluator.data").joinpath("model-catalog-entry.json").read_text()
+    entry: dict[str, object] = json.loads(raw)["models"][0]
+    entry["slug"] = model
+    entry["display_name"] = model
+    return {"models": [entry]}
+
+
+def check_location(path: Path) -> None:
+    resolved = path.resolve()
+    if resolved == Path("/tmp") or Path("/tmp") in resolved.parents:
+        raise EnvironmentProblem(
+            f"agent home {resolved} is under /tmp, where codex cannot start its sandbox;"
+            " use a scratch root elsewhere (e.g. /var/tmp)"
+        )
+
+
+def create_codex_home(home: Path, endpoint: ModelEndpoint) -> Path:
+    check_location(home)
+    home.mkdir(parents=True, exist_ok=False)
+    lines = [
+        f"model = {_toml_string(endpoint.model)}",
+        # `bash -lc` sources the user's profile, which leaks their shell set-up into commands.
+        "allow_login_shell = false",
+        "check_for_update_on_startup = false",
+    ]
+    if endpoint.base_url:
+        catalog = home / "model-catalog.json"
+        catalog.write_text(json.dumps(catalog_entry(endpoint.model), indent=1), encoding="utf-8")
+        lines += [
+            f"model_provider = {_toml_string(PROVIDER_ID)}",
+            f"model_catalog_json = {_toml_string(str(catalog))}",
+            "",
+            f"[model_providers.{PROVIDER_ID}]",
+            f"name = {_toml_string('agentic-eval model endpoint')}",
+            f"base_url = {_toml_string(endpoint.base_url)}",
+            'wire_api = "responses"',
+            # A scripted server answers deterministically: retrying an error only hides it.
+            f"request_max_retries = {0 if endpoint.scripted else 2}",
+            f"stream_max_retries = {0 if endpoint.scripted else 2}",
+        ]
+    (home / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if endpoint.auth_from is not None:
+        for name in AUTH_FILES:
+            source = endpoint.auth_from / name
+            if source.is_file():
+                shutil.copy2(source, home / name)
+    return home

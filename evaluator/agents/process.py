@@ -1,0 +1,80 @@
+"""Running an agent process in its own process group, with a timeout that kills the whole group."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+TERM_GRACE_S = 3.0
+
+
+@dataclass
+class ProcessOutcome:
+    exit_code: int | None
+    timed_out: bool
+    killed: bool
+    started_at: float
+    ended_at: float
+    error: str | None = None
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    # Codex spawns helpers (sandbox, shells, sub-agents): signal the group, not just the pid.
+    for sig, grace in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def run_process(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    stdin_text: str,
+    stdout_path: Path,
+    stderr_path: Path,
+    timeout_s: float,
+) -> ProcessOutcome:
+    started = time.time()
+    with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return ProcessOutcome(None, False, False, started, time.time(), f"cannot start: {exc}")
+        try:
+            assert proc.stdin is not None
+            try:
+                proc.stdin.write(stdin_text.encode("utf-8"))
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            return ProcessOutcome(proc.returncode, True, True, started, time.time())
+        except BaseException:
+            # Ctrl-C or a kill of the evaluator: never leave an agent running behind us.
+            _kill_group(proc)
+            raise
+    code = proc.returncode
+    killed = code is not None and code < 0 and -code in (signal.SIGKILL, signal.SIGTERM)
+    return ProcessOutcome(code, False, killed, started, time.time())

@@ -1,0 +1,142 @@
+"""Build `case_workspace_root/<case_id>/attempt-NN/` and apply the case's setup inside it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaluator.contract.models import CaseSetup
+from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.repo import LoadedCase, LoadedTarget
+from evaluator.workspace.paths import UnsafePath, safe_join
+
+DOCS_INDEX_NAMES = ("docs.txt", "docs-index.txt", "docs_index.txt", "llms.txt")
+
+
+@dataclass
+class AttemptWorkspace:
+    case_id: str
+    attempt: int
+    path: Path
+    env: dict[str, str] = field(default_factory=dict)
+    secret_env: set[str] = field(default_factory=set)
+    mismatches: list[str] = field(default_factory=list)
+
+
+def attempt_dir(case_workspace_root: Path, case_id: str, attempt: int) -> Path:
+    return case_workspace_root / case_id / f"attempt-{attempt:02d}"
+
+
+def build_workspace(
+    *,
+    case_workspace_root: Path,
+    case: LoadedCase,
+    target: LoadedTarget,
+    source_workspace: Path,
+    attempt: int,
+    environ: Mapping[str, str] | None = None,
+) -> AttemptWorkspace:
+    """A fresh directory: never reused, so an existing one is an error, not something to clean."""
+    path = attempt_dir(case_workspace_root, case.case_id, attempt)
+    if path.exists():
+        raise EnvironmentProblem(f"workspace {path} already exists; attempts never reuse one")
+    path.mkdir(parents=True)
+    workspace = AttemptWorkspace(case_id=case.case_id, attempt=attempt, path=path.resolve())
+    _copy_skill(target, source_workspace, workspace.path)
+    _apply_setup(case, target, workspace, os.environ if environ is None else environ)
+    return workspace
+
+
+def _copy_skill(target: LoadedTarget, source_workspace: Path, workspace: Path) -> None:
+    for relative in [target.target.entry_skill, *target.target.roots]:
+        source = source_workspace / relative
+        destination = safe_join(workspace, relative)
+        if not source.exists():
+            raise InputError(
+                f"skill path not found in the source workspace: {source}",
+                path=target.path,
+                field="entry_skill" if relative == target.target.entry_skill else "roots",
+            )
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            # Symlinks are copied as the files they point to: a link out of the workspace
+            # would hand the agent a path outside it.
+            shutil.copytree(source, destination, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source, destination)
+
+
+def _docs_index(case: LoadedCase, target: LoadedTarget, workspace: Path) -> Path | None:
+    explicit = case.case.setup.docs_index_path or target.target.docs_index
+    if explicit:
+        return safe_join(workspace, explicit)
+    skill_dir = Path(target.target.entry_skill).parent
+    found = [
+        p for name in DOCS_INDEX_NAMES for p in (workspace / skill_dir).rglob(name) if p.is_file()
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _apply_setup(
+    case: LoadedCase,
+    target: LoadedTarget,
+    workspace: AttemptWorkspace,
+    environ: Mapping[str, str],
+) -> None:
+    setup: CaseSetup = case.case.setup
+    root = workspace.path
+    try:
+        if setup.docs_index_present is False:
+            index = _docs_index(case, target, root)
+            if index is None:
+                workspace.mismatches.append(
+                    "docs_index_present: false, but no docs index is known"
+                    " (set docs_index in target.yaml)"
+                )
+            elif index.exists():
+                index.unlink()
+        elif setup.docs_index_present is True:
+            index = _docs_index(case, target, root)
+            if index is None or not index.is_file():
+                workspace.mismatches.append(
+                    "docs_index_present: true, but the docs index is missing"
+                )
+        for relative in setup.remove_paths or []:
+            victim = safe_join(root, relative)
+            if victim.is_dir():
+                shutil.rmtree(victim)
+            elif victim.exists():
+                victim.unlink()
+        for item in setup.write_files or []:
+            destination = safe_join(root, item.path)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_text(item.content, encoding="utf-8")
+        for fixture in setup.copy_fixtures or []:
+            source = safe_join(target.fixtures_dir, fixture.source)
+            destination = safe_join(root, fixture.target)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            if source.is_dir():
+                shutil.copytree(source, destination, dirs_exist_ok=True)
+            else:
+                shutil.copy2(source, destination)
+    except UnsafePath as exc:
+        raise InputError(str(exc), path=case.path, field="setup") from None
+    for name in setup.env_vars_required or []:
+        value = environ.get(name)
+        if value:
+            workspace.env[name] = value
+        else:
+            workspace.mismatches.append(f"env_vars_required: {name} is not set in the environment")
+    workspace.env.update(setup.env or {})
+    workspace.secret_env.update(setup.secret_env_vars or [])
+    workspace.secret_env.update(n for n in setup.env_vars_required or [] if _looks_secret(n))
+    for key in sorted(setup.model_extra or {}):
+        workspace.mismatches.append(f"setup key {key!r} is not understood by this evaluator")
+
+
+def _looks_secret(name: str) -> bool:
+    upper = name.upper()
+    return any(word in upper for word in ("SECRET", "TOKEN", "PASSWORD", "CERTIFICATE", "KEY"))

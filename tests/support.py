@@ -1,0 +1,119 @@
+"""Helpers for tests that run the real Codex CLI against the scripted model server."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint, get_runner
+from evaluator.agents.codex_binary import find_codex
+from evaluator.errors import EnvironmentProblem
+from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
+from evaluator.plan import open_repo
+from evaluator.prompting import agent_prompt
+from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.workspace import AttemptWorkspace, build_workspace
+from tests.conftest import DEMO_REPO, in_ci
+
+SCRATCH_BASE = Path("/var/tmp/agentic-eval-tests")
+
+
+def codex_or_skip() -> Path:
+    try:
+        return find_codex()
+    except EnvironmentProblem as exc:
+        if in_ci():
+            pytest.fail(f"codex is required in CI: {exc}")
+        pytest.skip(str(exc))
+
+
+@contextmanager
+def scratch_dir() -> Iterator[Path]:
+    """A scratch directory outside /tmp (codex cannot run its sandbox with a home under /tmp)."""
+    path = SCRATCH_BASE / uuid.uuid4().hex[:12]
+    path.mkdir(parents=True)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def behavior(
+    name: str, prompt_contains: str, steps: list[dict[str, Any]], **match: Any
+) -> Behavior:
+    return Behavior.model_validate(
+        {"name": name, "match": {"prompt_contains": prompt_contains, **match}, "steps": steps}
+    )
+
+
+@contextmanager
+def serving(*behaviors: Behavior, latency_s: float = 0.0) -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer(BehaviorLibrary(list(behaviors)), latency_s=latency_s) as server:
+        yield server
+
+
+def demo_repo() -> EvalRepo:
+    return open_repo(DEMO_REPO, None)
+
+
+def demo_case(case_id: str) -> tuple[EvalRepo, LoadedCase]:
+    repo = demo_repo()
+    target = repo.targets["db-migrations"]
+    case = next(c for c in target.all_cases() if c.case_id == case_id)
+    return repo, case
+
+
+def run_attempt(
+    scratch: Path,
+    server: ScriptedModelServer,
+    case_id: str,
+    *,
+    runner: str = "codex-exec",
+    timeout_s: float = 60.0,
+    attempt: int = 1,
+    endpoint: ModelEndpoint | None = None,
+) -> tuple[AttemptWorkspace, AgentHandle]:
+    repo, case = demo_case(case_id)
+    target = repo.targets["db-migrations"]
+    workspace = build_workspace(
+        case_workspace_root=scratch / "workspaces",
+        case=case,
+        target=target,
+        source_workspace=repo.source_workspace,
+        attempt=attempt,
+    )
+    request = AgentRequest(
+        workspace=workspace.path,
+        agent_dir=scratch / "agents" / case_id / f"attempt-{attempt:02d}",
+        prompt=agent_prompt(case.case.input.user_prompt),
+        endpoint=endpoint
+        or ModelEndpoint(model="mock-model", base_url=server.base_url, scripted=True),
+        timeout_s=timeout_s,
+        env=workspace.env,
+    )
+    return workspace, get_runner(runner).run(request)
+
+
+def rollout_files(codex_home: Path) -> list[Path]:
+    return sorted((codex_home / "sessions").rglob("rollout-*.jsonl"))
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def first_user_prompt(rollout: Path) -> str | None:
+    for record in read_jsonl(rollout):
+        payload = record.get("payload") or {}
+        if payload.get("type") == "message" and payload.get("role") == "user":
+            text = "".join(p.get("text", "") for p in payload.get("content", []))
+            if not text.startswith(("<environment_context>", "<user_instructions>")):
+                return text
+    return None

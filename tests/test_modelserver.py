@@ -1,0 +1,113 @@
+"""The scripted model server without Codex: behaviour files, selection and the HTTP protocol."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from evaluator.errors import InputError
+from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer, load_behaviors
+from evaluator.prompting import extract_launcher_payload, launcher_prompt
+from tests.conftest import ROOT
+from tests.support import behavior
+
+
+def _post(
+    server: ScriptedModelServer, body: dict[str, object], headers: dict[str, str] | None = None
+) -> tuple[int, str]:
+    request = urllib.request.Request(
+        server.base_url + "/responses",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def _user(text: str) -> dict[str, object]:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def _items(sse: str) -> list[dict[str, object]]:
+    events = [json.loads(line[6:]) for line in sse.splitlines() if line.startswith("data: ")]
+    assert events[0]["type"] == "response.created" and events[-1]["type"] == "response.completed"
+    return [e["item"] for e in events if e["type"] == "response.output_item.done"]  # type: ignore[misc]
+
+
+def test_steps_follow_the_thread_history() -> None:
+    steps = [
+        {"cmd": "ls", "workdir": "sub"},
+        {"patch": "*** Begin Patch\n*** End Patch"},
+        {"final": "ok"},
+    ]
+    with ScriptedModelServer(BehaviorLibrary([behavior("b", "hello", steps)])) as server:
+        env = _user("<environment_context>\n</environment_context>")
+        history: list[dict[str, object]] = [env, _user("hello there")]
+        status, body = _post(server, {"input": history}, {"thread-id": "t1"})
+        (call,) = _items(body)
+        assert status == 200 and call["name"] == "exec_command"
+        assert json.loads(str(call["arguments"])) == {"cmd": "ls", "workdir": "sub"}
+        history += [
+            call,
+            {"type": "function_call_output", "call_id": call["call_id"], "output": "x"},
+        ]
+        (patch,) = _items(_post(server, {"input": history})[1])
+        assert patch["type"] == "custom_tool_call" and patch["name"] == "apply_patch"
+        history += [patch]
+        (final,) = _items(_post(server, {"input": history})[1])
+        assert final["type"] == "message" and final["content"][0]["text"] == "ok"  # type: ignore[index]
+
+
+def test_unmatched_and_ambiguous_prompts_get_clear_errors() -> None:
+    library = BehaviorLibrary(
+        [behavior("a", "same", [{"final": "a"}]), behavior("b", "same", [{"final": "b"}])]
+    )
+    with ScriptedModelServer(library) as server:
+        status, body = _post(server, {"input": [_user("nothing here")]})
+        assert status == 400 and "no scripted behaviour matches prompt 'nothing here'" in body
+        status, body = _post(server, {"input": [_user("the same")]})
+        assert status == 400 and "several scripted behaviours match" in body and "a, b" in body
+        assert [r.error is not None for r in server.records] == [True, True]
+
+
+def test_launcher_prompt_round_trips_and_spawns_the_payload() -> None:
+    payload = "line one\n\n  indented — ünïcode\n"
+    assert extract_launcher_payload(launcher_prompt(payload)) == payload
+    with ScriptedModelServer(BehaviorLibrary([])) as server:
+        (spawn,) = _items(_post(server, {"input": [_user(launcher_prompt(payload))]})[1])
+        assert spawn["namespace"] == "multi_agent_v1"
+        assert json.loads(str(spawn["arguments"])) == {"message": payload, "fork_context": False}
+
+
+def test_behaviour_files_are_validated_with_locations(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text(
+        "name: x\nmatch: {prompt_contains: y}\nsteps:\n  - cmd: ls\n    final: z\n"
+    )
+    with pytest.raises(InputError) as info:
+        load_behaviors(tmp_path)
+    assert str(info.value).startswith(f"{tmp_path / 'bad.yaml'}:4:")
+    assert "exactly one of" in str(info.value)
+
+
+def test_shipped_behaviours_load() -> None:
+    for directory in (ROOT / "agentic-evals/targets/db-migrations/behaviors").iterdir():
+        library = load_behaviors(directory)
+        assert library.behaviors, directory
+
+
+def test_get_models_answers_a_list() -> None:
+    with ScriptedModelServer(BehaviorLibrary([])) as server:
+        with urllib.request.urlopen(server.base_url + "/models", timeout=5) as response:
+            assert json.loads(response.read())["data"][0]["id"] == "mock-model"
+
+
+def test_refuses_non_loopback_hosts() -> None:
+    with pytest.raises(ValueError, match="loopback"):
+        ScriptedModelServer(BehaviorLibrary([]), host="0.0.0.0")

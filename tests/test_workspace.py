@@ -1,0 +1,114 @@
+"""Attempt workspaces: only the skill and declared fixtures, setup applied inside, never reused."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from evaluator.contract.models import CaseSetup
+from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.workspace import UnsafePath, build_workspace, safe_join
+from tests.support import demo_case
+
+
+def _build(tmp_path: Path, case_id: str, attempt: int = 1, environ: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    repo, case = demo_case(case_id)
+    return build_workspace(
+        case_workspace_root=tmp_path / "ws",
+        case=case,
+        target=repo.targets["db-migrations"],
+        source_workspace=repo.source_workspace,
+        attempt=attempt,
+        environ=environ or {},
+    ), case
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def test_workspace_holds_only_the_skill(tmp_path: Path) -> None:
+    workspace, _ = _build(tmp_path, "routing-add-column")
+    assert workspace.path == (tmp_path / "ws/routing-add-column/attempt-01").resolve()
+    skill = ".agents/skills/db-migrations"
+    assert _tree(workspace.path) == sorted(
+        [
+            f"{skill}/SKILL.md",
+            f"{skill}/references/add-column.md",
+            f"{skill}/references/data-backfill.md",
+            f"{skill}/references/docs.txt",
+            f"{skill}/references/rename-table.md",
+            f"{skill}/scripts/new_migration.py",
+            f"{skill}/scripts/rebuild_docs_index.sh",
+        ]
+    )
+    assert workspace.mismatches == []
+
+
+def test_docs_index_present_false_removes_the_index(tmp_path: Path) -> None:
+    workspace, _ = _build(tmp_path, "bootstrap-missing-docs-index")
+    assert not (workspace.path / ".agents/skills/db-migrations/references/docs.txt").exists()
+    assert (workspace.path / ".agents/skills/db-migrations/references/add-column.md").exists()
+
+
+def test_write_files_lands_inside(tmp_path: Path) -> None:
+    workspace, _ = _build(tmp_path, "workflow-keeps-shipped-migrations")
+    assert "CREATE TABLE users" in (workspace.path / "migrations/0001_init.sql").read_text()
+
+
+def test_required_env_vars_pass_through_or_become_mismatches(tmp_path: Path) -> None:
+    missing, _ = _build(tmp_path, "bootstrap-needs-database-url")
+    assert missing.mismatches == ["env_vars_required: DATABASE_URL is not set in the environment"]
+    present, _ = _build(
+        tmp_path, "bootstrap-needs-database-url", attempt=2, environ={"DATABASE_URL": "sqlite:///x"}
+    )
+    assert present.mismatches == []
+    assert present.env == {"DATABASE_URL": "sqlite:///x"}
+
+
+def test_unknown_setup_key_is_a_mismatch_not_a_crash(tmp_path: Path) -> None:
+    repo, case = demo_case("routing-add-column")
+    case.case.setup = CaseSetup.model_validate({"gpu_available": True})
+    workspace = build_workspace(
+        case_workspace_root=tmp_path / "ws",
+        case=case,
+        target=repo.targets["db-migrations"],
+        source_workspace=repo.source_workspace,
+        attempt=1,
+        environ={},
+    )
+    assert workspace.mismatches == ["setup key 'gpu_available' is not understood by this evaluator"]
+
+
+def test_attempts_never_reuse_a_workspace(tmp_path: Path) -> None:
+    first, _ = _build(tmp_path, "routing-add-column", attempt=1)
+    second, _ = _build(tmp_path, "routing-add-column", attempt=2)
+    assert first.path != second.path
+    with pytest.raises(EnvironmentProblem, match="never reuse"):
+        _build(tmp_path, "routing-add-column", attempt=1)
+
+
+def test_setup_paths_cannot_escape(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "inner").mkdir(parents=True)
+    os.symlink("/etc", root / "link")
+    for bad in ["../x", "/etc/passwd", "~/x", "link/passwd", "inner/../../x"]:
+        with pytest.raises(UnsafePath):
+            safe_join(root, bad)
+    assert safe_join(root, "inner/new.txt") == root / "inner/new.txt"
+
+
+def test_escaping_setup_reports_the_case_file(tmp_path: Path) -> None:
+    repo, case = demo_case("routing-add-column")
+    case.case.setup = CaseSetup.model_validate({"remove_paths": ["../../outside"]})
+    with pytest.raises(InputError, match="must not contain"):
+        build_workspace(
+            case_workspace_root=tmp_path / "ws",
+            case=case,
+            target=repo.targets["db-migrations"],
+            source_workspace=repo.source_workspace,
+            attempt=1,
+            environ={},
+        )
