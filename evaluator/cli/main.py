@@ -8,7 +8,7 @@ import sys
 import click
 
 from evaluator import __version__
-from evaluator.cli import list_cmd, model_server, schemas_cmd, validate
+from evaluator.cli import list_cmd, model_server, schemas_cmd, session, validate
 from evaluator.errors import EXIT_INPUT, EvalError
 
 COMMANDS: list[click.Command] = [
@@ -16,6 +16,7 @@ COMMANDS: list[click.Command] = [
     list_cmd.command,
     schemas_cmd.command,
     model_server.command,
+    session.command,
 ]
 
 

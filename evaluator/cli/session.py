@@ -1,0 +1,124 @@
+"""`agentic-eval session locate|inspect`: find an accepted session and read its evidence."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from evaluator.cli.options import emit_json, json_option
+from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
+from evaluator.evidence import normalize_session
+from evaluator.isolation import assess_isolation
+from evaluator.sessions import get_store
+from evaluator.sessions.base import ChildQuery
+
+
+@click.group("session")
+def command() -> None:
+    """Locate and inspect agent sessions on disk."""
+
+
+def _when(value: str | None, name: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"not an ISO timestamp: {value!r}", field=name) from None
+    if parsed.tzinfo is None:
+        raise InputError(f"timestamp needs a timezone (e.g. Z): {value!r}", field=name)
+    return parsed
+
+
+@command.command("locate")
+@click.option(
+    "--codex-home", type=click.Path(path_type=Path, file_okay=False, exists=True), required=True
+)
+@click.option("--thread", "thread_id", default=None, help="Root thread id.")
+@click.option("--parent-thread", default=None, help="Find the one child spawned by this thread.")
+@click.option("--nickname", default=None, help="Child nickname (tie-breaker).")
+@click.option("--since", default=None, help="ISO time the attempt started (tie-breaker).")
+@click.option("--until", default=None, help="ISO time the attempt ended (tie-breaker).")
+@json_option
+def locate(
+    codex_home: Path,
+    thread_id: str | None,
+    parent_thread: str | None,
+    nickname: str | None,
+    since: str | None,
+    until: str | None,
+    as_json: bool,
+) -> int:
+    """Print the accepted session path(s), or why none was accepted (exit 1)."""
+    if (thread_id is None) == (parent_thread is None):
+        raise click.UsageError("give exactly one of --thread or --parent-thread")
+    store = get_store("codex", codex_home)
+    if thread_id is not None:
+        result = store.locate_thread(thread_id)
+    else:
+        assert parent_thread is not None
+        result = store.locate_child(
+            ChildQuery(
+                parent_thread,
+                nickname=nickname,
+                since=_when(since, "--since"),
+                until=_when(until, "--until"),
+            )
+        )
+    if as_json:
+        emit_json(result.to_json())
+    elif result.status == "found":
+        for ref in result.sessions:
+            click.echo(str(ref.path))
+    else:
+        click.echo(f"{result.status}: {result.reason}", err=True)
+        for ref in result.sessions:
+            click.echo(f"  candidate {ref.thread_id} {ref.path}", err=True)
+    return EXIT_OK if result.status == "found" else EXIT_FAILURES
+
+
+@command.command("inspect")
+@click.argument("session_file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), required=True)
+@json_option
+def inspect(session_file: Path, workspace: Path, as_json: bool) -> int:
+    """Commands, reads, writes, final answer and the isolation verdict of one session."""
+    evidence = normalize_session(session_file)
+    report = assess_isolation(evidence, workspace, record_violations=False)
+    commands = [
+        {"ref": r.id, "command": r.command, "workdir": r.workdir}
+        for r in evidence.of_kind("command_observed")
+    ]
+    reads = [{"ref": r.id, "path": r.path} for r in evidence.of_kind("file_read_observed")]
+    writes = [{"ref": r.id, "path": r.path} for r in evidence.of_kind("file_write_observed")]
+    payload = {
+        "thread_id": evidence.thread_id,
+        "session_path": str(session_file.resolve()),
+        "complete": evidence.complete,
+        "final_answer": evidence.final_answer,
+        "commands": commands,
+        "reads": reads,
+        "writes": writes,
+        "isolation": {
+            "verdict": report.verdict,
+            "violations": [v.to_json() for v in report.violations],
+            "reason": report.reason,
+        },
+    }
+    if as_json:
+        emit_json(payload)
+        return EXIT_OK
+    click.echo(f"thread {evidence.thread_id}  complete={evidence.complete}")
+    for item in commands:
+        click.echo(f"  {item['ref']:>7} $ {item['command']}   (in {item['workdir']})")
+    for item in reads:
+        click.echo(f"  {item['ref']:>7} read  {item['path']}")
+    for item in writes:
+        click.echo(f"  {item['ref']:>7} write {item['path']}")
+    click.echo(f"isolation: {report.verdict} ({report.reason})")
+    for violation in report.violations:
+        click.echo(f"  {violation.ref:>7} {violation.kind} {violation.path}  {violation.detail}")
+    click.echo(f"final answer: {evidence.final_answer!r}")
+    return EXIT_OK

@@ -1,0 +1,621 @@
+"""From a rollout to SessionEvidence: commands, working directories, reads, writes, final answer.
+
+Function-call arguments are the primary record of what ran (codex writes no item for sandbox-
+denied or killed commands); `item_completed` items and older `exec_command_*` events enrich them
+with the real cwd, codex's own parse and exit codes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from evaluator.evidence.jscode import scan_javascript
+from evaluator.evidence.patch import patch_paths
+from evaluator.evidence.records import EvidenceRecord, SessionEvidence
+from evaluator.evidence.rollout import RolloutStats, read_rollout
+from evaluator.evidence.shell import analyze_command
+
+EXCERPT = 2000
+INJECTED_USER_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<skills_instructions>",
+    "<subagent_notification>",
+    "<turn_aborted>",
+    "# AGENTS.md instructions",
+)
+SHELL_TOOLS = {"exec_command", "shell", "container.exec", "shell_command", "local_shell"}
+KNOWN_LINE_TYPES = {
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "world_state",
+    "token_usage_record",
+    "inter_agent_communication_metadata",
+    "compacted",
+}
+_EXIT_PATTERNS = (
+    re.compile(r"Process exited with code (-?\d+)"),
+    re.compile(r"^Exit code: (-?\d+)", re.MULTILINE),
+)
+
+
+def _excerpt(text: str | None) -> str | None:
+    if text is None:
+        return None
+    return (
+        text if len(text) <= EXCERPT else text[:EXCERPT] + f"… [{len(text) - EXCERPT} more chars]"
+    )
+
+
+def _message_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+def output_text(output: Any) -> str:
+    if isinstance(output, str):
+        try:
+            decoded = json.loads(output)
+        except ValueError:
+            return output
+        if isinstance(decoded, dict) and "output" in decoded:
+            return str(decoded.get("output", ""))
+        return output
+    if isinstance(output, list):
+        return "".join(str(p.get("text", "")) for p in output if isinstance(p, dict))
+    if isinstance(output, dict):
+        return str(output.get("content", ""))
+    return ""
+
+
+def output_exit_code(output: Any) -> int | None:
+    if isinstance(output, str):
+        try:
+            decoded = json.loads(output)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict):
+            code = (decoded.get("metadata") or {}).get("exit_code")
+            return int(code) if isinstance(code, int) else None
+    text = output_text(output)
+    for pattern in _EXIT_PATTERNS:
+        match = pattern.search(text)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def file_uri_path(value: str) -> str:
+    if value.startswith("file://"):
+        return unquote(urlparse(value).path)
+    return value
+
+
+def argv_command(argv: Any) -> str:
+    """The shell text of an argv: `bash -lc CMD` becomes CMD, anything else is quoted back."""
+    if isinstance(argv, str):
+        return argv
+    if not isinstance(argv, list) or not argv:
+        return ""
+    parts = [str(a) for a in argv]
+    if (
+        len(parts) >= 3
+        and Path(parts[0]).name in ("bash", "sh", "zsh")
+        and parts[1] in ("-lc", "-c")
+    ):
+        return parts[2]
+    return shlex.join(parts)
+
+
+class _Normalizer:
+    def __init__(self, path: Path, home: str | None) -> None:
+        self.evidence = SessionEvidence(session_path=str(path))
+        self.home = home
+        self.turn_cwd: str | None = None
+        self.calls: dict[str, EvidenceRecord] = {}  # call_id -> command_observed / tool_call
+        self.pwd_calls: set[str] = set()
+        self.meta_seen = 0
+        self.skipping_fork_copy = False
+        self.last_assistant: str | None = None
+
+    # --------------------------------------------------------------------- helpers
+    def cwd_for(self, workdir: str | None) -> str:
+        base = self.turn_cwd or self.evidence.cwd or "/"
+        if not workdir:
+            return base
+        return str(Path(base, workdir)) if not workdir.startswith("/") else workdir
+
+    def observe_command(
+        self,
+        line: int,
+        ts: str | None,
+        call_id: str | None,
+        tool: str,
+        command: str,
+        workdir: str | None,
+        source: str,
+    ) -> EvidenceRecord:
+        ev = self.evidence
+        cwd = self.cwd_for(workdir)
+        if workdir:
+            ev.add(
+                "tool_workdir_observed",
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                tool=tool,
+                path=cwd,
+                workdir=workdir,
+                source=source,
+            )
+        record = ev.add(
+            "command_observed",
+            line,
+            timestamp=ts,
+            call_id=call_id,
+            tool=tool,
+            command=command,
+            workdir=cwd,
+            source="tool-call",
+        )
+        if call_id:
+            self.calls[call_id] = record
+        if command.lstrip().startswith("apply_patch"):
+            body = command.split("\n", 1)[1] if "\n" in command else ""
+            self.observe_patch(line, ts, call_id, body, cwd, "patch-header")
+            return record
+        analysis = analyze_command(command, cwd, self.home)
+        if "pwd" in analysis.commands and call_id:
+            self.pwd_calls.add(call_id)
+        for access in analysis.accesses:
+            kind = {"read": "file_read_observed", "write": "file_write_observed"}.get(
+                access.kind, "file_read_observed"
+            )
+            if access.kind == "cwd":
+                kind = "tool_workdir_observed"
+            ev.add(
+                kind,
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                tool=tool,
+                path=access.path,
+                access=access.kind,
+                source="shell-parse",
+                detail=f"{access.via} {access.raw}",
+            )
+        for reason in analysis.opaque:
+            ev.opaque.append((record.id, reason))
+        return record
+
+    def observe_patch(
+        self, line: int, ts: str | None, call_id: str | None, patch: str, cwd: str, source: str
+    ) -> None:
+        paths, problems = patch_paths(patch)
+        for operation, relative in paths:
+            resolved = relative if relative.startswith("/") else str(Path(cwd, relative))
+            self.evidence.add(
+                "file_write_observed",
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                tool="apply_patch",
+                path=_normpath(resolved),
+                access="write",
+                source=source,
+                detail=f"{operation} {relative}",
+            )
+        for problem in problems:
+            self.evidence.opaque.append((f"L{line}", problem))
+
+    # --------------------------------------------------------------------- entries
+    def session_meta(self, line: int, ts: str | None, p: dict[str, Any]) -> None:
+        self.meta_seen += 1
+        ev = self.evidence
+        if self.meta_seen > 1:
+            # A forked child carries a copy of the parent's meta and early records next.
+            self.skipping_fork_copy = True
+            return
+        ev.thread_id = p.get("id")
+        ev.session_id = p.get("session_id") or p.get("id")
+        ev.cwd = p.get("cwd")
+        ev.cli_version = p.get("cli_version")
+        ev.originator = p.get("originator")
+        spawn = (
+            ((p.get("source") or {}).get("subagent") or {})
+            if isinstance(p.get("source"), dict)
+            else {}
+        )
+        thread_spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+        ev.parent_thread_id = p.get("parent_thread_id") or (thread_spawn or {}).get(
+            "parent_thread_id"
+        )
+        ev.agent_nickname = p.get("agent_nickname") or (thread_spawn or {}).get("agent_nickname")
+        ev.add(
+            "session_start",
+            line,
+            timestamp=ts or p.get("timestamp"),
+            path=ev.cwd,
+            detail=f"thread {ev.thread_id}, cli {ev.cli_version}, cwd {ev.cwd} (not proof)",
+        )
+
+    def response_item(self, line: int, ts: str | None, p: dict[str, Any]) -> None:
+        kind = p.get("type")
+        ev = self.evidence
+        if kind == "message":
+            text = _message_text(p.get("content"))
+            if p.get("role") == "user":
+                if ev.first_user_message is None and not text.lstrip().startswith(
+                    INJECTED_USER_PREFIXES
+                ):
+                    ev.first_user_message = text
+            elif p.get("role") == "assistant":
+                self.last_assistant = text
+        elif kind == "function_call":
+            self.function_call(line, ts, p)
+        elif kind == "local_shell_call":
+            action = p.get("action") or {}
+            call_id = p.get("call_id") or p.get("id")
+            ev.add("tool_call", line, timestamp=ts, call_id=call_id, tool="local_shell")
+            workdir = action.get("working_directory")
+            record = self.observe_command(
+                line,
+                ts,
+                call_id,
+                "local_shell",
+                argv_command(action.get("command")),
+                workdir,
+                "local-shell-workdir",
+            )
+            del record
+        elif kind == "custom_tool_call":
+            name = str(p.get("name"))
+            call_id = p.get("call_id")
+            raw_input = str(p.get("input") or "")
+            ev.add(
+                "tool_call",
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                tool=name,
+                text=_excerpt(raw_input),
+            )
+            if name == "apply_patch":
+                self.observe_patch(line, ts, call_id, raw_input, self.cwd_for(None), "patch-header")
+            elif name == "exec":
+                self.javascript(line, ts, call_id, raw_input)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            call_id = p.get("call_id")
+            output = p.get("output")
+            code = output_exit_code(output)
+            text = output_text(output)
+            ev.add(
+                "tool_result",
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                exit_code=code,
+                text=_excerpt(text),
+            )
+            call = self.calls.get(str(call_id))
+            if call is not None and call.exit_code is None and code is not None:
+                call.exit_code = code
+            if call_id in self.pwd_calls:
+                for candidate in text.splitlines():
+                    candidate = candidate.strip()
+                    if candidate.startswith("/") and " " not in candidate:
+                        ev.add(
+                            "tool_workdir_observed",
+                            line,
+                            timestamp=ts,
+                            call_id=call_id,
+                            path=candidate,
+                            source="pwd-output",
+                        )
+
+    def function_call(self, line: int, ts: str | None, p: dict[str, Any]) -> None:
+        ev = self.evidence
+        name = str(p.get("name"))
+        namespace = p.get("namespace")
+        tool = f"{namespace}.{name}" if namespace else name
+        call_id = p.get("call_id")
+        raw_args = p.get("arguments")
+        try:
+            args = json.loads(raw_args) if isinstance(raw_args, str) else (raw_args or {})
+        except ValueError:
+            args = {}
+        if not isinstance(args, dict):
+            args = {}
+        ev.add(
+            "tool_call",
+            line,
+            timestamp=ts,
+            call_id=call_id,
+            tool=tool,
+            text=_excerpt(raw_args if isinstance(raw_args, str) else json.dumps(raw_args)),
+        )
+        if name == "exec_command":
+            self.observe_command(
+                line,
+                ts,
+                call_id,
+                tool,
+                str(args.get("cmd") or ""),
+                args.get("workdir"),
+                "workdir-arg",
+            )
+        elif name in ("shell", "container.exec"):
+            self.observe_command(
+                line,
+                ts,
+                call_id,
+                tool,
+                argv_command(args.get("command")),
+                args.get("workdir"),
+                "workdir-arg",
+            )
+        elif name == "shell_command":
+            self.observe_command(
+                line,
+                ts,
+                call_id,
+                tool,
+                str(args.get("command") or ""),
+                args.get("workdir"),
+                "workdir-arg",
+            )
+        elif name == "apply_patch":
+            self.observe_patch(
+                line,
+                ts,
+                call_id,
+                str(args.get("input") or ""),
+                self.cwd_for(args.get("workdir")),
+                "patch-header",
+            )
+        elif name == "write_stdin":
+            chars = str(args.get("chars") or "")
+            if chars.strip():
+                record = ev.records[-1]
+                ev.opaque.append((record.id, "write_stdin typed input into a running process"))
+
+    def javascript(self, line: int, ts: str | None, call_id: str | None, source: str) -> None:
+        scan = scan_javascript(source)
+        for command in scan.commands:
+            self.observe_command(line, ts, None, "exec.exec_command", command, None, "workdir-arg")
+        for patch in scan.patches:
+            self.observe_patch(line, ts, call_id, patch, self.cwd_for(None), "patch-header")
+        for path in scan.paths:
+            resolved = path if path.startswith("/") else str(Path(self.cwd_for(None), path))
+            self.evidence.add(
+                "file_read_observed",
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                tool="exec",
+                path=_normpath(resolved),
+                access="path",
+                source="js-literal",
+                detail=path,
+            )
+        for reason in scan.opaque:
+            self.evidence.opaque.append((f"L{line}", reason))
+
+    def event(self, line: int, ts: str | None, p: dict[str, Any]) -> None:
+        kind = p.get("type")
+        ev = self.evidence
+        if kind == "item_completed":
+            self.item(line, ts, p.get("item") or {})
+        elif kind == "exec_command_begin":
+            self.command_item(
+                line,
+                ts,
+                p.get("call_id"),
+                p.get("command"),
+                p.get("cwd"),
+                p.get("parsed_cmd"),
+                None,
+                "exec-begin-cwd",
+            )
+        elif kind == "exec_command_end":
+            call = self.calls.get(str(p.get("call_id")))
+            if call is not None and isinstance(p.get("exit_code"), int):
+                call.exit_code = p["exit_code"]
+            if p.get("cwd"):
+                self.command_item(
+                    line,
+                    ts,
+                    p.get("call_id"),
+                    p.get("command"),
+                    p.get("cwd"),
+                    p.get("parsed_cmd"),
+                    p.get("exit_code"),
+                    "exec-begin-cwd",
+                )
+        elif kind == "patch_apply_end":
+            changes = p.get("changes")
+            if isinstance(changes, dict):
+                for path in changes:
+                    ev.add(
+                        "file_write_observed",
+                        line,
+                        timestamp=ts,
+                        call_id=p.get("call_id"),
+                        tool="apply_patch",
+                        path=_normpath(str(path)),
+                        access="write",
+                        source="file-change",
+                    )
+        elif kind == "task_started":
+            if self.skipping_fork_copy and (p.get("turn_attribution") or {}).get("parent_turn_id"):
+                self.skipping_fork_copy = False
+        elif kind == "task_complete":
+            message = p.get("last_agent_message")
+            if message is not None:
+                ev.final_answer = str(message)
+            ev.complete = True
+            ev.aborted = False
+            if ev.final_answer is not None:
+                ev.add(
+                    "final_answer", line, timestamp=ts, text=ev.final_answer, source="task_complete"
+                )
+            ev.add("session_end", line, timestamp=ts, detail=f"turn {p.get('turn_id')} complete")
+        elif kind == "turn_aborted":
+            ev.aborted = True
+            ev.complete = False
+            ev.add("session_end", line, timestamp=ts, detail=f"turn aborted: {p.get('reason')}")
+        elif kind == "token_count":
+            info = p.get("info") or {}
+            if isinstance(info, dict) and info.get("total_token_usage"):
+                ev.token_usage = info["total_token_usage"]
+        elif kind == "agent_message" and p.get("message"):
+            self.last_assistant = str(p["message"])
+
+    def item(self, line: int, ts: str | None, item: dict[str, Any]) -> None:
+        kind = item.get("type")
+        if kind == "CommandExecution":
+            self.command_item(
+                line,
+                ts,
+                item.get("id"),
+                item.get("command"),
+                item.get("cwd"),
+                item.get("parsed_cmd"),
+                item.get("exit_code"),
+                "item-cwd",
+            )
+        elif kind == "FileChange":
+            changes = item.get("changes")
+            keys = (
+                changes.keys()
+                if isinstance(changes, dict)
+                else [c.get("path") for c in changes or [] if isinstance(c, dict)]
+            )
+            for path in keys:
+                if path:
+                    self.evidence.add(
+                        "file_write_observed",
+                        line,
+                        timestamp=ts,
+                        call_id=item.get("id"),
+                        tool="apply_patch",
+                        path=_normpath(str(path)),
+                        access="write",
+                        source="file-change",
+                    )
+
+    def command_item(
+        self,
+        line: int,
+        ts: str | None,
+        call_id: Any,
+        command: Any,
+        cwd: Any,
+        parsed: Any,
+        exit_code: Any,
+        source: str,
+    ) -> None:
+        ev = self.evidence
+        call = self.calls.get(str(call_id)) if call_id else None
+        real_cwd = file_uri_path(str(cwd)) if cwd else None
+        if real_cwd:
+            ev.add(
+                "tool_workdir_observed",
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                path=real_cwd,
+                source=source,
+            )
+        if call is None and command:
+            # Code-mode commands exist only as items; the item is the whole record.
+            call = self.observe_command(
+                line,
+                ts,
+                str(call_id) if call_id else None,
+                "exec.exec_command",
+                argv_command(command),
+                real_cwd,
+                source,
+            )
+        if call is not None and isinstance(exit_code, int):
+            call.exit_code = exit_code
+        for entry in parsed or []:
+            if not isinstance(entry, dict) or entry.get("type") not in (
+                "read",
+                "list_files",
+                "search",
+            ):
+                continue
+            path = entry.get("path")
+            base = real_cwd or self.cwd_for(None)
+            target = str(path) if path else "."
+            resolved = target if target.startswith("/") else str(Path(base, target))
+            access = {"read": "read", "list_files": "list", "search": "read"}[entry["type"]]
+            ev.add(
+                "file_read_observed",
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                path=_normpath(resolved),
+                access=access,
+                source="parsed_cmd",
+                detail=str(entry.get("cmd") or ""),
+            )
+
+    def finish(self, stats: RolloutStats) -> SessionEvidence:
+        ev = self.evidence
+        ev.line_count = stats.lines
+        ev.bad_lines = stats.bad_lines
+        if ev.final_answer is None and self.last_assistant is not None:
+            ev.final_answer = self.last_assistant
+            ev.add(
+                "final_answer",
+                stats.lines,
+                text=self.last_assistant,
+                source="last-assistant-message",
+            )
+        return ev
+
+
+def _normpath(path: str) -> str:
+    import posixpath
+
+    return posixpath.normpath(path)
+
+
+def normalize_session(path: Path, *, home: str | None = None) -> SessionEvidence:
+    """Streams the rollout once; memory grows with the number of tool calls, not the file size."""
+    normalizer = _Normalizer(path, home)
+    stats = RolloutStats()
+    for entry in read_rollout(path, stats):
+        kind = entry.type
+        payload = entry.payload
+        if kind == "session_meta":
+            normalizer.session_meta(entry.line, entry.timestamp, payload)
+            continue
+        if normalizer.skipping_fork_copy and not (
+            kind == "event_msg" and payload.get("type") == "task_started"
+        ):
+            continue
+        if kind == "turn_context":
+            if payload.get("cwd"):
+                normalizer.turn_cwd = str(payload["cwd"])
+        elif kind == "response_item":
+            normalizer.response_item(entry.line, entry.timestamp, payload)
+        elif kind == "event_msg":
+            normalizer.event(entry.line, entry.timestamp, payload)
+        elif kind not in KNOWN_LINE_TYPES:
+            unknown = normalizer.evidence.unknown_types
+            unknown[kind] = unknown.get(kind, 0) + 1
+    return normalizer.finish(stats)

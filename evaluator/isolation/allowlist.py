@@ -1,0 +1,50 @@
+"""System locations an agent legitimately touches outside its workspace.
+
+Explicit on purpose: anything not listed here and not inside the workspace is a violation.
+Documented in docs/isolation.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AllowRule:
+    prefix: str
+    accesses: frozenset[str]
+    why: str
+
+    def allows(self, path: str, access: str) -> bool:
+        inside = path == self.prefix.rstrip("/") or path.startswith(self.prefix)
+        return inside and access in self.accesses
+
+
+_READ = frozenset({"read", "list", "exec", "path"})
+_ANY = frozenset({"read", "list", "exec", "path", "write"})
+
+SYSTEM_ALLOWLIST: tuple[AllowRule, ...] = (
+    AllowRule("/usr/", _READ, "system programs, libraries and data"),
+    AllowRule("/bin/", _READ, "the shell and core tools"),
+    AllowRule("/sbin/", _READ, "system tools"),
+    AllowRule("/lib/", _READ, "shared libraries"),
+    AllowRule("/lib64/", _READ, "shared libraries"),
+    AllowRule("/etc/ld.so", _READ, "the dynamic loader's cache"),
+    AllowRule("/proc/self/", _READ, "the process's own information"),
+    AllowRule("/dev/null", _ANY, "the null device"),
+    AllowRule("/dev/stdin", _ANY, "standard streams"),
+    AllowRule("/dev/stdout", _ANY, "standard streams"),
+    AllowRule("/dev/stderr", _ANY, "standard streams"),
+    AllowRule("/dev/tty", _ANY, "the terminal"),
+    AllowRule("/dev/urandom", _READ, "randomness"),
+    AllowRule("/dev/random", _READ, "randomness"),
+)
+
+
+def allowed(
+    path: str, access: str, rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST
+) -> AllowRule | None:
+    for rule in rules:
+        if rule.allows(path, access):
+            return rule
+    return None

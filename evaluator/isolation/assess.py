@@ -1,0 +1,125 @@
+"""Classify every observed access against the attempt workspace and reach a verdict."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from evaluator.evidence.records import RELIABLE_CWD_SOURCES, SessionEvidence
+from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
+
+Verdict = Literal["contained", "violation", "unverifiable"]
+ACCESS_KINDS = ("tool_workdir_observed", "file_read_observed", "file_write_observed")
+GLOB_CHARS = "*?["
+
+
+@dataclass
+class Violation:
+    ref: str
+    kind: str
+    path: str
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"ref": self.ref, "kind": self.kind, "path": self.path, "detail": self.detail}
+
+
+@dataclass
+class IsolationReport:
+    verdict: Verdict
+    workspace: str
+    violations: list[Violation] = field(default_factory=list)
+    reliable_signals: int = 0
+    checked: int = 0
+    allowed_outside: list[str] = field(default_factory=list)
+    opaque: list[tuple[str, str]] = field(default_factory=list)
+    reason: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "verdict": self.verdict,
+            "workspace": self.workspace,
+            "reason": self.reason,
+            "reliable_signals": self.reliable_signals,
+            "checked": self.checked,
+            "violations": [v.to_json() for v in self.violations],
+            "allowed_outside": self.allowed_outside,
+            "opaque": [{"ref": ref, "reason": reason} for ref, reason in self.opaque],
+        }
+
+
+def _glob_base(path: str) -> str:
+    for index, char in enumerate(path):
+        if char in GLOB_CHARS:
+            return os.path.dirname(path[:index]) or "/"
+    return path
+
+
+def _real(path: str) -> str:
+    # realpath resolves symlinks planted inside the workspace that point outside it.
+    return os.path.realpath(path)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def assess_isolation(
+    evidence: SessionEvidence,
+    workspace: Path,
+    *,
+    rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST,
+    record_violations: bool = True,
+) -> IsolationReport:
+    root = _real(str(workspace))
+    report = IsolationReport(verdict="unverifiable", workspace=root, opaque=list(evidence.opaque))
+    for record in evidence.records:
+        if record.kind not in ACCESS_KINDS or not record.path:
+            continue
+        report.checked += 1
+        access = record.access or ("cwd" if record.kind == "tool_workdir_observed" else "read")
+        path = record.path
+        if path.startswith("~"):
+            report.violations.append(
+                Violation(record.id, access, path, f"home directory access ({record.detail or ''})")
+            )
+            continue
+        real = _real(_glob_base(path))
+        if _inside(real, root):
+            if (
+                record.kind == "tool_workdir_observed" and record.source in RELIABLE_CWD_SOURCES
+            ) or record.source in ("file-change", "parsed_cmd"):
+                report.reliable_signals += 1
+            continue
+        rule = allowed(real, access, rules)
+        if rule is not None and access != "cwd":
+            report.allowed_outside.append(f"{record.id} {real} ({rule.why})")
+            continue
+        via = f" via symlink {path}" if real != _glob_base(path) and _inside(path, root) else ""
+        source = f"{record.source}: {record.detail}" if record.detail else str(record.source)
+        report.violations.append(Violation(record.id, access, real, f"{source}{via}".strip()))
+    if report.violations:
+        report.verdict = "violation"
+        report.reason = f"{len(report.violations)} access(es) outside the workspace"
+    elif report.opaque:
+        report.verdict = "unverifiable"
+        report.reason = "opaque construct(s): " + "; ".join(r for _, r in report.opaque[:3])
+    elif report.reliable_signals == 0:
+        report.verdict = "unverifiable"
+        report.reason = "no reliable working-directory or file evidence was observed"
+    else:
+        report.verdict = "contained"
+        report.reason = f"{report.checked} observed access(es), all inside the workspace"
+    if record_violations:
+        for violation in report.violations:
+            evidence.add(
+                "isolation_violation",
+                next((r.line for r in evidence.records if r.id == violation.ref), 0),
+                path=violation.path,
+                access=violation.kind,
+                ref=violation.ref,
+                detail=violation.detail,
+            )
+    return report

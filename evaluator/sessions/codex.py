@@ -1,0 +1,228 @@
+"""The Codex session store: `state_5.sqlite` first, a bounded scan of rollout first lines second.
+
+The database is opened read-only through a `mode=ro` URI so a run still writing its WAL is never
+disturbed. Codex older than 0.117 has no `thread_spawn_edges`; a missing, locked or corrupt
+database falls back to the scan, which reads only first lines, newest first, inside the window.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from evaluator.evidence.rollout import first_line
+from evaluator.sessions.base import ChildQuery, LocateResult, SessionRef, SessionStore
+from evaluator.sessions.registry import register_store
+
+STATE_DB = "state_5.sqlite"
+WINDOW_SLACK = timedelta(seconds=5)
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if isinstance(value, (int, float)):
+        seconds = value / 1000 if value > 1e11 else value
+        return datetime.fromtimestamp(seconds, tz=timezone.utc)
+    if isinstance(value, str) and value:
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return None
+
+
+def _spawn_info(meta: dict[str, Any]) -> tuple[str | None, str | None]:
+    source = meta.get("source")
+    spawn = source.get("subagent") if isinstance(source, dict) else None
+    thread_spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+    parent = meta.get("parent_thread_id") or (thread_spawn or {}).get("parent_thread_id")
+    nickname = meta.get("agent_nickname") or (thread_spawn or {}).get("agent_nickname")
+    return parent, nickname
+
+
+@register_store("codex")
+class CodexSessionStore(SessionStore):
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        sqlite_home = os.environ.get("CODEX_SQLITE_HOME")
+        self.db_path = (Path(sqlite_home) if sqlite_home else home) / STATE_DB
+        self.scanned_files = 0  # how many first lines a fallback scan read (for benchmarks)
+
+    # ------------------------------------------------------------------ sqlite
+    def _db(self) -> sqlite_utils.Database | None:
+        if not self.db_path.is_file():
+            return None
+        try:
+            conn = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=2.0)
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")
+        except sqlite3.Error:
+            return None
+        return sqlite_utils.Database(conn)
+
+    def _query(self, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]] | None:
+        db = self._db()
+        if db is None:
+            return None
+        try:
+            return [dict(row) for row in db.query(sql, params)]
+        except sqlite3.Error:
+            return None
+        finally:
+            db.conn.close()
+
+    # ------------------------------------------------------------------ files
+    def _rollouts_newest_first(self) -> list[Path]:
+        files = list((self.home / "sessions").rglob("rollout-*.jsonl"))
+        # Names carry local time and thread ids are UUIDv7: both sort by creation time.
+        files.sort(key=lambda p: p.name, reverse=True)
+        return files
+
+    def _by_filename(self, thread_id: str) -> list[Path]:
+        return sorted((self.home / "sessions").rglob(f"rollout-*-{thread_id}.jsonl"))
+
+    # ------------------------------------------------------------------ interface
+    def locate_thread(self, thread_id: str) -> LocateResult:
+        rows = self._query("SELECT id, rollout_path FROM threads WHERE id = ?", (thread_id,))
+        if rows:
+            path = Path(rows[0]["rollout_path"])
+            if path.is_file():
+                return LocateResult("found", [SessionRef(thread_id, path)], method="sqlite")
+        matches = self._by_filename(thread_id)
+        if len(matches) == 1:
+            reason = "" if rows is None else "sqlite row missing or stale; found by file name"
+            return LocateResult("found", [SessionRef(thread_id, matches[0])], reason, "filename")
+        if len(matches) > 1:
+            refs = [SessionRef(thread_id, p) for p in matches]
+            return LocateResult(
+                "ambiguous", refs, f"{len(matches)} files for thread {thread_id}", "filename"
+            )
+        return LocateResult("not-found", [], f"no session file for thread {thread_id}", "filename")
+
+    def locate_child(self, query: ChildQuery) -> LocateResult:
+        candidates, method = self._children_from_sqlite(query.parent_thread_id)
+        if candidates is None:
+            candidates, method = self._children_from_scan(query), "scan"
+        return self._accept(candidates, query, method)
+
+    def _children_from_sqlite(self, parent: str) -> tuple[list[SessionRef] | None, str]:
+        rows = self._query(
+            "SELECT e.child_thread_id AS id, t.rollout_path, t.agent_nickname, t.created_at_ms"
+            " FROM thread_spawn_edges e LEFT JOIN threads t ON t.id = e.child_thread_id"
+            " WHERE e.parent_thread_id = ?",
+            (parent,),
+        )
+        if rows is None:
+            return None, "scan"
+        refs = []
+        for row in rows:
+            path = Path(row["rollout_path"]) if row.get("rollout_path") else None
+            if path is None or not path.is_file():
+                found = self._by_filename(row["id"])
+                path = found[0] if len(found) == 1 else None
+            if path is None:
+                continue
+            meta = first_line(path) or {}
+            recorded_parent, nickname = _spawn_info(meta)
+            if recorded_parent != parent:
+                continue  # the file must agree with the edge
+            refs.append(
+                SessionRef(
+                    row["id"],
+                    path,
+                    parent,
+                    row.get("agent_nickname") or nickname,
+                    _parse_time(row.get("created_at_ms")) or _parse_time(meta.get("timestamp")),
+                )
+            )
+        return refs, "sqlite"
+
+    def _children_from_scan(self, query: ChildQuery) -> list[SessionRef]:
+        refs = []
+        since = query.since - WINDOW_SLACK if query.since else None
+        for path in self._rollouts_newest_first():
+            if since is not None:
+                modified = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+                if modified < since:
+                    continue  # written before the attempt started: cannot be its child
+            self.scanned_files += 1
+            meta = first_line(path)
+            if not meta:
+                continue
+            parent, nickname = _spawn_info(meta)
+            if parent != query.parent_thread_id:
+                continue
+            thread_id = str(meta.get("id") or path.name[-42:-6])
+            refs.append(
+                SessionRef(thread_id, path, parent, nickname, _parse_time(meta.get("timestamp")))
+            )
+        return refs
+
+    def _accept(self, refs: list[SessionRef], query: ChildQuery, method: str) -> LocateResult:
+        if not refs:
+            return LocateResult("not-found", [], f"no child of {query.parent_thread_id}", method)
+        narrowed = refs
+        if query.agent_id:
+            narrowed = [r for r in narrowed if r.thread_id == query.agent_id]
+        if query.nickname:
+            narrowed = [r for r in narrowed if r.nickname == query.nickname]
+        if query.since or query.until:
+            lower = query.since - WINDOW_SLACK if query.since else None
+            upper = query.until + WINDOW_SLACK if query.until else None
+            narrowed = [
+                r
+                for r in narrowed
+                if r.created_at is None
+                or (
+                    (lower is None or r.created_at >= lower)
+                    and (upper is None or r.created_at <= upper)
+                )
+            ]
+        if len(narrowed) == 1:
+            return LocateResult("found", narrowed, "", method)
+        if not narrowed:
+            return LocateResult(
+                "not-found",
+                [],
+                f"{len(refs)} child(ren) of {query.parent_thread_id}, none matching"
+                " the spawn id, nickname or time window",
+                method,
+            )
+        return LocateResult(
+            "ambiguous",
+            narrowed,
+            f"{len(narrowed)} children of {query.parent_thread_id} match; refusing to guess",
+            method,
+        )
+
+
+def spawned_agent_ids(evidence_path: Path) -> list[tuple[str, str | None]]:
+    """(agent_id, nickname) pairs returned by spawn_agent calls in a parent's rollout."""
+    spawn_calls: set[str] = set()
+    found: list[tuple[str, str | None]] = []
+    with evidence_path.open("rb") as handle:
+        for raw in handle:
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            payload = record.get("payload") if isinstance(record, dict) else None
+            if not isinstance(payload, dict):
+                continue
+            if payload.get("type") == "function_call" and payload.get("name") == "spawn_agent":
+                spawn_calls.add(str(payload.get("call_id")))
+            elif (
+                payload.get("type") == "function_call_output"
+                and payload.get("call_id") in spawn_calls
+            ):
+                try:
+                    output = json.loads(payload.get("output") or "{}")
+                except (TypeError, ValueError):
+                    continue
+                if isinstance(output, dict) and output.get("agent_id"):
+                    found.append((str(output["agent_id"]), output.get("nickname")))
+    return found

@@ -1,0 +1,80 @@
+"""Older and unusual rollout formats, from small hand-written fixtures derived from the facts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evaluator.evidence import normalize_session
+from evaluator.isolation import assess_isolation
+
+FIXTURES = Path(__file__).parent / "fixtures/rollouts"
+
+
+def test_oldest_bare_layout_with_shell_argv_and_json_outputs() -> None:
+    ev = normalize_session(FIXTURES / "oldest-bare.jsonl")
+    assert ev.thread_id == "0197aaaa-0000-7000-8000-000000000001"
+    assert ev.first_user_message == "read the notes"
+    commands = ev.of_kind("command_observed")
+    assert [(c.command, c.exit_code) for c in commands] == [
+        ("cat notes.txt", 0),
+        ("cat /etc/passwd", 0),
+    ]
+    reads = [r.path for r in ev.of_kind("file_read_observed")]
+    assert reads == ["/ws/notes.txt", "/etc/passwd"]
+    assert ev.final_answer == "The notes say hello."
+    assert not ev.complete  # no task_complete in this layout
+    report = assess_isolation(ev, Path("/ws"), record_violations=False)
+    assert report.verdict == "violation"
+    assert [v.path for v in report.violations] == ["/etc/passwd"]
+
+
+def test_envelope_without_ordinal_with_exec_events_and_function_apply_patch() -> None:
+    ev = normalize_session(FIXTURES / "envelope-no-ordinal.jsonl")
+    assert ev.cli_version == "0.42.0"
+    assert ev.first_user_message == "fix the readme"
+    (command,) = ev.of_kind("command_observed")
+    assert command.workdir == "/ws/docs" and command.exit_code == 0
+    reads = {(r.path, r.source) for r in ev.of_kind("file_read_observed")}
+    assert ("/ws/docs/README.md", "shell-parse") in reads
+    assert ("/ws/docs/README.md", "parsed_cmd") in reads
+    writes = {(r.path, r.source) for r in ev.of_kind("file_write_observed")}
+    assert ("/ws/docs/README.md", "patch-header") in writes  # relative to the turn cwd /ws
+    assert ("/ws/docs/INDEX.md", "patch-header") in writes
+    assert ("/ws/docs/INDEX.md", "file-change") in writes
+    assert ev.complete and ev.final_answer == "Renamed the readme."
+
+
+def test_local_shell_code_mode_unknown_types_and_truncated_last_line() -> None:
+    ev = normalize_session(FIXTURES / "local-shell-and-code-mode.jsonl")
+    assert ev.bad_lines == 1  # the truncated last line
+    assert ev.unknown_types == {"some_future_line": 1}
+    commands = [c.command for c in ev.of_kind("command_observed")]
+    assert commands[0] == "ls -la sub"
+    assert "cat notes.txt" in commands
+    writes = {r.path for r in ev.of_kind("file_write_observed")}
+    assert "/tmp/leak.txt" in writes  # from the JS source: the nested patch left no item
+    reads = {r.path for r in ev.of_kind("file_read_observed")}
+    assert "/etc/shadow" in reads and "/ws/sub" in reads
+    report = assess_isolation(ev, Path("/ws"), record_violations=False)
+    assert report.verdict == "violation"
+    assert {v.path for v in report.violations} == {"/tmp/leak.txt", "/etc/shadow"}
+    assert ev.complete and ev.final_answer == "Looked."
+
+
+def test_forked_child_uses_its_own_meta_and_skips_the_copied_parent_turn() -> None:
+    ev = normalize_session(FIXTURES / "forked-child.jsonl")
+    assert ev.thread_id == "019c0000-0000-7000-8000-00000000000c"
+    assert ev.parent_thread_id == "019c0000-0000-7000-8000-00000000000p"
+    assert ev.agent_nickname == "Heisenberg"
+    assert ev.first_user_message == "review notes.txt"
+    assert [c.command for c in ev.of_kind("command_observed")] == ["cat notes.txt"]
+    report = assess_isolation(ev, Path("/ws"), record_violations=False)
+    assert report.verdict == "contained"
+
+
+def test_record_ids_are_stable_and_point_at_lines() -> None:
+    first = normalize_session(FIXTURES / "envelope-no-ordinal.jsonl")
+    second = normalize_session(FIXTURES / "envelope-no-ordinal.jsonl")
+    assert [r.to_json() for r in first.records] == [r.to_json() for r in second.records]
+    assert [r.id for r in first.records] == [f"msg-{i}" for i in range(1, len(first.records) + 1)]
+    assert all(1 <= r.line <= first.line_count for r in first.records)

@@ -1,0 +1,256 @@
+"""Isolation verdicts on sessions the real Codex CLI wrote while running scripted behaviours."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.evidence import SessionEvidence, normalize_session
+from evaluator.isolation import IsolationReport, assess_isolation
+from evaluator.sessions import get_store
+from evaluator.sessions.base import ChildQuery
+from tests.support import behavior, codex_or_skip, rollout_files, run_attempt, scratch_dir, serving
+
+pytestmark = pytest.mark.codex
+
+PROMPT = "default currency per account"
+SKILL = ".agents/skills/db-migrations"
+
+
+@pytest.fixture(autouse=True)
+def _codex() -> None:
+    codex_or_skip()
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A directory outside every workspace that the sandbox lets the agent write (/tmp)."""
+    path = Path("/tmp") / f"agentic-eval-outside-{uuid.uuid4().hex[:8]}"
+    path.mkdir()
+    (path / "secret.txt").write_text("secret\n")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def run_steps(
+    steps: list[dict[str, Any]],
+    *,
+    runner: str = "codex-exec",
+    plant: dict[str, Path] | None = None,
+    timeout_s: float = 60,
+    child: bool = False,
+) -> tuple[Path, SessionEvidence, IsolationReport]:
+    with scratch_dir() as scratch:
+        match: dict[str, Any] = {"thread": "child"} if child else {}
+        with serving(behavior("scenario", PROMPT, steps, **match)) as server:
+            workspace, handle = None, None
+            if plant:
+                # Build first so links can be planted before the agent starts.
+                from evaluator.agents import AgentRequest, ModelEndpoint, get_runner
+                from evaluator.prompting import agent_prompt
+                from evaluator.workspace import build_workspace
+                from tests.support import demo_case
+
+                repo, case = demo_case("routing-add-column")
+                workspace = build_workspace(
+                    case_workspace_root=scratch / "workspaces",
+                    case=case,
+                    target=repo.targets["db-migrations"],
+                    source_workspace=repo.source_workspace,
+                    attempt=1,
+                )
+                for name, target in plant.items():
+                    os.symlink(target, workspace.path / name)
+                handle = get_runner(runner).run(
+                    AgentRequest(
+                        workspace=workspace.path,
+                        agent_dir=scratch / "agent",
+                        prompt=agent_prompt(case.case.input.user_prompt),
+                        endpoint=ModelEndpoint("mock-model", server.base_url, scripted=True),
+                        timeout_s=timeout_s,
+                    )
+                )
+            else:
+                workspace, handle = run_attempt(
+                    scratch, server, "routing-add-column", runner=runner, timeout_s=timeout_s
+                )
+        store = get_store("codex", handle.agent_home)
+        if runner == "codex-subagent":
+            assert handle.root_thread_id
+            located = store.locate_child(ChildQuery(handle.root_thread_id))
+        else:
+            assert handle.root_thread_id
+            located = store.locate_thread(handle.root_thread_id)
+        assert located.status == "found", located.reason
+        session = located.sessions[0].path
+        evidence = normalize_session(session)
+        report = assess_isolation(evidence, workspace.path)
+        kept = Path("/var/tmp/agentic-eval-tests") / f"kept-{uuid.uuid4().hex[:8]}.jsonl"
+        shutil.copy(session, kept)
+        return kept, evidence, report
+
+
+def _paths(evidence: SessionEvidence, kind: str) -> set[str]:
+    return {r.path for r in evidence.of_kind(kind) if r.path}
+
+
+def test_reads_by_every_common_reader_are_seen_and_contained() -> None:
+    steps = [
+        {"cmd": f"cat {SKILL}/SKILL.md"},
+        {"cmd": f"sed -n '1,5p' {SKILL}/references/docs.txt"},
+        {"cmd": f"nl -ba {SKILL}/references/add-column.md | head -3"},
+        {"cmd": f"head -n 2 {SKILL}/references/rename-table.md"},
+        {"cmd": f"rg -n batch {SKILL}/references"},
+        {"cmd": f"find {SKILL}/scripts -name '*.py'"},
+        {"cmd": "ls -la", "workdir": SKILL},
+        {"final": "done"},
+    ]
+    session, evidence, report = run_steps(steps)
+    try:
+        assert report.verdict == "contained", report.to_json()
+        reads = {p.split(f"{SKILL}/", 1)[-1] for p in _paths(evidence, "file_read_observed")}
+        assert {
+            "SKILL.md",
+            "references/docs.txt",
+            "references/add-column.md",
+            "references/rename-table.md",
+            "references",
+            "scripts",
+        } <= reads
+        assert report.reliable_signals >= 7
+        assert evidence.complete and evidence.final_answer == "done"
+    finally:
+        session.unlink()
+
+
+@pytest.mark.parametrize(
+    "steps,needle",
+    [
+        ([{"cmd": "cd .. && cd .. && ls"}], "cwd"),
+        ([{"cmd": "cat /etc/hostname"}], "/etc/hostname"),
+        ([{"cmd": "git -C / status"}], "path"),
+        ([{"cmd": "ls", "workdir": ".."}], "cwd"),
+    ],
+    ids=["cd-chain", "absolute-read", "git-C-root", "outside-workdir"],
+)
+def test_outside_access_is_a_violation(steps: list[dict[str, Any]], needle: str) -> None:
+    session, evidence, report = run_steps([*steps, {"final": "x"}])
+    session.unlink()
+    assert report.verdict == "violation"
+    assert any(needle in f"{v.kind} {v.path}" for v in report.violations), report.to_json()
+    violation_records = evidence.of_kind("isolation_violation")
+    assert violation_records and violation_records[0].ref
+
+
+def test_redirect_writes_inside_and_outside(outside: Path) -> None:
+    session, evidence, report = run_steps(
+        [{"cmd": "echo a > inside.txt && echo b >> inside.txt"}, {"final": "x"}]
+    )
+    session.unlink()
+    assert report.verdict == "contained"
+    assert any(p.endswith("/inside.txt") for p in _paths(evidence, "file_write_observed"))
+    session, evidence, report = run_steps(
+        [{"cmd": f"echo b > {outside}/escape.txt 2>/dev/null"}, {"final": "x"}]
+    )
+    session.unlink()
+    assert (outside / "escape.txt").exists()
+    assert report.verdict == "violation"
+    assert [v.path for v in report.violations] == [f"{outside}/escape.txt"]
+
+
+def test_apply_patch_inside_relative_escape_and_absolute_outside(outside: Path) -> None:
+    def patch(path: str) -> dict[str, str]:
+        return {"patch": f"*** Begin Patch\n*** Add File: {path}\n+hello\n*** End Patch\n"}
+
+    session, evidence, report = run_steps([patch("notes/new.txt"), {"final": "x"}])
+    session.unlink()
+    assert report.verdict == "contained"
+    assert {r.source for r in evidence.of_kind("file_write_observed")} == {
+        "patch-header",
+        "file-change",
+    }
+    rel = os.path.relpath(outside, "/")
+    session, evidence, report = run_steps([patch("../" * 10 + f"{rel}/rel.txt"), {"final": "x"}])
+    session.unlink()
+    assert report.verdict == "violation"
+    assert f"{outside}/rel.txt" in {v.path for v in report.violations}
+    session, evidence, report = run_steps([patch(f"{outside}/abs.txt"), {"final": "x"}])
+    session.unlink()
+    assert (outside / "abs.txt").read_text() == "hello\n"
+    assert report.verdict == "violation"
+
+
+def test_symlink_planted_in_the_workspace_counts_as_outside(outside: Path) -> None:
+    session, evidence, report = run_steps(
+        [{"cmd": "cat data/secret.txt"}, {"final": "x"}], plant={"data": outside}
+    )
+    session.unlink()
+    assert report.verdict == "violation"
+    # Seen twice: by our shell parse and by codex's own parsed_cmd; both resolve through the link.
+    assert {v.path for v in report.violations} == {f"{outside}/secret.txt"}
+    assert all("via symlink" in v.detail for v in report.violations)
+
+
+def test_subagent_child_with_an_outside_workdir() -> None:
+    session, evidence, report = run_steps(
+        [{"cmd": "ls", "workdir": ".."}, {"final": "child"}], runner="codex-subagent", child=True
+    )
+    session.unlink()
+    assert evidence.parent_thread_id  # the accepted session is the child
+    assert report.verdict == "violation"
+    assert any(v.kind == "cwd" for v in report.violations)
+
+
+def test_opaque_inline_code_is_unverifiable() -> None:
+    session, evidence, report = run_steps([{"cmd": "python3 -c 'print(1)'"}, {"final": "x"}])
+    session.unlink()
+    assert report.verdict == "unverifiable"
+    assert "inline code" in report.reason
+
+
+def test_no_tool_use_is_unverifiable() -> None:
+    session, evidence, report = run_steps([{"final": "I just answered."}])
+    session.unlink()
+    assert report.verdict == "unverifiable"
+    assert evidence.final_answer == "I just answered."
+
+
+def test_killed_run_is_incomplete_and_keeps_what_it_had() -> None:
+    session, evidence, report = run_steps(
+        [{"cmd": f"cat {SKILL}/SKILL.md"}, {"cmd": "sleep 30"}, {"final": "never"}], timeout_s=4
+    )
+    session.unlink()
+    assert not evidence.complete
+    assert evidence.final_answer is None
+    assert [r.command for r in evidence.of_kind("command_observed")] == [
+        f"cat {SKILL}/SKILL.md",
+        "sleep 30",
+    ]
+
+
+def test_locate_child_by_sqlite_and_by_scan_agree(tmp_path: Path) -> None:
+    steps = [{"cmd": "pwd"}, {"final": "child"}]
+    with scratch_dir() as scratch, serving(behavior("c", PROMPT, steps, thread="child")) as server:
+        _, handle = run_attempt(scratch, server, "routing-add-column", runner="codex-subagent")
+        assert handle.root_thread_id
+        store = get_store("codex", handle.agent_home)
+        by_sqlite = store.locate_child(ChildQuery(handle.root_thread_id))
+        assert by_sqlite.method == "sqlite" and by_sqlite.status == "found"
+        assert by_sqlite.sessions[0].thread_id == handle.spawned_thread_ids[0]
+        (handle.agent_home / "state_5.sqlite").rename(handle.agent_home / "moved.sqlite")
+        by_scan = get_store("codex", handle.agent_home).locate_child(
+            ChildQuery(handle.root_thread_id)
+        )
+        assert by_scan.method == "scan" and by_scan.status == "found"
+        assert by_scan.sessions[0].path == by_sqlite.sessions[0].path
+        root = get_store("codex", handle.agent_home).locate_thread(handle.root_thread_id)
+        assert root.status == "found" and root.method == "filename"
+        assert rollout_files(handle.agent_home) == sorted(
+            [root.sessions[0].path, by_scan.sessions[0].path]
+        )

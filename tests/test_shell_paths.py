@@ -1,0 +1,83 @@
+"""Paths a shell command touches, from the tree-sitter-bash parse."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.evidence.shell import analyze_command
+
+WS = "/w/ws"
+
+
+@pytest.mark.parametrize(
+    "command,expected",
+    [
+        ("cat a.txt", [("read", "/w/ws/a.txt")]),
+        ("sed -n '1,2p' f.md", [("read", "/w/ws/f.md")]),
+        ("nl -ba f.md | head -n 3", [("read", "/w/ws/f.md")]),
+        ("head -n 5 x/y.sql", [("read", "/w/ws/x/y.sql")]),
+        ("rg -n hello docs", [("read", "/w/ws/docs")]),
+        ("grep -e pat -r src", [("read", "/w/ws/src")]),
+        ("find refs -name '*.md'", [("list", "/w/ws/refs")]),
+        ("ls", [("list", "/w/ws")]),
+        ("cd .. && cat out/s.txt", [("cwd", "/w"), ("read", "/w/out/s.txt")]),
+        ("cd sub; cd ..; cat k", [("cwd", "/w/ws/sub"), ("cwd", "/w/ws"), ("read", "/w/ws/k")]),
+        (
+            "(cd /etc && cat hosts); cat k",
+            [("cwd", "/etc"), ("read", "/etc/hosts"), ("read", "/w/ws/k")],
+        ),
+        (
+            "echo x > o.txt 2>> e.log < in.txt",
+            [("write", "/w/ws/o.txt"), ("write", "/w/ws/e.log"), ("read", "/w/ws/in.txt")],
+        ),
+        ("echo x | tee -a ../t.log", [("write", "/w/t.log")]),
+        ("cp a b/c", [("read", "/w/ws/a"), ("write", "/w/ws/b/c")]),
+        ("mv a /tmp/b", [("write", "/w/ws/a"), ("write", "/tmp/b")]),
+        (
+            "rm -rf build && mkdir -p out && touch out/x",
+            [("write", "/w/ws/build"), ("write", "/w/ws/out"), ("write", "/w/ws/out/x")],
+        ),
+        ("ln -s /etc link", [("write", "/etc"), ("write", "/w/ws/link")]),
+        ("git -C / status", [("path", "/")]),
+        ("git status", [("path", "/w/ws")]),
+        ("tar -C /opt -xf a.tar", [("path", "/opt"), ("path", "/w/ws/a.tar")]),
+        ("cat ~/.ssh/id_rsa", [("read", "~/.ssh/id_rsa")]),
+        ("cat $HOME/x", [("read", "~/x")]),
+        ("cat refs/*.md", [("read", "/w/ws/refs/*.md")]),
+        ("python3 scripts/new.py slug", [("read", "/w/ws/scripts/new.py")]),
+        ("bash -c 'cat /etc/passwd'", [("read", "/etc/passwd")]),
+        ("sed -i 's/a/b/' f.txt", [("write", "/w/ws/f.txt")]),
+        ("env FOO=1 cat z", [("read", "/w/ws/z")]),
+        ("x=$(cat q); echo $x", [("read", "/w/ws/q")]),
+        ("./run.sh --out ../o", [("exec", "/w/ws/run.sh"), ("path", "/w/o")]),
+        ("echo hi 2>&1 >/dev/null", [("write", "/dev/null")]),
+    ],
+)
+def test_paths(command: str, expected: list[tuple[str, str]]) -> None:
+    result = analyze_command(command, WS)
+    assert [(a.kind, a.path) for a in result.accesses] == expected
+    assert result.opaque == []
+
+
+@pytest.mark.parametrize(
+    "command,reason",
+    [
+        ("python3 -c 'open(\"/etc/x\")'", "inline code"),
+        ("node -e 'x'", "inline code"),
+        ('eval "$CMD"', "eval"),
+        ('sh -c "$VAR"', "computed text"),
+        ("cat $FILE", "computed argument"),
+        ("ls | xargs cat", "xargs"),
+        ("find . -exec cat {} \\;", "-exec"),
+        ("cd $DIR", "cd to a computed directory"),
+        ("echo > $OUT", "computed path"),
+    ],
+)
+def test_opaque_constructs(command: str, reason: str) -> None:
+    result = analyze_command(command, WS)
+    assert any(reason in r for r in result.opaque), result.opaque
+
+
+def test_home_expands_when_known() -> None:
+    result = analyze_command("cat ~/notes", WS, home="/var/h")
+    assert [(a.kind, a.path) for a in result.accesses] == [("read", "/var/h/notes")]
