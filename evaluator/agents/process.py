@@ -5,11 +5,23 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 TERM_GRACE_S = 3.0
+_ACTIVE: set[subprocess.Popen[bytes]] = set()
+_ACTIVE_LOCK = threading.Lock()
+
+
+def kill_active() -> int:
+    """Kills every agent process group still running (an interrupted run); returns how many."""
+    with _ACTIVE_LOCK:
+        active = list(_ACTIVE)
+    for proc in active:
+        _kill_group(proc)
+    return len(active)
 
 
 @dataclass
@@ -60,6 +72,8 @@ def run_process(
             )
         except OSError as exc:
             return ProcessOutcome(None, False, False, started, time.time(), f"cannot start: {exc}")
+        with _ACTIVE_LOCK:
+            _ACTIVE.add(proc)
         try:
             assert proc.stdin is not None
             try:
@@ -75,6 +89,9 @@ def run_process(
             # Ctrl-C or a kill of the evaluator: never leave an agent running behind us.
             _kill_group(proc)
             raise
+        finally:
+            with _ACTIVE_LOCK:
+                _ACTIVE.discard(proc)
     code = proc.returncode
     killed = code is not None and code < 0 and -code in (signal.SIGKILL, signal.SIGTERM)
     return ProcessOutcome(code, False, killed, started, time.time())

@@ -43,6 +43,7 @@ class Manifest(ArtifactModel):
     timeout_s: float | None = None
     behaviors_dir: str | None = None
     evaluator_version: str | None = None
+    runner_pid: int | None = None
     environment_mismatches: dict[str, list[str]] = Field(
         default_factory=dict, description="case_id -> setup facts that could not be reproduced"
     )
@@ -76,6 +77,9 @@ class AttemptRecord(ArtifactModel):
     thread_id: str | None = None
     session_path: str | None = None
     isolation: IsolationVerdict | None = None
+    isolation_reason: str | None = None
+    retry_of: int | None = None
+    mismatches: list[str] = Field(default_factory=list)
     exit_code: int | None = None
     timed_out: bool = False
     duration_s: float | None = None

@@ -8,7 +8,7 @@ import sys
 import click
 
 from evaluator import __version__
-from evaluator.cli import list_cmd, model_server, schemas_cmd, session, validate
+from evaluator.cli import judge, list_cmd, model_server, report, run, schemas_cmd, session, validate
 from evaluator.errors import EXIT_INPUT, EvalError
 
 COMMANDS: list[click.Command] = [
@@ -17,6 +17,9 @@ COMMANDS: list[click.Command] = [
     schemas_cmd.command,
     model_server.command,
     session.command,
+    run.command,
+    report.command,
+    judge.command,
 ]
 
 

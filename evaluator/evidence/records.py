@@ -83,6 +83,36 @@ class SessionEvidence:
     def of_kind(self, *kinds: str) -> list[EvidenceRecord]:
         return [r for r in self.records if r.kind in kinds]
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionEvidence:
+        """Reads back `accepted-session.json` (what `agentic-eval judge` re-judges from)."""
+        names = {f.name for f in fields(EvidenceRecord)}
+        evidence = cls(session_path=str(data.get("session_path", "")))
+        for key in (
+            "thread_id",
+            "session_id",
+            "parent_thread_id",
+            "agent_nickname",
+            "cwd",
+            "cli_version",
+            "originator",
+            "first_user_message",
+            "final_answer",
+            "token_usage",
+        ):
+            setattr(evidence, key, data.get(key))
+        evidence.complete = bool(data.get("complete"))
+        evidence.aborted = bool(data.get("aborted"))
+        evidence.line_count = int(data.get("line_count") or 0)
+        evidence.bad_lines = int(data.get("bad_lines") or 0)
+        evidence.unknown_types = dict(data.get("unknown_types") or {})
+        evidence.opaque = [(o["ref"], o["reason"]) for o in data.get("opaque") or []]
+        evidence.records = [
+            EvidenceRecord(**{k: v for k, v in r.items() if k in names})
+            for r in data.get("records") or []
+        ]
+        return evidence
+
     def to_json(self) -> dict[str, Any]:
         return {
             "format": "agentic-eval/accepted-session@1",

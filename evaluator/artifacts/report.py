@@ -1,0 +1,97 @@
+"""`report.md`: exactly Run Summary, Case Table, Failures, Suggested Next Fixes."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from evaluator.artifacts.models import CaseResult, Manifest
+
+REPORT_SECTIONS = ("Run Summary", "Case Table", "Failures", "Suggested Next Fixes")
+MAX_FIXES = 3
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def suggested_fixes(
+    results: list[CaseResult], source_workspace: Path | None
+) -> list[tuple[str, int]]:
+    counts: Counter[str] = Counter()
+    for result in results:
+        if result.status == "pass":
+            continue
+        for path in result.suggested_fix_files:
+            if source_workspace is None or (source_workspace / path).is_file():
+                counts[path] += 1
+    return counts.most_common(MAX_FIXES)
+
+
+def render_report(manifest: Manifest, results: list[CaseResult]) -> str:
+    counts = Counter(r.status for r in results)
+    judged = counts["pass"] + counts["fail"]
+    rate = f"{counts['pass'] / judged:.0%}" if judged else "n/a"
+    lines = [
+        f"# Evaluation report: {manifest.run_id}",
+        "",
+        "## Run Summary",
+        "",
+        f"- Target: `{manifest.target_id}` (skill `{manifest.target_skill_path}`)",
+        f"- Suites: {', '.join(manifest.suite_ids)}",
+        f"- Agent: {manifest.agent} (codex {manifest.codex_version or 'unknown'}), model"
+        f" {manifest.model or 'default'}"
+        + (f", scripted behaviours `{manifest.behaviors_dir}`" if manifest.behaviors_dir else ""),
+        f"- Run state: {manifest.run_state}; started {manifest.started_at}"
+        + (f", finished {manifest.finished_at}" if manifest.finished_at else ""),
+        f"- Cases: {len(results)} of {len(manifest.resolved_case_ids)} finished;"
+        f" pass {counts['pass']}, fail {counts['fail']}, blocked {counts['blocked']}",
+        f"- Verified pass rate (blocked excluded): {rate}",
+        f"- Attempts per case: {manifest.attempts}; workers: {manifest.workers}",
+    ]
+    for note in manifest.notes:
+        lines.append(f"- Note: {note}")
+    lines += [
+        "",
+        "## Case Table",
+        "",
+        "| case | suite | status | reason | attempts | pass rate |",
+        "|---|---|---|---|---|---|",
+    ]
+    for result in results:
+        stats = result.stats
+        attempts = f"{stats.passed}/{stats.judged} (+{stats.blocked} blocked)" if stats else "-"
+        pass_rate = f"{stats.pass_rate:.0%}" if stats and stats.pass_rate is not None else "n/a"
+        flaky = " flaky" if stats and stats.flaky else ""
+        lines.append(
+            f"| {_cell(result.case_id)} | {_cell(result.suite_id or '')} | {result.status}{flaky} |"
+            f" {_cell(result.blocked_reason or '')} | {attempts} | {pass_rate} |"
+        )
+    lines += ["", "## Failures", ""]
+    failing = [r for r in results if r.status != "pass"]
+    if not failing:
+        lines.append("None.")
+    for result in failing:
+        label = result.status + (f" ({result.blocked_reason})" if result.blocked_reason else "")
+        lines.append(f"### {result.case_id}: {label}")
+        lines.append("")
+        for assertion in result.assertions:
+            if assertion.status == "pass":
+                continue
+            refs = ", ".join(f"`{e}`" for e in assertion.evidence[:4]) or "no evidence"
+            lines.append(
+                f"- {assertion.polarity} `{assertion.status}`: {assertion.summary} ({refs})"
+            )
+            for note in assertion.notes[:3]:
+                lines.append(f"  - {note}")
+        for note in result.notes:
+            lines.append(f"- {note}")
+        lines.append("")
+    lines += ["## Suggested Next Fixes", ""]
+    source = Path(manifest.source_workspace) if manifest.source_workspace else None
+    fixes = suggested_fixes(results, source)
+    if not fixes:
+        lines.append("None.")
+    for path, count in fixes:
+        lines.append(f"1. `{path}`: named by {count} failing or blocked case(s).")
+    return "\n".join(lines).rstrip() + "\n"

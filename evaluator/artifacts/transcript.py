@@ -1,0 +1,100 @@
+"""`transcript.md`: every attempt in event order, with thread ids, session paths and isolation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evaluator.artifacts.models import Manifest
+from evaluator.artifacts.rundir import RunDir
+
+MAX_TEXT = 300
+
+
+def _short(text: str | None) -> str:
+    if not text:
+        return ""
+    flat = text.replace("\n", "⏎ ")
+    return flat if len(flat) <= MAX_TEXT else flat[:MAX_TEXT] + "…"
+
+
+def _record_line(record: dict[str, Any]) -> str | None:
+    kind = record.get("kind")
+    rid = record.get("id")
+    if kind == "command_observed":
+        code = record.get("exit_code")
+        return f"- `{rid}` $ `{_short(record.get('command'))}` in `{record.get('workdir')}`" + (
+            f" → exit {code}" if code is not None else ""
+        )
+    if kind in ("file_read_observed", "file_write_observed"):
+        verb = "read" if kind == "file_read_observed" else "write"
+        return f"- `{rid}` {verb} `{record.get('path')}` ({record.get('source')})"
+    if kind == "tool_workdir_observed":
+        return f"- `{rid}` cwd `{record.get('path')}` ({record.get('source')})"
+    if kind == "isolation_violation":
+        return f"- `{rid}` **isolation violation** {record.get('access')} `{record.get('path')}` (see `{record.get('ref')}`)"
+    if kind == "final_answer":
+        return f"- `{rid}` final answer: {_short(record.get('text'))}"
+    if kind == "session_start":
+        return f"- `{rid}` session start: {record.get('detail')}"
+    if kind == "session_end":
+        return f"- `{rid}` session end: {record.get('detail')}"
+    if kind == "tool_call" and record.get("tool") not in ("exec_command",):
+        return f"- `{rid}` tool call `{record.get('tool')}`"
+    return None
+
+
+def render_transcript(manifest: Manifest, run_dir: RunDir) -> str:
+    lines = [
+        f"# Transcript: {manifest.run_id}",
+        "",
+        f"Target `{manifest.target_id}`, agent {manifest.agent}, workspaces under"
+        f" `{manifest.case_workspace_root}`.",
+        "",
+    ]
+    for mismatch_case, mismatches in sorted(manifest.environment_mismatches.items()):
+        for mismatch in mismatches:
+            lines.append(f"- Environment mismatch in `{mismatch_case}`: {mismatch}")
+    for case_id in manifest.resolved_case_ids:
+        attempts_dir = run_dir.case_artifacts(case_id) / "attempts"
+        attempt_files = sorted(attempts_dir.glob("attempt-*/attempt.json"))
+        if not attempt_files:
+            continue
+        lines += ["", f"## {case_id}", ""]
+        for attempt_file in attempt_files:
+            attempt = json.loads(attempt_file.read_text(encoding="utf-8"))
+            lines += _attempt_section(attempt, attempt_file.parent)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _attempt_section(attempt: dict[str, Any], directory: Path) -> list[str]:
+    number = attempt.get("attempt")
+    status = attempt.get("status") or "-"
+    validity = "valid" if attempt.get("valid") else "INVALID"
+    lines = [
+        f"### attempt {number:02d}: {status} ({validity})"
+        if isinstance(number, int)
+        else "### attempt",
+        "",
+        f"- Workspace: `{attempt.get('workspace_root')}`",
+        f"- Thread: `{attempt.get('thread_id')}`; session: `{attempt.get('session_path')}`",
+        f"- Agent exit: {attempt.get('exit_code')}, {attempt.get('duration_s') or 0:.1f}s"
+        + (", timed out" if attempt.get("timed_out") else ""),
+        f"- Isolation: {attempt.get('isolation') or 'not assessed'}"
+        + (f" ({attempt['isolation_reason']})" if attempt.get("isolation_reason") else ""),
+    ]
+    if attempt.get("reason"):
+        lines.append(f"- Note: {attempt['reason']}")
+    session = directory / "accepted-session.json"
+    if session.is_file():
+        data = json.loads(session.read_text(encoding="utf-8"))
+        if data.get("first_user_message") is not None:
+            lines.append(f"- Prompt: {_short(data['first_user_message'])}")
+        lines.append("")
+        for record in data.get("records", []):
+            line = _record_line(record)
+            if line:
+                lines.append(line)
+    lines.append("")
+    return lines

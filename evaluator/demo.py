@@ -1,0 +1,62 @@
+"""`./dev demo`: the demo target end to end with the real Codex CLI and the scripted model.
+
+Two runs: the behaviours that follow the skill (expected: every case passes except the one that
+needs DATABASE_URL, which is blocked), and the broken behaviours (expected: the evaluator fails
+or blocks every case they cover). The demo exits 0 only when both come out as expected.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from evaluator.errors import EvalError
+from evaluator.pipeline.progress import choose_progress
+from evaluator.pipeline.run import Run, RunOptions, new_run_id
+
+ROOT = Path(__file__).resolve().parent.parent
+BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
+BROKEN_CASES = (
+    "bootstrap-reads-skill-first",
+    "routing-rename-table",
+    "routing-add-column",
+    "workflow-creates-migration-with-script",
+    "workflow-keeps-shipped-migrations",
+)
+
+
+def _run(label: str, behaviors: Path, cases: tuple[str, ...]) -> dict[str, str]:
+    print(f"\n== {label} ==", flush=True)
+    options = RunOptions(
+        repo=ROOT / "agentic-evals",
+        behaviors=behaviors,
+        cases=cases,
+        runs_dir=ROOT / "runs",
+        run_id=f"demo-{label}-{new_run_id()}",
+    )
+    outcome = Run(options, choose_progress(False)).execute()
+    for result in outcome.results:
+        reason = f" ({result.blocked_reason})" if result.blocked_reason else ""
+        print(f"  {result.case_id:<40} {result.status}{reason}")
+    print(f"  report: {outcome.run_dir.path / 'report.md'}")
+    return {r.case_id: r.status for r in outcome.results}
+
+
+def main() -> int:
+    try:
+        good = _run("follows-skill", BEHAVIORS / "follows-skill", ())
+        broken = _run("broken", BEHAVIORS / "broken", BROKEN_CASES)
+    except EvalError as exc:
+        print(f"demo: {exc}", file=sys.stderr)
+        return exc.exit_code
+    expected_good = {case: "pass" for case in good} | {"bootstrap-needs-database-url": "blocked"}
+    ok = good == expected_good and len(good) == 9 and all(s != "pass" for s in broken.values())
+    print(
+        "\ndemo: "
+        + ("the evaluator told the good agent from the broken one" if ok else "UNEXPECTED RESULTS")
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

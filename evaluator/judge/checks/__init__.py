@@ -1,0 +1,23 @@
+"""Structured checks: one module per kind, registered with `@register_check`."""
+
+from evaluator.judge.checks import (
+    command_ran,
+    file_read,
+    file_written,
+    final_answer,
+    read_before,
+    workspace_files,
+)
+from evaluator.judge.checks.registry import CHECKS, register_check, run_check
+
+__all__ = [
+    "CHECKS",
+    "command_ran",
+    "file_read",
+    "file_written",
+    "final_answer",
+    "read_before",
+    "register_check",
+    "run_check",
+    "workspace_files",
+]

@@ -1,0 +1,50 @@
+"""`read_before`: the first read of `first` comes before any read of `then`."""
+
+from __future__ import annotations
+
+from evaluator.contract.models import ReadBeforeCheck
+from evaluator.judge.base import CheckOutcome, JudgeContext, path_matches
+from evaluator.judge.checks.registry import register_check
+
+
+@register_check("read_before")
+def read_before(check: ReadBeforeCheck, context: JudgeContext) -> CheckOutcome:
+    reads = context.reads()
+    firsts = context.matching(reads, check.first)
+    if not firsts:
+        return CheckOutcome("read_before", "fail", f"{check.first} was never read")
+    # A read of `first` can also match `then` (docs.txt vs references/*): it does not count twice.
+    thens = [
+        r
+        for r in context.matching(reads, check.then)
+        if not any(path_matches(rel, check.first) for rel in _relatives(context, r.path))
+    ]
+    order = {r.id: index for index, r in enumerate(context.evidence.records)}
+    first = min(firsts, key=lambda r: order[r.id])
+    if not thens:
+        return CheckOutcome(
+            "read_before",
+            "pass",
+            f"{check.first} read; nothing matching {check.then} was read",
+            [context.ref(first)],
+        )
+    then = min(thens, key=lambda r: order[r.id])
+    if order[first.id] < order[then.id]:
+        return CheckOutcome(
+            "read_before",
+            "pass",
+            f"{check.first} ({first.id}) before {check.then} ({then.id})",
+            [context.ref(first), context.ref(then)],
+        )
+    return CheckOutcome(
+        "read_before",
+        "fail",
+        f"{check.then} ({then.id}) was read before {check.first} ({first.id})",
+        [context.ref(then), context.ref(first)],
+    )
+
+
+def _relatives(context: JudgeContext, path: str | None) -> list[str]:
+    if path is None:
+        return []
+    return [rel for p in context.expand(path) if (rel := context.relative(p)) is not None]

@@ -1,0 +1,26 @@
+"""Check registry: each check kind of the case schema has exactly one implementation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from evaluator.judge.base import CheckOutcome, JudgeContext
+
+CheckFn = Callable[[Any, JudgeContext], CheckOutcome]
+F = TypeVar("F", bound=CheckFn)
+CHECKS: dict[str, CheckFn] = {}
+
+
+def register_check(kind: str) -> Callable[[F], F]:
+    def decorate(fn: F) -> F:
+        if kind in CHECKS:
+            raise ValueError(f"check {kind!r} registered twice")
+        CHECKS[kind] = fn
+        return fn
+
+    return decorate
+
+
+def run_check(check: Any, context: JudgeContext) -> CheckOutcome:
+    return CHECKS[check.kind](check, context)

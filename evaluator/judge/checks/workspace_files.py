@@ -1,0 +1,74 @@
+"""Checks on the workspace as the agent left it: a file exists, a file contains a text."""
+
+from __future__ import annotations
+
+import glob
+
+from evaluator.contract.models import WorkspaceFileContainsCheck, WorkspaceFileExistsCheck
+from evaluator.judge.base import CheckOutcome, JudgeContext
+from evaluator.judge.checks.registry import register_check
+
+
+def _files(context: JudgeContext, pattern: str) -> list[str]:
+    matches = glob.glob(str(context.workspace / pattern), recursive=True)
+    return sorted(m for m in matches if context.relative(m) is not None)
+
+
+def _write_refs(context: JudgeContext, pattern: str) -> list[str]:
+    writes = [r for r in context.evidence.of_kind("file_write_observed") if r.path]
+    return [context.ref(r) for r in context.matching(writes, pattern)]
+
+
+def _unavailable(kind: str) -> CheckOutcome:
+    return CheckOutcome(
+        kind, "blocked", "the attempt workspace is no longer on disk", [], "insufficient-evidence"
+    )
+
+
+@register_check("workspace_file_exists")
+def exists(check: WorkspaceFileExistsCheck, context: JudgeContext) -> CheckOutcome:
+    if not context.workspace_available:
+        return _unavailable("workspace_file_exists")
+    found = _files(context, check.path)
+    refs = _write_refs(context, check.path)
+    if found:
+        names = ", ".join(context.relative(f) or f for f in found)
+        return CheckOutcome(
+            "workspace_file_exists",
+            "pass",
+            f"workspace holds {names}",
+            [*refs, *(f"workspace-files:{context.relative(f)}" for f in found)],
+        )
+    return CheckOutcome(
+        "workspace_file_exists", "fail", f"no file matching {check.path} in the workspace", refs
+    )
+
+
+@register_check("workspace_file_contains")
+def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckOutcome:
+    if not context.workspace_available:
+        return _unavailable("workspace_file_contains")
+    found = _files(context, check.path)
+    refs = _write_refs(context, check.path)
+    if not found:
+        return CheckOutcome(
+            "workspace_file_contains",
+            "fail",
+            f"no file matching {check.path} in the workspace",
+            refs,
+        )
+    for path in found:
+        try:
+            text = open(path, encoding="utf-8", errors="replace").read()
+        except OSError:
+            continue
+        if check.text in text:
+            rel = context.relative(path)
+            return CheckOutcome(
+                "workspace_file_contains",
+                "pass",
+                f"{rel} contains {check.text!r}",
+                [*refs, f"workspace-files:{rel}"],
+            )
+    names = ", ".join(context.relative(f) or f for f in found)
+    return CheckOutcome("workspace_file_contains", "fail", f"{names} lack(s) {check.text!r}", refs)

@@ -1,0 +1,1 @@
+"""The run orchestrator: plan → workspace → agent → session → evidence → isolation → judge → artifacts."""

@@ -1,0 +1,264 @@
+"""One attempt: fresh workspace, fresh agent, located session, evidence, isolation, judgement."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
+from evaluator.artifacts.models import AttemptRecord
+from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_json
+from evaluator.contract.models import BlockedReason, Status
+from evaluator.evidence import SessionEvidence, normalize_session
+from evaluator.isolation import IsolationReport, assess_isolation
+from evaluator.judge import CaseJudgement, JudgeContext, judge_case
+from evaluator.prompting import agent_prompt
+from evaluator.repo import LoadedCase, LoadedTarget
+from evaluator.sessions import SessionRef, get_store
+from evaluator.sessions.base import ChildQuery
+from evaluator.workspace import AttemptWorkspace, build_workspace
+
+
+@dataclass(frozen=True)
+class AttemptSettings:
+    run_dir: RunDir
+    target: LoadedTarget
+    source_workspace: Path
+    case_workspace_root: Path
+    agent_root: Path
+    runner: AgentRunner
+    endpoint: ModelEndpoint
+    timeout_s: float
+
+
+@dataclass
+class AttemptResult:
+    case_id: str
+    number: int
+    workspace: AttemptWorkspace | None
+    status: Status
+    blocked_reason: BlockedReason | None = None
+    reason: str | None = None
+    valid: bool = True
+    handle: AgentHandle | None = None
+    session: SessionRef | None = None
+    evidence: SessionEvidence | None = None
+    isolation: IsolationReport | None = None
+    judgement: CaseJudgement | None = None
+    retry_of: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def judged(self) -> bool:
+        return self.judgement is not None and self.valid
+
+    def record(self, run_dir: RunDir) -> AttemptRecord:
+        handle = self.handle
+        return AttemptRecord(
+            attempt=self.number,
+            workspace_root=str(self.workspace.path) if self.workspace else "",
+            valid=self.valid,
+            status=self.status,
+            blocked_reason=self.blocked_reason,
+            reason=self.reason,
+            thread_id=self.evidence.thread_id
+            if self.evidence
+            else (handle.root_thread_id if handle else None),
+            session_path=str(self.session.path) if self.session else None,
+            isolation=self.isolation.verdict if self.isolation else None,
+            isolation_reason=self.isolation.reason if self.isolation else None,
+            retry_of=self.retry_of,
+            mismatches=self.workspace.mismatches if self.workspace else [],
+            exit_code=handle.exit_code if handle else None,
+            timed_out=handle.timed_out if handle else False,
+            duration_s=round(handle.duration_s, 3) if handle else None,
+            artifacts_dir=str(
+                run_dir.attempt_artifacts(self.case_id, self.number).relative_to(run_dir.path)
+            ),
+        )
+
+
+def _locate(settings: AttemptSettings, handle: AgentHandle) -> tuple[SessionRef | None, str]:
+    if handle.root_thread_id is None:
+        return None, "the agent reported no thread id (it did not start a session)"
+    store = get_store("codex", handle.agent_home)
+    if handle.runner != "codex-subagent":
+        result = store.locate_thread(handle.root_thread_id)
+    else:
+        agent_id = handle.spawned_thread_ids[0] if len(handle.spawned_thread_ids) == 1 else None
+        result = store.locate_child(
+            ChildQuery(
+                handle.root_thread_id,
+                agent_id=agent_id,
+                since=datetime.fromtimestamp(handle.started_at, tz=timezone.utc),
+                until=datetime.fromtimestamp(handle.ended_at, tz=timezone.utc),
+            )
+        )
+    if result.status != "found":
+        return None, f"accepted session {result.status}: {result.reason}"
+    return result.sessions[0], ""
+
+
+def run_attempt(
+    settings: AttemptSettings, case: LoadedCase, number: int, retry_of: int | None = None
+) -> AttemptResult:
+    workspace = build_workspace(
+        case_workspace_root=settings.case_workspace_root,
+        case=case,
+        target=settings.target,
+        source_workspace=settings.source_workspace,
+        attempt=number,
+    )
+    prompt = agent_prompt(case.case.input.user_prompt)
+    handle = settings.runner.run(
+        AgentRequest(
+            workspace=workspace.path,
+            agent_dir=settings.agent_root / case.case_id / f"attempt-{number:02d}",
+            prompt=prompt,
+            endpoint=settings.endpoint,
+            timeout_s=case.case.timeout_s or settings.timeout_s,
+            env=workspace.env,
+        )
+    )
+    result = AttemptResult(
+        case.case_id, number, workspace, "blocked", handle=handle, retry_of=retry_of
+    )
+    _evaluate(settings, case, result, prompt)
+    _save(settings.run_dir, result)
+    return result
+
+
+def _block(result: AttemptResult, reason: BlockedReason, why: str, *, valid: bool = True) -> None:
+    result.status = "blocked"
+    result.blocked_reason = reason
+    result.reason = why
+    result.valid = valid
+
+
+def _evaluate(
+    settings: AttemptSettings, case: LoadedCase, result: AttemptResult, prompt: str
+) -> None:
+    handle = result.handle
+    assert handle is not None and result.workspace is not None
+    session, why = _locate(settings, handle)
+    if session is None:
+        reason: BlockedReason = (
+            "environment" if handle.fault and not handle.timed_out else "insufficient-evidence"
+        )
+        _block(result, reason, f"{handle.fault + '; ' if handle.fault else ''}{why}")
+        return
+    result.session = session
+    try:
+        evidence = normalize_session(session.path, home=str(handle.agent_home.parent / "home"))
+    except OSError as exc:
+        _block(result, "insufficient-evidence", f"session unreadable: {exc}")
+        return
+    result.evidence = evidence
+    result.isolation = assess_isolation(evidence, result.workspace.path)
+    if handle.runner == "codex-subagent" and evidence.first_user_message != prompt:
+        _block(
+            result,
+            "insufficient-evidence",
+            "the child's first user message differs from the case prompt",
+            valid=False,
+        )
+        return
+    if handle.timed_out:
+        _block(result, "insufficient-evidence", f"session incomplete: {handle.fault}")
+        return
+    if handle.fault:
+        _block(result, "environment", handle.fault)
+        return
+    if not evidence.complete:
+        _block(result, "insufficient-evidence", "session incomplete: no task_complete was recorded")
+        return
+    if result.isolation.verdict == "violation":
+        _block(
+            result,
+            "insufficient-evidence",
+            f"isolation violation: {result.isolation.reason}",
+            valid=False,
+        )
+        return
+    context = JudgeContext(
+        evidence=evidence,
+        workspace=result.workspace.path,
+        ref_prefix=settings.run_dir.attempt_ref_prefix(case.case_id, result.number),
+    )
+    apply_judgement(result, judge_case(case.case, context))
+
+
+def apply_judgement(result: AttemptResult, judgement: CaseJudgement) -> None:
+    """The attempt's status from its judgement, then the contract's downgrades."""
+    assert result.isolation is not None and result.workspace is not None
+    result.judgement = judgement
+    result.status = judgement.status
+    result.blocked_reason = judgement.blocked_reason
+    result.notes = list(judgement.notes)
+    if result.isolation.verdict == "unverifiable" and judgement.status == "pass":
+        _block(
+            result,
+            "insufficient-evidence",
+            f"isolation unverifiable ({result.isolation.reason}); a pass needs contained evidence",
+        )
+    if result.workspace.mismatches and result.status != "fail":
+        _block(
+            result, "environment", "environment mismatch: " + "; ".join(result.workspace.mismatches)
+        )
+
+
+def _save(run_dir: RunDir, result: AttemptResult) -> None:
+    directory = run_dir.attempt_artifacts(result.case_id, result.number)
+    directory.mkdir(parents=True, exist_ok=True)
+    handle = result.handle
+    if handle is not None:
+        for source, name in (
+            (handle.stdout_path, "agent-stdout.jsonl"),
+            (handle.stderr_path, "agent-stderr.txt"),
+        ):
+            if source.is_file():
+                copy_atomic(source, directory / name)
+    if result.session is not None:
+        copy_atomic(result.session.path, directory / "accepted-session.jsonl")
+    if result.evidence is not None:
+        write_json(directory / "accepted-session.json", result.evidence.to_json())
+        write_atomic(directory / "final-answer.txt", (result.evidence.final_answer or "") + "\n")
+    payload = result.record(run_dir).model_dump(mode="json")
+    if result.isolation is not None:
+        payload["isolation_report"] = result.isolation.to_json()
+    if result.judgement is not None:
+        payload["assertions"] = [
+            {
+                "summary": e.summary,
+                "polarity": e.polarity,
+                "status": e.status,
+                "blocked_reason": e.blocked_reason,
+                "evidence": e.evidence,
+                "notes": e.notes,
+                "judge": e.judge,
+                "checks": [
+                    {"kind": c.kind, "status": c.status, "detail": c.detail, "evidence": c.evidence}
+                    for c in e.checks
+                ],
+            }
+            for e in result.judgement.entries
+        ]
+    write_json(directory / "attempt.json", payload)
+
+
+def promote(run_dir: RunDir, result: AttemptResult) -> None:
+    """Copy the accepted attempt's evidence to the case level the contract names."""
+    source = run_dir.attempt_artifacts(result.case_id, result.number)
+    target = run_dir.case_artifacts(result.case_id)
+    for name in ("accepted-session.json", "accepted-session.jsonl", "final-answer.txt"):
+        if (source / name).is_file():
+            copy_atomic(source / name, target / name)
+        elif (target / name).exists():
+            (target / name).unlink()
+
+
+def load_attempt(path: Path) -> dict[str, object]:
+    loaded: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded

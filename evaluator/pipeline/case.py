@@ -1,0 +1,120 @@
+"""A case's result from its attempts: status, stats, the accepted attempt's assertions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evaluator.artifacts.models import AssertionResult, CaseResult, CheckVerdict
+from evaluator.artifacts.rundir import RunDir
+from evaluator.contract.models import BlockedReason, Status
+from evaluator.pipeline.attempt import AttemptResult, promote
+from evaluator.pipeline.stats import case_stats
+from evaluator.repo import LoadedCase
+
+
+def _accepted(slots: list[AttemptResult]) -> AttemptResult:
+    for wanted in ("fail", "pass"):
+        for result in slots:
+            if result.status == wanted and result.judged:
+                return result
+    return slots[-1]
+
+
+def _allowed(
+    status: Status, reason: BlockedReason | None, allowed: Sequence[str]
+) -> tuple[Status, BlockedReason | None, str | None]:
+    if status in allowed:
+        return status, reason, None
+    fallback: Status = "blocked" if "blocked" in allowed else "fail"
+    note = f"status {status!r} is not in the target's allowed_statuses; written as {fallback!r}"
+    return fallback, (reason or "unclear-rule") if fallback == "blocked" else None, note
+
+
+def finalize_case(
+    run_dir: RunDir,
+    case: LoadedCase,
+    slots: list[AttemptResult],
+    all_attempts: list[AttemptResult],
+    allowed_statuses: Sequence[str],
+) -> CaseResult:
+    """`slots` are the final attempt of each of the K tries; `all_attempts` include retried ones."""
+    stats = case_stats([s.status for s in slots])
+    failed = [s for s in slots if s.status == "fail"]
+    passed = [s for s in slots if s.status == "pass"]
+    blocked = [s for s in slots if s.status == "blocked"]
+    status: Status
+    reason: BlockedReason | None = None
+    if failed:
+        status = "fail"
+    elif passed:
+        status = "pass"
+    else:
+        status = "blocked"
+        reason = blocked[0].blocked_reason or "insufficient-evidence"
+    accepted = _accepted(slots)
+    promote(run_dir, accepted)
+    notes = []
+    for attempt in all_attempts:
+        if not attempt.valid:
+            notes.append(f"attempt {attempt.number:02d} invalid: {attempt.reason}")
+        elif attempt.status == "blocked" and attempt.reason:
+            notes.append(
+                f"attempt {attempt.number:02d} blocked ({attempt.blocked_reason}): {attempt.reason}"
+            )
+    if stats.flaky:
+        notes.append(f"flaky: {stats.passed} of {stats.judged} judged attempts passed")
+    status, reason, downgrade = _allowed(status, reason, allowed_statuses)
+    if downgrade:
+        notes.append(downgrade)
+    attempt_prefix = run_dir.attempt_ref_prefix(case.case_id, accepted.number)
+    case_prefix = run_dir.case_ref_prefix(case.case_id)
+    assertions = []
+    if accepted.judgement is not None:
+        for entry in accepted.judgement.entries:
+            assertions.append(
+                AssertionResult(
+                    summary=entry.summary,
+                    status=entry.status,
+                    evidence=[e.replace(attempt_prefix, case_prefix) for e in entry.evidence],
+                    polarity=entry.polarity,
+                    blocked_reason=entry.blocked_reason,
+                    notes=entry.notes,
+                    checks=[
+                        CheckVerdict(
+                            kind=c.kind,
+                            status=c.status,
+                            detail=c.detail,
+                            evidence=[e.replace(attempt_prefix, case_prefix) for e in c.evidence],
+                        )
+                        for c in entry.checks
+                    ],
+                )
+            )
+    else:
+        for unjudged in case.case.assertions.required + case.case.assertions.forbidden:
+            assertions.append(
+                AssertionResult(
+                    summary=unjudged.description,
+                    status="blocked",
+                    evidence=[],
+                    blocked_reason=reason or "insufficient-evidence",
+                    notes=["not judged: no valid attempt"],
+                )
+            )
+    mismatches = accepted.workspace.mismatches if accepted.workspace else []
+    return CaseResult(
+        case_id=case.case_id,
+        workspace_root=str(accepted.workspace.path) if accepted.workspace else None,
+        thread_id=accepted.evidence.thread_id if accepted.evidence else None,
+        session_path=str(accepted.session.path) if accepted.session else None,
+        status=status,
+        blocked_reason=reason if status == "blocked" else None,
+        assertions=assertions,
+        notes=notes,
+        suggested_fix_files=list(case.case.notes.likely_fix_files) if status != "pass" else [],
+        suite_id=case.suite_id,
+        title=case.case.title,
+        attempts=[a.record(run_dir) for a in all_attempts],
+        stats=stats,
+        environment_mismatches=mismatches,
+    )

@@ -1,0 +1,355 @@
+"""`agentic-eval run`: plan, then K attempts per case on a bounded pool, then the artifacts."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import threading
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from evaluator import __version__
+from evaluator.agents import ModelEndpoint, get_runner
+from evaluator.agents.codex_home import check_location
+from evaluator.agents.process import kill_active
+from evaluator.artifacts.models import CaseResult, Manifest
+from evaluator.artifacts.report import render_report
+from evaluator.artifacts.rundir import RunDir, write_atomic
+from evaluator.artifacts.transcript import render_transcript
+from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.modelserver import ScriptedModelServer, load_behaviors
+from evaluator.pipeline.attempt import AttemptResult, AttemptSettings, run_attempt
+from evaluator.pipeline.case import finalize_case
+from evaluator.pipeline.progress import PlainProgress, Progress
+from evaluator.plan import Selection, open_repo, select_cases
+from evaluator.repo import EvalRepo, LoadedCase
+
+DEFAULT_SCRATCH = Path(os.environ.get("AGENTIC_EVAL_SCRATCH", "/var/tmp/agentic-eval"))
+DEFAULT_TIMEOUT_S = 300.0
+SCRIPTED_MODEL = "mock-model"
+
+
+class RunInterrupted(Exception):
+    """SIGTERM (or SIGINT) arrived: stop starting attempts, kill running ones, keep results."""
+
+
+@dataclass
+class RunOptions:
+    repo: Path
+    source_workspace: Path | None = None
+    target: str | None = None
+    suites: tuple[str, ...] = ()
+    cases: tuple[str, ...] = ()
+    agent: str | None = None
+    attempts: int | None = None
+    workers: int | None = None
+    timeout_s: float | None = None
+    run_id: str | None = None
+    resume: str | None = None
+    model: str | None = None
+    behaviors: Path | None = None
+    runs_dir: Path = Path("runs")
+    scratch_root: Path = DEFAULT_SCRATCH
+    codex_bin: Path | None = None
+    auth_from: Path | None = None
+
+
+@dataclass
+class RunOutcome:
+    run_dir: RunDir
+    manifest: Manifest
+    results: list[CaseResult] = field(default_factory=list)
+    interrupted: bool = False
+
+    def counts(self) -> dict[str, int]:
+        return {
+            s: sum(1 for r in self.results if r.status == s) for s in ("pass", "fail", "blocked")
+        }
+
+
+def default_workers() -> int:
+    # Agents mostly wait on the model; a few per core keeps the machine busy without thrashing.
+    return max(2, min(8, (os.cpu_count() or 2) * 2))
+
+
+def new_run_id() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise RunInterrupted(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Run:
+    def __init__(self, options: RunOptions, progress: Progress | None = None) -> None:
+        self.options = options
+        self.progress = progress or PlainProgress()
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.attempt_numbers: dict[str, int] = {}
+
+    # ---------------------------------------------------------------- planning
+    def _plan(self) -> tuple[EvalRepo, Selection, RunDir, Manifest | None]:
+        options = self.options
+        repo = open_repo(options.repo, options.source_workspace)
+        if options.resume:
+            run_dir = RunDir(options.runs_dir / options.resume)
+            previous = run_dir.read_manifest()
+            if (
+                previous.run_state == "running"
+                and _pid_alive(previous.runner_pid)
+                and previous.runner_pid != os.getpid()
+            ):
+                raise InputError(
+                    f"run {options.resume} is still running (pid {previous.runner_pid})"
+                )
+            selection = select_cases(
+                repo, previous.target_id, (), tuple(previous.resolved_case_ids)
+            )
+            selection.suite_ids = list(previous.suite_ids)
+            return repo, selection, run_dir, previous
+        selection = select_cases(repo, options.target, options.suites, options.cases)
+        run_id = options.run_id or new_run_id()
+        if "/" in run_id or run_id in (".", ".."):
+            raise InputError(f"run id {run_id!r} must be a plain name", field="--run-id")
+        run_dir = RunDir(options.runs_dir / run_id)
+        if run_dir.path.exists():
+            raise InputError(
+                f"run directory already exists: {run_dir.path} (use --resume {run_id})"
+            )
+        return repo, selection, run_dir, None
+
+    # ---------------------------------------------------------------- execution
+    def execute(self) -> RunOutcome:
+        options = self.options
+        repo, selection, run_dir, previous = self._plan()
+        target = selection.target
+        defaults = target.target.defaults
+        agent = (
+            options.agent
+            or (previous.agent if previous else None)
+            or (defaults.agent if defaults else None)
+            or "codex-exec"
+        )
+        attempts = (
+            options.attempts
+            or (previous.attempts if previous else None)
+            or (defaults.attempts if defaults else None)
+            or 1
+        )
+        workers = options.workers or (previous.workers if previous else None) or default_workers()
+        timeout_s = (
+            options.timeout_s
+            or (previous.timeout_s if previous else None)
+            or (defaults.timeout_s if defaults else None)
+            or DEFAULT_TIMEOUT_S
+        )
+        behaviors = options.behaviors or (
+            Path(previous.behaviors_dir) if previous and previous.behaviors_dir else None
+        )
+        runner = get_runner(agent, codex_bin=options.codex_bin)  # fails early when codex is missing
+        library = load_behaviors(behaviors) if behaviors else None
+        scratch = options.scratch_root / run_dir.run_id
+        check_location(scratch)
+        try:
+            scratch.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise EnvironmentProblem(
+                f"cannot create scratch directory {scratch}: {exc.strerror}"
+            ) from None
+        model = (
+            options.model
+            or (previous.model if previous else None)
+            or (SCRIPTED_MODEL if library else "gpt-5.5")
+        )
+        finished = run_dir.finished_case_ids() if previous else set()
+        todo = [c for c in selection.cases if c.case_id not in finished]
+        manifest = previous or Manifest(
+            run_id=run_dir.run_id,
+            target_id=target.target_id,
+            suite_ids=selection.suite_ids,
+            target_skill_path=target.target.entry_skill,
+            started_at=_now(),
+            model=model,
+            case_workspace_root=str(scratch / "workspaces"),
+            evidence_mode=runner.evidence_mode,
+            selected_case_ids=list(selection.explicit_case_ids),
+            resolved_case_ids=[c.case_id for c in selection.cases],
+            source_workspace=str(repo.source_workspace),
+            repo=str(repo.root),
+            agent=agent,
+            codex_version=runner.version(),
+            attempts=attempts,
+            workers=workers,
+            timeout_s=timeout_s,
+            behaviors_dir=str(behaviors.resolve()) if behaviors else None,
+            evaluator_version=__version__,
+        )
+        if library is not None and not previous:
+            manifest.notes.append(
+                "scripted model: the agent ran against agentic-eval's scripted Responses-API server"
+            )
+        if previous:
+            manifest.notes.append(
+                f"resumed at {_now()}: {len(finished)} finished case(s) kept, {len(todo)} to run"
+            )
+        manifest.run_state = "running"
+        manifest.runner_pid = os.getpid()
+        manifest.finished_at = None
+        run_dir.write_manifest(manifest)
+        for case in selection.cases:
+            self.attempt_numbers[case.case_id] = run_dir.max_attempt(case.case_id)
+        server_cm = ScriptedModelServer(library, model=model) if library else nullcontext()
+        outcome = RunOutcome(run_dir, manifest)
+        with server_cm as server:
+            endpoint = (
+                ModelEndpoint(model=model, base_url=server.base_url, scripted=True)
+                if isinstance(server, ScriptedModelServer)
+                else ModelEndpoint(model=model, auth_from=options.auth_from)
+            )
+            settings = AttemptSettings(
+                run_dir=run_dir,
+                target=target,
+                source_workspace=repo.source_workspace,
+                case_workspace_root=scratch / "workspaces",
+                agent_root=scratch / "agents",
+                runner=runner,
+                endpoint=endpoint,
+                timeout_s=timeout_s,
+            )
+            self.progress.start(run_dir.run_id, len(todo), len(todo) * attempts)
+            try:
+                with _sigterm_interrupts():
+                    self._pool(settings, todo, attempts, workers, manifest, outcome)
+            except (KeyboardInterrupt, RunInterrupted):
+                outcome.interrupted = True
+                self.stop.set()
+                kill_active()
+            finally:
+                self.progress.stop()
+        manifest.run_state = "interrupted" if outcome.interrupted else "completed"
+        manifest.finished_at = _now()
+        manifest.runner_pid = None
+        outcome.results = run_dir.read_case_results(manifest.resolved_case_ids)
+        write_reports(run_dir, manifest)
+        run_dir.write_manifest(manifest)
+        return outcome
+
+    def _next_number(self, case_id: str) -> int:
+        with self.lock:
+            self.attempt_numbers[case_id] += 1
+            return self.attempt_numbers[case_id]
+
+    def _slot(self, settings: AttemptSettings, case: LoadedCase) -> list[AttemptResult]:
+        """One of the K tries: an attempt, and one rerun in a new workspace if it was invalid."""
+        results: list[AttemptResult] = []
+        retry_of = None
+        for _ in range(2):
+            if self.stop.is_set():
+                raise RunInterrupted("stopping")
+            number = self._next_number(case.case_id)
+            self.progress.attempt_started(case.case_id, number)
+            result = run_attempt(settings, case, number, retry_of)
+            if self.stop.is_set():
+                raise RunInterrupted("stopping")
+            self.progress.attempt_finished(result)
+            results.append(result)
+            if result.valid:
+                break
+            retry_of = number
+        return results
+
+    def _pool(
+        self,
+        settings: AttemptSettings,
+        cases: list[LoadedCase],
+        attempts: int,
+        workers: int,
+        manifest: Manifest,
+        outcome: RunOutcome,
+    ) -> None:
+        pending: dict[Future[list[AttemptResult]], LoadedCase] = {}
+        done_slots: dict[str, list[list[AttemptResult]]] = {c.case_id: [] for c in cases}
+        executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="attempt")
+        try:
+            for case in cases:
+                for _ in range(attempts):
+                    pending[executor.submit(self._slot, settings, case)] = case
+            while pending:
+                finished, _ = wait(list(pending), timeout=0.5, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    case = pending.pop(future)
+                    slot = future.result()
+                    done_slots[case.case_id].append(slot)
+                    if len(done_slots[case.case_id]) == attempts:
+                        self._finish_case(
+                            settings, case, done_slots[case.case_id], manifest, outcome
+                        )
+        except BaseException:
+            self.stop.set()
+            for future in pending:
+                future.cancel()
+            kill_active()
+            executor.shutdown(wait=True, cancel_futures=True)
+            raise
+        executor.shutdown(wait=True)
+
+    def _finish_case(
+        self,
+        settings: AttemptSettings,
+        case: LoadedCase,
+        slots: list[list[AttemptResult]],
+        manifest: Manifest,
+        outcome: RunOutcome,
+    ) -> None:
+        finals = [slot[-1] for slot in slots]
+        every = sorted((a for slot in slots for a in slot), key=lambda a: a.number)
+        result = finalize_case(
+            settings.run_dir, case, finals, every, settings.target.target.allowed_statuses
+        )
+        if result.environment_mismatches:
+            manifest.environment_mismatches[case.case_id] = result.environment_mismatches
+            settings.run_dir.write_manifest(manifest)
+        settings.run_dir.write_case_result(result)
+        outcome.results.append(result)
+        self.progress.case_finished(result)
+
+
+def write_reports(run_dir: RunDir, manifest: Manifest) -> None:
+    results = run_dir.read_case_results(manifest.resolved_case_ids)
+    write_atomic(run_dir.path / "report.md", render_report(manifest, results))
+    write_atomic(run_dir.path / "transcript.md", render_transcript(manifest, run_dir))
