@@ -187,7 +187,7 @@ def test_apply_patch_inside_relative_escape_and_absolute_outside(outside: Path) 
 
 
 def test_symlink_planted_in_the_workspace_counts_as_outside(outside: Path) -> None:
-    session, evidence, report = run_steps(
+    session, _evidence, report = run_steps(
         [{"cmd": "cat data/secret.txt"}, {"final": "x"}], plant={"data": outside}
     )
     session.unlink()
@@ -208,7 +208,7 @@ def test_subagent_child_with_an_outside_workdir() -> None:
 
 
 def test_opaque_inline_code_is_unverifiable() -> None:
-    session, evidence, report = run_steps([{"cmd": "python3 -c 'print(1)'"}, {"final": "x"}])
+    session, _evidence, report = run_steps([{"cmd": "python3 -c 'print(1)'"}, {"final": "x"}])
     session.unlink()
     assert report.verdict == "unverifiable"
     assert "inline code" in report.reason
@@ -222,7 +222,7 @@ def test_no_tool_use_is_unverifiable() -> None:
 
 
 def test_killed_run_is_incomplete_and_keeps_what_it_had() -> None:
-    session, evidence, report = run_steps(
+    session, evidence, _report = run_steps(
         [{"cmd": f"cat {SKILL}/SKILL.md"}, {"cmd": "sleep 30"}, {"final": "never"}], timeout_s=4
     )
     session.unlink()

@@ -103,9 +103,11 @@ def test_shipped_behaviours_load() -> None:
 
 
 def test_get_models_answers_a_list() -> None:
-    with ScriptedModelServer(BehaviorLibrary([])) as server:
-        with urllib.request.urlopen(server.base_url + "/models", timeout=5) as response:
-            assert json.loads(response.read())["data"][0]["id"] == "mock-model"
+    with (
+        ScriptedModelServer(BehaviorLibrary([])) as server,
+        urllib.request.urlopen(server.base_url + "/models", timeout=5) as response,
+    ):
+        assert json.loads(response.read())["data"][0]["id"] == "mock-model"
 
 
 def test_refuses_non_loopback_hosts() -> None:

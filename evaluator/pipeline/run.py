@@ -232,7 +232,13 @@ class Run:
         manifest.finished_at = None
         run_dir.write_manifest(manifest)
         for case in selection.cases:
-            self.attempt_numbers[case.case_id] = run_dir.max_attempt(case.case_id)
+            # An attempt killed mid-run left a workspace but no artifacts: never reuse its number.
+            started = [
+                int(p.name.split("-")[1])
+                for p in (scratch / "workspaces" / case.case_id).glob("attempt-*")
+                if p.name[8:].isdigit()
+            ]
+            self.attempt_numbers[case.case_id] = max([run_dir.max_attempt(case.case_id), *started])
         server_cm = ScriptedModelServer(library, model=model) if library else nullcontext()
         outcome = RunOutcome(run_dir, manifest)
         with server_cm as server:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+from pathlib import Path
 
 from evaluator.contract.models import WorkspaceFileContainsCheck, WorkspaceFileExistsCheck
 from evaluator.judge.base import CheckOutcome, JudgeContext
@@ -59,7 +60,7 @@ def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckO
         )
     for path in found:
         try:
-            text = open(path, encoding="utf-8", errors="replace").read()
+            text = Path(path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
         if check.text in text:

@@ -1,0 +1,411 @@
+"""`agentic-eval run` end to end: real Codex, scripted behaviours, every status and artifact."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from evaluator.artifacts.report import REPORT_SECTIONS
+from evaluator.cli.main import main
+from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.run import Run, RunOptions, RunOutcome
+from tests.conftest import ROOT, copy_demo
+from tests.support import codex_or_skip, scratch_dir
+
+pytestmark = pytest.mark.codex
+BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
+SCHEMAS = ROOT / "schemas"
+
+
+@pytest.fixture(autouse=True)
+def _codex() -> None:
+    codex_or_skip()
+
+
+def run(tmp_path: Path, scratch: Path, **options: Any) -> RunOutcome:
+    options.setdefault("repo", ROOT / "agentic-evals")
+    return Run(
+        RunOptions(runs_dir=tmp_path / "runs", scratch_root=scratch, **options), PlainProgress()
+    ).execute()
+
+
+def statuses(outcome: RunOutcome) -> dict[str, str]:
+    return {
+        r.case_id: r.status + (f":{r.blocked_reason}" if r.blocked_reason else "")
+        for r in outcome.results
+    }
+
+
+def validate_artifacts(run_dir: Path) -> None:
+    manifest_schema = json.loads((SCHEMAS / "manifest.schema.json").read_text())
+    result_schema = json.loads((SCHEMAS / "case-result.schema.json").read_text())
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    jsonschema.validate(manifest, manifest_schema)
+    report = (run_dir / "report.md").read_text()
+    assert re.findall(r"^## (.+)$", report, re.MULTILINE) == list(REPORT_SECTIONS)
+    fixes = report.split("## Suggested Next Fixes", 1)[1]
+    assert len(re.findall(r"^1\. ", fixes, re.MULTILINE)) <= 3
+    transcript = (run_dir / "transcript.md").read_text()
+    for case_id in manifest["resolved_case_ids"]:
+        result = json.loads((run_dir / "case-results" / f"{case_id}.json").read_text())
+        jsonschema.validate(result, result_schema)
+        artifacts = run_dir / "case-artifacts" / case_id
+        if result["thread_id"]:
+            assert result["thread_id"] in transcript and result["session_path"] in transcript
+            session = json.loads((artifacts / "accepted-session.json").read_text())
+            ids = {r["id"] for r in session["records"]}
+            assert (artifacts / "final-answer.txt").is_file()
+            assert (artifacts / "accepted-session.jsonl").is_file()
+            for assertion in result["assertions"]:
+                for ref in assertion["evidence"]:
+                    if ref.startswith("case-artifacts/"):
+                        path, _, anchor = ref.partition("#")
+                        assert path == f"case-artifacts/{case_id}/accepted-session.json"
+                        assert anchor in ids, ref
+
+
+def test_follows_skill_run_passes_and_writes_the_contract_artifacts(tmp_path: Path) -> None:
+    with scratch_dir() as scratch:
+        outcome = run(tmp_path, scratch, behaviors=BEHAVIORS / "follows-skill", workers=4)
+    assert statuses(outcome) == {
+        "bootstrap-reads-skill-first": "pass",
+        "bootstrap-missing-docs-index": "pass",
+        "bootstrap-needs-database-url": "blocked:environment",
+        "routing-add-column": "pass",
+        "routing-rename-table": "pass",
+        "routing-backfill": "pass",
+        "workflow-creates-migration-with-script": "pass",
+        "workflow-keeps-shipped-migrations": "pass",
+        "workflow-answer-names-file": "pass",
+    }
+    run_dir = outcome.run_dir.path
+    validate_artifacts(run_dir)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["run_state"] == "completed" and manifest["codex_version"] == "0.169.0"
+    assert manifest["environment_mismatches"] == {
+        "bootstrap-needs-database-url": [
+            "env_vars_required: DATABASE_URL is not set in the environment"
+        ]
+    }
+    assert "DATABASE_URL is not set" in (run_dir / "transcript.md").read_text()
+    answer = (run_dir / "case-artifacts/routing-backfill/final-answer.txt").read_text()
+    assert "batches of 10,000" in answer
+
+
+def test_broken_behaviours_fail_or_block_with_one_isolation_retry(tmp_path: Path) -> None:
+    cases = (
+        "bootstrap-reads-skill-first",
+        "routing-rename-table",
+        "routing-add-column",
+        "workflow-creates-migration-with-script",
+        "workflow-keeps-shipped-migrations",
+    )
+    try:
+        with scratch_dir() as scratch:
+            outcome = run(tmp_path, scratch, behaviors=BEHAVIORS / "broken", cases=cases)
+    finally:
+        Path("/tmp/agentic-eval-demo-0001_users_avatar_url.sql").unlink(missing_ok=True)
+    assert statuses(outcome) == {
+        "bootstrap-reads-skill-first": "fail",
+        "routing-rename-table": "fail",
+        "routing-add-column": "blocked:insufficient-evidence",
+        "workflow-creates-migration-with-script": "blocked:insufficient-evidence",
+        "workflow-keeps-shipped-migrations": "fail",
+    }
+    validate_artifacts(outcome.run_dir.path)
+    escaped = next(r for r in outcome.results if r.case_id == "routing-add-column")
+    assert [(a.attempt, a.valid, a.retry_of) for a in escaped.attempts] == [
+        (1, False, None),
+        (2, False, 1),
+    ]
+    assert escaped.attempts[0].workspace_root != escaped.attempts[1].workspace_root
+    assert escaped.attempts[0].isolation == "violation"
+    transcript = (outcome.run_dir.path / "transcript.md").read_text()
+    assert "**isolation violation**" in transcript and "attempt 02: blocked (INVALID)" in transcript
+    shipped = next(r for r in outcome.results if r.case_id == "workflow-keeps-shipped-migrations")
+    forbidden = next(a for a in shipped.assertions if a.polarity == "forbidden")
+    assert forbidden.status == "fail" and forbidden.evidence
+
+
+def test_natural_language_only_upstream_repo_runs_unchanged(tmp_path: Path) -> None:
+    upstream = tmp_path / "ws"
+    shutil.copytree(ROOT / "tests/fixtures/upstream", upstream)
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    skill = ".agents/skills/voice-ai-integration"
+    (behaviors / "good.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "voice-good",
+                "match": {"prompt_contains": "AI 语音助手"},
+                "steps": [
+                    {"cmd": f"cat {skill}/SKILL.md"},
+                    {"cmd": f"sh {skill}/scripts/fetch_docs.sh"},
+                    {"final": "好的"},
+                ],
+            },
+            allow_unicode=True,
+        )
+    )
+    (behaviors / "python.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "voice-python",
+                "match": {"prompt_contains": "Python backend"},
+                "steps": [
+                    {"cmd": f"cat {skill}/references/docs.txt"},
+                    {"final": "See http://localhost:8000"},
+                ],
+            }
+        )
+    )
+    with scratch_dir() as scratch:
+        outcome = run(
+            tmp_path,
+            scratch,
+            repo=upstream / "agentic-evals",
+            behaviors=behaviors,
+            target="voice-ai-integration",
+        )
+    results = {r.case_id: r for r in outcome.results}
+    assert results["bootstrap-missing-docs-index"].status == "pass"  # decided by the criteria judge
+    python = results["routing-python-server"]
+    assert python.status == "blocked"  # AGORA_* are not set, and one criterion needs a browser
+    blocked = {a.summary: a.blocked_reason for a in python.assertions if a.status == "blocked"}
+    assert blocked == {
+        "The answer includes a local URL.": "unclear-rule",
+        "Hard-coded credentials.": "unclear-rule",
+    }
+
+
+def test_unclear_rule_and_timeout_are_blocked_with_their_reasons(tmp_path: Path) -> None:
+    repo = copy_demo(tmp_path)
+    case_file = repo / "targets/db-migrations/cases/routing/routing-rename-table.yaml"
+    data = yaml.safe_load(case_file.read_text())
+    data["assert"]["required"] = [
+        {"description": "The answer is kind.", "pass_criteria": ["It is polite."]}
+    ]
+    data["assert"]["forbidden"] = []
+    case_file.write_text(yaml.safe_dump(data))
+    behaviors = tmp_path / "b"
+    shutil.copytree(BEHAVIORS / "follows-skill", behaviors)
+    slow = behaviors / "routing-backfill.yaml"
+    slow_data = yaml.safe_load(slow.read_text())
+    slow_data["steps"].insert(0, {"cmd": "sleep 30"})
+    slow.write_text(yaml.safe_dump(slow_data))
+    with scratch_dir() as scratch:
+        outcome = run(
+            tmp_path,
+            scratch,
+            repo=repo,
+            behaviors=behaviors,
+            timeout_s=5,
+            cases=("routing-rename-table", "routing-backfill"),
+        )
+    assert statuses(outcome) == {
+        "routing-rename-table": "blocked:unclear-rule",
+        "routing-backfill": "blocked:insufficient-evidence",
+    }
+    timed_out = next(r for r in outcome.results if r.case_id == "routing-backfill")
+    assert timed_out.attempts[0].timed_out and "timed out" in (timed_out.attempts[0].reason or "")
+    assert (
+        outcome.run_dir.path
+        / "case-artifacts/routing-backfill/attempts/attempt-01/accepted-session.jsonl"
+    ).is_file()
+
+
+def test_k_attempts_give_pass_rate_and_subagent_runner_passes(tmp_path: Path) -> None:
+    with scratch_dir() as scratch:
+        outcome = run(
+            tmp_path,
+            scratch,
+            behaviors=BEHAVIORS / "follows-skill",
+            attempts=3,
+            cases=("routing-add-column",),
+            agent="codex-subagent",
+        )
+    (result,) = outcome.results
+    assert result.status == "pass"
+    assert result.stats is not None
+    assert (result.stats.judged, result.stats.passed, result.stats.pass_rate) == (3, 3, 1.0)
+    assert (
+        result.stats.pass_at_k == 1.0 and result.stats.pass_pow_k == 1.0 and not result.stats.flaky
+    )
+    session = json.loads(
+        (
+            outcome.run_dir.path / "case-artifacts/routing-add-column/accepted-session.json"
+        ).read_text()
+    )
+    assert session["parent_thread_id"]  # the judged session is the spawned child
+    assert len({a.workspace_root for a in result.attempts}) == 3
+
+
+def test_cli_exit_codes_json_and_rejudge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = copy_demo(tmp_path)
+    with scratch_dir() as scratch:
+        base = [
+            "run",
+            "--repo",
+            str(repo),
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            "--scratch-root",
+            str(scratch),
+            "--behaviors",
+            str(BEHAVIORS / "follows-skill"),
+            "--json",
+        ]
+        with pytest.raises(SystemExit) as info:
+            main([*base, "--case", "routing-add-column", "--run-id", "ok"])
+        assert info.value.code == 0
+        summary = json.loads(capsys.readouterr().out)
+        assert (
+            summary["counts"] == {"pass": 1, "fail": 0, "blocked": 0}
+            and summary["pass_rate"] == 1.0
+        )
+        with pytest.raises(SystemExit) as info:
+            main([*base, "--case", "bootstrap-needs-database-url", "--run-id", "blocked"])
+        assert info.value.code == 1
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as info:
+            main(
+                [
+                    *base,
+                    "--case",
+                    "bootstrap-needs-database-url",
+                    "--run-id",
+                    "b2",
+                    "--allow-blocked",
+                ]
+            )
+        assert info.value.code == 0
+        capsys.readouterr()
+        # Re-judge after tightening a check: no agent runs, the verdict changes.
+        case_file = repo / "targets/db-migrations/cases/routing/routing-add-column.yaml"
+        case_file.write_text(
+            case_file.read_text().replace("references/add-column.md", "references/nope.md", 1)
+        )
+        with pytest.raises(SystemExit) as info:
+            main(["judge", str(tmp_path / "runs/ok"), "--json"])
+        assert info.value.code == 1
+        assert json.loads(capsys.readouterr().out)["cases"] == [
+            {"case_id": "routing-add-column", "status": "fail", "blocked_reason": None}
+        ]
+        validate_artifacts(tmp_path / "runs/ok")
+        with pytest.raises(SystemExit) as info:
+            main(
+                [
+                    "run",
+                    "--repo",
+                    str(repo),
+                    "--runs-dir",
+                    str(tmp_path / "runs"),
+                    "--run-id",
+                    "ok",
+                    "--behaviors",
+                    str(BEHAVIORS / "follows-skill"),
+                ]
+            )
+        assert info.value.code == 2
+        assert "already exists" in capsys.readouterr().err
+
+
+def _slow_behaviors(tmp_path: Path) -> Path:
+    behaviors = tmp_path / "slow"
+    shutil.copytree(BEHAVIORS / "follows-skill", behaviors)
+    for path in behaviors.glob("*.yaml"):
+        data = yaml.safe_load(path.read_text())
+        data["steps"][0]["delay_s"] = 1.5
+        path.write_text(yaml.safe_dump(data))
+    return behaviors
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_resume_after_a_kill_loses_and_duplicates_nothing(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    behaviors = _slow_behaviors(tmp_path)
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        command = [
+            sys.executable,
+            "-m",
+            "evaluator",
+            "run",
+            "--repo",
+            str(ROOT / "agentic-evals"),
+            "--runs-dir",
+            str(runs),
+            "--scratch-root",
+            str(scratch),
+            "--behaviors",
+            str(behaviors),
+            "--workers",
+            "2",
+            "--run-id",
+            "k",
+            "--json",
+        ]
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        results = runs / "k/case-results"
+        deadline = time.time() + 120
+        while time.time() < deadline and len(list(results.glob("*.json"))) < 2:
+            time.sleep(0.2)
+        os.kill(proc.pid, sig)
+        proc.communicate(timeout=60)
+        # A SIGKILLed evaluator cannot stop its agents; clean them up as an operator would.
+        subprocess.run(["pkill", "-KILL", "-f", str(scratch / "k")], check=False)
+        kept = {p.name: p.read_bytes() for p in results.glob("*.json")}
+        assert 2 <= len(kept) < 9
+        manifest = json.loads((runs / "k/manifest.json").read_text())
+        assert manifest["run_state"] == ("running" if sig == signal.SIGKILL else "interrupted")
+        if sig == signal.SIGTERM:
+            assert proc.returncode == 1 and (runs / "k/report.md").is_file()
+        resumed = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evaluator",
+                "run",
+                "--repo",
+                str(ROOT / "agentic-evals"),
+                "--runs-dir",
+                str(runs),
+                "--scratch-root",
+                str(scratch),
+                "--resume",
+                "k",
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert resumed.returncode == 1, resumed.stderr  # the DATABASE_URL case stays blocked
+    summary = json.loads(resumed.stdout)
+    assert summary["run_state"] == "completed"
+    assert summary["counts"] == {"pass": 8, "fail": 0, "blocked": 1}
+    assert sorted(p.name for p in results.glob("*.json")) == sorted(
+        f"{c}.json" for c in manifest["resolved_case_ids"]
+    )
+    for name, content in kept.items():
+        assert (results / name).read_bytes() == content  # finished results were not re-run
+    for result_file in results.glob("*.json"):
+        numbers = [a["attempt"] for a in json.loads(result_file.read_text())["attempts"]]
+        assert len(numbers) == len(set(numbers))
+    validate_artifacts(runs / "k")
