@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from evaluator.evidence import normalize_session
+from evaluator.evidence import SessionEvidence, normalize_session
 from evaluator.isolation import assess_isolation
 
 FIXTURES = Path(__file__).parent / "fixtures/rollouts"
@@ -73,8 +74,54 @@ def test_forked_child_uses_its_own_meta_and_skips_the_copied_parent_turn() -> No
 
 
 def test_record_ids_are_stable_and_point_at_lines() -> None:
-    first = normalize_session(FIXTURES / "envelope-no-ordinal.jsonl")
-    second = normalize_session(FIXTURES / "envelope-no-ordinal.jsonl")
-    assert [r.to_json() for r in first.records] == [r.to_json() for r in second.records]
-    assert [r.id for r in first.records] == [f"msg-{i}" for i in range(1, len(first.records) + 1)]
-    assert all(1 <= r.line <= first.line_count for r in first.records)
+    first = normalize_session(FIXTURES / "envelope-no-ordinal.jsonl").to_json()
+    second = normalize_session(FIXTURES / "envelope-no-ordinal.jsonl").to_json()
+    assert first["records"] == second["records"]
+    ids = [r["id"] for r in first["records"]]
+    assert ids == [f"msg-{i}" for i in range(1, first["record_count"] + 1)]
+    assert all(1 <= r["line"] <= first["line_count"] for r in first["records"])
+    kinds = {r["kind"] for r in first["records"]}
+    assert {
+        "session_start",
+        "tool_call",
+        "tool_result",
+        "command_observed",
+        "final_answer",
+    } <= kinds
+
+
+def test_spilled_records_round_trip_and_keep_late_exit_codes(tmp_path: Path) -> None:
+    evidence = normalize_session(FIXTURES / "oldest-bare.jsonl")
+    out = tmp_path / "accepted-session.json"
+    evidence.write_json(out)
+    written = json.loads(out.read_text())
+    assert written["records"] == evidence.to_json()["records"]
+    commands = [r for r in written["records"] if r["kind"] == "command_observed"]
+    assert [c["exit_code"] for c in commands] == [0, 0]  # set after the command record was made
+    again = SessionEvidence.from_json(written)
+    assert again.to_json()["records"] == written["records"]
+
+
+def test_repeated_observations_stay_on_disk_not_in_memory(tmp_path: Path) -> None:
+    session = tmp_path / "s.jsonl"
+    lines = [{"type": "session_meta", "payload": {"id": "t", "cwd": "/ws"}}]
+    for index in range(40):
+        args = json.dumps({"cmd": "cat notes.txt"})
+        lines.append(
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": args,
+                    "call_id": f"c{index}",
+                },
+            }
+        )
+    session.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    evidence = normalize_session(session)
+    reads = evidence.of_kind("file_read_observed")
+    assert len(reads) == 5  # the first five of forty identical reads
+    assert len(evidence.of_kind("command_observed")) == 40
+    everything = evidence.to_json()["records"]
+    assert sum(r["kind"] == "file_read_observed" for r in everything) == 40

@@ -336,7 +336,7 @@ class _Normalizer:
             args = {}
         if not isinstance(args, dict):
             args = {}
-        ev.add(
+        call = ev.add(
             "tool_call",
             line,
             timestamp=ts,
@@ -386,8 +386,7 @@ class _Normalizer:
         elif name == "write_stdin":
             chars = str(args.get("chars") or "")
             if chars.strip():
-                record = ev.records[-1]
-                ev.opaque.append((record.id, "write_stdin typed input into a running process"))
+                ev.opaque.append((call.id, "write_stdin typed input into a running process"))
 
     def javascript(self, line: int, ts: str | None, call_id: str | None, source: str) -> None:
         scan = scan_javascript(source)

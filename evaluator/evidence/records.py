@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import tempfile
 from dataclasses import dataclass, field, fields
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 RECORD_KINDS = (
     "session_start",
@@ -27,7 +30,15 @@ RELIABLE_CWD_SOURCES = (
 )
 
 
-@dataclass
+# Tool calls and results are written to the spill file only; judging and isolation never need them.
+SPILL_ONLY_KINDS = ("tool_call", "tool_result")
+ACCESS_KINDS = ("tool_workdir_observed", "file_read_observed", "file_write_observed")
+# The same observation (kind, path, access, source) repeated: only the first few stay in memory.
+RETAINED_REPEATS = 5
+SPILL_IN_MEMORY_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(slots=True)
 class EvidenceRecord:
     id: str
     kind: str
@@ -56,6 +67,9 @@ class EvidenceRecord:
 
 @dataclass
 class SessionEvidence:
+    """Header facts, plus the records. `records` holds what judging and isolation use; every
+    record, in order, is in the spill file and reaches `accepted-session.json` (`write_json`)."""
+
     session_path: str
     thread_id: str | None = None
     session_id: str | None = None
@@ -74,11 +88,59 @@ class SessionEvidence:
     line_count: int = 0
     bad_lines: int = 0
     unknown_types: dict[str, int] = field(default_factory=dict)
+    record_count: int = 0
+    _spill: IO[str] | None = field(default=None, repr=False)
+    _repeats: dict[tuple[str, str | None, str | None, str | None], int] = field(
+        default_factory=dict, repr=False
+    )
 
     def add(self, kind: str, line: int, **values: Any) -> EvidenceRecord:
-        record = EvidenceRecord(id=f"msg-{len(self.records) + 1}", kind=kind, line=line, **values)
+        self.record_count += 1
+        record = EvidenceRecord(id=f"msg-{self.record_count}", kind=kind, line=line, **values)
+        if self._spill is None:
+            self._spill = tempfile.SpooledTemporaryFile(max_size=SPILL_IN_MEMORY_BYTES, mode="w+")
+        if kind != "command_observed":  # its exit code arrives later; written from memory
+            self._spill.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+        else:
+            self._spill.write("\n")
+        if kind in SPILL_ONLY_KINDS:
+            record.text = None
+            return record
+        if kind in ACCESS_KINDS:
+            key = (kind, record.path, record.access, record.source)
+            seen = self._repeats.get(key, 0)
+            self._repeats[key] = seen + 1
+            if seen >= RETAINED_REPEATS:
+                return record
         self.records.append(record)
         return record
+
+    def iter_records(self) -> Any:
+        """Every record in id order, as JSON-ready dicts (streamed from the spill file)."""
+        commands = {r.id: r for r in self.records if r.kind == "command_observed"}
+        if self._spill is None:
+            return
+        self._spill.seek(0)
+        for index, line in enumerate(self._spill, start=1):
+            if line == "\n":
+                command = commands.get(f"msg-{index}")
+                if command is not None:
+                    yield command.to_json()
+                continue
+            yield json.loads(line)
+        self._spill.seek(0, 2)
+
+    def write_json(self, path: Path) -> None:
+        """Streams `accepted-session.json` so a huge session never sits in memory at once."""
+        header = self.to_json(include_records=False)
+        text = json.dumps(header, indent=2, ensure_ascii=False)
+        with path.open("w", encoding="utf-8") as handle:
+            handle.write(text[: text.rindex("}")].rstrip() + ',\n  "records": [')
+            for index, record in enumerate(self.iter_records()):
+                handle.write(
+                    ("\n    " if index == 0 else ",\n    ") + json.dumps(record, ensure_ascii=False)
+                )
+            handle.write("\n  ]\n}\n")
 
     def of_kind(self, *kinds: str) -> list[EvidenceRecord]:
         return [r for r in self.records if r.kind in kinds]
@@ -107,13 +169,14 @@ class SessionEvidence:
         evidence.bad_lines = int(data.get("bad_lines") or 0)
         evidence.unknown_types = dict(data.get("unknown_types") or {})
         evidence.opaque = [(o["ref"], o["reason"]) for o in data.get("opaque") or []]
-        evidence.records = [
-            EvidenceRecord(**{k: v for k, v in r.items() if k in names})
-            for r in data.get("records") or []
-        ]
+        for raw in data.get("records") or []:
+            values = {
+                k: v for k, v in raw.items() if k in names and k not in ("id", "kind", "line")
+            }
+            evidence.add(raw["kind"], int(raw.get("line") or 0), **values)
         return evidence
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, include_records: bool = True) -> dict[str, Any]:
         return {
             "format": "agentic-eval/accepted-session@1",
             "session_path": self.session_path,
@@ -133,5 +196,6 @@ class SessionEvidence:
             "bad_lines": self.bad_lines,
             "unknown_types": self.unknown_types,
             "opaque": [{"ref": ref, "reason": reason} for ref, reason in self.opaque],
-            "records": [r.to_json() for r in self.records],
+            "record_count": self.record_count,
+            **({"records": list(self.iter_records())} if include_records else {}),
         }

@@ -21,6 +21,7 @@ class Violation:
     kind: str
     path: str
     detail: str
+    line: int = 0
 
     def to_json(self) -> dict[str, str]:
         return {"ref": self.ref, "kind": self.kind, "path": self.path, "detail": self.detail}
@@ -83,7 +84,13 @@ def assess_isolation(
         path = record.path
         if path.startswith("~"):
             report.violations.append(
-                Violation(record.id, access, path, f"home directory access ({record.detail or ''})")
+                Violation(
+                    record.id,
+                    access,
+                    path,
+                    f"home directory access ({record.detail or ''})",
+                    record.line,
+                )
             )
             continue
         real = _real(_glob_base(path))
@@ -99,7 +106,9 @@ def assess_isolation(
             continue
         via = f" via symlink {path}" if real != _glob_base(path) and _inside(path, root) else ""
         source = f"{record.source}: {record.detail}" if record.detail else str(record.source)
-        report.violations.append(Violation(record.id, access, real, f"{source}{via}".strip()))
+        report.violations.append(
+            Violation(record.id, access, real, f"{source}{via}".strip(), record.line)
+        )
     if report.violations:
         report.verdict = "violation"
         report.reason = f"{len(report.violations)} access(es) outside the workspace"
@@ -116,7 +125,7 @@ def assess_isolation(
         for violation in report.violations:
             evidence.add(
                 "isolation_violation",
-                next((r.line for r in evidence.records if r.id == violation.ref), 0),
+                violation.line,
                 path=violation.path,
                 access=violation.kind,
                 ref=violation.ref,

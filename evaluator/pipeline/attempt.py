@@ -223,7 +223,7 @@ def _save(run_dir: RunDir, result: AttemptResult) -> None:
     if result.session is not None:
         copy_atomic(result.session.path, directory / "accepted-session.jsonl")
     if result.evidence is not None:
-        write_json(directory / "accepted-session.json", result.evidence.to_json())
+        result.evidence.write_json(directory / "accepted-session.json")
         write_atomic(directory / "final-answer.txt", (result.evidence.final_answer or "") + "\n")
     payload = result.record(run_dir).model_dump(mode="json")
     if result.isolation is not None:

@@ -58,6 +58,7 @@ class RunOptions:
     scratch_root: Path = DEFAULT_SCRATCH
     codex_bin: Path | None = None
     auth_from: Path | None = None
+    scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
 
 
 @dataclass
@@ -239,7 +240,11 @@ class Run:
                 if p.name[8:].isdigit()
             ]
             self.attempt_numbers[case.case_id] = max([run_dir.max_attempt(case.case_id), *started])
-        server_cm = ScriptedModelServer(library, model=model) if library else nullcontext()
+        server_cm = (
+            ScriptedModelServer(library, model=model, latency_s=options.scripted_latency_s)
+            if library
+            else nullcontext()
+        )
         outcome = RunOutcome(run_dir, manifest)
         with server_cm as server:
             endpoint = (

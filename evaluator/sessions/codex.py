@@ -76,8 +76,20 @@ class CodexSessionStore(SessionStore):
             db.conn.close()
 
     # ------------------------------------------------------------------ files
-    def _rollouts_newest_first(self) -> list[Path]:
-        files = list((self.home / "sessions").rglob("rollout-*.jsonl"))
+    def _rollouts_newest_first(
+        self, since: datetime | None = None, until: datetime | None = None
+    ) -> list[Path]:
+        root = self.home / "sessions"
+        if since is None:
+            files = list(root.rglob("rollout-*.jsonl"))
+        else:
+            # Date directories use local time: a day either side covers every timezone.
+            last = (until or datetime.now(timezone.utc)) + timedelta(days=1)
+            day = since - timedelta(days=1)
+            files = []
+            while day.date() <= last.date():
+                files.extend((root / day.strftime("%Y/%m/%d")).glob("rollout-*.jsonl"))
+                day += timedelta(days=1)
         # Names carry local time and thread ids are UUIDv7: both sort by creation time.
         files.sort(key=lambda p: p.name, reverse=True)
         return files
@@ -144,11 +156,11 @@ class CodexSessionStore(SessionStore):
     def _children_from_scan(self, query: ChildQuery) -> list[SessionRef]:
         refs = []
         since = query.since - WINDOW_SLACK if query.since else None
-        for path in self._rollouts_newest_first():
+        for path in self._rollouts_newest_first(since, query.until):
             if since is not None:
                 modified = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
                 if modified < since:
-                    continue  # written before the attempt started: cannot be its child
+                    break  # newest first: every later file is older still
             self.scanned_files += 1
             meta = first_line(path)
             if not meta:

@@ -19,8 +19,11 @@ def read_before(check: ReadBeforeCheck, context: JudgeContext) -> CheckOutcome:
         for r in context.matching(reads, check.then)
         if not any(path_matches(rel, check.first) for rel in _relatives(context, r.path))
     ]
-    order = {r.id: index for index, r in enumerate(context.evidence.records)}
-    first = min(firsts, key=lambda r: order[r.id])
+
+    def order(record_id: str) -> int:
+        return int(record_id.removeprefix("msg-"))
+
+    first = min(firsts, key=lambda r: order(r.id))
     if not thens:
         return CheckOutcome(
             "read_before",
@@ -28,8 +31,8 @@ def read_before(check: ReadBeforeCheck, context: JudgeContext) -> CheckOutcome:
             f"{check.first} read; nothing matching {check.then} was read",
             [context.ref(first)],
         )
-    then = min(thens, key=lambda r: order[r.id])
-    if order[first.id] < order[then.id]:
+    then = min(thens, key=lambda r: order(r.id))
+    if order(first.id) < order(then.id):
         return CheckOutcome(
             "read_before",
             "pass",

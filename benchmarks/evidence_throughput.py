@@ -1,0 +1,218 @@
+"""Parse + normalise + isolation throughput on a 50 MB session, and peak memory on 500 MB.
+
+The sessions are synthetic but shaped like codex 0.169 rollouts: exec_command calls, their
+CommandExecution items with parsed_cmd, outputs of a few KB, patches. Peak RSS is measured in a
+fresh child process. Run: .venv/bin/python -m benchmarks.evidence_throughput [--big-mb 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+from benchmarks.common import SCRATCH, median, table, timed
+from evaluator.evidence import normalize_session
+from evaluator.isolation import assess_isolation
+
+WORKSPACE = "/var/tmp/bench/ws"
+
+
+def _lines(index: int) -> list[dict[str, object]]:
+    call = f"call_{index}"
+    output = ("line of output from a command that printed a fair amount of text\n" * 60)[
+        : 3000 + index % 997
+    ]
+    ts = "2026-11-22T06:15:55.562Z"
+    return [
+        {
+            "timestamp": ts,
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": json.dumps(
+                    {
+                        "cmd": f"cd sub && sed -n '1,80p' notes/file_{index % 50}.md | head -40 > out/{index}.txt"
+                    }
+                ),
+                "call_id": call,
+            },
+        },
+        {
+            "timestamp": ts,
+            "type": "event_msg",
+            "payload": {
+                "type": "item_completed",
+                "item": {
+                    "type": "CommandExecution",
+                    "id": call,
+                    "command": ["/bin/bash", "-c", "sed ..."],
+                    "cwd": f"file://{WORKSPACE}",
+                    "parsed_cmd": [
+                        {
+                            "type": "read",
+                            "cmd": "sed",
+                            "name": f"file_{index % 50}.md",
+                            "path": f"sub/notes/file_{index % 50}.md",
+                        }
+                    ],
+                    "exit_code": 0,
+                    "aggregated_output": output,
+                },
+            },
+        },
+        {
+            "timestamp": ts,
+            "type": "response_item",
+            "payload": {
+                "type": "function_call_output",
+                "call_id": call,
+                "output": f"Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n{output}",
+            },
+        },
+        {
+            "timestamp": ts,
+            "type": "event_msg",
+            "payload": {
+                "type": "token_count",
+                "info": {"total_token_usage": {"input_tokens": index}},
+            },
+        },
+    ] + (
+        [
+            {
+                "timestamp": ts,
+                "type": "response_item",
+                "payload": {
+                    "type": "custom_tool_call",
+                    "name": "apply_patch",
+                    "call_id": f"p{index}",
+                    "input": f"*** Begin Patch\n*** Add File: gen/{index}.txt\n+x\n*** End Patch\n",
+                },
+            }
+        ]
+        if index % 10 == 0
+        else []
+    )
+
+
+def write_session(path: Path, megabytes: int) -> int:
+    target = megabytes * 1024 * 1024
+    written = 0
+    with path.open("w", encoding="utf-8") as handle:
+        meta = {
+            "timestamp": "2026-11-22T06:15:55.000Z",
+            "type": "session_meta",
+            "payload": {
+                "id": "bench",
+                "session_id": "bench",
+                "cwd": WORKSPACE,
+                "cli_version": "0.169.0",
+                "source": "exec",
+            },
+        }
+        handle.write(json.dumps(meta) + "\n")
+        index = 0
+        while written < target:
+            for line in _lines(index):
+                text = json.dumps(line) + "\n"
+                handle.write(text)
+                written += len(text)
+            index += 1
+        handle.write(
+            json.dumps(
+                {
+                    "timestamp": "x",
+                    "type": "event_msg",
+                    "payload": {"type": "task_complete", "last_agent_message": "done"},
+                }
+            )
+            + "\n"
+        )
+    return path.stat().st_size
+
+
+def analyse(path: Path) -> int:
+    evidence = normalize_session(path)
+    report = assess_isolation(evidence, Path(WORKSPACE), record_violations=False)
+    assert report.verdict == "contained", report.reason
+    return evidence.record_count
+
+
+def child_peak(path: Path) -> None:
+    records = analyse(path)
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"records": records, "peak_mb": peak_kb / 1024}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mb", type=int, default=50)
+    parser.add_argument("--big-mb", type=int, default=500)
+    parser.add_argument("--child", type=Path, default=None)
+    args = parser.parse_args()
+    if args.child:
+        child_peak(args.child)
+        return
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    small = SCRATCH / f"session-{uuid.uuid4().hex[:6]}.jsonl"
+    big = SCRATCH / f"session-big-{uuid.uuid4().hex[:6]}.jsonl"
+    try:
+        size = write_session(small, args.mb)
+        runs = [timed(lambda: analyse(small)) for _ in range(3)]
+        seconds = median([s for _, s in runs])
+        records = runs[0][0]
+        rows = [
+            [
+                f"{size / 2**20:.0f} MB",
+                f"{records:,}",
+                f"{seconds:.2f} s",
+                f"{size / 2**20 / seconds:.0f} MB/s",
+                "",
+            ]
+        ]
+        big_size = write_session(big, args.big_mb)
+        probe = subprocess.run(
+            [sys.executable, "-m", "benchmarks.evidence_throughput", "--child", str(big)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        peak = json.loads(probe.stdout)
+        baseline = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import resource, evaluator.evidence, evaluator.isolation;"
+                "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024)",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        rows.append(
+            [
+                f"{big_size / 2**20:.0f} MB",
+                f"{peak['records']:,}",
+                "",
+                "",
+                f"{peak['peak_mb']:.0f} MB (interpreter + imports alone: {float(baseline.stdout):.0f} MB; target < 150 MB)",
+            ]
+        )
+        table(
+            "Session parse + normalise + isolation (median of 3 for the 50 MB file)",
+            ["session", "records", "time", "throughput", "peak RSS"],
+            rows,
+        )
+    finally:
+        small.unlink(missing_ok=True)
+        big.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    main()

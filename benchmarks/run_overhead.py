@@ -1,0 +1,143 @@
+"""Evaluator overhead per attempt, and parallel efficiency of the attempt pool.
+
+1. Overhead: everything an attempt costs except the agent process (workspace, agent home,
+   locating, parsing a ~100 KB session, isolation, judging, artifact writes), from real runs.
+   Target: under 50 ms per attempt.
+2. Parallel efficiency: 48 scripted attempts with 1 s model latency per turn at 1, 4 and 8
+   workers; wall time against the ideal (48 x the 1-worker attempt time / workers). Target: 8
+   workers within 1.3x of ideal.
+Run: .venv/bin/python -m benchmarks.run_overhead [--attempts 48]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+import uuid
+from pathlib import Path
+
+import yaml
+
+from benchmarks.common import ROOT, SCRATCH, median, table
+from evaluator.pipeline import run as run_module
+from evaluator.pipeline.attempt import AttemptResult
+from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.run import Run, RunOptions
+
+SKILL = ".agents/skills/db-migrations"
+PROMPT = "default currency per account"
+
+
+def _behaviors(directory: Path, steps: list[dict[str, object]]) -> Path:
+    directory.mkdir(parents=True)
+    (directory / "b.yaml").write_text(
+        yaml.safe_dump({"name": "bench", "match": {"prompt_contains": PROMPT}, "steps": steps})
+    )
+    return directory
+
+
+class Timing:
+    def __init__(self) -> None:
+        self.overheads: list[float] = []
+        self.sizes: list[int] = []
+        self.agent: list[float] = []
+        original = run_module.run_attempt
+
+        def timed_attempt(*args: object, **kwargs: object) -> AttemptResult:
+            start = time.perf_counter()
+            result = original(*args, **kwargs)  # type: ignore[arg-type]
+            total = time.perf_counter() - start
+            assert result.handle is not None and result.status == "pass", result.reason
+            self.overheads.append(total - result.handle.duration_s)
+            self.agent.append(result.handle.duration_s)
+            if result.session is not None:
+                self.sizes.append(result.session.path.stat().st_size)
+            return result
+
+        run_module.run_attempt = timed_attempt  # type: ignore[assignment]
+
+
+def _run(base: Path, behaviors: Path, attempts: int, workers: int, latency: float) -> float:
+    options = RunOptions(
+        repo=ROOT / "agentic-evals",
+        cases=("routing-add-column",),
+        behaviors=behaviors,
+        attempts=attempts,
+        workers=workers,
+        runs_dir=base / "runs",
+        scratch_root=base / "scratch",
+        run_id=f"w{workers}-{uuid.uuid4().hex[:4]}",
+        scripted_latency_s=latency,
+    )
+    start = time.perf_counter()
+    outcome = Run(options, PlainProgress(open("/dev/null", "w"))).execute()  # noqa: SIM115
+    elapsed = time.perf_counter() - start
+    assert outcome.results[0].stats and outcome.results[0].stats.passed == attempts
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--attempts", type=int, default=48)
+    parser.add_argument("--overhead-attempts", type=int, default=12)
+    args = parser.parse_args()
+    base = SCRATCH / f"run-{uuid.uuid4().hex[:6]}"
+    try:
+        big_steps: list[dict[str, object]] = [
+            {"cmd": f"cat {SKILL}/SKILL.md {SKILL}/references/add-column.md"} for _ in range(14)
+        ]
+        big_steps = [
+            {"cmd": f"cat {SKILL}/SKILL.md"},
+            {"cmd": f"sed -n '1,80p' {SKILL}/references/add-column.md"},
+            *big_steps,
+            {"final": "ALTER TABLE accounts ADD COLUMN currency TEXT DEFAULT 'EUR';"},
+        ]
+        timing = Timing()
+        _run(base, _behaviors(base / "big", big_steps), args.overhead_attempts, 1, 0.0)
+        rows = [
+            [
+                f"{median(timing.sizes) / 1024:.0f} KB",
+                f"{median(timing.agent) * 1000:.0f} ms",
+                f"{median(timing.overheads) * 1000:.1f} ms",
+                f"{max(timing.overheads) * 1000:.1f} ms",
+            ]
+        ]
+        table(
+            f"Evaluator overhead per attempt (everything but the agent process; {len(timing.overheads)} attempts,"
+            " target < 50 ms)",
+            ["session size", "agent (median)", "overhead (median)", "overhead (max)"],
+            rows,
+        )
+        two_turns = _behaviors(
+            base / "two", [{"cmd": f"cat {SKILL}/references/add-column.md"}, {"final": "done"}]
+        )
+        timing = Timing()
+        results = {}
+        for workers in (1, 4, 8):
+            results[workers] = _run(base, two_turns, args.attempts, workers, 1.0)
+        per_attempt = results[1] / args.attempts
+        rows = []
+        for workers, wall in results.items():
+            ideal = args.attempts * per_attempt / workers
+            rows.append(
+                [
+                    str(workers),
+                    f"{wall:.1f} s",
+                    f"{ideal:.1f} s",
+                    f"{wall / ideal:.2f}x",
+                    f"{ideal / wall:.0%}",
+                ]
+            )
+        table(
+            f"{args.attempts} attempts, 2 turns at 1 s model latency each (ideal = 1-worker time / workers;"
+            " target at 8 workers: within 1.3x)",
+            ["workers", "wall", "ideal", "wall / ideal", "efficiency"],
+            rows,
+        )
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
