@@ -268,7 +268,7 @@ class _Normalizer:
             call_id = p.get("call_id") or p.get("id")
             ev.add("tool_call", line, timestamp=ts, call_id=call_id, tool="local_shell")
             workdir = action.get("working_directory")
-            record = self.observe_command(
+            self.observe_command(
                 line,
                 ts,
                 call_id,
@@ -277,7 +277,6 @@ class _Normalizer:
                 workdir,
                 "local-shell-workdir",
             )
-            del record
         elif kind == "custom_tool_call":
             name = str(p.get("name"))
             call_id = p.get("call_id")

@@ -98,7 +98,10 @@ class SessionEvidence:
         self.record_count += 1
         record = EvidenceRecord(id=f"msg-{self.record_count}", kind=kind, line=line, **values)
         if self._spill is None:
-            self._spill = tempfile.SpooledTemporaryFile(max_size=SPILL_IN_MEMORY_BYTES, mode="w+")
+            # Lives as long as the evidence; in memory until large, then a deleted-on-close file.
+            self._spill = tempfile.SpooledTemporaryFile(  # noqa: SIM115
+                max_size=SPILL_IN_MEMORY_BYTES, mode="w+"
+            )
         if kind != "command_observed":  # its exit code arrives later; written from memory
             self._spill.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
         else:

@@ -246,9 +246,8 @@ class _Walker:
             self.statements(node)
             self.cwd = saved
         elif kind == "for_statement":
-            self.opaque("for loop: the paths depend on the loop variable") if any(
-                c.type == "simple_expansion" for c in _descendants(node)
-            ) else None
+            if any(c.type == "simple_expansion" for c in _descendants(node)):
+                self.opaque("for loop: the paths depend on the loop variable")
             self.statements(node)
         elif kind == "function_definition":
             self.opaque("shell function definition")
@@ -326,7 +325,7 @@ class _Walker:
                 offset = len(args) - len(rest)
                 self.apply(rest[0], rest[1:], texts[offset + 1 :])
             return
-        if base in ("eval", "exec") and base == "eval":
+        if base == "eval":
             self.opaque("eval runs computed text")
             return
         if base == "exec":
@@ -369,11 +368,11 @@ class _Walker:
                 self._maybe("list", raw, base, force=True)
             if not _leading_operands(args):
                 self.add("list", ".", base)
-            for index, raw in enumerate(args):
-                if raw in ("-exec", "-execdir", "-delete", "-fprint", "-ok"):
-                    self.opaque(f"find {raw} acts on the files it finds")
-                    break
-                del index
+            action = next(
+                (a for a in args if a in ("-exec", "-execdir", "-delete", "-fprint", "-ok")), None
+            )
+            if action:
+                self.opaque(f"find {action} acts on the files it finds")
             return
         if base in NO_PATH_ARGS:
             return

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -60,13 +59,13 @@ class JudgeContext:
 
 
 def path_matches(relative: str, pattern: str) -> bool:
+    """Workspace-relative match. A pattern naming a skill path (`.agents/...`) must match from
+    the workspace root; a shorter one (`references/x.md`, as upstream criteria write it) may
+    match at any depth."""
     pattern = pattern.removeprefix("./")
-    return (
-        fnmatch.fnmatchcase(relative, pattern)
-        or fnmatch.fnmatchcase(relative, os.path.join("*", pattern))
-        if not pattern.startswith(".agents/")
-        else fnmatch.fnmatchcase(relative, pattern)
-    )
+    if fnmatch.fnmatchcase(relative, pattern):
+        return True
+    return not pattern.startswith(".agents/") and fnmatch.fnmatchcase(relative, f"*/{pattern}")
 
 
 @dataclass

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TypeVar
 
 from evaluator.judge.base import EntryJudge
@@ -18,6 +17,3 @@ def register_judge(cls: J) -> J:
 
 def judge_names() -> list[str]:
     return [judge.name for judge in JUDGES]
-
-
-Factory = Callable[[], EntryJudge]

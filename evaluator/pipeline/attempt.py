@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -257,8 +256,3 @@ def promote(run_dir: RunDir, result: AttemptResult) -> None:
             copy_atomic(source / name, target / name)
         elif (target / name).exists():
             (target / name).unlink()
-
-
-def load_attempt(path: Path) -> dict[str, object]:
-    loaded: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
-    return loaded

@@ -1,0 +1,67 @@
+"""The import rules of docs/architecture.md, enforced: no stage imports a later one."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+LEAVES = {"errors", "yamlsource", "prompting", "schemas", "__init__", "__main__", "data", "demo"}
+ALLOWED: dict[str, set[str]] = {
+    "contract": set(),
+    "repo": {"contract"},
+    "plan": {"repo", "contract"},
+    "workspace": {"repo", "contract"},
+    "agents": set(),
+    "sessions": {"evidence"},
+    "evidence": set(),
+    "isolation": {"evidence"},
+    "judge": {"evidence", "contract"},
+    "artifacts": {"contract"},
+    "pipeline": {
+        "contract",
+        "repo",
+        "plan",
+        "workspace",
+        "agents",
+        "sessions",
+        "evidence",
+        "isolation",
+        "judge",
+        "artifacts",
+        "modelserver",
+    },
+    "modelserver": {"contract"},
+    # schemas.py generates the artifact schemas too, so it may read their models.
+    "schemas": {"contract", "artifacts"},
+}
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.startswith("evaluator.")
+        ):
+            found.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("evaluator."):
+                    found.add(alias.name.split(".")[1])
+    return found
+
+
+def test_packages_import_only_what_the_architecture_allows() -> None:
+    problems = []
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        parts = path.relative_to(ROOT / "evaluator").with_suffix("").parts
+        package = parts[0]
+        if package in ("cli", "data") or (len(parts) == 1 and package not in ALLOWED):
+            continue
+        allowed = ALLOWED[package] | LEAVES | {package}
+        for imported in _imports(path) - allowed:
+            problems.append(f"{path.relative_to(ROOT)} imports evaluator.{imported}")
+    assert problems == []

@@ -1,0 +1,193 @@
+"""Judge semantics on hand-built evidence: every check kind, entry polarity, case status."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.contract.models import Case
+from evaluator.evidence import SessionEvidence
+from evaluator.judge import JudgeContext, judge_case
+from evaluator.judge.criteria import criterion_checks
+from evaluator.pipeline.stats import case_stats
+
+WS = Path("/ws")
+SKILL = ".agents/skills/s"
+
+
+def _evidence(final: str | None = "Done: see migrations/0001_x.sql") -> SessionEvidence:
+    ev = SessionEvidence(session_path="s.jsonl", complete=True, final_answer=final)
+    ev.add("command_observed", 3, command=f"cat {SKILL}/SKILL.md", workdir="/ws", exit_code=0)
+    ev.add(
+        "file_read_observed", 3, path=f"/ws/{SKILL}/SKILL.md", access="read", source="shell-parse"
+    )
+    ev.add(
+        "command_observed", 5, command=f"cat {SKILL}/references/*.md", workdir="/ws", exit_code=0
+    )
+    ev.add(
+        "file_read_observed",
+        5,
+        path=f"/ws/{SKILL}/references/a.md",
+        access="read",
+        source="parsed_cmd",
+    )
+    ev.add(
+        "file_read_observed",
+        7,
+        path=f"/ws/{SKILL}/references/docs.txt",
+        access="read",
+        source="shell-parse",
+    )
+    ev.add("command_observed", 9, command="python3 tool.py run", workdir="/ws", exit_code=2)
+    ev.add("file_write_observed", 9, path="/ws/out/x.txt", access="write", source="shell-parse")
+    if final is not None:
+        ev.add("final_answer", 11, text=final)
+    return ev
+
+
+def _case(
+    required: list[dict[str, object]], forbidden: list[dict[str, object]] | None = None
+) -> Case:
+    return Case.model_validate(
+        {
+            "case_id": "c",
+            "title": "t",
+            "input": {"user_prompt": "p"},
+            "assert": {"required": required, "forbidden": forbidden or []},
+        }
+    )
+
+
+def _judge(case: Case, evidence: SessionEvidence | None = None) -> tuple[str, list[str]]:
+    context = JudgeContext(
+        evidence=evidence or _evidence(),
+        workspace=WS,
+        ref_prefix="e.json",
+        workspace_available=False,
+    )
+    judgement = judge_case(case, context)
+    return judgement.status, [e.status for e in judgement.entries]
+
+
+def entry(*checks: dict[str, object]) -> dict[str, object]:
+    return {"description": "d", "checks": list(checks)}
+
+
+@pytest.mark.parametrize(
+    "check,expected",
+    [
+        ({"kind": "file_read", "path": f"{SKILL}/SKILL.md"}, "pass"),
+        ({"kind": "file_read", "path": f"{SKILL}/references/*.md"}, "pass"),
+        ({"kind": "file_read", "path": "references/a.md"}, "pass"),  # upstream short form
+        ({"kind": "file_read", "path": f"{SKILL}/references/b.md"}, "fail"),
+        (
+            {"kind": "read_before", "first": f"{SKILL}/SKILL.md", "then": f"{SKILL}/references/*"},
+            "pass",
+        ),
+        (
+            {
+                "kind": "read_before",
+                "first": f"{SKILL}/references/docs.txt",
+                "then": f"{SKILL}/references/*.md",
+            },
+            "fail",
+        ),
+        ({"kind": "read_before", "first": f"{SKILL}/SKILL.md", "then": "nothing/*"}, "pass"),
+        ({"kind": "command_ran", "pattern": r"tool\.py"}, "pass"),
+        ({"kind": "command_ran", "pattern": r"tool\.py", "exit_code": 0}, "fail"),
+        ({"kind": "command_ran", "pattern": r"tool\.py", "exit_code": 2}, "pass"),
+        ({"kind": "command_ran", "pattern": "rebuild"}, "fail"),
+        ({"kind": "file_written", "path": "out/*.txt"}, "pass"),
+        ({"kind": "file_written", "path": f"{SKILL}/SKILL.md"}, "fail"),
+        ({"kind": "final_answer_contains", "text": "SEE MIGRATIONS"}, "pass"),
+        ({"kind": "final_answer_contains", "text": "SEE", "case_sensitive": True}, "fail"),
+        ({"kind": "final_answer_matches", "pattern": r"migrations/\d{4}_\w+\.sql"}, "pass"),
+        ({"kind": "final_answer_url"}, "fail"),
+        ({"kind": "workspace_file_exists", "path": "x"}, "blocked"),  # workspace gone
+    ],
+)
+def test_check_kinds(check: dict[str, object], expected: str) -> None:
+    status, entries = _judge(_case([entry(check)]))
+    assert entries == [expected]
+    assert status == expected
+
+
+def test_unknown_exit_code_blocks_instead_of_guessing() -> None:
+    evidence = _evidence()
+    evidence.add("command_observed", 20, command="bash rebuild.sh", workdir="/ws")
+    status, _ = _judge(
+        _case([entry({"kind": "command_ran", "pattern": "rebuild", "exit_code": 0})]), evidence
+    )
+    assert status == "blocked"
+
+
+def test_forbidden_is_observed_when_any_of_its_checks_is() -> None:
+    forbidden = entry(
+        {"kind": "file_read", "path": f"{SKILL}/nope.md"},
+        {"kind": "file_read", "path": f"{SKILL}/references/a.md"},
+    )
+    ok = entry({"kind": "file_read", "path": f"{SKILL}/SKILL.md"})
+    assert _judge(_case([ok], [forbidden])) == ("fail", ["pass", "fail"])
+    clean = entry({"kind": "file_read", "path": f"{SKILL}/nope.md"})
+    assert _judge(_case([ok], [clean])) == ("pass", ["pass", "pass"])
+
+
+def test_required_entry_needs_every_check_and_fail_beats_blocked() -> None:
+    mixed = entry(
+        {"kind": "file_read", "path": f"{SKILL}/SKILL.md"}, {"kind": "file_read", "path": "zzz"}
+    )
+    assert _judge(_case([mixed])) == ("fail", ["fail"])
+    unclear = {"description": "d", "pass_criteria": ["The tone is friendly."]}
+    failing = entry({"kind": "file_read", "path": "zzz"})
+    assert _judge(_case([unclear, failing])) == ("fail", ["blocked", "fail"])
+    assert _judge(_case([unclear])) == ("blocked", ["blocked"])
+
+
+def test_missing_final_answer_fails_answer_checks() -> None:
+    status, _ = _judge(
+        _case([entry({"kind": "final_answer_contains", "text": "x"})]), _evidence(final=None)
+    )
+    assert status == "fail"
+
+
+@pytest.mark.parametrize(
+    "sentence,kind",
+    [
+        (
+            "The accepted session evidence shows consultation of `.agents/skills/x/SKILL.md`.",
+            "file_read",
+        ),
+        ("`a/docs.txt` was read before any file under `a/references/`.", "read_before"),
+        (
+            "The accepted session evidence shows a command invoking `scripts/fetch.sh`.",
+            "command_ran",
+        ),
+        ("The final answer includes a local URL.", "final_answer_url"),
+    ],
+)
+def test_criteria_forms_are_recognised(sentence: str, kind: str) -> None:
+    checks = criterion_checks(sentence)
+    assert checks is not None and [c.kind for c in checks] == [kind]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The final answer includes a local URL and the evaluator opens the reported URL and the page loads.",
+        "A file exists in the workspace containing the app id.",
+        "The agent is polite.",
+        "The evidence shows consultation of `a.md` or `b.md`.",
+    ],
+)
+def test_unclear_criteria_are_left_alone(sentence: str) -> None:
+    assert criterion_checks(sentence) is None
+
+
+def test_stats_exclude_blocked_and_flag_flaky() -> None:
+    stats = case_stats(["pass", "fail", "blocked", "pass"])
+    assert (stats.judged, stats.passed, stats.blocked) == (3, 2, 1)
+    assert stats.pass_rate == pytest.approx(2 / 3)
+    assert stats.pass_at_k == 1.0 and stats.pass_pow_k == 0.0 and stats.flaky
+    none = case_stats(["blocked"])
+    assert none.pass_rate is None and not none.flaky
