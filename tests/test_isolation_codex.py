@@ -254,3 +254,30 @@ def test_locate_child_by_sqlite_and_by_scan_agree(tmp_path: Path) -> None:
         assert rollout_files(handle.agent_home) == sorted(
             [root.sessions[0].path, by_scan.sessions[0].path]
         )
+
+
+def test_two_children_are_ambiguous_until_the_spawn_id_decides() -> None:
+    root_steps = [
+        {"spawn": {"message": "first helper task"}},
+        {"spawn": {"message": "second helper task"}},
+        {"final": "spawned two"},
+    ]
+    child_steps = [{"cmd": "pwd"}, {"final": "helped"}]
+    with (
+        scratch_dir() as scratch,
+        serving(
+            behavior("root", PROMPT, root_steps, thread="root"),
+            behavior("helper", "helper task", child_steps, thread="child"),
+        ) as server,
+    ):
+        _, handle = run_attempt(scratch, server, "routing-add-column")
+        assert handle.root_thread_id and len(handle.spawned_thread_ids) == 2
+        store = get_store("codex", handle.agent_home)
+        ambiguous = store.locate_child(ChildQuery(handle.root_thread_id))
+        assert ambiguous.status == "ambiguous" and len(ambiguous.sessions) == 2
+        assert "refusing to guess" in ambiguous.reason
+        chosen = handle.spawned_thread_ids[1]
+        found = store.locate_child(ChildQuery(handle.root_thread_id, agent_id=chosen))
+        assert found.status == "found" and found.sessions[0].thread_id == chosen
+        missing = store.locate_child(ChildQuery(handle.root_thread_id, nickname="Nobody"))
+        assert missing.status == "not-found"

@@ -341,7 +341,7 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
     behaviors = _slow_behaviors(tmp_path)
     runs = tmp_path / "runs"
     with scratch_dir() as scratch:
-        command = [
+        base = [
             sys.executable,
             "-m",
             "evaluator",
@@ -352,14 +352,9 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
             str(runs),
             "--scratch-root",
             str(scratch),
-            "--behaviors",
-            str(behaviors),
-            "--workers",
-            "2",
-            "--run-id",
-            "k",
             "--json",
         ]
+        command = [*base, "--behaviors", str(behaviors), "--workers", "2", "--run-id", "k"]
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         results = runs / "k/case-results"
         deadline = time.time() + 120
@@ -367,8 +362,11 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
             time.sleep(0.2)
         os.kill(proc.pid, sig)
         proc.communicate(timeout=60)
-        # A SIGKILLed evaluator cannot stop its agents; clean them up as an operator would.
-        subprocess.run(["pkill", "-KILL", "-f", str(scratch / "k")], check=False)
+        orphans = subprocess.run(
+            ["pgrep", "-f", str(scratch / "k")], capture_output=True, text=True
+        )
+        if sig == signal.SIGTERM:
+            assert orphans.stdout == ""  # a stopped run stops its agents
         kept = {p.name: p.read_bytes() for p in results.glob("*.json")}
         assert 2 <= len(kept) < 9
         manifest = json.loads((runs / "k/manifest.json").read_text())
@@ -376,21 +374,7 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
         if sig == signal.SIGTERM:
             assert proc.returncode == 1 and (runs / "k/report.md").is_file()
         resumed = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "evaluator",
-                "run",
-                "--repo",
-                str(ROOT / "agentic-evals"),
-                "--runs-dir",
-                str(runs),
-                "--scratch-root",
-                str(scratch),
-                "--resume",
-                "k",
-                "--json",
-            ],
+            [*base, "--resume", "k"],
             capture_output=True,
             text=True,
             timeout=300,
@@ -399,6 +383,7 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
         assert resumed.returncode == 1, resumed.stderr  # the DATABASE_URL case stays blocked
     summary = json.loads(resumed.stdout)
     assert summary["run_state"] == "completed"
+    assert subprocess.run(["pgrep", "-f", str(scratch / "k")], capture_output=True).stdout == b""
     assert summary["counts"] == {"pass": 8, "fail": 0, "blocked": 1}
     assert sorted(p.name for p in results.glob("*.json")) == sorted(
         f"{c}.json" for c in manifest["resolved_case_ids"]

@@ -48,6 +48,28 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
             continue
 
 
+def kill_processes_mentioning(path: Path) -> int:
+    """Kills processes whose command line names `path`: the agents a SIGKILLed evaluator could not
+    stop (their workspaces and homes live under the run's scratch directory). Linux /proc only."""
+    needle = str(path).encode()
+    killed = 0
+    for entry in Path("/proc").glob("[0-9]*"):
+        pid = int(entry.name)
+        if pid == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if needle in cmdline:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                continue
+    return killed
+
+
 def run_process(
     argv: list[str],
     *,

@@ -8,12 +8,14 @@ with the real cwd, codex's own parse and exit codes.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import shlex
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from evaluator.codex_items import content_text, is_injected, output_text
 from evaluator.evidence.jscode import scan_javascript
 from evaluator.evidence.patch import patch_paths
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
@@ -21,15 +23,6 @@ from evaluator.evidence.rollout import RolloutStats, read_rollout
 from evaluator.evidence.shell import analyze_command
 
 EXCERPT = 2000
-INJECTED_USER_PREFIXES = (
-    "<environment_context>",
-    "<user_instructions>",
-    "<skills_instructions>",
-    "<subagent_notification>",
-    "<turn_aborted>",
-    "# AGENTS.md instructions",
-)
-SHELL_TOOLS = {"exec_command", "shell", "container.exec", "shell_command", "local_shell"}
 KNOWN_LINE_TYPES = {
     "session_meta",
     "response_item",
@@ -52,30 +45,6 @@ def _excerpt(text: str | None) -> str | None:
     return (
         text if len(text) <= EXCERPT else text[:EXCERPT] + f"… [{len(text) - EXCERPT} more chars]"
     )
-
-
-def _message_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
-
-
-def output_text(output: Any) -> str:
-    if isinstance(output, str):
-        try:
-            decoded = json.loads(output)
-        except ValueError:
-            return output
-        if isinstance(decoded, dict) and "output" in decoded:
-            return str(decoded.get("output", ""))
-        return output
-    if isinstance(output, list):
-        return "".join(str(p.get("text", "")) for p in output if isinstance(p, dict))
-    if isinstance(output, dict):
-        return str(output.get("content", ""))
-    return ""
 
 
 def output_exit_code(output: Any) -> int | None:
@@ -210,7 +179,7 @@ class _Normalizer:
                 timestamp=ts,
                 call_id=call_id,
                 tool="apply_patch",
-                path=_normpath(resolved),
+                path=posixpath.normpath(resolved),
                 access="write",
                 source=source,
                 detail=f"{operation} {relative}",
@@ -253,11 +222,9 @@ class _Normalizer:
         kind = p.get("type")
         ev = self.evidence
         if kind == "message":
-            text = _message_text(p.get("content"))
+            text = content_text(p.get("content"))
             if p.get("role") == "user":
-                if ev.first_user_message is None and not text.lstrip().startswith(
-                    INJECTED_USER_PREFIXES
-                ):
+                if ev.first_user_message is None and not is_injected(text):
                     ev.first_user_message = text
             elif p.get("role") == "assistant":
                 self.last_assistant = text
@@ -401,7 +368,7 @@ class _Normalizer:
                 timestamp=ts,
                 call_id=call_id,
                 tool="exec",
-                path=_normpath(resolved),
+                path=posixpath.normpath(resolved),
                 access="path",
                 source="js-literal",
                 detail=path,
@@ -441,19 +408,7 @@ class _Normalizer:
                     "exec-begin-cwd",
                 )
         elif kind == "patch_apply_end":
-            changes = p.get("changes")
-            if isinstance(changes, dict):
-                for path in changes:
-                    ev.add(
-                        "file_write_observed",
-                        line,
-                        timestamp=ts,
-                        call_id=p.get("call_id"),
-                        tool="apply_patch",
-                        path=_normpath(str(path)),
-                        access="write",
-                        source="file-change",
-                    )
+            self.file_changes(line, ts, p.get("call_id"), p.get("changes"))
         elif kind == "task_started":
             if self.skipping_fork_copy and (p.get("turn_attribution") or {}).get("parent_turn_id"):
                 self.skipping_fork_copy = False
@@ -493,24 +448,26 @@ class _Normalizer:
                 "item-cwd",
             )
         elif kind == "FileChange":
-            changes = item.get("changes")
-            keys = (
-                changes.keys()
-                if isinstance(changes, dict)
-                else [c.get("path") for c in changes or [] if isinstance(c, dict)]
-            )
-            for path in keys:
-                if path:
-                    self.evidence.add(
-                        "file_write_observed",
-                        line,
-                        timestamp=ts,
-                        call_id=item.get("id"),
-                        tool="apply_patch",
-                        path=_normpath(str(path)),
-                        access="write",
-                        source="file-change",
-                    )
+            self.file_changes(line, ts, item.get("id"), item.get("changes"))
+
+    def file_changes(self, line: int, ts: str | None, call_id: Any, changes: Any) -> None:
+        """FileChange / patch_apply_end: a map keyed by absolute path, or a list of {path}."""
+        if isinstance(changes, dict):
+            paths = list(changes)
+        else:
+            paths = [c.get("path") for c in changes or [] if isinstance(c, dict)]
+        for path in paths:
+            if path:
+                self.evidence.add(
+                    "file_write_observed",
+                    line,
+                    timestamp=ts,
+                    call_id=call_id,
+                    tool="apply_patch",
+                    path=posixpath.normpath(str(path)),
+                    access="write",
+                    source="file-change",
+                )
 
     def command_item(
         self,
@@ -565,7 +522,7 @@ class _Normalizer:
                 line,
                 timestamp=ts,
                 call_id=call_id,
-                path=_normpath(resolved),
+                path=posixpath.normpath(resolved),
                 access=access,
                 source="parsed_cmd",
                 detail=str(entry.get("cmd") or ""),
@@ -584,12 +541,6 @@ class _Normalizer:
                 source="last-assistant-message",
             )
         return ev
-
-
-def _normpath(path: str) -> str:
-    import posixpath
-
-    return posixpath.normpath(path)
 
 
 def normalize_session(path: Path, *, home: str | None = None) -> SessionEvidence:

@@ -6,16 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-# User-role texts that Codex injects itself; the thread's real prompt is the first other one.
-_INJECTED_PREFIXES = (
-    "<environment_context>",
-    "<user_instructions>",
-    "<skills_instructions>",
-    "<subagent_notification>",
-    "<turn_aborted>",
-    "# AGENTS.md instructions",
-    "<permissions instructions>",
-)
+from evaluator.codex_items import content_text, is_injected, output_text
+
 TOOL_CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call")
 
 
@@ -49,25 +41,6 @@ class ThreadView:
         return ids
 
 
-def output_text(output: Any) -> str:
-    if isinstance(output, str):
-        return output
-    if isinstance(output, list):
-        return "".join(str(p.get("text", "")) for p in output if isinstance(p, dict))
-    if isinstance(output, dict):
-        return str(output.get("content", ""))
-    return ""
-
-
-def message_text(item: dict[str, Any]) -> str:
-    content = item.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return ""
-
-
 def read_thread(body: dict[str, Any], headers: dict[str, str]) -> ThreadView:
     metadata: dict[str, Any] = {}
     raw_meta = (body.get("client_metadata") or {}).get("x-codex-turn-metadata")
@@ -88,8 +61,8 @@ def read_thread(body: dict[str, Any], headers: dict[str, str]) -> ThreadView:
             continue
         kind = item.get("type")
         if kind == "message" and item.get("role") == "user" and view.prompt is None:
-            text = message_text(item)
-            if text and not text.lstrip().startswith(_INJECTED_PREFIXES):
+            text = content_text(item.get("content"))
+            if text and not is_injected(text):
                 view.prompt = text
         elif kind in TOOL_CALL_TYPES:
             view.calls.append(item)

@@ -17,7 +17,7 @@ from evaluator.pipeline.attempt import AttemptResult
 
 
 class Progress(Protocol):
-    def start(self, run_id: str, total_cases: int, total_attempts: int) -> None: ...
+    def start(self, run_id: str, case_ids: list[str], attempts: int) -> None: ...
     def attempt_started(self, case_id: str, number: int) -> None: ...
     def attempt_finished(self, result: AttemptResult) -> None: ...
     def case_finished(self, result: CaseResult) -> None: ...
@@ -36,9 +36,11 @@ class PlainProgress:
         with self.lock:
             print(f"[{time.time() - self.started:6.1f}s] {text}", file=self.stream, flush=True)
 
-    def start(self, run_id: str, total_cases: int, total_attempts: int) -> None:
-        self.total = total_cases
-        self._print(f"run {run_id}: {total_cases} case(s), {total_attempts} attempt(s)")
+    def start(self, run_id: str, case_ids: list[str], attempts: int) -> None:
+        self.total = len(case_ids)
+        self._print(f"run {run_id}: {len(case_ids)} case(s) x {attempts} attempt(s)")
+        for case_id in case_ids:
+            self._print(f"  planned: {case_id}")
 
     def attempt_started(self, case_id: str, number: int) -> None:
         return
@@ -94,9 +96,12 @@ class RichProgress:
         )
         return table
 
-    def start(self, run_id: str, total_cases: int, total_attempts: int) -> None:
+    def start(self, run_id: str, case_ids: list[str], attempts: int) -> None:
         self.run_id = run_id
-        self.total = total_cases
+        self.total = len(case_ids)
+        self.console.print(
+            f"run {run_id}: {len(case_ids)} case(s) x {attempts} attempt(s): {', '.join(case_ids)}"
+        )
         self.live.start()
 
     def attempt_started(self, case_id: str, number: int) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from evaluator import __version__
 from evaluator.agents import ModelEndpoint, get_runner
 from evaluator.agents.codex_home import check_location
-from evaluator.agents.process import kill_active
+from evaluator.agents.process import kill_active, kill_processes_mentioning
 from evaluator.artifacts.models import CaseResult, Manifest
 from evaluator.artifacts.report import render_report
 from evaluator.artifacts.rundir import RunDir, write_atomic
@@ -198,6 +198,13 @@ class Run:
             or (SCRIPTED_MODEL if library else "gpt-5.5")
         )
         finished = run_dir.finished_case_ids() if previous else set()
+        if previous and previous.run_state == "running":
+            # The previous evaluator died without stopping its agents (SIGKILL): stop them now.
+            reaped = kill_processes_mentioning(scratch)
+            if reaped:
+                previous.notes.append(
+                    f"resume stopped {reaped} agent process(es) left by the killed run"
+                )
         todo = [c for c in selection.cases if c.case_id not in finished]
         manifest = previous or Manifest(
             run_id=run_dir.run_id,
@@ -262,7 +269,7 @@ class Run:
                 endpoint=endpoint,
                 timeout_s=timeout_s,
             )
-            self.progress.start(run_dir.run_id, len(todo), len(todo) * attempts)
+            self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
             try:
                 with _sigterm_interrupts():
                     self._pool(settings, todo, attempts, workers, manifest, outcome)

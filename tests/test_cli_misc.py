@@ -1,0 +1,110 @@
+"""CLI behaviours that need no agent run: environment errors and the inspect JSON shape."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from evaluator.cli.main import main
+from tests.conftest import ROOT
+
+FIXTURES = Path(__file__).parent / "fixtures/rollouts"
+
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(info.value.code or 0), out, err
+
+
+def test_missing_codex_binary_is_an_environment_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTIC_EVAL_CODEX_BIN", str(tmp_path / "nope/codex"))
+    code, _, err = _cli(
+        ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(tmp_path)], capsys
+    )
+    assert code == 3
+    assert "codex binary from $AGENTIC_EVAL_CODEX_BIN is not executable" in err
+    assert list(tmp_path.iterdir()) == []  # nothing written before the environment was checked
+    monkeypatch.delenv("AGENTIC_EVAL_CODEX_BIN")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr("evaluator.agents.codex_binary.PROJECT_BIN", tmp_path / "missing")
+    code, _, err = _cli(
+        ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(tmp_path)], capsys
+    )
+    assert code == 3
+    assert "npm install --prefix .tools/codex @openai/codex@0.169.0" in err
+    assert "Traceback" not in err
+
+
+def test_scratch_root_under_tmp_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if not os.access(ROOT / ".tools/codex/node_modules/.bin/codex", os.X_OK):
+        pytest.skip("needs a codex binary to get past the binary check")
+    code, _, err = _cli(
+        [
+            "run",
+            "--repo",
+            str(ROOT / "agentic-evals"),
+            "--runs-dir",
+            str(tmp_path / "r"),
+            "--scratch-root",
+            "/tmp/agentic-eval-x",
+        ],
+        capsys,
+    )
+    assert code == 3 and "under /tmp" in err
+
+
+def test_session_inspect_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _cli(
+        [
+            "session",
+            "inspect",
+            str(FIXTURES / "envelope-no-ordinal.jsonl"),
+            "--workspace",
+            "/ws",
+            "--json",
+        ],
+        capsys,
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {
+        "thread_id",
+        "session_path",
+        "complete",
+        "final_answer",
+        "commands",
+        "reads",
+        "writes",
+        "isolation",
+    }
+    assert data["commands"][0] == {
+        "ref": data["commands"][0]["ref"],
+        "command": "sed -n '1,5p' README.md",
+        "workdir": "/ws/docs",
+    }
+    assert all(
+        r["ref"].startswith("msg-") and r["path"].startswith("/")
+        for r in data["reads"] + data["writes"]
+    )
+    assert data["isolation"]["verdict"] == "contained"
+    assert set(data["isolation"]) >= {"verdict", "violations"}
+
+
+def test_session_locate_needs_exactly_one_selector(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _cli(["session", "locate", "--codex-home", str(tmp_path)], capsys)
+    assert code == 2 and "exactly one of --thread or --parent-thread" in err
+    code, _, err = _cli(
+        ["session", "locate", "--codex-home", str(tmp_path), "--thread", "x"], capsys
+    )
+    assert code == 1 and "not-found" in err
