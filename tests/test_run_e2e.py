@@ -394,3 +394,57 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
         numbers = [a["attempt"] for a in json.loads(result_file.read_text())["attempts"]]
         assert len(numbers) == len(set(numbers))
     validate_artifacts(runs / "k")
+
+
+def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path: Path) -> None:
+    secret = "tok-secret-98765"
+    repo = copy_demo(tmp_path)
+    case_file = repo / "targets/db-migrations/cases/routing/routing-add-column.yaml"
+    data = yaml.safe_load(case_file.read_text())
+    data["setup"] = {"env": {"API_TOKEN": secret}, "secret_env_vars": ["API_TOKEN"]}
+    data["assert"] = {
+        "required": [
+            {
+                "description": "token used",
+                "checks": [{"kind": "command_ran", "pattern": "API_TOKEN", "exit_code": 0}],
+            }
+        ],
+        "forbidden": [],
+    }
+    case_file.write_text(yaml.safe_dump(data))
+    behaviors = tmp_path / "b"
+    behaviors.mkdir()
+    (behaviors / "t.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "token",
+                "match": {"prompt_contains": "default currency"},
+                "steps": [
+                    {"cmd": 'echo "$API_TOKEN" > token.txt && cat token.txt'},
+                    {"final": f"Your token is {secret}."},
+                ],
+            }
+        )
+    )
+    with scratch_dir() as scratch:
+        outcome = run(
+            tmp_path, scratch, repo=repo, behaviors=behaviors, cases=("routing-add-column",)
+        )
+        (result,) = outcome.results
+        assert result.status == "pass", result.notes
+        assert result.workspace_root
+        assert (Path(result.workspace_root) / "token.txt").read_text() == f"{secret}\n"
+    leaked = [
+        p
+        for p in outcome.run_dir.path.rglob("*")
+        if p.is_file() and secret in p.read_text(errors="replace")
+    ]
+    assert leaked == []
+    raw = (
+        outcome.run_dir.path / "case-artifacts/routing-add-column/accepted-session.jsonl"
+    ).read_text()
+    assert "[REDACTED:API_TOKEN]" in raw
+    answer = (
+        outcome.run_dir.path / "case-artifacts/routing-add-column/final-answer.txt"
+    ).read_text()
+    assert answer == "Your token is [REDACTED:API_TOKEN].\n"

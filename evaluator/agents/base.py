@@ -9,9 +9,10 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class ModelEndpoint:
-    """Where the agent's model lives. `base_url=None` means the agent's own default provider."""
+    """Where the agent's model lives. `base_url=None` means the agent's own default provider;
+    `model=None` means the agent's own default model."""
 
-    model: str
+    model: str | None
     base_url: str | None = None
     api_key: str | None = None
     auth_from: Path | None = None

@@ -43,12 +43,15 @@ def create_codex_home(home: Path, endpoint: ModelEndpoint) -> Path:
     check_location(home)
     home.mkdir(parents=True, exist_ok=False)
     lines = [
-        f"model = {_toml_string(endpoint.model)}",
         # `bash -lc` sources the user's profile, which leaks their shell set-up into commands.
         "allow_login_shell = false",
         "check_for_update_on_startup = false",
     ]
+    if endpoint.model:
+        lines.insert(0, f"model = {_toml_string(endpoint.model)}")
     if endpoint.base_url:
+        if not endpoint.model:
+            raise ValueError("a custom model endpoint needs a model name")
         catalog = home / "model-catalog.json"
         catalog.write_text(json.dumps(catalog_entry(endpoint.model), indent=1), encoding="utf-8")
         lines += [

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
 from evaluator.artifacts.models import AttemptRecord
+from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_json
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.evidence import SessionEvidence, normalize_session
@@ -48,6 +50,7 @@ class AttemptResult:
     judgement: CaseJudgement | None = None
     retry_of: int | None = None
     notes: list[str] = field(default_factory=list)
+    secrets: dict[str, str] = field(default_factory=dict)
 
     @property
     def judged(self) -> bool:
@@ -124,6 +127,9 @@ def run_attempt(
     result = AttemptResult(
         case.case_id, number, workspace, "blocked", handle=handle, retry_of=retry_of
     )
+    result.secrets = workspace.secret_values()
+    if not settings.endpoint.scripted and os.environ.get("OPENAI_API_KEY"):
+        result.secrets["OPENAI_API_KEY"] = os.environ["OPENAI_API_KEY"]
     _evaluate(settings, case, result, prompt)
     _save(settings.run_dir, result)
     return result
@@ -245,6 +251,7 @@ def _save(run_dir: RunDir, result: AttemptResult) -> None:
             for e in result.judgement.entries
         ]
     write_json(directory / "attempt.json", payload)
+    Redactor(result.secrets).tree(directory)
 
 
 def promote(run_dir: RunDir, result: AttemptResult) -> None:

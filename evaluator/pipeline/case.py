@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evaluator.artifacts.models import AssertionResult, CaseResult, CheckVerdict
+from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.pipeline.attempt import AttemptResult, promote
@@ -102,7 +103,7 @@ def finalize_case(
                 )
             )
     mismatches = accepted.workspace.mismatches if accepted.workspace else []
-    return CaseResult(
+    result = CaseResult(
         case_id=case.case_id,
         workspace_root=str(accepted.workspace.path) if accepted.workspace else None,
         thread_id=accepted.evidence.thread_id if accepted.evidence else None,
@@ -118,3 +119,7 @@ def finalize_case(
         stats=stats,
         environment_mismatches=mismatches,
     )
+    redactor = Redactor({name: value for a in all_attempts for name, value in a.secrets.items()})
+    if not redactor:
+        return result
+    return CaseResult.model_validate_json(redactor.text(result.model_dump_json()))

@@ -195,7 +195,7 @@ class Run:
         model = (
             options.model
             or (previous.model if previous else None)
-            or (SCRIPTED_MODEL if library else "gpt-5.5")
+            or (SCRIPTED_MODEL if library else None)  # None: the agent's own default model
         )
         finished = run_dir.finished_case_ids() if previous else set()
         if previous and previous.run_state == "running":
@@ -248,7 +248,9 @@ class Run:
             ]
             self.attempt_numbers[case.case_id] = max([run_dir.max_attempt(case.case_id), *started])
         server_cm = (
-            ScriptedModelServer(library, model=model, latency_s=options.scripted_latency_s)
+            ScriptedModelServer(
+                library, model=model or SCRIPTED_MODEL, latency_s=options.scripted_latency_s
+            )
             if library
             else nullcontext()
         )

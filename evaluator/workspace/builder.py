@@ -25,6 +25,9 @@ class AttemptWorkspace:
     secret_env: set[str] = field(default_factory=set)
     mismatches: list[str] = field(default_factory=list)
 
+    def secret_values(self) -> dict[str, str]:
+        return {name: self.env[name] for name in self.secret_env if self.env.get(name)}
+
 
 def attempt_dir(case_workspace_root: Path, case_id: str, attempt: int) -> Path:
     return case_workspace_root / case_id / f"attempt-{attempt:02d}"
