@@ -322,6 +322,22 @@ def test_cli_exit_codes_json_and_rejudge(
             )
         assert info.value.code == 2
         assert "already exists" in capsys.readouterr().err
+        with pytest.raises(SystemExit) as info:
+            main(
+                [
+                    "run",
+                    "--repo",
+                    str(repo),
+                    "--runs-dir",
+                    str(tmp_path / "runs"),
+                    "--resume",
+                    "ok",
+                    "--attempts",
+                    "3",
+                ]
+            )
+        assert info.value.code == 2
+        assert "--attempts: run ok was started with 1; resume keeps it" in capsys.readouterr().err
 
 
 def _slow_behaviors(tmp_path: Path) -> Path:

@@ -103,6 +103,28 @@ def _sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _first(*values: Any) -> Any:
+    return next((value for value in values if value is not None), None)
+
+
+def _refuse_changes(options: RunOptions, previous: Manifest) -> None:
+    """A resumed run keeps the agent, attempts, model and behaviours it started with."""
+    given = {
+        "--agent": (options.agent, previous.agent),
+        "--attempts": (options.attempts, previous.attempts),
+        "--model": (options.model, previous.model),
+        "--behaviors": (
+            str(options.behaviors.resolve()) if options.behaviors else None,
+            previous.behaviors_dir,
+        ),
+    }
+    for flag, (value, kept) in given.items():
+        if value is not None and value != kept:
+            raise InputError(
+                f"run {previous.run_id} was started with {kept!r}; resume keeps it", field=flag
+            )
+
+
 def _pid_alive(pid: int | None) -> bool:
     if not pid:
         return False
@@ -160,27 +182,33 @@ class Run:
         repo, selection, run_dir, previous = self._plan()
         target = selection.target
         defaults = target.target.defaults
-        agent = (
-            options.agent
-            or (previous.agent if previous else None)
-            or (defaults.agent if defaults else None)
-            or "codex-exec"
+        if previous is not None:
+            _refuse_changes(options, previous)
+        agent: str = _first(
+            previous.agent if previous else None,
+            options.agent,
+            defaults.agent if defaults else None,
+            "codex-exec",
         )
-        attempts = (
-            options.attempts
-            or (previous.attempts if previous else None)
-            or (defaults.attempts if defaults else None)
-            or 1
+        attempts: int = _first(
+            previous.attempts if previous else None,
+            options.attempts,
+            defaults.attempts if defaults else None,
+            1,
         )
-        workers = options.workers or (previous.workers if previous else None) or default_workers()
-        timeout_s = (
-            options.timeout_s
-            or (previous.timeout_s if previous else None)
-            or (defaults.timeout_s if defaults else None)
-            or DEFAULT_TIMEOUT_S
+        workers: int = _first(
+            options.workers, previous.workers if previous else None, default_workers()
         )
-        behaviors = options.behaviors or (
-            Path(previous.behaviors_dir) if previous and previous.behaviors_dir else None
+        timeout_s: float = _first(
+            options.timeout_s,
+            previous.timeout_s if previous else None,
+            defaults.timeout_s if defaults else None,
+            DEFAULT_TIMEOUT_S,
+        )
+        behaviors = (
+            (Path(previous.behaviors_dir) if previous.behaviors_dir else None)
+            if previous
+            else options.behaviors
         )
         runner = get_runner(agent, codex_bin=options.codex_bin)  # fails early when codex is missing
         library = load_behaviors(behaviors) if behaviors else None
@@ -193,9 +221,10 @@ class Run:
                 f"cannot create scratch directory {scratch}: {exc.strerror}"
             ) from None
         model = (
-            options.model
-            or (previous.model if previous else None)
-            or (SCRIPTED_MODEL if library else None)  # None: the agent's own default model
+            previous.model
+            if previous
+            # None: the agent's own default model
+            else _first(options.model, SCRIPTED_MODEL if library else None)
         )
         finished = run_dir.finished_case_ids() if previous else set()
         if previous and previous.run_state == "running":
