@@ -464,3 +464,33 @@ def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path:
         outcome.run_dir.path / "case-artifacts/routing-add-column/final-answer.txt"
     ).read_text()
     assert answer == "Your token is [REDACTED:API_TOKEN].\n"
+
+
+def test_an_attempt_the_evaluator_cannot_build_is_blocked_and_the_run_goes_on(
+    tmp_path: Path,
+) -> None:
+    repo = copy_demo(tmp_path)
+    case_file = repo / "targets/db-migrations/cases/routing/routing-rename-table.yaml"
+    data = yaml.safe_load(case_file.read_text())
+    # A file where a directory must go: only building the workspace can find that out.
+    data["setup"] = {
+        "write_files": [{"path": ".agents/skills/db-migrations/SKILL.md/x", "content": ""}]
+    }
+    case_file.write_text(yaml.safe_dump(data))
+    with scratch_dir() as scratch:
+        outcome = run(
+            tmp_path,
+            scratch,
+            repo=repo,
+            behaviors=BEHAVIORS / "follows-skill",
+            cases=("routing-rename-table", "routing-add-column"),
+        )
+    assert statuses(outcome) == {
+        "routing-rename-table": "blocked:environment",
+        "routing-add-column": "pass",
+    }
+    broken = next(r for r in outcome.results if r.case_id == "routing-rename-table")
+    assert "could not run this attempt: FileExistsError" in (broken.attempts[0].reason or "")
+    assert (
+        json.loads((outcome.run_dir.path / "manifest.json").read_text())["run_state"] == "completed"
+    )

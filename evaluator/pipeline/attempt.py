@@ -135,6 +135,16 @@ def run_attempt(
     return result
 
 
+def failed_attempt(
+    settings: AttemptSettings, case: LoadedCase, number: int, retry_of: int | None, error: Exception
+) -> AttemptResult:
+    """An attempt the evaluator itself could not carry out: blocked, with the error kept."""
+    result = AttemptResult(case.case_id, number, None, "blocked", "environment", retry_of=retry_of)
+    result.reason = f"the evaluator could not run this attempt: {type(error).__name__}: {error}"
+    _save(settings.run_dir, result)
+    return result
+
+
 def _block(result: AttemptResult, reason: BlockedReason, why: str, *, valid: bool = True) -> None:
     result.status = "blocked"
     result.blocked_reason = reason

@@ -18,13 +18,13 @@ from evaluator import __version__
 from evaluator.agents import ModelEndpoint, get_runner
 from evaluator.agents.codex_home import check_location
 from evaluator.agents.process import kill_active, kill_processes_mentioning
-from evaluator.artifacts.models import CaseResult, Manifest
+from evaluator.artifacts.models import CaseResult, Manifest, RunState
 from evaluator.artifacts.report import render_report
 from evaluator.artifacts.rundir import RunDir, write_atomic
 from evaluator.artifacts.transcript import render_transcript
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
-from evaluator.pipeline.attempt import AttemptResult, AttemptSettings, run_attempt
+from evaluator.pipeline.attempt import AttemptResult, AttemptSettings, failed_attempt, run_attempt
 from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.progress import PlainProgress, Progress
 from evaluator.plan import Selection, open_repo, select_cases
@@ -308,15 +308,22 @@ class Run:
                 outcome.interrupted = True
                 self.stop.set()
                 kill_active()
+            except BaseException:
+                # Whatever stopped us, the manifest must not keep saying "running".
+                self._close(run_dir, manifest, "interrupted")
+                raise
             finally:
                 self.progress.stop()
-        manifest.run_state = "interrupted" if outcome.interrupted else "completed"
+        self._close(run_dir, manifest, "interrupted" if outcome.interrupted else "completed")
+        outcome.results = run_dir.read_case_results(manifest.resolved_case_ids)
+        return outcome
+
+    def _close(self, run_dir: RunDir, manifest: Manifest, state: RunState) -> None:
+        manifest.run_state = state
         manifest.finished_at = _now()
         manifest.runner_pid = None
-        outcome.results = run_dir.read_case_results(manifest.resolved_case_ids)
         write_reports(run_dir, manifest)
         run_dir.write_manifest(manifest)
-        return outcome
 
     def _next_number(self, case_id: str) -> int:
         with self.lock:
@@ -332,7 +339,10 @@ class Run:
                 raise RunInterrupted("stopping")
             number = self._next_number(case.case_id)
             self.progress.attempt_started(case.case_id, number)
-            result = run_attempt(settings, case, number, retry_of)
+            try:
+                result = run_attempt(settings, case, number, retry_of)
+            except Exception as exc:  # one broken attempt must not take the run down
+                result = failed_attempt(settings, case, number, retry_of, exc)
             if self.stop.is_set():
                 raise RunInterrupted("stopping")
             self.progress.attempt_finished(result)
