@@ -113,3 +113,47 @@ def test_get_models_answers_a_list() -> None:
 def test_refuses_non_loopback_hosts() -> None:
     with pytest.raises(ValueError, match="loopback"):
         ScriptedModelServer(BehaviorLibrary([]), host="0.0.0.0")
+
+
+def test_model_server_command_serves_on_loopback_until_stopped(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    log = tmp_path / "requests.jsonl"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "evaluator",
+            "model-server",
+            "--behaviors",
+            str(ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"),
+            "--log",
+            str(log),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        base_url = proc.stdout.readline().strip()
+        assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
+        request = urllib.request.Request(
+            base_url + "/responses",
+            data=json.dumps(
+                {"input": [_user("Add a default currency per account, please")]}
+            ).encode(),
+            headers={"Content-Type": "application/json", "thread-id": "t-cli"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            (item,) = _items(response.read().decode())
+        assert json.loads(str(item["arguments"]))["cmd"].endswith("SKILL.md")
+        logged = json.loads(log.read_text().splitlines()[0])
+        assert (
+            logged["behavior"] == "follows-skill/routing-add-column"
+            and logged["thread_id"] == "t-cli"
+        )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

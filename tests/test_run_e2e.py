@@ -306,6 +306,15 @@ def test_cli_exit_codes_json_and_rejudge(
             {"case_id": "routing-add-column", "status": "fail", "blocked_reason": None}
         ]
         validate_artifacts(tmp_path / "runs/ok")
+        report = tmp_path / "runs/ok/report.md"
+        before = report.read_text()
+        report.unlink()
+        (tmp_path / "runs/ok/transcript.md").unlink()
+        with pytest.raises(SystemExit) as info:
+            main(["report", str(tmp_path / "runs/ok")])
+        assert info.value.code == 0 and report.read_text() == before
+        assert (tmp_path / "runs/ok/transcript.md").is_file()
+        capsys.readouterr()
         with pytest.raises(SystemExit) as info:
             main(
                 [

@@ -102,7 +102,7 @@ class _Normalizer:
         base = self.turn_cwd or self.evidence.cwd or "/"
         if not workdir:
             return base
-        return str(Path(base, workdir)) if not workdir.startswith("/") else workdir
+        return posixpath.normpath(posixpath.join(base, workdir))
 
     def observe_command(
         self,
