@@ -108,3 +108,22 @@ def test_session_locate_needs_exactly_one_selector(
         ["session", "locate", "--codex-home", str(tmp_path), "--thread", "x"], capsys
     )
     assert code == 1 and "not-found" in err
+
+
+def test_run_without_the_skill_in_the_source_workspace_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if not os.access(ROOT / ".tools/codex/node_modules/.bin/codex", os.X_OK):
+        pytest.skip("needs a codex binary to get past the binary check")
+    import shutil
+
+    shutil.copytree(ROOT / "agentic-evals", tmp_path / "agentic-evals")
+    code, _, err = _cli(
+        ["run", "--repo", str(tmp_path / "agentic-evals"), "--runs-dir", str(tmp_path / "runs")],
+        capsys,
+    )
+    assert code == 2
+    assert (
+        "skill path .agents/skills/db-migrations/SKILL.md not found in the source workspace" in err
+    )
+    assert not (tmp_path / "runs").exists()

@@ -181,6 +181,13 @@ class Run:
         options = self.options
         repo, selection, run_dir, previous = self._plan()
         target = selection.target
+        for relative in [target.target.entry_skill, *target.target.roots]:
+            if not (repo.source_workspace / relative).exists():
+                raise InputError(
+                    f"skill path {relative} not found in the source workspace {repo.source_workspace}"
+                    " (pass --source-workspace)",
+                    path=target.path,
+                )
         defaults = target.target.defaults
         if previous is not None:
             _refuse_changes(options, previous)

@@ -7,7 +7,6 @@ database falls back to the scan, which reads only first lines, newest first, ins
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from datetime import datetime, timedelta, timezone
@@ -210,31 +209,3 @@ class CodexSessionStore(SessionStore):
             f"{len(narrowed)} children of {query.parent_thread_id} match; refusing to guess",
             method,
         )
-
-
-def spawned_agent_ids(evidence_path: Path) -> list[tuple[str, str | None]]:
-    """(agent_id, nickname) pairs returned by spawn_agent calls in a parent's rollout."""
-    spawn_calls: set[str] = set()
-    found: list[tuple[str, str | None]] = []
-    with evidence_path.open("rb") as handle:
-        for raw in handle:
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                continue
-            payload = record.get("payload") if isinstance(record, dict) else None
-            if not isinstance(payload, dict):
-                continue
-            if payload.get("type") == "function_call" and payload.get("name") == "spawn_agent":
-                spawn_calls.add(str(payload.get("call_id")))
-            elif (
-                payload.get("type") == "function_call_output"
-                and payload.get("call_id") in spawn_calls
-            ):
-                try:
-                    output = json.loads(payload.get("output") or "{}")
-                except (TypeError, ValueError):
-                    continue
-                if isinstance(output, dict) and output.get("agent_id"):
-                    found.append((str(output["agent_id"]), output.get("nickname")))
-    return found
