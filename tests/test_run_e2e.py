@@ -315,36 +315,13 @@ def test_cli_exit_codes_json_and_rejudge(
         assert info.value.code == 0 and report.read_text() == before
         assert (tmp_path / "runs/ok/transcript.md").is_file()
         capsys.readouterr()
+        plain = ["run", "--repo", str(repo), "--runs-dir", str(tmp_path / "runs")]
         with pytest.raises(SystemExit) as info:
-            main(
-                [
-                    "run",
-                    "--repo",
-                    str(repo),
-                    "--runs-dir",
-                    str(tmp_path / "runs"),
-                    "--run-id",
-                    "ok",
-                    "--behaviors",
-                    str(BEHAVIORS / "follows-skill"),
-                ]
-            )
+            main([*plain, "--run-id", "ok", "--behaviors", str(BEHAVIORS / "follows-skill")])
         assert info.value.code == 2
         assert "already exists" in capsys.readouterr().err
         with pytest.raises(SystemExit) as info:
-            main(
-                [
-                    "run",
-                    "--repo",
-                    str(repo),
-                    "--runs-dir",
-                    str(tmp_path / "runs"),
-                    "--resume",
-                    "ok",
-                    "--attempts",
-                    "3",
-                ]
-            )
+            main([*plain, "--resume", "ok", "--attempts", "3"])
         assert info.value.code == 2
         assert "--attempts: run ok was started with 1; resume keeps it" in capsys.readouterr().err
 

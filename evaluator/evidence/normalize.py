@@ -167,22 +167,48 @@ class _Normalizer:
             ev.opaque.append((record.id, reason))
         return record
 
+    def observe_path(
+        self,
+        kind: str,
+        line: int,
+        ts: str | None,
+        call_id: Any,
+        tool: str,
+        path: str,
+        cwd: str,
+        access: str,
+        source: str,
+        detail: str | None = None,
+    ) -> None:
+        """One file observation, resolved against `cwd` unless already absolute."""
+        self.evidence.add(
+            kind,
+            line,
+            timestamp=ts,
+            call_id=call_id,
+            tool=tool,
+            path=posixpath.normpath(posixpath.join(cwd, path)),
+            access=access,
+            source=source,
+            detail=detail,
+        )
+
     def observe_patch(
         self, line: int, ts: str | None, call_id: str | None, patch: str, cwd: str, source: str
     ) -> None:
         paths, problems = patch_paths(patch)
         for operation, relative in paths:
-            resolved = relative if relative.startswith("/") else str(Path(cwd, relative))
-            self.evidence.add(
+            self.observe_path(
                 "file_write_observed",
                 line,
-                timestamp=ts,
-                call_id=call_id,
-                tool="apply_patch",
-                path=posixpath.normpath(resolved),
-                access="write",
-                source=source,
-                detail=f"{operation} {relative}",
+                ts,
+                call_id,
+                "apply_patch",
+                relative,
+                cwd,
+                "write",
+                source,
+                f"{operation} {relative}",
             )
         for problem in problems:
             self.evidence.opaque.append((f"L{line}", problem))
@@ -361,17 +387,17 @@ class _Normalizer:
         for patch in scan.patches:
             self.observe_patch(line, ts, call_id, patch, self.cwd_for(None), "patch-header")
         for path in scan.paths:
-            resolved = path if path.startswith("/") else str(Path(self.cwd_for(None), path))
-            self.evidence.add(
+            self.observe_path(
                 "file_read_observed",
                 line,
-                timestamp=ts,
-                call_id=call_id,
-                tool="exec",
-                path=posixpath.normpath(resolved),
-                access="path",
-                source="js-literal",
-                detail=path,
+                ts,
+                call_id,
+                "exec",
+                path,
+                self.cwd_for(None),
+                "path",
+                "js-literal",
+                path,
             )
         for reason in scan.opaque:
             self.evidence.opaque.append((f"L{line}", reason))
@@ -458,15 +484,16 @@ class _Normalizer:
             paths = [c.get("path") for c in changes or [] if isinstance(c, dict)]
         for path in paths:
             if path:
-                self.evidence.add(
+                self.observe_path(
                     "file_write_observed",
                     line,
-                    timestamp=ts,
-                    call_id=call_id,
-                    tool="apply_patch",
-                    path=posixpath.normpath(str(path)),
-                    access="write",
-                    source="file-change",
+                    ts,
+                    call_id,
+                    "apply_patch",
+                    str(path),
+                    "/",
+                    "write",
+                    "file-change",
                 )
 
     def command_item(
@@ -512,20 +539,18 @@ class _Normalizer:
                 "search",
             ):
                 continue
-            path = entry.get("path")
-            base = real_cwd or self.cwd_for(None)
-            target = str(path) if path else "."
-            resolved = target if target.startswith("/") else str(Path(base, target))
             access = {"read": "read", "list_files": "list", "search": "read"}[entry["type"]]
-            ev.add(
+            self.observe_path(
                 "file_read_observed",
                 line,
-                timestamp=ts,
-                call_id=call_id,
-                path=posixpath.normpath(resolved),
-                access=access,
-                source="parsed_cmd",
-                detail=str(entry.get("cmd") or ""),
+                ts,
+                call_id,
+                "exec_command",
+                str(entry.get("path") or "."),
+                real_cwd or self.cwd_for(None),
+                access,
+                "parsed_cmd",
+                str(entry.get("cmd") or ""),
             )
 
     def finish(self, stats: RolloutStats) -> SessionEvidence:
