@@ -19,8 +19,23 @@ def _short(text: str | None) -> str:
     return flat if len(flat) <= MAX_TEXT else flat[:MAX_TEXT] + "…"
 
 
-def _record_line(record: dict[str, Any]) -> str | None:
+def _short_path(path: object, workspace: str) -> str:
+    """Workspace paths as `./relative`; anything else (outside!) stays absolute."""
+    text = str(path)
+    if workspace and text == workspace:
+        return "."
+    if workspace and text.startswith(workspace.rstrip("/") + "/"):
+        return "./" + text[len(workspace.rstrip("/")) + 1 :]
+    return text
+
+
+def _record_line(record: dict[str, Any], workspace: str) -> str | None:
     kind = record.get("kind")
+    record = {
+        **record,
+        "path": _short_path(record.get("path"), workspace),
+        "workdir": _short_path(record.get("workdir"), workspace),
+    }
     rid = record.get("id")
     if kind == "command_observed":
         code = record.get("exit_code")
@@ -93,7 +108,7 @@ def _attempt_section(attempt: dict[str, Any], directory: Path) -> list[str]:
             lines.append(f"- Prompt: {_short(data['first_user_message'])}")
         lines.append("")
         for record in data.get("records", []):
-            line = _record_line(record)
+            line = _record_line(record, str(attempt.get("workspace_root") or ""))
             if line:
                 lines.append(line)
     lines.append("")
