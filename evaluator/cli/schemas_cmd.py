@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from evaluator.cli.options import emit_json, json_option
 from evaluator.errors import EXIT_INPUT, EXIT_OK
 from evaluator.schemas import drifted, export_schemas
 
@@ -26,9 +27,13 @@ def export(out: Path) -> int:
 
 @command.command("check")
 @click.option("--dir", "directory", type=click.Path(path_type=Path), default=Path("schemas"))
-def check(directory: Path) -> int:
+@json_option
+def check(directory: Path, as_json: bool) -> int:
     """Exit 2 if a committed schema differs from the models."""
     stale = drifted(directory)
+    if as_json:
+        emit_json({"ok": not stale, "directory": str(directory), "stale": stale})
+        return EXIT_INPUT if stale else EXIT_OK
     for kind in stale:
         click.echo(
             f"{directory}/{kind}.schema.json: out of date; run `agentic-eval schemas export`"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -137,13 +138,15 @@ class SessionEvidence:
         """Streams `accepted-session.json` so a huge session never sits in memory at once."""
         header = self.to_json(include_records=False)
         text = json.dumps(header, indent=2, ensure_ascii=False)
-        with path.open("w", encoding="utf-8") as handle:
+        temp = path.with_name(f".{path.name}.tmp")
+        with temp.open("w", encoding="utf-8") as handle:
             handle.write(text[: text.rindex("}")].rstrip() + ',\n  "records": [')
             for index, record in enumerate(self.iter_records()):
                 handle.write(
                     ("\n    " if index == 0 else ",\n    ") + json.dumps(record, ensure_ascii=False)
                 )
             handle.write("\n  ]\n}\n")
+        os.replace(temp, path)  # readers never see a half-written file
 
     def of_kind(self, *kinds: str) -> list[EvidenceRecord]:
         return [r for r in self.records if r.kind in kinds]
