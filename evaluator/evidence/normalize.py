@@ -407,22 +407,13 @@ class _Normalizer:
         ev = self.evidence
         if kind == "item_completed":
             self.item(line, ts, p.get("item") or {})
-        elif kind == "exec_command_begin":
-            self.command_item(
-                line,
-                ts,
-                p.get("call_id"),
-                p.get("command"),
-                p.get("cwd"),
-                p.get("parsed_cmd"),
-                None,
-                "exec-begin-cwd",
-            )
-        elif kind == "exec_command_end":
+        elif kind in ("exec_command_begin", "exec_command_end"):
+            # Older rollouts: begin carries cwd and parsed_cmd; end the exit code (newer ends
+            # repeat the cwd and parse, so an end with a cwd stands for the whole command).
             call = self.calls.get(str(p.get("call_id")))
             if call is not None and isinstance(p.get("exit_code"), int):
                 call.exit_code = p["exit_code"]
-            if p.get("cwd"):
+            if kind == "exec_command_begin" or p.get("cwd"):
                 self.command_item(
                     line,
                     ts,
