@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -79,7 +79,9 @@ def run_attempt(
     timeout_s: float = 60.0,
     attempt: int = 1,
     endpoint: ModelEndpoint | None = None,
+    before_run: Callable[[Path], None] | None = None,
 ) -> tuple[AttemptWorkspace, AgentHandle]:
+    """One real codex attempt on a demo case; `before_run` may plant files in the workspace."""
     repo, case = demo_case(case_id)
     target = repo.targets["db-migrations"]
     workspace = build_workspace(
@@ -89,6 +91,8 @@ def run_attempt(
         source_workspace=repo.source_workspace,
         attempt=attempt,
     )
+    if before_run is not None:
+        before_run(workspace.path)
     request = AgentRequest(
         workspace=workspace.path,
         agent_dir=scratch / "agents" / case_id / f"attempt-{attempt:02d}",

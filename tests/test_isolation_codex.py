@@ -49,37 +49,19 @@ def run_steps(
     with scratch_dir() as scratch:
         match: dict[str, Any] = {"thread": "child"} if child else {}
         with serving(behavior("scenario", PROMPT, steps, **match)) as server:
-            workspace, handle = None, None
-            if plant:
-                # Build first so links can be planted before the agent starts.
-                from evaluator.agents import AgentRequest, ModelEndpoint, get_runner
-                from evaluator.prompting import agent_prompt
-                from evaluator.workspace import build_workspace
-                from tests.support import demo_case
 
-                repo, case = demo_case("routing-add-column")
-                workspace = build_workspace(
-                    case_workspace_root=scratch / "workspaces",
-                    case=case,
-                    target=repo.targets["db-migrations"],
-                    source_workspace=repo.source_workspace,
-                    attempt=1,
-                )
-                for name, target in plant.items():
-                    os.symlink(target, workspace.path / name)
-                handle = get_runner(runner).run(
-                    AgentRequest(
-                        workspace=workspace.path,
-                        agent_dir=scratch / "agent",
-                        prompt=agent_prompt(case.case.input.user_prompt),
-                        endpoint=ModelEndpoint("mock-model", server.base_url, scripted=True),
-                        timeout_s=timeout_s,
-                    )
-                )
-            else:
-                workspace, handle = run_attempt(
-                    scratch, server, "routing-add-column", runner=runner, timeout_s=timeout_s
-                )
+            def plant_links(workspace: Path) -> None:
+                for name, target in (plant or {}).items():
+                    os.symlink(target, workspace / name)
+
+            workspace, handle = run_attempt(
+                scratch,
+                server,
+                "routing-add-column",
+                runner=runner,
+                timeout_s=timeout_s,
+                before_run=plant_links,
+            )
         store = get_store("codex", handle.agent_home)
         if runner == "codex-subagent":
             assert handle.root_thread_id

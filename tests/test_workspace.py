@@ -9,12 +9,21 @@ import pytest
 
 from evaluator.contract.models import CaseSetup
 from evaluator.errors import EnvironmentProblem, InputError
-from evaluator.workspace import UnsafePath, build_workspace, safe_join
+from evaluator.workspace import AttemptWorkspace, UnsafePath, build_workspace, safe_join
 from tests.support import demo_case
 
 
-def _build(tmp_path: Path, case_id: str, attempt: int = 1, environ: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+def _build(
+    tmp_path: Path,
+    case_id: str,
+    attempt: int = 1,
+    environ: dict[str, str] | None = None,
+    setup: dict[str, object] | None = None,
+) -> AttemptWorkspace:
+    """Builds a demo case's workspace; `setup` replaces the case's setup block."""
     repo, case = demo_case(case_id)
+    if setup is not None:
+        case.case.setup = CaseSetup.model_validate(setup)
     return build_workspace(
         case_workspace_root=tmp_path / "ws",
         case=case,
@@ -22,7 +31,7 @@ def _build(tmp_path: Path, case_id: str, attempt: int = 1, environ: dict[str, st
         source_workspace=repo.source_workspace,
         attempt=attempt,
         environ=environ or {},
-    ), case
+    )
 
 
 def _tree(root: Path) -> list[str]:
@@ -30,7 +39,7 @@ def _tree(root: Path) -> list[str]:
 
 
 def test_workspace_holds_only_the_skill(tmp_path: Path) -> None:
-    workspace, _ = _build(tmp_path, "routing-add-column")
+    workspace = _build(tmp_path, "routing-add-column")
     assert workspace.path == (tmp_path / "ws/routing-add-column/attempt-01").resolve()
     skill = ".agents/skills/db-migrations"
     assert _tree(workspace.path) == sorted(
@@ -48,20 +57,20 @@ def test_workspace_holds_only_the_skill(tmp_path: Path) -> None:
 
 
 def test_docs_index_present_false_removes_the_index(tmp_path: Path) -> None:
-    workspace, _ = _build(tmp_path, "bootstrap-missing-docs-index")
+    workspace = _build(tmp_path, "bootstrap-missing-docs-index")
     assert not (workspace.path / ".agents/skills/db-migrations/references/docs.txt").exists()
     assert (workspace.path / ".agents/skills/db-migrations/references/add-column.md").exists()
 
 
 def test_write_files_lands_inside(tmp_path: Path) -> None:
-    workspace, _ = _build(tmp_path, "workflow-keeps-shipped-migrations")
+    workspace = _build(tmp_path, "workflow-keeps-shipped-migrations")
     assert "CREATE TABLE users" in (workspace.path / "migrations/0001_init.sql").read_text()
 
 
 def test_required_env_vars_pass_through_or_become_mismatches(tmp_path: Path) -> None:
-    missing, _ = _build(tmp_path, "bootstrap-needs-database-url")
+    missing = _build(tmp_path, "bootstrap-needs-database-url")
     assert missing.mismatches == ["env_vars_required: DATABASE_URL is not set in the environment"]
-    present, _ = _build(
+    present = _build(
         tmp_path, "bootstrap-needs-database-url", attempt=2, environ={"DATABASE_URL": "sqlite:///x"}
     )
     assert present.mismatches == []
@@ -69,22 +78,13 @@ def test_required_env_vars_pass_through_or_become_mismatches(tmp_path: Path) -> 
 
 
 def test_unknown_setup_key_is_a_mismatch_not_a_crash(tmp_path: Path) -> None:
-    repo, case = demo_case("routing-add-column")
-    case.case.setup = CaseSetup.model_validate({"gpu_available": True})
-    workspace = build_workspace(
-        case_workspace_root=tmp_path / "ws",
-        case=case,
-        target=repo.targets["db-migrations"],
-        source_workspace=repo.source_workspace,
-        attempt=1,
-        environ={},
-    )
+    workspace = _build(tmp_path, "routing-add-column", setup={"gpu_available": True})
     assert workspace.mismatches == ["setup key 'gpu_available' is not understood by this evaluator"]
 
 
 def test_attempts_never_reuse_a_workspace(tmp_path: Path) -> None:
-    first, _ = _build(tmp_path, "routing-add-column", attempt=1)
-    second, _ = _build(tmp_path, "routing-add-column", attempt=2)
+    first = _build(tmp_path, "routing-add-column", attempt=1)
+    second = _build(tmp_path, "routing-add-column", attempt=2)
     assert first.path != second.path
     with pytest.raises(EnvironmentProblem, match="never reuse"):
         _build(tmp_path, "routing-add-column", attempt=1)
@@ -101,14 +101,5 @@ def test_setup_paths_cannot_escape(tmp_path: Path) -> None:
 
 
 def test_escaping_setup_reports_the_case_file(tmp_path: Path) -> None:
-    repo, case = demo_case("routing-add-column")
-    case.case.setup = CaseSetup.model_validate({"remove_paths": ["../../outside"]})
     with pytest.raises(InputError, match="must not contain"):
-        build_workspace(
-            case_workspace_root=tmp_path / "ws",
-            case=case,
-            target=repo.targets["db-migrations"],
-            source_workspace=repo.source_workspace,
-            attempt=1,
-            environ={},
-        )
+        _build(tmp_path, "routing-add-column", setup={"remove_paths": ["../../outside"]})
