@@ -13,6 +13,7 @@ LEAVES = {
     "prompting",
     "schemas",
     "codex_items",
+    "vocabulary",
     "__init__",
     "__main__",
     "data",

@@ -6,10 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.contract.models import BlockedReason, Status
+from evaluator.vocabulary import BlockedReason, IsolationVerdict, Status
 
 RunState = Literal["planned", "running", "interrupted", "completed"]
-IsolationVerdict = Literal["contained", "violation", "unverifiable"]
 
 
 class ArtifactModel(BaseModel):

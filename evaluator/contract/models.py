@@ -10,9 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Status = Literal["pass", "fail", "blocked"]
-BlockedReason = Literal["environment", "unclear-rule", "insufficient-evidence"]
-ALL_STATUSES: tuple[Status, ...] = ("pass", "fail", "blocked")
+from evaluator.vocabulary import ALL_STATUSES, BlockedReason, Status
+
+__all__ = ["ALL_STATUSES", "BlockedReason", "Status"]
 NonEmpty = Annotated[str, Field(min_length=1)]
 
 

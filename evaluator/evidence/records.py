@@ -9,18 +9,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any
 
-RECORD_KINDS = (
-    "session_start",
-    "tool_call",
-    "tool_result",
-    "tool_workdir_observed",
-    "command_observed",
-    "file_read_observed",
-    "file_write_observed",
-    "isolation_violation",
-    "final_answer",
-    "session_end",
-)
+from evaluator.vocabulary import RECORD_KINDS
+
+__all__ = ["RECORD_KINDS", "EvidenceRecord", "SessionEvidence"]
+
 # Sources of a working directory that come from what really ran, not from what was assumed.
 RELIABLE_CWD_SOURCES = (
     "item-cwd",

@@ -12,12 +12,12 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Literal
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-AccessKind = Literal["read", "write", "list", "exec", "cwd", "path"]
+from evaluator.vocabulary import AccessKind
+
 HOME_MARK = "~"
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from evaluator.evidence.records import RELIABLE_CWD_SOURCES, SessionEvidence
 from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
+from evaluator.vocabulary import IsolationVerdict
 
-Verdict = Literal["contained", "violation", "unverifiable"]
+Verdict = IsolationVerdict
 ACCESS_KINDS = ("tool_workdir_observed", "file_read_observed", "file_write_observed")
 GLOB_CHARS = "*?["
 

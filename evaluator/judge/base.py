@@ -6,12 +6,11 @@ import fnmatch
 import glob
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Protocol
 
 from evaluator.contract.models import AssertionEntry, BlockedReason
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
-
-CheckStatus = Literal["pass", "fail", "blocked"]
+from evaluator.vocabulary import CheckStatus, Polarity
 
 
 @dataclass
@@ -80,7 +79,7 @@ class CheckOutcome:
 @dataclass
 class EntryVerdict:
     summary: str
-    polarity: Literal["required", "forbidden"]
+    polarity: Polarity
     status: CheckStatus
     evidence: list[str] = field(default_factory=list)
     blocked_reason: BlockedReason | None = None

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from evaluator.contract.models import AssertionEntry, BlockedReason, Case
 from evaluator.judge import criteria as _criteria  # noqa: F401  (registers the judge)
 from evaluator.judge import structured as _structured  # noqa: F401  (registers the judge)
-from evaluator.judge.base import CheckOutcome, CheckStatus, EntryVerdict, JudgeContext
+from evaluator.judge.base import CheckOutcome, EntryVerdict, JudgeContext
 from evaluator.judge.registry import JUDGES
+from evaluator.vocabulary import CheckStatus
 
 
 @dataclass

@@ -1,0 +1,51 @@
+"""The words every stage shares, in one place: record kinds, access kinds, outcomes and verdicts.
+
+Stages import these instead of spelling strings of their own, so a new kind of access or verdict
+is added once and mypy finds every place that must learn about it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+# --- evidence -------------------------------------------------------------------------------
+
+RecordKind = Literal[
+    "session_start",
+    "tool_call",
+    "tool_result",
+    "tool_workdir_observed",
+    "command_observed",
+    "file_read_observed",
+    "file_write_observed",
+    "isolation_violation",
+    "final_answer",
+    "session_end",
+]
+RECORD_KINDS: tuple[RecordKind, ...] = RecordKind.__args__  # type: ignore[attr-defined]
+
+# How a path was touched. `read` means its content reached the agent (what "consulted X"
+# needs); `metadata` touched it without showing content (`wc -l`, `stat`, `test -f`, `md5sum`,
+# output sent to /dev/null); `list` is a directory listing; `path` is a path in an unknown role.
+# Isolation treats every kind as an access; only `read` counts as consultation.
+AccessKind = Literal["read", "metadata", "list", "write", "exec", "cwd", "path"]
+ACCESS_KINDS: tuple[AccessKind, ...] = AccessKind.__args__  # type: ignore[attr-defined]
+
+# Whether the action that produced an access took effect: a failed `apply_patch` or a command
+# that exited non-zero is `failed`; no exit code recorded is `unknown`.
+Outcome = Literal["ok", "failed", "unknown"]
+
+# --- isolation ------------------------------------------------------------------------------
+
+IsolationVerdict = Literal["contained", "violation", "unverifiable"]
+
+# --- judging --------------------------------------------------------------------------------
+
+Status = Literal["pass", "fail", "blocked"]
+ALL_STATUSES: tuple[Status, ...] = ("pass", "fail", "blocked")
+BlockedReason = Literal["environment", "unclear-rule", "insufficient-evidence"]
+CheckStatus = Literal["pass", "fail", "blocked"]
+Polarity = Literal["required", "forbidden"]
+# Who decided an assertion entry: its structured `checks`, compiled `rules` from its prose,
+# the `model` judge, or nobody (`unclear-rule`).
+DecidedBy = Literal["checks", "rules", "model", "unclear-rule"]
