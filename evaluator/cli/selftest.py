@@ -67,7 +67,7 @@ def command(
         scratch_root=scratch_root,
         codex_bin=codex_bin,
     )
-    report = run_selftest(options, choose_progress(as_json))
+    report = run_selftest(options, lambda: choose_progress(as_json))
     code = EXIT_OK if report.ok else EXIT_FAILURES
     if as_json:
         emit_json({**report.as_json(), "exit_code": code})
@@ -94,10 +94,8 @@ def print_report(report: SelftestReport) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     click.echo("")
     for row in rows:
-        click.echo(
-            "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
-            + row[4]
-        )
+        cells = [cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)]
+        click.echo("  ".join([*cells, row[4]]).rstrip())
     vacuous = report.vacuous()
     if vacuous:
         click.echo("\nassertions no golden behaviour fails (they test nothing):")

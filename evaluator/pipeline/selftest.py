@@ -10,6 +10,7 @@ assertion entry? An entry that no golden fails tests nothing.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -217,7 +218,10 @@ class SelftestOptions:
     codex_bin: Path | None = None
 
 
-def run_selftest(options: SelftestOptions, progress: Progress | None = None) -> SelftestReport:
+def run_selftest(
+    options: SelftestOptions, new_progress: Callable[[], Progress] | None = None
+) -> SelftestReport:
+    """Runs every behaviour set; `new_progress` gives each run its own progress display."""
     repo = open_repo(options.repo, options.source_workspace)
     selection = select_cases(repo, options.target, options.suites, options.cases)
     target = selection.target
@@ -259,7 +263,7 @@ def run_selftest(options: SelftestOptions, progress: Progress | None = None) -> 
                 scratch_root=options.scratch_root,
                 codex_bin=options.codex_bin,
             ),
-            progress,
+            new_progress() if new_progress else None,
         ).execute()
         report.runs[run_id] = str(outcome.run_dir.path)
         by_case = {r.case_id: r for r in outcome.results}
@@ -280,15 +284,13 @@ def run_selftest(options: SelftestOptions, progress: Progress | None = None) -> 
         if outcome.interrupted:
             report.interrupted = True
             break
-    report.goldens.sort(key=lambda g: (_order(selection.cases, g.case_id), g.behavior))
+    # Report in file order: the cases as selected, each case's goldens as listed.
+    order = {(g.case_id, g.spec.behavior): n for n, g in enumerate(goldens)}
+    report.goldens.sort(key=lambda g: order[(g.case_id, g.behavior)])
     if not report.interrupted:
         report.entries = _coverage(selection.cases, goldens, results)
     write_atomic(directory / SELFTEST_FILE, report.model_dump_json(indent=2) + "\n")
     return report
-
-
-def _order(cases: list[LoadedCase], case_id: str) -> int:
-    return next(i for i, c in enumerate(cases) if c.case_id == case_id)
 
 
 def _stage(directory: Path, members: list[Golden]) -> Path:
