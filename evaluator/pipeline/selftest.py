@@ -20,10 +20,10 @@ from pydantic import BaseModel, Field
 from evaluator.artifacts.models import CaseResult
 from evaluator.artifacts.rundir import write_atomic
 from evaluator.contract.models import GoldenBehavior
-from evaluator.errors import InputError
+from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.modelserver.behaviors import Behavior, BehaviorLibrary, load_behavior_file
 from evaluator.pipeline.progress import Progress
-from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, new_run_id
+from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome, new_run_id
 from evaluator.plan import open_repo, select_cases
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
@@ -246,44 +246,33 @@ def run_selftest(
         cases_without_golden=[c.case_id for c in selection.cases if not c.case.golden],
     )
     results: dict[tuple[str, int], CaseResult] = {}
-    for number, members in enumerate(plan_behavior_sets(goldens), start=1):
-        run_id = f"set-{number}"
-        behaviors = _stage(directory / BEHAVIOR_SETS_DIR / run_id, members)
-        outcome = Run(
-            RunOptions(
-                repo=options.repo,
-                source_workspace=options.source_workspace,
-                target=target.target_id,
-                cases=tuple(m.case_id for m in members),
-                workers=options.workers,
-                timeout_s=options.timeout_s,
-                run_id=run_id,
-                behaviors=behaviors,
-                runs_dir=directory,
-                scratch_root=options.scratch_root,
-                codex_bin=options.codex_bin,
-            ),
-            new_progress() if new_progress else None,
-        ).execute()
-        report.runs[run_id] = str(outcome.run_dir.path)
-        by_case = {r.case_id: r for r in outcome.results}
-        for member in members:
-            result = by_case.get(member.case_id)
-            if result is not None:
-                results[(member.case_id, member.index)] = result
-            report.goldens.append(
-                GoldenOutcome(
-                    case_id=member.case_id,
-                    behavior=member.spec.behavior,
-                    expect=member.spec.expect,
-                    status=result.status if result else None,
-                    blocked_reason=result.blocked_reason if result else None,
-                    run_id=run_id,
+    try:
+        for number, members in enumerate(plan_behavior_sets(goldens), start=1):
+            outcome = _run_set(options, target, f"set-{number}", members, directory, new_progress)
+            report.runs[outcome.run_dir.run_id] = str(outcome.run_dir.path)
+            by_case = {r.case_id: r for r in outcome.results}
+            for member in members:
+                result = by_case.get(member.case_id)
+                if result is not None:
+                    results[(member.case_id, member.index)] = result
+                report.goldens.append(
+                    GoldenOutcome(
+                        case_id=member.case_id,
+                        behavior=member.spec.behavior,
+                        expect=member.spec.expect,
+                        status=result.status if result else None,
+                        blocked_reason=result.blocked_reason if result else None,
+                        run_id=outcome.run_dir.run_id,
+                    )
                 )
-            )
-        if outcome.interrupted:
-            report.interrupted = True
-            break
+            if outcome.interrupted:
+                report.interrupted = True
+                break
+    except BaseException:
+        # Refused before any run started (no agent, bad scratch root): leave no stray directory.
+        if directory.is_dir() and all(p.name == BEHAVIOR_SETS_DIR for p in directory.iterdir()):
+            shutil.rmtree(directory, ignore_errors=True)
+        raise
     # Report in file order: the cases as selected, each case's goldens as listed.
     order = {(g.case_id, g.spec.behavior): n for n, g in enumerate(goldens)}
     report.goldens.sort(key=lambda g: order[(g.case_id, g.behavior)])
@@ -293,11 +282,42 @@ def run_selftest(
     return report
 
 
+def _run_set(
+    options: SelftestOptions,
+    target: LoadedTarget,
+    run_id: str,
+    members: list[Golden],
+    directory: Path,
+    new_progress: Callable[[], Progress] | None,
+) -> RunOutcome:
+    """A normal run of the set's cases with the set's behaviours, inside the selftest directory."""
+    behaviors = _stage(directory / BEHAVIOR_SETS_DIR / run_id, members)
+    options_for_run = RunOptions(
+        repo=options.repo,
+        source_workspace=options.source_workspace,
+        target=target.target_id,
+        cases=tuple(m.case_id for m in members),
+        workers=options.workers,
+        timeout_s=options.timeout_s,
+        run_id=run_id,
+        behaviors=behaviors,
+        runs_dir=directory,
+        scratch_root=options.scratch_root,
+        codex_bin=options.codex_bin,
+    )
+    return Run(options_for_run, new_progress() if new_progress else None).execute()
+
+
 def _stage(directory: Path, members: list[Golden]) -> Path:
     """Copies a set's behaviour files into one directory: what `run --behaviors` plays."""
-    directory.mkdir(parents=True)
-    for number, member in enumerate(members, start=1):
-        shutil.copyfile(member.path, directory / f"{number:02d}-{member.case_id}.yaml")
+    try:
+        directory.mkdir(parents=True)
+        for number, member in enumerate(members, start=1):
+            shutil.copyfile(member.path, directory / f"{number:02d}-{member.case_id}.yaml")
+    except OSError as exc:
+        raise EnvironmentProblem(
+            f"cannot stage behaviours in {directory}: {exc.strerror}"
+        ) from None
     return directory
 
 
