@@ -266,7 +266,7 @@ def test_selftest_passes_on_the_demo_target(
         },
     ]
     selftest_dir = Path(report["directory"])
-    assert json.loads((selftest_dir / "selftest.json").read_text())["goldens"]
+    assert json.loads((selftest_dir / "selftest.json").read_text())["ok"] is True
     for run_dir in report["runs"].values():
         manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
         assert manifest["run_state"] == "completed" and manifest["model"] == "mock-model"
@@ -315,4 +315,11 @@ def test_a_weakened_assertion_is_reported_as_vacuous_and_not_separating(
         "MISMATCH",
     ]
     assert "workflow-answer-names-file required[1]: The final answer explains the rollback." in out
+    assert (
+        "cases whose assertions do not separate good from bad behaviour: workflow-answer-names-file"
+        in out
+    )
     assert "3 golden behaviour(s), 1 mismatch(es), 1 vacuous assertion(s)" in out
+    selftest = json.loads(next((tmp_path / "runs").glob("selftest-*/selftest.json")).read_text())
+    assert selftest["non_separating_cases"] == ["workflow-answer-names-file"]
+    assert [e["index"] for e in selftest["entries"] if e["vacuous"]] == [1]

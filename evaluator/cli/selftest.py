@@ -96,6 +96,11 @@ def print_report(report: SelftestReport) -> None:
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)]
         click.echo("  ".join([*cells, row[4]]).rstrip())
+    if report.non_separating_cases():
+        click.echo(
+            "\ncases whose assertions do not separate good from bad behaviour: "
+            + ", ".join(report.non_separating_cases())
+        )
     vacuous = report.vacuous()
     if vacuous:
         click.echo("\nassertions no golden behaviour fails (they test nothing):")

@@ -9,6 +9,7 @@ assertion entry? An entry that no golden fails tests nothing.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -185,6 +186,10 @@ class SelftestReport(BaseModel):
     def vacuous(self) -> list[EntryCoverage]:
         return [e for e in self.entries if e.vacuous]
 
+    def non_separating_cases(self) -> list[str]:
+        """Cases where some golden did not get its expected status."""
+        return list(dict.fromkeys(g.case_id for g in self.mismatches()))
+
     @property
     def ok(self) -> bool:
         return not self.interrupted and not self.mismatches() and not self.vacuous()
@@ -198,6 +203,7 @@ class SelftestReport(BaseModel):
         payload["ok"] = self.ok
         payload["mismatched_goldens"] = len(self.mismatches())
         payload["vacuous_entries"] = len(self.vacuous())
+        payload["non_separating_cases"] = self.non_separating_cases()
         return payload
 
 
@@ -278,7 +284,8 @@ def run_selftest(
     report.goldens.sort(key=lambda g: order[(g.case_id, g.behavior)])
     if not report.interrupted:
         report.entries = _coverage(selection.cases, goldens, results)
-    write_atomic(directory / SELFTEST_FILE, report.model_dump_json(indent=2) + "\n")
+    text = json.dumps(report.as_json(), indent=2, ensure_ascii=False)
+    write_atomic(directory / SELFTEST_FILE, text + "\n")
     return report
 
 
