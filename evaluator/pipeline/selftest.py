@@ -94,7 +94,7 @@ def load_goldens(target: LoadedTarget, case: LoadedCase) -> tuple[list[Golden], 
         except InputError as exc:
             problems.append(exc)
             continue
-        if not behavior.match.accepts(prompt, is_child=False):
+        if not any(behavior.match.accepts(prompt, is_child) for is_child in (False, True)):
             problems.append(
                 case.doc.error(
                     key, f"behaviour {behavior.name!r} does not match this case's prompt"
@@ -133,9 +133,11 @@ def _fits(members: list[Golden], golden: Golden) -> bool:
     library = BehaviorLibrary([m.behavior for m in together])
     for member in together:
         prompt = agent_prompt(member.case.case.input.user_prompt)
-        chosen = library.select(prompt, is_child=False).behavior
-        if chosen is None or chosen.name != member.behavior.name:
-            return False
+        # The prompt reaches a child thread too when the runner launches a sub-agent.
+        for is_child in (False, True):
+            chosen = library.select(prompt, is_child).behavior
+            if member.behavior.match.accepts(prompt, is_child) and chosen is not member.behavior:
+                return False
     return True
 
 
