@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from evaluator.artifacts.models import CaseResult
 from evaluator.artifacts.rundir import write_atomic
@@ -152,6 +152,7 @@ class GoldenOutcome(BaseModel):
     blocked_reason: BlockedReason | None = None
     run_id: str
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def matches(self) -> bool:
         return self.status == self.expect
@@ -166,6 +167,7 @@ class EntryCoverage(BaseModel):
     description: str
     statuses: dict[str, Status | None] = Field(description="behaviour -> the entry's status")
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def vacuous(self) -> bool:
         # For a forbidden entry `fail` means observed: either way some golden was caught by it.
@@ -198,10 +200,6 @@ class SelftestReport(BaseModel):
 
     def as_json(self) -> dict[str, object]:
         payload = self.model_dump(mode="json")
-        for golden, outcome in zip(payload["goldens"], self.goldens, strict=True):
-            golden["matches"] = outcome.matches
-        for entry, coverage in zip(payload["entries"], self.entries, strict=True):
-            entry["vacuous"] = coverage.vacuous
         payload["ok"] = self.ok
         payload["mismatched_goldens"] = len(self.mismatches())
         payload["vacuous_entries"] = len(self.vacuous())
@@ -339,11 +337,11 @@ def _coverage(
         if not mine:
             continue
         assertions = case.case.assertions
-        polarities: list[tuple[Literal["required", "forbidden"], int, str]] = [
+        listed: list[tuple[Literal["required", "forbidden"], int, str]] = [
             ("required", i, e.description) for i, e in enumerate(assertions.required)
         ]
-        polarities += [("forbidden", i, e.description) for i, e in enumerate(assertions.forbidden)]
-        for position, (polarity, index, description) in enumerate(polarities):
+        listed += [("forbidden", i, e.description) for i, e in enumerate(assertions.forbidden)]
+        for position, (polarity, index, description) in enumerate(listed):
             statuses: dict[str, Status | None] = {}
             for golden in mine:
                 result = results.get((golden.case_id, golden.index))
