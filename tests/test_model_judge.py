@@ -11,14 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from evaluator.agents import ModelEndpoint
 from evaluator.evidence import SessionEvidence, normalize_session
-from evaluator.grader import Grader, GraderSettings
+from evaluator.grader import Grader, GraderSettings, make_grader
 from evaluator.grader.codex import CodexJudgeBackend
 from evaluator.judge.grading import GradeItem, GradeResult
 from evaluator.modelserver import Behavior
+from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sessions import get_store
+from tests.conftest import ROOT
 from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving
 
 pytestmark = pytest.mark.codex
@@ -282,3 +286,67 @@ def test_votes_take_a_strict_majority_and_report_disagreement(
     assert yes.verdict == "met" and yes.refs == (read,)
     assert "split: met 2, not-met 1" in (yes.detail or "")
     assert len(read_record(record_dir, yes)["votes"]) == 3
+
+
+def test_a_saved_run_is_graded_from_its_artifacts_with_the_cli_factory(tmp_path: Path) -> None:
+    """End to end through the pipeline: a real run writes its artifacts; the grader that
+    `--judge-model` builds (its own scripted judge server from a behaviour directory) grades the
+    saved `accepted-session.json` into `case-artifacts/<case>/judge/`."""
+    codex_or_skip()
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=ROOT / "agentic-evals",
+                cases=(CASE,),
+                behaviors=ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill",
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+            ),
+            PlainProgress(),
+        ).execute()
+        assert [r.status for r in outcome.results] == ["pass"]
+        artifacts = outcome.run_dir.case_artifacts(CASE)
+        saved = json.loads((artifacts / "accepted-session.json").read_text())
+        evidence = SessionEvidence.from_json(saved)
+        read = next(
+            r["id"]
+            for r in saved["records"]
+            if r["kind"] == "file_read_observed"
+            and r.get("access") == "read"
+            and r["path"].endswith("references/add-column.md")
+        )
+        text = "The agent looked at `references/add-column.md` before creating the migration."
+        write = next(
+            r["id"]
+            for r in saved["records"]
+            if r["kind"] == "file_write_observed" and r["path"].endswith(".sql")
+        )
+        judges = tmp_path / "judge-behaviors"
+        judges.mkdir()
+        (judges / "routing.yaml").write_text(
+            yaml.safe_dump(
+                {
+                    "name": "judge/routing",
+                    "match": {"prompt_contains": "before creating the migration"},
+                    "steps": [
+                        {"cmd": "cat workspace-listing.txt"},
+                        {"final_json": {"verdict": "met", "rationale": "r", "refs": [read, write]}},
+                    ],
+                }
+            )
+        )
+        attempt_json = json.loads((artifacts / "attempts/attempt-01/attempt.json").read_text())
+        grader = make_grader("mock-judge", behaviors=judges, scratch_root=scratch / "judge")
+        try:
+            results = grader.grade(
+                [GradeItem("required[3]", "required", text)],
+                evidence,
+                Path(attempt_json["workspace_root"]),
+                artifacts / "judge",
+            )
+        finally:
+            grader.close()
+    assert (results[0].verdict, results[0].refs) == ("met", (read, write))
+    assert results[0].record_path is not None
+    assert results[0].record_path.startswith(f"case-artifacts/{CASE}/judge/required-3.")
+    assert (outcome.run_dir.path / results[0].record_path).is_file()
