@@ -308,6 +308,8 @@ def test_a_saved_run_is_graded_from_its_artifacts_with_the_cli_factory(tmp_path:
         artifacts = outcome.run_dir.case_artifacts(CASE)
         saved = json.loads((artifacts / "accepted-session.json").read_text())
         evidence = SessionEvidence.from_json(saved)
+        # What a re-judge bundles is what the run bundled: the cache keys agree.
+        assert evidence.to_json() == saved
         read = next(
             r["id"]
             for r in saved["records"]

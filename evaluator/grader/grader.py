@@ -1,7 +1,7 @@
 """The model grader: the `ModelGrader` the judge chain calls for entries no rule could decide.
 
 Per grade() call: one evidence bundle; per item and vote, one judge call (in parallel, at most
-`concurrency` at once, answered from the cache when the same question was asked about the same
+`concurrency` at once across all grade() calls, answered from the cache when the same question was asked about the same
 evidence); every answer verified; a strict majority of the votes decides, otherwise
 `cannot-judge`. Each item's judge record goes to `record_dir`.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import threading
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -81,6 +82,9 @@ class Grader:
         self.backend = backend
         self.settings = settings or GraderSettings()
         self._on_close = on_close
+        # One bound for every grade() call on this grader: the pipeline grades attempts in
+        # parallel, and each judge call is a whole codex process.
+        self._slots = threading.BoundedSemaphore(self.settings.concurrency)
 
     def close(self) -> None:
         if self._on_close is not None:
@@ -150,9 +154,10 @@ class Grader:
     def _ask(self, prompt: str, bundle: Bundle) -> JudgeReply:
         scratch = self.settings.scratch_root / f"call-{uuid.uuid4().hex[:12]}"
         try:
-            return self.backend.ask(
-                JudgeCall(prompt, ANSWER_SCHEMA, bundle.path, scratch, self.settings.timeout_s)
-            )
+            with self._slots:
+                return self.backend.ask(
+                    JudgeCall(prompt, ANSWER_SCHEMA, bundle.path, scratch, self.settings.timeout_s)
+                )
         except (OSError, EvalError) as exc:
             return JudgeReply(None, f"judge call failed: {exc}")
         finally:
