@@ -1,9 +1,9 @@
 """The model grader: the `ModelGrader` the judge chain calls for entries no rule could decide.
 
 Per grade() call: one evidence bundle; per item and vote, one judge call (in parallel, at most
-`concurrency` at once across all grade() calls, answered from the cache when the same question was asked about the same
-evidence); every answer verified; a strict majority of the votes decides, otherwise
-`cannot-judge`. Each item's judge record goes to `record_dir`.
+`concurrency` at once across all grade() calls, answered from the cache when the same question
+was asked about the same evidence); every answer verified; a strict majority of the votes
+decides, otherwise `cannot-judge`. Each item's judge record goes to `record_dir`.
 """
 
 from __future__ import annotations
