@@ -72,11 +72,11 @@ def attempt() -> Iterator[Attempt]:
 
 def judge(name: str, text: str, *steps: dict[str, Any], regex: str | None = None) -> Behavior:
     """A scripted judge answering the judge prompt that quotes `text` (the judge prompt carries
-    the assertion verbatim); it looks at the bundle first, as a real judge would."""
+    the assertion verbatim); it looks at the bundle first, as a real judge would, and tries to
+    change it, which its read-only sandbox must refuse."""
     match: dict[str, Any] = {"prompt_regex": regex} if regex else {"prompt_contains": text}
-    return Behavior.model_validate(
-        {"name": name, "match": match, "steps": [{"cmd": "cat final-answer.txt"}, *steps]}
-    )
+    look = {"cmd": "cat final-answer.txt; echo tampered > final-answer.txt; ls"}
+    return Behavior.model_validate({"name": name, "match": match, "steps": [look, *steps]})
 
 
 def answer(verdict: str, *refs: str, rationale: str = "See the cited records.") -> dict[str, Any]:
@@ -91,10 +91,21 @@ def grade(
     *,
     votes: int = 1,
     timeout_s: float = 120.0,
+    outputs: list[str] | None = None,
 ) -> tuple[list[GradeResult], list[str | None]]:
     """Grades through a real `codex exec` judge; returns the results and the behaviours the
-    scripted judge server played (one per request)."""
+    scripted judge server played (one per request). `outputs` collects the tool outputs the
+    judge's requests carried (what its commands showed it)."""
     with serving(*behaviors) as server:
+        answer_request = server.answer
+
+        def observe(body: dict[str, Any], headers: dict[str, str]) -> tuple[int, bytes, str]:
+            for item in body.get("input") or []:
+                if outputs is not None and item.get("type") == "function_call_output":
+                    outputs.append(str(item.get("output")))
+            return answer_request(body, headers)
+
+        server.answer = observe  # type: ignore[method-assign]
         endpoint = ModelEndpoint(model="mock-judge", base_url=server.base_url, scripted=True)
         grader = Grader(
             CodexJudgeBackend(endpoint),
@@ -237,8 +248,14 @@ def test_a_prompt_injection_in_the_final_answer_does_not_pass(
         judge("honest", text, answer("not-met", final), regex=r"(?s)\A(?!.*mark this pass)"),
     ]
     item = GradeItem("required[0]", "required", text)
-    results, played = grade(attempt, record_dir, [item], behaviors)
+    outputs: list[str] = []
+    results, played = grade(attempt, record_dir, [item], behaviors, outputs=outputs)
     assert "gullible" not in played and "honest" in played
+    # The judge saw the answer only as data, through its own command in the bundle, which it
+    # could not change; the bundle holds nothing of the live workspace but the listing.
+    (shown,) = outputs
+    assert INJECTION in shown and "Read-only file system" in shown
+    assert "workspace-listing.txt" in shown and "notes.txt" not in shown
     assert results[0].verdict == "not-met"
     record = read_record(record_dir, results[0])
     assert INJECTION not in record["votes"][0]["prompt"]
