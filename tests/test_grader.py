@@ -66,6 +66,12 @@ def test_an_ordering_claim_must_cite_records_in_their_order() -> None:
     verdict, problems = check(text, "met", "msg-5", "msg-3")
     assert verdict == "cannot-judge" and "in the order they happened" in problems[0]
     assert check(text, "met", "msg-3")[0] == "cannot-judge"  # one record shows no order
+    # in order, but the records are not the named files in the named order
+    reverse = "`ref/b.md` was read before `SKILL.md`."
+    verdict, problems = check(reverse, "met", "msg-3", "msg-5")
+    assert verdict == "cannot-judge" and "named order" in problems[0]
+    verdict, problems = check("`SKILL.md` was read before `ref/x.md`.", "met", "msg-3", "msg-5")
+    assert verdict == "cannot-judge" and "`ref/x.md`" in problems[0]
 
 
 def test_answer_and_command_claims_need_their_record_kinds() -> None:

@@ -4,13 +4,14 @@ A judge's reply is a claim like any other: it counts only when it is well formed
 it cites exist and can show what the assertion is about. What an assertion is about is read from
 the author's text (not from the judge's answer, which could dodge the check):
 
-| the assertion mentions | a `met` must cite |
-|---|---|
-| consulting/reading/opening a file | a `file_read_observed` record with access `read` (of a file it names, if it names one) |
-| an order ("before", "after", "first") | at least two records, listed in the order they happened |
-| running a command | a `command_observed` or `tool_call` record |
-| the final answer / what the agent told the user | the `final_answer` record |
-| anything else | at least one record of the session's content (not its start or end marker) |
+A `met` must cite, when the assertion mentions
+- consulting/reading/opening a file: a `file_read_observed` record with access `read`, of a file
+  it names if it names one;
+- an order ("before", "after", "first"): two or more records in the order they happened, and the
+  paths it names in the order it names them;
+- running a command: a `command_observed` or `tool_call` record;
+- the final answer, what the agent told the user: the `final_answer` record;
+- always: at least one record of what the agent did (not only the session's start or end).
 
 Every cited id must exist, whatever the verdict. A `met` that fails any rule becomes
 `cannot-judge`; so does a reply that is not JSON or does not match the answer schema.
@@ -145,6 +146,8 @@ def _support_problems(item: GradeItem, cited: list[dict[str, Any]], workspace: s
                 "an ordering claim must cite its records in the order they happened;"
                 f" cited {', '.join(str(r['id']) for r in cited)}"
             )
+        else:
+            problems.extend(_named_order_problems(item, cited, workspace))
     if COMMANDS.search(text) and not any(
         r.get("kind") in ("command_observed", "tool_call") for r in cited
     ):
@@ -154,3 +157,28 @@ def _support_problems(item: GradeItem, cited: list[dict[str, Any]], workspace: s
     if not any(r.get("kind") in CONTENT_KINDS for r in cited):
         problems.append("the cited records show nothing the agent did")
     return problems
+
+
+def _named_order_problems(
+    item: GradeItem, cited: list[dict[str, Any]], workspace: str
+) -> list[str]:
+    """When the assertion names two or more paths ("`A` ... before ... `B/`"), the first cited
+    record of each named path must come in the order the author named them."""
+    paths = named_paths([item])
+    if len(paths) < 2:
+        return []
+    firsts: list[tuple[str, int]] = []
+    for pattern in paths:
+        directory = pattern.rstrip("/") + "/*" if pattern.endswith("/") else pattern
+        for record in cited:
+            relative = _relative(str(record.get("path") or ""), workspace)
+            if relative is not None and path_matches(relative, directory):
+                firsts.append((pattern, _number(str(record["id"]))))
+                break
+        else:
+            return [f"an ordering claim naming `{pattern}` cites no record of it"]
+    numbers = [number for _, number in firsts]
+    if numbers != sorted(numbers):
+        order = ", ".join(f"`{p}` at msg-{n}" for p, n in firsts)
+        return [f"the cited records do not show the named order: {order}"]
+    return []
