@@ -2,7 +2,7 @@
 
 A judge's reply is a claim like any other: it counts only when it is well formed and the records
 it cites exist and can show what the assertion is about. What an assertion is about is read from
-the author's text (not from the judge's answer, which could dodge the check):
+the author's text, not from the judge's answer, which could dodge the check.
 
 A `met` must cite, when the assertion mentions
 - consulting/reading/opening a file: a `file_read_observed` record with access `read`, of a file
