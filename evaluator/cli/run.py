@@ -100,6 +100,14 @@ def command(
         raise click.UsageError(
             "--resume takes the plan of the run it resumes; drop --run-id/--target/--suite/--case"
         )
+    grader = build_grader(
+        judge_model,
+        judge_votes,
+        behaviors=behaviors,
+        codex_bin=codex_bin,
+        auth_from=auth_from,
+        scratch_root=scratch_root,
+    )
     options = RunOptions(
         repo=repo,
         source_workspace=source_workspace,
@@ -118,16 +126,8 @@ def command(
         scratch_root=scratch_root,
         codex_bin=codex_bin,
         auth_from=auth_from,
+        grader=grader,
     )
-    grader = build_grader(
-        judge_model,
-        judge_votes,
-        behaviors=behaviors,
-        codex_bin=codex_bin,
-        auth_from=auth_from,
-        scratch_root=scratch_root,
-    )
-    options.grader = grader
     try:
         outcome = Run(options, choose_progress(as_json)).execute()
     finally:
