@@ -110,8 +110,11 @@ def build_bundle(
             target = directory / FILES_DIR / relative
             if target.exists():
                 continue
-            with (workspace / relative).open("rb") as handle:
-                data = handle.read(MAX_FILE_BYTES + 1)
+            try:
+                with (workspace / relative).open("rb") as handle:
+                    data = handle.read(MAX_FILE_BYTES + 1)
+            except OSError:
+                continue  # unreadable: the listing still shows it exists
             if len(data) > MAX_FILE_BYTES:
                 data = data[:MAX_FILE_BYTES] + b"\n[... truncated by agentic-eval]\n"
             _write(target, data)
