@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -53,6 +53,9 @@ class WaitSpec(StrictModel):
     timeout_ms: int = 300_000
 
 
+ACTIONS = ("cmd", "patch", "spawn", "wait", "final", "final_json", "http_error")
+
+
 class Step(StrictModel):
     """One model turn. Exactly one action key is set; `delay_s` holds the reply back first."""
 
@@ -62,19 +65,17 @@ class Step(StrictModel):
     spawn: SpawnSpec | None = None
     wait: WaitSpec | None = None
     final: str | None = None
+    # A structured final answer (a judge's verdict under `--output-schema`), sent as JSON text.
+    final_json: dict[str, Any] | None = None
     http_error: int | None = Field(default=None, ge=400, le=599)
     delay_s: float = Field(default=0.0, ge=0.0)
 
     @model_validator(mode="after")
     def _one_action(self) -> Step:
-        actions = [
-            name
-            for name in ("cmd", "patch", "spawn", "wait", "final", "http_error")
-            if getattr(self, name) is not None
-        ]
+        actions = [name for name in ACTIONS if getattr(self, name) is not None]
         if len(actions) != 1:
             raise ValueError(
-                "each step needs exactly one of cmd, patch, spawn, wait, final, http_error"
+                f"each step needs exactly one of {', '.join(ACTIONS)}"
                 f" (got {', '.join(actions) or 'none'})"
             )
         if self.workdir is not None and self.cmd is None:
@@ -83,7 +84,7 @@ class Step(StrictModel):
 
     @property
     def action(self) -> str:
-        for name in ("cmd", "patch", "spawn", "wait", "final", "http_error"):
+        for name in ACTIONS:
             if getattr(self, name) is not None:
                 return name
         raise AssertionError("validated step has an action")
@@ -98,8 +99,8 @@ class Behavior(StrictModel):
     @model_validator(mode="after")
     def _ends_in_final(self) -> Behavior:
         last = self.steps[-1].action
-        if last not in ("final", "http_error"):
-            raise ValueError("the last step must be `final` (or `http_error`)")
+        if last not in ("final", "final_json", "http_error"):
+            raise ValueError("the last step must be `final` (or `final_json`, `http_error`)")
         return self
 
 

@@ -15,6 +15,7 @@ from evaluator.contract.models import BlockedReason, Status
 from evaluator.evidence import SessionEvidence, normalize_session
 from evaluator.isolation import IsolationReport, assess_isolation
 from evaluator.judge import CaseJudgement, JudgeContext, judge_case
+from evaluator.judge.grading import ModelGrader
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.sessions import SessionRef, get_store
@@ -32,6 +33,7 @@ class AttemptSettings:
     runner: AgentRunner
     endpoint: ModelEndpoint
     timeout_s: float
+    grader: ModelGrader | None = None
 
 
 @dataclass
@@ -201,6 +203,7 @@ def _evaluate(
         evidence=evidence,
         workspace=result.workspace.path,
         ref_prefix=settings.run_dir.attempt_ref_prefix(case.case_id, result.number),
+        grader=settings.grader,
     )
     apply_judgement(result, judge_case(case.case, context))
 
