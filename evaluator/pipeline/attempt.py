@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -19,7 +20,9 @@ from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.sessions import SessionRef, get_store
 from evaluator.sessions.base import ChildQuery
-from evaluator.workspace import AttemptWorkspace, build_workspace
+from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
+
+WORKSPACE_SNAPSHOT = "workspace"  # the attempt workspace's final state, beside attempt.json
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,7 @@ def run_attempt(
         source_workspace=settings.source_workspace,
         attempt=number,
     )
+    baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)
     handle = settings.runner.run(
         AgentRequest(
@@ -130,6 +134,12 @@ def run_attempt(
     result.secrets = workspace.secret_values()
     if not settings.endpoint.scripted and os.environ.get("OPENAI_API_KEY"):
         result.secrets["OPENAI_API_KEY"] = os.environ["OPENAI_API_KEY"]
+    save_snapshot(
+        workspace.path,
+        baseline,
+        settings.run_dir.attempt_artifacts(case.case_id, number) / WORKSPACE_SNAPSHOT,
+        settings.source_workspace,
+    )
     _evaluate(settings, case, result, prompt)
     _save(settings.run_dir, result)
     return result
@@ -262,6 +272,17 @@ def _save(run_dir: RunDir, result: AttemptResult) -> None:
         ]
     write_json(directory / "attempt.json", payload)
     Redactor(result.secrets).tree(directory)
+
+
+def mark_interrupted(run_dir: RunDir, result: AttemptResult, why: str) -> None:
+    """The run stopped while this attempt ran: its evidence stays, it is not counted."""
+    path = run_dir.attempt_artifacts(result.case_id, result.number) / "attempt.json"
+    if not path.is_file():
+        return
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    payload["interrupted"] = True
+    payload["reason"] = f"{why}; {payload['reason']}" if payload.get("reason") else why
+    write_json(path, payload)
 
 
 def promote(run_dir: RunDir, result: AttemptResult) -> None:
