@@ -430,7 +430,12 @@ def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path:
     )
     with scratch_dir() as scratch:
         outcome = run(
-            tmp_path, scratch, repo=repo, behaviors=behaviors, cases=("routing-add-column",)
+            tmp_path,
+            scratch,
+            repo=repo,
+            behaviors=behaviors,
+            cases=("routing-add-column",),
+            keep_scratch=True,
         )
         (result,) = outcome.results
         assert result.status == "pass", result.notes

@@ -24,10 +24,13 @@ def encodings(value: str) -> list[str]:
     forms = [value]
     for raw in (value, unquote(value)):
         forms.append(raw)
-        once = json.dumps(raw, ensure_ascii=False)[1:-1]
-        forms.append(once)
-        forms.append(json.dumps(raw, ensure_ascii=True)[1:-1])
-        forms.append(json.dumps(once, ensure_ascii=False)[1:-1])
+        once = [json.dumps(raw, ensure_ascii=ascii_only)[1:-1] for ascii_only in (False, True)]
+        forms += once
+        forms += [
+            json.dumps(single, ensure_ascii=ascii_only)[1:-1]
+            for single in once
+            for ascii_only in (False, True)
+        ]
         forms.append(quote(raw, safe=""))
         forms.append(quote_plus(raw, safe=""))
     unique: list[str] = []
