@@ -85,16 +85,18 @@ def _prctl() -> Any:
 
 
 def _parent_death_signal() -> Callable[[], None] | None:
-    """A pre-exec hook that makes the kernel SIGKILL the agent when the thread that started it
-    dies, so even a SIGKILLed evaluator leaves no agent reconnecting behind it. libc is looked
-    up here, in the parent: the hook runs between fork and exec and must only call prctl."""
+    """A pre-exec hook that makes the kernel send SIGTERM to the agent when the thread that
+    started it dies, so even a SIGKILLed evaluator leaves no agent reconnecting behind it.
+    SIGTERM, not SIGKILL: `codex` is a node wrapper that forwards SIGTERM to the native binary
+    (which takes its sandboxed children with it); a killed wrapper would orphan it. libc is
+    looked up in the parent: the hook runs between fork and exec and must only call prctl."""
     prctl = _prctl()
     if prctl is None:
         return None
     parent = os.getpid()
 
     def hook() -> None:
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         if os.getppid() != parent:
             # The evaluator died between fork and prctl: the signal will never come.
             os._exit(1)
