@@ -21,6 +21,7 @@ from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.sessions import SessionRef, get_store
 from evaluator.sessions.base import ChildQuery
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
+from evaluator.workspace.scratch import make_tree_private
 
 WORKSPACE_SNAPSHOT = "workspace"  # the attempt workspace's final state, beside attempt.json
 
@@ -118,16 +119,20 @@ def run_attempt(
     )
     baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)
+    agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
     handle = settings.runner.run(
         AgentRequest(
             workspace=workspace.path,
-            agent_dir=settings.agent_root / case.case_id / f"attempt-{number:02d}",
+            agent_dir=agent_dir,
             prompt=prompt,
             endpoint=settings.endpoint,
             timeout_s=case.case.timeout_s or settings.timeout_s,
             env=workspace.env,
         )
     )
+    # The agent may create files readable by all (codex writes some 0644 on purpose).
+    for tree in (workspace.path, agent_dir):
+        make_tree_private(tree)
     result = AttemptResult(
         case.case_id, number, workspace, "blocked", handle=handle, retry_of=retry_of
     )
