@@ -100,6 +100,16 @@ def test_follows_skill_run_passes_and_writes_the_contract_artifacts(tmp_path: Pa
         ]
     }
     assert "DATABASE_URL is not set" in (run_dir / "transcript.md").read_text()
+    report = (run_dir / "report.md").read_text()
+    assert "- Setup mismatch: env_vars_required: DATABASE_URL is not set in the environment" in (
+        report
+    )
+    eval_fixes = report.split("### Fix the eval", 1)[1]
+    assert (
+        "1. `agentic-evals/targets/db-migrations/cases/bootstrap/bootstrap-needs-database-url.yaml`:"
+        " setup not reproducible" in eval_fixes
+    )
+    assert "### Fix the skill" not in report  # nothing failed: the skill has nothing to fix
     answer = (run_dir / "case-artifacts/routing-backfill/final-answer.txt").read_text()
     assert "batches of 10,000" in answer
 
@@ -134,6 +144,23 @@ def test_broken_behaviours_fail_or_block_with_one_isolation_retry(tmp_path: Path
     assert escaped.attempts[0].isolation == "violation"
     transcript = (outcome.run_dir.path / "transcript.md").read_text()
     assert "**isolation violation**" in transcript and "attempt 02: blocked (INVALID)" in transcript
+    report = (outcome.run_dir.path / "report.md").read_text()
+    escaped_section = report.split("### routing-add-column", 1)[1].split("\n### ", 1)[0]
+    # The offenders are in the report itself, with the records that show them.
+    for attempt in ("01", "02"):
+        assert f"- Isolation: attempt {attempt} reached outside its workspace: " in escaped_section
+    assert re.search(
+        r"`/etc/hostname` \(`case-artifacts/routing-add-column/attempts/attempt-01/"
+        r"accepted-session\.json#msg-\d+`\)",
+        escaped_section,
+    )
+    routed = report.split("### routing-rename-table", 1)[1].split("\n### ", 1)[0]
+    assert (
+        "- What the agent did instead: it read `.agents/skills/db-migrations/SKILL.md`,"
+        " `.agents/skills/db-migrations/references/docs.txt`,"
+        " `.agents/skills/db-migrations/references/add-column.md`" in routed
+    )
+    assert "### Fix the skill" in report and "1. `.agents/skills/db-migrations/SKILL.md`" in report
     shipped = next(r for r in outcome.results if r.case_id == "workflow-keeps-shipped-migrations")
     forbidden = next(a for a in shipped.assertions if a.polarity == "forbidden")
     assert forbidden.status == "fail" and forbidden.evidence
