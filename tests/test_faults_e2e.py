@@ -83,9 +83,15 @@ def test_sigkilled_evaluator_leaves_no_agent_and_no_unrecorded_attempt(tmp_path:
         common += ["--scratch-root", str(scratch), "--json"]
         first = subprocess.Popen(
             _evaluator(
-                "run", *common, "--behaviors", str(behaviors), "--case", "routing-add-column"
-            )
-            + ["--run-id", "k"],
+                "run",
+                *common,
+                "--behaviors",
+                str(behaviors),
+                "--case",
+                "routing-add-column",
+                "--run-id",
+                "k",
+            ),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
@@ -226,9 +232,13 @@ def test_full_tmpfs_mid_run_exits_3_without_temp_files_and_resume_finishes(
             data["steps"][0]["delay_s"] = 1.0
             path.write_text(yaml.safe_dump(data))
         proc = subprocess.Popen(
-            _evaluator("run", *base, "--behaviors", str(behaviors), "--run-id", "t")
-            + ["--workers", "1", "--case", "routing-add-column", "--case", "routing-backfill"]
-            + ["--case", "routing-rename-table"],
+            _evaluator(
+                "run",
+                *base,
+                *("--behaviors", str(behaviors), "--run-id", "t", "--workers", "1"),
+                *("--case", "routing-add-column", "--case", "routing-backfill"),
+                *("--case", "routing-rename-table"),
+            ),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

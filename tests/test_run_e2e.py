@@ -391,11 +391,15 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
             time.sleep(0.2)
         os.kill(proc.pid, sig)
         proc.communicate(timeout=60)
-        orphans = subprocess.run(
-            ["pgrep", "-f", str(scratch / "k")], capture_output=True, text=True
-        )
-        if sig == signal.SIGTERM:
-            assert orphans.stdout == ""  # a stopped run stops its agents
+        deadline = time.time() + 20
+        while True:  # a killed evaluator's agents get SIGTERM from the kernel: give them a moment
+            orphans = subprocess.run(
+                ["pgrep", "-f", str(scratch / "k")], capture_output=True, text=True
+            )
+            if orphans.stdout == "" or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        assert orphans.stdout == ""  # a stopped run stops its agents, even when SIGKILLed
         kept = {p.name: p.read_bytes() for p in results.glob("*.json")}
         assert 2 <= len(kept) < 9
         manifest = json.loads((runs / "k/manifest.json").read_text())
@@ -423,6 +427,18 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
         numbers = [a["attempt"] for a in json.loads(result_file.read_text())["attempts"]]
         assert len(numbers) == len(set(numbers))
     validate_artifacts(runs / "k")
+    # Re-judging counts exactly what the run counted (interrupted attempts stay uncounted).
+    rejudged = subprocess.run(
+        [sys.executable, "-m", "evaluator", "judge", str(runs / "k"), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    statuses = {c["status"] for c in json.loads(rejudged.stdout)["cases"]}
+    assert statuses == {"pass", "blocked"}, rejudged.stderr
+    for result_file in results.glob("*.json"):
+        result = json.loads(result_file.read_text())
+        assert result["stats"]["attempts"] == 1
 
 
 def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path: Path) -> None:

@@ -9,8 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from evaluator.artifacts.models import AttemptRecord, CaseResult
-from evaluator.artifacts.rundir import RunDir, write_json
+from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest
+from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
+from evaluator.errors import InputError
 from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport
 from evaluator.judge import JudgeContext, judge_case
@@ -84,6 +85,17 @@ def _workspace_files(
 def rejudge_run(run_path: Path) -> list[CaseResult]:
     run_dir = RunDir(run_path)
     manifest = run_dir.read_manifest()
+    try:
+        lock = run_dir.lock()  # never rewrite results under a run that is still writing them
+    except RunLocked as exc:
+        raise InputError(f"{exc}; judge it when the run has ended") from None
+    try:
+        return _rejudge(run_dir, manifest)
+    finally:
+        lock.release()
+
+
+def _rejudge(run_dir: RunDir, manifest: Manifest) -> list[CaseResult]:
     repo = open_repo(
         Path(manifest.repo or "agentic-evals"),
         Path(manifest.source_workspace) if manifest.source_workspace else None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import signal
@@ -292,10 +293,11 @@ class Run:
                 previous.notes.append(
                     f"resume stopped {reaped} agent process(es) left by the killed run"
                 )
-        if previous:
-            for note in record_in_flight(run_dir, scratch, selection.cases, previous):
-                previous.notes.append(note)
         todo = [c for c in selection.cases if c.case_id not in finished]
+        if previous:
+            # A resumed case runs all its K attempts again: what it had is listed, not counted.
+            for note in record_in_flight(run_dir, scratch, todo, previous):
+                previous.notes.append(note)
         manifest = previous or Manifest(
             run_id=run_dir.run_id,
             target_id=target.target_id,
@@ -529,11 +531,18 @@ def write_reports(run_dir: RunDir, manifest: Manifest) -> None:
 def record_in_flight(
     run_dir: RunDir, scratch: Path, cases: list[LoadedCase], previous: Manifest
 ) -> list[str]:
-    """An attempt the stopped evaluator never recorded (its workspace exists, its attempt.json
-    does not) is recorded now: what is known of it, its agent's output and any session it
-    left, marked interrupted so it is listed and never counted."""
+    """The attempts a stopped run left for cases it did not finish are marked interrupted (the
+    resume runs those cases again). An attempt it never recorded (its workspace exists, its
+    attempt.json does not) is recorded now: what is known of it, its agent's output and any
+    session it left, marked interrupted too: listed, never counted."""
     notes = []
     for case in cases:
+        for record in run_dir.attempt_records(case.case_id):
+            if not record.interrupted:
+                path = run_dir.attempt_artifacts(case.case_id, record.attempt) / "attempt.json"
+                payload = json.loads(path.read_text(encoding="utf-8"))
+                payload["interrupted"] = True
+                write_json(path, payload)
         for workspace in sorted((scratch / "workspaces" / case.case_id).glob("attempt-*")):
             suffix = workspace.name.removeprefix("attempt-")
             if not suffix.isdigit():
