@@ -19,7 +19,11 @@ from evaluator.artifacts.report import render_report
 from evaluator.artifacts.report_findings import case_findings
 from evaluator.artifacts.rundir import RunDir, RunLock, RunLocked, storage_error
 from evaluator.cli.main import main
+from evaluator.contract.models import WorkspaceFileContainsCheck, WorkspaceFileExistsCheck
 from evaluator.errors import EnvironmentProblem
+from evaluator.evidence import SessionEvidence
+from evaluator.judge import JudgeContext
+from evaluator.judge.checks.registry import run_check
 from evaluator.pipeline.stats import case_stats
 from evaluator.workspace.builder import AttemptWorkspace, embedded_credentials
 from evaluator.workspace.scratch import check_scratch_root, make_tree_private, remove_scratch
@@ -311,3 +315,32 @@ def test_report_names_flaky_attempts_and_separates_skill_and_eval_fixes(tmp_path
     assert "missing/file.md" not in fixes  # every fix points at a real file
     assert "1. `cases/unclear.yaml`: 1 assertion(s) no judge can decide (add `checks:`):" in eval_
     assert "setup not reproducible" in eval_
+
+
+def test_workspace_checks_read_a_restored_snapshot_and_block_on_unkept_content(
+    tmp_path: Path,
+) -> None:
+    restored = tmp_path / "restored"
+    (restored / "migrations").mkdir(parents=True)
+    (restored / "migrations/0001_a.sql").write_text("ALTER TABLE a ADD COLUMN b;")
+    (restored / "migrations/0002_big.sql").write_bytes(b"")  # kept as a placeholder only
+    context = JudgeContext(
+        evidence=SessionEvidence(session_path="s"),
+        workspace=Path("/gone/workspace"),  # the scratch space is gone
+        ref_prefix="e.json",
+        files_root=restored,
+        without_content=frozenset({"migrations/0002_big.sql"}),
+    )
+    exists = WorkspaceFileExistsCheck(kind="workspace_file_exists", path="migrations/0002_*.sql")
+    assert run_check(exists, context).status == "pass"
+    found = WorkspaceFileContainsCheck(
+        kind="workspace_file_contains", path="migrations/0001_*.sql", text="ADD COLUMN b"
+    )
+    outcome = run_check(found, context)
+    assert outcome.status == "pass" and "workspace-files:migrations/0001_a.sql" in outcome.evidence
+    unknown = WorkspaceFileContainsCheck(
+        kind="workspace_file_contains", path="migrations/0002_*.sql", text="anything"
+    )
+    outcome = run_check(unknown, context)
+    assert (outcome.status, outcome.blocked_reason) == ("blocked", "insufficient-evidence")
+    assert "not kept in the workspace snapshot" in outcome.detail

@@ -79,6 +79,9 @@ def remove_temp_files(directory: Path) -> int:
     """Removes the `.NAME.*.tmp` files an interrupted write left behind; returns how many."""
     removed = 0
     for path in directory.rglob(".*.tmp"):
+        parts = path.relative_to(directory).parts
+        if any(parts[i : i + 2] == ("workspace", "files") for i in range(len(parts))):
+            continue  # a file the agent made, kept in a workspace snapshot
         try:
             path.unlink()
             removed += 1
