@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -278,7 +278,14 @@ def test_unwritable_runs_dir_is_an_environment_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     runs = tmp_path / "runs"
-    with _mounted_tmpfs(runs, "ro,size=1m"), scratch_dir() as scratch:
+    unwritable: AbstractContextManager[None]
+    if os.geteuid() == 0:  # root writes through permissions: use a read-only file system
+        unwritable, why = _mounted_tmpfs(runs, "ro,size=1m"), "Read-only file system"
+    else:
+        runs.mkdir()
+        runs.chmod(0o500)
+        unwritable, why = nullcontext(), "Permission denied"
+    with unwritable, scratch_dir() as scratch:
         code, err = _cli(
             [
                 "run",
@@ -297,9 +304,7 @@ def test_unwritable_runs_dir_is_an_environment_error(
         )
         assert not (scratch / "ro").exists()
     assert code == 3
-    assert err.strip() == (
-        f"agentic-eval: cannot create the run directory {runs / 'ro'}: Read-only file system"
-    )
+    assert err.strip() == (f"agentic-eval: cannot create the run directory {runs / 'ro'}: {why}")
 
 
 # ------------------------------------------------------------------ secrets and scratch
