@@ -279,7 +279,7 @@ def test_report_names_flaky_attempts_and_separates_skill_and_eval_fixes(tmp_path
         status="fail",
         suggested_fix_files=[".agents/skills/s/SKILL.md", "missing/file.md"],
         attempts=[
-            AttemptRecord(attempt=n, workspace_root="", valid=True, status=s)  # type: ignore[arg-type]
+            AttemptRecord(attempt=n, workspace_root="", valid=True, status=s)
             for n, s in enumerate(statuses, start=1)
         ],
         stats=case_stats(statuses),
