@@ -55,6 +55,13 @@ def _processes_under(path: Path) -> list[int]:
     return found
 
 
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""  # it ended meanwhile
+
+
 def _wait_for(predicate: Any, timeout: float = 120.0) -> Any:
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -97,12 +104,7 @@ def test_sigkilled_evaluator_leaves_no_agent_and_no_unrecorded_attempt(tmp_path:
         )
         workspace = scratch / "k/workspaces/routing-add-column/attempt-01"
         # The agent is running its `sleep` (a grandchild of the evaluator) inside the workspace.
-        _wait_for(
-            lambda: any(
-                b"sleep" in Path(f"/proc/{pid}/cmdline").read_bytes()
-                for pid in _processes_under(workspace)
-            )
-        )
+        _wait_for(lambda: any(b"sleep" in _cmdline(pid) for pid in _processes_under(workspace)))
         # Two runs of one id at once: the second is refused while the first holds the lock.
         same_id = subprocess.run(
             _evaluator("run", *common, "--behaviors", str(behaviors), "--run-id", "k"),
