@@ -73,17 +73,20 @@ def _wait_for(predicate: Any, timeout: float = 120.0) -> Any:
 
 
 def _sleepy_behaviors(tmp_path: Path, seconds: int) -> Path:
-    """routing-add-column's good behaviour, running `sleep` in the workspace first."""
+    """routing-add-column's good behaviour, running `sleep` in the workspace first (rewritten in
+    place: a resumed run reads the behaviours again)."""
     behaviors = tmp_path / "sleepy"
-    behaviors.mkdir()
+    behaviors.mkdir(exist_ok=True)
     data = yaml.safe_load((BEHAVIORS / "follows-skill/routing-add-column.yaml").read_text())
-    data["steps"].insert(0, {"cmd": f"sleep {seconds}"})
+    if seconds:
+        data["steps"].insert(0, {"cmd": f"sleep {seconds}"})
     (behaviors / "routing-add-column.yaml").write_text(yaml.safe_dump(data))
     return behaviors
 
 
 def test_sigkilled_evaluator_leaves_no_agent_and_no_unrecorded_attempt(tmp_path: Path) -> None:
-    behaviors = _sleepy_behaviors(tmp_path, 6)
+    # Long enough to outlast the checks below on a loaded machine; the resume runs without it.
+    behaviors = _sleepy_behaviors(tmp_path, 120)
     runs = tmp_path / "runs"
     with scratch_dir() as scratch:
         common = ["--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(runs)]
@@ -128,6 +131,7 @@ def test_sigkilled_evaluator_leaves_no_agent_and_no_unrecorded_attempt(tmp_path:
         _wait_for(lambda: not _processes_under(scratch / "k"), timeout=20)
         assert json.loads((runs / "k/manifest.json").read_text())["run_state"] == "running"
         assert not (runs / "k/case-artifacts/routing-add-column/attempts/attempt-01").exists()
+        _sleepy_behaviors(tmp_path, 0)
         # The dead holder's lock does not block; resume records the attempt it finds in flight.
         resumed = subprocess.run(
             _evaluator("run", *common, "--resume", "k"),
