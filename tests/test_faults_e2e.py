@@ -456,3 +456,36 @@ def test_judge_after_the_scratch_is_gone_gives_the_same_verdicts(
     )
     assert blocked["status"] == "blocked"
     assert blocked["blocked_reason"] == "insufficient-evidence"
+
+
+def test_a_disk_full_before_the_first_attempt_is_an_environment_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = tmp_path / "runs"
+
+    def full_disk(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), os.readlink(f"/proc/self/fd/{fd}"))
+
+    monkeypatch.setattr("evaluator.artifacts.rundir.os.fsync", full_disk)
+    with scratch_dir() as scratch:
+        code, err = _cli(
+            [
+                "run",
+                "--repo",
+                str(ROOT / "agentic-evals"),
+                "--runs-dir",
+                str(runs),
+                "--scratch-root",
+                str(scratch),
+                "--behaviors",
+                str(BEHAVIORS / "follows-skill"),
+                "--run-id",
+                "early",
+            ],
+            capsys,
+        )
+        assert not (scratch / "early").exists()
+    assert code == 3
+    assert err.startswith("agentic-eval: cannot write ") and err.count("\n") == 1
+    assert "No space left on device; run early stopped, before starting" in err
+    assert list((runs / "early").iterdir()) == [runs / "early/.lock"]  # no temp file left

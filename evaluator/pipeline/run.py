@@ -296,8 +296,9 @@ class Run:
         todo = [c for c in selection.cases if c.case_id not in finished]
         if previous:
             # A resumed case runs all its K attempts again: what it had is listed, not counted.
-            for note in record_in_flight(run_dir, scratch, todo, previous):
-                previous.notes.append(note)
+            with self._storage_faults(run_dir, scratch):
+                for note in record_in_flight(run_dir, scratch, todo, previous):
+                    previous.notes.append(note)
         manifest = previous or Manifest(
             run_id=run_dir.run_id,
             target_id=target.target_id,
@@ -330,7 +331,8 @@ class Run:
         manifest.run_state = "running"
         manifest.runner_pid = os.getpid()
         manifest.finished_at = None
-        run_dir.write_manifest(manifest)
+        with self._storage_faults(run_dir, scratch):
+            run_dir.write_manifest(manifest)
         for case in selection.cases:
             # An attempt killed mid-run left a workspace but no artifacts: never reuse its number.
             started = [
@@ -399,11 +401,21 @@ class Run:
         remove_temp_files(run_dir.path)
         self._drop_scratch(scratch)
         if problem is not None:
-            raise EnvironmentProblem(
-                f"cannot write {problem.filename or run_dir.path}: {problem.strerror}; run"
-                f" {run_dir.run_id} stopped, manifest {manifest.run_state}"
-                f" (free space or fix permissions, then --resume {run_dir.run_id})"
-            ) from None
+            raise _storage_problem(problem, run_dir, f"manifest {manifest.run_state}") from None
+
+    @contextmanager
+    def _storage_faults(self, run_dir: RunDir, scratch: Path) -> Iterator[None]:
+        """Before the run starts: a storage failure is one line and exit 3, leaving no temp
+        file and no scratch."""
+        try:
+            yield
+        except OSError as exc:
+            problem = storage_error(exc, (run_dir.path.absolute(), scratch.absolute()))
+            if problem is None:
+                raise
+            remove_temp_files(run_dir.path)
+            self._drop_scratch(scratch)
+            raise _storage_problem(problem, run_dir, "before starting") from None
 
     def _drop_scratch(self, scratch: Path) -> None:
         if self.options.keep_scratch:
@@ -519,6 +531,14 @@ class Run:
         settings.run_dir.write_case_result(result)
         outcome.results.append(result)
         self.progress.case_finished(result)
+
+
+def _storage_problem(problem: OSError, run_dir: RunDir, state: str) -> EnvironmentProblem:
+    return EnvironmentProblem(
+        f"cannot write {problem.filename or run_dir.path}: {problem.strerror}; run"
+        f" {run_dir.run_id} stopped, {state}"
+        f" (free space or fix permissions, then --resume {run_dir.run_id})"
+    )
 
 
 def write_reports(run_dir: RunDir, manifest: Manifest) -> None:
