@@ -85,6 +85,7 @@ def test_session_inspect_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
         "reads",
         "writes",
         "isolation",
+        "malformed",
     }
     assert data["commands"][0] == {
         "ref": data["commands"][0]["ref"],

@@ -100,6 +100,16 @@ def test_follows_skill_run_passes_and_writes_the_contract_artifacts(tmp_path: Pa
         ]
     }
     assert "DATABASE_URL is not set" in (run_dir / "transcript.md").read_text()
+    report = (run_dir / "report.md").read_text()
+    assert "- Setup mismatch: env_vars_required: DATABASE_URL is not set in the environment" in (
+        report
+    )
+    eval_fixes = report.split("### Fix the eval", 1)[1]
+    assert (
+        "1. `agentic-evals/targets/db-migrations/cases/bootstrap/bootstrap-needs-database-url.yaml`:"
+        " setup not reproducible" in eval_fixes
+    )
+    assert "### Fix the skill" not in report  # nothing failed: the skill has nothing to fix
     answer = (run_dir / "case-artifacts/routing-backfill/final-answer.txt").read_text()
     assert "batches of 10,000" in answer
 
@@ -134,6 +144,23 @@ def test_broken_behaviours_fail_or_block_with_one_isolation_retry(tmp_path: Path
     assert escaped.attempts[0].isolation == "violation"
     transcript = (outcome.run_dir.path / "transcript.md").read_text()
     assert "**isolation violation**" in transcript and "attempt 02: blocked (INVALID)" in transcript
+    report = (outcome.run_dir.path / "report.md").read_text()
+    escaped_section = report.split("### routing-add-column", 1)[1].split("\n### ", 1)[0]
+    # The offenders are in the report itself, with the records that show them.
+    for attempt in ("01", "02"):
+        assert f"- Isolation: attempt {attempt} reached outside its workspace: " in escaped_section
+    assert re.search(
+        r"`/etc/hostname` \(`case-artifacts/routing-add-column/attempts/attempt-01/"
+        r"accepted-session\.json#msg-\d+`\)",
+        escaped_section,
+    )
+    routed = report.split("### routing-rename-table", 1)[1].split("\n### ", 1)[0]
+    assert (
+        "- What the agent did instead: it read `.agents/skills/db-migrations/SKILL.md`,"
+        " `.agents/skills/db-migrations/references/docs.txt`,"
+        " `.agents/skills/db-migrations/references/add-column.md`" in routed
+    )
+    assert "### Fix the skill" in report and "1. `.agents/skills/db-migrations/SKILL.md`" in report
     shipped = next(r for r in outcome.results if r.case_id == "workflow-keeps-shipped-migrations")
     forbidden = next(a for a in shipped.assertions if a.polarity == "forbidden")
     assert forbidden.status == "fail" and forbidden.evidence
@@ -366,11 +393,15 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
             time.sleep(0.2)
         os.kill(proc.pid, sig)
         proc.communicate(timeout=60)
-        orphans = subprocess.run(
-            ["pgrep", "-f", str(scratch / "k")], capture_output=True, text=True
-        )
-        if sig == signal.SIGTERM:
-            assert orphans.stdout == ""  # a stopped run stops its agents
+        deadline = time.time() + 20
+        while True:  # a killed evaluator's agents get SIGTERM from the kernel: give them a moment
+            orphans = subprocess.run(
+                ["pgrep", "-f", str(scratch / "k")], capture_output=True, text=True
+            )
+            if orphans.stdout == "" or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        assert orphans.stdout == ""  # a stopped run stops its agents, even when SIGKILLed
         kept = {p.name: p.read_bytes() for p in results.glob("*.json")}
         assert 2 <= len(kept) < 9
         manifest = json.loads((runs / "k/manifest.json").read_text())
@@ -398,6 +429,18 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
         numbers = [a["attempt"] for a in json.loads(result_file.read_text())["attempts"]]
         assert len(numbers) == len(set(numbers))
     validate_artifacts(runs / "k")
+    # Re-judging counts exactly what the run counted (interrupted attempts stay uncounted).
+    rejudged = subprocess.run(
+        [sys.executable, "-m", "evaluator", "judge", str(runs / "k"), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    statuses = {c["status"] for c in json.loads(rejudged.stdout)["cases"]}
+    assert statuses == {"pass", "blocked"}, rejudged.stderr
+    for result_file in results.glob("*.json"):
+        result = json.loads(result_file.read_text())
+        assert result["stats"]["attempts"] == 1
 
 
 def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path: Path) -> None:
@@ -432,7 +475,12 @@ def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path:
     )
     with scratch_dir() as scratch:
         outcome = run(
-            tmp_path, scratch, repo=repo, behaviors=behaviors, cases=("routing-add-column",)
+            tmp_path,
+            scratch,
+            repo=repo,
+            behaviors=behaviors,
+            cases=("routing-add-column",),
+            keep_scratch=True,
         )
         (result,) = outcome.results
         assert result.status == "pass", result.notes

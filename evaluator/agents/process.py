@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 TERM_GRACE_S = 3.0
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _ACTIVE: set[subprocess.Popen[bytes]] = set()
 _ACTIVE_LOCK = threading.Lock()
 
@@ -70,6 +77,33 @@ def kill_processes_mentioning(path: Path) -> int:
     return killed
 
 
+@functools.cache
+def _prctl() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
+
+
+def _parent_death_signal() -> Callable[[], None] | None:
+    """A pre-exec hook that makes the kernel send SIGTERM to the agent when the thread that
+    started it dies, so even a SIGKILLed evaluator leaves no agent reconnecting behind it.
+    SIGTERM, not SIGKILL: `codex` is a node wrapper that forwards SIGTERM to the native binary
+    (which takes its sandboxed children with it); a killed wrapper would orphan it. libc is
+    looked up in the parent: the hook runs between fork and exec and must only call prctl."""
+    prctl = _prctl()
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def hook() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:
+            # The evaluator died between fork and prctl: the signal will never come.
+            os._exit(1)
+
+    return hook
+
+
 def run_process(
     argv: list[str],
     *,
@@ -91,6 +125,7 @@ def run_process(
                 stdout=out,
                 stderr=err,
                 start_new_session=True,
+                preexec_fn=_parent_death_signal(),
             )
         except OSError as exc:
             return ProcessOutcome(None, False, False, started, time.time(), f"cannot start: {exc}")

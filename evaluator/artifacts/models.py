@@ -83,6 +83,10 @@ class AttemptRecord(ArtifactModel):
     timed_out: bool = False
     duration_s: float | None = None
     artifacts_dir: str | None = None
+    interrupted: bool = Field(
+        default=False,
+        description="the run stopped before this attempt's case finished: listed, not counted",
+    )
 
 
 class CaseStats(ArtifactModel):
@@ -110,6 +114,9 @@ class CaseResult(ArtifactModel):
     # ours
     suite_id: str | None = None
     title: str | None = None
+    case_file: str | None = Field(
+        default=None, description="the case file, relative to the source workspace"
+    )
     attempts: list[AttemptRecord] = Field(default_factory=list)
     stats: CaseStats | None = None
     environment_mismatches: list[str] = Field(default_factory=list)

@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 from evaluator.artifacts.models import CaseResult, Manifest
+from evaluator.artifacts.report_findings import CaseFindings, render_fixes
 
 REPORT_SECTIONS = ("Run Summary", "Case Table", "Failures", "Suggested Next Fixes")
 MAX_FIXES = 3
@@ -15,20 +16,11 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def suggested_fixes(
-    results: list[CaseResult], source_workspace: Path | None
-) -> list[tuple[str, int]]:
-    counts: Counter[str] = Counter()
-    for result in results:
-        if result.status == "pass":
-            continue
-        for path in result.suggested_fix_files:
-            if source_workspace is None or (source_workspace / path).is_file():
-                counts[path] += 1
-    return counts.most_common(MAX_FIXES)
-
-
-def render_report(manifest: Manifest, results: list[CaseResult]) -> str:
+def render_report(
+    manifest: Manifest,
+    results: list[CaseResult],
+    findings: dict[str, CaseFindings] | None = None,
+) -> str:
     counts = Counter(r.status for r in results)
     judged = counts["pass"] + counts["fail"]
     rate = f"{counts['pass'] / judged:.0%}" if judged else "n/a"
@@ -86,12 +78,10 @@ def render_report(manifest: Manifest, results: list[CaseResult]) -> str:
                 lines.append(f"  - {note}")
         for note in result.notes:
             lines.append(f"- {note}")
+        for finding in (findings or {}).get(result.case_id, CaseFindings()).lines:
+            lines.append(f"- {finding}")
         lines.append("")
     lines += ["## Suggested Next Fixes", ""]
     source = Path(manifest.source_workspace) if manifest.source_workspace else None
-    fixes = suggested_fixes(results, source)
-    if not fixes:
-        lines.append("None.")
-    for path, count in fixes:
-        lines.append(f"1. `{path}`: named by {count} failing or blocked case(s).")
+    lines += render_fixes(results, source, MAX_FIXES)
     return "\n".join(lines).rstrip() + "\n"

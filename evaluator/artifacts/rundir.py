@@ -1,17 +1,19 @@
-"""The layout of `runs/<run_id>/` and atomic writes into it (temp file + rename)."""
+"""The layout of `runs/<run_id>/`, atomic writes into it (temp file + rename), and its lock."""
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import BaseModel, ValidationError
 
-from evaluator.artifacts.models import CaseResult, Manifest
+from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest
 from evaluator.errors import InputError
 
 
@@ -36,10 +38,96 @@ def write_json(path: Path, payload: Any) -> None:
 
 
 def copy_atomic(source: Path, destination: Path) -> None:
+    """Like the other artifacts, a copy is 0600 whatever the source's mode (sessions hold
+    everything the agent saw)."""
     destination.parent.mkdir(parents=True, exist_ok=True)
-    temp = destination.with_name(f".{destination.name}.tmp")
-    shutil.copyfile(source, temp)
-    os.replace(temp, destination)
+    fd, temp = tempfile.mkstemp(
+        dir=destination.parent, prefix=f".{destination.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(fd, "wb") as out, source.open("rb") as src:
+            shutil.copyfileobj(src, out)
+        os.replace(temp, destination)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+# The storage itself failed (full, over quota, read-only, not ours to write): the run cannot go
+# on anywhere, so these stop it instead of blocking one attempt after another.
+FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
+DENIED_ERRNOS = frozenset({errno.EACCES, errno.EPERM})
+
+
+def storage_error(exc: BaseException, roots: tuple[Path, ...]) -> OSError | None:
+    """The storage OSError behind `exc` (itself or a cause), if any: a full or read-only file
+    system anywhere, or a write refused under one of our own `roots`."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError):
+            if seen.errno in FULL_ERRNOS:
+                return seen
+            if seen.errno in DENIED_ERRNOS and seen.filename is not None:
+                name = os.path.abspath(os.fsdecode(seen.filename))
+                if any(name == str(r) or name.startswith(str(r) + os.sep) for r in roots):
+                    return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def remove_temp_files(directory: Path) -> int:
+    """Removes the `.NAME.*.tmp` files an interrupted write left behind; returns how many."""
+    removed = 0
+    for path in directory.rglob(".*.tmp"):
+        parts = path.relative_to(directory).parts
+        if any(parts[i : i + 2] == ("workspace", "files") for i in range(len(parts))):
+            continue  # a file the agent made, kept in a workspace snapshot
+        try:
+            path.unlink()
+            removed += 1
+        except OSError:
+            continue
+    return removed
+
+
+class RunLocked(Exception):
+    """Another live evaluator holds the run directory."""
+
+    def __init__(self, path: Path, owner: str) -> None:
+        self.owner = owner
+        super().__init__(f"run directory {path} is in use by another agentic-eval ({owner})")
+
+
+class RunLock:
+    """An exclusive `flock` on `runs/<run_id>/.lock`. The kernel drops it when its holder exits
+    or dies (even by SIGKILL), so a stale lock never blocks: the pid written in the file only
+    names the holder in the error, and a file whose pid is gone is simply locked again."""
+
+    name = ".lock"
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / self.name
+        self.handle: IO[str] | None = None
+
+    def acquire(self) -> None:
+        handle = self.path.open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            owner = handle.read().strip() or "pid unknown"
+            handle.close()
+            raise RunLocked(self.path.parent, owner) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}\n")
+        handle.flush()
+        self.handle = handle
+
+    def release(self) -> None:
+        if self.handle is not None:
+            self.handle.close()  # closing the descriptor drops the flock
+            self.handle = None
 
 
 class RunDir:
@@ -70,6 +158,11 @@ class RunDir:
 
     def case_ref_prefix(self, case_id: str) -> str:
         return f"case-artifacts/{case_id}/accepted-session.json"
+
+    def lock(self) -> RunLock:
+        lock = RunLock(self.path)
+        lock.acquire()
+        return lock
 
     def write_manifest(self, manifest: Manifest) -> None:
         write_json(self.manifest_path, manifest)
@@ -105,6 +198,22 @@ class RunDir:
         if order is None:
             return list(results.values())
         return [results[c] for c in order if c in results]
+
+    def attempt_records(self, case_id: str) -> list[AttemptRecord]:
+        """The saved `attempt.json` of every attempt of a case, as records."""
+        records = []
+        known = set(AttemptRecord.model_fields)
+        for path in sorted(
+            (self.case_artifacts(case_id) / "attempts").glob("attempt-*/attempt.json")
+        ):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                records.append(
+                    AttemptRecord.model_validate({k: v for k, v in data.items() if k in known})
+                )
+            except (OSError, ValueError):
+                continue
+        return records
 
     def max_attempt(self, case_id: str) -> int:
         attempts = self.case_artifacts(case_id) / "attempts"

@@ -60,6 +60,11 @@ from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
     show_default=True,
     help="Workspaces and agent homes (not under /tmp).",
 )
+@click.option(
+    "--keep-scratch",
+    is_flag=True,
+    help="Keep this run's workspaces and agent homes (removed when the run ends by default).",
+)
 @click.option("--codex-bin", type=click.Path(path_type=Path, dir_okay=False), default=None)
 @click.option(
     "--auth-from",
@@ -88,6 +93,7 @@ def command(
     behaviors: Path | None,
     runs_dir: Path,
     scratch_root: Path,
+    keep_scratch: bool,
     codex_bin: Path | None,
     auth_from: Path | None,
     allow_blocked: bool,
@@ -124,6 +130,7 @@ def command(
         behaviors=behaviors,
         runs_dir=runs_dir,
         scratch_root=scratch_root,
+        keep_scratch=keep_scratch,
         codex_bin=codex_bin,
         auth_from=auth_from,
         grader=grader,

@@ -106,6 +106,7 @@ def inspect(session_file: Path, workspace: Path, as_json: bool) -> int:
             "violations": [v.to_json() for v in report.violations],
             "reason": report.reason,
         },
+        "malformed": [{"line": line, "reason": why} for line, why in evidence.malformed],
     }
     if as_json:
         emit_json(payload)
@@ -121,4 +122,6 @@ def inspect(session_file: Path, workspace: Path, as_json: bool) -> int:
     for violation in report.violations:
         click.echo(f"  {violation.ref:>7} {violation.kind} {violation.path}  {violation.detail}")
     click.echo(f"final answer: {evidence.final_answer!r}")
+    for line, why in evidence.malformed:
+        click.echo(f"{session_file}:{line}: skipped: {why}", err=True)
     return EXIT_OK

@@ -19,7 +19,7 @@ from evaluator.codex_items import content_text, is_injected, output_text
 from evaluator.evidence.jscode import scan_javascript
 from evaluator.evidence.patch import patch_paths
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
-from evaluator.evidence.rollout import RolloutStats, read_rollout
+from evaluator.evidence.rollout import RolloutEntry, RolloutStats, read_rollout
 from evaluator.evidence.shell import analyze_command
 
 EXCERPT = 2000
@@ -548,6 +548,7 @@ class _Normalizer:
         ev = self.evidence
         ev.line_count = stats.lines
         ev.bad_lines = stats.bad_lines
+        ev.malformed = list(stats.malformed)
         if ev.final_answer is None and self.last_assistant is not None:
             ev.final_answer = self.last_assistant
             ev.add(
@@ -564,23 +565,37 @@ def normalize_session(path: Path, *, home: str | None = None) -> SessionEvidence
     normalizer = _Normalizer(path, home)
     stats = RolloutStats()
     for entry in read_rollout(path, stats):
-        kind = entry.type
-        payload = entry.payload
-        if kind == "session_meta":
-            normalizer.session_meta(entry.line, entry.timestamp, payload)
-            continue
-        if normalizer.skipping_fork_copy and not (
-            kind == "event_msg" and payload.get("type") == "task_started"
-        ):
-            continue
-        if kind == "turn_context":
-            if payload.get("cwd"):
-                normalizer.turn_cwd = str(payload["cwd"])
-        elif kind == "response_item":
-            normalizer.response_item(entry.line, entry.timestamp, payload)
-        elif kind == "event_msg":
-            normalizer.event(entry.line, entry.timestamp, payload)
-        elif kind not in KNOWN_LINE_TYPES:
-            unknown = normalizer.evidence.unknown_types
-            unknown[kind] = unknown.get(kind, 0) + 1
+        try:
+            _normalize_entry(normalizer, entry)
+        except (TypeError, AttributeError, ValueError, KeyError, RecursionError) as exc:
+            # A record whose fields have unexpected types: skipped and reported with its line.
+            # What it did is unknown, so it is opaque to isolation (never a silent pass).
+            why = f"malformed {entry.type} record ({type(exc).__name__})"
+            stats.skip(entry.line, why)
+            normalizer.evidence.opaque.append((f"L{entry.line}", why))
+    for line, why in stats.malformed:
+        if why.startswith("JSON nested too deeply"):
+            normalizer.evidence.opaque.append((f"L{line}", why))
     return normalizer.finish(stats)
+
+
+def _normalize_entry(normalizer: _Normalizer, entry: RolloutEntry) -> None:
+    kind = entry.type
+    payload = entry.payload
+    if kind == "session_meta":
+        normalizer.session_meta(entry.line, entry.timestamp, payload)
+        return
+    if normalizer.skipping_fork_copy and not (
+        kind == "event_msg" and payload.get("type") == "task_started"
+    ):
+        return
+    if kind == "turn_context":
+        if payload.get("cwd"):
+            normalizer.turn_cwd = str(payload["cwd"])
+    elif kind == "response_item":
+        normalizer.response_item(entry.line, entry.timestamp, payload)
+    elif kind == "event_msg":
+        normalizer.event(entry.line, entry.timestamp, payload)
+    elif kind not in KNOWN_LINE_TYPES:
+        unknown = normalizer.evidence.unknown_types
+        unknown[kind] = unknown.get(kind, 0) + 1

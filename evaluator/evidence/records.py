@@ -80,6 +80,7 @@ class SessionEvidence:
     opaque: list[tuple[str, str]] = field(default_factory=list)
     line_count: int = 0
     bad_lines: int = 0
+    malformed: list[tuple[int, str]] = field(default_factory=list)  # (line, why) skipped
     unknown_types: dict[str, int] = field(default_factory=dict)
     record_count: int = 0
     _spill: IO[str] | None = field(default=None, repr=False)
@@ -166,6 +167,9 @@ class SessionEvidence:
         evidence.line_count = int(data.get("line_count") or 0)
         evidence.bad_lines = int(data.get("bad_lines") or 0)
         evidence.unknown_types = dict(data.get("unknown_types") or {})
+        evidence.malformed = [
+            (int(m["line"]), str(m["reason"])) for m in data.get("malformed") or []
+        ]
         evidence.opaque = [(o["ref"], o["reason"]) for o in data.get("opaque") or []]
         for raw in data.get("records") or []:
             values = {
@@ -192,6 +196,7 @@ class SessionEvidence:
             "token_usage": self.token_usage,
             "line_count": self.line_count,
             "bad_lines": self.bad_lines,
+            "malformed": [{"line": line, "reason": why} for line, why in self.malformed],
             "unknown_types": self.unknown_types,
             "opaque": [{"ref": ref, "reason": reason} for ref, reason in self.opaque],
             "record_count": self.record_count,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +35,20 @@ class RolloutEntry:
     timestamp: str | None
 
 
+MAX_MALFORMED_NOTED = 100
+
+
 @dataclass
 class RolloutStats:
     lines: int = 0
     bad_lines: int = 0
+    # (line, why) of the first lines that could not be used; hostile ones are reported, not fatal.
+    malformed: list[tuple[int, str]] = field(default_factory=list)
+
+    def skip(self, line: int, why: str) -> None:
+        self.bad_lines += 1
+        if len(self.malformed) < MAX_MALFORMED_NOTED:
+            self.malformed.append((line, why))
 
 
 def read_rollout(path: Path, stats: RolloutStats | None = None) -> Iterator[RolloutEntry]:
@@ -51,10 +61,13 @@ def read_rollout(path: Path, stats: RolloutStats | None = None) -> Iterator[Roll
             try:
                 record = json.loads(raw)
             except ValueError:
-                stats.bad_lines += 1
+                stats.skip(number, "not JSON (truncated?)")
+                continue
+            except RecursionError:
+                stats.skip(number, "JSON nested too deeply to read")
                 continue
             if not isinstance(record, dict):
-                stats.bad_lines += 1
+                stats.skip(number, "not a JSON object")
                 continue
             entry = _entry(number, record)
             if entry is not None:
@@ -85,7 +98,7 @@ def first_line(path: Path) -> dict[str, Any] | None:
         return None
     try:
         record = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(record, dict):
         return None

@@ -20,7 +20,23 @@ class JudgeContext:
     workspace: Path
     ref_prefix: str  # e.g. "case-artifacts/<case>/accepted-session.json"
     workspace_available: bool = True
+    # Where the workspace's files are read from when it is not `workspace` itself: a snapshot
+    # restored after the scratch space is gone. Observed paths still name `workspace`.
+    files_root: Path | None = None
+    # Workspace-relative files known to exist whose content was not kept (over size limits).
+    without_content: frozenset[str] = frozenset()
     grader: ModelGrader | None = None
+
+    @property
+    def file_root(self) -> Path:
+        return self.files_root or self.workspace
+
+    def on_disk(self, path: str) -> str:
+        """Where an observed workspace path's file is now (inside `file_root`)."""
+        relative = self.relative(path)
+        if self.files_root is None or relative is None:
+            return path
+        return str(self.files_root / relative) if relative != "." else str(self.files_root)
 
     def ref(self, record: EvidenceRecord) -> str:
         return f"{self.ref_prefix}#{record.id}"
@@ -38,7 +54,12 @@ class JudgeContext:
         """An observed path that is itself a glob (`cat refs/*.md`) stands for what it matched."""
         if not any(ch in path for ch in "*?[") or not self.workspace_available:
             return [path]
-        return sorted(glob.glob(path)) or [path]
+        local = self.on_disk(path)
+        matched = sorted(glob.glob(local))
+        if self.files_root is not None:
+            root = str(self.files_root)
+            matched = [str(self.workspace) + m[len(root) :] for m in matched if m.startswith(root)]
+        return matched or [path]
 
     def reads(self) -> list[EvidenceRecord]:
         return [

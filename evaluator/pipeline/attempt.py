@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -20,7 +21,10 @@ from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.sessions import SessionRef, get_store
 from evaluator.sessions.base import ChildQuery
-from evaluator.workspace import AttemptWorkspace, build_workspace
+from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
+from evaluator.workspace.scratch import make_tree_private
+
+WORKSPACE_SNAPSHOT = "workspace"  # the attempt workspace's final state, beside attempt.json
 
 
 @dataclass(frozen=True)
@@ -115,23 +119,34 @@ def run_attempt(
         source_workspace=settings.source_workspace,
         attempt=number,
     )
+    baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)
+    agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
     handle = settings.runner.run(
         AgentRequest(
             workspace=workspace.path,
-            agent_dir=settings.agent_root / case.case_id / f"attempt-{number:02d}",
+            agent_dir=agent_dir,
             prompt=prompt,
             endpoint=settings.endpoint,
             timeout_s=case.case.timeout_s or settings.timeout_s,
             env=workspace.env,
         )
     )
+    # The agent may create files readable by all (codex writes some 0644 on purpose).
+    for tree in (workspace.path, agent_dir):
+        make_tree_private(tree)
     result = AttemptResult(
         case.case_id, number, workspace, "blocked", handle=handle, retry_of=retry_of
     )
     result.secrets = workspace.secret_values()
     if not settings.endpoint.scripted and os.environ.get("OPENAI_API_KEY"):
         result.secrets["OPENAI_API_KEY"] = os.environ["OPENAI_API_KEY"]
+    save_snapshot(
+        workspace.path,
+        baseline,
+        settings.run_dir.attempt_artifacts(case.case_id, number) / WORKSPACE_SNAPSHOT,
+        settings.source_workspace,
+    )
     _evaluate(settings, case, result, prompt)
     _save(settings.run_dir, result)
     return result
@@ -265,6 +280,17 @@ def _save(run_dir: RunDir, result: AttemptResult) -> None:
         ]
     write_json(directory / "attempt.json", payload)
     Redactor(result.secrets).tree(directory)
+
+
+def mark_interrupted(run_dir: RunDir, result: AttemptResult, why: str) -> None:
+    """The run stopped while this attempt ran: its evidence stays, it is not counted."""
+    path = run_dir.attempt_artifacts(result.case_id, result.number) / "attempt.json"
+    if not path.is_file():
+        return
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    payload["interrupted"] = True
+    payload["reason"] = f"{why}; {payload['reason']}" if payload.get("reason") else why
+    write_json(path, payload)
 
 
 def promote(run_dir: RunDir, result: AttemptResult) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-from evaluator.artifacts.models import AssertionResult, CaseResult, CheckVerdict
+from evaluator.artifacts.models import AssertionResult, AttemptRecord, CaseResult, CheckVerdict
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir
 from evaluator.contract.models import BlockedReason, Status
@@ -31,14 +32,24 @@ def _allowed(
     return fallback, (reason or "unclear-rule") if fallback == "blocked" else None, note
 
 
+def _case_file(case: LoadedCase, source_workspace: Path | None) -> str:
+    path = case.path.resolve()
+    if source_workspace is not None and path.is_relative_to(source_workspace.resolve()):
+        return path.relative_to(source_workspace.resolve()).as_posix()
+    return str(path)
+
+
 def finalize_case(
     run_dir: RunDir,
     case: LoadedCase,
     slots: list[AttemptResult],
     all_attempts: list[AttemptResult],
     allowed_statuses: Sequence[str],
+    earlier: Sequence[AttemptRecord] = (),
+    source_workspace: Path | None = None,
 ) -> CaseResult:
-    """`slots` are the final attempt of each of the K tries; `all_attempts` include retried ones."""
+    """`slots` are the final attempt of each of the K tries; `all_attempts` include retried ones;
+    `earlier` are attempts of a run that stopped before the case finished (listed, not counted)."""
     stats = case_stats([s.status for s in slots])
     failed = [s for s in slots if s.status == "fail"]
     passed = [s for s in slots if s.status == "pass"]
@@ -62,8 +73,17 @@ def finalize_case(
             notes.append(
                 f"attempt {attempt.number:02d} blocked ({attempt.blocked_reason}): {attempt.reason}"
             )
+    for record in earlier:
+        notes.append(
+            f"attempt {record.attempt:02d} from before the run was resumed, not counted:"
+            f" {record.status or 'unfinished'}" + (f" ({record.reason})" if record.reason else "")
+        )
     if stats.flaky:
-        notes.append(f"flaky: {stats.passed} of {stats.judged} judged attempts passed")
+        failing = ", ".join(f"{s.number:02d}" for s in failed)
+        notes.append(
+            f"flaky: {stats.passed} of {stats.judged} judged attempts passed;"
+            f" failing attempt(s): {failing}"
+        )
     status, reason, downgrade = _allowed(status, reason, allowed_statuses)
     if downgrade:
         notes.append(downgrade)
@@ -115,7 +135,10 @@ def finalize_case(
         suggested_fix_files=list(case.case.notes.likely_fix_files) if status != "pass" else [],
         suite_id=case.suite_id,
         title=case.case.title,
-        attempts=[a.record(run_dir) for a in all_attempts],
+        case_file=_case_file(case, source_workspace),
+        attempts=sorted(
+            [*earlier, *(a.record(run_dir) for a in all_attempts)], key=lambda r: r.attempt
+        ),
         stats=stats,
         environment_mismatches=mismatches,
     )

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import json
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from evaluator.artifacts.models import CaseResult
-from evaluator.artifacts.rundir import RunDir, write_json
+from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest
+from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
+from evaluator.errors import InputError
 from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport
 from evaluator.judge import JudgeContext, judge_case
 from evaluator.judge.grading import ModelGrader
-from evaluator.pipeline.attempt import AttemptResult, apply_judgement
+from evaluator.pipeline.attempt import WORKSPACE_SNAPSHOT, AttemptResult, apply_judgement
 from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.run import write_reports
 from evaluator.plan import open_repo, select_cases
 from evaluator.sessions import SessionRef
 from evaluator.workspace import AttemptWorkspace
+from evaluator.workspace.snapshot import RestoredWorkspace, has_snapshot, restore_snapshot
 
 
 def _restore(run_dir: RunDir, case_id: str, data: dict[str, Any]) -> AttemptResult:
@@ -56,9 +61,42 @@ def _restore(run_dir: RunDir, case_id: str, data: dict[str, Any]) -> AttemptResu
     return result
 
 
+def _record_fields(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k in AttemptRecord.model_fields}
+
+
+@contextmanager
+def _workspace_files(
+    run_dir: RunDir, attempt: AttemptResult, source_workspace: Path
+) -> Iterator[RestoredWorkspace | None]:
+    """The attempt workspace's files: on disk while the scratch space lasts, else restored from
+    the snapshot saved in the run directory, else None (workspace checks are then blocked)."""
+    assert attempt.workspace is not None
+    if attempt.workspace.path.is_dir():
+        yield RestoredWorkspace(attempt.workspace.path, set())
+        return
+    snapshot = run_dir.attempt_artifacts(attempt.case_id, attempt.number) / WORKSPACE_SNAPSHOT
+    if not has_snapshot(snapshot):
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="agentic-eval-rejudge-") as temp:
+        yield restore_snapshot(snapshot, source_workspace, Path(temp))
+
+
 def rejudge_run(run_path: Path, grader: ModelGrader | None = None) -> list[CaseResult]:
     run_dir = RunDir(run_path)
     manifest = run_dir.read_manifest()
+    try:
+        lock = run_dir.lock()  # never rewrite results under a run that is still writing them
+    except RunLocked as exc:
+        raise InputError(f"{exc}; judge it when the run has ended") from None
+    try:
+        return _rejudge(run_dir, manifest, grader)
+    finally:
+        lock.release()
+
+
+def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) -> list[CaseResult]:
     repo = open_repo(
         Path(manifest.repo or "agentic-evals"),
         Path(manifest.source_workspace) if manifest.source_workspace else None,
@@ -69,6 +107,7 @@ def rejudge_run(run_path: Path, grader: ModelGrader | None = None) -> list[CaseR
         if not run_dir.case_result_path(case.case_id).is_file():
             continue
         attempts = []
+        earlier: list[AttemptRecord] = []
         for attempt_file in sorted(
             (run_dir.case_artifacts(case.case_id) / "attempts").glob("attempt-*/attempt.json")
         ):
@@ -80,23 +119,35 @@ def rejudge_run(run_path: Path, grader: ModelGrader | None = None) -> list[CaseR
                 and attempt.isolation is not None
             ):
                 assert attempt.workspace is not None
-                context = JudgeContext(
-                    evidence=attempt.evidence,
-                    workspace=attempt.workspace.path,
-                    ref_prefix=run_dir.attempt_ref_prefix(case.case_id, attempt.number),
-                    workspace_available=attempt.workspace.path.is_dir(),
-                    grader=grader,
-                )
-                apply_judgement(attempt, judge_case(case.case, context))
+                with _workspace_files(run_dir, attempt, repo.source_workspace) as files:
+                    context = JudgeContext(
+                        evidence=attempt.evidence,
+                        workspace=attempt.workspace.path,
+                        ref_prefix=run_dir.attempt_ref_prefix(case.case_id, attempt.number),
+                        workspace_available=files is not None,
+                        files_root=files.root if files else None,
+                        without_content=frozenset(files.without_content if files else ()),
+                        grader=grader,
+                    )
+                    apply_judgement(attempt, judge_case(case.case, context))
                 data["status"], data["blocked_reason"] = attempt.status, attempt.blocked_reason
                 write_json(attempt_file, data)
+            if data.get("interrupted"):
+                earlier.append(AttemptRecord.model_validate(_record_fields(data)))
+                continue
             attempts.append(attempt)
         slots: dict[int, AttemptResult] = {}
         for attempt in attempts:
             slots[attempt.retry_of or attempt.number] = attempt  # a retry replaces its first try
         finals = [slots[k] for k in sorted(slots)]
         result = finalize_case(
-            run_dir, case, finals, attempts, selection.target.target.allowed_statuses
+            run_dir,
+            case,
+            finals,
+            attempts,
+            selection.target.target.allowed_statuses,
+            earlier,
+            repo.source_workspace,
         )
         run_dir.write_case_result(result)
         results.append(result)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,18 +20,43 @@ from evaluator import __version__
 from evaluator.agents import ModelEndpoint, get_runner
 from evaluator.agents.codex_home import check_location
 from evaluator.agents.process import kill_active, kill_processes_mentioning
-from evaluator.artifacts.models import CaseResult, Manifest, RunState
+from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest, RunState
+from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.report import render_report
-from evaluator.artifacts.rundir import RunDir, write_atomic
+from evaluator.artifacts.report_findings import case_findings
+from evaluator.artifacts.rundir import (
+    RunDir,
+    RunLock,
+    RunLocked,
+    copy_atomic,
+    remove_temp_files,
+    storage_error,
+    write_atomic,
+    write_json,
+)
 from evaluator.artifacts.transcript import render_transcript
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.judge.grading import ModelGrader
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
-from evaluator.pipeline.attempt import AttemptResult, AttemptSettings, failed_attempt, run_attempt
+from evaluator.pipeline.attempt import (
+    AttemptResult,
+    AttemptSettings,
+    failed_attempt,
+    mark_interrupted,
+    run_attempt,
+)
 from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.progress import PlainProgress, Progress
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.workspace import AttemptWorkspace
+from evaluator.workspace.builder import looks_secret
+from evaluator.workspace.scratch import (
+    PRIVATE_UMASK,
+    check_scratch_root,
+    make_private_dir,
+    remove_scratch,
+)
 
 DEFAULT_SCRATCH = Path(os.environ.get("AGENTIC_EVAL_SCRATCH", "/var/tmp/agentic-eval"))
 DEFAULT_TIMEOUT_S = 300.0
@@ -61,6 +88,7 @@ class RunOptions:
     auth_from: Path | None = None
     scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
     grader: ModelGrader | None = None  # the model judge (`--judge-model`), owned by the caller
+    keep_scratch: bool = False  # keep workspaces and agent homes after the run (debugging)
 
 
 @dataclass
@@ -127,18 +155,6 @@ def _refuse_changes(options: RunOptions, previous: Manifest) -> None:
             )
 
 
-def _pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class Run:
     def __init__(self, options: RunOptions, progress: Progress | None = None) -> None:
         self.options = options
@@ -146,6 +162,7 @@ class Run:
         self.stop = threading.Event()
         self.lock = threading.Lock()
         self.attempt_numbers: dict[str, int] = {}
+        self.run_lock: RunLock | None = None
 
     # ---------------------------------------------------------------- planning
     def _plan(self) -> tuple[EvalRepo, Selection, RunDir, Manifest | None]:
@@ -153,15 +170,9 @@ class Run:
         repo = open_repo(options.repo, options.source_workspace)
         if options.resume:
             run_dir = RunDir(options.runs_dir / options.resume)
-            previous = run_dir.read_manifest()
-            if (
-                previous.run_state == "running"
-                and _pid_alive(previous.runner_pid)
-                and previous.runner_pid != os.getpid()
-            ):
-                raise InputError(
-                    f"run {options.resume} is still running (pid {previous.runner_pid})"
-                )
+            run_dir.read_manifest()  # a clear error for a run that does not exist
+            self._lock(run_dir)
+            previous = run_dir.read_manifest()  # as the last holder of the lock left it
             selection = select_cases(
                 repo, previous.target_id, (), tuple(previous.resolved_case_ids)
             )
@@ -173,13 +184,51 @@ class Run:
             raise InputError(f"run id {run_id!r} must be a plain name", field="--run-id")
         run_dir = RunDir(options.runs_dir / run_id)
         if run_dir.path.exists():
-            raise InputError(
-                f"run directory already exists: {run_dir.path} (use --resume {run_id})"
-            )
+            raise InputError(self._exists_message(run_dir))
         return repo, selection, run_dir, None
+
+    @staticmethod
+    def _exists_message(run_dir: RunDir) -> str:
+        return f"run directory already exists: {run_dir.path} (use --resume {run_dir.run_id})"
+
+    def _claim(self, run_dir: RunDir) -> None:
+        """Creates and locks a new run's directory, once nothing else can stop the run."""
+        try:
+            self.options.runs_dir.mkdir(parents=True, exist_ok=True)
+            # mkdir is the atomic claim: of two runs given the same id, exactly one creates it.
+            run_dir.path.mkdir(mode=0o700)
+        except FileExistsError:
+            raise InputError(self._exists_message(run_dir)) from None
+        except OSError as exc:
+            raise EnvironmentProblem(
+                f"cannot create the run directory {run_dir.path}: {exc.strerror or exc}"
+            ) from None
+        self._lock(run_dir)
+
+    def _lock(self, run_dir: RunDir) -> None:
+        try:
+            self.run_lock = run_dir.lock()
+        except RunLocked as exc:
+            raise InputError(f"{exc}; wait for it to finish or stop it first") from None
+        except OSError as exc:
+            raise EnvironmentProblem(
+                f"cannot lock the run directory {run_dir.path}: {exc.strerror or exc}"
+            ) from None
 
     # ---------------------------------------------------------------- execution
     def execute(self) -> RunOutcome:
+        """Runs the plan; releases the run directory's lock however it ends. Files created
+        meanwhile are private to the user (umask 077): they hold what the agents saw."""
+        previous_umask = os.umask(PRIVATE_UMASK)
+        try:
+            return self._execute()
+        finally:
+            os.umask(previous_umask)
+            if self.run_lock is not None:
+                self.run_lock.release()
+                self.run_lock = None
+
+    def _execute(self) -> RunOutcome:
         options = self.options
         repo, selection, run_dir, previous = self._plan()
         target = selection.target
@@ -223,8 +272,11 @@ class Run:
         library = load_behaviors(behaviors) if behaviors else None
         scratch = options.scratch_root / run_dir.run_id
         check_location(scratch)
+        check_scratch_root(options.scratch_root)
+        if previous is None:
+            self._claim(run_dir)
         try:
-            scratch.mkdir(parents=True, exist_ok=True)
+            make_private_dir(scratch)
         except OSError as exc:
             raise EnvironmentProblem(
                 f"cannot create scratch directory {scratch}: {exc.strerror}"
@@ -244,6 +296,11 @@ class Run:
                     f"resume stopped {reaped} agent process(es) left by the killed run"
                 )
         todo = [c for c in selection.cases if c.case_id not in finished]
+        if previous:
+            # A resumed case runs all its K attempts again: what it had is listed, not counted.
+            with self._storage_faults(run_dir, scratch):
+                for note in record_in_flight(run_dir, scratch, todo, previous):
+                    previous.notes.append(note)
         manifest = previous or Manifest(
             run_id=run_dir.run_id,
             target_id=target.target_id,
@@ -276,7 +333,8 @@ class Run:
         manifest.run_state = "running"
         manifest.runner_pid = os.getpid()
         manifest.finished_at = None
-        run_dir.write_manifest(manifest)
+        with self._storage_faults(run_dir, scratch):
+            run_dir.write_manifest(manifest)
         for case in selection.cases:
             # An attempt killed mid-run left a workspace but no artifacts: never reuse its number.
             started = [
@@ -293,47 +351,93 @@ class Run:
             else nullcontext()
         )
         outcome = RunOutcome(run_dir, manifest)
-        with server_cm as server:
-            endpoint = (
-                ModelEndpoint(model=model, base_url=server.base_url, scripted=True)
-                if isinstance(server, ScriptedModelServer)
-                else ModelEndpoint(model=model, auth_from=options.auth_from)
-            )
-            settings = AttemptSettings(
-                run_dir=run_dir,
-                target=target,
-                source_workspace=repo.source_workspace,
-                case_workspace_root=scratch / "workspaces",
-                agent_root=scratch / "agents",
-                runner=runner,
-                endpoint=endpoint,
-                timeout_s=timeout_s,
-                grader=options.grader,
-            )
-            self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
-            try:
-                with _sigterm_interrupts():
-                    self._pool(settings, todo, attempts, workers, manifest, outcome)
-            except (KeyboardInterrupt, RunInterrupted):
-                outcome.interrupted = True
-                self.stop.set()
-                kill_active()
-            except BaseException:
-                # Whatever stopped us, the manifest must not keep saying "running".
-                self._close(run_dir, manifest, "interrupted")
-                raise
-            finally:
-                self.progress.stop()
+        try:
+            with server_cm as server:
+                endpoint = (
+                    ModelEndpoint(model=model, base_url=server.base_url, scripted=True)
+                    if isinstance(server, ScriptedModelServer)
+                    else ModelEndpoint(model=model, auth_from=options.auth_from)
+                )
+                settings = AttemptSettings(
+                    run_dir=run_dir,
+                    target=target,
+                    source_workspace=repo.source_workspace,
+                    case_workspace_root=scratch / "workspaces",
+                    agent_root=scratch / "agents",
+                    runner=runner,
+                    endpoint=endpoint,
+                    timeout_s=timeout_s,
+                    grader=options.grader,
+                )
+                self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
+                try:
+                    with _sigterm_interrupts():
+                        self._pool(settings, todo, attempts, workers, manifest, outcome)
+                except (KeyboardInterrupt, RunInterrupted):
+                    outcome.interrupted = True
+                    self.stop.set()
+                    kill_active()
+                finally:
+                    self.progress.stop()
+        except BaseException as exc:
+            self._stopped_by(exc, run_dir, manifest, scratch)
+            raise
         self._close(run_dir, manifest, "interrupted" if outcome.interrupted else "completed")
+        self._drop_scratch(scratch)
         outcome.results = run_dir.read_case_results(manifest.resolved_case_ids)
         return outcome
+
+    def _stopped_by(
+        self, exc: BaseException, run_dir: RunDir, manifest: Manifest, scratch: Path
+    ) -> None:
+        """Whatever stopped the run, the manifest must not keep saying "running", no temp file
+        stays behind and the scratch goes. A storage failure (disk full, read-only, refused)
+        becomes one line and exit 3 instead of an internal error."""
+        problem = storage_error(exc, (run_dir.path.absolute(), scratch.absolute()))
+        try:
+            self._close(run_dir, manifest, "interrupted")
+        except OSError:
+            if problem is None:
+                raise
+            with suppress(OSError):  # the reports may not fit; the small manifest still may
+                run_dir.write_manifest(manifest)
+        remove_temp_files(run_dir.path)
+        self._drop_scratch(scratch)
+        if problem is not None:
+            raise _storage_problem(problem, run_dir, f"manifest {manifest.run_state}") from None
+
+    @contextmanager
+    def _storage_faults(self, run_dir: RunDir, scratch: Path) -> Iterator[None]:
+        """Before the run starts: a storage failure is one line and exit 3, leaving no temp
+        file and no scratch."""
+        try:
+            yield
+        except OSError as exc:
+            problem = storage_error(exc, (run_dir.path.absolute(), scratch.absolute()))
+            if problem is None:
+                raise
+            remove_temp_files(run_dir.path)
+            self._drop_scratch(scratch)
+            raise _storage_problem(problem, run_dir, "before starting") from None
+
+    def _drop_scratch(self, scratch: Path) -> None:
+        if self.options.keep_scratch:
+            return
+        try:
+            remove_scratch(scratch)
+        except OSError as exc:
+            print(
+                f"agentic-eval: warning: could not remove the scratch directory {scratch}: {exc}",
+                file=sys.stderr,
+            )
 
     def _close(self, run_dir: RunDir, manifest: Manifest, state: RunState) -> None:
         manifest.run_state = state
         manifest.finished_at = _now()
         manifest.runner_pid = None
-        write_reports(run_dir, manifest)
+        # The manifest first: it is small, and it is what resume and readers trust.
         run_dir.write_manifest(manifest)
+        write_reports(run_dir, manifest)
 
     def _next_number(self, case_id: str) -> int:
         with self.lock:
@@ -352,8 +456,12 @@ class Run:
             try:
                 result = run_attempt(settings, case, number, retry_of)
             except Exception as exc:  # one broken attempt must not take the run down
+                roots = (settings.run_dir.path.absolute(), settings.case_workspace_root.parent)
+                if storage_error(exc, roots) is not None:
+                    raise  # ... but a full or unwritable disk takes every attempt down
                 result = failed_attempt(settings, case, number, retry_of, exc)
             if self.stop.is_set():
+                mark_interrupted(settings.run_dir, result, "the run was stopped during it")
                 raise RunInterrupted("stopping")
             self.progress.attempt_finished(result)
             results.append(result)
@@ -407,8 +515,18 @@ class Run:
     ) -> None:
         finals = [slot[-1] for slot in slots]
         every = sorted((a for slot in slots for a in slot), key=lambda a: a.number)
+        numbers = {a.number for a in every}
+        earlier = [
+            r for r in settings.run_dir.attempt_records(case.case_id) if r.attempt not in numbers
+        ]
         result = finalize_case(
-            settings.run_dir, case, finals, every, settings.target.target.allowed_statuses
+            settings.run_dir,
+            case,
+            finals,
+            every,
+            settings.target.target.allowed_statuses,
+            earlier=[r.model_copy(update={"interrupted": True}) for r in earlier],
+            source_workspace=settings.source_workspace,
         )
         if result.environment_mismatches:
             manifest.environment_mismatches[case.case_id] = result.environment_mismatches
@@ -418,7 +536,86 @@ class Run:
         self.progress.case_finished(result)
 
 
+def _storage_problem(problem: OSError, run_dir: RunDir, state: str) -> EnvironmentProblem:
+    return EnvironmentProblem(
+        f"cannot write {problem.filename or run_dir.path}: {problem.strerror}; run"
+        f" {run_dir.run_id} stopped, {state}"
+        f" (free space or fix permissions, then --resume {run_dir.run_id})"
+    )
+
+
 def write_reports(run_dir: RunDir, manifest: Manifest) -> None:
     results = run_dir.read_case_results(manifest.resolved_case_ids)
-    write_atomic(run_dir.path / "report.md", render_report(manifest, results))
+    findings = case_findings(run_dir, results)
+    write_atomic(run_dir.path / "report.md", render_report(manifest, results, findings))
     write_atomic(run_dir.path / "transcript.md", render_transcript(manifest, run_dir))
+
+
+def record_in_flight(
+    run_dir: RunDir, scratch: Path, cases: list[LoadedCase], previous: Manifest
+) -> list[str]:
+    """The attempts a stopped run left for cases it did not finish are marked interrupted (the
+    resume runs those cases again). An attempt it never recorded (its workspace exists, its
+    attempt.json does not) is recorded now: what is known of it, its agent's output and any
+    session it left, marked interrupted too: listed, never counted."""
+    notes = []
+    for case in cases:
+        for record in run_dir.attempt_records(case.case_id):
+            if not record.interrupted:
+                path = run_dir.attempt_artifacts(case.case_id, record.attempt) / "attempt.json"
+                payload = json.loads(path.read_text(encoding="utf-8"))
+                payload["interrupted"] = True
+                write_json(path, payload)
+        for workspace in sorted((scratch / "workspaces" / case.case_id).glob("attempt-*")):
+            suffix = workspace.name.removeprefix("attempt-")
+            if not suffix.isdigit():
+                continue
+            number = int(suffix)
+            directory = run_dir.attempt_artifacts(case.case_id, number)
+            if (directory / "attempt.json").is_file():
+                continue
+            agent_dir = scratch / "agents" / case.case_id / workspace.name
+            why = (
+                f"in flight when the evaluator (pid {previous.runner_pid or 'unknown'}) stopped"
+                " without recording it; its agent was stopped at resume"
+            )
+            record = AttemptRecord(
+                attempt=number,
+                workspace_root=str(workspace.resolve()),
+                valid=False,
+                status="blocked",
+                blocked_reason="environment",
+                reason=why,
+                artifacts_dir=str(directory.relative_to(run_dir.path)),
+                interrupted=True,
+            )
+            directory.mkdir(parents=True, exist_ok=True)
+            for source, name in (
+                (agent_dir / "stdout.jsonl", "agent-stdout.jsonl"),
+                (agent_dir / "stderr.txt", "agent-stderr.txt"),
+                *(
+                    (rollout, "interrupted-session.jsonl")
+                    for rollout in sorted(
+                        (agent_dir / "codex-home" / "sessions").rglob("rollout-*.jsonl")
+                    )[:1]
+                ),
+            ):
+                if source.is_file():
+                    copy_atomic(source, directory / name)
+            write_json(directory / "attempt.json", record)
+            Redactor(_declared_secrets(case)).tree(directory)
+            notes.append(f"{case.case_id} attempt {number:02d}: {why}")
+    return notes
+
+
+def _declared_secrets(case: LoadedCase) -> dict[str, str]:
+    """The secrets an attempt of `case` was given, for redacting what an unrecorded one left."""
+    setup = case.case.setup
+    env = dict(setup.env or {})
+    for name in setup.env_vars_required or []:
+        if os.environ.get(name):
+            env[name] = os.environ[name]
+    workspace = AttemptWorkspace(case.case_id, 0, Path("."), env=env)
+    workspace.secret_env.update(n for n in setup.secret_env_vars or [] if n in env)
+    workspace.secret_env.update(n for n in setup.env_vars_required or [] if looks_secret(n))
+    return workspace.secret_values()

@@ -2,5 +2,14 @@
 
 from evaluator.workspace.builder import AttemptWorkspace, build_workspace
 from evaluator.workspace.paths import UnsafePath, safe_join
+from evaluator.workspace.snapshot import fingerprint, restore_snapshot, save_snapshot
 
-__all__ = ["AttemptWorkspace", "UnsafePath", "build_workspace", "safe_join"]
+__all__ = [
+    "AttemptWorkspace",
+    "UnsafePath",
+    "build_workspace",
+    "fingerprint",
+    "restore_snapshot",
+    "safe_join",
+    "save_snapshot",
+]

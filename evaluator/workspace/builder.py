@@ -7,11 +7,13 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 from evaluator.contract.models import CaseSetup
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.workspace.paths import UnsafePath, safe_join
+from evaluator.workspace.scratch import make_tree_private
 
 DOCS_INDEX_NAMES = ("docs.txt", "docs-index.txt", "docs_index.txt", "llms.txt")
 
@@ -26,7 +28,30 @@ class AttemptWorkspace:
     mismatches: list[str] = field(default_factory=list)
 
     def secret_values(self) -> dict[str, str]:
-        return {name: self.env[name] for name in self.secret_env if self.env.get(name)}
+        """Variables marked secret, and credentials embedded in any declared value (the
+        password inside a `DATABASE_URL`), keyed by the name their redaction shows."""
+        values = {name: self.env[name] for name in self.secret_env if self.env.get(name)}
+        for name, value in self.env.items():
+            for part, credential in embedded_credentials(value):
+                values.setdefault(f"{name}:{part}", credential)
+        return values
+
+
+def embedded_credentials(value: str) -> list[tuple[str, str]]:
+    """Credentials inside a URL-valued setting: its userinfo password, and query parameters
+    whose names say secret (`?password=`, `?sslkey=`, `?token=`)."""
+    if "://" not in value:
+        return []
+    try:
+        parts = urlsplit(value.strip())
+        password = parts.password
+    except ValueError:
+        return []
+    found = [("password", password)] if password else []
+    for key, item in parse_qsl(parts.query, keep_blank_values=False):
+        if looks_secret(key) and item:
+            found.append((key, item))
+    return found
 
 
 def attempt_dir(case_workspace_root: Path, case_id: str, attempt: int) -> Path:
@@ -50,6 +75,7 @@ def build_workspace(
     workspace = AttemptWorkspace(case_id=case.case_id, attempt=attempt, path=path.resolve())
     _copy_skill(target, source_workspace, workspace.path)
     _apply_setup(case, target, workspace, os.environ if environ is None else environ)
+    make_tree_private(workspace.path)
     return workspace
 
 
@@ -135,11 +161,11 @@ def _apply_setup(
             workspace.mismatches.append(f"env_vars_required: {name} is not set in the environment")
     workspace.env.update(setup.env or {})
     workspace.secret_env.update(setup.secret_env_vars or [])
-    workspace.secret_env.update(n for n in setup.env_vars_required or [] if _looks_secret(n))
+    workspace.secret_env.update(n for n in setup.env_vars_required or [] if looks_secret(n))
     for key in sorted(setup.model_extra or {}):
         workspace.mismatches.append(f"setup key {key!r} is not understood by this evaluator")
 
 
-def _looks_secret(name: str) -> bool:
+def looks_secret(name: str) -> bool:
     upper = name.upper()
     return any(word in upper for word in ("SECRET", "TOKEN", "PASSWORD", "CERTIFICATE", "KEY"))

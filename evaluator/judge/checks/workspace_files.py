@@ -11,8 +11,11 @@ from evaluator.judge.checks.registry import register_check
 
 
 def _files(context: JudgeContext, pattern: str) -> list[str]:
-    matches = glob.glob(str(context.workspace / pattern), recursive=True)
-    return sorted(m for m in matches if context.relative(m) is not None)
+    """Matching files as workspace paths (also when read from a restored snapshot)."""
+    root = str(context.file_root)
+    matches = glob.glob(str(context.file_root / pattern), recursive=True)
+    named = [str(context.workspace) + m[len(root) :] for m in matches if m.startswith(root)]
+    return sorted(m for m in named if context.relative(m) is not None)
 
 
 def _write_refs(context: JudgeContext, pattern: str) -> list[str]:
@@ -58,9 +61,13 @@ def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckO
             f"no file matching {check.path} in the workspace",
             refs,
         )
+    unknown = []
     for path in found:
+        if context.relative(path) in context.without_content:
+            unknown.append(path)
+            continue
         try:
-            text = Path(path).read_text(encoding="utf-8", errors="replace")
+            text = Path(context.on_disk(path)).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
         if check.text in text:
@@ -71,5 +78,14 @@ def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckO
                 f"{rel} contains {check.text!r}",
                 [*refs, f"workspace-files:{rel}"],
             )
+    if unknown:
+        names = ", ".join(context.relative(f) or f for f in unknown)
+        return CheckOutcome(
+            "workspace_file_contains",
+            "blocked",
+            f"the content of {names} was not kept in the workspace snapshot (size limits)",
+            refs,
+            "insufficient-evidence",
+        )
     names = ", ".join(context.relative(f) or f for f in found)
     return CheckOutcome("workspace_file_contains", "fail", f"{names} lack(s) {check.text!r}", refs)

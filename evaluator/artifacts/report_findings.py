@@ -1,0 +1,205 @@
+"""What `report.md` says about each failing case beyond its verdicts, read from the run directory:
+isolation offenders (paths and records), setup mismatches, what the agent did instead of what an
+assertion wanted, which attempts of a flaky case failed, and whether a fix belongs to the skill
+or to the eval."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaluator.artifacts.models import CaseResult
+from evaluator.artifacts.rundir import RunDir
+
+MAX_OFFENDERS = 5
+MAX_ACTIVITY = 6
+MAX_TEXT = 80
+
+
+@dataclass
+class CaseFindings:
+    lines: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Fix:
+    path: str
+    why: str
+    count: int
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= MAX_TEXT else flat[: MAX_TEXT - 1] + "…"
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _relative(path: str, workspace: str) -> str:
+    root = workspace.rstrip("/")
+    if root and path.startswith(root + "/"):
+        return path[len(root) + 1 :]
+    return path
+
+
+def isolation_offenders(run_dir: RunDir, result: CaseResult) -> list[str]:
+    lines = []
+    for attempt in result.attempts:
+        if attempt.isolation != "violation":
+            continue
+        directory = run_dir.attempt_artifacts(result.case_id, attempt.attempt)
+        data = _read_json(directory / "attempt.json") or {}
+        report = data.get("isolation_report") or {}
+        violations = report.get("violations") or []
+        prefix = run_dir.attempt_ref_prefix(result.case_id, attempt.attempt)
+        shown = [
+            f"{v.get('kind')} `{v.get('path')}` (`{prefix}#{v.get('ref')}`)"
+            for v in violations[:MAX_OFFENDERS]
+            if isinstance(v, dict)
+        ]
+        more = len(violations) - len(shown)
+        lines.append(
+            f"Isolation: attempt {attempt.attempt:02d} reached outside its workspace: "
+            + ("; ".join(shown) or "see transcript.md")
+            + (f"; and {more} more" if more > 0 else "")
+        )
+    return lines
+
+
+def setup_mismatches(result: CaseResult) -> list[str]:
+    return [f"Setup mismatch: {m}" for m in result.environment_mismatches]
+
+
+def agent_activity(run_dir: RunDir, result: CaseResult) -> list[str]:
+    """What the judged attempt did: the files whose content it read (the route it took
+    through the skill) and the commands it ran."""
+    session = _read_json(run_dir.case_artifacts(result.case_id) / "accepted-session.json")
+    if session is None:
+        return []
+    workspace = result.workspace_root or ""
+    reads: list[str] = []
+    commands: list[str] = []
+    for record in session.get("records") or []:
+        if not isinstance(record, dict):
+            continue
+        if record.get("kind") == "file_read_observed" and record.get("access") == "read":
+            path = _relative(str(record.get("path")), workspace)
+            if path not in reads:
+                reads.append(path)
+        elif record.get("kind") == "command_observed" and record.get("command"):
+            commands.append(_short(str(record["command"])))
+    parts = []
+    if reads:
+        parts.append(
+            "read "
+            + ", ".join(f"`{p}`" for p in reads[:MAX_ACTIVITY])
+            + (f" and {len(reads) - MAX_ACTIVITY} more" if len(reads) > MAX_ACTIVITY else "")
+        )
+    else:
+        parts.append("read no file")
+    if commands:
+        parts.append(
+            "ran "
+            + ", ".join(f"`{c}`" for c in commands[:MAX_ACTIVITY])
+            + (f" and {len(commands) - MAX_ACTIVITY} more" if len(commands) > MAX_ACTIVITY else "")
+        )
+    return ["What the agent did instead: it " + "; it ".join(parts)]
+
+
+def flaky_attempts(result: CaseResult) -> list[str]:
+    if result.stats is None or not result.stats.flaky:
+        return []
+    counted = [a for a in result.attempts if not a.interrupted]
+    failing = [f"{a.attempt:02d}" for a in counted if a.status == "fail"]
+    passing = [f"{a.attempt:02d}" for a in counted if a.status == "pass"]
+    return [
+        f"Flaky: attempt(s) {', '.join(failing) or '-'} failed, {', '.join(passing) or '-'} passed"
+    ]
+
+
+def case_findings(run_dir: RunDir, results: list[CaseResult]) -> dict[str, CaseFindings]:
+    """Lines to add under each failing case in `Failures`."""
+    findings = {}
+    for result in results:
+        if result.status == "pass":
+            continue
+        lines = [*isolation_offenders(run_dir, result), *setup_mismatches(result)]
+        if any(a.status == "fail" for a in result.assertions):
+            lines += agent_activity(run_dir, result)
+        lines += flaky_attempts(result)
+        findings[result.case_id] = CaseFindings(lines)
+    return findings
+
+
+def skill_fixes(results: list[CaseResult], source_workspace: Path | None) -> list[Fix]:
+    """Skill files named by failing cases (`notes.likely_fix_files`): the skill's to fix. A case
+    blocked by its own eval (`unclear-rule`) or by the machine (`environment`) names none."""
+    counts: Counter[str] = Counter()
+    for result in results:
+        if result.status == "pass" or result.blocked_reason in ("unclear-rule", "environment"):
+            continue
+        for path in result.suggested_fix_files:
+            if source_workspace is None or (source_workspace / path).is_file():
+                counts[path] += 1
+    return [
+        Fix(path, f"named by {count} failing or blocked case(s)", count)
+        for path, count in counts.most_common()
+    ]
+
+
+def eval_fixes(results: list[CaseResult], source_workspace: Path | None) -> list[Fix]:
+    """Case files whose assertions no judge could decide (`unclear-rule`) or whose setup could
+    not be reproduced: the eval's to fix, not the skill's."""
+    fixes = []
+    for result in results:
+        if not result.case_file:
+            continue
+        if source_workspace is not None and not (source_workspace / result.case_file).is_file():
+            continue
+        unclear = [a.summary for a in result.assertions if a.blocked_reason == "unclear-rule"]
+        reasons = []
+        if unclear:
+            reasons.append(
+                f"{len(unclear)} assertion(s) no judge can decide (add `checks:`):"
+                f' "{_short(unclear[0])}"'
+            )
+        if result.environment_mismatches:
+            reasons.append(f"setup not reproducible: {_short(result.environment_mismatches[0])}")
+        if reasons:
+            fixes.append(Fix(result.case_file, "; ".join(reasons), len(unclear) + 1))
+    return sorted(fixes, key=lambda f: -f.count)
+
+
+def pick_fixes(skill: list[Fix], eval_: list[Fix], limit: int) -> tuple[list[Fix], list[Fix]]:
+    """At most `limit` fixes in all, each side keeping a place when it has any."""
+    chosen_skill = skill[: max(limit - min(1, len(eval_)), 0)]
+    chosen_eval = eval_[: limit - len(chosen_skill)]
+    chosen_skill = skill[: limit - len(chosen_eval)]
+    return chosen_skill, chosen_eval
+
+
+def render_fixes(results: list[CaseResult], source_workspace: Path | None, limit: int) -> list[str]:
+    skill, eval_ = pick_fixes(
+        skill_fixes(results, source_workspace), eval_fixes(results, source_workspace), limit
+    )
+    if not skill and not eval_:
+        return ["None."]
+    lines = []
+    if skill:
+        lines += ["### Fix the skill", ""]
+        lines += [f"1. `{f.path}`: {f.why}." for f in skill]
+        lines.append("")
+    if eval_:
+        lines += ["### Fix the eval", ""]
+        lines += [f"1. `{f.path}`: {f.why}." for f in eval_]
+        lines.append("")
+    return lines

@@ -1,0 +1,75 @@
+"""The scratch root: workspaces and agent homes, private to the user running the evaluator.
+
+Everything an agent saw lives here in clear (its environment, secrets included, and its session),
+so the root is refused when someone else could write into it, kept 0700/0600, and each run's part
+is removed when the run ends.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from contextlib import suppress
+from pathlib import Path
+
+from evaluator.errors import EnvironmentProblem
+
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+PRIVATE_EXEC = 0o700
+# Set while a run creates files, so what the agent and the evaluator write is private too.
+PRIVATE_UMASK = 0o077
+
+
+def check_scratch_root(root: Path) -> None:
+    """Creates `root` 0700 when missing; refuses one another user owns or others may write."""
+    try:
+        root.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+        info = root.lstat()
+    except OSError as exc:
+        raise EnvironmentProblem(
+            f"cannot create the scratch root {root}: {exc.strerror or exc}"
+        ) from None
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise EnvironmentProblem(f"scratch root {root} is not a plain directory (a symlink?)")
+    if info.st_uid != os.geteuid():
+        raise EnvironmentProblem(
+            f"scratch root {root} is owned by uid {info.st_uid}, not by you (uid {os.geteuid()});"
+            " pass a --scratch-root of your own"
+        )
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise EnvironmentProblem(
+            f"scratch root {root} is writable by other users (mode {stat.S_IMODE(info.st_mode):o});"
+            f" run `chmod 700 {root}` or pass another --scratch-root"
+        )
+    if stat.S_IMODE(info.st_mode) != PRIVATE_DIR:
+        root.chmod(PRIVATE_DIR)
+
+
+def make_private_dir(path: Path) -> None:
+    path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    path.chmod(PRIVATE_DIR)
+
+
+def make_tree_private(root: Path) -> None:
+    """Directories 0700, files 0600 (0700 when executable): copies keep their source's mode,
+    which is usually readable by everyone."""
+    for directory, subdirs, files in os.walk(root):
+        os.chmod(directory, PRIVATE_DIR)
+        for name in files:
+            path = os.path.join(directory, name)
+            info = os.lstat(path)
+            if stat.S_ISREG(info.st_mode):
+                executable = info.st_mode & stat.S_IXUSR
+                os.chmod(path, PRIVATE_EXEC if executable else PRIVATE_FILE)
+        subdirs[:] = [d for d in subdirs if not os.path.islink(os.path.join(directory, d))]
+
+
+def remove_scratch(path: Path) -> None:
+    """Removes a run's scratch, even directories the agent made read-only."""
+    if not path.exists():
+        return
+    with suppress(OSError):  # rmtree says what is really wrong
+        make_tree_private(path)
+    shutil.rmtree(path)

@@ -1,0 +1,195 @@
+"""The attempt workspace as the agent left it, kept in the run directory so re-judging works after
+the scratch space is gone.
+
+Saved: every file the agent created or changed, and set-up files that cannot be found again,
+within size limits. Listed only: the files the workspace received unchanged from the source
+workspace (restored from there while their hash still matches), files over the limits, symlinks
+and deleted files. `manifest.json` names every file and what became of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+SNAPSHOT_FORMAT = "agentic-eval/workspace-snapshot@1"
+MAX_FILE_BYTES = 1024 * 1024
+MAX_TOTAL_BYTES = 16 * 1024 * 1024
+MAX_LISTED = 10_000
+FILES_DIR = "files"
+MANIFEST = "manifest.json"
+
+Change = Literal["created", "changed", "unchanged"]
+Kept = Literal["saved", "source", "too-large", "over-budget", "symlink", "unreadable"]
+
+
+@dataclass(frozen=True)
+class FileState:
+    size: int
+    sha256: str
+
+
+def _digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1024 * 1024), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _walk(root: Path) -> list[tuple[str, Path, os.stat_result]]:
+    found = []
+    for directory, subdirs, files in os.walk(root):
+        subdirs.sort()
+        for name in sorted(files) + [
+            d for d in subdirs if os.path.islink(os.path.join(directory, d))
+        ]:
+            path = Path(directory) / name
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            found.append((path.relative_to(root).as_posix(), path, info))
+        subdirs[:] = [d for d in subdirs if not os.path.islink(os.path.join(directory, d))]
+    return found
+
+
+def fingerprint(root: Path) -> dict[str, FileState]:
+    """Size and hash of every regular file: the state before the agent starts."""
+    states = {}
+    for relative, path, info in _walk(root):
+        if stat.S_ISREG(info.st_mode):
+            try:
+                states[relative] = FileState(info.st_size, _digest(path))
+            except OSError:
+                continue
+    return states
+
+
+def _from_source(source_workspace: Path, relative: str, state: FileState) -> bool:
+    candidate = source_workspace / relative
+    try:
+        return (
+            candidate.is_file()
+            and not candidate.is_symlink()
+            and candidate.stat().st_size == state.size
+            and _digest(candidate) == state.sha256
+        )
+    except OSError:
+        return False
+
+
+def save_snapshot(
+    workspace: Path,
+    baseline: dict[str, FileState],
+    destination: Path,
+    source_workspace: Path,
+    *,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    max_total_bytes: int = MAX_TOTAL_BYTES,
+) -> dict[str, Any]:
+    """Writes `destination/files/...` and `destination/manifest.json`; returns the manifest."""
+    files_dir = destination / FILES_DIR
+    files_dir.mkdir(parents=True, exist_ok=True)
+    entries: list[dict[str, Any]] = []
+    total = 0
+    seen: set[str] = set()
+    walked = _walk(workspace)
+    # The agent's own files claim the budget first.
+    walked.sort(key=lambda item: (item[0] in baseline, item[0]))
+    for relative, path, info in walked:
+        seen.add(relative)
+        entry: dict[str, Any] = {"path": relative, "size": info.st_size}
+        if stat.S_ISLNK(info.st_mode):
+            entry.update(change="created", kept="symlink", target=os.readlink(path))
+            entries.append(entry)
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
+        try:
+            state = FileState(info.st_size, _digest(path))
+        except OSError:
+            entry.update(change="changed", kept="unreadable")
+            entries.append(entry)
+            continue
+        before = baseline.get(relative)
+        change: Change = (
+            "created" if before is None else "unchanged" if before == state else "changed"
+        )
+        entry["change"] = change
+        kept: Kept
+        if change == "unchanged" and _from_source(source_workspace, relative, state):
+            kept = "source"
+            entry["sha256"] = state.sha256
+        elif info.st_size > max_file_bytes:
+            kept = "too-large"
+        elif total + info.st_size > max_total_bytes:
+            kept = "over-budget"
+        else:
+            target = files_dir / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            total += info.st_size
+            kept = "saved"
+        entry["kept"] = kept
+        entries.append(entry)
+    deleted = sorted(set(baseline) - seen)
+    entries.sort(key=lambda e: e["path"])
+    manifest = {
+        "format": SNAPSHOT_FORMAT,
+        "workspace": str(workspace),
+        "limits": {"max_file_bytes": max_file_bytes, "max_total_bytes": max_total_bytes},
+        "saved_bytes": total,
+        "file_count": len(entries),
+        "files": entries[:MAX_LISTED],
+        "files_not_listed": max(0, len(entries) - MAX_LISTED),
+        "deleted": deleted[:MAX_LISTED],
+    }
+    temp = destination / f".{MANIFEST}.tmp"
+    temp.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(temp, destination / MANIFEST)
+    return manifest
+
+
+@dataclass
+class RestoredWorkspace:
+    root: Path
+    # Files the workspace held whose content the snapshot could not give back (too large, or
+    # the source workspace changed since): present as empty placeholders, so their existence
+    # is still judged, never their content.
+    without_content: set[str]
+
+
+def has_snapshot(snapshot: Path) -> bool:
+    return (snapshot / MANIFEST).is_file()
+
+
+def restore_snapshot(snapshot: Path, source_workspace: Path, into: Path) -> RestoredWorkspace:
+    manifest = json.loads((snapshot / MANIFEST).read_text(encoding="utf-8"))
+    missing: set[str] = set()
+    for entry in manifest.get("files") or []:
+        relative = str(entry.get("path") or "")
+        parts = Path(relative).parts
+        if not relative or Path(relative).is_absolute() or ".." in parts:
+            continue  # never write outside `into`, whatever the manifest says
+        kept = entry.get("kept")
+        if kept == "symlink":
+            continue
+        target = into / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        saved = snapshot / FILES_DIR / relative
+        state = FileState(int(entry.get("size") or 0), str(entry.get("sha256") or ""))
+        if kept == "saved" and saved.is_file() and not saved.is_symlink():
+            shutil.copyfile(saved, target)
+        elif kept == "source" and _from_source(source_workspace, relative, state):
+            shutil.copyfile(source_workspace / relative, target)
+        else:
+            target.write_bytes(b"")
+            missing.add(relative)
+    return RestoredWorkspace(into, missing)

@@ -1,0 +1,346 @@
+"""Faults and secrets without an agent: hostile sessions, redaction encodings, the scratch root,
+the run-dir lock, workspace snapshots and the report's findings."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import quote, quote_plus
+
+import pytest
+
+from evaluator.artifacts.models import AssertionResult, AttemptRecord, CaseResult, Manifest
+from evaluator.artifacts.redact import Redactor
+from evaluator.artifacts.report import render_report
+from evaluator.artifacts.report_findings import case_findings
+from evaluator.artifacts.rundir import RunDir, RunLock, RunLocked, storage_error
+from evaluator.cli.main import main
+from evaluator.contract.models import WorkspaceFileContainsCheck, WorkspaceFileExistsCheck
+from evaluator.errors import EnvironmentProblem
+from evaluator.evidence import SessionEvidence
+from evaluator.judge import JudgeContext
+from evaluator.judge.checks.registry import run_check
+from evaluator.pipeline.stats import case_stats
+from evaluator.workspace.builder import AttemptWorkspace, embedded_credentials
+from evaluator.workspace.scratch import check_scratch_root, make_tree_private, remove_scratch
+from evaluator.workspace.snapshot import fingerprint, restore_snapshot, save_snapshot
+
+HOSTILE = Path(__file__).parent / "fixtures/hostile"
+
+
+# ------------------------------------------------------------------ malformed sessions
+
+
+@pytest.mark.parametrize(
+    ("name", "lines"),
+    [("deeply-nested.jsonl", [2]), ("wrong-types.jsonl", [2, 3])],
+)
+def test_session_inspect_reports_malformed_records_and_never_crashes(
+    name: str, lines: list[int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = HOSTILE / "sessions" / name
+    with pytest.raises(SystemExit) as info:
+        main(["session", "inspect", str(path), "--workspace", "/w", "--json"])
+    assert info.value.code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [m["line"] for m in data["malformed"]] == lines
+    # A skipped record may have done anything: never `contained`.
+    assert data["isolation"]["verdict"] == "unverifiable"
+    assert data["complete"] is True and data["final_answer"] == "done"
+    with pytest.raises(SystemExit) as info:
+        main(["session", "inspect", str(path), "--workspace", "/w"])
+    assert info.value.code == 0
+    err = capsys.readouterr().err
+    for line in lines:
+        assert f"{path}:{line}: skipped: " in err
+    assert "internal error" not in err
+
+
+# ------------------------------------------------------------------ redaction
+
+AWKWARD = 'pa"ss\\word/ö &x=1'
+
+
+def test_redaction_replaces_raw_json_escaped_and_url_encoded_forms() -> None:
+    once = json.dumps(AWKWARD)[1:-1]
+    forms = [
+        AWKWARD,
+        once,
+        json.dumps(AWKWARD, ensure_ascii=True)[1:-1],
+        json.dumps(once)[1:-1],  # a command inside a function call's `arguments` string
+        quote(AWKWARD, safe=""),
+        quote_plus(AWKWARD),
+    ]
+    text = " | ".join(forms)
+    redacted = Redactor({"DB_PASSWORD": AWKWARD}).text(text)
+    assert redacted == " | ".join(["[REDACTED:DB_PASSWORD]"] * len(forms))
+    # And in a JSON artifact, where the raw value only ever appears escaped.
+    artifact = json.dumps({"answer": f"it is {AWKWARD}"})
+    assert AWKWARD not in json.loads(Redactor({"P": AWKWARD}).text(artifact))["answer"]
+
+
+def test_credentials_inside_declared_urls_are_secrets() -> None:
+    url = "postgres://app:s3cr%40t-pw@db.internal:5432/shop?sslmode=require&sslpassword=k3y-pass"
+    assert embedded_credentials(url) == [("password", "s3cr%40t-pw"), ("sslpassword", "k3y-pass")]
+    workspace = AttemptWorkspace("c", 1, Path("."), env={"DATABASE_URL": url, "PLAIN": "x"})
+    secrets = workspace.secret_values()
+    assert secrets == {
+        "DATABASE_URL:password": "s3cr%40t-pw",
+        "DATABASE_URL:sslpassword": "k3y-pass",
+    }
+    redactor = Redactor(secrets)
+    # The decoded form the agent may print is caught too.
+    assert redactor.text("user app, password s3cr@t-pw") == (
+        "user app, password [REDACTED:DATABASE_URL:password]"
+    )
+    assert "s3cr" not in redactor.text(url)
+    assert embedded_credentials("not a url") == []
+
+
+# ------------------------------------------------------------------ scratch root
+
+
+def test_scratch_root_is_private_and_refused_when_others_can_write(tmp_path: Path) -> None:
+    fresh = tmp_path / "new-root"
+    check_scratch_root(fresh)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o700
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    loose.chmod(0o755)
+    check_scratch_root(loose)  # ours and not writable by others: tightened, not refused
+    assert stat.S_IMODE(loose.stat().st_mode) == 0o700
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with pytest.raises(EnvironmentProblem, match="writable by other users"):
+        check_scratch_root(shared)
+    link = tmp_path / "link"
+    link.symlink_to(fresh)
+    with pytest.raises(EnvironmentProblem, match="not a plain directory"):
+        check_scratch_root(link)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give a directory to another user")
+def test_scratch_root_owned_by_another_user_is_refused(tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign"
+    foreign.mkdir(mode=0o700)
+    os.chown(foreign, 65534, 65534)
+    with pytest.raises(EnvironmentProblem, match="owned by uid 65534"):
+        check_scratch_root(foreign)
+
+
+def test_scratch_tree_is_made_private_and_removed(tmp_path: Path) -> None:
+    root = tmp_path / "run"
+    (root / "a/b").mkdir(parents=True)
+    (root / "a/b/f.txt").write_text("x")
+    script = root / "a/run.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    make_tree_private(root)
+    assert stat.S_IMODE((root / "a/b").stat().st_mode) == 0o700
+    assert stat.S_IMODE((root / "a/b/f.txt").stat().st_mode) == 0o600
+    assert stat.S_IMODE(script.stat().st_mode) == 0o700
+    (root / "a/b").chmod(0o500)  # an agent may leave read-only directories behind
+    remove_scratch(root)
+    assert not root.exists()
+
+
+# ------------------------------------------------------------------ run-dir lock
+
+
+def test_run_lock_is_exclusive_and_released_and_a_stale_lock_does_not_block(
+    tmp_path: Path,
+) -> None:
+    first = RunLock(tmp_path)
+    first.acquire()
+    with pytest.raises(RunLocked, match=f"pid {os.getpid()}"):
+        RunLock(tmp_path).acquire()
+    first.release()
+    second = RunLock(tmp_path)
+    second.acquire()  # released on release()
+    second.release()
+    # A holder killed by SIGKILL: its pid stays in the file, the kernel dropped its lock.
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path;"
+            " from evaluator.artifacts.rundir import RunLock;"
+            f" lock = RunLock(Path({str(tmp_path)!r})); lock.acquire(); print('held', flush=True);"
+            " time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with pytest.raises(RunLocked, match=f"pid {holder.pid}"):
+        RunLock(tmp_path).acquire()
+    holder.kill()
+    holder.wait()
+    assert f"pid {holder.pid}" in (tmp_path / ".lock").read_text()
+    stale = RunLock(tmp_path)
+    stale.acquire()
+    assert (tmp_path / ".lock").read_text() == f"pid {os.getpid()}\n"
+    stale.release()
+
+
+def test_storage_errors_are_recognised_only_where_they_matter(tmp_path: Path) -> None:
+    full = OSError(28, "No space left on device", "/anywhere/x")
+    assert storage_error(full, ()) is full
+    denied_here = PermissionError(13, "Permission denied", str(tmp_path / "runs/x"))
+    denied_elsewhere = PermissionError(13, "Permission denied", "/etc/shadow")
+    assert storage_error(denied_here, (tmp_path,)) is denied_here
+    assert storage_error(denied_elsewhere, (tmp_path,)) is None
+    try:
+        try:
+            raise full
+        except OSError as exc:
+            raise RuntimeError("wrapped") from exc
+    except RuntimeError as wrapped:
+        assert storage_error(wrapped, ()) is full
+
+
+# ------------------------------------------------------------------ workspace snapshot
+
+
+def test_snapshot_keeps_what_the_agent_made_and_restores_the_rest(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    (source / ".agents/skills/s").mkdir(parents=True)
+    (source / ".agents/skills/s/SKILL.md").write_text("the skill")
+    workspace = tmp_path / "ws"
+    (workspace / ".agents/skills/s").mkdir(parents=True)
+    (workspace / ".agents/skills/s/SKILL.md").write_text("the skill")
+    (workspace / "fixture.txt").write_text("set up by the case")
+    (workspace / "doomed.txt").write_text("deleted by the agent")
+    baseline = fingerprint(workspace)
+    (workspace / "doomed.txt").unlink()
+    (workspace / "fixture.txt").write_text("changed by the agent")
+    (workspace / "migrations").mkdir()
+    (workspace / "migrations/0001_x.sql").write_text("ALTER TABLE x ADD COLUMN y;")
+    (workspace / "big.bin").write_bytes(b"0" * 2048)
+    (workspace / "escape").symlink_to("/etc")
+    snapshot = tmp_path / "snapshot"
+    manifest = save_snapshot(workspace, baseline, snapshot, source, max_file_bytes=1024)
+    kept = {e["path"]: (e["change"], e["kept"]) for e in manifest["files"]}
+    assert kept == {
+        ".agents/skills/s/SKILL.md": ("unchanged", "source"),
+        "big.bin": ("created", "too-large"),
+        "escape": ("created", "symlink"),
+        "fixture.txt": ("changed", "saved"),
+        "migrations/0001_x.sql": ("created", "saved"),
+    }
+    assert manifest["deleted"] == ["doomed.txt"]
+    assert not (snapshot / "files/.agents").exists()  # unchanged skill files are not copied
+    restored = restore_snapshot(snapshot, source, tmp_path / "restored")
+    root = restored.root
+    assert (root / "migrations/0001_x.sql").read_text() == "ALTER TABLE x ADD COLUMN y;"
+    assert (root / ".agents/skills/s/SKILL.md").read_text() == "the skill"
+    assert (root / "fixture.txt").read_text() == "changed by the agent"
+    assert (root / "big.bin").read_bytes() == b""  # exists, content unknown
+    assert restored.without_content == {"big.bin"}
+    assert not (root / "escape").exists()  # never recreate a link out of the workspace
+    # The source changed since: its content is no longer known, its existence still is.
+    (source / ".agents/skills/s/SKILL.md").write_text("edited later")
+    again = restore_snapshot(snapshot, source, tmp_path / "again")
+    assert again.without_content == {"big.bin", ".agents/skills/s/SKILL.md"}
+
+
+# ------------------------------------------------------------------ report findings
+
+
+def _manifest(tmp_path: Path) -> Manifest:
+    return Manifest(
+        run_id="r",
+        target_id="t",
+        suite_ids=["s"],
+        target_skill_path=".agents/skills/s/SKILL.md",
+        started_at="2026-01-01T00:00:00+00:00",
+        case_workspace_root=str(tmp_path / "ws"),
+        source_workspace=str(tmp_path),
+        resolved_case_ids=["flaky", "unclear"],
+    )
+
+
+def test_report_names_flaky_attempts_and_separates_skill_and_eval_fixes(tmp_path: Path) -> None:
+    (tmp_path / ".agents/skills/s").mkdir(parents=True)
+    (tmp_path / ".agents/skills/s/SKILL.md").write_text("x")
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases/unclear.yaml").write_text("x")
+    statuses = ["pass", "fail", "fail"]
+    flaky = CaseResult(
+        case_id="flaky",
+        workspace_root=None,
+        thread_id=None,
+        session_path=None,
+        status="fail",
+        suggested_fix_files=[".agents/skills/s/SKILL.md", "missing/file.md"],
+        attempts=[
+            AttemptRecord(attempt=n, workspace_root="", valid=True, status=s)
+            for n, s in enumerate(statuses, start=1)
+        ],
+        stats=case_stats(statuses),
+        case_file="cases/flaky.yaml",
+    )
+    unclear = CaseResult(
+        case_id="unclear",
+        workspace_root=None,
+        thread_id=None,
+        session_path=None,
+        status="blocked",
+        blocked_reason="unclear-rule",
+        suggested_fix_files=[".agents/skills/s/SKILL.md"],
+        assertions=[
+            AssertionResult(
+                summary="The answer is kind.", status="blocked", blocked_reason="unclear-rule"
+            )
+        ],
+        environment_mismatches=["setup key 'force_fetch_failure' is not understood"],
+        case_file="cases/unclear.yaml",
+    )
+    results = [flaky, unclear]
+    report = render_report(
+        _manifest(tmp_path), results, case_findings(RunDir(tmp_path / "run"), results)
+    )
+    assert "- Flaky: attempt(s) 02, 03 failed, 01 passed" in report
+    assert "- Setup mismatch: setup key 'force_fetch_failure' is not understood" in report
+    fixes = report.split("## Suggested Next Fixes", 1)[1]
+    skill, eval_ = fixes.split("### Fix the eval", 1)
+    assert "### Fix the skill" in skill
+    # The unclear-rule case names the skill file but is the eval's to fix: counted once.
+    assert "1. `.agents/skills/s/SKILL.md`: named by 1 failing or blocked case(s)." in skill
+    assert "missing/file.md" not in fixes  # every fix points at a real file
+    assert "1. `cases/unclear.yaml`: 1 assertion(s) no judge can decide (add `checks:`):" in eval_
+    assert "setup not reproducible" in eval_
+
+
+def test_workspace_checks_read_a_restored_snapshot_and_block_on_unkept_content(
+    tmp_path: Path,
+) -> None:
+    restored = tmp_path / "restored"
+    (restored / "migrations").mkdir(parents=True)
+    (restored / "migrations/0001_a.sql").write_text("ALTER TABLE a ADD COLUMN b;")
+    (restored / "migrations/0002_big.sql").write_bytes(b"")  # kept as a placeholder only
+    context = JudgeContext(
+        evidence=SessionEvidence(session_path="s"),
+        workspace=Path("/gone/workspace"),  # the scratch space is gone
+        ref_prefix="e.json",
+        files_root=restored,
+        without_content=frozenset({"migrations/0002_big.sql"}),
+    )
+    exists = WorkspaceFileExistsCheck(kind="workspace_file_exists", path="migrations/0002_*.sql")
+    assert run_check(exists, context).status == "pass"
+    found = WorkspaceFileContainsCheck(
+        kind="workspace_file_contains", path="migrations/0001_*.sql", text="ADD COLUMN b"
+    )
+    outcome = run_check(found, context)
+    assert outcome.status == "pass" and "workspace-files:migrations/0001_a.sql" in outcome.evidence
+    unknown = WorkspaceFileContainsCheck(
+        kind="workspace_file_contains", path="migrations/0002_*.sql", text="anything"
+    )
+    outcome = run_check(unknown, context)
+    assert (outcome.status, outcome.blocked_reason) == ("blocked", "insufficient-evidence")
+    assert "not kept in the workspace snapshot" in outcome.detail
