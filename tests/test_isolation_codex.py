@@ -190,10 +190,11 @@ def test_subagent_child_with_an_outside_workdir() -> None:
 
 
 def test_opaque_inline_code_is_unverifiable() -> None:
-    session, _evidence, report = run_steps([{"cmd": "python3 -c 'print(1)'"}, {"final": "x"}])
+    command = "python3 -c 'import sys; print(open(sys.argv[1]).read())' /dev/null"
+    session, _evidence, report = run_steps([{"cmd": command}, {"final": "x"}])
     session.unlink()
     assert report.verdict == "unverifiable"
-    assert "inline code" in report.reason
+    assert "computed path" in report.reason
 
 
 def test_no_tool_use_is_unverifiable() -> None:
