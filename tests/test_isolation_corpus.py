@@ -33,7 +33,7 @@ pytestmark = pytest.mark.codex
 
 CORPUS = Path(__file__).parent / "isolation_corpus"
 PROMPT = "default currency per account"
-WORKERS = 3
+WORKERS = 4
 SUMMARY = Path("/var/tmp/agentic-eval-tests/isolation-corpus-summary.json")
 
 

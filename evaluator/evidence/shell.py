@@ -206,6 +206,63 @@ def decode_ansi_c(body: str) -> str | None:
     return "".join(out)
 
 
+def expand_braces(text: str, limit: int = 64) -> list[str] | None:
+    """Bash brace expansion of unquoted text: `{a,b}` lists and `{1..3}`/`{a..c}` ranges.
+    None when the result would be too large to enumerate."""
+    depth, start = 0, -1
+    for index, char in enumerate(text):
+        if char == "\\":
+            continue
+        if char == "{" and (index == 0 or text[index - 1] not in "\\$"):
+            if depth == 0:
+                start = index
+            depth += 1
+        elif char == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                inner = text[start + 1 : index]
+                options = _brace_options(inner)
+                if options is None:
+                    rest = expand_braces(text[index + 1 :], limit)
+                    if rest is None:
+                        return None
+                    return [text[: index + 1] + r for r in rest]
+                results: list[str] = []
+                for option in options:
+                    expanded = expand_braces(text[:start] + option + text[index + 1 :], limit)
+                    if expanded is None:
+                        return None
+                    results.extend(expanded)
+                    if len(results) > limit:
+                        return None
+                return results
+    return [text]
+
+
+def _brace_options(inner: str) -> list[str] | None:
+    parts, depth, current = [], 0, ""
+    for char in inner:
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        current += char
+    parts.append(current)
+    if len(parts) > 1:
+        return parts
+    match = re.fullmatch(r"(-?\d+)\.\.(-?\d+)|([a-zA-Z])\.\.([a-zA-Z])", inner)
+    if match is None:
+        return None
+    if match.group(1) is not None:
+        low, high = int(match.group(1)), int(match.group(2))
+        step = 1 if high >= low else -1
+        return [str(n) for n in range(low, high + step, step)][:65]
+    low_c, high_c = ord(match.group(3)), ord(match.group(4))
+    step = 1 if high_c >= low_c else -1
+    return [chr(c) for c in range(low_c, high_c + step, step)]
+
+
 def _echo_text(args: list[str | None]) -> str | None:
     words = list(args)
     newline, escapes = True, False
@@ -251,7 +308,7 @@ class _Walker:
         self.dirs: list[str] = []
         self.vars: dict[str, str | None] = {}
         self.stdin_text: str | None = None  # literal text piped or here-doc'd into the command
-        self.stdin_known = False
+        self.stdin_file: str | None = None  # a file whose content is the command's stdin
         self.env: dict[str, str | None] = {}  # prefix assignments of the command being applied
 
     # ------------------------------------------------------------------ values
@@ -298,6 +355,16 @@ class _Walker:
         if kind == "ansi_c_string":
             return decode_ansi_c(text[2:-1])
         return None
+
+    def expanded(self, node: Node) -> list[str | None]:
+        """A word's values after brace expansion (`{a,b}/x` is two words)."""
+        pieces = node.named_children if node.type == "concatenation" else [node]
+        text = _text(node)
+        if "{" in text and all(p.type in ("word", "brace_expression", "number") for p in pieces):
+            alternatives = expand_braces(text)
+            if alternatives is not None and alternatives != [text]:
+                return [_unescape(a) for a in alternatives]
+        return [self.value(node)]
 
     def resolve(self, raw: str, base: str | None = None) -> str:
         if raw == "~" or raw.startswith("~/"):
@@ -463,12 +530,13 @@ class _Walker:
         stages = [c for c in node.named_children if c.type != "comment"]
         start = len(self.result.accesses)
         previous_text: str | None = None
-        for index, stage in enumerate(stages):
-            self.stdin_text = previous_text
-            self.stdin_known = index > 0
+        previous_file: str | None = None
+        for stage in stages:
+            self.stdin_text, self.stdin_file = previous_text, previous_file
             previous_text = self.stage_output(stage)
+            previous_file = self.stage_file(stage)
             self.statement(stage)
-            self.stdin_text, self.stdin_known = None, False
+            self.stdin_text, self.stdin_file = None, None
         if stages and self.summarises(stages[-1]):
             self.demote(start)
 
@@ -495,6 +563,15 @@ class _Walker:
                 return None
         if name == "cat" and not args:
             return self.stdin_text
+        return None
+
+    def stage_file(self, stage: Node) -> str | None:
+        """The one file a `cat FILE |` stage passes on unchanged."""
+        if stage.type != "command":
+            return None
+        words = self.words(stage)
+        if len(words) == 2 and words[0] == "cat" and words[1] is not None:
+            return self.resolve(words[1])
         return None
 
     def words(self, command: Node) -> list[str | None]:
@@ -536,9 +613,14 @@ class _Walker:
         heredoc = next(
             (r for r in redirects if r.type in ("heredoc_redirect", "herestring_redirect")), None
         )
-        saved = (self.stdin_text, self.stdin_known)
+        saved = (self.stdin_text, self.stdin_file)
         if heredoc is not None:
-            self.stdin_text, self.stdin_known = self.heredoc_text(heredoc), True
+            self.stdin_text = self.heredoc_text(heredoc)
+        for redirect in _flatten_redirects(redirects):
+            if redirect.type == "file_redirect" and _operator(redirect) == "<":
+                destination = redirect.child_by_field_name("destination")
+                raw = self.value(destination) if destination is not None else None
+                self.stdin_file = self.resolve(raw) if raw else None
         start = len(self.result.accesses)
         output_target = self.output_target(redirects)
         if body is not None:
@@ -546,7 +628,7 @@ class _Walker:
                 self.command(body, redirects)
             else:
                 self.statement(body)
-        self.stdin_text, self.stdin_known = saved
+        self.stdin_text, self.stdin_file = saved
         for redirect in redirects:
             self.redirect(redirect, stdout_handled=True)
         if output_target is not None:
@@ -654,9 +736,14 @@ class _Walker:
         if name is None:
             self.opaque(f"command name is computed: {_text(name_node)!r}")
             return
-        args = [self.value(a) for a in args_nodes]
+        args: list[str | None] = []
+        texts: list[str] = []
+        for arg in args_nodes:
+            for value in self.expanded(arg):
+                args.append(value)
+                texts.append(_text(arg))
         self.env = env
-        self.apply(name, args, [_text(a) for a in args_nodes])
+        self.apply(name, args, texts)
         self.env = {}
         self.stdin_text = saved_stdin
 
@@ -932,6 +1019,16 @@ class _Walker:
         if len(args) >= 2 and args[0] == "-v":
             return
         return
+
+    def cmd_tee(self, args: list[str | None], texts: list[str]) -> None:
+        options, operands = split_options(COMMANDS["tee"], args, texts)
+        append = any(o in ("-a", "--append") for o, _ in options)
+        for raw, text in operands:
+            self.path_arg("write", raw, text, "tee")
+            if raw is not None and not raw.startswith("/dev/"):
+                self.result.contents.append(
+                    ContentWrite(self.resolve(raw), self.stdin_text, append)
+                )
 
     def cmd_xargs(self, args: list[str | None], texts: list[str]) -> None:
         self.opaque("xargs builds commands from its input")
@@ -1496,6 +1593,9 @@ class _Walker:
                 self.python(self.stdin_text, base)
             else:
                 self.opaque(f"{base} runs code from stdin whose paths cannot be known")
+        elif self.stdin_file is not None:
+            # `cat s.sh | bash`, `bash < s.sh`: the file is the program.
+            self.result.runs.append(ScriptRun(self.stdin_file, language, f"{base} < file"))
         else:
             self.opaque(f"{base} runs code from stdin that is not shown")
 
