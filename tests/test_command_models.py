@@ -28,7 +28,7 @@ def opaque(command: str) -> list[str]:
         ("bash -o pipefail -c 'cat /x'", ("read", "/x")),
         ("dash -c 'cat ../x'", ("read", "/w/x")),
         ("python3 -Sc 'open(\"/x\")'", ("read", "/x")),
-        ("python3 -X utf8 -c 'open(\"/x\", \"w\")'", ("write", "/x")),
+        ('python3 -X utf8 -c \'open("/x", "w")\'', ("write", "/x")),
         ("python3.11 -c 'import pathlib; pathlib.Path(\"/x\").read_text()'", ("read", "/x")),
         ("bash <<'EOF'\ncat /x\nEOF", ("read", "/x")),
         ("python3 <<< 'open(\"/x\")'", ("read", "/x")),
@@ -76,7 +76,7 @@ def test_escape_spellings_show_the_outside_path(command: str, expected: tuple[st
     [
         ("frobnicate /x", "not modelled"),
         ("$CMD /x", "computed"),
-        ("eval \"$c\"", "computed"),
+        ('eval "$c"', "computed"),
         ("shopt -s expand_aliases; alias p='cat /x'; p", "alias"),
         ("p() { cat /x; }; p", "function"),
         ("CDPATH=/ cd etc", "CDPATH"),
@@ -115,7 +115,7 @@ def test_what_is_not_modelled_is_opaque(command: str, reason: str) -> None:
         "echo /etc/passwd",
         "printf '%s\\n' /tmp/x",
         "rg -n '/usr' .",
-        "python3 -c 'print(\"a/b\".split(\"/\"))'",
+        'python3 -c \'print("a/b".split("/"))\'',
     ],
 )
 def test_text_that_looks_like_a_path_is_not_one(command: str) -> None:
