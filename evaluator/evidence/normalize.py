@@ -41,6 +41,9 @@ KNOWN_LINE_TYPES = {
     "compacted",
 }
 MAX_SCRIPT_DEPTH = 4
+# Files written by the session that are remembered; past this, running any file the session
+# might have written is opaque (memory stays bounded on huge sessions).
+MAX_REMEMBERED_WRITES = 20_000
 _FAILED_OUTPUTS = (
     "patch rejected",
     "verification failed",
@@ -130,6 +133,7 @@ class _Normalizer:
         # judged by this content; a path absent here is the target's own file.
         self.contents: dict[str, str | None] = {}
         self.symlinks: dict[str, str] = {}  # link path -> resolved target, created by the session
+        self.forgot_writes = False
 
     # --------------------------------------------------------------------- helpers
     def cwd_for(self, workdir: str | None) -> str:
@@ -221,6 +225,9 @@ class _Normalizer:
         for reason in analysis.opaque:
             ev.opaque.append((record.id, reason))
         for write in analysis.contents:
+            if len(self.contents) >= MAX_REMEMBERED_WRITES and write.path not in self.contents:
+                self.forgot_writes = True
+                continue
             previous = self.contents.get(write.path, "")
             if write.append and write.path in self.contents:
                 self.contents[write.path] = (
@@ -275,7 +282,9 @@ class _Normalizer:
                 ev.opaque.append((record.id, f"{via} runs code the session wrote under {real}"))
             return
         if real not in self.contents:
-            if self.changed_under(real):
+            if self.forgot_writes:
+                ev.opaque.append((record.id, f"{via} runs {real}; too many writes to follow"))
+            elif self.changed_under(real):
                 ev.opaque.append((record.id, f"{via} runs {real}, changed in a way not shown"))
             return  # the target's own program, as shipped in the workspace
         content = self.contents[real]

@@ -96,7 +96,7 @@ def analyze_command(command: str, cwd: str, home: str | None = None) -> ShellAna
     return _analyze_cached(command, posixpath.normpath(cwd), home)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)
 def _analyze_cached(command: str, cwd: str, home: str | None) -> ShellAnalysis:
     return _analyze(command, cwd, home, 0)
 
