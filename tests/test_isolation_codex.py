@@ -174,7 +174,8 @@ def test_symlink_planted_in_the_workspace_counts_as_outside(outside: Path) -> No
     )
     session.unlink()
     assert report.verdict == "violation"
-    # Seen twice: by our shell parse and by codex's own parsed_cmd; both resolve through the link.
+    # Seen by our shell parse (codex's parsed_cmd is not used when the parse exists); it resolves
+    # through the link.
     assert {v.path for v in report.violations} == {f"{outside}/secret.txt"}
     assert all("via symlink" in v.detail for v in report.violations)
 
