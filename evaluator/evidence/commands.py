@@ -235,7 +235,7 @@ COMMANDS: dict[str, CommandModel] = {
             "echo true false : exit return sleep wait pwd basename dirname whoami id uname seq expr"
             " let shift local declare typeset unset shopt ulimit umask yes nproc tty printenv locale"
             " tput clear hash getconf arch logname groups users who uptime free ps kill jobs bg fg"
-            " disown getopts cal factor numfmt tr hostname break continue"
+            " disown getopts cal factor numfmt tr hostname break continue printf set"
         ),
         _TEXT,
     ),
@@ -338,4 +338,3 @@ PYTHON_MODULES: dict[str, CommandModel] = {
 PYTHON_TREE_MODULES = frozenset({"pytest", "unittest", "compileall", "doctest"})
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "busybox-sh"})
-PYTHONS_PREFIX = "python"

@@ -1012,14 +1012,6 @@ class _Walker:
                 if key == "HOME":
                     self.home = value
 
-    def cmd_set(self, args: list[str | None], texts: list[str]) -> None:
-        return
-
-    def cmd_printf(self, args: list[str | None], texts: list[str]) -> None:
-        if len(args) >= 2 and args[0] == "-v":
-            return
-        return
-
     def cmd_tee(self, args: list[str | None], texts: list[str]) -> None:
         options, operands = split_options(COMMANDS["tee"], args, texts)
         append = any(o in ("-a", "--append") for o, _ in options)
@@ -1824,11 +1816,10 @@ _FILE_TESTS = frozenset(words("-e -f -d -r -w -x -s -L -h -p -S -b -c -g -u -k -
 _FIND_VALUE_OPTIONS = frozenset(
     words(
         "-name -iname -path -ipath -regex -iregex -type -xtype -maxdepth -mindepth -size -mtime -mmin"
-        " -atime -amin -ctime -cmin -user -group -perm -printf -print0 -wholename -iwholename -lname"
+        " -atime -amin -ctime -cmin -user -group -perm -printf -wholename -iwholename -lname"
         " -ilname -uid -gid -inum -links -used -context -regextype -files0-from"
     )
 )
-_FIND_VALUE_OPTIONS = _FIND_VALUE_OPTIONS - {"-print0"}
 
 COMMANDS_MKTEMP = CommandModel(short_values="p", long_values=frozenset(words("--tmpdir --suffix")))
 COMMANDS_LN = CommandModel(
