@@ -526,10 +526,10 @@ class _Walker:
                         if side is not None:
                             self.path_arg("metadata", self.value(side), _text(side), "test")
 
-    def pipeline(self, node: Node) -> None:
+    def pipeline(self, node: Node, first_stdin: str | None = None) -> None:
         stages = [c for c in node.named_children if c.type != "comment"]
         start = len(self.result.accesses)
-        previous_text: str | None = None
+        previous_text: str | None = first_stdin
         previous_file: str | None = None
         for stage in stages:
             self.stdin_text, self.stdin_file = previous_text, previous_file
@@ -541,7 +541,21 @@ class _Walker:
             self.demote(start)
 
     def stage_output(self, stage: Node) -> str | None:
-        """What a literal-producing stage writes (`echo X |`, `printf X |`, `base64 -d` of it)."""
+        """What a literal-producing stage writes (`echo X |`, `printf X |`, `base64 -d` of it,
+        `cat <<EOF` with a literal here-doc)."""
+        if stage.type == "redirected_statement":
+            body = stage.child_by_field_name("body")
+            heredoc = next(
+                (
+                    c
+                    for c in stage.named_children
+                    if c.type in ("heredoc_redirect", "herestring_redirect")
+                ),
+                None,
+            )
+            if body is not None and heredoc is not None and self.words(body) == ["cat"]:
+                return self.heredoc_text(heredoc)
+            return None
         if stage.type != "command":
             return None
         words = self.words(stage)
@@ -637,6 +651,25 @@ class _Walker:
                 self.record_content(body, heredoc, output_target)
             elif output_target[0] and not output_target[0].startswith("/dev/"):
                 self.result.contents.append(ContentWrite(self.resolve(output_target[0]), None))
+        if heredoc is not None:
+            feeds = body is not None and body.type == "command" and self.words(body) == ["cat"]
+            self.heredoc_tail(heredoc, self.heredoc_text(heredoc) if feeds else None)
+
+    def heredoc_tail(self, heredoc: Node, output: str | None) -> None:
+        """tree-sitter puts what follows `<<EOF` on its line (`| sh`, `&& cat x`) inside the
+        here-doc node: those commands run too, a pipeline with the here-doc's output as stdin."""
+        for child in heredoc.named_children:
+            if child.type in _HEREDOC_PARTS:
+                continue
+            if child.type == "pipeline":
+                self.pipeline(child, first_stdin=output)
+            elif child.type == "command" and output is not None:
+                saved = self.stdin_text
+                self.stdin_text = output
+                self.statement(child)
+                self.stdin_text = saved
+            else:
+                self.statement(child)
 
     def heredoc_text(self, node: Node) -> str | None:
         if node.type == "herestring_redirect":
@@ -723,6 +756,7 @@ class _Walker:
             elif child.type in ("herestring_redirect", "heredoc_redirect"):
                 self.stdin_text = self.heredoc_text(child)
                 self.redirect(child)
+                self.heredoc_tail(child, None)
         name_node = node.child_by_field_name("name")
         if name_node is None:
             for variable, value in env.items():
@@ -1808,6 +1842,9 @@ def _safe_git_setting(setting: str) -> bool:
     )
 
 
+_HEREDOC_PARTS = frozenset(
+    {"heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content", "file_redirect"}
+)
 _INFO_FLAGS = frozenset(words("--version -V --help -h -v"))
 _GIT_OPAQUE = frozenset(
     words("submodule filter-branch bisect daemon instaweb difftool mergetool send-email -p")
