@@ -67,6 +67,8 @@ def opaque(command: str) -> list[str]:
         ("exec 3< /x", ("read", "/x")),
         ("cat {/x,y}", ("read", "/x")),
         ("cat {/d,.}/x", ("read", "/d/x")),
+        ("cat \"$(printf '%s' /d)/x\"", ("read", "/d/x")),
+        ("cat `echo /d`/x", ("read", "/d/x")),
     ],
 )
 def test_escape_spellings_show_the_outside_path(command: str, expected: tuple[str, str]) -> None:

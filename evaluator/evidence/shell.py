@@ -354,6 +354,12 @@ class _Walker:
             return self.vars.get(name)
         if kind == "ansi_c_string":
             return decode_ansi_c(text[2:-1])
+        if kind == "command_substitution":
+            # `$(echo X)`, `$(printf '%s' X)`, backticks: the literal they print.
+            inner = [c for c in node.named_children if c.type != "comment"]
+            if len(inner) == 1 and inner[0].type == "command":
+                output = self.stage_output(inner[0])
+                return output.rstrip("\n") if output is not None else None
         return None
 
     def expanded(self, node: Node) -> list[str | None]:
