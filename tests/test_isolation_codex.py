@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from evaluator.evidence import SessionEvidence, normalize_session
-from evaluator.isolation import IsolationReport, assess_isolation
+from evaluator.isolation import IsolationReport, assess_attempt, assess_isolation
 from evaluator.sessions import get_store
 from evaluator.sessions.base import ChildQuery
 from tests.support import behavior, codex_or_skip, rollout_files, run_attempt, scratch_dir, serving
@@ -174,7 +174,8 @@ def test_symlink_planted_in_the_workspace_counts_as_outside(outside: Path) -> No
     )
     session.unlink()
     assert report.verdict == "violation"
-    # Seen twice: by our shell parse and by codex's own parsed_cmd; both resolve through the link.
+    # Seen by our shell parse (codex's parsed_cmd is not used when the parse exists); it resolves
+    # through the link.
     assert {v.path for v in report.violations} == {f"{outside}/secret.txt"}
     assert all("via symlink" in v.detail for v in report.violations)
 
@@ -190,10 +191,11 @@ def test_subagent_child_with_an_outside_workdir() -> None:
 
 
 def test_opaque_inline_code_is_unverifiable() -> None:
-    session, _evidence, report = run_steps([{"cmd": "python3 -c 'print(1)'"}, {"final": "x"}])
+    command = "python3 -c 'import sys; print(open(sys.argv[1]).read())' /dev/null"
+    session, _evidence, report = run_steps([{"cmd": command}, {"final": "x"}])
     session.unlink()
     assert report.verdict == "unverifiable"
-    assert "inline code" in report.reason
+    assert "computed path" in report.reason
 
 
 def test_no_tool_use_is_unverifiable() -> None:
@@ -263,3 +265,58 @@ def test_two_children_are_ambiguous_until_the_spawn_id_decides() -> None:
         assert found.status == "found" and found.sessions[0].thread_id == chosen
         missing = store.locate_child(ChildQuery(handle.root_thread_id, nickname="Nobody"))
         assert missing.status == "not-found"
+
+
+def test_write_outcomes_follow_the_tool_call() -> None:
+    def patch(header: str) -> dict[str, str]:
+        return {"patch": f"*** Begin Patch\n{header}\n*** End Patch\n"}
+
+    steps = [
+        patch("*** Update File: missing.txt\n@@\n-old\n+new"),
+        patch("*** Add File: added.txt\n+hello"),
+        {"cmd": "echo x > failed.txt && false"},
+        {"cmd": "echo y > written.txt"},
+        {"final": "x"},
+    ]
+    session, evidence, _report = run_steps(steps)
+    session.unlink()
+    outcomes: dict[str, set[str | None]] = {}
+    for record in evidence.of_kind("file_write_observed"):
+        assert record.path is not None
+        outcomes.setdefault(os.path.basename(record.path), set()).add(record.outcome)
+    assert outcomes["missing.txt"] == {"failed"}
+    assert outcomes["added.txt"] == {"ok"}
+    assert outcomes["failed.txt"] == {"failed"}
+    assert outcomes["written.txt"] == {"ok"}
+    written = [r for r in evidence.iter_records() if r.get("path", "").endswith("written.txt")]
+    assert written and all(r["outcome"] == "ok" for r in written)
+
+
+def test_a_sub_agent_that_escapes_makes_the_attempt_a_violation() -> None:
+    root_steps = [
+        {"cmd": f"cat {SKILL}/SKILL.md"},
+        {"spawn": {"message": "helper task: look around"}},
+        {"wait": {}},
+        {"final": "done"},
+    ]
+    child_steps = [{"cmd": "cat /etc/hostname"}, {"final": "looked"}]
+    with (
+        scratch_dir() as scratch,
+        serving(
+            behavior("root", PROMPT, root_steps, thread="root"),
+            behavior("helper", "helper task", child_steps, thread="child"),
+        ) as server,
+    ):
+        workspace, handle = run_attempt(scratch, server, "routing-add-column")
+        assert handle.root_thread_id
+        store = get_store("codex", handle.agent_home)
+        root = normalize_session(store.locate_thread(handle.root_thread_id).sessions[0].path)
+        alone = assess_isolation(root, workspace.path, record_violations=False)
+        children = store.descendants(handle.root_thread_id)
+        assert [c.thread_id for c in children] == handle.spawned_thread_ids
+        report = assess_attempt(root, workspace.path, [normalize_session(c.path) for c in children])
+    assert alone.verdict == "contained"
+    assert report.verdict == "violation"
+    assert [v.path for v in report.violations] == ["/etc/hostname"]
+    assert report.violations[0].detail.startswith("sub-agent ")
+    assert root.of_kind("isolation_violation")[0].ref == report.violations[0].ref

@@ -17,10 +17,17 @@ from urllib.parse import unquote, urlparse
 
 from evaluator.codex_items import content_text, is_injected, output_text
 from evaluator.evidence.jscode import scan_javascript
-from evaluator.evidence.patch import patch_paths
+from evaluator.evidence.patch import patch_contents, patch_paths
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.evidence.rollout import RolloutEntry, RolloutStats, read_rollout
-from evaluator.evidence.shell import analyze_command
+from evaluator.evidence.shell import (
+    ProgramLanguage,
+    ShellAnalysis,
+    analyze_command,
+    analyze_program,
+    shebang_language,
+)
+from evaluator.vocabulary import Outcome
 
 EXCERPT = 2000
 KNOWN_LINE_TYPES = {
@@ -33,6 +40,19 @@ KNOWN_LINE_TYPES = {
     "inter_agent_communication_metadata",
     "compacted",
 }
+MAX_SCRIPT_DEPTH = 4
+# Files written by the session that are remembered; past this, running any file the session
+# might have written is opaque (memory stays bounded on huge sessions).
+MAX_REMEMBERED_WRITES = 20_000
+_FAILED_OUTPUTS = (
+    "patch rejected",
+    "verification failed",
+    "apply_patch verification failed",
+    "Script failed",
+    "Script error",
+    "aborted by user",
+    "unsupported call",
+)
 _EXIT_PATTERNS = (
     re.compile(r"Process exited with code (-?\d+)"),
     re.compile(r"^Exit code: (-?\d+)", re.MULTILINE),
@@ -62,6 +82,18 @@ def output_exit_code(output: Any) -> int | None:
         if match:
             return int(match.group(1))
     return None
+
+
+def output_outcome(output: Any, code: int | None) -> Outcome:
+    """Whether a tool call took effect, from its exit code or, without one, its output text."""
+    if code is not None:
+        return "ok" if code == 0 else "failed"
+    text = output_text(output)
+    if any(marker in text for marker in _FAILED_OUTPUTS):
+        return "failed"
+    if "Script completed" in text or "Success. Updated the following files" in text:
+        return "ok"
+    return "unknown"
 
 
 def file_uri_path(value: str) -> str:
@@ -96,6 +128,12 @@ class _Normalizer:
         self.meta_seen = 0
         self.skipping_fork_copy = False
         self.last_assistant: str | None = None
+        # What the session itself wrote, per resolved path: the content when it is known,
+        # None when it changed in a way the evidence does not show. Scripts run later are
+        # judged by this content; a path absent here is the target's own file.
+        self.contents: dict[str, str | None] = {}
+        self.symlinks: dict[str, str] = {}  # link path -> resolved target, created by the session
+        self.forgot_writes = False
 
     # --------------------------------------------------------------------- helpers
     def cwd_for(self, workdir: str | None) -> str:
@@ -146,26 +184,124 @@ class _Normalizer:
         analysis = analyze_command(command, cwd, self.home)
         if "pwd" in analysis.commands and call_id:
             self.pwd_calls.add(call_id)
+        self.record_analysis(analysis, record, line, ts, call_id, tool, "shell-parse", 0)
+        return record
+
+    def record_analysis(
+        self,
+        analysis: ShellAnalysis,
+        record: EvidenceRecord,
+        line: int,
+        ts: str | None,
+        call_id: str | None,
+        tool: str,
+        source: str,
+        depth: int,
+    ) -> None:
+        """Records a command's accesses, then follows what it set up: symlinks it made, files
+        it wrote, and scripts it ran (analysed from the content the session wrote)."""
+        ev = self.evidence
+        for link, target in analysis.symlinks:
+            self.symlinks[link] = target
         for access in analysis.accesses:
             kind = {"read": "file_read_observed", "write": "file_write_observed"}.get(
                 access.kind, "file_read_observed"
             )
             if access.kind == "cwd":
                 kind = "tool_workdir_observed"
-            ev.add(
-                kind,
-                line,
-                timestamp=ts,
-                call_id=call_id,
-                tool=tool,
-                path=access.path,
-                access=access.kind,
-                source="shell-parse",
-                detail=f"{access.via} {access.raw}",
-            )
+            detail = f"{access.via} {access.raw}"
+            for path, via_link in self.through_symlinks(access.path):
+                ev.add(
+                    kind,
+                    line,
+                    timestamp=ts,
+                    call_id=call_id,
+                    tool=tool,
+                    path=path,
+                    access=access.kind,
+                    source=source,
+                    detail=f"{detail} (via session symlink {via_link})" if via_link else detail,
+                )
         for reason in analysis.opaque:
             ev.opaque.append((record.id, reason))
-        return record
+        for write in analysis.contents:
+            if len(self.contents) >= MAX_REMEMBERED_WRITES and write.path not in self.contents:
+                self.forgot_writes = True
+                continue
+            previous = self.contents.get(write.path, "")
+            if write.append and write.path in self.contents:
+                self.contents[write.path] = (
+                    None if previous is None or write.content is None else previous + write.content
+                )
+            else:
+                self.contents[write.path] = write.content
+        for source_path, destination in analysis.copies:
+            if source_path in self.contents:
+                self.contents[destination] = self.contents[source_path]
+            elif not self.changed_under(source_path):
+                self.contents.pop(destination, None)  # a copy of the target's own file
+        for run in analysis.runs:
+            self.follow_run(
+                run.path, run.language, run.tree, run.via, record, line, ts, call_id, tool, depth
+            )
+
+    def through_symlinks(self, path: str) -> list[tuple[str, str | None]]:
+        """The path itself, plus where it really leads when it goes through a symlink the
+        session created (it may be gone from disk by the end of the run)."""
+        found: list[tuple[str, str | None]] = [(path, None)]
+        for link, target in self.symlinks.items():
+            if path == link or path.startswith(link.rstrip("/") + "/"):
+                real = posixpath.normpath(target + path[len(link) :])
+                found.append((real, link))
+        return found
+
+    def changed_under(self, path: str) -> bool:
+        """Whether the session changed `path`, or a directory above it, in an unknown way."""
+        for written, content in self.contents.items():
+            if content is None and (path == written or path.startswith(written.rstrip("/") + "/")):
+                return True
+        return False
+
+    def follow_run(
+        self,
+        path: str,
+        language: ProgramLanguage,
+        tree: bool,
+        via: str,
+        record: EvidenceRecord,
+        line: int,
+        ts: str | None,
+        call_id: str | None,
+        tool: str,
+        depth: int,
+    ) -> None:
+        ev = self.evidence
+        real = self.through_symlinks(path)[-1][0]
+        if tree:
+            if any(p == real or p.startswith(real.rstrip("/") + "/") for p in self.contents):
+                ev.opaque.append((record.id, f"{via} runs code the session wrote under {real}"))
+            return
+        if real not in self.contents:
+            if self.forgot_writes:
+                ev.opaque.append((record.id, f"{via} runs {real}; too many writes to follow"))
+            elif self.changed_under(real):
+                ev.opaque.append((record.id, f"{via} runs {real}, changed in a way not shown"))
+            return  # the target's own program, as shipped in the workspace
+        content = self.contents[real]
+        if content is None:
+            ev.opaque.append((record.id, f"{via} runs {real}, whose content is not known"))
+            return
+        if depth >= MAX_SCRIPT_DEPTH:
+            ev.opaque.append((record.id, f"{via} runs scripts nested too deeply"))
+            return
+        kind: ProgramLanguage = (
+            shebang_language(content, real) if language == "unknown" else language
+        )
+        if kind == "unknown":
+            ev.opaque.append((record.id, f"{via} runs {real}, a program that is not analysed"))
+            return
+        program = analyze_program(content, kind, record.workdir or self.cwd_for(None), self.home)
+        self.record_analysis(program, record, line, ts, call_id, tool, "script-content", depth + 1)
 
     def observe_path(
         self,
@@ -212,6 +348,8 @@ class _Normalizer:
             )
         for problem in problems:
             self.evidence.opaque.append((f"L{line}", problem))
+        for relative, content in patch_contents(patch):
+            self.contents[posixpath.normpath(posixpath.join(cwd, relative))] = content
 
     # --------------------------------------------------------------------- entries
     def session_meta(self, line: int, ts: str | None, p: dict[str, Any]) -> None:
@@ -302,6 +440,8 @@ class _Normalizer:
             call = self.calls.get(str(call_id))
             if call is not None and call.exit_code is None and code is not None:
                 call.exit_code = code
+            if call_id:
+                self.evidence.call_outcomes[str(call_id)] = output_outcome(output, code)
             if call_id in self.pwd_calls:
                 for candidate in text.splitlines():
                     candidate = candidate.strip()
@@ -425,7 +565,9 @@ class _Normalizer:
                     "exec-begin-cwd",
                 )
         elif kind == "patch_apply_end":
-            self.file_changes(line, ts, p.get("call_id"), p.get("changes"))
+            success = p.get("success")
+            status = None if success is None else ("completed" if success else "failed")
+            self.file_changes(line, ts, p.get("call_id"), p.get("changes"), status)
         elif kind == "task_started":
             if self.skipping_fork_copy and (p.get("turn_attribution") or {}).get("parent_turn_id"):
                 self.skipping_fork_copy = False
@@ -465,10 +607,21 @@ class _Normalizer:
                 "item-cwd",
             )
         elif kind == "FileChange":
-            self.file_changes(line, ts, item.get("id"), item.get("changes"))
+            self.file_changes(line, ts, item.get("id"), item.get("changes"), item.get("status"))
 
-    def file_changes(self, line: int, ts: str | None, call_id: Any, changes: Any) -> None:
+    def file_changes(
+        self, line: int, ts: str | None, call_id: Any, changes: Any, status: Any = None
+    ) -> None:
         """FileChange / patch_apply_end: a map keyed by absolute path, or a list of {path}."""
+        if call_id and isinstance(status, str) and status:
+            self.evidence.call_outcomes[str(call_id)] = "ok" if status == "completed" else "failed"
+        if isinstance(changes, dict):
+            for path, change in changes.items():
+                if isinstance(change, dict) and change.get("type") == "add":
+                    content = change.get("content")
+                    self.contents[str(path)] = content if isinstance(content, str) else None
+                elif path:
+                    self.contents[str(path)] = None
         if isinstance(changes, dict):
             paths = list(changes)
         else:
@@ -523,6 +676,12 @@ class _Normalizer:
             )
         if call is not None and isinstance(exit_code, int):
             call.exit_code = exit_code
+        if call_id and isinstance(exit_code, int):
+            self.evidence.call_outcomes[str(call_id)] = "ok" if exit_code == 0 else "failed"
+        if call is not None:
+            # The shell parse of the command is the evidence; codex's own parse is a guess
+            # that must not add paths the parse contradicts (`grep PATTERN`, URLs).
+            return
         for entry in parsed or []:
             if not isinstance(entry, dict) or entry.get("type") not in (
                 "read",
@@ -549,6 +708,7 @@ class _Normalizer:
         ev.line_count = stats.lines
         ev.bad_lines = stats.bad_lines
         ev.malformed = list(stats.malformed)
+        ev.settle_outcomes()
         if ev.final_answer is None and self.last_assistant is not None:
             ev.final_answer = self.last_assistant
             ev.add(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any
 
-from evaluator.vocabulary import RECORD_KINDS
+from evaluator.vocabulary import RECORD_KINDS, Outcome
 
 __all__ = ["RECORD_KINDS", "EvidenceRecord", "SessionEvidence"]
 
@@ -48,6 +48,8 @@ class EvidenceRecord:
     text: str | None = None
     detail: str | None = None
     ref: str | None = None
+    # Whether the action behind a file access took effect (`failed`: the tool call failed).
+    outcome: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -87,6 +89,24 @@ class SessionEvidence:
     _repeats: dict[tuple[str, str | None, str | None, str | None], int] = field(
         default_factory=dict, repr=False
     )
+    # Outcome per tool call, filled as results arrive; access records take theirs from it.
+    call_outcomes: dict[str, Outcome] = field(default_factory=dict, repr=False)
+
+    def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> str | None:
+        kind = record.kind if isinstance(record, EvidenceRecord) else record.get("kind")
+        if kind not in ACCESS_KINDS:
+            return None
+        explicit = record.outcome if isinstance(record, EvidenceRecord) else record.get("outcome")
+        if explicit:
+            return str(explicit)
+        call_id = record.call_id if isinstance(record, EvidenceRecord) else record.get("call_id")
+        return self.call_outcomes.get(str(call_id), "unknown") if call_id else "unknown"
+
+    def settle_outcomes(self) -> None:
+        """Gives every access record held in memory its call's outcome (once results are in)."""
+        for record in self.records:
+            if record.kind in ACCESS_KINDS:
+                record.outcome = self.outcome_of(record)
 
     def add(self, kind: str, line: int, **values: Any) -> EvidenceRecord:
         self.record_count += 1
@@ -124,7 +144,10 @@ class SessionEvidence:
                 if command is not None:
                     yield command.to_json()
                 continue
-            yield json.loads(line)
+            data = json.loads(line)
+            if data.get("kind") in ACCESS_KINDS and "outcome" not in data:
+                data["outcome"] = self.outcome_of(data)
+            yield data
         self._spill.seek(0, 2)
 
     def write_json(self, path: Path) -> None:

@@ -7,7 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator.evidence.records import RELIABLE_CWD_SOURCES, SessionEvidence
-from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
+from evaluator.isolation.allowlist import (
+    AGENT_PROCESS_PREFIXES,
+    SYSTEM_ALLOWLIST,
+    AllowRule,
+    allowed,
+)
 from evaluator.vocabulary import IsolationVerdict
 
 Verdict = IsolationVerdict
@@ -59,7 +64,13 @@ def _glob_base(path: str) -> str:
 
 
 def _real(path: str) -> str:
-    # realpath resolves symlinks planted inside the workspace that point outside it.
+    # realpath resolves symlinks planted inside the workspace that point outside it. Paths of
+    # the agent's own process (`/proc/self/...`, `/dev/stdout`) stay as written: resolved here
+    # they would name the evaluator's process instead.
+    if path in ("/dev/stdin", "/dev/stdout", "/dev/stderr") or path.startswith(
+        AGENT_PROCESS_PREFIXES
+    ):
+        return path
     return os.path.realpath(path)
 
 
@@ -95,9 +106,10 @@ def assess_isolation(
             continue
         real = _real(_glob_base(path))
         if _inside(real, root):
+            # codex's parsed_cmd is a guess about the command: never proof of containment.
             if (
                 record.kind == "tool_workdir_observed" and record.source in RELIABLE_CWD_SOURCES
-            ) or record.source in ("file-change", "parsed_cmd"):
+            ) or record.source == "file-change":
                 report.reliable_signals += 1
             continue
         rule = allowed(real, access, rules)
@@ -130,5 +142,60 @@ def assess_isolation(
                 access=violation.kind,
                 ref=violation.ref,
                 detail=violation.detail,
+            )
+    return report
+
+
+_SEVERITY: dict[Verdict, int] = {"contained": 0, "unverifiable": 1, "violation": 2}
+
+
+def assess_attempt(
+    evidence: SessionEvidence,
+    workspace: Path,
+    descendants: list[SessionEvidence],
+    *,
+    rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST,
+) -> IsolationReport:
+    """The accepted session and every sub-agent session it spawned (at any depth): the attempt
+    takes the worst verdict. A session that touched nothing (a launcher that only spawned and
+    waited) neither proves nor disproves anything and is left out of the verdict."""
+    report = assess_isolation(evidence, workspace, rules=rules)
+    if not descendants:
+        return report
+    judged = [("", report)] if (report.checked or report.opaque) else []
+    for child in descendants:
+        child_report = assess_isolation(child, workspace, rules=rules, record_violations=False)
+        label = f"sub-agent {child.thread_id}"
+        if child_report.checked or child_report.opaque:
+            judged.append((label, child_report))
+        for violation in child_report.violations:
+            moved = Violation(
+                f"{child.thread_id}#{violation.ref}",
+                violation.kind,
+                violation.path,
+                f"{label}: {violation.detail}",
+                violation.line,
+            )
+            report.violations.append(moved)
+            evidence.add(
+                "isolation_violation",
+                violation.line,
+                path=moved.path,
+                access=moved.kind,
+                ref=moved.ref,
+                detail=moved.detail,
+            )
+        report.opaque.extend((f"{child.thread_id}#{ref}", why) for ref, why in child_report.opaque)
+        report.checked += child_report.checked
+        report.reliable_signals += child_report.reliable_signals
+        report.allowed_outside.extend(f"{label}: {a}" for a in child_report.allowed_outside)
+    if judged:
+        label, worst = max(judged, key=lambda item: _SEVERITY[item[1].verdict])
+        report.verdict = worst.verdict
+        report.reason = f"{label}: {worst.reason}" if label else worst.reason
+        if report.verdict == "contained":
+            report.reason = (
+                f"{report.checked} observed access(es) in {len(judged)} session(s),"
+                " all inside the workspace"
             )
     return report

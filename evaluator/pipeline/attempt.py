@@ -14,7 +14,7 @@ from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_json
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.evidence import SessionEvidence, normalize_session
-from evaluator.isolation import IsolationReport, assess_isolation
+from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.judge import CaseJudgement, JudgeContext, judge_case
 from evaluator.judge.grading import ModelGrader
 from evaluator.prompting import agent_prompt
@@ -188,7 +188,12 @@ def _evaluate(
         _block(result, "insufficient-evidence", f"session unreadable: {exc}")
         return
     result.evidence = evidence
-    result.isolation = assess_isolation(evidence, result.workspace.path)
+    home = str(handle.agent_home.parent / "home")
+    store = get_store("codex", handle.agent_home)
+    descendants = [
+        normalize_session(ref.path, home=home) for ref in store.descendants(session.thread_id)
+    ]
+    result.isolation = assess_attempt(evidence, result.workspace.path, descendants)
     if handle.runner == "codex-subagent" and evidence.first_user_message != prompt:
         _block(
             result,

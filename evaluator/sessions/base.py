@@ -70,3 +70,7 @@ class SessionStore(ABC):
     @abstractmethod
     def locate_child(self, query: ChildQuery) -> LocateResult:
         """Exactly one spawned child of a parent, or why there is not exactly one."""
+
+    @abstractmethod
+    def descendants(self, thread_id: str) -> list[SessionRef]:
+        """Every session spawned from `thread_id`, at any depth (children, grandchildren...)."""

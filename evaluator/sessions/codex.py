@@ -21,6 +21,7 @@ from evaluator.sessions.registry import register_store
 
 STATE_DB = "state_5.sqlite"
 WINDOW_SLACK = timedelta(seconds=5)
+MAX_DESCENDANTS = 1000
 
 
 def _parse_time(value: Any) -> datetime | None:
@@ -119,6 +120,23 @@ class CodexSessionStore(SessionStore):
         if candidates is None:
             candidates, method = self._children_from_scan(query), "scan"
         return self._accept(candidates, query, method)
+
+    def descendants(self, thread_id: str) -> list[SessionRef]:
+        """Breadth-first through `thread_spawn_edges`, or the first-line scan without them."""
+        found: list[SessionRef] = []
+        seen = {thread_id}
+        queue = [thread_id]
+        while queue and len(found) < MAX_DESCENDANTS:
+            parent = queue.pop(0)
+            children, _ = self._children_from_sqlite(parent)
+            if children is None:
+                children = self._children_from_scan(ChildQuery(parent))
+            for child in children:
+                if child.thread_id not in seen:
+                    seen.add(child.thread_id)
+                    found.append(child)
+                    queue.append(child.thread_id)
+        return found
 
     def _children_from_sqlite(self, parent: str) -> tuple[list[SessionRef] | None, str]:
         rows = self._query(
