@@ -48,6 +48,7 @@ class EvidenceRecord:
     text: str | None = None
     detail: str | None = None
     ref: str | None = None
+    outcome: str | None = None  # Outcome: did the action behind a write take effect
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
