@@ -14,9 +14,11 @@ from evaluator.judge import graded as _graded  # noqa: F401  (registers the judg
 from evaluator.judge import rules as _rules  # noqa: F401  (registers the judge)
 from evaluator.judge import structured as _structured  # noqa: F401  (registers the judge)
 from evaluator.judge.base import JudgeContext, PendingEntry
+from evaluator.judge.criteria import compile_entry
+from evaluator.judge.graded import grade_text
 from evaluator.judge.registry import get_judge
-from evaluator.judge.verdict import AssertionResult
-from evaluator.vocabulary import BlockedReason, CheckStatus
+from evaluator.judge.verdict import AssertionResult, Provenance
+from evaluator.vocabulary import BlockedReason, CheckStatus, DecidedBy
 
 JUDGE_CHAIN: tuple[str, ...] = ("checks", "rules", "model")
 
@@ -86,3 +88,29 @@ def _failure_note(entry: AssertionResult) -> str:
     if entry.polarity == "forbidden":
         return f"forbidden assertion observed: {entry.summary}"
     return f"required assertion failed: {entry.summary}"
+
+
+@dataclass(frozen=True)
+class EntryPlan:
+    """How an entry will be decided, found without evidence (for `agentic-eval explain`)."""
+
+    pending: PendingEntry
+    decided_by: DecidedBy
+    provenance: list[Provenance] = field(default_factory=list)
+    grade_text: str | None = None  # what the model judge would be asked
+
+
+def plan_entries(case: Case, grader_configured: bool) -> list[EntryPlan]:
+    """The chain's routing, step by step, without running a check."""
+    plans = []
+    for pending in pending_entries(case):
+        if pending.entry.checks:
+            plans.append(EntryPlan(pending, "checks"))
+            continue
+        compiled = compile_entry(pending.entry, pending.polarity)
+        if compiled is not None:
+            plans.append(EntryPlan(pending, "rules", compiled.provenance))
+            continue
+        text = grade_text(pending.entry, pending.polarity)
+        plans.append(EntryPlan(pending, "model" if grader_configured else "unclear-rule", [], text))
+    return plans

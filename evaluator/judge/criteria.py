@@ -499,3 +499,15 @@ def compile_entry(entry: AssertionEntry, polarity: Polarity) -> CompiledEntry | 
         signal = polarity == "required" and role == "fail_signals"
         checks.append(NotCheck(operand=compiled.check) if signal else compiled.check)
     return CompiledEntry(checks, provenance)
+
+
+def check_text(check: Check) -> str:
+    """A check in one line, as the author would write it in YAML flow style."""
+    if isinstance(check, NotCheck):
+        return f"not {check_text(check.operand)}"
+    if isinstance(check, AnyOfCheck | AllOfCheck):
+        joined = ", ".join(check_text(c) for c in check.operands)
+        return f"{check.kind}[{joined}]"
+    fields = check.model_dump(mode="json", exclude_none=True, exclude={"kind", "note"})
+    values = " ".join(f"{k}={v!r}" for k, v in fields.items() if v is not False)
+    return f"{check.kind}({values})"

@@ -23,6 +23,7 @@ from evaluator.artifacts.report import render_report
 from evaluator.artifacts.rundir import RunDir, write_atomic
 from evaluator.artifacts.transcript import render_transcript
 from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.judge import ModelGrader
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
 from evaluator.pipeline.attempt import AttemptResult, AttemptSettings, failed_attempt, run_attempt
 from evaluator.pipeline.case import finalize_case
@@ -59,6 +60,7 @@ class RunOptions:
     codex_bin: Path | None = None
     auth_from: Path | None = None
     scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
+    grader: ModelGrader | None = None  # the model judge; None judges by checks and rules only
 
 
 @dataclass
@@ -306,6 +308,7 @@ class Run:
                 runner=runner,
                 endpoint=endpoint,
                 timeout_s=timeout_s,
+                grader=self.options.grader,
             )
             self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
             try:
