@@ -89,6 +89,7 @@ def test_follows_skill_run_passes_and_writes_the_contract_artifacts(tmp_path: Pa
         "workflow-creates-migration-with-script": "pass",
         "workflow-keeps-shipped-migrations": "pass",
         "workflow-answer-names-file": "pass",
+        "workflow-script-must-succeed": "pass",
     }
     run_dir = outcome.run_dir.path
     validate_artifacts(run_dir)

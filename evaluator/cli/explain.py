@@ -90,9 +90,7 @@ def command(
 
 def _echo_plan(plan: EntryPlan) -> None:
     pending = plan.pending
-    click.echo(
-        f"  {pending.entry_id} ({pending.polarity}) {plan.decided_by}: {pending.entry.description}"
-    )
+    click.echo(f"  {pending.entry_id} {plan.decided_by}: {pending.entry.description}")
     if plan.decided_by == "checks":
         for check in pending.entry.checks:
             click.echo(f"      check {check_text(check)}")

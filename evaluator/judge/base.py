@@ -12,7 +12,7 @@ from evaluator.contract.models import AssertionEntry
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.judge.grading import ModelGrader
 from evaluator.judge.verdict import AssertionResult
-from evaluator.vocabulary import Polarity
+from evaluator.vocabulary import Outcome, Polarity
 
 
 @dataclass
@@ -51,6 +51,18 @@ class JudgeContext:
 
     def writes(self) -> list[EvidenceRecord]:
         return [r for r in self.evidence.of_kind("file_write_observed") if r.path]
+
+    def outcome(self, record: EvidenceRecord) -> Outcome:
+        """Whether the action behind a record took effect. Evidence that does not carry the
+        outcome itself falls back on the exit code of the command of the same tool call."""
+        if record.outcome in ("ok", "failed", "unknown"):
+            return record.outcome  # type: ignore[return-value]
+        if record.call_id is None:
+            return "unknown"
+        for command in self.evidence.of_kind("command_observed"):
+            if command.call_id == record.call_id and command.exit_code is not None:
+                return "ok" if command.exit_code == 0 else "failed"
+        return "unknown"
 
     def matching(self, records: list[EvidenceRecord], pattern: str) -> list[EvidenceRecord]:
         hits = []

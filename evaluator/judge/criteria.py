@@ -86,6 +86,7 @@ NEGATIONS = (
     r"is no ",
     r"no ",
     r"without (?:any )?",
+    r"(?:answers|responds|replies|proceeds|finishes|routes|completes the task) without (?:any )?",
 )
 CJK_NEGATIONS = (r"从未", r"并未", r"没有", r"未", r"不")
 
@@ -279,6 +280,14 @@ def _read_before(sentence: Sentence, match: re.Match[str]) -> Check | None:
     return ReadBeforeCheck(kind="read_before", first=first, then=then)
 
 
+def _read_after(sentence: Sentence, match: re.Match[str]) -> Check | None:
+    """ "A file under `D` was read before `X`": the order `X` before `D` did not hold."""
+    first, then = _slot(sentence, match, "first"), _slot(sentence, match, "then")
+    return NotCheck(
+        operand=ReadBeforeCheck(kind="read_before", first=first, then=_directory_glob(then))
+    )
+
+
 def _read_first(sentence: Sentence, match: re.Match[str]) -> Check | None:
     first = _slot(sentence, match, "first")
     return ReadBeforeCheck(kind="read_before", first=first, then="*")
@@ -323,6 +332,15 @@ RULES: tuple[Rule, ...] = (
             rf"先{CJK_READ}(?P<first>{S}),?(?:再|然后|之后再?){CJK_READ}(?P<then>{S}){CJK_UNDER}",
         ),
         _read_before,
+    ),
+    Rule(
+        "read-before-reversed",
+        ("session",),
+        (
+            rf"(?:an? |any )?(?:file|files|reference|references|document|documents) (?:under|in|inside|within|from) (?:the )?(?P<then>{S})(?: (?:directory|folder))? {BE} (?:read|opened|consulted|loaded|inspected) before (?P<first>{S})",
+        ),
+        (rf"(?P<then>{S}){CJK_UNDER}(?:在)?(?P<first>{S})之前(?:被|就)?{CJK_READ}",),
+        _read_after,
     ),
     Rule(
         "read-first",

@@ -86,8 +86,11 @@ def _branch_error(error: SchemaError) -> SchemaError:
     """The most telling error inside an anyOf/oneOf: the branch the value was meant for."""
     context = list(error.context or [])
     discriminator = error.schema.get("discriminator") if isinstance(error.schema, dict) else None
-    # A `not`/`any_of`/`all_of` operator has no `kind`; its errors are inside its branch.
+    # A `not`/`any_of`/`all_of` operator has no `kind`; the telling errors are inside it.
     operator = isinstance(error.instance, dict) and bool(set(OPERATORS) & error.instance.keys())
+    if operator:
+        inside = [e for e in context if list(e.relative_path)[:1] in ([o] for o in OPERATORS)]
+        context = inside or context
     if discriminator and isinstance(error.instance, dict) and not operator:
         prop = discriminator.get("propertyName", "kind")
         value = error.instance.get(prop)

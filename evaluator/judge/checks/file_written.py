@@ -14,14 +14,14 @@ KIND = "file_written"
 def file_written(check: FileWrittenCheck, context: JudgeContext) -> CheckVerdict:
     hits = context.matching(context.writes(), check.path)
     # A write counts only when the action took effect: a failed patch wrote nothing.
-    done = [r for r in hits if r.outcome == "ok"]
+    done = [r for r in hits if context.outcome(r) == "ok"]
     if done:
         return passed(
             KIND,
             f"{check.path} written ({done[0].detail or done[0].source})",
             [context.ref(r) for r in done],
         )
-    unknown = [r for r in hits if r.outcome != "failed"]
+    unknown = [r for r in hits if context.outcome(r) == "unknown"]
     if unknown:
         return blocked(
             KIND,
