@@ -89,7 +89,7 @@ def _branch_error(error: SchemaError) -> SchemaError:
     # A `not`/`any_of`/`all_of` operator has no `kind`; the telling errors are inside it.
     operator = isinstance(error.instance, dict) and bool(set(OPERATORS) & error.instance.keys())
     if operator:
-        inside = [e for e in context if list(e.relative_path)[:1] in ([o] for o in OPERATORS)]
+        inside = [e for e in context if e.relative_path and e.relative_path[0] in OPERATORS]
         context = inside or context
     if discriminator and isinstance(error.instance, dict) and not operator:
         prop = discriminator.get("propertyName", "kind")
