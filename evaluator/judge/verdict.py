@@ -81,6 +81,8 @@ class ModelGrade(VerdictModel):
 
 
 class AssertionResult(VerdictModel):
+    """One assertion entry. A forbidden entry whose behaviour was observed has status `fail`."""
+
     summary: str
     status: Status
     evidence: list[str] = Field(default_factory=list)
@@ -97,11 +99,6 @@ class AssertionResult(VerdictModel):
         default_factory=list, description="For `rules`: each sentence and what it compiled to."
     )
     model: ModelGrade | None = Field(default=None, description="For `model`: the judge's grade.")
-
-    @property
-    def observed(self) -> bool:
-        """For a forbidden entry: its behaviour was seen (the entry's status is then `fail`)."""
-        return self.polarity == "forbidden" and self.status == "fail"
 
     def with_ref_prefix(self, old: str, new: str) -> AssertionResult:
         """The same verdict citing another copy of the evidence (attempt → case level)."""
