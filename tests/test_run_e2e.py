@@ -295,10 +295,14 @@ def test_cli_exit_codes_json_and_rejudge(
             )
         assert info.value.code == 0
         capsys.readouterr()
-        # Re-judge after tightening a check: no agent runs, the verdict changes.
+        # Re-judge after tightening a check: no agent runs, the verdict changes. (The check, not
+        # the prose beside it, decides the entry: structured checks come first in the chain.)
         case_file = repo / "targets/db-migrations/cases/routing/routing-add-column.yaml"
         case_file.write_text(
-            case_file.read_text().replace("references/add-column.md", "references/nope.md", 1)
+            case_file.read_text().replace(
+                'path: ".agents/skills/db-migrations/references/add-column.md"',
+                'path: ".agents/skills/db-migrations/references/nope.md"',
+            )
         )
         with pytest.raises(SystemExit) as info:
             main(["judge", str(tmp_path / "runs/ok"), "--json"])
@@ -387,7 +391,7 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
     summary = json.loads(resumed.stdout)
     assert summary["run_state"] == "completed"
     assert subprocess.run(["pgrep", "-f", str(scratch / "k")], capture_output=True).stdout == b""
-    assert summary["counts"] == {"pass": 8, "fail": 0, "blocked": 1}
+    assert summary["counts"] == {"pass": 9, "fail": 0, "blocked": 1}
     assert sorted(p.name for p in results.glob("*.json")) == sorted(
         f"{c}.json" for c in manifest["resolved_case_ids"]
     )
