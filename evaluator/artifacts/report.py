@@ -38,7 +38,7 @@ def entry_label(assertion: AssertionResult) -> str:
 def decided_by_lines(assertion: AssertionResult) -> list[str]:
     """Who decided the entry, and from what: the checks, the sentence and rule, the judge record."""
     if assertion.decided_by is None:
-        return ["not judged"]
+        return []  # not judged: its notes say why
     if assertion.decided_by == "rules":
         return [
             f'decided by rules: {p.role} "{p.sentence}" (rule `{p.rule}`)'
