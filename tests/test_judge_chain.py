@@ -4,6 +4,7 @@ step's mapping, the criteria compiler and the coverage `explain` reports."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -213,6 +214,17 @@ def test_model_verdicts_map_strictly(
     assert _judge(case, grader) == [expected]
 
 
+def test_a_command_literal_is_a_whole_word() -> None:
+    compiled = compile_sentence("The agent uses `rg` or `grep`.")
+    assert compiled is not None
+    patterns = [c.pattern for c in compiled.check.operands]  # type: ignore[union-attr]
+    assert [bool(re.search(patterns[0], c)) for c in ("rg -n x .", "cargo build", "a|rg x")] == [
+        True,
+        False,
+        True,
+    ]
+
+
 def test_the_model_gets_every_undecided_entry_in_one_call_and_nothing_else() -> None:
     exact = {"description": "e", "pass_criteria": ["The final answer includes a local URL."]}
     vague = {"description": "v", "pass_criteria": [PROSE]}
@@ -283,11 +295,11 @@ def test_the_model_gets_every_undecided_entry_in_one_call_and_nothing_else() -> 
         ("`SKILL.md` was read first.", {"kind": "read_before", "first": "SKILL.md", "then": "*"}),
         (
             "The accepted session evidence shows a command invoking `scripts/x.sh`.",
-            {"kind": "command_ran", "pattern": r"scripts/x\.sh"},
+            {"kind": "command_ran", "pattern": r"(?:^|[^\w-])scripts/x\.sh(?:$|[^\w-])"},
         ),
         (
             "The agent never runs `rm -rf`.",
-            {"not": {"kind": "command_ran", "pattern": r"rm\ \-rf"}},
+            {"not": {"kind": "command_ran", "pattern": r"(?:^|[^\w-])rm\ \-rf(?:$|[^\w-])"}},
         ),
         (
             "A dev server start command (pnpm dev, npm run dev, or equivalent).",
@@ -321,7 +333,7 @@ def test_the_model_gets_every_undecided_entry_in_one_call_and_nothing_else() -> 
         ("会话证据显示未读取 `a.md`。", {"not": {"kind": "file_read", "path": "a.md"}}),
         (
             "会话证据显示运行了 `scripts/x.sh`。",
-            {"kind": "command_ran", "pattern": r"scripts/x\.sh"},
+            {"kind": "command_ran", "pattern": r"(?:^|[^\w-])scripts/x\.sh(?:$|[^\w-])"},
         ),
         (
             "`docs.txt` 在 `refs/` 下任何文件之前被读取。",

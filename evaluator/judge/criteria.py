@@ -199,8 +199,10 @@ def _read(path: str) -> Check:
     return FileReadCheck(kind="file_read", path=path)
 
 
-def _ran(command: str) -> Check:
-    return CommandRanCheck(kind="command_ran", pattern=re.escape(command))
+def _literal_command(command: str) -> str:
+    """A command literal as a whole word: `rg` must not match `cargo`, a path may follow a `/`."""
+    # No look-arounds: the pattern stays valid for RE2-style engines too.
+    return rf"(?:^|[^\w-]){re.escape(command)}(?:$|[^\w-])"
 
 
 def _answer_mentions(text: str) -> Check:
@@ -226,7 +228,7 @@ def _command_family(command: str) -> str:
         if len(script) == 1:
             managers = "|".join(PACKAGE_MANAGERS)
             return rf"\b(?:{managers})\s+(?:run\s+)?{re.escape(script[0])}\b"
-    return re.escape(command)
+    return _literal_command(command)
 
 
 def _commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
@@ -236,7 +238,7 @@ def _commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     equivalent = match.groupdict().get("equivalent") is not None
     if equivalent and found.join != "any" and len(found.values) > 1:
         return None
-    patterns = [_command_family(v) if equivalent else re.escape(v) for v in found.values]
+    patterns = [_command_family(v) if equivalent else _literal_command(v) for v in found.values]
     checks: list[Check] = [
         CommandRanCheck(kind="command_ran", pattern=p) for p in dict.fromkeys(patterns)
     ]
@@ -253,7 +255,7 @@ def _listed_commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     if not commands:
         return None
     patterns = list(
-        dict.fromkeys(_command_family(c) if equivalent else re.escape(c) for c in commands)
+        dict.fromkeys(_command_family(c) if equivalent else _literal_command(c) for c in commands)
     )
     return _combine([CommandRanCheck(kind="command_ran", pattern=p) for p in patterns], "any")
 
