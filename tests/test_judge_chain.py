@@ -266,6 +266,15 @@ def test_the_model_gets_every_undecided_entry_in_one_call_and_nothing_else() -> 
             {"kind": "file_read", "path": "refs/*"},
         ),
         ("The agent opened `refs/*.md`.", {"kind": "file_read", "path": "refs/*.md"}),
+        ("No file under `refs/` was read.", {"not": {"kind": "file_read", "path": "refs/*"}}),
+        (
+            "A file under `refs/` was read before `docs.txt`.",
+            {"not": {"kind": "read_before", "first": "docs.txt", "then": "refs/*"}},
+        ),
+        (
+            "The agent answers without reading `a.md`.",
+            {"not": {"kind": "file_read", "path": "a.md"}},
+        ),
         (
             "The evidence never shows consultation of `a.md`.",
             {"not": {"kind": "file_read", "path": "a.md"}},

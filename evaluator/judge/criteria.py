@@ -315,7 +315,7 @@ def _file_containing(sentence: Sentence, match: re.Match[str]) -> Check | None:
 S = SLOT_RE
 READ_VERBS = r"(?:consult(?:s|ed|ing)?|read(?:s|ing)?|open(?:s|ed|ing)?|inspect(?:s|ed|ing)?|load(?:s|ed|ing)?|view(?:s|ed|ing)?|review(?:s|ed|ing)?|examin(?:es|ed|ing))"
 READ_NOUNS = r"(?:(?:a |any )?(?:consultation|read|reading|inspection)s? of)"
-UNDER = r"(?P<under>any (?:other )?(?:file|files|reference|references|document|documents) (?:under|in|inside|within|from) (?:the )?(?:directory )?)?"
+UNDER = r"(?P<under>(?:any (?:other )?|an? )?(?:file|files|reference|references|document|documents) (?:under|in|inside|within|from) (?:the )?(?:directory )?)?"
 CJK_READ = r"(?:读取|阅读|查看|打开|加载|查阅|参考|读)(?:了|过)?"
 CJK_UNDER = r"(?P<under>(?:目录)?(?:下|中|里)(?:的)?(?:任何|任一|其他)?(?:文件|参考文件|文档))?"
 BE = r"(?:was|were|is|are|has been|have been|got|gets)"
