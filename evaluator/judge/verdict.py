@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.contract.models import Check
+from evaluator.judge.grading import GradeVerdict
 from evaluator.vocabulary import BlockedReason, CheckStatus, DecidedBy, Polarity, Status
 
 
@@ -73,7 +74,7 @@ class Provenance(VerdictModel):
 class ModelGrade(VerdictModel):
     """What the model judge said about an entry, after verification."""
 
-    verdict: Literal["met", "not-met", "cannot-judge"]
+    verdict: GradeVerdict
     rationale: str
     refs: list[str] = Field(default_factory=list)
     record_path: str | None = None
