@@ -22,6 +22,7 @@ BROKEN_CASES = (
     "routing-add-column",
     "workflow-creates-migration-with-script",
     "workflow-keeps-shipped-migrations",
+    "workflow-script-must-succeed",
 )
 
 
@@ -53,7 +54,7 @@ def main() -> int:
         # The broken "writes outside" agent really wrote here (the sandbox allows /tmp).
         Path("/tmp/agentic-eval-demo-0001_users_avatar_url.sql").unlink(missing_ok=True)
     expected_good = {case: "pass" for case in good} | {"bootstrap-needs-database-url": "blocked"}
-    ok = good == expected_good and len(good) == 9 and all(s != "pass" for s in broken.values())
+    ok = good == expected_good and len(good) == 10 and all(s != "pass" for s in broken.values())
     print(
         "\ndemo: "
         + ("the evaluator told the good agent from the broken one" if ok else "UNEXPECTED RESULTS")

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evaluator.artifacts.models import CaseResult, Manifest
+from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
 from evaluator.contract.models import Case, Evaluation, RepoConfig, Rubric, Suite, Target
 
 SCHEMA_MODELS: dict[str, type[BaseModel]] = {
@@ -25,6 +25,7 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "evaluation": Evaluation,
     "manifest": Manifest,
     "case-result": CaseResult,
+    "attempt": AttemptFile,
 }
 SCHEMA_BASE_URI = "https://agentic-eval.local/schemas/"
 
@@ -33,9 +34,33 @@ def schema_file_name(kind: str) -> str:
     return f"{kind}.schema.json"
 
 
+def _name_kinds(node: Any, defs: dict[str, Any]) -> None:
+    """Checks are told apart by `kind` or by an operator key (`not:`), so pydantic writes a plain
+    `oneOf`; naming each kind's branch lets validation errors name an unknown kind."""
+    if isinstance(node, list):
+        for item in node:
+            _name_kinds(item, defs)
+        return
+    if not isinstance(node, dict):
+        return
+    branches = node.get("oneOf")
+    if isinstance(branches, list) and "discriminator" not in node:
+        mapping = {}
+        for branch in branches:
+            ref = branch.get("$ref", "") if isinstance(branch, dict) else ""
+            kind = defs.get(ref.removeprefix("#/$defs/"), {}).get("properties", {}).get("kind", {})
+            if "const" in kind:
+                mapping[kind["const"]] = ref
+        if mapping:
+            node["discriminator"] = {"mapping": mapping, "propertyName": "kind"}
+    for value in node.values():
+        _name_kinds(value, defs)
+
+
 def generate_schema(kind: str) -> dict[str, Any]:
     model = SCHEMA_MODELS[kind]
     schema = model.model_json_schema(by_alias=True, mode="validation")
+    _name_kinds(schema, schema.get("$defs", {}))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_BASE_URI + schema_file_name(kind),

@@ -49,3 +49,7 @@ Polarity = Literal["required", "forbidden"]
 # Who decided an assertion entry: its structured `checks`, compiled `rules` from its prose,
 # the `model` judge, or nobody (`unclear-rule`).
 DecidedBy = Literal["checks", "rules", "model", "unclear-rule"]
+# How prose entries may be judged: `rules` never calls a model; `auto` asks the model judge for
+# what rules cannot decide when one is configured; `model` insists that one is.
+JudgeMode = Literal["rules", "model", "auto"]
+JUDGE_MODES: tuple[JudgeMode, ...] = JudgeMode.__args__  # type: ignore[attr-defined]

@@ -29,7 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "evidence": set(),
     "isolation": {"evidence"},
     "judge": {"evidence", "contract"},
-    "artifacts": {"contract"},
+    "artifacts": {"contract", "judge"},
     "pipeline": {
         "contract",
         "repo",

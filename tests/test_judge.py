@@ -9,7 +9,7 @@ import pytest
 from evaluator.contract.models import Case
 from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext, judge_case
-from evaluator.judge.criteria import criterion_checks
+from evaluator.judge.criteria import compile_sentence
 from evaluator.pipeline.stats import case_stats
 
 WS = Path("/ws")
@@ -40,7 +40,14 @@ def _evidence(final: str | None = "Done: see migrations/0001_x.sql") -> SessionE
         source="shell-parse",
     )
     ev.add("command_observed", 9, command="python3 tool.py run", workdir="/ws", exit_code=2)
-    ev.add("file_write_observed", 9, path="/ws/out/x.txt", access="write", source="shell-parse")
+    ev.add(
+        "file_write_observed",
+        9,
+        path="/ws/out/x.txt",
+        access="write",
+        source="shell-parse",
+        outcome="ok",
+    )
     if final is not None:
         ev.add("final_answer", 11, text=final)
     return ev
@@ -164,11 +171,12 @@ def test_missing_final_answer_fails_answer_checks() -> None:
             "command_ran",
         ),
         ("The final answer includes a local URL.", "final_answer_url"),
+        ("The evidence shows consultation of `a.md` or `b.md`.", "any_of"),
     ],
 )
 def test_criteria_forms_are_recognised(sentence: str, kind: str) -> None:
-    checks = criterion_checks(sentence)
-    assert checks is not None and [c.kind for c in checks] == [kind]  # type: ignore[attr-defined]
+    compiled = compile_sentence(sentence)
+    assert compiled is not None and compiled.check.kind == kind
 
 
 @pytest.mark.parametrize(
@@ -177,11 +185,11 @@ def test_criteria_forms_are_recognised(sentence: str, kind: str) -> None:
         "The final answer includes a local URL and the evaluator opens the reported URL and the page loads.",
         "A file exists in the workspace containing the app id.",
         "The agent is polite.",
-        "The evidence shows consultation of `a.md` or `b.md`.",
+        "The final answer recommends token auth over Basic Auth.",
     ],
 )
 def test_unclear_criteria_are_left_alone(sentence: str) -> None:
-    assert criterion_checks(sentence) is None
+    assert compile_sentence(sentence) is None
 
 
 def test_stats_exclude_blocked_and_flag_flaky() -> None:

@@ -89,6 +89,7 @@ def test_follows_skill_run_passes_and_writes_the_contract_artifacts(tmp_path: Pa
         "workflow-creates-migration-with-script": "pass",
         "workflow-keeps-shipped-migrations": "pass",
         "workflow-answer-names-file": "pass",
+        "workflow-script-must-succeed": "pass",
     }
     run_dir = outcome.run_dir.path
     validate_artifacts(run_dir)
@@ -241,6 +242,7 @@ def test_unclear_rule_and_timeout_are_blocked_with_their_reasons(tmp_path: Path)
             scratch,
             repo=repo,
             behaviors=behaviors,
+            timeout_s=120,
             cases=("routing-rename-table", "routing-backfill"),
         )
     assert statuses(outcome) == {
@@ -323,10 +325,14 @@ def test_cli_exit_codes_json_and_rejudge(
             )
         assert info.value.code == 0
         capsys.readouterr()
-        # Re-judge after tightening a check: no agent runs, the verdict changes.
+        # Re-judge after tightening a check: no agent runs, the verdict changes. (The check, not
+        # the prose beside it, decides the entry: structured checks come first in the chain.)
         case_file = repo / "targets/db-migrations/cases/routing/routing-add-column.yaml"
         case_file.write_text(
-            case_file.read_text().replace("references/add-column.md", "references/nope.md", 1)
+            case_file.read_text().replace(
+                'path: ".agents/skills/db-migrations/references/add-column.md"',
+                'path: ".agents/skills/db-migrations/references/nope.md"',
+            )
         )
         with pytest.raises(SystemExit) as info:
             main(["judge", str(tmp_path / "runs/ok"), "--json"])
@@ -419,7 +425,7 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
     summary = json.loads(resumed.stdout)
     assert summary["run_state"] == "completed"
     assert subprocess.run(["pgrep", "-f", str(scratch / "k")], capture_output=True).stdout == b""
-    assert summary["counts"] == {"pass": 8, "fail": 0, "blocked": 1}
+    assert summary["counts"] == {"pass": 9, "fail": 0, "blocked": 1}
     assert sorted(p.name for p in results.glob("*.json")) == sorted(
         f"{c}.json" for c in manifest["resolved_case_ids"]
     )

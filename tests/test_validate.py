@@ -405,7 +405,7 @@ def test_bad_input_yields_one_located_line(
 def test_demo_repo_validates(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["validate", "--repo", str(ROOT / "agentic-evals")], capsys)
     assert code == 0, err
-    assert "9 case(s)" in out
+    assert "10 case(s)" in out
 
 
 def test_upstream_layout_validates_without_edits(capsys: pytest.CaptureFixture[str]) -> None:
@@ -451,7 +451,7 @@ def test_list_json_resolves_default_target_and_suites(capsys: pytest.CaptureFixt
     listing = json.loads(out)
     assert listing["target"] == "db-migrations"
     assert listing["selected_suites"] == ["bootstrap", "routing", "workflow"]
-    assert len(listing["cases"]) == 9
+    assert len(listing["cases"]) == 10
     code, out, _ = run_cli(
         ["list", "--repo", str(ROOT / "agentic-evals"), "--suite", "routing", "--json"], capsys
     )

@@ -1,4 +1,7 @@
-"""Shapes of the run artifacts: `manifest.json` and `case-results/<case_id>.json`."""
+"""Shapes of the run artifacts: `manifest.json`, `attempt.json` and `case-results/<case_id>.json`.
+
+Verdicts are the judge's own models (`judge/verdict.py`): what the judge returns is written as is.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evaluator.judge.verdict import AssertionResult, CheckVerdict
 from evaluator.vocabulary import BlockedReason, IsolationVerdict, Status
+
+__all__ = ["AssertionResult", "CheckVerdict"]
 
 RunState = Literal["planned", "running", "interrupted", "completed"]
 
@@ -48,24 +54,6 @@ class Manifest(ArtifactModel):
     )
 
 
-class CheckVerdict(ArtifactModel):
-    kind: str
-    status: Status
-    detail: str
-    evidence: list[str] = Field(default_factory=list)
-
-
-class AssertionResult(ArtifactModel):
-    summary: str
-    status: Status
-    evidence: list[str] = Field(default_factory=list)
-    # ours
-    polarity: Literal["required", "forbidden"] = "required"
-    blocked_reason: BlockedReason | None = None
-    notes: list[str] = Field(default_factory=list)
-    checks: list[CheckVerdict] = Field(default_factory=list)
-
-
 class AttemptRecord(ArtifactModel):
     attempt: int
     workspace_root: str
@@ -86,6 +74,35 @@ class AttemptRecord(ArtifactModel):
     interrupted: bool = Field(
         default=False,
         description="the run stopped before this attempt's case finished: listed, not counted",
+    )
+
+
+class IsolationViolation(ArtifactModel):
+    ref: str
+    kind: str
+    path: str
+    detail: str
+
+
+class IsolationSummary(ArtifactModel):
+    """The isolation report of an attempt, offending records included."""
+
+    verdict: IsolationVerdict
+    workspace: str
+    reason: str = ""
+    reliable_signals: int = 0
+    checked: int = 0
+    violations: list[IsolationViolation] = Field(default_factory=list)
+    allowed_outside: list[str] = Field(default_factory=list)
+    opaque: list[dict[str, str]] = Field(default_factory=list)
+
+
+class AttemptFile(AttemptRecord):
+    """`case-artifacts/<case>/attempts/attempt-NN/attempt.json`: one attempt, in full."""
+
+    isolation_report: IsolationSummary | None = None
+    assertions: list[AssertionResult] | None = Field(
+        default=None, description="Present when the attempt was judged."
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from evaluator.artifacts.models import CaseResult, Manifest
+from evaluator.artifacts.models import AssertionResult, CaseResult, Manifest
 from evaluator.artifacts.report_findings import CaseFindings, render_fixes
 
 REPORT_SECTIONS = ("Run Summary", "Case Table", "Failures", "Suggested Next Fixes")
@@ -14,6 +14,28 @@ MAX_FIXES = 3
 
 def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def entry_label(assertion: AssertionResult) -> str:
+    """A forbidden entry's status in its own words: its behaviour was observed or not."""
+    if assertion.polarity == "forbidden" and assertion.status != "blocked":
+        return "observed" if assertion.status == "fail" else "not observed"
+    return assertion.status + (f" ({assertion.blocked_reason})" if assertion.blocked_reason else "")
+
+
+def decided_by_lines(assertion: AssertionResult) -> list[str]:
+    """Who decided the entry, and from what: the checks, the sentence and rule, the judge record."""
+    if assertion.decided_by is None:
+        return []  # not judged: its notes say why
+    if assertion.decided_by == "rules":
+        return [
+            f'decided by rules: {p.role} "{p.sentence}" (rule `{p.rule}`)'
+            for p in assertion.provenance
+        ]
+    if assertion.decided_by == "model" and assertion.model is not None:
+        record = f" (record `{assertion.model.record_path}`)" if assertion.model.record_path else ""
+        return [f"decided by the model judge: {assertion.model.verdict}{record}"]
+    return [f"decided by {assertion.decided_by}"]
 
 
 def render_report(
@@ -72,8 +94,9 @@ def render_report(
                 continue
             refs = ", ".join(f"`{e}`" for e in assertion.evidence[:4]) or "no evidence"
             lines.append(
-                f"- {assertion.polarity} `{assertion.status}`: {assertion.summary} ({refs})"
+                f"- {assertion.polarity} `{entry_label(assertion)}`: {assertion.summary} ({refs})"
             )
+            lines += [f"  - {line}" for line in decided_by_lines(assertion)]
             for note in assertion.notes[:3]:
                 lines.append(f"  - {note}")
         for note in result.notes:

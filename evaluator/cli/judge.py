@@ -7,13 +7,15 @@ from pathlib import Path
 import click
 
 from evaluator.cli.grading import build_grader, grader_options
-from evaluator.cli.options import emit_json, json_option
+from evaluator.cli.options import emit_json, json_option, judge_option, resolve_grader
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 from evaluator.pipeline.rejudge import rejudge_run
+from evaluator.vocabulary import JudgeMode
 
 
 @click.command("judge")
 @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@judge_option
 @grader_options
 @click.option(
     "--behaviors",
@@ -24,6 +26,7 @@ from evaluator.pipeline.rejudge import rejudge_run
 @json_option
 def command(
     run_dir: Path,
+    judge_mode: JudgeMode,
     judge_model: str | None,
     judge_votes: int | None,
     behaviors: Path | None,
@@ -34,7 +37,7 @@ def command(
         raise click.UsageError("--behaviors needs --judge-model (it scripts the judge's model)")
     grader = build_grader(judge_model, judge_votes, behaviors=behaviors)
     try:
-        results = rejudge_run(run_dir, grader)
+        results = rejudge_run(run_dir, grader=resolve_grader(judge_mode, grader))
     finally:
         if grader is not None:
             grader.close()

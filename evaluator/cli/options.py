@@ -10,6 +10,9 @@ from typing import Any, TypeVar
 
 import click
 
+from evaluator.judge import ModelGrader
+from evaluator.vocabulary import JUDGE_MODES, JudgeMode
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_REPO = Path("agentic-evals")
@@ -38,3 +41,24 @@ def json_option(func: F) -> F:
 
 def emit_json(payload: Any) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+def judge_option(func: F) -> F:
+    return click.option(
+        "--judge",
+        "judge_mode",
+        type=click.Choice(JUDGE_MODES),
+        default="auto",
+        show_default=True,
+        help="How prose assertions are judged: `rules` never calls a model; `auto` asks the"
+        " model judge for what rules cannot decide when one is configured; `model` requires one.",
+    )(func)
+
+
+def resolve_grader(mode: JudgeMode, configured: ModelGrader | None) -> ModelGrader | None:
+    """The grader the judge chain gets: the only thing `--judge` changes downstream."""
+    if mode == "rules":
+        return None
+    if mode == "model" and configured is None:
+        raise click.UsageError("--judge model needs a configured judge model; none is configured")
+    return configured

@@ -8,10 +8,17 @@ import click
 
 from evaluator.agents import runner_names
 from evaluator.cli.grading import build_grader, grader_options
-from evaluator.cli.options import emit_json, json_option, repo_options
+from evaluator.cli.options import (
+    emit_json,
+    json_option,
+    judge_option,
+    repo_options,
+    resolve_grader,
+)
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 from evaluator.pipeline.progress import choose_progress
 from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
+from evaluator.vocabulary import JudgeMode
 
 
 @click.command("run")
@@ -75,6 +82,7 @@ from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
 @click.option(
     "--allow-blocked", is_flag=True, help="Blocked cases alone do not make the exit code 1."
 )
+@judge_option
 @grader_options
 @json_option
 def command(
@@ -97,6 +105,7 @@ def command(
     codex_bin: Path | None,
     auth_from: Path | None,
     allow_blocked: bool,
+    judge_mode: JudgeMode,
     judge_model: str | None,
     judge_votes: int | None,
     as_json: bool,
@@ -133,7 +142,7 @@ def command(
         keep_scratch=keep_scratch,
         codex_bin=codex_bin,
         auth_from=auth_from,
-        grader=grader,
+        grader=resolve_grader(judge_mode, grader),
     )
     try:
         outcome = Run(options, choose_progress(as_json)).execute()

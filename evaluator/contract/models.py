@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from evaluator.vocabulary import ALL_STATUSES, BlockedReason, Status
 
@@ -144,7 +144,61 @@ class WorkspaceFileContainsCheck(_Check):
     text: NonEmpty
 
 
-Check = Annotated[
+class NotCheck(ClosedModel):
+    """Holds when its operand does not: "does not show consultation of ..."."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+
+    operand: Check = Field(alias="not")
+    note: str | None = None
+
+    @property
+    def kind(self) -> Literal["not"]:
+        return "not"
+
+
+class AnyOfCheck(ClosedModel):
+    """Holds when at least one operand does: "`A` or `B`", "or equivalent"."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+
+    operands: list[Check] = Field(alias="any_of", min_length=1)
+    note: str | None = None
+
+    @property
+    def kind(self) -> Literal["any_of"]:
+        return "any_of"
+
+
+class AllOfCheck(ClosedModel):
+    """Holds when every operand does."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+
+    operands: list[Check] = Field(alias="all_of", min_length=1)
+    note: str | None = None
+
+    @property
+    def kind(self) -> Literal["all_of"]:
+        return "all_of"
+
+
+OPERATORS = ("not", "any_of", "all_of")
+
+
+def _check_tag(value: Any) -> str | None:
+    """Operators are written by their key (`not: {...}`), leaf checks by their `kind`."""
+    if isinstance(value, dict):
+        for operator in OPERATORS:
+            if operator in value:
+                return operator
+        kind = value.get("kind")
+        return kind if isinstance(kind, str) else None
+    kind = getattr(value, "kind", None)
+    return kind if isinstance(kind, str) else None
+
+
+LeafCheck = (
     FileReadCheck
     | ReadBeforeCheck
     | CommandRanCheck
@@ -153,9 +207,43 @@ Check = Annotated[
     | FinalAnswerMatchesCheck
     | FinalAnswerUrlCheck
     | WorkspaceFileExistsCheck
-    | WorkspaceFileContainsCheck,
-    Field(discriminator="kind"),
+    | WorkspaceFileContainsCheck
+)
+Check = Annotated[
+    Annotated[FileReadCheck, Tag("file_read")]
+    | Annotated[ReadBeforeCheck, Tag("read_before")]
+    | Annotated[CommandRanCheck, Tag("command_ran")]
+    | Annotated[FileWrittenCheck, Tag("file_written")]
+    | Annotated[FinalAnswerContainsCheck, Tag("final_answer_contains")]
+    | Annotated[FinalAnswerMatchesCheck, Tag("final_answer_matches")]
+    | Annotated[FinalAnswerUrlCheck, Tag("final_answer_url")]
+    | Annotated[WorkspaceFileExistsCheck, Tag("workspace_file_exists")]
+    | Annotated[WorkspaceFileContainsCheck, Tag("workspace_file_contains")]
+    | Annotated[NotCheck, Tag("not")]
+    | Annotated[AnyOfCheck, Tag("any_of")]
+    | Annotated[AllOfCheck, Tag("all_of")],
+    Discriminator(
+        _check_tag,
+        custom_error_type="check_kind",
+        custom_error_message="a check needs a known `kind`, or one of `not`, `any_of`, `all_of`",
+    ),
 ]
+NotCheck.model_rebuild()
+AnyOfCheck.model_rebuild()
+AllOfCheck.model_rebuild()
+
+
+def leaf_checks(checks: list[Check]) -> list[LeafCheck]:
+    """Every leaf check under `checks`, operators unwrapped (for validating paths and patterns)."""
+    leaves: list[LeafCheck] = []
+    for check in checks:
+        if isinstance(check, NotCheck):
+            leaves += leaf_checks([check.operand])
+        elif isinstance(check, AnyOfCheck | AllOfCheck):
+            leaves += leaf_checks(check.operands)
+        else:
+            leaves.append(check)
+    return leaves
 
 
 # --------------------------------------------------------------------------- case.yaml

@@ -1,17 +1,18 @@
-"""What a judge sees (the attempt's evidence) and what it returns (verdicts with evidence refs)."""
+"""What a judge sees (the attempt's evidence) and what a step of the judge chain looks like."""
 
 from __future__ import annotations
 
 import fnmatch
 import glob
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from evaluator.contract.models import AssertionEntry, BlockedReason
+from evaluator.contract.models import AssertionEntry
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.judge.grading import ModelGrader
-from evaluator.vocabulary import CheckStatus, Polarity
+from evaluator.judge.verdict import AssertionResult
+from evaluator.vocabulary import Outcome, Polarity
 
 
 @dataclass
@@ -25,6 +26,7 @@ class JudgeContext:
     files_root: Path | None = None
     # Workspace-relative files known to exist whose content was not kept (over size limits).
     without_content: frozenset[str] = frozenset()
+    record_dir: Path | None = None  # where the model judge keeps its records
     grader: ModelGrader | None = None
 
     @property
@@ -62,11 +64,26 @@ class JudgeContext:
         return matched or [path]
 
     def reads(self) -> list[EvidenceRecord]:
+        """Records of content that reached the agent: what "consulted X" means. A `stat`, a
+        `wc -l` or a listing touches a file without showing it, so it is not a read."""
         return [
-            r
-            for r in self.evidence.of_kind("file_read_observed")
-            if r.access in ("read", "path") and r.path
+            r for r in self.evidence.of_kind("file_read_observed") if r.access == "read" and r.path
         ]
+
+    def writes(self) -> list[EvidenceRecord]:
+        return [r for r in self.evidence.of_kind("file_write_observed") if r.path]
+
+    def outcome(self, record: EvidenceRecord) -> Outcome:
+        """Whether the action behind a record took effect. Evidence that does not carry the
+        outcome itself falls back on the exit code of the command of the same tool call."""
+        if record.outcome in ("ok", "failed", "unknown"):
+            return record.outcome  # type: ignore[return-value]
+        if record.call_id is None:
+            return "unknown"
+        for command in self.evidence.of_kind("command_observed"):
+            if command.call_id == record.call_id and command.exit_code is not None:
+                return "ok" if command.exit_code == 0 else "failed"
+        return "unknown"
 
     def matching(self, records: list[EvidenceRecord], pattern: str) -> list[EvidenceRecord]:
         hits = []
@@ -90,30 +107,20 @@ def path_matches(relative: str, pattern: str) -> bool:
     return not pattern.startswith(".agents/") and fnmatch.fnmatchcase(relative, f"*/{pattern}")
 
 
-@dataclass
-class CheckOutcome:
-    kind: str
-    status: CheckStatus
-    detail: str
-    evidence: list[str] = field(default_factory=list)
-    blocked_reason: BlockedReason | None = None
+@dataclass(frozen=True)
+class PendingEntry:
+    """An assertion entry still waiting for a judge, with its id within the case."""
 
-
-@dataclass
-class EntryVerdict:
-    summary: str
+    entry_id: str  # e.g. "required[2]"
     polarity: Polarity
-    status: CheckStatus
-    evidence: list[str] = field(default_factory=list)
-    blocked_reason: BlockedReason | None = None
-    notes: list[str] = field(default_factory=list)
-    checks: list[CheckOutcome] = field(default_factory=list)
-    judge: str | None = None
+    entry: AssertionEntry
 
 
 class EntryJudge(Protocol):
-    """Decides an entry, or returns None when it cannot (the next judge is asked)."""
+    """One step of the judge chain: decides the entries it can, leaves the others to the next."""
 
     name: str
 
-    def judge(self, entry: AssertionEntry, context: JudgeContext) -> list[CheckOutcome] | None: ...
+    def decide(
+        self, entries: list[PendingEntry], context: JudgeContext
+    ) -> dict[str, AssertionResult]: ...

@@ -1,58 +1,533 @@
-"""The `criteria` judge: recognises the recurring natural-language criteria of upstream repos.
+"""The criteria compiler: prose sentences of upstream cases → structured checks, with provenance.
 
-Only sentences whose meaning is unambiguous are translated into structured checks; an entry with
-any sentence we do not recognise is left to the next judge (and ends `unclear-rule` if none can
-decide it). The forms come from the public agentic-evals cases.
+A sentence compiles only when a rule accounts for all of it: after the backticked literals are
+set aside, a known lead-in ("The accepted session evidence", "The final answer", "会话证据") and
+an optional negation ("never", "does not", "未"), one rule's template must match the rest
+exactly. Anything left over (a judgement of meaning, a live check such as "the page loads")
+means the sentence does not compile, and an entry with such a sentence goes to the model judge
+whole: a part that compiled never decides an entry alone.
+
+Backticked literals are the exact parts: paths, globs, commands, texts. Lists of them compile to
+`any_of` ("`A` or `B`", "or equivalent") or `all_of` ("`A` and `B`"); a list mixing both is
+not exact and does not compile.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from evaluator.contract.models import (
+    AllOfCheck,
+    AnyOfCheck,
     AssertionEntry,
+    Check,
     CommandRanCheck,
     FileReadCheck,
+    FileWrittenCheck,
+    FinalAnswerContainsCheck,
     FinalAnswerUrlCheck,
+    NotCheck,
     ReadBeforeCheck,
+    WorkspaceFileContainsCheck,
+    WorkspaceFileExistsCheck,
 )
-from evaluator.judge.base import CheckOutcome, JudgeContext
-from evaluator.judge.checks.registry import run_check
-from evaluator.judge.registry import register_judge
+from evaluator.judge.verdict import Provenance, SentenceRole
+from evaluator.vocabulary import Polarity
 
-CONSULTED = re.compile(r"shows consultation of `([^`]+)`", re.IGNORECASE)
-READ_BEFORE = re.compile(r"`([^`]+)` was read before any file under `([^`]+)`", re.IGNORECASE)
-INVOKES = re.compile(r"shows a command invoking `([^`]+)`", re.IGNORECASE)
-LOCAL_URL = re.compile(r"final answer includes a local URL\.?$", re.IGNORECASE)
+# --------------------------------------------------------------------------- sentence → skeleton
+
+SLOT = "\u27e8{}\u27e9"  # ⟨0⟩: the place of the first backticked literal
+SLOT_RE = r"\u27e8\d+\u27e9"
+BACKTICKED = re.compile(r"`([^`]+)`")
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def criterion_checks(sentence: str) -> list[object] | None:
-    text = sentence.strip()
-    if (match := READ_BEFORE.search(text)) and "evaluator opens" not in text:
-        directory = match.group(2).rstrip("/")
-        return [ReadBeforeCheck(kind="read_before", first=match.group(1), then=f"{directory}/*")]
-    if (
-        (match := CONSULTED.search(text))
-        and " or " not in text
-        and " and " not in text.split("`")[-1]
-    ):
-        return [FileReadCheck(kind="file_read", path=match.group(1))]
-    if match := INVOKES.search(text):
-        return [CommandRanCheck(kind="command_ran", pattern=re.escape(match.group(1)))]
-    if LOCAL_URL.search(text):
-        return [FinalAnswerUrlCheck(kind="final_answer_url", local_only=True)]
+@dataclass(frozen=True)
+class Sentence:
+    """A criterion with its literals replaced by slots, lower-cased, its lead-in removed."""
+
+    text: str
+    literals: tuple[str, ...]
+    subject: str  # "session", "answer" or "workspace": what the lead-in named
+    negated: bool
+    chinese: bool
+
+
+# Whatever the sentence is about; only "answer" and "workspace" change what a rule means.
+LEAD_INS: tuple[tuple[str, str], ...] = (
+    (r"(?:in )?the final (?:answer|response|reply|message)(?: text)?", "answer"),
+    (r"(?:in )?the (?:agent'?s )?(?:answer|response|reply)", "answer"),
+    (r"final-answer\.txt", "answer"),
+    (r"(?:in )?the (?:attempt )?workspace(?: files)?", "workspace"),
+    (
+        r"(?:in )?(?:the )?(?:accepted )?(?:session )?(?:evidence|session|transcript|trace|"
+        r"rollout)(?: evidence)?(?: \(accepted-session\.json\))?",
+        "session",
+    ),
+    (r"accepted-session\.json", "session"),
+    (r"the agent", "session"),
+    (r"there is", "session"),
+)
+CJK_LEAD_INS: tuple[tuple[str, str], ...] = (
+    (r"最终(?:回答|答复|回复|答案)(?:中)?", "answer"),
+    (r"(?:在)?工作区(?:中|里)?", "workspace"),
+    (r"(?:已接受的)?(?:会话)?(?:证据|记录|会话)(?:中)?(?:显示)?", "session"),
+    (r"(?:智能体|代理|助手)", "session"),
+)
+NEGATIONS = (
+    r"(?:does|did|do) not (?:show )?(?:any )?",
+    r"(?:doesn't|didn't|don't) (?:show )?(?:any )?",
+    r"never (?:shows? )?(?:any )?",
+    r"shows? no ",
+    r"contains? no ",
+    r"has no ",
+    r"is no ",
+    r"no ",
+    r"without (?:any )?",
+    r"(?:answers|responds|replies|proceeds|finishes|routes|completes the task) without (?:any )?",
+)
+CJK_NEGATIONS = (r"从未", r"并未", r"没有", r"未", r"不")
+
+
+def _skeleton(sentence: str) -> Sentence | None:
+    literals = tuple(m.group(1).strip() for m in BACKTICKED.finditer(sentence))
+    counter = iter(range(len(literals)))
+    text = BACKTICKED.sub(lambda _m: SLOT.format(next(counter)), sentence)
+    chinese = bool(CJK.search(text))
+    text = text.strip().rstrip(".。!！;；").strip()
+    if chinese:
+        text = re.sub(r"\s+", "", text).replace("，", ",").replace("、", ",")
+    else:
+        text = re.sub(r"\s+", " ", text).lower()
+    subject = "session"
+    for pattern, named in CJK_LEAD_INS if chinese else LEAD_INS:
+        match = re.match(pattern + ("" if chinese else r"\b ?"), text)
+        if match and match.end() > 0:
+            text, subject = text[match.end() :].lstrip(" ,:"), named
+            break
+    negated = False
+    for pattern in CJK_NEGATIONS if chinese else NEGATIONS:
+        match = re.match(pattern, text)
+        if match:
+            text, negated = text[match.end() :], True
+            break
+    if not text:
+        return None
+    return Sentence(text, literals, subject, negated, chinese)
+
+
+# --------------------------------------------------------------------------- literal lists
+
+OBJECTS = rf"(?P<objects>{SLOT_RE}(?:(?:,? ?(?:or|and|,)| ?/) ?{SLOT_RE})*)"
+CJK_OBJECTS = rf"(?P<objects>{SLOT_RE}(?:(?:或者|或|和|以及|与|及|,){SLOT_RE})*)"
+OR_EQUIVALENT = r"(?P<equivalent>,? ?(?:\(?or (?:an? )?(?:equivalent|similar)(?: command)?\)?))?"
+CJK_OR_EQUIVALENT = r"(?P<equivalent>(?:或|或者)(?:等效|等价|类似)(?:的)?(?:命令)?)?"
+
+
+@dataclass(frozen=True)
+class Literals:
+    values: tuple[str, ...]
+    join: str  # "any" or "all"
+
+
+def _literals(sentence: Sentence, objects: str) -> Literals | None:
+    indexes = [int(i) for i in re.findall(r"\u27e8(\d+)\u27e9", objects)]
+    between = re.sub(SLOT_RE, "|", objects).strip("|").split("|") if len(indexes) > 1 else []
+    words = {w.strip(" ,") or "," for w in between}
+    ors, ands = {"or", "或", "或者", "/"}, {"and", "和", "以及", "与", "及"}
+    if words and words <= ors | {","} and words & ors:
+        join = "any"
+    elif not words or words <= ands | {","}:
+        join = "all"
+    else:
+        return None  # "A and B or C" has no single exact meaning
+    return Literals(tuple(sentence.literals[i] for i in indexes), join)
+
+
+def _combine(checks: list[Check], join: str) -> Check:
+    if len(checks) == 1:
+        return checks[0]
+    return AnyOfCheck(operands=checks) if join == "any" else AllOfCheck(operands=checks)
+
+
+def _directory_glob(path: str) -> str:
+    return path.rstrip("/") + "/*"
+
+
+# --------------------------------------------------------------------------- rules
+
+
+Builder = Callable[[Sentence, "re.Match[str]"], "Check | None"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    subjects: tuple[str, ...]
+    english: tuple[str, ...]
+    chinese: tuple[str, ...]
+    build: Builder
+
+    def apply(self, sentence: Sentence) -> Check | None:
+        if sentence.subject not in self.subjects:
+            return None
+        for template in self.chinese if sentence.chinese else self.english:
+            match = re.fullmatch(template, sentence.text)
+            if match:
+                check = self.build(sentence, match)
+                if check is not None and match.groupdict().get("neg"):  # "was never read"
+                    return NotCheck(operand=check)
+                return check
+        return None
+
+
+def _per_literal(make: Callable[[str], Check]) -> Builder:
+    def build(sentence: Sentence, match: re.Match[str]) -> Check | None:
+        found = _literals(sentence, match.group("objects"))
+        if found is None:
+            return None
+        under = "under" in match.groupdict() and match.group("under") is not None
+        values = [_directory_glob(v) if under else v for v in found.values]
+        return _combine([make(v) for v in values], found.join)
+
+    return build
+
+
+def _read(path: str) -> Check:
+    return FileReadCheck(kind="file_read", path=path)
+
+
+def _literal_command(command: str) -> str:
+    """A command literal as a whole word: `rg` must not match `cargo`, a path may follow a `/`."""
+    # No look-arounds: the pattern stays valid for RE2-style engines too.
+    return rf"(?:^|[^\w-]){re.escape(command)}(?:$|[^\w-])"
+
+
+def _answer_mentions(text: str) -> Check:
+    return FinalAnswerContainsCheck(kind="final_answer_contains", text=text)
+
+
+def _written(path: str) -> Check:
+    return FileWrittenCheck(kind="file_written", path=path)
+
+
+def _exists(path: str) -> Check:
+    return WorkspaceFileExistsCheck(kind="workspace_file_exists", path=path)
+
+
+PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
+
+
+def _command_family(command: str) -> str:
+    """`pnpm dev` / `npm run dev`: any package manager running that script is the same command."""
+    words = command.split()
+    if words and words[0] in PACKAGE_MANAGERS:
+        script = [w for w in words[1:] if w != "run"]
+        if len(script) == 1:
+            managers = "|".join(PACKAGE_MANAGERS)
+            return rf"\b(?:{managers})\s+(?:run\s+)?{re.escape(script[0])}\b"
+    return _literal_command(command)
+
+
+def _commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
+    found = _literals(sentence, match.group("objects"))
+    if found is None:
+        return None
+    equivalent = match.groupdict().get("equivalent") is not None
+    if equivalent and found.join != "any" and len(found.values) > 1:
+        return None
+    patterns = [_command_family(v) if equivalent else _literal_command(v) for v in found.values]
+    checks: list[Check] = [
+        CommandRanCheck(kind="command_ran", pattern=p) for p in dict.fromkeys(patterns)
+    ]
+    return _combine(checks, "any" if equivalent else found.join)
+
+
+def _listed_commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
+    """`a dev server start command (pnpm dev, npm run dev, or equivalent)`: the list is exact."""
+    items = [i.strip() for i in re.split(r",|\bor\b|或", match.group("list"))]
+    equivalent = any(
+        re.fullmatch(r"(?:an? )?(?:equivalent|similar)(?: command)?", i) for i in items
+    )
+    commands = [i for i in items if i and not re.fullmatch(r"(?:an? )?(?:equivalent|similar).*", i)]
+    if not commands:
+        return None
+    patterns = list(
+        dict.fromkeys(_command_family(c) if equivalent else _literal_command(c) for c in commands)
+    )
+    return _combine([CommandRanCheck(kind="command_ran", pattern=p) for p in patterns], "any")
+
+
+def _git_clone(sentence: Sentence, match: re.Match[str]) -> Check | None:
+    found = _literals(sentence, match.group("objects"))
+    if found is None:
+        return None
+    checks: list[Check] = [
+        CommandRanCheck(kind="command_ran", pattern=rf"\bgit\s+clone\b.*{re.escape(v)}")
+        for v in found.values
+    ]
+    return _combine(checks, found.join)
+
+
+def _slot(sentence: Sentence, match: re.Match[str], group: str) -> str:
+    return sentence.literals[int(match.group(group).strip("\u27e8\u27e9"))]
+
+
+def _read_before(sentence: Sentence, match: re.Match[str]) -> Check | None:
+    first, then = _slot(sentence, match, "first"), _slot(sentence, match, "then")
+    if match.groupdict().get("under") is not None or then.endswith("/"):
+        then = _directory_glob(then)
+    return ReadBeforeCheck(kind="read_before", first=first, then=then)
+
+
+def _read_after(sentence: Sentence, match: re.Match[str]) -> Check | None:
+    """ "A file under `D` was read before `X`": the order `X` before `D` did not hold."""
+    first, then = _slot(sentence, match, "first"), _slot(sentence, match, "then")
+    return NotCheck(
+        operand=ReadBeforeCheck(kind="read_before", first=first, then=_directory_glob(then))
+    )
+
+
+def _read_first(sentence: Sentence, match: re.Match[str]) -> Check | None:
+    first = _slot(sentence, match, "first")
+    return ReadBeforeCheck(kind="read_before", first=first, then="*")
+
+
+def _local_url(sentence: Sentence, match: re.Match[str]) -> Check | None:
+    return FinalAnswerUrlCheck(kind="final_answer_url", local_only=match.group("local") is not None)
+
+
+def _file_containing(sentence: Sentence, match: re.Match[str]) -> Check | None:
+    found = _literals(sentence, match.group("objects"))
+    if found is None:
+        return None
+    # "A file exists in the workspace containing `X`": any file the agent could have left.
+    path = _slot(sentence, match, "path") if match.groupdict().get("path") else "**/*"
+    checks: list[Check] = [
+        WorkspaceFileContainsCheck(kind="workspace_file_contains", path=path, text=v)
+        for v in found.values
+    ]
+    return _combine(checks, found.join)
+
+
+S = SLOT_RE
+READ_VERBS = r"(?:consult(?:s|ed|ing)?|read(?:s|ing)?|open(?:s|ed|ing)?|inspect(?:s|ed|ing)?|load(?:s|ed|ing)?|view(?:s|ed|ing)?|review(?:s|ed|ing)?|examin(?:es|ed|ing))"
+READ_NOUNS = r"(?:(?:a |any )?(?:consultation|read|reading|inspection)s? of)"
+UNDER = r"(?P<under>(?:any (?:other )?|an? )?(?:file|files|reference|references|document|documents) (?:under|in|inside|within|from) (?:the )?(?:directory )?)?"
+CJK_READ = r"(?:读取|阅读|查看|打开|加载|查阅|参考|读)(?:了|过)?"
+CJK_UNDER = r"(?P<under>(?:目录)?(?:下|中|里)(?:的)?(?:任何|任一|其他)?(?:文件|参考文件|文档))?"
+BE = r"(?:was|were|is|are|has been|have been|got|gets)"
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "read-before",
+        ("session",),
+        (
+            rf"(?P<first>{S}) {BE} (?:read|opened|consulted|loaded|inspected) before (?:reading |opening |consulting )?{UNDER}(?P<then>{S})(?: (?:directory|folder|was read|is read))?",
+            rf"(?:shows? )?(?:that )?(?:the agent )?{READ_VERBS} (?P<first>{S}) before (?:reading |opening |consulting )?{UNDER}(?P<then>{S})(?: (?:directory|folder))?",
+        ),
+        (
+            rf"(?P<first>{S})在(?:读取|打开|查看)?(?P<then>{S}){CJK_UNDER}之前(?:被|就|已)?{CJK_READ}",
+            rf"(?:在{CJK_READ}(?P<then>{S}){CJK_UNDER}之前)(?:先)?{CJK_READ}(?P<first>{S})",
+            rf"先{CJK_READ}(?P<first>{S}),?(?:再|然后|之后再?){CJK_READ}(?P<then>{S}){CJK_UNDER}",
+        ),
+        _read_before,
+    ),
+    Rule(
+        "read-before-reversed",
+        ("session",),
+        (
+            rf"(?:an? |any )?(?:file|files|reference|references|document|documents) (?:under|in|inside|within|from) (?:the )?(?P<then>{S})(?: (?:directory|folder))? {BE} (?:read|opened|consulted|loaded|inspected) before (?P<first>{S})",
+        ),
+        (rf"(?P<then>{S}){CJK_UNDER}(?:在)?(?P<first>{S})之前(?:被|就)?{CJK_READ}",),
+        _read_after,
+    ),
+    Rule(
+        "read-first",
+        ("session",),
+        (
+            rf"(?P<first>{S}) {BE} (?:the )?(?:read|opened|consulted|loaded) first",
+            rf"(?P<first>{S}) {BE} the first file (?:read|opened|consulted)",
+            rf"(?:shows? )?{READ_VERBS} (?P<first>{S}) (?:first|before anything else|before any other file)",
+            rf"the first file (?:read|opened|consulted)(?: by the agent)? (?:is|was) (?P<first>{S})",
+        ),
+        (
+            rf"(?:首先|最先|第一个){CJK_READ}(?:的文件是)?(?P<first>{S})",
+            rf"(?P<first>{S})(?:是)?(?:被)?最先{CJK_READ}(?:的文件)?",
+        ),
+        _read_first,
+    ),
+    Rule(
+        "consultation",
+        ("session",),
+        (
+            rf"(?:shows? |showed |includes? |contains? |records? )?(?:evidence of )?{READ_NOUNS} {UNDER}(?:the )?(?:files? )?{OBJECTS}(?: (?:file|files|directory))?(?: by the agent)?",
+            rf"(?:shows? )?(?:that )?(?:the agent )?{READ_VERBS} {UNDER}(?:the )?(?:files? )?{OBJECTS}(?: (?:file|files|directory))?",
+            rf"{UNDER}{OBJECTS} {BE}(?P<neg> never| not)? (?:read|opened|consulted|loaded|inspected|viewed|reviewed)(?: by the agent)?",
+        ),
+        (
+            rf"{CJK_OBJECTS}{CJK_UNDER}(?:被|已被|已)?{CJK_READ}",
+            rf"(?:显示)?(?:已)?{CJK_READ}(?:过)?{CJK_OBJECTS}{CJK_UNDER}",
+        ),
+        _per_literal(_read),
+    ),
+    Rule(
+        "git-clone",
+        ("session",),
+        (
+            rf"(?:shows? |runs? |ran |contains? |includes? )?(?:an? |the )?git clone(?: command)? (?:targeting|of|for|cloning|from|that clones) {OBJECTS}",
+        ),
+        (rf"(?:运行|执行)?(?:了)?(?:克隆|git clone){CJK_OBJECTS}(?:的)?(?:命令)?",),
+        _git_clone,
+    ),
+    Rule(
+        "listed-commands",
+        ("session",),
+        (
+            r"(?:shows? |runs? |ran |contains? |includes? )?(?:an? |the )?[a-z0-9 -]+ command \((?P<list>[^()\u27e8\u27e9]+)\)",
+        ),
+        (
+            r"(?:运行|执行)(?:了)?[^()（）\u27e8\u27e9]*命令[(（](?P<list>[^()（）\u27e8\u27e9]+)[)）]",
+        ),
+        _listed_commands,
+    ),
+    Rule(
+        "command",
+        ("session",),
+        (
+            rf"(?:shows? |contains? |includes? |has |records? )?(?:a |an |the |any )?(?:shell )?commands? (?:invoking|that invokes|running|that runs|calling|that calls|executing|that executes|of|using) {OBJECTS}{OR_EQUIVALENT}",
+            rf"(?:shows? )?(?:that )?(?:the agent )?(?:run|runs|ran|running|execute|executes|executed|invoke|invokes|invoked|call|calls|called|use|uses|used) {OBJECTS}{OR_EQUIVALENT}",
+            rf"{OBJECTS} {BE}(?P<neg> never| not)? (?:run|ran|executed|invoked|called)",
+        ),
+        (
+            rf"(?:显示)?(?:运行|执行|调用|使用)(?:了|过)?{CJK_OBJECTS}{CJK_OR_EQUIVALENT}(?:命令|脚本)?",
+            rf"(?:显示)?(?:包含|有)?(?:调用|运行|执行){CJK_OBJECTS}{CJK_OR_EQUIVALENT}的(?:命令|脚本)",
+        ),
+        _commands,
+    ),
+    Rule(
+        "file-written",
+        ("session", "workspace"),
+        (
+            rf"(?:shows? )?(?:that )?(?:the agent )?(?:a (?:write|change|modification|edit) (?:to|of) |(?:writes|wrote|modifies|modified|edits|edited|changes|changed) ){OBJECTS}",
+            rf"{OBJECTS} {BE}(?P<neg> never| not)? (?:written|modified|edited|changed)(?: by the agent)?",
+        ),
+        (
+            rf"(?:写入|修改|编辑|改动)(?:了|过)?{CJK_OBJECTS}",
+            rf"{CJK_OBJECTS}(?:被|已被)?(?:写入|修改|编辑|改动)(?:了|过)?",
+        ),
+        _per_literal(_written),
+    ),
+    Rule(
+        "answer-local-url",
+        ("answer",),
+        (
+            r"(?:includes?|contains?|gives|has|mentions?|reports?|provides?|shows?) (?:an? |the )?(?P<local>local |localhost |loopback )?(?:url|link|address)",
+        ),
+        (r"(?:包含|给出|提供|提到)(?:了)?(?:一个)?(?P<local>本地)?(?:url|URL|链接|地址)",),
+        _local_url,
+    ),
+    Rule(
+        "answer-mentions",
+        ("answer",),
+        (
+            rf"(?:mentions?|includes?|contains?|names?|says|lists?|cites?|quotes?|gives|reports?|references?|shows?|tells the user(?: about)?) (?:the )?(?:(?:text|string|literal|path|file|command|name|url) )?{OBJECTS}",
+        ),
+        (rf"(?:包含|提到|提及|列出|给出|写明|说明)(?:了)?{CJK_OBJECTS}",),
+        _per_literal(_answer_mentions),
+    ),
+    Rule(
+        "workspace-file-contains",
+        ("session", "workspace"),
+        (
+            rf"(?:an? )?(?:file|files) (?:exists? )?(?:in the (?:attempt )?workspace )?(?:that )?(?:contains?|containing|includes?|including|with) (?:the )?(?:text |string |literal )?{OBJECTS}",
+            rf"(?P<path>{S}) (?:in the workspace )?(?:contains?|containing|includes?) (?:the )?(?:text |string |literal )?{OBJECTS}",
+            rf"(?:contains? |has )?(?:an? )?(?:file|files) (?:matching |named )?(?P<path>{S}) (?:contains?|containing|with) (?:the )?(?:text |string |literal )?{OBJECTS}",
+        ),
+        (
+            rf"(?:存在|有)(?:一个)?包含{CJK_OBJECTS}的文件",
+            rf"(?P<path>{S})(?:中|里)?(?:包含|含有){CJK_OBJECTS}",
+        ),
+        _file_containing,
+    ),
+    Rule(
+        "workspace-file-exists",
+        ("session", "workspace"),
+        (
+            rf"{OBJECTS} exists?(?: in the (?:attempt )?workspace)?",
+            rf"(?:an? )?(?:file|files) (?:matching |named |at )?{OBJECTS} exists?(?: in the (?:attempt )?workspace)?",
+            rf"(?:contains?|has|holds) (?:an? )?(?:file |files )?(?:matching |named )?{OBJECTS}",
+        ),
+        (rf"(?:存在|有){CJK_OBJECTS}(?:文件)?", rf"{CJK_OBJECTS}(?:文件)?存在"),
+        _per_literal(_exists),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Compiled:
+    rule: str
+    check: Check
+
+
+def compile_sentence(sentence: str) -> Compiled | None:
+    """The checks that hold exactly when `sentence` does, or None if no rule covers all of it."""
+    skeleton = _skeleton(sentence)
+    if skeleton is None:
+        return None
+    for rule in RULES:
+        try:
+            check = rule.apply(skeleton)
+        except (IndexError, ValueError):  # a template matched slots the sentence does not have
+            check = None
+        if check is not None:
+            if skeleton.negated:
+                return Compiled(f"not {rule.name}", NotCheck(operand=check))
+            return Compiled(rule.name, check)
     return None
 
 
-@register_judge
-class CriteriaPatternJudge:
-    name = "criteria"
+@dataclass(frozen=True)
+class CompiledEntry:
+    """An entry's prose as checks to run, combined by the entry's polarity, with provenance."""
 
-    def judge(self, entry: AssertionEntry, context: JudgeContext) -> list[CheckOutcome] | None:
-        sentences = entry.pass_criteria
-        if not sentences:
+    checks: list[Check]
+    provenance: list[Provenance]
+
+
+def compile_entry(entry: AssertionEntry, polarity: Polarity) -> CompiledEntry | None:
+    """Every sentence compiled, or None: a part that compiled never decides an entry alone.
+
+    A required entry holds when each pass criterion holds and no fail signal is seen; a
+    forbidden entry is observed when any of its sentences is."""
+    sentences: list[tuple[SentenceRole, str]] = [
+        ("pass_criteria", s) for s in entry.pass_criteria
+    ] + [("fail_signals", s) for s in entry.fail_signals]
+    if not sentences:
+        return None
+    checks: list[Check] = []
+    provenance: list[Provenance] = []
+    for role, sentence in sentences:
+        compiled = compile_sentence(sentence)
+        if compiled is None:
             return None
-        translated = [criterion_checks(s) for s in sentences]
-        if any(t is None for t in translated):
-            return None
-        return [run_check(check, context) for group in translated for check in group or []]
+        provenance.append(
+            Provenance(sentence=sentence, role=role, rule=compiled.rule, checks=[compiled.check])
+        )
+        signal = polarity == "required" and role == "fail_signals"
+        checks.append(NotCheck(operand=compiled.check) if signal else compiled.check)
+    return CompiledEntry(checks, provenance)
+
+
+def check_text(check: Check) -> str:
+    """A check in one line, as the author would write it in YAML flow style."""
+    if isinstance(check, NotCheck):
+        return f"not {check_text(check.operand)}"
+    if isinstance(check, AnyOfCheck | AllOfCheck):
+        joined = ", ".join(check_text(c) for c in check.operands)
+        return f"{check.kind}[{joined}]"
+    fields = check.model_dump(mode="json", exclude_none=True, exclude={"kind", "note"})
+    values = " ".join(f"{k}={v!r}" for k, v in fields.items() if v is not False)
+    return f"{check.kind}({values})"

@@ -1,4 +1,5 @@
-"""Entry judges, asked in order: the first that can decide an entry decides it."""
+"""Entry judges by name. The order they are asked in is the chain's (`judge/chain.py`), never
+the order modules happen to be imported in."""
 
 from __future__ import annotations
 
@@ -7,13 +8,16 @@ from typing import TypeVar
 from evaluator.judge.base import EntryJudge
 
 J = TypeVar("J", bound=type)
-JUDGES: list[EntryJudge] = []
+JUDGES: dict[str, EntryJudge] = {}
 
 
 def register_judge(cls: J) -> J:
-    JUDGES.append(cls())
+    judge: EntryJudge = cls()
+    if judge.name in JUDGES:
+        raise ValueError(f"judge {judge.name!r} registered twice")
+    JUDGES[judge.name] = judge
     return cls
 
 
-def judge_names() -> list[str]:
-    return [judge.name for judge in JUDGES]
+def get_judge(name: str) -> EntryJudge:
+    return JUDGES[name]

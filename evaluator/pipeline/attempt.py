@@ -9,14 +9,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
-from evaluator.artifacts.models import AttemptRecord
+from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationSummary
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_json
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.evidence import SessionEvidence, normalize_session
 from evaluator.isolation import IsolationReport, assess_attempt
-from evaluator.judge import CaseJudgement, JudgeContext, judge_case
-from evaluator.judge.grading import ModelGrader
+from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.sessions import SessionRef, get_store
@@ -37,7 +36,7 @@ class AttemptSettings:
     runner: AgentRunner
     endpoint: ModelEndpoint
     timeout_s: float
-    grader: ModelGrader | None = None
+    grader: ModelGrader | None = None  # the model judge; None judges by checks and rules only
 
 
 @dataclass
@@ -223,6 +222,7 @@ def _evaluate(
         evidence=evidence,
         workspace=result.workspace.path,
         ref_prefix=settings.run_dir.attempt_ref_prefix(case.case_id, result.number),
+        record_dir=settings.run_dir.attempt_artifacts(case.case_id, result.number) / "judge",
         grader=settings.grader,
     )
     apply_judgement(result, judge_case(case.case, context))
@@ -263,27 +263,7 @@ def _save(run_dir: RunDir, result: AttemptResult) -> None:
     if result.evidence is not None:
         result.evidence.write_json(directory / "accepted-session.json")
         write_atomic(directory / "final-answer.txt", (result.evidence.final_answer or "") + "\n")
-    payload = result.record(run_dir).model_dump(mode="json")
-    if result.isolation is not None:
-        payload["isolation_report"] = result.isolation.to_json()
-    if result.judgement is not None:
-        payload["assertions"] = [
-            {
-                "summary": e.summary,
-                "polarity": e.polarity,
-                "status": e.status,
-                "blocked_reason": e.blocked_reason,
-                "evidence": e.evidence,
-                "notes": e.notes,
-                "judge": e.judge,
-                "checks": [
-                    {"kind": c.kind, "status": c.status, "detail": c.detail, "evidence": c.evidence}
-                    for c in e.checks
-                ],
-            }
-            for e in result.judgement.entries
-        ]
-    write_json(directory / "attempt.json", payload)
+    write_json(directory / "attempt.json", attempt_file(run_dir, result).model_dump(mode="json"))
     Redactor(result.secrets).tree(directory)
 
 
@@ -296,6 +276,16 @@ def mark_interrupted(run_dir: RunDir, result: AttemptResult, why: str) -> None:
     payload["interrupted"] = True
     payload["reason"] = f"{why}; {payload['reason']}" if payload.get("reason") else why
     write_json(path, payload)
+
+
+def attempt_file(run_dir: RunDir, result: AttemptResult) -> AttemptFile:
+    return AttemptFile(
+        **result.record(run_dir).model_dump(),
+        isolation_report=IsolationSummary.model_validate(result.isolation.to_json())
+        if result.isolation is not None
+        else None,
+        assertions=result.judgement.entries if result.judgement is not None else None,
+    )
 
 
 def promote(run_dir: RunDir, result: AttemptResult) -> None:

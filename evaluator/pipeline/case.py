@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaluator.artifacts.models import AssertionResult, AttemptRecord, CaseResult, CheckVerdict
+from evaluator.artifacts.models import AttemptRecord, CaseResult
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir
 from evaluator.contract.models import BlockedReason, Status
+from evaluator.judge.chain import pending_entries
+from evaluator.judge.verdict import AssertionResult
 from evaluator.pipeline.attempt import AttemptResult, promote
 from evaluator.pipeline.stats import case_stats
 from evaluator.repo import LoadedCase
@@ -89,39 +91,22 @@ def finalize_case(
         notes.append(downgrade)
     attempt_prefix = run_dir.attempt_ref_prefix(case.case_id, accepted.number)
     case_prefix = run_dir.case_ref_prefix(case.case_id)
-    assertions = []
     if accepted.judgement is not None:
-        for entry in accepted.judgement.entries:
-            assertions.append(
-                AssertionResult(
-                    summary=entry.summary,
-                    status=entry.status,
-                    evidence=[e.replace(attempt_prefix, case_prefix) for e in entry.evidence],
-                    polarity=entry.polarity,
-                    blocked_reason=entry.blocked_reason,
-                    notes=entry.notes,
-                    checks=[
-                        CheckVerdict(
-                            kind=c.kind,
-                            status=c.status,
-                            detail=c.detail,
-                            evidence=[e.replace(attempt_prefix, case_prefix) for e in c.evidence],
-                        )
-                        for c in entry.checks
-                    ],
-                )
-            )
+        assertions = [
+            e.with_ref_prefix(attempt_prefix, case_prefix) for e in accepted.judgement.entries
+        ]
     else:
-        for unjudged in case.case.assertions.required + case.case.assertions.forbidden:
-            assertions.append(
-                AssertionResult(
-                    summary=unjudged.description,
-                    status="blocked",
-                    evidence=[],
-                    blocked_reason=reason or "insufficient-evidence",
-                    notes=["not judged: no valid attempt"],
-                )
+        assertions = [
+            AssertionResult(
+                summary=p.entry.description,
+                status="blocked",
+                entry_id=p.entry_id,
+                polarity=p.polarity,
+                blocked_reason=reason or "insufficient-evidence",
+                notes=["not judged: no valid attempt"],
             )
+            for p in pending_entries(case.case)
+        ]
     mismatches = accepted.workspace.mismatches if accepted.workspace else []
     result = CaseResult(
         case_id=case.case_id,

@@ -46,7 +46,8 @@ class PlainProgress:
         return
 
     def attempt_finished(self, result: AttemptResult) -> None:
-        extra = f" ({result.blocked_reason}: {result.reason})" if result.status == "blocked" else ""
+        why = ": ".join(part for part in (result.blocked_reason, result.reason) if part)
+        extra = f" ({why})" if result.status == "blocked" and why else ""
         self._print(f"  {result.case_id} attempt {result.number:02d}: {result.status}{extra}")
 
     def case_finished(self, result: CaseResult) -> None:

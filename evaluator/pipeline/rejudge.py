@@ -7,16 +7,26 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest
+from evaluator.artifacts.models import (
+    AttemptFile,
+    AttemptRecord,
+    CaseResult,
+    IsolationSummary,
+    Manifest,
+)
 from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
 from evaluator.errors import InputError
 from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport
-from evaluator.judge import JudgeContext, judge_case
-from evaluator.judge.grading import ModelGrader
-from evaluator.pipeline.attempt import WORKSPACE_SNAPSHOT, AttemptResult, apply_judgement
+from evaluator.isolation.assess import Violation
+from evaluator.judge import JudgeContext, ModelGrader, judge_case
+from evaluator.pipeline.attempt import (
+    WORKSPACE_SNAPSHOT,
+    AttemptResult,
+    apply_judgement,
+    attempt_file,
+)
 from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.run import write_reports
 from evaluator.plan import open_repo, select_cases
@@ -25,44 +35,44 @@ from evaluator.workspace import AttemptWorkspace
 from evaluator.workspace.snapshot import RestoredWorkspace, has_snapshot, restore_snapshot
 
 
-def _restore(run_dir: RunDir, case_id: str, data: dict[str, Any]) -> AttemptResult:
-    number = int(data["attempt"])
+def _isolation(summary: IsolationSummary) -> IsolationReport:
+    return IsolationReport(
+        verdict=summary.verdict,
+        workspace=summary.workspace,
+        violations=[Violation(v.ref, v.kind, v.path, v.detail) for v in summary.violations],
+        reliable_signals=summary.reliable_signals,
+        checked=summary.checked,
+        allowed_outside=list(summary.allowed_outside),
+        opaque=[(o.get("ref", ""), o.get("reason", "")) for o in summary.opaque],
+        reason=summary.reason,
+    )
+
+
+def _restore(run_dir: RunDir, case_id: str, saved: AttemptFile) -> AttemptResult:
     workspace = AttemptWorkspace(
-        case_id,
-        number,
-        Path(data.get("workspace_root") or "."),
-        mismatches=list(data.get("mismatches") or []),
+        case_id, saved.attempt, Path(saved.workspace_root or "."), mismatches=saved.mismatches
     )
     result = AttemptResult(
         case_id,
-        number,
+        saved.attempt,
         workspace,
-        data.get("status") or "blocked",
-        blocked_reason=data.get("blocked_reason"),
-        reason=data.get("reason"),
-        valid=bool(data.get("valid")),
-        retry_of=data.get("retry_of"),
+        saved.status or "blocked",
+        blocked_reason=saved.blocked_reason,
+        reason=saved.reason,
+        valid=saved.valid,
+        retry_of=saved.retry_of,
     )
-    directory = run_dir.attempt_artifacts(case_id, number)
+    directory = run_dir.attempt_artifacts(case_id, saved.attempt)
     session_json = directory / "accepted-session.json"
     if session_json.is_file():
         result.evidence = SessionEvidence.from_json(
             json.loads(session_json.read_text(encoding="utf-8"))
         )
-        if data.get("session_path"):
-            result.session = SessionRef(result.evidence.thread_id or "", Path(data["session_path"]))
-    report = data.get("isolation_report")
-    if isinstance(report, dict):
-        result.isolation = IsolationReport(
-            verdict=report["verdict"],
-            workspace=report["workspace"],
-            reason=report.get("reason", ""),
-        )
+        if saved.session_path:
+            result.session = SessionRef(result.evidence.thread_id or "", Path(saved.session_path))
+    if saved.isolation_report is not None:
+        result.isolation = _isolation(saved.isolation_report)
     return result
-
-
-def _record_fields(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if k in AttemptRecord.model_fields}
 
 
 @contextmanager
@@ -108,13 +118,13 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
             continue
         attempts = []
         earlier: list[AttemptRecord] = []
-        for attempt_file in sorted(
+        for path in sorted(
             (run_dir.case_artifacts(case.case_id) / "attempts").glob("attempt-*/attempt.json")
         ):
-            data = json.loads(attempt_file.read_text(encoding="utf-8"))
-            attempt = _restore(run_dir, case.case_id, data)
+            saved = AttemptFile.model_validate_json(path.read_text(encoding="utf-8"))
+            attempt = _restore(run_dir, case.case_id, saved)
             if (
-                "assertions" in data
+                saved.assertions is not None
                 and attempt.evidence is not None
                 and attempt.isolation is not None
             ):
@@ -127,13 +137,27 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                         workspace_available=files is not None,
                         files_root=files.root if files else None,
                         without_content=frozenset(files.without_content if files else ()),
+                        record_dir=path.parent / "judge",
                         grader=grader,
                     )
                     apply_judgement(attempt, judge_case(case.case, context))
-                data["status"], data["blocked_reason"] = attempt.status, attempt.blocked_reason
-                write_json(attempt_file, data)
-            if data.get("interrupted"):
-                earlier.append(AttemptRecord.model_validate(_record_fields(data)))
+                # Everything else the attempt recorded (times, exit code) stays as it was.
+                rejudged = attempt_file(run_dir, attempt)
+                saved = saved.model_copy(
+                    update={
+                        "status": rejudged.status,
+                        "blocked_reason": rejudged.blocked_reason,
+                        "reason": rejudged.reason,
+                        "assertions": rejudged.assertions,
+                    }
+                )
+                write_json(path, saved.model_dump(mode="json"))
+            if saved.interrupted:
+                earlier.append(
+                    AttemptRecord.model_validate(
+                        saved.model_dump(include=set(AttemptRecord.model_fields))
+                    )
+                )
                 continue
             attempts.append(attempt)
         slots: dict[int, AttemptResult] = {}

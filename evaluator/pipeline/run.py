@@ -36,7 +36,7 @@ from evaluator.artifacts.rundir import (
 )
 from evaluator.artifacts.transcript import render_transcript
 from evaluator.errors import EnvironmentProblem, InputError
-from evaluator.judge.grading import ModelGrader
+from evaluator.judge import ModelGrader
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
 from evaluator.pipeline.attempt import (
     AttemptResult,

@@ -12,7 +12,7 @@ from jsonschema.exceptions import ValidationError as SchemaError
 from jsonschema.exceptions import best_match
 from pydantic import BaseModel
 
-from evaluator.contract.models import extra_keys
+from evaluator.contract.models import OPERATORS, extra_keys
 from evaluator.contract.parse import parse_document, type_name
 from evaluator.errors import InputError
 from evaluator.schemas import SCHEMA_MODELS, load_schema
@@ -86,7 +86,12 @@ def _branch_error(error: SchemaError) -> SchemaError:
     """The most telling error inside an anyOf/oneOf: the branch the value was meant for."""
     context = list(error.context or [])
     discriminator = error.schema.get("discriminator") if isinstance(error.schema, dict) else None
-    if discriminator and isinstance(error.instance, dict):
+    # A `not`/`any_of`/`all_of` operator has no `kind`; the telling errors are inside it.
+    operator = isinstance(error.instance, dict) and bool(set(OPERATORS) & error.instance.keys())
+    if operator:
+        inside = [e for e in context if e.relative_path and e.relative_path[0] in OPERATORS]
+        context = inside or context
+    if discriminator and isinstance(error.instance, dict) and not operator:
         prop = discriminator.get("propertyName", "kind")
         value = error.instance.get(prop)
         allowed = sorted(discriminator.get("mapping", {}))

@@ -5,6 +5,7 @@ from evaluator.judge.checks import (
     file_read,
     file_written,
     final_answer,
+    logic,
     read_before,
     workspace_files,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "file_read",
     "file_written",
     "final_answer",
+    "logic",
     "read_before",
     "register_check",
     "run_check",

@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 
 from evaluator.contract.models import CommandRanCheck
-from evaluator.judge.base import CheckOutcome, JudgeContext
+from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
+from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+
+KIND = "command_ran"
 
 
-@register_check("command_ran")
-def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckOutcome:
+@register_check(KIND)
+def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckVerdict:
     pattern = re.compile(check.pattern)
     hits = [
         r
@@ -18,31 +21,18 @@ def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckOutcome:
         if r.command and pattern.search(r.command)
     ]
     if not hits:
-        return CheckOutcome("command_ran", "fail", f"no command matching /{check.pattern}/ ran")
+        return failed(KIND, f"no command matching /{check.pattern}/ ran")
+    refs = [context.ref(r) for r in hits]
     if check.exit_code is None:
-        return CheckOutcome(
-            "command_ran", "pass", f"ran: {hits[0].command}", [context.ref(r) for r in hits]
-        )
+        return passed(KIND, f"ran: {hits[0].command}", refs)
     exact = [r for r in hits if r.exit_code == check.exit_code]
     if exact:
-        return CheckOutcome(
-            "command_ran",
-            "pass",
+        return passed(
+            KIND,
             f"ran with exit code {check.exit_code}: {exact[0].command}",
             [context.ref(r) for r in exact],
         )
     if all(r.exit_code is None for r in hits):
-        return CheckOutcome(
-            "command_ran",
-            "blocked",
-            "matching command ran but its exit code was not recorded",
-            [context.ref(r) for r in hits],
-            "insufficient-evidence",
-        )
+        return blocked(KIND, "matching command ran but its exit code was not recorded", refs)
     codes = ", ".join(str(r.exit_code) for r in hits)
-    return CheckOutcome(
-        "command_ran",
-        "fail",
-        f"matching command exited with {codes}, expected {check.exit_code}",
-        [context.ref(r) for r in hits],
-    )
+    return failed(KIND, f"matching command exited with {codes}, expected {check.exit_code}", refs)

@@ -9,60 +9,55 @@ from evaluator.contract.models import (
     FinalAnswerMatchesCheck,
     FinalAnswerUrlCheck,
 )
-from evaluator.judge.base import CheckOutcome, JudgeContext
+from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
+from evaluator.judge.verdict import CheckVerdict, failed, passed
 
 URL = re.compile(r"https?://[^\s<>()\"'`]+")
 LOCAL_HOSTS = ("localhost", "127.", "0.0.0.0", "[::1]")
 
 
-def _answer(kind: str, context: JudgeContext) -> tuple[str | None, list[str], CheckOutcome | None]:
+def _answer(kind: str, context: JudgeContext) -> tuple[str | None, list[str], CheckVerdict | None]:
     answer = context.evidence.final_answer
     refs = [context.ref(r) for r in context.evidence.of_kind("final_answer")]
     if answer is None:
-        return None, refs, CheckOutcome(kind, "fail", "the session has no final answer")
+        return None, refs, failed(kind, "the session has no final answer")
     return answer, refs, None
 
 
 @register_check("final_answer_contains")
-def contains(check: FinalAnswerContainsCheck, context: JudgeContext) -> CheckOutcome:
+def contains(check: FinalAnswerContainsCheck, context: JudgeContext) -> CheckVerdict:
     answer, refs, missing = _answer("final_answer_contains", context)
     if missing or answer is None:
-        return missing or CheckOutcome("final_answer_contains", "fail", "no answer")
+        return missing or failed("final_answer_contains", "no answer")
     haystack, needle = (
         (answer, check.text) if check.case_sensitive else (answer.lower(), check.text.lower())
     )
     if needle in haystack:
-        return CheckOutcome(
-            "final_answer_contains", "pass", f"final answer contains {check.text!r}", refs
-        )
-    return CheckOutcome("final_answer_contains", "fail", f"final answer lacks {check.text!r}", refs)
+        return passed("final_answer_contains", f"final answer contains {check.text!r}", refs)
+    return failed("final_answer_contains", f"final answer lacks {check.text!r}", refs)
 
 
 @register_check("final_answer_matches")
-def matches(check: FinalAnswerMatchesCheck, context: JudgeContext) -> CheckOutcome:
+def matches(check: FinalAnswerMatchesCheck, context: JudgeContext) -> CheckVerdict:
     answer, refs, missing = _answer("final_answer_matches", context)
     if missing or answer is None:
-        return missing or CheckOutcome("final_answer_matches", "fail", "no answer")
+        return missing or failed("final_answer_matches", "no answer")
     match = re.search(check.pattern, answer)
     if match:
-        return CheckOutcome(
-            "final_answer_matches", "pass", f"final answer matches: {match.group(0)!r}", refs
-        )
-    return CheckOutcome(
-        "final_answer_matches", "fail", f"final answer does not match /{check.pattern}/", refs
-    )
+        return passed("final_answer_matches", f"final answer matches: {match.group(0)!r}", refs)
+    return failed("final_answer_matches", f"final answer does not match /{check.pattern}/", refs)
 
 
 @register_check("final_answer_url")
-def mentions_url(check: FinalAnswerUrlCheck, context: JudgeContext) -> CheckOutcome:
+def mentions_url(check: FinalAnswerUrlCheck, context: JudgeContext) -> CheckVerdict:
     answer, refs, missing = _answer("final_answer_url", context)
     if missing or answer is None:
-        return missing or CheckOutcome("final_answer_url", "fail", "no answer")
+        return missing or failed("final_answer_url", "no answer")
     urls = URL.findall(answer)
     if check.local_only:
         urls = [u for u in urls if u.split("//", 1)[1].startswith(LOCAL_HOSTS)]
     if urls:
-        return CheckOutcome("final_answer_url", "pass", f"final answer mentions {urls[0]}", refs)
+        return passed("final_answer_url", f"final answer mentions {urls[0]}", refs)
     which = "a local URL" if check.local_only else "a URL"
-    return CheckOutcome("final_answer_url", "fail", f"final answer mentions no {which}", refs)
+    return failed("final_answer_url", f"final answer mentions no {which}", refs)

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from evaluator.contract.models import ReadBeforeCheck
-from evaluator.judge.base import CheckOutcome, JudgeContext, path_matches
+from evaluator.judge.base import JudgeContext, path_matches
 from evaluator.judge.checks.registry import register_check
+from evaluator.judge.verdict import CheckVerdict, failed, passed
+
+KIND = "read_before"
 
 
-@register_check("read_before")
-def read_before(check: ReadBeforeCheck, context: JudgeContext) -> CheckOutcome:
+@register_check(KIND)
+def read_before(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict:
     reads = context.reads()
     firsts = context.matching(reads, check.first)
     if not firsts:
-        return CheckOutcome("read_before", "fail", f"{check.first} was never read")
+        return failed(KIND, f"{check.first} was never read")
     # A read of `first` can also match `then` (docs.txt vs references/*): it does not count twice.
     thens = [
         r
@@ -25,23 +28,20 @@ def read_before(check: ReadBeforeCheck, context: JudgeContext) -> CheckOutcome:
 
     first = min(firsts, key=lambda r: order(r.id))
     if not thens:
-        return CheckOutcome(
-            "read_before",
-            "pass",
+        return passed(
+            KIND,
             f"{check.first} read; nothing matching {check.then} was read",
             [context.ref(first)],
         )
     then = min(thens, key=lambda r: order(r.id))
     if order(first.id) < order(then.id):
-        return CheckOutcome(
-            "read_before",
-            "pass",
+        return passed(
+            KIND,
             f"{check.first} ({first.id}) before {check.then} ({then.id})",
             [context.ref(first), context.ref(then)],
         )
-    return CheckOutcome(
-        "read_before",
-        "fail",
+    return failed(
+        KIND,
         f"{check.then} ({then.id}) was read before {check.first} ({first.id})",
         [context.ref(then), context.ref(first)],
     )

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from evaluator.judge.base import CheckOutcome, JudgeContext
+from evaluator.judge.base import JudgeContext
+from evaluator.judge.verdict import CheckVerdict
 
-CheckFn = Callable[[Any, JudgeContext], CheckOutcome]
+CheckFn = Callable[[Any, JudgeContext], CheckVerdict]
 F = TypeVar("F", bound=CheckFn)
 CHECKS: dict[str, CheckFn] = {}
 
@@ -22,5 +23,5 @@ def register_check(kind: str) -> Callable[[F], F]:
     return decorate
 
 
-def run_check(check: Any, context: JudgeContext) -> CheckOutcome:
+def run_check(check: Any, context: JudgeContext) -> CheckVerdict:
     return CHECKS[check.kind](check, context)

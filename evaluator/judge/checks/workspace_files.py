@@ -6,8 +6,9 @@ import glob
 from pathlib import Path
 
 from evaluator.contract.models import WorkspaceFileContainsCheck, WorkspaceFileExistsCheck
-from evaluator.judge.base import CheckOutcome, JudgeContext
+from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
+from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 
 
 def _files(context: JudgeContext, pattern: str) -> list[str]:
@@ -19,45 +20,38 @@ def _files(context: JudgeContext, pattern: str) -> list[str]:
 
 
 def _write_refs(context: JudgeContext, pattern: str) -> list[str]:
-    writes = [r for r in context.evidence.of_kind("file_write_observed") if r.path]
-    return [context.ref(r) for r in context.matching(writes, pattern)]
+    return [context.ref(r) for r in context.matching(context.writes(), pattern)]
 
 
-def _unavailable(kind: str) -> CheckOutcome:
-    return CheckOutcome(
-        kind, "blocked", "the attempt workspace is no longer on disk", [], "insufficient-evidence"
-    )
+def _unavailable(kind: str) -> CheckVerdict:
+    return blocked(kind, "the attempt workspace is no longer on disk")
 
 
 @register_check("workspace_file_exists")
-def exists(check: WorkspaceFileExistsCheck, context: JudgeContext) -> CheckOutcome:
+def exists(check: WorkspaceFileExistsCheck, context: JudgeContext) -> CheckVerdict:
     if not context.workspace_available:
         return _unavailable("workspace_file_exists")
     found = _files(context, check.path)
     refs = _write_refs(context, check.path)
     if found:
         names = ", ".join(context.relative(f) or f for f in found)
-        return CheckOutcome(
+        return passed(
             "workspace_file_exists",
-            "pass",
             f"workspace holds {names}",
             [*refs, *(f"workspace-files:{context.relative(f)}" for f in found)],
         )
-    return CheckOutcome(
-        "workspace_file_exists", "fail", f"no file matching {check.path} in the workspace", refs
-    )
+    return failed("workspace_file_exists", f"no file matching {check.path} in the workspace", refs)
 
 
 @register_check("workspace_file_contains")
-def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckOutcome:
+def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckVerdict:
     if not context.workspace_available:
         return _unavailable("workspace_file_contains")
     found = _files(context, check.path)
     refs = _write_refs(context, check.path)
     if not found:
-        return CheckOutcome(
+        return failed(
             "workspace_file_contains",
-            "fail",
             f"no file matching {check.path} in the workspace",
             refs,
         )
@@ -72,20 +66,17 @@ def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckO
             continue
         if check.text in text:
             rel = context.relative(path)
-            return CheckOutcome(
+            return passed(
                 "workspace_file_contains",
-                "pass",
                 f"{rel} contains {check.text!r}",
                 [*refs, f"workspace-files:{rel}"],
             )
     if unknown:
         names = ", ".join(context.relative(f) or f for f in unknown)
-        return CheckOutcome(
+        return blocked(
             "workspace_file_contains",
-            "blocked",
             f"the content of {names} was not kept in the workspace snapshot (size limits)",
             refs,
-            "insufficient-evidence",
         )
     names = ", ".join(context.relative(f) or f for f in found)
-    return CheckOutcome("workspace_file_contains", "fail", f"{names} lack(s) {check.text!r}", refs)
+    return failed("workspace_file_contains", f"{names} lack(s) {check.text!r}", refs)

@@ -1,0 +1,104 @@
+"""`agentic-eval explain`: how each assertion entry will be decided, without running anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from evaluator.cli.options import (
+    emit_json,
+    json_option,
+    judge_option,
+    repo_options,
+    resolve_grader,
+)
+from evaluator.errors import EXIT_OK
+from evaluator.judge.chain import EntryPlan, plan_entries
+from evaluator.judge.criteria import check_text
+from evaluator.plan import open_repo, select_cases
+from evaluator.vocabulary import DecidedBy, JudgeMode
+
+ROUTES: tuple[DecidedBy, ...] = ("checks", "rules", "model", "unclear-rule")
+
+
+def _plan_json(plan: EntryPlan) -> dict[str, object]:
+    entry = plan.pending.entry
+    return {
+        "entry_id": plan.pending.entry_id,
+        "polarity": plan.pending.polarity,
+        "description": entry.description,
+        "decided_by": plan.decided_by,
+        "checks": [check_text(c) for c in entry.checks],
+        "provenance": [p.model_dump(mode="json", exclude_none=True) for p in plan.provenance],
+        "model_prompt": plan.grade_text,
+    }
+
+
+@click.command("explain")
+@repo_options
+@click.option("--target", "target_id", default=None, help="Target id (default: the repo default).")
+@click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
+@judge_option
+@json_option
+def command(
+    repo: Path,
+    source_workspace: Path | None,
+    target_id: str | None,
+    cases: tuple[str, ...],
+    judge_mode: JudgeMode,
+    as_json: bool,
+) -> int:
+    """Show how every assertion entry will be decided (checks, compiled rules, model judge)."""
+    grader = resolve_grader(judge_mode, None)
+    loaded = open_repo(repo, source_workspace)
+    selection = select_cases(loaded, target_id, (), cases)
+    planned = [(case, plan_entries(case.case, grader is not None)) for case in selection.cases]
+    counts = {route: 0 for route in ROUTES}
+    for _case, plans in planned:
+        for plan in plans:
+            counts[plan.decided_by] += 1
+    total = sum(counts.values())
+    coverage = counts["rules"] / total if total else None
+    if as_json:
+        emit_json(
+            {
+                "target": selection.target.target_id,
+                "cases": [
+                    {"case_id": case.case_id, "entries": [_plan_json(p) for p in plans]}
+                    for case, plans in planned
+                ],
+                "counts": counts,
+                "total": total,
+                "rules_coverage": coverage,
+            }
+        )
+        return EXIT_OK
+    for case, plans in planned:
+        click.echo(f"{case.case_id}")
+        for plan in plans:
+            _echo_plan(plan)
+        click.echo("")
+    figure = f"{coverage:.0%}" if coverage is not None else "n/a"
+    click.echo(
+        f"coverage: {counts['rules']} of {total} entries decided by rules ({figure});"
+        f" checks {counts['checks']}, model {counts['model']},"
+        f" unclear-rule {counts['unclear-rule']}"
+    )
+    return EXIT_OK
+
+
+def _echo_plan(plan: EntryPlan) -> None:
+    pending = plan.pending
+    click.echo(f"  {pending.entry_id} {plan.decided_by}: {pending.entry.description}")
+    if plan.decided_by == "checks":
+        for check in pending.entry.checks:
+            click.echo(f"      check {check_text(check)}")
+    for provenance in plan.provenance:
+        compiled = "; ".join(check_text(c) for c in provenance.checks)
+        click.echo(f"      {provenance.role}: {provenance.sentence}")
+        click.echo(f"        rule {provenance.rule} -> {compiled}")
+    if plan.grade_text is not None:
+        why = "model judge" if plan.decided_by == "model" else "needs a judge model"
+        for line in plan.grade_text.splitlines():
+            click.echo(f"      {why}: {line}")

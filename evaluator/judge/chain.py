@@ -1,0 +1,116 @@
+"""The judge chain: each entry is decided by the first step able to, in this fixed order.
+
+Structured `checks` are the author's exact intent and come first; compiled `rules` decide prose
+that is exact; the `model` judge grades what is left (only when a grader is configured).
+An entry none of them decides is `blocked: unclear-rule`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from evaluator.contract.models import Case
+from evaluator.judge import graded as _graded  # noqa: F401  (registers the judge)
+from evaluator.judge import rules as _rules  # noqa: F401  (registers the judge)
+from evaluator.judge import structured as _structured  # noqa: F401  (registers the judge)
+from evaluator.judge.base import JudgeContext, PendingEntry
+from evaluator.judge.criteria import compile_entry
+from evaluator.judge.graded import grade_text
+from evaluator.judge.registry import get_judge
+from evaluator.judge.verdict import AssertionResult, Provenance
+from evaluator.vocabulary import BlockedReason, CheckStatus, DecidedBy
+
+JUDGE_CHAIN: tuple[str, ...] = ("checks", "rules", "model")
+
+
+@dataclass
+class CaseJudgement:
+    status: CheckStatus
+    blocked_reason: BlockedReason | None
+    entries: list[AssertionResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def pending_entries(case: Case) -> list[PendingEntry]:
+    assertions = case.assertions
+    return [
+        PendingEntry(f"required[{i}]", "required", e) for i, e in enumerate(assertions.required)
+    ] + [
+        PendingEntry(f"forbidden[{i}]", "forbidden", e) for i, e in enumerate(assertions.forbidden)
+    ]
+
+
+def unclear(pending: PendingEntry) -> AssertionResult:
+    return AssertionResult(
+        summary=pending.entry.description,
+        status="blocked",
+        entry_id=pending.entry_id,
+        polarity=pending.polarity,
+        decided_by="unclear-rule",
+        blocked_reason="unclear-rule",
+        notes=[
+            "no check or compiled rule decides this entry and no judge model is configured;"
+            " add `checks:` or run with a judge model"
+        ],
+    )
+
+
+def judge_entries(case: Case, context: JudgeContext) -> list[AssertionResult]:
+    everything = pending_entries(case)
+    decided: dict[str, AssertionResult] = {}
+    for name in JUDGE_CHAIN:
+        waiting = [p for p in everything if p.entry_id not in decided]
+        if not waiting:
+            break
+        decided.update(get_judge(name).decide(waiting, context))
+    return [decided.get(p.entry_id) or unclear(p) for p in everything]
+
+
+def judge_case(case: Case, context: JudgeContext) -> CaseJudgement:
+    entries = judge_entries(case, context)
+    failed = [e for e in entries if e.status == "fail"]
+    blocked = [e for e in entries if e.status == "blocked"]
+    if failed:
+        notes = [_failure_note(e) for e in failed]
+        return CaseJudgement("fail", None, entries, notes)
+    if blocked:
+        reason = blocked[0].blocked_reason or "insufficient-evidence"
+        notes = [
+            f"{e.polarity} assertion blocked ({e.blocked_reason}): {e.summary}" for e in blocked
+        ]
+        return CaseJudgement("blocked", reason, entries, notes)
+    if not entries:
+        return CaseJudgement("blocked", "unclear-rule", entries, ["the case has no assertions"])
+    return CaseJudgement("pass", None, entries, [])
+
+
+def _failure_note(entry: AssertionResult) -> str:
+    if entry.polarity == "forbidden":
+        return f"forbidden assertion observed: {entry.summary}"
+    return f"required assertion failed: {entry.summary}"
+
+
+@dataclass(frozen=True)
+class EntryPlan:
+    """How an entry will be decided, found without evidence (for `agentic-eval explain`)."""
+
+    pending: PendingEntry
+    decided_by: DecidedBy
+    provenance: list[Provenance] = field(default_factory=list)
+    grade_text: str | None = None  # what the model judge would be asked
+
+
+def plan_entries(case: Case, grader_configured: bool) -> list[EntryPlan]:
+    """The chain's routing, step by step, without running a check."""
+    plans = []
+    for pending in pending_entries(case):
+        if pending.entry.checks:
+            plans.append(EntryPlan(pending, "checks"))
+            continue
+        compiled = compile_entry(pending.entry, pending.polarity)
+        if compiled is not None:
+            plans.append(EntryPlan(pending, "rules", compiled.provenance))
+            continue
+        text = grade_text(pending.entry, pending.polarity)
+        plans.append(EntryPlan(pending, "model" if grader_configured else "unclear-rule", [], text))
+    return plans

@@ -1,0 +1,83 @@
+"""The `model` judge: every entry no check or rule decided, sent to the grader in one call.
+
+What the grader says is mapped strictly: only a verified `met` of a required entry passes; a
+`cannot-judge` is `blocked: insufficient-evidence`, never a pass.
+"""
+
+from __future__ import annotations
+
+from evaluator.contract.models import AssertionEntry
+from evaluator.judge.base import JudgeContext, PendingEntry
+from evaluator.judge.grading import GradeItem, GradeResult
+from evaluator.judge.registry import register_judge
+from evaluator.judge.verdict import AssertionResult, ModelGrade
+from evaluator.vocabulary import Polarity, Status
+
+
+def grade_text(entry: AssertionEntry, polarity: Polarity) -> str:
+    """What the grader is asked to decide, in the author's own words."""
+    if polarity == "required":
+        sentences = entry.pass_criteria
+    else:
+        sentences = entry.fail_signals or entry.pass_criteria
+    return "\n".join(sentences) if sentences else entry.description
+
+
+def grade_item(pending: PendingEntry) -> GradeItem:
+    scope = ", ".join(pending.entry.evidence_scope) or None
+    return GradeItem(
+        pending.entry_id, pending.polarity, grade_text(pending.entry, pending.polarity), scope
+    )
+
+
+STATUS: dict[tuple[Polarity, str], Status] = {
+    ("required", "met"): "pass",
+    ("required", "not-met"): "fail",
+    ("forbidden", "met"): "fail",  # the forbidden behaviour was observed
+    ("forbidden", "not-met"): "pass",
+}
+
+
+def _result(pending: PendingEntry, grade: GradeResult, context: JudgeContext) -> AssertionResult:
+    status = STATUS.get((pending.polarity, grade.verdict), "blocked")
+    note = f"model judge: {grade.verdict}: {grade.rationale}"
+    return AssertionResult(
+        summary=pending.entry.description,
+        status=status,
+        evidence=[f"{context.ref_prefix}#{ref}" for ref in grade.refs],
+        entry_id=pending.entry_id,
+        polarity=pending.polarity,
+        decided_by="model",
+        blocked_reason="insufficient-evidence" if status == "blocked" else None,
+        notes=[note] + ([grade.detail] if grade.detail else []),
+        model=ModelGrade(
+            verdict=grade.verdict,
+            rationale=grade.rationale,
+            refs=list(grade.refs),
+            record_path=grade.record_path,
+            detail=grade.detail,
+        ),
+    )
+
+
+@register_judge
+class ModelJudge:
+    name = "model"
+
+    def decide(
+        self, entries: list[PendingEntry], context: JudgeContext
+    ) -> dict[str, AssertionResult]:
+        if context.grader is None or not entries:
+            return {}
+        record_dir = context.record_dir or context.workspace.parent / "judge"
+        grades = context.grader.grade(
+            [grade_item(p) for p in entries], context.evidence, context.workspace, record_dir
+        )
+        by_id = {g.entry_id: g for g in grades}
+        decided = {}
+        for pending in entries:
+            grade = by_id.get(pending.entry_id) or GradeResult(
+                pending.entry_id, "cannot-judge", "", (), None, "the grader returned no verdict"
+            )
+            decided[pending.entry_id] = _result(pending, grade, context)
+        return decided

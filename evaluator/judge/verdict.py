@@ -1,0 +1,115 @@
+"""The one shape of a verdict: what judges return is what `attempt.json` and `case-results/` hold.
+
+A check verdict is one structured check on the evidence; an assertion result is one assertion
+entry, with who decided it (`decided_by`), how (`provenance` for compiled rules, `model` for the
+model judge) and the evidence records it relies on.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evaluator.contract.models import Check
+from evaluator.judge.grading import GradeVerdict
+from evaluator.vocabulary import BlockedReason, CheckStatus, DecidedBy, Polarity, Status
+
+
+class VerdictModel(BaseModel):
+    # Readers of our artifacts may add fields; we keep them on re-write.
+    model_config = ConfigDict(extra="allow")
+
+
+class CheckVerdict(VerdictModel):
+    kind: str
+    status: CheckStatus
+    detail: str
+    evidence: list[str] = Field(default_factory=list)
+    blocked_reason: BlockedReason | None = None
+    checks: list[CheckVerdict] = Field(
+        default_factory=list, description="The operands of a `not`, `any_of` or `all_of` check."
+    )
+
+    def with_ref_prefix(self, old: str, new: str) -> CheckVerdict:
+        return self.model_copy(
+            update={
+                "evidence": [_swap(ref, old, new) for ref in self.evidence],
+                "checks": [c.with_ref_prefix(old, new) for c in self.checks],
+            }
+        )
+
+
+def passed(kind: str, detail: str, evidence: list[str] | None = None) -> CheckVerdict:
+    return CheckVerdict(kind=kind, status="pass", detail=detail, evidence=evidence or [])
+
+
+def failed(kind: str, detail: str, evidence: list[str] | None = None) -> CheckVerdict:
+    return CheckVerdict(kind=kind, status="fail", detail=detail, evidence=evidence or [])
+
+
+def blocked(
+    kind: str,
+    detail: str,
+    evidence: list[str] | None = None,
+    reason: BlockedReason = "insufficient-evidence",
+) -> CheckVerdict:
+    return CheckVerdict(
+        kind=kind, status="blocked", detail=detail, evidence=evidence or [], blocked_reason=reason
+    )
+
+
+SentenceRole = Literal["pass_criteria", "fail_signals"]
+
+
+class Provenance(VerdictModel):
+    """One prose sentence compiled into checks: which sentence, by which rule, into what."""
+
+    sentence: str
+    role: SentenceRole
+    rule: str
+    checks: list[Check]
+
+
+class ModelGrade(VerdictModel):
+    """What the model judge said about an entry, after verification."""
+
+    verdict: GradeVerdict
+    rationale: str
+    refs: list[str] = Field(default_factory=list)
+    record_path: str | None = None
+    detail: str | None = None
+
+
+class AssertionResult(VerdictModel):
+    """One assertion entry. A forbidden entry whose behaviour was observed has status `fail`."""
+
+    summary: str
+    status: Status
+    evidence: list[str] = Field(default_factory=list)
+    # ours
+    entry_id: str | None = Field(default=None, description='e.g. "required[0]"')
+    polarity: Polarity = "required"
+    decided_by: DecidedBy | None = Field(
+        default=None, description="Who decided the entry; absent when the attempt was not judged."
+    )
+    blocked_reason: BlockedReason | None = None
+    notes: list[str] = Field(default_factory=list)
+    checks: list[CheckVerdict] = Field(default_factory=list)
+    provenance: list[Provenance] = Field(
+        default_factory=list, description="For `rules`: each sentence and what it compiled to."
+    )
+    model: ModelGrade | None = Field(default=None, description="For `model`: the judge's grade.")
+
+    def with_ref_prefix(self, old: str, new: str) -> AssertionResult:
+        """The same verdict citing another copy of the evidence (attempt → case level)."""
+        return self.model_copy(
+            update={
+                "evidence": [_swap(ref, old, new) for ref in self.evidence],
+                "checks": [c.with_ref_prefix(old, new) for c in self.checks],
+            }
+        )
+
+
+def _swap(ref: str, old: str, new: str) -> str:
+    return new + ref[len(old) :] if ref.startswith(old) else ref
