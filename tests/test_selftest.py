@@ -247,7 +247,7 @@ def test_selftest_passes_on_the_demo_target(
     vacuous = [e for e in report["entries"] if e["vacuous"]]
     assert (code, mismatched, vacuous) == (0, [], []), err
     assert report["ok"] and report["exit_code"] == 0
-    assert len(report["goldens"]) == 24 and len(report["runs"]) == 3
+    assert len(report["goldens"]) == 26 and len(report["runs"]) == 3
     assert {g["case_id"] for g in report["goldens"]} == {
         c.case_id for c in open_repo(DEMO_REPO, None).targets["db-migrations"].all_cases()
     }
