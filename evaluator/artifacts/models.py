@@ -43,6 +43,10 @@ class Manifest(ArtifactModel):
     behaviors_dir: str | None = None
     evaluator_version: str | None = None
     runner_pid: int | None = None
+    sandbox: str | None = Field(default=None, description="jail around the agent: bwrap or none")
+    trace: str | None = Field(
+        default=None, description="syscall trace of the agent: strace, or off (evidence alone)"
+    )
     environment_mismatches: dict[str, list[str]] = Field(
         default_factory=dict, description="case_id -> setup facts that could not be reproduced"
     )

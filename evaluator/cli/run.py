@@ -11,6 +11,7 @@ from evaluator.cli.options import emit_json, json_option, repo_options
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 from evaluator.pipeline.progress import choose_progress
 from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
+from evaluator.sandbox import TraceMode, jail_names
 
 
 @click.command("run")
@@ -67,6 +68,19 @@ from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
     help="Copy only auth.json from this Codex home (real models).",
 )
 @click.option(
+    "--sandbox",
+    type=click.Choice(jail_names()),
+    default=None,
+    help="Jail around the agent (default: bwrap where bubblewrap works, else none).",
+)
+@click.option(
+    "--trace",
+    type=click.Choice(["auto", "on", "off"]),
+    default="auto",
+    show_default=True,
+    help="Trace the agent's file accesses with strace (auto: where strace works).",
+)
+@click.option(
     "--allow-blocked", is_flag=True, help="Blocked cases alone do not make the exit code 1."
 )
 @json_option
@@ -88,6 +102,8 @@ def command(
     scratch_root: Path,
     codex_bin: Path | None,
     auth_from: Path | None,
+    sandbox: str | None,
+    trace: TraceMode,
     allow_blocked: bool,
     as_json: bool,
 ) -> int:
@@ -114,6 +130,8 @@ def command(
         scratch_root=scratch_root,
         codex_bin=codex_bin,
         auth_from=auth_from,
+        sandbox=sandbox,
+        trace=trace,
     )
     outcome = Run(options, choose_progress(as_json)).execute()
     code = exit_code(outcome, allow_blocked)

@@ -14,9 +14,12 @@ from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.evidence import SessionEvidence, normalize_session
 from evaluator.isolation import IsolationReport, assess_isolation
+from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, judge_case
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
+from evaluator.sandbox import LaunchPolicy
+from evaluator.sandbox.tracer import save_compressed
 from evaluator.sessions import SessionRef, get_store
 from evaluator.sessions.base import ChildQuery
 from evaluator.workspace import AttemptWorkspace, build_workspace
@@ -32,6 +35,7 @@ class AttemptSettings:
     runner: AgentRunner
     endpoint: ModelEndpoint
     timeout_s: float
+    launch: LaunchPolicy = field(default_factory=LaunchPolicy)
 
 
 @dataclass
@@ -47,6 +51,7 @@ class AttemptResult:
     session: SessionRef | None = None
     evidence: SessionEvidence | None = None
     isolation: IsolationReport | None = None
+    trace: TraceReport | None = None
     judgement: CaseJudgement | None = None
     retry_of: int | None = None
     notes: list[str] = field(default_factory=list)
@@ -122,6 +127,7 @@ def run_attempt(
             endpoint=settings.endpoint,
             timeout_s=case.case.timeout_s or settings.timeout_s,
             env=workspace.env,
+            launch=settings.launch,
         )
     )
     result = AttemptResult(
@@ -172,6 +178,10 @@ def _evaluate(
         return
     result.evidence = evidence
     result.isolation = assess_isolation(evidence, result.workspace.path)
+    if handle.trace_path is not None:
+        result.isolation, result.trace = assess_with_trace(
+            result.isolation, handle.trace_path, evidence, result.workspace.path, handle.own_dirs
+        )
     if handle.runner == "codex-subagent" and evidence.first_user_message != prompt:
         _block(
             result,
@@ -243,6 +253,13 @@ def _save(run_dir: RunDir, result: AttemptResult) -> None:
     payload = result.record(run_dir).model_dump(mode="json")
     if result.isolation is not None:
         payload["isolation_report"] = result.isolation.to_json()
+    if handle is not None:
+        payload["isolation_layers"] = {
+            "sandbox": handle.jail,
+            "trace": handle.trace_path is not None,
+        }
+    if result.trace is not None:
+        payload["trace"] = result.trace.to_json()
     if result.judgement is not None:
         payload["assertions"] = [
             {
@@ -262,6 +279,11 @@ def _save(run_dir: RunDir, result: AttemptResult) -> None:
         ]
     write_json(directory / "attempt.json", payload)
     Redactor(result.secrets).tree(directory)
+    if handle is not None and handle.trace_path is not None and handle.trace_path.is_file():
+        # After the text redaction pass, which must not rewrite a gzip file.
+        save_compressed(
+            handle.trace_path, directory / "trace.strace.gz", Redactor(result.secrets).text
+        )
 
 
 def promote(run_dir: RunDir, result: AttemptResult) -> None:

@@ -29,6 +29,8 @@ from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.progress import PlainProgress, Progress
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.sandbox import LaunchPolicy, TraceMode
+from evaluator.sandbox.launch import choose_policy
 
 DEFAULT_SCRATCH = Path(os.environ.get("AGENTIC_EVAL_SCRATCH", "/var/tmp/agentic-eval"))
 DEFAULT_TIMEOUT_S = 300.0
@@ -59,6 +61,8 @@ class RunOptions:
     codex_bin: Path | None = None
     auth_from: Path | None = None
     scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
+    sandbox: str | None = None  # None: bwrap where it works, else none
+    trace: TraceMode = "auto"
 
 
 @dataclass
@@ -233,6 +237,7 @@ class Run:
             # None: the agent's own default model
             else _first(options.model, SCRIPTED_MODEL if library else None)
         )
+        launch = self._launch_policy(repo, scratch)
         finished = run_dir.finished_case_ids() if previous else set()
         if previous and previous.run_state == "running":
             # The previous evaluator died without stopping its agents (SIGKILL): stop them now.
@@ -263,6 +268,9 @@ class Run:
             behaviors_dir=str(behaviors.resolve()) if behaviors else None,
             evaluator_version=__version__,
         )
+        manifest.sandbox = launch.jail
+        manifest.trace = "strace" if launch.trace else "off"
+        manifest.notes += [note for note in launch.notes if note not in manifest.notes]
         if library is not None and not previous:
             manifest.notes.append(
                 "scripted model: the agent ran against agentic-eval's scripted Responses-API server"
@@ -306,6 +314,7 @@ class Run:
                 runner=runner,
                 endpoint=endpoint,
                 timeout_s=timeout_s,
+                launch=launch,
             )
             self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
             try:
@@ -324,6 +333,17 @@ class Run:
         self._close(run_dir, manifest, "interrupted" if outcome.interrupted else "completed")
         outcome.results = run_dir.read_case_results(manifest.resolved_case_ids)
         return outcome
+
+    def _launch_policy(self, repo: EvalRepo, scratch: Path) -> LaunchPolicy:
+        """The jail hides what an attempt must not see: the source workspace, the user's home,
+        every run directory and the scratch root of this run (other attempts)."""
+        hidden = (
+            repo.source_workspace.resolve(),
+            Path.home().resolve(),
+            self.options.runs_dir.resolve(),
+            scratch.resolve(),
+        )
+        return choose_policy(self.options.sandbox, self.options.trace, hidden)
 
     def _close(self, run_dir: RunDir, manifest: Manifest, state: RunState) -> None:
         manifest.run_state = state
