@@ -110,22 +110,29 @@ def _allowed(access: TracedAccess, roots: list[str], rules: tuple[AllowRule, ...
 def _match(
     calls: list[ToolCallTrace], evidence: SessionEvidence
 ) -> tuple[dict[int, EvidenceRecord], list[EvidenceRecord]]:
-    """Trace calls to session command records: shells by exact text, patches by order."""
+    """Trace calls to session records: shell commands by exact text, in order; patches by the
+    files they wrote (Codex may run its file helper several times for one patch: to try the
+    write, create the parent directories, write again)."""
     commands = [r for r in evidence.of_kind("command_observed") if r.command is not None]
     shells = [r for r in commands if not (r.command or "").lstrip().startswith("apply_patch")]
-    # A patch call is known by the files its header names (tool_call records are not kept).
-    patches: list[EvidenceRecord] = []
-    seen_calls: set[str | None] = set()
+    patch_paths: dict[str | None, list[str]] = {}
+    patch_first: dict[str | None, EvidenceRecord] = {}
     for record in evidence.of_kind("file_write_observed"):
-        if record.source == "patch-header" and record.call_id not in seen_calls:
-            seen_calls.add(record.call_id)
-            patches.append(record)
+        if record.source in ("patch-header", "file-change") and record.path:
+            patch_first.setdefault(record.call_id, record)
+            patch_paths.setdefault(record.call_id, []).append(record.path)
     matched: dict[int, EvidenceRecord] = {}
     for call in calls:
-        pool = patches if call.tool == PATCH_CALL else shells
-        for index, record in enumerate(pool):
-            if call.tool == PATCH_CALL or record.command == call.command:
-                matched[call.index] = pool.pop(index)
+        if call.tool == PATCH_CALL:
+            written = {a.path for a in call.accesses if a.access == "write"}
+            for call_id, paths in patch_paths.items():
+                if any(p == w or p.startswith(w.rstrip("/") + "/") for p in paths for w in written):
+                    matched[call.index] = patch_first[call_id]
+                    break
+            continue
+        for index, record in enumerate(shells):
+            if record.command == call.command:
+                matched[call.index] = shells.pop(index)
                 break
     return matched, shells
 
@@ -145,10 +152,13 @@ def assess_trace(
     report = TraceReport("contained", "", len(trace.tool_calls), trace_lines=trace.lines)
     report.matched = {index: record.id for index, record in matched.items()}
     flagged_calls = _calls_with_violations(evidence, evidence_report)
+    session_patches = any(
+        r.source == "patch-header" for r in evidence.of_kind("file_write_observed")
+    )
     for call in trace.tool_calls:
         record = matched.get(call.index)
         label = f"`{record.id}`" if record else f"trace call {call.index}"
-        if record is None:
+        if record is None and not (call.tool == PATCH_CALL and session_patches):
             what = "a patch" if call.tool == PATCH_CALL else f"`{_short(call.command)}`"
             report.disagreements.append(
                 f"trace call {call.index} ran {what}, which the session does not record"

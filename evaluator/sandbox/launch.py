@@ -34,22 +34,29 @@ class LaunchPolicy:
     ) -> tuple[list[str], Path | None]:
         """The argv to run, and the trace file it will write (None when not traced)."""
         out = list(argv)
-        if self.jail != "none":
+        jailed = self.jail != "none"
+        if jailed:
             # The CLI may live under a hidden directory (the project's .tools/ in the source
             # workspace): run it by its real path and bind its installation back read-only.
-            binary = Path(os.path.realpath(out[0]))
-            out[0] = str(binary)
+            out[0] = os.path.realpath(argv[0])
+        trace_path = None
+        tracer = Tracer()
+        if self.trace:
+            # Inside the jail: strace then sees the jail's pid namespace, whose /proc lists only
+            # the agent's processes, so mapping pids across codex's own namespaces stays cheap.
+            trace_path = agent_dir / TRACE_FILE
+            out = tracer.wrap(out, trace_path)
+        if jailed:
+            tools = self.tool_roots(Path(argv[0]), env)
+            if self.trace and tracer.binary:
+                tools = (*tools, Path(os.path.realpath(tracer.binary)).parent)
             spec = JailSpec(
                 workspace=workspace,
                 writable=(workspace, agent_dir),
                 hidden=self.hidden,
-                tools=self.tool_roots(binary, env),
+                tools=tools,
             )
             out = get_jail(self.jail).wrap(out, spec)
-        trace_path = None
-        if self.trace:
-            trace_path = agent_dir / TRACE_FILE
-            out = Tracer().wrap(out, trace_path)
         return out, trace_path
 
     def tool_roots(self, binary: Path, env: dict[str, str]) -> tuple[Path, ...]:
