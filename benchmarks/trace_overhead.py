@@ -12,12 +12,13 @@ import sys
 import uuid
 from pathlib import Path
 
-from benchmarks.common import ROOT, SCRATCH, median, table
+from benchmarks.common import ROOT, SCRATCH, median, table, timed
 from evaluator.agents import AgentRequest, ModelEndpoint, get_runner
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt
 from evaluator.sandbox import LaunchPolicy
+from evaluator.sandbox.strace_log import read_trace
 from evaluator.workspace import build_workspace
 
 SETUPS = {
@@ -45,6 +46,7 @@ def main() -> None:
     scratch = SCRATCH / uuid.uuid4().hex[:8]
     times: dict[str, list[float]] = {name: [] for name in SETUPS}
     trace_lines: list[int] = []
+    parse_times: list[float] = []
     runner = get_runner("codex-exec")
     try:
         with ScriptedModelServer(BehaviorLibrary([behavior])) as server:
@@ -74,8 +76,9 @@ def main() -> None:
                     assert handle.fault is None, f"{name}: {handle.fault}"
                     times[name].append(handle.duration_s)
                     if handle.trace_path is not None:
-                        with handle.trace_path.open(errors="replace") as log:
-                            trace_lines.append(sum(1 for _ in log))
+                        parsed, seconds = timed(lambda p=handle.trace_path: read_trace(p))
+                        trace_lines.append(parsed.lines)
+                        parse_times.append(seconds)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     plain = median(times["plain"])
@@ -84,7 +87,7 @@ def main() -> None:
             name,
             f"{median(values):.2f} s",
             f"{min(values):.2f}-{max(values):.2f} s",
-            f"+{median(values) - plain:.2f} s",
+            f"{median(values) - plain:+.2f} s",
             f"{median(values) / plain:.2f}x",
         ]
         for name, values in times.items()
@@ -94,7 +97,10 @@ def main() -> None:
         ["set-up", "median", "range", "added", "ratio"],
         rows,
     )
-    print(f"\ntrace size: median {median(trace_lines):.0f} lines per attempt")
+    print(
+        f"\ntrace: median {median(trace_lines):.0f} lines per attempt,"
+        f" read and attributed in {median(parse_times) * 1000:.0f} ms"
+    )
 
 
 if __name__ == "__main__":
