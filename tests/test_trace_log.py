@@ -110,7 +110,7 @@ def test_bwrap_argv_hides_then_binds_back(tmp_path: Path) -> None:
         ),
     )
     text = " ".join(argv)
-    assert f"--tmpfs {home} --tmpfs {source}" in text
+    assert f"--tmpfs {home} " in text and f"--tmpfs {source} " in text
     assert "shims" not in text  # inside a directory already hidden: not mounted twice
     assert text.index(f"--ro-bind {tools} {tools}") > text.index(f"--tmpfs {home}")
     assert text.index(f"--bind {ws} {ws}") < text.index(f"--remount-ro {home}")

@@ -55,11 +55,13 @@ class BubblewrapJail(Jail):
             out += ["--tmpfs", str(path)]
         hidden: list[Path] = []
         # Parents first, so a hidden directory inside another one is not mounted twice.
-        for path in sorted({p.resolve() for p in spec.hidden}, key=lambda p: len(p.parts)):
+        for path in sorted(
+            {p.resolve() for p in spec.hidden}, key=lambda p: (len(p.parts), str(p))
+        ):
             if path.is_dir() and not _under(path, [*private, *hidden]):
                 hidden.append(path)
                 out += ["--tmpfs", str(path)]
-        for path in sorted({p.resolve() for p in spec.tools}, key=lambda p: len(p.parts)):
+        for path in sorted({p.resolve() for p in spec.tools}, key=lambda p: (len(p.parts), str(p))):
             if path.exists() and _under(path, [*private, *hidden]):
                 out += ["--ro-bind", str(path), str(path)]
         for path in spec.writable:

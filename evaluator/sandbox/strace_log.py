@@ -36,9 +36,16 @@ _RESULT = re.compile(
     r"(?:\s+(?P<errno>E[A-Z0-9]+))?(?:\s+\(.*?\))?(?:\s*/\* (?P<nspid>\d+) in strace's PID NS \*/)?\s*$",
     re.S,
 )
+_TOKEN = re.compile(
+    r'"[^"\\]*(?:\\.[^"\\]*)*"(?:\.\.\.)?'  # a C string, maybe cut by -s
+    r"|(?:\d+|AT_FDCWD)<.*?>(?=[,)\]}]|$)"  # a descriptor with its path, decoded by -y
+    r"|[\[\]{}(),]|\s+|[^\"\[\]{}(),\s]+|.",
+    re.S,
+)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f", "\\": "\\", '"': '"'}
 _WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
 _OPENS = ("open", "openat", "openat2", "creat")
+_CWD_CALLS = ("chdir", "fchdir")
 _WRITES_ONE = ("unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "truncate")
 _WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
 
@@ -108,12 +115,20 @@ class ObservedTrace:
 class _Event:
     pid: int
     name: str
-    args: list[str]
+    raw_args: str
     ret: int | None
     fd_path: str | None
     errno: str | None
     child: int | None
     line: int
+    _args: list[str] | None = None
+
+    @property
+    def args(self) -> list[str]:
+        # Split on demand: most events (the CLI's own reads) never need their arguments.
+        if self._args is None:
+            self._args = split_args(self.raw_args)
+        return self._args
 
 
 @dataclass
@@ -130,6 +145,8 @@ def _unquote(token: str) -> str:
     body = token[1:]
     end = body.rfind('"')
     body = body[:end] if end >= 0 else body
+    if "\\" not in body:
+        return body
     out = bytearray()
     index = 0
     while index < len(body):
@@ -161,42 +178,19 @@ def split_args(text: str) -> list[str]:
     args: list[str] = []
     depth = 0
     current: list[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char == '"':
-            end = index + 1
-            while end < len(text) and text[end] != '"':
-                end += 2 if text[end] == "\\" else 1
-            current.append(text[index : end + 1])
-            index = end + 1
-            continue
-        if char == "<" and re.fullmatch(r"\s*(\d+|AT_FDCWD)", "".join(current)):
-            # A decoded descriptor: its path runs to the `>` that ends the argument.
-            close = _fd_end(text, index)
-            current.append(text[index : close + 1])
-            index = close + 1
-            continue
-        if char in "[{(":
+    for token in _TOKEN.findall(text):
+        if token in "[{(":
             depth += 1
-        elif char in "]})":
+        elif token in "]})":
             depth -= 1
-        elif char == "," and depth == 0:
+        elif token == "," and depth == 0:
             args.append("".join(current).strip())
             current = []
-            index += 1
             continue
-        current.append(char)
-        index += 1
+        current.append(token)
     if "".join(current).strip():
         args.append("".join(current).strip())
     return args
-
-
-def _fd_end(text: str, start: int) -> int:
-    for match in re.finditer(r">(?=,|$|\))", text[start:]):
-        return start + match.start()
-    return len(text) - 1
 
 
 def _fd_path(token: str) -> str | None:
@@ -259,7 +253,7 @@ def _events(lines: Iterable[str], trace: ObservedTrace) -> Iterator[_Event]:
         yield _Event(
             pid=pid,
             name=name,
-            args=split_args(result.group("args")),
+            raw_args=result.group("args"),
             ret=ret,
             fd_path=result.group("fd")[1:-1] if result.group("fd") else None,
             errno=result.group("errno"),
@@ -307,6 +301,12 @@ class _Attributor:
         if event.name in ("execve", "execveat") and event.ret == 0:
             self.exec(event, proc)
             return
+        if (
+            proc.call is None
+            and event.name not in _CWD_CALLS
+            and not self.cli_may_write(proc, event)
+        ):
+            return  # the CLI's own read: not the agent's action, and not worth decoding
         for access in self.accesses(event, proc):
             if proc.call is not None:
                 proc.call.add(access)
@@ -317,6 +317,14 @@ class _Attributor:
                 and not any(_inside(access.path, d) for d in self.agent_dirs)
             ):
                 self.trace.cli_writes.append(access)
+
+    @staticmethod
+    def cli_may_write(proc: _Proc, event: _Event) -> bool:
+        if proc.image != CLI_BINARY or proc.in_sandbox:
+            return False
+        if event.name in _OPENS:
+            return event.name == "creat" or any(f in event.raw_args for f in _WRITE_FLAGS)
+        return event.name not in ("execve", "execveat")
 
     def exec(self, event: _Event, proc: _Proc) -> None:
         path_index = 1 if event.name == "execveat" else 0
