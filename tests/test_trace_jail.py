@@ -30,10 +30,15 @@ BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
 
 
 @pytest.fixture(autouse=True)
-def _tools() -> None:
+def _codex() -> None:
     codex_or_skip()
-    if Tracer().unavailable():
-        pytest.skip(f"no tracer here: {Tracer().unavailable()}")
+
+
+@pytest.fixture
+def tracer() -> None:
+    why_not = Tracer().unavailable()
+    if why_not:
+        pytest.skip(f"no tracer here: {why_not}")
 
 
 @pytest.fixture
@@ -94,7 +99,7 @@ def _computed(path: Path) -> str:
     ["script-written-then-run", "python-c-computed-path"],
 )
 def test_an_escape_the_session_hides_is_a_violation_under_the_trace(
-    outside: Path, escape: str
+    tracer: None, outside: Path, escape: str
 ) -> None:
     code = f"print({_computed(outside / 'secret.txt')})"
     steps = (
@@ -118,7 +123,7 @@ def test_an_escape_the_session_hides_is_a_violation_under_the_trace(
     assert any(r.source == "trace" and r.ref == python_call.id for r in recorded)
 
 
-def test_a_clean_run_is_contained_with_nothing_from_codex_housekeeping() -> None:
+def test_a_clean_run_is_contained_with_nothing_from_codex_housekeeping(tracer: None) -> None:
     patch = "*** Begin Patch\n*** Add File: tools/hello.py\n+print('hello')\n*** End Patch\n"
     steps = [
         {"cmd": f"cat {SKILL}/SKILL.md"},
@@ -141,7 +146,7 @@ def test_a_clean_run_is_contained_with_nothing_from_codex_housekeeping() -> None
 
 
 def test_the_jail_stops_writes_and_canary_reads_outside_as_the_trace_shows(
-    outside: Path,
+    tracer: None, outside: Path
 ) -> None:
     jail = get_jail("bwrap")
     if jail.unavailable():
@@ -193,7 +198,7 @@ def _run(tmp_path: Path, scratch: Path, **options: Any) -> Path:
     return outcome.run_dir.path
 
 
-def test_a_run_saves_the_trace_and_names_its_layers(tmp_path: Path) -> None:
+def test_a_run_saves_the_trace_and_names_its_layers(tracer: None, tmp_path: Path) -> None:
     with scratch_dir() as scratch:
         run_dir = _run(tmp_path, scratch, trace="on")
     manifest = json.loads((run_dir / "manifest.json").read_text())
