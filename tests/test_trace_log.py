@@ -118,6 +118,14 @@ def test_bwrap_argv_hides_then_binds_back(tmp_path: Path) -> None:
     assert argv[-3:] == ["--", "codex", "exec"]
 
 
+def test_path_tools_bind_back_the_deepest_hidden_directory(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "home/project"
+    (project / ".venv/bin").mkdir(parents=True)
+    (home / ".pyenv/shims").mkdir(parents=True)
+    path = f"{project / '.venv/bin'}:{home / '.pyenv/shims'}:/usr/bin"
+    assert path_tools(path, (home, project)) == [project / ".venv", home / ".pyenv"]
+
+
 def test_launch_policy_without_jail_or_trace_leaves_the_argv_alone(tmp_path: Path) -> None:
     argv, trace = LaunchPolicy().wrap(["codex", "exec"], {}, tmp_path, tmp_path)
     assert (argv, trace) == (["codex", "exec"], None)

@@ -58,7 +58,8 @@ class BubblewrapJail(Jail):
         for path in sorted(
             {p.resolve() for p in spec.hidden}, key=lambda p: (len(p.parts), str(p))
         ):
-            if path.is_dir() and not _under(path, [*private, *hidden]):
+            # Never `/` (a user whose home is `/`): that would hide the system the agent runs on.
+            if path.is_dir() and path != Path("/") and not _under(path, [*private, *hidden]):
                 hidden.append(path)
                 out += ["--tmpfs", str(path)]
         for path in sorted({p.resolve() for p in spec.tools}, key=lambda p: (len(p.parts), str(p))):

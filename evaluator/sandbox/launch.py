@@ -86,9 +86,12 @@ def path_tools(path_value: str, hidden: tuple[Path, ...]) -> list[Path]:
         if not entry:
             continue
         real = Path(os.path.realpath(entry))
-        for root in roots:
-            if root in real.parents:
-                tools.append(root / real.relative_to(root).parts[0])
+        holders = [root for root in roots if root in real.parents]
+        if holders:
+            # The deepest hidden directory: a venv inside the hidden source workspace binds back
+            # the venv, never the whole workspace through the home that contains it.
+            root = max(holders, key=lambda r: len(r.parts))
+            tools.append(root / real.relative_to(root).parts[0])
     return tools
 
 
