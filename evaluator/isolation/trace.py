@@ -193,6 +193,11 @@ def assess_trace(
                     f" trace line {access.line})",
                 )
             )
+    if trace.unattributed or trace.unparsed:
+        report.disagreements.append(
+            f"the trace has {trace.unparsed} unreadable line(s) and {trace.unattributed} event(s)"
+            " of processes it never saw created; they were not judged"
+        )
     for record in unseen:
         report.disagreements.append(
             f"`{record.id}` `{_short(record.command or '')}` is in the session but no process"

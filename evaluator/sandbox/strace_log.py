@@ -109,6 +109,8 @@ class ObservedTrace:
     cli_writes: list[TracedAccess] = field(default_factory=list)
     lines: int = 0
     unparsed: int = 0
+    # Events of processes whose creation the log never showed: attributed to nobody.
+    unattributed: int = 0
 
 
 @dataclass
@@ -457,9 +459,12 @@ def parse_trace(
     attributor = _Attributor(start_cwd, agent_dirs)
     for event in _events(lines, attributor.trace):
         attributor.feed(event)
+    attributor.trace.unattributed = sum(len(events) for events in attributor.orphans.values())
     return attributor.trace
 
 
-def read_trace(path: Path, **kwargs: object) -> ObservedTrace:
+def read_trace(
+    path: Path, *, start_cwd: str | None = None, agent_dirs: tuple[str, ...] = ()
+) -> ObservedTrace:
     with path.open(encoding="utf-8", errors="surrogateescape") as handle:
-        return parse_trace(handle, **kwargs)  # type: ignore[arg-type]
+        return parse_trace(handle, start_cwd=start_cwd, agent_dirs=agent_dirs)
