@@ -88,7 +88,12 @@ def run_traced(
     evidence = normalize_session(located.sessions[0].path)
     evidence_report = assess_isolation(evidence, workspace.path)
     combined, trace = assess_with_trace(
-        evidence_report, handle.trace_path, evidence, workspace.path, handle.own_dirs
+        evidence_report,
+        handle.trace_path,
+        evidence,
+        workspace.path,
+        handle.own_dirs,
+        handle.private_dirs,
     )
     return Traced(
         workspace.path,
@@ -191,6 +196,7 @@ def test_the_jail_stops_writes_and_canary_reads_outside_as_the_trace_shows(
             {"cmd": f'python3 -c "print({_computed(outside / "secret.txt")})"'},
             {"patch": patch},
             {"cmd": "echo inside > inside.txt && python3 -c 'print(40 + 2)'"},
+            {"cmd": 't=$(mktemp) && echo scratch > "$t" && cat "$t" && rm "$t"'},
             {"final": "done"},
         ]
         result = run_traced(steps, scratch, jail="bwrap", hidden=(ROOT, Path.home(), scratch))
@@ -207,6 +213,8 @@ def test_the_jail_stops_writes_and_canary_reads_outside_as_the_trace_shows(
     writes = [v for v in result.trace.violations if v.kind == "write"]
     assert {str(outside / "escape.txt"), str(scratch / "escape.txt")} <= {v.path for v in writes}
     assert result.combined.verdict == "violation"  # an attempted escape is still an escape
+    # A temp file in the jail's private /tmp is the attempt's own, not an escape.
+    assert not [v for v in result.trace.violations if v.path.startswith("/tmp/tmp.")]
 
 
 def _run(tmp_path: Path, scratch: Path, **options: Any) -> Path:

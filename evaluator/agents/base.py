@@ -55,6 +55,8 @@ class AgentHandle:
     trace_path: Path | None = None  # the strace log, when the agent ran under the tracer
     # Directories that are the agent's own (its homes, the tools it runs from), not "outside".
     own_dirs: tuple[Path, ...] = ()
+    # The jail's private /tmp and /var/tmp: what succeeded there touched only the attempt's own.
+    private_dirs: tuple[Path, ...] = ()
 
     @property
     def thread_ids(self) -> list[str]:

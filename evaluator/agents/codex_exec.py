@@ -93,6 +93,7 @@ class CodexExecRunner(AgentRunner):
             jail=request.launch.jail,
             trace_path=trace_path,
             own_dirs=(request.agent_dir, *request.launch.tool_roots(self.binary, env)),
+            private_dirs=request.launch.private_dirs(),
         )
         read_exec_events(stdout_path, handle)
         return handle

@@ -97,8 +97,14 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _allowed(access: TracedAccess, roots: list[str], rules: tuple[AllowRule, ...]) -> bool:
+def _allowed(
+    access: TracedAccess, roots: list[str], private: list[str], rules: tuple[AllowRule, ...]
+) -> bool:
     if any(_inside(access.path, root) for root in roots):
+        return True
+    if access.outcome == "ok" and any(_inside(access.path, root) for root in private):
+        # The jail's private /tmp: a temp file the attempt made itself (pytest, mktemp, a
+        # compiler). A *failed* access there was a reach for the host's /tmp and still counts.
         return True
     if access.requested and _OWN_PROC.match(access.requested):
         return access.access != "write"  # /proc/self resolved to the process's own pid
@@ -143,11 +149,14 @@ def assess_trace(
     evidence_report: IsolationReport,
     workspace: Path,
     own_dirs: tuple[Path, ...],
+    private_dirs: tuple[Path, ...] = (),
     rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST + RUNTIME_ALLOWLIST,
 ) -> TraceReport:
-    """`own_dirs`: the agent's home and CODEX_HOME, and tool installations it runs from."""
+    """`own_dirs`: the agent's home and CODEX_HOME, and tool installations it runs from;
+    `private_dirs`: the jail's private temporary directories (none without the jail)."""
     root = os.path.realpath(workspace)
     roots = [root, *(os.path.realpath(d) for d in own_dirs)]
+    private = [str(d) for d in private_dirs]
     matched, unseen = _match(trace.tool_calls, evidence)
     report = TraceReport("contained", "", len(trace.tool_calls), trace_lines=trace.lines)
     report.matched = {index: record.id for index, record in matched.items()}
@@ -163,7 +172,7 @@ def assess_trace(
             report.disagreements.append(
                 f"trace call {call.index} ran {what}, which the session does not record"
             )
-        outside = [a for a in call.accesses if not _allowed(a, roots, rules)]
+        outside = [a for a in call.accesses if not _allowed(a, roots, private, rules)]
         for access in outside:
             report.violations.append(
                 Violation(
@@ -183,7 +192,7 @@ def assess_trace(
                 " that the session analysis did not"
             )
     for access in trace.cli_writes:
-        if not _allowed(access, roots, rules):
+        if not _allowed(access, roots, private, rules):
             report.violations.append(
                 Violation(
                     "trace:cli",
@@ -265,6 +274,7 @@ def assess_with_trace(
     evidence: SessionEvidence,
     workspace: Path,
     own_dirs: tuple[Path, ...],
+    private_dirs: tuple[Path, ...] = (),
 ) -> tuple[IsolationReport, TraceReport]:
     """Reads the attempt's strace log and merges its verdict into the evidence's."""
     if not trace_path.is_file():
@@ -272,5 +282,5 @@ def assess_with_trace(
     else:
         agent_dir = (str(own_dirs[0]),) if own_dirs else ()
         trace = read_trace(trace_path, start_cwd=str(workspace), agent_dirs=agent_dir)
-        report = assess_trace(trace, evidence, evidence_report, workspace, own_dirs)
+        report = assess_trace(trace, evidence, evidence_report, workspace, own_dirs, private_dirs)
     return combine(evidence_report, report, evidence), report

@@ -180,7 +180,12 @@ def _evaluate(
     result.isolation = assess_isolation(evidence, result.workspace.path)
     if handle.trace_path is not None:
         result.isolation, result.trace = assess_with_trace(
-            result.isolation, handle.trace_path, evidence, result.workspace.path, handle.own_dirs
+            result.isolation,
+            handle.trace_path,
+            evidence,
+            result.workspace.path,
+            handle.own_dirs,
+            handle.private_dirs,
         )
     if handle.runner == "codex-subagent" and evidence.first_user_message != prompt:
         _block(

@@ -59,6 +59,10 @@ class LaunchPolicy:
             out = get_jail(self.jail).wrap(out, spec)
         return out, trace_path
 
+    def private_dirs(self) -> tuple[Path, ...]:
+        """Directories the jail replaces with the attempt's own empty tmpfs (none unjailed)."""
+        return JailSpec(Path("/"), ()).private_tmp if self.jail != "none" else ()
+
     def tool_roots(self, binary: Path, env: dict[str, str]) -> tuple[Path, ...]:
         """Installations the agent runs from: the CLI's, and those on PATH under the user's home
         or a hidden directory (pyenv shims read their interpreter from there)."""
