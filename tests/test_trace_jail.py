@@ -215,6 +215,7 @@ def test_the_jail_stops_writes_and_canary_reads_outside_as_the_trace_shows(
     assert result.combined.verdict == "violation"  # an attempted escape is still an escape
     # A temp file in the jail's private /tmp is the attempt's own, not an escape.
     assert not [v for v in result.trace.violations if v.path.startswith("/tmp/tmp.")]
+    assert any(p.startswith("/tmp/tmp.") for p in result.trace.private_tmp)
 
 
 def _run(tmp_path: Path, scratch: Path, **options: Any) -> Path:

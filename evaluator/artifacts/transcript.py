@@ -96,6 +96,12 @@ def _trace_lines(attempt: dict[str, Any]) -> list[str]:
         f"- Trace: {trace.get('verdict')} ({trace.get('reason')}); `trace.strace.gz` beside this"
         " attempt"
     )
+    private = trace.get("private_tmp") or []
+    if private:
+        lines.append(
+            f"- Jail's private /tmp used: {', '.join(f'`{p}`' for p in private[:5])}"
+            + (f" and {len(private) - 5} more" if len(private) > 5 else "")
+        )
     for disagreement in trace.get("disagreements") or []:
         lines.append(f"- Trace and session disagree: {disagreement}")
     return lines

@@ -80,6 +80,8 @@ class TraceReport:
     disagreements: list[str] = field(default_factory=list)
     matched: dict[int, str] = field(default_factory=dict)  # trace call index -> session record id
     trace_lines: int = 0
+    # Paths the tool calls used in the jail's private /tmp: allowed, but shown, not hidden.
+    private_tmp: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -90,6 +92,7 @@ class TraceReport:
             "violations": [v.to_json() for v in self.violations],
             "disagreements": self.disagreements,
             "matched": {f"call-{k}": v for k, v in sorted(self.matched.items())},
+            "private_tmp": self.private_tmp,
         }
 
 
@@ -173,6 +176,10 @@ def assess_trace(
                 f"trace call {call.index} ran {what}, which the session does not record"
             )
         outside = [a for a in call.accesses if not _allowed(a, roots, private, rules)]
+        for access in call.accesses:
+            in_private = any(_inside(access.path, d) for d in private)
+            if in_private and access not in outside and access.path not in report.private_tmp:
+                report.private_tmp.append(access.path)
         for access in outside:
             report.violations.append(
                 Violation(
@@ -221,6 +228,11 @@ def assess_trace(
     else:
         report.verdict = "contained"
         report.reason = f"{len(trace.tool_calls)} traced tool call(s), all inside the workspace"
+        if report.private_tmp:
+            report.reason += (
+                f" or the jail's private /tmp ({len(report.private_tmp)} path(s), gone with the"
+                " attempt)"
+            )
     return report
 
 
