@@ -105,7 +105,8 @@ def _allowed(
 ) -> bool:
     if any(_inside(access.path, root) for root in roots):
         return True
-    if access.outcome == "ok" and any(_inside(access.path, root) for root in private):
+    in_private = any(_inside(access.path, root) for root in private)
+    if access.outcome == "ok" and in_private and access.access != "cwd":
         # The jail's private /tmp: a temp file the attempt made itself (pytest, mktemp, a
         # compiler). A *failed* access there was a reach for the host's /tmp and still counts.
         return True
