@@ -51,7 +51,7 @@ def main() -> int:
         print(f"demo: {exc}", file=sys.stderr)
         return exc.exit_code
     finally:
-        # The broken "writes outside" agent really wrote here (the sandbox allows /tmp).
+        # Without the jail the broken "writes outside" agent really writes here (Codex allows /tmp).
         Path("/tmp/agentic-eval-demo-0001_users_avatar_url.sql").unlink(missing_ok=True)
     expected_good = {case: "pass" for case in good} | {"bootstrap-needs-database-url": "blocked"}
     ok = good == expected_good and len(good) == 10 and all(s != "pass" for s in broken.values())

@@ -19,6 +19,7 @@ from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt
 from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.sandbox import LaunchPolicy
 from evaluator.workspace import AttemptWorkspace, build_workspace
 from tests.conftest import DEMO_REPO, in_ci
 
@@ -80,6 +81,7 @@ def run_attempt(
     attempt: int = 1,
     endpoint: ModelEndpoint | None = None,
     before_run: Callable[[Path], None] | None = None,
+    launch: LaunchPolicy | None = None,
 ) -> tuple[AttemptWorkspace, AgentHandle]:
     """One real codex attempt on a demo case; `before_run` may plant files in the workspace."""
     repo, case = demo_case(case_id)
@@ -101,6 +103,7 @@ def run_attempt(
         or ModelEndpoint(model="mock-model", base_url=server.base_url, scripted=True),
         timeout_s=timeout_s,
         env=workspace.env,
+        launch=launch or LaunchPolicy(),
     )
     return workspace, get_runner(runner).run(request)
 

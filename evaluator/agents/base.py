@@ -6,6 +6,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluator.sandbox.launch import LaunchPolicy
+
 
 @dataclass(frozen=True)
 class ModelEndpoint:
@@ -27,6 +29,8 @@ class AgentRequest:
     endpoint: ModelEndpoint
     timeout_s: float
     env: dict[str, str] = field(default_factory=dict)
+    # Jail and tracer around the agent process; the default is neither.
+    launch: LaunchPolicy = field(default_factory=LaunchPolicy)
 
 
 @dataclass
@@ -47,6 +51,12 @@ class AgentHandle:
     spawned_thread_ids: list[str] = field(default_factory=list)
     prompt: str = ""
     error: str | None = None
+    jail: str = "none"
+    trace_path: Path | None = None  # the strace log, when the agent ran under the tracer
+    # Directories that are the agent's own (its homes, the tools it runs from), not "outside".
+    own_dirs: tuple[Path, ...] = ()
+    # The jail's private /tmp and /var/tmp: what succeeded there touched only the attempt's own.
+    private_dirs: tuple[Path, ...] = ()
 
     @property
     def thread_ids(self) -> list[str]:

@@ -64,10 +64,14 @@ class CodexExecRunner(AgentRunner):
         home.mkdir(exist_ok=True)
         stdout_path = request.agent_dir / "stdout.jsonl"
         stderr_path = request.agent_dir / "stderr.txt"
+        env = self.environment(request, codex_home, home)
+        argv, trace_path = request.launch.wrap(
+            self.command(request.workspace), env, request.workspace, request.agent_dir
+        )
         outcome = run_process(
-            self.command(request.workspace),
+            argv,
             cwd=request.workspace,
-            env=self.environment(request, codex_home, home),
+            env=env,
             stdin_text=self.stdin_prompt(request),
             stdout_path=stdout_path,
             stderr_path=stderr_path,
@@ -86,6 +90,10 @@ class CodexExecRunner(AgentRunner):
             killed=outcome.killed,
             prompt=request.prompt,
             error=outcome.error,
+            jail=request.launch.jail,
+            trace_path=trace_path,
+            own_dirs=(request.agent_dir, *request.launch.tool_roots(self.binary, env)),
+            private_dirs=request.launch.private_dirs(),
         )
         read_exec_events(stdout_path, handle)
         return handle

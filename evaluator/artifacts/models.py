@@ -5,7 +5,7 @@ Verdicts are the judge's own models (`judge/verdict.py`): what the judge returns
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -49,6 +49,10 @@ class Manifest(ArtifactModel):
     behaviors_dir: str | None = None
     evaluator_version: str | None = None
     runner_pid: int | None = None
+    sandbox: str | None = Field(default=None, description="jail around the agent: bwrap or none")
+    trace: str | None = Field(
+        default=None, description="syscall trace of the agent: strace, or off (evidence alone)"
+    )
     environment_mismatches: dict[str, list[str]] = Field(
         default_factory=dict, description="case_id -> setup facts that could not be reproduced"
     )
@@ -97,10 +101,21 @@ class IsolationSummary(ArtifactModel):
     opaque: list[dict[str, str]] = Field(default_factory=list)
 
 
+class IsolationLayers(ArtifactModel):
+    """Which isolation layers watched the attempt beside the session evidence."""
+
+    sandbox: str = Field(description="The jail the agent ran in: `bwrap` or `none`.")
+    trace: bool = Field(description="Whether an strace access trace was recorded.")
+
+
 class AttemptFile(AttemptRecord):
     """`case-artifacts/<case>/attempts/attempt-NN/attempt.json`: one attempt, in full."""
 
     isolation_report: IsolationSummary | None = None
+    isolation_layers: IsolationLayers | None = None
+    trace: dict[str, Any] | None = Field(
+        default=None, description="The access trace's findings (`isolation/trace.py`), if traced."
+    )
     assertions: list[AssertionResult] | None = Field(
         default=None, description="Present when the attempt was judged."
     )

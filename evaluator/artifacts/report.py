@@ -62,6 +62,8 @@ def render_report(
         f" pass {counts['pass']}, fail {counts['fail']}, blocked {counts['blocked']}",
         f"- Verified pass rate (blocked excluded): {rate}",
         f"- Attempts per case: {manifest.attempts}; workers: {manifest.workers}",
+        f"- Isolation layers: session evidence; access trace: {manifest.trace or 'off'};"
+        f" jail: {manifest.sandbox or 'none'}",
     ]
     for note in manifest.notes:
         lines.append(f"- Note: {note}")

@@ -83,6 +83,30 @@ def render_transcript(manifest: Manifest, run_dir: RunDir) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _trace_lines(attempt: dict[str, Any]) -> list[str]:
+    """The observed trace's verdict and every disagreement between trace and session."""
+    layers = attempt.get("isolation_layers") or {}
+    trace = attempt.get("trace")
+    if not layers:
+        return []
+    lines = [f"- Sandbox: {layers.get('sandbox') or 'none'}"]
+    if not isinstance(trace, dict):
+        return [*lines, "- Trace: off (isolation from the session evidence alone)"]
+    lines.append(
+        f"- Trace: {trace.get('verdict')} ({trace.get('reason')}); `trace.strace.gz` beside this"
+        " attempt"
+    )
+    private = trace.get("private_tmp") or []
+    if private:
+        lines.append(
+            f"- Jail's private /tmp used: {', '.join(f'`{p}`' for p in private[:5])}"
+            + (f" and {len(private) - 5} more" if len(private) > 5 else "")
+        )
+    for disagreement in trace.get("disagreements") or []:
+        lines.append(f"- Trace and session disagree: {disagreement}")
+    return lines
+
+
 def _attempt_section(attempt: dict[str, Any], directory: Path) -> list[str]:
     number = attempt.get("attempt")
     status = attempt.get("status") or "-"
@@ -101,6 +125,7 @@ def _attempt_section(attempt: dict[str, Any], directory: Path) -> list[str]:
     ]
     if attempt.get("reason"):
         lines.append(f"- Note: {attempt['reason']}")
+    lines += _trace_lines(attempt)
     session = directory / "accepted-session.json"
     if session.is_file():
         data = json.loads(session.read_text(encoding="utf-8"))

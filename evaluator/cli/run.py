@@ -18,6 +18,7 @@ from evaluator.cli.options import (
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 from evaluator.pipeline.progress import choose_progress
 from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
+from evaluator.sandbox import TraceMode, jail_names
 from evaluator.vocabulary import JudgeMode
 
 
@@ -80,6 +81,19 @@ from evaluator.vocabulary import JudgeMode
     help="Copy only auth.json from this Codex home (real models).",
 )
 @click.option(
+    "--sandbox",
+    type=click.Choice(jail_names()),
+    default=None,
+    help="Jail around the agent (default: bwrap where bubblewrap works, else none).",
+)
+@click.option(
+    "--trace",
+    type=click.Choice(["auto", "on", "off"]),
+    default="auto",
+    show_default=True,
+    help="Trace the agent's file accesses with strace (auto: where strace works).",
+)
+@click.option(
     "--allow-blocked", is_flag=True, help="Blocked cases alone do not make the exit code 1."
 )
 @judge_option
@@ -104,6 +118,8 @@ def command(
     keep_scratch: bool,
     codex_bin: Path | None,
     auth_from: Path | None,
+    sandbox: str | None,
+    trace: TraceMode,
     allow_blocked: bool,
     judge_mode: JudgeMode,
     judge_model: str | None,
@@ -143,6 +159,8 @@ def command(
         codex_bin=codex_bin,
         auth_from=auth_from,
         grader=resolve_grader(judge_mode, grader),
+        sandbox=sandbox,
+        trace=trace,
     )
     try:
         outcome = Run(options, choose_progress(as_json)).execute()

@@ -9,15 +9,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
-from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationSummary
+from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLayers, IsolationSummary
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_json
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.evidence import SessionEvidence, normalize_session
 from evaluator.isolation import IsolationReport, assess_attempt
+from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
+from evaluator.sandbox import LaunchPolicy
+from evaluator.sandbox.tracer import save_compressed
 from evaluator.sessions import SessionRef, get_store
 from evaluator.sessions.base import ChildQuery
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
@@ -37,6 +40,7 @@ class AttemptSettings:
     endpoint: ModelEndpoint
     timeout_s: float
     grader: ModelGrader | None = None  # the model judge; None judges by checks and rules only
+    launch: LaunchPolicy = field(default_factory=LaunchPolicy)
 
 
 @dataclass
@@ -52,6 +56,7 @@ class AttemptResult:
     session: SessionRef | None = None
     evidence: SessionEvidence | None = None
     isolation: IsolationReport | None = None
+    trace: TraceReport | None = None
     judgement: CaseJudgement | None = None
     retry_of: int | None = None
     notes: list[str] = field(default_factory=list)
@@ -129,6 +134,7 @@ def run_attempt(
             endpoint=settings.endpoint,
             timeout_s=case.case.timeout_s or settings.timeout_s,
             env=workspace.env,
+            launch=settings.launch,
         )
     )
     # The agent may create files readable by all (codex writes some 0644 on purpose).
@@ -193,6 +199,15 @@ def _evaluate(
         normalize_session(ref.path, home=home) for ref in store.descendants(session.thread_id)
     ]
     result.isolation = assess_attempt(evidence, result.workspace.path, descendants)
+    if handle.trace_path is not None:
+        result.isolation, result.trace = assess_with_trace(
+            result.isolation,
+            handle.trace_path,
+            evidence,
+            result.workspace.path,
+            handle.own_dirs,
+            handle.private_dirs,
+        )
     if handle.runner == "codex-subagent" and evidence.first_user_message != prompt:
         _block(
             result,
@@ -265,6 +280,11 @@ def _save(run_dir: RunDir, result: AttemptResult) -> None:
         write_atomic(directory / "final-answer.txt", (result.evidence.final_answer or "") + "\n")
     write_json(directory / "attempt.json", attempt_file(run_dir, result).model_dump(mode="json"))
     Redactor(result.secrets).tree(directory)
+    if handle is not None and handle.trace_path is not None and handle.trace_path.is_file():
+        # After the text redaction pass, which must not rewrite a gzip file.
+        save_compressed(
+            handle.trace_path, directory / "trace.strace.gz", Redactor(result.secrets).text
+        )
 
 
 def mark_interrupted(run_dir: RunDir, result: AttemptResult, why: str) -> None:
@@ -285,6 +305,12 @@ def attempt_file(run_dir: RunDir, result: AttemptResult) -> AttemptFile:
         if result.isolation is not None
         else None,
         assertions=result.judgement.entries if result.judgement is not None else None,
+        isolation_layers=IsolationLayers(
+            sandbox=result.handle.jail, trace=result.handle.trace_path is not None
+        )
+        if result.handle is not None
+        else None,
+        trace=result.trace.to_json() if result.trace is not None else None,
     )
 
 

@@ -49,6 +49,8 @@ from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.progress import PlainProgress, Progress
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.sandbox import LaunchPolicy, TraceMode
+from evaluator.sandbox.launch import choose_policy
 from evaluator.workspace import AttemptWorkspace
 from evaluator.workspace.builder import looks_secret
 from evaluator.workspace.scratch import (
@@ -89,6 +91,8 @@ class RunOptions:
     scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
     grader: ModelGrader | None = None  # the model judge (`--judge-model`), owned by the caller
     keep_scratch: bool = False  # keep workspaces and agent homes after the run (debugging)
+    sandbox: str | None = None  # None: bwrap where it works, else none
+    trace: TraceMode = "auto"
 
 
 @dataclass
@@ -287,6 +291,7 @@ class Run:
             # None: the agent's own default model
             else _first(options.model, SCRIPTED_MODEL if library else None)
         )
+        launch = self._launch_policy(repo, scratch)
         finished = run_dir.finished_case_ids() if previous else set()
         if previous and previous.run_state == "running":
             # The previous evaluator died without stopping its agents (SIGKILL): stop them now.
@@ -322,6 +327,9 @@ class Run:
             behaviors_dir=str(behaviors.resolve()) if behaviors else None,
             evaluator_version=__version__,
         )
+        manifest.sandbox = launch.jail
+        manifest.trace = "strace" if launch.trace else "off"
+        manifest.notes += [note for note in launch.notes if note not in manifest.notes]
         if library is not None and not previous:
             manifest.notes.append(
                 "scripted model: the agent ran against agentic-eval's scripted Responses-API server"
@@ -368,6 +376,7 @@ class Run:
                     endpoint=endpoint,
                     timeout_s=timeout_s,
                     grader=options.grader,
+                    launch=launch,
                 )
                 self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
                 try:
@@ -430,6 +439,17 @@ class Run:
                 f"agentic-eval: warning: could not remove the scratch directory {scratch}: {exc}",
                 file=sys.stderr,
             )
+
+    def _launch_policy(self, repo: EvalRepo, scratch: Path) -> LaunchPolicy:
+        """The jail hides what an attempt must not see: the source workspace, the user's home,
+        every run directory and the scratch root of this run (other attempts)."""
+        hidden = (
+            repo.source_workspace.resolve(),
+            Path.home().resolve(),
+            self.options.runs_dir.resolve(),
+            scratch.resolve(),
+        )
+        return choose_policy(self.options.sandbox, self.options.trace, hidden)
 
     def _close(self, run_dir: RunDir, manifest: Manifest, state: RunState) -> None:
         manifest.run_state = state

@@ -1,0 +1,124 @@
+"""How an agent process is launched: inside which jail, and whether under the tracer.
+
+The run decides the policy once (`choose_policy`), the runner applies it to its argv per attempt
+(`LaunchPolicy.wrap`). Order: strace outside, then the jail, then the agent CLI, so the trace also
+records what the jail stopped (an attempted escape fails with ENOENT but is still visible).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from evaluator.errors import EnvironmentProblem
+from evaluator.sandbox.base import JailSpec
+from evaluator.sandbox.registry import get_jail
+from evaluator.sandbox.tracer import Tracer
+
+TraceMode = Literal["auto", "on", "off"]
+TRACE_FILE = "trace.strace"
+DEFAULT_JAIL = "bwrap"
+
+
+@dataclass(frozen=True)
+class LaunchPolicy:
+    jail: str = "none"
+    trace: bool = False
+    hidden: tuple[Path, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    def wrap(
+        self, argv: list[str], env: dict[str, str], workspace: Path, agent_dir: Path
+    ) -> tuple[list[str], Path | None]:
+        """The argv to run, and the trace file it will write (None when not traced)."""
+        out = list(argv)
+        jailed = self.jail != "none"
+        if jailed:
+            # The CLI may live under a hidden directory (the project's .tools/ in the source
+            # workspace): run it by its real path and bind its installation back read-only.
+            out[0] = os.path.realpath(argv[0])
+        trace_path = None
+        tracer = Tracer()
+        if self.trace:
+            # Inside the jail: strace then sees the jail's pid namespace, whose /proc lists only
+            # the agent's processes, so mapping pids across codex's own namespaces stays cheap.
+            trace_path = agent_dir / TRACE_FILE
+            out = tracer.wrap(out, trace_path)
+        if jailed:
+            tools = self.tool_roots(Path(argv[0]), env)
+            if self.trace and tracer.binary:
+                tools = (*tools, Path(os.path.realpath(tracer.binary)).parent)
+            spec = JailSpec(
+                workspace=workspace,
+                writable=(workspace, agent_dir),
+                hidden=self.hidden,
+                tools=tools,
+            )
+            out = get_jail(self.jail).wrap(out, spec)
+        return out, trace_path
+
+    def private_dirs(self) -> tuple[Path, ...]:
+        """Directories the jail replaces with the attempt's own empty tmpfs (none unjailed)."""
+        return JailSpec(Path("/"), ()).private_tmp if self.jail != "none" else ()
+
+    def tool_roots(self, binary: Path, env: dict[str, str]) -> tuple[Path, ...]:
+        """Installations the agent runs from: the CLI's, and those on PATH under the user's home
+        or a hidden directory (pyenv shims read their interpreter from there)."""
+        hidden = (*self.hidden, Path.home())
+        return (
+            install_root(Path(os.path.realpath(binary))),
+            *path_tools(env.get("PATH", ""), hidden),
+        )
+
+
+def install_root(binary: Path) -> Path:
+    """An npm-installed CLI needs its whole node_modules (the native binary is a sibling package)."""
+    for parent in binary.parents:
+        if parent.name == "node_modules":
+            return parent
+    return binary.parent
+
+
+def path_tools(path_value: str, hidden: tuple[Path, ...]) -> list[Path]:
+    """Installations on PATH that live under a hidden directory (pyenv, cargo in the user's home):
+    the first directory below the hidden one, so shims find their interpreters."""
+    tools: list[Path] = []
+    roots = [h.resolve() for h in hidden]
+    for entry in path_value.split(os.pathsep):
+        if not entry:
+            continue
+        real = Path(os.path.realpath(entry))
+        holders = [root for root in roots if root in real.parents]
+        if holders:
+            # The deepest hidden directory: a venv inside the hidden source workspace binds back
+            # the venv, never the whole workspace through the home that contains it.
+            root = max(holders, key=lambda r: len(r.parts))
+            tools.append(root / real.relative_to(root).parts[0])
+    return tools
+
+
+def choose_policy(sandbox: str | None, trace: TraceMode, hidden: tuple[Path, ...]) -> LaunchPolicy:
+    """`sandbox=None` means bwrap where it works; `trace="auto"` means strace where it works.
+    An explicit choice that cannot work is an environment error, never a silent downgrade."""
+    notes: list[str] = []
+    jail = sandbox or DEFAULT_JAIL
+    why_not = get_jail(jail).unavailable()
+    if why_not is not None:
+        if sandbox is not None:
+            raise EnvironmentProblem(f"--sandbox {jail}: {why_not}")
+        notes.append(f"sandbox: none ({why_not}); isolation rests on evidence and trace only")
+        jail = "none"
+    traced = False
+    if trace != "off":
+        why_not = Tracer().unavailable()
+        if why_not is None:
+            traced = True
+        elif trace == "on":
+            raise EnvironmentProblem(f"--trace on: {why_not}")
+        else:
+            notes.append(
+                f"trace: unavailable ({why_not}); isolation rests on the session evidence alone"
+            )
+    return LaunchPolicy(jail=jail, trace=traced, hidden=hidden, notes=tuple(notes))

@@ -1,0 +1,470 @@
+"""Reading an strace log (see tracer.py for its options) into accesses per tool call.
+
+Who did what: Codex runs each tool call as `codex-linux-sandbox ... -- /bin/bash -c CMD`. A
+process that execs a shell with `-c` while it descends from a `codex-linux-sandbox` exec starts a
+tool-call subtree; it and every process it creates belong to that call. Everything else is the
+agent CLI itself (node and codex starting up, reading their installation, the agent home and its
+sqlite files, probing `lsb_release`, `git ls-remote`, setting up bubblewrap): its reads are its
+own business. Its *writes* are not always: Codex applies `apply_patch` in its own process, so a
+write by the codex process outside its home is kept as `cli_writes`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaluator.vocabulary import AccessKind, Outcome
+
+SHELLS = ("bash", "sh", "dash", "zsh")
+SANDBOX_HELPER = "codex-linux-sandbox"
+CLI_BINARY = "codex"
+# apply_patch runs as `codex-linux-sandbox ... -- codex --codex-run-as-fs-helper`.
+FILE_HELPER_FLAG = "--codex-run-as-fs-helper"
+PATCH_CALL = "apply_patch"
+# Stored per tool call: the first accesses of each (path, access, outcome), not every repeat.
+MAX_ACCESSES_PER_CALL = 5000
+
+_LINE = re.compile(r"^(?P<pid>\d+)\s+(?P<rest>.*)$")
+_CALL = re.compile(r"^(?P<name>[a-z0-9_]+)\((?P<args>.*)$", re.S)
+_RESUMED = re.compile(r"^<\.\.\. (?P<name>[a-z0-9_]+) resumed>(?P<args>.*)$", re.S)
+_RESULT = re.compile(
+    r"^(?P<args>.*)\)\s+=\s+(?P<ret>-?\d+|\?)(?P<fd><[^\n]*?>)?(?:\(deleted\))?"
+    r"(?:\s+(?P<errno>E[A-Z0-9]+))?(?:\s+\(.*?\))?(?:\s*/\* (?P<nspid>\d+) in strace's PID NS \*/)?\s*$",
+    re.S,
+)
+_TOKEN = re.compile(
+    r'"[^"\\]*(?:\\.[^"\\]*)*"(?:\.\.\.)?'  # a C string, maybe cut by -s
+    r"|(?:\d+|AT_FDCWD)<.*?>(?=[,)\]}]|$)"  # a descriptor with its path, decoded by -y
+    r"|[\[\]{}(),]|\s+|[^\"\[\]{}(),\s]+|.",
+    re.S,
+)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f", "\\": "\\", '"': '"'}
+_WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
+_OPENS = ("open", "openat", "openat2", "creat")
+_CWD_CALLS = ("chdir", "fchdir")
+_WRITES_ONE = ("unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "truncate")
+_WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
+
+
+@dataclass(frozen=True)
+class TracedAccess:
+    path: str
+    access: AccessKind
+    outcome: Outcome
+    syscall: str
+    pid: int
+    line: int
+    error: str | None = None
+    # The path as the program wrote it, when strace's resolution (symlinks followed) differs.
+    requested: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "path": self.path,
+            "access": self.access,
+            "outcome": self.outcome,
+            "syscall": self.syscall,
+            "pid": self.pid,
+            "line": self.line,
+        }
+        if self.error:
+            out["error"] = self.error
+        if self.requested:
+            out["requested"] = self.requested
+        return out
+
+
+@dataclass
+class ToolCallTrace:
+    """One tool call's process subtree: a shell command (`command` is its text) or a patch
+    applied by Codex's file helper (`tool` is `apply_patch`, `command` empty)."""
+
+    index: int
+    pid: int
+    command: str
+    line: int
+    tool: str = "shell"
+    accesses: list[TracedAccess] = field(default_factory=list)
+    dropped: int = 0
+    _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
+
+    def add(self, access: TracedAccess) -> None:
+        key = (access.path, access.access, access.outcome)
+        if key in self._seen:
+            return
+        if len(self.accesses) >= MAX_ACCESSES_PER_CALL:
+            self.dropped += 1
+            return
+        self._seen.add(key)
+        self.accesses.append(access)
+
+
+@dataclass
+class ObservedTrace:
+    tool_calls: list[ToolCallTrace] = field(default_factory=list)
+    cli_writes: list[TracedAccess] = field(default_factory=list)
+    lines: int = 0
+    unparsed: int = 0
+    # Events of processes whose creation the log never showed: attributed to nobody.
+    unattributed: int = 0
+
+
+@dataclass
+class _Event:
+    pid: int
+    name: str
+    raw_args: str
+    ret: int | None
+    fd_path: str | None
+    errno: str | None
+    child: int | None
+    line: int
+    _args: list[str] | None = None
+
+    @property
+    def args(self) -> list[str]:
+        # Split on demand: most events (the CLI's own reads) never need their arguments.
+        if self._args is None:
+            self._args = split_args(self.raw_args)
+        return self._args
+
+
+@dataclass
+class _Proc:
+    parent: int | None = None
+    cwd: str | None = None
+    image: str = ""
+    in_sandbox: bool = False
+    call: ToolCallTrace | None = None
+
+
+def _unquote(token: str) -> str:
+    """A C string as strace prints it (`"a\\nb\\303\\251"`), back to text."""
+    body = token[1:]
+    end = body.rfind('"')
+    body = body[:end] if end >= 0 else body
+    if "\\" not in body:
+        return body
+    out = bytearray()
+    index = 0
+    while index < len(body):
+        char = body[index]
+        if char != "\\" or index + 1 == len(body):
+            out += char.encode("utf-8", "surrogateescape")
+            index += 1
+            continue
+        nxt = body[index + 1]
+        if nxt in _ESCAPES:
+            out += _ESCAPES[nxt].encode()
+            index += 2
+        elif nxt == "x" and re.match(r"[0-9a-fA-F]{2}", body[index + 2 : index + 4]):
+            out.append(int(body[index + 2 : index + 4], 16))
+            index += 4
+        else:
+            digits = re.match(r"[0-7]{1,3}", body[index + 1 : index + 4])
+            if digits:
+                out.append(int(digits.group(0), 8) & 0xFF)
+                index += 1 + len(digits.group(0))
+            else:
+                out += nxt.encode()
+                index += 2
+    return out.decode("utf-8", "surrogateescape")
+
+
+def split_args(text: str) -> list[str]:
+    """Top-level comma-separated arguments; strings, brackets and `-y` paths (`3</a,b>`) whole."""
+    args: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for token in _TOKEN.findall(text):
+        if token in "[{(":
+            depth += 1
+        elif token in "]})":
+            depth -= 1
+        elif token == "," and depth == 0:
+            args.append("".join(current).strip())
+            current = []
+            continue
+        current.append(token)
+    if "".join(current).strip():
+        args.append("".join(current).strip())
+    return args
+
+
+def _fd_path(token: str) -> str | None:
+    """`3</var/tmp/ws>` or `AT_FDCWD</var/tmp/ws>` as decoded by `-y`."""
+    start = token.find("<")
+    if start < 0 or not token.endswith(">"):
+        return None
+    return token[start + 1 : -1]
+
+
+def _string_list(token: str) -> list[str]:
+    inner = token.strip()
+    if inner.startswith("["):
+        inner = inner[1:-1] if inner.endswith("]") else inner[1:]
+    return [_unquote(t) for t in split_args(inner) if t.startswith('"')]
+
+
+def _events(lines: Iterable[str], trace: ObservedTrace) -> Iterator[_Event]:
+    pending: dict[int, tuple[str, str, int]] = {}
+    for number, raw in enumerate(lines, start=1):
+        trace.lines = number
+        line = raw.rstrip("\n")
+        match = _LINE.match(line)
+        if not match:
+            trace.unparsed += 1
+            continue
+        pid = int(match.group("pid"))
+        rest = match.group("rest")
+        if rest.startswith(("+++", "---")):
+            continue
+        if rest.endswith("<unfinished ...>"):
+            call = _CALL.match(rest)
+            if call:
+                pending[pid] = (
+                    call.group("name"),
+                    call.group("args")[: -len("<unfinished ...>")],
+                    number,
+                )
+            continue
+        resumed = _RESUMED.match(rest)
+        if resumed:
+            started = pending.pop(pid, None)
+            if started is None:
+                trace.unparsed += 1
+                continue
+            name, head, number = started[0], started[1] + resumed.group("args"), started[2]
+        else:
+            call = _CALL.match(rest)
+            if not call:
+                trace.unparsed += 1
+                continue
+            name, head = call.group("name"), call.group("args")
+        result = _RESULT.match(head)
+        if not result:
+            trace.unparsed += 1
+            continue
+        ret_text = result.group("ret")
+        ret = None if ret_text == "?" else int(ret_text)
+        child = result.group("nspid")
+        yield _Event(
+            pid=pid,
+            name=name,
+            raw_args=result.group("args"),
+            ret=ret,
+            fd_path=result.group("fd")[1:-1] if result.group("fd") else None,
+            errno=result.group("errno"),
+            child=int(child) if child else ret,
+            line=number,
+        )
+
+
+class _Attributor:
+    def __init__(self, root_cwd: str | None, agent_dirs: tuple[str, ...]) -> None:
+        self.trace = ObservedTrace()
+        self.procs: dict[int, _Proc] = {}
+        self.root_cwd = root_cwd
+        self.agent_dirs = agent_dirs
+        # Events of a process whose parent's clone() has not returned yet, in order.
+        self.orphans: dict[int, list[_Event]] = {}
+
+    def proc(self, pid: int) -> _Proc:
+        if pid not in self.procs:
+            # Only the first process of the log has no parent; it starts where the agent started.
+            self.procs[pid] = _Proc(cwd=self.root_cwd if not self.procs else None)
+        return self.procs[pid]
+
+    def feed(self, event: _Event) -> None:
+        known = event.pid in self.procs or not self.procs
+        if not known:
+            self.orphans.setdefault(event.pid, []).append(event)
+            return
+        self.apply(event)
+
+    def apply(self, event: _Event) -> None:
+        proc = self.proc(event.pid)
+        if event.name in ("clone", "clone3", "fork", "vfork"):
+            if event.child is not None and event.child > 0:
+                self.procs[event.child] = _Proc(
+                    parent=event.pid,
+                    cwd=proc.cwd,
+                    image=proc.image,
+                    in_sandbox=proc.in_sandbox,
+                    call=proc.call,
+                )
+                for orphan in self.orphans.pop(event.child, []):
+                    self.apply(orphan)
+            return
+        if event.name in ("execve", "execveat") and event.ret == 0:
+            self.exec(event, proc)
+            return
+        if (
+            proc.call is None
+            and event.name not in _CWD_CALLS
+            and not self.cli_may_write(proc, event)
+        ):
+            return  # the CLI's own read: not the agent's action, and not worth decoding
+        for access in self.accesses(event, proc):
+            if proc.call is not None:
+                proc.call.add(access)
+            elif (
+                access.access == "write"
+                and proc.image == CLI_BINARY
+                and not proc.in_sandbox
+                and not any(_inside(access.path, d) for d in self.agent_dirs)
+            ):
+                self.trace.cli_writes.append(access)
+
+    @staticmethod
+    def cli_may_write(proc: _Proc, event: _Event) -> bool:
+        if proc.image != CLI_BINARY or proc.in_sandbox:
+            return False
+        if event.name in _OPENS:
+            return event.name == "creat" or any(f in event.raw_args for f in _WRITE_FLAGS)
+        return event.name not in ("execve", "execveat")
+
+    def exec(self, event: _Event, proc: _Proc) -> None:
+        path_index = 1 if event.name == "execveat" else 0
+        if len(event.args) <= path_index + 1:
+            return
+        image = _unquote(event.args[path_index]) if event.args[path_index].startswith('"') else ""
+        argv = _string_list(event.args[path_index + 1])
+        name = os.path.basename(image)
+        proc.image = name
+        if name == SANDBOX_HELPER:
+            proc.in_sandbox = True
+            return
+        is_shell = os.path.basename(argv[0]) in SHELLS if argv else False
+        if (
+            proc.in_sandbox
+            and proc.call is None
+            and is_shell
+            and len(argv) >= 3
+            and argv[1] in ("-c", "-lc")
+        ):
+            proc.call = ToolCallTrace(
+                index=len(self.trace.tool_calls) + 1,
+                pid=event.pid,
+                command=argv[2],
+                line=event.line,
+            )
+            self.trace.tool_calls.append(proc.call)
+            return
+        if (
+            proc.in_sandbox
+            and proc.call is None
+            and name == CLI_BINARY
+            and FILE_HELPER_FLAG in argv
+        ):
+            proc.call = ToolCallTrace(
+                index=len(self.trace.tool_calls) + 1,
+                pid=event.pid,
+                command="",
+                line=event.line,
+                tool=PATCH_CALL,
+            )
+            self.trace.tool_calls.append(proc.call)
+            return
+        if proc.call is not None:
+            resolved = self.resolve(proc, event, path_index, image)
+            proc.call.add(TracedAccess(resolved, "exec", "ok", event.name, event.pid, event.line))
+
+    def resolve(self, proc: _Proc, event: _Event, index: int, path: str) -> str:
+        if path.startswith("/"):
+            return os.path.normpath(path)
+        base: str | None = proc.cwd
+        if index > 0:
+            base = _fd_path(event.args[index - 1]) or base
+        if base is None:
+            return path  # relative to a directory the log never showed: kept as written
+        return os.path.normpath(os.path.join(base, path))
+
+    def accesses(self, event: _Event, proc: _Proc) -> list[TracedAccess]:
+        name, args = event.name, event.args
+        outcome: Outcome = "ok" if event.ret is not None and event.ret >= 0 else "failed"
+
+        def at(index: int, access: AccessKind) -> TracedAccess | None:
+            if index >= len(args) or not args[index].startswith('"'):
+                return None
+            path = self.resolve(proc, event, index, _unquote(args[index]))
+            return TracedAccess(path, access, outcome, name, event.pid, event.line, event.errno)
+
+        found: list[TracedAccess | None] = []
+        if name in _OPENS:
+            index = 1 if name in ("openat", "openat2") else 0
+            flags = args[index + 1] if index + 1 < len(args) else ""
+            if "O_TMPFILE" in flags:
+                return []  # an unnamed file: nothing outside can be reached through it
+            access: AccessKind = "read"
+            if name == "creat" or any(flag in flags for flag in _WRITE_FLAGS):
+                access = "write"
+            elif "O_DIRECTORY" in flags:
+                access = "list"
+            elif "O_PATH" in flags:
+                access = "metadata"
+            opened = at(index, access)
+            if opened is not None and outcome == "ok" and event.fd_path:
+                if not event.fd_path.startswith("/"):
+                    return []  # a pipe or socket reached through /dev/fd or /proc: not a file
+                # strace's own resolution of the new descriptor: symlinks already followed.
+                resolved = os.path.normpath(event.fd_path)
+                opened = TracedAccess(
+                    resolved,
+                    access,
+                    outcome,
+                    name,
+                    event.pid,
+                    event.line,
+                    requested=opened.path if opened.path != resolved else None,
+                )
+            found.append(opened)
+        elif name in ("chdir", "fchdir"):
+            if name == "chdir":
+                entered = at(0, "cwd")
+            else:
+                target = _fd_path(args[0]) if args else None
+                entered = (
+                    TracedAccess(target, "cwd", outcome, name, event.pid, event.line)
+                    if target
+                    else None
+                )
+            if entered is not None and outcome == "ok":
+                proc.cwd = entered.path
+            found.append(entered)
+        elif name in _WRITES_ONE:
+            found.append(at(1 if name.endswith("at") else 0, "write"))
+        elif name in _WRITES_TWO:
+            two_dirs = name in ("renameat", "renameat2", "linkat")
+            found += [at(1 if two_dirs else 0, "write"), at(3 if two_dirs else 1, "write")]
+        elif name in ("symlink", "symlinkat"):
+            # The link's target is text, not an access; the link itself is a write.
+            found.append(at(2 if name == "symlinkat" else 1, "write"))
+        return [access for access in found if access is not None]
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def parse_trace(
+    lines: Iterable[str], *, start_cwd: str | None = None, agent_dirs: tuple[str, ...] = ()
+) -> ObservedTrace:
+    """`start_cwd`: where the first process started (the attempt workspace); `agent_dirs`: the
+    agent's home and CODEX_HOME, where the CLI's own writes belong."""
+    attributor = _Attributor(start_cwd, agent_dirs)
+    for event in _events(lines, attributor.trace):
+        attributor.feed(event)
+    attributor.trace.unattributed = sum(len(events) for events in attributor.orphans.values())
+    return attributor.trace
+
+
+def read_trace(
+    path: Path, *, start_cwd: str | None = None, agent_dirs: tuple[str, ...] = ()
+) -> ObservedTrace:
+    with path.open(encoding="utf-8", errors="surrogateescape") as handle:
+        return parse_trace(handle, start_cwd=start_cwd, agent_dirs=agent_dirs)

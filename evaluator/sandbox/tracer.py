@@ -1,0 +1,91 @@
+"""strace around the agent: every file open, exec, chdir, rename, unlink, mkdir, link and symlink
+of every process, with paths resolved by strace itself (`-y`), to one file per attempt.
+
+`--seccomp-bpf` makes the kernel stop only on the traced syscalls, which is where the overhead is
+won (benchmarks/trace_overhead.py). stat-family calls are not traced: see docs/isolation.md.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+STRACE_ENV = "AGENTIC_EVAL_STRACE_BIN"
+PROBE_TIMEOUT_S = 20
+SYSCALLS = (
+    "open,openat,openat2,creat,execve,execveat,chdir,fchdir,"
+    "rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat,"
+    "link,linkat,symlink,symlinkat,truncate,"
+    # Process creation: the parent/child links that attribute accesses to a tool call.
+    "clone,clone3,fork,vfork"
+)
+# Long argv strings (a tool call's whole command) must arrive uncut to be matched to the session.
+STRING_LIMIT = 65536
+
+
+def options(output: Path) -> list[str]:
+    return [
+        "-f",
+        "--seccomp-bpf",
+        "-qq",
+        "-y",
+        # clone() returns the child's pid in the jail's pid namespace; we need strace's.
+        "--decode-pids=pidns",
+        "-e",
+        f"trace={SYSCALLS}",
+        "-e",
+        "signal=none",
+        "-s",
+        str(STRING_LIMIT),
+        "-o",
+        str(output),
+    ]
+
+
+@cache
+def _probe(binary: str) -> str | None:
+    argv = [binary, *options(Path("/dev/null")), "true"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"strace could not start: {exc}"
+    if done.returncode != 0:
+        return f"strace cannot trace here (no ptrace?): {done.stderr.strip() or done.returncode}"
+    return None
+
+
+class Tracer:
+    """strace, found as $AGENTIC_EVAL_STRACE_BIN or on PATH."""
+
+    def __init__(self) -> None:
+        explicit = os.environ.get(STRACE_ENV)
+        self.binary = explicit if explicit else shutil.which("strace")
+        self.source = f"${STRACE_ENV}" if explicit else "PATH"
+
+    def unavailable(self) -> str | None:
+        if not self.binary:
+            return "strace is not installed (Debian: apt-get install strace)"
+        if not (os.path.isfile(self.binary) and os.access(self.binary, os.X_OK)):
+            return f"strace from {self.source} is not an executable file: {self.binary}"
+        return _probe(self.binary)
+
+    def wrap(self, argv: list[str], output: Path) -> list[str]:
+        assert self.binary
+        return [self.binary, *options(output), "--", *argv]
+
+
+def save_compressed(source: Path, dest: Path, redact: Callable[[str], str]) -> None:
+    """The trace into the attempt's artifacts, gzip-compressed, secrets redacted line by line."""
+    temp = dest.with_name(f".{dest.name}.tmp")
+    with (
+        source.open(encoding="utf-8", errors="surrogateescape") as src,
+        gzip.open(temp, "wt", encoding="utf-8", errors="surrogateescape") as out,
+    ):
+        for line in src:
+            out.write(redact(line))
+    os.replace(temp, dest)

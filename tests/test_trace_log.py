@@ -1,0 +1,131 @@
+"""The strace log reader and the launch policy, on logs in strace 6.1's own output format.
+
+Real codex runs under the tracer are in test_trace_jail.py; these pin the format corners a run
+produces only by chance (a child's syscalls printed before its parent's clone returns, escapes,
+a descriptor path with a comma).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.errors import EnvironmentProblem
+from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
+from evaluator.sandbox.base import JailSpec
+from evaluator.sandbox.bwrap import BubblewrapJail
+from evaluator.sandbox.launch import choose_policy, path_tools
+
+WS = "/var/tmp/ws"
+SANDBOX = "/var/tmp/agent/codex-home/tmp/arg0-linux/codex-arg0X/codex-linux-sandbox"
+CODEX = "/opt/codex/node_modules/@openai/codex-linux-x64/bin/codex"
+
+LOG = f"""\
+10 execve("{CODEX}", ["{CODEX}", "exec"], 0x7ffe /* 7 vars */) = 0
+10 openat(AT_FDCWD<{WS}>, "/etc/hostname", O_RDONLY|O_CLOEXEC) = 3</etc/hostname>
+10 open("/var/tmp", O_RDWR|O_EXCL|O_CLOEXEC|O_TMPFILE, 0600) = 15</var/tmp/#1534>(deleted)
+10 clone(child_stack=NULL, flags=CLONE_VM|CLONE_VFORK|SIGCHLD <unfinished ...>
+11 execve("{SANDBOX}", ["{SANDBOX}", "--command-cwd", "{WS}"], 0x7ff /* 9 vars */ <unfinished ...>
+10 <... clone resumed>)             = 11
+11 <... execve resumed>)             = 0
+11 clone(child_stack=NULL, flags=CLONE_NEWPID|SIGCHLD) = 1 /* 12 in strace's PID NS */
+12 chdir("{WS}") = 0
+12 execve("/bin/bash", ["/bin/bash", "-c", "cd .. \\"&&\\" cat a\\303\\251, b"], 0x7f /* 24 vars */) = 0
+13 openat(AT_FDCWD</tmp/x,y>, "secret.txt", O_RDONLY) = -1 ENOENT (No such file or directory)
+12 clone(child_stack=NULL, flags=CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f) = 2 /* 13 in strace's PID NS */
+13 mkdir("sub", 0777) = 0
+13 execve("/usr/bin/cat", ["cat"], 0x55 /* 26 vars */) = 0
+13 openat(AT_FDCWD<{WS}>, "/dev/fd/63", O_RDONLY) = 3<pipe:[1234]>
+12 rename("{WS}/a", "/var/tmp/outside/b") = 0
+12 execve("/usr/bin/nope", ["nope"], 0x55 /* 26 vars */) = -1 ENOENT (No such file or directory)
+10 clone(child_stack=NULL, flags=SIGCHLD) = 14
+14 execve("{SANDBOX}", ["{SANDBOX}"], 0x7ff /* 9 vars */) = 0
+14 execve("{CODEX}", ["{CODEX}", "--codex-run-as-fs-helper"], 0x7ff /* 2 vars */) = 0
+14 open("/tmp/out/p.txt", O_WRONLY|O_CREAT|O_TRUNC|O_LARGEFILE|O_CLOEXEC, 0666) = 9</tmp/out/p.txt>
+10 openat(AT_FDCWD<{WS}>, "/var/tmp/agent/codex-home/x.sqlite", O_RDWR|O_CREAT, 0644) = 5</var/tmp/agent/codex-home/x.sqlite>
+10 mkdir("/var/tmp/elsewhere", 0777) = 0
+10 +++ exited with 0 +++
+"""
+
+
+def test_tool_calls_their_subtrees_and_the_cli_writes() -> None:
+    trace = parse_trace(LOG.splitlines(), start_cwd=WS, agent_dirs=("/var/tmp/agent",))
+    assert trace.unparsed == 0
+    shell, patch = trace.tool_calls
+    assert shell.command == 'cd .. "&&" cat a\u00e9, b'
+    assert (shell.tool, patch.tool) == ("shell", "apply_patch")
+    seen = {(a.path, a.access, a.outcome) for a in shell.accesses}
+    assert seen == {
+        # pid 13 printed before its parent's clone returned: still the tool call's, and its
+        # relative open resolved against the directory strace decoded.
+        ("/tmp/x,y/secret.txt", "read", "failed"),
+        # a relative mkdir resolved against the cwd inherited from the parent's chdir
+        (f"{WS}/sub", "write", "ok"),
+        (f"{WS}/a", "write", "ok"),
+        ("/var/tmp/outside/b", "write", "ok"),
+        ("/usr/bin/cat", "exec", "ok"),
+    }  # not the sandbox's chdir before the shell started, nor the failed exec of a PATH search
+    assert [(a.path, a.access) for a in patch.accesses] == [("/tmp/out/p.txt", "write")]
+    # The CLI reading /etc/hostname is its own business; writing outside its home is kept.
+    assert [(a.path, a.syscall) for a in trace.cli_writes] == [("/var/tmp/elsewhere", "mkdir")]
+
+
+def test_shell_outside_the_sandbox_helper_is_the_cli_not_a_tool_call() -> None:
+    log = f"""\
+1 execve("{CODEX}", ["{CODEX}"], 0x1 /* 1 vars */) = 0
+1 execve("/bin/bash", ["/bin/bash", "-c", "set -e; . snapshot"], 0x1 /* 1 vars */) = 0
+1 openat(AT_FDCWD</>, "/etc/profile", O_RDONLY) = 3</etc/profile>
+"""
+    assert parse_trace(log.splitlines()).tool_calls == []
+
+
+def test_choose_policy_falls_back_or_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(STRACE_ENV, "/nonexistent/strace")
+    policy = choose_policy("none", "auto", ())
+    assert not policy.trace
+    assert any(
+        "trace: unavailable" in note and "/nonexistent/strace" in note for note in policy.notes
+    )
+    with pytest.raises(EnvironmentProblem, match="--trace on"):
+        choose_policy("none", "on", ())
+    assert choose_policy("none", "off", ()).notes == ()
+
+
+def test_bwrap_argv_hides_then_binds_back(tmp_path: Path) -> None:
+    home, source, tools = tmp_path / "home", tmp_path / "src", tmp_path / "home/.pyenv"
+    for path in (home, source, tools / "shims"):
+        path.mkdir(parents=True)
+    jail = BubblewrapJail()
+    jail.binary = "/usr/bin/bwrap"
+    ws, agent = Path("/var/tmp/run/ws"), Path("/var/tmp/run/agent")
+    argv = jail.wrap(
+        ["codex", "exec"],
+        JailSpec(
+            workspace=ws,
+            writable=(ws, agent),
+            hidden=(home, source, tmp_path / "home/.pyenv/shims"),
+            tools=tuple(path_tools(f"{tools / 'shims'}:/usr/bin", (home,))),
+            private_tmp=(Path("/var/tmp"),),  # tmp_path itself is under /tmp
+        ),
+    )
+    text = " ".join(argv)
+    assert f"--tmpfs {home} " in text and f"--tmpfs {source} " in text
+    assert "shims" not in text  # inside a directory already hidden: not mounted twice
+    assert text.index(f"--ro-bind {tools} {tools}") > text.index(f"--tmpfs {home}")
+    assert text.index(f"--bind {ws} {ws}") < text.index(f"--remount-ro {home}")
+    assert "--unshare-net" not in argv  # the model server on 127.0.0.1 must stay reachable
+    assert argv[-3:] == ["--", "codex", "exec"]
+
+
+def test_path_tools_bind_back_the_deepest_hidden_directory(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "home/project"
+    (project / ".venv/bin").mkdir(parents=True)
+    (home / ".pyenv/shims").mkdir(parents=True)
+    path = f"{project / '.venv/bin'}:{home / '.pyenv/shims'}:/usr/bin"
+    assert path_tools(path, (home, project)) == [project / ".venv", home / ".pyenv"]
+
+
+def test_launch_policy_without_jail_or_trace_leaves_the_argv_alone(tmp_path: Path) -> None:
+    argv, trace = LaunchPolicy().wrap(["codex", "exec"], {}, tmp_path, tmp_path)
+    assert (argv, trace) == (["codex", "exec"], None)
