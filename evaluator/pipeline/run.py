@@ -29,6 +29,7 @@ from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.progress import PlainProgress, Progress
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.safepath import id_problem
 
 DEFAULT_SCRATCH = Path(os.environ.get("AGENTIC_EVAL_SCRATCH", "/var/tmp/agentic-eval"))
 DEFAULT_TIMEOUT_S = 300.0
@@ -150,6 +151,8 @@ class Run:
         options = self.options
         repo = open_repo(options.repo, options.source_workspace)
         if options.resume:
+            if id_problem(options.resume):
+                raise InputError(f"run {id_problem(options.resume)}", field="--resume")
             run_dir = RunDir(options.runs_dir / options.resume)
             previous = run_dir.read_manifest()
             if (
@@ -167,8 +170,8 @@ class Run:
             return repo, selection, run_dir, previous
         selection = select_cases(repo, options.target, options.suites, options.cases)
         run_id = options.run_id or new_run_id()
-        if "/" in run_id or run_id in (".", ".."):
-            raise InputError(f"run id {run_id!r} must be a plain name", field="--run-id")
+        if id_problem(run_id):
+            raise InputError(f"run {id_problem(run_id)}", field="--run-id")
         run_dir = RunDir(options.runs_dir / run_id)
         if run_dir.path.exists():
             raise InputError(

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import re
-
 from evaluator.contract.models import CommandRanCheck
 from evaluator.judge.base import CheckOutcome, JudgeContext
 from evaluator.judge.checks.registry import register_check
+from evaluator.patterns import compile_pattern
 
 
 @register_check("command_ran")
 def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckOutcome:
-    pattern = re.compile(check.pattern)
+    pattern = compile_pattern(check.pattern)  # RE2: linear time on any agent output
     hits = [
         r
         for r in context.evidence.of_kind("command_observed")
-        if r.command and pattern.search(r.command)
+        if r.command and pattern.search(r.command) is not None
     ]
     if not hits:
         return CheckOutcome("command_ran", "fail", f"no command matching /{check.pattern}/ ran")

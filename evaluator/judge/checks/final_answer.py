@@ -11,6 +11,7 @@ from evaluator.contract.models import (
 )
 from evaluator.judge.base import CheckOutcome, JudgeContext
 from evaluator.judge.checks.registry import register_check
+from evaluator.patterns import compile_pattern
 
 URL = re.compile(r"https?://[^\s<>()\"'`]+")
 LOCAL_HOSTS = ("localhost", "127.", "0.0.0.0", "[::1]")
@@ -44,10 +45,10 @@ def matches(check: FinalAnswerMatchesCheck, context: JudgeContext) -> CheckOutco
     answer, refs, missing = _answer("final_answer_matches", context)
     if missing or answer is None:
         return missing or CheckOutcome("final_answer_matches", "fail", "no answer")
-    match = re.search(check.pattern, answer)
-    if match:
+    match = compile_pattern(check.pattern).search(answer)  # RE2: linear time
+    if match is not None:
         return CheckOutcome(
-            "final_answer_matches", "pass", f"final answer matches: {match.group(0)!r}", refs
+            "final_answer_matches", "pass", f"final answer matches: {match!r}", refs
         )
     return CheckOutcome(
         "final_answer_matches", "fail", f"final answer does not match /{check.pattern}/", refs
