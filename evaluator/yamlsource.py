@@ -111,15 +111,12 @@ def _check_events(text: str, path: Path) -> None:
     depth = 0
     aliases = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
-        mark = event.start_mark
+        line, col = _where(event.start_mark)
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
                 raise InputError(
-                    f"nesting deeper than {MAX_DEPTH} levels",
-                    path=path,
-                    line=mark.line + 1,
-                    col=mark.column + 1,
+                    f"nesting deeper than {MAX_DEPTH} levels", path=path, line=line, col=col
                 )
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
@@ -127,11 +124,12 @@ def _check_events(text: str, path: Path) -> None:
             aliases += 1
             if aliases > MAX_ALIASES:
                 raise InputError(
-                    f"more than {MAX_ALIASES} aliases (*name)",
-                    path=path,
-                    line=mark.line + 1,
-                    col=mark.column + 1,
+                    f"more than {MAX_ALIASES} aliases (*name)", path=path, line=line, col=col
                 )
+
+
+def _where(mark: Any) -> tuple[int | None, int | None]:
+    return (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
 
 
 def _check_expanded_size(root: yaml.Node, path: Path) -> None:

@@ -189,9 +189,9 @@ CORPUS = [
         "check-unknown-field",
         case_text(**{'path: "x.md"': 'path: "x.md"\n          colour: red'}),
         CASE,
-        9,
-        "assert.required[0].checks[0]",
-        "colour",
+        11,
+        "assert.required[0].checks[0].colour",
+        "unknown field 'colour'",
     ),
     Bad(
         "duplicate-yaml-key",
@@ -419,7 +419,7 @@ def test_upstream_layout_validates_without_edits(capsys: pytest.CaptureFixture[s
     assert report["errors"] == []
 
 
-def test_unknown_top_level_key_is_kept_and_warned(
+def test_unknown_key_is_an_error_and_lenient_makes_it_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = copy_demo(tmp_path)
@@ -427,8 +427,12 @@ def test_unknown_top_level_key_is_kept_and_warned(
         repo, CASE, 'case_id: "routing-rename-table"', 'case_id: "routing-rename-table"\nowner: qa'
     )
     code, _, err = run_cli(["validate", "--repo", str(repo)], capsys)
+    assert code == 2
+    assert f"{(repo / CASE).resolve()}:2:1: owner: unknown field 'owner'" in err
+    code, _, err = run_cli(["validate", "--repo", str(repo), "--lenient"], capsys)
     assert code == 0
-    assert f"warning: {(repo / CASE).resolve()}:2:1: owner: unknown field, kept" in err
+    assert f"warning: {(repo / CASE).resolve()}:2:1: owner: unknown field 'owner'" in err
+    assert "ignored (--lenient)" in err
 
 
 def test_validate_in_a_subprocess_prints_no_traceback(tmp_path: Path) -> None:

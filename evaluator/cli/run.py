@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from evaluator.agents import runner_names
-from evaluator.cli.options import emit_json, json_option, repo_options
+from evaluator.cli.options import emit_json, json_option, lenient_option, repo_options
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 from evaluator.pipeline.progress import choose_progress
 from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
@@ -69,6 +69,7 @@ from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
 @click.option(
     "--allow-blocked", is_flag=True, help="Blocked cases alone do not make the exit code 1."
 )
+@lenient_option
 @json_option
 def command(
     repo: Path,
@@ -89,6 +90,7 @@ def command(
     codex_bin: Path | None,
     auth_from: Path | None,
     allow_blocked: bool,
+    lenient: bool,
     as_json: bool,
 ) -> int:
     """Run every selected case in fresh workspaces and judge it from the recorded sessions."""
@@ -114,6 +116,7 @@ def command(
         scratch_root=scratch_root,
         codex_bin=codex_bin,
         auth_from=auth_from,
+        lenient=lenient,
     )
     outcome = Run(options, choose_progress(as_json)).execute()
     code = exit_code(outcome, allow_blocked)

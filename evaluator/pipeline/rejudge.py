@@ -61,6 +61,7 @@ def rejudge_run(run_path: Path) -> list[CaseResult]:
     repo = open_repo(
         Path(manifest.repo or "agentic-evals"),
         Path(manifest.source_workspace) if manifest.source_workspace else None,
+        target=manifest.target_id,
     )
     selection = select_cases(repo, manifest.target_id, (), tuple(manifest.resolved_case_ids))
     results = []

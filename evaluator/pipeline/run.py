@@ -24,6 +24,7 @@ from evaluator.artifacts.rundir import RunDir, write_atomic
 from evaluator.artifacts.transcript import render_transcript
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
+from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.pipeline.attempt import AttemptResult, AttemptSettings, failed_attempt, run_attempt
 from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.progress import PlainProgress, Progress
@@ -59,6 +60,7 @@ class RunOptions:
     scratch_root: Path = DEFAULT_SCRATCH
     codex_bin: Path | None = None
     auth_from: Path | None = None
+    lenient: bool = False
     scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
 
 
@@ -149,7 +151,12 @@ class Run:
     # ---------------------------------------------------------------- planning
     def _plan(self) -> tuple[EvalRepo, Selection, RunDir, Manifest | None]:
         options = self.options
-        repo = open_repo(options.repo, options.source_workspace)
+        repo = open_repo(
+            options.repo,
+            options.source_workspace,
+            target=None if options.resume else options.target,
+            lenient=options.lenient,
+        )
         if options.resume:
             if id_problem(options.resume):
                 raise InputError(f"run {id_problem(options.resume)}", field="--resume")
@@ -222,6 +229,12 @@ class Run:
         )
         runner = get_runner(agent, codex_bin=options.codex_bin)  # fails early when codex is missing
         library = load_behaviors(behaviors) if behaviors else None
+        if library is not None:
+            # Checked before anything starts: a behaviour answering the wrong case is a wrong verdict.
+            prompts = {c.case_id: c.case.input.user_prompt for c in target.all_cases()}
+            problems = coverage_problems(library, prompts)
+            if problems:
+                raise problems[0]
         scratch = options.scratch_root / run_dir.run_id
         check_location(scratch)
         try:

@@ -75,7 +75,9 @@ def _describe(error: SchemaError) -> tuple[PathKey, str]:
         return path, error.message
     if validator == "additionalProperties":
         allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
-        extras = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
+        extras = (
+            sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
+        )
         if extras:
             return (*path, extras[0]), unknown_key_message(str(extras[0]), allowed)
         return path, error.message
