@@ -227,7 +227,6 @@ class Run:
             if previous
             else options.behaviors
         )
-        runner = get_runner(agent, codex_bin=options.codex_bin)  # fails early when codex is missing
         library = load_behaviors(behaviors) if behaviors else None
         if library is not None:
             # Checked before anything starts: a behaviour answering the wrong case is a wrong verdict.
@@ -235,6 +234,7 @@ class Run:
             problems = coverage_problems(library, prompts)
             if problems:
                 raise problems[0]
+        runner = get_runner(agent, codex_bin=options.codex_bin)  # fails early when codex is missing
         scratch = options.scratch_root / run_dir.run_id
         check_location(scratch)
         try:

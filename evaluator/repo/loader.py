@@ -381,10 +381,10 @@ def _regular_files(root: Path, relative: str) -> list[str] | str:
         start = contained(root, relative) if not Path(relative).is_absolute() else Path(relative)
     except UnsafePath as exc:
         return str(exc)
-    if not is_inside(start, root):
-        return f"{start} lies outside {root}"
     if start.is_symlink():
         return f"{start} is a symlink; symlinks are never copied into a workspace"
+    if not is_inside(start, root):
+        return f"{start} lies outside {root}"
     if not start.exists():
         return []
     if start.is_file():
