@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from evaluator.agents import runner_names
 from evaluator.cli.options import emit_json, json_option, lenient_option, repo_options
-from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.errors import EXIT_FAILURES, EXIT_OK, EnvironmentProblem, InputError
 from evaluator.pipeline.progress import choose_progress
 from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
 
@@ -98,6 +99,7 @@ def command(
         raise click.UsageError(
             "--resume takes the plan of the run it resumes; drop --run-id/--target/--suite/--case"
         )
+    check_credentials(auth_from, behaviors, resume)
     options = RunOptions(
         repo=repo,
         source_workspace=source_workspace,
@@ -127,11 +129,35 @@ def command(
     return code
 
 
+CREDENTIAL_VARS = ("OPENAI_API_KEY", "CODEX_API_KEY")
+
+
+def check_credentials(auth_from: Path | None, behaviors: Path | None, resume: str | None) -> None:
+    """A real model needs credentials the fresh agent home can use; find out before any attempt
+    instead of blocking every case."""
+    if auth_from is not None and not (auth_from / "auth.json").is_file():
+        raise InputError(
+            "no auth.json in this folder (log in there with `codex login`, or set OPENAI_API_KEY)",
+            path=auth_from,
+            field="--auth-from",
+        )
+    scripted_or_resumed = behaviors is not None or resume is not None
+    has_key = any(os.environ.get(name) for name in CREDENTIAL_VARS)
+    if not scripted_or_resumed and auth_from is None and not has_key:
+        raise EnvironmentProblem(
+            "a real model needs credentials: set OPENAI_API_KEY, or pass --auth-from"
+            " CODEX_HOME (a folder holding auth.json); --behaviors DIR uses the scripted model"
+        )
+
+
 def exit_code(outcome: RunOutcome, allow_blocked: bool) -> int:
     counts = outcome.counts()
     if outcome.interrupted or counts["fail"]:
         return EXIT_FAILURES
     if counts["blocked"] and not allow_blocked:
+        return EXIT_FAILURES
+    if not counts["pass"]:
+        # --allow-blocked forgives blocked cases beside passes, never a run that proved nothing.
         return EXIT_FAILURES
     return EXIT_OK
 
