@@ -26,7 +26,7 @@ def command(
     as_json: bool,
 ) -> int:
     """List targets, suites and the cases a run would execute."""
-    loaded = open_repo(repo, source_workspace, lenient=lenient)
+    loaded = open_repo(repo, source_workspace, target=target_id, lenient=lenient)
     selection = select_cases(loaded, target_id, suites)
     target = selection.target
     if as_json:

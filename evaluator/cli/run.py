@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
 from evaluator.agents import runner_names
 from evaluator.cli.options import emit_json, json_option, lenient_option, repo_options
-from evaluator.errors import EXIT_FAILURES, EXIT_OK, EnvironmentProblem, InputError
+from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
 from evaluator.pipeline.progress import choose_progress
 from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
 
@@ -99,7 +98,7 @@ def command(
         raise click.UsageError(
             "--resume takes the plan of the run it resumes; drop --run-id/--target/--suite/--case"
         )
-    check_credentials(auth_from, behaviors, resume)
+    check_credentials(auth_from)
     options = RunOptions(
         repo=repo,
         source_workspace=source_workspace,
@@ -129,24 +128,14 @@ def command(
     return code
 
 
-CREDENTIAL_VARS = ("OPENAI_API_KEY", "CODEX_API_KEY")
-
-
-def check_credentials(auth_from: Path | None, behaviors: Path | None, resume: str | None) -> None:
-    """A real model needs credentials the fresh agent home can use; find out before any attempt
-    instead of blocking every case."""
+def check_credentials(auth_from: Path | None) -> None:
+    """A `--auth-from` folder must hold the file we copy from it (no credentials at all is
+    checked by the run once the plan stands)."""
     if auth_from is not None and not (auth_from / "auth.json").is_file():
         raise InputError(
             "no auth.json in this folder (log in there with `codex login`, or set OPENAI_API_KEY)",
             path=auth_from,
             field="--auth-from",
-        )
-    scripted_or_resumed = behaviors is not None or resume is not None
-    has_key = any(os.environ.get(name) for name in CREDENTIAL_VARS)
-    if not scripted_or_resumed and auth_from is None and not has_key:
-        raise EnvironmentProblem(
-            "a real model needs credentials: set OPENAI_API_KEY, or pass --auth-from"
-            " CODEX_HOME (a folder holding auth.json); --behaviors DIR uses the scripted model"
         )
 
 

@@ -35,6 +35,7 @@ from evaluator.safepath import id_problem
 DEFAULT_SCRATCH = Path(os.environ.get("AGENTIC_EVAL_SCRATCH", "/var/tmp/agentic-eval"))
 DEFAULT_TIMEOUT_S = 300.0
 SCRIPTED_MODEL = "mock-model"
+API_KEY_VARS = ("OPENAI_API_KEY", "CODEX_API_KEY")
 
 
 class RunInterrupted(Exception):
@@ -237,6 +238,13 @@ class Run:
         runner = get_runner(agent, codex_bin=options.codex_bin)  # fails early when codex is missing
         scratch = options.scratch_root / run_dir.run_id
         check_location(scratch)
+        # A fresh agent home has no login: without credentials every attempt would block.
+        real_model = library is None and previous is None and options.auth_from is None
+        if real_model and not any(os.environ.get(name) for name in API_KEY_VARS):
+            raise EnvironmentProblem(
+                "a real model needs credentials: set OPENAI_API_KEY, or pass --auth-from"
+                " CODEX_HOME (a folder holding auth.json); --behaviors DIR uses the scripted model"
+            )
         try:
             scratch.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
