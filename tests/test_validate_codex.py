@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT, copy_demo
 from tests.support import (
     behavior,
     codex_or_skip,
@@ -21,6 +22,7 @@ from tests.support import (
     scratch_dir,
     serving,
 )
+from tests.test_validate import run_cli
 
 pytestmark = pytest.mark.codex
 
@@ -100,3 +102,32 @@ def test_live_fetches_from_agent_commands_fail(docs_server: tuple[str, list[str]
     assert "curl-exit=" in output
     assert "curl-exit=0" not in output
     assert hits == []
+
+
+def test_judge_after_an_author_mistake_is_a_located_error_and_allow_blocked_needs_a_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = copy_demo(tmp_path)
+    behaviors = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
+    with scratch_dir() as scratch:
+        base = ["run", "--repo", str(repo), "--runs-dir", str(tmp_path / "runs")]
+        base += ["--scratch-root", str(scratch), "--behaviors", str(behaviors)]
+        code, _, err = run_cli(
+            [*base, "--case", "bootstrap-needs-database-url", "--run-id", "b", "--allow-blocked"],
+            capsys,
+        )
+        assert code == 1, err  # only a blocked case: --allow-blocked never turns that into 0
+        code, _, err = run_cli([*base, "--case", "routing-add-column", "--run-id", "ok"], capsys)
+        assert code == 0, err
+    case = repo / "targets/db-migrations/cases/routing/routing-add-column.yaml"
+    case.write_text(
+        case.read_text().replace(
+            '- kind: file_read\n          path: ".agents/skills/db-migrations/references/add-column.md"',
+            '- {kind: command_ran, pattern: "new_migration(.py"}',
+            1,
+        )
+    )
+    code, _, err = run_cli(["judge", str(tmp_path / "runs/ok")], capsys)
+    assert code == 2, err
+    assert f"{case.resolve()}:" in err and "invalid regular expression" in err
+    assert "internal error" not in err
