@@ -585,6 +585,19 @@ CORPUS = [
         "must be a relative path",
     ),
     Bad(
+        "docs-index-escapes",
+        lambda r: replace_in(
+            r,
+            TARGET,
+            'docs_index: ".agents/skills/db-migrations/references/docs.txt"',
+            'docs_index: "../../etc/passwd"',
+        ),
+        TARGET,
+        9,
+        "docs_index",
+        "must not contain '..'",
+    ),
+    Bad(
         "fixture-is-symlink",
         _symlinked_fixture,
         CASE,

@@ -196,6 +196,12 @@ def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> 
             else:
                 files += found
         result.skill_files = sorted(set(files))
+    if target.docs_index is not None and relative_problem(target.docs_index):
+        diagnostics.error(
+            doc.error(
+                ("docs_index",), f"{target.docs_index!r} {relative_problem(target.docs_index)}"
+            )
+        )
     if target.fixtures_root is not None and relative_problem(target.fixtures_root):
         diagnostics.error(
             doc.error(
