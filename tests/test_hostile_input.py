@@ -310,3 +310,17 @@ def test_unknown_key_in_repo_case_stops_run_with_did_you_mean(
     assert code == 2
     assert "did you mean 'forbidden'?" in err
     assert not (tmp_path / "runs").exists()
+
+
+def test_run_reads_only_the_target_it_runs(tmp_path: Path) -> None:
+    repo = copy_demo(tmp_path)
+    write(
+        repo,
+        "targets/other/target.yaml",
+        'target_id: "other"\nentry_skill: ".agents/skills/other/SKILL.md"\n',
+    )
+    with pytest.raises(InputError, match="skill file not found"):
+        open_repo(repo, None)
+    # What `run` loads: --target, else the configured default target, and nothing else.
+    assert list(open_repo(repo, None, default_target_only=True).targets) == ["db-migrations"]
+    assert list(open_repo(repo, None, target="db-migrations").targets) == ["db-migrations"]

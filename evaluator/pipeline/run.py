@@ -157,6 +157,7 @@ class Run:
             options.source_workspace,
             target=None if options.resume else options.target,
             lenient=options.lenient,
+            default_target_only=not options.resume,
         )
         if options.resume:
             if id_problem(options.resume):

@@ -23,10 +23,17 @@ def open_repo(
     *,
     target: str | None = None,
     lenient: bool = False,
+    default_target_only: bool = False,
 ) -> EvalRepo:
-    """Loads the repo (only `target` when given) and raises its first error; commands that run
-    need a clean repo."""
-    loaded, diagnostics = load_repo(repo, source_workspace, lenient=lenient, target=target)
+    """Loads the repo (only `target` when given; with `default_target_only`, else only the
+    config's default target) and raises its first error; commands that run need a clean repo."""
+    loaded, diagnostics = load_repo(
+        repo,
+        source_workspace,
+        lenient=lenient,
+        target=target,
+        default_target_only=default_target_only,
+    )
     if diagnostics.errors:
         first = diagnostics.errors[0]
         more = len(diagnostics.errors) - 1

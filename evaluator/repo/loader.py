@@ -34,9 +34,11 @@ def load_repo(
     *,
     lenient: bool = False,
     target: str | None = None,
+    default_target_only: bool = False,
 ) -> tuple[EvalRepo | None, Diagnostics]:
     """Every problem of the repo, or with `target` of that target only (what a run of it
-    needs): other targets, rubrics and evaluations are then not read at all."""
+    needs): other targets, rubrics and evaluations are then not read at all.
+    `default_target_only` reads only the config's `default_target` when no target is given."""
     diagnostics = Diagnostics()
     if not repo.is_dir():
         diagnostics.error(InputError("eval repo directory not found", path=repo))
@@ -56,6 +58,8 @@ def load_repo(
                         " pass `run --behaviors DIR` (and `validate --behaviors DIR`)",
                     )
                 )
+    if target is None and default_target_only:
+        target = config.default_target
     workspace = (source_workspace or root.parent).resolve()
     result = EvalRepo(
         root=root,
