@@ -29,6 +29,11 @@ def agent_prompt(user_prompt: str, *, boundary_note: bool = True) -> str:
     return f"{user_prompt}\n\n{BOUNDARY_NOTE}"
 
 
+def user_prompt_of(prompt: str) -> str:
+    """The prompt as the case author wrote it: `agent_prompt` without the boundary note."""
+    return prompt.removesuffix(f"\n\n{BOUNDARY_NOTE}")
+
+
 def launcher_prompt(child_prompt: str) -> str:
     return f"{SUBAGENT_LAUNCHER_HEAD}\n{SUBAGENT_OPEN}\n{child_prompt}\n{SUBAGENT_CLOSE}"
 

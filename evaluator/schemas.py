@@ -1,13 +1,16 @@
 """JSON Schemas of every input file kind and run artifact, generated from the models.
 
-The committed files in `schemas/` are what validation reads; `agentic-eval schemas export`
-rewrites them and a test fails when they drift from the models.
+Two committed copies: `schemas/` at the top of the checkout (for readers and other tools) and
+`evaluator/data/schemas/` inside the package, which validation reads through importlib.resources
+so an installed wheel has them. `agentic-eval schemas export` rewrites both and
+`agentic-eval schemas check` (and a test) fails when either drifts from the models.
 """
 
 from __future__ import annotations
 
 import json
 from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -72,19 +75,23 @@ def render_schema(kind: str) -> str:
     return json.dumps(generate_schema(kind), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 
-def bundled_schema_dir() -> Path | None:
-    """`schemas/` beside the package in a source checkout (editable installs included)."""
-    candidate = Path(__file__).resolve().parent.parent / "schemas"
+PACKAGE_SCHEMAS = ("evaluator.data", "schemas")
+
+
+def packaged_schema_dir() -> Path | None:
+    """`evaluator/data/schemas/` as a directory (always one in a checkout or an unpacked wheel)."""
+    candidate = Path(str(resources.files(PACKAGE_SCHEMAS[0]).joinpath(PACKAGE_SCHEMAS[1])))
     return candidate if candidate.is_dir() else None
 
 
 @cache
 def load_schema(kind: str) -> dict[str, Any]:
-    directory = bundled_schema_dir()
-    if directory is not None and (directory / schema_file_name(kind)).is_file():
-        loaded: dict[str, Any] = json.loads((directory / schema_file_name(kind)).read_text())
+    package, folder = PACKAGE_SCHEMAS
+    packaged = resources.files(package).joinpath(folder).joinpath(schema_file_name(kind))
+    if packaged.is_file():
+        loaded: dict[str, Any] = json.loads(packaged.read_text(encoding="utf-8"))
         return loaded
-    # Installed without the source tree: the models are the same source of truth.
+    # A package built without its data: the models are the same source of truth.
     return generate_schema(kind)
 
 

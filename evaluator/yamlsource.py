@@ -11,6 +11,12 @@ import yaml
 from evaluator.errors import InputError
 
 Position = tuple[int, int]
+
+# Bounds checked before any object is built: eval-repo files are untrusted input.
+MAX_CHARS = 2_000_000
+MAX_DEPTH = 64
+MAX_ALIASES = 1_000
+MAX_EXPANDED_NODES = 200_000
 PathKey = tuple[str | int, ...]
 
 
@@ -74,11 +80,15 @@ def load_yaml(path: Path) -> YamlDocument:
     text = read_text(path)
     if not text.strip():
         raise InputError("file is empty", path=path, line=1, col=1)
+    if len(text) > MAX_CHARS:
+        raise InputError(f"file is larger than {MAX_CHARS} characters", path=path, line=1, col=1)
     loader = yaml.SafeLoader(text)
     try:
+        _check_events(text, path)
         node = loader.get_single_node()
         if node is None:
             raise InputError("file is empty (no YAML document)", path=path, line=1, col=1)
+        _check_expanded_size(node, path)
         doc = YamlDocument(path=path, data=None)
         _index(node, (), doc)
         doc.data = loader.construct_document(node)
@@ -93,6 +103,77 @@ def load_yaml(path: Path) -> YamlDocument:
     finally:
         loader.dispose()
     return doc
+
+
+def _check_events(text: str, path: Path) -> None:
+    """Nesting depth and alias count, from the event stream: PyYAML's parser is iterative, so
+    this pass is safe on input that would exhaust the recursive composer or the memory."""
+    depth = 0
+    aliases = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        line, col = _where(event.start_mark)
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InputError(
+                    f"nesting deeper than {MAX_DEPTH} levels", path=path, line=line, col=col
+                )
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_ALIASES:
+                raise InputError(
+                    f"more than {MAX_ALIASES} aliases (*name)", path=path, line=line, col=col
+                )
+
+
+def _where(mark: Any) -> tuple[int | None, int | None]:
+    return (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
+
+
+def _check_expanded_size(root: yaml.Node, path: Path) -> None:
+    """The node count once aliases are expanded (an alias bomb is small on disk and huge in
+    memory), and no alias inside its own anchor. Iterative, memoised per shared node."""
+    sizes: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            on_stack.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] > MAX_EXPANDED_NODES:
+                mark = node.start_mark
+                raise InputError(
+                    f"expands to more than {MAX_EXPANDED_NODES} values through aliases",
+                    path=path,
+                    line=mark.line + 1,
+                    col=mark.column + 1,
+                )
+            continue
+        if key in sizes:
+            continue
+        if key in on_stack:
+            mark = node.start_mark
+            raise InputError(
+                "recursive alias: an anchor refers to itself",
+                path=path,
+                line=mark.line + 1,
+                col=mark.column + 1,
+            )
+        on_stack.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def _index(node: yaml.Node, key: PathKey, doc: YamlDocument) -> None:

@@ -14,6 +14,8 @@ LEAVES = {
     "schemas",
     "codex_items",
     "vocabulary",
+    "safepath",
+    "patterns",
     "__init__",
     "__main__",
     "data",

@@ -25,6 +25,7 @@ def test_missing_codex_binary_is_an_environment_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AGENTIC_EVAL_CODEX_BIN", str(tmp_path / "nope/codex"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # a real-model run that has credentials
     code, _, err = _cli(
         ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(tmp_path)], capsys
     )
@@ -34,11 +35,12 @@ def test_missing_codex_binary_is_an_environment_error(
     monkeypatch.delenv("AGENTIC_EVAL_CODEX_BIN")
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr("evaluator.agents.codex_binary.PROJECT_BIN", tmp_path / "missing")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     code, _, err = _cli(
         ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(tmp_path)], capsys
     )
     assert code == 3
-    assert "npm install --prefix .tools/codex @openai/codex@0.169.0" in err
+    assert "run `agentic-eval setup-agents` (installs @openai/codex@0.169.0 with npm" in err
     assert "Traceback" not in err
 
 

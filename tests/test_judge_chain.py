@@ -516,4 +516,8 @@ def test_validate_reads_operators_and_locates_errors_inside_them(
     assert exit_info.value.code == code
     if code:
         error = capsys.readouterr().err
-        assert f"{case.resolve()}:20:17: assert.required[0].checks[0].any_of[1].not:" in error
+        # Located at the misspelt key itself, with the key it was meant to be.
+        assert (
+            f"{case.resolve()}:21:17: assert.required[0].checks[0].any_of[1].not.pth:"
+            " unknown field 'pth' (did you mean 'path'?)"
+        ) in error

@@ -318,6 +318,8 @@ def test_cli_exit_codes_json_and_rejudge(
                     *base,
                     "--case",
                     "bootstrap-needs-database-url",
+                    "--case",
+                    "routing-add-column",
                     "--run-id",
                     "b2",
                     "--allow-blocked",

@@ -29,7 +29,7 @@ assert:
     - description: "The rename reference was consulted."
       checks:
         - kind: file_read
-          path: "x.md"
+          path: "references/rename-table.md"
 """
 
 
@@ -93,6 +93,51 @@ def _dir_for_file(repo: Path) -> None:
 
 def _no_skill(repo: Path) -> None:
     (repo.parent / ".agents/skills/db-migrations/SKILL.md").unlink()
+
+
+def _symlinked_entry_skill(repo: Path) -> None:
+    skill = repo.parent / ".agents/skills/db-migrations"
+    (skill / "SKILL.md").rename(skill / "REAL.md")
+    (skill / "SKILL.md").symlink_to(skill / "REAL.md")
+
+
+def _symlink_in_root(repo: Path) -> None:
+    (repo.parent / ".agents/skills/db-migrations/references/passwd.md").symlink_to("/etc/passwd")
+
+
+def _symlinked_fixture(repo: Path) -> None:
+    fixtures = repo / T / "fixtures"
+    fixtures.mkdir()
+    (fixtures / "seed.sql").symlink_to("/etc/passwd")
+    case_text(
+        **{
+            "assert:": "setup:\n  copy_fixtures:\n"
+            '    - {source: "seed.sql", target: "seed.sql"}\n'
+            "assert:"
+        }
+    )(repo)
+
+
+def _target_dir_renamed(repo: Path) -> None:
+    replace_in(repo, TARGET, 'target_id: "db-migrations"', 'target_id: "db-migration"')
+
+
+ALIAS_BOMB = "".join(
+    f"{chr(97 + i)}: &{chr(97 + i)} [" + ",".join([f"*{chr(96 + i)}"] * 9) + "]\n"
+    for i in range(1, 9)
+)
+
+
+def _alias_bomb(repo: Path) -> None:
+    write(repo, CASE, 'a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x"]\n' + ALIAS_BOMB)
+
+
+def _deep_nesting(repo: Path) -> None:
+    write(repo, CASE, "case_id: " + "[" * 5000 + "]" * 5000 + "\n")
+
+
+def _many_aliases(repo: Path) -> None:
+    write(repo, CASE, "a: &a x\nb: [" + ", ".join(["*a"] * 1001) + "]\n")
 
 
 CORPUS = [
@@ -169,7 +214,7 @@ CORPUS = [
         case_text(
             **{
                 'required:\n    - description: "The rename reference was consulted."\n      checks:\n'
-                '        - kind: file_read\n          path: "x.md"\n': 'required: "all of it"\n'
+                '        - kind: file_read\n          path: "references/rename-table.md"\n': 'required: "all of it"\n'
             }
         ),
         CASE,
@@ -187,11 +232,15 @@ CORPUS = [
     ),
     Bad(
         "check-unknown-field",
-        case_text(**{'path: "x.md"': 'path: "x.md"\n          colour: red'}),
+        case_text(
+            **{
+                'path: "references/rename-table.md"': 'path: "references/rename-table.md"\n          colour: red'
+            }
+        ),
         CASE,
-        9,
-        "assert.required[0].checks[0]",
-        "colour",
+        11,
+        "assert.required[0].checks[0].colour",
+        "unknown field 'colour'",
     ),
     Bad(
         "duplicate-yaml-key",
@@ -372,11 +421,214 @@ CORPUS = [
         None,
         "defalt_target",
     ),
+    Bad(
+        "assert-forbiden-typo",
+        case_text(**{"assert:\n": "assert:\n  forbiden: []\n"}),
+        CASE,
+        6,
+        "assert.forbiden",
+        "unknown field 'forbiden' (did you mean 'forbidden'?)",
+    ),
+    Bad(
+        "entry-chekcs-typo",
+        case_text(**{"      checks:": "      chekcs:"}),
+        CASE,
+        8,
+        "assert.required[0].chekcs",
+        "(did you mean 'checks'?)",
+    ),
+    Bad(
+        "setup-copy-fixture-typo",
+        case_text(**{"assert:": "setup:\n  copy_fixture: []\nassert:"}),
+        CASE,
+        6,
+        "setup.copy_fixture",
+        "(did you mean 'copy_fixtures'?): this evaluator cannot apply that setup",
+    ),
+    Bad(
+        "setup-network-online",
+        case_text(**{"assert:": "setup:\n  network_mode: online\nassert:"}),
+        CASE,
+        6,
+        "setup.network_mode",
+        "cannot be honoured",
+    ),
+    Bad(
+        "setup-fetch-must-work",
+        case_text(**{"assert:": "setup:\n  force_fetch_failure: false\nassert:"}),
+        CASE,
+        6,
+        "setup.force_fetch_failure",
+        "cannot be honoured",
+    ),
+    Bad(
+        "file-read-path-matches-nothing",
+        case_text(**{"references/rename-table.md": "references/rename-tabel.md"}),
+        CASE,
+        10,
+        "assert.required[0].checks[0].path",
+        "matches no file the workspace can contain",
+    ),
+    Bad(
+        "read-before-then-glob-typo",
+        case_text(
+            **{
+                '- kind: file_read\n          path: "references/rename-table.md"': (
+                    '- {kind: read_before, first: "references/docs.txt", then: "reference/*.md"}'
+                )
+            }
+        ),
+        CASE,
+        9,
+        "assert.required[0].checks[0].then",
+        "'reference/*.md' matches no file",
+    ),
+    Bad(
+        "forbidden-glob-typo",
+        lambda r: replace_in(
+            r,
+            f"{T}/cases/routing/routing-add-column.yaml",
+            'path: ".agents/skills/db-migrations/references/rename-table.md"',
+            'path: ".agents/skills/db-migrations/references/rename_table.md"',
+        ),
+        f"{T}/cases/routing/routing-add-column.yaml",
+        24,
+        "assert.forbidden[0].checks[0].path",
+        "matches no file",
+    ),
+    Bad(
+        "regex-does-not-compile",
+        case_text(
+            **{
+                '- kind: file_read\n          path: "references/rename-table.md"': (
+                    '- {kind: command_ran, pattern: "new_migration(.py"}'
+                )
+            }
+        ),
+        CASE,
+        9,
+        "assert.required[0].checks[0].pattern",
+        "invalid regular expression",
+    ),
+    Bad(
+        "regex-needs-backtracking",
+        case_text(
+            **{
+                '- kind: file_read\n          path: "references/rename-table.md"': (
+                    "- {kind: final_answer_matches, pattern: '(a)\\1'}"
+                )
+            }
+        ),
+        CASE,
+        9,
+        "assert.required[0].checks[0].pattern",
+        "invalid regular expression",
+    ),
+    Bad(
+        "case-id-dot-dot-slash",
+        case_text(**{'case_id: "routing-rename-table"': 'case_id: "../../escape"'}),
+        CASE,
+        1,
+        "case_id",
+        "is not a valid id",
+    ),
+    Bad(
+        "case-id-dot-dot",
+        case_text(**{'case_id: "routing-rename-table"': 'case_id: ".."'}),
+        CASE,
+        1,
+        "case_id",
+        "is not a valid id",
+    ),
+    Bad(
+        "case-id-slash",
+        case_text(**{'case_id: "routing-rename-table"': 'case_id: "routing/rename"'}),
+        CASE,
+        1,
+        "case_id",
+        "is not a valid id",
+    ),
+    Bad(
+        "case-id-newline",
+        case_text(**{'case_id: "routing-rename-table"': 'case_id: "routing\\nrename"'}),
+        CASE,
+        1,
+        "case_id",
+        "is not a valid id",
+    ),
+    Bad(
+        "suite-id-slash",
+        lambda r: replace_in(r, SUITE, 'suite_id: "routing"', 'suite_id: "a/b"'),
+        SUITE,
+        1,
+        "suite_id",
+        "is not a valid id",
+    ),
+    Bad(
+        "target-id-not-directory",
+        _target_dir_renamed,
+        TARGET,
+        1,
+        "target_id",
+        "differs from its directory name",
+    ),
+    Bad("entry-skill-symlink", _symlinked_entry_skill, TARGET, 3, "entry_skill", "symlink"),
+    Bad("symlink-in-skill-root", _symlink_in_root, TARGET, 5, "roots[0]", "symlink"),
+    Bad(
+        "fixtures-root-outside",
+        lambda r: replace_in(
+            r, TARGET, 'suite_root: "cases"', 'suite_root: "cases"\nfixtures_root: "/etc"'
+        ),
+        TARGET,
+        9,
+        "fixtures_root",
+        "must be a relative path",
+    ),
+    Bad(
+        "docs-index-escapes",
+        lambda r: replace_in(
+            r,
+            TARGET,
+            'docs_index: ".agents/skills/db-migrations/references/docs.txt"',
+            'docs_index: "../../etc/passwd"',
+        ),
+        TARGET,
+        9,
+        "docs_index",
+        "must not contain '..'",
+    ),
+    Bad(
+        "fixture-is-symlink",
+        _symlinked_fixture,
+        CASE,
+        7,
+        "setup.copy_fixtures[0].source",
+        "is a symlink",
+    ),
+    Bad("yaml-alias-bomb", _alias_bomb, CASE, None, None, "through aliases"),
+    Bad(
+        "yaml-recursive-alias",
+        lambda r: write(r, CASE, "a: &a [*a]\n"),
+        CASE,
+        1,
+        None,
+        "recursive alias",
+    ),
+    Bad("yaml-deep-nesting", _deep_nesting, CASE, 1, None, "nesting deeper than 64"),
+    Bad("yaml-many-aliases", _many_aliases, CASE, None, None, "more than 1000 aliases"),
+    Bad(
+        "repo-config-behaviors",
+        lambda r: write(r, "agentic-eval.yaml", "behaviors: targets/db-migrations/behaviors\n"),
+        "agentic-eval.yaml",
+        1,
+        "behaviors",
+        "pass `run --behaviors DIR`",
+    ),
 ]
 
 
 def test_corpus_is_large_enough() -> None:
-    assert len(CORPUS) >= 25
+    assert len(CORPUS) >= 55
     assert len({bad.name for bad in CORPUS}) == len(CORPUS)
 
 
@@ -419,7 +671,7 @@ def test_upstream_layout_validates_without_edits(capsys: pytest.CaptureFixture[s
     assert report["errors"] == []
 
 
-def test_unknown_top_level_key_is_kept_and_warned(
+def test_unknown_key_is_an_error_and_lenient_makes_it_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = copy_demo(tmp_path)
@@ -427,8 +679,12 @@ def test_unknown_top_level_key_is_kept_and_warned(
         repo, CASE, 'case_id: "routing-rename-table"', 'case_id: "routing-rename-table"\nowner: qa'
     )
     code, _, err = run_cli(["validate", "--repo", str(repo)], capsys)
+    assert code == 2
+    assert f"{(repo / CASE).resolve()}:2:1: owner: unknown field 'owner'" in err
+    code, _, err = run_cli(["validate", "--repo", str(repo), "--lenient"], capsys)
     assert code == 0
-    assert f"warning: {(repo / CASE).resolve()}:2:1: owner: unknown field, kept" in err
+    assert f"warning: {(repo / CASE).resolve()}:2:1: owner: unknown field 'owner'" in err
+    assert "ignored (--lenient)" in err
 
 
 def test_validate_in_a_subprocess_prints_no_traceback(tmp_path: Path) -> None:

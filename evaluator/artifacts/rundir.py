@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest
 from evaluator.errors import InputError
+from evaluator.safepath import contained
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -145,10 +146,10 @@ class RunDir:
         return self.path / self.manifest_name
 
     def case_result_path(self, case_id: str) -> Path:
-        return self.path / "case-results" / f"{case_id}.json"
+        return contained(self.path, "case-results", f"{case_id}.json")
 
     def case_artifacts(self, case_id: str) -> Path:
-        return self.path / "case-artifacts" / case_id
+        return contained(self.path, "case-artifacts", case_id)
 
     def attempt_artifacts(self, case_id: str, attempt: int) -> Path:
         return self.case_artifacts(case_id) / "attempts" / f"attempt-{attempt:02d}"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.cli.options import emit_json, json_option, repo_options
+from evaluator.cli.options import emit_json, json_option, lenient_option, repo_options
 from evaluator.errors import EXIT_OK
 from evaluator.plan import open_repo, select_cases
 
@@ -15,16 +15,18 @@ from evaluator.plan import open_repo, select_cases
 @repo_options
 @click.option("--target", "target_id", default=None, help="Target id (default: the repo default).")
 @click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
+@lenient_option
 @json_option
 def command(
     repo: Path,
     source_workspace: Path | None,
     target_id: str | None,
     suites: tuple[str, ...],
+    lenient: bool,
     as_json: bool,
 ) -> int:
     """List targets, suites and the cases a run would execute."""
-    loaded = open_repo(repo, source_workspace)
+    loaded = open_repo(repo, source_workspace, target=target_id, lenient=lenient)
     selection = select_cases(loaded, target_id, suites)
     target = selection.target
     if as_json:

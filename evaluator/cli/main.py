@@ -18,6 +18,7 @@ from evaluator.cli import (
     schemas_cmd,
     selftest,
     session,
+    setup_agents,
     validate,
 )
 from evaluator.errors import EXIT_INPUT, EvalError
@@ -33,6 +34,7 @@ COMMANDS: list[click.Command] = [
     judge.command,
     selftest.command,
     explain.command,
+    setup_agents.command,
 ]
 
 

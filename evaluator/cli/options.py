@@ -35,6 +35,14 @@ def repo_options(func: F) -> F:
     return func
 
 
+def lenient_option(func: F) -> F:
+    return click.option(
+        "--lenient",
+        is_flag=True,
+        help="Unknown keys (repos written for other evaluators) are warnings, not errors.",
+    )(func)
+
+
 def json_option(func: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")(func)
 

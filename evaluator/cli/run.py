@@ -12,10 +12,11 @@ from evaluator.cli.options import (
     emit_json,
     json_option,
     judge_option,
+    lenient_option,
     repo_options,
     resolve_grader,
 )
-from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
 from evaluator.pipeline.progress import choose_progress
 from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
 from evaluator.sandbox import TraceMode, jail_names
@@ -98,6 +99,7 @@ from evaluator.vocabulary import JudgeMode
 )
 @judge_option
 @grader_options
+@lenient_option
 @json_option
 def command(
     repo: Path,
@@ -124,6 +126,7 @@ def command(
     judge_mode: JudgeMode,
     judge_model: str | None,
     judge_votes: int | None,
+    lenient: bool,
     as_json: bool,
 ) -> int:
     """Run every selected case in fresh workspaces and judge it from the recorded sessions."""
@@ -131,6 +134,7 @@ def command(
         raise click.UsageError(
             "--resume takes the plan of the run it resumes; drop --run-id/--target/--suite/--case"
         )
+    check_credentials(auth_from)
     grader = build_grader(
         judge_model,
         judge_votes,
@@ -161,6 +165,7 @@ def command(
         grader=resolve_grader(judge_mode, grader),
         sandbox=sandbox,
         trace=trace,
+        lenient=lenient,
     )
     try:
         outcome = Run(options, choose_progress(as_json)).execute()
@@ -175,11 +180,25 @@ def command(
     return code
 
 
+def check_credentials(auth_from: Path | None) -> None:
+    """A `--auth-from` folder must hold the file we copy from it (no credentials at all is
+    checked by the run once the plan stands)."""
+    if auth_from is not None and not (auth_from / "auth.json").is_file():
+        raise InputError(
+            "no auth.json in this folder (log in there with `codex login`, or set OPENAI_API_KEY)",
+            path=auth_from,
+            field="--auth-from",
+        )
+
+
 def exit_code(outcome: RunOutcome, allow_blocked: bool) -> int:
     counts = outcome.counts()
     if outcome.interrupted or counts["fail"]:
         return EXIT_FAILURES
     if counts["blocked"] and not allow_blocked:
+        return EXIT_FAILURES
+    if not counts["pass"]:
+        # --allow-blocked forgives blocked cases beside passes, never a run that proved nothing.
         return EXIT_FAILURES
     return EXIT_OK
 

@@ -1,4 +1,8 @@
-"""`agentic-eval schemas export|check`: the JSON Schemas generated from the models."""
+"""`agentic-eval schemas export|check`: the JSON Schemas generated from the models.
+
+A developer command (hidden from `--help`, documented in docs/cli.md): it maintains the two
+committed copies, `schemas/` and the packaged `evaluator/data/schemas/`.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +12,22 @@ import click
 
 from evaluator.cli.options import emit_json, json_option
 from evaluator.errors import EXIT_INPUT, EXIT_OK
-from evaluator.schemas import drifted, export_schemas
+from evaluator.schemas import drifted, export_schemas, packaged_schema_dir
 
 
-@click.group("schemas")
+@click.group("schemas", hidden=True)
 def command() -> None:
-    """Generate or check the JSON Schemas in schemas/."""
+    """Generate or check the JSON Schemas in schemas/ and in the package (developers)."""
 
 
 @command.command("export")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("schemas"))
 def export(out: Path) -> int:
-    """Write every schema file from the models."""
-    for path in export_schemas(out):
-        click.echo(str(path))
+    """Write every schema file from the models, into --out and into the package."""
+    directories = [out, *([packaged] if (packaged := packaged_schema_dir()) else [])]
+    for directory in dict.fromkeys(d.resolve() for d in directories):
+        for path in export_schemas(directory):
+            click.echo(str(path))
     return EXIT_OK
 
 
@@ -29,15 +35,18 @@ def export(out: Path) -> int:
 @click.option("--dir", "directory", type=click.Path(path_type=Path), default=Path("schemas"))
 @json_option
 def check(directory: Path, as_json: bool) -> int:
-    """Exit 2 if a committed schema differs from the models."""
-    stale = drifted(directory)
+    """Exit 2 if a committed schema (in --dir or in the package) differs from the models."""
+    packaged = packaged_schema_dir()
+    stale = [f"{directory}/{kind}.schema.json" for kind in drifted(directory)]
+    if packaged is None:
+        stale.append("evaluator/data/schemas/: missing from the package")
+    else:
+        stale += [f"{packaged}/{kind}.schema.json" for kind in drifted(packaged)]
     if as_json:
         emit_json({"ok": not stale, "directory": str(directory), "stale": stale})
         return EXIT_INPUT if stale else EXIT_OK
-    for kind in stale:
-        click.echo(
-            f"{directory}/{kind}.schema.json: out of date; run `agentic-eval schemas export`"
-        )
+    for path in stale:
+        click.echo(f"{path}: out of date; run `agentic-eval schemas export`")
     if not stale:
-        click.echo(f"ok: schemas in {directory} match the models")
+        click.echo(f"ok: schemas in {directory} and in the package match the models")
     return EXIT_INPUT if stale else EXIT_OK

@@ -6,21 +6,50 @@ from pathlib import Path
 
 import click
 
-from evaluator.cli.options import emit_json, json_option, repo_options
-from evaluator.errors import EXIT_INPUT, EXIT_OK
+from evaluator.cli.options import emit_json, json_option, lenient_option, repo_options
+from evaluator.errors import EXIT_INPUT, EXIT_OK, InputError
+from evaluator.modelserver.behaviors import (
+    Behavior,
+    BehaviorLibrary,
+    behavior_files,
+    coverage_problems,
+    load_behavior_file,
+)
 from evaluator.pipeline.selftest import golden_problems
-from evaluator.repo import load_repo
+from evaluator.repo import Diagnostics, EvalRepo, load_repo
 
 
 @click.command("validate")
 @repo_options
+@click.option(
+    "--target",
+    default=None,
+    help="Check only this target (what `run --target` needs); other targets are not read.",
+)
+@click.option(
+    "--behaviors",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Also check a directory of scripted behaviours against the target's case prompts.",
+)
+@lenient_option
 @json_option
-def command(repo: Path, source_workspace: Path | None, as_json: bool) -> int:
-    """Check an eval repo: schemas, paths, ids, skill files. Exit 2 if any error."""
-    loaded, diagnostics = load_repo(repo, source_workspace)
-    for target in loaded.targets.values() if loaded else []:
-        for problem in golden_problems(target):
+def command(
+    repo: Path,
+    source_workspace: Path | None,
+    target: str | None,
+    behaviors: Path | None,
+    lenient: bool,
+    as_json: bool,
+) -> int:
+    """Check an eval repo: schemas, unknown keys, paths, ids, patterns, skill files, golden
+    behaviours. Exit 2 if any error."""
+    loaded, diagnostics = load_repo(repo, source_workspace, lenient=lenient, target=target)
+    for loaded_target in loaded.targets.values() if loaded else []:
+        for problem in golden_problems(loaded_target):
             diagnostics.error(problem)
+    if behaviors is not None:
+        _check_behaviors(behaviors, loaded, target, diagnostics)
     cases = sum(len(t.all_cases()) for t in loaded.targets.values()) if loaded else 0
     if as_json:
         emit_json(
@@ -44,10 +73,38 @@ def command(repo: Path, source_workspace: Path | None, as_json: bool) -> int:
     return EXIT_INPUT if diagnostics.errors else EXIT_OK
 
 
-def _issue(problem: object) -> dict[str, object]:
-    from evaluator.errors import InputError
+def _check_behaviors(
+    directory: Path, repo: EvalRepo | None, target: str | None, diagnostics: Diagnostics
+) -> None:
+    """Every behaviour file loads, and each one answers exactly the cases it is meant for."""
+    try:
+        files = behavior_files(directory)
+    except InputError as exc:
+        diagnostics.error(exc)
+        return
+    library: list[tuple[Path, Behavior]] = []
+    for path in files:
+        try:
+            library.append((path, load_behavior_file(path)))
+        except InputError as exc:
+            diagnostics.error(exc)
+    if diagnostics.errors or repo is None:
+        return
+    chosen = target or repo.default_target_id
+    targets = [repo.targets[chosen]] if chosen in repo.targets else list(repo.targets.values())
+    prompts = {c.case_id: c.case.input.user_prompt for t in targets for c in t.all_cases()}
+    try:
+        behaviors = BehaviorLibrary(
+            [b for _, b in library], source=directory, files={b.name: p for p, b in library}
+        )
+    except InputError as exc:
+        diagnostics.error(exc)
+        return
+    for problem in coverage_problems(behaviors, prompts):
+        diagnostics.error(problem)
 
-    assert isinstance(problem, InputError)
+
+def _issue(problem: InputError) -> dict[str, object]:
     return {
         "path": problem.path,
         "line": problem.line,

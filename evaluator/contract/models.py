@@ -1,19 +1,24 @@
 """Pydantic models of the eval-repo files: target, suite, case, rubric, evaluation, repo config.
 
 They cover the public agentic-evals shape exactly; every field we add is optional so upstream
-files validate unchanged. Unknown keys are kept (`extra="allow"`) and reported as warnings.
+files validate unchanged. Keys outside that shape are kept (`extra="allow"`) so that loading can
+report every one of them with its location (`unknown_fields`): an error, or a warning under
+`--lenient`. Our own structured vocabulary (checks, setup items) forbids them outright.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
+from evaluator.safepath import ID_PATTERN
 from evaluator.vocabulary import ALL_STATUSES, BlockedReason, Status
 
 __all__ = ["ALL_STATUSES", "BlockedReason", "Status"]
 NonEmpty = Annotated[str, Field(min_length=1)]
+# Ids name directories and files of a run: one strict pattern (see evaluator/safepath.py).
+Id = Annotated[str, Field(min_length=1, pattern=ID_PATTERN)]
 
 
 class OpenModel(BaseModel):
@@ -57,7 +62,7 @@ class TargetDefaults(ClosedModel):
 
 
 class Target(OpenModel):
-    target_id: NonEmpty
+    target_id: Id
     entry_skill: NonEmpty = Field(description="SKILL.md path, relative to the source workspace.")
     roots: list[NonEmpty] = Field(default_factory=list)
     default_suites: list[NonEmpty] = Field(default_factory=list)
@@ -82,7 +87,7 @@ class Target(OpenModel):
 
 
 class Suite(OpenModel):
-    suite_id: NonEmpty
+    suite_id: Id
     title: str | None = None
     description: str | None = None
     cases: list[NonEmpty] = Field(description="Case file paths, relative to the eval repo root.")
@@ -265,7 +270,8 @@ class CopyFixture(ClosedModel):
 
 
 class CaseSetup(OpenModel):
-    """Upstream keys plus our declarative vocabulary; unknown keys are environment mismatches."""
+    """Upstream keys plus our declarative vocabulary; an unknown key is an error at validate
+    (even under `--lenient`): a setup the evaluator cannot apply would change the verdict."""
 
     docs_index_present: bool | None = None
     env_vars_required: list[NonEmpty] | None = None
@@ -280,6 +286,14 @@ class CaseSetup(OpenModel):
         default=None,
         description="Workspace path of the docs index that `docs_index_present` refers to.",
     )
+    # Network facts of the public repos. Agent commands never reach a network (Codex's
+    # workspace-write sandbox), so only the facts that say "no network" can be honoured;
+    # the loader rejects the others at validate.
+    network_mode: Literal["offline", "restricted", "online"] | None = None
+    force_fetch_failure: bool | None = Field(
+        default=None, description="Live fetches (docs, samples) must fail: always true here."
+    )
+    sample_repo_available: bool | None = None
 
 
 class AssertionEntry(OpenModel):
@@ -312,7 +326,7 @@ class GoldenBehavior(ClosedModel):
 
 
 class Case(OpenModel):
-    case_id: NonEmpty
+    case_id: Id
     title: NonEmpty
     input: CaseInput
     setup: CaseSetup = Field(default_factory=CaseSetup)
@@ -335,11 +349,20 @@ class RubricDimension(OpenModel):
     name: NonEmpty
     description: str | None = None
     scale: list[int | str] = Field(min_length=1)
-    anchors: dict[str, str] | None = None
+    anchors: dict[str, str] | None = Field(
+        default=None, description="Score to meaning; YAML integer keys (`1: ...`) are read as text."
+    )
+
+    @field_validator("anchors", mode="before")
+    @classmethod
+    def _score_keys_as_text(cls, value: object) -> object:
+        if isinstance(value, dict):
+            return {str(key): text for key, text in value.items()}
+        return value
 
 
 class Rubric(OpenModel):
-    rubric_id: NonEmpty
+    rubric_id: Id
     title: str | None = None
     description: str | None = None
     dimensions: list[RubricDimension] = Field(min_length=1)
@@ -347,6 +370,7 @@ class Rubric(OpenModel):
 
 class Variant(OpenModel):
     label: str | None = None
+    target_id: str | None = None
     skill_path: str | None = None
     skill_ref: str | None = None
     source_url: str | None = None
@@ -358,7 +382,7 @@ class SharedCases(OpenModel):
 
 
 class Evaluation(OpenModel):
-    eval_id: NonEmpty
+    eval_id: Id
     mode: Literal["ab", "comparison", "subjective"]
     title: str | None = None
     rubric: str | None = None
@@ -368,8 +392,30 @@ class Evaluation(OpenModel):
     shared_cases: SharedCases | None = None
 
 
-def extra_keys(model: BaseModel) -> list[str]:
-    return sorted((model.model_extra or {}).keys())
+PathKey = tuple[str | int, ...]
+
+
+def unknown_fields(model: BaseModel, at: PathKey = ()) -> list[tuple[PathKey, list[str]]]:
+    """Every key kept as an extra anywhere in the model tree, with the keys allowed beside it."""
+    fields = type(model).model_fields
+    known = [info.alias or name for name, info in fields.items()]
+    found: list[tuple[PathKey, list[str]]] = [
+        ((*at, key), known) for key in sorted(model.model_extra or {})
+    ]
+    for name, info in fields.items():
+        for where, child in _child_models(getattr(model, name), (*at, info.alias or name)):
+            found += unknown_fields(child, where)
+    return found
+
+
+def _child_models(value: object, at: PathKey) -> list[tuple[PathKey, BaseModel]]:
+    if isinstance(value, BaseModel):
+        return [(at, value)]
+    if isinstance(value, list):
+        return [(where, m) for i, v in enumerate(value) for where, m in _child_models(v, (*at, i))]
+    if isinstance(value, dict):
+        return [(where, m) for k, v in value.items() for where, m in _child_models(v, (*at, k))]
+    return []
 
 
 def dump(model: BaseModel) -> dict[str, Any]:

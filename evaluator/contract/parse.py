@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -22,26 +24,47 @@ def _clean_loc(loc: tuple[int | str, ...]) -> PathKey:
     return tuple(out)
 
 
-def _message(error: dict[str, object]) -> str:
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` for the closest known key, or nothing when none is close."""
+    close = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def unknown_key_message(key: str, known: Iterable[str]) -> str:
+    return f"unknown field {key!r}{did_you_mean(key, known)}"
+
+
+def _message(error: dict[str, object], known_keys: Iterable[str]) -> str:
     kind = error.get("type")
     msg = str(error.get("msg", "invalid value"))
     if kind == "missing":
         return "required field is missing"
     if kind == "extra_forbidden":
-        return "unknown field"
+        loc = error.get("loc")
+        key = loc[-1] if isinstance(loc, tuple) and loc else "?"
+        return unknown_key_message(str(key), known_keys)
     return msg.removeprefix("Value error, ")
 
 
-def validation_error_to_input_error(exc: ValidationError, doc: YamlDocument) -> InputError:
+def validation_error_to_input_error(
+    exc: ValidationError, doc: YamlDocument, known_keys: Iterable[str] = ()
+) -> InputError:
     """The first error, located; pydantic orders errors by field order, which reads naturally."""
-    return validation_errors(exc, doc)[0]
+    return validation_errors(exc, doc, known_keys)[0]
 
 
-def validation_errors(exc: ValidationError, doc: YamlDocument) -> list[InputError]:
+def validation_errors(
+    exc: ValidationError, doc: YamlDocument, known_keys: Iterable[str] = ()
+) -> list[InputError]:
+    """`known_keys`: the vocabulary an unknown key is compared with for a did-you-mean."""
+    known = list(known_keys)
     errors: list[InputError] = []
     for error in exc.errors():
         key = _clean_loc(tuple(error["loc"]))
-        errors.append(doc.error(key, _message(dict(error))))
+        if error.get("type") == "extra_forbidden":
+            errors.append(doc.key_error(key, _message(dict(error), known)))
+        else:
+            errors.append(doc.error(key, _message(dict(error), known)))
     return errors
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import fnmatch
 import glob
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from evaluator.contract.models import AssertionEntry
+from evaluator.contract.paths import path_matches as path_matches  # shared with validate
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.judge.grading import ModelGrader
 from evaluator.judge.verdict import AssertionResult
@@ -95,16 +95,6 @@ class JudgeContext:
                     hits.append(record)
                     break
         return hits
-
-
-def path_matches(relative: str, pattern: str) -> bool:
-    """Workspace-relative match. A pattern naming a skill path (`.agents/...`) must match from
-    the workspace root; a shorter one (`references/x.md`, as upstream criteria write it) may
-    match at any depth."""
-    pattern = pattern.removeprefix("./")
-    if fnmatch.fnmatchcase(relative, pattern):
-        return True
-    return not pattern.startswith(".agents/") and fnmatch.fnmatchcase(relative, f"*/{pattern}")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evaluator.contract.parse import validation_error_to_input_error
 from evaluator.errors import InputError
+from evaluator.prompting import agent_prompt, user_prompt_of
 from evaluator.yamlsource import load_yaml
 
 
@@ -19,7 +20,10 @@ class StrictModel(BaseModel):
 
 
 class Match(StrictModel):
-    """How a behaviour recognises the thread it plays: by the thread's first real user message."""
+    """How a behaviour recognises the thread it plays: by the thread's first real user message.
+
+    `prompt_equals` compares with the prompt as the case author wrote it (the evaluator's
+    boundary note removed); `prompt_contains` and `prompt_regex` search the whole message."""
 
     prompt_contains: str | None = None
     prompt_regex: str | None = None
@@ -31,13 +35,16 @@ class Match(StrictModel):
         if not (self.prompt_contains or self.prompt_regex or self.prompt_equals):
             raise ValueError("give prompt_contains, prompt_regex or prompt_equals")
         if self.prompt_regex:
-            re.compile(self.prompt_regex)
+            try:
+                re.compile(self.prompt_regex)
+            except re.error as exc:
+                raise ValueError(f"invalid prompt_regex: {exc}") from None
         return self
 
     def accepts(self, prompt: str, is_child: bool) -> bool:
         if (self.thread == "root" and is_child) or (self.thread == "child" and not is_child):
             return False
-        if self.prompt_equals is not None and prompt != self.prompt_equals:
+        if self.prompt_equals is not None and user_prompt_of(prompt) != self.prompt_equals:
             return False
         if self.prompt_contains is not None and self.prompt_contains not in prompt:
             return False
@@ -113,13 +120,19 @@ class Selection:
 class BehaviorLibrary:
     """An ordered set of behaviours; a prompt must match exactly one of them."""
 
-    def __init__(self, behaviors: list[Behavior], source: Path | None = None) -> None:
+    def __init__(
+        self,
+        behaviors: list[Behavior],
+        source: Path | None = None,
+        files: dict[str, Path] | None = None,
+    ) -> None:
         names = [b.name for b in behaviors]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise InputError(f"duplicate behaviour names: {', '.join(duplicates)}", path=source)
         self.behaviors = behaviors
         self.source = source
+        self.files = files or {}  # behaviour name -> the file it came from
 
     def select(self, prompt: str, is_child: bool) -> Selection:
         hits = [b for b in self.behaviors if b.match.accepts(prompt, is_child)]
@@ -132,6 +145,11 @@ class BehaviorLibrary:
         return Selection(None, f"several scripted behaviours match prompt {head!r}: {names}")
 
 
+BEHAVIOR_KEYS = sorted(
+    {name for model in (Behavior, Match, Step, SpawnSpec, WaitSpec) for name in model.model_fields}
+)
+
+
 def load_behavior_file(path: Path) -> Behavior:
     doc = load_yaml(path)
     if not isinstance(doc.data, dict):
@@ -139,13 +157,64 @@ def load_behavior_file(path: Path) -> Behavior:
     try:
         return Behavior.model_validate(doc.data)
     except ValidationError as exc:
-        raise validation_error_to_input_error(exc, doc) from None
+        raise validation_error_to_input_error(exc, doc, BEHAVIOR_KEYS) from None
 
 
-def load_behaviors(directory: Path) -> BehaviorLibrary:
+def behavior_files(directory: Path) -> list[Path]:
     if not directory.is_dir():
         raise InputError("behaviour directory not found", path=directory)
     files = sorted([*directory.glob("*.yaml"), *directory.glob("*.yml")])
     if not files:
         raise InputError("no behaviour files (*.yaml) in directory", path=directory)
-    return BehaviorLibrary([load_behavior_file(f) for f in files], source=directory)
+    return files
+
+
+def load_behaviors(directory: Path) -> BehaviorLibrary:
+    files = behavior_files(directory)
+    loaded = [(load_behavior_file(f), f) for f in files]
+    return BehaviorLibrary(
+        [b for b, _ in loaded], source=directory, files={b.name: f for b, f in loaded}
+    )
+
+
+def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) -> list[InputError]:
+    """What would make a scripted run answer the wrong thread: a behaviour that matches no case
+    prompt (nor any message a behaviour spawns), and two behaviours matching the same prompt.
+    `case_prompts` maps case ids to their `input.user_prompt`, as the author wrote them."""
+    problems: list[InputError] = []
+    prompts = [(f"case {case_id!r}", agent_prompt(p)) for case_id, p in case_prompts.items()]
+    spawned = [
+        (f"the spawn of behaviour {b.name!r}", step.spawn.message)
+        for b in library.behaviors
+        for step in b.steps
+        if step.spawn is not None
+    ]
+    for behavior in library.behaviors:
+        reaches = any(
+            behavior.match.accepts(prompt, is_child)
+            for _, prompt in prompts
+            for is_child in (False, True)
+        ) or any(behavior.match.accepts(message, True) for _, message in spawned)
+        if not reaches:
+            problems.append(
+                InputError(
+                    f"behaviour {behavior.name!r} matches no case prompt",
+                    path=library.files.get(behavior.name, library.source),
+                    field="match",
+                )
+            )
+    for label, prompt in [*prompts, *spawned]:
+        for is_child in (False, True) if label.startswith("case ") else (True,):
+            hits = [b.name for b in library.behaviors if b.match.accepts(prompt, is_child)]
+            if len(hits) > 1:
+                thread = "a sub-agent" if is_child else "the root thread"
+                problems.append(
+                    InputError(
+                        f"behaviours {', '.join(map(repr, hits))} all match the prompt of"
+                        f" {label} (as {thread}); make their `match` rules exclusive",
+                        path=library.files.get(hits[1], library.source),
+                        field="match",
+                    )
+                )
+                break
+    return problems

@@ -38,6 +38,7 @@ from evaluator.artifacts.transcript import render_transcript
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.judge import ModelGrader
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
+from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.pipeline.attempt import (
     AttemptResult,
     AttemptSettings,
@@ -49,6 +50,7 @@ from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.progress import PlainProgress, Progress
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy, TraceMode
 from evaluator.sandbox.launch import choose_policy
 from evaluator.workspace import AttemptWorkspace
@@ -63,6 +65,7 @@ from evaluator.workspace.scratch import (
 DEFAULT_SCRATCH = Path(os.environ.get("AGENTIC_EVAL_SCRATCH", "/var/tmp/agentic-eval"))
 DEFAULT_TIMEOUT_S = 300.0
 SCRIPTED_MODEL = "mock-model"
+API_KEY_VARS = ("OPENAI_API_KEY", "CODEX_API_KEY")
 
 
 class RunInterrupted(Exception):
@@ -88,6 +91,7 @@ class RunOptions:
     scratch_root: Path = DEFAULT_SCRATCH
     codex_bin: Path | None = None
     auth_from: Path | None = None
+    lenient: bool = False
     scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
     grader: ModelGrader | None = None  # the model judge (`--judge-model`), owned by the caller
     keep_scratch: bool = False  # keep workspaces and agent homes after the run (debugging)
@@ -171,8 +175,16 @@ class Run:
     # ---------------------------------------------------------------- planning
     def _plan(self) -> tuple[EvalRepo, Selection, RunDir, Manifest | None]:
         options = self.options
-        repo = open_repo(options.repo, options.source_workspace)
+        repo = open_repo(
+            options.repo,
+            options.source_workspace,
+            target=None if options.resume else options.target,
+            lenient=options.lenient,
+            default_target_only=not options.resume,
+        )
         if options.resume:
+            if id_problem(options.resume):
+                raise InputError(f"run {id_problem(options.resume)}", field="--resume")
             run_dir = RunDir(options.runs_dir / options.resume)
             run_dir.read_manifest()  # a clear error for a run that does not exist
             self._lock(run_dir)
@@ -184,8 +196,8 @@ class Run:
             return repo, selection, run_dir, previous
         selection = select_cases(repo, options.target, options.suites, options.cases)
         run_id = options.run_id or new_run_id()
-        if "/" in run_id or run_id in (".", ".."):
-            raise InputError(f"run id {run_id!r} must be a plain name", field="--run-id")
+        if id_problem(run_id):
+            raise InputError(f"run {id_problem(run_id)}", field="--run-id")
         run_dir = RunDir(options.runs_dir / run_id)
         if run_dir.path.exists():
             raise InputError(self._exists_message(run_dir))
@@ -272,11 +284,24 @@ class Run:
             if previous
             else options.behaviors
         )
-        runner = get_runner(agent, codex_bin=options.codex_bin)  # fails early when codex is missing
         library = load_behaviors(behaviors) if behaviors else None
+        if library is not None:
+            # Checked before anything starts: a behaviour answering the wrong case is a wrong verdict.
+            prompts = {c.case_id: c.case.input.user_prompt for c in target.all_cases()}
+            problems = coverage_problems(library, prompts)
+            if problems:
+                raise problems[0]
+        runner = get_runner(agent, codex_bin=options.codex_bin)  # fails early when codex is missing
         scratch = options.scratch_root / run_dir.run_id
         check_location(scratch)
         check_scratch_root(options.scratch_root)
+        # A fresh agent home has no login: without credentials every attempt would block.
+        real_model = library is None and previous is None and options.auth_from is None
+        if real_model and not any(os.environ.get(name) for name in API_KEY_VARS):
+            raise EnvironmentProblem(
+                "a real model needs credentials: set OPENAI_API_KEY, or pass --auth-from"
+                " CODEX_HOME (a folder holding auth.json); --behaviors DIR uses the scripted model"
+            )
         if previous is None:
             self._claim(run_dir)
         try:

@@ -17,9 +17,23 @@ class Selection:
     explicit_case_ids: list[str]
 
 
-def open_repo(repo: Path, source_workspace: Path | None) -> EvalRepo:
-    """Loads the repo and raises its first error; commands that run need a clean repo."""
-    loaded, diagnostics = load_repo(repo, source_workspace)
+def open_repo(
+    repo: Path,
+    source_workspace: Path | None,
+    *,
+    target: str | None = None,
+    lenient: bool = False,
+    default_target_only: bool = False,
+) -> EvalRepo:
+    """Loads the repo (only `target` when given; with `default_target_only`, else only the
+    config's default target) and raises its first error; commands that run need a clean repo."""
+    loaded, diagnostics = load_repo(
+        repo,
+        source_workspace,
+        lenient=lenient,
+        target=target,
+        default_target_only=default_target_only,
+    )
     if diagnostics.errors:
         first = diagnostics.errors[0]
         more = len(diagnostics.errors) - 1

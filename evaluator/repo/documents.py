@@ -12,9 +12,10 @@ from jsonschema.exceptions import ValidationError as SchemaError
 from jsonschema.exceptions import best_match
 from pydantic import BaseModel
 
-from evaluator.contract.models import OPERATORS, extra_keys
-from evaluator.contract.parse import parse_document, type_name
+from evaluator.contract.models import OPERATORS, unknown_fields
+from evaluator.contract.parse import parse_document, type_name, unknown_key_message
 from evaluator.errors import InputError
+from evaluator.safepath import id_problem
 from evaluator.schemas import SCHEMA_MODELS, load_schema
 from evaluator.yamlsource import PathKey, YamlDocument, load_yaml
 
@@ -73,9 +74,15 @@ def _describe(error: SchemaError) -> tuple[PathKey, str]:
     if validator == "discriminator":
         return path, error.message
     if validator == "additionalProperties":
-        return path, error.message.replace(
-            "Additional properties are not allowed ", "unknown field "
+        allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        extras = (
+            sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
         )
+        if extras:
+            return (*path, extras[0]), unknown_key_message(str(extras[0]), allowed)
+        return path, error.message
+    if validator == "pattern" and isinstance(error.instance, str):
+        return path, id_problem(error.instance) or error.message
     if validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         return path, f"{error.instance!r} is out of range ({validator} {error.validator_value})"
     message = error.message if len(error.message) < 160 else error.message[:157] + "..."
@@ -125,12 +132,20 @@ def _schema_errors(kind: str, doc: YamlDocument) -> list[InputError]:
                 break
             error = inner
         path, message = _describe(error)
-        found.append(doc.error(path, message))
+        if error.validator == "additionalProperties":
+            found.append(doc.key_error(path, message))
+        else:
+            found.append(doc.error(path, message))
     return found
 
 
-def load_document(path: Path, kind: str, diagnostics: Diagnostics) -> Loaded[Any] | None:
-    """Loads and validates one file; problems go to `diagnostics`, None if it is unusable."""
+def load_document(
+    path: Path, kind: str, diagnostics: Diagnostics, *, lenient: bool = False
+) -> Loaded[Any] | None:
+    """Loads and validates one file; problems go to `diagnostics`, None if it is unusable.
+
+    A key outside the known shape is an error (with a did-you-mean), a warning under `lenient`
+    (repos written for other evaluators), and always an error inside a case's `setup`."""
     model_type = SCHEMA_MODELS[kind]
     try:
         doc = load_yaml(path)
@@ -152,6 +167,14 @@ def load_document(path: Path, kind: str, diagnostics: Diagnostics) -> Loaded[Any
     except InputError as exc:
         diagnostics.error(exc)
         return None
-    for key in extra_keys(model):
-        diagnostics.warn(doc.key_error((key,), "unknown field, kept but not used"))
+    for key, known in unknown_fields(model):
+        message = unknown_key_message(str(key[-1]), known)
+        if kind == "case" and key[:1] == ("setup",):
+            diagnostics.error(
+                doc.key_error(key, f"{message}: this evaluator cannot apply that setup")
+            )
+        elif lenient:
+            diagnostics.warn(doc.key_error(key, f"{message}; ignored (--lenient)"))
+        else:
+            diagnostics.error(doc.key_error(key, f"{message} (--lenient makes it a warning)"))
     return Loaded(path=path, doc=doc, model=model)

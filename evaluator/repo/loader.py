@@ -4,40 +4,41 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from evaluator.contract.models import RepoConfig
+from evaluator.contract.models import (
+    CommandRanCheck,
+    FileReadCheck,
+    FinalAnswerMatchesCheck,
+    ReadBeforeCheck,
+    RepoConfig,
+)
+from evaluator.contract.paths import path_matches
 from evaluator.errors import InputError
+from evaluator.patterns import pattern_problem
 from evaluator.repo.documents import Diagnostics, load_document
 from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget
-from evaluator.yamlsource import YamlDocument
+from evaluator.safepath import UnsafePath, contained, is_inside, relative_problem
+from evaluator.yamlsource import PathKey, YamlDocument
 
 REPO_CONFIG_FILE = "agentic-eval.yaml"
 TARGET_FILE = "target.yaml"
 SUITE_FILE = "suite.yaml"
 
 
-def safe_relative(value: str) -> str | None:
-    """Why `value` is not a safe relative path, or None when it is."""
-    if not value.strip():
-        return "is empty"
-    posix = PurePosixPath(value)
-    if posix.is_absolute() or value.startswith("~"):
-        return "must be a relative path"
-    if ".." in posix.parts:
-        return "must not contain '..'"
-    return None
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
+safe_relative = relative_problem
+_inside = is_inside
 
 
 def load_repo(
-    repo: Path, source_workspace: Path | None = None
+    repo: Path,
+    source_workspace: Path | None = None,
+    *,
+    lenient: bool = False,
+    target: str | None = None,
+    default_target_only: bool = False,
 ) -> tuple[EvalRepo | None, Diagnostics]:
+    """Every problem of the repo, or with `target` of that target only (what a run of it
+    needs): other targets, rubrics and evaluations are then not read at all.
+    `default_target_only` reads only the config's `default_target` when no target is given."""
     diagnostics = Diagnostics()
     if not repo.is_dir():
         diagnostics.error(InputError("eval repo directory not found", path=repo))
@@ -46,31 +47,59 @@ def load_repo(
     config = RepoConfig()
     config_path = root / REPO_CONFIG_FILE
     if config_path.exists():
-        loaded = load_document(config_path, "repo-config", diagnostics)
+        loaded = load_document(config_path, "repo-config", diagnostics, lenient=lenient)
         if loaded is not None:
             config = loaded.model
+            if config.behaviors is not None:
+                diagnostics.error(
+                    loaded.doc.key_error(
+                        ("behaviors",),
+                        "behaviours are chosen per run, never by the repo:"
+                        " pass `run --behaviors DIR` (and `validate --behaviors DIR`)",
+                    )
+                )
+    if target is None and default_target_only:
+        target = config.default_target
     workspace = (source_workspace or root.parent).resolve()
     result = EvalRepo(
         root=root,
         source_workspace=workspace,
         source_workspace_explicit=source_workspace is not None,
         config=config,
+        lenient=lenient,
     )
     targets_dir = root / "targets"
     if not targets_dir.is_dir():
         diagnostics.error(InputError("no targets/ directory in the eval repo", path=root))
         return result, diagnostics
-    for target_dir in sorted(p for p in targets_dir.iterdir() if p.is_dir()):
-        target = _load_target(target_dir, result, diagnostics)
-        if target is not None:
-            if target.target_id in result.targets:
+    target_dirs = sorted(p for p in targets_dir.iterdir() if p.is_dir())
+    if target is not None:
+        # Target ids equal their directory names (checked below), so one directory is enough.
+        known = [p.name for p in target_dirs]
+        target_dirs = [p for p in target_dirs if p.name == target]
+        if not target_dirs:
+            diagnostics.error(
+                InputError(
+                    f"unknown target {target!r} (known: {', '.join(known)})", field="--target"
+                )
+            )
+            return result, diagnostics
+    for target_dir in target_dirs:
+        loaded_target = _load_target(target_dir, result, diagnostics)
+        if loaded_target is not None:
+            if loaded_target.target_id in result.targets:
                 diagnostics.error(
-                    target.doc_error("target_id", f"duplicate target id {target.target_id!r}")
+                    loaded_target.doc_error(
+                        "target_id", f"duplicate target id {loaded_target.target_id!r}"
+                    )
                 )
                 continue
-            result.targets[target.target_id] = target.loaded
+            result.targets[loaded_target.target_id] = loaded_target.loaded
     if not result.targets and not diagnostics.errors:
         diagnostics.error(InputError("no targets found under targets/", path=targets_dir))
+    if target is not None:
+        _check_duplicate_case_ids(result, diagnostics)
+        return result, diagnostics
     if config.default_target and config.default_target not in result.targets:
         diagnostics.error(
             InputError(
@@ -87,9 +116,9 @@ def load_repo(
 def _load_rubrics_and_evaluations(repo: EvalRepo, diagnostics: Diagnostics) -> None:
     """Rubric-mode files are validated now; the modes that run them come later."""
     for path in sorted((repo.root / "rubrics").glob("*.y*ml")):
-        load_document(path, "rubric", diagnostics)
+        load_document(path, "rubric", diagnostics, lenient=repo.lenient)
     for path in sorted((repo.root / "evaluations").glob("*/*.y*ml")):
-        loaded = load_document(path, "evaluation", diagnostics)
+        loaded = load_document(path, "evaluation", diagnostics, lenient=repo.lenient)
         if loaded is None:
             continue
         evaluation = loaded.model
@@ -127,14 +156,18 @@ def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> 
             InputError("target directory has no target.yaml; skipped", path=target_dir)
         )
         return None
-    loaded = load_document(path, "target", diagnostics)
+    loaded = load_document(path, "target", diagnostics, lenient=repo.lenient)
     if loaded is None:
         return None
     target = loaded.model
     doc = loaded.doc
     if target.target_id != target_dir.name:
-        diagnostics.warn(
-            doc.error(("target_id",), f"differs from the directory name {target_dir.name!r}")
+        # `--target T` finds a target by its directory: the two names must agree.
+        diagnostics.error(
+            doc.error(
+                ("target_id",),
+                f"{target.target_id!r} differs from its directory name {target_dir.name!r}",
+            )
         )
     skill_problem = False
     skill_paths: list[tuple[tuple[str | int, ...], str]] = [(("entry_skill",), target.entry_skill)]
@@ -145,6 +178,7 @@ def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> 
             diagnostics.error(doc.error(field_key, f"{value!r} {why}"))
             skill_problem = True
     workspace_known = repo.source_workspace_explicit or (repo.source_workspace / ".agents").is_dir()
+    result = LoadedTarget(target=target, path=path)
     if workspace_known and not skill_problem:
         entry = repo.source_workspace / target.entry_skill
         if not entry.is_file():
@@ -158,7 +192,28 @@ def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> 
                 diagnostics.error(
                     doc.error(("roots", index), f"not found in the source workspace: {root}")
                 )
-    result = LoadedTarget(target=target, path=path)
+        files: list[str] = []
+        for field_key, value in skill_paths:
+            found = _regular_files(repo.source_workspace, value)
+            if isinstance(found, str):
+                diagnostics.error(doc.error(field_key, found))
+            else:
+                files += found
+        result.skill_files = sorted(set(files))
+    if target.docs_index is not None and relative_problem(target.docs_index):
+        diagnostics.error(
+            doc.error(
+                ("docs_index",), f"{target.docs_index!r} {relative_problem(target.docs_index)}"
+            )
+        )
+    if target.fixtures_root is not None and relative_problem(target.fixtures_root):
+        diagnostics.error(
+            doc.error(
+                ("fixtures_root",),
+                f"{target.fixtures_root!r} {relative_problem(target.fixtures_root)}"
+                " (fixtures live under the target directory)",
+            )
+        )
     suite_root = target_dir / target.suite_root
     if safe_relative(target.suite_root):
         diagnostics.error(doc.error(("suite_root",), f"{safe_relative(target.suite_root)}"))
@@ -190,7 +245,7 @@ def _load_suite(
                 InputError("case directory has no suite.yaml; skipped", path=suite_dir)
             )
         return None
-    loaded = load_document(path, "suite", diagnostics)
+    loaded = load_document(path, "suite", diagnostics, lenient=repo.lenient)
     if loaded is None:
         return None
     suite = loaded.model
@@ -224,7 +279,7 @@ def _load_suite(
             diagnostics.error(doc.error(key, f"case file not found: {rel}"))
             continue
         listed.add(case_path.resolve())
-        case_doc = load_document(case_path, "case", diagnostics)
+        case_doc = load_document(case_path, "case", diagnostics, lenient=repo.lenient)
         if case_doc is None:
             continue
         case = LoadedCase(
@@ -278,10 +333,18 @@ def _check_case(case: LoadedCase, target: LoadedTarget, diagnostics: Diagnostics
                         f"fixture not found: {target.fixtures_dir / value}",
                     )
                 )
+            elif part == "source":
+                found = _regular_files(target.directory, str(target.fixtures_dir / value))
+                if isinstance(found, str):
+                    diagnostics.error(doc.error(("setup", "copy_fixtures", index, part), found))
     if setup.docs_index_path is not None and safe_relative(setup.docs_index_path):
         diagnostics.error(
             doc.error(("setup", "docs_index_path"), f"{safe_relative(setup.docs_index_path)}")
         )
+    _check_network_facts(case, diagnostics)
+    _check_patterns(case, diagnostics)
+    if target.skill_files is not None:
+        _check_paths_exist(case, target, diagnostics)
     allowed = target.target.allowed_statuses
     for required in ("pass", "fail"):
         if required not in allowed:
@@ -318,3 +381,124 @@ def _check_duplicate_case_ids(repo: EvalRepo, diagnostics: Diagnostics) -> None:
                         f"duplicate case id {case.case_id!r} (first in {first.path}:{line})",
                     )
                 )
+
+
+def _regular_files(root: Path, relative: str) -> list[str] | str:
+    """The regular files `relative` holds under `root` (itself if a file), as root-relative
+    posix paths; or why it cannot be copied into a workspace: a symlink anywhere on the way or
+    inside (it would hand the agent a file from outside), or a special file."""
+    try:
+        start = contained(root, relative) if not Path(relative).is_absolute() else Path(relative)
+    except UnsafePath as exc:
+        return str(exc)
+    if start.is_symlink():
+        return f"{start} is a symlink; symlinks are never copied into a workspace"
+    if not is_inside(start, root):
+        return f"{start} lies outside {root}"
+    if not start.exists():
+        return []
+    if start.is_file():
+        return [start.relative_to(root).as_posix()]
+    files: list[str] = []
+    for path in sorted(start.rglob("*")):
+        if path.is_symlink():
+            return f"{relative!r} holds the symlink {path}; symlinks are never copied"
+        if path.is_file():
+            files.append(path.relative_to(root).as_posix())
+        elif not path.is_dir():
+            return f"{relative!r} holds {path}, which is not a regular file"
+    return files
+
+
+def _entries(case: LoadedCase) -> list[tuple[PathKey, object]]:
+    assertions = case.case.assertions
+    return [
+        (("assert", polarity, i, "checks", j), check)
+        for polarity, entries in (
+            ("required", assertions.required),
+            ("forbidden", assertions.forbidden),
+        )
+        for i, entry in enumerate(entries)
+        for j, check in enumerate(entry.checks)
+    ]
+
+
+def _check_patterns(case: LoadedCase, diagnostics: Diagnostics) -> None:
+    """Check regexes compile now (with RE2, the engine the judge uses), not after the agent ran."""
+    for key, check in _entries(case):
+        if isinstance(check, (CommandRanCheck, FinalAnswerMatchesCheck)):
+            why = pattern_problem(check.pattern)
+            if why:
+                diagnostics.error(case.doc.error((*key, "pattern"), why))
+
+
+def _workspace_files(case: LoadedCase, target: LoadedTarget) -> list[str]:
+    """Every file an attempt workspace of this case can start with: the skill's files, then
+    setup's removals, written files and fixtures (the agent may add more; checks on reads
+    name files that exist before it starts)."""
+    setup = case.case.setup
+    files = set(target.skill_files or [])
+    for removed in setup.remove_paths or []:
+        prefix = removed.rstrip("/").removeprefix("./")
+        files = {f for f in files if f != prefix and not f.startswith(prefix + "/")}
+    files.update(item.path.removeprefix("./") for item in setup.write_files or [])
+    for fixture in setup.copy_fixtures or []:
+        source = target.fixtures_dir / fixture.source
+        if source.is_dir():
+            for path in source.rglob("*"):
+                if path.is_file():
+                    relative = path.relative_to(source).as_posix()
+                    files.add(f"{fixture.target.rstrip('/')}/{relative}")
+        else:
+            files.add(fixture.target.removeprefix("./"))
+    return sorted(files)
+
+
+def _check_paths_exist(case: LoadedCase, target: LoadedTarget, diagnostics: Diagnostics) -> None:
+    """A read check whose path matches no file the workspace can hold never fires: a required
+    `read_before` would pass vacuously and a forbidden read would never be observed."""
+    files: list[str] | None = None
+    for key, check in _entries(case):
+        fields: list[tuple[str, str]] = []
+        if isinstance(check, FileReadCheck):
+            fields = [("path", check.path)]
+        elif isinstance(check, ReadBeforeCheck):
+            fields = [("first", check.first), ("then", check.then)]
+        for name, pattern in fields:
+            files = _workspace_files(case, target) if files is None else files
+            if not any(path_matches(f, pattern) for f in files):
+                diagnostics.error(
+                    case.doc.error(
+                        (*key, name),
+                        f"{pattern!r} matches no file the workspace can contain"
+                        " (the skill's entry_skill and roots, setup files and fixtures)",
+                    )
+                )
+
+
+def _check_network_facts(case: LoadedCase, diagnostics: Diagnostics) -> None:
+    """Agent commands never reach a network (Codex's workspace-write sandbox), so a case may
+    only state facts that hold without one."""
+    setup = case.case.setup
+    unreachable = "agent commands never have network access in this evaluator"
+    if setup.network_mode in ("restricted", "online"):
+        diagnostics.error(
+            case.doc.error(
+                ("setup", "network_mode"),
+                f"{setup.network_mode!r} cannot be honoured: {unreachable} (use 'offline')",
+            )
+        )
+    if setup.force_fetch_failure is False:
+        diagnostics.error(
+            case.doc.error(
+                ("setup", "force_fetch_failure"),
+                f"false cannot be honoured: {unreachable}, so every live fetch fails",
+            )
+        )
+    if setup.sample_repo_available is True:
+        diagnostics.error(
+            case.doc.error(
+                ("setup", "sample_repo_available"),
+                f"true cannot be honoured: {unreachable}; copy the sample in with copy_fixtures",
+            )
+        )

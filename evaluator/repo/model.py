@@ -38,6 +38,9 @@ class LoadedTarget:
     target: Target
     path: Path
     suites: dict[str, LoadedSuite] = field(default_factory=dict)
+    # Source-workspace-relative regular files of entry_skill and roots; None when the source
+    # workspace is unknown (then paths in checks cannot be verified).
+    skill_files: list[str] | None = None
 
     @property
     def target_id(self) -> str:
@@ -61,6 +64,7 @@ class EvalRepo:
     source_workspace: Path
     source_workspace_explicit: bool
     config: RepoConfig
+    lenient: bool = False
     targets: dict[str, LoadedTarget] = field(default_factory=dict)
 
     @property

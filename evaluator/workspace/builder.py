@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 from evaluator.contract.models import CaseSetup
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.repo import LoadedCase, LoadedTarget
+from evaluator.safepath import contained, is_inside
 from evaluator.workspace.paths import UnsafePath, safe_join
 from evaluator.workspace.scratch import make_tree_private
 
@@ -55,7 +56,10 @@ def embedded_credentials(value: str) -> list[tuple[str, str]]:
 
 
 def attempt_dir(case_workspace_root: Path, case_id: str, attempt: int) -> Path:
-    return case_workspace_root / case_id / f"attempt-{attempt:02d}"
+    try:
+        return contained(case_workspace_root, case_id, f"attempt-{attempt:02d}")
+    except UnsafePath as exc:
+        raise InputError(f"case id cannot name a workspace: {exc}", field="case_id") from None
 
 
 def build_workspace(
@@ -89,13 +93,27 @@ def _copy_skill(target: LoadedTarget, source_workspace: Path, workspace: Path) -
                 path=target.path,
                 field="entry_skill" if relative == target.target.entry_skill else "roots",
             )
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_dir():
-            # Symlinks are copied as the files they point to: a link out of the workspace
-            # would hand the agent a path outside it.
-            shutil.copytree(source, destination, dirs_exist_ok=True)
-        else:
-            shutil.copy2(source, destination)
+        try:
+            _copy_regular(source, destination, source_workspace)
+        except UnsafePath as exc:
+            raise InputError(str(exc), path=target.path, field="roots") from None
+
+
+def _copy_regular(source: Path, destination: Path, root: Path) -> None:
+    """Copy only directories and regular files that are not symlinks and lie under `root`:
+    a link (or a path resolving outside) would hand the agent a file from outside its workspace.
+    `validate` rejects such sources first; this is the guard for every other caller."""
+    if source.is_symlink() or not is_inside(source, root):
+        raise UnsafePath(f"{source} is a symlink or lies outside {root}")
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_file():
+        shutil.copy2(source, destination)
+        return
+    if not source.is_dir():
+        raise UnsafePath(f"{source} is neither a regular file nor a directory")
+    destination.mkdir(exist_ok=True)
+    for child in sorted(source.iterdir()):
+        _copy_regular(child, destination / child.name, root)
 
 
 def _docs_index(case: LoadedCase, target: LoadedTarget, workspace: Path) -> Path | None:
@@ -146,11 +164,7 @@ def _apply_setup(
         for fixture in setup.copy_fixtures or []:
             source = safe_join(target.fixtures_dir, fixture.source)
             destination = safe_join(root, fixture.target)
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            if source.is_dir():
-                shutil.copytree(source, destination, dirs_exist_ok=True)
-            else:
-                shutil.copy2(source, destination)
+            _copy_regular(source, destination, target.directory)
     except UnsafePath as exc:
         raise InputError(str(exc), path=case.path, field="setup") from None
     for name in setup.env_vars_required or []:

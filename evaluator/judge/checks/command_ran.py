@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import re
-
 from evaluator.contract.models import CommandRanCheck
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+from evaluator.patterns import compile_pattern
 
 KIND = "command_ran"
 
 
 @register_check(KIND)
 def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckVerdict:
-    pattern = re.compile(check.pattern)
+    pattern = compile_pattern(check.pattern)  # RE2: linear time on any agent output
     hits = [
         r
         for r in context.evidence.of_kind("command_observed")
-        if r.command and pattern.search(r.command)
+        if r.command and pattern.search(r.command) is not None
     ]
     if not hits:
         return failed(KIND, f"no command matching /{check.pattern}/ ran")

@@ -12,6 +12,7 @@ from evaluator.contract.models import (
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.verdict import CheckVerdict, failed, passed
+from evaluator.patterns import compile_pattern
 
 URL = re.compile(r"https?://[^\s<>()\"'`]+")
 LOCAL_HOSTS = ("localhost", "127.", "0.0.0.0", "[::1]")
@@ -43,9 +44,9 @@ def matches(check: FinalAnswerMatchesCheck, context: JudgeContext) -> CheckVerdi
     answer, refs, missing = _answer("final_answer_matches", context)
     if missing or answer is None:
         return missing or failed("final_answer_matches", "no answer")
-    match = re.search(check.pattern, answer)
-    if match:
-        return passed("final_answer_matches", f"final answer matches: {match.group(0)!r}", refs)
+    match = compile_pattern(check.pattern).search(answer)  # RE2: linear time
+    if match is not None:
+        return passed("final_answer_matches", f"final answer matches: {match!r}", refs)
     return failed("final_answer_matches", f"final answer does not match /{check.pattern}/", refs)
 
 
