@@ -49,3 +49,22 @@ Polarity = Literal["required", "forbidden"]
 # Who decided an assertion entry: its structured `checks`, compiled `rules` from its prose,
 # the `model` judge, or nobody (`unclear-rule`).
 DecidedBy = Literal["checks", "rules", "model", "unclear-rule"]
+
+# --- scoring --------------------------------------------------------------------------------
+
+# Who caused a `blocked`: the `agent` under the skill (its attempt counts as not passed, so a
+# skill cannot raise its score by making hard cases time out or escape), the `eval` itself or
+# the machine (excluded from the pass rate, lowers coverage), or an `outage` of the agent's
+# model or tooling (no score at all: an outage must never read as a score of 0).
+BlockSide = Literal["agent", "eval", "outage"]
+BlockCause = Literal[
+    "timeout",
+    "isolation-violation",
+    "agent-crash",
+    "no-final-answer",
+    "agent-error",
+    "not-started",
+    "unclear-rule",
+    "environment",
+    "insufficient-evidence",
+]

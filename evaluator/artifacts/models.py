@@ -81,6 +81,10 @@ class AttemptRecord(ArtifactModel):
     mismatches: list[str] = Field(default_factory=list)
     exit_code: int | None = None
     timed_out: bool = False
+    # Facts that say who caused a `blocked` (see artifacts/attribution.py).
+    killed: bool = False
+    agent_error: str | None = None
+    session_complete: bool | None = None
     duration_s: float | None = None
     artifacts_dir: str | None = None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from evaluator.artifacts.attribution import score_run
 from evaluator.artifacts.models import CaseResult, Manifest
 
 REPORT_SECTIONS = ("Run Summary", "Case Table", "Failures", "Suggested Next Fixes")
@@ -30,8 +31,6 @@ def suggested_fixes(
 
 def render_report(manifest: Manifest, results: list[CaseResult]) -> str:
     counts = Counter(r.status for r in results)
-    judged = counts["pass"] + counts["fail"]
-    rate = f"{counts['pass'] / judged:.0%}" if judged else "n/a"
     lines = [
         f"# Evaluation report: {manifest.run_id}",
         "",
@@ -46,7 +45,7 @@ def render_report(manifest: Manifest, results: list[CaseResult]) -> str:
         + (f", finished {manifest.finished_at}" if manifest.finished_at else ""),
         f"- Cases: {len(results)} of {len(manifest.resolved_case_ids)} finished;"
         f" pass {counts['pass']}, fail {counts['fail']}, blocked {counts['blocked']}",
-        f"- Verified pass rate (blocked excluded): {rate}",
+        f"- Verified pass rate: {score_run(results, len(manifest.resolved_case_ids)).headline()}",
         f"- Attempts per case: {manifest.attempts}; workers: {manifest.workers}",
     ]
     for note in manifest.notes:

@@ -75,6 +75,9 @@ class AttemptResult:
             mismatches=self.workspace.mismatches if self.workspace else [],
             exit_code=handle.exit_code if handle else None,
             timed_out=handle.timed_out if handle else False,
+            killed=handle.killed if handle else False,
+            agent_error=handle.error if handle else None,
+            session_complete=self.evidence.complete if self.evidence else None,
             duration_s=round(handle.duration_s, 3) if handle else None,
             artifacts_dir=str(
                 run_dir.attempt_artifacts(self.case_id, self.number).relative_to(run_dir.path)
