@@ -68,3 +68,7 @@ BlockCause = Literal[
     "environment",
     "insufficient-evidence",
 ]
+
+# The data splits of an optimiser (SkillOpt: train → reflection, val → the gate, test → held out).
+Split = Literal["train", "val", "test"]
+SPLITS: tuple[Split, ...] = ("train", "val", "test")

@@ -44,6 +44,20 @@ ALLOWED: dict[str, set[str]] = {
         "modelserver",
     },
     "modelserver": {"contract"},
+    # scores and gate decisions over finished runs
+    "gate": {"artifacts", "contract"},
+    # optimiser adapters drive whole runs
+    "integrations": {
+        "contract",
+        "repo",
+        "plan",
+        "workspace",
+        "agents",
+        "artifacts",
+        "pipeline",
+        "gate",
+        "modelserver",
+    },
     # schemas.py generates the artifact schemas too, so it may read their models.
     "schemas": {"contract", "artifacts"},
 }

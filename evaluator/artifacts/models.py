@@ -43,6 +43,10 @@ class Manifest(ArtifactModel):
     behaviors_dir: str | None = None
     evaluator_version: str | None = None
     runner_pid: int | None = None
+    candidate_skill: str | None = Field(
+        default=None,
+        description="run-dir file holding the candidate entry skill every workspace got (score)",
+    )
     environment_mismatches: dict[str, list[str]] = Field(
         default_factory=dict, description="case_id -> setup facts that could not be reproduced"
     )

@@ -8,7 +8,17 @@ import sys
 import click
 
 from evaluator import __version__
-from evaluator.cli import judge, list_cmd, model_server, report, run, schemas_cmd, session, validate
+from evaluator.cli import (
+    judge,
+    list_cmd,
+    model_server,
+    report,
+    run,
+    schemas_cmd,
+    score,
+    session,
+    validate,
+)
 from evaluator.errors import EXIT_INPUT, EvalError
 
 COMMANDS: list[click.Command] = [
@@ -20,6 +30,7 @@ COMMANDS: list[click.Command] = [
     run.command,
     report.command,
     judge.command,
+    score.command,
 ]
 
 

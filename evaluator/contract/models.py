@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from evaluator.vocabulary import ALL_STATUSES, BlockedReason, Status
+from evaluator.vocabulary import ALL_STATUSES, BlockedReason, Split, Status
 
 __all__ = ["ALL_STATUSES", "BlockedReason", "Status"]
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -31,10 +31,26 @@ class ClosedModel(BaseModel):
 # --------------------------------------------------------------------------- repo config (ours)
 
 
+class SplitSettings(ClosedModel):
+    """How cases without an explicit `split:` are assigned: a stable hash of
+    `<target>/<suite>/<case>` with this seed, so adding a case never moves another one."""
+
+    seed: int = 0
+    val_fraction: float = Field(default=0.34, ge=0, le=1)
+    test_fraction: float = Field(default=0.0, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _leaves_train(self) -> SplitSettings:
+        if self.val_fraction + self.test_fraction >= 1:
+            raise ValueError("val_fraction + test_fraction must leave room for train (< 1)")
+        return self
+
+
 class RepoConfig(ClosedModel):
     """`agentic-evals/agentic-eval.yaml`: settings for the whole eval repo (optional file)."""
 
     default_target: str | None = None
+    splits: SplitSettings = Field(default_factory=SplitSettings)
     behaviors: str | None = Field(
         default=None, description="Scripted-behaviour directory, relative to this file."
     )
@@ -226,7 +242,7 @@ class Case(OpenModel):
     # ours
     attempts: int | None = Field(default=None, ge=1, le=100)
     timeout_s: float | None = Field(default=None, gt=0)
-    split: Literal["train", "val", "test"] | None = None
+    split: Split | None = None
 
 
 # --------------------------------------------------------------------------- rubrics, evaluations

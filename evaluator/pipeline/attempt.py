@@ -32,6 +32,7 @@ class AttemptSettings:
     runner: AgentRunner
     endpoint: ModelEndpoint
     timeout_s: float
+    entry_skill_text: str | None = None  # a candidate skill written into every workspace
 
 
 @dataclass
@@ -115,6 +116,7 @@ def run_attempt(
         target=settings.target,
         source_workspace=settings.source_workspace,
         attempt=number,
+        entry_skill_text=settings.entry_skill_text,
     )
     prompt = agent_prompt(case.case.input.user_prompt)
     handle = settings.runner.run(
