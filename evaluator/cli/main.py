@@ -9,6 +9,7 @@ import click
 
 from evaluator import __version__
 from evaluator.cli import (
+    gate,
     judge,
     list_cmd,
     model_server,
@@ -31,6 +32,7 @@ COMMANDS: list[click.Command] = [
     report.command,
     judge.command,
     score.command,
+    gate.command,
 ]
 
 
