@@ -9,6 +9,7 @@ import click
 
 from evaluator import __version__
 from evaluator.cli import (
+    export,
     gate,
     judge,
     list_cmd,
@@ -33,6 +34,7 @@ COMMANDS: list[click.Command] = [
     judge.command,
     score.command,
     gate.command,
+    export.group,
 ]
 
 
