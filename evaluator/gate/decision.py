@@ -106,7 +106,8 @@ def decide_gate(
     elif action == "accept":
         reason = f"candidate {cand:.4f} beats current {cur:.4f} but not best {bst:.4f}"
     else:
-        reason = f"candidate {cand:.4f} does not beat current {cur:.4f} (ties are rejected)"
+        tie = " (a tie is rejected: no lateral moves)" if cand == cur else ""
+        reason = f"candidate {cand:.4f} does not beat current {cur:.4f}{tie}"
     found = regressions(candidate, current) if current else []
     if no_regression and found and action != "reject":
         action = "reject"
