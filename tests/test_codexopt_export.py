@@ -76,7 +76,10 @@ def test_codexopt_rollouts_run_our_score_and_report_our_pass_rate(
     rule = "Never edit an existing migration file: migrations that have shipped are\nimmutable."
     good = evaluate_skill_rollouts(repo_root, repo_root / SKILL, skill, loaded)
     assert (good["score"], good["passed"], good["total"]) == (1.0, 2, 2), good
-    assert all("VERDICT: PASS hard=1.000" in t["stdout_tail"] for t in good["tasks"])
+    for task in good["tasks"]:
+        *_, summary, verdict = task["stdout_tail"].splitlines()
+        assert verdict == "VERDICT: PASS hard=1.000 soft=1.000 cases=1 blocked=0"
+        assert json.loads(summary)["verdict"] == "PASS"
     harmful = evaluate_skill_rollouts(repo_root, repo_root / SKILL, skill.replace(rule, ""), loaded)
     assert harmful["score"] == 0.5
     failed = next(t for t in harmful["tasks"] if not t["passed"])

@@ -140,12 +140,13 @@ def test_an_agent_outage_is_an_error_never_a_zero(
 
 
 def test_a_timeout_counts_as_not_passed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Excluded, it would leave no verdict (ERROR); counted against the skill, it is a FAIL.
     slow = {
         "name": "slow",
         "match": {"prompt_contains": "default currency per account"},
-        "steps": [{"cmd": "true", "delay_s": 30}, {"final": "late"}],
+        "steps": [{"cmd": "true", "delay_s": 60}, {"final": "late"}],
     }
-    directory = behaviors(tmp_path / "b", slow, *_follow("routing-backfill"))
+    directory = behaviors(tmp_path / "b", slow)
     code, out = score(
         tmp_path,
         capsys,
@@ -153,13 +154,12 @@ def test_a_timeout_counts_as_not_passed(tmp_path: Path, capsys: pytest.CaptureFi
         str(directory),
         "--case",
         "routing-add-column",
-        "--case",
-        "routing-backfill",
         "--timeout",
         "3",
     )
     assert code == 1
-    assert out[-1] == "VERDICT: FAIL hard=0.500 soft=0.500 cases=2 blocked=1"
+    assert out[-1] == "VERDICT: FAIL hard=0.000 soft=0.000 cases=1 blocked=1"
+    assert any("timeout 1, counted as not passed" in line for line in out)
 
 
 def test_the_candidate_skill_reaches_every_workspace_and_never_the_source(

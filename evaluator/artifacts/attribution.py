@@ -46,7 +46,7 @@ def attempt_blame(record: AttemptRecord) -> Blame:
         return Blame("outage", "not-started")
     if record.session_complete is False:
         return Blame("agent", "no-final-answer")
-    return _REASON_BLAME[record.blocked_reason or "insufficient-evidence"]
+    return _reason_blame(record.blocked_reason or "insufficient-evidence")
 
 
 def case_blame_without_attempts(reason: BlockedReason | None) -> Blame:
@@ -55,7 +55,12 @@ def case_blame_without_attempts(reason: BlockedReason | None) -> Blame:
     counts against the skill rather than letting a violation drop out of the score."""
     if reason == "insufficient-evidence" or reason is None:
         return Blame("agent", "insufficient-evidence")
-    return _REASON_BLAME[reason]
+    return _reason_blame(reason)
+
+
+def _reason_blame(reason: BlockedReason) -> Blame:
+    # A reason added later (a judge outage, say) is the eval's until it is classified here.
+    return _REASON_BLAME.get(reason, Blame("eval", "environment"))
 
 
 def final_attempts(result: CaseResult) -> list[AttemptRecord]:

@@ -51,7 +51,8 @@ def _task(
     command = [program, "score", "--repo", repo_arg, "--target", case.target_id]
     command += ["--case", case.case_id, "--skill", target.entry_skill]
     command += ["--attempts", str(attempts), "--min-pass-rate", f"{min_pass_rate:g}"]
-    command += ["--timeout", f"{timeout_s:g}", "--workers", "1"]
+    # --json: a one-line summary just before the VERDICT line, inside CodexOpt's 4000-char tail.
+    command += ["--timeout", f"{timeout_s:g}", "--workers", "1", "--json"]
     if behaviors:
         command += ["--behaviors", behaviors]
     # No `prompt` key: it would turn the task into a Codex task (CodexOpt pitfall).
