@@ -35,7 +35,6 @@ def score(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     *args: str,
-    monkeypatch: pytest.MonkeyPatch | None = None,
 ) -> tuple[int, list[str]]:
     with scratch_dir() as scratch, pytest.raises(SystemExit) as info:
         main(
@@ -210,3 +209,12 @@ def test_split_selects_only_that_split(tmp_path: Path, capsys: pytest.CaptureFix
 
 def _follow(case_id: str) -> list[dict[str, Any]]:
     return [yaml.safe_load((FOLLOWS / f"{case_id}.yaml").read_text())]
+
+
+def test_bad_input_still_ends_with_a_verdict_line_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = score(tmp_path, capsys, "--behaviors", str(FOLLOWS), "--case", "no-such-case")
+    assert code == 2
+    assert out[-1].startswith("VERDICT: ERROR input-error: ")
+    assert "unknown case id(s): no-such-case" in out[-1]
