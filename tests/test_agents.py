@@ -107,9 +107,9 @@ def test_timeout_kills_the_process_group_and_keeps_the_evidence() -> None:
     steps = [{"cmd": f"sleep 47.{os.getpid() % 1000}; echo {marker}"}, {"final": "late"}]
     with scratch_dir() as scratch, serving(behavior("slow", PROMPT, steps)) as server:
         started = time.time()
-        _, handle = run_attempt(scratch, server, "routing-add-column", timeout_s=4)
+        _, handle = run_attempt(scratch, server, "routing-add-column", timeout_s=10)
         assert handle.timed_out and handle.killed
-        assert time.time() - started < 20
+        assert time.time() - started < 30
         assert "timed out" in (handle.fault or "")
         files = rollout_files(handle.agent_home)
         assert len(files) == 1  # the session written so far is kept

@@ -44,6 +44,8 @@ ALLOWED: dict[str, set[str]] = {
         "modelserver",
     },
     "modelserver": {"contract"},
+    # The model judge runs codex as the agents do, against a scripted server under --behaviors.
+    "grader": {"agents", "evidence", "judge", "contract", "modelserver"},
     # scores and gate decisions over finished runs
     "gate": {"artifacts", "contract"},
     # optimiser adapters drive whole runs

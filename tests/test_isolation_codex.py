@@ -205,7 +205,7 @@ def test_no_tool_use_is_unverifiable() -> None:
 
 def test_killed_run_is_incomplete_and_keeps_what_it_had() -> None:
     session, evidence, _report = run_steps(
-        [{"cmd": f"cat {SKILL}/SKILL.md"}, {"cmd": "sleep 30"}, {"final": "never"}], timeout_s=4
+        [{"cmd": f"cat {SKILL}/SKILL.md"}, {"cmd": "sleep 30"}, {"final": "never"}], timeout_s=10
     )
     session.unlink()
     assert not evidence.complete

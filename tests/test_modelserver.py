@@ -97,7 +97,10 @@ def test_behaviour_files_are_validated_with_locations(tmp_path: Path) -> None:
 
 
 def test_shipped_behaviours_load() -> None:
-    for directory in (ROOT / "agentic-evals/targets/db-migrations/behaviors").iterdir():
+    shipped = ROOT / "agentic-evals/targets/db-migrations/behaviors"
+    directories = sorted({path.parent for path in shipped.rglob("*.yaml")})
+    assert shipped / "follows-skill" in directories and shipped / "broken" in directories
+    for directory in directories:  # golden/<case>/ holds one case's failing goldens
         library = load_behaviors(directory)
         assert library.behaviors, directory
 

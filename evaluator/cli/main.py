@@ -18,6 +18,7 @@ from evaluator.cli import (
     run,
     schemas_cmd,
     score,
+    selftest,
     session,
     validate,
 )
@@ -32,6 +33,7 @@ COMMANDS: list[click.Command] = [
     run.command,
     report.command,
     judge.command,
+    selftest.command,
     score.command,
     gate.command,
     export.group,

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from evaluator.agents import runner_names
+from evaluator.cli.grading import build_grader, grader_options
 from evaluator.cli.options import emit_json, json_option, repo_options
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 from evaluator.pipeline.progress import choose_progress
@@ -69,6 +70,7 @@ from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
 @click.option(
     "--allow-blocked", is_flag=True, help="Blocked cases alone do not make the exit code 1."
 )
+@grader_options
 @json_option
 def command(
     repo: Path,
@@ -89,6 +91,8 @@ def command(
     codex_bin: Path | None,
     auth_from: Path | None,
     allow_blocked: bool,
+    judge_model: str | None,
+    judge_votes: int | None,
     as_json: bool,
 ) -> int:
     """Run every selected case in fresh workspaces and judge it from the recorded sessions."""
@@ -96,6 +100,14 @@ def command(
         raise click.UsageError(
             "--resume takes the plan of the run it resumes; drop --run-id/--target/--suite/--case"
         )
+    grader = build_grader(
+        judge_model,
+        judge_votes,
+        behaviors=behaviors,
+        codex_bin=codex_bin,
+        auth_from=auth_from,
+        scratch_root=scratch_root,
+    )
     options = RunOptions(
         repo=repo,
         source_workspace=source_workspace,
@@ -114,8 +126,13 @@ def command(
         scratch_root=scratch_root,
         codex_bin=codex_bin,
         auth_from=auth_from,
+        grader=grader,
     )
-    outcome = Run(options, choose_progress(as_json)).execute()
+    try:
+        outcome = Run(options, choose_progress(as_json)).execute()
+    finally:
+        if grader is not None:
+            grader.close()
     code = exit_code(outcome, allow_blocked)
     if as_json:
         emit_json(summary(outcome, code))

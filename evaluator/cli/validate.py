@@ -8,6 +8,7 @@ import click
 
 from evaluator.cli.options import emit_json, json_option, repo_options
 from evaluator.errors import EXIT_INPUT, EXIT_OK
+from evaluator.pipeline.selftest import golden_problems
 from evaluator.repo import load_repo
 
 
@@ -17,6 +18,9 @@ from evaluator.repo import load_repo
 def command(repo: Path, source_workspace: Path | None, as_json: bool) -> int:
     """Check an eval repo: schemas, paths, ids, skill files. Exit 2 if any error."""
     loaded, diagnostics = load_repo(repo, source_workspace)
+    for target in loaded.targets.values() if loaded else []:
+        for problem in golden_problems(target):
+            diagnostics.error(problem)
     cases = sum(len(t.all_cases()) for t in loaded.targets.values()) if loaded else 0
     if as_json:
         emit_json(

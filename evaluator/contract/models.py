@@ -232,6 +232,13 @@ class CaseNotes(OpenModel):
     likely_fix_files: list[str] = Field(default_factory=list)
 
 
+class GoldenBehavior(ClosedModel):
+    """Ours: a scripted behaviour and the status the case must give it (`agentic-eval selftest`)."""
+
+    behavior: NonEmpty = Field(description="Behaviour file, relative to the target directory.")
+    expect: Status = Field(description="The case status this behaviour must get.")
+
+
 class Case(OpenModel):
     case_id: NonEmpty
     title: NonEmpty
@@ -243,6 +250,10 @@ class Case(OpenModel):
     attempts: int | None = Field(default=None, ge=1, le=100)
     timeout_s: float | None = Field(default=None, gt=0)
     split: Split | None = None
+    golden: list[GoldenBehavior] = Field(
+        default_factory=list,
+        description="Scripted behaviours with the status each must get; checked by `selftest`.",
+    )
 
 
 # --------------------------------------------------------------------------- rubrics, evaluations

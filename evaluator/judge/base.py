@@ -10,6 +10,7 @@ from typing import Protocol
 
 from evaluator.contract.models import AssertionEntry, BlockedReason
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
+from evaluator.judge.grading import ModelGrader
 from evaluator.vocabulary import CheckStatus, Polarity
 
 
@@ -19,6 +20,7 @@ class JudgeContext:
     workspace: Path
     ref_prefix: str  # e.g. "case-artifacts/<case>/accepted-session.json"
     workspace_available: bool = True
+    grader: ModelGrader | None = None
 
     def ref(self, record: EvidenceRecord) -> str:
         return f"{self.ref_prefix}#{record.id}"

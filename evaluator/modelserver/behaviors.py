@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -53,6 +53,9 @@ class WaitSpec(StrictModel):
     timeout_ms: int = 300_000
 
 
+ACTIONS = ("cmd", "patch", "spawn", "wait", "final", "final_json", "http_error", "when")
+
+
 class When(StrictModel):
     """A branch condition, decided on the outputs of the tool calls played before the branch."""
 
@@ -75,6 +78,8 @@ class Step(StrictModel):
     spawn: SpawnSpec | None = None
     wait: WaitSpec | None = None
     final: str | None = None
+    # A structured final answer (a judge's verdict under `--output-schema`), sent as JSON text.
+    final_json: dict[str, Any] | None = None
     http_error: int | None = Field(default=None, ge=400, le=599)
     when: When | None = None
     then: list[Step] | None = None
@@ -86,7 +91,7 @@ class Step(StrictModel):
         actions = [name for name in ACTIONS if getattr(self, name) is not None]
         if len(actions) != 1:
             raise ValueError(
-                "each step needs exactly one of cmd, patch, spawn, wait, final, http_error, when"
+                f"each step needs exactly one of {', '.join(ACTIONS)}"
                 f" (got {', '.join(actions) or 'none'})"
             )
         if self.workdir is not None and self.cmd is None:
@@ -103,9 +108,6 @@ class Step(StrictModel):
             if getattr(self, name) is not None:
                 return name
         raise AssertionError("validated step has an action")
-
-
-ACTIONS = ("cmd", "patch", "spawn", "wait", "final", "http_error", "when")
 
 
 def next_step(steps: list[Step], outputs: list[str]) -> Step | None:
@@ -141,8 +143,10 @@ class Behavior(StrictModel):
     @model_validator(mode="after")
     def _ends_in_final(self) -> Behavior:
         last = self.steps[-1].action
-        if last not in ("final", "http_error"):
-            raise ValueError("the last step must be `final` (or `http_error`), not a branch")
+        if last not in ("final", "final_json", "http_error"):
+            raise ValueError(
+                "the last step must be `final` (or `final_json`, `http_error`), not a branch"
+            )
         return self
 
 

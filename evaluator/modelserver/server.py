@@ -167,7 +167,7 @@ class ScriptedModelServer:
             targets = view.spawned_agent_ids()[-1:]
             args = {"targets": targets, "timeout_ms": step.wait.timeout_ms}
             return _function_call(call_id, "wait_agent", args, namespace="multi_agent_v1")
-        text = step.final or ""
+        text = json.dumps(step.final_json) if step.final_json is not None else step.final or ""
         return {
             "type": "message",
             "role": "assistant",

@@ -15,6 +15,7 @@ from evaluator.contract.models import BlockedReason, Status
 from evaluator.evidence import SessionEvidence, normalize_session
 from evaluator.isolation import IsolationReport, assess_isolation
 from evaluator.judge import CaseJudgement, JudgeContext, judge_case
+from evaluator.judge.grading import ModelGrader
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.sessions import SessionRef, get_store
@@ -33,6 +34,7 @@ class AttemptSettings:
     endpoint: ModelEndpoint
     timeout_s: float
     entry_skill_text: str | None = None  # a candidate skill written into every workspace
+    grader: ModelGrader | None = None
 
 
 @dataclass
@@ -206,6 +208,7 @@ def _evaluate(
         evidence=evidence,
         workspace=result.workspace.path,
         ref_prefix=settings.run_dir.attempt_ref_prefix(case.case_id, result.number),
+        grader=settings.grader,
     )
     apply_judgement(result, judge_case(case.case, context))
 

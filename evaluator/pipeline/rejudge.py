@@ -11,6 +11,7 @@ from evaluator.artifacts.rundir import RunDir, write_json
 from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport
 from evaluator.judge import JudgeContext, judge_case
+from evaluator.judge.grading import ModelGrader
 from evaluator.pipeline.attempt import AttemptResult, apply_judgement
 from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.run import write_reports
@@ -55,7 +56,7 @@ def _restore(run_dir: RunDir, case_id: str, data: dict[str, Any]) -> AttemptResu
     return result
 
 
-def rejudge_run(run_path: Path) -> list[CaseResult]:
+def rejudge_run(run_path: Path, grader: ModelGrader | None = None) -> list[CaseResult]:
     run_dir = RunDir(run_path)
     manifest = run_dir.read_manifest()
     repo = open_repo(
@@ -84,6 +85,7 @@ def rejudge_run(run_path: Path) -> list[CaseResult]:
                     workspace=attempt.workspace.path,
                     ref_prefix=run_dir.attempt_ref_prefix(case.case_id, attempt.number),
                     workspace_available=attempt.workspace.path.is_dir(),
+                    grader=grader,
                 )
                 apply_judgement(attempt, judge_case(case.case, context))
                 data["status"], data["blocked_reason"] = attempt.status, attempt.blocked_reason

@@ -24,6 +24,7 @@ from evaluator.artifacts.report import render_report
 from evaluator.artifacts.rundir import RunDir, write_atomic
 from evaluator.artifacts.transcript import render_transcript
 from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.judge.grading import ModelGrader
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
 from evaluator.pipeline.attempt import AttemptResult, AttemptSettings, failed_attempt, run_attempt
 from evaluator.pipeline.case import finalize_case
@@ -61,6 +62,7 @@ class RunOptions:
     auth_from: Path | None = None
     scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
     skill_text: str | None = None  # candidate entry skill for every workspace (`score --skill`)
+    grader: ModelGrader | None = None  # the model judge (`--judge-model`), owned by the caller
 
 
 @dataclass
@@ -337,6 +339,7 @@ class Run:
                 endpoint=endpoint,
                 timeout_s=timeout_s,
                 entry_skill_text=skill_text,
+                grader=options.grader,
             )
             self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
             try:

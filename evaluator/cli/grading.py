@@ -1,0 +1,53 @@
+"""`--judge-model` and `--judge-votes`, shared by `run` and `judge`, and the grader they build."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from evaluator.grader import Grader, make_grader
+from evaluator.grader.grader import DEFAULT_SCRATCH
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def grader_options(func: F) -> F:
+    func = click.option(
+        "--judge-votes",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Judge calls per entry, odd; a strict majority decides (default 1).",
+    )(func)
+    func = click.option(
+        "--judge-model",
+        default=None,
+        help="Model of the model-graded judge, for entries no rule decides (default: none).",
+    )(func)
+    return func
+
+
+def build_grader(
+    judge_model: str | None,
+    judge_votes: int | None,
+    *,
+    behaviors: Path | None = None,
+    codex_bin: Path | None = None,
+    auth_from: Path | None = None,
+    scratch_root: Path | None = None,
+) -> Grader | None:
+    """The grader the options ask for, or None without `--judge-model`; the caller closes it."""
+    if judge_model is None:
+        if judge_votes is not None:
+            raise click.UsageError("--judge-votes needs --judge-model")
+        return None
+    return make_grader(
+        judge_model,
+        votes=judge_votes or 1,
+        behaviors=behaviors,
+        codex_bin=codex_bin,
+        auth_from=auth_from,
+        scratch_root=scratch_root / "judge" if scratch_root else DEFAULT_SCRATCH,
+    )

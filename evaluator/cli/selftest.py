@@ -1,0 +1,117 @@
+"""`agentic-eval selftest`: run every case's golden behaviours and test the assertions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from evaluator.cli.options import emit_json, json_option, repo_options
+from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.pipeline.progress import choose_progress
+from evaluator.pipeline.run import DEFAULT_SCRATCH
+from evaluator.pipeline.selftest import SelftestOptions, SelftestReport, run_selftest
+
+
+@click.command("selftest")
+@repo_options
+@click.option("--target", default=None, help="Target id (default: the repo default).")
+@click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
+@click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
+@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Attempts run at once.")
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=1),
+    default=None,
+    help="Seconds per attempt.",
+)
+@click.option(
+    "--runs-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("runs"),
+    show_default=True,
+)
+@click.option(
+    "--scratch-root",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=DEFAULT_SCRATCH,
+    show_default=True,
+    help="Workspaces and agent homes (not under /tmp).",
+)
+@click.option("--codex-bin", type=click.Path(path_type=Path, dir_okay=False), default=None)
+@json_option
+def command(
+    repo: Path,
+    source_workspace: Path | None,
+    target: str | None,
+    suites: tuple[str, ...],
+    cases: tuple[str, ...],
+    workers: int | None,
+    timeout_s: float | None,
+    runs_dir: Path,
+    scratch_root: Path,
+    codex_bin: Path | None,
+    as_json: bool,
+) -> int:
+    """Check that each case's assertions tell its golden behaviours apart. Exit 1 if not."""
+    options = SelftestOptions(
+        repo=repo,
+        source_workspace=source_workspace,
+        target=target,
+        suites=suites,
+        cases=cases,
+        workers=workers,
+        timeout_s=timeout_s,
+        runs_dir=runs_dir,
+        scratch_root=scratch_root,
+        codex_bin=codex_bin,
+    )
+    report = run_selftest(options, lambda: choose_progress(as_json))
+    code = EXIT_OK if report.ok else EXIT_FAILURES
+    if as_json:
+        emit_json({**report.as_json(), "exit_code": code})
+    else:
+        print_report(report)
+    return code
+
+
+def print_report(report: SelftestReport) -> None:
+    rows = [("case", "golden behaviour", "expect", "got", "")]
+    for golden in report.goldens:
+        got: str = golden.status or "not run"
+        if golden.blocked_reason:
+            got += f" ({golden.blocked_reason})"
+        rows.append(
+            (
+                golden.case_id,
+                golden.behavior,
+                golden.expect,
+                got,
+                "" if golden.matches else "MISMATCH",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    click.echo("")
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)]
+        click.echo("  ".join([*cells, row[4]]).rstrip())
+    if report.non_separating_cases():
+        click.echo(
+            "\ncases whose assertions do not separate good from bad behaviour: "
+            + ", ".join(report.non_separating_cases())
+        )
+    vacuous = report.vacuous()
+    if vacuous:
+        click.echo("\nassertions no golden behaviour fails (they test nothing):")
+        for entry in vacuous:
+            click.echo(f"  {entry.case_id} {entry.polarity}[{entry.index}]: {entry.description}")
+    mismatches = len(report.mismatches())
+    state = " (interrupted)" if report.interrupted else ""
+    click.echo(
+        f"\n{len(report.goldens)} golden behaviour(s), {mismatches} mismatch(es),"
+        f" {len(vacuous)} vacuous assertion(s){state}"
+    )
+    if report.cases_without_golden:
+        click.echo(f"cases without golden behaviours: {', '.join(report.cases_without_golden)}")
+    click.echo(f"selftest: {report.directory}")

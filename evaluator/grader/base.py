@@ -1,0 +1,42 @@
+"""The judge-backend interface: one model call in (a prompt, an answer schema, a bundle), its raw
+reply out. Backends never interpret the reply; `verify.py` does, the same way for every backend."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class JudgeCall:
+    prompt: str
+    answer_schema: dict[str, Any]
+    bundle: Path  # the read-only judge workspace: the evidence bundle and nothing else
+    scratch: Path  # a fresh directory for this call's own files (not under /tmp for codex)
+    timeout_s: float
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """The judge's final message as text, or why there is none (timeout, outage, crash)."""
+
+    raw: str | None
+    error: str | None = None
+
+
+class JudgeBackend(ABC):
+    """One way of asking a model for a verdict. Implementations register with
+    `@register_backend`."""
+
+    name: str
+
+    @property
+    @abstractmethod
+    def model(self) -> str:
+        """The model name recorded with every verdict and part of every cache key."""
+
+    @abstractmethod
+    def ask(self, call: JudgeCall) -> JudgeReply:
+        """Runs one judge call to completion or timeout; never raises for a judge fault."""

@@ -1,0 +1,119 @@
+"""The `codex` judge backend: `codex exec --output-schema` in a fresh CODEX_HOME, with the evidence
+bundle as its read-only working root.
+
+The judge is an agent too, so it gets what the evaluated agent gets and nothing more: a home with
+our config only, an allowlisted environment, and a sandbox in which it can read the bundle
+(`-s read-only`) but change nothing. `--ephemeral` because the judge's own session is not
+evidence; its reply is kept in the judge record instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from evaluator.agents.base import ModelEndpoint
+from evaluator.agents.codex_binary import find_codex
+from evaluator.agents.codex_exec import CREDENTIAL_ENV, PASSTHROUGH_ENV
+from evaluator.agents.codex_home import create_codex_home
+from evaluator.agents.process import run_process
+from evaluator.grader.base import JudgeBackend, JudgeCall, JudgeReply
+from evaluator.grader.registry import register_backend
+
+
+@register_backend("codex")
+class CodexJudgeBackend(JudgeBackend):
+    def __init__(self, endpoint: ModelEndpoint, codex_bin: Path | str | None = None) -> None:
+        if not endpoint.model:
+            raise ValueError("the codex judge backend needs a model name")
+        self.endpoint = endpoint
+        self.binary = find_codex(codex_bin)
+
+    @property
+    def model(self) -> str:
+        assert self.endpoint.model is not None
+        return self.endpoint.model
+
+    def command(self, call: JudgeCall, schema_path: Path, last_message: Path) -> list[str]:
+        return [
+            str(self.binary),
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "--ephemeral",
+            "-C",
+            str(call.bundle),
+            "-s",
+            "read-only",
+            "--output-schema",
+            str(schema_path),
+            "-o",
+            str(last_message),
+        ]
+
+    def environment(self, codex_home: Path, home: Path) -> dict[str, str]:
+        env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
+        env.setdefault("LANG", "C.UTF-8")
+        env.update({"HOME": str(home), "CODEX_HOME": str(codex_home), "TERM": "dumb"})
+        if self.endpoint.scripted:
+            env["OPENAI_API_KEY"] = self.endpoint.api_key or "scripted-model"
+        else:
+            env.update({k: os.environ[k] for k in CREDENTIAL_ENV if k in os.environ})
+            if self.endpoint.api_key:
+                env["OPENAI_API_KEY"] = self.endpoint.api_key
+        return env
+
+    def ask(self, call: JudgeCall) -> JudgeReply:
+        call.scratch.mkdir(parents=True, exist_ok=True)
+        try:
+            codex_home = create_codex_home(call.scratch / "codex-home", self.endpoint)
+        except OSError as exc:
+            return JudgeReply(None, f"judge home could not be created: {exc}")
+        home = call.scratch / "home"
+        home.mkdir(exist_ok=True)
+        schema_path = call.scratch / "answer-schema.json"
+        schema_path.write_text(json.dumps(call.answer_schema, indent=1), encoding="utf-8")
+        last_message = call.scratch / "last-message.txt"
+        stdout_path = call.scratch / "stdout.jsonl"
+        outcome = run_process(
+            self.command(call, schema_path, last_message),
+            cwd=call.bundle,
+            env=self.environment(codex_home, home),
+            stdin_text=call.prompt,
+            stdout_path=stdout_path,
+            stderr_path=call.scratch / "stderr.txt",
+            timeout_s=call.timeout_s,
+        )
+        if outcome.timed_out:
+            return JudgeReply(None, f"judge timed out after {call.timeout_s:g}s and was killed")
+        if outcome.error:
+            return JudgeReply(None, f"judge could not start: {outcome.error}")
+        reported = _reported_error(stdout_path)
+        if outcome.exit_code != 0:
+            why = f": {reported}" if reported else ""
+            return JudgeReply(None, f"judge exited with code {outcome.exit_code}{why}")
+        if not last_message.is_file():
+            return JudgeReply(
+                None, f"judge gave no final message{': ' + reported if reported else ''}"
+            )
+        return JudgeReply(last_message.read_text(encoding="utf-8", errors="replace"))
+
+
+def _reported_error(stdout_path: Path) -> str | None:
+    """The first error codex reported on its `--json` stream (a model outage shows up here)."""
+    try:
+        lines = stdout_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict) or event.get("type") not in ("turn.failed", "error"):
+            continue
+        message = event.get("message") or (event.get("error") or {}).get("message")
+        if message:
+            return str(message)
+    return None

@@ -1,0 +1,184 @@
+"""Checking a judge's answer before it counts.
+
+A judge's reply is a claim like any other: it counts only when it is well formed and the records
+it cites exist and can show what the assertion is about. What an assertion is about is read from
+the author's text, not from the judge's answer, which could dodge the check.
+
+A `met` must cite, when the assertion mentions
+- consulting/reading/opening a file: a `file_read_observed` record with access `read`, of a file
+  it names if it names one;
+- an order ("before", "after", "first"): two or more records in the order they happened, and the
+  paths it names in the order it names them;
+- running a command: a `command_observed` or `tool_call` record;
+- the final answer, what the agent told the user: the `final_answer` record;
+- always: at least one record of what the agent did (not only the session's start or end).
+
+Every cited id must exist, whatever the verdict. A `met` that fails any rule becomes
+`cannot-judge`; so does a reply that is not JSON or does not match the answer schema.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+
+from evaluator.grader.bundle import named_paths
+from evaluator.grader.prompt import ANSWER_SCHEMA
+from evaluator.judge.base import path_matches
+from evaluator.judge.grading import GradeItem, GradeVerdict
+
+CONSULTS = re.compile(
+    r"\b(consult(s|ed|ing|ation)?|read(s|ing)?|opened|opens|opening|inspect(s|ed|ing|ion)?|"
+    r"load(s|ed|ing)?|view(s|ed|ing)?|look(s|ed)? at)\b|读取|阅读|查看|打开|参考",
+    re.IGNORECASE,
+)
+ORDERS = re.compile(
+    r"\b(before|after|first|then|prior to|followed by|until)\b|之前|之后|先|首先", re.IGNORECASE
+)
+COMMANDS = re.compile(
+    r"\b(command\w*|run|runs|ran|running|invok\w*|execut\w*)\b|命令|运行|执行", re.IGNORECASE
+)
+ANSWERS = re.compile(
+    r"\b(final answer|answer(s|ed)?|repl(y|ies|ied)|respon(d|ds|ded|se)|tell(s|ing)?|told|"
+    r"mention(s|ed)?|recommend(s|ed)?|ask(s|ed)? the user|says|explain(s|ed)?|summar\w*)\b|回答|答复|回复|告诉|说明",
+    re.IGNORECASE,
+)
+CONTENT_KINDS = (
+    "tool_call",
+    "tool_result",
+    "tool_workdir_observed",
+    "command_observed",
+    "file_read_observed",
+    "file_write_observed",
+    "final_answer",
+)
+
+
+@dataclass
+class Verification:
+    verdict: GradeVerdict  # after verification
+    answered: GradeVerdict | None  # what the judge said, if it said anything well formed
+    rationale: str
+    refs: tuple[str, ...]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _number(ref: str) -> int:
+    return int(ref.split("-", 1)[1])
+
+
+def _relative(path: str, workspace: str) -> str | None:
+    root = workspace.rstrip("/")
+    if path.startswith(root + "/"):
+        return path[len(root) + 1 :]
+    return None
+
+
+def verify_answer(
+    raw: str, item: GradeItem, records: dict[str, dict[str, Any]], workspace: str
+) -> Verification:
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        return Verification("cannot-judge", None, "", (), ["the reply is not JSON"])
+    errors = sorted(
+        jsonschema.Draft202012Validator(ANSWER_SCHEMA).iter_errors(answer), key=lambda e: e.path
+    )
+    if errors:
+        where = "/".join(str(p) for p in errors[0].absolute_path) or "(top)"
+        return Verification(
+            "cannot-judge",
+            None,
+            "",
+            (),
+            [f"the reply does not match the answer schema at {where}: {errors[0].message}"],
+        )
+    verdict: GradeVerdict = answer["verdict"]
+    refs = tuple(answer["refs"])
+    result = Verification(verdict, verdict, answer["rationale"], refs)
+    missing = [ref for ref in refs if ref not in records]
+    if missing:
+        result.problems.append(f"cites records that do not exist: {', '.join(missing)}")
+    elif verdict == "met":
+        result.problems.extend(_support_problems(item, [records[r] for r in refs], workspace))
+    if result.problems:
+        result.verdict = "cannot-judge"
+    return result
+
+
+def _support_problems(item: GradeItem, cited: list[dict[str, Any]], workspace: str) -> list[str]:
+    text = item.text
+    if not cited:
+        return ["a `met` cites no record"]
+    problems: list[str] = []
+    if CONSULTS.search(text):
+        reads = [
+            r for r in cited if r.get("kind") == "file_read_observed" and r.get("access") == "read"
+        ]
+        paths = named_paths([item])
+        if paths:
+            reads = [
+                r
+                for r in reads
+                if (relative := _relative(str(r.get("path") or ""), workspace)) is not None
+                and any(path_matches(relative, p) for p in paths)
+            ]
+        if not reads:
+            named = f" of {', '.join(paths)}" if paths else ""
+            problems.append(
+                f"a consultation claim needs a cited `file_read_observed` record with access"
+                f" `read`{named}; none of {', '.join(str(r['id']) for r in cited)} is one"
+            )
+    if ORDERS.search(text):
+        numbers = [_number(str(r["id"])) for r in cited]
+        if len(numbers) < 2:
+            problems.append("an ordering claim needs at least two cited records")
+        elif numbers != sorted(numbers) or len(set(numbers)) != len(numbers):
+            problems.append(
+                "an ordering claim must cite its records in the order they happened;"
+                f" cited {', '.join(str(r['id']) for r in cited)}"
+            )
+        else:
+            problems.extend(_named_order_problems(item, cited, workspace))
+    if COMMANDS.search(text) and not any(
+        r.get("kind") in ("command_observed", "tool_call") for r in cited
+    ):
+        problems.append("a command claim needs a cited `command_observed` or `tool_call` record")
+    if ANSWERS.search(text) and not any(r.get("kind") == "final_answer" for r in cited):
+        problems.append("a claim about the final answer needs the cited `final_answer` record")
+    if not any(r.get("kind") in CONTENT_KINDS for r in cited):
+        problems.append("the cited records show nothing the agent did")
+    return problems
+
+
+def _named_order_problems(
+    item: GradeItem, cited: list[dict[str, Any]], workspace: str
+) -> list[str]:
+    """When the assertion names two or more paths ("`A` ... before ... `B/`"), the first cited
+    record of each named path must come in the order the author named them."""
+    paths = named_paths([item])
+    if len(paths) < 2:
+        return []
+    firsts: list[tuple[str, int]] = []
+    for pattern in paths:
+        directory = pattern.rstrip("/") + "/*" if pattern.endswith("/") else pattern
+        for record in cited:
+            relative = _relative(str(record.get("path") or ""), workspace)
+            if relative is not None and path_matches(relative, directory):
+                firsts.append((pattern, _number(str(record["id"]))))
+                break
+        else:
+            return [f"an ordering claim naming `{pattern}` cites no record of it"]
+    numbers = [number for _, number in firsts]
+    if numbers != sorted(numbers):
+        order = ", ".join(f"`{p}` at msg-{n}" for p, n in firsts)
+        return [f"the cited records do not show the named order: {order}"]
+    return []

@@ -1,0 +1,43 @@
+"""The seam between the judge chain and a model-graded judge: what the chain asks, what it gets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from evaluator.evidence.records import SessionEvidence
+from evaluator.vocabulary import Polarity
+
+GradeVerdict = Literal["met", "not-met", "cannot-judge"]
+
+
+@dataclass(frozen=True)
+class GradeItem:
+    entry_id: str  # e.g. "required[2]", unique within the case
+    polarity: Polarity
+    text: str  # the criterion or fail signal, verbatim as the author wrote it
+    evidence_scope: str | None = None
+
+
+@dataclass(frozen=True)
+class GradeResult:
+    entry_id: str
+    verdict: GradeVerdict  # after verification: an unverified "met" is "cannot-judge"
+    rationale: str
+    refs: tuple[str, ...]  # the msg-N record ids the verdict relies on
+    record_path: str | None  # the judge record, relative to the run dir
+    detail: str | None = None  # verification outcome, vote split, timeout reason
+
+
+class ModelGrader(Protocol):
+    """Grades entries no rule could decide. Never raises for a judge fault: such an entry comes
+    back `cannot-judge` with the reason in `detail`."""
+
+    def grade(
+        self,
+        items: list[GradeItem],
+        evidence: SessionEvidence,
+        workspace: Path,
+        record_dir: Path,
+    ) -> list[GradeResult]: ...

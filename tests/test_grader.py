@@ -1,0 +1,140 @@
+"""The model judge's rules that need no model: verification of answers, the `final_json`
+behaviour step, and the judge options' input errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.cli.main import main
+from evaluator.errors import InputError
+from evaluator.grader import GraderSettings, make_grader
+from evaluator.grader.verify import verify_answer
+from evaluator.judge.grading import GradeItem
+from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
+
+WS = "/work/ws"
+RECORDS: dict[str, dict[str, Any]] = {
+    "msg-1": {"id": "msg-1", "kind": "session_start"},
+    "msg-2": {"id": "msg-2", "kind": "command_observed", "command": "cat SKILL.md"},
+    "msg-3": {
+        "id": "msg-3",
+        "kind": "file_read_observed",
+        "path": f"{WS}/SKILL.md",
+        "access": "read",
+    },
+    "msg-4": {
+        "id": "msg-4",
+        "kind": "file_read_observed",
+        "path": f"{WS}/ref/a.md",
+        "access": "metadata",
+    },
+    "msg-5": {
+        "id": "msg-5",
+        "kind": "file_read_observed",
+        "path": f"{WS}/ref/b.md",
+        "access": "read",
+    },
+    "msg-6": {"id": "msg-6", "kind": "final_answer", "text": "I read ref/a.md."},
+}
+
+
+def check(text: str, verdict: str, *refs: str, polarity: str = "required") -> tuple[str, list[str]]:
+    raw = json.dumps({"verdict": verdict, "rationale": "because", "refs": list(refs)})
+    item = GradeItem("required[0]", polarity, text)  # type: ignore[arg-type]
+    result = verify_answer(raw, item, RECORDS, WS)
+    return result.verdict, result.problems
+
+
+def test_a_consultation_needs_a_content_read_of_the_named_file() -> None:
+    assert check("Shows consultation of `SKILL.md`.", "met", "msg-3") == ("met", [])
+    # a metadata touch (wc -l) and the agent's own claim are not reads of a.md
+    verdict, problems = check("The agent read `ref/a.md`.", "met", "msg-4", "msg-6")
+    assert verdict == "cannot-judge" and "file_read_observed" in problems[0]
+    # a real read, but of another file than the one named
+    assert check("The agent read `ref/a.md`.", "met", "msg-5")[0] == "cannot-judge"
+    assert check("智能体读取了 `SKILL.md`", "met", "msg-3")[0] == "met"
+    assert check("智能体读取了 `SKILL.md`", "met", "msg-2")[0] == "cannot-judge"
+
+
+def test_an_ordering_claim_must_cite_records_in_their_order() -> None:
+    text = "`SKILL.md` was read before any file under `ref/`."
+    assert check(text, "met", "msg-3", "msg-5") == ("met", [])
+    verdict, problems = check(text, "met", "msg-5", "msg-3")
+    assert verdict == "cannot-judge" and "in the order they happened" in problems[0]
+    assert check(text, "met", "msg-3")[0] == "cannot-judge"  # one record shows no order
+    # in order, but the records are not the named files in the named order
+    reverse = "`ref/b.md` was read before `SKILL.md`."
+    verdict, problems = check(reverse, "met", "msg-3", "msg-5")
+    assert verdict == "cannot-judge" and "named order" in problems[0]
+    verdict, problems = check("`SKILL.md` was read before `ref/x.md`.", "met", "msg-3", "msg-5")
+    assert verdict == "cannot-judge" and "`ref/x.md`" in problems[0]
+
+
+def test_answer_and_command_claims_need_their_record_kinds() -> None:
+    assert check("The final answer mentions the rollback.", "met", "msg-6")[0] == "met"
+    assert check("The final answer mentions the rollback.", "met", "msg-2")[0] == "cannot-judge"
+    assert check("A command invoking the script ran.", "met", "msg-2")[0] == "met"
+    assert check("A command invoking the script ran.", "met", "msg-6")[0] == "cannot-judge"
+    assert check("Something happened.", "met", "msg-1")[0] == "cannot-judge"
+    assert check("Something happened.", "met")[0] == "cannot-judge"
+
+
+def test_every_cited_id_must_exist_and_replies_must_match_the_schema() -> None:
+    assert check("The agent changed nothing.", "not-met")[0] == "not-met"
+    verdict, problems = check("The agent changed nothing.", "not-met", "msg-40")
+    assert verdict == "cannot-judge" and "msg-40" in problems[0]
+    item = GradeItem("required[0]", "required", "x")
+    assert verify_answer("met!", item, RECORDS, WS).problems == ["the reply is not JSON"]
+    extra = json.dumps({"verdict": "met", "rationale": "r", "refs": ["msg-3"], "score": 1})
+    assert "answer schema" in verify_answer(extra, item, RECORDS, WS).problems[0]
+    bad_ref = json.dumps({"verdict": "met", "rationale": "r", "refs": ["SKILL.md"]})
+    assert verify_answer(bad_ref, item, RECORDS, WS).verdict == "cannot-judge"
+
+
+def test_final_json_steps_are_sent_as_json_text() -> None:
+    reply = {"verdict": "met", "rationale": "r", "refs": ["msg-3"]}
+    judge = Behavior.model_validate(
+        {"name": "j", "match": {"prompt_contains": "judge"}, "steps": [{"final_json": reply}]}
+    )
+    with pytest.raises(ValueError, match="exactly one of"):
+        Behavior.model_validate(
+            {
+                "name": "k",
+                "match": {"prompt_contains": "x"},
+                "steps": [{"final": "a", "final_json": reply}],
+            }
+        )
+    server = ScriptedModelServer(BehaviorLibrary([judge]))
+    try:
+        body = {"input": [{"type": "message", "role": "user", "content": "a judge prompt"}]}
+        status, payload, _ = server.answer(body, {})
+    finally:
+        server.stop_quietly()
+    assert status == 200
+    events = [
+        json.loads(line[6:]) for line in payload.decode().splitlines() if line.startswith("data: ")
+    ]
+    item = next(e["item"] for e in events if e["type"] == "response.output_item.done")
+    assert json.loads(item["content"][0]["text"]) == reply
+
+
+def test_judge_votes_must_be_odd(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError):
+        GraderSettings(votes=2)
+    with pytest.raises(InputError, match="--judge-votes"):
+        make_grader("m", votes=4)
+    for args in (
+        ["run", "--runs-dir", str(tmp_path), "--judge-model", "m", "--judge-votes", "2"],
+        ["judge", str(tmp_path), "--judge-votes", "3"],
+        ["judge", str(tmp_path), "--behaviors", str(tmp_path)],
+    ):
+        with pytest.raises(SystemExit) as info:
+            main(args)
+        err = capsys.readouterr().err
+        assert info.value.code == 2, (args, err)
+        assert len(err.strip().splitlines()) == 1 and "judge" in err
+    assert list(tmp_path.iterdir()) == []
