@@ -53,3 +53,26 @@ DecidedBy = Literal["checks", "rules", "model", "unclear-rule"]
 # what rules cannot decide when one is configured; `model` insists that one is.
 JudgeMode = Literal["rules", "model", "auto"]
 JUDGE_MODES: tuple[JudgeMode, ...] = JudgeMode.__args__  # type: ignore[attr-defined]
+
+# --- scoring --------------------------------------------------------------------------------
+
+# Who caused a `blocked`: the `agent` under the skill (its attempt counts as not passed, so a
+# skill cannot raise its score by making hard cases time out or escape), the `eval` itself or
+# the machine (excluded from the pass rate, lowers coverage), or an `outage` of the agent's
+# model or tooling (no score at all: an outage must never read as a score of 0).
+BlockSide = Literal["agent", "eval", "outage"]
+BlockCause = Literal[
+    "timeout",
+    "isolation-violation",
+    "agent-crash",
+    "no-final-answer",
+    "agent-error",
+    "not-started",
+    "unclear-rule",
+    "environment",
+    "insufficient-evidence",
+]
+
+# The data splits of an optimiser (SkillOpt: train → reflection, val → the gate, test → held out).
+Split = Literal["train", "val", "test"]
+SPLITS: tuple[Split, ...] = ("train", "val", "test")

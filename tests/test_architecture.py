@@ -50,6 +50,20 @@ ALLOWED: dict[str, set[str]] = {
     "modelserver": {"contract"},
     # The model judge runs codex as the agents do, against a scripted server under --behaviors.
     "grader": {"agents", "evidence", "judge", "contract", "modelserver"},
+    # scores and gate decisions over finished runs
+    "gate": {"artifacts", "contract"},
+    # optimiser adapters drive whole runs
+    "integrations": {
+        "contract",
+        "repo",
+        "plan",
+        "workspace",
+        "agents",
+        "artifacts",
+        "pipeline",
+        "gate",
+        "modelserver",
+    },
     # schemas.py generates the artifact schemas too, so it may read their models.
     "schemas": {"contract", "artifacts"},
 }

@@ -53,6 +53,10 @@ class Manifest(ArtifactModel):
     trace: str | None = Field(
         default=None, description="syscall trace of the agent: strace, or off (evidence alone)"
     )
+    candidate_skill: str | None = Field(
+        default=None,
+        description="run-dir file holding the candidate entry skill every workspace got (score)",
+    )
     environment_mismatches: dict[str, list[str]] = Field(
         default_factory=dict, description="case_id -> setup facts that could not be reproduced"
     )
@@ -73,6 +77,10 @@ class AttemptRecord(ArtifactModel):
     mismatches: list[str] = Field(default_factory=list)
     exit_code: int | None = None
     timed_out: bool = False
+    # Facts that say who caused a `blocked` (see artifacts/attribution.py).
+    killed: bool = False
+    agent_error: str | None = None
+    session_complete: bool | None = None
     duration_s: float | None = None
     artifacts_dir: str | None = None
     interrupted: bool = Field(

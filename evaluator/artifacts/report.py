@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from evaluator.artifacts.attribution import score_run
 from evaluator.artifacts.models import AssertionResult, CaseResult, Manifest
 from evaluator.artifacts.report_findings import CaseFindings, render_fixes
 
@@ -44,8 +45,6 @@ def render_report(
     findings: dict[str, CaseFindings] | None = None,
 ) -> str:
     counts = Counter(r.status for r in results)
-    judged = counts["pass"] + counts["fail"]
-    rate = f"{counts['pass'] / judged:.0%}" if judged else "n/a"
     lines = [
         f"# Evaluation report: {manifest.run_id}",
         "",
@@ -60,7 +59,7 @@ def render_report(
         + (f", finished {manifest.finished_at}" if manifest.finished_at else ""),
         f"- Cases: {len(results)} of {len(manifest.resolved_case_ids)} finished;"
         f" pass {counts['pass']}, fail {counts['fail']}, blocked {counts['blocked']}",
-        f"- Verified pass rate (blocked excluded): {rate}",
+        f"- Verified pass rate: {score_run(results, len(manifest.resolved_case_ids)).headline()}",
         f"- Attempts per case: {manifest.attempts}; workers: {manifest.workers}",
         f"- Isolation layers: session evidence; access trace: {manifest.trace or 'off'};"
         f" jail: {manifest.sandbox or 'none'}",

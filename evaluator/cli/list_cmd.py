@@ -8,7 +8,8 @@ import click
 
 from evaluator.cli.options import emit_json, json_option, lenient_option, repo_options
 from evaluator.errors import EXIT_OK
-from evaluator.plan import open_repo, select_cases
+from evaluator.plan import case_split, filter_split, open_repo, select_cases
+from evaluator.vocabulary import SPLITS, Split
 
 
 @click.command("list")
@@ -16,6 +17,9 @@ from evaluator.plan import open_repo, select_cases
 @click.option("--target", "target_id", default=None, help="Target id (default: the repo default).")
 @click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
 @lenient_option
+@click.option(
+    "--split", type=click.Choice(SPLITS), default=None, help="Only the cases of this split."
+)
 @json_option
 def command(
     repo: Path,
@@ -23,11 +27,13 @@ def command(
     target_id: str | None,
     suites: tuple[str, ...],
     lenient: bool,
+    split: Split | None,
     as_json: bool,
 ) -> int:
-    """List targets, suites and the cases a run would execute."""
+    """List targets, suites and the cases a run would execute, with their splits."""
     loaded = open_repo(repo, source_workspace, target=target_id, lenient=lenient)
-    selection = select_cases(loaded, target_id, suites)
+    splits = loaded.config.splits
+    selection = filter_split(select_cases(loaded, target_id, suites), split, splits)
     target = selection.target
     if as_json:
         emit_json(
@@ -51,6 +57,7 @@ def command(
                         "case_id": c.case_id,
                         "suite_id": c.suite_id,
                         "title": c.case.title,
+                        "split": case_split(c, splits),
                         "path": str(c.path.relative_to(loaded.root)),
                     }
                     for c in selection.cases
@@ -69,5 +76,7 @@ def command(
         )
     click.echo(f"selected cases ({len(selection.cases)}):")
     for case in selection.cases:
-        click.echo(f"  {case.suite_id}/{case.case_id}  {case.case.title}")
+        click.echo(
+            f"  {case.suite_id}/{case.case_id}  [{case_split(case, splits)}]  {case.case.title}"
+        )
     return EXIT_OK

@@ -10,12 +10,15 @@ import click
 from evaluator import __version__
 from evaluator.cli import (
     explain,
+    export,
+    gate,
     judge,
     list_cmd,
     model_server,
     report,
     run,
     schemas_cmd,
+    score,
     selftest,
     session,
     setup_agents,
@@ -35,6 +38,9 @@ COMMANDS: list[click.Command] = [
     selftest.command,
     explain.command,
     setup_agents.command,
+    score.command,
+    gate.command,
+    export.group,
 ]
 
 

@@ -10,10 +10,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from evaluator.safepath import ID_PATTERN
-from evaluator.vocabulary import ALL_STATUSES, BlockedReason, Status
+from evaluator.vocabulary import ALL_STATUSES, BlockedReason, Split, Status
 
 __all__ = ["ALL_STATUSES", "BlockedReason", "Status"]
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -36,10 +44,26 @@ class ClosedModel(BaseModel):
 # --------------------------------------------------------------------------- repo config (ours)
 
 
+class SplitSettings(ClosedModel):
+    """How cases without an explicit `split:` are assigned: a stable hash of
+    `<target>/<suite>/<case>` with this seed, so adding a case never moves another one."""
+
+    seed: int = 0
+    val_fraction: float = Field(default=0.34, ge=0, le=1)
+    test_fraction: float = Field(default=0.0, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _leaves_train(self) -> SplitSettings:
+        if self.val_fraction + self.test_fraction >= 1:
+            raise ValueError("val_fraction + test_fraction must leave room for train (< 1)")
+        return self
+
+
 class RepoConfig(ClosedModel):
     """`agentic-evals/agentic-eval.yaml`: settings for the whole eval repo (optional file)."""
 
     default_target: str | None = None
+    splits: SplitSettings = Field(default_factory=SplitSettings)
     behaviors: str | None = Field(
         default=None, description="Scripted-behaviour directory, relative to this file."
     )
@@ -335,7 +359,7 @@ class Case(OpenModel):
     # ours
     attempts: int | None = Field(default=None, ge=1, le=100)
     timeout_s: float | None = Field(default=None, gt=0)
-    split: Literal["train", "val", "test"] | None = None
+    split: Split | None = None
     golden: list[GoldenBehavior] = Field(
         default_factory=list,
         description="Scripted behaviours with the status each must get; checked by `selftest`.",

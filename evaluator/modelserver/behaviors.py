@@ -60,11 +60,24 @@ class WaitSpec(StrictModel):
     timeout_ms: int = 300_000
 
 
-ACTIONS = ("cmd", "patch", "spawn", "wait", "final", "final_json", "http_error")
+ACTIONS = ("cmd", "patch", "spawn", "wait", "final", "final_json", "http_error", "when")
+
+
+class When(StrictModel):
+    """A branch condition, decided on the outputs of the tool calls played before the branch."""
+
+    output_contains: str = Field(min_length=1)
+
+    def holds(self, earlier_outputs: list[str]) -> bool:
+        return any(self.output_contains in output for output in earlier_outputs)
 
 
 class Step(StrictModel):
-    """One model turn. Exactly one action key is set; `delay_s` holds the reply back first."""
+    """One model turn. Exactly one action key is set; `delay_s` holds the reply back first.
+
+    A branch (`when` + `then`, optional `else`) plays no turn itself: it splices in `then` when
+    an earlier tool output of the thread contains the text, else `else`; so an agent that read
+    an instruction in SKILL.md can follow it."""
 
     cmd: str | None = None
     workdir: str | None = None
@@ -75,6 +88,9 @@ class Step(StrictModel):
     # A structured final answer (a judge's verdict under `--output-schema`), sent as JSON text.
     final_json: dict[str, Any] | None = None
     http_error: int | None = Field(default=None, ge=400, le=599)
+    when: When | None = None
+    then: list[Step] | None = None
+    else_: list[Step] | None = Field(default=None, alias="else")
     delay_s: float = Field(default=0.0, ge=0.0)
 
     @model_validator(mode="after")
@@ -87,6 +103,10 @@ class Step(StrictModel):
             )
         if self.workdir is not None and self.cmd is None:
             raise ValueError("workdir only goes with cmd")
+        if self.when is None and (self.then is not None or self.else_ is not None):
+            raise ValueError("`then` and `else` only go with `when`")
+        if self.when is not None and self.then is None:
+            raise ValueError("`when` needs `then` (and may have `else`)")
         return self
 
     @property
@@ -95,6 +115,30 @@ class Step(StrictModel):
             if getattr(self, name) is not None:
                 return name
         raise AssertionError("validated step has an action")
+
+
+def next_step(steps: list[Step], outputs: list[str]) -> Step | None:
+    """The step to play after the thread's tool calls whose outputs are `outputs`, in order.
+
+    The server keeps no state, so the path through the branches is replayed on every request;
+    a branch is decided on the outputs before it, which never change, so each replay agrees."""
+    played = 0
+
+    def walk(sequence: list[Step]) -> Step | None:
+        nonlocal played
+        for step in sequence:
+            if step.when is not None:
+                taken = step.then if step.when.holds(outputs[:played]) else step.else_
+                found = walk(taken or [])
+                if found is not None:
+                    return found
+                continue
+            if played == len(outputs):
+                return step
+            played += 1
+        return None
+
+    return walk(steps)
 
 
 class Behavior(StrictModel):
@@ -107,7 +151,9 @@ class Behavior(StrictModel):
     def _ends_in_final(self) -> Behavior:
         last = self.steps[-1].action
         if last not in ("final", "final_json", "http_error"):
-            raise ValueError("the last step must be `final` (or `final_json`, `http_error`)")
+            raise ValueError(
+                "the last step must be `final` (or `final_json`, `http_error`), not a branch"
+            )
         return self
 
 

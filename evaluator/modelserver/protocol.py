@@ -25,6 +25,10 @@ class ThreadView:
     def step_index(self) -> int:
         return len(self.calls)
 
+    def call_outputs(self) -> list[str]:
+        """The text of each tool call's output, in call order ("" while none was recorded)."""
+        return [output_text(self.outputs.get(str(call.get("call_id")))) for call in self.calls]
+
     def spawned_agent_ids(self) -> list[str]:
         ids: list[str] = []
         for call in self.calls:

@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from evaluator.modelserver.behaviors import Behavior, BehaviorLibrary, Step
+from evaluator.modelserver.behaviors import Behavior, BehaviorLibrary, Step, next_step
 from evaluator.modelserver.protocol import ThreadView, read_thread, response_stream
 from evaluator.prompting import extract_launcher_payload
 
@@ -104,15 +104,11 @@ class ScriptedModelServer:
         """Returns (HTTP status, body, content type) for one /responses request."""
         view = read_thread(body, headers)
         behavior, error = self._choose(view)
-        step = (
-            behavior.steps[view.step_index]
-            if behavior and view.step_index < len(behavior.steps)
-            else None
-        )
+        step = next_step(behavior.steps, view.call_outputs()) if behavior else None
         if behavior is not None and step is None:
             error = (
                 f"behaviour {behavior.name!r} has no step {view.step_index + 1}"
-                f" (it has {len(behavior.steps)})"
+                " on the path its branches took"
             )
         record = RequestRecord(
             at=time.time(),

@@ -41,6 +41,7 @@ class AttemptSettings:
     timeout_s: float
     grader: ModelGrader | None = None  # the model judge; None judges by checks and rules only
     launch: LaunchPolicy = field(default_factory=LaunchPolicy)
+    entry_skill_text: str | None = None  # a candidate skill written into every workspace
 
 
 @dataclass
@@ -85,6 +86,9 @@ class AttemptResult:
             mismatches=self.workspace.mismatches if self.workspace else [],
             exit_code=handle.exit_code if handle else None,
             timed_out=handle.timed_out if handle else False,
+            killed=handle.killed if handle else False,
+            agent_error=handle.error if handle else None,
+            session_complete=self.evidence.complete if self.evidence else None,
             duration_s=round(handle.duration_s, 3) if handle else None,
             artifacts_dir=str(
                 run_dir.attempt_artifacts(self.case_id, self.number).relative_to(run_dir.path)
@@ -122,6 +126,7 @@ def run_attempt(
         target=settings.target,
         source_workspace=settings.source_workspace,
         attempt=number,
+        entry_skill_text=settings.entry_skill_text,
     )
     baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -93,6 +94,7 @@ class RunOptions:
     auth_from: Path | None = None
     lenient: bool = False
     scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
+    skill_text: str | None = None  # candidate entry skill for every workspace (`score --skill`)
     grader: ModelGrader | None = None  # the model judge (`--judge-model`), owned by the caller
     keep_scratch: bool = False  # keep workspaces and agent homes after the run (debugging)
     sandbox: str | None = None  # None: bwrap where it works, else none
@@ -161,6 +163,33 @@ def _refuse_changes(options: RunOptions, previous: Manifest) -> None:
             raise InputError(
                 f"run {previous.run_id} was started with {kept!r}; resume keeps it", field=flag
             )
+
+
+CANDIDATE_SKILL_FILE = "candidate-skill.md"
+
+
+def _candidate_skill(
+    options: RunOptions, run_dir: RunDir, previous: Manifest | None, manifest: Manifest
+) -> str | None:
+    """The candidate skill text is kept in the run dir, so a resumed run scores the same text."""
+    if previous is None:
+        if options.skill_text is None:
+            return None
+        write_atomic(run_dir.path / CANDIDATE_SKILL_FILE, options.skill_text)
+        manifest.candidate_skill = CANDIDATE_SKILL_FILE
+        digest = hashlib.sha256(options.skill_text.encode("utf-8")).hexdigest()[:16]
+        manifest.notes.append(f"candidate entry skill (sha256 {digest}) in every workspace")
+        return options.skill_text
+    kept = (
+        (run_dir.path / previous.candidate_skill).read_bytes().decode("utf-8")
+        if previous.candidate_skill
+        else None
+    )
+    if options.skill_text is not None and options.skill_text != kept:
+        raise InputError(
+            f"run {previous.run_id} scores another skill text; resume keeps it", field="--skill"
+        )
+    return kept
 
 
 class Run:
@@ -355,6 +384,7 @@ class Run:
         manifest.sandbox = launch.jail
         manifest.trace = "strace" if launch.trace else "off"
         manifest.notes += [note for note in launch.notes if note not in manifest.notes]
+        skill_text = _candidate_skill(options, run_dir, previous, manifest)
         if library is not None and not previous:
             manifest.notes.append(
                 "scripted model: the agent ran against agentic-eval's scripted Responses-API server"
@@ -402,6 +432,7 @@ class Run:
                     timeout_s=timeout_s,
                     grader=options.grader,
                     launch=launch,
+                    entry_skill_text=skill_text,
                 )
                 self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
                 try:

@@ -1,0 +1,118 @@
+"""`agentic-eval export`: our cases and splits in the shapes skill optimisers read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from evaluator.artifacts.rundir import write_atomic
+from evaluator.cli.options import repo_options
+from evaluator.errors import EXIT_OK
+from evaluator.integrations.codexopt import export_tasks
+from evaluator.integrations.items import export_split_dir
+from evaluator.pipeline.run import DEFAULT_TIMEOUT_S
+from evaluator.plan import open_repo, select_cases
+
+
+@click.group("export")
+def group() -> None:
+    """Write the eval's cases for SkillOpt or CodexOpt."""
+
+
+@group.command("codexopt-tasks")
+@repo_options
+@click.option("--target", default=None, help="Target id (default: the repo default).")
+@click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
+@click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
+@click.option("--attempts", type=click.IntRange(1, 100), default=1, show_default=True)
+@click.option(
+    "--min-pass-rate",
+    type=click.FloatRange(0, 1),
+    default=1.0,
+    show_default=True,
+    help="Per-case pass rate over the attempts that makes a task pass.",
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=1),
+    default=DEFAULT_TIMEOUT_S,
+    show_default=True,
+    help="Seconds per attempt (a case's own timeout_s wins).",
+)
+@click.option(
+    "--behaviors",
+    default=None,
+    help="Scripted behaviours dir, relative to the repo root CodexOpt copies.",
+)
+@click.option(
+    "--program",
+    default="agentic-eval",
+    show_default=True,
+    help="The agentic-eval command the tasks run (on PATH; CodexOpt does not copy .venv).",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=Path("codexopt-tasks.json"),
+    show_default=True,
+)
+def codexopt_tasks(
+    repo: Path,
+    source_workspace: Path | None,
+    target: str | None,
+    suites: tuple[str, ...],
+    cases: tuple[str, ...],
+    attempts: int,
+    min_pass_rate: float,
+    timeout_s: float,
+    behaviors: str | None,
+    program: str,
+    out: Path,
+) -> int:
+    """CodexOpt rollout tasks, train cases first, and the skillopt_train_ratio to use."""
+    loaded = open_repo(repo, source_workspace)
+    selection = select_cases(loaded, target, suites, cases)
+    export = export_tasks(
+        loaded,
+        selection,
+        program=program,
+        repo_arg=str(repo),
+        attempts=attempts,
+        min_pass_rate=min_pass_rate,
+        timeout_s=timeout_s,
+        behaviors=behaviors,
+    )
+    write_atomic(out, json.dumps(export.tasks, indent=2, ensure_ascii=False) + "\n")
+    n = len(export.tasks)
+    click.echo(f"wrote {n} task(s) to {out}: {export.n_train} train, {n - export.n_train} val")
+    ratio = export.train_ratio
+    if ratio is None:
+        click.echo(
+            "skillopt_train_ratio: none reproduces this split (CodexOpt keeps 10-90% and at"
+            " least one task on each side)"
+        )
+    else:
+        click.echo(f"skillopt_train_ratio: {ratio:.6f}")
+    return EXIT_OK
+
+
+@group.command("skillopt-splits")
+@repo_options
+@click.option("--target", default=None, help="Target id (default: the repo default).")
+@click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True)
+def skillopt_splits(
+    repo: Path,
+    source_workspace: Path | None,
+    target: str | None,
+    suites: tuple[str, ...],
+    out: Path,
+) -> int:
+    """SkillOpt's split dir: {train,val,test}/items.json and split_manifest.json."""
+    loaded = open_repo(repo, source_workspace)
+    counts = export_split_dir(loaded, select_cases(loaded, target, suites), out)
+    click.echo(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return EXIT_OK

@@ -1,0 +1,78 @@
+"""`agentic-eval gate`: SkillOpt's accept/reject decision on the verified scores of finished runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from evaluator.cli.options import emit_json, json_option
+from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.gate.decision import GATE_METRICS, GateMetric, decide_gate
+from evaluator.gate.rundir import read_run
+from evaluator.gate.score import DEFAULT_MIN_COVERAGE
+
+RUN_DIR = click.Path(path_type=Path, file_okay=False)
+
+
+@click.command("gate")
+@click.option("--candidate", type=RUN_DIR, required=True, help="Run dir of the candidate skill.")
+@click.option("--current", type=RUN_DIR, default=None, help="Run dir of the current skill.")
+@click.option("--best", type=RUN_DIR, default=None, help="Run dir of the best skill so far.")
+@click.option(
+    "--metric",
+    type=click.Choice(GATE_METRICS),
+    default="hard",
+    show_default=True,
+    help="Score compared: hard, soft, or (1-w)*hard + w*soft.",
+)
+@click.option(
+    "--mixed-weight",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="w of the mixed metric, clamped to [0, 1].",
+)
+@click.option(
+    "--no-regression", is_flag=True, help="Also reject when a case passing in current does not."
+)
+@click.option(
+    "--min-coverage",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_MIN_COVERAGE,
+    show_default=True,
+    help="A run below this share of judged cases has no score (exit 3).",
+)
+@json_option
+def command(
+    candidate: Path,
+    current: Path | None,
+    best: Path | None,
+    metric: GateMetric,
+    mixed_weight: float,
+    no_regression: bool,
+    min_coverage: float,
+    as_json: bool,
+) -> int:
+    """Accept or reject a candidate skill's run against the current and best runs."""
+    scores = [
+        read_run(path).score(min_coverage) if path else None for path in (candidate, current, best)
+    ]
+    cand, cur, bst = scores
+    assert cand is not None
+    decision = decide_gate(
+        cand, cur, bst, metric=metric, mixed_weight=mixed_weight, no_regression=no_regression
+    )
+    if as_json:
+        emit_json(decision.to_json())
+    else:
+        for regression in decision.regressions:
+            click.echo(
+                f"regression: {regression.case_id} {regression.current} -> {regression.candidate}"
+            )
+        click.echo(decision.reason)
+        click.echo(
+            f"GATE: {decision.action} metric={metric} candidate={decision.candidate_score:.4f}"
+            f" current={decision.current_score:.4f} best={decision.best_score:.4f}"
+        )
+    return EXIT_FAILURES if decision.action == "reject" else EXIT_OK

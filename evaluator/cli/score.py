@@ -1,0 +1,205 @@
+"""`agentic-eval score`: run the selected cases (optionally with a candidate skill) and print the
+verified score, ending with the VERDICT line an optimiser's rollout gate greps for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from evaluator.agents import runner_names
+from evaluator.artifacts.attribution import score_run
+from evaluator.cli.options import repo_options
+from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK, EvalError, InputError
+from evaluator.gate.score import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE, ScoreVerdict, decide
+from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions
+from evaluator.plan import filter_split, open_repo, select_cases
+from evaluator.vocabulary import SPLITS
+
+EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRONMENT}
+
+
+@click.command("score")
+@repo_options
+@click.option("--target", default=None, help="Target id (default: the repo default).")
+@click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
+@click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
+@click.option(
+    "--split",
+    type=click.Choice([*SPLITS, "all"]),
+    default="all",
+    show_default=True,
+    help="Only the selected cases of this split.",
+)
+@click.option(
+    "--skill",
+    "skill_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="Candidate entry skill written into every fresh workspace (default: the source's).",
+)
+@click.option(
+    "--attempts", type=click.IntRange(1, 100), default=None, help="Attempts per case (K)."
+)
+@click.option(
+    "--min-pass-rate",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_MIN_PASS_RATE,
+    show_default=True,
+    help="PASS (exit 0) when hard reaches this, else FAIL (exit 1).",
+)
+@click.option(
+    "--min-coverage",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_MIN_COVERAGE,
+    show_default=True,
+    help="Below this share of cases with a verdict there is no score (ERROR, exit 3).",
+)
+@click.option("--agent", type=click.Choice(runner_names()), default=None, help="Agent runner.")
+@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Attempts run at once.")
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=1),
+    default=None,
+    help="Seconds per attempt.",
+)
+@click.option("--run-id", default=None, help="Name of the run directory (default: time-based).")
+@click.option("--resume", default=None, help="Finish an interrupted score run.")
+@click.option("--model", default=None, help="Model name passed to the agent.")
+@click.option(
+    "--behaviors",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=None,
+    help="Run against the scripted model server with these behaviours.",
+)
+@click.option(
+    "--runs-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("runs"),
+    show_default=True,
+)
+@click.option(
+    "--scratch-root",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=DEFAULT_SCRATCH,
+    show_default=True,
+)
+@click.option("--codex-bin", type=click.Path(path_type=Path, dir_okay=False), default=None)
+@click.option(
+    "--auth-from",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=None,
+    help="Copy only auth.json from this Codex home (real models).",
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON line before the VERDICT line.")
+def command(
+    repo: Path,
+    source_workspace: Path | None,
+    target: str | None,
+    suites: tuple[str, ...],
+    cases: tuple[str, ...],
+    split: str,
+    skill_file: Path | None,
+    attempts: int | None,
+    min_pass_rate: float,
+    min_coverage: float,
+    agent: str | None,
+    workers: int | None,
+    timeout_s: float | None,
+    run_id: str | None,
+    resume: str | None,
+    model: str | None,
+    behaviors: Path | None,
+    runs_dir: Path,
+    scratch_root: Path,
+    codex_bin: Path | None,
+    auth_from: Path | None,
+    as_json: bool,
+) -> int:
+    """Score a skill: hard and soft verified pass rates, coverage, and a VERDICT line."""
+    try:
+        options = _options(
+            repo, source_workspace, target, suites, cases, split, skill_file, resume, run_id
+        )
+        options.agent, options.attempts, options.workers = agent, attempts, workers
+        options.timeout_s, options.model, options.behaviors = timeout_s, model, behaviors
+        options.runs_dir, options.scratch_root = runs_dir, scratch_root
+        options.codex_bin, options.auth_from = codex_bin, auth_from
+        outcome = Run(options, PlainProgress()).execute()
+    except EvalError as exc:
+        # Say it on stdout too: a rollout gate reads only stdout, and an error is not a score.
+        kind = "input-error" if isinstance(exc, InputError) else "environment"
+        click.echo(f"VERDICT: ERROR {kind}: {exc}")
+        raise
+    manifest = outcome.manifest
+    score = score_run(outcome.results, len(manifest.resolved_case_ids))
+    verdict = decide(
+        score,
+        min_pass_rate=min_pass_rate,
+        min_coverage=min_coverage,
+        interrupted=outcome.interrupted,
+    )
+    if as_json:
+        payload = verdict.to_json()
+        payload["run_id"] = outcome.run_dir.run_id
+        payload["run_dir"] = str(outcome.run_dir.path)
+        click.echo(json.dumps(payload, ensure_ascii=False))
+    else:
+        _print_summary(verdict, str(outcome.run_dir.path))
+    click.echo(verdict.line())
+    return EXIT_BY_VERDICT[verdict.kind]
+
+
+def _options(
+    repo: Path,
+    source_workspace: Path | None,
+    target: str | None,
+    suites: tuple[str, ...],
+    cases: tuple[str, ...],
+    split: str,
+    skill_file: Path | None,
+    resume: str | None,
+    run_id: str | None,
+) -> RunOptions:
+    skill_text = skill_file.read_bytes().decode("utf-8") if skill_file else None
+    if resume:
+        if run_id or suites or cases or target or split != "all":
+            raise click.UsageError(
+                "--resume takes the plan of the run it resumes;"
+                " drop --run-id/--target/--suite/--case/--split"
+            )
+        return RunOptions(
+            repo=repo, source_workspace=source_workspace, resume=resume, skill_text=skill_text
+        )
+    loaded = open_repo(repo, source_workspace)
+    selection = select_cases(loaded, target, suites, cases)
+    if split != "all":
+        selection = filter_split(selection, split, loaded.config.splits)  # type: ignore[arg-type]
+        if not selection.cases:
+            raise InputError(f"the selection holds no case of split {split!r}", field="--split")
+    return RunOptions(
+        repo=repo,
+        source_workspace=source_workspace,
+        target=selection.target.target_id,
+        cases=tuple(c.case_id for c in selection.cases),
+        run_id=run_id,
+        skill_text=skill_text,
+    )
+
+
+def _print_summary(verdict: ScoreVerdict, run_dir: str) -> None:
+    score = verdict.score
+    width = max((len(c.case_id) for c in score.cases), default=10)
+    for case in score.cases:
+        blame = case.blame
+        why = f" ({blame.cause}: {blame.side})" if blame else ""
+        hard = "-" if case.hard is None else f"{case.hard:.3f}"
+        click.echo(f"{case.case_id:<{width}}  {case.status}{why}  hard={hard}")
+    hard = "n/a" if score.hard is None else f"{score.hard:.3f}"
+    soft = "n/a" if score.soft is None else f"{score.soft:.3f}"
+    click.echo(f"hard={hard} soft={soft} coverage={score.coverage:.3f}")
+    click.echo(score.headline())
+    click.echo(f"run dir: {run_dir}")

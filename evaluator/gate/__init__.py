@@ -1,0 +1,1 @@
+"""Scores and gate decisions over finished runs: `score`'s verdict and SkillOpt's gate."""

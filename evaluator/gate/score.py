@@ -1,0 +1,79 @@
+"""`score`'s verdict: PASS, FAIL or ERROR from a run's verified score, and the VERDICT line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from evaluator.artifacts.attribution import RunScore
+
+VerdictKind = Literal["PASS", "FAIL", "ERROR"]
+DEFAULT_MIN_COVERAGE = 0.8
+DEFAULT_MIN_PASS_RATE = 1.0
+
+
+@dataclass(frozen=True)
+class ScoreVerdict:
+    kind: VerdictKind
+    score: RunScore
+    reason: str
+
+    def line(self) -> str:
+        """The last line of `score`'s stdout, the one CodexOpt's rollout task greps for."""
+        counts = f"cases={self.score.selected} blocked={self.score.count('blocked')}"
+        if self.kind == "ERROR":
+            return f"VERDICT: ERROR {self.reason} {counts}"
+        hard = self.score.hard or 0.0
+        soft = self.score.soft or 0.0
+        return f"VERDICT: {self.kind} hard={hard:.3f} soft={soft:.3f} {counts}"
+
+    def to_json(self) -> dict[str, Any]:
+        score = self.score
+        return {
+            "verdict": self.kind,
+            "reason": self.reason,
+            "hard": score.hard,
+            "soft": score.soft,
+            "coverage": score.coverage,
+            "cases": score.selected,
+            "judged": len(score.judged),
+            "passed": score.count("pass"),
+            "failed": score.count("fail"),
+            "blocked": score.count("blocked"),
+            "blocked_causes": {
+                f"{blame.side}:{blame.cause}": count
+                for blame, count in score.blocked_causes().items()
+            },
+            "per_case": [
+                {"case_id": c.case_id, "status": c.status, "hard": c.hard, "soft": c.soft}
+                for c in score.cases
+            ],
+        }
+
+
+def decide(
+    score: RunScore,
+    *,
+    min_pass_rate: float = DEFAULT_MIN_PASS_RATE,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
+    interrupted: bool = False,
+) -> ScoreVerdict:
+    """No score at all (ERROR) when the run was cut short, the agent's model or tooling failed,
+    nothing got a verdict, or too few cases did; an outage must never read as a score of 0."""
+    if interrupted:
+        return ScoreVerdict("ERROR", score, "run-interrupted")
+    missing = score.selected - len(score.cases)
+    if missing:
+        return ScoreVerdict("ERROR", score, f"unfinished={missing}")
+    if score.outage:
+        outages = sum(1 for c in score.cases if c.outage)
+        return ScoreVerdict("ERROR", score, f"agent-outage={outages}")
+    if score.hard is None:
+        return ScoreVerdict("ERROR", score, "no-verdict")
+    if score.coverage < min_coverage:
+        return ScoreVerdict(
+            "ERROR", score, f"coverage={score.coverage:.3f}<min-coverage={min_coverage:g}"
+        )
+    # A hair of tolerance: 2 of 3 must meet a threshold written as 0.6667.
+    kind: VerdictKind = "PASS" if score.hard + 1e-9 >= min_pass_rate else "FAIL"
+    return ScoreVerdict(kind, score, f"hard {score.hard:.3f} vs min-pass-rate {min_pass_rate:g}")

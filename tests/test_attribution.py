@@ -1,0 +1,172 @@
+"""Who caused a `blocked`, and the verified score: agent faults count as not passed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evaluator.artifacts.attribution import Blame, attempt_blame, score_case, score_run
+from evaluator.artifacts.models import AssertionResult, AttemptRecord, CaseResult, Manifest
+from evaluator.artifacts.report import render_report
+
+
+def attempt(number: int, status: str, **facts: Any) -> AttemptRecord:
+    defaults: dict[str, Any] = {
+        "exit_code": 0,
+        "thread_id": "t",
+        "session_complete": True,
+        "valid": True,
+    }
+    return AttemptRecord(
+        attempt=number, workspace_root="/w", status=status, **{**defaults, **facts}
+    )
+
+
+def case(case_id: str, status: str, attempts: list[AttemptRecord], **extra: Any) -> CaseResult:
+    return CaseResult(
+        case_id=case_id,
+        workspace_root=None,
+        thread_id=None,
+        session_path=None,
+        status=status,
+        attempts=attempts,
+        **extra,
+    )
+
+
+@pytest.mark.parametrize(
+    "facts,expected",
+    [
+        ({"timed_out": True, "agent_error": "x"}, Blame("agent", "timeout")),
+        ({"isolation": "violation", "valid": False}, Blame("agent", "isolation-violation")),
+        ({"exit_code": 1, "agent_error": "stream error"}, Blame("outage", "agent-error")),
+        ({"exit_code": 1}, Blame("agent", "agent-crash")),
+        ({"killed": True}, Blame("agent", "agent-crash")),
+        ({"exit_code": None, "thread_id": None}, Blame("outage", "not-started")),
+        ({"session_complete": False}, Blame("agent", "no-final-answer")),
+        ({"blocked_reason": "unclear-rule"}, Blame("eval", "unclear-rule")),
+        ({"blocked_reason": "environment"}, Blame("eval", "environment")),
+        ({"blocked_reason": "insufficient-evidence"}, Blame("eval", "insufficient-evidence")),
+    ],
+)
+def test_each_blocked_attempt_is_blamed_on_one_side(facts: dict[str, Any], expected: Blame) -> None:
+    assert attempt_blame(attempt(1, "blocked", **facts)) == expected
+
+
+def test_a_skill_cannot_raise_its_score_by_timing_out_hard_cases() -> None:
+    results = [
+        case("easy", "pass", [attempt(1, "pass")]),
+        case("hard", "blocked", [attempt(1, "blocked", timed_out=True)]),
+    ]
+    score = score_run(results)
+    assert score.hard == 0.5
+    assert score.coverage == 1.0
+
+
+def test_eval_caused_blocks_are_excluded_and_lower_coverage() -> None:
+    results = [case("c0", "pass", [attempt(1, "pass")])] + [
+        case(f"c{i}", "blocked", [attempt(1, "blocked", blocked_reason="unclear-rule")])
+        for i in range(1, 13)
+    ]
+    score = score_run(results)
+    assert score.hard == 1.0
+    assert score.coverage == pytest.approx(1 / 13)
+    assert score.headline() == (
+        "1 of 1 judged cases passed (hard 100%, coverage 1 of 13 = 8%);"
+        " 12 of 13 blocked (unclear-rule 12)"
+    )
+
+
+def test_isolation_violation_on_every_try_counts_against_but_a_clean_retry_is_judged() -> None:
+    violated = case(
+        "v",
+        "blocked",
+        [
+            attempt(1, "blocked", isolation="violation", valid=False),
+            attempt(2, "blocked", isolation="violation", valid=False, retry_of=1),
+        ],
+    )
+    retried = case(
+        "r",
+        "pass",
+        [attempt(1, "blocked", isolation="violation", valid=False), attempt(2, "pass", retry_of=1)],
+    )
+    assert score_case(violated).hard == 0.0
+    assert score_case(retried).hard == 1.0
+
+
+def test_k_attempts_pass_rate_counts_agent_blocks_and_skips_eval_blocks() -> None:
+    result = case(
+        "k",
+        "pass",
+        [
+            attempt(1, "pass"),
+            attempt(2, "blocked", session_complete=False),
+            attempt(3, "blocked", blocked_reason="environment"),
+            attempt(4, "pass"),
+        ],
+        assertions=[AssertionResult(summary="a", status="pass")],
+    )
+    scored = score_case(result)
+    assert scored.hard == pytest.approx(2 / 3)
+    assert scored.soft == pytest.approx(2 / 3)
+
+
+def test_soft_is_the_share_of_assertion_entries_passed() -> None:
+    result = case(
+        "s",
+        "fail",
+        [attempt(1, "fail")],
+        assertions=[
+            AssertionResult(summary="a", status="pass"),
+            AssertionResult(summary="b", status="fail"),
+            AssertionResult(summary="c", status="pass"),
+            AssertionResult(summary="d", status="blocked", blocked_reason="unclear-rule"),
+        ],
+    )
+    assert score_case(result).hard == 0.0
+    assert score_case(result).soft == pytest.approx(2 / 3)
+
+
+def test_an_outage_is_flagged_and_never_scored() -> None:
+    result = case("o", "blocked", [attempt(1, "blocked", exit_code=1, agent_error="HTTP 500")])
+    score = score_run([result])
+    assert score.outage
+    assert score.hard is None
+    assert score.headline().startswith("no verdict: 0 of 1 cases judged")
+
+
+def test_results_without_attempts_use_the_status_and_count_missing_evidence_against() -> None:
+    results = [
+        case("p", "pass", []),
+        case("f", "fail", []),
+        case("i", "blocked", [], blocked_reason="insufficient-evidence"),
+        case("u", "blocked", [], blocked_reason="unclear-rule"),
+    ]
+    score = score_run(results, selected=5)
+    assert score.hard == pytest.approx(1 / 3)
+    assert score.coverage == pytest.approx(3 / 5)
+
+
+def test_report_headline_never_shows_a_bare_pass_rate() -> None:
+    manifest = Manifest(
+        run_id="r",
+        target_id="t",
+        suite_ids=["s"],
+        target_skill_path="SKILL.md",
+        started_at="now",
+        case_workspace_root="/w",
+        resolved_case_ids=["a", "b"],
+    )
+    results = [
+        case("a", "pass", [attempt(1, "pass")]),
+        case("b", "blocked", [attempt(1, "blocked", blocked_reason="unclear-rule")]),
+    ]
+    line = next(
+        line for line in render_report(manifest, results).splitlines() if "pass rate" in line
+    )
+    assert line == (
+        "- Verified pass rate: 1 of 1 judged cases passed (hard 100%, coverage 1 of 2 = 50%);"
+        " 1 of 2 blocked (unclear-rule 1)"
+    )

@@ -1,0 +1,124 @@
+"""Our SkillOpt adapter with the real `skillopt==0.2.0`, real Codex and scripted behaviours."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from skillopt.envs.base import EnvAdapter
+from skillopt.evaluation.gate import evaluate_gate, select_gate_score
+from skillopt.types import RolloutResult
+from skillopt.utils import compute_score
+
+from evaluator.integrations.items import case_item
+from evaluator.integrations.skillopt import AgenticEvalAdapter, InfrastructureFailure, main
+from evaluator.plan import open_repo, select_cases
+from tests.conftest import ROOT
+from tests.support import codex_or_skip, scratch_dir
+
+pytestmark = pytest.mark.codex
+BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
+SKILL = ROOT / ".agents/skills/db-migrations/SKILL.md"
+
+
+@pytest.fixture(autouse=True)
+def _codex() -> None:
+    codex_or_skip()
+
+
+def items(*case_ids: str) -> list[dict[str, object]]:
+    repo = open_repo(ROOT / "agentic-evals", None)
+    selection = select_cases(repo, None, (), case_ids)
+    return [case_item(repo, case) for case in selection.cases]
+
+
+def test_skillopt_eval_only_runs_our_adapter_end_to_end(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with scratch_dir() as scratch:
+        config = {
+            "env": {
+                "name": "agentic-eval",
+                "repo": str(ROOT / "agentic-evals"),
+                "suites": "routing",
+                "behaviors": str(BEHAVIORS / "follows-skill"),
+                "scratch_root": str(scratch),
+                "out_root": str(out),
+            }
+        }
+        (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+        main(["eval", "--config", str(tmp_path / "config.yaml"), "--skill", str(SKILL)])
+    summary = json.loads((out / "eval_summary.json").read_text())
+    assert (summary["n_items"], summary["hard"], summary["soft"]) == (3, 1.0, 1.0)
+    splits = out / "_generated_splits/agentic-eval"
+    manifest = json.loads((splits / "split_manifest.json").read_text())
+    for split, count in manifest["counts"].items():
+        assert count == len(json.loads((splits / split / "items.json").read_text()))
+    talk = json.loads(
+        (out / "predictions/routing__routing-add-column/conversation.json").read_text()
+    )
+    assert talk[0] == {
+        "type": "tool_call",
+        "cmd": "cat .agents/skills/db-migrations/SKILL.md",
+        "obs": talk[0]["obs"],
+    }
+    assert "Step 1: route to exactly one reference" in talk[0]["obs"]
+    assert talk[-1]["role"] == "system"
+    assert talk[-1]["content"].startswith("[EVALUATION RESULT] case routing-add-column: pass")
+
+
+def test_the_gate_accepts_a_fix_and_rejects_a_break(tmp_path: Path) -> None:
+    text = SKILL.read_text()
+    row = next(line for line in text.splitlines(True) if "references/add-column.md" in line)
+    rule = "Never edit an existing migration file: migrations that have shipped are\nimmutable."
+    protected = "\n<!-- SLOW_UPDATE_START -->\n  kept\r\n byte for byte\n<!-- SLOW_UPDATE_END -->\n"
+    skills = {
+        "broken": text.replace(row, ""),
+        "fixed": text + protected,
+        "harmful": text.replace(rule, ""),
+    }
+    batch = items("routing-add-column", "workflow-keeps-shipped-migrations")
+    scores = {}
+    with scratch_dir() as scratch:
+        adapter = AgenticEvalAdapter(
+            repo=str(ROOT / "agentic-evals"),
+            behaviors=str(BEHAVIORS / "reads-skill"),
+            scratch_root=str(scratch),
+        )
+        assert isinstance(adapter, EnvAdapter)
+        for name, skill in skills.items():
+            results = adapter.rollout(batch, skill, str(tmp_path / name))
+            assert [RolloutResult.from_dict(r).id for r in results] == [i["id"] for i in batch]
+            scores[name] = compute_score(results)
+    assert scores == {"broken": (0.5, 0.5), "fixed": (1.0, 1.0), "harmful": (0.5, 0.5)}
+    kept = next((tmp_path / "fixed/agentic-eval-runs").glob("*/candidate-skill.md"))
+    assert kept.read_bytes() == skills["fixed"].encode()
+
+    current = select_gate_score(*scores["broken"])
+    fix = evaluate_gate("fixed", scores["fixed"][0], "broken", current, "broken", current, 0, 1)
+    assert fix.action == "accept_new_best"
+    brk = evaluate_gate(
+        "harmful", scores["harmful"][0], "fixed", fix.current_score, "fixed", fix.best_score, 1, 2
+    )
+    assert brk.action == "reject"
+
+
+def test_an_outage_raises_instead_of_scoring_zero(tmp_path: Path) -> None:
+    behaviors = tmp_path / "b"
+    behaviors.mkdir()
+    (behaviors / "o.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "outage",
+                "match": {"prompt_contains": "default currency per account"},
+                "steps": [{"http_error": 503}],
+            }
+        )
+    )
+    with scratch_dir() as scratch:
+        adapter = AgenticEvalAdapter(
+            repo=str(ROOT / "agentic-evals"), behaviors=str(behaviors), scratch_root=str(scratch)
+        )
+        with pytest.raises(InfrastructureFailure, match="not a score"):
+            adapter.rollout(items("routing-add-column"), SKILL.read_text(), str(tmp_path / "o"))
