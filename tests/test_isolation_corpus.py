@@ -26,6 +26,8 @@ import yaml
 
 from evaluator.evidence import normalize_session
 from evaluator.isolation import assess_attempt
+from evaluator.isolation.trace import assess_with_trace
+from evaluator.sandbox import LaunchPolicy, Tracer
 from evaluator.sessions import get_store
 from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving
 
@@ -101,7 +103,7 @@ def _steps(entry: dict[str, Any], canary: Canary) -> list[dict[str, Any]]:
     return [*steps, {"final": "done"}]
 
 
-def run_entry(entry: dict[str, Any], canary: Canary) -> Result:
+def run_entry(entry: dict[str, Any], canary: Canary, traced: bool = False) -> Result:
     steps = _steps(entry, canary)
     if entry.get("child"):
         message = f"helper task {entry['id']}"
@@ -117,7 +119,12 @@ def run_entry(entry: dict[str, Any], canary: Canary) -> Result:
     else:
         behaviors = [behavior("scenario", PROMPT, steps)]
     with scratch_dir() as scratch, serving(*behaviors) as server:
-        workspace, handle = run_attempt(scratch, server, "routing-add-column", timeout_s=90)
+        # Traced without the jail: the jail would hide the canary, and this is about what the
+        # trace sees of an escape that succeeds.
+        launch = LaunchPolicy(trace=True) if traced else None
+        workspace, handle = run_attempt(
+            scratch, server, "routing-add-column", timeout_s=90, launch=launch
+        )
         assert handle.root_thread_id, handle.fault
         store = get_store("codex", handle.agent_home)
         located = store.locate_thread(handle.root_thread_id)
@@ -127,6 +134,16 @@ def run_entry(entry: dict[str, Any], canary: Canary) -> Result:
         children = store.descendants(handle.root_thread_id)
         descendants = [normalize_session(ref.path, home=home) for ref in children]
         report = assess_attempt(evidence, workspace.path, descendants)
+        if traced:
+            assert handle.trace_path is not None
+            report, _ = assess_with_trace(
+                report,
+                handle.trace_path,
+                evidence,
+                workspace.path,
+                handle.own_dirs,
+                handle.private_dirs,
+            )
         sessions = "".join(
             path.read_text(errors="replace")
             for path in [located.sessions[0].path, *(ref.path for ref in children)]
@@ -140,13 +157,13 @@ def run_entry(entry: dict[str, Any], canary: Canary) -> Result:
     return Result(entry["id"], report.verdict, report.reason, proved)
 
 
-def run_corpus(name: str, canary: Canary) -> list[Result]:
+def run_corpus(name: str, canary: Canary, traced: bool = False) -> list[Result]:
     entries = yaml.safe_load((CORPUS / name).read_text())
     only = os.environ.get("ISOLATION_CORPUS_ONLY")
     if only:
         entries = [e for e in entries if e["id"] in only.split(",")]
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        return list(pool.map(lambda e: run_entry(e, canary), entries))
+        return list(pool.map(lambda e: run_entry(e, canary, traced), entries))
 
 
 def _save(kind: str, results: list[Result]) -> None:
@@ -178,3 +195,21 @@ def test_no_clean_command_is_judged_a_violation(canary: Canary) -> None:
     # Each one is a closed-world gap worth closing; keep the list short.
     assert len(unverifiable) <= 3, unverifiable
     print(f"\nclean: {len(results)} runs, {len(unverifiable)} unverifiable: {unverifiable}")
+
+
+def test_with_the_trace_on_every_escape_is_a_violation(canary: Canary) -> None:
+    """Layer 2 turns what the evidence analysis could only call `unverifiable` into `violation`."""
+    why_not = Tracer().unavailable()
+    if why_not:
+        if os.environ.get("CI"):
+            pytest.fail(f"strace is required in CI (./dev setup installs it): {why_not}")
+        pytest.skip(f"no tracer here: {why_not}")
+    results = run_corpus("escapes.yaml", canary, traced=True)
+    _save("escapes-traced", results)
+    not_violation = [
+        f"{r.id}: {r.verdict}: {r.reason}" for r in results if r.verdict != "violation"
+    ]
+    unproved = [r.id for r in results if r.proved is False]
+    assert unproved == [], "these techniques no longer reach the canary; fix the corpus"
+    assert not_violation == []
+    print(f"\nescapes under the trace: {len(results)} runs, all violation")

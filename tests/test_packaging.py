@@ -155,7 +155,7 @@ def test_built_wheel_runs_the_demo_outside_the_checkout(tmp_path: Path) -> None:
     assert ready.returncode == 0 and "already installed" in ready.stdout, ready.stderr
     checked = _run([agentic_eval, "validate"], project, env)
     assert checked.returncode == 0, checked.stderr
-    assert "9 case(s)" in checked.stdout
+    assert "10 case(s)" in checked.stdout
     scratch = SCRATCH_BASE / uuid.uuid4().hex[:12]
     try:
         ran = _run(

@@ -231,11 +231,13 @@ def test_unclear_rule_and_timeout_are_blocked_with_their_reasons(tmp_path: Path)
     shutil.copytree(BEHAVIORS / "follows-skill", behaviors)
     slow = behaviors / "routing-backfill.yaml"
     slow_data = yaml.safe_load(slow.read_text())
-    slow_data["steps"].insert(0, {"cmd": "sleep 30"})
+    # Codex ends a single long command itself after a while; several keep the agent busy longer
+    # than the case's timeout.
+    slow_data["steps"][:0] = [{"cmd": "sleep 120"}] * 4
     slow.write_text(yaml.safe_dump(slow_data))
     # Only the slow case gets the short timeout: on a loaded machine a normal agent can take 5 s.
     slow_case = repo / "targets/db-migrations/cases/routing/routing-backfill.yaml"
-    slow_case.write_text(slow_case.read_text() + "timeout_s: 5\n")
+    slow_case.write_text(slow_case.read_text() + "timeout_s: 15\n")
     with scratch_dir() as scratch:
         outcome = run(
             tmp_path,
@@ -333,7 +335,7 @@ def test_cli_exit_codes_json_and_rejudge(
         case_file.write_text(
             case_file.read_text().replace(
                 'path: ".agents/skills/db-migrations/references/add-column.md"',
-                'path: ".agents/skills/db-migrations/references/nope.md"',
+                'path: ".agents/skills/db-migrations/references/rename-table.md"',
             )
         )
         with pytest.raises(SystemExit) as info:
