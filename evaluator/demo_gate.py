@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from evaluator.cli.main import cli
+from evaluator.cli.main import run_cli
 from evaluator.pipeline.run import new_run_id
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,8 +24,7 @@ IMMUTABLE = "Never edit an existing migration file: migrations that have shipped
 
 def _agentic_eval(*args: str) -> int:
     print(f"\n$ agentic-eval {shlex.join(args)}", flush=True)
-    code = cli.main(args=list(args), prog_name="agentic-eval", standalone_mode=False)
-    return int(code or 0)
+    return run_cli(list(args))
 
 
 def main() -> int:

@@ -38,11 +38,13 @@ class InputError(EvalError):
         super().__init__(self.render())
 
     def render(self) -> str:
-        location = self.path or "<input>"
+        field = f"{self.field}: " if self.field else ""
+        if not self.path:  # a command-line option, not a file: its name is the location
+            return f"{field}{self.message}"
+        location = self.path
         if self.line is not None:
             location += f":{self.line}:{self.col or 1}"
-        field = f" {self.field}:" if self.field else ""
-        return f"{location}:{field} {self.message}"
+        return f"{location}: {field}{self.message}"
 
 
 class EnvironmentProblem(EvalError):

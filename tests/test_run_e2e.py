@@ -540,3 +540,30 @@ def test_an_attempt_the_evaluator_cannot_build_is_blocked_and_the_run_goes_on(
     assert (
         json.loads((outcome.run_dir.path / "manifest.json").read_text())["run_state"] == "completed"
     )
+
+
+def test_a_cases_own_attempts_decide_its_k_unless_attempts_is_given(tmp_path: Path) -> None:
+    repo = copy_demo(tmp_path)
+    case_file = repo / "targets/db-migrations/cases/routing/routing-add-column.yaml"
+    case_file.write_text(case_file.read_text() + "attempts: 2\n")
+    cases = ("routing-add-column", "routing-rename-table")
+    with scratch_dir() as scratch:
+        own = run(
+            tmp_path / "own", scratch, repo=repo, behaviors=BEHAVIORS / "follows-skill", cases=cases
+        )
+        forced = run(
+            tmp_path / "forced",
+            scratch,
+            repo=repo,
+            behaviors=BEHAVIORS / "follows-skill",
+            cases=cases,
+            attempts=1,
+        )
+    judged = {r.case_id: r.stats.judged if r.stats else 0 for r in own.results}
+    assert judged == {"routing-add-column": 2, "routing-rename-table": 1}
+    manifest = json.loads((own.run_dir.path / "manifest.json").read_text())
+    assert manifest["case_attempts"] == {"routing-add-column": 2}
+    assert {r.case_id: r.stats.judged if r.stats else 0 for r in forced.results} == {
+        "routing-add-column": 1,
+        "routing-rename-table": 1,
+    }

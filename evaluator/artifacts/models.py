@@ -44,6 +44,10 @@ class Manifest(ArtifactModel):
     agent: str | None = None
     codex_version: str | None = None
     attempts: int = 1
+    case_attempts: dict[str, int] = Field(
+        default_factory=dict,
+        description="case_id -> K where a case's own `attempts:` set it (no --attempts given)",
+    )
     workers: int = 1
     timeout_s: float | None = None
     behaviors_dir: str | None = None

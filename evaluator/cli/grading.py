@@ -9,7 +9,8 @@ from typing import Any, TypeVar
 import click
 
 from evaluator.grader import Grader, make_grader
-from evaluator.grader.grader import DEFAULT_SCRATCH
+from evaluator.pipeline.run import DEFAULT_SCRATCH
+from evaluator.workspace.scratch import check_scratch_root, make_private_dir
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,11 +44,17 @@ def build_grader(
         if judge_votes is not None:
             raise click.UsageError("--judge-votes needs --judge-model")
         return None
+    # Under the same checked, private scratch root as the agents; the leading dot keeps it apart
+    # from every run's scratch (run ids cannot start with a dot).
+    root = scratch_root or DEFAULT_SCRATCH
+    check_scratch_root(root)
+    judge_scratch = root / ".judge"
+    make_private_dir(judge_scratch)
     return make_grader(
         judge_model,
         votes=judge_votes or 1,
         behaviors=behaviors,
         codex_bin=codex_bin,
         auth_from=auth_from,
-        scratch_root=scratch_root / "judge" if scratch_root else DEFAULT_SCRATCH,
+        scratch_root=judge_scratch,
     )

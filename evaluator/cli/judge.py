@@ -10,6 +10,7 @@ from evaluator.cli.grading import build_grader, grader_options
 from evaluator.cli.options import emit_json, json_option, judge_option, resolve_grader
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 from evaluator.pipeline.rejudge import rejudge_run
+from evaluator.pipeline.run import DEFAULT_SCRATCH
 from evaluator.vocabulary import JudgeMode
 
 
@@ -23,6 +24,20 @@ from evaluator.vocabulary import JudgeMode
     default=None,
     help="Answer judge prompts with the scripted model server playing these behaviours.",
 )
+@click.option(
+    "--scratch-root",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=DEFAULT_SCRATCH,
+    show_default=True,
+    help="Where the model judge's evidence bundles and homes live (not under /tmp).",
+)
+@click.option("--codex-bin", type=click.Path(path_type=Path, dir_okay=False), default=None)
+@click.option(
+    "--auth-from",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=None,
+    help="Copy only auth.json from this Codex home (a real judge model).",
+)
 @json_option
 def command(
     run_dir: Path,
@@ -30,12 +45,22 @@ def command(
     judge_model: str | None,
     judge_votes: int | None,
     behaviors: Path | None,
+    scratch_root: Path,
+    codex_bin: Path | None,
+    auth_from: Path | None,
     as_json: bool,
 ) -> int:
     """Judge again (after editing assertions) without re-running agents."""
     if behaviors is not None and judge_model is None:
         raise click.UsageError("--behaviors needs --judge-model (it scripts the judge's model)")
-    grader = build_grader(judge_model, judge_votes, behaviors=behaviors)
+    grader = build_grader(
+        judge_model,
+        judge_votes,
+        behaviors=behaviors,
+        codex_bin=codex_bin,
+        auth_from=auth_from,
+        scratch_root=scratch_root,
+    )
     try:
         results = rejudge_run(run_dir, grader=resolve_grader(judge_mode, grader))
     finally:
@@ -54,4 +79,6 @@ def command(
         for result in results:
             reason = f" ({result.blocked_reason})" if result.blocked_reason else ""
             click.echo(f"{result.case_id}: {result.status}{reason}")
-    return EXIT_OK if all(r.status == "pass" for r in results) else EXIT_FAILURES
+    # As for `run`: nothing judged, or nothing passed, is never a success.
+    passed = bool(results) and all(r.status == "pass" for r in results)
+    return EXIT_OK if passed else EXIT_FAILURES

@@ -55,6 +55,11 @@ for _command in COMMANDS:
 
 
 def main(argv: list[str] | None = None) -> None:
+    sys.exit(run_cli(argv))
+
+
+def run_cli(argv: list[str] | None = None) -> int:
+    """Runs one command and returns its exit code: every error is one line on stderr."""
     try:
         code = cli.main(args=argv, prog_name="agentic-eval", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -80,4 +85,4 @@ def main(argv: list[str] | None = None) -> None:
             err=True,
         )
         code = 70
-    sys.exit(code if isinstance(code, int) else 0)
+    return code if isinstance(code, int) else 0

@@ -167,9 +167,10 @@ def _options(
     skill_text = skill_file.read_bytes().decode("utf-8") if skill_file else None
     if resume:
         if run_id or suites or cases or target or split != "all":
-            raise click.UsageError(
-                "--resume takes the plan of the run it resumes;"
-                " drop --run-id/--target/--suite/--case/--split"
+            raise InputError(
+                "takes the plan of the run it resumes;"
+                " drop --run-id/--target/--suite/--case/--split",
+                field="--resume",
             )
         return RunOptions(
             repo=repo, source_workspace=source_workspace, resume=resume, skill_text=skill_text

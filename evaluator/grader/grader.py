@@ -103,7 +103,7 @@ class Grader:
         bundle_dir = self.settings.scratch_root / f"bundle-{uuid.uuid4().hex[:12]}"
         try:
             record_dir.mkdir(parents=True, exist_ok=True)
-            self.settings.scratch_root.mkdir(parents=True, exist_ok=True)
+            self.settings.scratch_root.mkdir(mode=0o700, parents=True, exist_ok=True)
             bundle = build_bundle(items, evidence, workspace, bundle_dir)
         except OSError as exc:
             remove_bundle(bundle_dir)

@@ -143,6 +143,14 @@ def _sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _case_attempts(cases: list[LoadedCase], explicit: int | None) -> dict[str, int]:
+    """A case's own `attempts:` beats the target's default; an explicit `--attempts` beats both.
+    Resolved at planning time and kept in the manifest, so a resume runs the same K."""
+    if explicit is not None:
+        return {}
+    return {c.case_id: c.case.attempts for c in cases if c.case.attempts is not None}
+
+
 def _first(*values: Any) -> Any:
     return next((value for value in values if value is not None), None)
 
@@ -376,6 +384,7 @@ class Run:
             agent=agent,
             codex_version=runner.version(),
             attempts=attempts,
+            case_attempts=_case_attempts(selection.cases, options.attempts),
             workers=workers,
             timeout_s=timeout_s,
             behaviors_dir=str(behaviors.resolve()) if behaviors else None,
@@ -437,7 +446,7 @@ class Run:
                 self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
                 try:
                     with _sigterm_interrupts():
-                        self._pool(settings, todo, attempts, workers, manifest, outcome)
+                        self._pool(settings, todo, workers, manifest, outcome)
                 except (KeyboardInterrupt, RunInterrupted):
                     outcome.interrupted = True
                     self.stop.set()
@@ -550,17 +559,19 @@ class Run:
         self,
         settings: AttemptSettings,
         cases: list[LoadedCase],
-        attempts: int,
         workers: int,
         manifest: Manifest,
         outcome: RunOutcome,
     ) -> None:
+        def attempts(case: LoadedCase) -> int:
+            return manifest.case_attempts.get(case.case_id, manifest.attempts)
+
         pending: dict[Future[list[AttemptResult]], LoadedCase] = {}
         done_slots: dict[str, list[list[AttemptResult]]] = {c.case_id: [] for c in cases}
         executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="attempt")
         try:
             for case in cases:
-                for _ in range(attempts):
+                for _ in range(attempts(case)):
                     pending[executor.submit(self._slot, settings, case)] = case
             while pending:
                 finished, _ = wait(list(pending), timeout=0.5, return_when=FIRST_COMPLETED)
@@ -568,7 +579,7 @@ class Run:
                     case = pending.pop(future)
                     slot = future.result()
                     done_slots[case.case_id].append(slot)
-                    if len(done_slots[case.case_id]) == attempts:
+                    if len(done_slots[case.case_id]) == attempts(case):
                         self._finish_case(
                             settings, case, done_slots[case.case_id], manifest, outcome
                         )
