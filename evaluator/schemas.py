@@ -1,16 +1,14 @@
 """JSON Schemas of every input file kind and run artifact, generated from the models.
 
 Two committed copies: `schemas/` at the top of the checkout (for readers and other tools) and
-`evaluator/data/schemas/` inside the package, which validation reads through importlib.resources
-so an installed wheel has them. `agentic-eval schemas export` rewrites both and
+`evaluator/data/schemas/` inside the package, which validation reads through `schema_files` (a
+leaf: the repo loader must not import the artifact models generated here). `agentic-eval schemas export` rewrites both and
 `agentic-eval schemas check` (and a test) fails when either drifts from the models.
 """
 
 from __future__ import annotations
 
 import json
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,9 @@ from pydantic import BaseModel
 
 from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
 from evaluator.contract.models import Case, Evaluation, RepoConfig, Rubric, Suite, Target
+from evaluator.schema_files import packaged_schema_dir, schema_file_name
+
+__all__ = ["SCHEMA_MODELS", "drifted", "export_schemas", "packaged_schema_dir", "schema_file_name"]
 
 SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "repo-config": RepoConfig,
@@ -31,10 +32,6 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "attempt": AttemptFile,
 }
 SCHEMA_BASE_URI = "https://agentic-eval.local/schemas/"
-
-
-def schema_file_name(kind: str) -> str:
-    return f"{kind}.schema.json"
 
 
 def _name_kinds(node: Any, defs: dict[str, Any]) -> None:
@@ -73,26 +70,6 @@ def generate_schema(kind: str) -> dict[str, Any]:
 
 def render_schema(kind: str) -> str:
     return json.dumps(generate_schema(kind), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
-
-
-PACKAGE_SCHEMAS = ("evaluator.data", "schemas")
-
-
-def packaged_schema_dir() -> Path | None:
-    """`evaluator/data/schemas/` as a directory (always one in a checkout or an unpacked wheel)."""
-    candidate = Path(str(resources.files(PACKAGE_SCHEMAS[0]).joinpath(PACKAGE_SCHEMAS[1])))
-    return candidate if candidate.is_dir() else None
-
-
-@cache
-def load_schema(kind: str) -> dict[str, Any]:
-    package, folder = PACKAGE_SCHEMAS
-    packaged = resources.files(package).joinpath(folder).joinpath(schema_file_name(kind))
-    if packaged.is_file():
-        loaded: dict[str, Any] = json.loads(packaged.read_text(encoding="utf-8"))
-        return loaded
-    # A package built without its data: the models are the same source of truth.
-    return generate_schema(kind)
 
 
 def export_schemas(directory: Path) -> list[Path]:

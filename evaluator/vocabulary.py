@@ -23,6 +23,12 @@ RecordKind = Literal[
     "session_end",
 ]
 RECORD_KINDS: tuple[RecordKind, ...] = RecordKind.__args__  # type: ignore[attr-defined]
+# The record kinds that observe an access to a path (what isolation classifies).
+ACCESS_RECORD_KINDS: tuple[RecordKind, ...] = (
+    "tool_workdir_observed",
+    "file_read_observed",
+    "file_write_observed",
+)
 
 # How a path was touched. `read` means its content reached the agent (what "consulted X"
 # needs); `metadata` touched it without showing content (`wc -l`, `stat`, `test -f`, `md5sum`,

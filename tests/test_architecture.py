@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import ROOT
@@ -11,7 +13,7 @@ LEAVES = {
     "errors",
     "yamlsource",
     "prompting",
-    "schemas",
+    "schema_files",
     "codex_items",
     "vocabulary",
     "safepath",
@@ -96,3 +98,16 @@ def test_packages_import_only_what_the_architecture_allows() -> None:
         for imported in _imports(path) - allowed:
             problems.append(f"{path.relative_to(ROOT)} imports evaluator.{imported}")
     assert problems == []
+
+
+def test_loading_an_eval_repo_pulls_in_no_later_stage() -> None:
+    """The import rule holds transitively too: a leaf that imported a later stage (the schema
+    generator once did) would smuggle it into the loader."""
+    code = (
+        "import sys, evaluator.repo, evaluator.plan;"
+        "later = ('artifacts', 'judge', 'pipeline', 'evidence', 'agents', 'isolation');"
+        "print(sorted({m.split('.')[1] for m in sys.modules"
+        " if m.startswith('evaluator.') and m.split('.')[1] in later}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

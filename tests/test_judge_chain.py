@@ -434,7 +434,13 @@ def test_explain_json_and_judge_model_without_a_grader(capsys: pytest.CaptureFix
     with pytest.raises(SystemExit) as exit_info:
         main(["explain", "--repo", repo, "--judge", "model"])
     assert exit_info.value.code == 2
-    assert "needs a configured judge model" in capsys.readouterr().err
+    assert "--judge model needs --judge-model" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["explain", "--repo", repo, "--judge", "model", "--judge-model", "m", "--json"])
+    assert exit_info.value.code == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["counts"]["model"] == 2 and payload["counts"]["unclear-rule"] == 0
+    assert payload["decided_without_model"] == 3
 
 
 def test_attempt_file_keeps_isolation_violations_through_a_round_trip() -> None:

@@ -6,13 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.cli.options import (
-    emit_json,
-    json_option,
-    judge_option,
-    repo_options,
-    resolve_grader,
-)
+from evaluator.cli.options import emit_json, json_option, judge_option, repo_options
 from evaluator.errors import EXIT_OK
 from evaluator.judge.chain import EntryPlan, plan_entries
 from evaluator.judge.criteria import check_text
@@ -40,6 +34,11 @@ def _plan_json(plan: EntryPlan) -> dict[str, object]:
 @click.option("--target", "target_id", default=None, help="Target id (default: the repo default).")
 @click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
 @judge_option
+@click.option(
+    "--judge-model",
+    default=None,
+    help="Explain as a run with this judge model would decide (nothing is called).",
+)
 @json_option
 def command(
     repo: Path,
@@ -47,13 +46,16 @@ def command(
     target_id: str | None,
     cases: tuple[str, ...],
     judge_mode: JudgeMode,
+    judge_model: str | None,
     as_json: bool,
 ) -> int:
     """Show how every assertion entry will be decided (checks, compiled rules, model judge)."""
-    grader = resolve_grader(judge_mode, None)
-    loaded = open_repo(repo, source_workspace)
+    if judge_mode == "model" and judge_model is None:
+        raise click.UsageError("--judge model needs --judge-model: which model would judge?")
+    with_model = judge_model is not None and judge_mode != "rules"
+    loaded = open_repo(repo, source_workspace, target=target_id, default_target_only=True)
     selection = select_cases(loaded, target_id, (), cases)
-    planned = [(case, plan_entries(case.case, grader is not None)) for case in selection.cases]
+    planned = [(case, plan_entries(case.case, with_model)) for case in selection.cases]
     counts = {route: 0 for route in ROUTES}
     for _case, plans in planned:
         for plan in plans:
@@ -71,6 +73,7 @@ def command(
                 "counts": counts,
                 "total": total,
                 "rules_coverage": coverage,
+                "decided_without_model": counts["checks"] + counts["rules"],
             }
         )
         return EXIT_OK
@@ -83,7 +86,8 @@ def command(
     click.echo(
         f"coverage: {counts['rules']} of {total} entries decided by rules ({figure});"
         f" checks {counts['checks']}, model {counts['model']},"
-        f" unclear-rule {counts['unclear-rule']}"
+        f" unclear-rule {counts['unclear-rule']};"
+        f" decided without a model: {counts['checks'] + counts['rules']} of {total}"
     )
     return EXIT_OK
 

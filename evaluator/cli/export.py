@@ -73,7 +73,7 @@ def codexopt_tasks(
     out: Path,
 ) -> int:
     """CodexOpt rollout tasks, train cases first, and the skillopt_train_ratio to use."""
-    loaded = open_repo(repo, source_workspace)
+    loaded = open_repo(repo, source_workspace, target=target, default_target_only=True)
     selection = select_cases(loaded, target, suites, cases)
     export = export_tasks(
         loaded,
@@ -112,7 +112,7 @@ def skillopt_splits(
     out: Path,
 ) -> int:
     """SkillOpt's split dir: {train,val,test}/items.json and split_manifest.json."""
-    loaded = open_repo(repo, source_workspace)
+    loaded = open_repo(repo, source_workspace, target=target, default_target_only=True)
     counts = export_split_dir(loaded, select_cases(loaded, target, suites), out)
     click.echo(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return EXIT_OK

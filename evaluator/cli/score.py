@@ -175,7 +175,7 @@ def _options(
         return RunOptions(
             repo=repo, source_workspace=source_workspace, resume=resume, skill_text=skill_text
         )
-    loaded = open_repo(repo, source_workspace)
+    loaded = open_repo(repo, source_workspace, target=target, default_target_only=True)
     selection = select_cases(loaded, target, suites, cases)
     if split != "all":
         selection = filter_split(selection, split, loaded.config.splits)  # type: ignore[arg-type]

@@ -72,9 +72,7 @@ def _m(
     )
 
 
-_READER = _m("read")
 _TEXT = _m("text")
-_META = _m("metadata", summarises=True)
 _WRITE = _m("write")
 
 COMMANDS: dict[str, CommandModel] = {

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any
 
-from evaluator.vocabulary import RECORD_KINDS, Outcome
+from evaluator.vocabulary import ACCESS_RECORD_KINDS, RECORD_KINDS, Outcome
 
 __all__ = ["RECORD_KINDS", "EvidenceRecord", "SessionEvidence"]
 
@@ -25,7 +25,6 @@ RELIABLE_CWD_SOURCES = (
 
 # Tool calls and results are written to the spill file only; judging and isolation never need them.
 SPILL_ONLY_KINDS = ("tool_call", "tool_result")
-ACCESS_KINDS = ("tool_workdir_observed", "file_read_observed", "file_write_observed")
 # The same observation (kind, path, access, source) repeated: only the first few stay in memory.
 RETAINED_REPEATS = 5
 SPILL_IN_MEMORY_BYTES = 8 * 1024 * 1024
@@ -94,7 +93,7 @@ class SessionEvidence:
 
     def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> str | None:
         kind = record.kind if isinstance(record, EvidenceRecord) else record.get("kind")
-        if kind not in ACCESS_KINDS:
+        if kind not in ACCESS_RECORD_KINDS:
             return None
         explicit = record.outcome if isinstance(record, EvidenceRecord) else record.get("outcome")
         if explicit:
@@ -105,7 +104,7 @@ class SessionEvidence:
     def settle_outcomes(self) -> None:
         """Gives every access record held in memory its call's outcome (once results are in)."""
         for record in self.records:
-            if record.kind in ACCESS_KINDS:
+            if record.kind in ACCESS_RECORD_KINDS:
                 record.outcome = self.outcome_of(record)
 
     def add(self, kind: str, line: int, **values: Any) -> EvidenceRecord:
@@ -123,7 +122,7 @@ class SessionEvidence:
         if kind in SPILL_ONLY_KINDS:
             record.text = None
             return record
-        if kind in ACCESS_KINDS:
+        if kind in ACCESS_RECORD_KINDS:
             key = (kind, record.path, record.access, record.source)
             seen = self._repeats.get(key, 0)
             self._repeats[key] = seen + 1
@@ -145,7 +144,7 @@ class SessionEvidence:
                     yield command.to_json()
                 continue
             data = json.loads(line)
-            if data.get("kind") in ACCESS_KINDS and "outcome" not in data:
+            if data.get("kind") in ACCESS_RECORD_KINDS and "outcome" not in data:
                 data["outcome"] = self.outcome_of(data)
             yield data
         self._spill.seek(0, 2)

@@ -243,7 +243,7 @@ def _slug(entry_id: str) -> str:
 
 
 def _relative_to_run(path: Path) -> str:
-    """`case-artifacts/<case>/judge/...` when the record sits in a run directory."""
+    """`case-artifacts/<case>/attempts/attempt-NN/judge/...` when the record sits in a run directory."""
     for parent in path.parents:
         if parent.name == "case-artifacts":
             return str(path.relative_to(parent.parent))

@@ -13,10 +13,9 @@ from evaluator.isolation.allowlist import (
     AllowRule,
     allowed,
 )
-from evaluator.vocabulary import IsolationVerdict
+from evaluator.vocabulary import ACCESS_RECORD_KINDS, IsolationVerdict
 
 Verdict = IsolationVerdict
-ACCESS_KINDS = ("tool_workdir_observed", "file_read_observed", "file_write_observed")
 GLOB_CHARS = "*?["
 
 
@@ -88,7 +87,7 @@ def assess_isolation(
     root = _real(str(workspace))
     report = IsolationReport(verdict="unverifiable", workspace=root, opaque=list(evidence.opaque))
     for record in evidence.records:
-        if record.kind not in ACCESS_KINDS or not record.path:
+        if record.kind not in ACCESS_RECORD_KINDS or not record.path:
             continue
         report.checked += 1
         access = record.access or ("cwd" if record.kind == "tool_workdir_observed" else "read")

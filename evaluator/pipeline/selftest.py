@@ -228,7 +228,9 @@ def run_selftest(
     options: SelftestOptions, new_progress: Callable[[], Progress] | None = None
 ) -> SelftestReport:
     """Runs every behaviour set; `new_progress` gives each run its own progress display."""
-    repo = open_repo(options.repo, options.source_workspace)
+    repo = open_repo(
+        options.repo, options.source_workspace, target=options.target, default_target_only=True
+    )
     selection = select_cases(repo, options.target, options.suites, options.cases)
     target = selection.target
     goldens: list[Golden] = []

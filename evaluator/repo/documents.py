@@ -12,14 +12,32 @@ from jsonschema.exceptions import ValidationError as SchemaError
 from jsonschema.exceptions import best_match
 from pydantic import BaseModel
 
-from evaluator.contract.models import OPERATORS, unknown_fields
+from evaluator.contract.models import (
+    OPERATORS,
+    Case,
+    Evaluation,
+    RepoConfig,
+    Rubric,
+    Suite,
+    Target,
+    unknown_fields,
+)
 from evaluator.contract.parse import parse_document, type_name, unknown_key_message
 from evaluator.errors import InputError
 from evaluator.safepath import id_problem
-from evaluator.schemas import SCHEMA_MODELS, load_schema
+from evaluator.schema_files import load_schema
 from evaluator.yamlsource import PathKey, YamlDocument, load_yaml
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+# The eval-repo file kinds, each validated against its committed schema, then its model.
+INPUT_MODELS: dict[str, type[BaseModel]] = {
+    "repo-config": RepoConfig,
+    "target": Target,
+    "suite": Suite,
+    "case": Case,
+    "rubric": Rubric,
+    "evaluation": Evaluation,
+}
 
 
 @dataclass
@@ -146,7 +164,7 @@ def load_document(
 
     A key outside the known shape is an error (with a did-you-mean), a warning under `lenient`
     (repos written for other evaluators), and always an error inside a case's `setup`."""
-    model_type = SCHEMA_MODELS[kind]
+    model_type = INPUT_MODELS[kind]
     try:
         doc = load_yaml(path)
     except InputError as exc:
