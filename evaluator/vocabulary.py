@@ -73,6 +73,7 @@ BlockCause = Literal[
     "agent-crash",
     "no-final-answer",
     "agent-error",
+    "model-unreachable",
     "not-started",
     "unclear-rule",
     "environment",

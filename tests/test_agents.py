@@ -111,6 +111,7 @@ def test_timeout_kills_the_process_group_and_keeps_the_evidence() -> None:
         assert handle.timed_out and handle.killed
         assert time.time() - started < 30
         assert "timed out" in (handle.fault or "")
+        assert not handle.stalled_on_model  # busy running a command, not waiting for its model
         files = rollout_files(handle.agent_home)
         assert len(files) == 1  # the session written so far is kept
         assert '"exec_command"' in files[0].read_text()
@@ -155,3 +156,6 @@ def test_unreachable_model_ends_in_the_timeout_with_codex_error_kept() -> None:
         )
         assert handle.timed_out
         assert "Connection failed" in (handle.fault or "")
+        # Killed while still reconnecting: the machine's fault, which the pipeline blocks as
+        # `environment` and the score counts as an outage, never as the skill's timeout.
+        assert handle.stalled_on_model

@@ -39,6 +39,10 @@ def case(case_id: str, status: str, attempts: list[AttemptRecord], **extra: Any)
     "facts,expected",
     [
         ({"timed_out": True, "agent_error": "x"}, Blame("agent", "timeout")),
+        (
+            {"timed_out": True, "agent_error": "Reconnecting...", "model_unreachable": True},
+            Blame("outage", "model-unreachable"),
+        ),
         ({"isolation": "violation", "valid": False}, Blame("agent", "isolation-violation")),
         ({"exit_code": 1, "agent_error": "stream error"}, Blame("outage", "agent-error")),
         ({"exit_code": 1}, Blame("agent", "agent-crash")),

@@ -563,6 +563,12 @@ def test_a_cases_own_attempts_decide_its_k_unless_attempts_is_given(tmp_path: Pa
     assert judged == {"routing-add-column": 2, "routing-rename-table": 1}
     manifest = json.loads((own.run_dir.path / "manifest.json").read_text())
     assert manifest["case_attempts"] == {"routing-add-column": 2}
+    # What the run cost, per attempt and in total: the tokens the agent's own session recorded.
+    records = [a for r in own.results for a in r.attempts]
+    assert all(a.tokens and a.tokens["total"] > 0 and a.duration_s for a in records)
+    report = (own.run_dir.path / "report.md").read_text()
+    total = sum(a.tokens["total"] for a in records if a.tokens)
+    assert "over 3 attempt(s); tokens: input" in report and f"total {total:,}" in report
     assert {r.case_id: r.stats.judged if r.stats else 0 for r in forced.results} == {
         "routing-add-column": 1,
         "routing-rename-table": 1,

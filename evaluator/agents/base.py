@@ -51,6 +51,9 @@ class AgentHandle:
     spawned_thread_ids: list[str] = field(default_factory=list)
     prompt: str = ""
     error: str | None = None
+    # The agent's last event before it ended was an error from its model connection: killed
+    # while it waited for an endpoint that never answered (a machine's fault, not the skill's).
+    stalled_on_model: bool = False
     jail: str = "none"
     trace_path: Path | None = None  # the strace log, when the agent ran under the tracer
     # Directories that are the agent's own (its homes, the tools it runs from), not "outside".

@@ -105,6 +105,7 @@ def read_exec_events(stdout_path: Path, handle: AgentHandle) -> None:
         lines = stdout_path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return
+    last_kind = None
     for line in lines:
         try:
             event = json.loads(line)
@@ -113,6 +114,7 @@ def read_exec_events(stdout_path: Path, handle: AgentHandle) -> None:
         if not isinstance(event, dict):
             continue
         kind = event.get("type")
+        last_kind = kind
         if kind == "thread.started" and handle.root_thread_id is None:
             handle.root_thread_id = event.get("thread_id")
         elif kind == "item.completed":
@@ -124,3 +126,6 @@ def read_exec_events(stdout_path: Path, handle: AgentHandle) -> None:
         elif kind in ("turn.failed", "error") and handle.error is None:
             message = event.get("message") or (event.get("error") or {}).get("message")
             handle.error = f"agent reported an error: {message}" if message else None
+    # Codex reports each reconnect to an unreachable endpoint as an `error` event and never
+    # exits (docs/codex-facts.md): a kill right after one means it was still waiting for it.
+    handle.stalled_on_model = last_kind == "error" and handle.error is not None

@@ -33,6 +33,9 @@ _REASON_BLAME: dict[BlockedReason, Blame] = {
 
 def attempt_blame(record: AttemptRecord) -> Blame:
     """Why one blocked attempt was blocked, from the facts its record keeps (in this order)."""
+    if record.model_unreachable:
+        # The agent sat waiting for its model: an outage, never a low score for the skill.
+        return Blame("outage", "model-unreachable")
     if record.timed_out:
         return Blame("agent", "timeout")
     if record.isolation == "violation":

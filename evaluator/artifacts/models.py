@@ -84,8 +84,17 @@ class AttemptRecord(ArtifactModel):
     # Facts that say who caused a `blocked` (see artifacts/attribution.py).
     killed: bool = False
     agent_error: str | None = None
+    model_unreachable: bool = Field(
+        default=False,
+        description="killed while still waiting for a model endpoint that never answered",
+    )
     session_complete: bool | None = None
     duration_s: float | None = None
+    tokens: dict[str, int] | None = Field(
+        default=None,
+        description="the agent's own token counts (input, cached_input, output, reasoning_output,"
+        " total), as its session recorded them",
+    )
     artifacts_dir: str | None = None
     interrupted: bool = Field(
         default=False,

@@ -39,6 +39,23 @@ def decided_by_lines(assertion: AssertionResult) -> list[str]:
     return [f"decided by {assertion.decided_by}"]
 
 
+def _usage_line(results: list[CaseResult]) -> str:
+    """What the run cost: the agents' wall time and the tokens their sessions recorded."""
+    records = [a for r in results for a in r.attempts]
+    seconds = sum(a.duration_s or 0.0 for a in records)
+    totals: Counter[str] = Counter()
+    for record in records:
+        totals.update(record.tokens or {})
+    tokens = (
+        ", ".join(
+            f"{name} {totals[name]:,}" for name in ("input", "cached_input", "output", "total")
+        )
+        if totals
+        else "none recorded"
+    )
+    return f"- Agent time: {seconds:.1f} s over {len(records)} attempt(s); tokens: {tokens}"
+
+
 def render_report(
     manifest: Manifest,
     results: list[CaseResult],
@@ -63,6 +80,7 @@ def render_report(
         f"- Attempts per case: {manifest.attempts}; workers: {manifest.workers}",
         f"- Isolation layers: session evidence; access trace: {manifest.trace or 'off'};"
         f" jail: {manifest.sandbox or 'none'}",
+        _usage_line(results),
     ]
     for note in manifest.notes:
         lines.append(f"- Note: {note}")

@@ -6,20 +6,18 @@ from pathlib import Path
 
 import click
 
-from evaluator.agents import runner_names
-from evaluator.cli.grading import build_grader, grader_options
+from evaluator.cli.grading import build_grader
 from evaluator.cli.options import (
+    agent_run_options,
     emit_json,
     json_option,
-    judge_option,
-    lenient_option,
     repo_options,
     resolve_grader,
 )
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
 from evaluator.pipeline.progress import choose_progress
-from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome
-from evaluator.sandbox import TraceMode, jail_names
+from evaluator.pipeline.run import Run, RunOptions, RunOutcome
+from evaluator.sandbox import TraceMode
 from evaluator.vocabulary import JudgeMode
 
 
@@ -29,77 +27,15 @@ from evaluator.vocabulary import JudgeMode
 @click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
 @click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
 @click.option(
-    "--agent",
-    type=click.Choice(runner_names()),
-    default=None,
-    help="Agent runner (default codex-exec).",
-)
-@click.option(
     "--attempts", type=click.IntRange(1, 100), default=None, help="Attempts per case (default 1)."
 )
-@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Attempts run at once.")
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=1),
-    default=None,
-    help="Seconds per attempt.",
-)
-@click.option("--run-id", default=None, help="Name of the run directory (default: time-based).")
 @click.option(
     "--resume", default=None, help="Finish an interrupted run: only cases without a result."
 )
-@click.option("--model", default=None, help="Model name passed to the agent.")
-@click.option(
-    "--behaviors",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    default=None,
-    help="Run against the scripted model server with these behaviours.",
-)
-@click.option(
-    "--runs-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("runs"),
-    show_default=True,
-)
-@click.option(
-    "--scratch-root",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=DEFAULT_SCRATCH,
-    show_default=True,
-    help="Workspaces and agent homes (not under /tmp).",
-)
-@click.option(
-    "--keep-scratch",
-    is_flag=True,
-    help="Keep this run's workspaces and agent homes (removed when the run ends by default).",
-)
-@click.option("--codex-bin", type=click.Path(path_type=Path, dir_okay=False), default=None)
-@click.option(
-    "--auth-from",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    default=None,
-    help="Copy only auth.json from this Codex home (real models).",
-)
-@click.option(
-    "--sandbox",
-    type=click.Choice(jail_names()),
-    default=None,
-    help="Jail around the agent (default: bwrap where bubblewrap works, else none).",
-)
-@click.option(
-    "--trace",
-    type=click.Choice(["auto", "on", "off"]),
-    default="auto",
-    show_default=True,
-    help="Trace the agent's file accesses with strace (auto: where strace works).",
-)
+@agent_run_options
 @click.option(
     "--allow-blocked", is_flag=True, help="Blocked cases alone do not make the exit code 1."
 )
-@judge_option
-@grader_options
-@lenient_option
 @json_option
 def command(
     repo: Path,

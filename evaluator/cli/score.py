@@ -8,15 +8,16 @@ from pathlib import Path
 
 import click
 
-from evaluator.agents import runner_names
 from evaluator.artifacts.attribution import score_run
-from evaluator.cli.options import repo_options
+from evaluator.cli.grading import build_grader
+from evaluator.cli.options import agent_run_options, repo_options, resolve_grader
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK, EvalError, InputError
 from evaluator.gate.score import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE, ScoreVerdict, decide
 from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions
+from evaluator.pipeline.run import Run, RunOptions
 from evaluator.plan import filter_split, open_repo, select_cases
-from evaluator.vocabulary import SPLITS
+from evaluator.sandbox import TraceMode
+from evaluator.vocabulary import SPLITS, JudgeMode
 
 EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRONMENT}
 
@@ -57,43 +58,8 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
     show_default=True,
     help="Below this share of cases with a verdict there is no score (ERROR, exit 3).",
 )
-@click.option("--agent", type=click.Choice(runner_names()), default=None, help="Agent runner.")
-@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Attempts run at once.")
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=1),
-    default=None,
-    help="Seconds per attempt.",
-)
-@click.option("--run-id", default=None, help="Name of the run directory (default: time-based).")
 @click.option("--resume", default=None, help="Finish an interrupted score run.")
-@click.option("--model", default=None, help="Model name passed to the agent.")
-@click.option(
-    "--behaviors",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    default=None,
-    help="Run against the scripted model server with these behaviours.",
-)
-@click.option(
-    "--runs-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("runs"),
-    show_default=True,
-)
-@click.option(
-    "--scratch-root",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=DEFAULT_SCRATCH,
-    show_default=True,
-)
-@click.option("--codex-bin", type=click.Path(path_type=Path, dir_okay=False), default=None)
-@click.option(
-    "--auth-from",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    default=None,
-    help="Copy only auth.json from this Codex home (real models).",
-)
+@agent_run_options
 @click.option("--json", "as_json", is_flag=True, help="One JSON line before the VERDICT line.")
 def command(
     repo: Path,
@@ -115,25 +81,60 @@ def command(
     behaviors: Path | None,
     runs_dir: Path,
     scratch_root: Path,
+    keep_scratch: bool,
     codex_bin: Path | None,
     auth_from: Path | None,
+    sandbox: str | None,
+    trace: TraceMode,
+    judge_mode: JudgeMode,
+    judge_model: str | None,
+    judge_votes: int | None,
+    lenient: bool,
     as_json: bool,
 ) -> int:
     """Score a skill: hard and soft verified pass rates, coverage, and a VERDICT line."""
+    grader = None
     try:
         options = _options(
-            repo, source_workspace, target, suites, cases, split, skill_file, resume, run_id
+            repo,
+            source_workspace,
+            target,
+            suites,
+            cases,
+            split,
+            skill_file,
+            resume,
+            run_id,
+            lenient,
         )
         options.agent, options.attempts, options.workers = agent, attempts, workers
         options.timeout_s, options.model, options.behaviors = timeout_s, model, behaviors
         options.runs_dir, options.scratch_root = runs_dir, scratch_root
-        options.codex_bin, options.auth_from = codex_bin, auth_from
+        options.keep_scratch, options.codex_bin, options.auth_from = (
+            keep_scratch,
+            codex_bin,
+            auth_from,
+        )
+        options.sandbox, options.trace, options.lenient = sandbox, trace, lenient
+        grader = build_grader(
+            judge_model,
+            judge_votes,
+            behaviors=behaviors,
+            codex_bin=codex_bin,
+            auth_from=auth_from,
+            scratch_root=scratch_root,
+        )
+        options.grader = resolve_grader(judge_mode, grader)
         outcome = Run(options, PlainProgress()).execute()
-    except EvalError as exc:
+    except (EvalError, click.UsageError) as exc:
         # Say it on stdout too: a rollout gate reads only stdout, and an error is not a score.
-        kind = "input-error" if isinstance(exc, InputError) else "environment"
+        bad_input = isinstance(exc, (InputError, click.UsageError))
+        kind = "input-error" if bad_input else "environment"
         click.echo(f"VERDICT: ERROR {kind}: {exc}")
         raise
+    finally:
+        if grader is not None:
+            grader.close()
     manifest = outcome.manifest
     score = score_run(outcome.results, len(manifest.resolved_case_ids))
     verdict = decide(
@@ -163,6 +164,7 @@ def _options(
     skill_file: Path | None,
     resume: str | None,
     run_id: str | None,
+    lenient: bool,
 ) -> RunOptions:
     skill_text = skill_file.read_bytes().decode("utf-8") if skill_file else None
     if resume:
@@ -175,7 +177,9 @@ def _options(
         return RunOptions(
             repo=repo, source_workspace=source_workspace, resume=resume, skill_text=skill_text
         )
-    loaded = open_repo(repo, source_workspace, target=target, default_target_only=True)
+    loaded = open_repo(
+        repo, source_workspace, target=target, lenient=lenient, default_target_only=True
+    )
     selection = select_cases(loaded, target, suites, cases)
     if split != "all":
         selection = filter_split(selection, split, loaded.config.splits)  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
 from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLayers, IsolationSummary
@@ -88,12 +89,26 @@ class AttemptResult:
             timed_out=handle.timed_out if handle else False,
             killed=handle.killed if handle else False,
             agent_error=handle.error if handle else None,
+            model_unreachable=handle.stalled_on_model if handle else False,
             session_complete=self.evidence.complete if self.evidence else None,
             duration_s=round(handle.duration_s, 3) if handle else None,
+            tokens=_tokens(self.evidence.token_usage) if self.evidence else None,
             artifacts_dir=str(
                 run_dir.attempt_artifacts(self.case_id, self.number).relative_to(run_dir.path)
             ),
         )
+
+
+def _tokens(usage: dict[str, Any] | None) -> dict[str, int] | None:
+    """The counts Codex recorded (`input_tokens`, ...) as `input`, ...; None when it recorded none."""
+    if not usage:
+        return None
+    counts = {
+        key.removesuffix("_tokens"): int(value)
+        for key, value in usage.items()
+        if isinstance(value, int) and not isinstance(value, bool)
+    }
+    return counts or None
 
 
 def _locate(settings: AttemptSettings, handle: AgentHandle) -> tuple[SessionRef | None, str]:
@@ -187,7 +202,9 @@ def _evaluate(
     session, why = _locate(settings, handle)
     if session is None:
         reason: BlockedReason = (
-            "environment" if handle.fault and not handle.timed_out else "insufficient-evidence"
+            "environment"
+            if handle.fault and (not handle.timed_out or handle.stalled_on_model)
+            else "insufficient-evidence"
         )
         _block(result, reason, f"{handle.fault + '; ' if handle.fault else ''}{why}")
         return
@@ -220,6 +237,9 @@ def _evaluate(
             "the child's first user message differs from the case prompt",
             valid=False,
         )
+        return
+    if handle.timed_out and handle.stalled_on_model:
+        _block(result, "environment", f"the model endpoint never answered: {handle.fault}")
         return
     if handle.timed_out:
         _block(result, "insufficient-evidence", f"session incomplete: {handle.fault}")
