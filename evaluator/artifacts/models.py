@@ -50,6 +50,9 @@ class Manifest(ArtifactModel):
     )
     workers: int = 1
     timeout_s: float | None = None
+    lenient: bool = Field(
+        default=False, description="unknown keys were warnings (--lenient); re-judging reads alike"
+    )
     behaviors_dir: str | None = None
     evaluator_version: str | None = None
     runner_pid: int | None = None

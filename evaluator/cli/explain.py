@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from evaluator.cli.options import emit_json, json_option, judge_option, repo_options
+from evaluator.cli.options import (
+    emit_json,
+    json_option,
+    judge_option,
+    lenient_option,
+    repo_options,
+)
 from evaluator.errors import EXIT_OK
 from evaluator.judge.chain import EntryPlan, plan_entries
 from evaluator.judge.criteria import check_text
@@ -39,6 +45,7 @@ def _plan_json(plan: EntryPlan) -> dict[str, object]:
     default=None,
     help="Explain as a run with this judge model would decide (nothing is called).",
 )
+@lenient_option
 @json_option
 def command(
     repo: Path,
@@ -47,13 +54,16 @@ def command(
     cases: tuple[str, ...],
     judge_mode: JudgeMode,
     judge_model: str | None,
+    lenient: bool,
     as_json: bool,
 ) -> int:
     """Show how every assertion entry will be decided (checks, compiled rules, model judge)."""
     if judge_mode == "model" and judge_model is None:
         raise click.UsageError("--judge model needs --judge-model: which model would judge?")
     with_model = judge_model is not None and judge_mode != "rules"
-    loaded = open_repo(repo, source_workspace, target=target_id, default_target_only=True)
+    loaded = open_repo(
+        repo, source_workspace, target=target_id, lenient=lenient, default_target_only=True
+    )
     selection = select_cases(loaded, target_id, (), cases)
     planned = [(case, plan_entries(case.case, with_model)) for case in selection.cases]
     counts = {route: 0 for route in ROUTES}

@@ -40,6 +40,8 @@ class AttemptSettings:
     runner: AgentRunner
     endpoint: ModelEndpoint
     timeout_s: float
+    # A case's own `timeout_s:` applies unless the user gave `--timeout` for the whole run.
+    case_timeouts: bool = True
     grader: ModelGrader | None = None  # the model judge; None judges by checks and rules only
     launch: LaunchPolicy = field(default_factory=LaunchPolicy)
     entry_skill_text: str | None = None  # a candidate skill written into every workspace
@@ -152,7 +154,8 @@ def run_attempt(
             agent_dir=agent_dir,
             prompt=prompt,
             endpoint=settings.endpoint,
-            timeout_s=case.case.timeout_s or settings.timeout_s,
+            timeout_s=(case.case.timeout_s if settings.case_timeouts else None)
+            or settings.timeout_s,
             env=workspace.env,
             launch=settings.launch,
         )

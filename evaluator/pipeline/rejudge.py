@@ -111,6 +111,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
         Path(manifest.repo or "agentic-evals"),
         Path(manifest.source_workspace) if manifest.source_workspace else None,
         target=manifest.target_id,
+        lenient=manifest.lenient,
     )
     selection = select_cases(repo, manifest.target_id, (), tuple(manifest.resolved_case_ids))
     results = []

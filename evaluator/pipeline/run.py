@@ -387,6 +387,7 @@ class Run:
             case_attempts=_case_attempts(selection.cases, options.attempts),
             workers=workers,
             timeout_s=timeout_s,
+            lenient=options.lenient,
             behaviors_dir=str(behaviors.resolve()) if behaviors else None,
             evaluator_version=__version__,
         )
@@ -439,6 +440,7 @@ class Run:
                     runner=runner,
                     endpoint=endpoint,
                     timeout_s=timeout_s,
+                    case_timeouts=options.timeout_s is None,
                     grader=options.grader,
                     launch=launch,
                     entry_skill_text=skill_text,
