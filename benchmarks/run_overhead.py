@@ -58,7 +58,19 @@ class Timing:
         run_module.run_attempt = timed_attempt  # type: ignore[assignment]
 
 
-def _run(base: Path, behaviors: Path, attempts: int, workers: int, latency: float) -> float:
+# The isolation layers around the agent: the session evidence alone, and the default where the
+# machine allows it (bubblewrap jail + strace trace, whose log is read after the agent exits).
+LAYERS = {"evidence only": ("none", "off"), "jail + trace (default)": (None, "auto")}
+
+
+def _run(
+    base: Path,
+    behaviors: Path,
+    attempts: int,
+    workers: int,
+    latency: float,
+    layers: tuple[str | None, str] = LAYERS["evidence only"],
+) -> float:
     options = RunOptions(
         repo=ROOT / "agentic-evals",
         cases=("routing-add-column",),
@@ -69,6 +81,8 @@ def _run(base: Path, behaviors: Path, attempts: int, workers: int, latency: floa
         scratch_root=base / "scratch",
         run_id=f"w{workers}-{uuid.uuid4().hex[:4]}",
         scripted_latency_s=latency,
+        sandbox=layers[0],
+        trace=layers[1],  # type: ignore[arg-type]
     )
     start = time.perf_counter()
     outcome = Run(options, PlainProgress(open("/dev/null", "w"))).execute()  # noqa: SIM115
@@ -81,6 +95,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--attempts", type=int, default=48)
     parser.add_argument("--overhead-attempts", type=int, default=12)
+    parser.add_argument("--skip-parallel", action="store_true", help="Only the overhead table.")
     args = parser.parse_args()
     base = SCRATCH / f"run-{uuid.uuid4().hex[:6]}"
     try:
@@ -93,22 +108,28 @@ def main() -> None:
             *big_steps,
             {"final": "ALTER TABLE accounts ADD COLUMN currency TEXT DEFAULT 'EUR';"},
         ]
-        timing = Timing()
-        _run(base, _behaviors(base / "big", big_steps), args.overhead_attempts, 1, 0.0)
-        rows = [
-            [
-                f"{median(timing.sizes) / 1024:.0f} KB",
-                f"{median(timing.agent) * 1000:.0f} ms",
-                f"{median(timing.overheads) * 1000:.1f} ms",
-                f"{max(timing.overheads) * 1000:.1f} ms",
-            ]
-        ]
+        big = _behaviors(base / "big", big_steps)
+        rows = []
+        for name, layers in LAYERS.items():
+            timing = Timing()
+            _run(base, big, args.overhead_attempts, 1, 0.0, layers)
+            rows.append(
+                [
+                    name,
+                    f"{median(timing.sizes) / 1024:.0f} KB",
+                    f"{median(timing.agent) * 1000:.0f} ms",
+                    f"{median(timing.overheads) * 1000:.1f} ms",
+                    f"{max(timing.overheads) * 1000:.1f} ms",
+                ]
+            )
         table(
-            f"Evaluator overhead per attempt (everything but the agent process; {len(timing.overheads)} attempts,"
-            " target < 50 ms)",
-            ["session size", "agent (median)", "overhead (median)", "overhead (max)"],
+            f"Evaluator overhead per attempt (everything but the agent process; {args.overhead_attempts}"
+            " attempts each, side by side; target < 50 ms for the evaluator itself)",
+            ["layers", "session size", "agent (median)", "overhead (median)", "overhead (max)"],
             rows,
         )
+        if args.skip_parallel:
+            return
         two_turns = _behaviors(
             base / "two", [{"cmd": f"cat {SKILL}/references/add-column.md"}, {"final": "done"}]
         )
