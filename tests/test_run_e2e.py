@@ -244,7 +244,6 @@ def test_unclear_rule_and_timeout_are_blocked_with_their_reasons(tmp_path: Path)
             scratch,
             repo=repo,
             behaviors=behaviors,
-            timeout_s=120,
             cases=("routing-rename-table", "routing-backfill"),
         )
     assert statuses(outcome) == {
