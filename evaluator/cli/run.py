@@ -6,19 +6,11 @@ from pathlib import Path
 
 import click
 
-from evaluator.cli.grading import build_grader
-from evaluator.cli.options import (
-    agent_run_options,
-    emit_json,
-    json_option,
-    repo_options,
-    resolve_grader,
-)
+from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
+from evaluator.cli.options import emit_json, json_option, repo_options
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
 from evaluator.pipeline.progress import choose_progress
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
-from evaluator.sandbox import TraceMode
-from evaluator.vocabulary import JudgeMode
 
 
 @click.command("run")
@@ -43,71 +35,31 @@ def command(
     target: str | None,
     suites: tuple[str, ...],
     cases: tuple[str, ...],
-    agent: str | None,
     attempts: int | None,
-    workers: int | None,
-    timeout_s: float | None,
-    run_id: str | None,
     resume: str | None,
-    model: str | None,
-    behaviors: Path | None,
-    runs_dir: Path,
-    scratch_root: Path,
-    keep_scratch: bool,
-    codex_bin: Path | None,
-    auth_from: Path | None,
-    sandbox: str | None,
-    trace: TraceMode,
+    run_args: AgentRunArgs,
     allow_blocked: bool,
-    judge_mode: JudgeMode,
-    judge_model: str | None,
-    judge_votes: int | None,
-    lenient: bool,
     as_json: bool,
 ) -> int:
     """Run every selected case in fresh workspaces and judge it from the recorded sessions."""
-    if resume and (run_id or suites or cases or target):
+    if resume and (run_args.run_id or suites or cases or target):
         raise click.UsageError(
             "--resume takes the plan of the run it resumes; drop --run-id/--target/--suite/--case"
         )
-    check_credentials(auth_from)
-    grader = build_grader(
-        judge_model,
-        judge_votes,
-        behaviors=behaviors,
-        codex_bin=codex_bin,
-        auth_from=auth_from,
-        scratch_root=scratch_root,
-    )
+    check_credentials(run_args.auth_from)
     options = RunOptions(
         repo=repo,
         source_workspace=source_workspace,
         target=target,
         suites=suites,
         cases=cases,
-        agent=agent,
         attempts=attempts,
-        workers=workers,
-        timeout_s=timeout_s,
-        run_id=run_id,
         resume=resume,
-        model=model,
-        behaviors=behaviors,
-        runs_dir=runs_dir,
-        scratch_root=scratch_root,
-        keep_scratch=keep_scratch,
-        codex_bin=codex_bin,
-        auth_from=auth_from,
-        grader=resolve_grader(judge_mode, grader),
-        sandbox=sandbox,
-        trace=trace,
-        lenient=lenient,
     )
-    try:
+    run_args.apply(options)
+    with run_args.grader() as grader:
+        options.grader = grader
         outcome = Run(options, choose_progress(as_json)).execute()
-    finally:
-        if grader is not None:
-            grader.close()
     code = exit_code(outcome, allow_blocked)
     if as_json:
         emit_json(summary(outcome, code))

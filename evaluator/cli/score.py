@@ -9,15 +9,14 @@ from pathlib import Path
 import click
 
 from evaluator.artifacts.attribution import score_run
-from evaluator.cli.grading import build_grader
-from evaluator.cli.options import agent_run_options, repo_options, resolve_grader
+from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
+from evaluator.cli.options import repo_options
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK, EvalError, InputError
 from evaluator.gate.score import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE, ScoreVerdict, decide
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
 from evaluator.plan import filter_split, open_repo, select_cases
-from evaluator.sandbox import TraceMode
-from evaluator.vocabulary import SPLITS, JudgeMode
+from evaluator.vocabulary import SPLITS
 
 EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRONMENT}
 
@@ -72,69 +71,25 @@ def command(
     attempts: int | None,
     min_pass_rate: float,
     min_coverage: float,
-    agent: str | None,
-    workers: int | None,
-    timeout_s: float | None,
-    run_id: str | None,
     resume: str | None,
-    model: str | None,
-    behaviors: Path | None,
-    runs_dir: Path,
-    scratch_root: Path,
-    keep_scratch: bool,
-    codex_bin: Path | None,
-    auth_from: Path | None,
-    sandbox: str | None,
-    trace: TraceMode,
-    judge_mode: JudgeMode,
-    judge_model: str | None,
-    judge_votes: int | None,
-    lenient: bool,
+    run_args: AgentRunArgs,
     as_json: bool,
 ) -> int:
     """Score a skill: hard and soft verified pass rates, coverage, and a VERDICT line."""
-    grader = None
     try:
         options = _options(
-            repo,
-            source_workspace,
-            target,
-            suites,
-            cases,
-            split,
-            skill_file,
-            resume,
-            run_id,
-            lenient,
+            repo, source_workspace, target, suites, cases, split, skill_file, resume, run_args
         )
-        options.agent, options.attempts, options.workers = agent, attempts, workers
-        options.timeout_s, options.model, options.behaviors = timeout_s, model, behaviors
-        options.runs_dir, options.scratch_root = runs_dir, scratch_root
-        options.keep_scratch, options.codex_bin, options.auth_from = (
-            keep_scratch,
-            codex_bin,
-            auth_from,
-        )
-        options.sandbox, options.trace, options.lenient = sandbox, trace, lenient
-        grader = build_grader(
-            judge_model,
-            judge_votes,
-            behaviors=behaviors,
-            codex_bin=codex_bin,
-            auth_from=auth_from,
-            scratch_root=scratch_root,
-        )
-        options.grader = resolve_grader(judge_mode, grader)
-        outcome = Run(options, PlainProgress()).execute()
+        options.attempts = attempts
+        with run_args.grader() as grader:
+            options.grader = grader
+            outcome = Run(options, PlainProgress()).execute()
     except (EvalError, click.UsageError) as exc:
         # Say it on stdout too: a rollout gate reads only stdout, and an error is not a score.
         bad_input = isinstance(exc, (InputError, click.UsageError))
         kind = "input-error" if bad_input else "environment"
         click.echo(f"VERDICT: ERROR {kind}: {exc}")
         raise
-    finally:
-        if grader is not None:
-            grader.close()
     manifest = outcome.manifest
     score = score_run(outcome.results, len(manifest.resolved_case_ids))
     verdict = decide(
@@ -163,36 +118,38 @@ def _options(
     split: str,
     skill_file: Path | None,
     resume: str | None,
-    run_id: str | None,
-    lenient: bool,
+    run_args: AgentRunArgs,
 ) -> RunOptions:
     skill_text = skill_file.read_bytes().decode("utf-8") if skill_file else None
     if resume:
-        if run_id or suites or cases or target or split != "all":
+        if run_args.run_id or suites or cases or target or split != "all":
             raise InputError(
                 "takes the plan of the run it resumes;"
                 " drop --run-id/--target/--suite/--case/--split",
                 field="--resume",
             )
-        return RunOptions(
+        options = RunOptions(
             repo=repo, source_workspace=source_workspace, resume=resume, skill_text=skill_text
         )
+        run_args.apply(options)
+        return options
     loaded = open_repo(
-        repo, source_workspace, target=target, lenient=lenient, default_target_only=True
+        repo, source_workspace, target=target, lenient=run_args.lenient, default_target_only=True
     )
     selection = select_cases(loaded, target, suites, cases)
     if split != "all":
         selection = filter_split(selection, split, loaded.config.splits)  # type: ignore[arg-type]
         if not selection.cases:
             raise InputError(f"the selection holds no case of split {split!r}", field="--split")
-    return RunOptions(
+    options = RunOptions(
         repo=repo,
         source_workspace=source_workspace,
         target=selection.target.target_id,
         cases=tuple(c.case_id for c in selection.cases),
-        run_id=run_id,
         skill_text=skill_text,
     )
+    run_args.apply(options)
+    return options
 
 
 def _print_summary(verdict: ScoreVerdict, run_dir: str) -> None:

@@ -1,0 +1,156 @@
+"""The options every command that runs agents shares (`run`, `score`), collected into one value.
+
+How and where each attempt runs, which model plays the agent, the jail and trace around it, and
+how it is judged: defined once here, so the commands cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import click
+
+from evaluator.agents import runner_names
+from evaluator.cli.grading import build_grader, grader_options
+from evaluator.cli.options import judge_option, lenient_option, resolve_grader
+from evaluator.judge import ModelGrader
+from evaluator.pipeline.run import DEFAULT_SCRATCH, RunOptions
+from evaluator.sandbox import TraceMode, jail_names
+from evaluator.vocabulary import JudgeMode
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class AgentRunArgs:
+    agent: str | None
+    workers: int | None
+    timeout_s: float | None
+    run_id: str | None
+    model: str | None
+    behaviors: Path | None
+    runs_dir: Path
+    scratch_root: Path
+    keep_scratch: bool
+    codex_bin: Path | None
+    auth_from: Path | None
+    sandbox: str | None
+    trace: TraceMode
+    lenient: bool
+    judge_mode: JudgeMode
+    judge_model: str | None
+    judge_votes: int | None
+
+    def apply(self, options: RunOptions) -> None:
+        """Sets the run's fields these options decide (everything but the judge)."""
+        for name, value in asdict(self).items():
+            if not name.startswith("judge_"):
+                setattr(options, name, value)
+
+    @contextmanager
+    def grader(self) -> Iterator[ModelGrader | None]:
+        """The model judge `--judge`/`--judge-model` ask for, closed when the run ends."""
+        built = build_grader(
+            self.judge_model,
+            self.judge_votes,
+            behaviors=self.behaviors,
+            codex_bin=self.codex_bin,
+            auth_from=self.auth_from,
+            scratch_root=self.scratch_root,
+        )
+        try:
+            yield resolve_grader(self.judge_mode, built)
+        finally:
+            if built is not None:
+                built.close()
+
+
+_FIELDS = tuple(f.name for f in fields(AgentRunArgs))
+
+
+def agent_run_options(func: F) -> F:
+    """Adds the shared options and hands them to the command as one `run_args` value."""
+
+    @functools.wraps(func)
+    def command(**kwargs: Any) -> Any:
+        shared = {name: kwargs.pop(name) for name in _FIELDS}
+        return func(run_args=AgentRunArgs(**shared), **kwargs)
+
+    decorators = [
+        click.option(
+            "--agent",
+            type=click.Choice(runner_names()),
+            default=None,
+            help="Agent runner (default codex-exec).",
+        ),
+        click.option(
+            "--workers", type=click.IntRange(1, 64), default=None, help="Attempts run at once."
+        ),
+        click.option(
+            "--timeout",
+            "timeout_s",
+            type=click.FloatRange(min=1),
+            default=None,
+            help="Seconds per attempt.",
+        ),
+        click.option(
+            "--run-id", default=None, help="Name of the run directory (default: time-based)."
+        ),
+        click.option("--model", default=None, help="Model name passed to the agent."),
+        click.option(
+            "--behaviors",
+            type=click.Path(path_type=Path, file_okay=False, exists=True),
+            default=None,
+            help="Run against the scripted model server with these behaviours.",
+        ),
+        click.option(
+            "--runs-dir",
+            type=click.Path(path_type=Path, file_okay=False),
+            default=Path("runs"),
+            show_default=True,
+        ),
+        click.option(
+            "--scratch-root",
+            type=click.Path(path_type=Path, file_okay=False),
+            default=DEFAULT_SCRATCH,
+            show_default=True,
+            help="Workspaces and agent homes (not under /tmp).",
+        ),
+        click.option(
+            "--keep-scratch",
+            is_flag=True,
+            help="Keep this run's workspaces and agent homes (removed when the run ends by default).",
+        ),
+        click.option("--codex-bin", type=click.Path(path_type=Path, dir_okay=False), default=None),
+        click.option(
+            "--auth-from",
+            type=click.Path(path_type=Path, file_okay=False, exists=True),
+            default=None,
+            help="Copy only auth.json from this Codex home (real models).",
+        ),
+        click.option(
+            "--sandbox",
+            type=click.Choice(jail_names()),
+            default=None,
+            help="Jail around the agent (default: bwrap where bubblewrap works, else none).",
+        ),
+        click.option(
+            "--trace",
+            type=click.Choice(["auto", "on", "off"]),
+            default="auto",
+            show_default=True,
+            help="Trace the agent's file accesses with strace (auto: where strace works).",
+        ),
+        judge_option,
+        grader_options,
+        lenient_option,
+    ]
+    decorated: Any = command
+    for decorate in reversed(decorators):
+        decorated = decorate(decorated)
+    return cast(F, decorated)
