@@ -6,6 +6,7 @@ import ctypes
 import ctypes.util
 import functools
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -104,6 +105,25 @@ def _parent_death_signal() -> Callable[[], None] | None:
     return hook
 
 
+def wait_for_exit(proc: subprocess.Popen[bytes], timeout_s: float) -> None:
+    """`proc.wait(timeout)`, woken by the kernel at the exit: Popen's own timed wait polls with
+    sleeps growing to 50 ms, which each attempt would pay after its agent exits. Falls back to it
+    where pidfds do not exist."""
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        proc.wait(timeout=timeout_s)
+        return
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        if not poller.poll(min(max(0, int(timeout_s * 1000)), 2**31 - 1)):
+            raise subprocess.TimeoutExpired(proc.args, timeout_s)
+    finally:
+        os.close(pidfd)
+    proc.wait()
+
+
 def run_process(
     argv: list[str],
     *,
@@ -138,7 +158,7 @@ def run_process(
                 proc.stdin.close()
             except BrokenPipeError:
                 pass
-            proc.wait(timeout=timeout_s)
+            wait_for_exit(proc, timeout_s)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             return ProcessOutcome(proc.returncode, True, True, started, time.time())

@@ -168,6 +168,15 @@ def assess_trace(
     session_patches = any(
         r.source == "patch-header" for r in evidence.of_kind("file_write_observed")
     )
+    # Every tool call loads the same libraries and start-up files: judge each access once.
+    verdicts: dict[tuple[str, str, str, str | None], bool] = {}
+
+    def judged(access: TracedAccess) -> bool:
+        key = (access.path, access.access, access.outcome, access.requested)
+        if key not in verdicts:
+            verdicts[key] = _allowed(access, roots, private, rules)
+        return verdicts[key]
+
     for call in trace.tool_calls:
         record = matched.get(call.index)
         label = f"`{record.id}`" if record else f"trace call {call.index}"
@@ -176,7 +185,7 @@ def assess_trace(
             report.disagreements.append(
                 f"trace call {call.index} ran {what}, which the session does not record"
             )
-        outside = [a for a in call.accesses if not _allowed(a, roots, private, rules)]
+        outside = [a for a in call.accesses if not judged(a)]
         for access in call.accesses:
             in_private = any(_inside(access.path, d) for d in private)
             if in_private and access not in outside and access.path not in report.private_tmp:
@@ -200,7 +209,7 @@ def assess_trace(
                 " that the session analysis did not"
             )
     for access in trace.cli_writes:
-        if not _allowed(access, roots, private, rules):
+        if not judged(access):
             report.violations.append(
                 Violation(
                     "trace:cli",
@@ -288,12 +297,15 @@ def assess_with_trace(
     workspace: Path,
     own_dirs: tuple[Path, ...],
     private_dirs: tuple[Path, ...] = (),
+    trace: ObservedTrace | None = None,
 ) -> tuple[IsolationReport, TraceReport]:
-    """Reads the attempt's strace log and merges its verdict into the evidence's."""
-    if not trace_path.is_file():
-        report = TraceReport("unverifiable", f"no trace was written ({trace_path})", 0)
-    else:
+    """Merges the attempt's trace verdict into the evidence's: `trace` as already read (while the
+    agent ran), else read from `trace_path`."""
+    if trace is None and trace_path.is_file():
         agent_dir = (str(own_dirs[0]),) if own_dirs else ()
         trace = read_trace(trace_path, start_cwd=str(workspace), agent_dirs=agent_dir)
+    if trace is None:
+        report = TraceReport("unverifiable", f"no trace was written ({trace_path})", 0)
+    else:
         report = assess_trace(trace, evidence, evidence_report, workspace, own_dirs, private_dirs)
     return combine(evidence_report, report, evidence), report

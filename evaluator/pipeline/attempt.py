@@ -20,7 +20,7 @@ from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
-from evaluator.sandbox import LaunchPolicy
+from evaluator.sandbox import LaunchPolicy, ObservedTrace
 from evaluator.sandbox.tracer import save_compressed
 from evaluator.sessions import SessionRef, get_store
 from evaluator.sessions.base import ChildQuery
@@ -148,18 +148,22 @@ def run_attempt(
     baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
-    handle = settings.runner.run(
-        AgentRequest(
-            workspace=workspace.path,
-            agent_dir=agent_dir,
-            prompt=prompt,
-            endpoint=settings.endpoint,
-            timeout_s=(case.case.timeout_s if settings.case_timeouts else None)
-            or settings.timeout_s,
-            env=workspace.env,
-            launch=settings.launch,
+    follower = settings.launch.follow_trace(workspace.path, agent_dir)
+    try:
+        handle = settings.runner.run(
+            AgentRequest(
+                workspace=workspace.path,
+                agent_dir=agent_dir,
+                prompt=prompt,
+                endpoint=settings.endpoint,
+                timeout_s=(case.case.timeout_s if settings.case_timeouts else None)
+                or settings.timeout_s,
+                env=workspace.env,
+                launch=settings.launch,
+            )
         )
-    )
+    finally:
+        trace = follower.finish() if follower is not None else None
     # The agent may create files readable by all (codex writes some 0644 on purpose).
     for tree in (workspace.path, agent_dir):
         make_tree_private(tree)
@@ -175,7 +179,7 @@ def run_attempt(
         settings.run_dir.attempt_artifacts(case.case_id, number) / WORKSPACE_SNAPSHOT,
         settings.source_workspace,
     )
-    _evaluate(settings, case, result, prompt)
+    _evaluate(settings, case, result, prompt, trace)
     _save(settings.run_dir, result)
     return result
 
@@ -198,8 +202,13 @@ def _block(result: AttemptResult, reason: BlockedReason, why: str, *, valid: boo
 
 
 def _evaluate(
-    settings: AttemptSettings, case: LoadedCase, result: AttemptResult, prompt: str
+    settings: AttemptSettings,
+    case: LoadedCase,
+    result: AttemptResult,
+    prompt: str,
+    trace: ObservedTrace | None = None,
 ) -> None:
+    """`trace`: the access trace as read while the agent ran (None: read it from the file)."""
     handle = result.handle
     assert handle is not None and result.workspace is not None
     session, why = _locate(settings, handle)
@@ -232,6 +241,7 @@ def _evaluate(
             result.workspace.path,
             handle.own_dirs,
             handle.private_dirs,
+            trace,
         )
     if handle.runner == "codex-subagent" and evidence.first_user_message != prompt:
         _block(

@@ -14,6 +14,7 @@ from typing import Literal
 
 from evaluator.errors import EnvironmentProblem
 from evaluator.sandbox.base import JailSpec
+from evaluator.sandbox.follow import TraceFollower
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.tracer import Tracer
 
@@ -58,6 +59,15 @@ class LaunchPolicy:
             )
             out = get_jail(self.jail).wrap(out, spec)
         return out, trace_path
+
+    def follow_trace(self, workspace: Path, agent_dir: Path) -> TraceFollower | None:
+        """Starts reading the attempt's trace (the file `wrap` names) while the agent runs; None
+        when it is not traced. The caller must `finish()` it after the agent exits."""
+        if not self.trace:
+            return None
+        return TraceFollower(
+            agent_dir / TRACE_FILE, start_cwd=str(workspace), agent_dirs=(str(agent_dir),)
+        )
 
     def private_dirs(self) -> tuple[Path, ...]:
         """Directories the jail replaces with the attempt's own empty tmpfs (none unjailed)."""

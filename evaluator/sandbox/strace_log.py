@@ -11,9 +11,10 @@ write by the codex process outside its home is kept as `cli_writes`.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,12 +43,19 @@ _TOKEN = re.compile(
     r"|[\[\]{}(),]|\s+|[^\"\[\]{}(),\s]+|.",
     re.S,
 )
+# An escape Python's decoder reads differently from strace's (`\\a`, `\\'`, `\\q`): rare, read slowly.
+_OTHER_ESCAPE = re.compile(r'\\[^nrtvf\\"0-7x]')
+_LEADING_STRING = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*"(?:\.\.\.)?)\s*,', re.S)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f", "\\": "\\", '"': '"'}
 _WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
 _OPENS = ("open", "openat", "openat2", "creat")
 _CWD_CALLS = ("chdir", "fchdir")
 _WRITES_ONE = ("unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "truncate")
 _WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
+_PROCESS_CALLS = ("clone", "clone3", "fork", "vfork")
+_EXECS = ("execve", "execveat")
+# Syscalls that change who a process is or where it stands: always decoded.
+_ALWAYS_DECODED = frozenset((*_PROCESS_CALLS, *_EXECS, *_CWD_CALLS))
 
 
 @dataclass(frozen=True)
@@ -149,6 +157,18 @@ def _unquote(token: str) -> str:
     body = body[:end] if end >= 0 else body
     if "\\" not in body:
         return body
+    if not _OTHER_ESCAPE.search(body):
+        # Only the escapes strace writes (C's `\\n`, `\\"`, `\\\\`, octal and hex bytes): Python's
+        # bytes-literal decoder reads them the same way, at C speed.
+        try:
+            raw = codecs.escape_decode(body.encode("utf-8", "surrogateescape"))[0]
+            return str(raw.decode("utf-8", "surrogateescape"))
+        except ValueError:
+            pass  # a cut `\\x` or a trailing backslash: the careful loop below keeps them
+    return _unquote_slowly(body)
+
+
+def _unquote_slowly(body: str) -> str:
     out = bytearray()
     index = 0
     while index < len(body):
@@ -203,6 +223,15 @@ def _fd_path(token: str) -> str | None:
     return token[start + 1 : -1]
 
 
+def _leading_string(args: str) -> str | None:
+    """The first argument when it is a C string followed by more arguments, as `split_args`
+    would give it; None when it is anything else (then `split_args` decides)."""
+    match = _LEADING_STRING.match(args)
+    if match is None or not args[match.end() :].strip():
+        return None
+    return match.group(1)
+
+
 def _string_list(token: str) -> list[str]:
     inner = token.strip()
     if inner.startswith("["):
@@ -210,33 +239,61 @@ def _string_list(token: str) -> list[str]:
     return [_unquote(t) for t in split_args(inner) if t.startswith('"')]
 
 
-def _events(lines: Iterable[str], trace: ObservedTrace) -> Iterator[_Event]:
+def _name(rest: str) -> str:
+    """The syscall's name, cheaply: what comes before the first parenthesis ("" if none)."""
+    paren = rest.find("(")
+    return rest[:paren] if paren > 0 else ""
+
+
+def _events(
+    lines: Iterable[str], trace: ObservedTrace, droppable: Callable[[int, str, str], bool]
+) -> Iterator[_Event]:
+    """The log's syscalls in order, decoded. `droppable(pid, name, text)` says, before anything is
+    decoded, that a line cannot matter (the CLI's own reads: most of the log); it is skipped."""
     pending: dict[int, tuple[str, str, int]] = {}
+    dropped: set[int] = set()  # processes whose unfinished call was skipped: skip its resumption
     for number, raw in enumerate(lines, start=1):
         trace.lines = number
         line = raw.rstrip("\n")
-        match = _LINE.match(line)
-        if not match:
-            trace.unparsed += 1
-            continue
-        pid = int(match.group("pid"))
-        rest = match.group("rest")
+        pid_text, space, rest = line.partition(" ")
+        if space and pid_text.isascii() and pid_text.isdigit():
+            rest = rest.lstrip()
+        else:
+            match = _LINE.match(line)
+            if not match:
+                trace.unparsed += 1
+                continue
+            pid_text, rest = match.group("pid"), match.group("rest")
+        pid = int(pid_text)
         if rest.startswith(("+++", "---")):
             continue
         if rest.endswith("<unfinished ...>"):
+            if droppable(pid, _name(rest), rest):
+                pending.pop(pid, None)
+                dropped.add(pid)
+                continue
             call = _CALL.match(rest)
             if call:
+                dropped.discard(pid)
                 pending[pid] = (
                     call.group("name"),
                     call.group("args")[: -len("<unfinished ...>")],
                     number,
                 )
             continue
-        resumed = _RESUMED.match(rest)
+        if rest.startswith("<... "):
+            resumed = _RESUMED.match(rest)
+        else:
+            resumed = None
+            if droppable(pid, _name(rest), rest):
+                continue
         if resumed:
             started = pending.pop(pid, None)
             if started is None:
-                trace.unparsed += 1
+                if pid in dropped:
+                    dropped.discard(pid)
+                else:
+                    trace.unparsed += 1
                 continue
             name, head, number = started[0], started[1] + resumed.group("args"), started[2]
         else:
@@ -279,6 +336,15 @@ class _Attributor:
             self.procs[pid] = _Proc(cwd=self.root_cwd if not self.procs else None)
         return self.procs[pid]
 
+    def droppable(self, pid: int, name: str, text: str) -> bool:
+        """True when `apply` would ignore this syscall whatever its arguments: a known process
+        outside every tool call, not creating a process, not exec-ing, not changing directory,
+        and not one the CLI may write with. Decided on the raw line, before decoding it."""
+        proc = self.procs.get(pid)
+        if proc is None or proc.call is not None or not name or name in _ALWAYS_DECODED:
+            return False
+        return not self.cli_may_write(proc, name, text)
+
     def feed(self, event: _Event) -> None:
         known = event.pid in self.procs or not self.procs
         if not known:
@@ -288,7 +354,7 @@ class _Attributor:
 
     def apply(self, event: _Event) -> None:
         proc = self.proc(event.pid)
-        if event.name in ("clone", "clone3", "fork", "vfork"):
+        if event.name in _PROCESS_CALLS:
             if event.child is not None and event.child > 0:
                 self.procs[event.child] = _Proc(
                     parent=event.pid,
@@ -300,13 +366,13 @@ class _Attributor:
                 for orphan in self.orphans.pop(event.child, []):
                     self.apply(orphan)
             return
-        if event.name in ("execve", "execveat") and event.ret == 0:
+        if event.name in _EXECS and event.ret == 0:
             self.exec(event, proc)
             return
         if (
             proc.call is None
             and event.name not in _CWD_CALLS
-            and not self.cli_may_write(proc, event)
+            and not self.cli_may_write(proc, event.name, event.raw_args)
         ):
             return  # the CLI's own read: not the agent's action, and not worth decoding
         for access in self.accesses(event, proc):
@@ -321,58 +387,55 @@ class _Attributor:
                 self.trace.cli_writes.append(access)
 
     @staticmethod
-    def cli_may_write(proc: _Proc, event: _Event) -> bool:
+    def cli_may_write(proc: _Proc, name: str, args: str) -> bool:
         if proc.image != CLI_BINARY or proc.in_sandbox:
             return False
-        if event.name in _OPENS:
-            return event.name == "creat" or any(f in event.raw_args for f in _WRITE_FLAGS)
-        return event.name not in ("execve", "execveat")
+        if name in _OPENS:
+            return name == "creat" or any(f in args for f in _WRITE_FLAGS)
+        return name not in _EXECS
 
     def exec(self, event: _Event, proc: _Proc) -> None:
         path_index = 1 if event.name == "execveat" else 0
-        if len(event.args) <= path_index + 1:
-            return
-        image = _unquote(event.args[path_index]) if event.args[path_index].startswith('"') else ""
-        argv = _string_list(event.args[path_index + 1])
+        # The image is the first argument; the argv (long: a tool call's whole command) is only
+        # split where it can start a tool call.
+        image_token = _leading_string(event.raw_args) if path_index == 0 else None
+        if image_token is None:
+            if len(event.args) <= path_index + 1:
+                return
+            image_token = event.args[path_index]
+        image = _unquote(image_token) if image_token.startswith('"') else ""
         name = os.path.basename(image)
         proc.image = name
         if name == SANDBOX_HELPER:
             proc.in_sandbox = True
             return
-        is_shell = os.path.basename(argv[0]) in SHELLS if argv else False
-        if (
-            proc.in_sandbox
-            and proc.call is None
-            and is_shell
-            and len(argv) >= 3
-            and argv[1] in ("-c", "-lc")
-        ):
-            proc.call = ToolCallTrace(
-                index=len(self.trace.tool_calls) + 1,
-                pid=event.pid,
-                command=argv[2],
-                line=event.line,
-            )
-            self.trace.tool_calls.append(proc.call)
-            return
-        if (
-            proc.in_sandbox
-            and proc.call is None
-            and name == CLI_BINARY
-            and FILE_HELPER_FLAG in argv
-        ):
-            proc.call = ToolCallTrace(
-                index=len(self.trace.tool_calls) + 1,
-                pid=event.pid,
-                command="",
-                line=event.line,
-                tool=PATCH_CALL,
-            )
-            self.trace.tool_calls.append(proc.call)
-            return
+        if proc.in_sandbox and proc.call is None:
+            argv = _string_list(event.args[path_index + 1])
+            if (
+                argv
+                and os.path.basename(argv[0]) in SHELLS
+                and len(argv) >= 3
+                and argv[1] in ("-c", "-lc")
+            ):
+                proc.call = self.new_call(event, argv[2], "shell")
+                return
+            if name == CLI_BINARY and FILE_HELPER_FLAG in argv:
+                proc.call = self.new_call(event, "", PATCH_CALL)
+                return
         if proc.call is not None:
             resolved = self.resolve(proc, event, path_index, image)
             proc.call.add(TracedAccess(resolved, "exec", "ok", event.name, event.pid, event.line))
+
+    def new_call(self, event: _Event, command: str, tool: str) -> ToolCallTrace:
+        call = ToolCallTrace(
+            index=len(self.trace.tool_calls) + 1,
+            pid=event.pid,
+            command=command,
+            line=event.line,
+            tool=tool,
+        )
+        self.trace.tool_calls.append(call)
+        return call
 
     def resolve(self, proc: _Proc, event: _Event, index: int, path: str) -> str:
         if path.startswith("/"):
@@ -457,7 +520,7 @@ def parse_trace(
     """`start_cwd`: where the first process started (the attempt workspace); `agent_dirs`: the
     agent's home and CODEX_HOME, where the CLI's own writes belong."""
     attributor = _Attributor(start_cwd, agent_dirs)
-    for event in _events(lines, attributor.trace):
+    for event in _events(lines, attributor.trace, attributor.droppable):
         attributor.feed(event)
     attributor.trace.unattributed = sum(len(events) for events in attributor.orphans.values())
     return attributor.trace
