@@ -38,11 +38,19 @@ def _behaviors(directory: Path, steps: list[dict[str, object]]) -> Path:
 
 
 class Timing:
+    """Collects, for each attempt run while it is installed, its overhead (the attempt's wall
+    time minus the agent process's own) and the agent's time."""
+
+    original = staticmethod(run_module.run_attempt)
+
     def __init__(self) -> None:
         self.overheads: list[float] = []
         self.sizes: list[int] = []
         self.agent: list[float] = []
-        original = run_module.run_attempt
+        self.install()
+
+    def install(self) -> None:
+        original = Timing.original
 
         def timed_attempt(*args: object, **kwargs: object) -> AttemptResult:
             start = time.perf_counter()
@@ -94,7 +102,7 @@ def _run(
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--attempts", type=int, default=48)
-    parser.add_argument("--overhead-attempts", type=int, default=12)
+    parser.add_argument("--overhead-attempts", type=int, default=12, help="Per set-up.")
     parser.add_argument("--skip-parallel", action="store_true", help="Only the overhead table.")
     args = parser.parse_args()
     base = SCRATCH / f"run-{uuid.uuid4().hex[:6]}"
@@ -109,23 +117,41 @@ def main() -> None:
             {"final": "ALTER TABLE accounts ADD COLUMN currency TEXT DEFAULT 'EUR';"},
         ]
         big = _behaviors(base / "big", big_steps)
+        timings = {name: Timing() for name in LAYERS}
+        # Interleaved, one attempt of each set-up in turn, so the machine's load (shared with
+        # other jobs) drifts over both alike; the pairwise difference is the layers' own cost.
+        for _ in range(args.overhead_attempts):
+            for name, layers in LAYERS.items():
+                timings[name].install()
+                _run(base, big, 1, 1, 0.0, layers)
         rows = []
-        for name, layers in LAYERS.items():
-            timing = Timing()
-            _run(base, big, args.overhead_attempts, 1, 0.0, layers)
+        for name, timing in timings.items():
             rows.append(
                 [
                     name,
                     f"{median(timing.sizes) / 1024:.0f} KB",
                     f"{median(timing.agent) * 1000:.0f} ms",
+                    f"{min(timing.overheads) * 1000:.1f} ms",
                     f"{median(timing.overheads) * 1000:.1f} ms",
                     f"{max(timing.overheads) * 1000:.1f} ms",
                 ]
             )
+        evidence, default = (timings[name].overheads for name in LAYERS)
+        extra = [b - a for a, b in zip(evidence, default, strict=True)]
+        rows.append(
+            [
+                "difference, pair by pair",
+                "",
+                "",
+                f"{min(extra) * 1000:.1f} ms",
+                f"{median(extra) * 1000:.1f} ms",
+                f"{max(extra) * 1000:.1f} ms",
+            ]
+        )
         table(
             f"Evaluator overhead per attempt (everything but the agent process; {args.overhead_attempts}"
-            " attempts each, side by side; target < 50 ms for the evaluator itself)",
-            ["layers", "session size", "agent (median)", "overhead (median)", "overhead (max)"],
+            " attempts each, interleaved; target < 50 ms for the evaluator itself)",
+            ["layers", "session size", "agent (median)", "overhead min", "median", "max"],
             rows,
         )
         if args.skip_parallel:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import functools
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 TERM_GRACE_S = 3.0
+GROUP_POLL_S = 0.05
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _ACTIVE: set[subprocess.Popen[bytes]] = set()
 _ACTIVE_LOCK = threading.Lock()
@@ -43,17 +45,33 @@ class ProcessOutcome:
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    # Codex spawns helpers (sandbox, shells, sub-agents): signal the group, not just the pid.
-    for sig, grace in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, 5.0)):
+    """SIGTERM to the agent's whole process group, then SIGKILL to whatever of it is left after
+    the grace. Codex spawns helpers (the node wrapper, the native CLI, sandbox helpers, shells):
+    the group outlives its leader when the leader exits first (strace does on SIGTERM, leaving
+    the CLI it traced running), so the group, not the leader, is waited for."""
+    deadline = time.monotonic() + TERM_GRACE_S
+    for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+            break
+        if sig == signal.SIGKILL or _group_gone(proc, deadline):
+            break
+    with contextlib.suppress(subprocess.TimeoutExpired):  # stuck in the kernel: nothing to do
+        proc.wait(timeout=5.0)
+
+
+def _group_gone(proc: subprocess.Popen[bytes], deadline: float) -> bool:
+    """Waits until no process of `proc`'s group is left (the leader reaped), or the deadline."""
+    while True:
+        if proc.poll() is not None:
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(GROUP_POLL_S)
 
 
 def kill_processes_mentioning(path: Path) -> int:

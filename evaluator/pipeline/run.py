@@ -69,6 +69,9 @@ SCRIPTED_MODEL = "mock-model"
 API_KEY_VARS = ("OPENAI_API_KEY", "CODEX_API_KEY")
 
 
+POOL_POLL_S = 0.2  # how soon the pool notices a stop request
+
+
 class RunInterrupted(Exception):
     """SIGTERM (or SIGINT) arrived: stop starting attempts, kill running ones, keep results."""
 
@@ -128,19 +131,23 @@ def _now() -> str:
 
 
 @contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """SIGTERM and SIGINT while attempts run only set `stop`; the pool sees it at its next look
+    (within `POOL_POLL_S`) and stops there. An exception raised wherever the signal lands could
+    leave a lock of the pool held, or a result half-written, and the run hanging."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum: int, frame: Any) -> None:
-        raise RunInterrupted(f"signal {signum}")
+        stop.set()
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, action in previous.items():
+            signal.signal(sig, action)
 
 
 def _case_attempts(cases: list[LoadedCase], explicit: int | None) -> dict[str, int]:
@@ -447,7 +454,7 @@ class Run:
                 )
                 self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
                 try:
-                    with _sigterm_interrupts():
+                    with _stop_on_signals(self.stop):
                         self._pool(settings, todo, workers, manifest, outcome)
                 except (KeyboardInterrupt, RunInterrupted):
                     outcome.interrupted = True
@@ -576,7 +583,9 @@ class Run:
                 for _ in range(attempts(case)):
                     pending[executor.submit(self._slot, settings, case)] = case
             while pending:
-                finished, _ = wait(list(pending), timeout=0.5, return_when=FIRST_COMPLETED)
+                if self.stop.is_set():
+                    raise RunInterrupted("stopping")
+                finished, _ = wait(list(pending), timeout=POOL_POLL_S, return_when=FIRST_COMPLETED)
                 for future in finished:
                     case = pending.pop(future)
                     slot = future.result()

@@ -31,6 +31,10 @@ STRING_LIMIT = 65536
 def options(output: Path) -> list[str]:
     return [
         "-f",
+        # With `-o FILE` strace blocks SIGTERM by default, so a parent-death or timeout SIGTERM
+        # would leave it (and the agent it keeps running) alive: be killable while waiting, and
+        # pass the signal on to the agent, as strace does when it is stopped.
+        "--interruptible=waiting",
         "--seccomp-bpf",
         "-qq",
         "-y",
