@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -452,6 +453,11 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
         assert result["stats"]["attempts"] == 1
 
 
+def _artifact_text(path: Path) -> str:
+    raw = path.read_bytes()
+    return (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode(errors="replace")
+
+
 def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path: Path) -> None:
     secret = "tok-secret-98765"
     repo = copy_demo(tmp_path)
@@ -477,6 +483,8 @@ def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path:
                 "match": {"prompt_contains": "default currency"},
                 "steps": [
                     {"cmd": 'echo "$API_TOKEN" > token.txt && cat token.txt'},
+                    # The value itself in a command line: in the session, and in the trace.
+                    {"cmd": f"test -n {secret}"},
                     {"final": f"Your token is {secret}."},
                 ],
             }
@@ -498,9 +506,12 @@ def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path:
     leaked = [
         p
         for p in outcome.run_dir.path.rglob("*")
-        if p.is_file() and secret in p.read_text(errors="replace")
+        if p.is_file() and secret in _artifact_text(p)
     ]
     assert leaked == []
+    if outcome.manifest.trace != "off":
+        (trace,) = outcome.run_dir.path.rglob("trace.strace.gz")
+        assert "test -n [REDACTED:API_TOKEN]" in _artifact_text(trace)
     raw = (
         outcome.run_dir.path / "case-artifacts/routing-add-column/accepted-session.jsonl"
     ).read_text()

@@ -28,6 +28,7 @@ from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, 
 from evaluator.workspace.scratch import make_tree_private
 
 WORKSPACE_SNAPSHOT = "workspace"  # the attempt workspace's final state, beside attempt.json
+TRACE_ARTIFACT = "trace.strace.gz"
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class AttemptResult:
     retry_of: int | None = None
     notes: list[str] = field(default_factory=list)
     secrets: dict[str, str] = field(default_factory=dict)
+    trace_copy: Path | None = None  # the redacted, compressed trace kept while the agent ran
 
     @property
     def judged(self) -> bool:
@@ -148,7 +150,10 @@ def run_attempt(
     baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
-    follower = settings.launch.follow_trace(workspace.path, agent_dir)
+    secrets = workspace.secret_values()
+    if not settings.endpoint.scripted and os.environ.get("OPENAI_API_KEY"):
+        secrets["OPENAI_API_KEY"] = os.environ["OPENAI_API_KEY"]
+    follower = settings.launch.follow_trace(workspace.path, agent_dir, Redactor(secrets).text)
     try:
         handle = settings.runner.run(
             AgentRequest(
@@ -170,9 +175,9 @@ def run_attempt(
     result = AttemptResult(
         case.case_id, number, workspace, "blocked", handle=handle, retry_of=retry_of
     )
-    result.secrets = workspace.secret_values()
-    if not settings.endpoint.scripted and os.environ.get("OPENAI_API_KEY"):
-        result.secrets["OPENAI_API_KEY"] = os.environ["OPENAI_API_KEY"]
+    result.secrets = secrets
+    if follower is not None and follower.keep is not None and follower.keep.is_file():
+        result.trace_copy = follower.keep
     save_snapshot(
         workspace.path,
         baseline,
@@ -318,10 +323,12 @@ def _save(run_dir: RunDir, result: AttemptResult) -> None:
         write_atomic(directory / "final-answer.txt", (result.evidence.final_answer or "") + "\n")
     write_json(directory / "attempt.json", attempt_file(run_dir, result).model_dump(mode="json"))
     Redactor(result.secrets).tree(directory)
-    if handle is not None and handle.trace_path is not None and handle.trace_path.is_file():
-        # After the text redaction pass, which must not rewrite a gzip file.
+    # After the text redaction pass, which must not rewrite a gzip file.
+    if result.trace_copy is not None:
+        copy_atomic(result.trace_copy, directory / TRACE_ARTIFACT)  # redacted as it was read
+    elif handle is not None and handle.trace_path is not None and handle.trace_path.is_file():
         save_compressed(
-            handle.trace_path, directory / "trace.strace.gz", Redactor(result.secrets).text
+            handle.trace_path, directory / TRACE_ARTIFACT, Redactor(result.secrets).text
         )
 
 

@@ -8,6 +8,7 @@ records what the jail stopped (an attempted escape fails with ENOENT but is stil
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -60,13 +61,21 @@ class LaunchPolicy:
             out = get_jail(self.jail).wrap(out, spec)
         return out, trace_path
 
-    def follow_trace(self, workspace: Path, agent_dir: Path) -> TraceFollower | None:
-        """Starts reading the attempt's trace (the file `wrap` names) while the agent runs; None
-        when it is not traced. The caller must `finish()` it after the agent exits."""
+    def follow_trace(
+        self, workspace: Path, agent_dir: Path, redact: Callable[[str], str] | None = None
+    ) -> TraceFollower | None:
+        """Starts reading the attempt's trace (the file `wrap` names) while the agent runs, and
+        keeping a compressed, redacted copy beside the agent's directory, out of the agent's
+        reach (the directory itself is writable in the jail). None when it is not traced. The
+        caller must `finish()` it after the agent exits."""
         if not self.trace:
             return None
         return TraceFollower(
-            agent_dir / TRACE_FILE, start_cwd=str(workspace), agent_dirs=(str(agent_dir),)
+            agent_dir / TRACE_FILE,
+            start_cwd=str(workspace),
+            agent_dirs=(str(agent_dir),),
+            keep=agent_dir.with_name(f"{agent_dir.name}.{TRACE_FILE}.gz"),
+            redact=redact,
         )
 
     def private_dirs(self) -> tuple[Path, ...]:
