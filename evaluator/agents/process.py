@@ -23,6 +23,38 @@ GROUP_POLL_S = 0.05
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _ACTIVE: set[subprocess.Popen[bytes]] = set()
 _ACTIVE_LOCK = threading.Lock()
+_REAPER_SCRIPT = Path(__file__).with_name("reaper.py")
+
+
+class _Reaper:
+    """The one reaper process of this evaluator (see reaper.py), started with the first agent."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def tell(self, message: str) -> None:
+        with self.lock:
+            try:
+                if self.proc is None or self.proc.poll() is not None:
+                    self.proc = subprocess.Popen(
+                        [sys.executable, "-I", "-S", str(_REAPER_SCRIPT)],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        # Not in the evaluator's group or session: a Ctrl-C or a kill of the
+                        # evaluator's group must leave it to do its work.
+                        start_new_session=True,
+                    )
+                assert self.proc.stdin is not None
+                self.proc.stdin.write(f"{message}\n".encode())
+                self.proc.stdin.flush()
+            except OSError:
+                # No reaper (no interpreter, no pipe): the parent-death signal still applies.
+                self.proc = None
+
+
+_REAPER = _Reaper()
 
 
 def kill_active() -> int:
@@ -169,6 +201,7 @@ def run_process(
             return ProcessOutcome(None, False, False, started, time.time(), f"cannot start: {exc}")
         with _ACTIVE_LOCK:
             _ACTIVE.add(proc)
+        _REAPER.tell(f"+{proc.pid}")
         try:
             assert proc.stdin is not None
             try:
@@ -187,6 +220,7 @@ def run_process(
         finally:
             with _ACTIVE_LOCK:
                 _ACTIVE.discard(proc)
+            _REAPER.tell(f"-{proc.pid}")
     code = proc.returncode
     killed = code is not None and code < 0 and -code in (signal.SIGKILL, signal.SIGTERM)
     return ProcessOutcome(code, False, killed, started, time.time())
