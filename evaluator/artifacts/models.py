@@ -50,6 +50,11 @@ class Manifest(ArtifactModel):
     )
     workers: int = 1
     timeout_s: float | None = None
+    timeout_explicit: bool = Field(
+        default=False,
+        description="--timeout was given: it applies to every case, over a case's own timeout_s"
+        " (a resume keeps it so)",
+    )
     lenient: bool = Field(
         default=False, description="unknown keys were warnings (--lenient); re-judging reads alike"
     )

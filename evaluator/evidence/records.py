@@ -51,12 +51,15 @@ class EvidenceRecord:
     outcome: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is not None:
-                out[f.name] = value
-        return out
+        # Called for every record of a session: the field names are looked up once, not per call.
+        return {
+            name: value for name in _RECORD_FIELDS if (value := getattr(self, name)) is not None
+        }
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(EvidenceRecord))
+# One encoder for every spilled record (json.dumps with options builds a new one per call).
+_SPILL_ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
 @dataclass
@@ -116,7 +119,7 @@ class SessionEvidence:
                 max_size=SPILL_IN_MEMORY_BYTES, mode="w+"
             )
         if kind != "command_observed":  # its exit code arrives later; written from memory
-            self._spill.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+            self._spill.write(_SPILL_ENCODER.encode(record.to_json()) + "\n")
         else:
             self._spill.write("\n")
         if kind in SPILL_ONLY_KINDS:

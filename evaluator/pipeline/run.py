@@ -394,10 +394,14 @@ class Run:
             case_attempts=_case_attempts(selection.cases, options.attempts),
             workers=workers,
             timeout_s=timeout_s,
+            timeout_explicit=options.timeout_s is not None,
             lenient=options.lenient,
             behaviors_dir=str(behaviors.resolve()) if behaviors else None,
             evaluator_version=__version__,
         )
+        if options.timeout_s is not None:
+            # A resume given --timeout makes it the run's timeout for every case from now on.
+            manifest.timeout_s, manifest.timeout_explicit = timeout_s, True
         manifest.sandbox = launch.jail
         manifest.trace = "strace" if launch.trace else "off"
         manifest.notes += [note for note in launch.notes if note not in manifest.notes]
@@ -447,7 +451,7 @@ class Run:
                     runner=runner,
                     endpoint=endpoint,
                     timeout_s=timeout_s,
-                    case_timeouts=options.timeout_s is None,
+                    case_timeouts=not manifest.timeout_explicit,
                     grader=options.grader,
                     launch=launch,
                     entry_skill_text=skill_text,
