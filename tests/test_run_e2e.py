@@ -251,6 +251,7 @@ def test_unclear_rule_and_timeout_are_blocked_with_their_reasons(tmp_path: Path)
         "routing-rename-table": "blocked:unclear-rule",
         "routing-backfill": "blocked:insufficient-evidence",
     }
+    assert not outcome.manifest.timeout_explicit  # so the case's own timeout_s applied
     timed_out = next(r for r in outcome.results if r.case_id == "routing-backfill")
     assert timed_out.attempts[0].timed_out and "timed out" in (timed_out.attempts[0].reason or "")
     assert (
@@ -395,7 +396,9 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
             str(scratch),
             "--json",
         ]
+        # An explicit --timeout given to the run only: the resume must keep it explicit.
         command = [*base, "--behaviors", str(behaviors), "--workers", "2", "--run-id", "k"]
+        command += ["--timeout", "300"]
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         results = runs / "k/case-results"
         deadline = time.time() + 120
@@ -428,6 +431,8 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
         assert resumed.returncode == 1, resumed.stderr  # the DATABASE_URL case stays blocked
     summary = json.loads(resumed.stdout)
     assert summary["run_state"] == "completed"
+    resumed_manifest = json.loads((runs / "k/manifest.json").read_text())
+    assert (resumed_manifest["timeout_s"], resumed_manifest["timeout_explicit"]) == (300, True)
     assert subprocess.run(["pgrep", "-f", str(scratch / "k")], capture_output=True).stdout == b""
     assert summary["counts"] == {"pass": 9, "fail": 0, "blocked": 1}
     assert sorted(p.name for p in results.glob("*.json")) == sorted(
@@ -504,9 +509,7 @@ def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path:
         assert result.workspace_root
         assert (Path(result.workspace_root) / "token.txt").read_text() == f"{secret}\n"
     leaked = [
-        p
-        for p in outcome.run_dir.path.rglob("*")
-        if p.is_file() and secret in _artifact_text(p)
+        p for p in outcome.run_dir.path.rglob("*") if p.is_file() and secret in _artifact_text(p)
     ]
     assert leaked == []
     if outcome.manifest.trace != "off":
