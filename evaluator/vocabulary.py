@@ -44,6 +44,8 @@ Outcome = Literal["ok", "failed", "unknown"]
 # --- isolation ------------------------------------------------------------------------------
 
 IsolationVerdict = Literal["contained", "violation", "unverifiable"]
+# The access-trace layer of a run and of each attempt: `strace` when it traced, else `off`.
+TraceLayer = Literal["strace", "off"]
 
 # --- judging --------------------------------------------------------------------------------
 

@@ -247,12 +247,12 @@ def test_a_run_saves_the_trace_and_names_its_layers(tracer: None, tmp_path: Path
     assert manifest["trace"] == "strace"
     attempt_dir = run_dir / "case-artifacts/routing-add-column/attempts/attempt-01"
     attempt = json.loads((attempt_dir / "attempt.json").read_text())
-    assert attempt["isolation_layers"]["trace"] is True
-    assert attempt["trace"]["verdict"] == "contained", attempt["trace"]
-    assert attempt["trace"]["tool_calls"] >= 1
+    assert attempt["isolation_layers"]["trace"] == manifest["trace"] == "strace"
+    assert attempt["trace_report"]["verdict"] == "contained", attempt["trace_report"]
+    assert attempt["trace_report"]["tool_calls"] >= 1
     with gzip.open(attempt_dir / "trace.strace.gz", "rt") as log:
         calls = parse_trace(log).tool_calls
-    assert len(calls) == attempt["trace"]["tool_calls"]
+    assert len(calls) == attempt["trace_report"]["tool_calls"]
     transcript = (run_dir / "transcript.md").read_text()
     assert "- Trace: contained" in transcript
 
@@ -272,6 +272,6 @@ def test_without_strace_the_run_falls_back_and_says_so(
     attempt = json.loads(
         (run_dir / "case-artifacts/routing-add-column/attempts/attempt-01/attempt.json").read_text()
     )
-    assert attempt["isolation_layers"] == {"sandbox": "none", "trace": False}
+    assert attempt["isolation_layers"] == {"sandbox": "none", "trace": "off"}
     assert attempt["trace"] is None  # no findings: nothing was traced
     assert "- Trace: off" in (run_dir / "transcript.md").read_text()

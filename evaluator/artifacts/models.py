@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from evaluator.judge.verdict import AssertionResult, CheckVerdict
-from evaluator.vocabulary import BlockedReason, IsolationVerdict, Status
+from evaluator.vocabulary import BlockedReason, IsolationVerdict, Status, TraceLayer
 
 __all__ = ["AssertionResult", "CheckVerdict"]
 
@@ -62,7 +62,7 @@ class Manifest(ArtifactModel):
     evaluator_version: str | None = None
     runner_pid: int | None = None
     sandbox: str | None = Field(default=None, description="jail around the agent: bwrap or none")
-    trace: str | None = Field(
+    trace: TraceLayer | None = Field(
         default=None, description="syscall trace of the agent: strace, or off (evidence alone)"
     )
     candidate_skill: str | None = Field(
@@ -134,7 +134,16 @@ class IsolationLayers(ArtifactModel):
     """Which isolation layers watched the attempt beside the session evidence."""
 
     sandbox: str = Field(description="The jail the agent ran in: `bwrap` or `none`.")
-    trace: bool = Field(description="Whether an strace access trace was recorded.")
+    trace: TraceLayer = Field(
+        description="The access trace, as in the manifest: `strace` (its findings are the"
+        " attempt's `trace_report`) or `off`."
+    )
+
+    @field_validator("trace", mode="before")
+    @classmethod
+    def _from_bool(cls, value: Any) -> Any:
+        # attempt.json files written before the trace was one named layer held a bool.
+        return ("strace" if value else "off") if isinstance(value, bool) else value
 
 
 class AttemptFile(AttemptRecord):
@@ -142,7 +151,7 @@ class AttemptFile(AttemptRecord):
 
     isolation_report: IsolationSummary | None = None
     isolation_layers: IsolationLayers | None = None
-    trace: dict[str, Any] | None = Field(
+    trace_report: dict[str, Any] | None = Field(
         default=None, description="The access trace's findings (`isolation/trace.py`), if traced."
     )
     assertions: list[AssertionResult] | None = Field(

@@ -86,7 +86,8 @@ def render_transcript(manifest: Manifest, run_dir: RunDir) -> str:
 def _trace_lines(attempt: dict[str, Any]) -> list[str]:
     """The observed trace's verdict and every disagreement between trace and session."""
     layers = attempt.get("isolation_layers") or {}
-    trace = attempt.get("trace")
+    # `trace` held the report in attempt.json files written before it was `trace_report`.
+    trace = attempt.get("trace_report", attempt.get("trace"))
     if not layers:
         return []
     lines = [f"- Sandbox: {layers.get('sandbox') or 'none'}"]

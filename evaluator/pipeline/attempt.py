@@ -351,11 +351,12 @@ def attempt_file(run_dir: RunDir, result: AttemptResult) -> AttemptFile:
         else None,
         assertions=result.judgement.entries if result.judgement is not None else None,
         isolation_layers=IsolationLayers(
-            sandbox=result.handle.jail, trace=result.handle.trace_path is not None
+            sandbox=result.handle.jail,
+            trace="strace" if result.handle.trace_path is not None else "off",
         )
         if result.handle is not None
         else None,
-        trace=result.trace.to_json() if result.trace is not None else None,
+        trace_report=result.trace.to_json() if result.trace is not None else None,
     )
 
 
