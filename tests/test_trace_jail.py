@@ -273,5 +273,5 @@ def test_without_strace_the_run_falls_back_and_says_so(
         (run_dir / "case-artifacts/routing-add-column/attempts/attempt-01/attempt.json").read_text()
     )
     assert attempt["isolation_layers"] == {"sandbox": "none", "trace": "off"}
-    assert attempt["trace"] is None  # no findings: nothing was traced
+    assert attempt["trace_report"] is None  # no findings: nothing was traced
     assert "- Trace: off" in (run_dir / "transcript.md").read_text()
