@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from evaluator.agents.base import AgentHandle, AgentRequest, AgentRunner
+from evaluator.agents.base import AgentHandle, AgentRequest, AgentRunner, RunnerOptions
 from evaluator.agents.codex_binary import codex_version, find_codex
 from evaluator.agents.codex_home import create_codex_home
 from evaluator.agents.process import run_process
@@ -21,8 +21,8 @@ CREDENTIAL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
 class CodexExecRunner(AgentRunner):
     evidence_mode = "codex-local-session-store"
 
-    def __init__(self, codex_bin: Path | str | None = None) -> None:
-        self.binary = find_codex(codex_bin)
+    def __init__(self, options: RunnerOptions) -> None:
+        self.binary = find_codex(options.codex_bin)
 
     def version(self) -> str | None:
         return codex_version(self.binary)
@@ -94,6 +94,8 @@ class CodexExecRunner(AgentRunner):
             trace_path=trace_path,
             own_dirs=(request.agent_dir, *request.launch.tool_roots(self.binary, env)),
             private_dirs=request.launch.private_dirs(),
+            home=home,
+            launched_child=self.launches_child,
         )
         read_exec_events(stdout_path, handle)
         return handle
