@@ -107,6 +107,9 @@ class AgentRunner(ABC):
     evidence_mode: str
     # The runner launches the agent under test as a sub-agent (AgentHandle.launched_child).
     launches_child: bool = False
+    # A real model needs one of these variables set (or `--auth-from`); the hint says so.
+    credential_env: tuple[str, ...] = ()
+    credentials_hint: str = ""
 
     def prepare_workspace(self, workspace: Path, entry_skill: Path) -> None:
         """Makes the attempt workspace ready for this agent before its baseline is taken (e.g.

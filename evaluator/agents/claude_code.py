@@ -58,6 +58,8 @@ def anthropic_base_url(base_url: str) -> str:
 @register_runner("claude-code")
 class ClaudeCodeRunner(AgentRunner):
     evidence_mode = "claude-code-project-transcripts"
+    credential_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    credentials_hint = "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)"
 
     def __init__(self, options: RunnerOptions) -> None:
         self.binary = find_claude(options.claude_bin)

@@ -20,6 +20,10 @@ CREDENTIAL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
 @register_runner("codex-exec")
 class CodexExecRunner(AgentRunner):
     evidence_mode = "codex-local-session-store"
+    credential_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    credentials_hint = (
+        "set OPENAI_API_KEY, or pass --auth-from CODEX_HOME (a folder holding auth.json)"
+    )
 
     def __init__(self, options: RunnerOptions) -> None:
         self.binary = find_codex(options.codex_bin)
