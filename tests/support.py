@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint, get_runner
+from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint, RunnerOptions, get_runner
+from evaluator.agents.claude_binary import find_claude
 from evaluator.agents.codex_binary import find_codex
 from evaluator.errors import EnvironmentProblem
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
@@ -32,6 +33,15 @@ def codex_or_skip() -> Path:
     except EnvironmentProblem as exc:
         if in_ci():
             pytest.fail(f"codex is required in CI: {exc}")
+        pytest.skip(str(exc))
+
+
+def claude_or_skip() -> Path:
+    try:
+        return find_claude()
+    except EnvironmentProblem as exc:
+        if in_ci():
+            pytest.fail(f"claude is required in CI: {exc}")
         pytest.skip(str(exc))
 
 
@@ -82,6 +92,7 @@ def run_attempt(
     endpoint: ModelEndpoint | None = None,
     before_run: Callable[[Path], None] | None = None,
     launch: LaunchPolicy | None = None,
+    options: RunnerOptions | None = None,
 ) -> tuple[AttemptWorkspace, AgentHandle]:
     """One real codex attempt on a demo case; `before_run` may plant files in the workspace."""
     repo, case = demo_case(case_id)
@@ -105,7 +116,7 @@ def run_attempt(
         env=workspace.env,
         launch=launch or LaunchPolicy(),
     )
-    return workspace, get_runner(runner).run(request)
+    return workspace, get_runner(runner, options).run(request)
 
 
 def rollout_files(codex_home: Path) -> list[Path]:
