@@ -27,22 +27,21 @@ from tests.conftest import DEMO_REPO, in_ci
 SCRATCH_BASE = Path("/var/tmp/agentic-eval-tests")
 
 
-def codex_or_skip() -> Path:
+def _cli_or_skip(name: str, find: Callable[[], Path]) -> Path:
     try:
-        return find_codex()
+        return find()
     except EnvironmentProblem as exc:
         if in_ci():
-            pytest.fail(f"codex is required in CI: {exc}")
+            pytest.fail(f"{name} is required in CI: {exc}")
         pytest.skip(str(exc))
+
+
+def codex_or_skip() -> Path:
+    return _cli_or_skip("codex", find_codex)
 
 
 def claude_or_skip() -> Path:
-    try:
-        return find_claude()
-    except EnvironmentProblem as exc:
-        if in_ci():
-            pytest.fail(f"claude is required in CI: {exc}")
-        pytest.skip(str(exc))
+    return _cli_or_skip("claude", find_claude)
 
 
 @contextmanager

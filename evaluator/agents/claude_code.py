@@ -20,7 +20,7 @@ from typing import Any
 from evaluator.agents.base import AgentHandle, AgentRequest, AgentRunner, RunnerOptions
 from evaluator.agents.claude_binary import claude_version, find_claude
 from evaluator.agents.codex_exec import PASSTHROUGH_ENV
-from evaluator.agents.process import run_process
+from evaluator.agents.launching import start_agent
 from evaluator.agents.registry import register_runner
 from evaluator.errors import EnvironmentProblem, InputError
 
@@ -157,44 +157,20 @@ class ClaudeCodeRunner(AgentRunner):
         tmp = request.agent_dir / "tmp"
         for directory in (config, home, tmp):
             directory.mkdir(exist_ok=False)
-        stdout_path = request.agent_dir / "stdout.jsonl"
-        stderr_path = request.agent_dir / "stderr.txt"
-        session_id = str(uuid.uuid4())
         env = self.environment(request, config, home, tmp)
-        argv, trace_path = request.launch.wrap(
-            self.command(request, session_id), env, request.workspace, request.agent_dir
-        )
-        outcome = run_process(
-            argv,
-            cwd=request.workspace,
-            env=env,
+        handle = start_agent(
+            self.name,
+            request,
+            self.command(request, str(uuid.uuid4())),
+            env,
             stdin_text=self.stdin_prompt(request),
-            stdout_path=stdout_path,
-            stderr_path=stderr_path,
-            timeout_s=request.timeout_s,
-        )
-        handle = AgentHandle(
-            runner=self.name,
-            workspace=request.workspace,
+            binary=self.binary,
             agent_home=config,
-            stdout_path=stdout_path,
-            stderr_path=stderr_path,
-            started_at=outcome.started_at,
-            ended_at=outcome.ended_at,
-            exit_code=outcome.exit_code,
-            timed_out=outcome.timed_out,
-            killed=outcome.killed,
-            prompt=request.prompt,
-            error=outcome.error,
-            jail=request.launch.jail,
-            trace_path=trace_path,
-            own_dirs=(request.agent_dir, *request.launch.tool_roots(self.binary, env)),
-            private_dirs=request.launch.private_dirs(),
-            session_store="claude",
             home=home,
+            session_store="claude",
             launched_child=self.launches_child,
         )
-        read_stream_events(stdout_path, handle, workspace_skills(request.workspace))
+        read_stream_events(handle.stdout_path, handle, workspace_skills(request.workspace))
         return handle
 
 
