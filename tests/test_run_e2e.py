@@ -113,6 +113,14 @@ def test_follows_skill_run_passes_and_writes_the_contract_artifacts(
     assert manifest["run_state"] == "completed" and manifest["agent"] == agent
     assert manifest["agent_version"] == AGENT_VERSIONS[agent]
     assert f"- Agent: {agent} ({AGENT_VERSIONS[agent]})" in (run_dir / "report.md").read_text()
+    if agent == "claude-code":
+        # The skill is where Claude Code discovers skills, and no other skill reached it.
+        stdout = (
+            run_dir / "case-artifacts/routing-add-column/attempts/attempt-01/agent-stdout.jsonl"
+        )
+        events = [json.loads(line) for line in stdout.read_text().splitlines()]
+        init = next(e for e in events if e.get("subtype") == "init")
+        assert init["skills"] == ["db-migrations"]
     assert manifest["environment_mismatches"] == {
         "bootstrap-needs-database-url": [
             "env_vars_required: DATABASE_URL is not set in the environment"

@@ -84,11 +84,13 @@ class ClaudeCodeRunner(AgentRunner):
                 + ", ".join(str(p) for p in leaking)
                 + " (choose a --scratch-root without CLAUDE.md or .claude/ above it)"
             )
-        if entry_skill.parent == SKILLS_DIR:
+        # `entry_skill` names the skill's folder or its SKILL.md.
+        skill = entry_skill if (workspace / entry_skill).is_dir() else entry_skill.parent
+        if skill.parent == SKILLS_DIR:
             return
-        link = workspace / SKILLS_DIR / entry_skill.name
+        link = workspace / SKILLS_DIR / skill.name
         link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(os.path.relpath(workspace / entry_skill, link.parent))
+        link.symlink_to(os.path.relpath(workspace / skill, link.parent))
 
     def stdin_prompt(self, request: AgentRequest) -> str:
         return request.prompt
