@@ -1,4 +1,5 @@
-"""`./dev demo`: the demo target end to end with the real Codex CLI and the scripted model.
+"""`./dev demo [--agent A]`: the demo target end to end with a real agent CLI (Codex by default,
+or Claude Code) and the scripted model.
 
 Two runs: the behaviours that follow the skill (expected: every case passes except the one that
 needs DATABASE_URL, which is blocked), and the broken behaviours (expected: the evaluator fails
@@ -7,9 +8,11 @@ or blocks every case they cover). The demo exits 0 only when both come out as ex
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
+from evaluator.agents import runner_names
 from evaluator.errors import EvalError
 from evaluator.pipeline.progress import choose_progress
 from evaluator.pipeline.run import Run, RunOptions, new_run_id
@@ -26,10 +29,11 @@ BROKEN_CASES = (
 )
 
 
-def _run(label: str, behaviors: Path, cases: tuple[str, ...]) -> dict[str, str]:
-    print(f"\n== {label} ==", flush=True)
+def _run(label: str, behaviors: Path, cases: tuple[str, ...], agent: str) -> dict[str, str]:
+    print(f"\n== {label} ({agent}) ==", flush=True)
     options = RunOptions(
         repo=ROOT / "agentic-evals",
+        agent=agent,
         behaviors=behaviors,
         cases=cases,
         runs_dir=ROOT / "runs",
@@ -43,10 +47,13 @@ def _run(label: str, behaviors: Path, cases: tuple[str, ...]) -> dict[str, str]:
     return {r.case_id: r.status for r in outcome.results}
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="./dev demo", description=__doc__)
+    parser.add_argument("--agent", choices=runner_names(), default="codex-exec")
+    agent = parser.parse_args(argv).agent
     try:
-        good = _run("follows-skill", BEHAVIORS / "follows-skill", ())
-        broken = _run("broken", BEHAVIORS / "broken", BROKEN_CASES)
+        good = _run("follows-skill", BEHAVIORS / "follows-skill", (), agent)
+        broken = _run("broken", BEHAVIORS / "broken", BROKEN_CASES, agent)
     except EvalError as exc:
         print(f"demo: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -22,6 +22,15 @@ SUBAGENT_LAUNCHER_HEAD = (
     " Run no commands, read no files, and never add to, shorten or explain the message."
 )
 
+# The same launcher for Claude Code, whose Agent tool runs the sub-agent and waits for it.
+CLAUDE_LAUNCHER_HEAD = (
+    "You launch one evaluation attempt and do nothing else. Call the `Agent` tool exactly once,"
+    " with `prompt` set to the text between the two marker lines below, byte for byte, markers"
+    " excluded. When it returns, finish with one short line. Run no commands, read no files, and"
+    " never add to, shorten or explain the prompt."
+)
+LAUNCHER_HEADS = (SUBAGENT_LAUNCHER_HEAD, CLAUDE_LAUNCHER_HEAD)
+
 
 def agent_prompt(user_prompt: str, *, boundary_note: bool = True) -> str:
     if not boundary_note:
@@ -34,13 +43,13 @@ def user_prompt_of(prompt: str) -> str:
     return prompt.removesuffix(f"\n\n{BOUNDARY_NOTE}")
 
 
-def launcher_prompt(child_prompt: str) -> str:
-    return f"{SUBAGENT_LAUNCHER_HEAD}\n{SUBAGENT_OPEN}\n{child_prompt}\n{SUBAGENT_CLOSE}"
+def launcher_prompt(child_prompt: str, head: str = SUBAGENT_LAUNCHER_HEAD) -> str:
+    return f"{head}\n{SUBAGENT_OPEN}\n{child_prompt}\n{SUBAGENT_CLOSE}"
 
 
 def extract_launcher_payload(text: str) -> str | None:
     """The child prompt inside a launcher prompt, or None when `text` is not a launcher prompt."""
-    if not text.startswith(SUBAGENT_LAUNCHER_HEAD):
+    if not text.startswith(LAUNCHER_HEADS):
         return None
     start = text.find(f"\n{SUBAGENT_OPEN}\n")
     end = text.rfind(f"\n{SUBAGENT_CLOSE}")

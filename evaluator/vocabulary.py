@@ -18,6 +18,7 @@ RecordKind = Literal[
     "command_observed",
     "file_read_observed",
     "file_write_observed",
+    "tool_denied",  # the agent CLI refused to run a tool call: recorded, but no access
     "isolation_violation",
     "final_answer",
     "session_end",

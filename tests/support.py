@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint, get_runner
+from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint, RunnerOptions, get_runner
+from evaluator.agents.claude_binary import find_claude
 from evaluator.agents.codex_binary import find_codex
 from evaluator.errors import EnvironmentProblem
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
@@ -26,13 +27,21 @@ from tests.conftest import DEMO_REPO, in_ci
 SCRATCH_BASE = Path("/var/tmp/agentic-eval-tests")
 
 
-def codex_or_skip() -> Path:
+def _cli_or_skip(name: str, find: Callable[[], Path]) -> Path:
     try:
-        return find_codex()
+        return find()
     except EnvironmentProblem as exc:
         if in_ci():
-            pytest.fail(f"codex is required in CI: {exc}")
+            pytest.fail(f"{name} is required in CI: {exc}")
         pytest.skip(str(exc))
+
+
+def codex_or_skip() -> Path:
+    return _cli_or_skip("codex", find_codex)
+
+
+def claude_or_skip() -> Path:
+    return _cli_or_skip("claude", find_claude)
 
 
 @contextmanager
@@ -82,6 +91,7 @@ def run_attempt(
     endpoint: ModelEndpoint | None = None,
     before_run: Callable[[Path], None] | None = None,
     launch: LaunchPolicy | None = None,
+    options: RunnerOptions | None = None,
 ) -> tuple[AttemptWorkspace, AgentHandle]:
     """One real codex attempt on a demo case; `before_run` may plant files in the workspace."""
     repo, case = demo_case(case_id)
@@ -105,7 +115,7 @@ def run_attempt(
         env=workspace.env,
         launch=launch or LaunchPolicy(),
     )
-    return workspace, get_runner(runner).run(request)
+    return workspace, get_runner(runner, options).run(request)
 
 
 def rollout_files(codex_home: Path) -> list[Path]:

@@ -114,12 +114,11 @@ def test_reads_by_every_common_reader_are_seen_and_contained() -> None:
 @pytest.mark.parametrize(
     "steps,needle",
     [
-        ([{"cmd": "cd .. && cd .. && ls"}], "cwd"),
-        ([{"cmd": "cat /etc/hostname"}], "/etc/hostname"),
         ([{"cmd": "git -C / status"}], "path"),
         ([{"cmd": "ls", "workdir": ".."}], "cwd"),
     ],
-    ids=["cd-chain", "absolute-read", "git-C-root", "outside-workdir"],
+    # `cd ..` chains, absolute reads and sub-agents that escape: tests/test_isolation_agents.py.
+    ids=["git-C-root", "outside-workdir"],
 )
 def test_outside_access_is_a_violation(steps: list[dict[str, Any]], needle: str) -> None:
     session, evidence, report = run_steps([*steps, {"final": "x"}])
@@ -178,16 +177,6 @@ def test_symlink_planted_in_the_workspace_counts_as_outside(outside: Path) -> No
     # through the link.
     assert {v.path for v in report.violations} == {f"{outside}/secret.txt"}
     assert all("via symlink" in v.detail for v in report.violations)
-
-
-def test_subagent_child_with_an_outside_workdir() -> None:
-    session, evidence, report = run_steps(
-        [{"cmd": "ls", "workdir": ".."}, {"final": "child"}], runner="codex-subagent", child=True
-    )
-    session.unlink()
-    assert evidence.parent_thread_id  # the accepted session is the child
-    assert report.verdict == "violation"
-    assert any(v.kind == "cwd" for v in report.violations)
 
 
 def test_opaque_inline_code_is_unverifiable() -> None:

@@ -23,7 +23,7 @@ from evaluator.cli.main import main
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from tests.conftest import ROOT, copy_demo
-from tests.support import codex_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, scratch_dir
 
 pytestmark = pytest.mark.codex
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
@@ -77,9 +77,25 @@ def validate_artifacts(run_dir: Path) -> None:
                         assert anchor in ids, ref
 
 
-def test_follows_skill_run_passes_and_writes_the_contract_artifacts(tmp_path: Path) -> None:
+# The demo target passes and fails the same way under every agent (the same behaviour files).
+AGENT_VERSIONS = {"codex-exec": "0.169.0", "claude-code": "2.1.197"}
+
+
+@pytest.fixture(params=sorted(AGENT_VERSIONS))
+def agent(request: pytest.FixtureRequest) -> str:
+    if request.param.startswith("claude"):
+        claude_or_skip()
+    return str(request.param)
+
+
+@pytest.mark.claude
+def test_follows_skill_run_passes_and_writes_the_contract_artifacts(
+    tmp_path: Path, agent: str
+) -> None:
     with scratch_dir() as scratch:
-        outcome = run(tmp_path, scratch, behaviors=BEHAVIORS / "follows-skill", workers=4)
+        outcome = run(
+            tmp_path, scratch, behaviors=BEHAVIORS / "follows-skill", workers=4, agent=agent
+        )
     assert statuses(outcome) == {
         "bootstrap-reads-skill-first": "pass",
         "bootstrap-missing-docs-index": "pass",
@@ -95,7 +111,17 @@ def test_follows_skill_run_passes_and_writes_the_contract_artifacts(tmp_path: Pa
     run_dir = outcome.run_dir.path
     validate_artifacts(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert manifest["run_state"] == "completed" and manifest["codex_version"] == "0.169.0"
+    assert manifest["run_state"] == "completed" and manifest["agent"] == agent
+    assert manifest["agent_version"] == AGENT_VERSIONS[agent]
+    assert f"- Agent: {agent} ({AGENT_VERSIONS[agent]})" in (run_dir / "report.md").read_text()
+    if agent == "claude-code":
+        # The skill is where Claude Code discovers skills, and no other skill reached it.
+        stdout = (
+            run_dir / "case-artifacts/routing-add-column/attempts/attempt-01/agent-stdout.jsonl"
+        )
+        events = [json.loads(line) for line in stdout.read_text().splitlines()]
+        init = next(e for e in events if e.get("subtype") == "init")
+        assert init["skills"] == ["db-migrations"]
     assert manifest["environment_mismatches"] == {
         "bootstrap-needs-database-url": [
             "env_vars_required: DATABASE_URL is not set in the environment"
@@ -116,7 +142,10 @@ def test_follows_skill_run_passes_and_writes_the_contract_artifacts(tmp_path: Pa
     assert "batches of 10,000" in answer
 
 
-def test_broken_behaviours_fail_or_block_with_one_isolation_retry(tmp_path: Path) -> None:
+@pytest.mark.claude
+def test_broken_behaviours_fail_or_block_with_one_isolation_retry(
+    tmp_path: Path, agent: str
+) -> None:
     cases = (
         "bootstrap-reads-skill-first",
         "routing-rename-table",
@@ -126,7 +155,9 @@ def test_broken_behaviours_fail_or_block_with_one_isolation_retry(tmp_path: Path
     )
     try:
         with scratch_dir() as scratch:
-            outcome = run(tmp_path, scratch, behaviors=BEHAVIORS / "broken", cases=cases)
+            outcome = run(
+                tmp_path, scratch, behaviors=BEHAVIORS / "broken", cases=cases, agent=agent
+            )
     finally:
         Path("/tmp/agentic-eval-demo-0001_users_avatar_url.sql").unlink(missing_ok=True)
     assert statuses(outcome) == {

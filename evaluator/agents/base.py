@@ -22,6 +22,15 @@ class ModelEndpoint:
 
 
 @dataclass(frozen=True)
+class RunnerOptions:
+    """What the user chose about the agent CLIs (each runner reads the options of its own CLI)."""
+
+    codex_bin: Path | None = None
+    claude_bin: Path | None = None
+    claude_permission_mode: str | None = None
+
+
+@dataclass(frozen=True)
 class AgentRequest:
     workspace: Path
     agent_dir: Path
@@ -39,7 +48,7 @@ class AgentHandle:
 
     runner: str
     workspace: Path
-    agent_home: Path
+    agent_home: Path  # where the agent's session store lives (CODEX_HOME, CLAUDE_CONFIG_DIR)
     stdout_path: Path
     stderr_path: Path
     started_at: float
@@ -60,6 +69,13 @@ class AgentHandle:
     own_dirs: tuple[Path, ...] = ()
     # The jail's private /tmp and /var/tmp: what succeeded there touched only the attempt's own.
     private_dirs: tuple[Path, ...] = ()
+    # Which session store (sessions/registry.py) reads `agent_home`, and the HOME the agent had
+    # (`~` in its commands means this directory).
+    session_store: str = "codex"
+    home: Path | None = None
+    # The agent under test is a child the runner's launcher spawned with the prompt verbatim:
+    # its session is located as the root's child and its first user message must be the prompt.
+    launched_child: bool = False
 
     @property
     def thread_ids(self) -> list[str]:
@@ -89,6 +105,16 @@ class AgentRunner(ABC):
 
     name: str
     evidence_mode: str
+    # The runner launches the agent under test as a sub-agent (AgentHandle.launched_child).
+    launches_child: bool = False
+    # A real model needs one of these variables set (or `--auth-from`); the hint says so.
+    credential_env: tuple[str, ...] = ()
+    credentials_hint: str = ""
+
+    def prepare_workspace(self, workspace: Path, entry_skill: Path) -> None:
+        """Makes the attempt workspace ready for this agent before its baseline is taken (e.g.
+        the skill where the agent discovers skills). `entry_skill` is relative to `workspace`."""
+        return None
 
     @abstractmethod
     def run(self, request: AgentRequest) -> AgentHandle:

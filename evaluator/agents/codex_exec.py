@@ -6,10 +6,10 @@ import json
 import os
 from pathlib import Path
 
-from evaluator.agents.base import AgentHandle, AgentRequest, AgentRunner
+from evaluator.agents.base import AgentHandle, AgentRequest, AgentRunner, RunnerOptions
 from evaluator.agents.codex_binary import codex_version, find_codex
 from evaluator.agents.codex_home import create_codex_home
-from evaluator.agents.process import run_process
+from evaluator.agents.launching import start_agent
 from evaluator.agents.registry import register_runner
 
 # Variables the agent may see from the evaluator's environment; everything else is dropped.
@@ -20,9 +20,13 @@ CREDENTIAL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
 @register_runner("codex-exec")
 class CodexExecRunner(AgentRunner):
     evidence_mode = "codex-local-session-store"
+    credential_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    credentials_hint = (
+        "set OPENAI_API_KEY, or pass --auth-from CODEX_HOME (a folder holding auth.json)"
+    )
 
-    def __init__(self, codex_bin: Path | str | None = None) -> None:
-        self.binary = find_codex(codex_bin)
+    def __init__(self, options: RunnerOptions) -> None:
+        self.binary = find_codex(options.codex_bin)
 
     def version(self) -> str | None:
         return codex_version(self.binary)
@@ -62,40 +66,20 @@ class CodexExecRunner(AgentRunner):
         codex_home = create_codex_home(request.agent_dir / "codex-home", request.endpoint)
         home = request.agent_dir / "home"
         home.mkdir(exist_ok=True)
-        stdout_path = request.agent_dir / "stdout.jsonl"
-        stderr_path = request.agent_dir / "stderr.txt"
         env = self.environment(request, codex_home, home)
-        argv, trace_path = request.launch.wrap(
-            self.command(request.workspace), env, request.workspace, request.agent_dir
-        )
-        outcome = run_process(
-            argv,
-            cwd=request.workspace,
-            env=env,
+        handle = start_agent(
+            self.name,
+            request,
+            self.command(request.workspace),
+            env,
             stdin_text=self.stdin_prompt(request),
-            stdout_path=stdout_path,
-            stderr_path=stderr_path,
-            timeout_s=request.timeout_s,
-        )
-        handle = AgentHandle(
-            runner=self.name,
-            workspace=request.workspace,
+            binary=self.binary,
             agent_home=codex_home,
-            stdout_path=stdout_path,
-            stderr_path=stderr_path,
-            started_at=outcome.started_at,
-            ended_at=outcome.ended_at,
-            exit_code=outcome.exit_code,
-            timed_out=outcome.timed_out,
-            killed=outcome.killed,
-            prompt=request.prompt,
-            error=outcome.error,
-            jail=request.launch.jail,
-            trace_path=trace_path,
-            own_dirs=(request.agent_dir, *request.launch.tool_roots(self.binary, env)),
-            private_dirs=request.launch.private_dirs(),
+            home=home,
+            session_store="codex",
+            launched_child=self.launches_child,
         )
-        read_exec_events(stdout_path, handle)
+        read_exec_events(handle.stdout_path, handle)
         return handle
 
 

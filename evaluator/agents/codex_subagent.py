@@ -17,6 +17,7 @@ from evaluator.prompting import launcher_prompt
 @register_runner("codex-subagent")
 class CodexSubagentRunner(CodexExecRunner):
     evidence_mode = "codex-local-session-store (spawned child)"
+    launches_child = True
 
     def stdin_prompt(self, request: AgentRequest) -> str:
         return launcher_prompt(request.prompt)

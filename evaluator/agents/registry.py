@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from evaluator.agents.base import AgentRunner
+from evaluator.agents.base import AgentRunner, RunnerOptions
 from evaluator.errors import InputError
 
 R = TypeVar("R", bound=type[AgentRunner])
@@ -27,10 +27,11 @@ def runner_names() -> list[str]:
     return sorted(_RUNNERS)
 
 
-def get_runner(name: str, **options: object) -> AgentRunner:
+def get_runner(name: str, options: RunnerOptions | None = None) -> AgentRunner:
+    """The runner, ready to run: a missing agent CLI is an EnvironmentProblem here."""
     cls = _RUNNERS.get(name)
     if cls is None:
         raise InputError(
             f"unknown agent {name!r} (known: {', '.join(runner_names())})", field="--agent"
         )
-    return cls(**options)
+    return cls(options or RunnerOptions())  # type: ignore[call-arg]

@@ -42,6 +42,7 @@ class Manifest(ArtifactModel):
     run_state: RunState = "planned"
     finished_at: str | None = None
     agent: str | None = None
+    agent_version: str | None = Field(default=None, description="what the agent CLI reports")
     codex_version: str | None = None
     attempts: int = 1
     case_attempts: dict[str, int] = Field(

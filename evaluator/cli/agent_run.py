@@ -16,6 +16,7 @@ from typing import Any, TypeVar, cast
 import click
 
 from evaluator.agents import runner_names
+from evaluator.agents.claude_code import DEFAULT_PERMISSION_MODE, PERMISSION_MODES
 from evaluator.cli.grading import build_grader, grader_options
 from evaluator.cli.options import judge_option, lenient_option, resolve_grader
 from evaluator.judge import ModelGrader
@@ -38,6 +39,8 @@ class AgentRunArgs:
     scratch_root: Path
     keep_scratch: bool
     codex_bin: Path | None
+    claude_bin: Path | None
+    claude_permission_mode: str | None
     auth_from: Path | None
     sandbox: str | None
     trace: TraceMode
@@ -86,7 +89,7 @@ def agent_run_options(func: F) -> F:
             "--agent",
             type=click.Choice(runner_names()),
             default=None,
-            help="Agent runner (default codex-exec).",
+            help="Agent runner (default codex-exec; claude-code and claude-subagent run Claude Code).",
         ),
         click.option(
             "--workers", type=click.IntRange(1, 64), default=None, help="Attempts run at once."
@@ -127,6 +130,13 @@ def agent_run_options(func: F) -> F:
             help="Keep this run's workspaces and agent homes (removed when the run ends by default).",
         ),
         click.option("--codex-bin", type=click.Path(path_type=Path, dir_okay=False), default=None),
+        click.option("--claude-bin", type=click.Path(path_type=Path, dir_okay=False), default=None),
+        click.option(
+            "--claude-permission-mode",
+            type=click.Choice(PERMISSION_MODES),
+            default=None,
+            help=f"Claude Code's permission mode (default {DEFAULT_PERMISSION_MODE}).",
+        ),
         click.option(
             "--auth-from",
             type=click.Path(path_type=Path, file_okay=False, exists=True),

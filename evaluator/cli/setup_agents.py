@@ -6,27 +6,43 @@ from pathlib import Path
 
 import click
 
-from evaluator.agents.codex_binary import PACKAGE, install_pinned_codex, user_codex_dir
+from evaluator.agents.claude_binary import CLAUDE
+from evaluator.agents.codex_binary import CODEX
+from evaluator.agents.npm_cli import PinnedCli
 from evaluator.cli.options import emit_json, json_option
 from evaluator.errors import EXIT_OK
+
+CLIS: dict[str, PinnedCli] = {"codex": CODEX, "claude": CLAUDE}
 
 
 @click.command("setup-agents")
 @click.option(
+    "--agent",
+    "agents",
+    type=click.Choice(sorted(CLIS)),
+    multiple=True,
+    help="Which CLI to install (repeatable; default codex).",
+)
+@click.option(
     "--prefix",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="npm prefix to install into (default: $XDG_CACHE_HOME/agentic-eval/codex-<version>).",
+    help="npm prefix to install into (default: $XDG_CACHE_HOME/agentic-eval/<cli>-<version>).",
 )
 @json_option
-def command(prefix: Path | None, as_json: bool) -> int:
-    """Install the pinned Codex CLI with npm into the user cache (nothing if already there)."""
-    binary, installed = install_pinned_codex(prefix or user_codex_dir())
-    if as_json:
-        emit_json(
-            {"agent": "codex", "package": PACKAGE, "binary": str(binary), "installed": installed}
+def command(agents: tuple[str, ...], prefix: Path | None, as_json: bool) -> int:
+    """Install the pinned agent CLIs with npm into the user cache (nothing if already there)."""
+    results = []
+    for name in agents or ("codex",):
+        pinned = CLIS[name]
+        target = prefix / name if prefix and len(agents) > 1 else prefix
+        binary, installed = pinned.install(target or pinned.user_dir())
+        results.append(
+            {"agent": name, "package": pinned.spec, "binary": str(binary), "installed": installed}
         )
-    else:
-        state = "installed" if installed else "already installed"
-        click.echo(f"codex: {PACKAGE} {state}: {binary}")
+        if not as_json:
+            state = "installed" if installed else "already installed"
+            click.echo(f"{name}: {pinned.spec} {state}: {binary}")
+    if as_json:
+        emit_json(results[0] if len(results) == 1 else results)
     return EXIT_OK

@@ -19,7 +19,7 @@ from evaluator.codex_items import content_text, is_injected, output_text
 from evaluator.evidence.jscode import scan_javascript
 from evaluator.evidence.patch import patch_contents, patch_paths
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
-from evaluator.evidence.rollout import RolloutEntry, RolloutStats, read_rollout
+from evaluator.evidence.rollout import RolloutEntry, RolloutStats, first_line, read_rollout
 from evaluator.evidence.shell import (
     ProgramLanguage,
     ShellAnalysis,
@@ -721,7 +721,12 @@ class _Normalizer:
 
 
 def normalize_session(path: Path, *, home: str | None = None) -> SessionEvidence:
-    """Streams the rollout once; memory grows with the number of tool calls, not the file size."""
+    """Streams the rollout once; memory grows with the number of tool calls, not the file size.
+    A Claude Code transcript (told apart by its first record) goes to its own normaliser."""
+    from evaluator.evidence.claude import is_claude_transcript, normalize_claude_transcript
+
+    if is_claude_transcript(first_line(path)):
+        return normalize_claude_transcript(path, home=home)
     normalizer = _Normalizer(path, home)
     stats = RolloutStats()
     for entry in read_rollout(path, stats):

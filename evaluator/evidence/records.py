@@ -20,6 +20,7 @@ RELIABLE_CWD_SOURCES = (
     "pwd-output",
     "exec-begin-cwd",
     "local-shell-workdir",
+    "record-cwd",  # Claude Code: the `cwd` its transcript records with each tool call
 )
 
 

@@ -29,6 +29,9 @@ class Match(StrictModel):
     prompt_regex: str | None = None
     prompt_equals: str | None = None
     thread: Literal["root", "child", "any"] = "any"
+    # Which agent the behaviour plays: the server tells them apart by the protocol they speak
+    # (codex: Responses API, claude: Anthropic Messages API).
+    agent: Literal["codex", "claude", "any"] = "any"
 
     @model_validator(mode="after")
     def _needs_a_rule(self) -> Match:
@@ -41,8 +44,10 @@ class Match(StrictModel):
                 raise ValueError(f"invalid prompt_regex: {exc}") from None
         return self
 
-    def accepts(self, prompt: str, is_child: bool) -> bool:
+    def accepts(self, prompt: str, is_child: bool, agent: str = "any") -> bool:
         if (self.thread == "root" and is_child) or (self.thread == "child" and not is_child):
+            return False
+        if self.agent != "any" and agent != "any" and agent != self.agent:
             return False
         if self.prompt_equals is not None and user_prompt_of(prompt) != self.prompt_equals:
             return False
@@ -60,7 +65,46 @@ class WaitSpec(StrictModel):
     timeout_ms: int = 300_000
 
 
-ACTIONS = ("cmd", "patch", "spawn", "wait", "final", "final_json", "http_error", "when")
+class WriteSpec(StrictModel):
+    """Create a file (Claude: `Write`; Codex: an `apply_patch` that adds it)."""
+
+    path: str = Field(min_length=1)
+    content: str
+
+
+class EditSpec(StrictModel):
+    """Replace text in a file (Claude: `Read` then `Edit` in one turn, as Edit needs the file
+    read first; Codex: an `apply_patch` update)."""
+
+    path: str = Field(min_length=1)
+    old: str = Field(min_length=1)
+    new: str
+
+
+class SearchSpec(StrictModel):
+    """Claude: `Glob`/`Grep` with these inputs; Codex: `find -name` / `grep -rn` in `path`."""
+
+    pattern: str = Field(min_length=1)
+    path: str | None = None
+
+
+# The agents a behaviour may restrict itself to (`match.agent`), each named by its protocol.
+AGENTS = ("codex", "claude")
+ACTIONS = (
+    "cmd",
+    "patch",
+    "read",
+    "write",
+    "edit",
+    "glob",
+    "grep",
+    "spawn",
+    "wait",
+    "final",
+    "final_json",
+    "http_error",
+    "when",
+)
 
 
 class When(StrictModel):
@@ -82,6 +126,11 @@ class Step(StrictModel):
     cmd: str | None = None
     workdir: str | None = None
     patch: str | None = None
+    read: str | None = None  # a file path (Claude: `Read`; Codex: `cat`)
+    write: WriteSpec | None = None
+    edit: EditSpec | None = None
+    glob: SearchSpec | None = None
+    grep: SearchSpec | None = None
     spawn: SpawnSpec | None = None
     wait: WaitSpec | None = None
     final: str | None = None
@@ -180,8 +229,8 @@ class BehaviorLibrary:
         self.source = source
         self.files = files or {}  # behaviour name -> the file it came from
 
-    def select(self, prompt: str, is_child: bool) -> Selection:
-        hits = [b for b in self.behaviors if b.match.accepts(prompt, is_child)]
+    def select(self, prompt: str, is_child: bool, agent: str = "any") -> Selection:
+        hits = [b for b in self.behaviors if b.match.accepts(prompt, is_child, agent)]
         if len(hits) == 1:
             return Selection(hits[0])
         head = prompt[:120].replace("\n", "\\n")
@@ -192,7 +241,11 @@ class BehaviorLibrary:
 
 
 BEHAVIOR_KEYS = sorted(
-    {name for model in (Behavior, Match, Step, SpawnSpec, WaitSpec) for name in model.model_fields}
+    {
+        name
+        for model in (Behavior, Match, Step, SpawnSpec, WaitSpec, WriteSpec, EditSpec, SearchSpec)
+        for name in model.model_fields
+    }
 )
 
 
@@ -250,8 +303,9 @@ def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) ->
                 )
             )
     for label, prompt in [*prompts, *spawned]:
-        for is_child in (False, True) if label.startswith("case ") else (True,):
-            hits = [b.name for b in library.behaviors if b.match.accepts(prompt, is_child)]
+        threads = (False, True) if label.startswith("case ") else (True,)
+        for is_child, agent in ((c, a) for c in threads for a in AGENTS):
+            hits = [b.name for b in library.behaviors if b.match.accepts(prompt, is_child, agent)]
             if len(hits) > 1:
                 thread = "a sub-agent" if is_child else "the root thread"
                 problems.append(

@@ -20,6 +20,7 @@ class ThreadView:
     prompt: str | None
     calls: list[dict[str, Any]] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
+    agent: str = "codex"  # which protocol asked: `codex` (Responses) or `claude` (Messages)
 
     @property
     def step_index(self) -> int:

@@ -1,9 +1,11 @@
-"""The HTTP server: POST /v1/responses plays the next scripted step of the requesting thread."""
+"""The HTTP server: POST /v1/responses (Codex) and POST /v1/messages (Claude Code) play the next
+scripted step of the requesting thread; one behaviour library serves both protocols at once."""
 
 from __future__ import annotations
 
 import itertools
 import json
+import shlex
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -11,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from evaluator.modelserver import anthropic
 from evaluator.modelserver.behaviors import Behavior, BehaviorLibrary, Step, next_step
 from evaluator.modelserver.protocol import ThreadView, read_thread, response_stream
 from evaluator.prompting import extract_launcher_payload
@@ -103,6 +106,47 @@ class ScriptedModelServer:
     def answer(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, bytes, str]:
         """Returns (HTTP status, body, content type) for one /responses request."""
         view = read_thread(body, headers)
+        step, error = self._play(view)
+        if error or step is None:
+            return 400, _error_body(error or "no step"), "application/json"
+        if step.http_error is not None:
+            return (
+                step.http_error,
+                _error_body(f"scripted HTTP {step.http_error}"),
+                "application/json",
+            )
+        item = self._render(step, view)
+        response_id = f"resp_{next(self._ids)}"
+        size = len(json.dumps(body.get("input") or []))
+        return 200, response_stream(response_id, [item], size), "text/event-stream"
+
+    def answer_messages(
+        self, body: dict[str, Any], headers: dict[str, str]
+    ) -> tuple[int, bytes, str]:
+        """Returns (HTTP status, body, content type) for one Anthropic /messages request."""
+        view = anthropic.read_messages_thread(body, headers)
+        step, error = self._play(view)
+        if step is not None and step.wait is not None:
+            error = "`wait` has no Claude Code turn: the Agent tool waits for its sub-agent"
+        if error or step is None:
+            return 400, anthropic.error_body(error or "no step"), "application/json"
+        if step.http_error is not None:
+            kind = "api_error" if step.http_error >= 500 else "invalid_request_error"
+            body_bytes = anthropic.error_body(f"scripted HTTP {step.http_error}", kind)
+            return step.http_error, body_bytes, "application/json"
+        number = next(self._ids)
+        prefix = f"toolu_{(view.thread_id or 'x')[-8:].replace('-', '')}_{number}"
+        stream = anthropic.messages_stream(
+            f"msg_{number}",
+            str(body.get("model") or self.model),
+            anthropic.step_blocks(step),
+            len(json.dumps(body.get("messages") or [])),
+            prefix,
+        )
+        return 200, stream, "text/event-stream"
+
+    def _play(self, view: ThreadView) -> tuple[Step | None, str | None]:
+        """The thread's next step (after its delay), or why there is none; logged either way."""
         behavior, error = self._choose(view)
         step = next_step(behavior.steps, view.call_outputs()) if behavior else None
         if behavior is not None and step is None:
@@ -121,28 +165,19 @@ class ScriptedModelServer:
         )
         self._record(record)
         if error or step is None:
-            return 400, _error_body(error or "no step"), "application/json"
+            return None, error or "no step"
         delay = self.latency_s + step.delay_s
         if delay:
             time.sleep(delay)
-        if step.http_error is not None:
-            return (
-                step.http_error,
-                _error_body(f"scripted HTTP {step.http_error}"),
-                "application/json",
-            )
-        item = self._render(step, view)
-        response_id = f"resp_{next(self._ids)}"
-        size = len(json.dumps(body.get("input") or []))
-        return 200, response_stream(response_id, [item], size), "text/event-stream"
+        return step, None
 
     def _choose(self, view: ThreadView) -> tuple[Behavior | None, str | None]:
         if view.prompt is None:
             return None, "request carries no user prompt"
         payload = extract_launcher_payload(view.prompt)
         if payload is not None and not view.is_child:
-            return _launcher_behavior(payload), None
-        selection = self.library.select(view.prompt, view.is_child)
+            return _launcher_behavior(payload, view.agent), None
+        selection = self.library.select(view.prompt, view.is_child, view.agent)
         return selection.behavior, selection.error
 
     def _render(self, step: Step, view: ThreadView) -> dict[str, Any]:
@@ -153,13 +188,31 @@ class ScriptedModelServer:
                 args["workdir"] = step.workdir
             return _function_call(call_id, "exec_command", args)
         if step.patch is not None:
-            return {
-                "type": "custom_tool_call",
-                "name": "apply_patch",
-                "input": step.patch,
-                "call_id": call_id,
-                "status": "completed",
-            }
+            return _patch_call(call_id, step.patch)
+        if step.read is not None:
+            return _function_call(
+                call_id, "exec_command", {"cmd": f"cat -- {shlex.quote(step.read)}"}
+            )
+        if step.write is not None:
+            added = "".join(f"+{line}\n" for line in step.write.content.splitlines())
+            patch = f"*** Begin Patch\n*** Add File: {step.write.path}\n{added}*** End Patch\n"
+            return _patch_call(call_id, patch)
+        if step.edit is not None:
+            removed = "".join(f"-{line}\n" for line in step.edit.old.splitlines())
+            added = "".join(f"+{line}\n" for line in step.edit.new.splitlines())
+            patch = (
+                f"*** Begin Patch\n*** Update File: {step.edit.path}\n@@\n{removed}{added}"
+                "*** End Patch\n"
+            )
+            return _patch_call(call_id, patch)
+        if step.glob is not None:
+            where = shlex.quote(step.glob.path or ".")
+            cmd = f"find {where} -name {shlex.quote(step.glob.pattern)}"
+            return _function_call(call_id, "exec_command", {"cmd": cmd})
+        if step.grep is not None:
+            where = shlex.quote(step.grep.path or ".")
+            cmd = f"grep -rn -e {shlex.quote(step.grep.pattern)} {where}"
+            return _function_call(call_id, "exec_command", {"cmd": cmd})
         if step.spawn is not None:
             args = {"message": step.spawn.message, "fork_context": step.spawn.fork_context}
             return _function_call(call_id, "spawn_agent", args, namespace="multi_agent_v1")
@@ -192,14 +245,26 @@ def _function_call(
     return item
 
 
-def _launcher_behavior(child_prompt: str) -> Behavior:
+def _patch_call(call_id: str, patch: str) -> dict[str, Any]:
+    return {
+        "type": "custom_tool_call",
+        "name": "apply_patch",
+        "input": patch,
+        "call_id": call_id,
+        "status": "completed",
+    }
+
+
+def _launcher_behavior(child_prompt: str, agent: str) -> Behavior:
+    # Codex spawns and then waits; Claude Code's Agent tool returns when the sub-agent is done.
+    wait: list[dict[str, Any]] = [{"wait": {}}] if agent == "codex" else []
     return Behavior.model_validate(
         {
             "name": LAUNCHER_BEHAVIOR,
             "match": {"prompt_equals": child_prompt, "thread": "root"},
             "steps": [
                 {"spawn": {"message": child_prompt, "fork_context": False}},
-                {"wait": {}},
+                *wait,
                 {"final": "The sub-agent finished."},
             ],
         }
@@ -241,7 +306,13 @@ def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
-            if not self.path.rstrip("/").endswith("/responses"):
+            # Claude Code adds `?beta=true` to its Messages-API path.
+            endpoint = self.path.split("?", 1)[0].rstrip("/")
+            if endpoint.endswith("/responses"):
+                answer = server.answer
+            elif endpoint.endswith("/messages"):
+                answer = server.answer_messages
+            else:
                 self._send(404, _error_body(f"unknown endpoint {self.path}"), "application/json")
                 return
             try:
@@ -250,7 +321,11 @@ def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, _error_body("request body is not JSON"), "application/json")
                 return
             headers = {k.lower(): v for k, v in self.headers.items()}
-            status, payload, content_type = server.answer(body, headers)
+            status, payload, content_type = answer(body, headers)
             self._send(status, payload, content_type)
+
+        def do_HEAD(self) -> None:
+            # Claude Code may preconnect with `HEAD /`.
+            self._send(200, b"", "text/plain")
 
     return Handler

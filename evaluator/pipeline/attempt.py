@@ -118,8 +118,8 @@ def _tokens(usage: dict[str, Any] | None) -> dict[str, int] | None:
 def _locate(settings: AttemptSettings, handle: AgentHandle) -> tuple[SessionRef | None, str]:
     if handle.root_thread_id is None:
         return None, "the agent reported no thread id (it did not start a session)"
-    store = get_store("codex", handle.agent_home)
-    if handle.runner != "codex-subagent":
+    store = get_store(handle.session_store, handle.agent_home)
+    if not handle.launched_child:
         result = store.locate_thread(handle.root_thread_id)
     else:
         agent_id = handle.spawned_thread_ids[0] if len(handle.spawned_thread_ids) == 1 else None
@@ -147,6 +147,7 @@ def run_attempt(
         attempt=number,
         entry_skill_text=settings.entry_skill_text,
     )
+    settings.runner.prepare_workspace(workspace.path, Path(settings.target.target.entry_skill))
     baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
@@ -226,14 +227,14 @@ def _evaluate(
         _block(result, reason, f"{handle.fault + '; ' if handle.fault else ''}{why}")
         return
     result.session = session
+    home = str(handle.home) if handle.home else None
     try:
-        evidence = normalize_session(session.path, home=str(handle.agent_home.parent / "home"))
+        evidence = normalize_session(session.path, home=home)
     except OSError as exc:
         _block(result, "insufficient-evidence", f"session unreadable: {exc}")
         return
     result.evidence = evidence
-    home = str(handle.agent_home.parent / "home")
-    store = get_store("codex", handle.agent_home)
+    store = get_store(handle.session_store, handle.agent_home)
     descendants = [
         normalize_session(ref.path, home=home) for ref in store.descendants(session.thread_id)
     ]
@@ -248,7 +249,7 @@ def _evaluate(
             handle.private_dirs,
             trace,
         )
-    if handle.runner == "codex-subagent" and evidence.first_user_message != prompt:
+    if handle.launched_child and evidence.first_user_message != prompt:
         _block(
             result,
             "insufficient-evidence",

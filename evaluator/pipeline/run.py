@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator import __version__
-from evaluator.agents import ModelEndpoint, get_runner
+from evaluator.agents import ModelEndpoint, RunnerOptions, get_runner
 from evaluator.agents.codex_home import check_location
 from evaluator.agents.process import kill_active, kill_processes_mentioning
 from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest, RunState
@@ -66,7 +66,6 @@ from evaluator.workspace.scratch import (
 DEFAULT_SCRATCH = Path(os.environ.get("AGENTIC_EVAL_SCRATCH", "/var/tmp/agentic-eval"))
 DEFAULT_TIMEOUT_S = 300.0
 SCRIPTED_MODEL = "mock-model"
-API_KEY_VARS = ("OPENAI_API_KEY", "CODEX_API_KEY")
 
 
 POOL_POLL_S = 0.2  # how soon the pool notices a stop request
@@ -94,6 +93,8 @@ class RunOptions:
     runs_dir: Path = Path("runs")
     scratch_root: Path = DEFAULT_SCRATCH
     codex_bin: Path | None = None
+    claude_bin: Path | None = None
+    claude_permission_mode: str | None = None  # None: the claude runners' safe default
     auth_from: Path | None = None
     lenient: bool = False
     scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
@@ -335,16 +336,24 @@ class Run:
             problems = coverage_problems(library, prompts)
             if problems:
                 raise problems[0]
-        runner = get_runner(agent, codex_bin=options.codex_bin)  # fails early when codex is missing
+        # Fails early when the agent's CLI is missing.
+        runner = get_runner(
+            agent,
+            RunnerOptions(
+                codex_bin=options.codex_bin,
+                claude_bin=options.claude_bin,
+                claude_permission_mode=options.claude_permission_mode,
+            ),
+        )
         scratch = options.scratch_root / run_dir.run_id
         check_location(scratch)
         check_scratch_root(options.scratch_root)
         # A fresh agent home has no login: without credentials every attempt would block.
         real_model = library is None and previous is None and options.auth_from is None
-        if real_model and not any(os.environ.get(name) for name in API_KEY_VARS):
+        if real_model and not any(os.environ.get(name) for name in runner.credential_env):
             raise EnvironmentProblem(
-                "a real model needs credentials: set OPENAI_API_KEY, or pass --auth-from"
-                " CODEX_HOME (a folder holding auth.json); --behaviors DIR uses the scripted model"
+                f"a real model needs credentials: {runner.credentials_hint};"
+                " --behaviors DIR uses the scripted model"
             )
         if previous is None:
             self._claim(run_dir)
@@ -389,7 +398,8 @@ class Run:
             source_workspace=str(repo.source_workspace),
             repo=str(repo.root),
             agent=agent,
-            codex_version=runner.version(),
+            agent_version=runner.version(),
+            codex_version=runner.version() if agent.startswith("codex") else None,
             attempts=attempts,
             case_attempts=_case_attempts(selection.cases, options.attempts),
             workers=workers,

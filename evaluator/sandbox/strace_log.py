@@ -2,7 +2,8 @@
 
 Who did what: Codex runs each tool call as `codex-linux-sandbox ... -- /bin/bash -c CMD`. A
 process that execs a shell with `-c` while it descends from a `codex-linux-sandbox` exec starts a
-tool-call subtree; it and every process it creates belong to that call. Everything else is the
+tool-call subtree (Claude Code's Bash tool has no helper: its shells are known by their script,
+`claude_bash_command`); it and every process it creates belong to that call. Everything else is the
 agent CLI itself (node and codex starting up, reading their installation, the agent home and its
 sqlite files, probing `lsb_release`, `git ls-remote`, setting up bubblewrap): its reads are its
 own business. Its *writes* are not always: Codex applies `apply_patch` in its own process, so a
@@ -14,6 +15,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import shlex
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,6 +150,23 @@ class _Proc:
     image: str = ""
     in_sandbox: bool = False
     call: ToolCallTrace | None = None
+
+
+def claude_bash_command(script: str) -> str | None:
+    """The command of a Claude Code Bash tool call, from the script its shell runs:
+    `source <shell snapshot> ... && eval '<command>' < /dev/null && pwd -P >| <cwd file>`.
+    Claude Code runs these shells itself (no sandbox helper); other shells it starts (its
+    environment probe, the snapshot itself) are its own business, like the CLI's reads."""
+    if not script.startswith("source ") or "shell-snapshots/snapshot-" not in script:
+        return None
+    start = script.find(" && eval ")
+    if start < 0:
+        return None
+    try:
+        words = shlex.split(script[start + len(" && eval ") :])
+    except ValueError:
+        return None
+    return words[0] if words else None
 
 
 def _unquote(token: str) -> str:
@@ -409,17 +428,27 @@ class _Attributor:
         if name == SANDBOX_HELPER:
             proc.in_sandbox = True
             return
-        if proc.in_sandbox and proc.call is None:
+        if proc.call is None:
             argv = _string_list(event.args[path_index + 1])
-            if (
-                argv
+            shell_c = (
+                bool(argv)
                 and os.path.basename(argv[0]) in SHELLS
                 and len(argv) >= 3
                 and argv[1] in ("-c", "-lc")
-            ):
-                proc.call = self.new_call(event, argv[2], "shell")
+            )
+            # Codex's tool calls run under its sandbox helper; Claude Code runs its Bash shells
+            # itself, recognisable by the script it gives them.
+            command = (
+                argv[2]
+                if shell_c and proc.in_sandbox
+                else claude_bash_command(argv[2])
+                if shell_c
+                else None
+            )
+            if command is not None:
+                proc.call = self.new_call(event, command, "shell")
                 return
-            if name == CLI_BINARY and FILE_HELPER_FLAG in argv:
+            if proc.in_sandbox and name == CLI_BINARY and FILE_HELPER_FLAG in argv:
                 proc.call = self.new_call(event, "", PATCH_CALL)
                 return
         if proc.call is not None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 LocateStatus = Literal["found", "ambiguous", "not-found"]
+# How far a session's start may lie outside the agent process's lifetime (clock granularity).
+WINDOW_SLACK = timedelta(seconds=5)
 
 
 @dataclass(frozen=True)
@@ -74,3 +76,55 @@ class SessionStore(ABC):
     @abstractmethod
     def descendants(self, thread_id: str) -> list[SessionRef]:
         """Every session spawned from `thread_id`, at any depth (children, grandchildren...)."""
+
+
+def parse_time(value: Any) -> datetime | None:
+    if isinstance(value, (int, float)):
+        seconds = value / 1000 if value > 1e11 else value
+        return datetime.fromtimestamp(seconds, tz=timezone.utc)
+    if isinstance(value, str) and value:
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return None
+
+
+def accept_child(refs: list[SessionRef], query: ChildQuery, method: str) -> LocateResult:
+    """Exactly one child among a parent's `refs`, narrowed by the query's spawn id, nickname and
+    time window; otherwise `not-found` or `ambiguous`, never a guess."""
+    if not refs:
+        return LocateResult("not-found", [], f"no child of {query.parent_thread_id}", method)
+    narrowed = refs
+    if query.agent_id:
+        narrowed = [r for r in narrowed if r.thread_id == query.agent_id]
+    if query.nickname:
+        narrowed = [r for r in narrowed if r.nickname == query.nickname]
+    if query.since or query.until:
+        lower = query.since - WINDOW_SLACK if query.since else None
+        upper = query.until + WINDOW_SLACK if query.until else None
+        narrowed = [
+            r
+            for r in narrowed
+            if r.created_at is None
+            or (
+                (lower is None or r.created_at >= lower)
+                and (upper is None or r.created_at <= upper)
+            )
+        ]
+    if len(narrowed) == 1:
+        return LocateResult("found", narrowed, "", method)
+    if not narrowed:
+        return LocateResult(
+            "not-found",
+            [],
+            f"{len(refs)} child(ren) of {query.parent_thread_id}, none matching"
+            " the spawn id, nickname or time window",
+            method,
+        )
+    return LocateResult(
+        "ambiguous",
+        narrowed,
+        f"{len(narrowed)} children of {query.parent_thread_id} match; refusing to guess",
+        method,
+    )

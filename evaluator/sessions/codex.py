@@ -16,24 +16,19 @@ from typing import Any
 import sqlite_utils
 
 from evaluator.evidence.rollout import first_line
-from evaluator.sessions.base import ChildQuery, LocateResult, SessionRef, SessionStore
+from evaluator.sessions.base import (
+    WINDOW_SLACK,
+    ChildQuery,
+    LocateResult,
+    SessionRef,
+    SessionStore,
+    accept_child,
+    parse_time,
+)
 from evaluator.sessions.registry import register_store
 
 STATE_DB = "state_5.sqlite"
-WINDOW_SLACK = timedelta(seconds=5)
 MAX_DESCENDANTS = 1000
-
-
-def _parse_time(value: Any) -> datetime | None:
-    if isinstance(value, (int, float)):
-        seconds = value / 1000 if value > 1e11 else value
-        return datetime.fromtimestamp(seconds, tz=timezone.utc)
-    if isinstance(value, str) and value:
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return None
 
 
 def _spawn_info(meta: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -119,7 +114,7 @@ class CodexSessionStore(SessionStore):
         candidates, method = self._children_from_sqlite(query.parent_thread_id)
         if candidates is None:
             candidates, method = self._children_from_scan(query), "scan"
-        return self._accept(candidates, query, method)
+        return accept_child(candidates, query, method)
 
     def descendants(self, thread_id: str) -> list[SessionRef]:
         """Breadth-first through `thread_spawn_edges`, or the first-line scan without them."""
@@ -165,7 +160,7 @@ class CodexSessionStore(SessionStore):
                     path,
                     parent,
                     row.get("agent_nickname") or nickname,
-                    _parse_time(row.get("created_at_ms")) or _parse_time(meta.get("timestamp")),
+                    parse_time(row.get("created_at_ms")) or parse_time(meta.get("timestamp")),
                 )
             )
         return refs, "sqlite"
@@ -187,43 +182,6 @@ class CodexSessionStore(SessionStore):
                 continue
             thread_id = str(meta.get("id") or path.name[-42:-6])
             refs.append(
-                SessionRef(thread_id, path, parent, nickname, _parse_time(meta.get("timestamp")))
+                SessionRef(thread_id, path, parent, nickname, parse_time(meta.get("timestamp")))
             )
         return refs
-
-    def _accept(self, refs: list[SessionRef], query: ChildQuery, method: str) -> LocateResult:
-        if not refs:
-            return LocateResult("not-found", [], f"no child of {query.parent_thread_id}", method)
-        narrowed = refs
-        if query.agent_id:
-            narrowed = [r for r in narrowed if r.thread_id == query.agent_id]
-        if query.nickname:
-            narrowed = [r for r in narrowed if r.nickname == query.nickname]
-        if query.since or query.until:
-            lower = query.since - WINDOW_SLACK if query.since else None
-            upper = query.until + WINDOW_SLACK if query.until else None
-            narrowed = [
-                r
-                for r in narrowed
-                if r.created_at is None
-                or (
-                    (lower is None or r.created_at >= lower)
-                    and (upper is None or r.created_at <= upper)
-                )
-            ]
-        if len(narrowed) == 1:
-            return LocateResult("found", narrowed, "", method)
-        if not narrowed:
-            return LocateResult(
-                "not-found",
-                [],
-                f"{len(refs)} child(ren) of {query.parent_thread_id}, none matching"
-                " the spawn id, nickname or time window",
-                method,
-            )
-        return LocateResult(
-            "ambiguous",
-            narrowed,
-            f"{len(narrowed)} children of {query.parent_thread_id} match; refusing to guess",
-            method,
-        )

@@ -1,0 +1,226 @@
+"""`claude-code`: a fresh `claude -p` per attempt, stream-json out, prompt on stdin.
+
+Per attempt the agent gets its own HOME, `CLAUDE_CONFIG_DIR` (where its transcripts go) and
+`CLAUDE_CODE_TMPDIR`, a fixed `--session-id` and only the tools an evaluation needs. What else
+could reach it is shut out or refused (docs/agents.md): user settings and memory live in the empty
+config dir; bundled and managed-policy skills are switched off; CLAUDE.md files and `.claude/`
+folders in a parent directory of the workspace (which Claude Code loads, and `--bare` would not
+help: it drops the workspace's skills and the Agent tool too) make the attempt an environment
+fault; the skills the CLI reports at start must be exactly the workspace's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+from evaluator.agents.base import AgentHandle, AgentRequest, AgentRunner, RunnerOptions
+from evaluator.agents.claude_binary import claude_version, find_claude
+from evaluator.agents.codex_exec import PASSTHROUGH_ENV
+from evaluator.agents.launching import start_agent
+from evaluator.agents.registry import register_runner
+from evaluator.errors import EnvironmentProblem, InputError
+
+# The tools of an evaluated agent. Glob and Grep are not on by default in 2.1.197; `Agent` is
+# what the init event calls `Task`.
+TOOLS = "Bash,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,Agent"
+# `acceptEdits` keeps Read/Write/Edit inside the workspace (Claude Code refuses other paths) and
+# `--allowedTools Bash` lets commands run, like codex's workspace-write: the jail and the
+# isolation verdict judge what commands touch. `bypassPermissions` lets file tools reach outside
+# too; as root it needs IS_SANDBOX=1, which this runner sets only then.
+PERMISSION_MODES = ("acceptEdits", "bypassPermissions", "default", "dontAsk", "plan")
+DEFAULT_PERMISSION_MODE = "acceptEdits"
+ALLOWED_TOOLS = {"acceptEdits": "Bash,Glob,Grep"}
+CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+# Files and folders that Claude Code loads from every parent directory of its working directory.
+ANCESTOR_CONTEXT = ("CLAUDE.md", "CLAUDE.local.md", ".claude")
+SKILLS_DIR = Path(".claude/skills")
+
+
+def ancestor_context(workspace: Path) -> list[Path]:
+    """Context files in the workspace's parent directories that Claude Code would load."""
+    found = []
+    for parent in workspace.resolve().parents:
+        for name in ANCESTOR_CONTEXT:
+            if (parent / name).exists():
+                found.append(parent / name)
+    return found
+
+
+def anthropic_base_url(base_url: str) -> str:
+    """Claude Code appends `/v1/messages` itself; our endpoints are given as `.../v1`."""
+    return base_url.removesuffix("/").removesuffix("/v1")
+
+
+@register_runner("claude-code")
+class ClaudeCodeRunner(AgentRunner):
+    evidence_mode = "claude-code-project-transcripts"
+    credential_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    credentials_hint = "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)"
+
+    def __init__(self, options: RunnerOptions) -> None:
+        self.binary = find_claude(options.claude_bin)
+        mode = options.claude_permission_mode or DEFAULT_PERMISSION_MODE
+        if mode not in PERMISSION_MODES:
+            raise InputError(
+                f"unknown permission mode {mode!r} (known: {', '.join(PERMISSION_MODES)})",
+                field="--claude-permission-mode",
+            )
+        self.permission_mode = mode
+
+    def version(self) -> str | None:
+        return claude_version(self.binary)
+
+    def prepare_workspace(self, workspace: Path, entry_skill: Path) -> None:
+        """Links the skill into `.claude/skills/<name>`, where Claude Code discovers skills, and
+        refuses a workspace whose parent directories hold context Claude Code would load."""
+        leaking = ancestor_context(workspace)
+        if leaking:
+            raise EnvironmentProblem(
+                "Claude Code would load context from outside the workspace: "
+                + ", ".join(str(p) for p in leaking)
+                + " (choose a --scratch-root without CLAUDE.md or .claude/ above it)"
+            )
+        # `entry_skill` names the skill's folder or its SKILL.md.
+        skill = entry_skill if (workspace / entry_skill).is_dir() else entry_skill.parent
+        if skill.parent == SKILLS_DIR:
+            return
+        link = workspace / SKILLS_DIR / skill.name
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(os.path.relpath(workspace / skill, link.parent))
+
+    def stdin_prompt(self, request: AgentRequest) -> str:
+        return request.prompt
+
+    def command(self, request: AgentRequest, session_id: str) -> list[str]:
+        argv = [
+            str(self.binary),
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--session-id",
+            session_id,
+            "--permission-mode",
+            self.permission_mode,
+            "--tools",
+            TOOLS,
+            "--setting-sources",
+            "project,local",
+        ]
+        if self.permission_mode in ALLOWED_TOOLS:
+            argv += ["--allowedTools", ALLOWED_TOOLS[self.permission_mode]]
+        if request.endpoint.model:
+            argv += ["--model", request.endpoint.model]
+        return argv
+
+    def environment(
+        self, request: AgentRequest, config: Path, home: Path, tmp: Path
+    ) -> dict[str, str]:
+        env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
+        env.setdefault("LANG", "C.UTF-8")
+        env.update(
+            {
+                "HOME": str(home),
+                "CLAUDE_CONFIG_DIR": str(config),
+                "CLAUDE_CODE_TMPDIR": str(tmp),
+                "TERM": "dumb",
+                # No telemetry, update checks or title calls: the run stays on the endpoint.
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "CLAUDE_CODE_DISABLE_BUNDLED_SKILLS": "1",
+                "CLAUDE_CODE_DISABLE_POLICY_SKILLS": "1",
+                "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
+            }
+        )
+        endpoint = request.endpoint
+        if endpoint.scripted:
+            env["ANTHROPIC_API_KEY"] = endpoint.api_key or "scripted-model"
+            # A scripted server answers deterministically: retrying an error only hides it.
+            env["CLAUDE_CODE_MAX_RETRIES"] = "0"
+        else:
+            env.update({k: os.environ[k] for k in CREDENTIAL_ENV if k in os.environ})
+            if endpoint.api_key:
+                env["ANTHROPIC_API_KEY"] = endpoint.api_key
+        if endpoint.base_url:
+            env["ANTHROPIC_BASE_URL"] = anthropic_base_url(endpoint.base_url)
+        if self.permission_mode == "bypassPermissions" and os.geteuid() == 0:
+            # Claude Code refuses to bypass permissions as root unless told it is sandboxed.
+            env["IS_SANDBOX"] = "1"
+        env.update(request.env)
+        return env
+
+    def run(self, request: AgentRequest) -> AgentHandle:
+        request.agent_dir.mkdir(parents=True, exist_ok=True)
+        config = request.agent_dir / "claude-config"
+        home = request.agent_dir / "home"
+        tmp = request.agent_dir / "tmp"
+        for directory in (config, home, tmp):
+            directory.mkdir(exist_ok=False)
+        env = self.environment(request, config, home, tmp)
+        handle = start_agent(
+            self.name,
+            request,
+            self.command(request, str(uuid.uuid4())),
+            env,
+            stdin_text=self.stdin_prompt(request),
+            binary=self.binary,
+            agent_home=config,
+            home=home,
+            session_store="claude",
+            launched_child=self.launches_child,
+        )
+        read_stream_events(handle.stdout_path, handle, workspace_skills(request.workspace))
+        return handle
+
+
+def workspace_skills(workspace: Path) -> set[str]:
+    directory = workspace / SKILLS_DIR
+    if not directory.is_dir():
+        return set()
+    return {entry.name for entry in directory.iterdir() if (entry / "SKILL.md").is_file()}
+
+
+def _events(stdout_path: Path) -> list[dict[str, Any]]:
+    try:
+        lines = stdout_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    events = []
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+def read_stream_events(stdout_path: Path, handle: AgentHandle, expected_skills: set[str]) -> None:
+    """The session id (from `system/init`), the sub-agents the main agent spawned (the Agent
+    tool's results name them), an error result, and skills that did not come from the workspace."""
+    result: dict[str, Any] | None = None
+    for event in _events(stdout_path):
+        kind = event.get("type")
+        if kind == "system" and event.get("subtype") == "init" and handle.root_thread_id is None:
+            handle.root_thread_id = event.get("session_id")
+            extra = sorted(set(event.get("skills") or []) - expected_skills)
+            if extra and handle.error is None:
+                handle.error = "skills from outside the workspace reached the agent: " + ", ".join(
+                    extra
+                )
+        elif kind == "user" and event.get("parent_tool_use_id") is None:
+            output = event.get("tool_use_result")
+            agent_id = output.get("agentId") if isinstance(output, dict) else None
+            if agent_id and agent_id not in handle.spawned_thread_ids:
+                handle.spawned_thread_ids.append(str(agent_id))
+        elif kind == "result":
+            result = event
+    if result is not None and result.get("is_error") and handle.error is None:
+        detail = result.get("result") or "; ".join(map(str, result.get("errors") or []))
+        handle.error = f"agent reported an error: {detail or result.get('subtype')}"
+        # An API error turn: the model endpoint failed, not the skill.
+        handle.stalled_on_model = bool(result.get("api_error_status"))

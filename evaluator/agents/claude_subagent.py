@@ -1,0 +1,23 @@
+"""`claude-subagent`: a launcher session calls the Agent tool with the case prompt verbatim.
+
+The main agent runs in the attempt workspace and only calls `Agent` with the prompt (Claude Code
+2.1.197 runs it in the foreground and returns when it is done), then finishes; the sub-agent is
+the agent under test. Whether its first user message equals the prompt is checked from its
+transcript by the run stage, because only the transcript proves it.
+"""
+
+from __future__ import annotations
+
+from evaluator.agents.base import AgentRequest
+from evaluator.agents.claude_code import ClaudeCodeRunner
+from evaluator.agents.registry import register_runner
+from evaluator.prompting import CLAUDE_LAUNCHER_HEAD, launcher_prompt
+
+
+@register_runner("claude-subagent")
+class ClaudeSubagentRunner(ClaudeCodeRunner):
+    evidence_mode = "claude-code-project-transcripts (spawned sub-agent)"
+    launches_child = True
+
+    def stdin_prompt(self, request: AgentRequest) -> str:
+        return launcher_prompt(request.prompt, CLAUDE_LAUNCHER_HEAD)

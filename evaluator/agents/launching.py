@@ -1,0 +1,61 @@
+"""Starting one agent CLI process for an attempt: wrapped by the run's jail and tracer, in its own
+process group with the timeout (process.py), its output captured, described by an AgentHandle.
+Every runner starts its CLI through here; only the argv, environment and stdin differ."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evaluator.agents.base import AgentHandle, AgentRequest
+from evaluator.agents.process import run_process
+
+STDOUT = "stdout.jsonl"
+STDERR = "stderr.txt"
+
+
+def start_agent(
+    runner: str,
+    request: AgentRequest,
+    argv: list[str],
+    env: dict[str, str],
+    *,
+    stdin_text: str,
+    binary: Path,
+    agent_home: Path,
+    home: Path,
+    session_store: str,
+    launched_child: bool,
+) -> AgentHandle:
+    stdout_path = request.agent_dir / STDOUT
+    stderr_path = request.agent_dir / STDERR
+    wrapped, trace_path = request.launch.wrap(argv, env, request.workspace, request.agent_dir)
+    outcome = run_process(
+        wrapped,
+        cwd=request.workspace,
+        env=env,
+        stdin_text=stdin_text,
+        stdout_path=stdout_path,
+        stderr_path=stderr_path,
+        timeout_s=request.timeout_s,
+    )
+    return AgentHandle(
+        runner=runner,
+        workspace=request.workspace,
+        agent_home=agent_home,
+        stdout_path=stdout_path,
+        stderr_path=stderr_path,
+        started_at=outcome.started_at,
+        ended_at=outcome.ended_at,
+        exit_code=outcome.exit_code,
+        timed_out=outcome.timed_out,
+        killed=outcome.killed,
+        prompt=request.prompt,
+        error=outcome.error,
+        jail=request.launch.jail,
+        trace_path=trace_path,
+        own_dirs=(request.agent_dir, *request.launch.tool_roots(binary, env)),
+        private_dirs=request.launch.private_dirs(),
+        session_store=session_store,
+        home=home,
+        launched_child=launched_child,
+    )

@@ -1,0 +1,311 @@
+"""From a Claude Code transcript (`projects/<cwd>/<session>.jsonl` or a sub-agent's
+`agent-<id>.jsonl`) to the same SessionEvidence records as a Codex rollout.
+
+Each assistant record holds one content block; its `cwd` is the Bash tool's directory when the
+block was written (a reliable working-directory signal). A tool call's accesses are recorded when
+its result arrives: a call Claude Code refused to run (a permission denial) is kept as a
+`tool_denied` record and touched nothing. Bash commands go through the same shell analysis as
+Codex commands; file tools give their paths directly, resolved against the record's `cwd`.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaluator.evidence.normalize import _excerpt, _Normalizer
+from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.rollout import RolloutStats, read_rollout
+
+# Texts Claude Code puts in the result of a call it refused to run.
+DENIAL_MARKERS = (
+    "requested permissions to",
+    "haven't granted it yet",
+    "requires approval",
+    "was blocked",
+    "Permission to use",
+)
+KNOWN_TYPES = {
+    "user",
+    "assistant",
+    "attachment",
+    "queue-operation",
+    "last-prompt",
+    "ai-title",
+    "summary",
+    "system",
+    "tools-used",
+    "cost-state",
+    "atis-latch",
+    "api-request",
+    "api-request-shape",
+    "api-request-blob",
+}
+_EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
+_REMINDER = re.compile(r"^\s*<system-reminder>")
+# What each file tool does to its path argument.
+FILE_TOOLS: dict[str, tuple[str, str, str]] = {
+    # tool: (input key, record kind, access)
+    "Read": ("file_path", "file_read_observed", "read"),
+    "Write": ("file_path", "file_write_observed", "write"),
+    "Edit": ("file_path", "file_write_observed", "write"),
+    "MultiEdit": ("file_path", "file_write_observed", "write"),
+    "NotebookEdit": ("notebook_path", "file_write_observed", "write"),
+}
+
+
+@dataclass
+class _PendingCall:
+    line: int
+    timestamp: str | None
+    name: str
+    arguments: dict[str, Any]
+    cwd: str
+
+
+def _text_blocks(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        ]
+    return []
+
+
+def _result_text(content: Any) -> str:
+    return "\n".join(_text_blocks(content))
+
+
+class ClaudeNormalizer(_Normalizer):
+    def __init__(self, path: Path, home: str | None) -> None:
+        super().__init__(path, home)
+        self.pending: dict[str, _PendingCall] = {}
+        self.final_message_id: str | None = None
+        self.final_texts: list[str] = []
+        self.usage: dict[str, int] = {}
+        self.counted_messages: set[str] = set()
+        self.ended = False
+
+    def record(self, line: int, record: dict[str, Any]) -> None:
+        kind = str(record.get("type"))
+        ev = self.evidence
+        ts = record.get("timestamp")
+        if kind in ("user", "assistant") and ev.thread_id is None:
+            self.start(line, record)
+        if isinstance(record.get("cwd"), str):
+            self.turn_cwd = record["cwd"]
+        if kind == "user":
+            self.user(line, ts, record)
+        elif kind == "assistant":
+            self.assistant(line, ts, record)
+        elif kind not in KNOWN_TYPES:
+            ev.unknown_types[kind] = ev.unknown_types.get(kind, 0) + 1
+
+    def start(self, line: int, record: dict[str, Any]) -> None:
+        ev = self.evidence
+        agent_id = record.get("agentId")
+        ev.session_id = record.get("sessionId")
+        ev.thread_id = agent_id or ev.session_id
+        ev.parent_thread_id = ev.session_id if agent_id else None
+        ev.cwd = record.get("cwd")
+        ev.cli_version = record.get("version")
+        ev.originator = f"claude-code ({record.get('entrypoint') or 'cli'})"
+        ev.add(
+            "session_start",
+            line,
+            timestamp=record.get("timestamp"),
+            path=ev.cwd,
+            detail=f"session {ev.thread_id}, cli {ev.cli_version}, cwd {ev.cwd} (not proof)",
+        )
+
+    def user(self, line: int, ts: str | None, record: dict[str, Any]) -> None:
+        message = record.get("message") or {}
+        content = message.get("content")
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    self.result(line, ts, block, record.get("toolUseResult"))
+        if self.evidence.first_user_message is None and record.get("parentUuid") is None:
+            texts = [t for t in _text_blocks(content) if not _REMINDER.match(t)]
+            if texts:
+                self.evidence.first_user_message = "".join(texts)
+
+    def assistant(self, line: int, ts: str | None, record: dict[str, Any]) -> None:
+        if record.get("isApiErrorMessage"):
+            return
+        message = record.get("message") or {}
+        message_id = str(message.get("id") or record.get("uuid"))
+        usage = message.get("usage")
+        if isinstance(usage, dict) and message_id not in self.counted_messages:
+            # Every block of one API message repeats its usage: count each message once.
+            self.counted_messages.add(message_id)
+            for key, value in usage.items():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    self.usage[key] = self.usage.get(key, 0) + value
+        for block in message.get("content") or []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text":
+                if message_id != self.final_message_id:
+                    self.final_message_id, self.final_texts = message_id, []
+                self.final_texts.append(str(block.get("text", "")))
+            elif block.get("type") == "tool_use":
+                self.final_message_id, self.final_texts = None, []
+                self.tool_use(line, ts, block)
+        if message.get("stop_reason") == "end_turn":
+            self.ended = True
+
+    def tool_use(self, line: int, ts: str | None, block: dict[str, Any]) -> None:
+        call_id = str(block.get("id"))
+        raw = block.get("input")
+        arguments: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        name = str(block.get("name"))
+        self.ended = False
+        self.evidence.add(
+            "tool_call",
+            line,
+            timestamp=ts,
+            call_id=call_id,
+            tool=name,
+            text=_excerpt(json.dumps(arguments, ensure_ascii=False)),
+        )
+        self.pending[call_id] = _PendingCall(line, ts, name, arguments, self.cwd_for(None))
+
+    def result(self, line: int, ts: str | None, block: dict[str, Any], tool_result: Any) -> None:
+        call_id = str(block.get("tool_use_id"))
+        text = _result_text(block.get("content"))
+        failed = bool(block.get("is_error"))
+        self.evidence.add("tool_result", line, timestamp=ts, call_id=call_id, text=_excerpt(text))
+        call = self.pending.pop(call_id, None)
+        if call is None:
+            return
+        if failed and any(marker in text for marker in DENIAL_MARKERS):
+            self.evidence.add(
+                "tool_denied",
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                tool=call.name,
+                text=_excerpt(text),
+                detail="the agent CLI refused the call; it did not run",
+            )
+            return
+        self.perform(call_id, call)
+        exit_code = None
+        if call.name == "Bash":
+            match = _EXIT.match(tool_result if isinstance(tool_result, str) else text)
+            exit_code = int(match.group(1)) if match else (None if failed else 0)
+            command = self.calls.get(call_id)
+            if command is not None:
+                command.exit_code = exit_code
+        self.evidence.call_outcomes[call_id] = "failed" if failed else "ok"
+
+    def perform(self, call_id: str, call: _PendingCall) -> None:
+        """The accesses of a call that ran, as of the directory it ran in."""
+        ev = self.evidence
+        args = call.arguments
+        ev.add(
+            "tool_workdir_observed",
+            call.line,
+            timestamp=call.timestamp,
+            call_id=call_id,
+            tool=call.name,
+            path=call.cwd,
+            source="record-cwd",
+        )
+        saved, self.turn_cwd = self.turn_cwd, call.cwd
+        try:
+            if call.name == "Bash":
+                self.observe_command(
+                    call.line,
+                    call.timestamp,
+                    call_id,
+                    "Bash",
+                    str(args.get("command") or ""),
+                    None,
+                    "record-cwd",
+                )
+            elif call.name in FILE_TOOLS:
+                key, kind, access = FILE_TOOLS[call.name]
+                if args.get(key):
+                    self.file_access(call_id, call, kind, str(args[key]), access)
+                    if kind == "file_write_observed" and call.name == "Write":
+                        path = posixpath.normpath(posixpath.join(call.cwd, str(args[key])))
+                        content = args.get("content")
+                        self.contents[path] = content if isinstance(content, str) else None
+                    elif kind == "file_write_observed":
+                        self.contents[
+                            posixpath.normpath(posixpath.join(call.cwd, str(args[key])))
+                        ] = None
+            elif call.name == "Glob":
+                base = str(args.get("path") or ".")
+                pattern = str(args.get("pattern") or "")
+                target = pattern if pattern.startswith("/") else posixpath.join(base, pattern)
+                self.file_access(call_id, call, "file_read_observed", target, "list")
+            elif call.name == "Grep":
+                where = str(args.get("path") or ".")
+                self.file_access(call_id, call, "file_read_observed", where, "read")
+        finally:
+            self.turn_cwd = saved
+
+    def file_access(
+        self, call_id: str, call: _PendingCall, kind: str, path: str, access: str
+    ) -> None:
+        self.observe_path(
+            kind,
+            call.line,
+            call.timestamp,
+            call_id,
+            call.name,
+            path,
+            call.cwd,
+            access,
+            "tool-input",
+            f"{call.name} {path}",
+        )
+
+    def close(self, stats: RolloutStats) -> SessionEvidence:
+        ev = self.evidence
+        for call_id, call in list(self.pending.items()):
+            # No result was recorded (the run was killed): what it asked for may have happened.
+            self.perform(call_id, call)
+        self.pending.clear()
+        if self.final_texts and self.ended:
+            ev.final_answer = "".join(self.final_texts)
+            ev.add("final_answer", stats.lines, text=ev.final_answer, source="last-assistant-text")
+        ev.complete = self.ended and ev.final_answer is not None
+        if ev.complete:
+            ev.add("session_end", stats.lines, detail="the last assistant turn ended (end_turn)")
+        ev.token_usage = dict(self.usage) or None
+        ev.line_count = stats.lines
+        ev.bad_lines = stats.bad_lines
+        ev.malformed = list(stats.malformed)
+        ev.settle_outcomes()
+        return ev
+
+
+def is_claude_transcript(first: dict[str, Any] | None) -> bool:
+    """Whether a session file's first record is a Claude Code transcript record."""
+    if not first:
+        return False
+    return "sessionId" in first or first.get("type") in ("queue-operation", "summary")
+
+
+def normalize_claude_transcript(path: Path, *, home: str | None = None) -> SessionEvidence:
+    normalizer = ClaudeNormalizer(path, home)
+    stats = RolloutStats()
+    for entry in read_rollout(path, stats):
+        try:
+            normalizer.record(entry.line, entry.payload)
+        except (TypeError, AttributeError, ValueError, KeyError, RecursionError) as exc:
+            why = f"malformed {entry.type} record ({type(exc).__name__})"
+            stats.skip(entry.line, why)
+            normalizer.evidence.opaque.append((f"L{entry.line}", why))
+    return normalizer.close(stats)

@@ -1,0 +1,256 @@
+"""Claude Code as an agent: the scripted server's Messages API, the session store on real
+transcripts (found, not-found, ambiguous, the parent→child links), the runner's guards."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.agents import AgentHandle
+from evaluator.agents.claude_code import ClaudeCodeRunner, ancestor_context, read_stream_events
+from evaluator.errors import EnvironmentProblem
+from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer
+from evaluator.modelserver.behaviors import coverage_problems
+from evaluator.prompting import CLAUDE_LAUNCHER_HEAD, agent_prompt, launcher_prompt
+from evaluator.sessions import get_store
+from evaluator.sessions.base import ChildQuery
+from tests.support import behavior, claude_or_skip, run_attempt, scratch_dir, serving
+
+PROMPT = "default currency per account"
+
+
+def _messages(
+    server: ScriptedModelServer, messages: list[dict[str, Any]], headers: dict[str, str]
+) -> tuple[int, list[dict[str, Any]]]:
+    request = urllib.request.Request(
+        server.base_url.removesuffix("/v1") + "/v1/messages?beta=true",
+        data=json.dumps({"model": "m", "messages": messages, "stream": True}).encode(),
+        headers={"Content-Type": "application/json", **headers},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read().decode()
+            status = response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code, [json.loads(exc.read())]
+    return status, [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+
+
+def _blocks(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The content blocks a stream builds, tool inputs decoded."""
+    assert events[0]["type"] == "message_start" and events[-1]["type"] == "message_stop"
+    blocks: list[dict[str, Any]] = []
+    for event in events:
+        if event["type"] == "content_block_start":
+            blocks.append(dict(event["content_block"]))
+        elif event["type"] == "content_block_delta":
+            delta = event["delta"]
+            if delta["type"] == "input_json_delta":
+                blocks[-1]["input"] = json.loads(delta["partial_json"])
+            else:
+                blocks[-1]["text"] = delta["text"]
+    return blocks
+
+
+def test_the_server_speaks_both_protocols_from_one_library() -> None:
+    steps = [
+        {"cmd": "ls", "workdir": "sub"},
+        {"patch": "*** Begin Patch\n*** Update File: a.sql\n@@\n -- up\n+ALTER x;\n*** End Patch"},
+        {"glob": {"pattern": "*.md", "path": "/etc"}},
+        {"final": "ok"},
+    ]
+    session = {"x-claude-code-session-id": "5e55-1d"}
+    prompt = {"type": "text", "text": "hello there"}
+    reminder = {"type": "text", "text": "<system-reminder>\ncontext\n</system-reminder>"}
+    with ScriptedModelServer(BehaviorLibrary([behavior("b", "hello", steps)])) as server:
+        history: list[dict[str, Any]] = [{"role": "user", "content": [reminder, prompt]}]
+        status, events = _messages(server, history, session)
+        (bash,) = _blocks(events)
+        assert status == 200 and bash["input"] == {"command": "cd sub && ls"}
+        assert events[-2]["delta"]["stop_reason"] == "tool_use"
+        history += [
+            {"role": "assistant", "content": [bash]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": bash["id"]}]},
+        ]
+        # An apply_patch update becomes Read then Edit in one turn (Edit needs a prior Read).
+        read, edit = _blocks(_messages(server, history, session)[1])
+        assert read["name"] == "Read" and read["input"] == {"file_path": "a.sql"}
+        assert edit["input"] == {
+            "file_path": "a.sql",
+            "old_string": "-- up",
+            "new_string": "-- up\nALTER x;",
+        }
+        assert read["id"] != edit["id"]
+        history += [
+            {"role": "assistant", "content": [read, edit]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": read["id"]}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": edit["id"]}]},
+        ]
+        (glob,) = _blocks(_messages(server, history, session)[1])
+        assert glob["name"] == "Glob" and glob["input"] == {"pattern": "*.md", "path": "/etc"}
+        history += [
+            {"role": "assistant", "content": [glob]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": glob["id"]}]},
+        ]
+        status, events = _messages(server, history, session)
+        assert _blocks(events) == [{"type": "text", "text": "ok"}]
+        assert events[-2]["delta"]["stop_reason"] == "end_turn"
+        assert events[-2]["usage"]["output_tokens"] > 0
+        assert [r.thread_id for r in server.records] == ["5e55-1d"] * 4
+
+
+def test_a_behaviour_may_restrict_itself_to_one_agent() -> None:
+    library = BehaviorLibrary(
+        [
+            behavior("for-codex", PROMPT, [{"final": "codex"}], agent="codex"),
+            behavior("for-claude", PROMPT, [{"final": "claude"}], agent="claude"),
+        ]
+    )
+    assert coverage_problems(library, {"c": f"I want a {PROMPT}."}) == []
+    with ScriptedModelServer(library) as server:
+        status, events = _messages(server, [{"role": "user", "content": PROMPT}], {})
+        assert status == 200 and _blocks(events)[0]["text"] == "claude"
+        # Behaviours for both agents matching the same prompt for one agent are refused.
+        both = BehaviorLibrary([*library.behaviors, behavior("any", PROMPT, [{"final": "x"}])])
+        (problem,) = coverage_problems(both, {"c": f"I want a {PROMPT}."})
+        assert "'for-codex', 'any'" in str(problem)
+
+
+def test_the_claude_launcher_spawns_the_prompt_and_a_wait_is_refused() -> None:
+    payload = "line one\n  indented ' quote"
+    library = BehaviorLibrary([behavior("w", "waits", [{"wait": {}}, {"final": "x"}])])
+    with ScriptedModelServer(library) as server:
+        launcher = launcher_prompt(payload, CLAUDE_LAUNCHER_HEAD)
+        (agent,) = _blocks(_messages(server, [{"role": "user", "content": launcher}], {})[1])
+        assert agent["name"] == "Agent" and agent["input"]["prompt"] == payload
+        status, (error,) = _messages(server, [{"role": "user", "content": "waits"}], {})
+        assert status == 400 and error["type"] == "error"
+        assert "the Agent tool waits for its sub-agent" in error["error"]["message"]
+
+
+def test_parent_context_is_refused_and_foreign_skills_are_a_fault(tmp_path: Path) -> None:
+    workspace = tmp_path / "a" / "ws"
+    workspace.mkdir(parents=True)
+    assert ancestor_context(workspace) == []
+    (tmp_path / "CLAUDE.md").write_text("x")
+    (tmp_path / "a" / ".claude").mkdir()
+    assert ancestor_context(workspace) == [tmp_path / "a" / ".claude", tmp_path / "CLAUDE.md"]
+    runner = ClaudeCodeRunner.__new__(ClaudeCodeRunner)
+    with pytest.raises(EnvironmentProblem, match="would load context from outside"):
+        runner.prepare_workspace(workspace, Path(".agents/skills/s"))
+    stdout = tmp_path / "stdout.jsonl"
+    init = {"type": "system", "subtype": "init", "session_id": "s1", "skills": ["mine", "theirs"]}
+    stdout.write_text(json.dumps(init) + "\n")
+    handle = AgentHandle("claude-code", workspace, tmp_path, stdout, stdout, 0, 0, 0)
+    read_stream_events(stdout, handle, {"mine"})
+    assert handle.root_thread_id == "s1"
+    assert handle.fault == "skills from outside the workspace reached the agent: theirs"
+
+
+# --------------------------------------------------------------- real transcripts
+
+
+@pytest.fixture(scope="module")
+def two_helpers() -> Iterator[tuple[AgentHandle, Path]]:
+    """One real claude-code run whose main agent spawns two sub-agents."""
+    claude_or_skip()
+    root_steps = [
+        {"spawn": {"message": "first helper task"}},
+        {"spawn": {"message": "second helper task"}},
+        {"final": "spawned two"},
+    ]
+    child_steps = [{"cmd": "pwd"}, {"final": "helped"}]
+    with (
+        scratch_dir() as scratch,
+        serving(
+            behavior("root", PROMPT, root_steps, thread="root"),
+            behavior("helper", "helper task", child_steps, thread="child"),
+        ) as server,
+    ):
+        workspace, handle = run_attempt(scratch, server, "routing-add-column", runner="claude-code")
+        yield handle, workspace.path
+
+
+@pytest.mark.claude
+def test_the_session_is_found_by_the_id_the_cli_reports(
+    two_helpers: tuple[AgentHandle, Path],
+) -> None:
+    handle, workspace = two_helpers
+    assert handle.root_thread_id and handle.fault is None
+    store = get_store("claude", handle.agent_home)
+    found = store.locate_thread(handle.root_thread_id)
+    assert found.status == "found"
+    # `projects/<cwd with every non-alphanumeric character as '-'>/<session>.jsonl`
+    encoded = "".join(c if c.isalnum() else "-" for c in str(workspace.resolve()))
+    assert found.sessions[0].path == handle.agent_home / "projects" / encoded / (
+        f"{handle.root_thread_id}.jsonl"
+    )
+    missing = store.locate_thread("00000000-0000-4000-8000-000000000000")
+    assert missing.status == "not-found"
+
+
+@pytest.mark.claude
+def test_two_children_are_ambiguous_until_the_spawn_id_decides(
+    two_helpers: tuple[AgentHandle, Path],
+) -> None:
+    handle, _ = two_helpers
+    assert handle.root_thread_id and len(handle.spawned_thread_ids) == 2
+    store = get_store("claude", handle.agent_home)
+    ambiguous = store.locate_child(ChildQuery(handle.root_thread_id))
+    assert ambiguous.status == "ambiguous" and "refusing to guess" in ambiguous.reason
+    chosen = handle.spawned_thread_ids[1]
+    found = store.locate_child(ChildQuery(handle.root_thread_id, agent_id=chosen))
+    assert found.status == "found" and found.sessions[0].thread_id == chosen
+    assert found.sessions[0].path.name == f"agent-{chosen}.jsonl"
+    assert {c.thread_id for c in store.descendants(handle.root_thread_id)} == set(
+        handle.spawned_thread_ids
+    )
+    assert store.descendants(chosen) == []
+
+
+@pytest.mark.claude
+def test_links_decide_and_a_copied_transcript_is_ambiguous(
+    two_helpers: tuple[AgentHandle, Path], tmp_path: Path
+) -> None:
+    handle, _ = two_helpers
+    assert handle.root_thread_id
+    config = tmp_path / "config"
+    shutil.copytree(handle.agent_home / "projects", config / "projects", symlinks=True)
+    store = get_store("claude", config)
+    (main,) = (config / "projects").glob(f"*/{handle.root_thread_id}.jsonl")
+    first, second = handle.spawned_thread_ids
+    # A sub-agent whose sidecar names a tool call the parent never made is no child of it.
+    meta = main.with_suffix("") / "subagents" / f"agent-{first}.meta.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "toolUseId": "toolu_other"}))
+    only = store.locate_child(ChildQuery(handle.root_thread_id))
+    assert only.status == "found" and only.sessions[0].thread_id == second
+    # The same session id in two project folders: refuse to choose.
+    shutil.copytree(main.parent, config / "projects" / "-elsewhere")
+    assert store.locate_thread(handle.root_thread_id).status == "ambiguous"
+
+
+@pytest.mark.claude
+def test_the_child_prompt_is_checked_by_the_run_against_the_transcript() -> None:
+    """claude-subagent: the accepted session is the child's, its first user message the prompt."""
+    claude_or_skip()
+    steps = [{"cmd": "pwd"}, {"final": "child"}]
+    with scratch_dir() as scratch, serving(behavior("c", PROMPT, steps, thread="child")) as server:
+        _, handle = run_attempt(scratch, server, "routing-add-column", runner="claude-subagent")
+        assert handle.launched_child and handle.root_thread_id
+        (child,) = handle.spawned_thread_ids
+        store = get_store(handle.session_store, handle.agent_home)
+        located = store.locate_child(ChildQuery(handle.root_thread_id, agent_id=child))
+        assert located.status == "found"
+        first = json.loads(located.sessions[0].path.read_text().splitlines()[0])
+        assert first["message"]["content"] == handle.prompt
+        assert handle.prompt == agent_prompt(
+            "I want to store a default currency per account."
+            " Add a currency column with default 'EUR' to accounts."
+        )

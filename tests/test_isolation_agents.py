@@ -1,0 +1,171 @@
+"""One isolation test set for every agent: the same scripted behaviours, played to the real Codex
+CLI and the real Claude Code CLI, must get the same verdicts through the same normalised
+records (isolation has no agent-specific code). Each (agent, scenario) runs once per module."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.agents import RunnerOptions
+from evaluator.evidence import SessionEvidence, normalize_session
+from evaluator.isolation import IsolationReport, assess_attempt
+from evaluator.prompting import agent_prompt
+from evaluator.sessions import get_store
+from evaluator.sessions.base import ChildQuery
+from tests.support import (
+    behavior,
+    claude_or_skip,
+    codex_or_skip,
+    demo_case,
+    run_attempt,
+    scratch_dir,
+    serving,
+)
+
+pytestmark = [pytest.mark.codex, pytest.mark.claude]
+
+PROMPT = "default currency per account"
+SKILL = ".agents/skills/db-migrations"
+OUTSIDE = Path("/tmp") / f"agentic-eval-outside-{uuid.uuid4().hex[:8]}"
+# Claude Code's default (acceptEdits) refuses file tools outside the workspace; these scenarios
+# need the access to happen, as Codex lets it.
+BYPASS = RunnerOptions(claude_permission_mode="bypassPermissions")
+
+AGENTS = {"codex": ("codex-exec", "codex-subagent"), "claude": ("claude-code", "claude-subagent")}
+
+
+@dataclass
+class Outcome:
+    evidence: SessionEvidence
+    report: IsolationReport
+    workspace: Path
+
+
+def _play(agent: str, steps: list[dict[str, Any]], child: bool, options: RunnerOptions) -> Outcome:
+    plain, launcher = AGENTS[agent]
+    with scratch_dir() as scratch:
+        match: dict[str, Any] = {"thread": "child"} if child else {}
+        with serving(behavior("scenario", PROMPT, steps, **match)) as server:
+            workspace, handle = run_attempt(
+                scratch,
+                server,
+                "routing-add-column",
+                runner=launcher if child else plain,
+                options=options,
+            )
+            assert handle.session_store == agent and handle.root_thread_id, handle.fault
+            store = get_store(handle.session_store, handle.agent_home)
+            if child:
+                located = store.locate_child(
+                    ChildQuery(handle.root_thread_id, agent_id=handle.spawned_thread_ids[0])
+                )
+            else:
+                located = store.locate_thread(handle.root_thread_id)
+            assert located.status == "found", located.reason
+            session = located.sessions[0]
+            evidence = normalize_session(session.path)
+            children = [normalize_session(c.path) for c in store.descendants(session.thread_id)]
+            report = assess_attempt(evidence, workspace.path, children)
+            return Outcome(evidence, report, workspace.path)
+
+
+SCENARIOS: dict[str, tuple[list[dict[str, Any]], bool, RunnerOptions]] = {
+    "clean": (
+        [{"cmd": f"cat {SKILL}/SKILL.md"}, {"read": f"{SKILL}/references/docs.txt"}],
+        False,
+        BYPASS,
+    ),
+    "read-outside": ([{"read": "/etc/hostname"}], False, BYPASS),
+    "write-outside": (
+        [{"write": {"path": f"{OUTSIDE}/escape.txt", "content": "x\n"}}],
+        False,
+        BYPASS,
+    ),
+    "cd-chain": ([{"cmd": "cd .. && cd .. && ls"}], False, BYPASS),
+    "glob-outside": ([{"glob": {"pattern": "*.conf", "path": "/etc"}}], False, BYPASS),
+    "subagent-reads-outside": ([{"read": "/etc/hostname"}], True, BYPASS),
+    # The safe default: Claude Code refuses the call, so nothing outside was touched.
+    "denied": (
+        [{"read": "/etc/hostname"}, {"cmd": f"cat {SKILL}/SKILL.md"}],
+        False,
+        RunnerOptions(),
+    ),
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def outside_dir() -> Iterator[Path]:
+    OUTSIDE.mkdir()
+    yield OUTSIDE
+    shutil.rmtree(OUTSIDE, ignore_errors=True)
+
+
+_CACHE: dict[tuple[str, str], Outcome] = {}
+
+
+@pytest.fixture(params=sorted(AGENTS))
+def agent(request: pytest.FixtureRequest) -> str:
+    (codex_or_skip if request.param == "codex" else claude_or_skip)()
+    return str(request.param)
+
+
+def outcome(agent: str, scenario: str) -> Outcome:
+    if (agent, scenario) not in _CACHE:
+        steps, child, options = SCENARIOS[scenario]
+        _CACHE[(agent, scenario)] = _play(agent, [*steps, {"final": "done"}], child, options)
+    return _CACHE[(agent, scenario)]
+
+
+def test_a_clean_run_is_contained(agent: str) -> None:
+    result = outcome(agent, "clean")
+    assert result.report.verdict == "contained", result.report.to_json()
+    reads = {r.path for r in result.evidence.of_kind("file_read_observed")}
+    assert {
+        f"{result.workspace}/{SKILL}/SKILL.md",
+        f"{result.workspace}/{SKILL}/references/docs.txt",
+    } <= reads
+    assert result.evidence.complete and result.evidence.final_answer == "done"
+    assert result.evidence.token_usage
+
+
+@pytest.mark.parametrize(
+    "scenario,kind,path",
+    [
+        ("read-outside", "read", "/etc/hostname"),
+        ("write-outside", "write", f"{OUTSIDE}/escape.txt"),
+        ("cd-chain", "cwd", None),
+        ("glob-outside", "list", "/etc"),
+        ("subagent-reads-outside", "read", "/etc/hostname"),
+    ],
+)
+def test_an_outside_access_is_a_violation(
+    agent: str, scenario: str, kind: str, path: str | None
+) -> None:
+    result = outcome(agent, scenario)
+    assert result.report.verdict == "violation", result.report.to_json()
+    assert any(
+        v.kind == kind and (path is None or v.path == path) for v in result.report.violations
+    ), result.report.to_json()
+    assert result.evidence.of_kind("isolation_violation")
+    if scenario == "subagent-reads-outside":
+        assert result.evidence.parent_thread_id  # the accepted session is the child's
+        # The child got the case prompt byte for byte (what the run stage checks).
+        _, case = demo_case("routing-add-column")
+        assert result.evidence.first_user_message == agent_prompt(case.case.input.user_prompt)
+
+
+def test_a_denied_call_is_recorded_and_is_no_violation(agent: str) -> None:
+    if agent == "codex":
+        pytest.skip("codex-exec runs every call it is given (its sandbox fails it instead)")
+    result = outcome(agent, "denied")
+    assert result.report.verdict == "contained", result.report.to_json()
+    (denied,) = result.evidence.of_kind("tool_denied")
+    assert denied.tool == "Read" and "/etc/hostname" in (denied.text or "")
+    assert "/etc/hostname" not in {r.path for r in result.evidence.of_kind("file_read_observed")}
