@@ -203,7 +203,7 @@ def test_fisher_matches_published_values() -> None:
 def side(passed: int, counted: int, blocked: int = 0) -> CaseSide:
     status = "blocked" if counted == 0 else "pass" if passed == counted else "fail"
     return CaseSide(
-        status=status,  # type: ignore[arg-type]
+        status=status,
         attempts=counted + blocked,
         passed=passed,
         counted=counted,
