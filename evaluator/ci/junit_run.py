@@ -20,8 +20,13 @@ FAILURE_TYPE = "assertion"
 def entry_line(entry: AssertionResult) -> str:
     what = "observed" if entry.polarity == "forbidden" else "failed"
     name = entry.entry_id or entry.polarity
-    refs = f" [evidence: {', '.join(entry.evidence)}]" if entry.evidence else ""
-    return f"{name} {what}: {entry.summary}{refs}"
+    if entry.evidence:
+        cited = f" [evidence: {', '.join(entry.evidence)}]"
+    else:
+        # A required thing that never happened has no record to cite: say what was looked for.
+        details = [c.detail for c in entry.checks if c.status == "fail"]
+        cited = f" [no evidence: {details[0]}]" if details else " [no evidence]"
+    return f"{name} {what}: {entry.summary}{cited}"
 
 
 def case_properties(values: dict[str, object]) -> Properties:
@@ -67,8 +72,8 @@ def case_testcase(result: CaseResult, target_id: str) -> TestCase:
     if result.status == "fail":
         case.result = [_failure(result)]
     elif result.status == "blocked":
-        why = next((n for n in result.notes if "blocked" in n), "")
         reason = f"blocked: {result.blocked_reason or 'no reason recorded'}"
+        why = result.notes[-1] if result.notes else ""  # the last attempt's, after any retry
         case.result = [Skipped(f"{reason}: {why}" if why else reason)]
     return case
 
