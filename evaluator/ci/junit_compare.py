@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
 
-from evaluator.ci.junit_run import FAILURE_TYPE, case_properties
+from evaluator.ci.junit_run import FAILURE_TYPE, case_properties, one_suite_file
 from evaluator.compare.markdown import flip_line, side_text
 from evaluator.compare.model import CaseComparison, Comparison
 
@@ -55,13 +53,4 @@ def comparison_junit(comparison: Comparison) -> JUnitXml:
     suite.add_property("method", comparison.method)
     for case in comparison.cases:
         suite.add_testcase(comparison_testcase(case, target))
-    suite.update_statistics()
-    xml = JUnitXml("agentic-eval")
-    xml.add_testsuite(suite)
-    xml.update_statistics()
-    return xml
-
-
-def write_comparison_junit(comparison: Comparison, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    comparison_junit(comparison).write(str(path), pretty=True)
+    return one_suite_file(suite)

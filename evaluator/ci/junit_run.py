@@ -84,6 +84,11 @@ def run_junit(run_id: str, run_dir: Path, target_id: str, results: list[CaseResu
     suite.add_property("run_dir", str(run_dir))
     for result in results:
         suite.add_testcase(case_testcase(result, target_id))
+    return one_suite_file(suite)
+
+
+def one_suite_file(suite: TestSuite) -> JUnitXml:
+    """The `<testsuites>` document around one suite, with the totals counted."""
     suite.update_statistics()
     xml = JUnitXml("agentic-eval")
     xml.add_testsuite(suite)

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from evaluator.ci.junit_compare import write_comparison_junit
+from evaluator.ci.junit_compare import comparison_junit
 from evaluator.ci.junit_run import run_junit, write_junit
 from evaluator.ci.step_summary import append_step_summary, comparison_summary, run_summary
 from evaluator.compare.model import Comparison
@@ -38,5 +38,5 @@ def report_run(
 
 def report_comparison(comparison: Comparison, markdown_path: Path, junit: Path | None) -> None:
     if junit is not None:
-        write_comparison_junit(comparison, junit)
+        write_junit(comparison_junit(comparison), junit)
     append_step_summary(comparison_summary(comparison, markdown_path))
