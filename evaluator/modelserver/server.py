@@ -148,7 +148,11 @@ class ScriptedModelServer:
     def _play(self, view: ThreadView) -> tuple[Step | None, str | None]:
         """The thread's next step (after its delay), or why there is none; logged either way."""
         behavior, error = self._choose(view)
-        step = next_step(behavior.steps, view.call_outputs()) if behavior else None
+        step = (
+            next_step(behavior.steps, view.call_outputs(), view.attempt_key, behavior.seed)
+            if behavior
+            else None
+        )
         if behavior is not None and step is None:
             error = (
                 f"behaviour {behavior.name!r} has no step {view.step_index + 1}"
