@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
+from evaluator.compare.model import Comparison
 from evaluator.contract.models import Case, Evaluation, RepoConfig, Rubric, Suite, Target
 from evaluator.schema_files import packaged_schema_dir, schema_file_name
 
@@ -30,6 +31,7 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "manifest": Manifest,
     "case-result": CaseResult,
     "attempt": AttemptFile,
+    "comparison": Comparison,
 }
 SCHEMA_BASE_URI = "https://agentic-eval.local/schemas/"
 

@@ -83,3 +83,20 @@ BlockCause = Literal[
 # The data splits of an optimiser (SkillOpt: train → reflection, val → the gate, test → held out).
 Split = Literal["train", "val", "test"]
 SPLITS: tuple[Split, ...] = ("train", "val", "test")
+
+# --- comparing two runs ---------------------------------------------------------------------
+
+# How a case changed between a base run and a candidate run (`agentic-eval compare`,
+# docs/cli.md "compare" says exactly when each applies).
+ComparisonClass = Literal[
+    "regression",
+    "improvement",
+    "flaky",
+    "environment-divergence",
+    "same-pass",
+    "same-fail",
+    "same-blocked",
+    "added",
+    "removed",
+]
+COMPARISON_CLASSES: tuple[ComparisonClass, ...] = ComparisonClass.__args__  # type: ignore[attr-defined]

@@ -70,7 +70,9 @@ ALLOWED: dict[str, set[str]] = {
         "modelserver",
     },
     # schemas.py generates the artifact schemas too, so it may read their models.
-    "schemas": {"contract", "artifacts"},
+    "schemas": {"contract", "artifacts", "compare"},
+    # comparisons of two finished runs (read as the gate reads them)
+    "compare": {"artifacts", "gate", "contract"},
 }
 
 

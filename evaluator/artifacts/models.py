@@ -173,6 +173,11 @@ class CaseResult(ArtifactModel):
     case_file: str | None = Field(
         default=None, description="the case file, relative to the source workspace"
     )
+    case_digest: str | None = Field(
+        default=None,
+        description="fingerprint of the case definition (contract/digest.py): `compare` refuses"
+        " runs whose same case was defined differently",
+    )
     attempts: list[AttemptRecord] = Field(default_factory=list)
     stats: CaseStats | None = None
     environment_mismatches: list[str] = Field(default_factory=list)

@@ -9,6 +9,7 @@ import click
 
 from evaluator import __version__
 from evaluator.cli import (
+    compare,
     explain,
     export,
     gate,
@@ -40,6 +41,7 @@ COMMANDS: list[click.Command] = [
     setup_agents.command,
     score.command,
     gate.command,
+    compare.command,
     export.group,
 ]
 

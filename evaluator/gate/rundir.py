@@ -8,7 +8,7 @@ evaluator scores too. A run that is still going, or has cases without a result, 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ class RunRecord:
     run_id: str
     results: list[CaseResult]
     selected: int
+    manifest: dict[str, Any] = field(default_factory=dict)
 
     def score(self, min_coverage: float = 0.0) -> RunScore:
         """The verified score; raises NoScore rather than let an outage read as a low score."""
@@ -121,4 +122,4 @@ def read_run(path: Path) -> RunRecord:
     if not order:
         raise InputError("the run has no case results", path=results_dir)
     run_id = str(manifest.get("run_id") or path.name)
-    return RunRecord(path, run_id, [results[c] for c in order], len(order))
+    return RunRecord(path, run_id, [results[c] for c in order], len(order), manifest)

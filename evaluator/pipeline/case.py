@@ -8,6 +8,7 @@ from pathlib import Path
 from evaluator.artifacts.models import AttemptRecord, CaseResult
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir
+from evaluator.contract.digest import case_digest
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.judge.chain import pending_entries
 from evaluator.judge.verdict import AssertionResult
@@ -121,6 +122,7 @@ def finalize_case(
         suite_id=case.suite_id,
         title=case.case.title,
         case_file=_case_file(case, source_workspace),
+        case_digest=case_digest(case.case),
         attempts=sorted(
             [*earlier, *(a.record(run_dir) for a in all_attempts)], key=lambda r: r.attempt
         ),

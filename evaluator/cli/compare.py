@@ -1,0 +1,63 @@
+"""`agentic-eval compare`: classify every case of a candidate run against a base run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from evaluator.cli.options import emit_json, json_option
+from evaluator.compare import DEFAULT_ALPHA, compare_runs, write_comparison
+from evaluator.compare.markdown import SECTION_ORDER, flip_line, headline, side_text
+from evaluator.compare.model import Comparison
+from evaluator.errors import EXIT_FAILURES, EXIT_OK
+
+RUN_DIR = click.Path(path_type=Path, file_okay=False)
+
+
+@click.command("compare")
+@click.argument("base", type=RUN_DIR)
+@click.argument("candidate", type=RUN_DIR)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=DEFAULT_ALPHA,
+    show_default=True,
+    help="Significance level of the one-sided Fisher exact test on pass counts (K > 1).",
+)
+@click.option(
+    "--allow-different-cases",
+    is_flag=True,
+    help="Compare runs of different targets, skills or case definitions anyway.",
+)
+@json_option
+def command(
+    base: Path, candidate: Path, alpha: float, allow_different_cases: bool, as_json: bool
+) -> int:
+    """Compare CANDIDATE with BASE (run dirs); exit 1 on any regression."""
+    comparison = compare_runs(
+        base, candidate, alpha=alpha, allow_different_cases=allow_different_cases
+    )
+    json_path, markdown_path = write_comparison(comparison, candidate)
+    if as_json:
+        emit_json(comparison.model_dump(mode="json"))
+    else:
+        print_comparison(comparison, json_path, markdown_path)
+    return EXIT_FAILURES if comparison.has_regression else EXIT_OK
+
+
+def print_comparison(comparison: Comparison, json_path: Path, markdown_path: Path) -> None:
+    width = max((len(c.case_id) for c in comparison.cases), default=10)
+    shown = [c for name in SECTION_ORDER for c in comparison.cases if c.classification == name]
+    for case in shown:
+        click.echo(
+            f"{case.case_id:<{width}}  {case.classification:<22}  {side_text(case.base)} →"
+            f" {side_text(case.candidate)}  ({case.reason})"
+        )
+        for flip in case.assertion_flips:
+            click.echo(f"{'':<{width}}    {flip_line(flip)}")
+    unchanged = len(comparison.cases) - len(shown)
+    click.echo(f"\n{unchanged} case(s) unchanged (same-pass, same-fail, same-blocked)")
+    click.echo(comparison.method)
+    click.echo(f"comparison: {json_path} ({markdown_path.name})")
+    click.echo(f"COMPARE: {headline(comparison)}")

@@ -1,0 +1,128 @@
+"""Comparing two finished runs: read both, refuse incomparable ones, classify every case."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from evaluator.artifacts.attribution import score_run
+from evaluator.artifacts.models import CaseResult
+from evaluator.compare.assertions import assertion_flips, entry_verdicts
+from evaluator.compare.classify import DEFAULT_ALPHA, classify
+from evaluator.compare.compatibility import differences
+from evaluator.compare.model import CaseComparison, Comparison, RunSummary
+from evaluator.compare.sides import case_side
+from evaluator.errors import InputError
+from evaluator.gate.rundir import RunRecord, read_run
+from evaluator.vocabulary import COMPARISON_CLASSES
+
+METHOD = (
+    "With more than one attempt on a side, a regression needs a significant drop in pass count:"
+    " one-sided Fisher exact test at alpha={alpha:g}. With one attempt per side, any pass → fail"
+    " is a regression. An attempt the agent caused to be blocked counts as not passed."
+)
+
+
+def _text(manifest: dict[str, Any], name: str) -> str | None:
+    value = manifest.get(name)
+    return value if isinstance(value, str) else None
+
+
+def _summary(run: RunRecord) -> RunSummary:
+    score = score_run(run.results, run.selected)
+    manifest = run.manifest
+    attempts = manifest.get("attempts")
+    return RunSummary(
+        run_id=run.run_id,
+        path=str(run.path),
+        target_id=_text(manifest, "target_id"),
+        target_skill_path=_text(manifest, "target_skill_path"),
+        candidate_skill=_text(manifest, "candidate_skill"),
+        attempts=attempts if isinstance(attempts, int) else None,
+        cases=len(run.results),
+        passed=score.count("pass"),
+        failed=score.count("fail"),
+        blocked=score.count("blocked"),
+        pass_rate=score.hard,
+        coverage=score.coverage,
+    )
+
+
+def _compare_case(
+    base_run: RunRecord,
+    candidate_run: RunRecord,
+    base: CaseResult | None,
+    candidate: CaseResult | None,
+    alpha: float,
+) -> CaseComparison:
+    base_side = case_side(base) if base else None
+    candidate_side = case_side(candidate) if candidate else None
+    found = classify(base_side, candidate_side, alpha)
+    flips = (
+        assertion_flips(
+            entry_verdicts(base_run.path, base), entry_verdicts(candidate_run.path, candidate)
+        )
+        if base and candidate
+        else []
+    )
+    known = candidate or base
+    assert known is not None
+    return CaseComparison(
+        case_id=known.case_id,
+        suite_id=known.suite_id,
+        title=known.title,
+        classification=found.classification,
+        reason=found.reason,
+        decision=found.decision,
+        p_drop=found.p_drop,
+        p_rise=found.p_rise,
+        base=base_side,
+        candidate=candidate_side,
+        assertion_flips=flips,
+    )
+
+
+def compare_runs(
+    base_path: Path,
+    candidate_path: Path,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    allow_different_cases: bool = False,
+) -> Comparison:
+    """Raises InputError (exit 2) for unreadable runs and, without `allow_different_cases`, for
+    runs of different targets, skills or case definitions."""
+    if not 0 < alpha < 1:
+        raise InputError(
+            f"alpha must lie strictly between 0 and 1 (got {alpha:g})", field="--alpha"
+        )
+    base_run, candidate_run = read_run(base_path), read_run(candidate_path)
+    found = differences(base_run, candidate_run)
+    if found and not allow_different_cases:
+        raise InputError(
+            f"{'; '.join(found)} (pass --allow-different-cases to compare anyway)",
+            path=candidate_path,
+        )
+    base_by_id = {r.case_id: r for r in base_run.results}
+    candidate_by_id = {r.case_id: r for r in candidate_run.results}
+    # Candidate order first (the run under review), then what only the base had.
+    order = [*candidate_by_id, *(c for c in base_by_id if c not in candidate_by_id)]
+    cases = [
+        _compare_case(base_run, candidate_run, base_by_id.get(c), candidate_by_id.get(c), alpha)
+        for c in order
+    ]
+    counts = {name: 0 for name in COMPARISON_CLASSES}
+    for case in cases:
+        counts[case.classification] += 1
+    return Comparison(
+        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        base=_summary(base_run),
+        candidate=_summary(candidate_run),
+        alpha=alpha,
+        method=METHOD.format(alpha=alpha),
+        allow_different_cases=allow_different_cases,
+        differences=found,
+        counts=counts,
+        regressions=[c.case_id for c in cases if c.classification == "regression"],
+        cases=cases,
+    )

@@ -1,0 +1,34 @@
+"""Whether two runs can be compared case by case: the same target, skill and case definitions.
+
+Cases present in one run only are fine (they are `added` or `removed`); a case present in both
+whose definition changed is not, since its two results answer different questions. Runs that
+recorded no case fingerprint (older runs, other evaluators) cannot be checked on that point.
+"""
+
+from __future__ import annotations
+
+from evaluator.artifacts.models import CaseResult
+from evaluator.gate.rundir import RunRecord
+
+
+def differences(base: RunRecord, candidate: RunRecord) -> list[str]:
+    """Every way the two runs are not comparable, one phrase each (empty: comparable)."""
+    found = []
+    for name, label in (("target_id", "targets"), ("target_skill_path", "skills")):
+        was, now = base.manifest.get(name), candidate.manifest.get(name)
+        if was != now:
+            found.append(
+                f"different {label}: base {was or 'unknown'}, candidate {now or 'unknown'}"
+            )
+    digests: dict[str, CaseResult] = {r.case_id: r for r in base.results}
+    changed = [
+        r.case_id
+        for r in candidate.results
+        if r.case_id in digests
+        and r.case_digest is not None
+        and digests[r.case_id].case_digest is not None
+        and r.case_digest != digests[r.case_id].case_digest
+    ]
+    if changed:
+        found.append(f"different case definitions: {', '.join(changed)}")
+    return found

@@ -1,0 +1,98 @@
+"""`comparison.md`: the comparison for a reader, regressions first, each with what flipped."""
+
+from __future__ import annotations
+
+from evaluator.compare.model import AssertionFlip, CaseComparison, CaseSide, Comparison, RunSummary
+from evaluator.vocabulary import ComparisonClass
+
+# The order a reviewer wants: what blocks the merge, then what changed, then what did not.
+SECTION_ORDER: tuple[ComparisonClass, ...] = (
+    "regression",
+    "improvement",
+    "flaky",
+    "environment-divergence",
+    "added",
+    "removed",
+)
+
+
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"
+
+
+def side_text(side: CaseSide | None) -> str:
+    if side is None:
+        return "—"
+    if side.counted == 0:
+        return f"blocked ({side.blocked_reason or 'no verdict'})"
+    blocked = f", {side.blocked} blocked" if side.blocked else ""
+    # A case blocked by the agent (timeout, escape, crash) has a verdict: not passed.
+    status = "blocked by the agent" if side.status == "blocked" else side.status
+    return f"{status} {side.passed}/{side.counted}{blocked}"
+
+
+def _run_line(label: str, run: RunSummary) -> str:
+    return (
+        f"- **{label}** `{run.run_id}` ({run.path}): pass rate {_rate(run.pass_rate)},"
+        f" coverage {_rate(run.coverage)}; {run.passed} pass, {run.failed} fail,"
+        f" {run.blocked} blocked of {run.cases}"
+    )
+
+
+def flip_line(flip: AssertionFlip) -> str:
+    refs = flip.candidate_evidence or flip.base_evidence
+    cited = f"; evidence: {', '.join(refs)}" if refs else ""
+    return (
+        f"`{flip.entry_id}` ({flip.polarity}) {flip.base_status or 'absent'} →"
+        f" {flip.candidate_status or 'absent'}: {flip.summary}{cited}"
+    )
+
+
+def _case_block(case: CaseComparison) -> list[str]:
+    lines = [
+        f"### {case.case_id}: {case.classification}",
+        "",
+        f"{case.reason}. Base {side_text(case.base)}, candidate {side_text(case.candidate)}.",
+    ]
+    if case.assertion_flips:
+        lines += ["", "Assertion entries that flipped:", ""]
+        lines += [f"- {flip_line(f)}" for f in case.assertion_flips]
+    return [*lines, ""]
+
+
+def headline(comparison: Comparison) -> str:
+    n = len(comparison.regressions)
+    if n:
+        return f"{n} regression(s): {', '.join(comparison.regressions)}"
+    return "no regression"
+
+
+def render_markdown(comparison: Comparison) -> str:
+    lines = [
+        f"# Comparison: {comparison.base.run_id} → {comparison.candidate.run_id}",
+        "",
+        f"**{headline(comparison)}**",
+        "",
+        _run_line("base", comparison.base),
+        _run_line("candidate", comparison.candidate),
+        "",
+        comparison.method,
+        "",
+    ]
+    if comparison.differences:
+        lines += ["Compared despite (--allow-different-cases):", ""]
+        lines += [f"- {d}" for d in comparison.differences]
+        lines.append("")
+    lines += ["| class | cases |", "|---|---|"]
+    lines += [f"| {name} | {count} |" for name, count in comparison.counts.items() if count]
+    lines.append("")
+    for name in SECTION_ORDER:
+        for case in comparison.cases:
+            if case.classification == name:
+                lines += _case_block(case)
+    lines += ["## Every case", "", "| case | class | base | candidate |", "|---|---|---|---|"]
+    lines += [
+        f"| {c.case_id} | {c.classification} | {side_text(c.base)} | {side_text(c.candidate)} |"
+        for c in comparison.cases
+    ]
+    return "\n".join(lines) + "\n"

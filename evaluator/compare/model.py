@@ -1,0 +1,130 @@
+"""`comparison.json`: what `agentic-eval compare` found between a base run and a candidate run.
+
+Field names are part of the artifact (the HTML report renders them, CI reads them): add fields,
+never rename them. The schema is exported to `schemas/comparison.schema.json`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evaluator.vocabulary import (
+    BlockedReason,
+    ComparisonClass,
+    Polarity,
+    Status,
+)
+
+COMPARISON_VERSION = 1
+# How a case's change was decided: the exact test over K attempts, the single-attempt rule, or
+# no test at all (the same outcome on both sides, a blocked side, a case on one side only).
+Decision = Literal["fisher-one-sided", "single-attempt", "none"]
+FlipDirection = Literal["broke", "fixed", "changed"]
+
+
+class ComparisonModel(BaseModel):
+    # Readers of our artifacts may add fields; we keep them on re-write.
+    model_config = ConfigDict(extra="allow")
+
+
+class CaseSide(ComparisonModel):
+    """One side's result of a case, as the comparison counts it."""
+
+    status: Status
+    blocked_reason: BlockedReason | None = None
+    attempts: int = Field(description="The K tries of the case (a retried attempt counts once).")
+    passed: int = Field(description="Tries that passed.")
+    counted: int = Field(
+        description="Tries with a verdict: judged ones, and blocked ones the agent caused"
+        " (a timeout, an isolation violation, a crash: counted as not passed, as in the score)."
+    )
+    blocked: int = Field(description="Tries blocked by the eval or the machine (not counted).")
+    pass_rate: float | None = Field(description="passed / counted; None when nothing counted.")
+    case_result: str = Field(description="The case result file, relative to the run directory.")
+
+
+class AssertionFlip(ComparisonModel):
+    """An assertion entry whose verdict differs between the runs."""
+
+    entry_id: str = Field(description='e.g. "required[0]"; the entry\'s summary when it has none.')
+    summary: str
+    polarity: Polarity = "required"
+    base_status: Status | None = Field(description="None: the entry is not in the base run.")
+    candidate_status: Status | None = Field(description="None: not in the candidate run.")
+    base_passed: int = Field(default=0, description="Attempts of the base that passed the entry.")
+    base_judged: int = Field(default=0, description="Attempts of the base that judged the entry.")
+    candidate_passed: int = 0
+    candidate_judged: int = 0
+    direction: FlipDirection = Field(
+        description="`broke` (was pass), `fixed` (now pass), `changed` (anything else)."
+    )
+    base_evidence: list[str] = Field(
+        default_factory=list, description="Evidence refs, relative to the base run directory."
+    )
+    candidate_evidence: list[str] = Field(
+        default_factory=list, description="Evidence refs, relative to the candidate run directory."
+    )
+
+
+class CaseComparison(ComparisonModel):
+    case_id: str
+    suite_id: str | None = None
+    title: str | None = None
+    classification: ComparisonClass
+    reason: str = Field(description="One sentence: why this class.")
+    decision: Decision
+    p_drop: float | None = Field(
+        default=None, description="One-sided Fisher exact p-value for a drop in pass count."
+    )
+    p_rise: float | None = Field(
+        default=None, description="One-sided Fisher exact p-value for a rise in pass count."
+    )
+    base: CaseSide | None = Field(description="None: the case is not in the base run.")
+    candidate: CaseSide | None = Field(description="None: the case is not in the candidate run.")
+    assertion_flips: list[AssertionFlip] = Field(default_factory=list)
+
+
+class RunSummary(ComparisonModel):
+    """One of the two runs."""
+
+    run_id: str
+    path: str
+    target_id: str | None = None
+    target_skill_path: str | None = None
+    candidate_skill: str | None = None
+    attempts: int | None = None
+    cases: int
+    passed: int
+    failed: int
+    blocked: int
+    pass_rate: float | None = Field(
+        description="Verified hard pass rate of the run (as `score`), None without a verdict."
+    )
+    coverage: float
+
+
+class Comparison(ComparisonModel):
+    """`comparison.json`, written beside the candidate run's other artifacts."""
+
+    version: int = COMPARISON_VERSION
+    created_at: str
+    base: RunSummary
+    candidate: RunSummary
+    alpha: float = Field(description="Significance level of the one-sided Fisher exact test.")
+    method: str = Field(description="How regressions are decided, in words (shown in the output).")
+    allow_different_cases: bool = False
+    differences: list[str] = Field(
+        default_factory=list,
+        description="Ways the runs are not alike that --allow-different-cases let through.",
+    )
+    counts: dict[ComparisonClass, int] = Field(
+        description="How many cases fell in each class (every class is listed)."
+    )
+    regressions: list[str] = Field(description="Case ids classed `regression`, in case order.")
+    cases: list[CaseComparison]
+
+    @property
+    def has_regression(self) -> bool:
+        return bool(self.regressions)

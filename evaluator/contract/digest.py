@@ -1,0 +1,19 @@
+"""A case definition's fingerprint, so two runs can tell whether they judged the same case.
+
+It hashes the parsed case (canonical JSON of the model), not the file's bytes: comments,
+key order and formatting do not change it; a changed prompt, assertion or check does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from evaluator.contract.models import Case
+
+
+def case_digest(case: Case) -> str:
+    canonical = json.dumps(
+        case.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=False
+    )
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()

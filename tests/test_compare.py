@@ -1,0 +1,285 @@
+"""`agentic-eval compare` on hand-made run dirs: every class, the Fisher rule, the refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from evaluator.cli.main import run_cli
+from evaluator.compare import CaseSide, classify, compare_runs
+from evaluator.compare.fisher import p_drop, p_rise
+from evaluator.vocabulary import COMPARISON_CLASSES
+from tests.conftest import ROOT
+
+# One case on one side: the status of each try ("pass", "fail", "timeout": blocked by the agent,
+# "env": blocked by the environment), and the verdict of each assertion entry per try.
+Tries = list[str]
+
+
+def attempt(number: int, outcome: str) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "attempt": number,
+        "workspace_root": f"/scratch/ws/attempt-{number:02d}",
+        "valid": True,
+        "exit_code": 0,
+        "thread_id": f"t-{number}",
+        "session_complete": True,
+    }
+    if outcome in ("pass", "fail"):
+        record["status"] = outcome
+    elif outcome == "timeout":
+        record |= {
+            "status": "blocked",
+            "blocked_reason": "insufficient-evidence",
+            "timed_out": True,
+        }
+    else:
+        record |= {"status": "blocked", "blocked_reason": "environment"}
+    return record
+
+
+def entries(outcome: str) -> list[dict[str, Any]]:
+    """Two entries: the first follows the try's status, the second always passes."""
+    first = outcome if outcome in ("pass", "fail") else "blocked"
+    return [
+        {
+            "summary": "The reference was consulted.",
+            "status": first,
+            "entry_id": "required[0]",
+            "evidence": ["case-artifacts/c/accepted-session.json#msg-3"],
+        },
+        {"summary": "The answer names the file.", "status": "pass", "entry_id": "required[1]"},
+    ]
+
+
+def write_run(
+    directory: Path,
+    cases: dict[str, Tries],
+    *,
+    target: str = "db-migrations",
+    skill: str = ".agents/skills/db-migrations/SKILL.md",
+    digests: dict[str, str] | None = None,
+    state: str = "completed",
+) -> Path:
+    directory.mkdir(parents=True)
+    manifest = {
+        "run_id": directory.name,
+        "run_state": state,
+        "target_id": target,
+        "target_skill_path": skill,
+        "resolved_case_ids": list(cases),
+        "attempts": max(len(t) for t in cases.values()),
+    }
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+    (directory / "case-results").mkdir()
+    for case_id, tries in cases.items():
+        judged = [t for t in tries if t in ("pass", "fail")]
+        status = "fail" if "fail" in judged else "pass" if judged else "blocked"
+        accepted = next((t for t in ("fail", "pass") if t in judged), tries[-1])
+        result: dict[str, Any] = {
+            "case_id": case_id,
+            "workspace_root": None,
+            "thread_id": None,
+            "session_path": None,
+            "status": status,
+            "assertions": entries(accepted),
+            "attempts": [attempt(i, t) for i, t in enumerate(tries, 1)],
+            "case_digest": (digests or {}).get(case_id, f"sha256:{case_id}"),
+        }
+        if status == "blocked":
+            result["blocked_reason"] = "environment" if "env" in tries else "insufficient-evidence"
+        (directory / "case-results" / f"{case_id}.json").write_text(json.dumps(result))
+        for i, outcome in enumerate(tries, 1):
+            folder = directory / "case-artifacts" / case_id / "attempts" / f"attempt-{i:02d}"
+            folder.mkdir(parents=True)
+            record = attempt(i, outcome)
+            if outcome in ("pass", "fail"):
+                record["assertions"] = entries(outcome)
+            (folder / "attempt.json").write_text(json.dumps(record))
+    return directory
+
+
+P5, F5 = ["pass"] * 5, ["fail"] * 5
+BASE: dict[str, Tries] = {
+    "same-pass": ["pass"],
+    "same-fail": ["fail"],
+    "same-blocked": ["env"],
+    "regression": ["pass"],
+    "improvement": ["fail"],
+    "env-divergence": ["pass"],
+    "removed": ["pass"],
+    "k5-regression": P5,
+    "k5-flaky": P5,
+    "k5-same-pass": P5,
+    "k5-improvement": F5,
+    "escapes": ["pass"],
+}
+CANDIDATE: dict[str, Tries] = {
+    "same-pass": ["pass"],
+    "same-fail": ["fail"],
+    "same-blocked": ["env"],
+    "regression": ["fail"],
+    "improvement": ["pass"],
+    "env-divergence": ["env"],
+    "added": ["pass"],
+    "k5-regression": ["pass", "fail", "fail", "fail", "fail"],
+    "k5-flaky": ["pass", "fail", "pass", "fail", "pass"],
+    "k5-same-pass": P5,
+    "k5-improvement": P5,
+    "escapes": ["timeout"],
+}
+EXPECTED = {
+    "same-pass": "same-pass",
+    "same-fail": "same-fail",
+    "same-blocked": "same-blocked",
+    "regression": "regression",
+    "improvement": "improvement",
+    "env-divergence": "environment-divergence",
+    "added": "added",
+    "removed": "removed",
+    "k5-regression": "regression",
+    "k5-flaky": "flaky",
+    "k5-same-pass": "same-pass",
+    "k5-improvement": "improvement",
+    "escapes": "regression",  # a timeout the agent caused counts as not passed
+}
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Path, Path]:
+    return write_run(tmp_path / "base", BASE), write_run(tmp_path / "candidate", CANDIDATE)
+
+
+def test_every_class_on_hand_made_runs(pair: tuple[Path, Path]) -> None:
+    comparison = compare_runs(*pair)
+    found = {c.case_id: c.classification for c in comparison.cases}
+    assert found == EXPECTED
+    assert set(found.values()) == set(COMPARISON_CLASSES)
+    assert comparison.regressions == ["regression", "k5-regression", "escapes"]
+    assert comparison.counts["regression"] == 3 and sum(comparison.counts.values()) == 13
+    assert "one-sided Fisher exact test at alpha=0.05" in comparison.method
+
+
+def test_the_fisher_decisions_and_their_p_values(pair: tuple[Path, Path]) -> None:
+    cases = {c.case_id: c for c in compare_runs(*pair).cases}
+    assert cases["k5-regression"].decision == "fisher-one-sided"
+    assert cases["k5-regression"].p_drop == pytest.approx(1 / 42)  # 5/5 -> 1/5
+    assert cases["k5-flaky"].p_drop == pytest.approx(2 / 9)  # 5/5 -> 3/5: not significant
+    assert cases["regression"].decision == "single-attempt"
+    assert cases["env-divergence"].decision == "none"
+    # A stricter alpha turns the K=5 drop into a flaky case, never the K=1 one.
+    strict = {c.case_id: c.classification for c in compare_runs(*pair, alpha=0.01).cases}
+    assert strict["k5-regression"] == "flaky" and strict["regression"] == "regression"
+
+
+def test_assertion_flips_name_the_entry_with_counts_and_evidence(pair: tuple[Path, Path]) -> None:
+    cases = {c.case_id: c for c in compare_runs(*pair).cases}
+    (flip,) = cases["k5-regression"].assertion_flips
+    assert (flip.entry_id, flip.direction) == ("required[0]", "broke")
+    assert (flip.base_passed, flip.base_judged) == (5, 5)
+    assert (flip.candidate_passed, flip.candidate_judged) == (1, 5)
+    assert flip.candidate_evidence == ["case-artifacts/c/accepted-session.json#msg-3"]
+    (fixed,) = cases["improvement"].assertion_flips
+    assert (fixed.base_status, fixed.candidate_status, fixed.direction) == ("fail", "pass", "fixed")
+    assert cases["same-pass"].assertion_flips == []
+
+
+def test_fisher_matches_published_values() -> None:
+    # scipy.stats.fisher_exact([[a, n-a], [b, m-b]], alternative="greater").pvalue
+    assert p_drop(3, 4, 1, 4) == pytest.approx(0.242857142857)  # Fisher's tea tasting
+    assert p_drop(5, 5, 0, 5) == pytest.approx(1 / 252)
+    assert p_drop(5, 5, 2, 5) == pytest.approx(1 / 12)
+    assert p_drop(1, 1, 0, 1) == 0.5
+    assert p_rise(0, 5, 5, 5) == pytest.approx(1 / 252)
+    assert p_drop(0, 0, 0, 0) == 1.0
+    with pytest.raises(ValueError):
+        p_drop(3, 2, 0, 1)
+
+
+def side(passed: int, counted: int, blocked: int = 0) -> CaseSide:
+    status = "blocked" if counted == 0 else "pass" if passed == counted else "fail"
+    return CaseSide(
+        status=status,  # type: ignore[arg-type]
+        attempts=counted + blocked,
+        passed=passed,
+        counted=counted,
+        blocked=blocked,
+        pass_rate=passed / counted if counted else None,
+        case_result="case-results/c.json",
+    )
+
+
+@pytest.mark.parametrize(
+    "base,candidate,expected",
+    [
+        (side(2, 2), side(0, 2), "flaky"),  # unanimous but too few attempts to be significant
+        (side(1, 1), side(0, 5), "flaky"),  # K=1 on one side only: the test decides
+        (side(0, 3), side(0, 3, blocked=2), "same-fail"),
+        (side(3, 5), side(3, 5), "flaky"),  # mixed on both sides, unchanged
+        (side(0, 0, blocked=5), side(4, 5), "environment-divergence"),
+    ],
+)
+def test_edge_rules(base: CaseSide, candidate: CaseSide, expected: str) -> None:
+    assert classify(base, candidate).classification == expected
+
+
+def compare_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = run_cli(["compare", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_exit_codes_files_and_schema(
+    pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, candidate = pair
+    code, out, _ = compare_cli(capsys, str(base), str(candidate))
+    assert code == 1
+    assert out.splitlines()[-1] == "COMPARE: 3 regression(s): regression, k5-regression, escapes"
+    assert out.index("regression  ") < out.index("improvement  ")  # regressions first
+    written = json.loads((candidate / "comparison.json").read_text())
+    schema = json.loads((ROOT / "schemas/comparison.schema.json").read_text())
+    jsonschema.validate(written, schema)
+    markdown = (candidate / "comparison.md").read_text()
+    assert "**3 regression(s): regression, k5-regression, escapes**" in markdown
+    assert "one-sided Fisher exact test" in markdown
+    code, out, _ = compare_cli(capsys, str(base), str(base), "--json")
+    assert code == 0 and json.loads(out)["regressions"] == []
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"target": "other"}, "different targets: base db-migrations, candidate other"),
+        ({"skill": "x/SKILL.md"}, "different skills"),
+        ({"digests": {"same-pass": "sha256:edited"}}, "different case definitions: same-pass"),
+    ],
+)
+def test_incomparable_runs_are_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, Any], message: str
+) -> None:
+    base = write_run(tmp_path / "base", BASE)
+    candidate = write_run(tmp_path / "candidate", CANDIDATE, **change)
+    code, out, err = compare_cli(capsys, str(base), str(candidate))
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and message in err
+    assert "--allow-different-cases" in err
+    assert not (candidate / "comparison.json").exists()
+    code, _, _ = compare_cli(capsys, str(base), str(candidate), "--allow-different-cases")
+    assert code == 1
+    assert message in json.loads((candidate / "comparison.json").read_text())["differences"][0]
+
+
+def test_unfinished_or_missing_runs_are_input_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = write_run(tmp_path / "base", BASE)
+    running = write_run(tmp_path / "running", CANDIDATE, state="running")
+    code, _, err = compare_cli(capsys, str(base), str(running))
+    assert code == 2 and "run_state: the run is running" in err
+    code, _, err = compare_cli(capsys, str(base), str(tmp_path / "nope"))
+    assert code == 2 and "run directory not found" in err
