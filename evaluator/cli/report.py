@@ -8,6 +8,7 @@ import click
 
 from evaluator.artifacts.rundir import RunDir
 from evaluator.errors import EXIT_OK
+from evaluator.html.comparison_page import rewrite_comparison_html
 from evaluator.html.run_page import write_run_html
 from evaluator.pipeline.run import write_reports
 
@@ -21,13 +22,17 @@ from evaluator.pipeline.run import write_reports
     help="Only rewrite report.html (self-contained, for a browser) and print its path.",
 )
 def command(run_dir: Path, html_only: bool) -> int:
-    """Rewrite report.md, transcript.md and report.html of a run from its saved results."""
+    """Rewrite report.md, transcript.md and report.html of a run from its saved results (and
+    comparison.html when the run has a comparison.json)."""
     directory = RunDir(run_dir)
     manifest = directory.read_manifest()
     if html_only:
         results = directory.read_case_results(manifest.resolved_case_ids)
         click.echo(str(write_run_html(directory, manifest, results)))
-        return EXIT_OK
-    write_reports(directory, manifest)
-    click.echo(str(run_dir / "report.md"))
+    else:
+        write_reports(directory, manifest)
+        click.echo(str(run_dir / "report.md"))
+    comparison = rewrite_comparison_html(run_dir)
+    if comparison is not None:
+        click.echo(str(comparison))
     return EXIT_OK

@@ -37,7 +37,9 @@ def _asset(name: str) -> str:
 
 
 def _hash(text: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+    return (
+        "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+    )
 
 
 def content_security_policy(style: str, script: str) -> str:
@@ -52,10 +54,14 @@ def content_security_policy(style: str, script: str) -> str:
 def render_page(template: str, **context: Any) -> str:
     """A whole page: `template` extends `base.html.j2`, which inlines our stylesheet and script."""
     style, script = _asset(STYLESHEET), _asset(SCRIPT)
-    return environment().get_template(template).render(
-        # Our own package files, trusted as they are; nothing else is ever marked safe.
-        style=Markup(style),
-        script=Markup(script),
-        csp=content_security_policy(style, script),
-        **context,
+    return (
+        environment()
+        .get_template(template)
+        .render(
+            # Our own package files, trusted as they are; nothing else is ever marked safe.
+            style=Markup(style),
+            script=Markup(script),
+            csp=content_security_policy(style, script),
+            **context,
+        )
     )

@@ -167,7 +167,7 @@ def _shorten(text: str) -> tuple[str, int]:
     return (text, 0) if len(text) <= MAX_TEXT else (text[:MAX_TEXT], len(text) - MAX_TEXT)
 
 
-class _Anchors:
+class Anchors:
     """Where each session file's records are on the page: ref prefix → anchor prefix."""
 
     def __init__(self) -> None:
@@ -178,7 +178,8 @@ class _Anchors:
         self.prefixes[ref_prefix] = anchor_prefix
         self.ids[ref_prefix] = record_ids
 
-    def label(self, ref: str) -> str:
+    @staticmethod
+    def label(ref: str) -> str:
         """`#msg-N` for the case's accepted session, `attempt-NN#msg-N` for an attempt's."""
         prefix, _, record = ref.partition("#")
         attempt = _ATTEMPT_REF.search(prefix)
@@ -272,7 +273,7 @@ def _transcript(
     )
 
 
-def _checks(checks: list[CheckVerdict], anchors: _Anchors, depth: int = 0) -> list[CheckView]:
+def _checks(checks: list[CheckVerdict], anchors: Anchors, depth: int = 0) -> list[CheckView]:
     views = []
     for check in checks:
         views.append(
@@ -307,29 +308,48 @@ def _entry_anchor(case_id: str, index: int) -> str:
     return f"{case_id}--entry-{index + 1}"
 
 
-def _case(run_dir: RunDir, result: CaseResult) -> CaseView:
-    case_id = result.case_id
-    anchors = _Anchors()
-    attempts: list[tuple[int, AttemptFile | None, dict[str, Any] | None]] = []
+Attempt = tuple[int, AttemptFile | None, dict[str, Any] | None]
+
+
+def _load_attempts(run_dir: RunDir, case_id: str) -> list[Attempt]:
+    """Every attempt of a case: its number, `attempt.json` and `accepted-session.json`."""
+    attempts = []
     for directory in sorted((run_dir.case_artifacts(case_id) / "attempts").glob("attempt-*")):
         suffix = directory.name.removeprefix("attempt-")
-        if not suffix.isdigit():
-            continue
-        number = int(suffix)
-        session = _read_json(directory / "accepted-session.json")
-        attempts.append((number, _attempt_file(directory / "attempt.json"), session))
-        if session is not None:
-            ids = {str(r.get("id")) for r in session.get("records") or [] if isinstance(r, dict)}
-            anchors.add(
-                run_dir.attempt_ref_prefix(case_id, number),
-                _attempt_anchor(case_id, number),
-                ids,
-            )
-            if result.thread_id and session.get("thread_id") == result.thread_id:
-                # The case-level copy is this attempt's session: its refs land here too.
-                anchors.add(
-                    run_dir.case_ref_prefix(case_id), _attempt_anchor(case_id, number), ids
+        if suffix.isdigit():
+            attempts.append(
+                (
+                    int(suffix),
+                    _attempt_file(directory / "attempt.json"),
+                    _read_json(directory / "accepted-session.json"),
                 )
+            )
+    return attempts
+
+
+def _anchors(run_dir: RunDir, result: CaseResult, attempts: list[Attempt]) -> Anchors:
+    anchors = Anchors()
+    for number, _, session in attempts:
+        if session is None:
+            continue
+        ids = {str(r.get("id")) for r in session.get("records") or [] if isinstance(r, dict)}
+        anchor = _attempt_anchor(result.case_id, number)
+        anchors.add(run_dir.attempt_ref_prefix(result.case_id, number), anchor, ids)
+        if result.thread_id and session.get("thread_id") == result.thread_id:
+            # The case-level copy is this attempt's session: its refs land here too.
+            anchors.add(run_dir.case_ref_prefix(result.case_id), anchor, ids)
+    return anchors
+
+
+def evidence_anchors(run_dir: RunDir, result: CaseResult) -> Anchors:
+    """Where the records a case's verdicts cite are in that run's `report.html`."""
+    return _anchors(run_dir, result, _load_attempts(run_dir, result.case_id))
+
+
+def _case(run_dir: RunDir, result: CaseResult) -> CaseView:
+    case_id = result.case_id
+    attempts = _load_attempts(run_dir, case_id)
+    anchors = _anchors(run_dir, result, attempts)
     citing = _evidence_refs(result)
     assertions = [
         AssertionView(
@@ -350,7 +370,9 @@ def _case(run_dir: RunDir, result: CaseResult) -> CaseView:
     transcripts = []
     for number, record, session in attempts:
         ref_prefix = run_dir.attempt_ref_prefix(case_id, number)
-        violations = record.isolation_report.violations if record and record.isolation_report else []
+        violations = (
+            record.isolation_report.violations if record and record.isolation_report else []
+        )
         offending: dict[str, list[str]] = {}
         for violation in violations:
             offending.setdefault(violation.ref, []).append(f"{violation.kind} {violation.path}")
@@ -358,7 +380,9 @@ def _case(run_dir: RunDir, result: CaseResult) -> CaseView:
             cited: dict[str, list[Link]] = {}
             for ref, entries in citing.items():
                 anchor = anchors.anchor(ref)
-                if anchor is not None and anchor.startswith(_attempt_anchor(case_id, number) + "--"):
+                if anchor is not None and anchor.startswith(
+                    _attempt_anchor(case_id, number) + "--"
+                ):
                     cited.setdefault(ref.partition("#")[2], []).extend(
                         Link(entry, "#" + entry_anchor, on_page=True, label=entry)
                         for entry, entry_anchor in entries
@@ -381,13 +405,15 @@ def _case(run_dir: RunDir, result: CaseResult) -> CaseView:
     stats = result.stats
     return CaseView(
         case_id=case_id,
-        anchor=f"case-{case_id}",
+        anchor=case_anchor(case_id),
         suite=result.suite_id or "",
         title=result.title or "",
         status=result.status,
         blocked_reason=result.blocked_reason or "",
         flaky=bool(stats and stats.flaky),
-        attempts_label=f"{stats.passed}/{stats.judged} (+{stats.blocked} blocked)" if stats else "-",
+        attempts_label=f"{stats.passed}/{stats.judged} (+{stats.blocked} blocked)"
+        if stats
+        else "-",
         pass_rate=f"{stats.pass_rate:.0%}" if stats and stats.pass_rate is not None else "n/a",
         notes=result.notes,
         mismatches=result.environment_mismatches,
@@ -398,6 +424,10 @@ def _case(run_dir: RunDir, result: CaseResult) -> CaseView:
     )
 
 
+def case_anchor(case_id: str) -> str:
+    return f"case-{case_id}"
+
+
 def _attempt_anchor(case_id: str, number: int) -> str:
     return f"{case_id}--attempt-{number:02d}"
 
@@ -406,7 +436,7 @@ def _attempt(
     case_id: str,
     number: int,
     record: AttemptFile,
-    anchors: _Anchors,
+    anchors: Anchors,
     ref_prefix: str,
     has_session: bool,
 ) -> AttemptView:

@@ -1,5 +1,6 @@
 "use strict";
-// Filters: every <select data-filter="KEY"> hides the [data-row] elements whose data-KEY differs.
+// Filters: every <select data-filter="KEY"> hides the [data-row] elements whose data-KEY differs;
+// the rows marked data-count are the ones counted as shown.
 // Links to records inside a closed transcript open it first. No data is ever written into this
 // script: the page carries it in escaped attributes.
 (function () {
@@ -12,7 +13,7 @@
     for (const row of rows) {
       const visible = selects.every((select) => !select.value || row.dataset[select.dataset.filter] === select.value);
       row.hidden = !visible;
-      if (visible && row.tagName === "TR") {
+      if (visible && "count" in row.dataset) {
         visibleRows += 1;
       }
     }
