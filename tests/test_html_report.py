@@ -202,8 +202,9 @@ def test_a_run_writes_report_html_self_contained_and_escaped(runs: Runs) -> None
             assert "cited" in page.by_id(anchor)["class"].split()
     # The escaping attempt's offending records and paths are listed and marked.
     violations = json.loads(
-        (runs.candidate / "case-artifacts/routing-add-column/attempts/attempt-02/attempt.json")
-        .read_text()
+        (
+            runs.candidate / "case-artifacts/routing-add-column/attempts/attempt-02/attempt.json"
+        ).read_text()
     )["isolation_report"]["violations"]
     assert "/etc/hostname" in {v["path"] for v in violations} and "/etc/hostname" in text
     for violation in violations:
@@ -304,7 +305,9 @@ class Opened:
 def _open(browser: Any, path: Path, fragment: str = "") -> Opened:
     page = browser.new_page()
     opened = Opened(page, [], [])
-    page.on("console", lambda m: opened.console_errors.append(m.text) if m.type == "error" else None)
+    page.on(
+        "console", lambda m: opened.console_errors.append(m.text) if m.type == "error" else None
+    )
     page.on("pageerror", lambda e: opened.console_errors.append(str(e)))
     page.on("request", lambda r: opened.requests.append(r.url))
     page.goto(path.as_uri() + fragment)
@@ -356,7 +359,9 @@ def test_an_evidence_link_goes_to_its_record(runs: Runs, browser: Any) -> None:
     ref = "case-artifacts/routing-rename-table/accepted-session.json#msg-14"
     record = page.locator("#routing-rename-table--attempt-01--msg-14")
     assert not record.is_visible()  # inside its closed transcript
-    page.locator(f'#routing-rename-table--entry-2 > td:last-child a.evidence[title="{ref}"]').click()
+    page.locator(
+        f'#routing-rename-table--entry-2 > td:last-child a.evidence[title="{ref}"]'
+    ).click()
     assert page.evaluate("location.hash") == "#routing-rename-table--attempt-01--msg-14"
     assert page.evaluate("document.querySelector(':target').id") == (
         "routing-rename-table--attempt-01--msg-14"
