@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -302,7 +303,9 @@ class Opened:
     requests: list[str]
 
 
-def _open(browser: Any, path: Path, fragment: str = "") -> Opened:
+@contextmanager
+def _opened(browser: Any, path: Path) -> Iterator[Opened]:
+    """The page at `path`, with what it logged and fetched; it must log no error at all."""
     page = browser.new_page()
     opened = Opened(page, [], [])
     page.on(
@@ -310,9 +313,13 @@ def _open(browser: Any, path: Path, fragment: str = "") -> Opened:
     )
     page.on("pageerror", lambda e: opened.console_errors.append(str(e)))
     page.on("request", lambda r: opened.requests.append(r.url))
-    page.goto(path.as_uri() + fragment)
-    page.wait_for_load_state("load")
-    return opened
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_load_state("load")
+        yield opened
+        assert opened.console_errors == []
+    finally:
+        page.close()
 
 
 def _shown(page: Any) -> list[str]:
@@ -329,70 +336,62 @@ def test_report_loads_offline_and_its_filters_hide_and_show_rows(
     runs: Runs, browser: Any, tmp_path: Path
 ) -> None:
     report = runs.candidate / "report.html"
-    opened = _open(browser, report)
-    page = opened.page
-    assert opened.console_errors == []
-    assert opened.requests == [report.as_uri()]
-    assert _shown(page) == list(CASES)
-    page.select_option("#filter-status", "fail")
-    assert _shown(page) == ["bootstrap-reads-skill-first", "routing-rename-table"]
-    assert page.locator("[data-shown]").inner_text() == "2"
-    assert not page.locator("#case-routing-backfill").is_visible()  # its section is hidden too
-    page.select_option("#filter-suite", "routing")
-    assert _shown(page) == ["routing-rename-table"]
-    page.select_option("#filter-status", "")
-    assert _shown(page) == ["routing-rename-table", "routing-add-column", "routing-backfill"]
-    page.select_option("#filter-suite", "")
-    assert _shown(page) == list(CASES)
-    page.select_option("#filter-status", "blocked")
-    shot = tmp_path / "report.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
-    assert opened.console_errors == []
-    page.close()
+    with _opened(browser, report) as opened:
+        page = opened.page
+        assert opened.console_errors == []
+        assert opened.requests == [report.as_uri()]
+        assert _shown(page) == list(CASES)
+        page.select_option("#filter-status", "fail")
+        assert _shown(page) == ["bootstrap-reads-skill-first", "routing-rename-table"]
+        assert page.locator("[data-shown]").inner_text() == "2"
+        assert not page.locator("#case-routing-backfill").is_visible()  # its section too
+        page.select_option("#filter-suite", "routing")
+        assert _shown(page) == ["routing-rename-table"]
+        page.select_option("#filter-status", "")
+        assert _shown(page) == ["routing-rename-table", "routing-add-column", "routing-backfill"]
+        page.select_option("#filter-suite", "")
+        assert _shown(page) == list(CASES)
+        page.select_option("#filter-status", "blocked")
+        shot = tmp_path / "report.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
 
 
 @pytest.mark.browser
 def test_an_evidence_link_goes_to_its_record(runs: Runs, browser: Any) -> None:
-    opened = _open(browser, runs.candidate / "report.html")
-    page = opened.page
-    ref = "case-artifacts/routing-rename-table/accepted-session.json#msg-14"
-    record = page.locator("#routing-rename-table--attempt-01--msg-14")
-    assert not record.is_visible()  # inside its closed transcript
-    page.locator(
-        f'#routing-rename-table--entry-2 > td:last-child a.evidence[title="{ref}"]'
-    ).click()
-    assert page.evaluate("location.hash") == "#routing-rename-table--attempt-01--msg-14"
-    assert page.evaluate("document.querySelector(':target').id") == (
-        "routing-rename-table--attempt-01--msg-14"
-    )
-    assert record.is_visible() and "cited" in (record.get_attribute("class") or "")
-    assert "add-column.md" in record.inner_text()
-    # And back: the record names the entry that cites it.
-    record.locator("a.evidence", has_text="forbidden[0]").click()
-    assert page.evaluate("location.hash") == "#routing-rename-table--entry-2"
-    assert opened.console_errors == []
-    page.close()
+    with _opened(browser, runs.candidate / "report.html") as opened:
+        page = opened.page
+        ref = "case-artifacts/routing-rename-table/accepted-session.json#msg-14"
+        anchor = "routing-rename-table--attempt-01--msg-14"
+        record = page.locator(f"#{anchor}")
+        assert not record.is_visible()  # inside its closed transcript
+        page.locator(
+            f'#routing-rename-table--entry-2 > td:last-child a.evidence[title="{ref}"]'
+        ).click()
+        assert page.evaluate("location.hash") == f"#{anchor}"
+        assert page.evaluate("document.querySelector(':target').id") == anchor
+        assert record.is_visible() and "cited" in (record.get_attribute("class") or "")
+        assert "add-column.md" in record.inner_text()
+        # And back: the record names the entry that cites it.
+        record.locator("a.evidence", has_text="forbidden[0]").click()
+        assert page.evaluate("location.hash") == "#routing-rename-table--entry-2"
 
 
 @pytest.mark.browser
 def test_markup_from_the_agent_never_runs(runs: Runs, browser: Any) -> None:
-    opened = _open(browser, runs.candidate / "report.html")
-    page = opened.page
-    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
-    page.wait_for_timeout(200)  # give anything that could run a chance to run (it must not)
-    assert page.evaluate("typeof window.__injected") == "undefined"
-    assert page.evaluate("document.scripts.length") == 1
-    assert page.evaluate("document.querySelectorAll('img, [onerror]').length") == 0
-    answer = page.locator("#case-workflow-answer-names-file pre.answer").inner_text()
-    assert ANSWER_SCRIPT in answer
-    transcript = page.locator("#workflow-answer-names-file--attempt-01").inner_text()
-    assert MARKUP_FILE in transcript and '<script>window.__injected = "command"</script>' in (
-        transcript
-    )
-    assert opened.console_errors == []
-    assert opened.requests == [(runs.candidate / "report.html").as_uri()]
-    page.close()
+    report = runs.candidate / "report.html"
+    with _opened(browser, report) as opened:
+        page = opened.page
+        page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        assert page.evaluate("typeof window.__injected") == "undefined"
+        assert page.evaluate("document.scripts.length") == 1
+        assert page.evaluate("document.querySelectorAll('img, [onerror]').length") == 0
+        answer = page.locator("#case-workflow-answer-names-file pre.answer").inner_text()
+        assert ANSWER_SCRIPT in answer
+        transcript = page.locator("#workflow-answer-names-file--attempt-01").inner_text()
+        assert MARKUP_FILE in transcript
+        assert '<script>window.__injected = "command"</script>' in transcript
+        assert opened.requests == [report.as_uri()]
 
 
 @pytest.mark.browser
@@ -400,23 +399,21 @@ def test_the_comparison_view_filters_and_links_into_the_base_report(
     runs: Runs, browser: Any, tmp_path: Path
 ) -> None:
     comparison = runs.candidate / "comparison.html"
-    opened = _open(browser, comparison)
-    page = opened.page
-    assert opened.console_errors == [] and opened.requests == [comparison.as_uri()]
-    assert len(_shown(page)) == 5
-    page.select_option("#filter-class", "regression")
-    assert _shown(page) == [
-        "bootstrap-reads-skill-first\nReads SKILL.md and the docs index before any reference",
-        "routing-rename-table\nRenaming a table routes to rename-table.md",
-        "routing-add-column\nAdding a column routes to add-column.md only",
-    ]
-    page.screenshot(path=str(tmp_path / "comparison.png"), full_page=True)
-    assert (tmp_path / "comparison.png").stat().st_size > 10_000
-    ref = "case-artifacts/bootstrap-reads-skill-first/accepted-session.json#msg-4"
-    page.locator(f'tr.flip a[title="{ref}"]').first.click()
-    page.wait_for_load_state("load")
-    assert page.url.startswith((runs.base / "report.html").as_uri())
-    target = page.locator("#bootstrap-reads-skill-first--attempt-01--msg-4")
-    assert target.is_visible() and "SKILL.md" in target.inner_text()
-    assert opened.console_errors == []
-    page.close()
+    with _opened(browser, comparison) as opened:
+        page = opened.page
+        assert opened.console_errors == [] and opened.requests == [comparison.as_uri()]
+        assert len(_shown(page)) == 5
+        page.select_option("#filter-class", "regression")
+        assert [row.split("\n")[0] for row in _shown(page)] == [
+            "bootstrap-reads-skill-first",
+            "routing-rename-table",
+            "routing-add-column",
+        ]
+        page.screenshot(path=str(tmp_path / "comparison.png"), full_page=True)
+        assert (tmp_path / "comparison.png").stat().st_size > 10_000
+        ref = "case-artifacts/bootstrap-reads-skill-first/accepted-session.json#msg-4"
+        page.locator(f'tr.flip a[title="{ref}"]').first.click()
+        page.wait_for_load_state("load")
+        assert page.url.startswith((runs.base / "report.html").as_uri())
+        target = page.locator("#bootstrap-reads-skill-first--attempt-01--msg-4")
+        assert target.is_visible() and "SKILL.md" in target.inner_text()

@@ -9,7 +9,6 @@ it is: the template escapes it.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from pydantic import ValidationError
 from evaluator.artifacts.attribution import score_run
 from evaluator.artifacts.models import AttemptFile, CaseResult, CheckVerdict, Manifest
 from evaluator.artifacts.report import decided_by_lines, entry_label, usage_line
+from evaluator.artifacts.report_findings import read_json_object
 from evaluator.artifacts.rundir import RunDir
 from evaluator.artifacts.transcript import short_path
 from evaluator.vocabulary import ALL_STATUSES
@@ -146,14 +146,6 @@ class RunView:
     statuses: list[str]
     suites: list[str]
     cases: list[CaseView]
-
-
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _attempt_file(path: Path) -> AttemptFile | None:
@@ -321,7 +313,7 @@ def _load_attempts(run_dir: RunDir, case_id: str) -> list[Attempt]:
                 (
                     int(suffix),
                     _attempt_file(directory / "attempt.json"),
-                    _read_json(directory / "accepted-session.json"),
+                    read_json_object(directory / "accepted-session.json"),
                 )
             )
     return attempts
