@@ -8,6 +8,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from junitparser import Failure, JUnitXml
 
 from evaluator.cli.main import run_cli
 from evaluator.compare import CaseSide, classify, compare_runs
@@ -203,7 +204,7 @@ def test_fisher_matches_published_values() -> None:
 def side(passed: int, counted: int, blocked: int = 0) -> CaseSide:
     status = "blocked" if counted == 0 else "pass" if passed == counted else "fail"
     return CaseSide(
-        status=status,  # type: ignore[arg-type]
+        status=status,
         attempts=counted + blocked,
         passed=passed,
         counted=counted,
@@ -283,3 +284,41 @@ def test_unfinished_or_missing_runs_are_input_errors(
     assert code == 2 and "run_state: the run is running" in err
     code, _, err = compare_cli(capsys, str(base), str(tmp_path / "nope"))
     assert code == 2 and "run directory not found" in err
+
+
+def test_comparison_junit_fails_regressions_and_skips_what_cannot_be_compared(
+    pair: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    junit = tmp_path / "reports" / "compare.xml"
+    code, _, _ = compare_cli(capsys, *map(str, pair), "--junit", str(junit))
+    assert code == 1
+    cases = {case.name: case for suite in JUnitXml.fromfile(str(junit)) for case in suite}
+    assert set(cases) == set(EXPECTED)
+    failed = {name for name, case in cases.items() if case.is_failure}
+    skipped = {name for name, case in cases.items() if case.is_skipped}
+    assert failed == {"regression", "k5-regression", "escapes"}
+    assert skipped == {"same-blocked", "env-divergence", "removed"}
+    (failure,) = cases["k5-regression"].result
+    assert isinstance(failure, Failure)
+    assert failure.message == (
+        "regression: `required[0]` (required) pass 5/5 → fail 1/5: The reference was consulted.;"
+        " evidence: case-artifacts/c/accepted-session.json#msg-3"
+    )
+    assert {c.classname for c in cases.values()} == {"db-migrations.cases"}
+    text = summary.read_text()
+    assert text.startswith("## agentic-eval compare: `base` → `candidate`")
+    # Regressions come first in the table, before improvements and flaky cases.
+    rows = [
+        line.split(" | ")[1]
+        for line in text.splitlines()
+        if line.startswith("| ") and " | " in line
+    ]
+    assert rows[1:4] == ["regression", "regression", "regression"]
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY")
+    compare_cli(capsys, *map(str, pair))
+    assert summary.read_text() == text  # not set: nothing appended

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from evaluator.cli.ci_output import junit_option, report_comparison
 from evaluator.cli.options import emit_json, json_option
 from evaluator.compare import DEFAULT_ALPHA, compare_runs, write_comparison
 from evaluator.compare.markdown import SECTION_ORDER, flip_line, headline, side_text
@@ -31,9 +32,15 @@ RUN_DIR = click.Path(path_type=Path, file_okay=False)
     is_flag=True,
     help="Compare runs of different targets, skills or case definitions anyway.",
 )
+@junit_option
 @json_option
 def command(
-    base: Path, candidate: Path, alpha: float, allow_different_cases: bool, as_json: bool
+    base: Path,
+    candidate: Path,
+    alpha: float,
+    allow_different_cases: bool,
+    junit: Path | None,
+    as_json: bool,
 ) -> int:
     """Compare CANDIDATE with BASE (run dirs); exit 1 on any regression."""
     comparison = compare_runs(
@@ -41,6 +48,7 @@ def command(
     )
     json_path, markdown_path = write_comparison(comparison, candidate)
     write_comparison_html(comparison, candidate)
+    report_comparison(comparison, markdown_path, junit)
     if as_json:
         emit_json(comparison.model_dump(mode="json"))
     else:

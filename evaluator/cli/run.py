@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
+from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.options import emit_json, json_option, repo_options
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
 from evaluator.pipeline.progress import choose_progress
@@ -28,6 +29,7 @@ from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 @click.option(
     "--allow-blocked", is_flag=True, help="Blocked cases alone do not make the exit code 1."
 )
+@junit_option
 @json_option
 def command(
     repo: Path,
@@ -39,6 +41,7 @@ def command(
     resume: str | None,
     run_args: AgentRunArgs,
     allow_blocked: bool,
+    junit: Path | None,
     as_json: bool,
 ) -> int:
     """Run every selected case in fresh workspaces and judge it from the recorded sessions."""
@@ -61,6 +64,7 @@ def command(
         options.grader = grader
         outcome = Run(options, choose_progress(as_json)).execute()
     code = exit_code(outcome, allow_blocked)
+    report_run("run", outcome, junit)
     if as_json:
         emit_json(summary(outcome, code))
     else:

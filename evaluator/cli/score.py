@@ -10,6 +10,7 @@ import click
 
 from evaluator.artifacts.attribution import score_run
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
+from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.options import repo_options
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK, EvalError, InputError
 from evaluator.gate.score import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE, ScoreVerdict, decide
@@ -59,6 +60,7 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
 )
 @click.option("--resume", default=None, help="Finish an interrupted score run.")
 @agent_run_options
+@junit_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON line before the VERDICT line.")
 def command(
     repo: Path,
@@ -73,6 +75,7 @@ def command(
     min_coverage: float,
     resume: str | None,
     run_args: AgentRunArgs,
+    junit: Path | None,
     as_json: bool,
 ) -> int:
     """Score a skill: hard and soft verified pass rates, coverage, and a VERDICT line."""
@@ -98,6 +101,7 @@ def command(
         min_coverage=min_coverage,
         interrupted=outcome.interrupted,
     )
+    report_run("score", outcome, junit, verdict.line())
     if as_json:
         payload = verdict.to_json()
         payload["run_id"] = outcome.run_dir.run_id

@@ -39,13 +39,19 @@ def _run_line(label: str, run: RunSummary) -> str:
     )
 
 
+def _verdict(status: str | None, passed: int, judged: int) -> str:
+    if status is None:
+        return "absent"
+    # With several attempts, how many passed the entry says more than the aggregate.
+    return f"{status} {passed}/{judged}" if judged > 1 else status
+
+
 def flip_line(flip: AssertionFlip) -> str:
     refs = flip.candidate_evidence or flip.base_evidence
     cited = f"; evidence: {', '.join(refs)}" if refs else ""
-    return (
-        f"`{flip.entry_id}` ({flip.polarity}) {flip.base_status or 'absent'} →"
-        f" {flip.candidate_status or 'absent'}: {flip.summary}{cited}"
-    )
+    was = _verdict(flip.base_status, flip.base_passed, flip.base_judged)
+    now = _verdict(flip.candidate_status, flip.candidate_passed, flip.candidate_judged)
+    return f"`{flip.entry_id}` ({flip.polarity}) {was} → {now}: {flip.summary}{cited}"
 
 
 def _case_block(case: CaseComparison) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,12 +65,30 @@ ACTIONS = ("cmd", "patch", "spawn", "wait", "final", "final_json", "http_error",
 
 
 class When(StrictModel):
-    """A branch condition, decided on the outputs of the tool calls played before the branch."""
+    """A branch condition: on the outputs of the tool calls played before the branch, or a
+    seeded draw per attempt (`chance`), so a K-attempt run can be flaky deterministically."""
 
-    output_contains: str = Field(min_length=1)
+    output_contains: str | None = Field(default=None, min_length=1)
+    chance: float | None = Field(default=None, ge=0.0, le=1.0)
 
-    def holds(self, earlier_outputs: list[str]) -> bool:
-        return any(self.output_contains in output for output in earlier_outputs)
+    @model_validator(mode="after")
+    def _one_condition(self) -> When:
+        if (self.output_contains is None) == (self.chance is None):
+            raise ValueError("give exactly one of output_contains or chance")
+        return self
+
+    def holds(self, earlier_outputs: list[str], draw: float) -> bool:
+        if self.chance is not None:
+            return draw < self.chance
+        text = self.output_contains or ""
+        return any(text in output for output in earlier_outputs)
+
+
+def seeded_draw(seed: int, attempt_key: str, branch: int) -> float:
+    """A uniform number in [0, 1) fixed by the behaviour's seed, the attempt and the branch's
+    place on the path: the same attempt always takes the same branch, across requests and runs."""
+    digest = hashlib.sha256(f"{seed}:{attempt_key}:{branch}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
 
 
 class Step(StrictModel):
@@ -117,18 +136,24 @@ class Step(StrictModel):
         raise AssertionError("validated step has an action")
 
 
-def next_step(steps: list[Step], outputs: list[str]) -> Step | None:
+def next_step(
+    steps: list[Step], outputs: list[str], attempt_key: str = "", seed: int = 0
+) -> Step | None:
     """The step to play after the thread's tool calls whose outputs are `outputs`, in order.
 
     The server keeps no state, so the path through the branches is replayed on every request;
-    a branch is decided on the outputs before it, which never change, so each replay agrees."""
+    a branch is decided on the outputs before it, which never change, or on a draw seeded by
+    `seed`, `attempt_key` and the branch's place, which never changes either: each replay agrees."""
     played = 0
+    branches = 0
 
     def walk(sequence: list[Step]) -> Step | None:
-        nonlocal played
+        nonlocal played, branches
         for step in sequence:
             if step.when is not None:
-                taken = step.then if step.when.holds(outputs[:played]) else step.else_
+                branches += 1
+                draw = seeded_draw(seed, attempt_key, branches)
+                taken = step.then if step.when.holds(outputs[:played], draw) else step.else_
                 found = walk(taken or [])
                 if found is not None:
                     return found
@@ -145,6 +170,8 @@ class Behavior(StrictModel):
     name: str
     description: str = ""
     match: Match
+    # Seeds the `chance` branches: another seed, another (still fixed) pattern across attempts.
+    seed: int = 0
     steps: list[Step] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -192,7 +219,11 @@ class BehaviorLibrary:
 
 
 BEHAVIOR_KEYS = sorted(
-    {name for model in (Behavior, Match, Step, SpawnSpec, WaitSpec) for name in model.model_fields}
+    {
+        name
+        for model in (Behavior, Match, Step, SpawnSpec, WaitSpec, When)
+        for name in model.model_fields
+    }
 )
 
 

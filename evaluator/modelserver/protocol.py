@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 from evaluator.codex_items import content_text, is_injected, output_text
 
+CWD_TAG = re.compile(r"<cwd>([^<]*)</cwd>")
 TOOL_CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call")
 
 
@@ -18,8 +21,16 @@ class ThreadView:
     thread_id: str | None
     is_child: bool
     prompt: str | None
+    # The attempt workspace Codex reports in its injected `<environment_context>`.
+    cwd: str | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def attempt_key(self) -> str:
+        """`<case_id>/attempt-NN`, the tail of the attempt workspace: what seeds `chance`
+        branches, the same for every request of the attempt and for a rerun of it."""
+        return "/".join(PurePosixPath(self.cwd).parts[-2:]) if self.cwd else ""
 
     @property
     def step_index(self) -> int:
@@ -64,10 +75,14 @@ def read_thread(body: dict[str, Any], headers: dict[str, str]) -> ThreadView:
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
-        if kind == "message" and item.get("role") == "user" and view.prompt is None:
+        if kind == "message" and item.get("role") == "user":
             text = content_text(item.get("content"))
-            if text and not is_injected(text):
-                view.prompt = text
+            if not text:
+                continue
+            if not is_injected(text):
+                view.prompt = view.prompt or text
+            elif view.cwd is None and (found := CWD_TAG.search(text)):
+                view.cwd = found.group(1).strip()
         elif kind in TOOL_CALL_TYPES:
             view.calls.append(item)
         elif kind in ("function_call_output", "custom_tool_call_output"):

@@ -104,7 +104,11 @@ class ScriptedModelServer:
         """Returns (HTTP status, body, content type) for one /responses request."""
         view = read_thread(body, headers)
         behavior, error = self._choose(view)
-        step = next_step(behavior.steps, view.call_outputs()) if behavior else None
+        step = (
+            next_step(behavior.steps, view.call_outputs(), view.attempt_key, behavior.seed)
+            if behavior
+            else None
+        )
         if behavior is not None and step is None:
             error = (
                 f"behaviour {behavior.name!r} has no step {view.step_index + 1}"

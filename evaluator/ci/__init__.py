@@ -1,0 +1,1 @@
+"""What CI systems read: JUnit XML files and the GitHub Actions step summary."""
