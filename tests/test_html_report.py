@@ -17,7 +17,10 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
+from evaluator.artifacts.rundir import RunDir
 from evaluator.cli.main import main
+from evaluator.html import run_view
+from evaluator.html.run_page import render_run_html
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
 from tests.conftest import ROOT, in_ci
@@ -211,6 +214,29 @@ def test_a_run_writes_report_html_self_contained_and_escaped(runs: Runs) -> None
     for violation in violations:
         record = page.by_id(f"routing-add-column--attempt-02--{violation['ref']}")
         assert "offending" in record["class"].split()
+
+
+def test_a_long_session_shows_its_cited_and_offending_records_only(
+    runs: Runs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run_view, "MAX_RECORDS", 5)
+    monkeypatch.setattr(run_view, "MAX_TEXT", 40)
+    directory = RunDir(runs.candidate)
+    manifest = directory.read_manifest()
+    raw = render_run_html(directory, manifest, directory.read_case_results(CASES))
+    page = Page(raw)
+    records = [a for a in page.tags("tr") if "record" in a.get("class", "").split()]
+    kept = {r["id"] for r in records}
+    # routing-rename-table cites msg-14 only; attempt 02 of routing-add-column offends 7 times.
+    assert {k for k in kept if k.startswith("routing-rename-table--")} == {
+        "routing-rename-table--attempt-01--msg-14"
+    }
+    offending = {r["id"] for r in records if "offending" in r["class"].split()}
+    assert {k for k in kept if k.startswith("routing-add-column--attempt-02--")} == {
+        k for k in offending if k.startswith("routing-add-column--attempt-02--")
+    }
+    assert "records not shown (only the cited and offending ones are)" in raw
+    assert "more characters in the session file" in raw
 
 
 def test_report_html_option_rewrites_only_the_html(
