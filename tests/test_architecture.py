@@ -47,9 +47,12 @@ ALLOWED: dict[str, set[str]] = {
         "isolation",
         "judge",
         "artifacts",
+        "html",
         "modelserver",
     },
     "modelserver": {"contract"},
+    # the HTML views read finished runs through the artifact models, comparisons through theirs
+    "html": {"artifacts", "judge", "compare"},
     # The model judge runs codex as the agents do, against a scripted server under --behaviors.
     "grader": {"agents", "evidence", "judge", "contract", "modelserver"},
     # scores and gate decisions over finished runs

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import markupsafe
 import pytest
 import yaml
 
@@ -357,6 +358,7 @@ def test_secrets_in_every_encoding_and_url_credentials_never_reach_the_run_dir(
         json.dumps(PASSWORD)[1:-1],
         json.dumps(PASSWORD, ensure_ascii=False)[1:-1],
         quote(PASSWORD, safe=""),
+        str(markupsafe.escape(PASSWORD)),  # as report.html would hold it
         URL_PASSWORD,
         "s3cr@t-pw",
     ]

@@ -181,6 +181,7 @@ def test_built_wheel_runs_the_demo_outside_the_checkout(tmp_path: Path) -> None:
     summary = json.loads(ran.stdout)
     assert summary["counts"] == {"pass": 1, "fail": 0, "blocked": 0}
     assert (project / "runs/from-wheel/report.md").is_file()
+    assert "<!DOCTYPE html>" in (project / "runs/from-wheel/report.html").read_text()  # templates
 
     # Without the cached CLI the hint names the command that installs it.
     missing = _run(

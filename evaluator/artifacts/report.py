@@ -39,7 +39,7 @@ def decided_by_lines(assertion: AssertionResult) -> list[str]:
     return [f"decided by {assertion.decided_by}"]
 
 
-def _usage_line(results: list[CaseResult]) -> str:
+def usage_line(results: list[CaseResult]) -> str:
     """What the run cost: the agents' wall time and the tokens their sessions recorded."""
     records = [a for r in results for a in r.attempts]
     seconds = sum(a.duration_s or 0.0 for a in records)
@@ -53,7 +53,7 @@ def _usage_line(results: list[CaseResult]) -> str:
         if totals
         else "none recorded"
     )
-    return f"- Agent time: {seconds:.1f} s over {len(records)} attempt(s); tokens: {tokens}"
+    return f"Agent time: {seconds:.1f} s over {len(records)} attempt(s); tokens: {tokens}"
 
 
 def render_report(
@@ -81,7 +81,7 @@ def render_report(
         f"- Attempts per case: {manifest.attempts}; workers: {manifest.workers}",
         f"- Isolation layers: session evidence; access trace: {manifest.trace or 'off'};"
         f" jail: {manifest.sandbox or 'none'}",
-        _usage_line(results),
+        f"- {usage_line(results)}",
     ]
     for note in manifest.notes:
         lines.append(f"- Note: {note}")

@@ -36,7 +36,8 @@ def _short(text: str) -> str:
     return flat if len(flat) <= MAX_TEXT else flat[: MAX_TEXT - 1] + "…"
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """A JSON file holding an object, or None when it is missing, unreadable or not an object."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -57,7 +58,7 @@ def isolation_offenders(run_dir: RunDir, result: CaseResult) -> list[str]:
         if attempt.isolation != "violation":
             continue
         directory = run_dir.attempt_artifacts(result.case_id, attempt.attempt)
-        data = _read_json(directory / "attempt.json") or {}
+        data = read_json_object(directory / "attempt.json") or {}
         report = data.get("isolation_report") or {}
         violations = report.get("violations") or []
         prefix = run_dir.attempt_ref_prefix(result.case_id, attempt.attempt)
@@ -82,7 +83,7 @@ def setup_mismatches(result: CaseResult) -> list[str]:
 def agent_activity(run_dir: RunDir, result: CaseResult) -> list[str]:
     """What the judged attempt did: the files whose content it read (the route it took
     through the skill) and the commands it ran."""
-    session = _read_json(run_dir.case_artifacts(result.case_id) / "accepted-session.json")
+    session = read_json_object(run_dir.case_artifacts(result.case_id) / "accepted-session.json")
     if session is None:
         return []
     workspace = result.workspace_root or ""

@@ -19,7 +19,7 @@ def _short(text: str | None) -> str:
     return flat if len(flat) <= MAX_TEXT else flat[:MAX_TEXT] + "…"
 
 
-def _short_path(path: object, workspace: str) -> str:
+def short_path(path: object, workspace: str) -> str:
     """Workspace paths as `./relative`; anything else (outside!) stays absolute."""
     text = str(path)
     if workspace and text == workspace:
@@ -33,8 +33,8 @@ def _record_line(record: dict[str, Any], workspace: str) -> str | None:
     kind = record.get("kind")
     record = {
         **record,
-        "path": _short_path(record.get("path"), workspace),
-        "workdir": _short_path(record.get("workdir"), workspace),
+        "path": short_path(record.get("path"), workspace),
+        "workdir": short_path(record.get("workdir"), workspace),
     }
     rid = record.get("id")
     if kind == "command_observed":

@@ -12,6 +12,7 @@ from evaluator.compare import DEFAULT_ALPHA, compare_runs, write_comparison
 from evaluator.compare.markdown import SECTION_ORDER, flip_line, headline, side_text
 from evaluator.compare.model import Comparison
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.html.comparison_page import write_comparison_html
 
 RUN_DIR = click.Path(path_type=Path, file_okay=False)
 
@@ -46,6 +47,7 @@ def command(
         base, candidate, alpha=alpha, allow_different_cases=allow_different_cases
     )
     json_path, markdown_path = write_comparison(comparison, candidate)
+    write_comparison_html(comparison, candidate)
     report_comparison(comparison, markdown_path, junit)
     if as_json:
         emit_json(comparison.model_dump(mode="json"))

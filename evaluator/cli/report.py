@@ -1,4 +1,4 @@
-"""`agentic-eval report RUN_DIR`: re-render report.md and transcript.md from saved results."""
+"""`agentic-eval report RUN_DIR [--html]`: re-render a run's reports from its saved results."""
 
 from __future__ import annotations
 
@@ -8,14 +8,31 @@ import click
 
 from evaluator.artifacts.rundir import RunDir
 from evaluator.errors import EXIT_OK
+from evaluator.html.comparison_page import rewrite_comparison_html
+from evaluator.html.run_page import write_run_html
 from evaluator.pipeline.run import write_reports
 
 
 @click.command("report")
 @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
-def command(run_dir: Path) -> int:
-    """Rewrite report.md and transcript.md of a run from its saved results."""
+@click.option(
+    "--html",
+    "html_only",
+    is_flag=True,
+    help="Only rewrite report.html (self-contained, for a browser) and print its path.",
+)
+def command(run_dir: Path, html_only: bool) -> int:
+    """Rewrite report.md, transcript.md and report.html of a run from its saved results (and
+    comparison.html when the run has a comparison.json)."""
     directory = RunDir(run_dir)
-    write_reports(directory, directory.read_manifest())
-    click.echo(str(run_dir / "report.md"))
+    manifest = directory.read_manifest()
+    if html_only:
+        results = directory.read_case_results(manifest.resolved_case_ids)
+        click.echo(str(write_run_html(directory, manifest, results)))
+    else:
+        write_reports(directory, manifest)
+        click.echo(str(run_dir / "report.md"))
+    comparison = rewrite_comparison_html(run_dir)
+    if comparison is not None:
+        click.echo(str(comparison))
     return EXIT_OK

@@ -37,6 +37,7 @@ from evaluator.artifacts.rundir import (
 )
 from evaluator.artifacts.transcript import render_transcript
 from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.html.run_page import write_run_html
 from evaluator.judge import ModelGrader
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
 from evaluator.modelserver.behaviors import coverage_problems
@@ -661,6 +662,7 @@ def write_reports(run_dir: RunDir, manifest: Manifest) -> None:
     findings = case_findings(run_dir, results)
     write_atomic(run_dir.path / "report.md", render_report(manifest, results, findings))
     write_atomic(run_dir.path / "transcript.md", render_transcript(manifest, run_dir))
+    write_run_html(run_dir, manifest, results)
 
 
 def record_in_flight(

@@ -1,0 +1,67 @@
+"""The one Jinja2 environment every HTML view renders through, and the page's security policy.
+
+Autoescaping is on for every template: sessions, final answers, commands and paths come from the
+agent and may hold markup. The stylesheet and script are our own package files, inlined so the
+page needs no server; the Content-Security-Policy allows exactly those two (by hash) and nothing
+else, so even markup that escaped escaping could neither run nor fetch anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+STYLESHEET = "report.css"
+SCRIPT = "report.js"
+
+
+@cache
+def environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("evaluator.html", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _asset(name: str) -> str:
+    return (resources.files("evaluator.html") / "templates" / name).read_text(encoding="utf-8")
+
+
+def _hash(text: str) -> str:
+    return (
+        "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+    )
+
+
+def content_security_policy(style: str, script: str) -> str:
+    return (
+        "default-src 'none'; "
+        f"style-src {_hash(style)}; "
+        f"script-src {_hash(script)}; "
+        "img-src 'none'; base-uri 'none'; form-action 'none'"
+    )
+
+
+def render_page(template: str, **context: Any) -> str:
+    """A whole page: `template` extends `base.html.j2`, which inlines our stylesheet and script."""
+    style, script = _asset(STYLESHEET), _asset(SCRIPT)
+    return (
+        environment()
+        .get_template(template)
+        .render(
+            # Our own package files, trusted as they are; nothing else is ever marked safe.
+            style=Markup(style),
+            script=Markup(script),
+            csp=content_security_policy(style, script),
+            **context,
+        )
+    )
