@@ -12,6 +12,7 @@ from evaluator.cli import (
     explain,
     export,
     gate,
+    history,
     judge,
     list_cmd,
     model_server,
@@ -41,6 +42,7 @@ COMMANDS: list[click.Command] = [
     score.command,
     gate.command,
     export.group,
+    history.group,
 ]
 
 
