@@ -83,6 +83,7 @@ def _attempts_timings_and_tokens(db: sqlite_utils.Database) -> None:
             "duration_s": float,
             "tokens_input": int,
             "tokens_cached_input": int,
+            "tokens_cache_write_input": int,
             "tokens_output": int,
             "tokens_reasoning_output": int,
             "tokens_total": int,

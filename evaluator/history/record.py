@@ -17,7 +17,7 @@ from evaluator.artifacts.rundir import RunDir
 from evaluator.errors import InputError
 
 UNFINISHED_STATES = ("planned", "running")
-TOKEN_KINDS = ("input", "cached_input", "output", "reasoning_output", "total")
+TOKEN_KINDS = ("input", "cached_input", "cache_write_input", "output", "reasoning_output", "total")
 
 
 @dataclass
