@@ -15,6 +15,8 @@ from evaluator.vocabulary import BlockedReason, IsolationVerdict, Status
 __all__ = ["AssertionResult", "CheckVerdict"]
 
 RunState = Literal["planned", "running", "interrupted", "completed"]
+# A run in these states is still going (or died without closing): not a result to read.
+UNFINISHED_STATES: tuple[RunState, ...] = ("planned", "running")
 
 
 class ArtifactModel(BaseModel):

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import click
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -25,7 +26,8 @@ from evaluator.history.record import run_dirs
 
 TREND_MARK = {"pass": "P", "fail": "F", "blocked": "B"}
 TREND_STYLE = {"P": "green", "F": "red", "B": "yellow"}
-COLUMNS = ("target", "case", "skill", "agent set-up", "runs", "pass rate", "trend", "flaky")
+# What matters most first: a narrow terminal crops the last columns.
+COLUMNS = ("case", "skill", "pass rate", "trend", "flaky", "runs", "agent set-up", "target")
 SHOWN_RUNS = 20  # the trend column shows this many latest runs; --json has them all
 
 
@@ -64,6 +66,16 @@ def group(
 ) -> int:
     """Pass-rate trend per case across recorded runs, flaky cases flagged."""
     if ctx.invoked_subcommand is not None:
+        given = [
+            f"--{name.replace('_', '-')}"
+            for name in ("runs_dir", "target", "case_id", "as_json")
+            if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+        ]
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given)} belong(s) to the trend listing, not to"
+                f" `history {ctx.invoked_subcommand}`"
+            )
         return EXIT_OK
     with open_history(history_path(runs_dir), create=False) as db:
         trends = case_trends(db, target, case_id)
@@ -85,14 +97,14 @@ def _row(trend: CaseTrend) -> tuple[str, ...]:
     )
     marks = "".join(TREND_MARK[p.status] for p in trend.trend[-SHOWN_RUNS:])
     return (
-        trend.target_id,
         trend.case_id,
         (trend.skill_hash or "unknown")[:12],
-        setup,
-        str(trend.runs),
         rate,
         marks,
         "FLAKY" if trend.flaky else "",
+        str(trend.runs),
+        setup,
+        trend.target_id,
     )
 
 
@@ -105,11 +117,16 @@ def show_table(trends: list[CaseTrend]) -> None:
             click.echo("  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)).rstrip())
         click.echo("trend: oldest run first; P pass, F fail, B blocked")
         return
-    table = Table(*COLUMNS, caption="trend: oldest run first; P pass, F fail, B blocked")
-    for row in rows:
-        trend = "".join(f"[{TREND_STYLE[m]}]{m}[/]" for m in row[6])
-        flaky = f"[bold yellow]{row[7]}[/]" if row[7] else ""
-        table.add_row(*row[:6], trend, flaky)
+    table = Table(box=box.SIMPLE, caption="trend: oldest run first; P pass, F fail, B blocked")
+    for index, name in enumerate(COLUMNS):
+        if name in ("target", "agent set-up"):
+            table.add_column(name, overflow="fold")  # these wrap when the terminal is narrow
+        else:  # ids, hashes and figures stay whole
+            width = max(len(name), *(len(row[index]) for row in rows))
+            table.add_column(name, no_wrap=True, min_width=min(width, 40))
+    for case, skill, rate, marks, flaky, *rest in rows:
+        trend = "".join(f"[{TREND_STYLE[m]}]{m}[/]" for m in marks)
+        table.add_row(case, skill, rate, trend, flaky and f"[bold yellow]{flaky}[/]", *rest)
     Console().print(table)
 
 

@@ -4,6 +4,7 @@ recording of the same run id left (a resumed or re-judged run), so recording is 
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -12,11 +13,11 @@ from typing import Any
 import sqlite_utils
 
 from evaluator.artifacts.attribution import score_run
-from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest
+from evaluator.artifacts.models import UNFINISHED_STATES, AttemptRecord, CaseResult, Manifest
 from evaluator.artifacts.rundir import RunDir
 from evaluator.errors import InputError
+from evaluator.history.database import HistoryError
 
-UNFINISHED_STATES = ("planned", "running")
 TOKEN_KINDS = ("input", "cached_input", "cache_write_input", "output", "reasoning_output", "total")
 
 
@@ -127,20 +128,25 @@ def _attempt_row(run_id: str, case_id: str, record: AttemptRecord) -> dict[str, 
 def record_run(db: sqlite_utils.Database, path: Path) -> str:
     """Records the finished run at `path` in one transaction; returns its run id."""
     rows = read_run_rows(path)
-    run_id = rows.run["run_id"]
-    db.execute("BEGIN IMMEDIATE")
+    run_id = str(rows.run["run_id"])
     try:
-        db.table("runs").upsert(rows.run, pk="run_id")
-        # The run's earlier rows go: a resumed run re-ran cases, a re-judged one changed verdicts.
-        for table in ("case_results", "attempts"):
-            db.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
-        db.table("case_results").insert_all(rows.cases, pk=("run_id", "case_id"))
-        db.table("attempts").insert_all(rows.attempts, pk=("run_id", "case_id", "attempt"))
-        db.execute("COMMIT")
-    except BaseException:
-        db.rollback()
-        raise
-    return str(run_id)
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.table("runs").upsert(rows.run, pk="run_id")
+            # The run's earlier rows go: a resumed run re-ran cases, a re-judged one changed
+            # verdicts.
+            for table in ("case_results", "attempts"):
+                db.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
+            db.table("case_results").insert_all(rows.cases, pk=("run_id", "case_id"))
+            db.table("attempts").insert_all(rows.attempts, pk=("run_id", "case_id", "attempt"))
+            db.execute("COMMIT")
+        except BaseException:
+            db.rollback()
+            raise
+    except sqlite3.Error as exc:
+        where = db.execute("PRAGMA database_list").fetchone()[2]
+        raise HistoryError(f"{where}: cannot record run {run_id}: {exc}") from None
+    return run_id
 
 
 @dataclass
