@@ -56,20 +56,16 @@ class CaseTrend(BaseModel):
     trend: list[TrendPoint]
 
 
+# What a case's results are grouped by: the case, the skill as evaluated, and who played it.
+GROUP_KEYS = ("target_id", "case_id", "skill_hash", "agent", "model", "behaviors_dir")
+
+
 def case_trends(
     db: sqlite_utils.Database, target: str | None = None, case: str | None = None
 ) -> list[CaseTrend]:
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in db.query(TREND_QUERY, {"target": target, "case": case}):
-        key = (
-            row["target_id"],
-            row["case_id"],
-            row["skill_hash"],
-            row["agent"],
-            row["model"],
-            row["behaviors_dir"],
-        )
-        groups.setdefault(key, []).append(row)
+        groups.setdefault(tuple(row[k] for k in GROUP_KEYS), []).append(row)
     return [_trend(rows) for rows in groups.values()]
 
 
@@ -79,12 +75,7 @@ def _trend(rows: list[dict[str, Any]]) -> CaseTrend:
     passed = sum(r["passed"] for r in rows)
     failed = sum(r["failed"] for r in rows)
     return CaseTrend(
-        target_id=first["target_id"],
-        case_id=first["case_id"],
-        skill_hash=first["skill_hash"],
-        agent=first["agent"],
-        model=first["model"],
-        behaviors_dir=first["behaviors_dir"],
+        **{key: first[key] for key in GROUP_KEYS},
         runs=len(rows),
         attempts=judged,
         passed=passed,
@@ -93,16 +84,5 @@ def _trend(rows: list[dict[str, Any]]) -> CaseTrend:
         pass_rate=passed / judged if judged else None,
         # Without a hash (runs recorded before hashes existed) an edit cannot be told from luck.
         flaky=first["skill_hash"] is not None and passed > 0 and failed > 0,
-        trend=[
-            TrendPoint(
-                run_id=r["run_id"],
-                started_at=r["started_at"],
-                status=r["status"],
-                blocked_reason=r["blocked_reason"],
-                passed=r["passed"],
-                judged=r["judged"],
-                source_commit=r["source_commit"],
-            )
-            for r in rows
-        ],
+        trend=[TrendPoint.model_validate(r) for r in rows],  # the row's other columns are not kept
     )
