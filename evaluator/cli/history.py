@@ -23,8 +23,9 @@ from evaluator.history import (
     record_run,
 )
 from evaluator.history.record import run_dirs
+from evaluator.vocabulary import Status
 
-TREND_MARK = {"pass": "P", "fail": "F", "blocked": "B"}
+TREND_MARK: dict[Status, str] = {"pass": "P", "fail": "F", "blocked": "B"}
 TREND_STYLE = {"P": "green", "F": "red", "B": "yellow"}
 # What matters most first: a narrow terminal crops the last columns.
 COLUMNS = ("case", "skill", "pass rate", "trend", "flaky", "runs", "agent set-up", "target")
@@ -43,8 +44,8 @@ def record_finished_run(run_dir: Path, runs_root: Path, *, create: bool = True) 
             record_run(db, run_dir)
     except Exception as exc:
         click.echo(
-            f"agentic-eval: warning: run {run_dir.name} not recorded in the run history"
-            f" {db_path}: {exc}",
+            # The error names the database or the file it could not read.
+            f"agentic-eval: warning: run {run_dir.name} not recorded in the run history: {exc}",
             err=True,
         )
 
