@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from evaluator.agents import runner_names
+from evaluator.cli.history import record_finished_run
 from evaluator.errors import EvalError
 from evaluator.pipeline.progress import choose_progress
 from evaluator.pipeline.run import Run, RunOptions, new_run_id
@@ -40,6 +41,7 @@ def _run(label: str, behaviors: Path, cases: tuple[str, ...], agent: str) -> dic
         run_id=f"demo-{label}-{new_run_id()}",
     )
     outcome = Run(options, choose_progress(False)).execute()
+    record_finished_run(outcome.run_dir.path, options.runs_dir)
     for result in outcome.results:
         reason = f" ({result.blocked_reason})" if result.blocked_reason else ""
         print(f"  {result.case_id:<40} {result.status}{reason}")
@@ -66,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         "\ndemo: "
         + ("the evaluator told the good agent from the broken one" if ok else "UNEXPECTED RESULTS")
     )
+    print("run history: .venv/bin/agentic-eval history --runs-dir runs")
     return 0 if ok else 1
 
 

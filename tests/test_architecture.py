@@ -57,6 +57,8 @@ ALLOWED: dict[str, set[str]] = {
     "grader": {"agents", "evidence", "judge", "contract", "modelserver"},
     # scores and gate decisions over finished runs
     "gate": {"artifacts", "contract"},
+    # the run history: finished run directories, read through the artifact models
+    "history": {"artifacts"},
     # optimiser adapters drive whole runs
     "integrations": {
         "contract",

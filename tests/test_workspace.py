@@ -9,7 +9,10 @@ import pytest
 
 from evaluator.contract.models import CaseSetup
 from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.plan import open_repo
 from evaluator.workspace import AttemptWorkspace, UnsafePath, build_workspace, safe_join
+from evaluator.workspace.provenance import skill_digest, source_commit
+from tests.conftest import copy_demo
 from tests.support import demo_case
 
 
@@ -103,3 +106,21 @@ def test_setup_paths_cannot_escape(tmp_path: Path) -> None:
 def test_escaping_setup_reports_the_case_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="must not contain"):
         _build(tmp_path, "routing-add-column", setup={"remove_paths": ["../../outside"]})
+
+
+def test_the_skill_digest_is_what_every_workspace_got(tmp_path: Path) -> None:
+    """Every file a workspace got counts (the roots too), the candidate text replaces the entry
+    skill's, and a digest of the built workspace's skill files is the same value."""
+    repo = open_repo(copy_demo(tmp_path / "source"), None)
+    target = repo.targets["db-migrations"]
+    source = repo.source_workspace
+    original = skill_digest(target, source)
+    workspace = _build(tmp_path, "routing-add-column")
+    assert skill_digest(target, workspace.path) == original
+    entry = source / target.target.entry_skill
+    assert skill_digest(target, source, entry.read_text()) == original
+    assert skill_digest(target, source, entry.read_text() + "\nedited\n") != original
+    reference = next(p for p in (entry.parent / "references").iterdir() if p.is_file())
+    reference.write_text(reference.read_text() + "\nedited\n")
+    assert skill_digest(target, source) != original
+    assert source_commit(source) is None  # a plain directory, not a git checkout

@@ -15,6 +15,8 @@ from evaluator.vocabulary import BlockedReason, IsolationVerdict, Status, TraceL
 __all__ = ["AssertionResult", "CheckVerdict"]
 
 RunState = Literal["planned", "running", "interrupted", "completed"]
+# A run in these states is still going (or died without closing): not a result to read.
+UNFINISHED_STATES: tuple[RunState, ...] = ("planned", "running")
 
 
 class ArtifactModel(BaseModel):
@@ -72,6 +74,14 @@ class Manifest(ArtifactModel):
     )
     environment_mismatches: dict[str, list[str]] = Field(
         default_factory=dict, description="case_id -> setup facts that could not be reproduced"
+    )
+    skill_hash: str | None = Field(
+        default=None,
+        description="sha256 of the skill files every workspace got (entry skill, the candidate"
+        " text in its place when one is scored, and the roots): the skill as evaluated",
+    )
+    source_commit: str | None = Field(
+        default=None, description="git HEAD of the source workspace, when it is a git checkout"
     )
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from evaluator.cli.grading import build_grader, grader_options
+from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import emit_json, json_option, judge_option, resolve_grader
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 from evaluator.pipeline.rejudge import rejudge_run
@@ -66,6 +67,8 @@ def command(
     finally:
         if grader is not None:
             grader.close()
+    # The verdicts changed: a history that holds this run is brought up to date.
+    record_finished_run(run_dir, run_dir.parent, create=False)
     if as_json:
         emit_json(
             {

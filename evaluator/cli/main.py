@@ -13,6 +13,7 @@ from evaluator.cli import (
     explain,
     export,
     gate,
+    history,
     judge,
     list_cmd,
     model_server,
@@ -43,6 +44,7 @@ COMMANDS: list[click.Command] = [
     gate.command,
     compare.command,
     export.group,
+    history.group,
 ]
 
 

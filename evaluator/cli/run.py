@@ -8,6 +8,7 @@ import click
 
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.ci_output import junit_option, report_run
+from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import emit_json, json_option, repo_options
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
 from evaluator.pipeline.progress import choose_progress
@@ -63,6 +64,7 @@ def command(
     with run_args.grader() as grader:
         options.grader = grader
         outcome = Run(options, choose_progress(as_json)).execute()
+    record_finished_run(outcome.run_dir.path, options.runs_dir)
     code = exit_code(outcome, allow_blocked)
     report_run("run", outcome, junit)
     if as_json:

@@ -11,6 +11,7 @@ import click
 from evaluator.artifacts.attribution import score_run
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.ci_output import junit_option, report_run
+from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import repo_options
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK, EvalError, InputError
 from evaluator.gate.score import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE, ScoreVerdict, decide
@@ -87,6 +88,7 @@ def command(
         with run_args.grader() as grader:
             options.grader = grader
             outcome = Run(options, PlainProgress()).execute()
+        record_finished_run(outcome.run_dir.path, options.runs_dir)
     except (EvalError, click.UsageError) as exc:
         # Say it on stdout too: a rollout gate reads only stdout, and an error is not a score.
         bad_input = isinstance(exc, (InputError, click.UsageError))

@@ -15,10 +15,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from evaluator.artifacts.attribution import RunScore, score_run
-from evaluator.artifacts.models import CaseResult
+from evaluator.artifacts.models import UNFINISHED_STATES, CaseResult
 from evaluator.errors import EXIT_ENVIRONMENT, EvalError, InputError
-
-UNFINISHED_STATES = ("planned", "running")
 
 
 class NoScore(EvalError):

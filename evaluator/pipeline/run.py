@@ -57,6 +57,7 @@ from evaluator.sandbox import LaunchPolicy, TraceMode
 from evaluator.sandbox.launch import choose_policy
 from evaluator.workspace import AttemptWorkspace
 from evaluator.workspace.builder import looks_secret
+from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import (
     PRIVATE_UMASK,
     check_scratch_root,
@@ -417,6 +418,9 @@ class Run:
         manifest.trace = "strace" if launch.trace else "off"
         manifest.notes += [note for note in launch.notes if note not in manifest.notes]
         skill_text = _candidate_skill(options, run_dir, previous, manifest)
+        if manifest.skill_hash is None:  # a resume keeps what the run started with
+            manifest.skill_hash = skill_digest(target, repo.source_workspace, skill_text)
+            manifest.source_commit = source_commit(repo.source_workspace)
         if library is not None and not previous:
             manifest.notes.append(
                 "scripted model: the agent ran against agentic-eval's scripted Responses-API server"

@@ -1,0 +1,102 @@
+"""The history database's schema, as an ordered list of migrations.
+
+The database's `PRAGMA user_version` is the number of migrations applied; opening a database
+applies the missing ones in order, inside one `BEGIN IMMEDIATE` transaction, so two processes
+that open an old (or absent) database at once migrate it exactly once. A migration is never
+edited once released: a change is a new function appended to `MIGRATIONS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+Migration = Callable[[sqlite_utils.Database], None]
+
+
+def _runs_and_case_results(db: sqlite_utils.Database) -> None:
+    db.table("runs").create(
+        {
+            "run_id": str,
+            "target_id": str,
+            "suite_ids": str,  # a JSON list
+            "run_state": str,
+            "started_at": str,
+            "finished_at": str,
+            "agent": str,
+            "model": str,
+            "behaviors_dir": str,
+            "codex_version": str,
+            "evaluator_version": str,
+            "attempts_per_case": int,
+            "skill_hash": str,
+            "source_commit": str,
+            "source_workspace": str,
+            "candidate_skill": int,
+            "cases": int,
+            "passed": int,
+            "failed": int,
+            "blocked": int,
+            "hard": float,
+            "soft": float,
+            "coverage": float,
+            "run_dir": str,
+            "recorded_at": str,
+        },
+        pk="run_id",
+    )
+    db.table("case_results").create(
+        {
+            "run_id": str,
+            "case_id": str,
+            "suite_id": str,
+            "status": str,
+            "blocked_reason": str,
+            "attempts": int,
+            "judged": int,
+            "passed": int,
+            "failed": int,
+            "blocked": int,
+            "pass_rate": float,
+            "flaky": int,
+        },
+        pk=("run_id", "case_id"),
+    )
+
+
+def _attempts_timings_and_tokens(db: sqlite_utils.Database) -> None:
+    db.table("attempts").create(
+        {
+            "run_id": str,
+            "case_id": str,
+            "attempt": int,
+            "status": str,
+            "blocked_reason": str,
+            "reason": str,
+            "valid": int,
+            "interrupted": int,
+            "retry_of": int,
+            "isolation": str,
+            "exit_code": int,
+            "timed_out": int,
+            "duration_s": float,
+            "tokens_input": int,
+            "tokens_cached_input": int,
+            "tokens_cache_write_input": int,
+            "tokens_output": int,
+            "tokens_reasoning_output": int,
+            "tokens_total": int,
+            "thread_id": str,
+        },
+        pk=("run_id", "case_id", "attempt"),
+    )
+    db.table("case_results").add_column("duration_s", float)
+    db.table("case_results").add_column("tokens_total", int)
+    db.table("case_results").create_index(["case_id"])
+
+
+MIGRATIONS: list[Migration] = [
+    _runs_and_case_results,  # 1
+    _attempts_timings_and_tokens,  # 2
+]
