@@ -9,9 +9,11 @@ import click
 
 from evaluator import __version__
 from evaluator.cli import (
+    attempt,
     explain,
     export,
     gate,
+    install_skill,
     judge,
     list_cmd,
     model_server,
@@ -41,6 +43,8 @@ COMMANDS: list[click.Command] = [
     score.command,
     gate.command,
     export.group,
+    attempt.group,
+    install_skill.command,
 ]
 
 
