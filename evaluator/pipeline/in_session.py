@@ -327,6 +327,7 @@ def _judge(
             nickname=request.nickname,
             since=datetime.fromisoformat(pending.created_at),
             until=_now(),
+            exclude=_accepted_threads(run_dir),
         )
     )
     session: SessionRef | None = located.accepted
@@ -339,6 +340,17 @@ def _judge(
     if prompt_was_verbatim(result, pending.prompt):
         judge_session(run_dir, case, result, request.grader)
     return result
+
+
+def _accepted_threads(run_dir: RunDir) -> frozenset[str]:
+    """Every sub-agent thread an attempt of this run has already been given."""
+    manifest = run_dir.read_manifest()
+    return frozenset(
+        record.thread_id
+        for case_id in manifest.resolved_case_ids
+        for record in run_dir.attempt_records(case_id)
+        if record.thread_id
+    )
 
 
 def _attempts(run_dir: RunDir, case_id: str, latest: AttemptResult) -> list[AttemptResult]:

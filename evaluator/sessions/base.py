@@ -56,6 +56,8 @@ class ChildQuery:
     nickname: str | None = None
     since: datetime | None = None
     until: datetime | None = None
+    # Children already accepted for other attempts: a session is never the evidence of two.
+    exclude: frozenset[str] = frozenset()
 
 
 class SessionStore(ABC):

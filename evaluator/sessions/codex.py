@@ -194,7 +194,7 @@ class CodexSessionStore(SessionStore):
     def _accept(self, refs: list[SessionRef], query: ChildQuery, method: str) -> LocateResult:
         if not refs:
             return LocateResult("not-found", [], f"no child of {query.parent_thread_id}", method)
-        narrowed = refs
+        narrowed = [r for r in refs if r.thread_id not in query.exclude]
         if query.agent_id:
             narrowed = [r for r in narrowed if r.thread_id == query.agent_id]
         if query.nickname:
