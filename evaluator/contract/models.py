@@ -173,6 +173,19 @@ class WorkspaceFileContainsCheck(_Check):
     text: NonEmpty
 
 
+class AgentSpawnedCheck(_Check):
+    """A sub-agent was spawned (`spawn_agent`) as described: what an evaluator agent's own
+    conduct is judged on."""
+
+    kind: Literal["agent_spawned"]
+    fork_context: bool | None = Field(
+        default=None, description="The spawn's `fork_context` must be this value."
+    )
+    message_contains: str | None = Field(
+        default=None, description="Text the spawn's message must contain, verbatim."
+    )
+
+
 class NotCheck(ClosedModel):
     """Holds when its operand does not: "does not show consultation of ..."."""
 
@@ -237,6 +250,7 @@ LeafCheck = (
     | FinalAnswerUrlCheck
     | WorkspaceFileExistsCheck
     | WorkspaceFileContainsCheck
+    | AgentSpawnedCheck
 )
 Check = Annotated[
     Annotated[FileReadCheck, Tag("file_read")]
@@ -248,6 +262,7 @@ Check = Annotated[
     | Annotated[FinalAnswerUrlCheck, Tag("final_answer_url")]
     | Annotated[WorkspaceFileExistsCheck, Tag("workspace_file_exists")]
     | Annotated[WorkspaceFileContainsCheck, Tag("workspace_file_contains")]
+    | Annotated[AgentSpawnedCheck, Tag("agent_spawned")]
     | Annotated[NotCheck, Tag("not")]
     | Annotated[AnyOfCheck, Tag("any_of")]
     | Annotated[AllOfCheck, Tag("all_of")],

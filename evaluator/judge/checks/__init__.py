@@ -1,6 +1,7 @@
 """Structured checks: one module per kind, registered with `@register_check`."""
 
 from evaluator.judge.checks import (
+    agent_spawned,
     command_ran,
     file_read,
     file_written,
@@ -13,6 +14,7 @@ from evaluator.judge.checks.registry import CHECKS, register_check, run_check
 
 __all__ = [
     "CHECKS",
+    "agent_spawned",
     "command_ran",
     "file_read",
     "file_written",
