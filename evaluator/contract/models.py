@@ -186,6 +186,12 @@ class AgentSpawnedCheck(_Check):
     )
 
 
+class SpawnedAgentsNamedCheck(_Check):
+    """The final answer names every spawned sub-agent by the nickname its spawn returned."""
+
+    kind: Literal["spawned_agents_named"]
+
+
 class NotCheck(ClosedModel):
     """Holds when its operand does not: "does not show consultation of ..."."""
 
@@ -251,6 +257,7 @@ LeafCheck = (
     | WorkspaceFileExistsCheck
     | WorkspaceFileContainsCheck
     | AgentSpawnedCheck
+    | SpawnedAgentsNamedCheck
 )
 Check = Annotated[
     Annotated[FileReadCheck, Tag("file_read")]
@@ -263,6 +270,7 @@ Check = Annotated[
     | Annotated[WorkspaceFileExistsCheck, Tag("workspace_file_exists")]
     | Annotated[WorkspaceFileContainsCheck, Tag("workspace_file_contains")]
     | Annotated[AgentSpawnedCheck, Tag("agent_spawned")]
+    | Annotated[SpawnedAgentsNamedCheck, Tag("spawned_agents_named")]
     | Annotated[NotCheck, Tag("not")]
     | Annotated[AnyOfCheck, Tag("any_of")]
     | Annotated[AllOfCheck, Tag("all_of")],

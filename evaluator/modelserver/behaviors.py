@@ -146,6 +146,12 @@ class Behavior(StrictModel):
     description: str = ""
     match: Match
     steps: list[Step] = Field(min_length=1)
+    # The sub-agents this behaviour spawns, each a behaviour matched on its spawn message: one
+    # file scripts an evaluator agent together with the children it starts.
+    subagents: list[Behavior] = Field(default_factory=list)
+
+    def with_subagents(self) -> list[Behavior]:
+        return [self, *(b for child in self.subagents for b in child.with_subagents())]
 
     @model_validator(mode="after")
     def _ends_in_final(self) -> Behavior:
@@ -172,6 +178,7 @@ class BehaviorLibrary:
         source: Path | None = None,
         files: dict[str, Path] | None = None,
     ) -> None:
+        behaviors = [b for behavior in behaviors for b in behavior.with_subagents()]
         names = [b.name for b in behaviors]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:

@@ -1,20 +1,19 @@
 """Structured checks: one module per kind, registered with `@register_check`."""
 
 from evaluator.judge.checks import (
-    agent_spawned,
     command_ran,
     file_read,
     file_written,
     final_answer,
     logic,
     read_before,
+    subagents,
     workspace_files,
 )
 from evaluator.judge.checks.registry import CHECKS, register_check, run_check
 
 __all__ = [
     "CHECKS",
-    "agent_spawned",
     "command_ran",
     "file_read",
     "file_written",
@@ -23,5 +22,6 @@ __all__ = [
     "read_before",
     "register_check",
     "run_check",
+    "subagents",
     "workspace_files",
 ]
