@@ -29,6 +29,7 @@ pytestmark = pytest.mark.codex
 FOLLOWS = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
 CONTAINED, ESCAPES = "routing-add-column", "workflow-answer-names-file"
 RUN_ID = "in-session"
+CLI_WAIT_MS = 120_000  # a loaded machine can take longer than codex's default to start Python
 EVALUATOR_PROMPT = "Evaluate the db-migrations skill in this session, one sub-agent per case."
 
 
@@ -63,14 +64,18 @@ def _evaluator_steps(workspaces: dict[str, Path]) -> list[dict[str, Any]]:
         steps += [
             {
                 "cmd": f"agentic-eval attempt new {case_id} --run-id {RUN_ID} {plan}"
-                " --case-workspace-root attempts --json"
+                " --case-workspace-root attempts --json",
+                "yield_time_ms": CLI_WAIT_MS,
             },
             {"spawn": {"message": prompt, "fork_context": False}},
             {"wait": {"timeout_ms": 120000}},
-            {"cmd": f"agentic-eval attempt collect {case_id} --run-id {RUN_ID} --json"},
+            {
+                "cmd": f"agentic-eval attempt collect {case_id} --run-id {RUN_ID} --json",
+                "yield_time_ms": CLI_WAIT_MS,
+            },
         ]
     steps += [
-        {"cmd": f"agentic-eval report runs/{RUN_ID}"},
+        {"cmd": f"agentic-eval report runs/{RUN_ID}", "yield_time_ms": CLI_WAIT_MS},
         {"final": "Evaluated both cases; see runs/in-session/report.md."},
     ]
     return steps
