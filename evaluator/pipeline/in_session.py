@@ -286,6 +286,8 @@ def collect_attempt(request: CollectRequest) -> Collected:
             repo.targets[manifest.target_id].target.allowed_statuses,
             source_workspace=repo.source_workspace,
         )
+        if manifest.codex_version is None and result.evidence is not None:
+            manifest.codex_version = result.evidence.cli_version  # the user's own codex
         if result_file.environment_mismatches:
             manifest.environment_mismatches[case.case_id] = result_file.environment_mismatches
         run_dir.write_case_result(result_file)
