@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from evaluator.agents.codex_home import user_codex_home
 from evaluator.cli.grading import build_grader, grader_options
 from evaluator.cli.options import (
     emit_json,
@@ -31,12 +32,6 @@ RUNS_DIR_OPTION = click.option(
     show_default=True,
     help="Where run directories live.",
 )
-
-
-def default_codex_home() -> Path:
-    """The live store of the Codex session running this command (Codex sets CODEX_HOME for
-    the commands it runs), else the user's."""
-    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
 
 
 @click.group("attempt")
@@ -157,7 +152,7 @@ def collect(
                 runs_dir=runs_dir,
                 run_id=run_id,
                 case_id=case_id,
-                codex_home=codex_home or default_codex_home(),
+                codex_home=codex_home or user_codex_home(),
                 parent_thread_id=parent,
                 nickname=nickname,
                 agent_id=agent_id,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from importlib import resources
 from pathlib import Path
 
 import click
 
+from evaluator.agents.codex_home import user_codex_home
 from evaluator.errors import EXIT_OK, EnvironmentProblem, InputError
 
 SKILL_NAME = "skill-eval"
@@ -33,8 +33,7 @@ def destination(codex_home: Path | None, claude_dir: Path | None, workspace: Pat
         return workspace / ".agents" / "skills" / SKILL_NAME
     if claude_dir is not None:
         return claude_dir / "skills" / SKILL_NAME
-    home = codex_home or Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
-    return home / "skills" / SKILL_NAME
+    return (codex_home or user_codex_home()) / "skills" / SKILL_NAME
 
 
 @click.command("install-skill")
