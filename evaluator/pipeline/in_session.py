@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from evaluator import __version__
 from evaluator.artifacts.models import AttemptFile, Manifest
@@ -59,8 +59,9 @@ class PendingAttempt(BaseModel):
     prompt: str
     created_at: str
     retry_of: int | None = None
-    mismatches: list[str] = []
-    baseline: dict[str, tuple[int, str]] = {}  # path -> (size, sha256) before the agent ran
+    mismatches: list[str] = Field(default_factory=list)
+    # path -> (size, sha256) before the agent ran: what the workspace snapshot compares with
+    baseline: dict[str, tuple[int, str]] = Field(default_factory=dict)
 
 
 @dataclass
@@ -138,7 +139,8 @@ def _plan(request: PlanRequest, run_dir: RunDir) -> Manifest:
         evidence_mode=IN_SESSION_EVIDENCE,
         notes=[
             "in-session: each attempt's sub-agent was spawned by the evaluator agent in its own"
-            " Codex session (no jail, no access trace); isolation rests on the session evidence"
+            " Codex session, under the user's Codex configuration (no fresh agent home, no jail,"
+            " no access trace); isolation rests on the session evidence"
         ],
         selected_case_ids=list(selection.explicit_case_ids),
         resolved_case_ids=[c.case_id for c in selection.cases],
