@@ -110,6 +110,7 @@ def test_attempt_new_refuses_a_case_outside_the_plan(
     assert code == 2
     assert err.startswith("agentic-eval: CASE_ID: case 'routing-add-column' is not in run live")
     assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "runs/live").exists()
 
 
 def test_collect_without_a_child_session_blocks_the_case_and_writes_the_run(

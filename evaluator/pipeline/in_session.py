@@ -117,10 +117,14 @@ def _repo_of(manifest: Manifest) -> EvalRepo:
     )
 
 
-def _plan(request: PlanRequest, run_dir: RunDir) -> Manifest:
-    """The run's manifest, written before its first attempt: like `run`, it names every case."""
+def _plan(request: PlanRequest, run_dir: RunDir, case_id: str) -> Manifest:
+    """The run's manifest, written before its first attempt: like `run`, it names every case.
+    Nothing is created when the first attempt's case is not in the plan."""
     repo = open_repo(request.repo, request.source_workspace, target=request.target)
     selection = select_cases(repo, request.target, request.suites, request.cases)
+    planned = [c.case_id for c in selection.cases]
+    if case_id not in planned:
+        raise _not_planned(case_id, run_dir.run_id, planned)
     root = request.case_workspace_root or DEFAULT_SCRATCH / run_dir.run_id / "workspaces"
     root = root.absolute()
     try:
@@ -154,13 +158,15 @@ def _plan(request: PlanRequest, run_dir: RunDir) -> Manifest:
     )
 
 
+def _not_planned(case_id: str, run_id: str, planned: list[str]) -> InputError:
+    return InputError(
+        f"case {case_id!r} is not in run {run_id}'s plan ({', '.join(planned)})", field="CASE_ID"
+    )
+
+
 def _case(repo: EvalRepo, manifest: Manifest, case_id: str) -> LoadedCase:
     if case_id not in manifest.resolved_case_ids:
-        raise InputError(
-            f"case {case_id!r} is not in run {manifest.run_id}'s plan"
-            f" ({', '.join(manifest.resolved_case_ids)})",
-            field="CASE_ID",
-        )
+        raise _not_planned(case_id, manifest.run_id, manifest.resolved_case_ids)
     return select_cases(repo, manifest.target_id, (), (case_id,)).cases[0]
 
 
@@ -180,7 +186,7 @@ def new_attempt(request: PlanRequest, case_id: str) -> NewAttempt:
     run_dir = _run_dir(request.runs_dir, request.run_id or new_run_id())
     created = not run_dir.manifest_path.is_file()
     if created:
-        manifest = _plan(request, run_dir)
+        manifest = _plan(request, run_dir, case_id)
     else:
         manifest = run_dir.read_manifest()
         if request.target and request.target != manifest.target_id:
