@@ -11,6 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.contract.models import Case
+from evaluator.evidence import SessionEvidence
+from evaluator.evidence.normalize import _excerpt
+from evaluator.judge import JudgeContext, judge_case
 from evaluator.prompting import agent_prompt, in_session_prompt, user_prompt_of
 from tests.conftest import ROOT, copy_demo
 from tests.support import codex_or_skip, scratch_dir
@@ -222,3 +226,49 @@ def test_the_skill_eval_target_tells_good_evaluator_agents_from_broken_ones(
         behavior: ("fail" if behavior.endswith("leaks-assertions.yaml") else "pass")
         for behavior in leak["statuses"]
     }
+
+
+def _spawning_evidence(message: str, answer: str) -> SessionEvidence:
+    """A session that spawned one sub-agent, as the normaliser records it (the spawn and its
+    result stay in memory even though tool calls otherwise only reach the spill file)."""
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True, final_answer=answer)
+    arguments = json.dumps({"message": message, "fork_context": False})
+    evidence.add(
+        "tool_call", 3, call_id="c1", tool="multi_agent_v1.spawn_agent", text=_excerpt(arguments)
+    )
+    evidence.add("tool_result", 4, call_id="c1", text='{"agent_id":"01a2","nickname":"Noether"}')
+    evidence.add("final_answer", 5, text=answer)
+    return evidence
+
+
+@pytest.mark.parametrize(
+    "check,message,answer,expected",
+    [
+        ({"kind": "agent_spawned", "fork_context": False}, "Hi", "x", "pass"),
+        ({"kind": "agent_spawned", "fork_context": True}, "Hi", "x", "fail"),
+        ({"kind": "agent_spawned", "message_contains": "Hi there"}, "Hi there.", "x", "pass"),
+        ({"kind": "agent_spawned", "message_contains": "grader"}, "Hi", "x", "fail"),
+        # A message too long to keep whole cannot prove what it lacks: never a guess.
+        ({"kind": "agent_spawned", "message_contains": "grader"}, "Hi " * 2000, "x", "blocked"),
+        ({"kind": "spawned_agents_named"}, "Hi", "Sub-agent Noether ran it.", "pass"),
+        ({"kind": "spawned_agents_named"}, "Hi", "A sub-agent ran it.", "fail"),
+    ],
+)
+def test_sub_agent_checks(
+    check: dict[str, object], message: str, answer: str, expected: str
+) -> None:
+    case = Case.model_validate(
+        {
+            "case_id": "c",
+            "title": "t",
+            "input": {"user_prompt": "p"},
+            "assert": {"required": [{"description": "d", "checks": [check]}]},
+        }
+    )
+    context = JudgeContext(
+        evidence=_spawning_evidence(message, answer),
+        workspace=Path("/ws"),
+        ref_prefix="e.json",
+        workspace_available=False,
+    )
+    assert judge_case(case, context).entries[0].status == expected
