@@ -32,14 +32,31 @@ CLAUDE_LAUNCHER_HEAD = (
 LAUNCHER_HEADS = (SUBAGENT_LAUNCHER_HEAD, CLAUDE_LAUNCHER_HEAD)
 
 
+# An in-session child inherits its parent's working directory (spawn_agent takes none), so its
+# boundary note must name the workspace it is given.
+IN_SESSION_NOTE = (
+    "Your only workspace is the directory {workspace}: run every command there and do not read"
+    " or write anything outside it. Answer as you would answer a real user."
+)
+
+
 def agent_prompt(user_prompt: str, *, boundary_note: bool = True) -> str:
     if not boundary_note:
         return user_prompt
     return f"{user_prompt}\n\n{BOUNDARY_NOTE}"
 
 
+def in_session_prompt(user_prompt: str, workspace: str) -> str:
+    """The message an evaluator agent gives the sub-agent it spawns for one attempt."""
+    return f"{user_prompt}\n\n{IN_SESSION_NOTE.format(workspace=workspace)}"
+
+
 def user_prompt_of(prompt: str) -> str:
-    """The prompt as the case author wrote it: `agent_prompt` without the boundary note."""
+    """The prompt as the case author wrote it: without either boundary note."""
+    head, _, note = prompt.rpartition("\n\n")
+    prefix, _, suffix = IN_SESSION_NOTE.partition("{workspace}")
+    if note.startswith(prefix) and note.endswith(suffix):
+        return head
     return prompt.removesuffix(f"\n\n{BOUNDARY_NOTE}")
 
 

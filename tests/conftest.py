@@ -23,8 +23,9 @@ def demo_repo() -> Path:
 
 
 def copy_demo(tmp_path: Path) -> Path:
-    """A writable copy of the source workspace (skill + eval repo); returns its eval repo."""
+    """A writable copy of the source workspace (skills + eval repo); returns its eval repo."""
     shutil.copytree(ROOT / ".agents", tmp_path / ".agents")
+    shutil.copytree(ROOT / "skill-eval", tmp_path / "skill-eval")
     shutil.copytree(DEMO_REPO, tmp_path / "agentic-evals", ignore=shutil.ignore_patterns("runs"))
     return tmp_path / "agentic-evals"
 

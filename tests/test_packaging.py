@@ -155,7 +155,15 @@ def test_built_wheel_runs_the_demo_outside_the_checkout(tmp_path: Path) -> None:
     assert ready.returncode == 0 and "already installed" in ready.stdout, ready.stderr
     checked = _run([agentic_eval, "validate"], project, env)
     assert checked.returncode == 0, checked.stderr
-    assert "10 case(s)" in checked.stdout
+    assert "13 case(s)" in checked.stdout
+    # The skill ships in the wheel: install-skill works without a checkout.
+    skill = _run(
+        [agentic_eval, "install-skill", "--workspace", str(tmp_path / "user")], project, env
+    )
+    assert skill.returncode == 0, skill.stderr
+    installed_skill = tmp_path / "user/.agents/skills/skill-eval"
+    assert (installed_skill / "SKILL.md").read_text() == (ROOT / "skill-eval/SKILL.md").read_text()
+    assert os.access(installed_skill / "scripts/create_case_workspace.sh", os.X_OK)
     scratch = SCRATCH_BASE / uuid.uuid4().hex[:12]
     try:
         ran = _run(

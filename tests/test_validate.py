@@ -657,7 +657,7 @@ def test_bad_input_yields_one_located_line(
 def test_demo_repo_validates(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["validate", "--repo", str(ROOT / "agentic-evals")], capsys)
     assert code == 0, err
-    assert "10 case(s)" in out
+    assert "2 target(s), 13 case(s)" in out
 
 
 def test_upstream_layout_validates_without_edits(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,6 +7,7 @@ sandboxed command fails (docs/codex-facts.md).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -28,6 +29,12 @@ def catalog_entry(model: str) -> dict[str, object]:
     entry["slug"] = model
     entry["display_name"] = model
     return {"models": [entry]}
+
+
+def user_codex_home() -> Path:
+    """The live Codex home: `$CODEX_HOME` (Codex also sets it for the commands it runs), else
+    `~/.codex`."""
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
 
 
 def check_location(path: Path) -> None:

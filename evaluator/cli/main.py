@@ -9,11 +9,13 @@ import click
 
 from evaluator import __version__
 from evaluator.cli import (
+    attempt,
     compare,
     explain,
     export,
     gate,
     history,
+    install_skill,
     judge,
     list_cmd,
     model_server,
@@ -45,6 +47,8 @@ COMMANDS: list[click.Command] = [
     compare.command,
     export.group,
     history.group,
+    attempt.group,
+    install_skill.command,
 ]
 
 

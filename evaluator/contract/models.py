@@ -173,6 +173,25 @@ class WorkspaceFileContainsCheck(_Check):
     text: NonEmpty
 
 
+class AgentSpawnedCheck(_Check):
+    """A sub-agent was spawned (`spawn_agent`) as described: what an evaluator agent's own
+    conduct is judged on."""
+
+    kind: Literal["agent_spawned"]
+    fork_context: bool | None = Field(
+        default=None, description="The spawn's `fork_context` must be this value."
+    )
+    message_contains: str | None = Field(
+        default=None, description="Text the spawn's message must contain, verbatim."
+    )
+
+
+class SpawnedAgentsNamedCheck(_Check):
+    """The final answer names every spawned sub-agent by the nickname its spawn returned."""
+
+    kind: Literal["spawned_agents_named"]
+
+
 class NotCheck(ClosedModel):
     """Holds when its operand does not: "does not show consultation of ..."."""
 
@@ -237,6 +256,8 @@ LeafCheck = (
     | FinalAnswerUrlCheck
     | WorkspaceFileExistsCheck
     | WorkspaceFileContainsCheck
+    | AgentSpawnedCheck
+    | SpawnedAgentsNamedCheck
 )
 Check = Annotated[
     Annotated[FileReadCheck, Tag("file_read")]
@@ -248,6 +269,8 @@ Check = Annotated[
     | Annotated[FinalAnswerUrlCheck, Tag("final_answer_url")]
     | Annotated[WorkspaceFileExistsCheck, Tag("workspace_file_exists")]
     | Annotated[WorkspaceFileContainsCheck, Tag("workspace_file_contains")]
+    | Annotated[AgentSpawnedCheck, Tag("agent_spawned")]
+    | Annotated[SpawnedAgentsNamedCheck, Tag("spawned_agents_named")]
     | Annotated[NotCheck, Tag("not")]
     | Annotated[AnyOfCheck, Tag("any_of")]
     | Annotated[AllOfCheck, Tag("all_of")],

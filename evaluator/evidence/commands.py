@@ -273,6 +273,28 @@ COMMANDS: dict[str, CommandModel] = {
             "--execute": "opaque",
         },
     ),
+    # --- our own CLI, as an evaluator agent runs it (the skill-eval skill) -----------------
+    # Operands are subcommands, ids and run directories; the paths it is told to use are
+    # its options. What it touches by default (the scratch root, ~/.codex) only the trace sees.
+    "agentic-eval": _m(
+        "text",
+        long="--repo --source-workspace --runs-dir --case-workspace-root --scratch-root"
+        " --behaviors --codex-home --claude-dir --workspace --skill --target --suite --case"
+        " --run-id --resume --parent-thread --nickname --agent-id --attempts --workers"
+        " --timeout --model --agent --judge --judge-model --judge-votes --split",
+        roles={
+            "--repo": "read",
+            "--source-workspace": "read",
+            "--behaviors": "read",
+            "--skill": "read",
+            "--codex-home": "read",
+            "--runs-dir": "write",
+            "--case-workspace-root": "write",
+            "--scratch-root": "write",
+            "--claude-dir": "write",
+            "--workspace": "write",
+        },
+    ),
 }
 
 # Summarising last stages of a pipeline: what reaches the agent is a count or a digest.

@@ -94,6 +94,8 @@ class SessionEvidence:
     )
     # Outcome per tool call, filled as results arrive; access records take theirs from it.
     call_outcomes: dict[str, Outcome] = field(default_factory=dict, repr=False)
+    # Sub-agent spawns and their results stay in memory: the sub-agent checks judge them.
+    _spawn_calls: set[str] = field(default_factory=set, repr=False)
 
     def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> str | None:
         kind = record.kind if isinstance(record, EvidenceRecord) else record.get("kind")
@@ -123,7 +125,7 @@ class SessionEvidence:
             self._spill.write(_SPILL_ENCODER.encode(record.to_json()) + "\n")
         else:
             self._spill.write("\n")
-        if kind in SPILL_ONLY_KINDS:
+        if kind in SPILL_ONLY_KINDS and not self._is_spawn(record):
             record.text = None
             return record
         if kind in ACCESS_RECORD_KINDS:
@@ -134,6 +136,12 @@ class SessionEvidence:
                 return record
         self.records.append(record)
         return record
+
+    def _is_spawn(self, record: EvidenceRecord) -> bool:
+        if record.kind == "tool_call" and (record.tool or "").endswith("spawn_agent"):
+            self._spawn_calls.add(str(record.call_id))
+            return True
+        return record.kind == "tool_result" and str(record.call_id) in self._spawn_calls
 
     def iter_records(self) -> Any:
         """Every record in id order, as JSON-ready dicts (streamed from the spill file)."""

@@ -144,6 +144,9 @@ class Step(StrictModel):
 
     cmd: str | None = None
     workdir: str | None = None
+    # How long codex waits for the command before answering "still running" (its default is
+    # short: a slow command would otherwise go on in the background while the script moves on).
+    yield_time_ms: int | None = Field(default=None, ge=1)
     patch: str | None = None
     read: str | None = None  # a file path (Claude: `Read`; Codex: `cat`)
     write: WriteSpec | None = None
@@ -169,8 +172,8 @@ class Step(StrictModel):
                 f"each step needs exactly one of {', '.join(ACTIONS)}"
                 f" (got {', '.join(actions) or 'none'})"
             )
-        if self.workdir is not None and self.cmd is None:
-            raise ValueError("workdir only goes with cmd")
+        if (self.workdir is not None or self.yield_time_ms is not None) and self.cmd is None:
+            raise ValueError("workdir and yield_time_ms only go with cmd")
         if self.when is None and (self.then is not None or self.else_ is not None):
             raise ValueError("`then` and `else` only go with `when`")
         if self.when is not None and self.then is None:
@@ -222,6 +225,12 @@ class Behavior(StrictModel):
     # Seeds the `chance` branches: another seed, another (still fixed) pattern across attempts.
     seed: int = 0
     steps: list[Step] = Field(min_length=1)
+    # The sub-agents this behaviour spawns, each a behaviour matched on its spawn message: one
+    # file scripts an evaluator agent together with the children it starts.
+    subagents: list[Behavior] = Field(default_factory=list)
+
+    def with_subagents(self) -> list[Behavior]:
+        return [self, *(b for child in self.subagents for b in child.with_subagents())]
 
     @model_validator(mode="after")
     def _ends_in_final(self) -> Behavior:
@@ -248,6 +257,7 @@ class BehaviorLibrary:
         source: Path | None = None,
         files: dict[str, Path] | None = None,
     ) -> None:
+        behaviors = [b for behavior in behaviors for b in behavior.with_subagents()]
         names = [b.name for b in behaviors]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:

@@ -41,20 +41,23 @@ class ThreadView:
         """The text of each tool call's output, in call order ("" while none was recorded)."""
         return [output_text(self.outputs.get(str(call.get("call_id")))) for call in self.calls]
 
-    def spawned_agent_ids(self) -> list[str]:
-        ids: list[str] = []
+    def spawn_results(self) -> list[dict[str, Any]]:
+        """The parsed output of every `spawn_agent` call (`agent_id`, `nickname`), in order."""
+        results: list[dict[str, Any]] = []
         for call in self.calls:
             if call.get("name") != "spawn_agent":
                 continue
-            output = self.outputs.get(str(call.get("call_id")))
-            text = output_text(output)
+            text = output_text(self.outputs.get(str(call.get("call_id"))))
             try:
-                agent_id = json.loads(text).get("agent_id") if text else None
-            except (ValueError, AttributeError):
-                agent_id = None
-            if agent_id:
-                ids.append(str(agent_id))
-        return ids
+                loaded = json.loads(text) if text else None
+            except ValueError:
+                loaded = None
+            if isinstance(loaded, dict) and loaded.get("agent_id"):
+                results.append(loaded)
+        return results
+
+    def spawned_agent_ids(self) -> list[str]:
+        return [str(result["agent_id"]) for result in self.spawn_results()]
 
 
 def read_thread(body: dict[str, Any], headers: dict[str, str]) -> ThreadView:

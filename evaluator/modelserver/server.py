@@ -187,9 +187,11 @@ class ScriptedModelServer:
     def _render(self, step: Step, view: ThreadView) -> dict[str, Any]:
         call_id = f"call_{(view.thread_id or 'x')[-8:]}_{view.step_index + 1}"
         if step.cmd is not None:
-            args: dict[str, Any] = {"cmd": step.cmd}
+            args: dict[str, Any] = {"cmd": _fill(step.cmd, view)}
             if step.workdir is not None:
                 args["workdir"] = step.workdir
+            if step.yield_time_ms is not None:
+                args["yield_time_ms"] = step.yield_time_ms
             return _function_call(call_id, "exec_command", args)
         if step.patch is not None:
             return _patch_call(call_id, step.patch)
@@ -225,6 +227,7 @@ class ScriptedModelServer:
             args = {"targets": targets, "timeout_ms": step.wait.timeout_ms}
             return _function_call(call_id, "wait_agent", args, namespace="multi_agent_v1")
         text = json.dumps(step.final_json) if step.final_json is not None else step.final or ""
+        text = _fill(text, view)
         return {
             "type": "message",
             "role": "assistant",
@@ -232,6 +235,16 @@ class ScriptedModelServer:
             "phase": "final_answer",
             "content": [{"type": "output_text", "text": text, "annotations": []}],
         }
+
+
+def _fill(text: str, view: ThreadView) -> str:
+    """`{{spawned.nickname}}` and `{{spawned.agent_id}}`: what the thread's last spawn returned,
+    so a scripted evaluator agent can name the sub-agent it spawned, as a real one would."""
+    spawns = view.spawn_results()
+    last = spawns[-1] if spawns else {}
+    for key in ("nickname", "agent_id"):
+        text = text.replace(f"{{{{spawned.{key}}}}}", str(last.get(key, "")))
+    return text
 
 
 def _function_call(

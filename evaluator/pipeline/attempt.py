@@ -23,7 +23,7 @@ from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.sandbox import LaunchPolicy, ObservedTrace
 from evaluator.sandbox.tracer import save_compressed
 from evaluator.sessions import SessionRef, get_store
-from evaluator.sessions.base import ChildQuery
+from evaluator.sessions.base import ChildQuery, SessionStore
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
 from evaluator.workspace.scratch import make_tree_private
 
@@ -186,7 +186,7 @@ def run_attempt(
         settings.source_workspace,
     )
     _evaluate(settings, case, result, prompt, trace)
-    _save(settings.run_dir, result)
+    save_attempt(settings.run_dir, result)
     return result
 
 
@@ -196,7 +196,7 @@ def failed_attempt(
     """An attempt the evaluator itself could not carry out: blocked, with the error kept."""
     result = AttemptResult(case.case_id, number, None, "blocked", "environment", retry_of=retry_of)
     result.reason = f"the evaluator could not run this attempt: {type(error).__name__}: {error}"
-    _save(settings.run_dir, result)
+    save_attempt(settings.run_dir, result)
     return result
 
 
@@ -226,36 +226,22 @@ def _evaluate(
         )
         _block(result, reason, f"{handle.fault + '; ' if handle.fault else ''}{why}")
         return
-    result.session = session
     home = str(handle.home) if handle.home else None
-    try:
-        evidence = normalize_session(session.path, home=home)
-    except OSError as exc:
-        _block(result, "insufficient-evidence", f"session unreadable: {exc}")
-        return
-    result.evidence = evidence
     store = get_store(handle.session_store, handle.agent_home)
-    descendants = [
-        normalize_session(ref.path, home=home) for ref in store.descendants(session.thread_id)
-    ]
-    result.isolation = assess_attempt(evidence, result.workspace.path, descendants)
+    if not read_session(result, session, store, home):
+        return
+    assert result.evidence is not None and result.isolation is not None
     if handle.trace_path is not None:
         result.isolation, result.trace = assess_with_trace(
             result.isolation,
             handle.trace_path,
-            evidence,
+            result.evidence,
             result.workspace.path,
             handle.own_dirs,
             handle.private_dirs,
             trace,
         )
-    if handle.launched_child and evidence.first_user_message != prompt:
-        _block(
-            result,
-            "insufficient-evidence",
-            "the child's first user message differs from the case prompt",
-            valid=False,
-        )
+    if handle.launched_child and not prompt_was_verbatim(result, prompt):
         return
     if handle.timed_out and handle.stalled_on_model:
         _block(result, "environment", f"the model endpoint never answered: {handle.fault}")
@@ -266,23 +252,67 @@ def _evaluate(
     if handle.fault:
         _block(result, "environment", handle.fault)
         return
+    judge_session(settings.run_dir, case, result, settings.grader)
+
+
+def read_session(
+    result: AttemptResult, session: SessionRef, store: SessionStore, home: str | None
+) -> bool:
+    """The accepted session's evidence and the isolation verdict over it and every session it
+    spawned; False (the attempt blocked) when the session cannot be read."""
+    assert result.workspace is not None
+    result.session = session
+    try:
+        evidence = normalize_session(session.path, home=home)
+    except OSError as exc:
+        _block(result, "insufficient-evidence", f"session unreadable: {exc}")
+        return False
+    result.evidence = evidence
+    descendants = [
+        normalize_session(ref.path, home=home) for ref in store.descendants(session.thread_id)
+    ]
+    result.isolation = assess_attempt(evidence, result.workspace.path, descendants)
+    return True
+
+
+def prompt_was_verbatim(result: AttemptResult, prompt: str) -> bool:
+    """A spawned child must have received the attempt's prompt byte for byte, else it is not an
+    attempt at this case (and it never counts)."""
+    assert result.evidence is not None
+    if result.evidence.first_user_message == prompt:
+        return True
+    _block(
+        result,
+        "insufficient-evidence",
+        "the child's first user message differs from the case prompt",
+        valid=False,
+    )
+    return False
+
+
+def judge_session(
+    run_dir: RunDir, case: LoadedCase, result: AttemptResult, grader: ModelGrader | None
+) -> None:
+    """The contract's last steps on a read session: complete, contained, then judged."""
+    evidence, isolation, workspace = result.evidence, result.isolation, result.workspace
+    assert evidence is not None and isolation is not None and workspace is not None
     if not evidence.complete:
         _block(result, "insufficient-evidence", "session incomplete: no task_complete was recorded")
         return
-    if result.isolation.verdict == "violation":
+    if isolation.verdict == "violation":
         _block(
             result,
             "insufficient-evidence",
-            f"isolation violation: {result.isolation.reason}",
+            f"isolation violation: {isolation.reason}",
             valid=False,
         )
         return
     context = JudgeContext(
         evidence=evidence,
-        workspace=result.workspace.path,
-        ref_prefix=settings.run_dir.attempt_ref_prefix(case.case_id, result.number),
-        record_dir=settings.run_dir.attempt_artifacts(case.case_id, result.number) / "judge",
-        grader=settings.grader,
+        workspace=workspace.path,
+        ref_prefix=run_dir.attempt_ref_prefix(case.case_id, result.number),
+        record_dir=run_dir.attempt_artifacts(case.case_id, result.number) / "judge",
+        grader=grader,
     )
     apply_judgement(result, judge_case(case.case, context))
 
@@ -306,7 +336,7 @@ def apply_judgement(result: AttemptResult, judgement: CaseJudgement) -> None:
         )
 
 
-def _save(run_dir: RunDir, result: AttemptResult) -> None:
+def save_attempt(run_dir: RunDir, result: AttemptResult) -> None:
     directory = run_dir.attempt_artifacts(result.case_id, result.number)
     directory.mkdir(parents=True, exist_ok=True)
     handle = result.handle

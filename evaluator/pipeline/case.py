@@ -25,6 +25,14 @@ def _accepted(slots: list[AttemptResult]) -> AttemptResult:
     return slots[-1]
 
 
+def final_slots(attempts: list[AttemptResult]) -> list[AttemptResult]:
+    """The final attempt of each try, in order: a retry replaces the invalid attempt it reran."""
+    slots: dict[int, AttemptResult] = {}
+    for attempt in attempts:
+        slots[attempt.retry_of or attempt.number] = attempt
+    return [slots[k] for k in sorted(slots)]
+
+
 def _allowed(
     status: Status, reason: BlockedReason | None, allowed: Sequence[str]
 ) -> tuple[Status, BlockedReason | None, str | None]:

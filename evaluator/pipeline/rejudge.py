@@ -27,7 +27,7 @@ from evaluator.pipeline.attempt import (
     apply_judgement,
     attempt_file,
 )
-from evaluator.pipeline.case import finalize_case
+from evaluator.pipeline.case import final_slots, finalize_case
 from evaluator.pipeline.run import write_reports
 from evaluator.plan import open_repo, select_cases
 from evaluator.sessions import SessionRef
@@ -48,7 +48,7 @@ def _isolation(summary: IsolationSummary) -> IsolationReport:
     )
 
 
-def _restore(run_dir: RunDir, case_id: str, saved: AttemptFile) -> AttemptResult:
+def restore_attempt(run_dir: RunDir, case_id: str, saved: AttemptFile) -> AttemptResult:
     workspace = AttemptWorkspace(
         case_id, saved.attempt, Path(saved.workspace_root or "."), mismatches=saved.mismatches
     )
@@ -124,7 +124,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
             (run_dir.case_artifacts(case.case_id) / "attempts").glob("attempt-*/attempt.json")
         ):
             saved = AttemptFile.model_validate_json(path.read_text(encoding="utf-8"))
-            attempt = _restore(run_dir, case.case_id, saved)
+            attempt = restore_attempt(run_dir, case.case_id, saved)
             if (
                 saved.assertions is not None
                 and attempt.evidence is not None
@@ -162,14 +162,10 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                 )
                 continue
             attempts.append(attempt)
-        slots: dict[int, AttemptResult] = {}
-        for attempt in attempts:
-            slots[attempt.retry_of or attempt.number] = attempt  # a retry replaces its first try
-        finals = [slots[k] for k in sorted(slots)]
         result = finalize_case(
             run_dir,
             case,
-            finals,
+            final_slots(attempts),
             attempts,
             selection.target.target.allowed_statuses,
             earlier,

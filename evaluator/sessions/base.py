@@ -58,6 +58,8 @@ class ChildQuery:
     nickname: str | None = None
     since: datetime | None = None
     until: datetime | None = None
+    # Children already accepted for other attempts: a session is never the evidence of two.
+    exclude: frozenset[str] = frozenset()
 
 
 class SessionStore(ABC):
@@ -92,10 +94,11 @@ def parse_time(value: Any) -> datetime | None:
 
 def accept_child(refs: list[SessionRef], query: ChildQuery, method: str) -> LocateResult:
     """Exactly one child among a parent's `refs`, narrowed by the query's spawn id, nickname and
-    time window; otherwise `not-found` or `ambiguous`, never a guess."""
+    time window (and never one already accepted: `exclude`); otherwise `not-found` or
+    `ambiguous`, never a guess."""
     if not refs:
         return LocateResult("not-found", [], f"no child of {query.parent_thread_id}", method)
-    narrowed = refs
+    narrowed = [r for r in refs if r.thread_id not in query.exclude]
     if query.agent_id:
         narrowed = [r for r in narrowed if r.thread_id == query.agent_id]
     if query.nickname:

@@ -1,0 +1,197 @@
+"""`agentic-eval attempt new|collect`: attempts whose sub-agent an evaluator agent spawns itself."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from evaluator.agents.codex_home import user_codex_home
+from evaluator.cli.grading import build_grader, grader_options
+from evaluator.cli.options import (
+    emit_json,
+    json_option,
+    judge_option,
+    repo_options,
+    resolve_grader,
+)
+from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.pipeline.in_session import (
+    CollectRequest,
+    PlanRequest,
+    collect_attempt,
+    new_attempt,
+)
+from evaluator.vocabulary import JudgeMode
+
+RUNS_DIR_OPTION = click.option(
+    "--runs-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("runs"),
+    show_default=True,
+    help="Where run directories live.",
+)
+
+
+@click.group("attempt")
+def group() -> None:
+    """In-session attempts: you spawn each case's sub-agent; these commands do the rest."""
+
+
+@group.command("new")
+@click.argument("case_id")
+@repo_options
+@click.option("--run-id", default=None, help="The run to add the attempt to (new if absent).")
+@RUNS_DIR_OPTION
+@click.option("--target", default=None, help="Target id of a new run (default: the repo's).")
+@click.option("--suite", "suites", multiple=True, help="A new run's suites; repeat for several.")
+@click.option("--case", "cases", multiple=True, help="A new run's cases; repeat for several.")
+@click.option(
+    "--case-workspace-root",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Parent of a new run's attempt workspaces (default: the scratch root, as `run`).",
+)
+@json_option
+def new(
+    case_id: str,
+    repo: Path,
+    source_workspace: Path | None,
+    run_id: str | None,
+    runs_dir: Path,
+    target: str | None,
+    suites: tuple[str, ...],
+    cases: tuple[str, ...],
+    case_workspace_root: Path | None,
+    as_json: bool,
+) -> int:
+    """Create a fresh attempt workspace for CASE_ID and print it, then the sub-agent's prompt.
+
+    The first call plans the run (its manifest names every selected case); later calls with
+    its --run-id add attempts to it. Spawn the sub-agent with the printed prompt, byte for byte.
+    """
+    made = new_attempt(
+        PlanRequest(
+            repo=repo,
+            source_workspace=source_workspace,
+            runs_dir=runs_dir,
+            run_id=run_id,
+            target=target,
+            suites=suites,
+            cases=cases,
+            case_workspace_root=case_workspace_root,
+        ),
+        case_id,
+    )
+    pending = made.pending
+    if as_json:
+        emit_json(
+            {
+                "run_id": made.run_dir.run_id,
+                "run_dir": str(made.run_dir.path),
+                "case_id": pending.case_id,
+                "attempt": pending.attempt,
+                "workspace": pending.workspace,
+                "prompt": pending.prompt,
+                "created_run": made.created_run,
+            }
+        )
+        return EXIT_OK
+    click.echo(pending.workspace)
+    click.echo(f"run: {made.run_dir.run_id}  case: {pending.case_id}  attempt: {pending.attempt}")
+    click.echo("prompt (spawn the sub-agent with exactly this message):")
+    click.echo(pending.prompt)
+    return EXIT_OK
+
+
+@group.command("collect")
+@click.argument("case_id")
+@click.option("--run-id", required=True, help="The run the attempt belongs to.")
+@RUNS_DIR_OPTION
+@click.option(
+    "--parent-thread",
+    default=None,
+    help="Thread id of the session that spawned the sub-agent (default: $CODEX_THREAD_ID,"
+    " which Codex sets for every command it runs).",
+)
+@click.option("--nickname", default=None, help="The sub-agent's nickname, as spawn_agent gave it.")
+@click.option("--agent-id", default=None, help="The sub-agent's id, as spawn_agent gave it.")
+@click.option(
+    "--codex-home",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="The Codex session store to search (default: $CODEX_HOME, else ~/.codex).",
+)
+@judge_option
+@grader_options
+@json_option
+def collect(
+    case_id: str,
+    run_id: str,
+    runs_dir: Path,
+    parent_thread: str | None,
+    nickname: str | None,
+    agent_id: str | None,
+    codex_home: Path | None,
+    judge_mode: JudgeMode,
+    judge_model: str | None,
+    judge_votes: int | None,
+    as_json: bool,
+) -> int:
+    """Locate CASE_ID's accepted sub-agent session, check isolation, judge, write the results.
+
+    Exit 0 when the case passes, 1 when it fails or is blocked."""
+    parent = parent_thread or os.environ.get("CODEX_THREAD_ID")
+    if not parent:
+        raise click.UsageError("--parent-thread is required outside a Codex session")
+    grader = build_grader(judge_model, judge_votes)
+    try:
+        collected = collect_attempt(
+            CollectRequest(
+                runs_dir=runs_dir,
+                run_id=run_id,
+                case_id=case_id,
+                codex_home=codex_home or user_codex_home(),
+                parent_thread_id=parent,
+                nickname=nickname,
+                agent_id=agent_id,
+                grader=resolve_grader(judge_mode, grader),
+            )
+        )
+    finally:
+        if grader is not None:
+            grader.close()
+    attempt = collected.attempt
+    isolation = attempt.isolation.verdict if attempt.isolation else None
+    report = collected.run_dir.path / "report.md"
+    if as_json:
+        emit_json(
+            {
+                "run_id": collected.run_dir.run_id,
+                "case_id": case_id,
+                "attempt": attempt.number,
+                "thread_id": attempt.evidence.thread_id if attempt.evidence else None,
+                "nickname": collected.nickname,
+                "session_path": str(attempt.session.path) if attempt.session else None,
+                "attempt_status": attempt.status,
+                "valid": attempt.valid,
+                "isolation": isolation,
+                "reason": attempt.reason,
+                "case_status": collected.case_status,
+                "run_state": collected.run_state,
+                "report": str(report),
+            }
+        )
+    else:
+        who = f"{collected.nickname} " if collected.nickname else ""
+        click.echo(
+            f"{case_id} attempt {attempt.number:02d}: sub-agent {who}"
+            f"isolation {isolation or 'not checked'}, attempt {attempt.status}"
+            + (f" ({attempt.reason})" if attempt.reason else "")
+        )
+        if not attempt.valid:
+            click.echo("the attempt is invalid: make one new attempt (`attempt new`) and rerun it")
+        click.echo(f"case {case_id}: {collected.case_status}")
+        click.echo(f"report: {report}")
+    return EXIT_OK if collected.case_status == "pass" else EXIT_FAILURES

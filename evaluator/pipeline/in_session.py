@@ -1,0 +1,378 @@
+"""In-session attempts: an evaluator agent spawns each case's sub-agent in its own Codex session.
+
+`new_attempt` plans the run (first call) and builds one attempt workspace exactly as `run` does;
+`collect_attempt` locates the accepted child session in the live session store and takes it
+through the same stages as a CLI attempt (evidence, isolation, judge, attempt artifacts, case
+result, reports). Between the two, the attempt is recorded in `pending.json` beside where its
+`attempt.json` will be written. The only thing this mode does differently is who starts the agent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from evaluator import __version__
+from evaluator.artifacts.models import AttemptFile, Manifest
+from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
+from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.judge import ModelGrader
+from evaluator.pipeline.attempt import (
+    WORKSPACE_SNAPSHOT,
+    AttemptResult,
+    judge_session,
+    prompt_was_verbatim,
+    read_session,
+    save_attempt,
+)
+from evaluator.pipeline.case import final_slots, finalize_case
+from evaluator.pipeline.rejudge import restore_attempt
+from evaluator.pipeline.run import DEFAULT_SCRATCH, new_run_id, write_reports
+from evaluator.plan import open_repo, select_cases
+from evaluator.prompting import in_session_prompt
+from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.safepath import id_problem
+from evaluator.sessions import SessionRef, get_store
+from evaluator.sessions.base import ChildQuery
+from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
+from evaluator.workspace.builder import attempt_dir
+from evaluator.workspace.scratch import PRIVATE_UMASK, make_private_dir
+from evaluator.workspace.snapshot import FileState
+
+IN_SESSION_AGENT = "codex-in-session"
+IN_SESSION_EVIDENCE = "codex-local-session-store (in-session child)"
+PENDING_FILE = "pending.json"
+
+
+class PendingAttempt(BaseModel):
+    """An attempt whose workspace exists and whose sub-agent has not been collected yet."""
+
+    case_id: str
+    attempt: int
+    workspace: str
+    prompt: str
+    created_at: str
+    retry_of: int | None = None
+    mismatches: list[str] = Field(default_factory=list)
+    # path -> (size, sha256) before the agent ran: what the workspace snapshot compares with
+    baseline: dict[str, tuple[int, str]] = Field(default_factory=dict)
+
+
+@dataclass
+class NewAttempt:
+    run_dir: RunDir
+    pending: PendingAttempt
+    created_run: bool
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    repo: Path
+    source_workspace: Path | None
+    runs_dir: Path
+    run_id: str | None
+    target: str | None = None
+    suites: tuple[str, ...] = ()
+    cases: tuple[str, ...] = ()
+    case_workspace_root: Path | None = None
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@contextmanager
+def _locked(run_dir: RunDir) -> Iterator[None]:
+    """Writes into the run dir are private and exclusive, as in a CLI run."""
+    try:
+        lock = run_dir.lock()
+    except RunLocked as exc:
+        raise InputError(f"{exc}; wait for it to finish first") from None
+    previous = os.umask(PRIVATE_UMASK)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+        lock.release()
+
+
+def _run_dir(runs_dir: Path, run_id: str) -> RunDir:
+    if id_problem(run_id):
+        raise InputError(f"run {id_problem(run_id)}", field="--run-id")
+    return RunDir(runs_dir / run_id)
+
+
+def _repo_of(manifest: Manifest) -> EvalRepo:
+    return open_repo(
+        Path(manifest.repo or "agentic-evals"),
+        Path(manifest.source_workspace) if manifest.source_workspace else None,
+        target=manifest.target_id,
+        lenient=manifest.lenient,
+    )
+
+
+def _plan(request: PlanRequest, run_dir: RunDir, case_id: str) -> Manifest:
+    """The run's manifest, written before its first attempt: like `run`, it names every case.
+    Nothing is created when the first attempt's case is not in the plan."""
+    repo = open_repo(request.repo, request.source_workspace, target=request.target)
+    selection = select_cases(repo, request.target, request.suites, request.cases)
+    planned = [c.case_id for c in selection.cases]
+    if case_id not in planned:
+        raise _not_planned(case_id, run_dir.run_id, planned)
+    root = request.case_workspace_root or DEFAULT_SCRATCH / run_dir.run_id / "workspaces"
+    root = root.absolute()
+    try:
+        request.runs_dir.mkdir(parents=True, exist_ok=True)
+        run_dir.path.mkdir(mode=0o700)
+    except FileExistsError:
+        raise InputError(f"run directory already exists: {run_dir.path}") from None
+    make_private_dir(root)
+    return Manifest(
+        run_id=run_dir.run_id,
+        target_id=selection.target.target_id,
+        suite_ids=selection.suite_ids,
+        target_skill_path=selection.target.target.entry_skill,
+        started_at=_now().isoformat(timespec="seconds"),
+        case_workspace_root=str(root),
+        evidence_mode=IN_SESSION_EVIDENCE,
+        notes=[
+            "in-session: each attempt's sub-agent was spawned by the evaluator agent in its own"
+            " Codex session, under the user's Codex configuration (no fresh agent home, no jail,"
+            " no access trace); isolation rests on the session evidence"
+        ],
+        selected_case_ids=list(selection.explicit_case_ids),
+        resolved_case_ids=[c.case_id for c in selection.cases],
+        source_workspace=str(repo.source_workspace),
+        repo=str(repo.root),
+        run_state="running",
+        agent=IN_SESSION_AGENT,
+        evaluator_version=__version__,
+        sandbox="none",
+        trace="off",
+    )
+
+
+def _not_planned(case_id: str, run_id: str, planned: list[str]) -> InputError:
+    return InputError(
+        f"case {case_id!r} is not in run {run_id}'s plan ({', '.join(planned)})", field="CASE_ID"
+    )
+
+
+def _case(repo: EvalRepo, manifest: Manifest, case_id: str) -> LoadedCase:
+    if case_id not in manifest.resolved_case_ids:
+        raise _not_planned(case_id, manifest.run_id, manifest.resolved_case_ids)
+    return select_cases(repo, manifest.target_id, (), (case_id,)).cases[0]
+
+
+def _pending(run_dir: RunDir, case_id: str) -> list[PendingAttempt]:
+    """Attempts of a case made by `attempt new` and not collected yet, oldest first."""
+    found = []
+    for path in sorted(
+        (run_dir.case_artifacts(case_id) / "attempts").glob(f"attempt-*/{PENDING_FILE}")
+    ):
+        if not (path.parent / "attempt.json").is_file():
+            found.append(PendingAttempt.model_validate_json(path.read_text(encoding="utf-8")))
+    return found
+
+
+def new_attempt(request: PlanRequest, case_id: str) -> NewAttempt:
+    """One fresh attempt workspace for `case_id`, registered in the run (planned if new)."""
+    run_dir = _run_dir(request.runs_dir, request.run_id or new_run_id())
+    created = not run_dir.manifest_path.is_file()
+    if created:
+        manifest = _plan(request, run_dir, case_id)
+    else:
+        manifest = run_dir.read_manifest()
+        if request.target and request.target != manifest.target_id:
+            raise InputError(
+                f"run {run_dir.run_id} evaluates target {manifest.target_id!r}", field="--target"
+            )
+    with _locked(run_dir):
+        if created:
+            run_dir.write_manifest(manifest)
+        repo = _repo_of(manifest)
+        case = _case(repo, manifest, case_id)
+        if _pending(run_dir, case_id):
+            raise InputError(
+                f"case {case_id} has an attempt not collected yet; run `agentic-eval attempt"
+                f" collect {case_id}` first (attempts never share a workspace)"
+            )
+        root = Path(manifest.case_workspace_root)
+        number = run_dir.max_attempt(case_id) + 1
+        while attempt_dir(root, case_id, number).exists():
+            number += 1  # a workspace left by anything else is never reused
+        workspace = build_workspace(
+            case_workspace_root=root,
+            case=case,
+            target=repo.targets[manifest.target_id],
+            source_workspace=repo.source_workspace,
+            attempt=number,
+        )
+        setup = case.case.setup
+        if setup.env or setup.env_vars_required:
+            # spawn_agent passes no environment: the case's variables cannot reach the child.
+            workspace.mismatches.append(
+                "setup env: a sub-agent spawned in session cannot be given environment variables"
+            )
+        pending = PendingAttempt(
+            case_id=case_id,
+            attempt=number,
+            workspace=str(workspace.path),
+            prompt=in_session_prompt(case.case.input.user_prompt, str(workspace.path)),
+            created_at=_now().isoformat(),
+            retry_of=_retry_of(run_dir, case_id),
+            mismatches=workspace.mismatches,
+            baseline={k: (v.size, v.sha256) for k, v in fingerprint(workspace.path).items()},
+        )
+        write_json(run_dir.attempt_artifacts(case_id, number) / PENDING_FILE, pending)
+    return NewAttempt(run_dir, pending, created)
+
+
+def _retry_of(run_dir: RunDir, case_id: str) -> int | None:
+    """The contract's one rerun: a new attempt after an invalid one replaces it."""
+    records = [r for r in run_dir.attempt_records(case_id) if not r.interrupted]
+    if not records:
+        return None
+    last = max(records, key=lambda r: r.attempt)
+    if last.valid or last.retry_of is not None:
+        return None
+    return last.attempt
+
+
+@dataclass(frozen=True)
+class CollectRequest:
+    runs_dir: Path
+    run_id: str
+    case_id: str
+    codex_home: Path
+    parent_thread_id: str
+    nickname: str | None = None
+    agent_id: str | None = None
+    grader: ModelGrader | None = None
+
+
+@dataclass
+class Collected:
+    run_dir: RunDir
+    attempt: AttemptResult
+    nickname: str | None
+    case_status: str
+    run_state: str
+
+
+def collect_attempt(request: CollectRequest) -> Collected:
+    run_dir = _run_dir(request.runs_dir, request.run_id)
+    manifest = run_dir.read_manifest()
+    with _locked(run_dir):
+        repo = _repo_of(manifest)
+        case = _case(repo, manifest, request.case_id)
+        pending_list = _pending(run_dir, request.case_id)
+        if not pending_list:
+            raise InputError(
+                f"case {request.case_id} has no attempt waiting to be collected in run"
+                f" {run_dir.run_id}; make one with `agentic-eval attempt new`"
+            )
+        pending = pending_list[-1]
+        if not request.codex_home.is_dir():
+            raise EnvironmentProblem(
+                f"no Codex session store at {request.codex_home} (pass --codex-home)"
+            )
+        result = _judge(request, run_dir, repo, case, pending)
+        save_attempt(run_dir, result)
+        attempts = _attempts(run_dir, request.case_id, result)
+        result_file = finalize_case(
+            run_dir,
+            case,
+            final_slots(attempts),
+            attempts,
+            repo.targets[manifest.target_id].target.allowed_statuses,
+            source_workspace=repo.source_workspace,
+        )
+        if manifest.codex_version is None and result.evidence is not None:
+            manifest.codex_version = result.evidence.cli_version  # the user's own codex
+        if result_file.environment_mismatches:
+            manifest.environment_mismatches[case.case_id] = result_file.environment_mismatches
+        run_dir.write_case_result(result_file)
+        if run_dir.finished_case_ids() >= set(manifest.resolved_case_ids):
+            manifest.run_state = "completed"
+            manifest.finished_at = _now().isoformat(timespec="seconds")
+        run_dir.write_manifest(manifest)
+        write_reports(run_dir, manifest)
+    nickname = result.evidence.agent_nickname if result.evidence else None
+    return Collected(run_dir, result, nickname, result_file.status, manifest.run_state)
+
+
+def _judge(
+    request: CollectRequest,
+    run_dir: RunDir,
+    repo: EvalRepo,
+    case: LoadedCase,
+    pending: PendingAttempt,
+) -> AttemptResult:
+    workspace = AttemptWorkspace(
+        case.case_id, pending.attempt, Path(pending.workspace), mismatches=pending.mismatches
+    )
+    result = AttemptResult(
+        case.case_id, pending.attempt, workspace, "blocked", retry_of=pending.retry_of
+    )
+    baseline = {k: FileState(size, sha) for k, (size, sha) in pending.baseline.items()}
+    if workspace.path.is_dir():
+        save_snapshot(
+            workspace.path,
+            baseline,
+            run_dir.attempt_artifacts(case.case_id, pending.attempt) / WORKSPACE_SNAPSHOT,
+            repo.source_workspace,
+        )
+    store = get_store("codex", request.codex_home)
+    located = store.locate_child(
+        ChildQuery(
+            request.parent_thread_id,
+            agent_id=request.agent_id,
+            nickname=request.nickname,
+            since=datetime.fromisoformat(pending.created_at),
+            until=_now(),
+            exclude=_accepted_threads(run_dir),
+        )
+    )
+    session: SessionRef | None = located.accepted
+    if session is None:
+        result.blocked_reason = "insufficient-evidence"
+        result.reason = f"accepted session {located.status}: {located.reason}"
+        return result
+    if not read_session(result, session, store, str(Path.home())):
+        return result
+    if prompt_was_verbatim(result, pending.prompt):
+        judge_session(run_dir, case, result, request.grader)
+    return result
+
+
+def _accepted_threads(run_dir: RunDir) -> frozenset[str]:
+    """Every sub-agent thread an attempt of this run has already been given."""
+    manifest = run_dir.read_manifest()
+    return frozenset(
+        record.thread_id
+        for case_id in manifest.resolved_case_ids
+        for record in run_dir.attempt_records(case_id)
+        if record.thread_id
+    )
+
+
+def _attempts(run_dir: RunDir, case_id: str, latest: AttemptResult) -> list[AttemptResult]:
+    """Every counted attempt of the case, the one just collected as it is."""
+    attempts = []
+    for path in sorted(
+        (run_dir.case_artifacts(case_id) / "attempts").glob("attempt-*/attempt.json")
+    ):
+        saved = AttemptFile.model_validate_json(path.read_text(encoding="utf-8"))
+        if saved.interrupted:
+            continue
+        attempts.append(
+            latest if saved.attempt == latest.number else restore_attempt(run_dir, case_id, saved)
+        )
+    return attempts
