@@ -45,7 +45,11 @@ WS = "/w/ws"
         ("cat ~/.ssh/id_rsa", [("read", "~/.ssh/id_rsa")]),
         ("cat $HOME/x", [("read", "~/x")]),
         ("cat refs/*.md", [("read", "/w/ws/refs/*.md")]),
-        ("python3 scripts/new.py slug", [("read", "/w/ws/scripts/new.py")]),
+        # running a script is not reading it: its text never reached the agent
+        ("python3 scripts/new.py slug", [("exec", "/w/ws/scripts/new.py")]),
+        ("bash scripts/fetch.sh", [("exec", "/w/ws/scripts/fetch.sh")]),
+        ("node tools/x.js", [("exec", "/w/ws/tools/x.js")]),
+        (". ./env.sh", [("exec", "/w/ws/env.sh")]),
         ("bash -c 'cat /etc/passwd'", [("read", "/etc/passwd")]),
         ("sed -i 's/a/b/' f.txt", [("write", "/w/ws/f.txt")]),
         ("env FOO=1 cat z", [("read", "/w/ws/z")]),

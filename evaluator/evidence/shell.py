@@ -17,6 +17,7 @@ import base64
 import binascii
 import posixpath
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Literal
@@ -849,7 +850,7 @@ class _Walker:
             self.modelled(base, COMMANDS[base], args, texts)
         elif base in ("source", "."):
             if args and args[0] is not None:
-                self.add("read", args[0], base)
+                self.add("exec", args[0], base)
                 self.result.runs.append(ScriptRun(self.resolve(args[0]), "shell", base))
             else:
                 self.opaque(f"{base} of a computed path")
@@ -1608,7 +1609,7 @@ class _Walker:
             if raw.startswith("-"):
                 index += 1
                 continue
-            self.add("read", raw, base)
+            self.add("exec", raw, base)
             self.result.runs.append(ScriptRun(self.resolve(raw), "unknown", base))
             for rest in args[index + 1 :]:
                 if rest is not None and _looks_like_path(rest):
@@ -1677,7 +1678,7 @@ class _Walker:
         if script is None:
             self.opaque(f"{base}: computed script {texts[index]}")
             return
-        self.add("read", script, base)
+        self.add("exec", script, base)
         self.result.runs.append(ScriptRun(self.resolve(script), "shell", base))
         for rest in operands[1:]:
             if rest is not None and _looks_like_path(rest):
@@ -1721,7 +1722,7 @@ class _Walker:
                         break
                 index += 1
                 continue
-            self.add("read", raw, base)
+            self.add("exec", raw, base)
             self.result.runs.append(ScriptRun(self.resolve(raw), "python", base))
             for extra in args[index + 1 :]:
                 if extra is not None and _looks_like_path(extra):
@@ -1741,6 +1742,14 @@ class _Walker:
         elif module in ("pip",):
             self.opaque("pip installs or runs code outside the workspace")
         else:
+            # `-m` looks in the working directory first: a skill's `python -m scripts.tool`
+            # runs scripts/tool.py there. It may as well be an installed module, whose effect
+            # is unknown, so the construct stays opaque (the trace can still vouch for it).
+            if (
+                re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", module)
+                and module.split(".")[0] not in sys.stdlib_module_names
+            ):
+                self.add("exec", module.replace(".", "/") + ".py", f"{base} -m {module}")
             self.opaque(f"{base} -m {module}: module not modelled")
             for raw in args:
                 if raw is not None and _looks_like_path(raw):

@@ -179,7 +179,13 @@ def assess_trace(
         outside = [a for a in call.accesses if not _allowed(a, roots, private, rules)]
         for access in call.accesses:
             in_private = any(_inside(access.path, d) for d in private)
-            if in_private and access not in outside and access.path not in report.private_tmp:
+            in_roots = any(_inside(access.path, r) for r in roots)
+            if (
+                in_private
+                and not in_roots
+                and access not in outside
+                and access.path not in report.private_tmp
+            ):
                 report.private_tmp.append(access.path)
         for access in outside:
             report.violations.append(
@@ -253,10 +259,21 @@ def combine(
     evidence: SessionEvidence | None = None,
 ) -> IsolationReport:
     """The worse of the two verdicts; trace violations join the evidence's (and, when the
-    evidence is given, become `isolation_violation` records pointing at the tool call)."""
+    evidence is given, become `isolation_violation` records pointing at the tool call).
+
+    One exception: when the session analysis is unverifiable only because of opaque constructs
+    and every one of them sits in a tool call the trace saw whole (matched, contained, no
+    disagreement between the layers), the trace is the stronger evidence for those calls and
+    the attempt is contained. A skill's own `python -m scripts.tool` is opaque to a text
+    analysis, not to strace."""
     worse = max(
         (evidence_report.verdict, trace_report.verdict), key=lambda verdict: _SEVERITY[verdict]
     )
+    resolved = evidence is not None and _trace_covers_opaque(
+        evidence_report, trace_report, evidence
+    )
+    if resolved:
+        worse = trace_report.verdict
     merged = IsolationReport(
         verdict=worse,
         workspace=evidence_report.workspace,
@@ -267,6 +284,12 @@ def combine(
         opaque=list(evidence_report.opaque),
         reason=f"evidence: {evidence_report.reason}; trace: {trace_report.reason}",
     )
+    if resolved:
+        merged.reason = (
+            f"evidence: {len(evidence_report.opaque)} opaque construct(s), each in a tool call"
+            f" the trace saw whole ({'; '.join(r for _, r in evidence_report.opaque[:3])});"
+            f" trace: {trace_report.reason}"
+        )
     if evidence is not None:
         for violation in trace_report.violations:
             evidence.add(
@@ -279,6 +302,31 @@ def combine(
                 detail=violation.detail,
             )
     return merged
+
+
+def _trace_covers_opaque(
+    evidence_report: IsolationReport, trace_report: TraceReport, evidence: SessionEvidence
+) -> bool:
+    if not (
+        evidence_report.verdict == "unverifiable"
+        and trace_report.verdict == "contained"
+        and not trace_report.disagreements  # the trace and the session tell the same story
+        and evidence_report.opaque
+        and not evidence_report.violations
+        and evidence_report.reliable_signals > 0
+    ):
+        return False
+    by_id = {r.id: r for r in evidence.records}
+    traced_calls = {
+        by_id[record_id].call_id
+        for record_id in trace_report.matched.values()
+        if record_id in by_id
+    }
+    for ref, _ in evidence_report.opaque:
+        record = by_id.get(ref)
+        if record is None or record.call_id is None or record.call_id not in traced_calls:
+            return False
+    return True
 
 
 def assess_with_trace(

@@ -7,6 +7,7 @@ from evaluator.judge.checks import (
     final_answer,
     logic,
     read_before,
+    script_ran,
     workspace_files,
 )
 from evaluator.judge.checks.registry import CHECKS, register_check, run_check
@@ -21,5 +22,6 @@ __all__ = [
     "read_before",
     "register_check",
     "run_check",
+    "script_ran",
     "workspace_files",
 ]
