@@ -257,20 +257,25 @@ def combine(
     evidence_report: IsolationReport,
     trace_report: TraceReport,
     evidence: SessionEvidence | None = None,
+    jailed: bool = False,
 ) -> IsolationReport:
     """The worse of the two verdicts; trace violations join the evidence's (and, when the
     evidence is given, become `isolation_violation` records pointing at the tool call).
 
-    One exception: when the session analysis is unverifiable only because of opaque constructs
-    and every one of them sits in a tool call the trace saw whole (matched, contained, no
-    disagreement between the layers), the trace is the stronger evidence for those calls and
-    the attempt is contained. A skill's own `python -m scripts.tool` is opaque to a text
-    analysis, not to strace."""
+    One exception: in the jail, when the session analysis is unverifiable only because of opaque
+    constructs and every one of them sits in a tool call the trace saw whole (matched,
+    contained, no disagreement between the layers), the trace is the stronger evidence for
+    those calls and the attempt is contained. A skill's own `python -m scripts.tool` is opaque
+    to a text analysis, not to strace. Only in the jail: the trace does not see stat-family
+    calls, and there the eval repo, the source workspace and $HOME are empty, so a `stat` the
+    trace missed can learn nothing of them."""
     worse = max(
         (evidence_report.verdict, trace_report.verdict), key=lambda verdict: _SEVERITY[verdict]
     )
-    resolved = evidence is not None and _trace_covers_opaque(
-        evidence_report, trace_report, evidence
+    resolved = (
+        jailed
+        and evidence is not None
+        and _trace_covers_opaque(evidence_report, trace_report, evidence)
     )
     if resolved:
         worse = trace_report.verdict
@@ -287,7 +292,8 @@ def combine(
     if resolved:
         merged.reason = (
             f"evidence: {len(evidence_report.opaque)} opaque construct(s), each in a tool call"
-            f" the trace saw whole ({'; '.join(r for _, r in evidence_report.opaque[:3])});"
+            f" the trace saw whole in the jail"
+            f" ({'; '.join(r for _, r in evidence_report.opaque[:3])});"
             f" trace: {trace_report.reason}"
         )
     if evidence is not None:
@@ -344,4 +350,4 @@ def assess_with_trace(
         agent_dir = (str(own_dirs[0]),) if own_dirs else ()
         trace = read_trace(trace_path, start_cwd=str(workspace), agent_dirs=agent_dir)
         report = assess_trace(trace, evidence, evidence_report, workspace, own_dirs, private_dirs)
-    return combine(evidence_report, report, evidence), report
+    return combine(evidence_report, report, evidence, jailed=bool(private_dirs)), report
