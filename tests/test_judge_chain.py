@@ -206,7 +206,9 @@ def test_write_outcome_falls_back_on_the_exit_code_of_its_call() -> None:
 def test_a_script_ran_only_when_it_was_executed(
     check: dict[str, object], expected: str, detail: str
 ) -> None:
-    context = JudgeContext(evidence=_evidence(), workspace=WS, ref_prefix="e")
+    context = JudgeContext(
+        evidence=_evidence(), workspace=WS, ref_prefix="e", workspace_available=False
+    )
     entry = judge_case(_case([{"description": "d", "checks": [check]}]), context).entries[0]
     assert entry.status == expected
     assert detail in entry.checks[0].detail

@@ -27,6 +27,7 @@ PROMPTS = {
     "runs-as-module": "Package the report as a module run, please.",
     "runs-by-path": "Package the report by its path, please.",
     "only-reads-it": "Package the report after reading the tool, please.",
+    "runs-a-missing-path": "Package the report from the workspace root, please.",
 }
 STEPS = {
     "runs-as-module": [
@@ -40,6 +41,11 @@ STEPS = {
     "only-reads-it": [
         {"cmd": f"cat {SKILL}/SKILL.md"},
         {"cmd": f"cat {SKILL}/scripts/tool.py"},
+    ],
+    # The skill's relative `scripts/tool.py`, run where there is no such file: nothing ran.
+    "runs-a-missing-path": [
+        {"cmd": f"cat {SKILL}/SKILL.md"},
+        {"cmd": "python3 scripts/tool.py out"},
     ],
 }
 
@@ -148,6 +154,12 @@ def test_reading_the_script_is_not_running_it(outcome: RunOutcome) -> None:
     assert result.status == "fail"
     detail = result.assertions[0].checks[0].detail
     assert "never executed" in detail and "cat " in detail
+
+
+def test_running_a_path_where_the_script_is_not_is_not_running_it(outcome: RunOutcome) -> None:
+    result = next(r for r in outcome.results if r.case_id == "runs-a-missing-path")
+    assert result.status == "fail"
+    assert "no such file: nothing ran" in result.assertions[0].checks[0].detail
 
 
 def test_the_trace_vouches_for_a_module_run_the_session_analysis_cannot_follow(

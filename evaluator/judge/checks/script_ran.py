@@ -8,6 +8,7 @@ accesses; this check reads those.
 
 from __future__ import annotations
 
+import os
 import posixpath
 
 from evaluator.contract.models import ScriptRanCheck
@@ -26,6 +27,22 @@ def _exit_code(record: EvidenceRecord, context: JudgeContext) -> int | None:
     return None
 
 
+def _present(record: EvidenceRecord, context: JudgeContext) -> bool:
+    """The executed file exists in the workspace after the run, or the session wrote it (and
+    may have removed it since). Without the workspace nothing can be told: trust the evidence."""
+    assert record.path is not None
+    if not context.workspace_available or os.path.lexists(context.on_disk(record.path)):
+        return True
+    return any(w.path == record.path for w in context.writes())
+
+
+def _command_of(record: EvidenceRecord, context: JudgeContext) -> str:
+    for command in context.evidence.of_kind("command_observed"):
+        if command.call_id == record.call_id and command.command:
+            return command.command
+    return record.detail or record.path or "?"
+
+
 def _mentions(context: JudgeContext, path: str) -> list[EvidenceRecord]:
     """Commands whose text names the script (its last path components) without running it."""
     name = posixpath.basename(path.rstrip("/"))
@@ -40,6 +57,16 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
         r for r in context.evidence.of_kind("file_read_observed") if r.access == "exec" and r.path
     ]
     hits = context.matching(executed, check.path)
+    present = [r for r in hits if _present(r, context)]
+    if hits and not present:
+        # `python scripts/x.py` from the wrong directory: the interpreter found nothing to run.
+        return failed(
+            KIND,
+            f"`{_command_of(hits[0], context)}` names {check.path} where the workspace has no"
+            " such file: nothing ran",
+            [context.ref(r) for r in hits],
+        )
+    hits = present
     if hits:
         refs = [context.ref(r) for r in hits]
         if check.exit_code is None:
