@@ -81,6 +81,9 @@ class Step(StrictModel):
 
     cmd: str | None = None
     workdir: str | None = None
+    # How long Codex waits for the command before answering "still running" (its own default
+    # is 10 s, its cap 30 s): a slow command on a loaded machine must still finish in its turn.
+    yield_time_ms: int | None = Field(default=None, ge=250, le=30_000)
     patch: str | None = None
     spawn: SpawnSpec | None = None
     wait: WaitSpec | None = None
@@ -101,8 +104,8 @@ class Step(StrictModel):
                 f"each step needs exactly one of {', '.join(ACTIONS)}"
                 f" (got {', '.join(actions) or 'none'})"
             )
-        if self.workdir is not None and self.cmd is None:
-            raise ValueError("workdir only goes with cmd")
+        if (self.workdir is not None or self.yield_time_ms is not None) and self.cmd is None:
+            raise ValueError("workdir and yield_time_ms only go with cmd")
         if self.when is None and (self.then is not None or self.else_ is not None):
             raise ValueError("`then` and `else` only go with `when`")
         if self.when is not None and self.then is None:

@@ -151,6 +151,8 @@ class ScriptedModelServer:
             args: dict[str, Any] = {"cmd": step.cmd}
             if step.workdir is not None:
                 args["workdir"] = step.workdir
+            if step.yield_time_ms is not None:
+                args["yield_time_ms"] = step.yield_time_ms
             return _function_call(call_id, "exec_command", args)
         if step.patch is not None:
             return {
