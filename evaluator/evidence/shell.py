@@ -35,6 +35,7 @@ from evaluator.evidence.commands import (
     SHELLS,
     SUMMARISING_FLAGS,
     UNSAFE_VARIABLES,
+    UV_RUN,
     CommandModel,
     Role,
     words,
@@ -937,6 +938,43 @@ class _Walker:
             self.opaque(f"{via} runs a computed command")
             return
         self.apply(name, [r for r, _ in rest[1:]], [t for _, t in rest[1:]])
+
+    def cmd_uv(self, args: list[str | None], texts: list[str]) -> None:
+        if not args or args[0] != "run":
+            self.opaque("uv other than `uv run` manages environments and packages")
+            return
+        options, rest = _leading_options(UV_RUN, args[1:], texts[1:])
+        saved = self.cwd
+        try:
+            self.uv_run(options, rest)
+        finally:
+            self.cwd = saved  # `--directory` holds for this command only
+
+    def uv_run(
+        self, options: list[tuple[str, str | None]], rest: list[tuple[str | None, str]]
+    ) -> None:
+        raws, texts = [r for r, _ in rest], [t for _, t in rest]
+        for option, value in options:
+            if value is None:
+                continue
+            if option in ("--module", "-m"):
+                self.python_module("uv run", value, raws, texts)
+                return
+            if option == "--script":
+                self.python_command("uv run", [value, *raws], [value, *texts])
+                return
+            if option == "--directory":
+                self.add("cwd", value, "uv run --directory")
+                self.cwd = self.resolve(value)
+                continue
+            if option == "--project":
+                self.add("read", value, "uv run --project")  # the project's configuration
+                continue
+            self.role(UV_RUN.roles.get(option, "text"), value, value, f"uv run {option}")
+        if raws and raws[0] is not None and raws[0].endswith(".py"):
+            self.python_command("uv run", raws, texts)
+            return
+        self.run_rest(rest, "uv run")
 
     def cmd_env(self, args: list[str | None], texts: list[str]) -> None:
         index = 0
