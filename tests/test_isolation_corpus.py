@@ -97,7 +97,9 @@ def _steps(entry: dict[str, Any], canary: Canary) -> list[dict[str, Any]]:
     steps: list[dict[str, Any]] = []
     for step in entry["steps"]:
         if isinstance(step, str):
-            steps.append({"cmd": canary.expand(step, entry["id"])})
+            # Codex's longest wait: a slow interpreter start under the trace on a loaded
+            # machine must not leave the escape half-run when the scripted agent moves on.
+            steps.append({"cmd": canary.expand(step, entry["id"]), "yield_time_ms": 30_000})
         else:
             steps.append({"patch": canary.expand(step["patch"], entry["id"])})
     return [*steps, {"final": "done"}]

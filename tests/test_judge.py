@@ -168,8 +168,10 @@ def test_missing_final_answer_fails_answer_checks() -> None:
         ("`a/docs.txt` was read before any file under `a/references/`.", "read_before"),
         (
             "The accepted session evidence shows a command invoking `scripts/fetch.sh`.",
-            "command_ran",
+            "script_ran",
         ),
+        ("The accepted session shows a command invoking `pnpm dev`.", "command_ran"),
+        ("The session shows the agent ran `scripts/new.py users_email`.", "all_of"),
         ("The final answer includes a local URL.", "final_answer_url"),
         ("The evidence shows consultation of `a.md` or `b.md`.", "any_of"),
     ],

@@ -39,6 +39,7 @@ def _evidence() -> SessionEvidence:
     ev.add("command_observed", 2, command=f"cat {SKILL}/docs.txt", exit_code=0, call_id="c2")
     ev.add("file_read_observed", 2, path=f"/ws/{SKILL}/docs.txt", access="read", call_id="c2")
     ev.add("command_observed", 3, command="python3 tool.py", exit_code=1, call_id="c3")
+    ev.add("file_read_observed", 3, path="/ws/tool.py", access="exec", call_id="c3")
     ev.add("file_write_observed", 4, path="/ws/ok.txt", access="write", outcome="ok")
     ev.add("file_write_observed", 5, path="/ws/failed.txt", access="write", outcome="failed")
     ev.add("file_write_observed", 6, path="/ws/unknown.txt", access="write", outcome="unknown")
@@ -191,6 +192,38 @@ def test_write_outcome_falls_back_on_the_exit_code_of_its_call() -> None:
     assert judge_case(_case([entry]), context).status == "fail"  # tool.py exited 1
 
 
+@pytest.mark.parametrize(
+    "check,expected,detail",
+    [
+        ({"kind": "script_ran", "path": "tool.py"}, "pass", "ran"),
+        ({"kind": "script_ran", "path": "tool.py", "exit_code": 1}, "pass", "exit code 1"),
+        ({"kind": "script_ran", "path": "tool.py", "exit_code": 0}, "fail", "exited with 1"),
+        # `cat docs.txt` names it; naming a file is not executing it.
+        ({"kind": "script_ran", "path": f"{SKILL}/docs.txt"}, "fail", "never executed"),
+        ({"kind": "script_ran", "path": "nowhere.sh"}, "fail", "no execution"),
+    ],
+)
+def test_a_script_ran_only_when_it_was_executed(
+    check: dict[str, object], expected: str, detail: str
+) -> None:
+    context = JudgeContext(
+        evidence=_evidence(), workspace=WS, ref_prefix="e", workspace_available=False
+    )
+    entry = judge_case(_case([{"description": "d", "checks": [check]}]), context).entries[0]
+    assert entry.status == expected
+    assert detail in entry.checks[0].detail
+
+
+def test_a_script_named_in_an_opaque_construct_cannot_be_judged() -> None:
+    ev = _evidence()
+    ev.add("command_observed", 8, command='eval "$(cat run.sh)"', exit_code=0, call_id="c8")
+    ev.opaque.append((ev.records[-1].id, "eval"))
+    context = JudgeContext(evidence=ev, workspace=WS, ref_prefix="e")
+    check = {"kind": "script_ran", "path": "run.sh"}
+    entry = judge_case(_case([{"description": "d", "checks": [check]}]), context).entries[0]
+    assert (entry.status, entry.blocked_reason) == ("blocked", "insufficient-evidence")
+
+
 PROSE = "The final answer recommends token auth over Basic Auth."
 
 
@@ -304,7 +337,7 @@ def test_the_model_gets_every_undecided_entry_in_one_call_and_nothing_else() -> 
         ("`SKILL.md` was read first.", {"kind": "read_before", "first": "SKILL.md", "then": "*"}),
         (
             "The accepted session evidence shows a command invoking `scripts/x.sh`.",
-            {"kind": "command_ran", "pattern": r"(?:^|[^\w-])scripts/x\.sh(?:$|[^\w-])"},
+            {"kind": "script_ran", "path": "scripts/x.sh"},
         ),
         (
             "The agent never runs `rm -rf`.",
@@ -342,7 +375,7 @@ def test_the_model_gets_every_undecided_entry_in_one_call_and_nothing_else() -> 
         ("会话证据显示未读取 `a.md`。", {"not": {"kind": "file_read", "path": "a.md"}}),
         (
             "会话证据显示运行了 `scripts/x.sh`。",
-            {"kind": "command_ran", "pattern": r"(?:^|[^\w-])scripts/x\.sh(?:$|[^\w-])"},
+            {"kind": "script_ran", "path": "scripts/x.sh"},
         ),
         (
             "`docs.txt` 在 `refs/` 下任何文件之前被读取。",
@@ -527,3 +560,10 @@ def test_validate_reads_operators_and_locates_errors_inside_them(
             f"{case.resolve()}:21:17: assert.required[0].checks[0].any_of[1].not.pth:"
             " unknown field 'pth' (did you mean 'path'?)"
         ) in error
+
+
+def test_an_entry_without_criteria_is_judged_by_its_description() -> None:
+    entry = {"description": "The accepted session shows a command invoking `tool.py`."}
+    assert _judge(_case([entry])) == [("pass", "rules", None)]
+    vague = {"description": "The skill's instructions were followed."}
+    assert _judge(_case([vague])) == [("blocked", "unclear-rule", "unclear-rule")]

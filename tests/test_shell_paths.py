@@ -45,7 +45,18 @@ WS = "/w/ws"
         ("cat ~/.ssh/id_rsa", [("read", "~/.ssh/id_rsa")]),
         ("cat $HOME/x", [("read", "~/x")]),
         ("cat refs/*.md", [("read", "/w/ws/refs/*.md")]),
-        ("python3 scripts/new.py slug", [("read", "/w/ws/scripts/new.py")]),
+        # running a script is not reading it: its text never reached the agent
+        ("python3 scripts/new.py slug", [("exec", "/w/ws/scripts/new.py")]),
+        ("bash scripts/fetch.sh", [("exec", "/w/ws/scripts/fetch.sh")]),
+        ("node tools/x.js", [("exec", "/w/ws/tools/x.js")]),
+        (". ./env.sh", [("exec", "/w/ws/env.sh")]),
+        ("uv run scripts/x.py", [("exec", "/w/ws/scripts/x.py")]),
+        ("uv run --with rich -p 3.11 scripts/x.py", [("exec", "/w/ws/scripts/x.py")]),
+        ("uv run --env-file ../.env python3 a.py", [("read", "/w/.env"), ("exec", "/w/ws/a.py")]),
+        (
+            "uv run --directory sub ./t.sh; cat y",
+            [("cwd", "/w/ws/sub"), ("exec", "/w/ws/sub/t.sh"), ("read", "/w/ws/y")],
+        ),
         ("bash -c 'cat /etc/passwd'", [("read", "/etc/passwd")]),
         ("sed -i 's/a/b/' f.txt", [("write", "/w/ws/f.txt")]),
         ("env FOO=1 cat z", [("read", "/w/ws/z")]),
@@ -71,6 +82,7 @@ def test_paths(command: str, expected: list[tuple[str, str]]) -> None:
         ("ls | xargs cat", "xargs"),
         ("find . -exec $CMD {} \\;", "computed command"),
         ("cd $DIR", "cd to a computed directory"),
+        ("uv pip install x", "uv other than `uv run`"),
         ("echo > $OUT", "computed path"),
     ],
 )

@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from evaluator.errors import EnvironmentProblem
+from evaluator.evidence.records import SessionEvidence
+from evaluator.isolation.assess import IsolationReport
+from evaluator.isolation.trace import TraceReport, combine
 from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
 from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.bwrap import BubblewrapJail
@@ -129,3 +132,37 @@ def test_path_tools_bind_back_the_deepest_hidden_directory(tmp_path: Path) -> No
 def test_launch_policy_without_jail_or_trace_leaves_the_argv_alone(tmp_path: Path) -> None:
     argv, trace = LaunchPolicy().wrap(["codex", "exec"], {}, tmp_path, tmp_path)
     assert (argv, trace) == (["codex", "exec"], None)
+
+
+def _opaque_session() -> tuple[SessionEvidence, IsolationReport]:
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True)
+    command = evidence.add("command_observed", 1, command="python3 -m tool", call_id="c1")
+    evidence.opaque.append((command.id, "python3 -m tool: module not modelled"))
+    report = IsolationReport(
+        verdict="unverifiable",
+        workspace="/ws",
+        reliable_signals=1,
+        opaque=list(evidence.opaque),
+    )
+    return evidence, report
+
+
+@pytest.mark.parametrize(
+    "jailed,matched,disagreements,expected",
+    [
+        (True, True, [], "contained"),
+        (False, True, [], "unverifiable"),  # outside the jail a stat the trace missed could look
+        (True, False, [], "unverifiable"),  # the trace never saw the opaque call
+        (True, True, ["trace call 2 ran `x`, which the session does not record"], "unverifiable"),
+    ],
+)
+def test_the_trace_vouches_for_opaque_calls_only_when_it_saw_them_whole_in_the_jail(
+    jailed: bool, matched: bool, disagreements: list[str], expected: str
+) -> None:
+    evidence, report = _opaque_session()
+    trace = TraceReport("contained", "1 traced tool call(s)", 1, disagreements=disagreements)
+    if matched:
+        trace.matched = {1: evidence.records[0].id}
+    assert combine(report, trace, evidence, jailed=jailed).verdict == expected
+    violating = TraceReport("violation", "outside", 1, matched=dict(trace.matched))
+    assert combine(report, violating, evidence, jailed=jailed).verdict == "violation"

@@ -141,6 +141,15 @@ class CommandRanCheck(_Check):
     exit_code: int | None = None
 
 
+class ScriptRanCheck(_Check):
+    kind: Literal["script_ran"]
+    path: NonEmpty = Field(
+        description="Workspace-relative path or glob of a script the agent executed (run by an"
+        " interpreter, as `./x`, sourced or via `python -m`); printing or reading it is not running it."
+    )
+    exit_code: int | None = None
+
+
 class FileWrittenCheck(_Check):
     kind: Literal["file_written"]
     path: NonEmpty
@@ -250,6 +259,7 @@ LeafCheck = (
     FileReadCheck
     | ReadBeforeCheck
     | CommandRanCheck
+    | ScriptRanCheck
     | FileWrittenCheck
     | FinalAnswerContainsCheck
     | FinalAnswerMatchesCheck
@@ -263,6 +273,7 @@ Check = Annotated[
     Annotated[FileReadCheck, Tag("file_read")]
     | Annotated[ReadBeforeCheck, Tag("read_before")]
     | Annotated[CommandRanCheck, Tag("command_ran")]
+    | Annotated[ScriptRanCheck, Tag("script_ran")]
     | Annotated[FileWrittenCheck, Tag("file_written")]
     | Annotated[FinalAnswerContainsCheck, Tag("final_answer_contains")]
     | Annotated[FinalAnswerMatchesCheck, Tag("final_answer_matches")]

@@ -320,6 +320,27 @@ PREFIX_COMMANDS: dict[str, CommandModel] = {
     "unbuffer": _m("text"),
     "taskset": _m("text"),  # plus a mask operand
 }
+# `uv run [OPTIONS] COMMAND|SCRIPT.py ...`: the command it runs, in the project's environment.
+# uv's own reads and writes (the project's pyproject.toml and .venv, its cache in the agent's
+# home) are the tool's housekeeping, like an interpreter reading its standard library.
+UV_RUN = _m(
+    "text",
+    short="pwm",
+    long=(
+        "--python --with --with-editable --with-requirements --project --directory --env-file"
+        " --extra --group --only-group --package --index --index-url --extra-index-url --from"
+        " --config-file --cache-dir --script --module"
+    ),
+    roles={
+        "--project": "dir",
+        "--directory": "dir",
+        "--env-file": "read",
+        "--with-requirements": "read",
+        "--with-editable": "read",
+        "--config-file": "read",
+        "--cache-dir": "write",
+    },
+)
 # Prefixes that take one positional operand before the command.
 PREFIX_LEADING_OPERANDS = {"timeout": 1, "taskset": 1}
 

@@ -17,6 +17,7 @@ import base64
 import binascii
 import posixpath
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Literal
@@ -34,6 +35,7 @@ from evaluator.evidence.commands import (
     SHELLS,
     SUMMARISING_FLAGS,
     UNSAFE_VARIABLES,
+    UV_RUN,
     CommandModel,
     Role,
     words,
@@ -849,7 +851,7 @@ class _Walker:
             self.modelled(base, COMMANDS[base], args, texts)
         elif base in ("source", "."):
             if args and args[0] is not None:
-                self.add("read", args[0], base)
+                self.add("exec", args[0], base)
                 self.result.runs.append(ScriptRun(self.resolve(args[0]), "shell", base))
             else:
                 self.opaque(f"{base} of a computed path")
@@ -936,6 +938,43 @@ class _Walker:
             self.opaque(f"{via} runs a computed command")
             return
         self.apply(name, [r for r, _ in rest[1:]], [t for _, t in rest[1:]])
+
+    def cmd_uv(self, args: list[str | None], texts: list[str]) -> None:
+        if not args or args[0] != "run":
+            self.opaque("uv other than `uv run` manages environments and packages")
+            return
+        options, rest = _leading_options(UV_RUN, args[1:], texts[1:])
+        saved = self.cwd
+        try:
+            self.uv_run(options, rest)
+        finally:
+            self.cwd = saved  # `--directory` holds for this command only
+
+    def uv_run(
+        self, options: list[tuple[str, str | None]], rest: list[tuple[str | None, str]]
+    ) -> None:
+        raws, texts = [r for r, _ in rest], [t for _, t in rest]
+        for option, value in options:
+            if value is None:
+                continue
+            if option in ("--module", "-m"):
+                self.python_module("uv run", value, raws, texts)
+                return
+            if option == "--script":
+                self.python_command("uv run", [value, *raws], [value, *texts])
+                return
+            if option == "--directory":
+                self.add("cwd", value, "uv run --directory")
+                self.cwd = self.resolve(value)
+                continue
+            if option == "--project":
+                self.add("read", value, "uv run --project")  # the project's configuration
+                continue
+            self.role(UV_RUN.roles.get(option, "text"), value, value, f"uv run {option}")
+        if raws and raws[0] is not None and raws[0].endswith(".py"):
+            self.python_command("uv run", raws, texts)
+            return
+        self.run_rest(rest, "uv run")
 
     def cmd_env(self, args: list[str | None], texts: list[str]) -> None:
         index = 0
@@ -1608,7 +1647,7 @@ class _Walker:
             if raw.startswith("-"):
                 index += 1
                 continue
-            self.add("read", raw, base)
+            self.add("exec", raw, base)
             self.result.runs.append(ScriptRun(self.resolve(raw), "unknown", base))
             for rest in args[index + 1 :]:
                 if rest is not None and _looks_like_path(rest):
@@ -1677,7 +1716,7 @@ class _Walker:
         if script is None:
             self.opaque(f"{base}: computed script {texts[index]}")
             return
-        self.add("read", script, base)
+        self.add("exec", script, base)
         self.result.runs.append(ScriptRun(self.resolve(script), "shell", base))
         for rest in operands[1:]:
             if rest is not None and _looks_like_path(rest):
@@ -1721,7 +1760,7 @@ class _Walker:
                         break
                 index += 1
                 continue
-            self.add("read", raw, base)
+            self.add("exec", raw, base)
             self.result.runs.append(ScriptRun(self.resolve(raw), "python", base))
             for extra in args[index + 1 :]:
                 if extra is not None and _looks_like_path(extra):
@@ -1741,6 +1780,14 @@ class _Walker:
         elif module in ("pip",):
             self.opaque("pip installs or runs code outside the workspace")
         else:
+            # `-m` looks in the working directory first: a skill's `python -m scripts.tool`
+            # runs scripts/tool.py there. It may as well be an installed module, whose effect
+            # is unknown, so the construct stays opaque (the trace can still vouch for it).
+            if (
+                re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", module)
+                and module.split(".")[0] not in sys.stdlib_module_names
+            ):
+                self.add("exec", module.replace(".", "/") + ".py", f"{base} -m {module}")
             self.opaque(f"{base} -m {module}: module not modelled")
             for raw in args:
                 if raw is not None and _looks_like_path(raw):

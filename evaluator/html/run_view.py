@@ -433,7 +433,7 @@ def _attempt(
     has_session: bool,
 ) -> AttemptView:
     report = record.isolation_report
-    trace = record.trace or {}
+    trace = record.trace_report or {}
     layers = record.isolation_layers
     return AttemptView(
         number=number,
@@ -456,7 +456,7 @@ def _attempt(
         ],
         disagreements=[str(d) for d in trace.get("disagreements") or []],
         layers=(
-            f"jail {layers.sandbox}, trace {'on' if layers.trace else 'off'}"
+            f"jail {layers.sandbox}, trace {layers.trace}"
             if layers is not None
             else "-"
         ),

@@ -188,7 +188,13 @@ def assess_trace(
         outside = [a for a in call.accesses if not judged(a)]
         for access in call.accesses:
             in_private = any(_inside(access.path, d) for d in private)
-            if in_private and access not in outside and access.path not in report.private_tmp:
+            in_roots = any(_inside(access.path, r) for r in roots)
+            if (
+                in_private
+                and not in_roots
+                and access not in outside
+                and access.path not in report.private_tmp
+            ):
                 report.private_tmp.append(access.path)
         for access in outside:
             report.violations.append(
@@ -260,12 +266,28 @@ def combine(
     evidence_report: IsolationReport,
     trace_report: TraceReport,
     evidence: SessionEvidence | None = None,
+    jailed: bool = False,
 ) -> IsolationReport:
     """The worse of the two verdicts; trace violations join the evidence's (and, when the
-    evidence is given, become `isolation_violation` records pointing at the tool call)."""
+    evidence is given, become `isolation_violation` records pointing at the tool call).
+
+    One exception: in the jail, when the session analysis is unverifiable only because of opaque
+    constructs and every one of them sits in a tool call the trace saw whole (matched,
+    contained, no disagreement between the layers), the trace is the stronger evidence for
+    those calls and the attempt is contained. A skill's own `python -m scripts.tool` is opaque
+    to a text analysis, not to strace. Only in the jail: the trace does not see stat-family
+    calls, and there the eval repo, the source workspace and $HOME are empty, so a `stat` the
+    trace missed can learn nothing of them."""
     worse = max(
         (evidence_report.verdict, trace_report.verdict), key=lambda verdict: _SEVERITY[verdict]
     )
+    resolved = (
+        jailed
+        and evidence is not None
+        and _trace_covers_opaque(evidence_report, trace_report, evidence)
+    )
+    if resolved:
+        worse = trace_report.verdict
     merged = IsolationReport(
         verdict=worse,
         workspace=evidence_report.workspace,
@@ -276,6 +298,13 @@ def combine(
         opaque=list(evidence_report.opaque),
         reason=f"evidence: {evidence_report.reason}; trace: {trace_report.reason}",
     )
+    if resolved:
+        merged.reason = (
+            f"evidence: {len(evidence_report.opaque)} opaque construct(s), each in a tool call"
+            f" the trace saw whole in the jail"
+            f" ({'; '.join(r for _, r in evidence_report.opaque[:3])});"
+            f" trace: {trace_report.reason}"
+        )
     if evidence is not None:
         for violation in trace_report.violations:
             evidence.add(
@@ -288,6 +317,31 @@ def combine(
                 detail=violation.detail,
             )
     return merged
+
+
+def _trace_covers_opaque(
+    evidence_report: IsolationReport, trace_report: TraceReport, evidence: SessionEvidence
+) -> bool:
+    if not (
+        evidence_report.verdict == "unverifiable"
+        and trace_report.verdict == "contained"
+        and not trace_report.disagreements  # the trace and the session tell the same story
+        and evidence_report.opaque
+        and not evidence_report.violations
+        and evidence_report.reliable_signals > 0
+    ):
+        return False
+    by_id = {r.id: r for r in evidence.records}
+    traced_calls = {
+        by_id[record_id].call_id
+        for record_id in trace_report.matched.values()
+        if record_id in by_id
+    }
+    for ref, _ in evidence_report.opaque:
+        record = by_id.get(ref)
+        if record is None or record.call_id is None or record.call_id not in traced_calls:
+            return False
+    return True
 
 
 def assess_with_trace(
@@ -308,4 +362,4 @@ def assess_with_trace(
         report = TraceReport("unverifiable", f"no trace was written ({trace_path})", 0)
     else:
         report = assess_trace(trace, evidence, evidence_report, workspace, own_dirs, private_dirs)
-    return combine(evidence_report, report, evidence), report
+    return combine(evidence_report, report, evidence, jailed=bool(private_dirs)), report

@@ -30,6 +30,7 @@ from evaluator.contract.models import (
     FinalAnswerUrlCheck,
     NotCheck,
     ReadBeforeCheck,
+    ScriptRanCheck,
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
@@ -231,6 +232,45 @@ def _command_family(command: str) -> str:
     return _literal_command(command)
 
 
+SCRIPT_SUFFIXES = (".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php")
+
+
+def _script_path(word: str) -> bool:
+    """`scripts/fetch_docs.sh`, `./bin/setup`, `tool.py`: a file that is executed, not a
+    program name (`pnpm`, `pytest`)."""
+    return (
+        bool(word)
+        and not any(ch.isspace() for ch in word)
+        and not word.startswith("-")
+        and (word.endswith(SCRIPT_SUFFIXES) or "/" in word.strip("/"))
+    )
+
+
+def _command_check(literal: str, equivalent: bool) -> Check:
+    """A command literal: a script must really run (naming it in `cat` is not running it), with
+    its arguments when the literal gives them; any other command matches by its text."""
+    first, _, rest = literal.strip().partition(" ")
+    if _script_path(first):
+        script = ScriptRanCheck(kind="script_ran", path=first.removeprefix("./"))
+        if not rest.strip() or equivalent:
+            return script  # "or equivalent": running the script in any way is the same act
+        return AllOfCheck(
+            operands=[
+                script,
+                CommandRanCheck(kind="command_ran", pattern=_literal_command(literal)),
+            ]
+        )
+    pattern = _command_family(literal) if equivalent else _literal_command(literal)
+    return CommandRanCheck(kind="command_ran", pattern=pattern)
+
+
+def _unique(checks: list[Check]) -> list[Check]:
+    seen: dict[str, Check] = {}
+    for check in checks:
+        seen.setdefault(check.model_dump_json(), check)
+    return list(seen.values())
+
+
 def _commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     found = _literals(sentence, match.group("objects"))
     if found is None:
@@ -238,10 +278,7 @@ def _commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     equivalent = match.groupdict().get("equivalent") is not None
     if equivalent and found.join != "any" and len(found.values) > 1:
         return None
-    patterns = [_command_family(v) if equivalent else _literal_command(v) for v in found.values]
-    checks: list[Check] = [
-        CommandRanCheck(kind="command_ran", pattern=p) for p in dict.fromkeys(patterns)
-    ]
+    checks = _unique([_command_check(v, equivalent) for v in found.values])
     return _combine(checks, "any" if equivalent else found.join)
 
 
@@ -254,10 +291,7 @@ def _listed_commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     commands = [i for i in items if i and not re.fullmatch(r"(?:an? )?(?:equivalent|similar).*", i)]
     if not commands:
         return None
-    patterns = list(
-        dict.fromkeys(_command_family(c) if equivalent else _literal_command(c) for c in commands)
-    )
-    return _combine([CommandRanCheck(kind="command_ran", pattern=p) for p in patterns], "any")
+    return _combine(_unique([_command_check(c, equivalent) for c in commands]), "any")
 
 
 def _git_clone(sentence: Sentence, match: re.Match[str]) -> Check | None:
@@ -506,7 +540,8 @@ def compile_entry(entry: AssertionEntry, polarity: Polarity) -> CompiledEntry | 
         ("pass_criteria", s) for s in entry.pass_criteria
     ] + [("fail_signals", s) for s in entry.fail_signals]
     if not sentences:
-        return None
+        # No criteria: the description is the only statement of what must be observed.
+        sentences = [("description", entry.description)]
     checks: list[Check] = []
     provenance: list[Provenance] = []
     for role, sentence in sentences:

@@ -59,7 +59,8 @@ def blocked(
     )
 
 
-SentenceRole = Literal["pass_criteria", "fail_signals"]
+# `description`: an entry with no criteria of its own is judged by what its description says.
+SentenceRole = Literal["pass_criteria", "fail_signals", "description"]
 
 
 class Provenance(VerdictModel):

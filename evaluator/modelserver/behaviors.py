@@ -144,8 +144,9 @@ class Step(StrictModel):
 
     cmd: str | None = None
     workdir: str | None = None
-    # How long codex waits for the command before answering "still running" (its default is
-    # short: a slow command would otherwise go on in the background while the script moves on).
+    # How long Codex waits for the command before answering "still running" (its own default
+    # is 10 s and it caps the wait at 30 s): a slow command, such as a CLI call on a loaded
+    # machine, must finish in its turn instead of going on in the background.
     yield_time_ms: int | None = Field(default=None, ge=1)
     patch: str | None = None
     read: str | None = None  # a file path (Claude: `Read`; Codex: `cat`)

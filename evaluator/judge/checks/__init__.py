@@ -7,6 +7,7 @@ from evaluator.judge.checks import (
     final_answer,
     logic,
     read_before,
+    script_ran,
     subagents,
     workspace_files,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "read_before",
     "register_check",
     "run_check",
+    "script_ran",
     "subagents",
     "workspace_files",
 ]

@@ -1,0 +1,102 @@
+"""`script_ran`: the agent executed a script (path or glob), optionally with an exit code.
+
+Unlike `command_ran`, the command's text is not enough: `cat scripts/x.py` names the script but
+never runs it. The evidence layer records what a command executes (`python3 x.py`, `./x.sh`,
+`bash x.sh`, `. x.sh`, `python -m pkg.x` from its directory, scripts run by scripts) as `exec`
+accesses; this check reads those.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from evaluator.contract.models import ScriptRanCheck
+from evaluator.evidence.records import EvidenceRecord
+from evaluator.judge.base import JudgeContext
+from evaluator.judge.checks.registry import register_check
+from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+
+KIND = "script_ran"
+
+
+def _exit_code(record: EvidenceRecord, context: JudgeContext) -> int | None:
+    for command in context.evidence.of_kind("command_observed"):
+        if command.call_id == record.call_id and command.exit_code is not None:
+            return command.exit_code
+    return None
+
+
+def _present(record: EvidenceRecord, context: JudgeContext) -> bool:
+    """The executed file exists in the workspace after the run, or the session wrote it (and
+    may have removed it since). Without the workspace nothing can be told: trust the evidence."""
+    assert record.path is not None
+    if not context.workspace_available or os.path.lexists(context.on_disk(record.path)):
+        return True
+    return any(w.path == record.path for w in context.writes())
+
+
+def _command_of(record: EvidenceRecord, context: JudgeContext) -> str:
+    for command in context.evidence.of_kind("command_observed"):
+        if command.call_id == record.call_id and command.command:
+            return command.command
+    return record.detail or record.path or "?"
+
+
+def _mentions(context: JudgeContext, path: str) -> list[EvidenceRecord]:
+    """Commands whose text names the script (its last path components) without running it."""
+    name = posixpath.basename(path.rstrip("/"))
+    if not name or any(ch in name for ch in "*?["):
+        return []
+    return [r for r in context.evidence.of_kind("command_observed") if name in (r.command or "")]
+
+
+@register_check(KIND)
+def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
+    executed = [
+        r for r in context.evidence.of_kind("file_read_observed") if r.access == "exec" and r.path
+    ]
+    hits = context.matching(executed, check.path)
+    present = [r for r in hits if _present(r, context)]
+    if hits and not present:
+        # `python scripts/x.py` from the wrong directory: the interpreter found nothing to run.
+        return failed(
+            KIND,
+            f"`{_command_of(hits[0], context)}` names {check.path} where the workspace has no"
+            " such file: nothing ran",
+            [context.ref(r) for r in hits],
+        )
+    hits = present
+    if hits:
+        refs = [context.ref(r) for r in hits]
+        if check.exit_code is None:
+            return passed(KIND, f"{check.path} ran: {hits[0].detail or hits[0].source}", refs)
+        codes = [(r, _exit_code(r, context)) for r in hits]
+        exact = [r for r, code in codes if code == check.exit_code]
+        if exact:
+            return passed(
+                KIND,
+                f"{check.path} ran with exit code {check.exit_code}",
+                [context.ref(r) for r in exact],
+            )
+        if all(code is None for _, code in codes):
+            return blocked(KIND, f"{check.path} ran but its exit code was not recorded", refs)
+        seen = ", ".join(str(code) for _, code in codes if code is not None)
+        return failed(KIND, f"{check.path} exited with {seen}, expected {check.exit_code}", refs)
+    mentions = _mentions(context, check.path)
+    opaque_refs = {ref for ref, _ in context.evidence.opaque}
+    unclear = [r for r in mentions if r.id in opaque_refs]
+    if unclear:
+        # The command names the script in a construct the analysis cannot follow: it may run it.
+        return blocked(
+            KIND,
+            f"cannot tell whether `{unclear[0].command}` runs {check.path}",
+            [context.ref(r) for r in unclear],
+        )
+    if mentions:
+        return failed(
+            KIND,
+            f"{check.path} was named by `{mentions[0].command}` but never executed",
+            [context.ref(r) for r in mentions],
+        )
+    return failed(KIND, f"no execution of {check.path} was observed")
