@@ -455,11 +455,7 @@ def _attempt(
             for o in (report.opaque if report else [])
         ],
         disagreements=[str(d) for d in trace.get("disagreements") or []],
-        layers=(
-            f"jail {layers.sandbox}, trace {layers.trace}"
-            if layers is not None
-            else "-"
-        ),
+        layers=(f"jail {layers.sandbox}, trace {layers.trace}" if layers is not None else "-"),
     )
 
 
