@@ -31,7 +31,8 @@ from evaluator.sandbox import LaunchPolicy, Tracer
 from evaluator.sessions import get_store
 from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving
 
-pytestmark = pytest.mark.codex
+# Over a hundred real runs per test: the suite-wide 300 s is too short on a loaded machine.
+pytestmark = [pytest.mark.codex, pytest.mark.timeout(1200)]
 
 CORPUS = Path(__file__).parent / "isolation_corpus"
 PROMPT = "default currency per account"
