@@ -17,6 +17,7 @@ from evaluator.agents import AgentHandle
 from evaluator.agents.claude_code import ClaudeCodeRunner, ancestor_context, read_stream_events
 from evaluator.errors import EnvironmentProblem
 from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer
+from evaluator.modelserver.anthropic import read_messages_thread
 from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.prompting import CLAUDE_LAUNCHER_HEAD, agent_prompt, launcher_prompt
 from evaluator.sessions import get_store
@@ -121,6 +122,19 @@ def test_a_behaviour_may_restrict_itself_to_one_agent() -> None:
         both = BehaviorLibrary([*library.behaviors, behavior("any", PROMPT, [{"final": "x"}])])
         (problem,) = coverage_problems(both, {"c": f"I want a {PROMPT}."})
         assert "'for-codex', 'any'" in str(problem)
+
+
+def test_chance_branches_are_seeded_by_the_claude_workspace_as_by_codex() -> None:
+    system = [
+        {"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.197"},
+        {
+            "type": "text",
+            "text": "# Environment\n - Primary working directory: /var/tmp/x/ws/case-a/attempt-02\n",
+        },
+    ]
+    body = {"system": system, "messages": [{"role": "user", "content": PROMPT}]}
+    view = read_messages_thread(body, {"x-claude-code-session-id": "s"})
+    assert view.attempt_key == "case-a/attempt-02"
 
 
 def test_the_claude_launcher_spawns_the_prompt_and_a_wait_is_refused() -> None:

@@ -18,6 +18,7 @@ from evaluator.modelserver.behaviors import Step
 from evaluator.modelserver.protocol import ThreadView
 
 # Claude Code prefixes context (CLAUDE.md, skill listings, reminders) to user messages.
+_WORKING_DIRECTORY = re.compile(r"Primary working directory: (\S+)")
 _REMINDERS = re.compile(r"^(?:\s*<system-reminder>.*?</system-reminder>)+\s*", re.S)
 SUBAGENT_TYPE = "general-purpose"
 
@@ -40,6 +41,12 @@ def read_messages_thread(body: dict[str, Any], headers: dict[str, str]) -> Threa
     view = ThreadView(
         thread_id=agent_id or session_id, is_child=bool(agent_id), prompt=None, agent="claude"
     )
+    # The attempt's workspace, which seeds `chance` branches as Codex's <cwd> does.
+    for block in _blocks(body.get("system")):
+        found = _WORKING_DIRECTORY.search(str(block.get("text", "")))
+        if found:
+            view.cwd = found.group(1)
+            break
     turns: list[list[str]] = []
     results: dict[str, str] = {}
     for message in body.get("messages") or []:
