@@ -22,7 +22,11 @@ from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.prompting import CLAUDE_LAUNCHER_HEAD, agent_prompt, launcher_prompt
 from evaluator.sessions import get_store
 from evaluator.sessions.base import ChildQuery
+from tests.conftest import ROOT
 from tests.support import behavior, claude_or_skip, run_attempt, scratch_dir, serving
+from tests.test_validate import run_cli
+
+BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
 
 PROMPT = "default currency per account"
 
@@ -268,3 +272,25 @@ def test_the_child_prompt_is_checked_by_the_run_against_the_transcript() -> None
             "I want to store a default currency per account."
             " Add a currency column with default 'EUR' to accounts."
         )
+
+
+def test_a_missing_claude_cli_is_an_environment_error_naming_setup_agents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("AGENTIC_EVAL_CLAUDE_BIN", str(tmp_path / "nope/claude"))
+    args = ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(tmp_path)]
+    code, _, err = run_cli([*args, "--agent", "claude-code", "--behaviors", str(BEHAVIORS)], capsys)
+    assert code == 3 and "claude binary from $AGENTIC_EVAL_CLAUDE_BIN is not executable" in err
+    monkeypatch.delenv("AGENTIC_EVAL_CLAUDE_BIN")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr("evaluator.agents.claude_binary.PROJECT_BIN", tmp_path / "missing")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    code, _, err = run_cli([*args, "--agent", "claude-code", "--behaviors", str(BEHAVIORS)], capsys)
+    assert code == 3 and "Traceback" not in err
+    assert (
+        "run `agentic-eval setup-agents --agent claude` (installs"
+        " @anthropic-ai/claude-code@2.1.197 with npm" in err
+    )
+    assert list(tmp_path.iterdir()) == [tmp_path / "cache"] or not list(
+        tmp_path.glob("*/manifest.json")
+    )

@@ -80,7 +80,10 @@ def _sleepy_behaviors(tmp_path: Path, seconds: int) -> Path:
     behaviors.mkdir(exist_ok=True)
     data = yaml.safe_load((BEHAVIORS / "follows-skill/routing-add-column.yaml").read_text())
     if seconds:
-        data["steps"].insert(0, {"cmd": f"sleep {seconds}"})
+        # Codex hands a long command back to the model after about 10 s and lets the turn go
+        # on; a dozen keep the agent busy longer than the checks take on a loaded machine (an
+        # evaluator process alone can take 12 s to start there).
+        data["steps"][:0] = [{"cmd": f"sleep {seconds}"}] * 12
     (behaviors / "routing-add-column.yaml").write_text(yaml.safe_dump(data))
     return behaviors
 

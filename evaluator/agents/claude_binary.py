@@ -13,7 +13,12 @@ from evaluator.agents.npm_cli import CHECKOUT, PinnedCli, cli_version
 
 PINNED_VERSION = "2.1.197"
 CLAUDE = PinnedCli(
-    "claude", "@anthropic-ai/claude-code", PINNED_VERSION, "AGENTIC_EVAL_CLAUDE_BIN", "--claude-bin"
+    "claude",
+    "@anthropic-ai/claude-code",
+    PINNED_VERSION,
+    "AGENTIC_EVAL_CLAUDE_BIN",
+    "--claude-bin",
+    "agentic-eval setup-agents --agent claude",
 )
 PROJECT_BIN = CHECKOUT / ".tools/claude/node_modules/.bin/claude"
 

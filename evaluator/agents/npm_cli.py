@@ -26,6 +26,7 @@ class PinnedCli:
     version: str
     env_var: str  # e.g. AGENTIC_EVAL_CODEX_BIN
     option: str  # e.g. --codex-bin
+    setup_command: str = "agentic-eval setup-agents"
 
     @property
     def spec(self) -> str:
@@ -43,7 +44,7 @@ class PinnedCli:
 
     def install_hint(self) -> str:
         return (
-            f"run `agentic-eval setup-agents` (installs {self.spec} with npm into"
+            f"run `{self.setup_command}` (installs {self.spec} with npm into"
             f" {self.user_dir()}), or pass {self.option} / set ${self.env_var}"
         )
 
