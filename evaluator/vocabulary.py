@@ -103,3 +103,12 @@ ComparisonClass = Literal[
     "removed",
 ]
 COMPARISON_CLASSES: tuple[ComparisonClass, ...] = ComparisonClass.__args__  # type: ignore[attr-defined]
+
+# The tools that start a sub-agent, as sessions record them: Codex's `spawn_agent` (under its
+# namespaces) and Claude Code's `Agent` (`Task` in older versions).
+CODEX_SPAWN_TOOLS: tuple[str, ...] = (
+    "spawn_agent",
+    "multi_agent_v1.spawn_agent",
+    "collaboration.spawn_agent",
+)
+CLAUDE_SPAWN_TOOLS: tuple[str, ...] = ("Agent", "Task")

@@ -286,6 +286,20 @@ def test_unfinished_or_missing_runs_are_input_errors(
     assert code == 2 and "run directory not found" in err
 
 
+def test_ci_outputs_that_cannot_be_written_never_cost_the_verdict(
+    pair: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, _, err = compare_cli(capsys, *map(str, pair), "--junit", "/proc/1/x.xml")
+    assert code == 2 and "--junit" in err and "Traceback" not in err
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "missing/dir/summary.md"))
+    code, _, err = compare_cli(capsys, *map(str, pair))
+    assert code == 1  # the regression still decides the exit code
+    assert "warning: GitHub step summary not written" in err
+
+
 def test_comparison_junit_fails_regressions_and_skips_what_cannot_be_compared(
     pair: tuple[Path, Path],
     tmp_path: Path,

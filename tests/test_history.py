@@ -315,6 +315,11 @@ def test_history_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtu
         conn.execute("PRAGMA user_version = 99")
     code, _, err = cli(capsys, "history", "--runs-dir", str(tmp_path))
     assert code == 3 and "schema version 99 is newer than this agentic-eval knows" in err
+    empty = tmp_path / "no-runs-here"
+    (empty / "case-results").mkdir(parents=True)
+    code, _, err = cli(capsys, "history", "import", str(empty))
+    assert code == 2 and "neither a run directory nor a directory of runs" in err
+    assert not (empty / HISTORY_FILE).exists() and not (tmp_path / "no-runs-here.db").exists()
 
 
 def test_an_older_database_is_migrated_keeping_its_rows(

@@ -47,6 +47,10 @@ def test_install_skill_puts_the_skill_where_each_agent_looks(
         ["install-skill", "--workspace", "a", "--claude-dir", str(tmp_path)], capsys
     )
     assert code == 2 and "give one of" in err
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code, _, err = run_cli(["install-skill", "--workspace", str(blocker / "sub")], capsys)
+    assert code == 2 and "cannot install there" in err and "Traceback" not in err
 
 
 def test_in_session_prompt_names_the_workspace_and_strips_back_to_the_case_prompt() -> None:
@@ -95,6 +99,8 @@ def test_attempt_new_plans_the_run_and_builds_one_fresh_workspace(
     manifest = json.loads((tmp_path / "runs/live/manifest.json").read_text())
     assert manifest["agent"] == "codex-in-session" and manifest["run_state"] == "running"
     assert manifest["suite_ids"] == ["routing"]
+    # What skill was evaluated is recorded as for a CLI run (history and compare rely on it).
+    assert len(manifest["skill_hash"]) == 64
     assert manifest["resolved_case_ids"] == [
         "routing-add-column",
         "routing-rename-table",
@@ -270,5 +276,36 @@ def test_sub_agent_checks(
         workspace=Path("/ws"),
         ref_prefix="e.json",
         workspace_available=False,
+    )
+    assert judge_case(case, context).entries[0].status == expected
+
+
+@pytest.mark.parametrize(
+    "check,expected",
+    [
+        ({"kind": "agent_spawned", "fork_context": False}, "pass"),
+        ({"kind": "agent_spawned", "fork_context": True}, "fail"),
+        ({"kind": "agent_spawned", "message_contains": "Add a column"}, "pass"),
+        ({"kind": "spawned_agents_named"}, "blocked"),  # Claude's sub-agents have no nickname
+    ],
+)
+def test_sub_agent_checks_read_claude_codes_agent_tool(
+    check: dict[str, object], expected: str
+) -> None:
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True)
+    arguments = json.dumps({"description": "case", "prompt": "Add a column, please."})
+    evidence.add("tool_call", 1, call_id="t1", tool="Agent", text=arguments)
+    evidence.add("tool_result", 2, call_id="t1", text="done")
+    evidence.add("final_answer", 3, text="The sub-agent added it.")
+    case = Case.model_validate(
+        {
+            "case_id": "c",
+            "title": "t",
+            "input": {"user_prompt": "p"},
+            "assert": {"required": [{"description": "d", "checks": [check]}]},
+        }
+    )
+    context = JudgeContext(
+        evidence=evidence, workspace=Path("/ws"), ref_prefix="e.json", workspace_available=False
     )
     assert judge_case(case, context).entries[0].status == expected

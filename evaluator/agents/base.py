@@ -110,6 +110,8 @@ class AgentRunner(ABC):
     # A real model needs one of these variables set (or `--auth-from`); the hint says so.
     credential_env: tuple[str, ...] = ()
     credentials_hint: str = ""
+    # Whether `--auth-from` (a Codex home's auth.json) logs this agent in.
+    uses_auth_from: bool = False
 
     def prepare_workspace(self, workspace: Path, entry_skill: Path) -> None:
         """Makes the attempt workspace ready for this agent before its baseline is taken (e.g.

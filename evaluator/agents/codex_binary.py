@@ -9,27 +9,13 @@ from evaluator.agents.npm_cli import CHECKOUT, PinnedCli, cli_version
 
 PINNED_VERSION = "0.169.0"
 CODEX = PinnedCli("codex", "@openai/codex", PINNED_VERSION, "AGENTIC_EVAL_CODEX_BIN", "--codex-bin")
-PACKAGE = CODEX.spec
 ENV_VAR = CODEX.env_var
 PROJECT_BIN = CHECKOUT / ".tools/codex/node_modules/.bin/codex"
-BIN_IN_PREFIX = CODEX.bin_in_prefix
-
-
-def user_codex_dir() -> Path:
-    return CODEX.user_dir()
-
-
-def install_hint() -> str:
-    return CODEX.install_hint()
 
 
 def find_codex(explicit: Path | str | None = None) -> Path:
     # PROJECT_BIN is read at call time: tests point it elsewhere to simulate a wheel install.
     return CODEX.find(explicit, PROJECT_BIN)
-
-
-def install_pinned_codex(prefix: Path | None = None) -> tuple[Path, bool]:
-    return CODEX.install(prefix)
 
 
 def codex_version(binary: Path) -> str | None:

@@ -21,6 +21,7 @@ CREDENTIAL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
 class CodexExecRunner(AgentRunner):
     evidence_mode = "codex-local-session-store"
     credential_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    uses_auth_from = True
     credentials_hint = (
         "set OPENAI_API_KEY, or pass --auth-from CODEX_HOME (a folder holding auth.json)"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,13 +18,35 @@ from evaluator.pipeline.run import RunOutcome
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _writable_file(_ctx: click.Context, _param: click.Parameter, value: Path | None) -> Path | None:
+    """Checked before anything runs: a run must not end in a file it cannot write."""
+    if value is None:
+        return None
+    existing = value.resolve().parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent  # missing directories are created when the file is written
+    if not existing.is_dir() or not os.access(existing, os.W_OK):
+        raise click.BadParameter(f"{existing} is not a writable directory")
+    return value
+
+
 def junit_option(func: F) -> F:
     return click.option(
         "--junit",
         type=click.Path(path_type=Path, dir_okay=False),
         default=None,
+        callback=_writable_file,
         help="Also write a JUnit XML report here: one testcase per case.",
     )(func)
+
+
+def _attempt(what: str, write: Callable[[], object]) -> None:
+    """CI outputs come after the verdict: failing to write one is a warning, never a lost
+    verdict or exit code."""
+    try:
+        write()
+    except OSError as exc:
+        click.echo(f"agentic-eval: warning: {what} not written: {exc}", err=True)
 
 
 def report_run(
@@ -32,11 +55,13 @@ def report_run(
     run_id, run_dir = outcome.run_dir.run_id, outcome.run_dir.path
     if junit is not None:
         xml = run_junit(run_id, run_dir, outcome.manifest.target_id, outcome.results)
-        write_junit(xml, junit)
-    append_step_summary(run_summary(command, run_id, run_dir, outcome.results, verdict))
+        _attempt(f"JUnit file {junit}", lambda: write_junit(xml, junit))
+    markdown = run_summary(command, run_id, run_dir, outcome.results, verdict)
+    _attempt("GitHub step summary", lambda: append_step_summary(markdown))
 
 
 def report_comparison(comparison: Comparison, markdown_path: Path, junit: Path | None) -> None:
     if junit is not None:
-        write_junit(comparison_junit(comparison), junit)
-    append_step_summary(comparison_summary(comparison, markdown_path))
+        _attempt(f"JUnit file {junit}", lambda: write_junit(comparison_junit(comparison), junit))
+    markdown = comparison_summary(comparison, markdown_path)
+    _attempt("GitHub step summary", lambda: append_step_summary(markdown))

@@ -61,11 +61,16 @@ def command(
 ) -> int:
     """Install the skill-eval skill, so an agent can run evaluations from its own session."""
     target = destination(codex_home, claude_dir, workspace)
-    if target.exists():
-        if not force:
-            raise InputError("already installed (pass --force to replace it)", path=target)
-        shutil.rmtree(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(packaged_skill(), target, ignore=shutil.ignore_patterns("__pycache__"))
+    if target.exists() and not force:
+        raise InputError("already installed (pass --force to replace it)", path=target)
+    try:
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(packaged_skill(), target, ignore=shutil.ignore_patterns("__pycache__"))
+    except OSError as exc:
+        raise InputError(f"cannot install there: {exc.strerror or exc}", path=target) from exc
     click.echo(str(target))
     return EXIT_OK

@@ -25,7 +25,7 @@ from evaluator.modelserver import ScriptedModelServer, load_behaviors
 def command(
     behaviors_dir: Path, port: int, host: str, latency_s: float, log_path: Path | None
 ) -> int:
-    """Run the scripted Responses-API server until interrupted."""
+    """Run the scripted model server (Responses API and Messages API) until interrupted."""
     library = load_behaviors(behaviors_dir)
     if not host.startswith("127.") and host not in ("localhost", "::1"):
         raise click.BadParameter("only loopback addresses are allowed", param_hint="--host")

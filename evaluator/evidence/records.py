@@ -9,7 +9,15 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any
 
-from evaluator.vocabulary import ACCESS_RECORD_KINDS, RECORD_KINDS, Outcome
+from evaluator.vocabulary import (
+    ACCESS_RECORD_KINDS,
+    CLAUDE_SPAWN_TOOLS,
+    CODEX_SPAWN_TOOLS,
+    RECORD_KINDS,
+    Outcome,
+)
+
+SPAWN_TOOLS = CODEX_SPAWN_TOOLS + CLAUDE_SPAWN_TOOLS
 
 __all__ = ["RECORD_KINDS", "EvidenceRecord", "SessionEvidence"]
 
@@ -138,7 +146,7 @@ class SessionEvidence:
         return record
 
     def _is_spawn(self, record: EvidenceRecord) -> bool:
-        if record.kind == "tool_call" and (record.tool or "").endswith("spawn_agent"):
+        if record.kind == "tool_call" and (record.tool or "") in SPAWN_TOOLS:
             self._spawn_calls.add(str(record.call_id))
             return True
         return record.kind == "tool_result" and str(record.call_id) in self._spawn_calls

@@ -162,7 +162,11 @@ def run_dirs(path: Path) -> tuple[Path, list[Path]]:
         return path.parent, [path]
     if not path.is_dir():
         raise InputError("not a directory of runs", path=path)
-    return path, sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
+    children = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not any((p / RunDir.manifest_name).is_file() for p in children):
+        # No database is created where there is nothing to record (a typo, a case-results/).
+        raise InputError("neither a run directory nor a directory of runs", path=path)
+    return path, children
 
 
 def import_runs(db: sqlite_utils.Database, paths: list[Path]) -> ImportReport:

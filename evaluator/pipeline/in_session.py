@@ -42,6 +42,7 @@ from evaluator.sessions import SessionRef, get_store
 from evaluator.sessions.base import ChildQuery
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
 from evaluator.workspace.builder import attempt_dir
+from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import PRIVATE_UMASK, make_private_dir
 from evaluator.workspace.snapshot import FileState
 
@@ -155,6 +156,8 @@ def _plan(request: PlanRequest, run_dir: RunDir, case_id: str) -> Manifest:
         evaluator_version=__version__,
         sandbox="none",
         trace="off",
+        skill_hash=skill_digest(selection.target, repo.source_workspace),
+        source_commit=source_commit(repo.source_workspace),
     )
 
 

@@ -350,6 +350,8 @@ class Run:
         scratch = options.scratch_root / run_dir.run_id
         check_location(scratch)
         check_scratch_root(options.scratch_root)
+        if options.auth_from is not None and not runner.uses_auth_from:
+            raise InputError(f"--auth-from copies a Codex login; the {agent} agent does not use it")
         # A fresh agent home has no login: without credentials every attempt would block.
         real_model = library is None and previous is None and options.auth_from is None
         if real_model and not any(os.environ.get(name) for name in runner.credential_env):

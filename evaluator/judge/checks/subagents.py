@@ -11,10 +11,22 @@ from evaluator.evidence.records import EvidenceRecord
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+from evaluator.vocabulary import CLAUDE_SPAWN_TOOLS, CODEX_SPAWN_TOOLS
 
 KIND = "agent_spawned"
 NAMED = "spawned_agents_named"
-SPAWN_TOOLS = ("spawn_agent", "multi_agent_v1.spawn_agent", "collaboration.spawn_agent")
+# Claude Code's sub-agent tool: its `prompt` is the message, and a sub-agent never inherits the
+# parent's context (what Codex calls `fork_context: false`); it has no nickname.
+SPAWN_TOOLS = CODEX_SPAWN_TOOLS + CLAUDE_SPAWN_TOOLS
+
+
+def _message(record: EvidenceRecord, arguments: dict[str, Any]) -> str:
+    key = "prompt" if record.tool in CLAUDE_SPAWN_TOOLS else "message"
+    return str(arguments.get(key) or "")
+
+
+def _fork_context(record: EvidenceRecord, arguments: dict[str, Any]) -> object:
+    return False if record.tool in CLAUDE_SPAWN_TOOLS else arguments.get("fork_context")
 
 
 def _arguments(text: str | None) -> dict[str, Any] | None:
@@ -41,8 +53,11 @@ def agent_spawned(check: AgentSpawnedCheck, context: JudgeContext) -> CheckVerdi
         if arguments is None:
             unreadable.append(context.ref(record))
             continue
-        message = str(arguments.get("message") or "")
-        if check.fork_context is not None and arguments.get("fork_context") != check.fork_context:
+        message = _message(record, arguments)
+        if (
+            check.fork_context is not None
+            and _fork_context(record, arguments) != check.fork_context
+        ):
             continue
         if check.message_contains is not None and check.message_contains not in message:
             continue
@@ -57,6 +72,13 @@ def spawned_agents_named(check: SpawnedAgentsNamedCheck, context: JudgeContext) 
     spawns = {r.call_id: r for r in _spawns(context) if r.call_id}
     if not spawns:
         return failed(NAMED, "no sub-agent was spawned")
+    unnamed = [r for r in spawns.values() if r.tool in CLAUDE_SPAWN_TOOLS]
+    if unnamed:
+        return blocked(
+            NAMED,
+            "Claude Code's sub-agents have no nicknames to name",
+            [context.ref(r) for r in unnamed],
+        )
     results = [r for r in context.evidence.of_kind("tool_result") if r.call_id in spawns]
     nicknames = [(r, str((_arguments(r.text) or {}).get("nickname") or "")) for r in results]
     if len(nicknames) < len(spawns) or not all(name for _, name in nicknames):
