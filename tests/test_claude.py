@@ -3,6 +3,7 @@ transcripts (found, not-found, ambiguous, the parent→child links), the runner'
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import urllib.error
@@ -15,15 +16,25 @@ import pytest
 
 from evaluator.agents import AgentHandle
 from evaluator.agents.claude_code import ClaudeCodeRunner, ancestor_context, read_stream_events
+from evaluator.agents.codex_exec import CodexExecRunner
+from evaluator.contract.models import CaseSetup
 from evaluator.errors import EnvironmentProblem
 from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer
 from evaluator.modelserver.anthropic import read_messages_thread
 from evaluator.modelserver.behaviors import coverage_problems
+from evaluator.pipeline.attempt import offline_mismatches
 from evaluator.prompting import CLAUDE_LAUNCHER_HEAD, agent_prompt, launcher_prompt
 from evaluator.sessions import get_store
 from evaluator.sessions.base import ChildQuery
 from tests.conftest import ROOT
-from tests.support import behavior, claude_or_skip, run_attempt, scratch_dir, serving
+from tests.support import (
+    behavior,
+    claude_or_skip,
+    demo_case,
+    run_attempt,
+    scratch_dir,
+    serving,
+)
 from tests.test_validate import run_cli
 
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
@@ -294,3 +305,18 @@ def test_a_missing_claude_cli_is_an_environment_error_naming_setup_agents(
     assert list(tmp_path.iterdir()) == [tmp_path / "cache"] or not list(
         tmp_path.glob("*/manifest.json")
     )
+
+
+def test_offline_setup_facts_are_a_mismatch_for_an_agent_whose_commands_reach_the_network() -> None:
+    _, loaded = demo_case("routing-add-column")
+    setup = CaseSetup.model_validate({"network_mode": "offline", "force_fetch_failure": True})
+    offline = dataclasses.replace(loaded, case=loaded.case.model_copy(update={"setup": setup}))
+    claude = ClaudeCodeRunner.__new__(ClaudeCodeRunner)
+    codex = CodexExecRunner.__new__(CodexExecRunner)
+    assert offline_mismatches(offline, codex) == []  # Codex's sandbox keeps commands offline
+    assert offline_mismatches(offline, claude) == [
+        "network_mode: offline cannot be honoured: claude-code's commands can reach the network",
+        "force_fetch_failure: true cannot be honoured: claude-code's commands can reach the"
+        " network",
+    ]
+    assert offline_mismatches(loaded, claude) == []  # no such fact stated

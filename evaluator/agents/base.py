@@ -112,6 +112,9 @@ class AgentRunner(ABC):
     credentials_hint: str = ""
     # Whether `--auth-from` (a Codex home's auth.json) logs this agent in.
     uses_auth_from: bool = False
+    # Whether the agent's commands run without a network (Codex's workspace-write sandbox): the
+    # cases' offline setup facts (`network_mode: offline`, ...) hold only then.
+    commands_offline: bool = False
 
     def prepare_workspace(self, workspace: Path, entry_skill: Path) -> None:
         """Makes the attempt workspace ready for this agent before its baseline is taken (e.g.

@@ -22,6 +22,7 @@ class CodexExecRunner(AgentRunner):
     evidence_mode = "codex-local-session-store"
     credential_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
     uses_auth_from = True
+    commands_offline = True
     credentials_hint = (
         "set OPENAI_API_KEY, or pass --auth-from CODEX_HOME (a folder holding auth.json)"
     )

@@ -136,6 +136,23 @@ def _locate(settings: AttemptSettings, handle: AgentHandle) -> tuple[SessionRef 
     return result.sessions[0], ""
 
 
+def offline_mismatches(case: LoadedCase, runner: AgentRunner) -> list[str]:
+    """A case's facts that hold only when the agent's commands have no network."""
+    if runner.commands_offline:
+        return []
+    setup = case.case.setup
+    facts = [
+        ("network_mode: offline", setup.network_mode == "offline"),
+        ("force_fetch_failure: true", setup.force_fetch_failure is True),
+        ("sample_repo_available: false", setup.sample_repo_available is False),
+    ]
+    return [
+        f"{fact} cannot be honoured: {runner.name}'s commands can reach the network"
+        for fact, stated in facts
+        if stated
+    ]
+
+
 def run_attempt(
     settings: AttemptSettings, case: LoadedCase, number: int, retry_of: int | None = None
 ) -> AttemptResult:
@@ -148,6 +165,7 @@ def run_attempt(
         entry_skill_text=settings.entry_skill_text,
     )
     settings.runner.prepare_workspace(workspace.path, Path(settings.target.target.entry_skill))
+    workspace.mismatches += offline_mismatches(case, settings.runner)
     baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
