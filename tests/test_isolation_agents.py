@@ -161,10 +161,10 @@ def test_an_outside_access_is_a_violation(
         assert result.evidence.first_user_message == agent_prompt(case.case.input.user_prompt)
 
 
-def test_a_denied_call_is_recorded_and_is_no_violation(agent: str) -> None:
-    if agent == "codex":
-        pytest.skip("codex-exec runs every call it is given (its sandbox fails it instead)")
-    result = outcome(agent, "denied")
+def test_a_denied_call_is_recorded_and_is_no_violation() -> None:
+    # Claude Code only: Codex runs every call it is given (its sandbox fails it instead).
+    claude_or_skip()
+    result = outcome("claude", "denied")
     assert result.report.verdict == "contained", result.report.to_json()
     (denied,) = result.evidence.of_kind("tool_denied")
     assert denied.tool == "Read" and "/etc/hostname" in (denied.text or "")
