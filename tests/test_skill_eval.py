@@ -13,7 +13,7 @@ import pytest
 
 from evaluator.contract.models import Case
 from evaluator.evidence import SessionEvidence
-from evaluator.evidence.normalize import _excerpt
+from evaluator.evidence.normalize import excerpt
 from evaluator.judge import JudgeContext, judge_case
 from evaluator.prompting import agent_prompt, in_session_prompt, user_prompt_of
 from tests.conftest import ROOT, copy_demo
@@ -240,7 +240,7 @@ def _spawning_evidence(message: str, answer: str) -> SessionEvidence:
     evidence = SessionEvidence(session_path="s.jsonl", complete=True, final_answer=answer)
     arguments = json.dumps({"message": message, "fork_context": False})
     evidence.add(
-        "tool_call", 3, call_id="c1", tool="multi_agent_v1.spawn_agent", text=_excerpt(arguments)
+        "tool_call", 3, call_id="c1", tool="multi_agent_v1.spawn_agent", text=excerpt(arguments)
     )
     evidence.add("tool_result", 4, call_id="c1", text='{"agent_id":"01a2","nickname":"Noether"}')
     evidence.add("final_answer", 5, text=answer)

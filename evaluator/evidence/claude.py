@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator.evidence.normalize import _excerpt, _Normalizer
+from evaluator.evidence.normalize import Normalizer, excerpt
 from evaluator.evidence.records import SessionEvidence
 from evaluator.evidence.rollout import RolloutStats, read_rollout
 
@@ -83,7 +83,7 @@ def _result_text(content: Any) -> str:
     return "\n".join(_text_blocks(content))
 
 
-class ClaudeNormalizer(_Normalizer):
+class ClaudeNormalizer(Normalizer):
     def __init__(self, path: Path, home: str | None) -> None:
         super().__init__(path, home)
         self.pending: dict[str, _PendingCall] = {}
@@ -174,7 +174,7 @@ class ClaudeNormalizer(_Normalizer):
             timestamp=ts,
             call_id=call_id,
             tool=name,
-            text=_excerpt(json.dumps(arguments, ensure_ascii=False)),
+            text=excerpt(json.dumps(arguments, ensure_ascii=False)),
         )
         self.pending[call_id] = _PendingCall(line, ts, name, arguments, self.cwd_for(None))
 
@@ -182,7 +182,7 @@ class ClaudeNormalizer(_Normalizer):
         call_id = str(block.get("tool_use_id"))
         text = _result_text(block.get("content"))
         failed = bool(block.get("is_error"))
-        self.evidence.add("tool_result", line, timestamp=ts, call_id=call_id, text=_excerpt(text))
+        self.evidence.add("tool_result", line, timestamp=ts, call_id=call_id, text=excerpt(text))
         call = self.pending.pop(call_id, None)
         if call is None:
             return
@@ -193,7 +193,7 @@ class ClaudeNormalizer(_Normalizer):
                 timestamp=ts,
                 call_id=call_id,
                 tool=call.name,
-                text=_excerpt(text),
+                text=excerpt(text),
                 detail="the agent CLI refused the call; it did not run",
             )
             return

@@ -19,7 +19,7 @@ from evaluator.codex_items import content_text, is_injected, output_text
 from evaluator.evidence.jscode import scan_javascript
 from evaluator.evidence.patch import patch_contents, patch_paths
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
-from evaluator.evidence.rollout import RolloutEntry, RolloutStats, first_line, read_rollout
+from evaluator.evidence.rollout import RolloutEntry, RolloutStats, read_rollout
 from evaluator.evidence.shell import (
     ProgramLanguage,
     ShellAnalysis,
@@ -59,7 +59,7 @@ _EXIT_PATTERNS = (
 )
 
 
-def _excerpt(text: str | None) -> str | None:
+def excerpt(text: str | None) -> str | None:
     if text is None:
         return None
     return (
@@ -118,7 +118,7 @@ def argv_command(argv: Any) -> str:
     return shlex.join(parts)
 
 
-class _Normalizer:
+class Normalizer:
     def __init__(self, path: Path, home: str | None) -> None:
         self.evidence = SessionEvidence(session_path=str(path))
         self.home = home
@@ -418,7 +418,7 @@ class _Normalizer:
                 timestamp=ts,
                 call_id=call_id,
                 tool=name,
-                text=_excerpt(raw_input),
+                text=excerpt(raw_input),
             )
             if name == "apply_patch":
                 self.observe_patch(line, ts, call_id, raw_input, self.cwd_for(None), "patch-header")
@@ -435,7 +435,7 @@ class _Normalizer:
                 timestamp=ts,
                 call_id=call_id,
                 exit_code=code,
-                text=_excerpt(text),
+                text=excerpt(text),
             )
             call = self.calls.get(str(call_id))
             if call is not None and call.exit_code is None and code is not None:
@@ -474,7 +474,7 @@ class _Normalizer:
             timestamp=ts,
             call_id=call_id,
             tool=tool,
-            text=_excerpt(raw_args if isinstance(raw_args, str) else json.dumps(raw_args)),
+            text=excerpt(raw_args if isinstance(raw_args, str) else json.dumps(raw_args)),
         )
         if name == "exec_command":
             self.observe_command(
@@ -720,14 +720,9 @@ class _Normalizer:
         return ev
 
 
-def normalize_session(path: Path, *, home: str | None = None) -> SessionEvidence:
-    """Streams the rollout once; memory grows with the number of tool calls, not the file size.
-    A Claude Code transcript (told apart by its first record) goes to its own normaliser."""
-    from evaluator.evidence.claude import is_claude_transcript, normalize_claude_transcript
-
-    if is_claude_transcript(first_line(path)):
-        return normalize_claude_transcript(path, home=home)
-    normalizer = _Normalizer(path, home)
+def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEvidence:
+    """Streams the rollout once; memory grows with the number of tool calls, not the file size."""
+    normalizer = Normalizer(path, home)
     stats = RolloutStats()
     for entry in read_rollout(path, stats):
         try:
@@ -744,7 +739,7 @@ def normalize_session(path: Path, *, home: str | None = None) -> SessionEvidence
     return normalizer.finish(stats)
 
 
-def _normalize_entry(normalizer: _Normalizer, entry: RolloutEntry) -> None:
+def _normalize_entry(normalizer: Normalizer, entry: RolloutEntry) -> None:
     kind = entry.type
     payload = entry.payload
     if kind == "session_meta":
