@@ -134,3 +134,25 @@ def first_user_prompt(rollout: Path) -> str | None:
             if not text.startswith(("<environment_context>", "<user_instructions>")):
                 return text
     return None
+
+
+@contextmanager
+def attempt_spawning_two_helpers(
+    runner: str = "codex-exec",
+) -> Iterator[tuple[AttemptWorkspace, AgentHandle]]:
+    """One real attempt on routing-add-column whose agent spawns two sub-agents (two children
+    to tell apart), while its scratch space lasts."""
+    root_steps = [
+        {"spawn": {"message": "first helper task"}},
+        {"spawn": {"message": "second helper task"}},
+        {"final": "spawned two"},
+    ]
+    child_steps = [{"cmd": "pwd"}, {"final": "helped"}]
+    with (
+        scratch_dir() as scratch,
+        serving(
+            behavior("root", "default currency per account", root_steps, thread="root"),
+            behavior("helper", "helper task", child_steps, thread="child"),
+        ) as server,
+    ):
+        yield run_attempt(scratch, server, "routing-add-column", runner=runner)

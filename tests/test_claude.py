@@ -28,6 +28,7 @@ from evaluator.sessions import get_store
 from evaluator.sessions.base import ChildQuery
 from tests.conftest import ROOT
 from tests.support import (
+    attempt_spawning_two_helpers,
     behavior,
     claude_or_skip,
     demo_case,
@@ -190,20 +191,7 @@ def test_parent_context_is_refused_and_foreign_skills_are_a_fault(tmp_path: Path
 def two_helpers() -> Iterator[tuple[AgentHandle, Path]]:
     """One real claude-code run whose main agent spawns two sub-agents."""
     claude_or_skip()
-    root_steps = [
-        {"spawn": {"message": "first helper task"}},
-        {"spawn": {"message": "second helper task"}},
-        {"final": "spawned two"},
-    ]
-    child_steps = [{"cmd": "pwd"}, {"final": "helped"}]
-    with (
-        scratch_dir() as scratch,
-        serving(
-            behavior("root", PROMPT, root_steps, thread="root"),
-            behavior("helper", "helper task", child_steps, thread="child"),
-        ) as server,
-    ):
-        workspace, handle = run_attempt(scratch, server, "routing-add-column", runner="claude-code")
+    with attempt_spawning_two_helpers("claude-code") as (workspace, handle):
         yield handle, workspace.path
 
 

@@ -15,7 +15,15 @@ from evaluator.evidence import SessionEvidence, normalize_session
 from evaluator.isolation import IsolationReport, assess_attempt, assess_isolation
 from evaluator.sessions import get_store
 from evaluator.sessions.base import ChildQuery
-from tests.support import behavior, codex_or_skip, rollout_files, run_attempt, scratch_dir, serving
+from tests.support import (
+    attempt_spawning_two_helpers,
+    behavior,
+    codex_or_skip,
+    rollout_files,
+    run_attempt,
+    scratch_dir,
+    serving,
+)
 
 pytestmark = pytest.mark.codex
 
@@ -230,20 +238,7 @@ def test_locate_child_by_sqlite_and_by_scan_agree(tmp_path: Path) -> None:
 
 
 def test_two_children_are_ambiguous_until_the_spawn_id_decides() -> None:
-    root_steps = [
-        {"spawn": {"message": "first helper task"}},
-        {"spawn": {"message": "second helper task"}},
-        {"final": "spawned two"},
-    ]
-    child_steps = [{"cmd": "pwd"}, {"final": "helped"}]
-    with (
-        scratch_dir() as scratch,
-        serving(
-            behavior("root", PROMPT, root_steps, thread="root"),
-            behavior("helper", "helper task", child_steps, thread="child"),
-        ) as server,
-    ):
-        _, handle = run_attempt(scratch, server, "routing-add-column")
+    with attempt_spawning_two_helpers() as (_, handle):
         assert handle.root_thread_id and len(handle.spawned_thread_ids) == 2
         store = get_store("codex", handle.agent_home)
         ambiguous = store.locate_child(ChildQuery(handle.root_thread_id))
