@@ -12,6 +12,7 @@ from tests.conftest import ROOT
 LEAVES = {
     "errors",
     "yamlsource",
+    "credentials",
     "prompting",
     "schema_files",
     "codex_items",

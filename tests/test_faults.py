@@ -20,12 +20,13 @@ from evaluator.artifacts.report_findings import case_findings
 from evaluator.artifacts.rundir import RunDir, RunLock, RunLocked, storage_error
 from evaluator.cli.main import main
 from evaluator.contract.models import WorkspaceFileContainsCheck, WorkspaceFileExistsCheck
+from evaluator.credentials import embedded_credentials
 from evaluator.errors import EnvironmentProblem
 from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext
 from evaluator.judge.checks.registry import run_check
 from evaluator.pipeline.stats import case_stats
-from evaluator.workspace.builder import AttemptWorkspace, embedded_credentials
+from evaluator.workspace.builder import AttemptWorkspace
 from evaluator.workspace.scratch import check_scratch_root, make_tree_private, remove_scratch
 from evaluator.workspace.snapshot import fingerprint, restore_snapshot, save_snapshot
 

@@ -391,9 +391,13 @@ def test_secrets_in_every_encoding_and_url_credentials_never_reach_the_run_dir(
         )
         assert code.returncode == 1, code.stderr  # the demo's checks fail; the secrets matter
         kept = scratch / "s"
-        # The agent did get the secrets: they are in its workspace, which is private.
+        # The agent did get the secrets: its workspace held them, and the kept scratch holds
+        # them redacted now that the run is over.
         seen = (kept / "workspaces/routing-add-column/attempt-01/seen.txt").read_text()
-        assert PASSWORD in seen and URL_PASSWORD in seen
+        assert seen == (
+            "[REDACTED:DB_PASSWORD]\n"
+            "postgres://app:[REDACTED:DATABASE_URL:password]@127.0.0.1:5432/shop\n"
+        )
         assert stat.S_IMODE(scratch.stat().st_mode) == 0o700
         loose = [
             p

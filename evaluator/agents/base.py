@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluator.credentials import SecretSet
 from evaluator.sandbox.launch import LaunchPolicy
 
 
 @dataclass(frozen=True)
 class ModelEndpoint:
     """Where the agent's model lives. `base_url=None` means the agent's own default provider;
-    `model=None` means the agent's own default model."""
+    `model=None` means the agent's own default model. `api_key_env` names the variable of the
+    evaluator's environment that holds the key for `base_url` (a local server or gateway);
+    None means the agent's own credential variables."""
 
     model: str | None
     base_url: str | None = None
     api_key: str | None = None
     auth_from: Path | None = None
     scripted: bool = False
+    api_key_env: str | None = None
+
+    def key_from_environment(self) -> str | None:
+        """The key `api_key` or `api_key_env` gives, if any."""
+        if self.api_key:
+            return self.api_key
+        if self.api_key_env:
+            return os.environ.get(self.api_key_env) or None
+        return None
 
 
 @dataclass(frozen=True)
@@ -40,6 +53,9 @@ class AgentRequest:
     env: dict[str, str] = field(default_factory=dict)
     # Jail and tracer around the agent process; the default is neither.
     launch: LaunchPolicy = field(default_factory=LaunchPolicy)
+    # The attempt's secrets: the launcher adds every secret of the environment it starts the
+    # agent with, before the agent runs, so nothing the agent prints escapes redaction.
+    secrets: SecretSet = field(default_factory=SecretSet)
 
 
 @dataclass
@@ -115,6 +131,24 @@ class AgentRunner(ABC):
     # Whether the agent's commands run without a network (Codex's workspace-write sandbox): the
     # cases' offline setup facts (`network_mode: offline`, ...) hold only then.
     commands_offline: bool = False
+
+    def credentials(self, endpoint: ModelEndpoint) -> dict[str, str]:
+        """Every credential this runner passes through or copies in for `endpoint`, by the
+        name its redaction shows. The scripted server's key is public and not listed."""
+        if endpoint.scripted:
+            return {}
+        found = {name: os.environ[name] for name in self.credential_env if os.environ.get(name)}
+        if endpoint.api_key_env and os.environ.get(endpoint.api_key_env):
+            found[endpoint.api_key_env] = os.environ[endpoint.api_key_env]
+        if endpoint.api_key:
+            found.setdefault("api_key", endpoint.api_key)
+        return found
+
+    def has_credentials(self, endpoint: ModelEndpoint) -> bool:
+        """Whether a real model can be reached: a credential is set (or a login is copied in)."""
+        return bool(self.credentials(endpoint)) or (
+            self.uses_auth_from and endpoint.auth_from is not None
+        )
 
     def prepare_workspace(self, workspace: Path, entry_skill: Path) -> None:
         """Makes the attempt workspace ready for this agent before its baseline is taken (e.g.

@@ -22,6 +22,7 @@ from evaluator.agents.claude_binary import claude_version, find_claude
 from evaluator.agents.codex_exec import PASSTHROUGH_ENV
 from evaluator.agents.launching import start_agent
 from evaluator.agents.registry import register_runner
+from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.errors import EnvironmentProblem, InputError
 
 # The tools of an evaluated agent. Glob and Grep are not on by default in 2.1.197; `Agent` is
@@ -137,13 +138,14 @@ class ClaudeCodeRunner(AgentRunner):
         )
         endpoint = request.endpoint
         if endpoint.scripted:
-            env["ANTHROPIC_API_KEY"] = endpoint.api_key or "scripted-model"
+            env["ANTHROPIC_API_KEY"] = endpoint.api_key or SCRIPTED_API_KEY
             # A scripted server answers deterministically: retrying an error only hides it.
             env["CLAUDE_CODE_MAX_RETRIES"] = "0"
         else:
             env.update({k: os.environ[k] for k in CREDENTIAL_ENV if k in os.environ})
-            if endpoint.api_key:
-                env["ANTHROPIC_API_KEY"] = endpoint.api_key
+            key = endpoint.key_from_environment()
+            if key:
+                env["ANTHROPIC_API_KEY"] = key
         if endpoint.base_url:
             env["ANTHROPIC_BASE_URL"] = anthropic_base_url(endpoint.base_url)
         if self.permission_mode == "bypassPermissions" and os.geteuid() == 0:

@@ -6,15 +6,33 @@ import json
 import os
 from pathlib import Path
 
-from evaluator.agents.base import AgentHandle, AgentRequest, AgentRunner, RunnerOptions
+from evaluator.agents.base import (
+    AgentHandle,
+    AgentRequest,
+    AgentRunner,
+    ModelEndpoint,
+    RunnerOptions,
+)
 from evaluator.agents.codex_binary import codex_version, find_codex
-from evaluator.agents.codex_home import create_codex_home
+from evaluator.agents.codex_home import codex_key_env, create_codex_home, login_secrets
 from evaluator.agents.launching import start_agent
 from evaluator.agents.registry import register_runner
+from evaluator.credentials import SCRIPTED_API_KEY
 
 # Variables the agent may see from the evaluator's environment; everything else is dropped.
 PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME", "SHELL")
 CREDENTIAL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
+
+
+def endpoint_credentials(endpoint: ModelEndpoint) -> dict[str, str]:
+    """The credential variables codex gets for `endpoint` (the agent and the model judge alike)."""
+    if endpoint.scripted:
+        return {"OPENAI_API_KEY": endpoint.api_key or SCRIPTED_API_KEY}
+    env = {k: os.environ[k] for k in CREDENTIAL_ENV if k in os.environ}
+    key = endpoint.key_from_environment()
+    if key:
+        env[codex_key_env(endpoint)] = key
+    return env
 
 
 @register_runner("codex-exec")
@@ -54,14 +72,12 @@ class CodexExecRunner(AgentRunner):
         env["HOME"] = str(home)
         env["CODEX_HOME"] = str(codex_home)
         env["TERM"] = "dumb"
-        if request.endpoint.scripted:
-            env["OPENAI_API_KEY"] = request.endpoint.api_key or "scripted-model"
-        else:
-            env.update({k: os.environ[k] for k in CREDENTIAL_ENV if k in os.environ})
-            if request.endpoint.api_key:
-                env["OPENAI_API_KEY"] = request.endpoint.api_key
+        env.update(endpoint_credentials(request.endpoint))
         env.update(request.env)
         return env
+
+    def credentials(self, endpoint: ModelEndpoint) -> dict[str, str]:
+        return {**super().credentials(endpoint), **login_secrets(endpoint)}
 
     def run(self, request: AgentRequest) -> AgentHandle:
         request.agent_dir.mkdir(parents=True, exist_ok=True)

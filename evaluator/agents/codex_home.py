@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from evaluator.agents.base import ModelEndpoint
+from evaluator.credentials import auth_file_secrets
 from evaluator.errors import EnvironmentProblem
 
 PROVIDER_ID = "agentic-eval"
@@ -46,6 +47,21 @@ def check_location(path: Path) -> None:
         )
 
 
+def codex_key_env(endpoint: ModelEndpoint) -> str:
+    """The variable codex reads the key of a custom endpoint from."""
+    return endpoint.api_key_env or "OPENAI_API_KEY"
+
+
+def login_secrets(endpoint: ModelEndpoint) -> dict[str, str]:
+    """The credentials inside the login files `create_codex_home` copies from `--auth-from`."""
+    if endpoint.auth_from is None:
+        return {}
+    found: dict[str, str] = {}
+    for name in AUTH_FILES:
+        found.update(auth_file_secrets(endpoint.auth_from / name, name))
+    return found
+
+
 def create_codex_home(home: Path, endpoint: ModelEndpoint) -> Path:
     check_location(home)
     home.mkdir(parents=True, exist_ok=False)
@@ -69,6 +85,7 @@ def create_codex_home(home: Path, endpoint: ModelEndpoint) -> Path:
             f"name = {_toml_string('agentic-eval model endpoint')}",
             f"base_url = {_toml_string(endpoint.base_url)}",
             'wire_api = "responses"',
+            *([] if endpoint.scripted else [f"env_key = {_toml_string(codex_key_env(endpoint))}"]),
             # A scripted server answers deterministically: retrying an error only hides it.
             f"request_max_retries = {0 if endpoint.scripted else 2}",
             f"stream_max_retries = {0 if endpoint.scripted else 2}",

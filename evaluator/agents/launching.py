@@ -26,6 +26,7 @@ def start_agent(
     session_store: str,
     launched_child: bool,
 ) -> AgentHandle:
+    request.secrets.add_environment(env)
     stdout_path = request.agent_dir / STDOUT
     stderr_path = request.agent_dir / STDERR
     wrapped, trace_path = request.launch.wrap(argv, env, request.workspace, request.agent_dir)

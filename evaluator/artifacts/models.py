@@ -62,6 +62,13 @@ class Manifest(ArtifactModel):
         default=False, description="unknown keys were warnings (--lenient); re-judging reads alike"
     )
     behaviors_dir: str | None = None
+    model_base_url: str | None = Field(
+        default=None,
+        description="--base-url: the endpoint the agent's model was reached at (no user-info)",
+    )
+    model_key_env: str | None = Field(
+        default=None, description="--api-key-env: the variable that held the endpoint's key"
+    )
     evaluator_version: str | None = None
     runner_pid: int | None = None
     sandbox: str | None = Field(default=None, description="jail around the agent: bwrap or none")

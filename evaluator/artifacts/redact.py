@@ -1,38 +1,112 @@
-"""Secret values (variables a case marks secret, credentials inside declared values, model
-credentials) never reach `runs/`, in any encoding our artifacts can hold them.
+"""Secret values never reach `runs/`, in any encoding our artifacts can hold them.
 
-A secret reaches an artifact raw (stdout, final answer), JSON-escaped once (a rollout line) or
-twice (a command inside a function call's `arguments` string), `\\uXXXX`-escaped, or URL-encoded
-(a URL the agent printed). Each form is replaced. What string matching cannot catch (the agent
-re-encoding a secret: base64, reversed, split) is documented in docs/security.md.
+Which values are secrets is `evaluator.credentials`' rule; this module replaces each of them by
+`[REDACTED:NAME]`. A secret reaches an artifact raw (stdout, final answer), JSON-escaped once (a
+rollout line) or twice (a command inside a function call's `arguments` string), `\\uXXXX`-escaped,
+URL-encoded (a URL the agent printed), HTML-escaped (a page), base64-encoded at any alignment in
+a longer stream (standard and URL-safe alphabets), in strace's octal or hex escapes (the trace),
+and as a file or folder name (the workspace snapshot). Each form is replaced; file names are
+renamed with the same placeholder the evidence shows, so re-judging finds the files it cites.
+What string matching cannot catch (a secret reversed, split or encrypted) is documented in
+docs/security.md.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
+import html
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TextIO
 from urllib.parse import quote, quote_plus, unquote
 
+from evaluator.credentials import SecretSet
+
 MIN_SECRET_LENGTH = 4  # shorter values would redact ordinary text
+# A base64 run shorter than this is too likely to occur by chance in other encoded data.
+MIN_BASE64_CORE = 6
+GZIP_MAGIC = b"\x1f\x8b"
+BINARY_PROBE = 8192  # a NUL byte in the first bytes marks a file as binary, as git decides
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _strace_escapes(value: str) -> list[str]:
+    """How strace prints `value` inside a quoted string: printable ASCII as itself (quote and
+    backslash escaped), control characters by their C escape, other bytes in octal (three digits
+    where a digit follows, as few as needed otherwise) or, with `-x`/`-xx`, in hex."""
+    data = value.encode("utf-8")
+    named = {9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
+    octal_min, octal_full, hex_some, hex_all = [], [], [], []
+    for index, byte in enumerate(data):
+        printable = 0x20 <= byte < 0x7F
+        if byte in named:
+            plain = named[byte]
+        elif printable:
+            plain = chr(byte)
+        else:
+            plain = ""
+        following_digit = index + 1 < len(data) and chr(data[index + 1]).isdigit()
+        octal_full.append(plain or f"\\{byte:03o}")
+        octal_min.append(plain or (f"\\{byte:03o}" if following_digit else f"\\{byte:o}"))
+        hex_some.append(plain or f"\\x{byte:02x}")
+        hex_all.append(f"\\x{byte:02x}")
+    return ["".join(octal_min), "".join(octal_full), "".join(hex_some), "".join(hex_all)]
+
+
+def _base64_cores(value: str) -> list[str]:
+    """The part of base64 that depends on `value`'s bytes alone, for each of the three offsets
+    at which it can start inside a longer encoded stream, in both alphabets."""
+    data = value.encode("utf-8")
+    cores: list[str] = []
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + data).decode("ascii")
+        total_bits = (offset + len(data)) * 8
+        # Character j covers bits 6j..6j+5: it is the secret's alone when they lie in its bytes.
+        first = -(-offset * 8 // 6)
+        last = (total_bits - 6) // 6
+        core = encoded[first : last + 1]
+        if len(core) >= MIN_BASE64_CORE:
+            cores.append(core)
+            cores.append(core.replace("+", "-").replace("/", "_"))
+    return cores
 
 
 def encodings(value: str) -> list[str]:
     """Every form of `value` our artifacts can contain, raw first."""
-    forms = [value]
+    plain: list[str] = []
     for raw in (value, unquote(value)):
-        forms.append(raw)
-        once = [json.dumps(raw, ensure_ascii=ascii_only)[1:-1] for ascii_only in (False, True)]
+        plain.append(raw)
+        plain.append(quote(raw, safe=""))
+        plain.append(quote_plus(raw, safe=""))
+        plain.append(html.escape(raw, quote=False))
+        plain.append(html.escape(raw))
+        plain.append(html.escape(raw).replace("&#x27;", "&#39;").replace("&quot;", "&#34;"))
+        plain += _strace_escapes(raw)
+    forms: list[str] = []
+    for form in plain:
+        forms.append(form)
+        once = [json.dumps(form, ensure_ascii=ascii_only)[1:-1] for ascii_only in (False, True)]
         forms += once
         forms += [
             json.dumps(single, ensure_ascii=ascii_only)[1:-1]
             for single in once
             for ascii_only in (False, True)
         ]
-        forms.append(quote(raw, safe=""))
-        forms.append(quote_plus(raw, safe=""))
+    forms += _base64_cores(value)
     unique: list[str] = []
     for form in forms:
         if form not in unique:
@@ -58,28 +132,112 @@ class Redactor:
 
     def text(self, value: str) -> str:
         for secret, mark in self.pairs:
-            value = value.replace(secret, mark)
+            if secret in value:
+                value = value.replace(secret, mark)
         return value
 
     def file(self, path: Path) -> None:
-        """Rewrites a file in place, line by line, so large sessions stream. The rewrite is
-        0600 like every artifact."""
+        """Rewrites a file in place, line by line, so large sessions stream; a gzip file is
+        rewritten decompressed and compressed again. The rewrite is 0600 like every artifact."""
         if not self.pairs:
             return
+        with path.open("rb") as probe:
+            head = probe.read(BINARY_PROBE)
+        compressed = head.startswith(GZIP_MAGIC)
+        if not compressed and b"\0" in head:
+            self._binary_file(path)
+            return
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+        try:
+            if compressed:
+                with (
+                    gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape") as src,
+                    gzip.open(
+                        temp, "wt", encoding="utf-8", errors="surrogateescape", compresslevel=1
+                    ) as out,
+                ):
+                    self._copy(src, out)
+            else:
+                with (
+                    open(temp, "w", encoding="utf-8", errors="surrogateescape") as out,
+                    path.open(encoding="utf-8", errors="surrogateescape") as src,
+                ):
+                    self._copy(src, out)
+            os.replace(temp, path)
+        except (OSError, EOFError, gzip.BadGzipFile):
+            Path(temp).unlink(missing_ok=True)
+            if not compressed:
+                raise
+            # Not a readable gzip after all (a file that merely starts with its magic): as text.
+            self._file_as_text(path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+
+    def _binary_file(self, path: Path) -> None:
+        """A binary file (a database, an image) keeps its layout: each secret's bytes are masked
+        by as many `*`, so lengths and offsets inside the file stay valid."""
+        data = path.read_bytes()
+        masked = data
+        for secret, _ in self.pairs:
+            encoded = secret.encode("utf-8", errors="surrogateescape")
+            if encoded in masked:
+                masked = masked.replace(encoded, b"*" * len(encoded))
+        if masked != data:
+            write_bytes_atomic(path, masked)
+
+    def _file_as_text(self, path: Path) -> None:
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
             with (
                 os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out,
                 path.open(encoding="utf-8", errors="surrogateescape") as src,
             ):
-                for line in src:
-                    out.write(self.text(line))
+                self._copy(src, out)
             os.replace(temp, path)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
 
+    def _copy(self, src: Iterable[str], out: TextIO) -> None:
+        for line in src:
+            out.write(self.text(line))
+
     def tree(self, directory: Path) -> None:
-        for path in sorted(directory.rglob("*")):
+        """Every file's content, then every file and folder name (deepest first, so a renamed
+        folder's children are already done)."""
+        if not self.pairs:
+            return
+        paths = sorted(directory.rglob("*"), key=lambda p: len(p.parts), reverse=True)
+        for path in paths:
             if path.is_file() and not path.is_symlink():
                 self.file(path)
+        for path in paths:
+            renamed = self.text(path.name).replace("/", "_")
+            if renamed != path.name:
+                target = path.with_name(renamed)
+                number = 2
+                while target.exists() or target.is_symlink():  # never overwrite what is kept
+                    target = path.with_name(f"{renamed}.{number}")
+                    number += 1
+                path.rename(target)
+
+
+class LiveRedactor:
+    """A redactor over a `SecretSet` that may still grow (the trace is redacted while the agent
+    runs, and the runner adds its environment's secrets just before it starts)."""
+
+    def __init__(self, secrets: SecretSet) -> None:
+        self._secrets = secrets
+        self._version = -1
+        self._redactor = Redactor({})
+
+    def current(self) -> Redactor:
+        if self._version != self._secrets.version:
+            self._version = self._secrets.version
+            self._redactor = Redactor(self._secrets.values())
+        return self._redactor
+
+    def text(self, value: str) -> str:
+        return self.current().text(value)

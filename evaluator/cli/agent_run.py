@@ -42,12 +42,16 @@ class AgentRunArgs:
     claude_bin: Path | None
     claude_permission_mode: str | None
     auth_from: Path | None
+    base_url: str | None
+    api_key_env: str | None
     sandbox: str | None
     trace: TraceMode
     lenient: bool
     judge_mode: JudgeMode
     judge_model: str | None
     judge_votes: int | None
+    judge_base_url: str | None
+    judge_api_key_env: str | None
 
     def apply(self, options: RunOptions) -> None:
         """Sets the run's fields these options decide (everything but the judge)."""
@@ -65,6 +69,8 @@ class AgentRunArgs:
             codex_bin=self.codex_bin,
             auth_from=self.auth_from,
             scratch_root=self.scratch_root,
+            base_url=self.judge_base_url,
+            api_key_env=self.judge_api_key_env,
         )
         try:
             yield resolve_grader(self.judge_mode, built)
@@ -142,6 +148,20 @@ def agent_run_options(func: F) -> F:
             type=click.Path(path_type=Path, file_okay=False, exists=True),
             default=None,
             help="Copy only auth.json from this Codex home (real models).",
+        ),
+        click.option(
+            "--base-url",
+            default=None,
+            metavar="URL",
+            help="The agent's model endpoint: any server speaking its provider's API (Codex: an"
+            " OpenAI-compatible Responses endpoint such as vLLM, Ollama or a LiteLLM gateway;"
+            " Claude Code: an Anthropic-compatible one).",
+        ),
+        click.option(
+            "--api-key-env",
+            default=None,
+            metavar="NAME",
+            help="Variable holding the key for --base-url (default: the agent's own).",
         ),
         click.option(
             "--sandbox",

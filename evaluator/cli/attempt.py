@@ -137,6 +137,8 @@ def collect(
     judge_mode: JudgeMode,
     judge_model: str | None,
     judge_votes: int | None,
+    judge_base_url: str | None,
+    judge_api_key_env: str | None,
     as_json: bool,
 ) -> int:
     """Locate CASE_ID's accepted sub-agent session, check isolation, judge, write the results.
@@ -145,7 +147,9 @@ def collect(
     parent = parent_thread or os.environ.get("CODEX_THREAD_ID")
     if not parent:
         raise click.UsageError("--parent-thread is required outside a Codex session")
-    grader = build_grader(judge_model, judge_votes)
+    grader = build_grader(
+        judge_model, judge_votes, base_url=judge_base_url, api_key_env=judge_api_key_env
+    )
     try:
         collected = collect_attempt(
             CollectRequest(

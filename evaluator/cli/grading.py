@@ -1,13 +1,15 @@
-"""`--judge-model` and `--judge-votes`, shared by `run` and `judge`, and the grader they build."""
+"""`--judge-model`, `--judge-votes` and the judge's endpoint, shared by `run` and `judge`, and the grader they build."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from evaluator.errors import EnvironmentProblem
 from evaluator.grader import Grader, make_grader
 from evaluator.pipeline.run import DEFAULT_SCRATCH
 from evaluator.workspace.scratch import check_scratch_root, make_private_dir
@@ -16,6 +18,18 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def grader_options(func: F) -> F:
+    func = click.option(
+        "--judge-api-key-env",
+        default=None,
+        metavar="NAME",
+        help="Variable holding the key for --judge-base-url (default OPENAI_API_KEY).",
+    )(func)
+    func = click.option(
+        "--judge-base-url",
+        default=None,
+        metavar="URL",
+        help="OpenAI-compatible Responses endpoint of the judge's model (vLLM, Ollama, LiteLLM).",
+    )(func)
     func = click.option(
         "--judge-votes",
         type=click.IntRange(min=1),
@@ -38,12 +52,25 @@ def build_grader(
     codex_bin: Path | None = None,
     auth_from: Path | None = None,
     scratch_root: Path | None = None,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
 ) -> Grader | None:
     """The grader the options ask for, or None without `--judge-model`; the caller closes it."""
     if judge_model is None:
-        if judge_votes is not None:
-            raise click.UsageError("--judge-votes needs --judge-model")
+        for flag, value in (
+            ("--judge-votes", judge_votes),
+            ("--judge-base-url", base_url),
+            ("--judge-api-key-env", api_key_env),
+        ):
+            if value is not None:
+                raise click.UsageError(f"{flag} needs --judge-model")
         return None
+    if behaviors is not None and (base_url or api_key_env):
+        raise click.UsageError(
+            "--behaviors scripts the judge's model; it takes no --judge-base-url"
+        )
+    if api_key_env and not os.environ.get(api_key_env):
+        raise EnvironmentProblem(f"--judge-api-key-env {api_key_env}: that variable is not set")
     # Under the same checked, private scratch root as the agents; the leading dot keeps it apart
     # from every run's scratch (run ids cannot start with a dot).
     root = scratch_root or DEFAULT_SCRATCH
@@ -57,4 +84,6 @@ def build_grader(
         codex_bin=codex_bin,
         auth_from=auth_from,
         scratch_root=judge_scratch,
+        base_url=base_url,
+        api_key_env=api_key_env,
     )

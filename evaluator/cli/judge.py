@@ -45,6 +45,8 @@ def command(
     judge_mode: JudgeMode,
     judge_model: str | None,
     judge_votes: int | None,
+    judge_base_url: str | None,
+    judge_api_key_env: str | None,
     behaviors: Path | None,
     scratch_root: Path,
     codex_bin: Path | None,
@@ -61,6 +63,8 @@ def command(
         codex_bin=codex_bin,
         auth_from=auth_from,
         scratch_root=scratch_root,
+        base_url=judge_base_url,
+        api_key_env=judge_api_key_env,
     )
     try:
         results = rejudge_run(run_dir, grader=resolve_grader(judge_mode, grader))

@@ -40,3 +40,7 @@ class JudgeBackend(ABC):
     @abstractmethod
     def ask(self, call: JudgeCall) -> JudgeReply:
         """Runs one judge call to completion or timeout; never raises for a judge fault."""
+
+    def credentials(self) -> dict[str, str]:
+        """The credentials this backend passes to its model, for redaction."""
+        return {}

@@ -15,9 +15,10 @@ from pathlib import Path
 
 from evaluator.agents.base import ModelEndpoint
 from evaluator.agents.codex_binary import find_codex
-from evaluator.agents.codex_exec import CREDENTIAL_ENV, PASSTHROUGH_ENV
-from evaluator.agents.codex_home import create_codex_home
+from evaluator.agents.codex_exec import PASSTHROUGH_ENV, endpoint_credentials
+from evaluator.agents.codex_home import create_codex_home, login_secrets
 from evaluator.agents.process import run_process
+from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.grader.base import JudgeBackend, JudgeCall, JudgeReply
 from evaluator.grader.registry import register_backend
 
@@ -56,13 +57,17 @@ class CodexJudgeBackend(JudgeBackend):
         env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
         env.setdefault("LANG", "C.UTF-8")
         env.update({"HOME": str(home), "CODEX_HOME": str(codex_home), "TERM": "dumb"})
-        if self.endpoint.scripted:
-            env["OPENAI_API_KEY"] = self.endpoint.api_key or "scripted-model"
-        else:
-            env.update({k: os.environ[k] for k in CREDENTIAL_ENV if k in os.environ})
-            if self.endpoint.api_key:
-                env["OPENAI_API_KEY"] = self.endpoint.api_key
+        env.update(endpoint_credentials(self.endpoint))
         return env
+
+    def credentials(self) -> dict[str, str]:
+        """What the judge's codex is given to log in, for redaction."""
+        found = {
+            name: value
+            for name, value in endpoint_credentials(self.endpoint).items()
+            if value != SCRIPTED_API_KEY
+        }
+        return {**found, **login_secrets(self.endpoint)}
 
     def ask(self, call: JudgeCall) -> JudgeReply:
         call.scratch.mkdir(parents=True, exist_ok=True)

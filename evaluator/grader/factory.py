@@ -24,6 +24,8 @@ def make_grader(
     scratch_root: Path = DEFAULT_SCRATCH,
     timeout_s: float = 180.0,
     concurrency: int = 2,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
 ) -> Grader:
     """A grader asking `model`. With `behaviors`, the judge talks to its own scripted model
     server playing those behaviours (stopped by `close()`), as agents do under `--behaviors`."""
@@ -35,7 +37,9 @@ def make_grader(
         votes=votes, concurrency=concurrency, timeout_s=timeout_s, scratch_root=scratch_root
     )
     if behaviors is None:
-        endpoint = ModelEndpoint(model=model, auth_from=auth_from)
+        endpoint = ModelEndpoint(
+            model=model, base_url=base_url, auth_from=auth_from, api_key_env=api_key_env
+        )
         return Grader(get_backend(backend, endpoint=endpoint, codex_bin=codex_bin), settings)
     server = ScriptedModelServer(load_behaviors(behaviors), model=model).start()
     try:

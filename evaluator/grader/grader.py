@@ -86,6 +86,9 @@ class Grader:
         # parallel, and each judge call is a whole codex process.
         self._slots = threading.BoundedSemaphore(self.settings.concurrency)
 
+    def credentials(self) -> dict[str, str]:
+        return self.backend.credentials()
+
     def close(self) -> None:
         if self._on_close is not None:
             self._on_close()

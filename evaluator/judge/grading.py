@@ -41,3 +41,7 @@ class ModelGrader(Protocol):
         workspace: Path,
         record_dir: Path,
     ) -> list[GradeResult]: ...
+
+    def credentials(self) -> dict[str, str]:
+        """The credentials the judge's model is reached with, so no artifact keeps them."""
+        ...

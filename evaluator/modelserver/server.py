@@ -3,6 +3,7 @@ scripted step of the requesting thread; one behaviour library serves both protoc
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import shlex
@@ -32,6 +33,17 @@ class RequestRecord:
     step: int
     action: str | None
     error: str | None = None
+    # Which key the client sent (a fingerprint, never the key): proves a real credential took
+    # the path a real provider's would, without the server's log holding it.
+    credential: str | None = None
+
+
+def credential_fingerprint(headers: dict[str, str]) -> str | None:
+    """`sha256:<12 hex>` of the bearer token or `x-api-key` the request carried, or None."""
+    value = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+    if not value:
+        return None
+    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:12]
 
 
 class ScriptedModelServer:
@@ -106,7 +118,7 @@ class ScriptedModelServer:
     def answer(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, bytes, str]:
         """Returns (HTTP status, body, content type) for one /responses request."""
         view = read_thread(body, headers)
-        step, error = self._play(view)
+        step, error = self._play(view, credential_fingerprint(headers))
         if error or step is None:
             return 400, _error_body(error or "no step"), "application/json"
         if step.http_error is not None:
@@ -125,7 +137,7 @@ class ScriptedModelServer:
     ) -> tuple[int, bytes, str]:
         """Returns (HTTP status, body, content type) for one Anthropic /messages request."""
         view = anthropic.read_messages_thread(body, headers)
-        step, error = self._play(view)
+        step, error = self._play(view, credential_fingerprint(headers))
         if step is not None and step.wait is not None:
             error = "`wait` has no Claude Code turn: the Agent tool waits for its sub-agent"
         if error or step is None:
@@ -145,7 +157,9 @@ class ScriptedModelServer:
         )
         return 200, stream, "text/event-stream"
 
-    def _play(self, view: ThreadView) -> tuple[Step | None, str | None]:
+    def _play(
+        self, view: ThreadView, credential: str | None = None
+    ) -> tuple[Step | None, str | None]:
         """The thread's next step (after its delay), or why there is none; logged either way."""
         behavior, error = self._choose(view)
         step = (
@@ -166,6 +180,7 @@ class ScriptedModelServer:
             step=view.step_index + 1,
             action=step.action if step else None,
             error=error,
+            credential=credential,
         )
         self._record(record)
         if error or step is None:

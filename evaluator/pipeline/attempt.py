@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -11,9 +10,10 @@ from typing import Any
 
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
 from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLayers, IsolationSummary
-from evaluator.artifacts.redact import Redactor
+from evaluator.artifacts.redact import LiveRedactor, Redactor
 from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_json
 from evaluator.contract.models import BlockedReason, Status
+from evaluator.credentials import SecretSet
 from evaluator.evidence import SessionEvidence, normalize_session
 from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.isolation.trace import TraceReport, assess_with_trace
@@ -169,10 +169,8 @@ def run_attempt(
     baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
-    secrets = workspace.secret_values()
-    if not settings.endpoint.scripted and os.environ.get("OPENAI_API_KEY"):
-        secrets["OPENAI_API_KEY"] = os.environ["OPENAI_API_KEY"]
-    follower = settings.launch.follow_trace(workspace.path, agent_dir, Redactor(secrets).text)
+    secrets = attempt_secrets(settings, workspace)
+    follower = settings.launch.follow_trace(workspace.path, agent_dir, LiveRedactor(secrets).text)
     try:
         handle = settings.runner.run(
             AgentRequest(
@@ -184,6 +182,7 @@ def run_attempt(
                 or settings.timeout_s,
                 env=workspace.env,
                 launch=settings.launch,
+                secrets=secrets,
             )
         )
     finally:
@@ -194,7 +193,7 @@ def run_attempt(
     result = AttemptResult(
         case.case_id, number, workspace, "blocked", handle=handle, retry_of=retry_of
     )
-    result.secrets = secrets
+    result.secrets = secrets.values()
     if follower is not None and follower.keep is not None and follower.keep.is_file():
         result.trace_copy = follower.keep
     save_snapshot(
@@ -206,6 +205,28 @@ def run_attempt(
     _evaluate(settings, case, result, prompt, trace)
     save_attempt(settings.run_dir, result)
     return result
+
+
+def run_secrets(
+    runner: AgentRunner, endpoint: ModelEndpoint, grader: ModelGrader | None
+) -> dict[str, str]:
+    """The credentials every attempt of a run holds: the agent's and the model judge's."""
+    found = runner.credentials(endpoint)
+    if grader is not None:
+        for name, value in grader.credentials().items():
+            found.setdefault(f"judge:{name}", value)
+    return found
+
+
+def attempt_secrets(settings: AttemptSettings, workspace: AttemptWorkspace) -> SecretSet:
+    """What this attempt's artifacts must never hold, before its agent starts (the launcher adds
+    its environment's secrets): the case's declared secrets, and the run's credentials."""
+    return SecretSet(
+        {
+            **run_secrets(settings.runner, settings.endpoint, settings.grader),
+            **workspace.secret_values(),
+        }
+    )
 
 
 def failed_attempt(

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager, nullcontext, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from evaluator.artifacts.rundir import (
     write_json,
 )
 from evaluator.artifacts.transcript import render_transcript
+from evaluator.credentials import SecretSet, looks_secret, without_userinfo
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.html.run_page import write_run_html
 from evaluator.judge import ModelGrader
@@ -47,6 +48,7 @@ from evaluator.pipeline.attempt import (
     failed_attempt,
     mark_interrupted,
     run_attempt,
+    run_secrets,
 )
 from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.progress import PlainProgress, Progress
@@ -56,7 +58,6 @@ from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy, TraceMode
 from evaluator.sandbox.launch import choose_policy
 from evaluator.workspace import AttemptWorkspace
-from evaluator.workspace.builder import looks_secret
 from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import (
     PRIVATE_UMASK,
@@ -98,6 +99,10 @@ class RunOptions:
     claude_bin: Path | None = None
     claude_permission_mode: str | None = None  # None: the claude runners' safe default
     auth_from: Path | None = None
+    # Any endpoint speaking the agent's provider API (a local vLLM or Ollama server, a LiteLLM
+    # gateway), with the name of the variable that holds its key.
+    base_url: str | None = None
+    api_key_env: str | None = None
     lenient: bool = False
     scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
     skill_text: str | None = None  # candidate entry skill for every workspace (`score --skill`)
@@ -171,6 +176,11 @@ def _refuse_changes(options: RunOptions, previous: Manifest) -> None:
         "--agent": (options.agent, previous.agent),
         "--attempts": (options.attempts, previous.attempts),
         "--model": (options.model, previous.model),
+        "--base-url": (
+            without_userinfo(options.base_url) if options.base_url else None,
+            previous.model_base_url,
+        ),
+        "--api-key-env": (options.api_key_env, previous.model_key_env),
         "--behaviors": (
             str(options.behaviors.resolve()) if options.behaviors else None,
             previous.behaviors_dir,
@@ -218,6 +228,8 @@ class Run:
         self.lock = threading.Lock()
         self.attempt_numbers: dict[str, int] = {}
         self.run_lock: RunLock | None = None
+        # Every attempt's secrets: a kept scratch is redacted with them when the run ends.
+        self.secrets = SecretSet()
 
     # ---------------------------------------------------------------- planning
     def _plan(self) -> tuple[EvalRepo, Selection, RunDir, Manifest | None]:
@@ -352,9 +364,21 @@ class Run:
         check_scratch_root(options.scratch_root)
         if options.auth_from is not None and not runner.uses_auth_from:
             raise InputError(f"--auth-from copies a Codex login; the {agent} agent does not use it")
+        if library is not None and (options.base_url or options.api_key_env):
+            raise InputError(
+                "--behaviors runs the scripted model; it takes no --base-url or --api-key-env",
+                field="--base-url" if options.base_url else "--api-key-env",
+            )
+        base_url = previous.model_base_url if previous else options.base_url
+        api_key_env = previous.model_key_env if previous else options.api_key_env
+        if api_key_env and not os.environ.get(api_key_env):
+            raise EnvironmentProblem(f"--api-key-env {api_key_env}: that variable is not set")
+        real_endpoint = ModelEndpoint(
+            model=None, base_url=base_url, auth_from=options.auth_from, api_key_env=api_key_env
+        )
         # A fresh agent home has no login: without credentials every attempt would block.
-        real_model = library is None and previous is None and options.auth_from is None
-        if real_model and not any(os.environ.get(name) for name in runner.credential_env):
+        real_model = library is None and previous is None
+        if real_model and not runner.has_credentials(real_endpoint):
             raise EnvironmentProblem(
                 f"a real model needs credentials: {runner.credentials_hint};"
                 " --behaviors DIR uses the scripted model"
@@ -386,7 +410,8 @@ class Run:
         if previous:
             # A resumed case runs all its K attempts again: what it had is listed, not counted.
             with self._storage_faults(run_dir, scratch):
-                for note in record_in_flight(run_dir, scratch, todo, previous):
+                credentials = run_secrets(runner, real_endpoint, options.grader)
+                for note in record_in_flight(run_dir, scratch, todo, previous, credentials):
                     previous.notes.append(note)
         manifest = previous or Manifest(
             run_id=run_dir.run_id,
@@ -411,6 +436,8 @@ class Run:
             timeout_explicit=options.timeout_s is not None,
             lenient=options.lenient,
             behaviors_dir=str(behaviors.resolve()) if behaviors else None,
+            model_base_url=without_userinfo(base_url) if base_url else None,
+            model_key_env=api_key_env,
             evaluator_version=__version__,
         )
         if options.timeout_s is not None:
@@ -457,7 +484,7 @@ class Run:
                 endpoint = (
                     ModelEndpoint(model=model, base_url=server.base_url, scripted=True)
                     if isinstance(server, ScriptedModelServer)
-                    else ModelEndpoint(model=model, auth_from=options.auth_from)
+                    else replace(real_endpoint, model=model)
                 )
                 settings = AttemptSettings(
                     run_dir=run_dir,
@@ -526,6 +553,9 @@ class Run:
 
     def _drop_scratch(self, scratch: Path) -> None:
         if self.options.keep_scratch:
+            # Kept for a person to look at, after the agents are gone: no secret stays in it.
+            if scratch.is_dir():
+                Redactor(self.secrets.values()).tree(scratch)
             return
         try:
             remove_scratch(scratch)
@@ -578,6 +608,7 @@ class Run:
             if self.stop.is_set():
                 mark_interrupted(settings.run_dir, result, "the run was stopped during it")
                 raise RunInterrupted("stopping")
+            self.secrets.update(result.secrets)
             self.progress.attempt_finished(result)
             results.append(result)
             if result.valid:
@@ -672,7 +703,11 @@ def write_reports(run_dir: RunDir, manifest: Manifest) -> None:
 
 
 def record_in_flight(
-    run_dir: RunDir, scratch: Path, cases: list[LoadedCase], previous: Manifest
+    run_dir: RunDir,
+    scratch: Path,
+    cases: list[LoadedCase],
+    previous: Manifest,
+    credentials: dict[str, str] | None = None,
 ) -> list[str]:
     """The attempts a stopped run left for cases it did not finish are marked interrupted (the
     resume runs those cases again). An attempt it never recorded (its workspace exists, its
@@ -723,7 +758,7 @@ def record_in_flight(
                 if source.is_file():
                     copy_atomic(source, directory / name)
             write_json(directory / "attempt.json", record)
-            Redactor(_declared_secrets(case)).tree(directory)
+            Redactor({**(credentials or {}), **_declared_secrets(case)}).tree(directory)
             notes.append(f"{case.case_id} attempt {number:02d}: {why}")
     return notes
 

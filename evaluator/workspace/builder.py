@@ -7,9 +7,9 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
 
 from evaluator.contract.models import CaseSetup
+from evaluator.credentials import embedded_credentials, looks_secret
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.safepath import contained, is_inside
@@ -36,23 +36,6 @@ class AttemptWorkspace:
             for part, credential in embedded_credentials(value):
                 values.setdefault(f"{name}:{part}", credential)
         return values
-
-
-def embedded_credentials(value: str) -> list[tuple[str, str]]:
-    """Credentials inside a URL-valued setting: its userinfo password, and query parameters
-    whose names say secret (`?password=`, `?sslkey=`, `?token=`)."""
-    if "://" not in value:
-        return []
-    try:
-        parts = urlsplit(value.strip())
-        password = parts.password
-    except ValueError:
-        return []
-    found = [("password", password)] if password else []
-    for key, item in parse_qsl(parts.query, keep_blank_values=False):
-        if looks_secret(key) and item:
-            found.append((key, item))
-    return found
 
 
 def attempt_dir(case_workspace_root: Path, case_id: str, attempt: int) -> Path:
@@ -187,8 +170,3 @@ def _apply_setup(
     workspace.secret_env.update(n for n in setup.env_vars_required or [] if looks_secret(n))
     for key in sorted(setup.model_extra or {}):
         workspace.mismatches.append(f"setup key {key!r} is not understood by this evaluator")
-
-
-def looks_secret(name: str) -> bool:
-    upper = name.upper()
-    return any(word in upper for word in ("SECRET", "TOKEN", "PASSWORD", "CERTIFICATE", "KEY"))

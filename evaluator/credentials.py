@@ -1,0 +1,132 @@
+"""Which values are secrets: the one rule every stage uses to decide what must never reach `runs/`.
+
+A secret is a credential a runner passes through or copies in, a value a case declares secret, a
+value in the agent's environment whose name says secret, or a credential inside a URL. They are
+gathered per attempt into a `SecretSet` before the agent starts, so the trace (redacted while the
+agent still runs) and every artifact written afterwards use the same list.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+# Words that make a variable (or a URL parameter, or a key of an auth file) a secret.
+SECRET_NAME_WORDS = ("SECRET", "TOKEN", "PASSWORD", "PASSWD", "CERTIFICATE", "KEY", "CREDENTIAL")
+# The key the runners give an agent talking to our scripted server: public by construction, and
+# redacting it would rewrite every artifact that names the scripted set-up.
+SCRIPTED_API_KEY = "scripted-model"
+# A URL's user name is a secret only where it carries a token (`https://<token>@host`), which is
+# long; a short one is an account name (`postgres://app@db`) that redaction would erase from text.
+MIN_TOKEN_USERNAME = 16
+
+
+def looks_secret(name: str) -> bool:
+    upper = name.upper()
+    return any(word in upper for word in SECRET_NAME_WORDS)
+
+
+def embedded_credentials(value: str) -> list[tuple[str, str]]:
+    """Credentials inside a URL-valued setting: its user-info (the password, or a user name long
+    enough to be a token when there is no password) and query parameters whose names say secret
+    (`?password=`, `?sslkey=`, `?token=`)."""
+    if "://" not in value:
+        return []
+    try:
+        parts = urlsplit(value.strip())
+        password = parts.password
+        username = parts.username
+    except ValueError:
+        return []
+    found = [("password", password)] if password else []
+    if username and not password and len(username) >= MIN_TOKEN_USERNAME:
+        found.append(("userinfo", username))
+    for key, item in parse_qsl(parts.query, keep_blank_values=False):
+        if looks_secret(key) and item:
+            found.append((key, item))
+    return found
+
+
+def without_userinfo(url: str) -> str:
+    """`url` with any user name and password taken out, fit for a manifest."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+def environment_secrets(env: Mapping[str, str]) -> dict[str, str]:
+    """The values of `env` that are secrets: by their variable's name, or inside a URL."""
+    found: dict[str, str] = {}
+    for name, value in env.items():
+        if looks_secret(name) and value and value != SCRIPTED_API_KEY:
+            found[name] = value
+        for part, credential in embedded_credentials(value):
+            found.setdefault(f"{name}:{part}", credential)
+    return found
+
+
+def auth_file_secrets(path: Path, label: str) -> dict[str, str]:
+    """The string values under secret-named keys of a JSON login file (Codex's `auth.json`:
+    `OPENAI_API_KEY`, `tokens.access_token`, ...), keyed `label:key.path`. A file that does not
+    parse is secret whole: it is copied in, so it may be printed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return {label: text.strip()} if text.strip() else {}
+    found: dict[str, str] = {}
+
+    def walk(node: object, trail: str, secret: bool) -> None:
+        if isinstance(node, dict):
+            for key, child in node.items():
+                name = f"{trail}.{key}" if trail else str(key)
+                walk(child, name, secret or looks_secret(str(key)))
+        elif isinstance(node, list):
+            for index, child in enumerate(node):
+                walk(child, f"{trail}[{index}]", secret)
+        elif isinstance(node, str) and secret and node:
+            found[f"{label}:{trail}"] = node
+
+    walk(document, "", False)
+    return found
+
+
+class SecretSet:
+    """The secrets of one attempt, added to as they become known (the runner adds the
+    environment it launches the agent with). Readers take `values()`; `version` changes with
+    every addition, so a redactor built from an older list can notice it is stale."""
+
+    def __init__(self, initial: Mapping[str, str] | None = None) -> None:
+        self._values: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self.version = 0
+        self.update(initial or {})
+
+    def update(self, values: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
+        items = values.items() if isinstance(values, Mapping) else values
+        with self._lock:
+            for name, value in items:
+                if not value or value in self._values.values():
+                    continue
+                key, number = name, 2
+                while key in self._values:
+                    key, number = f"{name}#{number}", number + 1
+                self._values[key] = value
+                self.version += 1
+
+    def add_environment(self, env: Mapping[str, str]) -> None:
+        self.update(environment_secrets(env))
+
+    def values(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._values)

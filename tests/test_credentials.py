@@ -1,0 +1,203 @@
+"""Which values are secrets, and the redactor's forms, file names, gzip and binary files: no
+agent needed (the real-provider path is `test_credentials_e2e.py`)."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from evaluator.agents.base import ModelEndpoint
+from evaluator.agents.claude_code import ClaudeCodeRunner
+from evaluator.agents.codex_exec import CodexExecRunner, endpoint_credentials
+from evaluator.agents.codex_home import create_codex_home
+from evaluator.artifacts.redact import LiveRedactor, Redactor
+from evaluator.cli.main import run_cli
+from evaluator.credentials import (
+    SCRIPTED_API_KEY,
+    SecretSet,
+    auth_file_secrets,
+    environment_secrets,
+    without_userinfo,
+)
+from evaluator.pipeline.attempt import run_secrets
+from tests.support import scratch_dir
+
+SECRET = "tök-3f9A&b<c>d'e\"f"
+
+
+def _runner(cls: type, **kwargs: object) -> object:
+    """A runner without looking up its CLI (only its credential rules are under test)."""
+    runner = cls.__new__(cls)
+    for name, value in kwargs.items():
+        setattr(runner, name, value)
+    return runner
+
+
+def test_secret_names_urls_and_the_public_scripted_key() -> None:
+    env = {
+        "PATH": "/usr/bin",
+        "MY_GATEWAY_KEY": "gw-0123456789",
+        "GITHUB_TOKEN": "ghp_abcdefghij",
+        "DB_PASSWORD": "hunter2-long",
+        "OPENAI_API_KEY": SCRIPTED_API_KEY,
+        "PROXY": "https://ghp_0123456789abcdefXYZ@proxy.example/",
+        "DATABASE_URL": "postgres://app@db/shop",  # a short user name is an account, not a token
+    }
+    assert environment_secrets(env) == {
+        "MY_GATEWAY_KEY": "gw-0123456789",
+        "GITHUB_TOKEN": "ghp_abcdefghij",
+        "DB_PASSWORD": "hunter2-long",
+        "PROXY:userinfo": "ghp_0123456789abcdefXYZ",
+    }
+    assert without_userinfo("https://u:p@host:8080/v1") == "https://host:8080/v1"
+    assert without_userinfo("http://127.0.0.1:9/v1") == "http://127.0.0.1:9/v1"
+
+
+def test_an_auth_file_gives_every_token_it_holds(tmp_path: Path) -> None:
+    auth = tmp_path / "auth.json"
+    auth.write_text(
+        json.dumps(
+            {
+                "OPENAI_API_KEY": "sk-abc123456",
+                "tokens": {"id_token": "eyJ.id", "access_token": "eyJ.acc", "account_id": "acct"},
+                "last_refresh": "2026-01-01",
+            }
+        )
+    )
+    assert auth_file_secrets(auth, "auth.json") == {
+        "auth.json:OPENAI_API_KEY": "sk-abc123456",
+        "auth.json:tokens.id_token": "eyJ.id",
+        "auth.json:tokens.access_token": "eyJ.acc",
+        "auth.json:tokens.account_id": "acct",  # under `tokens`: secret by where it sits
+    }
+    auth.write_text("not json but a secret")
+    assert auth_file_secrets(auth, "auth.json") == {"auth.json": "not json but a secret"}
+
+
+def test_runners_list_what_they_pass_and_copy_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-real-0001")
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "ant-token-0002")
+    monkeypatch.setenv("GATEWAY_KEY", "gw-key-0003")
+    login = tmp_path / "login"
+    login.mkdir()
+    (login / "auth.json").write_text(json.dumps({"tokens": {"refresh_token": "rt-0004"}}))
+    codex = _runner(CodexExecRunner)
+    endpoint = ModelEndpoint(model="m", auth_from=login, api_key_env="GATEWAY_KEY")
+    assert codex.credentials(endpoint) == {  # type: ignore[attr-defined]
+        "OPENAI_API_KEY": "sk-real-0001",
+        "GATEWAY_KEY": "gw-key-0003",
+        "auth.json:tokens.refresh_token": "rt-0004",
+    }
+    claude = _runner(ClaudeCodeRunner, permission_mode="acceptEdits")
+    assert claude.credentials(ModelEndpoint(model=None)) == {  # type: ignore[attr-defined]
+        "ANTHROPIC_AUTH_TOKEN": "ant-token-0002"
+    }
+    scripted = ModelEndpoint(model="m", base_url="http://127.0.0.1:1/v1", scripted=True)
+    assert codex.credentials(scripted) == {}  # type: ignore[attr-defined]
+
+    class Judge:
+        def credentials(self) -> dict[str, str]:
+            return {"OPENAI_API_KEY": "sk-judge-0005"}
+
+    both = run_secrets(codex, endpoint, Judge())  # type: ignore[arg-type]
+    assert both["judge:OPENAI_API_KEY"] == "sk-judge-0005"
+
+
+def test_codex_reaches_any_responses_endpoint_with_the_key_variable_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VLLM_KEY", "local-key-123")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    endpoint = ModelEndpoint(
+        model="qwen3-coder", base_url="http://127.0.0.1:8000/v1", api_key_env="VLLM_KEY"
+    )
+    with scratch_dir() as scratch:
+        home = create_codex_home(scratch / "codex-home", endpoint)
+        config = (home / "config.toml").read_text()
+    assert 'base_url = "http://127.0.0.1:8000/v1"' in config
+    assert 'env_key = "VLLM_KEY"' in config and 'model = "qwen3-coder"' in config
+    assert endpoint_credentials(endpoint) == {"VLLM_KEY": "local-key-123"}
+
+
+def _strace_char(byte: int, escaped: str) -> str:
+    """One byte as strace prints it inside a quoted string."""
+    if byte in (34, 92):
+        return "\\" + chr(byte)
+    return chr(byte) if 0x20 <= byte < 0x7F else escaped
+
+
+def _forms(secret: str) -> list[str]:
+    data = secret.encode()
+    forms = [
+        secret,
+        json.dumps(secret)[1:-1],
+        json.dumps(json.dumps(secret)[1:-1])[1:-1],
+        "".join(_strace_char(b, f"\\{b:03o}") for b in data),
+        "".join(f"\\x{b:02x}" for b in data),
+    ]
+    for offset in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            forms.append(encode(b"xy"[:offset] + data + b"tail").decode())
+    return forms
+
+
+def test_every_form_is_replaced_and_nothing_else() -> None:
+    redactor = Redactor({"K": SECRET})
+    for form in _forms(SECRET):
+        redacted = redactor.text(f"before {form} after")
+        assert "[REDACTED:K]" in redacted, form
+        assert redacted.startswith("before ") and redacted.endswith(" after")
+    assert redactor.text("tök-3f9A and other text") == "tök-3f9A and other text"
+
+
+def test_file_names_gzip_and_binary_files_are_redacted(tmp_path: Path) -> None:
+    root = tmp_path / "run"
+    (root / f"dir-{SECRET[:8]}").mkdir(parents=True)
+    (root / f"dir-{SECRET[:8]}" / "note.txt").write_text(f"value {SECRET[:8]}\n")
+    with gzip.open(root / "trace.strace.gz", "wt") as out:
+        out.write(f'execve("/bin/sh", ["sh", "-c", "echo {SECRET[:8]}"])\n')
+    (root / "state.sqlite").write_bytes(b"SQLite\0" + SECRET[:8].encode() + b"\0end")
+    Redactor({"K": SECRET[:8]}).tree(root)
+    note = root / "dir-[REDACTED:K]" / "note.txt"
+    assert note.read_text() == "value [REDACTED:K]\n"
+    assert "[REDACTED:K]" in gzip.decompress((root / "trace.strace.gz").read_bytes()).decode()
+    masked = (root / "state.sqlite").read_bytes()
+    stars = b"*" * len(SECRET[:8].encode())
+    assert masked == b"SQLite\0" + stars + b"\0end"  # same length: the layout stays valid
+    assert not [p for p in root.rglob("*") if p.name.startswith(".")]  # no temp file left
+
+
+def test_the_live_redactor_sees_secrets_added_after_it_was_made() -> None:
+    secrets = SecretSet({"A": "alpha-secret"})
+    redact = LiveRedactor(secrets).text
+    assert redact("alpha-secret beta-secret") == "[REDACTED:A] beta-secret"
+    secrets.add_environment({"B_TOKEN": "beta-secret", "HOME": "/root"})
+    assert redact("alpha-secret beta-secret") == "[REDACTED:A] [REDACTED:B_TOKEN]"
+    secrets.update({"A": "another-value"})  # a second value under a taken name keeps both
+    assert set(secrets.values()) == {"A", "B_TOKEN", "A#2"}
+
+
+def test_endpoint_options_are_checked_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
+    root = Path(__file__).resolve().parents[1]
+    base = ["run", "--repo", str(root / "agentic-evals"), "--runs-dir", str(tmp_path / "runs")]
+    behaviors = str(root / "agentic-evals/targets/db-migrations/behaviors/follows-skill")
+    code = run_cli([*base, "--behaviors", behaviors, "--base-url", "http://127.0.0.1:1/v1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--behaviors runs the scripted model" in err, err
+    code = run_cli(
+        [*base, "--base-url", "http://127.0.0.1:1/v1", "--api-key-env", "NO_SUCH_KEY_VAR"]
+    )
+    err = capsys.readouterr().err
+    assert code == 3 and "NO_SUCH_KEY_VAR: that variable is not set" in err, err
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+    assert os.environ.get("NO_SUCH_KEY_VAR") is None
