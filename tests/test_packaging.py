@@ -12,6 +12,7 @@ import sys
 import uuid
 from pathlib import Path
 
+import click
 import pytest
 
 from evaluator.agents import codex_binary
@@ -39,7 +40,8 @@ def test_schemas_is_hidden_from_users_but_documented(capsys: pytest.CaptureFixtu
     assert code == 0
     assert "setup-agents" in out
     assert "  schemas " not in out
-    assert "schemas" in cli.commands and cli.commands["schemas"].hidden
+    schemas = cli.get_command(click.Context(cli), "schemas")
+    assert schemas is not None and schemas.hidden
     assert "# Developer commands" in (ROOT / "docs/cli.md").read_text()
 
 

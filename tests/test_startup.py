@@ -1,0 +1,87 @@
+"""Start-up: `--version` and `--help` import no command module, and the lazy table is true.
+
+The top-level group (evaluator/cli/lazy.py) lists its commands from a table in
+evaluator/cli/main.py, so that start-up does not import the pipeline. These tests assert on the
+modules a fresh interpreter imports, never on time (benchmarks/startup.py measures the time).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import click
+import pytest
+
+from evaluator.cli.lazy import LazyGroup
+from evaluator.cli.main import COMMANDS, cli
+from tests.conftest import ROOT
+
+# What `--version` and `--help` must not import: pydantic (so no project model module, all of
+# which import it), jinja2, tree-sitter, ...
+HEAVY_LIBRARIES = ("pydantic", "pydantic_core", "jinja2", "tree_sitter", "tree_sitter_bash")
+# ... the contract models, the judge, the model judge, the pipeline ...
+HEAVY_PACKAGES = ("evaluator.contract", "evaluator.judge", "evaluator.grader", "evaluator.pipeline")
+# ... and any command's module.
+CLI_START_UP = {"evaluator.cli", "evaluator.cli.main", "evaluator.cli.lazy"}
+
+
+def _imported_modules(*args: str) -> tuple[set[str], str]:
+    """The modules `python -X importtime -m evaluator ARGS` imported, and what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "evaluator", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    modules.discard("package")  # the header line: "import time: self [us] | cumulative | package"
+    return modules, done.stdout
+
+
+def _forbidden(modules: set[str]) -> list[str]:
+    return sorted(
+        m
+        for m in modules
+        if m.split(".")[0] in HEAVY_LIBRARIES
+        or any(m == p or m.startswith(f"{p}.") for p in HEAVY_PACKAGES)
+        or (m.startswith("evaluator.cli.") and m not in CLI_START_UP)
+    )
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["-h"]], ids=" ".join)
+def test_version_and_help_import_no_command_module(argv: list[str]) -> None:
+    modules, out = _imported_modules(*argv)
+    assert "evaluator.cli.main" in modules  # the parse saw the project's own imports
+    assert _forbidden(modules) == []
+    assert ("0.1.0" in out) if argv == ["--version"] else ("validate" in out)
+
+
+def test_the_lazy_table_matches_every_command() -> None:
+    context = click.Context(cli)
+    for name, entry in COMMANDS.items():
+        command = cli.get_command(context, name)
+        assert command is not None and command.name == name
+        first_paragraph = (command.help or "").split("\n\n", 1)[0]
+        assert entry.summary == " ".join(first_paragraph.split()), name
+        assert entry.hidden == command.hidden, name
+
+
+def test_help_from_the_table_is_the_help_of_the_loaded_commands() -> None:
+    """The top-level help is the same text from the table as from the imported commands."""
+    settings = {"help": cli.help, "params": cli.params, "context_settings": cli.context_settings}
+    # a fresh group: `cli` may have loaded its commands in an earlier test
+    lazy = LazyGroup("agentic-eval", lazy_commands=COMMANDS, **settings)
+    lazy_help = lazy.get_help(click.Context(lazy, info_name="agentic-eval"))
+    assert lazy.commands == {}  # nothing was imported to write it
+    loaded = [cli.get_command(click.Context(cli), name) for name in COMMANDS]
+    eager = click.Group("agentic-eval", commands=[c for c in loaded if c], **settings)
+    assert lazy_help == eager.get_help(click.Context(eager, info_name="agentic-eval"))
+    assert "  schemas " not in lazy_help and "  validate " in lazy_help
