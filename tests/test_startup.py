@@ -27,7 +27,11 @@ CLI_START_UP = {"evaluator.cli", "evaluator.cli.main", "evaluator.cli.lazy"}
 
 
 def _imported_modules(*args: str) -> tuple[set[str], str]:
-    """The modules `python -X importtime -m evaluator ARGS` imported, and what it printed."""
+    """The modules `python -X importtime -m evaluator ARGS` imported, and what it printed.
+
+    importtime logs what `import` statements load, so every module a command's module imports,
+    but not the command's module itself, which the lazy group loads with importlib.
+    """
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "evaluator", *args],
         cwd=ROOT,
@@ -85,3 +89,16 @@ def test_help_from_the_table_is_the_help_of_the_loaded_commands() -> None:
     eager = click.Group("agentic-eval", commands=[c for c in loaded if c], **settings)
     assert lazy_help == eager.get_help(click.Context(eager, info_name="agentic-eval"))
     assert "  schemas " not in lazy_help and "  validate " in lazy_help
+
+
+def _loads(modules: set[str], package: str) -> bool:
+    return any(m == package or m.startswith(f"{package}.") for m in modules)
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_a_commands_help_loads_no_pipeline_model_judge_or_renderer(name: str) -> None:
+    """What a command drives is imported when it runs: its `--help` needs only its options."""
+    modules, out = _imported_modules(name, "--help")
+    assert f"agentic-eval {name}" in out  # the command was loaded
+    loaded = [p for p in ("evaluator.pipeline", "evaluator.grader", "jinja2") if _loads(modules, p)]
+    assert loaded == []

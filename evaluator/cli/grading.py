@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from evaluator.grader import Grader, make_grader
-from evaluator.pipeline.run import DEFAULT_SCRATCH
-from evaluator.workspace.scratch import check_scratch_root, make_private_dir
+from evaluator.defaults import DEFAULT_SCRATCH
+
+if TYPE_CHECKING:  # the model judge is imported only when one is configured
+    from evaluator.grader import Grader
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,6 +45,9 @@ def build_grader(
         if judge_votes is not None:
             raise click.UsageError("--judge-votes needs --judge-model")
         return None
+    from evaluator.grader import make_grader
+    from evaluator.workspace.scratch import check_scratch_root, make_private_dir
+
     # Under the same checked, private scratch root as the agents; the leading dot keeps it apart
     # from every run's scratch (run ids cannot start with a dot).
     root = scratch_root or DEFAULT_SCRATCH

@@ -36,6 +36,7 @@ from evaluator.artifacts.rundir import (
     write_json,
 )
 from evaluator.artifacts.transcript import render_transcript
+from evaluator.defaults import DEFAULT_SCRATCH, DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.html.run_page import write_run_html
 from evaluator.judge import ModelGrader
@@ -65,8 +66,6 @@ from evaluator.workspace.scratch import (
     remove_scratch,
 )
 
-DEFAULT_SCRATCH = Path(os.environ.get("AGENTIC_EVAL_SCRATCH", "/var/tmp/agentic-eval"))
-DEFAULT_TIMEOUT_S = 300.0
 SCRIPTED_MODEL = "mock-model"
 
 

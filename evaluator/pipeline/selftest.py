@@ -21,10 +21,11 @@ from pydantic import BaseModel, Field, computed_field
 from evaluator.artifacts.models import CaseResult
 from evaluator.artifacts.rundir import write_atomic
 from evaluator.contract.models import GoldenBehavior
+from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.modelserver.behaviors import Behavior, BehaviorLibrary, load_behavior_file
 from evaluator.pipeline.progress import Progress
-from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome, new_run_id
+from evaluator.pipeline.run import Run, RunOptions, RunOutcome, new_run_id
 from evaluator.plan import open_repo, select_cases
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
