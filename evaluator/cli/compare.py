@@ -9,8 +9,7 @@ import click
 
 from evaluator.cli.ci_output import junit_option, report_comparison
 from evaluator.cli.options import emit_json, json_option
-from evaluator.compare import DEFAULT_ALPHA, compare_runs, write_comparison
-from evaluator.compare.markdown import SECTION_ORDER, flip_line, headline, side_text
+from evaluator.defaults import DEFAULT_ALPHA
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 
 if TYPE_CHECKING:
@@ -45,7 +44,8 @@ def command(
     as_json: bool,
 ) -> int:
     """Compare CANDIDATE with BASE (run dirs); exit 1 on any regression."""
-    # the HTML renderer (jinja2) is imported when the command runs, not for its --help
+    # the comparison and its renderers are imported when the command runs, not for its --help
+    from evaluator.compare import compare_runs, write_comparison
     from evaluator.html.comparison_page import write_comparison_html
 
     comparison = compare_runs(
@@ -62,6 +62,8 @@ def command(
 
 
 def print_comparison(comparison: Comparison, json_path: Path, markdown_path: Path) -> None:
+    from evaluator.compare.markdown import SECTION_ORDER, flip_line, headline, side_text
+
     width = max((len(c.case_id) for c in comparison.cases), default=10)
     shown = [c for name in SECTION_ORDER for c in comparison.cases if c.classification == name]
     for case in shown:

@@ -13,8 +13,8 @@ from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import repo_options
+from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK, EvalError, InputError
-from evaluator.gate.score import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
 from evaluator.vocabulary import SPLITS
 
 if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
