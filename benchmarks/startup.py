@@ -9,7 +9,7 @@ machine's load hits all alike. `modules` is how many modules the process's `impo
 loaded (`-X importtime`; a module loaded through importlib, as the lazy group loads a command's
 module, is not counted, the modules it imports are).
 
-Run: .venv/bin/python -m benchmarks.startup [--runs 10] [--checkout DIR ...] [--command "run --help" ...]
+Run: .venv/bin/python -m benchmarks.startup [--runs 10] [--checkout DIR ...] [--command="run --help" ...]
 """
 
 from __future__ import annotations
