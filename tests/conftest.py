@@ -68,6 +68,24 @@ def require_tool_mark(tool: str) -> None:
         )
 
 
+@pytest.fixture
+def stub_agent_clis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stand-ins for the codex and claude binaries that only say their pinned version: for unit
+    tests of checks made before any agent starts, which must not need the npm-installed CLIs."""
+    from evaluator.agents import claude_binary, codex_binary
+
+    stubs = tmp_path / "stub-clis"
+    stubs.mkdir()
+    for name, env_var, version in (
+        ("codex", codex_binary.ENV_VAR, f"codex-cli {codex_binary.PINNED_VERSION}"),
+        ("claude", claude_binary.CLAUDE.env_var, f"{claude_binary.PINNED_VERSION} (Claude Code)"),
+    ):
+        stub = stubs / name
+        stub.write_text(f"#!/bin/sh\necho '{version}'\n", encoding="utf-8")
+        stub.chmod(0o755)
+        monkeypatch.setenv(env_var, str(stub))
+
+
 def copy_demo(tmp_path: Path) -> Path:
     """A writable copy of the source workspace (skills + eval repo); returns its eval repo."""
     shutil.copytree(ROOT / ".agents", tmp_path / ".agents")
