@@ -36,7 +36,8 @@ from evaluator.artifacts.rundir import (
     write_json,
 )
 from evaluator.artifacts.transcript import render_transcript
-from evaluator.defaults import DEFAULT_SCRATCH, DEFAULT_TIMEOUT_S
+from evaluator.defaults import DEFAULT_SCRATCH as DEFAULT_SCRATCH  # re-exported: was defined here
+from evaluator.defaults import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.html.run_page import write_run_html
 from evaluator.judge import ModelGrader
