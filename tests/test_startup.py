@@ -14,7 +14,7 @@ import click
 import pytest
 
 from evaluator.cli.lazy import LazyGroup
-from evaluator.cli.main import COMMANDS, cli
+from evaluator.cli.main import COMMANDS, cli, run_cli
 from tests.conftest import ROOT
 
 # What no `--help` may import: pydantic (so no project model module, all of which import it),
@@ -98,3 +98,14 @@ def test_a_commands_help_loads_no_model_no_stage_and_no_heavy_library(name: str)
     modules, out = _imported_modules(name, "--help")
     assert f"agentic-eval {name}" in out  # the command was loaded
     assert _heavy(modules) == []
+
+
+def test_a_mistyped_command_gets_the_same_suggestion_as_before(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """click suggests from the commands it holds; the lazy group suggests from every name."""
+    assert run_cli(["valdate"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("agentic-eval: No such command 'valdate'.")
+    if hasattr(click.exceptions, "NoSuchCommand"):  # click 8.4 and later suggest
+        assert "Did you mean 'validate'?" in err

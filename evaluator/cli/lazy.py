@@ -44,6 +44,21 @@ class LazyGroup(click.Group):
             self.commands[cmd_name] = self._load(cmd_name)
         return self.commands.get(cmd_name)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            # click (8.4 and later) suggests close names from `self.commands`, which holds only
+            # the commands loaded so far: suggest from every name instead
+            no_such = getattr(click.exceptions, "NoSuchCommand", None)
+            if no_such is None or not isinstance(exc, no_such):
+                raise
+            raise no_such(
+                exc.command_name, possibilities=self.list_commands(ctx), ctx=ctx
+            ) from None
+
     def _load(self, cmd_name: str) -> click.Command:
         module_name, _, attribute = self.lazy_commands[cmd_name].import_path.partition(":")
         command = getattr(importlib.import_module(module_name), attribute)
