@@ -1,4 +1,10 @@
-"""Shared fixtures: the project root, the demo repo, and the real Codex binary."""
+"""Shared fixtures: the project root, the demo repo; and the two test tiers.
+
+The tiers: a test that needs an external program marks what it needs (`codex`, `claude`,
+`browser`; see pyproject.toml); each of those marks implies `slow`, and a test that takes
+seconds for another reason (a jail, a trace, real processes) is marked `slow` by hand. The unit
+tier is `pytest -m "not slow"` (`./dev check`), the full run is plain `pytest` (`./dev test`, CI).
+"""
 
 from __future__ import annotations
 
@@ -20,6 +26,64 @@ def root() -> Path:
 @pytest.fixture
 def demo_repo() -> Path:
     return DEMO_REPO
+
+
+# The marks that say a test needs an npm-installed agent CLI or the browser.
+TOOL_MARKS = ("codex", "claude", "browser")
+
+# The test being set up or run, so that `tests.support.codex_or_skip` can check its marks.
+_current_test: pytest.Item | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # registered here rather than in pyproject.toml: no test marks it by name but a few
+    config.addinivalue_line(
+        "markers",
+        "slow: left out of the unit tier (./dev check); implied by codex, claude, browser",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test marked with a tool mark is `slow`: the unit tier deselects them all at once."""
+    for item in items:
+        if any(item.get_closest_marker(mark) for mark in TOOL_MARKS):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # before the test's fixtures are set up: a module-scoped fixture may start the agent CLI
+    global _current_test
+    _current_test = item
+
+
+def require_tool_mark(tool: str) -> None:
+    """Fails a test that runs `tool` without a tool mark: it would run in the unit tier."""
+    item = _current_test
+    if item is not None and not any(item.get_closest_marker(mark) for mark in TOOL_MARKS):
+        pytest.fail(
+            f"{item.nodeid} runs the real {tool} CLI but has no mark of {', '.join(TOOL_MARKS)}:"
+            f" mark it @pytest.mark.{tool} so that the unit tier (./dev check) leaves it out"
+        )
+
+
+@pytest.fixture
+def stub_agent_clis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stand-ins for the codex and claude binaries that only say their pinned version: for unit
+    tests of checks made before any agent starts, which must not need the npm-installed CLIs."""
+    from evaluator.agents import claude_binary, codex_binary
+
+    stubs = tmp_path / "stub-clis"
+    stubs.mkdir()
+    for name, env_var, version in (
+        ("codex", codex_binary.ENV_VAR, f"codex-cli {codex_binary.PINNED_VERSION}"),
+        ("claude", claude_binary.CLAUDE.env_var, f"{claude_binary.PINNED_VERSION} (Claude Code)"),
+    ):
+        stub = stubs / name
+        stub.write_text(f"#!/bin/sh\necho '{version}'\n", encoding="utf-8")
+        stub.chmod(0o755)
+        monkeypatch.setenv(env_var, str(stub))
 
 
 def copy_demo(tmp_path: Path) -> Path:

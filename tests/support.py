@@ -22,12 +22,13 @@ from evaluator.prompting import agent_prompt
 from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.sandbox import LaunchPolicy
 from evaluator.workspace import AttemptWorkspace, build_workspace
-from tests.conftest import DEMO_REPO, in_ci
+from tests.conftest import DEMO_REPO, in_ci, require_tool_mark
 
 SCRATCH_BASE = Path("/var/tmp/agentic-eval-tests")
 
 
 def _cli_or_skip(name: str, find: Callable[[], Path]) -> Path:
+    require_tool_mark(name)
     try:
         return find()
     except EnvironmentProblem as exc:

@@ -17,6 +17,7 @@ LEAVES = {
     "schema_files",
     "codex_items",
     "vocabulary",
+    "defaults",
     "safepath",
     "patterns",
     "__init__",

@@ -10,8 +10,12 @@ from tests.conftest import ROOT
 
 
 def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    # through list_commands/get_command: the top-level group loads its commands lazily
+    context = click.Context(group)
     found: list[tuple[str, click.Command]] = []
-    for name, command in sorted(group.commands.items()):
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        assert command is not None, name
         full = f"{prefix}{name}"
         if isinstance(command, click.Group):
             found.extend(_commands(command, f"{full} "))

@@ -44,11 +44,10 @@ def test_missing_codex_binary_is_an_environment_error(
     assert "Traceback" not in err
 
 
+@pytest.mark.usefixtures("stub_agent_clis")  # the binary check comes first
 def test_scratch_root_under_tmp_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if not os.access(ROOT / ".tools/codex/node_modules/.bin/codex", os.X_OK):
-        pytest.skip("needs a codex binary to get past the binary check")
     code, _, err = _cli(
         [
             "run",

@@ -115,7 +115,13 @@ def _leak_behaviour(directory: Path) -> None:
     (directory / "leak.yaml").write_text(yaml.safe_dump(behaviour, allow_unicode=True))
 
 
-@pytest.mark.parametrize("agent", ["codex-exec", "claude-code"])
+@pytest.mark.parametrize(
+    "agent",
+    [
+        pytest.param("codex-exec", marks=pytest.mark.codex),
+        pytest.param("claude-code", marks=pytest.mark.claude),
+    ],
+)
 def test_real_provider_path_leaks_no_credential_in_any_form(tmp_path: Path, agent: str) -> None:
     if agent == "codex-exec":
         codex_or_skip()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator import yamlsource
 from evaluator.artifacts.rundir import RunDir
 from evaluator.errors import InputError
 from evaluator.modelserver.behaviors import Match
@@ -324,3 +325,37 @@ def test_run_reads_only_the_target_it_runs(tmp_path: Path) -> None:
     # What `run` loads: --target, else the configured default target, and nothing else.
     assert list(open_repo(repo, None, default_target_only=True).targets) == ["db-migrations"]
     assert list(open_repo(repo, None, target="db-migrations").targets) == ["db-migrations"]
+
+
+# Every YAML file the project holds: eval repos, behaviours, fixtures, the isolation corpus.
+YAML_FILES = sorted(
+    path
+    for folder in ("agentic-evals", "tests", "skill-eval")
+    for pattern in ("*.yaml", "*.yml")
+    for path in (ROOT / folder).rglob(pattern)
+)
+
+
+@pytest.mark.skipif(yamlsource.FAST_LOADER is None, reason="PyYAML without libyaml")
+def test_the_fast_yaml_parser_gives_what_the_pure_python_one_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """libyaml loads valid files (yamlsource.FAST_LOADER): the same values, at the same lines and
+    columns, as the pure-Python parser that reports the errors."""
+    assert len(YAML_FILES) > 50
+    fast = {path: yamlsource.load_yaml(path) for path in YAML_FILES}
+    monkeypatch.setattr(yamlsource, "FAST_LOADER", None)
+    for path in YAML_FILES:
+        slow = yamlsource.load_yaml(path)
+        assert fast[path].data == slow.data, path
+        assert fast[path].positions == slow.positions, path
+        assert fast[path].key_positions == slow.key_positions, path
+
+
+def test_yaml_errors_are_the_pure_python_parsers_own(tmp_path: Path) -> None:
+    """A file libyaml rejects is read again by PyYAML, whose message and position we report."""
+    path = tmp_path / "bad.yaml"
+    path.write_text("a: 1\nb: [2, 3\nc: 4\n", encoding="utf-8")
+    with pytest.raises(InputError) as raised:
+        yamlsource.load_yaml(path)
+    assert raised.value.render() == (f"{path}:3:2: invalid YAML: expected ',' or ']', but got ':'")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -19,10 +19,14 @@ from evaluator.agents import runner_names
 from evaluator.agents.claude_code import DEFAULT_PERMISSION_MODE, PERMISSION_MODES
 from evaluator.cli.grading import build_grader, grader_options
 from evaluator.cli.options import judge_option, lenient_option, resolve_grader
-from evaluator.judge import ModelGrader
-from evaluator.pipeline.run import DEFAULT_SCRATCH, RunOptions
-from evaluator.sandbox import TraceMode, jail_names
+from evaluator.defaults import DEFAULT_SCRATCH
+from evaluator.sandbox import jail_names
 from evaluator.vocabulary import JudgeMode
+
+if TYPE_CHECKING:  # the pipeline and the judge are imported when the command runs
+    from evaluator.judge import ModelGrader
+    from evaluator.pipeline.run import RunOptions
+    from evaluator.sandbox import TraceMode
 
 F = TypeVar("F", bound=Callable[..., Any])
 

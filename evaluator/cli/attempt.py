@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from evaluator.agents.codex_home import user_codex_home
 from evaluator.cli.grading import build_grader, grader_options
 from evaluator.cli.options import (
     emit_json,
@@ -17,12 +16,6 @@ from evaluator.cli.options import (
     resolve_grader,
 )
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
-from evaluator.pipeline.in_session import (
-    CollectRequest,
-    PlanRequest,
-    collect_attempt,
-    new_attempt,
-)
 from evaluator.vocabulary import JudgeMode
 
 RUNS_DIR_OPTION = click.option(
@@ -71,6 +64,9 @@ def new(
     The first call plans the run (its manifest names every selected case); later calls with
     its --run-id add attempts to it. Spawn the sub-agent with the printed prompt, byte for byte.
     """
+    # the pipeline is imported when the command runs, not for its --help
+    from evaluator.pipeline.in_session import PlanRequest, new_attempt
+
     made = new_attempt(
         PlanRequest(
             repo=repo,
@@ -147,6 +143,9 @@ def collect(
     parent = parent_thread or os.environ.get("CODEX_THREAD_ID")
     if not parent:
         raise click.UsageError("--parent-thread is required outside a Codex session")
+    from evaluator.agents.codex_home import user_codex_home
+    from evaluator.pipeline.in_session import CollectRequest, collect_attempt
+
     grader = build_grader(
         judge_model, judge_votes, base_url=judge_base_url, api_key_env=judge_api_key_env
     )

@@ -5,15 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from evaluator.ci.junit_compare import comparison_junit
-from evaluator.ci.junit_run import run_junit, write_junit
-from evaluator.ci.step_summary import append_step_summary, comparison_summary, run_summary
-from evaluator.compare.model import Comparison
-from evaluator.pipeline.run import RunOutcome
+if TYPE_CHECKING:  # the models are imported by the commands that produce them
+    from evaluator.compare.model import Comparison
+    from evaluator.pipeline.run import RunOutcome
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,6 +50,9 @@ def _attempt(what: str, write: Callable[[], object]) -> None:
 def report_run(
     command: str, outcome: RunOutcome, junit: Path | None, verdict: str | None = None
 ) -> None:
+    from evaluator.ci.junit_run import run_junit, write_junit
+    from evaluator.ci.step_summary import append_step_summary, run_summary
+
     run_id, run_dir = outcome.run_dir.run_id, outcome.run_dir.path
     if junit is not None:
         xml = run_junit(run_id, run_dir, outcome.manifest.target_id, outcome.results)
@@ -61,6 +62,10 @@ def report_run(
 
 
 def report_comparison(comparison: Comparison, markdown_path: Path, junit: Path | None) -> None:
+    from evaluator.ci.junit_compare import comparison_junit
+    from evaluator.ci.junit_run import write_junit
+    from evaluator.ci.step_summary import append_step_summary, comparison_summary
+
     if junit is not None:
         _attempt(f"JUnit file {junit}", lambda: write_junit(comparison_junit(comparison), junit))
     markdown = comparison_summary(comparison, markdown_path)

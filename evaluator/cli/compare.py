@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from evaluator.cli.ci_output import junit_option, report_comparison
 from evaluator.cli.options import emit_json, json_option
-from evaluator.compare import DEFAULT_ALPHA, compare_runs, write_comparison
-from evaluator.compare.markdown import SECTION_ORDER, flip_line, headline, side_text
-from evaluator.compare.model import Comparison
+from evaluator.defaults import DEFAULT_ALPHA
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
-from evaluator.html.comparison_page import write_comparison_html
+
+if TYPE_CHECKING:
+    from evaluator.compare.model import Comparison
 
 RUN_DIR = click.Path(path_type=Path, file_okay=False)
 
@@ -43,6 +44,10 @@ def command(
     as_json: bool,
 ) -> int:
     """Compare CANDIDATE with BASE (run dirs); exit 1 on any regression."""
+    # the comparison and its renderers are imported when the command runs, not for its --help
+    from evaluator.compare import compare_runs, write_comparison
+    from evaluator.html.comparison_page import write_comparison_html
+
     comparison = compare_runs(
         base, candidate, alpha=alpha, allow_different_cases=allow_different_cases
     )
@@ -57,6 +62,8 @@ def command(
 
 
 def print_comparison(comparison: Comparison, json_path: Path, markdown_path: Path) -> None:
+    from evaluator.compare.markdown import SECTION_ORDER, flip_line, headline, side_text
+
     width = max((len(c.case_id) for c in comparison.cases), default=10)
     shown = [c for name in SECTION_ORDER for c in comparison.cases if c.classification == name]
     for case in shown:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,15 +15,17 @@ from evaluator.cli.options import (
     repo_options,
 )
 from evaluator.errors import EXIT_OK
-from evaluator.judge.chain import EntryPlan, plan_entries
-from evaluator.judge.criteria import check_text
-from evaluator.plan import open_repo, select_cases
 from evaluator.vocabulary import DecidedBy, JudgeMode
+
+if TYPE_CHECKING:
+    from evaluator.judge.chain import EntryPlan
 
 ROUTES: tuple[DecidedBy, ...] = ("checks", "rules", "model", "unclear-rule")
 
 
 def _plan_json(plan: EntryPlan) -> dict[str, object]:
+    from evaluator.judge.criteria import check_text
+
     entry = plan.pending.entry
     return {
         "entry_id": plan.pending.entry_id,
@@ -58,6 +61,10 @@ def command(
     as_json: bool,
 ) -> int:
     """Show how every assertion entry will be decided (checks, compiled rules, model judge)."""
+    # the stages are imported when the command runs, not for its --help
+    from evaluator.judge.chain import plan_entries
+    from evaluator.plan import open_repo, select_cases
+
     if judge_mode == "model" and judge_model is None:
         raise click.UsageError("--judge model needs --judge-model: which model would judge?")
     with_model = judge_model is not None and judge_mode != "rules"
@@ -103,6 +110,8 @@ def command(
 
 
 def _echo_plan(plan: EntryPlan) -> None:
+    from evaluator.judge.criteria import check_text
+
     pending = plan.pending
     click.echo(f"  {pending.entry_id} {plan.decided_by}: {pending.entry.description}")
     if plan.decided_by == "checks":

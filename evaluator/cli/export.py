@@ -7,13 +7,9 @@ from pathlib import Path
 
 import click
 
-from evaluator.artifacts.rundir import write_atomic
 from evaluator.cli.options import repo_options
+from evaluator.defaults import DEFAULT_TIMEOUT_S
 from evaluator.errors import EXIT_OK
-from evaluator.integrations.codexopt import export_tasks
-from evaluator.integrations.items import export_split_dir
-from evaluator.pipeline.run import DEFAULT_TIMEOUT_S
-from evaluator.plan import open_repo, select_cases
 
 
 @click.group("export")
@@ -73,6 +69,11 @@ def codexopt_tasks(
     out: Path,
 ) -> int:
     """CodexOpt rollout tasks, train cases first, and the skillopt_train_ratio to use."""
+    # the stages are imported when the command runs, not for its --help
+    from evaluator.artifacts.rundir import write_atomic
+    from evaluator.integrations.codexopt import export_tasks
+    from evaluator.plan import open_repo, select_cases
+
     loaded = open_repo(repo, source_workspace, target=target, default_target_only=True)
     selection = select_cases(loaded, target, suites, cases)
     export = export_tasks(
@@ -112,6 +113,9 @@ def skillopt_splits(
     out: Path,
 ) -> int:
     """SkillOpt's split dir: {train,val,test}/items.json and split_manifest.json."""
+    from evaluator.integrations.items import export_split_dir
+    from evaluator.plan import open_repo, select_cases
+
     loaded = open_repo(repo, source_workspace, target=target, default_target_only=True)
     counts = export_split_dir(loaded, select_cases(loaded, target, suites), out)
     click.echo(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))

@@ -7,10 +7,9 @@ from pathlib import Path
 import click
 
 from evaluator.cli.options import emit_json, json_option
+from evaluator.defaults import DEFAULT_MIN_COVERAGE
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
-from evaluator.gate.decision import GATE_METRICS, GateMetric, decide_gate
-from evaluator.gate.rundir import read_run
-from evaluator.gate.score import DEFAULT_MIN_COVERAGE
+from evaluator.vocabulary import GATE_METRICS, GateMetric
 
 RUN_DIR = click.Path(path_type=Path, file_okay=False)
 
@@ -55,6 +54,10 @@ def command(
     as_json: bool,
 ) -> int:
     """Accept or reject a candidate skill's run against the current and best runs."""
+    # the gate and the run reader are imported when the command runs, not for its --help
+    from evaluator.gate.decision import decide_gate
+    from evaluator.gate.rundir import read_run
+
     scores = [
         read_run(path).score(min_coverage) if path else None for path in (candidate, current, best)
     ]

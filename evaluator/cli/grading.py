@@ -5,14 +5,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EnvironmentProblem
-from evaluator.grader import Grader, make_grader
-from evaluator.pipeline.run import DEFAULT_SCRATCH
-from evaluator.workspace.scratch import check_scratch_root, make_private_dir
+
+if TYPE_CHECKING:  # the model judge is imported only when one is configured
+    from evaluator.grader import Grader
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -71,6 +72,9 @@ def build_grader(
         )
     if api_key_env and not os.environ.get(api_key_env):
         raise EnvironmentProblem(f"--judge-api-key-env {api_key_env}: that variable is not set")
+    from evaluator.grader import make_grader
+    from evaluator.workspace.scratch import check_scratch_root, make_private_dir
+
     # Under the same checked, private scratch root as the agents; the leading dot keeps it apart
     # from every run's scratch (run ids cannot start with a dot).
     root = scratch_root or DEFAULT_SCRATCH

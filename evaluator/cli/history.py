@@ -6,24 +6,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich import box
-from rich.console import Console
-from rich.table import Table
 
 from evaluator.cli.options import emit_json
 from evaluator.errors import EXIT_OK
-from evaluator.history import (
-    CaseTrend,
-    case_trends,
-    history_path,
-    import_runs,
-    open_history,
-    record_run,
-)
-from evaluator.history.record import run_dirs
-from evaluator.vocabulary import Status
+
+if TYPE_CHECKING:  # the history package (sqlite-utils, the artifact models) loads when used
+    from evaluator.history import CaseTrend
+    from evaluator.vocabulary import Status
 
 TREND_MARK: dict[Status, str] = {"pass": "P", "fail": "F", "blocked": "B"}
 TREND_STYLE = {"P": "green", "F": "red", "B": "yellow"}
@@ -36,6 +28,8 @@ def record_finished_run(run_dir: Path, runs_root: Path, *, create: bool = True) 
     """Records a finished run in its runs root's history (without `create`, only when that
     history exists). A failure is a warning on stderr: the run's verdicts and exit code stand
     whatever happens to the history."""
+    from evaluator.history import history_path, open_history, record_run
+
     db_path = history_path(runs_root)
     if not create and not db_path.exists():
         return
@@ -78,6 +72,8 @@ def group(
                 f" `history {ctx.invoked_subcommand}`"
             )
         return EXIT_OK
+    from evaluator.history import case_trends, history_path, open_history
+
     with open_history(history_path(runs_dir), create=False) as db:
         trends = case_trends(db, target, case_id)
     if as_json:
@@ -110,6 +106,10 @@ def _row(trend: CaseTrend) -> tuple[str, ...]:
 
 
 def show_table(trends: list[CaseTrend]) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
     rows = [_row(t) for t in trends]
     if not sys.stdout.isatty():
         # Plain, colour-free columns for logs and pipes.
@@ -136,6 +136,9 @@ def show_table(trends: list[CaseTrend]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def import_command(runs_dir: Path, as_json: bool) -> int:
     """Backfill the history from existing run directories (idempotent)."""
+    from evaluator.history import history_path, import_runs, open_history
+    from evaluator.history.record import run_dirs
+
     root, paths = run_dirs(runs_dir)
     db_path = history_path(root)
     with open_history(db_path) as db:

@@ -9,9 +9,8 @@ import click
 from evaluator.cli.grading import build_grader, grader_options
 from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import emit_json, json_option, judge_option, resolve_grader
+from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
-from evaluator.pipeline.rejudge import rejudge_run
-from evaluator.pipeline.run import DEFAULT_SCRATCH
 from evaluator.vocabulary import JudgeMode
 
 
@@ -66,6 +65,9 @@ def command(
         base_url=judge_base_url,
         api_key_env=judge_api_key_env,
     )
+    # the pipeline is imported when the command runs, not for its --help
+    from evaluator.pipeline.rejudge import rejudge_run
+
     try:
         results = rejudge_run(run_dir, grader=resolve_grader(judge_mode, grader))
     finally:

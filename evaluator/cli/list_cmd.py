@@ -8,7 +8,6 @@ import click
 
 from evaluator.cli.options import emit_json, json_option, lenient_option, repo_options
 from evaluator.errors import EXIT_OK
-from evaluator.plan import case_split, filter_split, open_repo, select_cases
 from evaluator.vocabulary import SPLITS, Split
 
 
@@ -31,6 +30,9 @@ def command(
     as_json: bool,
 ) -> int:
     """List targets, suites and the cases a run would execute, with their splits."""
+    # the stages are imported when the command runs, not for its --help
+    from evaluator.plan import case_split, filter_split, open_repo, select_cases
+
     loaded = open_repo(repo, source_workspace, target=target_id, lenient=lenient)
     splits = loaded.config.splits
     selection = filter_split(select_cases(loaded, target_id, suites), split, splits)

@@ -8,58 +8,98 @@ import sys
 import click
 
 from evaluator import __version__
-from evaluator.cli import (
-    attempt,
-    compare,
-    explain,
-    export,
-    gate,
-    history,
-    install_skill,
-    judge,
-    list_cmd,
-    model_server,
-    report,
-    run,
-    schemas_cmd,
-    score,
-    selftest,
-    session,
-    setup_agents,
-    validate,
-)
+from evaluator.cli.lazy import LazyCommand, LazyGroup
 from evaluator.errors import EXIT_INPUT, EvalError
 
-COMMANDS: list[click.Command] = [
-    validate.command,
-    list_cmd.command,
-    schemas_cmd.command,
-    model_server.command,
-    session.command,
-    run.command,
-    report.command,
-    judge.command,
-    selftest.command,
-    explain.command,
-    setup_agents.command,
-    score.command,
-    gate.command,
-    compare.command,
-    export.group,
-    history.group,
-    attempt.group,
-    install_skill.command,
-]
+# Every command, by name: the module that defines it is imported only when the command runs
+# (`--help` and `--version` import none; see lazy.py). The summary is the first paragraph of the
+# command's help, shown by the top-level `--help`; tests/test_startup.py checks it against the
+# command.
+COMMANDS: dict[str, LazyCommand] = {
+    "attempt": LazyCommand(
+        "evaluator.cli.attempt:group",
+        "In-session attempts: you spawn each case's sub-agent; these commands do the rest.",
+    ),
+    "compare": LazyCommand(
+        "evaluator.cli.compare:command",
+        "Compare CANDIDATE with BASE (run dirs); exit 1 on any regression.",
+    ),
+    "explain": LazyCommand(
+        "evaluator.cli.explain:command",
+        "Show how every assertion entry will be decided (checks, compiled rules, model judge).",
+    ),
+    "export": LazyCommand(
+        "evaluator.cli.export:group", "Write the eval's cases for SkillOpt or CodexOpt."
+    ),
+    "gate": LazyCommand(
+        "evaluator.cli.gate:command",
+        "Accept or reject a candidate skill's run against the current and best runs.",
+    ),
+    "history": LazyCommand(
+        "evaluator.cli.history:group",
+        "Pass-rate trend per case across recorded runs, flaky cases flagged.",
+    ),
+    "install-skill": LazyCommand(
+        "evaluator.cli.install_skill:command",
+        "Install the skill-eval skill, so an agent can run evaluations from its own session.",
+    ),
+    "judge": LazyCommand(
+        "evaluator.cli.judge:command",
+        "Judge again (after editing assertions) without re-running agents.",
+    ),
+    "list": LazyCommand(
+        "evaluator.cli.list_cmd:command",
+        "List targets, suites and the cases a run would execute, with their splits.",
+    ),
+    "model-server": LazyCommand(
+        "evaluator.cli.model_server:command",
+        "Run the scripted model server (Responses API and Messages API) until interrupted.",
+    ),
+    "report": LazyCommand(
+        "evaluator.cli.report:command",
+        "Rewrite report.md, transcript.md and report.html of a run from its saved results"
+        " (and comparison.html when the run has a comparison.json).",
+    ),
+    "run": LazyCommand(
+        "evaluator.cli.run:command",
+        "Run every selected case in fresh workspaces and judge it from the recorded sessions.",
+    ),
+    "schemas": LazyCommand(
+        "evaluator.cli.schemas_cmd:command",
+        "Generate or check the JSON Schemas in schemas/ and in the package (developers).",
+        hidden=True,
+    ),
+    "score": LazyCommand(
+        "evaluator.cli.score:command",
+        "Score a skill: hard and soft verified pass rates, coverage, and a VERDICT line.",
+    ),
+    "selftest": LazyCommand(
+        "evaluator.cli.selftest:command",
+        "Check that each case's assertions tell its golden behaviours apart. Exit 1 if not.",
+    ),
+    "session": LazyCommand(
+        "evaluator.cli.session:command", "Locate and inspect agent sessions on disk."
+    ),
+    "setup-agents": LazyCommand(
+        "evaluator.cli.setup_agents:command",
+        "Install the pinned agent CLIs with npm into the user cache (nothing if already there).",
+    ),
+    "validate": LazyCommand(
+        "evaluator.cli.validate:command",
+        "Check an eval repo: schemas, unknown keys, paths, ids, patterns, skill files, golden"
+        " behaviours. Exit 2 if any error.",
+    ),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    lazy_commands=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="agentic-eval")
 def cli() -> None:
     """Black-box evaluation of coding-agent skills from the agent's own recorded sessions."""
-
-
-for _command in COMMANDS:
-    cli.add_command(_command)
 
 
 def main(argv: list[str] | None = None) -> None:

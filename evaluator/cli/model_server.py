@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from evaluator.errors import EXIT_OK
-from evaluator.modelserver import ScriptedModelServer, load_behaviors
 
 
 @click.command("model-server")
@@ -26,6 +25,9 @@ def command(
     behaviors_dir: Path, port: int, host: str, latency_s: float, log_path: Path | None
 ) -> int:
     """Run the scripted model server (Responses API and Messages API) until interrupted."""
+    # the server is imported when the command runs, not for its --help
+    from evaluator.modelserver import ScriptedModelServer, load_behaviors
+
     library = load_behaviors(behaviors_dir)
     if not host.startswith("127.") and host not in ("localhost", "::1"):
         raise click.BadParameter("only loopback addresses are allowed", param_hint="--host")

@@ -6,12 +6,14 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from evaluator.judge import ModelGrader
 from evaluator.vocabulary import JUDGE_MODES, JudgeMode
+
+if TYPE_CHECKING:  # the judge's models are imported when a command judges, not at start-up
+    from evaluator.judge import ModelGrader
 
 F = TypeVar("F", bound=Callable[..., Any])
 

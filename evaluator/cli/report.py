@@ -6,11 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.artifacts.rundir import RunDir
 from evaluator.errors import EXIT_OK
-from evaluator.html.comparison_page import rewrite_comparison_html
-from evaluator.html.run_page import write_run_html
-from evaluator.pipeline.run import write_reports
 
 
 @click.command("report")
@@ -24,6 +20,12 @@ from evaluator.pipeline.run import write_reports
 def command(run_dir: Path, html_only: bool) -> int:
     """Rewrite report.md, transcript.md and report.html of a run from its saved results (and
     comparison.html when the run has a comparison.json)."""
+    # the artifacts and renderers are imported when the command runs, not for its --help
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.html.comparison_page import rewrite_comparison_html
+    from evaluator.html.run_page import write_run_html
+    from evaluator.pipeline.run import write_reports
+
     directory = RunDir(run_dir)
     manifest = directory.read_manifest()
     if html_only:

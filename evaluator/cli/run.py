@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,8 +12,9 @@ from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import emit_json, json_option, repo_options
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
-from evaluator.pipeline.progress import choose_progress
-from evaluator.pipeline.run import Run, RunOptions, RunOutcome
+
+if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
+    from evaluator.pipeline.run import RunOutcome
 
 
 @click.command("run")
@@ -51,6 +53,9 @@ def command(
             "--resume takes the plan of the run it resumes; drop --run-id/--target/--suite/--case"
         )
     check_credentials(run_args.auth_from)
+    from evaluator.pipeline.progress import choose_progress
+    from evaluator.pipeline.run import Run, RunOptions
+
     options = RunOptions(
         repo=repo,
         source_workspace=source_workspace,

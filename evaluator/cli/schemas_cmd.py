@@ -12,7 +12,6 @@ import click
 
 from evaluator.cli.options import emit_json, json_option
 from evaluator.errors import EXIT_INPUT, EXIT_OK
-from evaluator.schemas import drifted, export_schemas, packaged_schema_dir
 
 
 @click.group("schemas", hidden=True)
@@ -24,6 +23,9 @@ def command() -> None:
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("schemas"))
 def export(out: Path) -> int:
     """Write every schema file from the models, into --out and into the package."""
+    # the models are imported when the command runs, not for its --help
+    from evaluator.schemas import export_schemas, packaged_schema_dir
+
     directories = [out, *([packaged] if (packaged := packaged_schema_dir()) else [])]
     for directory in dict.fromkeys(d.resolve() for d in directories):
         for path in export_schemas(directory):
@@ -36,6 +38,8 @@ def export(out: Path) -> int:
 @json_option
 def check(directory: Path, as_json: bool) -> int:
     """Exit 2 if a committed schema (in --dir or in the package) differs from the models."""
+    from evaluator.schemas import drifted, packaged_schema_dir
+
     packaged = packaged_schema_dir()
     stale = [f"{directory}/{kind}.schema.json" for kind in drifted(directory)]
     if packaged is None:

@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from evaluator.artifacts.attribution import score_run
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import repo_options
+from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK, EvalError, InputError
-from evaluator.gate.score import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE, ScoreVerdict, decide
-from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import Run, RunOptions
-from evaluator.plan import filter_split, open_repo, select_cases
 from evaluator.vocabulary import SPLITS
+
+if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
+    from evaluator.gate.score import ScoreVerdict
+    from evaluator.pipeline.run import RunOptions
 
 EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRONMENT}
 
@@ -80,6 +81,11 @@ def command(
     as_json: bool,
 ) -> int:
     """Score a skill: hard and soft verified pass rates, coverage, and a VERDICT line."""
+    from evaluator.artifacts.attribution import score_run
+    from evaluator.gate.score import decide
+    from evaluator.pipeline.progress import PlainProgress
+    from evaluator.pipeline.run import Run
+
     try:
         options = _options(
             repo, source_workspace, target, suites, cases, split, skill_file, resume, run_args
@@ -126,6 +132,9 @@ def _options(
     resume: str | None,
     run_args: AgentRunArgs,
 ) -> RunOptions:
+    from evaluator.pipeline.run import RunOptions
+    from evaluator.plan import filter_split, open_repo, select_cases
+
     skill_text = skill_file.read_bytes().decode("utf-8") if skill_file else None
     if resume:
         if run_args.run_id or suites or cases or target or split != "all":

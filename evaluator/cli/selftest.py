@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from evaluator.cli.options import emit_json, json_option, repo_options
+from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
-from evaluator.pipeline.progress import choose_progress
-from evaluator.pipeline.run import DEFAULT_SCRATCH
-from evaluator.pipeline.selftest import SelftestOptions, SelftestReport, run_selftest
+
+if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
+    from evaluator.pipeline.selftest import SelftestReport
 
 
 @click.command("selftest")
@@ -55,6 +57,9 @@ def command(
     as_json: bool,
 ) -> int:
     """Check that each case's assertions tell its golden behaviours apart. Exit 1 if not."""
+    from evaluator.pipeline.progress import choose_progress
+    from evaluator.pipeline.selftest import SelftestOptions, run_selftest
+
     options = SelftestOptions(
         repo=repo,
         source_workspace=source_workspace,

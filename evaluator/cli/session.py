@@ -9,10 +9,6 @@ import click
 
 from evaluator.cli.options import emit_json, json_option
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
-from evaluator.evidence import normalize_session
-from evaluator.isolation import assess_isolation
-from evaluator.sessions import get_store
-from evaluator.sessions.base import ChildQuery
 
 
 @click.group("session")
@@ -52,6 +48,10 @@ def locate(
     as_json: bool,
 ) -> int:
     """Print the accepted session path(s), or why none was accepted (exit 1)."""
+    # the stages are imported when the command runs, not for its --help
+    from evaluator.sessions import get_store
+    from evaluator.sessions.base import ChildQuery
+
     if (thread_id is None) == (parent_thread is None):
         raise click.UsageError("give exactly one of --thread or --parent-thread")
     store = get_store("codex", codex_home)
@@ -85,6 +85,10 @@ def locate(
 @json_option
 def inspect(session_file: Path, workspace: Path, as_json: bool) -> int:
     """Commands, reads, writes, final answer and the isolation verdict of one session."""
+    # the stages are imported when the command runs, not for its --help
+    from evaluator.evidence import normalize_session
+    from evaluator.isolation import assess_isolation
+
     evidence = normalize_session(session_file)
     report = assess_isolation(evidence, workspace, record_violations=False)
     commands = [

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from evaluator.cli.options import emit_json, json_option, lenient_option, repo_options
 from evaluator.errors import EXIT_INPUT, EXIT_OK, InputError
-from evaluator.modelserver.behaviors import (
-    Behavior,
-    BehaviorLibrary,
-    behavior_files,
-    coverage_problems,
-    load_behavior_file,
-)
-from evaluator.pipeline.selftest import golden_problems
-from evaluator.repo import Diagnostics, EvalRepo, load_repo
+
+if TYPE_CHECKING:  # the stages are imported when the command runs, not for its --help
+    from evaluator.modelserver.behaviors import Behavior
+    from evaluator.repo import Diagnostics, EvalRepo
 
 
 @click.command("validate")
@@ -44,6 +40,9 @@ def command(
 ) -> int:
     """Check an eval repo: schemas, unknown keys, paths, ids, patterns, skill files, golden
     behaviours. Exit 2 if any error."""
+    from evaluator.pipeline.selftest import golden_problems
+    from evaluator.repo import load_repo
+
     loaded, diagnostics = load_repo(repo, source_workspace, lenient=lenient, target=target)
     for loaded_target in loaded.targets.values() if loaded else []:
         for problem in golden_problems(loaded_target):
@@ -77,6 +76,13 @@ def _check_behaviors(
     directory: Path, repo: EvalRepo | None, target: str | None, diagnostics: Diagnostics
 ) -> None:
     """Every behaviour file loads, and each one answers exactly the cases it is meant for."""
+    from evaluator.modelserver.behaviors import (
+        BehaviorLibrary,
+        behavior_files,
+        coverage_problems,
+        load_behavior_file,
+    )
+
     try:
         files = behavior_files(directory)
     except InputError as exc:

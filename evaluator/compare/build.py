@@ -9,10 +9,11 @@ from typing import Any
 from evaluator.artifacts.attribution import score_run
 from evaluator.artifacts.models import CaseResult
 from evaluator.compare.assertions import assertion_flips, entry_verdicts
-from evaluator.compare.classify import DEFAULT_ALPHA, classify
+from evaluator.compare.classify import classify
 from evaluator.compare.compatibility import differences
 from evaluator.compare.model import CaseComparison, Comparison, RunSummary
 from evaluator.compare.sides import case_side
+from evaluator.defaults import DEFAULT_ALPHA
 from evaluator.errors import InputError
 from evaluator.gate.rundir import RunRecord, read_run
 from evaluator.vocabulary import COMPARISON_CLASSES

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 
 from evaluator.compare.fisher import p_drop, p_rise
 from evaluator.compare.model import CaseSide, Decision
+from evaluator.defaults import DEFAULT_ALPHA
 from evaluator.vocabulary import ComparisonClass
-
-DEFAULT_ALPHA = 0.05
 
 
 @dataclass(frozen=True)

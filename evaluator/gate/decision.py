@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from evaluator.artifacts.attribution import RunScore
+from evaluator.vocabulary import GateMetric
 
 GateAction = Literal["accept_new_best", "accept", "reject"]
-GateMetric = Literal["hard", "soft", "mixed"]
-GATE_METRICS: tuple[GateMetric, ...] = ("hard", "soft", "mixed")
 # SkillOpt's trainer starts with current = best = -1.0: the first scored skill is a new best.
 NO_SCORE_YET = -1.0
 

@@ -6,10 +6,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from evaluator.artifacts.attribution import RunScore
+from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
 
 VerdictKind = Literal["PASS", "FAIL", "ERROR"]
-DEFAULT_MIN_COVERAGE = 0.8
-DEFAULT_MIN_PASS_RATE = 1.0
 
 
 @dataclass(frozen=True)

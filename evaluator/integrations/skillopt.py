@@ -18,10 +18,10 @@ from skillopt.envs.base import EnvAdapter
 from evaluator.artifacts.attribution import CaseScore, score_case
 from evaluator.artifacts.models import CaseResult
 from evaluator.artifacts.rundir import RunDir
-from evaluator.gate.score import DEFAULT_MIN_COVERAGE
+from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_SCRATCH
 from evaluator.integrations.items import export_split_dir
 from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions
+from evaluator.pipeline.run import Run, RunOptions
 from evaluator.plan import open_repo, select_cases
 
 ENV_NAME = "agentic-eval"

@@ -20,6 +20,7 @@ from evaluator.modelserver.protocol import ThreadView, read_thread, response_str
 from evaluator.prompting import extract_launcher_payload
 
 LAUNCHER_BEHAVIOR = "subagent-launcher"
+STOP_POLL_S = 0.05  # how soon a stopped server notices (see start)
 
 
 @dataclass
@@ -81,7 +82,11 @@ class ScriptedModelServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> ScriptedModelServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # stop() waits until the serving loop next checks for shutdown: socketserver's default
+        # poll interval of 0.5 s was half a second at the end of every run and server test.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": STOP_POLL_S}, daemon=True
+        )
         self._thread.start()
         return self
 

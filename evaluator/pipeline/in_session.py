@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from evaluator import __version__
 from evaluator.artifacts.models import AttemptFile, Manifest
 from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
+from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.judge import ModelGrader
 from evaluator.pipeline.attempt import (
@@ -33,7 +34,7 @@ from evaluator.pipeline.attempt import (
 )
 from evaluator.pipeline.case import final_slots, finalize_case
 from evaluator.pipeline.rejudge import restore_attempt
-from evaluator.pipeline.run import DEFAULT_SCRATCH, new_run_id, write_reports
+from evaluator.pipeline.run import new_run_id, write_reports
 from evaluator.plan import open_repo, select_cases
 from evaluator.prompting import in_session_prompt
 from evaluator.repo import EvalRepo, LoadedCase

@@ -37,6 +37,8 @@ from evaluator.artifacts.rundir import (
 )
 from evaluator.artifacts.transcript import render_transcript
 from evaluator.credentials import SecretSet, looks_secret, without_userinfo
+from evaluator.defaults import DEFAULT_SCRATCH as DEFAULT_SCRATCH  # re-exported: was defined here
+from evaluator.defaults import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.html.run_page import write_run_html
 from evaluator.judge import ModelGrader
@@ -66,8 +68,6 @@ from evaluator.workspace.scratch import (
     remove_scratch,
 )
 
-DEFAULT_SCRATCH = Path(os.environ.get("AGENTIC_EVAL_SCRATCH", "/var/tmp/agentic-eval"))
-DEFAULT_TIMEOUT_S = 300.0
 SCRIPTED_MODEL = "mock-model"
 
 
@@ -350,6 +350,16 @@ class Run:
             problems = coverage_problems(library, prompts)
             if problems:
                 raise problems[0]
+        # Checked before the agent's CLI is looked up: the endpoint is the user's input.
+        if library is not None and (options.base_url or options.api_key_env):
+            raise InputError(
+                "--behaviors runs the scripted model; it takes no --base-url or --api-key-env",
+                field="--base-url" if options.base_url else "--api-key-env",
+            )
+        base_url = previous.model_base_url if previous else options.base_url
+        api_key_env = previous.model_key_env if previous else options.api_key_env
+        if api_key_env and not os.environ.get(api_key_env):
+            raise EnvironmentProblem(f"--api-key-env {api_key_env}: that variable is not set")
         # Fails early when the agent's CLI is missing.
         runner = get_runner(
             agent,
@@ -364,15 +374,6 @@ class Run:
         check_scratch_root(options.scratch_root)
         if options.auth_from is not None and not runner.uses_auth_from:
             raise InputError(f"--auth-from copies a Codex login; the {agent} agent does not use it")
-        if library is not None and (options.base_url or options.api_key_env):
-            raise InputError(
-                "--behaviors runs the scripted model; it takes no --base-url or --api-key-env",
-                field="--base-url" if options.base_url else "--api-key-env",
-            )
-        base_url = previous.model_base_url if previous else options.base_url
-        api_key_env = previous.model_key_env if previous else options.api_key_env
-        if api_key_env and not os.environ.get(api_key_env):
-            raise EnvironmentProblem(f"--api-key-env {api_key_env}: that variable is not set")
         real_endpoint = ModelEndpoint(
             model=None, base_url=base_url, auth_from=options.auth_from, api_key_env=api_key_env
         )

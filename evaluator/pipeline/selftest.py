@@ -14,22 +14,24 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from evaluator.artifacts.models import CaseResult
-from evaluator.artifacts.rundir import write_atomic
 from evaluator.contract.models import GoldenBehavior
+from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.modelserver.behaviors import Behavior, BehaviorLibrary, load_behavior_file
-from evaluator.pipeline.progress import Progress
-from evaluator.pipeline.run import DEFAULT_SCRATCH, Run, RunOptions, RunOutcome, new_run_id
 from evaluator.plan import open_repo, select_cases
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.repo.loader import safe_relative
 from evaluator.vocabulary import BlockedReason, Status
+
+if TYPE_CHECKING:  # the runner is imported when a self-test runs (see run_selftest)
+    from evaluator.artifacts.models import CaseResult
+    from evaluator.pipeline.progress import Progress
+    from evaluator.pipeline.run import RunOutcome
 
 SELFTEST_FILE = "selftest.json"
 BEHAVIOR_SETS_DIR = "behaviors"
@@ -228,6 +230,10 @@ def run_selftest(
     options: SelftestOptions, new_progress: Callable[[], Progress] | None = None
 ) -> SelftestReport:
     """Runs every behaviour set; `new_progress` gives each run its own progress display."""
+    # Imported here: `validate` checks goldens (golden_problems) and needs none of the runner.
+    from evaluator.artifacts.rundir import write_atomic
+    from evaluator.pipeline.run import new_run_id
+
     repo = open_repo(
         options.repo, options.source_workspace, target=options.target, default_target_only=True
     )
@@ -300,6 +306,8 @@ def _run_set(
     new_progress: Callable[[], Progress] | None,
 ) -> RunOutcome:
     """A normal run of the set's cases with the set's behaviours, inside the selftest directory."""
+    from evaluator.pipeline.run import Run, RunOptions
+
     behaviors = _stage(directory / BEHAVIOR_SETS_DIR / run_id, members)
     options_for_run = RunOptions(
         repo=options.repo,

@@ -8,8 +8,10 @@ if [ $# -lt 3 ]; then
 fi
 source_workspace=$1 case_workspace_root=$2 case_id=$3
 shift 3
+# The first line is the workspace. `sed -n 1p`, not `head -n 1`: head exits after that line, and
+# the command's next write then fails (EPIPE, exit 1 under pipefail) whenever head has gone.
 agentic-eval attempt new "$case_id" \
   --source-workspace "$source_workspace" \
   --repo "$source_workspace/agentic-evals" \
   --case-workspace-root "$case_workspace_root" \
-  "$@" | head -n 1
+  "$@" | sed -n 1p

@@ -1,0 +1,63 @@
+"""Records the session fixtures of the unit tier: one real attempt per agent CLI.
+
+Each agent (the pinned codex and claude binaries, against the scripted model server) plays the
+same behaviour on the demo case routing-add-column: it reads SKILL.md, writes a file, lists a
+directory and answers. The session it recorded is copied to tests/fixtures/recorded/<runner>.jsonl
+with the attempt's scratch directory replaced by `{SCRATCH}`, so that a unit test can put the
+session back under a workspace of its own (tests/test_recorded_sessions.py) and run the evidence
+and isolation stages on what the real binary wrote, without the binary.
+
+Run again after upgrading an agent CLI: .venv/bin/python -m tests.record_sessions
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evaluator.sessions import get_store
+from tests.conftest import ROOT
+from tests.support import behavior, run_attempt, scratch_dir, serving
+
+FIXTURES = ROOT / "tests/fixtures/recorded"
+CASE = "routing-add-column"
+PLACEHOLDER = "{SCRATCH}"
+STEPS = [
+    {"cmd": "cat .agents/skills/db-migrations/SKILL.md"},
+    {"write": {"path": "notes.txt", "content": "plan: add a currency column\n"}},
+    {"cmd": "ls migrations"},
+    {"final": "Added the plan to notes.txt; the migrations are listed."},
+]
+RUNNERS = ("codex-exec", "claude-code")
+
+
+def record(runner: str) -> Path:
+    with (
+        scratch_dir() as scratch,
+        serving(behavior("recorded", "default currency per account", STEPS)) as server,
+    ):
+        _, handle = run_attempt(scratch, server, CASE, runner=runner)
+        if handle.fault is not None or handle.root_thread_id is None:
+            raise SystemExit(f"{runner}: the attempt failed: {handle.fault or handle.error}")
+        found = get_store(handle.session_store, handle.agent_home).locate_thread(
+            handle.root_thread_id
+        )
+        if found.status != "found":
+            raise SystemExit(f"{runner}: no session: {found.reason}")
+        text = found.sessions[0].path.read_text(encoding="utf-8")
+        # the scratch directory, as written and as the resolved path the agent may print
+        for spelling in {str(scratch), str(scratch.resolve())}:
+            text = text.replace(spelling, PLACEHOLDER)
+    out = FIXTURES / f"{runner}.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+def main() -> None:
+    for runner in RUNNERS:
+        path = record(runner)
+        print(f"{runner}: {path.relative_to(ROOT)} ({path.stat().st_size} bytes)")
+
+
+if __name__ == "__main__":
+    main()

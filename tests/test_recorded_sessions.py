@@ -1,0 +1,79 @@
+"""The evidence and isolation stages on sessions the real agent CLIs recorded, without the CLIs.
+
+tests/record_sessions.py made the fixtures: codex and claude each read SKILL.md, wrote notes.txt,
+listed migrations/ and answered, on the demo case routing-add-column. Each session is put back
+under a workspace built here, at the place its `{SCRATCH}` stood for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.agents import claude_binary, codex_binary
+from evaluator.evidence import normalize_session
+from evaluator.isolation import assess_isolation
+from evaluator.workspace import build_workspace
+from tests.record_sessions import CASE, FIXTURES, PLACEHOLDER, RUNNERS, STEPS
+from tests.support import demo_case
+
+FINAL_ANSWER = STEPS[-1]["final"]
+
+
+def _replay(runner: str, scratch: Path) -> tuple[Path, Path]:
+    """The recorded session under `scratch`, and the workspace it names, rebuilt."""
+    repo, case = demo_case(CASE)
+    workspace = build_workspace(
+        case_workspace_root=scratch / "workspaces",
+        case=case,
+        target=repo.targets["db-migrations"],
+        source_workspace=repo.source_workspace,
+        attempt=1,
+    )
+    (workspace.path / "notes.txt").write_text(STEPS[1]["write"]["content"], encoding="utf-8")
+    text = (FIXTURES / f"{runner}.jsonl").read_text(encoding="utf-8")
+    session = scratch / f"{runner}.jsonl"
+    session.write_text(text.replace(PLACEHOLDER, str(scratch)), encoding="utf-8")
+    return session, workspace.path
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_a_recorded_session_gives_its_commands_reads_write_and_answer(
+    runner: str, tmp_path: Path
+) -> None:
+    session, workspace = _replay(runner, tmp_path)
+    evidence = normalize_session(session)
+    assert evidence.complete and evidence.malformed == []
+    assert evidence.final_answer == FINAL_ANSWER
+    commands = [r.command for r in evidence.of_kind("command_observed")]
+    assert "cat .agents/skills/db-migrations/SKILL.md" in commands
+    assert "ls migrations" in commands
+    reads = {r.path for r in evidence.of_kind("file_read_observed")}
+    assert str(workspace / ".agents/skills/db-migrations/SKILL.md") in reads
+    writes = {r.path for r in evidence.of_kind("file_write_observed")}
+    assert str(workspace / "notes.txt") in writes
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_a_recorded_session_is_contained_in_its_workspace_and_nowhere_else(
+    runner: str, tmp_path: Path
+) -> None:
+    session, workspace = _replay(runner, tmp_path)
+    report = assess_isolation(normalize_session(session), workspace, record_violations=False)
+    assert report.verdict == "contained", report.reason
+    # the same session judged against another attempt's workspace reaches outside it
+    elsewhere = tmp_path / "workspaces" / CASE / "attempt-02"
+    elsewhere.mkdir()
+    moved = assess_isolation(normalize_session(session), elsewhere, record_violations=False)
+    assert moved.verdict == "violation"
+
+
+def test_the_fixtures_were_recorded_by_the_pinned_agent_versions() -> None:
+    """After upgrading a pinned CLI, record again: `python -m tests.record_sessions`."""
+    assert f'"cli_version":"{codex_binary.PINNED_VERSION}"' in (
+        FIXTURES / "codex-exec.jsonl"
+    ).read_text(encoding="utf-8")
+    assert f'"version":"{claude_binary.PINNED_VERSION}"' in (
+        FIXTURES / "claude-code.jsonl"
+    ).read_text(encoding="utf-8")
