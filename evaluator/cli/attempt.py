@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.agents.codex_home import user_codex_home
+from evaluator.adapters.codex.home import user_codex_home
 from evaluator.cli.grading import build_grader, grader_options
 from evaluator.cli.options import (
     emit_json,

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import click
 
+from evaluator.adapters import get_store, normalize_session
 from evaluator.cli.options import emit_json, json_option
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
-from evaluator.evidence import normalize_session
 from evaluator.isolation import assess_isolation
-from evaluator.sessions import get_store
 from evaluator.sessions.base import ChildQuery
 
 
