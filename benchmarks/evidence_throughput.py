@@ -16,7 +16,7 @@ import uuid
 from pathlib import Path
 
 from benchmarks.common import SCRATCH, median, table, timed
-from evaluator.evidence import normalize_session
+from evaluator.adapters import normalize_session
 from evaluator.isolation import assess_isolation
 
 WORKSPACE = "/var/tmp/bench/ws"

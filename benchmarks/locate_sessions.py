@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from benchmarks.common import SCRATCH, median, table, timed
-from evaluator.sessions import get_store
+from evaluator.adapters import get_store
 from evaluator.sessions.base import ChildQuery
 
 SESSIONS = 10_000

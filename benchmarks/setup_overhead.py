@@ -11,9 +11,10 @@ import time
 import uuid
 
 from benchmarks.common import ROOT, SCRATCH, median, table, timed
-from evaluator.agents import AgentRequest, ModelEndpoint, get_runner
+from evaluator.adapters import get_runner
+from evaluator.adapters.codex.home import create_codex_home
+from evaluator.agents import AgentRequest, ModelEndpoint
 from evaluator.agents import process as process_module
-from evaluator.agents.codex_home import create_codex_home
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt

@@ -13,7 +13,8 @@ import uuid
 from pathlib import Path
 
 from benchmarks.common import ROOT, SCRATCH, median, table, timed
-from evaluator.agents import AgentRequest, ModelEndpoint, get_runner
+from evaluator.adapters import get_runner
+from evaluator.agents import AgentRequest, ModelEndpoint
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evaluator.agents import runner_names
+from evaluator.adapters import runner_names
 from evaluator.cli.history import record_finished_run
 from evaluator.errors import EvalError
 from evaluator.pipeline.progress import choose_progress

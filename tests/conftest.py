@@ -72,7 +72,8 @@ def require_tool_mark(tool: str) -> None:
 def stub_agent_clis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Stand-ins for the codex and claude binaries that only say their pinned version: for unit
     tests of checks made before any agent starts, which must not need the npm-installed CLIs."""
-    from evaluator.agents import claude_binary, codex_binary
+    from evaluator.adapters.claude import binary as claude_binary
+    from evaluator.adapters.codex import binary as codex_binary
 
     stubs = tmp_path / "stub-clis"
     stubs.mkdir()

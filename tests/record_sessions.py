@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluator.sessions import get_store
+from evaluator.adapters import get_store
 from tests.conftest import ROOT
 from tests.support import behavior, run_attempt, scratch_dir, serving
 

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint, RunnerOptions, get_runner
-from evaluator.agents.claude_binary import find_claude
-from evaluator.agents.codex_binary import find_codex
+from evaluator.adapters import get_runner
+from evaluator.adapters.claude.binary import find_claude
+from evaluator.adapters.codex.binary import find_codex
+from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint
 from evaluator.errors import EnvironmentProblem
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
@@ -92,7 +93,7 @@ def run_attempt(
     endpoint: ModelEndpoint | None = None,
     before_run: Callable[[Path], None] | None = None,
     launch: LaunchPolicy | None = None,
-    options: RunnerOptions | None = None,
+    options: dict[str, object] | None = None,
 ) -> tuple[AttemptWorkspace, AgentHandle]:
     """One real codex attempt on a demo case; `before_run` may plant files in the workspace."""
     repo, case = demo_case(case_id)

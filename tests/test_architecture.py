@@ -31,6 +31,8 @@ ALLOWED: dict[str, set[str]] = {
     "plan": {"repo", "contract"},
     "workspace": {"repo", "contract"},
     "agents": {"sandbox"},
+    # Each agent's adapter: its runners, session store and format, on the shared stages.
+    "adapters": {"agents", "sandbox", "sessions", "evidence"},
     "sandbox": set(),
     "sessions": {"evidence"},
     "evidence": set(),
@@ -43,6 +45,7 @@ ALLOWED: dict[str, set[str]] = {
         "plan",
         "workspace",
         "agents",
+        "adapters",
         "sandbox",
         "sessions",
         "evidence",
@@ -56,7 +59,7 @@ ALLOWED: dict[str, set[str]] = {
     # the HTML views read finished runs through the artifact models, comparisons through theirs
     "html": {"artifacts", "judge", "compare"},
     # The model judge runs codex as the agents do, against a scripted server under --behaviors.
-    "grader": {"agents", "evidence", "judge", "contract", "modelserver"},
+    "grader": {"agents", "adapters", "evidence", "judge", "contract", "modelserver"},
     # scores and gate decisions over finished runs
     "gate": {"artifacts", "contract"},
     # the run history: finished run directories, read through the artifact models

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
+from evaluator.adapters import get_store
+from evaluator.adapters.claude.runner import ClaudeCodeRunner, ancestor_context, read_stream_events
+from evaluator.adapters.codex.runner import CodexExecRunner
 from evaluator.agents import AgentHandle
-from evaluator.agents.claude_code import ClaudeCodeRunner, ancestor_context, read_stream_events
-from evaluator.agents.codex_exec import CodexExecRunner
 from evaluator.contract.models import CaseSetup
 from evaluator.errors import EnvironmentProblem
 from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer
@@ -24,7 +25,6 @@ from evaluator.modelserver.anthropic import read_messages_thread
 from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.pipeline.attempt import offline_mismatches
 from evaluator.prompting import CLAUDE_LAUNCHER_HEAD, agent_prompt, launcher_prompt
-from evaluator.sessions import get_store
 from evaluator.sessions.base import ChildQuery
 from tests.conftest import ROOT
 from tests.support import (
@@ -262,7 +262,7 @@ def test_the_child_prompt_is_checked_by_the_run_against_the_transcript() -> None
         _, handle = run_attempt(scratch, server, "routing-add-column", runner="claude-subagent")
         assert handle.launched_child and handle.root_thread_id
         (child,) = handle.spawned_thread_ids
-        store = get_store(handle.session_store, handle.agent_home)
+        store = get_store(handle.adapter, handle.agent_home)
         located = store.locate_child(ChildQuery(handle.root_thread_id, agent_id=child))
         assert located.status == "found"
         first = json.loads(located.sessions[0].path.read_text().splitlines()[0])
@@ -282,7 +282,7 @@ def test_a_missing_claude_cli_is_an_environment_error_naming_setup_agents(
     assert code == 3 and "claude binary from $AGENTIC_EVAL_CLAUDE_BIN is not executable" in err
     monkeypatch.delenv("AGENTIC_EVAL_CLAUDE_BIN")
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr("evaluator.agents.claude_binary.PROJECT_BIN", tmp_path / "missing")
+    monkeypatch.setattr("evaluator.adapters.claude.binary.PROJECT_BIN", tmp_path / "missing")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     code, _, err = run_cli([*args, "--agent", "claude-code", "--behaviors", str(BEHAVIORS)], capsys)
     assert code == 3 and "Traceback" not in err

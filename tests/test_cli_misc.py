@@ -34,7 +34,7 @@ def test_missing_codex_binary_is_an_environment_error(
     assert list(tmp_path.iterdir()) == []  # nothing written before the environment was checked
     monkeypatch.delenv("AGENTIC_EVAL_CODEX_BIN")
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr("evaluator.agents.codex_binary.PROJECT_BIN", tmp_path / "missing")
+    monkeypatch.setattr("evaluator.adapters.codex.binary.PROJECT_BIN", tmp_path / "missing")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     code, _, err = _cli(
         ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(tmp_path)], capsys

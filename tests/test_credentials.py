@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.adapters.claude.runner import ClaudeCodeRunner
+from evaluator.adapters.codex.home import create_codex_home
+from evaluator.adapters.codex.runner import CodexExecRunner, endpoint_credentials
 from evaluator.agents.base import ModelEndpoint
-from evaluator.agents.claude_code import ClaudeCodeRunner
-from evaluator.agents.codex_exec import CodexExecRunner, endpoint_credentials
-from evaluator.agents.codex_home import create_codex_home
 from evaluator.artifacts.redact import LiveRedactor, Redactor
 from evaluator.cli.main import run_cli
 from evaluator.credentials import (

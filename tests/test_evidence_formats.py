@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evaluator.evidence import SessionEvidence, normalize_session
+from evaluator.adapters import normalize_session
+from evaluator.evidence import SessionEvidence
 from evaluator.isolation import assess_isolation
 
 FIXTURES = Path(__file__).parent / "fixtures/rollouts"

@@ -24,7 +24,7 @@ import yaml
 
 from evaluator.cli.main import main
 from tests.conftest import ROOT, copy_demo
-from tests.support import codex_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, scratch_dir
 
 pytestmark = pytest.mark.codex
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
@@ -498,3 +498,57 @@ def test_a_disk_full_before_the_first_attempt_is_an_environment_error(
     assert err.startswith("agentic-eval: cannot write ") and err.count("\n") == 1
     assert "No space left on device; run early stopped, before starting" in err
     assert list((runs / "early").iterdir()) == [runs / "early/.lock"]  # no temp file left
+
+
+@pytest.mark.claude
+def test_an_interrupted_claude_attempt_keeps_its_session(tmp_path: Path) -> None:
+    """Resume records what a SIGKILLed run's attempt left, through the agent's adapter: Claude
+    Code's transcript like Codex's rollout."""
+    claude_or_skip()
+    behaviors = tmp_path / "sleepy"
+    behaviors.mkdir()
+    data = yaml.safe_load((BEHAVIORS / "follows-skill/routing-add-column.yaml").read_text())
+    data["steps"][:0] = [{"cmd": "sleep 100"}]
+    (behaviors / "routing-add-column.yaml").write_text(yaml.safe_dump(data))
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        common = ["--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(runs)]
+        common += ["--scratch-root", str(scratch), "--json"]
+        first = subprocess.Popen(
+            _evaluator(
+                "run",
+                *common,
+                "--agent",
+                "claude-code",
+                "--behaviors",
+                str(behaviors),
+                "--case",
+                "routing-add-column",
+                "--run-id",
+                "c",
+            ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        workspace = scratch / "c/workspaces/routing-add-column/attempt-01"
+        _wait_for(lambda: any(b"sleep" in _cmdline(pid) for pid in _processes_under(workspace)))
+        os.kill(first.pid, signal.SIGKILL)
+        first.communicate(timeout=30)
+        _wait_for(lambda: not _processes_under(scratch / "c"), timeout=20)
+        (behaviors / "routing-add-column.yaml").write_text(
+            (BEHAVIORS / "follows-skill/routing-add-column.yaml").read_text()
+        )
+        resumed = subprocess.run(
+            _evaluator("run", *common, "--resume", "c"),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert resumed.returncode == 0, resumed.stderr
+    recorded = runs / "c/case-artifacts/routing-add-column/attempts/attempt-01"
+    assert json.loads((recorded / "attempt.json").read_text())["interrupted"] is True
+    session = (recorded / "interrupted-session.jsonl").read_text()
+    assert '"sessionId"' in session  # Claude Code's transcript, as it stood when killed
+    manifest = json.loads((runs / "c/manifest.json").read_text())
+    assert manifest["agent"] == "claude-code" and manifest["agent_version"]

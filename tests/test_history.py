@@ -330,7 +330,8 @@ def test_an_older_database_is_migrated_keeping_its_rows(
     with sqlite_utils.Database(db_path) as db:
         migrate(db, MIGRATIONS[:1])  # what the first released agentic-eval created
         assert schema_version(db) == 1 and "attempts" not in db.table_names()
-        db.table("runs").insert(rows.run)
+        v1_runs = set(db.table("runs").columns_dict)
+        db.table("runs").insert({k: v for k, v in rows.run.items() if k in v1_runs})
         v1_columns = set(db.table("case_results").columns_dict)
         db.table("case_results").insert_all(
             {k: v for k, v in case.items() if k in v1_columns} for case in rows.cases
@@ -341,6 +342,8 @@ def test_an_older_database_is_migrated_keeping_its_rows(
             "routing-add-column"
         ]
         assert db.table("attempts").count == 0
+        (old,) = db.query("SELECT agent_version, codex_version FROM runs")
+        assert old["agent_version"] == old["codex_version"]  # migration 3 fills it
         record_run(db, demo_runs.root / "flaky")
         assert db.table("attempts").count == 2 and db.table("case_results").count == 1
     with open_history(db_path) as db:  # a current database is left alone

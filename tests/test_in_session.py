@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint, get_runner
+from evaluator.adapters import get_runner
+from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint
 from evaluator.cli.main import run_cli
 from evaluator.modelserver import Behavior
 from evaluator.prompting import in_session_prompt

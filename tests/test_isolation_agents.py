@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 
-from evaluator.agents import RunnerOptions
-from evaluator.evidence import SessionEvidence, normalize_session
+from evaluator.adapters import get_store, normalize_session
+from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.prompting import agent_prompt
-from evaluator.sessions import get_store
 from evaluator.sessions.base import ChildQuery
 from tests.support import (
     behavior,
@@ -36,7 +35,7 @@ SKILL = ".agents/skills/db-migrations"
 OUTSIDE = Path("/tmp") / f"agentic-eval-outside-{uuid.uuid4().hex[:8]}"
 # Claude Code's default (acceptEdits) refuses file tools outside the workspace; these scenarios
 # need the access to happen, as Codex lets it.
-BYPASS = RunnerOptions(claude_permission_mode="bypassPermissions")
+BYPASS: dict[str, object] = {"permission_mode": "bypassPermissions"}
 
 AGENTS = {"codex": ("codex-exec", "codex-subagent"), "claude": ("claude-code", "claude-subagent")}
 
@@ -48,7 +47,9 @@ class Outcome:
     workspace: Path
 
 
-def _play(agent: str, steps: list[dict[str, Any]], child: bool, options: RunnerOptions) -> Outcome:
+def _play(
+    agent: str, steps: list[dict[str, Any]], child: bool, options: dict[str, object]
+) -> Outcome:
     plain, launcher = AGENTS[agent]
     with scratch_dir() as scratch:
         match: dict[str, Any] = {"thread": "child"} if child else {}
@@ -58,10 +59,11 @@ def _play(agent: str, steps: list[dict[str, Any]], child: bool, options: RunnerO
                 server,
                 "routing-add-column",
                 runner=launcher if child else plain,
-                options=options,
+                # The scenarios' options are Claude Code's (Codex has no permission modes).
+                options=options if agent == "claude" else {},
             )
-            assert handle.session_store == agent and handle.root_thread_id, handle.fault
-            store = get_store(handle.session_store, handle.agent_home)
+            assert handle.adapter == agent and handle.root_thread_id, handle.fault
+            store = get_store(handle.adapter, handle.agent_home)
             if child:
                 located = store.locate_child(
                     ChildQuery(handle.root_thread_id, agent_id=handle.spawned_thread_ids[0])
@@ -76,7 +78,7 @@ def _play(agent: str, steps: list[dict[str, Any]], child: bool, options: RunnerO
             return Outcome(evidence, report, workspace.path)
 
 
-SCENARIOS: dict[str, tuple[list[dict[str, Any]], bool, RunnerOptions]] = {
+SCENARIOS: dict[str, tuple[list[dict[str, Any]], bool, dict[str, object]]] = {
     "clean": (
         [{"cmd": f"cat {SKILL}/SKILL.md"}, {"read": f"{SKILL}/references/docs.txt"}],
         False,
@@ -95,7 +97,7 @@ SCENARIOS: dict[str, tuple[list[dict[str, Any]], bool, RunnerOptions]] = {
     "denied": (
         [{"read": "/etc/hostname"}, {"cmd": f"cat {SKILL}/SKILL.md"}],
         False,
-        RunnerOptions(),
+        {},
     ),
 }
 

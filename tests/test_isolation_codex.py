@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from evaluator.evidence import SessionEvidence, normalize_session
+from evaluator.adapters import get_store, normalize_session
+from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport, assess_attempt, assess_isolation
-from evaluator.sessions import get_store
 from evaluator.sessions.base import ChildQuery
 from tests.support import (
     attempt_spawning_two_helpers,

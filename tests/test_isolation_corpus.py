@@ -24,11 +24,10 @@ from typing import Any
 import pytest
 import yaml
 
-from evaluator.evidence import normalize_session
+from evaluator.adapters import get_store, normalize_session
 from evaluator.isolation import assess_attempt
 from evaluator.isolation.trace import assess_with_trace
 from evaluator.sandbox import LaunchPolicy, Tracer
-from evaluator.sessions import get_store
 from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving
 
 # Over a hundred real runs per test: the suite-wide 300 s is too short on a loaded machine.

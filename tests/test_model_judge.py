@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 import yaml
 
+from evaluator.adapters import get_store, normalize_session
 from evaluator.agents import ModelEndpoint
-from evaluator.evidence import SessionEvidence, normalize_session
+from evaluator.evidence import SessionEvidence
 from evaluator.grader import Grader, GraderSettings, make_grader
 from evaluator.grader.codex import CodexJudgeBackend
 from evaluator.judge.grading import GradeItem, GradeResult
 from evaluator.modelserver import Behavior
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
-from evaluator.sessions import get_store
 from tests.conftest import ROOT
 from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving
 

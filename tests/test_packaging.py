@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 import pytest
 
-from evaluator.agents import codex_binary
+from evaluator.adapters.codex import binary as codex_binary
 from evaluator.cli.main import cli
 from evaluator.errors import EnvironmentProblem
 from evaluator.schemas import drifted, packaged_schema_dir

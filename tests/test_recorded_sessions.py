@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.agents import claude_binary, codex_binary
-from evaluator.evidence import normalize_session
+from evaluator.adapters import normalize_session
+from evaluator.adapters.claude import binary as claude_binary
+from evaluator.adapters.codex import binary as codex_binary
 from evaluator.isolation import assess_isolation
 from evaluator.workspace import build_workspace
 from tests.record_sessions import CASE, FIXTURES, PLACEHOLDER, RUNNERS, STEPS

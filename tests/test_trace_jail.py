@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from evaluator.evidence import SessionEvidence, normalize_session
+from evaluator.adapters import get_store, normalize_session
+from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport, assess_isolation
 from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sandbox import STRACE_ENV, LaunchPolicy, Tracer, get_jail, parse_trace
-from evaluator.sessions import get_store
 from evaluator.sessions.base import ChildQuery
 from tests.conftest import ROOT
 from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving

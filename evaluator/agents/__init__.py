@@ -1,29 +1,15 @@
 """Stage 4: run a fresh agent on the prompt in the attempt workspace.
 
-Runners register themselves by name; importing this package imports every implementation.
+What every runner shares: the request and handle, the launcher, process control and the pinned
+npm CLIs. The runners themselves belong to the adapters (`evaluator/adapters/`).
 """
 
-from evaluator.agents import claude_code, claude_subagent, codex_exec, codex_subagent
 from evaluator.agents.base import (
+    PASSTHROUGH_ENV,
     AgentHandle,
     AgentRequest,
     AgentRunner,
     ModelEndpoint,
-    RunnerOptions,
 )
-from evaluator.agents.registry import get_runner, register_runner, runner_names
 
-__all__ = [
-    "AgentHandle",
-    "AgentRequest",
-    "AgentRunner",
-    "ModelEndpoint",
-    "RunnerOptions",
-    "claude_code",
-    "claude_subagent",
-    "codex_exec",
-    "codex_subagent",
-    "get_runner",
-    "register_runner",
-    "runner_names",
-]
+__all__ = ["PASSTHROUGH_ENV", "AgentHandle", "AgentRequest", "AgentRunner", "ModelEndpoint"]

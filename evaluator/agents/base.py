@@ -34,13 +34,8 @@ class ModelEndpoint:
         return None
 
 
-@dataclass(frozen=True)
-class RunnerOptions:
-    """What the user chose about the agent CLIs (each runner reads the options of its own CLI)."""
-
-    codex_bin: Path | None = None
-    claude_bin: Path | None = None
-    claude_permission_mode: str | None = None
+# Variables an agent may see from the evaluator's environment; everything else is dropped.
+PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME", "SHELL")
 
 
 @dataclass(frozen=True)
@@ -85,9 +80,9 @@ class AgentHandle:
     own_dirs: tuple[Path, ...] = ()
     # The jail's private /tmp and /var/tmp: what succeeded there touched only the attempt's own.
     private_dirs: tuple[Path, ...] = ()
-    # Which session store (sessions/registry.py) reads `agent_home`, and the HOME the agent had
-    # (`~` in its commands means this directory).
-    session_store: str = "codex"
+    # Which adapter (adapters/registry.py) ran the agent: its session store reads `agent_home`.
+    # And the HOME the agent had (`~` in its commands means this directory).
+    adapter: str = ""
     home: Path | None = None
     # The agent under test is a child the runner's launcher spawned with the prompt verbatim:
     # its session is located as the root's child and its first user message must be the prompt.
@@ -117,7 +112,8 @@ class AgentHandle:
 
 
 class AgentRunner(ABC):
-    """One way of running an agent. Implementations register with `@register_runner`."""
+    """One way of running an agent. Each belongs to an adapter (`evaluator/adapters/`), which
+    maps the runner's name to it."""
 
     name: str
     evidence_mode: str

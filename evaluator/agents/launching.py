@@ -23,7 +23,7 @@ def start_agent(
     binary: Path,
     agent_home: Path,
     home: Path,
-    session_store: str,
+    adapter: str,
     launched_child: bool,
 ) -> AgentHandle:
     request.secrets.add_environment(env)
@@ -56,7 +56,7 @@ def start_agent(
         trace_path=trace_path,
         own_dirs=(request.agent_dir, *request.launch.tool_roots(binary, env)),
         private_dirs=request.launch.private_dirs(),
-        session_store=session_store,
+        adapter=adapter,
         home=home,
         launched_child=launched_child,
     )

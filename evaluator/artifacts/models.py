@@ -45,7 +45,9 @@ class Manifest(ArtifactModel):
     finished_at: str | None = None
     agent: str | None = None
     agent_version: str | None = Field(default=None, description="what the agent CLI reports")
-    codex_version: str | None = None
+    codex_version: str | None = Field(
+        default=None, description="older runs' agent version (agent_version in newer ones)"
+    )
     attempts: int = 1
     case_attempts: dict[str, int] = Field(
         default_factory=dict,
@@ -90,6 +92,11 @@ class Manifest(ArtifactModel):
     source_commit: str | None = Field(
         default=None, description="git HEAD of the source workspace, when it is a git checkout"
     )
+
+    def agent_label(self) -> str:
+        """The agent and its CLI's version, as every report names them."""
+        version = self.agent_version or self.codex_version or "unknown version"
+        return f"{self.agent or 'unknown agent'} ({version})"
 
 
 class AttemptRecord(ArtifactModel):

@@ -69,8 +69,7 @@ def render_report(
         "",
         f"- Target: `{manifest.target_id}` (skill `{manifest.target_skill_path}`)",
         f"- Suites: {', '.join(manifest.suite_ids)}",
-        f"- Agent: {manifest.agent}"
-        f" ({manifest.agent_version or manifest.codex_version or 'unknown version'}), model"
+        f"- Agent: {manifest.agent_label()}, model"
         f" {manifest.model or 'default'}"
         + (f", scripted behaviours `{manifest.behaviors_dir}`" if manifest.behaviors_dir else ""),
         f"- Run state: {manifest.run_state}; started {manifest.started_at}"

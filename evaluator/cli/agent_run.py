@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
-from evaluator.agents import runner_names
-from evaluator.agents.claude_code import DEFAULT_PERMISSION_MODE, PERMISSION_MODES
-from evaluator.cli.grading import build_grader, grader_options
+from evaluator.adapters import option_aliases, runner_names
+from evaluator.cli.grading import build_grader, grader_options, judge_binary
 from evaluator.cli.options import judge_option, lenient_option, resolve_grader
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.sandbox import jail_names
@@ -42,9 +41,9 @@ class AgentRunArgs:
     runs_dir: Path
     scratch_root: Path
     keep_scratch: bool
-    codex_bin: Path | None
-    claude_bin: Path | None
-    claude_permission_mode: str | None
+    # Per adapter, what `--agent-option` (for the run's agent: key "") and the adapters'
+    # alias flags (`--codex-bin`, ...) set.
+    agent_options: dict[str, dict[str, object]]
     auth_from: Path | None
     base_url: str | None
     api_key_env: str | None
@@ -70,7 +69,7 @@ class AgentRunArgs:
             self.judge_model,
             self.judge_votes,
             behaviors=self.behaviors,
-            codex_bin=self.codex_bin,
+            codex_bin=judge_binary(self.agent_options),
             auth_from=self.auth_from,
             scratch_root=self.scratch_root,
             base_url=self.judge_base_url,
@@ -83,7 +82,26 @@ class AgentRunArgs:
                 built.close()
 
 
-_FIELDS = tuple(f.name for f in fields(AgentRunArgs))
+_FIELDS = tuple(f.name for f in fields(AgentRunArgs) if f.name != "agent_options")
+# Each adapter's short flags, as (click parameter name, adapter, alias).
+_ALIASES = [(f"alias_{adapter}_{alias.key}", adapter, alias) for adapter, alias in option_aliases()]
+
+
+def _agent_options(
+    pairs: tuple[str, ...], aliased: dict[str, object]
+) -> dict[str, dict[str, object]]:
+    """`--agent-option KEY=VALUE` pairs (for the run's agent, under "") and alias values (under
+    their adapter)."""
+    options: dict[str, dict[str, object]] = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--agent-option")
+        options.setdefault("", {})[key.strip()] = value
+    for parameter, adapter, alias in _ALIASES:
+        if aliased.get(parameter) is not None:
+            options.setdefault(adapter, {})[alias.key] = aliased[parameter]
+    return options
 
 
 def agent_run_options(func: F) -> F:
@@ -92,7 +110,24 @@ def agent_run_options(func: F) -> F:
     @functools.wraps(func)
     def command(**kwargs: Any) -> Any:
         shared = {name: kwargs.pop(name) for name in _FIELDS}
+        aliased = {parameter: kwargs.pop(parameter) for parameter, _, _ in _ALIASES}
+        shared["agent_options"] = _agent_options(kwargs.pop("agent_option"), aliased)
         return func(run_args=AgentRunArgs(**shared), **kwargs)
+
+    alias_options = [
+        click.option(
+            alias.flag,
+            parameter,
+            type=click.Choice(alias.choices)
+            if alias.choices
+            else click.Path(path_type=Path, dir_okay=False)
+            if alias.is_path
+            else str,
+            default=None,
+            help=f"{alias.help} Short for --agent-option {alias.key}=VALUE ({adapter}).",
+        )
+        for parameter, adapter, alias in _ALIASES
+    ]
 
     decorators = [
         click.option(
@@ -139,14 +174,14 @@ def agent_run_options(func: F) -> F:
             is_flag=True,
             help="Keep this run's workspaces and agent homes (removed when the run ends by default).",
         ),
-        click.option("--codex-bin", type=click.Path(path_type=Path, dir_okay=False), default=None),
-        click.option("--claude-bin", type=click.Path(path_type=Path, dir_okay=False), default=None),
         click.option(
-            "--claude-permission-mode",
-            type=click.Choice(PERMISSION_MODES),
-            default=None,
-            help=f"Claude Code's permission mode (default {DEFAULT_PERMISSION_MODE}).",
+            "--agent-option",
+            "agent_option",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="An option of the agent's adapter (repeatable; docs/agents.md lists them).",
         ),
+        *alias_options,
         click.option(
             "--auth-from",
             type=click.Path(path_type=Path, file_okay=False, exists=True),

@@ -143,7 +143,7 @@ def collect(
     parent = parent_thread or os.environ.get("CODEX_THREAD_ID")
     if not parent:
         raise click.UsageError("--parent-thread is required outside a Codex session")
-    from evaluator.agents.codex_home import user_codex_home
+    from evaluator.adapters.codex.home import user_codex_home
     from evaluator.pipeline.in_session import CollectRequest, collect_attempt
 
     grader = build_grader(

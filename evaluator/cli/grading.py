@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -43,6 +43,15 @@ def grader_options(func: F) -> F:
         help="Model of the model-graded judge, for entries no rule decides (default: none).",
     )(func)
     return func
+
+
+JUDGE_BACKEND = "codex"  # the adapter whose CLI plays the judge, and whose options it takes
+
+
+def judge_binary(agent_options: Mapping[str, Mapping[str, object]]) -> Path | None:
+    """The judge's CLI as the judge backend's adapter options name it (`--codex-bin`)."""
+    value = agent_options.get(JUDGE_BACKEND, {}).get("bin")
+    return Path(str(value)) if value else None
 
 
 def build_grader(

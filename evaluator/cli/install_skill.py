@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.agents.codex_home import user_codex_home
+from evaluator.adapters.codex.home import user_codex_home
 from evaluator.errors import EXIT_OK, EnvironmentProblem, InputError
 
 SKILL_NAME = "skill-eval"

@@ -49,7 +49,7 @@ def locate(
 ) -> int:
     """Print the accepted session path(s), or why none was accepted (exit 1)."""
     # the stages are imported when the command runs, not for its --help
-    from evaluator.sessions import get_store
+    from evaluator.adapters import get_store
     from evaluator.sessions.base import ChildQuery
 
     if (thread_id is None) == (parent_thread is None):
@@ -86,7 +86,7 @@ def locate(
 def inspect(session_file: Path, workspace: Path, as_json: bool) -> int:
     """Commands, reads, writes, final answer and the isolation verdict of one session."""
     # the stages are imported when the command runs, not for its --help
-    from evaluator.evidence import normalize_session
+    from evaluator.adapters import normalize_session
     from evaluator.isolation import assess_isolation
 
     evidence = normalize_session(session_file)

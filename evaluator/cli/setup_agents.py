@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from evaluator.agents.claude_binary import CLAUDE
-from evaluator.agents.codex_binary import CODEX
+from evaluator.adapters.claude.binary import CLAUDE
+from evaluator.adapters.codex.binary import CODEX
 from evaluator.agents.npm_cli import PinnedCli
 from evaluator.cli.options import emit_json, json_option
 from evaluator.errors import EXIT_OK

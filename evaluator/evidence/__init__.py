@@ -1,6 +1,6 @@
-"""Stage 6: read an accepted session into normalised evidence records."""
+"""Stage 6: read an accepted session into normalised evidence records (each agent's format is
+read by its adapter, `evaluator.adapters.normalize_session`)."""
 
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
-from evaluator.evidence.session import normalize_session
 
-__all__ = ["EvidenceRecord", "SessionEvidence", "normalize_session"]
+__all__ = ["EvidenceRecord", "SessionEvidence"]

@@ -13,10 +13,10 @@ import json
 import os
 from pathlib import Path
 
-from evaluator.agents.base import ModelEndpoint
-from evaluator.agents.codex_binary import find_codex
-from evaluator.agents.codex_exec import PASSTHROUGH_ENV, endpoint_credentials
-from evaluator.agents.codex_home import create_codex_home, login_secrets
+from evaluator.adapters.codex.binary import find_codex
+from evaluator.adapters.codex.home import create_codex_home, login_secrets
+from evaluator.adapters.codex.runner import endpoint_credentials
+from evaluator.agents.base import PASSTHROUGH_ENV, ModelEndpoint
 from evaluator.agents.process import run_process
 from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.grader.base import JudgeBackend, JudgeCall, JudgeReply

@@ -96,7 +96,14 @@ def _attempts_timings_and_tokens(db: sqlite_utils.Database) -> None:
     db.table("case_results").create_index(["case_id"])
 
 
+def _agent_version(db: sqlite_utils.Database) -> None:
+    """Every agent's version (`codex_version` stays, filled for the runs that had one)."""
+    db.table("runs").add_column("agent_version", str)
+    db.execute("UPDATE runs SET agent_version = codex_version WHERE agent_version IS NULL")
+
+
 MIGRATIONS: list[Migration] = [
     _runs_and_case_results,  # 1
     _attempts_timings_and_tokens,  # 2
+    _agent_version,  # 3
 ]

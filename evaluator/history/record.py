@@ -62,6 +62,7 @@ def _run_row(manifest: Manifest, results: list[CaseResult], path: Path) -> dict[
         "model": manifest.model,
         "behaviors_dir": manifest.behaviors_dir,
         "codex_version": manifest.codex_version,
+        "agent_version": manifest.agent_version or manifest.codex_version,
         "evaluator_version": manifest.evaluator_version,
         "attempts_per_case": manifest.attempts,
         "skill_hash": manifest.skill_hash,

@@ -250,7 +250,7 @@ def _transcript(
         )
     facts = [
         f"thread {session.get('thread_id') or 'unknown'}",
-        f"codex {session.get('cli_version') or 'unknown'}",
+        f"CLI {session.get('cli_version') or 'unknown'}",
         "complete" if session.get("complete") else "incomplete (no task_complete)",
         f"{session.get('record_count', len(records))} records",
     ]
@@ -473,7 +473,7 @@ def build_run_view(run_dir: RunDir, manifest: Manifest, results: list[CaseResult
         ("Suites", ", ".join(manifest.suite_ids)),
         (
             "Agent",
-            f"{manifest.agent} (codex {manifest.codex_version or 'unknown'}), model"
+            f"{manifest.agent_label()}, model"
             f" {manifest.model or 'default'}"
             + (f", scripted behaviours {manifest.behaviors_dir}" if manifest.behaviors_dir else ""),
         ),

@@ -142,7 +142,7 @@ class AgenticEvalAdapter(EnvAdapter):  # type: ignore[misc]
                 behaviors=self.behaviors,
                 runs_dir=out / "agentic-eval-runs",
                 scratch_root=self.scratch_root,
-                codex_bin=self.codex_bin,
+                agent_options={"codex": {"bin": self.codex_bin}} if self.codex_bin else {},
                 skill_text=skill_content,
             ),
             PlainProgress(),

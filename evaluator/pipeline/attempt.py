@@ -8,13 +8,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from evaluator.adapters import get_store, normalize_session
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
 from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLayers, IsolationSummary
 from evaluator.artifacts.redact import LiveRedactor, Redactor
 from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_json
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.credentials import SecretSet
-from evaluator.evidence import SessionEvidence, normalize_session
+from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
@@ -22,7 +23,7 @@ from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.sandbox import LaunchPolicy, ObservedTrace
 from evaluator.sandbox.tracer import save_compressed
-from evaluator.sessions import SessionRef, get_store
+from evaluator.sessions import SessionRef
 from evaluator.sessions.base import ChildQuery, SessionStore
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
 from evaluator.workspace.scratch import make_tree_private
@@ -118,7 +119,7 @@ def _tokens(usage: dict[str, Any] | None) -> dict[str, int] | None:
 def _locate(settings: AttemptSettings, handle: AgentHandle) -> tuple[SessionRef | None, str]:
     if handle.root_thread_id is None:
         return None, "the agent reported no thread id (it did not start a session)"
-    store = get_store(handle.session_store, handle.agent_home)
+    store = get_store(handle.adapter, handle.agent_home)
     if not handle.launched_child:
         result = store.locate_thread(handle.root_thread_id)
     else:
@@ -266,7 +267,7 @@ def _evaluate(
         _block(result, reason, f"{handle.fault + '; ' if handle.fault else ''}{why}")
         return
     home = str(handle.home) if handle.home else None
-    store = get_store(handle.session_store, handle.agent_home)
+    store = get_store(handle.adapter, handle.agent_home)
     if not read_session(result, session, store, home):
         return
     assert result.evidence is not None and result.isolation is not None

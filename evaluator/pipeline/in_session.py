@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from evaluator import __version__
+from evaluator.adapters import get_store
 from evaluator.artifacts.models import AttemptFile, Manifest
 from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
 from evaluator.defaults import DEFAULT_SCRATCH
@@ -39,7 +40,7 @@ from evaluator.plan import open_repo, select_cases
 from evaluator.prompting import in_session_prompt
 from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.safepath import id_problem
-from evaluator.sessions import SessionRef, get_store
+from evaluator.sessions import SessionRef
 from evaluator.sessions.base import ChildQuery
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
 from evaluator.workspace.builder import attempt_dir
@@ -298,8 +299,8 @@ def collect_attempt(request: CollectRequest) -> Collected:
             repo.targets[manifest.target_id].target.allowed_statuses,
             source_workspace=repo.source_workspace,
         )
-        if manifest.codex_version is None and result.evidence is not None:
-            manifest.codex_version = result.evidence.cli_version  # the user's own codex
+        if manifest.agent_version is None and result.evidence is not None:
+            manifest.agent_version = result.evidence.cli_version  # the user's own CLI
         if result_file.environment_mismatches:
             manifest.environment_mismatches[case.case_id] = result_file.environment_mismatches
         run_dir.write_case_result(result_file)

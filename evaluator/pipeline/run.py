@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from evaluator import __version__
-from evaluator.agents import ModelEndpoint, RunnerOptions, get_runner
-from evaluator.agents.codex_home import check_location
+from evaluator.adapters import DEFAULT_RUNNER, adapter_for_runner, get_runner
+from evaluator.adapters.base import AgentAdapter
+from evaluator.agents import ModelEndpoint
 from evaluator.agents.process import kill_active, kill_processes_mentioning
 from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest, RunState
 from evaluator.artifacts.redact import Redactor
@@ -95,9 +96,9 @@ class RunOptions:
     behaviors: Path | None = None
     runs_dir: Path = Path("runs")
     scratch_root: Path = DEFAULT_SCRATCH
-    codex_bin: Path | None = None
-    claude_bin: Path | None = None
-    claude_permission_mode: str | None = None  # None: the claude runners' safe default
+    # Per adapter (by name), the options its alias flags set; under "", the `--agent-option`
+    # pairs for the run's agent, whichever it is.
+    agent_options: dict[str, dict[str, object]] = field(default_factory=dict)
     auth_from: Path | None = None
     # Any endpoint speaking the agent's provider API (a local vLLM or Ollama server, a LiteLLM
     # gateway), with the name of the variable that holds its key.
@@ -321,7 +322,7 @@ class Run:
             previous.agent if previous else None,
             options.agent,
             defaults.agent if defaults else None,
-            "codex-exec",
+            DEFAULT_RUNNER,
         )
         attempts: int = _first(
             previous.attempts if previous else None,
@@ -361,16 +362,15 @@ class Run:
         if api_key_env and not os.environ.get(api_key_env):
             raise EnvironmentProblem(f"--api-key-env {api_key_env}: that variable is not set")
         # Fails early when the agent's CLI is missing.
-        runner = get_runner(
-            agent,
-            RunnerOptions(
-                codex_bin=options.codex_bin,
-                claude_bin=options.claude_bin,
-                claude_permission_mode=options.claude_permission_mode,
-            ),
-        )
+        adapter = adapter_for_runner(agent)
+        # `--agent-option` pairs (under "") are the run's agent's, over its aliases' values.
+        chosen = {
+            **options.agent_options.get(adapter.name, {}),
+            **options.agent_options.get("", {}),
+        }
+        runner = get_runner(agent, chosen)
         scratch = options.scratch_root / run_dir.run_id
-        check_location(scratch)
+        adapter.check_scratch(scratch)
         check_scratch_root(options.scratch_root)
         if options.auth_from is not None and not runner.uses_auth_from:
             raise InputError(f"--auth-from copies a Codex login; the {agent} agent does not use it")
@@ -412,7 +412,9 @@ class Run:
             # A resumed case runs all its K attempts again: what it had is listed, not counted.
             with self._storage_faults(run_dir, scratch):
                 credentials = run_secrets(runner, real_endpoint, options.grader)
-                for note in record_in_flight(run_dir, scratch, todo, previous, credentials):
+                for note in record_in_flight(
+                    run_dir, scratch, todo, previous, adapter, credentials
+                ):
                     previous.notes.append(note)
         manifest = previous or Manifest(
             run_id=run_dir.run_id,
@@ -429,7 +431,6 @@ class Run:
             repo=str(repo.root),
             agent=agent,
             agent_version=runner.version(),
-            codex_version=runner.version() if agent.startswith("codex") else None,
             attempts=attempts,
             case_attempts=_case_attempts(selection.cases, options.attempts),
             workers=workers,
@@ -453,7 +454,8 @@ class Run:
             manifest.source_commit = source_commit(repo.source_workspace)
         if library is not None and not previous:
             manifest.notes.append(
-                "scripted model: the agent ran against agentic-eval's scripted Responses-API server"
+                "scripted model: the agent ran against agentic-eval's scripted"
+                f" {adapter.protocol_label} server"
             )
         if previous:
             manifest.notes.append(
@@ -708,6 +710,7 @@ def record_in_flight(
     scratch: Path,
     cases: list[LoadedCase],
     previous: Manifest,
+    adapter: AgentAdapter,
     credentials: dict[str, str] | None = None,
 ) -> list[str]:
     """The attempts a stopped run left for cases it did not finish are marked interrupted (the
@@ -750,10 +753,8 @@ def record_in_flight(
                 (agent_dir / "stdout.jsonl", "agent-stdout.jsonl"),
                 (agent_dir / "stderr.txt", "agent-stderr.txt"),
                 *(
-                    (rollout, "interrupted-session.jsonl")
-                    for rollout in sorted(
-                        (agent_dir / "codex-home" / "sessions").rglob("rollout-*.jsonl")
-                    )[:1]
+                    (session, "interrupted-session.jsonl")
+                    for session in adapter.in_flight_sessions(agent_dir)[:1]
                 ),
             ):
                 if source.is_file():

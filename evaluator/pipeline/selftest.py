@@ -320,7 +320,7 @@ def _run_set(
         behaviors=behaviors,
         runs_dir=directory,
         scratch_root=options.scratch_root,
-        codex_bin=options.codex_bin,
+        agent_options={"codex": {"bin": options.codex_bin}} if options.codex_bin else {},
     )
     return Run(options_for_run, new_progress() if new_progress else None).execute()
 

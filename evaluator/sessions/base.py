@@ -63,7 +63,7 @@ class ChildQuery:
 
 
 class SessionStore(ABC):
-    """One agent's on-disk session store. Implementations register with `@register_store`."""
+    """One agent's on-disk session store; its adapter creates it (`AgentAdapter.session_store`)."""
 
     name: str
 

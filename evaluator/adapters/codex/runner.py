@@ -6,21 +6,18 @@ import json
 import os
 from pathlib import Path
 
+from evaluator.adapters.codex.binary import codex_version, find_codex
+from evaluator.adapters.codex.home import codex_key_env, create_codex_home, login_secrets
 from evaluator.agents.base import (
+    PASSTHROUGH_ENV,
     AgentHandle,
     AgentRequest,
     AgentRunner,
     ModelEndpoint,
-    RunnerOptions,
 )
-from evaluator.agents.codex_binary import codex_version, find_codex
-from evaluator.agents.codex_home import codex_key_env, create_codex_home, login_secrets
 from evaluator.agents.launching import start_agent
-from evaluator.agents.registry import register_runner
 from evaluator.credentials import SCRIPTED_API_KEY
 
-# Variables the agent may see from the evaluator's environment; everything else is dropped.
-PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME", "SHELL")
 CREDENTIAL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
 
 
@@ -35,8 +32,8 @@ def endpoint_credentials(endpoint: ModelEndpoint) -> dict[str, str]:
     return env
 
 
-@register_runner("codex-exec")
 class CodexExecRunner(AgentRunner):
+    name = "codex-exec"
     evidence_mode = "codex-local-session-store"
     credential_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
     uses_auth_from = True
@@ -45,8 +42,8 @@ class CodexExecRunner(AgentRunner):
         "set OPENAI_API_KEY, or pass --auth-from CODEX_HOME (a folder holding auth.json)"
     )
 
-    def __init__(self, options: RunnerOptions) -> None:
-        self.binary = find_codex(options.codex_bin)
+    def __init__(self, binary: Path | None = None) -> None:
+        self.binary = find_codex(binary)
 
     def version(self) -> str | None:
         return codex_version(self.binary)
@@ -94,7 +91,7 @@ class CodexExecRunner(AgentRunner):
             binary=self.binary,
             agent_home=codex_home,
             home=home,
-            session_store="codex",
+            adapter="codex",
             launched_child=self.launches_child,
         )
         read_exec_events(handle.stdout_path, handle)

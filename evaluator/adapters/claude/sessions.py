@@ -23,7 +23,6 @@ from evaluator.sessions.base import (
     accept_child,
     parse_time,
 )
-from evaluator.sessions.registry import register_store
 
 AGENT_TOOLS = ("Agent", "Task")
 MAX_DESCENDANTS = 1000
@@ -64,8 +63,9 @@ def _meta(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-@register_store("claude")
 class ClaudeSessionStore(SessionStore):
+    name = "claude"
+
     def __init__(self, home: Path) -> None:
         self.home = home  # CLAUDE_CONFIG_DIR
 

@@ -25,7 +25,6 @@ from evaluator.sessions.base import (
     accept_child,
     parse_time,
 )
-from evaluator.sessions.registry import register_store
 
 STATE_DB = "state_5.sqlite"
 MAX_DESCENDANTS = 1000
@@ -40,8 +39,9 @@ def _spawn_info(meta: dict[str, Any]) -> tuple[str | None, str | None]:
     return parent, nickname
 
 
-@register_store("codex")
 class CodexSessionStore(SessionStore):
+    name = "codex"
+
     def __init__(self, home: Path) -> None:
         self.home = home
         sqlite_home = os.environ.get("CODEX_SQLITE_HOME")

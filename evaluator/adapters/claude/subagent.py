@@ -8,14 +8,13 @@ transcript by the run stage, because only the transcript proves it.
 
 from __future__ import annotations
 
+from evaluator.adapters.claude.runner import ClaudeCodeRunner
 from evaluator.agents.base import AgentRequest
-from evaluator.agents.claude_code import ClaudeCodeRunner
-from evaluator.agents.registry import register_runner
 from evaluator.prompting import CLAUDE_LAUNCHER_HEAD, launcher_prompt
 
 
-@register_runner("claude-subagent")
 class ClaudeSubagentRunner(ClaudeCodeRunner):
+    name = "claude-subagent"
     evidence_mode = "claude-code-project-transcripts (spawned sub-agent)"
     launches_child = True
 

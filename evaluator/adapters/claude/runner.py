@@ -17,11 +17,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from evaluator.agents.base import AgentHandle, AgentRequest, AgentRunner, RunnerOptions
-from evaluator.agents.claude_binary import claude_version, find_claude
-from evaluator.agents.codex_exec import PASSTHROUGH_ENV
+from evaluator.adapters.claude.binary import claude_version, find_claude
+from evaluator.agents.base import PASSTHROUGH_ENV, AgentHandle, AgentRequest, AgentRunner
 from evaluator.agents.launching import start_agent
-from evaluator.agents.registry import register_runner
 from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.errors import EnvironmentProblem, InputError
 
@@ -56,15 +54,15 @@ def anthropic_base_url(base_url: str) -> str:
     return base_url.removesuffix("/").removesuffix("/v1")
 
 
-@register_runner("claude-code")
 class ClaudeCodeRunner(AgentRunner):
+    name = "claude-code"
     evidence_mode = "claude-code-project-transcripts"
     credential_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
     credentials_hint = "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)"
 
-    def __init__(self, options: RunnerOptions) -> None:
-        self.binary = find_claude(options.claude_bin)
-        mode = options.claude_permission_mode or DEFAULT_PERMISSION_MODE
+    def __init__(self, binary: Path | None = None, permission_mode: str | None = None) -> None:
+        self.binary = find_claude(binary)
+        mode = permission_mode or DEFAULT_PERMISSION_MODE
         if mode not in PERMISSION_MODES:
             raise InputError(
                 f"unknown permission mode {mode!r} (known: {', '.join(PERMISSION_MODES)})",
@@ -171,7 +169,7 @@ class ClaudeCodeRunner(AgentRunner):
             binary=self.binary,
             agent_home=config,
             home=home,
-            session_store="claude",
+            adapter="claude",
             launched_child=self.launches_child,
         )
         read_stream_events(handle.stdout_path, handle, workspace_skills(request.workspace))

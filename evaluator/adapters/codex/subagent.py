@@ -8,14 +8,13 @@ stage, because only the session proves it.
 
 from __future__ import annotations
 
+from evaluator.adapters.codex.runner import CodexExecRunner
 from evaluator.agents.base import AgentRequest
-from evaluator.agents.codex_exec import CodexExecRunner
-from evaluator.agents.registry import register_runner
 from evaluator.prompting import launcher_prompt
 
 
-@register_runner("codex-subagent")
 class CodexSubagentRunner(CodexExecRunner):
+    name = "codex-subagent"
     evidence_mode = "codex-local-session-store (spawned child)"
     launches_child = True
 

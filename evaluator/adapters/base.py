@@ -1,0 +1,90 @@
+"""The adapter contract: everything the evaluator needs to know about one agent, in one place.
+
+An adapter owns its agent's runners (how the CLI is started), where its skills are placed and
+discovered, its session store and session format, its credentials, its typed options and the
+scripted-model protocol it speaks. The pipeline, the CLI and the reports hold an adapter and
+never an agent's name (docs/architecture.md, "Adapters").
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from evaluator.agents.base import AgentRunner
+from evaluator.agents.npm_cli import PinnedCli
+from evaluator.errors import InputError
+from evaluator.evidence.records import SessionEvidence
+from evaluator.sessions.base import SessionStore
+
+
+class AgentOptions(BaseModel):
+    """An adapter's options (`--agent-option KEY=VALUE`), validated: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AgentAdapter(ABC):
+    """One agent. Subclasses declare data as class attributes and implement the methods."""
+
+    name: ClassVar[str]  # the registry key, and what manifests and reports call the agent
+    label: ClassVar[str]  # for people: "Codex CLI"
+    # The scripted model server's protocol module this agent speaks (`modelserver/`).
+    protocol: ClassVar[str]
+    protocol_label: ClassVar[str]
+    cli: ClassVar[PinnedCli | None] = None  # the pinned CLI `setup-agents` installs
+    # Its options; their short flags are declared where the adapter is registered.
+    options_model: ClassVar[type[AgentOptions]] = AgentOptions
+    # Where the skill under test goes in the attempt workspace, and every folder from which the
+    # agent discovers skills: relative to the workspace, `~/...` under the HOME it is given,
+    # `$AGENT_HOME/...` under its own home (CODEX_HOME, CLAUDE_CONFIG_DIR).
+    skill_dir: ClassVar[PurePosixPath]
+    discovery_dirs: ClassVar[tuple[str, ...]]
+    # The most direct trace of a skill firing in this agent's session (trigger evaluation).
+    trigger_signal: ClassVar[str]
+    # Whether an evaluator agent of this kind can spawn attempts in its own session
+    # (`attempt new` / `attempt collect`).
+    in_session: ClassVar[bool] = False
+
+    def options(self, raw: Mapping[str, object]) -> AgentOptions:
+        """`raw` (from `--agent-option` and the aliases) as this adapter's typed options."""
+        try:
+            return self.options_model.model_validate(dict(raw))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            key = ".".join(str(part) for part in error["loc"]) or "?"
+            known = ", ".join(self.options_model.model_fields) or "none"
+            raise InputError(
+                f"agent option {key!r} for {self.name}: {error['msg']} (known: {known})",
+                field="--agent-option",
+            ) from None
+
+    @abstractmethod
+    def runner(self, name: str, options: AgentOptions) -> AgentRunner:
+        """The runner `name` (one of the runner names registered for this adapter), ready to
+        run: a missing CLI is an EnvironmentProblem here."""
+
+    @abstractmethod
+    def session_store(self, home: Path) -> SessionStore:
+        """The store that reads sessions under the agent home the runner reported."""
+
+    @abstractmethod
+    def recognizes_session(self, first_record: dict[str, object] | None) -> bool:
+        """Whether a session file whose first record is this was written by this agent."""
+
+    @abstractmethod
+    def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
+        """The session file as agent-neutral evidence records."""
+
+    def check_scratch(self, scratch: Path) -> None:
+        """Refuses a scratch directory this agent cannot run in (EnvironmentProblem)."""
+        return None
+
+    def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
+        """Session files an attempt stopped mid-run left under its agent directory, newest
+        first (kept as `interrupted-session.jsonl`)."""
+        return []

@@ -1,0 +1,1 @@
+"""Claude Code: its adapter (`adapter.py`), runners, CLI, session store and format."""

@@ -1,0 +1,67 @@
+"""Codex CLI: `codex exec --json` per attempt in a fresh CODEX_HOME, sessions in
+`sessions/**/rollout-*.jsonl` indexed by `state_5.sqlite`, the Responses API."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from evaluator.adapters.base import AgentAdapter, AgentOptions
+from evaluator.adapters.codex.binary import CODEX
+from evaluator.adapters.codex.home import check_location
+from evaluator.agents.base import AgentRunner
+from evaluator.evidence.normalize import normalize_codex_rollout
+from evaluator.evidence.records import SessionEvidence
+from evaluator.sessions.base import SessionStore
+
+# The first record of every rollout format Codex has written (docs/codex-facts.md).
+ROLLOUT_FIRST_TYPES = ("session_meta", "response_item", "event_msg", "turn_context")
+
+
+class CodexOptions(AgentOptions):
+    bin: Path | None = None
+
+
+class CodexAdapter(AgentAdapter):
+    name = "codex"
+    label = "Codex CLI"
+    protocol = "responses"
+    protocol_label = "Responses-API"
+    cli = CODEX
+    options_model = CodexOptions
+    skill_dir = PurePosixPath(".agents/skills")
+    discovery_dirs = (".agents/skills", "$AGENT_HOME/skills", "~/.agents/skills")
+    trigger_signal = "a read of the skill's SKILL.md whose body reached the agent"
+    in_session = True
+
+    def runner(self, name: str, options: AgentOptions) -> AgentRunner:
+        from evaluator.adapters.codex.runner import CodexExecRunner
+        from evaluator.adapters.codex.subagent import CodexSubagentRunner
+
+        assert isinstance(options, CodexOptions)
+        runners = {"codex-exec": CodexExecRunner, "codex-subagent": CodexSubagentRunner}
+        return runners[name](options.bin)
+
+    def session_store(self, home: Path) -> SessionStore:
+        from evaluator.adapters.codex.sessions import CodexSessionStore
+
+        return CodexSessionStore(home)
+
+    def recognizes_session(self, first_record: dict[str, object] | None) -> bool:
+        if not first_record:
+            return False
+        return first_record.get("type") in ROLLOUT_FIRST_TYPES or (
+            "id" in first_record and "timestamp" in first_record  # the oldest rollouts
+        )
+
+    def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
+        return normalize_codex_rollout(path, home=home)
+
+    def check_scratch(self, scratch: Path) -> None:
+        check_location(scratch)
+
+    def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
+        sessions = (agent_dir / "codex-home" / "sessions").rglob("rollout-*.jsonl")
+        return sorted(sessions, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+ADAPTER = CodexAdapter()

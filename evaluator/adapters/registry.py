@@ -1,0 +1,124 @@
+"""Adapter registry: agent name → the module that defines it, imported only when asked for.
+
+One line registers an agent (`register_adapter("codex", "evaluator.adapters.codex.adapter", ...)`);
+its module defines `ADAPTER`, an `AgentAdapter` instance. The runner names and the short flags of
+its options are declared in that line too, so `--agent`'s choices and `run --help` are known
+without importing any agent (nor pydantic: this module imports nothing heavy).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from evaluator.errors import InputError
+
+if TYPE_CHECKING:
+    from evaluator.adapters.base import AgentAdapter
+
+
+@dataclass(frozen=True)
+class OptionAlias:
+    """A command-line flag kept as a short form of `--agent-option KEY=VALUE` (`--codex-bin`)."""
+
+    flag: str
+    key: str
+    help: str
+    choices: tuple[str, ...] = ()
+    is_path: bool = False
+
+
+@dataclass(frozen=True)
+class AdapterEntry:
+    name: str
+    module: str
+    runners: tuple[str, ...]
+    aliases: tuple[OptionAlias, ...] = ()
+
+
+_ENTRIES: dict[str, AdapterEntry] = {}
+DEFAULT_RUNNER = "codex-exec"
+
+
+def register_adapter(
+    name: str, module: str, *, runners: tuple[str, ...], aliases: tuple[OptionAlias, ...] = ()
+) -> None:
+    taken = {runner for entry in _ENTRIES.values() for runner in entry.runners}
+    clash = taken.intersection(runners)
+    if name in _ENTRIES or clash:
+        raise ValueError(f"adapter {name!r} or runner(s) {sorted(clash)} registered twice")
+    _ENTRIES[name] = AdapterEntry(name, module, runners, aliases)
+    _load.cache_clear()
+
+
+def unregister_adapter(name: str) -> None:
+    """For tests that register an adapter of their own."""
+    _ENTRIES.pop(name, None)
+    _load.cache_clear()
+
+
+def adapter_names() -> list[str]:
+    return list(_ENTRIES)
+
+
+def runner_names() -> list[str]:
+    return sorted(runner for entry in _ENTRIES.values() for runner in entry.runners)
+
+
+def option_aliases() -> list[tuple[str, OptionAlias]]:
+    """Every adapter's short flags, with the adapter they set options of."""
+    return [(entry.name, alias) for entry in _ENTRIES.values() for alias in entry.aliases]
+
+
+@cache
+def _load(name: str) -> AgentAdapter:
+    from evaluator.adapters.base import AgentAdapter
+
+    adapter = importlib.import_module(_ENTRIES[name].module).ADAPTER
+    if not isinstance(adapter, AgentAdapter) or adapter.name != name:
+        raise TypeError(f"{_ENTRIES[name].module}.ADAPTER is not the {name!r} AgentAdapter")
+    return adapter
+
+
+def get_adapter(name: str) -> AgentAdapter:
+    if name not in _ENTRIES:
+        raise InputError(f"unknown agent {name!r} (known: {', '.join(adapter_names())})")
+    return _load(name)
+
+
+def adapter_for_runner(runner: str) -> AgentAdapter:
+    for entry in _ENTRIES.values():
+        if runner in entry.runners:
+            return _load(entry.name)
+    raise InputError(
+        f"unknown agent {runner!r} (known: {', '.join(runner_names())})", field="--agent"
+    )
+
+
+def all_adapters() -> list[AgentAdapter]:
+    return [_load(name) for name in _ENTRIES]
+
+
+# The agents this project ships; one line each.
+register_adapter(
+    "codex",
+    "evaluator.adapters.codex.adapter",
+    runners=("codex-exec", "codex-subagent"),
+    aliases=(OptionAlias("--codex-bin", "bin", "Path to the codex CLI.", is_path=True),),
+)
+register_adapter(
+    "claude",
+    "evaluator.adapters.claude.adapter",
+    runners=("claude-code", "claude-subagent"),
+    aliases=(
+        OptionAlias("--claude-bin", "bin", "Path to the claude CLI.", is_path=True),
+        OptionAlias(
+            "--claude-permission-mode",
+            "permission_mode",
+            "Claude Code's permission mode (default acceptEdits).",
+            choices=("acceptEdits", "bypassPermissions", "default", "dontAsk", "plan"),
+        ),
+    ),
+)

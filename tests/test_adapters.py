@@ -1,0 +1,89 @@
+"""The adapter seam: an agent the evaluator knows only through an adapter registered in one line
+runs a case end to end; and what each shipped adapter declares."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evaluator.adapters import (
+    adapter_for_runner,
+    get_adapter,
+    get_runner,
+    option_aliases,
+    register_adapter,
+    runner_names,
+    unregister_adapter,
+)
+from evaluator.adapters.claude.runner import PERMISSION_MODES
+from evaluator.errors import InputError
+from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.run import Run, RunOptions
+from tests.conftest import ROOT
+from tests.support import scratch_dir
+
+FOLLOWS_SKILL = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
+
+
+@pytest.fixture
+def toy() -> Iterator[None]:
+    register_adapter("toy", "tests.toy_adapter", runners=("toy-agent",))
+    try:
+        yield
+    finally:
+        unregister_adapter("toy")
+
+
+def test_an_adapter_registered_in_one_line_runs_a_case(toy: None, tmp_path: Path) -> None:
+    assert "toy-agent" in runner_names()
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=ROOT / "agentic-evals",
+                agent="toy-agent",
+                cases=("routing-add-column",),
+                behaviors=FOLLOWS_SKILL,  # the toy agent needs no model; the run needs no key
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                sandbox="none",
+                trace="off",
+            ),
+            PlainProgress(),
+        ).execute()
+    (result,) = outcome.results
+    assert result.status == "pass", result.notes
+    manifest = json.loads((outcome.run_dir.path / "manifest.json").read_text())
+    assert (manifest["agent"], manifest["agent_version"]) == ("toy-agent", "0.1")
+    report = (outcome.run_dir.path / "report.md").read_text()
+    assert "- Agent: toy-agent (0.1)" in report
+    assert "toy-agent (0.1)" in (outcome.run_dir.path / "report.html").read_text()
+    session = json.loads(
+        (
+            outcome.run_dir.path / "case-artifacts/routing-add-column/accepted-session.json"
+        ).read_text()
+    )
+    assert session["thread_id"] == result.thread_id
+
+
+def test_options_are_typed_per_adapter() -> None:
+    claude = get_adapter("claude")
+    assert claude.options({"permission_mode": "plan"}).permission_mode == "plan"  # type: ignore[attr-defined]
+    with pytest.raises(InputError, match="agent option 'colour' for codex"):
+        get_runner("codex-exec", {"colour": "blue"})
+    with pytest.raises(InputError, match="unknown agent 'nope'"):
+        adapter_for_runner("nope")
+
+
+def test_each_shipped_adapter_declares_its_agent() -> None:
+    for name, protocol in (("codex", "responses"), ("claude", "messages")):
+        adapter = get_adapter(name)
+        assert adapter.protocol == protocol
+        assert str(adapter.skill_dir) in adapter.discovery_dirs
+        assert adapter.cli is not None and adapter.trigger_signal
+    assert get_adapter("codex").in_session and not get_adapter("claude").in_session
+    # The short flags are declared where each adapter is registered, without importing it.
+    (choices,) = [a.choices for name, a in option_aliases() if a.key == "permission_mode"]
+    assert choices == PERMISSION_MODES
