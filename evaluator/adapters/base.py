@@ -47,8 +47,10 @@ class AgentAdapter(ABC):
     # The most direct trace of a skill firing in this agent's session (trigger evaluation).
     trigger_signal: ClassVar[str]
     # Whether an evaluator agent of this kind can spawn attempts in its own session
-    # (`attempt new` / `attempt collect`).
+    # (`attempt new` / `attempt collect`), and the variable the agent sets for the commands it
+    # runs that names its own session (the default parent of the attempts it spawns).
     in_session: ClassVar[bool] = False
+    session_env: ClassVar[str | None] = None
 
     def options(self, raw: Mapping[str, object]) -> AgentOptions:
         """`raw` (from `--agent-option` and the aliases) as this adapter's typed options."""
@@ -79,6 +81,10 @@ class AgentAdapter(ABC):
     @abstractmethod
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
         """The session file as agent-neutral evidence records."""
+
+    def live_home(self) -> Path:
+        """The user's own agent home, whose session store in-session attempts are found in."""
+        raise InputError(f"{self.label} has no in-session mode")
 
     def check_scratch(self, scratch: Path) -> None:
         """Refuses a scratch directory this agent cannot run in (EnvironmentProblem)."""

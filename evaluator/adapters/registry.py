@@ -101,6 +101,17 @@ def all_adapters() -> list[AgentAdapter]:
     return [_load(name) for name in _ENTRIES]
 
 
+def in_session_adapter(name: str | None = None) -> AgentAdapter:
+    """The adapter that runs in-session attempts: `name`'s, or the one adapter that can."""
+    if name is not None:
+        adapter = get_adapter(name)
+        if not adapter.in_session:
+            raise InputError(f"{adapter.label} has no in-session mode", field="--agent")
+        return adapter
+    (adapter,) = [a for a in all_adapters() if a.in_session]
+    return adapter
+
+
 # The agents this project ships; one line each.
 register_adapter(
     "codex",

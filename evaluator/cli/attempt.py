@@ -140,11 +140,13 @@ def collect(
     """Locate CASE_ID's accepted sub-agent session, check isolation, judge, write the results.
 
     Exit 0 when the case passes, 1 when it fails or is blocked."""
-    parent = parent_thread or os.environ.get("CODEX_THREAD_ID")
-    if not parent:
-        raise click.UsageError("--parent-thread is required outside a Codex session")
-    from evaluator.adapters.codex.home import user_codex_home
+    from evaluator.adapters import in_session_adapter
     from evaluator.pipeline.in_session import CollectRequest, collect_attempt
+
+    adapter = in_session_adapter()
+    parent = parent_thread or (os.environ.get(adapter.session_env) if adapter.session_env else None)
+    if not parent:
+        raise click.UsageError(f"--parent-thread is required outside a {adapter.label} session")
 
     grader = build_grader(
         judge_model, judge_votes, base_url=judge_base_url, api_key_env=judge_api_key_env
@@ -155,7 +157,7 @@ def collect(
                 runs_dir=runs_dir,
                 run_id=run_id,
                 case_id=case_id,
-                codex_home=codex_home or user_codex_home(),
+                agent_home=codex_home or adapter.live_home(),
                 parent_thread_id=parent,
                 nickname=nickname,
                 agent_id=agent_id,

@@ -1,4 +1,4 @@
-"""In-session attempts: an evaluator agent spawns each case's sub-agent in its own Codex session.
+"""In-session attempts: an evaluator agent spawns each case's sub-agent in its own session.
 
 `new_attempt` plans the run (first call) and builds one attempt workspace exactly as `run` does;
 `collect_attempt` locates the accepted child session in the live session store and takes it
@@ -19,7 +19,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from evaluator import __version__
-from evaluator.adapters import get_store
+from evaluator.adapters import in_session_adapter
+from evaluator.adapters.base import AgentAdapter
 from evaluator.artifacts.models import AttemptFile, Manifest
 from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
 from evaluator.defaults import DEFAULT_SCRATCH
@@ -48,8 +49,7 @@ from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import PRIVATE_UMASK, make_private_dir
 from evaluator.workspace.snapshot import FileState
 
-IN_SESSION_AGENT = "codex-in-session"
-IN_SESSION_EVIDENCE = "codex-local-session-store (in-session child)"
+IN_SESSION_SUFFIX = "-in-session"  # the manifest's agent: `<adapter>-in-session`
 PENDING_FILE = "pending.json"
 
 
@@ -84,6 +84,7 @@ class PlanRequest:
     suites: tuple[str, ...] = ()
     cases: tuple[str, ...] = ()
     case_workspace_root: Path | None = None
+    agent: str | None = None  # the adapter of the evaluator agent (default: the one that can)
 
 
 def _now() -> datetime:
@@ -136,6 +137,7 @@ def _plan(request: PlanRequest, run_dir: RunDir, case_id: str) -> Manifest:
     except FileExistsError:
         raise InputError(f"run directory already exists: {run_dir.path}") from None
     make_private_dir(root)
+    adapter = in_session_adapter(request.agent)
     return Manifest(
         run_id=run_dir.run_id,
         target_id=selection.target.target_id,
@@ -143,18 +145,18 @@ def _plan(request: PlanRequest, run_dir: RunDir, case_id: str) -> Manifest:
         target_skill_path=selection.target.target.entry_skill,
         started_at=_now().isoformat(timespec="seconds"),
         case_workspace_root=str(root),
-        evidence_mode=IN_SESSION_EVIDENCE,
+        evidence_mode=f"{adapter.name} session store (in-session child)",
         notes=[
             "in-session: each attempt's sub-agent was spawned by the evaluator agent in its own"
-            " Codex session, under the user's Codex configuration (no fresh agent home, no jail,"
-            " no access trace); isolation rests on the session evidence"
+            f" {adapter.label} session, under the user's own configuration (no fresh agent home,"
+            " no jail, no access trace); isolation rests on the session evidence"
         ],
         selected_case_ids=list(selection.explicit_case_ids),
         resolved_case_ids=[c.case_id for c in selection.cases],
         source_workspace=str(repo.source_workspace),
         repo=str(repo.root),
         run_state="running",
-        agent=IN_SESSION_AGENT,
+        agent=adapter.name + IN_SESSION_SUFFIX,
         evaluator_version=__version__,
         sandbox="none",
         trace="off",
@@ -255,7 +257,7 @@ class CollectRequest:
     runs_dir: Path
     run_id: str
     case_id: str
-    codex_home: Path
+    agent_home: Path  # the evaluator agent's live home, holding its session store
     parent_thread_id: str
     nickname: str | None = None
     agent_id: str | None = None
@@ -271,6 +273,11 @@ class Collected:
     run_state: str
 
 
+def _adapter(manifest: Manifest) -> AgentAdapter:
+    """The in-session run's adapter, from the agent its manifest names."""
+    return in_session_adapter((manifest.agent or "").removesuffix(IN_SESSION_SUFFIX) or None)
+
+
 def collect_attempt(request: CollectRequest) -> Collected:
     run_dir = _run_dir(request.runs_dir, request.run_id)
     manifest = run_dir.read_manifest()
@@ -284,11 +291,12 @@ def collect_attempt(request: CollectRequest) -> Collected:
                 f" {run_dir.run_id}; make one with `agentic-eval attempt new`"
             )
         pending = pending_list[-1]
-        if not request.codex_home.is_dir():
+        if not request.agent_home.is_dir():
             raise EnvironmentProblem(
-                f"no Codex session store at {request.codex_home} (pass --codex-home)"
+                f"no {_adapter(manifest).label} session store at {request.agent_home}"
+                " (pass --codex-home)"
             )
-        result = _judge(request, run_dir, repo, case, pending)
+        result = _judge(request, _adapter(manifest), run_dir, repo, case, pending)
         save_attempt(run_dir, result)
         attempts = _attempts(run_dir, request.case_id, result)
         result_file = finalize_case(
@@ -315,6 +323,7 @@ def collect_attempt(request: CollectRequest) -> Collected:
 
 def _judge(
     request: CollectRequest,
+    adapter: AgentAdapter,
     run_dir: RunDir,
     repo: EvalRepo,
     case: LoadedCase,
@@ -334,7 +343,7 @@ def _judge(
             run_dir.attempt_artifacts(case.case_id, pending.attempt) / WORKSPACE_SNAPSHOT,
             repo.source_workspace,
         )
-    store = get_store("codex", request.codex_home)
+    store = adapter.session_store(request.agent_home)
     located = store.locate_child(
         ChildQuery(
             request.parent_thread_id,

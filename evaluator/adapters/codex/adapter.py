@@ -7,7 +7,7 @@ from pathlib import Path, PurePosixPath
 
 from evaluator.adapters.base import AgentAdapter, AgentOptions
 from evaluator.adapters.codex.binary import CODEX
-from evaluator.adapters.codex.home import check_location
+from evaluator.adapters.codex.home import check_location, user_codex_home
 from evaluator.agents.base import AgentRunner
 from evaluator.evidence.normalize import normalize_codex_rollout
 from evaluator.evidence.records import SessionEvidence
@@ -32,6 +32,7 @@ class CodexAdapter(AgentAdapter):
     discovery_dirs = (".agents/skills", "$AGENT_HOME/skills", "~/.agents/skills")
     trigger_signal = "a read of the skill's SKILL.md whose body reached the agent"
     in_session = True
+    session_env = "CODEX_THREAD_ID"
 
     def runner(self, name: str, options: AgentOptions) -> AgentRunner:
         from evaluator.adapters.codex.runner import CodexExecRunner
@@ -55,6 +56,9 @@ class CodexAdapter(AgentAdapter):
 
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
         return normalize_codex_rollout(path, home=home)
+
+    def live_home(self) -> Path:
+        return user_codex_home()
 
     def check_scratch(self, scratch: Path) -> None:
         check_location(scratch)
