@@ -1,0 +1,332 @@
+"""Did a file's content reach the agent? Decided from what its tools printed, for any tool.
+
+A file reached the agent when a window of `WINDOW_WORDS` consecutive words of its body (front
+matter excluded) appears in a tool output the agent received. A body shorter than a window is a
+window of its own. What agents add around content is normalised away on both sides: ANSI colour,
+line-number prefixes (Claude `Read`'s `N→`, `cat -n`, `nl`, `grep -n`, `bat`), grep's file-name
+prefixes and Codex's truncation markers (a window never spans one). Words are runs of word
+characters, so quoting and punctuation do not hide a match.
+
+A window does not count when the agent already had its text: it is in the prompt, the agent typed
+it in an earlier tool call (a here-doc, a patch, an `echo`), or it also occurs in another file that
+reached the agent. Outputs after the agent's first write to a file show the agent's own version,
+not the original. Lines are shown when every word of them is inside counted windows, so a partial
+read is partial: `Shown.share` says how much of the file, or of a section, reached the agent.
+
+Outputs are streamed one at a time and matched by hashing word windows against an index of the
+files' windows; memory is bounded by the files, not by the session.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+# The one threshold: this many consecutive words of a file prove its content reached the agent.
+WINDOW_WORDS = 8
+# Outputs cited per file in a verdict; the first one is always among them.
+MAX_REFS = 5
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# Prefixes tools put before a line, stripped repeatedly on both sides (file and output) so that a
+# line which itself starts like one (`key: value`, `12: x`) stays comparable.
+_PREFIX = re.compile(
+    r"\s*(?:"
+    r"\d+(?:→|\t)"  # Claude Read `     1→`, `cat -n` / `nl` `     1<TAB>`
+    r"|\d+\s+[│|]"  # bat `   1 │`
+    r"|[^\s:]+:"  # grep `path:`, `N:`, `path:N:`
+    r"|[^\s:]+-\d+-"  # grep context `path-N-`
+    r"|\d+-"  # grep -n context `N-`
+    r")"
+)
+# Where an agent CLI (or our own record excerpt) cut an output: the text on either side is not
+# contiguous, so no window spans it.
+_CUT = re.compile(
+    r"…\s*\d+ (?:tokens|chars|characters|lines|bytes) truncated\s*…"
+    r"|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]"
+    r"|… \[\d+ more chars\]"
+)
+_WORD = re.compile(r"\w+")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A file as the workspace held it. `written_at`: the session line of the agent's first
+    write to it; outputs from then on show the agent's version, not this one."""
+
+    path: str
+    text: str
+    written_at: int | None = None
+
+
+@dataclass(frozen=True)
+class ToolText:
+    """A tool call's input (what the agent typed) or output (what it received), in session
+    order: `line` is the session line, `ref` the record that cites it."""
+
+    kind: Literal["input", "output"]
+    line: int
+    text: str
+    ref: str | None = None
+
+
+@dataclass(frozen=True, order=True)
+class Sighting:
+    """Where content was shown: the session line, the word position in the output, the record."""
+
+    line: int
+    position: int
+    ref: str | None = field(compare=False, default=None)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """How much of one file reached the agent."""
+
+    path: str
+    words: int  # words of the body: 0 means there is nothing to recognise
+    countable: frozenset[int]  # line numbers that could prove a read (text the agent lacked)
+    shown: frozenset[int]  # line numbers whose every word was in a counted window
+    first: Sighting | None  # the first output that showed content
+    refs: tuple[str, ...] = ()  # outputs that showed content, first first
+    # Why outputs that held its words did not count, when none did (the agent had the text).
+    withheld: str | None = None
+
+    @property
+    def reached(self) -> bool:
+        return self.first is not None
+
+    def share(self, within: Collection[int] | None = None) -> float:
+        """Share of the countable lines (of `within`, a section's lines, when given) shown."""
+        lines = self.countable if within is None else self.countable & frozenset(within)
+        if not lines:
+            return 0.0
+        return len(self.shown & lines) / len(lines)
+
+
+def line_words(line: str) -> list[str]:
+    """The words of one line of a file or an output, with what tools add removed."""
+    line = _ANSI.sub("", line)
+    while (match := _PREFIX.match(line)) is not None:
+        line = line[match.end() :]
+    return _WORD.findall(line)
+
+
+def body_start(lines: Sequence[str]) -> int:
+    """Index of the first body line: front matter (`---` ... `---`) is not the body."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    for index in range(1, len(lines)):
+        if lines[index].strip() in ("---", "..."):
+            return index + 1
+    return 0
+
+
+def section_lines(text: str, heading: str) -> range | None:
+    """Line numbers (1-based) of a Markdown section's body: after `heading` up to the next
+    heading of the same or a higher level. `heading` is `## Routing`, or `Routing` for any
+    level. None when the file has no such heading."""
+    wanted = _HEADING.match(heading.strip())
+    level = len(wanted.group(1)) if wanted else None
+    title = wanted.group(2) if wanted else heading.strip()
+    lines = text.splitlines()
+    start: int | None = None
+    found_level = 0
+    fenced = False
+    for index, line in enumerate(lines):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        match = None if fenced else _HEADING.match(line)
+        if match is None:
+            continue
+        depth = len(match.group(1))
+        if start is not None and depth <= found_level:
+            return range(start + 2, index + 1)
+        if start is None and match.group(2) == title and level in (None, depth):
+            start, found_level = index, depth
+    return None if start is None else range(start + 2, len(lines) + 1)
+
+
+def _segments(text: str) -> Iterator[tuple[int, list[str]]]:
+    """An output's words as (offset of the first, words) segments no window may span: a cut
+    splits them. Long runs are handed over in bounded pieces that overlap by a window."""
+    pending: list[str] = []
+    offset = 0
+    for line in text.splitlines():
+        parts = _CUT.split(line)
+        for index, part in enumerate(parts):
+            if index > 0:
+                yield offset, pending
+                offset, pending = offset + len(pending), []
+            pending.extend(line_words(part))
+        if len(pending) > 4096:
+            keep = pending[-(WINDOW_WORDS - 1) :]
+            yield offset, pending
+            offset, pending = offset + len(pending) - len(keep), keep
+    yield offset, pending
+
+
+@dataclass
+class _File:
+    number: int
+    source: SourceText
+    words: list[str]
+    lines: list[int]  # the line number of each word
+    size: int  # window size for this file: WINDOW_WORDS, or the whole body when shorter
+    first: dict[int, Sighting] = field(default_factory=dict)  # window start -> first counted
+    known: set[int] = field(default_factory=set)  # window starts the agent had otherwise
+    typed: dict[int, int] = field(default_factory=dict)  # window start -> line it was typed on
+
+    def window(self, start: int) -> tuple[str, ...]:
+        return tuple(self.words[start : start + self.size])
+
+
+class _Index:
+    def __init__(self, files: Sequence[SourceText]) -> None:
+        self.files: list[_File] = []
+        self.windows: dict[int, list[tuple[int, int]]] = {}
+        self.vocabulary: set[str] = set()
+        for source in files:
+            lines = source.text.splitlines()
+            words: list[str] = []
+            numbers: list[int] = []
+            for index in range(body_start(lines), len(lines)):
+                found = line_words(lines[index])
+                words.extend(found)
+                numbers.extend([index + 1] * len(found))
+            number = len(self.files)
+            entry = _File(number, source, words, numbers, min(WINDOW_WORDS, len(words)))
+            self.files.append(entry)
+            if not words:
+                continue
+            self.vocabulary.update(words)
+            for start in range(len(words) - entry.size + 1):
+                self.windows.setdefault(hash(entry.window(start)), []).append((number, start))
+        self.sizes = sorted({f.size for f in self.files if f.size})
+
+    def hits(self, words: Iterable[str]) -> Iterator[tuple[int, _File, int]]:
+        """(position of the window's first word, file, window start) for each file window in
+        `words`. Only runs of words the files contain are hashed."""
+        if not self.sizes:
+            return
+        longest = self.sizes[-1]
+        recent: list[str] = []
+        for position, word in enumerate(words):
+            if word not in self.vocabulary:
+                recent.clear()
+                continue
+            recent.append(word)
+            if len(recent) > longest:
+                del recent[0]
+            for size in self.sizes:
+                if len(recent) < size:
+                    break
+                window = tuple(recent[-size:])
+                for number, start in self.windows.get(hash(window), ()):
+                    entry = self.files[number]
+                    if entry.size == size and entry.window(start) == window:
+                        yield position - size + 1, entry, start
+
+    def shared_with(self, entry: _File, start: int) -> set[int]:
+        """The other files that hold this window too."""
+        window = entry.window(start)
+        return {
+            n
+            for n, other in self.windows.get(hash(window), ())
+            if n != entry.number and self.files[n].window(other) == window
+        }
+
+
+def find_shown(
+    files: Sequence[SourceText], texts: Iterable[ToolText], prompt: str = ""
+) -> dict[str, Shown]:
+    """What of each file reached the agent, from the session's tool inputs and outputs (in
+    session order) and the prompt it was given."""
+    index = _Index(files)
+    for _, words in _segments(prompt):
+        for _, entry, start in index.hits(words):
+            entry.known.add(start)
+    withheld: dict[int, str] = {}
+    for text in texts:
+        for offset, words in _segments(text.text):
+            for position, entry, start in index.hits(words):
+                if text.kind == "input":
+                    entry.typed.setdefault(start, text.line)
+                    continue
+                written = entry.source.written_at
+                typed = entry.typed.get(start)
+                if written is not None and text.line >= written:
+                    withheld.setdefault(entry.number, "shown only after the agent wrote the file")
+                elif start in entry.known:
+                    withheld.setdefault(entry.number, "shown only where the prompt says the same")
+                elif typed is not None and typed <= text.line:
+                    withheld.setdefault(
+                        entry.number, "shown only where the agent had typed the same text"
+                    )
+                elif start not in entry.first:
+                    entry.first[start] = Sighting(text.line, offset + position, text.ref)
+    return _results(index, withheld)
+
+
+def _results(index: _Index, withheld: dict[int, str]) -> dict[str, Shown]:
+    # A file reached the agent on its own when a window only it holds was shown; its windows then
+    # explain the same text in any other file.
+    alone = {f.number for f in index.files if any(not index.shared_with(f, s) for s in f.first)}
+    results = {}
+    for entry in index.files:
+        number = entry.number
+        counted = [
+            start
+            for start in entry.first
+            if not (index.shared_with(entry, start) & (alone - {number}))
+        ]
+        shown_words = _covered(entry, counted)
+        explained = _covered(
+            entry,
+            [
+                start
+                for start in range(len(entry.words) - entry.size + 1)
+                if start in entry.known
+                or start in entry.typed
+                or index.shared_with(entry, start) & (alone - {number})
+            ]
+            if entry.words
+            else [],
+        )
+        by_line: dict[int, list[int]] = {}
+        for position, line in enumerate(entry.lines):
+            by_line.setdefault(line, []).append(position)
+        shown = frozenset(line for line, ps in by_line.items() if all(p in shown_words for p in ps))
+        countable = frozenset(
+            line
+            for line, ps in by_line.items()
+            if line in shown or not all(p in explained for p in ps)
+        )
+        sightings = sorted(entry.first[start] for start in counted)
+        refs = list(dict.fromkeys(s.ref for s in sightings if s.ref))
+        results[entry.source.path] = Shown(
+            path=entry.source.path,
+            words=len(entry.words),
+            countable=countable,
+            shown=shown,
+            first=sightings[0] if sightings else None,
+            refs=tuple(refs[:MAX_REFS]),
+            withheld=None
+            if sightings
+            else "shown only where another file that reached the agent says the same"
+            if entry.first
+            else withheld.get(number),
+        )
+    return results
+
+
+def _covered(entry: _File, starts: Iterable[int]) -> set[int]:
+    covered: set[int] = set()
+    for start in starts:
+        covered.update(range(start, start + entry.size))
+    return covered
