@@ -49,7 +49,6 @@ def _by_content(
     check: FileReadCheck, context: JudgeContext, shown: Consultation, files: list[Shown]
 ) -> CheckVerdict:
     notes: list[str] = []
-    partial: list[str] = []
     for file in files:
         lines = None
         if check.section is not None:
@@ -64,24 +63,22 @@ def _by_content(
             else (file.reached if lines is None else share > 0)
         )
         if enough:
-            shown_part = f"{share:.0%} of its lines" if file.reached else "nothing"
             where = f" ({check.section})" if check.section else ""
             return _content(
                 passed(
                     KIND,
-                    f"{file.path}{where} reached the agent: {shown_part} shown, first in"
-                    f" {file.first.ref if file.first else '?'}",
+                    f"{file.path}{where} reached the agent: {share:.0%} of its lines shown,"
+                    f" first in {file.first.ref if file.first else '?'}",
                     [f"{context.ref_prefix}#{ref}" for ref in file.refs],
                 )
             )
         if file.reached:
-            partial.append(f"{file.path} only {share:.0%} shown")
             notes.append(f"{file.path}: {share:.0%} of the lines asked for reached the agent")
         elif file.withheld:
             notes.append(f"{file.path}: {file.withheld}")
+    touched = context.matching(context.evidence.of_kind("file_read_observed"), check.path)
     refs = [f"{context.ref_prefix}#{ref}" for file in files for ref in file.refs]
-    touched = context.evidence.of_kind("file_read_observed")
-    refs += [context.ref(r) for r in context.matching(touched, check.path)]
+    refs += [context.ref(r) for r in touched]
     if shown.cut:
         return _content(
             blocked(
@@ -91,8 +88,15 @@ def _by_content(
                 refs,
             )
         )
-    detail = "; ".join(notes) if notes else "no tool output showed its content"
-    return _content(failed(KIND, f"{_wanted(check)} did not reach the agent: {detail}", refs))
+    if notes:
+        detail = f"{_wanted(check)} did not reach the agent: {'; '.join(notes)}"
+    elif touched:
+        # Touching a file (`head -c 0`, `wc -l`, a copy) showed none of its content.
+        accesses = ", ".join(sorted({r.access or "?" for r in touched}))
+        detail = f"{check.path} was touched ({accesses}) but its content never reached the agent"
+    else:
+        detail = f"no read of {check.path} was observed"
+    return _content(failed(KIND, detail, refs))
 
 
 def _content(verdict: CheckVerdict) -> CheckVerdict:
