@@ -20,6 +20,7 @@ files' windows; memory is bounded by the files, not by the session.
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -175,39 +176,60 @@ def _segments(text: str) -> Iterator[tuple[int, list[str]]]:
 class _File:
     number: int
     source: SourceText
-    words: list[str]
-    lines: list[int]  # the line number of each word
+    words: array[int]  # word ids (`_Index.vocabulary`): 4 bytes a word
+    lines: array[int]  # the line number of each word
     size: int  # window size for this file: WINDOW_WORDS, or the whole body when shorter
     first: dict[int, Sighting] = field(default_factory=dict)  # window start -> first counted
     known: set[int] = field(default_factory=set)  # window starts the agent had otherwise
     typed: dict[int, int] = field(default_factory=dict)  # window start -> line it was typed on
 
-    def window(self, start: int) -> tuple[str, ...]:
+    def window(self, start: int) -> tuple[int, ...]:
         return tuple(self.words[start : start + self.size])
 
 
+def _pack(number: int, start: int) -> int:
+    return number << 32 | start
+
+
 class _Index:
+    """Every window of every file, by hash. A window is kept as one packed int (a list only
+    when several files or places hold it), so the index stays a few ints per word."""
+
     def __init__(self, files: Sequence[SourceText]) -> None:
         self.files: list[_File] = []
-        self.windows: dict[int, list[tuple[int, int]]] = {}
-        self.vocabulary: set[str] = set()
+        self.windows: dict[int, int | list[int]] = {}
+        self.vocabulary: dict[str, int] = {}
         for source in files:
             lines = source.text.splitlines()
-            words: list[str] = []
-            numbers: list[int] = []
+            words = array("i")
+            numbers = array("i")
             for index in range(body_start(lines), len(lines)):
-                found = line_words(lines[index])
-                words.extend(found)
-                numbers.extend([index + 1] * len(found))
+                for word in line_words(lines[index]):
+                    words.append(self.vocabulary.setdefault(word, len(self.vocabulary)))
+                    numbers.append(index + 1)
             number = len(self.files)
             entry = _File(number, source, words, numbers, min(WINDOW_WORDS, len(words)))
             self.files.append(entry)
-            if not words:
-                continue
-            self.vocabulary.update(words)
-            for start in range(len(words) - entry.size + 1):
-                self.windows.setdefault(hash(entry.window(start)), []).append((number, start))
+            for start in range(len(words) - entry.size + 1 if words else 0):
+                key = hash(entry.window(start))
+                held = self.windows.get(key)
+                packed = _pack(number, start)
+                if held is None:
+                    self.windows[key] = packed
+                elif isinstance(held, list):
+                    held.append(packed)
+                else:
+                    self.windows[key] = [held, packed]
         self.sizes = sorted({f.size for f in self.files if f.size})
+
+    def places(self, window: tuple[int, ...]) -> Iterator[tuple[_File, int]]:
+        """The files and starts that hold exactly this window."""
+        held = self.windows.get(hash(window))
+        for packed in held if isinstance(held, list) else () if held is None else (held,):
+            entry = self.files[packed >> 32]
+            start = packed & 0xFFFFFFFF
+            if entry.size == len(window) and entry.window(start) == window:
+                yield entry, start
 
     def hits(self, words: Iterable[str]) -> Iterator[tuple[int, _File, int]]:
         """(position of the window's first word, file, window start) for each file window in
@@ -215,31 +237,24 @@ class _Index:
         if not self.sizes:
             return
         longest = self.sizes[-1]
-        recent: list[str] = []
+        recent: list[int] = []
         for position, word in enumerate(words):
-            if word not in self.vocabulary:
+            known = self.vocabulary.get(word)
+            if known is None:
                 recent.clear()
                 continue
-            recent.append(word)
+            recent.append(known)
             if len(recent) > longest:
                 del recent[0]
             for size in self.sizes:
                 if len(recent) < size:
                     break
-                window = tuple(recent[-size:])
-                for number, start in self.windows.get(hash(window), ()):
-                    entry = self.files[number]
-                    if entry.size == size and entry.window(start) == window:
-                        yield position - size + 1, entry, start
+                for entry, start in self.places(tuple(recent[-size:])):
+                    yield position - size + 1, entry, start
 
     def shared_with(self, entry: _File, start: int) -> set[int]:
         """The other files that hold this window too."""
-        window = entry.window(start)
-        return {
-            n
-            for n, other in self.windows.get(hash(window), ())
-            if n != entry.number and self.files[n].window(other) == window
-        }
+        return {other.number for other, _ in self.places(entry.window(start))} - {entry.number}
 
 
 def find_shown(

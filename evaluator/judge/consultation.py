@@ -19,7 +19,8 @@ from evaluator.evidence.tool_texts import session_texts
 from evaluator.judge.base import JudgeContext
 
 MAX_FILE_BYTES = 1024 * 1024
-MAX_TOTAL_BYTES = 16 * 1024 * 1024
+# The index holds a few ints per word of these: a bound on the judge's memory, not the session's.
+MAX_TOTAL_BYTES = 4 * 1024 * 1024
 _CACHE_KEY = "consultation"
 
 
@@ -62,38 +63,41 @@ def _build(context: JudgeContext) -> Consultation | None:
 
 
 def _workspace_texts(context: JudgeContext) -> tuple[dict[str, str], set[str]]:
+    """The workspace's text files, smallest first within the index budget (a skill's documents
+    before a fixture's data); the rest cannot be compared."""
     root = context.file_root
-    texts: dict[str, str] = {}
+    found: list[tuple[int, str, Path]] = []
     uncomparable: set[str] = set()
-    total = 0
     for directory, subdirs, names in os.walk(root):
         subdirs.sort()
-        for name in sorted(names):
+        for name in names:
             path = Path(directory) / name
-            relative = path.relative_to(root).as_posix()
             try:
                 info = path.lstat()
             except OSError:
                 continue
-            if not stat.S_ISREG(info.st_mode):
-                continue
-            if (
-                relative in context.without_content
-                or info.st_size > MAX_FILE_BYTES
-                or total + info.st_size > MAX_TOTAL_BYTES
-            ):
-                uncomparable.add(relative)
-                continue
-            try:
-                data = path.read_bytes()
-            except OSError:
-                uncomparable.add(relative)
-                continue
-            if b"\0" in data:
-                uncomparable.add(relative)  # binary: no words to show
-                continue
-            total += len(data)
-            texts[relative] = data.decode("utf-8", errors="replace")
+            if stat.S_ISREG(info.st_mode):
+                found.append((info.st_size, path.relative_to(root).as_posix(), path))
+    texts: dict[str, str] = {}
+    total = 0
+    for size, relative, path in sorted(found):
+        if (
+            relative in context.without_content
+            or size > MAX_FILE_BYTES
+            or total + size > MAX_TOTAL_BYTES
+        ):
+            uncomparable.add(relative)
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            uncomparable.add(relative)
+            continue
+        if b"\0" in data:
+            uncomparable.add(relative)  # binary: no words to show
+            continue
+        total += len(data)
+        texts[relative] = data.decode("utf-8", errors="replace")
     return texts, uncomparable
 
 
