@@ -89,6 +89,14 @@ def test_the_threshold_is_one_constant_and_its_edge_holds() -> None:
     assert _shown([_out(at)]).reached
 
 
+def test_words_are_word_characters_and_each_ideograph_is_one() -> None:
+    assert line_words('echo "`references/x.md`," ok') == ["echo", "references", "x", "md", "ok"]
+    assert line_words("先读取参考文件 then") == ["先", "读", "取", "参", "考", "文", "件", "then"]
+    files = [SourceText("zh.md", "# 说明\n\n迁移之前先读取参考文件再运行脚本。\n")]
+    assert find_shown(files, [_out("     3→迁移之前先读取参考")])["zh.md"].reached
+    assert not find_shown(files, [_out("迁移之前先读取")])["zh.md"].reached
+
+
 def test_a_file_shorter_than_a_window_counts_whole() -> None:
     files = [SourceText("VERSION.md", "Release two point one\n")]
     assert find_shown(files, [_out("cat says: Release two point one")])["VERSION.md"].reached

@@ -5,7 +5,8 @@ matter excluded) appears in a tool output the agent received. A body shorter tha
 window of its own. What agents add around content is normalised away on both sides: ANSI colour,
 line-number prefixes (Claude `Read`'s `N→`, `cat -n`, `nl`, `grep -n`, `bat`), grep's file-name
 prefixes and Codex's truncation markers (a window never spans one). Words are runs of word
-characters, so quoting and punctuation do not hide a match.
+characters (a character, in scripts written without spaces), so quoting and punctuation do
+not hide a match.
 
 A window does not count when the agent already had its text: it is in the prompt, the agent typed
 it in an earlier tool call (a here-doc, a patch, an `echo`), or it also occurs in another file that
@@ -49,7 +50,11 @@ _CUT = re.compile(
     r"|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]"
     r"|… \[\d+ more chars\]"
 )
-_WORD = re.compile(r"\w+")
+# Scripts written without spaces (Chinese, Japanese, Korean) count each character as a word, so
+# a window is as short a stretch of text there as elsewhere.
+_IDEOGRAPHS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_WORD = re.compile(rf"[{_IDEOGRAPHS}]|[^\W{_IDEOGRAPHS}]+")
+_ASCII_WORD = re.compile(r"\w+")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -114,7 +119,7 @@ def line_words(line: str) -> list[str]:
     line = _ANSI.sub("", line)
     while (match := _PREFIX.match(line)) is not None:
         line = line[match.end() :]
-    return _WORD.findall(line)
+    return (_ASCII_WORD if line.isascii() else _WORD).findall(line)
 
 
 def body_start(lines: Sequence[str]) -> int:
