@@ -34,6 +34,7 @@ from evaluator.contract.models import (
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
+from evaluator.judge.grammar import parse_consultation
 from evaluator.judge.verdict import Provenance, SentenceRole
 from evaluator.vocabulary import Polarity
 
@@ -504,6 +505,7 @@ RULES: tuple[Rule, ...] = (
 class Compiled:
     rule: str
     check: Check
+    tree: str | None = None  # the parse, when the grammar (not a template) compiled it
 
 
 def compile_sentence(sentence: str) -> Compiled | None:
@@ -520,6 +522,16 @@ def compile_sentence(sentence: str) -> Compiled | None:
             if skeleton.negated:
                 return Compiled(f"not {rule.name}", NotCheck(operand=check))
             return Compiled(rule.name, check)
+    # Where no template matches, the grammar may still account for every word (templates first:
+    # a sentence they compiled keeps its checks).
+    if skeleton.subject == "session" and not skeleton.chinese:
+        parsed = parse_consultation(skeleton.text, skeleton.literals)
+        if parsed.check is not None:
+            if skeleton.negated:
+                return Compiled(
+                    "not grammar-consultation", NotCheck(operand=parsed.check), parsed.text
+                )
+            return Compiled("grammar-consultation", parsed.check, parsed.text)
     return None
 
 
