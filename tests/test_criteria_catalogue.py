@@ -15,8 +15,7 @@ from typing import Any
 
 import yaml
 
-from evaluator.judge.criteria import _skeleton, check_text, compile_sentence
-from evaluator.judge.grammar import parse_consultation
+from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
 from tests.conftest import ROOT
 
 CATALOGUE = ROOT / "tests/fixtures/criteria-catalogue.json"
@@ -70,11 +69,8 @@ def _entry(sentence: str) -> dict[str, Any]:
     compiled = compile_sentence(sentence)
     if compiled is not None:
         return {"rule": compiled.rule, "checks": check_text(compiled.check)}
-    skeleton = _skeleton(sentence)
-    if skeleton is None or skeleton.subject != "session" or skeleton.chinese:
-        return {"refused": "no rule"}
-    parsed = parse_consultation(skeleton.text, skeleton.literals)
-    return {"refused": f"no rule; the grammar stopped at {parsed.refused_at!r}"}
+    refusal = refuse_sentence(sentence, "pass_criteria")
+    return {"refused": refusal.why, "instead": refusal.instead}
 
 
 def _catalogue() -> dict[str, dict[str, dict[str, Any]]]:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from evaluator.judge.criteria import check_text, compile_sentence
+from evaluator.cli.main import main
+from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from tests.conftest import ROOT
 
 
 @pytest.mark.parametrize(
@@ -60,3 +64,26 @@ def test_words_that_do_not_change_the_meaning_are_accounted_for(sentence: str, c
 )
 def test_a_word_that_could_change_the_meaning_refuses_the_sentence(sentence: str) -> None:
     assert compile_sentence(sentence) is None
+
+
+def test_a_refused_sentence_names_the_word_and_an_exact_check_to_write() -> None:
+    refusal = refuse_sentence("The agent read the newest file under `logs/`.", "pass_criteria")
+    assert refusal.why == "no template matches; the consultation grammar stopped at 'newest'"
+    assert refusal.instead == "{kind: file_read, path: 'logs/'}"
+    ran = refuse_sentence("The agent eventually ran `make test` twice.", "pass_criteria")
+    assert ran.instead is not None and ran.instead.startswith("{kind: command_ran")
+    assert refuse_sentence("The summary is accurate.", "description").instead is None
+
+
+def test_explain_shows_the_parse_and_the_refusals(capsys: pytest.CaptureFixture[str]) -> None:
+    repo = str(ROOT / "tests/fixtures/upstream/agentic-evals")
+    with pytest.raises(SystemExit):
+        main(["explain", "--repo", repo])
+    out = capsys.readouterr().out
+    assert "pass_criteria (does not compile): The final answer includes a local URL" in out
+    assert "no template matches" in out
+    with pytest.raises(SystemExit):
+        main(["explain", "--repo", repo, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    refused = [r for c in data["cases"] for e in c["entries"] for r in e["refused"]]
+    assert refused and all({"sentence", "role", "why", "instead"} <= set(r) for r in refused)

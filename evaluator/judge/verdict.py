@@ -81,6 +81,11 @@ class Provenance(VerdictModel):
     role: SentenceRole
     rule: str
     checks: list[Check]
+    tree: str | None = Field(
+        default=None,
+        description="The parse, word by word, when the criteria grammar (not a template)"
+        " compiled the sentence.",
+    )
 
 
 class ModelGrade(VerdictModel):
