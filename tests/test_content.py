@@ -99,8 +99,20 @@ def test_words_are_word_characters_and_each_ideograph_is_one() -> None:
 
 def test_a_file_shorter_than_a_window_counts_whole() -> None:
     files = [SourceText("VERSION.md", "Release two point one\n")]
-    assert find_shown(files, [_out("cat says: Release two point one")])["VERSION.md"].reached
+    for output in (
+        "Release two point one",
+        "     1→Release two point one\n",
+        "x\n1\tRelease two point one",
+    ):
+        assert find_shown(files, [_out(output)])["VERSION.md"].reached, output
     assert not find_shown(files, [_out("Release two point")])["VERSION.md"].reached
+    # Printed as it is, whole lines of its own: the same words inside another line are not it.
+    assert not find_shown(files, [_out("Notes: Release two point one is out")])[
+        "VERSION.md"
+    ].reached
+    version = [SourceText("VERSION", "1.0\n")]
+    assert not find_shown(version, [_out("installed tool version 1.0.3")])["VERSION"].reached
+    assert find_shown(version, [_out("1.0")])["VERSION"].reached
 
 
 def test_front_matter_is_not_the_body() -> None:

@@ -2,7 +2,7 @@
 
 A file reached the agent when a window of `WINDOW_WORDS` consecutive words of its body (front
 matter excluded) appears in a tool output the agent received. A body shorter than a window is a
-window of its own. What agents add around content is normalised away on both sides: ANSI colour,
+window of its own, recognised only as whole lines of an output. What agents add around content is normalised away on both sides: ANSI colour,
 line-number prefixes (Claude `Read`'s `N→`, `cat -n`, `nl`, `grep -n`, `bat`), grep's file-name
 prefixes and Codex's truncation markers (a window never spans one). Words are runs of word
 characters (a character, in scripts written without spaces), so quoting and punctuation do
@@ -158,23 +158,35 @@ def section_lines(text: str, heading: str) -> range | None:
     return None if start is None else range(start + 2, len(lines) + 1)
 
 
-def _segments(text: str) -> Iterator[tuple[int, list[str]]]:
-    """An output's words as (offset of the first, words) segments no window may span: a cut
-    splits them. Long runs are handed over in bounded pieces that overlap by a window."""
+_STARTS_LINE, _ENDS_LINE = 1, 2
+
+
+def _segments(text: str) -> Iterator[tuple[int, list[str], bytearray]]:
+    """An output's words as (offset of the first, words, line-edge flags) segments no window may
+    span: a cut splits them. Long runs are handed over in bounded pieces that overlap by a
+    window."""
     pending: list[str] = []
+    edges = bytearray()
     offset = 0
     for line in text.splitlines():
         parts = _CUT.split(line)
         for index, part in enumerate(parts):
             if index > 0:
-                yield offset, pending
-                offset, pending = offset + len(pending), []
-            pending.extend(line_words(part))
+                yield offset, pending, edges
+                offset, pending, edges = offset + len(pending), [], bytearray()
+            words = line_words(part)
+            if words:
+                flags = bytearray(len(words))
+                flags[0] |= _STARTS_LINE if index == 0 else 0
+                flags[-1] |= _ENDS_LINE if index == len(parts) - 1 else 0
+                pending.extend(words)
+                edges.extend(flags)
         if len(pending) > 4096:
-            keep = pending[-(WINDOW_WORDS - 1) :]
-            yield offset, pending
-            offset, pending = offset + len(pending) - len(keep), keep
-    yield offset, pending
+            keep = WINDOW_WORDS - 1
+            yield offset, pending, edges
+            offset += len(pending) - keep
+            pending, edges = pending[-keep:], edges[-keep:]
+    yield offset, pending, edges
 
 
 @dataclass
@@ -268,13 +280,16 @@ def find_shown(
     """What of each file reached the agent, from the session's tool inputs and outputs (in
     session order) and the prompt it was given."""
     index = _Index(files)
-    for _, words in _segments(prompt):
-        for _, entry, start in index.hits(words):
-            entry.known.add(start)
+    for _, words, edges in _segments(prompt):
+        for position, entry, start in index.hits(words):
+            if _whole(entry, position, edges):
+                entry.known.add(start)
     withheld: dict[int, str] = {}
     for text in texts:
-        for offset, words in _segments(text.text):
+        for offset, words, edges in _segments(text.text):
             for position, entry, start in index.hits(words):
+                if not _whole(entry, position, edges):
+                    continue
                 if text.kind == "input":
                     entry.typed.setdefault(start, text.line)
                     continue
@@ -291,6 +306,15 @@ def find_shown(
                 elif start not in entry.first:
                     entry.first[start] = Sighting(text.line, offset + position, text.ref)
     return _results(index, withheld)
+
+
+def _whole(entry: _File, position: int, edges: bytearray) -> bool:
+    """A file shorter than a window is recognised only printed as it is, whole lines of its
+    own: its few words inside another line ("1.0" in "version 1.0.3") are not the file."""
+    if entry.size >= WINDOW_WORDS:
+        return True
+    last = position + entry.size - 1
+    return bool(edges[position] & _STARTS_LINE) and bool(edges[last] & _ENDS_LINE)
 
 
 def _results(index: _Index, withheld: dict[int, str]) -> dict[str, Shown]:
