@@ -83,6 +83,26 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str]]]] 
         ],
         [(WHOLE, NO_READ)],
     ),
+    # Text the agent typed itself is not the file, even when a tool prints it back.
+    "echoes-known-text": (
+        [
+            {
+                "cmd": "echo 'Decisions about budgets go to the finance section of the shared notebook.'"
+            }
+        ],
+        [(WHOLE, NO_READ)],
+    ),
+    # Writing what it read afterwards does not undo the read.
+    "reads-then-writes-the-same": (
+        [
+            {"cmd": f"cat {SKILL}"},
+            {
+                "cmd": "cat > digest.md <<'EOF'\nDecisions about budgets go to the finance"
+                " section of the shared notebook.\nEOF"
+            },
+        ],
+        [({**WHOLE, "min_share": 1.0}, READS)],
+    ),
     # Partial reads are partial.
     "head-partial": (
         [{"cmd": f"head -n 8 {SKILL}"}],
@@ -103,6 +123,13 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str]]]] 
     "order": (
         [{"cmd": f"head -n 0 {SKILL} && cat {ROUTING}"}, {"cmd": f"cat {SKILL}"}],
         [({"kind": "read_before", "first": SKILL, "then": ROUTING}, NO_READ)],
+    ),
+    "two-files-at-once": (
+        [{"cmd": f"cat {ROUTING} {SKILL}"}],
+        [
+            ({"kind": "read_before", "first": SKILL, "then": ROUTING}, NO_READ),
+            ({"kind": "read_before", "first": ROUTING, "then": SKILL}, READS),
+        ],
     ),
 }
 
