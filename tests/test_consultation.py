@@ -6,11 +6,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from evaluator.cli.main import main
 from evaluator.contract.models import FileReadCheck, ReadBeforeCheck
 from evaluator.evidence.session import normalize_session
 from evaluator.judge import JudgeContext
 from evaluator.judge.checks import run_check
 from evaluator.judge.verdict import CheckVerdict
+from tests.test_consultation_agents import _eval_repo as consultation_repo
 
 SKILL = ".agents/skills/s/SKILL.md"
 REF = ".agents/skills/s/references/r.md"
@@ -151,3 +155,22 @@ def test_read_before_uses_the_first_output_that_showed_content(tmp_path: Path) -
     # The command table alone would have said SKILL.md came first.
     table = _check(tmp_path / "b", [(c, None) for c, _ in calls], check)
     assert (table.status, table.proof) == ("pass", "commands")
+
+
+def test_validate_refuses_a_section_no_file_has(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, source, _ = consultation_repo(tmp_path)
+    case = repo / "targets/notes/cases/reads/section-only.yaml"
+    data = json.loads(case.read_text())
+    data["assert"]["required"][0]["checks"][0]["section"] = "## Routng"
+    case.write_text(json.dumps(data))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["validate", "--repo", str(repo), "--source-workspace", str(source)])
+    assert exit_info.value.code == 2
+    assert "has a section '## Routng'" in capsys.readouterr().err
+    data["assert"]["required"][0]["checks"][0]["section"] = "Routing"  # any level
+    case.write_text(json.dumps(data))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["validate", "--repo", str(repo), "--source-workspace", str(source)])
+    assert exit_info.value.code == 0, capsys.readouterr().err

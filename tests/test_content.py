@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from evaluator.contract.sections import section_lines
 from evaluator.evidence.content import (
     WINDOW_WORDS,
     Shown,
@@ -13,7 +14,6 @@ from evaluator.evidence.content import (
     ToolText,
     find_shown,
     line_words,
-    section_lines,
 )
 
 SKILL = """---

@@ -9,7 +9,8 @@ compared. The verdict's `proof` says which did.
 from __future__ import annotations
 
 from evaluator.contract.models import FileReadCheck
-from evaluator.evidence.content import Shown, section_lines
+from evaluator.contract.sections import section_lines
+from evaluator.evidence.content import Shown
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.consultation import Consultation, consultation
