@@ -96,7 +96,8 @@ class Shown:
     countable: frozenset[int]  # line numbers that could prove a read (text the agent lacked)
     shown: frozenset[int]  # line numbers whose every word was in a counted window
     first: Sighting | None  # the first output that showed content
-    refs: tuple[str, ...] = ()  # outputs that showed content, first first
+    refs: tuple[str, ...] = ()  # outputs that showed content, first first (a few)
+    outputs: frozenset[str] = frozenset()  # every output that showed words of it
     # Why outputs that held its words did not count, when none did (the agent had the text).
     withheld: str | None = None
 
@@ -171,6 +172,7 @@ class _File:
     first: dict[int, Sighting] = field(default_factory=dict)  # window start -> first counted
     known: set[int] = field(default_factory=set)  # window starts the agent had otherwise
     typed: dict[int, int] = field(default_factory=dict)  # window start -> line it was typed on
+    outputs: set[str] = field(default_factory=set)  # every output that showed a counted window
 
     def window(self, start: int) -> tuple[int, ...]:
         return tuple(self.words[start : start + self.size])
@@ -275,8 +277,11 @@ def find_shown(
                     withheld.setdefault(
                         entry.number, "shown only where the agent had typed the same text"
                     )
-                elif start not in entry.first:
-                    entry.first[start] = Sighting(text.line, offset + position, text.ref)
+                else:
+                    if start not in entry.first:
+                        entry.first[start] = Sighting(text.line, offset + position, text.ref)
+                    if text.ref is not None:
+                        entry.outputs.add(text.ref)
     return _results(index, withheld)
 
 
@@ -332,6 +337,7 @@ def _results(index: _Index, withheld: dict[int, str]) -> dict[str, Shown]:
             shown=shown,
             first=sightings[0] if sightings else None,
             refs=tuple(refs[:MAX_REFS]),
+            outputs=frozenset(entry.outputs) if sightings else frozenset(),
             withheld=None
             if sightings
             else "shown only where another file that reached the agent says the same"
