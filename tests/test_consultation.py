@@ -11,6 +11,7 @@ import pytest
 from evaluator.cli.main import main
 from evaluator.contract.models import FileReadCheck, ReadBeforeCheck
 from evaluator.evidence.session import normalize_session
+from evaluator.evidence.tool_texts import _strings
 from evaluator.judge import JudgeContext
 from evaluator.judge.checks import run_check
 from evaluator.judge.verdict import CheckVerdict
@@ -174,3 +175,10 @@ def test_validate_refuses_a_section_no_file_has(
     with pytest.raises(SystemExit) as exit_info:
         main(["validate", "--repo", str(repo), "--source-workspace", str(source)])
     assert exit_info.value.code == 0, capsys.readouterr().err
+
+
+def test_tool_arguments_nested_without_end_are_read_without_recursion() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    assert list(_strings(deep)) == [deep]
+    nested = {"cmd": "cat a", "x": ["b", {"c": "d"}], "j": json.dumps({"k": "v"})}
+    assert list(_strings(nested)) == ["cat a", "b", "d", "v"]

@@ -53,23 +53,25 @@ def session_texts(evidence: SessionEvidence, session_file: Path | None) -> Sessi
 
 
 def _strings(value: Any) -> Iterator[str]:
-    """Every string inside a tool's arguments: what the agent wrote into the call."""
-    if isinstance(value, str):
-        try:
-            decoded = json.loads(value)
-        except ValueError:
-            yield value
-            return
-        if isinstance(decoded, (dict, list)):
-            yield from _strings(decoded)
-        else:
-            yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
+    """Every string inside a tool's arguments: what the agent wrote into the call. Iterative,
+    and a string that holds JSON is read as that JSON: a hostile nesting depth cannot crash it."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                decoded = json.loads(item)
+            except (ValueError, RecursionError):
+                yield item
+                continue
+            if isinstance(decoded, (dict, list)):
+                stack.append(decoded)
+            else:
+                yield item
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
 
 
 def _codex(path: Path, refs: dict[tuple[int, str], str]) -> Iterator[ToolText]:
