@@ -231,3 +231,10 @@ def test_a_large_output_is_matched_quickly() -> None:
     shown = _shown([_out(noise + SKILL + noise)])
     assert shown.reached and shown.share() == 1.0
     assert time.monotonic() - started < 20
+
+
+def test_one_huge_line_is_read_in_pieces_and_still_matches() -> None:
+    body = " ".join(SKILL.splitlines()[6:12])
+    line = "noise " * 300_000 + body + " noise" * 300_000  # one 3.6 MB line
+    shown = _shown([_out(line)])
+    assert shown.reached and shown.first is not None and shown.first.position == 300_000

@@ -121,6 +121,12 @@ def line_words(line: str) -> list[str]:
     return (_ASCII_WORD if line.isascii() else _WORD).findall(line)
 
 
+def _words(text: str) -> list[str]:
+    """The words of a piece of a line (no prefix to strip)."""
+    text = _ANSI.sub("", text)
+    return (_ASCII_WORD if text.isascii() else _WORD).findall(text)
+
+
 def body_start(lines: Sequence[str]) -> int:
     """Index of the first body line: front matter (`---` ... `---`) is not the body."""
     if not lines or lines[0].strip() != "---":
@@ -134,6 +140,31 @@ def body_start(lines: Sequence[str]) -> int:
 _STARTS_LINE, _ENDS_LINE = 1, 2
 
 
+# A line longer than this is read in pieces cut at a space: one huge line (a minified file, a
+# hostile output) never becomes one huge list of words.
+_PIECE = 65536
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of a text, one at a time (no list of them all)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        yield text[start:end].rstrip("\r")
+        start = end + 1
+
+
+def _pieces(line: str) -> Iterator[str]:
+    start = 0
+    while len(line) - start > _PIECE:
+        cut = line.rfind(" ", start, start + _PIECE)
+        cut = start + _PIECE if cut <= start else cut
+        yield line[start:cut]
+        start = cut
+    yield line[start:]
+
+
 def _segments(text: str) -> Iterator[tuple[int, list[str], bytearray]]:
     """An output's words as (offset of the first, words, line-edge flags) segments no window may
     span: a cut splits them. Long runs are handed over in bounded pieces that overlap by a
@@ -141,24 +172,29 @@ def _segments(text: str) -> Iterator[tuple[int, list[str], bytearray]]:
     pending: list[str] = []
     edges = bytearray()
     offset = 0
-    for line in text.splitlines():
-        parts = _CUT.split(line)
-        for index, part in enumerate(parts):
-            if index > 0:
+    for line in _lines(text):
+        pieces = list(_pieces(line)) if len(line) > _PIECE else [line]
+        for number, piece in enumerate(pieces):
+            parts = _CUT.split(piece)
+            for index, part in enumerate(parts):
+                if index > 0:
+                    yield offset, pending, edges
+                    offset, pending, edges = offset + len(pending), [], bytearray()
+                # Prefixes are a line's, not a piece's: only the first piece is stripped.
+                words = line_words(part) if number == 0 else _words(part)
+                if words:
+                    flags = bytearray(len(words))
+                    if index == 0 and number == 0:
+                        flags[0] |= _STARTS_LINE
+                    if index == len(parts) - 1 and number == len(pieces) - 1:
+                        flags[-1] |= _ENDS_LINE
+                    pending.extend(words)
+                    edges.extend(flags)
+            if len(pending) > 4096:
+                keep = WINDOW_WORDS - 1
                 yield offset, pending, edges
-                offset, pending, edges = offset + len(pending), [], bytearray()
-            words = line_words(part)
-            if words:
-                flags = bytearray(len(words))
-                flags[0] |= _STARTS_LINE if index == 0 else 0
-                flags[-1] |= _ENDS_LINE if index == len(parts) - 1 else 0
-                pending.extend(words)
-                edges.extend(flags)
-        if len(pending) > 4096:
-            keep = WINDOW_WORDS - 1
-            yield offset, pending, edges
-            offset += len(pending) - keep
-            pending, edges = pending[-keep:], edges[-keep:]
+                offset += len(pending) - keep
+                pending, edges = pending[-keep:], edges[-keep:]
     yield offset, pending, edges
 
 
