@@ -8,6 +8,7 @@ table's first `read` access. The verdict's `proof` says which decided.
 from __future__ import annotations
 
 from evaluator.contract.models import ReadBeforeCheck
+from evaluator.evidence.content import Shown, Sighting
 from evaluator.judge.base import JudgeContext, path_matches
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.consultation import consultation
@@ -36,34 +37,38 @@ def _by_content(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict |
         return None
     # A file matching both patterns is one of `first`: it does not count twice.
     names = {f.path for f in firsts}
-    seen_first = sorted((f.first, f.path) for f in firsts if f.first is not None)
-    seen_then = sorted(
-        (f.first, f.path) for f in thens if f.first is not None and f.path not in names
-    )
+    seen_first = _sightings(firsts)
+    seen_then = _sightings([f for f in thens if f.path not in names])
     if not seen_first:
         return failed(KIND, f"{check.first} never reached the agent")
-    (first, first_path) = seen_first[0]
-
-    def cite(sighting: object) -> list[str]:
-        ref = getattr(sighting, "ref", None)
-        return [f"{context.ref_prefix}#{ref}"] if ref else []
-
+    first, first_path = seen_first[0]
     if not seen_then:
         return passed(
-            KIND, f"{first_path} shown; nothing matching {check.then} was shown", cite(first)
+            KIND,
+            f"{first_path} shown; nothing matching {check.then} was shown",
+            _cite(context, first),
         )
     then, then_path = seen_then[0]
     if first < then:
         return passed(
             KIND,
             f"{first_path} shown ({first.ref}) before {then_path} ({then.ref})",
-            cite(first) + cite(then),
+            _cite(context, first) + _cite(context, then),
         )
     return failed(
         KIND,
         f"{then_path} was shown ({then.ref}) before {first_path} ({first.ref})",
-        cite(then) + cite(first),
+        _cite(context, then) + _cite(context, first),
     )
+
+
+def _sightings(files: list[Shown]) -> list[tuple[Sighting, str]]:
+    """Each file's first showing, earliest first."""
+    return sorted((f.first, f.path) for f in files if f.first is not None)
+
+
+def _cite(context: JudgeContext, sighting: Sighting) -> list[str]:
+    return [f"{context.ref_prefix}#{sighting.ref}"] if sighting.ref else []
 
 
 def _by_commands(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict:
