@@ -118,12 +118,17 @@ def line_words(line: str) -> list[str]:
     line = _ANSI.sub("", line)
     while (match := _PREFIX.match(line)) is not None:
         line = line[match.end() :]
-    return (_ASCII_WORD if line.isascii() else _WORD).findall(line)
+    return _find_words(line)
 
 
 def _words(text: str) -> list[str]:
     """The words of a piece of a line (no prefix to strip)."""
-    text = _ANSI.sub("", text)
+    return _find_words(_ANSI.sub("", text))
+
+
+def _find_words(text: str) -> list[str]:
+    # In lower case: a tool that changes the case of what it prints still shows it.
+    text = text.lower()
     return (_ASCII_WORD if text.isascii() else _WORD).findall(text)
 
 
