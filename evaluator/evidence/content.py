@@ -2,11 +2,11 @@
 
 A file reached the agent when a window of `WINDOW_WORDS` consecutive words of its body (front
 matter excluded) appears in a tool output the agent received. A body shorter than a window is a
-window of its own, recognised only as whole lines of an output. What agents add around content is normalised away on both sides: ANSI colour,
-line-number prefixes (Claude `Read`'s `N→`, `cat -n`, `nl`, `grep -n`, `bat`), grep's file-name
-prefixes and Codex's truncation markers (a window never spans one). Words are runs of word
-characters (a character, in scripts written without spaces), so quoting and punctuation do
-not hide a match.
+window of its own, recognised only as whole lines of an output. What agents add around content
+is normalised away on both sides: ANSI colour, line-number prefixes (Claude `Read`'s `N→`,
+`cat -n`, `nl`, `grep -n`, `bat`), grep's file-name prefixes and Codex's truncation markers (a
+window never spans one). Words are runs of word characters (a character, in scripts written
+without spaces), in lower case, so quoting, punctuation and case do not hide a match.
 
 A window does not count when the agent already had its text: it is in the prompt, the agent typed
 it in an earlier tool call (a here-doc, a patch, an `echo`), or it also occurs in another file that
