@@ -29,6 +29,7 @@ _CODEX_OUTPUTS = ("function_call_output", "custom_tool_call_output")
 class SessionTexts:
     texts: Iterator[ToolText]
     outputs_recorded: bool  # False: the session never recorded what its tools returned
+    calls: dict[str, str]  # output record id -> the id of the tool call it answers
     # Set while `texts` is read: an output was only an excerpt, and held more than it shows.
     cut: bool = False
 
@@ -36,18 +37,19 @@ class SessionTexts:
 def session_texts(evidence: SessionEvidence, session_file: Path | None) -> SessionTexts:
     """The session's tool inputs and outputs: from the session file when it is there."""
     refs: dict[tuple[int, str], str] = {}
-    calls = 0
+    tool_calls = 0
     for record in evidence.iter_records():
         if record.get("kind") == "tool_result":
             refs[(int(record.get("line") or 0), str(record.get("call_id")))] = str(record["id"])
         elif record.get("kind") == "tool_call":
-            calls += 1
-    recorded = bool(refs) or calls == 0
+            tool_calls += 1
+    recorded = bool(refs) or not tool_calls
+    calls = {ref: call for (_, call), ref in refs.items()}
     if session_file is not None and session_file.is_file():
         if is_claude_transcript(first_line(session_file)):
-            return SessionTexts(_claude(session_file, refs), recorded)
-        return SessionTexts(_codex(session_file, refs), recorded)
-    texts = SessionTexts(iter(()), recorded)
+            return SessionTexts(_claude(session_file, refs), recorded, calls)
+        return SessionTexts(_codex(session_file, refs), recorded, calls)
+    texts = SessionTexts(iter(()), recorded, calls)
     texts.texts = _excerpts(evidence, texts)
     return texts
 

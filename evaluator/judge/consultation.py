@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,21 @@ class Consultation:
     texts: dict[str, str]  # the same files' text (sections are looked up in it)
     uncomparable: frozenset[str]  # files there whose content cannot be compared
     cut: bool  # some output was only an excerpt: it may have shown more
+    calls: dict[str, str]  # output record id -> the tool call it answers
+
+    def cite(self, context: JudgeContext, outputs: Iterable[str], pattern: str) -> list[str]:
+        """The records a verdict cites for outputs that showed a file: each call's read of it
+        (or its command, when the table saw no read), then the output itself."""
+        refs: list[str] = []
+        for output in outputs:
+            call = self.calls.get(output)
+            same = [r for r in context.evidence.records if call and r.call_id == call]
+            reads = context.matching(
+                [r for r in same if r.kind == "file_read_observed" and r.path], pattern
+            )
+            refs += [r.id for r in reads or [r for r in same if r.kind == "command_observed"]]
+            refs.append(output)
+        return [f"{context.ref_prefix}#{ref}" for ref in dict.fromkeys(refs)]
 
     def matching(self, pattern: str) -> tuple[list[Shown], list[str]]:
         """Files matching a check's path or glob: those content can decide (with words to
@@ -59,7 +75,7 @@ def _build(context: JudgeContext) -> Consultation | None:
     written = _first_writes(context)
     sources = [SourceText(path, text, written.get(path)) for path, text in texts.items()]
     shown = find_shown(sources, session.texts, context.evidence.first_user_message or "")
-    return Consultation(shown, texts, frozenset(uncomparable), session.cut)
+    return Consultation(shown, texts, frozenset(uncomparable), session.cut, session.calls)
 
 
 def _workspace_texts(context: JudgeContext) -> tuple[dict[str, str], set[str]]:

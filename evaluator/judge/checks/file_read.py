@@ -70,7 +70,7 @@ def _by_content(
                     KIND,
                     f"{file.path}{where} reached the agent: {share:.0%} of its lines shown,"
                     f" first in {file.first.ref if file.first else '?'}",
-                    [f"{context.ref_prefix}#{ref}" for ref in file.refs],
+                    shown.cite(context, file.refs, check.path),
                 )
             )
         if file.reached:
@@ -78,7 +78,7 @@ def _by_content(
         elif file.withheld:
             notes.append(f"{file.path}: {file.withheld}")
     touched = context.matching(context.evidence.of_kind("file_read_observed"), check.path)
-    refs = [f"{context.ref_prefix}#{ref}" for file in files for ref in file.refs]
+    refs = [ref for file in files for ref in shown.cite(context, file.refs, check.path)]
     refs += [context.ref(r) for r in touched]
     if shown.cut:
         return _content(

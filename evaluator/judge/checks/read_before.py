@@ -46,19 +46,21 @@ def _by_content(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict |
         return passed(
             KIND,
             f"{first_path} shown; nothing matching {check.then} was shown",
-            _cite(context, first),
+            shown.cite(context, _outputs(first), check.first),
         )
     then, then_path = seen_then[0]
     if first < then:
         return passed(
             KIND,
             f"{first_path} shown ({first.ref}) before {then_path} ({then.ref})",
-            _cite(context, first) + _cite(context, then),
+            shown.cite(context, _outputs(first), check.first)
+            + shown.cite(context, _outputs(then), check.then),
         )
     return failed(
         KIND,
         f"{then_path} was shown ({then.ref}) before {first_path} ({first.ref})",
-        _cite(context, then) + _cite(context, first),
+        shown.cite(context, _outputs(then), check.then)
+        + shown.cite(context, _outputs(first), check.first),
     )
 
 
@@ -67,8 +69,8 @@ def _sightings(files: list[Shown]) -> list[tuple[Sighting, str]]:
     return sorted((f.first, f.path) for f in files if f.first is not None)
 
 
-def _cite(context: JudgeContext, sighting: Sighting) -> list[str]:
-    return [f"{context.ref_prefix}#{sighting.ref}"] if sighting.ref else []
+def _outputs(sighting: Sighting) -> list[str]:
+    return [sighting.ref] if sighting.ref else []
 
 
 def _by_commands(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict:
