@@ -182,3 +182,13 @@ def test_tool_arguments_nested_without_end_are_read_without_recursion() -> None:
     assert list(_strings(deep)) == [deep]
     nested = {"cmd": "cat a", "x": ["b", {"c": "d"}], "j": json.dumps({"k": "v"})}
     assert list(_strings(nested)) == ["cat a", "b", "d", "v"]
+
+
+def test_a_file_content_cannot_compare_is_left_to_the_table(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path)
+    (workspace / "logo.bin").write_bytes(b"\x89PNG\0\0binary")
+    session = _rollout(tmp_path / "rollout.jsonl", workspace, [("cat logo.bin", "\ufffdPNG")])
+    context = JudgeContext(normalize_session(session), workspace, "s.json", session_file=session)
+    verdict = run_check(FileReadCheck(kind="file_read", path="logo.bin"), context)
+    assert (verdict.status, verdict.proof) == ("pass", "commands")
+    assert "cannot be compared" in verdict.detail
