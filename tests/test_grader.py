@@ -49,6 +49,41 @@ def check(text: str, verdict: str, *refs: str, polarity: str = "required") -> tu
     return result.verdict, result.problems
 
 
+def test_with_recorded_outputs_a_consultation_cites_a_call_that_showed_the_content() -> None:
+    records = {
+        **RECORDS,
+        "msg-7": {"id": "msg-7", "kind": "command_observed", "call_id": "c1"},
+        "msg-8": {
+            "id": "msg-8",
+            "kind": "file_read_observed",
+            "call_id": "c1",
+            "access": "read",
+            "path": f"{WS}/ref/a.md",
+        },
+        "msg-9": {"id": "msg-9", "kind": "tool_result", "call_id": "c1"},
+        # `head -c 0 ref/b.md`: the table calls it a read; its output showed nothing.
+        "msg-10": {
+            "id": "msg-10",
+            "kind": "file_read_observed",
+            "call_id": "c2",
+            "access": "read",
+            "path": f"{WS}/ref/b.md",
+        },
+    }
+    shown = {"ref/a.md": frozenset({"msg-9"})}
+
+    def verdict(text: str, *refs: str) -> str:
+        raw = json.dumps({"verdict": "met", "rationale": "because", "refs": list(refs)})
+        return verify_answer(
+            raw, GradeItem("required[0]", "required", text, None, shown), records, WS
+        ).verdict
+
+    assert verdict("The agent read `ref/a.md`.", "msg-9") == "met"
+    assert verdict("The agent read `ref/a.md`.", "msg-8") == "met"  # the same call's read
+    assert verdict("The agent read `ref/b.md`.", "msg-10") == "cannot-judge"
+    assert verdict("The agent read `ref/b.md`.", "msg-9") == "cannot-judge"  # another file
+
+
 def test_a_consultation_needs_a_content_read_of_the_named_file() -> None:
     assert check("Shows consultation of `SKILL.md`.", "met", "msg-3") == ("met", [])
     # a metadata touch (wc -l) and the agent's own claim are not reads of a.md

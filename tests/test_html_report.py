@@ -227,9 +227,11 @@ def test_a_long_session_shows_its_cited_and_offending_records_only(
     page = Page(raw)
     records = [a for a in page.tags("tr") if "record" in a.get("class", "").split()]
     kept = {r["id"] for r in records}
-    # routing-rename-table cites msg-14 only; attempt 02 of routing-add-column offends 7 times.
+    # routing-rename-table cites the read msg-14 and its output msg-16 (which showed the content)
+    # only; attempt 02 of routing-add-column offends 7 times.
     assert {k for k in kept if k.startswith("routing-rename-table--")} == {
-        "routing-rename-table--attempt-01--msg-14"
+        "routing-rename-table--attempt-01--msg-14",
+        "routing-rename-table--attempt-01--msg-16",
     }
     offending = {r["id"] for r in records if "offending" in r["class"].split()}
     assert {k for k in kept if k.startswith("routing-add-column--attempt-02--")} == {

@@ -35,6 +35,10 @@ def _plan_json(plan: EntryPlan) -> dict[str, object]:
         "checks": [check_text(c) for c in entry.checks],
         "provenance": [p.model_dump(mode="json", exclude_none=True) for p in plan.provenance],
         "model_prompt": plan.grade_text,
+        "refused": [
+            {"sentence": r.sentence, "role": r.role, "why": r.why, "instead": r.instead}
+            for r in plan.refused
+        ],
     }
 
 
@@ -121,6 +125,13 @@ def _echo_plan(plan: EntryPlan) -> None:
         compiled = "; ".join(check_text(c) for c in provenance.checks)
         click.echo(f"      {provenance.role}: {provenance.sentence}")
         click.echo(f"        rule {provenance.rule} -> {compiled}")
+        if provenance.tree:
+            click.echo(f"        parse: {provenance.tree}")
+    for refusal in plan.refused:
+        click.echo(f"      {refusal.role} (does not compile): {refusal.sentence}")
+        click.echo(f"        {refusal.why}")
+        if refusal.instead:
+            click.echo(f"        exact instead: checks: [{refusal.instead}]")
     if plan.grade_text is not None:
         why = "model judge" if plan.decided_by == "model" else "needs a judge model"
         for line in plan.grade_text.splitlines():

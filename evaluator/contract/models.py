@@ -127,6 +127,19 @@ class _Check(ClosedModel):
 class FileReadCheck(_Check):
     kind: Literal["file_read"]
     path: NonEmpty = Field(description="Workspace-relative path or glob the agent must have read.")
+    min_share: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Share of the file's lines (of the `section`'s, when given) whose content"
+        " must have reached the agent: 1 is the whole file. Without it, any part of the file"
+        ' that reached the agent counts (docs/evidence-access.md, "Content shown").',
+    )
+    section: NonEmpty | None = Field(
+        default=None,
+        description="A Markdown heading (`## Routing`, or `Routing` at any level): only that"
+        " section counts, from the heading to the next heading of the same or a higher level.",
+    )
 
 
 class ReadBeforeCheck(_Check):

@@ -5,8 +5,9 @@ it cites exist and can show what the assertion is about. What an assertion is ab
 the author's text, not from the judge's answer, which could dodge the check.
 
 A `met` must cite, when the assertion mentions
-- consulting/reading/opening a file: a `file_read_observed` record with access `read`, of a file
-  it names if it names one;
+- consulting/reading/opening a file: when the session records tool outputs, a record of a call
+  whose output showed the content of a file it names (any file, if it names none); otherwise a
+  `file_read_observed` record with access `read`, of a file it names if it names one;
 - an order ("before", "after", "first"): two or more records in the order they happened, and the
   paths it names in the order it names them;
 - running a command: a `command_observed` or `tool_call` record;
@@ -108,18 +109,47 @@ def verify_answer(
     if missing:
         result.problems.append(f"cites records that do not exist: {', '.join(missing)}")
     elif verdict == "met":
-        result.problems.extend(_support_problems(item, [records[r] for r in refs], workspace))
+        result.problems.extend(
+            _support_problems(item, [records[r] for r in refs], workspace, records)
+        )
     if result.problems:
         result.verdict = "cannot-judge"
     return result
 
 
-def _support_problems(item: GradeItem, cited: list[dict[str, Any]], workspace: str) -> list[str]:
+def _content_problems(
+    item: GradeItem, cited: list[dict[str, Any]], records: dict[str, dict[str, Any]]
+) -> list[str]:
+    """A consultation claim on a session that records tool outputs holds only by a call whose
+    output showed the content of a file it names (any file, if it names none): its output,
+    command or read record may be cited. A read that showed nothing (`head -c 0 X`) is none."""
+    assert item.shown is not None
+    paths = named_paths([item])
+    files = [p for p in item.shown if not paths or any(path_matches(p, q) for q in paths)]
+    outputs = {ref for p in files for ref in item.shown[p]}
+    calls = {str(records[ref].get("call_id")) for ref in outputs if ref in records}
+    if any(r["id"] in outputs or str(r.get("call_id")) in calls for r in cited):
+        return []
+    named = f" of {', '.join(paths)}" if paths else ""
+    return [
+        f"a consultation claim needs a cited tool call whose output showed the content{named};"
+        f" none of {', '.join(str(r['id']) for r in cited)} is one"
+    ]
+
+
+def _support_problems(
+    item: GradeItem,
+    cited: list[dict[str, Any]],
+    workspace: str,
+    records: dict[str, dict[str, Any]],
+) -> list[str]:
     text = item.text
     if not cited:
         return ["a `met` cites no record"]
     problems: list[str] = []
-    if CONSULTS.search(text):
+    if CONSULTS.search(text) and item.shown is not None:
+        problems.extend(_content_problems(item, cited, records))
+    elif CONSULTS.search(text):
         reads = [
             r for r in cited if r.get("kind") == "file_read_observed" and r.get("access") == "read"
         ]

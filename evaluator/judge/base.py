@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import glob
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from evaluator.contract.models import AssertionEntry
 from evaluator.contract.paths import path_matches as path_matches  # shared with validate
@@ -28,6 +28,11 @@ class JudgeContext:
     without_content: frozenset[str] = frozenset()
     record_dir: Path | None = None  # where the model judge keeps its records
     grader: ModelGrader | None = None
+    # The session file the evidence was read from (whole tool outputs, for what reached the
+    # agent); None: only the records' excerpts are there.
+    session_file: Path | None = None
+    # What judges compute once per attempt (e.g. `judge/consultation.py`), by name.
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def file_root(self) -> Path:

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from evaluator.contract.models import Case
+from evaluator.contract.models import AssertionEntry, Case
 from evaluator.judge import graded as _graded  # noqa: F401  (registers the judge)
 from evaluator.judge import rules as _rules  # noqa: F401  (registers the judge)
 from evaluator.judge import structured as _structured  # noqa: F401  (registers the judge)
 from evaluator.judge.base import JudgeContext, PendingEntry
-from evaluator.judge.criteria import compile_entry
+from evaluator.judge.criteria import Refusal, compile_entry, compile_sentence, refuse_sentence
 from evaluator.judge.graded import grade_text
 from evaluator.judge.registry import get_judge
-from evaluator.judge.verdict import AssertionResult, Provenance
+from evaluator.judge.verdict import AssertionResult, Provenance, SentenceRole
 from evaluator.vocabulary import BlockedReason, CheckStatus, DecidedBy
 
 JUDGE_CHAIN: tuple[str, ...] = ("checks", "rules", "model")
@@ -98,6 +98,7 @@ class EntryPlan:
     decided_by: DecidedBy
     provenance: list[Provenance] = field(default_factory=list)
     grade_text: str | None = None  # what the model judge would be asked
+    refused: list[Refusal] = field(default_factory=list)  # the sentences that did not compile
 
 
 def plan_entries(case: Case, grader_configured: bool) -> list[EntryPlan]:
@@ -112,5 +113,15 @@ def plan_entries(case: Case, grader_configured: bool) -> list[EntryPlan]:
             plans.append(EntryPlan(pending, "rules", compiled.provenance))
             continue
         text = grade_text(pending.entry, pending.polarity)
-        plans.append(EntryPlan(pending, "model" if grader_configured else "unclear-rule", [], text))
+        route: DecidedBy = "model" if grader_configured else "unclear-rule"
+        plans.append(EntryPlan(pending, route, [], text, _refused(pending.entry)))
     return plans
+
+
+def _refused(entry: AssertionEntry) -> list[Refusal]:
+    sentences: list[tuple[SentenceRole, str]] = [
+        ("pass_criteria", s) for s in entry.pass_criteria
+    ] + [("fail_signals", s) for s in entry.fail_signals]
+    if not sentences:
+        sentences = [("description", entry.description)]
+    return [refuse_sentence(s, role) for role, s in sentences if compile_sentence(s) is None]

@@ -34,6 +34,7 @@ from evaluator.contract.models import (
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
+from evaluator.judge.grammar import parse_consultation
 from evaluator.judge.verdict import Provenance, SentenceRole
 from evaluator.vocabulary import Polarity
 
@@ -504,6 +505,7 @@ RULES: tuple[Rule, ...] = (
 class Compiled:
     rule: str
     check: Check
+    tree: str | None = None  # the parse, when the grammar (not a template) compiled it
 
 
 def compile_sentence(sentence: str) -> Compiled | None:
@@ -520,6 +522,16 @@ def compile_sentence(sentence: str) -> Compiled | None:
             if skeleton.negated:
                 return Compiled(f"not {rule.name}", NotCheck(operand=check))
             return Compiled(rule.name, check)
+    # Where no template matches, the grammar may still account for every word (templates first:
+    # a sentence they compiled keeps its checks).
+    if skeleton.subject == "session" and not skeleton.chinese:
+        parsed = parse_consultation(skeleton.text, skeleton.literals)
+        if parsed.check is not None:
+            if skeleton.negated:
+                return Compiled(
+                    "not grammar-consultation", NotCheck(operand=parsed.check), parsed.text
+                )
+            return Compiled("grammar-consultation", parsed.check, parsed.text)
     return None
 
 
@@ -549,11 +561,60 @@ def compile_entry(entry: AssertionEntry, polarity: Polarity) -> CompiledEntry | 
         if compiled is None:
             return None
         provenance.append(
-            Provenance(sentence=sentence, role=role, rule=compiled.rule, checks=[compiled.check])
+            Provenance(
+                sentence=sentence,
+                role=role,
+                rule=compiled.rule,
+                checks=[compiled.check],
+                tree=compiled.tree,
+            )
         )
         signal = polarity == "required" and role == "fail_signals"
         checks.append(NotCheck(operand=compiled.check) if signal else compiled.check)
     return CompiledEntry(checks, provenance)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A sentence that did not compile: why, and a structured check its author could write."""
+
+    sentence: str
+    role: SentenceRole
+    why: str
+    instead: str | None
+
+
+_RUNS = re.compile(r"\b(?:run|runs|ran|running|invok\w*|execut\w*|command)\b")
+
+
+def refuse_sentence(sentence: str, role: SentenceRole) -> Refusal:
+    """Why `sentence` does not compile (it must not), for `explain`."""
+    skeleton = _skeleton(sentence)
+    if skeleton is None:
+        return Refusal(sentence, role, "nothing is left once the lead-in is read", None)
+    why = "no template matches"
+    if skeleton.subject == "session" and not skeleton.chinese:
+        parsed = parse_consultation(skeleton.text, skeleton.literals)
+        why += f"; the consultation grammar stopped at {parsed.refused_at!r}"
+    return Refusal(sentence, role, why, _instead(skeleton))
+
+
+def _instead(skeleton: Sentence) -> str | None:
+    """The structured check an author could write for the sentence's literals, by what its
+    words are about; None when it names nothing exact."""
+    if not skeleton.literals:
+        return None
+    make: Callable[[str], str]
+    if skeleton.subject == "answer":
+        make = lambda v: f"{{kind: final_answer_contains, text: {v!r}}}"  # noqa: E731
+    elif re.search(READ_VERBS + "|" + READ_NOUNS + "|" + CJK_READ, skeleton.text):
+        make = lambda v: f"{{kind: file_read, path: {v!r}}}"  # noqa: E731
+    elif _RUNS.search(skeleton.text) or re.search("运行|执行|调用", skeleton.text):
+        make = lambda v: f"{{kind: command_ran, pattern: {re.escape(v)!r}}}"  # noqa: E731
+    else:
+        return None
+    checks = [make(v) for v in skeleton.literals]
+    return checks[0] if len(checks) == 1 else f"{{any_of: [{', '.join(checks)}]}}"
 
 
 def check_text(check: Check) -> str:

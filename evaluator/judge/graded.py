@@ -6,8 +6,11 @@ What the grader says is mapped strictly: only a verified `met` of a required ent
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from evaluator.contract.models import AssertionEntry
 from evaluator.judge.base import JudgeContext, PendingEntry
+from evaluator.judge.consultation import consultation
 from evaluator.judge.grading import GradeItem, GradeResult
 from evaluator.judge.registry import register_judge
 from evaluator.judge.verdict import AssertionResult, ModelGrade
@@ -23,11 +26,21 @@ def grade_text(entry: AssertionEntry, polarity: Polarity) -> str:
     return "\n".join(sentences) if sentences else entry.description
 
 
-def grade_item(pending: PendingEntry) -> GradeItem:
+def grade_item(
+    pending: PendingEntry, shown: Mapping[str, frozenset[str]] | None = None
+) -> GradeItem:
     scope = ", ".join(pending.entry.evidence_scope) or None
-    return GradeItem(
-        pending.entry_id, pending.polarity, grade_text(pending.entry, pending.polarity), scope
-    )
+    text = grade_text(pending.entry, pending.polarity)
+    return GradeItem(pending.entry_id, pending.polarity, text, scope, shown)
+
+
+def shown_outputs(context: JudgeContext) -> dict[str, frozenset[str]] | None:
+    """Per workspace file that reached the agent, the outputs that showed it: what a model's
+    consultation claim must cite (None: the session records no outputs)."""
+    reached = consultation(context)
+    if reached is None:
+        return None
+    return {path: s.outputs for path, s in reached.shown.items() if s.reached}
 
 
 STATUS: dict[tuple[Polarity, str], Status] = {
@@ -70,8 +83,9 @@ class ModelJudge:
         if context.grader is None or not entries:
             return {}
         record_dir = context.record_dir or context.workspace.parent / "judge"
+        shown = shown_outputs(context)
         grades = context.grader.grade(
-            [grade_item(p) for p in entries], context.evidence, context.workspace, record_dir
+            [grade_item(p, shown) for p in entries], context.evidence, context.workspace, record_dir
         )
         by_id = {g.entry_id: g for g in grades}
         decided = {}

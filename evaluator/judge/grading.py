@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -18,6 +19,9 @@ class GradeItem:
     polarity: Polarity
     text: str  # the criterion or fail signal, verbatim as the author wrote it
     evidence_scope: str | None = None
+    # What reached the agent: workspace-relative path -> the records of the tool outputs that
+    # showed its content. None when the session records no outputs (commands must tell).
+    shown: Mapping[str, frozenset[str]] | None = None
 
 
 @dataclass(frozen=True)

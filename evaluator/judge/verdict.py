@@ -21,12 +21,23 @@ class VerdictModel(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+# What proved a consultation check (`file_read`, `read_before`): the content the tool outputs
+# showed, or, for a session that records no outputs, the table of what each command reads.
+Proof = Literal["content", "commands"]
+
+
 class CheckVerdict(VerdictModel):
     kind: str
     status: CheckStatus
     detail: str
     evidence: list[str] = Field(default_factory=list)
     blocked_reason: BlockedReason | None = None
+    proof: Proof | None = Field(
+        default=None,
+        description="For `file_read` and `read_before`: `content` when the tool outputs the"
+        " session recorded decided (a file's words reached the agent), `commands` when only the"
+        " table of what each command reads could (docs/evidence-access.md).",
+    )
     checks: list[CheckVerdict] = Field(
         default_factory=list, description="The operands of a `not`, `any_of` or `all_of` check."
     )
@@ -70,6 +81,11 @@ class Provenance(VerdictModel):
     role: SentenceRole
     rule: str
     checks: list[Check]
+    tree: str | None = Field(
+        default=None,
+        description="The parse, word by word, when the criteria grammar (not a template)"
+        " compiled the sentence.",
+    )
 
 
 class ModelGrade(VerdictModel):

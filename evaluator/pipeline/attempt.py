@@ -353,6 +353,7 @@ def judge_session(
         ref_prefix=run_dir.attempt_ref_prefix(case.case_id, result.number),
         record_dir=run_dir.attempt_artifacts(case.case_id, result.number) / "judge",
         grader=grader,
+        session_file=result.session.path if result.session is not None else None,
     )
     apply_judgement(result, judge_case(case.case, context))
 

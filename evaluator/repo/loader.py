@@ -12,6 +12,7 @@ from evaluator.contract.models import (
     RepoConfig,
 )
 from evaluator.contract.paths import path_matches
+from evaluator.contract.sections import section_lines
 from evaluator.errors import InputError
 from evaluator.patterns import pattern_problem
 from evaluator.repo.documents import Diagnostics, load_document
@@ -289,7 +290,7 @@ def _load_suite(
             suite_id=suite.suite_id,
             target_id=target.target_id,
         )
-        _check_case(case, target, diagnostics)
+        _check_case(case, target, diagnostics, repo.source_workspace)
         result.cases.append(case)
     for stray in sorted(suite_dir.glob("*.yaml")):
         if stray.name != SUITE_FILE and stray.resolve() not in listed:
@@ -299,7 +300,9 @@ def _load_suite(
     return result
 
 
-def _check_case(case: LoadedCase, target: LoadedTarget, diagnostics: Diagnostics) -> None:
+def _check_case(
+    case: LoadedCase, target: LoadedTarget, diagnostics: Diagnostics, source_workspace: Path
+) -> None:
     doc = case.doc
     model = case.case
     if model.case_id != case.path.stem:
@@ -345,6 +348,7 @@ def _check_case(case: LoadedCase, target: LoadedTarget, diagnostics: Diagnostics
     _check_patterns(case, diagnostics)
     if target.skill_files is not None:
         _check_paths_exist(case, target, diagnostics)
+        _check_sections_exist(case, target, diagnostics, source_workspace)
     allowed = target.target.allowed_statuses
     for required in ("pass", "fail"):
         if required not in allowed:
@@ -474,6 +478,40 @@ def _check_paths_exist(case: LoadedCase, target: LoadedTarget, diagnostics: Diag
                         " (the skill's entry_skill and roots, setup files and fixtures)",
                     )
                 )
+
+
+def _check_sections_exist(
+    case: LoadedCase, target: LoadedTarget, diagnostics: Diagnostics, source_workspace: Path
+) -> None:
+    """A `file_read` `section` that no matching file has can never be shown: the check would
+    fail (or, forbidden, never fire) whatever the agent does. Fixture files are not read here."""
+    written = {w.path.removeprefix("./"): w.content for w in case.case.setup.write_files or []}
+    skill = set(target.skill_files or [])
+    files: list[str] | None = None
+    for key, check in _entries(case):
+        if not isinstance(check, FileReadCheck) or check.section is None:
+            continue
+        files = _workspace_files(case, target) if files is None else files
+        texts: list[str] = []
+        for name in (f for f in files if path_matches(f, check.path)):
+            if name in written:
+                texts.append(written[name])
+            elif name in skill:
+                try:
+                    texts.append((source_workspace / name).read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError):
+                    texts = []
+                    break
+            else:
+                texts = []  # a fixture's text: not known here
+                break
+        if texts and all(section_lines(text, check.section) is None for text in texts):
+            diagnostics.error(
+                case.doc.error(
+                    (*key, "section"),
+                    f"no file matching {check.path!r} has a section {check.section!r}",
+                )
+            )
 
 
 def _check_network_facts(case: LoadedCase, diagnostics: Diagnostics) -> None:

@@ -1,10 +1,17 @@
-"""`read_before`: the first read of `first` comes before any read of `then`."""
+"""`read_before`: the first read of `first` comes before any read of `then`.
+
+A read is the first tool output that showed the file's content, when the session records outputs
+and every file either pattern names can be compared (`judge/consultation.py`); else the command
+table's first `read` access. The verdict's `proof` says which decided.
+"""
 
 from __future__ import annotations
 
 from evaluator.contract.models import ReadBeforeCheck
+from evaluator.evidence.content import Shown, Sighting
 from evaluator.judge.base import JudgeContext, path_matches
 from evaluator.judge.checks.registry import register_check
+from evaluator.judge.consultation import consultation
 from evaluator.judge.verdict import CheckVerdict, failed, passed
 
 KIND = "read_before"
@@ -12,6 +19,61 @@ KIND = "read_before"
 
 @register_check(KIND)
 def read_before(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict:
+    verdict = _by_content(check, context)
+    if verdict is not None:
+        return verdict.model_copy(update={"proof": "content"})
+    return _by_commands(check, context).model_copy(update={"proof": "commands"})
+
+
+def _by_content(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict | None:
+    shown = consultation(context)
+    if shown is None:
+        return None
+    firsts, unknown_first = shown.matching(check.first)
+    thens, unknown_then = shown.matching(check.then)
+    # A file content cannot compare leaves the order to the table, when the table saw it read.
+    table_reads = {context.relative(r.path or "") for r in context.reads()}
+    if unknown_first or table_reads & set(unknown_then) or not firsts:
+        return None
+    # A file matching both patterns is one of `first`: it does not count twice.
+    names = {f.path for f in firsts}
+    seen_first = _sightings(firsts)
+    seen_then = _sightings([f for f in thens if f.path not in names])
+    if not seen_first:
+        return failed(KIND, f"{check.first} never reached the agent")
+    first, first_path = seen_first[0]
+    if not seen_then:
+        return passed(
+            KIND,
+            f"{first_path} shown; nothing matching {check.then} was shown",
+            shown.cite(context, _outputs(first), check.first),
+        )
+    then, then_path = seen_then[0]
+    if first < then:
+        return passed(
+            KIND,
+            f"{first_path} shown ({first.ref}) before {then_path} ({then.ref})",
+            shown.cite(context, _outputs(first), check.first)
+            + shown.cite(context, _outputs(then), check.then),
+        )
+    return failed(
+        KIND,
+        f"{then_path} was shown ({then.ref}) before {first_path} ({first.ref})",
+        shown.cite(context, _outputs(then), check.then)
+        + shown.cite(context, _outputs(first), check.first),
+    )
+
+
+def _sightings(files: list[Shown]) -> list[tuple[Sighting, str]]:
+    """Each file's first showing, earliest first."""
+    return sorted((f.first, f.path) for f in files if f.first is not None)
+
+
+def _outputs(sighting: Sighting) -> list[str]:
+    return [sighting.ref] if sighting.ref else []
+
+
+def _by_commands(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict:
     reads = context.reads()
     firsts = context.matching(reads, check.first)
     if not firsts:

@@ -1,0 +1,131 @@
+"""Which workspace files reached the agent: the content proof behind "consulted X".
+
+Computed once per attempt from the workspace as the agent left it and the session's whole tool
+inputs and outputs (`evidence/content.py` decides). Content decides whenever the session records
+tool outputs; the command table decides only for a session that records none, and for a file
+whose content cannot be compared (gone, too large, binary, or without a word in it).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluator.contract.paths import path_matches
+from evaluator.evidence.content import Shown, SourceText, find_shown
+from evaluator.evidence.tool_texts import session_texts
+from evaluator.judge.base import JudgeContext
+
+MAX_FILE_BYTES = 1024 * 1024
+# The index holds a few ints per word of these: a bound on the judge's memory, not the session's.
+MAX_TOTAL_BYTES = 4 * 1024 * 1024
+_CACHE_KEY = "consultation"
+
+
+@dataclass(frozen=True)
+class Consultation:
+    shown: dict[str, Shown]  # workspace-relative path: what of it reached the agent
+    texts: dict[str, str]  # the same files' text (sections are looked up in it)
+    uncomparable: frozenset[str]  # files there whose content cannot be compared
+    cut: bool  # some output was only an excerpt: it may have shown more
+    calls: dict[str, str]  # output record id -> the tool call it answers
+
+    def cite(self, context: JudgeContext, outputs: Iterable[str], pattern: str) -> list[str]:
+        """The records a verdict cites for outputs that showed a file: each call's read of it
+        (or its command, when the table saw no read), then the output itself."""
+        refs: list[str] = []
+        for output in outputs:
+            call = self.calls.get(output)
+            same = [r for r in context.evidence.records if call and r.call_id == call]
+            reads = context.matching(
+                [r for r in same if r.kind == "file_read_observed" and r.path], pattern
+            )
+            refs += [r.id for r in reads or [r for r in same if r.kind == "command_observed"]]
+            refs.append(output)
+        return [f"{context.ref_prefix}#{ref}" for ref in dict.fromkeys(refs)]
+
+    def matching(self, pattern: str) -> tuple[list[Shown], list[str]]:
+        """Files matching a check's path or glob: those content can decide (with words to
+        recognise) and those it cannot."""
+        comparable = [s for p, s in sorted(self.shown.items()) if path_matches(p, pattern)]
+        unknown = [p for p in sorted(self.uncomparable) if path_matches(p, pattern)]
+        unknown += [s.path for s in comparable if s.words == 0]
+        return [s for s in comparable if s.words > 0], sorted(unknown)
+
+
+def consultation(context: JudgeContext) -> Consultation | None:
+    """What reached the agent, or None when content cannot decide at all: the session records
+    no tool outputs, or the workspace is gone."""
+    if _CACHE_KEY not in context.cache:
+        context.cache[_CACHE_KEY] = _build(context)
+    cached: Consultation | None = context.cache[_CACHE_KEY]
+    return cached
+
+
+def _build(context: JudgeContext) -> Consultation | None:
+    if not context.workspace_available:
+        return None
+    session = session_texts(context.evidence, context.session_file)
+    if not session.outputs_recorded:
+        return None
+    texts, uncomparable = _workspace_texts(context)
+    written = _first_writes(context)
+    sources = [SourceText(path, text, written.get(path)) for path, text in texts.items()]
+    shown = find_shown(sources, session.texts, context.evidence.first_user_message or "")
+    return Consultation(shown, texts, frozenset(uncomparable), session.cut, session.calls)
+
+
+def _workspace_texts(context: JudgeContext) -> tuple[dict[str, str], set[str]]:
+    """The workspace's text files, smallest first within the index budget (a skill's documents
+    before a fixture's data); the rest cannot be compared."""
+    root = context.file_root
+    found: list[tuple[int, str, Path]] = []
+    uncomparable: set[str] = set()
+    for directory, subdirs, names in os.walk(root):
+        subdirs.sort()
+        for name in names:
+            path = Path(directory) / name
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                found.append((info.st_size, path.relative_to(root).as_posix(), path))
+    texts: dict[str, str] = {}
+    total = 0
+    for size, relative, path in sorted(found):
+        if (
+            relative in context.without_content
+            or size > MAX_FILE_BYTES
+            or total + size > MAX_TOTAL_BYTES
+        ):
+            uncomparable.add(relative)
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            uncomparable.add(relative)
+            continue
+        if b"\0" in data:
+            uncomparable.add(relative)  # binary: no words to show
+            continue
+        total += len(data)
+        texts[relative] = data.decode("utf-8", errors="replace")
+    return texts, uncomparable
+
+
+def _first_writes(context: JudgeContext) -> dict[str, int]:
+    """Per workspace file, the session line of the agent's first write that may have taken."""
+    first: dict[str, int] = {}
+    for record in context.writes():
+        if context.outcome(record) == "failed":
+            continue
+        assert record.path is not None
+        for concrete in context.expand(record.path):
+            relative = context.relative(concrete)
+            if relative is not None:
+                first[relative] = min(first.get(relative, record.line), record.line)
+    return first

@@ -1,0 +1,194 @@
+"""Consultation checks on hand-written Codex rollouts: which proof decides, and how."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.cli.main import main
+from evaluator.contract.models import FileReadCheck, ReadBeforeCheck
+from evaluator.evidence.session import normalize_session
+from evaluator.evidence.tool_texts import _strings
+from evaluator.judge import JudgeContext
+from evaluator.judge.checks import run_check
+from evaluator.judge.verdict import CheckVerdict
+from tests.test_consultation_agents import _eval_repo as consultation_repo
+
+SKILL = ".agents/skills/s/SKILL.md"
+REF = ".agents/skills/s/references/r.md"
+SKILL_TEXT = "# Skill\n\n" + "".join(
+    f"Step {n} of the procedure says to check the ledger before closing the books.\n"
+    for n in range(1, 61)
+)
+REF_TEXT = "# Reference\n\nLedgers are kept for seven years in the basement archive room.\n"
+
+
+def _rollout(path: Path, workspace: Path, calls: list[tuple[str, str | None]]) -> Path:
+    """A Codex rollout: one exec_command per (command, output); output None records none."""
+    lines: list[dict[str, Any]] = [
+        {"type": "session_meta", "payload": {"id": "t1", "cwd": str(workspace)}},
+        {
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": "Close the books."},
+        },
+    ]
+    for n, (command, output) in enumerate(calls):
+        arguments = json.dumps({"cmd": command, "workdir": str(workspace)})
+        lines.append(
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": arguments,
+                    "call_id": f"c{n}",
+                },
+            }
+        )
+        if output is not None:
+            text = f"Process exited with code 0\nOutput:\n{output}"
+            lines.append(
+                {
+                    "type": "response_item",
+                    "payload": {"type": "function_call_output", "call_id": f"c{n}", "output": text},
+                }
+            )
+    lines.append({"type": "event_msg", "payload": {"type": "task_complete"}})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _workspace(tmp_path: Path) -> Path:
+    workspace = tmp_path / "ws"
+    for relative, text in ((SKILL, SKILL_TEXT), (REF, REF_TEXT)):
+        (workspace / relative).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / relative).write_text(text)
+    return workspace
+
+
+def _check(
+    tmp_path: Path,
+    calls: list[tuple[str, str | None]],
+    check: FileReadCheck | ReadBeforeCheck,
+    *,
+    with_file: bool = True,
+    workspace_available: bool = True,
+) -> CheckVerdict:
+    workspace = _workspace(tmp_path)
+    session = _rollout(tmp_path / "rollout.jsonl", workspace, calls)
+    context = JudgeContext(
+        evidence=normalize_session(session),
+        workspace=workspace,
+        ref_prefix="s.json",
+        workspace_available=workspace_available,
+        session_file=session if with_file else None,
+    )
+    return run_check(check, context)
+
+
+def _read(**options: Any) -> FileReadCheck:
+    return FileReadCheck(kind="file_read", path=SKILL, **options)
+
+
+def test_content_decides_when_the_session_records_outputs(tmp_path: Path) -> None:
+    verdict = _check(tmp_path, [(f"cat {SKILL}", SKILL_TEXT)], _read(min_share=1.0))
+    assert (verdict.status, verdict.proof) == ("pass", "content")
+    assert verdict.evidence and verdict.evidence[0].startswith("s.json#msg-")
+
+
+def test_a_read_the_table_counts_that_showed_nothing_fails(tmp_path: Path) -> None:
+    verdict = _check(tmp_path, [(f"head -c 0 {SKILL}", "")], _read())
+    assert (verdict.status, verdict.proof) == ("fail", "content")
+    assert "was touched (read) but its content never reached the agent" in verdict.detail
+
+
+def test_the_whole_output_is_read_from_the_session_file_not_the_excerpt(tmp_path: Path) -> None:
+    # The record keeps 2000 characters of the output: the tail of the file is past them.
+    calls = [(f"cat {SKILL}", SKILL_TEXT)]
+    whole = _check(tmp_path / "a", calls, _read(min_share=1.0))
+    assert whole.status == "pass"
+    excerpt = _check(tmp_path / "b", calls, _read(min_share=1.0), with_file=False)
+    assert (excerpt.status, excerpt.proof) == ("blocked", "content")
+    assert "excerpts" in excerpt.detail
+    assert _check(tmp_path / "c", calls, _read(), with_file=False).status == "pass"
+
+
+def test_the_table_decides_only_when_the_session_records_no_outputs(tmp_path: Path) -> None:
+    verdict = _check(tmp_path, [(f"cat {SKILL}", None)], _read())
+    assert (verdict.status, verdict.proof) == ("pass", "commands")
+    assert "records no tool outputs" in verdict.detail
+    # The table cannot tell how much a command showed.
+    share = _check(tmp_path / "b", [(f"cat {SKILL}", None)], _read(min_share=0.5))
+    assert (share.status, share.proof) == ("blocked", "commands")
+
+
+def test_a_workspace_that_is_gone_leaves_it_to_the_table(tmp_path: Path) -> None:
+    verdict = _check(tmp_path, [(f"cat {SKILL}", "")], _read(), workspace_available=False)
+    assert (verdict.status, verdict.proof) == ("pass", "commands")
+
+
+def test_a_section_is_judged_on_its_own_lines(tmp_path: Path) -> None:
+    text = REF_TEXT + "\n## Keeping\n\nBoxes are labelled with the year and the auditor name.\n"
+    calls = [(f"sed -n '/## Keeping/,$p' {REF}", "\n".join(text.splitlines()[4:]))]
+    workspace = _workspace(tmp_path)
+    (workspace / REF).write_text(text)
+    session = _rollout(tmp_path / "rollout.jsonl", workspace, calls)
+    context = JudgeContext(normalize_session(session), workspace, "s.json", session_file=session)
+    keeping = FileReadCheck(kind="file_read", path=REF, section="## Keeping", min_share=1.0)
+    assert run_check(keeping, context).status == "pass"
+    whole = FileReadCheck(kind="file_read", path=REF, min_share=1.0)
+    assert run_check(whole, context).status == "fail"
+    missing = FileReadCheck(kind="file_read", path=REF, section="## Nowhere")
+    assert "has no section" in run_check(missing, context).detail
+
+
+def test_read_before_uses_the_first_output_that_showed_content(tmp_path: Path) -> None:
+    calls: list[tuple[str, str | None]] = [
+        (f"head -n 0 {SKILL} && cat {REF}", REF_TEXT),
+        (f"cat {SKILL}", SKILL_TEXT),
+    ]
+    check = ReadBeforeCheck(kind="read_before", first=SKILL, then=REF)
+    verdict = _check(tmp_path, calls, check)
+    assert (verdict.status, verdict.proof) == ("fail", "content")
+    # The command table alone would have said SKILL.md came first.
+    table = _check(tmp_path / "b", [(c, None) for c, _ in calls], check)
+    assert (table.status, table.proof) == ("pass", "commands")
+
+
+def test_validate_refuses_a_section_no_file_has(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, source, _ = consultation_repo(tmp_path)
+    case = repo / "targets/notes/cases/reads/section-only.yaml"
+    data = json.loads(case.read_text())
+    data["assert"]["required"][0]["checks"][0]["section"] = "## Routng"
+    case.write_text(json.dumps(data))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["validate", "--repo", str(repo), "--source-workspace", str(source)])
+    assert exit_info.value.code == 2
+    assert "has a section '## Routng'" in capsys.readouterr().err
+    data["assert"]["required"][0]["checks"][0]["section"] = "Routing"  # any level
+    case.write_text(json.dumps(data))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["validate", "--repo", str(repo), "--source-workspace", str(source)])
+    assert exit_info.value.code == 0, capsys.readouterr().err
+
+
+def test_tool_arguments_nested_without_end_are_read_without_recursion() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    assert list(_strings(deep)) == [deep]
+    nested = {"cmd": "cat a", "x": ["b", {"c": "d"}], "j": json.dumps({"k": "v"})}
+    assert list(_strings(nested)) == ["cat a", "b", "d", "v"]
+
+
+def test_a_file_content_cannot_compare_is_left_to_the_table(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path)
+    (workspace / "logo.bin").write_bytes(b"\x89PNG\0\0binary")
+    session = _rollout(tmp_path / "rollout.jsonl", workspace, [("cat logo.bin", "\ufffdPNG")])
+    context = JudgeContext(normalize_session(session), workspace, "s.json", session_file=session)
+    verdict = run_check(FileReadCheck(kind="file_read", path="logo.bin"), context)
+    assert (verdict.status, verdict.proof) == ("pass", "commands")
+    assert "cannot be compared" in verdict.detail

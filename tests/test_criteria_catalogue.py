@@ -1,0 +1,97 @@
+"""Every assertion sentence we know, with what the criteria compiler makes of it, pinned.
+
+Sentences come from the project's eval repos and fixtures and from the public suites in
+`../shared/fixtures/public-suites/` (read from there, never copied). A change to the compiler
+that changes any sentence's checks (or its refusal) fails here and shows each change; rewrite the
+catalogue with `AGENTIC_EVAL_UPDATE_CATALOGUE=1` once every change is meant.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from tests.conftest import ROOT
+
+CATALOGUE = ROOT / "tests/fixtures/criteria-catalogue.json"
+PUBLIC = ROOT.parent / "shared/fixtures/public-suites"
+
+
+def _case_sentences(path: Path) -> list[str]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return []
+    if not isinstance(data, dict) or not isinstance(data.get("assert"), dict):
+        return []
+    found = []
+    for polarity in ("required", "forbidden"):
+        for entry in data["assert"].get(polarity) or []:
+            if not isinstance(entry, dict):
+                continue
+            sentences = list(entry.get("pass_criteria") or []) + list(
+                entry.get("fail_signals") or []
+            )
+            found += sentences or [str(entry.get("description") or "")]
+    return [s for s in found if isinstance(s, str) and s]
+
+
+def _public_sentences(path: Path) -> list[str]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    found: list[str] = []
+    for case in data.get("evals") or [] if isinstance(data, dict) else []:
+        for key in ("expectations", "assertions"):
+            found += [s for s in case.get(key) or [] if isinstance(s, str)]
+    return found
+
+
+def _sources() -> dict[str, list[str]]:
+    sources: dict[str, list[str]] = {}
+    for base in (ROOT / "agentic-evals", ROOT / "tests/fixtures"):
+        for path in sorted(base.rglob("*.yaml")):
+            sentences = _case_sentences(path)
+            if sentences:
+                sources[path.relative_to(ROOT).as_posix()] = sentences
+    if PUBLIC.is_dir():
+        for path in sorted(PUBLIC.glob("*/upstream/**/evals*.json")):
+            sentences = _public_sentences(path)
+            if sentences:
+                sources[f"public-suites/{path.relative_to(PUBLIC).as_posix()}"] = sentences
+    return sources
+
+
+def _entry(sentence: str) -> dict[str, Any]:
+    compiled = compile_sentence(sentence)
+    if compiled is not None:
+        return {"rule": compiled.rule, "checks": check_text(compiled.check)}
+    refusal = refuse_sentence(sentence, "pass_criteria")
+    return {"refused": refusal.why, "instead": refusal.instead}
+
+
+def _catalogue() -> dict[str, dict[str, dict[str, Any]]]:
+    return {
+        source: {sentence: _entry(sentence) for sentence in sentences}
+        for source, sentences in _sources().items()
+    }
+
+
+def test_every_known_sentence_compiles_as_pinned() -> None:
+    current = _catalogue()
+    if os.environ.get("AGENTIC_EVAL_UPDATE_CATALOGUE"):
+        CATALOGUE.write_text(json.dumps(current, indent=1, ensure_ascii=False) + "\n")
+    pinned = json.loads(CATALOGUE.read_text(encoding="utf-8"))
+    if not PUBLIC.is_dir():  # a checkout without the shared fixtures pins the rest
+        pinned = {k: v for k, v in pinned.items() if not k.startswith("public-suites/")}
+    changes = [
+        f"{source}: {sentence!r}: {pinned.get(source, {}).get(sentence)} -> {now}"
+        for source, sentences in current.items()
+        for sentence, now in sentences.items()
+        if pinned.get(source, {}).get(sentence) != now
+    ]
+    changes += [f"{source}: gone" for source in pinned if source not in current]
+    assert not changes, "\n".join(changes)
