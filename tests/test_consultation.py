@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from evaluator.adapters import normalize_session, tool_text_source
 from evaluator.cli.main import main
 from evaluator.contract.models import FileReadCheck, ReadBeforeCheck
-from evaluator.evidence.session import normalize_session
-from evaluator.evidence.tool_texts import _strings
+from evaluator.evidence.tool_texts import argument_strings
 from evaluator.judge import JudgeContext
 from evaluator.judge.checks import run_check
 from evaluator.judge.verdict import CheckVerdict
@@ -84,7 +84,7 @@ def _check(
         workspace=workspace,
         ref_prefix="s.json",
         workspace_available=workspace_available,
-        session_file=session if with_file else None,
+        session_texts=tool_text_source(session) if with_file else None,
     )
     return run_check(check, context)
 
@@ -136,7 +136,9 @@ def test_a_section_is_judged_on_its_own_lines(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path)
     (workspace / REF).write_text(text)
     session = _rollout(tmp_path / "rollout.jsonl", workspace, calls)
-    context = JudgeContext(normalize_session(session), workspace, "s.json", session_file=session)
+    context = JudgeContext(
+        normalize_session(session), workspace, "s.json", session_texts=tool_text_source(session)
+    )
     keeping = FileReadCheck(kind="file_read", path=REF, section="## Keeping", min_share=1.0)
     assert run_check(keeping, context).status == "pass"
     whole = FileReadCheck(kind="file_read", path=REF, min_share=1.0)
@@ -179,16 +181,18 @@ def test_validate_refuses_a_section_no_file_has(
 
 def test_tool_arguments_nested_without_end_are_read_without_recursion() -> None:
     deep = "[" * 100_000 + "]" * 100_000
-    assert list(_strings(deep)) == [deep]
+    assert list(argument_strings(deep)) == [deep]
     nested = {"cmd": "cat a", "x": ["b", {"c": "d"}], "j": json.dumps({"k": "v"})}
-    assert list(_strings(nested)) == ["cat a", "b", "d", "v"]
+    assert list(argument_strings(nested)) == ["cat a", "b", "d", "v"]
 
 
 def test_a_file_content_cannot_compare_is_left_to_the_table(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path)
     (workspace / "logo.bin").write_bytes(b"\x89PNG\0\0binary")
     session = _rollout(tmp_path / "rollout.jsonl", workspace, [("cat logo.bin", "\ufffdPNG")])
-    context = JudgeContext(normalize_session(session), workspace, "s.json", session_file=session)
+    context = JudgeContext(
+        normalize_session(session), workspace, "s.json", session_texts=tool_text_source(session)
+    )
     verdict = run_check(FileReadCheck(kind="file_read", path="logo.bin"), context)
     assert (verdict.status, verdict.proof) == ("pass", "commands")
     assert "cannot be compared" in verdict.detail

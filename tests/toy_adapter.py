@@ -7,14 +7,17 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from evaluator.adapters.base import AgentAdapter, AgentOptions
 from evaluator.agents.base import PASSTHROUGH_ENV, AgentHandle, AgentRequest, AgentRunner
 from evaluator.agents.launching import start_agent
+from evaluator.evidence.content import ToolText
 from evaluator.evidence.normalize import Normalizer
 from evaluator.evidence.records import SessionEvidence
 from evaluator.evidence.rollout import RolloutStats
+from evaluator.evidence.tool_texts import OutputRefs
 from evaluator.sessions.base import ChildQuery, LocateResult, SessionRef, SessionStore
 
 AGENT = Path(__file__).parent / "fixtures/toy_agent/agent.py"
@@ -86,6 +89,14 @@ class ToyAdapter(AgentAdapter):
     def recognizes_session(self, first_record: dict[str, object] | None) -> bool:
         return bool(first_record) and first_record.get("type") == "toy_start"  # type: ignore[union-attr]
 
+    def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
+        for number, text in enumerate(path.read_text().splitlines(), 1):
+            record = json.loads(text)
+            if record["type"] == "toy_command":
+                yield ToolText("input", number, record["command"])
+                ref = refs.get((number, record["call"]))
+                yield ToolText("output", number, record["output"], ref)
+
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
         normalizer = Normalizer(path, home)
         evidence = normalizer.evidence
@@ -98,6 +109,7 @@ class ToyAdapter(AgentAdapter):
                 evidence.cli_version = record["version"]
                 evidence.add("session_start", number, path=evidence.cwd, detail="toy session")
             elif record["type"] == "toy_command":
+                evidence.add("tool_call", number, call_id=record["call"], tool="shell")
                 call = normalizer.observe_command(
                     number,
                     None,
@@ -109,6 +121,9 @@ class ToyAdapter(AgentAdapter):
                 )
                 call.exit_code = record["exit"]
                 evidence.call_outcomes[record["call"]] = "ok" if record["exit"] == 0 else "failed"
+                evidence.add(
+                    "tool_result", number, call_id=record["call"], text=record["output"][:200]
+                )
             elif record["type"] == "toy_final":
                 evidence.final_answer = record["text"]
                 evidence.add("final_answer", number, text=record["text"], source="toy")

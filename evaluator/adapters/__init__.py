@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from evaluator.adapters.base import AgentAdapter
     from evaluator.agents.base import AgentRunner
     from evaluator.evidence.records import SessionEvidence
+    from evaluator.evidence.tool_texts import ToolTextSource
     from evaluator.sessions.base import SessionStore
 
 
@@ -54,6 +55,15 @@ def session_adapter(path: Path) -> AgentAdapter:
     return adapter_for_runner(DEFAULT_RUNNER)
 
 
+def tool_text_source(path: Path | None) -> ToolTextSource | None:
+    """The session file `path` with its agent's reader of whole tool inputs and outputs."""
+    from evaluator.evidence.tool_texts import ToolTextSource
+
+    if path is None or not path.is_file():
+        return None
+    return ToolTextSource(path, session_adapter(path).tool_texts)
+
+
 def normalize_session(path: Path, *, home: str | None = None) -> SessionEvidence:
     """A session file, whichever agent wrote it, as agent-neutral evidence."""
     return session_adapter(path).normalize(path, home=home)
@@ -74,5 +84,6 @@ __all__ = [
     "register_adapter",
     "runner_names",
     "session_adapter",
+    "tool_text_source",
     "unregister_adapter",
 ]

@@ -9,7 +9,7 @@ never an agent's name (docs/architecture.md, "Adapters").
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import ClassVar
 
@@ -18,7 +18,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from evaluator.agents.base import AgentRunner
 from evaluator.agents.npm_cli import PinnedCli
 from evaluator.errors import InputError
+from evaluator.evidence.content import ToolText
 from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.tool_texts import OutputRefs
 from evaluator.sessions.base import SessionStore
 
 
@@ -85,6 +87,11 @@ class AgentAdapter(ABC):
     def live_home(self) -> Path:
         """The user's own agent home, whose session store in-session attempts are found in."""
         raise InputError(f"{self.label} has no in-session mode")
+
+    def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
+        """Every tool input and output of the session file `path`, whole, in session order
+        (what `evidence/content.py` compares); none when the format records no outputs."""
+        return iter(())
 
     def check_scratch(self, scratch: Path) -> None:
         """Refuses a scratch directory this agent cannot run in (EnvironmentProblem)."""

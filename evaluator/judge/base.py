@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from evaluator.contract.models import AssertionEntry
 from evaluator.contract.paths import path_matches as path_matches  # shared with validate
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
+from evaluator.evidence.tool_texts import ToolTextSource
 from evaluator.judge.grading import ModelGrader
 from evaluator.judge.verdict import AssertionResult
 from evaluator.vocabulary import Outcome, Polarity
@@ -28,9 +29,9 @@ class JudgeContext:
     without_content: frozenset[str] = frozenset()
     record_dir: Path | None = None  # where the model judge keeps its records
     grader: ModelGrader | None = None
-    # The session file the evidence was read from (whole tool outputs, for what reached the
-    # agent); None: only the records' excerpts are there.
-    session_file: Path | None = None
+    # The session file the evidence was read from, with its agent's reader (whole tool outputs,
+    # for what reached the agent); None: only the records' excerpts are there.
+    session_texts: ToolTextSource | None = None
     # What judges compute once per attempt (e.g. `judge/consultation.py`), by name.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 

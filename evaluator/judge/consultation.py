@@ -68,7 +68,7 @@ def consultation(context: JudgeContext) -> Consultation | None:
 def _build(context: JudgeContext) -> Consultation | None:
     if not context.workspace_available:
         return None
-    session = session_texts(context.evidence, context.session_file)
+    session = session_texts(context.evidence, context.session_texts)
     if not session.outputs_recorded:
         return None
     texts, uncomparable = _workspace_texts(context)

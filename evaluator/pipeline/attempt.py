@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from evaluator.adapters import get_store, normalize_session
+from evaluator.adapters import get_store, normalize_session, tool_text_source
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
 from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLayers, IsolationSummary
 from evaluator.artifacts.redact import LiveRedactor, Redactor
@@ -353,7 +353,7 @@ def judge_session(
         ref_prefix=run_dir.attempt_ref_prefix(case.case_id, result.number),
         record_dir=run_dir.attempt_artifacts(case.case_id, result.number) / "judge",
         grader=grader,
-        session_file=result.session.path if result.session is not None else None,
+        session_texts=tool_text_source(result.session.path if result.session else None),
     )
     apply_judgement(result, judge_case(case.case, context))
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from evaluator.adapters import tool_text_source
 from evaluator.artifacts.models import (
     AttemptFile,
     AttemptRecord,
@@ -141,7 +142,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                         without_content=frozenset(files.without_content if files else ()),
                         record_dir=path.parent / "judge",
                         grader=grader,
-                        session_file=path.parent / "accepted-session.jsonl",
+                        session_texts=tool_text_source(path.parent / "accepted-session.jsonl"),
                     )
                     apply_judgement(attempt, judge_case(case.case, context))
                 # Everything else the attempt recorded (times, exit code) stays as it was.

@@ -3,14 +3,18 @@ CLAUDE_CONFIG_DIR, transcripts in `projects/<cwd>/<session>.jsonl`, the Messages
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from evaluator.adapters.base import AgentAdapter, AgentOptions
 from evaluator.adapters.claude.binary import CLAUDE
 from evaluator.adapters.claude.normalize import is_claude_transcript, normalize_claude_transcript
 from evaluator.adapters.claude.runner import SKILLS_DIR
+from evaluator.adapters.claude.tool_texts import read_tool_texts
 from evaluator.agents.base import AgentRunner
+from evaluator.evidence.content import ToolText
 from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.tool_texts import OutputRefs
 from evaluator.sessions.base import SessionStore
 
 
@@ -49,6 +53,9 @@ class ClaudeAdapter(AgentAdapter):
 
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
         return normalize_claude_transcript(path, home=home)
+
+    def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
+        return read_tool_texts(path, refs)
 
     def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
         transcripts = (agent_dir / "claude-config" / "projects").glob("*/*.jsonl")

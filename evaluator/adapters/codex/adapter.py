@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from evaluator.adapters.base import AgentAdapter, AgentOptions
 from evaluator.adapters.codex.binary import CODEX
 from evaluator.adapters.codex.home import check_location, user_codex_home
+from evaluator.adapters.codex.tool_texts import read_tool_texts
 from evaluator.agents.base import AgentRunner
+from evaluator.evidence.content import ToolText
 from evaluator.evidence.normalize import normalize_codex_rollout
 from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.tool_texts import OutputRefs
 from evaluator.sessions.base import SessionStore
 
 # The first record of every rollout format Codex has written (docs/codex-facts.md).
@@ -59,6 +63,9 @@ class CodexAdapter(AgentAdapter):
 
     def live_home(self) -> Path:
         return user_codex_home()
+
+    def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
+        return read_tool_texts(path, refs)
 
     def check_scratch(self, scratch: Path) -> None:
         check_location(scratch)
