@@ -19,6 +19,7 @@ RecordKind = Literal[
     "file_read_observed",
     "file_write_observed",
     "tool_denied",  # the agent CLI refused to run a tool call: recorded, but no access
+    "subagent_spawned",  # a tool call that started a sub-agent (SessionEvidence.spawns)
     "isolation_violation",
     "final_answer",
     "session_end",
@@ -106,12 +107,3 @@ ComparisonClass = Literal[
     "removed",
 ]
 COMPARISON_CLASSES: tuple[ComparisonClass, ...] = ComparisonClass.__args__  # type: ignore[attr-defined]
-
-# The tools that start a sub-agent, as sessions record them: Codex's `spawn_agent` (under its
-# namespaces) and Claude Code's `Agent` (`Task` in older versions).
-CODEX_SPAWN_TOOLS: tuple[str, ...] = (
-    "spawn_agent",
-    "multi_agent_v1.spawn_agent",
-    "collaboration.spawn_agent",
-)
-CLAUDE_SPAWN_TOOLS: tuple[str, ...] = ("Agent", "Task")

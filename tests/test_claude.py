@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from evaluator.adapters import get_store
+from evaluator.adapters import get_store, normalize_session
 from evaluator.adapters.claude.runner import ClaudeCodeRunner, ancestor_context, read_stream_events
 from evaluator.adapters.codex.runner import CodexExecRunner
 from evaluator.agents import AgentHandle
@@ -230,6 +230,20 @@ def test_two_children_are_ambiguous_until_the_spawn_id_decides(
         handle.spawned_thread_ids
     )
     assert store.descendants(chosen) == []
+
+
+@pytest.mark.claude
+def test_the_agent_tool_is_recorded_as_neutral_spawns(
+    two_helpers: tuple[AgentHandle, Path],
+) -> None:
+    handle, _ = two_helpers
+    assert handle.root_thread_id
+    found = get_store("claude", handle.agent_home).locate_thread(handle.root_thread_id)
+    evidence = normalize_session(found.sessions[0].path)
+    assert [s.message for s in evidence.spawns] == ["first helper task", "second helper task"]
+    # Claude Code's sub-agents never inherit the parent's context and have no nickname.
+    assert all(s.fork_context is False and s.nickname is None for s in evidence.spawns)
+    assert {s.child_id for s in evidence.spawns} == set(handle.spawned_thread_ids)
 
 
 @pytest.mark.claude

@@ -249,6 +249,11 @@ def test_two_children_are_ambiguous_until_the_spawn_id_decides() -> None:
         assert found.status == "found" and found.sessions[0].thread_id == chosen
         missing = store.locate_child(ChildQuery(handle.root_thread_id, nickname="Nobody"))
         assert missing.status == "not-found"
+        # The normaliser records both spawns in the neutral form the sub-agent checks read.
+        evidence = normalize_session(store.locate_thread(handle.root_thread_id).sessions[0].path)
+        assert [s.message for s in evidence.spawns] == ["first helper task", "second helper task"]
+        assert all(s.fork_context is False and s.nickname for s in evidence.spawns)
+        assert {s.child_id for s in evidence.spawns} == set(handle.spawned_thread_ids)
 
 
 def test_write_outcomes_follow_the_tool_call() -> None:

@@ -13,7 +13,6 @@ import pytest
 
 from evaluator.contract.models import Case
 from evaluator.evidence import SessionEvidence
-from evaluator.evidence.normalize import excerpt
 from evaluator.judge import JudgeContext, judge_case
 from evaluator.prompting import agent_prompt, in_session_prompt, user_prompt_of
 from tests.conftest import ROOT, copy_demo
@@ -235,14 +234,11 @@ def test_the_skill_eval_target_tells_good_evaluator_agents_from_broken_ones(
 
 
 def _spawning_evidence(message: str, answer: str) -> SessionEvidence:
-    """A session that spawned one sub-agent, as the normaliser records it (the spawn and its
-    result stay in memory even though tool calls otherwise only reach the spill file)."""
+    """A session that spawned one sub-agent, as every normaliser records it."""
     evidence = SessionEvidence(session_path="s.jsonl", complete=True, final_answer=answer)
-    arguments = json.dumps({"message": message, "fork_context": False})
-    evidence.add(
-        "tool_call", 3, call_id="c1", tool="multi_agent_v1.spawn_agent", text=excerpt(arguments)
-    )
-    evidence.add("tool_result", 4, call_id="c1", text='{"agent_id":"01a2","nickname":"Noether"}')
+    evidence.spawned(3, "c1", message, False)
+    result = evidence.add("tool_result", 4, call_id="c1", text='{"nickname":"Noether"}')
+    evidence.spawn_answered("c1", result.id, "01a2", "Noether")
     evidence.add("final_answer", 5, text=answer)
     return evidence
 
@@ -255,7 +251,7 @@ def _spawning_evidence(message: str, answer: str) -> SessionEvidence:
         ({"kind": "agent_spawned", "message_contains": "Hi there"}, "Hi there.", "x", "pass"),
         ({"kind": "agent_spawned", "message_contains": "grader"}, "Hi", "x", "fail"),
         # A message too long to keep whole cannot prove what it lacks: never a guess.
-        ({"kind": "agent_spawned", "message_contains": "grader"}, "Hi " * 2000, "x", "blocked"),
+        ({"kind": "agent_spawned", "message_contains": "grader"}, "Hi " * 6000, "x", "blocked"),
         ({"kind": "spawned_agents_named"}, "Hi", "Sub-agent Noether ran it.", "pass"),
         ({"kind": "spawned_agents_named"}, "Hi", "A sub-agent ran it.", "fail"),
     ],
@@ -289,13 +285,14 @@ def test_sub_agent_checks(
         ({"kind": "spawned_agents_named"}, "blocked"),  # Claude's sub-agents have no nickname
     ],
 )
-def test_sub_agent_checks_read_claude_codes_agent_tool(
+def test_sub_agent_checks_of_a_spawn_without_nickname(
     check: dict[str, object], expected: str
 ) -> None:
     evidence = SessionEvidence(session_path="s.jsonl", complete=True)
-    arguments = json.dumps({"description": "case", "prompt": "Add a column, please."})
-    evidence.add("tool_call", 1, call_id="t1", tool="Agent", text=arguments)
-    evidence.add("tool_result", 2, call_id="t1", text="done")
+    # What the Claude normaliser records for an Agent call: no fork, no nickname.
+    evidence.spawned(1, "t1", "Add a column, please.", False, tool="Agent")
+    result = evidence.add("tool_result", 2, call_id="t1", text="done")
+    evidence.spawn_answered("t1", result.id, None, None)
     evidence.add("final_answer", 3, text="The sub-agent added it.")
     case = Case.model_validate(
         {

@@ -59,6 +59,18 @@ _EXIT_PATTERNS = (
 )
 
 
+# The tools that start a sub-agent, as Codex records them (under its namespaces).
+SPAWN_TOOLS = ("spawn_agent", "multi_agent_v1.spawn_agent", "collaboration.spawn_agent")
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def excerpt(text: str | None) -> str | None:
     if text is None:
         return None
@@ -429,7 +441,7 @@ class Normalizer:
             output = p.get("output")
             code = output_exit_code(output)
             text = output_text(output)
-            ev.add(
+            result = ev.add(
                 "tool_result",
                 line,
                 timestamp=ts,
@@ -437,6 +449,14 @@ class Normalizer:
                 exit_code=code,
                 text=excerpt(text),
             )
+            if any(spawn.call_id == str(call_id) for spawn in ev.spawns):
+                answer = _json_object(text)
+                ev.spawn_answered(
+                    str(call_id),
+                    result.id,
+                    str(answer.get("agent_id") or "") or None,
+                    str(answer.get("nickname") or "") or None,
+                )
             call = self.calls.get(str(call_id))
             if call is not None and call.exit_code is None and code is not None:
                 call.exit_code = code
@@ -519,6 +539,16 @@ class Normalizer:
             chars = str(args.get("chars") or "")
             if chars.strip():
                 ev.opaque.append((call.id, "write_stdin typed input into a running process"))
+        elif tool in SPAWN_TOOLS and call_id:
+            fork = args.get("fork_context")
+            ev.spawned(
+                line,
+                str(call_id),
+                str(args.get("message") or ""),
+                fork if isinstance(fork, bool) else None,
+                timestamp=ts,
+                tool=tool,
+            )
 
     def javascript(self, line: int, ts: str | None, call_id: str | None, source: str) -> None:
         scan = scan_javascript(source)

@@ -11,13 +11,12 @@ from typing import IO, Any
 
 from evaluator.vocabulary import (
     ACCESS_RECORD_KINDS,
-    CLAUDE_SPAWN_TOOLS,
-    CODEX_SPAWN_TOOLS,
     RECORD_KINDS,
     Outcome,
 )
 
-SPAWN_TOOLS = CODEX_SPAWN_TOOLS + CLAUDE_SPAWN_TOOLS
+# A sub-agent's message is kept whole up to this size; a longer one is marked cut.
+MAX_SPAWN_MESSAGE = 16384
 
 __all__ = ["RECORD_KINDS", "EvidenceRecord", "SessionEvidence"]
 
@@ -72,6 +71,25 @@ _SPILL_ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
 @dataclass
+class SubagentSpawn:
+    """A sub-agent the session started, in every agent's terms: the message it was given,
+    whether it inherits the parent's context, and (once the call answered) its id and
+    nickname. Each agent's normaliser fills it from its own spawn tool."""
+
+    record: str  # the `subagent_spawned` record's id, what verdicts cite
+    call_id: str
+    message: str
+    message_cut: bool  # the message was longer than MAX_SPAWN_MESSAGE
+    fork_context: bool | None  # None: the agent did not say
+    child_id: str | None = None
+    nickname: str | None = None
+    result_record: str | None = None  # the id of the call's result record
+
+    def to_json(self) -> dict[str, Any]:
+        return {name.name: getattr(self, name.name) for name in fields(self)}
+
+
+@dataclass
 class SessionEvidence:
     """Header facts, plus the records. `records` holds what judging and isolation use; every
     record, in order, is in the spill file and reaches `accepted-session.json` (`write_json`)."""
@@ -102,8 +120,8 @@ class SessionEvidence:
     )
     # Outcome per tool call, filled as results arrive; access records take theirs from it.
     call_outcomes: dict[str, Outcome] = field(default_factory=dict, repr=False)
-    # Sub-agent spawns and their results stay in memory: the sub-agent checks judge them.
-    _spawn_calls: set[str] = field(default_factory=set, repr=False)
+    # Every sub-agent the session started, in order (what the sub-agent checks judge).
+    spawns: list[SubagentSpawn] = field(default_factory=list)
 
     def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> str | None:
         kind = record.kind if isinstance(record, EvidenceRecord) else record.get("kind")
@@ -133,7 +151,7 @@ class SessionEvidence:
             self._spill.write(_SPILL_ENCODER.encode(record.to_json()) + "\n")
         else:
             self._spill.write("\n")
-        if kind in SPILL_ONLY_KINDS and not self._is_spawn(record):
+        if kind in SPILL_ONLY_KINDS:
             record.text = None
             return record
         if kind in ACCESS_RECORD_KINDS:
@@ -145,11 +163,39 @@ class SessionEvidence:
         self.records.append(record)
         return record
 
-    def _is_spawn(self, record: EvidenceRecord) -> bool:
-        if record.kind == "tool_call" and (record.tool or "") in SPAWN_TOOLS:
-            self._spawn_calls.add(str(record.call_id))
-            return True
-        return record.kind == "tool_result" and str(record.call_id) in self._spawn_calls
+    def spawned(
+        self,
+        line: int,
+        call_id: str,
+        message: str,
+        fork_context: bool | None,
+        *,
+        timestamp: str | None = None,
+        tool: str | None = None,
+    ) -> SubagentSpawn:
+        """Records a tool call that started a sub-agent."""
+        cut = len(message) > MAX_SPAWN_MESSAGE
+        record = self.add(
+            "subagent_spawned",
+            line,
+            timestamp=timestamp,
+            call_id=call_id,
+            tool=tool,
+            text=message[:200],
+        )
+        spawn = SubagentSpawn(record.id, call_id, message[:MAX_SPAWN_MESSAGE], cut, fork_context)
+        self.spawns.append(spawn)
+        return spawn
+
+    def spawn_answered(
+        self, call_id: str, result_record: str, child_id: str | None, nickname: str | None
+    ) -> None:
+        """What the spawn call answered: the child's id and nickname, where the agent gives one."""
+        for spawn in self.spawns:
+            if spawn.call_id == call_id:
+                spawn.result_record = result_record
+                spawn.child_id = child_id or spawn.child_id
+                spawn.nickname = nickname or spawn.nickname
 
     def iter_records(self) -> Any:
         """Every record in id order, as JSON-ready dicts (streamed from the spill file)."""
@@ -213,6 +259,7 @@ class SessionEvidence:
             (int(m["line"]), str(m["reason"])) for m in data.get("malformed") or []
         ]
         evidence.opaque = [(o["ref"], o["reason"]) for o in data.get("opaque") or []]
+        evidence.spawns = [SubagentSpawn(**raw) for raw in data.get("spawns") or []]
         for raw in data.get("records") or []:
             values = {
                 k: v for k, v in raw.items() if k in names and k not in ("id", "kind", "line")
@@ -241,6 +288,7 @@ class SessionEvidence:
             "malformed": [{"line": line, "reason": why} for line, why in self.malformed],
             "unknown_types": self.unknown_types,
             "opaque": [{"ref": ref, "reason": reason} for ref, reason in self.opaque],
+            "spawns": [spawn.to_json() for spawn in self.spawns],
             "record_count": self.record_count,
             **({"records": list(self.iter_records())} if include_records else {}),
         }

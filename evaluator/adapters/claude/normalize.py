@@ -21,6 +21,8 @@ from evaluator.evidence.normalize import Normalizer, excerpt
 from evaluator.evidence.records import SessionEvidence
 from evaluator.evidence.rollout import RolloutStats, read_rollout
 
+# The tool that starts a sub-agent (`Task` in older versions).
+SPAWN_TOOLS = ("Agent", "Task")
 # Texts Claude Code puts in the result of a call it refused to run.
 DENIAL_MARKERS = (
     "requested permissions to",
@@ -177,13 +179,22 @@ class ClaudeNormalizer(Normalizer):
             text=excerpt(json.dumps(arguments, ensure_ascii=False)),
         )
         self.pending[call_id] = _PendingCall(line, ts, name, arguments, self.cwd_for(None))
+        if name in SPAWN_TOOLS:
+            # A Claude Code sub-agent never inherits the parent's context; it has no nickname.
+            prompt = str(arguments.get("prompt") or "")
+            self.evidence.spawned(line, call_id, prompt, False, timestamp=ts, tool=name)
 
     def result(self, line: int, ts: str | None, block: dict[str, Any], tool_result: Any) -> None:
         call_id = str(block.get("tool_use_id"))
         text = _result_text(block.get("content"))
         failed = bool(block.get("is_error"))
-        self.evidence.add("tool_result", line, timestamp=ts, call_id=call_id, text=excerpt(text))
+        record = self.evidence.add(
+            "tool_result", line, timestamp=ts, call_id=call_id, text=excerpt(text)
+        )
         call = self.pending.pop(call_id, None)
+        if call is not None and call.name in SPAWN_TOOLS:
+            child = tool_result.get("agentId") if isinstance(tool_result, dict) else None
+            self.evidence.spawn_answered(call_id, record.id, str(child) if child else None, None)
         if call is None:
             return
         if failed and any(marker in text for marker in DENIAL_MARKERS):
