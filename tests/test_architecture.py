@@ -18,6 +18,7 @@ LEAVES = {
     "vocabulary",
     "safepath",
     "patterns",
+    "kernelpaths",
     "__init__",
     "__main__",
     "data",

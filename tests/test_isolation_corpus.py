@@ -87,6 +87,7 @@ def canary() -> Iterator[Canary]:
     (directory / "secret.txt").write_text(f"{token}\n")
     (directory / "data.json").write_text(json.dumps({"token": token}))
     (directory / "tool.py").write_text("print('tool')\n")
+    (directory / f"listed-{token}").write_text("")  # a listing of the directory shows the token
     tool = directory / "tool.sh"
     tool.write_text(f"#!/bin/sh\ncat {directory}/secret.txt\n")
     tool.chmod(tool.stat().st_mode | stat.S_IXUSR)

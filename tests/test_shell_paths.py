@@ -44,7 +44,21 @@ WS = "/w/ws"
         ("tar -C /opt -xf a.tar", [("cwd", "/opt"), ("read", "/w/ws/a.tar"), ("write", "/opt")]),
         ("cat ~/.ssh/id_rsa", [("read", "~/.ssh/id_rsa")]),
         ("cat $HOME/x", [("read", "~/x")]),
-        ("cat refs/*.md", [("read", "/w/ws/refs/*.md")]),
+        # a glob lists its directory (whatever the command), then the command reads the names
+        ("cat refs/*.md", [("list", "/w/ws/refs/*.md"), ("read", "/w/ws/refs/*.md")]),
+        ("echo /o/*", [("list", "/o/*")]),
+        ("printf '%s' ../[a-z]*", [("list", "/w/[a-z]*")]),
+        ("for f in /o/*; do :; done", [("list", "/o/*")]),
+        ("d=/o; true $d/?", [("list", "/o/?")]),
+        ("echo '/o/*' \"/o/?\" /o/\\*", []),
+        # the kernel's doors resolved to what they name
+        ("cat /proc/self/root/etc/passwd", [("read", "/etc/passwd")]),
+        ("cat /proc/self/root/../../etc/passwd", [("read", "/etc/passwd")]),
+        ("cd /proc/self/root/tmp && cat x", [("cwd", "/tmp"), ("read", "/tmp/x")]),
+        ("cat /proc/self/cwd/../x", [("read", "/w/x")]),
+        ("ls /proc/thread-self/root/", [("list", "/")]),
+        ("echo x > /proc/self/root/tmp/x", [("write", "/tmp/x")]),
+        ("cat /dev/fd/3/x", [("read", "/proc/self/fd/3/x")]),
         # running a script is not reading it: its text never reached the agent
         ("python3 scripts/new.py slug", [("exec", "/w/ws/scripts/new.py")]),
         ("bash scripts/fetch.sh", [("exec", "/w/ws/scripts/fetch.sh")]),

@@ -42,6 +42,7 @@ from evaluator.evidence.commands import (
 )
 from evaluator.evidence.programs import scan_awk, scan_sed
 from evaluator.evidence.pycode import analyze_python
+from evaluator.kernelpaths import join_path
 from evaluator.vocabulary import AccessKind
 
 HOME_MARK = "~"
@@ -374,6 +375,31 @@ class _Walker:
                 return [_unescape(a) for a in alternatives]
         return [self.value(node)]
 
+    def glob_text(self, node: Node) -> str:
+        """The word as pathname expansion sees it: quoted and escaped characters neutralised
+        (`x`), unquoted expansions replaced by their known value (their result is globbed too)."""
+        kind = node.type
+        if kind == "word":
+            return re.sub(r"\\.", "x", _text(node))
+        if kind == "concatenation":
+            return "".join(self.glob_text(child) for child in node.named_children)
+        if kind in ("simple_expansion", "expansion", "command_substitution"):
+            value = self.value(node)
+            return value if value is not None else "x"
+        return "x"  # strings, raw strings, ANSI-C strings, numbers: quoted, never globbed
+
+    def globbed(self, node: Node, via: str) -> None:
+        """A word with an unquoted glob lists its directory, whatever the command does with the
+        names it gets (`echo /outside/*` shows them): a `list` access of the pattern, judged by
+        its directory part. A glob over a computed directory cannot be judged."""
+        if not _GLOB.search(self.glob_text(node)):
+            return
+        for value in self.expanded(node):
+            if value is None:
+                self.opaque(f"{via}: glob over a computed path {_text(node)}")
+            else:
+                self.add("list", value, f"{via} glob")
+
     def resolve(self, raw: str, base: str | None = None) -> str:
         if raw == "~" or raw.startswith("~/"):
             if self.home:
@@ -381,7 +407,8 @@ class _Walker:
             return raw
         if raw.startswith(HOME_MARK):
             return raw
-        return posixpath.normpath(posixpath.join(base or self.cwd, raw))
+        # The command's process runs in `base or self.cwd`: that is its `/proc/self/cwd`.
+        return join_path(base or self.cwd, raw, process_cwd=True)
 
     def add(self, kind: AccessKind, raw: str, via: str, base: str | None = None) -> None:
         self.result.accesses.append(PathAccess(kind, self.resolve(raw, base), raw, via))
@@ -482,6 +509,8 @@ class _Walker:
         values = node.children_by_field_name("value")
         body = node.child_by_field_name("body")
         name = _text(variable) if variable is not None else ""
+        for value_node in values:
+            self.globbed(value_node, "for")
         words = [self.value(v) for v in values]
         if any(w is None for w in words) or not values:
             self.opaque("for loop over computed values")
@@ -502,6 +531,9 @@ class _Walker:
             for sub in [*_descendants(value_node), value_node]:
                 if sub.type in ("command_substitution", "process_substitution"):
                     self.statements(sub)
+        if value_node is not None and value_node.type == "array":
+            for element in value_node.named_children:
+                self.globbed(element, f"{name}=( )")
         if name in UNSAFE_VARIABLES:
             self.opaque(f"assigns {name}, which changes what later commands run or read")
         value = self.value(value_node) if value_node is not None else ""
@@ -730,6 +762,7 @@ class _Walker:
             if destination is None:
                 continue
             operator = _operator(redirect)
+            self.globbed(destination, f"redirect {operator}")
             raw = self.value(destination)
             if raw is None:
                 self.opaque(f"redirect to a computed path {_text(destination)!r}")
@@ -780,6 +813,8 @@ class _Walker:
             return
         args: list[str | None] = []
         texts: list[str] = []
+        for word in [*name_node.named_children[:1], *args_nodes]:
+            self.globbed(word, name)
         for arg in args_nodes:
             for value in self.expanded(arg):
                 args.append(value)
@@ -1902,6 +1937,8 @@ _INFO_FLAGS = frozenset(words("--version -V --help -h -v"))
 _GIT_OPAQUE = frozenset(
     words("submodule filter-branch bisect daemon instaweb difftool mergetool send-email -p")
 )
+# An active pathname-expansion character (after `glob_text`): `*`, `?` or a bracket expression.
+_GLOB = re.compile(r"[*?]|\[[^]]*\]")
 _FILE_TESTS = frozenset(words("-e -f -d -r -w -x -s -L -h -p -S -b -c -g -u -k -O -G -N"))
 _FIND_VALUE_OPTIONS = frozenset(
     words(

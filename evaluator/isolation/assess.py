@@ -7,12 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator.evidence.records import RELIABLE_CWD_SOURCES, SessionEvidence
-from evaluator.isolation.allowlist import (
-    AGENT_PROCESS_PREFIXES,
-    SYSTEM_ALLOWLIST,
-    AllowRule,
-    allowed,
-)
+from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
+from evaluator.kernelpaths import KernelPath, disk_readlink, resolve_kernel_path
 from evaluator.vocabulary import ACCESS_RECORD_KINDS, IsolationVerdict
 
 Verdict = IsolationVerdict
@@ -62,15 +58,12 @@ def _glob_base(path: str) -> str:
     return path
 
 
-def _real(path: str) -> str:
-    # realpath resolves symlinks planted inside the workspace that point outside it. Paths of
-    # the agent's own process (`/proc/self/...`, `/dev/stdout`) stay as written: resolved here
-    # they would name the evaluator's process instead.
-    if path in ("/dev/stdin", "/dev/stdout", "/dev/stderr") or path.startswith(
-        AGENT_PROCESS_PREFIXES
-    ):
-        return path
-    return os.path.realpath(path)
+def _named(path: str) -> KernelPath:
+    # Symlinks on disk are followed (one planted inside the workspace that points outside is
+    # outside) in the same walk that resolves the kernel's doors (`/proc/self/root/...` is `/...`):
+    # one walk, because either can lead to the other. `/proc/self` and `/dev/fd` are never
+    # looked up on disk: here they would name the evaluator's process, not the agent's.
+    return resolve_kernel_path(path, None, disk_readlink)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -84,7 +77,7 @@ def assess_isolation(
     rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST,
     record_violations: bool = True,
 ) -> IsolationReport:
-    root = _real(str(workspace))
+    root = _named(str(workspace)).path
     report = IsolationReport(verdict="unverifiable", workspace=root, opaque=list(evidence.opaque))
     for record in evidence.records:
         if record.kind not in ACCESS_RECORD_KINDS or not record.path:
@@ -103,8 +96,17 @@ def assess_isolation(
                 )
             )
             continue
-        real = _real(_glob_base(path))
-        if _inside(real, root):
+        named = _named(_glob_base(path))
+        real = named.path
+        if named.kind in ("unresolved", "other-process"):
+            report.opaque.append((record.id, f"{access} {path}: {named.reason}"))
+            continue
+        if named.foreign and (_inside(real, root) or allowed(real, access, rules) is not None):
+            report.opaque.append(
+                (record.id, f"{access} {path}: through another process's root, maybe not ours")
+            )
+            continue
+        if named.kind == "plain" and _inside(real, root):
             # codex's parsed_cmd is a guess about the command: never proof of containment.
             if (
                 record.kind == "tool_workdir_observed" and record.source in RELIABLE_CWD_SOURCES
@@ -114,6 +116,12 @@ def assess_isolation(
         rule = allowed(real, access, rules)
         if rule is not None and access != "cwd":
             report.allowed_outside.append(f"{record.id} {real} ({rule.why})")
+            continue
+        if named.kind == "own-process":
+            # Not a door (those were resolved), but not a file the allowlist names either.
+            report.opaque.append(
+                (record.id, f"{access} {real}: process information the allowlist does not name")
+            )
             continue
         via = f" via symlink {path}" if real != _glob_base(path) and _inside(path, root) else ""
         source = f"{record.source}: {record.detail}" if record.detail else str(record.source)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.vocabulary import AccessKind, Outcome
 
 SHELLS = ("bash", "sh", "dash", "zsh")
@@ -467,14 +468,17 @@ class _Attributor:
         return call
 
     def resolve(self, proc: _Proc, event: _Event, index: int, path: str) -> str:
-        if path.startswith("/"):
-            return os.path.normpath(path)
+        """The path as the process passed it, taken from its directory argument or its cwd, with
+        the kernel's doors resolved as the session analysis resolves them (`/proc/self/root/x`
+        is `/x`; `/proc/self/cwd` is the process's cwd, which the log shows)."""
         base: str | None = proc.cwd
-        if index > 0:
+        if index > 0 and not path.startswith("/"):
             base = _fd_path(event.args[index - 1]) or base
-        if base is None:
-            return path  # relative to a directory the log never showed: kept as written
-        return os.path.normpath(os.path.join(base, path))
+        if not path.startswith("/"):
+            if base is None:
+                return path  # relative to a directory the log never showed: kept as written
+            path = f"{base}/{path}"
+        return resolve_kernel_path(path, proc.cwd).path
 
     def accesses(self, event: _Event, proc: _Proc) -> list[TracedAccess]:
         name, args = event.name, event.args
