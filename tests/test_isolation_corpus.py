@@ -217,3 +217,18 @@ def test_with_the_trace_on_every_escape_is_a_violation(canary: Canary) -> None:
     assert unproved == [], "these techniques no longer reach the canary; fix the corpus"
     assert not_violation == []
     print(f"\nescapes under the trace: {len(results)} runs, all violation")
+
+
+def test_with_the_trace_on_no_clean_command_is_a_violation_or_unverifiable(canary: Canary) -> None:
+    """The trace must not turn a look-alike (a `/proc/self` read, a `/dev/stdout` write, a glob in
+    the workspace) into a violation, nor leave it unverifiable."""
+    why_not = Tracer().unavailable()
+    if why_not:
+        if os.environ.get("CI"):
+            pytest.fail(f"strace is required in CI (./dev setup installs it): {why_not}")
+        pytest.skip(f"no tracer here: {why_not}")
+    results = run_corpus("clean.yaml", canary, traced=True)
+    _save("clean-traced", results)
+    wrong = [f"{r.id}: {r.verdict}: {r.reason}" for r in results if r.verdict != "contained"]
+    assert wrong == []
+    print(f"\nclean under the trace: {len(results)} runs, all contained")
