@@ -59,6 +59,13 @@ WS = "/w/ws"
         ("ls /proc/thread-self/root/", [("list", "/")]),
         ("echo x > /proc/self/root/tmp/x", [("write", "/tmp/x")]),
         ("cat /dev/fd/3/x", [("read", "/proc/self/fd/3/x")]),
+        # a program named through a door or `..` is what the name resolves to
+        (
+            "/proc/self/root/bin/sh -c 'cat /etc/passwd'",
+            [("exec", "/bin/sh"), ("read", "/etc/passwd")],
+        ),
+        ("/tmp/../bin/sh -c 'cat k'", [("exec", "/bin/sh"), ("read", "/w/ws/k")]),
+        ("echo a/b | column -t -s /", []),
         # running a script is not reading it: its text never reached the agent
         ("python3 scripts/new.py slug", [("exec", "/w/ws/scripts/new.py")]),
         ("bash scripts/fetch.sh", [("exec", "/w/ws/scripts/fetch.sh")]),

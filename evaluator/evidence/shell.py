@@ -861,7 +861,9 @@ class _Walker:
         self.result.commands.append(base)
         if "/" in name:
             self.add("exec", name, name)
-            if not name.startswith(("/usr/", "/bin/", "/sbin/")):
+            # Judged by what the name resolves to: `/proc/self/root/bin/sh` and `/tmp/../bin/sh`
+            # are the system shell and are modelled as `sh`, not trusted as a target's program.
+            if not self.resolve(name).startswith(("/usr/", "/bin/", "/sbin/")):
                 self.result.runs.append(ScriptRun(self.resolve(name), "unknown", name))
                 for raw in args:
                     if raw is not None and _looks_like_path(raw):
