@@ -81,7 +81,8 @@ WS = "/w/ws"
         ("bash -c 'cat /etc/passwd'", [("read", "/etc/passwd")]),
         ("sed -i 's/a/b/' f.txt", [("write", "/w/ws/f.txt")]),
         ("env FOO=1 cat z", [("read", "/w/ws/z")]),
-        ("x=$(cat q); echo $x", [("read", "/w/ws/q")]),
+        ('x=$(cat q); echo "$x"', [("read", "/w/ws/q")]),
+        ('read -r p; echo "$p" $HOME', []),  # quoted, and the environment is ours
         ("./run.sh --out ../o", [("exec", "/w/ws/run.sh"), ("path", "/w/o")]),
         ("echo hi 2>&1 >/dev/null", [("write", "/dev/null")]),
     ],
@@ -105,6 +106,12 @@ def test_paths(command: str, expected: list[tuple[str, str]]) -> None:
         ("cd $DIR", "cd to a computed directory"),
         ("uv pip install x", "uv other than `uv run`"),
         ("echo > $OUT", "computed path"),
+        # an unquoted expansion of something computed may carry a glob into the word
+        ("x=$(cat q); echo $x", "glob over a computed path"),
+        ("read p; printf '%s' $p", "glob over a computed path"),
+        ("echo $(cat q)", "glob over a computed path"),
+        ("echo ${X:-/etc/*}", "glob over a computed path"),
+        ("echo $UNKNOWN/*", "glob over a computed path"),
     ],
 )
 def test_opaque_constructs(command: str, reason: str) -> None:

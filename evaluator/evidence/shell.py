@@ -385,8 +385,25 @@ class _Walker:
             return "".join(self.glob_text(child) for child in node.named_children)
         if kind in ("simple_expansion", "expansion", "command_substitution"):
             value = self.value(node)
-            return value if value is not None else "x"
+            if value is not None:
+                return value
+            return "*" if self.may_glob(node) else "x"
         return "x"  # strings, raw strings, ANSI-C strings, numbers: quoted, never globbed
+
+    def may_glob(self, node: Node) -> bool:
+        """Whether an unquoted expansion we cannot evaluate may carry a glob into the word: the
+        output of a command substitution, a variable this command set to something computed
+        (`x=$(cat f)`, `read x`), a `${...}` whose text has a glob character (`${x:-/o/*}`). A
+        variable from the environment is the evaluator's own allowlisted one, not the agent's."""
+        text = _text(node)
+        if node.type == "command_substitution":
+            return True
+        if node.type == "expansion" and any(c in text for c in "*?["):
+            return True
+        match = re.match(r"\$\{?[#!]?(\w+)", text)
+        return (
+            match is not None and match.group(1) in self.vars and self.vars[match.group(1)] is None
+        )
 
     def globbed(self, node: Node, via: str) -> None:
         """A word with an unquoted glob lists its directory, whatever the command does with the
@@ -519,7 +536,7 @@ class _Walker:
             self.vars[name] = word
             if body is not None:
                 self.statements(body)
-        self.vars[name] = None
+        self.vars[name] = words[-1]  # bash keeps the last value
 
     def assign(self, node: Node, export: bool) -> None:
         if node.type != "variable_assignment":
@@ -1127,6 +1144,21 @@ class _Walker:
                 self.vars[key] = value
                 if key == "HOME":
                     self.home = value
+            elif raw is None and "=" in text:
+                self.vars[name] = None  # set to something computed
+
+    def cmd_read(self, args: list[str | None], texts: list[str]) -> None:
+        """`read NAME...` sets its variables to what it reads: computed (`REPLY` by default)."""
+        options, operands = split_options(_READ_BUILTIN, args, texts)
+        names = [raw for raw, _ in operands if raw is not None]
+        names += [value for option, value in options if option == "-a" and value is not None]
+        for name in names or ["REPLY"]:
+            self.vars[name] = None
+
+    def cmd_printf(self, args: list[str | None], texts: list[str]) -> None:
+        """`printf -v NAME ...` sets a variable (known when every argument is literal)."""
+        if len(args) >= 2 and args[0] == "-v" and args[1] is not None:
+            self.vars[args[1]] = _printf_text(args[2:])
 
     def cmd_tee(self, args: list[str | None], texts: list[str]) -> None:
         options, operands = split_options(COMMANDS["tee"], args, texts)
@@ -1939,6 +1971,7 @@ _INFO_FLAGS = frozenset(words("--version -V --help -h -v"))
 _GIT_OPAQUE = frozenset(
     words("submodule filter-branch bisect daemon instaweb difftool mergetool send-email -p")
 )
+_READ_BUILTIN = CommandModel(operands="text", short_values="adinNptu")
 # An active pathname-expansion character (after `glob_text`): `*`, `?` or a bracket expression.
 _GLOB = re.compile(r"[*?]|\[[^]]*\]")
 _FILE_TESTS = frozenset(words("-e -f -d -r -w -x -s -L -h -p -S -b -c -g -u -k -O -G -N"))
