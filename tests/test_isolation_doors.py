@@ -11,8 +11,10 @@ import yaml
 
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
+from evaluator.sandbox import Tracer
 from tests.conftest import ROOT
 from tests.support import codex_or_skip, scratch_dir
+from tests.test_isolation_corpus import Canary, run_entry
 
 pytestmark = pytest.mark.codex
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
@@ -51,3 +53,25 @@ def test_an_unverifiable_attempt_that_would_pass_is_blocked(tmp_path: Path) -> N
     # The judgement itself passed: only the isolation rule blocked it.
     assert result.assertions and all(a.status == "pass" for a in result.assertions)
     assert "a pass needs contained evidence" in (outcome.run_dir.path / "transcript.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -c 'print(\"/etc/looks-like-a-path\")'",  # a literal that reaches no file API
+        "echo hi | grep --label=/etc/looks-like-a-path -H hi",  # an unknown option's value
+    ],
+)
+def test_the_complete_trace_clears_a_lexical_guess(command: str) -> None:
+    """A path-like string the session analysis can only guess about is a violation from the
+    session alone, and no violation when the trace saw the whole tool call and no access to
+    it (a real codex run under strace, without the jail)."""
+    codex_or_skip()
+    why_not = Tracer().unavailable()
+    if why_not:
+        pytest.skip(f"no tracer here: {why_not}")
+    entry = {"id": "guess", "steps": ["cat .agents/skills/db-migrations/SKILL.md", command]}
+    canary = Canary(Path("/nonexistent-canary"), "unused")
+    assert run_entry(entry, canary).verdict == "violation"
+    traced = run_entry(entry, canary, traced=True)
+    assert traced.verdict == "contained", traced.reason

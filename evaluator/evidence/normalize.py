@@ -221,6 +221,7 @@ class Normalizer:
                     access=access.kind,
                     source=source,
                     detail=f"{detail} (via session symlink {via_link})" if via_link else detail,
+                    guess=True if access.guess else None,
                 )
         for reason in analysis.opaque:
             ev.opaque.append((record.id, reason))

@@ -56,6 +56,9 @@ class PathAccess:
     path: str  # absolute and normalised, or starting with "~" when HOME is unknown
     raw: str
     via: str
+    # A lexical guess: text that looks like a path (a literal in program text, an unknown
+    # option's value, a script's argument), not a path a modelled API or command was given.
+    guess: bool = False
 
 
 @dataclass(frozen=True)
@@ -427,8 +430,10 @@ class _Walker:
         # The command's process runs in `base or self.cwd`: that is its `/proc/self/cwd`.
         return join_path(base or self.cwd, raw, process_cwd=True)
 
-    def add(self, kind: AccessKind, raw: str, via: str, base: str | None = None) -> None:
-        self.result.accesses.append(PathAccess(kind, self.resolve(raw, base), raw, via))
+    def add(
+        self, kind: AccessKind, raw: str, via: str, base: str | None = None, guess: bool = False
+    ) -> None:
+        self.result.accesses.append(PathAccess(kind, self.resolve(raw, base), raw, via, guess))
 
     def opaque(self, reason: str) -> None:
         self.result.opaque.append(reason)
@@ -450,7 +455,7 @@ class _Walker:
         analysis = analyze_python(code)
         base = cwd or self.cwd
         for access in analysis.accesses:
-            self.add(access.kind, access.path, f"{via} {access.how}", base)
+            self.add(access.kind, access.path, f"{via} {access.how}", base, access.how == "literal")
         for command in analysis.commands:
             if isinstance(command, str):
                 self.nested(command, via, base)
@@ -676,7 +681,9 @@ class _Walker:
         for index in range(start, len(accesses)):
             access = accesses[index]
             if access.kind == "read":
-                accesses[index] = PathAccess("metadata", access.path, access.raw, access.via)
+                accesses[index] = PathAccess(
+                    "metadata", access.path, access.raw, access.via, access.guess
+                )
 
     def redirected(self, node: Node) -> None:
         body = node.child_by_field_name("body")
@@ -884,7 +891,7 @@ class _Walker:
                 self.result.runs.append(ScriptRun(self.resolve(name), "unknown", name))
                 for raw in args:
                     if raw is not None and _looks_like_path(raw):
-                        self.add("path", raw, name)
+                        self.add("path", raw, name, guess=True)
                 return
         handler = (
             getattr(self, f"cmd_{base.replace('-', '_')}", None)
@@ -926,7 +933,7 @@ class _Walker:
             if option in model.roles:
                 self.role(model.roles[option], value, str(value), f"{via} {option}", base)
             elif value is not None and option.startswith("--") and _looks_like_path(value):
-                self.add("path", value, f"{via} {option}", base)
+                self.add("path", value, f"{via} {option}", base, guess=True)
         if model.first is not None and operands and not (names & model.first_unless):
             raw, text = operands.pop(0)
             self.role(model.first, raw, text, via, base)
@@ -1720,7 +1727,7 @@ class _Walker:
             self.result.runs.append(ScriptRun(self.resolve(raw), "unknown", base))
             for rest in args[index + 1 :]:
                 if rest is not None and _looks_like_path(rest):
-                    self.add("path", rest, base)
+                    self.add("path", rest, base, guess=True)
             return
         self.stdin_program(base, "unknown")
 
@@ -1789,7 +1796,7 @@ class _Walker:
         self.result.runs.append(ScriptRun(self.resolve(script), "shell", base))
         for rest in operands[1:]:
             if rest is not None and _looks_like_path(rest):
-                self.add("path", rest, base)
+                self.add("path", rest, base, guess=True)
 
     def python_command(self, base: str, args: list[str | None], texts: list[str]) -> None:
         if args[:1] and args[0] in _INFO_FLAGS:
@@ -1820,7 +1827,7 @@ class _Walker:
                             self.role("python", value, str(value), f"{base} -c")
                             for extra in rest:
                                 if extra is not None and _looks_like_path(extra):
-                                    self.add("path", extra, base)
+                                    self.add("path", extra, base, guess=True)
                         else:
                             self.python_module(base, value, rest, rest_texts)
                         return
@@ -1833,7 +1840,7 @@ class _Walker:
             self.result.runs.append(ScriptRun(self.resolve(raw), "python", base))
             for extra in args[index + 1 :]:
                 if extra is not None and _looks_like_path(extra):
-                    self.add("path", extra, base)
+                    self.add("path", extra, base, guess=True)
             return
         self.stdin_program(base, "python")
 
@@ -1860,7 +1867,7 @@ class _Walker:
             self.opaque(f"{base} -m {module}: module not modelled")
             for raw in args:
                 if raw is not None and _looks_like_path(raw):
-                    self.add("path", raw, f"{base} -m {module}")
+                    self.add("path", raw, f"{base} -m {module}", guess=True)
 
 
 # ---------------------------------------------------------------------- option splitting

@@ -22,6 +22,10 @@ class Violation:
     path: str
     detail: str
     line: int = 0
+    # A lexical guess of the session analysis (evidence/shell.py `PathAccess.guess`): the
+    # complete trace of its tool call may contradict it (isolation/trace.py).
+    guess: bool = False
+    call_id: str | None = None
 
     def to_json(self) -> dict[str, str]:
         return {"ref": self.ref, "kind": self.kind, "path": self.path, "detail": self.detail}
@@ -37,6 +41,8 @@ class IsolationReport:
     allowed_outside: list[str] = field(default_factory=list)
     opaque: list[tuple[str, str]] = field(default_factory=list)
     reason: str = ""
+    # False when guess violations were left for `trace.combine` to record (or clear).
+    guesses_recorded: bool = True
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -76,9 +82,17 @@ def assess_isolation(
     *,
     rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST,
     record_violations: bool = True,
+    record_guesses: bool = True,
 ) -> IsolationReport:
+    """`record_guesses=False`: violations that are only lexical guesses are not recorded yet;
+    the trace may contradict them (`trace.combine` records the ones that stand)."""
     root = _named(str(workspace)).path
-    report = IsolationReport(verdict="unverifiable", workspace=root, opaque=list(evidence.opaque))
+    report = IsolationReport(
+        verdict="unverifiable",
+        workspace=root,
+        opaque=list(evidence.opaque),
+        guesses_recorded=record_guesses,
+    )
     for record in evidence.records:
         if record.kind not in ACCESS_RECORD_KINDS or not record.path:
             continue
@@ -93,6 +107,8 @@ def assess_isolation(
                     path,
                     f"home directory access ({record.detail or ''})",
                     record.line,
+                    guess=bool(record.guess),
+                    call_id=record.call_id,
                 )
             )
             continue
@@ -126,8 +142,38 @@ def assess_isolation(
         via = f" via symlink {path}" if real != _glob_base(path) and _inside(path, root) else ""
         source = f"{record.source}: {record.detail}" if record.detail else str(record.source)
         report.violations.append(
-            Violation(record.id, access, real, f"{source}{via}".strip(), record.line)
+            Violation(
+                record.id,
+                access,
+                real,
+                f"{source}{via}".strip(),
+                record.line,
+                guess=bool(record.guess),
+                call_id=record.call_id,
+            )
         )
+    decide(report)
+    if record_violations:
+        for violation in report.violations:
+            if violation.guess and not record_guesses:
+                continue
+            record_violation(evidence, violation)
+    return report
+
+
+def record_violation(evidence: SessionEvidence, violation: Violation) -> None:
+    evidence.add(
+        "isolation_violation",
+        violation.line,
+        path=violation.path,
+        access=violation.kind,
+        ref=violation.ref,
+        detail=violation.detail,
+    )
+
+
+def decide(report: IsolationReport) -> None:
+    """The verdict of one session's report from what it holds."""
     if report.violations:
         report.verdict = "violation"
         report.reason = f"{len(report.violations)} access(es) outside the workspace"
@@ -140,17 +186,6 @@ def assess_isolation(
     else:
         report.verdict = "contained"
         report.reason = f"{report.checked} observed access(es), all inside the workspace"
-    if record_violations:
-        for violation in report.violations:
-            evidence.add(
-                "isolation_violation",
-                violation.line,
-                path=violation.path,
-                access=violation.kind,
-                ref=violation.ref,
-                detail=violation.detail,
-            )
-    return report
 
 
 _SEVERITY: dict[Verdict, int] = {"contained": 0, "unverifiable": 1, "violation": 2}
@@ -162,11 +197,14 @@ def assess_attempt(
     descendants: list[SessionEvidence],
     *,
     rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST,
+    record_guesses: bool = True,
 ) -> IsolationReport:
     """The accepted session and every sub-agent session it spawned (at any depth): the attempt
     takes the worst verdict. A session that touched nothing (a launcher that only spawned and
-    waited) neither proves nor disproves anything and is left out of the verdict."""
-    report = assess_isolation(evidence, workspace, rules=rules)
+    waited) neither proves nor disproves anything and is left out of the verdict.
+    `record_guesses=False`: the accepted session's guess violations wait for the trace (the
+    trace is matched to the accepted session's commands only: a sub-agent's guesses stand)."""
+    report = assess_isolation(evidence, workspace, rules=rules, record_guesses=record_guesses)
     if not descendants:
         return report
     judged = [("", report)] if (report.checked or report.opaque) else []

@@ -18,7 +18,7 @@ from typing import Literal
 
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
-from evaluator.isolation.assess import IsolationReport, Violation
+from evaluator.isolation.assess import IsolationReport, Violation, decide, record_violation
 from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox.strace_log import (
     PATCH_CALL,
@@ -84,6 +84,9 @@ class TraceReport:
     private_tmp: list[str] = field(default_factory=list)
     # Accesses through a door the log does not resolve (`/dev/fd/N` that failed): unverifiable.
     unresolved: list[str] = field(default_factory=list)
+    # Session tool calls (by call id) whose whole subtree the log shows, with every path the
+    # trace saw them use (as resolved and as written): what can contradict a lexical guess.
+    complete_calls: dict[str, set[str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -195,6 +198,10 @@ def assess_trace(
     for call in trace.tool_calls:
         record = matched.get(call.index)
         label = f"`{record.id}`" if record else f"trace call {call.index}"
+        if record is not None and record.call_id and trace.complete(call):
+            seen = report.complete_calls.setdefault(record.call_id, set())
+            seen.update(a.path for a in call.accesses)
+            seen.update(a.requested for a in call.accesses if a.requested)
         if record is None and not (call.tool == PATCH_CALL and session_patches):
             what = "a patch" if call.tool == PATCH_CALL else f"`{_short(call.command)}`"
             report.disagreements.append(
@@ -305,12 +312,18 @@ def combine(
     to a text analysis, not to strace. Only in the jail: the trace does not see stat-family
     calls, and there the eval repo, the source workspace and $HOME are empty, so a `stat` the
     trace missed can learn nothing of them."""
+    # Whether the layers tell the same story, before contradicted guesses are noted (those are
+    # settled in the trace's favour, not a conflict).
+    agree = not trace_report.disagreements
+    if evidence is not None:
+        evidence_report = _arbitrate_guesses(evidence_report, trace_report, evidence)
     worse = max(
         (evidence_report.verdict, trace_report.verdict), key=lambda verdict: _SEVERITY[verdict]
     )
     resolved = (
         jailed
         and evidence is not None
+        and agree
         and _trace_covers_opaque(evidence_report, trace_report, evidence)
     )
     if resolved:
@@ -346,13 +359,60 @@ def combine(
     return merged
 
 
+def _arbitrate_guesses(
+    evidence_report: IsolationReport, trace_report: TraceReport, evidence: SessionEvidence
+) -> IsolationReport:
+    """The trace as arbiter of the session analysis's lexical guesses (a path-like literal in
+    program text, an unknown option's value, a script's argument): a guess about a tool call
+    whose whole subtree the trace shows, where no process of it used that path or anything
+    below it, is contradicted. It is no violation; the disagreement is kept. An observed access
+    (a path a modelled command or API was given, a `cd`, a redirect) the trace did not see still
+    counts, and so does a guess in any call the trace did not see whole (or a sub-agent's: the
+    trace is matched to the accepted session only). The guesses that stand are recorded here
+    when the session analysis left them to us."""
+    kept: list[Violation] = []
+    cleared: list[Violation] = []
+    for violation in evidence_report.violations:
+        seen = trace_report.complete_calls.get(violation.call_id or "")
+        if (
+            violation.guess
+            and seen is not None
+            and not any(_inside(path, violation.path) for path in seen)
+        ):
+            cleared.append(violation)
+        else:
+            kept.append(violation)
+    if not evidence_report.guesses_recorded:
+        for violation in kept:
+            if violation.guess:
+                record_violation(evidence, violation)
+    if not cleared:
+        return evidence_report
+    for violation in cleared:
+        trace_report.disagreements.append(
+            f"`{violation.ref}`: the session analysis guessed {violation.kind} {violation.path}"
+            f" ({violation.detail}); the complete trace of that call shows no such access,"
+            " so it is no violation"
+        )
+    arbitrated = IsolationReport(
+        verdict=evidence_report.verdict,
+        workspace=evidence_report.workspace,
+        violations=kept,
+        reliable_signals=evidence_report.reliable_signals,
+        checked=evidence_report.checked,
+        allowed_outside=list(evidence_report.allowed_outside),
+        opaque=list(evidence_report.opaque),
+    )
+    decide(arbitrated)
+    return arbitrated
+
+
 def _trace_covers_opaque(
     evidence_report: IsolationReport, trace_report: TraceReport, evidence: SessionEvidence
 ) -> bool:
     if not (
         evidence_report.verdict == "unverifiable"
         and trace_report.verdict == "contained"
-        and not trace_report.disagreements  # the trace and the session tell the same story
         and evidence_report.opaque
         and not evidence_report.violations
         and evidence_report.reliable_signals > 0

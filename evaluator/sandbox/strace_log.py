@@ -101,6 +101,7 @@ class ToolCallTrace:
     tool: str = "shell"
     accesses: list[TracedAccess] = field(default_factory=list)
     dropped: int = 0
+    pids: set[int] = field(default_factory=set)  # every process of the subtree
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
 
     def add(self, access: TracedAccess) -> None:
@@ -122,6 +123,18 @@ class ObservedTrace:
     unparsed: int = 0
     # Events of processes whose creation the log never showed: attributed to nobody.
     unattributed: int = 0
+    exited: set[int] = field(default_factory=set)  # processes whose end (`+++`) the log shows
+
+    def complete(self, call: ToolCallTrace) -> bool:
+        """Whether the log shows all of a tool call: every process of its subtree ended in the
+        log (strace neither detached nor was killed before them), none of its accesses was
+        dropped, and no line of the log was unreadable or unattributed."""
+        return (
+            call.pids <= self.exited
+            and call.dropped == 0
+            and self.unparsed == 0
+            and self.unattributed == 0
+        )
 
 
 @dataclass
@@ -286,6 +299,8 @@ def _events(
             pid_text, rest = match.group("pid"), match.group("rest")
         pid = int(pid_text)
         if rest.startswith(("+++", "---")):
+            if rest.startswith("+++"):  # `+++ exited with 0 +++`, `+++ killed by SIGKILL +++`
+                trace.exited.add(pid)
             continue
         if rest.endswith("<unfinished ...>"):
             if droppable(pid, _name(rest), rest):
@@ -383,6 +398,8 @@ class _Attributor:
                     in_sandbox=proc.in_sandbox,
                     call=proc.call,
                 )
+                if proc.call is not None:
+                    proc.call.pids.add(event.child)
                 for orphan in self.orphans.pop(event.child, []):
                     self.apply(orphan)
             return
@@ -464,6 +481,7 @@ class _Attributor:
             line=event.line,
             tool=tool,
         )
+        call.pids.add(event.pid)
         self.trace.tool_calls.append(call)
         return call
 
