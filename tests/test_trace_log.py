@@ -163,6 +163,7 @@ def test_the_trace_vouches_for_opaque_calls_only_when_it_saw_them_whole_in_the_j
     trace = TraceReport("contained", "1 traced tool call(s)", 1, disagreements=disagreements)
     if matched:
         trace.matched = {1: evidence.records[0].id}
+        trace.complete_calls = {"c1": set()}  # matched, and every process of it ended
     assert combine(report, trace, evidence, jailed=jailed).verdict == expected
     violating = TraceReport("violation", "outside", 1, matched=dict(trace.matched))
     assert combine(report, violating, evidence, jailed=jailed).verdict == "violation"

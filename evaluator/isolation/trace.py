@@ -419,14 +419,12 @@ def _trace_covers_opaque(
     ):
         return False
     by_id = {r.id: r for r in evidence.records}
-    traced_calls = {
-        by_id[record_id].call_id
-        for record_id in trace_report.matched.values()
-        if record_id in by_id
-    }
     for ref, _ in evidence_report.opaque:
         record = by_id.get(ref)
-        if record is None or record.call_id is None or record.call_id not in traced_calls:
+        # Seen whole: matched, and every process of it ended in the log (`complete_calls`).
+        if record is None or record.call_id is None:
+            return False
+        if record.call_id not in trace_report.complete_calls:
             return False
     return True
 
