@@ -4,6 +4,9 @@ and sub-agent, are in test_isolation_agents.py; the corpus in test_isolation_cor
 
 from __future__ import annotations
 
+import os
+import pwd
+import shutil
 from pathlib import Path
 
 import pytest
@@ -75,3 +78,23 @@ def test_the_complete_trace_clears_a_lexical_guess(command: str) -> None:
     assert run_entry(entry, canary).verdict == "violation"
     traced = run_entry(entry, canary, traced=True)
     assert traced.verdict == "contained", traced.reason
+
+
+def test_a_tools_probe_of_the_real_homes_config_is_incidental() -> None:
+    """sqlite3 finds its home in the password database, not in HOME: without the jail it probes
+    the invoking user's `~/.sqliterc`. Absent, that probe is the tool's own business (listed as
+    incidental), not the skill's violation. sqlite3 itself is not modelled, so the session stays
+    `unverifiable`: what is under test is the trace's verdict."""
+    codex_or_skip()
+    why_not = Tracer().unavailable()
+    if why_not:
+        pytest.skip(f"no tracer here: {why_not}")
+    if shutil.which("sqlite3") is None:
+        pytest.skip("no sqlite3 here")
+    probed = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".sqliterc"
+    if probed.exists():
+        pytest.skip(f"{probed} exists here: its read would rightly be a violation")
+    entry = {"id": "sqlite", "steps": ["sqlite3 local.db 'select 1;'"]}
+    traced = run_entry(entry, Canary(Path("/nonexistent-canary"), "unused"), traced=True)
+    assert traced.verdict == "unverifiable", traced.reason
+    assert "trace: 1 traced tool call(s), all inside the workspace" in traced.reason

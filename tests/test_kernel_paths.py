@@ -373,3 +373,43 @@ def test_an_observed_access_the_trace_did_not_see_still_counts(tmp_path: Path) -
     cat = 'execve("/usr/bin/cat", ["cat", "/etc/secret-looking"], 0x5 /* 2 vars */) = 0'
     verdict, violations, _, records = _arbitrated(tmp_path, "cat /etc/secret-looking", [cat])
     assert (verdict, violations, records) == ("violation", ["/etc/secret-looking"], 1)
+
+
+@pytest.mark.parametrize(
+    "syscall,verdict",
+    [
+        # sqlite3 looks its home up in the password database: an absent ~/.sqliterc is a probe
+        (
+            'openat(AT_FDCWD</w/ws>, "/root/.sqliterc", O_RDONLY) = -1 ENOENT (No such file or'
+            " directory)",
+            "contained",
+        ),
+        (
+            'openat(AT_FDCWD</w/ws>, "/home/u/.config/git/attributes", O_RDONLY) = -1 ENOENT'
+            " (No such file or directory)",
+            "contained",
+        ),
+        # an existing file is read, or refused: a violation either way
+        ('openat(AT_FDCWD</w/ws>, "/root/.sqliterc", O_RDONLY) = 3</root/.sqliterc>', "violation"),
+        (
+            'openat(AT_FDCWD</w/ws>, "/root/.ssh/id_rsa", O_RDONLY) = -1 EACCES (Permission'
+            " denied)",
+            "violation",
+        ),
+        # not a dot-file of a home: an attempted access, not a tool's probe
+        (
+            'openat(AT_FDCWD</w/ws>, "/root/notes.txt", O_RDONLY) = -1 ENOENT (No such file or'
+            " directory)",
+            "violation",
+        ),
+        (
+            'openat(AT_FDCWD</w/ws>, "/root/.x", O_WRONLY|O_CREAT, 0666) = -1 ENOENT (No such'
+            " file or directory)",
+            "violation",
+        ),
+    ],
+)
+def test_a_tools_probe_of_an_absent_home_config_file_is_incidental(
+    syscall: str, verdict: str
+) -> None:
+    assert _trace_verdict("sqlite3 local.db 'select 1'", [syscall])[0] == verdict

@@ -18,7 +18,7 @@ from evaluator.isolation.trace import TraceReport, combine
 from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
 from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.bwrap import BubblewrapJail
-from evaluator.sandbox.launch import choose_policy, path_tools
+from evaluator.sandbox.launch import NO_JAIL_HOME_NOTE, choose_policy, path_tools
 
 WS = "/var/tmp/ws"
 SANDBOX = "/var/tmp/agent/codex-home/tmp/arg0-linux/codex-arg0X/codex-linux-sandbox"
@@ -92,7 +92,7 @@ def test_choose_policy_falls_back_or_refuses(monkeypatch: pytest.MonkeyPatch) ->
     )
     with pytest.raises(EnvironmentProblem, match="--trace on"):
         choose_policy("none", "on", ())
-    assert choose_policy("none", "off", ()).notes == ()
+    assert choose_policy("none", "off", ()).notes == (NO_JAIL_HOME_NOTE,)
 
 
 def test_bwrap_argv_hides_then_binds_back(tmp_path: Path) -> None:

@@ -67,7 +67,10 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/tmp/sh-thd", _ANY, "bash's temporary here-document files"),
 )
 _PROC_PID = re.compile(r"^/proc/\d+(/|$)")
-Judgement = Literal["allowed", "outside", "unresolved"]
+# A user's home directory: the invoking user's own (a tool that reads the password database
+# instead of HOME finds it) or any other.
+_USER_HOME = re.compile(r"^(?:/root|/home/[^/]+)/(?P<below>.+)$")
+Judgement = Literal["allowed", "outside", "unresolved", "incidental"]
 _SEVERITY: dict[IsolationVerdict, int] = {"contained": 0, "unverifiable": 1, "violation": 2}
 
 
@@ -87,6 +90,8 @@ class TraceReport:
     # Session tool calls (by call id) whose whole subtree the log shows, with every path the
     # trace saw them use (as resolved and as written): what can contradict a lexical guess.
     complete_calls: dict[str, set[str]] = field(default_factory=dict)
+    # A tool's probes of configuration files absent from a user's home (ENOENT): allowed, shown.
+    incidental: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -99,6 +104,7 @@ class TraceReport:
             "matched": {f"call-{k}": v for k, v in sorted(self.matched.items())},
             "private_tmp": self.private_tmp,
             "unresolved": self.unresolved,
+            "incidental": self.incidental,
         }
 
 
@@ -129,7 +135,26 @@ def _judge(
         return "unresolved"
     if access.access == "cwd":
         return "outside"  # entering a system directory is still leaving the workspace
-    return "allowed" if allowed(access.path, access.access, rules) is not None else "outside"
+    if allowed(access.path, access.access, rules) is not None:
+        return "allowed"
+    return "incidental" if _config_probe(access) else "outside"
+
+
+def _config_probe(access: TracedAccess) -> bool:
+    """A tool's own probe of a configuration file in a user's home that does not exist (sqlite3
+    looking for `/root/.sqliterc` through the password database, git for
+    `~/.config/git/attributes`): a read answered ENOENT, of a dot-file or anything under a
+    dot-directory of the home. Nothing was read; the path is listed, not judged. Whether the
+    command named the path is the session layer's business: a named one is a violation there. An
+    existing file (a read that succeeded, or failed otherwise) stays a violation."""
+    home = _USER_HOME.match(access.path)
+    return (
+        home is not None
+        and home.group("below").startswith(".")
+        and access.outcome == "failed"
+        and access.error == "ENOENT"
+        and access.access in ("read", "metadata", "list")
+    )
 
 
 def _match(
@@ -214,6 +239,8 @@ def assess_trace(
                     f"{label}: {access.syscall} {access.path} ({access.outcome}, trace line"
                     f" {access.line})"
                 )
+            elif judgement(access) == "incidental" and access.path not in report.incidental:
+                report.incidental.append(access.path)
         for access in call.accesses:
             in_private = any(_inside(access.path, d) for d in private)
             in_roots = any(_inside(access.path, r) for r in roots)
