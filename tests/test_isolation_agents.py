@@ -99,6 +99,8 @@ SCENARIOS: dict[str, tuple[list[dict[str, Any]], bool, RunnerOptions]] = {
     "door-list": ([{"cmd": "ls /proc/thread-self/root/etc/"}], False, BYPASS),
     "glob-listing": ([{"cmd": "echo /etc/*"}], False, BYPASS),
     "subagent-door-read": ([{"cmd": "cat /proc/self/root/etc/hostname"}], True, BYPASS),
+    "subagent-door-cd": ([{"cmd": "cd /proc/self/root/etc && cat hostname"}], True, BYPASS),
+    "subagent-door-list": ([{"cmd": "ls /proc/self/root/etc"}], True, BYPASS),
     "subagent-door-write": (
         [{"cmd": f"echo x > /proc/thread-self/root{OUTSIDE}/door-child.txt"}],
         True,
@@ -164,6 +166,8 @@ def test_a_clean_run_is_contained(agent: str) -> None:
         ("glob-listing", "list", "/etc"),
         ("subagent-door-read", "read", "/etc/hostname"),
         ("subagent-door-write", "write", f"{OUTSIDE}/door-child.txt"),
+        ("subagent-door-cd", "cwd", "/etc"),
+        ("subagent-door-list", "list", "/etc"),
     ],
 )
 def test_an_outside_access_is_a_violation(
