@@ -84,6 +84,10 @@ def resolve_kernel_path(
         if cwd is None or not cwd.startswith("/"):
             return KernelPath(path)  # relative to a directory nobody knows: kept as written
         path = f"{cwd}/{path}"
+    if readlink is None and "proc" not in path and "dev" not in path and path[:2] != "//":
+        # No door can be named without `proc` or `dev`: the walk would be `normpath` (the trace
+        # reader resolves every path of a log, most of them library loads).
+        return KernelPath(posixpath.normpath(path))
     pending = _parts(path)
     pending.reverse()  # a stack: the next component is at the end
     stack: list[str] = []

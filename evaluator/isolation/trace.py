@@ -404,6 +404,7 @@ def _arbitrate_guesses(
         if (
             violation.guess
             and seen is not None
+            and violation.path.startswith("/")  # `~/...`: no traced path can be compared
             and not any(_inside(path, violation.path) for path in seen)
         ):
             cleared.append(violation)
