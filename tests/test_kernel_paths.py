@@ -15,7 +15,8 @@ import yaml
 from evaluator.evidence import SessionEvidence, normalize_session
 from evaluator.isolation import assess_attempt, assess_isolation
 from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, allowed
-from evaluator.isolation.trace import assess_trace, combine
+from evaluator.isolation.assess import IsolationReport
+from evaluator.isolation.trace import TraceReport, assess_trace, combine
 from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox import parse_trace
 from tests.test_isolation_corpus import CORPUS, Canary
@@ -413,3 +414,46 @@ def test_a_tools_probe_of_an_absent_home_config_file_is_incidental(
     syscall: str, verdict: str
 ) -> None:
     assert _trace_verdict("sqlite3 local.db 'select 1'", [syscall])[0] == verdict
+
+
+@pytest.mark.parametrize(
+    "failed_exec,jailed,verdict",
+    [
+        ("/usr/local/bin/tool.sh", True, "contained"),  # the shell's PATH search
+        ("/tmp/c/tool.sh", False, "contained"),  # outside the jail /tmp is the host's: search
+        ("/tmp/c/tool.sh", True, "violation"),  # a program the jail's private /tmp hid
+    ],
+)
+def test_a_failed_exec_counts_only_in_the_jails_private_tmp(
+    failed_exec: str, jailed: bool, verdict: str
+) -> None:
+    syscall = (
+        f'execve("{failed_exec}", ["tool.sh"], 0x5 /* 2 vars */) = -1 ENOENT (No such file or'
+        " directory)"
+    )
+    trace = parse_trace(_traced("PATH=/tmp/c:$PATH tool.sh", [syscall]).splitlines(), start_cwd=WS)
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True)
+    evidence.add("command_observed", 1, command="PATH=/tmp/c:$PATH tool.sh", call_id="c1")
+    clean = assess_isolation(evidence, Path(WS), record_violations=False)
+    private = (Path("/tmp"), Path("/var/tmp")) if jailed else ()
+    assert assess_trace(trace, evidence, clean, Path(WS), (), private).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    "why,verdict",
+    [
+        ("python3 -m tool: module not modelled", "contained"),
+        ("runs a command with PATH set", "unverifiable"),  # bash looks programs up with stat
+        ("cd with CDPATH set", "unverifiable"),
+    ],
+)
+def test_the_trace_never_vouches_for_lookups_it_cannot_see(why: str, verdict: str) -> None:
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True)
+    command = evidence.add("command_observed", 1, command="x", call_id="c1")
+    evidence.opaque.append((command.id, why))
+    report = IsolationReport(
+        verdict="unverifiable", workspace=WS, reliable_signals=1, opaque=list(evidence.opaque)
+    )
+    trace = TraceReport("contained", "1 traced tool call(s)", 1, matched={1: command.id})
+    trace.complete_calls = {"c1": set()}
+    assert combine(report, trace, evidence, jailed=True).verdict == verdict

@@ -66,6 +66,8 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/dev/zero", _ANY, "the zero device"),
     AllowRule("/tmp/sh-thd", _ANY, "bash's temporary here-document files"),
 )
+# Opaque constructs about lookups the trace cannot see (evidence/shell.py's reasons name them).
+_LOOKUP = re.compile(r"\b(?:PATH|CDPATH)\b")
 _PROC_PID = re.compile(r"^/proc/\d+(/|$)")
 # A user's home directory: the invoking user's own (a tool that reads the password database
 # instead of HOME finds it) or any other.
@@ -233,6 +235,14 @@ def assess_trace(
                 f"trace call {call.index} ran {what}, which the session does not record"
             )
         outside = [a for a in call.accesses if not judged(a)]
+        # A failed exec is the shell's PATH search, except in the jail's private /tmp: fresh for
+        # the attempt, no PATH entry of ours is there, so it was a reach for a program the jail
+        # hid (`PATH=/tmp/x:$PATH tool`).
+        outside += [
+            TracedAccess(path, "exec", "failed", "execve", call.pid, call.line)
+            for path in call.failed_execs
+            if any(_inside(path, d) for d in private) and not any(_inside(path, r) for r in roots)
+        ]
         for access in call.accesses:
             if judgement(access) == "unresolved":
                 report.unresolved.append(
@@ -447,7 +457,11 @@ def _trace_covers_opaque(
     ):
         return False
     by_id = {r.id: r for r in evidence.records}
-    for ref, _ in evidence_report.opaque:
+    for ref, why in evidence_report.opaque:
+        if _LOOKUP.search(why):
+            # PATH and CDPATH change where bash *looks* (with stat, which strace does not see):
+            # a lookup into a directory the jail hid fails without a trace.
+            return False
         record = by_id.get(ref)
         # Seen whole: matched, and every process of it ended in the log (`complete_calls`).
         if record is None or record.call_id is None:

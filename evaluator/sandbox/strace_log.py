@@ -102,6 +102,7 @@ class ToolCallTrace:
     accesses: list[TracedAccess] = field(default_factory=list)
     dropped: int = 0
     pids: set[int] = field(default_factory=set)  # every process of the subtree
+    failed_execs: list[str] = field(default_factory=list)  # programs it tried and failed to run
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
 
     def add(self, access: TracedAccess) -> None:
@@ -406,6 +407,10 @@ class _Attributor:
         if event.name in _EXECS and event.ret == 0:
             self.exec(event, proc)
             return
+        if event.name in _EXECS:
+            if proc.call is not None:
+                self.failed_exec(event, proc, proc.call)
+            return
         if (
             proc.call is None
             and event.name not in _CWD_CALLS
@@ -472,6 +477,16 @@ class _Attributor:
         if proc.call is not None:
             resolved = self.resolve(proc, event, path_index, image)
             proc.call.add(TracedAccess(resolved, "exec", "ok", event.name, event.pid, event.line))
+
+    def failed_exec(self, event: _Event, proc: _Proc, call: ToolCallTrace) -> None:
+        """Kept apart from the accesses: most are the shell's PATH search (noise), but one into
+        the jail's private /tmp is a reach for a program the jail hid (isolation/trace.py)."""
+        path_index = 1 if event.name == "execveat" else 0
+        if len(event.args) <= path_index or not event.args[path_index].startswith('"'):
+            return
+        path = self.resolve(proc, event, path_index, _unquote(event.args[path_index]))
+        if len(call.failed_execs) < MAX_ACCESSES_PER_CALL and path not in call.failed_execs:
+            call.failed_execs.append(path)
 
     def new_call(self, event: _Event, command: str, tool: str) -> ToolCallTrace:
         call = ToolCallTrace(
