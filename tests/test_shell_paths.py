@@ -83,6 +83,7 @@ WS = "/w/ws"
         ("env FOO=1 cat z", [("read", "/w/ws/z")]),
         ('x=$(cat q); echo "$x"', [("read", "/w/ws/q")]),
         ('read -r p; echo "$p" $HOME', []),  # quoted, and the environment is ours
+        ("echo ${arr[0]} ${#arr[@]} ${X#*/} $# $?", []),  # subscripts and patterns add no glob
         ("./run.sh --out ../o", [("exec", "/w/ws/run.sh"), ("path", "/w/o")]),
         ("echo hi 2>&1 >/dev/null", [("write", "/dev/null")]),
     ],
@@ -112,6 +113,8 @@ def test_paths(command: str, expected: list[tuple[str, str]]) -> None:
         ("echo $(cat q)", "glob over a computed path"),
         ("echo ${X:-/etc/*}", "glob over a computed path"),
         ("echo $UNKNOWN/*", "glob over a computed path"),
+        ("echo ${X/a/*}", "glob over a computed path"),
+        ("echo $1 $@", "glob over a computed path"),  # a script's arguments
     ],
 )
 def test_opaque_constructs(command: str, reason: str) -> None:

@@ -396,17 +396,27 @@ class _Walker:
     def may_glob(self, node: Node) -> bool:
         """Whether an unquoted expansion we cannot evaluate may carry a glob into the word: the
         output of a command substitution, a variable this command set to something computed
-        (`x=$(cat f)`, `read x`), a `${...}` whose text has a glob character (`${x:-/o/*}`). A
-        variable from the environment is the evaluator's own allowlisted one, not the agent's."""
-        text = _text(node)
+        (`x=$(cat f)`, `read x`), a positional parameter (a script's `$1`, `$@`), text a `${...}`
+        inserts (`${x:-/o/*}`, `${x/a/*}`). A variable of the environment is the evaluator's own
+        allowlisted one, taken as glob-free; a `${x#*/}` pattern only removes text."""
         if node.type == "command_substitution":
             return True
-        if node.type == "expansion" and any(c in text for c in "*?["):
+        match = re.match(r"\$\{?[#!]?(\w+|[@*])(\[[^]]*\])?(.*?)\}?$", _text(node), re.S)
+        if match is None:
+            return False
+        name, rest = match.group(1), match.group(3) if node.type == "expansion" else ""
+        inserted = ""
+        if rest.startswith((":-", ":=", ":+", ":?")):
+            inserted = rest[2:]
+        elif rest.startswith(("-", "=", "+", "?")):
+            inserted = rest[1:]
+        elif rest.startswith("/"):
+            inserted = rest.lstrip("/").partition("/")[2]
+        if any(c in inserted for c in "*?["):
             return True
-        match = re.match(r"\$\{?[#!]?(\w+)", text)
-        return (
-            match is not None and match.group(1) in self.vars and self.vars[match.group(1)] is None
-        )
+        if name.isdigit() or name in ("@", "*"):
+            return True
+        return name in self.vars and self.vars[name] is None
 
     def globbed(self, node: Node, via: str) -> None:
         """A word with an unquoted glob lists its directory, whatever the command does with the
