@@ -38,9 +38,7 @@ def record(runner: str) -> Path:
         _, handle = run_attempt(scratch, server, CASE, runner=runner)
         if handle.fault is not None or handle.root_thread_id is None:
             raise SystemExit(f"{runner}: the attempt failed: {handle.fault or handle.error}")
-        found = get_store(handle.session_store, handle.agent_home).locate_thread(
-            handle.root_thread_id
-        )
+        found = get_store(handle.adapter, handle.agent_home).locate_thread(handle.root_thread_id)
         if found.status != "found":
             raise SystemExit(f"{runner}: no session: {found.reason}")
         text = found.sessions[0].path.read_text(encoding="utf-8")

@@ -20,6 +20,7 @@ LEAVES = {
     "defaults",
     "safepath",
     "patterns",
+    "kernelpaths",
     "__init__",
     "__main__",
     "data",

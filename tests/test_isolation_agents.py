@@ -93,6 +93,21 @@ SCENARIOS: dict[str, tuple[list[dict[str, Any]], bool, dict[str, object]]] = {
     "cd-chain": ([{"cmd": "cd .. && cd .. && ls"}], False, BYPASS),
     "glob-outside": ([{"glob": {"pattern": "*.conf", "path": "/etc"}}], False, BYPASS),
     "subagent-reads-outside": ([{"read": "/etc/hostname"}], True, BYPASS),
+    # The kernel's doors: /proc/self/root is `/`, whatever the prefix looks like.
+    "door-read": ([{"cmd": "cat /proc/self/root/etc/hostname"}], False, BYPASS),
+    "door-read-tool": ([{"read": "/proc/self/../self/root/etc/hostname"}], False, BYPASS),
+    "door-write": ([{"cmd": f"echo x > /proc/self/root{OUTSIDE}/door.txt"}], False, BYPASS),
+    "door-cd": ([{"cmd": "cd /proc/self/root/etc && cat hostname"}], False, BYPASS),
+    "door-list": ([{"cmd": "ls /proc/thread-self/root/etc/"}], False, BYPASS),
+    "glob-listing": ([{"cmd": "echo /etc/*"}], False, BYPASS),
+    "subagent-door-read": ([{"cmd": "cat /proc/self/root/etc/hostname"}], True, BYPASS),
+    "subagent-door-cd": ([{"cmd": "cd /proc/self/root/etc && cat hostname"}], True, BYPASS),
+    "subagent-door-list": ([{"cmd": "ls /proc/self/root/etc"}], True, BYPASS),
+    "subagent-door-write": (
+        [{"cmd": f"echo x > /proc/thread-self/root{OUTSIDE}/door-child.txt"}],
+        True,
+        BYPASS,
+    ),
     # The safe default: Claude Code refuses the call, so nothing outside was touched.
     "denied": (
         [{"read": "/etc/hostname"}, {"cmd": f"cat {SKILL}/SKILL.md"}],
@@ -145,6 +160,16 @@ def test_a_clean_run_is_contained(agent: str) -> None:
         ("cd-chain", "cwd", None),
         ("glob-outside", "list", "/etc"),
         ("subagent-reads-outside", "read", "/etc/hostname"),
+        ("door-read", "read", "/etc/hostname"),
+        ("door-read-tool", "read", "/etc/hostname"),
+        ("door-write", "write", f"{OUTSIDE}/door.txt"),
+        ("door-cd", "cwd", "/etc"),
+        ("door-list", "list", "/etc"),
+        ("glob-listing", "list", "/etc"),
+        ("subagent-door-read", "read", "/etc/hostname"),
+        ("subagent-door-write", "write", f"{OUTSIDE}/door-child.txt"),
+        ("subagent-door-cd", "cwd", "/etc"),
+        ("subagent-door-list", "list", "/etc"),
     ],
 )
 def test_an_outside_access_is_a_violation(
@@ -156,7 +181,9 @@ def test_an_outside_access_is_a_violation(
         v.kind == kind and (path is None or v.path == path) for v in result.report.violations
     ), result.report.to_json()
     assert result.evidence.of_kind("isolation_violation")
-    if scenario == "subagent-reads-outside":
+    if "door-write" in scenario:
+        assert path is not None and Path(path).is_file()  # the door really leads outside
+    if scenario.startswith("subagent-"):
         assert result.evidence.parent_thread_id  # the accepted session is the child's
         # The child got the case prompt byte for byte (what the run stage checks).
         _, case = demo_case("routing-add-column")

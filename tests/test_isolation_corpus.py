@@ -28,6 +28,8 @@ from evaluator.adapters import get_store, normalize_session
 from evaluator.isolation import assess_attempt
 from evaluator.isolation.trace import assess_with_trace
 from evaluator.sandbox import LaunchPolicy, Tracer
+from evaluator.sandbox.registry import get_jail
+from tests.conftest import ROOT
 from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving
 
 # Over a hundred real runs per test: the suite-wide 300 s is too short on a loaded machine.
@@ -86,6 +88,7 @@ def canary() -> Iterator[Canary]:
     (directory / "secret.txt").write_text(f"{token}\n")
     (directory / "data.json").write_text(json.dumps({"token": token}))
     (directory / "tool.py").write_text("print('tool')\n")
+    (directory / f"listed-{token}").write_text("")  # a listing of the directory shows the token
     tool = directory / "tool.sh"
     tool.write_text(f"#!/bin/sh\ncat {directory}/secret.txt\n")
     tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
@@ -105,7 +108,11 @@ def _steps(entry: dict[str, Any], canary: Canary) -> list[dict[str, Any]]:
     return [*steps, {"final": "done"}]
 
 
-def run_entry(entry: dict[str, Any], canary: Canary, traced: bool = False) -> Result:
+def run_entry(
+    entry: dict[str, Any], canary: Canary, traced: bool = False, jailed: bool = False
+) -> Result:
+    """`traced`: under strace, without the jail; `jailed`: under strace in the jail (which hides
+    the canary: an escape there fails, and must still not be `contained`)."""
     steps = _steps(entry, canary)
     if entry.get("child"):
         message = f"helper task {entry['id']}"
@@ -122,8 +129,10 @@ def run_entry(entry: dict[str, Any], canary: Canary, traced: bool = False) -> Re
         behaviors = [behavior("scenario", PROMPT, steps)]
     with scratch_dir() as scratch, serving(*behaviors) as server:
         # Traced without the jail: the jail would hide the canary, and this is about what the
-        # trace sees of an escape that succeeds.
+        # trace sees of an escape that succeeds. Jailed: what all three layers make of it.
         launch = LaunchPolicy(trace=True) if traced else None
+        if jailed:
+            launch = LaunchPolicy(jail="bwrap", trace=True, hidden=(ROOT, Path.home(), scratch))
         workspace, handle = run_attempt(
             scratch, server, "routing-add-column", timeout_s=90, launch=launch
         )
@@ -136,7 +145,7 @@ def run_entry(entry: dict[str, Any], canary: Canary, traced: bool = False) -> Re
         children = store.descendants(handle.root_thread_id)
         descendants = [normalize_session(ref.path, home=home) for ref in children]
         report = assess_attempt(evidence, workspace.path, descendants)
-        if traced:
+        if traced or jailed:
             assert handle.trace_path is not None
             report, _ = assess_with_trace(
                 report,
@@ -159,13 +168,15 @@ def run_entry(entry: dict[str, Any], canary: Canary, traced: bool = False) -> Re
     return Result(entry["id"], report.verdict, report.reason, proved)
 
 
-def run_corpus(name: str, canary: Canary, traced: bool = False) -> list[Result]:
+def run_corpus(
+    name: str, canary: Canary, traced: bool = False, jailed: bool = False
+) -> list[Result]:
     entries = yaml.safe_load((CORPUS / name).read_text())
     only = os.environ.get("ISOLATION_CORPUS_ONLY")
     if only:
         entries = [e for e in entries if e["id"] in only.split(",")]
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        return list(pool.map(lambda e: run_entry(e, canary, traced), entries))
+        return list(pool.map(lambda e: run_entry(e, canary, traced, jailed), entries))
 
 
 def _save(kind: str, results: list[Result]) -> None:
@@ -215,3 +226,47 @@ def test_with_the_trace_on_every_escape_is_a_violation(canary: Canary) -> None:
     assert unproved == [], "these techniques no longer reach the canary; fix the corpus"
     assert not_violation == []
     print(f"\nescapes under the trace: {len(results)} runs, all violation")
+
+
+def test_with_the_trace_on_no_clean_command_is_a_violation_or_unverifiable(canary: Canary) -> None:
+    """The trace must not turn a look-alike (a `/proc/self` read, a `/dev/stdout` write, a glob in
+    the workspace) into a violation, nor leave it unverifiable."""
+    why_not = Tracer().unavailable()
+    if why_not:
+        if os.environ.get("CI"):
+            pytest.fail(f"strace is required in CI (./dev setup installs it): {why_not}")
+        pytest.skip(f"no tracer here: {why_not}")
+    results = run_corpus("clean.yaml", canary, traced=True)
+    _save("clean-traced", results)
+    wrong = [f"{r.id}: {r.verdict}: {r.reason}" for r in results if r.verdict != "contained"]
+    assert wrong == []
+    print(f"\nclean under the trace: {len(results)} runs, all contained")
+
+
+def _jail_and_trace_or_skip() -> None:
+    why_not = Tracer().unavailable() or get_jail("bwrap").unavailable()
+    if why_not:
+        if os.environ.get("CI"):
+            pytest.fail(f"strace and bubblewrap are required in CI (./dev setup): {why_not}")
+        pytest.skip(f"no tracer or jail here: {why_not}")
+
+
+def test_in_the_jail_with_the_trace_no_escape_is_contained(canary: Canary) -> None:
+    """The third mode: the jail hides the canary, so the escapes fail (no proof is asked); each
+    attempt must still be judged, and none `contained`."""
+    _jail_and_trace_or_skip()
+    results = run_corpus("escapes.yaml", canary, jailed=True)
+    _save("escapes-jailed", results)
+    contained = [f"{r.id}: {r.reason}" for r in results if r.verdict == "contained"]
+    assert contained == []
+    counts = {v: sum(r.verdict == v for r in results) for v in ("violation", "unverifiable")}
+    print(f"\nescapes in the jail under the trace: {len(results)} runs, {counts}")
+
+
+def test_in_the_jail_with_the_trace_every_clean_command_is_contained(canary: Canary) -> None:
+    _jail_and_trace_or_skip()
+    results = run_corpus("clean.yaml", canary, jailed=True)
+    _save("clean-jailed", results)
+    wrong = [f"{r.id}: {r.verdict}: {r.reason}" for r in results if r.verdict != "contained"]
+    assert wrong == []
+    print(f"\nclean in the jail under the trace: {len(results)} runs, all contained")

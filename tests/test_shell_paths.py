@@ -44,7 +44,28 @@ WS = "/w/ws"
         ("tar -C /opt -xf a.tar", [("cwd", "/opt"), ("read", "/w/ws/a.tar"), ("write", "/opt")]),
         ("cat ~/.ssh/id_rsa", [("read", "~/.ssh/id_rsa")]),
         ("cat $HOME/x", [("read", "~/x")]),
-        ("cat refs/*.md", [("read", "/w/ws/refs/*.md")]),
+        # a glob lists its directory (whatever the command), then the command reads the names
+        ("cat refs/*.md", [("list", "/w/ws/refs/*.md"), ("read", "/w/ws/refs/*.md")]),
+        ("echo /o/*", [("list", "/o/*")]),
+        ("printf '%s' ../[a-z]*", [("list", "/w/[a-z]*")]),
+        ("for f in /o/*; do :; done", [("list", "/o/*")]),
+        ("d=/o; true $d/?", [("list", "/o/?")]),
+        ("echo '/o/*' \"/o/?\" /o/\\*", []),
+        # the kernel's doors resolved to what they name
+        ("cat /proc/self/root/etc/passwd", [("read", "/etc/passwd")]),
+        ("cat /proc/self/root/../../etc/passwd", [("read", "/etc/passwd")]),
+        ("cd /proc/self/root/tmp && cat x", [("cwd", "/tmp"), ("read", "/tmp/x")]),
+        ("cat /proc/self/cwd/../x", [("read", "/w/x")]),
+        ("ls /proc/thread-self/root/", [("list", "/")]),
+        ("echo x > /proc/self/root/tmp/x", [("write", "/tmp/x")]),
+        ("cat /dev/fd/3/x", [("read", "/proc/self/fd/3/x")]),
+        # a program named through a door or `..` is what the name resolves to
+        (
+            "/proc/self/root/bin/sh -c 'cat /etc/passwd'",
+            [("exec", "/bin/sh"), ("read", "/etc/passwd")],
+        ),
+        ("/tmp/../bin/sh -c 'cat k'", [("exec", "/bin/sh"), ("read", "/w/ws/k")]),
+        ("echo a/b | column -t -s /", []),
         # running a script is not reading it: its text never reached the agent
         ("python3 scripts/new.py slug", [("exec", "/w/ws/scripts/new.py")]),
         ("bash scripts/fetch.sh", [("exec", "/w/ws/scripts/fetch.sh")]),
@@ -60,7 +81,9 @@ WS = "/w/ws"
         ("bash -c 'cat /etc/passwd'", [("read", "/etc/passwd")]),
         ("sed -i 's/a/b/' f.txt", [("write", "/w/ws/f.txt")]),
         ("env FOO=1 cat z", [("read", "/w/ws/z")]),
-        ("x=$(cat q); echo $x", [("read", "/w/ws/q")]),
+        ('x=$(cat q); echo "$x"', [("read", "/w/ws/q")]),
+        ('read -r p; echo "$p" $HOME', []),  # quoted, and the environment is ours
+        ("echo ${arr[0]} ${#arr[@]} ${X#*/} $# $?", []),  # subscripts and patterns add no glob
         ("./run.sh --out ../o", [("exec", "/w/ws/run.sh"), ("path", "/w/o")]),
         ("echo hi 2>&1 >/dev/null", [("write", "/dev/null")]),
     ],
@@ -84,6 +107,14 @@ def test_paths(command: str, expected: list[tuple[str, str]]) -> None:
         ("cd $DIR", "cd to a computed directory"),
         ("uv pip install x", "uv other than `uv run`"),
         ("echo > $OUT", "computed path"),
+        # an unquoted expansion of something computed may carry a glob into the word
+        ("x=$(cat q); echo $x", "glob over a computed path"),
+        ("read p; printf '%s' $p", "glob over a computed path"),
+        ("echo $(cat q)", "glob over a computed path"),
+        ("echo ${X:-/etc/*}", "glob over a computed path"),
+        ("echo $UNKNOWN/*", "glob over a computed path"),
+        ("echo ${X/a/*}", "glob over a computed path"),
+        ("echo $1 $@", "glob over a computed path"),  # a script's arguments
     ],
 )
 def test_opaque_constructs(command: str, reason: str) -> None:

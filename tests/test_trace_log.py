@@ -18,7 +18,7 @@ from evaluator.isolation.trace import TraceReport, combine
 from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
 from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.bwrap import BubblewrapJail
-from evaluator.sandbox.launch import choose_policy, path_tools
+from evaluator.sandbox.launch import NO_JAIL_HOME_NOTE, choose_policy, path_tools
 
 WS = "/var/tmp/ws"
 SANDBOX = "/var/tmp/agent/codex-home/tmp/arg0-linux/codex-arg0X/codex-linux-sandbox"
@@ -92,7 +92,7 @@ def test_choose_policy_falls_back_or_refuses(monkeypatch: pytest.MonkeyPatch) ->
     )
     with pytest.raises(EnvironmentProblem, match="--trace on"):
         choose_policy("none", "on", ())
-    assert choose_policy("none", "off", ()).notes == ()
+    assert choose_policy("none", "off", ()).notes == (NO_JAIL_HOME_NOTE,)
 
 
 def test_bwrap_argv_hides_then_binds_back(tmp_path: Path) -> None:
@@ -163,6 +163,7 @@ def test_the_trace_vouches_for_opaque_calls_only_when_it_saw_them_whole_in_the_j
     trace = TraceReport("contained", "1 traced tool call(s)", 1, disagreements=disagreements)
     if matched:
         trace.matched = {1: evidence.records[0].id}
+        trace.complete_calls = {"c1": set()}  # matched, and every process of it ended
     assert combine(report, trace, evidence, jailed=jailed).verdict == expected
     violating = TraceReport("violation", "outside", 1, matched=dict(trace.matched))
     assert combine(report, violating, evidence, jailed=jailed).verdict == "violation"

@@ -103,6 +103,15 @@ def _trace_lines(attempt: dict[str, Any]) -> list[str]:
             f"- Jail's private /tmp used: {', '.join(f'`{p}`' for p in private[:5])}"
             + (f" and {len(private) - 5} more" if len(private) > 5 else "")
         )
+    incidental = trace.get("incidental") or []
+    if incidental:
+        lines.append(
+            "- Tools probed absent configuration files in a user's home (ENOENT, nothing read): "
+            + ", ".join(f"`{p}`" for p in incidental[:5])
+            + (f" and {len(incidental) - 5} more" if len(incidental) > 5 else "")
+        )
+    for unresolved in trace.get("unresolved") or []:
+        lines.append(f"- Trace cannot resolve: {unresolved}")
     for disagreement in trace.get("disagreements") or []:
         lines.append(f"- Trace and session disagree: {disagreement}")
     return lines

@@ -102,7 +102,15 @@ COMMANDS: dict[str, CommandModel] = {
     "iconv": _m("read", short="fto", long="--from-code --to-code --output", roles={"-o": "write"}),
     "base64": _m("read", short="w", long="--wrap"),
     "base32": _m("read", short="w", long="--wrap"),
-    "column": _m("read", short="sotcNRHOEWdlJn", long="--separator --output-separator"),
+    # util-linux column: -t, -d, -e, -x, -J, -L take no value (`column -t -s /` is a table
+    # with `/` as separator, not a read of `/`).
+    "column": _m(
+        "read",
+        short="csoNlRTEWHOnrip",
+        long="--separator --output-separator --output-width --table-columns"
+        " --table-columns-limit --table-right --table-truncate --table-noextreme --table-wrap"
+        " --table-hide --table-order --table-name --tree --tree-id --tree-parent",
+    ),
     "paste": _m("read", short="d", long="--delimiters"),
     "comm": _m("read", long="--output-delimiter"),
     "join": _m("read", short="aejot12", long=""),

@@ -8,7 +8,6 @@ with the real cwd, codex's own parse and exit codes.
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 import shlex
 from pathlib import Path
@@ -27,6 +26,7 @@ from evaluator.evidence.shell import (
     analyze_program,
     shebang_language,
 )
+from evaluator.kernelpaths import join_path
 from evaluator.vocabulary import Outcome
 
 EXCERPT = 2000
@@ -152,7 +152,7 @@ class Normalizer:
         base = self.turn_cwd or self.evidence.cwd or "/"
         if not workdir:
             return base
-        return posixpath.normpath(posixpath.join(base, workdir))
+        return join_path(base, workdir)
 
     def observe_command(
         self,
@@ -233,6 +233,7 @@ class Normalizer:
                     access=access.kind,
                     source=source,
                     detail=f"{detail} (via session symlink {via_link})" if via_link else detail,
+                    guess=True if access.guess else None,
                 )
         for reason in analysis.opaque:
             ev.opaque.append((record.id, reason))
@@ -263,7 +264,7 @@ class Normalizer:
         found: list[tuple[str, str | None]] = [(path, None)]
         for link, target in self.symlinks.items():
             if path == link or path.startswith(link.rstrip("/") + "/"):
-                real = posixpath.normpath(target + path[len(link) :])
+                real = join_path(target, path[len(link) :].lstrip("/") or ".")
                 found.append((real, link))
         return found
 
@@ -335,7 +336,7 @@ class Normalizer:
             timestamp=ts,
             call_id=call_id,
             tool=tool,
-            path=posixpath.normpath(posixpath.join(cwd, path)),
+            path=join_path(cwd, path),
             access=access,
             source=source,
             detail=detail,
@@ -361,7 +362,7 @@ class Normalizer:
         for problem in problems:
             self.evidence.opaque.append((f"L{line}", problem))
         for relative, content in patch_contents(patch):
-            self.contents[posixpath.normpath(posixpath.join(cwd, relative))] = content
+            self.contents[join_path(cwd, relative)] = content
 
     # --------------------------------------------------------------------- entries
     def session_meta(self, line: int, ts: str | None, p: dict[str, Any]) -> None:

@@ -57,6 +57,9 @@ class EvidenceRecord:
     ref: str | None = None
     # Whether the action behind a file access took effect (`failed`: the tool call failed).
     outcome: str | None = None
+    # True for a lexical guess (text that looks like a path), which the complete trace of its
+    # tool call may contradict (isolation/trace.py); None for an observed access.
+    guess: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         # Called for every record of a session: the field names are looked up once, not per call.

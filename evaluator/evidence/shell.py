@@ -42,6 +42,7 @@ from evaluator.evidence.commands import (
 )
 from evaluator.evidence.programs import scan_awk, scan_sed
 from evaluator.evidence.pycode import analyze_python
+from evaluator.kernelpaths import join_path
 from evaluator.vocabulary import AccessKind
 
 HOME_MARK = "~"
@@ -55,6 +56,9 @@ class PathAccess:
     path: str  # absolute and normalised, or starting with "~" when HOME is unknown
     raw: str
     via: str
+    # A lexical guess: text that looks like a path (a literal in program text, an unknown
+    # option's value, a script's argument), not a path a modelled API or command was given.
+    guess: bool = False
 
 
 @dataclass(frozen=True)
@@ -374,6 +378,58 @@ class _Walker:
                 return [_unescape(a) for a in alternatives]
         return [self.value(node)]
 
+    def glob_text(self, node: Node) -> str:
+        """The word as pathname expansion sees it: quoted and escaped characters neutralised
+        (`x`), unquoted expansions replaced by their known value (their result is globbed too)."""
+        kind = node.type
+        if kind == "word":
+            return re.sub(r"\\.", "x", _text(node))
+        if kind == "concatenation":
+            return "".join(self.glob_text(child) for child in node.named_children)
+        if kind in ("simple_expansion", "expansion", "command_substitution"):
+            value = self.value(node)
+            if value is not None:
+                return value
+            return "*" if self.may_glob(node) else "x"
+        return "x"  # strings, raw strings, ANSI-C strings, numbers: quoted, never globbed
+
+    def may_glob(self, node: Node) -> bool:
+        """Whether an unquoted expansion we cannot evaluate may carry a glob into the word: the
+        output of a command substitution, a variable this command set to something computed
+        (`x=$(cat f)`, `read x`), a positional parameter (a script's `$1`, `$@`), text a `${...}`
+        inserts (`${x:-/o/*}`, `${x/a/*}`). A variable of the environment is the evaluator's own
+        allowlisted one, taken as glob-free; a `${x#*/}` pattern only removes text."""
+        if node.type == "command_substitution":
+            return True
+        match = re.match(r"\$\{?[#!]?(\w+|[@*])(\[[^]]*\])?(.*?)\}?$", _text(node), re.S)
+        if match is None:
+            return False
+        name, rest = match.group(1), match.group(3) if node.type == "expansion" else ""
+        inserted = ""
+        if rest.startswith((":-", ":=", ":+", ":?")):
+            inserted = rest[2:]
+        elif rest.startswith(("-", "=", "+", "?")):
+            inserted = rest[1:]
+        elif rest.startswith("/"):
+            inserted = rest.lstrip("/").partition("/")[2]
+        if any(c in inserted for c in "*?["):
+            return True
+        if name.isdigit() or name in ("@", "*"):
+            return True
+        return name in self.vars and self.vars[name] is None
+
+    def globbed(self, node: Node, via: str) -> None:
+        """A word with an unquoted glob lists its directory, whatever the command does with the
+        names it gets (`echo /outside/*` shows them): a `list` access of the pattern, judged by
+        its directory part. A glob over a computed directory cannot be judged."""
+        if not _GLOB.search(self.glob_text(node)):
+            return
+        for value in self.expanded(node):
+            if value is None:
+                self.opaque(f"{via}: glob over a computed path {_text(node)}")
+            else:
+                self.add("list", value, f"{via} glob")
+
     def resolve(self, raw: str, base: str | None = None) -> str:
         if raw == "~" or raw.startswith("~/"):
             if self.home:
@@ -381,10 +437,13 @@ class _Walker:
             return raw
         if raw.startswith(HOME_MARK):
             return raw
-        return posixpath.normpath(posixpath.join(base or self.cwd, raw))
+        # The command's process runs in `base or self.cwd`: that is its `/proc/self/cwd`.
+        return join_path(base or self.cwd, raw, process_cwd=True)
 
-    def add(self, kind: AccessKind, raw: str, via: str, base: str | None = None) -> None:
-        self.result.accesses.append(PathAccess(kind, self.resolve(raw, base), raw, via))
+    def add(
+        self, kind: AccessKind, raw: str, via: str, base: str | None = None, guess: bool = False
+    ) -> None:
+        self.result.accesses.append(PathAccess(kind, self.resolve(raw, base), raw, via, guess))
 
     def opaque(self, reason: str) -> None:
         self.result.opaque.append(reason)
@@ -406,7 +465,7 @@ class _Walker:
         analysis = analyze_python(code)
         base = cwd or self.cwd
         for access in analysis.accesses:
-            self.add(access.kind, access.path, f"{via} {access.how}", base)
+            self.add(access.kind, access.path, f"{via} {access.how}", base, access.how == "literal")
         for command in analysis.commands:
             if isinstance(command, str):
                 self.nested(command, via, base)
@@ -482,6 +541,8 @@ class _Walker:
         values = node.children_by_field_name("value")
         body = node.child_by_field_name("body")
         name = _text(variable) if variable is not None else ""
+        for value_node in values:
+            self.globbed(value_node, "for")
         words = [self.value(v) for v in values]
         if any(w is None for w in words) or not values:
             self.opaque("for loop over computed values")
@@ -490,7 +551,7 @@ class _Walker:
             self.vars[name] = word
             if body is not None:
                 self.statements(body)
-        self.vars[name] = None
+        self.vars[name] = words[-1]  # bash keeps the last value
 
     def assign(self, node: Node, export: bool) -> None:
         if node.type != "variable_assignment":
@@ -502,6 +563,9 @@ class _Walker:
             for sub in [*_descendants(value_node), value_node]:
                 if sub.type in ("command_substitution", "process_substitution"):
                     self.statements(sub)
+        if value_node is not None and value_node.type == "array":
+            for element in value_node.named_children:
+                self.globbed(element, f"{name}=( )")
         if name in UNSAFE_VARIABLES:
             self.opaque(f"assigns {name}, which changes what later commands run or read")
         value = self.value(value_node) if value_node is not None else ""
@@ -627,7 +691,9 @@ class _Walker:
         for index in range(start, len(accesses)):
             access = accesses[index]
             if access.kind == "read":
-                accesses[index] = PathAccess("metadata", access.path, access.raw, access.via)
+                accesses[index] = PathAccess(
+                    "metadata", access.path, access.raw, access.via, access.guess
+                )
 
     def redirected(self, node: Node) -> None:
         body = node.child_by_field_name("body")
@@ -730,6 +796,7 @@ class _Walker:
             if destination is None:
                 continue
             operator = _operator(redirect)
+            self.globbed(destination, f"redirect {operator}")
             raw = self.value(destination)
             if raw is None:
                 self.opaque(f"redirect to a computed path {_text(destination)!r}")
@@ -780,6 +847,8 @@ class _Walker:
             return
         args: list[str | None] = []
         texts: list[str] = []
+        for word in [*name_node.named_children[:1], *args_nodes]:
+            self.globbed(word, name)
         for arg in args_nodes:
             for value in self.expanded(arg):
                 args.append(value)
@@ -826,11 +895,13 @@ class _Walker:
         self.result.commands.append(base)
         if "/" in name:
             self.add("exec", name, name)
-            if not name.startswith(("/usr/", "/bin/", "/sbin/")):
+            # Judged by what the name resolves to: `/proc/self/root/bin/sh` and `/tmp/../bin/sh`
+            # are the system shell and are modelled as `sh`, not trusted as a target's program.
+            if not self.resolve(name).startswith(("/usr/", "/bin/", "/sbin/")):
                 self.result.runs.append(ScriptRun(self.resolve(name), "unknown", name))
                 for raw in args:
                     if raw is not None and _looks_like_path(raw):
-                        self.add("path", raw, name)
+                        self.add("path", raw, name, guess=True)
                 return
         handler = (
             getattr(self, f"cmd_{base.replace('-', '_')}", None)
@@ -872,7 +943,7 @@ class _Walker:
             if option in model.roles:
                 self.role(model.roles[option], value, str(value), f"{via} {option}", base)
             elif value is not None and option.startswith("--") and _looks_like_path(value):
-                self.add("path", value, f"{via} {option}", base)
+                self.add("path", value, f"{via} {option}", base, guess=True)
         if model.first is not None and operands and not (names & model.first_unless):
             raw, text = operands.pop(0)
             self.role(model.first, raw, text, via, base)
@@ -1090,6 +1161,21 @@ class _Walker:
                 self.vars[key] = value
                 if key == "HOME":
                     self.home = value
+            elif raw is None and "=" in text:
+                self.vars[name] = None  # set to something computed
+
+    def cmd_read(self, args: list[str | None], texts: list[str]) -> None:
+        """`read NAME...` sets its variables to what it reads: computed (`REPLY` by default)."""
+        options, operands = split_options(_READ_BUILTIN, args, texts)
+        names = [raw for raw, _ in operands if raw is not None]
+        names += [value for option, value in options if option == "-a" and value is not None]
+        for name in names or ["REPLY"]:
+            self.vars[name] = None
+
+    def cmd_printf(self, args: list[str | None], texts: list[str]) -> None:
+        """`printf -v NAME ...` sets a variable (known when every argument is literal)."""
+        if len(args) >= 2 and args[0] == "-v" and args[1] is not None:
+            self.vars[args[1]] = _printf_text(args[2:])
 
     def cmd_tee(self, args: list[str | None], texts: list[str]) -> None:
         options, operands = split_options(COMMANDS["tee"], args, texts)
@@ -1651,7 +1737,7 @@ class _Walker:
             self.result.runs.append(ScriptRun(self.resolve(raw), "unknown", base))
             for rest in args[index + 1 :]:
                 if rest is not None and _looks_like_path(rest):
-                    self.add("path", rest, base)
+                    self.add("path", rest, base, guess=True)
             return
         self.stdin_program(base, "unknown")
 
@@ -1720,7 +1806,7 @@ class _Walker:
         self.result.runs.append(ScriptRun(self.resolve(script), "shell", base))
         for rest in operands[1:]:
             if rest is not None and _looks_like_path(rest):
-                self.add("path", rest, base)
+                self.add("path", rest, base, guess=True)
 
     def python_command(self, base: str, args: list[str | None], texts: list[str]) -> None:
         if args[:1] and args[0] in _INFO_FLAGS:
@@ -1751,7 +1837,7 @@ class _Walker:
                             self.role("python", value, str(value), f"{base} -c")
                             for extra in rest:
                                 if extra is not None and _looks_like_path(extra):
-                                    self.add("path", extra, base)
+                                    self.add("path", extra, base, guess=True)
                         else:
                             self.python_module(base, value, rest, rest_texts)
                         return
@@ -1764,7 +1850,7 @@ class _Walker:
             self.result.runs.append(ScriptRun(self.resolve(raw), "python", base))
             for extra in args[index + 1 :]:
                 if extra is not None and _looks_like_path(extra):
-                    self.add("path", extra, base)
+                    self.add("path", extra, base, guess=True)
             return
         self.stdin_program(base, "python")
 
@@ -1791,7 +1877,7 @@ class _Walker:
             self.opaque(f"{base} -m {module}: module not modelled")
             for raw in args:
                 if raw is not None and _looks_like_path(raw):
-                    self.add("path", raw, f"{base} -m {module}")
+                    self.add("path", raw, f"{base} -m {module}", guess=True)
 
 
 # ---------------------------------------------------------------------- option splitting
@@ -1902,6 +1988,9 @@ _INFO_FLAGS = frozenset(words("--version -V --help -h -v"))
 _GIT_OPAQUE = frozenset(
     words("submodule filter-branch bisect daemon instaweb difftool mergetool send-email -p")
 )
+_READ_BUILTIN = CommandModel(operands="text", short_values="adinNptu")
+# An active pathname-expansion character (after `glob_text`): `*`, `?` or a bracket expression.
+_GLOB = re.compile(r"[*?]|\[[^]]*\]")
 _FILE_TESTS = frozenset(words("-e -f -d -r -w -x -s -L -h -p -S -b -c -g -u -k -O -G -N"))
 _FIND_VALUE_OPTIONS = frozenset(
     words(

@@ -14,18 +14,20 @@ class AllowRule:
     prefix: str
     accesses: frozenset[str]
     why: str
+    # Exact: this one file, nothing below it. Every device and every /proc entry is exact: a
+    # prefix there would contain a door (`/proc/self/` holds `root`, the whole filesystem).
+    exact: bool = False
 
     def allows(self, path: str, access: str) -> bool:
-        inside = path == self.prefix.rstrip("/") or path.startswith(self.prefix)
+        if self.exact:
+            inside = path == self.prefix
+        else:
+            inside = path == self.prefix.rstrip("/") or path.startswith(self.prefix)
         return inside and access in self.accesses
 
 
 _READ = frozenset({"read", "metadata", "list", "exec", "path"})
 _ANY = frozenset({"read", "metadata", "list", "exec", "path", "write"})
-
-# Paths that name the agent's own process, not a file: resolving them in the evaluator's
-# process would give the evaluator's descriptors (`/proc/self` is the evaluator there).
-AGENT_PROCESS_PREFIXES = ("/proc/self/", "/proc/thread-self/", "/dev/fd/", "/dev/std")
 
 SYSTEM_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/usr/", _READ, "system programs, libraries and data"),
@@ -34,19 +36,24 @@ SYSTEM_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/lib/", _READ, "shared libraries"),
     AllowRule("/lib64/", _READ, "shared libraries"),
     AllowRule("/etc/ld.so", _READ, "the dynamic loader's cache"),
-    AllowRule("/proc/self/fd/", _ANY, "the agent process's own file descriptors"),
-    AllowRule("/proc/self/", _READ, "the agent process's own information"),
-    AllowRule("/proc/thread-self/", _READ, "the agent thread's own information"),
-    AllowRule("/dev/fd/", _ANY, "the agent process's own file descriptors"),
-    AllowRule("/dev/null", _ANY, "the null device"),
-    AllowRule("/dev/stdin", _ANY, "standard streams"),
-    AllowRule("/dev/stdout", _ANY, "standard streams"),
-    AllowRule("/dev/stderr", _ANY, "standard streams"),
-    AllowRule("/dev/tty", _ANY, "the terminal"),
-    AllowRule("/dev/urandom", _READ, "randomness"),
-    AllowRule("/dev/random", _READ, "randomness"),
-    AllowRule("/dev/zero", _READ, "zero bytes"),
-    AllowRule("/dev/full", _ANY, "the always-full device"),
+    # The process's own information, by exact name (evaluator/kernelpaths.py spells every
+    # `/proc/self`, `/proc/thread-self`, `/proc/self/task/<tid>` path so, and `/dev/stdin`,
+    # `/dev/stdout`, `/dev/stderr`, `/dev/fd/0..2` as `/proc/self/fd/0..2`). Everything else
+    # below `/proc/self/` is unverifiable, never allowed by a prefix.
+    *(
+        AllowRule(f"/proc/self/{name}", _READ, "the agent process's own information", exact=True)
+        for name in ("status", "stat", "statm", "maps", "cmdline", "comm", "limits", "cgroup")
+    ),
+    *(
+        AllowRule(f"/proc/self/fd/{fd}", _ANY, "the standard streams", exact=True)
+        for fd in ("0", "1", "2")
+    ),
+    AllowRule("/dev/null", _ANY, "the null device", exact=True),
+    AllowRule("/dev/tty", _ANY, "the terminal", exact=True),
+    AllowRule("/dev/urandom", _READ, "randomness", exact=True),
+    AllowRule("/dev/random", _READ, "randomness", exact=True),
+    AllowRule("/dev/zero", _READ, "zero bytes", exact=True),
+    AllowRule("/dev/full", _ANY, "the always-full device", exact=True),
 )
 
 

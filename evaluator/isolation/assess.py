@@ -7,12 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator.evidence.records import RELIABLE_CWD_SOURCES, SessionEvidence
-from evaluator.isolation.allowlist import (
-    AGENT_PROCESS_PREFIXES,
-    SYSTEM_ALLOWLIST,
-    AllowRule,
-    allowed,
-)
+from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
+from evaluator.kernelpaths import KernelPath, disk_readlink, resolve_kernel_path
 from evaluator.vocabulary import ACCESS_RECORD_KINDS, IsolationVerdict
 
 Verdict = IsolationVerdict
@@ -26,6 +22,10 @@ class Violation:
     path: str
     detail: str
     line: int = 0
+    # A lexical guess of the session analysis (evidence/shell.py `PathAccess.guess`): the
+    # complete trace of its tool call may contradict it (isolation/trace.py).
+    guess: bool = False
+    call_id: str | None = None
 
     def to_json(self) -> dict[str, str]:
         return {"ref": self.ref, "kind": self.kind, "path": self.path, "detail": self.detail}
@@ -41,6 +41,8 @@ class IsolationReport:
     allowed_outside: list[str] = field(default_factory=list)
     opaque: list[tuple[str, str]] = field(default_factory=list)
     reason: str = ""
+    # False when guess violations were left for `trace.combine` to record (or clear).
+    guesses_recorded: bool = True
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -62,15 +64,12 @@ def _glob_base(path: str) -> str:
     return path
 
 
-def _real(path: str) -> str:
-    # realpath resolves symlinks planted inside the workspace that point outside it. Paths of
-    # the agent's own process (`/proc/self/...`, `/dev/stdout`) stay as written: resolved here
-    # they would name the evaluator's process instead.
-    if path in ("/dev/stdin", "/dev/stdout", "/dev/stderr") or path.startswith(
-        AGENT_PROCESS_PREFIXES
-    ):
-        return path
-    return os.path.realpath(path)
+def _named(path: str) -> KernelPath:
+    # Symlinks on disk are followed (one planted inside the workspace that points outside is
+    # outside) in the same walk that resolves the kernel's doors (`/proc/self/root/...` is `/...`):
+    # one walk, because either can lead to the other. `/proc/self` and `/dev/fd` are never
+    # looked up on disk: here they would name the evaluator's process, not the agent's.
+    return resolve_kernel_path(path, None, disk_readlink)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -83,9 +82,17 @@ def assess_isolation(
     *,
     rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST,
     record_violations: bool = True,
+    record_guesses: bool = True,
 ) -> IsolationReport:
-    root = _real(str(workspace))
-    report = IsolationReport(verdict="unverifiable", workspace=root, opaque=list(evidence.opaque))
+    """`record_guesses=False`: violations that are only lexical guesses are not recorded yet;
+    the trace may contradict them (`trace.combine` records the ones that stand)."""
+    root = _named(str(workspace)).path
+    report = IsolationReport(
+        verdict="unverifiable",
+        workspace=root,
+        opaque=list(evidence.opaque),
+        guesses_recorded=record_guesses,
+    )
     for record in evidence.records:
         if record.kind not in ACCESS_RECORD_KINDS or not record.path:
             continue
@@ -100,11 +107,22 @@ def assess_isolation(
                     path,
                     f"home directory access ({record.detail or ''})",
                     record.line,
+                    guess=bool(record.guess),
+                    call_id=record.call_id,
                 )
             )
             continue
-        real = _real(_glob_base(path))
-        if _inside(real, root):
+        named = _named(_glob_base(path))
+        real = named.path
+        if named.kind in ("unresolved", "other-process"):
+            report.opaque.append((record.id, f"{access} {path}: {named.reason}"))
+            continue
+        if named.foreign and (_inside(real, root) or allowed(real, access, rules) is not None):
+            report.opaque.append(
+                (record.id, f"{access} {path}: through another process's root, maybe not ours")
+            )
+            continue
+        if named.kind == "plain" and _inside(real, root):
             # codex's parsed_cmd is a guess about the command: never proof of containment.
             if (
                 record.kind == "tool_workdir_observed" and record.source in RELIABLE_CWD_SOURCES
@@ -115,11 +133,47 @@ def assess_isolation(
         if rule is not None and access != "cwd":
             report.allowed_outside.append(f"{record.id} {real} ({rule.why})")
             continue
+        if named.kind == "own-process":
+            # Not a door (those were resolved), but not a file the allowlist names either.
+            report.opaque.append(
+                (record.id, f"{access} {real}: process information the allowlist does not name")
+            )
+            continue
         via = f" via symlink {path}" if real != _glob_base(path) and _inside(path, root) else ""
         source = f"{record.source}: {record.detail}" if record.detail else str(record.source)
         report.violations.append(
-            Violation(record.id, access, real, f"{source}{via}".strip(), record.line)
+            Violation(
+                record.id,
+                access,
+                real,
+                f"{source}{via}".strip(),
+                record.line,
+                guess=bool(record.guess),
+                call_id=record.call_id,
+            )
         )
+    decide(report)
+    if record_violations:
+        for violation in report.violations:
+            if violation.guess and not record_guesses:
+                continue
+            record_violation(evidence, violation)
+    return report
+
+
+def record_violation(evidence: SessionEvidence, violation: Violation) -> None:
+    evidence.add(
+        "isolation_violation",
+        violation.line,
+        path=violation.path,
+        access=violation.kind,
+        ref=violation.ref,
+        detail=violation.detail,
+    )
+
+
+def decide(report: IsolationReport) -> None:
+    """The verdict of one session's report from what it holds."""
     if report.violations:
         report.verdict = "violation"
         report.reason = f"{len(report.violations)} access(es) outside the workspace"
@@ -132,17 +186,6 @@ def assess_isolation(
     else:
         report.verdict = "contained"
         report.reason = f"{report.checked} observed access(es), all inside the workspace"
-    if record_violations:
-        for violation in report.violations:
-            evidence.add(
-                "isolation_violation",
-                violation.line,
-                path=violation.path,
-                access=violation.kind,
-                ref=violation.ref,
-                detail=violation.detail,
-            )
-    return report
 
 
 _SEVERITY: dict[Verdict, int] = {"contained": 0, "unverifiable": 1, "violation": 2}
@@ -154,11 +197,14 @@ def assess_attempt(
     descendants: list[SessionEvidence],
     *,
     rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST,
+    record_guesses: bool = True,
 ) -> IsolationReport:
     """The accepted session and every sub-agent session it spawned (at any depth): the attempt
     takes the worst verdict. A session that touched nothing (a launcher that only spawned and
-    waited) neither proves nor disproves anything and is left out of the verdict."""
-    report = assess_isolation(evidence, workspace, rules=rules)
+    waited) neither proves nor disproves anything and is left out of the verdict.
+    `record_guesses=False`: the accepted session's guess violations wait for the trace (the
+    trace is matched to the accepted session's commands only: a sub-agent's guesses stand)."""
+    report = assess_isolation(evidence, workspace, rules=rules, record_guesses=record_guesses)
     if not descendants:
         return report
     judged = [("", report)] if (report.checked or report.opaque) else []

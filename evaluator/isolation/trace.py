@@ -14,10 +14,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
-from evaluator.isolation.assess import IsolationReport, Violation
+from evaluator.isolation.assess import IsolationReport, Violation, decide, record_violation
+from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox.strace_log import (
     PATCH_CALL,
     ObservedTrace,
@@ -52,8 +54,6 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/resolv.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/gai.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/mime.types", _INFO, "MIME types"),
-    AllowRule("/proc/self/", _INFO, "the process's own information"),
-    AllowRule("/proc/thread-self/", _INFO, "the thread's own information"),
     AllowRule("/proc/filesystems", _INFO, "kernel facts libraries probe"),
     AllowRule("/proc/meminfo", _INFO, "kernel facts libraries probe"),
     AllowRule("/proc/cpuinfo", _INFO, "kernel facts libraries probe"),
@@ -64,10 +64,15 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/dev/ptmx", _ANY, "the command's pseudo-terminal"),
     AllowRule("/dev/full", _ANY, "the full device"),
     AllowRule("/dev/zero", _ANY, "the zero device"),
-    AllowRule("/dev/fd/", _ANY, "the process's own descriptors"),
     AllowRule("/tmp/sh-thd", _ANY, "bash's temporary here-document files"),
 )
-_OWN_PROC = re.compile(r"^/proc/(self|thread-self)/")
+# Opaque constructs about lookups the trace cannot see (evidence/shell.py's reasons name them).
+_LOOKUP = re.compile(r"\b(?:PATH|CDPATH)\b")
+_PROC_PID = re.compile(r"^/proc/\d+(/|$)")
+# A user's home directory: the invoking user's own (a tool that reads the password database
+# instead of HOME finds it) or any other.
+_USER_HOME = re.compile(r"^(?:/root|/home/[^/]+)/(?P<below>.+)$")
+Judgement = Literal["allowed", "outside", "unresolved", "incidental"]
 _SEVERITY: dict[IsolationVerdict, int] = {"contained": 0, "unverifiable": 1, "violation": 2}
 
 
@@ -82,6 +87,13 @@ class TraceReport:
     trace_lines: int = 0
     # Paths the tool calls used in the jail's private /tmp: allowed, but shown, not hidden.
     private_tmp: list[str] = field(default_factory=list)
+    # Accesses through a door the log does not resolve (`/dev/fd/N` that failed): unverifiable.
+    unresolved: list[str] = field(default_factory=list)
+    # Session tool calls (by call id) whose whole subtree the log shows, with every path the
+    # trace saw them use (as resolved and as written): what can contradict a lexical guess.
+    complete_calls: dict[str, set[str]] = field(default_factory=dict)
+    # A tool's probes of configuration files absent from a user's home (ENOENT): allowed, shown.
+    incidental: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -93,6 +105,8 @@ class TraceReport:
             "disagreements": self.disagreements,
             "matched": {f"call-{k}": v for k, v in sorted(self.matched.items())},
             "private_tmp": self.private_tmp,
+            "unresolved": self.unresolved,
+            "incidental": self.incidental,
         }
 
 
@@ -100,21 +114,49 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _allowed(
+def _judge(
     access: TracedAccess, roots: list[str], private: list[str], rules: tuple[AllowRule, ...]
-) -> bool:
+) -> Judgement:
     if any(_inside(access.path, root) for root in roots):
-        return True
+        return "allowed"
     in_private = any(_inside(access.path, root) for root in private)
     if access.outcome == "ok" and in_private and access.access != "cwd":
         # The jail's private /tmp: a temp file the attempt made itself (pytest, mktemp, a
         # compiler). A *failed* access there was a reach for the host's /tmp and still counts.
-        return True
-    if access.requested and _OWN_PROC.match(access.requested):
-        return access.access != "write"  # /proc/self resolved to the process's own pid
+        return "allowed"
+    # What the program named, doors already resolved by the reader (`/proc/self/root/x` is `/x`,
+    # and then `path` is strace's own resolution of it, the kernel's answer).
+    named = resolve_kernel_path(access.requested or access.path)
+    if named.kind == "own-process" and (access.requested is None or _PROC_PID.match(access.path)):
+        # The process's own /proc entries (runtimes read maps, mountinfo, their fd list): strace
+        # printed them under the pid. Not a door: a door's target is what `path` holds.
+        return "outside" if access.access in ("write", "cwd") else "allowed"
+    if named.kind == "unresolved" and access.requested is None:
+        # A door the log does not resolve (a failed open through `/dev/fd/N`): nothing says
+        # where it led.
+        return "unresolved"
     if access.access == "cwd":
-        return False  # entering a system directory is still leaving the workspace
-    return allowed(access.path, access.access, rules) is not None
+        return "outside"  # entering a system directory is still leaving the workspace
+    if allowed(access.path, access.access, rules) is not None:
+        return "allowed"
+    return "incidental" if _config_probe(access) else "outside"
+
+
+def _config_probe(access: TracedAccess) -> bool:
+    """A tool's own probe of a configuration file in a user's home that does not exist (sqlite3
+    looking for `/root/.sqliterc` through the password database, git for
+    `~/.config/git/attributes`): a read answered ENOENT, of a dot-file or anything under a
+    dot-directory of the home. Nothing was read; the path is listed, not judged. Whether the
+    command named the path is the session layer's business: a named one is a violation there. An
+    existing file (a read that succeeded, or failed otherwise) stays a violation."""
+    home = _USER_HOME.match(access.path)
+    return (
+        home is not None
+        and home.group("below").startswith(".")
+        and access.outcome == "failed"
+        and access.error == "ENOENT"
+        and access.access in ("read", "metadata", "list")
+    )
 
 
 def _match(
@@ -169,23 +211,46 @@ def assess_trace(
         r.source == "patch-header" for r in evidence.of_kind("file_write_observed")
     )
     # Every tool call loads the same libraries and start-up files: judge each access once.
-    verdicts: dict[tuple[str, str, str, str | None], bool] = {}
+    verdicts: dict[tuple[str, str, str, str | None], Judgement] = {}
 
-    def judged(access: TracedAccess) -> bool:
+    def judgement(access: TracedAccess) -> Judgement:
         key = (access.path, access.access, access.outcome, access.requested)
         if key not in verdicts:
-            verdicts[key] = _allowed(access, roots, private, rules)
+            verdicts[key] = _judge(access, roots, private, rules)
         return verdicts[key]
+
+    def judged(access: TracedAccess) -> bool:
+        return judgement(access) != "outside"
 
     for call in trace.tool_calls:
         record = matched.get(call.index)
         label = f"`{record.id}`" if record else f"trace call {call.index}"
+        if record is not None and record.call_id and trace.complete(call):
+            seen = report.complete_calls.setdefault(record.call_id, set())
+            seen.update(a.path for a in call.accesses)
+            seen.update(a.requested for a in call.accesses if a.requested)
         if record is None and not (call.tool == PATCH_CALL and session_patches):
             what = "a patch" if call.tool == PATCH_CALL else f"`{_short(call.command)}`"
             report.disagreements.append(
                 f"trace call {call.index} ran {what}, which the session does not record"
             )
         outside = [a for a in call.accesses if not judged(a)]
+        # A failed exec is the shell's PATH search, except in the jail's private /tmp: fresh for
+        # the attempt, no PATH entry of ours is there, so it was a reach for a program the jail
+        # hid (`PATH=/tmp/x:$PATH tool`).
+        outside += [
+            TracedAccess(path, "exec", "failed", "execve", call.pid, call.line)
+            for path in call.failed_execs
+            if any(_inside(path, d) for d in private) and not any(_inside(path, r) for r in roots)
+        ]
+        for access in call.accesses:
+            if judgement(access) == "unresolved":
+                report.unresolved.append(
+                    f"{label}: {access.syscall} {access.path} ({access.outcome}, trace line"
+                    f" {access.line})"
+                )
+            elif judgement(access) == "incidental" and access.path not in report.incidental:
+                report.incidental.append(access.path)
         for access in call.accesses:
             in_private = any(_inside(access.path, d) for d in private)
             in_roots = any(_inside(access.path, r) for r in roots)
@@ -238,6 +303,12 @@ def assess_trace(
     if report.violations:
         report.verdict = "violation"
         report.reason = f"the trace saw {len(report.violations)} access(es) outside the workspace"
+    elif report.unresolved:
+        report.verdict = "unverifiable"
+        report.reason = (
+            f"the trace saw {len(report.unresolved)} access(es) through a descriptor it cannot"
+            " resolve"
+        )
     elif unseen and not trace.tool_calls:
         report.verdict = "unverifiable"
         report.reason = f"the trace shows none of the session's {len(unseen)} command(s)"
@@ -278,12 +349,18 @@ def combine(
     to a text analysis, not to strace. Only in the jail: the trace does not see stat-family
     calls, and there the eval repo, the source workspace and $HOME are empty, so a `stat` the
     trace missed can learn nothing of them."""
+    # Whether the layers tell the same story, before contradicted guesses are noted (those are
+    # settled in the trace's favour, not a conflict).
+    agree = not trace_report.disagreements
+    if evidence is not None:
+        evidence_report = _arbitrate_guesses(evidence_report, trace_report, evidence)
     worse = max(
         (evidence_report.verdict, trace_report.verdict), key=lambda verdict: _SEVERITY[verdict]
     )
     resolved = (
         jailed
         and evidence is not None
+        and agree
         and _trace_covers_opaque(evidence_report, trace_report, evidence)
     )
     if resolved:
@@ -319,27 +396,77 @@ def combine(
     return merged
 
 
+def _arbitrate_guesses(
+    evidence_report: IsolationReport, trace_report: TraceReport, evidence: SessionEvidence
+) -> IsolationReport:
+    """The trace as arbiter of the session analysis's lexical guesses (a path-like literal in
+    program text, an unknown option's value, a script's argument): a guess about a tool call
+    whose whole subtree the trace shows, where no process of it used that path or anything
+    below it, is contradicted. It is no violation; the disagreement is kept. An observed access
+    (a path a modelled command or API was given, a `cd`, a redirect) the trace did not see still
+    counts, and so does a guess in any call the trace did not see whole (or a sub-agent's: the
+    trace is matched to the accepted session only). The guesses that stand are recorded here
+    when the session analysis left them to us."""
+    kept: list[Violation] = []
+    cleared: list[Violation] = []
+    for violation in evidence_report.violations:
+        seen = trace_report.complete_calls.get(violation.call_id or "")
+        if (
+            violation.guess
+            and seen is not None
+            and violation.path.startswith("/")  # `~/...`: no traced path can be compared
+            and not any(_inside(path, violation.path) for path in seen)
+        ):
+            cleared.append(violation)
+        else:
+            kept.append(violation)
+    if not evidence_report.guesses_recorded:
+        for violation in kept:
+            if violation.guess:
+                record_violation(evidence, violation)
+    if not cleared:
+        return evidence_report
+    for violation in cleared:
+        trace_report.disagreements.append(
+            f"`{violation.ref}`: the session analysis guessed {violation.kind} {violation.path}"
+            f" ({violation.detail}); the complete trace of that call shows no such access,"
+            " so it is no violation"
+        )
+    arbitrated = IsolationReport(
+        verdict=evidence_report.verdict,
+        workspace=evidence_report.workspace,
+        violations=kept,
+        reliable_signals=evidence_report.reliable_signals,
+        checked=evidence_report.checked,
+        allowed_outside=list(evidence_report.allowed_outside),
+        opaque=list(evidence_report.opaque),
+    )
+    decide(arbitrated)
+    return arbitrated
+
+
 def _trace_covers_opaque(
     evidence_report: IsolationReport, trace_report: TraceReport, evidence: SessionEvidence
 ) -> bool:
     if not (
         evidence_report.verdict == "unverifiable"
         and trace_report.verdict == "contained"
-        and not trace_report.disagreements  # the trace and the session tell the same story
         and evidence_report.opaque
         and not evidence_report.violations
         and evidence_report.reliable_signals > 0
     ):
         return False
     by_id = {r.id: r for r in evidence.records}
-    traced_calls = {
-        by_id[record_id].call_id
-        for record_id in trace_report.matched.values()
-        if record_id in by_id
-    }
-    for ref, _ in evidence_report.opaque:
+    for ref, why in evidence_report.opaque:
+        if _LOOKUP.search(why):
+            # PATH and CDPATH change where bash *looks* (with stat, which strace does not see):
+            # a lookup into a directory the jail hid fails without a trace.
+            return False
         record = by_id.get(ref)
-        if record is None or record.call_id is None or record.call_id not in traced_calls:
+        # Seen whole: matched, and every process of it ended in the log (`complete_calls`).
+        if record is None or record.call_id is None:
+            return False
+        if record.call_id not in trace_report.complete_calls:
             return False
     return True
 

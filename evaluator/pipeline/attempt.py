@@ -268,7 +268,8 @@ def _evaluate(
         return
     home = str(handle.home) if handle.home else None
     store = get_store(handle.adapter, handle.agent_home)
-    if not read_session(result, session, store, home):
+    # With a trace, the session's lexical guesses wait for it (it may contradict them).
+    if not read_session(result, session, store, home, traced=handle.trace_path is not None):
         return
     assert result.evidence is not None and result.isolation is not None
     if handle.trace_path is not None:
@@ -296,7 +297,11 @@ def _evaluate(
 
 
 def read_session(
-    result: AttemptResult, session: SessionRef, store: SessionStore, home: str | None
+    result: AttemptResult,
+    session: SessionRef,
+    store: SessionStore,
+    home: str | None,
+    traced: bool = False,
 ) -> bool:
     """The accepted session's evidence and the isolation verdict over it and every session it
     spawned; False (the attempt blocked) when the session cannot be read."""
@@ -311,7 +316,9 @@ def read_session(
     descendants = [
         normalize_session(ref.path, home=home) for ref in store.descendants(session.thread_id)
     ]
-    result.isolation = assess_attempt(evidence, result.workspace.path, descendants)
+    result.isolation = assess_attempt(
+        evidence, result.workspace.path, descendants, record_guesses=not traced
+    )
     return True
 
 

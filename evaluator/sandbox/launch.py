@@ -140,4 +140,14 @@ def choose_policy(sandbox: str | None, trace: TraceMode, hidden: tuple[Path, ...
             notes.append(
                 f"trace: unavailable ({why_not}); isolation rests on the session evidence alone"
             )
+    if jail == "none":
+        notes.append(NO_JAIL_HOME_NOTE)
     return LaunchPolicy(jail=jail, trace=traced, hidden=hidden, notes=tuple(notes))
+
+
+# Without the jail the per-attempt HOME is only an environment variable: tools that look the home
+# up in the password database (sqlite3's ~/.sqliterc, ssh) reach the invoking user's own files.
+NO_JAIL_HOME_NOTE = (
+    "sandbox: none: tools that look the home directory up in the password database rather than"
+    " in HOME (sqlite3, ssh, ...) can reach the invoking user's home; the jail hides it"
+)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.vocabulary import AccessKind, Outcome
 
 SHELLS = ("bash", "sh", "dash", "zsh")
@@ -100,6 +101,8 @@ class ToolCallTrace:
     tool: str = "shell"
     accesses: list[TracedAccess] = field(default_factory=list)
     dropped: int = 0
+    pids: set[int] = field(default_factory=set)  # every process of the subtree
+    failed_execs: list[str] = field(default_factory=list)  # programs it tried and failed to run
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
 
     def add(self, access: TracedAccess) -> None:
@@ -121,6 +124,18 @@ class ObservedTrace:
     unparsed: int = 0
     # Events of processes whose creation the log never showed: attributed to nobody.
     unattributed: int = 0
+    exited: set[int] = field(default_factory=set)  # processes whose end (`+++`) the log shows
+
+    def complete(self, call: ToolCallTrace) -> bool:
+        """Whether the log shows all of a tool call: every process of its subtree ended in the
+        log (strace neither detached nor was killed before them), none of its accesses was
+        dropped, and no line of the log was unreadable or unattributed."""
+        return (
+            call.pids <= self.exited
+            and call.dropped == 0
+            and self.unparsed == 0
+            and self.unattributed == 0
+        )
 
 
 @dataclass
@@ -285,6 +300,8 @@ def _events(
             pid_text, rest = match.group("pid"), match.group("rest")
         pid = int(pid_text)
         if rest.startswith(("+++", "---")):
+            if rest.startswith("+++"):  # `+++ exited with 0 +++`, `+++ killed by SIGKILL +++`
+                trace.exited.add(pid)
             continue
         if rest.endswith("<unfinished ...>"):
             if droppable(pid, _name(rest), rest):
@@ -382,11 +399,17 @@ class _Attributor:
                     in_sandbox=proc.in_sandbox,
                     call=proc.call,
                 )
+                if proc.call is not None:
+                    proc.call.pids.add(event.child)
                 for orphan in self.orphans.pop(event.child, []):
                     self.apply(orphan)
             return
         if event.name in _EXECS and event.ret == 0:
             self.exec(event, proc)
+            return
+        if event.name in _EXECS:
+            if proc.call is not None:
+                self.failed_exec(event, proc, proc.call)
             return
         if (
             proc.call is None
@@ -455,6 +478,16 @@ class _Attributor:
             resolved = self.resolve(proc, event, path_index, image)
             proc.call.add(TracedAccess(resolved, "exec", "ok", event.name, event.pid, event.line))
 
+    def failed_exec(self, event: _Event, proc: _Proc, call: ToolCallTrace) -> None:
+        """Kept apart from the accesses: most are the shell's PATH search (noise), but one into
+        the jail's private /tmp is a reach for a program the jail hid (isolation/trace.py)."""
+        path_index = 1 if event.name == "execveat" else 0
+        if len(event.args) <= path_index or not event.args[path_index].startswith('"'):
+            return
+        path = self.resolve(proc, event, path_index, _unquote(event.args[path_index]))
+        if len(call.failed_execs) < MAX_ACCESSES_PER_CALL and path not in call.failed_execs:
+            call.failed_execs.append(path)
+
     def new_call(self, event: _Event, command: str, tool: str) -> ToolCallTrace:
         call = ToolCallTrace(
             index=len(self.trace.tool_calls) + 1,
@@ -463,18 +496,22 @@ class _Attributor:
             line=event.line,
             tool=tool,
         )
+        call.pids.add(event.pid)
         self.trace.tool_calls.append(call)
         return call
 
     def resolve(self, proc: _Proc, event: _Event, index: int, path: str) -> str:
-        if path.startswith("/"):
-            return os.path.normpath(path)
+        """The path as the process passed it, taken from its directory argument or its cwd, with
+        the kernel's doors resolved as the session analysis resolves them (`/proc/self/root/x`
+        is `/x`; `/proc/self/cwd` is the process's cwd, which the log shows)."""
         base: str | None = proc.cwd
-        if index > 0:
+        if index > 0 and not path.startswith("/"):
             base = _fd_path(event.args[index - 1]) or base
-        if base is None:
-            return path  # relative to a directory the log never showed: kept as written
-        return os.path.normpath(os.path.join(base, path))
+        if not path.startswith("/"):
+            if base is None:
+                return path  # relative to a directory the log never showed: kept as written
+            path = f"{base}/{path}"
+        return resolve_kernel_path(path, proc.cwd).path
 
     def accesses(self, event: _Event, proc: _Proc) -> list[TracedAccess]:
         name, args = event.name, event.args

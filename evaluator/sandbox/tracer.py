@@ -36,7 +36,7 @@ def options(output: Path) -> list[str]:
         # pass the signal on to the agent, as strace does when it is stopped.
         "--interruptible=waiting",
         "--seccomp-bpf",
-        "-qq",
+        "-q",  # not -qq: the `+++ exited` lines show which processes ended (a complete call)
         "-y",
         # clone() returns the child's pid in the jail's pid namespace; we need strace's.
         "--decode-pids=pidns",

@@ -20,6 +20,7 @@ from typing import Any
 from evaluator.evidence.normalize import Normalizer, excerpt
 from evaluator.evidence.records import SessionEvidence
 from evaluator.evidence.rollout import RolloutStats, read_rollout
+from evaluator.kernelpaths import join_path
 
 # The tool that starts a sub-agent (`Task` in older versions).
 SPAWN_TOOLS = ("Agent", "Task")
@@ -248,13 +249,11 @@ class ClaudeNormalizer(Normalizer):
                 if args.get(key):
                     self.file_access(call_id, call, kind, str(args[key]), access)
                     if kind == "file_write_observed" and call.name == "Write":
-                        path = posixpath.normpath(posixpath.join(call.cwd, str(args[key])))
+                        path = join_path(call.cwd, str(args[key]))
                         content = args.get("content")
                         self.contents[path] = content if isinstance(content, str) else None
                     elif kind == "file_write_observed":
-                        self.contents[
-                            posixpath.normpath(posixpath.join(call.cwd, str(args[key])))
-                        ] = None
+                        self.contents[join_path(call.cwd, str(args[key]))] = None
             elif call.name == "Glob":
                 base = str(args.get("path") or ".")
                 pattern = str(args.get("pattern") or "")
