@@ -19,6 +19,10 @@ SECRET_NAME_WORDS = ("SECRET", "TOKEN", "PASSWORD", "PASSWD", "CERTIFICATE", "KE
 # The key the runners give an agent talking to our scripted server: public by construction, and
 # redacting it would rewrite every artifact that names the scripted set-up.
 SCRIPTED_API_KEY = "scripted-model"
+# A credential value from the environment shorter than this is no real key (local servers take
+# any, e.g. `local`): redacting it would erase ordinary words and paths (`/usr/local`). Values a
+# case declares secret are redacted from MIN_SECRET_LENGTH (artifacts/redact.py) on.
+MIN_CREDENTIAL_LENGTH = 8
 # A URL's user name is a secret only where it carries a token (`https://<token>@host`), which is
 # long; a short one is an account name (`postgres://app@db`) that redaction would erase from text.
 MIN_TOKEN_USERNAME = 16
@@ -51,21 +55,24 @@ def embedded_credentials(value: str) -> list[tuple[str, str]]:
 
 
 def without_userinfo(url: str) -> str:
-    """`url` with any user name and password taken out, fit for a manifest."""
+    """`url` without its user-info and without query parameters named like secrets, fit for a
+    manifest."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return url
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    query = "&".join(
+        f"{key}={value}" for key, value in parse_qsl(parts.query) if not looks_secret(key)
+    )
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
 def environment_secrets(env: Mapping[str, str]) -> dict[str, str]:
     """The values of `env` that are secrets: by their variable's name, or inside a URL."""
     found: dict[str, str] = {}
     for name, value in env.items():
-        if looks_secret(name) and value and value != SCRIPTED_API_KEY:
+        if looks_secret(name) and len(value) >= MIN_CREDENTIAL_LENGTH and value != SCRIPTED_API_KEY:
             found[name] = value
         for part, credential in embedded_credentials(value):
             found.setdefault(f"{name}:{part}", credential)

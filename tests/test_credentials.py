@@ -14,7 +14,7 @@ import pytest
 from evaluator.adapters.claude.runner import ClaudeCodeRunner
 from evaluator.adapters.codex.home import create_codex_home
 from evaluator.adapters.codex.runner import CodexExecRunner, endpoint_credentials
-from evaluator.agents.base import ModelEndpoint
+from evaluator.agents.base import AgentRequest, ModelEndpoint
 from evaluator.artifacts.redact import LiveRedactor, Redactor
 from evaluator.cli.main import run_cli
 from evaluator.credentials import (
@@ -56,6 +56,7 @@ def test_secret_names_urls_and_the_public_scripted_key() -> None:
     }
     assert without_userinfo("https://u:p@host:8080/v1") == "https://host:8080/v1"
     assert without_userinfo("http://127.0.0.1:9/v1") == "http://127.0.0.1:9/v1"
+    assert without_userinfo("https://gw/v1?api-key=sk-1234567&v=2") == "https://gw/v1?v=2"
 
 
 def test_an_auth_file_gives_every_token_it_holds(tmp_path: Path) -> None:
@@ -89,16 +90,35 @@ def test_runners_list_what_they_pass_and_copy_in(
     login.mkdir()
     (login / "auth.json").write_text(json.dumps({"tokens": {"refresh_token": "rt-0004"}}))
     codex = _runner(CodexExecRunner)
-    endpoint = ModelEndpoint(model="m", auth_from=login, api_key_env="GATEWAY_KEY")
-    assert codex.credentials(endpoint) == {  # type: ignore[attr-defined]
+    assert codex.credentials(ModelEndpoint(model="m", auth_from=login)) == {  # type: ignore[attr-defined]
         "OPENAI_API_KEY": "sk-real-0001",
-        "GATEWAY_KEY": "gw-key-0003",
         "auth.json:tokens.refresh_token": "rt-0004",
     }
+    # With a key variable named, it is the only key the agent gets; a URL's user-info counts.
+    endpoint = ModelEndpoint(
+        model="m",
+        base_url="https://bot:gw-pass-0006@gw.example/v1",
+        auth_from=login,
+        api_key_env="GATEWAY_KEY",
+    )
+    assert codex.credentials(endpoint) == {  # type: ignore[attr-defined]
+        "GATEWAY_KEY": "gw-key-0003",
+        "base_url:password": "gw-pass-0006",
+        "auth.json:tokens.refresh_token": "rt-0004",
+    }
+    assert endpoint_credentials(endpoint) == {"GATEWAY_KEY": "gw-key-0003"}
     claude = _runner(ClaudeCodeRunner, permission_mode="acceptEdits")
     assert claude.credentials(ModelEndpoint(model=None)) == {  # type: ignore[attr-defined]
         "ANTHROPIC_AUTH_TOKEN": "ant-token-0002"
     }
+    gateway = ModelEndpoint(model=None, base_url="http://127.0.0.1:4000", api_key_env="GATEWAY_KEY")
+    env = claude.environment(  # type: ignore[attr-defined]
+        _request(gateway), tmp_path / "c", tmp_path / "h", tmp_path / "t"
+    )
+    assert env["ANTHROPIC_API_KEY"] == "gw-key-0003" and "ANTHROPIC_AUTH_TOKEN" not in env
+    # A key too short to be real (a local server's `local`) is not a secret: it would erase words.
+    monkeypatch.setenv("GATEWAY_KEY", "local")
+    assert codex.credentials(gateway) == {}  # type: ignore[attr-defined]
     scripted = ModelEndpoint(model="m", base_url="http://127.0.0.1:1/v1", scripted=True)
     assert codex.credentials(scripted) == {}  # type: ignore[attr-defined]
 
@@ -108,6 +128,12 @@ def test_runners_list_what_they_pass_and_copy_in(
 
     both = run_secrets(codex, endpoint, Judge())  # type: ignore[arg-type]
     assert both["judge:OPENAI_API_KEY"] == "sk-judge-0005"
+
+
+def _request(endpoint: ModelEndpoint) -> AgentRequest:
+    return AgentRequest(
+        workspace=Path("/w"), agent_dir=Path("/a"), prompt="p", endpoint=endpoint, timeout_s=1
+    )
 
 
 def test_codex_reaches_any_responses_endpoint_with_the_key_variable_named(
@@ -174,6 +200,13 @@ def test_file_names_gzip_and_binary_files_are_redacted(tmp_path: Path) -> None:
     assert not [p for p in root.rglob("*") if p.name.startswith(".")]  # no temp file left
 
 
+def test_a_secret_spanning_lines_is_redacted_in_files(tmp_path: Path) -> None:
+    pem = "-----BEGIN KEY-----\nMIIBVwIBADANBgkq\nhkiG9w0BAQEFAASC\n-----END KEY-----"
+    (tmp_path / "answer.txt").write_text(f"here it is:\n{pem}\nbye\n")
+    Redactor({"TLS_KEY": pem}).tree(tmp_path)
+    assert (tmp_path / "answer.txt").read_text() == "here it is:\n[REDACTED:TLS_KEY]\nbye\n"
+
+
 def test_the_live_redactor_sees_secrets_added_after_it_was_made() -> None:
     secrets = SecretSet({"A": "alpha-secret"})
     redact = LiveRedactor(secrets).text
@@ -194,9 +227,11 @@ def test_endpoint_options_are_checked_before_anything_runs(
     code = run_cli([*base, "--behaviors", behaviors, "--base-url", "http://127.0.0.1:1/v1"])
     err = capsys.readouterr().err
     assert code == 2 and "--behaviors runs the scripted model" in err, err
-    code = run_cli(
-        [*base, "--base-url", "http://127.0.0.1:1/v1", "--api-key-env", "NO_SUCH_KEY_VAR"]
-    )
+    endpoint = ["--base-url", "http://127.0.0.1:1/v1"]
+    code = run_cli([*base, *endpoint, "--api-key-env", "NO_SUCH_KEY_VAR"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--base-url needs --model" in err, err
+    code = run_cli([*base, *endpoint, "--model", "m", "--api-key-env", "NO_SUCH_KEY_VAR"])
     err = capsys.readouterr().err
     assert code == 3 and "NO_SUCH_KEY_VAR: that variable is not set" in err, err
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

@@ -276,6 +276,26 @@ def test_sub_agent_checks(
     assert judge_case(case, context).entries[0].status == expected
 
 
+def test_evidence_saved_before_spawns_were_recorded_blocks_the_sub_agent_checks() -> None:
+    saved = _spawning_evidence("Hi", "Noether did it.").to_json()
+    del saved["spawns"]  # an accepted-session.json written before this field existed
+    case = Case.model_validate(
+        {
+            "case_id": "c",
+            "title": "t",
+            "input": {"user_prompt": "p"},
+            "assert": {"required": [{"description": "d", "checks": [{"kind": "agent_spawned"}]}]},
+        }
+    )
+    context = JudgeContext(
+        evidence=SessionEvidence.from_json(saved),
+        workspace=Path("/ws"),
+        ref_prefix="e.json",
+        workspace_available=False,
+    )
+    assert judge_case(case, context).entries[0].status == "blocked"
+
+
 @pytest.mark.parametrize(
     "check,expected",
     [

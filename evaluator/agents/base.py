@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluator.credentials import SecretSet
+from evaluator.credentials import MIN_CREDENTIAL_LENGTH, SecretSet, embedded_credentials
 from evaluator.sandbox.launch import LaunchPolicy
 
 
@@ -133,17 +133,30 @@ class AgentRunner(ABC):
         name its redaction shows. The scripted server's key is public and not listed."""
         if endpoint.scripted:
             return {}
-        found = {name: os.environ[name] for name in self.credential_env if os.environ.get(name)}
-        if endpoint.api_key_env and os.environ.get(endpoint.api_key_env):
-            found[endpoint.api_key_env] = os.environ[endpoint.api_key_env]
+        found: dict[str, str] = {}
+        if endpoint.api_key_env:
+            # Only that key is passed: the user's own provider keys stay out of the agent.
+            found[endpoint.api_key_env] = os.environ.get(endpoint.api_key_env, "")
+        else:
+            found = {name: os.environ.get(name, "") for name in self.credential_env}
+        # A value too short to be a real key (`local`) would erase ordinary words if redacted.
+        found = {
+            name: value for name, value in found.items() if len(value) >= MIN_CREDENTIAL_LENGTH
+        }
         if endpoint.api_key:
-            found.setdefault("api_key", endpoint.api_key)
+            found["api_key"] = endpoint.api_key
+        if endpoint.base_url:
+            for part, credential in embedded_credentials(endpoint.base_url):
+                found[f"base_url:{part}"] = credential
         return found
 
     def has_credentials(self, endpoint: ModelEndpoint) -> bool:
         """Whether a real model can be reached: a credential is set (or a login is copied in)."""
-        return bool(self.credentials(endpoint)) or (
-            self.uses_auth_from and endpoint.auth_from is not None
+        names = (endpoint.api_key_env,) if endpoint.api_key_env else self.credential_env
+        return (
+            bool(endpoint.api_key)
+            or any(os.environ.get(name) for name in names if name)
+            or (self.uses_auth_from and endpoint.auth_from is not None)
         )
 
     def prepare_workspace(self, workspace: Path, entry_skill: Path) -> None:

@@ -19,7 +19,7 @@ import html
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote, quote_plus, unquote
@@ -126,6 +126,8 @@ class Redactor:
         # Longest first, so a secret that contains another (or its own shorter form) is
         # replaced whole.
         self.pairs = sorted(pairs.items(), key=lambda pair: len(pair[0]), reverse=True)
+        # A secret spanning lines (a PEM key) is only found in a file read whole.
+        self.multiline = any("\n" in form for form, _ in self.pairs)
 
     def __bool__(self) -> bool:
         return bool(self.pairs)
@@ -200,7 +202,10 @@ class Redactor:
             Path(temp).unlink(missing_ok=True)
             raise
 
-    def _copy(self, src: Iterable[str], out: TextIO) -> None:
+    def _copy(self, src: TextIO, out: TextIO) -> None:
+        if self.multiline:
+            out.write(self.text(src.read()))
+            return
         for line in src:
             out.write(self.text(line))
 

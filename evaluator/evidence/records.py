@@ -123,8 +123,10 @@ class SessionEvidence:
     )
     # Outcome per tool call, filled as results arrive; access records take theirs from it.
     call_outcomes: dict[str, Outcome] = field(default_factory=dict, repr=False)
-    # Every sub-agent the session started, in order (what the sub-agent checks judge).
+    # Every sub-agent the session started, in order (what the sub-agent checks judge); False
+    # only for evidence saved before spawns were recorded, which cannot say.
     spawns: list[SubagentSpawn] = field(default_factory=list)
+    spawns_recorded: bool = True
 
     def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> str | None:
         kind = record.kind if isinstance(record, EvidenceRecord) else record.get("kind")
@@ -262,7 +264,14 @@ class SessionEvidence:
             (int(m["line"]), str(m["reason"])) for m in data.get("malformed") or []
         ]
         evidence.opaque = [(o["ref"], o["reason"]) for o in data.get("opaque") or []]
-        evidence.spawns = [SubagentSpawn(**raw) for raw in data.get("spawns") or []]
+        known = {f.name for f in fields(SubagentSpawn)}
+        evidence.spawns_recorded = isinstance(data.get("spawns"), list)
+        evidence.spawns = [
+            SubagentSpawn(**{k: v for k, v in raw.items() if k in known})
+            for raw in data.get("spawns") or []
+            if isinstance(raw, dict)
+            and known - {"child_id", "nickname", "result_record"} <= set(raw)
+        ]
         for raw in data.get("records") or []:
             values = {
                 k: v for k, v in raw.items() if k in names and k not in ("id", "kind", "line")

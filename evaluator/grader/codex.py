@@ -18,7 +18,7 @@ from evaluator.adapters.codex.home import create_codex_home, login_secrets
 from evaluator.adapters.codex.runner import endpoint_credentials
 from evaluator.agents.base import PASSTHROUGH_ENV, ModelEndpoint
 from evaluator.agents.process import run_process
-from evaluator.credentials import SCRIPTED_API_KEY
+from evaluator.credentials import SCRIPTED_API_KEY, embedded_credentials, looks_secret
 from evaluator.grader.base import JudgeBackend, JudgeCall, JudgeReply
 from evaluator.grader.registry import register_backend
 
@@ -65,8 +65,11 @@ class CodexJudgeBackend(JudgeBackend):
         found = {
             name: value
             for name, value in endpoint_credentials(self.endpoint).items()
-            if value != SCRIPTED_API_KEY
+            if looks_secret(name) and value != SCRIPTED_API_KEY
         }
+        if self.endpoint.base_url:
+            for part, credential in embedded_credentials(self.endpoint.base_url):
+                found[f"base_url:{part}"] = credential
         return {**found, **login_secrets(self.endpoint)}
 
     def ask(self, call: JudgeCall) -> JudgeReply:

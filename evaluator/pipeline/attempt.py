@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,7 +15,7 @@ from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLaye
 from evaluator.artifacts.redact import LiveRedactor, Redactor
 from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_json
 from evaluator.contract.models import BlockedReason, Status
-from evaluator.credentials import SecretSet
+from evaluator.credentials import SecretSet, environment_secrets, looks_secret
 from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.isolation.trace import TraceReport, assess_with_trace
@@ -230,12 +231,32 @@ def attempt_secrets(settings: AttemptSettings, workspace: AttemptWorkspace) -> S
     )
 
 
+def declared_secrets(case: LoadedCase) -> dict[str, str]:
+    """The secrets an attempt of `case` is given, known without building its workspace: what the
+    case declares secret, required variables named like secrets, credentials inside URLs, and
+    every variable of its setup whose name says secret."""
+    setup = case.case.setup
+    env = dict(setup.env or {})
+    for name in setup.env_vars_required or []:
+        if os.environ.get(name):
+            env[name] = os.environ[name]
+    workspace = AttemptWorkspace(case.case_id, 0, Path("."), env=env)
+    workspace.secret_env.update(n for n in setup.secret_env_vars or [] if n in env)
+    workspace.secret_env.update(n for n in setup.env_vars_required or [] if looks_secret(n))
+    return {**environment_secrets(env), **workspace.secret_values()}
+
+
 def failed_attempt(
     settings: AttemptSettings, case: LoadedCase, number: int, retry_of: int | None, error: Exception
 ) -> AttemptResult:
-    """An attempt the evaluator itself could not carry out: blocked, with the error kept."""
+    """An attempt the evaluator itself could not carry out: blocked, with the error kept. What it
+    left in the run directory (a workspace snapshot, an error naming a file) is redacted too."""
     result = AttemptResult(case.case_id, number, None, "blocked", "environment", retry_of=retry_of)
     result.reason = f"the evaluator could not run this attempt: {type(error).__name__}: {error}"
+    result.secrets = {
+        **run_secrets(settings.runner, settings.endpoint, settings.grader),
+        **declared_secrets(case),
+    }
     save_attempt(settings.run_dir, result)
     return result
 

@@ -37,7 +37,7 @@ from evaluator.artifacts.rundir import (
     write_json,
 )
 from evaluator.artifacts.transcript import render_transcript
-from evaluator.credentials import SecretSet, looks_secret, without_userinfo
+from evaluator.credentials import SecretSet, without_userinfo
 from evaluator.defaults import DEFAULT_SCRATCH as DEFAULT_SCRATCH  # re-exported: was defined here
 from evaluator.defaults import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
@@ -48,6 +48,7 @@ from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.pipeline.attempt import (
     AttemptResult,
     AttemptSettings,
+    declared_secrets,
     failed_attempt,
     mark_interrupted,
     run_attempt,
@@ -60,7 +61,6 @@ from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy, TraceMode
 from evaluator.sandbox.launch import choose_policy
-from evaluator.workspace import AttemptWorkspace
 from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import (
     PRIVATE_UMASK,
@@ -357,8 +357,11 @@ class Run:
                 "--behaviors runs the scripted model; it takes no --base-url or --api-key-env",
                 field="--base-url" if options.base_url else "--api-key-env",
             )
-        base_url = previous.model_base_url if previous else options.base_url
-        api_key_env = previous.model_key_env if previous else options.api_key_env
+        # A resume takes the URL as given again (the manifest keeps it without credentials).
+        base_url = options.base_url or (previous.model_base_url if previous else None)
+        api_key_env = options.api_key_env or (previous.model_key_env if previous else None)
+        if base_url and not (options.model or (previous.model if previous else None)):
+            raise InputError("--base-url needs --model: the model that endpoint serves")
         if api_key_env and not os.environ.get(api_key_env):
             raise EnvironmentProblem(f"--api-key-env {api_key_env}: that variable is not set")
         # Fails early when the agent's CLI is missing.
@@ -408,10 +411,14 @@ class Run:
                     f"resume stopped {reaped} agent process(es) left by the killed run"
                 )
         todo = [c for c in selection.cases if c.case_id not in finished]
+        # Known before any attempt: whatever stops the run, a kept scratch is redacted with them.
+        credentials = run_secrets(runner, real_endpoint, options.grader)
+        self.secrets.update(credentials)
+        for case in selection.cases:
+            self.secrets.update(declared_secrets(case))
         if previous:
             # A resumed case runs all its K attempts again: what it had is listed, not counted.
             with self._storage_faults(run_dir, scratch):
-                credentials = run_secrets(runner, real_endpoint, options.grader)
                 for note in record_in_flight(
                     run_dir, scratch, todo, previous, adapter, credentials
                 ):
@@ -558,7 +565,14 @@ class Run:
         if self.options.keep_scratch:
             # Kept for a person to look at, after the agents are gone: no secret stays in it.
             if scratch.is_dir():
-                Redactor(self.secrets.values()).tree(scratch)
+                try:
+                    Redactor(self.secrets.values()).tree(scratch)
+                except OSError as exc:
+                    print(
+                        f"agentic-eval: warning: the kept scratch {scratch} may still hold"
+                        f" secrets: {exc.filename or scratch}: {exc.strerror}",
+                        file=sys.stderr,
+                    )
             return
         try:
             remove_scratch(scratch)
@@ -760,19 +774,6 @@ def record_in_flight(
                 if source.is_file():
                     copy_atomic(source, directory / name)
             write_json(directory / "attempt.json", record)
-            Redactor({**(credentials or {}), **_declared_secrets(case)}).tree(directory)
+            Redactor({**(credentials or {}), **declared_secrets(case)}).tree(directory)
             notes.append(f"{case.case_id} attempt {number:02d}: {why}")
     return notes
-
-
-def _declared_secrets(case: LoadedCase) -> dict[str, str]:
-    """The secrets an attempt of `case` was given, for redacting what an unrecorded one left."""
-    setup = case.case.setup
-    env = dict(setup.env or {})
-    for name in setup.env_vars_required or []:
-        if os.environ.get(name):
-            env[name] = os.environ[name]
-    workspace = AttemptWorkspace(case.case_id, 0, Path("."), env=env)
-    workspace.secret_env.update(n for n in setup.secret_env_vars or [] if n in env)
-    workspace.secret_env.update(n for n in setup.env_vars_required or [] if looks_secret(n))
-    return workspace.secret_values()

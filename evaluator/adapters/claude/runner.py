@@ -140,10 +140,13 @@ class ClaudeCodeRunner(AgentRunner):
             # A scripted server answers deterministically: retrying an error only hides it.
             env["CLAUDE_CODE_MAX_RETRIES"] = "0"
         else:
-            env.update({k: os.environ[k] for k in CREDENTIAL_ENV if k in os.environ})
             key = endpoint.key_from_environment()
             if key:
+                # Only the key named for this endpoint: the user's own Anthropic credentials
+                # stay out of an agent talking to another gateway.
                 env["ANTHROPIC_API_KEY"] = key
+            else:
+                env.update({k: os.environ[k] for k in CREDENTIAL_ENV if k in os.environ})
         if endpoint.base_url:
             env["ANTHROPIC_BASE_URL"] = anthropic_base_url(endpoint.base_url)
         if self.permission_mode == "bypassPermissions" and os.geteuid() == 0:

@@ -25,7 +25,12 @@ def endpoint_credentials(endpoint: ModelEndpoint) -> dict[str, str]:
     """The credential variables codex gets for `endpoint` (the agent and the model judge alike)."""
     if endpoint.scripted:
         return {"OPENAI_API_KEY": endpoint.api_key or SCRIPTED_API_KEY}
-    env = {k: os.environ[k] for k in CREDENTIAL_ENV if k in os.environ}
+    # With a key variable named, only that key is passed: the user's own OpenAI key stays out.
+    env = (
+        {}
+        if endpoint.api_key_env
+        else {k: os.environ[k] for k in CREDENTIAL_ENV if k in os.environ}
+    )
     key = endpoint.key_from_environment()
     if key:
         env[codex_key_env(endpoint)] = key
@@ -75,6 +80,12 @@ class CodexExecRunner(AgentRunner):
 
     def credentials(self, endpoint: ModelEndpoint) -> dict[str, str]:
         return {**super().credentials(endpoint), **login_secrets(endpoint)}
+
+    def has_credentials(self, endpoint: ModelEndpoint) -> bool:
+        if endpoint.base_url and not endpoint.scripted:
+            # A custom endpoint is reached with the one variable its provider entry names.
+            return bool(os.environ.get(codex_key_env(endpoint)))
+        return super().has_credentials(endpoint)
 
     def run(self, request: AgentRequest) -> AgentHandle:
         request.agent_dir.mkdir(parents=True, exist_ok=True)

@@ -17,8 +17,14 @@ def _ref(context: JudgeContext, record_id: str) -> str:
     return f"{context.ref_prefix}#{record_id}"
 
 
+def _unrecorded(kind: str) -> CheckVerdict:
+    return blocked(kind, "this evidence was saved before sub-agent spawns were recorded; run again")
+
+
 @register_check(KIND)
 def agent_spawned(check: AgentSpawnedCheck, context: JudgeContext) -> CheckVerdict:
+    if not context.evidence.spawns_recorded:
+        return _unrecorded(KIND)
     spawns = context.evidence.spawns
     if not spawns:
         return failed(KIND, "no sub-agent was spawned")
@@ -41,6 +47,8 @@ def agent_spawned(check: AgentSpawnedCheck, context: JudgeContext) -> CheckVerdi
 
 @register_check(NAMED)
 def spawned_agents_named(check: SpawnedAgentsNamedCheck, context: JudgeContext) -> CheckVerdict:
+    if not context.evidence.spawns_recorded:
+        return _unrecorded(NAMED)
     spawns = context.evidence.spawns
     if not spawns:
         return failed(NAMED, "no sub-agent was spawned")
