@@ -29,6 +29,7 @@ about `/dev/fd` and the standard streams: there they would describe the evaluato
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from collections.abc import Callable
@@ -159,6 +160,7 @@ def resolve_kernel_path(
     return KernelPath(_join(stack), foreign=foreign)
 
 
+@functools.lru_cache(maxsize=8192)  # pure, and sessions name the same paths over and over
 def join_path(base: str, path: str, *, process_cwd: bool = False) -> str:
     """`path` taken from the directory `base`, as the text names it: doors resolved and `..`
     stepped as the kernel steps it (instead of `posixpath.normpath`, which would turn

@@ -82,7 +82,7 @@ def test_each_shipped_adapter_declares_its_agent() -> None:
         adapter = get_adapter(name)
         assert adapter.protocol == protocol
         assert str(adapter.skill_dir) in adapter.discovery_dirs
-        assert adapter.cli is not None and adapter.trigger_signal
+        assert adapter.cli() is not None and adapter.trigger_signal
     assert get_adapter("codex").in_session and not get_adapter("claude").in_session
     # The short flags are declared where each adapter is registered, without importing it.
     (choices,) = [a.choices for name, a in option_aliases() if a.key == "permission_mode"]

@@ -10,7 +10,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from evaluator.adapters.base import AgentAdapter, AgentOptions
+from evaluator.adapters.base import AgentAdapter
+from evaluator.adapters.options import AgentOptions
 from evaluator.agents.base import PASSTHROUGH_ENV, AgentHandle, AgentRequest, AgentRunner
 from evaluator.agents.launching import start_agent
 from evaluator.evidence.content import ToolText

@@ -11,23 +11,18 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
-from evaluator.agents.base import AgentRunner
-from evaluator.agents.npm_cli import PinnedCli
 from evaluator.errors import InputError
-from evaluator.evidence.content import ToolText
-from evaluator.evidence.records import SessionEvidence
-from evaluator.evidence.tool_texts import OutputRefs
-from evaluator.sessions.base import SessionStore
 
-
-class AgentOptions(BaseModel):
-    """An adapter's options (`--agent-option KEY=VALUE`), validated: unknown keys are errors."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+if TYPE_CHECKING:  # reading a session needs none of the runner's machinery
+    from evaluator.adapters.options import AgentOptions
+    from evaluator.agents.base import AgentRunner
+    from evaluator.agents.npm_cli import PinnedCli
+    from evaluator.evidence.content import ToolText
+    from evaluator.evidence.records import SessionEvidence
+    from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.sessions.base import SessionStore
 
 
 class AgentAdapter(ABC):
@@ -38,9 +33,6 @@ class AgentAdapter(ABC):
     # The scripted model server's protocol module this agent speaks (`modelserver/`).
     protocol: ClassVar[str]
     protocol_label: ClassVar[str]
-    cli: ClassVar[PinnedCli | None] = None  # the pinned CLI `setup-agents` installs
-    # Its options; their short flags are declared where the adapter is registered.
-    options_model: ClassVar[type[AgentOptions]] = AgentOptions
     # Where the skill under test goes in the attempt workspace, and every folder from which the
     # agent discovers skills: relative to the workspace, `~/...` under the HOME it is given,
     # `$AGENT_HOME/...` under its own home (CODEX_HOME, CLAUDE_CONFIG_DIR).
@@ -54,18 +46,21 @@ class AgentAdapter(ABC):
     in_session: ClassVar[bool] = False
     session_env: ClassVar[str | None] = None
 
+    def options_model(self) -> type[AgentOptions]:
+        """This adapter's options model (its short flags are declared where it is registered)."""
+        from evaluator.adapters.options import AgentOptions
+
+        return AgentOptions
+
     def options(self, raw: Mapping[str, object]) -> AgentOptions:
         """`raw` (from `--agent-option` and the aliases) as this adapter's typed options."""
-        try:
-            return self.options_model.model_validate(dict(raw))
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            key = ".".join(str(part) for part in error["loc"]) or "?"
-            known = ", ".join(self.options_model.model_fields) or "none"
-            raise InputError(
-                f"agent option {key!r} for {self.name}: {error['msg']} (known: {known})",
-                field="--agent-option",
-            ) from None
+        from evaluator.adapters.options import parse_options
+
+        return parse_options(self.options_model(), raw, self.name)
+
+    def cli(self) -> PinnedCli | None:
+        """The pinned CLI `setup-agents` installs, if the agent is one."""
+        return None
 
     @abstractmethod
     def runner(self, name: str, options: AgentOptions) -> AgentRunner:

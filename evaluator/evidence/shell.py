@@ -383,7 +383,7 @@ class _Walker:
         (`x`), unquoted expansions replaced by their known value (their result is globbed too)."""
         kind = node.type
         if kind == "word":
-            return re.sub(r"\\.", "x", _text(node))
+            return _ESCAPED.sub("x", _text(node))
         if kind == "concatenation":
             return "".join(self.glob_text(child) for child in node.named_children)
         if kind in ("simple_expansion", "expansion", "command_substitution"):
@@ -422,6 +422,8 @@ class _Walker:
         """A word with an unquoted glob lists its directory, whatever the command does with the
         names it gets (`echo /outside/*` shows them): a `list` access of the pattern, judged by
         its directory part. A glob over a computed directory cannot be judged."""
+        if node.type == "word" and not _GLOB_CHAR.search(_text(node)):
+            return  # most words: no glob character at all, nothing to neutralise or expand
         if not _GLOB.search(self.glob_text(node)):
             return
         for value in self.expanded(node):
@@ -1989,6 +1991,8 @@ _GIT_OPAQUE = frozenset(
     words("submodule filter-branch bisect daemon instaweb difftool mergetool send-email -p")
 )
 _READ_BUILTIN = CommandModel(operands="text", short_values="adinNptu")
+_ESCAPED = re.compile(r"\\.")  # an escaped character, never a glob
+_GLOB_CHAR = re.compile(r"[*?[]")  # a word without any of these cannot glob
 # An active pathname-expansion character (after `glob_text`): `*`, `?` or a bracket expression.
 _GLOB = re.compile(r"[*?]|\[[^]]*\]")
 _FILE_TESTS = frozenset(words("-e -f -d -r -w -x -s -L -h -p -S -b -c -g -u -k -O -G -N"))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator.evidence.records import RELIABLE_CWD_SOURCES, SessionEvidence
 from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
-from evaluator.kernelpaths import KernelPath, disk_readlink, resolve_kernel_path
+from evaluator.kernelpaths import KernelPath, Readlink, disk_readlink, resolve_kernel_path
 from evaluator.vocabulary import ACCESS_RECORD_KINDS, IsolationVerdict
 
 Verdict = IsolationVerdict
@@ -64,12 +65,12 @@ def _glob_base(path: str) -> str:
     return path
 
 
-def _named(path: str) -> KernelPath:
+def _named(path: str, readlink: Readlink = disk_readlink) -> KernelPath:
     # Symlinks on disk are followed (one planted inside the workspace that points outside is
     # outside) in the same walk that resolves the kernel's doors (`/proc/self/root/...` is `/...`):
     # one walk, because either can lead to the other. `/proc/self` and `/dev/fd` are never
     # looked up on disk: here they would name the evaluator's process, not the agent's.
-    return resolve_kernel_path(path, None, disk_readlink)
+    return resolve_kernel_path(path, None, readlink)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -86,7 +87,10 @@ def assess_isolation(
 ) -> IsolationReport:
     """`record_guesses=False`: violations that are only lexical guesses are not recorded yet;
     the trace may contradict them (`trace.combine` records the ones that stand)."""
-    root = _named(str(workspace)).path
+    # Sessions name the same directories over and over: each is looked up on disk once per
+    # assessment (the workspace does not change while it is judged).
+    readlink = functools.cache(disk_readlink)
+    root = _named(str(workspace), readlink).path
     report = IsolationReport(
         verdict="unverifiable",
         workspace=root,
@@ -112,7 +116,7 @@ def assess_isolation(
                 )
             )
             continue
-        named = _named(_glob_base(path))
+        named = _named(_glob_base(path), readlink)
         real = named.path
         if named.kind in ("unresolved", "other-process"):
             report.opaque.append((record.id, f"{access} {path}: {named.reason}"))

@@ -5,22 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from evaluator.adapters.base import AgentAdapter, AgentOptions
-from evaluator.adapters.claude.binary import CLAUDE
-from evaluator.adapters.claude.normalize import is_claude_transcript, normalize_claude_transcript
-from evaluator.adapters.claude.runner import SKILLS_DIR
-from evaluator.adapters.claude.tool_texts import read_tool_texts
-from evaluator.agents.base import AgentRunner
-from evaluator.evidence.content import ToolText
-from evaluator.evidence.records import SessionEvidence
-from evaluator.evidence.tool_texts import OutputRefs
-from evaluator.sessions.base import SessionStore
+from evaluator.adapters.base import AgentAdapter
 
-
-class ClaudeOptions(AgentOptions):
-    bin: Path | None = None
-    permission_mode: str | None = None
+# Each method imports what it drives: reading a session loads no runner, launcher or jail.
+if TYPE_CHECKING:
+    from evaluator.adapters.options import AgentOptions
+    from evaluator.agents.base import AgentRunner
+    from evaluator.agents.npm_cli import PinnedCli
+    from evaluator.evidence.content import ToolText
+    from evaluator.evidence.records import SessionEvidence
+    from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.sessions.base import SessionStore
 
 
 class ClaudeAdapter(AgentAdapter):
@@ -28,14 +25,23 @@ class ClaudeAdapter(AgentAdapter):
     label = "Claude Code"
     protocol = "messages"
     protocol_label = "Messages-API"
-    cli = CLAUDE
-    options_model = ClaudeOptions
-    skill_dir = PurePosixPath(SKILLS_DIR.as_posix())
+    skill_dir = PurePosixPath(".claude/skills")  # the runner links the skill in there
     discovery_dirs = (".claude/skills", "$AGENT_HOME/skills", "~/.claude/skills")
     trigger_signal = "a `Skill` tool use naming the skill"
     in_session = False
 
+    def cli(self) -> PinnedCli | None:
+        from evaluator.adapters.claude.binary import CLAUDE
+
+        return CLAUDE
+
+    def options_model(self) -> type[AgentOptions]:
+        from evaluator.adapters.claude.options import ClaudeOptions
+
+        return ClaudeOptions
+
     def runner(self, name: str, options: AgentOptions) -> AgentRunner:
+        from evaluator.adapters.claude.options import ClaudeOptions
         from evaluator.adapters.claude.runner import ClaudeCodeRunner
         from evaluator.adapters.claude.subagent import ClaudeSubagentRunner
 
@@ -49,12 +55,22 @@ class ClaudeAdapter(AgentAdapter):
         return ClaudeSessionStore(home)
 
     def recognizes_session(self, first_record: dict[str, object] | None) -> bool:
-        return is_claude_transcript(first_record)
+        # The transcript's first record carries a sessionId, or is a queue or summary record.
+        if not first_record:
+            return False
+        return "sessionId" in first_record or first_record.get("type") in (
+            "queue-operation",
+            "summary",
+        )
 
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
+        from evaluator.adapters.claude.normalize import normalize_claude_transcript
+
         return normalize_claude_transcript(path, home=home)
 
     def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
+        from evaluator.adapters.claude.tool_texts import read_tool_texts
+
         return read_tool_texts(path, refs)
 
     def in_flight_sessions(self, agent_dir: Path) -> list[Path]:

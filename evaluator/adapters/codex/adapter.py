@@ -5,24 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from evaluator.adapters.base import AgentAdapter, AgentOptions
-from evaluator.adapters.codex.binary import CODEX
-from evaluator.adapters.codex.home import check_location, user_codex_home
-from evaluator.adapters.codex.tool_texts import read_tool_texts
-from evaluator.agents.base import AgentRunner
-from evaluator.evidence.content import ToolText
-from evaluator.evidence.normalize import normalize_codex_rollout
-from evaluator.evidence.records import SessionEvidence
-from evaluator.evidence.tool_texts import OutputRefs
-from evaluator.sessions.base import SessionStore
+from evaluator.adapters.base import AgentAdapter
+
+# Each method imports what it drives: reading a session loads no runner, launcher or jail.
+if TYPE_CHECKING:
+    from evaluator.adapters.options import AgentOptions
+    from evaluator.agents.base import AgentRunner
+    from evaluator.agents.npm_cli import PinnedCli
+    from evaluator.evidence.content import ToolText
+    from evaluator.evidence.records import SessionEvidence
+    from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.sessions.base import SessionStore
 
 # The first record of every rollout format Codex has written (docs/codex-facts.md).
 ROLLOUT_FIRST_TYPES = ("session_meta", "response_item", "event_msg", "turn_context")
-
-
-class CodexOptions(AgentOptions):
-    bin: Path | None = None
 
 
 class CodexAdapter(AgentAdapter):
@@ -30,15 +28,24 @@ class CodexAdapter(AgentAdapter):
     label = "Codex CLI"
     protocol = "responses"
     protocol_label = "Responses-API"
-    cli = CODEX
-    options_model = CodexOptions
     skill_dir = PurePosixPath(".agents/skills")
     discovery_dirs = (".agents/skills", "$AGENT_HOME/skills", "~/.agents/skills")
     trigger_signal = "a read of the skill's SKILL.md whose body reached the agent"
     in_session = True
     session_env = "CODEX_THREAD_ID"
 
+    def cli(self) -> PinnedCli | None:
+        from evaluator.adapters.codex.binary import CODEX
+
+        return CODEX
+
+    def options_model(self) -> type[AgentOptions]:
+        from evaluator.adapters.codex.options import CodexOptions
+
+        return CodexOptions
+
     def runner(self, name: str, options: AgentOptions) -> AgentRunner:
+        from evaluator.adapters.codex.options import CodexOptions
         from evaluator.adapters.codex.runner import CodexExecRunner
         from evaluator.adapters.codex.subagent import CodexSubagentRunner
 
@@ -59,15 +66,23 @@ class CodexAdapter(AgentAdapter):
         )
 
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
+        from evaluator.evidence.normalize import normalize_codex_rollout
+
         return normalize_codex_rollout(path, home=home)
 
     def live_home(self) -> Path:
+        from evaluator.adapters.codex.home import user_codex_home
+
         return user_codex_home()
 
     def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
+        from evaluator.adapters.codex.tool_texts import read_tool_texts
+
         return read_tool_texts(path, refs)
 
     def check_scratch(self, scratch: Path) -> None:
+        from evaluator.adapters.codex.home import check_location
+
         check_location(scratch)
 
     def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
