@@ -28,6 +28,9 @@ from typing import Literal
 
 # The one threshold: this many consecutive words of a file prove its content reached the agent.
 WINDOW_WORDS = 8
+# Texts up to this size are matched once however often they recur (at most this many kept).
+REPEAT_CACHE_CHARS = 65536
+REPEAT_CACHE_TEXTS = 128
 # Outputs cited per file in a verdict; the first one is always among them.
 MAX_REFS = 5
 
@@ -263,9 +266,12 @@ class _Index:
             if entry.size == len(window) and entry.window(start) == window:
                 yield entry, start
 
-    def hits(self, words: Iterable[str]) -> Iterator[tuple[int, _File, int]]:
+    def hits(
+        self, words: Iterable[str], edges: bytearray | None = None
+    ) -> Iterator[tuple[int, _File, int]]:
         """(position of the window's first word, file, window start) for each file window in
-        `words`. Only runs of words the files contain are hashed."""
+        `words`. Only runs of words the files contain are hashed. With `edges`, a file shorter
+        than a window is looked for only as whole lines (the only way it counts: `_whole`)."""
         if not self.sizes:
             return
         longest = self.sizes[-1]
@@ -278,11 +284,16 @@ class _Index:
             recent.append(known)
             if len(recent) > longest:
                 del recent[0]
+            line_ends = edges is None or bool(edges[position] & _ENDS_LINE)
             for size in self.sizes:
                 if len(recent) < size:
                     break
+                first = position - size + 1
+                short = size < WINDOW_WORDS and edges is not None
+                if short and not (line_ends and edges[first] & _STARTS_LINE):  # type: ignore[index]
+                    continue
                 for entry, start in self.places(tuple(recent[-size:])):
-                    yield position - size + 1, entry, start
+                    yield first, entry, start
 
     def shared_with(self, entry: _File, start: int) -> set[int]:
         """The other files that hold this window too."""
@@ -300,30 +311,46 @@ def find_shown(
             if _whole(entry, position, edges):
                 entry.known.add(start)
     withheld: dict[int, str] = {}
+    # Agents print the same file again and again: a repeated text's matches are found once.
+    repeated: dict[str, list[tuple[int, _File, int]]] = {}
     for text in texts:
-        for offset, words, edges in _segments(text.text):
-            for position, entry, start in index.hits(words):
-                if not _whole(entry, position, edges):
-                    continue
-                if text.kind == "input":
-                    entry.typed.setdefault(start, text.line)
-                    continue
-                written = entry.source.written_at
-                typed = entry.typed.get(start)
-                if written is not None and text.line >= written:
-                    withheld.setdefault(entry.number, "shown only after the agent wrote the file")
-                elif start in entry.known:
-                    withheld.setdefault(entry.number, "shown only where the prompt says the same")
-                elif typed is not None and typed <= text.line:
-                    withheld.setdefault(
-                        entry.number, "shown only where the agent had typed the same text"
-                    )
-                else:
-                    if start not in entry.first:
-                        entry.first[start] = Sighting(text.line, offset + position, text.ref)
-                    if text.ref is not None:
-                        entry.outputs.add(text.ref)
+        matches: Iterable[tuple[int, _File, int]]
+        if len(text.text) > REPEAT_CACHE_CHARS:
+            matches = _whole_hits(index, text.text)
+        elif text.text in repeated:
+            matches = repeated[text.text]
+        else:
+            matches = repeated[text.text] = list(_whole_hits(index, text.text))
+            if len(repeated) > REPEAT_CACHE_TEXTS:
+                del repeated[next(iter(repeated))]
+        for place, entry, start in matches:
+            if text.kind == "input":
+                entry.typed.setdefault(start, text.line)
+                continue
+            written = entry.source.written_at
+            typed = entry.typed.get(start)
+            if written is not None and text.line >= written:
+                withheld.setdefault(entry.number, "shown only after the agent wrote the file")
+            elif start in entry.known:
+                withheld.setdefault(entry.number, "shown only where the prompt says the same")
+            elif typed is not None and typed <= text.line:
+                withheld.setdefault(
+                    entry.number, "shown only where the agent had typed the same text"
+                )
+            else:
+                if start not in entry.first:
+                    entry.first[start] = Sighting(text.line, place, text.ref)
+                if text.ref is not None:
+                    entry.outputs.add(text.ref)
     return _results(index, withheld)
+
+
+def _whole_hits(index: _Index, text: str) -> Iterator[tuple[int, _File, int]]:
+    """(place in `text`, file, window start) of every file window `text` shows as the file has it."""
+    for offset, words, edges in _segments(text):
+        for position, entry, start in index.hits(words, edges):
+            if _whole(entry, position, edges):
+                yield offset + position, entry, start
 
 
 def _whole(entry: _File, position: int, edges: bytearray) -> bool:
