@@ -274,10 +274,12 @@ class _Index:
         than a window is looked for only as whole lines (the only way it counts: `_whole`)."""
         if not self.sizes:
             return
-        longest = self.sizes[-1]
+        # The inner loop runs once per word of every tool output: lookups stay local.
+        vocabulary, windows, files, sizes = self.vocabulary, self.windows, self.files, self.sizes
+        longest = sizes[-1]
         recent: list[int] = []
         for position, word in enumerate(words):
-            known = self.vocabulary.get(word)
+            known = vocabulary.get(word)
             if known is None:
                 recent.clear()
                 continue
@@ -285,15 +287,25 @@ class _Index:
             if len(recent) > longest:
                 del recent[0]
             line_ends = edges is None or bool(edges[position] & _ENDS_LINE)
-            for size in self.sizes:
+            for size in sizes:
                 if len(recent) < size:
                     break
                 first = position - size + 1
-                short = size < WINDOW_WORDS and edges is not None
-                if short and not (line_ends and edges[first] & _STARTS_LINE):  # type: ignore[index]
+                if (
+                    size < WINDOW_WORDS
+                    and edges is not None
+                    and not (line_ends and edges[first] & _STARTS_LINE)
+                ):
                     continue
-                for entry, start in self.places(tuple(recent[-size:])):
-                    yield first, entry, start
+                window = tuple(recent[-size:])
+                held = windows.get(hash(window))
+                if held is None:
+                    continue
+                for packed in held if isinstance(held, list) else (held,):
+                    entry = files[packed >> 32]
+                    start = packed & 0xFFFFFFFF
+                    if entry.size == size and entry.window(start) == window:
+                        yield first, entry, start
 
     def shared_with(self, entry: _File, start: int) -> set[int]:
         """The other files that hold this window too."""
