@@ -15,7 +15,6 @@ LEAVES = {
     "credentials",
     "prompting",
     "schema_files",
-    "codex_items",
     "vocabulary",
     "defaults",
     "safepath",
@@ -33,7 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "workspace": {"repo", "contract"},
     "agents": {"sandbox"},
     # Each agent's adapter: its runners, session store and format, on the shared stages.
-    "adapters": {"agents", "sandbox", "sessions", "evidence"},
+    "adapters": {"agents", "sandbox", "sessions", "evidence", "modelserver"},
     "sandbox": set(),
     "sessions": {"evidence"},
     "evidence": set(),

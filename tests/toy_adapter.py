@@ -14,10 +14,10 @@ from evaluator.adapters.base import AgentAdapter
 from evaluator.adapters.options import AgentOptions
 from evaluator.agents.base import PASSTHROUGH_ENV, AgentHandle, AgentRequest, AgentRunner
 from evaluator.agents.launching import start_agent
+from evaluator.evidence.builder import EvidenceBuilder
 from evaluator.evidence.content import ToolText
-from evaluator.evidence.normalize import Normalizer
+from evaluator.evidence.jsonl import ReadStats
 from evaluator.evidence.records import SessionEvidence
-from evaluator.evidence.rollout import RolloutStats
 from evaluator.evidence.tool_texts import OutputRefs
 from evaluator.sessions.base import ChildQuery, LocateResult, SessionRef, SessionStore
 
@@ -99,9 +99,9 @@ class ToyAdapter(AgentAdapter):
                 yield ToolText("output", number, record["output"], ref)
 
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
-        normalizer = Normalizer(path, home)
+        normalizer = EvidenceBuilder(path, home)
         evidence = normalizer.evidence
-        stats = RolloutStats()
+        stats = ReadStats()
         for number, text in enumerate(path.read_text().splitlines(), 1):
             stats.lines = number
             record = json.loads(text)

@@ -46,9 +46,9 @@ def get_store(adapter: str, home: Path) -> SessionStore:
 def session_adapter(path: Path) -> AgentAdapter:
     """The adapter whose agent wrote the session file `path`, by its first record; a file no
     adapter recognises is read by the default agent's, which reports what it cannot read."""
-    from evaluator.evidence.rollout import first_line
+    from evaluator.evidence.jsonl import first_object
 
-    first = first_line(path)
+    first = first_object(path)
     for adapter in all_adapters():
         if adapter.recognizes_session(first):
             return adapter

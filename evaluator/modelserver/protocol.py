@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from evaluator.codex_items import content_text, is_injected, output_text
+from evaluator.modelserver.responses_items import content_text, is_injected, output_text
 
 CWD_TAG = re.compile(r"<cwd>([^<]*)</cwd>")
 TOOL_CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call")

@@ -1,5 +1,5 @@
 """From a Claude Code transcript (`projects/<cwd>/<session>.jsonl` or a sub-agent's
-`agent-<id>.jsonl`) to the same SessionEvidence records as a Codex rollout.
+`agent-<id>.jsonl`) to agent-neutral SessionEvidence (the format half; `evidence/builder.py` makes the records).
 
 Each assistant record holds one content block; its `cwd` is the Bash tool's directory when the
 block was written (a reliable working-directory signal). A tool call's accesses are recorded when
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator.evidence.normalize import Normalizer, excerpt
+from evaluator.evidence.builder import EvidenceBuilder, excerpt
+from evaluator.evidence.jsonl import ReadStats, read_objects
 from evaluator.evidence.records import SessionEvidence
-from evaluator.evidence.rollout import RolloutStats, read_rollout
 from evaluator.kernelpaths import join_path
 
 # The tool that starts a sub-agent (`Task` in older versions).
@@ -86,7 +86,7 @@ def _result_text(content: Any) -> str:
     return "\n".join(_text_blocks(content))
 
 
-class ClaudeNormalizer(Normalizer):
+class ClaudeNormalizer(EvidenceBuilder):
     def __init__(self, path: Path, home: str | None) -> None:
         super().__init__(path, home)
         self.pending: dict[str, _PendingCall] = {}
@@ -281,7 +281,7 @@ class ClaudeNormalizer(Normalizer):
             f"{call.name} {path}",
         )
 
-    def close(self, stats: RolloutStats) -> SessionEvidence:
+    def close(self, stats: ReadStats) -> SessionEvidence:
         ev = self.evidence
         for call_id, call in list(self.pending.items()):
             # No result was recorded (the run was killed): what it asked for may have happened.
@@ -310,12 +310,12 @@ def is_claude_transcript(first: dict[str, Any] | None) -> bool:
 
 def normalize_claude_transcript(path: Path, *, home: str | None = None) -> SessionEvidence:
     normalizer = ClaudeNormalizer(path, home)
-    stats = RolloutStats()
-    for entry in read_rollout(path, stats):
+    stats = ReadStats()
+    for line, record in read_objects(path, stats):
         try:
-            normalizer.record(entry.line, entry.payload)
+            normalizer.record(line, record)
         except (TypeError, AttributeError, ValueError, KeyError, RecursionError) as exc:
-            why = f"malformed {entry.type} record ({type(exc).__name__})"
-            stats.skip(entry.line, why)
-            normalizer.evidence.opaque.append((f"L{entry.line}", why))
+            why = f"malformed {record.get('type')} record ({type(exc).__name__})"
+            stats.skip(line, why)
+            normalizer.evidence.opaque.append((f"L{line}", why))
     return normalizer.close(stats)

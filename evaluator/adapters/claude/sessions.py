@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evaluator.evidence.rollout import first_line
+from evaluator.evidence.jsonl import first_object
 from evaluator.sessions.base import (
     ChildQuery,
     LocateResult,
@@ -121,7 +121,7 @@ class ClaudeSessionStore(SessionStore):
         for path in sorted(folder.glob("agent-*.jsonl")):
             agent_id = path.name.removeprefix("agent-").removesuffix(".jsonl")
             meta = _meta(path.with_name(f"agent-{agent_id}.meta.json"))
-            first = first_line(path) or {}
+            first = first_object(path) or {}
             if meta.get("toolUseId") not in calls or first.get("sessionId") != session_id:
                 continue
             refs.append(
@@ -137,4 +137,4 @@ class ClaudeSessionStore(SessionStore):
 
     @staticmethod
     def _started(path: Path) -> datetime | None:
-        return parse_time((first_line(path) or {}).get("timestamp"))
+        return parse_time((first_object(path) or {}).get("timestamp"))

@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.evidence.content import ToolText
-from evaluator.evidence.rollout import read_rollout
+from evaluator.evidence.jsonl import read_objects
 from evaluator.evidence.tool_texts import OutputRefs, argument_strings
 
 
 def read_tool_texts(path: Path, refs: OutputRefs) -> Iterator[ToolText]:
-    for entry in read_rollout(path):
-        message = entry.payload.get("message")
+    for line, record in read_objects(path):
+        message = record.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, list):
             continue
@@ -22,10 +22,10 @@ def read_tool_texts(path: Path, refs: OutputRefs) -> Iterator[ToolText]:
                 continue
             if block.get("type") == "tool_use":
                 for text in argument_strings(block.get("input")):
-                    yield ToolText("input", entry.line, text)
+                    yield ToolText("input", line, text)
             elif block.get("type") == "tool_result":
-                ref = refs.get((entry.line, str(block.get("tool_use_id"))))
-                yield ToolText("output", entry.line, _claude_result(block.get("content")), ref)
+                ref = refs.get((line, str(block.get("tool_use_id"))))
+                yield ToolText("output", line, _claude_result(block.get("content")), ref)
 
 
 def _claude_result(content: Any) -> str:

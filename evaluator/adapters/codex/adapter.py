@@ -66,7 +66,7 @@ class CodexAdapter(AgentAdapter):
         )
 
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
-        from evaluator.evidence.normalize import normalize_codex_rollout
+        from evaluator.adapters.codex.normalize import normalize_codex_rollout
 
         return normalize_codex_rollout(path, home=home)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import sqlite_utils
 
-from evaluator.evidence.rollout import first_line
+from evaluator.adapters.codex.rollout import first_line
 from evaluator.sessions.base import (
     WINDOW_SLACK,
     ChildQuery,

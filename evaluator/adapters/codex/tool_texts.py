@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from evaluator.codex_items import output_text
+from evaluator.adapters.codex.rollout import read_rollout
 from evaluator.evidence.content import ToolText
-from evaluator.evidence.rollout import read_rollout
 from evaluator.evidence.tool_texts import OutputRefs, argument_strings
+from evaluator.modelserver.responses_items import output_text
 
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 

@@ -7,11 +7,12 @@ counted, never fatal.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from evaluator.evidence.jsonl import ReadStats, first_object, read_objects
 
 RESPONSE_ITEM_TYPES = {
     "message",
@@ -35,43 +36,11 @@ class RolloutEntry:
     timestamp: str | None
 
 
-MAX_MALFORMED_NOTED = 100
-
-
-@dataclass
-class RolloutStats:
-    lines: int = 0
-    bad_lines: int = 0
-    # (line, why) of the first lines that could not be used; hostile ones are reported, not fatal.
-    malformed: list[tuple[int, str]] = field(default_factory=list)
-
-    def skip(self, line: int, why: str) -> None:
-        self.bad_lines += 1
-        if len(self.malformed) < MAX_MALFORMED_NOTED:
-            self.malformed.append((line, why))
-
-
-def read_rollout(path: Path, stats: RolloutStats | None = None) -> Iterator[RolloutEntry]:
-    stats = stats if stats is not None else RolloutStats()
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            stats.lines = number
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                stats.skip(number, "not JSON (truncated?)")
-                continue
-            except RecursionError:
-                stats.skip(number, "JSON nested too deeply to read")
-                continue
-            if not isinstance(record, dict):
-                stats.skip(number, "not a JSON object")
-                continue
-            entry = _entry(number, record)
-            if entry is not None:
-                yield entry
+def read_rollout(path: Path, stats: ReadStats | None = None) -> Iterator[RolloutEntry]:
+    for number, record in read_objects(path, stats):
+        entry = _entry(number, record)
+        if entry is not None:
+            yield entry
 
 
 def _entry(number: int, record: dict[str, Any]) -> RolloutEntry | None:
@@ -91,16 +60,8 @@ def _entry(number: int, record: dict[str, Any]) -> RolloutEntry | None:
 
 def first_line(path: Path) -> dict[str, Any] | None:
     """Only the first record of a rollout: enough to know its thread, parent and start time."""
-    try:
-        with path.open("rb") as handle:
-            raw = handle.readline()
-    except OSError:
-        return None
-    try:
-        record = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(record, dict):
+    record = first_object(path)
+    if record is None:
         return None
     payload = record.get("payload")
     return payload if record.get("type") == "session_meta" and isinstance(payload, dict) else record

@@ -1,4 +1,5 @@
-"""Small readers of Codex Responses items, shared by the evidence stage and the model server."""
+"""Small readers of Responses-API items, shared by the scripted server and the Codex adapter
+(whose rollouts record the same items)."""
 
 from __future__ import annotations
 

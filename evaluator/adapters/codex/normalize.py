@@ -1,4 +1,5 @@
-"""From a rollout to SessionEvidence: commands, working directories, reads, writes, final answer.
+"""From a Codex rollout to SessionEvidence: commands, working directories, reads, writes, final
+answer (the format half; `evidence/builder.py` turns what ran into records).
 
 Function-call arguments are the primary record of what ran (codex writes no item for sandbox-
 denied or killed commands); `item_completed` items and older `exec_command_*` events enrich them
@@ -9,27 +10,17 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
-from evaluator.codex_items import content_text, is_injected, output_text
+from evaluator.adapters.codex.rollout import RolloutEntry, read_rollout
+from evaluator.evidence.builder import EvidenceBuilder, argv_command, excerpt, file_uri_path
 from evaluator.evidence.jscode import scan_javascript
-from evaluator.evidence.patch import patch_contents, patch_paths
-from evaluator.evidence.records import EvidenceRecord, SessionEvidence
-from evaluator.evidence.rollout import RolloutEntry, RolloutStats, read_rollout
-from evaluator.evidence.shell import (
-    ProgramLanguage,
-    ShellAnalysis,
-    analyze_command,
-    analyze_program,
-    shebang_language,
-)
-from evaluator.kernelpaths import join_path
+from evaluator.evidence.jsonl import ReadStats
+from evaluator.evidence.records import SessionEvidence
+from evaluator.modelserver.responses_items import content_text, is_injected, output_text
 from evaluator.vocabulary import Outcome
 
-EXCERPT = 2000
 KNOWN_LINE_TYPES = {
     "session_meta",
     "response_item",
@@ -40,10 +31,6 @@ KNOWN_LINE_TYPES = {
     "inter_agent_communication_metadata",
     "compacted",
 }
-MAX_SCRIPT_DEPTH = 4
-# Files written by the session that are remembered; past this, running any file the session
-# might have written is opaque (memory stays bounded on huge sessions).
-MAX_REMEMBERED_WRITES = 20_000
 _FAILED_OUTPUTS = (
     "patch rejected",
     "verification failed",
@@ -58,7 +45,6 @@ _EXIT_PATTERNS = (
     re.compile(r"^Exit code: (-?\d+)", re.MULTILINE),
 )
 
-
 # The tools that start a sub-agent, as Codex records them (under its namespaces).
 SPAWN_TOOLS = ("spawn_agent", "multi_agent_v1.spawn_agent", "collaboration.spawn_agent")
 
@@ -69,14 +55,6 @@ def _json_object(text: str) -> dict[str, Any]:
     except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def excerpt(text: str | None) -> str | None:
-    if text is None:
-        return None
-    return (
-        text if len(text) <= EXCERPT else text[:EXCERPT] + f"… [{len(text) - EXCERPT} more chars]"
-    )
 
 
 def output_exit_code(output: Any) -> int | None:
@@ -108,261 +86,11 @@ def output_outcome(output: Any, code: int | None) -> Outcome:
     return "unknown"
 
 
-def file_uri_path(value: str) -> str:
-    if value.startswith("file://"):
-        return unquote(urlparse(value).path)
-    return value
-
-
-def argv_command(argv: Any) -> str:
-    """The shell text of an argv: `bash -lc CMD` becomes CMD, anything else is quoted back."""
-    if isinstance(argv, str):
-        return argv
-    if not isinstance(argv, list) or not argv:
-        return ""
-    parts = [str(a) for a in argv]
-    if (
-        len(parts) >= 3
-        and Path(parts[0]).name in ("bash", "sh", "zsh")
-        and parts[1] in ("-lc", "-c")
-    ):
-        return parts[2]
-    return shlex.join(parts)
-
-
-class Normalizer:
+class CodexNormalizer(EvidenceBuilder):
     def __init__(self, path: Path, home: str | None) -> None:
-        self.evidence = SessionEvidence(session_path=str(path))
-        self.home = home
-        self.turn_cwd: str | None = None
-        self.calls: dict[str, EvidenceRecord] = {}  # call_id -> command_observed / tool_call
-        self.pwd_calls: set[str] = set()
+        super().__init__(path, home)
         self.meta_seen = 0
         self.skipping_fork_copy = False
-        self.last_assistant: str | None = None
-        # What the session itself wrote, per resolved path: the content when it is known,
-        # None when it changed in a way the evidence does not show. Scripts run later are
-        # judged by this content; a path absent here is the target's own file.
-        self.contents: dict[str, str | None] = {}
-        self.symlinks: dict[str, str] = {}  # link path -> resolved target, created by the session
-        self.forgot_writes = False
-
-    # --------------------------------------------------------------------- helpers
-    def cwd_for(self, workdir: str | None) -> str:
-        base = self.turn_cwd or self.evidence.cwd or "/"
-        if not workdir:
-            return base
-        return join_path(base, workdir)
-
-    def observe_command(
-        self,
-        line: int,
-        ts: str | None,
-        call_id: str | None,
-        tool: str,
-        command: str,
-        workdir: str | None,
-        source: str,
-    ) -> EvidenceRecord:
-        ev = self.evidence
-        cwd = self.cwd_for(workdir)
-        if workdir:
-            ev.add(
-                "tool_workdir_observed",
-                line,
-                timestamp=ts,
-                call_id=call_id,
-                tool=tool,
-                path=cwd,
-                workdir=workdir,
-                source=source,
-            )
-        record = ev.add(
-            "command_observed",
-            line,
-            timestamp=ts,
-            call_id=call_id,
-            tool=tool,
-            command=command,
-            workdir=cwd,
-            source="tool-call",
-        )
-        if call_id:
-            self.calls[call_id] = record
-        if command.lstrip().startswith("apply_patch"):
-            body = command.split("\n", 1)[1] if "\n" in command else ""
-            self.observe_patch(line, ts, call_id, body, cwd, "patch-header")
-            return record
-        analysis = analyze_command(command, cwd, self.home)
-        if "pwd" in analysis.commands and call_id:
-            self.pwd_calls.add(call_id)
-        self.record_analysis(analysis, record, line, ts, call_id, tool, "shell-parse", 0)
-        return record
-
-    def record_analysis(
-        self,
-        analysis: ShellAnalysis,
-        record: EvidenceRecord,
-        line: int,
-        ts: str | None,
-        call_id: str | None,
-        tool: str,
-        source: str,
-        depth: int,
-    ) -> None:
-        """Records a command's accesses, then follows what it set up: symlinks it made, files
-        it wrote, and scripts it ran (analysed from the content the session wrote)."""
-        ev = self.evidence
-        for link, target in analysis.symlinks:
-            self.symlinks[link] = target
-        for access in analysis.accesses:
-            kind = {"read": "file_read_observed", "write": "file_write_observed"}.get(
-                access.kind, "file_read_observed"
-            )
-            if access.kind == "cwd":
-                kind = "tool_workdir_observed"
-            detail = f"{access.via} {access.raw}"
-            for path, via_link in self.through_symlinks(access.path):
-                ev.add(
-                    kind,
-                    line,
-                    timestamp=ts,
-                    call_id=call_id,
-                    tool=tool,
-                    path=path,
-                    access=access.kind,
-                    source=source,
-                    detail=f"{detail} (via session symlink {via_link})" if via_link else detail,
-                    guess=True if access.guess else None,
-                )
-        for reason in analysis.opaque:
-            ev.opaque.append((record.id, reason))
-        for write in analysis.contents:
-            if len(self.contents) >= MAX_REMEMBERED_WRITES and write.path not in self.contents:
-                self.forgot_writes = True
-                continue
-            previous = self.contents.get(write.path, "")
-            if write.append and write.path in self.contents:
-                self.contents[write.path] = (
-                    None if previous is None or write.content is None else previous + write.content
-                )
-            else:
-                self.contents[write.path] = write.content
-        for source_path, destination in analysis.copies:
-            if source_path in self.contents:
-                self.contents[destination] = self.contents[source_path]
-            elif not self.changed_under(source_path):
-                self.contents.pop(destination, None)  # a copy of the target's own file
-        for run in analysis.runs:
-            self.follow_run(
-                run.path, run.language, run.tree, run.via, record, line, ts, call_id, tool, depth
-            )
-
-    def through_symlinks(self, path: str) -> list[tuple[str, str | None]]:
-        """The path itself, plus where it really leads when it goes through a symlink the
-        session created (it may be gone from disk by the end of the run)."""
-        found: list[tuple[str, str | None]] = [(path, None)]
-        for link, target in self.symlinks.items():
-            if path == link or path.startswith(link.rstrip("/") + "/"):
-                real = join_path(target, path[len(link) :].lstrip("/") or ".")
-                found.append((real, link))
-        return found
-
-    def changed_under(self, path: str) -> bool:
-        """Whether the session changed `path`, or a directory above it, in an unknown way."""
-        for written, content in self.contents.items():
-            if content is None and (path == written or path.startswith(written.rstrip("/") + "/")):
-                return True
-        return False
-
-    def follow_run(
-        self,
-        path: str,
-        language: ProgramLanguage,
-        tree: bool,
-        via: str,
-        record: EvidenceRecord,
-        line: int,
-        ts: str | None,
-        call_id: str | None,
-        tool: str,
-        depth: int,
-    ) -> None:
-        ev = self.evidence
-        real = self.through_symlinks(path)[-1][0]
-        if tree:
-            if any(p == real or p.startswith(real.rstrip("/") + "/") for p in self.contents):
-                ev.opaque.append((record.id, f"{via} runs code the session wrote under {real}"))
-            return
-        if real not in self.contents:
-            if self.forgot_writes:
-                ev.opaque.append((record.id, f"{via} runs {real}; too many writes to follow"))
-            elif self.changed_under(real):
-                ev.opaque.append((record.id, f"{via} runs {real}, changed in a way not shown"))
-            return  # the target's own program, as shipped in the workspace
-        content = self.contents[real]
-        if content is None:
-            ev.opaque.append((record.id, f"{via} runs {real}, whose content is not known"))
-            return
-        if depth >= MAX_SCRIPT_DEPTH:
-            ev.opaque.append((record.id, f"{via} runs scripts nested too deeply"))
-            return
-        kind: ProgramLanguage = (
-            shebang_language(content, real) if language == "unknown" else language
-        )
-        if kind == "unknown":
-            ev.opaque.append((record.id, f"{via} runs {real}, a program that is not analysed"))
-            return
-        program = analyze_program(content, kind, record.workdir or self.cwd_for(None), self.home)
-        self.record_analysis(program, record, line, ts, call_id, tool, "script-content", depth + 1)
-
-    def observe_path(
-        self,
-        kind: str,
-        line: int,
-        ts: str | None,
-        call_id: Any,
-        tool: str,
-        path: str,
-        cwd: str,
-        access: str,
-        source: str,
-        detail: str | None = None,
-    ) -> None:
-        """One file observation, resolved against `cwd` unless already absolute."""
-        self.evidence.add(
-            kind,
-            line,
-            timestamp=ts,
-            call_id=call_id,
-            tool=tool,
-            path=join_path(cwd, path),
-            access=access,
-            source=source,
-            detail=detail,
-        )
-
-    def observe_patch(
-        self, line: int, ts: str | None, call_id: str | None, patch: str, cwd: str, source: str
-    ) -> None:
-        paths, problems = patch_paths(patch)
-        for operation, relative in paths:
-            self.observe_path(
-                "file_write_observed",
-                line,
-                ts,
-                call_id,
-                "apply_patch",
-                relative,
-                cwd,
-                "write",
-                source,
-                f"{operation} {relative}",
-            )
-        for problem in problems:
-            self.evidence.opaque.append((f"L{line}", problem))
-        for relative, content in patch_contents(patch):
-            self.contents[join_path(cwd, relative)] = content
 
     # --------------------------------------------------------------------- entries
     def session_meta(self, line: int, ts: str | None, p: dict[str, Any]) -> None:
@@ -734,27 +462,11 @@ class Normalizer:
                 str(entry.get("cmd") or ""),
             )
 
-    def finish(self, stats: RolloutStats) -> SessionEvidence:
-        ev = self.evidence
-        ev.line_count = stats.lines
-        ev.bad_lines = stats.bad_lines
-        ev.malformed = list(stats.malformed)
-        ev.settle_outcomes()
-        if ev.final_answer is None and self.last_assistant is not None:
-            ev.final_answer = self.last_assistant
-            ev.add(
-                "final_answer",
-                stats.lines,
-                text=self.last_assistant,
-                source="last-assistant-message",
-            )
-        return ev
-
 
 def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEvidence:
     """Streams the rollout once; memory grows with the number of tool calls, not the file size."""
-    normalizer = Normalizer(path, home)
-    stats = RolloutStats()
+    normalizer = CodexNormalizer(path, home)
+    stats = ReadStats()
     for entry in read_rollout(path, stats):
         try:
             _normalize_entry(normalizer, entry)
@@ -770,7 +482,7 @@ def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEv
     return normalizer.finish(stats)
 
 
-def _normalize_entry(normalizer: Normalizer, entry: RolloutEntry) -> None:
+def _normalize_entry(normalizer: CodexNormalizer, entry: RolloutEntry) -> None:
     kind = entry.type
     payload = entry.payload
     if kind == "session_meta":

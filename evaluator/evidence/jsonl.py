@@ -1,0 +1,65 @@
+"""Streaming a JSONL session file, whichever agent wrote it, one JSON object per line.
+
+A truncated or non-JSON line is counted, never fatal; memory does not grow with the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_MALFORMED_NOTED = 100
+
+
+@dataclass
+class ReadStats:
+    lines: int = 0
+    bad_lines: int = 0
+    # (line, why) of the first lines that could not be used; hostile ones are reported, not fatal.
+    malformed: list[tuple[int, str]] = field(default_factory=list)
+
+    def skip(self, line: int, why: str) -> None:
+        self.bad_lines += 1
+        if len(self.malformed) < MAX_MALFORMED_NOTED:
+            self.malformed.append((line, why))
+
+
+def read_objects(
+    path: Path, stats: ReadStats | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every line holding a JSON object."""
+    stats = stats if stats is not None else ReadStats()
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            stats.lines = number
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                stats.skip(number, "not JSON (truncated?)")
+                continue
+            except RecursionError:
+                stats.skip(number, "JSON nested too deeply to read")
+                continue
+            if not isinstance(record, dict):
+                stats.skip(number, "not a JSON object")
+                continue
+            yield number, record
+
+
+def first_object(path: Path) -> dict[str, Any] | None:
+    """The first line's object, or None: enough for an adapter to know its own format."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.readline()
+    except OSError:
+        return None
+    try:
+        record = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
