@@ -14,6 +14,7 @@ from pathlib import Path
 
 from benchmarks.common import ROOT, SCRATCH, median, table, timed
 from evaluator.adapters import get_runner
+from evaluator.adapters.codex.trace import RECOGNIZER as CODEX_CALLS
 from evaluator.agents import AgentRequest, ModelEndpoint
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
@@ -77,7 +78,9 @@ def main() -> None:
                     assert handle.fault is None, f"{name}: {handle.fault}"
                     times[name].append(handle.duration_s)
                     if handle.trace_path is not None:
-                        parsed, seconds = timed(lambda p=handle.trace_path: read_trace(p))
+                        parsed, seconds = timed(
+                            lambda p=handle.trace_path: read_trace(p, CODEX_CALLS)
+                        )
                         trace_lines.append(parsed.lines)
                         parse_times.append(seconds)
     finally:

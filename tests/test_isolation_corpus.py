@@ -25,6 +25,7 @@ import pytest
 import yaml
 
 from evaluator.adapters import get_store, normalize_session
+from evaluator.adapters.codex.trace import RECOGNIZER as CODEX_CALLS
 from evaluator.isolation import assess_attempt
 from evaluator.isolation.trace import assess_with_trace
 from evaluator.sandbox import LaunchPolicy, Tracer
@@ -154,6 +155,7 @@ def run_entry(
                 workspace.path,
                 handle.own_dirs,
                 handle.private_dirs,
+                recognizer=CODEX_CALLS,
             )
         sessions = "".join(
             path.read_text(errors="replace")

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from evaluator.adapters import normalize_session
+from evaluator.adapters.codex.trace import RECOGNIZER as CODEX_CALLS
 from evaluator.evidence import SessionEvidence
 from evaluator.isolation import assess_attempt, assess_isolation
 from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, allowed
@@ -221,7 +222,7 @@ def _traced(command: str, syscalls: list[str]) -> str:
 
 
 def _trace_verdict(command: str, syscalls: list[str]) -> tuple[str, list[str]]:
-    trace = parse_trace(_traced(command, syscalls).splitlines(), start_cwd=WS)
+    trace = parse_trace(_traced(command, syscalls).splitlines(), CODEX_CALLS, start_cwd=WS)
     evidence = SessionEvidence(session_path="s.jsonl", complete=True)
     evidence.add("command_observed", 1, command=command, call_id="c1")
     clean = assess_isolation(evidence, Path(WS), record_violations=False)
@@ -344,7 +345,7 @@ def _arbitrated(
     ]
     if exits:
         log += ["12 +++ exited with 0 +++", "11 +++ exited with 0 +++"]
-    trace = parse_trace(log, start_cwd=ws, agent_dirs=("/var/tmp/agent",))
+    trace = parse_trace(log, CODEX_CALLS, start_cwd=ws, agent_dirs=("/var/tmp/agent",))
     traced = assess_trace(trace, evidence, report, workspace, ())
     merged = combine(report, traced, evidence)
     records = len(evidence.of_kind("isolation_violation"))
@@ -432,7 +433,9 @@ def test_a_failed_exec_counts_only_in_the_jails_private_tmp(
         f'execve("{failed_exec}", ["tool.sh"], 0x5 /* 2 vars */) = -1 ENOENT (No such file or'
         " directory)"
     )
-    trace = parse_trace(_traced("PATH=/tmp/c:$PATH tool.sh", [syscall]).splitlines(), start_cwd=WS)
+    trace = parse_trace(
+        _traced("PATH=/tmp/c:$PATH tool.sh", [syscall]).splitlines(), CODEX_CALLS, start_cwd=WS
+    )
     evidence = SessionEvidence(session_path="s.jsonl", complete=True)
     evidence.add("command_observed", 1, command="PATH=/tmp/c:$PATH tool.sh", call_id="c1")
     clean = assess_isolation(evidence, Path(WS), record_violations=False)

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from evaluator.adapters import get_store, normalize_session
+from evaluator.adapters import adapter_for_runner, get_store, normalize_session
+from evaluator.adapters.codex.trace import RECOGNIZER as CODEX_CALLS
 from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport, assess_isolation
 from evaluator.isolation.trace import TraceReport, assess_with_trace
@@ -97,6 +98,7 @@ def run_traced(
         workspace.path,
         handle.own_dirs,
         handle.private_dirs,
+        recognizer=adapter_for_runner(runner).trace_recognizer(),
     )
     return Traced(
         workspace.path,
@@ -251,7 +253,7 @@ def test_a_run_saves_the_trace_and_names_its_layers(tracer: None, tmp_path: Path
     assert attempt["trace_report"]["verdict"] == "contained", attempt["trace_report"]
     assert attempt["trace_report"]["tool_calls"] >= 1
     with gzip.open(attempt_dir / "trace.strace.gz", "rt") as log:
-        calls = parse_trace(log).tool_calls
+        calls = parse_trace(log, CODEX_CALLS).tool_calls
     assert len(calls) == attempt["trace_report"]["tool_calls"]
     transcript = (run_dir / "transcript.md").read_text()
     assert "- Trace: contained" in transcript

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.adapters.codex.trace import RECOGNIZER as CODEX_CALLS
 from evaluator.errors import EnvironmentProblem
 from evaluator.evidence.records import SessionEvidence
 from evaluator.isolation.assess import IsolationReport
@@ -53,7 +54,7 @@ LOG = f"""\
 
 
 def test_tool_calls_their_subtrees_and_the_cli_writes() -> None:
-    trace = parse_trace(LOG.splitlines(), start_cwd=WS, agent_dirs=("/var/tmp/agent",))
+    trace = parse_trace(LOG.splitlines(), CODEX_CALLS, start_cwd=WS, agent_dirs=("/var/tmp/agent",))
     assert trace.unparsed == 0
     shell, patch = trace.tool_calls
     assert shell.command == 'cd .. "&&" cat a\u00e9, b'
@@ -80,7 +81,7 @@ def test_shell_outside_the_sandbox_helper_is_the_cli_not_a_tool_call() -> None:
 1 execve("/bin/bash", ["/bin/bash", "-c", "set -e; . snapshot"], 0x1 /* 1 vars */) = 0
 1 openat(AT_FDCWD</>, "/etc/profile", O_RDONLY) = 3</etc/profile>
 """
-    assert parse_trace(log.splitlines()).tool_calls == []
+    assert parse_trace(log.splitlines(), CODEX_CALLS).tool_calls == []
 
 
 def test_choose_policy_falls_back_or_refuses(monkeypatch: pytest.MonkeyPatch) -> None:

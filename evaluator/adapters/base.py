@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # reading a session needs none of the runner's machinery
     from evaluator.evidence.content import ToolText
     from evaluator.evidence.records import SessionEvidence
     from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.sandbox.strace_log import ToolCallRecognizer
     from evaluator.sessions.base import SessionStore
 
 
@@ -78,6 +79,11 @@ class AgentAdapter(ABC):
     @abstractmethod
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
         """The session file as agent-neutral evidence records."""
+
+    def trace_recognizer(self) -> ToolCallRecognizer | None:
+        """How this agent's tool calls look in the access trace; None when no one has taught
+        the trace (its verdict is then `unverifiable`: the log cannot be attributed)."""
+        return None
 
     def live_home(self) -> Path:
         """The user's own agent home, whose session store in-session attempts are found in."""

@@ -23,6 +23,7 @@ from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox.strace_log import (
     PATCH_CALL,
     ObservedTrace,
+    ToolCallRecognizer,
     ToolCallTrace,
     TracedAccess,
     read_trace,
@@ -74,6 +75,12 @@ _PROC_PID = re.compile(r"^/proc/\d+(/|$)")
 _USER_HOME = re.compile(r"^(?:/root|/home/[^/]+)/(?P<below>.+)$")
 Judgement = Literal["allowed", "outside", "unresolved", "incidental"]
 _SEVERITY: dict[IsolationVerdict, int] = {"contained": 0, "unverifiable": 1, "violation": 2}
+
+
+UNUSABLE = (
+    "the trace is unusable for this agent: its adapter declares no tool-call recogniser, so the"
+    " log cannot tell the agent's tool calls from the CLI's own work"
+)
 
 
 @dataclass
@@ -479,12 +486,19 @@ def assess_with_trace(
     own_dirs: tuple[Path, ...],
     private_dirs: tuple[Path, ...] = (),
     trace: ObservedTrace | None = None,
+    *,
+    recognizer: ToolCallRecognizer | None,
 ) -> tuple[IsolationReport, TraceReport]:
     """Merges the attempt's trace verdict into the evidence's: `trace` as already read (while the
-    agent ran), else read from `trace_path`."""
+    agent ran), else read from `trace_path` with the agent's `recognizer`. Without one the trace
+    cannot tell the agent's tool calls from the CLI's own work: it says so (unverifiable), never
+    passes blind."""
+    if recognizer is None:
+        report = TraceReport("unverifiable", UNUSABLE, 0)
+        return combine(evidence_report, report, evidence, jailed=bool(private_dirs)), report
     if trace is None and trace_path.is_file():
         agent_dir = (str(own_dirs[0]),) if own_dirs else ()
-        trace = read_trace(trace_path, start_cwd=str(workspace), agent_dirs=agent_dir)
+        trace = read_trace(trace_path, recognizer, start_cwd=str(workspace), agent_dirs=agent_dir)
     if trace is None:
         report = TraceReport("unverifiable", f"no trace was written ({trace_path})", 0)
     else:

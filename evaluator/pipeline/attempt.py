@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from evaluator.adapters import get_store, normalize_session, tool_text_source
+from evaluator.adapters import adapter_for_runner, get_store, normalize_session, tool_text_source
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
 from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLayers, IsolationSummary
 from evaluator.artifacts.redact import LiveRedactor, Redactor
@@ -23,6 +23,7 @@ from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.sandbox import LaunchPolicy, ObservedTrace
+from evaluator.sandbox.strace_log import ToolCallRecognizer
 from evaluator.sandbox.tracer import save_compressed
 from evaluator.sessions import SessionRef
 from evaluator.sessions.base import ChildQuery, SessionStore
@@ -172,7 +173,9 @@ def run_attempt(
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
     secrets = attempt_secrets(settings, workspace)
-    follower = settings.launch.follow_trace(workspace.path, agent_dir, LiveRedactor(secrets).text)
+    follower = settings.launch.follow_trace(
+        workspace.path, agent_dir, trace_recognizer(settings.runner), LiveRedactor(secrets).text
+    )
     try:
         handle = settings.runner.run(
             AgentRequest(
@@ -207,6 +210,11 @@ def run_attempt(
     _evaluate(settings, case, result, prompt, trace)
     save_attempt(settings.run_dir, result)
     return result
+
+
+def trace_recognizer(runner: AgentRunner) -> ToolCallRecognizer | None:
+    """How the access trace tells `runner`'s tool calls apart: its adapter's knowledge."""
+    return adapter_for_runner(runner.name).trace_recognizer()
 
 
 def run_secrets(
@@ -302,6 +310,7 @@ def _evaluate(
             handle.own_dirs,
             handle.private_dirs,
             trace,
+            recognizer=trace_recognizer(settings.runner),
         )
     if handle.launched_child and not prompt_was_verbatim(result, prompt):
         return

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
-from evaluator.sandbox.strace_log import ObservedTrace, parse_trace
+from evaluator.sandbox.strace_log import ObservedTrace, ToolCallRecognizer, parse_trace
 from evaluator.sandbox.tracer import COMPRESS_LEVEL
 
 POLL_S = 0.1  # how often a quiet log is looked at again; reading it costs nothing when idle
@@ -28,6 +28,7 @@ class TraceFollower:
     def __init__(
         self,
         path: Path,
+        recognizer: ToolCallRecognizer | None,
         *,
         start_cwd: str | None = None,
         agent_dirs: tuple[str, ...] = (),
@@ -35,6 +36,7 @@ class TraceFollower:
         redact: Callable[[str], str] | None = None,
     ) -> None:
         self.path = path
+        self.recognizer = recognizer
         self.keep = keep
         self._redact = redact
         self._start_cwd = start_cwd
@@ -60,7 +62,13 @@ class TraceFollower:
                 return  # no log: the agent never started under the tracer
             if self.keep is not None:
                 lines = self._kept(lines, self.keep)
-            self._trace = parse_trace(lines, start_cwd=self._start_cwd, agent_dirs=self._agent_dirs)
+            if self.recognizer is None:
+                for _ in lines:  # kept, not attributed
+                    pass
+                return
+            self._trace = parse_trace(
+                lines, self.recognizer, start_cwd=self._start_cwd, agent_dirs=self._agent_dirs
+            )
         except BaseException as exc:  # re-raised in the caller's thread by finish()
             self._error = exc
 

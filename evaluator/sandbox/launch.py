@@ -17,6 +17,7 @@ from evaluator.errors import EnvironmentProblem
 from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.follow import TraceFollower
 from evaluator.sandbox.registry import get_jail
+from evaluator.sandbox.strace_log import ToolCallRecognizer
 from evaluator.sandbox.tracer import Tracer
 
 TraceMode = Literal["auto", "on", "off"]
@@ -62,16 +63,22 @@ class LaunchPolicy:
         return out, trace_path
 
     def follow_trace(
-        self, workspace: Path, agent_dir: Path, redact: Callable[[str], str] | None = None
+        self,
+        workspace: Path,
+        agent_dir: Path,
+        recognizer: ToolCallRecognizer | None,
+        redact: Callable[[str], str] | None = None,
     ) -> TraceFollower | None:
         """Starts reading the attempt's trace (the file `wrap` names) while the agent runs, and
         keeping a compressed, redacted copy beside the agent's directory, out of the agent's
         reach (the directory itself is writable in the jail). None when it is not traced. The
-        caller must `finish()` it after the agent exits."""
+        caller must `finish()` it after the agent exits. Without the agent's `recognizer` the log
+        is only kept (the verdict reads it as unusable)."""
         if not self.trace:
             return None
         return TraceFollower(
             agent_dir / TRACE_FILE,
+            recognizer,
             start_cwd=str(workspace),
             agent_dirs=(str(agent_dir),),
             keep=agent_dir.with_name(f"{agent_dir.name}.{TRACE_FILE}.gz"),

@@ -1,13 +1,13 @@
 """Reading an strace log (see tracer.py for its options) into accesses per tool call.
 
-Who did what: Codex runs each tool call as `codex-linux-sandbox ... -- /bin/bash -c CMD`. A
-process that execs a shell with `-c` while it descends from a `codex-linux-sandbox` exec starts a
-tool-call subtree (Claude Code's Bash tool has no helper: its shells are known by their script,
-`claude_bash_command`); it and every process it creates belong to that call. Everything else is the
-agent CLI itself (node and codex starting up, reading their installation, the agent home and its
-sqlite files, probing `lsb_release`, `git ls-remote`, setting up bubblewrap): its reads are its
-own business. Its *writes* are not always: Codex applies `apply_patch` in its own process, so a
-write by the codex process outside its home is kept as `cli_writes`.
+Who did what: each agent runs its tool calls in its own way, and its adapter says how to tell
+them in the process tree (a `ToolCallRecognizer`: Codex runs each one under a sandbox helper,
+Claude Code gives its Bash shells a recognisable script). The process an exec starts a tool call
+in, and every process it creates, belong to that call. Everything else is the agent CLI itself
+(starting up, reading its installation, the agent home and its files, probing the system): its
+reads are its own business. Its *writes* are not always (an agent may apply patches in its own
+process), so a write by one of the recogniser's `cli_images` outside the agent's directories is
+kept as `cli_writes`.
 """
 
 from __future__ import annotations
@@ -15,19 +15,16 @@ from __future__ import annotations
 import codecs
 import os
 import re
-import shlex
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.vocabulary import AccessKind, Outcome
 
 SHELLS = ("bash", "sh", "dash", "zsh")
-SANDBOX_HELPER = "codex-linux-sandbox"
-CLI_BINARY = "codex"
-# apply_patch runs as `codex-linux-sandbox ... -- codex --codex-run-as-fs-helper`.
-FILE_HELPER_FLAG = "--codex-run-as-fs-helper"
+# The tool of a call that applies a patch (in the `apply_patch` notation of evidence/patch.py).
 PATCH_CALL = "apply_patch"
 # Stored per tool call: the first accesses of each (path, access, outcome), not every repeat.
 MAX_ACCESSES_PER_CALL = 5000
@@ -89,10 +86,38 @@ class TracedAccess:
         return out
 
 
+class ToolCallRecognizer(Protocol):
+    """How one agent's tool calls look in its process tree; each adapter declares its own."""
+
+    @property
+    def helper_images(self) -> frozenset[str]:
+        """Programs every tool call of the agent runs under (a sandbox helper); their own exec
+        is not a call, what they start may be."""
+        ...
+
+    @property
+    def cli_images(self) -> frozenset[str]:
+        """The agent CLI's own program names: their writes outside the agent's directories are
+        kept."""
+        ...
+
+    def tool_call(self, image: str, argv: list[str], in_helper: bool) -> tuple[str, str] | None:
+        """(command text, tool) when a process outside every call, exec-ing `image` (its base
+        name) with `argv`, starts a tool call; `in_helper` when it descends from a helper."""
+        ...
+
+
+def shell_script(argv: list[str]) -> str | None:
+    """The script of `sh -c SCRIPT` (any shell, `-c` or `-lc`), else None."""
+    if len(argv) >= 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in ("-c", "-lc"):
+        return argv[2]
+    return None
+
+
 @dataclass
 class ToolCallTrace:
-    """One tool call's process subtree: a shell command (`command` is its text) or a patch
-    applied by Codex's file helper (`tool` is `apply_patch`, `command` empty)."""
+    """One tool call's process subtree: a shell command (`command` is its text) or another
+    tool its recogniser named (a patch applied by a file helper: `command` empty)."""
 
     index: int
     pid: int
@@ -165,23 +190,6 @@ class _Proc:
     image: str = ""
     in_sandbox: bool = False
     call: ToolCallTrace | None = None
-
-
-def claude_bash_command(script: str) -> str | None:
-    """The command of a Claude Code Bash tool call, from the script its shell runs:
-    `source <shell snapshot> ... && eval '<command>' < /dev/null && pwd -P >| <cwd file>`.
-    Claude Code runs these shells itself (no sandbox helper); other shells it starts (its
-    environment probe, the snapshot itself) are its own business, like the CLI's reads."""
-    if not script.startswith("source ") or "shell-snapshots/snapshot-" not in script:
-        return None
-    start = script.find(" && eval ")
-    if start < 0:
-        return None
-    try:
-        words = shlex.split(script[start + len(" && eval ") :])
-    except ValueError:
-        return None
-    return words[0] if words else None
 
 
 def _unquote(token: str) -> str:
@@ -358,7 +366,10 @@ def _events(
 
 
 class _Attributor:
-    def __init__(self, root_cwd: str | None, agent_dirs: tuple[str, ...]) -> None:
+    def __init__(
+        self, root_cwd: str | None, agent_dirs: tuple[str, ...], recognizer: ToolCallRecognizer
+    ) -> None:
+        self.recognizer = recognizer
         self.trace = ObservedTrace()
         self.procs: dict[int, _Proc] = {}
         self.root_cwd = root_cwd
@@ -422,15 +433,14 @@ class _Attributor:
                 proc.call.add(access)
             elif (
                 access.access == "write"
-                and proc.image == CLI_BINARY
+                and proc.image in self.recognizer.cli_images
                 and not proc.in_sandbox
                 and not any(_inside(access.path, d) for d in self.agent_dirs)
             ):
                 self.trace.cli_writes.append(access)
 
-    @staticmethod
-    def cli_may_write(proc: _Proc, name: str, args: str) -> bool:
-        if proc.image != CLI_BINARY or proc.in_sandbox:
+    def cli_may_write(self, proc: _Proc, name: str, args: str) -> bool:
+        if proc.image not in self.recognizer.cli_images or proc.in_sandbox:
             return False
         if name in _OPENS:
             return name == "creat" or any(f in args for f in _WRITE_FLAGS)
@@ -448,31 +458,14 @@ class _Attributor:
         image = _unquote(image_token) if image_token.startswith('"') else ""
         name = os.path.basename(image)
         proc.image = name
-        if name == SANDBOX_HELPER:
+        if name in self.recognizer.helper_images:
             proc.in_sandbox = True
             return
         if proc.call is None:
             argv = _string_list(event.args[path_index + 1])
-            shell_c = (
-                bool(argv)
-                and os.path.basename(argv[0]) in SHELLS
-                and len(argv) >= 3
-                and argv[1] in ("-c", "-lc")
-            )
-            # Codex's tool calls run under its sandbox helper; Claude Code runs its Bash shells
-            # itself, recognisable by the script it gives them.
-            command = (
-                argv[2]
-                if shell_c and proc.in_sandbox
-                else claude_bash_command(argv[2])
-                if shell_c
-                else None
-            )
-            if command is not None:
-                proc.call = self.new_call(event, command, "shell")
-                return
-            if proc.in_sandbox and name == CLI_BINARY and FILE_HELPER_FLAG in argv:
-                proc.call = self.new_call(event, "", PATCH_CALL)
+            found = self.recognizer.tool_call(name, argv, proc.in_sandbox)
+            if found is not None:
+                proc.call = self.new_call(event, *found)
                 return
         if proc.call is not None:
             resolved = self.resolve(proc, event, path_index, image)
@@ -581,11 +574,16 @@ def _inside(path: str, root: str) -> bool:
 
 
 def parse_trace(
-    lines: Iterable[str], *, start_cwd: str | None = None, agent_dirs: tuple[str, ...] = ()
+    lines: Iterable[str],
+    recognizer: ToolCallRecognizer,
+    *,
+    start_cwd: str | None = None,
+    agent_dirs: tuple[str, ...] = (),
 ) -> ObservedTrace:
-    """`start_cwd`: where the first process started (the attempt workspace); `agent_dirs`: the
-    agent's home and CODEX_HOME, where the CLI's own writes belong."""
-    attributor = _Attributor(start_cwd, agent_dirs)
+    """`recognizer`: the agent's (its adapter's); `start_cwd`: where the first process started
+    (the attempt workspace); `agent_dirs`: the agent's directories, where the CLI's own writes
+    belong."""
+    attributor = _Attributor(start_cwd, agent_dirs, recognizer)
     for event in _events(lines, attributor.trace, attributor.droppable):
         attributor.feed(event)
     attributor.trace.unattributed = sum(len(events) for events in attributor.orphans.values())
@@ -593,7 +591,11 @@ def parse_trace(
 
 
 def read_trace(
-    path: Path, *, start_cwd: str | None = None, agent_dirs: tuple[str, ...] = ()
+    path: Path,
+    recognizer: ToolCallRecognizer,
+    *,
+    start_cwd: str | None = None,
+    agent_dirs: tuple[str, ...] = (),
 ) -> ObservedTrace:
     with path.open(encoding="utf-8", errors="surrogateescape") as handle:
-        return parse_trace(handle, start_cwd=start_cwd, agent_dirs=agent_dirs)
+        return parse_trace(handle, recognizer, start_cwd=start_cwd, agent_dirs=agent_dirs)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from evaluator.evidence.content import ToolText
     from evaluator.evidence.records import SessionEvidence
     from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.sandbox.strace_log import ToolCallRecognizer
     from evaluator.sessions.base import SessionStore
 
 
@@ -62,6 +63,11 @@ class ClaudeAdapter(AgentAdapter):
             "queue-operation",
             "summary",
         )
+
+    def trace_recognizer(self) -> ToolCallRecognizer | None:
+        from evaluator.adapters.claude.trace import RECOGNIZER
+
+        return RECOGNIZER
 
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
         from evaluator.adapters.claude.normalize import normalize_claude_transcript

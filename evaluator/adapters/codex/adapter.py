@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from evaluator.evidence.content import ToolText
     from evaluator.evidence.records import SessionEvidence
     from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.sandbox.strace_log import ToolCallRecognizer
     from evaluator.sessions.base import SessionStore
 
 # The first record of every rollout format Codex has written (docs/codex-facts.md).
@@ -64,6 +65,11 @@ class CodexAdapter(AgentAdapter):
         return first_record.get("type") in ROLLOUT_FIRST_TYPES or (
             "id" in first_record and "timestamp" in first_record  # the oldest rollouts
         )
+
+    def trace_recognizer(self) -> ToolCallRecognizer | None:
+        from evaluator.adapters.codex.trace import RECOGNIZER
+
+        return RECOGNIZER
 
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
         from evaluator.adapters.codex.normalize import normalize_codex_rollout
