@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evaluator.adapters import runner_names
+from evaluator.adapters import DEFAULT_RUNNER, runner_names
 from evaluator.cli.history import record_finished_run
 from evaluator.errors import EvalError
 from evaluator.pipeline.progress import choose_progress
@@ -51,7 +51,7 @@ def _run(label: str, behaviors: Path, cases: tuple[str, ...], agent: str) -> dic
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="./dev demo", description=__doc__)
-    parser.add_argument("--agent", choices=runner_names(), default="codex-exec")
+    parser.add_argument("--agent", choices=runner_names(), default=DEFAULT_RUNNER)
     agent = parser.parse_args(argv).agent
     try:
         good = _run("follows-skill", BEHAVIORS / "follows-skill", (), agent)

@@ -14,22 +14,9 @@ BOUNDARY_NOTE = (
 
 SUBAGENT_OPEN = "<<<AGENTIC_EVAL_PROMPT"
 SUBAGENT_CLOSE = "AGENTIC_EVAL_PROMPT>>>"
-SUBAGENT_LAUNCHER_HEAD = (
-    "You launch one evaluation attempt and do nothing else. Call the tool `spawn_agent`"
-    " (namespace multi_agent_v1) exactly once, with fork_context false and with `message` set to"
-    " the text between the two marker lines below, byte for byte, markers excluded. Then call"
-    " `wait_agent` on the spawned agent until it has completed, and finish with one short line."
-    " Run no commands, read no files, and never add to, shorten or explain the message."
-)
-
-# The same launcher for Claude Code, whose Agent tool runs the sub-agent and waits for it.
-CLAUDE_LAUNCHER_HEAD = (
-    "You launch one evaluation attempt and do nothing else. Call the `Agent` tool exactly once,"
-    " with `prompt` set to the text between the two marker lines below, byte for byte, markers"
-    " excluded. When it returns, finish with one short line. Run no commands, read no files, and"
-    " never add to, shorten or explain the prompt."
-)
-LAUNCHER_HEADS = (SUBAGENT_LAUNCHER_HEAD, CLAUDE_LAUNCHER_HEAD)
+# Every launcher prompt starts so; each sub-agent runner continues it with how its agent spawns
+# the attempt (adapters/*/subagent.py), then the child prompt between the markers.
+LAUNCHER_OPENING = "You launch one evaluation attempt and do nothing else."
 
 
 # An in-session child inherits its parent's working directory (spawn_agent takes none), so its
@@ -60,13 +47,15 @@ def user_prompt_of(prompt: str) -> str:
     return prompt.removesuffix(f"\n\n{BOUNDARY_NOTE}")
 
 
-def launcher_prompt(child_prompt: str, head: str = SUBAGENT_LAUNCHER_HEAD) -> str:
+def launcher_prompt(child_prompt: str, head: str) -> str:
+    if not head.startswith(LAUNCHER_OPENING):
+        raise ValueError("a launcher head starts with LAUNCHER_OPENING")
     return f"{head}\n{SUBAGENT_OPEN}\n{child_prompt}\n{SUBAGENT_CLOSE}"
 
 
 def extract_launcher_payload(text: str) -> str | None:
     """The child prompt inside a launcher prompt, or None when `text` is not a launcher prompt."""
-    if not text.startswith(LAUNCHER_HEADS):
+    if not text.startswith(LAUNCHER_OPENING):
         return None
     start = text.find(f"\n{SUBAGENT_OPEN}\n")
     end = text.rfind(f"\n{SUBAGENT_CLOSE}")

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+from evaluator.adapters import all_adapters
 from tests.conftest import ROOT
 
 LEAVES = {
@@ -32,7 +35,7 @@ ALLOWED: dict[str, set[str]] = {
     "workspace": {"repo", "contract"},
     "agents": {"sandbox"},
     # Each agent's adapter: its runners, session store and format, on the shared stages.
-    "adapters": {"agents", "sandbox", "sessions", "evidence", "modelserver"},
+    "adapters": {"agents", "sandbox", "sessions", "evidence", "modelserver", "grader"},
     "sandbox": set(),
     "sessions": {"evidence"},
     "evidence": set(),
@@ -58,8 +61,9 @@ ALLOWED: dict[str, set[str]] = {
     "modelserver": {"contract"},
     # the HTML views read finished runs through the artifact models, comparisons through theirs
     "html": {"artifacts", "judge", "compare"},
-    # The model judge runs codex as the agents do, against a scripted server under --behaviors.
-    "grader": {"agents", "adapters", "evidence", "judge", "contract", "modelserver"},
+    # The model judge runs an agent CLI (its adapter's judge backend, handed in by the CLI) as
+    # the agents run, against a scripted server under --behaviors.
+    "grader": {"agents", "evidence", "judge", "contract", "modelserver"},
     # scores and gate decisions over finished runs
     "gate": {"artifacts", "contract"},
     # the run history: finished run directories, read through the artifact models
@@ -125,3 +129,79 @@ def test_loading_an_eval_repo_pulls_in_no_later_stage() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# Where an agent may be named: its adapter, the scripted model server (one module per provider
+# API, which knows what each agent sends), and (outside this scan) tests and docs.
+AGENT_AWARE = ("adapters", "modelserver")
+# Names kept for what was written before the adapters existed, each with why.
+KEPT_NAMES = {
+    # older manifests carry `codex_version`; `evidence_mode`'s default is the public contract's
+    ("artifacts/models.py", "codex"),
+    # the history database's column of those runs' versions
+    ("history/record.py", "codex"),
+    ("history/migrations.py", "codex"),
+}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def _names_and_strings(tree: ast.AST) -> Iterator[tuple[int, str, str]]:
+    """(line, "name" | "string", text) for every identifier and every string that is not a
+    docstring (docstrings and comments may say which agent a choice was made for)."""
+    docs = _docstrings(tree)
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield line, "string", node.value
+        elif isinstance(node, ast.Name):
+            yield line, "name", node.id
+        elif isinstance(node, ast.Attribute):
+            yield line, "name", node.attr
+        elif isinstance(node, ast.arg) or (isinstance(node, ast.keyword) and node.arg):
+            yield line, "name", node.arg
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield line, "name", node.name
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield line, "name", node.module
+        elif isinstance(node, ast.alias):
+            yield line, "name", node.name
+
+
+def test_no_agent_is_named_outside_its_adapter() -> None:
+    """An agent's name, its variables, its session-file patterns and its tool names appear only
+    in its adapter (and the scripted model server): everything else holds an adapter."""
+    problems = []
+    adapters = all_adapters()
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        relative = path.relative_to(ROOT / "evaluator")
+        if relative.parts[0] in AGENT_AWARE:
+            continue
+        tree = ast.parse(path.read_text())
+        for line, kind, text in _names_and_strings(tree):
+            for adapter in adapters:
+                markers = adapter.markers
+                words = "|".join(re.escape(w) for w in markers.words)
+                found = None
+                if re.search(rf"(?<![a-z0-9])(?:{words})(?![a-z0-9])", text, re.I):
+                    found = markers.words[0]
+                elif kind == "string":
+                    found = next(
+                        (
+                            marker
+                            for marker in (*markers.env_vars, *markers.session_patterns)
+                            if marker in text
+                        ),
+                        None,
+                    ) or (text if text in markers.tool_names else None)
+                if found and (str(relative), found) not in KEPT_NAMES:
+                    problems.append(f"evaluator/{relative}:{line} names {adapter.name}: {text!r}")
+    assert problems == []

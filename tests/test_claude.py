@@ -16,6 +16,7 @@ import pytest
 
 from evaluator.adapters import get_store, normalize_session
 from evaluator.adapters.claude.runner import ClaudeCodeRunner, ancestor_context, read_stream_events
+from evaluator.adapters.claude.subagent import LAUNCHER_HEAD as CLAUDE_LAUNCHER_HEAD
 from evaluator.adapters.codex.runner import CodexExecRunner
 from evaluator.agents import AgentHandle
 from evaluator.contract.models import CaseSetup
@@ -24,7 +25,7 @@ from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer
 from evaluator.modelserver.anthropic import read_messages_thread
 from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.pipeline.attempt import offline_mismatches
-from evaluator.prompting import CLAUDE_LAUNCHER_HEAD, agent_prompt, launcher_prompt
+from evaluator.prompting import agent_prompt, launcher_prompt
 from evaluator.sessions.base import ChildQuery
 from tests.conftest import ROOT
 from tests.support import (

@@ -161,7 +161,7 @@ def test_judge_votes_must_be_odd(tmp_path: Path, capsys: pytest.CaptureFixture[s
     with pytest.raises(ValueError):
         GraderSettings(votes=2)
     with pytest.raises(InputError, match="--judge-votes"):
-        make_grader("m", votes=4)
+        make_grader("m", backend=lambda endpoint: None, votes=4)  # type: ignore[arg-type,return-value]
     for args in (
         ["run", "--runs-dir", str(tmp_path), "--judge-model", "m", "--judge-votes", "2"],
         ["judge", str(tmp_path), "--judge-votes", "3"],

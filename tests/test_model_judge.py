@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 from evaluator.adapters import get_store, normalize_session
+from evaluator.adapters.codex.judge import CodexJudgeBackend
 from evaluator.agents import ModelEndpoint
 from evaluator.evidence import SessionEvidence
 from evaluator.grader import Grader, GraderSettings, make_grader
-from evaluator.grader.codex import CodexJudgeBackend
 from evaluator.judge.grading import GradeItem, GradeResult
 from evaluator.modelserver import Behavior
 from evaluator.pipeline.progress import PlainProgress
@@ -355,7 +355,12 @@ def test_a_saved_run_is_graded_from_its_artifacts_with_the_cli_factory(tmp_path:
             )
         )
         attempt_json = json.loads((artifacts / "attempts/attempt-01/attempt.json").read_text())
-        grader = make_grader("mock-judge", behaviors=judges, scratch_root=scratch / "judge")
+        grader = make_grader(
+            "mock-judge",
+            backend=CodexJudgeBackend,
+            behaviors=judges,
+            scratch_root=scratch / "judge",
+        )
         try:
             results = grader.grade(
                 [GradeItem("required[3]", "required", text)],

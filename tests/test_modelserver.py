@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.adapters.codex.subagent import LAUNCHER_HEAD
 from evaluator.errors import InputError
 from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer, load_behaviors
 from evaluator.prompting import extract_launcher_payload, launcher_prompt
@@ -79,9 +80,11 @@ def test_unmatched_and_ambiguous_prompts_get_clear_errors() -> None:
 
 def test_launcher_prompt_round_trips_and_spawns_the_payload() -> None:
     payload = "line one\n\n  indented — ünïcode\n"
-    assert extract_launcher_payload(launcher_prompt(payload)) == payload
+    assert extract_launcher_payload(launcher_prompt(payload, LAUNCHER_HEAD)) == payload
     with ScriptedModelServer(BehaviorLibrary([])) as server:
-        (spawn,) = _items(_post(server, {"input": [_user(launcher_prompt(payload))]})[1])
+        (spawn,) = _items(
+            _post(server, {"input": [_user(launcher_prompt(payload, LAUNCHER_HEAD))]})[1]
+        )
         assert spawn["namespace"] == "multi_agent_v1"
         assert json.loads(str(spawn["arguments"])) == {"message": payload, "fork_context": False}
 

@@ -90,7 +90,7 @@ def test_auth_from_is_refused_for_an_agent_it_does_not_log_in(
     argv = ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(tmp_path / "runs")]
     code, _, err = run_cli([*argv, "--agent", "claude-code", "--auth-from", str(home)], capsys)
     assert code == 2
-    assert "--auth-from copies a Codex login; the claude-code agent does not use it" in err
+    assert "--auth-from: Claude Code does not take a login folder" in err
 
 
 @pytest.mark.usefixtures("stub_agent_clis")  # the binary check comes first

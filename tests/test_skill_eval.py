@@ -45,7 +45,7 @@ def test_install_skill_puts_the_skill_where_each_agent_looks(
     code, _, err = run_cli(
         ["install-skill", "--workspace", "a", "--claude-dir", str(tmp_path)], capsys
     )
-    assert code == 2 and "give one of" in err
+    assert code == 2 and "give an agent home or --workspace, not both" in err
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     code, _, err = run_cli(["install-skill", "--workspace", str(blocker / "sub")], capsys)

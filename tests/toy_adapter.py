@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from evaluator.adapters.base import AgentAdapter
+from evaluator.adapters.base import AgentAdapter, AgentMarkers
 from evaluator.adapters.options import AgentOptions
 from evaluator.agents.base import PASSTHROUGH_ENV, AgentHandle, AgentRequest, AgentRunner
 from evaluator.agents.launching import start_agent
@@ -74,6 +74,7 @@ class ToyStore(SessionStore):
 
 class ToyAdapter(AgentAdapter):
     name = "toy"
+    markers = AgentMarkers(words=("toy",), env_vars=("TOY_HOME",))
     label = "Toy agent"
     protocol = "none"
     protocol_label = "no"

@@ -8,8 +8,10 @@ never an agent's name (docs/architecture.md, "Adapters").
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, ClassVar
 
@@ -17,19 +19,32 @@ from evaluator.errors import InputError
 
 if TYPE_CHECKING:  # reading a session needs none of the runner's machinery
     from evaluator.adapters.options import AgentOptions
-    from evaluator.agents.base import AgentRunner
+    from evaluator.agents.base import AgentRunner, ModelEndpoint
     from evaluator.agents.npm_cli import PinnedCli
     from evaluator.evidence.content import ToolText
     from evaluator.evidence.records import SessionEvidence
     from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.grader.base import JudgeBackend
     from evaluator.sandbox.strace_log import ToolCallRecognizer
     from evaluator.sessions.base import SessionStore
+
+
+@dataclass(frozen=True)
+class AgentMarkers:
+    """What names this agent, so that nothing outside its adapter (and the scripted model
+    server, tests and docs) can: `tests/test_architecture.py` looks for these."""
+
+    words: tuple[str, ...]  # its name as a word, in any identifier or string
+    env_vars: tuple[str, ...] = ()  # the variables it reads
+    session_patterns: tuple[str, ...] = ()  # names of its session and login files
+    tool_names: tuple[str, ...] = ()  # its tools, as its sessions record them
 
 
 class AgentAdapter(ABC):
     """One agent. Subclasses declare data as class attributes and implement the methods."""
 
     name: ClassVar[str]  # the registry key, and what manifests and reports call the agent
+    markers: ClassVar[AgentMarkers]
     label: ClassVar[str]  # for people: "Codex CLI"
     # The scripted model server's protocol module this agent speaks (`modelserver/`).
     protocol: ClassVar[str]
@@ -46,6 +61,9 @@ class AgentAdapter(ABC):
     # runs that names its own session (the default parent of the attempts it spawns).
     in_session: ClassVar[bool] = False
     session_env: ClassVar[str | None] = None
+    # The user's own agent home: the variable that relocates it, and where it is otherwise.
+    home_env: ClassVar[str | None] = None
+    default_home: ClassVar[str | None] = None
 
     def options_model(self) -> type[AgentOptions]:
         """This adapter's options model (its short flags are declared where it is registered)."""
@@ -80,14 +98,39 @@ class AgentAdapter(ABC):
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
         """The session file as agent-neutral evidence records."""
 
+    def check_login_dir(self, folder: Path) -> None:
+        """Refuses a `--auth-from` folder this agent cannot copy its login from."""
+        raise InputError(f"{self.label} does not take a login folder", field="--auth-from")
+
+    def judge_backend(self, endpoint: ModelEndpoint, options: AgentOptions) -> JudgeBackend:
+        """This agent's CLI as the model judge's backend, asking `endpoint`'s model."""
+        raise InputError(f"{self.label} cannot be the model judge", field="--judge-model")
+
     def trace_recognizer(self) -> ToolCallRecognizer | None:
         """How this agent's tool calls look in the access trace; None when no one has taught
         the trace (its verdict is then `unverifiable`: the log cannot be attributed)."""
         return None
 
+    def user_home(self) -> Path:
+        """The user's own agent home (`home_env`, else `default_home`)."""
+        if self.home_env and os.environ.get(self.home_env):
+            return Path(os.environ[self.home_env])
+        if self.default_home is None:
+            raise InputError(f"{self.label} has no agent home", field="--agent-home")
+        return Path(self.default_home).expanduser()
+
+    def home_skill_dir(self, home: Path) -> Path:
+        """Where the agent discovers skills under the agent home `home`."""
+        for folder in self.discovery_dirs:
+            if folder.startswith("$AGENT_HOME/"):
+                return home / folder.removeprefix("$AGENT_HOME/")
+        raise InputError(f"{self.label} finds no skills in its home", field="--agent-home")
+
     def live_home(self) -> Path:
         """The user's own agent home, whose session store in-session attempts are found in."""
-        raise InputError(f"{self.label} has no in-session mode")
+        if not self.in_session:
+            raise InputError(f"{self.label} has no in-session mode")
+        return self.user_home()
 
     def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
         """Every tool input and output of the session file `path`, whole, in session order

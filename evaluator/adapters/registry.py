@@ -36,6 +36,9 @@ class AdapterEntry:
     module: str
     runners: tuple[str, ...]
     aliases: tuple[OptionAlias, ...] = ()
+    # The short flag naming this agent's home in the commands that read one (`session locate`,
+    # `attempt collect`, `install-skill`): a form of `--agent NAME --agent-home DIR`.
+    home_flag: str | None = None
 
 
 _ENTRIES: dict[str, AdapterEntry] = {}
@@ -43,13 +46,18 @@ DEFAULT_RUNNER = "codex-exec"
 
 
 def register_adapter(
-    name: str, module: str, *, runners: tuple[str, ...], aliases: tuple[OptionAlias, ...] = ()
+    name: str,
+    module: str,
+    *,
+    runners: tuple[str, ...],
+    aliases: tuple[OptionAlias, ...] = (),
+    home_flag: str | None = None,
 ) -> None:
     taken = {runner for entry in _ENTRIES.values() for runner in entry.runners}
     clash = taken.intersection(runners)
     if name in _ENTRIES or clash:
         raise ValueError(f"adapter {name!r} or runner(s) {sorted(clash)} registered twice")
-    _ENTRIES[name] = AdapterEntry(name, module, runners, aliases)
+    _ENTRIES[name] = AdapterEntry(name, module, runners, aliases, home_flag)
     _load.cache_clear()
 
 
@@ -65,6 +73,16 @@ def adapter_names() -> list[str]:
 
 def runner_names() -> list[str]:
     return sorted(runner for entry in _ENTRIES.values() for runner in entry.runners)
+
+
+def default_adapter_name() -> str:
+    """The adapter of the default runner: the agent a command uses when none is named."""
+    return next(e.name for e in _ENTRIES.values() if DEFAULT_RUNNER in e.runners)
+
+
+def home_flags() -> list[tuple[str, str]]:
+    """(adapter, flag) for every adapter that declares a short flag for its home."""
+    return [(e.name, e.home_flag) for e in _ENTRIES.values() if e.home_flag]
 
 
 def option_aliases() -> list[tuple[str, OptionAlias]]:
@@ -118,6 +136,7 @@ register_adapter(
     "evaluator.adapters.codex.adapter",
     runners=("codex-exec", "codex-subagent"),
     aliases=(OptionAlias("--codex-bin", "bin", "Path to the codex CLI.", is_path=True),),
+    home_flag="--codex-home",
 )
 register_adapter(
     "claude",
@@ -132,4 +151,5 @@ register_adapter(
             choices=("acceptEdits", "bypassPermissions", "default", "dontAsk", "plan"),
         ),
     ),
+    home_flag="--claude-dir",
 )

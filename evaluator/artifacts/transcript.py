@@ -29,7 +29,10 @@ def short_path(path: object, workspace: str) -> str:
     return text
 
 
-def _record_line(record: dict[str, Any], workspace: str) -> str | None:
+def _record_line(
+    record: dict[str, Any], workspace: str, commands: frozenset[str] = frozenset()
+) -> str | None:
+    """One record as a transcript line; `commands` are the call ids shown by their command."""
     kind = record.get("kind")
     record = {
         **record,
@@ -55,7 +58,7 @@ def _record_line(record: dict[str, Any], workspace: str) -> str | None:
         return f"- `{rid}` session start: {record.get('detail')}"
     if kind == "session_end":
         return f"- `{rid}` session end: {record.get('detail')}"
-    if kind == "tool_call" and record.get("tool") not in ("exec_command",):
+    if kind == "tool_call" and record.get("call_id") not in commands:
         return f"- `{rid}` tool call `{record.get('tool')}`"
     return None
 
@@ -142,8 +145,15 @@ def _attempt_section(attempt: dict[str, Any], directory: Path) -> list[str]:
         if data.get("first_user_message") is not None:
             lines.append(f"- Prompt: {_short(data['first_user_message'])}")
         lines.append("")
-        for record in data.get("records", []):
-            line = _record_line(record, str(attempt.get("workspace_root") or ""))
+        records = data.get("records", [])
+        # A shell tool call is shown by the command it ran, not again as a call.
+        commands = frozenset(
+            str(r["call_id"])
+            for r in records
+            if r.get("kind") == "command_observed" and r.get("call_id")
+        )
+        for record in records:
+            line = _record_line(record, str(attempt.get("workspace_root") or ""), commands)
             if line:
                 lines.append(line)
     lines.append("")

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
-from evaluator.adapters import option_aliases, runner_names
-from evaluator.cli.grading import build_grader, grader_options, judge_binary
+from evaluator.adapters import DEFAULT_RUNNER, runner_names
+from evaluator.cli.agent_flags import agent_option_flags
+from evaluator.cli.grading import build_grader, grader_options, judge_options
 from evaluator.cli.options import judge_option, lenient_option, resolve_grader
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.sandbox import jail_names
@@ -69,7 +70,7 @@ class AgentRunArgs:
             self.judge_model,
             self.judge_votes,
             behaviors=self.behaviors,
-            codex_bin=judge_binary(self.agent_options),
+            judge_agent_options=judge_options(self.agent_options, self.agent),
             auth_from=self.auth_from,
             scratch_root=self.scratch_root,
             base_url=self.judge_base_url,
@@ -83,25 +84,6 @@ class AgentRunArgs:
 
 
 _FIELDS = tuple(f.name for f in fields(AgentRunArgs) if f.name != "agent_options")
-# Each adapter's short flags, as (click parameter name, adapter, alias).
-_ALIASES = [(f"alias_{adapter}_{alias.key}", adapter, alias) for adapter, alias in option_aliases()]
-
-
-def _agent_options(
-    pairs: tuple[str, ...], aliased: dict[str, object]
-) -> dict[str, dict[str, object]]:
-    """`--agent-option KEY=VALUE` pairs (for the run's agent, under "") and alias values (under
-    their adapter)."""
-    options: dict[str, dict[str, object]] = {}
-    for pair in pairs:
-        key, equals, value = pair.partition("=")
-        if not equals or not key:
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--agent-option")
-        options.setdefault("", {})[key.strip()] = value
-    for parameter, adapter, alias in _ALIASES:
-        if aliased.get(parameter) is not None:
-            options.setdefault(adapter, {})[alias.key] = aliased[parameter]
-    return options
 
 
 def agent_run_options(func: F) -> F:
@@ -110,31 +92,15 @@ def agent_run_options(func: F) -> F:
     @functools.wraps(func)
     def command(**kwargs: Any) -> Any:
         shared = {name: kwargs.pop(name) for name in _FIELDS}
-        aliased = {parameter: kwargs.pop(parameter) for parameter, _, _ in _ALIASES}
-        shared["agent_options"] = _agent_options(kwargs.pop("agent_option"), aliased)
+        shared["agent_options"] = kwargs.pop("agent_options")
         return func(run_args=AgentRunArgs(**shared), **kwargs)
-
-    alias_options = [
-        click.option(
-            alias.flag,
-            parameter,
-            type=click.Choice(alias.choices)
-            if alias.choices
-            else click.Path(path_type=Path, dir_okay=False)
-            if alias.is_path
-            else str,
-            default=None,
-            help=f"{alias.help} Short for --agent-option {alias.key}=VALUE ({adapter}).",
-        )
-        for parameter, adapter, alias in _ALIASES
-    ]
 
     decorators = [
         click.option(
             "--agent",
             type=click.Choice(runner_names()),
             default=None,
-            help="Agent runner (default codex-exec; claude-code and claude-subagent run Claude Code).",
+            help=f"Agent runner (default {DEFAULT_RUNNER}; docs/agents.md lists each agent's).",
         ),
         click.option(
             "--workers", type=click.IntRange(1, 64), default=None, help="Attempts run at once."
@@ -174,27 +140,20 @@ def agent_run_options(func: F) -> F:
             is_flag=True,
             help="Keep this run's workspaces and agent homes (removed when the run ends by default).",
         ),
-        click.option(
-            "--agent-option",
-            "agent_option",
-            multiple=True,
-            metavar="KEY=VALUE",
-            help="An option of the agent's adapter (repeatable; docs/agents.md lists them).",
-        ),
-        *alias_options,
+        agent_option_flags,
         click.option(
             "--auth-from",
             type=click.Path(path_type=Path, file_okay=False, exists=True),
             default=None,
-            help="Copy only auth.json from this Codex home (real models).",
+            help="Copy only the login file from this agent home (real models; docs/agents.md).",
         ),
         click.option(
             "--base-url",
             default=None,
             metavar="URL",
-            help="The agent's model endpoint: any server speaking its provider's API (Codex: an"
-            " OpenAI-compatible Responses endpoint such as vLLM, Ollama or a LiteLLM gateway;"
-            " Claude Code: an Anthropic-compatible one).",
+            help="The agent's model endpoint: any server speaking its provider's API (docs/agents.md"
+            " names each agent's: a Responses endpoint such as vLLM, Ollama or a LiteLLM gateway,"
+            " or a Messages one).",
         ),
         click.option(
             "--api-key-env",

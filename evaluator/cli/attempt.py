@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from evaluator.cli.agent_flags import AgentHome, agent_home_flags
 from evaluator.cli.grading import build_grader, grader_options
 from evaluator.cli.options import (
     emit_json,
@@ -108,17 +109,16 @@ def new(
 @click.option(
     "--parent-thread",
     default=None,
-    help="Thread id of the session that spawned the sub-agent (default: $CODEX_THREAD_ID,"
-    " which Codex sets for every command it runs).",
+    help="Thread id of the session that spawned the sub-agent (default: the variable the"
+    " agent sets for every command it runs, docs/agents.md).",
 )
-@click.option("--nickname", default=None, help="The sub-agent's nickname, as spawn_agent gave it.")
-@click.option("--agent-id", default=None, help="The sub-agent's id, as spawn_agent gave it.")
 @click.option(
-    "--codex-home",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="The Codex session store to search (default: $CODEX_HOME, else ~/.codex).",
+    "--nickname", default=None, help="The sub-agent's nickname, as the agent's spawn tool gave it."
 )
+@click.option(
+    "--agent-id", default=None, help="The sub-agent's id, as the agent's spawn tool gave it."
+)
+@agent_home_flags(exists=False, what="whose session store is searched")
 @judge_option
 @grader_options
 @json_option
@@ -129,7 +129,7 @@ def collect(
     parent_thread: str | None,
     nickname: str | None,
     agent_id: str | None,
-    codex_home: Path | None,
+    agent_home: AgentHome,
     judge_mode: JudgeMode,
     judge_model: str | None,
     judge_votes: int | None,
@@ -143,7 +143,7 @@ def collect(
     from evaluator.adapters import in_session_adapter
     from evaluator.pipeline.in_session import CollectRequest, collect_attempt
 
-    adapter = in_session_adapter()
+    adapter = in_session_adapter(agent_home.adapter)
     parent = parent_thread or (os.environ.get(adapter.session_env) if adapter.session_env else None)
     if not parent:
         raise click.UsageError(f"--parent-thread is required outside a {adapter.label} session")
@@ -157,7 +157,7 @@ def collect(
                 runs_dir=runs_dir,
                 run_id=run_id,
                 case_id=case_id,
-                agent_home=codex_home or adapter.live_home(),
+                agent_home=agent_home.home or adapter.live_home(),
                 parent_thread_id=parent,
                 nickname=nickname,
                 agent_id=agent_id,

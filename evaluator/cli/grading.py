@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from evaluator.cli.agent_flags import options_for
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EnvironmentProblem
 
@@ -23,7 +24,7 @@ def grader_options(func: F) -> F:
         "--judge-api-key-env",
         default=None,
         metavar="NAME",
-        help="Variable holding the key for --judge-base-url (default OPENAI_API_KEY).",
+        help="Variable holding the key for --judge-base-url (default: the judge agent's own).",
     )(func)
     func = click.option(
         "--judge-base-url",
@@ -45,13 +46,16 @@ def grader_options(func: F) -> F:
     return func
 
 
-JUDGE_BACKEND = "codex"  # the adapter whose CLI plays the judge, and whose options it takes
+def judge_options(
+    agent_options: Mapping[str, Mapping[str, object]], agent: str | None = None
+) -> dict[str, object]:
+    """The options of the judge's adapter (the default agent's, whose CLI plays the judge): its
+    short flags, and `--agent-option` when `agent`, the runner under test, is the same agent."""
+    from evaluator.adapters import adapter_for_runner, default_adapter_name
 
-
-def judge_binary(agent_options: Mapping[str, Mapping[str, object]]) -> Path | None:
-    """The judge's CLI as the judge backend's adapter options name it (`--codex-bin`)."""
-    value = agent_options.get(JUDGE_BACKEND, {}).get("bin")
-    return Path(str(value)) if value else None
+    judge = default_adapter_name()
+    own = agent is None or adapter_for_runner(agent).name == judge
+    return options_for(agent_options, judge, own=own)
 
 
 def build_grader(
@@ -59,7 +63,7 @@ def build_grader(
     judge_votes: int | None,
     *,
     behaviors: Path | None = None,
-    codex_bin: Path | None = None,
+    judge_agent_options: Mapping[str, object] | None = None,
     auth_from: Path | None = None,
     scratch_root: Path | None = None,
     base_url: str | None = None,
@@ -81,6 +85,7 @@ def build_grader(
         )
     if api_key_env and not os.environ.get(api_key_env):
         raise EnvironmentProblem(f"--judge-api-key-env {api_key_env}: that variable is not set")
+    from evaluator.adapters import default_adapter_name, get_adapter
     from evaluator.grader import make_grader
     from evaluator.workspace.scratch import check_scratch_root, make_private_dir
 
@@ -90,11 +95,13 @@ def build_grader(
     check_scratch_root(root)
     judge_scratch = root / ".judge"
     make_private_dir(judge_scratch)
+    adapter = get_adapter(default_adapter_name())
+    options = adapter.options(judge_agent_options or {})
     return make_grader(
         judge_model,
         votes=judge_votes or 1,
+        backend=lambda endpoint: adapter.judge_backend(endpoint, options),
         behaviors=behaviors,
-        codex_bin=codex_bin,
         auth_from=auth_from,
         scratch_root=judge_scratch,
         base_url=base_url,

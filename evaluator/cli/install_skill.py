@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.adapters.codex.home import user_codex_home
+from evaluator.cli.agent_flags import AgentHome, agent_home_flags
 from evaluator.errors import EXIT_OK, EnvironmentProblem, InputError
 
 SKILL_NAME = "skill-eval"
@@ -24,43 +24,32 @@ def packaged_skill() -> Path:
     return folder
 
 
-def destination(codex_home: Path | None, claude_dir: Path | None, workspace: Path | None) -> Path:
-    """Codex reads `$CODEX_HOME/skills/` and a repository's `.agents/skills/`; Claude Code reads
-    `~/.claude/skills/`."""
-    if sum(x is not None for x in (codex_home, claude_dir, workspace)) > 1:
-        raise click.UsageError("give one of --codex-home, --claude-dir, --workspace")
+def destination(agent: AgentHome, workspace: Path | None) -> Path:
+    """Where `agent` discovers skills: in one repository (its workspace skills folder), or in
+    its home (the user's own by default)."""
+    from evaluator.adapters import get_adapter
+
+    adapter = get_adapter(agent.adapter)
     if workspace is not None:
-        return workspace / ".agents" / "skills" / SKILL_NAME
-    if claude_dir is not None:
-        return claude_dir / "skills" / SKILL_NAME
-    return (codex_home or user_codex_home()) / "skills" / SKILL_NAME
+        if agent.home is not None:
+            raise click.UsageError("give an agent home or --workspace, not both")
+        return workspace / adapter.skill_dir / SKILL_NAME
+    return adapter.home_skill_dir(agent.home or adapter.user_home()) / SKILL_NAME
 
 
 @click.command("install-skill")
-@click.option(
-    "--codex-home",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="Install for Codex into DIR/skills/ (the default, with $CODEX_HOME or ~/.codex).",
-)
-@click.option(
-    "--claude-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="Install for Claude Code into DIR/skills/ (e.g. ~/.claude).",
-)
+@agent_home_flags(exists=False, what="whose skills folder receives it")
 @click.option(
     "--workspace",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Install into one repository: DIR/.agents/skills/.",
+    help="Install into one repository, where the agent finds its skills (DIR/.agents/skills/ for"
+    " the default agent).",
 )
 @click.option("--force", is_flag=True, help="Replace an existing installation.")
-def command(
-    codex_home: Path | None, claude_dir: Path | None, workspace: Path | None, force: bool
-) -> int:
+def command(agent_home: AgentHome, workspace: Path | None, force: bool) -> int:
     """Install the skill-eval skill, so an agent can run evaluations from its own session."""
-    target = destination(codex_home, claude_dir, workspace)
+    target = destination(agent_home, workspace)
     if target.exists() and not force:
         raise InputError("already installed (pass --force to replace it)", path=target)
     try:

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from evaluator.cli.grading import build_grader, grader_options
+from evaluator.adapters import default_adapter_name
+from evaluator.cli.agent_flags import AgentOptionsByAdapter, adapter_option_flags
+from evaluator.cli.grading import build_grader, grader_options, judge_options
 from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import emit_json, json_option, judge_option, resolve_grader
 from evaluator.defaults import DEFAULT_SCRATCH
@@ -31,12 +33,12 @@ from evaluator.vocabulary import JudgeMode
     show_default=True,
     help="Where the model judge's evidence bundles and homes live (not under /tmp).",
 )
-@click.option("--codex-bin", type=click.Path(path_type=Path, dir_okay=False), default=None)
+@adapter_option_flags(default_adapter_name())
 @click.option(
     "--auth-from",
     type=click.Path(path_type=Path, file_okay=False, exists=True),
     default=None,
-    help="Copy only auth.json from this Codex home (a real judge model).",
+    help="Copy only the login file from this agent home (a real judge model).",
 )
 @json_option
 def command(
@@ -48,7 +50,7 @@ def command(
     judge_api_key_env: str | None,
     behaviors: Path | None,
     scratch_root: Path,
-    codex_bin: Path | None,
+    agent_options: AgentOptionsByAdapter,
     auth_from: Path | None,
     as_json: bool,
 ) -> int:
@@ -59,7 +61,7 @@ def command(
         judge_model,
         judge_votes,
         behaviors=behaviors,
-        codex_bin=codex_bin,
+        judge_agent_options=judge_options(agent_options),
         auth_from=auth_from,
         scratch_root=scratch_root,
         base_url=judge_base_url,

@@ -11,7 +11,7 @@ from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import emit_json, json_option, repo_options
-from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
+from evaluator.errors import EXIT_FAILURES, EXIT_OK
 
 if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
     from evaluator.pipeline.run import RunOutcome
@@ -52,7 +52,10 @@ def command(
         raise click.UsageError(
             "--resume takes the plan of the run it resumes; drop --run-id/--target/--suite/--case"
         )
-    check_credentials(run_args.auth_from)
+    if run_args.auth_from is not None:
+        from evaluator.adapters import DEFAULT_RUNNER, adapter_for_runner
+
+        adapter_for_runner(run_args.agent or DEFAULT_RUNNER).check_login_dir(run_args.auth_from)
     from evaluator.pipeline.progress import choose_progress
     from evaluator.pipeline.run import Run, RunOptions
 
@@ -77,17 +80,6 @@ def command(
     else:
         print_summary(outcome)
     return code
-
-
-def check_credentials(auth_from: Path | None) -> None:
-    """A `--auth-from` folder must hold the file we copy from it (no credentials at all is
-    checked by the run once the plan stands)."""
-    if auth_from is not None and not (auth_from / "auth.json").is_file():
-        raise InputError(
-            "no auth.json in this folder (log in there with `codex login`, or set OPENAI_API_KEY)",
-            path=auth_from,
-            field="--auth-from",
-        )
 
 
 def exit_code(outcome: RunOutcome, allow_blocked: bool) -> int:

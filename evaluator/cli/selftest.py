@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from evaluator.cli.agent_flags import AgentOptionsByAdapter, agent_option_flags
 from evaluator.cli.options import emit_json, json_option, repo_options
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
     show_default=True,
     help="Workspaces and agent homes (not under /tmp).",
 )
-@click.option("--codex-bin", type=click.Path(path_type=Path, dir_okay=False), default=None)
+@agent_option_flags
 @json_option
 def command(
     repo: Path,
@@ -53,7 +54,7 @@ def command(
     timeout_s: float | None,
     runs_dir: Path,
     scratch_root: Path,
-    codex_bin: Path | None,
+    agent_options: AgentOptionsByAdapter,
     as_json: bool,
 ) -> int:
     """Check that each case's assertions tell its golden behaviours apart. Exit 1 if not."""
@@ -70,7 +71,7 @@ def command(
         timeout_s=timeout_s,
         runs_dir=runs_dir,
         scratch_root=scratch_root,
-        codex_bin=codex_bin,
+        agent_options=agent_options,
     )
     report = run_selftest(options, lambda: choose_progress(as_json))
     code = EXIT_OK if report.ok else EXIT_FAILURES

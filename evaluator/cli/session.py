@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from evaluator.cli.agent_flags import AgentHome, agent_home_flags
 from evaluator.cli.options import emit_json, json_option
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
 
@@ -29,9 +30,7 @@ def _when(value: str | None, name: str) -> datetime | None:
 
 
 @command.command("locate")
-@click.option(
-    "--codex-home", type=click.Path(path_type=Path, file_okay=False, exists=True), required=True
-)
+@agent_home_flags(exists=True, what="whose session store is searched")
 @click.option("--thread", "thread_id", default=None, help="Root thread id.")
 @click.option("--parent-thread", default=None, help="Find the one child spawned by this thread.")
 @click.option("--nickname", default=None, help="Child nickname (tie-breaker).")
@@ -39,7 +38,7 @@ def _when(value: str | None, name: str) -> datetime | None:
 @click.option("--until", default=None, help="ISO time the attempt ended (tie-breaker).")
 @json_option
 def locate(
-    codex_home: Path,
+    agent_home: AgentHome,
     thread_id: str | None,
     parent_thread: str | None,
     nickname: str | None,
@@ -54,7 +53,10 @@ def locate(
 
     if (thread_id is None) == (parent_thread is None):
         raise click.UsageError("give exactly one of --thread or --parent-thread")
-    store = get_store("codex", codex_home)
+    from evaluator.adapters import get_adapter
+
+    adapter = get_adapter(agent_home.adapter)
+    store = get_store(adapter.name, agent_home.home or adapter.user_home())
     if thread_id is not None:
         result = store.locate_thread(thread_id)
     else:

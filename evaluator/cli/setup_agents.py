@@ -6,22 +6,18 @@ from pathlib import Path
 
 import click
 
-from evaluator.adapters.claude.binary import CLAUDE
-from evaluator.adapters.codex.binary import CODEX
-from evaluator.agents.npm_cli import PinnedCli
+from evaluator.adapters import adapter_names, default_adapter_name, get_adapter
 from evaluator.cli.options import emit_json, json_option
-from evaluator.errors import EXIT_OK
-
-CLIS: dict[str, PinnedCli] = {"codex": CODEX, "claude": CLAUDE}
+from evaluator.errors import EXIT_OK, InputError
 
 
 @click.command("setup-agents")
 @click.option(
     "--agent",
     "agents",
-    type=click.Choice(sorted(CLIS)),
+    type=click.Choice(adapter_names()),
     multiple=True,
-    help="Which CLI to install (repeatable; default codex).",
+    help=f"Which agent's CLI to install (repeatable; default {default_adapter_name()}).",
 )
 @click.option(
     "--prefix",
@@ -33,8 +29,10 @@ CLIS: dict[str, PinnedCli] = {"codex": CODEX, "claude": CLAUDE}
 def command(agents: tuple[str, ...], prefix: Path | None, as_json: bool) -> int:
     """Install the pinned agent CLIs with npm into the user cache (nothing if already there)."""
     results = []
-    for name in agents or ("codex",):
-        pinned = CLIS[name]
+    for name in agents or (default_adapter_name(),):
+        pinned = get_adapter(name).cli()
+        if pinned is None:
+            raise InputError(f"the {name} agent has no pinned CLI to install", field="--agent")
         target = prefix / name if prefix and len(agents) > 1 else prefix
         binary, installed = pinned.install(target or pinned.user_dir())
         results.append(

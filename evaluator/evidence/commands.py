@@ -283,11 +283,13 @@ COMMANDS: dict[str, CommandModel] = {
     ),
     # --- our own CLI, as an evaluator agent runs it (the skill-eval skill) -----------------
     # Operands are subcommands, ids and run directories; the paths it is told to use are
-    # its options. What it touches by default (the scratch root, ~/.codex) only the trace sees.
+    # its options. What it touches by default (the scratch root, the user's agent home) only the
+    # trace sees. An agent home is named by --agent-home (the adapters' short flags for it are
+    # not modelled: the analysis cannot tell whether such a home is read or written).
     "agentic-eval": _m(
         "text",
         long="--repo --source-workspace --runs-dir --case-workspace-root --scratch-root"
-        " --behaviors --codex-home --claude-dir --workspace --skill --target --suite --case"
+        " --behaviors --agent-home --workspace --skill --target --suite --case"
         " --run-id --resume --parent-thread --nickname --agent-id --attempts --workers"
         " --timeout --model --agent --judge --judge-model --judge-votes --split",
         roles={
@@ -295,11 +297,10 @@ COMMANDS: dict[str, CommandModel] = {
             "--source-workspace": "read",
             "--behaviors": "read",
             "--skill": "read",
-            "--codex-home": "read",
+            "--agent-home": "write",
             "--runs-dir": "write",
             "--case-workspace-root": "write",
             "--scratch-root": "write",
-            "--claude-dir": "write",
             "--workspace": "write",
         },
     ),

@@ -14,7 +14,9 @@ class JudgeCall:
     prompt: str
     answer_schema: dict[str, Any]
     bundle: Path  # the read-only judge workspace: the evidence bundle and nothing else
-    scratch: Path  # a fresh directory for this call's own files (not under /tmp for codex)
+    scratch: (
+        Path  # a fresh directory for this call's own files (not under /tmp: some CLIs refuse it)
+    )
     timeout_s: float
 
 
@@ -27,8 +29,8 @@ class JudgeReply:
 
 
 class JudgeBackend(ABC):
-    """One way of asking a model for a verdict. Implementations register with
-    `@register_backend`."""
+    """One way of asking a model for a verdict. Agent adapters provide them
+    (`AgentAdapter.judge_backend`): the judge is an agent CLI run on the evidence bundle."""
 
     name: str
 

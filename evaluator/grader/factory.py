@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from evaluator.agents.base import ModelEndpoint
 from evaluator.errors import InputError
+from evaluator.grader.base import JudgeBackend
 from evaluator.grader.grader import DEFAULT_SCRATCH, Grader, GraderSettings
-from evaluator.grader.registry import get_backend
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
 
 DEFAULT_VOTES = 1
@@ -17,9 +18,8 @@ def make_grader(
     model: str,
     *,
     votes: int = DEFAULT_VOTES,
-    backend: str = "codex",
+    backend: Callable[[ModelEndpoint], JudgeBackend],
     behaviors: Path | None = None,
-    codex_bin: Path | None = None,
     auth_from: Path | None = None,
     scratch_root: Path = DEFAULT_SCRATCH,
     timeout_s: float = 180.0,
@@ -27,7 +27,7 @@ def make_grader(
     base_url: str | None = None,
     api_key_env: str | None = None,
 ) -> Grader:
-    """A grader asking `model`. With `behaviors`, the judge talks to its own scripted model
+    """A grader asking `model` through `backend` (an agent adapter's judge). With `behaviors`, the judge talks to its own scripted model
     server playing those behaviours (stopped by `close()`), as agents do under `--behaviors`."""
     if votes < 1 or votes % 2 == 0:
         raise InputError(
@@ -40,11 +40,11 @@ def make_grader(
         endpoint = ModelEndpoint(
             model=model, base_url=base_url, auth_from=auth_from, api_key_env=api_key_env
         )
-        return Grader(get_backend(backend, endpoint=endpoint, codex_bin=codex_bin), settings)
+        return Grader(backend(endpoint), settings)
     server = ScriptedModelServer(load_behaviors(behaviors), model=model).start()
     try:
         endpoint = ModelEndpoint(model=model, base_url=server.base_url, scripted=True)
-        judge = get_backend(backend, endpoint=endpoint, codex_bin=codex_bin)
+        judge = backend(endpoint)
     except BaseException:
         server.stop()
         raise

@@ -66,7 +66,7 @@ class AgenticEvalAdapter(EnvAdapter):  # type: ignore[misc]
         exec_timeout: float = 300,
         agent: str = "",
         target_model: str = "",
-        codex_bin: str = "",
+        agent_bin: str = "",
         scratch_root: str = "",
         min_coverage: float = DEFAULT_MIN_COVERAGE,
         split_dir: str = "",
@@ -89,7 +89,7 @@ class AgenticEvalAdapter(EnvAdapter):  # type: ignore[misc]
         self.agent = agent or None
         # SkillOpt's default model names mean its own backends, never a scripted run's model.
         self.model = target_model if target_model and not self.behaviors else None
-        self.codex_bin = Path(codex_bin) if codex_bin else None
+        self.agent_bin = Path(agent_bin) if agent_bin else None  # the agent CLI to run
         self.scratch_root = Path(scratch_root) if scratch_root else DEFAULT_SCRATCH
         self.min_coverage = float(min_coverage)
         self.analyst_workers = analyst_workers
@@ -142,7 +142,7 @@ class AgenticEvalAdapter(EnvAdapter):  # type: ignore[misc]
                 behaviors=self.behaviors,
                 runs_dir=out / "agentic-eval-runs",
                 scratch_root=self.scratch_root,
-                agent_options={"codex": {"bin": self.codex_bin}} if self.codex_bin else {},
+                agent_options={"": {"bin": self.agent_bin}} if self.agent_bin else {},
                 skill_text=skill_content,
             ),
             PlainProgress(),

@@ -294,7 +294,7 @@ def collect_attempt(request: CollectRequest) -> Collected:
         if not request.agent_home.is_dir():
             raise EnvironmentProblem(
                 f"no {_adapter(manifest).label} session store at {request.agent_home}"
-                " (pass --codex-home)"
+                " (pass --agent-home)"
             )
         result = _judge(request, _adapter(manifest), run_dir, repo, case, pending)
         save_attempt(run_dir, result)

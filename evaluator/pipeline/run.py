@@ -376,7 +376,9 @@ class Run:
         adapter.check_scratch(scratch)
         check_scratch_root(options.scratch_root)
         if options.auth_from is not None and not runner.uses_auth_from:
-            raise InputError(f"--auth-from copies a Codex login; the {agent} agent does not use it")
+            raise InputError(
+                f"--auth-from copies a login the {adapter.label} agent ({agent}) does not use"
+            )
         real_endpoint = ModelEndpoint(
             model=None, base_url=base_url, auth_from=options.auth_from, api_key_env=api_key_env
         )

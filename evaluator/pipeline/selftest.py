@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -223,7 +223,8 @@ class SelftestOptions:
     timeout_s: float | None = None
     runs_dir: Path = Path("runs")
     scratch_root: Path = DEFAULT_SCRATCH
-    codex_bin: Path | None = None
+    # Per adapter, the agent options (`--agent-option` under "", short flags under theirs).
+    agent_options: dict[str, dict[str, object]] = field(default_factory=dict)
 
 
 def run_selftest(
@@ -320,7 +321,7 @@ def _run_set(
         behaviors=behaviors,
         runs_dir=directory,
         scratch_root=options.scratch_root,
-        agent_options={"codex": {"bin": options.codex_bin}} if options.codex_bin else {},
+        agent_options=options.agent_options,
     )
     return Run(options_for_run, new_progress() if new_progress else None).execute()
 

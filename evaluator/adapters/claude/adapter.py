@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from evaluator.adapters.base import AgentAdapter
+from evaluator.adapters.base import AgentAdapter, AgentMarkers
 
 # Each method imports what it drives: reading a session loads no runner, launcher or jail.
 if TYPE_CHECKING:
@@ -23,6 +23,12 @@ if TYPE_CHECKING:
 
 class ClaudeAdapter(AgentAdapter):
     name = "claude"
+    markers = AgentMarkers(
+        words=("claude",),
+        env_vars=("CLAUDE_CONFIG_DIR", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+        session_patterns=("shell-snapshots", "sessionId", "toolUseId"),
+        tool_names=("Bash", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Task", "Skill"),
+    )
     label = "Claude Code"
     protocol = "messages"
     protocol_label = "Messages-API"
@@ -30,6 +36,8 @@ class ClaudeAdapter(AgentAdapter):
     discovery_dirs = (".claude/skills", "$AGENT_HOME/skills", "~/.claude/skills")
     trigger_signal = "a `Skill` tool use naming the skill"
     in_session = False
+    home_env = "CLAUDE_CONFIG_DIR"
+    default_home = "~/.claude"
 
     def cli(self) -> PinnedCli | None:
         from evaluator.adapters.claude.binary import CLAUDE

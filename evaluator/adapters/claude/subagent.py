@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from evaluator.adapters.claude.runner import ClaudeCodeRunner
 from evaluator.agents.base import AgentRequest
-from evaluator.prompting import CLAUDE_LAUNCHER_HEAD, launcher_prompt
+from evaluator.prompting import LAUNCHER_OPENING, launcher_prompt
+
+LAUNCHER_HEAD = (
+    f"{LAUNCHER_OPENING} Call the `Agent` tool exactly once,"
+    " with `prompt` set to the text between the two marker lines below, byte for byte, markers"
+    " excluded. When it returns, finish with one short line. Run no commands, read no files, and"
+    " never add to, shorten or explain the prompt."
+)
 
 
 class ClaudeSubagentRunner(ClaudeCodeRunner):
@@ -19,4 +26,4 @@ class ClaudeSubagentRunner(ClaudeCodeRunner):
     launches_child = True
 
     def stdin_prompt(self, request: AgentRequest) -> str:
-        return launcher_prompt(request.prompt, CLAUDE_LAUNCHER_HEAD)
+        return launcher_prompt(request.prompt, LAUNCHER_HEAD)

@@ -7,16 +7,17 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from evaluator.adapters.base import AgentAdapter
+from evaluator.adapters.base import AgentAdapter, AgentMarkers
 
 # Each method imports what it drives: reading a session loads no runner, launcher or jail.
 if TYPE_CHECKING:
     from evaluator.adapters.options import AgentOptions
-    from evaluator.agents.base import AgentRunner
+    from evaluator.agents.base import AgentRunner, ModelEndpoint
     from evaluator.agents.npm_cli import PinnedCli
     from evaluator.evidence.content import ToolText
     from evaluator.evidence.records import SessionEvidence
     from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.grader.base import JudgeBackend
     from evaluator.sandbox.strace_log import ToolCallRecognizer
     from evaluator.sessions.base import SessionStore
 
@@ -26,6 +27,12 @@ ROLLOUT_FIRST_TYPES = ("session_meta", "response_item", "event_msg", "turn_conte
 
 class CodexAdapter(AgentAdapter):
     name = "codex"
+    markers = AgentMarkers(
+        words=("codex",),
+        env_vars=("CODEX_HOME", "CODEX_THREAD_ID", "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+        session_patterns=("rollout-", "state_5.sqlite", "auth.json", "session_meta"),
+        tool_names=("exec_command", "shell_command", "spawn_agent", "write_stdin", "local_shell"),
+    )
     label = "Codex CLI"
     protocol = "responses"
     protocol_label = "Responses-API"
@@ -34,6 +41,8 @@ class CodexAdapter(AgentAdapter):
     trigger_signal = "a read of the skill's SKILL.md whose body reached the agent"
     in_session = True
     session_env = "CODEX_THREAD_ID"
+    home_env = "CODEX_HOME"
+    default_home = "~/.codex"
 
     def cli(self) -> PinnedCli | None:
         from evaluator.adapters.codex.binary import CODEX
@@ -53,6 +62,24 @@ class CodexAdapter(AgentAdapter):
         assert isinstance(options, CodexOptions)
         runners = {"codex-exec": CodexExecRunner, "codex-subagent": CodexSubagentRunner}
         return runners[name](options.bin)
+
+    def check_login_dir(self, folder: Path) -> None:
+        from evaluator.errors import InputError
+
+        if not (folder / "auth.json").is_file():
+            raise InputError(
+                "no auth.json in this folder (log in there with `codex login`, or set"
+                " OPENAI_API_KEY)",
+                path=folder,
+                field="--auth-from",
+            )
+
+    def judge_backend(self, endpoint: ModelEndpoint, options: AgentOptions) -> JudgeBackend:
+        from evaluator.adapters.codex.judge import CodexJudgeBackend
+        from evaluator.adapters.codex.options import CodexOptions
+
+        assert isinstance(options, CodexOptions)
+        return CodexJudgeBackend(endpoint, options.bin)
 
     def session_store(self, home: Path) -> SessionStore:
         from evaluator.adapters.codex.sessions import CodexSessionStore
@@ -75,11 +102,6 @@ class CodexAdapter(AgentAdapter):
         from evaluator.adapters.codex.normalize import normalize_codex_rollout
 
         return normalize_codex_rollout(path, home=home)
-
-    def live_home(self) -> Path:
-        from evaluator.adapters.codex.home import user_codex_home
-
-        return user_codex_home()
 
     def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
         from evaluator.adapters.codex.tool_texts import read_tool_texts

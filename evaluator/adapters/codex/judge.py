@@ -1,4 +1,4 @@
-"""The `codex` judge backend: `codex exec --output-schema` in a fresh CODEX_HOME, with the evidence
+"""Codex as the model judge's backend: `codex exec --output-schema` in a fresh CODEX_HOME, with the evidence
 bundle as its read-only working root.
 
 The judge is an agent too, so it gets what the evaluated agent gets and nothing more: a home with
@@ -20,11 +20,11 @@ from evaluator.agents.base import PASSTHROUGH_ENV, ModelEndpoint
 from evaluator.agents.process import run_process
 from evaluator.credentials import SCRIPTED_API_KEY, embedded_credentials, looks_secret
 from evaluator.grader.base import JudgeBackend, JudgeCall, JudgeReply
-from evaluator.grader.registry import register_backend
 
 
-@register_backend("codex")
 class CodexJudgeBackend(JudgeBackend):
+    name = "codex"
+
     def __init__(self, endpoint: ModelEndpoint, codex_bin: Path | str | None = None) -> None:
         if not endpoint.model:
             raise ValueError("the codex judge backend needs a model name")
