@@ -42,6 +42,7 @@ ACCESS_KINDS: tuple[AccessKind, ...] = AccessKind.__args__  # type: ignore[attr-
 # Whether the action that produced an access took effect: a failed `apply_patch` or a command
 # that exited non-zero is `failed`; no exit code recorded is `unknown`.
 Outcome = Literal["ok", "failed", "unknown"]
+OUTCOMES: tuple[Outcome, ...] = Outcome.__args__  # type: ignore[attr-defined]
 
 # --- isolation ------------------------------------------------------------------------------
 

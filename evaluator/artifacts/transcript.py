@@ -7,60 +7,19 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.artifacts.models import Manifest
+from evaluator.artifacts.record_text import (
+    commands_shown,
+    describe_record,
+    in_transcript,
+    short_text,
+)
 from evaluator.artifacts.rundir import RunDir
 
-MAX_TEXT = 300
 
-
-def _short(text: str | None) -> str:
-    if not text:
-        return ""
-    flat = text.replace("\n", "⏎ ")
-    return flat if len(flat) <= MAX_TEXT else flat[:MAX_TEXT] + "…"
-
-
-def short_path(path: object, workspace: str) -> str:
-    """Workspace paths as `./relative`; anything else (outside!) stays absolute."""
-    text = str(path)
-    if workspace and text == workspace:
-        return "."
-    if workspace and text.startswith(workspace.rstrip("/") + "/"):
-        return "./" + text[len(workspace.rstrip("/")) + 1 :]
-    return text
-
-
-def _record_line(
-    record: dict[str, Any], workspace: str, commands: frozenset[str] = frozenset()
-) -> str | None:
-    """One record as a transcript line; `commands` are the call ids shown by their command."""
-    kind = record.get("kind")
-    record = {
-        **record,
-        "path": short_path(record.get("path"), workspace),
-        "workdir": short_path(record.get("workdir"), workspace),
-    }
-    rid = record.get("id")
-    if kind == "command_observed":
-        code = record.get("exit_code")
-        return f"- `{rid}` $ `{_short(record.get('command'))}` in `{record.get('workdir')}`" + (
-            f" → exit {code}" if code is not None else ""
-        )
-    if kind in ("file_read_observed", "file_write_observed"):
-        verb = "read" if kind == "file_read_observed" else "write"
-        return f"- `{rid}` {verb} `{record.get('path')}` ({record.get('source')})"
-    if kind == "tool_workdir_observed":
-        return f"- `{rid}` cwd `{record.get('path')}` ({record.get('source')})"
-    if kind == "isolation_violation":
-        return f"- `{rid}` **isolation violation** {record.get('access')} `{record.get('path')}` (see `{record.get('ref')}`)"
-    if kind == "final_answer":
-        return f"- `{rid}` final answer: {_short(record.get('text'))}"
-    if kind == "session_start":
-        return f"- `{rid}` session start: {record.get('detail')}"
-    if kind == "session_end":
-        return f"- `{rid}` session end: {record.get('detail')}"
-    if kind == "tool_call" and record.get("call_id") not in commands:
-        return f"- `{rid}` tool call `{record.get('tool')}`"
-    return None
+def _record_line(record: dict[str, Any], workspace: str, commands: frozenset[str]) -> str | None:
+    if not in_transcript(record, commands):
+        return None
+    return f"- `{record.get('id')}` {describe_record(record, workspace).markdown()}"
 
 
 def render_transcript(manifest: Manifest, run_dir: RunDir) -> str:
@@ -143,15 +102,10 @@ def _attempt_section(attempt: dict[str, Any], directory: Path) -> list[str]:
     if session.is_file():
         data = json.loads(session.read_text(encoding="utf-8"))
         if data.get("first_user_message") is not None:
-            lines.append(f"- Prompt: {_short(data['first_user_message'])}")
+            lines.append(f"- Prompt: {short_text(data['first_user_message'])}")
         lines.append("")
         records = data.get("records", [])
-        # A shell tool call is shown by the command it ran, not again as a call.
-        commands = frozenset(
-            str(r["call_id"])
-            for r in records
-            if r.get("kind") == "command_observed" and r.get("call_id")
-        )
+        commands = commands_shown(records)
         for record in records:
             line = _record_line(record, str(attempt.get("workspace_root") or ""), commands)
             if line:

@@ -24,6 +24,7 @@ from evaluator.evidence.shell import (
     shebang_language,
 )
 from evaluator.kernelpaths import join_path
+from evaluator.vocabulary import RecordKind
 
 EXCERPT = 2000
 MAX_SCRIPT_DEPTH = 4
@@ -146,8 +147,8 @@ class EvidenceBuilder:
         for link, target in analysis.symlinks:
             self.symlinks[link] = target
         for access in analysis.accesses:
-            kind = {"read": "file_read_observed", "write": "file_write_observed"}.get(
-                access.kind, "file_read_observed"
+            kind: RecordKind = (
+                "file_write_observed" if access.kind == "write" else "file_read_observed"
             )
             if access.kind == "cwd":
                 kind = "tool_workdir_observed"
@@ -248,7 +249,7 @@ class EvidenceBuilder:
 
     def observe_path(
         self,
-        kind: str,
+        kind: RecordKind,
         line: int,
         ts: str | None,
         call_id: Any,

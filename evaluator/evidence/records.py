@@ -7,12 +7,15 @@ import os
 import tempfile
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from evaluator.vocabulary import (
     ACCESS_RECORD_KINDS,
+    OUTCOMES,
     RECORD_KINDS,
+    AccessKind,
     Outcome,
+    RecordKind,
 )
 
 # A sub-agent's message is kept whole up to this size; a longer one is marked cut.
@@ -41,7 +44,7 @@ SPILL_IN_MEMORY_BYTES = 8 * 1024 * 1024
 @dataclass(slots=True)
 class EvidenceRecord:
     id: str
-    kind: str
+    kind: RecordKind
     line: int
     timestamp: str | None = None
     call_id: str | None = None
@@ -49,14 +52,14 @@ class EvidenceRecord:
     command: str | None = None
     workdir: str | None = None
     path: str | None = None
-    access: str | None = None
+    access: AccessKind | None = None
     source: str | None = None
     exit_code: int | None = None
     text: str | None = None
     detail: str | None = None
     ref: str | None = None
     # Whether the action behind a file access took effect (`failed`: the tool call failed).
-    outcome: str | None = None
+    outcome: Outcome | None = None
     # True for a lexical guess (text that looks like a path), which the complete trace of its
     # tool call may contradict (isolation/trace.py); None for an observed access.
     guess: bool | None = None
@@ -128,13 +131,13 @@ class SessionEvidence:
     spawns: list[SubagentSpawn] = field(default_factory=list)
     spawns_recorded: bool = True
 
-    def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> str | None:
+    def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> Outcome | None:
         kind = record.kind if isinstance(record, EvidenceRecord) else record.get("kind")
         if kind not in ACCESS_RECORD_KINDS:
             return None
         explicit = record.outcome if isinstance(record, EvidenceRecord) else record.get("outcome")
-        if explicit:
-            return str(explicit)
+        if explicit in OUTCOMES:
+            return cast(Outcome, explicit)
         call_id = record.call_id if isinstance(record, EvidenceRecord) else record.get("call_id")
         return self.call_outcomes.get(str(call_id), "unknown") if call_id else "unknown"
 
@@ -144,7 +147,7 @@ class SessionEvidence:
             if record.kind in ACCESS_RECORD_KINDS:
                 record.outcome = self.outcome_of(record)
 
-    def add(self, kind: str, line: int, **values: Any) -> EvidenceRecord:
+    def add(self, kind: RecordKind, line: int, **values: Any) -> EvidenceRecord:
         self.record_count += 1
         record = EvidenceRecord(id=f"msg-{self.record_count}", kind=kind, line=line, **values)
         if self._spill is None:

@@ -19,10 +19,10 @@ from pydantic import ValidationError
 
 from evaluator.artifacts.attribution import score_run
 from evaluator.artifacts.models import AttemptFile, CaseResult, CheckVerdict, Manifest
+from evaluator.artifacts.record_text import describe_record
 from evaluator.artifacts.report import decided_by_lines, entry_label, usage_line
 from evaluator.artifacts.report_findings import read_json_object
 from evaluator.artifacts.rundir import RunDir
-from evaluator.artifacts.transcript import short_path
 from evaluator.vocabulary import ALL_STATUSES
 
 # Past this many records a transcript shows only the cited and offending ones (the page stays
@@ -192,32 +192,6 @@ class Anchors:
         return Link(ref, None)
 
 
-def _record_headline(record: dict[str, Any], workspace: str) -> str:
-    kind = record.get("kind")
-    path = short_path(record.get("path"), workspace)
-    if kind == "command_observed":
-        code = record.get("exit_code")
-        where = short_path(record.get("workdir"), workspace)
-        return f"$ {record.get('command')}  (in {where}" + (
-            f", exit {code})" if code is not None else ")"
-        )
-    if kind in ("file_read_observed", "file_write_observed"):
-        outcome = f", {record['outcome']}" if record.get("outcome") else ""
-        return f"{record.get('access')} {path} ({record.get('source')}{outcome})"
-    if kind == "tool_workdir_observed":
-        return f"cwd {path} ({record.get('source')})"
-    if kind == "isolation_violation":
-        return f"isolation violation: {record.get('access')} {path} (see {record.get('ref')})"
-    if kind == "tool_call":
-        return f"tool call {record.get('tool')}"
-    if kind == "tool_result":
-        code = record.get("exit_code")
-        return "tool result" + (f", exit {code}" if code is not None else "")
-    if kind == "final_answer":
-        return "final answer"
-    return str(record.get("detail") or "")
-
-
 def _transcript(
     session: dict[str, Any],
     anchor: str,
@@ -241,7 +215,7 @@ def _transcript(
                 id=rid,
                 anchor=f"{anchor}--{rid}",
                 kind=str(record.get("kind")),
-                headline=_record_headline(record, workspace),
+                headline=describe_record(record, workspace).plain(),
                 text=text,
                 text_omitted=omitted,
                 cited_by=cited.get(rid, []),
@@ -251,7 +225,7 @@ def _transcript(
     facts = [
         f"thread {session.get('thread_id') or 'unknown'}",
         f"CLI {session.get('cli_version') or 'unknown'}",
-        "complete" if session.get("complete") else "incomplete (no task_complete)",
+        "complete" if session.get("complete") else "incomplete (the session shows no end)",
         f"{session.get('record_count', len(records))} records",
     ]
     return TranscriptView(

@@ -82,8 +82,8 @@ class JudgeContext:
     def outcome(self, record: EvidenceRecord) -> Outcome:
         """Whether the action behind a record took effect. Evidence that does not carry the
         outcome itself falls back on the exit code of the command of the same tool call."""
-        if record.outcome in ("ok", "failed", "unknown"):
-            return record.outcome  # type: ignore[return-value]
+        if record.outcome is not None:
+            return record.outcome
         if record.call_id is None:
             return "unknown"
         for command in self.evidence.of_kind("command_observed"):

@@ -21,6 +21,7 @@ from evaluator.evidence.builder import EvidenceBuilder, excerpt
 from evaluator.evidence.jsonl import ReadStats, read_objects
 from evaluator.evidence.records import SessionEvidence
 from evaluator.kernelpaths import join_path
+from evaluator.vocabulary import RecordKind
 
 # The tool that starts a sub-agent (`Task` in older versions).
 SPAWN_TOOLS = ("Agent", "Task")
@@ -51,7 +52,7 @@ KNOWN_TYPES = {
 _EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
 _REMINDER = re.compile(r"^\s*<system-reminder>")
 # What each file tool does to its path argument.
-FILE_TOOLS: dict[str, tuple[str, str, str]] = {
+FILE_TOOLS: dict[str, tuple[str, RecordKind, str]] = {
     # tool: (input key, record kind, access)
     "Read": ("file_path", "file_read_observed", "read"),
     "Write": ("file_path", "file_write_observed", "write"),
@@ -266,7 +267,7 @@ class ClaudeNormalizer(EvidenceBuilder):
             self.turn_cwd = saved
 
     def file_access(
-        self, call_id: str, call: _PendingCall, kind: str, path: str, access: str
+        self, call_id: str, call: _PendingCall, kind: RecordKind, path: str, access: str
     ) -> None:
         self.observe_path(
             kind,
