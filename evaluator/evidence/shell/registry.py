@@ -24,7 +24,6 @@ HandlerFn = Callable[["Walker", str, list[str | None], list[str]], None]
 class Handler:
     run: HandlerFn  # called with the walker, the command's base name, its words and their texts
     model: CommandModel | None
-    family: str  # the module that registered it
 
 
 _HANDLERS: dict[str, Handler] = {}
@@ -39,7 +38,7 @@ def handles(*names: str, model: CommandModel | None = None) -> Callable[[Handler
         for name in names:
             if name in _HANDLERS:
                 raise ValueError(f"command {name!r} is handled twice")
-            _HANDLERS[name] = Handler(function, model, function.__module__.rsplit(".", 1)[-1])
+            _HANDLERS[name] = Handler(function, model)
         return function
 
     return register

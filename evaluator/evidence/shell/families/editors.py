@@ -12,6 +12,7 @@ from evaluator.evidence.shell.walker import Walker
 SED = model(short="efl", long="--expression --file --line-length")
 AWK = model(short="FvfiElW", long="--field-separator --assign --file --include --load --exec")
 PATCH = model(
+    "write",
     short="pdioDrBzFVY",
     long="--strip --directory --input --output --reject-file --backup --suffix --fuzz",
 )

@@ -34,8 +34,8 @@ table(
 )
 
 TEE = model("write")
-MKTEMP = model("read", short="p", long="--tmpdir --suffix")
-LN = model("read", short="tS", long="--target-directory --suffix")
+MKTEMP = model("write", short="p", long="--tmpdir --suffix")
+LN = model("write", short="tS", long="--target-directory --suffix")
 
 
 @handles("tee", model=TEE)

@@ -36,6 +36,7 @@ PYTHON_MODULES = {
 # Modules that run the workspace's own code (tests, packages): a tree of programs.
 PYTHON_TREE_MODULES = frozenset({"pytest", "unittest", "compileall", "doctest"})
 SCRIPT = model(
+    "write",
     short="cEIOBTm",
     long="--command --echo --log-in --log-out --log-io --log-timing --logging-format",
 )

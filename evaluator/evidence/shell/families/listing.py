@@ -22,6 +22,7 @@ table(
 )
 
 FD = model(
+    "list",
     short="etdExXSoj",
     long="--extension --type --max-depth --exclude --exec --exec-batch --size --owner --threads",
 )
