@@ -69,11 +69,20 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_bash.language()))
 
 
-@lru_cache(maxsize=4096)
 def parse(code: str) -> Tree:
-    """The bash parse of `code`. Cached by text alone, so the same command in another cwd (every
-    attempt has its own workspace) or another session of the run is parsed once; trees are only
-    read."""
+    """The bash parse of `code`. A short text's parse is cached by the text alone, so the same
+    command in another cwd (every attempt has its own workspace) or another session of the run
+    is parsed once; a long one (a here-doc'd script) is rarely repeated and would hold memory."""
+    if len(code) > _CACHED_TEXT:
+        return _parser().parse(code.encode("utf-8"))
+    return _parse_cached(code)
+
+
+_CACHED_TEXT = 4096
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(code: str) -> Tree:
     return _parser().parse(code.encode("utf-8"))
 
 
