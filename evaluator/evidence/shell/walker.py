@@ -72,16 +72,18 @@ def _parser() -> Parser:
 def parse(code: str) -> Tree:
     """The bash parse of `code`. A short text's parse is cached by the text alone, so the same
     command in another cwd (every attempt has its own workspace) or another session of the run
-    is parsed once; a long one (a here-doc'd script) is rarely repeated and would hold memory."""
+    is parsed once. A tree takes about 50 times its text in memory, so only texts up to 512
+    characters are kept (at most about 25 MB); a longer one (a here-doc'd script) is rarely
+    repeated."""
     if len(code) > _CACHED_TEXT:
         return _parser().parse(code.encode("utf-8"))
     return _parse_cached(code)
 
 
-_CACHED_TEXT = 4096
+_CACHED_TEXT = 512
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _parse_cached(code: str) -> Tree:
     return _parser().parse(code.encode("utf-8"))
 
