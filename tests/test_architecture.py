@@ -205,3 +205,31 @@ def test_no_agent_is_named_outside_its_adapter() -> None:
                 if found and (str(relative), found) not in KEPT_NAMES:
                     problems.append(f"evaluator/{relative}:{line} names {adapter.name}: {text!r}")
     assert problems == []
+
+
+def _shell_imports(path: Path) -> set[str]:
+    """The `evaluator.evidence.shell` submodules a module imports (`families.git`, `walker`)."""
+    prefix = "evaluator.evidence.shell."
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module in ("evaluator.evidence.shell", prefix + "families"):
+                base = node.module.removeprefix("evaluator.evidence.shell").lstrip(".")
+                found.update(f"{base}.{a.name}".lstrip(".") for a in node.names)
+            elif node.module.startswith(prefix):
+                found.add(node.module.removeprefix(prefix))
+    return found
+
+
+def test_the_shell_walker_knows_no_command_family() -> None:
+    """evidence/shell: the walk and the registry name no command family (families register
+    themselves through `@handles`), and families/__init__.py lists every family module."""
+    package = ROOT / "evaluator/evidence/shell"
+    for path in sorted(package.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        families = {m for m in _shell_imports(path) if m.startswith("families")}
+        assert families == set(), f"{path.name} imports {families}"
+    listed = {m.removeprefix("families.") for m in _shell_imports(package / "families/__init__.py")}
+    modules = {p.stem for p in (package / "families").glob("*.py")} - {"__init__"}
+    assert listed == modules

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.evidence.commands import COMMANDS, PATH_ROLES
 from evaluator.evidence.programs import scan_awk, scan_sed
 from evaluator.evidence.pycode import analyze_python
-from evaluator.evidence.shell import analyze_command, decode_ansi_c, split_options
+from evaluator.evidence.shell import (
+    COMMANDS,
+    PATH_ROLES,
+    analyze_command,
+    decode_ansi_c,
+    split_options,
+)
 
 WS = "/w/ws"
 

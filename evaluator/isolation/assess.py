@@ -23,7 +23,7 @@ class Violation:
     path: str
     detail: str
     line: int = 0
-    # A lexical guess of the session analysis (evidence/shell.py `PathAccess.guess`): the
+    # A lexical guess of the session analysis (evidence/shell/ `PathAccess.guess`): the
     # complete trace of its tool call may contradict it (isolation/trace.py).
     guess: bool = False
     call_id: str | None = None

@@ -67,7 +67,7 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/dev/zero", _ANY, "the zero device"),
     AllowRule("/tmp/sh-thd", _ANY, "bash's temporary here-document files"),
 )
-# Opaque constructs about lookups the trace cannot see (evidence/shell.py's reasons name them).
+# Opaque constructs about lookups the trace cannot see (the reasons of evidence/shell/ name them).
 _LOOKUP = re.compile(r"\b(?:PATH|CDPATH)\b")
 _PROC_PID = re.compile(r"^/proc/\d+(/|$)")
 # A user's home directory: the invoking user's own (a tool that reads the password database

@@ -1,0 +1,106 @@
+"""git: the repository it works in, the paths it is given, the subcommands that run hooks."""
+
+from __future__ import annotations
+
+import posixpath
+
+from evaluator.evidence.shell.model import words
+from evaluator.evidence.shell.registry import handles
+from evaluator.evidence.shell.text import looks_like_path
+from evaluator.evidence.shell.walker import Walker
+
+_GIT_OPAQUE = frozenset(
+    words("submodule filter-branch bisect daemon instaweb difftool mergetool send-email -p")
+)
+
+
+@handles("git")
+def git(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
+    index = 0
+    directory = w.cwd
+    while index < len(args):
+        raw = args[index]
+        if raw is None:
+            w.opaque("git with a computed argument")
+            return
+        if raw in ("-C",):
+            value = args[index + 1] if index + 1 < len(args) else None
+            if value is None:
+                w.opaque("git -C with a computed directory")
+                return
+            directory = w.resolve(value, directory)
+            index += 2
+        elif raw in ("-c", "--config-env"):
+            setting = args[index + 1] if index + 1 < len(args) else None
+            if setting is None or not _safe_git_setting(setting):
+                w.opaque(f"git -c {setting}: a setting that can run commands or move paths")
+            index += 2
+        elif raw.startswith(
+            ("--git-dir", "--work-tree", "--exec-path", "--namespace", "--super-prefix")
+        ):
+            if "=" in raw:
+                w.add("path", raw.split("=", 1)[1], "git", directory)
+                index += 1
+            else:
+                w.path_arg(
+                    "path",
+                    args[index + 1] if index + 1 < len(args) else None,
+                    raw,
+                    "git",
+                    directory,
+                )
+                index += 2
+        elif raw.startswith("-"):
+            index += 1
+        else:
+            break
+    w.add("path", directory, "git")
+    if index >= len(args):
+        return
+    sub = args[index] or ""
+    rest = args[index + 1 :]
+    rest_texts = texts[index + 1 :]
+    positional = [
+        (r, t) for r, t in zip(rest, rest_texts, strict=True) if r is None or not r.startswith("-")
+    ]
+    if sub in ("init",) and positional:
+        w.path_arg("write", positional[0][0], positional[0][1], "git init", directory)
+    elif sub == "clone":
+        values = [p for p in positional]
+        if values:
+            source = values[0][0] or ""
+            if source.startswith("file://"):
+                w.add("read", source[7:], "git clone", directory)
+            elif "://" not in source and "@" not in source.split("/")[0]:
+                w.path_arg("read", values[0][0], values[0][1], "git clone", directory)
+        destination = values[1] if len(values) > 1 else None
+        if destination is not None:
+            w.path_arg("write", destination[0], destination[1], "git clone", directory)
+        elif values and values[0][0]:
+            name = posixpath.basename(values[0][0].rstrip("/")).removesuffix(".git")
+            w.add("write", name, "git clone", directory)
+    elif sub in ("diff",) and "--no-index" in rest:
+        for raw, text in positional:
+            w.path_arg("read", raw, text, "git diff --no-index", directory)
+    elif sub in _GIT_OPAQUE:
+        w.opaque(f"git {sub} runs commands or hooks not shown")
+    else:
+        for raw, _ in positional:
+            if raw is not None and (looks_like_path(raw) or raw.startswith("/")) and ":" not in raw:
+                w.add("path", raw, f"git {sub}", directory)
+        for option in rest:
+            if option is not None and option.startswith("--") and "=" in option:
+                value = option.split("=", 1)[1]
+                if looks_like_path(value):
+                    w.add("path", value, f"git {sub}", directory)
+
+
+def _safe_git_setting(setting: str) -> bool:
+    key = setting.split("=", 1)[0].lower()
+    return key.startswith(
+        ("user.", "color.", "init.defaultbranch", "advice.", "safe.directory")
+    ) or key in (
+        "core.quotepath",
+        "log.showsignature",
+        "commit.gpgsign",
+    )

@@ -1,0 +1,53 @@
+"""What the shell analysis reports about one command or program."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from evaluator.vocabulary import AccessKind
+
+HOME_MARK = "~"
+ProgramLanguage = Literal["shell", "python", "unknown"]
+
+
+@dataclass(frozen=True)
+class PathAccess:
+    kind: AccessKind
+    path: str  # absolute and normalised, or starting with "~" when HOME is unknown
+    raw: str
+    via: str
+    # A lexical guess: text that looks like a path (a literal in program text, an unknown
+    # option's value, a script's argument), not a path a modelled API or command was given.
+    guess: bool = False
+
+
+@dataclass(frozen=True)
+class ScriptRun:
+    """A program file the command runs; what it does depends on its content."""
+
+    path: str
+    language: ProgramLanguage
+    via: str
+    tree: bool = False  # runs every program under `path` (pytest, make)
+
+
+@dataclass(frozen=True)
+class ContentWrite:
+    """A file the command (re)wrote; `content` is None when it cannot be known."""
+
+    path: str
+    content: str | None
+    append: bool = False
+
+
+@dataclass
+class ShellAnalysis:
+    accesses: list[PathAccess] = field(default_factory=list)
+    opaque: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    runs: list[ScriptRun] = field(default_factory=list)
+    contents: list[ContentWrite] = field(default_factory=list)
+    symlinks: list[tuple[str, str]] = field(default_factory=list)  # (link, target)
+    copies: list[tuple[str, str]] = field(default_factory=list)  # (source, destination)
+    final_cwd: str = "/"

@@ -1,0 +1,844 @@
+"""The walk over a bash parse (tree-sitter-bash): statements, pipelines, redirects, here-docs,
+expansions. Each simple command's words go to its handler in the registry (`registry.py`);
+what a command does with its arguments is its family module's business (`families/`).
+
+Paths are resolved lexically against the cwd in force at that point of the command (`cd` chains
+included); symlinks on disk are the isolation stage's business, while scripts and symlinks the
+session itself creates are reported (`runs`, `contents`, `symlinks`) so the normaliser can follow
+them across commands.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import posixpath
+import re
+from functools import cache, lru_cache
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser, Tree
+
+from evaluator.evidence.programs import scan_awk, scan_sed
+from evaluator.evidence.pycode import analyze_python
+from evaluator.evidence.shell.model import (
+    PATH_ROLES,
+    CommandModel,
+    Role,
+    split_options,
+    words,
+)
+from evaluator.evidence.shell.registry import lookup, model_of
+from evaluator.evidence.shell.results import (
+    HOME_MARK,
+    ContentWrite,
+    PathAccess,
+    ScriptRun,
+    ShellAnalysis,
+)
+from evaluator.evidence.shell.text import (
+    decode_ansi_c,
+    echo_text,
+    expand_braces,
+    looks_like_path,
+    printf_text,
+    unescape,
+)
+from evaluator.kernelpaths import join_path
+from evaluator.vocabulary import AccessKind
+
+MAX_DEPTH = 6
+
+# Environment variables whose value changes which program runs or what it reads: assigning
+# them hides the command's real effect.
+UNSAFE_VARIABLES = frozenset(
+    words(
+        "PATH LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT BASH_ENV ENV CDPATH PYTHONPATH PYTHONSTARTUP"
+        " PYTHONHOME PYTHONUSERBASE NODE_OPTIONS NODE_PATH PERL5OPT PERL5LIB PERLLIB RUBYOPT RUBYLIB"
+        " GIT_DIR GIT_WORK_TREE GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_CONFIG_COUNT"
+        " GIT_EXEC_PATH GIT_SSH GIT_SSH_COMMAND GIT_PAGER GIT_EDITOR GIT_ASKPASS GIT_TEMPLATE_DIR"
+        " PAGER EDITOR VISUAL PROMPT_COMMAND IFS GLOBIGNORE SHELLOPTS BASHOPTS XDG_CONFIG_HOME"
+        " CURL_HOME WGETRC INPUTRC TERMINFO"
+    )
+)
+FILE_TESTS = frozenset(words("-e -f -d -r -w -x -s -L -h -p -S -b -c -g -u -k -O -G -N"))
+
+
+@cache
+def _parser() -> Parser:
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+def parse(code: str) -> Tree:
+    """The bash parse of `code`. A short text's parse is cached by the text alone, so the same
+    command in another cwd (every attempt has its own workspace) or another session of the run
+    is parsed once. A tree takes about 50 times its text in memory, so only texts up to 512
+    characters are kept (at most about 25 MB); a longer one (a here-doc'd script) is rarely
+    repeated."""
+    if len(code) > _CACHED_TEXT:
+        return _parser().parse(code.encode("utf-8"))
+    return _parse_cached(code)
+
+
+_CACHED_TEXT = 512
+
+
+@lru_cache(maxsize=1024)
+def _parse_cached(code: str) -> Tree:
+    return _parser().parse(code.encode("utf-8"))
+
+
+def walk(code: str, cwd: str, home: str | None, depth: int) -> ShellAnalysis:
+    """What shell `code` touches when run in `cwd` (nested code: `depth` levels down)."""
+    result = ShellAnalysis(final_cwd=cwd)
+    if depth > MAX_DEPTH:
+        result.opaque.append("shell code nested too deeply")
+        return result
+    walker = Walker(result, home, depth)
+    walker.cwd = cwd
+    simple = simple_command(code)
+    if simple is not None:
+        walker.apply(simple[0], list(simple[1:]), list(simple[1:]))
+    else:
+        tree = parse(code)
+        if tree.root_node.has_error:
+            result.opaque.append("the command does not parse as bash")
+        walker.statements(tree.root_node)
+    result.final_cwd = walker.cwd
+    return result
+
+
+# The lexical pre-check: a command of plain words (no quoting, expansion, glob, brace, tilde,
+# operator, redirection, comment or line break) is one simple command whose words bash passes
+# as written, so it needs no parse: its words go straight to the handler, exactly as the walk
+# would give them. The first word must not be one bash or tree-sitter-bash reads as syntax (a
+# keyword, a declaration, an assignment, `[`); no word may start with a character that
+# tree-sitter-bash reads otherwise (`=`, `+`, `:`, `,`; tests/test_shell_precheck.py checks the
+# rule against the full parse).
+_FIRST = r"[A-Za-z_./][A-Za-z0-9_./-]*"
+_WORD = r"[A-Za-z0-9_./-][A-Za-z0-9_./:,+=-]*"
+_PLAIN = re.compile(rf"[ \t]*{_FIRST}(?:[ \t]+{_WORD})*[ \t]*")
+_SYNTAX_WORDS = frozenset(
+    words(
+        "if then else elif fi case esac for select while until do done in function time coproc"
+        " declare typeset export readonly local unset unsetenv"
+    )
+)
+
+
+def simple_command(code: str) -> tuple[str, ...] | None:
+    """The words of `code` when it is one command of plain words, else None."""
+    if len(code) > 4096 or not _PLAIN.fullmatch(code):
+        return None
+    parts = tuple(code.split())
+    if parts[0] in _SYNTAX_WORDS:
+        return None
+    return parts
+
+
+class Walker:
+    def __init__(self, result: ShellAnalysis, home: str | None, depth: int) -> None:
+        self.result = result
+        self.home = home
+        self.depth = depth
+        self.cwd = "/"
+        self.oldpwd: str | None = None
+        self.dirs: list[str] = []
+        self.vars: dict[str, str | None] = {}
+        self.stdin_text: str | None = None  # literal text piped or here-doc'd into the command
+        self.stdin_file: str | None = None  # a file whose content is the command's stdin
+        self.env: dict[str, str | None] = {}  # prefix assignments of the command being applied
+
+    # ------------------------------------------------------------------ values
+    def value(self, node: Node) -> str | None:
+        """The literal text of a word, or None when it depends on run-time expansion."""
+        kind = node.type
+        text = _text(node)
+        if kind in ("word", "number"):
+            if (kind == "word" and text in ("{", "}")) or ("{" in text and "," in text):
+                return None  # brace expansion
+            return unescape(text)
+        if kind == "raw_string":
+            return text[1:-1]
+        if kind == "string":
+            parts = []
+            for child in node.named_children:
+                if child.type == "string_content":
+                    parts.append(_text(child))
+                else:
+                    part = self.value(child)
+                    if part is None:
+                        return None
+                    parts.append(part)
+            return "".join(parts)
+        if text == "{}":
+            return text  # find -exec's placeholder, not a brace expansion
+        if kind == "concatenation":
+            children = node.named_children
+            if any(c.type == "word" and _text(c) == "{" for c in children):
+                return None  # brace expansion: `{a,b}/x`
+            pieces = [self.value(child) for child in children]
+            if any(p is None for p in pieces):
+                return None
+            return "".join(p for p in pieces if p is not None)
+        if kind == "simple_expansion" or (kind == "expansion" and re.fullmatch(r"\$\{\w+\}", text)):
+            name = text.strip("${}")
+            if name == "HOME":
+                return self.home or HOME_MARK
+            if name == "PWD":
+                return self.cwd
+            if name == "OLDPWD":
+                return self.oldpwd
+            return self.vars.get(name)
+        if kind == "ansi_c_string":
+            return decode_ansi_c(text[2:-1])
+        if kind == "command_substitution":
+            # `$(echo X)`, `$(printf '%s' X)`, backticks: the literal they print.
+            inner = [c for c in node.named_children if c.type != "comment"]
+            if len(inner) == 1 and inner[0].type == "command":
+                output = self.stage_output(inner[0])
+                return output.rstrip("\n") if output is not None else None
+        return None
+
+    def expanded(self, node: Node) -> list[str | None]:
+        """A word's values after brace expansion (`{a,b}/x` is two words)."""
+        pieces = node.named_children if node.type == "concatenation" else [node]
+        text = _text(node)
+        if "{" in text and all(p.type in ("word", "brace_expression", "number") for p in pieces):
+            alternatives = expand_braces(text)
+            if alternatives is not None and alternatives != [text]:
+                return [unescape(a) for a in alternatives]
+        return [self.value(node)]
+
+    def glob_text(self, node: Node) -> str:
+        """The word as pathname expansion sees it: quoted and escaped characters neutralised
+        (`x`), unquoted expansions replaced by their known value (their result is globbed too)."""
+        kind = node.type
+        if kind == "word":
+            return _ESCAPED.sub("x", _text(node))
+        if kind == "concatenation":
+            return "".join(self.glob_text(child) for child in node.named_children)
+        if kind in ("simple_expansion", "expansion", "command_substitution"):
+            value = self.value(node)
+            if value is not None:
+                return value
+            return "*" if self.may_glob(node) else "x"
+        return "x"  # strings, raw strings, ANSI-C strings, numbers: quoted, never globbed
+
+    def may_glob(self, node: Node) -> bool:
+        """Whether an unquoted expansion we cannot evaluate may carry a glob into the word: the
+        output of a command substitution, a variable this command set to something computed
+        (`x=$(cat f)`, `read x`), a positional parameter (a script's `$1`, `$@`), text a `${...}`
+        inserts (`${x:-/o/*}`, `${x/a/*}`). A variable of the environment is the evaluator's own
+        allowlisted one, taken as glob-free; a `${x#*/}` pattern only removes text."""
+        if node.type == "command_substitution":
+            return True
+        match = re.match(r"\$\{?[#!]?(\w+|[@*])(\[[^]]*\])?(.*?)\}?$", _text(node), re.S)
+        if match is None:
+            return False
+        name, rest = match.group(1), match.group(3) if node.type == "expansion" else ""
+        inserted = ""
+        if rest.startswith((":-", ":=", ":+", ":?")):
+            inserted = rest[2:]
+        elif rest.startswith(("-", "=", "+", "?")):
+            inserted = rest[1:]
+        elif rest.startswith("/"):
+            inserted = rest.lstrip("/").partition("/")[2]
+        if any(c in inserted for c in "*?["):
+            return True
+        if name.isdigit() or name in ("@", "*"):
+            return True
+        return name in self.vars and self.vars[name] is None
+
+    def globbed(self, node: Node, via: str) -> None:
+        """A word with an unquoted glob lists its directory, whatever the command does with the
+        names it gets (`echo /outside/*` shows them): a `list` access of the pattern, judged by
+        its directory part. A glob over a computed directory cannot be judged."""
+        if node.type == "word" and not _GLOB_CHAR.search(_text(node)):
+            return  # most words: no glob character at all, nothing to neutralise or expand
+        if not _GLOB.search(self.glob_text(node)):
+            return
+        for value in self.expanded(node):
+            if value is None:
+                self.opaque(f"{via}: glob over a computed path {_text(node)}")
+            else:
+                self.add("list", value, f"{via} glob")
+
+    def resolve(self, raw: str, base: str | None = None) -> str:
+        if raw == "~" or raw.startswith("~/"):
+            if self.home:
+                return posixpath.normpath(self.home + raw[1:])
+            return raw
+        if raw.startswith(HOME_MARK):
+            return raw
+        # The command's process runs in `base or self.cwd`: that is its `/proc/self/cwd`.
+        return join_path(base or self.cwd, raw, process_cwd=True)
+
+    def add(
+        self, kind: AccessKind, raw: str, via: str, base: str | None = None, guess: bool = False
+    ) -> None:
+        self.result.accesses.append(PathAccess(kind, self.resolve(raw, base), raw, via, guess))
+
+    def opaque(self, reason: str) -> None:
+        self.result.opaque.append(reason)
+
+    def nested(self, code: str, via: str, cwd: str | None = None) -> None:
+        inner = walk(code, cwd or self.cwd, self.home, self.depth + 1)
+        self.merge(inner)
+
+    def merge(self, inner: ShellAnalysis) -> None:
+        self.result.accesses.extend(inner.accesses)
+        self.result.opaque.extend(inner.opaque)
+        self.result.commands.extend(inner.commands)
+        self.result.runs.extend(inner.runs)
+        self.result.contents.extend(inner.contents)
+        self.result.symlinks.extend(inner.symlinks)
+        self.result.copies.extend(inner.copies)
+
+    def python(self, code: str, via: str, cwd: str | None = None) -> None:
+        analysis = analyze_python(code)
+        base = cwd or self.cwd
+        for access in analysis.accesses:
+            self.add(access.kind, access.path, f"{via} {access.how}", base, access.how == "literal")
+        for command in analysis.commands:
+            if isinstance(command, str):
+                self.nested(command, via, base)
+            else:
+                self.apply(command[0], list(command[1:]), list(command[1:]))
+        for reason in analysis.opaque:
+            self.opaque(reason)
+
+    # ------------------------------------------------------------------ statements
+    def statements(self, node: Node) -> None:
+        for child in node.named_children:
+            self.statement(child)
+
+    def statement(self, node: Node) -> None:
+        kind = node.type
+        if kind == "command":
+            self.command(node, [])
+        elif kind == "redirected_statement":
+            self.redirected(node)
+        elif kind == "pipeline":
+            self.pipeline(node)
+        elif kind in (
+            "list",
+            "program",
+            "compound_statement",
+            "do_group",
+            "if_statement",
+            "elif_clause",
+            "else_clause",
+            "while_statement",
+            "case_statement",
+            "case_item",
+            "negated_command",
+            "parenthesized_expression",
+        ):
+            self.statements(node)
+        elif kind == "subshell":
+            saved = self.cwd
+            self.statements(node)
+            self.cwd = saved
+        elif kind == "for_statement":
+            self.for_loop(node)
+        elif kind == "c_style_for_statement":
+            self.statements(node)
+        elif kind == "function_definition":
+            self.opaque("shell function definition")
+        elif kind == "variable_assignment":
+            self.assign(node, export=True)
+        elif kind == "declaration_command":
+            self.declaration(node)
+        elif kind == "test_command":
+            self.test_expression(node)
+        elif kind in ("command_substitution", "process_substitution"):
+            self.statements(node)
+        elif kind in ("comment", "heredoc_body", "heredoc_start", "heredoc_end"):
+            return
+        elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+            self.redirect(node)
+        elif kind in ("variable_assignments",):
+            for child in node.named_children:
+                self.assign(child, export=True)
+        elif (
+            kind in ("word", "string", "raw_string", "concatenation", "number")
+            or kind in ("unset_command",)
+            or kind == "arithmetic_expansion"
+        ):
+            return
+        else:
+            self.opaque(f"shell construct {kind} is not modelled")
+
+    def for_loop(self, node: Node) -> None:
+        variable = node.child_by_field_name("variable")
+        values = node.children_by_field_name("value")
+        body = node.child_by_field_name("body")
+        name = _text(variable) if variable is not None else ""
+        for value_node in values:
+            self.globbed(value_node, "for")
+        words = [self.value(v) for v in values]
+        if any(w is None for w in words) or not values:
+            self.opaque("for loop over computed values")
+            words = [None]
+        for word in words[:20]:
+            self.vars[name] = word
+            if body is not None:
+                self.statements(body)
+        self.vars[name] = words[-1]  # bash keeps the last value
+
+    def assign(self, node: Node, export: bool) -> None:
+        if node.type != "variable_assignment":
+            return
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        name = _text(name_node) if name_node is not None else ""
+        if value_node is not None:
+            for sub in [*_descendants(value_node), value_node]:
+                if sub.type in ("command_substitution", "process_substitution"):
+                    self.statements(sub)
+        if value_node is not None and value_node.type == "array":
+            for element in value_node.named_children:
+                self.globbed(element, f"{name}=( )")
+        if name in UNSAFE_VARIABLES:
+            self.opaque(f"assigns {name}, which changes what later commands run or read")
+        value = self.value(value_node) if value_node is not None else ""
+        if name == "HOME":
+            self.home = value
+        self.vars[name] = value
+
+    def declaration(self, node: Node) -> None:
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                self.assign(child, export=True)
+            elif child.type == "variable_name" and _text(child) in UNSAFE_VARIABLES:
+                self.opaque(f"declares {_text(child)}")
+
+    def test_expression(self, node: Node) -> None:
+        for sub in _descendants(node):
+            if sub.type in ("command_substitution", "process_substitution"):
+                self.statements(sub)
+            if sub.type == "unary_expression":
+                operator = sub.child_by_field_name("operator") or (
+                    sub.named_children[0] if sub.named_children else None
+                )
+                operand = sub.named_children[-1] if sub.named_children else None
+                if operator is not None and operand is not None and _text(operator) in FILE_TESTS:
+                    self.path_arg("metadata", self.value(operand), _text(operand), "test")
+            elif sub.type == "binary_expression":
+                operator = sub.child_by_field_name("operator")
+                if operator is not None and _text(operator) in ("-nt", "-ot", "-ef"):
+                    for side in (sub.child_by_field_name("left"), sub.child_by_field_name("right")):
+                        if side is not None:
+                            self.path_arg("metadata", self.value(side), _text(side), "test")
+
+    def pipeline(self, node: Node, first_stdin: str | None = None) -> None:
+        stages = [c for c in node.named_children if c.type != "comment"]
+        start = len(self.result.accesses)
+        previous_text: str | None = first_stdin
+        previous_file: str | None = None
+        for stage in stages:
+            self.stdin_text, self.stdin_file = previous_text, previous_file
+            previous_text = self.stage_output(stage)
+            previous_file = self.stage_file(stage)
+            self.statement(stage)
+            self.stdin_text, self.stdin_file = None, None
+        if stages and self.summarises(stages[-1]):
+            self.demote(start)
+
+    def stage_output(self, stage: Node) -> str | None:
+        """What a literal-producing stage writes (`echo X |`, `printf X |`, `base64 -d` of it,
+        `cat <<EOF` with a literal here-doc)."""
+        if stage.type == "redirected_statement":
+            body = stage.child_by_field_name("body")
+            heredoc = next(
+                (
+                    c
+                    for c in stage.named_children
+                    if c.type in ("heredoc_redirect", "herestring_redirect")
+                ),
+                None,
+            )
+            if body is not None and heredoc is not None and self.words(body) == ["cat"]:
+                return self.heredoc_text(heredoc)
+            return None
+        if stage.type != "command":
+            return None
+        words = self.words(stage)
+        if not words or words[0] is None:
+            return None
+        name, args = posixpath.basename(words[0]), words[1:]
+        if name == "echo":
+            return echo_text(args)
+        if name == "printf":
+            return printf_text(args)
+        if (
+            name in ("base64", "base32")
+            and any(a in ("-d", "--decode") for a in args)
+            and self.stdin_text is not None
+        ):
+            try:
+                return base64.b64decode(self.stdin_text, validate=False).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError, ValueError):
+                return None
+        if name == "cat" and not args:
+            return self.stdin_text
+        return None
+
+    def stage_file(self, stage: Node) -> str | None:
+        """The one file a `cat FILE |` stage passes on unchanged."""
+        if stage.type != "command":
+            return None
+        words = self.words(stage)
+        if len(words) == 2 and words[0] == "cat" and words[1] is not None:
+            return self.resolve(words[1])
+        return None
+
+    def words(self, command: Node) -> list[str | None]:
+        name_node = command.child_by_field_name("name")
+        if name_node is None:
+            return []
+        first = self.value(name_node.named_children[0]) if name_node.named_children else None
+        return [first, *(self.value(a) for a in command.children_by_field_name("argument"))]
+
+    def summarises(self, stage: Node) -> bool:
+        while stage.type == "redirected_statement":
+            body = stage.child_by_field_name("body")
+            if body is None:
+                return False
+            stage = body
+        if stage.type != "command":
+            return False
+        words = self.words(stage)
+        if not words or words[0] is None:
+            return False
+        name = posixpath.basename(words[0])
+        model = model_of(name)
+        if model is None:
+            return False
+        return model.summarises or any(w in model.summarises_with for w in words[1:])
+
+    def demote(self, start: int) -> None:
+        """Reads since `start` showed the agent no content (summarised, or sent elsewhere)."""
+        accesses = self.result.accesses
+        for index in range(start, len(accesses)):
+            access = accesses[index]
+            if access.kind == "read":
+                accesses[index] = PathAccess(
+                    "metadata", access.path, access.raw, access.via, access.guess
+                )
+
+    def redirected(self, node: Node) -> None:
+        body = node.child_by_field_name("body")
+        redirects = [c for c in node.named_children if c is not body]
+        heredoc = next(
+            (r for r in redirects if r.type in ("heredoc_redirect", "herestring_redirect")), None
+        )
+        saved = (self.stdin_text, self.stdin_file)
+        if heredoc is not None:
+            self.stdin_text = self.heredoc_text(heredoc)
+        for redirect in _flatten_redirects(redirects):
+            if redirect.type == "file_redirect" and _operator(redirect) == "<":
+                destination = redirect.child_by_field_name("destination")
+                raw = self.value(destination) if destination is not None else None
+                self.stdin_file = self.resolve(raw) if raw else None
+        start = len(self.result.accesses)
+        output_target = self.output_target(redirects)
+        if body is not None:
+            if body.type == "command":
+                self.command(body, redirects)
+            else:
+                self.statement(body)
+        self.stdin_text, self.stdin_file = saved
+        for redirect in redirects:
+            self.redirect(redirect, stdout_handled=True)
+        if output_target is not None:
+            self.demote(start)
+            if body is not None and body.type == "command":
+                self.record_content(body, heredoc, output_target)
+            elif output_target[0] and not output_target[0].startswith("/dev/"):
+                self.result.contents.append(ContentWrite(self.resolve(output_target[0]), None))
+        if heredoc is not None:
+            feeds = body is not None and body.type == "command" and self.words(body) == ["cat"]
+            self.heredoc_tail(heredoc, self.heredoc_text(heredoc) if feeds else None)
+
+    def heredoc_tail(self, heredoc: Node, output: str | None) -> None:
+        """tree-sitter puts what follows `<<EOF` on its line (`| sh`, `&& cat x`) inside the
+        here-doc node: those commands run too, a pipeline with the here-doc's output as stdin."""
+        for child in heredoc.named_children:
+            if child.type in _HEREDOC_PARTS:
+                continue
+            if child.type == "pipeline":
+                self.pipeline(child, first_stdin=output)
+            elif child.type == "command" and output is not None:
+                saved = self.stdin_text
+                self.stdin_text = output
+                self.statement(child)
+                self.stdin_text = saved
+            else:
+                self.statement(child)
+
+    def heredoc_text(self, node: Node) -> str | None:
+        if node.type == "herestring_redirect":
+            value = next((self.value(c) for c in node.named_children), None)
+            return None if value is None else value + "\n"
+        start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
+        body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
+        if body is None:
+            return ""
+        quoted = start is not None and _text(start)[:1] in ("'", '"', "\\")
+        if not quoted and any(c.type != "heredoc_content" for c in body.named_children):
+            return None  # expansions inside an unquoted here-doc
+        return _text(body)
+
+    def output_target(self, redirects: list[Node]) -> tuple[str, bool] | None:
+        """Where the command's stdout goes when redirected: (raw target, append)."""
+        for redirect in _flatten_redirects(redirects):
+            if redirect.type != "file_redirect":
+                continue
+            descriptor = next((c for c in redirect.children if c.type == "file_descriptor"), None)
+            operator = _operator(redirect)
+            if descriptor is not None and _text(descriptor) != "1":
+                continue
+            if operator in (">", ">>", ">|", "&>", "&>>"):
+                destination = redirect.child_by_field_name("destination")
+                raw = self.value(destination) if destination is not None else None
+                return (raw or "", operator in (">>", "&>>"))
+        return None
+
+    def record_content(self, body: Node, heredoc: Node | None, target: tuple[str, bool]) -> None:
+        raw, append = target
+        if not raw or raw.startswith("/dev/"):
+            return
+        words = self.words(body)
+        name = posixpath.basename(words[0]) if words and words[0] else ""
+        content: str | None = None
+        if name == "echo":
+            content = echo_text(words[1:])
+        elif name == "printf":
+            content = printf_text(words[1:])
+        elif name == "cat" and len(words) == 1 and heredoc is not None:
+            content = self.heredoc_text(heredoc)
+        self.result.contents.append(ContentWrite(self.resolve(raw), content, append))
+
+    def redirect(self, node: Node, stdout_handled: bool = False) -> None:
+        for redirect in _flatten_redirects([node]):
+            if redirect.type != "file_redirect":
+                continue
+            destination = redirect.child_by_field_name("destination")
+            if destination is None:
+                continue
+            operator = _operator(redirect)
+            self.globbed(destination, f"redirect {operator}")
+            raw = self.value(destination)
+            if raw is None:
+                self.opaque(f"redirect to a computed path {_text(destination)!r}")
+                continue
+            if operator in (">&", "<&", ">&-", "<&-") and (raw.isdigit() or raw == "-"):
+                continue
+            writes = not operator.startswith("<") or operator == "<>"
+            self.add("write" if writes else "read", raw, operator or ">")
+            descriptor = next((c for c in redirect.children if c.type == "file_descriptor"), None)
+            to_stdout = descriptor is None or _text(descriptor) == "1"
+            if writes and not raw.startswith("/dev/") and not (to_stdout and stdout_handled):
+                self.result.contents.append(ContentWrite(self.resolve(raw), None, ">>" in operator))
+
+    # ------------------------------------------------------------------ commands
+    def command(self, node: Node, redirects: list[Node]) -> None:
+        env: dict[str, str | None] = {}
+        for sub in node.named_children:
+            if sub.type == "variable_assignment":
+                variable_node = sub.child_by_field_name("name")
+                value_node = sub.child_by_field_name("value")
+                variable = _text(variable_node) if variable_node is not None else ""
+                if variable in UNSAFE_VARIABLES:
+                    self.opaque(f"runs a command with {variable} set")
+                env[variable] = self.value(value_node) if value_node is not None else ""
+            for inner in [sub, *_descendants(sub)]:
+                if inner.type in ("command_substitution", "process_substitution"):
+                    self.statements(inner)
+        saved_stdin = self.stdin_text
+        for child in node.named_children:
+            if child.type == "file_redirect":
+                self.redirect(child)
+            elif child.type in ("herestring_redirect", "heredoc_redirect"):
+                self.stdin_text = self.heredoc_text(child)
+                self.redirect(child)
+                self.heredoc_tail(child, None)
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            for variable, value in env.items():
+                if variable not in UNSAFE_VARIABLES:
+                    self.vars[variable] = value
+                if variable == "HOME":
+                    self.home = value
+            return
+        args_nodes = node.children_by_field_name("argument")
+        name = self.value(name_node.named_children[0]) if name_node.named_children else None
+        if name is None:
+            self.opaque(f"command name is computed: {_text(name_node)!r}")
+            return
+        args: list[str | None] = []
+        texts: list[str] = []
+        for word in [*name_node.named_children[:1], *args_nodes]:
+            self.globbed(word, name)
+        for arg in args_nodes:
+            for value in self.expanded(arg):
+                args.append(value)
+                texts.append(_text(arg))
+        self.env = env
+        self.apply(name, args, texts)
+        self.env = {}
+        self.stdin_text = saved_stdin
+
+    def path_arg(
+        self, kind: AccessKind, raw: str | None, text: str, via: str, base: str | None = None
+    ) -> None:
+        if raw is None:
+            self.opaque(f"{via}: computed path {text}")
+        elif raw not in ("-", ""):
+            self.add(kind, raw, via, base)
+
+    def role(
+        self, role: Role, raw: str | None, text: str, via: str, base: str | None = None
+    ) -> None:
+        if role in PATH_ROLES:
+            self.path_arg(role, raw, text, via, base)  # type: ignore[arg-type]
+        elif role == "text":
+            return
+        elif raw is None:
+            self.opaque(f"{via} with computed text {text}")
+        elif role == "dir":
+            self.add("cwd", raw, via, base)
+        elif role == "shell":
+            self.nested(raw, via, base)
+        elif role == "python":
+            self.python(raw, via, base)
+        elif role in ("sed", "awk"):
+            found = scan_sed(raw) if role == "sed" else scan_awk(raw)
+            for kind, path in found.accesses:
+                self.add(kind, path, f"{via} program", base)
+            for reason in found.opaque:
+                self.opaque(reason)
+        else:
+            self.opaque(f"{via} {text}: effect not modelled")
+
+    def apply(self, name: str, args: list[str | None], texts: list[str]) -> None:
+        base = posixpath.basename(name)
+        self.result.commands.append(base)
+        if "/" in name:
+            self.add("exec", name, name)
+            # Judged by what the name resolves to: `/proc/self/root/bin/sh` and `/tmp/../bin/sh`
+            # are the system shell and are modelled as `sh`, not trusted as a target's program.
+            if not self.resolve(name).startswith(("/usr/", "/bin/", "/sbin/")):
+                self.result.runs.append(ScriptRun(self.resolve(name), "unknown", name))
+                for raw in args:
+                    if raw is not None and looks_like_path(raw):
+                        self.add("path", raw, name, guess=True)
+                return
+        handler = lookup(base)
+        if handler is None:
+            self.opaque(f"command {base!r} is not modelled")
+        else:
+            handler.run(self, base, args, texts)
+
+    def modelled(
+        self,
+        via: str,
+        model: CommandModel,
+        args: list[str | None],
+        texts: list[str],
+        base: str | None = None,
+    ) -> list[tuple[str, str | None]]:
+        options, operands = split_options(model, args, texts)
+        names = {o for o, _ in options}
+        for option, value in options:
+            if option in model.roles:
+                self.role(model.roles[option], value, str(value), f"{via} {option}", base)
+            elif value is not None and option.startswith("--") and looks_like_path(value):
+                self.add("path", value, f"{via} {option}", base, guess=True)
+        if model.first is not None and operands and not (names & model.first_unless):
+            raw, text = operands.pop(0)
+            self.role(model.first, raw, text, via, base)
+        last: tuple[str | None, str] | None = None
+        if model.last is not None and len(operands) >= 2 and not (names & model.last_unless):
+            last = operands.pop()
+        role = model.operands
+        if role == "read" and names & model.quiet:
+            role = "metadata"
+        if not operands and model.default is not None:
+            operands = [(model.default, model.default)]
+        for raw, text in operands:
+            self.role(role, raw, text, via, base)
+            if (
+                role == "write"
+                and raw is not None
+                and via not in ("mkdir", "touch", "chmod", "chown", "chgrp")
+            ):
+                self.result.contents.append(ContentWrite(self.resolve(raw, base), None))
+        if last is not None and model.last is not None:
+            self.role(model.last, last[0], last[1], via, base)
+            if model.last == "write" and last[0] is not None:
+                self.copy_contents(operands, last[0], base)
+        return options
+
+    def copy_contents(
+        self, sources: list[tuple[str | None, str]], destination: str, base: str | None
+    ) -> None:
+        # The destination is rewritten; its content is unknown here (the normaliser copies known
+        # content from a single source).
+        self.result.contents.append(ContentWrite(self.resolve(destination, base), None))
+        if len(sources) == 1 and sources[0][0] is not None:
+            self.result.copies.append(
+                (self.resolve(sources[0][0], base), self.resolve(destination, base))
+            )
+
+    def run_rest(self, rest: list[tuple[str | None, str]], via: str) -> None:
+        if not rest:
+            return
+        name, _ = rest[0]
+        if name is None:
+            self.opaque(f"{via} runs a computed command")
+            return
+        self.apply(name, [r for r, _ in rest[1:]], [t for _, t in rest[1:]])
+
+
+_HEREDOC_PARTS = frozenset(
+    {"heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content", "file_redirect"}
+)
+_ESCAPED = re.compile(r"\\.")  # an escaped character, never a glob
+_GLOB_CHAR = re.compile(r"[*?[]")  # a word without any of these cannot glob
+# An active pathname-expansion character (after `glob_text`): `*`, `?` or a bracket expression.
+_GLOB = re.compile(r"[*?]|\[[^]]*\]")
+
+
+def _flatten_redirects(nodes: list[Node]) -> list[Node]:
+    """tree-sitter nests a file redirect after a here-doc start inside the heredoc_redirect."""
+    found: list[Node] = []
+    for node in nodes:
+        if node.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+            found.append(node)
+            found.extend(c for c in node.named_children if c.type == "file_redirect")
+    return found
+
+
+def _operator(node: Node) -> str:
+    return "".join(
+        _text(c)
+        for c in node.children
+        if c.type in (">", ">>", "<", "&>", "&>>", ">|", "<>", ">&", "<&", ">&-", "<&-")
+    )
+
+
+def _text(node: Node) -> str:
+    return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+
+
+def _descendants(node: Node) -> list[Node]:
+    found: list[Node] = []
+    stack = list(node.named_children)
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(current.named_children)
+    return found
