@@ -217,13 +217,10 @@ class _File:
     known: set[int] = field(default_factory=set)  # window starts the agent had otherwise
     typed: dict[int, int] = field(default_factory=dict)  # window start -> line it was typed on
     outputs: set[str] = field(default_factory=set)  # every output that showed a counted window
+    shared: set[int] = field(default_factory=set)  # window starts another file holds too
 
     def window(self, start: int) -> tuple[int, ...]:
         return tuple(self.words[start : start + self.size])
-
-
-def _pack(number: int, start: int) -> int:
-    return number << 32 | start
 
 
 class _Index:
@@ -245,10 +242,13 @@ class _Index:
             number = len(self.files)
             entry = _File(number, source, words, numbers, min(WINDOW_WORDS, len(words)))
             self.files.append(entry)
-            for start in range(len(words) - entry.size + 1 if words else 0):
-                key = hash(entry.window(start))
+            # Every window as a tuple, made by zipping the word list with itself shifted.
+            listed = words.tolist()
+            windows = zip(*(listed[shift:] for shift in range(entry.size))) if listed else ()
+            base = number << 32
+            for start, key in enumerate(map(hash, windows)):
                 held = self.windows.get(key)
-                packed = _pack(number, start)
+                packed = base | start
                 if held is None:
                     self.windows[key] = packed
                 elif isinstance(held, list):
@@ -256,6 +256,11 @@ class _Index:
                 else:
                     self.windows[key] = [held, packed]
         self.sizes = sorted({f.size for f in self.files if f.size})
+        # Most windows are one file's alone: only those that are not are ever looked up again.
+        for held in self.windows.values():
+            if isinstance(held, list) and len({packed >> 32 for packed in held}) > 1:
+                for packed in held:
+                    self.files[packed >> 32].shared.add(packed & 0xFFFFFFFF)
 
     def places(self, window: tuple[int, ...]) -> Iterator[tuple[_File, int]]:
         """The files and starts that hold exactly this window."""
@@ -309,6 +314,8 @@ class _Index:
 
     def shared_with(self, entry: _File, start: int) -> set[int]:
         """The other files that hold this window too."""
+        if start not in entry.shared:
+            return set()
         return {other.number for other, _ in self.places(entry.window(start))} - {entry.number}
 
 
@@ -387,17 +394,16 @@ def _results(index: _Index, withheld: dict[int, str]) -> dict[str, Shown]:
             if not (index.shared_with(entry, start) & (alone - {number}))
         ]
         shown_words = _covered(entry, counted)
+        others = alone - {number}
         explained = _covered(
             entry,
             [
                 start
-                for start in range(len(entry.words) - entry.size + 1)
+                for start in (*entry.known, *entry.typed, *(entry.shared if others else ()))
                 if start in entry.known
                 or start in entry.typed
-                or index.shared_with(entry, start) & (alone - {number})
-            ]
-            if entry.words
-            else [],
+                or index.shared_with(entry, start) & others
+            ],
         )
         by_line: dict[int, list[int]] = {}
         for position, line in enumerate(entry.lines):
