@@ -242,9 +242,11 @@ class _Index:
             number = len(self.files)
             entry = _File(number, source, words, numbers, min(WINDOW_WORDS, len(words)))
             self.files.append(entry)
-            # Every window as a tuple, made by zipping the word list with itself shifted.
+            # Every window as a tuple, made by zipping the word list with itself shifted (the
+            # shorter shifts end the zip: one window per start).
             listed = words.tolist()
-            windows = zip(*(listed[shift:] for shift in range(entry.size))) if listed else ()
+            shifted = (listed[shift:] for shift in range(entry.size))
+            windows = zip(*shifted, strict=False) if listed else ()
             base = number << 32
             for start, key in enumerate(map(hash, windows)):
                 held = self.windows.get(key)
