@@ -87,3 +87,38 @@ def test_each_shipped_adapter_declares_its_agent() -> None:
     # The short flags are declared where each adapter is registered, without importing it.
     (choices,) = [a.choices for name, a in option_aliases() if a.key == "permission_mode"]
     assert choices == PERMISSION_MODES
+
+
+def test_a_trace_no_adapter_taught_says_it_is_unusable(toy: None, tmp_path: Path) -> None:
+    """The toy adapter declares no tool-call recogniser: under the trace its attempt cannot be
+    contained, and the trace report says why (never a blind `contained`)."""
+    from evaluator.isolation.trace import UNUSABLE
+    from evaluator.sandbox import Tracer
+
+    if Tracer().unavailable():
+        pytest.skip("strace cannot trace here")
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=ROOT / "agentic-evals",
+                agent="toy-agent",
+                cases=("routing-add-column",),
+                behaviors=FOLLOWS_SKILL,
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                sandbox="none",
+                trace="on",
+            ),
+            PlainProgress(),
+        ).execute()
+    (result,) = outcome.results
+    assert result.status != "pass"
+    attempt = json.loads(
+        (
+            outcome.run_dir.path
+            / "case-artifacts/routing-add-column/attempts/attempt-01/attempt.json"
+        ).read_text()
+    )
+    assert attempt["trace_report"]["verdict"] == "unverifiable"
+    assert attempt["trace_report"]["reason"] == UNUSABLE
+    assert attempt["isolation"] == "unverifiable"
