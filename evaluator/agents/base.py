@@ -171,3 +171,17 @@ class AgentRunner(ABC):
     @abstractmethod
     def version(self) -> str | None:
         """The agent CLI's version, for the manifest."""
+
+
+def link_skill(workspace: Path, entry_skill: Path, skills_dir: Path) -> None:
+    """Links the skill (`entry_skill` names its folder or its SKILL.md) into `skills_dir/<name>`,
+    the workspace folder an agent discovers skills in, unless it already lies there: one copy of
+    the files, so every check on the skill's own paths still holds."""
+    skill = entry_skill if (workspace / entry_skill).is_dir() else entry_skill.parent
+    if skill.parent == skills_dir:
+        return
+    link = workspace / skills_dir / skill.name
+    if link.exists() or link.is_symlink():
+        return  # a skill of that name is already there: the workspace's own
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(os.path.relpath(workspace / skill, link.parent))

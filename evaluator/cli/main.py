@@ -39,6 +39,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "evaluator.cli.history:group",
         "Pass-rate trend per case across recorded runs, flaky cases flagged.",
     ),
+    "init": LazyCommand(
+        "evaluator.cli.init:command",
+        "Write an eval repo for a skill: target, suite, two example cases, good and bad behaviours.",
+    ),
     "install-skill": LazyCommand(
         "evaluator.cli.install_skill:command",
         "Install the skill-eval skill, so an agent can run evaluations from its own session.",

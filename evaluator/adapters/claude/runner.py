@@ -18,7 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.adapters.claude.binary import claude_version, find_claude
-from evaluator.agents.base import PASSTHROUGH_ENV, AgentHandle, AgentRequest, AgentRunner
+from evaluator.agents.base import (
+    PASSTHROUGH_ENV,
+    AgentHandle,
+    AgentRequest,
+    AgentRunner,
+    link_skill,
+)
 from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.errors import EnvironmentProblem, InputError
@@ -83,13 +89,7 @@ class ClaudeCodeRunner(AgentRunner):
                 + ", ".join(str(p) for p in leaking)
                 + " (choose a --scratch-root without CLAUDE.md or .claude/ above it)"
             )
-        # `entry_skill` names the skill's folder or its SKILL.md.
-        skill = entry_skill if (workspace / entry_skill).is_dir() else entry_skill.parent
-        if skill.parent == SKILLS_DIR:
-            return
-        link = workspace / SKILLS_DIR / skill.name
-        link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(os.path.relpath(workspace / skill, link.parent))
+        link_skill(workspace, entry_skill, SKILLS_DIR)
 
     def stdin_prompt(self, request: AgentRequest) -> str:
         return request.prompt

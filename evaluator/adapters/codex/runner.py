@@ -14,11 +14,14 @@ from evaluator.agents.base import (
     AgentRequest,
     AgentRunner,
     ModelEndpoint,
+    link_skill,
 )
 from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
 
 CREDENTIAL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
+# Where Codex discovers a repository's skills.
+SKILLS_DIR = Path(".agents/skills")
 
 
 def endpoint_credentials(endpoint: ModelEndpoint) -> dict[str, str]:
@@ -64,6 +67,11 @@ class CodexExecRunner(AgentRunner):
             "-s",
             "workspace-write",
         ]
+
+    def prepare_workspace(self, workspace: Path, entry_skill: Path) -> None:
+        """Links a skill kept outside `.agents/skills/` in there, where Codex discovers
+        workspace skills (it follows the link: docs/agents.md)."""
+        link_skill(workspace, entry_skill, SKILLS_DIR)
 
     def stdin_prompt(self, request: AgentRequest) -> str:
         return request.prompt

@@ -1,0 +1,116 @@
+"""`agentic-eval init`: from a project holding only a skill folder to a first trusted result."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.support import scratch_dir
+from tests.test_validate import run_cli
+
+SKILL_MD = """---
+name: greeter
+description: Greets people warmly in Latin when asked for a salutation. Use it for greetings.
+---
+# Greeter
+
+When someone asks for a greeting, read references/latin.md and answer with the Latin
+salutation it gives, in one short line.
+"""
+LATIN_MD = """# Latin greetings
+
+Say salve to one person and salvete to several people, and vale when you say goodbye to them.
+"""
+
+
+def _project(root: Path, skill_dir: str) -> Path:
+    skill = root / skill_dir
+    (skill / "references").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD)
+    (skill / "references/latin.md").write_text(LATIN_MD)
+    return skill
+
+
+@pytest.fixture
+def in_project(tmp_path: Path) -> Iterator[Path]:
+    before = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        yield tmp_path
+    finally:
+        os.chdir(before)
+
+
+def test_init_writes_a_repo_that_validates_and_explains(
+    in_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project(in_project, ".agents/skills/greeter")
+    code, out, err = run_cli(["init", "--skill", ".agents/skills/greeter"], capsys)
+    assert code == 0, err
+    assert "wrote target greeter in agentic-evals/" in out
+    assert "agentic-eval selftest --target greeter" in out
+    target = yaml.safe_load((in_project / "agentic-evals/targets/greeter/target.yaml").read_text())
+    assert target["entry_skill"] == ".agents/skills/greeter/SKILL.md"
+    assert target["roots"] == [".agents/skills/greeter/references"]
+    cases = sorted((in_project / "agentic-evals/targets/greeter/cases/basics").glob("greeter-*"))
+    checked = [
+        yaml.safe_load(c.read_text())["assert"]["required"][0]["checks"][0]["path"] for c in cases
+    ]
+    # The checks name files the skill really ships.
+    assert sorted(checked) == [
+        ".agents/skills/greeter/SKILL.md",
+        ".agents/skills/greeter/references/latin.md",
+    ]
+    assert run_cli(["validate", "--target", "greeter"], capsys)[0] == 0
+    code, out, _ = run_cli(["explain", "--target", "greeter", "--json"], capsys)
+    assert code == 0
+    entries = [e for case in json.loads(out)["cases"] for e in case["entries"]]
+    assert len(entries) == 2 and all(e["decided_by"] == "checks" for e in entries)
+
+
+def test_init_refuses_an_existing_target_and_a_skill_outside_the_project(
+    in_project: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project(in_project, "skills/greeter")
+    assert run_cli(["init", "--skill", "skills/greeter"], capsys)[0] == 0
+    code, _, err = run_cli(["init", "--skill", "skills/greeter"], capsys)
+    assert code == 2 and "a target of that name exists (pass --force" in err
+    assert run_cli(["init", "--skill", "skills/greeter", "--force"], capsys)[0] == 0
+    elsewhere = _project(tmp_path_factory.mktemp("elsewhere"), "greeter")
+    code, _, err = run_cli(["init", "--skill", str(elsewhere)], capsys)
+    assert code == 2 and "the skill must be inside the project" in err
+    empty = in_project / "not-a-skill"
+    empty.mkdir()
+    code, _, err = run_cli(["init", "--skill", str(empty)], capsys)
+    assert code == 2 and "no SKILL.md in this folder" in err
+
+
+@pytest.mark.slow
+@pytest.mark.codex
+@pytest.mark.parametrize("skill_dir", [".agents/skills/greeter", "skills/greeter"])
+def test_init_then_selftest_and_run_give_the_documented_results(
+    in_project: Path, skill_dir: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The generated goldens are told apart by the real agent, and the good behaviours pass a
+    run; a skill kept outside `.agents/skills/` is linked where Codex discovers skills."""
+    _project(in_project, skill_dir)
+    assert run_cli(["init", "--skill", skill_dir], capsys)[0] == 0
+    with scratch_dir() as scratch:
+        code, out, err = run_cli(
+            ["selftest", "--target", "greeter", "--scratch-root", str(scratch), "--json"], capsys
+        )
+        assert code == 0, out + err
+        report = json.loads(out)
+        assert report["ok"] and len(report["goldens"]) == 4
+        good = "agentic-evals/targets/greeter/behaviors/good"
+        code, out, err = run_cli(
+            ["run", "--target", "greeter", "--behaviors", good, "--scratch-root", str(scratch)],
+            capsys,
+        )
+    assert code == 0, out + err
+    assert "pass 2, fail 0, blocked 0" in out
