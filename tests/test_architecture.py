@@ -54,6 +54,7 @@ ALLOWED: dict[str, set[str]] = {
         "judge",
         "artifacts",
         "html",
+        "interop",
         "modelserver",
     },
     "modelserver": {"contract"},
@@ -77,6 +78,9 @@ ALLOWED: dict[str, set[str]] = {
         "gate",
         "modelserver",
     },
+    # other tools' formats (skill-creator, Harbor ATIF) written from finished runs' artifacts and
+    # saved sessions (read through the adapters' agent-neutral evidence)
+    "interop": {"artifacts", "judge", "adapters", "evidence", "contract"},
     # schemas.py generates the artifact schemas too, so it may read their models.
     "schemas": {"contract", "artifacts", "compare"},
     # comparisons of two finished runs (read as the gate reads them)

@@ -1,0 +1,108 @@
+"""Stage 10's other readers: our verdicts in the formats other skill-evaluation tools read.
+
+One module per format, each written from the artifacts a run already holds (case results, each
+attempt's `attempt.json`, its saved sessions), never from anything new: skill-creator's
+`grading.json` per judged attempt (`skill_creator.py`) and `benchmark.json`/`benchmark.md` over
+several runs (`benchmark.py`), and Harbor's ATIF v1.7 `trajectory.json` per attempt (`atif.py`,
+the model of the specification in `atif_model.py`). Everything written passes through the run's
+redaction (`runs.py`). See docs/interop.md.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from evaluator.artifacts.models import Manifest
+from evaluator.artifacts.rundir import RunDir
+from evaluator.interop.atif import (
+    attempt_sessions,
+    build_trajectory,
+    trajectory_path,
+    write_trajectory,
+)
+from evaluator.interop.atif_model import Trajectory
+from evaluator.interop.runs import AttemptSource, redactor, run_attempts
+from evaluator.interop.skill_creator import (
+    DEFAULT_CONFIGURATION,
+    SKILL_CREATOR_DIR,
+    grading,
+    write_grading,
+)
+
+
+@dataclass
+class Written:
+    """What an export wrote, and the attempts it could not convert (with why)."""
+
+    trajectories: list[Path] = field(default_factory=list)
+    gradings: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def attempt_trajectory(
+    source: AttemptSource, manifest: Manifest, written: Written
+) -> Trajectory | None:
+    """The attempt's trajectory, or None (no session, or one we could not convert: noted)."""
+    try:
+        session = attempt_sessions(source, manifest)
+        return build_trajectory(session, manifest.model) if session is not None else None
+    except (OSError, ValueError, ValidationError) as exc:
+        written.problems.append(
+            f"{source.relative('attempt.json')}: no trajectory: {type(exc).__name__}: {exc}"
+        )
+        return None
+
+
+def _prompt(trajectory: Trajectory | None) -> str | None:
+    first = trajectory.steps[0] if trajectory is not None and trajectory.steps else None
+    return first.message if first is not None and isinstance(first.message, str) else None
+
+
+def write_run_outputs(
+    run_dir: RunDir, manifest: Manifest, secrets: Mapping[str, str] | None = None
+) -> Written:
+    """At the end of every run (and whenever its reports are rewritten): each attempt's
+    `trajectory.json` beside its evidence, and skill-creator's tree under `skill-creator/`
+    (rebuilt whole, so a re-judged run keeps no stale grading)."""
+    redact = redactor(secrets)
+    written = Written()
+    root = run_dir.path / SKILL_CREATOR_DIR
+    shutil.rmtree(root, ignore_errors=True)
+    for source in run_attempts(run_dir, manifest):
+        trajectory = attempt_trajectory(source, manifest, written)
+        if trajectory is not None:
+            path = trajectory_path(source)
+            write_trajectory(path, trajectory, redact)
+            written.trajectories.append(path)
+        graded = grading(source, trajectory)
+        if graded is not None:
+            written.gradings.append(
+                write_grading(
+                    root, DEFAULT_CONFIGURATION, source, graded, _prompt(trajectory), redact
+                )
+            )
+    return written
+
+
+def export_trajectories(
+    run_dir: RunDir, out: Path | None = None, secrets: Mapping[str, str] | None = None
+) -> Written:
+    """`agentic-eval export atif`: every attempt's trajectory, in the run or under `out`."""
+    manifest = run_dir.read_manifest()
+    redact = redactor(secrets)
+    written = Written()
+    for source in run_attempts(run_dir, manifest):
+        trajectory = attempt_trajectory(source, manifest, written)
+        if trajectory is not None:
+            path = trajectory_path(source, out)
+            write_trajectory(path, trajectory, redact)
+            written.trajectories.append(path)
+    return written
+
+
+__all__ = ["Written", "export_trajectories", "write_run_outputs"]
