@@ -511,6 +511,20 @@ def test_export_atif_writes_every_attempts_trajectory_elsewhere(tmp_path: Path) 
         assert len(trajectory.subagent_trajectories or []) == 2
 
 
+def test_an_unconvertible_session_is_named_and_the_other_attempts_still_export(
+    tmp_path: Path,
+) -> None:
+    run_dir = make_run(tmp_path, "r", "codex-exec", {"c": ["pass", "pass"]})
+    (run_dir.attempt_artifacts("c", 2) / "subagent-sessions" / "broken.jsonl").mkdir()
+    written = write_run_outputs(run_dir, run_dir.read_manifest())
+    assert [p.parent.name for p in written.trajectories] == ["attempt-01"]
+    (problem,) = written.problems
+    assert problem.startswith("case-artifacts/c/attempts/attempt-02/attempt.json: no trajectory:")
+    # its grading is still written: the verdicts do not depend on the conversion
+    assert len(written.gradings) == 2
+    assert run_cli(["export", "atif", str(run_dir.path)]) == 2
+
+
 # --- secrets ----------------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""Stage 10's other readers: our verdicts in the formats other skill-evaluation tools read.
+"""Our verdicts in the formats other skill-evaluation tools read.
 
 One module per format, each written from the artifacts a run already holds (case results, each
 attempt's `attempt.json`, its saved sessions), never from anything new: skill-creator's
@@ -15,18 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from evaluator.artifacts.models import Manifest
 from evaluator.artifacts.rundir import RunDir
-from evaluator.interop.atif import (
-    attempt_sessions,
-    build_trajectory,
-    trajectory_path,
-    write_trajectory,
-)
+from evaluator.interop.atif import attempt_trajectory, trajectory_path, write_trajectory
 from evaluator.interop.atif_model import Trajectory
-from evaluator.interop.runs import AttemptSource, redactor, run_attempts
+from evaluator.interop.runs import redactor, run_attempts
 from evaluator.interop.skill_creator import (
     DEFAULT_CONFIGURATION,
     SKILL_CREATOR_DIR,
@@ -42,20 +35,6 @@ class Written:
     trajectories: list[Path] = field(default_factory=list)
     gradings: list[Path] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-
-
-def attempt_trajectory(
-    source: AttemptSource, manifest: Manifest, written: Written
-) -> Trajectory | None:
-    """The attempt's trajectory, or None (no session, or one we could not convert: noted)."""
-    try:
-        session = attempt_sessions(source, manifest)
-        return build_trajectory(session, manifest.model) if session is not None else None
-    except (OSError, ValueError, ValidationError) as exc:
-        written.problems.append(
-            f"{source.relative('attempt.json')}: no trajectory: {type(exc).__name__}: {exc}"
-        )
-        return None
 
 
 def _prompt(trajectory: Trajectory | None) -> str | None:
@@ -74,7 +53,7 @@ def write_run_outputs(
     root = run_dir.path / SKILL_CREATOR_DIR
     shutil.rmtree(root, ignore_errors=True)
     for source in run_attempts(run_dir, manifest):
-        trajectory = attempt_trajectory(source, manifest, written)
+        trajectory = attempt_trajectory(source, manifest, written.problems)
         if trajectory is not None:
             path = trajectory_path(source)
             write_trajectory(path, trajectory, redact)
@@ -97,7 +76,7 @@ def export_trajectories(
     redact = redactor(secrets)
     written = Written()
     for source in run_attempts(run_dir, manifest):
-        trajectory = attempt_trajectory(source, manifest, written)
+        trajectory = attempt_trajectory(source, manifest, written.problems)
         if trajectory is not None:
             path = trajectory_path(source, out)
             write_trajectory(path, trajectory, redact)

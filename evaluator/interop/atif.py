@@ -298,6 +298,21 @@ def attempt_sessions(source: AttemptSource, manifest: Manifest) -> Session | Non
     return nest(root, others)
 
 
+def attempt_trajectory(
+    source: AttemptSource, manifest: Manifest, problems: list[str]
+) -> Trajectory | None:
+    """The attempt's trajectory; None when it recorded no session, or when its session could not
+    be converted (then `problems` says why)."""
+    try:
+        session = attempt_sessions(source, manifest)
+        return build_trajectory(session, manifest.model) if session is not None else None
+    except Exception as exc:  # one unconvertible session must not cost a run its reports
+        problems.append(
+            f"{source.relative('attempt.json')}: no trajectory: {type(exc).__name__}: {exc}"
+        )
+        return None
+
+
 def trajectory_path(source: AttemptSource, out: Path | None = None) -> Path:
     """Beside the attempt's evidence, or `out/<case>/attempt-NN/trajectory.json`."""
     if out is None:

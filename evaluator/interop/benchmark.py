@@ -25,7 +25,7 @@ from evaluator.artifacts.models import Manifest
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir
 from evaluator.errors import InputError
-from evaluator.interop.atif import attempt_sessions, build_trajectory
+from evaluator.interop.atif import attempt_trajectory
 from evaluator.interop.atif_model import Trajectory
 from evaluator.interop.runs import AttemptSource, run_attempts, write_redacted_json
 from evaluator.interop.runs import write_redacted_text as write_text
@@ -171,11 +171,7 @@ def _graded(configuration: Configuration, manifest: Manifest, notes: list[str]) 
     found = []
     skipped = []
     for source in run_attempts(configuration.run_dir, manifest):
-        try:
-            session = attempt_sessions(source, manifest)
-            trajectory = build_trajectory(session, manifest.model) if session else None
-        except (OSError, ValueError):
-            trajectory = None  # the grading's metrics then count no tool calls
+        trajectory = attempt_trajectory(source, manifest, notes)
         graded = grading(source, trajectory)
         if graded is None:
             skipped.append(
