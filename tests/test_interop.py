@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from pydantic import ValidationError
 
@@ -348,8 +349,14 @@ def make_run(
     return run_dir
 
 
-def _json(path: Path) -> Any:
-    return json.loads(path.read_text())
+def _json(path: Path, kind: str | None = None) -> Any:
+    """A written file, checked against our committed JSON Schema of its format when `kind`
+    names one (plain jsonschema, independent of the pydantic models that wrote it)."""
+    data = json.loads(path.read_text())
+    if kind is not None:
+        schema = json.loads((ROOT / f"schemas/{kind}.schema.json").read_text())
+        jsonschema.Draft202012Validator(schema).validate(data)
+    return data
 
 
 def test_every_judged_attempt_gets_a_grading_with_skill_creators_exact_fields(
@@ -365,7 +372,7 @@ def test_every_judged_attempt_gets_a_grading_with_skill_creators_exact_fields(
         "run-2",
     ]
     for number, rate in ((1, 1.0), (2, 0.5)):
-        grading = _json(root / f"with_skill/run-{number}/grading.json")
+        grading = _json(root / f"with_skill/run-{number}/grading.json", "skill-creator-grading")
         assert GRADING_KEYS <= set(grading) <= GRADING_KEYS | GRADING_OPTIONAL
         assert set(grading["summary"]) == SUMMARY_KEYS
         assert set(grading["execution_metrics"]) == METRICS_KEYS
@@ -401,7 +408,7 @@ def test_every_judged_attempt_gets_a_grading_with_skill_creators_exact_fields(
     # every attempt with a session has its trajectory, sub-agents embedded
     for number in (1, 2, 3):
         path = run_dir.attempt_artifacts("add-column", number) / "trajectory.json"
-        trajectory = Trajectory.model_validate_json(path.read_text())
+        trajectory = Trajectory.model_validate(_json(path, "atif-trajectory"))
         assert len(trajectory.subagent_trajectories or []) == 2
 
 
@@ -449,7 +456,7 @@ def test_benchmark_deltas_are_new_minus_old_whatever_the_order(
     assert baseline == old_label
     out = tmp_path / "bench"
     benchmark = write_benchmark(configurations, baseline, out, redactor())
-    data = _json(out / "benchmark.json")
+    data = _json(out / "benchmark.json", "skill-creator-benchmark")
     assert set(data) == BENCHMARK_KEYS
     assert set(data["metadata"]) == METADATA_KEYS
     assert list(data["run_summary"]) == [new_label, old_label, "delta"]
