@@ -139,34 +139,22 @@ class _Turn:
     results: list[ObservationResult] = field(default_factory=list)
 
 
-def build_trajectory(session: Session, model: str | None = None) -> Trajectory:
-    """The trajectory of `session` and, embedded, of every session under it."""
-    evidence = session.evidence
-    children = [build_trajectory(child, model) for child in session.children]
-    embedded = {child.trajectory_id or "": child.session_id for child in children}
+def _turns(
+    evidence: SessionEvidence,
+    outputs: dict[str, str],
+    embedded: dict[str, str | None],
+) -> list[_Turn]:
+    """The session's tool calls grouped into model turns, each call with what answered it: a
+    call after an answer came starts a new turn (the model saw the answer first)."""
     spawned = {spawn.call_id: spawn for spawn in evidence.spawns}
-    outputs = _whole_outputs(session)
-    steps: list[Step] = []
-    if evidence.first_user_message is not None:
-        start = next(iter(evidence.of_kind("session_start")), None)
-        steps.append(
-            Step(
-                step_id=1,
-                timestamp=start.timestamp if start else None,
-                source="user",
-                message=evidence.first_user_message,
-                extra={"record": start.id} if start else None,
-            )
-        )
     turns: list[_Turn] = []
     owner: dict[str, _Turn] = {}
-    final: dict[str, Any] | None = None
     for record in evidence.iter_records():
         kind = record.get("kind")
         if kind == "tool_call":
             call_id = str(record.get("call_id") or record["id"])
             if not turns or turns[-1].results or call_id in owner:
-                turns.append(_Turn(record.get("timestamp")))  # answers came: a new model turn
+                turns.append(_Turn(record.get("timestamp")))
             arguments, cut = _arguments(record.get("text"))
             extra: dict[str, Any] = {"record": record["id"]}
             if cut:
@@ -197,17 +185,34 @@ def build_trajectory(session: Session, model: str | None = None) -> Trajectory:
                     turns.append(_Turn(record.get("timestamp")))
                 turn = turns[-1]
             turn.results.append(result)
-        elif kind == "final_answer":
-            final = record
-    for call_id, spawn in spawned.items():
+    for call_id, spawn in spawned.items():  # a spawn the session recorded no answer to
         turn = owner.get(call_id)
         refs = _refs(spawn, embedded)
-        answered = turn is not None and any(r.source_call_id == call_id for r in turn.results)
-        if turn is not None and refs and not answered:
+        if turn is not None and refs and all(r.source_call_id != call_id for r in turn.results):
             turn.results.append(
                 ObservationResult(source_call_id=call_id, subagent_trajectory_ref=refs)
             )
-    for turn in turns:
+    return turns
+
+
+def build_trajectory(session: Session, model: str | None = None) -> Trajectory:
+    """The trajectory of `session` and, embedded, of every session under it."""
+    evidence = session.evidence
+    children = [build_trajectory(child, model) for child in session.children]
+    embedded = {child.trajectory_id or "": child.session_id for child in children}
+    steps: list[Step] = []
+    if evidence.first_user_message is not None:
+        start = next(iter(evidence.of_kind("session_start")), None)
+        steps.append(
+            Step(
+                step_id=1,
+                timestamp=start.timestamp if start else None,
+                source="user",
+                message=evidence.first_user_message,
+                extra={"record": start.id} if start else None,
+            )
+        )
+    for turn in _turns(evidence, _whole_outputs(session), embedded):
         steps.append(
             Step(
                 step_id=len(steps) + 1,
@@ -218,14 +223,18 @@ def build_trajectory(session: Session, model: str | None = None) -> Trajectory:
                 observation=Observation(results=turn.results) if turn.results else None,
             )
         )
-    if final is not None:
+    finals = evidence.of_kind("final_answer")
+    if finals:
+        final = finals[-1]
+        # the evidence's answer is whole; its record holds an excerpt
+        answer = evidence.final_answer
         steps.append(
             Step(
                 step_id=len(steps) + 1,
-                timestamp=final.get("timestamp"),
+                timestamp=final.timestamp,
                 source="agent",
-                message=str(final.get("text") or ""),
-                extra={"record": final["id"]},
+                message=answer if answer is not None else (final.text or ""),
+                extra={"record": final.id},
             )
         )
     return Trajectory.model_validate(
