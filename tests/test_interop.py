@@ -412,6 +412,23 @@ def test_every_judged_attempt_gets_a_grading_with_skill_creators_exact_fields(
         assert len(trajectory.subagent_trajectories or []) == 2
 
 
+def test_rewriting_the_reports_drops_a_grading_whose_attempt_is_no_longer_judged(
+    tmp_path: Path,
+) -> None:
+    run_dir = make_run(tmp_path, "r", "codex-exec", {"c": ["pass"]})
+    grading = run_dir.path / "skill-creator/eval-c/with_skill/run-1/grading.json"
+    write_run_outputs(run_dir, run_dir.read_manifest())
+    assert grading.is_file()
+    path = run_dir.attempt_artifacts("c", 1) / "attempt.json"
+    record = AttemptFile.model_validate_json(path.read_text())
+    write_json(
+        path, record.model_copy(update={"status": "blocked", "blocked_reason": "environment"})
+    )
+    assert run_cli(["report", str(run_dir.path)]) == 0  # as after `judge` re-judged it
+    assert not grading.exists()
+    assert (run_dir.attempt_artifacts("c", 1) / "trajectory.json").is_file()
+
+
 def test_unclear_rule_entries_become_eval_feedback(tmp_path: Path) -> None:
     run_dir = make_run(tmp_path, "r", "claude-code", {"c": ["fail"]})
     directory = run_dir.attempt_artifacts("c", 1)
