@@ -18,12 +18,12 @@ from pathlib import Path
 from evaluator.artifacts.models import Manifest
 from evaluator.artifacts.rundir import RunDir
 from evaluator.interop.atif import attempt_trajectory, trajectory_path, write_trajectory
-from evaluator.interop.atif_model import Trajectory
 from evaluator.interop.runs import redactor, run_attempts
 from evaluator.interop.skill_creator import (
     DEFAULT_CONFIGURATION,
     SKILL_CREATOR_DIR,
     grading,
+    prompt_of,
     write_grading,
 )
 
@@ -37,17 +37,16 @@ class Written:
     problems: list[str] = field(default_factory=list)
 
 
-def _prompt(trajectory: Trajectory | None) -> str | None:
-    first = trajectory.steps[0] if trajectory is not None and trajectory.steps else None
-    return first.message if first is not None and isinstance(first.message, str) else None
-
-
 def write_run_outputs(
-    run_dir: RunDir, manifest: Manifest, secrets: Mapping[str, str] | None = None
+    run_dir: RunDir,
+    manifest: Manifest,
+    secrets: Mapping[str, str] | None = None,
+    configuration: str = DEFAULT_CONFIGURATION,
 ) -> Written:
     """At the end of every run (and whenever its reports are rewritten): each attempt's
     `trajectory.json` beside its evidence, and skill-creator's tree under `skill-creator/`
-    (rebuilt whole, so a re-judged run keeps no stale grading)."""
+    (rebuilt whole, so a re-judged run keeps no stale grading), as `configuration` (a run
+    evaluates the skill: `with_skill`; a no-skill baseline variant would say `without_skill`)."""
     redact = redactor(secrets)
     written = Written()
     root = run_dir.path / SKILL_CREATOR_DIR
@@ -61,9 +60,7 @@ def write_run_outputs(
         graded = grading(source, trajectory)
         if graded is not None:
             written.gradings.append(
-                write_grading(
-                    root, DEFAULT_CONFIGURATION, source, graded, _prompt(trajectory), redact
-                )
+                write_grading(root, configuration, source, graded, prompt_of(trajectory), redact)
             )
     return written
 

@@ -34,6 +34,7 @@ from evaluator.interop.skill_creator import (
     Grading,
     eval_id_of,
     grading,
+    prompt_of,
     write_grading,
 )
 
@@ -234,20 +235,27 @@ def delta(compared: ConfigurationSummary, baseline: ConfigurationSummary) -> Del
     )
 
 
-def build_benchmark(
-    configurations: list[Configuration],
-    baseline: str,
-    redact: Redactor,
-    out: Path | None = None,
-) -> Benchmark:
-    """The benchmark of `configurations` against `baseline`; with `out`, every grading is
-    written there in skill-creator's layout too."""
+@dataclass
+class _Collected:
+    """Each configuration's manifest and judged attempts, and what the notes must say."""
+
+    manifests: dict[str, Manifest]
+    graded: dict[str, list[_Graded]]
+    notes: list[str]
+
+
+def _collect(configurations: list[Configuration]) -> _Collected:
     notes: list[str] = []
     manifests = {c.label: c.run_dir.read_manifest() for c in configurations}
     graded = {c.label: _graded(c, manifests[c.label], notes) for c in configurations}
-    compared = [c.label for c in configurations if c.label != baseline]
+    return _Collected(manifests, graded, notes)
+
+
+def _assemble(collected: _Collected, baseline: str) -> Benchmark:
+    manifests, notes = collected.manifests, list(collected.notes)
+    compared = [label for label in manifests if label != baseline]
     order = [*compared, baseline]
-    runs = [_run(label, item) for label in order for item in graded[label]]
+    runs = [_run(label, item) for label in order for item in collected.graded[label]]
     summaries = {label: _summary([r for r in runs if r.configuration == label]) for label in order}
     run_summary: dict[str, ConfigurationSummary | Delta] = dict(summaries)
     run_summary["delta"] = delta(summaries[order[0]], summaries[baseline])
@@ -257,9 +265,9 @@ def build_benchmark(
             f"delta {label} - {baseline}: pass_rate {d.pass_rate}, time_seconds"
             f" {d.time_seconds}, tokens {d.tokens}"
         )
+    base = set(manifests[baseline].resolved_case_ids)
     for label in compared:
-        cases = {m for m in manifests[label].resolved_case_ids}
-        base = set(manifests[baseline].resolved_case_ids)
+        cases = set(manifests[label].resolved_case_ids)
         if cases != base:
             notes.append(
                 f"{label} and {baseline} planned different cases: only in {label}:"
@@ -269,14 +277,6 @@ def build_benchmark(
     for label, manifest in manifests.items():
         if manifest.run_state != "completed":
             notes.append(f"{label}: run {manifest.run_id} is {manifest.run_state}")
-    if out is not None:
-        for label in order:
-            for item in graded[label]:
-                first = (
-                    item.trajectory.steps[0] if item.trajectory and item.trajectory.steps else None
-                )
-                prompt = first.message if first and isinstance(first.message, str) else None
-                write_grading(out, label, item.source, item.grading, prompt, redact)
     lead = manifests[order[0]]
     evals: list[int | str] = []
     for run in runs:
@@ -296,6 +296,11 @@ def build_benchmark(
         run_summary=run_summary,
         notes=notes,
     )
+
+
+def build_benchmark(configurations: list[Configuration], baseline: str) -> Benchmark:
+    """The benchmark of `configurations`, every delta against `baseline`."""
+    return _assemble(_collect(configurations), baseline)
 
 
 def _title(label: str) -> str:
@@ -358,7 +363,12 @@ def write_benchmark(
     configurations: list[Configuration], baseline: str, out: Path, redact: Redactor
 ) -> Benchmark:
     """`out/benchmark.json`, `out/benchmark.md` and every grading under `out/eval-<id>/`."""
-    benchmark = build_benchmark(configurations, baseline, redact, out)
+    collected = _collect(configurations)
+    benchmark = _assemble(collected, baseline)
+    for label, items in collected.graded.items():
+        for item in items:
+            prompt = prompt_of(item.trajectory)
+            write_grading(out, label, item.source, item.grading, prompt, redact)
     write_redacted_json(out / BENCHMARK_JSON, benchmark, redact)
     write_text(out / BENCHMARK_MD, render_markdown(benchmark, baseline), redact)
     return benchmark

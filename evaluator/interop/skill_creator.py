@@ -260,6 +260,14 @@ def eval_metadata(case: CaseResult, prompt: str | None) -> EvalMetadata:
     )
 
 
+def prompt_of(trajectory: Trajectory | None) -> str | None:
+    """The prompt the agent received: its trajectory's first (user) step."""
+    first = trajectory.steps[0] if trajectory is not None and trajectory.steps else None
+    if first is None or first.source != "user" or not isinstance(first.message, str):
+        return None
+    return first.message
+
+
 def grading_path(root: Path, case_id: str, configuration: str, attempt: int) -> Path:
     return root / eval_dir_name(case_id) / configuration / f"run-{attempt}" / GRADING_FILE
 
