@@ -533,6 +533,7 @@ def test_export_atif_writes_every_attempts_trajectory_elsewhere(tmp_path: Path) 
         trajectory = Trajectory.model_validate_json(path.read_text())
         assert trajectory.agent.name == "claude-code"
         assert len(trajectory.subagent_trajectories or []) == 2
+        assert {t.agent.name for t in trajectory.subagent_trajectories or []} == {"claude-code"}
 
 
 def test_an_unconvertible_session_is_named_and_the_other_attempts_still_export(

@@ -300,8 +300,9 @@ def attempt_sessions(source: AttemptSource, manifest: Manifest) -> Session | Non
         root = Session(evidence, None, source.relative("accepted-session.json"), agent or "agent")
     else:
         return None
+    # a sub-agent runs in the same agent CLI as the session that spawned it
     others = [
-        read_session(path, source.relative(f"subagent-sessions/{path.name}"))
+        read_session(path, source.relative(f"subagent-sessions/{path.name}"), root.agent)
         for path in source.subagent_session_files()
     ]
     return nest(root, others)
