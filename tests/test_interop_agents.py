@@ -19,16 +19,20 @@ from tests.support import claude_or_skip, codex_or_skip, scratch_dir
 CASE = "routing-add-column"
 
 
-def _behaviors(directory: Path) -> Path:
+def _behaviors(directory: Path, agent: str) -> Path:
     directory.mkdir()
+    steps: list[dict[str, object]] = [
+        {"cmd": "cat .agents/skills/db-migrations/SKILL.md"},
+        {"spawn": {"message": "helper task: list the migrations"}},
+        {"final": "A helper listed the migrations."},
+    ]
+    if agent.startswith("codex"):
+        # Codex stops a helper still working when its parent ends (Claude's Agent tool waits)
+        steps.insert(2, {"wait": {"timeout_ms": 60000}})
     root = {
         "name": "root",
         "match": {"prompt_contains": "default currency per account", "thread": "root"},
-        "steps": [
-            {"cmd": "cat .agents/skills/db-migrations/SKILL.md"},
-            {"spawn": {"message": "helper task: list the migrations"}},
-            {"final": "A helper listed the migrations."},
-        ],
+        "steps": steps,
     }
     child = {
         "name": "helper",
@@ -46,7 +50,7 @@ def _run_and_check(tmp_path: Path, agent: str) -> None:
             RunOptions(
                 repo=ROOT / "agentic-evals",
                 agent=agent,
-                behaviors=_behaviors(tmp_path / "behaviors"),
+                behaviors=_behaviors(tmp_path / "behaviors", agent),
                 cases=(CASE,),
                 runs_dir=tmp_path / "runs",
                 scratch_root=scratch,
