@@ -17,6 +17,9 @@ from pydantic import BaseModel
 from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
 from evaluator.compare.model import Comparison
 from evaluator.contract.models import Case, Evaluation, RepoConfig, Rubric, Suite, Target
+from evaluator.interop.atif_model import Trajectory
+from evaluator.interop.benchmark import Benchmark
+from evaluator.interop.skill_creator import Grading
 from evaluator.schema_files import packaged_schema_dir, schema_file_name
 
 __all__ = ["SCHEMA_MODELS", "drifted", "export_schemas", "packaged_schema_dir", "schema_file_name"]
@@ -32,6 +35,10 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "case-result": CaseResult,
     "attempt": AttemptFile,
     "comparison": Comparison,
+    # other tools' formats, as we write them (docs/interop.md)
+    "skill-creator-grading": Grading,
+    "skill-creator-benchmark": Benchmark,
+    "atif-trajectory": Trajectory,
 }
 SCHEMA_BASE_URI = "https://agentic-eval.local/schemas/"
 

@@ -7,6 +7,10 @@ with the attempt's scratch directory replaced by `{SCRATCH}`, so that a unit tes
 session back under a workspace of its own (tests/test_recorded_sessions.py) and run the evidence
 and isolation stages on what the real binary wrote, without the binary.
 
+Each agent also plays an attempt that spawns two helper sub-agents: that session and both of its
+children go to tests/fixtures/recorded/subagents/<runner>/ (`root.jsonl` and the children under
+their own file names), which the ATIF export is tested on (tests/test_interop.py).
+
 Run again after upgrading an agent CLI: .venv/bin/python -m tests.record_sessions
 """
 
@@ -16,7 +20,7 @@ from pathlib import Path
 
 from evaluator.adapters import get_store
 from tests.conftest import ROOT
-from tests.support import behavior, run_attempt, scratch_dir, serving
+from tests.support import attempt_spawning_two_helpers, behavior, run_attempt, scratch_dir, serving
 
 FIXTURES = ROOT / "tests/fixtures/recorded"
 CASE = "routing-add-column"
@@ -51,10 +55,43 @@ def record(runner: str) -> Path:
     return out
 
 
+def _placeheld(path: Path, scratch: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    for spelling in {str(scratch), str(scratch.resolve())}:
+        text = text.replace(spelling, PLACEHOLDER)
+    return text
+
+
+def record_subagents(runner: str) -> Path:
+    out = FIXTURES / "subagents" / runner
+    with attempt_spawning_two_helpers(runner) as (workspace, handle):
+        if handle.fault is not None or handle.root_thread_id is None:
+            raise SystemExit(f"{runner}: the attempt failed: {handle.fault or handle.error}")
+        scratch = workspace.path.parents[2]
+        store = get_store(handle.adapter, handle.agent_home)
+        found = store.locate_thread(handle.root_thread_id)
+        if found.status != "found":
+            raise SystemExit(f"{runner}: no session: {found.reason}")
+        root = found.sessions[0]
+        children = store.descendants(root.thread_id)
+        if len(children) != 2:
+            raise SystemExit(f"{runner}: {len(children)} sub-agent session(s), expected 2")
+        texts = {"root.jsonl": _placeheld(root.path, scratch)}
+        texts |= {child.path.name: _placeheld(child.path, scratch) for child in children}
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("*.jsonl"):
+        old.unlink()
+    for name, text in texts.items():
+        (out / name).write_text(text, encoding="utf-8")
+    return out
+
+
 def main() -> None:
     for runner in RUNNERS:
         path = record(runner)
         print(f"{runner}: {path.relative_to(ROOT)} ({path.stat().st_size} bytes)")
+        directory = record_subagents(runner)
+        print(f"{runner}: {directory.relative_to(ROOT)} (a session and its two sub-agents)")
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ ALLOWED: dict[str, set[str]] = {
         "judge",
         "artifacts",
         "html",
+        "interop",
         "modelserver",
     },
     "modelserver": {"contract"},
@@ -80,8 +81,11 @@ ALLOWED: dict[str, set[str]] = {
         "gate",
         "modelserver",
     },
+    # other tools' formats (skill-creator, Harbor ATIF) written from finished runs' artifacts and
+    # saved sessions (read through the adapters' agent-neutral evidence)
+    "interop": {"artifacts", "judge", "adapters", "evidence", "contract"},
     # schemas.py generates the artifact schemas too, so it may read their models.
-    "schemas": {"contract", "artifacts", "compare"},
+    "schemas": {"contract", "artifacts", "compare", "interop"},
     # comparisons of two finished runs (read as the gate reads them)
     "compare": {"artifacts", "gate", "contract"},
     # what CI systems read (JUnit XML, the GitHub step summary) from runs and comparisons

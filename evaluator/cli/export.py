@@ -1,4 +1,5 @@
-"""`agentic-eval export`: our cases and splits in the shapes skill optimisers read."""
+"""`agentic-eval export`: our cases and splits in the shapes skill optimisers read, and finished
+runs in the formats other evaluation tools read (skill-creator's benchmark, Harbor's ATIF)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import click
 
 from evaluator.cli.options import repo_options
 from evaluator.defaults import DEFAULT_TIMEOUT_S
-from evaluator.errors import EXIT_OK
+from evaluator.errors import EXIT_INPUT, EXIT_OK
 
 
 @click.group("export")
 def group() -> None:
-    """Write the eval's cases for SkillOpt or CodexOpt."""
+    """Write the eval's cases for SkillOpt or CodexOpt, or runs for skill-creator and Harbor."""
 
 
 @group.command("codexopt-tasks")
@@ -119,4 +120,70 @@ def skillopt_splits(
     loaded = open_repo(repo, source_workspace, target=target, default_target_only=True)
     counts = export_split_dir(loaded, select_cases(loaded, target, suites), out)
     click.echo(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return EXIT_OK
+
+
+RUN_DIR = click.Path(path_type=Path, file_okay=False, exists=True)
+
+
+@group.command("atif")
+@click.argument("run", type=RUN_DIR)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Write OUT/<case>/attempt-NN/trajectory.json instead of beside each attempt's evidence.",
+)
+def atif(run: Path, out: Path | None) -> int:
+    """Harbor ATIF v1.7 trajectory.json of every attempt of RUN, sub-agents embedded."""
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.interop import export_trajectories
+
+    written = export_trajectories(RunDir(run), out)
+    for problem in written.problems:
+        click.echo(f"agentic-eval: {problem}", err=True)
+    click.echo(f"wrote {len(written.trajectories)} trajectory file(s)")
+    return EXIT_INPUT if written.problems else EXIT_OK
+
+
+@group.command("benchmark")
+@click.argument("runs", nargs=-1, required=True, type=RUN_DIR)
+@click.option(
+    "--labels",
+    default=None,
+    help="Comma-separated configuration name per run, in order (default for two runs:"
+    " with_skill,without_skill).",
+)
+@click.option(
+    "--baseline",
+    default=None,
+    help="The label deltas are measured from (default: a label named without_skill, old_skill,"
+    " old, baseline or base, else the last).",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("benchmark"),
+    show_default=True,
+    help="Directory for benchmark.json, benchmark.md and the gradings (eval-<id>/<label>/run-<n>/).",
+)
+def benchmark(runs: tuple[Path, ...], labels: str | None, baseline: str | None, out: Path) -> int:
+    """skill-creator's benchmark.json and benchmark.md comparing two or more RUNS."""
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.interop.benchmark import Configuration, check_labels, write_benchmark
+    from evaluator.interop.runs import redactor
+
+    if len(runs) < 2:
+        raise click.UsageError("a benchmark compares at least two runs")
+    if labels is None and len(runs) != 2:
+        raise click.UsageError("--labels is required for more than two runs")
+    names = labels.split(",") if labels else ["with_skill", "without_skill"]
+    base = check_labels([n.strip() for n in names], len(runs), baseline)
+    configurations = [
+        Configuration(name.strip(), RunDir(path)) for name, path in zip(names, runs, strict=True)
+    ]
+    result = write_benchmark(configurations, base, out, redactor())
+    delta = result.run_summary["delta"]
+    click.echo(f"wrote {out / 'benchmark.json'} and {out / 'benchmark.md'}")
+    click.echo(f"pass rate delta (against {base}): {getattr(delta, 'pass_rate', '?')}")
     return EXIT_OK

@@ -29,7 +29,8 @@ COMMANDS: dict[str, LazyCommand] = {
         "Show how every assertion entry will be decided (checks, compiled rules, model judge).",
     ),
     "export": LazyCommand(
-        "evaluator.cli.export:group", "Write the eval's cases for SkillOpt or CodexOpt."
+        "evaluator.cli.export:group",
+        "Write the eval's cases for SkillOpt or CodexOpt, or runs for skill-creator and Harbor.",
     ),
     "gate": LazyCommand(
         "evaluator.cli.gate:command",

@@ -17,6 +17,7 @@ from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.credentials import SecretSet, environment_secrets, looks_secret
 from evaluator.evidence import SessionEvidence
+from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
@@ -70,6 +71,8 @@ class AttemptResult:
     notes: list[str] = field(default_factory=list)
     secrets: dict[str, str] = field(default_factory=dict)
     trace_copy: Path | None = None  # the redacted, compressed trace kept while the agent ran
+    # Every session the accepted one spawned (at any depth): kept beside it for the exports.
+    descendants: list[SessionRef] = field(default_factory=list)
 
     @property
     def judged(self) -> bool:
@@ -343,9 +346,8 @@ def read_session(
         _block(result, "insufficient-evidence", f"session unreadable: {exc}")
         return False
     result.evidence = evidence
-    descendants = [
-        normalize_session(ref.path, home=home) for ref in store.descendants(session.thread_id)
-    ]
+    result.descendants = store.descendants(session.thread_id)
+    descendants = [normalize_session(ref.path, home=home) for ref in result.descendants]
     result.isolation = assess_attempt(
         evidence, result.workspace.path, descendants, record_guesses=not traced
     )
@@ -427,6 +429,9 @@ def save_attempt(run_dir: RunDir, result: AttemptResult) -> None:
                 copy_atomic(source, directory / name)
     if result.session is not None:
         copy_atomic(result.session.path, directory / "accepted-session.jsonl")
+    for ref in result.descendants:
+        if ref.path.is_file():
+            copy_atomic(ref.path, directory / SUBAGENT_SESSIONS / ref.path.name)
     if result.evidence is not None:
         result.evidence.write_json(directory / "accepted-session.json")
         write_atomic(directory / "final-answer.txt", (result.evidence.final_answer or "") + "\n")

@@ -9,7 +9,7 @@ import secrets
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field, replace
@@ -42,6 +42,7 @@ from evaluator.defaults import DEFAULT_SCRATCH as DEFAULT_SCRATCH  # re-exported
 from evaluator.defaults import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.html.run_page import write_run_html
+from evaluator.interop import write_run_outputs
 from evaluator.judge import ModelGrader
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
 from evaluator.modelserver.behaviors import coverage_problems
@@ -601,7 +602,7 @@ class Run:
         manifest.runner_pid = None
         # The manifest first: it is small, and it is what resume and readers trust.
         run_dir.write_manifest(manifest)
-        write_reports(run_dir, manifest)
+        write_reports(run_dir, manifest, self.secrets.values())
 
     def _next_number(self, case_id: str) -> int:
         with self.lock:
@@ -713,12 +714,15 @@ def _storage_problem(problem: OSError, run_dir: RunDir, state: str) -> Environme
     )
 
 
-def write_reports(run_dir: RunDir, manifest: Manifest) -> None:
+def write_reports(
+    run_dir: RunDir, manifest: Manifest, secrets: Mapping[str, str] | None = None
+) -> None:
     results = run_dir.read_case_results(manifest.resolved_case_ids)
     findings = case_findings(run_dir, results)
     write_atomic(run_dir.path / "report.md", render_report(manifest, results, findings))
     write_atomic(run_dir.path / "transcript.md", render_transcript(manifest, run_dir))
     write_run_html(run_dir, manifest, results)
+    write_run_outputs(run_dir, manifest, secrets)  # skill-creator gradings, ATIF trajectories
 
 
 def record_in_flight(
