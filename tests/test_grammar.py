@@ -68,7 +68,7 @@ def test_a_word_that_could_change_the_meaning_refuses_the_sentence(sentence: str
 
 def test_a_refused_sentence_names_the_word_and_an_exact_check_to_write() -> None:
     refusal = refuse_sentence("The agent read the newest file under `logs/`.", "pass_criteria")
-    assert refusal.why == "no template matches; the consultation grammar stopped at 'newest'"
+    assert refusal.why == "no template matches; the grammar stopped at 'newest'"
     assert refusal.instead == "{kind: file_read, path: 'logs/'}"
     ran = refuse_sentence("The agent eventually ran `make test` twice.", "pass_criteria")
     assert ran.instead is not None and ran.instead.startswith("{kind: command_ran")

@@ -30,11 +30,11 @@ from evaluator.contract.models import (
     FinalAnswerUrlCheck,
     NotCheck,
     ReadBeforeCheck,
-    ScriptRanCheck,
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
-from evaluator.judge.grammar import parse_consultation
+from evaluator.judge.grammar import parse_sentence
+from evaluator.judge.literal_checks import combine, command_check, directory_glob, unique
 from evaluator.judge.verdict import Provenance, SentenceRole
 from evaluator.vocabulary import Polarity
 
@@ -148,16 +148,6 @@ def _literals(sentence: Sentence, objects: str) -> Literals | None:
     return Literals(tuple(sentence.literals[i] for i in indexes), join)
 
 
-def _combine(checks: list[Check], join: str) -> Check:
-    if len(checks) == 1:
-        return checks[0]
-    return AnyOfCheck(operands=checks) if join == "any" else AllOfCheck(operands=checks)
-
-
-def _directory_glob(path: str) -> str:
-    return path.rstrip("/") + "/*"
-
-
 # --------------------------------------------------------------------------- rules
 
 
@@ -191,20 +181,14 @@ def _per_literal(make: Callable[[str], Check]) -> Builder:
         if found is None:
             return None
         under = "under" in match.groupdict() and match.group("under") is not None
-        values = [_directory_glob(v) if under else v for v in found.values]
-        return _combine([make(v) for v in values], found.join)
+        values = [directory_glob(v) if under else v for v in found.values]
+        return combine([make(v) for v in values], found.join)
 
     return build
 
 
 def _read(path: str) -> Check:
     return FileReadCheck(kind="file_read", path=path)
-
-
-def _literal_command(command: str) -> str:
-    """A command literal as a whole word: `rg` must not match `cargo`, a path may follow a `/`."""
-    # No look-arounds: the pattern stays valid for RE2-style engines too.
-    return rf"(?:^|[^\w-]){re.escape(command)}(?:$|[^\w-])"
 
 
 def _answer_mentions(text: str) -> Check:
@@ -219,59 +203,6 @@ def _exists(path: str) -> Check:
     return WorkspaceFileExistsCheck(kind="workspace_file_exists", path=path)
 
 
-PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
-
-
-def _command_family(command: str) -> str:
-    """`pnpm dev` / `npm run dev`: any package manager running that script is the same command."""
-    words = command.split()
-    if words and words[0] in PACKAGE_MANAGERS:
-        script = [w for w in words[1:] if w != "run"]
-        if len(script) == 1:
-            managers = "|".join(PACKAGE_MANAGERS)
-            return rf"\b(?:{managers})\s+(?:run\s+)?{re.escape(script[0])}\b"
-    return _literal_command(command)
-
-
-SCRIPT_SUFFIXES = (".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php")
-
-
-def _script_path(word: str) -> bool:
-    """`scripts/fetch_docs.sh`, `./bin/setup`, `tool.py`: a file that is executed, not a
-    program name (`pnpm`, `pytest`)."""
-    return (
-        bool(word)
-        and not any(ch.isspace() for ch in word)
-        and not word.startswith("-")
-        and (word.endswith(SCRIPT_SUFFIXES) or "/" in word.strip("/"))
-    )
-
-
-def _command_check(literal: str, equivalent: bool) -> Check:
-    """A command literal: a script must really run (naming it in `cat` is not running it), with
-    its arguments when the literal gives them; any other command matches by its text."""
-    first, _, rest = literal.strip().partition(" ")
-    if _script_path(first):
-        script = ScriptRanCheck(kind="script_ran", path=first.removeprefix("./"))
-        if not rest.strip() or equivalent:
-            return script  # "or equivalent": running the script in any way is the same act
-        return AllOfCheck(
-            operands=[
-                script,
-                CommandRanCheck(kind="command_ran", pattern=_literal_command(literal)),
-            ]
-        )
-    pattern = _command_family(literal) if equivalent else _literal_command(literal)
-    return CommandRanCheck(kind="command_ran", pattern=pattern)
-
-
-def _unique(checks: list[Check]) -> list[Check]:
-    seen: dict[str, Check] = {}
-    for check in checks:
-        seen.setdefault(check.model_dump_json(), check)
-    return list(seen.values())
-
-
 def _commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     found = _literals(sentence, match.group("objects"))
     if found is None:
@@ -279,8 +210,8 @@ def _commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     equivalent = match.groupdict().get("equivalent") is not None
     if equivalent and found.join != "any" and len(found.values) > 1:
         return None
-    checks = _unique([_command_check(v, equivalent) for v in found.values])
-    return _combine(checks, "any" if equivalent else found.join)
+    checks = unique([command_check(v, equivalent) for v in found.values])
+    return combine(checks, "any" if equivalent else found.join)
 
 
 def _listed_commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
@@ -292,7 +223,7 @@ def _listed_commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     commands = [i for i in items if i and not re.fullmatch(r"(?:an? )?(?:equivalent|similar).*", i)]
     if not commands:
         return None
-    return _combine(_unique([_command_check(c, equivalent) for c in commands]), "any")
+    return combine(unique([command_check(c, equivalent) for c in commands]), "any")
 
 
 def _git_clone(sentence: Sentence, match: re.Match[str]) -> Check | None:
@@ -303,7 +234,7 @@ def _git_clone(sentence: Sentence, match: re.Match[str]) -> Check | None:
         CommandRanCheck(kind="command_ran", pattern=rf"\bgit\s+clone\b.*{re.escape(v)}")
         for v in found.values
     ]
-    return _combine(checks, found.join)
+    return combine(checks, found.join)
 
 
 def _slot(sentence: Sentence, match: re.Match[str], group: str) -> str:
@@ -313,7 +244,7 @@ def _slot(sentence: Sentence, match: re.Match[str], group: str) -> str:
 def _read_before(sentence: Sentence, match: re.Match[str]) -> Check | None:
     first, then = _slot(sentence, match, "first"), _slot(sentence, match, "then")
     if match.groupdict().get("under") is not None or then.endswith("/"):
-        then = _directory_glob(then)
+        then = directory_glob(then)
     return ReadBeforeCheck(kind="read_before", first=first, then=then)
 
 
@@ -321,7 +252,7 @@ def _read_after(sentence: Sentence, match: re.Match[str]) -> Check | None:
     """ "A file under `D` was read before `X`": the order `X` before `D` did not hold."""
     first, then = _slot(sentence, match, "first"), _slot(sentence, match, "then")
     return NotCheck(
-        operand=ReadBeforeCheck(kind="read_before", first=first, then=_directory_glob(then))
+        operand=ReadBeforeCheck(kind="read_before", first=first, then=directory_glob(then))
     )
 
 
@@ -344,7 +275,7 @@ def _file_containing(sentence: Sentence, match: re.Match[str]) -> Check | None:
         WorkspaceFileContainsCheck(kind="workspace_file_contains", path=path, text=v)
         for v in found.values
     ]
-    return _combine(checks, found.join)
+    return combine(checks, found.join)
 
 
 S = SLOT_RE
@@ -524,14 +455,13 @@ def compile_sentence(sentence: str) -> Compiled | None:
             return Compiled(rule.name, check)
     # Where no template matches, the grammar may still account for every word (templates first:
     # a sentence they compiled keeps its checks).
-    if skeleton.subject == "session" and not skeleton.chinese:
-        parsed = parse_consultation(skeleton.text, skeleton.literals)
+    if not skeleton.chinese:
+        parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
         if parsed.check is not None:
+            name = f"grammar-{parsed.predicate}"
             if skeleton.negated:
-                return Compiled(
-                    "not grammar-consultation", NotCheck(operand=parsed.check), parsed.text
-                )
-            return Compiled("grammar-consultation", parsed.check, parsed.text)
+                return Compiled(f"not {name}", NotCheck(operand=parsed.check), parsed.text)
+            return Compiled(name, parsed.check, parsed.text)
     return None
 
 
@@ -593,23 +523,37 @@ def refuse_sentence(sentence: str, role: SentenceRole) -> Refusal:
     if skeleton is None:
         return Refusal(sentence, role, "nothing is left once the lead-in is read", None)
     why = "no template matches"
-    if skeleton.subject == "session" and not skeleton.chinese:
-        parsed = parse_consultation(skeleton.text, skeleton.literals)
-        why += f"; the consultation grammar stopped at {parsed.refused_at!r}"
-    return Refusal(sentence, role, why, _instead(skeleton))
+    predicate = None
+    if not skeleton.chinese:
+        parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
+        why += f"; the grammar stopped at {parsed.refused_at!r}"
+        predicate = parsed.predicate
+    return Refusal(sentence, role, why, _instead(skeleton, predicate))
 
 
-def _instead(skeleton: Sentence) -> str | None:
-    """The structured check an author could write for the sentence's literals, by what its
-    words are about; None when it names nothing exact."""
+def _instead(skeleton: Sentence, predicate: str | None) -> str | None:
+    """The structured check an author could write for the sentence's literals, by the predicate
+    the grammar recognised before it stopped, else by what its words are about; None when it
+    names nothing exact."""
     if not skeleton.literals:
         return None
     make: Callable[[str], str]
-    if skeleton.subject == "answer":
+    if predicate == "file-written":
+        make = lambda v: f"{{kind: file_written, path: {v!r}}}"  # noqa: E731
+    elif predicate == "workspace-file-exists":
+        make = lambda v: f"{{kind: workspace_file_exists, path: {v!r}}}"  # noqa: E731
+    elif skeleton.subject == "answer" or predicate == "answer-mentions":
         make = lambda v: f"{{kind: final_answer_contains, text: {v!r}}}"  # noqa: E731
-    elif re.search(READ_VERBS + "|" + READ_NOUNS + "|" + CJK_READ, skeleton.text):
+    elif predicate == "consultation" or (
+        predicate is None
+        and re.search(READ_VERBS + "|" + READ_NOUNS + "|" + CJK_READ, skeleton.text)
+    ):
         make = lambda v: f"{{kind: file_read, path: {v!r}}}"  # noqa: E731
-    elif _RUNS.search(skeleton.text) or re.search("运行|执行|调用", skeleton.text):
+    elif (
+        predicate == "command"
+        or _RUNS.search(skeleton.text)
+        or re.search("运行|执行|调用", skeleton.text)
+    ):
         make = lambda v: f"{{kind: command_ran, pattern: {re.escape(v)!r}}}"  # noqa: E731
     else:
         return None
