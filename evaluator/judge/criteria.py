@@ -1,11 +1,13 @@
 """The criteria compiler: prose sentences of upstream cases → structured checks, with provenance.
 
-A sentence compiles only when a rule accounts for all of it: after the backticked literals are
-set aside, a known lead-in ("The accepted session evidence", "The final answer", "会话证据") and
-an optional negation ("never", "does not", "未"), one rule's template must match the rest
-exactly. Anything left over (a judgement of meaning, a live check such as "the page loads")
-means the sentence does not compile, and an entry with such a sentence goes to the model judge
-whole: a part that compiled never decides an entry alone.
+A sentence compiles only when every word is accounted for. The backticked literals are set
+aside, a known lead-in ("The accepted session evidence", "The final answer", "会话证据") names
+what the sentence is about and an optional negation ("never", "does not", "未") is read; then
+the grammar (`grammar.py`) parses an English sentence, and the templates below match the rest
+of a Chinese one (and the two English shapes the grammar has no production for: a `git clone`
+target and a parenthesised list of commands). Anything left over (a judgement of meaning, a live
+check such as "the page loads") means the sentence does not compile, and an entry with such a
+sentence goes to the model judge whole: a part that compiled never decides an entry alone.
 
 Backticked literals are the exact parts: paths, globs, commands, texts. Lists of them compile to
 `any_of` ("`A` or `B`", "or equivalent") or `all_of` ("`A` and `B`"); a list mixing both is
@@ -124,7 +126,6 @@ def _skeleton(sentence: str) -> Sentence | None:
 
 OBJECTS = rf"(?P<objects>{SLOT_RE}(?:(?:,? ?(?:or|and|,)| ?/) ?{SLOT_RE})*)"
 CJK_OBJECTS = rf"(?P<objects>{SLOT_RE}(?:(?:或者|或|和|以及|与|及|,){SLOT_RE})*)"
-OR_EQUIVALENT = r"(?P<equivalent>,? ?(?:\(?or (?:an? )?(?:equivalent|similar)(?: command)?\)?))?"
 CJK_OR_EQUIVALENT = r"(?P<equivalent>(?:或|或者)(?:等效|等价|类似)(?:的)?(?:命令)?)?"
 
 
@@ -249,11 +250,10 @@ def _read_before(sentence: Sentence, match: re.Match[str]) -> Check | None:
 
 
 def _read_after(sentence: Sentence, match: re.Match[str]) -> Check | None:
-    """ "A file under `D` was read before `X`": the order `X` before `D` did not hold."""
+    """ "A file under `D` was read before `X`": a file under `D` was shown, and before `X`
+    (as the grammar reads the English sentence)."""
     first, then = _slot(sentence, match, "first"), _slot(sentence, match, "then")
-    return NotCheck(
-        operand=ReadBeforeCheck(kind="read_before", first=first, then=directory_glob(then))
-    )
+    return ReadBeforeCheck(kind="read_before", first=directory_glob(then), then=first)
 
 
 def _read_first(sentence: Sentence, match: re.Match[str]) -> Check | None:
@@ -281,19 +281,14 @@ def _file_containing(sentence: Sentence, match: re.Match[str]) -> Check | None:
 S = SLOT_RE
 READ_VERBS = r"(?:consult(?:s|ed|ing)?|read(?:s|ing)?|open(?:s|ed|ing)?|inspect(?:s|ed|ing)?|load(?:s|ed|ing)?|view(?:s|ed|ing)?|review(?:s|ed|ing)?|examin(?:es|ed|ing))"
 READ_NOUNS = r"(?:(?:a |any )?(?:consultation|read|reading|inspection)s? of)"
-UNDER = r"(?P<under>(?:any (?:other )?|an? )?(?:file|files|reference|references|document|documents) (?:under|in|inside|within|from) (?:the )?(?:directory )?)?"
 CJK_READ = r"(?:读取|阅读|查看|打开|加载|查阅|参考|读)(?:了|过)?"
 CJK_UNDER = r"(?P<under>(?:目录)?(?:下|中|里)(?:的)?(?:任何|任一|其他)?(?:文件|参考文件|文档))?"
-BE = r"(?:was|were|is|are|has been|have been|got|gets)"
 
 RULES: tuple[Rule, ...] = (
     Rule(
         "read-before",
         ("session",),
-        (
-            rf"(?P<first>{S}) {BE} (?:read|opened|consulted|loaded|inspected) before (?:reading |opening |consulting )?{UNDER}(?P<then>{S})(?: (?:directory|folder|was read|is read))?",
-            rf"(?:shows? )?(?:that )?(?:the agent )?{READ_VERBS} (?P<first>{S}) before (?:reading |opening |consulting )?{UNDER}(?P<then>{S})(?: (?:directory|folder))?",
-        ),
+        (),  # English: the grammar
         (
             rf"(?P<first>{S})在(?:读取|打开|查看)?(?P<then>{S}){CJK_UNDER}之前(?:被|就|已)?{CJK_READ}",
             rf"(?:在{CJK_READ}(?P<then>{S}){CJK_UNDER}之前)(?:先)?{CJK_READ}(?P<first>{S})",
@@ -304,21 +299,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "read-before-reversed",
         ("session",),
-        (
-            rf"(?:an? |any )?(?:file|files|reference|references|document|documents) (?:under|in|inside|within|from) (?:the )?(?P<then>{S})(?: (?:directory|folder))? {BE} (?:read|opened|consulted|loaded|inspected) before (?P<first>{S})",
-        ),
+        (),  # English: the grammar
         (rf"(?P<then>{S}){CJK_UNDER}(?:在)?(?P<first>{S})之前(?:被|就)?{CJK_READ}",),
         _read_after,
     ),
     Rule(
         "read-first",
         ("session",),
-        (
-            rf"(?P<first>{S}) {BE} (?:the )?(?:read|opened|consulted|loaded) first",
-            rf"(?P<first>{S}) {BE} the first file (?:read|opened|consulted)",
-            rf"(?:shows? )?{READ_VERBS} (?P<first>{S}) (?:first|before anything else|before any other file)",
-            rf"the first file (?:read|opened|consulted)(?: by the agent)? (?:is|was) (?P<first>{S})",
-        ),
+        (),  # English: the grammar
         (
             rf"(?:首先|最先|第一个){CJK_READ}(?:的文件是)?(?P<first>{S})",
             rf"(?P<first>{S})(?:是)?(?:被)?最先{CJK_READ}(?:的文件)?",
@@ -328,11 +316,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "consultation",
         ("session",),
-        (
-            rf"(?:shows? |showed |includes? |contains? |records? )?(?:evidence of )?{READ_NOUNS} {UNDER}(?:the )?(?:files? )?{OBJECTS}(?: (?:file|files|directory))?(?: by the agent)?",
-            rf"(?:shows? )?(?:that )?(?:the agent )?{READ_VERBS} {UNDER}(?:the )?(?:files? )?{OBJECTS}(?: (?:file|files|directory))?",
-            rf"{UNDER}{OBJECTS} {BE}(?P<neg> never| not)? (?:read|opened|consulted|loaded|inspected|viewed|reviewed)(?: by the agent)?",
-        ),
+        (),  # English: the grammar
         (
             rf"{CJK_OBJECTS}{CJK_UNDER}(?:被|已被|已)?{CJK_READ}",
             rf"(?:显示)?(?:已)?{CJK_READ}(?:过)?{CJK_OBJECTS}{CJK_UNDER}",
@@ -362,11 +346,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "command",
         ("session",),
-        (
-            rf"(?:shows? |contains? |includes? |has |records? )?(?:a |an |the |any )?(?:shell )?commands? (?:invoking|that invokes|running|that runs|calling|that calls|executing|that executes|of|using) {OBJECTS}{OR_EQUIVALENT}",
-            rf"(?:shows? )?(?:that )?(?:the agent )?(?:run|runs|ran|running|execute|executes|executed|invoke|invokes|invoked|call|calls|called|use|uses|used) {OBJECTS}{OR_EQUIVALENT}",
-            rf"{OBJECTS} {BE}(?P<neg> never| not)? (?:run|ran|executed|invoked|called)",
-        ),
+        (),  # English: the grammar
         (
             rf"(?:显示)?(?:运行|执行|调用|使用)(?:了|过)?{CJK_OBJECTS}{CJK_OR_EQUIVALENT}(?:命令|脚本)?",
             rf"(?:显示)?(?:包含|有)?(?:调用|运行|执行){CJK_OBJECTS}{CJK_OR_EQUIVALENT}的(?:命令|脚本)",
@@ -376,10 +356,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "file-written",
         ("session", "workspace"),
-        (
-            rf"(?:shows? )?(?:that )?(?:the agent )?(?:a (?:write|change|modification|edit) (?:to|of) |(?:writes|wrote|modifies|modified|edits|edited|changes|changed) ){OBJECTS}",
-            rf"{OBJECTS} {BE}(?P<neg> never| not)? (?:written|modified|edited|changed)(?: by the agent)?",
-        ),
+        (),  # English: the grammar
         (
             rf"(?:写入|修改|编辑|改动)(?:了|过)?{CJK_OBJECTS}",
             rf"{CJK_OBJECTS}(?:被|已被)?(?:写入|修改|编辑|改动)(?:了|过)?",
@@ -389,29 +366,21 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "answer-local-url",
         ("answer",),
-        (
-            r"(?:includes?|contains?|gives|has|mentions?|reports?|provides?|shows?) (?:an? |the )?(?P<local>local |localhost |loopback )?(?:url|link|address)",
-        ),
+        (),  # English: the grammar
         (r"(?:包含|给出|提供|提到)(?:了)?(?:一个)?(?P<local>本地)?(?:url|URL|链接|地址)",),
         _local_url,
     ),
     Rule(
         "answer-mentions",
         ("answer",),
-        (
-            rf"(?:mentions?|includes?|contains?|names?|says|lists?|cites?|quotes?|gives|reports?|references?|shows?|tells the user(?: about)?) (?:the )?(?:(?:text|string|literal|path|file|command|name|url) )?{OBJECTS}",
-        ),
+        (),  # English: the grammar
         (rf"(?:包含|提到|提及|列出|给出|写明|说明)(?:了)?{CJK_OBJECTS}",),
         _per_literal(_answer_mentions),
     ),
     Rule(
         "workspace-file-contains",
         ("session", "workspace"),
-        (
-            rf"(?:an? )?(?:file|files) (?:exists? )?(?:in the (?:attempt )?workspace )?(?:that )?(?:contains?|containing|includes?|including|with) (?:the )?(?:text |string |literal )?{OBJECTS}",
-            rf"(?P<path>{S}) (?:in the workspace )?(?:contains?|containing|includes?) (?:the )?(?:text |string |literal )?{OBJECTS}",
-            rf"(?:contains? |has )?(?:an? )?(?:file|files) (?:matching |named )?(?P<path>{S}) (?:contains?|containing|with) (?:the )?(?:text |string |literal )?{OBJECTS}",
-        ),
+        (),  # English: the grammar
         (
             rf"(?:存在|有)(?:一个)?包含{CJK_OBJECTS}的文件",
             rf"(?P<path>{S})(?:中|里)?(?:包含|含有){CJK_OBJECTS}",
@@ -421,11 +390,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "workspace-file-exists",
         ("session", "workspace"),
-        (
-            rf"{OBJECTS} exists?(?: in the (?:attempt )?workspace)?",
-            rf"(?:an? )?(?:file|files) (?:matching |named |at )?{OBJECTS} exists?(?: in the (?:attempt )?workspace)?",
-            rf"(?:contains?|has|holds) (?:an? )?(?:file |files )?(?:matching |named )?{OBJECTS}",
-        ),
+        (),  # English: the grammar
         (rf"(?:存在|有){CJK_OBJECTS}(?:文件)?", rf"{CJK_OBJECTS}(?:文件)?存在"),
         _per_literal(_exists),
     ),
@@ -440,10 +405,21 @@ class Compiled:
 
 
 def compile_sentence(sentence: str) -> Compiled | None:
-    """The checks that hold exactly when `sentence` does, or None if no rule covers all of it."""
+    """The checks that hold exactly when `sentence` does, or None if no rule covers all of it.
+
+    English sentences are parsed by the grammar first (its parse is kept for `explain`); the
+    templates remain for Chinese and for the few shapes the grammar has no production for
+    (a `git clone` target, a parenthesised list of commands)."""
     skeleton = _skeleton(sentence)
     if skeleton is None:
         return None
+    if not skeleton.chinese:
+        parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
+        if parsed.check is not None:
+            name = parsed.predicate or "grammar"
+            if skeleton.negated:
+                return Compiled(f"not {name}", NotCheck(operand=parsed.check), parsed.text)
+            return Compiled(name, parsed.check, parsed.text)
     for rule in RULES:
         try:
             check = rule.apply(skeleton)
@@ -453,15 +429,6 @@ def compile_sentence(sentence: str) -> Compiled | None:
             if skeleton.negated:
                 return Compiled(f"not {rule.name}", NotCheck(operand=check))
             return Compiled(rule.name, check)
-    # Where no template matches, the grammar may still account for every word (templates first:
-    # a sentence they compiled keeps its checks).
-    if not skeleton.chinese:
-        parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
-        if parsed.check is not None:
-            name = f"grammar-{parsed.predicate}"
-            if skeleton.negated:
-                return Compiled(f"not {name}", NotCheck(operand=parsed.check), parsed.text)
-            return Compiled(name, parsed.check, parsed.text)
     return None
 
 

@@ -30,8 +30,10 @@ from evaluator.contract.models import (
     FileReadCheck,
     FileWrittenCheck,
     FinalAnswerContainsCheck,
+    FinalAnswerUrlCheck,
     NotCheck,
     ReadBeforeCheck,
+    WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
 from evaluator.judge.literal_checks import combine, command_check, directory_glob, unique
@@ -96,6 +98,7 @@ SHOW_VERBS = frozenset(
     {"shows", "show", "showed", "includes", "include", "contains", "contain", "records", "has"}
 )
 AGENTS = frozenset({"agent", "skill", "assistant", "model"})
+CONTAINS = frozenset({"contains", "contain", "containing", "includes", "including", "holds"})
 BE = frozenset({"was", "were", "is", "are", "got", "gets"})
 SCOPES = frozenset({"under", "in", "inside", "within", "from"})
 
@@ -121,9 +124,10 @@ PREDICATES: tuple[Predicate, ...] = (
     Predicate(
         "consultation",
         words(
-            "read reads consult consults consulted open opens opened inspect inspects inspected"
-            " load loads loaded view views viewed review reviews reviewed examine examines"
-            " examined"
+            "read reads reading consult consults consulted consulting open opens opened opening"
+            " inspect inspects inspected inspecting"
+            " load loads loaded loading view views viewed viewing review reviews reviewed"
+            " reviewing examine examines examined examining"
         ),
         words("read consulted opened inspected loaded viewed reviewed examined"),
         words("consultation consultations read reads reading inspection inspections"),
@@ -134,8 +138,8 @@ PREDICATES: tuple[Predicate, ...] = (
     Predicate(
         "command",
         words(
-            "run runs ran execute executes executed invoke invokes invoked call calls called"
-            " use uses used"
+            "run runs ran running execute executes executed executing invoke invokes invoked"
+            " invoking call calls called calling use uses used using"
         ),
         words("run executed invoked called used"),
         words("command commands invocation invocations execution"),
@@ -169,6 +173,7 @@ PREDICATES: tuple[Predicate, ...] = (
         ANSWER_KINDS,
     ),
 )
+CONSULTATION, COMMAND, FILE_WRITTEN, ANSWER_MENTIONS = PREDICATES
 QUANTIFIERS: tuple[tuple[tuple[str, ...], str | None], ...] = (
     (("at", "least", "one", "of", "the"), "any"),
     (("at", "least", "one", "of"), "any"),
@@ -306,6 +311,8 @@ class _Parser:
         for predicate in self.predicates:
             verb = tokens.take_any(predicate.verbs)
             if verb is not None:
+                if verb in predicate.nouns:  # "shows reads of `X`": the noun
+                    verb += f" {tokens.take_any(predicate.links) or ''}".rstrip()
                 return self.predicate_clause(predicate, verb)
         start = tokens.at
         for predicate in self.predicates:
@@ -329,6 +336,10 @@ class _Parser:
     def predicate_clause(self, predicate: Predicate, verb: str) -> Check:
         self.parse.predicate = predicate.name
         self.node(f"(predicate {predicate.name}: {verb})")
+        if predicate is ANSWER_MENTIONS:
+            url = self.any_url()
+            if url is not None:
+                return url
         objects = self.objects(predicate)
         return self.ordered(predicate, objects)
 
@@ -336,7 +347,11 @@ class _Parser:
         """`X` was (never) read (by the agent); `X` exists (in the workspace)."""
         tokens = self.tokens
         if self.subject in ("session", "workspace"):
+            if self.any_file_containing():
+                return self.containing(("**/*",))
             objects = self.objects(None)
+            if tokens.take_any(CONTAINS):
+                return self.containing(objects.values)
             if tokens.take_any(frozenset({"exists", "exist"})):
                 self.parse.predicate = "workspace-file-exists"
                 self.node("(predicate exists)")
@@ -365,6 +380,38 @@ class _Parser:
                 check = self.ordered(predicate, objects)
                 return NotCheck(operand=check) if negated else check
         raise tokens.refuse()
+
+    def any_file_containing(self) -> bool:
+        """ "A file (exists) (in the workspace) (that) contains": any file the agent could have
+        left, not one it named."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take_any(frozenset({"a", "an", "any"}))
+        if tokens.take_any(frozenset({"file", "files"})):
+            tokens.take_any(frozenset({"exists", "exist"}))
+            if tokens.take("in", "the"):
+                tokens.take("attempt")
+                if not tokens.take("workspace"):
+                    raise tokens.refuse()
+            tokens.take("that")
+            if tokens.take_any(CONTAINS):
+                self.node("(file any) (scope workspace)")
+                return True
+        tokens.at = start
+        return False
+
+    def containing(self, paths: tuple[str, ...]) -> Check:
+        """`X` contains `Y`: the file's content as the attempt left it."""
+        if len(paths) != 1:
+            raise _Refused("contains")  # several files each, or one of them: not one meaning
+        self.parse.predicate = "workspace-file-contains"
+        self.node("(predicate contains)")
+        texts = self.objects(ANSWER_MENTIONS)
+        checks: list[Check] = [
+            WorkspaceFileContainsCheck(kind="workspace_file_contains", path=paths[0], text=v)
+            for v in texts.values
+        ]
+        return combine(checks, texts.join)
 
     def objects(self, predicate: Predicate | None) -> _Objects:
         tokens = self.tokens
@@ -454,6 +501,7 @@ class _Parser:
         if predicate.name == "consultation":
             if tokens.take("first") or tokens.take("before", "anything", "else"):
                 self.node("(order first)")
+                self.parse.predicate = "read-first"
                 return self.read_before(objects, "*")
             if tokens.take("before"):
                 tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
@@ -462,13 +510,28 @@ class _Parser:
                     # read_before never counts a file matching both patterns as a later read.
                     self.node("(other-than itself)")
                 self.node("(order before)")
+                self.parse.predicate = "read-before"
                 return self.read_before(objects, _single(then))
             if tokens.take("after"):
                 tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
                 first = self.objects(predicate)
                 self.node("(order after)")
+                self.parse.predicate = "read-before"
                 return self.read_before(first, _single(objects))
         return self.claim(predicate, objects)
+
+    def any_url(self) -> Check | None:
+        """ "includes a (local) URL": any URL, or only a localhost/loopback one."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take_any(frozenset({"a", "an", "the"}))
+        local = tokens.take_any(frozenset({"local", "localhost", "loopback"}))
+        if tokens.take_any(frozenset({"url", "link", "address"})) and tokens.peek() is None:
+            self.parse.predicate = "answer-local-url" if local else "answer-url"
+            self.node(f"(url {'local' if local else 'any'})")
+            return FinalAnswerUrlCheck(kind="final_answer_url", local_only=local is not None)
+        tokens.at = start
+        return None
 
     def read_before(self, first: _Objects, then: str) -> Check:
         return ReadBeforeCheck(kind="read_before", first=_single(first), then=then)
