@@ -417,9 +417,10 @@ def compile_sentence(sentence: str) -> Compiled | None:
         parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
         if parsed.check is not None:
             name = parsed.predicate or "grammar"
+            tree = f"(subject {skeleton.subject}) " + ("(negation) " if skeleton.negated else "")
             if skeleton.negated:
-                return Compiled(f"not {name}", NotCheck(operand=parsed.check), parsed.text)
-            return Compiled(name, parsed.check, parsed.text)
+                return Compiled(f"not {name}", NotCheck(operand=parsed.check), tree + parsed.text)
+            return Compiled(name, parsed.check, tree + parsed.text)
     for rule in RULES:
         try:
             check = rule.apply(skeleton)
@@ -498,20 +499,34 @@ def refuse_sentence(sentence: str, role: SentenceRole) -> Refusal:
     return Refusal(sentence, role, why, _instead(skeleton, predicate))
 
 
+PLACEHOLDERS = {
+    "consultation": "{kind: file_read, path: '<path>'}",
+    "command": "{kind: command_ran, pattern: '<regex>'}",
+    "file-written": "{kind: file_written, path: '<path>'}",
+    "workspace-file-exists": "{kind: workspace_file_exists, path: '<path>'}",
+    "workspace-file-contains": "{kind: workspace_file_contains, path: '**/*', text: '<text>'}",
+    "answer-mentions": "{kind: final_answer_contains, text: '<text>'}",
+}
+
+
 def _instead(skeleton: Sentence, predicate: str | None) -> str | None:
     """The structured check an author could write for the sentence's literals, by the predicate
     the grammar recognised before it stopped, else by what its words are about; None when it
     names nothing exact."""
     if not skeleton.literals:
-        return None
+        # The claim is known but names nothing exact: the check, with the part to fill in.
+        return PLACEHOLDERS.get(predicate or "")
     make: Callable[[str], str]
+    if predicate == "read-before" and len(skeleton.literals) == 2:
+        first, then = skeleton.literals
+        return f"{{kind: read_before, first: {first!r}, then: {then!r}}}"
     if predicate == "file-written":
         make = lambda v: f"{{kind: file_written, path: {v!r}}}"  # noqa: E731
     elif predicate == "workspace-file-exists":
         make = lambda v: f"{{kind: workspace_file_exists, path: {v!r}}}"  # noqa: E731
     elif skeleton.subject == "answer" or predicate == "answer-mentions":
         make = lambda v: f"{{kind: final_answer_contains, text: {v!r}}}"  # noqa: E731
-    elif predicate == "consultation" or (
+    elif predicate in ("consultation", "read-first", "read-before") or (
         predicate is None
         and re.search(READ_VERBS + "|" + READ_NOUNS + "|" + CJK_READ, skeleton.text)
     ):

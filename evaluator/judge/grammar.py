@@ -303,6 +303,24 @@ class _Parser:
             if tokens.at > start:
                 self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
         negated = tokens.take_first(NEGATIONS) is not None
+        if self.subject == "workspace" and tokens.take_any(
+            frozenset({"contains", "contain", "has", "have", "holds", "hold"})
+        ):
+            # "The workspace contains `X`": the file exists there.
+            self.parse.predicate = "workspace-file-exists"
+            self.node("(predicate exists)")
+            tokens.take_any(frozenset({"a", "an"}))
+            tokens.take_any(frozenset({"file", "files"}))
+            tokens.take_any(frozenset({"named", "matching", "at"}))
+            objects = self.objects(None)
+            exists = combine(
+                [
+                    WorkspaceFileExistsCheck(kind="workspace_file_exists", path=v)
+                    for v in objects.values
+                ],
+                objects.join,
+            )
+            return NotCheck(operand=exists) if negated else exists
         check = self.clause()
         return NotCheck(operand=check) if negated else check
 
@@ -473,10 +491,13 @@ class _Parser:
                 tokens.at += 1
             if not separator:
                 return indexes, joins
+            named = tokens.at
             tokens.take("the")
             self.modifiers(kinds)  # "`A` or the GitHub URL `U`"
             if _SLOT.fullmatch(tokens.peek() or "") is None:
-                tokens.at = start  # "`A` and then ...": the list ended before the separator
+                if tokens.at > named:  # "`A` or the GitHub URL": a name that fits no literal
+                    raise tokens.refuse()
+                tokens.at = start  # "`A`, or equivalent": the list ended before the separator
                 return indexes, joins
             joins.update(separator)
 
@@ -502,7 +523,10 @@ class _Parser:
             if tokens.take("first") or tokens.take("before", "anything", "else"):
                 self.node("(order first)")
                 self.parse.predicate = "read-first"
-                return self.read_before(objects, "*")
+                # Two files cannot each come before every other file: one exact file only.
+                return ReadBeforeCheck(
+                    kind="read_before", first=_single(objects, "first"), then="*"
+                )
             if tokens.take("before"):
                 tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
                 then = self.objects(predicate)
@@ -511,13 +535,13 @@ class _Parser:
                     self.node("(other-than itself)")
                 self.node("(order before)")
                 self.parse.predicate = "read-before"
-                return self.read_before(objects, _single(then))
+                return self.read_before(objects, _single(then, "before"))
             if tokens.take("after"):
                 tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
                 first = self.objects(predicate)
                 self.node("(order after)")
                 self.parse.predicate = "read-before"
-                return self.read_before(first, _single(objects))
+                return self.read_before(first, _single(objects, "after"))
         return self.claim(predicate, objects)
 
     def any_url(self) -> Check | None:
@@ -534,7 +558,11 @@ class _Parser:
         return None
 
     def read_before(self, first: _Objects, then: str) -> Check:
-        return ReadBeforeCheck(kind="read_before", first=_single(first), then=then)
+        """`A` (and/or `B`) before `C`: each file of the list, joined as the list says."""
+        checks: list[Check] = [
+            ReadBeforeCheck(kind="read_before", first=v, then=then) for v in first.values
+        ]
+        return combine(checks, first.join)
 
     def claim(self, predicate: Predicate, objects: _Objects) -> Check:
         checks: list[Check]
@@ -552,10 +580,10 @@ class _Parser:
         return combine(checks, "any" if objects.equivalent else objects.join)
 
 
-def _single(objects: _Objects) -> str:
-    """An order is between two exact things: a list on either side has no single meaning."""
+def _single(objects: _Objects, word: str) -> str:
+    """One exact file where a list has no single meaning (the file every other read follows)."""
     if len(objects.values) != 1:
-        raise _Refused("before")
+        raise _Refused(word)
     return objects.values[0]
 
 
