@@ -177,6 +177,7 @@ def test_each_predicate_parses_with_its_tree(sentence: str, rule: str, checks: s
         ("`a.md` and `b.md` contain `TODO`.", "contains"),
         ("Consultation of `a.md` or the GitHub URL `https://example.com/a`.", "url"),
         ("The final answer includes a local URL that loads.", "that"),
+        ("The agent read \u27e80\u27e9.", "\u27e80\u27e9"),  # a slot mark in the text is no literal
     ],
 )
 def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: str) -> None:

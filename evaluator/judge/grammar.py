@@ -303,6 +303,8 @@ class _Parser:
             if tokens.at > start:
                 self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
         negated = tokens.take_first(NEGATIONS) is not None
+        if negated:
+            self.node("(negation)")
         if self.subject == "workspace" and tokens.take_any(
             frozenset({"contains", "contain", "has", "have", "holds", "hold"})
         ):
@@ -479,7 +481,8 @@ class _Parser:
         joins: set[str] = set()
         while True:
             slot = _SLOT.fullmatch(tokens.peek() or "")
-            if slot is None:
+            # A slot mark the sentence itself wrote (not one of its literals) is no literal.
+            if slot is None or int(slot.group(1)) >= len(self.literals):
                 raise tokens.refuse()
             tokens.at += 1
             indexes.append(int(slot.group(1)))
