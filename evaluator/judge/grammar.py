@@ -1,7 +1,5 @@
-"""A grammar for criteria sentences: every word accounted for, or the sentence is refused at the
-word that stopped it.
-
-It parses what the templates of `criteria.py` do not match:
+"""A grammar for English criteria sentences: every word accounted for, or the sentence is refused
+at the word that stopped it (`criteria.py` has read the lead-in and a leading negation first).
 
     sentence  := [evidence] [agent] [negation] clause [END]
     evidence  := "shows" | "includes" | ... ["evidence of"] ["that"]     (session sentences)
@@ -10,14 +8,18 @@ It parses what the templates of `criteria.py` do not match:
                | [quantifier] NOUN objects [order]      "consultation of `SKILL.md`"
                | objects BE [negation] PARTICIPLE [by the agent] [order]
                | objects "exists" [in the workspace]
+               | objects "contains" objects             "`app.py` contains `os.environ`"
+               | "a file" [exists] [in the workspace] "containing" objects
+               | ("contains" | "has") objects           (workspace sentences)
+               | "includes a" ["local"] "URL"           (answer sentences)
     objects   := [quantifier] (NEUTRAL | KIND)* [scope] literal-list [KIND] [or equivalent]
     order     := "before" [reading] objects ["other than itself"] | "after" objects | "first"
 
-The predicate comes from a verb lexicon (read, run, write, mention, exist); what may follow it
-depends on the predicate. Words in `NEUTRAL` say nothing a backticked literal does not already
-say exactly (a "product" reference file, the "relevant" file, a "local" file); a word outside
-every lexicon (an "other" file, the "newest" file, "successfully") could change the meaning,
-so it refuses the sentence: it is never skipped.
+The predicate comes from a verb lexicon (read, run, write, mention; exist and contain); what may
+follow it depends on the predicate. Words in `NEUTRAL` say nothing a backticked literal does not
+already say exactly (a "product" reference file, the "relevant" file, a "local" file); a word
+outside every lexicon (an "other" file, the "newest" file, "successfully") could change the
+meaning, so it refuses the sentence: it is never skipped.
 """
 
 from __future__ import annotations
