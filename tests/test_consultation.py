@@ -196,3 +196,70 @@ def test_a_file_content_cannot_compare_is_left_to_the_table(tmp_path: Path) -> N
     verdict = run_check(FileReadCheck(kind="file_read", path="logo.bin"), context)
     assert (verdict.status, verdict.proof) == ("pass", "commands")
     assert "cannot be compared" in verdict.detail
+
+
+def _claude_transcript(path: Path, workspace: Path, skill_message: bool) -> Path:
+    """A Claude Code transcript calling the `Skill` tool: its result only says the skill is
+    launching; the body comes after, as the meta message Claude Code sends for the call."""
+    common = {"sessionId": "s1", "cwd": str(workspace), "version": "2.1.197"}
+    prompt = {"role": "user", "content": "Close the books."}
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Skill", "input": {"skill": "s"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "Launching skill: s"}
+    body = f"Base directory for this skill: {workspace}/.claude/skills/s\n\n{SKILL_TEXT}"
+    lines: list[dict[str, Any]] = [
+        {"type": "user", "parentUuid": None, "uuid": "u1", "message": prompt},
+        {
+            "type": "assistant",
+            "parentUuid": "u1",
+            "uuid": "a1",
+            "message": {"id": "m1", "role": "assistant", "content": [use]},
+        },
+        {
+            "type": "user",
+            "parentUuid": "a1",
+            "uuid": "u2",
+            "message": {"role": "user", "content": [result]},
+            "toolUseResult": {"success": True, "commandName": "s"},
+        },
+    ]
+    if skill_message:
+        lines.append(
+            {
+                "type": "user",
+                "parentUuid": "u2",
+                "uuid": "u3",
+                "isMeta": True,
+                "sourceToolUseID": "toolu_1",
+                "message": {"role": "user", "content": [{"type": "text", "text": body}]},
+            }
+        )
+    final = {"type": "text", "text": "Closed."}
+    lines.append(
+        {
+            "type": "assistant",
+            "parentUuid": "u3",
+            "uuid": "a2",
+            "message": {"id": "m2", "role": "assistant", "content": [final]},
+        }
+    )
+    path.write_text("".join(json.dumps(common | line) + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.parametrize("skill_message", [True, False])
+def test_the_claude_skill_tools_message_is_content_that_reached_the_agent(
+    tmp_path: Path, skill_message: bool
+) -> None:
+    workspace = _workspace(tmp_path)
+    session = _claude_transcript(tmp_path / "s1.jsonl", workspace, skill_message)
+    context = JudgeContext(
+        evidence=normalize_session(session),
+        workspace=workspace,
+        ref_prefix="s.json",
+        session_texts=tool_text_source(session),
+    )
+    verdict = run_check(_read(min_share=1.0), context)
+    assert verdict.proof == "content"
+    assert verdict.status == ("pass" if skill_message else "fail")
+    if skill_message:  # cited by the Skill call's own records
+        assert verdict.evidence and all(e.startswith("s.json#msg-") for e in verdict.evidence)

@@ -66,6 +66,8 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str]]]] 
     "cat-numbered": ([{"cmd": f"cat -n {SKILL}"}], [(WHOLE, READS)]),
     "grep-numbered": ([{"cmd": f"grep -n . {SKILL}"}], [(WHOLE, READS)]),
     "read-step": ([{"read": SKILL}], [({**WHOLE, "min_share": 1.0}, READS)]),
+    # Claude: the `Skill` tool, whose body comes as Claude Code's own message after the call.
+    "skill-tool": ([{"skill": "notes"}], [(WHOLE, READS)]),
     # Look-alikes: the file is touched, nothing of it (or something else) is shown.
     "head-zero-bytes": ([{"cmd": f"head -c 0 {SKILL}"}], [(WHOLE, NO_READ)]),
     "head-zero-lines": ([{"cmd": f"head -n 0 {SKILL}"}], [(WHOLE, NO_READ)]),

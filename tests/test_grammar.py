@@ -1,4 +1,5 @@
-"""The criteria grammar: consultation sentences the templates miss, every word accounted for."""
+"""The criteria grammar: every English sentence parsed, every word accounted for, or refused at the
+word that could change its meaning."""
 
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def test_a_word_that_could_change_the_meaning_refuses_the_sentence(sentence: str
 
 def test_a_refused_sentence_names_the_word_and_an_exact_check_to_write() -> None:
     refusal = refuse_sentence("The agent read the newest file under `logs/`.", "pass_criteria")
-    assert refusal.why == "no template matches; the consultation grammar stopped at 'newest'"
+    assert refusal.why == "no template matches; the grammar stopped at 'newest'"
     assert refusal.instead == "{kind: file_read, path: 'logs/'}"
     ran = refuse_sentence("The agent eventually ran `make test` twice.", "pass_criteria")
     assert ran.instead is not None and ran.instead.startswith("{kind: command_ran")
@@ -87,3 +88,100 @@ def test_explain_shows_the_parse_and_the_refusals(capsys: pytest.CaptureFixture[
     data = json.loads(capsys.readouterr().out)
     refused = [r for c in data["cases"] for e in c["entries"] for r in e["refused"]]
     assert refused and all({"sentence", "role", "why", "instead"} <= set(r) for r in refused)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rule", "checks"),
+    [
+        (
+            "The agent never ran `rm -rf`.",
+            "not command",
+            "not command_ran(pattern='(?:^|[^\\\\w-])rm\\\\ \\\\-rf(?:$|[^\\\\w-])')",
+        ),
+        (
+            "The evidence shows a shell command running `scripts/check.sh`.",
+            "command",
+            "script_ran(path='scripts/check.sh')",
+        ),
+        ("The skill ran `scripts/a.py`.", "command", "script_ran(path='scripts/a.py')"),
+        ("`x.sh` was run by the agent.", "command", "script_ran(path='x.sh')"),
+        ("The agent answers without reading `SKILL.md`.", "not consultation", None),
+        (
+            "`migrations/` was not modified.",
+            "file-written",
+            "not file_written(path='migrations/*')",
+        ),
+        ("The agent created `migrations/001.sql`.", "file-written", None),
+        ("The workspace contains a file named `a` or `b`.", "workspace-file-exists", None),
+        ("`notes.txt` exists in the workspace.", "workspace-file-exists", None),
+        (
+            "`server/token.py` contains `os.environ` or `getenv`.",
+            "workspace-file-contains",
+            "any_of[workspace_file_contains(path='server/token.py' text='os.environ'),"
+            " workspace_file_contains(path='server/token.py' text='getenv')]",
+        ),
+        (
+            "A file exists in the workspace containing `SECRET`.",
+            "workspace-file-contains",
+            "workspace_file_contains(path='**/*' text='SECRET')",
+        ),
+        ("The final answer includes a local URL.", "answer-local-url", None),
+        (
+            "The final answer mentions the docs page `https://a/docs` or the GitHub URL"
+            " `https://github.com/x`.",
+            "answer-mentions",
+            "any_of[final_answer_contains(text='https://a/docs'),"
+            " final_answer_contains(text='https://github.com/x')]",
+        ),
+        (
+            "The agent read `a.md` after `b.md`.",
+            "read-before",
+            "read_before(first='b.md' then='a.md')",
+        ),
+        (
+            "The agent read `a.md` and `b.md` before `c.md`.",
+            "read-before",
+            "all_of[read_before(first='a.md' then='c.md'), read_before(first='b.md' then='c.md')]",
+        ),
+        (
+            "`docs.txt` was read before any file under `refs/` other than itself.",
+            "read-before",
+            "read_before(first='docs.txt' then='refs/*')",
+        ),
+        (
+            "The agent read `SKILL.md` first.",
+            "read-first",
+            "read_before(first='SKILL.md' then='*')",
+        ),
+    ],
+)
+def test_each_predicate_parses_with_its_tree(sentence: str, rule: str, checks: str | None) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, sentence
+    assert compiled.rule == rule
+    assert compiled.tree and "(predicate" in compiled.tree
+    if checks is not None:
+        assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "word"),
+    [
+        ("The agent ran `make` successfully.", "successfully"),  # an outcome, not a run
+        ("The agent ran `make` twice.", "twice"),
+        ("The migration script ran successfully.", "migration"),
+        ("The agent wrote `a.txt` and then ran `b`.", "and"),
+        ("The final answer mentions `x` and explains why.", "and"),
+        ("The agent read `a.md` and `b.md` first.", "first"),  # not one exact meaning
+        ("The agent read `a.md` before `b.md` or `c.md`.", "before"),
+        ("`a.md` and `b.md` contain `TODO`.", "contains"),
+        ("Consultation of `a.md` or the GitHub URL `https://example.com/a`.", "url"),
+        ("The final answer includes a local URL that loads.", "that"),
+        ("The agent read \u27e80\u27e9.", "\u27e80\u27e9"),  # a slot mark in the text is no literal
+    ],
+)
+def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert refuse_sentence(sentence, "pass_criteria").why.endswith(
+        f"the grammar stopped at {word!r}"
+    )

@@ -301,8 +301,9 @@ def test_the_model_gets_every_undecided_entry_in_one_call_and_nothing_else() -> 
         ("The agent opened `refs/*.md`.", {"kind": "file_read", "path": "refs/*.md"}),
         ("No file under `refs/` was read.", {"not": {"kind": "file_read", "path": "refs/*"}}),
         (
+            # A file under `refs/` must have been shown, and before `docs.txt` (if ever).
             "A file under `refs/` was read before `docs.txt`.",
-            {"not": {"kind": "read_before", "first": "docs.txt", "then": "refs/*"}},
+            {"kind": "read_before", "first": "refs/*", "then": "docs.txt"},
         ),
         (
             "The agent answers without reading `a.md`.",

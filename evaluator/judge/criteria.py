@@ -1,11 +1,13 @@
 """The criteria compiler: prose sentences of upstream cases → structured checks, with provenance.
 
-A sentence compiles only when a rule accounts for all of it: after the backticked literals are
-set aside, a known lead-in ("The accepted session evidence", "The final answer", "会话证据") and
-an optional negation ("never", "does not", "未"), one rule's template must match the rest
-exactly. Anything left over (a judgement of meaning, a live check such as "the page loads")
-means the sentence does not compile, and an entry with such a sentence goes to the model judge
-whole: a part that compiled never decides an entry alone.
+A sentence compiles only when every word is accounted for. The backticked literals are set
+aside, a known lead-in ("The accepted session evidence", "The final answer", "会话证据") names
+what the sentence is about and an optional negation ("never", "does not", "未") is read; then
+the grammar (`grammar.py`) parses an English sentence, and the templates below match the rest
+of a Chinese one (and the two English shapes the grammar has no production for: a `git clone`
+target and a parenthesised list of commands). Anything left over (a judgement of meaning, a live
+check such as "the page loads") means the sentence does not compile, and an entry with such a
+sentence goes to the model judge whole: a part that compiled never decides an entry alone.
 
 Backticked literals are the exact parts: paths, globs, commands, texts. Lists of them compile to
 `any_of` ("`A` or `B`", "or equivalent") or `all_of` ("`A` and `B`"); a list mixing both is
@@ -30,11 +32,11 @@ from evaluator.contract.models import (
     FinalAnswerUrlCheck,
     NotCheck,
     ReadBeforeCheck,
-    ScriptRanCheck,
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
-from evaluator.judge.grammar import parse_consultation
+from evaluator.judge.grammar import parse_sentence
+from evaluator.judge.literal_checks import combine, command_check, directory_glob, unique
 from evaluator.judge.verdict import Provenance, SentenceRole
 from evaluator.vocabulary import Polarity
 
@@ -124,7 +126,6 @@ def _skeleton(sentence: str) -> Sentence | None:
 
 OBJECTS = rf"(?P<objects>{SLOT_RE}(?:(?:,? ?(?:or|and|,)| ?/) ?{SLOT_RE})*)"
 CJK_OBJECTS = rf"(?P<objects>{SLOT_RE}(?:(?:或者|或|和|以及|与|及|,){SLOT_RE})*)"
-OR_EQUIVALENT = r"(?P<equivalent>,? ?(?:\(?or (?:an? )?(?:equivalent|similar)(?: command)?\)?))?"
 CJK_OR_EQUIVALENT = r"(?P<equivalent>(?:或|或者)(?:等效|等价|类似)(?:的)?(?:命令)?)?"
 
 
@@ -146,16 +147,6 @@ def _literals(sentence: Sentence, objects: str) -> Literals | None:
     else:
         return None  # "A and B or C" has no single exact meaning
     return Literals(tuple(sentence.literals[i] for i in indexes), join)
-
-
-def _combine(checks: list[Check], join: str) -> Check:
-    if len(checks) == 1:
-        return checks[0]
-    return AnyOfCheck(operands=checks) if join == "any" else AllOfCheck(operands=checks)
-
-
-def _directory_glob(path: str) -> str:
-    return path.rstrip("/") + "/*"
 
 
 # --------------------------------------------------------------------------- rules
@@ -191,20 +182,14 @@ def _per_literal(make: Callable[[str], Check]) -> Builder:
         if found is None:
             return None
         under = "under" in match.groupdict() and match.group("under") is not None
-        values = [_directory_glob(v) if under else v for v in found.values]
-        return _combine([make(v) for v in values], found.join)
+        values = [directory_glob(v) if under else v for v in found.values]
+        return combine([make(v) for v in values], found.join)
 
     return build
 
 
 def _read(path: str) -> Check:
     return FileReadCheck(kind="file_read", path=path)
-
-
-def _literal_command(command: str) -> str:
-    """A command literal as a whole word: `rg` must not match `cargo`, a path may follow a `/`."""
-    # No look-arounds: the pattern stays valid for RE2-style engines too.
-    return rf"(?:^|[^\w-]){re.escape(command)}(?:$|[^\w-])"
 
 
 def _answer_mentions(text: str) -> Check:
@@ -219,59 +204,6 @@ def _exists(path: str) -> Check:
     return WorkspaceFileExistsCheck(kind="workspace_file_exists", path=path)
 
 
-PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
-
-
-def _command_family(command: str) -> str:
-    """`pnpm dev` / `npm run dev`: any package manager running that script is the same command."""
-    words = command.split()
-    if words and words[0] in PACKAGE_MANAGERS:
-        script = [w for w in words[1:] if w != "run"]
-        if len(script) == 1:
-            managers = "|".join(PACKAGE_MANAGERS)
-            return rf"\b(?:{managers})\s+(?:run\s+)?{re.escape(script[0])}\b"
-    return _literal_command(command)
-
-
-SCRIPT_SUFFIXES = (".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php")
-
-
-def _script_path(word: str) -> bool:
-    """`scripts/fetch_docs.sh`, `./bin/setup`, `tool.py`: a file that is executed, not a
-    program name (`pnpm`, `pytest`)."""
-    return (
-        bool(word)
-        and not any(ch.isspace() for ch in word)
-        and not word.startswith("-")
-        and (word.endswith(SCRIPT_SUFFIXES) or "/" in word.strip("/"))
-    )
-
-
-def _command_check(literal: str, equivalent: bool) -> Check:
-    """A command literal: a script must really run (naming it in `cat` is not running it), with
-    its arguments when the literal gives them; any other command matches by its text."""
-    first, _, rest = literal.strip().partition(" ")
-    if _script_path(first):
-        script = ScriptRanCheck(kind="script_ran", path=first.removeprefix("./"))
-        if not rest.strip() or equivalent:
-            return script  # "or equivalent": running the script in any way is the same act
-        return AllOfCheck(
-            operands=[
-                script,
-                CommandRanCheck(kind="command_ran", pattern=_literal_command(literal)),
-            ]
-        )
-    pattern = _command_family(literal) if equivalent else _literal_command(literal)
-    return CommandRanCheck(kind="command_ran", pattern=pattern)
-
-
-def _unique(checks: list[Check]) -> list[Check]:
-    seen: dict[str, Check] = {}
-    for check in checks:
-        seen.setdefault(check.model_dump_json(), check)
-    return list(seen.values())
-
-
 def _commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     found = _literals(sentence, match.group("objects"))
     if found is None:
@@ -279,8 +211,8 @@ def _commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     equivalent = match.groupdict().get("equivalent") is not None
     if equivalent and found.join != "any" and len(found.values) > 1:
         return None
-    checks = _unique([_command_check(v, equivalent) for v in found.values])
-    return _combine(checks, "any" if equivalent else found.join)
+    checks = unique([command_check(v, equivalent) for v in found.values])
+    return combine(checks, "any" if equivalent else found.join)
 
 
 def _listed_commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
@@ -292,7 +224,7 @@ def _listed_commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     commands = [i for i in items if i and not re.fullmatch(r"(?:an? )?(?:equivalent|similar).*", i)]
     if not commands:
         return None
-    return _combine(_unique([_command_check(c, equivalent) for c in commands]), "any")
+    return combine(unique([command_check(c, equivalent) for c in commands]), "any")
 
 
 def _git_clone(sentence: Sentence, match: re.Match[str]) -> Check | None:
@@ -303,7 +235,7 @@ def _git_clone(sentence: Sentence, match: re.Match[str]) -> Check | None:
         CommandRanCheck(kind="command_ran", pattern=rf"\bgit\s+clone\b.*{re.escape(v)}")
         for v in found.values
     ]
-    return _combine(checks, found.join)
+    return combine(checks, found.join)
 
 
 def _slot(sentence: Sentence, match: re.Match[str], group: str) -> str:
@@ -313,16 +245,15 @@ def _slot(sentence: Sentence, match: re.Match[str], group: str) -> str:
 def _read_before(sentence: Sentence, match: re.Match[str]) -> Check | None:
     first, then = _slot(sentence, match, "first"), _slot(sentence, match, "then")
     if match.groupdict().get("under") is not None or then.endswith("/"):
-        then = _directory_glob(then)
+        then = directory_glob(then)
     return ReadBeforeCheck(kind="read_before", first=first, then=then)
 
 
 def _read_after(sentence: Sentence, match: re.Match[str]) -> Check | None:
-    """ "A file under `D` was read before `X`": the order `X` before `D` did not hold."""
+    """ "A file under `D` was read before `X`": a file under `D` was shown, and before `X`
+    (as the grammar reads the English sentence)."""
     first, then = _slot(sentence, match, "first"), _slot(sentence, match, "then")
-    return NotCheck(
-        operand=ReadBeforeCheck(kind="read_before", first=first, then=_directory_glob(then))
-    )
+    return ReadBeforeCheck(kind="read_before", first=directory_glob(then), then=first)
 
 
 def _read_first(sentence: Sentence, match: re.Match[str]) -> Check | None:
@@ -344,25 +275,20 @@ def _file_containing(sentence: Sentence, match: re.Match[str]) -> Check | None:
         WorkspaceFileContainsCheck(kind="workspace_file_contains", path=path, text=v)
         for v in found.values
     ]
-    return _combine(checks, found.join)
+    return combine(checks, found.join)
 
 
 S = SLOT_RE
 READ_VERBS = r"(?:consult(?:s|ed|ing)?|read(?:s|ing)?|open(?:s|ed|ing)?|inspect(?:s|ed|ing)?|load(?:s|ed|ing)?|view(?:s|ed|ing)?|review(?:s|ed|ing)?|examin(?:es|ed|ing))"
 READ_NOUNS = r"(?:(?:a |any )?(?:consultation|read|reading|inspection)s? of)"
-UNDER = r"(?P<under>(?:any (?:other )?|an? )?(?:file|files|reference|references|document|documents) (?:under|in|inside|within|from) (?:the )?(?:directory )?)?"
 CJK_READ = r"(?:读取|阅读|查看|打开|加载|查阅|参考|读)(?:了|过)?"
 CJK_UNDER = r"(?P<under>(?:目录)?(?:下|中|里)(?:的)?(?:任何|任一|其他)?(?:文件|参考文件|文档))?"
-BE = r"(?:was|were|is|are|has been|have been|got|gets)"
 
 RULES: tuple[Rule, ...] = (
     Rule(
         "read-before",
         ("session",),
-        (
-            rf"(?P<first>{S}) {BE} (?:read|opened|consulted|loaded|inspected) before (?:reading |opening |consulting )?{UNDER}(?P<then>{S})(?: (?:directory|folder|was read|is read))?",
-            rf"(?:shows? )?(?:that )?(?:the agent )?{READ_VERBS} (?P<first>{S}) before (?:reading |opening |consulting )?{UNDER}(?P<then>{S})(?: (?:directory|folder))?",
-        ),
+        (),  # English: the grammar
         (
             rf"(?P<first>{S})在(?:读取|打开|查看)?(?P<then>{S}){CJK_UNDER}之前(?:被|就|已)?{CJK_READ}",
             rf"(?:在{CJK_READ}(?P<then>{S}){CJK_UNDER}之前)(?:先)?{CJK_READ}(?P<first>{S})",
@@ -373,21 +299,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "read-before-reversed",
         ("session",),
-        (
-            rf"(?:an? |any )?(?:file|files|reference|references|document|documents) (?:under|in|inside|within|from) (?:the )?(?P<then>{S})(?: (?:directory|folder))? {BE} (?:read|opened|consulted|loaded|inspected) before (?P<first>{S})",
-        ),
+        (),  # English: the grammar
         (rf"(?P<then>{S}){CJK_UNDER}(?:在)?(?P<first>{S})之前(?:被|就)?{CJK_READ}",),
         _read_after,
     ),
     Rule(
         "read-first",
         ("session",),
-        (
-            rf"(?P<first>{S}) {BE} (?:the )?(?:read|opened|consulted|loaded) first",
-            rf"(?P<first>{S}) {BE} the first file (?:read|opened|consulted)",
-            rf"(?:shows? )?{READ_VERBS} (?P<first>{S}) (?:first|before anything else|before any other file)",
-            rf"the first file (?:read|opened|consulted)(?: by the agent)? (?:is|was) (?P<first>{S})",
-        ),
+        (),  # English: the grammar
         (
             rf"(?:首先|最先|第一个){CJK_READ}(?:的文件是)?(?P<first>{S})",
             rf"(?P<first>{S})(?:是)?(?:被)?最先{CJK_READ}(?:的文件)?",
@@ -397,11 +316,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "consultation",
         ("session",),
-        (
-            rf"(?:shows? |showed |includes? |contains? |records? )?(?:evidence of )?{READ_NOUNS} {UNDER}(?:the )?(?:files? )?{OBJECTS}(?: (?:file|files|directory))?(?: by the agent)?",
-            rf"(?:shows? )?(?:that )?(?:the agent )?{READ_VERBS} {UNDER}(?:the )?(?:files? )?{OBJECTS}(?: (?:file|files|directory))?",
-            rf"{UNDER}{OBJECTS} {BE}(?P<neg> never| not)? (?:read|opened|consulted|loaded|inspected|viewed|reviewed)(?: by the agent)?",
-        ),
+        (),  # English: the grammar
         (
             rf"{CJK_OBJECTS}{CJK_UNDER}(?:被|已被|已)?{CJK_READ}",
             rf"(?:显示)?(?:已)?{CJK_READ}(?:过)?{CJK_OBJECTS}{CJK_UNDER}",
@@ -431,11 +346,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "command",
         ("session",),
-        (
-            rf"(?:shows? |contains? |includes? |has |records? )?(?:a |an |the |any )?(?:shell )?commands? (?:invoking|that invokes|running|that runs|calling|that calls|executing|that executes|of|using) {OBJECTS}{OR_EQUIVALENT}",
-            rf"(?:shows? )?(?:that )?(?:the agent )?(?:run|runs|ran|running|execute|executes|executed|invoke|invokes|invoked|call|calls|called|use|uses|used) {OBJECTS}{OR_EQUIVALENT}",
-            rf"{OBJECTS} {BE}(?P<neg> never| not)? (?:run|ran|executed|invoked|called)",
-        ),
+        (),  # English: the grammar
         (
             rf"(?:显示)?(?:运行|执行|调用|使用)(?:了|过)?{CJK_OBJECTS}{CJK_OR_EQUIVALENT}(?:命令|脚本)?",
             rf"(?:显示)?(?:包含|有)?(?:调用|运行|执行){CJK_OBJECTS}{CJK_OR_EQUIVALENT}的(?:命令|脚本)",
@@ -445,10 +356,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "file-written",
         ("session", "workspace"),
-        (
-            rf"(?:shows? )?(?:that )?(?:the agent )?(?:a (?:write|change|modification|edit) (?:to|of) |(?:writes|wrote|modifies|modified|edits|edited|changes|changed) ){OBJECTS}",
-            rf"{OBJECTS} {BE}(?P<neg> never| not)? (?:written|modified|edited|changed)(?: by the agent)?",
-        ),
+        (),  # English: the grammar
         (
             rf"(?:写入|修改|编辑|改动)(?:了|过)?{CJK_OBJECTS}",
             rf"{CJK_OBJECTS}(?:被|已被)?(?:写入|修改|编辑|改动)(?:了|过)?",
@@ -458,29 +366,21 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "answer-local-url",
         ("answer",),
-        (
-            r"(?:includes?|contains?|gives|has|mentions?|reports?|provides?|shows?) (?:an? |the )?(?P<local>local |localhost |loopback )?(?:url|link|address)",
-        ),
+        (),  # English: the grammar
         (r"(?:包含|给出|提供|提到)(?:了)?(?:一个)?(?P<local>本地)?(?:url|URL|链接|地址)",),
         _local_url,
     ),
     Rule(
         "answer-mentions",
         ("answer",),
-        (
-            rf"(?:mentions?|includes?|contains?|names?|says|lists?|cites?|quotes?|gives|reports?|references?|shows?|tells the user(?: about)?) (?:the )?(?:(?:text|string|literal|path|file|command|name|url) )?{OBJECTS}",
-        ),
+        (),  # English: the grammar
         (rf"(?:包含|提到|提及|列出|给出|写明|说明)(?:了)?{CJK_OBJECTS}",),
         _per_literal(_answer_mentions),
     ),
     Rule(
         "workspace-file-contains",
         ("session", "workspace"),
-        (
-            rf"(?:an? )?(?:file|files) (?:exists? )?(?:in the (?:attempt )?workspace )?(?:that )?(?:contains?|containing|includes?|including|with) (?:the )?(?:text |string |literal )?{OBJECTS}",
-            rf"(?P<path>{S}) (?:in the workspace )?(?:contains?|containing|includes?) (?:the )?(?:text |string |literal )?{OBJECTS}",
-            rf"(?:contains? |has )?(?:an? )?(?:file|files) (?:matching |named )?(?P<path>{S}) (?:contains?|containing|with) (?:the )?(?:text |string |literal )?{OBJECTS}",
-        ),
+        (),  # English: the grammar
         (
             rf"(?:存在|有)(?:一个)?包含{CJK_OBJECTS}的文件",
             rf"(?P<path>{S})(?:中|里)?(?:包含|含有){CJK_OBJECTS}",
@@ -490,11 +390,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "workspace-file-exists",
         ("session", "workspace"),
-        (
-            rf"{OBJECTS} exists?(?: in the (?:attempt )?workspace)?",
-            rf"(?:an? )?(?:file|files) (?:matching |named |at )?{OBJECTS} exists?(?: in the (?:attempt )?workspace)?",
-            rf"(?:contains?|has|holds) (?:an? )?(?:file |files )?(?:matching |named )?{OBJECTS}",
-        ),
+        (),  # English: the grammar
         (rf"(?:存在|有){CJK_OBJECTS}(?:文件)?", rf"{CJK_OBJECTS}(?:文件)?存在"),
         _per_literal(_exists),
     ),
@@ -509,10 +405,22 @@ class Compiled:
 
 
 def compile_sentence(sentence: str) -> Compiled | None:
-    """The checks that hold exactly when `sentence` does, or None if no rule covers all of it."""
+    """The checks that hold exactly when `sentence` does, or None if no rule covers all of it.
+
+    English sentences are parsed by the grammar first (its parse is kept for `explain`); the
+    templates remain for Chinese and for the few shapes the grammar has no production for
+    (a `git clone` target, a parenthesised list of commands)."""
     skeleton = _skeleton(sentence)
     if skeleton is None:
         return None
+    if not skeleton.chinese:
+        parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
+        if parsed.check is not None:
+            name = parsed.predicate or "grammar"
+            tree = f"(subject {skeleton.subject}) " + ("(negation) " if skeleton.negated else "")
+            if skeleton.negated:
+                return Compiled(f"not {name}", NotCheck(operand=parsed.check), tree + parsed.text)
+            return Compiled(name, parsed.check, tree + parsed.text)
     for rule in RULES:
         try:
             check = rule.apply(skeleton)
@@ -522,16 +430,6 @@ def compile_sentence(sentence: str) -> Compiled | None:
             if skeleton.negated:
                 return Compiled(f"not {rule.name}", NotCheck(operand=check))
             return Compiled(rule.name, check)
-    # Where no template matches, the grammar may still account for every word (templates first:
-    # a sentence they compiled keeps its checks).
-    if skeleton.subject == "session" and not skeleton.chinese:
-        parsed = parse_consultation(skeleton.text, skeleton.literals)
-        if parsed.check is not None:
-            if skeleton.negated:
-                return Compiled(
-                    "not grammar-consultation", NotCheck(operand=parsed.check), parsed.text
-                )
-            return Compiled("grammar-consultation", parsed.check, parsed.text)
     return None
 
 
@@ -593,23 +491,51 @@ def refuse_sentence(sentence: str, role: SentenceRole) -> Refusal:
     if skeleton is None:
         return Refusal(sentence, role, "nothing is left once the lead-in is read", None)
     why = "no template matches"
-    if skeleton.subject == "session" and not skeleton.chinese:
-        parsed = parse_consultation(skeleton.text, skeleton.literals)
-        why += f"; the consultation grammar stopped at {parsed.refused_at!r}"
-    return Refusal(sentence, role, why, _instead(skeleton))
+    predicate = None
+    if not skeleton.chinese:
+        parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
+        why += f"; the grammar stopped at {parsed.refused_at!r}"
+        predicate = parsed.predicate
+    return Refusal(sentence, role, why, _instead(skeleton, predicate))
 
 
-def _instead(skeleton: Sentence) -> str | None:
-    """The structured check an author could write for the sentence's literals, by what its
-    words are about; None when it names nothing exact."""
+PLACEHOLDERS = {
+    "consultation": "{kind: file_read, path: '<path>'}",
+    "command": "{kind: command_ran, pattern: '<regex>'}",
+    "file-written": "{kind: file_written, path: '<path>'}",
+    "workspace-file-exists": "{kind: workspace_file_exists, path: '<path>'}",
+    "workspace-file-contains": "{kind: workspace_file_contains, path: '**/*', text: '<text>'}",
+    "answer-mentions": "{kind: final_answer_contains, text: '<text>'}",
+}
+
+
+def _instead(skeleton: Sentence, predicate: str | None) -> str | None:
+    """The structured check an author could write for the sentence's literals, by the predicate
+    the grammar recognised before it stopped, else by what its words are about; None when it
+    names nothing exact."""
     if not skeleton.literals:
-        return None
+        # The claim is known but names nothing exact: the check, with the part to fill in.
+        return PLACEHOLDERS.get(predicate or "")
     make: Callable[[str], str]
-    if skeleton.subject == "answer":
+    if predicate == "read-before" and len(skeleton.literals) == 2:
+        first, then = skeleton.literals
+        return f"{{kind: read_before, first: {first!r}, then: {then!r}}}"
+    if predicate == "file-written":
+        make = lambda v: f"{{kind: file_written, path: {v!r}}}"  # noqa: E731
+    elif predicate == "workspace-file-exists":
+        make = lambda v: f"{{kind: workspace_file_exists, path: {v!r}}}"  # noqa: E731
+    elif skeleton.subject == "answer" or predicate == "answer-mentions":
         make = lambda v: f"{{kind: final_answer_contains, text: {v!r}}}"  # noqa: E731
-    elif re.search(READ_VERBS + "|" + READ_NOUNS + "|" + CJK_READ, skeleton.text):
+    elif predicate in ("consultation", "read-first", "read-before") or (
+        predicate is None
+        and re.search(READ_VERBS + "|" + READ_NOUNS + "|" + CJK_READ, skeleton.text)
+    ):
         make = lambda v: f"{{kind: file_read, path: {v!r}}}"  # noqa: E731
-    elif _RUNS.search(skeleton.text) or re.search("运行|执行|调用", skeleton.text):
+    elif (
+        predicate == "command"
+        or _RUNS.search(skeleton.text)
+        or re.search("运行|执行|调用", skeleton.text)
+    ):
         make = lambda v: f"{{kind: command_ran, pattern: {re.escape(v)!r}}}"  # noqa: E731
     else:
         return None

@@ -1,13 +1,25 @@
-"""A grammar for criteria sentences, where the templates of `criteria.py` stop: every word must be
-accounted for, or the sentence is refused and the word that stopped it is named.
+"""A grammar for English criteria sentences: every word accounted for, or the sentence is refused
+at the word that stopped it (`criteria.py` has read the lead-in and a leading negation first).
 
-This first part parses consultation sentences ("the agent read X", "consultation of at least one
-product reference file under `A` or `B`", "`X` was never opened"): an optional evidence verb
-("shows", "includes"), a read predicate from a verb lexicon (verb, noun "consultation of", or
-passive "was read"), and its objects: a quantifier, words that do not change the meaning
-(`NEUTRAL`: a "product" reference file, the "relevant" file), a scope ("under", "in"), and
-backticked literals joined by "or"/"and". A word outside the lexicon (an "other" file, the "newest"
-file) could change the meaning: it is refused, never skipped.
+    sentence  := [evidence] [agent] [negation] clause [END]
+    evidence  := "shows" | "includes" | ... ["evidence of"] ["that"]     (session sentences)
+    agent     := "the agent" | "the skill" | "the assistant" | "the model"
+    clause    := VERB objects [order]                    "the agent ran `make test`"
+               | [quantifier] NOUN objects [order]      "consultation of `SKILL.md`"
+               | objects BE [negation] PARTICIPLE [by the agent] [order]
+               | objects "exists" [in the workspace]
+               | objects "contains" objects             "`app.py` contains `os.environ`"
+               | "a file" [exists] [in the workspace] "containing" objects
+               | ("contains" | "has") objects           (workspace sentences)
+               | "includes a" ["local"] "URL"           (answer sentences)
+    objects   := [quantifier] (NEUTRAL | KIND)* [scope] literal-list [KIND] [or equivalent]
+    order     := "before" [reading] objects ["other than itself"] | "after" objects | "first"
+
+The predicate comes from a verb lexicon (read, run, write, mention; exist and contain); what may
+follow it depends on the predicate. Words in `NEUTRAL` say nothing a backticked literal does not
+already say exactly (a "product" reference file, the "relevant" file, a "local" file); a word
+outside every lexicon (an "other" file, the "newest" file, "successfully") could change the
+meaning, so it refuses the sentence: it is never skipped.
 """
 
 from __future__ import annotations
@@ -15,7 +27,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from evaluator.contract.models import AllOfCheck, AnyOfCheck, Check, FileReadCheck, NotCheck
+from evaluator.contract.models import (
+    Check,
+    FileReadCheck,
+    FileWrittenCheck,
+    FinalAnswerContainsCheck,
+    FinalAnswerUrlCheck,
+    NotCheck,
+    ReadBeforeCheck,
+    WorkspaceFileContainsCheck,
+    WorkspaceFileExistsCheck,
+)
+from evaluator.judge.literal_checks import combine, command_check, directory_glob, unique
 
 # Words that say nothing a backticked literal does not already say exactly.
 NEUTRAL = frozenset(
@@ -35,11 +58,16 @@ NEUTRAL = frozenset(
         "repository",
         "repo",
         "markdown",
-        "text",
+        "github",
+        "shell",
+        "helper",
+        "exact",
+        "literal",
     }
 )
-# What a file is called; as modifiers ("reference file") or heads ("the reference").
-KINDS = frozenset(
+# What a literal is called, as modifiers ("reference file") or heads ("the reference"). Which
+# names fit depends on the claim: a URL is no file one reads, a file is no command one runs.
+FILE_KINDS = frozenset(
     {
         "file",
         "files",
@@ -55,57 +83,99 @@ KINDS = frozenset(
         "instructions",
         "page",
         "pages",
+        "path",
+        "paths",
+        "script",
+        "scripts",
     }
 )
+COMMAND_KINDS = frozenset({"command", "commands", "script", "scripts"})
+ANSWER_KINDS = (
+    FILE_KINDS
+    | COMMAND_KINDS
+    | frozenset({"text", "string", "name", "url", "urls", "link", "links", "address"})
+)
+DIRECTORY = frozenset({"directory", "folder", "dir"})
 SHOW_VERBS = frozenset(
     {"shows", "show", "showed", "includes", "include", "contains", "contain", "records", "has"}
 )
-READ_VERBS = frozenset(
-    {
-        "read",
-        "reads",
-        "consult",
-        "consults",
-        "consulted",
-        "open",
-        "opens",
-        "opened",
-        "inspect",
-        "inspects",
-        "inspected",
-        "load",
-        "loads",
-        "loaded",
-        "view",
-        "views",
-        "viewed",
-        "review",
-        "reviews",
-        "reviewed",
-        "examine",
-        "examines",
-        "examined",
-    }
-)
-READ_PARTICIPLES = frozenset(
-    {"read", "consulted", "opened", "inspected", "loaded", "viewed", "reviewed", "examined"}
-)
-READ_NOUNS = frozenset(
-    {
-        "consultation",
-        "consultations",
-        "read",
-        "reads",
-        "reading",
-        "inspection",
-        "inspections",
-        "review",
-    }
-)
-BE = frozenset({"was", "were", "is", "are"})
+AGENTS = frozenset({"agent", "skill", "assistant", "model"})
+CONTAINS = frozenset({"contains", "contain", "containing", "includes", "including", "holds"})
+BE = frozenset({"was", "were", "is", "are", "got", "gets"})
 SCOPES = frozenset({"under", "in", "inside", "within", "from"})
-# Quantifiers over the objects: what a list of literals then means ("any": one is enough;
-# "either" needs an "or" list).
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """One kind of claim: its verb forms, what the claim is about, and where it may appear."""
+
+    name: str
+    verbs: frozenset[str]
+    participles: frozenset[str]
+    nouns: frozenset[str]  # "consultation" (of), "command" (invoking)
+    links: frozenset[str]  # the words joining a noun to its objects
+    subjects: frozenset[str]
+    kinds: frozenset[str]  # what its objects may be called
+
+
+PREDICATES: tuple[Predicate, ...] = (
+    Predicate(
+        "consultation",
+        words(
+            "read reads reading consult consults consulted consulting open opens opened opening"
+            " inspect inspects inspected inspecting"
+            " load loads loaded loading view views viewed viewing review reviews reviewed"
+            " reviewing examine examines examined examining"
+        ),
+        words("read consulted opened inspected loaded viewed reviewed examined"),
+        words("consultation consultations read reads reading inspection inspections"),
+        frozenset({"of"}),
+        frozenset({"session"}),
+        FILE_KINDS,
+    ),
+    Predicate(
+        "command",
+        words(
+            "run runs ran running execute executes executed executing invoke invokes invoked"
+            " invoking call calls called calling use uses used using"
+        ),
+        words("run executed invoked called used"),
+        words("command commands invocation invocations execution"),
+        words("of invoking running calling executing using"),
+        frozenset({"session"}),
+        COMMAND_KINDS,
+    ),
+    Predicate(
+        "file-written",
+        words(
+            "write writes wrote create creates created modify modifies modified edit edits"
+            " edited change changes changed update updates updated"
+        ),
+        words("written created modified edited changed updated"),
+        words("write writes change changes modification modifications edit edits"),
+        frozenset({"to", "of"}),
+        frozenset({"session", "workspace"}),
+        FILE_KINDS,
+    ),
+    Predicate(
+        "answer-mentions",
+        words(
+            "mention mentions include includes contain contains name names say says list lists"
+            " cite cites quote quotes give gives report reports reference references show"
+            " shows"
+        ),
+        frozenset(),
+        frozenset(),
+        frozenset(),
+        frozenset({"answer"}),
+        ANSWER_KINDS,
+    ),
+)
+CONSULTATION, COMMAND, FILE_WRITTEN, ANSWER_MENTIONS = PREDICATES
 QUANTIFIERS: tuple[tuple[tuple[str, ...], str | None], ...] = (
     (("at", "least", "one", "of", "the"), "any"),
     (("at", "least", "one", "of"), "any"),
@@ -121,16 +191,27 @@ QUANTIFIERS: tuple[tuple[tuple[str, ...], str | None], ...] = (
     (("an",), None),
     (("the",), None),
 )
-_TOKEN = re.compile(r"\u27e8\d+\u27e9|[^\s,/]+|,|/")
+NEGATIONS: tuple[tuple[str, ...], ...] = (
+    ("never",),
+    ("did", "not"),
+    ("does", "not"),
+    ("do", "not"),
+    ("didn't",),
+    ("doesn't",),
+    ("not",),
+)
+_TOKEN = re.compile(r"\u27e8\d+\u27e9|[^\s,/()]+|[,/()]")
 _SLOT = re.compile(r"\u27e8(\d+)\u27e9")
 
 
 @dataclass
 class Parse:
-    """A parsed sentence: its tree and check, or the word that stopped the parse."""
+    """A parsed sentence: its tree and check, or the word that stopped the parse (and the
+    predicate, when one was recognised before it, for the check the author could write)."""
 
     tree: list[str] = field(default_factory=list)
     check: Check | None = None
+    predicate: str | None = None
     refused_at: str | None = None
 
     @property
@@ -167,17 +248,30 @@ class _Tokens:
             return word
         return None
 
+    def take_first(self, sequences: tuple[tuple[str, ...], ...]) -> tuple[str, ...] | None:
+        for words in sequences:
+            if self.take(*words):
+                return words
+        return None
+
     def refuse(self) -> _Refused:
         return _Refused(self.peek() or "(end of sentence)")
 
 
-def parse_consultation(text: str, literals: tuple[str, ...]) -> Parse:
-    """Parses a sentence skeleton (lower-cased, literals as ⟨n⟩, lead-in and negation removed by
-    `criteria._skeleton`) as a consultation claim."""
+@dataclass(frozen=True)
+class _Objects:
+    values: tuple[str, ...]  # the literals, directories already as globs
+    join: str  # "any" or "all"
+    equivalent: bool  # "(or equivalent)": any command of the same family
+
+
+def parse_sentence(text: str, literals: tuple[str, ...], subject: str) -> Parse:
+    """Parses a sentence skeleton (lower-cased, literals as ⟨n⟩, lead-in and leading negation
+    removed by `criteria._skeleton`; `subject` is what the lead-in named)."""
     tokens = _Tokens(text)
     parse = Parse()
     try:
-        check = _sentence(tokens, parse, literals)
+        check = _Parser(tokens, parse, literals, subject).sentence()
         if tokens.peek() is not None:
             raise tokens.refuse()
     except _Refused as refused:
@@ -187,102 +281,330 @@ def parse_consultation(text: str, literals: tuple[str, ...]) -> Parse:
     return parse
 
 
-def _sentence(tokens: _Tokens, parse: Parse, literals: tuple[str, ...]) -> Check:
-    shown = tokens.take_any(SHOW_VERBS)
-    if shown:
-        parse.tree.append(f"evidence:{shown}")
-        tokens.take("evidence", "of")
-    tokens.take("that")
-    tokens.take("the", "agent")
-    if tokens.take_any(READ_VERBS):
-        tokens.take("of")  # "shows reads of `X`": the noun
-        parse.tree.append("read")
-        return _objects(tokens, parse, literals)
-    start = tokens.at
-    for words, _ in ((("",), None), *QUANTIFIERS):
+class _Parser:
+    def __init__(
+        self, tokens: _Tokens, parse: Parse, literals: tuple[str, ...], subject: str
+    ) -> None:
+        self.tokens, self.parse, self.literals, self.subject = tokens, parse, literals, subject
+        self.predicates = [p for p in PREDICATES if subject in p.subjects]
+
+    def node(self, text: str) -> None:
+        self.parse.tree.append(text)
+
+    def sentence(self) -> Check:
+        tokens = self.tokens
+        if self.subject == "session":
+            shown = tokens.take_any(SHOW_VERBS)
+            if shown:
+                self.node(f"(evidence {shown})")
+                tokens.take("evidence", "of")
+            tokens.take("that")
+            start = tokens.at
+            if tokens.take("the") and tokens.take_any(AGENTS) is None:
+                tokens.at = start
+            if tokens.at > start:
+                self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
+        negated = tokens.take_first(NEGATIONS) is not None
+        if negated:
+            self.node("(negation)")
+        if self.subject == "workspace" and tokens.take_any(
+            frozenset({"contains", "contain", "has", "have", "holds", "hold"})
+        ):
+            # "The workspace contains `X`": the file exists there.
+            self.parse.predicate = "workspace-file-exists"
+            self.node("(predicate exists)")
+            tokens.take_any(frozenset({"a", "an"}))
+            tokens.take_any(frozenset({"file", "files"}))
+            tokens.take_any(frozenset({"named", "matching", "at"}))
+            objects = self.objects(None)
+            exists = combine(
+                [
+                    WorkspaceFileExistsCheck(kind="workspace_file_exists", path=v)
+                    for v in objects.values
+                ],
+                objects.join,
+            )
+            return NotCheck(operand=exists) if negated else exists
+        check = self.clause()
+        return NotCheck(operand=check) if negated else check
+
+    def clause(self) -> Check:
+        tokens = self.tokens
+        for predicate in self.predicates:
+            verb = tokens.take_any(predicate.verbs)
+            if verb is not None:
+                if verb in predicate.nouns:  # "shows reads of `X`": the noun
+                    verb += f" {tokens.take_any(predicate.links) or ''}".rstrip()
+                return self.predicate_clause(predicate, verb)
+        start = tokens.at
+        for predicate in self.predicates:
+            for words, _ in ((("",), None), *QUANTIFIERS):
+                tokens.at = start
+                if words != ("",) and not tokens.take(*words):
+                    continue
+                while tokens.take_any(NEUTRAL):  # "a shell command"
+                    pass
+                noun = tokens.take_any(predicate.nouns)
+                if noun is None:
+                    continue
+                tokens.take("that")  # "a command that runs `X`"
+                link = tokens.take_any(predicate.links | predicate.verbs)
+                if link is None:
+                    raise tokens.refuse()
+                return self.predicate_clause(predicate, f"{noun} {link}")
         tokens.at = start
-        if (words == ("",) or tokens.take(*words)) and tokens.take_any(READ_NOUNS):
-            if not tokens.take("of"):
+        return self.passive()
+
+    def predicate_clause(self, predicate: Predicate, verb: str) -> Check:
+        self.parse.predicate = predicate.name
+        self.node(f"(predicate {predicate.name}: {verb})")
+        if predicate is ANSWER_MENTIONS:
+            url = self.any_url()
+            if url is not None:
+                return url
+        objects = self.objects(predicate)
+        return self.ordered(predicate, objects)
+
+    def passive(self) -> Check:
+        """`X` was (never) read (by the agent); `X` exists (in the workspace)."""
+        tokens = self.tokens
+        if self.subject in ("session", "workspace"):
+            if self.any_file_containing():
+                return self.containing(("**/*",))
+            objects = self.objects(None)
+            if tokens.take_any(CONTAINS):
+                return self.containing(objects.values)
+            if tokens.take_any(frozenset({"exists", "exist"})):
+                self.parse.predicate = "workspace-file-exists"
+                self.node("(predicate exists)")
+                if tokens.take("in", "the"):
+                    tokens.take("attempt")
+                    if not tokens.take("workspace"):
+                        raise tokens.refuse()
+                    self.node("(scope workspace)")
+                return combine(
+                    [
+                        WorkspaceFileExistsCheck(kind="workspace_file_exists", path=v)
+                        for v in objects.values
+                    ],
+                    objects.join,
+                )
+            if not tokens.take_any(BE):
                 raise tokens.refuse()
-            parse.tree.append("read")
-            return _objects(tokens, parse, literals)
-    tokens.at = start
-    if shown:
+            negated = tokens.take_first((("never",), ("not",))) is not None
+            for predicate in self.predicates:
+                participle = tokens.take_any(predicate.participles)
+                if participle is None:
+                    continue
+                self.parse.predicate = predicate.name
+                self.node(f"(predicate {'not ' if negated else ''}{predicate.name}: {participle})")
+                tokens.take("by", "the", "agent")
+                check = self.ordered(predicate, objects)
+                return NotCheck(operand=check) if negated else check
         raise tokens.refuse()
-    # Passive: "`X` was (never) read (by the agent)".
-    check = _objects(tokens, parse, literals)
-    if not tokens.take_any(BE):
-        raise tokens.refuse()
-    negated = tokens.take_any(frozenset({"never", "not"})) is not None
-    if not tokens.take_any(READ_PARTICIPLES):
-        raise tokens.refuse()
-    tokens.take("by", "the", "agent")
-    parse.tree.insert(0, "not read" if negated else "read")
-    return NotCheck(operand=check) if negated else check
 
+    def any_file_containing(self) -> bool:
+        """ "A file (exists) (in the workspace) (that) contains": any file the agent could have
+        left, not one it named."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take_any(frozenset({"a", "an", "any"}))
+        if tokens.take_any(frozenset({"file", "files"})):
+            tokens.take_any(frozenset({"exists", "exist"}))
+            if tokens.take("in", "the"):
+                tokens.take("attempt")
+                if not tokens.take("workspace"):
+                    raise tokens.refuse()
+            tokens.take("that")
+            if tokens.take_any(CONTAINS):
+                self.node("(file any) (scope workspace)")
+                return True
+        tokens.at = start
+        return False
 
-def _objects(tokens: _Tokens, parse: Parse, literals: tuple[str, ...]) -> Check:
-    quantifier: str | None = None
-    for words, meaning in QUANTIFIERS:
-        if tokens.take(*words):
-            quantifier = meaning
-            parse.tree.append(f"quantifier:{' '.join(words)}")
-            break
-    while (word := tokens.take_any(NEUTRAL | KINDS)) is not None:
-        parse.tree.append(f"{'kind' if word in KINDS else 'neutral'}:{word}")
-    scope = tokens.take_any(SCOPES) is not None
-    if scope:
-        tokens.take("the")
-        tokens.take_any(frozenset({"directory", "folder"}))
-    values, joins = _literal_list(tokens)
-    if tokens.take_any(frozenset({"directory", "folder"})):
-        scope = True
-    while tokens.take_any(KINDS):
-        pass
-    join = _join(joins, quantifier)
-    if join is None:
-        raise _Refused(" ".join(sorted(joins)) or "(list)")
-    paths = [
-        literals[i].rstrip("/") + "/*" if scope or literals[i].endswith("/") else literals[i]
-        for i in values
-    ]
-    parse.tree.append(f"{join}[{', '.join(paths)}]" if len(paths) > 1 else f"file:{paths[0]}")
-    checks: list[Check] = [FileReadCheck(kind="file_read", path=p) for p in paths]
-    if len(checks) == 1:
-        return checks[0]
-    return AnyOfCheck(operands=checks) if join == "any" else AllOfCheck(operands=checks)
+    def containing(self, paths: tuple[str, ...]) -> Check:
+        """`X` contains `Y`: the file's content as the attempt left it."""
+        if len(paths) != 1:
+            raise _Refused("contains")  # several files each, or one of them: not one meaning
+        self.parse.predicate = "workspace-file-contains"
+        self.node("(predicate contains)")
+        texts = self.objects(ANSWER_MENTIONS)
+        checks: list[Check] = [
+            WorkspaceFileContainsCheck(kind="workspace_file_contains", path=paths[0], text=v)
+            for v in texts.values
+        ]
+        return combine(checks, texts.join)
 
+    def objects(self, predicate: Predicate | None) -> _Objects:
+        tokens = self.tokens
+        quantifier: str | None = None
+        for words, meaning in QUANTIFIERS:
+            if tokens.take(*words):
+                quantifier = meaning
+                self.node(f"(quantifier {' '.join(words)})")
+                break
+        kinds = predicate.kinds if predicate is not None else FILE_KINDS
+        self.modifiers(kinds)
+        scope = tokens.take_any(SCOPES)
+        if scope:
+            tokens.take("the")
+            tokens.take_any(DIRECTORY)
+            self.node(f"(scope {scope})")
+        indexes, joins = self.literal_list(kinds)
+        if tokens.take_any(DIRECTORY):
+            scope = scope or "directory"
+        while tokens.take_any(kinds):
+            pass
+        equivalent = False
+        if predicate is not None and predicate.name == "command":
+            equivalent = self.or_equivalent()
+        join = _join(joins, quantifier, equivalent)
+        if join is None:
+            raise _Refused(" ".join(sorted(joins - {","})) or "(list)")
+        values = []
+        for i in indexes:
+            value = self.literals[i]
+            if (scope or value.endswith("/")) and (
+                predicate is None or predicate.name != "command"
+            ):
+                value = directory_glob(value)
+            values.append(value)
+        shown = ", ".join(values)
+        self.node(f"({join} {shown})" if len(values) > 1 else f"(literal {shown})")
+        return _Objects(tuple(values), join, equivalent)
 
-def _literal_list(tokens: _Tokens) -> tuple[list[int], set[str]]:
-    values: list[int] = []
-    joins: set[str] = set()
-    while True:
-        slot = _SLOT.fullmatch(tokens.peek() or "")
-        if slot is None:
-            raise tokens.refuse()
-        tokens.at += 1
-        values.append(int(slot.group(1)))
-        separator = []
-        while (word := tokens.peek()) in (",", "/", "or", "and"):
-            assert word is not None
-            separator.append(word)
+    def modifiers(self, kinds: frozenset[str]) -> None:
+        while (word := self.tokens.take_any(NEUTRAL | kinds)) is not None:
+            self.node(f"({'kind' if word in kinds else 'neutral'} {word})")
+
+    def literal_list(self, kinds: frozenset[str]) -> tuple[list[int], set[str]]:
+        tokens = self.tokens
+        indexes: list[int] = []
+        joins: set[str] = set()
+        while True:
+            slot = _SLOT.fullmatch(tokens.peek() or "")
+            # A slot mark the sentence itself wrote (not one of its literals) is no literal.
+            if slot is None or int(slot.group(1)) >= len(self.literals):
+                raise tokens.refuse()
             tokens.at += 1
-        if not separator:
-            return values, joins
-        if _SLOT.fullmatch(tokens.peek() or "") is None:
-            raise tokens.refuse()
-        joins.update(separator)
+            indexes.append(int(slot.group(1)))
+            start = tokens.at
+            separator = []
+            while (word := tokens.peek()) in (",", "/", "or", "and"):
+                assert word is not None
+                separator.append(word)
+                tokens.at += 1
+            if not separator:
+                return indexes, joins
+            named = tokens.at
+            tokens.take("the")
+            self.modifiers(kinds)  # "`A` or the GitHub URL `U`"
+            if _SLOT.fullmatch(tokens.peek() or "") is None:
+                if tokens.at > named:  # "`A` or the GitHub URL": a name that fits no literal
+                    raise tokens.refuse()
+                tokens.at = start  # "`A`, or equivalent": the list ended before the separator
+                return indexes, joins
+            joins.update(separator)
+
+    def or_equivalent(self) -> bool:
+        tokens = self.tokens
+        start = tokens.at
+        parenthesis = tokens.take("(")
+        tokens.take(",")
+        if tokens.take("or") and (
+            tokens.take("equivalent") or tokens.take("an", "equivalent") or tokens.take("similar")
+        ):
+            tokens.take_any(frozenset({"command", "commands"}))
+            if not parenthesis or tokens.take(")"):
+                self.node("(or equivalent)")
+                return True
+        tokens.at = start
+        return False
+
+    def ordered(self, predicate: Predicate, objects: _Objects) -> Check:
+        """The claim itself, or an order between reads ("before", "after", "first")."""
+        tokens = self.tokens
+        if predicate.name == "consultation":
+            if tokens.take("first") or tokens.take("before", "anything", "else"):
+                self.node("(order first)")
+                self.parse.predicate = "read-first"
+                # Two files cannot each come before every other file: one exact file only.
+                return ReadBeforeCheck(
+                    kind="read_before", first=_single(objects, "first"), then="*"
+                )
+            if tokens.take("before"):
+                tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
+                then = self.objects(predicate)
+                if tokens.take("other", "than", "itself"):
+                    # read_before never counts a file matching both patterns as a later read.
+                    self.node("(other-than itself)")
+                self.node("(order before)")
+                self.parse.predicate = "read-before"
+                return self.read_before(objects, _single(then, "before"))
+            if tokens.take("after"):
+                tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
+                first = self.objects(predicate)
+                self.node("(order after)")
+                self.parse.predicate = "read-before"
+                return self.read_before(first, _single(objects, "after"))
+        return self.claim(predicate, objects)
+
+    def any_url(self) -> Check | None:
+        """ "includes a (local) URL": any URL, or only a localhost/loopback one."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take_any(frozenset({"a", "an", "the"}))
+        local = tokens.take_any(frozenset({"local", "localhost", "loopback"}))
+        if tokens.take_any(frozenset({"url", "link", "address"})) and tokens.peek() is None:
+            self.parse.predicate = "answer-local-url" if local else "answer-url"
+            self.node(f"(url {'local' if local else 'any'})")
+            return FinalAnswerUrlCheck(kind="final_answer_url", local_only=local is not None)
+        tokens.at = start
+        return None
+
+    def read_before(self, first: _Objects, then: str) -> Check:
+        """`A` (and/or `B`) before `C`: each file of the list, joined as the list says."""
+        checks: list[Check] = [
+            ReadBeforeCheck(kind="read_before", first=v, then=then) for v in first.values
+        ]
+        return combine(checks, first.join)
+
+    def claim(self, predicate: Predicate, objects: _Objects) -> Check:
+        checks: list[Check]
+        if predicate.name == "consultation":
+            checks = [FileReadCheck(kind="file_read", path=v) for v in objects.values]
+        elif predicate.name == "command":
+            checks = unique([command_check(v, objects.equivalent) for v in objects.values])
+        elif predicate.name == "file-written":
+            checks = [FileWrittenCheck(kind="file_written", path=v) for v in objects.values]
+        else:
+            checks = [
+                FinalAnswerContainsCheck(kind="final_answer_contains", text=v)
+                for v in objects.values
+            ]
+        return combine(checks, "any" if objects.equivalent else objects.join)
 
 
-def _join(joins: set[str], quantifier: str | None) -> str | None:
+def _single(objects: _Objects, word: str) -> str:
+    """One exact file where a list has no single meaning (the file every other read follows)."""
+    if len(objects.values) != 1:
+        raise _Refused(word)
+    return objects.values[0]
+
+
+def _join(joins: set[str], quantifier: str | None, equivalent: bool = False) -> str | None:
     """What a list means: "or" (or "/") any, "and" all; a quantifier that says "one is
     enough" makes "and" any too ("at least one of `A` and `B`"). Mixed lists mean nothing
-    exact."""
+    exact, nor does "or equivalent" after a list that needs all of it."""
     words = joins - {","}
     if not words:  # one literal, or a list by commas alone
-        return "any" if quantifier in ("any", "either") else "all"
-    if words <= {"or", "/"}:
-        return None if quantifier == "all" else "any"
-    if words == {"and"} and quantifier != "either":
-        return "any" if quantifier == "any" else "all"
-    return None
+        join = "any" if quantifier in ("any", "either") else "all"
+    elif words <= {"or", "/"}:
+        join = "any" if quantifier != "all" else ""
+    elif words == {"and"} and quantifier != "either":
+        join = "any" if quantifier == "any" else "all"
+    else:
+        join = ""
+    if equivalent and join == "all" and words:
+        return None
+    return join or None

@@ -95,6 +95,7 @@ ACTIONS = (
     "cmd",
     "patch",
     "read",
+    "skill",
     "write",
     "edit",
     "glob",
@@ -150,6 +151,9 @@ class Step(StrictModel):
     yield_time_ms: int | None = Field(default=None, ge=1)
     patch: str | None = None
     read: str | None = None  # a file path (Claude: `Read`; Codex: `cat`)
+    # A skill loaded by name as the CLI loads it (Claude: the `Skill` tool, whose body arrives
+    # as a message of its own; Codex, which has no such tool: `cat` of its SKILL.md).
+    skill: str | None = None
     write: WriteSpec | None = None
     edit: EditSpec | None = None
     glob: SearchSpec | None = None

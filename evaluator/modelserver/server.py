@@ -219,6 +219,11 @@ class ScriptedModelServer:
             return _function_call(
                 call_id, "exec_command", {"cmd": f"cat -- {shlex.quote(step.read)}"}
             )
+        if step.skill is not None:
+            skill_md = f".agents/skills/{step.skill}/SKILL.md"
+            return _function_call(
+                call_id, "exec_command", {"cmd": f"cat -- {shlex.quote(skill_md)}"}
+            )
         if step.write is not None:
             added = "".join(f"+{line}\n" for line in step.write.content.splitlines())
             patch = f"*** Begin Patch\n*** Add File: {step.write.path}\n{added}*** End Patch\n"

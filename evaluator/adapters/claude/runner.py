@@ -31,7 +31,7 @@ from evaluator.errors import EnvironmentProblem, InputError
 
 # The tools of an evaluated agent. Glob and Grep are not on by default in 2.1.197; `Agent` is
 # what the init event calls `Task`.
-TOOLS = "Bash,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,Agent"
+TOOLS = "Bash,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,Agent,Skill"
 # `acceptEdits` keeps Read/Write/Edit inside the workspace (Claude Code refuses other paths) and
 # `--allowedTools Bash` lets commands run, like codex's workspace-write: the jail and the
 # isolation verdict judge what commands touch. `bypassPermissions` lets file tools reach outside

@@ -1,0 +1,127 @@
+"""How many assertion entries the criteria compiler decides by rules (no model), on prose it was
+not tuned on: the public skill-creator suites in `../shared/fixtures/public-suites/` (read in
+place) and the upstream fixture `tests/fixtures/upstream/agentic-evals`.
+
+An entry is one prose statement: an `expectations`/`assertions` string of a public suite, or an
+assertion entry of the upstream fixture. Typed skill-creator assertions (`file_exists`,
+`file_contains`, `command` objects) are no prose: they are counted apart, since they are
+structured checks already. The labelled share is over the entries
+`tests/fixtures/criteria-labels.json` marks `exact` (they speak only of files, commands, order,
+workspace state or literal answer text).
+
+Run: .venv/bin/python -m benchmarks.criteria_shares [--json]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PUBLIC = ROOT.parent / "shared/fixtures/public-suites"
+UPSTREAM = ROOT / "tests/fixtures/upstream/agentic-evals"
+LABELS = ROOT / "tests/fixtures/criteria-labels.json"
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str  # "<source>#<n>": stable across runs, the key of its label
+    text: str
+    decided_by: str
+
+
+def public_entries() -> tuple[list[Entry], int]:
+    """The prose entries of the public suites, and how many typed assertions they also hold."""
+    from evaluator.contract.models import AssertionEntry
+    from evaluator.judge.criteria import compile_entry
+
+    entries: list[Entry] = []
+    typed = 0
+    for path in sorted(PUBLIC.glob("*/upstream/**/evals*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        source = f"public-suites/{path.relative_to(PUBLIC).as_posix()}"
+        for case in data.get("evals") or [] if isinstance(data, dict) else []:
+            for field in ("expectations", "assertions"):
+                for index, item in enumerate(case.get(field) or []):
+                    if not isinstance(item, str):
+                        typed += 1
+                        continue
+                    compiled = compile_entry(AssertionEntry(description=item), "required")
+                    decided = "rules" if compiled is not None else "model"
+                    key = f"{source}#{case.get('id')}.{field}[{index}]"
+                    entries.append(Entry(key, item, decided))
+    return entries, typed
+
+
+def upstream_entries() -> list[Entry]:
+    """The upstream fixture's entries, planned exactly as `explain` plans them."""
+    from evaluator.judge.chain import plan_entries
+    from evaluator.plan import open_repo, select_cases
+
+    repo = open_repo(UPSTREAM, None)
+    entries = []
+    for case in select_cases(repo).cases:
+        for plan in plan_entries(case.case, True):
+            key = f"upstream/{case.case_id}#{plan.pending.entry_id}"
+            entries.append(Entry(key, plan.pending.entry.description, plan.decided_by))
+    return entries
+
+
+def shares() -> dict[str, object]:
+    entries, typed = public_entries()
+    entries += upstream_entries()
+    labels: dict[str, str] = {
+        key: value["label"] for key, value in json.loads(LABELS.read_text()).items()
+    }
+    unlabelled = [e.key for e in entries if e.key not in labels]
+    exact = [e for e in entries if labels.get(e.key) == "exact"]
+    by_rules = [e for e in entries if e.decided_by == "rules"]
+    return {
+        "entries": len(entries),
+        "by_rules": len(by_rules),
+        "share": len(by_rules) / len(entries) if entries else None,
+        "labelled_exact": len(exact),
+        "labelled_exact_by_rules": sum(e.decided_by == "rules" for e in exact),
+        "labelled_share": (
+            sum(e.decided_by == "rules" for e in exact) / len(exact) if exact else None
+        ),
+        "typed_assertions_apart": typed,
+        "unlabelled": unlabelled,
+        "exact_not_by_rules": [e.key for e in exact if e.decided_by != "rules"],
+    }
+
+
+def main(argv: list[str]) -> int:
+    if not PUBLIC.is_dir():
+        print(f"no public suites at {PUBLIC}", file=sys.stderr)
+        return 2
+    figures = shares()
+    if "--json" in argv:
+        print(json.dumps(figures, indent=1))
+        return 0
+
+    def percent(value: object) -> str:
+        return f"{value:.0%}" if isinstance(value, float) else "n/a"
+
+    print(
+        f"all prose entries: {figures['by_rules']} of {figures['entries']} decided by rules"
+        f" ({percent(figures['share'])})"
+    )
+    print(
+        f"labelled exact: {figures['labelled_exact_by_rules']} of {figures['labelled_exact']}"
+        f" decided by rules ({percent(figures['labelled_share'])})"
+    )
+    print(
+        f"typed skill-creator assertions (structured, not counted): {figures['typed_assertions_apart']}"
+    )
+    for key in figures["exact_not_by_rules"]:  # type: ignore[attr-defined]
+        print(f"  exact but not by rules: {key}")
+    for key in figures["unlabelled"]:  # type: ignore[attr-defined]
+        print(f"  unlabelled: {key}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,87 @@
+"""The checks a backticked literal stands for: a path read or written, a command or script run.
+
+Shared by the sentence templates (`criteria.py`) and the grammar (`grammar.py`), so a literal
+means the same check whichever of the two accounted for its sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evaluator.contract.models import (
+    AllOfCheck,
+    AnyOfCheck,
+    Check,
+    CommandRanCheck,
+    ScriptRanCheck,
+)
+
+
+def combine(checks: list[Check], join: str) -> Check:
+    """One check, or `any_of` / `all_of` over several ("any" or "all")."""
+    if len(checks) == 1:
+        return checks[0]
+    return AnyOfCheck(operands=checks) if join == "any" else AllOfCheck(operands=checks)
+
+
+def directory_glob(path: str) -> str:
+    return path.rstrip("/") + "/*"
+
+
+def literal_command(command: str) -> str:
+    """A command literal as a whole word: `rg` must not match `cargo`, a path may follow a `/`."""
+    # No look-arounds: the pattern stays valid for RE2-style engines too.
+    return rf"(?:^|[^\w-]){re.escape(command)}(?:$|[^\w-])"
+
+
+PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
+
+
+def command_family(command: str) -> str:
+    """`pnpm dev` / `npm run dev`: any package manager running that script is the same command."""
+    words = command.split()
+    if words and words[0] in PACKAGE_MANAGERS:
+        script = [w for w in words[1:] if w != "run"]
+        if len(script) == 1:
+            managers = "|".join(PACKAGE_MANAGERS)
+            return rf"\b(?:{managers})\s+(?:run\s+)?{re.escape(script[0])}\b"
+    return literal_command(command)
+
+
+SCRIPT_SUFFIXES = (".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php")
+
+
+def script_path(word: str) -> bool:
+    """`scripts/fetch_docs.sh`, `./bin/setup`, `tool.py`: a file that is executed, not a
+    program name (`pnpm`, `pytest`)."""
+    return (
+        bool(word)
+        and not any(ch.isspace() for ch in word)
+        and not word.startswith("-")
+        and (word.endswith(SCRIPT_SUFFIXES) or "/" in word.strip("/"))
+    )
+
+
+def command_check(literal: str, equivalent: bool) -> Check:
+    """A command literal: a script must really run (naming it in `cat` is not running it), with
+    its arguments when the literal gives them; any other command matches by its text."""
+    first, _, rest = literal.strip().partition(" ")
+    if script_path(first):
+        script = ScriptRanCheck(kind="script_ran", path=first.removeprefix("./"))
+        if not rest.strip() or equivalent:
+            return script  # "or equivalent": running the script in any way is the same act
+        return AllOfCheck(
+            operands=[
+                script,
+                CommandRanCheck(kind="command_ran", pattern=literal_command(literal)),
+            ]
+        )
+    pattern = command_family(literal) if equivalent else literal_command(literal)
+    return CommandRanCheck(kind="command_ran", pattern=pattern)
+
+
+def unique(checks: list[Check]) -> list[Check]:
+    seen: dict[str, Check] = {}
+    for check in checks:
+        seen.setdefault(check.model_dump_json(), check)
+    return list(seen.values())
