@@ -309,7 +309,7 @@ class Run:
         repo, selection, run_dir, previous = self._plan()
         target = selection.target
         for relative in [target.target.entry_skill, *target.target.roots]:
-            if not (repo.source_workspace / relative).exists():
+            if not target.source_path(repo.source_workspace, relative).exists():
                 raise InputError(
                     f"skill path {relative} not found in the source workspace {repo.source_workspace}"
                     " (pass --source-workspace)",
