@@ -11,6 +11,7 @@ import shlex
 from evaluator.contract.models import CommandCheck
 from evaluator.judge.base import CommandOutcome, JudgeContext
 from evaluator.judge.checks.registry import register_check
+from evaluator.judge.checks.workspace_files import session_end
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 
 KIND = "command"
@@ -30,7 +31,8 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
     root = context.file_root
     text = check.command.replace(OUTPUT_DIR, shlex.quote(str(root)))
     outcome = context.commands(text, root, check.timeout_s)
-    refs = [*_write_refs(check.command, context), *_record(check, text, outcome, context)]
+    session = _write_refs(check.command, context) or session_end(context)
+    refs = [*session, *_record(check, text, outcome, context)]
     where = f"({outcome.where})"
     if outcome.error is not None:
         return blocked(KIND, f"could not run {check.command!r} {where}: {outcome.error}", refs)
