@@ -428,20 +428,18 @@ def _check(
     if why:
         diagnostics.error(source.error((*at, "path"), f"{raw!r} {why}"))
         return None
+    negated = kind in ("file_not_exists", "file_not_contains")
+    inner = None if negated else note
     if kind in ("file_exists", "file_not_exists"):
-        exists = WorkspaceFileExistsCheck(kind="workspace_file_exists", path=path, note=note)
-        return (
-            exists
-            if kind == "file_exists"
-            else NotCheck.model_validate({"not": exists, "note": note})
-        )
+        exists = WorkspaceFileExistsCheck(kind="workspace_file_exists", path=path, note=inner)
+        return NotCheck.model_validate({"not": exists, "note": note}) if negated else exists
     contains = text("contains")
     if contains is None:
         return None
     has = WorkspaceFileContainsCheck(
-        kind="workspace_file_contains", path=path, text=contains, note=note
+        kind="workspace_file_contains", path=path, text=contains, note=inner
     )
-    return has if kind == "file_contains" else NotCheck.model_validate({"not": has, "note": note})
+    return NotCheck.model_validate({"not": has, "note": note}) if negated else has
 
 
 def _describe(kind: str, value: dict[str, Any]) -> str:
