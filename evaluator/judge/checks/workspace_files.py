@@ -44,7 +44,10 @@ def exists(check: WorkspaceFileExistsCheck, context: JudgeContext) -> CheckVerdi
         return passed(
             "workspace_file_exists",
             f"workspace holds {names}",
-            [*refs, *(f"workspace-files:{context.relative(f)}" for f in found)],
+            [
+                *(refs or session_end(context)),
+                *(f"workspace-files:{context.relative(f)}" for f in found),
+            ],
         )
     return failed(
         "workspace_file_exists",
@@ -79,7 +82,7 @@ def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckV
             return passed(
                 "workspace_file_contains",
                 f"{rel} contains {check.text!r}",
-                [*refs, f"workspace-files:{rel}"],
+                [*(refs or session_end(context)), f"workspace-files:{rel}"],
             )
     if unknown:
         names = ", ".join(context.relative(f) or f for f in unknown)
