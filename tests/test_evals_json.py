@@ -26,10 +26,11 @@ from evaluator.judge.base import CommandOutcome
 from evaluator.judge.chain import pending_entries, plan_entries
 from evaluator.judge.checks.command import command
 from evaluator.judge.graded import grade_item
-from evaluator.pipeline.commands import JailedCommands
+from evaluator.pipeline.commands import JailedCommands, rejudge_commands
 from evaluator.plan import open_repo, select_cases
 from evaluator.repo import EvalRepo, load_repo
 from evaluator.sandbox import LaunchPolicy
+from evaluator.sandbox.registry import get_jail
 from evaluator.workspace import build_workspace
 from evaluator.workspace.provenance import skill_digest
 from tests.conftest import ROOT
@@ -470,3 +471,17 @@ def test_convert_writes_the_equivalent_yaml_repo(
     assert (built.path / "evals/files/in.csv").read_text() == "a\n"
     code, _, err = run_cli(["convert", str(folder), "--out", str(out)], capsys)
     assert code == 2 and "not empty" in err
+
+
+def test_the_command_check_never_runs_on_a_snapshot_missing_content(tmp_path: Path) -> None:
+    context = _context(tmp_path, JailedCommands(LaunchPolicy()))
+    context.without_content = frozenset({"big.bin"})
+    verdict = command(CommandCheck(kind="command", command="true"), context)
+    assert verdict.status == "blocked" and "big.bin" in verdict.detail
+
+
+def test_a_rejudge_runs_commands_in_the_run_jail_only_where_it_works() -> None:
+    assert rejudge_commands("none", ()).launch.jail == "none"
+    assert rejudge_commands(None, ()).launch.jail == "none"
+    works = get_jail("bwrap").unavailable() is None
+    assert rejudge_commands("bwrap", ()).launch.jail == ("bwrap" if works else "none")

@@ -53,3 +53,11 @@ class JailedCommands:
         if done.timed_out:
             return CommandOutcome(None, output, where, timed_out=True)
         return CommandOutcome(done.exit_code, output, where)
+
+
+def rejudge_commands(jail: str | None, hidden: tuple[Path, ...]) -> JailedCommands:
+    """For judging a finished run again: the jail its agents ran in, when it still works here
+    (the check's record says which confined it)."""
+    if jail and jail != "none" and get_jail(jail).unavailable() is None:
+        return JailedCommands(LaunchPolicy(jail=jail, hidden=hidden))
+    return JailedCommands(LaunchPolicy())

@@ -28,6 +28,10 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
         return blocked(
             KIND, "no command runner here (commands run only while an attempt is judged)"
         )
+    if context.without_content:
+        # A restored snapshot lacks these files' bytes: the command would not see the agent's.
+        names = ", ".join(sorted(context.without_content)[:3])
+        return blocked(KIND, f"the workspace snapshot did not keep the content of {names}")
     root = context.file_root
     text = check.command.replace(OUTPUT_DIR, shlex.quote(str(root)))
     outcome = context.commands(text, root, check.timeout_s)
