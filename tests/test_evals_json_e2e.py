@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from evaluator.grader import Grader, make_grader
 from evaluator.pipeline.progress import PlainProgress
@@ -142,3 +143,46 @@ def test_a_public_suite_runs_unchanged_and_tells_good_from_bad(
     # the suite was read in place: nothing was written beside it
     after = {p: p.read_bytes() for p in SUITES.rglob("*") if p.is_file()}
     assert after == evals_before
+
+
+def test_an_agent_that_reads_the_evals_file_is_blocked_and_the_jail_hid_it(
+    tmp_path: Path,
+) -> None:
+    """The evals file sits beside the skill (a repo-level `evals/`): the agent must not be able
+    to read the expectations. The jail hides it and the isolation verdict blocks the attempt."""
+    codex_or_skip()
+    evals = SUITES / RUNS["xcode"][0]
+    peeks = tmp_path / "peeks"
+    peeks.mkdir()
+    (peeks / "eval-1.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "peeks/xcode/eval-1",
+                "match": {"prompt_contains": "Audit the machine and give me an itemized report"},
+                "steps": [{"cmd": f"cat {evals}"}, {"final": "No deletion was performed."}],
+            }
+        )
+    )
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=evals,
+                cases=("eval-1",),
+                behaviors=peeks,
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+            ),
+            PlainProgress(),
+        ).execute()
+    [result] = outcome.results
+    assert (result.status, result.blocked_reason) == ("blocked", "insufficient-evidence")
+    run_dir = outcome.run_dir.path
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    attempts = sorted((run_dir / "case-artifacts/eval-1/attempts").glob("*/attempt.json"))
+    assert len(attempts) == 2  # the violation was retried once in a new workspace
+    for path in attempts:
+        attempt = json.loads(path.read_text())
+        assert attempt["isolation"] == "violation"
+        if manifest["sandbox"] == "bwrap":
+            answer = (path.parent / "accepted-session.json").read_text()
+            assert "No such file or directory" in answer  # the jail hid it

@@ -116,7 +116,12 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
         lenient=manifest.lenient,
     )
     selection = select_cases(repo, manifest.target_id, (), tuple(manifest.resolved_case_ids))
-    hidden = (repo.source_workspace.resolve(), Path.home().resolve(), run_dir.path.resolve())
+    hidden = (
+        repo.source_workspace.resolve(),
+        repo.root.resolve(),
+        Path.home().resolve(),
+        run_dir.path.resolve(),
+    )
     commands = rejudge_commands(manifest.sandbox, hidden)
     results = []
     for case in selection.cases:

@@ -583,10 +583,12 @@ class Run:
             )
 
     def _launch_policy(self, repo: EvalRepo, scratch: Path) -> LaunchPolicy:
-        """The jail hides what an attempt must not see: the source workspace, the user's home,
+        """The jail hides what an attempt must not see: the source workspace, the eval repo
+        (outside the source workspace with `--source-workspace` or `--evals`), the user's home,
         every run directory and the scratch root of this run (other attempts)."""
         hidden = (
             repo.source_workspace.resolve(),
+            repo.root.resolve(),
             Path.home().resolve(),
             self.options.runs_dir.resolve(),
             scratch.resolve(),

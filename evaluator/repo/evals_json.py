@@ -136,7 +136,7 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
     skill_dir = _skill_folder(source.path, skill, skill_name, diagnostics)
     if skill_dir is None:
         return None, diagnostics
-    # The jail hides the source workspace from the agent: it must hold the evals file too.
+    # Where `files` may come from: the skill folder and the evals file's side of the repo.
     workspace = Path(os.path.commonpath([skill_dir, source.path.parent.resolve()]))
     name = _identifier(_declared_name(skill_dir) or skill_name or skill_dir.name)
     mount = f"{SKILLS_DIR}/{name}"
@@ -188,9 +188,11 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         suite.suite.cases.append(case.case_id)
         suite.cases.append(case)
     target.default_suites = list(loaded_target.suites)
+    # The skill folder is the source workspace (what a run records and a re-judge passes back
+    # as the skill); the jail hides it and the evals file's folder (the repo root) alike.
     repo = EvalRepo(
         root=source.path.parent,
-        source_workspace=workspace,
+        source_workspace=skill_dir,
         source_workspace_explicit=True,
         config=RepoConfig(default_target=target.target_id),
         targets={target.target_id: loaded_target},
