@@ -249,7 +249,7 @@ def test_files_land_at_their_relative_paths_and_the_evals_never_do(tmp_path: Pat
     target = repo.targets["demo-skill"]
     case = target.suites["regression"].cases[0]
     assert (case.case_id, case.case.title) == ("eval-a-b", "first")
-    assert case.case.notes.likely_fix_files == [".agents/skills/demo-skill/references/guide.md"]
+    assert case.case.notes.likely_fix_files == ["references/guide.md"]
     workspace = build_workspace(
         case_workspace_root=tmp_path / "ws",
         case=case,
@@ -459,6 +459,8 @@ def test_convert_writes_the_equivalent_yaml_repo(
     assert after.case.assertions == before.case.assertions
     assert after.case.input == before.case.input
     assert after.case.expected_output == "It is used."
+    assert before.case.notes.likely_fix_files == ["SKILL.md"]  # in the skill folder
+    assert after.case.notes.likely_fix_files == [".agents/skills/demo-skill/SKILL.md"]
     target = converted.targets["demo-skill"]
     assert target.target.entry_skill == original.targets["demo-skill"].target.entry_skill
     built = build_workspace(

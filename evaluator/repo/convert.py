@@ -74,6 +74,12 @@ def _target(loaded: LoadedTarget, directory: Path, written: list[Path]) -> None:
             if copies:
                 setup = model.setup.model_copy(update={"copy_fixtures": copies})
                 model = model.model_copy(update={"setup": setup})
+            if loaded.skill_mount is not None:
+                # The skill folder was the source workspace; in the YAML repo it is mounted.
+                at = loaded.skill_mount.at
+                fixes = [f"{at}/{path}" for path in model.notes.likely_fix_files]
+                notes = model.notes.model_copy(update={"likely_fix_files": fixes})
+                model = model.model_copy(update={"notes": notes})
             _write(directory.parents[1] / relative, _yaml(model), written)
         suite_model = suite.suite.model_copy(update={"cases": listed})
         _write(directory / CASES / suite_id / SUITE_FILE, _yaml(suite_model), written)

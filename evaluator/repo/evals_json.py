@@ -163,7 +163,7 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
     loaded_target.skill_files = _skill_files(skill_dir, mount, roots)
     seen: dict[str, int] = {}
     for index, item in enumerate(evals):
-        case = _case(source, index, item, workspace, skill_dir, mount, diagnostics)
+        case = _case(source, index, item, workspace, skill_dir, diagnostics)
         if case is None:
             continue
         if case.case_id in seen:
@@ -292,7 +292,6 @@ def _case(
     item: object,
     workspace: Path,
     skill_dir: Path,
-    mount: str,
     diagnostics: Diagnostics,
 ) -> LoadedCase | None:
     at: PathKey = ("evals", index)
@@ -343,8 +342,10 @@ def _case(
             input=CaseInput(user_prompt=prompt),
             setup=setup,
             assertions=CaseAssertions(required=entries),
+            # Source-workspace paths, and the skill folder is the source workspace: where the
+            # report's suggested fixes point (the references the eval names, else SKILL.md).
             notes=CaseNotes(
-                likely_fix_files=[f"{mount}/{r.split('#', 1)[0]}" for r in references if r]
+                likely_fix_files=[r.split("#", 1)[0] for r in references if r] or [SKILL_FILE]
             ),
             expected_output=expected,
         )
