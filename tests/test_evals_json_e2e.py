@@ -19,9 +19,9 @@ from evaluator.grader import Grader, make_grader
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
 from tests.conftest import ROOT
-from tests.support import codex_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, scratch_dir
 
-pytestmark = [pytest.mark.codex, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 SUITES = ROOT.parent / "shared/fixtures/public-suites"
 BEHAVIORS = ROOT / "tests/fixtures/evals-json"
@@ -79,7 +79,9 @@ EXPECTED: dict[str, dict[str, tuple[str, list[str]]]] = {
 DECIDED_BY = {"flink-udf": "checks", "kafka": "checks", "xcode": "model"}
 
 
-def _run(suite: str, behaviour: str, runs_dir: Path, scratch: Path) -> Path:
+def _run(
+    suite: str, behaviour: str, runs_dir: Path, scratch: Path, agent: str | None = None
+) -> Path:
     evals, case, folder, judges = RUNS[suite]
     grader: Grader | None = None
     if judges is not None:
@@ -95,6 +97,7 @@ def _run(suite: str, behaviour: str, runs_dir: Path, scratch: Path) -> Path:
                 runs_dir=runs_dir,
                 scratch_root=scratch,
                 grader=grader,
+                agent=agent,
             ),
             PlainProgress(),
         ).execute()
@@ -104,6 +107,7 @@ def _run(suite: str, behaviour: str, runs_dir: Path, scratch: Path) -> Path:
     return outcome.run_dir.path
 
 
+@pytest.mark.codex
 @pytest.mark.parametrize("behaviour", ["good", "bad"])
 @pytest.mark.parametrize("suite", sorted(RUNS))
 def test_a_public_suite_runs_unchanged_and_tells_good_from_bad(
@@ -145,6 +149,7 @@ def test_a_public_suite_runs_unchanged_and_tells_good_from_bad(
     assert after == evals_before
 
 
+@pytest.mark.codex
 def test_an_agent_that_reads_the_evals_file_is_blocked_and_the_jail_hid_it(
     tmp_path: Path,
 ) -> None:
@@ -186,3 +191,20 @@ def test_an_agent_that_reads_the_evals_file_is_blocked_and_the_jail_hid_it(
         if manifest["sandbox"] == "bwrap":
             answer = (path.parent / "accepted-session.json").read_text()
             assert "No such file or directory" in answer  # the jail hid it
+
+
+@pytest.mark.claude
+@pytest.mark.parametrize("behaviour", ["good", "bad"])
+def test_the_typed_suite_gives_the_same_table_under_claude_code(
+    behaviour: str, tmp_path: Path
+) -> None:
+    """The same scripted behaviours played to Claude Code (its Write tool for `write:` steps):
+    the skill is linked where Claude Code finds skills, the table is the same."""
+    claude_or_skip()
+    status, entries = EXPECTED["flink-udf"][behaviour]
+    with scratch_dir() as scratch:
+        run_dir = _run("flink-udf", behaviour, tmp_path / "runs", scratch, agent="claude-code")
+    result = json.loads((run_dir / "case-results/eval-1.json").read_text())
+    assert (result["status"], [e["status"] for e in result["assertions"]]) == (status, entries)
+    prefix = "case-artifacts/eval-1/accepted-session.json#msg-"
+    assert all(any(r.startswith(prefix) for r in e["evidence"]) for e in result["assertions"])
