@@ -192,6 +192,7 @@ def test_an_unknown_key_is_one_located_line(
         ('{"evals": [{"id": 1, "expectations": ["x"]}]}', "evals[0].prompt: required"),
         ('{"skill": "x", "evals": [{"prompt": "p"}]}', "skill: unknown field 'skill'"),
         ('["not an object"]', "expected a JSON object"),
+        ("[" * 100_000, "invalid JSON: nested too deeply"),
     ],
 )
 def test_bad_input_is_an_error_naming_file_and_key(

@@ -41,7 +41,7 @@ from evaluator.errors import InputError
 from evaluator.repo.documents import Diagnostics
 from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget, SkillMount
 from evaluator.safepath import relative_problem
-from evaluator.yamlsource import PathKey, YamlDocument, load_yaml, read_text
+from evaluator.yamlsource import MAX_CHARS, PathKey, YamlDocument, load_yaml, read_text
 
 EVALS_FILE = "evals.json"
 SKILL_FILE = "SKILL.md"
@@ -202,12 +202,16 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
 
 def _parse(path: Path) -> _Source:
     text = read_text(path)
+    if len(text) > MAX_CHARS:
+        raise InputError(f"file is larger than {MAX_CHARS} characters", path=path, line=1, col=1)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, col=exc.colno
         ) from None
+    except RecursionError:
+        raise InputError("invalid JSON: nested too deeply", path=path) from None
     try:
         positions = load_yaml(path)  # JSON is YAML: its parser gives each key a line
         positions.data = data
