@@ -158,7 +158,6 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         target=target,
         path=source.path,
         skill_mount=SkillMount(at=mount, origin=skill_dir),
-        origin="evals.json",
     )
     loaded_target.skill_files = _skill_files(skill_dir, mount, roots)
     seen: dict[str, int] = {}
@@ -179,13 +178,18 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         suite = loaded_target.suites.get(case_set)
         if suite is None:
             suite = LoadedSuite(
-                suite=Suite(suite_id=case_set, title=f"case_set {case_set}", cases=[]),
+                suite=Suite(
+                    suite_id=case_set,
+                    title=f"case_set {case_set}" if case_set != DEFAULT_SUITE else None,
+                    cases=[],
+                ),
                 path=source.path,
             )
             loaded_target.suites[case_set] = suite
         case.suite_id = case_set
         case.target_id = target.target_id
-        suite.suite.cases.append(case.case_id)
+        # A suite lists case files; here every case is an entry of this one file.
+        suite.suite.cases.append(f"{source.path.name}#evals[{index}]")
         suite.cases.append(case)
     target.default_suites = list(loaded_target.suites)
     # The skill folder is the source workspace (what a run records and a re-judge passes back
@@ -233,14 +237,15 @@ def _skill_folder(
             return None
         return skill.resolve()
     here = evals.parent
-    names = [n for n in (skill_name, here.name) if n]
+    # A name is looked up as one folder name only: `skill_name` is data, never a path.
+    names = [n for n in (skill_name, here.name) if n and "/" not in n and not n.startswith(".")]
     candidates = [here, here.parent]
     for base in (here.parent, here.parent.parent, here.parent.parent.parent):
         for name in names:
             candidates += [base / name, base / "skills" / name, base / SKILLS_DIR / name]
     for candidate in candidates:
         if (candidate / SKILL_FILE).is_file():
-            return candidate
+            return candidate.resolve()
     siblings = [p for p in here.parent.iterdir() if (p / SKILL_FILE).is_file()]
     if len(siblings) == 1:
         return siblings[0].resolve()

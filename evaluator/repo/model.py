@@ -55,8 +55,6 @@ class LoadedTarget:
     # Upstream's `deferred-cases/`: loaded and validated, run only when asked for.
     deferred: dict[str, LoadedSuite] = field(default_factory=dict)
     deferred_problems: list[InputError] = field(default_factory=list)  # drafts that cannot run
-    # Where the target's cases came from when not from YAML (`evals.json`), for messages.
-    origin: str | None = None
 
     @property
     def target_id(self) -> str:
