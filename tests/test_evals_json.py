@@ -488,3 +488,16 @@ def test_a_rejudge_runs_commands_in_the_run_jail_only_where_it_works() -> None:
     assert rejudge_commands(None, ()).launch.jail == "none"
     works = get_jail("bwrap").unavailable() is None
     assert rejudge_commands("bwrap", ()).launch.jail == ("bwrap" if works else "none")
+
+
+def test_misc_evals_layout_finds_the_skill_under_skills(tmp_path: Path) -> None:
+    folder = skill(tmp_path / "repo/skills", {"evals": [{"prompt": "p"}]}, name="foo")
+    shutil.rmtree(folder / "evals")
+    evals = tmp_path / "repo/misc/evals/foo/evals.json"
+    evals.parent.mkdir(parents=True)
+    evals.write_text(json.dumps({"skill_name": "foo", "evals": [{"id": 1, "prompt": "p"}]}))
+    repo = load(evals)
+    target = repo.targets["foo"]
+    assert target.skill_mount is not None and target.skill_mount.origin == folder.resolve()
+    assert repo.source_workspace == folder.resolve() and repo.root == evals.parent
+    assert target.target.roots == [".agents/skills/foo/references"]
