@@ -501,3 +501,9 @@ def test_misc_evals_layout_finds_the_skill_under_skills(tmp_path: Path) -> None:
     assert target.skill_mount is not None and target.skill_mount.origin == folder.resolve()
     assert repo.source_workspace == folder.resolve() and repo.root == evals.parent
     assert target.target.roots == [".agents/skills/foo/references"]
+
+
+def test_a_command_printing_without_bound_keeps_only_its_tail(tmp_path: Path) -> None:
+    outcome = JailedCommands(LaunchPolicy())("yes line | head -c 3000000; echo END", tmp_path, 30)
+    assert outcome.exit_code == 0 and outcome.output.endswith("END\n")
+    assert len(outcome.output) <= 256 * 1024

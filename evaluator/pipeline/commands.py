@@ -16,6 +16,7 @@ from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.registry import get_jail
 
 SHELL = "/bin/sh"  # what skill-creator's harnesses run a command string with (shell=True)
+OUTPUT_BYTES = 256 * 1024  # of each stream, from its end: a command may print without bound
 
 
 @dataclass(frozen=True)
@@ -45,14 +46,19 @@ class JailedCommands:
                 stderr_path=err,
                 timeout_s=timeout_s,
             )
-            output = out.read_text("utf-8", errors="replace") + err.read_text(
-                "utf-8", errors="replace"
-            )
+            output = _tail(out) + _tail(err)
         if done.error is not None:
             return CommandOutcome(None, output, where, error=done.error)
         if done.timed_out:
             return CommandOutcome(None, output, where, timed_out=True)
         return CommandOutcome(done.exit_code, output, where)
+
+
+def _tail(path: Path) -> str:
+    with path.open("rb") as stream:
+        size = stream.seek(0, os.SEEK_END)
+        stream.seek(max(0, size - OUTPUT_BYTES))
+        return stream.read().decode("utf-8", errors="replace")
 
 
 def rejudge_commands(jail: str | None, hidden: tuple[Path, ...]) -> JailedCommands:
