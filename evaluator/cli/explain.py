@@ -9,6 +9,8 @@ import click
 
 from evaluator.cli.options import (
     emit_json,
+    evals_options,
+    evals_repo,
     json_option,
     judge_option,
     lenient_option,
@@ -44,8 +46,14 @@ def _plan_json(plan: EntryPlan) -> dict[str, object]:
 
 @click.command("explain")
 @repo_options
+@evals_options
 @click.option("--target", "target_id", default=None, help="Target id (default: the repo default).")
 @click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
+@click.option(
+    "--include-deferred",
+    is_flag=True,
+    help="Also explain the deferred cases (otherwise they are only listed).",
+)
 @judge_option
 @click.option(
     "--judge-model",
@@ -57,8 +65,11 @@ def _plan_json(plan: EntryPlan) -> dict[str, object]:
 def command(
     repo: Path,
     source_workspace: Path | None,
+    evals: Path | None,
+    skill: Path | None,
     target_id: str | None,
     cases: tuple[str, ...],
+    include_deferred: bool,
     judge_mode: JudgeMode,
     judge_model: str | None,
     lenient: bool,
@@ -72,11 +83,14 @@ def command(
     if judge_mode == "model" and judge_model is None:
         raise click.UsageError("--judge model needs --judge-model: which model would judge?")
     with_model = judge_model is not None and judge_mode != "rules"
+    repo, source_workspace = evals_repo(repo, source_workspace, evals, skill)
     loaded = open_repo(
         repo, source_workspace, target=target_id, lenient=lenient, default_target_only=True
     )
-    selection = select_cases(loaded, target_id, (), cases)
+    selection = select_cases(loaded, target_id, (), cases, include_deferred=include_deferred)
     planned = [(case, plan_entries(case.case, with_model)) for case in selection.cases]
+    chosen = {case.case_id for case in selection.cases}
+    deferred = [c.case_id for c in selection.target.deferred_cases() if c.case_id not in chosen]
     counts = {route: 0 for route in ROUTES}
     for _case, plans in planned:
         for plan in plans:
@@ -91,6 +105,7 @@ def command(
                     {"case_id": case.case_id, "entries": [_plan_json(p) for p in plans]}
                     for case, plans in planned
                 ],
+                "deferred_not_explained": deferred,
                 "counts": counts,
                 "total": total,
                 "rules_coverage": coverage,
@@ -100,9 +115,15 @@ def command(
         return EXIT_OK
     for case, plans in planned:
         click.echo(f"{case.case_id}")
+        if case.case.expected_output:
+            click.echo(f"  intent (model judge only): {case.case.expected_output}")
+        for line in case.case.verification:
+            click.echo(f"  verification (model judge only): {line}")
         for plan in plans:
             _echo_plan(plan)
         click.echo("")
+    if deferred:
+        click.echo(f"deferred, not explained (--include-deferred): {', '.join(deferred)}")
     figure = f"{coverage:.0%}" if coverage is not None else "n/a"
     click.echo(
         f"coverage: {counts['rules']} of {total} entries decided by rules ({figure});"

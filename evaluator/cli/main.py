@@ -24,6 +24,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "evaluator.cli.compare:command",
         "Compare CANDIDATE with BASE (run dirs); exit 1 on any regression.",
     ),
+    "convert": LazyCommand(
+        "evaluator.cli.convert:command",
+        "Write the agentic-evals YAML repo equivalent to a skill-creator evals.json.",
+    ),
     "explain": LazyCommand(
         "evaluator.cli.explain:command",
         "Show how every assertion entry will be decided (checks, compiled rules, model judge).",

@@ -37,6 +37,40 @@ def repo_options(func: F) -> F:
     return func
 
 
+def evals_options(func: F) -> F:
+    """`--evals`/`--skill`: a skill-creator `evals.json` read in place of an eval repo."""
+    func = click.option(
+        "--skill",
+        type=click.Path(path_type=Path, file_okay=False, exists=True),
+        default=None,
+        help="With --evals: the skill folder under test (default: the folder the file belongs to).",
+    )(func)
+    func = click.option(
+        "--evals",
+        type=click.Path(path_type=Path, exists=True),
+        default=None,
+        help="A skill-creator evals.json, or a skill folder holding evals/evals.json, read in"
+        " place of --repo (nothing is converted or written beside it).",
+    )(func)
+    return func
+
+
+def evals_repo(
+    repo: Path, source_workspace: Path | None, evals: Path | None, skill: Path | None
+) -> tuple[Path, Path | None]:
+    """The repo path and source workspace the loader gets: an `evals.json` goes where the repo
+    goes, its skill folder where the source workspace goes (`repo.load_repo` tells them apart)."""
+    if evals is None:
+        if skill is not None:
+            raise click.UsageError("--skill names the skill an --evals file tests: add --evals")
+        return repo, source_workspace
+    if source_workspace is not None:
+        raise click.UsageError("--evals takes --skill, not --source-workspace")
+    if repo != DEFAULT_REPO:
+        raise click.UsageError("--evals replaces --repo: give one of them")
+    return evals, skill
+
+
 def lenient_option(func: F) -> F:
     return click.option(
         "--lenient",

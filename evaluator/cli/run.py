@@ -10,7 +10,13 @@ import click
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.history import record_finished_run
-from evaluator.cli.options import emit_json, json_option, repo_options
+from evaluator.cli.options import (
+    emit_json,
+    evals_options,
+    evals_repo,
+    json_option,
+    repo_options,
+)
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 
 if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
@@ -19,9 +25,16 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
 
 @click.command("run")
 @repo_options
+@evals_options
 @click.option("--target", default=None, help="Target id (default: the repo default).")
 @click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
 @click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
+@click.option(
+    "--include-deferred",
+    is_flag=True,
+    help="Also run the target's deferred cases (deferred-cases/); naming one with --case or"
+    " --suite runs it too.",
+)
 @click.option(
     "--attempts", type=click.IntRange(1, 100), default=None, help="Attempts per case (default 1)."
 )
@@ -37,9 +50,12 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
 def command(
     repo: Path,
     source_workspace: Path | None,
+    evals: Path | None,
+    skill: Path | None,
     target: str | None,
     suites: tuple[str, ...],
     cases: tuple[str, ...],
+    include_deferred: bool,
     attempts: int | None,
     resume: str | None,
     run_args: AgentRunArgs,
@@ -58,6 +74,12 @@ def command(
         adapter_for_runner(run_args.agent or DEFAULT_RUNNER).check_login_dir(run_args.auth_from)
     from evaluator.pipeline.progress import choose_progress
     from evaluator.pipeline.run import Run, RunOptions
+
+    repo, source_workspace = evals_repo(repo, source_workspace, evals, skill)
+    if include_deferred:
+        if resume:
+            raise click.UsageError("--resume takes the plan of the run it resumes")
+        suites = with_deferred(repo, source_workspace, target, suites, cases)
 
     options = RunOptions(
         repo=repo,
@@ -80,6 +102,22 @@ def command(
     else:
         print_summary(outcome)
     return code
+
+
+def with_deferred(
+    repo: Path,
+    source_workspace: Path | None,
+    target: str | None,
+    suites: tuple[str, ...],
+    cases: tuple[str, ...],
+) -> tuple[str, ...]:
+    """The suites a run with `--include-deferred` names: the selection's, then the deferred."""
+    from evaluator.plan import open_repo, select_cases
+
+    loaded = open_repo(repo, source_workspace, target=target, default_target_only=True)
+    selection = select_cases(loaded, target, suites, cases, include_deferred=True)
+    deferred = [s for s in selection.target.deferred if s not in selection.suite_ids]
+    return (*selection.suite_ids, *deferred)
 
 
 def exit_code(outcome: RunOutcome, allow_blocked: bool) -> int:

@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from evaluator.cli.options import emit_json, json_option, lenient_option, repo_options
+from evaluator.cli.options import (
+    emit_json,
+    evals_options,
+    evals_repo,
+    json_option,
+    lenient_option,
+    repo_options,
+)
 from evaluator.errors import EXIT_INPUT, EXIT_OK, InputError
 
 if TYPE_CHECKING:  # the stages are imported when the command runs, not for its --help
@@ -17,6 +24,7 @@ if TYPE_CHECKING:  # the stages are imported when the command runs, not for its 
 
 @click.command("validate")
 @repo_options
+@evals_options
 @click.option(
     "--target",
     default=None,
@@ -33,6 +41,8 @@ if TYPE_CHECKING:  # the stages are imported when the command runs, not for its 
 def command(
     repo: Path,
     source_workspace: Path | None,
+    evals: Path | None,
+    skill: Path | None,
     target: str | None,
     behaviors: Path | None,
     lenient: bool,
@@ -43,6 +53,7 @@ def command(
     from evaluator.pipeline.selftest import golden_problems
     from evaluator.repo import load_repo
 
+    repo, source_workspace = evals_repo(repo, source_workspace, evals, skill)
     loaded, diagnostics = load_repo(repo, source_workspace, lenient=lenient, target=target)
     for loaded_target in loaded.targets.values() if loaded else []:
         for problem in golden_problems(loaded_target):
@@ -50,6 +61,7 @@ def command(
     if behaviors is not None:
         _check_behaviors(behaviors, loaded, target, diagnostics)
     cases = sum(len(t.all_cases()) for t in loaded.targets.values()) if loaded else 0
+    deferred = _deferred(loaded)
     if as_json:
         emit_json(
             {
@@ -59,6 +71,7 @@ def command(
                 "cases": cases,
                 "errors": [_issue(e) for e in diagnostics.errors],
                 "warnings": [_issue(w) for w in diagnostics.warnings],
+                "deferred": deferred,
             }
         )
     else:
@@ -69,7 +82,33 @@ def command(
         if not diagnostics.errors:
             targets = len(loaded.targets) if loaded else 0
             click.echo(f"ok: {targets} target(s), {cases} case(s) in {repo}")
+        for item in deferred:
+            why = f" (not runnable: {item['problem']})" if item.get("problem") else ""
+            click.echo(
+                f"deferred: {item['target']}/{item['suite']}/{item['case']}{why};"
+                " runs only with --include-deferred or when named"
+            )
     return EXIT_INPUT if diagnostics.errors else EXIT_OK
+
+
+def _deferred(repo: EvalRepo | None) -> list[dict[str, str | None]]:
+    """Every deferred case (upstream's `deferred-cases/`), and every draft that cannot load."""
+    listed: list[dict[str, str | None]] = []
+    for target in repo.targets.values() if repo else []:
+        for case in target.deferred_cases():
+            listed.append(
+                {"target": target.target_id, "suite": case.suite_id, "case": case.case_id}
+            )
+        for draft in target.deferred_problems:
+            listed.append(
+                {
+                    "target": target.target_id,
+                    "suite": "?",
+                    "case": Path(draft.path or "?").stem,
+                    "problem": draft.render(),
+                }
+            )
+    return listed
 
 
 def _check_behaviors(

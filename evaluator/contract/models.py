@@ -195,6 +195,17 @@ class WorkspaceFileContainsCheck(_Check):
     text: NonEmpty
 
 
+class CommandCheck(_Check):
+    """A shell command run after the agent finished, in the attempt's workspace (inside the jail
+    when there is one): skill-creator's typed `command` assertion. `{{output_dir}}` in the
+    command names the attempt workspace."""
+
+    kind: Literal["command"]
+    command: NonEmpty = Field(description="Run with `bash -c`; `{{output_dir}}` is the workspace.")
+    expect_exit_code: int = Field(default=0, description="The exit code that passes the check.")
+    timeout_s: float = Field(default=60.0, gt=0, le=600, description="Killed after this long.")
+
+
 class AgentSpawnedCheck(_Check):
     """A sub-agent was spawned (`spawn_agent`) as described: what an evaluator agent's own
     conduct is judged on."""
@@ -279,6 +290,7 @@ LeafCheck = (
     | FinalAnswerUrlCheck
     | WorkspaceFileExistsCheck
     | WorkspaceFileContainsCheck
+    | CommandCheck
     | AgentSpawnedCheck
     | SpawnedAgentsNamedCheck
 )
@@ -293,6 +305,7 @@ Check = Annotated[
     | Annotated[FinalAnswerUrlCheck, Tag("final_answer_url")]
     | Annotated[WorkspaceFileExistsCheck, Tag("workspace_file_exists")]
     | Annotated[WorkspaceFileContainsCheck, Tag("workspace_file_contains")]
+    | Annotated[CommandCheck, Tag("command")]
     | Annotated[AgentSpawnedCheck, Tag("agent_spawned")]
     | Annotated[SpawnedAgentsNamedCheck, Tag("spawned_agents_named")]
     | Annotated[NotCheck, Tag("not")]
@@ -403,7 +416,17 @@ class Case(OpenModel):
     setup: CaseSetup = Field(default_factory=CaseSetup)
     assertions: CaseAssertions = Field(alias="assert")
     notes: CaseNotes = Field(default_factory=CaseNotes)
+    verification: list[str] = Field(
+        default_factory=list,
+        description="Upstream: prose instructions for the verifier; shown to the model judge"
+        " with every entry it grades, never to the agent.",
+    )
     # ours
+    expected_output: str | None = Field(
+        default=None,
+        description="The author's intended outcome (skill-creator's `expected_output`): shown to"
+        " the model judge as intent, never to the agent; it is not an assertion.",
+    )
     attempts: int | None = Field(default=None, ge=1, le=100)
     timeout_s: float | None = Field(default=None, gt=0)
     split: Split | None = None

@@ -53,13 +53,24 @@ def judge_prompt(item: GradeItem, workspace: Path, vote: int, votes: int) -> str
         if item.evidence_scope
         else ""
     )
+    intent = (
+        "The author's description of the intended outcome of the whole task (context, not a"
+        f" criterion; JSON string): {json.dumps(item.intent, ensure_ascii=False)}\n"
+        if item.intent
+        else ""
+    )
+    if item.verification:
+        intent += (
+            "The author's instructions to the verifier (JSON list): "
+            f"{json.dumps(list(item.verification), ensure_ascii=False)}\n"
+        )
     return f"""# {PROMPT_MARKER} (v{PROMPT_VERSION})
 
 You judge one assertion about a coding agent's recorded session, from evidence only.
 
 The assertion, verbatim as the eval author wrote it (JSON string):
 {json.dumps(item.text, ensure_ascii=False)}
-{scope}
+{scope}{intent}
 {_MEANING[item.polarity]}
 
 The evidence is in your current directory, read-only:

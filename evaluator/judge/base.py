@@ -16,6 +16,24 @@ from evaluator.judge.verdict import AssertionResult
 from evaluator.vocabulary import Outcome, Polarity
 
 
+@dataclass(frozen=True)
+class CommandOutcome:
+    """A check's command as it ran: exit code (None when it did not finish) and its output."""
+
+    exit_code: int | None
+    output: str
+    where: str  # "bwrap jail" or "no jail": what confined it
+    timed_out: bool = False
+    error: str | None = None  # why it could not start
+
+
+class CommandRunner(Protocol):
+    """Runs a `command` check's shell text in a workspace, confined like the attempt's agent
+    (the pipeline supplies it; the judge never chooses a jail)."""
+
+    def __call__(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome: ...
+
+
 @dataclass
 class JudgeContext:
     evidence: SessionEvidence
@@ -32,6 +50,8 @@ class JudgeContext:
     # The session file the evidence was read from, with its agent's reader (whole tool outputs,
     # for what reached the agent); None: only the records' excerpts are there.
     session_texts: ToolTextSource | None = None
+    # Runs `command` checks after the agent; None: they are blocked (nothing may run them).
+    commands: CommandRunner | None = None
     # What judges compute once per attempt (e.g. `judge/consultation.py`), by name.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -110,6 +130,10 @@ class PendingEntry:
     entry_id: str  # e.g. "required[2]"
     polarity: Polarity
     entry: AssertionEntry
+    # The case's author-side context for the model judge only: its `expected_output` (intent,
+    # not a criterion) and upstream's `verification:` instructions. Never sent to the agent.
+    intent: str | None = None
+    verification: tuple[str, ...] = ()
 
 
 class EntryJudge(Protocol):

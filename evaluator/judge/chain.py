@@ -18,7 +18,7 @@ from evaluator.judge.criteria import Refusal, compile_entry, compile_sentence, r
 from evaluator.judge.graded import grade_text
 from evaluator.judge.registry import get_judge
 from evaluator.judge.verdict import AssertionResult, Provenance, SentenceRole
-from evaluator.vocabulary import BlockedReason, CheckStatus, DecidedBy
+from evaluator.vocabulary import BlockedReason, CheckStatus, DecidedBy, Polarity
 
 JUDGE_CHAIN: tuple[str, ...] = ("checks", "rules", "model")
 
@@ -33,10 +33,19 @@ class CaseJudgement:
 
 def pending_entries(case: Case) -> list[PendingEntry]:
     assertions = case.assertions
+    entries: list[tuple[Polarity, int, AssertionEntry]] = [
+        ("required", i, e) for i, e in enumerate(assertions.required)
+    ]
+    entries += [("forbidden", i, e) for i, e in enumerate(assertions.forbidden)]
     return [
-        PendingEntry(f"required[{i}]", "required", e) for i, e in enumerate(assertions.required)
-    ] + [
-        PendingEntry(f"forbidden[{i}]", "forbidden", e) for i, e in enumerate(assertions.forbidden)
+        PendingEntry(
+            f"{polarity}[{i}]",
+            polarity,
+            entry,
+            intent=case.expected_output,
+            verification=tuple(case.verification),
+        )
+        for polarity, i, entry in entries
     ]
 
 

@@ -29,9 +29,27 @@ def grade_text(entry: AssertionEntry, polarity: Polarity) -> str:
 def grade_item(
     pending: PendingEntry, shown: Mapping[str, frozenset[str]] | None = None
 ) -> GradeItem:
-    scope = ", ".join(pending.entry.evidence_scope) or None
+    scope = ", ".join(scope_name(s) for s in pending.entry.evidence_scope) or None
     text = grade_text(pending.entry, pending.polarity)
-    return GradeItem(pending.entry_id, pending.polarity, text, scope, shown)
+    return GradeItem(
+        pending.entry_id,
+        pending.polarity,
+        text,
+        scope,
+        shown,
+        intent=pending.intent,
+        verification=pending.verification,
+    )
+
+
+# Upstream's evidence file names, as what they are here (the judge's bundle holds our records).
+EVIDENCE_SCOPES = {
+    "task-agent-raw.jsonl": "task-agent-raw.jsonl (the task agent's raw session: the records)",
+}
+
+
+def scope_name(scope: str) -> str:
+    return EVIDENCE_SCOPES.get(scope, scope)
 
 
 def shown_outputs(context: JudgeContext) -> dict[str, frozenset[str]] | None:

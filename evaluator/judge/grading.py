@@ -22,6 +22,8 @@ class GradeItem:
     # What reached the agent: workspace-relative path -> the records of the tool outputs that
     # showed its content. None when the session records no outputs (commands must tell).
     shown: Mapping[str, frozenset[str]] | None = None
+    intent: str | None = None  # the case's expected output, as the author's intent
+    verification: tuple[str, ...] = ()  # the author's instructions to the verifier
 
 
 @dataclass(frozen=True)

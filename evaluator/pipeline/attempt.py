@@ -21,6 +21,8 @@ from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
+from evaluator.judge.base import CommandRunner
+from evaluator.pipeline.commands import JailedCommands
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.sandbox import LaunchPolicy, ObservedTrace
@@ -326,7 +328,7 @@ def _evaluate(
     if handle.fault:
         _block(result, "environment", handle.fault)
         return
-    judge_session(settings.run_dir, case, result, settings.grader)
+    judge_session(settings.run_dir, case, result, settings.grader, JailedCommands(settings.launch))
 
 
 def read_session(
@@ -370,7 +372,11 @@ def prompt_was_verbatim(result: AttemptResult, prompt: str) -> bool:
 
 
 def judge_session(
-    run_dir: RunDir, case: LoadedCase, result: AttemptResult, grader: ModelGrader | None
+    run_dir: RunDir,
+    case: LoadedCase,
+    result: AttemptResult,
+    grader: ModelGrader | None,
+    commands: CommandRunner | None = None,
 ) -> None:
     """The contract's last steps on a read session: complete, contained, then judged."""
     evidence, isolation, workspace = result.evidence, result.isolation, result.workspace
@@ -393,6 +399,7 @@ def judge_session(
         record_dir=run_dir.attempt_artifacts(case.case_id, result.number) / "judge",
         grader=grader,
         session_texts=tool_text_source(result.session.path if result.session else None),
+        commands=commands,
     )
     apply_judgement(result, judge_case(case.case, context))
 

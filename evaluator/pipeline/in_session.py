@@ -35,12 +35,14 @@ from evaluator.pipeline.attempt import (
     save_attempt,
 )
 from evaluator.pipeline.case import final_slots, finalize_case
+from evaluator.pipeline.commands import JailedCommands
 from evaluator.pipeline.rejudge import restore_attempt
 from evaluator.pipeline.run import new_run_id, write_reports
 from evaluator.plan import open_repo, select_cases
 from evaluator.prompting import in_session_prompt
 from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.safepath import id_problem
+from evaluator.sandbox import LaunchPolicy
 from evaluator.sessions import SessionRef
 from evaluator.sessions.base import ChildQuery
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
@@ -362,7 +364,8 @@ def _judge(
     if not read_session(result, session, store, str(Path.home())):
         return result
     if prompt_was_verbatim(result, pending.prompt):
-        judge_session(run_dir, case, result, request.grader)
+        # In-session attempts have no jail of ours: the check runs as their agent did.
+        judge_session(run_dir, case, result, request.grader, JailedCommands(LaunchPolicy()))
     return result
 
 

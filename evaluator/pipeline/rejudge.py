@@ -29,6 +29,7 @@ from evaluator.pipeline.attempt import (
     attempt_file,
 )
 from evaluator.pipeline.case import final_slots, finalize_case
+from evaluator.pipeline.commands import rejudge_commands
 from evaluator.pipeline.run import write_reports
 from evaluator.plan import open_repo, select_cases
 from evaluator.sessions import SessionRef
@@ -115,6 +116,13 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
         lenient=manifest.lenient,
     )
     selection = select_cases(repo, manifest.target_id, (), tuple(manifest.resolved_case_ids))
+    hidden = (
+        repo.source_workspace.resolve(),
+        repo.root.resolve(),
+        Path.home().resolve(),
+        run_dir.path.resolve(),
+    )
+    commands = rejudge_commands(manifest.sandbox, hidden)
     results = []
     for case in selection.cases:
         if not run_dir.case_result_path(case.case_id).is_file():
@@ -143,6 +151,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                         record_dir=path.parent / "judge",
                         grader=grader,
                         session_texts=tool_text_source(path.parent / "accepted-session.jsonl"),
+                        commands=commands,
                     )
                     apply_judgement(attempt, judge_case(case.case, context))
                 # Everything else the attempt recorded (times, exit code) stays as it was.

@@ -310,7 +310,7 @@ class Run:
         repo, selection, run_dir, previous = self._plan()
         target = selection.target
         for relative in [target.target.entry_skill, *target.target.roots]:
-            if not (repo.source_workspace / relative).exists():
+            if not target.source_path(repo.source_workspace, relative).exists():
                 raise InputError(
                     f"skill path {relative} not found in the source workspace {repo.source_workspace}"
                     " (pass --source-workspace)",
@@ -586,10 +586,12 @@ class Run:
             )
 
     def _launch_policy(self, repo: EvalRepo, scratch: Path) -> LaunchPolicy:
-        """The jail hides what an attempt must not see: the source workspace, the user's home,
+        """The jail hides what an attempt must not see: the source workspace, the eval repo
+        (outside the source workspace with `--source-workspace` or `--evals`), the user's home,
         every run directory and the scratch root of this run (other attempts)."""
         hidden = (
             repo.source_workspace.resolve(),
+            repo.root.resolve(),
             Path.home().resolve(),
             self.options.runs_dir.resolve(),
             scratch.resolve(),

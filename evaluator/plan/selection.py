@@ -55,7 +55,11 @@ def select_cases(
     target_id: str | None = None,
     suite_ids: list[str] | tuple[str, ...] = (),
     case_ids: list[str] | tuple[str, ...] = (),
+    *,
+    include_deferred: bool = False,
 ) -> Selection:
+    """Deferred cases (upstream's `deferred-cases/`) run only when asked for: by
+    `include_deferred`, or by naming their suite or case."""
     chosen = target_id or repo.default_target_id
     if chosen is None:
         names = ", ".join(sorted(repo.targets))
@@ -66,22 +70,25 @@ def select_cases(
             f"unknown target {chosen!r} (known: {', '.join(sorted(repo.targets))})",
             field="--target",
         )
+    pool = {**target.deferred, **target.suites}
     if suite_ids:
         suites = list(dict.fromkeys(suite_ids))
     elif case_ids:
-        suites = list(target.suites)
+        suites = list(pool)
     else:
         suites = list(target.target.default_suites) or list(target.suites)
+        if include_deferred:
+            suites += [s for s in target.deferred if s not in suites]
     for suite_id in suites:
-        if suite_id not in target.suites:
+        if suite_id not in pool:
             raise InputError(
                 f"unknown suite {suite_id!r} in target {chosen!r}"
-                f" (known: {', '.join(sorted(target.suites))})",
+                f" (known: {', '.join(sorted(pool))})",
                 field="--suite",
             )
-    cases = [case for suite_id in suites for case in target.suites[suite_id].cases]
+    cases = [case for suite_id in suites for case in pool[suite_id].cases]
     if case_ids:
-        known = {case.case_id: case for case in target.all_cases()}
+        known = {case.case_id: case for suite in pool.values() for case in suite.cases}
         missing = [c for c in case_ids if c not in known]
         if missing:
             raise InputError(f"unknown case id(s): {', '.join(missing)}", field="--case")

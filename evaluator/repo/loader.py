@@ -10,12 +10,14 @@ from evaluator.contract.models import (
     FinalAnswerMatchesCheck,
     ReadBeforeCheck,
     RepoConfig,
+    Suite,
 )
 from evaluator.contract.paths import path_matches
 from evaluator.contract.sections import section_lines
 from evaluator.errors import InputError
 from evaluator.patterns import pattern_problem
 from evaluator.repo.documents import Diagnostics, load_document
+from evaluator.repo.evals_json import evals_file, load_evals_json
 from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget
 from evaluator.safepath import UnsafePath, contained, is_inside, relative_problem
 from evaluator.yamlsource import PathKey, YamlDocument
@@ -23,6 +25,8 @@ from evaluator.yamlsource import PathKey, YamlDocument
 REPO_CONFIG_FILE = "agentic-eval.yaml"
 TARGET_FILE = "target.yaml"
 SUITE_FILE = "suite.yaml"
+DEFERRED_DIR = "deferred-cases"  # upstream: cases kept, validated and listed, run when asked
+DEFERRED_SUITE = "deferred"  # the suite of case files directly under deferred-cases/
 
 
 safe_relative = relative_problem
@@ -39,7 +43,13 @@ def load_repo(
 ) -> tuple[EvalRepo | None, Diagnostics]:
     """Every problem of the repo, or with `target` of that target only (what a run of it
     needs): other targets, rubrics and evaluations are then not read at all.
-    `default_target_only` reads only the config's `default_target` when no target is given."""
+    `default_target_only` reads only the config's `default_target` when no target is given.
+
+    `repo` may also name a skill-creator `evals.json` (or a skill folder holding
+    `evals/evals.json`); `source_workspace` is then the skill folder it tests, if given."""
+    evals = evals_file(repo)
+    if evals is not None:
+        return load_evals_json(evals, source_workspace)
     diagnostics = Diagnostics()
     if not repo.is_dir():
         diagnostics.error(InputError("eval repo directory not found", path=repo))
@@ -226,6 +236,7 @@ def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> 
         suite = _load_suite(suite_dir, result, repo, diagnostics)
         if suite is not None:
             result.suites[suite.suite_id] = suite
+    _load_deferred(target_dir / DEFERRED_DIR, result, repo)
     for index, suite_id in enumerate(target.default_suites):
         if suite_id not in result.suites:
             diagnostics.error(
@@ -234,6 +245,52 @@ def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> 
                 )
             )
     return _TargetLoad(result, doc)
+
+
+def _load_deferred(root: Path, target: LoadedTarget, repo: EvalRepo) -> None:
+    """`deferred-cases/`: suite folders as under `cases/`, or case files directly inside (the
+    suite `deferred`), never part of a default selection. Upstream keeps drafts there, so their
+    problems are listed with them (validate, explain), not reported as the repo's: a case with
+    one is not loaded and cannot be asked for."""
+    if not root.is_dir():
+        return
+    own = Diagnostics()
+    _load_deferred_cases(root, target, repo, own)
+    target.deferred_problems = [*own.errors, *own.warnings]
+
+
+def _load_deferred_cases(
+    root: Path, target: LoadedTarget, repo: EvalRepo, diagnostics: Diagnostics
+) -> None:
+    for suite_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        suite = _load_suite(suite_dir, target, repo, diagnostics)
+        if suite is not None:
+            target.deferred[suite.suite_id] = suite
+    loose = sorted(p for p in root.glob("*.y*ml") if p.is_file())
+    if not loose:
+        return
+    suite = LoadedSuite(
+        suite=Suite(
+            suite_id=DEFERRED_SUITE,
+            title="deferred cases",
+            cases=[p.relative_to(repo.root).as_posix() for p in loose],
+        ),
+        path=root,
+    )
+    for case_path in loose:
+        case_doc = load_document(case_path, "case", diagnostics, lenient=repo.lenient)
+        if case_doc is None:
+            continue
+        case = LoadedCase(
+            case=case_doc.model,
+            path=case_path,
+            doc=case_doc.doc,
+            suite_id=DEFERRED_SUITE,
+            target_id=target.target_id,
+        )
+        _check_case(case, target, diagnostics, repo.source_workspace)
+        suite.cases.append(case)
+    target.deferred.setdefault(DEFERRED_SUITE, suite)
 
 
 def _load_suite(
@@ -365,7 +422,7 @@ def _check_case(
 def _check_duplicate_case_ids(repo: EvalRepo, diagnostics: Diagnostics) -> None:
     for target in repo.targets.values():
         seen: dict[str, LoadedCase] = {}
-        for case in target.all_cases():
+        for case in [*target.all_cases(), *target.deferred_cases()]:
             first = seen.get(case.case_id)
             if first is None:
                 seen[case.case_id] = case

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from evaluator.contract.models import Case, RepoConfig, Suite, Target
+from evaluator.errors import InputError
 from evaluator.yamlsource import YamlDocument
 
 
@@ -33,6 +34,15 @@ class LoadedSuite:
         return self.suite.suite_id
 
 
+@dataclass(frozen=True)
+class SkillMount:
+    """A skill kept outside any source workspace (a skill-creator `evals.json` suite): the
+    workspace folder it is copied to (where the agent discovers skills) and its real folder."""
+
+    at: str
+    origin: Path
+
+
 @dataclass
 class LoadedTarget:
     target: Target
@@ -41,6 +51,10 @@ class LoadedTarget:
     # Source-workspace-relative regular files of entry_skill and roots; None when the source
     # workspace is unknown (then paths in checks cannot be verified).
     skill_files: list[str] | None = None
+    skill_mount: SkillMount | None = None
+    # Upstream's `deferred-cases/`: loaded and validated, run only when asked for.
+    deferred: dict[str, LoadedSuite] = field(default_factory=dict)
+    deferred_problems: list[InputError] = field(default_factory=list)  # drafts that cannot run
 
     @property
     def target_id(self) -> str:
@@ -52,6 +66,24 @@ class LoadedTarget:
 
     def all_cases(self) -> list[LoadedCase]:
         return [case for suite in self.suites.values() for case in suite.cases]
+
+    def deferred_cases(self) -> list[LoadedCase]:
+        return [case for suite in self.deferred.values() for case in suite.cases]
+
+    def source_path(self, source_workspace: Path, relative: str) -> Path:
+        """Where a workspace path of the skill (`entry_skill`, a root) is read from: the source
+        workspace, or the mounted skill's real folder."""
+        mount = self.skill_mount
+        if mount is not None:
+            inside = PurePosixPath(relative)
+            at = PurePosixPath(mount.at)
+            if inside == at or at in inside.parents:
+                return mount.origin.joinpath(*inside.relative_to(at).parts)
+        return source_workspace / relative
+
+    def source_root(self, source_workspace: Path) -> Path:
+        """The directory the skill's files must lie under (no symlink may lead out of it)."""
+        return self.skill_mount.origin if self.skill_mount is not None else source_workspace
 
     @property
     def fixtures_dir(self) -> Path:

@@ -77,7 +77,7 @@ def build_workspace(
 
 def _copy_skill(target: LoadedTarget, source_workspace: Path, workspace: Path) -> None:
     for relative in [target.target.entry_skill, *target.target.roots]:
-        source = source_workspace / relative
+        source = target.source_path(source_workspace, relative)
         destination = safe_join(workspace, relative)
         if not source.exists():
             raise InputError(
@@ -86,7 +86,7 @@ def _copy_skill(target: LoadedTarget, source_workspace: Path, workspace: Path) -
                 field="entry_skill" if relative == target.target.entry_skill else "roots",
             )
         try:
-            _copy_regular(source, destination, source_workspace)
+            _copy_regular(source, destination, target.source_root(source_workspace))
         except UnsafePath as exc:
             raise InputError(str(exc), path=target.path, field="roots") from None
 
@@ -156,7 +156,7 @@ def _apply_setup(
         for fixture in setup.copy_fixtures or []:
             source = safe_join(target.fixtures_dir, fixture.source)
             destination = safe_join(root, fixture.target)
-            _copy_regular(source, destination, target.directory)
+            _copy_regular(source, destination, target.fixtures_dir)
     except UnsafePath as exc:
         raise InputError(str(exc), path=case.path, field="setup") from None
     for name in setup.env_vars_required or []:

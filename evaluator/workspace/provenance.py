@@ -23,8 +23,11 @@ def skill_digest(
     entry = target.target.entry_skill
     files: dict[str, bytes] = {}
     for relative in [entry, *target.target.roots]:
-        for path in _regular_files(source_workspace / relative):
-            files[path.relative_to(source_workspace).as_posix()] = path.read_bytes()
+        source = target.source_path(source_workspace, relative)
+        for path in _regular_files(source):
+            # Named by its workspace path: a mounted skill hashes as the same files elsewhere.
+            where = Path(relative) / path.relative_to(source) if path != source else Path(relative)
+            files[where.as_posix()] = path.read_bytes()
     if entry_skill_text is not None:
         files[Path(entry).as_posix()] = entry_skill_text.encode("utf-8")
     digest = hashlib.sha256()

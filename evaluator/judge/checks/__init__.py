@@ -1,6 +1,7 @@
 """Structured checks: one module per kind, registered with `@register_check`."""
 
 from evaluator.judge.checks import (
+    command,
     command_ran,
     file_read,
     file_written,
@@ -15,6 +16,7 @@ from evaluator.judge.checks.registry import CHECKS, register_check, run_check
 
 __all__ = [
     "CHECKS",
+    "command",
     "command_ran",
     "file_read",
     "file_written",

@@ -23,6 +23,12 @@ def _write_refs(context: JudgeContext, pattern: str) -> list[str]:
     return [context.ref(r) for r in context.matching(context.writes(), pattern)]
 
 
+def session_end(context: JudgeContext) -> list[str]:
+    """The session's final answer: what a verdict on the workspace cites when no write of the
+    agent touched the file (the session ended there without making it)."""
+    return [context.ref(r) for r in context.evidence.of_kind("final_answer")[-1:]]
+
+
 def _unavailable(kind: str) -> CheckVerdict:
     return blocked(kind, "the attempt workspace is no longer on disk")
 
@@ -38,9 +44,16 @@ def exists(check: WorkspaceFileExistsCheck, context: JudgeContext) -> CheckVerdi
         return passed(
             "workspace_file_exists",
             f"workspace holds {names}",
-            [*refs, *(f"workspace-files:{context.relative(f)}" for f in found)],
+            [
+                *(refs or session_end(context)),
+                *(f"workspace-files:{context.relative(f)}" for f in found),
+            ],
         )
-    return failed("workspace_file_exists", f"no file matching {check.path} in the workspace", refs)
+    return failed(
+        "workspace_file_exists",
+        f"no file matching {check.path} in the workspace",
+        refs or session_end(context),
+    )
 
 
 @register_check("workspace_file_contains")
@@ -53,7 +66,7 @@ def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckV
         return failed(
             "workspace_file_contains",
             f"no file matching {check.path} in the workspace",
-            refs,
+            refs or session_end(context),
         )
     unknown = []
     for path in found:
@@ -69,7 +82,7 @@ def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckV
             return passed(
                 "workspace_file_contains",
                 f"{rel} contains {check.text!r}",
-                [*refs, f"workspace-files:{rel}"],
+                [*(refs or session_end(context)), f"workspace-files:{rel}"],
             )
     if unknown:
         names = ", ".join(context.relative(f) or f for f in unknown)
@@ -79,4 +92,6 @@ def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckV
             refs,
         )
     names = ", ".join(context.relative(f) or f for f in found)
-    return failed("workspace_file_contains", f"{names} lack(s) {check.text!r}", refs)
+    return failed(
+        "workspace_file_contains", f"{names} lack(s) {check.text!r}", refs or session_end(context)
+    )

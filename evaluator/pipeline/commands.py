@@ -1,0 +1,69 @@
+"""The runner of `command` checks: the author's shell text, after the agent, in the attempt's
+workspace and inside the same jail as its agent (hidden: the source workspace, the home, runs
+and other attempts), with a bounded time and a plain environment."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluator.agents.process import run_process
+from evaluator.judge.base import CommandOutcome
+from evaluator.sandbox import LaunchPolicy
+from evaluator.sandbox.base import JailSpec
+from evaluator.sandbox.registry import get_jail
+
+SHELL = "/bin/sh"  # what skill-creator's harnesses run a command string with (shell=True)
+OUTPUT_BYTES = 256 * 1024  # of each stream, from its end: a command may print without bound
+
+
+@dataclass(frozen=True)
+class JailedCommands:
+    launch: LaunchPolicy
+
+    def __call__(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+        argv = [SHELL, "-c", command]
+        where = "no jail"
+        if self.launch.jail != "none":
+            spec = JailSpec(workspace=workspace, writable=(workspace,), hidden=self.launch.hidden)
+            argv = get_jail(self.launch.jail).wrap(argv, spec)
+            where = f"{self.launch.jail} jail"
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(workspace),
+            "LANG": "C.UTF-8",
+        }
+        with tempfile.TemporaryDirectory(prefix="agentic-eval-check-") as scratch:
+            out, err = Path(scratch) / "out", Path(scratch) / "err"
+            done = run_process(
+                argv,
+                cwd=workspace,
+                env=env,
+                stdin_text="",
+                stdout_path=out,
+                stderr_path=err,
+                timeout_s=timeout_s,
+            )
+            output = _tail(out) + _tail(err)
+        if done.error is not None:
+            return CommandOutcome(None, output, where, error=done.error)
+        if done.timed_out:
+            return CommandOutcome(None, output, where, timed_out=True)
+        return CommandOutcome(done.exit_code, output, where)
+
+
+def _tail(path: Path) -> str:
+    with path.open("rb") as stream:
+        size = stream.seek(0, os.SEEK_END)
+        stream.seek(max(0, size - OUTPUT_BYTES))
+        return stream.read().decode("utf-8", errors="replace")
+
+
+def rejudge_commands(jail: str | None, hidden: tuple[Path, ...]) -> JailedCommands:
+    """For judging a finished run again: the jail its agents ran in, when it still works here
+    (the check's record says which confined it)."""
+    if jail and jail != "none" and get_jail(jail).unavailable() is None:
+        return JailedCommands(LaunchPolicy(jail=jail, hidden=hidden))
+    return JailedCommands(LaunchPolicy())

@@ -1,0 +1,524 @@
+"""Anthropic skill-creator `evals/evals.json` suites, read as they are into the repo model.
+
+No conversion step and nothing written: the skill the file belongs to becomes one target whose
+skill is mounted at `.agents/skills/<name>/` in every workspace, each eval a case (`prompt`
+verbatim, `files` copied in at the same relative paths), prose expectations assertion entries
+for the judge chain and typed assertion objects exact checks. Every shape seen in public repos
+is known (see docs/coming-from-skill-creator.md); any other key is an error naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import ValidationError
+
+from evaluator.contract.models import (
+    AssertionEntry,
+    Case,
+    CaseAssertions,
+    CaseInput,
+    CaseNotes,
+    CaseSetup,
+    Check,
+    CommandCheck,
+    CopyFixture,
+    NotCheck,
+    RepoConfig,
+    Suite,
+    Target,
+    WorkspaceFileContainsCheck,
+    WorkspaceFileExistsCheck,
+    WriteFile,
+)
+from evaluator.contract.parse import unknown_key_message
+from evaluator.errors import InputError
+from evaluator.repo.documents import Diagnostics
+from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget, SkillMount
+from evaluator.safepath import relative_problem
+from evaluator.yamlsource import MAX_CHARS, PathKey, YamlDocument, load_yaml, read_text
+
+EVALS_FILE = "evals.json"
+SKILL_FILE = "SKILL.md"
+OUTPUT_DIR = "{{output_dir}}"
+DEFAULT_SUITE = "evals"
+SKILLS_DIR = ".agents/skills"
+
+TOP_KEYS = ("skill_name", "evals", "schema_version", "name", "description")
+EVAL_KEYS = (
+    "id",
+    "name",
+    "description",
+    "prompt",
+    "expected_output",
+    "files",
+    "expectations",
+    "assertions",
+    "references",
+    "case_set",
+)
+ASSERTION_KEYS = (
+    "id",
+    "type",
+    "description",
+    "text",
+    "path",
+    "contains",
+    "command",
+    "expect_exit_code",
+)
+ASSERTION_TYPES = (
+    "file_exists",
+    "file_not_exists",
+    "file_contains",
+    "file_not_contains",
+    "command",
+)
+INLINE_FILE_KEYS = ("path", "content")
+_NOT_ID = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def evals_file(path: Path) -> Path | None:
+    """The `evals.json` a command-line path names, or None when it names an eval repo: the file
+    itself, or a skill folder (any folder without `targets/`) holding `evals/evals.json`."""
+    if path.is_file() or path.suffix == ".json":
+        return path
+    if path.is_dir() and not (path / "targets").is_dir():
+        for candidate in (path / "evals" / EVALS_FILE, path / EVALS_FILE):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+@dataclass
+class _Source:
+    """The parsed file, with PyYAML's positions when it can read the JSON (it nearly always can)."""
+
+    path: Path
+    data: Any
+    positions: YamlDocument
+
+    def error(self, key: PathKey, message: str) -> InputError:
+        return self.positions.error(key, message)
+
+    def key_error(self, key: PathKey, message: str) -> InputError:
+        return self.positions.key_error(key, message)
+
+
+def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | None, Diagnostics]:
+    """One target from a skill-creator `evals.json`; `skill` overrides which folder is tested."""
+    diagnostics = Diagnostics()
+    try:
+        source = _parse(path.absolute())
+    except InputError as exc:
+        diagnostics.error(exc)
+        return None, diagnostics
+    data = source.data
+    if not isinstance(data, dict):
+        diagnostics.error(source.error((), "expected a JSON object with an `evals` list"))
+        return None, diagnostics
+    for key in data:
+        if key not in TOP_KEYS:
+            diagnostics.error(source.key_error((key,), unknown_key_message(str(key), TOP_KEYS)))
+    evals = data.get("evals")
+    if not isinstance(evals, list) or not evals:
+        diagnostics.error(source.error(("evals",), "expected a non-empty list of evals"))
+        return None, diagnostics
+    skill_name = data.get("skill_name")
+    if skill_name is not None and not isinstance(skill_name, str):
+        diagnostics.error(source.error(("skill_name",), "expected a string"))
+        skill_name = None
+    skill_dir = _skill_folder(source.path, skill, skill_name, diagnostics)
+    if skill_dir is None:
+        return None, diagnostics
+    # Where `files` may come from: the skill folder and the evals file's side of the repo.
+    workspace = Path(os.path.commonpath([skill_dir, source.path.parent.resolve()]))
+    name = _identifier(_declared_name(skill_dir) or skill_name or skill_dir.name)
+    mount = f"{SKILLS_DIR}/{name}"
+    roots = [
+        f"{mount}/{child.name}"
+        for child in sorted(skill_dir.iterdir())
+        if child.name != SKILL_FILE
+        and not child.name.startswith(".git")
+        and not (child == source.path.resolve() or child in source.path.resolve().parents)
+    ]
+    target = Target(
+        target_id=_identifier(skill_name or skill_dir.name),
+        entry_skill=f"{mount}/{SKILL_FILE}",
+        roots=roots,
+        title=f"skill-creator evals of {skill_name or skill_dir.name}",
+        fixtures_root=os.path.relpath(workspace, source.path.parent),
+    )
+    loaded_target = LoadedTarget(
+        target=target,
+        path=source.path,
+        skill_mount=SkillMount(at=mount, origin=skill_dir),
+    )
+    loaded_target.skill_files = _skill_files(skill_dir, mount, roots)
+    seen: dict[str, int] = {}
+    for index, item in enumerate(evals):
+        case = _case(source, index, item, workspace, skill_dir, diagnostics)
+        if case is None:
+            continue
+        if case.case_id in seen:
+            diagnostics.error(
+                source.error(
+                    ("evals", index, "id"),
+                    f"duplicate eval id (case {case.case_id!r} is also evals[{seen[case.case_id]}])",
+                )
+            )
+            continue
+        seen[case.case_id] = index
+        case_set = _case_set(item)
+        suite = loaded_target.suites.get(case_set)
+        if suite is None:
+            suite = LoadedSuite(
+                suite=Suite(
+                    suite_id=case_set,
+                    title=f"case_set {case_set}" if case_set != DEFAULT_SUITE else None,
+                    cases=[],
+                ),
+                path=source.path,
+            )
+            loaded_target.suites[case_set] = suite
+        case.suite_id = case_set
+        case.target_id = target.target_id
+        # A suite lists case files; here every case is an entry of this one file.
+        suite.suite.cases.append(f"{source.path.name}#evals[{index}]")
+        suite.cases.append(case)
+    target.default_suites = list(loaded_target.suites)
+    # The skill folder is the source workspace (what a run records and a re-judge passes back
+    # as the skill); the jail hides it and the evals file's folder (the repo root) alike.
+    repo = EvalRepo(
+        root=source.path.parent,
+        source_workspace=skill_dir,
+        source_workspace_explicit=True,
+        config=RepoConfig(default_target=target.target_id),
+        targets={target.target_id: loaded_target},
+    )
+    return repo, diagnostics
+
+
+def _parse(path: Path) -> _Source:
+    text = read_text(path)
+    if len(text) > MAX_CHARS:
+        raise InputError(f"file is larger than {MAX_CHARS} characters", path=path, line=1, col=1)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, col=exc.colno
+        ) from None
+    except RecursionError:
+        raise InputError("invalid JSON: nested too deeply", path=path) from None
+    try:
+        positions = load_yaml(path)  # JSON is YAML: its parser gives each key a line
+        positions.data = data
+    except InputError:
+        positions = YamlDocument(path=path, data=data)
+    return _Source(path=path, data=data, positions=positions)
+
+
+def _skill_folder(
+    evals: Path, skill: Path | None, skill_name: str | None, diagnostics: Diagnostics
+) -> Path | None:
+    """The folder the file belongs to: `<skill>/evals/evals.json`, a repo-level `evals/` beside
+    `<skill_name>/`, `misc/evals/<skill>/`, or the folder holding the file; else `--skill`."""
+    if skill is not None:
+        if not (skill / SKILL_FILE).is_file():
+            diagnostics.error(
+                InputError(f"no {SKILL_FILE} in this folder", path=skill, field="--skill")
+            )
+            return None
+        return skill.resolve()
+    here = evals.parent
+    # A name is looked up as one folder name only: `skill_name` is data, never a path.
+    names = [n for n in (skill_name, here.name) if n and "/" not in n and not n.startswith(".")]
+    candidates = [here, here.parent]
+    for base in (here.parent, here.parent.parent, here.parent.parent.parent):
+        for name in names:
+            candidates += [base / name, base / "skills" / name, base / SKILLS_DIR / name]
+    for candidate in candidates:
+        if (candidate / SKILL_FILE).is_file():
+            return candidate.resolve()
+    siblings = [p for p in here.parent.iterdir() if (p / SKILL_FILE).is_file()]
+    if len(siblings) == 1:
+        return siblings[0].resolve()
+    diagnostics.error(
+        InputError(
+            "cannot tell which skill folder this evals.json tests (no SKILL.md beside it or"
+            f" named {skill_name!r}); pass --skill DIR",
+            path=evals,
+        )
+    )
+    return None
+
+
+def _declared_name(skill_dir: Path) -> str | None:
+    """The `name:` of SKILL.md's front matter: agents find the skill under that name."""
+    try:
+        text = (skill_dir / SKILL_FILE).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if not text.startswith("---"):
+        return None
+    front = text[3:].split("\n---", 1)[0]
+    found = re.search(r"^name:\s*['\"]?([^'\"\n]+?)['\"]?\s*$", front, re.MULTILINE)
+    return found.group(1) if found else None
+
+
+def _skill_files(skill_dir: Path, mount: str, roots: list[str]) -> list[str]:
+    files = [f"{mount}/{SKILL_FILE}"]
+    for root in roots:
+        real = skill_dir / PurePosixPath(root).name
+        if real.is_file() and not real.is_symlink():
+            files.append(root)
+        elif real.is_dir():
+            for path in sorted(real.rglob("*")):
+                if path.is_file() and not path.is_symlink():
+                    files.append(f"{mount}/{path.relative_to(skill_dir).as_posix()}")
+    return sorted(files)
+
+
+def _identifier(value: object) -> str:
+    text = _NOT_ID.sub("-", str(value)).strip("-.") or "x"
+    return text if text[0].isalnum() else f"x{text}"
+
+
+def _case_set(item: dict[str, Any]) -> str:
+    value = item.get("case_set")
+    return _identifier(value) if isinstance(value, str) and value else DEFAULT_SUITE
+
+
+def _case(
+    source: _Source,
+    index: int,
+    item: object,
+    workspace: Path,
+    skill_dir: Path,
+    diagnostics: Diagnostics,
+) -> LoadedCase | None:
+    at: PathKey = ("evals", index)
+    if not isinstance(item, dict):
+        diagnostics.error(source.error(at, "expected an object (an eval)"))
+        return None
+    problems = len(diagnostics.errors)
+    for key in item:
+        if key not in EVAL_KEYS:
+            diagnostics.error(
+                source.key_error((*at, key), unknown_key_message(str(key), EVAL_KEYS))
+            )
+    prompt = item.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        diagnostics.error(source.error((*at, "prompt"), "required: the prompt sent to the agent"))
+    identifier = item.get("id", index)
+    if isinstance(identifier, bool) or not isinstance(identifier, (int, str)):
+        diagnostics.error(source.error((*at, "id"), "expected an integer or a string"))
+    expected = item.get("expected_output")
+    if expected is not None and not isinstance(expected, str):
+        diagnostics.error(source.error((*at, "expected_output"), "expected a string"))
+    entries: list[AssertionEntry] = []
+    for list_key in ("expectations", "assertions"):
+        values = item.get(list_key)
+        if values is None:
+            continue
+        if not isinstance(values, list):
+            diagnostics.error(source.error((*at, list_key), "expected a list"))
+            continue
+        for number, value in enumerate(values):
+            entry = _entry(source, (*at, list_key, number), value, diagnostics)
+            if entry is not None:
+                entries.append(entry)
+    setup = _files(source, (*at, "files"), item.get("files"), workspace, skill_dir, diagnostics)
+    references = item.get("references") or []
+    if not isinstance(references, list) or not all(isinstance(r, str) for r in references):
+        diagnostics.error(source.error((*at, "references"), "expected a list of strings"))
+        references = []
+    if len(diagnostics.errors) > problems or setup is None:
+        return None
+    assert isinstance(prompt, str)
+    name = item.get("name")
+    title = name if isinstance(name, str) and name else prompt.strip().splitlines()[0][:80]
+    try:
+        case = Case(
+            case_id=f"eval-{_identifier(identifier)}",
+            title=title,
+            input=CaseInput(user_prompt=prompt),
+            setup=setup,
+            assertions=CaseAssertions(required=entries),
+            # Source-workspace paths, and the skill folder is the source workspace: where the
+            # report's suggested fixes point (the references the eval names, else SKILL.md).
+            notes=CaseNotes(
+                likely_fix_files=[r.split("#", 1)[0] for r in references if r] or [SKILL_FILE]
+            ),
+            expected_output=expected,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        diagnostics.error(source.error(at, f"{'.'.join(map(str, first['loc']))}: {first['msg']}"))
+        return None
+    line, col = source.positions.position(at)
+    doc = YamlDocument(path=source.path, data=item, positions={(): (line, col)})
+    return LoadedCase(case=case, path=source.path, doc=doc, suite_id="", target_id="")
+
+
+def _entry(
+    source: _Source, at: PathKey, value: object, diagnostics: Diagnostics
+) -> AssertionEntry | None:
+    """A prose string goes to the judge chain as written; a typed object becomes its check."""
+    if isinstance(value, str):
+        if not value.strip():
+            diagnostics.error(source.error(at, "an expectation must not be empty"))
+            return None
+        return AssertionEntry(description=value, pass_criteria=[value])
+    if not isinstance(value, dict):
+        diagnostics.error(source.error(at, "expected a string or an assertion object"))
+        return None
+    for key in value:
+        if key not in ASSERTION_KEYS:
+            diagnostics.error(
+                source.key_error((*at, key), unknown_key_message(str(key), ASSERTION_KEYS))
+            )
+            return None
+    kind = value.get("type")
+    if kind is None and isinstance(value.get("text"), str):
+        text = value["text"]  # `{text}`: a prose expectation written as an object
+        return AssertionEntry(description=text, pass_criteria=[text])
+    if kind not in ASSERTION_TYPES:
+        diagnostics.error(
+            source.error(
+                (*at, "type"), f"must be one of {', '.join(ASSERTION_TYPES)} (got {kind!r})"
+            )
+        )
+        return None
+    note = f"evals.json {kind} assertion" + (f" {value['id']}" if "id" in value else "")
+    check = _check(source, at, kind, value, note, diagnostics)
+    if check is None:
+        return None
+    description = value.get("description") or _describe(kind, value)
+    return AssertionEntry(description=str(description), checks=[check])
+
+
+def _check(
+    source: _Source,
+    at: PathKey,
+    kind: str,
+    value: dict[str, Any],
+    note: str,
+    diagnostics: Diagnostics,
+) -> Check | None:
+    def text(key: str) -> str | None:
+        found = value.get(key)
+        if not isinstance(found, str) or not found:
+            diagnostics.error(
+                source.error((*at, key), f"a {kind} assertion needs a non-empty `{key}`")
+            )
+            return None
+        return found
+
+    if kind == "command":
+        command = text("command")
+        code = value.get("expect_exit_code", 0)
+        if isinstance(code, bool) or not isinstance(code, int):
+            diagnostics.error(source.error((*at, "expect_exit_code"), "expected an integer"))
+            return None
+        return (
+            CommandCheck(kind="command", command=command, expect_exit_code=code, note=note)
+            if command
+            else None
+        )
+    raw = text("path")
+    if raw is None:
+        return None
+    path = raw.removeprefix(OUTPUT_DIR).lstrip("/") or "."
+    why = relative_problem(path)
+    if why:
+        diagnostics.error(source.error((*at, "path"), f"{raw!r} {why}"))
+        return None
+    negated = kind in ("file_not_exists", "file_not_contains")
+    inner = None if negated else note
+    if kind in ("file_exists", "file_not_exists"):
+        exists = WorkspaceFileExistsCheck(kind="workspace_file_exists", path=path, note=inner)
+        return NotCheck.model_validate({"not": exists, "note": note}) if negated else exists
+    contains = text("contains")
+    if contains is None:
+        return None
+    has = WorkspaceFileContainsCheck(
+        kind="workspace_file_contains", path=path, text=contains, note=inner
+    )
+    return NotCheck.model_validate({"not": has, "note": note}) if negated else has
+
+
+def _describe(kind: str, value: dict[str, Any]) -> str:
+    return {
+        "file_exists": f"{value.get('path')} exists",
+        "file_not_exists": f"{value.get('path')} does not exist",
+        "file_contains": f"{value.get('path')} contains {value.get('contains')!r}",
+        "file_not_contains": f"{value.get('path')} does not contain {value.get('contains')!r}",
+        "command": f"`{value.get('command')}` exits {value.get('expect_exit_code', 0)}",
+    }[kind]
+
+
+def _files(
+    source: _Source,
+    at: PathKey,
+    value: object,
+    workspace: Path,
+    skill_dir: Path,
+    diagnostics: Diagnostics,
+) -> CaseSetup | None:
+    """`files`: paths relative to the skill folder (skill-creator's rule; else to the evals
+    file's folder, else its parent), copied to the same relative paths; `{path, content}`
+    objects are written as given."""
+    if value is None:
+        return CaseSetup()
+    if not isinstance(value, list):
+        diagnostics.error(source.error(at, "expected a list of paths"))
+        return None
+    copies: list[CopyFixture] = []
+    writes: list[WriteFile] = []
+    for number, item in enumerate(value):
+        where = (*at, number)
+        if isinstance(item, dict):
+            for key in item:
+                if key not in INLINE_FILE_KEYS:
+                    diagnostics.error(
+                        source.key_error(
+                            (*where, key), unknown_key_message(str(key), INLINE_FILE_KEYS)
+                        )
+                    )
+                    return None
+            path, content = item.get("path"), item.get("content", "")
+            if not isinstance(path, str) or not isinstance(content, str):
+                diagnostics.error(source.error(where, "expected `path` and `content` strings"))
+                return None
+            why = relative_problem(path)
+            if why:
+                diagnostics.error(source.error((*where, "path"), f"{path!r} {why}"))
+                return None
+            writes.append(WriteFile(path=path, content=content))
+            continue
+        if not isinstance(item, str):
+            diagnostics.error(source.error(where, "expected a path or a `{path, content}` object"))
+            return None
+        why = relative_problem(item)
+        if why:
+            diagnostics.error(source.error(where, f"{item!r} {why}"))
+            return None
+        bases = (skill_dir, source.path.parent.resolve(), source.path.parent.resolve().parent)
+        found = next((b / item for b in bases if (b / item).exists()), None)
+        if found is None or not (
+            found.resolve() == workspace or workspace in found.resolve().parents
+        ):
+            diagnostics.error(
+                source.error(where, f"file not found beside the skill or the evals file: {item}")
+            )
+            return None
+        relative = found.resolve().relative_to(workspace).as_posix()
+        copies.append(CopyFixture(source=relative, target=item))
+    return CaseSetup(copy_fixtures=copies or None, write_files=writes or None)

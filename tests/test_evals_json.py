@@ -1,0 +1,509 @@
+"""skill-creator `evals.json` read as it is: every public shape loads into the repo model, bad
+input is one located line, `files` land at their relative paths, typed assertions become
+checks (`command` runs after the agent), and `convert` writes the equivalent YAML repo."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evaluator.cli.main import main
+from evaluator.contract.models import (
+    CommandCheck,
+    NotCheck,
+    WorkspaceFileContainsCheck,
+    WorkspaceFileExistsCheck,
+)
+from evaluator.evidence import SessionEvidence
+from evaluator.grader.prompt import judge_prompt
+from evaluator.judge import JudgeContext
+from evaluator.judge.base import CommandOutcome
+from evaluator.judge.chain import pending_entries, plan_entries
+from evaluator.judge.checks.command import command
+from evaluator.judge.graded import grade_item
+from evaluator.pipeline.commands import JailedCommands, rejudge_commands
+from evaluator.plan import open_repo, select_cases
+from evaluator.repo import EvalRepo, load_repo
+from evaluator.sandbox import LaunchPolicy
+from evaluator.sandbox.registry import get_jail
+from evaluator.workspace import build_workspace
+from evaluator.workspace.provenance import skill_digest
+from tests.conftest import ROOT
+
+SUITES = ROOT.parent / "shared/fixtures/public-suites"
+UPSTREAM = ROOT / "tests/fixtures/upstream/agentic-evals"
+needs_suites = pytest.mark.skipif(not SUITES.is_dir(), reason=f"no public suites at {SUITES}")
+
+# Written from each file's PROVENANCE.md before the loader existed: what every suite must give.
+# suite dir: (evals path, target, mounted skill, cases, typed checks by kind, prose entries)
+PUBLIC = {
+    "confluentinc__agent-skills__flink-udf": (
+        "upstream/skills/flink-udf/evals/evals.json",
+        "flink-udf",
+        "flink-udf",
+        8,
+        {"workspace_file_exists": 17, "workspace_file_contains": 43, "not": 3, "command": 40},
+        0,
+    ),
+    "confluentinc__agent-skills__developing-kafka-python-client": (
+        "upstream/skills/developing-kafka-python-client/evals/evals.json",
+        "developing-kafka-python-client",
+        "developing-kafka-python-client",
+        9,
+        {"workspace_file_exists": 40, "workspace_file_contains": 60, "not": 3, "command": 8},
+        0,
+    ),
+    "AvdLee__Xcode-Disk-Cleanup-Agent-Skill__xcode-disk-cleanup": (
+        "upstream/evals/evals.json",
+        "xcode-disk-cleanup",
+        "xcode-disk-cleanup",
+        4,
+        {},
+        16,
+    ),
+    "dalberto__imessage-history-skill__imessage-history": (
+        "upstream/evals/evals.json",
+        "imessage-history",
+        "imessage-history",
+        3,
+        {},
+        12,
+    ),
+}
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+def load(path: Path, skill: Path | None = None) -> EvalRepo:
+    repo, diagnostics = load_repo(path, skill)
+    assert not diagnostics.errors, [e.render() for e in diagnostics.errors]
+    assert repo is not None
+    return repo
+
+
+def skill(tmp_path: Path, evals: object, name: str = "demo-skill") -> Path:
+    folder = tmp_path / name
+    (folder / "evals").mkdir(parents=True)
+    (folder / "references").mkdir()
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\nBody.\n")
+    (folder / "references/guide.md").write_text("guide\n")
+    text = evals if isinstance(evals, str) else json.dumps(evals, indent=2)
+    (folder / "evals/evals.json").write_text(text)
+    return folder
+
+
+@needs_suites
+@pytest.mark.parametrize("suite", sorted(PUBLIC))
+def test_every_public_suite_loads_in_place(suite: str) -> None:
+    evals, target_id, mounted, cases, kinds, prose = PUBLIC[suite]
+    repo = load(SUITES / suite / evals)
+    target = repo.targets[target_id]
+    assert target.target.entry_skill == f".agents/skills/{mounted}/SKILL.md"
+    assert len(target.all_cases()) == cases
+    found: Counter[str] = Counter()
+    prose_found = 0
+    for case in target.all_cases():
+        for entry in case.case.assertions.required:
+            if entry.checks:
+                found.update(check.kind for check in entry.checks)
+            else:
+                assert entry.pass_criteria == [entry.description]
+                prose_found += 1
+        assert case.case.input.user_prompt.strip()
+    assert dict(found) == kinds and prose_found == prose
+    # the evals never reach a workspace; the skill's own files do
+    assert target.skill_files is not None
+    assert not any("evals" in f.split("/") for f in target.skill_files)
+    assert f".agents/skills/{mounted}/SKILL.md" in target.skill_files
+
+
+@needs_suites
+def test_prompts_and_expected_outputs_are_verbatim() -> None:
+    suite = "confluentinc__agent-skills__developing-kafka-python-client"
+    path = SUITES / suite / PUBLIC[suite][0]
+    raw = json.loads(path.read_text())["evals"]
+    target = load(path).targets["developing-kafka-python-client"]
+    by_id = {case.case_id: case.case for case in target.all_cases()}
+    for item in raw:
+        case = by_id[f"eval-{item['id']}"]
+        assert case.input.user_prompt == item["prompt"]
+        assert case.expected_output == item["expected_output"]
+    # eval 7's inline file is written into the workspace as given
+    inline = by_id["eval-7"].setup.write_files
+    assert inline is not None and [w.path for w in inline] == ["app/kafka_producer.py"]
+    assert inline[0].content == raw[7]["files"][0]["content"]
+
+
+@needs_suites
+def test_a_skill_folder_and_a_repo_level_evals_folder_are_found() -> None:
+    kafka = SUITES / "confluentinc__agent-skills__developing-kafka-python-client/upstream/skills"
+    by_folder = load(kafka / "developing-kafka-python-client")  # `--evals DIR`
+    assert list(by_folder.targets) == ["developing-kafka-python-client"]
+    xcode = SUITES / "AvdLee__Xcode-Disk-Cleanup-Agent-Skill__xcode-disk-cleanup/upstream"
+    beside = load(xcode / "evals/evals.json").targets["xcode-disk-cleanup"]
+    assert beside.skill_mount is not None
+    assert beside.skill_mount.origin == (xcode / "xcode-disk-cleanup").resolve()
+    imessage = SUITES / "dalberto__imessage-history-skill__imessage-history/upstream"
+    root = load(imessage / "evals/evals.json").targets["imessage-history"]
+    # the repo root is the skill; its name is SKILL.md's, not the folder's
+    assert root.skill_mount is not None and root.skill_mount.at == ".agents/skills/imessage-history"
+    assert ".agents/skills/imessage-history/evals" not in root.target.roots
+
+
+def test_an_unknown_key_is_one_located_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = skill(
+        tmp_path,
+        '{\n  "skill_name": "demo-skill",\n  "evals": [\n    {"id": 1, "prompt": "p",\n'
+        '     "expectations": ["x"], "colour": "red"}\n  ]\n}\n',
+    )
+    code, _, err = run_cli(["validate", "--evals", str(folder)], capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"{folder}/evals/evals.json:5:29: evals[0].colour: unknown field 'colour'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"evals": [1,', "evals.json:1:14: invalid JSON: Expecting value"),
+        (
+            '{"evals": [{"prompt": "p", "assertions": [{"type": "file_size", "path": "x"}]}]}',
+            "evals[0].assertions[0].type: must be one of file_exists, file_not_exists,"
+            " file_contains, file_not_contains, command (got 'file_size')",
+        ),
+        (
+            '{"evals": [{"prompt": "p", "assertions": [{"type": "command"}]}]}',
+            "evals[0].assertions[0].command: a command assertion needs a non-empty `command`",
+        ),
+        ('{"evals": [{"prompt": "p", "files": ["nope.txt"]}]}', "file not found beside"),
+        ('{"evals": [{"id": 1, "expectations": ["x"]}]}', "evals[0].prompt: required"),
+        ('{"skill": "x", "evals": [{"prompt": "p"}]}', "skill: unknown field 'skill'"),
+        ('["not an object"]', "expected a JSON object"),
+        ("[" * 100_000, "invalid JSON: nested too deeply"),
+    ],
+)
+def test_bad_input_is_an_error_naming_file_and_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+) -> None:
+    folder = skill(tmp_path, text)
+    code, _, err = run_cli(["run", "--evals", str(folder / "evals/evals.json")], capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "evals/evals.json" in err and expected in err
+
+
+def test_no_skill_folder_asks_for_skill(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "misc").mkdir()
+    evals = tmp_path / "misc/evals.json"
+    evals.write_text('{"skill_name": "gone", "evals": [{"prompt": "p"}]}')
+    code, _, err = run_cli(["validate", "--evals", str(evals)], capsys)
+    assert code == 2 and "pass --skill DIR" in err
+    folder = skill(tmp_path, {"evals": [{"prompt": "q"}]}, name="gone-too")
+    code, out, _ = run_cli(["validate", "--evals", str(evals), "--skill", str(folder)], capsys)
+    assert code == 0 and "1 case(s)" in out
+
+
+def test_evals_replaces_repo_and_skill_needs_evals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = skill(tmp_path, {"evals": [{"prompt": "p"}]})
+    code, _, err = run_cli(["validate", "--evals", str(folder), "--repo", str(tmp_path)], capsys)
+    assert code == 2 and "--evals replaces --repo" in err
+    code, _, err = run_cli(["validate", "--skill", str(folder)], capsys)
+    assert code == 2 and "add --evals" in err
+
+
+def test_files_land_at_their_relative_paths_and_the_evals_never_do(tmp_path: Path) -> None:
+    folder = skill(
+        tmp_path,
+        {
+            "skill_name": "demo-skill",
+            "evals": [
+                {
+                    "id": "a b",
+                    "name": "first",
+                    "prompt": "Summarise the file.",
+                    "files": ["evals/files/in.csv", {"path": "src/x.py", "content": "x = 1\n"}],
+                    "expectations": ["The answer names the file"],
+                    "references": ["references/guide.md#usage"],
+                    "case_set": "regression",
+                }
+            ],
+        },
+    )
+    (folder / "evals/files").mkdir()
+    (folder / "evals/files/in.csv").write_text("a,b\n1,2\n")
+    repo = load(folder)
+    target = repo.targets["demo-skill"]
+    case = target.suites["regression"].cases[0]
+    assert (case.case_id, case.case.title) == ("eval-a-b", "first")
+    assert case.case.notes.likely_fix_files == ["references/guide.md"]
+    workspace = build_workspace(
+        case_workspace_root=tmp_path / "ws",
+        case=case,
+        target=target,
+        source_workspace=repo.source_workspace,
+        attempt=1,
+    )
+    files = sorted(
+        p.relative_to(workspace.path).as_posix() for p in workspace.path.rglob("*") if p.is_file()
+    )
+    assert files == [
+        ".agents/skills/demo-skill/SKILL.md",
+        ".agents/skills/demo-skill/references/guide.md",
+        "evals/files/in.csv",
+        "src/x.py",
+    ]
+    assert (workspace.path / "evals/files/in.csv").read_text() == "a,b\n1,2\n"
+    # nothing was written beside the evals file
+    assert sorted(p.name for p in (folder / "evals").iterdir()) == ["evals.json", "files"]
+    # the skill's digest is the same as for the same files in a source workspace
+    source = tmp_path / "source"
+    shutil.copytree(
+        folder, source / ".agents/skills/demo-skill", ignore=shutil.ignore_patterns("evals")
+    )
+    plain = target.__class__(target=target.target, path=target.path)
+    assert skill_digest(target, repo.source_workspace) == skill_digest(plain, source)
+
+
+def test_typed_assertions_become_checks_and_prose_goes_to_the_judge_chain(tmp_path: Path) -> None:
+    folder = skill(
+        tmp_path,
+        {
+            "evals": [
+                {
+                    "id": 0,
+                    "prompt": "p",
+                    "expected_output": "A tidy project.",
+                    "assertions": [
+                        {"id": "e", "type": "file_exists", "path": "{{output_dir}}/a.txt"},
+                        {"type": "file_not_exists", "path": "b.txt", "description": "no b"},
+                        {"type": "file_contains", "path": "a.txt", "contains": "hi"},
+                        {"type": "file_not_contains", "path": "a.txt", "contains": "bye"},
+                        {"type": "command", "command": "test -f {{output_dir}}/a.txt"},
+                        "The answer explains what it did",
+                    ],
+                }
+            ]
+        },
+    )
+    case = load(folder).targets["demo-skill"].all_cases()[0].case
+    checks = [entry.checks for entry in case.assertions.required]
+    assert isinstance(checks[0][0], WorkspaceFileExistsCheck) and checks[0][0].path == "a.txt"
+    assert isinstance(checks[1][0], NotCheck) and case.assertions.required[1].description == "no b"
+    assert isinstance(checks[2][0], WorkspaceFileContainsCheck) and checks[2][0].text == "hi"
+    assert isinstance(checks[3][0], NotCheck)
+    assert isinstance(checks[4][0], CommandCheck) and checks[4][0].expect_exit_code == 0
+    assert checks[5] == []
+    routes = [plan.decided_by for plan in plan_entries(case, grader_configured=False)]
+    assert routes == ["checks"] * 5 + ["unclear-rule"]
+    assert plan_entries(case, grader_configured=True)[5].decided_by == "model"
+    # expected_output reaches the model judge as intent, never as a criterion
+    item = grade_item(pending_entries(case)[5])
+    assert item.text == "The answer explains what it did" and item.intent == "A tidy project."
+    prompt = judge_prompt(item, tmp_path, 1, 1)
+    assert '"A tidy project."' in prompt and "intended outcome" in prompt
+
+
+def _context(tmp_path: Path, runner: object | None) -> JudgeContext:
+    evidence = SessionEvidence(session_path="s.jsonl")
+    return JudgeContext(
+        evidence=evidence,
+        workspace=tmp_path,
+        ref_prefix="case-artifacts/c/attempts/attempt-01/accepted-session.json",
+        record_dir=tmp_path.parent / "judge",
+        commands=runner,  # type: ignore[arg-type]
+    )
+
+
+def test_the_command_check_runs_in_the_workspace_and_records_its_output(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.txt").write_text("hello\n")
+    context = _context(workspace, JailedCommands(LaunchPolicy()))
+    ok = command(CommandCheck(kind="command", command="grep -r hello {{output_dir}}"), context)
+    assert ok.status == "pass" and "(no jail)" in ok.detail
+    record = tmp_path / "judge" / ok.evidence[-1].rsplit("/", 1)[1]
+    saved = json.loads(record.read_text())
+    assert saved["exit_code"] == 0 and "hello" in saved["output"]
+    assert saved["ran"] == f"grep -r hello {workspace}"
+    assert ok.evidence[-1].startswith("case-artifacts/c/attempts/attempt-01/judge/command-")
+    bad = command(
+        CommandCheck(kind="command", command="grep -r bye {{output_dir}}", expect_exit_code=0),
+        context,
+    )
+    assert bad.status == "fail" and "exited 1, expected 0" in bad.detail
+    wanted = command(CommandCheck(kind="command", command="exit 3", expect_exit_code=3), context)
+    assert wanted.status == "pass"
+    slow = command(CommandCheck(kind="command", command="sleep 5", timeout_s=0.2), context)
+    assert slow.status == "blocked" and "timed out" in slow.detail
+
+
+def test_the_command_check_is_blocked_without_a_runner(tmp_path: Path) -> None:
+    verdict = command(CommandCheck(kind="command", command="true"), _context(tmp_path, None))
+    assert verdict.status == "blocked" and verdict.blocked_reason == "insufficient-evidence"
+
+    def broken(text: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+        return CommandOutcome(None, "", "bwrap jail", error="cannot start: no bwrap")
+
+    verdict = command(CommandCheck(kind="command", command="true"), _context(tmp_path, broken))
+    assert verdict.status == "blocked" and "no bwrap" in verdict.detail
+
+
+def test_verification_and_task_agent_raw_scope_reach_the_model_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "agentic-evals"
+    shutil.copytree(UPSTREAM, repo)
+    path = next(p for p in (repo / "targets").rglob("cases/*/*.yaml") if p.name != "suite.yaml")
+    verification = [
+        "Read the accepted task trace and final answer.",
+        "If the task trace is incomplete, mark blocked with insufficient-evidence.",
+    ]
+    data = yaml.safe_load(path.read_text())
+    data["verification"] = verification
+    data["assert"]["required"][0]["evidence_scope"] = ["task-agent-raw.jsonl"]
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    code, _, err = run_cli(["validate", "--repo", str(repo)], capsys)
+    assert code == 0, err  # upstream's newer keys are known, not extras
+    case = next(
+        c.case
+        for t in open_repo(repo, None).targets.values()
+        for c in t.all_cases()
+        if c.path == path
+    )
+    assert case.verification == verification
+    pending = [p for p in pending_entries(case) if "task-agent-raw.jsonl" in p.entry.evidence_scope]
+    assert pending
+    item = grade_item(pending[0])
+    assert item.verification == tuple(verification)
+    assert "raw session" in (item.evidence_scope or "")
+    prompt = judge_prompt(item, tmp_path, 1, 1)
+    assert json.dumps(verification) in prompt and "instructions to the verifier" in prompt
+
+
+def test_deferred_cases_are_listed_and_run_only_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "agentic-evals"
+    shutil.copytree(UPSTREAM, repo)
+    target_dir = next((repo / "targets").iterdir())
+    case = next(p for p in (target_dir / "cases").rglob("*.yaml") if p.name != "suite.yaml")
+    text = case.read_text().replace(f'case_id: "{case.stem}"', 'case_id: "parked"')
+    text = text.replace(f"case_id: {case.stem}", "case_id: parked")
+    (target_dir / "deferred-cases/parked.yaml").write_text(text)
+    code, out, err = run_cli(["validate", "--repo", str(repo)], capsys)
+    assert code == 0, err
+    assert f"deferred: {target_dir.name}/deferred/parked;" in out
+    assert "later (not runnable: " in out  # the upstream draft, listed with its problem
+    loaded = open_repo(repo, None)
+    default = select_cases(loaded)
+    assert "parked" not in [c.case_id for c in default.cases]
+    asked = select_cases(loaded, include_deferred=True)
+    assert [c.case_id for c in asked.cases][-1] == "parked"
+    assert [c.case_id for c in select_cases(loaded, case_ids=["parked"]).cases] == ["parked"]
+    assert select_cases(loaded, suite_ids=["deferred"]).suite_ids == ["deferred"]
+    code, out, _ = run_cli(["explain", "--repo", str(repo), "--json"], capsys)
+    assert json.loads(out)["deferred_not_explained"] == ["parked"]
+
+
+def test_convert_writes_the_equivalent_yaml_repo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = skill(
+        tmp_path,
+        {
+            "skill_name": "demo-skill",
+            "evals": [
+                {
+                    "id": 1,
+                    "prompt": "Use the data.",
+                    "expected_output": "It is used.",
+                    "files": ["evals/files/in.csv"],
+                    "assertions": [
+                        {"type": "command", "command": "test -s {{output_dir}}/out.txt"},
+                        {"type": "file_not_contains", "path": "out.txt", "contains": "TODO"},
+                        "The answer cites in.csv",
+                    ],
+                }
+            ],
+        },
+    )
+    (folder / "evals/files").mkdir()
+    (folder / "evals/files/in.csv").write_text("a\n")
+    out = tmp_path / "source/agentic-evals"
+    code, stdout, err = run_cli(["convert", str(folder), "--out", str(out)], capsys)
+    assert code == 0, err
+    assert "place" in stdout and ".agents/skills/demo-skill/" in stdout
+    shutil.copytree(
+        folder,
+        tmp_path / "source/.agents/skills/demo-skill",
+        ignore=shutil.ignore_patterns("evals"),
+    )
+    converted = load(out)
+    original = load(folder)
+    [before] = original.targets["demo-skill"].all_cases()
+    [after] = converted.targets["demo-skill"].all_cases()
+    assert after.case.assertions == before.case.assertions
+    assert after.case.input == before.case.input
+    assert after.case.expected_output == "It is used."
+    assert before.case.notes.likely_fix_files == ["SKILL.md"]  # in the skill folder
+    assert after.case.notes.likely_fix_files == [".agents/skills/demo-skill/SKILL.md"]
+    target = converted.targets["demo-skill"]
+    assert target.target.entry_skill == original.targets["demo-skill"].target.entry_skill
+    built = build_workspace(
+        case_workspace_root=tmp_path / "ws",
+        case=after,
+        target=target,
+        source_workspace=converted.source_workspace,
+        attempt=1,
+    )
+    assert (built.path / "evals/files/in.csv").read_text() == "a\n"
+    code, _, err = run_cli(["convert", str(folder), "--out", str(out)], capsys)
+    assert code == 2 and "not empty" in err
+
+
+def test_the_command_check_never_runs_on_a_snapshot_missing_content(tmp_path: Path) -> None:
+    context = _context(tmp_path, JailedCommands(LaunchPolicy()))
+    context.without_content = frozenset({"big.bin"})
+    verdict = command(CommandCheck(kind="command", command="true"), context)
+    assert verdict.status == "blocked" and "big.bin" in verdict.detail
+
+
+def test_a_rejudge_runs_commands_in_the_run_jail_only_where_it_works() -> None:
+    assert rejudge_commands("none", ()).launch.jail == "none"
+    assert rejudge_commands(None, ()).launch.jail == "none"
+    works = get_jail("bwrap").unavailable() is None
+    assert rejudge_commands("bwrap", ()).launch.jail == ("bwrap" if works else "none")
+
+
+def test_misc_evals_layout_finds_the_skill_under_skills(tmp_path: Path) -> None:
+    folder = skill(tmp_path / "repo/skills", {"evals": [{"prompt": "p"}]}, name="foo")
+    shutil.rmtree(folder / "evals")
+    evals = tmp_path / "repo/misc/evals/foo/evals.json"
+    evals.parent.mkdir(parents=True)
+    evals.write_text(json.dumps({"skill_name": "foo", "evals": [{"id": 1, "prompt": "p"}]}))
+    repo = load(evals)
+    target = repo.targets["foo"]
+    assert target.skill_mount is not None and target.skill_mount.origin == folder.resolve()
+    assert repo.source_workspace == folder.resolve() and repo.root == evals.parent
+    assert target.target.roots == [".agents/skills/foo/references"]
+
+
+def test_a_command_printing_without_bound_keeps_only_its_tail(tmp_path: Path) -> None:
+    outcome = JailedCommands(LaunchPolicy())("yes line | head -c 3000000; echo END", tmp_path, 30)
+    assert outcome.exit_code == 0 and outcome.output.endswith("END\n")
+    assert len(outcome.output) <= 256 * 1024
