@@ -124,26 +124,26 @@ def command(
         click.echo("")
     if deferred:
         click.echo(f"deferred, not explained (--include-deferred): {', '.join(deferred)}")
-    figure = f"{coverage:.0%}" if coverage is not None else "n/a"
+    exact = counts["checks"] + counts["rules"]
     click.echo(
-        f"coverage: {counts['rules']} of {total} entries decided by rules ({figure});"
-        f" checks {counts['checks']}, model {counts['model']},"
-        f" unclear-rule {counts['unclear-rule']};"
-        f" decided without a model: {counts['checks'] + counts['rules']} of {total}"
+        f"{total} entries decided by: structured checks {counts['checks']},"
+        f" compiled rules {counts['rules']}, model judge {counts['model']},"
+        f" unclear (no rule, no judge model) {counts['unclear-rule']};"
+        f" {exact} of {total} without a model"
     )
     return EXIT_OK
 
 
 def _echo_plan(plan: EntryPlan) -> None:
-    from evaluator.judge.criteria import check_text
+    from evaluator.judge.criteria import check_yaml
 
     pending = plan.pending
     click.echo(f"  {pending.entry_id} {plan.decided_by}: {pending.entry.description}")
     if plan.decided_by == "checks":
         for check in pending.entry.checks:
-            click.echo(f"      check {check_text(check)}")
+            click.echo(f"      check {check_yaml(check)}")
     for provenance in plan.provenance:
-        compiled = "; ".join(check_text(c) for c in provenance.checks)
+        compiled = "; ".join(check_yaml(c) for c in provenance.checks)
         click.echo(f"      {provenance.role}: {provenance.sentence}")
         click.echo(f"        rule {provenance.rule} -> {compiled}")
         if provenance.tree:

@@ -20,6 +20,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import yaml
+
 from evaluator.contract.models import (
     AllOfCheck,
     AnyOfCheck,
@@ -544,7 +546,7 @@ def _instead(skeleton: Sentence, predicate: str | None) -> str | None:
 
 
 def check_text(check: Check) -> str:
-    """A check in one line, as the author would write it in YAML flow style."""
+    """A check in one compact line (`file_read(path='x')`): what the catalogue pins."""
     if isinstance(check, NotCheck):
         return f"not {check_text(check.operand)}"
     if isinstance(check, AnyOfCheck | AllOfCheck):
@@ -553,3 +555,20 @@ def check_text(check: Check) -> str:
     fields = check.model_dump(mode="json", exclude_none=True, exclude={"kind", "note"})
     values = " ".join(f"{k}={v!r}" for k, v in fields.items() if v is not False)
     return f"{check.kind}({values})"
+
+
+def check_yaml(check: Check) -> str:
+    """A check as its author writes it, in YAML flow style (`{kind: file_read, path: x}`,
+    `{not: {...}}`, `{any_of: [...]}`); fields left at their default off and notes not shown."""
+    data = check.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return yaml.safe_dump(
+        _as_written(data), default_flow_style=True, sort_keys=False, width=1 << 30
+    ).strip()
+
+
+def _as_written(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _as_written(v) for k, v in value.items() if v is not False and k != "note"}
+    if isinstance(value, list):
+        return [_as_written(v) for v in value]
+    return value
