@@ -41,11 +41,15 @@ HOSTILE = Path(__file__).parent / "fixtures/hostile"
     [("deeply-nested.jsonl", [2]), ("wrong-types.jsonl", [2, 3])],
 )
 def test_session_inspect_reports_malformed_records_and_never_crashes(
-    name: str, lines: list[int], capsys: pytest.CaptureFixture[str]
+    name: str, lines: list[int], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    path = HOSTILE / "sessions" / name
+    # The sessions ran in /w; inspected against a workspace that exists, with their paths moved.
+    workspace = tmp_path / "w"
+    workspace.mkdir()
+    path = tmp_path / name
+    path.write_text((HOSTILE / "sessions" / name).read_text().replace('"/w', f'"{workspace}'))
     with pytest.raises(SystemExit) as info:
-        main(["session", "inspect", str(path), "--workspace", "/w", "--json"])
+        main(["session", "inspect", str(path), "--workspace", str(workspace), "--json"])
     assert info.value.code == 0
     data = json.loads(capsys.readouterr().out)
     assert [m["line"] for m in data["malformed"]] == lines
@@ -53,7 +57,7 @@ def test_session_inspect_reports_malformed_records_and_never_crashes(
     assert data["isolation"]["verdict"] == "unverifiable"
     assert data["complete"] is True and data["final_answer"] == "done"
     with pytest.raises(SystemExit) as info:
-        main(["session", "inspect", str(path), "--workspace", "/w"])
+        main(["session", "inspect", str(path), "--workspace", str(workspace)])
     assert info.value.code == 0
     err = capsys.readouterr().err
     for line in lines:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -97,10 +98,13 @@ def command(
     record_finished_run(outcome.run_dir.path, options.runs_dir)
     code = exit_code(outcome, allow_blocked)
     report_run("run", outcome, junit)
+    reason = exit_reason(outcome, allow_blocked)
     if as_json:
-        emit_json(summary(outcome, code))
+        emit_json({**summary(outcome, code), "exit_reason": reason})
     else:
         print_summary(outcome)
+        if reason is not None:
+            click.echo(f"exit {code}: {reason}")
     return code
 
 
@@ -121,15 +125,36 @@ def with_deferred(
 
 
 def exit_code(outcome: RunOutcome, allow_blocked: bool) -> int:
+    return EXIT_OK if exit_reason(outcome, allow_blocked) is None else EXIT_FAILURES
+
+
+def exit_reason(outcome: RunOutcome, allow_blocked: bool) -> str | None:
+    """Why the run exits non-zero, in one line; None when it exits 0."""
     counts = outcome.counts()
-    if outcome.interrupted or counts["fail"]:
-        return EXIT_FAILURES
-    if counts["blocked"] and not allow_blocked:
-        return EXIT_FAILURES
+    if outcome.interrupted:
+        return f"the run was interrupted; resume it with --resume {outcome.run_dir.run_id}"
+    failed = [r.case_id for r in outcome.results if r.status == "fail"]
+    if failed:
+        return f"{_cases(failed)} failed: {', '.join(failed[:5])}" + (
+            ", ..." if len(failed) > 5 else ""
+        )
+    blocked = [r for r in outcome.results if r.status == "blocked"]
+    if blocked and not allow_blocked:
+        first = blocked[0]
+        why = first.notes[0] if first.notes else first.blocked_reason or "blocked"
+        more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
+        return (
+            f"{_cases(blocked)} blocked, so nothing was proven about {'them' if more else 'it'}:"
+            f" {first.case_id}: {why}{more}; --allow-blocked accepts blocked cases beside passes"
+        )
     if not counts["pass"]:
         # --allow-blocked forgives blocked cases beside passes, never a run that proved nothing.
-        return EXIT_FAILURES
-    return EXIT_OK
+        return "no case passed: a run that proves nothing does not succeed"
+    return None
+
+
+def _cases(items: Sized) -> str:
+    return "1 case" if len(items) == 1 else f"{len(items)} cases"
 
 
 def summary(outcome: RunOutcome, code: int) -> dict[str, object]:

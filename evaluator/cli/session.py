@@ -82,14 +82,25 @@ def locate(
 
 
 @command.command("inspect")
-@click.argument("session_file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), required=True)
+@click.argument("source", type=click.Path(path_type=Path, exists=True))
+@click.option(
+    "--workspace",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=None,
+    help="The workspace the session ran in (default for an attempt directory: the one it records).",
+)
 @json_option
-def inspect(session_file: Path, workspace: Path, as_json: bool) -> int:
-    """Commands, reads, writes, final answer and the isolation verdict of one session."""
+def inspect(source: Path, workspace: Path | None, as_json: bool) -> int:
+    """Commands, reads, writes, final answer and the isolation verdict of one session.
+
+    SOURCE is a session file (then --workspace is needed) or a finished run's attempt directory
+    (`runs/<id>/case-artifacts/<case>/attempts/attempt-NN`), whose saved session and recorded
+    workspace path are used: the workspace itself may be gone."""
     # the stages are imported when the command runs, not for its --help
     from evaluator.adapters import normalize_session
     from evaluator.isolation import assess_isolation
+
+    session_file, workspace = _session_and_workspace(source, workspace)
 
     evidence = normalize_session(session_file)
     report = assess_isolation(evidence, workspace, record_violations=False)
@@ -131,3 +142,29 @@ def inspect(session_file: Path, workspace: Path, as_json: bool) -> int:
     for line, why in evidence.malformed:
         click.echo(f"{session_file}:{line}: skipped: {why}", err=True)
     return EXIT_OK
+
+
+SAVED_SESSION = "accepted-session.jsonl"
+
+
+def _session_and_workspace(source: Path, workspace: Path | None) -> tuple[Path, Path]:
+    if source.is_file():
+        if workspace is None:
+            raise click.UsageError("--workspace is needed with a session file")
+        return source, workspace
+    record = source / "attempt.json"
+    session = source / SAVED_SESSION
+    if not record.is_file() or not session.is_file():
+        raise InputError(
+            f"not a session file, nor an attempt directory holding attempt.json and {SAVED_SESSION}",
+            path=source,
+        )
+    import json
+
+    try:
+        recorded = json.loads(record.read_text(encoding="utf-8")).get("workspace_root")
+    except (OSError, ValueError) as exc:
+        raise InputError(f"unreadable: {exc}", path=record) from None
+    if workspace is None and not recorded:
+        raise InputError("records no workspace_root; pass --workspace", path=record)
+    return session, workspace or Path(str(recorded))

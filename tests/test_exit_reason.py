@@ -1,0 +1,44 @@
+"""A run that exits non-zero says why in its last line."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from evaluator.cli.run import exit_code, exit_reason
+
+
+def _outcome(*statuses: tuple[str, str | None, list[str]], interrupted: bool = False) -> Any:
+    results = [
+        SimpleNamespace(case_id=f"case-{i}", status=s, blocked_reason=r, notes=n)
+        for i, (s, r, n) in enumerate(statuses)
+    ]
+
+    def counts() -> dict[str, int]:
+        return {k: sum(r.status == k for r in results) for k in ("pass", "fail", "blocked")}
+
+    return SimpleNamespace(
+        results=results,
+        counts=counts,
+        interrupted=interrupted,
+        run_dir=SimpleNamespace(run_id="r1"),
+    )
+
+
+def test_each_non_zero_exit_names_its_cause() -> None:
+    passed = ("pass", None, [])
+    blocked = ("blocked", "environment", ["DATABASE_URL is not set"])
+    assert exit_reason(_outcome(passed), allow_blocked=False) is None
+    assert exit_code(_outcome(passed), allow_blocked=False) == 0
+    reason = exit_reason(_outcome(passed, blocked), allow_blocked=False)
+    assert reason is not None
+    assert "1 case blocked" in reason and "case-1: DATABASE_URL is not set" in reason
+    assert "--allow-blocked" in reason
+    assert exit_reason(_outcome(passed, blocked), allow_blocked=True) is None
+    assert exit_reason(_outcome(blocked), allow_blocked=True) == (
+        "no case passed: a run that proves nothing does not succeed"
+    )
+    failed = exit_reason(_outcome(passed, ("fail", None, []), blocked), allow_blocked=True)
+    assert failed == "1 case failed: case-1"
+    interrupted = exit_reason(_outcome(passed, interrupted=True), allow_blocked=False)
+    assert interrupted == "the run was interrupted; resume it with --resume r1"

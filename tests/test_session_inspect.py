@@ -1,0 +1,45 @@
+"""`session inspect` on a finished run's attempt directory, whose workspace is gone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_consultation import _rollout
+from tests.test_validate import run_cli
+
+
+def _attempt_dir(tmp_path: Path) -> Path:
+    gone = tmp_path / "deleted-workspace"  # a finished run removed it
+    attempt = tmp_path / "runs/r1/case-artifacts/c1/attempts/attempt-01"
+    attempt.mkdir(parents=True)
+    _rollout(attempt / "accepted-session.jsonl", gone, [("cat notes.md", "n"), ("cat /etc/x", "")])
+    (attempt / "attempt.json").write_text(json.dumps({"workspace_root": str(gone)}))
+    return attempt
+
+
+def test_an_attempt_directory_is_inspected_with_its_recorded_workspace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    attempt = _attempt_dir(tmp_path)
+    code, out, err = run_cli(["session", "inspect", str(attempt), "--json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert [c["command"] for c in data["commands"]] == ["cat notes.md", "cat /etc/x"]
+    assert data["isolation"]["verdict"] == "violation"
+    assert [v["path"] for v in data["isolation"]["violations"]] == ["/etc/x"]
+
+
+def test_inspect_refuses_what_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    attempt = _attempt_dir(tmp_path)
+    session = str(attempt / "accepted-session.jsonl")
+    code, _, err = run_cli(["session", "inspect", session, "--workspace", "/nonexistent"], capsys)
+    assert code == 2 and "does not exist" in err
+    code, _, err = run_cli(["session", "inspect", session], capsys)
+    assert code == 2 and "--workspace is needed with a session file" in err
+    code, _, err = run_cli(["session", "inspect", str(tmp_path)], capsys)
+    assert code == 2 and "nor an attempt directory" in err
