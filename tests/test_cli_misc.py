@@ -63,17 +63,14 @@ def test_scratch_root_under_tmp_is_refused(
     assert code == 3 and "under /tmp" in err
 
 
-def test_session_inspect_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
+def test_session_inspect_json_shape(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # The session ran in /ws; inspected against a workspace that exists, its paths moved there.
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    session = tmp_path / "session.jsonl"
+    session.write_text((FIXTURES / "envelope-no-ordinal.jsonl").read_text().replace("/ws", str(ws)))
     code, out, _ = _cli(
-        [
-            "session",
-            "inspect",
-            str(FIXTURES / "envelope-no-ordinal.jsonl"),
-            "--workspace",
-            "/ws",
-            "--json",
-        ],
-        capsys,
+        ["session", "inspect", str(session), "--workspace", str(ws), "--json"], capsys
     )
     assert code == 0
     data = json.loads(out)
@@ -91,7 +88,7 @@ def test_session_inspect_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["commands"][0] == {
         "ref": data["commands"][0]["ref"],
         "command": "sed -n '1,5p' README.md",
-        "workdir": "/ws/docs",
+        "workdir": f"{ws}/docs",
     }
     assert all(
         r["ref"].startswith("msg-") and r["path"].startswith("/")

@@ -19,25 +19,43 @@ def command() -> None:
     """Generate or check the JSON Schemas in schemas/ and in the package (developers)."""
 
 
+REFERENCE = Path("docs/file-reference.md")
+reference_option = click.option(
+    "--reference",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=REFERENCE,
+    show_default=True,
+    help="The file reference page generated from the same models (skipped when its folder is"
+    " absent, as outside a checkout).",
+)
+
+
 @command.command("export")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("schemas"))
-def export(out: Path) -> int:
+@reference_option
+def export(out: Path, reference: Path) -> int:
     """Write every schema file from the models, into --out and into the package."""
     # the models are imported when the command runs, not for its --help
+    from evaluator.contract.reference import render
     from evaluator.schemas import export_schemas, packaged_schema_dir
 
     directories = [out, *([packaged] if (packaged := packaged_schema_dir()) else [])]
     for directory in dict.fromkeys(d.resolve() for d in directories):
         for path in export_schemas(directory):
             click.echo(str(path))
+    if reference.parent.is_dir():
+        reference.write_text(render(), encoding="utf-8")
+        click.echo(str(reference))
     return EXIT_OK
 
 
 @command.command("check")
 @click.option("--dir", "directory", type=click.Path(path_type=Path), default=Path("schemas"))
+@reference_option
 @json_option
-def check(directory: Path, as_json: bool) -> int:
+def check(directory: Path, reference: Path, as_json: bool) -> int:
     """Exit 2 if a committed schema (in --dir or in the package) differs from the models."""
+    from evaluator.contract.reference import render
     from evaluator.schemas import drifted, packaged_schema_dir
 
     packaged = packaged_schema_dir()
@@ -46,6 +64,10 @@ def check(directory: Path, as_json: bool) -> int:
         stale.append("evaluator/data/schemas/: missing from the package")
     else:
         stale += [f"{packaged}/{kind}.schema.json" for kind in drifted(packaged)]
+    if reference.parent.is_dir() and (
+        not reference.is_file() or reference.read_text(encoding="utf-8") != render()
+    ):
+        stale.append(str(reference))
     if as_json:
         emit_json({"ok": not stale, "directory": str(directory), "stale": stale})
         return EXIT_INPUT if stale else EXIT_OK

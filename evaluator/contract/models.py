@@ -195,6 +195,15 @@ class WorkspaceFileContainsCheck(_Check):
     text: NonEmpty
 
 
+class WorkspaceFileMatchesCheck(_Check):
+    """A workspace file (or one matching a glob) whose content matches a regular expression,
+    in RE2 syntax (linear time; no backreferences or lookaround)."""
+
+    kind: Literal["workspace_file_matches"]
+    path: NonEmpty
+    pattern: NonEmpty
+
+
 class CommandCheck(_Check):
     """A shell command run after the agent finished, in the attempt's workspace (inside the jail
     when there is one): skill-creator's typed `command` assertion. `{{output_dir}}` in the
@@ -290,6 +299,7 @@ LeafCheck = (
     | FinalAnswerUrlCheck
     | WorkspaceFileExistsCheck
     | WorkspaceFileContainsCheck
+    | WorkspaceFileMatchesCheck
     | CommandCheck
     | AgentSpawnedCheck
     | SpawnedAgentsNamedCheck
@@ -305,6 +315,7 @@ Check = Annotated[
     | Annotated[FinalAnswerUrlCheck, Tag("final_answer_url")]
     | Annotated[WorkspaceFileExistsCheck, Tag("workspace_file_exists")]
     | Annotated[WorkspaceFileContainsCheck, Tag("workspace_file_contains")]
+    | Annotated[WorkspaceFileMatchesCheck, Tag("workspace_file_matches")]
     | Annotated[CommandCheck, Tag("command")]
     | Annotated[AgentSpawnedCheck, Tag("agent_spawned")]
     | Annotated[SpawnedAgentsNamedCheck, Tag("spawned_agents_named")]

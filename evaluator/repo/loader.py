@@ -11,6 +11,7 @@ from evaluator.contract.models import (
     ReadBeforeCheck,
     RepoConfig,
     Suite,
+    WorkspaceFileMatchesCheck,
 )
 from evaluator.contract.paths import path_matches
 from evaluator.contract.sections import section_lines
@@ -487,7 +488,7 @@ def _entries(case: LoadedCase) -> list[tuple[PathKey, object]]:
 def _check_patterns(case: LoadedCase, diagnostics: Diagnostics) -> None:
     """Check regexes compile now (with RE2, the engine the judge uses), not after the agent ran."""
     for key, check in _entries(case):
-        if isinstance(check, (CommandRanCheck, FinalAnswerMatchesCheck)):
+        if isinstance(check, (CommandRanCheck, FinalAnswerMatchesCheck, WorkspaceFileMatchesCheck)):
             why = pattern_problem(check.pattern)
             if why:
                 diagnostics.error(case.doc.error((*key, "pattern"), why))

@@ -51,7 +51,13 @@ def negate(kind: str, verdict: CheckVerdict) -> CheckVerdict:
     }
     status = opposite[verdict.status]
     gap = verdict if verdict.status == "blocked" else None
-    return _result(kind, status, f"not ({verdict.detail})", [verdict], [verdict], gap)
+    # Said plainly, so a forbidden entry's note never reads as a double negative.
+    detail = {
+        "pass": f"{verdict.detail}, as `not` requires",
+        "fail": f"{verdict.detail}, which `not` rules out",
+        "blocked": verdict.detail,
+    }[verdict.status]
+    return _result(kind, status, detail, [verdict], [verdict], gap)
 
 
 def _result(
