@@ -17,8 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from evaluator import __version__
-from evaluator.adapters import DEFAULT_RUNNER, adapter_for_runner, get_runner
+from evaluator.adapters import adapter_for_runner, get_runner
 from evaluator.adapters.base import AgentAdapter
 from evaluator.agents import ModelEndpoint
 from evaluator.agents.process import kill_active, kill_processes_mentioning
@@ -37,12 +36,11 @@ from evaluator.artifacts.rundir import (
     write_json,
 )
 from evaluator.artifacts.transcript import render_transcript
-from evaluator.credentials import SecretSet, without_userinfo
+from evaluator.credentials import SecretSet
 from evaluator.defaults import DEFAULT_SCRATCH as DEFAULT_SCRATCH  # re-exported: was defined here
 from evaluator.defaults import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.html.run_page import write_run_html
-from evaluator.judge import ModelGrader
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
 from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.pipeline.attempt import (
@@ -56,10 +54,19 @@ from evaluator.pipeline.attempt import (
 )
 from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.progress import PlainProgress, Progress
+from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
+from evaluator.pipeline.runplan import (
+    ManifestFacts,
+    check_credentials,
+    check_endpoint,
+    plan_manifest,
+    resolve_run,
+)
+from evaluator.pipeline.runplan import RunOptions as RunOptions  # re-exported: was defined here
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.safepath import id_problem
-from evaluator.sandbox import LaunchPolicy, TraceMode
+from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.launch import choose_policy
 from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import (
@@ -69,48 +76,11 @@ from evaluator.workspace.scratch import (
     remove_scratch,
 )
 
-SCRIPTED_MODEL = "mock-model"
-
-
 POOL_POLL_S = 0.2  # how soon the pool notices a stop request
 
 
 class RunInterrupted(Exception):
     """SIGTERM (or SIGINT) arrived: stop starting attempts, kill running ones, keep results."""
-
-
-@dataclass
-class RunOptions:
-    repo: Path
-    source_workspace: Path | None = None
-    target: str | None = None
-    suites: tuple[str, ...] = ()
-    cases: tuple[str, ...] = ()
-    agent: str | None = None
-    attempts: int | None = None
-    workers: int | None = None
-    timeout_s: float | None = None
-    run_id: str | None = None
-    resume: str | None = None
-    model: str | None = None
-    behaviors: Path | None = None
-    runs_dir: Path = Path("runs")
-    scratch_root: Path = DEFAULT_SCRATCH
-    # Per adapter (by name), the options its alias flags set; under "", the `--agent-option`
-    # pairs for the run's agent, whichever it is.
-    agent_options: dict[str, dict[str, object]] = field(default_factory=dict)
-    auth_from: Path | None = None
-    # Any endpoint speaking the agent's provider API (a local vLLM or Ollama server, a LiteLLM
-    # gateway), with the name of the variable that holds its key.
-    base_url: str | None = None
-    api_key_env: str | None = None
-    lenient: bool = False
-    scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
-    skill_text: str | None = None  # candidate entry skill for every workspace (`score --skill`)
-    grader: ModelGrader | None = None  # the model judge (`--judge-model`), owned by the caller
-    keep_scratch: bool = False  # keep workspaces and agent homes after the run (debugging)
-    sandbox: str | None = None  # None: bwrap where it works, else none
-    trace: TraceMode = "auto"
 
 
 @dataclass
@@ -157,41 +127,6 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
     finally:
         for sig, action in previous.items():
             signal.signal(sig, action)
-
-
-def _case_attempts(cases: list[LoadedCase], explicit: int | None) -> dict[str, int]:
-    """A case's own `attempts:` beats the target's default; an explicit `--attempts` beats both.
-    Resolved at planning time and kept in the manifest, so a resume runs the same K."""
-    if explicit is not None:
-        return {}
-    return {c.case_id: c.case.attempts for c in cases if c.case.attempts is not None}
-
-
-def _first(*values: Any) -> Any:
-    return next((value for value in values if value is not None), None)
-
-
-def _refuse_changes(options: RunOptions, previous: Manifest) -> None:
-    """A resumed run keeps the agent, attempts, model and behaviours it started with."""
-    given = {
-        "--agent": (options.agent, previous.agent),
-        "--attempts": (options.attempts, previous.attempts),
-        "--model": (options.model, previous.model),
-        "--base-url": (
-            without_userinfo(options.base_url) if options.base_url else None,
-            previous.model_base_url,
-        ),
-        "--api-key-env": (options.api_key_env, previous.model_key_env),
-        "--behaviors": (
-            str(options.behaviors.resolve()) if options.behaviors else None,
-            previous.behaviors_dir,
-        ),
-    }
-    for flag, (value, kept) in given.items():
-        if value is not None and value != kept:
-            raise InputError(
-                f"run {previous.run_id} was started with {kept!r}; resume keeps it", field=flag
-            )
 
 
 CANDIDATE_SKILL_FILE = "candidate-skill.md"
@@ -305,6 +240,7 @@ class Run:
                 self.run_lock = None
 
     def _execute(self) -> RunOutcome:
+        """Plan, claim, serve, execute, close."""
         options = self.options
         repo, selection, run_dir, previous = self._plan()
         target = selection.target
@@ -315,78 +251,30 @@ class Run:
                     " (pass --source-workspace)",
                     path=target.path,
                 )
-        defaults = target.target.defaults
-        if previous is not None:
-            _refuse_changes(options, previous)
-        agent: str = _first(
-            previous.agent if previous else None,
-            options.agent,
-            defaults.agent if defaults else None,
-            DEFAULT_RUNNER,
+        plan = resolve_run(
+            options, selection, run_dir.run_id, previous, default_workers=default_workers()
         )
-        attempts: int = _first(
-            previous.attempts if previous else None,
-            options.attempts,
-            defaults.attempts if defaults else None,
-            1,
-        )
-        workers: int = _first(
-            options.workers, previous.workers if previous else None, default_workers()
-        )
-        timeout_s: float = _first(
-            options.timeout_s,
-            previous.timeout_s if previous else None,
-            defaults.timeout_s if defaults else None,
-            DEFAULT_TIMEOUT_S,
-        )
-        behaviors = (
-            (Path(previous.behaviors_dir) if previous.behaviors_dir else None)
-            if previous
-            else options.behaviors
-        )
-        library = load_behaviors(behaviors) if behaviors else None
+        library = load_behaviors(plan.behaviors) if plan.behaviors else None
         if library is not None:
             # Checked before anything starts: a behaviour answering the wrong case is a wrong verdict.
             prompts = {c.case_id: c.case.input.user_prompt for c in target.all_cases()}
             problems = coverage_problems(library, prompts)
             if problems:
                 raise problems[0]
-        # Checked before the agent's CLI is looked up: the endpoint is the user's input.
-        if library is not None and (options.base_url or options.api_key_env):
-            raise InputError(
-                "--behaviors runs the scripted model; it takes no --base-url or --api-key-env",
-                field="--base-url" if options.base_url else "--api-key-env",
-            )
-        # A resume takes the URL as given again (the manifest keeps it without credentials).
-        base_url = options.base_url or (previous.model_base_url if previous else None)
-        api_key_env = options.api_key_env or (previous.model_key_env if previous else None)
-        if base_url and not (options.model or (previous.model if previous else None)):
-            raise InputError("--base-url needs --model: the model that endpoint serves")
-        if api_key_env and not os.environ.get(api_key_env):
-            raise EnvironmentProblem(f"--api-key-env {api_key_env}: that variable is not set")
+        real_endpoint = check_endpoint(plan, options)
         # Fails early when the agent's CLI is missing.
-        adapter = adapter_for_runner(agent)
+        adapter = adapter_for_runner(plan.agent)
         # `--agent-option` pairs (under "") are the run's agent's, over its aliases' values.
         chosen = {
             **options.agent_options.get(adapter.name, {}),
             **options.agent_options.get("", {}),
         }
-        runner = get_runner(agent, chosen)
-        scratch = options.scratch_root / run_dir.run_id
+        runner = get_runner(plan.agent, chosen)
+        scratch = plan.scratch
         adapter.check_scratch(scratch)
         check_scratch_root(options.scratch_root)
-        if options.auth_from is not None and not runner.uses_auth_from:
-            raise InputError(f"--auth-from copies a Codex login; the {agent} agent does not use it")
-        real_endpoint = ModelEndpoint(
-            model=None, base_url=base_url, auth_from=options.auth_from, api_key_env=api_key_env
-        )
-        # A fresh agent home has no login: without credentials every attempt would block.
-        real_model = library is None and previous is None
-        if real_model and not runner.has_credentials(real_endpoint):
-            raise EnvironmentProblem(
-                f"a real model needs credentials: {runner.credentials_hint};"
-                " --behaviors DIR uses the scripted model"
-            )
+        check_credentials(plan, options, runner, real_endpoint)
+        # ---- claim
         if previous is None:
             self._claim(run_dir)
         try:
@@ -395,65 +283,37 @@ class Run:
             raise EnvironmentProblem(
                 f"cannot create scratch directory {scratch}: {exc.strerror}"
             ) from None
-        model = (
-            previous.model
-            if previous
-            # None: the agent's own default model
-            else _first(options.model, SCRIPTED_MODEL if library else None)
-        )
         launch = self._launch_policy(repo, scratch)
         finished = run_dir.finished_case_ids() if previous else set()
-        if previous and previous.run_state == "running":
-            # The previous evaluator died without stopping its agents (SIGKILL): stop them now.
-            reaped = kill_processes_mentioning(scratch)
-            if reaped:
-                previous.notes.append(
-                    f"resume stopped {reaped} agent process(es) left by the killed run"
-                )
         todo = [c for c in selection.cases if c.case_id not in finished]
         # Known before any attempt: whatever stops the run, a kept scratch is redacted with them.
         credentials = run_secrets(runner, real_endpoint, options.grader)
         self.secrets.update(credentials)
         for case in selection.cases:
             self.secrets.update(declared_secrets(case))
-        if previous:
-            # A resumed case runs all its K attempts again: what it had is listed, not counted.
-            with self._storage_faults(run_dir, scratch):
-                for note in record_in_flight(
-                    run_dir, scratch, todo, previous, adapter, credentials
-                ):
-                    previous.notes.append(note)
-        manifest = previous or Manifest(
-            run_id=run_dir.run_id,
-            target_id=target.target_id,
-            suite_ids=selection.suite_ids,
-            target_skill_path=target.target.entry_skill,
-            started_at=_now(),
-            model=model,
-            case_workspace_root=str(scratch / "workspaces"),
-            evidence_mode=runner.evidence_mode,
-            selected_case_ids=list(selection.explicit_case_ids),
-            resolved_case_ids=[c.case_id for c in selection.cases],
-            source_workspace=str(repo.source_workspace),
-            repo=str(repo.root),
-            agent=agent,
-            agent_version=runner.version(),
-            attempts=attempts,
-            case_attempts=_case_attempts(selection.cases, options.attempts),
-            workers=workers,
-            timeout_s=timeout_s,
-            timeout_explicit=options.timeout_s is not None,
-            lenient=options.lenient,
-            behaviors_dir=str(behaviors.resolve()) if behaviors else None,
-            model_base_url=without_userinfo(base_url) if base_url else None,
-            model_key_env=api_key_env,
-            evaluator_version=__version__,
-        )
-        if options.timeout_s is not None:
+        if previous is None:
+            manifest = plan_manifest(
+                plan,
+                ManifestFacts(
+                    repo=repo.root,
+                    source_workspace=repo.source_workspace,
+                    target_skill_path=target.target.entry_skill,
+                    case_workspace_root=scratch / "workspaces",
+                    evidence_mode=runner.evidence_mode,
+                    agent_version=runner.version(),
+                    sandbox=launch.jail,
+                    trace="strace" if launch.trace else "off",
+                    skill_hash=None,
+                    source_commit=None,
+                ),
+            )
+        else:
+            manifest = previous
+            self._take_over(manifest, run_dir, scratch, todo, adapter, credentials)
             # A resume given --timeout makes it the run's timeout for every case from now on.
-            manifest.timeout_s, manifest.timeout_explicit = timeout_s, True
-        manifest.sandbox = launch.jail
-        manifest.trace = "strace" if launch.trace else "off"
+            manifest.timeout_s, manifest.timeout_explicit = plan.timeout_s, plan.timeout_explicit
+            manifest.sandbox = launch.jail
+            manifest.trace = "strace" if launch.trace else "off"
         manifest.notes += [note for note in launch.notes if note not in manifest.notes]
         skill_text = _candidate_skill(options, run_dir, previous, manifest)
         if manifest.skill_hash is None:  # a resume keeps what the run started with
@@ -481,9 +341,10 @@ class Run:
                 if p.name[8:].isdigit()
             ]
             self.attempt_numbers[case.case_id] = max([run_dir.max_attempt(case.case_id), *started])
+        # ---- serve
         server_cm = (
             ScriptedModelServer(
-                library, model=model or SCRIPTED_MODEL, latency_s=options.scripted_latency_s
+                library, model=plan.model or SCRIPTED_MODEL, latency_s=options.scripted_latency_s
             )
             if library
             else nullcontext()
@@ -492,9 +353,9 @@ class Run:
         try:
             with server_cm as server:
                 endpoint = (
-                    ModelEndpoint(model=model, base_url=server.base_url, scripted=True)
+                    ModelEndpoint(model=plan.model, base_url=server.base_url, scripted=True)
                     if isinstance(server, ScriptedModelServer)
-                    else replace(real_endpoint, model=model)
+                    else replace(real_endpoint, model=plan.model)
                 )
                 settings = AttemptSettings(
                     run_dir=run_dir,
@@ -504,16 +365,17 @@ class Run:
                     agent_root=scratch / "agents",
                     runner=runner,
                     endpoint=endpoint,
-                    timeout_s=timeout_s,
+                    timeout_s=plan.timeout_s,
                     case_timeouts=not manifest.timeout_explicit,
                     grader=options.grader,
                     launch=launch,
                     entry_skill_text=skill_text,
                 )
-                self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
+                # ---- execute
+                self.progress.start(run_dir.run_id, [c.case_id for c in todo], plan.attempts)
                 try:
                     with _stop_on_signals(self.stop):
-                        self._pool(settings, todo, workers, manifest, outcome)
+                        self._pool(settings, todo, plan.workers, manifest, outcome)
                 except (KeyboardInterrupt, RunInterrupted):
                     outcome.interrupted = True
                     self.stop.set()
@@ -523,10 +385,33 @@ class Run:
         except BaseException as exc:
             self._stopped_by(exc, run_dir, manifest, scratch)
             raise
+        # ---- close
         self._close(run_dir, manifest, "interrupted" if outcome.interrupted else "completed")
         self._drop_scratch(scratch)
         outcome.results = run_dir.read_case_results(manifest.resolved_case_ids)
         return outcome
+
+    def _take_over(
+        self,
+        previous: Manifest,
+        run_dir: RunDir,
+        scratch: Path,
+        todo: list[LoadedCase],
+        adapter: AgentAdapter,
+        credentials: dict[str, str],
+    ) -> None:
+        """A resumed run first settles what the stopped one left: its agents, its attempts."""
+        if previous.run_state == "running":
+            # The previous evaluator died without stopping its agents (SIGKILL): stop them now.
+            reaped = kill_processes_mentioning(scratch)
+            if reaped:
+                previous.notes.append(
+                    f"resume stopped {reaped} agent process(es) left by the killed run"
+                )
+        # A resumed case runs all its K attempts again: what it had is listed, not counted.
+        with self._storage_faults(run_dir, scratch):
+            for note in record_in_flight(run_dir, scratch, todo, previous, adapter, credentials):
+                previous.notes.append(note)
 
     def _stopped_by(
         self, exc: BaseException, run_dir: RunDir, manifest: Manifest, scratch: Path
