@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,7 +14,14 @@ from evaluator.adapters import get_store, normalize_session, tool_text_source
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
 from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLayers, IsolationSummary
 from evaluator.artifacts.redact import LiveRedactor, Redactor
-from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_json
+from evaluator.artifacts.rundir import (
+    RunDir,
+    copy_atomic,
+    storage_error,
+    write_atomic,
+    write_bytes_atomic,
+    write_json,
+)
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.credentials import SecretSet, environment_secrets, looks_secret
 from evaluator.evidence import SessionEvidence
@@ -22,6 +30,7 @@ from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
+from evaluator.safepath import contained
 from evaluator.sandbox import LaunchPolicy, ObservedTrace
 from evaluator.sandbox.tracer import save_compressed
 from evaluator.sessions import SessionRef
@@ -31,6 +40,7 @@ from evaluator.workspace.scratch import make_tree_private
 
 WORKSPACE_SNAPSHOT = "workspace"  # the attempt workspace's final state, beside attempt.json
 TRACE_ARTIFACT = "trace.strace.gz"
+ATTEMPT_FILE = "attempt.json"
 
 
 @dataclass(frozen=True)
@@ -209,6 +219,96 @@ def run_attempt(
     return result
 
 
+@dataclass(frozen=True)
+class AttemptSpec:
+    """One attempt to make, as the driver hands it to an executor: everything it needs travels
+    with it (an executor may run it in another process or on another machine). `settings.run_dir`
+    is the attempt's staging directory, never the run directory: only the driver writes that."""
+
+    settings: AttemptSettings
+    case: LoadedCase
+    number: int
+    retry_of: int | None = None
+
+
+@dataclass
+class ArtifactBundle:
+    """The files an attempt would have written into the run directory, as data: path relative to
+    the run directory -> content. The driver writes them (`write`), `attempt.json` last, once."""
+
+    case_id: str
+    number: int
+    files: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def attempt_path(self) -> str:
+        return f"case-artifacts/{self.case_id}/attempts/attempt-{self.number:02d}/{ATTEMPT_FILE}"
+
+    @property
+    def size(self) -> int:
+        return sum(len(content) for content in self.files.values())
+
+    def mark_interrupted(self, why: str) -> None:
+        """The run stopped while this attempt ran: its evidence stays, it is not counted."""
+        raw = self.files.get(self.attempt_path)
+        if raw is None:
+            return
+        payload = json.loads(raw)
+        payload["interrupted"] = True
+        payload["reason"] = f"{why}; {payload['reason']}" if payload.get("reason") else why
+        text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+        self.files[self.attempt_path] = text.encode("utf-8")
+
+    def write(self, run_dir: RunDir) -> None:
+        last = self.files.get(self.attempt_path)
+        for relative, content in self.files.items():
+            if relative != self.attempt_path:
+                # Only attempt.json, written last, marks the attempt recorded: it alone is synced.
+                write_bytes_atomic(contained(run_dir.path, relative), content, sync=False)
+        run_dir.attempt_artifacts(self.case_id, self.number).mkdir(parents=True, exist_ok=True)
+        if last is not None:
+            write_bytes_atomic(contained(run_dir.path, self.attempt_path), last)
+
+
+@dataclass
+class AttemptOutcome:
+    result: AttemptResult
+    bundle: ArtifactBundle
+
+
+def perform_attempt(spec: AttemptSpec) -> AttemptOutcome:
+    """What an executor runs, wherever it runs: the attempt, staged, then taken as a bundle. An
+    attempt the evaluator could not carry out is blocked, not raised: one broken attempt must
+    not take the run down (a full or unwritable disk does, raised)."""
+    settings = spec.settings
+    try:
+        result = run_attempt(settings, spec.case, spec.number, spec.retry_of)
+    except Exception as exc:
+        roots = (settings.run_dir.path.absolute(), settings.case_workspace_root.parent)
+        if storage_error(exc, roots) is not None:
+            raise
+        result = failed_attempt(settings, spec.case, spec.number, spec.retry_of, exc)
+    return AttemptOutcome(result, take_bundle(settings.run_dir, spec.case.case_id, spec.number))
+
+
+def perform_failed(spec: AttemptSpec, why: str) -> AttemptOutcome:
+    """An attempt that never came back (its worker went away), blocked, as a bundle."""
+    settings = spec.settings
+    result = blocked_attempt(settings, spec.case, spec.number, spec.retry_of, why)
+    return AttemptOutcome(result, take_bundle(settings.run_dir, spec.case.case_id, spec.number))
+
+
+def take_bundle(staging: RunDir, case_id: str, number: int) -> ArtifactBundle:
+    """The staged attempt directory as data, then gone from the staging area."""
+    directory = staging.attempt_artifacts(case_id, number)
+    bundle = ArtifactBundle(case_id, number)
+    for path in sorted(directory.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            bundle.files[path.relative_to(staging.path).as_posix()] = path.read_bytes()
+    shutil.rmtree(directory, ignore_errors=True)
+    return bundle
+
+
 def run_secrets(
     runner: AgentRunner, endpoint: ModelEndpoint, grader: ModelGrader | None
 ) -> dict[str, str]:
@@ -251,8 +351,15 @@ def failed_attempt(
 ) -> AttemptResult:
     """An attempt the evaluator itself could not carry out: blocked, with the error kept. What it
     left in the run directory (a workspace snapshot, an error naming a file) is redacted too."""
+    why = f"the evaluator could not run this attempt: {type(error).__name__}: {error}"
+    return blocked_attempt(settings, case, number, retry_of, why)
+
+
+def blocked_attempt(
+    settings: AttemptSettings, case: LoadedCase, number: int, retry_of: int | None, why: str
+) -> AttemptResult:
     result = AttemptResult(case.case_id, number, None, "blocked", "environment", retry_of=retry_of)
-    result.reason = f"the evaluator could not run this attempt: {type(error).__name__}: {error}"
+    result.reason = why
     result.secrets = {
         **run_secrets(settings.runner, settings.endpoint, settings.grader),
         **declared_secrets(case),
@@ -430,17 +537,6 @@ def save_attempt(run_dir: RunDir, result: AttemptResult) -> None:
         save_compressed(
             handle.trace_path, directory / TRACE_ARTIFACT, Redactor(result.secrets).text
         )
-
-
-def mark_interrupted(run_dir: RunDir, result: AttemptResult, why: str) -> None:
-    """The run stopped while this attempt ran: its evidence stays, it is not counted."""
-    path = run_dir.attempt_artifacts(result.case_id, result.number) / "attempt.json"
-    if not path.is_file():
-        return
-    payload = json.loads(path.read_text(encoding="utf-8"))
-    payload["interrupted"] = True
-    payload["reason"] = f"{why}; {payload['reason']}" if payload.get("reason") else why
-    write_json(path, payload)
 
 
 def attempt_file(run_dir: RunDir, result: AttemptResult) -> AttemptFile:

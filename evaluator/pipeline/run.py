@@ -9,8 +9,9 @@ import secrets
 import signal
 import sys
 import threading
+from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -20,7 +21,7 @@ from typing import Any
 from evaluator.adapters import adapter_for_runner, get_runner
 from evaluator.adapters.base import AgentAdapter
 from evaluator.agents import ModelEndpoint
-from evaluator.agents.process import kill_active, kill_processes_mentioning
+from evaluator.agents.process import kill_processes_mentioning
 from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest, RunState
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.report import render_report
@@ -40,28 +41,32 @@ from evaluator.credentials import SecretSet
 from evaluator.defaults import DEFAULT_SCRATCH as DEFAULT_SCRATCH  # re-exported: was defined here
 from evaluator.defaults import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.execute import Executor, ExecutorSettings, executor_class
 from evaluator.html.run_page import write_run_html
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
 from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.pipeline.attempt import (
+    AttemptOutcome,
     AttemptResult,
     AttemptSettings,
+    AttemptSpec,
     declared_secrets,
-    failed_attempt,
-    mark_interrupted,
-    run_attempt,
+    perform_attempt,
+    perform_failed,
     run_secrets,
 )
 from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.progress import PlainProgress, Progress
-from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
 from evaluator.pipeline.runplan import (
+    DEFAULT_EXECUTOR,
     ManifestFacts,
+    RunPlan,
     check_credentials,
     check_endpoint,
     plan_manifest,
     resolve_run,
 )
+from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
 from evaluator.pipeline.runplan import RunOptions as RunOptions  # re-exported: was defined here
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
@@ -161,7 +166,6 @@ class Run:
         self.options = options
         self.progress = progress or PlainProgress()
         self.stop = threading.Event()
-        self.lock = threading.Lock()
         self.attempt_numbers: dict[str, int] = {}
         self.run_lock: RunLock | None = None
         # Every attempt's secrets: a kept scratch is redacted with them when the run ends.
@@ -274,6 +278,7 @@ class Run:
         adapter.check_scratch(scratch)
         check_scratch_root(options.scratch_root)
         check_credentials(plan, options, runner, real_endpoint)
+        executor_type = executor_class(plan.executor)  # an unknown one stops the run here
         # ---- claim
         if previous is None:
             self._claim(run_dir)
@@ -324,6 +329,8 @@ class Run:
                 "scripted model: the agent ran against agentic-eval's scripted"
                 f" {adapter.protocol_label} server"
             )
+        if executor_type.name != DEFAULT_EXECUTOR:
+            manifest.notes.append(f"attempts ran on the {executor_type.name} executor")
         if previous:
             manifest.notes.append(
                 f"resumed at {_now()}: {len(finished)} finished case(s) kept, {len(todo)} to run"
@@ -358,7 +365,8 @@ class Run:
                     else replace(real_endpoint, model=plan.model)
                 )
                 settings = AttemptSettings(
-                    run_dir=run_dir,
+                    # Attempts stage their artifacts in the scratch; the driver writes them.
+                    run_dir=RunDir(scratch / "staging" / run_dir.run_id),
                     target=target,
                     source_workspace=repo.source_workspace,
                     case_workspace_root=scratch / "workspaces",
@@ -371,16 +379,22 @@ class Run:
                     launch=launch,
                     entry_skill_text=skill_text,
                 )
+                self.settings = settings
+                executor = executor_type(
+                    perform_attempt,
+                    ExecutorSettings(workers=plan.workers, address=plan.ray_address),
+                )
                 # ---- execute
                 self.progress.start(run_dir.run_id, [c.case_id for c in todo], plan.attempts)
                 try:
                     with _stop_on_signals(self.stop):
-                        self._pool(settings, todo, plan.workers, manifest, outcome)
+                        self._pool(executor, run_dir, todo, plan, manifest, outcome)
                 except (KeyboardInterrupt, RunInterrupted):
                     outcome.interrupted = True
                     self.stop.set()
-                    kill_active()
+                    executor.stop()
                 finally:
+                    executor.close()
                     self.progress.stop()
         except BaseException as exc:
             self._stopped_by(exc, run_dir, manifest, scratch)
@@ -487,79 +501,127 @@ class Run:
         write_reports(run_dir, manifest)
 
     def _next_number(self, case_id: str) -> int:
-        with self.lock:
-            self.attempt_numbers[case_id] += 1
-            return self.attempt_numbers[case_id]
+        self.attempt_numbers[case_id] += 1
+        return self.attempt_numbers[case_id]
 
-    def _slot(self, settings: AttemptSettings, case: LoadedCase) -> list[AttemptResult]:
-        """One of the K tries: an attempt, and one rerun in a new workspace if it was invalid."""
-        results: list[AttemptResult] = []
-        retry_of = None
-        for _ in range(2):
-            if self.stop.is_set():
-                raise RunInterrupted("stopping")
-            number = self._next_number(case.case_id)
-            self.progress.attempt_started(case.case_id, number)
-            try:
-                result = run_attempt(settings, case, number, retry_of)
-            except Exception as exc:  # one broken attempt must not take the run down
-                roots = (settings.run_dir.path.absolute(), settings.case_workspace_root.parent)
-                if storage_error(exc, roots) is not None:
-                    raise  # ... but a full or unwritable disk takes every attempt down
-                result = failed_attempt(settings, case, number, retry_of, exc)
-            if self.stop.is_set():
-                mark_interrupted(settings.run_dir, result, "the run was stopped during it")
-                raise RunInterrupted("stopping")
-            self.secrets.update(result.secrets)
-            self.progress.attempt_finished(result)
-            results.append(result)
-            if result.valid:
-                break
-            retry_of = number
-        return results
+    def _submit(self, executor: Executor[Any, Any], slot: _Slot) -> Future[AttemptOutcome]:
+        number = self._next_number(slot.case.case_id)
+        slot.number = number
+        self.progress.attempt_started(slot.case.case_id, number)
+        spec = AttemptSpec(self.settings, slot.case, number, slot.retry_of)
+        return executor.submit(spec)
 
     def _pool(
         self,
-        settings: AttemptSettings,
+        executor: Executor[Any, Any],
+        run_dir: RunDir,
         cases: list[LoadedCase],
-        workers: int,
+        plan: RunPlan,
         manifest: Manifest,
         outcome: RunOutcome,
     ) -> None:
-        def attempts(case: LoadedCase) -> int:
-            return manifest.case_attempts.get(case.case_id, manifest.attempts)
-
-        pending: dict[Future[list[AttemptResult]], LoadedCase] = {}
+        """The driver: it submits at most `workers` attempts at a time, takes each outcome as it
+        lands, writes it (the only writer of the run directory), reruns an invalid attempt once
+        and an attempt lost with its worker once, and finishes a case when its K tries are in."""
+        waiting = deque(
+            _Slot(case) for case in cases for _ in range(plan.attempts_for(case.case_id))
+        )
+        in_flight: dict[Future[AttemptOutcome], _Slot] = {}
         done_slots: dict[str, list[list[AttemptResult]]] = {c.case_id: [] for c in cases}
-        executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="attempt")
         try:
-            for case in cases:
-                for _ in range(attempts(case)):
-                    pending[executor.submit(self._slot, settings, case)] = case
-            while pending:
+            while waiting or in_flight:
                 if self.stop.is_set():
                     raise RunInterrupted("stopping")
-                finished, _ = wait(list(pending), timeout=POOL_POLL_S, return_when=FIRST_COMPLETED)
+                while waiting and len(in_flight) < plan.workers:
+                    slot = waiting.popleft()
+                    in_flight[self._submit(executor, slot)] = slot
+                finished, _ = wait(
+                    list(in_flight), timeout=POOL_POLL_S, return_when=FIRST_COMPLETED
+                )
                 for future in finished:
-                    case = pending.pop(future)
-                    slot = future.result()
-                    done_slots[case.case_id].append(slot)
-                    if len(done_slots[case.case_id]) == attempts(case):
+                    slot = in_flight.pop(future)
+                    if not self._landed(executor, run_dir, future, slot):
+                        waiting.appendleft(slot)  # its rerun goes first: the case waits on it
+                        continue
+                    case_id = slot.case.case_id
+                    done_slots[case_id].append(slot.results)
+                    if len(done_slots[case_id]) == plan.attempts_for(case_id):
                         self._finish_case(
-                            settings, case, done_slots[case.case_id], manifest, outcome
+                            run_dir, slot.case, done_slots[case_id], manifest, outcome
                         )
         except BaseException:
             self.stop.set()
-            for future in pending:
-                future.cancel()
-            kill_active()
-            executor.shutdown(wait=True, cancel_futures=True)
+            executor.stop()
+            self._drain(run_dir, in_flight)
             raise
-        executor.shutdown(wait=True)
+
+    def _landed(
+        self,
+        executor: Executor[Any, Any],
+        run_dir: RunDir,
+        future: Future[AttemptOutcome],
+        slot: _Slot,
+    ) -> bool:
+        """Records the attempt that landed; False when its slot must run again."""
+        assert slot.number is not None
+        try:
+            landed = future.result()
+        except Exception as exc:
+            roots = (run_dir.path.absolute(), self.settings.case_workspace_root.parent)
+            if storage_error(exc, roots) is not None or not executor.lost(exc):
+                raise
+            landed = self._lost(slot, exc)
+            if slot.lost < 2:
+                self._write(run_dir, landed)  # listed, not counted
+                return False
+        self._write(run_dir, landed)
+        result = landed.result
+        self.secrets.update(result.secrets)
+        self.progress.attempt_finished(result)
+        slot.results.append(result)
+        if result.valid or slot.retry_of is not None:
+            return True
+        slot.retry_of = slot.number  # the contract's one rerun, in a new workspace
+        return False
+
+    def _lost(self, slot: _Slot, error: BaseException) -> AttemptOutcome:
+        """An attempt whose worker went away: its agent is stopped, and it is listed (not
+        counted) and run again under a new number; lost twice, the try is blocked."""
+        assert slot.number is not None
+        slot.lost += 1
+        kill_processes_mentioning(
+            self.settings.case_workspace_root / slot.case.case_id / f"attempt-{slot.number:02d}"
+        )
+        why = f"lost with its worker ({type(error).__name__})"
+        spec = AttemptSpec(self.settings, slot.case, slot.number, slot.retry_of)
+        landed = perform_failed(spec, why)
+        if slot.lost < 2:
+            landed.bundle.mark_interrupted(f"{why}; run again under a new number")
+        return landed
+
+    def _write(self, run_dir: RunDir, landed: AttemptOutcome) -> None:
+        if self.stop.is_set():
+            landed.bundle.mark_interrupted("the run was stopped during it")
+        landed.bundle.write(run_dir)
+
+    def _drain(self, run_dir: RunDir, in_flight: dict[Future[AttemptOutcome], _Slot]) -> None:
+        """The run is stopping: the attempts that were running still land (their agents were
+        stopped); each is recorded, marked interrupted. One lost with its worker is recorded by
+        the resume, from what it left."""
+        for future in in_flight:
+            future.cancel()
+        for future in in_flight:
+            try:
+                landed = future.result()
+            except BaseException:  # cancelled, lost, or broken: nothing to record now
+                continue
+            landed.bundle.mark_interrupted("the run was stopped during it")
+            landed.bundle.write(run_dir)
+            self.secrets.update(landed.result.secrets)
 
     def _finish_case(
         self,
-        settings: AttemptSettings,
+        run_dir: RunDir,
         case: LoadedCase,
         slots: list[list[AttemptResult]],
         manifest: Manifest,
@@ -568,24 +630,33 @@ class Run:
         finals = [slot[-1] for slot in slots]
         every = sorted((a for slot in slots for a in slot), key=lambda a: a.number)
         numbers = {a.number for a in every}
-        earlier = [
-            r for r in settings.run_dir.attempt_records(case.case_id) if r.attempt not in numbers
-        ]
+        earlier = [r for r in run_dir.attempt_records(case.case_id) if r.attempt not in numbers]
         result = finalize_case(
-            settings.run_dir,
+            run_dir,
             case,
             finals,
             every,
-            settings.target.target.allowed_statuses,
+            self.settings.target.target.allowed_statuses,
             earlier=[r.model_copy(update={"interrupted": True}) for r in earlier],
-            source_workspace=settings.source_workspace,
+            source_workspace=self.settings.source_workspace,
         )
         if result.environment_mismatches:
             manifest.environment_mismatches[case.case_id] = result.environment_mismatches
-            settings.run_dir.write_manifest(manifest)
-        settings.run_dir.write_case_result(result)
+            run_dir.write_manifest(manifest)
+        run_dir.write_case_result(result)
         outcome.results.append(result)
         self.progress.case_finished(result)
+
+
+@dataclass
+class _Slot:
+    """One of a case's K tries: an attempt, its one rerun if invalid, reruns of lost ones."""
+
+    case: LoadedCase
+    number: int | None = None  # the attempt in flight
+    retry_of: int | None = None
+    lost: int = 0
+    results: list[AttemptResult] = field(default_factory=list)
 
 
 def _storage_problem(problem: OSError, run_dir: RunDir, state: str) -> EnvironmentProblem:
