@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -288,6 +288,15 @@ def perform_attempt(spec: AttemptSpec) -> AttemptOutcome:
         if storage_error(exc, roots) is not None:
             raise
         result = failed_attempt(settings, spec.case, spec.number, spec.retry_of, exc)
+    if result.evidence is not None:
+        # The judging that needed the records is done and the bundle holds them: what goes back
+        # to the driver (through Ray's object store, or held till the case ends) is the header.
+        spill = result.evidence._spill
+        result.evidence = replace(
+            result.evidence, records=[], _spill=None, _repeats={}, call_outcomes={}
+        )
+        if spill is not None:
+            spill.close()
     return AttemptOutcome(result, take_bundle(settings.run_dir, spec.case.case_id, spec.number))
 
 

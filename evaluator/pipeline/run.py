@@ -568,12 +568,18 @@ class Run:
             landed = future.result()
         except Exception as exc:
             roots = (run_dir.path.absolute(), self.settings.case_workspace_root.parent)
-            if storage_error(exc, roots) is not None or not executor.lost(exc):
-                raise
-            landed = self._lost(slot, exc)
-            if slot.lost < 2:
-                self._write(run_dir, landed)  # listed, not counted
-                return False
+            if storage_error(exc, roots) is not None:
+                raise  # a full or unwritable disk takes every attempt down
+            if executor.lost(exc):
+                landed = self._lost(slot, exc)
+                if slot.lost < 2:
+                    self._write(run_dir, landed)  # listed, not counted
+                    return False
+            else:  # one broken attempt must not take the run down
+                self._stop_agent(slot)
+                why = f"the evaluator could not run this attempt: {type(exc).__name__}: {exc}"
+                spec = AttemptSpec(self.settings, slot.case, slot.number, slot.retry_of)
+                landed = perform_failed(spec, why)
         self._write(run_dir, landed)
         result = landed.result
         self.secrets.update(result.secrets)
@@ -589,15 +595,19 @@ class Run:
         counted) and run again under a new number; lost twice, the try is blocked."""
         assert slot.number is not None
         slot.lost += 1
-        kill_processes_mentioning(
-            self.settings.case_workspace_root / slot.case.case_id / f"attempt-{slot.number:02d}"
-        )
+        self._stop_agent(slot)
         why = f"lost with its worker ({type(error).__name__})"
         spec = AttemptSpec(self.settings, slot.case, slot.number, slot.retry_of)
         landed = perform_failed(spec, why)
         if slot.lost < 2:
             landed.bundle.mark_interrupted(f"{why}; run again under a new number")
         return landed
+
+    def _stop_agent(self, slot: _Slot) -> None:
+        """Whatever agent an attempt that never came back left on this machine is stopped."""
+        if slot.number is not None:
+            workspace = self.settings.case_workspace_root / slot.case.case_id
+            kill_processes_mentioning(workspace / f"attempt-{slot.number:02d}")
 
     def _write(self, run_dir: RunDir, landed: AttemptOutcome) -> None:
         if self.stop.is_set():
@@ -610,10 +620,11 @@ class Run:
         the resume, from what it left."""
         for future in in_flight:
             future.cancel()
-        for future in in_flight:
+        for future, slot in in_flight.items():
             try:
                 landed = future.result()
             except BaseException:  # cancelled, lost, or broken: nothing to record now
+                self._stop_agent(slot)  # a worker killed with its task may leave one here
                 continue
             landed.bundle.mark_interrupted("the run was stopped during it")
             landed.bundle.write(run_dir)
