@@ -35,11 +35,6 @@ class Executor(ABC, Generic[S, R]):
         self.work = work
         self.settings = settings
 
-    @property
-    def note(self) -> str | None:
-        """A line for the manifest's notes: where this run's attempts ran (None: here)."""
-        return None
-
     @abstractmethod
     def submit(self, spec: S) -> Future[R]: ...
 

@@ -66,11 +66,6 @@ class RayExecutor(Executor[Any, Any]):
         self.lock = threading.Lock()
         self.running: dict[Future[Any], Any] = {}
 
-    @property
-    def note(self) -> str | None:
-        where = self.settings.address or "a Ray instance on this machine"
-        return f"attempts ran as Ray tasks on {where}"
-
     def submit(self, spec: Any) -> Future[Any]:
         ref = self.task.remote(self.work_ref, spec)
         future: Future[Any] = ref.future()
