@@ -12,7 +12,7 @@ import threading
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Any
 
 from evaluator.adapters import adapter_for_runner, get_runner
 from evaluator.adapters.base import AgentAdapter
-from evaluator.agents import ModelEndpoint
+from evaluator.agents import AgentRunner, ModelEndpoint
 from evaluator.agents.process import kill_processes_mentioning
 from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest, RunState
 from evaluator.artifacts.redact import Redactor
@@ -43,7 +43,7 @@ from evaluator.defaults import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.execute import Executor, ExecutorSettings, executor_class
 from evaluator.html.run_page import write_run_html
-from evaluator.modelserver import ScriptedModelServer, load_behaviors
+from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer, load_behaviors
 from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.pipeline.attempt import (
     AttemptOutcome,
@@ -73,6 +73,7 @@ from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.launch import choose_policy
+from evaluator.vocabulary import TraceLayer
 from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import (
     PRIVATE_UMASK,
@@ -245,8 +246,56 @@ class Run:
 
     def _execute(self) -> RunOutcome:
         """Plan, claim, serve, execute, close."""
-        options = self.options
         repo, selection, run_dir, previous = self._plan()
+        plan = resolve_run(
+            self.options, selection, run_dir.run_id, previous, default_workers=default_workers()
+        )
+        ready = self._check(plan, repo, selection)
+        # ---- claim
+        if previous is None:
+            self._claim(run_dir)
+        try:
+            make_private_dir(plan.scratch)
+        except OSError as exc:
+            raise EnvironmentProblem(
+                f"cannot create scratch directory {plan.scratch}: {exc.strerror}"
+            ) from None
+        opened = self._open(plan, ready, repo, selection, run_dir, previous)
+        manifest, scratch = opened.manifest, plan.scratch
+        outcome = RunOutcome(run_dir, manifest)
+        try:
+            # ---- serve
+            with self._serve(plan, ready) as endpoint:
+                settings = AttemptSettings(
+                    # Attempts stage their artifacts in the scratch; the driver writes them.
+                    run_dir=RunDir(scratch / "staging" / run_dir.run_id),
+                    target=selection.target,
+                    source_workspace=repo.source_workspace,
+                    case_workspace_root=scratch / "workspaces",
+                    agent_root=scratch / "agents",
+                    runner=ready.runner,
+                    endpoint=endpoint,
+                    timeout_s=plan.timeout_s,
+                    case_timeouts=not manifest.timeout_explicit,
+                    grader=self.options.grader,
+                    launch=opened.launch,
+                    entry_skill_text=opened.skill_text,
+                )
+                # ---- execute
+                self._run_attempts(ready, settings, run_dir, opened.todo, plan, outcome)
+        except BaseException as exc:
+            self._stopped_by(exc, run_dir, manifest, scratch)
+            raise
+        # ---- close
+        self._close(run_dir, manifest, "interrupted" if outcome.interrupted else "completed")
+        self._drop_scratch(scratch)
+        outcome.results = run_dir.read_case_results(manifest.resolved_case_ids)
+        return outcome
+
+    def _check(self, plan: RunPlan, repo: EvalRepo, selection: Selection) -> _Ready:
+        """Everything that can stop the run before it claims anything: the skill's files, the
+        behaviours, the endpoint, the agent's CLI and options, credentials, the executor."""
+        options = self.options
         target = selection.target
         for relative in [target.target.entry_skill, *target.target.roots]:
             if not (repo.source_workspace / relative).exists():
@@ -255,9 +304,6 @@ class Run:
                     " (pass --source-workspace)",
                     path=target.path,
                 )
-        plan = resolve_run(
-            options, selection, run_dir.run_id, previous, default_workers=default_workers()
-        )
         library = load_behaviors(plan.behaviors) if plan.behaviors else None
         if library is not None:
             # Checked before anything starts: a behaviour answering the wrong case is a wrong verdict.
@@ -274,28 +320,33 @@ class Run:
             **options.agent_options.get("", {}),
         }
         runner = get_runner(plan.agent, chosen)
-        scratch = plan.scratch
-        adapter.check_scratch(scratch)
+        adapter.check_scratch(plan.scratch)
         check_scratch_root(options.scratch_root)
         check_credentials(plan, options, runner, real_endpoint)
         executor_type = executor_class(plan.executor)  # an unknown one stops the run here
-        # ---- claim
-        if previous is None:
-            self._claim(run_dir)
-        try:
-            make_private_dir(scratch)
-        except OSError as exc:
-            raise EnvironmentProblem(
-                f"cannot create scratch directory {scratch}: {exc.strerror}"
-            ) from None
+        return _Ready(library, real_endpoint, adapter, runner, executor_type)
+
+    def _open(
+        self,
+        plan: RunPlan,
+        ready: _Ready,
+        repo: EvalRepo,
+        selection: Selection,
+        run_dir: RunDir,
+        previous: Manifest | None,
+    ) -> _Opened:
+        """The manifest, from the plan (or the resumed run's, after settling what it left),
+        written as `running` before the first attempt; the attempt numbers taken so far."""
+        options, scratch, target = self.options, plan.scratch, selection.target
         launch = self._launch_policy(repo, scratch)
         finished = run_dir.finished_case_ids() if previous else set()
         todo = [c for c in selection.cases if c.case_id not in finished]
         # Known before any attempt: whatever stops the run, a kept scratch is redacted with them.
-        credentials = run_secrets(runner, real_endpoint, options.grader)
+        credentials = run_secrets(ready.runner, ready.real_endpoint, options.grader)
         self.secrets.update(credentials)
         for case in selection.cases:
             self.secrets.update(declared_secrets(case))
+        trace: TraceLayer = "strace" if launch.trace else "off"
         if previous is None:
             manifest = plan_manifest(
                 plan,
@@ -304,33 +355,32 @@ class Run:
                     source_workspace=repo.source_workspace,
                     target_skill_path=target.target.entry_skill,
                     case_workspace_root=scratch / "workspaces",
-                    evidence_mode=runner.evidence_mode,
-                    agent_version=runner.version(),
+                    evidence_mode=ready.runner.evidence_mode,
+                    agent_version=ready.runner.version(),
                     sandbox=launch.jail,
-                    trace="strace" if launch.trace else "off",
+                    trace=trace,
                     skill_hash=None,
                     source_commit=None,
                 ),
             )
         else:
             manifest = previous
-            self._take_over(manifest, run_dir, scratch, todo, adapter, credentials)
+            self._take_over(manifest, run_dir, scratch, todo, ready.adapter, credentials)
             # A resume given --timeout makes it the run's timeout for every case from now on.
             manifest.timeout_s, manifest.timeout_explicit = plan.timeout_s, plan.timeout_explicit
-            manifest.sandbox = launch.jail
-            manifest.trace = "strace" if launch.trace else "off"
+            manifest.sandbox, manifest.trace = launch.jail, trace
         manifest.notes += [note for note in launch.notes if note not in manifest.notes]
         skill_text = _candidate_skill(options, run_dir, previous, manifest)
         if manifest.skill_hash is None:  # a resume keeps what the run started with
             manifest.skill_hash = skill_digest(target, repo.source_workspace, skill_text)
             manifest.source_commit = source_commit(repo.source_workspace)
-        if library is not None and not previous:
+        if ready.library is not None and not previous:
             manifest.notes.append(
                 "scripted model: the agent ran against agentic-eval's scripted"
-                f" {adapter.protocol_label} server"
+                f" {ready.adapter.protocol_label} server"
             )
-        if executor_type.name != DEFAULT_EXECUTOR:
-            manifest.notes.append(f"attempts ran on the {executor_type.name} executor")
+        if ready.executor_type.name != DEFAULT_EXECUTOR:
+            manifest.notes.append(f"attempts ran on the {ready.executor_type.name} executor")
         if previous:
             manifest.notes.append(
                 f"resumed at {_now()}: {len(finished)} finished case(s) kept, {len(todo)} to run"
@@ -348,62 +398,46 @@ class Run:
                 if p.name[8:].isdigit()
             ]
             self.attempt_numbers[case.case_id] = max([run_dir.max_attempt(case.case_id), *started])
-        # ---- serve
-        server_cm = (
-            ScriptedModelServer(
-                library, model=plan.model or SCRIPTED_MODEL, latency_s=options.scripted_latency_s
-            )
-            if library
-            else nullcontext()
+        return _Opened(manifest, todo, launch, skill_text)
+
+    @contextmanager
+    def _serve(self, plan: RunPlan, ready: _Ready) -> Iterator[ModelEndpoint]:
+        """The model the agents reach: the scripted server for the run's length, or the real
+        endpoint with the plan's model."""
+        if ready.library is None:
+            yield replace(ready.real_endpoint, model=plan.model)
+            return
+        with ScriptedModelServer(
+            ready.library,
+            model=plan.model or SCRIPTED_MODEL,
+            latency_s=self.options.scripted_latency_s,
+        ) as server:
+            yield ModelEndpoint(model=plan.model, base_url=server.base_url, scripted=True)
+
+    def _run_attempts(
+        self,
+        ready: _Ready,
+        settings: AttemptSettings,
+        run_dir: RunDir,
+        todo: list[LoadedCase],
+        plan: RunPlan,
+        outcome: RunOutcome,
+    ) -> None:
+        self.settings = settings
+        executor = ready.executor_type(
+            perform_attempt, ExecutorSettings(workers=plan.workers, address=plan.ray_address)
         )
-        outcome = RunOutcome(run_dir, manifest)
+        self.progress.start(run_dir.run_id, [c.case_id for c in todo], plan.attempts)
         try:
-            with server_cm as server:
-                endpoint = (
-                    ModelEndpoint(model=plan.model, base_url=server.base_url, scripted=True)
-                    if isinstance(server, ScriptedModelServer)
-                    else replace(real_endpoint, model=plan.model)
-                )
-                settings = AttemptSettings(
-                    # Attempts stage their artifacts in the scratch; the driver writes them.
-                    run_dir=RunDir(scratch / "staging" / run_dir.run_id),
-                    target=target,
-                    source_workspace=repo.source_workspace,
-                    case_workspace_root=scratch / "workspaces",
-                    agent_root=scratch / "agents",
-                    runner=runner,
-                    endpoint=endpoint,
-                    timeout_s=plan.timeout_s,
-                    case_timeouts=not manifest.timeout_explicit,
-                    grader=options.grader,
-                    launch=launch,
-                    entry_skill_text=skill_text,
-                )
-                self.settings = settings
-                executor = executor_type(
-                    perform_attempt,
-                    ExecutorSettings(workers=plan.workers, address=plan.ray_address),
-                )
-                # ---- execute
-                self.progress.start(run_dir.run_id, [c.case_id for c in todo], plan.attempts)
-                try:
-                    with _stop_on_signals(self.stop):
-                        self._pool(executor, run_dir, todo, plan, manifest, outcome)
-                except (KeyboardInterrupt, RunInterrupted):
-                    outcome.interrupted = True
-                    self.stop.set()
-                    executor.stop()
-                finally:
-                    executor.close()
-                    self.progress.stop()
-        except BaseException as exc:
-            self._stopped_by(exc, run_dir, manifest, scratch)
-            raise
-        # ---- close
-        self._close(run_dir, manifest, "interrupted" if outcome.interrupted else "completed")
-        self._drop_scratch(scratch)
-        outcome.results = run_dir.read_case_results(manifest.resolved_case_ids)
-        return outcome
+            with _stop_on_signals(self.stop):
+                self._pool(executor, run_dir, todo, plan, outcome.manifest, outcome)
+        except (KeyboardInterrupt, RunInterrupted):
+            outcome.interrupted = True
+            self.stop.set()
+            executor.stop()
+        finally:
+            executor.close()
+            self.progress.stop()
 
     def _take_over(
         self,
@@ -657,6 +691,25 @@ class Run:
         run_dir.write_case_result(result)
         outcome.results.append(result)
         self.progress.case_finished(result)
+
+
+@dataclass(frozen=True)
+class _Ready:
+    """What the checks before the claim found: the run can start with these."""
+
+    library: BehaviorLibrary | None
+    real_endpoint: ModelEndpoint
+    adapter: AgentAdapter
+    runner: AgentRunner
+    executor_type: type[Executor[Any, Any]]
+
+
+@dataclass(frozen=True)
+class _Opened:
+    manifest: Manifest
+    todo: list[LoadedCase]
+    launch: LaunchPolicy
+    skill_text: str | None
 
 
 @dataclass
