@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from evaluator.artifacts.rundir import RunDir
-from evaluator.errors import InputError
+from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.execute import ExecutorSettings, executor_class, open_executor
 from evaluator.execute.base import Executor
 from evaluator.pipeline import attempt as attempt_module
@@ -67,6 +68,12 @@ def test_the_registry_names_each_executor_and_refuses_others() -> None:
         assert [local.submit(n).result() for n in (1, 2)] == [2, 4]
     finally:
         local.close()
+
+
+def test_ray_without_its_extra_is_one_environment_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # what an interpreter without ray raises
+    with pytest.raises(EnvironmentProblem, match=r"pip install 'agentic-eval\[ray\]'"):
+        executor_class("ray").check_available()
 
 
 class WorkerLost(Exception):

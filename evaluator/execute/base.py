@@ -31,6 +31,11 @@ class Executor(ABC, Generic[S, R]):
 
     name: ClassVar[str]
 
+    @classmethod
+    def check_available(cls) -> None:
+        """Raises when this executor cannot run here (its extra is not installed): called
+        before the run claims its directory."""
+
     def __init__(self, work: Callable[[S], R], settings: ExecutorSettings) -> None:
         self.work = work
         self.settings = settings

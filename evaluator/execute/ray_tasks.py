@@ -40,6 +40,10 @@ def _in_worker(work: Callable[[Any], Any], spec: Any) -> Any:
 class RayExecutor(Executor[Any, Any]):
     name = "ray"
 
+    @classmethod
+    def check_available(cls) -> None:
+        _import_ray()
+
     def __init__(self, work: Callable[[Any], Any], settings: ExecutorSettings) -> None:
         super().__init__(work, settings)
         ray = self.ray = _import_ray()

@@ -324,6 +324,7 @@ class Run:
         check_scratch_root(options.scratch_root)
         check_credentials(plan, options, runner, real_endpoint)
         executor_type = executor_class(plan.executor)  # an unknown one stops the run here
+        executor_type.check_available()
         return _Ready(library, real_endpoint, adapter, runner, executor_type)
 
     def _open(
