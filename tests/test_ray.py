@@ -185,3 +185,56 @@ def test_a_run_started_with_local_resumes_with_ray(
     assert verdicts(resumed.results) == {case: local_verdicts[case] for case in cases}
     manifest = json.loads((resumed.run_dir.path / "manifest.json").read_text())
     assert any("resumed at" in note for note in manifest["notes"])
+
+
+class StopWhenAgentRuns(PlainProgress):
+    """Stops the run (as Ctrl-C does) once the first attempt's agent is running."""
+
+    def __init__(self, scratch: Path) -> None:
+        super().__init__()
+        self.run: Run | None = None
+        self.scratch = scratch
+
+    def attempt_started(self, case_id: str, number: int) -> None:
+        super().attempt_started(case_id, number)
+        threading.Thread(target=self._stop_once_running, daemon=True).start()
+
+    def _stop_once_running(self) -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not _pids_mentioning(str(self.scratch).encode()):
+            time.sleep(0.1)
+        assert self.run is not None
+        self.run.stop.set()
+
+
+def test_a_ray_run_stopped_mid_attempt_lists_it_and_resumes_with_local(
+    ray_instance: Any, local_verdicts: dict[str, Any], tmp_path: Path
+) -> None:
+    codex_or_skip()
+    with scratch_dir() as scratch:
+        progress = StopWhenAgentRuns(scratch)
+        run = Run(RunOptions(repo=ROOT / "agentic-evals"), progress)
+        progress.run = run
+        stopped = _run(
+            tmp_path,
+            scratch,
+            run,
+            executor="ray",
+            cases=("routing-add-column",),
+            workers=1,
+            run_id="stopped",
+            scripted_latency_s=1.0,
+        )
+        assert stopped.interrupted and stopped.results == []
+        assert _pids_mentioning(str(scratch).encode()) == []
+        first = stopped.run_dir.path / "case-artifacts/routing-add-column/attempts/attempt-01"
+        record = json.loads((first / "attempt.json").read_text())
+        assert record["interrupted"] and "the run was stopped during it" in record["reason"]
+        resumed = _run(tmp_path, scratch, resume="stopped")
+    assert resumed.manifest.run_state == "completed"
+    (result,) = resumed.results
+    assert [(a.attempt, a.interrupted) for a in result.attempts] == [(1, True), (2, False)]
+    assert (
+        verdicts(resumed.results)["routing-add-column"][:3]
+        == (local_verdicts["routing-add-column"][:3])
+    )

@@ -651,19 +651,30 @@ class Run:
 
     def _drain(self, run_dir: RunDir, in_flight: dict[Future[AttemptOutcome], _Slot]) -> None:
         """The run is stopping: the attempts that were running still land (their agents were
-        stopped); each is recorded, marked interrupted. One lost with its worker is recorded by
-        the resume, from what it left."""
+        stopped) or were cancelled with their worker; each is recorded, marked interrupted."""
         for future in in_flight:
             future.cancel()
         for future, slot in in_flight.items():
             try:
                 landed = future.result()
-            except BaseException:  # cancelled, lost, or broken: nothing to record now
+            except BaseException:  # cancelled with its worker, lost, or broken
                 self._stop_agent(slot)  # a worker killed with its task may leave one here
+                self._record_cancelled(run_dir, slot)
                 continue
             landed.bundle.mark_interrupted("the run was stopped during it")
             landed.bundle.write(run_dir)
             self.secrets.update(landed.result.secrets)
+
+    def _record_cancelled(self, run_dir: RunDir, slot: _Slot) -> None:
+        """An attempt stopped with its worker returns nothing: it is listed all the same."""
+        if slot.number is None:
+            return
+        spec = AttemptSpec(self.settings, slot.case, slot.number, slot.retry_of)
+        # Already stopping on an error: a disk that refuses this record must not hide it.
+        with suppress(OSError):
+            landed = perform_failed(spec, "its worker was stopped with the run")
+            landed.bundle.mark_interrupted("the run was stopped during it")
+            landed.bundle.write(run_dir)
 
     def _finish_case(
         self,
