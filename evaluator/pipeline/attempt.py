@@ -24,6 +24,7 @@ from evaluator.artifacts.rundir import (
 )
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.credentials import SecretSet, environment_secrets, looks_secret
+from evaluator.defaults import DEFAULT_TIMEOUT_S
 from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.isolation.trace import TraceReport, assess_with_trace
@@ -52,9 +53,6 @@ class AttemptSettings:
     agent_root: Path
     runner: AgentRunner
     endpoint: ModelEndpoint
-    timeout_s: float
-    # A case's own `timeout_s:` applies unless the user gave `--timeout` for the whole run.
-    case_timeouts: bool = True
     grader: ModelGrader | None = None  # the model judge; None judges by checks and rules only
     launch: LaunchPolicy = field(default_factory=LaunchPolicy)
     entry_skill_text: str | None = None  # a candidate skill written into every workspace
@@ -166,8 +164,14 @@ def offline_mismatches(case: LoadedCase, runner: AgentRunner) -> list[str]:
 
 
 def run_attempt(
-    settings: AttemptSettings, case: LoadedCase, number: int, retry_of: int | None = None
+    settings: AttemptSettings,
+    case: LoadedCase,
+    number: int,
+    retry_of: int | None = None,
+    *,
+    timeout_s: float,
 ) -> AttemptResult:
+    """`timeout_s`: this case's, as the run plan resolved it (`RunPlan.timeout_for`)."""
     workspace = build_workspace(
         case_workspace_root=settings.case_workspace_root,
         case=case,
@@ -190,8 +194,7 @@ def run_attempt(
                 agent_dir=agent_dir,
                 prompt=prompt,
                 endpoint=settings.endpoint,
-                timeout_s=(case.case.timeout_s if settings.case_timeouts else None)
-                or settings.timeout_s,
+                timeout_s=timeout_s,
                 env=workspace.env,
                 launch=settings.launch,
                 secrets=secrets,
@@ -229,6 +232,7 @@ class AttemptSpec:
     case: LoadedCase
     number: int
     retry_of: int | None = None
+    timeout_s: float = DEFAULT_TIMEOUT_S  # the case's, as the run plan resolved it
 
 
 @dataclass
@@ -282,7 +286,9 @@ def perform_attempt(spec: AttemptSpec) -> AttemptOutcome:
     not take the run down (a full or unwritable disk does, raised)."""
     settings = spec.settings
     try:
-        result = run_attempt(settings, spec.case, spec.number, spec.retry_of)
+        result = run_attempt(
+            settings, spec.case, spec.number, spec.retry_of, timeout_s=spec.timeout_s
+        )
     except Exception as exc:
         roots = (settings.run_dir.path.absolute(), settings.case_workspace_root.parent)
         if storage_error(exc, roots) is not None:

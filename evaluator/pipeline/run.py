@@ -169,6 +169,7 @@ class Run:
         self.stop = threading.Event()
         self.attempt_numbers: dict[str, int] = {}
         self.run_lock: RunLock | None = None
+        self.plan: RunPlan | None = None
         # Every attempt's secrets: a kept scratch is redacted with them when the run ends.
         self.secrets = SecretSet()
 
@@ -275,8 +276,6 @@ class Run:
                     agent_root=scratch / "agents",
                     runner=ready.runner,
                     endpoint=endpoint,
-                    timeout_s=plan.timeout_s,
-                    case_timeouts=not manifest.timeout_explicit,
                     grader=self.options.grader,
                     launch=opened.launch,
                     entry_skill_text=opened.skill_text,
@@ -424,7 +423,7 @@ class Run:
         plan: RunPlan,
         outcome: RunOutcome,
     ) -> None:
-        self.settings = settings
+        self.settings, self.plan = settings, plan
         executor = ready.executor_type(
             perform_attempt, ExecutorSettings(workers=plan.workers, address=plan.ray_address)
         )
@@ -539,12 +538,16 @@ class Run:
         self.attempt_numbers[case_id] += 1
         return self.attempt_numbers[case_id]
 
+    def _spec(self, slot: _Slot) -> AttemptSpec:
+        assert slot.number is not None and self.plan is not None
+        timeout_s = self.plan.timeout_for(slot.case)
+        return AttemptSpec(self.settings, slot.case, slot.number, slot.retry_of, timeout_s)
+
     def _submit(self, executor: Executor[Any, Any], slot: _Slot) -> Future[AttemptOutcome]:
         number = self._next_number(slot.case.case_id)
         slot.number = number
         self.progress.attempt_started(slot.case.case_id, number)
-        spec = AttemptSpec(self.settings, slot.case, number, slot.retry_of)
-        return executor.submit(spec)
+        return executor.submit(self._spec(slot))
 
     def _pool(
         self,
@@ -613,7 +616,7 @@ class Run:
             else:  # one broken attempt must not take the run down
                 self._stop_agent(slot)
                 why = f"the evaluator could not run this attempt: {type(exc).__name__}: {exc}"
-                spec = AttemptSpec(self.settings, slot.case, slot.number, slot.retry_of)
+                spec = self._spec(slot)
                 landed = perform_failed(spec, why)
         self._write(run_dir, landed)
         result = landed.result
@@ -632,7 +635,7 @@ class Run:
         slot.lost += 1
         self._stop_agent(slot)
         why = f"lost with its worker ({type(error).__name__})"
-        spec = AttemptSpec(self.settings, slot.case, slot.number, slot.retry_of)
+        spec = self._spec(slot)
         landed = perform_failed(spec, why)
         if slot.lost < 2:
             landed.bundle.mark_interrupted(f"{why}; run again under a new number")
@@ -669,7 +672,7 @@ class Run:
         """An attempt stopped with its worker returns nothing: it is listed all the same."""
         if slot.number is None:
             return
-        spec = AttemptSpec(self.settings, slot.case, slot.number, slot.retry_of)
+        spec = self._spec(slot)
         # Already stopping on an error: a disk that refuses this record must not hide it.
         with suppress(OSError):
             landed = perform_failed(spec, "its worker was stopped with the run")
