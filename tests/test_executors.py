@@ -169,3 +169,45 @@ def test_an_attempt_lost_twice_is_blocked_environment_never_dropped(
     assert "lost with its worker" in second["reason"]
     result = json.loads((run_dir / "case-results" / f"{CASE}.json").read_text())
     assert (result["status"], result["blocked_reason"]) == ("blocked", "environment")
+
+
+class StopsTheRun(Synthetic):
+    """The run is stopped (as by Ctrl-C) while its one attempt runs."""
+
+    run: Run | None = None
+
+    def submit(self, spec: AttemptSpec) -> Future[Any]:
+        assert StopsTheRun.run is not None
+        StopsTheRun.run.stop.set()
+        return super().submit(spec)
+
+
+@pytest.mark.usefixtures("stub_agent_clis")
+def test_an_attempt_landing_after_the_stop_is_kept_interrupted_and_not_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run_module, "executor_class", lambda name: StopsTheRun)
+    with scratch_dir() as scratch:
+        run = Run(
+            RunOptions(
+                repo=ROOT / "agentic-evals",
+                cases=(CASE,),
+                behaviors=BEHAVIORS,
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                run_id="r1",
+                sandbox="none",
+                trace="off",
+            ),
+            PlainProgress(),
+        )
+        StopsTheRun.run = run
+        outcome = run.execute()
+    assert outcome.interrupted and outcome.manifest.run_state == "interrupted"
+    assert outcome.results == []
+    record = json.loads(
+        (
+            outcome.run_dir.path / f"case-artifacts/{CASE}/attempts/attempt-01/attempt.json"
+        ).read_text()
+    )
+    assert record["interrupted"] and record["reason"].startswith("the run was stopped during it")

@@ -620,7 +620,6 @@ class Run:
                 landed = perform_failed(spec, why)
         self._write(run_dir, landed)
         result = landed.result
-        self.secrets.update(result.secrets)
         self.progress.attempt_finished(result)
         slot.results.append(result)
         if result.valid or slot.retry_of is not None:
@@ -648,9 +647,15 @@ class Run:
             kill_processes_mentioning(workspace / f"attempt-{slot.number:02d}")
 
     def _write(self, run_dir: RunDir, landed: AttemptOutcome) -> None:
-        if self.stop.is_set():
+        """Writes the attempt; one that landed after the run began stopping is kept, marked
+        interrupted, and never counted."""
+        stopping = self.stop.is_set()
+        if stopping:
             landed.bundle.mark_interrupted("the run was stopped during it")
         landed.bundle.write(run_dir)
+        self.secrets.update(landed.result.secrets)
+        if stopping:
+            raise RunInterrupted("stopping")
 
     def _drain(self, run_dir: RunDir, in_flight: dict[Future[AttemptOutcome], _Slot]) -> None:
         """The run is stopping: the attempts that were running still land (their agents were
