@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from benchmarks.common import ROOT, SCRATCH, median, table
-from evaluator.pipeline import run as run_module
+from evaluator.pipeline import attempt as attempt_module
 from evaluator.pipeline.attempt import AttemptResult
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
@@ -41,7 +41,7 @@ class Timing:
     """Collects, for each attempt run while it is installed, its overhead (the attempt's wall
     time minus the agent process's own) and the agent's time."""
 
-    original = staticmethod(run_module.run_attempt)
+    original = staticmethod(attempt_module.run_attempt)
 
     def __init__(self) -> None:
         self.overheads: list[float] = []
@@ -63,7 +63,7 @@ class Timing:
                 self.sizes.append(result.session.path.stat().st_size)
             return result
 
-        run_module.run_attempt = timed_attempt  # type: ignore[assignment]
+        attempt_module.run_attempt = timed_attempt  # type: ignore[assignment]
 
 
 # The isolation layers around the agent: the session evidence alone, and the default where the

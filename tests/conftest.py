@@ -28,8 +28,8 @@ def demo_repo() -> Path:
     return DEMO_REPO
 
 
-# The marks that say a test needs an npm-installed agent CLI or the browser.
-TOOL_MARKS = ("codex", "claude", "browser")
+# The marks that say a test needs an npm-installed agent CLI, the browser or a Ray instance.
+TOOL_MARKS = ("codex", "claude", "browser", "ray")
 
 # The test being set up or run, so that `tests.support.codex_or_skip` can check its marks.
 _current_test: pytest.Item | None = None
@@ -39,7 +39,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # registered here rather than in pyproject.toml: no test marks it by name but a few
     config.addinivalue_line(
         "markers",
-        "slow: left out of the unit tier (./dev check); implied by codex, claude, browser",
+        "slow: left out of the unit tier (./dev check); implied by codex, claude, browser, ray",
     )
 
 

@@ -58,7 +58,11 @@ ALLOWED: dict[str, set[str]] = {
         "html",
         "interop",
         "modelserver",
+        "execute",
     },
+    # where attempts run (a thread pool, Ray tasks): it knows nothing of attempts, only how to
+    # run a function on specs and stop the agents it started
+    "execute": {"agents"},
     "modelserver": {"contract"},
     # the HTML views read finished runs through the artifact models, comparisons through theirs
     "html": {"artifacts", "judge", "compare"},

@@ -32,6 +32,21 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def write_bytes_atomic(path: Path, content: bytes, *, sync: bool = True) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
 def write_json(path: Path, payload: Any) -> None:
     if isinstance(payload, BaseModel):
         payload = payload.model_dump(mode="json")

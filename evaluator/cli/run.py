@@ -44,6 +44,17 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
 )
 @agent_run_options
 @click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    help="Where attempts run: local (a pool here) or ray (Ray tasks; the ray extra).",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    help="Ray cluster to join with --executor ray (default: start one here).",
+)
+@click.option(
     "--allow-blocked", is_flag=True, help="Blocked cases alone do not make the exit code 1."
 )
 @junit_option
@@ -60,6 +71,8 @@ def command(
     attempts: int | None,
     resume: str | None,
     run_args: AgentRunArgs,
+    executor: str,
+    ray_address: str | None,
     allow_blocked: bool,
     junit: Path | None,
     as_json: bool,
@@ -90,6 +103,8 @@ def command(
         cases=cases,
         attempts=attempts,
         resume=resume,
+        executor=executor,
+        ray_address=ray_address,
     )
     run_args.apply(options)
     with run_args.grader() as grader:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+import shutil
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,17 @@ from evaluator.adapters import adapter_for_runner, get_store, normalize_session,
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
 from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLayers, IsolationSummary
 from evaluator.artifacts.redact import LiveRedactor, Redactor
-from evaluator.artifacts.rundir import RunDir, copy_atomic, write_atomic, write_json
+from evaluator.artifacts.rundir import (
+    RunDir,
+    copy_atomic,
+    storage_error,
+    write_atomic,
+    write_bytes_atomic,
+    write_json,
+)
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.credentials import SecretSet, environment_secrets, looks_secret
+from evaluator.defaults import DEFAULT_TIMEOUT_S
 from evaluator.evidence import SessionEvidence
 from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport, assess_attempt
@@ -25,6 +34,7 @@ from evaluator.judge.base import CommandRunner
 from evaluator.pipeline.commands import JailedCommands
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
+from evaluator.safepath import contained
 from evaluator.sandbox import LaunchPolicy, ObservedTrace
 from evaluator.sandbox.strace_log import ToolCallRecognizer
 from evaluator.sandbox.tracer import save_compressed
@@ -35,6 +45,7 @@ from evaluator.workspace.scratch import make_tree_private
 
 WORKSPACE_SNAPSHOT = "workspace"  # the attempt workspace's final state, beside attempt.json
 TRACE_ARTIFACT = "trace.strace.gz"
+ATTEMPT_FILE = "attempt.json"
 
 
 @dataclass(frozen=True)
@@ -46,9 +57,6 @@ class AttemptSettings:
     agent_root: Path
     runner: AgentRunner
     endpoint: ModelEndpoint
-    timeout_s: float
-    # A case's own `timeout_s:` applies unless the user gave `--timeout` for the whole run.
-    case_timeouts: bool = True
     grader: ModelGrader | None = None  # the model judge; None judges by checks and rules only
     launch: LaunchPolicy = field(default_factory=LaunchPolicy)
     entry_skill_text: str | None = None  # a candidate skill written into every workspace
@@ -162,8 +170,14 @@ def offline_mismatches(case: LoadedCase, runner: AgentRunner) -> list[str]:
 
 
 def run_attempt(
-    settings: AttemptSettings, case: LoadedCase, number: int, retry_of: int | None = None
+    settings: AttemptSettings,
+    case: LoadedCase,
+    number: int,
+    retry_of: int | None = None,
+    *,
+    timeout_s: float,
 ) -> AttemptResult:
+    """`timeout_s`: this case's, as the run plan resolved it (`RunPlan.timeout_for`)."""
     workspace = build_workspace(
         case_workspace_root=settings.case_workspace_root,
         case=case,
@@ -188,8 +202,7 @@ def run_attempt(
                 agent_dir=agent_dir,
                 prompt=prompt,
                 endpoint=settings.endpoint,
-                timeout_s=(case.case.timeout_s if settings.case_timeouts else None)
-                or settings.timeout_s,
+                timeout_s=timeout_s,
                 env=workspace.env,
                 launch=settings.launch,
                 secrets=secrets,
@@ -220,6 +233,108 @@ def run_attempt(
 def trace_recognizer(runner: AgentRunner) -> ToolCallRecognizer | None:
     """How the access trace tells `runner`'s tool calls apart: its adapter's knowledge."""
     return adapter_for_runner(runner.name).trace_recognizer()
+
+
+@dataclass(frozen=True)
+class AttemptSpec:
+    """One attempt to make, as the driver hands it to an executor: everything it needs travels
+    with it (an executor may run it in another process or on another machine). `settings.run_dir`
+    is the attempt's staging directory, never the run directory: only the driver writes that."""
+
+    settings: AttemptSettings
+    case: LoadedCase
+    number: int
+    retry_of: int | None = None
+    timeout_s: float = DEFAULT_TIMEOUT_S  # the case's, as the run plan resolved it
+
+
+@dataclass
+class ArtifactBundle:
+    """The files an attempt would have written into the run directory, as data: path relative to
+    the run directory -> content. The driver writes them (`write`), `attempt.json` last, once."""
+
+    case_id: str
+    number: int
+    files: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def attempt_path(self) -> str:
+        return f"case-artifacts/{self.case_id}/attempts/attempt-{self.number:02d}/{ATTEMPT_FILE}"
+
+    @property
+    def size(self) -> int:
+        return sum(len(content) for content in self.files.values())
+
+    def mark_interrupted(self, why: str) -> None:
+        """The run stopped while this attempt ran: its evidence stays, it is not counted."""
+        raw = self.files.get(self.attempt_path)
+        if raw is None:
+            return
+        payload = json.loads(raw)
+        payload["interrupted"] = True
+        payload["reason"] = f"{why}; {payload['reason']}" if payload.get("reason") else why
+        text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+        self.files[self.attempt_path] = text.encode("utf-8")
+
+    def write(self, run_dir: RunDir) -> None:
+        last = self.files.get(self.attempt_path)
+        for relative, content in self.files.items():
+            if relative != self.attempt_path:
+                # Only attempt.json, written last, marks the attempt recorded: it alone is synced.
+                write_bytes_atomic(contained(run_dir.path, relative), content, sync=False)
+        run_dir.attempt_artifacts(self.case_id, self.number).mkdir(parents=True, exist_ok=True)
+        if last is not None:
+            write_bytes_atomic(contained(run_dir.path, self.attempt_path), last)
+
+
+@dataclass
+class AttemptOutcome:
+    result: AttemptResult
+    bundle: ArtifactBundle
+
+
+def perform_attempt(spec: AttemptSpec) -> AttemptOutcome:
+    """What an executor runs, wherever it runs: the attempt, staged, then taken as a bundle. An
+    attempt the evaluator could not carry out is blocked, not raised: one broken attempt must
+    not take the run down (a full or unwritable disk does, raised)."""
+    settings = spec.settings
+    try:
+        result = run_attempt(
+            settings, spec.case, spec.number, spec.retry_of, timeout_s=spec.timeout_s
+        )
+    except Exception as exc:
+        roots = (settings.run_dir.path.absolute(), settings.case_workspace_root.parent)
+        if storage_error(exc, roots) is not None:
+            raise
+        result = failed_attempt(settings, spec.case, spec.number, spec.retry_of, exc)
+    if result.evidence is not None:
+        # The judging that needed the records is done and the bundle holds them: what goes back
+        # to the driver (through Ray's object store, or held till the case ends) is the header.
+        spill = result.evidence._spill
+        result.evidence = replace(
+            result.evidence, records=[], _spill=None, _repeats={}, call_outcomes={}
+        )
+        if spill is not None:
+            spill.close()
+    return AttemptOutcome(result, take_bundle(settings.run_dir, spec.case.case_id, spec.number))
+
+
+def perform_failed(spec: AttemptSpec, why: str) -> AttemptOutcome:
+    """An attempt that never came back (its worker went away), blocked, as a bundle."""
+    settings = spec.settings
+    result = blocked_attempt(settings, spec.case, spec.number, spec.retry_of, why)
+    return AttemptOutcome(result, take_bundle(settings.run_dir, spec.case.case_id, spec.number))
+
+
+def take_bundle(staging: RunDir, case_id: str, number: int) -> ArtifactBundle:
+    """The staged attempt directory as data, then gone from the staging area."""
+    directory = staging.attempt_artifacts(case_id, number)
+    bundle = ArtifactBundle(case_id, number)
+    for path in sorted(directory.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            bundle.files[path.relative_to(staging.path).as_posix()] = path.read_bytes()
+    shutil.rmtree(directory, ignore_errors=True)
+    return bundle
 
 
 def run_secrets(
@@ -264,8 +379,15 @@ def failed_attempt(
 ) -> AttemptResult:
     """An attempt the evaluator itself could not carry out: blocked, with the error kept. What it
     left in the run directory (a workspace snapshot, an error naming a file) is redacted too."""
+    why = f"the evaluator could not run this attempt: {type(error).__name__}: {error}"
+    return blocked_attempt(settings, case, number, retry_of, why)
+
+
+def blocked_attempt(
+    settings: AttemptSettings, case: LoadedCase, number: int, retry_of: int | None, why: str
+) -> AttemptResult:
     result = AttemptResult(case.case_id, number, None, "blocked", "environment", retry_of=retry_of)
-    result.reason = f"the evaluator could not run this attempt: {type(error).__name__}: {error}"
+    result.reason = why
     result.secrets = {
         **run_secrets(settings.runner, settings.endpoint, settings.grader),
         **declared_secrets(case),
@@ -451,17 +573,6 @@ def save_attempt(run_dir: RunDir, result: AttemptResult) -> None:
         save_compressed(
             handle.trace_path, directory / TRACE_ARTIFACT, Redactor(result.secrets).text
         )
-
-
-def mark_interrupted(run_dir: RunDir, result: AttemptResult, why: str) -> None:
-    """The run stopped while this attempt ran: its evidence stays, it is not counted."""
-    path = run_dir.attempt_artifacts(result.case_id, result.number) / "attempt.json"
-    if not path.is_file():
-        return
-    payload = json.loads(path.read_text(encoding="utf-8"))
-    payload["interrupted"] = True
-    payload["reason"] = f"{why}; {payload['reason']}" if payload.get("reason") else why
-    write_json(path, payload)
 
 
 def attempt_file(run_dir: RunDir, result: AttemptResult) -> AttemptFile:

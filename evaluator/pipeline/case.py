@@ -86,7 +86,7 @@ def finalize_case(
             )
     for record in earlier:
         notes.append(
-            f"attempt {record.attempt:02d} from before the run was resumed, not counted:"
+            f"attempt {record.attempt:02d} interrupted, not counted:"
             f" {record.status or 'unfinished'}" + (f" ({record.reason})" if record.reason else "")
         )
     if stats.flaky:

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from evaluator import __version__
 from evaluator.adapters import in_session_adapter
 from evaluator.adapters.base import AgentAdapter
 from evaluator.artifacts.models import AttemptFile, Manifest
@@ -38,6 +37,7 @@ from evaluator.pipeline.case import final_slots, finalize_case
 from evaluator.pipeline.commands import JailedCommands
 from evaluator.pipeline.rejudge import restore_attempt
 from evaluator.pipeline.run import new_run_id, write_reports
+from evaluator.pipeline.runplan import ManifestFacts, RunOptions, plan_manifest, resolve_run
 from evaluator.plan import open_repo, select_cases
 from evaluator.prompting import in_session_prompt
 from evaluator.repo import EvalRepo, LoadedCase
@@ -140,31 +140,35 @@ def _plan(request: PlanRequest, run_dir: RunDir, case_id: str) -> Manifest:
         raise InputError(f"run directory already exists: {run_dir.path}") from None
     make_private_dir(root)
     adapter = in_session_adapter(request.agent)
-    return Manifest(
-        run_id=run_dir.run_id,
-        target_id=selection.target.target_id,
-        suite_ids=selection.suite_ids,
-        target_skill_path=selection.target.target.entry_skill,
-        started_at=_now().isoformat(timespec="seconds"),
-        case_workspace_root=str(root),
-        evidence_mode=f"{adapter.name} session store (in-session child)",
-        notes=[
-            "in-session: each attempt's sub-agent was spawned by the evaluator agent in its own"
-            f" {adapter.label} session, under the user's own configuration (no fresh agent home,"
-            " no jail, no access trace); isolation rests on the session evidence"
-        ],
-        selected_case_ids=list(selection.explicit_case_ids),
-        resolved_case_ids=[c.case_id for c in selection.cases],
-        source_workspace=str(repo.source_workspace),
-        repo=str(repo.root),
-        run_state="running",
+    options = RunOptions(
+        repo=request.repo,
+        source_workspace=request.source_workspace,
+        target=request.target,
+        suites=request.suites,
+        cases=request.cases,
         agent=adapter.name + IN_SESSION_SUFFIX,
-        evaluator_version=__version__,
+        run_id=run_dir.run_id,
+        runs_dir=request.runs_dir,
+    )
+    plan = resolve_run(options, selection, run_dir.run_id, None, default_workers=1)
+    facts = ManifestFacts(
+        repo=repo.root,
+        source_workspace=repo.source_workspace,
+        target_skill_path=selection.target.target.entry_skill,
+        case_workspace_root=root,
+        evidence_mode=f"{adapter.name} session store (in-session child)",
+        agent_version=None,  # the user's own CLI, known from the first collected session
         sandbox="none",
         trace="off",
         skill_hash=skill_digest(selection.target, repo.source_workspace),
         source_commit=source_commit(repo.source_workspace),
+        notes=(
+            "in-session: each attempt's sub-agent was spawned by the evaluator agent in its own"
+            f" {adapter.label} session, under the user's own configuration (no fresh agent home,"
+            " no jail, no access trace); isolation rests on the session evidence",
+        ),
     )
+    return plan_manifest(plan, facts, in_session=True)
 
 
 def _not_planned(case_id: str, run_id: str, planned: list[str]) -> InputError:

@@ -9,19 +9,19 @@ import secrets
 import signal
 import sys
 import threading
+from collections import deque
 from collections.abc import Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager, nullcontext, suppress
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from evaluator import __version__
-from evaluator.adapters import DEFAULT_RUNNER, adapter_for_runner, get_runner
+from evaluator.adapters import adapter_for_runner, get_runner
 from evaluator.adapters.base import AgentAdapter
-from evaluator.agents import ModelEndpoint
-from evaluator.agents.process import kill_active, kill_processes_mentioning
+from evaluator.agents import AgentRunner, ModelEndpoint
+from evaluator.agents.process import kill_processes_mentioning
 from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest, RunState
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.report import render_report
@@ -37,31 +37,44 @@ from evaluator.artifacts.rundir import (
     write_json,
 )
 from evaluator.artifacts.transcript import render_transcript
-from evaluator.credentials import SecretSet, without_userinfo
+from evaluator.credentials import SecretSet
 from evaluator.defaults import DEFAULT_SCRATCH as DEFAULT_SCRATCH  # re-exported: was defined here
 from evaluator.defaults import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.execute import Executor, ExecutorSettings, executor_class
 from evaluator.html.run_page import write_run_html
 from evaluator.interop import write_run_outputs
-from evaluator.judge import ModelGrader
-from evaluator.modelserver import ScriptedModelServer, load_behaviors
+from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer, load_behaviors
 from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.pipeline.attempt import (
+    AttemptOutcome,
     AttemptResult,
     AttemptSettings,
+    AttemptSpec,
     declared_secrets,
-    failed_attempt,
-    mark_interrupted,
-    run_attempt,
+    perform_attempt,
+    perform_failed,
     run_secrets,
 )
 from evaluator.pipeline.case import finalize_case
 from evaluator.pipeline.progress import PlainProgress, Progress
+from evaluator.pipeline.runplan import (
+    DEFAULT_EXECUTOR,
+    ManifestFacts,
+    RunPlan,
+    check_credentials,
+    check_endpoint,
+    plan_manifest,
+    resolve_run,
+)
+from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
+from evaluator.pipeline.runplan import RunOptions as RunOptions  # re-exported: was defined here
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.safepath import id_problem
-from evaluator.sandbox import LaunchPolicy, TraceMode
+from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.launch import choose_policy
+from evaluator.vocabulary import TraceLayer
 from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import (
     PRIVATE_UMASK,
@@ -70,48 +83,11 @@ from evaluator.workspace.scratch import (
     remove_scratch,
 )
 
-SCRIPTED_MODEL = "mock-model"
-
-
 POOL_POLL_S = 0.2  # how soon the pool notices a stop request
 
 
 class RunInterrupted(Exception):
     """SIGTERM (or SIGINT) arrived: stop starting attempts, kill running ones, keep results."""
-
-
-@dataclass
-class RunOptions:
-    repo: Path
-    source_workspace: Path | None = None
-    target: str | None = None
-    suites: tuple[str, ...] = ()
-    cases: tuple[str, ...] = ()
-    agent: str | None = None
-    attempts: int | None = None
-    workers: int | None = None
-    timeout_s: float | None = None
-    run_id: str | None = None
-    resume: str | None = None
-    model: str | None = None
-    behaviors: Path | None = None
-    runs_dir: Path = Path("runs")
-    scratch_root: Path = DEFAULT_SCRATCH
-    # Per adapter (by name), the options its alias flags set; under "", the `--agent-option`
-    # pairs for the run's agent, whichever it is.
-    agent_options: dict[str, dict[str, object]] = field(default_factory=dict)
-    auth_from: Path | None = None
-    # Any endpoint speaking the agent's provider API (a local vLLM or Ollama server, a LiteLLM
-    # gateway), with the name of the variable that holds its key.
-    base_url: str | None = None
-    api_key_env: str | None = None
-    lenient: bool = False
-    scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
-    skill_text: str | None = None  # candidate entry skill for every workspace (`score --skill`)
-    grader: ModelGrader | None = None  # the model judge (`--judge-model`), owned by the caller
-    keep_scratch: bool = False  # keep workspaces and agent homes after the run (debugging)
-    sandbox: str | None = None  # None: bwrap where it works, else none
-    trace: TraceMode = "auto"
 
 
 @dataclass
@@ -160,41 +136,6 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
             signal.signal(sig, action)
 
 
-def _case_attempts(cases: list[LoadedCase], explicit: int | None) -> dict[str, int]:
-    """A case's own `attempts:` beats the target's default; an explicit `--attempts` beats both.
-    Resolved at planning time and kept in the manifest, so a resume runs the same K."""
-    if explicit is not None:
-        return {}
-    return {c.case_id: c.case.attempts for c in cases if c.case.attempts is not None}
-
-
-def _first(*values: Any) -> Any:
-    return next((value for value in values if value is not None), None)
-
-
-def _refuse_changes(options: RunOptions, previous: Manifest) -> None:
-    """A resumed run keeps the agent, attempts, model and behaviours it started with."""
-    given = {
-        "--agent": (options.agent, previous.agent),
-        "--attempts": (options.attempts, previous.attempts),
-        "--model": (options.model, previous.model),
-        "--base-url": (
-            without_userinfo(options.base_url) if options.base_url else None,
-            previous.model_base_url,
-        ),
-        "--api-key-env": (options.api_key_env, previous.model_key_env),
-        "--behaviors": (
-            str(options.behaviors.resolve()) if options.behaviors else None,
-            previous.behaviors_dir,
-        ),
-    }
-    for flag, (value, kept) in given.items():
-        if value is not None and value != kept:
-            raise InputError(
-                f"run {previous.run_id} was started with {kept!r}; resume keeps it", field=flag
-            )
-
-
 CANDIDATE_SKILL_FILE = "candidate-skill.md"
 
 
@@ -227,9 +168,9 @@ class Run:
         self.options = options
         self.progress = progress or PlainProgress()
         self.stop = threading.Event()
-        self.lock = threading.Lock()
         self.attempt_numbers: dict[str, int] = {}
         self.run_lock: RunLock | None = None
+        self.plan: RunPlan | None = None
         # Every attempt's secrets: a kept scratch is redacted with them when the run ends.
         self.secrets = SecretSet()
 
@@ -306,8 +247,55 @@ class Run:
                 self.run_lock = None
 
     def _execute(self) -> RunOutcome:
-        options = self.options
+        """Plan, claim, serve, execute, close."""
         repo, selection, run_dir, previous = self._plan()
+        plan = resolve_run(
+            self.options, selection, run_dir.run_id, previous, default_workers=default_workers()
+        )
+        ready = self._check(plan, repo, selection)
+        # ---- claim
+        if previous is None:
+            self._claim(run_dir)
+        try:
+            make_private_dir(plan.scratch)
+        except OSError as exc:
+            raise EnvironmentProblem(
+                f"cannot create scratch directory {plan.scratch}: {exc.strerror}"
+            ) from None
+        opened = self._open(plan, ready, repo, selection, run_dir, previous)
+        manifest, scratch = opened.manifest, plan.scratch
+        outcome = RunOutcome(run_dir, manifest)
+        try:
+            # ---- serve
+            with self._serve(plan, ready) as endpoint:
+                settings = AttemptSettings(
+                    # Attempts stage their artifacts in the scratch; the driver writes them.
+                    run_dir=RunDir(scratch / "staging" / run_dir.run_id),
+                    target=selection.target,
+                    source_workspace=repo.source_workspace,
+                    case_workspace_root=scratch / "workspaces",
+                    agent_root=scratch / "agents",
+                    runner=ready.runner,
+                    endpoint=endpoint,
+                    grader=self.options.grader,
+                    launch=opened.launch,
+                    entry_skill_text=opened.skill_text,
+                )
+                # ---- execute
+                self._run_attempts(ready, settings, run_dir, opened.todo, plan, outcome)
+        except BaseException as exc:
+            self._stopped_by(exc, run_dir, manifest, scratch)
+            raise
+        # ---- close
+        self._close(run_dir, manifest, "interrupted" if outcome.interrupted else "completed")
+        self._drop_scratch(scratch)
+        outcome.results = run_dir.read_case_results(manifest.resolved_case_ids)
+        return outcome
+
+    def _check(self, plan: RunPlan, repo: EvalRepo, selection: Selection) -> _Ready:
+        """Everything that can stop the run before it claims anything: the skill's files, the
+        behaviours, the endpoint, the agent's CLI and options, credentials, the executor."""
+        options = self.options
         target = selection.target
         for relative in [target.target.entry_skill, *target.target.roots]:
             if not target.source_path(repo.source_workspace, relative).exists():
@@ -316,157 +304,84 @@ class Run:
                     " (pass --source-workspace)",
                     path=target.path,
                 )
-        defaults = target.target.defaults
-        if previous is not None:
-            _refuse_changes(options, previous)
-        agent: str = _first(
-            previous.agent if previous else None,
-            options.agent,
-            defaults.agent if defaults else None,
-            DEFAULT_RUNNER,
-        )
-        attempts: int = _first(
-            previous.attempts if previous else None,
-            options.attempts,
-            defaults.attempts if defaults else None,
-            1,
-        )
-        workers: int = _first(
-            options.workers, previous.workers if previous else None, default_workers()
-        )
-        timeout_s: float = _first(
-            options.timeout_s,
-            previous.timeout_s if previous else None,
-            defaults.timeout_s if defaults else None,
-            DEFAULT_TIMEOUT_S,
-        )
-        behaviors = (
-            (Path(previous.behaviors_dir) if previous.behaviors_dir else None)
-            if previous
-            else options.behaviors
-        )
-        library = load_behaviors(behaviors) if behaviors else None
+        library = load_behaviors(plan.behaviors) if plan.behaviors else None
         if library is not None:
             # Checked before anything starts: a behaviour answering the wrong case is a wrong verdict.
             prompts = {c.case_id: c.case.input.user_prompt for c in target.all_cases()}
             problems = coverage_problems(library, prompts)
             if problems:
                 raise problems[0]
-        # Checked before the agent's CLI is looked up: the endpoint is the user's input.
-        if library is not None and (options.base_url or options.api_key_env):
-            raise InputError(
-                "--behaviors runs the scripted model; it takes no --base-url or --api-key-env",
-                field="--base-url" if options.base_url else "--api-key-env",
-            )
-        # A resume takes the URL as given again (the manifest keeps it without credentials).
-        base_url = options.base_url or (previous.model_base_url if previous else None)
-        api_key_env = options.api_key_env or (previous.model_key_env if previous else None)
-        if base_url and not (options.model or (previous.model if previous else None)):
-            raise InputError("--base-url needs --model: the model that endpoint serves")
-        if api_key_env and not os.environ.get(api_key_env):
-            raise EnvironmentProblem(f"--api-key-env {api_key_env}: that variable is not set")
+        real_endpoint = check_endpoint(plan, options)
         # Fails early when the agent's CLI is missing.
-        adapter = adapter_for_runner(agent)
+        adapter = adapter_for_runner(plan.agent)
         # `--agent-option` pairs (under "") are the run's agent's, over its aliases' values.
         chosen = {
             **options.agent_options.get(adapter.name, {}),
             **options.agent_options.get("", {}),
         }
-        runner = get_runner(agent, chosen)
-        scratch = options.scratch_root / run_dir.run_id
-        adapter.check_scratch(scratch)
+        runner = get_runner(plan.agent, chosen)
+        adapter.check_scratch(plan.scratch)
         check_scratch_root(options.scratch_root)
-        if options.auth_from is not None and not runner.uses_auth_from:
-            raise InputError(
-                f"--auth-from copies a login the {adapter.label} agent ({agent}) does not use"
-            )
-        real_endpoint = ModelEndpoint(
-            model=None, base_url=base_url, auth_from=options.auth_from, api_key_env=api_key_env
-        )
-        # A fresh agent home has no login: without credentials every attempt would block.
-        real_model = library is None and previous is None
-        if real_model and not runner.has_credentials(real_endpoint):
-            raise EnvironmentProblem(
-                f"a real model needs credentials: {runner.credentials_hint};"
-                " --behaviors DIR uses the scripted model"
-            )
-        if previous is None:
-            self._claim(run_dir)
-        try:
-            make_private_dir(scratch)
-        except OSError as exc:
-            raise EnvironmentProblem(
-                f"cannot create scratch directory {scratch}: {exc.strerror}"
-            ) from None
-        model = (
-            previous.model
-            if previous
-            # None: the agent's own default model
-            else _first(options.model, SCRIPTED_MODEL if library else None)
-        )
+        check_credentials(plan, options, runner, real_endpoint)
+        executor_type = executor_class(plan.executor)  # an unknown one stops the run here
+        executor_type.check_available()
+        return _Ready(library, real_endpoint, adapter, runner, executor_type)
+
+    def _open(
+        self,
+        plan: RunPlan,
+        ready: _Ready,
+        repo: EvalRepo,
+        selection: Selection,
+        run_dir: RunDir,
+        previous: Manifest | None,
+    ) -> _Opened:
+        """The manifest, from the plan (or the resumed run's, after settling what it left),
+        written as `running` before the first attempt; the attempt numbers taken so far."""
+        options, scratch, target = self.options, plan.scratch, selection.target
         launch = self._launch_policy(repo, scratch)
         finished = run_dir.finished_case_ids() if previous else set()
-        if previous and previous.run_state == "running":
-            # The previous evaluator died without stopping its agents (SIGKILL): stop them now.
-            reaped = kill_processes_mentioning(scratch)
-            if reaped:
-                previous.notes.append(
-                    f"resume stopped {reaped} agent process(es) left by the killed run"
-                )
         todo = [c for c in selection.cases if c.case_id not in finished]
         # Known before any attempt: whatever stops the run, a kept scratch is redacted with them.
-        credentials = run_secrets(runner, real_endpoint, options.grader)
+        credentials = run_secrets(ready.runner, ready.real_endpoint, options.grader)
         self.secrets.update(credentials)
         for case in selection.cases:
             self.secrets.update(declared_secrets(case))
-        if previous:
-            # A resumed case runs all its K attempts again: what it had is listed, not counted.
-            with self._storage_faults(run_dir, scratch):
-                for note in record_in_flight(
-                    run_dir, scratch, todo, previous, adapter, credentials
-                ):
-                    previous.notes.append(note)
-        manifest = previous or Manifest(
-            run_id=run_dir.run_id,
-            target_id=target.target_id,
-            suite_ids=selection.suite_ids,
-            target_skill_path=target.target.entry_skill,
-            started_at=_now(),
-            model=model,
-            case_workspace_root=str(scratch / "workspaces"),
-            evidence_mode=runner.evidence_mode,
-            selected_case_ids=list(selection.explicit_case_ids),
-            resolved_case_ids=[c.case_id for c in selection.cases],
-            source_workspace=str(repo.source_workspace),
-            repo=str(repo.root),
-            agent=agent,
-            agent_version=runner.version(),
-            attempts=attempts,
-            case_attempts=_case_attempts(selection.cases, options.attempts),
-            workers=workers,
-            timeout_s=timeout_s,
-            timeout_explicit=options.timeout_s is not None,
-            lenient=options.lenient,
-            behaviors_dir=str(behaviors.resolve()) if behaviors else None,
-            model_base_url=without_userinfo(base_url) if base_url else None,
-            model_key_env=api_key_env,
-            evaluator_version=__version__,
-        )
-        if options.timeout_s is not None:
+        trace: TraceLayer = "strace" if launch.trace else "off"
+        if previous is None:
+            manifest = plan_manifest(
+                plan,
+                ManifestFacts(
+                    repo=repo.root,
+                    source_workspace=repo.source_workspace,
+                    target_skill_path=target.target.entry_skill,
+                    case_workspace_root=scratch / "workspaces",
+                    evidence_mode=ready.runner.evidence_mode,
+                    agent_version=ready.runner.version(),
+                    sandbox=launch.jail,
+                    trace=trace,
+                    skill_hash=None,
+                    source_commit=None,
+                ),
+            )
+        else:
+            manifest = previous
+            self._take_over(manifest, run_dir, scratch, todo, ready.adapter, credentials)
             # A resume given --timeout makes it the run's timeout for every case from now on.
-            manifest.timeout_s, manifest.timeout_explicit = timeout_s, True
-        manifest.sandbox = launch.jail
-        manifest.trace = "strace" if launch.trace else "off"
+            manifest.timeout_s, manifest.timeout_explicit = plan.timeout_s, plan.timeout_explicit
+            manifest.sandbox, manifest.trace = launch.jail, trace
         manifest.notes += [note for note in launch.notes if note not in manifest.notes]
         skill_text = _candidate_skill(options, run_dir, previous, manifest)
         if manifest.skill_hash is None:  # a resume keeps what the run started with
             manifest.skill_hash = skill_digest(target, repo.source_workspace, skill_text)
             manifest.source_commit = source_commit(repo.source_workspace)
-        if library is not None and not previous:
+        if ready.library is not None and not previous:
             manifest.notes.append(
                 "scripted model: the agent ran against agentic-eval's scripted"
-                f" {adapter.protocol_label} server"
+                f" {ready.adapter.protocol_label} server"
             )
+        if ready.executor_type.name != DEFAULT_EXECUTOR:
+            manifest.notes.append(f"attempts ran on the {ready.executor_type.name} executor")
         if previous:
             manifest.notes.append(
                 f"resumed at {_now()}: {len(finished)} finished case(s) kept, {len(todo)} to run"
@@ -484,52 +399,68 @@ class Run:
                 if p.name[8:].isdigit()
             ]
             self.attempt_numbers[case.case_id] = max([run_dir.max_attempt(case.case_id), *started])
-        server_cm = (
-            ScriptedModelServer(
-                library, model=model or SCRIPTED_MODEL, latency_s=options.scripted_latency_s
-            )
-            if library
-            else nullcontext()
+        return _Opened(manifest, todo, launch, skill_text)
+
+    @contextmanager
+    def _serve(self, plan: RunPlan, ready: _Ready) -> Iterator[ModelEndpoint]:
+        """The model the agents reach: the scripted server for the run's length, or the real
+        endpoint with the plan's model."""
+        if ready.library is None:
+            yield replace(ready.real_endpoint, model=plan.model)
+            return
+        with ScriptedModelServer(
+            ready.library,
+            model=plan.model or SCRIPTED_MODEL,
+            latency_s=self.options.scripted_latency_s,
+        ) as server:
+            yield ModelEndpoint(model=plan.model, base_url=server.base_url, scripted=True)
+
+    def _run_attempts(
+        self,
+        ready: _Ready,
+        settings: AttemptSettings,
+        run_dir: RunDir,
+        todo: list[LoadedCase],
+        plan: RunPlan,
+        outcome: RunOutcome,
+    ) -> None:
+        self.settings, self.plan = settings, plan
+        executor = ready.executor_type(
+            perform_attempt, ExecutorSettings(workers=plan.workers, address=plan.ray_address)
         )
-        outcome = RunOutcome(run_dir, manifest)
+        self.progress.start(run_dir.run_id, [c.case_id for c in todo], plan.attempts)
         try:
-            with server_cm as server:
-                endpoint = (
-                    ModelEndpoint(model=model, base_url=server.base_url, scripted=True)
-                    if isinstance(server, ScriptedModelServer)
-                    else replace(real_endpoint, model=model)
+            with _stop_on_signals(self.stop):
+                self._pool(executor, run_dir, todo, plan, outcome.manifest, outcome)
+        except (KeyboardInterrupt, RunInterrupted):
+            outcome.interrupted = True
+            self.stop.set()
+            executor.stop()
+        finally:
+            executor.close()
+            self.progress.stop()
+
+    def _take_over(
+        self,
+        previous: Manifest,
+        run_dir: RunDir,
+        scratch: Path,
+        todo: list[LoadedCase],
+        adapter: AgentAdapter,
+        credentials: dict[str, str],
+    ) -> None:
+        """A resumed run first settles what the stopped one left: its agents, its attempts."""
+        if previous.run_state == "running":
+            # The previous evaluator died without stopping its agents (SIGKILL): stop them now.
+            reaped = kill_processes_mentioning(scratch)
+            if reaped:
+                previous.notes.append(
+                    f"resume stopped {reaped} agent process(es) left by the killed run"
                 )
-                settings = AttemptSettings(
-                    run_dir=run_dir,
-                    target=target,
-                    source_workspace=repo.source_workspace,
-                    case_workspace_root=scratch / "workspaces",
-                    agent_root=scratch / "agents",
-                    runner=runner,
-                    endpoint=endpoint,
-                    timeout_s=timeout_s,
-                    case_timeouts=not manifest.timeout_explicit,
-                    grader=options.grader,
-                    launch=launch,
-                    entry_skill_text=skill_text,
-                )
-                self.progress.start(run_dir.run_id, [c.case_id for c in todo], attempts)
-                try:
-                    with _stop_on_signals(self.stop):
-                        self._pool(settings, todo, workers, manifest, outcome)
-                except (KeyboardInterrupt, RunInterrupted):
-                    outcome.interrupted = True
-                    self.stop.set()
-                    kill_active()
-                finally:
-                    self.progress.stop()
-        except BaseException as exc:
-            self._stopped_by(exc, run_dir, manifest, scratch)
-            raise
-        self._close(run_dir, manifest, "interrupted" if outcome.interrupted else "completed")
-        self._drop_scratch(scratch)
-        outcome.results = run_dir.read_case_results(manifest.resolved_case_ids)
-        return outcome
+        # A resumed case runs all its K attempts again: what it had is listed, not counted.
+        with self._storage_faults(run_dir, scratch):
+            for note in record_in_flight(run_dir, scratch, todo, previous, adapter, credentials):
+                previous.notes.append(note)
 
     def _stopped_by(
         self, exc: BaseException, run_dir: RunDir, manifest: Manifest, scratch: Path
@@ -607,79 +538,158 @@ class Run:
         write_reports(run_dir, manifest, self.secrets.values())
 
     def _next_number(self, case_id: str) -> int:
-        with self.lock:
-            self.attempt_numbers[case_id] += 1
-            return self.attempt_numbers[case_id]
+        self.attempt_numbers[case_id] += 1
+        return self.attempt_numbers[case_id]
 
-    def _slot(self, settings: AttemptSettings, case: LoadedCase) -> list[AttemptResult]:
-        """One of the K tries: an attempt, and one rerun in a new workspace if it was invalid."""
-        results: list[AttemptResult] = []
-        retry_of = None
-        for _ in range(2):
-            if self.stop.is_set():
-                raise RunInterrupted("stopping")
-            number = self._next_number(case.case_id)
-            self.progress.attempt_started(case.case_id, number)
-            try:
-                result = run_attempt(settings, case, number, retry_of)
-            except Exception as exc:  # one broken attempt must not take the run down
-                roots = (settings.run_dir.path.absolute(), settings.case_workspace_root.parent)
-                if storage_error(exc, roots) is not None:
-                    raise  # ... but a full or unwritable disk takes every attempt down
-                result = failed_attempt(settings, case, number, retry_of, exc)
-            if self.stop.is_set():
-                mark_interrupted(settings.run_dir, result, "the run was stopped during it")
-                raise RunInterrupted("stopping")
-            self.secrets.update(result.secrets)
-            self.progress.attempt_finished(result)
-            results.append(result)
-            if result.valid:
-                break
-            retry_of = number
-        return results
+    def _spec(self, slot: _Slot) -> AttemptSpec:
+        assert slot.number is not None and self.plan is not None
+        timeout_s = self.plan.timeout_for(slot.case)
+        return AttemptSpec(self.settings, slot.case, slot.number, slot.retry_of, timeout_s)
+
+    def _submit(self, executor: Executor[Any, Any], slot: _Slot) -> Future[AttemptOutcome]:
+        number = self._next_number(slot.case.case_id)
+        slot.number = number
+        self.progress.attempt_started(slot.case.case_id, number)
+        return executor.submit(self._spec(slot))
 
     def _pool(
         self,
-        settings: AttemptSettings,
+        executor: Executor[Any, Any],
+        run_dir: RunDir,
         cases: list[LoadedCase],
-        workers: int,
+        plan: RunPlan,
         manifest: Manifest,
         outcome: RunOutcome,
     ) -> None:
-        def attempts(case: LoadedCase) -> int:
-            return manifest.case_attempts.get(case.case_id, manifest.attempts)
-
-        pending: dict[Future[list[AttemptResult]], LoadedCase] = {}
+        """The driver: it submits at most `workers` attempts at a time, takes each outcome as it
+        lands, writes it (the only writer of the run directory), reruns an invalid attempt once
+        and an attempt lost with its worker once, and finishes a case when its K tries are in."""
+        waiting = deque(
+            _Slot(case) for case in cases for _ in range(plan.attempts_for(case.case_id))
+        )
+        in_flight: dict[Future[AttemptOutcome], _Slot] = {}
         done_slots: dict[str, list[list[AttemptResult]]] = {c.case_id: [] for c in cases}
-        executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="attempt")
         try:
-            for case in cases:
-                for _ in range(attempts(case)):
-                    pending[executor.submit(self._slot, settings, case)] = case
-            while pending:
+            while waiting or in_flight:
                 if self.stop.is_set():
                     raise RunInterrupted("stopping")
-                finished, _ = wait(list(pending), timeout=POOL_POLL_S, return_when=FIRST_COMPLETED)
+                while waiting and len(in_flight) < plan.workers:
+                    slot = waiting.popleft()
+                    in_flight[self._submit(executor, slot)] = slot
+                finished, _ = wait(
+                    list(in_flight), timeout=POOL_POLL_S, return_when=FIRST_COMPLETED
+                )
                 for future in finished:
-                    case = pending.pop(future)
-                    slot = future.result()
-                    done_slots[case.case_id].append(slot)
-                    if len(done_slots[case.case_id]) == attempts(case):
+                    slot = in_flight.pop(future)
+                    if not self._landed(executor, run_dir, future, slot):
+                        waiting.appendleft(slot)  # its rerun goes first: the case waits on it
+                        continue
+                    case_id = slot.case.case_id
+                    done_slots[case_id].append(slot.results)
+                    if len(done_slots[case_id]) == plan.attempts_for(case_id):
                         self._finish_case(
-                            settings, case, done_slots[case.case_id], manifest, outcome
+                            run_dir, slot.case, done_slots[case_id], manifest, outcome
                         )
         except BaseException:
             self.stop.set()
-            for future in pending:
-                future.cancel()
-            kill_active()
-            executor.shutdown(wait=True, cancel_futures=True)
+            executor.stop()
+            self._drain(run_dir, in_flight)
             raise
-        executor.shutdown(wait=True)
+
+    def _landed(
+        self,
+        executor: Executor[Any, Any],
+        run_dir: RunDir,
+        future: Future[AttemptOutcome],
+        slot: _Slot,
+    ) -> bool:
+        """Records the attempt that landed; False when its slot must run again."""
+        assert slot.number is not None
+        try:
+            landed = future.result()
+        except Exception as exc:
+            roots = (run_dir.path.absolute(), self.settings.case_workspace_root.parent)
+            if storage_error(exc, roots) is not None:
+                raise  # a full or unwritable disk takes every attempt down
+            if executor.lost(exc):
+                landed = self._lost(slot, exc)
+                if slot.lost < 2:
+                    self._write(run_dir, landed)  # listed, not counted
+                    return False
+            else:  # one broken attempt must not take the run down
+                self._stop_agent(slot)
+                why = f"the evaluator could not run this attempt: {type(exc).__name__}: {exc}"
+                spec = self._spec(slot)
+                landed = perform_failed(spec, why)
+        self._write(run_dir, landed)
+        result = landed.result
+        self.progress.attempt_finished(result)
+        slot.results.append(result)
+        if result.valid or slot.retry_of is not None:
+            return True
+        slot.retry_of = slot.number  # the contract's one rerun, in a new workspace
+        return False
+
+    def _lost(self, slot: _Slot, error: BaseException) -> AttemptOutcome:
+        """An attempt whose worker went away: its agent is stopped, and it is listed (not
+        counted) and run again under a new number; lost twice, the try is blocked."""
+        assert slot.number is not None
+        slot.lost += 1
+        self._stop_agent(slot)
+        why = f"lost with its worker ({type(error).__name__})"
+        spec = self._spec(slot)
+        landed = perform_failed(spec, why)
+        if slot.lost < 2:
+            landed.bundle.mark_interrupted(f"{why}; run again under a new number")
+        return landed
+
+    def _stop_agent(self, slot: _Slot) -> None:
+        """Whatever agent an attempt that never came back left on this machine is stopped."""
+        if slot.number is not None:
+            workspace = self.settings.case_workspace_root / slot.case.case_id
+            kill_processes_mentioning(workspace / f"attempt-{slot.number:02d}")
+
+    def _write(self, run_dir: RunDir, landed: AttemptOutcome) -> None:
+        """Writes the attempt; one that landed after the run began stopping is kept, marked
+        interrupted, and never counted."""
+        stopping = self.stop.is_set()
+        if stopping:
+            landed.bundle.mark_interrupted("the run was stopped during it")
+        landed.bundle.write(run_dir)
+        self.secrets.update(landed.result.secrets)
+        if stopping:
+            raise RunInterrupted("stopping")
+
+    def _drain(self, run_dir: RunDir, in_flight: dict[Future[AttemptOutcome], _Slot]) -> None:
+        """The run is stopping: the attempts that were running still land (their agents were
+        stopped) or were cancelled with their worker; each is recorded, marked interrupted."""
+        for future in in_flight:
+            future.cancel()
+        for future, slot in in_flight.items():
+            try:
+                landed = future.result()
+            except BaseException:  # cancelled with its worker, lost, or broken
+                self._stop_agent(slot)  # a worker killed with its task may leave one here
+                self._record_cancelled(run_dir, slot)
+                continue
+            landed.bundle.mark_interrupted("the run was stopped during it")
+            landed.bundle.write(run_dir)
+            self.secrets.update(landed.result.secrets)
+
+    def _record_cancelled(self, run_dir: RunDir, slot: _Slot) -> None:
+        """An attempt stopped with its worker returns nothing: it is listed all the same."""
+        if slot.number is None:
+            return
+        spec = self._spec(slot)
+        # Already stopping on an error: a disk that refuses this record must not hide it.
+        with suppress(OSError):
+            landed = perform_failed(spec, "its worker was stopped with the run")
+            landed.bundle.mark_interrupted("the run was stopped during it")
+            landed.bundle.write(run_dir)
 
     def _finish_case(
         self,
-        settings: AttemptSettings,
+        run_dir: RunDir,
         case: LoadedCase,
         slots: list[list[AttemptResult]],
         manifest: Manifest,
@@ -688,24 +698,52 @@ class Run:
         finals = [slot[-1] for slot in slots]
         every = sorted((a for slot in slots for a in slot), key=lambda a: a.number)
         numbers = {a.number for a in every}
-        earlier = [
-            r for r in settings.run_dir.attempt_records(case.case_id) if r.attempt not in numbers
-        ]
+        earlier = [r for r in run_dir.attempt_records(case.case_id) if r.attempt not in numbers]
         result = finalize_case(
-            settings.run_dir,
+            run_dir,
             case,
             finals,
             every,
-            settings.target.target.allowed_statuses,
+            self.settings.target.target.allowed_statuses,
             earlier=[r.model_copy(update={"interrupted": True}) for r in earlier],
-            source_workspace=settings.source_workspace,
+            source_workspace=self.settings.source_workspace,
         )
         if result.environment_mismatches:
             manifest.environment_mismatches[case.case_id] = result.environment_mismatches
-            settings.run_dir.write_manifest(manifest)
-        settings.run_dir.write_case_result(result)
+            run_dir.write_manifest(manifest)
+        run_dir.write_case_result(result)
         outcome.results.append(result)
         self.progress.case_finished(result)
+
+
+@dataclass(frozen=True)
+class _Ready:
+    """What the checks before the claim found: the run can start with these."""
+
+    library: BehaviorLibrary | None
+    real_endpoint: ModelEndpoint
+    adapter: AgentAdapter
+    runner: AgentRunner
+    executor_type: type[Executor[Any, Any]]
+
+
+@dataclass(frozen=True)
+class _Opened:
+    manifest: Manifest
+    todo: list[LoadedCase]
+    launch: LaunchPolicy
+    skill_text: str | None
+
+
+@dataclass
+class _Slot:
+    """One of a case's K tries: an attempt, its one rerun if invalid, reruns of lost ones."""
+
+    case: LoadedCase
+    number: int | None = None  # the attempt in flight
+    retry_of: int | None = None
+    lost: int = 0
+    results: list[AttemptResult] = field(default_factory=list)
 
 
 def _storage_problem(problem: OSError, run_dir: RunDir, state: str) -> EnvironmentProblem:
