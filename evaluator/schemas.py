@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
 from evaluator.compare.model import Comparison
 from evaluator.contract.models import Case, Evaluation, RepoConfig, Rubric, Suite, Target
+from evaluator.contract.triggers import TriggerSuite
 from evaluator.schema_files import packaged_schema_dir, schema_file_name
 
 __all__ = ["SCHEMA_MODELS", "drifted", "export_schemas", "packaged_schema_dir", "schema_file_name"]
@@ -28,6 +29,7 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "case": Case,
     "rubric": Rubric,
     "evaluation": Evaluation,
+    "trigger-suite": TriggerSuite,
     "manifest": Manifest,
     "case-result": CaseResult,
     "attempt": AttemptFile,

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator.contract.models import Case, RepoConfig, Suite, Target
+from evaluator.repo.triggers import TriggerSet
 from evaluator.yamlsource import YamlDocument
 
 
@@ -41,6 +42,8 @@ class LoadedTarget:
     # Source-workspace-relative regular files of entry_skill and roots; None when the source
     # workspace is unknown (then paths in checks cannot be verified).
     skill_files: list[str] | None = None
+    # The cases `trigger_suite` names, loaded (None without one, or when it does not load).
+    triggers: TriggerSet | None = None
 
     @property
     def target_id(self) -> str:
