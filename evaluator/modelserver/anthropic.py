@@ -151,6 +151,8 @@ def step_blocks(step: Step) -> list[dict[str, Any]]:
         return patch_blocks(step.patch)
     if step.read is not None:
         return [_tool("Read", file_path=step.read)]
+    if step.skill is not None:
+        return [_tool("Skill", skill=step.skill)]
     if step.write is not None:
         return [_tool("Write", file_path=step.write.path, content=step.write.content)]
     if step.edit is not None:

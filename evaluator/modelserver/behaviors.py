@@ -99,6 +99,7 @@ ACTIONS = (
     "edit",
     "glob",
     "grep",
+    "skill",
     "spawn",
     "wait",
     "final",
@@ -161,6 +162,9 @@ class Step(StrictModel):
     edit: EditSpec | None = None
     glob: SearchSpec | None = None
     grep: SearchSpec | None = None
+    # Load a skill by name, as each agent does (Claude: the `Skill` tool; Codex, which has no
+    # skill tool: `cat` of the workspace skill's SKILL.md).
+    skill: str | None = Field(default=None, min_length=1)
     spawn: SpawnSpec | None = None
     wait: WaitSpec | None = None
     final: str | None = None

@@ -24,15 +24,16 @@ from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.errors import EnvironmentProblem, InputError
 
 # The tools of an evaluated agent. Glob and Grep are not on by default in 2.1.197; `Agent` is
-# what the init event calls `Task`.
-TOOLS = "Bash,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,Agent"
+# what the init event calls `Task`; `Skill` is how Claude Code loads a skill (without it a
+# skill can never fire: docs/triggers.md).
+TOOLS = "Bash,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,Agent,Skill"
 # `acceptEdits` keeps Read/Write/Edit inside the workspace (Claude Code refuses other paths) and
 # `--allowedTools Bash` lets commands run, like codex's workspace-write: the jail and the
 # isolation verdict judge what commands touch. `bypassPermissions` lets file tools reach outside
 # too; as root it needs IS_SANDBOX=1, which this runner sets only then.
 PERMISSION_MODES = ("acceptEdits", "bypassPermissions", "default", "dontAsk", "plan")
 DEFAULT_PERMISSION_MODE = "acceptEdits"
-ALLOWED_TOOLS = {"acceptEdits": "Bash,Glob,Grep"}
+ALLOWED_TOOLS = {"acceptEdits": "Bash,Glob,Grep,Skill"}
 CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
 # Files and folders that Claude Code loads from every parent directory of its working directory.
 ANCESTOR_CONTEXT = ("CLAUDE.md", "CLAUDE.local.md", ".claude")
@@ -210,7 +211,8 @@ def read_stream_events(stdout_path: Path, handle: AgentHandle, expected_skills: 
         kind = event.get("type")
         if kind == "system" and event.get("subtype") == "init" and handle.root_thread_id is None:
             handle.root_thread_id = event.get("session_id")
-            extra = sorted(set(event.get("skills") or []) - expected_skills)
+            handle.reported_skills = [str(name) for name in event.get("skills") or []]
+            extra = sorted(set(handle.reported_skills) - expected_skills)
             if extra and handle.error is None:
                 handle.error = "skills from outside the workspace reached the agent: " + ", ".join(
                     extra
