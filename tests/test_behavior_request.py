@@ -164,3 +164,18 @@ def test_malformed_request_conditions_are_refused(when: dict[str, Any]) -> None:
     steps = [{"when": when, "then": [{"cmd": "a"}]}, {"final": "f"}]
     with pytest.raises(ValidationError):
         Behavior.model_validate({"name": "b", "match": {"prompt_contains": "x"}, "steps": steps})
+
+
+def test_the_skill_step_loads_a_skill_as_each_agent_does() -> None:
+    loads = Behavior.model_validate(
+        {
+            "name": "loads",
+            "match": {"prompt_contains": "avatar_url"},
+            "steps": [{"skill": "db-migrations"}, {"final": "done"}],
+        }
+    )
+    with ScriptedModelServer(BehaviorLibrary([loads])) as server:
+        codex = _responses_action(server, {"input": [_user(PROMPT)]})
+        assert codex == "cat -- .agents/skills/db-migrations/SKILL.md"
+        claude = _messages_action(server, {"messages": [{"role": "user", "content": PROMPT}]})
+        assert claude == 'Skill: {"skill": "db-migrations"}'

@@ -8,7 +8,7 @@ import pytest
 
 from evaluator.adapters import all_adapters, get_adapter
 from evaluator.adapters.base import AgentAdapter
-from evaluator.triggers.discovery import check_registry, skill_name
+from evaluator.triggers.discovery import check_registry, installed_sources, skill_name
 
 
 def put_skill(folder: Path, name: str | None = None) -> Path:
@@ -91,3 +91,14 @@ def test_skill_name_prefers_the_front_matter(tmp_path: Path) -> None:
     assert skill_name(put_skill(tmp_path / "folder", name="'declared'")) == "declared"
     assert skill_name(put_skill(tmp_path / "plain")) == "plain"
     assert skill_name(tmp_path / "missing") == "missing"
+
+
+def test_installed_sources_are_the_workspace_skills_as_launched(tmp_path: Path) -> None:
+    adapter = get_adapter("claude")
+    paths = attempt(tmp_path)
+    install(adapter, paths["workspace"], "target")
+    put_skill(adapter.home_skill_dir(paths["agent_home"]) / ".system" / "helper")
+    check = check_registry(adapter, **paths, installed={"target"})
+    (source,) = installed_sources(check, paths["workspace"])
+    assert (source.name, source.path) == ("target", ".claude/skills/target/SKILL.md")
+    assert source.text.endswith("# body\n")

@@ -9,13 +9,11 @@ from pathlib import Path
 import pytest
 
 from evaluator.adapters import get_adapter, get_runner, get_store, normalize_session
-from evaluator.evidence.triggers import SkillSource, Trigger
-from evaluator.triggers.discovery import check_registry
-from tests.conftest import ROOT
+from evaluator.evidence.triggers import Trigger
+from evaluator.triggers.discovery import check_registry, installed_sources
 from tests.support import behavior, claude_or_skip, codex_or_skip, run_attempt, scratch_dir, serving
 
 SKILL_PATH = ".agents/skills/db-migrations/SKILL.md"
-SKILLS = [SkillSource("db-migrations", SKILL_PATH, (ROOT / SKILL_PATH).read_text())]
 PROMPT = "default currency per account"  # the demo case routing-add-column
 RUNNERS = {"codex": "codex-exec", "claude": "claude-code"}
 # name: (steps, fires, the agents it runs under)
@@ -58,7 +56,6 @@ def _attempt(agent: str, name: str) -> tuple[list[Trigger], list[str], int]:
         assert located.status == "found", located.reason
         path = located.sessions[0].path
         evidence = normalize_session(path)
-        triggers = adapter.skill_triggers(evidence, path, SKILLS)
         assert handle.home is not None
         registry = check_registry(
             adapter,
@@ -68,6 +65,9 @@ def _attempt(agent: str, name: str) -> tuple[list[Trigger], list[str], int]:
             installed={"db-migrations"},
             reported=handle.reported_skills,
         )
+        skills = installed_sources(registry, workspace.path)
+        assert [s.name for s in skills] == ["db-migrations"]
+        triggers = adapter.skill_triggers(evidence, path, skills)
         # Claude Code lists its skills at start; Codex does not say.
         assert (handle.reported_skills is not None) == (agent == "claude")
         calls = sum(1 for r in evidence.iter_records() if r.get("kind") == "tool_call")

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from evaluator.evidence.triggers import Trigger
 from evaluator.triggers.metrics import (
     AttemptOutcome,
     Counts,
+    attempt_outcome,
     bootstrap,
     prompt_counts,
     prompt_rates,
@@ -121,3 +123,17 @@ def test_a_mixed_run_is_not_suspect() -> None:
     assert suspicion(attempts("p", True, [True]) + attempts("n", False, [False])) is None
     # Everything fired, but there was no prompt that should not: nothing to tell apart.
     assert suspicion(attempts("p", True, [True, True])) is None
+
+
+def test_an_attempt_outcome_from_the_triggers_of_its_session() -> None:
+    triggers = [Trigger("pdf-tools", 1, "msg-2"), Trigger("db-migrations", 3, "msg-7")]
+    outcome = attempt_outcome("p", True, "db-migrations", triggers, reported=["pdf-tools"])
+    assert (outcome.fired, outcome.others, outcome.first_call) == (True, ("pdf-tools",), False)
+    assert outcome.listed is False
+    missed = attempt_outcome("n", False, "db-migrations", [], tool_calls=0, timed_out=True)
+    assert (missed.fired, missed.first_call, missed.listed, missed.tool_calls) == (
+        False,
+        None,
+        None,
+        0,
+    )

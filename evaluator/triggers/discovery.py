@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
+from evaluator.evidence.triggers import SkillSource
+
 if TYPE_CHECKING:
     from evaluator.adapters.base import AgentAdapter
 
@@ -132,3 +134,16 @@ def check_registry(
         for name in sorted(set(installed) - set(reported)):
             problems.append(f"the agent does not report skill {name!r}")
     return RegistryCheck(skills, sorted(reported) if reported is not None else None, problems)
+
+
+def installed_sources(check: RegistryCheck, workspace: Path) -> list[SkillSource]:
+    """The workspace's skills as the trigger signal reads them: name, `SKILL.md` relative to
+    the workspace (where the agent reads it) and its text as launched."""
+    sources = []
+    for skill in check.skills:
+        if skill.scope != "workspace":
+            continue
+        path = skill.folder / "SKILL.md"
+        text = path.read_text(encoding="utf-8", errors="replace")
+        sources.append(SkillSource(skill.name, path.relative_to(workspace).as_posix(), text))
+    return sources

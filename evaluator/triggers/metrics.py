@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+
+from evaluator.evidence.triggers import Trigger
 
 BOOTSTRAP_SAMPLES = 1000
 CONFIDENCE = 0.95
@@ -32,6 +34,33 @@ class AttemptOutcome:
     tool_calls: int | None = None  # None: not known
     listed: bool | None = None  # the target was in the skill list the agent reported
     first_call: bool | None = None  # the target fired on the agent's first tool call
+
+
+def attempt_outcome(
+    prompt: str,
+    expect: bool,
+    target: str,
+    triggers: Sequence[Trigger],
+    *,
+    invalid: str | None = None,
+    timed_out: bool = False,
+    tool_calls: int | None = None,
+    reported: Collection[str] | None = None,
+) -> AttemptOutcome:
+    """One attempt's outcome from the skills its session showed firing (an adapter's
+    `skill_triggers`) and the facts of the attempt; `reported` is the skill list the agent gave."""
+    fired = next((t for t in triggers if t.skill == target), None)
+    return AttemptOutcome(
+        prompt=prompt,
+        expect=expect,
+        fired=fired is not None,
+        others=tuple(t.skill for t in triggers if t.skill != target),
+        invalid=invalid,
+        timed_out=timed_out,
+        tool_calls=tool_calls,
+        listed=None if reported is None else target in reported,
+        first_call=None if fired is None else fired.first,
+    )
 
 
 @dataclass(frozen=True)
