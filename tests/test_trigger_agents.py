@@ -28,6 +28,29 @@ BEHAVIOURS = {
         ("codex", "claude"),
     ),
     "reads-the-front-matter": ([{"cmd": f"head -n 4 {SKILL_PATH}"}], False, ("codex", "claude")),
+    # Scripted agents that decide from the descriptions the real agent shows its model.
+    "decides-from-the-description": (
+        [
+            {
+                "when": {"request_contains": "reversible SQLite schema migrations"},
+                "then": [{"skill": "db-migrations"}],
+                "else": [{"cmd": "ls"}],
+            }
+        ],
+        True,
+        ("codex", "claude"),
+    ),
+    "description-not-shown": (
+        [
+            {
+                "when": {"request_contains": "a description no skill here has"},
+                "then": [{"skill": "db-migrations"}],
+                "else": [{"cmd": "ls"}],
+            }
+        ],
+        False,
+        ("codex", "claude"),
+    ),
 }
 CASES = [
     pytest.param(agent, name, marks=[getattr(pytest.mark, agent), pytest.mark.slow])

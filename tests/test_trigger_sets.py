@@ -214,3 +214,18 @@ def test_upstream_shaped_target_loads_unchanged() -> None:
     assert loaded is not None and diagnostics.errors == []
     for target in loaded.targets.values():
         assert target.triggers is None and target.target.distractor_skills == []
+
+
+def test_a_trigger_set_about_another_skill_is_a_warning(tmp_path: Path) -> None:
+    repo = copy_demo(tmp_path)
+    target = repo / "targets/db-migrations"
+    text = (FIXTURES / "should-lists.json").read_text().replace('"db-migrations"', '"other"')
+    (target / "triggers.json").write_text(text)
+    with (target / "target.yaml").open("a") as handle:
+        handle.write('trigger_suite: "triggers.json"\n')
+    _, diagnostics = load_repo(repo)
+    assert diagnostics.errors == []
+    assert any(
+        "about skill 'other', not the entry skill 'db-migrations'" in w.render()
+        for w in diagnostics.warnings
+    )

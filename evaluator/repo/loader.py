@@ -270,6 +270,15 @@ def _check_trigger_fields(
                 target.triggers = load_trigger_set(target.directory / model.trigger_suite)
             except InputError as exc:
                 diagnostics.error(exc)
+            entry = skill_folder(model.entry_skill).name
+            named = target.triggers.skill if target.triggers else None
+            if named is not None and named != entry:
+                diagnostics.warn(
+                    doc.error(
+                        ("trigger_suite",),
+                        f"the trigger set is about skill {named!r}, not the entry skill {entry!r}",
+                    )
+                )
     names: dict[str, PathKey] = {skill_folder(model.entry_skill).name: ("entry_skill",)}
     for index, value in enumerate(model.distractor_skills):
         key: PathKey = ("distractor_skills", index)
