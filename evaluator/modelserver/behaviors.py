@@ -95,11 +95,11 @@ ACTIONS = (
     "cmd",
     "patch",
     "read",
+    "skill",
     "write",
     "edit",
     "glob",
     "grep",
-    "skill",
     "spawn",
     "wait",
     "final",
@@ -158,13 +158,13 @@ class Step(StrictModel):
     yield_time_ms: int | None = Field(default=None, ge=1)
     patch: str | None = None
     read: str | None = None  # a file path (Claude: `Read`; Codex: `cat`)
+    # A skill loaded by name as the CLI loads it (Claude: the `Skill` tool, whose body arrives
+    # as a message of its own; Codex, which has no such tool: `cat` of its SKILL.md).
+    skill: str | None = None
     write: WriteSpec | None = None
     edit: EditSpec | None = None
     glob: SearchSpec | None = None
     grep: SearchSpec | None = None
-    # Load a skill by name, as each agent does (Claude: the `Skill` tool; Codex, which has no
-    # skill tool: `cat` of the workspace skill's SKILL.md).
-    skill: str | None = Field(default=None, min_length=1)
     spawn: SpawnSpec | None = None
     wait: WaitSpec | None = None
     final: str | None = None

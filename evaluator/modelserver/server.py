@@ -20,8 +20,6 @@ from evaluator.modelserver.protocol import ThreadView, read_thread, response_str
 from evaluator.prompting import extract_launcher_payload
 
 LAUNCHER_BEHAVIOR = "subagent-launcher"
-# Where Codex discovers a workspace's skills: a `skill` step reads the named one's SKILL.md there.
-CODEX_SKILLS_DIR = ".agents/skills"
 STOP_POLL_S = 0.05  # how soon a stopped server notices (see start)
 
 
@@ -228,8 +226,10 @@ class ScriptedModelServer:
                 call_id, "exec_command", {"cmd": f"cat -- {shlex.quote(step.read)}"}
             )
         if step.skill is not None:
-            path = f"{CODEX_SKILLS_DIR}/{step.skill}/SKILL.md"
-            return _function_call(call_id, "exec_command", {"cmd": f"cat -- {shlex.quote(path)}"})
+            skill_md = f".agents/skills/{step.skill}/SKILL.md"
+            return _function_call(
+                call_id, "exec_command", {"cmd": f"cat -- {shlex.quote(skill_md)}"}
+            )
         if step.write is not None:
             added = "".join(f"+{line}\n" for line in step.write.content.splitlines())
             patch = f"*** Begin Patch\n*** Add File: {step.write.path}\n{added}*** End Patch\n"

@@ -39,11 +39,11 @@ class LoadedTarget:
     target: Target
     path: Path
     suites: dict[str, LoadedSuite] = field(default_factory=dict)
+    # The cases `trigger_suite` names, loaded (None without one, or when it does not load).
+    triggers: TriggerSet | None = None
     # Source-workspace-relative regular files of entry_skill and roots; None when the source
     # workspace is unknown (then paths in checks cannot be verified).
     skill_files: list[str] | None = None
-    # The cases `trigger_suite` names, loaded (None without one, or when it does not load).
-    triggers: TriggerSet | None = None
 
     @property
     def target_id(self) -> str:

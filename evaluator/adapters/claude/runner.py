@@ -24,8 +24,7 @@ from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.errors import EnvironmentProblem, InputError
 
 # The tools of an evaluated agent. Glob and Grep are not on by default in 2.1.197; `Agent` is
-# what the init event calls `Task`; `Skill` is how Claude Code loads a skill (without it a
-# skill can never fire: docs/triggers.md).
+# what the init event calls `Task`.
 TOOLS = "Bash,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,Agent,Skill"
 # `acceptEdits` keeps Read/Write/Edit inside the workspace (Claude Code refuses other paths) and
 # `--allowedTools Bash` lets commands run, like codex's workspace-write: the jail and the
@@ -33,7 +32,7 @@ TOOLS = "Bash,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,Agent,Skill"
 # too; as root it needs IS_SANDBOX=1, which this runner sets only then.
 PERMISSION_MODES = ("acceptEdits", "bypassPermissions", "default", "dontAsk", "plan")
 DEFAULT_PERMISSION_MODE = "acceptEdits"
-ALLOWED_TOOLS = {"acceptEdits": "Bash,Glob,Grep,Skill"}
+ALLOWED_TOOLS = {"acceptEdits": "Bash,Glob,Grep"}
 CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
 # Files and folders that Claude Code loads from every parent directory of its working directory.
 ANCESTOR_CONTEXT = ("CLAUDE.md", "CLAUDE.local.md", ".claude")
