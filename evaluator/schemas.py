@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
 from evaluator.compare.model import Comparison
 from evaluator.contract.models import Case, Evaluation, RepoConfig, Rubric, Suite, Target
+from evaluator.contract.triggers import TriggerSuite
 from evaluator.interop.atif_model import Trajectory
 from evaluator.interop.benchmark import Benchmark
 from evaluator.interop.skill_creator import Grading
@@ -31,6 +32,7 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "case": Case,
     "rubric": Rubric,
     "evaluation": Evaluation,
+    "trigger-suite": TriggerSuite,
     "manifest": Manifest,
     "case-result": CaseResult,
     "attempt": AttemptFile,

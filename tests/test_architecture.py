@@ -92,6 +92,8 @@ ALLOWED: dict[str, set[str]] = {
     "schemas": {"contract", "artifacts", "compare", "interop"},
     # comparisons of two finished runs (read as the gate reads them)
     "compare": {"artifacts", "gate", "contract"},
+    # trigger evaluation: metrics, and the registry check over an adapter's discovery folders
+    "triggers": {"adapters", "evidence", "contract"},
     # what CI systems read (JUnit XML, the GitHub step summary) from runs and comparisons
     "ci": {"artifacts", "compare", "contract"},
 }

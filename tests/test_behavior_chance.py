@@ -55,8 +55,11 @@ def test_the_draw_is_fixed_per_attempt_and_follows_the_probability() -> None:
 @pytest.mark.parametrize(
     "when,message",
     [
-        ({"chance": 0.5, "output_contains": "x"}, "exactly one of output_contains or chance"),
-        ({}, "exactly one of output_contains or chance"),
+        (
+            {"chance": 0.5, "output_contains": "x"},
+            "exactly one of output_contains, request_contains or chance",
+        ),
+        ({}, "exactly one of output_contains, request_contains or chance"),
         ({"chance": 1.5}, "less than or equal to 1"),
     ],
 )

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # reading a session needs none of the runner's machinery
     from evaluator.evidence.content import ToolText
     from evaluator.evidence.records import SessionEvidence
     from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.evidence.triggers import SkillSource, Trigger
     from evaluator.grader.base import JudgeBackend
     from evaluator.sandbox.strace_log import ToolCallRecognizer
     from evaluator.sessions.base import SessionStore
@@ -140,6 +141,14 @@ class AgentAdapter(ABC):
     def check_scratch(self, scratch: Path) -> None:
         """Refuses a scratch directory this agent cannot run in (EnvironmentProblem)."""
         return None
+
+    def skill_triggers(
+        self, evidence: SessionEvidence, session_path: Path | None, skills: list[SkillSource]
+    ) -> list[Trigger]:
+        """Which of `skills` fired in the session, each once (its first firing), from this
+        agent's `trigger_signal`; `session_path` is the raw session file when it is kept (whole
+        tool outputs), else the records' excerpts decide."""
+        raise InputError(f"{self.label} has no trigger signal", field="--agent")
 
     def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
         """Session files an attempt stopped mid-run left under its agent directory, newest

@@ -87,6 +87,9 @@ class AgentHandle:
     # The agent under test is a child the runner's launcher spawned with the prompt verbatim:
     # its session is located as the root's child and its first user message must be the prompt.
     launched_child: bool = False
+    # The skills the agent itself said it could use, where it says so (the clean-registry check
+    # of trigger evaluation compares them with what was installed); None when it does not.
+    reported_skills: list[str] | None = None
 
     @property
     def thread_ids(self) -> list[str]:

@@ -105,6 +105,16 @@ class Target(OpenModel):
     fixtures_root: str | None = Field(
         default=None, description="Directory of case fixtures, relative to the target directory."
     )
+    trigger_suite: NonEmpty | None = Field(
+        default=None,
+        description="Trigger cases (our trigger-suite YAML, or a skill-creator, should/should-not"
+        " or CSV trigger set), relative to the target directory.",
+    )
+    distractor_skills: list[NonEmpty] = Field(
+        default_factory=list,
+        description="Other skills (their folder or SKILL.md, relative to the source workspace)"
+        " installed beside the target's in trigger attempts, so that they compete for prompts.",
+    )
 
 
 # --------------------------------------------------------------------------- suite.yaml

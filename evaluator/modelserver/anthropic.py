@@ -15,7 +15,7 @@ import shlex
 from typing import Any
 
 from evaluator.modelserver.behaviors import Step
-from evaluator.modelserver.protocol import ThreadView
+from evaluator.modelserver.protocol import ThreadView, strings
 
 # Claude Code prefixes context (CLAUDE.md, skill listings, reminders) to user messages.
 _WORKING_DIRECTORY = re.compile(r"Primary working directory: (\S+)")
@@ -49,11 +49,14 @@ def read_messages_thread(body: dict[str, Any], headers: dict[str, str]) -> Threa
             break
     turns: list[list[str]] = []
     results: dict[str, str] = {}
+    shown = [*strings(body.get("system")), *strings(body.get("tools"))]
     for message in body.get("messages") or []:
         if not isinstance(message, dict):
             continue
         role = message.get("role")
         blocks = _blocks(message.get("content"))
+        if not turns and role != "assistant":
+            shown += [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
         if role == "user":
             for block in blocks:
                 if block.get("type") == "text" and view.prompt is None:
@@ -66,6 +69,7 @@ def read_messages_thread(body: dict[str, Any], headers: dict[str, str]) -> Threa
             ids = [str(b.get("id")) for b in blocks if b.get("type") == "tool_use"]
             if ids:
                 turns.append(ids)
+    view.context = "\n".join(shown)
     for index, ids in enumerate(turns):
         call_id = f"turn-{index + 1}"
         view.calls.append({"call_id": call_id})

@@ -110,21 +110,28 @@ ACTIONS = (
 
 
 class When(StrictModel):
-    """A branch condition: on the outputs of the tool calls played before the branch, or a
-    seeded draw per attempt (`chance`), so a K-attempt run can be flaky deterministically."""
+    """A branch condition: on the outputs of the tool calls played before the branch, on what
+    the request shows the model before the thread's first tool call (`request_contains`: its
+    instructions, tool definitions and opening messages, where agents list the skills they
+    offer with their descriptions), or a seeded draw per attempt (`chance`), so a K-attempt run
+    can be flaky deterministically."""
 
     output_contains: str | None = Field(default=None, min_length=1)
+    request_contains: str | None = Field(default=None, min_length=1)
     chance: float | None = Field(default=None, ge=0.0, le=1.0)
 
     @model_validator(mode="after")
     def _one_condition(self) -> When:
-        if (self.output_contains is None) == (self.chance is None):
-            raise ValueError("give exactly one of output_contains or chance")
+        given = [self.output_contains, self.request_contains, self.chance]
+        if sum(value is not None for value in given) != 1:
+            raise ValueError("give exactly one of output_contains, request_contains or chance")
         return self
 
-    def holds(self, earlier_outputs: list[str], draw: float) -> bool:
+    def holds(self, earlier_outputs: list[str], draw: float, context: str = "") -> bool:
         if self.chance is not None:
             return draw < self.chance
+        if self.request_contains is not None:
+            return self.request_contains in context
         text = self.output_contains or ""
         return any(text in output for output in earlier_outputs)
 
@@ -194,13 +201,18 @@ class Step(StrictModel):
 
 
 def next_step(
-    steps: list[Step], outputs: list[str], attempt_key: str = "", seed: int = 0
+    steps: list[Step],
+    outputs: list[str],
+    attempt_key: str = "",
+    seed: int = 0,
+    context: str = "",
 ) -> Step | None:
     """The step to play after the thread's tool calls whose outputs are `outputs`, in order.
 
     The server keeps no state, so the path through the branches is replayed on every request;
-    a branch is decided on the outputs before it, which never change, or on a draw seeded by
-    `seed`, `attempt_key` and the branch's place, which never changes either: each replay agrees."""
+    a branch is decided on the outputs before it, which never change, on the request's context
+    before the first tool call (`context`), which never changes either, or on a draw seeded by
+    `seed`, `attempt_key` and the branch's place: each replay agrees."""
     played = 0
     branches = 0
 
@@ -210,7 +222,8 @@ def next_step(
             if step.when is not None:
                 branches += 1
                 draw = seeded_draw(seed, attempt_key, branches)
-                taken = step.then if step.when.holds(outputs[:played], draw) else step.else_
+                holds = step.when.holds(outputs[:played], draw, context)
+                taken = step.then if holds else step.else_
                 found = walk(taken or [])
                 if found is not None:
                     return found

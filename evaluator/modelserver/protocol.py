@@ -26,6 +26,10 @@ class ThreadView:
     calls: list[dict[str, Any]] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
     agent: str = "codex"  # which protocol asked: `codex` (Responses) or `claude` (Messages)
+    # What the request shows the model before the thread's first tool call: instructions,
+    # tool definitions and opening messages (what `when: {request_contains: ...}` searches).
+    # Requests only ever append to a thread, so every request of it gives the same text.
+    context: str = ""
 
     @property
     def attempt_key(self) -> str:
@@ -75,10 +79,13 @@ def read_thread(body: dict[str, Any], headers: dict[str, str]) -> ThreadView:
         or metadata.get("thread_source") == "subagent"
     )
     view = ThreadView(thread_id=thread_id, is_child=is_child, prompt=None)
+    shown = [*strings(body.get("instructions")), *strings(body.get("tools"))]
     for item in body.get("input") or []:
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
+        if kind == "message" and item.get("role") != "assistant" and not view.calls:
+            shown.append(content_text(item.get("content")))
         if kind == "message" and item.get("role") == "user":
             text = content_text(item.get("content"))
             if not text:
@@ -91,7 +98,23 @@ def read_thread(body: dict[str, Any], headers: dict[str, str]) -> ThreadView:
             view.calls.append(item)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             view.outputs[str(item.get("call_id"))] = item.get("output")
+    view.context = "\n".join(shown)
     return view
+
+
+def strings(value: Any) -> list[str]:
+    """Every string inside a JSON value (tool definitions, system blocks), in order."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return found
 
 
 def sse_event(kind: str, payload: dict[str, Any]) -> bytes:

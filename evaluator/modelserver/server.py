@@ -168,7 +168,13 @@ class ScriptedModelServer:
         """The thread's next step (after its delay), or why there is none; logged either way."""
         behavior, error = self._choose(view)
         step = (
-            next_step(behavior.steps, view.call_outputs(), view.attempt_key, behavior.seed)
+            next_step(
+                behavior.steps,
+                view.call_outputs(),
+                view.attempt_key,
+                behavior.seed,
+                view.context,
+            )
             if behavior
             else None
         )

@@ -23,6 +23,7 @@ from evaluator.contract.models import (
     unknown_fields,
 )
 from evaluator.contract.parse import parse_document, type_name, unknown_key_message
+from evaluator.contract.triggers import TriggerSuite
 from evaluator.errors import InputError
 from evaluator.safepath import id_problem
 from evaluator.schema_files import load_schema
@@ -37,6 +38,7 @@ INPUT_MODELS: dict[str, type[BaseModel]] = {
     "case": Case,
     "rubric": Rubric,
     "evaluation": Evaluation,
+    "trigger-suite": TriggerSuite,
 }
 
 

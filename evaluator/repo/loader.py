@@ -20,6 +20,7 @@ from evaluator.patterns import pattern_problem
 from evaluator.repo.documents import Diagnostics, load_document
 from evaluator.repo.evals_json import evals_file, load_evals_json
 from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget
+from evaluator.repo.triggers import load_trigger_set
 from evaluator.safepath import UnsafePath, contained, is_inside, relative_problem
 from evaluator.yamlsource import PathKey, YamlDocument
 
@@ -226,6 +227,7 @@ def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> 
                 " (fixtures live under the target directory)",
             )
         )
+    _check_trigger_fields(result, doc, repo, workspace_known and not skill_problem, diagnostics)
     suite_root = target_dir / target.suite_root
     if safe_relative(target.suite_root):
         diagnostics.error(doc.error(("suite_root",), f"{safe_relative(target.suite_root)}"))
@@ -598,3 +600,70 @@ def _check_network_facts(case: LoadedCase, diagnostics: Diagnostics) -> None:
                 f"true cannot be honoured: {unreachable}; copy the sample in with copy_fixtures",
             )
         )
+
+
+def skill_folder(relative: str) -> PurePosixPath:
+    """A skill's folder from its folder or its `SKILL.md` path (its name is the folder's)."""
+    path = PurePosixPath(relative)
+    return path.parent if path.name == "SKILL.md" else path
+
+
+def _check_trigger_fields(
+    target: LoadedTarget,
+    doc: YamlDocument,
+    repo: EvalRepo,
+    workspace_known: bool,
+    diagnostics: Diagnostics,
+) -> None:
+    """`trigger_suite` loads (in any shape `repo/triggers.py` reads) and each distractor skill
+    is a skill of the source workspace whose name no other installed skill has."""
+    model = target.target
+    if model.trigger_suite is not None:
+        why = relative_problem(model.trigger_suite)
+        if why:
+            diagnostics.error(doc.error(("trigger_suite",), f"{model.trigger_suite!r} {why}"))
+        elif not (target.directory / model.trigger_suite).is_file():
+            diagnostics.error(
+                doc.error(
+                    ("trigger_suite",),
+                    f"trigger suite not found: {target.directory / model.trigger_suite}",
+                )
+            )
+        else:
+            try:
+                target.triggers = load_trigger_set(target.directory / model.trigger_suite)
+            except InputError as exc:
+                diagnostics.error(exc)
+            entry = skill_folder(model.entry_skill).name
+            named = target.triggers.skill if target.triggers else None
+            if named is not None and named != entry:
+                diagnostics.warn(
+                    doc.error(
+                        ("trigger_suite",),
+                        f"the trigger set is about skill {named!r}, not the entry skill {entry!r}",
+                    )
+                )
+    names: dict[str, PathKey] = {skill_folder(model.entry_skill).name: ("entry_skill",)}
+    for index, value in enumerate(model.distractor_skills):
+        key: PathKey = ("distractor_skills", index)
+        why = relative_problem(value)
+        if why:
+            diagnostics.error(doc.error(key, f"{value!r} {why}"))
+            continue
+        name = skill_folder(value).name
+        if name in names:
+            diagnostics.error(
+                doc.error(
+                    key,
+                    f"skill {name!r} is installed twice (also {'.'.join(map(str, names[name]))}):"
+                    " one copy would shadow the other",
+                )
+            )
+            continue
+        names[name] = key
+        if workspace_known:
+            skill_md = repo.source_workspace / skill_folder(value) / "SKILL.md"
+            if not skill_md.is_file():
+                diagnostics.error(
+                    doc.error(key, f"no SKILL.md in the source workspace at {skill_md}")
+                )

@@ -7,6 +7,7 @@ from pathlib import Path, PurePosixPath
 
 from evaluator.contract.models import Case, RepoConfig, Suite, Target
 from evaluator.errors import InputError
+from evaluator.repo.triggers import TriggerSet
 from evaluator.yamlsource import YamlDocument
 
 
@@ -48,6 +49,8 @@ class LoadedTarget:
     target: Target
     path: Path
     suites: dict[str, LoadedSuite] = field(default_factory=dict)
+    # The cases `trigger_suite` names, loaded (None without one, or when it does not load).
+    triggers: TriggerSet | None = None
     # Source-workspace-relative regular files of entry_skill and roots; None when the source
     # workspace is unknown (then paths in checks cannot be verified).
     skill_files: list[str] | None = None

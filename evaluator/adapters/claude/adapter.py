@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from evaluator.evidence.content import ToolText
     from evaluator.evidence.records import SessionEvidence
     from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.evidence.triggers import SkillSource, Trigger
     from evaluator.sandbox.strace_log import ToolCallRecognizer
     from evaluator.sessions.base import SessionStore
 
@@ -86,6 +87,13 @@ class ClaudeAdapter(AgentAdapter):
         from evaluator.adapters.claude.tool_texts import read_tool_texts
 
         return read_tool_texts(path, refs)
+
+    def skill_triggers(
+        self, evidence: SessionEvidence, session_path: Path | None, skills: list[SkillSource]
+    ) -> list[Trigger]:
+        from evaluator.adapters.claude.triggers import skill_triggers
+
+        return skill_triggers(evidence, skills)
 
     def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
         transcripts = (agent_dir / "claude-config" / "projects").glob("*/*.jsonl")

@@ -210,7 +210,8 @@ def read_stream_events(stdout_path: Path, handle: AgentHandle, expected_skills: 
         kind = event.get("type")
         if kind == "system" and event.get("subtype") == "init" and handle.root_thread_id is None:
             handle.root_thread_id = event.get("session_id")
-            extra = sorted(set(event.get("skills") or []) - expected_skills)
+            handle.reported_skills = [str(name) for name in event.get("skills") or []]
+            extra = sorted(set(handle.reported_skills) - expected_skills)
             if extra and handle.error is None:
                 handle.error = "skills from outside the workspace reached the agent: " + ", ".join(
                     extra

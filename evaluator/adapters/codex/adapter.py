@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from evaluator.evidence.content import ToolText
     from evaluator.evidence.records import SessionEvidence
     from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.evidence.triggers import SkillSource, Trigger
     from evaluator.grader.base import JudgeBackend
     from evaluator.sandbox.strace_log import ToolCallRecognizer
     from evaluator.sessions.base import SessionStore
@@ -112,6 +113,13 @@ class CodexAdapter(AgentAdapter):
         from evaluator.adapters.codex.home import check_location
 
         check_location(scratch)
+
+    def skill_triggers(
+        self, evidence: SessionEvidence, session_path: Path | None, skills: list[SkillSource]
+    ) -> list[Trigger]:
+        from evaluator.adapters.codex.triggers import skill_triggers
+
+        return skill_triggers(evidence, session_path, skills)
 
     def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
         sessions = (agent_dir / "codex-home" / "sessions").rglob("rollout-*.jsonl")

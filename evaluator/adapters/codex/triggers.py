@@ -1,0 +1,56 @@
+"""Codex's trigger signal: the skill's `SKILL.md` body reached the agent through a tool output.
+
+Codex has no skill tool: it lists each skill's name and description (the front matter) in its
+instructions, and the agent loads a skill by reading the file. Whether the body reached it is
+decided by content (`evidence/content.py`), so listing the skills folder, printing only the front
+matter, or a command that names the file without showing it is not a trigger.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evaluator.adapters.codex.tool_texts import read_tool_texts
+from evaluator.evidence.content import SourceText, find_shown
+from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.tool_texts import ToolTextSource, session_texts
+from evaluator.evidence.triggers import (
+    SkillSource,
+    Trigger,
+    TriggerUndecidable,
+    first_per_skill,
+    tool_calls,
+)
+
+
+def skill_triggers(
+    evidence: SessionEvidence, session_path: Path | None, skills: list[SkillSource]
+) -> list[Trigger]:
+    source = ToolTextSource(session_path, read_tool_texts) if session_path else None
+    texts = session_texts(evidence, source)
+    if not texts.outputs_recorded:
+        raise TriggerUndecidable("the session records no tool outputs")
+    files = [SourceText(skill.path, skill.text) for skill in skills]
+    shown = find_shown(files, texts.texts, evidence.first_user_message or "")
+    calls = {
+        str(record.get("call_id")): (number, str(record["id"]))
+        for number, record in tool_calls(evidence.iter_records())
+    }
+    found: list[Trigger] = []
+    for skill in skills:
+        result = shown.get(skill.path)
+        if result is None or result.first is None or result.first.ref is None:
+            continue
+        number, call_record = calls.get(texts.calls.get(result.first.ref, ""), (0, None))
+        lines = len(result.shown)
+        found.append(
+            Trigger(
+                skill.name,
+                number,
+                result.first.ref,
+                call_record,
+                detail=f"SKILL.md body shown ({lines} line{'s' * (lines != 1)},"
+                f" {result.share():.0%} of it)",
+            )
+        )
+    return first_per_skill(found)

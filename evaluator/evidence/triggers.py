@@ -1,0 +1,74 @@
+"""What a trigger is, in every agent's terms: a skill that fired in a session, and when.
+
+Each adapter decides from its own most direct signal (`AgentAdapter.skill_triggers`); what it
+reports is agent-neutral, so trigger metrics and reports never name an agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SkillSource:
+    """A skill installed for the attempt: its name (the folder name, which is what agents list
+    and invoke), its `SKILL.md` as the workspace held it (`path`, workspace-relative) and that
+    file's text (what a read must show for the skill to count as loaded)."""
+
+    name: str
+    path: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """One skill that fired: `call` is the ordinal of the tool call that fired it among the
+    session's tool calls (1: the agent's first action), `record` the evidence record that proves
+    it (`msg-N`) and `call_record` the tool call's own record when it is another one."""
+
+    skill: str
+    call: int
+    record: str
+    call_record: str | None = None
+    detail: str | None = None
+
+    @property
+    def first(self) -> bool:
+        """Whether the skill fired on the agent's first tool call (before anything else)."""
+        return self.call == 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "skill": self.skill,
+            "call": self.call,
+            "first": self.first,
+            "record": self.record,
+            "call_record": self.call_record,
+            "detail": self.detail,
+        }
+
+
+def tool_calls(records: Iterable[dict[str, Any]]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(ordinal, record) of every `tool_call` record, in session order (ordinals from 1)."""
+    number = 0
+    for record in records:
+        if record.get("kind") == "tool_call":
+            number += 1
+            yield number, record
+
+
+def first_per_skill(triggers: Iterable[Trigger]) -> list[Trigger]:
+    """Each skill's earliest trigger, in the order they fired."""
+    earliest: dict[str, Trigger] = {}
+    for trigger in triggers:
+        kept = earliest.get(trigger.skill)
+        if kept is None or trigger.call < kept.call:
+            earliest[trigger.skill] = trigger
+    return sorted(earliest.values(), key=lambda t: (t.call, t.skill))
+
+
+class TriggerUndecidable(Exception):
+    """The session cannot say whether a skill fired (it records no tool outputs, for an agent
+    whose signal is content that reached it): the attempt is blocked, never a miss."""

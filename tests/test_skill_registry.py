@@ -1,0 +1,104 @@
+"""The clean-registry check over each adapter's discovery folders, as an attempt launched them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.adapters import all_adapters, get_adapter
+from evaluator.adapters.base import AgentAdapter
+from evaluator.triggers.discovery import check_registry, installed_sources, skill_name
+
+
+def put_skill(folder: Path, name: str | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    front = f"name: {name}\n" if name else ""
+    (folder / "SKILL.md").write_text(f"---\n{front}description: d\n---\n# body\n")
+    return folder
+
+
+def attempt(tmp_path: Path) -> dict[str, Path]:
+    paths = {"workspace": tmp_path / "ws", "agent_home": tmp_path / "agent", "home": tmp_path / "h"}
+    for path in paths.values():
+        path.mkdir()
+    return paths
+
+
+def install(adapter: AgentAdapter, workspace: Path, *names: str) -> None:
+    for name in names:
+        put_skill(workspace / adapter.skill_dir / name)
+
+
+@pytest.mark.parametrize("adapter", all_adapters(), ids=lambda a: a.name)
+def test_a_clean_registry_has_no_problem(tmp_path: Path, adapter: AgentAdapter) -> None:
+    paths = attempt(tmp_path)
+    install(adapter, paths["workspace"], "target", "distractor")
+    # The agent's own bundled skills, in a hidden folder of its home, are allowed.
+    put_skill(adapter.home_skill_dir(paths["agent_home"]) / ".system" / "helper")
+    check = check_registry(
+        adapter, **paths, installed={"target", "distractor"}, reported=["target", "distractor"]
+    )
+    assert check.problems == [] and check.invalid_reason is None
+    assert {(s.name, s.scope) for s in check.skills} == {
+        ("target", "workspace"),
+        ("distractor", "workspace"),
+        ("helper", "bundled"),
+    }
+
+
+@pytest.mark.parametrize("adapter", all_adapters(), ids=lambda a: a.name)
+def test_a_user_skill_with_the_same_name_shadows_ours(
+    tmp_path: Path, adapter: AgentAdapter
+) -> None:
+    paths = attempt(tmp_path)
+    install(adapter, paths["workspace"], "target")
+    user_dir = next(d for d in adapter.discovery_dirs if d.startswith("~/"))
+    put_skill(paths["home"] / user_dir.removeprefix("~/") / "target")
+    check = check_registry(adapter, **paths, installed={"target"})
+    reason = check.invalid_reason or ""
+    assert "a same-name copy shadows skill 'target'" in reason
+    assert "user-home skill 'target'" in reason
+
+
+def test_host_skill_duplicate_and_missing_skill(tmp_path: Path) -> None:
+    adapter = get_adapter("codex")
+    paths = attempt(tmp_path)
+    install(adapter, paths["workspace"], "target")
+    put_skill(adapter.home_skill_dir(paths["agent_home"]) / "leaked")
+    # Two folders whose front matter gives the same name: agents list them once each.
+    put_skill(paths["workspace"] / adapter.skill_dir / "copy-a", name="other")
+    put_skill(paths["workspace"] / adapter.skill_dir / "copy-b", name="other")
+    check = check_registry(adapter, **paths, installed={"target", "distractor"})
+    assert "agent-home skill 'leaked'" in "\n".join(check.problems)
+    assert any(p.startswith("a duplicate of skill 'other'") for p in check.problems)
+    assert "skill 'other' in the workspace was not installed by us" in check.problems
+    assert "skill 'distractor' is not discoverable in the workspace" in check.problems
+
+
+def test_the_list_the_agent_reports_must_match(tmp_path: Path) -> None:
+    adapter = get_adapter("claude")
+    paths = attempt(tmp_path)
+    install(adapter, paths["workspace"], "target")
+    check = check_registry(adapter, **paths, installed={"target"}, reported=["elsewhere"])
+    assert check.problems == [
+        "the agent reports skill 'elsewhere', which was not installed",
+        "the agent does not report skill 'target'",
+    ]
+
+
+def test_skill_name_prefers_the_front_matter(tmp_path: Path) -> None:
+    assert skill_name(put_skill(tmp_path / "folder", name="'declared'")) == "declared"
+    assert skill_name(put_skill(tmp_path / "plain")) == "plain"
+    assert skill_name(tmp_path / "missing") == "missing"
+
+
+def test_installed_sources_are_the_workspace_skills_as_launched(tmp_path: Path) -> None:
+    adapter = get_adapter("claude")
+    paths = attempt(tmp_path)
+    install(adapter, paths["workspace"], "target")
+    put_skill(adapter.home_skill_dir(paths["agent_home"]) / ".system" / "helper")
+    check = check_registry(adapter, **paths, installed={"target"})
+    (source,) = installed_sources(check, paths["workspace"])
+    assert (source.name, source.path) == ("target", ".claude/skills/target/SKILL.md")
+    assert source.text.endswith("# body\n")

@@ -1,0 +1,231 @@
+"""Trigger sets: our YAML and the three outside shapes load unchanged from a path; bad input is
+one located error; a target's `trigger_suite` and `distractor_skills` are checked at load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.errors import InputError
+from evaluator.repo import load_repo
+from evaluator.repo.triggers import load_trigger_set
+from tests.conftest import copy_demo
+
+FIXTURES = Path(__file__).parent / "fixtures" / "triggers"
+
+
+def cases(path: Path) -> list[tuple[str, bool, str]]:
+    return [(c.id, c.expect_trigger, c.prompt) for c in load_trigger_set(path).cases]
+
+
+def test_skill_creator_query_list() -> None:
+    loaded = load_trigger_set(FIXTURES / "skill-creator.json")
+    assert loaded.format == "skill-creator"
+    assert cases(FIXTURES / "skill-creator.json") == [
+        ("q-01", True, "Add a nullable avatar_url column to the users table"),
+        ("q-02", True, "Rename the clients table to customers, keeping the data"),
+        ("q-03", False, "Write a haiku about databases"),
+        ("q-04", False, "Why is my SQL query slow?"),
+    ]
+
+
+def test_should_lists_with_skill_name() -> None:
+    loaded = load_trigger_set(FIXTURES / "should-lists.json")
+    assert (loaded.format, loaded.skill) == ("should-lists", "db-migrations")
+    assert [(c.id, c.expect_trigger) for c in loaded.cases] == [
+        ("should-01", True),
+        ("should-02", True),
+        ("should-not-01", False),
+        ("should-not-02", False),
+    ]
+    assert loaded.cases[1].prompt == "Backfill the new currency column from the accounts table"
+
+
+def test_csv_with_quoted_and_multiline_prompts() -> None:
+    loaded = load_trigger_set(FIXTURES / "openai.csv")
+    assert loaded.format == "csv"
+    assert cases(FIXTURES / "openai.csv") == [
+        ("add-column", True, "Add a nullable avatar_url column to the users table"),
+        ("rename", True, "Rename clients to customers, keeping the data"),
+        ("haiku", False, "Write a haiku about databases"),
+        ("multiline", False, "Two lines:\nexplain a join"),
+    ]
+
+
+def test_our_suite() -> None:
+    loaded = load_trigger_set(FIXTURES / "suite.yaml")
+    assert (loaded.format, loaded.skill, loaded.attempts) == ("agentic-eval", "db-migrations", 3)
+    assert [(c.id, c.expect_trigger) for c in loaded.cases] == [
+        ("add-column", True),
+        ("haiku", False),
+    ]
+    assert loaded.cases[1].note == "near miss: names databases, asks for no change"
+
+
+BAD = [
+    (
+        "list.json",
+        '[\n  {"query": "a", "should_trigger": true},\n  {"query": "b", "should_trigger": "yes"}\n]\n',
+        ":3:",
+        "[1].should_trigger: expected true or false, got a string",
+    ),
+    (
+        "list.json",
+        '[\n  {"query": "a", "should_trigger": true},\n  {"should_trigger": false}\n]\n',
+        ":3:",
+        "[1].query: required field is missing",
+    ),
+    ("broken.json", '[\n  {"query": "a",\n]\n', ":3:", "invalid JSON"),
+    (
+        "lists.json",
+        '{"skill_name": "x",\n "should_trigger": ["a", 3]}\n',
+        ":2:",
+        "should_trigger[1]: expected a prompt (text), got a number",
+    ),
+    (
+        "lists.json",
+        '{"should_trigger": "a prompt"}\n',
+        ":1:",
+        "should_trigger: expected a list of prompts, got a string",
+    ),
+    (
+        "x.csv",
+        "id,should_trigger,prompt\nok,true,fine\nbad,maybe,hmm\n",
+        ":3:",
+        "should_trigger: expected true or false, got 'maybe'",
+    ),
+    ("x.csv", "id,prompt\na,b\n", ":1:", "should_trigger: the header lacks the column"),
+    (
+        "x.csv",
+        'id,should_trigger,prompt\na,true,"one\ntwo"\na,false,three\n',
+        ":4:",
+        "id: duplicate id 'a' (first on line 2)",
+    ),
+    ("x.csv", "id,should_trigger,prompt\nb,true,\n", ":2:", "prompt: the prompt is empty"),
+    (
+        "suite.yaml",
+        "trigger_suite_id: s\ncases:\n  - id: a\n    prompt: p\n    expect_trigger: maybe\n",
+        ":5:",
+        "cases[0].expect_trigger",
+    ),
+    (
+        "suite.yaml",
+        "trigger_suite_id: s\ncases:\n  - id: a\n    promt: p\n    expect_trigger: true\n",
+        ":4:",
+        "cases[0].promt: unknown field 'promt' (did you mean 'prompt'?)",
+    ),
+    ("other.yaml", "title: nothing here\n", ":1:", "not a trigger set"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "line", "message"), BAD)
+def test_bad_input_is_one_located_line(
+    tmp_path: Path, name: str, text: str, line: str, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as raised:
+        load_trigger_set(path)
+    rendered = raised.value.render()
+    assert rendered.startswith(f"{path}{line}"), rendered
+    assert message in rendered, rendered
+    assert "\n" not in rendered
+
+
+def test_bad_trigger_file_exits_2_through_validate(tmp_path: Path) -> None:
+    """The CLI path: a target whose trigger suite is broken fails `validate` with exit 2."""
+    from evaluator.cli.main import main
+
+    repo = copy_demo(tmp_path)
+    target = repo / "targets/db-migrations"
+    (target / "triggers.csv").write_text("id,should_trigger,prompt\na,perhaps,x\n")
+    with (target / "target.yaml").open("a") as handle:
+        handle.write('trigger_suite: "triggers.csv"\n')
+    with pytest.raises(SystemExit) as exit_info:
+        main(["validate", "--repo", str(repo)])
+    assert exit_info.value.code == 2
+
+
+def _with_skill(workspace: Path, name: str) -> None:
+    folder = workspace / ".agents/skills" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: x\n---\n# {name}\n")
+
+
+def test_target_with_trigger_suite_and_distractors(tmp_path: Path) -> None:
+    repo = copy_demo(tmp_path)
+    target = repo / "targets/db-migrations"
+    (target / "triggers.json").write_text((FIXTURES / "skill-creator.json").read_text())
+    _with_skill(tmp_path, "pdf-tools")
+    with (target / "target.yaml").open("a") as handle:
+        handle.write(
+            'trigger_suite: "triggers.json"\n'
+            'distractor_skills: [".agents/skills/pdf-tools/SKILL.md"]\n'
+        )
+    loaded, diagnostics = load_repo(repo)
+    assert diagnostics.errors == []
+    assert loaded is not None
+    demo = loaded.targets["db-migrations"]
+    assert demo.triggers is not None and len(demo.triggers.cases) == 4
+    assert demo.target.distractor_skills == [".agents/skills/pdf-tools/SKILL.md"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ('trigger_suite: "missing.csv"\n', "trigger_suite: trigger suite not found"),
+        ('distractor_skills: [".agents/skills/nope"]\n', "distractor_skills[0]: no SKILL.md"),
+        (
+            'distractor_skills: ["elsewhere/db-migrations"]\n',
+            "skill 'db-migrations' is installed twice (also entry_skill)",
+        ),
+        ('distractor_skills: ["../outside"]\n', "distractor_skills[0]: '../outside'"),
+    ],
+)
+def test_target_trigger_fields_are_checked(tmp_path: Path, lines: str, message: str) -> None:
+    repo = copy_demo(tmp_path)
+    with (repo / "targets/db-migrations/target.yaml").open("a") as handle:
+        handle.write(lines)
+    _, diagnostics = load_repo(repo)
+    rendered = [e.render() for e in diagnostics.errors]
+    assert any(message in line for line in rendered), rendered
+
+
+PUBLIC = Path(__file__).resolve().parent.parent.parent / "shared/fixtures/public-suites"
+
+
+def test_public_skill_creator_trigger_files_load_in_place() -> None:
+    """Real trigger sets kept beside public skills (read where they are, never copied)."""
+    files = sorted(PUBLIC.glob("*/upstream/evals/trigger*.json"))
+    if not files:
+        pytest.skip("no public suites on this machine")
+    for path in files:
+        loaded = load_trigger_set(path)
+        assert loaded.format == "skill-creator"
+        assert len(loaded.cases) == 20
+        assert sum(c.expect_trigger for c in loaded.cases) == 10
+
+
+def test_upstream_shaped_target_loads_unchanged() -> None:
+    """A target without the new fields loads as before: no trigger set, no distractors."""
+    upstream = Path(__file__).parent / "fixtures/upstream/agentic-evals"
+    loaded, diagnostics = load_repo(upstream)
+    assert loaded is not None and diagnostics.errors == []
+    for target in loaded.targets.values():
+        assert target.triggers is None and target.target.distractor_skills == []
+
+
+def test_a_trigger_set_about_another_skill_is_a_warning(tmp_path: Path) -> None:
+    repo = copy_demo(tmp_path)
+    target = repo / "targets/db-migrations"
+    text = (FIXTURES / "should-lists.json").read_text().replace('"db-migrations"', '"other"')
+    (target / "triggers.json").write_text(text)
+    with (target / "target.yaml").open("a") as handle:
+        handle.write('trigger_suite: "triggers.json"\n')
+    _, diagnostics = load_repo(repo)
+    assert diagnostics.errors == []
+    assert any(
+        "about skill 'other', not the entry skill 'db-migrations'" in w.render()
+        for w in diagnostics.warnings
+    )
