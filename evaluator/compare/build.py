@@ -20,7 +20,7 @@ from evaluator.vocabulary import COMPARISON_CLASSES
 
 METHOD = (
     "With more than one attempt on a side, a regression needs a significant drop in pass count:"
-    " one-sided Fisher exact test at alpha={alpha:g}. With one attempt per side, any pass → fail"
+    " one-sided Boschloo exact test at alpha={alpha:g}. With one attempt per side, any pass → fail"
     " is a regression. An attempt the agent caused to be blocked counts as not passed."
 )
 
