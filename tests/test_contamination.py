@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
+import uuid
 from pathlib import Path
 
-from evaluator.adapters import normalize_session, tool_text_source
+import pytest
+
+from evaluator.adapters import adapter_for_runner, get_store, normalize_session, tool_text_source
 from evaluator.evidence.content import SourceText
 from evaluator.isolation.contamination import Contamination, check_contamination, skill_copies
-from evaluator.sandbox.strace_log import ObservedTrace, ToolCallTrace, TracedAccess
+from evaluator.sandbox import LaunchPolicy, Tracer
+from evaluator.sandbox.strace_log import ObservedTrace, ToolCallTrace, TracedAccess, read_trace
+from tests.conftest import ROOT
+from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving
 from tests.test_consultation import _rollout
 
 NAME = "ledger"
@@ -131,3 +138,66 @@ def test_the_trace_sees_what_the_session_does_not(tmp_path: Path) -> None:
     assert "read by `python3 tool.py` (openat)" in finding.detail
     assert found.layers == ["discovery", "session", "trace", "content"]
     assert found.to_json()["contaminated"] is True
+
+
+@pytest.mark.codex
+@pytest.mark.slow
+def test_real_codex_reading_a_planted_copy_outside_its_workspace_is_contaminated() -> None:
+    """A no-skill attempt (the skill removed from its workspace) whose agent reads a copy of the
+    skill planted outside: every layer that can see it does (session, trace, content)."""
+    codex_or_skip()
+    source = ROOT / ".agents/skills/db-migrations"
+    plant = Path("/tmp") / f"agentic-eval-plant-{uuid.uuid4().hex[:8]}" / "db-migrations"
+    shutil.copytree(source, plant)
+    adapter = adapter_for_runner("codex-exec")
+    recognizer = adapter.trace_recognizer()
+    assert recognizer is not None
+    traced = Tracer().unavailable() is None
+    steps = [{"cmd": f"cat {plant}/SKILL.md"}, {"final": "done"}]
+    try:
+        with (
+            scratch_dir() as scratch,
+            serving(behavior("plant", "default currency", steps)) as server,
+        ):
+            workspace, handle = run_attempt(
+                scratch,
+                server,
+                "routing-add-column",
+                launch=LaunchPolicy(jail="none", trace=traced),
+                before_run=lambda ws: shutil.rmtree(ws / ".agents/skills/db-migrations"),
+                timeout_s=120,
+            )
+            assert handle.fault is None, handle.fault
+            assert handle.root_thread_id
+            located = get_store("codex", handle.agent_home).locate_thread(handle.root_thread_id)
+            assert located.status == "found", located.reason
+            session = located.sessions[0].path
+            trace = (
+                read_trace(handle.trace_path, recognizer, start_cwd=str(workspace.path))
+                if traced and handle.trace_path
+                else None
+            )
+            copies = skill_copies(
+                source,
+                workspace=workspace.path,
+                workspace_skill_dir=".agents/skills/db-migrations",
+                discovery_dirs=adapter.discovery_dirs,
+                agent_home=handle.agent_home,
+                user_home=scratch / "home",
+            )
+            found = check_contamination(
+                normalize_session(session),
+                copies,
+                trace=trace,
+                texts=tool_text_source(session),
+                user_home=scratch / "home",
+            )
+    finally:
+        shutil.rmtree(plant.parent, ignore_errors=True)
+    assert found.contaminated
+    layers = {f.layer for f in found.findings}
+    assert {"session", "content"} <= layers
+    assert "discovery" not in layers  # the workspace and the homes hold no copy
+    if trace is not None:
+        assert "trace" in layers
+        assert any(f.path == str(plant / "SKILL.md") for f in found.findings if f.layer == "trace")
