@@ -171,6 +171,10 @@ def test_the_exact_decisions_and_their_p_values(pair: tuple[Path, Path]) -> None
     assert cases["k5-regression"].decision == "boschloo-one-sided"
     assert cases["k5-regression"].p_drop == pytest.approx(0.0068654, abs=1e-6)  # 5/5 -> 1/5
     assert cases["k5-flaky"].p_drop == pytest.approx(0.1031183, abs=1e-6)  # 5/5 -> 3/5
+    # Newcombe's interval of the difference, by hand from the Wilson bounds of 3/5
+    # [0.2307, 0.8824] and 5/5 [0.5655, 1]: -0.4 - 0.3693 and -0.4 + sqrt(0.2824² + 0.4345²).
+    assert cases["k5-flaky"].difference == pytest.approx(-0.4)
+    assert cases["k5-flaky"].difference_interval == pytest.approx((-0.7693, 0.1182), abs=1e-4)
     assert cases["regression"].decision == "single-attempt"
     assert cases["env-divergence"].decision == "none"
     # A stricter alpha turns the K=5 drop into a flaky case, never the K=1 one.

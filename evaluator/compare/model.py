@@ -82,6 +82,14 @@ class CaseComparison(ComparisonModel):
     p_rise: float | None = Field(
         default=None, description="One-sided exact (Boschloo) p-value for a rise in pass count."
     )
+    difference: float | None = Field(
+        default=None,
+        description="Candidate pass rate minus base pass rate (None: a side has no counted try).",
+    )
+    difference_interval: tuple[float, float] | None = Field(
+        default=None,
+        description="Newcombe's 95% hybrid score interval of the difference (docs/statistics.md).",
+    )
     base: CaseSide | None = Field(description="None: the case is not in the base run.")
     candidate: CaseSide | None = Field(description="None: the case is not in the candidate run.")
     assertion_flips: list[AssertionFlip] = Field(default_factory=list)
