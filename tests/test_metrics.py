@@ -8,7 +8,7 @@ import pytest
 
 from evaluator.artifacts.attribution import CaseScore, RunScore
 from evaluator.errors import InputError
-from evaluator.gate.metrics.base import MetricContext
+from evaluator.gate.metrics.base import MetricContext, MetricUnavailable
 from evaluator.gate.metrics.registry import METRIC_NAMES, check_baseline, get_metric
 from evaluator.gate.metrics.uplift import case_differences
 from evaluator.gate.score import decide
@@ -52,10 +52,13 @@ def test_uplift_pairs_cases_with_a_verdict_on_both_sides() -> None:
     assert value.low is not None and value.high is not None and value.low <= 0.45 <= value.high
     with pytest.raises(InputError, match="needs a baseline run"):
         get_metric("uplift").measure(skill, MetricContext())
-    with pytest.raises(InputError, match="no case has a verdict in both"):
-        get_metric("uplift").measure(
-            run_score([1.0, None]), MetricContext(baseline=run_score([None, 1.0]))
-        )
+    apart, baseline = run_score([1.0, None]), run_score([None, 1.0])
+    with pytest.raises(MetricUnavailable, match="no case has a verdict in both"):
+        get_metric("uplift").measure(apart, MetricContext(baseline=baseline))
+    verdict = decide(
+        apart, min_coverage=0.5, metric="uplift", context=MetricContext(baseline=baseline)
+    )
+    assert verdict.line() == "VERDICT: ERROR no-shared-verdict cases=2 blocked=1"
 
 
 def test_check_baseline_pairs_the_option_with_the_metric() -> None:

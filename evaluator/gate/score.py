@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from evaluator.artifacts.attribution import RunScore
 from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
-from evaluator.gate.metrics.base import MetricContext, MetricValue
+from evaluator.gate.metrics.base import MetricContext, MetricUnavailable, MetricValue
 from evaluator.gate.metrics.registry import get_metric
 
 VerdictKind = Literal["PASS", "FAIL", "ERROR"]
@@ -85,7 +85,10 @@ def decide(
         )
     measure = get_metric(metric)
     context = context or MetricContext()
-    value = measure.measure(score, context)
+    try:
+        value = measure.measure(score, context)
+    except MetricUnavailable as exc:
+        return ScoreVerdict("ERROR", score, exc.token)
     limit = min_pass_rate if threshold is None else threshold
     short = measure.shortfall(value, limit, context.alpha)
     kind: VerdictKind = "FAIL" if short else "PASS"

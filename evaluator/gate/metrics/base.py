@@ -7,11 +7,24 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from evaluator.errors import EXIT_ENVIRONMENT, EvalError
+
 if TYPE_CHECKING:  # the registry is read by --help, which must not load the artifact models
     from evaluator.artifacts.attribution import RunScore
 
 # A hair of tolerance: 2 of 3 must meet a threshold written as 0.6667.
 TOLERANCE = 1e-9
+
+
+class MetricUnavailable(EvalError):
+    """The run has a verdict but not this metric (no case shared with the baseline has one):
+    no score, as for a run without a verdict. `token` is the VERDICT line's reason."""
+
+    exit_code = EXIT_ENVIRONMENT
+
+    def __init__(self, token: str, message: str) -> None:
+        super().__init__(message)
+        self.token = token
 
 
 @dataclass(frozen=True)

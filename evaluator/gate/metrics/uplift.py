@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from evaluator.artifacts.attribution import RunScore
 from evaluator.errors import InputError
-from evaluator.gate.metrics.base import Metric, MetricContext, MetricValue
+from evaluator.gate.metrics.base import Metric, MetricContext, MetricUnavailable, MetricValue
 from evaluator.gate.metrics.registry import register_metric
 from evaluator.stats.paired import bootstrap_mean, sign_flip_p
 
@@ -40,9 +40,8 @@ class Uplift(Metric):
             raise InputError("the uplift metric needs a baseline run", field="--baseline-run")
         differences = case_differences(score, context.baseline)
         if not differences:
-            raise InputError(
-                "no case has a verdict in both this run and the baseline run",
-                field="--baseline-run",
+            raise MetricUnavailable(
+                "no-shared-verdict", "no case has a verdict in both this run and the baseline run"
             )
         interval = bootstrap_mean(differences)
         return MetricValue(
