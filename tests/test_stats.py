@@ -7,6 +7,7 @@ import itertools
 import pytest
 from scipy.stats import fisher_exact
 
+from evaluator.stats.cost import VariantCost, cost_of_difference
 from evaluator.stats.exact import one_sided_p
 from evaluator.stats.holm import holm
 from evaluator.stats.noise import headline, noise_floor
@@ -205,3 +206,18 @@ def test_headline_respects_the_noise_floor() -> None:
 def test_order_cases_is_stable_on_ties() -> None:
     found = compare_variants([CaseCounts(c, 1, 2, 1, 2) for c in ("b", "a")])
     assert [c.counts.case_id for c in order_cases(found.cases)] == ["a", "b"]
+
+
+def test_cost_of_a_difference_by_hand() -> None:
+    # A: 10 attempts, 50,000 tokens, 300 s; B: 8 attempts, 64,000 tokens, 320 s.
+    a, b = VariantCost(10, 50_000, 300.0), VariantCost(8, 64_000, 320.0)
+    found = cost_of_difference(a, b, 0.25)
+    assert found.extra_tokens_per_attempt == pytest.approx(3_000)  # 8,000 - 5,000
+    assert found.extra_seconds_per_attempt == pytest.approx(10.0)  # 40 - 30
+    assert found.tokens_per_point == pytest.approx(120)  # 3,000 / 25 points
+    assert found.seconds_per_point == pytest.approx(0.4)
+    assert cost_of_difference(a, b, 0.0).tokens_per_point is None  # no gain, no price
+    assert cost_of_difference(a, b, -0.1).tokens_per_point is None
+    unknown = cost_of_difference(VariantCost(10, None, None), b, 0.25)
+    assert unknown.extra_tokens_per_attempt is None and unknown.tokens_per_point is None
+    assert VariantCost(0, 0, 0.0).tokens_per_attempt() is None

@@ -3,6 +3,7 @@
 One concept per module: `proportion` (Wilson and Newcombe intervals), `exact` (the per-case
 exact test), `holm` (the correction across cases), `paired` (cases as pairs: the bootstrap
 interval and the sign-flip test), `variants` (all of it for two variants, the hurt cases first),
-`noise` (the A/A noise floor and the headline that respects it). The modules import scipy;
+`noise` (the A/A noise floor and the headline that respects it), `cost` (tokens and time per
+point gained). The modules import scipy;
 nothing here is imported by a command's `--help`.
 """
