@@ -221,3 +221,17 @@ def test_cost_of_a_difference_by_hand() -> None:
     unknown = cost_of_difference(VariantCost(10, None, None), b, 0.25)
     assert unknown.extra_tokens_per_attempt is None and unknown.tokens_per_point is None
     assert VariantCost(0, 0, 0.0).tokens_per_attempt() is None
+
+
+def test_bootstrap_agrees_with_the_normal_interval_on_many_cases() -> None:
+    # 400 differences with known mean and spread: the bootstrap interval of the mean must come
+    # close to mean ± 1.96 sd / sqrt(n), the large-sample reference.
+    data = [(-1) ** i * ((i * 37) % 11) / 10 + 0.1 for i in range(400)]
+    n = len(data)
+    mean = sum(data) / n
+    sd = (sum((d - mean) ** 2 for d in data) / (n - 1)) ** 0.5
+    half = 1.96 * sd / n**0.5
+    found = bootstrap_mean(data)
+    assert found is not None
+    assert found.interval.low == pytest.approx(mean - half, abs=0.1 * half)
+    assert found.interval.high == pytest.approx(mean + half, abs=0.1 * half)
