@@ -168,6 +168,12 @@ def test_compare_variants_lists_the_hurt_cases_first() -> None:
     # Rates over the cases both variants have: A 15/20, B 14/20.
     assert (found.rate_a.passed, found.rate_a.total, found.rate_b.passed) == (15, 20, 14)
     assert found.overall.cases == 4
+    written = found.to_json()  # Wilson of 15/20 by hand: 0.7097 ± 0.1784
+    assert written["cases"][0]["counts"]["case_id"] == "broken"
+    assert written["rate_a"]["interval"] == {
+        "low": pytest.approx(0.5313, abs=1e-4),
+        "high": pytest.approx(0.8881, abs=1e-4),
+    }
     assert found.overall.mean_difference == pytest.approx((1 - 1 - 0.2 + 0) / 4)
     assert not found.overall.significant
 

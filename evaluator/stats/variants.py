@@ -10,7 +10,8 @@ family) whatever was asked, so a skill that helps on average cannot hide the cas
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
 
 from evaluator.stats.exact import Alternative, one_sided_p
 from evaluator.stats.holm import holm
@@ -85,8 +86,12 @@ class VariantComparison:
     cases: list[CaseDifference]  # the hurt cases first (see `order_cases`)
     untestable: list[str]  # cases without a counted attempt under a variant
 
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON values (intervals as {low, high}), in the order of the fields."""
+        return asdict(self)
 
-def variant_rate(counts: Sequence[CaseCounts], variant: str) -> VariantRate:
+
+def variant_rate(counts: Sequence[CaseCounts], variant: Literal["a", "b"]) -> VariantRate:
     """A variant's pass rate over its counted attempts on `counts`, with the Wilson interval."""
     if variant == "a":
         passed, total = sum(c.passed_a for c in counts), sum(c.total_a for c in counts)
