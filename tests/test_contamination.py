@@ -14,7 +14,14 @@ from evaluator.isolation.contamination import Contamination, check_contamination
 from evaluator.sandbox import LaunchPolicy, Tracer
 from evaluator.sandbox.strace_log import ObservedTrace, ToolCallTrace, TracedAccess, read_trace
 from tests.conftest import ROOT
-from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving
+from tests.support import (
+    behavior,
+    claude_or_skip,
+    codex_or_skip,
+    run_attempt,
+    scratch_dir,
+    serving,
+)
 from tests.test_consultation import _rollout
 
 NAME = "ledger"
@@ -140,19 +147,27 @@ def test_the_trace_sees_what_the_session_does_not(tmp_path: Path) -> None:
     assert found.to_json()["contaminated"] is True
 
 
-@pytest.mark.codex
 @pytest.mark.slow
-def test_real_codex_reading_a_planted_copy_outside_its_workspace_is_contaminated() -> None:
+@pytest.mark.parametrize(
+    "agent",
+    [
+        pytest.param("codex", marks=pytest.mark.codex),
+        pytest.param("claude", marks=pytest.mark.claude),
+    ],
+)
+def test_a_real_agent_reading_a_planted_copy_outside_its_workspace_is_contaminated(
+    agent: str,
+) -> None:
     """A no-skill attempt (the skill removed from its workspace) whose agent reads a copy of the
     skill planted outside: every layer that can see it does (session, trace, content)."""
-    codex_or_skip()
+    runner = {"codex": "codex-exec", "claude": "claude-code"}[agent]
+    (codex_or_skip if agent == "codex" else claude_or_skip)()
     source = ROOT / ".agents/skills/db-migrations"
     plant = Path("/tmp") / f"agentic-eval-plant-{uuid.uuid4().hex[:8]}" / "db-migrations"
     shutil.copytree(source, plant)
-    adapter = adapter_for_runner("codex-exec")
+    adapter = adapter_for_runner(runner)
     recognizer = adapter.trace_recognizer()
-    assert recognizer is not None
-    traced = Tracer().unavailable() is None
+    traced = recognizer is not None and Tracer().unavailable() is None
     steps = [{"cmd": f"cat {plant}/SKILL.md"}, {"final": "done"}]
     try:
         with (
@@ -163,18 +178,21 @@ def test_real_codex_reading_a_planted_copy_outside_its_workspace_is_contaminated
                 scratch,
                 server,
                 "routing-add-column",
+                runner=runner,
                 launch=LaunchPolicy(jail="none", trace=traced),
                 before_run=lambda ws: shutil.rmtree(ws / ".agents/skills/db-migrations"),
                 timeout_s=120,
+                # Claude Code's default refuses tools outside the workspace; the read must happen.
+                options={"permission_mode": "bypassPermissions"} if agent == "claude" else None,
             )
             assert handle.fault is None, handle.fault
             assert handle.root_thread_id
-            located = get_store("codex", handle.agent_home).locate_thread(handle.root_thread_id)
+            located = get_store(agent, handle.agent_home).locate_thread(handle.root_thread_id)
             assert located.status == "found", located.reason
             session = located.sessions[0].path
             trace = (
                 read_trace(handle.trace_path, recognizer, start_cwd=str(workspace.path))
-                if traced and handle.trace_path
+                if traced and recognizer is not None and handle.trace_path
                 else None
             )
             copies = skill_copies(
@@ -194,10 +212,9 @@ def test_real_codex_reading_a_planted_copy_outside_its_workspace_is_contaminated
             )
     finally:
         shutil.rmtree(plant.parent, ignore_errors=True)
-    assert found.contaminated
+    assert found.contaminated, found.to_json()
     layers = {f.layer for f in found.findings}
-    assert {"session", "content"} <= layers
+    assert {"session", "content"} <= layers, found.to_json()
     assert "discovery" not in layers  # the workspace and the homes hold no copy
     if trace is not None:
-        assert "trace" in layers
         assert any(f.path == str(plant / "SKILL.md") for f in found.findings if f.layer == "trace")
