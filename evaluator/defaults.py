@@ -12,4 +12,4 @@ DEFAULT_TIMEOUT_S = 300.0  # seconds per attempt
 # `score` and `gate`: a run below this share of cases with a verdict has no score
 DEFAULT_MIN_COVERAGE = 0.8
 DEFAULT_MIN_PASS_RATE = 1.0  # `score`: the hard pass rate a PASS needs
-DEFAULT_ALPHA = 0.05  # `compare`: significance of the one-sided Fisher exact test
+DEFAULT_ALPHA = 0.05  # `compare`: significance of the one-sided exact test (Boschloo)

@@ -88,9 +88,6 @@ BlockCause = Literal[
 # The data splits of an optimiser (SkillOpt: train → reflection, val → the gate, test → held out).
 Split = Literal["train", "val", "test"]
 SPLITS: tuple[Split, ...] = ("train", "val", "test")
-# What SkillOpt's gate compares: the hard or soft pass rate, or a weighted mix of both.
-GateMetric = Literal["hard", "soft", "mixed"]
-GATE_METRICS: tuple[GateMetric, ...] = ("hard", "soft", "mixed")
 
 # --- comparing two runs ---------------------------------------------------------------------
 

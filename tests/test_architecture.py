@@ -69,8 +69,8 @@ ALLOWED: dict[str, set[str]] = {
     # The model judge runs an agent CLI (its adapter's judge backend, handed in by the CLI) as
     # the agents run, against a scripted server under --behaviors.
     "grader": {"agents", "evidence", "judge", "contract", "modelserver"},
-    # scores and gate decisions over finished runs
-    "gate": {"artifacts", "contract"},
+    # scores and gate decisions over finished runs (the uplift metric's statistics)
+    "gate": {"artifacts", "contract", "stats"},
     # the run history: finished run directories, read through the artifact models
     "history": {"artifacts"},
     # optimiser adapters drive whole runs
@@ -91,9 +91,11 @@ ALLOWED: dict[str, set[str]] = {
     # schemas.py generates the artifact schemas too, so it may read their models.
     "schemas": {"contract", "artifacts", "compare", "interop"},
     # comparisons of two finished runs (read as the gate reads them)
-    "compare": {"artifacts", "gate", "contract"},
+    "compare": {"artifacts", "gate", "contract", "stats"},
     # trigger evaluation: metrics, and the registry check over an adapter's discovery folders
     "triggers": {"adapters", "evidence", "contract"},
+    # statistics of two variants on the same cases: pure functions over counts
+    "stats": set(),
     # what CI systems read (JUnit XML, the GitHub step summary) from runs and comparisons
     "ci": {"artifacts", "compare", "contract"},
 }

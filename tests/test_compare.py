@@ -1,4 +1,4 @@
-"""`agentic-eval compare` on hand-made run dirs: every class, the Fisher rule, the refusals."""
+"""`agentic-eval compare` on hand-made run dirs: every class, the exact-test rule, the refusals."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from junitparser import Failure, JUnitXml
 
 from evaluator.cli.main import run_cli
 from evaluator.compare import CaseSide, classify, compare_runs
-from evaluator.compare.fisher import p_drop, p_rise
 from evaluator.vocabulary import COMPARISON_CLASSES
 from tests.conftest import ROOT
 
@@ -162,18 +161,24 @@ def test_every_class_on_hand_made_runs(pair: tuple[Path, Path]) -> None:
     assert set(found.values()) == set(COMPARISON_CLASSES)
     assert comparison.regressions == ["regression", "k5-regression", "escapes"]
     assert comparison.counts["regression"] == 3 and sum(comparison.counts.values()) == 13
-    assert "one-sided Fisher exact test at alpha=0.05" in comparison.method
+    assert "one-sided Boschloo exact test at alpha=0.05" in comparison.method
 
 
-def test_the_fisher_decisions_and_their_p_values(pair: tuple[Path, Path]) -> None:
+def test_the_exact_decisions_and_their_p_values(pair: tuple[Path, Path]) -> None:
+    # Boschloo's test (the statistics module's, docs/statistics.md) replaced Fisher's (1/42 and
+    # 2/9 here): it is uniformly more powerful, so the p-values are smaller, the classes the same.
     cases = {c.case_id: c for c in compare_runs(*pair).cases}
-    assert cases["k5-regression"].decision == "fisher-one-sided"
-    assert cases["k5-regression"].p_drop == pytest.approx(1 / 42)  # 5/5 -> 1/5
-    assert cases["k5-flaky"].p_drop == pytest.approx(2 / 9)  # 5/5 -> 3/5: not significant
+    assert cases["k5-regression"].decision == "boschloo-one-sided"
+    assert cases["k5-regression"].p_drop == pytest.approx(0.0068654, abs=1e-6)  # 5/5 -> 1/5
+    assert cases["k5-flaky"].p_drop == pytest.approx(0.1031183, abs=1e-6)  # 5/5 -> 3/5
+    # Newcombe's interval of the difference, by hand from the Wilson bounds of 3/5
+    # [0.2307, 0.8824] and 5/5 [0.5655, 1]: -0.4 - 0.3693 and -0.4 + sqrt(0.2824² + 0.4345²).
+    assert cases["k5-flaky"].difference == pytest.approx(-0.4)
+    assert cases["k5-flaky"].difference_interval == pytest.approx((-0.7693, 0.1182), abs=1e-4)
     assert cases["regression"].decision == "single-attempt"
     assert cases["env-divergence"].decision == "none"
     # A stricter alpha turns the K=5 drop into a flaky case, never the K=1 one.
-    strict = {c.case_id: c.classification for c in compare_runs(*pair, alpha=0.01).cases}
+    strict = {c.case_id: c.classification for c in compare_runs(*pair, alpha=0.005).cases}
     assert strict["k5-regression"] == "flaky" and strict["regression"] == "regression"
 
 
@@ -187,18 +192,6 @@ def test_assertion_flips_name_the_entry_with_counts_and_evidence(pair: tuple[Pat
     (fixed,) = cases["improvement"].assertion_flips
     assert (fixed.base_status, fixed.candidate_status, fixed.direction) == ("fail", "pass", "fixed")
     assert cases["same-pass"].assertion_flips == []
-
-
-def test_fisher_matches_published_values() -> None:
-    # scipy.stats.fisher_exact([[a, n-a], [b, m-b]], alternative="greater").pvalue
-    assert p_drop(3, 4, 1, 4) == pytest.approx(0.242857142857)  # Fisher's tea tasting
-    assert p_drop(5, 5, 0, 5) == pytest.approx(1 / 252)
-    assert p_drop(5, 5, 2, 5) == pytest.approx(1 / 12)
-    assert p_drop(1, 1, 0, 1) == 0.5
-    assert p_rise(0, 5, 5, 5) == pytest.approx(1 / 252)
-    assert p_drop(0, 0, 0, 0) == 1.0
-    with pytest.raises(ValueError):
-        p_drop(3, 2, 0, 1)
 
 
 def side(passed: int, counted: int, blocked: int = 0) -> CaseSide:
@@ -247,7 +240,7 @@ def test_cli_exit_codes_files_and_schema(
     jsonschema.validate(written, schema)
     markdown = (candidate / "comparison.md").read_text()
     assert "**3 regression(s): regression, k5-regression, escapes**" in markdown
-    assert "one-sided Fisher exact test" in markdown
+    assert "one-sided Boschloo exact test" in markdown
     code, out, _ = compare_cli(capsys, str(base), str(base), "--json")
     assert code == 0 and json.loads(out)["regressions"] == []
 

@@ -19,7 +19,15 @@ from tests.conftest import ROOT
 
 # What no `--help` may import: pydantic (so no project model module, all of which import it),
 # jinja2, tree-sitter, ...
-HEAVY_LIBRARIES = ("pydantic", "pydantic_core", "jinja2", "tree_sitter", "tree_sitter_bash")
+HEAVY_LIBRARIES = (
+    "pydantic",
+    "pydantic_core",
+    "jinja2",
+    "tree_sitter",
+    "tree_sitter_bash",
+    "scipy",
+    "numpy",
+)
 # ... the contract models, the judge, the model judge and the pipeline.
 HEAVY_PACKAGES = ("evaluator.contract", "evaluator.judge", "evaluator.grader", "evaluator.pipeline")
 # `--version` and `--help` load these of the CLI's modules and no command's.

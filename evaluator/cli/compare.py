@@ -26,7 +26,7 @@ RUN_DIR = click.Path(path_type=Path, file_okay=False)
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
     default=DEFAULT_ALPHA,
     show_default=True,
-    help="Significance level of the one-sided Fisher exact test on pass counts (K > 1).",
+    help="Significance level of the one-sided exact (Boschloo) test on pass counts (K > 1).",
 )
 @click.option(
     "--allow-different-cases",

@@ -9,7 +9,7 @@ import click
 from evaluator.cli.options import emit_json, json_option
 from evaluator.defaults import DEFAULT_MIN_COVERAGE
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
-from evaluator.vocabulary import GATE_METRICS, GateMetric
+from evaluator.gate.metrics.registry import METRIC_NAMES
 
 RUN_DIR = click.Path(path_type=Path, file_okay=False)
 
@@ -20,10 +20,16 @@ RUN_DIR = click.Path(path_type=Path, file_okay=False)
 @click.option("--best", type=RUN_DIR, default=None, help="Run dir of the best skill so far.")
 @click.option(
     "--metric",
-    type=click.Choice(GATE_METRICS),
+    type=click.Choice(METRIC_NAMES),
     default="hard",
     show_default=True,
-    help="Score compared: hard, soft, or (1-w)*hard + w*soft.",
+    help="Score compared: hard, soft, (1-w)*hard + w*soft, or uplift over --baseline-run.",
+)
+@click.option(
+    "--baseline-run",
+    type=RUN_DIR,
+    default=None,
+    help="Run dir of the same cases without the skill (the uplift metric's baseline).",
 )
 @click.option(
     "--mixed-weight",
@@ -47,7 +53,8 @@ def command(
     candidate: Path,
     current: Path | None,
     best: Path | None,
-    metric: GateMetric,
+    metric: str,
+    baseline_run: Path | None,
     mixed_weight: float,
     no_regression: bool,
     min_coverage: float,
@@ -56,15 +63,24 @@ def command(
     """Accept or reject a candidate skill's run against the current and best runs."""
     # the gate and the run reader are imported when the command runs, not for its --help
     from evaluator.gate.decision import decide_gate
+    from evaluator.gate.metrics.registry import check_baseline
     from evaluator.gate.rundir import read_run
 
+    check_baseline(metric, baseline_run)
+    baseline = read_run(baseline_run).score(min_coverage) if baseline_run else None
     scores = [
         read_run(path).score(min_coverage) if path else None for path in (candidate, current, best)
     ]
     cand, cur, bst = scores
     assert cand is not None
     decision = decide_gate(
-        cand, cur, bst, metric=metric, mixed_weight=mixed_weight, no_regression=no_regression
+        cand,
+        cur,
+        bst,
+        metric=metric,
+        mixed_weight=mixed_weight,
+        no_regression=no_regression,
+        baseline=baseline,
     )
     if as_json:
         emit_json(decision.to_json())
@@ -74,6 +90,8 @@ def command(
                 f"regression: {regression.case_id} {regression.current} -> {regression.candidate}"
             )
         click.echo(decision.reason)
+        if decision.candidate_value and decision.candidate_value.low is not None:
+            click.echo(f"candidate {decision.candidate_value.text()}")
         click.echo(
             f"GATE: {decision.action} metric={metric} candidate={decision.candidate_score:.4f}"
             f" current={decision.current_score:.4f} best={decision.best_score:.4f}"

@@ -15,9 +15,11 @@ from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import repo_options
 from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK, EvalError, InputError
+from evaluator.gate.metrics.registry import METRIC_NAMES
 from evaluator.vocabulary import SPLITS
 
 if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
+    from evaluator.artifacts.attribution import RunScore
     from evaluator.gate.score import ScoreVerdict
     from evaluator.pipeline.run import RunOptions
 
@@ -60,6 +62,26 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
     show_default=True,
     help="Below this share of cases with a verdict there is no score (ERROR, exit 3).",
 )
+@click.option(
+    "--metric",
+    type=click.Choice(METRIC_NAMES),
+    default="hard",
+    show_default=True,
+    help="What the verdict holds to its threshold: hard, soft, mixed, or uplift over --baseline-run.",
+)
+@click.option(
+    "--baseline-run",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Finished run dir of the same cases without the skill (needed by --metric uplift).",
+)
+@click.option(
+    "--min-uplift",
+    type=click.FloatRange(-1, 1),
+    default=0.0,
+    show_default=True,
+    help="With --metric uplift, PASS needs a significant uplift whose interval starts above this.",
+)
 @click.option("--resume", default=None, help="Finish an interrupted score run.")
 @agent_run_options
 @junit_option
@@ -75,6 +97,9 @@ def command(
     attempts: int | None,
     min_pass_rate: float,
     min_coverage: float,
+    metric: str,
+    baseline_run: Path | None,
+    min_uplift: float,
     resume: str | None,
     run_args: AgentRunArgs,
     junit: Path | None,
@@ -82,6 +107,8 @@ def command(
 ) -> int:
     """Score a skill: hard and soft verified pass rates, coverage, and a VERDICT line."""
     from evaluator.artifacts.attribution import score_run
+    from evaluator.gate.metrics.base import MetricContext
+    from evaluator.gate.metrics.registry import get_metric
     from evaluator.gate.score import decide
     from evaluator.pipeline.progress import PlainProgress
     from evaluator.pipeline.run import Run
@@ -91,6 +118,7 @@ def command(
             repo, source_workspace, target, suites, cases, split, skill_file, resume, run_args
         )
         options.attempts = attempts
+        baseline = _baseline(metric, baseline_run, options.cases)
         with run_args.grader() as grader:
             options.grader = grader
             outcome = Run(options, PlainProgress()).execute()
@@ -108,6 +136,9 @@ def command(
         min_pass_rate=min_pass_rate,
         min_coverage=min_coverage,
         interrupted=outcome.interrupted,
+        metric=metric,
+        context=MetricContext(baseline=baseline),
+        threshold=min_uplift if get_metric(metric).threshold_option == "--min-uplift" else None,
     )
     report_run("score", outcome, junit, verdict.line())
     if as_json:
@@ -165,6 +196,25 @@ def _options(
     )
     run_args.apply(options)
     return options
+
+
+def _baseline(metric: str, path: Path | None, cases: tuple[str, ...]) -> RunScore | None:
+    """The baseline run's score, read before anything runs; it must hold every selected case."""
+    from evaluator.gate.metrics.registry import check_baseline
+    from evaluator.gate.rundir import read_run
+
+    check_baseline(metric, path)
+    if path is None:
+        return None
+    record = read_run(path)
+    missing = [c for c in cases if c not in {r.case_id for r in record.results}]
+    if missing:
+        raise InputError(
+            f"the baseline run has no result for {', '.join(missing)}",
+            path=path,
+            field="--baseline-run",
+        )
+    return record.score()
 
 
 def _print_summary(verdict: ScoreVerdict, run_dir: str) -> None:

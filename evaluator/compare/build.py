@@ -16,11 +16,12 @@ from evaluator.compare.sides import case_side
 from evaluator.defaults import DEFAULT_ALPHA
 from evaluator.errors import InputError
 from evaluator.gate.rundir import RunRecord, read_run
+from evaluator.stats.proportion import newcombe
 from evaluator.vocabulary import COMPARISON_CLASSES
 
 METHOD = (
     "With more than one attempt on a side, a regression needs a significant drop in pass count:"
-    " one-sided Fisher exact test at alpha={alpha:g}. With one attempt per side, any pass → fail"
+    " one-sided Boschloo exact test at alpha={alpha:g}. With one attempt per side, any pass → fail"
     " is a regression. An attempt the agent caused to be blocked counts as not passed."
 )
 
@@ -69,6 +70,11 @@ def _compare_case(
     )
     known = candidate or base
     assert known is not None
+    interval = (
+        newcombe(candidate_side.passed, candidate_side.counted, base_side.passed, base_side.counted)
+        if base_side and candidate_side
+        else None
+    )
     return CaseComparison(
         case_id=known.case_id,
         suite_id=known.suite_id,
@@ -78,6 +84,12 @@ def _compare_case(
         decision=found.decision,
         p_drop=found.p_drop,
         p_rise=found.p_rise,
+        difference=(
+            candidate_side.passed / candidate_side.counted - base_side.passed / base_side.counted
+            if interval and base_side and candidate_side
+            else None
+        ),
+        difference_interval=(interval.low, interval.high) if interval else None,
         base=base_side,
         candidate=candidate_side,
         assertion_flips=flips,

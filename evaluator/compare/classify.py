@@ -5,7 +5,8 @@
   side has none (it was blocked by the eval or the machine there, not by the agent).
 - One counted try on each side (K = 1): pass → fail is a `regression`, fail → pass an
   `improvement`, otherwise `same-pass` / `same-fail`.
-- More tries on either side: the one-sided Fisher exact test on the pass counts decides. A drop
+- More tries on either side: the one-sided Boschloo exact test on the pass counts decides
+  (`stats/exact.py`, docs/statistics.md). A drop
   with p ≤ alpha is a `regression`, a rise with p ≤ alpha an `improvement`; every try passed on
   both sides is `same-pass`, none passed on either side `same-fail`; anything else (the tries
   disagree, within a side or between the sides, and no change is significant) is `flaky`.
@@ -15,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evaluator.compare.fisher import p_drop, p_rise
 from evaluator.compare.model import CaseSide, Decision
 from evaluator.defaults import DEFAULT_ALPHA
+from evaluator.stats.exact import one_sided_p
 from evaluator.vocabulary import ComparisonClass
 
 
@@ -65,7 +66,7 @@ def classify(
         )
     if base.counted == 1 and candidate.counted == 1:
         return _single(base, candidate)
-    return _fisher(base, candidate, alpha)
+    return _exact(base, candidate, alpha)
 
 
 def _single(base: CaseSide, candidate: CaseSide) -> Classified:
@@ -79,36 +80,38 @@ def _single(base: CaseSide, candidate: CaseSide) -> Classified:
     return Classified("same-fail", "failed on both sides", "single-attempt")
 
 
-def _fisher(base: CaseSide, candidate: CaseSide, alpha: float) -> Classified:
-    counts = (base.passed, base.counted, candidate.passed, candidate.counted)
-    drop, rise = p_drop(*counts), p_rise(*counts)
+def _exact(base: CaseSide, candidate: CaseSide, alpha: float) -> Classified:
+    counts = (candidate.passed, candidate.counted, base.passed, base.counted)
+    # Both sides have a counted try here, so both p-values exist.
+    drop, rise = one_sided_p(*counts, "less"), one_sided_p(*counts, "greater")
+    assert drop is not None and rise is not None
     change = f"{_count(base)} → {_count(candidate)} passed"
     if drop <= alpha:
         return Classified(
             "regression",
-            f"{change}: significant drop (one-sided Fisher exact p={drop:.4f} ≤ {alpha:g})",
-            "fisher-one-sided",
+            f"{change}: significant drop (one-sided Boschloo exact p={drop:.4f} ≤ {alpha:g})",
+            "boschloo-one-sided",
             drop,
             rise,
         )
     if rise <= alpha:
         return Classified(
             "improvement",
-            f"{change}: significant rise (one-sided Fisher exact p={rise:.4f} ≤ {alpha:g})",
-            "fisher-one-sided",
+            f"{change}: significant rise (one-sided Boschloo exact p={rise:.4f} ≤ {alpha:g})",
+            "boschloo-one-sided",
             drop,
             rise,
         )
     every_try_passed = base.passed == base.counted and candidate.passed == candidate.counted
     if every_try_passed:
-        return Classified("same-pass", f"{change}", "fisher-one-sided", drop, rise)
+        return Classified("same-pass", f"{change}", "boschloo-one-sided", drop, rise)
     if base.passed == 0 and candidate.passed == 0:
-        return Classified("same-fail", f"{change}", "fisher-one-sided", drop, rise)
+        return Classified("same-fail", f"{change}", "boschloo-one-sided", drop, rise)
     return Classified(
         "flaky",
         f"{change}: the attempts disagree but no change is significant"
-        f" (one-sided Fisher exact p={min(drop, rise):.4f} > {alpha:g})",
-        "fisher-one-sided",
+        f" (one-sided Boschloo exact p={min(drop, rise):.4f} > {alpha:g})",
+        "boschloo-one-sided",
         drop,
         rise,
     )

@@ -60,6 +60,12 @@ def _case_block(case: CaseComparison) -> list[str]:
         "",
         f"{case.reason}. Base {side_text(case.base)}, candidate {side_text(case.candidate)}.",
     ]
+    if case.difference is not None and case.difference_interval is not None:
+        low, high = case.difference_interval
+        lines[-1] += (
+            f" Difference {case.difference * 100:+.0f} pp, 95% CI"
+            f" [{low * 100:+.0f}, {high * 100:+.0f}] pp (Newcombe)."
+        )
     if case.assertion_flips:
         lines += ["", "Assertion entries that flipped:", ""]
         lines += [f"- {flip_line(f)}" for f in case.assertion_flips]

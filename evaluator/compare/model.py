@@ -18,9 +18,10 @@ from evaluator.vocabulary import (
 )
 
 COMPARISON_VERSION = 1
-# How a case's change was decided: the exact test over K attempts, the single-attempt rule, or
-# no test at all (the same outcome on both sides, a blocked side, a case on one side only).
-Decision = Literal["fisher-one-sided", "single-attempt", "none"]
+# How a case's change was decided: the exact test over K attempts (Boschloo's since the
+# statistics module; Fisher's in comparisons written before, still read), the single-attempt
+# rule, or no test at all (the same outcome on both sides, a blocked side, a case on one side).
+Decision = Literal["boschloo-one-sided", "fisher-one-sided", "single-attempt", "none"]
 FlipDirection = Literal["broke", "fixed", "changed"]
 
 
@@ -76,10 +77,18 @@ class CaseComparison(ComparisonModel):
     reason: str = Field(description="One sentence: why this class.")
     decision: Decision
     p_drop: float | None = Field(
-        default=None, description="One-sided Fisher exact p-value for a drop in pass count."
+        default=None, description="One-sided exact (Boschloo) p-value for a drop in pass count."
     )
     p_rise: float | None = Field(
-        default=None, description="One-sided Fisher exact p-value for a rise in pass count."
+        default=None, description="One-sided exact (Boschloo) p-value for a rise in pass count."
+    )
+    difference: float | None = Field(
+        default=None,
+        description="Candidate pass rate minus base pass rate (None: a side has no counted try).",
+    )
+    difference_interval: tuple[float, float] | None = Field(
+        default=None,
+        description="Newcombe's 95% hybrid score interval of the difference (docs/statistics.md).",
     )
     base: CaseSide | None = Field(description="None: the case is not in the base run.")
     candidate: CaseSide | None = Field(description="None: the case is not in the candidate run.")
@@ -112,7 +121,7 @@ class Comparison(ComparisonModel):
     created_at: str
     base: RunSummary
     candidate: RunSummary
-    alpha: float = Field(description="Significance level of the one-sided Fisher exact test.")
+    alpha: float = Field(description="Significance level of the one-sided exact test.")
     method: str = Field(description="How regressions are decided, in words (shown in the output).")
     allow_different_cases: bool = False
     differences: list[str] = Field(

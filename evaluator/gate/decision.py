@@ -1,6 +1,6 @@
 """SkillOpt's validation gate, on verified scores.
 
-The semantics are SkillOpt's (`skillopt.evaluation.gate`, 0.2.0), reproduced here so the gate
+The metrics are the registry's (`gate/metrics/`). The semantics are SkillOpt's (`skillopt.evaluation.gate`, 0.2.0), reproduced here so the gate
 needs no optimiser installed; tests/test_gate.py checks both agree. Both comparisons are strict:
 a tie with current is rejected (no lateral moves), and beating current while tying best is an
 `accept` that is not a new best. Scores of current and best are in metric space.
@@ -12,24 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from evaluator.artifacts.attribution import RunScore
-from evaluator.vocabulary import GateMetric
+from evaluator.gate.metrics.base import MetricContext, MetricValue
+from evaluator.gate.metrics.registry import get_metric
 
 GateAction = Literal["accept_new_best", "accept", "reject"]
 # SkillOpt's trainer starts with current = best = -1.0: the first scored skill is a new best.
 NO_SCORE_YET = -1.0
-
-
-def select_gate_score(
-    hard: float, soft: float, metric: GateMetric = "hard", mixed_weight: float = 0.5
-) -> float:
-    if metric == "hard":
-        return float(hard)
-    if metric == "soft":
-        return float(soft)
-    if metric == "mixed":
-        weight = max(0.0, min(1.0, float(mixed_weight)))
-        return (1.0 - weight) * float(hard) + weight * float(soft)
-    raise ValueError(f"unknown gate metric {metric!r}; expected 'hard', 'soft', or 'mixed'")
 
 
 def gate_action(candidate: float, current: float, best: float) -> GateAction:
@@ -48,18 +36,20 @@ class Regression:
 @dataclass
 class GateDecision:
     action: GateAction
-    metric: GateMetric
+    metric: str
     candidate_score: float
     current_score: float
     best_score: float
     reason: str
     regressions: list[Regression] = field(default_factory=list)
+    candidate_value: MetricValue | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "action": self.action,
             "metric": self.metric,
             "candidate_score": self.candidate_score,
+            "candidate_metric": self.candidate_value.to_json() if self.candidate_value else None,
             "current_score": self.current_score,
             "best_score": self.best_score,
             "regressions": [
@@ -68,12 +58,6 @@ class GateDecision:
             ],
             "reason": self.reason,
         }
-
-
-def metric_score(score: RunScore, metric: GateMetric, mixed_weight: float) -> float:
-    """A run's score in metric space; the caller made sure the run has a verdict."""
-    assert score.hard is not None and score.soft is not None
-    return select_gate_score(score.hard, score.soft, metric, mixed_weight)
 
 
 def regressions(candidate: RunScore, current: RunScore) -> list[Regression]:
@@ -91,14 +75,20 @@ def decide_gate(
     current: RunScore | None = None,
     best: RunScore | None = None,
     *,
-    metric: GateMetric = "hard",
+    metric: str = "hard",
     mixed_weight: float = 0.5,
     no_regression: bool = False,
+    baseline: RunScore | None = None,
+    alpha: float = 0.05,
 ) -> GateDecision:
-    cand = metric_score(candidate, metric, mixed_weight)
-    cur = metric_score(current, metric, mixed_weight) if current else NO_SCORE_YET
+    """Raises ValueError for an unknown metric, InputError for a metric without its baseline."""
+    measure = get_metric(metric)
+    context = MetricContext(mixed_weight=mixed_weight, baseline=baseline, alpha=alpha)
+    value = measure.measure(candidate, context)
+    cand = value.value
+    cur = measure.measure(current, context).value if current else NO_SCORE_YET
     # Without a best run, best is current, as at the start of SkillOpt's training.
-    bst = metric_score(best, metric, mixed_weight) if best else cur
+    bst = measure.measure(best, context).value if best else cur
     action = gate_action(cand, cur, bst)
     if action == "accept_new_best":
         reason = f"candidate {cand:.4f} beats current {cur:.4f} and best {bst:.4f}"
@@ -112,4 +102,9 @@ def decide_gate(
         action = "reject"
         names = ", ".join(r.case_id for r in found)
         reason = f"{reason}; rejected by --no-regression: {names} passed in current"
-    return GateDecision(action, metric, cand, cur, bst, reason, found)
+    if measure.gate_threshold is not None and action != "reject":
+        short = measure.shortfall(value, measure.gate_threshold, alpha)
+        if short:
+            action = "reject"
+            reason = f"{reason}; rejected: {short}"
+    return GateDecision(action, metric, cand, cur, bst, reason, found, value)

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from evaluator.artifacts.attribution import RunScore
 from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
+from evaluator.gate.metrics.base import MetricContext, MetricUnavailable, MetricValue
+from evaluator.gate.metrics.registry import get_metric
 
 VerdictKind = Literal["PASS", "FAIL", "ERROR"]
 
@@ -16,6 +18,7 @@ class ScoreVerdict:
     kind: VerdictKind
     score: RunScore
     reason: str
+    value: MetricValue | None = None  # the metric that decided, when it is not hard or soft
 
     def line(self) -> str:
         """The last line of `score`'s stdout, the one CodexOpt's rollout task greps for."""
@@ -24,13 +27,15 @@ class ScoreVerdict:
             return f"VERDICT: ERROR {self.reason} {counts}"
         hard = self.score.hard or 0.0
         soft = self.score.soft or 0.0
-        return f"VERDICT: {self.kind} hard={hard:.3f} soft={soft:.3f} {counts}"
+        metric = f" {self.value.text()}" if self.value else ""
+        return f"VERDICT: {self.kind} hard={hard:.3f} soft={soft:.3f}{metric} {counts}"
 
     def to_json(self) -> dict[str, Any]:
         score = self.score
         return {
             "verdict": self.kind,
             "reason": self.reason,
+            "metric": self.value.to_json() if self.value else None,
             "hard": score.hard,
             "soft": score.soft,
             "coverage": score.coverage,
@@ -56,8 +61,13 @@ def decide(
     min_pass_rate: float = DEFAULT_MIN_PASS_RATE,
     min_coverage: float = DEFAULT_MIN_COVERAGE,
     interrupted: bool = False,
+    metric: str = "hard",
+    context: MetricContext | None = None,
+    threshold: float | None = None,
 ) -> ScoreVerdict:
-    """No score at all (ERROR) when the run was cut short, the agent's model or tooling failed,
+    """PASS when `metric` meets `threshold` (default: `min_pass_rate`), else FAIL.
+
+    No score at all (ERROR) when the run was cut short, the agent's model or tooling failed,
     nothing got a verdict, or too few cases did; an outage must never read as a score of 0."""
     if interrupted:
         return ScoreVerdict("ERROR", score, "run-interrupted")
@@ -73,6 +83,15 @@ def decide(
         return ScoreVerdict(
             "ERROR", score, f"coverage={score.coverage:.3f}<min-coverage={min_coverage:g}"
         )
-    # A hair of tolerance: 2 of 3 must meet a threshold written as 0.6667.
-    kind: VerdictKind = "PASS" if score.hard + 1e-9 >= min_pass_rate else "FAIL"
-    return ScoreVerdict(kind, score, f"hard {score.hard:.3f} vs min-pass-rate {min_pass_rate:g}")
+    measure = get_metric(metric)
+    context = context or MetricContext()
+    try:
+        value = measure.measure(score, context)
+    except MetricUnavailable as exc:
+        return ScoreVerdict("ERROR", score, exc.token)
+    limit = min_pass_rate if threshold is None else threshold
+    short = measure.shortfall(value, limit, context.alpha)
+    kind: VerdictKind = "FAIL" if short else "PASS"
+    option = measure.threshold_option.lstrip("-")
+    reason = short or f"{value.metric} {value.value:.3f} vs {option} {limit:g}"
+    return ScoreVerdict(kind, score, reason, None if metric in ("hard", "soft") else value)

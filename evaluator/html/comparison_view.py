@@ -190,11 +190,12 @@ def _flip(flip: AssertionFlip, case: CaseComparison, base: _Run, candidate: _Run
 
 
 def _test(case: CaseComparison) -> str:
-    if case.decision != "fisher-one-sided":
+    names = {"boschloo-one-sided": "Boschloo", "fisher-one-sided": "Fisher"}
+    if case.decision not in names:
         return case.decision
     p = [f"p(drop) {case.p_drop:.3g}" if case.p_drop is not None else ""]
     p.append(f"p(rise) {case.p_rise:.3g}" if case.p_rise is not None else "")
-    return "Fisher one-sided: " + ", ".join(x for x in p if x)
+    return f"{names[case.decision]} one-sided: " + ", ".join(x for x in p if x)
 
 
 def _side(side: CaseSide | None, run: _Run, case_id: str) -> SideView:

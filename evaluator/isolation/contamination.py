@@ -1,0 +1,256 @@
+"""Did a no-skill attempt see the skill anyway? A baseline that read the skill is no baseline.
+
+An attempt meant to run without the skill is `contaminated` when any layer saw the skill reach
+it (docs/statistics.md, "A baseline that never saw the skill"):
+
+- `discovery`: a same-name skill sits where the agent discovers skills (the adapter's
+  `discovery_dirs`: in the workspace, in the agent's home, in the user's home); the agent CLI
+  loads it without any tool call, so its mere presence is enough;
+- `session`: an access the session recorded (a read, a listing, a working directory) is at or
+  under any copy of the skill (its source directory, its path in a workspace, a discovery place),
+  or reads a file byte for byte equal to one of the skill's files wherever it lies;
+- `trace`: the same for every file the tool calls' processes touched, from the strace log;
+- `content`: the skill's own text reached the agent: a window of 8 consecutive words of one of
+  its files in a tool output (`evidence/content.py`), whatever the source (a copy, a package, a
+  download), unless the agent already had those words (the prompt, its own typing, a
+  workspace file that says the same).
+
+Call it while the attempt's workspace and agent home still exist: discovery places are looked at
+on disk, and accessed files are compared with the skill's by content.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from evaluator.evidence.content import SourceText, find_shown
+from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.tool_texts import ToolTextSource, session_texts
+from evaluator.sandbox.strace_log import ObservedTrace
+from evaluator.vocabulary import ACCESS_RECORD_KINDS
+
+Layer = Literal["discovery", "session", "trace", "content"]
+# Skill files larger than this are not compared by content (a skill is text, a few KB).
+MAX_SKILL_FILE_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class SkillCopies:
+    """Every place a copy of the skill could be, and the skill's own files."""
+
+    name: str
+    places: tuple[str, ...]  # real paths: the source dir, its workspace path, discovery places
+    discovery: tuple[str, ...]  # the places the agent discovers skills from (a subset)
+    files: tuple[SourceText, ...]  # the skill's text files, by path relative to the skill
+    contents: dict[bytes, str] = field(default_factory=dict)  # file bytes -> relative path
+
+
+def _real(path: str | Path) -> str:
+    return os.path.realpath(os.path.expanduser(str(path)))
+
+
+def skill_copies(
+    source_dir: Path,
+    *,
+    workspace: Path,
+    workspace_skill_dir: str,
+    discovery_dirs: Sequence[str],
+    agent_home: Path | None,
+    user_home: Path | None = None,
+) -> SkillCopies:
+    """`workspace_skill_dir`: where the skill would be in the workspace (relative), and
+    `discovery_dirs` as an adapter declares them: relative to the workspace, `$AGENT_HOME/...`
+    or `~/...`; each gets the skill's directory name appended."""
+    name = source_dir.name
+    home = user_home if user_home is not None else Path.home()
+    discovery: list[str] = []
+    for folder in discovery_dirs:
+        if folder.startswith("$AGENT_HOME/"):
+            if agent_home is None:
+                continue
+            base = agent_home / folder.removeprefix("$AGENT_HOME/")
+        elif folder.startswith("~/"):
+            base = home / folder.removeprefix("~/")
+        else:
+            base = workspace / folder
+        discovery.append(_real(base / name))
+    places = [_real(source_dir), _real(workspace / workspace_skill_dir), *discovery]
+    files: list[SourceText] = []
+    contents: dict[bytes, str] = {}
+    for directory, subdirs, names in os.walk(source_dir):
+        subdirs.sort()
+        for file_name in sorted(names):
+            path = Path(directory) / file_name
+            relative = path.relative_to(source_dir).as_posix()
+            try:
+                if not path.is_file() or path.stat().st_size > MAX_SKILL_FILE_BYTES:
+                    continue
+                data = path.read_bytes()
+            except OSError:
+                continue
+            contents.setdefault(data, relative)
+            try:
+                files.append(SourceText(f"{name}/{relative}", data.decode("utf-8")))
+            except UnicodeDecodeError:
+                continue  # compared by bytes only
+    return SkillCopies(
+        name, tuple(dict.fromkeys(places)), tuple(dict.fromkeys(discovery)), tuple(files), contents
+    )
+
+
+@dataclass(frozen=True)
+class Finding:
+    layer: Layer
+    ref: str  # the session record (`msg-N`), the trace line (`trace:N`) or the place
+    path: str | None
+    detail: str
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"layer": self.layer, "ref": self.ref, "path": self.path, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Contamination:
+    findings: list[Finding]
+    layers: list[Layer]  # the layers that were checked (`trace` only with a trace, `content`
+    # only when the session records tool outputs)
+
+    @property
+    def contaminated(self) -> bool:
+        return bool(self.findings)
+
+    def reason(self) -> str:
+        if not self.findings:
+            return f"no sign of the skill (checked: {', '.join(self.layers)})"
+        first = self.findings[0]
+        more = f" (and {len(self.findings) - 1} more)" if len(self.findings) > 1 else ""
+        return f"the skill reached the no-skill attempt: {first.layer} {first.ref}: {first.detail}{more}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "contaminated": self.contaminated,
+            "layers": list(self.layers),
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+class _Matcher:
+    def __init__(self, copies: SkillCopies, user_home: Path | None) -> None:
+        self.copies = copies
+        self.home = str(user_home) if user_home is not None else None
+        self.sizes = {len(data) for data in copies.contents}
+        self._seen: dict[str, str | None] = {}
+
+    def why(self, path: str) -> str | None:
+        """Why an accessed path is a copy of the skill, or None."""
+        if path not in self._seen:
+            self._seen[path] = self._why(path)
+        return self._seen[path]
+
+    def _why(self, path: str) -> str | None:
+        if self.home is not None and (path == "~" or path.startswith("~/")):
+            path = self.home + path[1:]
+        real = _real(path)
+        for place in self.copies.places:
+            if _inside(real, place):
+                return f"{real} is a copy of the skill ({place})"
+        try:
+            if os.path.isfile(real) and os.path.getsize(real) in self.sizes:
+                with open(real, "rb") as handle:
+                    same = self.copies.contents.get(handle.read())
+                if same is not None:
+                    return f"{real} holds the same bytes as the skill's {same}"
+        except OSError:
+            return None
+        return None
+
+
+def check_contamination(
+    evidence: SessionEvidence,
+    copies: SkillCopies,
+    *,
+    trace: ObservedTrace | None = None,
+    texts: ToolTextSource | None = None,
+    workspace_texts: Sequence[SourceText] = (),
+    user_home: Path | None = None,
+) -> Contamination:
+    """`texts`: the session file with its agent's reader (the records' excerpts otherwise);
+    `workspace_texts`: the workspace's own files, so that text the skill shares with them does
+    not count as the skill's."""
+    matcher = _Matcher(copies, user_home)
+    findings: list[Finding] = []
+    layers: list[Layer] = ["discovery", "session"]
+    for place in copies.discovery:
+        if os.path.lexists(place):
+            findings.append(
+                Finding("discovery", place, place, "a same-name skill where the agent finds skills")
+            )
+    for record in evidence.records:
+        if record.kind not in ACCESS_RECORD_KINDS or not record.path:
+            continue
+        why = matcher.why(record.path)
+        if why:
+            access = record.access or "cwd"
+            findings.append(Finding("session", record.id, record.path, f"{access}: {why}"))
+    if trace is not None:
+        layers.append("trace")
+        findings += _trace_findings(trace, matcher)
+    content = _content_findings(evidence, copies, texts, workspace_texts)
+    if content is not None:
+        layers.append("content")
+        findings += content
+    return Contamination(findings, layers)
+
+
+def _trace_findings(trace: ObservedTrace, matcher: _Matcher) -> Iterable[Finding]:
+    for call in trace.tool_calls:
+        for access in call.accesses:
+            for path in dict.fromkeys(p for p in (access.path, access.requested) if p):
+                why = matcher.why(path)
+                if why:
+                    command = call.command.splitlines()[0][:80] if call.command else call.tool
+                    yield Finding(
+                        "trace",
+                        f"trace:{access.line}",
+                        path,
+                        f"{access.access} by `{command}` ({access.syscall}): {why}",
+                    )
+                    break
+
+
+def _content_findings(
+    evidence: SessionEvidence,
+    copies: SkillCopies,
+    texts: ToolTextSource | None,
+    workspace_texts: Sequence[SourceText],
+) -> list[Finding] | None:
+    session = session_texts(evidence, texts)
+    if not session.outputs_recorded:
+        return None
+    skill = {f.path for f in copies.files}
+    others = [t for t in workspace_texts if t.path not in skill]
+    shown = find_shown([*copies.files, *others], session.texts, evidence.first_user_message or "")
+    found = []
+    for source in copies.files:
+        seen = shown.get(source.path)
+        if seen is None or not seen.reached or seen.first is None:
+            continue
+        ref = seen.first.ref or f"line {seen.first.line}"
+        found.append(
+            Finding(
+                "content",
+                ref,
+                source.path,
+                f"the skill's {source.path} reached the agent in a tool output"
+                f" ({seen.share():.0%} of its lines)",
+            )
+        )
+    return found

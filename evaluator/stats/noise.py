@@ -1,0 +1,73 @@
+"""The A/A noise floor, and the headline that refuses to call a difference inside it.
+
+Running the same variant twice shows how far two runs differ with nothing changed: the agent's
+sampling, the machine, the judge. The floor is the largest mean per-case difference that A/A
+comparison leaves plausible: the larger end, in absolute value, of its bootstrap interval (the
+observed A/A difference itself when there are too few cases for an interval). A difference
+between two real variants is called only when the paired test is significant, its interval
+excludes zero, and it exceeds the floor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from evaluator.stats.variants import Overall, VariantComparison
+
+Call = Literal["better", "worse", "no-difference", "inside-noise", "no-data"]
+
+
+def noise_floor(aa: VariantComparison) -> float | None:
+    """The noise floor an A/A comparison measured; None when it had no testable case."""
+    overall = aa.overall
+    if overall.mean_difference is None:
+        return None
+    if overall.bootstrap is None:
+        return abs(overall.mean_difference)
+    interval = overall.bootstrap.interval
+    return max(abs(interval.low), abs(interval.high))
+
+
+@dataclass(frozen=True)
+class Headline:
+    call: Call
+    text: str
+
+
+def _pp(value: float) -> str:
+    return f"{value * 100:+.1f} pp"
+
+
+def _figures(overall: Overall) -> str:
+    assert overall.mean_difference is not None
+    parts = [f"mean per-case difference {_pp(overall.mean_difference)}"]
+    if overall.bootstrap is not None:
+        interval = overall.bootstrap.interval
+        parts.append(f"95% CI [{_pp(interval.low)}, {_pp(interval.high)}]")
+    if overall.p is not None:
+        parts.append(f"paired p={overall.p:.4f}")
+    parts.append(f"{overall.cases} cases")
+    return ", ".join(parts)
+
+
+def headline(comparison: VariantComparison, floor: float | None) -> Headline:
+    """B against A in one sentence; `floor` from `noise_floor` (None: not measured, said so)."""
+    overall = comparison.overall
+    if overall.mean_difference is None:
+        return Headline("no-data", "no case has counted attempts under both variants")
+    figures = _figures(overall)
+    direction: Call = "better" if comparison.alternative == "greater" else "worse"
+    interval = overall.bootstrap.interval if overall.bootstrap else None
+    if not overall.significant or interval is None or interval.contains(0.0):
+        return Headline(
+            "no-difference", f"no significant difference ({figures}, alpha {comparison.alpha:g})"
+        )
+    if floor is not None and abs(overall.mean_difference) <= floor:
+        return Headline(
+            "inside-noise",
+            f"not called: the difference is inside the A/A noise floor of ±{floor * 100:.1f} pp"
+            f" ({figures})",
+        )
+    caveat = "" if floor is not None else "; no A/A noise floor was measured"
+    return Headline(direction, f"B is {direction} than A ({figures}){caveat}")
