@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evaluator.adapters.codex.judge import CodexJudgeBackend
 from evaluator.grader import Grader, make_grader
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
@@ -86,7 +87,10 @@ def _run(
     grader: Grader | None = None
     if judges is not None:
         grader = make_grader(
-            "mock-judge", behaviors=BEHAVIORS / judges, scratch_root=scratch / "judge"
+            "mock-judge",
+            backend=CodexJudgeBackend,
+            behaviors=BEHAVIORS / judges,
+            scratch_root=scratch / "judge",
         )
     try:
         outcome = Run(
