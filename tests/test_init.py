@@ -114,3 +114,34 @@ def test_init_then_selftest_and_run_give_the_documented_results(
         )
     assert code == 0, out + err
     assert "pass 2, fail 0, blocked 0" in out
+
+
+@pytest.mark.slow
+@pytest.mark.codex
+def test_selftest_tells_a_golden_whose_step_failed_from_weak_assertions(
+    in_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A good golden with a typo in its command fails its case: that is the behaviour's fault,
+    shown with the failed step, not assertions that cannot tell good from bad."""
+    _project(in_project, ".agents/skills/greeter")
+    assert run_cli(["init", "--skill", ".agents/skills/greeter"], capsys)[0] == 0
+    good = in_project / "agentic-evals/targets/greeter/behaviors/good/greeter-reads-latin.yaml"
+    good.write_text(good.read_text().replace("references/latin.md", "references/latn.md"))
+    with scratch_dir() as scratch:
+        code, out, err = run_cli(
+            ["selftest", "--target", "greeter", "--scratch-root", str(scratch)], capsys
+        )
+    assert code == 1, out + err
+    assert "STEP FAILED" in out and "MISMATCH" not in out
+    assert "did not do what they script" in out
+    assert "references/latn.md` exited 1" in out
+    assert "cases whose assertions do not separate" not in out
+    reports = [p.read_text() for p in (in_project / "runs").glob("selftest-*/set-*/report.md")]
+    (report,) = [r for r in reports if "latn.md" in r]
+    assert "Tool calls that did not take effect:" in report
+    (transcript,) = [
+        p.read_text()
+        for p in (in_project / "runs").glob("selftest-*/set-*/transcript.md")
+        if "latn.md" in p.read_text()
+    ]
+    assert "exit 1, failed" in transcript

@@ -49,6 +49,7 @@ def describe_record(record: dict[str, Any], workspace: str) -> RecordText:
         code = record.get("exit_code")
         where = short_path(record.get("workdir"), workspace)
         exit_note = f", exit {code}" if code is not None else ""
+        exit_note += ", failed" if code not in (None, 0) else ""
         return RecordText("$ ", short_text(record.get("command")), f" (in {where}{exit_note})")
     if kind in ("file_read_observed", "file_write_observed"):
         outcome = f", {record['outcome']}" if record.get("outcome") else ""
@@ -92,6 +93,30 @@ def in_transcript(record: dict[str, Any], shown_as_commands: frozenset[str]) -> 
     if kind == "tool_call":
         return record.get("call_id") not in shown_as_commands
     return kind in TRANSCRIPT_KINDS
+
+
+def failed_tool_calls(records: list[dict[str, Any]], workspace: str) -> list[str]:
+    """The agent's tool calls that did not take effect, one line each, session order: a command
+    that exited non-zero, a patch that did not apply, a call the agent CLI refused."""
+    found: list[str] = []
+    seen: set[str] = set()
+    for record in records:
+        kind, rid = record.get("kind"), record.get("id")
+        key = str(record.get("call_id") or rid)
+        if key in seen:
+            continue
+        if kind == "command_observed" and record.get("exit_code") not in (None, 0):
+            command = short_text(record.get("command"))
+            found.append(f"`{rid}` `{command}` exited {record['exit_code']}")
+        elif kind == "file_write_observed" and record.get("outcome") == "failed":
+            path = short_path(record.get("path"), workspace)
+            found.append(f"`{rid}` the write to `{path}` did not take effect")
+        elif kind == "tool_denied":
+            found.append(f"`{rid}` the agent CLI refused `{record.get('tool')}`")
+        else:
+            continue
+        seen.add(key)
+    return found
 
 
 def commands_shown(records: list[dict[str, Any]]) -> frozenset[str]:

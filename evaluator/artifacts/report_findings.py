@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.artifacts.models import CaseResult
+from evaluator.artifacts.record_text import failed_tool_calls
 from evaluator.artifacts.rundir import RunDir
 
 MAX_OFFENDERS = 5
@@ -116,6 +117,23 @@ def agent_activity(run_dir: RunDir, result: CaseResult) -> list[str]:
     return ["What the agent did instead: it " + "; it ".join(parts)]
 
 
+def failed_calls(run_dir: RunDir, result: CaseResult) -> list[str]:
+    """The judged attempt's tool calls that did not take effect (a scripted golden's failed step
+    shows here: the behaviour, not the assertions, went wrong)."""
+    session = read_json_object(run_dir.case_artifacts(result.case_id) / "accepted-session.json")
+    records = session.get("records") if session else None
+    if not isinstance(records, list):
+        return []
+    failed = failed_tool_calls(
+        [r for r in records if isinstance(r, dict)], result.workspace_root or ""
+    )
+    if not failed:
+        return []
+    shown = failed[:MAX_ACTIVITY]
+    more = f"; and {len(failed) - len(shown)} more" if len(failed) > len(shown) else ""
+    return ["Tool calls that did not take effect: " + "; ".join(shown) + more]
+
+
 def flaky_attempts(result: CaseResult) -> list[str]:
     if result.stats is None or not result.stats.flaky:
         return []
@@ -136,6 +154,7 @@ def case_findings(run_dir: RunDir, results: list[CaseResult]) -> dict[str, CaseF
         lines = [*isolation_offenders(run_dir, result), *setup_mismatches(result)]
         if any(a.status == "fail" for a in result.assertions):
             lines += agent_activity(run_dir, result)
+        lines += failed_calls(run_dir, result)
         lines += flaky_attempts(result)
         findings[result.case_id] = CaseFindings(lines)
     return findings

@@ -94,7 +94,7 @@ def print_report(report: SelftestReport) -> None:
                 golden.behavior,
                 golden.expect,
                 got,
-                "" if golden.matches else "MISMATCH",
+                "" if golden.matches else "STEP FAILED" if golden.misscripted else "MISMATCH",
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
@@ -102,6 +102,16 @@ def print_report(report: SelftestReport) -> None:
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)]
         click.echo("  ".join([*cells, row[4]]).rstrip())
+    misscripted = report.misscripted()
+    if misscripted:
+        click.echo(
+            "\ngolden behaviours that did not do what they script (fix the behaviour, not the"
+            " assertions):"
+        )
+        for golden in misscripted:
+            click.echo(f"  {golden.case_id} {golden.behavior}:")
+            for step in golden.failed_steps:
+                click.echo(f"    {step}")
     if report.non_separating_cases():
         click.echo(
             "\ncases whose assertions do not separate good from bad behaviour: "

@@ -30,6 +30,7 @@ from evaluator.vocabulary import BlockedReason, Status
 
 if TYPE_CHECKING:  # the runner is imported when a self-test runs (see run_selftest)
     from evaluator.artifacts.models import CaseResult
+    from evaluator.artifacts.rundir import RunDir
     from evaluator.pipeline.progress import Progress
     from evaluator.pipeline.run import RunOutcome
 
@@ -153,11 +154,23 @@ class GoldenOutcome(BaseModel):
     status: Status | None = Field(description="None when the run stopped before the case.")
     blocked_reason: BlockedReason | None = None
     run_id: str
+    failed_steps: list[str] = Field(
+        default_factory=list,
+        description="Tool calls of the judged attempt that did not take effect: a scripted step"
+        " that failed (a command that exited non-zero, a patch that did not apply).",
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def matches(self) -> bool:
         return self.status == self.expect
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def misscripted(self) -> bool:
+        """A golden meant to pass that failed while one of its own steps failed: the behaviour
+        did not do what it scripts, which says nothing about the assertions."""
+        return not self.matches and self.expect == "pass" and bool(self.failed_steps)
 
 
 class EntryCoverage(BaseModel):
@@ -192,9 +205,12 @@ class SelftestReport(BaseModel):
     def vacuous(self) -> list[EntryCoverage]:
         return [e for e in self.entries if e.vacuous]
 
+    def misscripted(self) -> list[GoldenOutcome]:
+        return [g for g in self.goldens if g.misscripted]
+
     def non_separating_cases(self) -> list[str]:
-        """Cases where some golden did not get its expected status."""
-        return list(dict.fromkeys(g.case_id for g in self.mismatches()))
+        """Cases where some golden that ran as scripted did not get its expected status."""
+        return list(dict.fromkeys(g.case_id for g in self.mismatches() if not g.misscripted))
 
     @property
     def ok(self) -> bool:
@@ -206,6 +222,7 @@ class SelftestReport(BaseModel):
         payload["mismatched_goldens"] = len(self.mismatches())
         payload["vacuous_entries"] = len(self.vacuous())
         payload["non_separating_cases"] = self.non_separating_cases()
+        payload["misscripted_goldens"] = len(self.misscripted())
         return payload
 
 
@@ -278,6 +295,7 @@ def run_selftest(
                         status=result.status if result else None,
                         blocked_reason=result.blocked_reason if result else None,
                         run_id=outcome.run_dir.run_id,
+                        failed_steps=_failed_steps(outcome.run_dir, result) if result else [],
                     )
                 )
             if outcome.interrupted:
@@ -296,6 +314,19 @@ def run_selftest(
     text = json.dumps(report.as_json(), indent=2, ensure_ascii=False)
     write_atomic(directory / SELFTEST_FILE, text + "\n")
     return report
+
+
+def _failed_steps(run_dir: RunDir, result: CaseResult) -> list[str]:
+    """The judged attempt's tool calls that did not take effect, from its saved session."""
+    from evaluator.artifacts.record_text import failed_tool_calls
+    from evaluator.artifacts.report_findings import read_json_object
+
+    session = read_json_object(run_dir.case_artifacts(result.case_id) / "accepted-session.json")
+    records = session.get("records") if session else None
+    if not isinstance(records, list):
+        return []
+    workspace = result.workspace_root or ""
+    return failed_tool_calls([r for r in records if isinstance(r, dict)], workspace)
 
 
 def _run_set(
