@@ -215,3 +215,32 @@ def test_built_wheel_runs_the_demo_outside_the_checkout(tmp_path: Path) -> None:
     )
     assert missing.returncode == 3
     assert "agentic-eval setup-agents" in missing.stderr
+
+    # A newcomer's first hour from the wheel: a project holding only a skill, then `init` and
+    # the commands it prints, each with its documented result.
+    newcomer = tmp_path / "newcomer"
+    skill = newcomer / "skills/greeter"
+    (skill / "references").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: greeter\ndescription: Greets people in Latin.\n---\n"
+        "# Greeter\n\nRead references/latin.md, then answer with the greeting it gives.\n"
+    )
+    (skill / "references/latin.md").write_text(
+        "# Latin\n\nSay salve to one person, salvete to many.\n"
+    )
+    init = _run([agentic_eval, "init", "--skill", "skills/greeter"], newcomer, env)
+    assert init.returncode == 0 and "wrote target greeter" in init.stdout, init.stderr
+    for command in (["validate"], ["explain"]):
+        done = _run([agentic_eval, *command, "--target", "greeter"], newcomer, env)
+        assert done.returncode == 0, done.stdout + done.stderr
+    scratch = SCRATCH_BASE / uuid.uuid4().hex[:12]
+    try:
+        tested = _run(
+            [agentic_eval, "selftest", "--target", "greeter", "--scratch-root", str(scratch)],
+            newcomer,
+            env,
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "4 golden behaviour(s), 0 mismatch(es), 0 vacuous assertion(s)" in tested.stdout
