@@ -418,6 +418,10 @@ def test_deferred_cases_are_listed_and_run_only_when_asked(
     assert select_cases(loaded, suite_ids=["deferred"]).suite_ids == ["deferred"]
     code, out, _ = run_cli(["explain", "--repo", str(repo), "--json"], capsys)
     assert json.loads(out)["deferred_not_explained"] == ["parked"]
+    code, out, _ = run_cli(["list", "--repo", str(repo)], capsys)
+    assert code == 0 and "deferred cases (1;" in out and "deferred/parked" in out
+    code, out, _ = run_cli(["list", "--repo", str(repo), "--json"], capsys)
+    assert json.loads(out)["deferred_cases"] == ["parked"]
 
 
 def test_convert_writes_the_equivalent_yaml_repo(

@@ -64,6 +64,7 @@ def command(
                     }
                     for c in selection.cases
                 ],
+                "deferred_cases": [c.case_id for c in target.deferred_cases()],
             }
         )
         return EXIT_OK
@@ -81,4 +82,9 @@ def command(
         click.echo(
             f"  {case.suite_id}/{case.case_id}  [{case_split(case, splits)}]  {case.case.title}"
         )
+    deferred = target.deferred_cases()
+    if deferred:
+        click.echo(f"deferred cases ({len(deferred)}; run only with --include-deferred or --case):")
+        for case in deferred:
+            click.echo(f"  {case.suite_id}/{case.case_id}  {case.case.title}")
     return EXIT_OK
