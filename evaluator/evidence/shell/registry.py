@@ -10,14 +10,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from evaluator.evidence.shell.model import CommandModel
 
-if TYPE_CHECKING:
-    from evaluator.evidence.shell.walker import Walker
 
-HandlerFn = Callable[["Walker", str, list[str | None], list[str]], None]
+class ModelWalker(Protocol):
+    """What a model-only command needs of the walker (the registry knows no more of it: the
+    walker imports the registry, never the other way)."""
+
+    def modelled(
+        self, name: str, entry: CommandModel, args: list[str | None], texts: list[str]
+    ) -> None: ...
+
+
+# Called with the walker, the command's base name, its words and their texts.
+HandlerFn = Callable[..., None]
+H = TypeVar("H", bound=HandlerFn)
 
 
 @dataclass(frozen=True)
@@ -31,10 +40,10 @@ _HANDLERS: dict[str, Handler] = {}
 _PATTERNS: list[tuple[re.Pattern[str], str]] = []
 
 
-def handles(*names: str, model: CommandModel | None = None) -> Callable[[HandlerFn], HandlerFn]:
+def handles(*names: str, model: CommandModel | None = None) -> Callable[[H], H]:
     """Register the decorated function as the handler of `names` (with their model, if any)."""
 
-    def register(function: HandlerFn) -> HandlerFn:
+    def register(function: H) -> H:
         for name in names:
             if name in _HANDLERS:
                 raise ValueError(f"command {name!r} is handled twice")
@@ -79,7 +88,7 @@ def table(entries: Mapping[str, CommandModel]) -> None:
         handles(*names.split(), model=entry)(run_model)
 
 
-def run_model(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
+def run_model(w: ModelWalker, name: str, args: list[str | None], texts: list[str]) -> None:
     entry = model_of(name)
     assert entry is not None
     w.modelled(name, entry, args, texts)
