@@ -71,6 +71,11 @@ def test_init_writes_a_repo_that_validates_and_explains(
     assert code == 0
     entries = [e for case in json.loads(out)["cases"] for e in case["entries"]]
     assert len(entries) == 2 and all(e["decided_by"] == "checks" for e in entries)
+    code, out, _ = run_cli(["explain", "--target", "greeter"], capsys)
+    # Counted by what decides them, and each check as its author writes it.
+    assert "2 entries decided by: structured checks 2, compiled rules 0" in out
+    assert "2 of 2 without a model" in out and "decided by rules (0%)" not in out
+    assert "check {kind: file_read, path: .agents/skills/greeter/SKILL.md}" in out
 
 
 def test_init_refuses_an_existing_target_and_a_skill_outside_the_project(

@@ -37,7 +37,12 @@ def test_a_pattern_over_file_content_passes_fails_and_negates(tmp_path: Path) ->
     assert miss.status == "fail"
     assert miss.detail == "migrations/0001_a.sql does not contain /DROP\\s+TABLE/"
     forbidden = NotCheck(operand=_matches("migrations/*.sql", r"DROP\s+TABLE"))
-    assert run_check(forbidden, context).status == "pass"
+    negated = run_check(forbidden, context)
+    assert negated.status == "pass"
+    # Said plainly: never a double negative.
+    assert negated.detail == (
+        "migrations/0001_a.sql does not contain /DROP\\s+TABLE/, as `not` requires"
+    )
     nothing = run_check(_matches("docs/*.md", "x"), context)
     assert nothing.status == "fail" and "no file matching docs/*.md" in nothing.detail
 

@@ -56,7 +56,7 @@ def negate(kind: str, verdict: CheckVerdict) -> CheckVerdict:
         "pass": f"{verdict.detail}, as `not` requires",
         "fail": f"{verdict.detail}, which `not` rules out",
         "blocked": verdict.detail,
-    }[verdict.status]
+    }[status]
     return _result(kind, status, detail, [verdict], [verdict], gap)
 
 
