@@ -26,12 +26,16 @@ class RecordText:
     lead: str
     code: str | None = None
     tail: str = ""
+    alert: str | None = None  # a label that must stand out (an isolation violation)
 
     def plain(self) -> str:
-        return f"{self.lead}{self.code or ''}{self.tail}"
+        label = f"{self.alert}: " if self.alert else ""
+        return f"{label}{self.lead}{self.code or ''}{self.tail}"
 
     def markdown(self) -> str:
-        return f"{self.lead}`{self.code}`{self.tail}" if self.code is not None else self.lead
+        label = f"**{self.alert}** " if self.alert else ""
+        body = f"{self.lead}`{self.code}`{self.tail}" if self.code is not None else self.lead
+        return label + body
 
 
 def short_text(text: object) -> str:
@@ -58,7 +62,10 @@ def describe_record(record: dict[str, Any], workspace: str) -> RecordText:
         return RecordText("cwd ", path, f" ({record.get('source')})")
     if kind == "isolation_violation":
         return RecordText(
-            f"isolation violation: {record.get('access')} ", path, f" (see {record.get('ref')})"
+            f"{record.get('access')} ",
+            path,
+            f" (see {record.get('ref')})",
+            alert="isolation violation",
         )
     if kind == "final_answer":
         return RecordText(f"final answer: {short_text(record.get('text'))}")
