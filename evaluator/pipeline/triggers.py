@@ -25,7 +25,7 @@ from evaluator.artifacts.rundir import RunDir, storage_error, write_json
 from evaluator.contract.models import Case
 from evaluator.contract.triggers import TriggerCase
 from evaluator.errors import InputError
-from evaluator.evidence.triggers import TriggerUndecidable
+from evaluator.evidence.triggers import SkillSource, TriggerUndecidable
 from evaluator.isolation.trace import assess_with_trace
 from evaluator.pipeline.attempt import (
     AttemptOutcome,
@@ -154,6 +154,13 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
     secrets = attempt_secrets(settings, workspace)
+    stop_when = (
+        adapter_for_runner(settings.runner.name).decision_watch(
+            agent_dir, workspace_skills(settings, workspace.path, plan)
+        )
+        if plan.trigger_only
+        else None
+    )
     follower = settings.launch.follow_trace(
         workspace.path, agent_dir, trace_recognizer(settings.runner), LiveRedactor(secrets).text
     )
@@ -168,6 +175,7 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
                 env=workspace.env,
                 launch=settings.launch,
                 secrets=secrets,
+                stop_when=stop_when,
             )
         )
     finally:
@@ -188,6 +196,26 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
     return result
 
 
+def installed_names(workspace: Path, plan: TriggerPlan) -> list[str]:
+    return [skill_name(workspace / _skill_folder(p)) for p in (plan.entry_skill, *plan.distractors)]
+
+
+def workspace_skills(
+    settings: AttemptSettings, workspace: Path, plan: TriggerPlan
+) -> list[SkillSource]:
+    """The skills the agent will discover in `workspace`, as its trigger signal reads them
+    (before it runs: its homes hold nothing yet)."""
+    nowhere = workspace / ".agentic-eval-none"
+    registry = check_registry(
+        adapter_for_runner(settings.runner.name),
+        workspace=workspace,
+        agent_home=nowhere,
+        home=nowhere,
+        installed=installed_names(workspace, plan),
+    )
+    return installed_sources(registry, workspace)
+
+
 def _observe(
     settings: AttemptSettings, spec: TriggerSpec, result: AttemptResult, trace: Any
 ) -> dict[str, Any]:
@@ -198,9 +226,7 @@ def _observe(
     assert plan is not None and handle is not None and workspace is not None
     expect = plan.prompts[spec.case.case_id].expect_trigger
     adapter = adapter_for_runner(settings.runner.name)
-    installed = [
-        skill_name(workspace.path / _skill_folder(p)) for p in (plan.entry_skill, *plan.distractors)
-    ]
+    installed = installed_names(workspace.path, plan)
     registry = check_registry(
         adapter,
         workspace=workspace.path,
@@ -228,6 +254,8 @@ def _observe(
         "timed_out": handle.timed_out,
         "invalid": None,
         "trigger_only": plan.trigger_only,
+        "stopped_at_decision": handle.stopped_early,
+        "duration_s": round(handle.duration_s, 3),
     }
     session, why = _locate(settings, handle)
     if session is None:
