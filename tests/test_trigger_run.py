@@ -90,7 +90,21 @@ def test_the_run_counts_the_final_attempt_of_each_try_from_its_trigger_json(
         _observation("fill-pdf", False, ["db-migrations"]),
         interrupted=True,
     )
-    outcomes = observed_outcomes(run_dir, ["add-column", "fill-pdf"], "db-migrations")
+    # Blocked before its agent ran (no trigger.json): counted as invalid, with its reason.
+    directory = run_dir.attempt_artifacts("haiku", 1)
+    directory.mkdir(parents=True)
+    blocked = AttemptRecord(
+        attempt=1,
+        workspace_root="",
+        valid=True,
+        status="blocked",
+        reason="the evaluator could not run this attempt: OSError: x",
+        artifacts_dir="x",
+    )
+    write_json(directory / "attempt.json", blocked.model_dump(mode="json"))
+    (haiku,) = observed_outcomes(run_dir, {"haiku": False}, "db-migrations")
+    assert haiku.invalid == blocked.reason
+    outcomes = observed_outcomes(run_dir, {"add-column": True, "fill-pdf": False}, "db-migrations")
     assert [(o.prompt, o.fired, o.others) for o in outcomes] == [
         ("add-column", True, ()),
         ("add-column", True, ()),

@@ -63,6 +63,12 @@ def render_trigger_section(data: dict[str, Any]) -> str:
     lines.append("Intervals: 95% bootstrap over prompts.")
     if data.get("invalid_attempts"):
         lines.append(f"Invalid attempts (not counted): {data['invalid_attempts']}.")
+    time = data.get("agent_time")
+    if time and time.get("attempts"):
+        lines.append(
+            f"Agent time: {time['total_s']:.1f} s over {time['attempts']} attempts,"
+            f" {time['stopped_at_decision']} stopped at the decision."
+        )
     lines.append("")
     misfires = [p for p in data.get("prompts", []) if p.get("misfires")]
     undecided = [p for p in data.get("prompts", []) if p.get("triggered") is None]

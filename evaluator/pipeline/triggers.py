@@ -19,7 +19,7 @@ from typing import Any
 
 from evaluator.adapters import adapter_for_runner, get_store
 from evaluator.agents import AgentRequest
-from evaluator.artifacts.models import Manifest
+from evaluator.artifacts.models import AttemptRecord, Manifest
 from evaluator.artifacts.redact import LiveRedactor
 from evaluator.artifacts.rundir import RunDir, storage_error, write_json
 from evaluator.contract.models import Case
@@ -388,38 +388,74 @@ def metrics_json(metrics: TriggerMetrics, texts: dict[str, str]) -> dict[str, An
     }
 
 
-def observed_outcomes(run_dir: RunDir, case_ids: list[str], skill: str) -> list[TriggerOutcome]:
-    """One outcome per counted attempt (the final attempt of each try, never an interrupted
-    one), from each attempt's `trigger.json`."""
+def counted_observations(run_dir: RunDir, case_id: str) -> list[dict[str, Any]]:
+    """The `trigger.json` of each counted attempt of `case_id` (the final attempt of each try,
+    never an interrupted one); an attempt blocked before its agent ran has none and is given
+    as `{"invalid": its reason}`."""
+    records = [r for r in run_dir.attempt_records(case_id) if not r.interrupted]
+    finals: dict[int, AttemptRecord] = {}
+    for record in sorted(records, key=lambda r: r.attempt):
+        finals[record.retry_of or record.attempt] = record
+    observations = []
+    for record in (finals[k] for k in sorted(finals)):
+        path = run_dir.attempt_artifacts(case_id, record.attempt) / TRIGGER_FILE
+        if path.is_file():
+            observations.append(json.loads(path.read_text(encoding="utf-8")))
+        else:
+            observations.append({"invalid": record.reason or "blocked before the agent ran"})
+    return observations
+
+
+def observed_outcomes(
+    run_dir: RunDir, expects: dict[str, bool], skill: str
+) -> list[TriggerOutcome]:
+    """One outcome per counted attempt of each prompt (`expects`: prompt id -> expected)."""
     outcomes: list[TriggerOutcome] = []
-    for case_id in case_ids:
-        records = [r for r in run_dir.attempt_records(case_id) if not r.interrupted]
-        finals: dict[int, int] = {}
-        for record in sorted(records, key=lambda r: r.attempt):
-            finals[record.retry_of or record.attempt] = record.attempt
-        for number in sorted(finals.values()):
-            path = run_dir.attempt_artifacts(case_id, number) / TRIGGER_FILE
-            if not path.is_file():
-                continue  # blocked before the agent ran: no observation to count
-            seen = json.loads(path.read_text(encoding="utf-8"))
+    for case_id, expect in expects.items():
+        for seen in counted_observations(run_dir, case_id):
             triggers = seen.get("triggers") or []
             fired = next((t for t in triggers if t["skill"] == skill), None)
+            reported = (seen.get("registry") or {}).get("reported")
             outcomes.append(
                 TriggerOutcome(
                     prompt=case_id,
-                    expect=bool(seen["expect_trigger"]),
+                    expect=expect,
                     fired=bool(seen.get("fired")),
                     others=tuple(t["skill"] for t in triggers if t["skill"] != skill),
                     invalid=seen.get("invalid"),
-                    timed_out=bool(seen.get("timed_out")) and not seen.get("stopped_at_decision"),
+                    timed_out=bool(seen.get("timed_out")),
                     tool_calls=seen.get("tool_calls"),
-                    listed=None
-                    if seen["registry"].get("reported") is None
-                    else skill in seen["registry"]["reported"],
+                    listed=None if reported is None else skill in reported,
                     first_call=None if fired is None else bool(fired.get("first")),
                 )
             )
     return outcomes
+
+
+def agent_seconds(run_dir: RunDir, case_ids: list[str]) -> dict[str, Any]:
+    """Agent time of the counted attempts: per prompt (mean) and in all, and how many attempts
+    were stopped at their decision (what trigger-only mode saves)."""
+    per_prompt: dict[str, float] = {}
+    total, stopped, attempts = 0.0, 0, 0
+    for case_id in case_ids:
+        times = [
+            float(seen["duration_s"])
+            for seen in counted_observations(run_dir, case_id)
+            if seen.get("duration_s") is not None
+        ]
+        stopped += sum(
+            bool(seen.get("stopped_at_decision")) for seen in counted_observations(run_dir, case_id)
+        )
+        attempts += len(times)
+        total += sum(times)
+        if times:
+            per_prompt[case_id] = round(sum(times) / len(times), 3)
+    return {
+        "total_s": round(total, 3),
+        "attempts": attempts,
+        "stopped_at_decision": stopped,
+        "mean_per_prompt_s": per_prompt,
+    }
 
 
 class TriggerRun(Run):
@@ -525,7 +561,8 @@ class TriggerRun(Run):
     def _close(self, run_dir: RunDir, manifest: Manifest, state: Any) -> None:
         plan, triggers = self.trigger_plan, self.trigger_set
         if plan is not None and triggers is not None:
-            outcomes = observed_outcomes(run_dir, list(manifest.resolved_case_ids), plan.skill)
+            expects = {c.id: c.expect_trigger for c in triggers.cases}
+            outcomes = observed_outcomes(run_dir, expects, plan.skill)
             texts = {c.id: c.prompt for c in triggers.cases}
             metrics = trigger_metrics(outcomes, skill=plan.skill, prompt_texts=texts)
             write_json(
@@ -539,6 +576,7 @@ class TriggerRun(Run):
                     "distractors": [Path(_skill_folder(d)).name for d in plan.distractors],
                     "trigger_only": plan.trigger_only,
                     **metrics_json(metrics, texts),
+                    "agent_time": agent_seconds(run_dir, list(expects)),
                 },
             )
             manifest.notes.append(
