@@ -44,6 +44,7 @@ def source_workspace(root: Path) -> Path:
 
 
 def trigger_run(scratch: Path, agent: str, description: str) -> tuple[Path, dict[str, Any]]:
+    (scratch / "source").mkdir(exist_ok=True)
     repo = source_workspace(scratch / "source")
     options = RunOptions(
         repo=repo,
@@ -79,10 +80,31 @@ def _skip_without(agent: str) -> None:
         claude_or_skip()
 
 
+def plant(root: Path, folder: str, description: str) -> None:
+    skill = root / folder
+    skill.mkdir(parents=True)
+    name = Path(folder).name
+    (skill / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\nPlanted.\n"
+    )
+
+
 @pytest.mark.parametrize("agent", AGENTS)
-def test_the_good_description_fires_exactly_on_its_prompts(agent: str) -> None:
+def test_the_good_description_fires_exactly_on_its_prompts(
+    agent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same-name and stray skills planted in the user's home and the source workspace, with
+    descriptions that would take every prompt, change nothing: an attempt sees only what was
+    installed for it."""
     _skip_without(agent)
+    greedy = "Use when the user asks to change the database schema, CSV files and forms included."
     with scratch_dir() as scratch:
+        home = scratch / "home"
+        for folder in (".agents/skills/db-migrations", ".claude/skills/db-migrations"):
+            plant(home, folder, greedy)
+        plant(scratch / "source", ".claude/skills/db-migrations", greedy)
+        plant(scratch / "source", ".agents/skills/planted", greedy)
+        monkeypatch.setenv("HOME", str(home))
         run, data = trigger_run(scratch, agent, "good")
         assert data["over_prompts"]["recall"] == 1.0
         assert data["over_prompts"]["precision"] == 1.0
