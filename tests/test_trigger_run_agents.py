@@ -129,7 +129,7 @@ def test_the_good_description_fires_exactly_on_its_prompts(
         report = (run / "report.md").read_text()
         assert "## Triggers: db-migrations" in report
         assert "| should fire | 2 | 0 |" in report and "| should not fire | 0 | 3 |" in report
-        assert (run / "report.html").is_file()
+        assert "<h2>Triggers: db-migrations</h2>" in (run / "report.html").read_text()
 
 
 @pytest.mark.parametrize("agent", AGENTS)
