@@ -44,7 +44,7 @@ def source_workspace(root: Path) -> Path:
 
 
 def trigger_run(scratch: Path, agent: str, description: str) -> tuple[Path, dict[str, Any]]:
-    (scratch / "source").mkdir(exist_ok=True)
+    (scratch / "source").mkdir(parents=True, exist_ok=True)
     repo = source_workspace(scratch / "source")
     options = RunOptions(
         repo=repo,
