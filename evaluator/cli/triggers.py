@@ -47,6 +47,17 @@ from evaluator.errors import EXIT_FAILURES, EXIT_OK
     help="Let each agent finish its task instead of stopping it once the decision is seen.",
 )
 @agent_run_options
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    help="Where attempts run: local (a pool here) or ray (Ray tasks; the ray extra).",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    help="Ray cluster to join with --executor ray (default: start one here).",
+)
 @json_option
 def command(
     repo: Path,
@@ -58,6 +69,8 @@ def command(
     other_targets: bool,
     full_attempts: bool,
     run_args: AgentRunArgs,
+    executor: str,
+    ray_address: str | None,
     as_json: bool,
 ) -> int:
     """Run a trigger set: K attempts per prompt beside distractor skills; precision, recall, F1."""
@@ -71,6 +84,8 @@ def command(
         target=target,
         attempts=attempts,
         skill_text=skill_file.read_bytes().decode("utf-8") if skill_file else None,
+        executor=executor,
+        ray_address=ray_address,
     )
     run_args.apply(options)
     trigger = TriggerOptions(
