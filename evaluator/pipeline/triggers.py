@@ -57,6 +57,7 @@ from evaluator.triggers.metrics import (
 )
 from evaluator.workspace import build_workspace, fingerprint, save_snapshot
 from evaluator.workspace.scratch import make_tree_private
+from evaluator.yamlsource import YamlDocument
 
 TRIGGER_FILE = "trigger.json"  # each attempt's observation, beside its attempt.json
 TRIGGERS_FILE = "triggers.json"  # the run's metrics
@@ -111,18 +112,12 @@ def trigger_loaded_cases(target: LoadedTarget, triggers: TriggerSet) -> list[Loa
             LoadedCase(
                 case=case,
                 path=triggers.path,
-                doc=_no_doc(triggers.path),
+                doc=YamlDocument(path=triggers.path, data=None),
                 suite_id="triggers",
                 target_id=target.target_id,
             )
         )
     return cases
-
-
-def _no_doc(path: Path) -> Any:
-    from evaluator.yamlsource import YamlDocument
-
-    return YamlDocument(path=path, data=None)
 
 
 def install_distractors(settings: AttemptSettings, workspace: Path, plan: TriggerPlan) -> None:
