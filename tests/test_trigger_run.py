@@ -260,6 +260,27 @@ def test_each_adapter_watches_the_session_it_writes_for_a_decision(
     assert decided() is fires
 
 
+def test_the_claude_watch_holds_once_the_session_shows_a_skill_tool_use(tmp_path: Path) -> None:
+    from tests.test_trigger_signals import claude_session
+
+    session = claude_session(
+        tmp_path,
+        {"name": "Skill", "input": {"skill": "db-migrations"}},
+        "Launching skill",
+    )
+    agent_dir = tmp_path / "agent"
+    decided = get_adapter("claude").decision_watch(agent_dir, SKILLS)
+    target = agent_dir / "claude-config/projects/p/s.jsonl"
+    target.parent.mkdir(parents=True)
+    lines = session.read_text().splitlines(keepends=True)
+    # Up to the Skill tool use: nothing decided while the session holds no trigger yet.
+    first_use = next(i for i, line in enumerate(lines) if '"Skill"' in line)
+    target.write_text("".join(lines[:first_use]))
+    assert decided() is False
+    target.write_text("".join(lines))
+    assert decided() is True
+
+
 def test_a_target_without_a_trigger_set_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
