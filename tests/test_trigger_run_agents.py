@@ -25,10 +25,12 @@ AGENTS = [
 ]
 
 
-def source_workspace(root: Path) -> Path:
-    """The demo's skill and eval repo, with the two distractors and the trigger set declared."""
+def source_workspace(
+    root: Path, distractors: tuple[str, ...] = ("pdf-forms", "csv-report")
+) -> Path:
+    """The demo's skill and eval repo, with the distractors and the trigger set declared."""
     shutil.copytree(ROOT / ".agents/skills/db-migrations", root / ".agents/skills/db-migrations")
-    for skill in ("pdf-forms", "csv-report"):
+    for skill in distractors:
         shutil.copytree(FIXTURES / "skills" / skill, root / ".agents/skills" / skill)
     repo = root / "agentic-evals"
     shutil.copytree(DEMO_REPO, repo, ignore=shutil.ignore_patterns("runs"))
@@ -38,25 +40,35 @@ def source_workspace(root: Path) -> Path:
     with (target / "target.yaml").open("a") as handle:
         handle.write(
             'trigger_suite: "triggers.yaml"\n'
-            'distractor_skills: [".agents/skills/pdf-forms", ".agents/skills/csv-report"]\n'
+            "distractor_skills: ["
+            + ", ".join(f'".agents/skills/{skill}"' for skill in distractors)
+            + "]\n"
         )
     return repo
 
 
-def trigger_run(scratch: Path, agent: str, description: str) -> tuple[Path, dict[str, Any]]:
+def trigger_run(
+    scratch: Path,
+    agent: str,
+    description: str,
+    *,
+    attempts: int = 3,
+    distractors: tuple[str, ...] = ("pdf-forms", "csv-report"),
+    trigger_file: Path | None = None,
+) -> tuple[Path, dict[str, Any]]:
     (scratch / "source").mkdir(parents=True, exist_ok=True)
-    repo = source_workspace(scratch / "source")
+    repo = source_workspace(scratch / "source", distractors)
     options = RunOptions(
         repo=repo,
         agent=RUNNERS[agent],
-        attempts=3,
+        attempts=attempts,
         behaviors=FIXTURES / "behaviors",
         runs_dir=scratch / "runs",
         scratch_root=scratch / "scratch",
         timeout_s=90,
         skill_text=(FIXTURES / "descriptions" / f"{description}.md").read_text(),
     )
-    outcome = TriggerRun(options, TriggerOptions()).execute()
+    outcome = TriggerRun(options, TriggerOptions(trigger_file=trigger_file)).execute()
     assert not outcome.interrupted
     run = outcome.run_dir.path
     return run, json.loads((run / "triggers.json").read_text())
@@ -148,3 +160,30 @@ def test_the_vague_description_misses_and_the_overlapping_one_steals(agent: str)
         report = (run / "report.md").read_text()
         misfires = report.split("### Prompts that misfire", 1)[1]
         assert "| fill-pdf |" in misfires and "| csv-summary |" in misfires
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_skill_shadowing_the_target_makes_every_attempt_invalid(agent: str) -> None:
+    """A distractor whose front matter takes the target's name: the registry check names the
+    shadowing copy, every attempt (and its one rerun) is invalid, nothing is counted, and the
+    run is flagged with that cause. The trigger set is given by path, as a CSV."""
+    _skip_without(agent)
+    with scratch_dir() as scratch:
+        run, data = trigger_run(
+            scratch,
+            agent,
+            "good",
+            attempts=1,
+            distractors=("pdf-forms", "impostor"),
+            trigger_file=FIXTURES / "triggers.csv",
+        )
+        assert data["format"] == "csv"
+        assert data["invalid_attempts"] == 5
+        assert all(p["triggered"] is None for p in data["prompts"])
+        assert data["suspect"]["kind"] == "nothing-fired"
+        assert "shadows skill 'db-migrations'" in data["suspect"]["causes"][0]
+        observed = _observations(run)
+        assert len(observed) == 10  # each attempt and its rerun
+        assert all("unclean skill registry" in seen["invalid"] for seen in observed)
+        result = json.loads((run / "case-results/add-column.json").read_text())
+        assert result["status"] == "blocked"
