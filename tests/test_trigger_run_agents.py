@@ -187,3 +187,42 @@ def test_a_skill_shadowing_the_target_makes_every_attempt_invalid(agent: str) ->
         assert all("unclean skill registry" in seen["invalid"] for seen in observed)
         result = json.loads((run / "case-results/add-column.json").read_text())
         assert result["status"] == "blocked"
+
+
+@pytest.mark.codex
+@pytest.mark.slow
+def test_score_holds_the_trigger_f1_of_a_description_to_min_f1(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What a description optimiser runs: `score --metric trigger-f1 --skill CANDIDATE`, PASS
+    for the good description, FAIL for the overlapping one; `triggers --json` for the numbers."""
+    from evaluator.cli.main import main
+
+    codex_or_skip()
+    with scratch_dir() as scratch:
+        repo = source_workspace(scratch / "source")
+        common = [
+            "--repo",
+            str(repo),
+            "--attempts",
+            "1",
+            "--behaviors",
+            str(FIXTURES / "behaviors"),
+        ]
+        common += ["--runs-dir", str(scratch / "runs"), "--scratch-root", str(scratch / "s")]
+        verdicts = {}
+        for description in ("good", "overlapping"):
+            candidate = str(FIXTURES / "descriptions" / f"{description}.md")
+            with pytest.raises(SystemExit) as exit_info:
+                main(["score", "--metric", "trigger-f1", "--skill", candidate, *common])
+            last = capsys.readouterr().out.strip().splitlines()[-1]
+            verdicts[description] = (exit_info.value.code, last.split()[:2])
+        assert verdicts == {
+            "good": (0, ["VERDICT:", "PASS"]),
+            "overlapping": (1, ["VERDICT:", "FAIL"]),
+        }
+        with pytest.raises(SystemExit) as exit_info:
+            main(["triggers", "--json", *common])
+        assert exit_info.value.code == 0
+        payload = json.loads(capsys.readouterr().out)
+        assert payload["triggers"]["over_prompts"]["f1"] == 1.0
