@@ -252,7 +252,7 @@ def test_each_adapter_watches_the_session_it_writes_for_a_decision(
     source = RECORDED / recorded
     if not source.is_file():
         pytest.skip(f"no recorded {recorded}")
-    decided = get_adapter(agent).decision_watch(tmp_path, SKILLS)
+    decided = get_adapter(agent).decision_watch(tmp_path, SKILLS, pace=0)
     assert decided() is False
     target = tmp_path / where
     target.parent.mkdir(parents=True)
@@ -269,7 +269,7 @@ def test_the_claude_watch_holds_once_the_session_shows_a_skill_tool_use(tmp_path
         "Launching skill",
     )
     agent_dir = tmp_path / "agent"
-    decided = get_adapter("claude").decision_watch(agent_dir, SKILLS)
+    decided = get_adapter("claude").decision_watch(agent_dir, SKILLS, pace=0)
     target = agent_dir / "claude-config/projects/p/s.jsonl"
     target.parent.mkdir(parents=True)
     lines = session.read_text().splitlines(keepends=True)
