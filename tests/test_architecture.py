@@ -59,6 +59,7 @@ ALLOWED: dict[str, set[str]] = {
         "interop",
         "modelserver",
         "execute",
+        "triggers",
     },
     # where attempts run (a thread pool, Ray tasks): it knows nothing of attempts, only how to
     # run a function on specs and stop the agents it started

@@ -25,7 +25,7 @@ def run_score(rates: list[float | None]) -> RunScore:
 
 
 def test_the_registry_names_every_metric_and_loads_it_lazily() -> None:
-    assert METRIC_NAMES == ("hard", "soft", "mixed", "uplift")
+    assert METRIC_NAMES == ("hard", "soft", "mixed", "uplift", "trigger-f1")
     for name in METRIC_NAMES:
         assert get_metric(name).name == name
     with pytest.raises(ValueError, match="unknown metric 'f1'"):

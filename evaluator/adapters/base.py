@@ -9,8 +9,9 @@ never an agent's name (docs/architecture.md, "Adapters").
 from __future__ import annotations
 
 import os
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, ClassVar
@@ -154,3 +155,35 @@ class AgentAdapter(ABC):
         """Session files an attempt stopped mid-run left under its agent directory, newest
         first (kept as `interrupted-session.jsonl`)."""
         return []
+
+    def decision_watch(
+        self, agent_dir: Path, skills: list[SkillSource], *, pace: float = 4.0
+    ) -> Callable[[], bool]:
+        """A condition asked while the agent runs (`AgentRequest.stop_when`): it holds once the
+        session the agent is writing under `agent_dir` shows one of `skills` fired, by the same
+        signal `skill_triggers` reads afterwards, so the attempt stops with its evidence on disk.
+        The session is read again only when it grew, and never sooner than `pace` times the last
+        read took (a long session of an agent that fires nothing must not eat a core); a
+        half-written one decides nothing yet."""
+        seen: dict[Path, int] = {}
+        next_read = 0.0
+
+        def decided() -> bool:
+            nonlocal next_read
+            if time.monotonic() < next_read:
+                return False
+            for path in self.in_flight_sessions(agent_dir)[:1]:
+                started = time.monotonic()
+                try:
+                    size = path.stat().st_size
+                    if seen.get(path) == size:
+                        return False
+                    seen[path] = size
+                    return bool(self.skill_triggers(self.normalize(path), path, skills))
+                except Exception:  # mid-write: the next look decides
+                    return False
+                finally:
+                    next_read = time.monotonic() + pace * (time.monotonic() - started)
+            return False
+
+        return decided

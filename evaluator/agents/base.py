@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +52,9 @@ class AgentRequest:
     # The attempt's secrets: the launcher adds every secret of the environment it starts the
     # agent with, before the agent runs, so nothing the agent prints escapes redaction.
     secrets: SecretSet = field(default_factory=SecretSet)
+    # Asked while the agent runs: once it holds, the agent is stopped (trigger-only attempts
+    # end at the decision). None: the agent runs to its end or the timeout.
+    stop_when: Callable[[], bool] | None = None
 
 
 @dataclass
@@ -90,6 +94,8 @@ class AgentHandle:
     # The skills the agent itself said it could use, where it says so (the clean-registry check
     # of trigger evaluation compares them with what was installed); None when it does not.
     reported_skills: list[str] | None = None
+    # The request's `stop_when` held and the agent was stopped there, on purpose: no fault.
+    stopped_early: bool = False
 
     @property
     def thread_ids(self) -> list[str]:
@@ -105,6 +111,8 @@ class AgentHandle:
         if self.timed_out:
             detail = f" (last agent error: {self.error})" if self.error else ""
             return f"agent timed out and was killed after {self.duration_s:.1f}s{detail}"
+        if self.stopped_early:
+            return None  # stopped on purpose, once the attempt had seen what it needed
         if self.killed:
             return "agent process was killed"
         if self.error:

@@ -38,6 +38,7 @@ def start_agent(
         stdout_path=stdout_path,
         stderr_path=stderr_path,
         timeout_s=request.timeout_s,
+        stop_when=request.stop_when,
     )
     return AgentHandle(
         runner=runner,
@@ -59,4 +60,5 @@ def start_agent(
         adapter=adapter,
         home=home,
         launched_child=launched_child,
+        stopped_early=outcome.stopped,
     )

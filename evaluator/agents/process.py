@@ -74,6 +74,10 @@ class ProcessOutcome:
     started_at: float
     ended_at: float
     error: str | None = None
+    stopped: bool = False  # `stop_when` said the attempt had seen what it needed
+
+
+STOP_POLL_S = 0.25  # how often a stop condition is asked while the agent runs
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -174,6 +178,25 @@ def wait_for_exit(proc: subprocess.Popen[bytes], timeout_s: float) -> None:
     proc.wait()
 
 
+def _wait_or_stop(
+    proc: subprocess.Popen[bytes], deadline: float, stop_when: Callable[[], bool]
+) -> bool:
+    """Waits for the exit until `deadline` (raising TimeoutExpired then), asking `stop_when`
+    between slices; True when it held before the agent exited."""
+    while True:
+        left = deadline - time.time()
+        if left <= 0:
+            raise subprocess.TimeoutExpired(proc.args, left)
+        try:
+            wait_for_exit(proc, min(STOP_POLL_S, left))
+            return False
+        except subprocess.TimeoutExpired:
+            if time.time() >= deadline:
+                raise
+        if stop_when():
+            return True
+
+
 def run_process(
     argv: list[str],
     *,
@@ -183,7 +206,10 @@ def run_process(
     stdout_path: Path,
     stderr_path: Path,
     timeout_s: float,
+    stop_when: Callable[[], bool] | None = None,
 ) -> ProcessOutcome:
+    """`stop_when`: asked every `STOP_POLL_S` while the agent runs; once it holds, the agent's
+    process group is stopped and the outcome says `stopped` (not a timeout, not a fault)."""
     started = time.time()
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
         try:
@@ -209,7 +235,13 @@ def run_process(
                 proc.stdin.close()
             except BrokenPipeError:
                 pass
-            wait_for_exit(proc, timeout_s)
+            if stop_when is None:
+                wait_for_exit(proc, timeout_s)
+            elif _wait_or_stop(proc, started + timeout_s, stop_when):
+                _kill_group(proc)
+                return ProcessOutcome(
+                    proc.returncode, False, True, started, time.time(), stopped=True
+                )
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             return ProcessOutcome(proc.returncode, True, True, started, time.time())

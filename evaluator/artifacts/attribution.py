@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from evaluator.artifacts.models import AssertionResult, AttemptRecord, CaseResult
 from evaluator.vocabulary import BlockCause, BlockedReason, BlockSide, Status
@@ -136,6 +137,8 @@ class RunScore:
 
     selected: int
     cases: list[CaseScore]
+    # A trigger run's `triggers.json` (its precision, recall and F1), for the trigger-f1 metric.
+    triggers: dict[str, Any] | None = None
 
     @property
     def judged(self) -> list[CaseScore]:

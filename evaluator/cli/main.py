@@ -93,6 +93,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "evaluator.cli.setup_agents:command",
         "Install the pinned agent CLIs with npm into the user cache (nothing if already there).",
     ),
+    "triggers": LazyCommand(
+        "evaluator.cli.triggers:command",
+        "Run a trigger set: K attempts per prompt beside distractor skills; precision, recall, F1.",
+    ),
     "validate": LazyCommand(
         "evaluator.cli.validate:command",
         "Check an eval repo: schemas, unknown keys, paths, ids, patterns, skill files, golden"

@@ -21,7 +21,7 @@ from evaluator.vocabulary import SPLITS
 if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
     from evaluator.artifacts.attribution import RunScore
     from evaluator.gate.score import ScoreVerdict
-    from evaluator.pipeline.run import RunOptions
+    from evaluator.pipeline.run import RunOptions, RunOutcome
 
 EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRONMENT}
 
@@ -67,7 +67,8 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
     type=click.Choice(METRIC_NAMES),
     default="hard",
     show_default=True,
-    help="What the verdict holds to its threshold: hard, soft, mixed, or uplift over --baseline-run.",
+    help="What the verdict holds to its threshold: hard, soft, mixed, uplift over --baseline-run,"
+    " or trigger-f1 (a trigger run, --min-f1).",
 )
 @click.option(
     "--baseline-run",
@@ -81,6 +82,20 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
     default=0.0,
     show_default=True,
     help="With --metric uplift, PASS needs a significant uplift whose interval starts above this.",
+)
+@click.option(
+    "--min-f1",
+    type=click.FloatRange(0, 1),
+    default=0.9,
+    show_default=True,
+    help="With --metric trigger-f1, PASS when the trigger run's F1 over prompts reaches this.",
+)
+@click.option(
+    "--triggers",
+    "trigger_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="With --metric trigger-f1, a trigger set by path (default: the target's trigger_suite).",
 )
 @click.option("--resume", default=None, help="Finish an interrupted score run.")
 @agent_run_options
@@ -100,6 +115,8 @@ def command(
     metric: str,
     baseline_run: Path | None,
     min_uplift: float,
+    min_f1: float,
+    trigger_file: Path | None,
     resume: str | None,
     run_args: AgentRunArgs,
     junit: Path | None,
@@ -119,9 +136,14 @@ def command(
         )
         options.attempts = attempts
         baseline = _baseline(metric, baseline_run, options.cases)
-        with run_args.grader() as grader:
-            options.grader = grader
-            outcome = Run(options, PlainProgress()).execute()
+        if metric == "trigger-f1":
+            outcome = _trigger_run(options, trigger_file, resume)
+        else:
+            if trigger_file is not None:
+                raise InputError("--triggers needs --metric trigger-f1", field="--triggers")
+            with run_args.grader() as grader:
+                options.grader = grader
+                outcome = Run(options, PlainProgress()).execute()
         record_finished_run(outcome.run_dir.path, options.runs_dir)
     except (EvalError, click.UsageError) as exc:
         # Say it on stdout too: a rollout gate reads only stdout, and an error is not a score.
@@ -131,6 +153,10 @@ def command(
         raise
     manifest = outcome.manifest
     score = score_run(outcome.results, len(manifest.resolved_case_ids))
+    triggers = outcome.run_dir.path / "triggers.json"
+    if triggers.is_file():
+        score.triggers = json.loads(triggers.read_text(encoding="utf-8"))
+    thresholds = {"--min-uplift": min_uplift, "--min-f1": min_f1}
     verdict = decide(
         score,
         min_pass_rate=min_pass_rate,
@@ -138,7 +164,7 @@ def command(
         interrupted=outcome.interrupted,
         metric=metric,
         context=MetricContext(baseline=baseline),
-        threshold=min_uplift if get_metric(metric).threshold_option == "--min-uplift" else None,
+        threshold=thresholds.get(get_metric(metric).threshold_option),
     )
     report_run("score", outcome, junit, verdict.line())
     if as_json:
@@ -150,6 +176,19 @@ def command(
         _print_summary(verdict, str(outcome.run_dir.path))
     click.echo(verdict.line())
     return EXIT_BY_VERDICT[verdict.kind]
+
+
+def _trigger_run(options: RunOptions, trigger_file: Path | None, resume: str | None) -> RunOutcome:
+    """A trigger run of the target's trigger set (or `trigger_file`), the skill candidate in
+    every workspace; trigger-only attempts."""
+    from evaluator.pipeline.progress import PlainProgress
+    from evaluator.pipeline.triggers import TriggerOptions, TriggerRun
+
+    if resume:
+        raise InputError("a trigger run cannot be resumed; start it again", field="--resume")
+    options.cases = ()  # the trigger set's prompts are the run's cases
+    trigger = TriggerOptions(trigger_file=trigger_file.absolute() if trigger_file else None)
+    return TriggerRun(options, trigger, PlainProgress()).execute()
 
 
 def _options(

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from evaluator.artifacts.attribution import RunScore, score_run
 from evaluator.artifacts.models import UNFINISHED_STATES, CaseResult
+from evaluator.artifacts.trigger_report import TRIGGERS_FILE
 from evaluator.errors import EXIT_ENVIRONMENT, EvalError, InputError
 
 
@@ -36,6 +37,9 @@ class RunRecord:
     def score(self, min_coverage: float = 0.0) -> RunScore:
         """The verified score; raises NoScore rather than let an outage read as a low score."""
         score = score_run(self.results, self.selected)
+        triggers = self.path / TRIGGERS_FILE
+        if triggers.is_file():
+            score.triggers = _json(triggers)
         if score.outage:
             raise NoScore(f"{self.path}: an agent outage blocked cases; rerun it, it has no score")
         if score.hard is None:

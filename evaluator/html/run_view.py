@@ -9,6 +9,7 @@ it is: the template escapes it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from evaluator.artifacts.record_text import describe_record
 from evaluator.artifacts.report import decided_by_lines, entry_label, usage_line
 from evaluator.artifacts.report_findings import read_json_object
 from evaluator.artifacts.rundir import RunDir
+from evaluator.artifacts.trigger_report import TRIGGERS_FILE
 from evaluator.vocabulary import ALL_STATUSES
 
 # Past this many records a transcript shows only the cited and offending ones (the page stays
@@ -146,6 +148,7 @@ class RunView:
     statuses: list[str]
     suites: list[str]
     cases: list[CaseView]
+    triggers: dict[str, Any] | None = None  # a trigger run's triggers.json
 
 
 def _attempt_file(path: Path) -> AttemptFile | None:
@@ -473,4 +476,13 @@ def build_run_view(run_dir: RunDir, manifest: Manifest, results: list[CaseResult
         statuses=[s for s in ALL_STATUSES if counts[s]],
         suites=sorted({r.suite_id for r in results if r.suite_id}),
         cases=[_case(run_dir, r) for r in results],
+        triggers=_triggers(run_dir),
     )
+
+
+def _triggers(run_dir: RunDir) -> dict[str, Any] | None:
+    try:
+        data = json.loads((run_dir.path / TRIGGERS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

@@ -37,6 +37,7 @@ from evaluator.artifacts.rundir import (
     write_json,
 )
 from evaluator.artifacts.transcript import render_transcript
+from evaluator.artifacts.trigger_report import TRIGGERS_FILE, render_trigger_section
 from evaluator.credentials import SecretSet
 from evaluator.defaults import DEFAULT_SCRATCH as DEFAULT_SCRATCH  # re-exported: was defined here
 from evaluator.defaults import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
@@ -164,6 +165,9 @@ def _candidate_skill(
 
 
 class Run:
+    # What an executor runs for each attempt (a trigger run observes triggers instead).
+    perform = staticmethod(perform_attempt)
+
     def __init__(self, options: RunOptions, progress: Progress | None = None) -> None:
         self.options = options
         self.progress = progress or PlainProgress()
@@ -307,8 +311,7 @@ class Run:
         library = load_behaviors(plan.behaviors) if plan.behaviors else None
         if library is not None:
             # Checked before anything starts: a behaviour answering the wrong case is a wrong verdict.
-            prompts = {c.case_id: c.case.input.user_prompt for c in target.all_cases()}
-            problems = coverage_problems(library, prompts)
+            problems = coverage_problems(library, self._behaviour_prompts(selection))
             if problems:
                 raise problems[0]
         real_endpoint = check_endpoint(plan, options)
@@ -326,6 +329,10 @@ class Run:
         executor_type = executor_class(plan.executor)  # an unknown one stops the run here
         executor_type.check_available()
         return _Ready(library, real_endpoint, adapter, runner, executor_type)
+
+    def _behaviour_prompts(self, selection: Selection) -> dict[str, str]:
+        """The prompts the scripted behaviours must cover: every case of the target."""
+        return {c.case_id: c.case.input.user_prompt for c in selection.target.all_cases()}
 
     def _open(
         self,
@@ -426,7 +433,7 @@ class Run:
     ) -> None:
         self.settings, self.plan = settings, plan
         executor = ready.executor_type(
-            perform_attempt, ExecutorSettings(workers=plan.workers, address=plan.ray_address)
+            self.perform, ExecutorSettings(workers=plan.workers, address=plan.ray_address)
         )
         self.progress.start(run_dir.run_id, [c.case_id for c in todo], plan.attempts)
         try:
@@ -708,12 +715,19 @@ class Run:
             earlier=[r.model_copy(update={"interrupted": True}) for r in earlier],
             source_workspace=self.settings.source_workspace,
         )
+        result = self._case_result(case, finals, result)
         if result.environment_mismatches:
             manifest.environment_mismatches[case.case_id] = result.environment_mismatches
             run_dir.write_manifest(manifest)
         run_dir.write_case_result(result)
         outcome.results.append(result)
         self.progress.case_finished(result)
+
+    def _case_result(
+        self, case: LoadedCase, finals: list[AttemptResult], result: CaseResult
+    ) -> CaseResult:
+        """The case's result as the run records it (a trigger run decides by majority)."""
+        return result
 
 
 @dataclass(frozen=True)
@@ -759,7 +773,11 @@ def write_reports(
 ) -> None:
     results = run_dir.read_case_results(manifest.resolved_case_ids)
     findings = case_findings(run_dir, results)
-    write_atomic(run_dir.path / "report.md", render_report(manifest, results, findings))
+    report = render_report(manifest, results, findings)
+    triggers = run_dir.path / TRIGGERS_FILE
+    if triggers.is_file():  # a trigger run: its confusion table and misfiring prompts
+        report += "\n" + render_trigger_section(json.loads(triggers.read_text(encoding="utf-8")))
+    write_atomic(run_dir.path / "report.md", report)
     write_atomic(run_dir.path / "transcript.md", render_transcript(manifest, run_dir))
     write_run_html(run_dir, manifest, results)
     write_run_outputs(run_dir, manifest, secrets)  # skill-creator gradings, ATIF trajectories

@@ -17,6 +17,7 @@ METRIC_MODULES: dict[str, str] = {
     "soft": "evaluator.gate.metrics.soft",
     "mixed": "evaluator.gate.metrics.mixed",
     "uplift": "evaluator.gate.metrics.uplift",
+    "trigger-f1": "evaluator.gate.metrics.trigger_f1",
 }
 METRIC_NAMES: tuple[str, ...] = tuple(METRIC_MODULES)
 

@@ -1,0 +1,101 @@
+"""The trigger section of `report.md`: the confusion table and the prompts that misfire, read
+from a trigger run's `triggers.json` (so `agentic-eval report` rewrites it the same way)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+TRIGGERS_FILE = "triggers.json"
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _interval(score: dict[str, Any], name: str) -> str:
+    low, high = (score.get("intervals") or {}).get(name) or (None, None)
+    if low is None or high is None:
+        return ""
+    return f" [{low:.2f}, {high:.2f}]"
+
+
+def _cell(text: str) -> str:
+    flat = " ".join(text.split())
+    flat = flat if len(flat) <= 80 else flat[:77] + "..."
+    return flat.replace("|", "\\|")
+
+
+def render_trigger_section(data: dict[str, Any]) -> str:
+    skill = data.get("skill", "?")
+    lines = [f"## Triggers: {skill}", ""]
+    lines.append(
+        f"{len(data.get('prompts', []))} prompts, K = {data.get('attempts')} attempts each"
+        f" ({'trigger-only: each attempt stopped at the decision' if data.get('trigger_only') else 'full attempts'});"
+        f" distractor skills: {', '.join(data.get('distractors') or []) or 'none'}."
+    )
+    lines.append("")
+    suspect = data.get("suspect")
+    if suspect:
+        lines.append(f"**Suspect run ({suspect['kind']})**: the likely causes checked:")
+        lines += [f"- {cause}" for cause in suspect["causes"]]
+        lines.append("")
+    prompts = data.get("over_prompts", {})
+    counts = prompts.get("counts", {})
+    lines += [
+        "Confusion over prompts (a prompt fires when the majority of its valid attempts did):",
+        "",
+        "| | fired | did not fire |",
+        "|---|---|---|",
+        f"| should fire | {counts.get('tp', 0)} | {counts.get('fn', 0)} |",
+        f"| should not fire | {counts.get('fp', 0)} | {counts.get('tn', 0)} |",
+        "",
+        "| counted over | precision | recall | F1 |",
+        "|---|---|---|---|",
+    ]
+    for label, key in (("prompts", "over_prompts"), ("attempts", "over_attempts")):
+        score = data.get(key, {})
+        lines.append(
+            f"| {label} | {_ratio(score.get('precision'))}{_interval(score, 'precision')}"
+            f" | {_ratio(score.get('recall'))}{_interval(score, 'recall')}"
+            f" | {_ratio(score.get('f1'))}{_interval(score, 'f1')} |"
+        )
+    lines.append("")
+    lines.append("Intervals: 95% bootstrap over prompts.")
+    if data.get("invalid_attempts"):
+        lines.append(f"Invalid attempts (not counted): {data['invalid_attempts']}.")
+    time = data.get("agent_time")
+    if time and time.get("attempts"):
+        lines.append(
+            f"Agent time: {time['total_s']:.1f} s over {time['attempts']} attempts,"
+            f" {time['stopped_at_decision']} stopped at the decision."
+        )
+    lines.append("")
+    misfires = [p for p in data.get("prompts", []) if p.get("misfires")]
+    undecided = [p for p in data.get("prompts", []) if p.get("triggered") is None]
+    lines.append("### Prompts that misfire")
+    lines.append("")
+    if not misfires:
+        lines.append("None: every decided prompt fired as expected.")
+    else:
+        lines += [
+            "| prompt | expected | fired | other skills that fired | text |",
+            "|---|---|---|---|---|",
+        ]
+        for p in misfires:
+            others = ", ".join(f"{k} ({v})" for k, v in (p.get("others") or {}).items()) or "-"
+            lines.append(
+                f"| {p['id']} | {'fire' if p['expect'] else 'no fire'} |"
+                f" {p['fired']} of {p['attempts']} | {others} | {_cell(p.get('prompt', ''))} |"
+            )
+    if undecided:
+        lines.append("")
+        lines.append("Undecided (no valid attempt): " + ", ".join(p["id"] for p in undecided) + ".")
+    stolen = [p for p in data.get("prompts", []) if p.get("others")]
+    if stolen:
+        lines += ["", "### Other skills that fired", ""]
+        lines += [
+            f"- {p['id']}: "
+            + ", ".join(f"{k} in {v} of {p['attempts']}" for k, v in p["others"].items())
+            for p in stolen
+        ]
+    return "\n".join(lines) + "\n"

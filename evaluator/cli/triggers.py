@@ -1,0 +1,132 @@
+"""`agentic-eval triggers`: does the skill fire when it should, and only then (docs/triggers.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
+from evaluator.cli.options import emit_json, json_option, repo_options
+from evaluator.errors import EXIT_FAILURES, EXIT_OK
+
+
+@click.command("triggers")
+@repo_options
+@click.option("--target", default=None, help="Target id (default: the repo default).")
+@click.option(
+    "--triggers",
+    "trigger_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="A trigger set by path, in any of the four shapes (default: the target's trigger_suite).",
+)
+@click.option(
+    "--attempts",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Attempts per prompt, K (default: the trigger set's, else 3).",
+)
+@click.option(
+    "--skill",
+    "skill_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="Candidate SKILL.md of the target written into every workspace (a description to"
+    " measure).",
+)
+@click.option(
+    "--other-targets",
+    is_flag=True,
+    help="Also install the other targets' entry skills as distractors.",
+)
+@click.option(
+    "--full-attempts",
+    is_flag=True,
+    help="Let each agent finish its task instead of stopping it once the decision is seen.",
+)
+@agent_run_options
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    help="Where attempts run: local (a pool here) or ray (Ray tasks; the ray extra).",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    help="Ray cluster to join with --executor ray (default: start one here).",
+)
+@json_option
+def command(
+    repo: Path,
+    source_workspace: Path | None,
+    target: str | None,
+    trigger_file: Path | None,
+    attempts: int | None,
+    skill_file: Path | None,
+    other_targets: bool,
+    full_attempts: bool,
+    run_args: AgentRunArgs,
+    executor: str,
+    ray_address: str | None,
+    as_json: bool,
+) -> int:
+    """Run a trigger set: K attempts per prompt beside distractor skills; precision, recall, F1."""
+    from evaluator.pipeline.progress import choose_progress
+    from evaluator.pipeline.run import RunOptions
+    from evaluator.pipeline.triggers import TriggerOptions, execute_triggers
+
+    options = RunOptions(
+        repo=repo,
+        source_workspace=source_workspace,
+        target=target,
+        attempts=attempts,
+        skill_text=skill_file.read_bytes().decode("utf-8") if skill_file else None,
+        executor=executor,
+        ray_address=ray_address,
+    )
+    run_args.apply(options)
+    trigger = TriggerOptions(
+        trigger_file=trigger_file.absolute() if trigger_file else None,
+        other_targets=other_targets,
+        trigger_only=not full_attempts,
+    )
+    outcome = execute_triggers(options, trigger, choose_progress(as_json))
+    found = outcome.run_dir.path / "triggers.json"
+    data = json.loads(found.read_text(encoding="utf-8")) if found.is_file() else {}
+    code = EXIT_OK if data and not outcome.interrupted else EXIT_FAILURES
+    if as_json:
+        emit_json(
+            {
+                "run_id": outcome.run_dir.run_id,
+                "run_dir": str(outcome.run_dir.path),
+                "exit_code": code,
+                "triggers": data,
+            }
+        )
+        return code
+    for prompt in data.get("prompts", []):
+        mark = (
+            "MISFIRE"
+            if prompt["misfires"]
+            else ("undecided" if prompt["triggered"] is None else "ok")
+        )
+        click.echo(
+            f"{prompt['id']:<24} expect={'fire' if prompt['expect'] else 'none':<4}"
+            f" fired {prompt['fired']}/{prompt['attempts']}  {mark}"
+        )
+    scores = data.get("over_prompts", {})
+
+    def shown(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+
+    click.echo(
+        f"precision={shown(scores.get('precision'))} recall={shown(scores.get('recall'))}"
+        f" f1={shown(scores.get('f1'))} (over prompts)"
+    )
+    if data.get("suspect"):
+        click.echo(f"SUSPECT ({data['suspect']['kind']}): " + "; ".join(data["suspect"]["causes"]))
+    click.echo(f"report: {outcome.run_dir.path / 'report.md'}")
+    return code

@@ -1,0 +1,587 @@
+"""`agentic-eval triggers`: a target's trigger cases, K attempts each, through the run's executor.
+
+A trigger run is a run (plan, one writer of the run directory, executors, reports) whose cases
+are the trigger prompts. Each attempt gets a fresh workspace holding the target's skill beside
+its distractor skills, a fresh agent home, and the prompt verbatim; what counts is not a
+judgement but which skill fired, read from the session with the adapter's trigger signal, on a
+skill registry proven clean. An attempt "passes" when the target fired exactly when the case
+expects it; the case passes when the majority of its attempts fired as expected. The run-level
+metrics (precision, recall, F1, the suspect flag) go to `triggers.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from evaluator.adapters import adapter_for_runner, get_store
+from evaluator.agents import AgentRequest
+from evaluator.artifacts.models import AttemptRecord, Manifest
+from evaluator.artifacts.redact import LiveRedactor
+from evaluator.artifacts.rundir import RunDir, storage_error, write_json
+from evaluator.contract.models import Case
+from evaluator.contract.triggers import TriggerCase
+from evaluator.errors import InputError
+from evaluator.evidence.triggers import SkillSource, TriggerUndecidable
+from evaluator.isolation.trace import assess_with_trace
+from evaluator.pipeline.attempt import (
+    AttemptOutcome,
+    AttemptResult,
+    AttemptSettings,
+    AttemptSpec,
+    _block,
+    _locate,
+    attempt_secrets,
+    failed_attempt,
+    read_session,
+    save_attempt,
+    take_bundle,
+    trace_recognizer,
+)
+from evaluator.pipeline.case import final_slots
+from evaluator.pipeline.run import Run, RunOptions, RunOutcome
+from evaluator.plan import Selection
+from evaluator.prompting import agent_prompt
+from evaluator.repo import EvalRepo, LoadedCase, LoadedTarget
+from evaluator.repo.triggers import TriggerSet, load_trigger_set
+from evaluator.triggers.discovery import check_registry, installed_sources, skill_name
+from evaluator.triggers.metrics import (
+    AttemptOutcome as TriggerOutcome,
+)
+from evaluator.triggers.metrics import (
+    TriggerMetrics,
+    trigger_metrics,
+)
+from evaluator.workspace import build_workspace, fingerprint, save_snapshot
+from evaluator.workspace.scratch import make_tree_private
+from evaluator.yamlsource import YamlDocument
+
+TRIGGER_FILE = "trigger.json"  # each attempt's observation, beside its attempt.json
+TRIGGERS_FILE = "triggers.json"  # the run's metrics
+DEFAULT_TRIGGER_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class TriggerPlan:
+    """What every trigger attempt of a run installs and looks for."""
+
+    skill: str  # the target skill's name, as agents list it
+    entry_skill: str  # its workspace path (folder or SKILL.md), as target.yaml gives it
+    distractors: tuple[str, ...]  # workspace paths of the distractor skills
+    # where each distractor is copied from (the source workspace, or another target's mount)
+    distractor_sources: tuple[Path, ...] = ()
+    prompts: dict[str, TriggerCase] = field(default_factory=dict)
+    trigger_only: bool = True
+
+
+@dataclass(frozen=True)
+class TriggerSpec(AttemptSpec):
+    plan: TriggerPlan | None = None
+
+
+@dataclass
+class TriggerOptions:
+    """What `agentic-eval triggers` adds to a run's options."""
+
+    trigger_file: Path | None = None  # a trigger set by path (default: the target's)
+    other_targets: bool = False  # add the other targets' entry skills as distractors
+    trigger_only: bool = True
+
+
+def _skill_folder(relative: str) -> str:
+    return relative.removesuffix("/SKILL.md") if relative.endswith("SKILL.md") else relative
+
+
+def trigger_loaded_cases(target: LoadedTarget, triggers: TriggerSet) -> list[LoadedCase]:
+    """Each trigger case as a case of the run: its prompt verbatim, nothing to assert (what
+    counts is the trigger, observed by `run_trigger_attempt`)."""
+    cases = []
+    for trigger in triggers.cases:
+        case = Case.model_validate(
+            {
+                "case_id": trigger.id,
+                "title": f"{'should' if trigger.expect_trigger else 'should not'} trigger",
+                "input": {"user_prompt": trigger.prompt},
+                "assert": {},
+            }
+        )
+        cases.append(
+            LoadedCase(
+                case=case,
+                path=triggers.path,
+                doc=YamlDocument(path=triggers.path, data=None),
+                suite_id="triggers",
+                target_id=target.target_id,
+            )
+        )
+    return cases
+
+
+def install_distractors(settings: AttemptSettings, workspace: Path, plan: TriggerPlan) -> None:
+    """Copies each distractor skill folder to its workspace path, then lets the agent's runner
+    place it where the agent discovers skills, as it does for the target's skill."""
+    for relative, source in zip(plan.distractors, plan.distractor_sources, strict=True):
+        folder = _skill_folder(relative)
+        destination = workspace / folder
+        if not destination.exists():
+            shutil.copytree(source, destination, symlinks=False)
+        settings.runner.prepare_workspace(workspace, Path(folder) / "SKILL.md")
+
+
+def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
+    settings, case, number, plan = spec.settings, spec.case, spec.number, spec.plan
+    assert plan is not None
+    workspace = build_workspace(
+        case_workspace_root=settings.case_workspace_root,
+        case=case,
+        target=settings.target,
+        source_workspace=settings.source_workspace,
+        attempt=number,
+        entry_skill_text=settings.entry_skill_text,
+    )
+    settings.runner.prepare_workspace(workspace.path, Path(settings.target.target.entry_skill))
+    install_distractors(settings, workspace.path, plan)
+    make_tree_private(workspace.path)
+    baseline = fingerprint(workspace.path)
+    prompt = agent_prompt(case.case.input.user_prompt)
+    agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
+    secrets = attempt_secrets(settings, workspace)
+    stop_when = (
+        adapter_for_runner(settings.runner.name).decision_watch(
+            agent_dir, workspace_skills(settings, workspace.path, plan)
+        )
+        if plan.trigger_only
+        else None
+    )
+    follower = settings.launch.follow_trace(
+        workspace.path, agent_dir, trace_recognizer(settings.runner), LiveRedactor(secrets).text
+    )
+    try:
+        handle = settings.runner.run(
+            AgentRequest(
+                workspace=workspace.path,
+                agent_dir=agent_dir,
+                prompt=prompt,
+                endpoint=settings.endpoint,
+                timeout_s=spec.timeout_s,
+                env=workspace.env,
+                launch=settings.launch,
+                secrets=secrets,
+                stop_when=stop_when,
+            )
+        )
+    finally:
+        trace = follower.finish() if follower is not None else None
+    for tree in (workspace.path, agent_dir):
+        make_tree_private(tree)
+    result = AttemptResult(
+        case.case_id, number, workspace, "blocked", handle=handle, retry_of=spec.retry_of
+    )
+    result.secrets = secrets.values()
+    if follower is not None and follower.keep is not None and follower.keep.is_file():
+        result.trace_copy = follower.keep
+    artifacts = settings.run_dir.attempt_artifacts(case.case_id, number)
+    save_snapshot(workspace.path, baseline, artifacts / "workspace", settings.source_workspace)
+    observation = _observe(settings, spec, result, trace)
+    save_attempt(settings.run_dir, result)
+    write_json(artifacts / TRIGGER_FILE, observation)
+    return result
+
+
+def installed_names(workspace: Path, plan: TriggerPlan) -> list[str]:
+    return [skill_name(workspace / _skill_folder(p)) for p in (plan.entry_skill, *plan.distractors)]
+
+
+def workspace_skills(
+    settings: AttemptSettings, workspace: Path, plan: TriggerPlan
+) -> list[SkillSource]:
+    """The skills the agent will discover in `workspace`, as its trigger signal reads them
+    (before it runs: its homes hold nothing yet)."""
+    nowhere = workspace / ".agentic-eval-none"
+    registry = check_registry(
+        adapter_for_runner(settings.runner.name),
+        workspace=workspace,
+        agent_home=nowhere,
+        home=nowhere,
+        installed=installed_names(workspace, plan),
+    )
+    return installed_sources(registry, workspace)
+
+
+def _observe(
+    settings: AttemptSettings, spec: TriggerSpec, result: AttemptResult, trace: Any
+) -> dict[str, Any]:
+    """Which skill fired in the attempt, on a registry proven clean; the attempt's status from
+    it. Returns the attempt's `trigger.json`."""
+    plan = spec.plan
+    handle, workspace = result.handle, result.workspace
+    assert plan is not None and handle is not None and workspace is not None
+    expect = plan.prompts[spec.case.case_id].expect_trigger
+    adapter = adapter_for_runner(settings.runner.name)
+    installed = installed_names(workspace.path, plan)
+    registry = check_registry(
+        adapter,
+        workspace=workspace.path,
+        agent_home=handle.agent_home,
+        home=handle.home or handle.agent_home,
+        installed=installed,
+        reported=handle.reported_skills,
+    )
+    observation: dict[str, Any] = {
+        "prompt_id": spec.case.case_id,
+        "expect_trigger": expect,
+        "skill": plan.skill,
+        "installed": sorted(installed),
+        "registry": {
+            "skills": [
+                {"name": s.name, "scope": s.scope, "folder": _shown(s.folder, workspace.path)}
+                for s in registry.skills
+            ],
+            "reported": registry.reported,
+            "problems": registry.problems,
+        },
+        "fired": None,
+        "triggers": [],
+        "tool_calls": None,
+        "timed_out": handle.timed_out,
+        "invalid": None,
+        "trigger_only": plan.trigger_only,
+        "stopped_at_decision": handle.stopped_early,
+        "duration_s": round(handle.duration_s, 3),
+    }
+    session, why = _locate(settings, handle)
+    if session is None:
+        _block(
+            result, "insufficient-evidence", f"{handle.fault + '; ' if handle.fault else ''}{why}"
+        )
+        observation["invalid"] = result.reason
+        return observation
+    home = str(handle.home) if handle.home else None
+    store = get_store(handle.adapter, handle.agent_home)
+    if not read_session(result, session, store, home, traced=handle.trace_path is not None):
+        observation["invalid"] = result.reason
+        return observation
+    assert result.evidence is not None and result.isolation is not None
+    if handle.trace_path is not None:
+        result.isolation, result.trace = assess_with_trace(
+            result.isolation,
+            handle.trace_path,
+            result.evidence,
+            workspace.path,
+            handle.own_dirs,
+            handle.private_dirs,
+            trace,
+            recognizer=trace_recognizer(settings.runner),
+        )
+    calls = sum(1 for r in result.evidence.iter_records() if r.get("kind") == "tool_call")
+    observation["tool_calls"] = calls
+    invalid = registry.invalid_reason
+    if invalid is None and result.isolation.verdict == "violation":
+        invalid = f"isolation violation: {result.isolation.reason}"
+    if invalid is not None:
+        _block(result, "insufficient-evidence", invalid, valid=False)
+        observation["invalid"] = invalid
+        return observation
+    try:
+        triggers = adapter.skill_triggers(
+            result.evidence, session.path, installed_sources(registry, workspace.path)
+        )
+    except TriggerUndecidable as exc:
+        _block(result, "insufficient-evidence", f"the session cannot tell a trigger: {exc}")
+        observation["invalid"] = result.reason
+        return observation
+    prefix = settings.run_dir.attempt_ref_prefix(spec.case.case_id, spec.number)
+    observation["triggers"] = [{**t.to_json(), "ref": f"{prefix}#{t.record}"} for t in triggers]
+    fired = any(t.skill == plan.skill for t in triggers)
+    observation["fired"] = fired
+    if not triggers and handle.fault:
+        # No skill fired, and the agent did not finish: it may have been about to load one.
+        why = "no decision: " + handle.fault
+        _block(result, "insufficient-evidence", why)
+        observation["invalid"] = why
+        return observation
+    result.status = "pass" if fired == expect else "fail"
+    result.blocked_reason = None
+    result.reason = (
+        f"{plan.skill} {'fired' if fired else 'did not fire'}"
+        f" ({'expected' if fired == expect else 'expected the opposite'})"
+        + (
+            f"; other skills fired: {', '.join(t.skill for t in triggers if t.skill != plan.skill)}"
+            if any(t.skill != plan.skill for t in triggers)
+            else ""
+        )
+    )
+    return observation
+
+
+def _shown(folder: Path, workspace: Path) -> str:
+    return (
+        folder.relative_to(workspace).as_posix()
+        if folder.is_relative_to(workspace)
+        else str(folder)
+    )
+
+
+def perform_trigger_attempt(spec: AttemptSpec) -> AttemptOutcome:
+    """What an executor runs for a trigger attempt (`perform_attempt`'s counterpart)."""
+    assert isinstance(spec, TriggerSpec)
+    settings = spec.settings
+    try:
+        result = run_trigger_attempt(spec)
+    except Exception as exc:
+        roots = (settings.run_dir.path.absolute(), settings.case_workspace_root.parent)
+        if storage_error(exc, roots) is not None:
+            raise
+        result = failed_attempt(settings, spec.case, spec.number, spec.retry_of, exc)
+    if result.evidence is not None:
+        spill = result.evidence._spill
+        result.evidence = replace(
+            result.evidence, records=[], _spill=None, _repeats={}, call_outcomes={}
+        )
+        if spill is not None:
+            spill.close()
+    return AttemptOutcome(result, take_bundle(settings.run_dir, spec.case.case_id, spec.number))
+
+
+def metrics_json(metrics: TriggerMetrics, texts: dict[str, str]) -> dict[str, Any]:
+    def score(value: Any) -> dict[str, Any]:
+        counts = value.counts
+        return {
+            "counts": {"tp": counts.tp, "fp": counts.fp, "fn": counts.fn, "tn": counts.tn},
+            "precision": value.precision,
+            "recall": value.recall,
+            "f1": value.f1,
+            "intervals": {k: [i.low, i.high] for k, i in value.intervals.items()},
+        }
+
+    return {
+        "over_prompts": score(metrics.over_prompts),
+        "over_attempts": score(metrics.over_attempts),
+        "suspect": {"kind": metrics.suspect.kind, "causes": metrics.suspect.causes}
+        if metrics.suspect
+        else None,
+        "invalid_attempts": metrics.invalid_attempts,
+        "undecided_prompts": metrics.undecided_prompts,
+        "prompts": [
+            {
+                "id": rate.prompt,
+                "prompt": texts.get(rate.prompt, ""),
+                "expect": rate.expect,
+                "attempts": rate.attempts,
+                "fired": rate.fired,
+                "rate": rate.rate,
+                "triggered": rate.triggered,
+                "misfires": rate.misfires,
+                "invalid": rate.invalid,
+                "others": rate.others,
+            }
+            for rate in metrics.prompts
+        ],
+    }
+
+
+def counted_observations(run_dir: RunDir, case_id: str) -> list[dict[str, Any]]:
+    """The `trigger.json` of each counted attempt of `case_id` (the final attempt of each try,
+    never an interrupted one); an attempt blocked before its agent ran has none and is given
+    as `{"invalid": its reason}`."""
+    records = [r for r in run_dir.attempt_records(case_id) if not r.interrupted]
+    finals: dict[int, AttemptRecord] = {}
+    for record in sorted(records, key=lambda r: r.attempt):
+        finals[record.retry_of or record.attempt] = record
+    observations = []
+    for record in (finals[k] for k in sorted(finals)):
+        path = run_dir.attempt_artifacts(case_id, record.attempt) / TRIGGER_FILE
+        if path.is_file():
+            observations.append(json.loads(path.read_text(encoding="utf-8")))
+        else:
+            observations.append({"invalid": record.reason or "blocked before the agent ran"})
+    return observations
+
+
+def observed_outcomes(
+    run_dir: RunDir, expects: dict[str, bool], skill: str
+) -> list[TriggerOutcome]:
+    """One outcome per counted attempt of each prompt (`expects`: prompt id -> expected)."""
+    outcomes: list[TriggerOutcome] = []
+    for case_id, expect in expects.items():
+        for seen in counted_observations(run_dir, case_id):
+            triggers = seen.get("triggers") or []
+            fired = next((t for t in triggers if t["skill"] == skill), None)
+            reported = (seen.get("registry") or {}).get("reported")
+            outcomes.append(
+                TriggerOutcome(
+                    prompt=case_id,
+                    expect=expect,
+                    fired=bool(seen.get("fired")),
+                    others=tuple(t["skill"] for t in triggers if t["skill"] != skill),
+                    invalid=seen.get("invalid"),
+                    timed_out=bool(seen.get("timed_out")),
+                    tool_calls=seen.get("tool_calls"),
+                    listed=None if reported is None else skill in reported,
+                    first_call=None if fired is None else bool(fired.get("first")),
+                )
+            )
+    return outcomes
+
+
+def agent_seconds(run_dir: RunDir, case_ids: list[str]) -> dict[str, Any]:
+    """Agent time of the counted attempts: per prompt (mean) and in all, and how many attempts
+    were stopped at their decision (what trigger-only mode saves)."""
+    per_prompt: dict[str, float] = {}
+    total, stopped, attempts = 0.0, 0, 0
+    for case_id in case_ids:
+        times = [
+            float(seen["duration_s"])
+            for seen in counted_observations(run_dir, case_id)
+            if seen.get("duration_s") is not None
+        ]
+        stopped += sum(
+            bool(seen.get("stopped_at_decision")) for seen in counted_observations(run_dir, case_id)
+        )
+        attempts += len(times)
+        total += sum(times)
+        if times:
+            per_prompt[case_id] = round(sum(times) / len(times), 3)
+    return {
+        "total_s": round(total, 3),
+        "attempts": attempts,
+        "stopped_at_decision": stopped,
+        "mean_per_prompt_s": per_prompt,
+    }
+
+
+class TriggerRun(Run):
+    """A run of trigger cases (see the module's docstring)."""
+
+    perform = staticmethod(perform_trigger_attempt)
+
+    def __init__(self, options: RunOptions, trigger: TriggerOptions, progress: Any = None) -> None:
+        super().__init__(options, progress)
+        self.trigger = trigger
+        self.trigger_plan: TriggerPlan | None = None
+        self.trigger_set: TriggerSet | None = None
+
+    def _plan(self) -> tuple[EvalRepo, Selection, RunDir, Manifest | None]:
+        options = self.options
+        if options.resume:
+            raise InputError("a trigger run cannot be resumed; start it again", field="--resume")
+        repo, selection, run_dir, previous = super()._plan()
+        target = selection.target
+        triggers = self._trigger_set(target)
+        distractors, sources = self._distractors(repo, target)
+        entry = target.target.entry_skill
+        skill = triggers.skill or Path(_skill_folder(entry)).name
+        self.trigger_set = triggers
+        self.trigger_plan = TriggerPlan(
+            skill=skill,
+            entry_skill=entry,
+            distractors=tuple(distractors),
+            distractor_sources=tuple(sources),
+            prompts={c.id: c for c in triggers.cases},
+            trigger_only=self.trigger.trigger_only,
+        )
+        if options.attempts is None:
+            options.attempts = triggers.attempts or DEFAULT_TRIGGER_ATTEMPTS
+        cases = trigger_loaded_cases(target, triggers)
+        trigger_selection = Selection(
+            target=target, suite_ids=["triggers"], cases=cases, explicit_case_ids=[]
+        )
+        return repo, trigger_selection, run_dir, previous
+
+    def _trigger_set(self, target: LoadedTarget) -> TriggerSet:
+        if self.trigger.trigger_file is not None:
+            return load_trigger_set(self.trigger.trigger_file)
+        if target.triggers is None:
+            raise InputError(
+                f"target {target.target_id} has no trigger_suite; give a trigger file by path",
+                path=target.path,
+                field="trigger_suite",
+            )
+        return target.triggers
+
+    def _distractors(self, repo: EvalRepo, target: LoadedTarget) -> tuple[list[str], list[Path]]:
+        """The target's distractor skills, then (with `other_targets`) each other target's entry
+        skill, by workspace path, each once; a second skill at the same path is refused."""
+        paths: list[str] = []
+        sources: list[Path] = []
+        taken = {_skill_folder(target.target.entry_skill)}
+        wanted = [(target, d) for d in target.target.distractor_skills]
+        if self.trigger.other_targets:
+            wanted += [
+                (other, other.target.entry_skill)
+                for other in repo.targets.values()
+                if other.target_id != target.target_id
+            ]
+        for owner, relative in wanted:
+            folder = _skill_folder(relative)
+            if folder in taken:
+                continue
+            source = owner.source_path(repo.source_workspace, folder)
+            if not (source / "SKILL.md").is_file():
+                raise InputError(
+                    f"distractor skill {relative}: no SKILL.md at {source}",
+                    path=owner.path,
+                    field="distractor_skills",
+                )
+            taken.add(folder)
+            paths.append(relative)
+            sources.append(source)
+        return paths, sources
+
+    def _behaviour_prompts(self, selection: Selection) -> dict[str, str]:
+        return {c.case_id: c.case.input.user_prompt for c in selection.cases}
+
+    def _spec(self, slot: Any) -> AttemptSpec:
+        spec = super()._spec(slot)
+        return TriggerSpec(
+            spec.settings, spec.case, spec.number, spec.retry_of, spec.timeout_s, self.trigger_plan
+        )
+
+    def _case_result(self, case: LoadedCase, finals: list[AttemptResult], result: Any) -> Any:
+        """The case passes when most of its valid attempts fired as expected (the trigger
+        metrics' majority rule); fails when most did not; blocked without a valid attempt."""
+        valid = [a for a in final_slots(finals) if a.status in ("pass", "fail")]
+        if not valid:
+            return result
+        right = sum(a.status == "pass" for a in valid)
+        status = "pass" if 2 * right > len(valid) else "fail"
+        note = f"{right} of {len(valid)} valid attempts fired as expected"
+        return result.model_copy(
+            update={"status": status, "blocked_reason": None, "notes": [note, *result.notes]}
+        )
+
+    def _close(self, run_dir: RunDir, manifest: Manifest, state: Any) -> None:
+        plan, triggers = self.trigger_plan, self.trigger_set
+        if plan is not None and triggers is not None:
+            expects = {c.id: c.expect_trigger for c in triggers.cases}
+            outcomes = observed_outcomes(run_dir, expects, plan.skill)
+            texts = {c.id: c.prompt for c in triggers.cases}
+            metrics = trigger_metrics(outcomes, skill=plan.skill, prompt_texts=texts)
+            write_json(
+                run_dir.path / TRIGGERS_FILE,
+                {
+                    "skill": plan.skill,
+                    "trigger_file": str(triggers.path),
+                    "format": triggers.format,
+                    "attempts": self.options.attempts,
+                    "agent": manifest.agent,
+                    "distractors": [Path(_skill_folder(d)).name for d in plan.distractors],
+                    "trigger_only": plan.trigger_only,
+                    **metrics_json(metrics, texts),
+                    "agent_time": agent_seconds(run_dir, list(expects)),
+                },
+            )
+            manifest.notes.append(
+                f"trigger run: {plan.skill} among {len(plan.distractors)} distractor skill(s);"
+                f" metrics in {TRIGGERS_FILE}"
+            )
+        super()._close(run_dir, manifest, state)
+
+
+def execute_triggers(
+    options: RunOptions, trigger: TriggerOptions, progress: Any = None
+) -> RunOutcome:
+    return TriggerRun(options, trigger, progress).execute()

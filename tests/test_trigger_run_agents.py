@@ -1,0 +1,228 @@
+"""`agentic-eval triggers` on real agents: the demo target beside two distractor skills
+(tests/fixtures/trigger-run/skills), scripted agents that pick the skill whose description says
+what the prompt asks (`request_contains`), three descriptions of db-migrations: a good one
+(recall and precision 1.0), a vague one (nothing fires) and an overlapping one (it steals the
+distractors' prompts). K = 3, trigger-only, under Codex and Claude Code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.pipeline.run import RunOptions
+from evaluator.pipeline.triggers import TriggerOptions, TriggerRun
+from tests.conftest import DEMO_REPO, ROOT
+from tests.support import claude_or_skip, codex_or_skip, scratch_dir
+
+FIXTURES = ROOT / "tests/fixtures/trigger-run"
+RUNNERS = {"codex": "codex-exec", "claude": "claude-code"}
+AGENTS = [
+    pytest.param(agent, marks=[getattr(pytest.mark, agent), pytest.mark.slow]) for agent in RUNNERS
+]
+
+
+def source_workspace(
+    root: Path, distractors: tuple[str, ...] = ("pdf-forms", "csv-report")
+) -> Path:
+    """The demo's skill and eval repo, with the distractors and the trigger set declared."""
+    shutil.copytree(ROOT / ".agents/skills/db-migrations", root / ".agents/skills/db-migrations")
+    for skill in distractors:
+        shutil.copytree(FIXTURES / "skills" / skill, root / ".agents/skills" / skill)
+    repo = root / "agentic-evals"
+    shutil.copytree(DEMO_REPO, repo, ignore=shutil.ignore_patterns("runs"))
+    shutil.copytree(ROOT / "skill-eval", root / "skill-eval")
+    target = repo / "targets/db-migrations"
+    shutil.copy(FIXTURES / "triggers.yaml", target / "triggers.yaml")
+    with (target / "target.yaml").open("a") as handle:
+        handle.write(
+            'trigger_suite: "triggers.yaml"\n'
+            "distractor_skills: ["
+            + ", ".join(f'".agents/skills/{skill}"' for skill in distractors)
+            + "]\n"
+        )
+    return repo
+
+
+def trigger_run(
+    scratch: Path,
+    agent: str,
+    description: str,
+    *,
+    attempts: int = 3,
+    distractors: tuple[str, ...] = ("pdf-forms", "csv-report"),
+    trigger_file: Path | None = None,
+) -> tuple[Path, dict[str, Any]]:
+    (scratch / "source").mkdir(parents=True, exist_ok=True)
+    repo = source_workspace(scratch / "source", distractors)
+    options = RunOptions(
+        repo=repo,
+        agent=RUNNERS[agent],
+        attempts=attempts,
+        behaviors=FIXTURES / "behaviors",
+        runs_dir=scratch / "runs",
+        scratch_root=scratch / "scratch",
+        timeout_s=90,
+        skill_text=(FIXTURES / "descriptions" / f"{description}.md").read_text(),
+    )
+    outcome = TriggerRun(options, TriggerOptions(trigger_file=trigger_file)).execute()
+    assert not outcome.interrupted
+    run = outcome.run_dir.path
+    return run, json.loads((run / "triggers.json").read_text())
+
+
+def _prompts(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {p["id"]: p for p in data["prompts"]}
+
+
+def _observations(run: Path) -> list[dict[str, Any]]:
+    return [
+        json.loads(path.read_text())
+        for path in sorted(run.glob("case-artifacts/*/attempts/attempt-*/trigger.json"))
+    ]
+
+
+def _skip_without(agent: str) -> None:
+    if agent == "codex":
+        codex_or_skip()
+    else:
+        claude_or_skip()
+
+
+def plant(root: Path, folder: str, description: str) -> None:
+    skill = root / folder
+    skill.mkdir(parents=True)
+    name = Path(folder).name
+    (skill / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\nPlanted.\n"
+    )
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_good_description_fires_exactly_on_its_prompts(
+    agent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same-name and stray skills planted in the user's home and the source workspace, with
+    descriptions that would take every prompt, change nothing: an attempt sees only what was
+    installed for it."""
+    _skip_without(agent)
+    greedy = "Use when the user asks to change the database schema, CSV files and forms included."
+    with scratch_dir() as scratch:
+        home = scratch / "home"
+        for folder in (".agents/skills/db-migrations", ".claude/skills/db-migrations"):
+            plant(home, folder, greedy)
+        plant(scratch / "source", ".claude/skills/db-migrations", greedy)
+        plant(scratch / "source", ".agents/skills/planted", greedy)
+        monkeypatch.setenv("HOME", str(home))
+        run, data = trigger_run(scratch, agent, "good")
+        assert data["over_prompts"]["recall"] == 1.0
+        assert data["over_prompts"]["precision"] == 1.0
+        assert data["over_attempts"]["recall"] == 1.0
+        assert data["over_attempts"]["precision"] == 1.0
+        assert data["suspect"] is None and data["invalid_attempts"] == 0
+        prompts = _prompts(data)
+        assert [prompts[p]["fired"] for p in ("add-column", "rename-table")] == [3, 3]
+        # Which skill fired instead is reported: each distractor took its own prompt.
+        assert prompts["fill-pdf"]["others"] == {"pdf-forms": 3}
+        assert prompts["csv-summary"]["others"] == {"csv-report": 3}
+        observed = _observations(run)
+        assert len(observed) == 15
+        for seen in observed:
+            assert seen["registry"]["problems"] == [], seen["registry"]
+            for trigger in seen["triggers"]:
+                assert trigger["first"] is True and trigger["ref"].endswith(trigger["record"])
+            if seen["prompt_id"] in ("add-column", "rename-table"):
+                # Trigger-only: the agent loads the skill and goes on working (a 4 s command);
+                # it is stopped once the load shows in its session.
+                assert seen["stopped_at_decision"] is True
+        report = (run / "report.md").read_text()
+        assert "## Triggers: db-migrations" in report
+        assert "| should fire | 2 | 0 |" in report and "| should not fire | 0 | 3 |" in report
+        assert "<h2>Triggers: db-migrations</h2>" in (run / "report.html").read_text()
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_vague_description_misses_and_the_overlapping_one_steals(agent: str) -> None:
+    _skip_without(agent)
+    with scratch_dir() as scratch:
+        _, vague = trigger_run(scratch / "vague", agent, "vague")
+        assert vague["over_prompts"]["recall"] is not None
+        assert vague["over_prompts"]["recall"] <= 0.5
+        assert vague["suspect"] is not None and vague["suspect"]["kind"] == "nothing-fired"
+        run, overlapping = trigger_run(scratch / "overlapping", agent, "overlapping")
+        prompts = _prompts(overlapping)
+        for stolen in ("fill-pdf", "csv-summary"):
+            assert prompts[stolen]["fired"] >= 2 and prompts[stolen]["misfires"] is True
+        assert overlapping["over_prompts"]["recall"] == 1.0
+        report = (run / "report.md").read_text()
+        misfires = report.split("### Prompts that misfire", 1)[1]
+        assert "| fill-pdf |" in misfires and "| csv-summary |" in misfires
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_skill_shadowing_the_target_makes_every_attempt_invalid(agent: str) -> None:
+    """A distractor whose front matter takes the target's name: the registry check names the
+    shadowing copy, every attempt (and its one rerun) is invalid, nothing is counted, and the
+    run is flagged with that cause. The trigger set is given by path, as a CSV."""
+    _skip_without(agent)
+    with scratch_dir() as scratch:
+        run, data = trigger_run(
+            scratch,
+            agent,
+            "good",
+            attempts=1,
+            distractors=("pdf-forms", "impostor"),
+            trigger_file=FIXTURES / "triggers.csv",
+        )
+        assert data["format"] == "csv"
+        assert data["invalid_attempts"] == 5
+        assert all(p["triggered"] is None for p in data["prompts"])
+        assert data["suspect"]["kind"] == "nothing-fired"
+        assert "shadows skill 'db-migrations'" in data["suspect"]["causes"][0]
+        observed = _observations(run)
+        assert len(observed) == 10  # each attempt and its rerun
+        assert all("unclean skill registry" in seen["invalid"] for seen in observed)
+        result = json.loads((run / "case-results/add-column.json").read_text())
+        assert result["status"] == "blocked"
+
+
+@pytest.mark.codex
+@pytest.mark.slow
+def test_score_holds_the_trigger_f1_of_a_description_to_min_f1(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What a description optimiser runs: `score --metric trigger-f1 --skill CANDIDATE`, PASS
+    for the good description, FAIL for the overlapping one; `triggers --json` for the numbers."""
+    from evaluator.cli.main import main
+
+    codex_or_skip()
+    with scratch_dir() as scratch:
+        repo = source_workspace(scratch / "source")
+        common = [
+            "--repo",
+            str(repo),
+            "--attempts",
+            "1",
+            "--behaviors",
+            str(FIXTURES / "behaviors"),
+        ]
+        common += ["--runs-dir", str(scratch / "runs"), "--scratch-root", str(scratch / "s")]
+        verdicts = {}
+        for description in ("good", "overlapping"):
+            candidate = str(FIXTURES / "descriptions" / f"{description}.md")
+            with pytest.raises(SystemExit) as exit_info:
+                main(["score", "--metric", "trigger-f1", "--skill", candidate, *common])
+            last = capsys.readouterr().out.strip().splitlines()[-1]
+            verdicts[description] = (exit_info.value.code, last.split()[:2])
+        assert verdicts == {
+            "good": (0, ["VERDICT:", "PASS"]),
+            "overlapping": (1, ["VERDICT:", "FAIL"]),
+        }
+        with pytest.raises(SystemExit) as exit_info:
+            main(["triggers", "--json", *common])
+        assert exit_info.value.code == 0
+        payload = json.loads(capsys.readouterr().out)
+        assert payload["triggers"]["over_prompts"]["f1"] == 1.0
