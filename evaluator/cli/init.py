@@ -47,7 +47,7 @@ def command(skill_path: Path, agent: str | None, repo: Path, force: bool) -> int
     click.echo("next:")
     click.echo(f"  agentic-eval validate{repo_flag} --target {target}")
     click.echo(f"  agentic-eval explain{repo_flag} --target {target}")
-    click.echo(f"  agentic-eval selftest{repo_flag} --target {target}")
+    click.echo(f"  agentic-eval selftest{repo_flag} --target {target}{flags}")
     click.echo(
         f"then a scripted run: agentic-eval run{repo_flag} --target {target}{flags}"
         f" --behaviors {behaviors}"

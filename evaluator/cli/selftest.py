@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from evaluator.adapters import DEFAULT_RUNNER, runner_names
 from evaluator.cli.agent_flags import AgentOptionsByAdapter, agent_option_flags
 from evaluator.cli.options import emit_json, json_option, repo_options
 from evaluator.defaults import DEFAULT_SCRATCH
@@ -21,6 +22,12 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
 @click.option("--target", default=None, help="Target id (default: the repo default).")
 @click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
 @click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
+@click.option(
+    "--agent",
+    type=click.Choice(runner_names()),
+    default=None,
+    help=f"The agent runner the goldens are played to (default {DEFAULT_RUNNER}).",
+)
 @click.option("--workers", type=click.IntRange(1, 64), default=None, help="Attempts run at once.")
 @click.option(
     "--timeout",
@@ -50,6 +57,7 @@ def command(
     target: str | None,
     suites: tuple[str, ...],
     cases: tuple[str, ...],
+    agent: str | None,
     workers: int | None,
     timeout_s: float | None,
     runs_dir: Path,
@@ -72,6 +80,7 @@ def command(
         runs_dir=runs_dir,
         scratch_root=scratch_root,
         agent_options=agent_options,
+        agent=agent,
     )
     report = run_selftest(options, lambda: choose_progress(as_json))
     code = EXIT_OK if report.ok else EXIT_FAILURES

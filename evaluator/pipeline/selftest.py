@@ -242,6 +242,7 @@ class SelftestOptions:
     scratch_root: Path = DEFAULT_SCRATCH
     # Per adapter, the agent options (`--agent-option` under "", short flags under theirs).
     agent_options: dict[str, dict[str, object]] = field(default_factory=dict)
+    agent: str | None = None  # the runner the goldens are played to (default: the default agent)
 
 
 def run_selftest(
@@ -353,6 +354,7 @@ def _run_set(
         runs_dir=directory,
         scratch_root=options.scratch_root,
         agent_options=options.agent_options,
+        agent=options.agent,
     )
     return Run(options_for_run, new_progress() if new_progress else None).execute()
 
