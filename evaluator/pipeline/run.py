@@ -403,7 +403,9 @@ class Run:
             manifest.sandbox, manifest.trace = launch.jail, trace
         manifest.notes += [note for note in launch.notes if note not in manifest.notes]
         skill_text = _candidate_skill(options, run_dir, previous, manifest)
-        if manifest.skill_hash is None:  # a resume keeps what the run started with
+        if options.no_skill and not previous:
+            manifest.notes.append("no skill: the workspaces hold none and the agent is given none")
+        elif manifest.skill_hash is None:  # a resume keeps what the run started with
             manifest.skill_hash = skill_digest(target, repo.source_workspace, skill_text)
             manifest.source_commit = source_commit(repo.source_workspace)
         if ready.library is not None and not previous:
