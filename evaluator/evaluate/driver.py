@@ -61,13 +61,16 @@ def _now() -> str:
 
 
 def _selection(options: RunOptions, plan: EvaluationPlan) -> tuple[EvalRepo, Selection]:
+    target = options.target or plan.target_id
+    # A vendor comparison reads its variants' targets too; otherwise only the one that runs.
+    every = any(v.target_id for v in plan.variants)
     repo = open_repo(
         options.repo,
         options.source_workspace,
-        target=None,
+        target=None if every else target,
         lenient=options.lenient,
+        default_target_only=not every and target is None,
     )
-    target = options.target or plan.target_id
     suites = options.suites or plan.suites
     selection = select_cases(repo, target, suites, options.cases)
     return repo, selection
@@ -89,7 +92,9 @@ def check_case_sets(
         other_root = variant.source_workspace / relative
         if not other_root.is_dir():
             continue
-        other = open_repo(other_root, variant.source_workspace, target=None, lenient=True)
+        other = open_repo(
+            other_root, variant.source_workspace, target=selection.target.target_id, lenient=True
+        )
         try:
             found = select_cases(
                 other, selection.target.target_id, selection.suite_ids, options.cases
