@@ -311,8 +311,8 @@ def test_the_hurt_case_is_listed_first_and_the_report_has_the_contract_sections(
             _result("same", ["pass"] * 5),
         ],
     )
-    comparison, stats = compare(reference, compared, None)
-    assert [c.case_id for c in comparison.cases][0] == "hurt"
+    comparison, _ = compare(reference, compared, None)
+    assert comparison.cases[0].case_id == "hurt"
     assert comparison.hurt_cases == ["hurt"]
     assert comparison.cases[0].p_hurt_holm is not None and comparison.cases[0].p_hurt_holm < 0.05
     helped = next(c for c in comparison.cases if c.case_id == "helped")
