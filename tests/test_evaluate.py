@@ -26,6 +26,7 @@ from evaluator.evaluate.variants import (
     materialize,
     parse_variant,
 )
+from evaluator.pipeline.run import interleave
 from evaluator.plan import open_repo, select_cases
 from tests.conftest import ROOT
 
@@ -358,3 +359,16 @@ def test_the_hurt_case_is_listed_first_and_the_report_has_the_contract_sections(
     assert "by layers: discovery, session, trace; 1 contaminated, cases blocked: same" in report
     assert "| without_skill | without_skill | 64.3% |" in report
     assert "hurts 1 case(s) significantly: hurt" in report
+
+
+def test_the_variants_attempts_are_interleaved() -> None:
+    """A1, B1, A2, B2, ...: drift over the run touches every variant alike."""
+    assert interleave([["a1", "a2", "a3"], ["b1", "b2", "b3"]]) == [
+        "a1",
+        "b1",
+        "a2",
+        "b2",
+        "a3",
+        "b3",
+    ]
+    assert interleave([["a1", "a2"], ["b1"], []]) == ["a1", "b1", "a2"]

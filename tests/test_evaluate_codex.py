@@ -5,39 +5,53 @@ harmful edit's damage and the A/A noise are real differences in behaviour."""
 from __future__ import annotations
 
 import json
+import shutil
+import uuid
 from pathlib import Path
 
 import pytest
 
 from evaluator.cli.main import run_cli
 from tests.conftest import ROOT
-from tests.support import codex_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, scratch_dir
 
-pytestmark = [pytest.mark.codex, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 READS_SKILL = ROOT / "agentic-evals/targets/db-migrations/behaviors/reads-skill"
 SKILL = ROOT / ".agents/skills/db-migrations/SKILL.md"
 CASES = ("routing-add-column", "routing-backfill", "workflow-keeps-shipped-migrations")
 K = 3
 
 
-@pytest.fixture(autouse=True)
-def _codex() -> None:
-    codex_or_skip()
+AGENTS = [
+    pytest.param("codex-exec", marks=pytest.mark.codex),
+    pytest.param("claude-code", marks=pytest.mark.claude),
+]
 
 
-def _evaluate(tmp_path: Path, run_id: str, *args: str) -> tuple[int, dict, Path]:  # type: ignore[type-arg]
+def _evaluate(
+    tmp_path: Path,
+    run_id: str,
+    *args: str,
+    agent: str = "codex-exec",
+    behaviors: Path = READS_SKILL,
+    cases: tuple[str, ...] = CASES,
+    attempts: int = K,
+) -> tuple[int, dict, Path]:  # type: ignore[type-arg]
+    (codex_or_skip if agent == "codex-exec" else claude_or_skip)()
     runs = tmp_path / "runs"
     with scratch_dir() as scratch:
-        argv = ["evaluate", "--behaviors", str(READS_SKILL), "--attempts", str(K)]
-        argv += [a for case in CASES for a in ("--case", case)]
+        argv = ["evaluate", "--agent", agent, "--behaviors", str(behaviors)]
+        argv += ["--attempts", str(attempts)]
+        argv += [a for case in cases for a in ("--case", case)]
         argv += ["--runs-dir", str(runs), "--scratch-root", str(scratch), "--run-id", run_id]
         code = run_cli([*argv, *args])
     directory = runs / run_id
     return code, json.loads((directory / "evaluation.json").read_text()), directory
 
 
-def test_the_skill_shows_its_uplift_over_no_skill(tmp_path: Path) -> None:
-    code, result, directory = _evaluate(tmp_path, "uplift", "--baseline", "none")
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_skill_shows_its_uplift_over_no_skill(tmp_path: Path, agent: str) -> None:
+    code, result, directory = _evaluate(tmp_path, "uplift", "--baseline", "none", agent=agent)
     assert code == 0
     without, with_skill = result["variants"]
     assert (without["label"], without["kind"]) == ("without_skill", "none")
@@ -71,6 +85,7 @@ def test_the_skill_shows_its_uplift_over_no_skill(tmp_path: Path) -> None:
     assert benchmark["run_summary"]["delta"]["pass_rate"] == "+1.00"
 
 
+@pytest.mark.codex
 def test_a_harmful_edit_is_worse_on_exactly_the_case_it_breaks(tmp_path: Path) -> None:
     rule = "Never edit an existing migration file: migrations that have shipped are\nimmutable."
     text = SKILL.read_text()
@@ -87,6 +102,7 @@ def test_a_harmful_edit_is_worse_on_exactly_the_case_it_breaks(tmp_path: Path) -
     assert [c["hurt"] for c in comparison["cases"]] == [True, False, False]
 
 
+@pytest.mark.codex
 def test_a_a_reports_no_significant_difference(tmp_path: Path) -> None:
     code, result, _ = _evaluate(tmp_path, "aa", "--aa")
     assert code == 0
@@ -94,3 +110,56 @@ def test_a_a_reports_no_significant_difference(tmp_path: Path) -> None:
     assert comparison["headline"]["call"] == "no-difference"
     assert comparison["hurt_cases"] == []
     assert result["noise_floor"] == 0.0
+
+
+@pytest.mark.codex
+def test_a_baseline_reaching_a_planted_copy_is_contaminated_rerun_and_blocked(
+    tmp_path: Path,
+) -> None:
+    """A copy of the skill planted outside every workspace (no jail, so the agent can reach it):
+    the no-skill attempt that reads it is contaminated, rerun once, contaminated again, and its
+    case is blocked with that reason; nothing of it is counted."""
+    plant = Path("/var/tmp") / f"agentic-eval-plant-{uuid.uuid4().hex[:8]}" / "db-migrations"
+    shutil.copytree(SKILL.parent, plant)
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    (behaviors / "plant.yaml").write_text(
+        json.dumps(
+            {
+                "name": "reads-a-planted-copy",
+                "match": {"prompt_contains": "orders.total_cents is NULL"},
+                "steps": [{"cmd": f"cat {plant}/SKILL.md"}, {"final": "done"}],
+            }
+        )
+    )
+    try:
+        _, result, directory = _evaluate(
+            tmp_path,
+            "planted",
+            "--baseline",
+            "none",
+            "--sandbox",
+            "none",
+            behaviors=behaviors,
+            cases=("routing-backfill",),
+            attempts=1,
+        )
+    finally:
+        shutil.rmtree(plant.parent, ignore_errors=True)
+    without = result["variants"][0]
+    assert (without["passed"], without["counted"]) == (0, 0)
+    check = without["contamination"]
+    assert check["blocked_cases"] == ["routing-backfill"]
+    assert [item.split(":")[0] for item in check["contaminated_attempts"]] == [
+        "routing-backfill/attempt-01",
+        "routing-backfill/attempt-02",
+    ]
+    case = json.loads(
+        (directory / "variants/without_skill/run/case-results/routing-backfill.json").read_text()
+    )
+    assert case["status"] == "blocked"
+    assert all(a["reason"].startswith("contaminated: ") for a in case["attempts"])
+    assert (
+        "contaminated (not counted): routing-backfill/attempt-01"
+        in (directory / "eval-report.md").read_text()
+    )

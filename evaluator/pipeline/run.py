@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from itertools import zip_longest
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from evaluator.adapters import adapter_for_runner, get_runner
 from evaluator.adapters.base import AgentAdapter
@@ -85,6 +85,7 @@ from evaluator.workspace.scratch import (
 )
 
 POOL_POLL_S = 0.2  # how soon the pool notices a stop request
+T = TypeVar("T")
 
 
 class RunInterrupted(Exception):
@@ -731,17 +732,17 @@ def drive(lanes: list[RunLane]) -> None:
             lane.run.progress.stop()
 
 
+def interleave(queues: list[list[T]]) -> list[T]:
+    """The first item of each queue, then the second of each, ...: queues may differ in length."""
+    return [item for round_ in zip_longest(*queues) for item in round_ if item is not None]
+
+
 def _pool(executor: Executor[Any, Any], lanes: list[RunLane], stop: threading.Event) -> None:
     """The driver: it submits at most `workers` attempts at a time, takes each outcome as it
     lands, writes it (the only writer of each run directory), reruns an invalid attempt once
     and an attempt lost with its worker once, and finishes a case when its K tries are in."""
     workers = lanes[0].plan.workers
-    waiting = deque(
-        (lane, slot)
-        for tries in zip_longest(*(lane.slots() for lane in lanes))
-        for lane, slot in zip(lanes, tries, strict=True)
-        if slot is not None
-    )
+    waiting = deque(interleave([[(lane, slot) for slot in lane.slots()] for lane in lanes]))
     in_flight: dict[Future[AttemptOutcome], tuple[RunLane, _Slot]] = {}
     done_slots: dict[tuple[int, str], list[list[AttemptResult]]] = {}
     try:
