@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -163,3 +164,58 @@ def test_a_baseline_reaching_a_planted_copy_is_contaminated_rerun_and_blocked(
         "contaminated (not counted): routing-backfill/attempt-01"
         in (directory / "eval-report.md").read_text()
     )
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(cwd), "-c", "user.email=t@t", "-c", "user.name=t", *args],
+        capture_output=True,
+        check=True,
+    )
+
+
+@pytest.mark.codex
+def test_an_upstream_ab_file_compares_two_revisions(tmp_path: Path) -> None:
+    """`evaluations/ab/<id>.yaml` as upstream writes it: two `skill_ref`s of the source
+    workspace, each checked out into its own worktree; `feature` drops the immutability rule."""
+    source = tmp_path / "source"
+    shutil.copytree(SKILL.parent, source / ".agents/skills/db-migrations")
+    shutil.copytree(ROOT / "agentic-evals", source / "agentic-evals")
+    shutil.rmtree(source / "agentic-evals/targets/skill-eval")
+    evaluation = source / "agentic-evals/evaluations/ab/v1-vs-v2.yaml"
+    evaluation.parent.mkdir(parents=True)
+    evaluation.write_text(
+        'eval_id: "v1-vs-v2"\nmode: "ab"\ntitle: "v1 against v2"\nvariants:\n'
+        '  a: {label: "v1", skill_path: ".agents/skills/db-migrations", skill_ref: "main"}\n'
+        '  b: {label: "v2", skill_path: ".agents/skills/db-migrations", skill_ref: "feature"}\n'
+        'target_id: "db-migrations"\nsuites: ["workflow"]\n'
+    )
+    _git(source, "init", "-q", "-b", "main")
+    _git(source, "add", "-A")
+    _git(source, "commit", "-q", "-m", "v1")
+    _git(source, "checkout", "-q", "-b", "feature")
+    skill = source / ".agents/skills/db-migrations/SKILL.md"
+    rule = "Never edit an existing migration file: migrations that have shipped are\nimmutable."
+    skill.write_text(skill.read_text().replace(rule, ""))
+    _git(source, "commit", "-q", "-am", "v2")
+    _git(source, "checkout", "-q", "main")
+    code, result, directory = _evaluate(
+        tmp_path,
+        "ab",
+        "--repo",
+        str(source / "agentic-evals"),
+        "--evaluation",
+        str(evaluation),
+        cases=("workflow-keeps-shipped-migrations",),
+        attempts=K,
+    )
+    assert code == 1
+    assert [v["label"] for v in result["variants"]] == ["v1", "v2"]
+    assert all(v["kind"] == "rev" and v["commit"] for v in result["variants"])
+    (comparison,) = result["comparisons"]
+    assert comparison["hurt_cases"] == ["workflow-keeps-shipped-migrations"]
+    worktrees = subprocess.run(
+        ["git", "-C", str(source), "worktree", "list"], capture_output=True, text=True, check=True
+    )
+    assert len(worktrees.stdout.strip().splitlines()) == 1  # both removed
+    assert (directory / "variants/v2/run/manifest.json").is_file()
