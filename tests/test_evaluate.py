@@ -217,6 +217,11 @@ def test_bad_input_is_one_line_and_exit_2_before_anything_is_created(
     code = run_cli(["evaluate", *common, "--aa", "--baseline", "none"])
     assert code == 2
     assert not runs.exists()
+    # Found while the variants' runs are planned (after the evaluation directory was made): the
+    # directory goes again, nothing ran.
+    code = run_cli(["evaluate", *common, "--run-id", "x", "--agent-option", "bogus=1"])
+    assert code == 2 and "agent option 'bogus'" in capsys.readouterr().err
+    assert not (runs / "x").exists()
 
 
 # ---------------------------------------------------------------- statistics and report

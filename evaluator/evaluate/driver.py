@@ -138,7 +138,10 @@ def run_evaluation(
             make_private_dir(work)
         except OSError as exc:
             raise EnvironmentProblem(f"cannot create {work}: {exc.strerror or exc}") from None
-        stack.callback(shutil.rmtree, work, True)
+        # The variants' source workspaces go; each run removes its own scratch (unless
+        # --keep-scratch), and then the evaluation's scratch if nothing is left in it.
+        stack.callback(_remove_empty, work)
+        stack.callback(shutil.rmtree, work / "variants", True)
         materialized = [
             materialize(spec, repo, selection.target, work / "variants", stack)
             for spec in plan.variants
@@ -147,7 +150,11 @@ def run_evaluation(
         runs = _runs(options, materialized, repo, selection, directory, work)
         directory.mkdir(parents=True, exist_ok=False, mode=0o700)
         started = _now()
-        lanes = _open(runs)
+        try:
+            lanes = _open(runs)
+        except (InputError, EnvironmentProblem):
+            shutil.rmtree(directory, ignore_errors=True)  # refused before any attempt ran
+            raise
         interrupted = _drive(runs, lanes)
         finished = [
             FinishedVariant(
@@ -195,6 +202,17 @@ def run_evaluation(
         return EvaluationOutcome(
             directory, result, interrupted, [lane.run_dir.path for lane in lanes]
         )
+
+
+def _remove_empty(root: Path) -> None:
+    """`root` and the directories under it, deepest first, where they are empty."""
+    if not root.is_dir():
+        return
+    for directory in sorted((p for p in root.rglob("*") if p.is_dir()), reverse=True):
+        if not any(directory.iterdir()):
+            directory.rmdir()
+    if not any(root.iterdir()):
+        root.rmdir()
 
 
 def _baseline_skill(materialized: list[Materialized]) -> Path | None:
