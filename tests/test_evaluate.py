@@ -377,3 +377,39 @@ def test_the_variants_attempts_are_interleaved() -> None:
         "b3",
     ]
     assert interleave([["a1", "a2"], ["b1"], []]) == ["a1", "b1", "a2"]
+
+
+def test_a_difference_inside_an_a_a_noise_floor_is_not_called(tmp_path: Path) -> None:
+    from evaluator.evaluate.driver import read_noise_floor
+
+    reference = _variant(tmp_path, "a", [_result(f"c{i}", ["fail"] * 3) for i in range(6)])
+    compared = _variant(
+        tmp_path, "b", [_result(f"c{i}", ["pass"] + ["fail"] * 2) for i in range(6)]
+    )
+    called, _ = compare(reference, compared, None)
+    assert called.headline.call == "better"  # +33 pp on every one of six cases
+    floor = EvaluationResult(
+        eval_id="aa",
+        mode="aa",
+        target_id="t",
+        suite_ids=[],
+        case_ids=[],
+        agent="codex-exec",
+        attempts=3,
+        started_at="now",
+        interleaved=True,
+        variants=[],
+        comparisons=[],
+        noise_floor=0.5,
+    )
+    (tmp_path / "aa").mkdir()
+    (tmp_path / "aa/evaluation.json").write_text(floor.model_dump_json())
+    assert read_noise_floor(tmp_path / "aa") == 0.5
+    inside, _ = compare(reference, compared, read_noise_floor(tmp_path / "aa"))
+    assert inside.headline.call == "inside-noise"
+    (tmp_path / "ab").mkdir()
+    (tmp_path / "ab/evaluation.json").write_text(
+        floor.model_copy(update={"mode": "ab", "noise_floor": None}).model_dump_json()
+    )
+    with pytest.raises(InputError, match="no A/A evaluation"):
+        read_noise_floor(tmp_path / "ab")

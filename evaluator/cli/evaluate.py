@@ -46,6 +46,13 @@ from evaluator.errors import EXIT_FAILURES, EXIT_OK
     is_flag=True,
     help="A/A: the candidate against itself, to measure the noise floor.",
 )
+@click.option(
+    "--noise-floor-from",
+    type=click.Path(path_type=Path, exists=True),
+    default=None,
+    help="An earlier --aa evaluation (its directory): no difference inside its noise floor is"
+    " called.",
+)
 @agent_run_options
 @click.option(
     "--executor",
@@ -70,6 +77,7 @@ def command(
     candidate: str | None,
     evaluation_file: Path | None,
     aa: bool,
+    noise_floor_from: Path | None,
     run_args: AgentRunArgs,
     executor: str,
     ray_address: str | None,
@@ -85,7 +93,7 @@ def command(
         raise click.UsageError("--evaluation names its variants: drop --baseline/--candidate/--aa")
     if aa and baseline is not None:
         raise click.UsageError("--aa runs the candidate twice: drop --baseline")
-    from evaluator.evaluate.driver import run_evaluation
+    from evaluator.evaluate.driver import read_noise_floor, run_evaluation
     from evaluator.evaluate.variants import command_line_plan, load_evaluation
     from evaluator.pipeline.run import RunOptions
     from evaluator.plan import open_repo
@@ -101,6 +109,7 @@ def command(
         ray_address=ray_address,
     )
     run_args.apply(options)
+    floor = read_noise_floor(noise_floor_from) if noise_floor_from is not None else None
     if evaluation_file is not None:
         loaded = open_repo(repo, source_workspace, lenient=run_args.lenient)
         plan = load_evaluation(evaluation_file, loaded)
@@ -108,7 +117,7 @@ def command(
         plan = command_line_plan(baseline or "none", candidate, aa=aa, target=target, suites=suites)
     with run_args.grader() as grader:
         options.grader = grader
-        outcome = run_evaluation(options, plan, evaluation_file)
+        outcome = run_evaluation(options, plan, evaluation_file, floor)
     from evaluator.cli.history import record_finished_run
 
     for run_dir in outcome.run_dirs:

@@ -114,10 +114,33 @@ def check_case_sets(
             )
 
 
+def read_noise_floor(path: Path) -> float:
+    """The noise floor an earlier A/A evaluation measured (its directory or evaluation.json)."""
+    file = path / EVALUATION_JSON if path.is_dir() else path
+    try:
+        result = EvaluationResult.model_validate_json(file.read_bytes())
+    except OSError as exc:
+        raise InputError(
+            f"cannot read {file}: {exc.strerror}", field="--noise-floor-from"
+        ) from None
+    except ValueError:
+        raise InputError(f"{file} is not an evaluation.json", field="--noise-floor-from") from None
+    if result.mode != "aa" or result.noise_floor is None:
+        raise InputError(
+            f"{file} is no A/A evaluation with a noise floor (run evaluate --aa)",
+            field="--noise-floor-from",
+        )
+    return result.noise_floor
+
+
 def run_evaluation(
-    options: RunOptions, plan: EvaluationPlan, evaluation_file: Path | None = None
+    options: RunOptions,
+    plan: EvaluationPlan,
+    evaluation_file: Path | None = None,
+    noise_floor: float | None = None,
 ) -> EvaluationOutcome:
-    """`options`: what every variant's run shares (agent, attempts, model, cases, ...)."""
+    """`options`: what every variant's run shares (agent, attempts, model, cases, ...);
+    `noise_floor`: an A/A evaluation's, which the headlines must exceed to call a difference."""
     repo, selection = _selection(options, plan)
     for spec in plan.variants:
         if spec.kind == "rev":
@@ -186,7 +209,7 @@ def run_evaluation(
                 },
             )
         result = _result(
-            eval_id, plan, selection, finished, started, evaluation_file, options, interrupted
+            eval_id, plan, selection, finished, started, evaluation_file, noise_floor, interrupted
         )
         write_json(directory / EVALUATION_JSON, result.model_dump(mode="json"))
         write_atomic(directory / EVAL_REPORT_MD, render_eval_report(result))
@@ -305,14 +328,14 @@ def _result(
     finished: list[FinishedVariant],
     started: str,
     evaluation_file: Path | None,
-    options: RunOptions,
+    given_floor: float | None,
     interrupted: bool,
 ) -> EvaluationResult:
     reference = finished[0]
     comparisons = []
-    floor = None
+    floor = given_floor
     for other in finished[1:]:
-        comparison, stats = compare(reference, other, None)
+        comparison, stats = compare(reference, other, None if plan.aa else given_floor)
         if plan.aa:
             floor = aa_noise_floor(stats)
         comparisons.append(comparison)
