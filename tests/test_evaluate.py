@@ -18,6 +18,7 @@ from evaluator.errors import InputError
 from evaluator.evaluate.build import FinishedVariant, case_counts, compare, variant_summary
 from evaluator.evaluate.driver import check_case_sets
 from evaluator.evaluate.model import EvaluationResult
+from evaluator.evaluate.page import render_eval_page
 from evaluator.evaluate.report import render_eval_report
 from evaluator.evaluate.variants import (
     check_revision,
@@ -364,6 +365,13 @@ def test_the_hurt_case_is_listed_first_and_the_report_has_the_contract_sections(
     assert "by layers: discovery, session, trace; 1 contaminated, cases blocked: same" in report
     assert "| without_skill | without_skill | 64.3% |" in report
     assert "hurts 1 case(s) significantly: hurt" in report
+    page = render_eval_page(result, report)
+    assert "<script" not in page and "http://" not in page.replace(
+        'xmlns="http://www.w3.org/2000/svg"', ""
+    )
+    # One interval bar and one dot per case; the hurt case's in red, first.
+    assert page.count('stroke-width="3"') == 3 and page.count("<circle") == 3
+    assert page.index("#c0392b") < page.index(">helped<")
 
 
 def test_the_variants_attempts_are_interleaved() -> None:

@@ -32,6 +32,7 @@ from evaluator.evaluate.model import (
     VARIANTS_DIR,
     EvaluationResult,
 )
+from evaluator.evaluate.page import EVAL_REPORT_HTML, render_eval_page
 from evaluator.evaluate.report import render_eval_report
 from evaluator.evaluate.variants import (
     EvaluationPlan,
@@ -212,7 +213,9 @@ def run_evaluation(
             eval_id, plan, selection, finished, started, evaluation_file, noise_floor, interrupted
         )
         write_json(directory / EVALUATION_JSON, result.model_dump(mode="json"))
-        write_atomic(directory / EVAL_REPORT_MD, render_eval_report(result))
+        markdown = render_eval_report(result)
+        write_atomic(directory / EVAL_REPORT_MD, markdown)
+        write_atomic(directory / EVAL_REPORT_HTML, render_eval_page(result, markdown))
         secrets = SecretSet()
         for run in runs:
             secrets.update(run.secrets.values())
