@@ -219,3 +219,46 @@ def test_an_upstream_ab_file_compares_two_revisions(tmp_path: Path) -> None:
     )
     assert len(worktrees.stdout.strip().splitlines()) == 1  # both removed
     assert (directory / "variants/v2/run/manifest.json").is_file()
+
+
+@pytest.mark.codex
+def test_a_stored_no_skill_run_is_reused_only_when_it_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = ("routing-backfill",)
+    _, first, directory = _evaluate(tmp_path, "first", "--baseline", "none", cases=cases)
+    stored = directory / "variants/without_skill/run"
+    code, result, again = _evaluate(tmp_path, "again", "--baseline-from", str(stored), cases=cases)
+    assert code == 0
+    reused, with_skill = result["variants"]
+    assert with_skill["passed"] == K
+    assert (reused["label"], reused["kind"]) == ("without_skill", "reused")
+    assert (reused["passed"], reused["counted"]) == (0, K)
+    assert reused["contamination"]["attempts_checked"] == K  # the stored run's checks
+    assert result["interleaved"] is False
+    assert (again / "variants/without_skill/run/manifest.json").is_file()
+    assert first["variants"][0]["passed"] == reused["passed"]
+    capsys.readouterr()
+    with scratch_dir() as scratch:
+        code = run_cli(
+            [
+                "evaluate",
+                "--behaviors",
+                str(READS_SKILL),
+                "--case",
+                cases[0],
+                "--attempts",
+                "2",
+                "--baseline-from",
+                str(stored),
+                "--runs-dir",
+                str(tmp_path / "runs"),
+                "--scratch-root",
+                str(scratch),
+                "--run-id",
+                "refused",
+            ]
+        )
+    assert code == 2
+    assert "another attempts per case: the run has 3, this evaluation 2" in capsys.readouterr().err
+    assert not (tmp_path / "runs/refused").exists()

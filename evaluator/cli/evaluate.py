@@ -35,6 +35,13 @@ from evaluator.errors import EXIT_FAILURES, EXIT_OK
     " the current skill).",
 )
 @click.option(
+    "--baseline-from",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=None,
+    help="Reuse this finished run (no skill, or an old version) as the baseline when its"
+    " cases, agent, model and set-up match; refused, naming the difference, when not.",
+)
+@click.option(
     "--evaluation",
     "evaluation_file",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
@@ -75,6 +82,7 @@ def command(
     attempts: int | None,
     baseline: str | None,
     candidate: str | None,
+    baseline_from: Path | None,
     evaluation_file: Path | None,
     aa: bool,
     noise_floor_from: Path | None,
@@ -93,6 +101,8 @@ def command(
         raise click.UsageError("--evaluation names its variants: drop --baseline/--candidate/--aa")
     if aa and baseline is not None:
         raise click.UsageError("--aa runs the candidate twice: drop --baseline")
+    if baseline_from is not None and (baseline or evaluation_file or aa):
+        raise click.UsageError("--baseline-from is the baseline: drop --baseline/--evaluation/--aa")
     from evaluator.evaluate.driver import read_noise_floor, run_evaluation
     from evaluator.evaluate.variants import command_line_plan, load_evaluation
     from evaluator.pipeline.run import RunOptions
@@ -114,7 +124,15 @@ def command(
         loaded = open_repo(repo, source_workspace, lenient=run_args.lenient)
         plan = load_evaluation(evaluation_file, loaded)
     else:
-        plan = command_line_plan(baseline or "none", candidate, aa=aa, target=target, suites=suites)
+        reuse = None
+        if baseline_from is not None:
+            from evaluator.artifacts.rundir import RunDir
+            from evaluator.evaluate.reuse import is_no_skill
+
+            reuse = (baseline_from, is_no_skill(RunDir(baseline_from).read_manifest()))
+        plan = command_line_plan(
+            baseline or "none", candidate, aa=aa, target=target, suites=suites, reuse=reuse
+        )
     with run_args.grader() as grader:
         options.grader = grader
         outcome = run_evaluation(options, plan, evaluation_file, floor)

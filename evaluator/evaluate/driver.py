@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from evaluator.artifacts.redact import Redactor
-from evaluator.artifacts.rundir import write_atomic, write_json
+from evaluator.artifacts.rundir import RunDir, write_atomic, write_json
 from evaluator.credentials import SecretSet
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.evaluate.build import FinishedVariant, aa_noise_floor, compare, variant_summary
@@ -34,6 +34,7 @@ from evaluator.evaluate.model import (
 )
 from evaluator.evaluate.page import EVAL_REPORT_HTML, render_eval_page
 from evaluator.evaluate.report import render_eval_report
+from evaluator.evaluate.reuse import check_reusable, is_no_skill
 from evaluator.evaluate.variants import (
     EvaluationPlan,
     Materialized,
@@ -171,7 +172,13 @@ def run_evaluation(
             for spec in plan.variants
         ]
         check_case_sets(materialized, repo, selection, options)
-        runs = _runs(options, materialized, repo, selection, directory, work)
+        reused = {
+            m.spec.label: check_reusable(m.reused, selection, options)
+            for m in materialized
+            if m.reused is not None
+        }
+        running = [m for m in materialized if m.reused is None]
+        runs = _runs(options, running, repo, selection, directory, work, materialized)
         directory.mkdir(parents=True, exist_ok=False, mode=0o700)
         started = _now()
         try:
@@ -180,25 +187,41 @@ def run_evaluation(
             shutil.rmtree(directory, ignore_errors=True)  # refused before any attempt ran
             raise
         interrupted = _drive(runs, lanes)
-        finished = [
-            FinishedVariant(
-                label=m.spec.label,
-                kind=m.spec.kind,
-                source=m.spec.source,
-                description=m.spec.describe(),
-                run_dir=lane.run_dir,
-                relative_dir=str(lane.run_dir.path.relative_to(directory)),
-                manifest=lane.outcome.manifest,
-                results=lane.outcome.results,
-                commit=m.commit,
-                skill_dir=_baseline_skill(materialized) if m.no_skill else None,
-                checked=m.no_skill,
+        by_label = {m.spec.label: lane for m, lane in zip(running, lanes, strict=True)}
+        finished = []
+        for m in materialized:
+            lane = by_label.get(m.spec.label)
+            if lane is not None:
+                run_dir, manifest, results = (
+                    lane.run_dir,
+                    lane.outcome.manifest,
+                    lane.outcome.results,
+                )
+                no_skill = m.no_skill
+            else:
+                assert m.reused is not None
+                run_dir = RunDir(directory / VARIANTS_DIR / m.spec.label / VARIANT_RUN)
+                shutil.copytree(m.reused, run_dir.path, symlinks=True)
+                manifest, results = reused[m.spec.label]
+                no_skill = is_no_skill(manifest)
+            finished.append(
+                FinishedVariant(
+                    label=m.spec.label,
+                    kind=m.spec.kind,
+                    source=m.spec.source,
+                    description=m.spec.describe(),
+                    run_dir=run_dir,
+                    relative_dir=str(run_dir.path.relative_to(directory)),
+                    manifest=manifest,
+                    results=results,
+                    commit=m.commit,
+                    skill_dir=_baseline_skill(materialized) if no_skill else None,
+                    checked=no_skill,
+                )
             )
-            for m, lane in zip(materialized, lanes, strict=True)
-        ]
-        for m, lane in zip(materialized, lanes, strict=True):
+        for m, f in zip(materialized, finished, strict=True):
             write_json(
-                lane.run_dir.path.parent / SOURCE_MANIFEST,
+                f.run_dir.path.parent / SOURCE_MANIFEST,
                 {
                     "label": m.spec.label,
                     "kind": m.spec.kind,
@@ -207,6 +230,7 @@ def run_evaluation(
                     "source_workspace": str(m.source_workspace),
                     "commit": m.commit,
                     "run_dir": VARIANT_RUN,
+                    "reused_from": str(m.reused) if m.reused else None,
                 },
             )
         result = _result(
@@ -253,9 +277,11 @@ def _runs(
     selection: Selection,
     directory: Path,
     work: Path,
+    every: list[Materialized],
 ) -> list[Run]:
+    """One run per variant in `materialized`; `every`: all variants, reused ones included."""
     stop = threading.Event()
-    skill_dir = _baseline_skill(materialized)
+    skill_dir = _baseline_skill(every)
     entry = Path(selection.target.target.entry_skill)
     workspace_skill = str(entry.parent if entry.suffix else entry)
     runs = []
@@ -342,8 +368,12 @@ def _result(
         if plan.aa:
             floor = aa_noise_floor(stats)
         comparisons.append(comparison)
-    manifest = reference.manifest
-    notes = []
+    manifest = finished[-1].manifest
+    notes = [
+        f"{f.label} is the finished run {f.source}, reused: it did not run interleaved"
+        for f in finished
+        if f.kind == "reused"
+    ]
     if interrupted:
         notes.append("the evaluation was interrupted: the variants' runs hold what finished")
     return EvaluationResult(
@@ -358,7 +388,7 @@ def _result(
         attempts=manifest.attempts,
         started_at=started,
         finished_at=_now(),
-        interleaved=True,
+        interleaved=not any(f.kind == "reused" for f in finished),
         variants=[variant_summary(f) for f in finished],
         comparisons=comparisons,
         noise_floor=floor,

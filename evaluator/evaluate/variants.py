@@ -23,7 +23,7 @@ from evaluator.repo import EvalRepo, LoadedTarget
 from evaluator.repo.documents import Diagnostics, load_document
 from evaluator.safepath import contained
 
-Kind = Literal["current", "none", "dir", "file", "rev"]
+Kind = Literal["current", "none", "dir", "file", "rev", "reused"]
 LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -44,6 +44,7 @@ class VariantSpec:
             "file": f"the entry skill file {self.path}",
             "rev": f"revision {self.rev} of the source workspace"
             + (f" ({self.path})" if self.path else ""),
+            "reused": f"the finished run {self.path}, reused (not run again)",
         }[self.kind]
 
 
@@ -93,10 +94,24 @@ def _flag(candidate: bool) -> str:
 
 
 def command_line_plan(
-    baseline: str, candidate: str | None, *, aa: bool, target: str | None, suites: tuple[str, ...]
+    baseline: str,
+    candidate: str | None,
+    *,
+    aa: bool,
+    target: str | None,
+    suites: tuple[str, ...],
+    reuse: tuple[Path, bool] | None = None,
 ) -> EvaluationPlan:
-    """`--baseline`/`--candidate`, or `--aa` (the candidate twice, to measure the noise)."""
+    """`--baseline`/`--candidate`, or `--aa` (the candidate twice, to measure the noise);
+    `reuse`: a finished run standing for the baseline, and whether it ran without the skill."""
     chosen = parse_variant(candidate or "current", "with_skill", candidate=True)
+    if reuse is not None:
+        path, no_skill = reuse
+        label = "without_skill" if no_skill else "old_skill"
+        base = VariantSpec(label, "reused", str(path), path=path.resolve())
+        if not no_skill:
+            chosen = VariantSpec("new_skill", chosen.kind, chosen.source, chosen.path, chosen.rev)
+        return EvaluationPlan(None, "ab", None, target, suites, (base, chosen))
     if aa:
         variants = (
             VariantSpec("a1", chosen.kind, chosen.source, chosen.path, chosen.rev),
@@ -225,6 +240,7 @@ class Materialized:
     commit: str | None = None
     skill_dir: Path | None = None  # the variant's skill directory (None: no skill)
     notes: list[str] = field(default_factory=list)
+    reused: Path | None = None  # a finished run standing for this variant (--baseline-from)
 
 
 def materialize(
@@ -238,6 +254,8 @@ def materialize(
         return Materialized(spec, source, skill_dir=source / skill_rel)
     if spec.kind == "none":
         return Materialized(spec, source, no_skill=True)
+    if spec.kind == "reused":
+        return Materialized(spec, source, reused=spec.path)
     if spec.kind == "file":
         assert spec.path is not None
         text = spec.path.read_bytes().decode("utf-8")
