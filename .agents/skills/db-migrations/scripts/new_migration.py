@@ -8,9 +8,7 @@ from pathlib import Path
 
 def main() -> int:
     if len(sys.argv) != 2 or not re.fullmatch(r"[a-z0-9_]+", sys.argv[1]):
-        print(
-            "usage: new_migration.py <short_slug>  (lowercase letters, digits, _)", file=sys.stderr
-        )
+        print("usage: new_migration.py <short_slug>  (lowercase letters, digits, _)", file=sys.stderr)
         return 2
     directory = Path("migrations")
     directory.mkdir(exist_ok=True)
