@@ -308,12 +308,23 @@ def _runs(
             # Every variant's agents are kept from every other variant's files and skills.
             hidden_paths=(directory, work, repo.source_workspace),
         )
-        run = Run(variant_options, PlainProgress())
+        run = Run(variant_options, VariantProgress(m.spec.label))
         run.stop = stop
         runs.append(run)
     for run in runs:
         run.options.scratch_root.mkdir(parents=True, exist_ok=True, mode=0o700)
     return runs
+
+
+class VariantProgress(PlainProgress):
+    """Plain progress lines, each naming its variant: the variants' attempts interleave."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__()
+        self.label = label
+
+    def _print(self, text: str) -> None:
+        super()._print(f"{self.label}: {text.lstrip()}")
 
 
 def _open(runs: list[Run]) -> list[RunLane]:
