@@ -421,3 +421,39 @@ def test_a_difference_inside_an_a_a_noise_floor_is_not_called(tmp_path: Path) ->
     )
     with pytest.raises(InputError, match="no A/A evaluation"):
         read_noise_floor(tmp_path / "ab")
+
+
+def test_a_vendor_comparison_runs_each_targets_skill_on_the_shared_cases(demo_git: Path) -> None:
+    """`evaluations/comparison/<id>.yaml`: each variant's own target's skill, laid where the
+    shared cases' target keeps its skill, on the cases `shared_cases` names."""
+    other = demo_git / ".agents/skills/db-alt"
+    other.mkdir(parents=True)
+    (other / "SKILL.md").write_text("---\nname: db-alt\n---\nanother vendor's skill\n")
+    targets = demo_git / "agentic-evals/targets"
+    (targets / "db-alt").mkdir()
+    (targets / "db-alt/target.yaml").write_text(
+        'target_id: "db-alt"\nentry_skill: ".agents/skills/db-alt/SKILL.md"\n'
+        'default_suites: ["routing"]\nsuite_root: "cases"\n'
+    )
+    (targets / "db-alt/cases/routing").mkdir(parents=True)
+    (targets / "db-alt/cases/routing/suite.yaml").write_text('suite_id: "routing"\ncases: []\n')
+    path = demo_git / "agentic-evals/evaluations/comparison/vendors.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        'eval_id: "vendors"\nmode: "comparison"\nvariants:\n'
+        '  ours: {label: "ours", target_id: "db-migrations"}\n'
+        '  theirs: {label: "theirs", target_id: "db-alt"}\n'
+        'shared_cases: {from_target: "db-migrations", suites: ["routing"]}\n'
+    )
+    repo = open_repo(demo_git / "agentic-evals", None)
+    plan = load_evaluation(path, repo)
+    assert (plan.mode, plan.target_id, plan.suites) == ("comparison", "db-migrations", ("routing",))
+    assert [(v.label, v.kind) for v in plan.variants] == [("ours", "dir"), ("theirs", "dir")]
+    selection = select_cases(repo, plan.target_id, plan.suites, ())
+    with ExitStack() as stack:
+        theirs = materialize(plan.variants[1], repo, selection.target, demo_git / "work", stack)
+    laid = theirs.source_workspace / SKILL_DIR / "SKILL.md"
+    assert laid.read_text().endswith("another vendor's skill\n")
+    path.write_text(path.read_text().replace('target_id: "db-alt"', 'target_id: "nobody"'))
+    with pytest.raises(InputError, match="unknown target 'nobody'"):
+        load_evaluation(path, repo)
