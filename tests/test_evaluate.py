@@ -28,6 +28,7 @@ from evaluator.evaluate.variants import (
     parse_variant,
 )
 from evaluator.pipeline.run import interleave
+from evaluator.pipeline.runplan import RunOptions
 from evaluator.plan import open_repo, select_cases
 from tests.conftest import ROOT
 
@@ -193,9 +194,7 @@ def test_a_revision_is_a_worktree_removed_afterwards_and_its_case_set_is_checked
     assert str(found.source_workspace) not in _git(demo_git, "worktree", "list")
 
 
-def _options(source: Path):  # type: ignore[no-untyped-def]
-    from evaluator.pipeline.runplan import RunOptions
-
+def _options(source: Path) -> RunOptions:
     return RunOptions(repo=source / "agentic-evals")
 
 
@@ -237,7 +236,7 @@ def _result(
             attempt=i + 1,
             workspace_root="/w",
             valid=reason is None,
-            status=status,  # type: ignore[arg-type]
+            status=status,
             blocked_reason="insufficient-evidence" if status == "blocked" else None,
             reason=reason,
             thread_id="t",
@@ -255,7 +254,7 @@ def _result(
         workspace_root=None,
         thread_id=None,
         session_path=None,
-        status=overall,  # type: ignore[arg-type]
+        status=overall,
         attempts=attempts,
     )
 
@@ -263,7 +262,7 @@ def _result(
 def _variant(
     tmp_path: Path, label: str, results: list[CaseResult], *, checked: bool = False
 ) -> FinishedVariant:
-    manifest = Manifest.model_construct(run_state="completed", skill_hash=None)
+    manifest = Manifest.model_construct(run_state="completed", skill_hash=None)  # type: ignore[call-arg]
     return FinishedVariant(
         label=label,
         kind="none" if checked else "current",

@@ -29,7 +29,7 @@ from evaluator.evaluate.model import (
     VariantSummary,
 )
 from evaluator.stats.cost import VariantCost, cost_of_difference
-from evaluator.stats.noise import headline, noise_floor
+from evaluator.stats.noise import headline
 from evaluator.stats.proportion import Interval, wilson
 from evaluator.stats.variants import CaseCounts, compare_variants
 from evaluator.stats.variants import VariantComparison as Stats
@@ -211,7 +211,3 @@ def compare(
         ),
         stats,
     )
-
-
-def aa_noise_floor(stats: Stats) -> float | None:
-    return noise_floor(stats)

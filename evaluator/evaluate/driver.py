@@ -22,7 +22,7 @@ from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir, write_atomic, write_json
 from evaluator.credentials import SecretSet
 from evaluator.errors import EnvironmentProblem, InputError
-from evaluator.evaluate.build import FinishedVariant, aa_noise_floor, compare, variant_summary
+from evaluator.evaluate.build import FinishedVariant, compare, variant_summary
 from evaluator.evaluate.inspect import ContaminationInspector
 from evaluator.evaluate.model import (
     EVAL_REPORT_MD,
@@ -47,6 +47,7 @@ from evaluator.pipeline.run import Run, RunLane, RunOptions, drive, new_run_id
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo
 from evaluator.safepath import id_problem
+from evaluator.stats.noise import noise_floor
 from evaluator.workspace.scratch import PRIVATE_UMASK, check_scratch_root, make_private_dir
 
 
@@ -377,7 +378,7 @@ def _result(
     for other in finished[1:]:
         comparison, stats = compare(reference, other, None if plan.aa else given_floor)
         if plan.aa:
-            floor = aa_noise_floor(stats)
+            floor = noise_floor(stats)
         comparisons.append(comparison)
     manifest = finished[-1].manifest
     notes = [

@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -239,7 +239,6 @@ class Materialized:
     no_skill: bool = False
     commit: str | None = None
     skill_dir: Path | None = None  # the variant's skill directory (None: no skill)
-    notes: list[str] = field(default_factory=list)
     reused: Path | None = None  # a finished run standing for this variant (--baseline-from)
 
 
