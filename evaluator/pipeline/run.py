@@ -166,6 +166,9 @@ def _candidate_skill(
 
 
 class Run:
+    # What an executor runs for each attempt (a trigger run observes triggers instead).
+    perform = staticmethod(perform_attempt)
+
     def __init__(self, options: RunOptions, progress: Progress | None = None) -> None:
         self.options = options
         self.progress = progress or PlainProgress()
@@ -710,7 +713,7 @@ def drive(lanes: list[RunLane]) -> None:
     time or in the model hits each lane alike. Every lane's Run must share one `stop` event."""
     first = lanes[0]
     executor = first.ready.executor_type(
-        perform_attempt,
+        first.run.perform,
         ExecutorSettings(workers=first.plan.workers, address=first.plan.ray_address),
     )
     for lane in lanes:
