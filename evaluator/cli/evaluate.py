@@ -176,4 +176,8 @@ def command(
         if c.hurt_cases:
             click.echo(f"  hurt: {', '.join(c.hurt_cases)}")
     click.echo(f"report: {outcome.directory / 'eval-report.md'}")
+    if outcome.interrupted:
+        click.echo("exit 1: the evaluation was interrupted; its runs hold what finished")
+    elif worse:
+        click.echo("exit 1: a compared variant is significantly worse on some case")
     return code
