@@ -18,6 +18,7 @@ from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
 from evaluator.compare.model import Comparison
 from evaluator.contract.models import Case, Evaluation, RepoConfig, Rubric, Suite, Target
 from evaluator.contract.triggers import TriggerSuite
+from evaluator.evaluate.model import EvaluationResult
 from evaluator.interop.atif_model import Trajectory
 from evaluator.interop.benchmark import Benchmark
 from evaluator.interop.skill_creator import Grading
@@ -37,6 +38,7 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "case-result": CaseResult,
     "attempt": AttemptFile,
     "comparison": Comparison,
+    "evaluation-result": EvaluationResult,
     # other tools' formats, as we write them (docs/interop.md)
     "skill-creator-grading": Grading,
     "skill-creator-benchmark": Benchmark,

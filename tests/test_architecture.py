@@ -90,13 +90,28 @@ ALLOWED: dict[str, set[str]] = {
     # saved sessions (read through the adapters' agent-neutral evidence)
     "interop": {"artifacts", "judge", "adapters", "evidence", "contract"},
     # schemas.py generates the artifact schemas too, so it may read their models.
-    "schemas": {"contract", "artifacts", "compare", "interop"},
+    "schemas": {"contract", "artifacts", "compare", "interop", "evaluate"},
     # comparisons of two finished runs (read as the gate reads them)
     "compare": {"artifacts", "gate", "contract", "stats"},
     # trigger evaluation: metrics, and the registry check over an adapter's discovery folders
     "triggers": {"adapters", "evidence", "contract"},
     # statistics of two variants on the same cases: pure functions over counts
     "stats": set(),
+    # `evaluate`: variants of a skill run as one interleaved set of runs, compared with `stats`
+    "evaluate": {
+        "contract",
+        "repo",
+        "plan",
+        "workspace",
+        "pipeline",
+        "artifacts",
+        "stats",
+        "interop",
+        "isolation",
+        "adapters",
+        "evidence",
+        "sandbox",
+    },
     # what CI systems read (JUnit XML, the GitHub step summary) from runs and comparisons
     "ci": {"artifacts", "compare", "contract"},
 }

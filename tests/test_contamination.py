@@ -218,3 +218,17 @@ def test_a_real_agent_reading_a_planted_copy_outside_its_workspace_is_contaminat
     assert "discovery" not in layers  # the workspace and the homes hold no copy
     if trace is not None:
         assert any(f.path == str(plant / "SKILL.md") for f in found.findings if f.layer == "trace")
+
+
+def test_probing_where_the_skill_would_be_and_finding_nothing_is_no_contamination(
+    tmp_path: Path,
+) -> None:
+    """The no-skill workspace has no `.agents/skills/ledger`: an agent that tries to read it
+    (as any agent told nothing would) saw nothing. The same read of a copy that is there is."""
+    missing = f".agents/skills/{NAME}/SKILL.md"
+    found = _check(tmp_path, [(f"cat {missing}", "cat: No such file or directory\n")])
+    assert not found.contaminated, found.to_json()
+    there = _check(
+        tmp_path / "b", [(f"cat {missing}", SKILL_TEXT)], plant=f"ws/.agents/skills/{NAME}"
+    )
+    assert {f.layer for f in there.findings} == {"discovery", "session", "content"}

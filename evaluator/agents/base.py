@@ -189,8 +189,8 @@ def link_skill(workspace: Path, entry_skill: Path, skills_dir: Path) -> None:
     the workspace folder an agent discovers skills in, unless it already lies there: one copy of
     the files, so every check on the skill's own paths still holds."""
     skill = entry_skill if (workspace / entry_skill).is_dir() else entry_skill.parent
-    if skill.parent == skills_dir:
-        return
+    if skill.parent == skills_dir or not (workspace / skill).is_dir():
+        return  # where it is found already, or no skill at all (a no-skill baseline)
     link = workspace / skills_dir / skill.name
     if link.exists() or link.is_symlink():
         return  # a skill of that name is already there: the workspace's own

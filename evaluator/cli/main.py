@@ -28,6 +28,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "evaluator.cli.convert:command",
         "Write the agentic-evals YAML repo equivalent to a skill-creator evals.json.",
     ),
+    "evaluate": LazyCommand(
+        "evaluator.cli.evaluate:command",
+        "Compare variants of a skill on the same cases: pass rates, per-case differences, uplift.",
+    ),
     "explain": LazyCommand(
         "evaluator.cli.explain:command",
         "Show how every assertion entry will be decided (checks, compiled rules, model judge).",

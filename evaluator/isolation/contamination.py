@@ -8,7 +8,9 @@ it (docs/statistics.md, "A baseline that never saw the skill"):
   loads it without any tool call, so its mere presence is enough;
 - `session`: an access the session recorded (a read, a listing, a working directory) is at or
   under any copy of the skill (its source directory, its path in a workspace, a discovery place),
-  or reads a file byte for byte equal to one of the skill's files wherever it lies;
+  or reads a file byte for byte equal to one of the skill's files wherever it lies; under the
+  source directory any access counts (reaching for it is the leak), under the other places only
+  a path that exists (an agent probing where a skill would be, and finding nothing, saw nothing);
 - `trace`: the same for every file the tool calls' processes touched, from the strace log;
 - `content`: the skill's own text reached the agent: a window of 8 consecutive words of one of
   its files in a tool output (`evidence/content.py`), whatever the source (a copy, a package, a
@@ -47,6 +49,7 @@ class SkillCopies:
     discovery: tuple[str, ...]  # the places the agent discovers skills from (a subset)
     files: tuple[SourceText, ...]  # the skill's text files, by path relative to the skill
     contents: dict[bytes, str] = field(default_factory=dict)  # file bytes -> relative path
+    source: str = ""  # the real path of the source directory (also `places[0]`)
 
 
 def _real(path: str | Path) -> str:
@@ -98,7 +101,12 @@ def skill_copies(
             except UnicodeDecodeError:
                 continue  # compared by bytes only
     return SkillCopies(
-        name, tuple(dict.fromkeys(places)), tuple(dict.fromkeys(discovery)), tuple(files), contents
+        name,
+        tuple(dict.fromkeys(places)),
+        tuple(dict.fromkeys(discovery)),
+        tuple(files),
+        contents,
+        source=places[0],
     )
 
 
@@ -160,7 +168,7 @@ class _Matcher:
             path = self.home + path[1:]
         real = _real(path)
         for place in self.copies.places:
-            if _inside(real, place):
+            if _inside(real, place) and (place == self.copies.source or os.path.lexists(real)):
                 return f"{real} is a copy of the skill ({place})"
         try:
             if os.path.isfile(real) and os.path.getsize(real) in self.sizes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,7 +37,7 @@ from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.safepath import contained
 from evaluator.sandbox import LaunchPolicy, ObservedTrace
-from evaluator.sandbox.strace_log import ToolCallRecognizer
+from evaluator.sandbox.strace_log import ToolCallRecognizer, read_trace
 from evaluator.sandbox.tracer import save_compressed
 from evaluator.sessions import SessionRef
 from evaluator.sessions.base import ChildQuery, SessionStore
@@ -60,6 +61,20 @@ class AttemptSettings:
     grader: ModelGrader | None = None  # the model judge; None judges by checks and rules only
     launch: LaunchPolicy = field(default_factory=LaunchPolicy)
     entry_skill_text: str | None = None  # a candidate skill written into every workspace
+    with_skill: bool = True  # False: the workspace gets no skill (a no-skill baseline)
+    inspector: AttemptInspector | None = None  # the run's extra check of every attempt
+
+
+class AttemptInspector(ABC):
+    """A run's own check of each attempt, made while its workspace and agent home still exist
+    (after the judgement, before the attempt is saved): it may make the attempt invalid (the
+    driver reruns it once) and stage files beside it. It travels with the attempt's settings, so
+    an executor running attempts elsewhere must be able to pickle it."""
+
+    @abstractmethod
+    def inspect(
+        self, settings: AttemptSettings, result: AttemptResult, trace: ObservedTrace | None
+    ) -> None: ...
 
 
 @dataclass
@@ -185,6 +200,7 @@ def run_attempt(
         source_workspace=settings.source_workspace,
         attempt=number,
         entry_skill_text=settings.entry_skill_text,
+        with_skill=settings.with_skill,
     )
     settings.runner.prepare_workspace(workspace.path, Path(settings.target.target.entry_skill))
     workspace.mismatches += offline_mismatches(case, settings.runner)
@@ -226,8 +242,26 @@ def run_attempt(
         settings.source_workspace,
     )
     _evaluate(settings, case, result, prompt, trace)
+    if settings.inspector is not None and result.evidence is not None:
+        settings.inspector.inspect(settings, result, _read_trace(settings, result, trace))
     save_attempt(settings.run_dir, result)
     return result
+
+
+def _read_trace(
+    settings: AttemptSettings, result: AttemptResult, trace: ObservedTrace | None
+) -> ObservedTrace | None:
+    """The access trace as read while the agent ran, else from its file, else None."""
+    handle = result.handle
+    recognizer = trace_recognizer(settings.runner)
+    if trace is not None or handle is None or handle.trace_path is None or recognizer is None:
+        return trace
+    if not handle.trace_path.is_file() or result.workspace is None:
+        return None
+    agent_dirs = (str(handle.own_dirs[0]),) if handle.own_dirs else ()
+    return read_trace(
+        handle.trace_path, recognizer, start_cwd=str(result.workspace.path), agent_dirs=agent_dirs
+    )
 
 
 def trace_recognizer(runner: AgentRunner) -> ToolCallRecognizer | None:

@@ -15,8 +15,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from itertools import zip_longest
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from evaluator.adapters import adapter_for_runner, get_runner
 from evaluator.adapters.base import AgentAdapter
@@ -85,6 +86,7 @@ from evaluator.workspace.scratch import (
 )
 
 POOL_POLL_S = 0.2  # how soon the pool notices a stop request
+T = TypeVar("T")
 
 
 class RunInterrupted(Exception):
@@ -246,12 +248,21 @@ class Run:
             return self._execute()
         finally:
             os.umask(previous_umask)
-            if self.run_lock is not None:
-                self.run_lock.release()
-                self.run_lock = None
+            self.release()
 
     def _execute(self) -> RunOutcome:
         """Plan, claim, serve, execute, close."""
+        lane = self.open_lane()
+        try:
+            with self.serve(lane):
+                drive([lane])
+        except BaseException as exc:
+            self.abandon(lane, exc)
+            raise
+        return self.close_lane(lane)
+
+    def open_lane(self) -> RunLane:
+        """Plan, check and claim: the run, ready for its attempts (its manifest `running`)."""
         repo, selection, run_dir, previous = self._plan()
         plan = resolve_run(
             self.options, selection, run_dir.run_id, previous, default_workers=default_workers()
@@ -267,34 +278,55 @@ class Run:
                 f"cannot create scratch directory {plan.scratch}: {exc.strerror}"
             ) from None
         opened = self._open(plan, ready, repo, selection, run_dir, previous)
-        manifest, scratch = opened.manifest, plan.scratch
-        outcome = RunOutcome(run_dir, manifest)
-        try:
-            # ---- serve
-            with self._serve(plan, ready) as endpoint:
-                settings = AttemptSettings(
-                    # Attempts stage their artifacts in the scratch; the driver writes them.
-                    run_dir=RunDir(scratch / "staging" / run_dir.run_id),
-                    target=selection.target,
-                    source_workspace=repo.source_workspace,
-                    case_workspace_root=scratch / "workspaces",
-                    agent_root=scratch / "agents",
-                    runner=ready.runner,
-                    endpoint=endpoint,
-                    grader=self.options.grader,
-                    launch=opened.launch,
-                    entry_skill_text=opened.skill_text,
-                )
-                # ---- execute
-                self._run_attempts(ready, settings, run_dir, opened.todo, plan, outcome)
-        except BaseException as exc:
-            self._stopped_by(exc, run_dir, manifest, scratch)
-            raise
-        # ---- close
-        self._close(run_dir, manifest, "interrupted" if outcome.interrupted else "completed")
-        self._drop_scratch(scratch)
-        outcome.results = run_dir.read_case_results(manifest.resolved_case_ids)
+        self.plan = plan
+        return RunLane(
+            self,
+            repo,
+            selection,
+            run_dir,
+            plan,
+            ready,
+            opened,
+            RunOutcome(run_dir, opened.manifest),
+        )
+
+    @contextmanager
+    def serve(self, lane: RunLane) -> Iterator[None]:
+        """The model the lane's agents reach, for as long as its attempts run."""
+        with self._serve(lane.plan, lane.ready) as endpoint:
+            self.settings = AttemptSettings(
+                # Attempts stage their artifacts in the scratch; the driver writes them.
+                run_dir=RunDir(lane.plan.scratch / "staging" / lane.run_dir.run_id),
+                target=lane.selection.target,
+                source_workspace=lane.repo.source_workspace,
+                case_workspace_root=lane.plan.scratch / "workspaces",
+                agent_root=lane.plan.scratch / "agents",
+                runner=lane.ready.runner,
+                endpoint=endpoint,
+                grader=self.options.grader,
+                launch=lane.opened.launch,
+                entry_skill_text=lane.opened.skill_text,
+                with_skill=not self.options.no_skill,
+                inspector=self.options.attempt_inspector,
+            )
+            yield
+
+    def abandon(self, lane: RunLane, exc: BaseException) -> None:
+        """The run stops on `exc` (raised again by the caller)."""
+        self._stopped_by(exc, lane.run_dir, lane.outcome.manifest, lane.plan.scratch)
+
+    def close_lane(self, lane: RunLane) -> RunOutcome:
+        outcome, manifest = lane.outcome, lane.outcome.manifest
+        self._close(lane.run_dir, manifest, "interrupted" if outcome.interrupted else "completed")
+        self._drop_scratch(lane.plan.scratch)
+        outcome.results = lane.run_dir.read_case_results(manifest.resolved_case_ids)
         return outcome
+
+    def release(self) -> None:
+        """Lets go of the run directory's lock (`execute` does it itself)."""
+        if self.run_lock is not None:
+            self.run_lock.release()
+            self.run_lock = None
 
     def _check(self, plan: RunPlan, repo: EvalRepo, selection: Selection) -> _Ready:
         """Everything that can stop the run before it claims anything: the skill's files, the
@@ -379,7 +411,9 @@ class Run:
             manifest.sandbox, manifest.trace = launch.jail, trace
         manifest.notes += [note for note in launch.notes if note not in manifest.notes]
         skill_text = _candidate_skill(options, run_dir, previous, manifest)
-        if manifest.skill_hash is None:  # a resume keeps what the run started with
+        if options.no_skill and not previous:
+            manifest.notes.append("no skill: the workspaces hold none and the agent is given none")
+        elif manifest.skill_hash is None:  # a resume keeps what the run started with
             manifest.skill_hash = skill_digest(target, repo.source_workspace, skill_text)
             manifest.source_commit = source_commit(repo.source_workspace)
         if ready.library is not None and not previous:
@@ -421,31 +455,6 @@ class Run:
             latency_s=self.options.scripted_latency_s,
         ) as server:
             yield ModelEndpoint(model=plan.model, base_url=server.base_url, scripted=True)
-
-    def _run_attempts(
-        self,
-        ready: _Ready,
-        settings: AttemptSettings,
-        run_dir: RunDir,
-        todo: list[LoadedCase],
-        plan: RunPlan,
-        outcome: RunOutcome,
-    ) -> None:
-        self.settings, self.plan = settings, plan
-        executor = ready.executor_type(
-            self.perform, ExecutorSettings(workers=plan.workers, address=plan.ray_address)
-        )
-        self.progress.start(run_dir.run_id, [c.case_id for c in todo], plan.attempts)
-        try:
-            with _stop_on_signals(self.stop):
-                self._pool(executor, run_dir, todo, plan, outcome.manifest, outcome)
-        except (KeyboardInterrupt, RunInterrupted):
-            outcome.interrupted = True
-            self.stop.set()
-            executor.stop()
-        finally:
-            executor.close()
-            self.progress.stop()
 
     def _take_over(
         self,
@@ -533,6 +542,7 @@ class Run:
             Path.home().resolve(),
             self.options.runs_dir.resolve(),
             scratch.resolve(),
+            *(path.resolve() for path in self.options.hidden_paths),
         )
         return choose_policy(self.options.sandbox, self.options.trace, hidden)
 
@@ -558,50 +568,6 @@ class Run:
         slot.number = number
         self.progress.attempt_started(slot.case.case_id, number)
         return executor.submit(self._spec(slot))
-
-    def _pool(
-        self,
-        executor: Executor[Any, Any],
-        run_dir: RunDir,
-        cases: list[LoadedCase],
-        plan: RunPlan,
-        manifest: Manifest,
-        outcome: RunOutcome,
-    ) -> None:
-        """The driver: it submits at most `workers` attempts at a time, takes each outcome as it
-        lands, writes it (the only writer of the run directory), reruns an invalid attempt once
-        and an attempt lost with its worker once, and finishes a case when its K tries are in."""
-        waiting = deque(
-            _Slot(case) for case in cases for _ in range(plan.attempts_for(case.case_id))
-        )
-        in_flight: dict[Future[AttemptOutcome], _Slot] = {}
-        done_slots: dict[str, list[list[AttemptResult]]] = {c.case_id: [] for c in cases}
-        try:
-            while waiting or in_flight:
-                if self.stop.is_set():
-                    raise RunInterrupted("stopping")
-                while waiting and len(in_flight) < plan.workers:
-                    slot = waiting.popleft()
-                    in_flight[self._submit(executor, slot)] = slot
-                finished, _ = wait(
-                    list(in_flight), timeout=POOL_POLL_S, return_when=FIRST_COMPLETED
-                )
-                for future in finished:
-                    slot = in_flight.pop(future)
-                    if not self._landed(executor, run_dir, future, slot):
-                        waiting.appendleft(slot)  # its rerun goes first: the case waits on it
-                        continue
-                    case_id = slot.case.case_id
-                    done_slots[case_id].append(slot.results)
-                    if len(done_slots[case_id]) == plan.attempts_for(case_id):
-                        self._finish_case(
-                            run_dir, slot.case, done_slots[case_id], manifest, outcome
-                        )
-        except BaseException:
-            self.stop.set()
-            executor.stop()
-            self._drain(run_dir, in_flight)
-            raise
 
     def _landed(
         self,
@@ -728,6 +694,99 @@ class Run:
     ) -> CaseResult:
         """The case's result as the run records it (a trigger run decides by majority)."""
         return result
+
+
+@dataclass
+class RunLane:
+    """One run, opened: what its attempts need and what they produce. `drive` runs the attempts
+    of one lane, or of several (the variants of an evaluation) through one executor."""
+
+    run: Run
+    repo: EvalRepo
+    selection: Selection
+    run_dir: RunDir
+    plan: RunPlan
+    ready: _Ready
+    opened: _Opened
+    outcome: RunOutcome
+
+    def slots(self) -> list[_Slot]:
+        return [
+            _Slot(case)
+            for case in self.opened.todo
+            for _ in range(self.plan.attempts_for(case.case_id))
+        ]
+
+
+def drive(lanes: list[RunLane]) -> None:
+    """Runs every lane's attempts through one executor (the first lane's: its kind, workers and
+    cluster), their tries interleaved (lane A's first, lane B's first, ...) so that drift in
+    time or in the model hits each lane alike. Every lane's Run must share one `stop` event."""
+    first = lanes[0]
+    executor = first.ready.executor_type(
+        first.run.perform,
+        ExecutorSettings(workers=first.plan.workers, address=first.plan.ray_address),
+    )
+    for lane in lanes:
+        lane.run.progress.start(
+            lane.run_dir.run_id, [c.case_id for c in lane.opened.todo], lane.plan.attempts
+        )
+    stop = first.run.stop
+    try:
+        with _stop_on_signals(stop):
+            _pool(executor, lanes, stop)
+    except (KeyboardInterrupt, RunInterrupted):
+        stop.set()
+        executor.stop()
+        for lane in lanes:
+            lane.outcome.interrupted = True
+    finally:
+        executor.close()
+        for lane in lanes:
+            lane.run.progress.stop()
+
+
+def interleave(queues: list[list[T]]) -> list[T]:
+    """The first item of each queue, then the second of each, ...: queues may differ in length."""
+    return [item for round_ in zip_longest(*queues) for item in round_ if item is not None]
+
+
+def _pool(executor: Executor[Any, Any], lanes: list[RunLane], stop: threading.Event) -> None:
+    """The driver: it submits at most `workers` attempts at a time, takes each outcome as it
+    lands, writes it (the only writer of each run directory), reruns an invalid attempt once
+    and an attempt lost with its worker once, and finishes a case when its K tries are in."""
+    workers = lanes[0].plan.workers
+    waiting = deque(interleave([[(lane, slot) for slot in lane.slots()] for lane in lanes]))
+    in_flight: dict[Future[AttemptOutcome], tuple[RunLane, _Slot]] = {}
+    done_slots: dict[tuple[int, str], list[list[AttemptResult]]] = {}
+    try:
+        while waiting or in_flight:
+            if stop.is_set():
+                raise RunInterrupted("stopping")
+            while waiting and len(in_flight) < workers:
+                lane, slot = waiting.popleft()
+                in_flight[lane.run._submit(executor, slot)] = (lane, slot)
+            finished, _ = wait(list(in_flight), timeout=POOL_POLL_S, return_when=FIRST_COMPLETED)
+            for future in finished:
+                lane, slot = in_flight.pop(future)
+                run = lane.run
+                if not run._landed(executor, lane.run_dir, future, slot):
+                    waiting.appendleft((lane, slot))  # its rerun goes first: the case waits on it
+                    continue
+                case_id = slot.case.case_id
+                done = done_slots.setdefault((id(lane), case_id), [])
+                done.append(slot.results)
+                if len(done) == lane.plan.attempts_for(case_id):
+                    run._finish_case(
+                        lane.run_dir, slot.case, done, lane.outcome.manifest, lane.outcome
+                    )
+    except BaseException:
+        stop.set()
+        executor.stop()
+        for lane in lanes:
+            mine = {f: slot for f, (owner, slot) in in_flight.items() if owner is lane}
+            lane.run._drain(lane.run_dir, mine)
+        raise
 
 
 @dataclass(frozen=True)

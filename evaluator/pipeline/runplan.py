@@ -23,6 +23,7 @@ from evaluator.credentials import without_userinfo
 from evaluator.defaults import DEFAULT_SCRATCH, DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.judge import ModelGrader
+from evaluator.pipeline.attempt import AttemptInspector
 from evaluator.plan import Selection
 from evaluator.repo import LoadedCase
 from evaluator.sandbox import TraceMode
@@ -71,6 +72,10 @@ class RunOptions:
     trace: TraceMode = "auto"
     executor: str = DEFAULT_EXECUTOR  # where attempts run: `local` or `ray` (evaluator/execute)
     ray_address: str | None = None  # the Ray cluster to join; None starts a local one
+    no_skill: bool = False  # workspaces get no skill (the no-skill baseline of `evaluate`)
+    attempt_inspector: AttemptInspector | None = None  # the run's own check of every attempt
+    # More places the jail hides from the agents (an evaluation's other variants, its scratch).
+    hidden_paths: tuple[Path, ...] = ()
 
 
 def setting(

@@ -54,18 +54,21 @@ def build_workspace(
     attempt: int,
     environ: Mapping[str, str] | None = None,
     entry_skill_text: str | None = None,
+    with_skill: bool = True,
 ) -> AttemptWorkspace:
     """A fresh directory: never reused, so an existing one is an error, not something to clean.
 
     `entry_skill_text` replaces the entry skill's content in this workspace only (a candidate
-    skill being scored); the source workspace is never written."""
+    skill being scored); the source workspace is never written. `with_skill=False` copies no
+    skill file at all (the no-skill baseline of `evaluate`)."""
     path = attempt_dir(case_workspace_root, case.case_id, attempt)
     if path.exists():
         raise EnvironmentProblem(f"workspace {path} already exists; attempts never reuse one")
     path.mkdir(parents=True)
     workspace = AttemptWorkspace(case_id=case.case_id, attempt=attempt, path=path.resolve())
-    _copy_skill(target, source_workspace, workspace.path)
-    if entry_skill_text is not None:
+    if with_skill:  # without: a no-skill baseline's workspace (fixtures and setup only)
+        _copy_skill(target, source_workspace, workspace.path)
+    if with_skill and entry_skill_text is not None:
         # Bytes, not text mode: protected regions of an optimiser's skill stay byte for byte.
         safe_join(workspace.path, target.target.entry_skill).write_bytes(
             entry_skill_text.encode("utf-8")

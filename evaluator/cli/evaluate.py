@@ -1,0 +1,183 @@
+"""`agentic-eval evaluate`: variants of a skill on the same cases, interleaved and compared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
+from evaluator.cli.options import emit_json, json_option, repo_options
+from evaluator.errors import EXIT_FAILURES, EXIT_OK
+
+
+@click.command("evaluate")
+@repo_options
+@click.option("--target", default=None, help="Target id (default: the repo default).")
+@click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
+@click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
+@click.option(
+    "--attempts",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Attempts per case and variant (default: the target's, else 1).",
+)
+@click.option(
+    "--baseline",
+    default=None,
+    help="The reference variant: none (no skill; the default), a skill directory, a SKILL.md"
+    " file, or rev:REV (a git revision of the source workspace).",
+)
+@click.option(
+    "--candidate",
+    default=None,
+    help="The variant under review: a skill directory, a SKILL.md file or rev:REV (default:"
+    " the current skill).",
+)
+@click.option(
+    "--baseline-from",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=None,
+    help="Reuse this finished run (no skill, or an old version) as the baseline when its"
+    " cases, agent, model and set-up match; refused, naming the difference, when not.",
+)
+@click.option(
+    "--evaluation",
+    "evaluation_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="Run an upstream evaluations/<mode>/<id>.yaml (ab or comparison) as it is.",
+)
+@click.option(
+    "--aa",
+    is_flag=True,
+    help="A/A: the candidate against itself, to measure the noise floor.",
+)
+@click.option(
+    "--noise-floor-from",
+    type=click.Path(path_type=Path, exists=True),
+    default=None,
+    help="An earlier --aa evaluation (its directory): no difference inside its noise floor is"
+    " called.",
+)
+@agent_run_options
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    help="Where attempts run: local (a pool here) or ray (Ray tasks; the ray extra).",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    help="Ray cluster to join with --executor ray (default: start one here).",
+)
+@json_option
+def command(
+    repo: Path,
+    source_workspace: Path | None,
+    target: str | None,
+    suites: tuple[str, ...],
+    cases: tuple[str, ...],
+    attempts: int | None,
+    baseline: str | None,
+    candidate: str | None,
+    baseline_from: Path | None,
+    evaluation_file: Path | None,
+    aa: bool,
+    noise_floor_from: Path | None,
+    run_args: AgentRunArgs,
+    executor: str,
+    ray_address: str | None,
+    as_json: bool,
+) -> int:
+    """Compare variants of a skill on the same cases: pass rates, per-case differences, uplift.
+
+    Each variant is a run under runs/<id>/variants/<label>/run; evaluation.json,
+    eval-report.md and benchmark.json go to runs/<id>/. Exit 1 when a compared variant is
+    significantly worse on some case or the evaluation was interrupted.
+    """
+    if evaluation_file is not None and (baseline or candidate or aa):
+        raise click.UsageError("--evaluation names its variants: drop --baseline/--candidate/--aa")
+    if aa and baseline is not None:
+        raise click.UsageError("--aa runs the candidate twice: drop --baseline")
+    if baseline_from is not None and (baseline or evaluation_file or aa):
+        raise click.UsageError("--baseline-from is the baseline: drop --baseline/--evaluation/--aa")
+    from evaluator.evaluate.driver import read_noise_floor, run_evaluation
+    from evaluator.evaluate.variants import command_line_plan, load_evaluation
+    from evaluator.pipeline.run import RunOptions
+    from evaluator.plan import open_repo
+
+    options = RunOptions(
+        repo=repo,
+        source_workspace=source_workspace,
+        target=target,
+        suites=suites,
+        cases=cases,
+        attempts=attempts,
+        executor=executor,
+        ray_address=ray_address,
+    )
+    run_args.apply(options)
+    floor = read_noise_floor(noise_floor_from) if noise_floor_from is not None else None
+    if evaluation_file is not None:
+        loaded = open_repo(repo, source_workspace, lenient=run_args.lenient)
+        plan = load_evaluation(evaluation_file, loaded)
+    else:
+        reuse = None
+        if baseline_from is not None:
+            from evaluator.artifacts.rundir import RunDir
+            from evaluator.evaluate.reuse import is_no_skill
+
+            reuse = (baseline_from, is_no_skill(RunDir(baseline_from).read_manifest()))
+        plan = command_line_plan(
+            baseline or "none", candidate, aa=aa, target=target, suites=suites, reuse=reuse
+        )
+    with run_args.grader() as grader:
+        options.grader = grader
+        outcome = run_evaluation(options, plan, evaluation_file, floor)
+    from evaluator.cli.history import record_finished_run
+
+    for run_dir in outcome.run_dirs:
+        record_finished_run(run_dir, run_dir.parent)
+    result = outcome.result
+    worse = [c for c in result.comparisons if c.hurt_cases or c.headline.call == "worse"]
+    code = EXIT_FAILURES if worse or outcome.interrupted else EXIT_OK
+    if as_json:
+        emit_json(
+            {
+                "eval_id": result.eval_id,
+                "directory": str(outcome.directory),
+                "exit_code": code,
+                "variants": {
+                    v.label: {"pass_rate": v.pass_rate, "passed": v.passed, "counted": v.counted}
+                    for v in result.variants
+                },
+                "comparisons": [
+                    {
+                        "reference": c.reference,
+                        "compared": c.compared,
+                        "call": c.headline.call,
+                        "mean_difference": c.overall.mean_difference,
+                        "p": c.overall.p,
+                        "hurt_cases": c.hurt_cases,
+                    }
+                    for c in result.comparisons
+                ],
+            }
+        )
+        return code
+    click.echo("")
+    for v in result.variants:
+        rate = "n/a" if v.pass_rate is None else f"{v.pass_rate:.0%}"
+        click.echo(f"{v.label:<16} {rate:>5}  ({v.passed}/{v.counted} attempts)  {v.description}")
+    for c in result.comparisons:
+        click.echo(f"{c.compared} vs {c.reference}: {c.headline.text}")
+        if c.hurt_cases:
+            click.echo(f"  hurt: {', '.join(c.hurt_cases)}")
+    click.echo(f"report: {outcome.directory / 'eval-report.md'}")
+    if outcome.interrupted:
+        click.echo("exit 1: the evaluation was interrupted; its runs hold what finished")
+    elif worse:
+        click.echo("exit 1: a compared variant is significantly worse on some case")
+    return code

@@ -1,0 +1,87 @@
+"""The no-skill variant's attempt inspector: every attempt is checked for the skill reaching it.
+
+It runs inside the attempt (`AttemptInspector`), while the workspace and the agent home exist:
+`check_contamination` looks at discovery places on disk and compares accessed files with the
+skill's by content. A contaminated attempt is made invalid, so the driver reruns it once in a
+new workspace; a rerun contaminated again leaves the try blocked (`insufficient-evidence`) with
+the contamination as its reason. The findings are kept beside the attempt (`contamination.json`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluator.adapters import adapter_for_runner, tool_text_source
+from evaluator.artifacts.rundir import write_json
+from evaluator.evidence.content import SourceText
+from evaluator.isolation.contamination import check_contamination, skill_copies
+from evaluator.pipeline.attempt import AttemptInspector, AttemptResult, AttemptSettings
+from evaluator.sandbox import ObservedTrace
+
+CONTAMINATION_FILE = "contamination.json"
+CONTAMINATED = "contaminated"  # how a contaminated attempt's reason starts
+# The workspace's own text files, compared so that words the skill shares with them are not
+# taken for the skill's; a workspace is a fixture, a few files.
+MAX_WORKSPACE_TEXTS = 200
+MAX_TEXT_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class ContaminationInspector(AttemptInspector):
+    """`skill_dir`: the skill the baseline must never see (the candidate's directory);
+    `workspace_skill_dir`: where the skill would lie in a workspace (relative)."""
+
+    skill_dir: Path
+    workspace_skill_dir: str
+
+    def inspect(
+        self, settings: AttemptSettings, result: AttemptResult, trace: ObservedTrace | None
+    ) -> None:
+        handle, evidence, workspace = result.handle, result.evidence, result.workspace
+        if handle is None or evidence is None or workspace is None:
+            return
+        adapter = adapter_for_runner(settings.runner.name)
+        copies = skill_copies(
+            self.skill_dir,
+            workspace=workspace.path,
+            workspace_skill_dir=self.workspace_skill_dir,
+            discovery_dirs=adapter.discovery_dirs,
+            agent_home=handle.agent_home,
+            user_home=handle.home,
+        )
+        found = check_contamination(
+            evidence,
+            copies,
+            trace=trace,
+            texts=tool_text_source(result.session.path if result.session else None),
+            workspace_texts=workspace_texts(workspace.path),
+            user_home=handle.home,
+        )
+        directory = settings.run_dir.attempt_artifacts(result.case_id, result.number)
+        directory.mkdir(parents=True, exist_ok=True)
+        write_json(directory / CONTAMINATION_FILE, found.to_json())
+        if found.contaminated:
+            result.status = "blocked"
+            result.blocked_reason = "insufficient-evidence"
+            result.reason = f"{CONTAMINATED}: {found.reason()}"
+            result.valid = False
+
+
+def workspace_texts(root: Path) -> list[SourceText]:
+    texts: list[SourceText] = []
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if d != ".git")
+        for name in sorted(names):
+            path = Path(directory) / name
+            try:
+                if path.is_symlink() or path.stat().st_size > MAX_TEXT_BYTES:
+                    continue
+                text = path.read_bytes().decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            texts.append(SourceText(path.relative_to(root).as_posix(), text))
+            if len(texts) >= MAX_WORKSPACE_TEXTS:
+                return texts
+    return texts

@@ -1,0 +1,186 @@
+"""`eval-report.md`: the sections the public contract names for an evaluation (`Evaluation
+Summary`, `Scoring Table`, `Head-to-Head`, `Detailed Findings`, `Recommendations`), filled with
+the statistics of `evaluation.json`: each variant's pass rate with its Wilson interval, per case
+the difference with its Newcombe interval and the Holm-corrected exact p (the cases the compared
+variant hurts first), the mean per-case difference with its bootstrap interval and the sign-flip
+p, the cost of the difference, and per variant whether and how contamination was checked."""
+
+from __future__ import annotations
+
+from evaluator.evaluate.model import Bounds, EvaluationResult, VariantComparison, VariantSummary
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.1f}%"
+
+
+def _pp(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:+.1f} pp"
+
+
+def _interval(bounds: Bounds | None, points: bool = False) -> str:
+    if bounds is None:
+        return "n/a"
+    show = _pp if points else _pct
+    return f"[{show(bounds.low)}, {show(bounds.high)}]"
+
+
+def _p(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
+def _num(value: float | None, digits: int = 0) -> str:
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+def _contamination(variant: VariantSummary) -> str:
+    check = variant.contamination
+    if check is None:
+        return "not applicable (the variant has a skill)"
+    layers = ", ".join(check.layers) or "none"
+    found = len(check.contaminated_attempts)
+    return (
+        f"checked on {check.attempts_checked} attempt(s) by layers: {layers};"
+        f" {found} contaminated"
+        + (f", cases blocked: {', '.join(check.blocked_cases)}" if check.blocked_cases else "")
+    )
+
+
+def render_eval_report(result: EvaluationResult) -> str:
+    lines = [f"# Evaluation {result.eval_id}", ""]
+    if result.title:
+        lines += [result.title, ""]
+    lines += ["## Evaluation Summary", ""]
+    lines.append(
+        f"- mode `{result.mode}`, target `{result.target_id}`, {len(result.case_ids)} case(s),"
+        f" agent `{result.agent}`, {result.attempts} attempt(s) per case and variant"
+    )
+    if result.interleaved:
+        lines.append(
+            "- attempts of all variants ran interleaved through one executor (A1, B1, A2, ...)"
+        )
+    for comparison in result.comparisons:
+        lines.append(
+            f"- **{comparison.compared} vs {comparison.reference}**: {comparison.headline.text}"
+        )
+        if comparison.hurt_cases:
+            lines.append(
+                f"  - hurts {len(comparison.hurt_cases)} case(s) significantly:"
+                f" {', '.join(comparison.hurt_cases)}"
+            )
+    if result.noise_floor is not None:
+        lines.append(f"- A/A noise floor: ±{result.noise_floor * 100:.1f} pp")
+    for variant in result.variants:
+        lines.append(f"- contamination, `{variant.label}`: {_contamination(variant)}")
+    lines += ["", "## Scoring Table", ""]
+    lines.append(
+        "| variant | what | pass rate | 95% CI (Wilson) | passed/counted | cases pass/fail/blocked"
+        " | tokens/attempt | s/attempt |"
+    )
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for v in result.variants:
+        s = v.statuses
+        lines.append(
+            f"| {v.label} | {v.description} | {_pct(v.pass_rate)} | {_interval(v.interval)}"
+            f" | {v.passed}/{v.counted} | {s.get('pass', 0)}/{s.get('fail', 0)}/{s.get('blocked', 0)}"
+            f" | {_num(v.cost.tokens_per_attempt)} | {_num(v.cost.seconds_per_attempt, 1)} |"
+        )
+    lines += ["", "## Head-to-Head", ""]
+    for comparison in result.comparisons:
+        lines += _head_to_head(comparison)
+    lines += ["## Detailed Findings", ""]
+    lines += _findings(result)
+    lines += ["", "## Recommendations", ""]
+    lines += [f"{i}. {text}" for i, text in enumerate(_recommendations(result), 1)]
+    return "\n".join(lines) + "\n"
+
+
+def _head_to_head(c: VariantComparison) -> list[str]:
+    o = c.overall
+    lines = [
+        f"### {c.compared} vs {c.reference}",
+        "",
+        f"Mean per-case difference {_pp(o.mean_difference)}, 95% case-bootstrap interval"
+        f" {_interval(o.interval, points=True)} ({o.interval_method or 'none'}), paired sign-flip"
+        f" p = {_p(o.p)} (one-sided, {c.compared} better), {o.cases} case(s);"
+        f" {'significant' if o.significant else 'not significant'} at alpha {c.alpha:g}.",
+        "",
+        f"Per case (the cases {c.compared} hurts first): exact test (Boschloo), one-sided,"
+        " Holm-corrected across cases; the hurt test asks the other way, its own Holm family.",
+        "",
+        f"| case | {c.reference} | {c.compared} | difference | 95% CI (Newcombe) | p | p (Holm)"
+        " | p hurt (Holm) | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for case in c.cases:
+        verdict = (
+            "**hurt**"
+            if case.hurt
+            else "better"
+            if case.significant
+            else "untestable"
+            if case.difference is None
+            else "no significant difference"
+        )
+        lines.append(
+            f"| {case.case_id} | {case.passed_a}/{case.total_a} | {case.passed_b}/{case.total_b}"
+            f" | {_pp(case.difference)} | {_interval(case.interval, points=True)} | {_p(case.p)}"
+            f" | {_p(case.p_holm)} | {_p(case.p_hurt_holm)} | {verdict} |"
+        )
+    cost = c.cost
+    lines += [
+        "",
+        f"Cost of the difference: {_num(cost.extra_tokens_per_attempt)} extra tokens and"
+        f" {_num(cost.extra_seconds_per_attempt, 1)} extra agent seconds per attempt"
+        + (
+            f"; {_num(cost.tokens_per_point)} tokens and {_num(cost.seconds_per_point, 2)} s per"
+            " point of pass rate gained."
+            if cost.tokens_per_point is not None or cost.seconds_per_point is not None
+            else " (no gain, so no price per point)."
+        ),
+        "",
+    ]
+    return lines
+
+
+def _findings(result: EvaluationResult) -> list[str]:
+    lines: list[str] = []
+    for c in result.comparisons:
+        for case in c.cases:
+            if case.hurt:
+                lines.append(
+                    f"- `{case.case_id}`: {c.compared} passes {case.passed_b}/{case.total_b}"
+                    f" against {case.passed_a}/{case.total_a} under {c.reference}"
+                    f" (p hurt, Holm = {_p(case.p_hurt_holm)})"
+                )
+        if c.untestable:
+            lines.append(
+                f"- no counted attempt under a variant ({c.compared} vs {c.reference}):"
+                f" {', '.join(c.untestable)}"
+            )
+    for variant in result.variants:
+        check = variant.contamination
+        if check is not None:
+            for item in check.contaminated_attempts:
+                lines.append(f"- `{variant.label}` contaminated (not counted): {item}")
+        lines.append(f"- `{variant.label}` run: `{variant.run_dir}` ({variant.run_state})")
+    lines += [f"- {note}" for note in result.notes]
+    return lines or ["- nothing to report"]
+
+
+def _recommendations(result: EvaluationResult) -> list[str]:
+    out: list[str] = []
+    for c in result.comparisons:
+        if c.hurt_cases:
+            out.append(
+                f"Look at what {c.compared} changes for {', '.join(c.hurt_cases[:3])}: it is"
+                " significantly worse there."
+            )
+        if c.headline.call in ("no-difference", "inside-noise") and result.mode != "aa":
+            out.append(
+                f"{c.compared} shows no significant gain over {c.reference}: more cases or"
+                " attempts narrow the interval; a skill that does no good is not worth its tokens."
+            )
+    if any(v.contamination and v.contamination.contaminated_attempts for v in result.variants):
+        out.append("Remove the copies of the skill the no-skill baseline could reach.")
+    return out[:3] or ["Nothing to change on this evidence."]

@@ -1,0 +1,458 @@
+"""`agentic-eval evaluate` without an agent: variant resolution, bad input, the statistics and
+the report written from finished runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest
+from evaluator.artifacts.rundir import RunDir
+from evaluator.cli.main import run_cli
+from evaluator.errors import InputError
+from evaluator.evaluate.build import FinishedVariant, case_counts, compare, variant_summary
+from evaluator.evaluate.driver import check_case_sets
+from evaluator.evaluate.model import EvaluationResult
+from evaluator.evaluate.page import render_eval_page
+from evaluator.evaluate.report import render_eval_report
+from evaluator.evaluate.variants import (
+    check_revision,
+    command_line_plan,
+    load_evaluation,
+    materialize,
+    parse_variant,
+)
+from evaluator.pipeline.run import interleave
+from evaluator.pipeline.runplan import RunOptions
+from evaluator.plan import open_repo, select_cases
+from tests.conftest import ROOT
+
+UPSTREAM = ROOT / "tests/fixtures/upstream"
+SKILL_DIR = ".agents/skills/db-migrations"
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(cwd), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+@pytest.fixture
+def demo_git(tmp_path: Path) -> Path:
+    """A source workspace under git: the demo skill and eval repo, committed once."""
+    source = tmp_path / "source"
+    shutil.copytree(ROOT / SKILL_DIR, source / SKILL_DIR)
+    shutil.copytree(ROOT / "agentic-evals", source / "agentic-evals")
+    shutil.rmtree(source / "agentic-evals/targets/skill-eval")  # its skill lives elsewhere
+    _git(source, "init", "-q", "-b", "main")
+    _git(source, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    _git(source, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "v1")
+    return source
+
+
+# ---------------------------------------------------------------- variants
+
+
+def test_each_command_line_form_resolves_to_its_kind(tmp_path: Path) -> None:
+    skill = tmp_path / "v2"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: x\n---\n")
+    assert parse_variant("none", "a").kind == "none"
+    assert parse_variant("current", "a").kind == "current"
+    rev = parse_variant("rev:HEAD~1", "a")
+    assert (rev.kind, rev.rev) == ("rev", "HEAD~1")
+    assert parse_variant(str(skill), "a").kind == "dir"
+    assert parse_variant(str(skill / "SKILL.md"), "a").kind == "file"
+    for bad, why in [
+        (str(tmp_path / "missing"), "neither none"),
+        (str(tmp_path), "holds no SKILL.md"),
+        ("rev:", "needs a revision"),
+    ]:
+        with pytest.raises(InputError, match=why):
+            parse_variant(bad, "a")
+    with pytest.raises(InputError, match="cannot be `none`"):
+        parse_variant("none", "b", candidate=True)
+
+
+def test_the_labels_say_which_side_is_the_baseline(tmp_path: Path) -> None:
+    plan = command_line_plan("none", None, aa=False, target=None, suites=())
+    assert [(v.label, v.kind) for v in plan.variants] == [
+        ("without_skill", "none"),
+        ("with_skill", "current"),
+    ]
+    plan = command_line_plan("rev:HEAD~1", None, aa=False, target=None, suites=())
+    assert [v.label for v in plan.variants] == ["old_skill", "new_skill"]
+    plan = command_line_plan("none", None, aa=True, target=None, suites=())
+    assert [(v.label, v.kind) for v in plan.variants] == [("a1", "current"), ("a2", "current")]
+    assert plan.aa
+
+
+def test_the_upstream_ab_file_runs_unchanged_as_two_revisions() -> None:
+    repo = open_repo(UPSTREAM / "agentic-evals", None, lenient=True)
+    path = UPSTREAM / "agentic-evals/evaluations/ab/skill-v1-vs-v2.yaml"
+    plan = load_evaluation(path, repo)
+    assert (plan.eval_id, plan.mode, plan.target_id, plan.suites) == (
+        "skill-v1-vs-v2",
+        "ab",
+        "voice-ai-integration",
+        ("routing",),
+    )
+    assert [(v.label, v.kind, v.rev, str(v.path)) for v in plan.variants] == [
+        ("v1", "rev", "main", ".agents/skills/voice-ai-integration"),
+        ("v2", "rev", "feature", ".agents/skills/voice-ai-integration"),
+    ]
+
+
+def test_an_evaluation_naming_an_unknown_target_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "upstream"
+    shutil.copytree(UPSTREAM, copy)
+    path = copy / "agentic-evals/evaluations/ab/skill-v1-vs-v2.yaml"
+    path.write_text(path.read_text().replace('target_id: "voice-ai-integration"', 'target_id: "x"'))
+    runs = tmp_path / "runs"
+    code = run_cli(
+        [
+            "evaluate",
+            "--repo",
+            str(copy / "agentic-evals"),
+            "--runs-dir",
+            str(runs),
+            "--lenient",
+            "--evaluation",
+            str(path),
+        ]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "skill-v1-vs-v2.yaml:8:12: target_id: unknown target 'x'" in err[0]
+    assert not runs.exists()
+    repo = open_repo(UPSTREAM / "agentic-evals", None, lenient=True)
+    subjective = UPSTREAM / "agentic-evals/evaluations/subjective/tone.yaml"
+    with pytest.raises(InputError, match="subjective"):
+        load_evaluation(subjective, repo)
+
+
+def test_a_revision_that_does_not_exist_is_refused(demo_git: Path) -> None:
+    assert check_revision(demo_git, "HEAD", "--baseline") == _git(demo_git, "rev-parse", "HEAD")
+    with pytest.raises(InputError, match="revision 'nope' does not exist"):
+        check_revision(demo_git, "nope", "--baseline")
+
+
+def test_a_skill_directory_is_laid_where_the_entry_skill_lies(tmp_path: Path) -> None:
+    repo = open_repo(ROOT / "agentic-evals", None)
+    selection = select_cases(repo, "db-migrations", (), ())
+    other = tmp_path / "v2"
+    other.mkdir()
+    (other / "SKILL.md").write_text("---\nname: db-migrations\n---\nversion two\n")
+    with ExitStack() as stack:
+        found = materialize(
+            parse_variant(str(other), "v2"), repo, selection.target, tmp_path / "work", stack
+        )
+    laid = found.source_workspace
+    assert (laid / SKILL_DIR / "SKILL.md").read_text().endswith("version two\n")
+    # This version has no references/ or scripts/: the target's roots exist, empty.
+    assert sorted(p.name for p in (laid / SKILL_DIR).iterdir()) == [
+        "SKILL.md",
+        "references",
+        "scripts",
+    ]
+    assert not any((laid / SKILL_DIR / "references").iterdir())
+    assert found.skill_dir == other.resolve()
+
+
+def test_a_revision_is_a_worktree_removed_afterwards_and_its_case_set_is_checked(
+    demo_git: Path, tmp_path: Path
+) -> None:
+    first = _git(demo_git, "rev-parse", "HEAD")
+    (demo_git / SKILL_DIR / "SKILL.md").write_text("---\nname: db-migrations\n---\nedited\n")
+    extra = demo_git / "agentic-evals/targets/db-migrations/cases/routing/routing-extra.yaml"
+    text = (extra.parent / "routing-backfill.yaml").read_text()
+    extra.write_text(text.replace('case_id: "routing-backfill"', 'case_id: "routing-extra"'))
+    suite = extra.parent / "suite.yaml"
+    suite.write_text(
+        suite.read_text() + '  - "targets/db-migrations/cases/routing/routing-extra.yaml"\n'
+    )
+    repo = open_repo(demo_git / "agentic-evals", None)
+    selection = select_cases(repo, "db-migrations", ("routing",), ())
+    work = tmp_path / "work"
+    with ExitStack() as stack:
+        found = materialize(
+            parse_variant(f"rev:{first}", "old"), repo, selection.target, work, stack
+        )
+        assert found.commit == first
+        skill = found.source_workspace / SKILL_DIR / "SKILL.md"
+        assert skill.read_text() == (ROOT / SKILL_DIR / "SKILL.md").read_text()
+        with pytest.raises(InputError, match=r"another case set \(missing: routing-extra"):
+            check_case_sets([found], repo, selection, _options(demo_git))
+    assert not found.source_workspace.exists()
+    assert str(found.source_workspace) not in _git(demo_git, "worktree", "list")
+
+
+def _options(source: Path) -> RunOptions:
+    return RunOptions(repo=source / "agentic-evals")
+
+
+def test_bad_input_is_one_line_and_exit_2_before_anything_is_created(
+    demo_git: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = tmp_path / "runs"
+    common = ["--repo", str(demo_git / "agentic-evals"), "--runs-dir", str(runs)]
+    common += [
+        "--behaviors",
+        str(ROOT / "agentic-evals/targets/db-migrations/behaviors/reads-skill"),
+    ]
+    common += ["--scratch-root", str(tmp_path / "scratch")]
+    code = run_cli(["evaluate", *common, "--baseline", "rev:does-not-exist"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(err) == 1 and "revision 'does-not-exist' does not exist" in err[0], err
+    code = run_cli(["evaluate", *common, "--candidate", "none"])
+    assert code == 2 and "cannot be `none`" in capsys.readouterr().err
+    code = run_cli(["evaluate", *common, "--aa", "--baseline", "none"])
+    assert code == 2
+    assert not runs.exists()
+    # Found while the variants' runs are planned (after the evaluation directory was made): the
+    # directory goes again, nothing ran.
+    code = run_cli(["evaluate", *common, "--run-id", "x", "--agent-option", "bogus=1"])
+    assert code == 2 and "agent option 'bogus'" in capsys.readouterr().err
+    assert not (runs / "x").exists()
+
+
+# ---------------------------------------------------------------- statistics and report
+
+
+def _result(
+    case_id: str, statuses: list[str], reasons: list[str | None] | None = None
+) -> CaseResult:
+    reasons = reasons or [None] * len(statuses)
+    attempts = [
+        AttemptRecord(
+            attempt=i + 1,
+            workspace_root="/w",
+            valid=reason is None,
+            status=status,
+            blocked_reason="insufficient-evidence" if status == "blocked" else None,
+            reason=reason,
+            thread_id="t",
+            exit_code=0,
+            session_complete=True,
+            isolation="contained",
+            duration_s=2.0,
+            tokens={"total": 1000 if status == "pass" else 500},
+        )
+        for i, (status, reason) in enumerate(zip(statuses, reasons, strict=True))
+    ]
+    overall = "fail" if "fail" in statuses else "pass" if "pass" in statuses else "blocked"
+    return CaseResult(
+        case_id=case_id,
+        workspace_root=None,
+        thread_id=None,
+        session_path=None,
+        status=overall,
+        attempts=attempts,
+    )
+
+
+def _variant(
+    tmp_path: Path, label: str, results: list[CaseResult], *, checked: bool = False
+) -> FinishedVariant:
+    manifest = Manifest.model_construct(run_state="completed", skill_hash=None)  # type: ignore[call-arg]
+    return FinishedVariant(
+        label=label,
+        kind="none" if checked else "current",
+        source=label,
+        description=label,
+        run_dir=RunDir(tmp_path / label / "run"),
+        relative_dir=f"variants/{label}/run",
+        manifest=manifest,
+        results=results,
+        skill_dir=tmp_path / "skill" if checked else None,
+        checked=checked,
+    )
+
+
+def test_a_contaminated_attempt_is_not_counted() -> None:
+    clean = _result("c", ["pass", "fail", "pass"])
+    assert case_counts(clean) == (2, 3)
+    dirty = _result("c", ["blocked", "pass"], ["contaminated: the skill reached it", None])
+    assert case_counts(dirty) == (1, 1)
+
+
+def test_the_hurt_case_is_listed_first_and_the_report_has_the_contract_sections(
+    tmp_path: Path,
+) -> None:
+    reference = _variant(
+        tmp_path,
+        "without_skill",
+        [
+            _result("helped", ["fail"] * 5),
+            _result("hurt", ["pass"] * 5),
+            _result("same", ["pass"] * 4 + ["blocked"], [None] * 4 + ["contaminated: copy"]),
+        ],
+        checked=True,
+    )
+    attempt = reference.run_dir.path / "case-artifacts/same/attempts/attempt-05"
+    attempt.mkdir(parents=True)
+    (attempt / "contamination.json").write_text(
+        json.dumps(
+            {
+                "contaminated": True,
+                "layers": ["discovery", "session", "trace"],
+                "findings": [{"layer": "trace", "ref": "trace:9", "detail": "read a copy"}],
+            }
+        )
+    )
+    compared = _variant(
+        tmp_path,
+        "with_skill",
+        [
+            _result("helped", ["pass"] * 5),
+            _result("hurt", ["fail"] * 5),
+            _result("same", ["pass"] * 5),
+        ],
+    )
+    comparison, _ = compare(reference, compared, None)
+    assert comparison.cases[0].case_id == "hurt"
+    assert comparison.hurt_cases == ["hurt"]
+    assert comparison.cases[0].p_hurt_holm is not None and comparison.cases[0].p_hurt_holm < 0.05
+    helped = next(c for c in comparison.cases if c.case_id == "helped")
+    assert helped.significant and helped.difference == 1.0
+    assert (helped.interval is not None) and helped.interval.low > 0
+    assert comparison.overall.mean_difference == pytest.approx(0.0)
+    assert comparison.headline.call == "no-difference"
+    summaries = [variant_summary(reference), variant_summary(compared)]
+    check = summaries[0].contamination
+    assert check is not None
+    assert (check.layers, check.attempts_checked) == (["discovery", "session", "trace"], 1)
+    assert check.contaminated_attempts == ["same/attempt-05: trace trace:9: read a copy"]
+    assert check.blocked_cases == ["same"]
+    assert summaries[1].contamination is None
+    assert (summaries[0].passed, summaries[0].counted) == (9, 14)
+    result = EvaluationResult(
+        eval_id="e",
+        mode="ab",
+        target_id="t",
+        suite_ids=["s"],
+        case_ids=["helped", "hurt", "same"],
+        agent="codex-exec",
+        attempts=5,
+        started_at="now",
+        interleaved=True,
+        variants=summaries,
+        comparisons=[comparison],
+    )
+    report = render_eval_report(result)
+    headings = [line for line in report.splitlines() if line.startswith("## ")]
+    assert headings == [
+        "## Evaluation Summary",
+        "## Scoring Table",
+        "## Head-to-Head",
+        "## Detailed Findings",
+        "## Recommendations",
+    ]
+    rows = [line for line in report.splitlines() if line.startswith("| hurt |")]
+    assert rows and "**hurt**" in rows[0]
+    table = report.index("| hurt |")
+    # then the rest, the smallest gain first
+    assert table < report.index("| same |") < report.index("| helped |")
+    assert "by layers: discovery, session, trace; 1 contaminated, cases blocked: same" in report
+    assert "| without_skill | without_skill | 64.3% |" in report
+    assert "hurts 1 case(s) significantly: hurt" in report
+    page = render_eval_page(result, report)
+    assert "<script" not in page and "http://" not in page.replace(
+        'xmlns="http://www.w3.org/2000/svg"', ""
+    )
+    # One interval bar and one dot per case; the hurt case's in red, first.
+    assert page.count('stroke-width="3"') == 3 and page.count("<circle") == 3
+    assert page.index("#c0392b") < page.index(">helped<")
+
+
+def test_the_variants_attempts_are_interleaved() -> None:
+    """A1, B1, A2, B2, ...: drift over the run touches every variant alike."""
+    assert interleave([["a1", "a2", "a3"], ["b1", "b2", "b3"]]) == [
+        "a1",
+        "b1",
+        "a2",
+        "b2",
+        "a3",
+        "b3",
+    ]
+    assert interleave([["a1", "a2"], ["b1"], []]) == ["a1", "b1", "a2"]
+
+
+def test_a_difference_inside_an_a_a_noise_floor_is_not_called(tmp_path: Path) -> None:
+    from evaluator.evaluate.driver import read_noise_floor
+
+    reference = _variant(tmp_path, "a", [_result(f"c{i}", ["fail"] * 3) for i in range(6)])
+    compared = _variant(
+        tmp_path, "b", [_result(f"c{i}", ["pass"] + ["fail"] * 2) for i in range(6)]
+    )
+    called, _ = compare(reference, compared, None)
+    assert called.headline.call == "better"  # +33 pp on every one of six cases
+    floor = EvaluationResult(
+        eval_id="aa",
+        mode="aa",
+        target_id="t",
+        suite_ids=[],
+        case_ids=[],
+        agent="codex-exec",
+        attempts=3,
+        started_at="now",
+        interleaved=True,
+        variants=[],
+        comparisons=[],
+        noise_floor=0.5,
+    )
+    (tmp_path / "aa").mkdir()
+    (tmp_path / "aa/evaluation.json").write_text(floor.model_dump_json())
+    assert read_noise_floor(tmp_path / "aa") == 0.5
+    inside, _ = compare(reference, compared, read_noise_floor(tmp_path / "aa"))
+    assert inside.headline.call == "inside-noise"
+    (tmp_path / "ab").mkdir()
+    (tmp_path / "ab/evaluation.json").write_text(
+        floor.model_copy(update={"mode": "ab", "noise_floor": None}).model_dump_json()
+    )
+    with pytest.raises(InputError, match="no A/A evaluation"):
+        read_noise_floor(tmp_path / "ab")
+
+
+def test_a_vendor_comparison_runs_each_targets_skill_on_the_shared_cases(demo_git: Path) -> None:
+    """`evaluations/comparison/<id>.yaml`: each variant's own target's skill, laid where the
+    shared cases' target keeps its skill, on the cases `shared_cases` names."""
+    other = demo_git / ".agents/skills/db-alt"
+    other.mkdir(parents=True)
+    (other / "SKILL.md").write_text("---\nname: db-alt\n---\nanother vendor's skill\n")
+    targets = demo_git / "agentic-evals/targets"
+    (targets / "db-alt").mkdir()
+    (targets / "db-alt/target.yaml").write_text(
+        'target_id: "db-alt"\nentry_skill: ".agents/skills/db-alt/SKILL.md"\n'
+        'default_suites: ["routing"]\nsuite_root: "cases"\n'
+    )
+    (targets / "db-alt/cases/routing").mkdir(parents=True)
+    (targets / "db-alt/cases/routing/suite.yaml").write_text('suite_id: "routing"\ncases: []\n')
+    path = demo_git / "agentic-evals/evaluations/comparison/vendors.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        'eval_id: "vendors"\nmode: "comparison"\nvariants:\n'
+        '  ours: {label: "ours", target_id: "db-migrations"}\n'
+        '  theirs: {label: "theirs", target_id: "db-alt"}\n'
+        'shared_cases: {from_target: "db-migrations", suites: ["routing"]}\n'
+    )
+    repo = open_repo(demo_git / "agentic-evals", None)
+    plan = load_evaluation(path, repo)
+    assert (plan.mode, plan.target_id, plan.suites) == ("comparison", "db-migrations", ("routing",))
+    assert [(v.label, v.kind) for v in plan.variants] == [("ours", "dir"), ("theirs", "dir")]
+    selection = select_cases(repo, plan.target_id, plan.suites, ())
+    with ExitStack() as stack:
+        theirs = materialize(plan.variants[1], repo, selection.target, demo_git / "work", stack)
+    laid = theirs.source_workspace / SKILL_DIR / "SKILL.md"
+    assert laid.read_text().endswith("another vendor's skill\n")
+    path.write_text(path.read_text().replace('target_id: "db-alt"', 'target_id: "nobody"'))
+    with pytest.raises(InputError, match="unknown target 'nobody'"):
+        load_evaluation(path, repo)

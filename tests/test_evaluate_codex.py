@@ -1,0 +1,264 @@
+"""`agentic-eval evaluate` with the real Codex CLI on the demo target: scripted agents that follow
+what SKILL.md tells them (`behaviors/reads-skill/`), so the skill's uplift over no skill, a
+harmful edit's damage and the A/A noise are real differences in behaviour."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from evaluator.cli.main import run_cli
+from tests.conftest import ROOT
+from tests.support import claude_or_skip, codex_or_skip, scratch_dir
+
+pytestmark = pytest.mark.slow
+READS_SKILL = ROOT / "agentic-evals/targets/db-migrations/behaviors/reads-skill"
+SKILL = ROOT / ".agents/skills/db-migrations/SKILL.md"
+CASES = ("routing-add-column", "routing-backfill", "workflow-keeps-shipped-migrations")
+K = 3
+
+
+AGENTS = [
+    pytest.param("codex-exec", marks=pytest.mark.codex),
+    pytest.param("claude-code", marks=pytest.mark.claude),
+]
+
+
+def _evaluate(
+    tmp_path: Path,
+    run_id: str,
+    *args: str,
+    agent: str = "codex-exec",
+    behaviors: Path = READS_SKILL,
+    cases: tuple[str, ...] = CASES,
+    attempts: int = K,
+) -> tuple[int, dict, Path]:  # type: ignore[type-arg]
+    (codex_or_skip if agent == "codex-exec" else claude_or_skip)()
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        argv = ["evaluate", "--agent", agent, "--behaviors", str(behaviors)]
+        argv += ["--attempts", str(attempts)]
+        argv += [a for case in cases for a in ("--case", case)]
+        argv += ["--runs-dir", str(runs), "--scratch-root", str(scratch), "--run-id", run_id]
+        code = run_cli([*argv, *args])
+    directory = runs / run_id
+    return code, json.loads((directory / "evaluation.json").read_text()), directory
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_skill_shows_its_uplift_over_no_skill(tmp_path: Path, agent: str) -> None:
+    code, result, directory = _evaluate(tmp_path, "uplift", "--baseline", "none", agent=agent)
+    assert code == 0
+    without, with_skill = result["variants"]
+    assert (without["label"], without["kind"]) == ("without_skill", "none")
+    assert (without["passed"], without["counted"]) == (0, len(CASES) * K)
+    assert (with_skill["passed"], with_skill["counted"]) == (len(CASES) * K, len(CASES) * K)
+    (comparison,) = result["comparisons"]
+    assert comparison["overall"]["mean_difference"] == 1.0
+    # Each case on its own: 3/3 against 0/3 is significant after Holm over three cases.
+    assert all(c["significant"] and c["difference"] == 1.0 for c in comparison["cases"])
+    # Over three cases the sign-flip test cannot go below 1/8: no overall call, said so.
+    assert comparison["overall"]["p"] == 0.125
+    assert comparison["headline"]["call"] == "no-difference"
+    check = without["contamination"]
+    assert check["attempts_checked"] == len(CASES) * K and check["contaminated_attempts"] == []
+    assert {"discovery", "session", "content"} <= set(check["layers"])
+    assert with_skill["contamination"] is None
+    # Each variant is a run of its own, in the public layout, with its source manifest.
+    for label in ("without_skill", "with_skill"):
+        run = directory / "variants" / label / "run"
+        manifest = json.loads((run / "manifest.json").read_text())
+        assert manifest["run_state"] == "completed"
+        assert sorted(manifest["resolved_case_ids"]) == sorted(CASES)
+        assert (run / "report.md").is_file()
+        assert (directory / "variants" / label / "source-manifest.json").is_file()
+    snapshot = directory / "variants/without_skill/run/case-artifacts/routing-backfill"
+    files = json.loads((snapshot / "attempts/attempt-01/workspace/manifest.json").read_text())
+    assert not any(".agents/skills" in str(entry) for entry in files.get("files", files))
+    report = (directory / "eval-report.md").read_text()
+    assert "## Head-to-Head" in report and "by layers: discovery, session" in report
+    benchmark = json.loads((directory / "benchmark.json").read_text())
+    assert benchmark["run_summary"]["delta"]["pass_rate"] == "+1.00"
+
+
+@pytest.mark.codex
+def test_a_harmful_edit_is_worse_on_exactly_the_case_it_breaks(tmp_path: Path) -> None:
+    rule = "Never edit an existing migration file: migrations that have shipped are\nimmutable."
+    text = SKILL.read_text()
+    assert rule in text
+    harmful = tmp_path / "harmful.md"
+    harmful.write_text(text.replace(rule, ""))
+    code, result, _ = _evaluate(
+        tmp_path, "harmful", "--baseline", "current", "--candidate", str(harmful)
+    )
+    assert code == 1  # a compared variant hurts a case
+    (comparison,) = result["comparisons"]
+    assert comparison["hurt_cases"] == ["workflow-keeps-shipped-migrations"]
+    assert comparison["cases"][0]["case_id"] == "workflow-keeps-shipped-migrations"
+    assert [c["hurt"] for c in comparison["cases"]] == [True, False, False]
+
+
+@pytest.mark.codex
+def test_a_a_reports_no_significant_difference(tmp_path: Path) -> None:
+    code, result, _ = _evaluate(tmp_path, "aa", "--aa")
+    assert code == 0
+    (comparison,) = result["comparisons"]
+    assert comparison["headline"]["call"] == "no-difference"
+    assert comparison["hurt_cases"] == []
+    assert result["noise_floor"] == 0.0
+
+
+@pytest.mark.codex
+def test_a_baseline_reaching_a_planted_copy_is_contaminated_rerun_and_blocked(
+    tmp_path: Path,
+) -> None:
+    """A copy of the skill planted outside every workspace (no jail, so the agent can reach it):
+    the no-skill attempt that reads it is contaminated, rerun once, contaminated again, and its
+    case is blocked with that reason; nothing of it is counted."""
+    plant = Path("/var/tmp") / f"agentic-eval-plant-{uuid.uuid4().hex[:8]}" / "db-migrations"
+    shutil.copytree(SKILL.parent, plant)
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    (behaviors / "plant.yaml").write_text(
+        json.dumps(
+            {
+                "name": "reads-a-planted-copy",
+                "match": {"prompt_contains": "orders.total_cents is NULL"},
+                "steps": [{"cmd": f"cat {plant}/SKILL.md"}, {"final": "done"}],
+            }
+        )
+    )
+    try:
+        _, result, directory = _evaluate(
+            tmp_path,
+            "planted",
+            "--baseline",
+            "none",
+            "--sandbox",
+            "none",
+            behaviors=behaviors,
+            cases=("routing-backfill",),
+            attempts=1,
+        )
+    finally:
+        shutil.rmtree(plant.parent, ignore_errors=True)
+    without = result["variants"][0]
+    assert (without["passed"], without["counted"]) == (0, 0)
+    check = without["contamination"]
+    assert check["blocked_cases"] == ["routing-backfill"]
+    assert [item.split(":")[0] for item in check["contaminated_attempts"]] == [
+        "routing-backfill/attempt-01",
+        "routing-backfill/attempt-02",
+    ]
+    case = json.loads(
+        (directory / "variants/without_skill/run/case-results/routing-backfill.json").read_text()
+    )
+    assert case["status"] == "blocked"
+    assert all(a["reason"].startswith("contaminated: ") for a in case["attempts"])
+    assert (
+        "contaminated (not counted): routing-backfill/attempt-01"
+        in (directory / "eval-report.md").read_text()
+    )
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(cwd), "-c", "user.email=t@t", "-c", "user.name=t", *args],
+        capture_output=True,
+        check=True,
+    )
+
+
+@pytest.mark.codex
+def test_an_upstream_ab_file_compares_two_revisions(tmp_path: Path) -> None:
+    """`evaluations/ab/<id>.yaml` as upstream writes it: two `skill_ref`s of the source
+    workspace, each checked out into its own worktree; `feature` drops the immutability rule."""
+    source = tmp_path / "source"
+    shutil.copytree(SKILL.parent, source / ".agents/skills/db-migrations")
+    shutil.copytree(ROOT / "agentic-evals", source / "agentic-evals")
+    shutil.rmtree(source / "agentic-evals/targets/skill-eval")
+    evaluation = source / "agentic-evals/evaluations/ab/v1-vs-v2.yaml"
+    evaluation.parent.mkdir(parents=True)
+    evaluation.write_text(
+        'eval_id: "v1-vs-v2"\nmode: "ab"\ntitle: "v1 against v2"\nvariants:\n'
+        '  a: {label: "v1", skill_path: ".agents/skills/db-migrations", skill_ref: "main"}\n'
+        '  b: {label: "v2", skill_path: ".agents/skills/db-migrations", skill_ref: "feature"}\n'
+        'target_id: "db-migrations"\nsuites: ["workflow"]\n'
+    )
+    _git(source, "init", "-q", "-b", "main")
+    _git(source, "add", "-A")
+    _git(source, "commit", "-q", "-m", "v1")
+    _git(source, "checkout", "-q", "-b", "feature")
+    skill = source / ".agents/skills/db-migrations/SKILL.md"
+    rule = "Never edit an existing migration file: migrations that have shipped are\nimmutable."
+    skill.write_text(skill.read_text().replace(rule, ""))
+    _git(source, "commit", "-q", "-am", "v2")
+    _git(source, "checkout", "-q", "main")
+    code, result, directory = _evaluate(
+        tmp_path,
+        "ab",
+        "--repo",
+        str(source / "agentic-evals"),
+        "--evaluation",
+        str(evaluation),
+        cases=("workflow-keeps-shipped-migrations",),
+        attempts=K,
+    )
+    assert code == 1
+    assert [v["label"] for v in result["variants"]] == ["v1", "v2"]
+    assert all(v["kind"] == "rev" and v["commit"] for v in result["variants"])
+    (comparison,) = result["comparisons"]
+    assert comparison["hurt_cases"] == ["workflow-keeps-shipped-migrations"]
+    worktrees = subprocess.run(
+        ["git", "-C", str(source), "worktree", "list"], capture_output=True, text=True, check=True
+    )
+    assert len(worktrees.stdout.strip().splitlines()) == 1  # both removed
+    assert (directory / "variants/v2/run/manifest.json").is_file()
+
+
+@pytest.mark.codex
+def test_a_stored_no_skill_run_is_reused_only_when_it_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = ("routing-backfill",)
+    _, first, directory = _evaluate(tmp_path, "first", "--baseline", "none", cases=cases)
+    stored = directory / "variants/without_skill/run"
+    code, result, again = _evaluate(tmp_path, "again", "--baseline-from", str(stored), cases=cases)
+    assert code == 0
+    reused, with_skill = result["variants"]
+    assert with_skill["passed"] == K
+    assert (reused["label"], reused["kind"]) == ("without_skill", "reused")
+    assert (reused["passed"], reused["counted"]) == (0, K)
+    assert reused["contamination"]["attempts_checked"] == K  # the stored run's checks
+    assert result["interleaved"] is False
+    assert (again / "variants/without_skill/run/manifest.json").is_file()
+    assert first["variants"][0]["passed"] == reused["passed"]
+    capsys.readouterr()
+    with scratch_dir() as scratch:
+        code = run_cli(
+            [
+                "evaluate",
+                "--behaviors",
+                str(READS_SKILL),
+                "--case",
+                cases[0],
+                "--attempts",
+                "2",
+                "--baseline-from",
+                str(stored),
+                "--runs-dir",
+                str(tmp_path / "runs"),
+                "--scratch-root",
+                str(scratch),
+                "--run-id",
+                "refused",
+            ]
+        )
+    assert code == 2
+    assert "another attempts per case: the run has 3, this evaluation 2" in capsys.readouterr().err
+    assert not (tmp_path / "runs/refused").exists()
