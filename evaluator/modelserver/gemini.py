@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 _WORKSPACE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*-\s*(\S+)")
 _CONTEXT_TAG = re.compile(r"^\s*<session_context>")
+# `replace` refuses a call without its `instruction` (what the edit is for).
+EDIT_INSTRUCTION = "Apply the scripted edit."
 # Claude-shaped patch blocks (shared with the Messages module) as Gemini CLI's own tools.
 _FROM_CLAUDE = {
     "Write": ("write_file", {"file_path": "file_path", "content": "content"}),
@@ -117,7 +119,10 @@ def step_parts(step: Step) -> list[dict[str, Any]]:
         parts = []
         for block in patch_blocks(step.patch):
             name, keys = _FROM_CLAUDE[block["name"]]
-            parts.append(_call(name, **{new: block["input"][old] for old, new in keys.items()}))
+            args = {new: block["input"][old] for old, new in keys.items()}
+            if name == "replace":
+                args["instruction"] = EDIT_INSTRUCTION
+            parts.append(_call(name, **args))
         return parts
     if step.read is not None:
         return [_call("read_file", file_path=step.read)]
@@ -130,7 +135,7 @@ def step_parts(step: Step) -> list[dict[str, Any]]:
             _call(
                 "replace",
                 file_path=step.edit.path,
-                instruction="Apply the scripted edit.",
+                instruction=EDIT_INSTRUCTION,
                 old_string=step.edit.old,
                 new_string=step.edit.new,
             )
