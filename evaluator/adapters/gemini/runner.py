@@ -82,7 +82,9 @@ class GeminiCliRunner(AgentRunner):
             argv += ["--model", request.endpoint.model]
         return argv
 
-    def environment(self, request: AgentRequest, home: Path, settings_path: Path) -> dict[str, str]:
+    def environment(
+        self, request: AgentRequest, home: Path, settings_path: Path, tmp: Path
+    ) -> dict[str, str]:
         env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
         env.setdefault("LANG", "C.UTF-8")
         env.update(
@@ -93,6 +95,8 @@ class GeminiCliRunner(AgentRunner):
                 "GEMINI_CLI_TRUST_WORKSPACE": "true",
                 # One process: the CLI otherwise relaunches itself under a larger heap.
                 "GEMINI_CLI_NO_RELAUNCH": "true",
+                # Its shell tool's wrapper files go here, inside the agent's own directory.
+                "TMPDIR": str(tmp),
                 "TERM": "dumb",
                 "NO_COLOR": "1",
             }
@@ -117,7 +121,9 @@ class GeminiCliRunner(AgentRunner):
         (home / ".gemini").mkdir(parents=True, exist_ok=False)
         settings_path = home / ".gemini" / "settings.json"
         settings_path.write_text(json.dumps(settings(request.endpoint.model), indent=2) + "\n")
-        env = self.environment(request, home, settings_path)
+        tmp = request.agent_dir / "tmp"
+        tmp.mkdir(exist_ok=False)
+        env = self.environment(request, home, settings_path, tmp)
         session_id = str(uuid.uuid4())
         handle = start_agent(
             self.name,
