@@ -29,16 +29,8 @@ class GeminiAdapter(AgentAdapter):
         words=("gemini",),
         env_vars=("GEMINI_CLI_HOME", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"),
         session_patterns=("projectHash", "toolCalls"),
-        tool_names=(
-            "run_shell_command",
-            "read_file",
-            "write_file",
-            "replace",
-            "grep_search",
-            "list_directory",
-            "activate_skill",
-            "invoke_agent",
-        ),
+        # Only its distinctive tools: `replace`, `read_file` and `glob` are ordinary words.
+        tool_names=("run_shell_command", "grep_search", "activate_skill", "invoke_agent"),
     )
     label = "Gemini CLI"
     protocol = "gemini"
