@@ -272,3 +272,17 @@ def test_a_demo_case_passes_under_the_real_gemini_cli(
     assert "write `./migrations/0001_accounts_currency.sql` (tool-input, ok)" in transcript
     if "Trace: contained" in transcript:
         assert "Trace and session disagree" not in transcript
+
+
+def test_settings_or_context_besides_ours_make_the_workspace_refused(tmp_path: Path) -> None:
+    from evaluator.adapters.gemini.runner import foreign_context
+
+    workspace = tmp_path / "a" / "attempt-01"
+    (workspace / ".gemini/skills").mkdir(parents=True)
+    assert foreign_context(workspace) == []
+    (workspace / ".gemini/settings.json").write_text("{}")
+    (tmp_path / "GEMINI.md").write_text("be nice")
+    assert foreign_context(workspace) == [
+        workspace / ".gemini/settings.json",
+        tmp_path / "GEMINI.md",
+    ]

@@ -2,10 +2,13 @@
 
 Per attempt the agent gets its own HOME and `GEMINI_CLI_HOME` (where `settings.json` and the
 session store `.gemini/tmp/<project>/chats/` live), a fixed `--session-id`, and our settings
-only: the API-key login pointed at the endpoint, no usage statistics, telemetry or update checks.
-The same settings file is also given as the system settings (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`),
-which Gemini CLI lets override the user's and the workspace's: a `.gemini/settings.json` in the
-workspace or `/etc/gemini-cli/settings.json` cannot switch them back on (docs/agents.md).
+only: the API-key login pointed at the endpoint, no usage statistics, telemetry or update checks
+(a traced run made no connection but to the endpoint: docs/agents.md). Headless runs need the
+workspace trusted (`GEMINI_CLI_TRUST_WORKSPACE`), and a trusted workspace's
+`.gemini/settings.json` overrides the user's settings, ours: such a workspace, and context files
+(`GEMINI.md`, `.gemini/`) in its parent directories, make the attempt an environment fault.
+The same settings are given as the system settings (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`), so that
+`/etc/gemini-cli/settings.json` is not read.
 """
 
 from __future__ import annotations
@@ -26,10 +29,22 @@ from evaluator.agents.base import (
 )
 from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
+from evaluator.errors import EnvironmentProblem
 
 SKILLS_DIR = Path(".gemini/skills")
 CREDENTIAL_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
-DEFAULT_MODEL = "gemini-2.5-pro"
+# What Gemini CLI loads from the parent directories of its working directory.
+ANCESTOR_CONTEXT = ("GEMINI.md", ".gemini")
+WORKSPACE_SETTINGS = Path(".gemini/settings.json")
+
+
+def foreign_context(workspace: Path) -> list[Path]:
+    """Settings and context files that would reach the agent besides ours: the workspace's own
+    settings, and context in its parent directories."""
+    found = [workspace / WORKSPACE_SETTINGS] if (workspace / WORKSPACE_SETTINGS).exists() else []
+    for parent in workspace.resolve().parents:
+        found += [parent / name for name in ANCESTOR_CONTEXT if (parent / name).exists()]
+    return found
 
 
 def settings(model: str | None) -> dict[str, Any]:
@@ -64,7 +79,15 @@ class GeminiCliRunner(AgentRunner):
 
     def prepare_workspace(self, workspace: Path, entry_skill: Path) -> None:
         """Links the skill into `.gemini/skills/<name>`, where Gemini CLI discovers workspace
-        skills."""
+        skills, and refuses a workspace whose settings or parents' context would reach it."""
+        leaking = foreign_context(workspace)
+        if leaking:
+            raise EnvironmentProblem(
+                "Gemini CLI would load settings or context besides the evaluator's: "
+                + ", ".join(str(p) for p in leaking)
+                + " (remove the workspace's .gemini/settings.json, or choose a --scratch-root"
+                " without GEMINI.md or .gemini/ above it)"
+            )
         link_skill(workspace, entry_skill, SKILLS_DIR)
 
     def command(self, request: AgentRequest, session_id: str) -> list[str]:
