@@ -1,5 +1,6 @@
-"""The HTTP server: POST /v1/responses (Codex) and POST /v1/messages (Claude Code) play the next
-scripted step of the requesting thread; one behaviour library serves both protocols at once."""
+"""The HTTP server: POST /v1/responses (Codex), POST /v1/messages (Claude Code) and POST
+/v1beta/models/<model>:(stream)generateContent (Gemini CLI) play the next scripted step of the
+requesting thread; one behaviour library serves every protocol at once."""
 
 from __future__ import annotations
 
