@@ -286,3 +286,39 @@ def test_settings_or_context_besides_ours_make_the_workspace_refused(tmp_path: P
         workspace / ".gemini/settings.json",
         tmp_path / "GEMINI.md",
     ]
+
+
+@pytest.mark.gemini
+def test_a_run_connects_to_nothing_but_the_endpoint(tmp_path: Path) -> None:
+    """Update checks, usage statistics and telemetry are off by our settings: every connection
+    the CLI and its children open, traced by strace, goes to the scripted server."""
+    import re
+    import shutil
+    import subprocess
+
+    from evaluator.adapters.gemini.runner import GeminiCliRunner, settings
+    from evaluator.agents import AgentRequest, ModelEndpoint
+
+    binary = gemini_or_skip()
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed")
+    workspace, home, tmp = tmp_path / "ws", tmp_path / "home", tmp_path / "tmp"
+    for folder in (workspace, home / ".gemini", tmp):
+        folder.mkdir(parents=True)
+    settings_path = home / ".gemini/settings.json"
+    settings_path.write_text(json.dumps(settings(None)))
+    steps = [{"cmd": "ls"}, {"final": "done"}]
+    with serving(behavior("net", "currency column", steps)) as server:
+        endpoint = ModelEndpoint(model=None, base_url=server.base_url, scripted=True)
+        request = AgentRequest(workspace, tmp_path / "agent", PROMPT, endpoint, 60)
+        runner = GeminiCliRunner(binary)
+        env = runner.environment(request, home, settings_path, tmp)
+        log = tmp_path / "connect.log"
+        argv = [strace, "-f", "-qq", "-e", "trace=connect", "-o", str(log)]
+        argv += runner.command(request, "0b8c3c1e-6f0e-4b35-9d5c-1f2b3c4d5e6f")
+        done = subprocess.run(argv, cwd=workspace, env=env, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert [r.action for r in server.records] == ["cmd", "final"]
+    peers = re.findall(r'sin6?_addr=inet_(?:addr|pton)\((?:AF_INET6, )?"([^"]+)"', log.read_text())
+    assert peers and set(peers) == {"127.0.0.1"}
