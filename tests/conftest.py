@@ -1,7 +1,7 @@
 """Shared fixtures: the project root, the demo repo; and the two test tiers.
 
 The tiers: a test that needs an external program marks what it needs (`codex`, `claude`,
-`browser`; see pyproject.toml); each of those marks implies `slow`, and a test that takes
+`gemini`, `browser`; see pyproject.toml); each of those marks implies `slow`, and a test that takes
 seconds for another reason (a jail, a trace, real processes) is marked `slow` by hand. The unit
 tier is `pytest -m "not slow"` (`./dev check`), the full run is plain `pytest` (`./dev test`, CI).
 """
@@ -29,7 +29,7 @@ def demo_repo() -> Path:
 
 
 # The marks that say a test needs an npm-installed agent CLI, the browser or a Ray instance.
-TOOL_MARKS = ("codex", "claude", "browser", "ray")
+TOOL_MARKS = ("codex", "claude", "gemini", "browser", "ray")
 
 # The test being set up or run, so that `tests.support.codex_or_skip` can check its marks.
 _current_test: pytest.Item | None = None
@@ -39,7 +39,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # registered here rather than in pyproject.toml: no test marks it by name but a few
     config.addinivalue_line(
         "markers",
-        "slow: left out of the unit tier (./dev check); implied by codex, claude, browser, ray",
+        "slow: left out of the unit tier (./dev check); implied by codex, claude, gemini, browser, ray",
     )
 
 

@@ -15,6 +15,7 @@ import pytest
 from evaluator.adapters import get_runner
 from evaluator.adapters.claude.binary import find_claude
 from evaluator.adapters.codex.binary import find_codex
+from evaluator.adapters.gemini.binary import find_gemini
 from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint
 from evaluator.errors import EnvironmentProblem
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
@@ -44,6 +45,10 @@ def codex_or_skip() -> Path:
 
 def claude_or_skip() -> Path:
     return _cli_or_skip("claude", find_claude)
+
+
+def gemini_or_skip() -> Path:
+    return _cli_or_skip("gemini", find_gemini)
 
 
 @contextmanager

@@ -1,5 +1,5 @@
 """One isolation test set for every agent: the same scripted behaviours, played to the real Codex
-CLI and the real Claude Code CLI, must get the same verdicts through the same normalised
+CLI, the real Claude Code CLI and the real Gemini CLI, must get the same verdicts through the same normalised
 records (isolation has no agent-specific code). Each (agent, scenario) runs once per module."""
 
 from __future__ import annotations
@@ -23,12 +23,13 @@ from tests.support import (
     claude_or_skip,
     codex_or_skip,
     demo_case,
+    gemini_or_skip,
     run_attempt,
     scratch_dir,
     serving,
 )
 
-pytestmark = [pytest.mark.codex, pytest.mark.claude]
+pytestmark = [pytest.mark.codex, pytest.mark.claude, pytest.mark.gemini]
 
 PROMPT = "default currency per account"
 SKILL = ".agents/skills/db-migrations"
@@ -37,7 +38,13 @@ OUTSIDE = Path("/tmp") / f"agentic-eval-outside-{uuid.uuid4().hex[:8]}"
 # need the access to happen, as Codex lets it.
 BYPASS: dict[str, object] = {"permission_mode": "bypassPermissions"}
 
-AGENTS = {"codex": ("codex-exec", "codex-subagent"), "claude": ("claude-code", "claude-subagent")}
+# Each agent's plain runner and its sub-agent runner (Gemini CLI has none yet: docs/agents.md).
+AGENTS: dict[str, tuple[str, str | None]] = {
+    "codex": ("codex-exec", "codex-subagent"),
+    "claude": ("claude-code", "claude-subagent"),
+    "gemini": ("gemini-cli", None),
+}
+OR_SKIP = {"codex": codex_or_skip, "claude": claude_or_skip, "gemini": gemini_or_skip}
 
 
 @dataclass
@@ -51,6 +58,8 @@ def _play(
     agent: str, steps: list[dict[str, Any]], child: bool, options: dict[str, object]
 ) -> Outcome:
     plain, launcher = AGENTS[agent]
+    if child and launcher is None:
+        pytest.skip(f"{agent} has no sub-agent runner")
     with scratch_dir() as scratch:
         match: dict[str, Any] = {"thread": "child"} if child else {}
         with serving(behavior("scenario", PROMPT, steps, **match)) as server:
@@ -58,7 +67,7 @@ def _play(
                 scratch,
                 server,
                 "routing-add-column",
-                runner=launcher if child else plain,
+                runner=launcher if child and launcher else plain,
                 # The scenarios' options are Claude Code's (Codex has no permission modes).
                 options=options if agent == "claude" else {},
             )
@@ -129,7 +138,7 @@ _CACHE: dict[tuple[str, str], Outcome] = {}
 
 @pytest.fixture(params=sorted(AGENTS))
 def agent(request: pytest.FixtureRequest) -> str:
-    (codex_or_skip if request.param == "codex" else claude_or_skip)()
+    OR_SKIP[request.param]()
     return str(request.param)
 
 

@@ -23,7 +23,7 @@ from evaluator.cli.main import main
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from tests.conftest import ROOT, copy_demo
-from tests.support import claude_or_skip, codex_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
 
 pytestmark = pytest.mark.codex
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
@@ -78,13 +78,21 @@ def validate_artifacts(run_dir: Path) -> None:
 
 
 # The demo target passes and fails the same way under every agent (the same behaviour files).
-AGENT_VERSIONS = {"codex-exec": "0.169.0", "claude-code": "2.1.197"}
+AGENT_VERSIONS = {"codex-exec": "0.169.0", "claude-code": "2.1.197", "gemini-cli": "0.61.0"}
 
 
-@pytest.fixture(params=sorted(AGENT_VERSIONS))
+@pytest.fixture(
+    params=[
+        "claude-code",
+        "codex-exec",
+        pytest.param("gemini-cli", marks=pytest.mark.gemini),
+    ]
+)
 def agent(request: pytest.FixtureRequest) -> str:
     if request.param.startswith("claude"):
         claude_or_skip()
+    elif request.param.startswith("gemini"):
+        gemini_or_skip()
     return str(request.param)
 
 

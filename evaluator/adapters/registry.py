@@ -153,3 +153,4 @@ register_adapter(
     ),
     home_flag="--claude-dir",
 )
+register_adapter("gemini", "evaluator.adapters.gemini.adapter", runners=("gemini-cli",))

@@ -1,5 +1,5 @@
 """Scripted model server that plays agent behaviours for the real agent CLIs, one module per
-provider API (`protocol.py`: Responses, `anthropic.py`: Messages).
+provider API (`protocol.py`: Responses, `anthropic.py`: Messages, `gemini.py`: Gemini).
 
 The names below load on first use, so the Codex adapter can read Responses items
 (`responses_items`) without starting up the server and the behaviour models.

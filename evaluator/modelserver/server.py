@@ -1,5 +1,6 @@
-"""The HTTP server: POST /v1/responses (Codex) and POST /v1/messages (Claude Code) play the next
-scripted step of the requesting thread; one behaviour library serves both protocols at once."""
+"""The HTTP server: POST /v1/responses (Codex), POST /v1/messages (Claude Code) and POST
+/v1beta/models/<model>:(stream)generateContent (Gemini CLI) play the next scripted step of the
+requesting thread; one behaviour library serves every protocol at once."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from evaluator.modelserver import anthropic
+from evaluator.modelserver import anthropic, gemini
 from evaluator.modelserver.behaviors import Behavior, BehaviorLibrary, Step, next_step
 from evaluator.modelserver.protocol import ThreadView, read_thread, response_stream
 from evaluator.prompting import extract_launcher_payload
@@ -360,6 +361,8 @@ def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
                 answer = server.answer
             elif endpoint.endswith("/messages"):
                 answer = server.answer_messages
+            elif endpoint.endswith((":generateContent", ":streamGenerateContent")):
+                answer = lambda body, headers: gemini.answer(server, body, headers, endpoint)  # noqa: E731
             else:
                 self._send(404, _error_body(f"unknown endpoint {self.path}"), "application/json")
                 return

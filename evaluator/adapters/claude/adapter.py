@@ -65,10 +65,13 @@ class ClaudeAdapter(AgentAdapter):
         return ClaudeSessionStore(home)
 
     def recognizes_session(self, first_record: dict[str, object] | None) -> bool:
-        # The transcript's first record carries a sessionId, or is a queue or summary record.
+        # The transcript's first record is typed and carries a sessionId, or is a queue or
+        # summary record (an untyped record with a sessionId is another agent's metadata).
         if not first_record:
             return False
-        return "sessionId" in first_record or first_record.get("type") in (
+        return ("sessionId" in first_record and "type" in first_record) or first_record.get(
+            "type"
+        ) in (
             "queue-operation",
             "summary",
         )

@@ -1,0 +1,1 @@
+"""Gemini CLI: the third agent, built only through the adapter seam (docs/agents.md)."""

@@ -1,0 +1,101 @@
+"""Gemini CLI: `gemini --yolo --prompt` per attempt with its own GEMINI_CLI_HOME, sessions in
+`.gemini/tmp/<project>/chats/session-*.jsonl`, the Gemini API (`generateContent`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from evaluator.adapters.base import AgentAdapter, AgentMarkers
+from evaluator.errors import InputError
+
+# Each method imports what it drives: reading a session loads no runner, launcher or jail.
+if TYPE_CHECKING:
+    from evaluator.adapters.options import AgentOptions
+    from evaluator.agents.base import AgentRunner
+    from evaluator.agents.npm_cli import PinnedCli
+    from evaluator.evidence.content import ToolText
+    from evaluator.evidence.records import SessionEvidence
+    from evaluator.evidence.tool_texts import OutputRefs
+    from evaluator.evidence.triggers import SkillSource, Trigger
+    from evaluator.sandbox.strace_log import ToolCallRecognizer
+    from evaluator.sessions.base import SessionStore
+
+
+class GeminiAdapter(AgentAdapter):
+    name = "gemini"
+    markers = AgentMarkers(
+        words=("gemini",),
+        env_vars=("GEMINI_CLI_HOME", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"),
+        session_patterns=("projectHash", "toolCalls"),
+        # Only its distinctive tools: `replace`, `read_file` and `glob` are ordinary words.
+        tool_names=("run_shell_command", "grep_search", "activate_skill", "invoke_agent"),
+    )
+    label = "Gemini CLI"
+    protocol = "gemini"
+    protocol_label = "Gemini-API"
+    skill_dir = PurePosixPath(".gemini/skills")  # the runner links the skill in there
+    discovery_dirs = (".gemini/skills", "$AGENT_HOME/.gemini/skills", "~/.gemini/skills")
+    trigger_signal = "an `activate_skill` tool call naming the skill"
+    in_session = False
+    home_env = "GEMINI_CLI_HOME"
+    default_home = "~"
+
+    def cli(self) -> PinnedCli | None:
+        from evaluator.adapters.gemini.binary import GEMINI
+
+        return GEMINI
+
+    def options_model(self) -> type[AgentOptions]:
+        from evaluator.adapters.gemini.options import GeminiOptions
+
+        return GeminiOptions
+
+    def runner(self, name: str, options: AgentOptions) -> AgentRunner:
+        from evaluator.adapters.gemini.options import GeminiOptions
+        from evaluator.adapters.gemini.runner import GeminiCliRunner
+
+        assert isinstance(options, GeminiOptions)
+        if name != "gemini-cli":
+            raise InputError(f"unknown {self.label} runner {name!r}", field="--agent")
+        return GeminiCliRunner(options.bin)
+
+    def session_store(self, home: Path) -> SessionStore:
+        from evaluator.adapters.gemini.sessions import GeminiSessionStore
+
+        return GeminiSessionStore(home)
+
+    def recognizes_session(self, first_record: dict[str, object] | None) -> bool:
+        # The first record is the session's metadata: its id and the project's hash.
+        return bool(first_record) and "projectHash" in (first_record or {})
+
+    def trace_recognizer(self) -> ToolCallRecognizer | None:
+        from evaluator.adapters.gemini.trace import RECOGNIZER
+
+        return RECOGNIZER
+
+    def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
+        from evaluator.adapters.gemini.normalize import normalize_gemini_session
+
+        return normalize_gemini_session(path, home=home)
+
+    def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
+        from evaluator.adapters.gemini.tool_texts import read_tool_texts
+
+        return read_tool_texts(path, refs)
+
+    def skill_triggers(
+        self, evidence: SessionEvidence, session_path: Path | None, skills: list[SkillSource]
+    ) -> list[Trigger]:
+        from evaluator.adapters.gemini.triggers import skill_triggers
+
+        return skill_triggers(evidence, skills)
+
+    def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
+        from evaluator.adapters.gemini.sessions import session_files
+
+        return session_files(agent_dir / "gemini-home")
+
+
+ADAPTER = GeminiAdapter()

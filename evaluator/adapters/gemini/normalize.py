@@ -1,0 +1,266 @@
+"""From a Gemini CLI session (`.gemini/tmp/<project>/chats/session-*.jsonl`) to agent-neutral
+SessionEvidence (the format half; `evidence/builder.py` makes the records).
+
+The file is append-only: a first record with the session's metadata, then message records
+(`{id, timestamp, type: user|gemini|info|error|warning, content, toolCalls, tokens}`); a message
+written again under the same id replaces the earlier one in place (a model turn is written
+before and after its tool calls ran), `{"$set": {"messages": [...]}}` replaces the list,
+`{"$rewindTo": id}` drops that message and everything after it, and other `$set` keys are
+metadata. A tool call carries its arguments, its result and a status (`success`, `error`,
+`cancelled`). Gemini CLI runs every shell command in a new process in the workspace it records
+in its `<session_context>` (or the call's `dir_path`), so that directory is each call's
+recorded working directory (`record-cwd`).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from pathlib import Path
+from typing import Any
+
+from evaluator.evidence.builder import EvidenceBuilder, excerpt
+from evaluator.evidence.jsonl import ReadStats, read_objects
+from evaluator.evidence.records import SessionEvidence
+from evaluator.kernelpaths import join_path
+from evaluator.vocabulary import RecordKind
+
+MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
+SHELL_TOOL = "run_shell_command"
+SKILL_TOOL = "activate_skill"
+_WORKSPACE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*-\s*(\S+)")
+_CONTEXT_TAG = re.compile(r"^\s*<session_context>")
+_EXIT = re.compile(r"^Exit Code: (-?\d+)", re.M)
+# What each file tool does to its path argument: (input key, record kind, access).
+FILE_TOOLS: dict[str, tuple[str, RecordKind, str]] = {
+    "read_file": ("file_path", "file_read_observed", "read"),
+    "write_file": ("file_path", "file_write_observed", "write"),
+    "replace": ("file_path", "file_write_observed", "write"),
+    "list_directory": ("dir_path", "file_read_observed", "list"),
+    "grep_search": ("dir_path", "file_read_observed", "read"),
+}
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [str(p["text"]) for p in content if isinstance(p, dict) and "text" in p]
+    return []
+
+
+def result_text(result: Any) -> str:
+    """The text a tool call's result gave the model (its functionResponse outputs)."""
+    texts = []
+    for part in result if isinstance(result, list) else []:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        body = response.get("response") if isinstance(response, dict) else None
+        if isinstance(body, dict):
+            for key in ("output", "error", "content"):
+                if isinstance(body.get(key), str):
+                    texts.append(str(body[key]))
+                    break
+            else:
+                texts.append(json.dumps(body, ensure_ascii=False))
+    return "\n".join(texts)
+
+
+def session_messages(
+    path: Path, stats: ReadStats
+) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]]]:
+    """The session's metadata record and its messages as the file leaves them, each with the
+    line it was last written on."""
+    meta: dict[str, Any] = {}
+    order: list[str] = []
+    messages: dict[str, tuple[int, dict[str, Any]]] = {}
+    anonymous = 0
+    for line, record in read_objects(path, stats):
+        if not meta and "sessionId" in record and "type" not in record:
+            meta = record
+            continue
+        if "$rewindTo" in record:
+            target = str(record["$rewindTo"])
+            if target in order:
+                for dropped in order[order.index(target) :]:
+                    messages.pop(dropped, None)
+                order = order[: order.index(target)]
+            continue
+        if "$set" in record:
+            update = record["$set"]
+            if isinstance(update, dict) and isinstance(update.get("messages"), list):
+                order, messages = [], {}
+                for message in update["messages"]:
+                    if isinstance(message, dict):
+                        key = str(message.get("id") or f"anon-{anonymous}")
+                        anonymous += 1
+                        order.append(key)
+                        messages[key] = (line, message)
+            continue
+        key = str(record.get("id") or f"anon-{anonymous}")
+        anonymous += 1
+        if key not in messages:
+            order.append(key)
+        messages[key] = (line, record)
+    return meta, [messages[key] for key in order]
+
+
+class GeminiNormalizer(EvidenceBuilder):
+    def __init__(self, path: Path, home: str | None) -> None:
+        super().__init__(path, home)
+        self.usage: dict[str, int] = {}
+        self.final_text: str | None = None
+        self.final_line = 0
+
+    def start(self, meta: dict[str, Any]) -> None:
+        ev = self.evidence
+        ev.session_id = ev.thread_id = meta.get("sessionId")
+        ev.originator = f"gemini-cli ({meta.get('kind') or 'main'})"
+        ev.add(
+            "session_start",
+            1,
+            timestamp=meta.get("startTime"),
+            detail=f"session {ev.thread_id}, project {meta.get('projectHash')}",
+        )
+
+    def message(self, line: int, record: dict[str, Any]) -> None:
+        ev = self.evidence
+        kind = str(record.get("type"))
+        ts = record.get("timestamp")
+        if kind == "user":
+            for text in _texts(record.get("content")):
+                if _CONTEXT_TAG.match(text):
+                    found = _WORKSPACE.search(text)
+                    if found and ev.cwd is None:
+                        ev.cwd = found.group(1)
+                elif ev.first_user_message is None and text.strip():
+                    ev.first_user_message = text
+            self.final_text = None
+        elif kind == "gemini":
+            tokens = record.get("tokens")
+            if isinstance(tokens, dict):
+                for key, value in tokens.items():
+                    if isinstance(value, int) and not isinstance(value, bool):
+                        self.usage[key] = self.usage.get(key, 0) + value
+            calls = [c for c in record.get("toolCalls") or [] if isinstance(c, dict)]
+            for call in calls:
+                self.tool_call(line, ts, call)
+            text = "".join(_texts(record.get("content")))
+            self.final_text = text if text.strip() and not calls else None
+            self.final_line = line
+        elif kind not in MESSAGE_TYPES:
+            ev.unknown_types[kind] = ev.unknown_types.get(kind, 0) + 1
+
+    def tool_call(self, line: int, ts: str | None, call: dict[str, Any]) -> None:
+        ev = self.evidence
+        call_id = str(call.get("id"))
+        name = str(call.get("name"))
+        raw = call.get("args")
+        args: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        ts = call.get("timestamp") or ts
+        ev.add(
+            "tool_call",
+            line,
+            timestamp=ts,
+            call_id=call_id,
+            tool=name,
+            text=excerpt(json.dumps(args, ensure_ascii=False)),
+        )
+        status = call.get("status")
+        text = result_text(call.get("result"))
+        if call.get("result") is not None:
+            ev.add("tool_result", line, timestamp=ts, call_id=call_id, text=excerpt(text))
+        if status == "cancelled":
+            ev.add(
+                "tool_denied",
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                tool=name,
+                text=excerpt(text),
+                detail="the agent CLI cancelled the call; it did not run",
+            )
+            return
+        self.perform(line, ts, call_id, name, args)
+        failed = status == "error"
+        if name == SHELL_TOOL:
+            match = _EXIT.search(text)
+            exit_code = int(match.group(1)) if match else (None if failed else 0)
+            command = self.calls.get(call_id)
+            if command is not None:
+                command.exit_code = exit_code
+            failed = failed or bool(exit_code)
+        if status in ("success", "error"):
+            ev.call_outcomes[call_id] = "failed" if failed else "ok"
+
+    def perform(
+        self, line: int, ts: str | None, call_id: str, name: str, args: dict[str, Any]
+    ) -> None:
+        """The accesses of a call that ran, as of the directory it ran in."""
+        cwd = self.cwd_for(None)
+        self.evidence.add(
+            "tool_workdir_observed",
+            line,
+            timestamp=ts,
+            call_id=call_id,
+            tool=name,
+            path=cwd,
+            source="record-cwd",
+        )
+        if name == SHELL_TOOL:
+            workdir = args.get("dir_path")
+            self.observe_command(
+                line,
+                ts,
+                call_id,
+                name,
+                str(args.get("command") or ""),
+                str(workdir) if workdir else None,
+                "workdir-arg",
+            )
+        elif name in FILE_TOOLS:
+            key, kind, access = FILE_TOOLS[name]
+            target = str(args.get(key) or ".")
+            self.observe_path(kind, line, ts, call_id, name, target, cwd, access, "tool-input")
+            if kind == "file_write_observed":
+                content = args.get("content") if name == "write_file" else None
+                self.contents[join_path(cwd, target)] = (
+                    content if isinstance(content, str) else None
+                )
+        elif name == "glob":
+            base = str(args.get("dir_path") or ".")
+            pattern = str(args.get("pattern") or "")
+            target = pattern if pattern.startswith("/") else posixpath.join(base, pattern)
+            self.observe_path(
+                "file_read_observed", line, ts, call_id, name, target, cwd, "list", "tool-input"
+            )
+
+    def close(self, stats: ReadStats) -> SessionEvidence:
+        ev = self.evidence
+        if self.final_text is not None:
+            ev.final_answer = self.final_text
+            ev.add("final_answer", self.final_line, text=ev.final_answer, source="last-model-text")
+        ev.complete = ev.final_answer is not None
+        if ev.complete:
+            ev.add("session_end", stats.lines, detail="the last model turn answered in text")
+        ev.token_usage = dict(self.usage) or None
+        ev.line_count = stats.lines
+        ev.bad_lines = stats.bad_lines
+        ev.malformed = list(stats.malformed)
+        ev.settle_outcomes()
+        return ev
+
+
+def normalize_gemini_session(path: Path, *, home: str | None = None) -> SessionEvidence:
+    normalizer = GeminiNormalizer(path, home)
+    stats = ReadStats()
+    meta, messages = session_messages(path, stats)
+    normalizer.start(meta)
+    for line, record in messages:
+        try:
+            normalizer.message(line, record)
+        except (TypeError, AttributeError, ValueError, KeyError, RecursionError) as exc:
+            why = f"malformed {record.get('type')} record ({type(exc).__name__})"
+            stats.skip(line, why)
+            normalizer.evidence.opaque.append((f"L{line}", why))
+    return normalizer.close(stats)

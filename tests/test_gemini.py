@@ -1,0 +1,324 @@
+"""Gemini CLI through the adapter seam: its Gemini-API protocol in the scripted model server,
+its session format, store, trace recogniser, and real runs of the pinned binary."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.adapters import all_adapters, session_adapter
+from evaluator.adapters.gemini.adapter import ADAPTER
+from evaluator.adapters.gemini.normalize import normalize_gemini_session
+from evaluator.adapters.gemini.trace import RECOGNIZER
+from evaluator.evidence.jsonl import first_object
+from evaluator.modelserver.behaviors import Step
+from evaluator.modelserver.gemini import read_gemini_thread, step_parts
+from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.run import Run, RunOptions
+from tests.conftest import ROOT
+from tests.support import behavior, gemini_or_skip, scratch_dir, serving
+
+PROMPT = "Add a currency column to accounts."
+CONTEXT = (
+    "<session_context>\nThis is the Gemini CLI.\n- **Workspace Directories:**\n"
+    "  - /work/cases/c1/attempt-01\n</session_context>"
+)
+ROUTER_CONFIG = {
+    "responseMimeType": "application/json",
+    "responseJsonSchema": {
+        "type": "OBJECT",
+        "properties": {
+            "complexity_reasoning": {"type": "STRING"},
+            "complexity_score": {"type": "INTEGER"},
+        },
+        "required": ["complexity_reasoning", "complexity_score"],
+    },
+}
+NEXT_SPEAKER_CONFIG = {
+    "responseJsonSchema": {
+        "type": "object",
+        "properties": {
+            "reasoning": {"type": "string"},
+            "next_speaker": {"type": "string", "enum": ["model", "user"]},
+        },
+    }
+}
+
+
+def _turn(*model_parts: dict[str, Any], results: list[dict[str, Any]] | None = None) -> dict:
+    contents: list[dict[str, Any]] = [
+        {"role": "user", "parts": [{"text": CONTEXT}]},
+        {"role": "user", "parts": [{"text": PROMPT}]},
+    ]
+    if model_parts:
+        contents.append({"role": "model", "parts": list(model_parts)})
+        contents.append({"role": "user", "parts": results or []})
+    tools = [{"functionDeclarations": [{"name": "run_shell_command"}]}]
+    return {"contents": contents, "tools": tools, "systemInstruction": {"parts": []}}
+
+
+def _post(url: str, body: dict[str, Any]) -> tuple[int, str]:
+    request = urllib.request.Request(
+        url,
+        json.dumps(body).encode(),
+        {"Content-Type": "application/json", "x-goog-api-key": "k"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status, response.read().decode()
+
+
+def _sse_parts(text: str) -> list[dict[str, Any]]:
+    data = json.loads(text.split("data: ", 1)[1])
+    return list(data["candidates"][0]["content"]["parts"])
+
+
+def test_turns_play_steps_and_auxiliary_calls_consume_none() -> None:
+    steps = [{"cmd": "ls migrations", "workdir": "db"}, {"final": "Done."}]
+    with serving(behavior("b", "currency column", steps)) as server:
+        root = f"http://127.0.0.1:{server.port}/v1beta/models"
+        status, text = _post(
+            f"{root}/router:generateContent", {**_turn(), "generationConfig": ROUTER_CONFIG}
+        )
+        answer = json.loads(json.loads(text)["candidates"][0]["content"]["parts"][0]["text"])
+        assert status == 200 and set(answer) == {"complexity_reasoning", "complexity_score"}
+        status, text = _post(f"{root}/m:streamGenerateContent?alt=sse", _turn())
+        call = _sse_parts(text)[0]["functionCall"]
+        assert call == {
+            "name": "run_shell_command",
+            "args": {"command": "ls migrations", "dir_path": "db"},
+        }
+        body = {**_turn(), "generationConfig": NEXT_SPEAKER_CONFIG}
+        _, text = _post(f"{root}/flash:generateContent", body)
+        assert json.loads(_sse_parts("data: " + text)[0]["text"])["next_speaker"] == "user"
+        result = {
+            "functionResponse": {
+                "id": "c1",
+                "name": "run_shell_command",
+                "response": {"output": "0001.sql"},
+            }
+        }
+        made = {"functionCall": {"id": "c1", "name": "run_shell_command", "args": {}}}
+        _, text = _post(f"{root}/m:streamGenerateContent?alt=sse", _turn(made, results=[result]))
+        assert _sse_parts(text) == [{"text": "Done."}]
+        # Only the two turns reached the behaviour; the auxiliary calls left no record.
+        assert [(r.step, r.action, r.error) for r in server.records] == [
+            (1, "cmd", None),
+            (2, "final", None),
+        ]
+
+
+def test_the_thread_is_the_workspace_and_outputs_join_per_turn() -> None:
+    made = [
+        {"functionCall": {"id": "a", "name": "read_file", "args": {}}},
+        {"functionCall": {"id": "b", "name": "replace", "args": {}}},
+    ]
+    results = [
+        {"functionResponse": {"id": "a", "response": {"output": "one"}}},
+        {"functionResponse": {"id": "b", "response": {"error": "two"}}},
+    ]
+    view = read_gemini_thread(_turn(*made, results=results), {})
+    assert view.prompt == PROMPT and view.cwd == "/work/cases/c1/attempt-01"
+    assert view.attempt_key == "c1/attempt-01" and view.step_index == 1
+    assert view.call_outputs() == ["one\ntwo"]
+
+
+def test_file_steps_map_to_gemini_cli_tools() -> None:
+    def names(raw: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        parts = step_parts(Step.model_validate(raw))
+        return [(p["functionCall"]["name"], p["functionCall"]["args"]) for p in parts]
+
+    patch = "*** Begin Patch\n*** Update File: a.sql\n@@\n -- up\n+ALTER;\n*** End Patch\n"
+    assert names({"patch": patch}) == [
+        ("read_file", {"file_path": "a.sql"}),
+        (
+            "replace",
+            {
+                "file_path": "a.sql",
+                "old_string": "-- up",
+                "new_string": "-- up\nALTER;",
+                "instruction": "Apply the scripted edit.",
+            },
+        ),
+    ]
+    assert names({"skill": "db-migrations"}) == [("activate_skill", {"name": "db-migrations"})]
+    assert names({"glob": {"pattern": "*.sql", "path": "migrations"}}) == [
+        ("glob", {"pattern": "*.sql", "dir_path": "migrations"})
+    ]
+    assert names({"grep": {"pattern": "TODO"}}) == [("grep_search", {"pattern": "TODO"})]
+    assert names({"write": {"path": "n.txt", "content": "x\n"}}) == [
+        ("write_file", {"file_path": "n.txt", "content": "x\n"})
+    ]
+
+
+def test_each_recorded_session_is_recognised_by_its_own_adapter_only() -> None:
+    for runner, adapter in (
+        ("codex-exec", "codex"),
+        ("claude-code", "claude"),
+        ("gemini-cli", "gemini"),
+    ):
+        first = first_object(ROOT / "tests/fixtures/recorded" / f"{runner}.jsonl")
+        assert [a.name for a in all_adapters() if a.recognizes_session(first)] == [adapter]
+
+
+def _session(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
+    chats = tmp_path / "home/.gemini/tmp/ws/chats"
+    chats.mkdir(parents=True)
+    path = chats / "session-2026-01-01T00-00-abcdef12.jsonl"
+    meta = {"sessionId": "abcdef12-0000", "projectHash": "h", "startTime": "t", "kind": "main"}
+    path.write_text("".join(json.dumps(r) + "\n" for r in [meta, *records]))
+    return path
+
+
+def _gemini(mid: str, calls: list[dict[str, Any]], text: str = "") -> dict[str, Any]:
+    return {
+        "id": mid,
+        "type": "gemini",
+        "content": text,
+        "toolCalls": calls,
+        "tokens": {"input": 3},
+    }
+
+
+def _shell(cid: str, command: str, output: str, status: str = "success") -> dict[str, Any]:
+    response = {"functionResponse": {"id": cid, "response": {"output": output}}}
+    return {
+        "id": cid,
+        "name": "run_shell_command",
+        "args": {"command": command},
+        "result": [response],
+        "status": status,
+    }
+
+
+def test_the_normaliser_follows_rewrites_rewinds_and_outcomes(tmp_path: Path) -> None:
+    path = _session(
+        tmp_path,
+        [
+            {"$set": {"messages": [{"id": "u0", "type": "user", "content": [{"text": CONTEXT}]}]}},
+            {"id": "u1", "type": "user", "content": [{"text": PROMPT}]},
+            _gemini("g1", []),  # written before its calls ran ...
+            _gemini("g1", [_shell("c1", "cat /etc/hostname", "Output: x\nExit Code: 1", "error")]),
+            _gemini("g2", [_shell("c2", "rm -rf /", "")]),
+            {"$rewindTo": "g2"},  # ... and a turn taken back leaves nothing
+            _gemini("g3", [_shell("c3", "ls", "Output: a", "cancelled")]),
+            _gemini("g4", [], "All done."),
+        ],
+    )
+    assert session_adapter(path) is ADAPTER
+    evidence = normalize_gemini_session(path)
+    assert evidence.thread_id == "abcdef12-0000" and evidence.first_user_message == PROMPT
+    assert evidence.cwd == "/work/cases/c1/attempt-01"
+    commands = evidence.of_kind("command_observed")
+    assert [(c.command, c.exit_code) for c in commands] == [("cat /etc/hostname", 1)]
+    assert evidence.call_outcomes == {"c1": "failed"}
+    assert [r.call_id for r in evidence.of_kind("tool_denied")] == ["c3"]
+    assert evidence.final_answer == "All done." and evidence.complete
+    assert evidence.token_usage == {"input": 9}
+    found = ADAPTER.session_store(tmp_path / "home").locate_thread("abcdef12-0000")
+    assert found.status == "found" and found.sessions[0].path == path
+    assert (
+        ADAPTER.session_store(tmp_path / "home").locate_thread("abcdef12-9").status == "not-found"
+    )
+
+
+def test_the_trace_recogniser_reads_the_shell_tools_wrapper() -> None:
+    script = (
+        "shopt -u promptvars nullglob extglob nocaseglob dotglob;"
+        " _bgpids_file=/tmp/gemini-shell-x/bgpids.tmp\n(\n"
+        "  trap 'jobs -p > \"$_bgpids_file\"' EXIT\ncat a\nls b\n)\n__code=$?\nexit $__code"
+    )
+    assert RECOGNIZER.tool_call("bash", ["/usr/bin/bash", "-c", script], False) == (
+        "cat a\nls b",
+        "shell",
+    )
+    assert RECOGNIZER.tool_call("bash", ["/usr/bin/bash", "-c", "cat a"], False) is None
+
+
+@pytest.mark.gemini
+@pytest.mark.parametrize(("sandbox", "trace"), [("none", "off"), (None, "auto")])
+def test_a_demo_case_passes_under_the_real_gemini_cli(
+    tmp_path: Path, sandbox: str | None, trace: str
+) -> None:
+    """The pinned binary, offline, through the whole pipeline: without the jail and the trace
+    (the session alone proves containment), then with both where they work."""
+    gemini_or_skip()
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=ROOT / "agentic-evals",
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                behaviors=ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill",
+                cases=("routing-add-column",),
+                agent="gemini-cli",
+                sandbox=sandbox,
+                trace=trace,  # type: ignore[arg-type]
+            ),
+            PlainProgress(),
+        ).execute()
+    (result,) = outcome.results
+    assert result.status == "pass", result.blocked_reason
+    assert [a.isolation for a in result.attempts] == ["contained"]
+    run_dir = outcome.run_dir.path
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["agent"] == "gemini-cli" and manifest["agent_version"] == "0.61.0"
+    transcript = (run_dir / "transcript.md").read_text()
+    # The skill was read through the shell, the migration edited through Gemini's own tools.
+    assert "$ `cat .agents/skills/db-migrations/SKILL.md`" in transcript
+    assert "write `./migrations/0001_accounts_currency.sql` (tool-input, ok)" in transcript
+    if "Trace: contained" in transcript:
+        assert "Trace and session disagree" not in transcript
+
+
+def test_settings_or_context_besides_ours_make_the_workspace_refused(tmp_path: Path) -> None:
+    from evaluator.adapters.gemini.runner import foreign_context
+
+    workspace = tmp_path / "a" / "attempt-01"
+    (workspace / ".gemini/skills").mkdir(parents=True)
+    assert foreign_context(workspace) == []
+    (workspace / ".gemini/settings.json").write_text("{}")
+    (tmp_path / "GEMINI.md").write_text("be nice")
+    assert foreign_context(workspace) == [
+        workspace / ".gemini/settings.json",
+        tmp_path / "GEMINI.md",
+    ]
+
+
+@pytest.mark.gemini
+def test_a_run_connects_to_nothing_but_the_endpoint(tmp_path: Path) -> None:
+    """Update checks, usage statistics and telemetry are off by our settings: every connection
+    the CLI and its children open, traced by strace, goes to the scripted server."""
+    import re
+    import shutil
+    import subprocess
+
+    from evaluator.adapters.gemini.runner import GeminiCliRunner, settings
+    from evaluator.agents import AgentRequest, ModelEndpoint
+
+    binary = gemini_or_skip()
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed")
+    workspace, home, tmp = tmp_path / "ws", tmp_path / "home", tmp_path / "tmp"
+    for folder in (workspace, home / ".gemini", tmp):
+        folder.mkdir(parents=True)
+    settings_path = home / ".gemini/settings.json"
+    settings_path.write_text(json.dumps(settings(None)))
+    steps = [{"cmd": "ls"}, {"final": "done"}]
+    with serving(behavior("net", "currency column", steps)) as server:
+        endpoint = ModelEndpoint(model=None, base_url=server.base_url, scripted=True)
+        request = AgentRequest(workspace, tmp_path / "agent", PROMPT, endpoint, 60)
+        runner = GeminiCliRunner(binary)
+        env = runner.environment(request, home, settings_path, tmp)
+        log = tmp_path / "connect.log"
+        argv = [strace, "-f", "-qq", "-e", "trace=connect", "-o", str(log)]
+        argv += runner.command(request, "0b8c3c1e-6f0e-4b35-9d5c-1f2b3c4d5e6f")
+        done = subprocess.run(argv, cwd=workspace, env=env, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert [r.action for r in server.records] == ["cmd", "final"]
+    peers = re.findall(r'sin6?_addr=inet_(?:addr|pton)\((?:AF_INET6, )?"([^"]+)"', log.read_text())
+    assert peers and set(peers) == {"127.0.0.1"}
