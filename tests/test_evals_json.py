@@ -511,3 +511,11 @@ def test_a_command_printing_without_bound_keeps_only_its_tail(tmp_path: Path) ->
     outcome = JailedCommands(LaunchPolicy())("yes line | head -c 3000000; echo END", tmp_path, 30)
     assert outcome.exit_code == 0 and outcome.output.endswith("END\n")
     assert len(outcome.output) <= 256 * 1024
+
+
+def test_a_folder_without_evals_json_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("validate", "explain"):
+        code, _, err = run_cli([name, "--evals", str(tmp_path)], capsys)
+        assert code == 2 and "no evals.json here (nor evals/evals.json)" in err

@@ -150,3 +150,41 @@ def test_selftest_tells_a_golden_whose_step_failed_from_weak_assertions(
         if "latn.md" in p.read_text()
     ]
     assert "exit 1, failed" in transcript
+
+
+def test_init_on_a_skill_without_references_and_again_with_force(
+    in_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = in_project / "solo"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: solo\ndescription: d\n---\n# Solo\nJust answer.\n")
+    assert run_cli(["init", "--skill", "solo"], capsys)[0] == 0
+    cases = in_project / "agentic-evals/targets/solo/cases/basics"
+    assert sorted(p.stem for p in cases.glob("solo-*")) == [
+        "solo-reads-most-of-the-skill",
+        "solo-reads-skill",
+    ]
+    assert run_cli(["validate", "--target", "solo"], capsys)[0] == 0
+    # A reference added later: --force regenerates, and nothing of the first run stays behind.
+    (skill / "references").mkdir()
+    (skill / "references/tips.md").write_text("# Tips\n\nAnswer in one line.\n")
+    assert run_cli(["init", "--skill", "solo", "--force"], capsys)[0] == 0
+    assert sorted(p.stem for p in cases.glob("solo-*")) == ["solo-reads-skill", "solo-reads-tips"]
+    behaviors = in_project / "agentic-evals/targets/solo/behaviors/good"
+    assert sorted(p.stem for p in behaviors.glob("*.yaml")) == [
+        "solo-reads-skill",
+        "solo-reads-tips",
+    ]
+    assert run_cli(["validate", "--target", "solo"], capsys)[0] == 0
+
+
+def test_validate_checks_the_project_init_wrote_for(
+    in_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A repo beside `skills/`: validate checks paths against the project, as run uses it."""
+    _project(in_project, "skills/greeter")
+    assert run_cli(["init", "--skill", "skills/greeter"], capsys)[0] == 0
+    case = in_project / "agentic-evals/targets/greeter/cases/basics/greeter-reads-latin.yaml"
+    case.write_text(case.read_text().replace("references/latin.md", "references/latn.md"))
+    code, _, err = run_cli(["validate", "--target", "greeter"], capsys)
+    assert code == 2 and "latn.md" in err

@@ -22,6 +22,7 @@ from evaluator.artifacts.models import (
 )
 from evaluator.artifacts.rundir import RunDir, write_json
 from evaluator.cli.main import run_cli
+from evaluator.errors import InputError
 from evaluator.evidence.records import SessionEvidence
 from evaluator.interop import export_trajectories, write_run_outputs
 from evaluator.interop.atif import build_trajectory, nest, read_session
@@ -588,3 +589,12 @@ def test_no_credential_reaches_the_exports(tmp_path: Path, monkeypatch: pytest.M
             assert "judge-secret-value-42" not in text, path
     final = _json(directory / "trajectory.json")["steps"][-1]["message"]
     assert final == "my key is [REDACTED:OPENAI_API_KEY]"
+
+
+def test_a_run_with_no_judged_attempt_is_refused_not_scored_zero(tmp_path: Path) -> None:
+    judged = make_run(tmp_path, "judged", "codex-exec", {"a": ["pass"]})
+    blocked = make_run(tmp_path, "blocked", "codex-exec", {"a": ["blocked"]})
+    configurations = [Configuration("new", judged), Configuration("old", blocked)]
+    with pytest.raises(InputError, match="`old` has no judged attempt to benchmark"):
+        write_benchmark(configurations, "old", tmp_path / "bench", redactor())
+    assert not (tmp_path / "bench").exists()

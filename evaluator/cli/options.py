@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from evaluator.errors import InputError
 from evaluator.vocabulary import JUDGE_MODES, JudgeMode
 
 if TYPE_CHECKING:  # the judge's models are imported when a command judges, not at start-up
@@ -68,6 +69,9 @@ def evals_repo(
         raise click.UsageError("--evals takes --skill, not --source-workspace")
     if repo != DEFAULT_REPO:
         raise click.UsageError("--evals replaces --repo: give one of them")
+    held = (evals / "evals.json", evals / "evals" / "evals.json")
+    if evals.is_dir() and not any(path.is_file() for path in held):
+        raise InputError("no evals.json here (nor evals/evals.json)", path=evals, field="--evals")
     return evals, skill
 
 

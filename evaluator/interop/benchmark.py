@@ -248,6 +248,14 @@ def _collect(configurations: list[Configuration]) -> _Collected:
     notes: list[str] = []
     manifests = {c.label: c.run_dir.read_manifest() for c in configurations}
     graded = {c.label: _graded(c, manifests[c.label], notes) for c in configurations}
+    for configuration in configurations:
+        if not graded[configuration.label]:
+            # A rate over no attempt would be a made-up 0%: refuse, as `compare` does.
+            raise InputError(
+                f"`{configuration.label}` has no judged attempt to benchmark"
+                " (a trigger run, or every attempt blocked)",
+                path=configuration.run_dir.path,
+            )
     return _Collected(manifests, graded, notes)
 
 

@@ -190,7 +190,9 @@ def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> 
         if why:
             diagnostics.error(doc.error(field_key, f"{value!r} {why}"))
             skill_problem = True
-    workspace_known = repo.source_workspace_explicit or (repo.source_workspace / ".agents").is_dir()
+    workspace_known = repo.source_workspace_explicit or _holds_skill_folder(
+        repo.source_workspace, target.entry_skill
+    )
     result = LoadedTarget(target=target, path=path)
     if workspace_known and not skill_problem:
         entry = repo.source_workspace / target.entry_skill
@@ -606,6 +608,17 @@ def skill_folder(relative: str) -> PurePosixPath:
     """A skill's folder from its folder or its `SKILL.md` path (its name is the folder's)."""
     path = PurePosixPath(relative)
     return path.parent if path.name == "SKILL.md" else path
+
+
+def _holds_skill_folder(source_workspace: Path, entry_skill: str) -> bool:
+    """Whether the default source workspace (the repo's parent) is the skill's project: it holds
+    `.agents/`, or the top folder of the target's `entry_skill` (`skills/` for `skills/x/SKILL.md`,
+    as `init` writes it). An upstream repo cloned without its skill holds neither, and is not
+    checked against files it never had."""
+    top = Path(entry_skill).parts[0] if Path(entry_skill).parts else ""
+    return (source_workspace / ".agents").is_dir() or bool(
+        top and top not in (".", "..") and (source_workspace / top).exists()
+    )
 
 
 def _check_trigger_fields(

@@ -6,6 +6,7 @@ checks name files the skill really ships, and a good and a bad scripted behaviou
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,6 +110,15 @@ def write_repo(skill: SkillInfo, repo: Path, *, force: bool = False) -> Scaffold
             "a target of that name exists (pass --force to replace its files)",
             path=target_dir,
         )
+    # --force regenerates: what an earlier `init` wrote (its suite and behaviours) goes first,
+    # so no case or behaviour of a file the skill no longer ships stays behind.
+    for generated in (
+        target_dir / "cases" / SUITE,
+        target_dir / "behaviors" / "good",
+        target_dir / "behaviors" / "bad",
+    ):
+        if generated.is_dir() and not generated.is_symlink():
+            shutil.rmtree(generated)
     files: dict[Path, object] = {}
     files[target_dir / "target.yaml"] = {
         "target_id": target_id,
@@ -170,8 +180,14 @@ def _cases(
         if skill.reference
         else {"kind": "file_read", "path": skill.entry, "min_share": 0.8}
     )
+    # Without a reference file the second case asks for most of SKILL.md: its own id.
+    second_id = (
+        f"{target_id}-reads-{target_id_for(Path(document).stem)}"
+        if skill.reference
+        else f"{target_id}-reads-most-of-the-skill"
+    )
     second = _case(
-        f"{target_id}-reads-{target_id_for(Path(document).stem)}",
+        second_id,
         f"The agent consults {Path(document).name}",
         f"Tell me {second_marker}, following the skill.",
         f"{document} was consulted.",
