@@ -299,3 +299,16 @@ def test_a_target_without_a_trigger_set_is_one_line_and_exit_2(
     assert exit_info.value.code == 2
     assert f"{bad}:2" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_candidate_description_must_present_itself_as_the_skill() -> None:
+    from evaluator.errors import InputError
+    from evaluator.pipeline.triggers import _check_candidate
+
+    _check_candidate("---\nname: db-migrations\ndescription: Use it.\n---\n", "db-migrations")
+    with pytest.raises(InputError, match="named 'other', the skill under test 'db-migrations'"):
+        _check_candidate("---\nname: other\ndescription: Use it.\n---\n", "db-migrations")
+    with pytest.raises(InputError, match="no `name` in its front matter"):
+        _check_candidate("# just a body\n", "db-migrations")
+    with pytest.raises(InputError, match="no `description` in its front matter"):
+        _check_candidate("---\nname: db-migrations\n---\n", "db-migrations")

@@ -229,3 +229,16 @@ def test_a_trigger_set_about_another_skill_is_a_warning(tmp_path: Path) -> None:
         "about skill 'other', not the entry skill 'db-migrations'" in w.render()
         for w in diagnostics.warnings
     )
+
+
+def test_an_empty_or_contradictory_trigger_set_is_refused(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    with pytest.raises(InputError, match="no trigger cases in this file"):
+        load_trigger_set(empty)
+    both = tmp_path / "both.json"
+    both.write_text(
+        '{"should_trigger": ["summarise the csv"], "should_not_trigger": ["summarise  the csv"]}'
+    )
+    with pytest.raises(InputError, match="listed as should trigger and as should not"):
+        load_trigger_set(both)

@@ -47,7 +47,12 @@ from evaluator.plan import Selection
 from evaluator.prompting import agent_prompt
 from evaluator.repo import EvalRepo, LoadedCase, LoadedTarget
 from evaluator.repo.triggers import TriggerSet, load_trigger_set
-from evaluator.triggers.discovery import check_registry, installed_sources, skill_name
+from evaluator.triggers.discovery import (
+    check_registry,
+    front_matter_fields,
+    installed_sources,
+    skill_name,
+)
 from evaluator.triggers.metrics import (
     AttemptOutcome as TriggerOutcome,
 )
@@ -474,6 +479,8 @@ class TriggerRun(Run):
         distractors, sources = self._distractors(repo, target)
         entry = target.target.entry_skill
         skill = triggers.skill or Path(_skill_folder(entry)).name
+        if options.skill_text is not None:
+            _check_candidate(options.skill_text, skill)
         self.trigger_set = triggers
         self.trigger_plan = TriggerPlan(
             skill=skill,
@@ -579,6 +586,23 @@ class TriggerRun(Run):
                 f" metrics in {TRIGGERS_FILE}"
             )
         super()._close(run_dir, manifest, state)
+
+
+def _check_candidate(text: str, skill: str) -> None:
+    """A candidate SKILL.md (`--skill`) must present itself as the skill under test: agents list
+    a skill by its front matter's `name` and choose it by its `description`."""
+    meta = front_matter_fields(text)
+    for key in ("name", "description"):
+        if not meta.get(key):
+            raise InputError(
+                f"the candidate SKILL.md has no `{key}` in its front matter", field="--skill"
+            )
+    if meta["name"] != skill:
+        raise InputError(
+            f"the candidate SKILL.md is named {meta['name']!r}, the skill under test {skill!r}:"
+            " agents would list it as another skill",
+            field="--skill",
+        )
 
 
 def execute_triggers(

@@ -42,7 +42,25 @@ class TriggerSet:
 
 
 def load_trigger_set(path: Path) -> TriggerSet:
-    """The trigger cases in `path`, whatever its shape (told by content; `.csv` by name)."""
+    """The trigger cases in `path`, whatever its shape (told by content; `.csv` by name): at
+    least one, and no prompt expected both to trigger and not to."""
+    loaded = _load_any(path)
+    if not loaded.cases:
+        raise InputError("no trigger cases in this file", path=path)
+    expected: dict[str, bool] = {}
+    for case in loaded.cases:
+        key = " ".join(case.prompt.split())
+        if expected.setdefault(key, case.expect_trigger) != case.expect_trigger:
+            raise InputError(
+                f"case {case.id!r}: the same prompt is listed as should trigger and as should"
+                f" not: {case.prompt[:80]!r}",
+                path=path,
+                field="should_trigger",
+            )
+    return loaded
+
+
+def _load_any(path: Path) -> TriggerSet:
     if path.suffix.lower() == ".csv":
         return _load_csv(path)
     doc = _load_structured(path)

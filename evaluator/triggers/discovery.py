@@ -48,6 +48,20 @@ class RegistryCheck:
         return "unclean skill registry: " + "; ".join(self.problems) if self.problems else None
 
 
+_FIELD = re.compile(r"^(name|description):\s*['\"]?(.*?)['\"]?\s*$", re.M)
+
+
+def front_matter_fields(text: str) -> dict[str, str]:
+    """`name` and `description` from a SKILL.md's front matter (none without front matter)."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return {}
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
+    if end is None:
+        return {}
+    return {m.group(1): m.group(2).strip() for m in _FIELD.finditer("\n".join(lines[1:end]))}
+
+
 def skill_name(folder: Path) -> str:
     """What an agent lists the skill in `folder` as: its front matter's `name`, else the folder."""
     try:
