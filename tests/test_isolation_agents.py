@@ -58,8 +58,7 @@ def _play(
     agent: str, steps: list[dict[str, Any]], child: bool, options: dict[str, object]
 ) -> Outcome:
     plain, launcher = AGENTS[agent]
-    if child and launcher is None:
-        pytest.skip(f"{agent} has no sub-agent runner")
+    assert not (child and launcher is None), f"{agent} has no sub-agent runner"
     with scratch_dir() as scratch:
         match: dict[str, Any] = {"thread": "child"} if child else {}
         with serving(behavior("scenario", PROMPT, steps, **match)) as server:
@@ -161,29 +160,41 @@ def test_a_clean_run_is_contained(agent: str) -> None:
     assert result.evidence.token_usage
 
 
+# What each scenario must be caught as: (scenario, violation kind, path or None).
+VIOLATIONS = [
+    ("read-outside", "read", "/etc/hostname"),
+    ("write-outside", "write", f"{OUTSIDE}/escape.txt"),
+    ("cd-chain", "cwd", None),
+    ("glob-outside", "list", "/etc"),
+    ("subagent-reads-outside", "read", "/etc/hostname"),
+    ("door-read", "read", "/etc/hostname"),
+    ("door-read-tool", "read", "/etc/hostname"),
+    ("door-write", "write", f"{OUTSIDE}/door.txt"),
+    ("door-cd", "cwd", "/etc"),
+    ("door-list", "list", "/etc"),
+    ("glob-listing", "list", "/etc"),
+    ("subagent-door-read", "read", "/etc/hostname"),
+    ("subagent-door-write", "write", f"{OUTSIDE}/door-child.txt"),
+    ("subagent-door-cd", "cwd", "/etc"),
+    ("subagent-door-list", "list", "/etc"),
+]
+
+
+# A sub-agent scenario runs only for an agent with a sub-agent runner: never a skip in CI.
 @pytest.mark.parametrize(
-    "scenario,kind,path",
+    "agent_name,scenario,kind,path",
     [
-        ("read-outside", "read", "/etc/hostname"),
-        ("write-outside", "write", f"{OUTSIDE}/escape.txt"),
-        ("cd-chain", "cwd", None),
-        ("glob-outside", "list", "/etc"),
-        ("subagent-reads-outside", "read", "/etc/hostname"),
-        ("door-read", "read", "/etc/hostname"),
-        ("door-read-tool", "read", "/etc/hostname"),
-        ("door-write", "write", f"{OUTSIDE}/door.txt"),
-        ("door-cd", "cwd", "/etc"),
-        ("door-list", "list", "/etc"),
-        ("glob-listing", "list", "/etc"),
-        ("subagent-door-read", "read", "/etc/hostname"),
-        ("subagent-door-write", "write", f"{OUTSIDE}/door-child.txt"),
-        ("subagent-door-cd", "cwd", "/etc"),
-        ("subagent-door-list", "list", "/etc"),
+        pytest.param(name, *row, id=f"{name}-{row[0]}")
+        for name in sorted(AGENTS)
+        for row in VIOLATIONS
+        if not (SCENARIOS[row[0]][1] and AGENTS[name][1] is None)
     ],
 )
 def test_an_outside_access_is_a_violation(
-    agent: str, scenario: str, kind: str, path: str | None
+    agent_name: str, scenario: str, kind: str, path: str | None
 ) -> None:
+    OR_SKIP[agent_name]()
+    agent = agent_name
     result = outcome(agent, scenario)
     assert result.report.verdict == "violation", result.report.to_json()
     assert any(
