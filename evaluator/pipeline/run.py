@@ -563,6 +563,15 @@ class Run:
         timeout_s = self.plan.timeout_for(slot.case)
         return AttemptSpec(self.settings, slot.case, slot.number, slot.retry_of, timeout_s)
 
+    def _record_spec(self, slot: _Slot) -> AttemptSpec:
+        """The spec for recording an attempt that never came back, staged apart: its worker may
+        still be writing (or be killed while writing) the attempt's own staging directory."""
+        spec = self._spec(slot)
+        apart = spec.settings.run_dir.path.with_name(
+            f"{spec.settings.run_dir.path.name}.recorded-{secrets.token_hex(4)}"
+        )
+        return replace(spec, settings=replace(spec.settings, run_dir=RunDir(apart)))
+
     def _submit(self, executor: Executor[Any, Any], slot: _Slot) -> Future[AttemptOutcome]:
         number = self._next_number(slot.case.case_id)
         slot.number = number
@@ -592,7 +601,7 @@ class Run:
             else:  # one broken attempt must not take the run down
                 self._stop_agent(slot)
                 why = f"the evaluator could not run this attempt: {type(exc).__name__}: {exc}"
-                spec = self._spec(slot)
+                spec = self._record_spec(slot)
                 landed = perform_failed(spec, why)
         self._write(run_dir, landed)
         result = landed.result
@@ -610,7 +619,7 @@ class Run:
         slot.lost += 1
         self._stop_agent(slot)
         why = f"lost with its worker ({type(error).__name__})"
-        spec = self._spec(slot)
+        spec = self._record_spec(slot)
         landed = perform_failed(spec, why)
         if slot.lost < 2:
             landed.bundle.mark_interrupted(f"{why}; run again under a new number")
@@ -653,7 +662,7 @@ class Run:
         """An attempt stopped with its worker returns nothing: it is listed all the same."""
         if slot.number is None:
             return
-        spec = self._spec(slot)
+        spec = self._record_spec(slot)
         # Already stopping on an error: a disk that refuses this record must not hide it.
         with suppress(OSError):
             landed = perform_failed(spec, "its worker was stopped with the run")
