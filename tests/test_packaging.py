@@ -234,9 +234,16 @@ def test_built_wheel_runs_the_demo_outside_the_checkout(tmp_path: Path) -> None:
         done = _run([agentic_eval, *command, "--target", "greeter"], newcomer, env)
         assert done.returncode == 0, done.stdout + done.stderr
     scratch = SCRATCH_BASE / uuid.uuid4().hex[:12]
+    good = "agentic-evals/targets/greeter/behaviors/good"
+    scripted_run = [agentic_eval, "run", "--target", "greeter", "--behaviors", good]
     try:
         tested = _run(
             [agentic_eval, "selftest", "--target", "greeter", "--scratch-root", str(scratch)],
+            newcomer,
+            env,
+        )
+        first_run = _run(
+            [*scripted_run, "--scratch-root", str(scratch)],
             newcomer,
             env,
         )
@@ -244,3 +251,5 @@ def test_built_wheel_runs_the_demo_outside_the_checkout(tmp_path: Path) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert "4 golden behaviour(s), 0 mismatch(es), 0 vacuous assertion(s)" in tested.stdout
+    assert first_run.returncode == 0, first_run.stdout + first_run.stderr
+    assert "pass 2, fail 0, blocked 0" in first_run.stdout
