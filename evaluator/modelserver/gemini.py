@@ -14,14 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from evaluator.modelserver.anthropic import patch_blocks
 from evaluator.modelserver.behaviors import Step
 from evaluator.modelserver.protocol import ThreadView, strings
-
-if TYPE_CHECKING:
-    from evaluator.modelserver.server import ScriptedModelServer
 
 _WORKSPACE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*-\s*(\S+)")
 _CONTEXT_TAG = re.compile(r"^\s*<session_context>")
@@ -219,12 +217,17 @@ def error_body(message: str, status: int = 400) -> bytes:
     ).encode()
 
 
+# The server's next step for a thread (or why there is none), given the request's credential.
+Play = Callable[[ThreadView, str | None], tuple[Step | None, str | None]]
+
+
 def answer(
-    server: ScriptedModelServer, body: dict[str, Any], headers: dict[str, str], path: str
+    play: Play, default_model: str, body: dict[str, Any], headers: dict[str, str], path: str
 ) -> tuple[int, bytes, str]:
-    """Returns (HTTP status, body, content type) for one Gemini API request."""
+    """Returns (HTTP status, body, content type) for one Gemini API request; `play` is the
+    server's step for a thread (this module never reaches into the server)."""
     stream = ":streamGenerateContent" in path
-    model = path.split("/models/", 1)[-1].split(":", 1)[0] or server.model
+    model = path.split("/models/", 1)[-1].split(":", 1)[0] or default_model
     size = len(json.dumps(body.get("contents") or []))
     if is_auxiliary(body):
         data, kind = encode(response_body(auxiliary_parts(body), model, size), stream)
@@ -232,7 +235,7 @@ def answer(
     view = read_gemini_thread(body, headers)
     key = headers.get("x-goog-api-key")
     credential = "sha256:" + hashlib.sha256(key.encode()).hexdigest()[:12] if key else None
-    step, error = server._play(view, credential)
+    step, error = play(view, credential)
     if step is not None and (step.spawn is not None or step.wait is not None):
         error = "`spawn` and `wait` have no Gemini CLI turn yet (docs/agents.md)"
     if error or step is None:

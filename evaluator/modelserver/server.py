@@ -4,6 +4,7 @@ requesting thread; one behaviour library serves every protocol at once."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -362,7 +363,7 @@ def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             elif endpoint.endswith("/messages"):
                 answer = server.answer_messages
             elif endpoint.endswith((":generateContent", ":streamGenerateContent")):
-                answer = lambda body, headers: gemini.answer(server, body, headers, endpoint)  # noqa: E731
+                answer = functools.partial(gemini.answer, server._play, server.model, path=endpoint)
             else:
                 self._send(404, _error_body(f"unknown endpoint {self.path}"), "application/json")
                 return
