@@ -6,9 +6,13 @@ reports is agent-neutral, so trigger metrics and reports never name an agent.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from evaluator.evidence.records import SessionEvidence
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,45 @@ def first_per_skill(triggers: Iterable[Trigger]) -> list[Trigger]:
         if kept is None or trigger.call < kept.call:
             earliest[trigger.skill] = trigger
     return sorted(earliest.values(), key=lambda t: (t.call, t.skill))
+
+
+def argument_value(arguments: object, key: str) -> str | None:
+    """The text of `key` in a tool call's JSON arguments, as the records keep them: whole, or an
+    excerpt cut short (then found by its `"key": "..."` pair)."""
+    if not isinstance(arguments, str):
+        return None
+    try:
+        loaded = json.loads(arguments)
+        value = loaded.get(key) if isinstance(loaded, dict) else None
+    except ValueError:
+        pair = re.search(rf'"{re.escape(key)}"\s*:\s*"((?:[^"\\]|\\.)*)"', arguments)
+        value = json.loads(f'"{pair.group(1)}"') if pair else None
+    return value.strip() if isinstance(value, str) else None
+
+
+def skill_tool_triggers(
+    evidence: SessionEvidence,
+    skills: Iterable[SkillSource],
+    *,
+    tool: str,
+    argument: str,
+    loaded: Callable[[str | None], bool],
+    name_of: Callable[[str], str] = lambda name: name,
+) -> list[Trigger]:
+    """Triggers for an agent whose signal is a tool that loads a skill by name: each `tool`
+    call whose `argument` names an installed skill (`name_of` normalises what it names) and
+    whose call `loaded` says took effect (given the call's outcome)."""
+    names = {skill.name for skill in skills}
+    found: list[Trigger] = []
+    for number, record in tool_calls(evidence.iter_records()):
+        if record.get("tool") != tool:
+            continue
+        named = argument_value(record.get("text"), argument)
+        name = name_of(named) if named is not None else None
+        if name not in names or not loaded(evidence.call_outcomes.get(str(record.get("call_id")))):
+            continue
+        found.append(Trigger(str(name), number, str(record["id"]), detail=f"{tool} call"))
+    return first_per_skill(found)
 
 
 class TriggerUndecidable(Exception):
