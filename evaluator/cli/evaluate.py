@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
-from evaluator.cli.options import emit_json, json_option, repo_options
+from evaluator.cli.options import emit_json, executor_options, json_option, repo_options
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 
 
@@ -61,17 +61,7 @@ from evaluator.errors import EXIT_FAILURES, EXIT_OK
     " called.",
 )
 @agent_run_options
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    help="Where attempts run: local (a pool here) or ray (Ray tasks; the ray extra).",
-)
-@click.option(
-    "--ray-address",
-    default=None,
-    help="Ray cluster to join with --executor ray (default: start one here).",
-)
+@executor_options
 @json_option
 def command(
     repo: Path,

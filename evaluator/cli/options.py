@@ -110,3 +110,20 @@ def resolve_grader(mode: JudgeMode, configured: ModelGrader | None) -> ModelGrad
     if mode == "model" and configured is None:
         raise click.UsageError("--judge model needs a configured judge model; none is configured")
     return configured
+
+
+def executor_options(func: F) -> F:
+    """`--executor` and `--ray-address`: where a command's attempts run (docs/ray.md)."""
+    from evaluator.execute import executor_names
+
+    func = click.option(
+        "--ray-address",
+        default=None,
+        help="Ray cluster to join with --executor ray (default: start one here).",
+    )(func)
+    return click.option(
+        "--executor",
+        type=click.Choice(executor_names()),
+        default="local",
+        help="Where attempts run: local (a pool here) or ray (Ray tasks; the ray extra).",
+    )(func)

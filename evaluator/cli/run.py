@@ -15,6 +15,7 @@ from evaluator.cli.options import (
     emit_json,
     evals_options,
     evals_repo,
+    executor_options,
     json_option,
     repo_options,
 )
@@ -43,17 +44,7 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
     "--resume", default=None, help="Finish an interrupted run: only cases without a result."
 )
 @agent_run_options
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "ray"]),
-    default="local",
-    help="Where attempts run: local (a pool here) or ray (Ray tasks; the ray extra).",
-)
-@click.option(
-    "--ray-address",
-    default=None,
-    help="Ray cluster to join with --executor ray (default: start one here).",
-)
+@executor_options
 @click.option(
     "--allow-blocked", is_flag=True, help="Blocked cases alone do not make the exit code 1."
 )
