@@ -24,12 +24,13 @@ import pytest
 import yaml
 
 from tests.conftest import copy_demo
-from tests.support import claude_or_skip, codex_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
 
 CASE = "routing-add-column"
 # Shaped like each provider's keys, so a rule that looks at shapes would see them as keys.
 CODEX_KEY = "sk-proj-Q8vN2xLr7TzWc4YbHs1KmPa9EdGf3JuV6nXo0RiLqS5tB"
 CLAUDE_KEY = "sk-ant-api03-Zx9Wv8Ut7Sr6Qp5On4Ml3Kj2Ih1Gf0Ed-AbCdEfGhIjKl"
+GEMINI_KEY = "AIzaSyD4k9Qw2Lm7Xv3Np8Rt1Yb6Hc5Jf0Ge2Ks"
 ASCII_SECRET = 'tok-live&7F3e9c2B"1a<Zq>'
 NON_ASCII_SECRET = "pässwörd-Zürich-93ß"
 
@@ -120,12 +121,16 @@ def _leak_behaviour(directory: Path) -> None:
     [
         pytest.param("codex-exec", marks=pytest.mark.codex),
         pytest.param("claude-code", marks=pytest.mark.claude),
+        pytest.param("gemini-cli", marks=pytest.mark.gemini),
     ],
 )
 def test_real_provider_path_leaks_no_credential_in_any_form(tmp_path: Path, agent: str) -> None:
     if agent == "codex-exec":
         codex_or_skip()
         key, env_extra = CODEX_KEY, {"GATEWAY_KEY": CODEX_KEY}
+    elif agent == "gemini-cli":
+        gemini_or_skip()
+        key, env_extra = GEMINI_KEY, {"GATEWAY_KEY": GEMINI_KEY}
     else:
         claude_or_skip()
         key, env_extra = CLAUDE_KEY, {"ANTHROPIC_API_KEY": CLAUDE_KEY}
@@ -140,13 +145,17 @@ def test_real_provider_path_leaks_no_credential_in_any_form(tmp_path: Path, agen
     _leak_behaviour(tmp_path / "behaviors")
     runs = tmp_path / "runs"
     log = tmp_path / "server.jsonl"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_"))
+    }
     env.pop("CODEX_API_KEY", None)
     env.update(env_extra)
     with scratch_dir() as scratch, _model_server(tmp_path / "behaviors", log) as base_url:
         endpoint = (
             ["--base-url", base_url, "--api-key-env", "GATEWAY_KEY"]
-            if agent == "codex-exec"
+            if agent in ("codex-exec", "gemini-cli")
             else []
         )
         if agent == "claude-code":
