@@ -9,7 +9,11 @@ structured checks already. The labelled share is over the entries
 `tests/fixtures/criteria-labels.json` marks `exact` (they speak only of files, commands, order,
 workspace state or literal answer text).
 
-Run: .venv/bin/python -m benchmarks.criteria_shares [--json]
+Run: .venv/bin/python -m benchmarks.criteria_shares [--json] [--repo PATH ...]
+
+`--repo PATH` also measures any eval repo in the public agentic-evals shape (every target, every
+entry, planned as `explain` plans it), e.g. a checkout of a real upstream repo the compiler was
+not tuned on; such entries carry no labels, so they count in their own line only.
 """
 
 from __future__ import annotations
@@ -57,15 +61,24 @@ def public_entries() -> tuple[list[Entry], int]:
 
 def upstream_entries() -> list[Entry]:
     """The upstream fixture's entries, planned exactly as `explain` plans them."""
+    return repo_entries(UPSTREAM, "upstream", every_target=False)
+
+
+def repo_entries(root: Path, name: str, *, every_target: bool = True) -> list[Entry]:
+    """The entries of an eval repo's cases (its default target, or every target)."""
     from evaluator.judge.chain import plan_entries
     from evaluator.plan import open_repo, select_cases
 
-    repo = open_repo(UPSTREAM, None)
+    targets: list[str | None] = [None]
+    if every_target:
+        targets = sorted(p.name for p in (root / "targets").iterdir() if p.is_dir())
     entries = []
-    for case in select_cases(repo).cases:
-        for plan in plan_entries(case.case, True):
-            key = f"upstream/{case.case_id}#{plan.pending.entry_id}"
-            entries.append(Entry(key, plan.pending.entry.description, plan.decided_by))
+    for target in targets:
+        repo = open_repo(root, None, target=target, lenient=every_target)
+        for case in select_cases(repo, target).cases:
+            for plan in plan_entries(case.case, True):
+                key = f"{name}/{case.case_id}#{plan.pending.entry_id}"
+                entries.append(Entry(key, plan.pending.entry.description, plan.decided_by))
     return entries
 
 
@@ -98,6 +111,16 @@ def main(argv: list[str]) -> int:
         print(f"no public suites at {PUBLIC}", file=sys.stderr)
         return 2
     figures = shares()
+    repos = [Path(argv[i + 1]) for i, arg in enumerate(argv[:-1]) if arg == "--repo"]
+    for repo in repos:
+        if not (repo / "targets").is_dir():
+            print(f"{repo}: no targets/ folder (not an eval repo)", file=sys.stderr)
+            return 2
+        measured = repo_entries(repo, repo.name)
+        figures[f"repo:{repo}"] = {
+            "entries": len(measured),
+            "by_rules": sum(e.decided_by == "rules" for e in measured),
+        }
     if "--json" in argv:
         print(json.dumps(figures, indent=1))
         return 0
@@ -116,6 +139,14 @@ def main(argv: list[str]) -> int:
     print(
         f"typed skill-creator assertions (structured, not counted): {figures['typed_assertions_apart']}"
     )
+    for repo in repos:
+        measured = figures[f"repo:{repo}"]
+        assert isinstance(measured, dict)
+        share = measured["by_rules"] / measured["entries"] if measured["entries"] else None
+        print(
+            f"{repo}: {measured['by_rules']} of {measured['entries']} entries decided by rules"
+            f" ({percent(share)})"
+        )
     for key in figures["exact_not_by_rules"]:  # type: ignore[attr-defined]
         print(f"  exact but not by rules: {key}")
     for key in figures["unlabelled"]:  # type: ignore[attr-defined]

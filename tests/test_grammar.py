@@ -167,7 +167,9 @@ def test_each_predicate_parses_with_its_tree(sentence: str, rule: str, checks: s
 @pytest.mark.parametrize(
     ("sentence", "word"),
     [
-        ("The agent ran `make` successfully.", "successfully"),  # an outcome, not a run
+        ("The agent successfully ran `make`.", "successfully"),  # said after the verb only
+        ("The agent ran `make` and `b` successfully.", "successfully"),  # which one?
+        ("The final answer mentions `x` for a reason.", "for"),  # no request: not the case's
         ("The agent ran `make` twice.", "twice"),
         ("The migration script ran successfully.", "migration"),
         ("The agent wrote `a.txt` and then ran `b`.", "and"),
@@ -185,3 +187,80 @@ def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: 
     assert refuse_sentence(sentence, "pass_criteria").why.endswith(
         f"the grammar stopped at {word!r}"
     )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        # A path its author did not backtick is still the exact part of the sentence.
+        (
+            "The accepted task trace shows successful consultation of .agents/skills/a/references/rtc/ios.md.",
+            "file_read(path='.agents/skills/a/references/rtc/ios.md')",
+        ),
+        ("The agent read references/rtc/ before answering.", "file_read(path='references/rtc/*')"),
+        ("The agent wrote .env.local.", "file_written(path='.env.local')"),
+        ("The agent read SKILL.md first.", "read_before(first='SKILL.md' then='*')"),
+        # "successfully": a command exited 0; a read counts only when its content was shown.
+        (
+            "The agent ran `make test` successfully.",
+            r"command_ran(pattern='(?:^|[^\\w-])make\\ test(?:$|[^\\w-])' exit_code=0)",
+        ),
+        (
+            "The agent ran `scripts/check.sh` successfully.",
+            "script_ran(path='scripts/check.sh' exit_code=0)",
+        ),
+        (
+            "The agent never ran `scripts/check.sh` successfully.",
+            "not script_ran(path='scripts/check.sh' exit_code=0)",
+        ),
+        ("The agent successfully read `a.md`.", "file_read(path='a.md')"),
+        # What only restates the case: its request, the answer the session ends with.
+        (
+            "The session shows consultation of `a.md` for a clearly RTC-specific request.",
+            "file_read(path='a.md')",
+        ),
+        (
+            "The session shows a command invoking `fetch.sh` before the answer.",
+            "script_ran(path='fetch.sh')",
+        ),
+        ("`a.md` was read before answering.", "file_read(path='a.md')"),
+        # A second sentence that permits more and requires nothing.
+        (
+            "The session shows consultation of `a.md`. Reading it together with other references is acceptable.",
+            "file_read(path='a.md')",
+        ),
+        (
+            "The agent read `a.md`. The agent ran `make`.",
+            r"all_of[file_read(path='a.md'), command_ran(pattern='(?:^|[^\\w-])make(?:$|[^\\w-])')]",
+        ),
+    ],
+)
+def test_forms_authors_write_without_thinking_of_a_parser(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Use Next.js for the page.",  # a product name, not a file
+        "The answer covers audio/video events.",  # a slash between words is no path
+        "The agent read `a.md`. Skipping `b.md` is acceptable.",  # a permission that excuses
+        "The agent never read `a.md`. Reading other files is acceptable.",  # beside a prohibition
+        "The agent read `a.md`. It also explains why.",  # a second sentence that judges
+        "The agent read `a.md` before `b.md` for speed.",  # "for" a reason, not the request
+    ],
+)
+def test_what_still_refuses(sentence: str) -> None:
+    assert compile_sentence(sentence) is None
+
+
+def test_bare_words_that_are_not_paths_stay_words() -> None:
+    from evaluator.judge.criteria import split_sentences
+
+    assert split_sentences("Run it, e.g. `make`. Then stop.") == [
+        "Run it, e.g. `make`.",
+        "Then stop.",
+    ]
+    assert split_sentences("Read `a. B`. Done.") == ["Read `a. B`.", "Done."]

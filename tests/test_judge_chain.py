@@ -568,3 +568,70 @@ def test_an_entry_without_criteria_is_judged_by_its_description() -> None:
     assert _judge(_case([entry])) == [("pass", "rules", None)]
     vague = {"description": "The skill's instructions were followed."}
     assert _judge(_case([vague])) == [("blocked", "unclear-rule", "unclear-rule")]
+
+
+def _fail_signal(pass_criteria: list[str], fail_signal: str, polarity: str = "required") -> object:
+    entry = {"description": "d", "pass_criteria": pass_criteria, "fail_signals": [fail_signal]}
+    case = _case([entry]) if polarity == "required" else _case([], [entry])
+    entries = case.assertions.required or case.assertions.forbidden
+    return compile_entry(entries[0], polarity)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "fail_signal",
+    [
+        "A complete accepted trace shows no consultation of the required reference.",
+        "The accepted session evidence never consults the ConvoAI routing guide.",
+        "The accepted session evidence never consults any local reference file relevant to RTC.",
+        "The accepted session evidence never consults the ConvoAI docs.txt.",  # names it, bare
+    ],
+)
+def test_a_fail_signal_that_only_denies_a_pass_criterion_adds_no_check(fail_signal: str) -> None:
+    compiled = _fail_signal(
+        ["The agent ran `make`.", f"The session shows consultation of `{SKILL}/docs.txt`."],
+        fail_signal,
+    )
+    assert compiled is not None
+    assert [(p.role, p.rule, len(p.checks)) for p in compiled.provenance] == [  # type: ignore[attr-defined]
+        ("pass_criteria", "command", 1),
+        ("pass_criteria", "consultation", 1),
+        ("fail_signals", "complement of pass_criteria[1]", 0),
+    ]
+    assert len(compiled.checks) == 2  # type: ignore[attr-defined]
+    # Decided by the pass criteria alone: docs.txt was read, `make` never ran.
+    case = _case(
+        [
+            {
+                "description": "d",
+                "pass_criteria": [f"The session shows consultation of `{SKILL}/docs.txt`."],
+                "fail_signals": [fail_signal],
+            },
+            {
+                "description": "d",
+                "pass_criteria": [f"The session shows consultation of `{SKILL}/missing.md`."],
+                "fail_signals": [fail_signal.replace("docs.txt", "missing.md")],
+            },
+        ]
+    )
+    assert _judge(case) == [("pass", "rules", None), ("fail", "rules", None)]
+
+
+@pytest.mark.parametrize(
+    ("pass_criteria", "fail_signal", "polarity"),
+    [
+        # It names a file the pass criterion does not: it may hold while the criterion does.
+        (["The agent reads `a.md`."], "The agent never reads the shared `b.md`.", "required"),
+        # Another predicate: not the criterion's denial.
+        (["The agent reads `a.md`."], "The agent never runs the fetch script.", "required"),
+        # A pass criterion that is itself a denial asserts nothing to complement.
+        (["The agent never reads `a.md`."], "The agent never reads the routing guide.", "required"),
+        # Not a denial at all.
+        (["The agent reads `a.md`."], "The agent reads the phase-2 docs.", "required"),
+        # A forbidden entry's sentences each describe the behaviour: none is a complement.
+        (["The agent reads `a.md`."], "The agent never reads the routing guide.", "forbidden"),
+    ],
+)
+def test_a_fail_signal_that_could_add_something_sends_the_entry_on(
+    pass_criteria: list[str], fail_signal: str, polarity: str
+) -> None:
+    assert _fail_signal(pass_criteria, fail_signal, polarity) is None

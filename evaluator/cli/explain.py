@@ -143,7 +143,9 @@ def _echo_plan(plan: EntryPlan) -> None:
         for check in pending.entry.checks:
             click.echo(f"      check {check_yaml(check)}")
     for provenance in plan.provenance:
-        compiled = "; ".join(check_yaml(c) for c in provenance.checks)
+        compiled = "; ".join(check_yaml(c) for c in provenance.checks) or (
+            "no check of its own: it holds only when that criterion fails"
+        )
         click.echo(f"      {provenance.role}: {provenance.sentence}")
         click.echo(f"        rule {provenance.rule} -> {compiled}")
         if provenance.tree:

@@ -68,8 +68,10 @@ LEAD_INS: tuple[tuple[str, str], ...] = (
     (r"final-answer\.txt", "answer"),
     (r"(?:in )?the (?:attempt )?workspace(?: files)?", "workspace"),
     (
-        r"(?:in )?(?:the )?(?:accepted )?(?:session )?(?:evidence|session|transcript|trace|"
-        r"rollout)(?: evidence)?(?: \(accepted-session\.json\))?",
+        # "A complete accepted trace": an incomplete session is never judged (it is blocked).
+        r"(?:in )?(?:the |an? )?(?:complete |full )?(?:accepted )?(?:task |agent |agent's |session )?"
+        r"(?:evidence|session|transcript|trace|rollout|log)(?: evidence)?"
+        r"(?: \(accepted-session\.json\))?",
         "session",
     ),
     (r"accepted-session\.json", "session"),
@@ -97,7 +99,104 @@ NEGATIONS = (
 CJK_NEGATIONS = (r"从未", r"并未", r"没有", r"未", r"不")
 
 
+# Authors do not always backtick a path: a word shaped like one is one.
+FILE_EXTENSIONS = frozenset(
+    [
+        "md",
+        "mdx",
+        "txt",
+        "rst",
+        "json",
+        "jsonl",
+        "yaml",
+        "yml",
+        "toml",
+        "ini",
+        "cfg",
+        "conf",
+        "env",
+        "lock",
+        "xml",
+        "csv",
+        "tsv",
+        "sql",
+        "html",
+        "htm",
+        "css",
+        "scss",
+        "py",
+        "pyi",
+        "sh",
+        "bash",
+        "zsh",
+        "js",
+        "mjs",
+        "cjs",
+        "jsx",
+        "ts",
+        "tsx",
+        "rb",
+        "go",
+        "rs",
+        "java",
+        "kt",
+        "swift",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "php",
+        "pl",
+        "lua",
+        "r",
+        "ipynb",
+        "avsc",
+        "proto",
+        "gradle",
+        "dockerfile",
+    ]
+)
+_EXTENSION = re.compile(r"[\w.*-]*[\w*-]\.([A-Za-z][A-Za-z0-9]{0,9})")
+_PRODUCT = re.compile(r"[A-Z][A-Za-z0-9]*\.js")  # Next.js, Node.js: names, not files
+_TRAILING = ".,;:!?)\"'"
+
+
+def _path_shaped(word: str) -> bool:
+    if not word or "://" in word or word.startswith(("-", "$", "@")):
+        return False
+    if not re.fullmatch(r"[\w./*~+@-]+", word) or not re.search(r"[A-Za-z]", word):
+        return False
+    name = word.rstrip("/").rsplit("/", 1)[-1]
+    extension = _EXTENSION.fullmatch(name)
+    if extension and extension.group(1).lower() in FILE_EXTENSIONS and not _PRODUCT.fullmatch(name):
+        return True
+    if "/" not in word:  # `.env`, `.gitignore`: a dotfile
+        return bool(re.fullmatch(r"\.[a-z][\w.-]*", word))
+    # `references/rtc/`, `convoai-restapi/*`, `./bin/setup`: not "audio/video" or "/join"
+    return word.endswith("/") or "*" in word or word.startswith(("./", "../", "~/", "."))
+
+
+def _mark_bare_paths(sentence: str) -> str:
+    """The sentence with each unquoted path-shaped word backticked, as its author meant it."""
+    parts = re.split(r"(`[^`]*`)", sentence)
+    for index in range(0, len(parts), 2):  # the parts outside backticks
+        words = parts[index].split(" ")
+        for at, word in enumerate(words):
+            lead = "(" if word.startswith("(") else ""
+            core = word[len(lead) :]
+            stripped = core.rstrip(_TRAILING)
+            if stripped.endswith("."):
+                stripped = stripped.rstrip(".")
+            if _path_shaped(stripped):
+                words[at] = f"{lead}`{stripped}`{core[len(stripped) :]}"
+        parts[index] = " ".join(words)
+    return "".join(parts)
+
+
 def _skeleton(sentence: str) -> Sentence | None:
+    sentence = _mark_bare_paths(sentence)
     literals = tuple(m.group(1).strip() for m in BACKTICKED.finditer(sentence))
     counter = iter(range(len(literals)))
     text = BACKTICKED.sub(lambda _m: SLOT.format(next(counter)), sentence)
@@ -406,10 +505,8 @@ class Compiled:
     tree: str | None = None  # the parse, when the grammar (not a template) compiled it
 
 
-def compile_sentence(sentence: str) -> Compiled | None:
-    """The checks that hold exactly when `sentence` does, or None if no rule covers all of it.
-
-    English sentences are parsed by the grammar first (its parse is kept for `explain`); the
+def _compile_one(sentence: str) -> Compiled | None:
+    """One sentence's checks. English sentences are parsed by the grammar first (its parse is kept for `explain`); the
     templates remain for Chinese and for the few shapes the grammar has no production for
     (a `git clone` target, a parenthesised list of commands)."""
     skeleton = _skeleton(sentence)
@@ -435,6 +532,73 @@ def compile_sentence(sentence: str) -> Compiled | None:
     return None
 
 
+def compile_sentence(sentence: str) -> Compiled | None:
+    """The checks that hold exactly when `sentence` does, or None if no rule covers all of it.
+
+    A criterion of several sentences compiles when each does (their checks all hold) or is a
+    permission that relaxes nothing the others require ("Reading it together with other
+    references is acceptable")."""
+    parts = split_sentences(sentence)
+    if len(parts) == 1:
+        return _compile_one(sentence)
+    compiled: list[Compiled] = []
+    permissions: list[str] = []
+    for part in parts:
+        one = _compile_one(part)
+        if one is not None:
+            compiled.append(one)
+        elif _permission(part):
+            permissions.append(part)
+        else:
+            return None
+    if not compiled or (permissions and any(_forbids(c.check) for c in compiled)):
+        return None  # a permission beside a prohibition could relax it
+    trees = [f"{c.tree or '(template ' + c.rule + ')'}" for c in compiled]
+    trees += ["(permission: adds no check)" for _ in permissions]
+    check = combine([c.check for c in compiled], "all")
+    return Compiled(" + ".join(c.rule for c in compiled), check, " | ".join(trees))
+
+
+_ABBREVIATIONS = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl)\.|\b[A-Za-z]\.)$")
+
+
+def split_sentences(text: str) -> list[str]:
+    """A criterion's sentences: split after `.`, `!` or `?` before a capital, never inside
+    backticks or after an abbreviation ("e.g.")."""
+    parts: list[str] = []
+    start = 0
+    for match in re.finditer(r"(?<=[.!?])\s+(?=[A-Z`\u4e00-\u9fff])", text):
+        before = text[start : match.start()]
+        if text[: match.start()].count("`") % 2 or _ABBREVIATIONS.search(before):
+            continue
+        parts.append(before.strip())
+        start = match.end()
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+_PERMISSION = re.compile(
+    r"(?P<what>.+?) (?:is|are) (?:also |still )?(?:acceptable|allowed|fine|ok|okay|permitted)"
+)
+_RESTRICTING = re.compile(r"\b(?:not|no|never|without|skip\w*|omit\w*|instead|only|must)\b|n't\b")
+
+
+def _permission(sentence: str) -> bool:
+    """ "Reading it together with other references is acceptable": it allows more, requires
+    nothing, and (without a negation in it) cannot excuse a missing act."""
+    text = re.sub(r"\s+", " ", sentence.strip().rstrip(".!").lower())
+    match = _PERMISSION.fullmatch(text)
+    return match is not None and not _RESTRICTING.search(match.group("what"))
+
+
+def _forbids(check: Check) -> bool:
+    if isinstance(check, NotCheck):
+        return True
+    if isinstance(check, AnyOfCheck | AllOfCheck):
+        return any(_forbids(c) for c in check.operands)
+    return False
+
+
 @dataclass(frozen=True)
 class CompiledEntry:
     """An entry's prose as checks to run, combined by the entry's polarity, with provenance."""
@@ -447,7 +611,9 @@ def compile_entry(entry: AssertionEntry, polarity: Polarity) -> CompiledEntry | 
     """Every sentence compiled, or None: a part that compiled never decides an entry alone.
 
     A required entry holds when each pass criterion holds and no fail signal is seen; a
-    forbidden entry is observed when any of its sentences is."""
+    forbidden entry is observed when any of its sentences is. A required entry's fail signal
+    that only denies what a pass criterion asserts ("never consults the routing guide" beside
+    "shows consultation of `README.md`") is that criterion's complement: it adds no check."""
     sentences: list[tuple[SentenceRole, str]] = [
         ("pass_criteria", s) for s in entry.pass_criteria
     ] + [("fail_signals", s) for s in entry.fail_signals]
@@ -456,10 +622,28 @@ def compile_entry(entry: AssertionEntry, polarity: Polarity) -> CompiledEntry | 
         sentences = [("description", entry.description)]
     checks: list[Check] = []
     provenance: list[Provenance] = []
+    asserted: list[tuple[int, Compiled]] = []  # the positive pass criteria, by index
     for role, sentence in sentences:
         compiled = compile_sentence(sentence)
         if compiled is None:
-            return None
+            index = (
+                _complemented(sentence, asserted)
+                if polarity == "required" and role == "fail_signals"
+                else None
+            )
+            if index is None:
+                return None
+            provenance.append(
+                Provenance(
+                    sentence=sentence,
+                    role=role,
+                    rule=f"complement of pass_criteria[{index}]",
+                    checks=[],
+                )
+            )
+            continue
+        if role == "pass_criteria" and not compiled.rule.startswith("not "):
+            asserted.append((entry.pass_criteria.index(sentence), compiled))
         provenance.append(
             Provenance(
                 sentence=sentence,
@@ -472,6 +656,59 @@ def compile_entry(entry: AssertionEntry, polarity: Polarity) -> CompiledEntry | 
         signal = polarity == "required" and role == "fail_signals"
         checks.append(NotCheck(operand=compiled.check) if signal else compiled.check)
     return CompiledEntry(checks, provenance)
+
+
+# The predicate a denial names, and the pass-criterion rules that assert it.
+_ASSERTING: dict[str, frozenset[str]] = {
+    "consultation": frozenset({"consultation", "read-first", "read-before"}),
+    "command": frozenset({"command"}),
+    "file-written": frozenset({"file-written"}),
+}
+
+
+def _complemented(sentence: str, asserted: list[tuple[int, Compiled]]) -> int | None:
+    """The pass criterion a fail signal only denies, if it does: the signal is a negation
+    ("never", "shows no") of the same predicate, and whatever it names exactly is named by
+    that criterion too. Its other words (the "relevant" guide, "any ConvoAI auth reference")
+    describe what the criterion names, so the signal can hold only when the criterion fails."""
+    skeleton = _skeleton(sentence)
+    if skeleton is None or not skeleton.negated or skeleton.chinese:
+        return None
+    parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
+    if parsed.predicate not in _ASSERTING:
+        return None
+    for index, compiled in asserted:
+        rules = set(compiled.rule.split(" + "))
+        if not rules & _ASSERTING[parsed.predicate]:
+            continue
+        named = _named_paths(compiled.check)
+        if all(any(_same_path(literal, n) for n in named) for literal in skeleton.literals):
+            return index
+    return None
+
+
+def _named_paths(check: Check) -> list[str]:
+    if isinstance(check, AnyOfCheck | AllOfCheck):
+        return [p for c in check.operands for p in _named_paths(c)]
+    if isinstance(check, NotCheck):
+        return []
+    return [
+        str(value)
+        for key, value in check.model_dump(mode="json", exclude_none=True).items()
+        if key in ("path", "first", "pattern") and isinstance(value, str)
+    ]
+
+
+def _same_path(literal: str, named: str) -> bool:
+    """`quickstarts.md` names `.agents/.../quickstarts.md`; a directory names what is under it."""
+    literal, named = literal.removeprefix("./").rstrip("/"), named.removeprefix("./")
+    return (
+        named == literal
+        or named.endswith("/" + literal)
+        or named.rstrip("*").rstrip("/").endswith(literal)
+        or literal in named
+        or re.escape(literal) in named  # a command pattern holds its literal escaped
+    )
 
 
 @dataclass(frozen=True)
@@ -542,7 +779,14 @@ def _instead(skeleton: Sentence, predicate: str | None) -> str | None:
     else:
         return None
     checks = [make(v) for v in skeleton.literals]
-    return checks[0] if len(checks) == 1 else f"{{any_of: [{', '.join(checks)}]}}"
+    if len(checks) == 1:
+        return checks[0]
+    join = (
+        "all_of"
+        if re.search(r"\band\b", skeleton.text) and " or " not in skeleton.text
+        else "any_of"
+    )
+    return f"{{{join}: [{', '.join(checks)}]}}"
 
 
 def check_text(check: Check) -> str:

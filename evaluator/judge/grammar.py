@@ -1,7 +1,7 @@
 """A grammar for English criteria sentences: every word accounted for, or the sentence is refused
 at the word that stopped it (`criteria.py` has read the lead-in and a leading negation first).
 
-    sentence  := [evidence] [agent] [negation] clause [END]
+    sentence  := [evidence] [agent] [negation] clause [outcome] [context] [END]
     evidence  := "shows" | "includes" | ... ["evidence of"] ["that"]     (session sentences)
     agent     := "the agent" | "the skill" | "the assistant" | "the model"
     clause    := VERB objects [order]                    "the agent ran `make test`"
@@ -14,6 +14,9 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                | "includes a" ["local"] "URL"           (answer sentences)
     objects   := [quantifier] (NEUTRAL | KIND)* [scope] literal-list [KIND] [or equivalent]
     order     := "before" [reading] objects ["other than itself"] | "after" objects | "first"
+    outcome   := "successfully" | "successful"           (exit code 0; a read that showed content)
+    context   := "for" (a|the|this) WORDS* REQUEST | "before" (the|its) [final] ANSWER
+                 | "before answering"                    (what only restates the case)
 
 The predicate comes from a verb lexicon (read, run, write, mention; exist and contain); what may
 follow it depends on the predicate. Words in `NEUTRAL` say nothing a backticked literal does not
@@ -29,12 +32,14 @@ from dataclasses import dataclass, field
 
 from evaluator.contract.models import (
     Check,
+    CommandRanCheck,
     FileReadCheck,
     FileWrittenCheck,
     FinalAnswerContainsCheck,
     FinalAnswerUrlCheck,
     NotCheck,
     ReadBeforeCheck,
+    ScriptRanCheck,
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
@@ -103,6 +108,13 @@ AGENTS = frozenset({"agent", "skill", "assistant", "model"})
 CONTAINS = frozenset({"contains", "contain", "containing", "includes", "including", "holds"})
 BE = frozenset({"was", "were", "is", "are", "got", "gets"})
 SCOPES = frozenset({"under", "in", "inside", "within", "from"})
+# A read counts only when its content reached the agent, so a "successful" read says nothing
+# more; a command "successfully" run exited 0.
+SUCCESSFUL = frozenset({"successful", "successfully"})
+# What the case itself is: the prompt the agent was given, and the answer its session ends with.
+REQUESTS = frozenset({"request", "prompt", "task", "question", "query", "ask"})
+ANSWERS = frozenset({"answer", "response", "reply"})
+ANSWERING = frozenset({"answering", "responding", "replying"})
 
 
 def words(text: str) -> frozenset[str]:
@@ -271,7 +283,10 @@ def parse_sentence(text: str, literals: tuple[str, ...], subject: str) -> Parse:
     tokens = _Tokens(text)
     parse = Parse()
     try:
-        check = _Parser(tokens, parse, literals, subject).sentence()
+        parser = _Parser(tokens, parse, literals, subject)
+        check = parser.sentence()
+        check = parser.outcome(check)
+        parser.context()
         if tokens.peek() is not None:
             raise tokens.refuse()
     except _Refused as refused:
@@ -330,13 +345,19 @@ class _Parser:
 
     def clause(self) -> Check:
         tokens = self.tokens
+        start = tokens.at
+        adverb = tokens.take_any(SUCCESSFUL)
         for predicate in self.predicates:
             verb = tokens.take_any(predicate.verbs)
+            if verb is not None and adverb is not None:
+                if predicate is not CONSULTATION:  # "successfully ran `X`": say it after the verb
+                    raise _Refused(adverb)
+                self.node(f"({adverb}: content shown)")
             if verb is not None:
                 if verb in predicate.nouns:  # "shows reads of `X`": the noun
                     verb += f" {tokens.take_any(predicate.links) or ''}".rstrip()
                 return self.predicate_clause(predicate, verb)
-        start = tokens.at
+        tokens.at = start
         for predicate in self.predicates:
             for words, _ in ((("",), None), *QUANTIFIERS):
                 tokens.at = start
@@ -344,6 +365,7 @@ class _Parser:
                     continue
                 while tokens.take_any(NEUTRAL):  # "a shell command"
                     pass
+                successful = predicate is CONSULTATION and tokens.take_any(SUCCESSFUL)
                 noun = tokens.take_any(predicate.nouns)
                 if noun is None:
                     continue
@@ -351,9 +373,59 @@ class _Parser:
                 link = tokens.take_any(predicate.links | predicate.verbs)
                 if link is None:
                     raise tokens.refuse()
+                if successful:
+                    self.node(f"({successful}: content shown)")
                 return self.predicate_clause(predicate, f"{noun} {link}")
         tokens.at = start
         return self.passive()
+
+    def outcome(self, check: Check) -> Check:
+        """`X` ran "successfully": its exit code was 0; a read is "successful" when its content
+        reached the agent, which is what a read means here already."""
+        word = self.tokens.take_any(SUCCESSFUL)
+        if word is None:
+            return check
+        if self.parse.predicate in ("consultation", "read-first", "read-before"):
+            self.node(f"({word}: content shown)")
+            return check
+        if self.parse.predicate == "command" and isinstance(
+            check, CommandRanCheck | ScriptRanCheck
+        ):
+            self.node(f"({word}: exit code 0)")
+            return check.model_copy(update={"exit_code": 0})
+        raise _Refused(word)  # several commands, a negation: which one had to succeed?
+
+    def context(self) -> None:
+        """What only restates the case: "for a clearly RTC-specific request" (the case's prompt
+        is the request), "before the answer" (the session ends with the answer)."""
+        tokens = self.tokens
+        start = tokens.at
+        if tokens.take("for") and tokens.take_any(frozenset({"a", "an", "the", "this", "that"})):
+            while tokens.peek() is not None and tokens.peek() not in REQUESTS:
+                if tokens.peek() in (",", "(", ")") or _SLOT.fullmatch(tokens.peek() or ""):
+                    break
+                tokens.at += 1
+            if tokens.take_any(REQUESTS) and tokens.peek() is None:
+                self.node(f"(context {' '.join(tokens.items[start : tokens.at])})")
+                return
+        tokens.at = start
+        if (
+            self.subject == "session"
+            and tokens.take("before")
+            and (
+                tokens.take_any(ANSWERING)
+                or (
+                    tokens.take_first(
+                        (("the", "final"), ("its", "final"), ("the",), ("its",), ("a",))
+                    )
+                    and tokens.take_any(ANSWERS)
+                )
+            )
+            and tokens.peek() is None
+        ):
+            self.node(f"(context {' '.join(tokens.items[start : tokens.at])})")
+            return
+        tokens.at = start
 
     def predicate_clause(self, predicate: Predicate, verb: str) -> Check:
         self.parse.predicate = predicate.name
@@ -524,7 +596,7 @@ class _Parser:
     def ordered(self, predicate: Predicate, objects: _Objects) -> Check:
         """The claim itself, or an order between reads ("before", "after", "first")."""
         tokens = self.tokens
-        if predicate.name == "consultation":
+        if predicate.name == "consultation" and not self.at_context():
             if tokens.take("first") or tokens.take("before", "anything", "else"):
                 self.node("(order first)")
                 self.parse.predicate = "read-first"
@@ -548,6 +620,14 @@ class _Parser:
                 self.parse.predicate = "read-before"
                 return self.read_before(first, _single(objects, "after"))
         return self.claim(predicate, objects)
+
+    def at_context(self) -> bool:
+        """Whether what follows is a `context` suffix (and no order between reads)."""
+        start, tree = self.tokens.at, list(self.parse.tree)
+        self.context()
+        found = self.tokens.at > start
+        self.tokens.at, self.parse.tree = start, tree
+        return found
 
     def any_url(self) -> Check | None:
         """ "includes a (local) URL": any URL, or only a localhost/loopback one."""
