@@ -635,3 +635,22 @@ def test_a_fail_signal_that_could_add_something_sends_the_entry_on(
     pass_criteria: list[str], fail_signal: str, polarity: str
 ) -> None:
     assert _fail_signal(pass_criteria, fail_signal, polarity) is None
+
+
+def test_a_denial_the_grammar_cannot_parse_still_names_its_one_predicate() -> None:
+    compiled = _fail_signal(
+        [
+            "Session evidence shows a dev server start command (pnpm dev, npm run dev, or equivalent)."
+        ],
+        "No dev server start command observed.",
+    )
+    assert compiled is not None
+    assert compiled.provenance[1].rule == "complement of pass_criteria[0]"  # type: ignore[attr-defined]
+    # Two predicates named (a command, a read), or an order: not a plain denial.
+    for signal in (
+        "No command was run without reading the docs.",
+        "No dev server start command observed before the docs were read.",
+    ):
+        assert _fail_signal(["The agent ran `make`.", "The agent read `a.md`."], signal) is None, (
+            signal
+        )

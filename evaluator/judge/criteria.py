@@ -37,7 +37,7 @@ from evaluator.contract.models import (
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
-from evaluator.judge.grammar import parse_sentence
+from evaluator.judge.grammar import PREDICATES, parse_sentence
 from evaluator.judge.literal_checks import combine, command_check, directory_glob, unique
 from evaluator.judge.verdict import Provenance, SentenceRole
 from evaluator.vocabulary import Polarity
@@ -661,9 +661,14 @@ def compile_entry(entry: AssertionEntry, polarity: Polarity) -> CompiledEntry | 
 # The predicate a denial names, and the pass-criterion rules that assert it.
 _ASSERTING: dict[str, frozenset[str]] = {
     "consultation": frozenset({"consultation", "read-first", "read-before"}),
-    "command": frozenset({"command"}),
+    "command": frozenset({"command", "git-clone", "listed-commands"}),
     "file-written": frozenset({"file-written"}),
 }
+# Words that make a denial say more than "it did not happen": an order, a contrast, a condition.
+_CONDITIONS = frozenset(
+    "before after first then only other another different instead unless except than but"
+    " outside twice again without".split()
+)
 
 
 def _complemented(sentence: str, asserted: list[tuple[int, Compiled]]) -> int | None:
@@ -674,12 +679,19 @@ def _complemented(sentence: str, asserted: list[tuple[int, Compiled]]) -> int | 
     skeleton = _skeleton(sentence)
     if skeleton is None or not skeleton.negated or skeleton.chinese:
         return None
+    said = set(re.findall(r"[a-z]+", skeleton.text))
+    if said & _CONDITIONS:
+        return None  # "never reads it before X", "no other file": more than a denial
     parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
-    if parsed.predicate not in _ASSERTING:
+    predicate = parsed.predicate
+    if predicate is None:  # "No dev server start command observed": the one predicate named
+        named = [p.name for p in PREDICATES if said & (p.verbs | p.nouns | p.participles)]
+        predicate = named[0] if len(named) == 1 else None
+    if predicate not in _ASSERTING:
         return None
     for index, compiled in asserted:
         rules = set(compiled.rule.split(" + "))
-        if not rules & _ASSERTING[parsed.predicate]:
+        if not rules & _ASSERTING[predicate]:
             continue
         named = _named_paths(compiled.check)
         if all(any(_same_path(literal, n) for n in named) for literal in skeleton.literals):
