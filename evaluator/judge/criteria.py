@@ -666,8 +666,25 @@ _ASSERTING: dict[str, frozenset[str]] = {
 }
 # Words that make a denial say more than "it did not happen": an order, a contrast, a condition.
 _CONDITIONS = frozenset(
-    "before after first then only other another different instead unless except than but"
-    " outside twice again without".split()
+    [
+        "before",
+        "after",
+        "first",
+        "then",
+        "only",
+        "other",
+        "another",
+        "different",
+        "instead",
+        "unless",
+        "except",
+        "than",
+        "but",
+        "outside",
+        "twice",
+        "again",
+        "without",
+    ]
 )
 
 
