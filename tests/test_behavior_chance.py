@@ -103,3 +103,16 @@ def test_the_demo_flaky_behaviour_fails_attempts_two_and_four() -> None:
         third = [_played(server, n, 2) for n in range(1, 6)]
         assert ["rename-table" in cmd for cmd in third] == [False, True, False, True, False]
         assert _played(server, 2, 3).startswith("python3 ")  # the branch joins the main path
+
+
+def test_a_salted_server_draws_another_fixed_pattern() -> None:
+    """Two lanes of one variant (an A/A evaluation) each get their own salt: their patterns
+    differ as two real runs would, and each lane's pattern is the same in every run."""
+    library = load_behaviors(FLAKY_DIR)
+    patterns: dict[str, list[bool]] = {}
+    for salt in ("", "a", "a", "b"):
+        with ScriptedModelServer(library, draw_salt=salt) as server:
+            pattern = ["rename-table" in _played(server, n, 2) for n in range(1, 41)]
+        assert patterns.setdefault(salt, pattern) == pattern
+    assert patterns[""][:5] == [False, True, False, True, False]  # unsalted: as before
+    assert len({tuple(p) for p in patterns.values()}) == 3

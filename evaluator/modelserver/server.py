@@ -61,6 +61,7 @@ class ScriptedModelServer:
         latency_s: float = 0.0,
         log_path: Path | None = None,
         model: str = "mock-model",
+        draw_salt: str = "",
     ) -> None:
         if not host.startswith("127.") and host not in ("localhost", "::1"):
             raise ValueError("the scripted model server only listens on loopback addresses")
@@ -68,6 +69,8 @@ class ScriptedModelServer:
         self.latency_s = latency_s
         self.log_path = log_path
         self.model = model
+        # Seeds `chance` draws with the attempt: one server per run, so one pattern per salt.
+        self.draw_salt = draw_salt
         self.records: list[RequestRecord] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -173,7 +176,7 @@ class ScriptedModelServer:
             next_step(
                 behavior.steps,
                 view.call_outputs(),
-                view.attempt_key,
+                f"{self.draw_salt}|{view.attempt_key}" if self.draw_salt else view.attempt_key,
                 behavior.seed,
                 view.context,
             )

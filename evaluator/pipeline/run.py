@@ -453,6 +453,7 @@ class Run:
             ready.library,
             model=plan.model or SCRIPTED_MODEL,
             latency_s=self.options.scripted_latency_s,
+            draw_salt=self.options.scripted_draw_salt,
         ) as server:
             yield ModelEndpoint(model=plan.model, base_url=server.base_url, scripted=True)
 

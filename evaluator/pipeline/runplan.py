@@ -65,6 +65,9 @@ class RunOptions:
     api_key_env: str | None = None
     lenient: bool = False
     scripted_latency_s: float = 0.0  # seconds the scripted model waits per reply (benchmarks)
+    # Seeds the scripted model's `chance` draws besides the attempt: `evaluate` gives each variant
+    # its own, so two lanes of one variant (A/A) vary as two real runs would, not in lockstep.
+    scripted_draw_salt: str = ""
     skill_text: str | None = None  # candidate entry skill for every workspace (`score --skill`)
     grader: ModelGrader | None = None  # the model judge (`--judge-model`), owned by the caller
     keep_scratch: bool = False  # keep workspaces and agent homes after the run (debugging)
