@@ -229,6 +229,28 @@ def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: 
             "The session shows consultation of `a.md`. Reading it together with other references is acceptable.",
             "file_read(path='a.md')",
         ),
+        # Modal verbs only say the claim is expected; "observed" says it is in the session.
+        ("The agent should read `a.md`.", "file_read(path='a.md')"),
+        ("The agent must not read `a.md`.", "not file_read(path='a.md')"),
+        ("The agent needs to write `out.txt`.", "file_written(path='out.txt')"),
+        ("A read of `a.md` is observed.", "file_read(path='a.md')"),
+        (
+            "No `rm -rf` command observed.",
+            r"not command_ran(pattern='(?:^|[^\\w-])rm\\ \\-rf(?:$|[^\\w-])')",
+        ),
+        # An order said as a sequence: both read, the first before the second.
+        (
+            "The agent reads `SKILL.md` first, then `references/a.md`.",
+            "all_of[read_before(first='SKILL.md' then='references/a.md'),"
+            " file_read(path='references/a.md')]",
+        ),
+        ("The agent first reads `SKILL.md`.", "read_before(first='SKILL.md' then='*')"),
+        # Arguments on the same command line.
+        (
+            "The agent invoked `tool.py` with `--dry-run`.",
+            "all_of[script_ran(path='tool.py'),"
+            r" command_ran(pattern='(?:^|[^\\w-])tool\\.py\\s(?:[^;|&\\n]*\\s)?\\-\\-dry\\-run(?:$|[^\\w-])')]",
+        ),
         (
             "The agent read `a.md`. The agent ran `make`.",
             r"all_of[file_read(path='a.md'), command_ran(pattern='(?:^|[^\\w-])make(?:$|[^\\w-])')]",
@@ -250,6 +272,10 @@ def test_forms_authors_write_without_thinking_of_a_parser(sentence: str, checks:
         "The agent never read `a.md`. Reading other files is acceptable.",  # beside a prohibition
         "The agent read `a.md`. It also explains why.",  # a second sentence that judges
         "The agent read `a.md` before `b.md` for speed.",  # "for" a reason, not the request
+        "The agent first runs `make`.",  # first of what? only reads are ordered
+        "The agent ran `a` or `b` with `-x`.",  # which one had the argument?
+        "The agent ran `a` with `-x` or `-y`.",  # no one command line to look for
+        "The agent reads `a.md` and `b.md` first, then `c.md`.",  # which one first?
     ],
 )
 def test_what_still_refuses(sentence: str) -> None:

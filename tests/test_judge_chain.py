@@ -654,3 +654,29 @@ def test_a_denial_the_grammar_cannot_parse_still_names_its_one_predicate() -> No
         assert _fail_signal(["The agent ran `make`.", "The agent read `a.md`."], signal) is None, (
             signal
         )
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
+        ("python3 tool.py --dry-run", "pass"),
+        ("python3 ./tool.py -v --dry-run 2>&1", "pass"),
+        ("python3 tool.py", "fail"),  # ran, without the argument
+        ("python3 tool.py --dry-run-all", "fail"),  # another argument
+        ("echo --dry-run; python3 tool.py", "fail"),  # the argument before the command
+        ("python3 tool.py; echo --dry-run", "fail"),  # the argument of another statement
+    ],
+)
+def test_an_argument_must_be_on_the_commands_own_line(command: str, status: str) -> None:
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True, final_answer="done")
+    evidence.add("command_observed", 1, command=command, exit_code=0, call_id="c1")
+    evidence.add("file_read_observed", 1, path="/ws/tool.py", access="exec", call_id="c1")
+    evidence.add("final_answer", 2, text="done")
+    context = JudgeContext(
+        evidence=evidence, workspace=WS, ref_prefix="e.json", workspace_available=False
+    )
+    case = _case(
+        [{"description": "d", "pass_criteria": ["The agent invoked `tool.py` with `--dry-run`."]}]
+    )
+    (entry,) = judge_case(case, context).entries
+    assert (entry.status, entry.decided_by) == (status, "rules"), entry.notes

@@ -1,7 +1,7 @@
 """A grammar for English criteria sentences: every word accounted for, or the sentence is refused
 at the word that stopped it (`criteria.py` has read the lead-in and a leading negation first).
 
-    sentence  := [evidence] [agent] [negation] clause [outcome] [context] [END]
+    sentence  := [evidence] [agent] [negation] [modal [not]] clause [outcome] [context] [END]
     evidence  := "shows" | "includes" | ... ["evidence of"] ["that"]     (session sentences)
     agent     := "the agent" | "the skill" | "the assistant" | "the model"
     clause    := VERB objects [order]                    "the agent ran `make test`"
@@ -14,6 +14,8 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                | "includes a" ["local"] "URL"           (answer sentences)
     objects   := [quantifier] (NEUTRAL | KIND)* [scope] literal-list [KIND] [or equivalent]
     order     := "before" [reading] objects ["other than itself"] | "after" objects | "first"
+                 | [first] ["," | and] "then" objects      (both read, in that order)
+    arguments := "with" [the] literal-list [flag|option|argument]   (after a command)
     outcome   := "successfully" | "successful"           (exit code 0; a read that showed content)
     context   := "for" (a|the|this) WORDS* REQUEST | "before" (the|its) [final] ANSWER
                  | "before answering"                    (what only restates the case)
@@ -31,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 from evaluator.contract.models import (
+    AllOfCheck,
     Check,
     CommandRanCheck,
     FileReadCheck,
@@ -111,6 +114,25 @@ SCOPES = frozenset({"under", "in", "inside", "within", "from"})
 # A read counts only when its content reached the agent, so a "successful" read says nothing
 # more; a command "successfully" run exited 0.
 SUCCESSFUL = frozenset({"successful", "successfully"})
+# What only says the claim is required or expected: "the agent should read `X`" is "read `X`".
+MODALS: tuple[tuple[str, ...], ...] = (
+    ("should",),
+    ("must",),
+    ("shall",),
+    ("will",),
+    ("needs", "to"),
+    ("need", "to"),
+    ("has", "to"),
+    ("have", "to"),
+    ("is", "expected", "to"),
+    ("is", "required", "to"),
+    ("did",),
+    ("does",),
+)
+# "is observed": what the session shows, said once more.
+OBSERVED = frozenset({"observed", "seen", "recorded", "shown", "visible"})
+COMMAND_NOUNS = frozenset({"command", "commands", "invocation", "invocations"})
+ARGUMENT_KINDS = frozenset({"flag", "flags", "option", "options", "argument", "arguments"})
 # What the case itself is: the prompt the agent was given, and the answer its session ends with.
 REQUESTS = frozenset({"request", "prompt", "task", "question", "query", "ask"})
 ANSWERS = frozenset({"answer", "response", "reply"})
@@ -302,6 +324,7 @@ class _Parser:
     ) -> None:
         self.tokens, self.parse, self.literals, self.subject = tokens, parse, literals, subject
         self.predicates = [p for p in PREDICATES if subject in p.subjects]
+        self.first = False  # "first" said before the verb
 
     def node(self, text: str) -> None:
         self.parse.tree.append(text)
@@ -320,6 +343,10 @@ class _Parser:
             if tokens.at > start:
                 self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
         negated = tokens.take_first(NEGATIONS) is not None
+        modal = tokens.take_first(MODALS)
+        if modal:
+            self.node(f"(modal {' '.join(modal)})")
+            negated = negated or tokens.take_first((("not",), ("never",))) is not None
         if negated:
             self.node("(negation)")
         if self.subject == "workspace" and tokens.take_any(
@@ -347,8 +374,11 @@ class _Parser:
         tokens = self.tokens
         start = tokens.at
         adverb = tokens.take_any(SUCCESSFUL)
+        self.first = tokens.take("first")  # "the agent first reads `SKILL.md`"
         for predicate in self.predicates:
             verb = tokens.take_any(predicate.verbs)
+            if verb is not None and self.first and predicate is not CONSULTATION:
+                raise _Refused("first")  # first of what? only reads have an order here
             if verb is not None and adverb is not None:
                 if predicate is not CONSULTATION:  # "successfully ran `X`": say it after the verb
                     raise _Refused(adverb)
@@ -358,6 +388,7 @@ class _Parser:
                     verb += f" {tokens.take_any(predicate.links) or ''}".rstrip()
                 return self.predicate_clause(predicate, verb)
         tokens.at = start
+        self.first = False
         for predicate in self.predicates:
             for words, _ in ((("",), None), *QUANTIFIERS):
                 tokens.at = start
@@ -409,6 +440,11 @@ class _Parser:
                 self.node(f"(context {' '.join(tokens.items[start : tokens.at])})")
                 return
         tokens.at = start
+        tokens.take_any(BE)
+        if tokens.take_any(OBSERVED) and tokens.peek() is None:  # "... is observed"
+            self.node(f"(context {' '.join(tokens.items[start : tokens.at])})")
+            return
+        tokens.at = start
         if (
             self.subject == "session"
             and tokens.take("before")
@@ -446,6 +482,13 @@ class _Parser:
             objects = self.objects(None)
             if tokens.take_any(CONTAINS):
                 return self.containing(objects.values)
+            if tokens.take_any(COMMAND_NOUNS):  # "no `rm -rf` command (was run, is observed)"
+                self.parse.predicate = COMMAND.name
+                self.node(f"(predicate {COMMAND.name}: command)")
+                start = tokens.at
+                if not (tokens.take_any(BE) and tokens.take_any(COMMAND.participles)):
+                    tokens.at = start
+                return self.claim(COMMAND, objects)
             if tokens.take_any(frozenset({"exists", "exist"})):
                 self.parse.predicate = "workspace-file-exists"
                 self.node("(predicate exists)")
@@ -597,13 +640,19 @@ class _Parser:
         """The claim itself, or an order between reads ("before", "after", "first")."""
         tokens = self.tokens
         if predicate.name == "consultation" and not self.at_context():
-            if tokens.take("first") or tokens.take("before", "anything", "else"):
+            if self.first or tokens.take("first") or tokens.take("before", "anything", "else"):
+                sequence = self.then_read(objects)  # "reads `A` first, then `B`"
+                if sequence is not None:
+                    return sequence
                 self.node("(order first)")
                 self.parse.predicate = "read-first"
                 # Two files cannot each come before every other file: one exact file only.
                 return ReadBeforeCheck(
                     kind="read_before", first=_single(objects, "first"), then="*"
                 )
+            sequence = self.then_read(objects)
+            if sequence is not None:
+                return sequence
             if tokens.take("before"):
                 tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
                 then = self.objects(predicate)
@@ -620,6 +669,44 @@ class _Parser:
                 self.parse.predicate = "read-before"
                 return self.read_before(first, _single(objects, "after"))
         return self.claim(predicate, objects)
+
+    def then_read(self, first: _Objects) -> Check | None:
+        """ "`A`, then `B`" / "`A` and then `B`": both read, `A` before `B`."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take(",")
+        tokens.take("and")
+        if not tokens.take("then"):
+            tokens.at = start
+            return None
+        tokens.take_any(CONSULTATION.verbs)
+        then = self.objects(CONSULTATION)
+        self.node("(order then)")
+        self.parse.predicate = "read-before"
+        later = _single(then, "then")
+        return AllOfCheck(
+            operands=[
+                ReadBeforeCheck(kind="read_before", first=_single(first, "then"), then=later),
+                FileReadCheck(kind="file_read", path=later),
+            ]
+        )
+
+    def with_arguments(self) -> list[str]:
+        """ "ran `x.py` with `--dry-run`": arguments the same command line must hold."""
+        tokens = self.tokens
+        if not tokens.take("with"):
+            return []
+        tokens.take_any(frozenset({"the", "a", "an"}))
+        while tokens.take_any(ARGUMENT_KINDS):
+            pass
+        indexes, joins = self.literal_list(ARGUMENT_KINDS)
+        while tokens.take_any(ARGUMENT_KINDS):
+            pass
+        if joins - {",", "and"}:
+            raise _Refused("or")  # one argument or another: no one line to look for
+        arguments = [self.literals[i] for i in indexes]
+        self.node(f"(with {', '.join(arguments)})")
+        return arguments
 
     def at_context(self) -> bool:
         """Whether what follows is a `context` suffix (and no order between reads)."""
@@ -655,6 +742,12 @@ class _Parser:
             checks = [FileReadCheck(kind="file_read", path=v) for v in objects.values]
         elif predicate.name == "command":
             checks = unique([command_check(v, objects.equivalent) for v in objects.values])
+            arguments = self.with_arguments()
+            if arguments:
+                if len(objects.values) != 1 or objects.equivalent:
+                    raise _Refused("with")  # which of the commands had them?
+                command = objects.values[0]
+                return combine([*checks, *(_with_argument(command, a) for a in arguments)], "all")
         elif predicate.name == "file-written":
             checks = [FileWrittenCheck(kind="file_written", path=v) for v in objects.values]
         else:
@@ -663,6 +756,15 @@ class _Parser:
                 for v in objects.values
             ]
         return combine(checks, "any" if objects.equivalent else objects.join)
+
+
+def _with_argument(command: str, argument: str) -> Check:
+    """One command line holding the command and, after it, the argument as a whole word."""
+    # Not past `;`, `|`, `&` or a newline: the argument of another statement is not its own.
+    pattern = (
+        rf"(?:^|[^\w-]){re.escape(command)}\s(?:[^;|&\n]*\s)?{re.escape(argument)}(?:$|[^\w-])"
+    )
+    return CommandRanCheck(kind="command_ran", pattern=pattern)
 
 
 def _single(objects: _Objects, word: str) -> str:
