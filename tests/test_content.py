@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from evaluator.contract.sections import section_lines
@@ -225,12 +223,11 @@ def test_the_first_sighting_orders_by_line_then_by_place_in_the_output() -> None
     assert first_a.ref == "msg-9"
 
 
-def test_a_large_output_is_matched_quickly() -> None:
+def test_a_file_inside_a_large_output_is_found() -> None:
+    # How fast is benchmarks/evidence_throughput.py's question: no timing threshold here.
     noise = "unrelated build log line with numbers 12345 and words\n" * 200_000  # ~11 MB
-    started = time.monotonic()
     shown = _shown([_out(noise + SKILL + noise)])
     assert shown.reached and shown.share() == 1.0
-    assert time.monotonic() - started < 20
 
 
 def test_one_huge_line_is_read_in_pieces_and_still_matches() -> None:
