@@ -245,6 +245,21 @@ def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: 
             " file_read(path='references/a.md')]",
         ),
         ("The agent first reads `SKILL.md`.", "read_before(first='SKILL.md' then='*')"),
+        # A file the session "includes" is one whose content is in it: a read.
+        (
+            "The accepted trace includes `references/auth.md`.",
+            "file_read(path='references/auth.md')",
+        ),
+        # A clone of a repo by its name, or by a URL given as another literal.
+        (
+            "Session evidence shows a git clone for `quickstart` or the equivalent GitHub URL.",
+            r"command_ran(pattern='\\bgit\\s+clone\\b.*quickstart')",
+        ),
+        (
+            "Session evidence shows a git clone command targeting `qs` or the GitHub URL `https://h/o/qs`.",
+            r"any_of[command_ran(pattern='\\bgit\\s+clone\\b.*qs'),"
+            r" command_ran(pattern='\\bgit\\s+clone\\b.*https://h/o/qs')]",
+        ),
         # Arguments on the same command line.
         (
             "The agent invoked `tool.py` with `--dry-run`.",
@@ -273,6 +288,7 @@ def test_forms_authors_write_without_thinking_of_a_parser(sentence: str, checks:
         "The agent read `a.md`. It also explains why.",  # a second sentence that judges
         "The agent read `a.md` before `b.md` for speed.",  # "for" a reason, not the request
         "The agent first runs `make`.",  # first of what? only reads are ordered
+        "The session includes `make test`.",  # a command, not a file: ran? printed?
         "The agent ran `a` or `b` with `-x`.",  # which one had the argument?
         "The agent ran `a` with `-x` or `-y`.",  # no one command line to look for
         "The agent reads `a.md` and `b.md` first, then `c.md`.",  # which one first?

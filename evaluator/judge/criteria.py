@@ -38,7 +38,13 @@ from evaluator.contract.models import (
     WorkspaceFileExistsCheck,
 )
 from evaluator.judge.grammar import PREDICATES, parse_sentence
-from evaluator.judge.literal_checks import combine, command_check, directory_glob, unique
+from evaluator.judge.literal_checks import (
+    combine,
+    command_check,
+    directory_glob,
+    path_shaped,
+    unique,
+)
 from evaluator.judge.verdict import Provenance, SentenceRole
 from evaluator.vocabulary import Polarity
 
@@ -99,83 +105,7 @@ NEGATIONS = (
 CJK_NEGATIONS = (r"从未", r"并未", r"没有", r"未", r"不")
 
 
-# Authors do not always backtick a path: a word shaped like one is one.
-FILE_EXTENSIONS = frozenset(
-    [
-        "md",
-        "mdx",
-        "txt",
-        "rst",
-        "json",
-        "jsonl",
-        "yaml",
-        "yml",
-        "toml",
-        "ini",
-        "cfg",
-        "conf",
-        "env",
-        "lock",
-        "xml",
-        "csv",
-        "tsv",
-        "sql",
-        "html",
-        "htm",
-        "css",
-        "scss",
-        "py",
-        "pyi",
-        "sh",
-        "bash",
-        "zsh",
-        "js",
-        "mjs",
-        "cjs",
-        "jsx",
-        "ts",
-        "tsx",
-        "rb",
-        "go",
-        "rs",
-        "java",
-        "kt",
-        "swift",
-        "c",
-        "h",
-        "cc",
-        "cpp",
-        "hpp",
-        "cs",
-        "php",
-        "pl",
-        "lua",
-        "r",
-        "ipynb",
-        "avsc",
-        "proto",
-        "gradle",
-        "dockerfile",
-    ]
-)
-_EXTENSION = re.compile(r"[\w.*-]*[\w*-]\.([A-Za-z][A-Za-z0-9]{0,9})")
-_PRODUCT = re.compile(r"[A-Z][A-Za-z0-9]*\.js")  # Next.js, Node.js: names, not files
 _TRAILING = ".,;:!?)\"'"
-
-
-def _path_shaped(word: str) -> bool:
-    if not word or "://" in word or word.startswith(("-", "$", "@")):
-        return False
-    if not re.fullmatch(r"[\w./*~+@-]+", word) or not re.search(r"[A-Za-z]", word):
-        return False
-    name = word.rstrip("/").rsplit("/", 1)[-1]
-    extension = _EXTENSION.fullmatch(name)
-    if extension and extension.group(1).lower() in FILE_EXTENSIONS and not _PRODUCT.fullmatch(name):
-        return True
-    if "/" not in word:  # `.env`, `.gitignore`: a dotfile
-        return bool(re.fullmatch(r"\.[a-z][\w.-]*", word))
-    # `references/rtc/`, `convoai-restapi/*`, `./bin/setup`: not "audio/video" or "/join"
-    return word.endswith("/") or "*" in word or word.startswith(("./", "../", "~/", "."))
 
 
 def _mark_bare_paths(sentence: str) -> str:
@@ -189,7 +119,7 @@ def _mark_bare_paths(sentence: str) -> str:
             stripped = core.rstrip(_TRAILING)
             if stripped.endswith("."):
                 stripped = stripped.rstrip(".")
-            if _path_shaped(stripped):
+            if path_shaped(stripped):
                 words[at] = f"{lead}`{stripped}`{core[len(stripped) :]}"
         parts[index] = " ".join(words)
     return "".join(parts)
@@ -329,7 +259,11 @@ def _listed_commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
 
 
 def _git_clone(sentence: Sentence, match: re.Match[str]) -> Check | None:
-    found = _literals(sentence, match.group("objects"))
+    # "or the (equivalent) GitHub URL": a URL naming the repo holds its name; given as a
+    # literal, it is one more thing the clone may target.
+    objects = re.sub(REPO_NAMES + r" ?", "", match.group("objects"))
+    objects = re.sub(r",? or$", "", objects.strip())
+    found = _literals(sentence, objects)
     if found is None:
         return None
     checks: list[Check] = [
@@ -380,6 +314,10 @@ def _file_containing(sentence: Sentence, match: re.Match[str]) -> Check | None:
 
 
 S = SLOT_RE
+REPO_NAMES = r"(?:the )?(?:equivalent |official )?(?:github |git )?(?:url|repository|repo)"
+CLONED = (
+    rf"(?P<objects>{S}(?:(?:,? ?(?:or|and|,)| ?/) ?(?:{REPO_NAMES} ?)?{S})*(?:,? or {REPO_NAMES})?)"
+)
 READ_VERBS = r"(?:consult(?:s|ed|ing)?|read(?:s|ing)?|open(?:s|ed|ing)?|inspect(?:s|ed|ing)?|load(?:s|ed|ing)?|view(?:s|ed|ing)?|review(?:s|ed|ing)?|examin(?:es|ed|ing))"
 READ_NOUNS = r"(?:(?:a |any )?(?:consultation|read|reading|inspection)s? of)"
 CJK_READ = r"(?:读取|阅读|查看|打开|加载|查阅|参考|读)(?:了|过)?"
@@ -428,7 +366,7 @@ RULES: tuple[Rule, ...] = (
         "git-clone",
         ("session",),
         (
-            rf"(?:shows? |runs? |ran |contains? |includes? )?(?:an? |the )?git clone(?: command)? (?:targeting|of|for|cloning|from|that clones) {OBJECTS}",
+            rf"(?:shows? |runs? |ran |contains? |includes? )?(?:an? |the )?git clone(?: command)? (?:targeting|of|for|cloning|from|that clones) {CLONED}",
         ),
         (rf"(?:运行|执行)?(?:了)?(?:克隆|git clone){CJK_OBJECTS}(?:的)?(?:命令)?",),
         _git_clone,

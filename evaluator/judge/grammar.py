@@ -46,7 +46,13 @@ from evaluator.contract.models import (
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
-from evaluator.judge.literal_checks import combine, command_check, directory_glob, unique
+from evaluator.judge.literal_checks import (
+    combine,
+    command_check,
+    directory_glob,
+    path_shaped,
+    unique,
+)
 
 # Words that say nothing a backticked literal does not already say exactly.
 NEUTRAL = frozenset(
@@ -325,6 +331,7 @@ class _Parser:
         self.tokens, self.parse, self.literals, self.subject = tokens, parse, literals, subject
         self.predicates = [p for p in PREDICATES if subject in p.subjects]
         self.first = False  # "first" said before the verb
+        self.shown: str | None = None  # the evidence verb ("shows", "includes") it began with
 
     def node(self, text: str) -> None:
         self.parse.tree.append(text)
@@ -333,6 +340,7 @@ class _Parser:
         tokens = self.tokens
         if self.subject == "session":
             shown = tokens.take_any(SHOW_VERBS)
+            self.shown = shown
             if shown:
                 self.node(f"(evidence {shown})")
                 tokens.take("evidence", "of")
@@ -489,6 +497,17 @@ class _Parser:
                 if not (tokens.take_any(BE) and tokens.take_any(COMMAND.participles)):
                     tokens.at = start
                 return self.claim(COMMAND, objects)
+            if (
+                self.shown
+                and self.subject == "session"
+                and all(_file_like(v) for v in objects.values)
+                and (tokens.peek() is None or self.at_context())
+            ):
+                # "The accepted trace includes `X.md`": the file's content is in the session,
+                # which is what a read is here.
+                self.parse.predicate = CONSULTATION.name
+                self.node(f"(predicate {CONSULTATION.name}: {self.shown})")
+                return self.claim(CONSULTATION, objects)
             if tokens.take_any(frozenset({"exists", "exist"})):
                 self.parse.predicate = "workspace-file-exists"
                 self.node("(predicate exists)")
@@ -756,6 +775,13 @@ class _Parser:
                 for v in objects.values
             ]
         return combine(checks, "any" if objects.equivalent else objects.join)
+
+
+def _file_like(literal: str) -> bool:
+    """A file or folder, not a command or a text: `SKILL.md`, `bin/setup`, `references/`."""
+    return path_shaped(literal) or (
+        "/" in literal.strip("/") and not any(c.isspace() for c in literal)
+    )
 
 
 def _with_argument(command: str, argument: str) -> Check:

@@ -62,6 +62,86 @@ def script_path(word: str) -> bool:
     )
 
 
+# Authors do not always backtick a path: a word shaped like one is one.
+FILE_EXTENSIONS = frozenset(
+    [
+        "md",
+        "mdx",
+        "txt",
+        "rst",
+        "json",
+        "jsonl",
+        "yaml",
+        "yml",
+        "toml",
+        "ini",
+        "cfg",
+        "conf",
+        "env",
+        "lock",
+        "xml",
+        "csv",
+        "tsv",
+        "sql",
+        "html",
+        "htm",
+        "css",
+        "scss",
+        "py",
+        "pyi",
+        "sh",
+        "bash",
+        "zsh",
+        "js",
+        "mjs",
+        "cjs",
+        "jsx",
+        "ts",
+        "tsx",
+        "rb",
+        "go",
+        "rs",
+        "java",
+        "kt",
+        "swift",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "php",
+        "pl",
+        "lua",
+        "r",
+        "ipynb",
+        "avsc",
+        "proto",
+        "gradle",
+        "dockerfile",
+    ]
+)
+_EXTENSION = re.compile(r"[\w.*-]*[\w*-]\.([A-Za-z][A-Za-z0-9]{0,9})")
+_PRODUCT = re.compile(r"[A-Z][A-Za-z0-9]*\.js")  # Next.js, Node.js: names, not files
+
+
+def path_shaped(word: str) -> bool:
+    """`quickstarts.md`, `.env.local`, `references/rtc/`, `docs/*.md`: a word that names a file
+    or folder, whether or not its author backticked it; not `Next.js`, `audio/video`, `/join`."""
+    if not word or "://" in word or word.startswith(("-", "$", "@")):
+        return False
+    if not re.fullmatch(r"[\w./*~+@-]+", word) or not re.search(r"[A-Za-z]", word):
+        return False
+    name = word.rstrip("/").rsplit("/", 1)[-1]
+    extension = _EXTENSION.fullmatch(name)
+    if extension and extension.group(1).lower() in FILE_EXTENSIONS and not _PRODUCT.fullmatch(name):
+        return True
+    if "/" not in word:  # `.env`, `.gitignore`: a dotfile
+        return bool(re.fullmatch(r"\.[a-z][\w.-]*", word))
+    # `references/rtc/`, `convoai-restapi/*`, `./bin/setup`: not "audio/video" or "/join"
+    return word.endswith("/") or "*" in word or word.startswith(("./", "../", "~/", "."))
+
+
 def command_check(literal: str, equivalent: bool) -> Check:
     """A command literal: a script must really run (naming it in `cat` is not running it), with
     its arguments when the literal gives them; any other command matches by its text."""
