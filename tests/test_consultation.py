@@ -263,3 +263,52 @@ def test_the_claude_skill_tools_message_is_content_that_reached_the_agent(
     assert verdict.status == ("pass" if skill_message else "fail")
     if skill_message:  # cited by the Skill call's own records
         assert verdict.evidence and all(e.startswith("s.json#msg-") for e in verdict.evidence)
+
+
+def _judged(tmp_path: Path, calls: list[tuple[str, str | None]], command: str) -> Any:
+    from evaluator.contract.models import Case
+    from evaluator.judge import judge_case
+
+    workspace = _workspace(tmp_path)
+    session = _rollout(tmp_path / "rollout.jsonl", workspace, calls)
+    context = JudgeContext(
+        evidence=normalize_session(session),
+        workspace=workspace,
+        ref_prefix="s.json",
+        workspace_available=True,
+        session_texts=tool_text_source(session),
+    )
+    case = Case.model_validate(
+        {
+            "case_id": "c",
+            "title": "t",
+            "input": {"user_prompt": "p"},
+            "assert": {
+                "required": [
+                    {
+                        "description": "d",
+                        "checks": [{"kind": "command_ran", "pattern": command}],
+                    }
+                ]
+            },
+        }
+    )
+    return judge_case(case, context)
+
+
+def test_a_failed_case_says_which_files_reached_the_agent(tmp_path: Path) -> None:
+    calls = [
+        (f"head -c 0 {REF}", ""),  # touched, showed nothing
+        (f"sed -n 1,30p {SKILL}", "\n".join(SKILL_TEXT.splitlines()[:30])),
+        (f"cat {REF}", REF_TEXT),
+    ]
+    judgement = _judged(tmp_path, calls, "make")
+    assert judgement.status == "fail"
+    assert [f.path for f in judgement.shown] == [SKILL, REF]  # in the order it saw them
+    assert 0.4 < judgement.shown[0].share < 0.5 and judgement.shown[1].share == 1.0
+    assert judgement.shown[0].first.startswith("s.json#msg-")
+
+
+def test_a_passing_case_does_not_pay_for_the_account(tmp_path: Path) -> None:
+    judgement = _judged(tmp_path, [(f"cat {SKILL}", SKILL_TEXT)], "cat")
+    assert (judgement.status, judgement.shown) == ("pass", None)

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from evaluator.judge.verdict import AssertionResult, CheckVerdict
+from evaluator.judge.verdict import AssertionResult, CheckVerdict, ShownFile
 from evaluator.vocabulary import BlockedReason, IsolationVerdict, Status, TraceLayer
 
 __all__ = ["AssertionResult", "CheckVerdict"]
@@ -129,6 +129,12 @@ class AttemptRecord(ArtifactModel):
         " total), as its session recorded them",
     )
     artifacts_dir: str | None = None
+    shown: list[ShownFile] | None = Field(
+        default=None,
+        description="The workspace files whose content reached the agent, in the order it first"
+        " saw them (`judge/consultation.py`); computed for a failed attempt or when its checks"
+        " needed it, else absent.",
+    )
     interrupted: bool = Field(
         default=False,
         description="the run stopped before this attempt's case finished: listed, not counted",

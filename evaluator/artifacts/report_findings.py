@@ -82,8 +82,9 @@ def setup_mismatches(result: CaseResult) -> list[str]:
 
 
 def agent_activity(run_dir: RunDir, result: CaseResult) -> list[str]:
-    """What the judged attempt did: the files whose content it read (the route it took
-    through the skill) and the commands it ran."""
+    """What the judged attempt did: the files whose content reached it (the route it took
+    through the skill) and the commands it ran. The files are those the judge saw reach the
+    agent when it computed them; else those the commands' table says were read."""
     session = read_json_object(run_dir.case_artifacts(result.case_id) / "accepted-session.json")
     if session is None:
         return []
@@ -99,6 +100,10 @@ def agent_activity(run_dir: RunDir, result: CaseResult) -> list[str]:
                 reads.append(path)
         elif record.get("kind") == "command_observed" and record.get("command"):
             commands.append(_short(str(record["command"])))
+    judged = [a for a in result.attempts if a.workspace_root == workspace and a.shown is not None]
+    if judged:
+        shown = judged[-1].shown or []
+        reads = [f.path if f.share >= 1.0 else f"{f.path} ({f.share:.0%})" for f in shown]
     parts = []
     if reads:
         parts.append(

@@ -14,10 +14,11 @@ from evaluator.judge import graded as _graded  # noqa: F401  (registers the judg
 from evaluator.judge import rules as _rules  # noqa: F401  (registers the judge)
 from evaluator.judge import structured as _structured  # noqa: F401  (registers the judge)
 from evaluator.judge.base import JudgeContext, PendingEntry
+from evaluator.judge.consultation import shown_files
 from evaluator.judge.criteria import Refusal, compile_entry, compile_sentence, refuse_sentence
 from evaluator.judge.graded import grade_text
 from evaluator.judge.registry import get_judge
-from evaluator.judge.verdict import AssertionResult, Provenance, SentenceRole
+from evaluator.judge.verdict import AssertionResult, Provenance, SentenceRole, ShownFile
 from evaluator.vocabulary import BlockedReason, CheckStatus, DecidedBy, Polarity
 
 JUDGE_CHAIN: tuple[str, ...] = ("checks", "rules", "model")
@@ -29,6 +30,8 @@ class CaseJudgement:
     blocked_reason: BlockedReason | None
     entries: list[AssertionResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # What reached the agent, for the report's account of a failure (None: not computed).
+    shown: list[ShownFile] | None = None
 
 
 def pending_entries(case: Case) -> list[PendingEntry]:
@@ -76,6 +79,14 @@ def judge_entries(case: Case, context: JudgeContext) -> list[AssertionResult]:
 
 
 def judge_case(case: Case, context: JudgeContext) -> CaseJudgement:
+    judgement = _judge(case, context)
+    # A failure's account says which files the agent really saw; a pass reuses what its checks
+    # computed and pays for nothing more.
+    judgement.shown = shown_files(context, compute=judgement.status == "fail")
+    return judgement
+
+
+def _judge(case: Case, context: JudgeContext) -> CaseJudgement:
     entries = judge_entries(case, context)
     failed = [e for e in entries if e.status == "fail"]
     blocked = [e for e in entries if e.status == "blocked"]

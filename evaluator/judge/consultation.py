@@ -18,6 +18,7 @@ from evaluator.contract.paths import path_matches
 from evaluator.evidence.content import Shown, SourceText, find_shown
 from evaluator.evidence.tool_texts import session_texts
 from evaluator.judge.base import JudgeContext
+from evaluator.judge.verdict import ShownFile
 
 MAX_FILE_BYTES = 1024 * 1024
 # The index holds a few ints per word of these: a bound on the judge's memory, not the session's.
@@ -63,6 +64,27 @@ def consultation(context: JudgeContext) -> Consultation | None:
         context.cache[_CACHE_KEY] = _build(context)
     cached: Consultation | None = context.cache[_CACHE_KEY]
     return cached
+
+
+def shown_files(context: JudgeContext, *, compute: bool) -> list[ShownFile] | None:
+    """The workspace files whose content reached the agent, in the order it first saw them;
+    None when content cannot tell (no tool outputs, the workspace gone), or when it was not
+    computed yet and `compute` is false (a passing case does not pay for it)."""
+    if not compute and _CACHE_KEY not in context.cache:
+        return None
+    found = consultation(context)
+    if found is None:
+        return None
+    reached = [s for s in found.shown.values() if s.reached and s.words > 0]
+    reached.sort(key=lambda s: (s.first.line, s.first.position) if s.first else (0, 0))
+    return [
+        ShownFile(
+            path=s.path,
+            share=round(s.share(), 3),
+            first=f"{context.ref_prefix}#{s.first.ref}" if s.first and s.first.ref else None,
+        )
+        for s in reached
+    ]
 
 
 def _build(context: JudgeContext) -> Consultation | None:

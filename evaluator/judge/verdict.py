@@ -88,6 +88,16 @@ class Provenance(VerdictModel):
     )
 
 
+class ShownFile(VerdictModel):
+    """A workspace file whose content reached the agent, and how much of it."""
+
+    path: str = Field(description="Workspace-relative.")
+    share: float = Field(description="Share of its lines the agent was shown (0 to 1).")
+    first: str | None = Field(
+        default=None, description="The session record of the first output that showed it."
+    )
+
+
 class ModelGrade(VerdictModel):
     """What the model judge said about an entry, after verification."""
 

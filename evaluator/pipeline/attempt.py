@@ -131,6 +131,7 @@ class AttemptResult:
             artifacts_dir=str(
                 run_dir.attempt_artifacts(self.case_id, self.number).relative_to(run_dir.path)
             ),
+            shown=self.judgement.shown if self.judgement else None,
         )
 
 
