@@ -255,6 +255,12 @@ def test_a_run_saves_the_trace_and_names_its_layers(tracer: None, tmp_path: Path
     with gzip.open(attempt_dir / "trace.strace.gz", "rt") as log:
         calls = parse_trace(log, CODEX_CALLS).tool_calls
     assert len(calls) == attempt["trace_report"]["tool_calls"]
+    # Codex's housekeeping is off: no plugin marketplace sync (a `git ls-remote` to
+    # github.com), no snapshot of a login shell.
+    with gzip.open(attempt_dir / "trace.strace.gz", "rt") as log:
+        executed = [line for line in log if "execve(" in line]
+    assert not [line for line in executed if "ls-remote" in line or "github.com" in line]
+    assert not [line for line in executed if '"bash", "-lc"' in line or '"-lc"' in line]
     transcript = (run_dir / "transcript.md").read_text()
     assert "- Trace: contained" in transcript
 

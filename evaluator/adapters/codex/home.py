@@ -62,6 +62,18 @@ def login_secrets(endpoint: ModelEndpoint) -> dict[str, str]:
     return found
 
 
+HOUSEKEEPING_FEATURES = (
+    "plugins",
+    "remote_plugin",
+    "plugin_sharing",
+    "apps",
+    "shell_snapshot",
+    "daemon_auto_start",
+    "in_app_updates",
+    "skill_mcp_dependency_install",
+)
+
+
 def create_codex_home(home: Path, endpoint: ModelEndpoint) -> Path:
     check_location(home)
     home.mkdir(parents=True, exist_ok=False)
@@ -90,6 +102,11 @@ def create_codex_home(home: Path, endpoint: ModelEndpoint) -> Path:
             f"request_max_retries = {0 if endpoint.scripted else 2}",
             f"stream_max_retries = {0 if endpoint.scripted else 2}",
         ]
+    # Housekeeping that is no part of an attempt: syncing the plugin marketplace (a `git
+    # ls-remote` to github.com), snapshotting the user's login shell, a background daemon that
+    # could outlive the attempt, in-app updates, installing a skill's MCP dependencies from the
+    # network. The tools the model may call stay as they are. (Last: a table ends the top level.)
+    lines += ["", "[features]", *(f"{name} = false" for name in HOUSEKEEPING_FEATURES)]
     (home / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     if endpoint.auth_from is not None:
         for name in AUTH_FILES:
