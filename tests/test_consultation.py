@@ -77,16 +77,24 @@ def _check(
     with_file: bool = True,
     workspace_available: bool = True,
 ) -> CheckVerdict:
+    return run_check(check, _context(tmp_path, calls, with_file, workspace_available))
+
+
+def _context(
+    tmp_path: Path,
+    calls: list[tuple[str, str | None]],
+    with_file: bool = True,
+    workspace_available: bool = True,
+) -> JudgeContext:
     workspace = _workspace(tmp_path)
     session = _rollout(tmp_path / "rollout.jsonl", workspace, calls)
-    context = JudgeContext(
+    return JudgeContext(
         evidence=normalize_session(session),
         workspace=workspace,
         ref_prefix="s.json",
         workspace_available=workspace_available,
         session_texts=tool_text_source(session) if with_file else None,
     )
-    return run_check(check, context)
 
 
 def _read(**options: Any) -> FileReadCheck:
@@ -269,15 +277,7 @@ def _judged(tmp_path: Path, calls: list[tuple[str, str | None]], command: str) -
     from evaluator.contract.models import Case
     from evaluator.judge import judge_case
 
-    workspace = _workspace(tmp_path)
-    session = _rollout(tmp_path / "rollout.jsonl", workspace, calls)
-    context = JudgeContext(
-        evidence=normalize_session(session),
-        workspace=workspace,
-        ref_prefix="s.json",
-        workspace_available=True,
-        session_texts=tool_text_source(session),
-    )
+    context = _context(tmp_path, calls)
     case = Case.model_validate(
         {
             "case_id": "c",
