@@ -1,0 +1,266 @@
+"""Rubric scores without a model: verification of a score (citations, scale), the vote majority,
+the spread per case and variant, head-to-head wins, the grader's `score` through a fake backend,
+and the bad input of subjective evaluations (exit 2, one line, before anything runs)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.cli.main import run_cli
+from evaluator.errors import InputError
+from evaluator.evaluate.model import AttemptScore
+from evaluator.evaluate.rubric import _case, dimension_items, load_rubric
+from evaluator.evaluate.variants import load_evaluation
+from evaluator.evidence import SessionEvidence
+from evaluator.grader import Grader, GraderSettings, JudgeBackend, JudgeCall, JudgeReply
+from evaluator.grader.scoring import decide, verify_score
+from evaluator.judge.scoring import DimensionItem, VoteScore, scale_value
+from evaluator.plan import open_repo
+from evaluator.stats.spread import head_to_head, spread
+from tests.conftest import ROOT
+
+UPSTREAM = ROOT / "tests/fixtures/upstream/agentic-evals"
+WS = "/work/ws"
+RECORDS: dict[str, dict[str, Any]] = {
+    "msg-1": {"id": "msg-1", "kind": "session_meta"},
+    "msg-2": {"id": "msg-2", "kind": "command_observed", "command": "cat SKILL.md"},
+    "msg-3": {"id": "msg-3", "kind": "file_write_observed", "path": f"{WS}/notes.txt"},
+    "msg-4": {"id": "msg-4", "kind": "final_answer", "text": "Done."},
+}
+CORRECTNESS = DimensionItem(
+    "answer-quality", "correctness", "Is it right?", ("1", "2", "3", "4", "5"), (("1", "Wrong"),)
+)
+ANSWER = DimensionItem("r", "tone", "How the final answer sounds to the user", ("1", "2", "3"))
+WORDS = DimensionItem("r", "style", None, ("poor", "fair", "good"))
+
+
+def scored(item: DimensionItem, score: object, *refs: str) -> tuple[str | None, list[str]]:
+    raw = json.dumps({"score": score, "rationale": "because", "refs": list(refs)})
+    result = verify_score(raw, item, RECORDS, WS)
+    return result.score, result.problems
+
+
+def test_a_score_citing_what_the_agent_did_counts() -> None:
+    assert scored(CORRECTNESS, 4, "msg-2", "msg-4") == ("4", [])
+    assert scored(CORRECTNESS, "5", "msg-3") == ("5", [])
+    assert scored(WORDS, "fair", "msg-4") == ("fair", [])
+
+
+def test_invented_missing_or_wrong_kind_citations_give_a_null_score() -> None:
+    score, problems = scored(CORRECTNESS, 4, "msg-4", "msg-99")
+    assert score is None and problems == ["cites records that do not exist: msg-99"]
+    score, problems = scored(CORRECTNESS, 4)
+    assert score is None and problems == ["a score cites no record"]
+    # the session's start shows nothing the agent did
+    score, problems = scored(CORRECTNESS, 4, "msg-1")
+    assert score is None and problems == ["the cited records show nothing the agent did"]
+    # a dimension about the final answer needs the final answer cited, not a command
+    score, problems = scored(ANSWER, 3, "msg-2")
+    assert score is None
+    assert problems == ["a claim about the final answer needs the cited `final_answer` record"]
+    assert scored(ANSWER, 3, "msg-4") == ("3", [])
+
+
+def test_a_score_off_the_scale_or_a_malformed_reply_is_null() -> None:
+    score, problems = scored(CORRECTNESS, 6, "msg-4")
+    assert score is None and problems == ["score '6' is not on the scale 1, 2, 3, 4, 5"]
+    assert scored(WORDS, "excellent", "msg-4")[0] is None
+    assert scored(CORRECTNESS, 4.5, "msg-4")[0] is None  # not an integer or a scale word
+    bad = verify_score("not json", CORRECTNESS, RECORDS, WS)
+    assert bad.score is None and bad.problems == ["the reply is not JSON"]
+    extra = json.dumps({"score": 4, "rationale": "r", "refs": ["msg-4"], "bonus": 1})
+    assert verify_score(extra, CORRECTNESS, RECORDS, WS).score is None
+
+
+def test_votes_need_a_verified_majority_and_report_their_spread() -> None:
+    votes = [VoteScore(1, "4"), VoteScore(2, "5"), VoteScore(3, None, "cites msg-99")]
+    decision = decide(CORRECTNESS, votes)
+    assert (decision.score, decision.value) == ("4", 4.5)
+    assert decision.note == "3 votes: 4, 5, null; vote 3: cites msg-99"
+    two_null = [VoteScore(1, "4"), VoteScore(2, None, "x"), VoteScore(3, None, "y")]
+    decision = decide(CORRECTNESS, two_null)
+    assert decision.score is None and decision.value is None
+    assert "no majority of verified scores" in (decision.note or "")
+    single = decide(WORDS, [VoteScore(1, "good")])
+    assert (single.score, single.value, single.note) == ("good", 3.0, None)
+    assert decide(CORRECTNESS, [VoteScore(1, None, "off the scale")]).score is None
+
+
+def test_a_scale_of_words_is_ordinal_and_numbers_are_their_value() -> None:
+    assert scale_value(WORDS, "poor") == 1.0 and scale_value(WORDS, "good") == 3.0
+    assert scale_value(CORRECTNESS, "4") == 4.0
+
+
+def test_case_and_variant_spreads_leave_nulls_out() -> None:
+    attempts = [
+        AttemptScore(attempt=1, score="4", value=4.0, votes=[4.0, 4.0, 4.0], refs=[], record=None),
+        AttemptScore(attempt=2, score=None, value=None, votes=[None], refs=[], record=None),
+        AttemptScore(attempt=3, score="2", value=3.0, votes=[2.0, 4.0, None], refs=[], record=None),
+    ]
+    case = _case("c1", attempts)
+    assert (case.scored, case.nulls, case.mean, case.low, case.high) == (2, 1, 3.5, 3.0, 4.0)
+    assert case.sd == pytest.approx(0.7071, abs=1e-4)
+    # within-attempt vote sds: 0 for the unanimous attempt, 1.414 for (2, 4); mean 0.707
+    assert case.vote_sd == pytest.approx(0.7071, abs=1e-4)
+    nothing = spread([None, None])
+    assert (nothing.n, nothing.nulls, nothing.mean, nothing.sd) == (0, 2, None, None)
+    one = spread([3.0])
+    assert (one.mean, one.sd, one.low, one.high) == (3.0, None, 3.0, 3.0)
+
+
+def test_head_to_head_counts_wins_losses_and_ties_per_case() -> None:
+    count = head_to_head([3.0, 4.0, 2.0, None, 5.0], [4.0, 4.0, 1.0, 3.0, None])
+    assert (count.wins, count.losses, count.ties, count.untested) == (1, 1, 1, 2)
+    assert count.mean_difference == pytest.approx(0.0)
+
+
+class FakeJudge(JudgeBackend):
+    """Answers each dimension with the reply scripted for it (found by the dimension's name in
+    the prompt), and keeps the prompts and schemas it was asked with."""
+
+    name = "fake"
+
+    def __init__(self, replies: dict[str, str]) -> None:
+        self.replies = replies
+        self.calls: list[JudgeCall] = []
+
+    @property
+    def model(self) -> str:
+        return "fake-model"
+
+    def ask(self, call: JudgeCall) -> JudgeReply:
+        self.calls.append(call)
+        for name, raw in self.replies.items():
+            if f'The dimension (JSON string): "{name}"' in call.prompt:
+                return JudgeReply(raw)
+        return JudgeReply(None, "no reply scripted")
+
+
+def test_the_grader_scores_each_dimension_shows_the_anchors_and_records_why(
+    tmp_path: Path,
+) -> None:
+    evidence = SessionEvidence.from_json(
+        {"final_answer": "Done.", "records": list(RECORDS.values()), "complete": True}
+    )
+    clarity = DimensionItem("answer-quality", "clarity", None, ("1", "2", "3"))
+    backend = FakeJudge(
+        {
+            "correctness": json.dumps({"score": 5, "rationale": "r", "refs": ["msg-2", "msg-4"]}),
+            "clarity": json.dumps({"score": 3, "rationale": "r", "refs": ["msg-42"]}),
+        }
+    )
+    grader = Grader(backend, GraderSettings(scratch_root=tmp_path / "scratch"))
+    records = tmp_path / "run/case-artifacts/c1/attempts/attempt-01/rubric"
+    first, second = grader.score([CORRECTNESS, clarity], evidence, Path(WS), records)
+    assert (first.dimension, first.score, first.value, first.refs) == (
+        "correctness",
+        "5",
+        5.0,
+        ("msg-2", "msg-4"),
+    )
+    assert second.score is None and second.value is None
+    assert second.note == "cites records that do not exist: msg-42"
+    prompt = backend.calls[0].prompt
+    assert prompt.startswith("# agentic-eval judge request: rubric score")
+    assert '{"1": "Wrong"}' in prompt and '["1", "2", "3", "4", "5"]' in prompt
+    assert backend.calls[0].answer_schema["properties"]["score"]["enum"] == list(CORRECTNESS.scale)
+    assert first.record_path is not None
+    assert first.record_path.startswith("case-artifacts/c1/attempts/attempt-01/rubric/rubric.")
+    saved = json.loads((tmp_path / "run" / str(second.record_path)).read_text())
+    assert saved["score"] is None and saved["votes"][0]["verification"]["ok"] is False
+    # asked again about the same evidence: answered from the cache, no model call
+    grader.score([CORRECTNESS], evidence, Path(WS), records)
+    assert len(backend.calls) == 2
+
+
+def test_the_upstream_subjective_file_loads_as_one_variant_with_its_rubric() -> None:
+    repo = open_repo(UPSTREAM, None, lenient=True)
+    plan = load_evaluation(UPSTREAM / "evaluations/subjective/tone.yaml", repo)
+    assert plan.mode == "subjective"
+    assert [(v.label, v.kind) for v in plan.variants] == [("current", "current")]
+    assert plan.rubric is not None
+    items = dimension_items(plan.rubric)
+    assert [(i.name, i.scale, i.anchors) for i in items] == [
+        ("correctness", ("1", "2", "3", "4", "5"), (("1", "Wrong"), ("5", "Right"))),
+        ("clarity", ("1", "2", "3"), ()),
+    ]
+    # the ab file names the same rubric; it is loaded for its head-to-head
+    ab = load_evaluation(UPSTREAM / "evaluations/ab/skill-v1-vs-v2.yaml", repo)
+    assert ab.rubric is not None and ab.rubric.rubric_id == "answer-quality"
+
+
+def _evaluate(repo: Path, runs: Path, evaluation: Path, *extra: str) -> int:
+    return run_cli(
+        [
+            "evaluate",
+            "--repo",
+            str(repo),
+            "--runs-dir",
+            str(runs),
+            "--lenient",
+            "--evaluation",
+            str(evaluation),
+            *extra,
+        ]
+    )
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Path:
+    copy = tmp_path / "agentic-evals"
+    shutil.copytree(UPSTREAM, copy)
+    return copy
+
+
+@pytest.mark.parametrize(
+    ("rubric", "expected"),
+    [
+        (None, "answer-quality.yaml:9:7: dimensions[0].anchors: anchor '7' is not on the scale"),
+        ("rubrics/missing.yaml", "tone.yaml:4:9: rubric: rubric file not found:"),
+    ],
+)
+def test_a_rubric_that_does_not_load_is_one_line_and_exit_2(
+    upstream: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    rubric: str | None,
+    expected: str,
+) -> None:
+    evaluation = upstream / "evaluations/subjective/tone.yaml"
+    if rubric is None:
+        path = upstream / "rubrics/answer-quality.yaml"
+        path.write_text(path.read_text().replace('"5": "Right"', '"7": "Right"'))
+    else:
+        evaluation.write_text(evaluation.read_text().replace("rubrics/answer-quality.yaml", rubric))
+    runs = tmp_path / "runs"
+    assert _evaluate(upstream, runs, evaluation, "--judge-model", "m") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and expected in err[0], err
+    assert not runs.exists()
+
+
+def test_a_rubric_with_a_bad_field_names_it(upstream: Path, tmp_path: Path) -> None:
+    path = upstream / "rubrics/answer-quality.yaml"
+    path.write_text(path.read_text().replace("scale: [1, 2, 3]", "scale: []"))
+    with pytest.raises(InputError, match=r"answer-quality.yaml:\d+:\d+: dimensions\[1\]\.scale"):
+        load_rubric(path, lenient=True)
+
+
+def test_a_subjective_evaluation_without_a_model_judge_is_refused(
+    upstream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    evaluation = upstream / "evaluations/subjective/tone.yaml"
+    runs = tmp_path / "runs"
+    assert _evaluate(upstream, runs, evaluation, "--judge", "rules") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "--judge: a subjective evaluation scores its rubric with the model judge" in err[0]
+    assert _evaluate(upstream, runs, evaluation) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "give --judge-model" in err[0], err
+    assert not runs.exists()
