@@ -12,17 +12,27 @@ from typing import Any
 import pytest
 
 from evaluator.cli.main import run_cli
+from evaluator.contract.models import Rubric
 from evaluator.errors import InputError
-from evaluator.evaluate.model import AttemptScore
-from evaluator.evaluate.rubric import _case, dimension_items, load_rubric
+from evaluator.evaluate.build import FinishedVariant, compare, variant_summary
+from evaluator.evaluate.model import AttemptScore, EvaluationResult
+from evaluator.evaluate.report import render_eval_report
+from evaluator.evaluate.rubric import (
+    _case,
+    dimension_head_to_head,
+    dimension_items,
+    load_rubric,
+    score_variant,
+)
 from evaluator.evaluate.variants import load_evaluation
 from evaluator.evidence import SessionEvidence
 from evaluator.grader import Grader, GraderSettings, JudgeBackend, JudgeCall, JudgeReply
 from evaluator.grader.scoring import decide, verify_score
-from evaluator.judge.scoring import DimensionItem, VoteScore, scale_value
+from evaluator.judge.scoring import DimensionItem, DimensionScore, VoteScore, scale_value
 from evaluator.plan import open_repo
 from evaluator.stats.spread import head_to_head, spread
 from tests.conftest import ROOT
+from tests.test_evaluate import _result, _variant
 
 UPSTREAM = ROOT / "tests/fixtures/upstream/agentic-evals"
 WS = "/work/ws"
@@ -264,3 +274,102 @@ def test_a_subjective_evaluation_without_a_model_judge_is_refused(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "give --judge-model" in err[0], err
     assert not runs.exists()
+
+
+class ScoreByCase:
+    """A scorer that gives each case the scores scripted for it (the case is read from the
+    record directory), so the aggregation can be checked by hand; it counts its calls."""
+
+    def __init__(self, scores: dict[str, list[str | None]]) -> None:
+        self.scores = scores
+        self.calls: list[str] = []
+
+    def score(
+        self,
+        dimensions: list[DimensionItem],
+        evidence: SessionEvidence,
+        workspace: Path,
+        record_dir: Path,
+        files_root: Path | None = None,
+    ) -> list[DimensionScore]:
+        case = record_dir.parents[2].name
+        attempt = int(record_dir.parent.name.removeprefix("attempt-"))
+        self.calls.append(f"{case}/{attempt}")
+        given = self.scores[case][attempt - 1]
+        return [
+            DimensionScore(
+                d.name,
+                given,
+                None if given is None else scale_value(d, given),
+                (VoteScore(1, given, None if given else "cites msg-99"),),
+                "r",
+                ("msg-4",) if given else (),
+                None,
+                None if given else "cites msg-99",
+            )
+            for d in dimensions
+        ]
+
+
+def _scored_variant(tmp_path: Path, label: str, statuses: dict[str, list[str]]) -> FinishedVariant:
+    results = [_result(case, s) for case, s in statuses.items()]
+    variant = _variant(tmp_path, label, results)
+    for result in results:
+        for record in result.attempts:
+            directory = variant.run_dir.attempt_artifacts(result.case_id, record.attempt)
+            directory.mkdir(parents=True)
+            (directory / "accepted-session.json").write_text(
+                json.dumps({"final_answer": "Done.", "records": list(RECORDS.values())})
+            )
+    return variant
+
+
+def test_judged_attempts_are_scored_aggregated_and_compared_per_dimension(tmp_path: Path) -> None:
+    rubric = Rubric.model_validate(
+        {"rubric_id": "q", "dimensions": [{"name": "correctness", "scale": [1, 2, 3, 4, 5]}]}
+    )
+    old = _scored_variant(tmp_path, "v1", {"a": ["pass", "fail"], "b": ["pass", "pass"]})
+    new = _scored_variant(tmp_path, "v2", {"a": ["pass", "blocked"], "b": ["pass", "pass"]})
+    old_scorer = ScoreByCase({"a": ["2", "4"], "b": ["5", None]})
+    new_scorer = ScoreByCase({"a": ["4", "1"], "b": ["3", "3"]})
+    ours = score_variant(old_scorer, old, rubric, tmp_path)
+    theirs = score_variant(new_scorer, new, rubric, tmp_path)
+    assert new_scorer.calls == ["a/1", "b/1", "b/2"]  # a blocked attempt is not scored
+    (dimension,) = ours.dimensions
+    a, b = dimension.cases
+    assert (a.mean, a.scored, a.nulls, b.mean, b.scored, b.nulls) == (3.0, 2, 0, 5.0, 1, 1)
+    assert a.sd == pytest.approx(1.4142, abs=1e-4) and b.sd is None
+    assert (dimension.mean, dimension.cases_scored) == (4.0, 2)
+    assert (dimension.attempts_scored, dimension.attempts_null) == (3, 1)
+    assert ours.scores == {"correctness": 4.0}
+    assert ours.notes == ["correctness, b/attempt-02: null (cites msg-99)"]
+    (versus,) = dimension_head_to_head(ours, theirs)
+    # a: 3.0 -> 4.0 (win), b: 5.0 -> 3.0 (loss)
+    assert (versus.wins, versus.losses, versus.ties, versus.untested) == (1, 1, 0, 0)
+    assert versus.mean_difference == pytest.approx(-0.5)
+    comparison, _ = compare(old, new, None)
+    comparison.dimensions = [versus]
+    summaries = [
+        variant_summary(old).model_copy(update={"rubric": ours}),
+        variant_summary(new).model_copy(update={"rubric": theirs}),
+    ]
+    result = EvaluationResult(
+        eval_id="e",
+        mode="ab",
+        target_id="t",
+        suite_ids=["s"],
+        case_ids=["a", "b"],
+        agent="codex-exec",
+        attempts=2,
+        started_at="now",
+        interleaved=True,
+        variants=summaries,
+        comparisons=[comparison],
+        rubric_id="q",
+    )
+    report = render_eval_report(result)
+    assert "## Head-to-Head" in report
+    assert "| correctness | 1 | 1 | 0 | 0 | -0.50 |" in report
+    assert "| v1 | correctness | 1, 2, 3, 4, 5 | 4.00 | 1.41 | 3.00..5.00 | 2/2 | 3/1 |" in report
+    subjective = result.model_copy(update={"mode": "subjective", "comparisons": []})
+    assert "## Head-to-Head" not in render_eval_report(subjective)

@@ -229,6 +229,12 @@ def run_evaluation(
                     checked=no_skill,
                 )
             )
+        rubric_scores: dict[str, RubricScores] = {}
+        if plan.rubric is not None and scorer is not None:
+            for f in finished:
+                rubric_scores[f.label] = score_variant(
+                    scorer, f, plan.rubric, repo.source_workspace
+                )
         for m, f in zip(materialized, finished, strict=True):
             write_json(
                 f.run_dir.path.parent / SOURCE_MANIFEST,
@@ -241,14 +247,9 @@ def run_evaluation(
                     "commit": m.commit,
                     "run_dir": VARIANT_RUN,
                     "reused_from": str(m.reused) if m.reused else None,
+                    **_public_rubric(rubric_scores.get(m.spec.label)),
                 },
             )
-        rubric_scores: dict[str, RubricScores] = {}
-        if plan.rubric is not None and scorer is not None:
-            for f in finished:
-                rubric_scores[f.label] = score_variant(
-                    scorer, f, plan.rubric, repo.source_workspace
-                )
         result = _result(
             eval_id,
             plan,
@@ -276,6 +277,13 @@ def run_evaluation(
         return EvaluationOutcome(
             directory, result, interrupted, [lane.run_dir.path for lane in lanes]
         )
+
+
+def _public_rubric(scores: RubricScores | None) -> dict[str, object]:
+    """The public contract's per-variant `rubric_scores` and `rubric_notes` (rubric modes)."""
+    if scores is None:
+        return {}
+    return {"rubric_scores": scores.scores, "rubric_notes": scores.notes}
 
 
 def _remove_empty(root: Path) -> None:

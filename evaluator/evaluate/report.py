@@ -63,7 +63,7 @@ def render_eval_report(result: EvaluationResult) -> str:
         f"- mode `{result.mode}`, target `{result.target_id}`, {len(result.case_ids)} case(s),"
         f" agent `{result.agent}`, {result.attempts} attempt(s) per case and variant"
     )
-    if result.interleaved:
+    if result.interleaved and len(result.variants) > 1:
         lines.append(
             "- attempts of all variants ran interleaved through one executor (A1, B1, A2, ...)"
         )
@@ -126,9 +126,10 @@ def _rubric_table(rubrics: list[tuple[str, RubricScores]]) -> list[str]:
     ]
     for label, rubric in rubrics:
         for d in rubric.dimensions:
+            spread = "n/a" if d.low is None else f"{_score(d.low)}..{_score(d.high)}"
             lines.append(
-                f"| {label} | {d.name} | {', '.join(d.scale)} | {_score(d.mean)} | {_score(d.sd)}"
-                f" | {_score(d.low)}..{_score(d.high)} | {d.cases_scored}/{len(d.cases)}"
+                f"| {label} | {d.name} | {', '.join(d.scale)} | {_score(d.mean)}"
+                f" | {_num(d.sd, 2)} | {spread} | {d.cases_scored}/{len(d.cases)}"
                 f" | {d.attempts_scored}/{d.attempts_null} |"
             )
     return lines

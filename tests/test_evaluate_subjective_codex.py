@@ -1,0 +1,179 @@
+"""A subjective evaluation end to end: the real Codex agent runs a demo case, then the real
+`codex exec` judge scores each rubric dimension against scripted judge behaviours. A score that
+cites the final answer counts; one citing an invented record or a record of the wrong kind is
+null with its reason, never a number."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from evaluator.cli.main import run_cli
+from evaluator.modelserver import Behavior
+from evaluator.modelserver.behaviors import load_behavior_file
+from tests.conftest import ROOT
+from tests.support import codex_or_skip, scratch_dir, serving
+
+pytestmark = pytest.mark.codex
+
+SKILL = ROOT / ".agents/skills/db-migrations"
+READS_SKILL = ROOT / "agentic-evals/targets/db-migrations/behaviors/reads-skill"
+CASE = "routing-add-column"
+K = 2
+KEY_ENV = "SUBJECTIVE_TEST_KEY"
+RUBRIC = {
+    "rubric_id": "answer-quality",
+    "title": "Answer quality",
+    "dimensions": [
+        {
+            "name": "correctness",
+            "description": "Is the final answer right?",
+            "scale": [1, 2, 3, 4, 5],
+            "anchors": {1: "Wrong", 5: "Right"},
+        },
+        {"name": "clarity", "scale": [1, 2, 3]},
+        {
+            "name": "rollback",
+            "description": "Does the final answer tell the user how to roll back?",
+            "scale": ["no", "partly", "yes"],
+        },
+    ],
+}
+
+
+def _judge(dimension: str, steps: list[dict[str, Any]]) -> Behavior:
+    return Behavior.model_validate(
+        {
+            "name": f"judge/{dimension}",
+            "match": {"prompt_contains": f'The dimension (JSON string): "{dimension}"'},
+            "steps": steps,
+        }
+    )
+
+
+def _cites_final_answer(score: object) -> list[dict[str, Any]]:
+    """A judge that finds the final answer's record in the bundle and cites it: the record ids
+    are not known before the run, so it greps `session.json` and branches on what it saw."""
+    steps: list[dict[str, Any]] = [{"cmd": 'grep -B1 \'"kind": "final_answer"\' session.json'}]
+    for n in range(1, 120):
+        answer = {"score": score, "rationale": "The answer names the file.", "refs": [f"msg-{n}"]}
+        steps.append(
+            {"when": {"output_contains": f'"id": "msg-{n}",'}, "then": [{"final_json": answer}]}
+        )
+    steps.append({"final_json": {"score": score, "rationale": "not found", "refs": []}})
+    return steps
+
+
+def test_a_subjective_evaluation_scores_each_dimension_with_verified_citations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One loopback scripted server plays the agent (`--base-url`) and the judge
+    (`--judge-base-url`): `--behaviors` refuses behaviours that match no case prompt."""
+    codex_or_skip()
+    source = tmp_path / "source"
+    shutil.copytree(SKILL, source / ".agents/skills/db-migrations")
+    shutil.copytree(ROOT / "agentic-evals", source / "agentic-evals")
+    shutil.rmtree(source / "agentic-evals/targets/skill-eval")
+    repo = source / "agentic-evals"
+    (repo / "rubrics").mkdir()
+    (repo / "rubrics/answer-quality.yaml").write_text(yaml.safe_dump(RUBRIC, sort_keys=False))
+    evaluation = repo / "evaluations/subjective/tone.yaml"
+    evaluation.parent.mkdir(parents=True)
+    evaluation.write_text(
+        'eval_id: "tone"\nmode: "subjective"\ntitle: "Tone of answers"\n'
+        'rubric: "rubrics/answer-quality.yaml"\ntarget_id: "db-migrations"\nsuites: ["routing"]\n'
+    )
+    agent = load_behavior_file(READS_SKILL / f"{CASE}.yaml")
+    judges = {
+        "correctness": _cites_final_answer(4),
+        # an invented record id: the score is discarded
+        "clarity": [{"final_json": {"score": 3, "rationale": "Clear.", "refs": ["msg-9999"]}}],
+        # a record that exists but is the session's start, not the final answer it is about
+        "rollback": [{"final_json": {"score": "yes", "rationale": "Says so.", "refs": ["msg-1"]}}],
+    }
+    monkeypatch.setenv(KEY_ENV, "subjective-test-key")
+    runs = tmp_path / "runs"
+    with (
+        scratch_dir() as scratch,
+        serving(agent, *(_judge(n, s) for n, s in judges.items())) as server,
+    ):
+        code = run_cli(
+            [
+                "evaluate",
+                "--repo",
+                str(repo),
+                "--evaluation",
+                str(evaluation),
+                "--model",
+                "mock-agent",
+                "--base-url",
+                server.base_url,
+                "--api-key-env",
+                KEY_ENV,
+                "--judge-model",
+                "mock-judge",
+                "--judge-base-url",
+                server.base_url,
+                "--judge-api-key-env",
+                KEY_ENV,
+                "--case",
+                CASE,
+                "--attempts",
+                str(K),
+                "--runs-dir",
+                str(runs),
+                "--scratch-root",
+                str(scratch),
+                "--run-id",
+                "tone",
+            ]
+        )
+    assert code == 0
+    directory = runs / "tone"
+    result = json.loads((directory / "evaluation.json").read_text())
+    assert (result["mode"], result["rubric_id"], result["comparisons"]) == (
+        "subjective",
+        "answer-quality",
+        [],
+    )
+    (variant,) = result["variants"]
+    assert (variant["label"], variant["passed"], variant["counted"]) == ("current", K, K)
+    rubric = variant["rubric"]
+    assert rubric["scores"] == {"correctness": 4.0, "clarity": None, "rollback": None}
+    correctness, clarity, rollback = rubric["dimensions"]
+    (case,) = correctness["cases"]
+    assert (case["case_id"], case["scored"], case["nulls"], case["mean"], case["sd"]) == (
+        CASE,
+        K,
+        0,
+        4.0,
+        0.0,
+    )
+    session = directory / f"variants/current/run/case-artifacts/{CASE}/attempts/attempt-01"
+    saved = json.loads((session / "accepted-session.json").read_text())
+    final = next(r["id"] for r in saved["records"] if r["kind"] == "final_answer")
+    assert case["attempts"][0]["refs"] == [final]
+    assert (clarity["attempts_scored"], clarity["attempts_null"]) == (0, K)
+    assert "cites records that do not exist: msg-9999" in clarity["cases"][0]["attempts"][0]["note"]
+    assert rollback["attempts_null"] == K
+    assert "needs the cited `final_answer` record" in rollback["cases"][0]["attempts"][0]["note"]
+    # the judge records sit beside the attempt, in the variant's run (the public layout)
+    record = session.parent.parent.parent.parent / case["attempts"][0]["record"]
+    assert json.loads(record.read_text())["score"] == "4"
+    assert "Wrong" in json.loads(record.read_text())["votes"][0]["prompt"]
+    report = (directory / "eval-report.md").read_text()
+    for section in ("Evaluation Summary", "Scoring Table", "Detailed Findings", "Recommendations"):
+        assert f"## {section}" in report
+    assert "## Head-to-Head" not in report  # the public contract has none for subjective
+    assert "| current | correctness | 1, 2, 3, 4, 5 | 4.00 |" in report
+    assert "clarity, routing-add-column/attempt-01: null (cites records that do not exist" in report
+    assert (directory / "variants/current/run/manifest.json").is_file()
+    # the public contract's per-variant rubric_scores and rubric_notes
+    source = json.loads((directory / "variants/current/source-manifest.json").read_text())
+    assert source["rubric_scores"] == rubric["scores"]
+    assert source["rubric_notes"] == rubric["notes"] and len(source["rubric_notes"]) == 2 * K
