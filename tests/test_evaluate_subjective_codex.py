@@ -14,10 +14,8 @@ import pytest
 import yaml
 
 from evaluator.cli.main import run_cli
-from evaluator.modelserver import Behavior
-from evaluator.modelserver.behaviors import load_behavior_file
 from tests.conftest import ROOT
-from tests.support import codex_or_skip, scratch_dir, serving
+from tests.support import codex_or_skip, scratch_dir
 
 pytestmark = pytest.mark.codex
 
@@ -25,7 +23,6 @@ SKILL = ROOT / ".agents/skills/db-migrations"
 READS_SKILL = ROOT / "agentic-evals/targets/db-migrations/behaviors/reads-skill"
 CASE = "routing-add-column"
 K = 2
-KEY_ENV = "SUBJECTIVE_TEST_KEY"
 RUBRIC = {
     "rubric_id": "answer-quality",
     "title": "Answer quality",
@@ -46,14 +43,12 @@ RUBRIC = {
 }
 
 
-def _judge(dimension: str, steps: list[dict[str, Any]]) -> Behavior:
-    return Behavior.model_validate(
-        {
-            "name": f"judge/{dimension}",
-            "match": {"prompt_contains": f'The dimension (JSON string): "{dimension}"'},
-            "steps": steps,
-        }
-    )
+def _judge(dimension: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "name": f"judge/{dimension}",
+        "match": {"prompt_contains": f'The dimension (JSON string): "{dimension}"'},
+        "steps": steps,
+    }
 
 
 def _cites_final_answer(score: object) -> list[dict[str, Any]]:
@@ -70,10 +65,10 @@ def _cites_final_answer(score: object) -> list[dict[str, Any]]:
 
 
 def test_a_subjective_evaluation_scores_each_dimension_with_verified_citations(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    """One loopback scripted server plays the agent (`--base-url`) and the judge
-    (`--judge-base-url`): `--behaviors` refuses behaviours that match no case prompt."""
+    """One `--behaviors` folder scripts the agent and the judge (the judge's behaviours end in
+    `final_json` and match the scoring prompt, not a case's)."""
     codex_or_skip()
     source = tmp_path / "source"
     shutil.copytree(SKILL, source / ".agents/skills/db-migrations")
@@ -88,7 +83,8 @@ def test_a_subjective_evaluation_scores_each_dimension_with_verified_citations(
         'eval_id: "tone"\nmode: "subjective"\ntitle: "Tone of answers"\n'
         'rubric: "rubrics/answer-quality.yaml"\ntarget_id: "db-migrations"\nsuites: ["routing"]\n'
     )
-    agent = load_behavior_file(READS_SKILL / f"{CASE}.yaml")
+    behaviors = tmp_path / "behaviors"
+    shutil.copytree(READS_SKILL, behaviors)
     judges = {
         "correctness": _cites_final_answer(4),
         # an invented record id: the score is discarded
@@ -96,12 +92,10 @@ def test_a_subjective_evaluation_scores_each_dimension_with_verified_citations(
         # a record that exists but is the session's start, not the final answer it is about
         "rollback": [{"final_json": {"score": "yes", "rationale": "Says so.", "refs": ["msg-1"]}}],
     }
-    monkeypatch.setenv(KEY_ENV, "subjective-test-key")
+    for name, steps in judges.items():
+        (behaviors / f"judge-{name}.yaml").write_text(yaml.safe_dump(_judge(name, steps)))
     runs = tmp_path / "runs"
-    with (
-        scratch_dir() as scratch,
-        serving(agent, *(_judge(n, s) for n, s in judges.items())) as server,
-    ):
+    with scratch_dir() as scratch:
         code = run_cli(
             [
                 "evaluate",
@@ -109,18 +103,10 @@ def test_a_subjective_evaluation_scores_each_dimension_with_verified_citations(
                 str(repo),
                 "--evaluation",
                 str(evaluation),
-                "--model",
-                "mock-agent",
-                "--base-url",
-                server.base_url,
-                "--api-key-env",
-                KEY_ENV,
+                "--behaviors",
+                str(behaviors),
                 "--judge-model",
                 "mock-judge",
-                "--judge-base-url",
-                server.base_url,
-                "--judge-api-key-env",
-                KEY_ENV,
                 "--case",
                 CASE,
                 "--attempts",

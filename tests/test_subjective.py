@@ -29,6 +29,8 @@ from evaluator.evidence import SessionEvidence
 from evaluator.grader import Grader, GraderSettings, JudgeBackend, JudgeCall, JudgeReply
 from evaluator.grader.scoring import decide, verify_score
 from evaluator.judge.scoring import DimensionItem, DimensionScore, VoteScore, scale_value
+from evaluator.modelserver import Behavior, BehaviorLibrary
+from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.plan import open_repo
 from evaluator.stats.spread import head_to_head, spread
 from tests.conftest import ROOT
@@ -175,10 +177,11 @@ def test_the_grader_scores_each_dimension_shows_the_anchors_and_records_why(
     )
     assert second.score is None and second.value is None
     assert second.note == "cites records that do not exist: msg-42"
-    prompt = backend.calls[0].prompt
-    assert prompt.startswith("# agentic-eval judge request: rubric score")
-    assert '{"1": "Wrong"}' in prompt and '["1", "2", "3", "4", "5"]' in prompt
-    assert backend.calls[0].answer_schema["properties"]["score"]["enum"] == list(CORRECTNESS.scale)
+    # the two calls run in parallel: find correctness's by its dimension
+    (call,) = [c for c in backend.calls if '(JSON string): "correctness"' in c.prompt]
+    assert call.prompt.startswith("# agentic-eval judge request: rubric score")
+    assert '{"1": "Wrong"}' in call.prompt and '["1", "2", "3", "4", "5"]' in call.prompt
+    assert call.answer_schema["properties"]["score"]["enum"] == list(CORRECTNESS.scale)
     assert first.record_path is not None
     assert first.record_path.startswith("case-artifacts/c1/attempts/attempt-01/rubric/rubric.")
     saved = json.loads((tmp_path / "run" / str(second.record_path)).read_text())
@@ -373,3 +376,25 @@ def test_judged_attempts_are_scored_aggregated_and_compared_per_dimension(tmp_pa
     assert "| v1 | correctness | 1, 2, 3, 4, 5 | 4.00 | 1.41 | 3.00..5.00 | 2/2 | 3/1 |" in report
     subjective = result.model_copy(update={"mode": "subjective", "comparisons": []})
     assert "## Head-to-Head" not in render_eval_report(subjective)
+
+
+def test_one_behaviours_folder_scripts_the_agent_and_the_judge() -> None:
+    """A behaviour ending in `final_json` answers the judge's prompt, which no case has; one
+    ending in `final` that matches no case prompt is still refused."""
+    agent = Behavior.model_validate(
+        {"name": "agent", "match": {"prompt_contains": "add a column"}, "steps": [{"final": "ok"}]}
+    )
+    judge = Behavior.model_validate(
+        {
+            "name": "judge/clarity",
+            "match": {"prompt_contains": 'The dimension (JSON string): "clarity"'},
+            "steps": [{"final_json": {"score": 3, "rationale": "r", "refs": ["msg-2"]}}],
+        }
+    )
+    stray = Behavior.model_validate(
+        {"name": "stray", "match": {"prompt_contains": "nobody asks"}, "steps": [{"final": "x"}]}
+    )
+    prompts = {"c": "Please add a column."}
+    assert coverage_problems(BehaviorLibrary([agent, judge]), prompts) == []
+    (problem,) = coverage_problems(BehaviorLibrary([agent, judge, stray]), prompts)
+    assert "behaviour 'stray' matches no case prompt" in str(problem)
