@@ -163,3 +163,96 @@ def test_a_subjective_evaluation_scores_each_dimension_with_verified_citations(
     source = json.loads((directory / "variants/current/source-manifest.json").read_text())
     assert source["rubric_scores"] == rubric["scores"]
     assert source["rubric_notes"] == rubric["notes"] and len(source["rubric_notes"]) == 2 * K
+
+
+def _scores_by_answer(good: str) -> list[dict[str, Any]]:
+    """A judge that scores 5 when the final answer says `good`, else 2, citing the final
+    answer's record it finds in the bundle."""
+    look = {"cmd": 'cat final-answer.txt; grep -B1 \'"kind": "final_answer"\' session.json'}
+
+    def citing(score: int) -> list[dict[str, Any]]:
+        return [
+            {
+                "when": {"output_contains": f'"id": "msg-{n}",'},
+                "then": [{"final_json": {"score": score, "rationale": "r", "refs": [f"msg-{n}"]}}],
+            }
+            for n in range(1, 120)
+        ]
+
+    return [
+        look,
+        {"when": {"output_contains": good}, "then": citing(5), "else": citing(2)},
+        {"final_json": {"score": 1, "rationale": "not found", "refs": []}},
+    ]
+
+
+def test_an_ab_evaluation_with_a_rubric_counts_wins_per_dimension(tmp_path: Path) -> None:
+    """`evaluations/ab/<id>.yaml` naming a rubric: both variants' attempts are scored and the
+    comparison counts, per dimension, the cases the compared variant scores higher."""
+    codex_or_skip()
+    source = tmp_path / "source"
+    shutil.copytree(SKILL, source / ".agents/skills/db-migrations")
+    harmful = source / "harmful/db-migrations"
+    shutil.copytree(SKILL, harmful)
+    rule = "Never edit an existing migration file: migrations that have shipped are\nimmutable."
+    text = (harmful / "SKILL.md").read_text()
+    assert rule in text
+    (harmful / "SKILL.md").write_text(text.replace(rule, ""))
+    shutil.copytree(ROOT / "agentic-evals", source / "agentic-evals")
+    shutil.rmtree(source / "agentic-evals/targets/skill-eval")
+    repo = source / "agentic-evals"
+    (repo / "rubrics").mkdir()
+    rubric = {"rubric_id": "safety", "dimensions": [RUBRIC["dimensions"][0]]}  # type: ignore[index]
+    (repo / "rubrics/safety.yaml").write_text(yaml.safe_dump(rubric, sort_keys=False))
+    evaluation = repo / "evaluations/ab/harmful-vs-current.yaml"
+    evaluation.parent.mkdir(parents=True)
+    evaluation.write_text(
+        'eval_id: "harmful-vs-current"\nmode: "ab"\nrubric: "safety"\n'
+        'variants:\n  a: {label: "harmful", skill_path: "harmful/db-migrations"}\n'
+        '  b: {label: "current"}\ntarget_id: "db-migrations"\nsuites: ["workflow"]\n'
+    )
+    behaviors = tmp_path / "behaviors"
+    shutil.copytree(READS_SKILL, behaviors)
+    judge = _judge("correctness", _scores_by_answer("left it alone"))
+    (behaviors / "judge-correctness.yaml").write_text(yaml.safe_dump(judge))
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        code = run_cli(
+            [
+                "evaluate",
+                "--repo",
+                str(repo),
+                "--evaluation",
+                str(evaluation),
+                "--behaviors",
+                str(behaviors),
+                "--judge-model",
+                "mock-judge",
+                "--case",
+                "workflow-keeps-shipped-migrations",
+                "--attempts",
+                "1",
+                "--runs-dir",
+                str(runs),
+                "--scratch-root",
+                str(scratch),
+                "--run-id",
+                "ab",
+            ]
+        )
+    assert code == 0  # the compared variant (current) hurts nothing
+    result = json.loads((runs / "ab/evaluation.json").read_text())
+    harmful_scores, current_scores = (v["rubric"]["scores"] for v in result["variants"])
+    assert (harmful_scores, current_scores) == ({"correctness": 2.0}, {"correctness": 5.0})
+    (comparison,) = result["comparisons"]
+    assert (comparison["reference"], comparison["compared"]) == ("harmful", "current")
+    (dimension,) = comparison["dimensions"]
+    assert (dimension["name"], dimension["wins"], dimension["losses"], dimension["ties"]) == (
+        "correctness",
+        1,
+        0,
+        0,
+    )
+    assert dimension["mean_difference"] == 3.0
+    report = (runs / "ab/eval-report.md").read_text()
+    assert "## Head-to-Head" in report and "| correctness | 1 | 0 | 0 | 0 | +3.00 |" in report

@@ -32,6 +32,7 @@ from evaluator.judge.scoring import DimensionItem, DimensionScore, VoteScore, sc
 from evaluator.modelserver import Behavior, BehaviorLibrary
 from evaluator.modelserver.behaviors import coverage_problems
 from evaluator.plan import open_repo
+from evaluator.repo import rubric_file
 from evaluator.stats.spread import head_to_head, spread
 from tests.conftest import ROOT
 from tests.test_evaluate import _result, _variant
@@ -202,6 +203,10 @@ def test_the_upstream_subjective_file_loads_as_one_variant_with_its_rubric() -> 
         ("correctness", ("1", "2", "3", "4", "5"), (("1", "Wrong"), ("5", "Right"))),
         ("clarity", ("1", "2", "3"), ()),
     ]
+    # `rubric` is a path in the eval repo, as upstream writes it, or a rubric id
+    assert rubric_file("rubrics/answer-quality.yaml", UPSTREAM) == rubric_file(
+        "answer-quality", UPSTREAM
+    )
     # the ab file names the same rubric; it is loaded for its head-to-head
     ab = load_evaluation(UPSTREAM / "evaluations/ab/skill-v1-vs-v2.yaml", repo)
     assert ab.rubric is not None and ab.rubric.rubric_id == "answer-quality"

@@ -39,14 +39,6 @@ from evaluator.workspace.snapshot import has_snapshot, restore_snapshot
 RUBRIC_DIR = "rubric"  # per attempt, beside attempt.json: the judge's score records
 
 
-def rubric_path(reference: str, repo_root: Path) -> Path:
-    """An evaluation's `rubric`: a path in the eval repo (`rubrics/x.yaml`, as upstream writes
-    it) or a rubric id (`x`, read from `rubrics/x.yaml`)."""
-    if reference.endswith((".yaml", ".yml")) or "/" in reference:
-        return repo_root / reference
-    return repo_root / "rubrics" / f"{reference}.yaml"
-
-
 def load_rubric(path: Path, *, lenient: bool) -> Rubric:
     """The rubric at `path`, or an `InputError` naming the file, line and field: invalid, two
     dimensions of one name, a scale that repeats a value, an anchor off the scale."""
@@ -92,17 +84,14 @@ def dimension_items(rubric: Rubric) -> list[DimensionItem]:
 
 
 @contextmanager
-def _files(
-    run_path: Path, case_id: str, record: AttemptRecord, source: Path
-) -> Iterator[Path | None]:
-    """The attempt workspace's files: on disk while they last, else restored from its snapshot."""
-    workspace = Path(record.workspace_root)
-    if workspace.is_dir():
+def _files(attempt_dir: Path, record: AttemptRecord, source: Path) -> Iterator[Path | None]:
+    """Where the attempt workspace's files are: None while they are still where the agent left
+    them, else a temporary restore of the snapshot saved beside the attempt (None without one:
+    the judge's bundle then says the workspace is no longer available)."""
+    if Path(record.workspace_root).is_dir():
         yield None
         return
-    snapshot = (
-        run_path / "case-artifacts" / case_id / "attempts" / f"attempt-{record.attempt:02d}"
-    ) / WORKSPACE_SNAPSHOT
+    snapshot = attempt_dir / WORKSPACE_SNAPSHOT
     if not has_snapshot(snapshot):
         yield None
         return
@@ -117,7 +106,6 @@ def score_variant(
     source_workspace: Path,
 ) -> RubricScores:
     items = dimension_items(rubric)
-    run_path = variant.run_dir.path
     per_case: dict[str, list[list[AttemptScore]]] = {}
     notes: list[str] = []
     for result in variant.results:
@@ -131,7 +119,7 @@ def score_variant(
                 notes.append(f"{result.case_id}/attempt-{record.attempt:02d}: no saved session")
                 continue
             evidence = SessionEvidence.from_json(json.loads(session.read_text(encoding="utf-8")))
-            with _files(run_path, result.case_id, record, source_workspace) as files:
+            with _files(directory, record, source_workspace) as files:
                 scores = scorer.score(
                     items, evidence, Path(record.workspace_root), directory / RUBRIC_DIR, files
                 )

@@ -19,8 +19,8 @@ from typing import Literal
 
 from evaluator.contract.models import Evaluation, Rubric
 from evaluator.errors import InputError
-from evaluator.evaluate.rubric import load_rubric, rubric_path
-from evaluator.repo import EvalRepo, LoadedTarget
+from evaluator.evaluate.rubric import load_rubric
+from evaluator.repo import EvalRepo, LoadedTarget, rubric_file
 from evaluator.repo.documents import Diagnostics, load_document
 from evaluator.safepath import contained
 
@@ -139,10 +139,10 @@ def load_evaluation(path: Path, repo: EvalRepo) -> EvaluationPlan:
     evaluation: Evaluation = loaded.model
     rubric = None
     if evaluation.rubric is not None:
-        rubric_file = rubric_path(evaluation.rubric, repo.root)
-        if not rubric_file.is_file():
-            raise loaded.doc.error(("rubric",), f"rubric file not found: {rubric_file}")
-        rubric = load_rubric(rubric_file, lenient=repo.lenient)
+        path_of_rubric = rubric_file(evaluation.rubric, repo.root)
+        if not path_of_rubric.is_file():
+            raise loaded.doc.error(("rubric",), f"rubric file not found: {path_of_rubric}")
+        rubric = load_rubric(path_of_rubric, lenient=repo.lenient)
     if evaluation.mode == "subjective":
         return _subjective(evaluation, rubric, path, repo)
     if not evaluation.variants or len(evaluation.variants) < 2:
