@@ -182,7 +182,12 @@ def command(
                 f"{name} {'null' if mean is None else f'{mean:.2f}'}"
                 for name, mean in v.rubric.scores.items()
             )
-            click.echo(f"{v.label:<16} rubric {v.rubric.rubric_id}: {scores}")
+            why = (
+                f" ({len(v.rubric.notes)} null score(s): why in eval-report.md)"
+                if v.rubric.notes
+                else ""
+            )
+            click.echo(f"{v.label:<16} rubric {v.rubric.rubric_id}: {scores}{why}")
     for c in result.comparisons:
         click.echo(f"{c.compared} vs {c.reference}: {c.headline.text}")
         if c.hurt_cases:

@@ -231,9 +231,15 @@ def run_evaluation(
             )
         rubric_scores: dict[str, RubricScores] = {}
         if plan.rubric is not None and scorer is not None:
+            progress = {run.options.runs_dir.name: run.progress for run in runs}
             for f in finished:
+                shown = progress.get(f.label)
                 rubric_scores[f.label] = score_variant(
-                    scorer, f, plan.rubric, repo.source_workspace
+                    scorer,
+                    f,
+                    plan.rubric,
+                    repo.source_workspace,
+                    shown.note if isinstance(shown, VariantProgress) else None,
                 )
         for m, f in zip(materialized, finished, strict=True):
             write_json(
@@ -357,6 +363,9 @@ class VariantProgress(PlainProgress):
 
     def _print(self, text: str) -> None:
         super()._print(f"{self.label}: {text.lstrip()}")
+
+    def note(self, text: str) -> None:
+        self._print(text)
 
 
 def _open(runs: list[Run]) -> list[RunLane]:

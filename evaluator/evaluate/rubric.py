@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -104,7 +104,9 @@ def score_variant(
     variant: FinishedVariant,
     rubric: Rubric,
     source_workspace: Path,
+    say: Callable[[str], None] | None = None,
 ) -> RubricScores:
+    """`say`: where to tell the user which attempt the judge scores (it can take minutes)."""
     items = dimension_items(rubric)
     per_case: dict[str, list[list[AttemptScore]]] = {}
     notes: list[str] = []
@@ -119,6 +121,11 @@ def score_variant(
                 notes.append(f"{result.case_id}/attempt-{record.attempt:02d}: no saved session")
                 continue
             evidence = SessionEvidence.from_json(json.loads(session.read_text(encoding="utf-8")))
+            if say is not None:
+                say(
+                    f"{result.case_id} attempt {record.attempt:02d}: rubric {rubric.rubric_id},"
+                    f" scoring {len(items)} dimension(s)"
+                )
             with _files(directory, record, source_workspace) as files:
                 scores = scorer.score(
                     items, evidence, Path(record.workspace_root), directory / RUBRIC_DIR, files
