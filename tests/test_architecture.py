@@ -111,6 +111,8 @@ ALLOWED: dict[str, set[str]] = {
         "adapters",
         "evidence",
         "sandbox",
+        # rubric scores reach the model judge only through its seam, `judge/scoring.py`
+        "judge",
     },
     # what CI systems read (JUnit XML, the GitHub step summary) from runs and comparisons
     "ci": {"artifacts", "compare", "contract"},

@@ -8,7 +8,7 @@ import click
 
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.options import emit_json, executor_options, json_option, repo_options
-from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
 
 
 @click.command("evaluate")
@@ -46,7 +46,8 @@ from evaluator.errors import EXIT_FAILURES, EXIT_OK
     "evaluation_file",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
     default=None,
-    help="Run an upstream evaluations/<mode>/<id>.yaml (ab or comparison) as it is.",
+    help="Run an upstream evaluations/<mode>/<id>.yaml (ab, comparison or subjective) as it"
+    " is; its rubric is scored by the model judge (--judge-model).",
 )
 @click.option(
     "--aa",
@@ -123,9 +124,18 @@ def command(
         plan = command_line_plan(
             baseline or "none", candidate, aa=aa, target=target, suites=suites, reuse=reuse
         )
+    if plan.mode == "subjective" and run_args.judge_mode == "rules":
+        raise InputError(
+            "a subjective evaluation scores its rubric with the model judge; --judge rules"
+            " never asks one (give --judge-model, with --judge auto or model)",
+            field="--judge",
+        )
     with run_args.grader() as grader:
+        from evaluator.judge.scoring import RubricScorer
+
         options.grader = grader
-        outcome = run_evaluation(options, plan, evaluation_file, floor)
+        scorer = grader if isinstance(grader, RubricScorer) else None
+        outcome = run_evaluation(options, plan, evaluation_file, floor, scorer)
     from evaluator.cli.history import record_finished_run
 
     for run_dir in outcome.run_dirs:
@@ -140,7 +150,12 @@ def command(
                 "directory": str(outcome.directory),
                 "exit_code": code,
                 "variants": {
-                    v.label: {"pass_rate": v.pass_rate, "passed": v.passed, "counted": v.counted}
+                    v.label: {
+                        "pass_rate": v.pass_rate,
+                        "passed": v.passed,
+                        "counted": v.counted,
+                        "rubric_scores": v.rubric.scores if v.rubric is not None else None,
+                    }
                     for v in result.variants
                 },
                 "comparisons": [
@@ -161,6 +176,18 @@ def command(
     for v in result.variants:
         rate = "n/a" if v.pass_rate is None else f"{v.pass_rate:.0%}"
         click.echo(f"{v.label:<16} {rate:>5}  ({v.passed}/{v.counted} attempts)  {v.description}")
+    for v in result.variants:
+        if v.rubric is not None:
+            scores = ", ".join(
+                f"{name} {'null' if mean is None else f'{mean:.2f}'}"
+                for name, mean in v.rubric.scores.items()
+            )
+            why = (
+                f" ({len(v.rubric.notes)} null score(s): why in eval-report.md)"
+                if v.rubric.notes
+                else ""
+            )
+            click.echo(f"{v.label:<16} rubric {v.rubric.rubric_id}: {scores}{why}")
     for c in result.comparisons:
         click.echo(f"{c.compared} vs {c.reference}: {c.headline.text}")
         if c.hurt_cases:

@@ -115,7 +115,8 @@ MEANINGS: dict[str, str] = {
     "Evaluation.mode": "`ab` (two variants of a skill), `comparison` (several), `subjective`"
     " (rubric scores).",
     "Evaluation.title": "A human title.",
-    "Evaluation.rubric": "The rubric a subjective evaluation scores (its `rubric_id`).",
+    "Evaluation.rubric": "The rubric every variant is scored on: a path in the eval repo"
+    " (`rubrics/<id>.yaml`) or its `rubric_id`.",
     "Evaluation.variants": "The variants compared, by label.",
     "Evaluation.target_id": "The target whose cases run.",
     "Evaluation.suites": "The suites that run (default: the target's defaults).",

@@ -31,10 +31,12 @@ from evaluator.evaluate.model import (
     VARIANT_RUN,
     VARIANTS_DIR,
     EvaluationResult,
+    RubricScores,
 )
 from evaluator.evaluate.page import EVAL_REPORT_HTML, render_eval_page
 from evaluator.evaluate.report import render_eval_report
 from evaluator.evaluate.reuse import check_reusable, is_no_skill
+from evaluator.evaluate.rubric import dimension_head_to_head, score_variant
 from evaluator.evaluate.variants import (
     EvaluationPlan,
     Materialized,
@@ -42,6 +44,7 @@ from evaluator.evaluate.variants import (
     materialize,
 )
 from evaluator.interop.benchmark import Configuration, write_benchmark
+from evaluator.judge.scoring import RubricScorer
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunLane, RunOptions, drive, new_run_id
 from evaluator.plan import Selection, open_repo, select_cases
@@ -141,9 +144,15 @@ def run_evaluation(
     plan: EvaluationPlan,
     evaluation_file: Path | None = None,
     noise_floor: float | None = None,
+    scorer: RubricScorer | None = None,
 ) -> EvaluationOutcome:
     """`options`: what every variant's run shares (agent, attempts, model, cases, ...);
-    `noise_floor`: an A/A evaluation's, which the headlines must exceed to call a difference."""
+    `noise_floor`: an A/A evaluation's, which the headlines must exceed to call a difference;
+    `scorer`: the model judge that scores the plan's rubric (a subjective plan needs one)."""
+    if plan.mode == "subjective" and scorer is None:
+        raise InputError(
+            "a subjective evaluation's rubric is scored by the model judge: give --judge-model"
+        )
     repo, selection = _selection(options, plan)
     for spec in plan.variants:
         if spec.kind == "rev":
@@ -220,6 +229,18 @@ def run_evaluation(
                     checked=no_skill,
                 )
             )
+        rubric_scores: dict[str, RubricScores] = {}
+        if plan.rubric is not None and scorer is not None:
+            progress = {run.options.runs_dir.name: run.progress for run in runs}
+            for f in finished:
+                shown = progress.get(f.label)
+                rubric_scores[f.label] = score_variant(
+                    scorer,
+                    f,
+                    plan.rubric,
+                    repo.source_workspace,
+                    shown.note if isinstance(shown, VariantProgress) else None,
+                )
         for m, f in zip(materialized, finished, strict=True):
             write_json(
                 f.run_dir.path.parent / SOURCE_MANIFEST,
@@ -232,10 +253,19 @@ def run_evaluation(
                     "commit": m.commit,
                     "run_dir": VARIANT_RUN,
                     "reused_from": str(m.reused) if m.reused else None,
+                    **_public_rubric(rubric_scores.get(m.spec.label)),
                 },
             )
         result = _result(
-            eval_id, plan, selection, finished, started, evaluation_file, noise_floor, interrupted
+            eval_id,
+            plan,
+            selection,
+            finished,
+            started,
+            evaluation_file,
+            noise_floor,
+            interrupted,
+            rubric_scores,
         )
         write_json(directory / EVALUATION_JSON, result.model_dump(mode="json"))
         markdown = render_eval_report(result)
@@ -253,6 +283,13 @@ def run_evaluation(
         return EvaluationOutcome(
             directory, result, interrupted, [lane.run_dir.path for lane in lanes]
         )
+
+
+def _public_rubric(scores: RubricScores | None) -> dict[str, object]:
+    """The public contract's per-variant `rubric_scores` and `rubric_notes` (rubric modes)."""
+    if scores is None:
+        return {}
+    return {"rubric_scores": scores.scores, "rubric_notes": scores.notes}
 
 
 def _remove_empty(root: Path) -> None:
@@ -327,6 +364,9 @@ class VariantProgress(PlainProgress):
     def _print(self, text: str) -> None:
         super()._print(f"{self.label}: {text.lstrip()}")
 
+    def note(self, text: str) -> None:
+        self._print(text)
+
 
 def _open(runs: list[Run]) -> list[RunLane]:
     lanes: list[RunLane] = []
@@ -371,6 +411,7 @@ def _result(
     evaluation_file: Path | None,
     given_floor: float | None,
     interrupted: bool,
+    rubric_scores: dict[str, RubricScores],
 ) -> EvaluationResult:
     reference = finished[0]
     comparisons = []
@@ -379,6 +420,9 @@ def _result(
         comparison, stats = compare(reference, other, None if plan.aa else given_floor)
         if plan.aa:
             floor = noise_floor(stats)
+        ours, theirs = rubric_scores.get(reference.label), rubric_scores.get(other.label)
+        if ours is not None and theirs is not None:
+            comparison.dimensions = dimension_head_to_head(ours, theirs)
         comparisons.append(comparison)
     manifest = finished[-1].manifest
     notes = [
@@ -388,6 +432,11 @@ def _result(
     ]
     if interrupted:
         notes.append("the evaluation was interrupted: the variants' runs hold what finished")
+    if plan.rubric is not None and not rubric_scores:
+        notes.append(
+            f"the rubric {plan.rubric.rubric_id} was not scored: no model judge is configured"
+            " (--judge-model; --judge rules never asks one)"
+        )
     return EvaluationResult(
         eval_id=eval_id,
         mode=plan.mode,
@@ -401,8 +450,12 @@ def _result(
         started_at=started,
         finished_at=_now(),
         interleaved=not any(f.kind == "reused" for f in finished),
-        variants=[variant_summary(f) for f in finished],
+        variants=[
+            variant_summary(f).model_copy(update={"rubric": rubric_scores.get(f.label)})
+            for f in finished
+        ],
         comparisons=comparisons,
         noise_floor=floor,
+        rubric_id=plan.rubric.rubric_id if plan.rubric is not None else None,
         notes=notes,
     )

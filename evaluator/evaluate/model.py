@@ -40,6 +40,67 @@ class VariantCostSummary(_Model):
     seconds_per_attempt: float | None
 
 
+class AttemptScore(_Model):
+    """One attempt's score on one rubric dimension, after verification."""
+
+    attempt: int
+    score: str | None  # a scale value, or null: no verified majority (see `note`)
+    value: float | None  # the verified votes' mean on the numeric scale
+    votes: list[float | None]  # each vote's verified value, null where discarded
+    refs: list[str]  # the records the score cites
+    record: str | None  # the judge record, relative to the variant's run dir
+    note: str | None = None
+
+
+class CaseDimensionScore(_Model):
+    """One case's scores on one dimension, over its scored attempts."""
+
+    case_id: str
+    attempts: list[AttemptScore]
+    scored: int  # attempts with a score
+    nulls: int  # attempts whose score is null
+    mean: float | None
+    sd: float | None  # across attempts (sample); null below two scores
+    low: float | None
+    high: float | None
+    vote_sd: float | None  # mean within-attempt sd of the votes; null with one vote
+
+
+class DimensionSummary(_Model):
+    """One rubric dimension for one variant: the mean over cases (each case weighs the same)."""
+
+    name: str
+    scale: list[str]
+    cases: list[CaseDimensionScore]
+    cases_scored: int
+    mean: float | None  # of the case means
+    sd: float | None  # across case means (sample)
+    low: float | None
+    high: float | None
+    attempts_scored: int
+    attempts_null: int
+
+
+class RubricScores(_Model):
+    """A variant's rubric scores (rubric modes): `scores` is the public `rubric_scores`."""
+
+    rubric_id: str
+    scores: dict[str, float | None]  # dimension -> mean score, null when nothing was scored
+    notes: list[str]  # the public `rubric_notes`: why scores are null, discarded votes
+    dimensions: list[DimensionSummary]
+
+
+class DimensionHeadToHead(_Model):
+    """Per rubric dimension: on how many cases the compared variant's mean score is higher."""
+
+    name: str
+    wins: int
+    losses: int
+    ties: int
+    untested: int  # cases without a score on one side or both
+    mean_difference: float | None  # compared minus reference, over the cases both scored
+
+
 class VariantSummary(_Model):
     label: str
     kind: str  # current | none | dir | file | rev
@@ -57,6 +118,7 @@ class VariantSummary(_Model):
     statuses: dict[str, int]  # case statuses: pass, fail, blocked
     cost: VariantCostSummary
     contamination: ContaminationCheck | None = None  # None: the variant had the skill
+    rubric: RubricScores | None = None  # rubric modes only
 
 
 class CaseDifference(_Model):
@@ -108,11 +170,12 @@ class VariantComparison(_Model):
     untestable: list[str]
     headline: Headline
     cost: CostDifference
+    dimensions: list[DimensionHeadToHead] = Field(default_factory=list)  # with a rubric
 
 
 class EvaluationResult(_Model):
     eval_id: str
-    mode: str  # ab | comparison | aa
+    mode: str  # ab | comparison | aa | subjective
     title: str | None = None
     evaluation_file: str | None = None
     target_id: str
@@ -126,4 +189,5 @@ class EvaluationResult(_Model):
     variants: list[VariantSummary]
     comparisons: list[VariantComparison]
     noise_floor: float | None = None  # from an A/A evaluation (--aa)
+    rubric_id: str | None = None  # the rubric every variant was scored on
     notes: list[str] = Field(default_factory=list)

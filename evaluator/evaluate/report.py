@@ -3,11 +3,19 @@ Summary`, `Scoring Table`, `Head-to-Head`, `Detailed Findings`, `Recommendations
 the statistics of `evaluation.json`: each variant's pass rate with its Wilson interval, per case
 the difference with its Newcombe interval and the Holm-corrected exact p (the cases the compared
 variant hurts first), the mean per-case difference with its bootstrap interval and the sign-flip
-p, the cost of the difference, and per variant whether and how contamination was checked."""
+p, the cost of the difference, and per variant whether and how contamination was checked. With a
+rubric: each variant's mean score per dimension with its spread, and (ab, comparison; the public
+contract omits `Head-to-Head` for subjective) the cases each variant scores higher."""
 
 from __future__ import annotations
 
-from evaluator.evaluate.model import Bounds, EvaluationResult, VariantComparison, VariantSummary
+from evaluator.evaluate.model import (
+    Bounds,
+    EvaluationResult,
+    RubricScores,
+    VariantComparison,
+    VariantSummary,
+)
 
 
 def _pct(value: float | None) -> str:
@@ -55,7 +63,7 @@ def render_eval_report(result: EvaluationResult) -> str:
         f"- mode `{result.mode}`, target `{result.target_id}`, {len(result.case_ids)} case(s),"
         f" agent `{result.agent}`, {result.attempts} attempt(s) per case and variant"
     )
-    if result.interleaved:
+    if result.interleaved and len(result.variants) > 1:
         lines.append(
             "- attempts of all variants ran interleaved through one executor (A1, B1, A2, ...)"
         )
@@ -85,14 +93,64 @@ def render_eval_report(result: EvaluationResult) -> str:
             f" | {v.passed}/{v.counted} | {s.get('pass', 0)}/{s.get('fail', 0)}/{s.get('blocked', 0)}"
             f" | {_num(v.cost.tokens_per_attempt)} | {_num(v.cost.seconds_per_attempt, 1)} |"
         )
-    lines += ["", "## Head-to-Head", ""]
-    for comparison in result.comparisons:
-        lines += _head_to_head(comparison)
+    rubrics = [(v.label, v.rubric) for v in result.variants if v.rubric is not None]
+    if rubrics:
+        lines += ["", *_rubric_table(rubrics)]
+    if result.mode != "subjective":
+        lines += ["", "## Head-to-Head", ""]
+        for comparison in result.comparisons:
+            lines += _head_to_head(comparison)
+    else:
+        lines.append("")
     lines += ["## Detailed Findings", ""]
     lines += _findings(result)
     lines += ["", "## Recommendations", ""]
     lines += [f"{i}. {text}" for i, text in enumerate(_recommendations(result), 1)]
     return "\n".join(lines) + "\n"
+
+
+def _score(value: float | None) -> str:
+    return "null" if value is None else f"{value:.2f}"
+
+
+def _rubric_table(rubrics: list[tuple[str, RubricScores]]) -> list[str]:
+    lines = [
+        f"Rubric `{rubrics[0][1].rubric_id}`, scored by the model judge: per dimension the mean of"
+        " the case means (each case the mean of its attempts' verified scores), the spread across"
+        " cases and the attempts scored. A score without valid citations, or off the scale, is"
+        " null and never counted.",
+        "",
+        "| variant | dimension | scale | mean | sd across cases | range of case means"
+        " | cases scored | attempts scored/null |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for label, rubric in rubrics:
+        for d in rubric.dimensions:
+            spread = "n/a" if d.low is None else f"{_score(d.low)}..{_score(d.high)}"
+            lines.append(
+                f"| {label} | {d.name} | {', '.join(d.scale)} | {_score(d.mean)}"
+                f" | {_num(d.sd, 2)} | {spread} | {d.cases_scored}/{len(d.cases)}"
+                f" | {d.attempts_scored}/{d.attempts_null} |"
+            )
+    return lines
+
+
+def _dimension_lines(c: VariantComparison) -> list[str]:
+    if not c.dimensions:
+        return []
+    lines = [
+        f"Rubric, per dimension: the cases where {c.compared}'s mean score is higher (wins),"
+        " lower (losses) or equal; counts, not a significance test.",
+        "",
+        "| dimension | wins | losses | ties | cases without a score | mean difference |",
+        "|---|---|---|---|---|---|",
+    ]
+    for d in c.dimensions:
+        difference = "n/a" if d.mean_difference is None else f"{d.mean_difference:+.2f}"
+        lines.append(
+            f"| {d.name} | {d.wins} | {d.losses} | {d.ties} | {d.untested} | {difference} |"
+        )
+    return [*lines, ""]
 
 
 def _head_to_head(c: VariantComparison) -> list[str]:
@@ -140,7 +198,7 @@ def _head_to_head(c: VariantComparison) -> list[str]:
         ),
         "",
     ]
-    return lines
+    return lines + _dimension_lines(c)
 
 
 def _findings(result: EvaluationResult) -> list[str]:
@@ -159,6 +217,16 @@ def _findings(result: EvaluationResult) -> list[str]:
                 f" {', '.join(c.untestable)}"
             )
     for variant in result.variants:
+        if variant.rubric is not None:
+            for d in variant.rubric.dimensions:
+                per_case = ", ".join(
+                    f"{c.case_id} {_score(c.mean)}"
+                    + (f" (sd {_score(c.sd)})" if c.sd is not None else "")
+                    + (f" (vote sd {_score(c.vote_sd)})" if c.vote_sd is not None else "")
+                    for c in d.cases
+                )
+                lines.append(f"- `{variant.label}` {d.name} per case: {per_case or 'none'}")
+            lines += [f"- `{variant.label}` rubric: {note}" for note in variant.rubric.notes]
         check = variant.contamination
         if check is not None:
             for item in check.contaminated_attempts:
@@ -181,6 +249,13 @@ def _recommendations(result: EvaluationResult) -> list[str]:
                 f"{c.compared} shows no significant gain over {c.reference}: more cases or"
                 " attempts narrow the interval; a skill that does no good is not worth its tokens."
             )
+    nulls = [v.label for v in result.variants if v.rubric is not None and v.rubric.notes]
+    if nulls:
+        out.append(
+            f"Read the judge records behind the null rubric scores of {', '.join(nulls)}"
+            " (`case-artifacts/<case>/attempts/attempt-NN/rubric/`): a score the judge could not"
+            " support with the session's records is not counted."
+        )
     if any(v.contamination and v.contamination.contaminated_attempts for v in result.variants):
         out.append("Remove the copies of the skill the no-skill baseline could reach.")
     return out[:3] or ["Nothing to change on this evidence."]

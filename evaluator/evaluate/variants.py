@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from evaluator.contract.models import Evaluation
+from evaluator.contract.models import Evaluation, Rubric
 from evaluator.errors import InputError
-from evaluator.repo import EvalRepo, LoadedTarget
+from evaluator.evaluate.rubric import load_rubric
+from evaluator.repo import EvalRepo, LoadedTarget, rubric_file
 from evaluator.repo.documents import Diagnostics, load_document
 from evaluator.safepath import contained
 
@@ -59,6 +60,7 @@ class EvaluationPlan:
     suites: tuple[str, ...]
     variants: tuple[VariantSpec, ...]
     aa: bool = False
+    rubric: Rubric | None = None  # rubric modes: every variant's judged attempts are scored
 
 
 def parse_variant(text: str, label: str, *, candidate: bool = False) -> VariantSpec:
@@ -126,7 +128,8 @@ def command_line_plan(
 
 def load_evaluation(path: Path, repo: EvalRepo) -> EvaluationPlan:
     """An upstream evaluation file, unchanged: `ab` (two versions of the skill) or `comparison`
-    (each variant its own target's skill on shared cases). `subjective` needs the rubric mode."""
+    (each variant its own target's skill on shared cases), `subjective` (the current skill scored on
+    a rubric). A `rubric` is loaded and checked here, before anything runs."""
     diagnostics = Diagnostics()
     loaded = load_document(path, "evaluation", diagnostics, lenient=repo.lenient)
     if diagnostics.errors:
@@ -134,10 +137,14 @@ def load_evaluation(path: Path, repo: EvalRepo) -> EvaluationPlan:
     if loaded is None:
         raise InputError("not an evaluation file", path=path)
     evaluation: Evaluation = loaded.model
+    rubric = None
+    if evaluation.rubric is not None:
+        path_of_rubric = rubric_file(evaluation.rubric, repo.root)
+        if not path_of_rubric.is_file():
+            raise loaded.doc.error(("rubric",), f"rubric file not found: {path_of_rubric}")
+        rubric = load_rubric(path_of_rubric, lenient=repo.lenient)
     if evaluation.mode == "subjective":
-        raise InputError(
-            "subjective (rubric) evaluations are not supported yet", path=path, field="mode"
-        )
+        return _subjective(evaluation, rubric, path, repo)
     if not evaluation.variants or len(evaluation.variants) < 2:
         raise InputError("an evaluation needs at least two variants", path=path, field="variants")
     target_id = evaluation.target_id
@@ -195,7 +202,44 @@ def load_evaluation(path: Path, repo: EvalRepo) -> EvaluationPlan:
     if len(set(labels)) != len(labels):
         raise InputError("two variants share a label", path=path, field="variants")
     return EvaluationPlan(
-        evaluation.eval_id, evaluation.mode, evaluation.title, target_id, suites, tuple(variants)
+        evaluation.eval_id,
+        evaluation.mode,
+        evaluation.title,
+        target_id,
+        suites,
+        tuple(variants),
+        rubric=rubric,
+    )
+
+
+SUBJECTIVE_LABEL = "current"
+
+
+def _subjective(
+    evaluation: Evaluation, rubric: Rubric | None, path: Path, repo: EvalRepo
+) -> EvaluationPlan:
+    """A subjective evaluation scores the current skill on its rubric: one variant, no
+    head-to-head (the public contract has none for this mode)."""
+    if rubric is None:
+        raise InputError("a subjective evaluation needs a rubric", path=path, field="rubric")
+    if evaluation.variants:
+        raise InputError(
+            "a subjective evaluation scores the current skill; it takes no variants"
+            " (use mode ab or comparison with a rubric)",
+            path=path,
+            field="variants",
+        )
+    if evaluation.target_id is not None and evaluation.target_id not in repo.targets:
+        raise InputError(f"unknown target {evaluation.target_id!r}", path=path, field="target_id")
+    variant = VariantSpec(SUBJECTIVE_LABEL, "current", "current")
+    return EvaluationPlan(
+        evaluation.eval_id,
+        evaluation.mode,
+        evaluation.title,
+        evaluation.target_id,
+        tuple(evaluation.suites),
+        (variant,),
+        rubric=rubric,
     )
 
 

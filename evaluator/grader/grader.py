@@ -26,11 +26,21 @@ from evaluator.grader.base import JudgeBackend, JudgeCall, JudgeReply
 from evaluator.grader.bundle import Bundle, build_bundle, remove_bundle
 from evaluator.grader.cache import ReplyCache, cache_key
 from evaluator.grader.prompt import ANSWER_SCHEMA, SCHEMA_HASH, judge_prompt, text_hash
+from evaluator.grader.scoring import (
+    ScoreVerification,
+    answer_schema,
+    decide,
+    schema_hash,
+    scoring_prompt,
+    verify_score,
+)
 from evaluator.grader.verify import Verification, verify_answer
 from evaluator.judge.grading import GradeItem, GradeResult, GradeVerdict
+from evaluator.judge.scoring import DimensionItem, DimensionScore, VoteScore
 
 DEFAULT_SCRATCH = Path("/var/tmp/agentic-eval/judge")
 RECORD_FORMAT = "agentic-eval/judge-record@1"
+SCORE_RECORD_FORMAT = "agentic-eval/rubric-score-record@1"
 
 
 @dataclass(frozen=True)
@@ -154,12 +164,14 @@ class Grader:
             verification = verify_answer(raw, item, bundle.records, str(workspace))
         return prompt, Vote(number, prompt_hash, key, cached, raw, error, verification)
 
-    def _ask(self, prompt: str, bundle: Bundle) -> JudgeReply:
+    def _ask(
+        self, prompt: str, bundle: Bundle, schema: dict[str, Any] = ANSWER_SCHEMA
+    ) -> JudgeReply:
         scratch = self.settings.scratch_root / f"call-{uuid.uuid4().hex[:12]}"
         try:
             with self._slots:
                 return self.backend.ask(
-                    JudgeCall(prompt, ANSWER_SCHEMA, bundle.path, scratch, self.settings.timeout_s)
+                    JudgeCall(prompt, schema, bundle.path, scratch, self.settings.timeout_s)
                 )
         except (OSError, EvalError) as exc:
             return JudgeReply(None, f"judge call failed: {exc}")
@@ -239,6 +251,153 @@ class Grader:
             relative = None
             detail = f"{detail + '; ' if detail else ''}judge record not written: {exc}"
         return GradeResult(item.entry_id, winner, rationale, tuple(refs), relative, detail)
+
+    def score(
+        self,
+        dimensions: list[DimensionItem],
+        evidence: SessionEvidence,
+        workspace: Path,
+        record_dir: Path,
+        files_root: Path | None = None,
+    ) -> list[DimensionScore]:
+        """Implements `evaluator.judge.scoring.RubricScorer`: per dimension and vote one judge
+        call on one evidence bundle, each answer verified (`scoring.verify_score`)."""
+        if not dimensions:
+            return []
+        bundle_dir = self.settings.scratch_root / f"bundle-{uuid.uuid4().hex[:12]}"
+        try:
+            record_dir.mkdir(parents=True, exist_ok=True)
+            self.settings.scratch_root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            bundle = build_bundle([], evidence, files_root or workspace, bundle_dir)
+        except OSError as exc:
+            remove_bundle(bundle_dir)
+            why = f"the judge's evidence bundle could not be built: {exc}"
+            return [DimensionScore(d.name, None, None, (), why, (), None, why) for d in dimensions]
+        try:
+            cache = ReplyCache(self.settings.cache_dir or record_dir / "cache")
+            jobs = [(d, v) for d in dimensions for v in range(1, self.settings.votes + 1)]
+            with ThreadPoolExecutor(max_workers=self.settings.concurrency) as pool:
+                answers = list(
+                    pool.map(
+                        lambda job: self._score_vote(job[0], job[1], bundle, workspace, cache), jobs
+                    )
+                )
+        finally:
+            remove_bundle(bundle_dir)
+        votes = self.settings.votes
+        return [
+            self._record_score(
+                d, answers[i * votes : (i + 1) * votes], bundle, workspace, record_dir
+            )
+            for i, d in enumerate(dimensions)
+        ]
+
+    def _score_vote(
+        self, item: DimensionItem, number: int, bundle: Bundle, workspace: Path, cache: ReplyCache
+    ) -> dict[str, Any]:
+        prompt = scoring_prompt(item, workspace, number, self.settings.votes)
+        prompt_hash = text_hash(prompt)
+        key = cache_key(
+            backend=self.backend.name,
+            model=self.backend.model,
+            prompt_hash=prompt_hash,
+            evidence_hash=bundle.evidence_hash,
+            schema_hash=schema_hash(item),
+        )
+        raw = cache.get(key)
+        cached = raw is not None
+        error = None
+        if raw is None:
+            reply = self._ask(prompt, bundle, answer_schema(item))
+            raw, error = reply.raw, reply.error
+            if raw is not None:
+                about = {"model": self.backend.model, "prompt_hash": prompt_hash}
+                cache.put(key, raw, {**about, "evidence_hash": bundle.evidence_hash})
+        if raw is None:
+            verification = ScoreVerification(None, None, "", (), [error or "no reply"])
+        else:
+            verification = verify_score(raw, item, bundle.records, str(workspace))
+        return {
+            "vote": number,
+            "prompt_hash": prompt_hash,
+            "prompt": prompt,
+            "cache_key": key,
+            "cached": cached,
+            "raw_reply": raw,
+            "error": error,
+            "verification": {**asdict(verification), "ok": verification.ok},
+        }
+
+    def _record_score(
+        self,
+        item: DimensionItem,
+        answers: list[dict[str, Any]],
+        bundle: Bundle,
+        workspace: Path,
+        record_dir: Path,
+    ) -> DimensionScore:
+        ballots = [
+            VoteScore(
+                a["vote"],
+                a["verification"]["score"],
+                "; ".join(a["verification"]["problems"]) or None,
+            )
+            for a in answers
+        ]
+        decision = decide(item, ballots)
+        chosen = next(
+            (
+                a
+                for a in answers
+                if decision.score is not None and a["verification"]["score"] == decision.score
+            ),
+            None,
+        )
+        rationale = (
+            chosen["verification"]["rationale"]
+            if chosen
+            else "no verified score: the judge's answers were discarded or missing"
+        )
+        refs = tuple(chosen["verification"]["refs"]) if chosen else ()
+        path = record_dir / f"{_slug(item.entry_id)}.{bundle.evidence_hash[:12]}.json"
+        record: dict[str, Any] = {
+            "format": SCORE_RECORD_FORMAT,
+            "rubric_id": item.rubric_id,
+            "dimension": item.name,
+            "description": item.description,
+            "scale": list(item.scale),
+            "anchors": dict(item.anchors),
+            "backend": self.backend.name,
+            "model": self.backend.model,
+            "evidence_hash": bundle.evidence_hash,
+            "bundle_files": list(bundle.files),
+            "workspace": str(workspace),
+            "score": decision.score,
+            "value": decision.value,
+            "rationale": rationale,
+            "refs": list(refs),
+            "note": decision.note,
+            "votes": answers,
+        }
+        relative: str | None = _relative_to_run(path)
+        note = decision.note
+        try:
+            temp = path.with_name(f".{path.name}.tmp")
+            temp.write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
+            temp.replace(path)
+        except OSError as exc:
+            relative = None
+            note = f"{note + '; ' if note else ''}judge record not written: {exc}"
+        return DimensionScore(
+            item.name,
+            decision.score,
+            decision.value,
+            tuple(ballots),
+            rationale,
+            refs,
+            relative,
+            note,
+        )
 
 
 def _slug(entry_id: str) -> str:

@@ -110,7 +110,7 @@ def verify_answer(
         result.problems.append(f"cites records that do not exist: {', '.join(missing)}")
     elif verdict == "met":
         result.problems.extend(
-            _support_problems(item, [records[r] for r in refs], workspace, records)
+            support_problems(item, [records[r] for r in refs], workspace, records)
         )
     if result.problems:
         result.verdict = "cannot-judge"
@@ -137,7 +137,7 @@ def _content_problems(
     ]
 
 
-def _support_problems(
+def support_problems(
     item: GradeItem,
     cited: list[dict[str, Any]],
     workspace: str,

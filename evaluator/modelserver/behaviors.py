@@ -344,7 +344,9 @@ def load_behaviors(directory: Path) -> BehaviorLibrary:
 def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) -> list[InputError]:
     """What would make a scripted run answer the wrong thread: a behaviour that matches no case
     prompt (nor any message a behaviour spawns), and two behaviours matching the same prompt.
-    `case_prompts` maps case ids to their `input.user_prompt`, as the author wrote them."""
+    `case_prompts` maps case ids to their `input.user_prompt`, as the author wrote them. A
+    behaviour whose last step is `final_json` answers the model judge (its prompt is ours, not a
+    case's), so it need not match a case prompt: one `--behaviors` folder scripts both."""
     problems: list[InputError] = []
     prompts = [(f"case {case_id!r}", agent_prompt(p)) for case_id, p in case_prompts.items()]
     spawned = [
@@ -354,6 +356,8 @@ def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) ->
         if step.spawn is not None
     ]
     for behavior in library.behaviors:
+        if behavior.steps[-1].action == "final_json":
+            continue
         reaches = any(
             behavior.match.accepts(prompt, is_child)
             for _, prompt in prompts

@@ -126,6 +126,14 @@ def load_repo(
     return result, diagnostics
 
 
+def rubric_file(reference: str, root: Path) -> Path:
+    """An evaluation's `rubric`: a path in the eval repo (`rubrics/x.yaml`, as upstream writes
+    it) or a rubric id (`x`, read from `rubrics/x.yaml`)."""
+    if reference.endswith((".yaml", ".yml")) or "/" in reference:
+        return root / reference
+    return root / "rubrics" / f"{reference}.yaml"
+
+
 def _load_rubrics_and_evaluations(repo: EvalRepo, diagnostics: Diagnostics) -> None:
     """Rubric-mode files are validated now; the modes that run them come later."""
     for path in sorted((repo.root / "rubrics").glob("*.y*ml")):
@@ -139,7 +147,7 @@ def _load_rubrics_and_evaluations(repo: EvalRepo, diagnostics: Diagnostics) -> N
             diagnostics.warn(
                 loaded.doc.error(("mode",), f"differs from the directory name {path.parent.name!r}")
             )
-        if evaluation.rubric and not (repo.root / evaluation.rubric).is_file():
+        if evaluation.rubric and not rubric_file(evaluation.rubric, repo.root).is_file():
             diagnostics.error(
                 loaded.doc.error(("rubric",), f"rubric file not found: {evaluation.rubric}")
             )

@@ -4,6 +4,6 @@ One concept per module: `proportion` (Wilson and Newcombe intervals), `exact` (t
 exact test), `holm` (the correction across cases), `paired` (cases as pairs: the bootstrap
 interval and the sign-flip test), `variants` (all of it for two variants, the hurt cases first),
 `noise` (the A/A noise floor and the headline that respects it), `cost` (tokens and time per
-point gained). The modules import scipy;
+point gained), `spread` (rubric scores: mean, spread, head-to-head wins). The modules import scipy;
 nothing here is imported by a command's `--help`.
 """
