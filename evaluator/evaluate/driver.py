@@ -339,6 +339,9 @@ def _runs(
             skill_text=m.skill_text,
             no_skill=m.no_skill,
             attempt_inspector=inspector,
+            # Each variant draws its own scripted `chance` branches: an A/A pair varies as two
+            # runs of a real model would (the same in every evaluation, so tests can pin it).
+            scripted_draw_salt=m.spec.label,
             runs_dir=directory / VARIANTS_DIR / m.spec.label,
             run_id=VARIANT_RUN,
             resume=None,
