@@ -67,8 +67,15 @@ class GeminiAdapter(AgentAdapter):
         return GeminiSessionStore(home)
 
     def recognizes_session(self, first_record: dict[str, object] | None) -> bool:
-        # The first record is the session's metadata: its id and the project's hash.
-        return bool(first_record) and "projectHash" in (first_record or {})
+        # The first record is the session's untyped metadata: its id and the project's hash
+        # (Claude Code's records carry a sessionId too, but always with a `type`).
+        if not first_record:
+            return False
+        return (
+            "projectHash" in first_record
+            and "sessionId" in first_record
+            and "type" not in first_record
+        )
 
     def trace_recognizer(self) -> ToolCallRecognizer | None:
         from evaluator.adapters.gemini.trace import RECOGNIZER
