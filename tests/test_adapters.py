@@ -199,3 +199,21 @@ def test_a_trace_no_adapter_taught_says_it_is_unusable(toy: None, tmp_path: Path
     assert attempt["trace_report"]["verdict"] == "unverifiable"
     assert attempt["trace_report"]["reason"] == UNUSABLE
     assert attempt["isolation"] == "unverifiable"
+
+
+def test_a_behaviour_may_name_an_adapter_registered_in_one_line(toy: None, tmp_path: Path) -> None:
+    """The names `match.agent` accepts are the registry's: a new adapter needs no edit there."""
+    from evaluator.adapters import adapter_names
+    from evaluator.modelserver import load_behaviors
+
+    doc = {
+        "name": "t",
+        "match": {"prompt_contains": "x", "agent": "toy"},
+        "steps": [{"final": "y"}],
+    }
+    (tmp_path / "t.yaml").write_text(json.dumps(doc))
+    (behaviour,) = load_behaviors(tmp_path, adapter_names()).behaviors
+    assert behaviour.match.agent == "toy"
+    unregister_adapter("toy")
+    with pytest.raises(InputError, match="unknown agent 'toy'"):
+        load_behaviors(tmp_path, adapter_names())

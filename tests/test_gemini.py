@@ -311,3 +311,66 @@ def test_a_run_connects_to_nothing_but_the_endpoint(tmp_path: Path) -> None:
         assert [r.action for r in server.records] == ["cmd", "final"]
     peers = re.findall(r'sin6?_addr=inet_(?:addr|pton)\((?:AF_INET6, )?"([^"]+)"', log.read_text())
     assert peers and set(peers) == {"127.0.0.1"}
+
+
+def _behaviour_files(directory: Path, agents: dict[str, list[dict[str, Any]]]) -> Path:
+    directory.mkdir(parents=True)
+    for agent, steps in agents.items():
+        match = {"prompt_contains": "currency column", "agent": agent}
+        doc = {"name": f"for-{agent}", "match": match, "steps": steps}
+        (directory / f"for-{agent}.yaml").write_text(json.dumps(doc))  # JSON is YAML
+    return directory
+
+
+def test_a_behaviour_file_may_name_gemini_and_no_unknown_agent(tmp_path: Path) -> None:
+    from evaluator.adapters import adapter_names
+    from evaluator.errors import InputError
+    from evaluator.modelserver import load_behaviors
+
+    final = [{"final": "done"}]
+    library = load_behaviors(
+        _behaviour_files(tmp_path / "ok", {"gemini": final, "codex": final}), adapter_names()
+    )
+    assert [b.match.agent for b in library.behaviors] == ["codex", "gemini"]
+    with pytest.raises(InputError) as refused:
+        load_behaviors(_behaviour_files(tmp_path / "typo", {"gemnii": final}), adapter_names())
+    message = str(refused.value)
+    assert message.startswith(str(tmp_path / "typo/for-gemnii.yaml"))
+    assert "unknown agent 'gemnii' (known: any, codex, claude, gemini)" in message
+
+
+@pytest.mark.gemini
+def test_a_behaviour_matched_to_gemini_plays_for_the_real_gemini_cli(tmp_path: Path) -> None:
+    """Behaviours for each agent match the same prompt; the real CLI gets Gemini's alone."""
+    import subprocess
+
+    from evaluator.adapters import adapter_names
+    from evaluator.adapters.gemini.runner import GeminiCliRunner, settings
+    from evaluator.agents import AgentRequest, ModelEndpoint
+    from evaluator.modelserver import ScriptedModelServer, load_behaviors
+
+    binary = gemini_or_skip()
+    played = {
+        "codex": [{"cmd": "touch codex-played"}, {"final": "codex"}],
+        "claude": [{"cmd": "touch claude-played"}, {"final": "claude"}],
+        "gemini": [{"cmd": "touch gemini-played"}, {"final": "gemini"}],
+    }
+    library = load_behaviors(_behaviour_files(tmp_path / "behaviors", played), adapter_names())
+    workspace, home, tmp = tmp_path / "ws", tmp_path / "home", tmp_path / "tmp"
+    for folder in (workspace, home / ".gemini", tmp):
+        folder.mkdir(parents=True)
+    settings_path = home / ".gemini/settings.json"
+    settings_path.write_text(json.dumps(settings(None)))
+    with ScriptedModelServer(library) as server:
+        endpoint = ModelEndpoint(model=None, base_url=server.base_url, scripted=True)
+        request = AgentRequest(workspace, tmp_path / "agent", PROMPT, endpoint, 60)
+        runner = GeminiCliRunner(binary)
+        env = runner.environment(request, home, settings_path, tmp)
+        argv = runner.command(request, "5b8c3c1e-6f0e-4b35-9d5c-1f2b3c4d5e6f")
+        done = subprocess.run(argv, cwd=workspace, env=env, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        turns = [(r.behavior, r.action) for r in server.records if r.action]
+    assert turns == [("for-gemini", "cmd"), ("for-gemini", "final")]
+    assert sorted(p.name for p in workspace.iterdir() if p.name.endswith("-played")) == [
+        "gemini-played"
+    ]

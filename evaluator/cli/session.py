@@ -93,9 +93,10 @@ def locate(
 @click.option(
     "--agent",
     "agent",
-    type=click.Choice(adapter_names()),
+    metavar="AGENT",
     default=None,
-    help="The agent that wrote the session (default: the run's, or recognised from the file).",
+    help="The adapter of the agent that wrote the session (default: the run's agent, else the"
+    f" one that recognises the file; one of {', '.join(adapter_names())}).",
 )
 @json_option
 def inspect(source: Path, workspace: Path | None, agent: str | None, as_json: bool) -> int:
