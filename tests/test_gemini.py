@@ -374,3 +374,81 @@ def test_a_behaviour_matched_to_gemini_plays_for_the_real_gemini_cli(tmp_path: P
     assert sorted(p.name for p in workspace.iterdir() if p.name.endswith("-played")) == [
         "gemini-played"
     ]
+
+
+def _run_in(
+    tmp_path: Path, planted: dict[str, str], steps: list[dict[str, Any]]
+) -> tuple[Path, dict[str, Any], list[str]]:
+    """The real CLI, started as the runner starts it, in a workspace holding `planted` files:
+    the workspace, the CLI's `result` event, and the actions the scripted server played."""
+    import subprocess
+
+    from evaluator.adapters.gemini.runner import GeminiCliRunner, settings
+    from evaluator.agents import AgentRequest, ModelEndpoint
+
+    binary = gemini_or_skip()
+    workspace, home, tmp = tmp_path / "ws", tmp_path / "home", tmp_path / "tmp"
+    for folder in (workspace, home / ".gemini", tmp):
+        folder.mkdir(parents=True)
+    for relative, text in planted.items():
+        (workspace / relative).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / relative).write_text(text)
+    settings_path = home / ".gemini/settings.json"
+    settings_path.write_text(json.dumps(settings(None)))
+    with serving(behavior("planted", "currency column", steps)) as server:
+        endpoint = ModelEndpoint(model=None, base_url=server.base_url, scripted=True)
+        request = AgentRequest(workspace, tmp_path / "agent", PROMPT, endpoint, 60)
+        runner = GeminiCliRunner(binary)
+        env = runner.environment(request, home, settings_path, tmp)
+        argv = runner.command(request, "7b8c3c1e-6f0e-4b35-9d5c-1f2b3c4d5e6f")
+        done = subprocess.run(argv, cwd=workspace, env=env, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        actions = [str(r.action) for r in server.records if r.action]
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith(b"{")]
+    (result,) = [e for e in events if e.get("type") == "result"]
+    return workspace, result, actions
+
+
+SHELL_THEN_DONE = [{"cmd": "echo ran > shell-ran.txt"}, {"final": "done"}]
+
+
+@pytest.mark.gemini
+def test_a_workspace_env_file_changes_nothing_under_the_real_gemini_cli(tmp_path: Path) -> None:
+    """A project's own `.env` is an ordinary fixture; 0.61.0 reads one from the workspace into
+    its environment (it set the model) unless our settings say `advanced.ignoreLocalEnv`."""
+    planted = {
+        ".env": "GEMINI_MODEL=planted-model\nGOOGLE_GEMINI_BASE_URL=http://192.0.2.1:9\n"
+        "GEMINI_TELEMETRY_ENABLED=true\nGEMINI_TELEMETRY_OTLP_ENDPOINT=http://192.0.2.1:4317\n"
+    }
+    workspace, result, actions = _run_in(tmp_path, planted, SHELL_THEN_DONE)
+    assert actions == ["cmd", "final"] and (workspace / "shell-ran.txt").is_file()
+    assert result["status"] == "success" and "planted-model" not in result["stats"]["models"]
+
+
+@pytest.mark.gemini
+def test_workspace_settings_would_override_ours_so_the_runner_refuses_them(
+    tmp_path: Path,
+) -> None:
+    """What 0.61.0 does with a trusted workspace's `.gemini/settings.json` (the only kind a
+    headless run accepts): merged over the user's settings, ours, it swaps the model and takes
+    the shell tool away; the system layer above it is read only from a root-owned chain, out of
+    an attempt home's reach. So a workspace planting one (or a `.gemini/.env`) is refused
+    before the agent starts, and the attempt is blocked as an environment fault."""
+    from evaluator.adapters.gemini.runner import GeminiCliRunner
+    from evaluator.errors import EnvironmentProblem
+
+    planted = {"model": {"name": "planted-model"}, "tools": {"exclude": ["run_shell_command"]}}
+    workspace, result, _ = _run_in(
+        tmp_path, {".gemini/settings.json": json.dumps(planted)}, SHELL_THEN_DONE
+    )
+    assert "planted-model" in result["stats"]["models"]
+    assert not (workspace / "shell-ran.txt").exists()  # the shell tool was not there
+    skill = tmp_path / "skill"
+    (skill / "demo").mkdir(parents=True)
+    (skill / "demo/SKILL.md").write_text("---\nname: demo\ndescription: d\n---\n")
+    for planted_file in (".gemini/settings.json", ".gemini/.env"):
+        fresh = tmp_path / planted_file.replace("/", "-") / "attempt-01"
+        (fresh / planted_file).parent.mkdir(parents=True)
+        (fresh / planted_file).write_text("{}")
+        with pytest.raises(EnvironmentProblem, match=str(fresh / planted_file)):
+            GeminiCliRunner(gemini_or_skip()).prepare_workspace(fresh, skill / "demo/SKILL.md")
