@@ -33,8 +33,7 @@ STEPS = [
     {"final": "Added the plan to notes.txt; the migrations are listed."},
 ]
 RUNNERS = ("codex-exec", "claude-code", "gemini-cli")
-# Gemini CLI's sub-agents (`invoke_agent`) are not read yet (docs/agents.md).
-SUBAGENT_RUNNERS = ("codex-exec", "claude-code")
+SUBAGENT_RUNNERS = ("codex-exec", "claude-code", "gemini-cli")
 
 
 def record(runner: str) -> Path:

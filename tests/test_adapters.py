@@ -132,7 +132,10 @@ RECORDED_BY_AGENT = {
         RECORDED / "claude-code.jsonl",
         *sorted((RECORDED / "subagents/claude-code").glob("*.jsonl")),
     ],
-    "gemini": [RECORDED / "gemini-cli.jsonl"],
+    "gemini": [
+        RECORDED / "gemini-cli.jsonl",
+        *sorted((RECORDED / "subagents/gemini-cli").glob("*.jsonl")),
+    ],
 }
 
 

@@ -4,6 +4,7 @@ its session format, store, trace recogniser, and real runs of the pinned binary.
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from evaluator.adapters import session_adapter
 from evaluator.adapters.gemini.adapter import ADAPTER
 from evaluator.adapters.gemini.normalize import normalize_gemini_session
 from evaluator.adapters.gemini.trace import RECOGNIZER
+from evaluator.evidence.jsonl import first_object
 from evaluator.modelserver.behaviors import Step
 from evaluator.modelserver.gemini import read_gemini_thread, step_parts
 from evaluator.pipeline.progress import PlainProgress
@@ -228,12 +230,20 @@ def test_the_trace_recogniser_reads_the_shell_tools_wrapper() -> None:
 
 
 @pytest.mark.gemini
-@pytest.mark.parametrize(("sandbox", "trace"), [("none", "off"), (None, "auto")])
+@pytest.mark.parametrize(
+    ("agent", "sandbox", "trace"),
+    [
+        ("gemini-cli", "none", "off"),
+        ("gemini-cli", None, "auto"),
+        ("gemini-subagent", None, "auto"),
+    ],
+)
 def test_a_demo_case_passes_under_the_real_gemini_cli(
-    tmp_path: Path, sandbox: str | None, trace: str
+    tmp_path: Path, agent: str, sandbox: str | None, trace: str
 ) -> None:
     """The pinned binary, offline, through the whole pipeline: without the jail and the trace
-    (the session alone proves containment), then with both where they work."""
+    (the session alone proves containment), then with both where they work; and as the
+    `generalist` sub-agent a launcher session invoked, whose own session is the evidence."""
     gemini_or_skip()
     with scratch_dir() as scratch:
         outcome = Run(
@@ -243,7 +253,7 @@ def test_a_demo_case_passes_under_the_real_gemini_cli(
                 scratch_root=scratch,
                 behaviors=ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill",
                 cases=("routing-add-column",),
-                agent="gemini-cli",
+                agent=agent,
                 sandbox=sandbox,
                 trace=trace,  # type: ignore[arg-type]
             ),
@@ -254,8 +264,11 @@ def test_a_demo_case_passes_under_the_real_gemini_cli(
     assert [a.isolation for a in result.attempts] == ["contained"]
     run_dir = outcome.run_dir.path
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert manifest["agent"] == "gemini-cli" and manifest["agent_version"] == "0.61.0"
+    assert manifest["agent"] == agent and manifest["agent_version"] == "0.61.0"
     transcript = (run_dir / "transcript.md").read_text()
+    if agent == "gemini-subagent":  # the child's session, under its launcher's folder
+        assert re.search(r"session: `[^`]*/chats/[0-9a-f-]{36}/[0-9a-f-]{36}\.jsonl`", transcript)
+        assert "session end: the sub-agent called complete_task" in transcript
     # The skill was read through the shell, the migration edited through Gemini's own tools.
     assert "$ `cat .agents/skills/db-migrations/SKILL.md`" in transcript
     assert "write `./migrations/0001_accounts_currency.sql` (tool-input, ok)" in transcript
@@ -452,3 +465,105 @@ def test_workspace_settings_would_override_ours_so_the_runner_refuses_them(
         (fresh / planted_file).write_text("{}")
         with pytest.raises(EnvironmentProblem, match=str(fresh / planted_file)):
             GeminiCliRunner(gemini_or_skip()).prepare_workspace(fresh, skill / "demo/SKILL.md")
+
+
+# --- sub-agents (`invoke_agent`) ---------------------------------------------------------------
+
+SUBAGENT_SESSIONS = ROOT / "tests/fixtures/recorded/subagents/gemini-cli"
+
+
+def test_a_spawn_is_an_invoke_agent_call_and_a_sub_agent_ends_with_complete_task() -> None:
+    """A request offering `complete_task` is a sub-agent's (its workspace named only in its
+    system instruction); its final step is that call, with `generalist`'s declared output."""
+    parent = [{"spawn": {"message": "helper task"}}, {"final": "spawned"}]
+    child = [{"cmd": "pwd"}, {"final": "helped"}]
+    with serving(
+        behavior("root", "currency column", parent, thread="root"),
+        behavior("helper", "helper task", child, thread="child"),
+    ) as server:
+        root = f"http://127.0.0.1:{server.port}/v1beta/models"
+        _, text = _post(f"{root}/m:streamGenerateContent?alt=sse", _turn())
+        assert _sse_parts(text) == [
+            {
+                "functionCall": {
+                    "name": "invoke_agent",
+                    "args": {"agent_name": "generalist", "prompt": "helper task"},
+                }
+            }
+        ]
+        system = {"parts": [{"text": CONTEXT.split("\n", 1)[1].rsplit("\n", 1)[0]}]}
+        tools = [
+            {"functionDeclarations": [{"name": "run_shell_command"}, {"name": "complete_task"}]}
+        ]
+        task = {"role": "user", "parts": [{"text": "helper task"}]}
+        body = {"contents": [task], "tools": tools, "systemInstruction": system}
+        view = read_gemini_thread(body, {})
+        assert view.is_child and view.cwd == "/work/cases/c1/attempt-01"
+        assert view.thread_id is not None and view.thread_id.startswith(f"{view.cwd}#sub-agent-")
+        _, text = _post(f"{root}/m:streamGenerateContent?alt=sse", body)
+        assert _sse_parts(text)[0]["functionCall"]["name"] == "run_shell_command"
+        ran = {
+            "role": "model",
+            "parts": [{"functionCall": {"id": "x", "name": "run_shell_command", "args": {}}}],
+        }
+        output = {
+            "role": "user",
+            "parts": [{"functionResponse": {"id": "x", "response": {"output": "/w"}}}],
+        }
+        body["contents"] = [task, ran, output]
+        _, text = _post(f"{root}/m:streamGenerateContent?alt=sse", body)
+        assert _sse_parts(text) == [
+            {"functionCall": {"name": "complete_task", "args": {"result": {"response": "helped"}}}}
+        ]
+    assert [(r.behavior, r.is_child, r.action) for r in server.records] == [
+        ("root", False, "spawn"),
+        ("helper", True, "cmd"),
+        ("helper", True, "final"),
+    ]
+
+
+def _home_with_recorded_subagents(tmp_path: Path) -> tuple[Path, str]:
+    """The recorded attempt that invoked two sub-agents, laid out as the CLI left it."""
+    home = tmp_path / "home"
+    chats = home / ".gemini/tmp/attempt-01/chats"
+    root = SUBAGENT_SESSIONS / "root.jsonl"
+    root_id = str((first_object(root) or {})["sessionId"])
+    (chats / root_id).mkdir(parents=True)
+    (chats / f"session-2026-11-28T00-55-{root_id[:8]}.jsonl").write_text(root.read_text())
+    for child in SUBAGENT_SESSIONS.glob("*-*.jsonl"):
+        (chats / root_id / child.name).write_text(child.read_text())
+    return home, root_id
+
+
+def test_the_store_finds_the_sub_agents_a_recorded_session_invoked(tmp_path: Path) -> None:
+    from evaluator.sessions.base import ChildQuery
+
+    home, root_id = _home_with_recorded_subagents(tmp_path)
+    store = ADAPTER.session_store(home)
+    assert store.locate_thread(root_id).status == "found"  # the children are not main sessions
+    children = store.descendants(root_id)
+    assert sorted(c.path.name for c in children) == sorted(
+        p.name for p in SUBAGENT_SESSIONS.glob("*-*.jsonl")
+    )
+    assert {c.parent_thread_id for c in children} == {root_id}
+    assert store.locate_child(ChildQuery(root_id)).status == "ambiguous"
+    (only,) = store.locate_child(ChildQuery(root_id, agent_id=children[0].thread_id)).sessions
+    assert only.path == children[0].path
+    assert store.locate_child(ChildQuery("../" + root_id)).status == "not-found"
+
+
+def test_recorded_sub_agent_sessions_normalise_to_their_task_and_answer() -> None:
+    root = normalize_gemini_session(SUBAGENT_SESSIONS / "root.jsonl")
+    assert [(s.message, s.nickname) for s in root.spawns] == [
+        ("first helper task", "generalist"),
+        ("second helper task", "generalist"),
+    ]
+    assert root.complete and root.final_answer == "spawned two"
+    tasks = []
+    for child in sorted(SUBAGENT_SESSIONS.glob("*-*.jsonl")):
+        evidence = normalize_gemini_session(child)
+        assert evidence.complete and evidence.final_answer == "helped"
+        assert evidence.cwd == "{SCRATCH}/workspaces/routing-add-column/attempt-01"
+        assert [c.command for c in evidence.of_kind("command_observed")] == ["pwd"]
+        tasks.append(evidence.first_user_message)
+    assert sorted(tasks) == ["first helper task", "second helper task"]

@@ -167,4 +167,6 @@ register_adapter(
     ),
     home_flag="--claude-dir",
 )
-register_adapter("gemini", "evaluator.adapters.gemini.adapter", runners=("gemini-cli",))
+register_adapter(
+    "gemini", "evaluator.adapters.gemini.adapter", runners=("gemini-cli", "gemini-subagent")
+)

@@ -9,7 +9,10 @@ before and after its tool calls ran), `{"$set": {"messages": [...]}}` replaces t
 metadata. A tool call carries its arguments, its result and a status (`success`, `error`,
 `cancelled`). Gemini CLI runs every shell command in a new process in the workspace it records
 in its `<session_context>` (or the call's `dir_path`), so that directory is each call's
-recorded working directory (`record-cwd`).
+recorded working directory (`record-cwd`). A sub-agent's session (`kind: subagent`, in a folder
+named by its parent's id) has no `<session_context>`: its first record lists the workspace in
+`directories`, its first user message is the task it was given, and it ends with a
+`complete_task` call whose `result` is its final answer. An `invoke_agent` call is a spawn.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from evaluator.vocabulary import RecordKind
 MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
 SHELL_TOOL = "run_shell_command"
 SKILL_TOOL = "activate_skill"
+SPAWN_TOOL = "invoke_agent"
+COMPLETE_TOOL = "complete_task"
+SUBAGENT_KIND = "subagent"
 _WORKSPACE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*-\s*(\S+)")
 _CONTEXT_TAG = re.compile(r"^\s*<session_context>")
 _EXIT = re.compile(r"^Exit Code: (-?\d+)", re.M)
@@ -111,11 +117,16 @@ class GeminiNormalizer(EvidenceBuilder):
         self.usage: dict[str, int] = {}
         self.final_text: str | None = None
         self.final_line = 0
+        self.completed: tuple[int, str] | None = None  # a sub-agent's `complete_task` result
 
     def start(self, meta: dict[str, Any]) -> None:
         ev = self.evidence
         ev.session_id = ev.thread_id = meta.get("sessionId")
         ev.originator = f"gemini-cli ({meta.get('kind') or 'main'})"
+        if meta.get("kind") == SUBAGENT_KIND:  # its parent is named by its folder alone
+            directories = meta.get("directories")
+            if isinstance(directories, list) and directories and isinstance(directories[0], str):
+                ev.cwd = directories[0]
         ev.add(
             "session_start",
             1,
@@ -168,8 +179,19 @@ class GeminiNormalizer(EvidenceBuilder):
         )
         status = call.get("status")
         text = result_text(call.get("result"))
+        if name == SPAWN_TOOL:
+            prompt = str(args.get("prompt") or "")
+            ev.spawned(line, call_id, prompt, False, timestamp=ts, tool=name)
         if call.get("result") is not None:
-            ev.add("tool_result", line, timestamp=ts, call_id=call_id, text=excerpt(text))
+            result = ev.add("tool_result", line, timestamp=ts, call_id=call_id, text=excerpt(text))
+            if name == SPAWN_TOOL:
+                ev.spawn_answered(call_id, result.id, None, str(args.get("agent_name") or ""))
+        if name == COMPLETE_TOOL and status == "success":
+            answer = args.get("result")
+            if isinstance(answer, dict) and isinstance(answer.get("response"), str):
+                answer = answer["response"]
+            final = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+            self.completed = (line, final)
         if status == "cancelled":
             ev.add(
                 "tool_denied",
@@ -240,9 +262,14 @@ class GeminiNormalizer(EvidenceBuilder):
         if self.final_text is not None:
             ev.final_answer = self.final_text
             ev.add("final_answer", self.final_line, text=ev.final_answer, source="last-model-text")
+            ending = "the last model turn answered in text"
+        elif self.completed is not None:
+            line, ev.final_answer = self.completed
+            ev.add("final_answer", line, text=ev.final_answer, source=COMPLETE_TOOL)
+            ending = f"the sub-agent called {COMPLETE_TOOL}"
         ev.complete = ev.final_answer is not None
         if ev.complete:
-            ev.add("session_end", stats.lines, detail="the last model turn answered in text")
+            ev.add("session_end", stats.lines, detail=ending)
         ev.token_usage = dict(self.usage) or None
         ev.line_count = stats.lines
         ev.bad_lines = stats.bad_lines

@@ -99,6 +99,10 @@ class GeminiCliRunner(AgentRunner):
             )
         link_skill(workspace, entry_skill, SKILLS_DIR)
 
+    def agent_prompt(self, request: AgentRequest) -> str:
+        """What the CLI is asked: the case prompt itself (a launcher asks for a sub-agent)."""
+        return request.prompt
+
     def command(self, request: AgentRequest, session_id: str) -> list[str]:
         argv = [
             str(self.binary),
@@ -108,7 +112,7 @@ class GeminiCliRunner(AgentRunner):
             "--session-id",
             session_id,
             "--prompt",
-            request.prompt,
+            self.agent_prompt(request),
         ]
         if request.endpoint.model:
             argv += ["--model", request.endpoint.model]
