@@ -134,6 +134,7 @@ RECORDED_BY_AGENT = {
     ],
     "gemini": [
         RECORDED / "gemini-cli.jsonl",
+        RECORDED / "gemini-cli-0.33.0-legacy.json",
         *sorted((RECORDED / "subagents/gemini-cli").glob("*.jsonl")),
     ],
 }

@@ -567,3 +567,96 @@ def test_recorded_sub_agent_sessions_normalise_to_their_task_and_answer() -> Non
         assert [c.command for c in evidence.of_kind("command_observed")] == ["pwd"]
         tasks.append(evidence.first_user_message)
     assert sorted(tasks) == ["first helper task", "second helper task"]
+
+
+# --- legacy `.json` sessions -------------------------------------------------------------------
+
+# Recorded by the real gemini-cli 0.33.0 (before the JSONL log) against the scripted server on
+# routing-add-column (`tests/record_sessions.py --legacy-gemini`): `ls migrations`, a
+# `write_file`, a `read_file`, an answer.
+LEGACY = ROOT / "tests/fixtures/recorded/gemini-cli-0.33.0-legacy.json"
+LEGACY_ID = str(json.loads(LEGACY.read_text())["sessionId"])
+
+
+def _legacy_store(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The legacy session where the CLI left it, with its project's root beside it: the agent
+    home, the workspace and the session file."""
+    workspace = tmp_path / "workspaces/routing-add-column/attempt-01"
+    (workspace / "migrations").mkdir(parents=True)
+    home = tmp_path / "home"
+    project = home / ".gemini/tmp/attempt-01"
+    (project / "chats").mkdir(parents=True)
+    (project / ".project_root").write_text(str(workspace))
+    session = project / "chats" / f"session-2026-11-28T01-03-{LEGACY_ID[:8]}.json"
+    session.write_text(LEGACY.read_text().replace("{SCRATCH}", str(tmp_path)))
+    return home, workspace, session
+
+
+def test_a_legacy_json_session_is_located_and_read_in_its_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.test_validate import run_cli
+
+    home, workspace, session = _legacy_store(tmp_path)
+    assert session_adapter(session) is ADAPTER
+    (found,) = ADAPTER.session_store(home).locate_thread(LEGACY_ID).sessions
+    assert found.path == session
+    evidence = normalize_gemini_session(session)
+    assert evidence.complete and evidence.cwd == str(workspace)
+    assert evidence.first_user_message is not None
+    assert evidence.first_user_message.startswith("I want to store a default currency")
+    assert evidence.final_answer == "Added the plan to notes.txt; the migrations are listed."
+    assert [c.command for c in evidence.of_kind("command_observed")] == ["ls migrations"]
+    assert [r.path for r in evidence.of_kind("file_write_observed")] == [f"{workspace}/notes.txt"]
+    assert evidence.token_usage and evidence.token_usage["total"] > 0
+    text = session.read_text().splitlines()
+    (write,) = evidence.of_kind("file_write_observed")
+    assert '"id": "' in text[write.line - 1]  # cites the line its message starts on
+    code, out, err = run_cli(
+        ["session", "inspect", str(session), "--workspace", str(workspace), "--json"], capsys
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["thread_id"] == LEGACY_ID and report["isolation"]["verdict"] == "contained"
+
+
+def test_a_legacy_session_out_of_its_store_has_no_workspace_to_judge_by(tmp_path: Path) -> None:
+    """0.33.0 recorded no `<session_context>`: a copy away from `.project_root` names no
+    working directory, so its calls' paths are not placed anywhere (never under `/`)."""
+    from evaluator.isolation import assess_isolation
+
+    evidence = normalize_gemini_session(LEGACY)
+    assert evidence.complete and evidence.cwd is None
+    assert not evidence.of_kind("command_observed") and not evidence.of_kind("file_write_observed")
+    report = assess_isolation(evidence, tmp_path, record_violations=False)
+    assert report.verdict == "unverifiable"
+    assert any("does not record" in why for _, why in report.opaque)
+
+
+@pytest.mark.gemini
+def test_the_pinned_gemini_cli_still_reads_legacy_json_sessions(tmp_path: Path) -> None:
+    """0.61.0 writes only JSONL, but lists (and would resume) a legacy `.json` session."""
+    import os
+    import subprocess
+
+    from evaluator.adapters.gemini.runner import settings
+    from evaluator.credentials import SCRIPTED_API_KEY
+
+    binary = gemini_or_skip()
+    home, workspace, _ = _legacy_store(tmp_path)
+    (home / ".gemini/settings.json").write_text(json.dumps(settings(None)))
+    env = {k: os.environ[k] for k in ("PATH", "LANG") if k in os.environ}
+    env |= {"HOME": str(home), "GEMINI_CLI_HOME": str(home), "GEMINI_CLI_NO_RELAUNCH": "true"}
+    env |= {"GEMINI_CLI_TRUST_WORKSPACE": "true", "TERM": "dumb"}
+    # Listing asks no model; an endpoint nobody serves would refuse any call that tried.
+    env |= {"GEMINI_API_KEY": SCRIPTED_API_KEY, "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+    done = subprocess.run(
+        [str(binary), "--list-sessions"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"[{LEGACY_ID}]" in done.stdout + done.stderr

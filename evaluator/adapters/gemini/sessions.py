@@ -29,7 +29,9 @@ MAX_DESCENDANTS = 200
 
 def session_files(home: Path) -> list[Path]:
     """Every session file under the home, newest first."""
-    files = list((home / ".gemini" / "tmp").glob("*/chats/session-*.jsonl"))
+    chats = home / ".gemini" / "tmp"
+    # `.json`: a legacy session, written whole by CLIs before the JSONL log (0.61.0 reads them)
+    files = [*chats.glob("*/chats/session-*.jsonl"), *chats.glob("*/chats/session-*.json")]
     return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
 
 
