@@ -12,6 +12,11 @@ children go to tests/fixtures/recorded/subagents/<runner>/ (`root.jsonl` and the
 their own file names), which the ATIF export is tested on (tests/test_interop.py).
 
 Run again after upgrading an agent CLI: .venv/bin/python -m tests.record_sessions
+
+A legacy Gemini CLI session (one `.json` document, written by CLIs before the JSONL log, which the
+pinned CLI still reads) comes from an older binary installed apart (`npm install
+@google/gemini-cli@0.33.0` in a scratch folder): .venv/bin/python -m tests.record_sessions
+--legacy-gemini PATH_TO_ITS_BIN/gemini (tests/fixtures/recorded/gemini-cli-<version>-legacy.json).
 """
 
 from __future__ import annotations
@@ -33,8 +38,7 @@ STEPS = [
     {"final": "Added the plan to notes.txt; the migrations are listed."},
 ]
 RUNNERS = ("codex-exec", "claude-code", "gemini-cli")
-# Gemini CLI's sub-agents (`invoke_agent`) are not read yet (docs/agents.md).
-SUBAGENT_RUNNERS = ("codex-exec", "claude-code")
+SUBAGENT_RUNNERS = ("codex-exec", "claude-code", "gemini-cli")
 
 
 def record(runner: str) -> Path:
@@ -89,6 +93,57 @@ def record_subagents(runner: str) -> Path:
     return out
 
 
+LEGACY_STEPS = [
+    {"cmd": "ls migrations"},
+    {"write": {"path": "notes.txt", "content": "plan: add a currency column\n"}},
+    {"read": "notes.txt"},
+    {"final": "Added the plan to notes.txt; the migrations are listed."},
+]
+
+
+def record_legacy_gemini(binary: Path) -> Path:
+    """One session of an older Gemini CLI that writes `session-*.json`, started as our runner
+    starts the pinned one (older CLIs take no `--session-id`)."""
+    import json
+    import subprocess
+
+    from evaluator.adapters.gemini.binary import gemini_version
+    from evaluator.adapters.gemini.runner import GeminiCliRunner, settings
+    from evaluator.agents import AgentRequest, ModelEndpoint
+    from evaluator.prompting import agent_prompt
+
+    prompt = agent_prompt(
+        "I want to store a default currency per account. Add a currency column with default"
+        " 'EUR' to accounts."
+    )
+    with (
+        scratch_dir() as scratch,
+        serving(behavior("legacy", "default currency per account", LEGACY_STEPS)) as server,
+    ):
+        workspace = scratch / "workspaces" / CASE / "attempt-01"
+        home, tmp = scratch / "home", scratch / "tmp"
+        for folder in (workspace / "migrations", home / ".gemini", tmp):
+            folder.mkdir(parents=True)
+        (workspace / "migrations/0000_init.sql").write_text("CREATE TABLE accounts (id INTEGER);\n")
+        settings_path = home / ".gemini/settings.json"
+        settings_path.write_text(json.dumps(settings(None)))
+        endpoint = ModelEndpoint(model=None, base_url=server.base_url, scripted=True)
+        request = AgentRequest(workspace, scratch / "agent", prompt, endpoint, 120)
+        runner = GeminiCliRunner(binary)
+        argv = runner.command(request, "unused")
+        at = argv.index("--session-id")
+        del argv[at : at + 2]
+        env = runner.environment(request, home, settings_path, tmp)
+        done = subprocess.run(argv, cwd=workspace, env=env, capture_output=True, timeout=180)
+        if done.returncode != 0:
+            raise SystemExit(f"legacy gemini: exit {done.returncode}: {done.stderr[-2000:]!r}")
+        (session,) = (home / ".gemini/tmp").glob("*/chats/session-*.json")
+        text = _placeheld(session, scratch)
+    out = FIXTURES / f"gemini-cli-{gemini_version(binary)}-legacy.json"
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
 def main(runners: tuple[str, ...] = RUNNERS) -> None:
     for runner in runners:
         path = record(runner)
@@ -100,4 +155,7 @@ def main(runners: tuple[str, ...] = RUNNERS) -> None:
 
 
 if __name__ == "__main__":
-    main(tuple(sys.argv[1:]) or RUNNERS)
+    if sys.argv[1:2] == ["--legacy-gemini"]:
+        print(record_legacy_gemini(Path(sys.argv[2])).relative_to(ROOT))
+    else:
+        main(tuple(sys.argv[1:]) or RUNNERS)

@@ -11,19 +11,23 @@ import pytest
 
 from evaluator.adapters import (
     adapter_for_runner,
+    all_adapters,
     get_adapter,
     get_runner,
     option_aliases,
     register_adapter,
     runner_names,
+    session_adapter,
     unregister_adapter,
 )
 from evaluator.adapters.claude.runner import PERMISSION_MODES
 from evaluator.errors import InputError
+from evaluator.evidence.jsonl import first_object
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
 from tests.conftest import ROOT
 from tests.support import scratch_dir
+from tests.test_validate import run_cli
 
 FOLLOWS_SKILL = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
 
@@ -66,6 +70,83 @@ def test_an_adapter_registered_in_one_line_runs_a_case(toy: None, tmp_path: Path
         ).read_text()
     )
     assert session["thread_id"] == result.thread_id
+
+
+@pytest.fixture
+def greedy() -> Iterator[None]:
+    """A second toy adapter whose session check accepts every file."""
+    register_adapter("greedy", "tests.greedy_adapter", runners=("greedy-agent",))
+    try:
+        yield
+    finally:
+        unregister_adapter("greedy")
+
+
+def test_the_runners_own_adapter_reads_its_session_whatever_else_claims_it(
+    greedy: None, toy: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With an adapter registered (before the toy) that claims every session file and cannot
+    read any, a sniff in registry order would pick it, and it is ambiguous anyway; a run
+    (and `session inspect` of its attempt) still reads each session with the adapter of the
+    agent that ran, and only a bare file of unknown origin is refused, with a reason."""
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=ROOT / "agentic-evals",
+                agent="toy-agent",
+                cases=("routing-add-column",),
+                behaviors=FOLLOWS_SKILL,
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                sandbox="none",
+                trace="off",
+            ),
+            PlainProgress(),
+        ).execute()
+    (result,) = outcome.results
+    assert result.status == "pass", result.notes
+    attempt = outcome.run_dir.path / "case-artifacts/routing-add-column/attempts/attempt-01"
+    session = attempt / "accepted-session.jsonl"
+    with pytest.raises(InputError, match=r"claimed by several agents \(greedy, toy\)"):
+        session_adapter(session)
+    code, out, err = run_cli(["session", "inspect", str(attempt), "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["thread_id"] == result.thread_id
+    as_file = ["session", "inspect", str(session), "--workspace", str(tmp_path)]
+    code, out, err = run_cli(as_file, capsys)
+    assert code == 2 and "name its agent" in err and "Traceback" not in err
+    code, out, err = run_cli([*as_file, "--agent", "toy", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["thread_id"] == result.thread_id
+
+
+RECORDED = ROOT / "tests/fixtures/recorded"
+# Every real session the project keeps, by the agent that wrote it.
+RECORDED_BY_AGENT = {
+    "codex": [
+        RECORDED / "codex-exec.jsonl",
+        *sorted((RECORDED / "subagents/codex-exec").glob("*.jsonl")),
+        *sorted((ROOT / "tests/fixtures/rollouts").glob("*.jsonl")),
+    ],
+    "claude": [
+        RECORDED / "claude-code.jsonl",
+        *sorted((RECORDED / "subagents/claude-code").glob("*.jsonl")),
+    ],
+    "gemini": [
+        RECORDED / "gemini-cli.jsonl",
+        RECORDED / "gemini-cli-0.33.0-legacy.json",
+        *sorted((RECORDED / "subagents/gemini-cli").glob("*.jsonl")),
+    ],
+}
+
+
+@pytest.mark.parametrize("agent", sorted(RECORDED_BY_AGENT))
+def test_each_recorded_session_is_recognised_by_its_own_adapter_only(agent: str) -> None:
+    for path in RECORDED_BY_AGENT[agent]:
+        first = first_object(path)
+        claimed = [adapter.name for adapter in all_adapters() if adapter.recognizes_session(first)]
+        assert claimed == [agent], path
+        assert session_adapter(path) is get_adapter(agent)
 
 
 def test_options_are_typed_per_adapter() -> None:
@@ -122,3 +203,21 @@ def test_a_trace_no_adapter_taught_says_it_is_unusable(toy: None, tmp_path: Path
     assert attempt["trace_report"]["verdict"] == "unverifiable"
     assert attempt["trace_report"]["reason"] == UNUSABLE
     assert attempt["isolation"] == "unverifiable"
+
+
+def test_a_behaviour_may_name_an_adapter_registered_in_one_line(toy: None, tmp_path: Path) -> None:
+    """The names `match.agent` accepts are the registry's: a new adapter needs no edit there."""
+    from evaluator.adapters import adapter_names
+    from evaluator.modelserver import load_behaviors
+
+    doc = {
+        "name": "t",
+        "match": {"prompt_contains": "x", "agent": "toy"},
+        "steps": [{"final": "y"}],
+    }
+    (tmp_path / "t.yaml").write_text(json.dumps(doc))
+    (behaviour,) = load_behaviors(tmp_path, adapter_names()).behaviors
+    assert behaviour.match.agent == "toy"
+    unregister_adapter("toy")
+    with pytest.raises(InputError, match="unknown agent 'toy'"):
+        load_behaviors(tmp_path, adapter_names())

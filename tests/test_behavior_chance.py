@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from evaluator.adapters import adapter_names
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
 from evaluator.modelserver.behaviors import Behavior, next_step
 from tests.conftest import DEMO_REPO
@@ -99,7 +100,7 @@ def _played(server: ScriptedModelServer, attempt: int, outputs: int) -> str:
 
 
 def test_the_demo_flaky_behaviour_fails_attempts_two_and_four() -> None:
-    with ScriptedModelServer(load_behaviors(FLAKY_DIR)) as server:
+    with ScriptedModelServer(load_behaviors(FLAKY_DIR, adapter_names())) as server:
         third = [_played(server, n, 2) for n in range(1, 6)]
         assert ["rename-table" in cmd for cmd in third] == [False, True, False, True, False]
         assert _played(server, 2, 3).startswith("python3 ")  # the branch joins the main path

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
+from evaluator.adapters import adapter_names
 from evaluator.modelserver.behaviors import load_behavior_file
 from tests.conftest import ROOT, copy_demo
 from tests.support import behavior, codex_or_skip, scratch_dir, serving
@@ -47,7 +48,8 @@ def model_server() -> Iterator[tuple[str, Seen]]:
     the judge (through `--judge-base-url`)."""
     verdict = {"final_json": {"verdict": "not-met", "rationale": "r", "refs": []}}
     agent = load_behavior_file(
-        ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill" / f"{CASE}.yaml"
+        ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill" / f"{CASE}.yaml",
+        adapter_names(),
     )
     seen = Seen()
     with serving(behavior("judge", PROSE, [verdict]), agent) as server:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.adapters import adapter_names
 from evaluator.adapters.codex.subagent import LAUNCHER_HEAD
 from evaluator.errors import InputError
 from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer, load_behaviors
@@ -94,7 +95,7 @@ def test_behaviour_files_are_validated_with_locations(tmp_path: Path) -> None:
         "name: x\nmatch: {prompt_contains: y}\nsteps:\n  - cmd: ls\n    final: z\n"
     )
     with pytest.raises(InputError) as info:
-        load_behaviors(tmp_path)
+        load_behaviors(tmp_path, adapter_names())
     assert str(info.value).startswith(f"{tmp_path / 'bad.yaml'}:4:")
     assert "exactly one of" in str(info.value)
 
@@ -104,7 +105,7 @@ def test_shipped_behaviours_load() -> None:
     directories = sorted({path.parent for path in shipped.rglob("*.yaml")})
     assert shipped / "follows-skill" in directories and shipped / "broken" in directories
     for directory in directories:  # golden/<case>/ holds one case's failing goldens
-        library = load_behaviors(directory)
+        library = load_behaviors(directory, adapter_names())
         assert library.behaviors, directory
 
 

@@ -134,3 +134,24 @@ class ToyAdapter(AgentAdapter):
 
 
 ADAPTER = ToyAdapter()
+
+
+class GreedyAdapter(ToyAdapter):
+    """An adapter whose session check accepts any file at all: registered beside the others,
+    it makes every content sniff ambiguous, so a run that still reads its sessions proves the
+    pipeline asks the runner's own adapter (`tests/test_adapters.py`)."""
+
+    name = "greedy"
+    label = "Greedy agent"
+
+    def recognizes_session(self, first_record: dict[str, object] | None) -> bool:
+        return True
+
+    def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
+        raise AssertionError(f"the greedy adapter was asked to read {path}, which it never wrote")
+
+    def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
+        raise AssertionError(f"the greedy adapter was asked to read {path}, which it never wrote")
+
+
+GREEDY = GreedyAdapter()

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 from evaluator.adapters.registry import (
     DEFAULT_RUNNER,
+    IN_SESSION_SUFFIX,
     OptionAlias,
+    adapter_for_agent,
     adapter_for_runner,
     adapter_names,
     all_adapters,
@@ -25,6 +27,7 @@ from evaluator.adapters.registry import (
     runner_names,
     unregister_adapter,
 )
+from evaluator.errors import InputError
 
 if TYPE_CHECKING:
     from evaluator.adapters.base import AgentAdapter
@@ -46,34 +49,50 @@ def get_store(adapter: str, home: Path) -> SessionStore:
 
 
 def session_adapter(path: Path) -> AgentAdapter:
-    """The adapter whose agent wrote the session file `path`, by its first record; a file no
-    adapter recognises is read by the default agent's, which reports what it cannot read."""
+    """The adapter whose agent wrote the session file `path`, for a file no runner of ours
+    recorded (`session inspect FILE`, an imported session): by each adapter's own check of the
+    first record, which exactly one adapter may accept. A file no adapter recognises is read by
+    the default agent's, which reports what it cannot read; one that several accept is refused
+    (name its agent instead)."""
     from evaluator.evidence.jsonl import first_object
 
     first = first_object(path)
-    for adapter in all_adapters():
-        if adapter.recognizes_session(first):
-            return adapter
-    return adapter_for_runner(DEFAULT_RUNNER)
+    claimed = [adapter for adapter in all_adapters() if adapter.recognizes_session(first)]
+    if len(claimed) > 1:
+        names = ", ".join(adapter.name for adapter in claimed)
+        raise InputError(
+            f"the session format is claimed by several agents ({names}); name its agent",
+            path=path,
+            field="--agent",
+        )
+    return claimed[0] if claimed else adapter_for_runner(DEFAULT_RUNNER)
 
 
-def tool_text_source(path: Path | None) -> ToolTextSource | None:
-    """The session file `path` with its agent's reader of whole tool inputs and outputs."""
+def tool_text_source(
+    path: Path | None, adapter: AgentAdapter | None = None
+) -> ToolTextSource | None:
+    """The session file `path` with its agent's reader of whole tool inputs and outputs:
+    `adapter`'s when the caller knows which agent wrote it, else the one that recognises it."""
     from evaluator.evidence.tool_texts import ToolTextSource
 
     if path is None or not path.is_file():
         return None
-    return ToolTextSource(path, session_adapter(path).tool_texts)
+    return ToolTextSource(path, (adapter or session_adapter(path)).tool_texts)
 
 
-def normalize_session(path: Path, *, home: str | None = None) -> SessionEvidence:
-    """A session file, whichever agent wrote it, as agent-neutral evidence."""
-    return session_adapter(path).normalize(path, home=home)
+def normalize_session(
+    path: Path, *, home: str | None = None, adapter: AgentAdapter | None = None
+) -> SessionEvidence:
+    """A session file as agent-neutral evidence, read by `adapter` when the caller knows which
+    agent wrote it (a runner's own session), else by the adapter that recognises it."""
+    return (adapter or session_adapter(path)).normalize(path, home=home)
 
 
 __all__ = [
     "DEFAULT_RUNNER",
+    "IN_SESSION_SUFFIX",
     "OptionAlias",
+    "adapter_for_agent",
     "adapter_for_runner",
     "adapter_names",
     "all_adapters",

@@ -94,7 +94,9 @@ class AgentAdapter(ABC):
 
     @abstractmethod
     def recognizes_session(self, first_record: dict[str, object] | None) -> bool:
-        """Whether a session file whose first record is this was written by this agent."""
+        """Whether a session file whose first record is this was written by this agent. Asked
+        only of a file no runner of ours recorded (`session inspect FILE`, an imported session):
+        it must accept no other agent's file, since a file two adapters accept is refused."""
 
     @abstractmethod
     def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:

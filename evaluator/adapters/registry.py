@@ -43,6 +43,9 @@ class AdapterEntry:
 
 _ENTRIES: dict[str, AdapterEntry] = {}
 DEFAULT_RUNNER = "codex-exec"
+# How a run whose attempts an evaluator agent spawned in its own session names its agent in the
+# manifest: `<adapter>-in-session`.
+IN_SESSION_SUFFIX = "-in-session"
 
 
 def register_adapter(
@@ -115,6 +118,17 @@ def adapter_for_runner(runner: str) -> AgentAdapter:
     )
 
 
+def adapter_for_agent(recorded: str | None) -> AgentAdapter | None:
+    """The adapter of an agent as a manifest records it (a runner name, `<adapter>-in-session`,
+    or an adapter name), or None when it names none of ours (then a session is recognised)."""
+    if not recorded:
+        return None
+    for entry in _ENTRIES.values():
+        if recorded in (*entry.runners, entry.name, entry.name + IN_SESSION_SUFFIX):
+            return _load(entry.name)
+    return None
+
+
 def all_adapters() -> list[AgentAdapter]:
     return [_load(name) for name in _ENTRIES]
 
@@ -153,4 +167,6 @@ register_adapter(
     ),
     home_flag="--claude-dir",
 )
-register_adapter("gemini", "evaluator.adapters.gemini.adapter", runners=("gemini-cli",))
+register_adapter(
+    "gemini", "evaluator.adapters.gemini.adapter", runners=("gemini-cli", "gemini-subagent")
+)

@@ -85,7 +85,7 @@ def build_grader(
         )
     if api_key_env and not os.environ.get(api_key_env):
         raise EnvironmentProblem(f"--judge-api-key-env {api_key_env}: that variable is not set")
-    from evaluator.adapters import default_adapter_name, get_adapter
+    from evaluator.adapters import adapter_names, default_adapter_name, get_adapter
     from evaluator.grader import make_grader
     from evaluator.workspace.scratch import check_scratch_root, make_private_dir
 
@@ -102,6 +102,7 @@ def build_grader(
         votes=judge_votes or 1,
         backend=lambda endpoint: adapter.judge_backend(endpoint, options),
         behaviors=behaviors,
+        behavior_agents=adapter_names(),
         auth_from=auth_from,
         scratch_root=judge_scratch,
         base_url=base_url,

@@ -26,9 +26,10 @@ def command(
 ) -> int:
     """Run the scripted model server (Responses API and Messages API) until interrupted."""
     # the server is imported when the command runs, not for its --help
+    from evaluator.adapters import adapter_names
     from evaluator.modelserver import ScriptedModelServer, load_behaviors
 
-    library = load_behaviors(behaviors_dir)
+    library = load_behaviors(behaviors_dir, adapter_names())
     if not host.startswith("127.") and host not in ("localhost", "::1"):
         raise click.BadParameter("only loopback addresses are allowed", param_hint="--host")
     server = ScriptedModelServer(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from evaluator.adapters import adapter_names
 from evaluator.cli.agent_flags import AgentHome, agent_home_flags
 from evaluator.cli.options import emit_json, json_option
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
@@ -89,20 +90,29 @@ def locate(
     default=None,
     help="The workspace the session ran in (default for an attempt directory: the one it records).",
 )
+@click.option(
+    "--agent",
+    "agent",
+    metavar="AGENT",
+    default=None,
+    help="The adapter of the agent that wrote the session (default: the run's agent, else the"
+    f" one that recognises the file; one of {', '.join(adapter_names())}).",
+)
 @json_option
-def inspect(source: Path, workspace: Path | None, as_json: bool) -> int:
+def inspect(source: Path, workspace: Path | None, agent: str | None, as_json: bool) -> int:
     """Commands, reads, writes, final answer and the isolation verdict of one session.
 
     SOURCE is a session file (then --workspace is needed) or a finished run's attempt directory
     (`runs/<id>/case-artifacts/<case>/attempts/attempt-NN`), whose saved session and recorded
     workspace path are used: the workspace itself may be gone."""
     # the stages are imported when the command runs, not for its --help
-    from evaluator.adapters import normalize_session
+    from evaluator.adapters import adapter_for_agent, get_adapter, normalize_session
     from evaluator.isolation import assess_isolation
 
     session_file, workspace = _session_and_workspace(source, workspace)
-
-    evidence = normalize_session(session_file)
+    # The agent named, else the one the run recorded; a bare file is recognised by its content.
+    reader = get_adapter(agent) if agent else adapter_for_agent(_run_agent(source))
+    evidence = normalize_session(session_file, adapter=reader)
     report = assess_isolation(evidence, workspace, record_violations=False)
     commands = [
         {"ref": r.id, "command": r.command, "workdir": r.workdir}
@@ -145,6 +155,23 @@ def inspect(source: Path, workspace: Path | None, as_json: bool) -> int:
 
 
 SAVED_SESSION = "accepted-session.jsonl"
+
+
+def _run_agent(source: Path) -> str | None:
+    """The agent a finished run's manifest names, for an attempt directory inside that run
+    (`runs/<id>/case-artifacts/<case>/attempts/attempt-NN`)."""
+    parents = source.resolve().parents
+    if source.is_file() or len(parents) < 4 or not (parents[3] / "manifest.json").is_file():
+        return None
+    import json
+
+    manifest = parents[3] / "manifest.json"
+
+    try:
+        agent = json.loads(manifest.read_text(encoding="utf-8")).get("agent")
+    except (OSError, ValueError):
+        return None
+    return agent if isinstance(agent, str) else None
 
 
 def _session_and_workspace(source: Path, workspace: Path | None) -> tuple[Path, Path]:

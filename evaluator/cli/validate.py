@@ -115,6 +115,7 @@ def _check_behaviors(
     directory: Path, repo: EvalRepo | None, target: str | None, diagnostics: Diagnostics
 ) -> None:
     """Every behaviour file loads, and each one answers exactly the cases it is meant for."""
+    from evaluator.adapters import adapter_names
     from evaluator.modelserver.behaviors import (
         BehaviorLibrary,
         behavior_files,
@@ -130,7 +131,7 @@ def _check_behaviors(
     library: list[tuple[Path, Behavior]] = []
     for path in files:
         try:
-            library.append((path, load_behavior_file(path)))
+            library.append((path, load_behavior_file(path, adapter_names())))
         except InputError as exc:
             diagnostics.error(exc)
     if diagnostics.errors or repo is None:

@@ -55,7 +55,7 @@ class ContaminationInspector(AttemptInspector):
             evidence,
             copies,
             trace=trace,
-            texts=tool_text_source(result.session.path if result.session else None),
+            texts=tool_text_source(result.session.path if result.session else None, adapter),
             workspace_texts=workspace_texts(workspace.path),
             user_home=handle.home,
         )

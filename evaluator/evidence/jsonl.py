@@ -51,8 +51,14 @@ def read_objects(
             yield number, record
 
 
+# A session file written as one JSON document (not JSONL) is read whole only up to this size.
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+
+
 def first_object(path: Path) -> dict[str, Any] | None:
-    """The first line's object, or None: enough for an adapter to know its own format."""
+    """The first line's object, or None: enough for an adapter to know its own format. A file
+    that is one JSON document spread over lines (an older format some agents rewrote whole)
+    gives that document, when it is no larger than MAX_DOCUMENT_BYTES."""
     try:
         with path.open("rb") as handle:
             raw = handle.readline()
@@ -61,5 +67,16 @@ def first_object(path: Path) -> dict[str, Any] | None:
     try:
         record = json.loads(raw)
     except (ValueError, RecursionError):
+        record = json_document(path) if raw.strip() == b"{" else None
+    return record if isinstance(record, dict) else None
+
+
+def json_document(path: Path) -> dict[str, Any] | None:
+    """The file as one JSON object, or None (not one, unreadable, or too large to read whole)."""
+    try:
+        if path.stat().st_size > MAX_DOCUMENT_BYTES:
+            return None
+        record = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None

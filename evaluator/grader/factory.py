@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from evaluator.agents.base import ModelEndpoint
@@ -20,6 +20,7 @@ def make_grader(
     votes: int = DEFAULT_VOTES,
     backend: Callable[[ModelEndpoint], JudgeBackend],
     behaviors: Path | None = None,
+    behavior_agents: Collection[str] = (),
     auth_from: Path | None = None,
     scratch_root: Path = DEFAULT_SCRATCH,
     timeout_s: float = 180.0,
@@ -28,7 +29,8 @@ def make_grader(
     api_key_env: str | None = None,
 ) -> Grader:
     """A grader asking `model` through `backend` (an agent adapter's judge). With `behaviors`, the judge talks to its own scripted model
-    server playing those behaviours (stopped by `close()`), as agents do under `--behaviors`."""
+    server playing those behaviours (stopped by `close()`), as agents do under `--behaviors`;
+    `behavior_agents` are the agent names their `match.agent` may give (the adapters')."""
     if votes < 1 or votes % 2 == 0:
         raise InputError(
             f"must be an odd number so a majority exists (got {votes})", field="--judge-votes"
@@ -41,7 +43,7 @@ def make_grader(
             model=model, base_url=base_url, auth_from=auth_from, api_key_env=api_key_env
         )
         return Grader(backend(endpoint), settings)
-    server = ScriptedModelServer(load_behaviors(behaviors), model=model).start()
+    server = ScriptedModelServer(load_behaviors(behaviors, behavior_agents), model=model).start()
     try:
         endpoint = ModelEndpoint(model=model, base_url=server.base_url, scripted=True)
         judge = backend(endpoint)

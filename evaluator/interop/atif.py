@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluator.adapters import normalize_session, session_adapter, tool_text_source
+from evaluator.adapters import (
+    adapter_for_agent,
+    normalize_session,
+    session_adapter,
+    tool_text_source,
+)
+from evaluator.adapters.base import AgentAdapter
 from evaluator.artifacts.models import Manifest
 from evaluator.artifacts.redact import Redactor
 from evaluator.evidence.records import SessionEvidence
@@ -48,6 +54,7 @@ class Session:
     cite: str  # the run-relative file that `extra.record` ids belong to
     agent: str
     children: list[Session] = field(default_factory=list)
+    reader: AgentAdapter | None = None  # the adapter that read `path`
 
     @property
     def trajectory_id(self) -> str:
@@ -55,8 +62,11 @@ class Session:
 
 
 def read_session(path: Path, cite: str, agent: str | None = None) -> Session:
-    evidence = normalize_session(path)
-    return Session(evidence, path, cite, agent or session_adapter(path).name)
+    """The session file `path` read by the adapter of `agent` (as the manifest names it), or,
+    for an agent the manifest does not name, by the adapter that recognises the file."""
+    reader = adapter_for_agent(agent) or session_adapter(path)
+    evidence = normalize_session(path, adapter=reader)
+    return Session(evidence, path, cite, agent or reader.name, reader=reader)
 
 
 def nest(root: Session, others: list[Session]) -> Session:
@@ -84,7 +94,7 @@ def _descends(candidate: Session, ancestor: Session, by_id: dict[str, Session]) 
 
 def _whole_outputs(session: Session) -> dict[str, str]:
     """Every tool output whole, by the record id of its `tool_result`, from the session file."""
-    source = tool_text_source(session.path)
+    source = tool_text_source(session.path, session.reader)
     if source is None:
         return {}
     refs = {

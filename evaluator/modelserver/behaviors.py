@@ -4,16 +4,29 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from evaluator.contract.parse import validation_error_to_input_error
 from evaluator.errors import InputError
 from evaluator.prompting import agent_prompt, user_prompt_of
 from evaluator.yamlsource import load_yaml
+
+ANY_AGENT = "any"
+# The validation context key under which a loader names the agents a behaviour may play.
+AGENTS_CONTEXT = "agents"
 
 
 class StrictModel(BaseModel):
@@ -30,9 +43,19 @@ class Match(StrictModel):
     prompt_regex: str | None = None
     prompt_equals: str | None = None
     thread: Literal["root", "child", "any"] = "any"
-    # Which agent the behaviour plays: the server tells them apart by the protocol they speak
-    # (codex: Responses API, claude: Anthropic Messages API).
-    agent: Literal["codex", "claude", "any"] = "any"
+    # Which agent the behaviour plays (`any`, or an agent's adapter name): the server tells them
+    # apart by the protocol they speak. The names a file may give are the adapters registered,
+    # handed to the loader (`load_behaviors(..., agents)`): this package knows none of them.
+    agent: str = Field(default=ANY_AGENT, min_length=1)
+
+    @field_validator("agent")
+    @classmethod
+    def _known_agent(cls, value: str, info: ValidationInfo) -> str:
+        known = (info.context or {}).get(AGENTS_CONTEXT)
+        if value != ANY_AGENT and known is not None and value not in known:
+            names = ", ".join([ANY_AGENT, *known])
+            raise ValueError(f"unknown agent {value!r} (known: {names})")
+        return value
 
     @model_validator(mode="after")
     def _needs_a_rule(self) -> Match:
@@ -45,10 +68,10 @@ class Match(StrictModel):
                 raise ValueError(f"invalid prompt_regex: {exc}") from None
         return self
 
-    def accepts(self, prompt: str, is_child: bool, agent: str = "any") -> bool:
+    def accepts(self, prompt: str, is_child: bool, agent: str = ANY_AGENT) -> bool:
         if (self.thread == "root" and is_child) or (self.thread == "child" and not is_child):
             return False
-        if self.agent != "any" and agent != "any" and agent != self.agent:
+        if ANY_AGENT not in (self.agent, agent) and agent != self.agent:
             return False
         if self.prompt_equals is not None and user_prompt_of(prompt) != self.prompt_equals:
             return False
@@ -89,8 +112,6 @@ class SearchSpec(StrictModel):
     path: str | None = None
 
 
-# The agents a behaviour may restrict itself to (`match.agent`), each named by its protocol.
-AGENTS = ("codex", "claude")
 ACTIONS = (
     "cmd",
     "patch",
@@ -284,7 +305,7 @@ class BehaviorLibrary:
         self.source = source
         self.files = files or {}  # behaviour name -> the file it came from
 
-    def select(self, prompt: str, is_child: bool, agent: str = "any") -> Selection:
+    def select(self, prompt: str, is_child: bool, agent: str = ANY_AGENT) -> Selection:
         hits = [b for b in self.behaviors if b.match.accepts(prompt, is_child, agent)]
         if len(hits) == 1:
             return Selection(hits[0])
@@ -314,12 +335,13 @@ BEHAVIOR_KEYS = sorted(
 )
 
 
-def load_behavior_file(path: Path) -> Behavior:
+def load_behavior_file(path: Path, agents: Collection[str]) -> Behavior:
+    """One behaviour file; `match.agent` may name `any` or one of `agents` (the adapters')."""
     doc = load_yaml(path)
     if not isinstance(doc.data, dict):
         raise doc.error((), "a behaviour file holds one mapping")
     try:
-        return Behavior.model_validate(doc.data)
+        return Behavior.model_validate(doc.data, context={AGENTS_CONTEXT: tuple(agents)})
     except ValidationError as exc:
         raise validation_error_to_input_error(exc, doc, BEHAVIOR_KEYS) from None
 
@@ -333,12 +355,16 @@ def behavior_files(directory: Path) -> list[Path]:
     return files
 
 
-def load_behaviors(directory: Path) -> BehaviorLibrary:
+def load_behaviors(directory: Path, agents: Collection[str]) -> BehaviorLibrary:
+    """Every behaviour file of `directory`, which may name the agents `agents` (`match.agent`)."""
     files = behavior_files(directory)
-    loaded = [(load_behavior_file(f), f) for f in files]
+    loaded = [(load_behavior_file(f, agents), f) for f in files]
     return BehaviorLibrary(
         [b for b, _ in loaded], source=directory, files={b.name: f for b, f in loaded}
     )
+
+
+UNNAMED_AGENT = "\x00an agent no behaviour names"
 
 
 def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) -> list[InputError]:
@@ -371,9 +397,12 @@ def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) ->
                     field="match",
                 )
             )
+    # Every agent a behaviour names, and one none names (which only `any` behaviours play).
+    named = dict.fromkeys(b.match.agent for b in library.behaviors if b.match.agent != ANY_AGENT)
+    agents = [*named, UNNAMED_AGENT]
     for label, prompt in [*prompts, *spawned]:
         threads = (False, True) if label.startswith("case ") else (True,)
-        for is_child, agent in ((c, a) for c in threads for a in AGENTS):
+        for is_child, agent in ((c, a) for c in threads for a in agents):
             hits = [b.name for b in library.behaviors if b.match.accepts(prompt, is_child, agent)]
             if len(hits) > 1:
                 thread = "a sub-agent" if is_child else "the root thread"

@@ -23,6 +23,11 @@ from evaluator.modelserver.protocol import ThreadView, strings
 
 _WORKSPACE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*-\s*(\S+)")
 _CONTEXT_TAG = re.compile(r"^\s*<session_context>")
+# The sub-agent mechanism: `invoke_agent` runs the named agent (the built-in `generalist` has
+# every tool and takes the prompt as its whole task) until it calls `complete_task`.
+INVOKE_AGENT = "invoke_agent"
+SUBAGENT = "generalist"
+COMPLETE_TASK = "complete_task"
 # `replace` refuses a call without its `instruction` (what the edit is for).
 EDIT_INSTRUCTION = "Apply the scripted edit."
 # Claude-shaped patch blocks (shared with the Messages module) as Gemini CLI's own tools.
@@ -52,8 +57,21 @@ def is_auxiliary(body: dict[str, Any]) -> bool:
     )
 
 
+def _declares(body: dict[str, Any], tool: str) -> bool:
+    for group in body.get("tools") or []:
+        declarations = group.get("functionDeclarations") if isinstance(group, dict) else None
+        for declaration in declarations if isinstance(declarations, list) else []:
+            if isinstance(declaration, dict) and declaration.get("name") == tool:
+                return True
+    return False
+
+
 def read_gemini_thread(body: dict[str, Any], headers: dict[str, str]) -> ThreadView:
-    view = ThreadView(thread_id=None, is_child=False, prompt=None, agent="gemini")
+    # A sub-agent (`invoke_agent`) is offered `complete_task`, which ends its run; the main
+    # agent never is.
+    view = ThreadView(
+        thread_id=None, is_child=_declares(body, COMPLETE_TASK), prompt=None, agent="gemini"
+    )
     shown = [*strings(body.get("systemInstruction")), *strings(body.get("tools"))]
     turns: list[list[str]] = []
     results: dict[str, str] = {}
@@ -83,7 +101,13 @@ def read_gemini_thread(body: dict[str, Any], headers: dict[str, str]) -> ThreadV
             ]
             if ids:
                 turns.append(ids)
+    if view.cwd is None:  # a sub-agent's workspace is named in its system instruction
+        found = _WORKSPACE.search("\n".join(strings(body.get("systemInstruction"))))
+        view.cwd = found.group(1) if found else None
     view.thread_id = view.cwd
+    if view.is_child:  # each sub-agent a thread of its own, named by the task it was given
+        digest = hashlib.sha256((view.prompt or "").encode()).hexdigest()[:12]
+        view.thread_id = f"{view.cwd or ''}#sub-agent-{digest}"
     view.context = "\n".join(shown)
     for index, ids in enumerate(turns):
         call_id = f"turn-{index + 1}"
@@ -105,9 +129,12 @@ def _call(tool: str, **args: Any) -> dict[str, Any]:
     return {"functionCall": {"name": tool, "args": args}}
 
 
-def step_parts(step: Step) -> list[dict[str, Any]]:
-    """The parts of one scripted model turn for Gemini CLI (`spawn`/`wait` have none: the
-    server refuses them)."""
+def step_parts(step: Step, is_child: bool = False) -> list[dict[str, Any]]:
+    """The parts of one scripted model turn for Gemini CLI (`wait` has none: `invoke_agent`
+    returns when its sub-agent is done; the server refuses it). A sub-agent's final answer is
+    its `complete_task` call, which ends its run."""
+    if step.spawn is not None:
+        return [_call(INVOKE_AGENT, agent_name=SUBAGENT, prompt=step.spawn.message)]
     if step.cmd is not None:
         args: dict[str, Any] = {"command": step.cmd}
         if step.workdir is not None:
@@ -149,6 +176,8 @@ def step_parts(step: Step) -> list[dict[str, Any]]:
             args["dir_path"] = step.grep.path
         return [_call("grep_search", **args)]
     text = json.dumps(step.final_json) if step.final_json is not None else step.final or ""
+    if is_child:  # `generalist`'s declared output: `{response}`
+        return [_call(COMPLETE_TASK, result={"response": text})]
     return [{"text": text}]
 
 
@@ -236,8 +265,8 @@ def answer(
     key = headers.get("x-goog-api-key")
     credential = "sha256:" + hashlib.sha256(key.encode()).hexdigest()[:12] if key else None
     step, error = play(view, credential)
-    if step is not None and (step.spawn is not None or step.wait is not None):
-        error = "`spawn` and `wait` have no Gemini CLI turn yet (docs/agents.md)"
+    if step is not None and step.wait is not None:
+        error = "`wait` has no Gemini CLI turn: `invoke_agent` returns when its sub-agent is done"
     if error or step is None:
         return 400, error_body(error or "no step"), "application/json"
     if step.http_error is not None:
@@ -246,5 +275,5 @@ def answer(
             error_body(f"scripted HTTP {step.http_error}", step.http_error),
             ("application/json"),
         )
-    data, kind = encode(response_body(step_parts(step), model, size), stream)
+    data, kind = encode(response_body(step_parts(step, view.is_child), model, size), stream)
     return 200, data, kind

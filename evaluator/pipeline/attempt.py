@@ -11,7 +11,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from evaluator.adapters import adapter_for_runner, get_store, normalize_session, tool_text_source
+from evaluator.adapters import (
+    adapter_for_runner,
+    get_adapter,
+    get_store,
+    normalize_session,
+    tool_text_source,
+)
+from evaluator.adapters.base import AgentAdapter
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
 from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLayers, IsolationSummary
 from evaluator.artifacts.redact import LiveRedactor, Redactor
@@ -98,6 +105,8 @@ class AttemptResult:
     trace_copy: Path | None = None  # the redacted, compressed trace kept while the agent ran
     # Every session the accepted one spawned (at any depth): kept beside it for the exports.
     descendants: list[SessionRef] = field(default_factory=list)
+    # The adapter of the agent that ran, which reads its sessions (set with the session).
+    adapter: AgentAdapter | None = None
 
     @property
     def judged(self) -> bool:
@@ -458,9 +467,12 @@ def _evaluate(
         _block(result, reason, f"{handle.fault + '; ' if handle.fault else ''}{why}")
         return
     home = str(handle.home) if handle.home else None
-    store = get_store(handle.adapter, handle.agent_home)
+    adapter = get_adapter(handle.adapter)
+    store = adapter.session_store(handle.agent_home)
     # With a trace, the session's lexical guesses wait for it (it may contradict them).
-    if not read_session(result, session, store, home, traced=handle.trace_path is not None):
+    if not read_session(
+        result, session, adapter, store, home, traced=handle.trace_path is not None
+    ):
         return
     assert result.evidence is not None and result.isolation is not None
     if handle.trace_path is not None:
@@ -491,22 +503,27 @@ def _evaluate(
 def read_session(
     result: AttemptResult,
     session: SessionRef,
+    adapter: AgentAdapter,
     store: SessionStore,
     home: str | None,
     traced: bool = False,
 ) -> bool:
     """The accepted session's evidence and the isolation verdict over it and every session it
-    spawned; False (the attempt blocked) when the session cannot be read."""
+    spawned, read by the adapter of the agent that ran (never guessed from the file); False (the
+    attempt blocked) when the session cannot be read."""
     assert result.workspace is not None
     result.session = session
+    result.adapter = adapter
     try:
-        evidence = normalize_session(session.path, home=home)
+        evidence = normalize_session(session.path, home=home, adapter=adapter)
     except OSError as exc:
         _block(result, "insufficient-evidence", f"session unreadable: {exc}")
         return False
     result.evidence = evidence
     result.descendants = store.descendants(session.thread_id)
-    descendants = [normalize_session(ref.path, home=home) for ref in result.descendants]
+    descendants = [
+        normalize_session(ref.path, home=home, adapter=adapter) for ref in result.descendants
+    ]
     result.isolation = assess_attempt(
         evidence, result.workspace.path, descendants, record_guesses=not traced
     )
@@ -555,7 +572,9 @@ def judge_session(
         ref_prefix=run_dir.attempt_ref_prefix(case.case_id, result.number),
         record_dir=run_dir.attempt_artifacts(case.case_id, result.number) / "judge",
         grader=grader,
-        session_texts=tool_text_source(result.session.path if result.session else None),
+        session_texts=tool_text_source(
+            result.session.path if result.session else None, result.adapter
+        ),
         commands=commands,
     )
     apply_judgement(result, judge_case(case.case, context))

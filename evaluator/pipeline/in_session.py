@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from evaluator.adapters import in_session_adapter
+from evaluator.adapters import IN_SESSION_SUFFIX, in_session_adapter
 from evaluator.adapters.base import AgentAdapter
 from evaluator.artifacts.models import AttemptFile, Manifest
 from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
@@ -51,7 +51,6 @@ from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import PRIVATE_UMASK, make_private_dir
 from evaluator.workspace.snapshot import FileState
 
-IN_SESSION_SUFFIX = "-in-session"  # the manifest's agent: `<adapter>-in-session`
 PENDING_FILE = "pending.json"
 
 
@@ -365,7 +364,7 @@ def _judge(
         result.blocked_reason = "insufficient-evidence"
         result.reason = f"accepted session {located.status}: {located.reason}"
         return result
-    if not read_session(result, session, store, str(Path.home())):
+    if not read_session(result, session, adapter, store, str(Path.home())):
         return result
     if prompt_was_verbatim(result, pending.prompt):
         # In-session attempts have no jail of ours: the check runs as their agent did.

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from evaluator.adapters import tool_text_source
+from evaluator.adapters import adapter_for_agent, tool_text_source
 from evaluator.artifacts.models import (
     AttemptFile,
     AttemptRecord,
@@ -123,6 +123,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
         run_dir.path.resolve(),
     )
     commands = rejudge_commands(manifest.sandbox, hidden)
+    adapter = adapter_for_agent(manifest.agent)  # the agent that ran reads its saved sessions
     results = []
     for case in selection.cases:
         if not run_dir.case_result_path(case.case_id).is_file():
@@ -150,7 +151,9 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                         without_content=frozenset(files.without_content if files else ()),
                         record_dir=path.parent / "judge",
                         grader=grader,
-                        session_texts=tool_text_source(path.parent / "accepted-session.jsonl"),
+                        session_texts=tool_text_source(
+                            path.parent / "accepted-session.jsonl", adapter
+                        ),
                         commands=commands,
                     )
                     apply_judgement(attempt, judge_case(case.case, context))

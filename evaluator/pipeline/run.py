@@ -19,7 +19,7 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any, TypeVar
 
-from evaluator.adapters import adapter_for_runner, get_runner
+from evaluator.adapters import adapter_for_runner, adapter_names, get_runner
 from evaluator.adapters.base import AgentAdapter
 from evaluator.agents import AgentRunner, ModelEndpoint
 from evaluator.agents.process import kill_processes_mentioning
@@ -340,7 +340,7 @@ class Run:
                     " (pass --source-workspace)",
                     path=target.path,
                 )
-        library = load_behaviors(plan.behaviors) if plan.behaviors else None
+        library = load_behaviors(plan.behaviors, adapter_names()) if plan.behaviors else None
         if library is not None:
             # Checked before anything starts: a behaviour answering the wrong case is a wrong verdict.
             problems = coverage_problems(library, self._behaviour_prompts(selection))

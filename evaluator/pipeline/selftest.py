@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
+from evaluator.adapters import adapter_names
 from evaluator.contract.models import GoldenBehavior
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EnvironmentProblem, InputError
@@ -93,7 +94,7 @@ def load_goldens(target: LoadedTarget, case: LoadedCase) -> tuple[list[Golden], 
             continue
         seen.add(path.resolve())
         try:
-            behavior = load_behavior_file(path)
+            behavior = load_behavior_file(path, adapter_names())
         except InputError as exc:
             problems.append(exc)
             continue

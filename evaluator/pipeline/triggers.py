@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from evaluator.adapters import adapter_for_runner, get_store
+from evaluator.adapters import adapter_for_runner, get_adapter
 from evaluator.agents import AgentRequest
 from evaluator.artifacts.models import AttemptRecord, Manifest
 from evaluator.artifacts.redact import LiveRedactor
@@ -265,8 +265,11 @@ def _observe(
         observation["invalid"] = result.reason
         return observation
     home = str(handle.home) if handle.home else None
-    store = get_store(handle.adapter, handle.agent_home)
-    if not read_session(result, session, store, home, traced=handle.trace_path is not None):
+    adapter = get_adapter(handle.adapter)
+    store = adapter.session_store(handle.agent_home)
+    if not read_session(
+        result, session, adapter, store, home, traced=handle.trace_path is not None
+    ):
         observation["invalid"] = result.reason
         return observation
     assert result.evidence is not None and result.isolation is not None

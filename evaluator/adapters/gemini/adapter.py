@@ -1,5 +1,6 @@
 """Gemini CLI: `gemini --yolo --prompt` per attempt with its own GEMINI_CLI_HOME, sessions in
-`.gemini/tmp/<project>/chats/session-*.jsonl`, the Gemini API (`generateContent`)."""
+`.gemini/tmp/<project>/chats/session-*.jsonl` (a sub-agent's in `chats/<parent id>/`), the Gemini
+API (`generateContent`)."""
 
 from __future__ import annotations
 
@@ -55,11 +56,13 @@ class GeminiAdapter(AgentAdapter):
     def runner(self, name: str, options: AgentOptions) -> AgentRunner:
         from evaluator.adapters.gemini.options import GeminiOptions
         from evaluator.adapters.gemini.runner import GeminiCliRunner
+        from evaluator.adapters.gemini.subagent import GeminiSubagentRunner
 
         assert isinstance(options, GeminiOptions)
-        if name != "gemini-cli":
+        runners = {"gemini-cli": GeminiCliRunner, "gemini-subagent": GeminiSubagentRunner}
+        if name not in runners:
             raise InputError(f"unknown {self.label} runner {name!r}", field="--agent")
-        return GeminiCliRunner(options.bin)
+        return runners[name](options.bin)
 
     def session_store(self, home: Path) -> SessionStore:
         from evaluator.adapters.gemini.sessions import GeminiSessionStore
@@ -67,8 +70,15 @@ class GeminiAdapter(AgentAdapter):
         return GeminiSessionStore(home)
 
     def recognizes_session(self, first_record: dict[str, object] | None) -> bool:
-        # The first record is the session's metadata: its id and the project's hash.
-        return bool(first_record) and "projectHash" in (first_record or {})
+        # The first record is the session's untyped metadata: its id and the project's hash
+        # (Claude Code's records carry a sessionId too, but always with a `type`).
+        if not first_record:
+            return False
+        return (
+            "projectHash" in first_record
+            and "sessionId" in first_record
+            and "type" not in first_record
+        )
 
     def trace_recognizer(self) -> ToolCallRecognizer | None:
         from evaluator.adapters.gemini.trace import RECOGNIZER

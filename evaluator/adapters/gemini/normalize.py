@@ -1,5 +1,7 @@
 """From a Gemini CLI session (`.gemini/tmp/<project>/chats/session-*.jsonl`) to agent-neutral
-SessionEvidence (the format half; `evidence/builder.py` makes the records).
+SessionEvidence (the format half; `evidence/builder.py` makes the records). A legacy
+`session-*.json` (one document: the metadata with a `messages` list of the same messages) is read
+too.
 
 The file is append-only: a first record with the session's metadata, then message records
 (`{id, timestamp, type: user|gemini|info|error|warning, content, toolCalls, tokens}`); a message
@@ -9,7 +11,10 @@ before and after its tool calls ran), `{"$set": {"messages": [...]}}` replaces t
 metadata. A tool call carries its arguments, its result and a status (`success`, `error`,
 `cancelled`). Gemini CLI runs every shell command in a new process in the workspace it records
 in its `<session_context>` (or the call's `dir_path`), so that directory is each call's
-recorded working directory (`record-cwd`).
+recorded working directory (`record-cwd`). A sub-agent's session (`kind: subagent`, in a folder
+named by its parent's id) has no `<session_context>`: its first record lists the workspace in
+`directories`, its first user message is the task it was given, and it ends with a
+`complete_task` call whose `result` is its final answer. An `invoke_agent` call is a spawn.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.evidence.builder import EvidenceBuilder, excerpt
-from evaluator.evidence.jsonl import ReadStats, read_objects
+from evaluator.evidence.jsonl import ReadStats, json_document, read_objects
 from evaluator.evidence.records import SessionEvidence
 from evaluator.kernelpaths import join_path
 from evaluator.vocabulary import RecordKind
@@ -29,9 +34,13 @@ from evaluator.vocabulary import RecordKind
 MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
 SHELL_TOOL = "run_shell_command"
 SKILL_TOOL = "activate_skill"
+SPAWN_TOOL = "invoke_agent"
+COMPLETE_TOOL = "complete_task"
+SUBAGENT_KIND = "subagent"
 _WORKSPACE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*-\s*(\S+)")
 _CONTEXT_TAG = re.compile(r"^\s*<session_context>")
 _EXIT = re.compile(r"^Exit Code: (-?\d+)", re.M)
+_ID_LINE = re.compile(r'^\s*"id": "([^"]+)"')  # a pretty-printed legacy message's id
 # What each file tool does to its path argument: (input key, record kind, access).
 FILE_TOOLS: dict[str, tuple[str, RecordKind, str]] = {
     "read_file": ("file_path", "file_read_observed", "read"),
@@ -66,11 +75,37 @@ def result_text(result: Any) -> str:
     return "\n".join(texts)
 
 
+def legacy_messages(
+    path: Path, stats: ReadStats
+) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]]] | None:
+    """A legacy session (`session-*.json`, one JSON document rewritten whole, which CLIs before
+    the JSONL log wrote and 0.61.0 still reads): its metadata and its `messages`, each with the
+    line its id is written on; None when the file is not one."""
+    document = json_document(path) if path.suffix == ".json" else None
+    if document is None or not isinstance(document.get("messages"), list):
+        return None
+    id_lines: dict[str, int] = {}
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            stats.lines = number
+            found = _ID_LINE.match(raw.decode("utf-8", "replace"))
+            if found:
+                id_lines.setdefault(found.group(1), number)
+    meta = {k: v for k, v in document.items() if k != "messages"}
+    messages = [
+        (id_lines.get(str(m.get("id")), 1), m) for m in document["messages"] if isinstance(m, dict)
+    ]
+    return meta, messages
+
+
 def session_messages(
     path: Path, stats: ReadStats
 ) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]]]:
     """The session's metadata record and its messages as the file leaves them, each with the
     line it was last written on."""
+    legacy = legacy_messages(path, stats)
+    if legacy is not None:
+        return legacy
     meta: dict[str, Any] = {}
     order: list[str] = []
     messages: dict[str, tuple[int, dict[str, Any]]] = {}
@@ -111,11 +146,17 @@ class GeminiNormalizer(EvidenceBuilder):
         self.usage: dict[str, int] = {}
         self.final_text: str | None = None
         self.final_line = 0
+        self.completed: tuple[int, str] | None = None  # a sub-agent's `complete_task` result
+        self.project_root_read = False
 
     def start(self, meta: dict[str, Any]) -> None:
         ev = self.evidence
         ev.session_id = ev.thread_id = meta.get("sessionId")
         ev.originator = f"gemini-cli ({meta.get('kind') or 'main'})"
+        if meta.get("kind") == SUBAGENT_KIND:  # its parent is named by its folder alone
+            directories = meta.get("directories")
+            if isinstance(directories, list) and directories and isinstance(directories[0], str):
+                ev.cwd = directories[0]
         ev.add(
             "session_start",
             1,
@@ -168,8 +209,19 @@ class GeminiNormalizer(EvidenceBuilder):
         )
         status = call.get("status")
         text = result_text(call.get("result"))
+        if name == SPAWN_TOOL:
+            prompt = str(args.get("prompt") or "")
+            ev.spawned(line, call_id, prompt, False, timestamp=ts, tool=name)
         if call.get("result") is not None:
-            ev.add("tool_result", line, timestamp=ts, call_id=call_id, text=excerpt(text))
+            result = ev.add("tool_result", line, timestamp=ts, call_id=call_id, text=excerpt(text))
+            if name == SPAWN_TOOL:
+                ev.spawn_answered(call_id, result.id, None, str(args.get("agent_name") or ""))
+        if name == COMPLETE_TOOL and status == "success":
+            answer = args.get("result")
+            if isinstance(answer, dict) and isinstance(answer.get("response"), str):
+                answer = answer["response"]
+            final = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+            self.completed = (line, final)
         if status == "cancelled":
             ev.add(
                 "tool_denied",
@@ -193,10 +245,28 @@ class GeminiNormalizer(EvidenceBuilder):
         if status in ("success", "error"):
             ev.call_outcomes[call_id] = "failed" if failed else "ok"
 
+    def workspace_unknown(self) -> bool:
+        """Whether no workspace is recorded for the calls to run in: not in the session (a
+        legacy one records no `<session_context>`), nor beside it in the store the CLI left it
+        in (`tmp/<project>/.project_root`, the folder the project is named by)."""
+        ev = self.evidence
+        if ev.cwd is None and not self.project_root_read:
+            self.project_root_read = True
+            chats = Path(ev.session_path).parent
+            root_file = chats.parent / ".project_root"
+            if chats.name == "chats" and root_file.is_file():
+                root = root_file.read_text(encoding="utf-8", errors="replace").strip()
+                ev.cwd = root if root.startswith("/") else None
+        return ev.cwd is None
+
     def perform(
         self, line: int, ts: str | None, call_id: str, name: str, args: dict[str, Any]
     ) -> None:
         """The accesses of a call that ran, as of the directory it ran in."""
+        if self.workspace_unknown():
+            why = f"{name} ran in a working directory the session does not record"
+            self.evidence.opaque.append((f"L{line}", why))
+            return
         cwd = self.cwd_for(None)
         self.evidence.add(
             "tool_workdir_observed",
@@ -240,9 +310,14 @@ class GeminiNormalizer(EvidenceBuilder):
         if self.final_text is not None:
             ev.final_answer = self.final_text
             ev.add("final_answer", self.final_line, text=ev.final_answer, source="last-model-text")
+            ending = "the last model turn answered in text"
+        elif self.completed is not None:
+            line, ev.final_answer = self.completed
+            ev.add("final_answer", line, text=ev.final_answer, source=COMPLETE_TOOL)
+            ending = f"the sub-agent called {COMPLETE_TOOL}"
         ev.complete = ev.final_answer is not None
         if ev.complete:
-            ev.add("session_end", stats.lines, detail="the last model turn answered in text")
+            ev.add("session_end", stats.lines, detail=ending)
         ev.token_usage = dict(self.usage) or None
         ev.line_count = stats.lines
         ev.bad_lines = stats.bad_lines

@@ -3,12 +3,17 @@
 Per attempt the agent gets its own HOME and `GEMINI_CLI_HOME` (where `settings.json` and the
 session store `.gemini/tmp/<project>/chats/` live), a fixed `--session-id`, and our settings
 only: the API-key login pointed at the endpoint, no usage statistics, telemetry or update checks
-(a traced run made no connection but to the endpoint: docs/agents.md). Headless runs need the
-workspace trusted (`GEMINI_CLI_TRUST_WORKSPACE`), and a trusted workspace's
-`.gemini/settings.json` overrides the user's settings, ours: such a workspace, and context files
+(a traced run made no connection but to the endpoint: docs/agents.md), and no `.env` file of the
+workspace or its parents read into the CLI's environment (a project's `.env` fixture set
+`GEMINI_MODEL` until `advanced.ignoreLocalEnv`). Headless runs need the workspace trusted
+(`GEMINI_CLI_TRUST_WORKSPACE`; untrusted: exit 55), and a trusted workspace's
+`.gemini/settings.json` is merged over the user's settings, ours, and its `.gemini/.env` is read
+whatever the settings say. The one layer above the workspace's, the system settings, is read
+only from a root-owned file in a root-owned chain no group or other can write (which an attempt
+home is not), so nothing of ours can outrank them: such a workspace, and context files
 (`GEMINI.md`, `.gemini/`) in its parent directories, make the attempt an environment fault.
-The same settings are given as the system settings (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`), so that
-`/etc/gemini-cli/settings.json` is not read.
+The system settings path (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`, and with it the system defaults
+beside it) points at our file, so that `/etc/gemini-cli/` is not read.
 """
 
 from __future__ import annotations
@@ -35,13 +40,14 @@ SKILLS_DIR = Path(".gemini/skills")
 CREDENTIAL_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 # What Gemini CLI loads from the parent directories of its working directory.
 ANCESTOR_CONTEXT = ("GEMINI.md", ".gemini")
-WORKSPACE_SETTINGS = Path(".gemini/settings.json")
+# What Gemini CLI reads from a trusted workspace over our settings and environment.
+WORKSPACE_OVERRIDES = (Path(".gemini/settings.json"), Path(".gemini/.env"))
 
 
 def foreign_context(workspace: Path) -> list[Path]:
     """Settings and context files that would reach the agent besides ours: the workspace's own
-    settings, and context in its parent directories."""
-    found = [workspace / WORKSPACE_SETTINGS] if (workspace / WORKSPACE_SETTINGS).exists() else []
+    settings and environment file, and context in its parent directories."""
+    found = [workspace / rel for rel in WORKSPACE_OVERRIDES if (workspace / rel).exists()]
     for parent in workspace.resolve().parents:
         found += [parent / name for name in ANCESTOR_CONTEXT if (parent / name).exists()]
     return found
@@ -54,6 +60,9 @@ def settings(model: str | None) -> dict[str, Any]:
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},
         "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+        # A `.env` of the workspace (a project's own file) or its parents is not the agent's
+        # environment: only the home's, which is ours and holds none.
+        "advanced": {"ignoreLocalEnv": True},
     }
     if model:
         values["model"] = {"name": model}
@@ -85,10 +94,14 @@ class GeminiCliRunner(AgentRunner):
             raise EnvironmentProblem(
                 "Gemini CLI would load settings or context besides the evaluator's: "
                 + ", ".join(str(p) for p in leaking)
-                + " (remove the workspace's .gemini/settings.json, or choose a --scratch-root"
-                " without GEMINI.md or .gemini/ above it)"
+                + " (remove the workspace's .gemini/settings.json and .gemini/.env, or choose a"
+                " --scratch-root without GEMINI.md or .gemini/ above it)"
             )
         link_skill(workspace, entry_skill, SKILLS_DIR)
+
+    def agent_prompt(self, request: AgentRequest) -> str:
+        """What the CLI is asked: the case prompt itself (a launcher asks for a sub-agent)."""
+        return request.prompt
 
     def command(self, request: AgentRequest, session_id: str) -> list[str]:
         argv = [
@@ -99,7 +112,7 @@ class GeminiCliRunner(AgentRunner):
             "--session-id",
             session_id,
             "--prompt",
-            request.prompt,
+            self.agent_prompt(request),
         ]
         if request.endpoint.model:
             argv += ["--model", request.endpoint.model]

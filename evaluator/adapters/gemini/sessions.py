@@ -4,7 +4,8 @@ A session file is named by its start time and the first eight characters of its 
 record (`{sessionId, projectHash, startTime, kind}`) names the whole id, which the runner chose
 (`--session-id`). The project folder is the workspace's short name (`projects.json` maps it),
 so the store looks in every project and accepts exactly one file whose first record has the id.
-Sub-agent sessions (`invoke_agent`) are not followed yet: no child is ever found.
+A sub-agent an `invoke_agent` call ran is recorded in `chats/<parent session id>/<its id>.jsonl`
+(first record `kind: subagent`, with the workspace in `directories`): the parent's children.
 """
 
 from __future__ import annotations
@@ -12,15 +13,31 @@ from __future__ import annotations
 from pathlib import Path
 
 from evaluator.evidence.jsonl import first_object
-from evaluator.sessions.base import ChildQuery, LocateResult, SessionRef, SessionStore, parse_time
+from evaluator.sessions.base import (
+    ChildQuery,
+    LocateResult,
+    SessionRef,
+    SessionStore,
+    accept_child,
+    parse_time,
+)
 
 MAIN_KIND = "main"
+SUBAGENT_KIND = "subagent"
+MAX_DESCENDANTS = 200
 
 
 def session_files(home: Path) -> list[Path]:
     """Every session file under the home, newest first."""
-    files = list((home / ".gemini" / "tmp").glob("*/chats/session-*.jsonl"))
+    chats = home / ".gemini" / "tmp"
+    # `.json`: a legacy session, written whole by CLIs before the JSONL log (0.61.0 reads them)
+    files = [*chats.glob("*/chats/session-*.jsonl"), *chats.glob("*/chats/session-*.json")]
     return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def _projects(home: Path) -> list[Path]:
+    root = home / ".gemini" / "tmp"
+    return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
 class GeminiSessionStore(SessionStore):
@@ -47,8 +64,31 @@ class GeminiSessionStore(SessionStore):
         return LocateResult("not-found", [], f"no session file for {thread_id}", "first-record")
 
     def locate_child(self, query: ChildQuery) -> LocateResult:
-        reason = "Gemini CLI sub-agent sessions are not read yet (docs/agents.md)"
-        return LocateResult("not-found", [], reason, "first-record")
+        return accept_child(self.children(query.parent_thread_id), query, "parent-folder")
 
     def descendants(self, thread_id: str) -> list[SessionRef]:
-        return []
+        found: list[SessionRef] = []
+        seen = {thread_id}
+        queue = [thread_id]
+        while queue and len(found) < MAX_DESCENDANTS:
+            for child in self.children(queue.pop(0)):
+                if child.thread_id not in seen:
+                    seen.add(child.thread_id)
+                    found.append(child)
+                    queue.append(child.thread_id)
+        return found
+
+    def children(self, parent: str) -> list[SessionRef]:
+        """The sub-agent sessions recorded under the folder named by `parent`'s id whose first
+        record is a sub-agent's and names the file's own id."""
+        if not parent or Path(parent).name != parent or parent in (".", ".."):
+            return []  # an id is one folder name, never a path
+        folders = [project / "chats" / parent for project in _projects(self.home)]
+        refs = []
+        for path in sorted(p for folder in folders for p in folder.glob("*.jsonl")):
+            first = first_object(path) or {}
+            if first.get("kind") != SUBAGENT_KIND or first.get("sessionId") != path.stem:
+                continue
+            created = parse_time(first.get("startTime"))
+            refs.append(SessionRef(path.stem, path, parent, created_at=created))
+        return refs
