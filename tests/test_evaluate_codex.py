@@ -131,6 +131,33 @@ def test_a_a_reports_no_significant_difference(tmp_path: Path) -> None:
 
 
 @pytest.mark.codex
+def test_a_a_with_random_branches_varies_and_reports_no_significant_difference(
+    tmp_path: Path,
+) -> None:
+    """The demo's flaky behaviour routes wrong at random (`when: {chance: 0.4}`): each lane draws
+    its own branches, as two runs of a real model would, so the two lanes differ; the
+    difference is noise, and the evaluation says so."""
+    flaky = ROOT / "agentic-evals/targets/db-migrations/behaviors/flaky"
+    code, result, directory = _evaluate(
+        tmp_path, "aa-chance", "--aa", behaviors=flaky, cases=("routing-add-column",), attempts=5
+    )
+    assert code == 0
+    first, second = result["variants"]
+    outcomes = []
+    for label in (first["label"], second["label"]):
+        case = json.loads(
+            (directory / f"variants/{label}/run/case-results/routing-add-column.json").read_text()
+        )
+        outcomes.append([a["status"] for a in case["attempts"]])
+    assert outcomes[0] != outcomes[1]  # independent draws, not one pattern twice
+    assert all(0 < o.count("pass") < 5 for o in outcomes)  # both lanes really take both branches
+    (comparison,) = result["comparisons"]
+    assert comparison["headline"]["call"] == "no-difference"
+    assert not any(c["significant"] for c in comparison["cases"])
+    assert result["noise_floor"] > 0
+
+
+@pytest.mark.codex
 def test_a_baseline_reaching_a_planted_copy_is_contaminated_rerun_and_blocked(
     tmp_path: Path,
 ) -> None:
