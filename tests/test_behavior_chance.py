@@ -109,7 +109,7 @@ def test_the_demo_flaky_behaviour_fails_attempts_two_and_four() -> None:
 def test_a_salted_server_draws_another_fixed_pattern() -> None:
     """Two lanes of one variant (an A/A evaluation) each get their own salt: their patterns
     differ as two real runs would, and each lane's pattern is the same in every run."""
-    library = load_behaviors(FLAKY_DIR)
+    library = load_behaviors(FLAKY_DIR, adapter_names())
     patterns: dict[str, list[bool]] = {}
     for salt in ("", "a", "a", "b"):
         with ScriptedModelServer(library, draw_salt=salt) as server:
