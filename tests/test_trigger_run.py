@@ -4,6 +4,7 @@ decision (the process seam and each adapter's session watch), and bad input."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -312,3 +313,37 @@ def test_a_candidate_description_must_present_itself_as_the_skill() -> None:
         _check_candidate("# just a body\n", "db-migrations")
     with pytest.raises(InputError, match="no `description` in its front matter"):
         _check_candidate("---\nname: db-migrations\n---\n", "db-migrations")
+
+
+@pytest.mark.parametrize(("suspect", "code"), [(None, 0), ("nothing-fired", 1)])
+def test_a_suspect_trigger_run_exits_1(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    suspect: str | None,
+    code: int,
+) -> None:
+    """The figures of a suspect run measure a broken setup more likely than the description:
+    the command says so by its exit code, as `run` does for a run where no case passed."""
+    import types
+
+    from evaluator.cli.main import main
+
+    run = tmp_path / "runs/t1"
+    run.mkdir(parents=True)
+    kind = {"kind": suspect, "causes": ["no cause visible in the evidence"]} if suspect else None
+    write_json(run / "triggers.json", _data(suspect=kind))
+    outcome = types.SimpleNamespace(run_dir=RunDir(run), interrupted=False)
+    monkeypatch.setattr(
+        "evaluator.pipeline.triggers.execute_triggers", lambda *args, **kwargs: outcome
+    )
+    repo = copy_demo(tmp_path)
+    for extra in ([], ["--json"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["triggers", "--repo", str(repo), *extra])
+        assert exit_info.value.code == code
+        out = capsys.readouterr().out
+        if extra:
+            assert json.loads(out)["exit_code"] == code
+        else:
+            assert ("SUSPECT (nothing-fired)" in out) is bool(suspect)

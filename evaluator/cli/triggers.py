@@ -86,7 +86,10 @@ def command(
     outcome = execute_triggers(options, trigger, choose_progress(as_json))
     found = outcome.run_dir.path / "triggers.json"
     data = json.loads(found.read_text(encoding="utf-8")) if found.is_file() else {}
-    code = EXIT_OK if data and not outcome.interrupted else EXIT_FAILURES
+    # A suspect run (nothing fired, or everything did) more likely measures a broken setup than
+    # the description: like a run where no case passed, it is never a success.
+    suspect = bool(data.get("suspect"))
+    code = EXIT_OK if data and not outcome.interrupted and not suspect else EXIT_FAILURES
     if as_json:
         emit_json(
             {
