@@ -347,3 +347,30 @@ def test_a_suspect_trigger_run_exits_1(
             assert json.loads(out)["exit_code"] == code
         else:
             assert ("SUSPECT (nothing-fired)" in out) is bool(suspect)
+
+
+def test_gate_on_a_run_that_is_not_a_trigger_run_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evaluator.cli.main import main
+
+    runs = {}
+    for name, triggers in (("trigger-run", _data()), ("plain-run", None)):
+        run = tmp_path / name
+        (run / "case-results").mkdir(parents=True)
+        write_json(
+            run / "manifest.json", {"run_state": "completed", "resolved_case_ids": ["add-column"]}
+        )
+        write_json(
+            run / "case-results/add-column.json", {"case_id": "add-column", "status": "pass"}
+        )
+        if triggers is not None:
+            write_json(run / "triggers.json", triggers)
+        runs[name] = str(run)
+    argv = ["gate", "--metric", "trigger-f1", "--candidate", runs["trigger-run"]]
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--current", runs["plain-run"]])
+    assert exit_info.value.code == 3
+    err = capsys.readouterr().err.strip()
+    assert f"current run {runs['plain-run']}: the run has no triggers.json" in err
+    assert "\n" not in err

@@ -37,6 +37,7 @@ class RunRecord:
     def score(self, min_coverage: float = 0.0) -> RunScore:
         """The verified score; raises NoScore rather than let an outage read as a low score."""
         score = score_run(self.results, self.selected)
+        score.source = str(self.path)
         triggers = self.path / TRIGGERS_FILE
         if triggers.is_file():
             score.triggers = _json(triggers)
