@@ -36,7 +36,7 @@ from evaluator.contract.models import (
     WorkspaceFileExistsCheck,
     WriteFile,
 )
-from evaluator.contract.parse import unknown_key_message
+from evaluator.contract.parse import type_name, unknown_key_message
 from evaluator.errors import InputError
 from evaluator.repo.documents import Diagnostics
 from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget, SkillMount
@@ -314,8 +314,17 @@ def _case(
                 source.key_error((*at, key), unknown_key_message(str(key), EVAL_KEYS))
             )
     prompt = item.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
+    if "prompt" not in item:
         diagnostics.error(source.error((*at, "prompt"), "required: the prompt sent to the agent"))
+    elif not isinstance(prompt, str):
+        diagnostics.error(
+            source.error(
+                (*at, "prompt"),
+                f"expected a string (the prompt sent to the agent), got {type_name(prompt)}",
+            )
+        )
+    elif not prompt.strip():
+        diagnostics.error(source.error((*at, "prompt"), "empty: the prompt sent to the agent"))
     identifier = item.get("id", index)
     if isinstance(identifier, bool) or not isinstance(identifier, (int, str)):
         diagnostics.error(source.error((*at, "id"), "expected an integer or a string"))
