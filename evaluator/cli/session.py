@@ -103,6 +103,13 @@ def inspect(source: Path, workspace: Path | None, as_json: bool) -> int:
     session_file, workspace = _session_and_workspace(source, workspace)
 
     evidence = normalize_session(session_file)
+    if not _holds_json(session_file):
+        why = (
+            f" (line {evidence.malformed[0][0]}: {evidence.malformed[0][1]})"
+            if evidence.malformed
+            else ""
+        )
+        raise InputError(f"not a session file: no line is a JSON record{why}", path=session_file)
     report = assess_isolation(evidence, workspace, record_violations=False)
     commands = [
         {"ref": r.id, "command": r.command, "workdir": r.workdir}
@@ -145,6 +152,23 @@ def inspect(source: Path, workspace: Path | None, as_json: bool) -> int:
 
 
 SAVED_SESSION = "accepted-session.jsonl"
+
+
+def _holds_json(path: Path) -> bool:
+    """Whether any line of `path` is a JSON value: a session with a few broken lines is read
+    (they are reported), a file with none is not a session at all."""
+    import json
+
+    with path.open("rb") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            try:
+                json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            return True
+    return False
 
 
 def _session_and_workspace(source: Path, workspace: Path | None) -> tuple[Path, Path]:
