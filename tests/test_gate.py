@@ -209,7 +209,7 @@ def test_a_run_without_a_verdict_has_no_score(
         ("unfinished", "case-results: unfinished case(s) without a result: case-1"),
         ("bad-status", "case-1.json: status: status 'skipped' is not pass, fail or blocked"),
         ("bad-json", "case-1.json:2:"),
-        ("no-manifest", "manifest.json: file not found"),
+        ("no-manifest", "r: not a run directory (no manifest.json)"),
     ],
 )
 def test_unfinished_or_broken_runs_are_input_errors(
