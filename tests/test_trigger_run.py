@@ -374,3 +374,32 @@ def test_gate_on_a_run_that_is_not_a_trigger_run_names_it(
     err = capsys.readouterr().err.strip()
     assert f"current run {runs['plain-run']}: the run has no triggers.json" in err
     assert "\n" not in err
+
+
+def test_score_on_trigger_f1_shows_the_prompts_and_f1_not_pass_rates(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A trigger run's cases are prompts that fire or not: `hard`/`soft` lines would read as a
+    pass rate of the skill. `score --metric trigger-f1` shows what the metric reads."""
+    from evaluator.cli.score import _print_summary
+
+    verdict = decide(_score(_data()), metric="trigger-f1", threshold=0.8)
+    assert verdict.line() == "VERDICT: PASS trigger-f1=0.800 ci=[0.500,1.000] cases=2 blocked=0"
+    payload = verdict.to_json()
+    assert payload["hard"] is None and payload["soft"] is None
+    assert all(c["hard"] is None and c["soft"] is None for c in payload["per_case"])
+    _print_summary(verdict, "runs/t1")
+    out = capsys.readouterr().out
+    assert "hard=" not in out and "soft=" not in out
+    assert out.splitlines()[:3] == [
+        "a  pass",
+        "b  fail",
+        "precision=0.667 recall=1.000 f1=0.800 (over prompts) coverage=1.000",
+    ]
+    suspect = _data(suspect={"kind": "nothing-fired", "causes": ["c"]})
+    error = decide(_score(suspect), metric="trigger-f1", threshold=0.8)
+    _print_summary(error, "runs/t1")
+    out = capsys.readouterr().out
+    assert "hard=" not in out and "SUSPECT (nothing-fired): c" in out
+    # the pass-rate metrics keep their lines
+    assert decide(_score(_data()), metric="hard").line().startswith("VERDICT: FAIL hard=0.500")

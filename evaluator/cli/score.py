@@ -258,6 +258,9 @@ def _baseline(metric: str, path: Path | None, cases: tuple[str, ...]) -> RunScor
 
 def _print_summary(verdict: ScoreVerdict, run_dir: str) -> None:
     score = verdict.score
+    if not verdict.shows_pass_rates:
+        _print_trigger_summary(verdict, run_dir)
+        return
     width = max((len(c.case_id) for c in score.cases), default=10)
     for case in score.cases:
         blame = case.blame
@@ -268,4 +271,34 @@ def _print_summary(verdict: ScoreVerdict, run_dir: str) -> None:
     soft = "n/a" if score.soft is None else f"{score.soft:.3f}"
     click.echo(f"hard={hard} soft={soft} coverage={score.coverage:.3f}")
     click.echo(score.headline())
+    click.echo(f"run dir: {run_dir}")
+
+
+def _print_trigger_summary(verdict: ScoreVerdict, run_dir: str) -> None:
+    """A trigger run's prompts and its scores over prompts (what `trigger-f1` reads); the pass
+    rates of `hard` and `soft` mean nothing there."""
+    score = verdict.score
+    data = score.triggers or {}
+    prompts = {p["id"]: p for p in data.get("prompts", [])}
+    width = max((len(c.case_id) for c in score.cases), default=10)
+    for case in score.cases:
+        prompt = prompts.get(case.case_id)
+        fired = (
+            f"  expect={'fire' if prompt['expect'] else 'none'} fired {prompt['fired']}/{prompt['attempts']}"
+            if prompt
+            else ""
+        )
+        click.echo(f"{case.case_id:<{width}}  {case.status}{fired}")
+    over = data.get("over_prompts") or {}
+
+    def shown(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+
+    click.echo(
+        f"precision={shown(over.get('precision'))} recall={shown(over.get('recall'))}"
+        f" f1={shown(over.get('f1'))} (over prompts) coverage={score.coverage:.3f}"
+    )
+    if data.get("suspect"):
+        suspect = data["suspect"]
+        click.echo(f"SUSPECT ({suspect['kind']}): " + "; ".join(suspect["causes"]))
     click.echo(f"run dir: {run_dir}")
