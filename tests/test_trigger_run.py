@@ -403,3 +403,46 @@ def test_score_on_trigger_f1_shows_the_prompts_and_f1_not_pass_rates(
     assert "hard=" not in out and "SUSPECT (nothing-fired): c" in out
     # the pass-rate metrics keep their lines
     assert decide(_score(_data()), metric="hard").line().startswith("VERDICT: FAIL hard=0.500")
+
+
+def test_a_smaller_trigger_set_reuses_a_behaviour_folder_written_for_a_larger_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Behaviours for prompts the set does not hold answer nothing: reported, not fatal. Two
+    behaviours answering the same prompt still stop the run, and a plain run keeps refusing a
+    behaviour for no case (a typo in its match would leave its case unanswered)."""
+    from evaluator.modelserver import load_behaviors
+    from evaluator.pipeline.run import Run, RunOptions
+    from evaluator.pipeline.triggers import TriggerOptions, TriggerRun, trigger_loaded_cases
+    from evaluator.plan import Selection, open_repo
+    from evaluator.repo.triggers import load_trigger_set
+
+    repo = open_repo(copy_demo(tmp_path), None, target=None, lenient=False)
+    target = repo.targets["db-migrations"]
+    small = tmp_path / "small.csv"
+    small.write_text(
+        "id,should_trigger,prompt\n"
+        "add-column,true,Add a nullable avatar_url column to the users table.\n"
+        "fill-pdf,false,Fill the name field of intake.pdf with Ada Lovelace.\n"
+    )
+    cases = trigger_loaded_cases(target, load_trigger_set(small))
+    selection = Selection(target=target, suite_ids=["triggers"], cases=cases, explicit_case_ids=[])
+    behaviors = tmp_path / "behaviors"
+    shutil.copytree(ROOT / "tests/fixtures/trigger-run/behaviors", behaviors)
+    run = TriggerRun(RunOptions(repo=tmp_path), TriggerOptions())
+    assert run._behaviour_problems(load_behaviors(behaviors), selection) == []
+    assert run.unused_behaviours == (
+        "scripted behaviour(s) matching no prompt of the trigger set, unused:"
+        " csv-summary, haiku, rename-table"
+    )
+    assert "warning: scripted behaviour(s) matching no prompt" in capsys.readouterr().err
+    shutil.copy(behaviors / "add-column.yaml", behaviors / "add-column-again.yaml")
+    twice = (behaviors / "add-column-again.yaml").read_text()
+    (behaviors / "add-column-again.yaml").write_text(
+        twice.replace("name: add-column", "name: add-column-again", 1)
+    )
+    problems = run._behaviour_problems(load_behaviors(behaviors), selection)
+    assert len(problems) == 1 and "all match the prompt of case 'add-column'" in str(problems[0])
+    (behaviors / "add-column-again.yaml").unlink()
+    plain = Run(RunOptions(repo=tmp_path))._behaviour_problems(load_behaviors(behaviors), selection)
+    assert any("matches no case prompt" in str(p) for p in plain)

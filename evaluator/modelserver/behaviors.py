@@ -345,7 +345,20 @@ def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) ->
     """What would make a scripted run answer the wrong thread: a behaviour that matches no case
     prompt (nor any message a behaviour spawns), and two behaviours matching the same prompt.
     `case_prompts` maps case ids to their `input.user_prompt`, as the author wrote them."""
-    problems: list[InputError] = []
+    unmatched = [
+        InputError(
+            f"behaviour {name!r} matches no case prompt",
+            path=library.files.get(name, library.source),
+            field="match",
+        )
+        for name in unmatched_behaviors(library, case_prompts)
+    ]
+    return unmatched + overlapping_behaviors(library, case_prompts)
+
+
+def _prompts_and_spawns(
+    library: BehaviorLibrary, case_prompts: dict[str, str]
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     prompts = [(f"case {case_id!r}", agent_prompt(p)) for case_id, p in case_prompts.items()]
     spawned = [
         (f"the spawn of behaviour {b.name!r}", step.spawn.message)
@@ -353,20 +366,34 @@ def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) ->
         for step in b.steps
         if step.spawn is not None
     ]
-    for behavior in library.behaviors:
-        reaches = any(
-            behavior.match.accepts(prompt, is_child)
-            for _, prompt in prompts
-            for is_child in (False, True)
-        ) or any(behavior.match.accepts(message, True) for _, message in spawned)
-        if not reaches:
-            problems.append(
-                InputError(
-                    f"behaviour {behavior.name!r} matches no case prompt",
-                    path=library.files.get(behavior.name, library.source),
-                    field="match",
-                )
+    return prompts, spawned
+
+
+def unmatched_behaviors(library: BehaviorLibrary, case_prompts: dict[str, str]) -> list[str]:
+    """The names of the behaviours that match no case prompt nor any message a behaviour
+    spawns."""
+    prompts, spawned = _prompts_and_spawns(library, case_prompts)
+    return [
+        behavior.name
+        for behavior in library.behaviors
+        if not (
+            any(
+                behavior.match.accepts(prompt, is_child)
+                for _, prompt in prompts
+                for is_child in (False, True)
             )
+            or any(behavior.match.accepts(message, True) for _, message in spawned)
+        )
+    ]
+
+
+def overlapping_behaviors(
+    library: BehaviorLibrary, case_prompts: dict[str, str]
+) -> list[InputError]:
+    """Two behaviours matching the same prompt (or spawned message): one would answer the
+    other's thread."""
+    problems: list[InputError] = []
+    prompts, spawned = _prompts_and_spawns(library, case_prompts)
     for label, prompt in [*prompts, *spawned]:
         threads = (False, True) if label.startswith("case ") else (True,)
         for is_child, agent in ((c, a) for c in threads for a in AGENTS):

@@ -343,7 +343,7 @@ class Run:
         library = load_behaviors(plan.behaviors) if plan.behaviors else None
         if library is not None:
             # Checked before anything starts: a behaviour answering the wrong case is a wrong verdict.
-            problems = coverage_problems(library, self._behaviour_prompts(selection))
+            problems = self._behaviour_problems(library, selection)
             if problems:
                 raise problems[0]
         real_endpoint = check_endpoint(plan, options)
@@ -361,6 +361,13 @@ class Run:
         executor_type = executor_class(plan.executor)  # an unknown one stops the run here
         executor_type.check_available()
         return _Ready(library, real_endpoint, adapter, runner, executor_type)
+
+    def _behaviour_problems(
+        self, library: BehaviorLibrary, selection: Selection
+    ) -> list[InputError]:
+        """What stops a scripted run before it starts: a behaviour for no case of the target (a
+        typo in its `match` would leave its case unanswered), two answering one prompt."""
+        return coverage_problems(library, self._behaviour_prompts(selection))
 
     def _behaviour_prompts(self, selection: Selection) -> dict[str, str]:
         """The prompts the scripted behaviours must cover: every case of the target."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ from evaluator.contract.triggers import TriggerCase
 from evaluator.errors import InputError
 from evaluator.evidence.triggers import SkillSource, TriggerUndecidable
 from evaluator.isolation.trace import assess_with_trace
+from evaluator.modelserver import BehaviorLibrary
+from evaluator.modelserver.behaviors import overlapping_behaviors, unmatched_behaviors
 from evaluator.pipeline.attempt import (
     AttemptOutcome,
     AttemptResult,
@@ -468,6 +471,7 @@ class TriggerRun(Run):
         self.trigger = trigger
         self.trigger_plan: TriggerPlan | None = None
         self.trigger_set: TriggerSet | None = None
+        self.unused_behaviours: str | None = None  # the note on behaviours no prompt uses
 
     def _plan(self) -> tuple[EvalRepo, Selection, RunDir, Manifest | None]:
         options = self.options
@@ -541,6 +545,22 @@ class TriggerRun(Run):
     def _behaviour_prompts(self, selection: Selection) -> dict[str, str]:
         return {c.case_id: c.case.input.user_prompt for c in selection.cases}
 
+    def _behaviour_problems(
+        self, library: BehaviorLibrary, selection: Selection
+    ) -> list[InputError]:
+        """A behaviour folder written for a larger trigger set serves a smaller one: behaviours
+        for prompts this set does not hold answer nothing and are only reported (a warning and
+        a manifest note). Two behaviours answering one prompt still stop the run."""
+        prompts = self._behaviour_prompts(selection)
+        unused = unmatched_behaviors(library, prompts)
+        if unused:
+            names = ", ".join(unused)
+            self.unused_behaviours = (
+                f"scripted behaviour(s) matching no prompt of the trigger set, unused: {names}"
+            )
+            print(f"agentic-eval: warning: {self.unused_behaviours}", file=sys.stderr)
+        return overlapping_behaviors(library, prompts)
+
     def _spec(self, slot: Any) -> AttemptSpec:
         spec = super()._spec(slot)
         return TriggerSpec(
@@ -585,6 +605,8 @@ class TriggerRun(Run):
                 f"trigger run: {plan.skill} among {len(plan.distractors)} distractor skill(s);"
                 f" metrics in {TRIGGERS_FILE}"
             )
+            if self.unused_behaviours and self.unused_behaviours not in manifest.notes:
+                manifest.notes.append(self.unused_behaviours)
         super()._close(run_dir, manifest, state)
 
 
