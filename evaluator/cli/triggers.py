@@ -8,12 +8,25 @@ from pathlib import Path
 import click
 
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
-from evaluator.cli.options import emit_json, executor_options, json_option, repo_options
+from evaluator.cli.options import (
+    emit_json,
+    evals_repo,
+    executor_options,
+    json_option,
+    repo_options,
+)
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 
 
 @click.command("triggers")
 @repo_options
+@click.option(
+    "--evals",
+    type=click.Path(path_type=Path, exists=True),
+    default=None,
+    help="A skill-creator evals.json, or a skill folder holding evals/evals.json, read in place"
+    " of --repo; its trigger set is the trigger-evals.json (or trigger_evals.json) beside it.",
+)
 @click.option("--target", default=None, help="Target id (default: the repo default).")
 @click.option(
     "--triggers",
@@ -52,6 +65,7 @@ from evaluator.errors import EXIT_FAILURES, EXIT_OK
 def command(
     repo: Path,
     source_workspace: Path | None,
+    evals: Path | None,
     target: str | None,
     trigger_file: Path | None,
     attempts: int | None,
@@ -68,6 +82,9 @@ def command(
     from evaluator.pipeline.run import RunOptions
     from evaluator.pipeline.triggers import TriggerOptions, execute_triggers
 
+    # `--skill` is the candidate description here, so the skill folder of an evals.json is the
+    # one it belongs to (as `run --evals` finds it without `--skill DIR`).
+    repo, source_workspace = evals_repo(repo, source_workspace, evals, None)
     options = RunOptions(
         repo=repo,
         source_workspace=source_workspace,

@@ -49,6 +49,7 @@ from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from evaluator.plan import Selection
 from evaluator.prompting import agent_prompt
 from evaluator.repo import EvalRepo, LoadedCase, LoadedTarget
+from evaluator.repo.evals_json import TRIGGER_FILES
 from evaluator.repo.triggers import TriggerSet, load_trigger_set
 from evaluator.triggers.discovery import (
     check_registry,
@@ -505,6 +506,12 @@ class TriggerRun(Run):
     def _trigger_set(self, target: LoadedTarget) -> TriggerSet:
         if self.trigger.trigger_file is not None:
             return load_trigger_set(self.trigger.trigger_file)
+        if target.triggers is None and target.skill_mount is not None:
+            raise InputError(
+                f"no trigger set beside the evals file ({' or '.join(TRIGGER_FILES)});"
+                " give one with --triggers",
+                path=target.path,
+            )
         if target.triggers is None:
             raise InputError(
                 f"target {target.target_id} has no trigger_suite; give a trigger file by path",
