@@ -65,6 +65,11 @@ def gate(
     code = int(info.value.code or 0)
     if as_json and code in (0, 1):
         return code, json.loads(out.out)
+    if as_json:  # an error: the one line on stderr, and the same problem as JSON on stdout
+        error = json.loads(out.out)
+        assert error["ok"] is False and error["exit_code"] == code
+        assert f"agentic-eval: {error['errors'][0]['text']}" in out.err
+        return code, out.err
     return code, out.out + out.err
 
 

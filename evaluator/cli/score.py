@@ -12,9 +12,16 @@ import click
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.history import record_finished_run
-from evaluator.cli.options import repo_options
+from evaluator.cli.options import emit_json_line, error_json, repo_options
 from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
-from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK, EvalError, InputError
+from evaluator.errors import (
+    EXIT_ENVIRONMENT,
+    EXIT_FAILURES,
+    EXIT_INPUT,
+    EXIT_OK,
+    EvalError,
+    InputError,
+)
 from evaluator.gate.metrics.registry import METRIC_NAMES
 from evaluator.vocabulary import SPLITS
 
@@ -149,6 +156,9 @@ def command(
         # Say it on stdout too: a rollout gate reads only stdout, and an error is not a score.
         bad_input = isinstance(exc, (InputError, click.UsageError))
         kind = "input-error" if bad_input else "environment"
+        if as_json:  # the JSON line comes before the VERDICT line, as for a score
+            code = EXIT_INPUT if isinstance(exc, click.UsageError) else exc.exit_code
+            emit_json_line(error_json(exc, code))
         click.echo(f"VERDICT: ERROR {kind}: {exc}")
         raise
     manifest = outcome.manifest
@@ -171,7 +181,7 @@ def command(
         payload = verdict.to_json()
         payload["run_id"] = outcome.run_dir.run_id
         payload["run_dir"] = str(outcome.run_dir.path)
-        click.echo(json.dumps(payload, ensure_ascii=False))
+        emit_json_line(payload)
     else:
         _print_summary(verdict, str(outcome.run_dir.path))
     click.echo(verdict.line())
