@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from evaluator.pipeline.run import RunOptions
@@ -71,7 +72,19 @@ def trigger_run(
     outcome = TriggerRun(options, TriggerOptions(trigger_file=trigger_file)).execute()
     assert not outcome.interrupted
     run = outcome.run_dir.path
+    _check_schemas(run)
     return run, json.loads((run / "triggers.json").read_text())
+
+
+def _check_schemas(run: Path) -> None:
+    """Every artifact of the trigger run matches its committed schema."""
+    for kind, pattern in (
+        ("trigger-run", "triggers.json"),
+        ("trigger-attempt", "case-artifacts/*/attempts/attempt-*/trigger.json"),
+    ):
+        schema = json.loads((ROOT / "schemas" / f"{kind}.schema.json").read_text())
+        for path in run.glob(pattern):
+            jsonschema.Draft202012Validator(schema).validate(json.loads(path.read_text()))
 
 
 def _prompts(data: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -23,6 +23,7 @@ from evaluator.agents import AgentRequest
 from evaluator.artifacts.models import AttemptRecord, Manifest
 from evaluator.artifacts.redact import LiveRedactor
 from evaluator.artifacts.rundir import RunDir, storage_error, write_json
+from evaluator.artifacts.trigger_files import TriggerAttemptFile, TriggerRunFile
 from evaluator.contract.models import Case
 from evaluator.contract.triggers import TriggerCase
 from evaluator.errors import InputError
@@ -196,7 +197,8 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
     save_snapshot(workspace.path, baseline, artifacts / "workspace", settings.source_workspace)
     observation = _observe(settings, spec, result, trace)
     save_attempt(settings.run_dir, result)
-    write_json(artifacts / TRIGGER_FILE, observation)
+    # Through its model: what is written is what `schemas/trigger-attempt.schema.json` says.
+    write_json(artifacts / TRIGGER_FILE, TriggerAttemptFile.model_validate(observation))
     return result
 
 
@@ -594,8 +596,7 @@ class TriggerRun(Run):
             outcomes = observed_outcomes(run_dir, expects, plan.skill)
             texts = {c.id: c.prompt for c in triggers.cases}
             metrics = trigger_metrics(outcomes, skill=plan.skill, prompt_texts=texts)
-            write_json(
-                run_dir.path / TRIGGERS_FILE,
+            summary = TriggerRunFile.model_validate(
                 {
                     "skill": plan.skill,
                     "trigger_file": str(triggers.path),
@@ -606,8 +607,9 @@ class TriggerRun(Run):
                     "trigger_only": plan.trigger_only,
                     **metrics_json(metrics, texts),
                     "agent_time": agent_seconds(run_dir, list(expects)),
-                },
+                }
             )
+            write_json(run_dir.path / TRIGGERS_FILE, summary)
             manifest.notes.append(
                 f"trigger run: {plan.skill} among {len(plan.distractors)} distractor skill(s);"
                 f" metrics in {TRIGGERS_FILE}"
