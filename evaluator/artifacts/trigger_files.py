@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from evaluator.artifacts.models import ArtifactModel
+from evaluator.contract.triggers import TriggerCase
 
 # Where a discovered skill lives (`triggers/discovery.py` `Scope`).
 SkillScope = Literal["workspace", "agent-home", "user-home", "bundled"]
@@ -133,3 +134,21 @@ class TriggerRunFile(ArtifactModel):
     undecided_prompts: list[str] = Field(description="Prompts without a valid attempt.")
     prompts: list[PromptSummary]
     agent_time: AgentTime
+
+
+TRIGGER_PLAN_FILE = "trigger-plan.json"
+
+
+class KeptTriggerPlan(ArtifactModel):
+    """`trigger-plan.json`: what a trigger run measures, kept in its run directory so that
+    `--resume` runs the same prompts beside the same skills, whatever the trigger file says
+    by then (as a candidate SKILL.md is kept)."""
+
+    trigger_file: str = Field(description="The trigger set the run read.")
+    format: str = Field(description="Its shape.")
+    skill: str | None = Field(description="The skill the set names, if any.")
+    attempts: int | None = Field(description="K as the set gives it, if it does.")
+    cases: list[TriggerCase] = Field(description="The prompts, as read.")
+    other_targets: bool = Field(description="Whether other targets' skills are distractors.")
+    trigger_only: bool = Field(description="Whether attempts stop at the decision.")
+    distractors: list[str] = Field(description="The distractor skills' workspace paths.")

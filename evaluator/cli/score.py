@@ -194,8 +194,10 @@ def _trigger_run(options: RunOptions, trigger_file: Path | None, resume: str | N
     from evaluator.pipeline.progress import PlainProgress
     from evaluator.pipeline.triggers import TriggerOptions, TriggerRun
 
-    if resume:
-        raise InputError("a trigger run cannot be resumed; start it again", field="--resume")
+    if resume and trigger_file is not None:
+        raise InputError(
+            "takes the trigger set of the run it resumes; drop --triggers", field="--resume"
+        )
     options.cases = ()  # the trigger set's prompts are the run's cases
     trigger = TriggerOptions(trigger_file=trigger_file.absolute() if trigger_file else None)
     return TriggerRun(options, trigger, PlainProgress()).execute()

@@ -59,6 +59,11 @@ from evaluator.errors import EXIT_FAILURES, EXIT_OK
     is_flag=True,
     help="Let each agent finish its task instead of stopping it once the decision is seen.",
 )
+@click.option(
+    "--resume",
+    default=None,
+    help="Finish an interrupted trigger run: only prompts without a result, as it planned them.",
+)
 @agent_run_options
 @executor_options
 @json_option
@@ -72,6 +77,7 @@ def command(
     skill_file: Path | None,
     other_targets: bool,
     full_attempts: bool,
+    resume: str | None,
     run_args: AgentRunArgs,
     executor: str,
     ray_address: str | None,
@@ -82,6 +88,11 @@ def command(
     from evaluator.pipeline.run import RunOptions
     from evaluator.pipeline.triggers import TriggerOptions, execute_triggers
 
+    if resume and (run_args.run_id or target or trigger_file or other_targets or full_attempts):
+        raise click.UsageError(
+            "--resume takes the plan of the trigger run it resumes;"
+            " drop --run-id/--target/--triggers/--other-targets/--full-attempts"
+        )
     # `--skill` is the candidate description here, so the skill folder of an evals.json is the
     # one it belongs to (as `run --evals` finds it without `--skill DIR`).
     repo, source_workspace = evals_repo(repo, source_workspace, evals, None)
@@ -90,6 +101,7 @@ def command(
         source_workspace=source_workspace,
         target=target,
         attempts=attempts,
+        resume=resume,
         skill_text=skill_file.read_bytes().decode("utf-8") if skill_file else None,
         executor=executor,
         ray_address=ray_address,
