@@ -126,3 +126,40 @@ def test_run_without_the_skill_in_the_source_workspace_is_an_input_error(
         "skill path .agents/skills/db-migrations/SKILL.md not found in the source workspace" in err
     )
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "error"),
+    [
+        (
+            ["explain", "--repo", str(ROOT / "agentic-evals"), "--case", "nope"],
+            2,
+            {"field": "--case", "message": "unknown case id(s): nope"},
+        ),
+        (["list", "--repo", "/nonexistent"], 2, {"path": "/nonexistent"}),
+        (["explain", "--repo", "/nonexistent"], 2, {"path": "/nonexistent"}),
+        (["explain", "--no-such-option"], 2, {"message": "No such option '--no-such-option'."}),
+    ],
+)
+def test_an_error_under_json_is_one_json_object_and_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], code: int, error: dict[str, str]
+) -> None:
+    """A caller that parses stdout gets JSON whatever happened; a person reads stderr."""
+    got, out, err = _cli([*argv, "--json"], capsys)
+    assert got == code
+    payload = json.loads(out)
+    assert payload["ok"] is False and payload["exit_code"] == code
+    (problem,) = payload["errors"]
+    assert error.items() <= problem.items()
+    assert err == f"agentic-eval: {problem['text']}\n"
+    got, out, err = _cli(argv, capsys)  # without --json: the line only
+    assert got == code and out == "" and err.count("\n") == 1
+
+
+def test_score_under_json_prints_the_error_object_before_its_verdict_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = _cli(["score", "--repo", "/nonexistent", "--json"], capsys)
+    first, last = out.strip().splitlines()
+    assert code == 2 and json.loads(first)["exit_code"] == 2
+    assert last.startswith("VERDICT: ERROR input-error: /nonexistent")

@@ -190,6 +190,13 @@ def test_an_unknown_key_is_one_located_line(
         ),
         ('{"evals": [{"prompt": "p", "files": ["nope.txt"]}]}', "file not found beside"),
         ('{"evals": [{"id": 1, "expectations": ["x"]}]}', "evals[0].prompt: required"),
+        (
+            '{"evals": [{"id": 1, "prompt": 5}]}',
+            "evals.json:1:32: evals[0].prompt: expected a string (the prompt sent to the agent),"
+            " got a number",
+        ),
+        ('{"evals": [{"prompt": null}]}', "evals[0].prompt: expected a string"),
+        ('{"evals": [{"prompt": " "}]}', "evals[0].prompt: empty"),
         ('{"skill": "x", "evals": [{"prompt": "p"}]}', "skill: unknown field 'skill'"),
         ('["not an object"]', "expected a JSON object"),
         ("[" * 100_000, "invalid JSON: nested too deeply"),

@@ -65,6 +65,11 @@ def gate(
     code = int(info.value.code or 0)
     if as_json and code in (0, 1):
         return code, json.loads(out.out)
+    if as_json:  # an error: the one line on stderr, and the same problem as JSON on stdout
+        error = json.loads(out.out)
+        assert error["ok"] is False and error["exit_code"] == code
+        assert f"agentic-eval: {error['errors'][0]['text']}" in out.err
+        return code, out.err
     return code, out.out + out.err
 
 
@@ -209,7 +214,7 @@ def test_a_run_without_a_verdict_has_no_score(
         ("unfinished", "case-results: unfinished case(s) without a result: case-1"),
         ("bad-status", "case-1.json: status: status 'skipped' is not pass, fail or blocked"),
         ("bad-json", "case-1.json:2:"),
-        ("no-manifest", "manifest.json: file not found"),
+        ("no-manifest", "r: not a run directory (no manifest.json)"),
     ],
 )
 def test_unfinished_or_broken_runs_are_input_errors(

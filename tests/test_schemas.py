@@ -69,3 +69,26 @@ def test_schema_rejects_what_the_models_reject() -> None:
     bad = {"case_id": "x", "title": "t", "input": {"user_prompt": ""}, "assert": {}}
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(bad))
     assert [list(e.path) for e in errors] == [["input", "user_prompt"]]
+
+
+def test_trigger_run_artifacts_validate_with_plain_jsonschema() -> None:
+    """`trigger.json` and `triggers.json` written by real trigger runs (Codex against the
+    scripted model: a prompt that fired, one left undecided, a suspect run) match their
+    schemas; the pipeline writes both through the same models."""
+    artifacts = ROOT / "tests/fixtures/trigger-run/artifacts"
+    kinds = {"trigger.json": "trigger-attempt", "triggers.json": "trigger-run"}
+    checked = []
+    for path in sorted(artifacts.glob("*.json")):
+        kind = kinds[path.name.split(".", 1)[1]]
+        schema = json.loads((SCHEMAS / schema_file_name(kind)).read_text())
+        jsonschema.Draft202012Validator.check_schema(schema)
+        jsonschema.Draft202012Validator(schema).validate(json.loads(path.read_text()))
+        checked.append(kind)
+    assert sorted(checked) == ["trigger-attempt"] * 2 + ["trigger-run"] * 2
+    schema = json.loads((SCHEMAS / schema_file_name("trigger-run")).read_text())
+    broken = json.loads((artifacts / "suspect.triggers.json").read_text())
+    broken["suspect"]["kind"] = "some-fired"
+    broken["over_prompts"]["f1"] = "high"
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(broken))
+    # (a wrong suspect kind fails the `anyOf` of the flag and null, so it is named at `suspect`)
+    assert sorted(list(e.path) for e in errors) == [["over_prompts", "f1"], ["suspect"]]

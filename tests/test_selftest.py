@@ -323,3 +323,37 @@ def test_a_weakened_assertion_is_reported_as_vacuous_and_not_separating(
     selftest = json.loads(next((tmp_path / "runs").glob("selftest-*/selftest.json")).read_text())
     assert selftest["non_separating_cases"] == ["workflow-answer-names-file"]
     assert [e["index"] for e in selftest["entries"] if e["vacuous"]] == [1]
+
+
+@pytest.mark.parametrize(
+    ("marker", "runs", "what"),
+    [
+        ("selftest.json", ["set-1", "set-2"], "a self-test directory (selftest.json)"),
+        ("evaluation.json", ["variants/a/run"], "an evaluation directory (evaluation.json)"),
+        (None, ["r1"], "a runs root"),
+    ],
+)
+@pytest.mark.parametrize(
+    "command", [["report"], ["report", "--html"], ["export", "atif"], ["gate", "--candidate"]]
+)
+def test_a_command_given_a_directory_that_holds_runs_says_what_it_is_and_which_to_give(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    marker: str | None,
+    runs: list[str],
+    what: str,
+    command: list[str],
+) -> None:
+    directory = tmp_path / "selftest-x"
+    directory.mkdir()
+    if marker:
+        (directory / marker).write_text("{}")
+    for run in runs:
+        (directory / run).mkdir(parents=True)
+        (directory / run / "manifest.json").write_text("{}")
+    code, _, err = run_cli([*command, str(directory)], capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"agentic-eval: {directory}: {what}, not a run directory (a run directory holds"
+        f" manifest.json); give one of its run directories: {', '.join(runs)}"
+    )

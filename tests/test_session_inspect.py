@@ -43,3 +43,27 @@ def test_inspect_refuses_what_it_cannot_read(
     assert code == 2 and "--workspace is needed with a session file" in err
     code, _, err = run_cli(["session", "inspect", str(tmp_path)], capsys)
     assert code == 2 and "nor an attempt directory" in err
+
+
+@pytest.mark.parametrize("text", ["notjson\n", "", "\n\n", '{"type": "session_meta"\n'])
+def test_a_file_without_a_json_line_is_not_a_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    session = tmp_path / "x.jsonl"
+    session.write_text(text)
+    for extra in ([], ["--json"]):
+        argv = ["session", "inspect", str(session), "--workspace", str(tmp_path), *extra]
+        code, out, err = run_cli(argv, capsys)
+        assert code == 2, out
+        assert err.count("\n") == 1 and f"{session}: not a session file" in err, err
+
+
+def test_a_session_with_a_broken_line_is_still_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    attempt = _attempt_dir(tmp_path)
+    session = attempt / "accepted-session.jsonl"
+    session.write_text(session.read_text() + "not json\n")
+    code, out, err = run_cli(["session", "inspect", str(attempt), "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["malformed"][0]["reason"].startswith("not JSON")

@@ -4,6 +4,7 @@ decision (the process seam and each adapter's session watch), and bad input."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -312,3 +313,136 @@ def test_a_candidate_description_must_present_itself_as_the_skill() -> None:
         _check_candidate("# just a body\n", "db-migrations")
     with pytest.raises(InputError, match="no `description` in its front matter"):
         _check_candidate("---\nname: db-migrations\n---\n", "db-migrations")
+
+
+@pytest.mark.parametrize(("suspect", "code"), [(None, 0), ("nothing-fired", 1)])
+def test_a_suspect_trigger_run_exits_1(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    suspect: str | None,
+    code: int,
+) -> None:
+    """The figures of a suspect run measure a broken setup more likely than the description:
+    the command says so by its exit code, as `run` does for a run where no case passed."""
+    import types
+
+    from evaluator.cli.main import main
+
+    run = tmp_path / "runs/t1"
+    run.mkdir(parents=True)
+    kind = {"kind": suspect, "causes": ["no cause visible in the evidence"]} if suspect else None
+    write_json(run / "triggers.json", _data(suspect=kind))
+    outcome = types.SimpleNamespace(run_dir=RunDir(run), interrupted=False)
+    monkeypatch.setattr(
+        "evaluator.pipeline.triggers.execute_triggers", lambda *args, **kwargs: outcome
+    )
+    repo = copy_demo(tmp_path)
+    for extra in ([], ["--json"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["triggers", "--repo", str(repo), *extra])
+        assert exit_info.value.code == code
+        out = capsys.readouterr().out
+        if extra:
+            assert json.loads(out)["exit_code"] == code
+        else:
+            assert ("SUSPECT (nothing-fired)" in out) is bool(suspect)
+
+
+def test_gate_on_a_run_that_is_not_a_trigger_run_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evaluator.cli.main import main
+
+    runs = {}
+    for name, triggers in (("trigger-run", _data()), ("plain-run", None)):
+        run = tmp_path / name
+        (run / "case-results").mkdir(parents=True)
+        write_json(
+            run / "manifest.json", {"run_state": "completed", "resolved_case_ids": ["add-column"]}
+        )
+        write_json(
+            run / "case-results/add-column.json", {"case_id": "add-column", "status": "pass"}
+        )
+        if triggers is not None:
+            write_json(run / "triggers.json", triggers)
+        runs[name] = str(run)
+    argv = ["gate", "--metric", "trigger-f1", "--candidate", runs["trigger-run"]]
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--current", runs["plain-run"]])
+    assert exit_info.value.code == 3
+    err = capsys.readouterr().err.strip()
+    assert f"current run {runs['plain-run']}: the run has no triggers.json" in err
+    assert "\n" not in err
+
+
+def test_score_on_trigger_f1_shows_the_prompts_and_f1_not_pass_rates(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A trigger run's cases are prompts that fire or not: `hard`/`soft` lines would read as a
+    pass rate of the skill. `score --metric trigger-f1` shows what the metric reads."""
+    from evaluator.cli.score import _print_summary
+
+    verdict = decide(_score(_data()), metric="trigger-f1", threshold=0.8)
+    assert verdict.line() == "VERDICT: PASS trigger-f1=0.800 ci=[0.500,1.000] cases=2 blocked=0"
+    payload = verdict.to_json()
+    assert payload["hard"] is None and payload["soft"] is None
+    assert all(c["hard"] is None and c["soft"] is None for c in payload["per_case"])
+    _print_summary(verdict, "runs/t1")
+    out = capsys.readouterr().out
+    assert "hard=" not in out and "soft=" not in out
+    assert out.splitlines()[:3] == [
+        "a  pass",
+        "b  fail",
+        "precision=0.667 recall=1.000 f1=0.800 (over prompts) coverage=1.000",
+    ]
+    suspect = _data(suspect={"kind": "nothing-fired", "causes": ["c"]})
+    error = decide(_score(suspect), metric="trigger-f1", threshold=0.8)
+    _print_summary(error, "runs/t1")
+    out = capsys.readouterr().out
+    assert "hard=" not in out and "SUSPECT (nothing-fired): c" in out
+    # the pass-rate metrics keep their lines
+    assert decide(_score(_data()), metric="hard").line().startswith("VERDICT: FAIL hard=0.500")
+
+
+def test_a_smaller_trigger_set_reuses_a_behaviour_folder_written_for_a_larger_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Behaviours for prompts the set does not hold answer nothing: reported, not fatal. Two
+    behaviours answering the same prompt still stop the run, and a plain run keeps refusing a
+    behaviour for no case (a typo in its match would leave its case unanswered)."""
+    from evaluator.modelserver import load_behaviors
+    from evaluator.pipeline.run import Run, RunOptions
+    from evaluator.pipeline.triggers import TriggerOptions, TriggerRun, trigger_loaded_cases
+    from evaluator.plan import Selection, open_repo
+    from evaluator.repo.triggers import load_trigger_set
+
+    repo = open_repo(copy_demo(tmp_path), None, target=None, lenient=False)
+    target = repo.targets["db-migrations"]
+    small = tmp_path / "small.csv"
+    small.write_text(
+        "id,should_trigger,prompt\n"
+        "add-column,true,Add a nullable avatar_url column to the users table.\n"
+        "fill-pdf,false,Fill the name field of intake.pdf with Ada Lovelace.\n"
+    )
+    cases = trigger_loaded_cases(target, load_trigger_set(small))
+    selection = Selection(target=target, suite_ids=["triggers"], cases=cases, explicit_case_ids=[])
+    behaviors = tmp_path / "behaviors"
+    shutil.copytree(ROOT / "tests/fixtures/trigger-run/behaviors", behaviors)
+    run = TriggerRun(RunOptions(repo=tmp_path), TriggerOptions())
+    assert run._behaviour_problems(load_behaviors(behaviors), selection) == []
+    assert run.unused_behaviours == (
+        "scripted behaviour(s) matching no prompt of the trigger set, unused:"
+        " csv-summary, haiku, rename-table"
+    )
+    assert "warning: scripted behaviour(s) matching no prompt" in capsys.readouterr().err
+    shutil.copy(behaviors / "add-column.yaml", behaviors / "add-column-again.yaml")
+    twice = (behaviors / "add-column-again.yaml").read_text()
+    (behaviors / "add-column-again.yaml").write_text(
+        twice.replace("name: add-column", "name: add-column-again", 1)
+    )
+    problems = run._behaviour_problems(load_behaviors(behaviors), selection)
+    assert len(problems) == 1 and "all match the prompt of case 'add-column'" in str(problems[0])
+    (behaviors / "add-column-again.yaml").unlink()
+    plain = Run(RunOptions(repo=tmp_path))._behaviour_problems(load_behaviors(behaviors), selection)
+    assert any("matches no case prompt" in str(p) for p in plain)

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from evaluator.pipeline.run import RunOptions
@@ -71,7 +72,19 @@ def trigger_run(
     outcome = TriggerRun(options, TriggerOptions(trigger_file=trigger_file)).execute()
     assert not outcome.interrupted
     run = outcome.run_dir.path
+    _check_schemas(run)
     return run, json.loads((run / "triggers.json").read_text())
+
+
+def _check_schemas(run: Path) -> None:
+    """Every artifact of the trigger run matches its committed schema."""
+    for kind, pattern in (
+        ("trigger-run", "triggers.json"),
+        ("trigger-attempt", "case-artifacts/*/attempts/attempt-*/trigger.json"),
+    ):
+        schema = json.loads((ROOT / "schemas" / f"{kind}.schema.json").read_text())
+        for path in run.glob(pattern):
+            jsonschema.Draft202012Validator(schema).validate(json.loads(path.read_text()))
 
 
 def _prompts(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -226,3 +239,77 @@ def test_score_holds_the_trigger_f1_of_a_description_to_min_f1(
         assert exit_info.value.code == 0
         payload = json.loads(capsys.readouterr().out)
         assert payload["triggers"]["over_prompts"]["f1"] == 1.0
+
+
+@pytest.mark.codex
+@pytest.mark.slow
+def test_an_interrupted_trigger_run_resumes_its_own_plan(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`triggers --resume ID` runs only the prompts without a result, with the prompts and the
+    candidate the run started with (the trigger file is kept in the run, so editing it
+    meanwhile changes nothing), lists the stopped attempts as interrupted, and writes the
+    metrics over every prompt. `run --resume` of a trigger run and `triggers --resume` of a
+    plain run are refused with one line."""
+    from evaluator.cli.main import main
+
+    codex_or_skip()
+    with scratch_dir() as scratch:
+        repo = source_workspace(scratch / "source")
+        runs = scratch / "runs"
+        common = [
+            "--repo",
+            str(repo),
+            "--runs-dir",
+            str(runs),
+            "--scratch-root",
+            str(scratch / "s"),
+        ]
+        trigger_file = scratch / "triggers.csv"
+        trigger_file.write_text(
+            "id,should_trigger,prompt\n"
+            "add-column,true,Add a nullable avatar_url column to the users table.\n"
+            "fill-pdf,false,Fill the name field of intake.pdf with Ada Lovelace.\n"
+        )
+        candidate = str(FIXTURES / "descriptions" / "good.md")
+        first = ["--behaviors", str(FIXTURES / "behaviors"), "--attempts", "2", "--run-id", "t"]
+        first += ["--triggers", str(trigger_file), "--skill", candidate]
+        with pytest.raises(SystemExit) as exit_info:
+            main(["triggers", *common, *first])
+        assert exit_info.value.code == 0
+        run = runs / "t"
+        kept = (run / "case-results/fill-pdf.json").read_bytes()
+        # As a stopped run leaves it: one prompt without a result, the manifest interrupted.
+        (run / "case-results/add-column.json").unlink()
+        manifest = json.loads((run / "manifest.json").read_text())
+        (run / "manifest.json").write_text(json.dumps({**manifest, "run_state": "interrupted"}))
+        trigger_file.write_text("id,should_trigger,prompt\nother,true,Something else.\n")
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exit_info:
+            main(["triggers", *common, "--resume", "t", "--json"])
+        assert exit_info.value.code == 0, capsys.readouterr().err
+        data = json.loads(capsys.readouterr().out)["triggers"]
+        assert [(p["id"], p["fired"], p["attempts"]) for p in data["prompts"]] == [
+            ("add-column", 2, 2),
+            ("fill-pdf", 0, 2),
+        ]
+        assert data["over_prompts"]["f1"] == 1.0 and data["attempts"] == 2
+        assert (run / "case-results/fill-pdf.json").read_bytes() == kept  # not run again
+        result = json.loads((run / "case-results/add-column.json").read_text())
+        assert [(a["attempt"], a["interrupted"]) for a in result["attempts"]] == [
+            (1, True),
+            (2, True),
+            (3, False),
+            (4, False),
+        ]
+        assert json.loads((run / "manifest.json").read_text())["run_state"] == "completed"
+        _check_schemas(run)
+        with pytest.raises(SystemExit) as exit_info:
+            main(["run", *common, "--resume", "t"])
+        err = capsys.readouterr().err
+        assert exit_info.value.code == 2
+        assert "run t is a trigger run: resume it with `agentic-eval triggers --resume t`" in err
+        with pytest.raises(SystemExit) as exit_info:
+            main(["triggers", *common, "--resume", "t", "--triggers", str(trigger_file)])
+        assert exit_info.value.code == 2
+        assert "--resume takes the plan of the trigger run" in capsys.readouterr().err

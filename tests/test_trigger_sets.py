@@ -242,3 +242,55 @@ def test_an_empty_or_contradictory_trigger_set_is_refused(tmp_path: Path) -> Non
     )
     with pytest.raises(InputError, match="listed as should trigger and as should not"):
         load_trigger_set(both)
+
+
+def test_an_evals_folder_brings_the_trigger_set_kept_beside_its_evals_json() -> None:
+    """skill-creator keeps trigger queries beside evals.json (`trigger-evals.json` or
+    `trigger_evals.json`): `triggers --evals` runs them against the skill the folder tests."""
+    from evaluator.pipeline.run import RunOptions
+    from evaluator.pipeline.triggers import TriggerOptions, TriggerRun
+    from evaluator.repo.evals_json import load_evals_json
+
+    folders = sorted(p.parent for p in PUBLIC.glob("*/upstream/evals/trigger*.json"))
+    if not folders:
+        pytest.skip("no public suites on this machine")
+    assert {next(f.glob("trigger*.json")).name for f in folders} == {
+        "trigger-evals.json",
+        "trigger_evals.json",
+    }
+    for folder in folders:
+        repo, diagnostics = load_evals_json(folder / "evals.json")
+        assert repo is not None and diagnostics.errors == []
+        (target,) = repo.targets.values()
+        assert target.triggers is not None and len(target.triggers.cases) == 20
+        assert target.target.trigger_suite == next(folder.glob("trigger*.json")).name
+    xcode = next(f for f in folders if "xcode-disk-cleanup" in str(f))
+    run = TriggerRun(RunOptions(repo=xcode.parent), TriggerOptions())
+    _, selection, _, _ = run._plan()
+    assert [c.case_id for c in selection.cases] == [f"q-{n:02d}" for n in range(1, 21)]
+    assert run.trigger_plan is not None and run.trigger_plan.skill == "xcode-disk-cleanup"
+
+
+def test_an_evals_folder_with_a_broken_or_doubled_trigger_set_is_one_located_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evaluator.cli.main import run_cli
+
+    skill = tmp_path / "demo-skill"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: demo-skill\ndescription: A demo.\n---\n# Demo\n")
+    (skill / "evals/evals.json").write_text('{"evals": [{"id": 1, "prompt": "p"}]}')
+    assert run_cli(["validate", "--evals", str(skill)]) == 0
+    assert run_cli(["triggers", "--evals", str(skill)]) == 2
+    err = capsys.readouterr().err
+    assert "no trigger set beside the evals file (trigger-evals.json or trigger_evals.json)" in err
+    (skill / "evals/trigger-evals.json").write_text('[{"query": "q", "should_trigger": "yes"}]')
+    assert run_cli(["validate", "--evals", str(skill)]) == 2
+    assert "trigger-evals.json:1:" in capsys.readouterr().err
+    (skill / "evals/trigger-evals.json").write_text('[{"query": "q", "should_trigger": true}]')
+    (skill / "evals/trigger_evals.json").write_text('[{"query": "q", "should_trigger": true}]')
+    assert run_cli(["validate", "--evals", str(skill)]) == 2
+    err = capsys.readouterr().err
+    assert "two trigger sets beside evals.json: trigger-evals.json and trigger_evals.json" in err
+    assert run_cli(["triggers", "--evals", str(skill), "--repo", str(tmp_path)]) == 2
+    assert "--evals replaces --repo" in capsys.readouterr().err

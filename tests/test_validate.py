@@ -654,6 +654,22 @@ def test_bad_input_yields_one_located_line(
     assert bad.message in line, line
 
 
+def test_a_default_target_that_does_not_load_gives_only_its_own_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The default target exists; its file is wrong. Saying it "does not exist" as well would
+    send the author looking for a problem that is not there."""
+    repo = copy_demo(tmp_path)
+    replace_in(repo, TARGET, "  attempts: 1", "  attempts: 0")
+    code, _, err = run_cli(["validate", "--repo", str(repo)], capsys)
+    assert code == 2
+    assert err.splitlines() == [
+        f"{(repo / TARGET).resolve()}:21:13: defaults.attempts: 0 is out of range (minimum 1)"
+    ]
+    code, _, err = run_cli(["list", "--repo", str(repo)], capsys)
+    assert code == 2 and "more problem" not in err, err
+
+
 def test_demo_repo_validates(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["validate", "--repo", str(ROOT / "agentic-evals")], capsys)
     assert code == 0, err

@@ -139,6 +139,8 @@ class RunScore:
     cases: list[CaseScore]
     # A trigger run's `triggers.json` (its precision, recall and F1), for the trigger-f1 metric.
     triggers: dict[str, Any] | None = None
+    # Where the run was read from (its directory), for messages that must say which run.
+    source: str | None = None
 
     @property
     def judged(self) -> list[CaseScore]:

@@ -71,6 +71,40 @@ def copy_atomic(source: Path, destination: Path) -> None:
 
 # The storage itself failed (full, over quota, read-only, not ours to write): the run cannot go
 # on anywhere, so these stop it instead of blocking one attempt after another.
+# What other directories an evaluator writes hold at their top (`pipeline/selftest.py`,
+# `evaluate/model.py`): named here so a command given one can say what it was given.
+SELFTEST_FILE = "selftest.json"
+EVALUATION_FILE = "evaluation.json"
+MANIFEST_FILE = "manifest.json"
+
+
+def not_a_run_dir(path: Path) -> InputError:
+    """The error for a directory that is not a run directory: what it is instead (a self-test,
+    an evaluation, a runs root) and the run directories it holds, so the next command is right."""
+
+    def listed(runs: list[Path]) -> str:
+        names = [run.relative_to(path).as_posix() for run in runs]
+        shown = ", ".join(names[:4]) + (f" (and {len(names) - 4} more)" if len(names) > 4 else "")
+        return f"; give one of its run directories: {shown}" if names else ""
+
+    children = sorted(p.parent for p in path.glob(f"*/{MANIFEST_FILE}"))
+    if (path / SELFTEST_FILE).is_file():
+        what = f"a self-test directory ({SELFTEST_FILE})"
+        runs = children
+    elif (path / EVALUATION_FILE).is_file():
+        what = f"an evaluation directory ({EVALUATION_FILE})"
+        runs = sorted(p.parent for p in path.glob(f"variants/*/run/{MANIFEST_FILE}"))
+    elif children:
+        what = "a runs root"
+        runs = children
+    else:
+        return InputError(f"not a run directory (no {MANIFEST_FILE})", path=path)
+    return InputError(
+        f"{what}, not a run directory (a run directory holds {MANIFEST_FILE}){listed(runs)}",
+        path=path,
+    )
+
+
 FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 DENIED_ERRNOS = frozenset({errno.EACCES, errno.EPERM})
 
@@ -187,7 +221,7 @@ class RunDir:
         try:
             return Manifest.model_validate_json(self.manifest_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise InputError("not a run directory (no manifest.json)", path=self.path) from None
+            raise not_a_run_dir(self.path) from None
         except ValidationError as exc:
             raise InputError(
                 f"unreadable manifest: {exc.errors()[0]['msg']}", path=self.manifest_path

@@ -124,7 +124,15 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run_cli(argv: list[str] | None = None) -> int:
-    """Runs one command and returns its exit code: every error is one line on stderr."""
+    """Runs one command and returns its exit code: every error is one line on stderr, and
+    with `--json` also one JSON object on stdout (unless the command printed its own)."""
+    # A command's module loads the options module; --help and --version must load none, so a
+    # previous command's mark (an earlier call in this process) is cleared only if it is loaded.
+    options = sys.modules.get("evaluator.cli.options")
+    if options is not None:
+        options.reset_json_emitted()
+    args = sys.argv[1:] if argv is None else argv
+    wants_json = "--json" in (args[: args.index("--")] if "--" in args else args)
     try:
         code = cli.main(args=argv, prog_name="agentic-eval", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -132,22 +140,36 @@ def run_cli(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         click.echo(f"agentic-eval: {exc.format_message()}", err=True)
         code = EXIT_INPUT if isinstance(exc, click.UsageError) else exc.exit_code
-    except click.Abort:
+        _json_error(wants_json, exc, code)
+    except click.Abort as exc:
         click.echo("agentic-eval: aborted", err=True)
         code = 130
+        _json_error(wants_json, exc, code, "aborted")
     except EvalError as exc:
         click.echo(f"agentic-eval: {exc}", err=True)
         code = exc.exit_code
-    except KeyboardInterrupt:
+        _json_error(wants_json, exc, code)
+    except KeyboardInterrupt as exc:
         click.echo("agentic-eval: interrupted", err=True)
         code = 130
+        _json_error(wants_json, exc, code, "interrupted")
     except Exception as exc:  # a bug: say so in one line unless asked for the traceback
         if os.environ.get("AGENTIC_EVAL_DEBUG"):
             raise
+        message = f"internal error: {type(exc).__name__}: {exc}"
         click.echo(
-            f"agentic-eval: internal error: {type(exc).__name__}: {exc}"
-            " (set AGENTIC_EVAL_DEBUG=1 for the traceback)",
-            err=True,
+            f"agentic-eval: {message} (set AGENTIC_EVAL_DEBUG=1 for the traceback)", err=True
         )
         code = 70
+        _json_error(wants_json, exc, code, message)
     return code if isinstance(code, int) else 0
+
+
+def _json_error(wants_json: bool, exc: BaseException, code: int, text: str | None = None) -> None:
+    """With `--json`, an error that stopped the command before it printed its object is that
+    object: a caller that parses stdout gets JSON either way (docs/cli.md)."""
+    from evaluator.cli.options import emit_json, error_json, json_emitted
+
+    if wants_json and not json_emitted():
+        problem = Exception(text) if text is not None or not isinstance(exc, Exception) else exc
+        emit_json(error_json(problem, code))

@@ -87,8 +87,51 @@ def json_option(func: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")(func)
 
 
+# Whether this command printed its JSON object: an error after that must not print a second.
+_json_emitted = False
+
+
 def emit_json(payload: Any) -> None:
+    global _json_emitted
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    _json_emitted = True
+
+
+def emit_json_line(payload: Any) -> None:
+    """The object on one line (`score --json`, whose last line is the VERDICT line)."""
+    global _json_emitted
+    sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    _json_emitted = True
+
+
+def json_emitted() -> bool:
+    return _json_emitted
+
+
+def reset_json_emitted() -> None:
+    global _json_emitted
+    _json_emitted = False
+
+
+def problem_json(problem: Exception) -> dict[str, object]:
+    """One problem as `validate --json` lists it: located when it is an input error."""
+    if isinstance(problem, InputError):
+        return {
+            "path": problem.path,
+            "line": problem.line,
+            "col": problem.col,
+            "field": problem.field,
+            "message": problem.message,
+            "text": problem.render(),
+        }
+    text = problem.format_message() if isinstance(problem, click.ClickException) else str(problem)
+    return {"path": None, "line": None, "col": None, "field": None, "message": text, "text": text}
+
+
+def error_json(problem: Exception, exit_code: int) -> dict[str, object]:
+    """What a command given `--json` prints when an error stops it (the one line on stderr is
+    printed too): the shape of `validate --json`'s verdict."""
+    return {"ok": False, "exit_code": exit_code, "errors": [problem_json(problem)]}
 
 
 def judge_option(func: F) -> F:

@@ -12,9 +12,16 @@ import click
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.history import record_finished_run
-from evaluator.cli.options import repo_options
+from evaluator.cli.options import emit_json_line, error_json, repo_options
 from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
-from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK, EvalError, InputError
+from evaluator.errors import (
+    EXIT_ENVIRONMENT,
+    EXIT_FAILURES,
+    EXIT_INPUT,
+    EXIT_OK,
+    EvalError,
+    InputError,
+)
 from evaluator.gate.metrics.registry import METRIC_NAMES
 from evaluator.vocabulary import SPLITS
 
@@ -149,6 +156,9 @@ def command(
         # Say it on stdout too: a rollout gate reads only stdout, and an error is not a score.
         bad_input = isinstance(exc, (InputError, click.UsageError))
         kind = "input-error" if bad_input else "environment"
+        if as_json:  # the JSON line comes before the VERDICT line, as for a score
+            code = EXIT_INPUT if isinstance(exc, click.UsageError) else exc.exit_code
+            emit_json_line(error_json(exc, code))
         click.echo(f"VERDICT: ERROR {kind}: {exc}")
         raise
     manifest = outcome.manifest
@@ -171,7 +181,7 @@ def command(
         payload = verdict.to_json()
         payload["run_id"] = outcome.run_dir.run_id
         payload["run_dir"] = str(outcome.run_dir.path)
-        click.echo(json.dumps(payload, ensure_ascii=False))
+        emit_json_line(payload)
     else:
         _print_summary(verdict, str(outcome.run_dir.path))
     click.echo(verdict.line())
@@ -184,8 +194,10 @@ def _trigger_run(options: RunOptions, trigger_file: Path | None, resume: str | N
     from evaluator.pipeline.progress import PlainProgress
     from evaluator.pipeline.triggers import TriggerOptions, TriggerRun
 
-    if resume:
-        raise InputError("a trigger run cannot be resumed; start it again", field="--resume")
+    if resume and trigger_file is not None:
+        raise InputError(
+            "takes the trigger set of the run it resumes; drop --triggers", field="--resume"
+        )
     options.cases = ()  # the trigger set's prompts are the run's cases
     trigger = TriggerOptions(trigger_file=trigger_file.absolute() if trigger_file else None)
     return TriggerRun(options, trigger, PlainProgress()).execute()
@@ -258,6 +270,9 @@ def _baseline(metric: str, path: Path | None, cases: tuple[str, ...]) -> RunScor
 
 def _print_summary(verdict: ScoreVerdict, run_dir: str) -> None:
     score = verdict.score
+    if not verdict.shows_pass_rates:
+        _print_trigger_summary(verdict, run_dir)
+        return
     width = max((len(c.case_id) for c in score.cases), default=10)
     for case in score.cases:
         blame = case.blame
@@ -268,4 +283,34 @@ def _print_summary(verdict: ScoreVerdict, run_dir: str) -> None:
     soft = "n/a" if score.soft is None else f"{score.soft:.3f}"
     click.echo(f"hard={hard} soft={soft} coverage={score.coverage:.3f}")
     click.echo(score.headline())
+    click.echo(f"run dir: {run_dir}")
+
+
+def _print_trigger_summary(verdict: ScoreVerdict, run_dir: str) -> None:
+    """A trigger run's prompts and its scores over prompts (what `trigger-f1` reads); the pass
+    rates of `hard` and `soft` mean nothing there."""
+    score = verdict.score
+    data = score.triggers or {}
+    prompts = {p["id"]: p for p in data.get("prompts", [])}
+    width = max((len(c.case_id) for c in score.cases), default=10)
+    for case in score.cases:
+        prompt = prompts.get(case.case_id)
+        fired = (
+            f"  expect={'fire' if prompt['expect'] else 'none'} fired {prompt['fired']}/{prompt['attempts']}"
+            if prompt
+            else ""
+        )
+        click.echo(f"{case.case_id:<{width}}  {case.status}{fired}")
+    over = data.get("over_prompts") or {}
+
+    def shown(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+
+    click.echo(
+        f"precision={shown(over.get('precision'))} recall={shown(over.get('recall'))}"
+        f" f1={shown(over.get('f1'))} (over prompts) coverage={score.coverage:.3f}"
+    )
+    if data.get("suspect"):
+        suspect = data["suspect"]
+        click.echo(f"SUSPECT ({suspect['kind']}): " + "; ".join(suspect["causes"]))
     click.echo(f"run dir: {run_dir}")

@@ -110,6 +110,11 @@ def inspect(source: Path, workspace: Path | None, agent: str | None, as_json: bo
     from evaluator.isolation import assess_isolation
 
     session_file, workspace = _session_and_workspace(source, workspace)
+    problem = _no_json_record(session_file)
+    if problem is not None:
+        raise InputError(
+            f"not a session file: no line is a JSON record{problem}", path=session_file
+        )
     # The agent named, else the one the run recorded; a bare file is recognised by its content.
     reader = get_adapter(agent) if agent else adapter_for_agent(_run_agent(source))
     evidence = normalize_session(session_file, adapter=reader)
@@ -172,6 +177,25 @@ def _run_agent(source: Path) -> str | None:
     except (OSError, ValueError):
         return None
     return agent if isinstance(agent, str) else None
+
+
+def _no_json_record(path: Path) -> str | None:
+    """None when some line of `path` is a JSON value (a session with a few broken lines is read,
+    and they are reported); else why the first line is not, for the one-line error."""
+    import json
+
+    first: str | None = None
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                json.loads(line)
+            except (ValueError, RecursionError) as exc:
+                first = first or f" (line {number}: {exc})"
+                continue
+            return None
+    return first or ""
 
 
 def _session_and_workspace(source: Path, workspace: Path | None) -> tuple[Path, Path]:

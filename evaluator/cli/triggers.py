@@ -8,12 +8,25 @@ from pathlib import Path
 import click
 
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
-from evaluator.cli.options import emit_json, executor_options, json_option, repo_options
+from evaluator.cli.options import (
+    emit_json,
+    evals_repo,
+    executor_options,
+    json_option,
+    repo_options,
+)
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 
 
 @click.command("triggers")
 @repo_options
+@click.option(
+    "--evals",
+    type=click.Path(path_type=Path, exists=True),
+    default=None,
+    help="A skill-creator evals.json, or a skill folder holding evals/evals.json, read in place"
+    " of --repo; its trigger set is the trigger-evals.json (or trigger_evals.json) beside it.",
+)
 @click.option("--target", default=None, help="Target id (default: the repo default).")
 @click.option(
     "--triggers",
@@ -46,18 +59,25 @@ from evaluator.errors import EXIT_FAILURES, EXIT_OK
     is_flag=True,
     help="Let each agent finish its task instead of stopping it once the decision is seen.",
 )
+@click.option(
+    "--resume",
+    default=None,
+    help="Finish an interrupted trigger run: only prompts without a result, as it planned them.",
+)
 @agent_run_options
 @executor_options
 @json_option
 def command(
     repo: Path,
     source_workspace: Path | None,
+    evals: Path | None,
     target: str | None,
     trigger_file: Path | None,
     attempts: int | None,
     skill_file: Path | None,
     other_targets: bool,
     full_attempts: bool,
+    resume: str | None,
     run_args: AgentRunArgs,
     executor: str,
     ray_address: str | None,
@@ -68,11 +88,20 @@ def command(
     from evaluator.pipeline.run import RunOptions
     from evaluator.pipeline.triggers import TriggerOptions, execute_triggers
 
+    if resume and (run_args.run_id or target or trigger_file or other_targets or full_attempts):
+        raise click.UsageError(
+            "--resume takes the plan of the trigger run it resumes;"
+            " drop --run-id/--target/--triggers/--other-targets/--full-attempts"
+        )
+    # `--skill` is the candidate description here, so the skill folder of an evals.json is the
+    # one it belongs to (as `run --evals` finds it without `--skill DIR`).
+    repo, source_workspace = evals_repo(repo, source_workspace, evals, None)
     options = RunOptions(
         repo=repo,
         source_workspace=source_workspace,
         target=target,
         attempts=attempts,
+        resume=resume,
         skill_text=skill_file.read_bytes().decode("utf-8") if skill_file else None,
         executor=executor,
         ray_address=ray_address,
@@ -86,7 +115,10 @@ def command(
     outcome = execute_triggers(options, trigger, choose_progress(as_json))
     found = outcome.run_dir.path / "triggers.json"
     data = json.loads(found.read_text(encoding="utf-8")) if found.is_file() else {}
-    code = EXIT_OK if data and not outcome.interrupted else EXIT_FAILURES
+    # A suspect run (nothing fired, or everything did) more likely measures a broken setup than
+    # the description: like a run where no case passed, it is never a success.
+    suspect = bool(data.get("suspect"))
+    code = EXIT_OK if data and not outcome.interrupted and not suspect else EXIT_FAILURES
     if as_json:
         emit_json(
             {

@@ -13,6 +13,7 @@ from evaluator.cli.options import (
     evals_repo,
     json_option,
     lenient_option,
+    problem_json,
     repo_options,
 )
 from evaluator.errors import EXIT_INPUT, EXIT_OK, InputError
@@ -69,8 +70,8 @@ def command(
                 "repo": str(repo),
                 "targets": sorted(loaded.targets) if loaded else [],
                 "cases": cases,
-                "errors": [_issue(e) for e in diagnostics.errors],
-                "warnings": [_issue(w) for w in diagnostics.warnings],
+                "errors": [problem_json(e) for e in diagnostics.errors],
+                "warnings": [problem_json(w) for w in diagnostics.warnings],
                 "deferred": deferred,
             }
         )
@@ -148,14 +149,3 @@ def _check_behaviors(
         return
     for problem in coverage_problems(behaviors, prompts):
         diagnostics.error(problem)
-
-
-def _issue(problem: InputError) -> dict[str, object]:
-    return {
-        "path": problem.path,
-        "line": problem.line,
-        "col": problem.col,
-        "field": problem.field,
-        "message": problem.message,
-        "text": problem.render(),
-    }

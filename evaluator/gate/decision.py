@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from evaluator.artifacts.attribution import RunScore
-from evaluator.gate.metrics.base import MetricContext, MetricValue
+from evaluator.gate.metrics.base import Metric, MetricContext, MetricUnavailable, MetricValue
 from evaluator.gate.metrics.registry import get_metric
 
 GateAction = Literal["accept_new_best", "accept", "reject"]
@@ -70,6 +70,15 @@ def regressions(candidate: RunScore, current: RunScore) -> list[Regression]:
     ]
 
 
+def _measure(measure: Metric, score: RunScore, context: MetricContext, role: str) -> MetricValue:
+    """The metric of one of the gate's runs; when it has none, the message says which run."""
+    try:
+        return measure.measure(score, context)
+    except MetricUnavailable as exc:
+        where = f" {score.source}" if score.source else ""
+        raise MetricUnavailable(exc.token, f"{role} run{where}: {exc}") from None
+
+
 def decide_gate(
     candidate: RunScore,
     current: RunScore | None = None,
@@ -84,11 +93,11 @@ def decide_gate(
     """Raises ValueError for an unknown metric, InputError for a metric without its baseline."""
     measure = get_metric(metric)
     context = MetricContext(mixed_weight=mixed_weight, baseline=baseline, alpha=alpha)
-    value = measure.measure(candidate, context)
+    value = _measure(measure, candidate, context, "candidate")
     cand = value.value
-    cur = measure.measure(current, context).value if current else NO_SCORE_YET
+    cur = _measure(measure, current, context, "current").value if current else NO_SCORE_YET
     # Without a best run, best is current, as at the start of SkillOpt's training.
-    bst = measure.measure(best, context).value if best else cur
+    bst = _measure(measure, best, context, "best").value if best else cur
     action = gate_action(cand, cur, bst)
     if action == "accept_new_best":
         reason = f"candidate {cand:.4f} beats current {cur:.4f} and best {bst:.4f}"

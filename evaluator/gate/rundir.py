@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from evaluator.artifacts.attribution import RunScore, score_run
 from evaluator.artifacts.models import UNFINISHED_STATES, CaseResult
+from evaluator.artifacts.rundir import MANIFEST_FILE, not_a_run_dir
 from evaluator.artifacts.trigger_report import TRIGGERS_FILE
 from evaluator.errors import EXIT_ENVIRONMENT, EvalError, InputError
 
@@ -37,6 +38,7 @@ class RunRecord:
     def score(self, min_coverage: float = 0.0) -> RunScore:
         """The verified score; raises NoScore rather than let an outage read as a low score."""
         score = score_run(self.results, self.selected)
+        score.source = str(self.path)
         triggers = self.path / TRIGGERS_FILE
         if triggers.is_file():
             score.triggers = _json(triggers)
@@ -95,7 +97,9 @@ def _case_result(path: Path) -> CaseResult:
 def read_run(path: Path) -> RunRecord:
     if not path.is_dir():
         raise InputError("run directory not found", path=path)
-    manifest_path = path / "manifest.json"
+    manifest_path = path / MANIFEST_FILE
+    if not manifest_path.is_file():
+        raise not_a_run_dir(path)
     manifest = _json(manifest_path)
     if not isinstance(manifest, dict):
         raise InputError("manifest.json is one JSON object", path=manifest_path)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from evaluator.artifacts.attribution import RunScore
@@ -19,25 +19,30 @@ class ScoreVerdict:
     score: RunScore
     reason: str
     value: MetricValue | None = None  # the metric that decided, when it is not hard or soft
+    # False for a metric beside which the pass rates mean nothing (trigger-f1): not shown.
+    shows_pass_rates: bool = True
 
     def line(self) -> str:
         """The last line of `score`'s stdout, the one CodexOpt's rollout task greps for."""
         counts = f"cases={self.score.selected} blocked={self.score.count('blocked')}"
         if self.kind == "ERROR":
             return f"VERDICT: ERROR {self.reason} {counts}"
+        metric = f" {self.value.text()}" if self.value else ""
+        if not self.shows_pass_rates:
+            return f"VERDICT: {self.kind}{metric} {counts}"
         hard = self.score.hard or 0.0
         soft = self.score.soft or 0.0
-        metric = f" {self.value.text()}" if self.value else ""
         return f"VERDICT: {self.kind} hard={hard:.3f} soft={soft:.3f}{metric} {counts}"
 
     def to_json(self) -> dict[str, Any]:
         score = self.score
+        rates = self.shows_pass_rates
         return {
             "verdict": self.kind,
             "reason": self.reason,
             "metric": self.value.to_json() if self.value else None,
-            "hard": score.hard,
-            "soft": score.soft,
+            "hard": score.hard if rates else None,
+            "soft": score.soft if rates else None,
             "coverage": score.coverage,
             "cases": score.selected,
             "judged": len(score.judged),
@@ -49,7 +54,12 @@ class ScoreVerdict:
                 for blame, count in score.blocked_causes().items()
             },
             "per_case": [
-                {"case_id": c.case_id, "status": c.status, "hard": c.hard, "soft": c.soft}
+                {
+                    "case_id": c.case_id,
+                    "status": c.status,
+                    "hard": c.hard if rates else None,
+                    "soft": c.soft if rates else None,
+                }
                 for c in score.cases
             ],
         }
@@ -69,6 +79,30 @@ def decide(
 
     No score at all (ERROR) when the run was cut short, the agent's model or tooling failed,
     nothing got a verdict, or too few cases did; an outage must never read as a score of 0."""
+    return replace(
+        _decide(
+            score,
+            min_pass_rate=min_pass_rate,
+            min_coverage=min_coverage,
+            interrupted=interrupted,
+            metric=metric,
+            context=context,
+            threshold=threshold,
+        ),
+        shows_pass_rates=get_metric(metric).shows_pass_rates,
+    )
+
+
+def _decide(
+    score: RunScore,
+    *,
+    min_pass_rate: float,
+    min_coverage: float,
+    interrupted: bool,
+    metric: str,
+    context: MetricContext | None,
+    threshold: float | None,
+) -> ScoreVerdict:
     if interrupted:
         return ScoreVerdict("ERROR", score, "run-interrupted")
     missing = score.selected - len(score.cases)

@@ -370,10 +370,21 @@ UNNAMED_AGENT = "\x00an agent no behaviour names"
 def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) -> list[InputError]:
     """What would make a scripted run answer the wrong thread: a behaviour that matches no case
     prompt (nor any message a behaviour spawns), and two behaviours matching the same prompt.
-    `case_prompts` maps case ids to their `input.user_prompt`, as the author wrote them. A
-    behaviour whose last step is `final_json` answers the model judge (its prompt is ours, not a
-    case's), so it need not match a case prompt: one `--behaviors` folder scripts both."""
-    problems: list[InputError] = []
+    `case_prompts` maps case ids to their `input.user_prompt`, as the author wrote them."""
+    unmatched = [
+        InputError(
+            f"behaviour {name!r} matches no case prompt",
+            path=library.files.get(name, library.source),
+            field="match",
+        )
+        for name in unmatched_behaviors(library, case_prompts)
+    ]
+    return unmatched + overlapping_behaviors(library, case_prompts)
+
+
+def _prompts_and_spawns(
+    library: BehaviorLibrary, case_prompts: dict[str, str]
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     prompts = [(f"case {case_id!r}", agent_prompt(p)) for case_id, p in case_prompts.items()]
     spawned = [
         (f"the spawn of behaviour {b.name!r}", step.spawn.message)
@@ -381,22 +392,36 @@ def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) ->
         for step in b.steps
         if step.spawn is not None
     ]
-    for behavior in library.behaviors:
-        if behavior.steps[-1].action == "final_json":
-            continue
-        reaches = any(
-            behavior.match.accepts(prompt, is_child)
-            for _, prompt in prompts
-            for is_child in (False, True)
-        ) or any(behavior.match.accepts(message, True) for _, message in spawned)
-        if not reaches:
-            problems.append(
-                InputError(
-                    f"behaviour {behavior.name!r} matches no case prompt",
-                    path=library.files.get(behavior.name, library.source),
-                    field="match",
-                )
+    return prompts, spawned
+
+
+def unmatched_behaviors(library: BehaviorLibrary, case_prompts: dict[str, str]) -> list[str]:
+    """The names of the behaviours that match no case prompt nor any message a behaviour
+    spawns. A behaviour whose last step is `final_json` answers the model judge (its prompt is
+    ours, not a case's), so it need not match one: one `--behaviors` folder scripts both."""
+    prompts, spawned = _prompts_and_spawns(library, case_prompts)
+    return [
+        behavior.name
+        for behavior in library.behaviors
+        if behavior.steps[-1].action != "final_json"
+        and not (
+            any(
+                behavior.match.accepts(prompt, is_child)
+                for _, prompt in prompts
+                for is_child in (False, True)
             )
+            or any(behavior.match.accepts(message, True) for _, message in spawned)
+        )
+    ]
+
+
+def overlapping_behaviors(
+    library: BehaviorLibrary, case_prompts: dict[str, str]
+) -> list[InputError]:
+    """Two behaviours matching the same prompt (or spawned message): one would answer the
+    other's thread."""
+    problems: list[InputError] = []
+    prompts, spawned = _prompts_and_spawns(library, case_prompts)
     # Every agent a behaviour names, and one none names (which only `any` behaviours play).
     named = dict.fromkeys(b.match.agent for b in library.behaviors if b.match.agent != ANY_AGENT)
     agents = [*named, UNNAMED_AGENT]

@@ -38,6 +38,7 @@ from evaluator.artifacts.rundir import (
     write_json,
 )
 from evaluator.artifacts.transcript import render_transcript
+from evaluator.artifacts.trigger_files import TRIGGER_PLAN_FILE
 from evaluator.artifacts.trigger_report import TRIGGERS_FILE, render_trigger_section
 from evaluator.credentials import SecretSet
 from evaluator.defaults import DEFAULT_SCRATCH as DEFAULT_SCRATCH  # re-exported: was defined here
@@ -197,11 +198,7 @@ class Run:
             run_dir.read_manifest()  # a clear error for a run that does not exist
             self._lock(run_dir)
             previous = run_dir.read_manifest()  # as the last holder of the lock left it
-            selection = select_cases(
-                repo, previous.target_id, (), tuple(previous.resolved_case_ids)
-            )
-            selection.suite_ids = list(previous.suite_ids)
-            return repo, selection, run_dir, previous
+            return repo, self._resumed_selection(repo, run_dir, previous), run_dir, previous
         selection = select_cases(repo, options.target, options.suites, options.cases)
         run_id = options.run_id or new_run_id()
         if id_problem(run_id):
@@ -210,6 +207,18 @@ class Run:
         if run_dir.path.exists():
             raise InputError(self._exists_message(run_dir))
         return repo, selection, run_dir, None
+
+    def _resumed_selection(self, repo: EvalRepo, run_dir: RunDir, previous: Manifest) -> Selection:
+        """The cases of the run being resumed, as its manifest planned them."""
+        if (run_dir.path / TRIGGER_PLAN_FILE).is_file():
+            raise InputError(
+                f"run {run_dir.run_id} is a trigger run: resume it with"
+                f" `agentic-eval triggers --resume {run_dir.run_id}`",
+                field="--resume",
+            )
+        selection = select_cases(repo, previous.target_id, (), tuple(previous.resolved_case_ids))
+        selection.suite_ids = list(previous.suite_ids)
+        return selection
 
     @staticmethod
     def _exists_message(run_dir: RunDir) -> str:
@@ -343,7 +352,7 @@ class Run:
         library = load_behaviors(plan.behaviors, adapter_names()) if plan.behaviors else None
         if library is not None:
             # Checked before anything starts: a behaviour answering the wrong case is a wrong verdict.
-            problems = coverage_problems(library, self._behaviour_prompts(selection))
+            problems = self._behaviour_problems(library, selection)
             if problems:
                 raise problems[0]
         real_endpoint = check_endpoint(plan, options)
@@ -361,6 +370,13 @@ class Run:
         executor_type = executor_class(plan.executor)  # an unknown one stops the run here
         executor_type.check_available()
         return _Ready(library, real_endpoint, adapter, runner, executor_type)
+
+    def _behaviour_problems(
+        self, library: BehaviorLibrary, selection: Selection
+    ) -> list[InputError]:
+        """What stops a scripted run before it starts: a behaviour for no case of the target (a
+        typo in its `match` would leave its case unanswered), two answering one prompt."""
+        return coverage_problems(library, self._behaviour_prompts(selection))
 
     def _behaviour_prompts(self, selection: Selection) -> dict[str, str]:
         """The prompts the scripted behaviours must cover: every case of the target."""

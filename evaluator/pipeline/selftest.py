@@ -35,7 +35,6 @@ if TYPE_CHECKING:  # the runner is imported when a self-test runs (see run_selft
     from evaluator.pipeline.progress import Progress
     from evaluator.pipeline.run import RunOutcome
 
-SELFTEST_FILE = "selftest.json"
 BEHAVIOR_SETS_DIR = "behaviors"
 
 
@@ -251,7 +250,7 @@ def run_selftest(
 ) -> SelftestReport:
     """Runs every behaviour set; `new_progress` gives each run its own progress display."""
     # Imported here: `validate` checks goldens (golden_problems) and needs none of the runner.
-    from evaluator.artifacts.rundir import write_atomic
+    from evaluator.artifacts.rundir import SELFTEST_FILE, write_atomic
     from evaluator.pipeline.run import new_run_id
 
     repo = open_repo(

@@ -13,20 +13,31 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from pydantic import ValidationError
 
 from evaluator.adapters import adapter_for_runner, get_adapter
 from evaluator.agents import AgentRequest
 from evaluator.artifacts.models import AttemptRecord, Manifest
 from evaluator.artifacts.redact import LiveRedactor
 from evaluator.artifacts.rundir import RunDir, storage_error, write_json
+from evaluator.artifacts.trigger_files import (
+    TRIGGER_PLAN_FILE,
+    KeptTriggerPlan,
+    TriggerAttemptFile,
+    TriggerRunFile,
+)
 from evaluator.contract.models import Case
 from evaluator.contract.triggers import TriggerCase
 from evaluator.errors import InputError
 from evaluator.evidence.triggers import SkillSource, TriggerUndecidable
 from evaluator.isolation.trace import assess_with_trace
+from evaluator.modelserver import BehaviorLibrary
+from evaluator.modelserver.behaviors import overlapping_behaviors, unmatched_behaviors
 from evaluator.pipeline.attempt import (
     AttemptOutcome,
     AttemptResult,
@@ -43,10 +54,12 @@ from evaluator.pipeline.attempt import (
 )
 from evaluator.pipeline.case import final_slots
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
+from evaluator.pipeline.runplan import RunPlan
 from evaluator.plan import Selection
 from evaluator.prompting import agent_prompt
 from evaluator.repo import EvalRepo, LoadedCase, LoadedTarget
-from evaluator.repo.triggers import TriggerSet, load_trigger_set
+from evaluator.repo.evals_json import TRIGGER_FILES
+from evaluator.repo.triggers import TriggerFormat, TriggerSet, load_trigger_set
 from evaluator.triggers.discovery import (
     check_registry,
     front_matter_fields,
@@ -192,7 +205,8 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
     save_snapshot(workspace.path, baseline, artifacts / "workspace", settings.source_workspace)
     observation = _observe(settings, spec, result, trace)
     save_attempt(settings.run_dir, result)
-    write_json(artifacts / TRIGGER_FILE, observation)
+    # Through its model: what is written is what `schemas/trigger-attempt.schema.json` says.
+    write_json(artifacts / TRIGGER_FILE, TriggerAttemptFile.model_validate(observation))
     return result
 
 
@@ -471,15 +485,37 @@ class TriggerRun(Run):
         self.trigger = trigger
         self.trigger_plan: TriggerPlan | None = None
         self.trigger_set: TriggerSet | None = None
+        self.unused_behaviours: str | None = None  # the note on behaviours no prompt uses
+        self.kept_plan: KeptTriggerPlan | None = None  # the resumed run's `trigger-plan.json`
 
     def _plan(self) -> tuple[EvalRepo, Selection, RunDir, Manifest | None]:
         options = self.options
-        if options.resume:
-            raise InputError("a trigger run cannot be resumed; start it again", field="--resume")
+        if options.resume and (
+            self.trigger.trigger_file is not None
+            or self.trigger.other_targets
+            or not self.trigger.trigger_only
+        ):
+            raise InputError(
+                "takes the plan of the trigger run it resumes;"
+                " drop --triggers/--other-targets/--full-attempts",
+                field="--resume",
+            )
         repo, selection, run_dir, previous = super()._plan()
         target = selection.target
-        triggers = self._trigger_set(target)
+        if self.kept_plan is not None:  # a resume: the prompts and skills the run started with
+            triggers = _kept_trigger_set(self.kept_plan)
+            self.trigger.other_targets = self.kept_plan.other_targets
+            self.trigger.trigger_only = self.kept_plan.trigger_only
+        else:
+            triggers = self._trigger_set(target)
         distractors, sources = self._distractors(repo, target)
+        if self.kept_plan is not None and distractors != self.kept_plan.distractors:
+            raise InputError(
+                f"run {run_dir.run_id} was measured beside the distractor skills"
+                f" {self.kept_plan.distractors}, the target now names {distractors};"
+                " resume keeps them: restore them or start a new run",
+                field="--resume",
+            )
         entry = target.target.entry_skill
         skill = triggers.skill or Path(_skill_folder(entry)).name
         if options.skill_text is not None:
@@ -493,7 +529,7 @@ class TriggerRun(Run):
             prompts={c.id: c for c in triggers.cases},
             trigger_only=self.trigger.trigger_only,
         )
-        if options.attempts is None:
+        if options.attempts is None and previous is None:  # a resume keeps the run's K
             options.attempts = triggers.attempts or DEFAULT_TRIGGER_ATTEMPTS
         cases = trigger_loaded_cases(target, triggers)
         trigger_selection = Selection(
@@ -501,9 +537,64 @@ class TriggerRun(Run):
         )
         return repo, trigger_selection, run_dir, previous
 
+    def _resumed_selection(self, repo: EvalRepo, run_dir: RunDir, previous: Manifest) -> Selection:
+        """The prompts the resumed trigger run planned, from its kept `trigger-plan.json`."""
+        path = run_dir.path / TRIGGER_PLAN_FILE
+        try:
+            self.kept_plan = KeptTriggerPlan.model_validate_json(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(
+                f"run {run_dir.run_id} kept no {TRIGGER_PLAN_FILE}: it is not a trigger run, or"
+                " one started before trigger runs could resume; start it again",
+                field="--resume",
+            ) from None
+        except ValidationError as exc:
+            raise InputError(f"unreadable: {exc.errors()[0]['msg']}", path=path) from None
+        target = repo.targets.get(previous.target_id)
+        if target is None:
+            raise InputError(
+                f"run {run_dir.run_id} measured target {previous.target_id!r}, which this repo"
+                " no longer has",
+                field="--resume",
+            )
+        cases = trigger_loaded_cases(target, _kept_trigger_set(self.kept_plan))
+        return Selection(target=target, suite_ids=["triggers"], cases=cases, explicit_case_ids=[])
+
+    def _open(
+        self,
+        plan: RunPlan,
+        ready: Any,
+        repo: EvalRepo,
+        selection: Selection,
+        run_dir: RunDir,
+        previous: Manifest | None,
+    ) -> Any:
+        opened = super()._open(plan, ready, repo, selection, run_dir, previous)
+        triggers, trigger_plan = self.trigger_set, self.trigger_plan
+        if previous is None and triggers is not None and trigger_plan is not None:
+            # What `--resume` needs to run the same measurement (the file may change meanwhile).
+            kept = KeptTriggerPlan(
+                trigger_file=str(triggers.path),
+                format=triggers.format,
+                skill=triggers.skill,
+                attempts=triggers.attempts,
+                cases=list(triggers.cases),
+                other_targets=self.trigger.other_targets,
+                trigger_only=trigger_plan.trigger_only,
+                distractors=list(trigger_plan.distractors),
+            )
+            write_json(run_dir.path / TRIGGER_PLAN_FILE, kept)
+        return opened
+
     def _trigger_set(self, target: LoadedTarget) -> TriggerSet:
         if self.trigger.trigger_file is not None:
             return load_trigger_set(self.trigger.trigger_file)
+        if target.triggers is None and target.skill_mount is not None:
+            raise InputError(
+                f"no trigger set beside the evals file ({' or '.join(TRIGGER_FILES)});"
+                " give one with --triggers",
+                path=target.path,
+            )
         if target.triggers is None:
             raise InputError(
                 f"target {target.target_id} has no trigger_suite; give a trigger file by path",
@@ -544,6 +635,22 @@ class TriggerRun(Run):
     def _behaviour_prompts(self, selection: Selection) -> dict[str, str]:
         return {c.case_id: c.case.input.user_prompt for c in selection.cases}
 
+    def _behaviour_problems(
+        self, library: BehaviorLibrary, selection: Selection
+    ) -> list[InputError]:
+        """A behaviour folder written for a larger trigger set serves a smaller one: behaviours
+        for prompts this set does not hold answer nothing and are only reported (a warning and
+        a manifest note). Two behaviours answering one prompt still stop the run."""
+        prompts = self._behaviour_prompts(selection)
+        unused = unmatched_behaviors(library, prompts)
+        if unused:
+            names = ", ".join(unused)
+            self.unused_behaviours = (
+                f"scripted behaviour(s) matching no prompt of the trigger set, unused: {names}"
+            )
+            print(f"agentic-eval: warning: {self.unused_behaviours}", file=sys.stderr)
+        return overlapping_behaviors(library, prompts)
+
     def _spec(self, slot: Any) -> AttemptSpec:
         spec = super()._spec(slot)
         return TriggerSpec(
@@ -570,25 +677,39 @@ class TriggerRun(Run):
             outcomes = observed_outcomes(run_dir, expects, plan.skill)
             texts = {c.id: c.prompt for c in triggers.cases}
             metrics = trigger_metrics(outcomes, skill=plan.skill, prompt_texts=texts)
-            write_json(
-                run_dir.path / TRIGGERS_FILE,
+            summary = TriggerRunFile.model_validate(
                 {
                     "skill": plan.skill,
                     "trigger_file": str(triggers.path),
                     "format": triggers.format,
-                    "attempts": self.options.attempts,
+                    "attempts": manifest.attempts,
                     "agent": manifest.agent,
                     "distractors": [Path(_skill_folder(d)).name for d in plan.distractors],
                     "trigger_only": plan.trigger_only,
                     **metrics_json(metrics, texts),
                     "agent_time": agent_seconds(run_dir, list(expects)),
-                },
+                }
             )
-            manifest.notes.append(
+            write_json(run_dir.path / TRIGGERS_FILE, summary)
+            note = (
                 f"trigger run: {plan.skill} among {len(plan.distractors)} distractor skill(s);"
                 f" metrics in {TRIGGERS_FILE}"
             )
+            if note not in manifest.notes:  # a resumed run has it already
+                manifest.notes.append(note)
+            if self.unused_behaviours and self.unused_behaviours not in manifest.notes:
+                manifest.notes.append(self.unused_behaviours)
         super()._close(run_dir, manifest, state)
+
+
+def _kept_trigger_set(kept: KeptTriggerPlan) -> TriggerSet:
+    return TriggerSet(
+        path=Path(kept.trigger_file),
+        format=cast(TriggerFormat, kept.format),
+        cases=list(kept.cases),
+        skill=kept.skill,
+        attempts=kept.attempts,
+    )
 
 
 def _check_candidate(text: str, skill: str) -> None:

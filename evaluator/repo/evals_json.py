@@ -36,14 +36,17 @@ from evaluator.contract.models import (
     WorkspaceFileExistsCheck,
     WriteFile,
 )
-from evaluator.contract.parse import unknown_key_message
+from evaluator.contract.parse import type_name, unknown_key_message
 from evaluator.errors import InputError
 from evaluator.repo.documents import Diagnostics
 from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget, SkillMount
+from evaluator.repo.triggers import load_trigger_set
 from evaluator.safepath import relative_problem
 from evaluator.yamlsource import MAX_CHARS, PathKey, YamlDocument, load_yaml, read_text
 
 EVALS_FILE = "evals.json"
+# skill-creator keeps a skill's trigger queries beside its evals, under either spelling.
+TRIGGER_FILES = ("trigger-evals.json", "trigger_evals.json")
 SKILL_FILE = "SKILL.md"
 OUTPUT_DIR = "{{output_dir}}"
 DEFAULT_SUITE = "evals"
@@ -147,18 +150,33 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         and not child.name.startswith(".git")
         and not (child == source.path.resolve() or child in source.path.resolve().parents)
     ]
+    trigger_file = _trigger_file(source.path, diagnostics)
     target = Target(
         target_id=_identifier(skill_name or skill_dir.name),
         entry_skill=f"{mount}/{SKILL_FILE}",
         roots=roots,
         title=f"skill-creator evals of {skill_name or skill_dir.name}",
         fixtures_root=os.path.relpath(workspace, source.path.parent),
+        trigger_suite=trigger_file.name if trigger_file else None,
     )
     loaded_target = LoadedTarget(
         target=target,
         path=source.path,
         skill_mount=SkillMount(at=mount, origin=skill_dir),
     )
+    if trigger_file is not None:
+        try:
+            loaded_target.triggers = load_trigger_set(trigger_file)
+        except InputError as exc:
+            diagnostics.error(exc)
+        named = loaded_target.triggers.skill if loaded_target.triggers else None
+        if named is not None and named != name:
+            diagnostics.warn(
+                InputError(
+                    f"the trigger set is about skill {named!r}, not the skill under test {name!r}",
+                    path=trigger_file,
+                )
+            )
     loaded_target.skill_files = _skill_files(skill_dir, mount, roots)
     seen: dict[str, int] = {}
     for index, item in enumerate(evals):
@@ -202,6 +220,22 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         targets={target.target_id: loaded_target},
     )
     return repo, diagnostics
+
+
+def _trigger_file(evals: Path, diagnostics: Diagnostics) -> Path | None:
+    """skill-creator's trigger queries beside `evals.json`, if it keeps any; both spellings at
+    once is an error (which one would run?)."""
+    found = [evals.parent / name for name in TRIGGER_FILES if (evals.parent / name).is_file()]
+    if len(found) > 1:
+        diagnostics.error(
+            InputError(
+                f"two trigger sets beside {EVALS_FILE}: {found[0].name} and {found[1].name};"
+                " keep one (or give one to `triggers --triggers`)",
+                path=found[1],
+            )
+        )
+        return None
+    return found[0] if found else None
 
 
 def _parse(path: Path) -> _Source:
@@ -314,8 +348,17 @@ def _case(
                 source.key_error((*at, key), unknown_key_message(str(key), EVAL_KEYS))
             )
     prompt = item.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
+    if "prompt" not in item:
         diagnostics.error(source.error((*at, "prompt"), "required: the prompt sent to the agent"))
+    elif not isinstance(prompt, str):
+        diagnostics.error(
+            source.error(
+                (*at, "prompt"),
+                f"expected a string (the prompt sent to the agent), got {type_name(prompt)}",
+            )
+        )
+    elif not prompt.strip():
+        diagnostics.error(source.error((*at, "prompt"), "empty: the prompt sent to the agent"))
     identifier = item.get("id", index)
     if isinstance(identifier, bool) or not isinstance(identifier, (int, str)):
         diagnostics.error(source.error((*at, "id"), "expected an integer or a string"))

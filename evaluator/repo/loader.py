@@ -113,7 +113,9 @@ def load_repo(
     if target is not None:
         _check_duplicate_case_ids(result, diagnostics)
         return result, diagnostics
-    if config.default_target and config.default_target not in result.targets:
+    # A default target whose directory exists but did not load has its own errors already.
+    loaded_or_broken = {*result.targets, *(p.name for p in target_dirs)}
+    if config.default_target and config.default_target not in loaded_or_broken:
         diagnostics.error(
             InputError(
                 f"default target {config.default_target!r} does not exist",

@@ -47,6 +47,8 @@ class MetricValue:
     high: float | None = None
     p: float | None = None
     cases: int | None = None
+    # A difference (uplift) is shown with its sign; a plain measure (an F1) is not.
+    signed: bool = True
 
     def to_json(self) -> dict[str, Any]:
         found: dict[str, Any] = {"metric": self.metric, "value": self.value}
@@ -59,13 +61,10 @@ class MetricValue:
         return found
 
     def text(self) -> str:
-        found = (
-            f"{self.metric}={self.value:+.3f}"
-            if self.low is not None
-            else f"{self.metric}={self.value:.3f}"
-        )
+        sign = "+" if self.signed and self.low is not None else ""
+        found = f"{self.metric}={self.value:{sign}.3f}"
         if self.low is not None and self.high is not None:
-            found += f" ci=[{self.low:+.3f},{self.high:+.3f}]"
+            found += f" ci=[{self.low:{sign}.3f},{self.high:{sign}.3f}]"
         if self.p is not None:
             found += f" p={self.p:.4f}"
         return found
@@ -80,6 +79,9 @@ class Metric(ABC):
     gate_threshold: ClassVar[float | None] = None
     # The `score` option that holds the threshold of its PASS/FAIL verdict.
     threshold_option: ClassVar[str] = "--min-pass-rate"
+    # Whether the run's pass rates (`hard`, `soft`) mean something beside this metric: not for a
+    # trigger run, whose cases are prompts that fire or not, so `score` shows only the metric.
+    shows_pass_rates: ClassVar[bool] = True
 
     @abstractmethod
     def measure(self, score: RunScore, context: MetricContext) -> MetricValue:

@@ -18,6 +18,7 @@ class TriggerF1(Metric):
     name = "trigger-f1"
     summary = "the F1 of a trigger run over its prompts (agentic-eval triggers)"
     threshold_option = "--min-f1"
+    shows_pass_rates = False
 
     def measure(self, score: RunScore, context: MetricContext) -> MetricValue:
         data = score.triggers
@@ -39,4 +40,4 @@ class TriggerF1(Metric):
             )
         low, high = (prompts.get("intervals") or {}).get("f1") or (None, None)
         decided = sum(1 for p in data.get("prompts", []) if p.get("triggered") is not None)
-        return MetricValue(self.name, float(f1), low=low, high=high, cases=decided)
+        return MetricValue(self.name, float(f1), low=low, high=high, cases=decided, signed=False)
