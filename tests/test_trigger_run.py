@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from evaluator.adapters import get_adapter
+from evaluator.adapters import adapter_names, get_adapter
 from evaluator.agents.process import run_process
 from evaluator.artifacts.attribution import CaseScore, RunScore
 from evaluator.artifacts.models import AttemptRecord
@@ -430,7 +430,7 @@ def test_a_smaller_trigger_set_reuses_a_behaviour_folder_written_for_a_larger_on
     behaviors = tmp_path / "behaviors"
     shutil.copytree(ROOT / "tests/fixtures/trigger-run/behaviors", behaviors)
     run = TriggerRun(RunOptions(repo=tmp_path), TriggerOptions())
-    assert run._behaviour_problems(load_behaviors(behaviors), selection) == []
+    assert run._behaviour_problems(load_behaviors(behaviors, adapter_names()), selection) == []
     assert run.unused_behaviours == (
         "scripted behaviour(s) matching no prompt of the trigger set, unused:"
         " csv-summary, haiku, rename-table"
@@ -441,8 +441,10 @@ def test_a_smaller_trigger_set_reuses_a_behaviour_folder_written_for_a_larger_on
     (behaviors / "add-column-again.yaml").write_text(
         twice.replace("name: add-column", "name: add-column-again", 1)
     )
-    problems = run._behaviour_problems(load_behaviors(behaviors), selection)
+    problems = run._behaviour_problems(load_behaviors(behaviors, adapter_names()), selection)
     assert len(problems) == 1 and "all match the prompt of case 'add-column'" in str(problems[0])
     (behaviors / "add-column-again.yaml").unlink()
-    plain = Run(RunOptions(repo=tmp_path))._behaviour_problems(load_behaviors(behaviors), selection)
+    plain = Run(RunOptions(repo=tmp_path))._behaviour_problems(
+        load_behaviors(behaviors, adapter_names()), selection
+    )
     assert any("matches no case prompt" in str(p) for p in plain)

@@ -181,7 +181,7 @@ def _run_agent(source: Path) -> str | None:
 
 def _no_json_record(path: Path) -> str | None:
     """None when some line of `path` is a JSON value (a session with a few broken lines is read,
-    and they are reported); else why the first line is not, for the one-line error."""
+    and they are reported) or the whole file is one; else why its first line is not."""
     import json
 
     first: str | None = None
@@ -195,7 +195,12 @@ def _no_json_record(path: Path) -> str | None:
                 first = first or f" (line {number}: {exc})"
                 continue
             return None
-    return first or ""
+    try:  # a session written as one JSON document (Gemini CLI's legacy `.json` chats)
+        with path.open("rb") as handle:
+            json.load(handle)
+    except (ValueError, RecursionError):
+        return first or ""
+    return None
 
 
 def _session_and_workspace(source: Path, workspace: Path | None) -> tuple[Path, Path]:
