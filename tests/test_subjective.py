@@ -381,6 +381,16 @@ def test_judged_attempts_are_scored_aggregated_and_compared_per_dimension(tmp_pa
     assert "| v1 | correctness | 1, 2, 3, 4, 5 | 4.00 | 1.41 | 3.00..5.00 | 2/2 | 3/1 |" in report
     subjective = result.model_copy(update={"mode": "subjective", "comparisons": []})
     assert "## Head-to-Head" not in render_eval_report(subjective)
+    # Scored with at least one verified score: no failure for that reason; every score null:
+    # the evaluation answered nothing it was asked (exit 1); not scored at all: nothing to say.
+    from evaluator.cli.evaluate import rubric_unscored
+
+    assert not rubric_unscored(result)
+    nothing = ours.model_copy(update={"scores": {"correctness": None}})
+    all_null = [v.model_copy(update={"rubric": nothing}) for v in summaries]
+    assert rubric_unscored(result.model_copy(update={"variants": all_null}))
+    unrubricked = [v.model_copy(update={"rubric": None}) for v in summaries]
+    assert not rubric_unscored(result.model_copy(update={"variants": unrubricked}))
 
 
 def test_one_behaviours_folder_scripts_the_agent_and_the_judge() -> None:

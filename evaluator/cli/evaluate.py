@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.options import emit_json, executor_options, json_option, repo_options
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
+
+if TYPE_CHECKING:
+    from evaluator.evaluate.model import EvaluationResult
 
 
 @click.command("evaluate")
@@ -142,7 +146,8 @@ def command(
         record_finished_run(run_dir, run_dir.parent)
     result = outcome.result
     worse = [c for c in result.comparisons if c.hurt_cases or c.headline.call == "worse"]
-    code = EXIT_FAILURES if worse or outcome.interrupted else EXIT_OK
+    unscored = rubric_unscored(result)
+    code = EXIT_FAILURES if worse or outcome.interrupted or unscored else EXIT_OK
     if as_json:
         emit_json(
             {
@@ -197,4 +202,15 @@ def command(
         click.echo("exit 1: the evaluation was interrupted; its runs hold what finished")
     elif worse:
         click.echo("exit 1: a compared variant is significantly worse on some case")
+    elif unscored:
+        click.echo("exit 1: the rubric was scored, but no score was verified (why: eval-report.md)")
     return code
+
+
+def rubric_unscored(result: EvaluationResult) -> bool:
+    """Whether the rubric was scored and every score came out null: the evaluation answered
+    nothing it was asked, which is no success."""
+    scored = [v.rubric for v in result.variants if v.rubric is not None]
+    return bool(scored) and all(
+        mean is None for rubric in scored for mean in rubric.scores.values()
+    )
