@@ -137,3 +137,16 @@ def test_an_attempt_outcome_from_the_triggers_of_its_session() -> None:
         None,
         0,
     )
+
+
+def test_a_run_where_most_prompts_have_no_valid_attempt_is_suspect() -> None:
+    decided = [AttemptOutcome("p1", True, True), AttemptOutcome("p2", False, False)]
+    undecided = [
+        AttemptOutcome(f"q{n}", n % 2 == 0, False, invalid="blocked: environment") for n in range(3)
+    ]
+    flagged = suspicion([*decided, *undecided])
+    assert flagged is not None and flagged.kind == "mostly-undecided"
+    assert flagged.causes == [
+        "3 of 5 prompts have no valid attempt (invalid: blocked: environment (3))"
+    ]
+    assert suspicion([*decided, *undecided[:2]]) is None  # half decided: a score, its interval wide

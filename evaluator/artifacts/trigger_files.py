@@ -88,7 +88,7 @@ class TriggerScores(ArtifactModel):
 
 
 class SuspectFlag(ArtifactModel):
-    kind: Literal["nothing-fired", "everything-fired"]
+    kind: Literal["nothing-fired", "everything-fired", "mostly-undecided"]
     causes: list[str] = Field(description="The likely causes the outcomes show.")
 
 

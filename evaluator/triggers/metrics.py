@@ -148,7 +148,7 @@ class Score:
 
 @dataclass(frozen=True)
 class Suspicion:
-    kind: str  # "nothing-fired" | "everything-fired"
+    kind: str  # "nothing-fired" | "everything-fired" | "mostly-undecided"
     causes: list[str]
 
 
@@ -279,6 +279,19 @@ def suspicion(
         return Suspicion("nothing-fired", _nothing_causes(valid, invalid))
     if valid and all(o.fired for o in valid) and any(not o.expect for o in valid):
         return Suspicion("everything-fired", _everything_causes(valid, skill, prompt_texts))
+    prompts = {o.prompt for o in outcomes}
+    decided = {o.prompt for o in valid}
+    if len(decided) * 2 < len(prompts):
+        # An F1 over the few prompts left says little about the description.
+        reasons = Counter(str(o.invalid) for o in invalid)
+        listed = "; ".join(f"{why} ({n})" for why, n in reasons.most_common(3))
+        return Suspicion(
+            "mostly-undecided",
+            [
+                f"{len(prompts) - len(decided)} of {len(prompts)} prompts have no valid attempt"
+                f" (invalid: {listed})"
+            ],
+        )
     return None
 
 
