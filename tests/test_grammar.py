@@ -306,3 +306,12 @@ def test_bare_words_that_are_not_paths_stay_words() -> None:
         "Then stop.",
     ]
     assert split_sentences("Read `a. B`. Done.") == ["Read `a. B`.", "Done."]
+
+
+def test_a_refused_criterion_of_several_sentences_names_the_one_that_stopped_it() -> None:
+    why = refuse_sentence("The agent read `a.md`. It also explains why.", "pass_criteria").why
+    assert why == "in 'It also explains why.': no template matches; the grammar stopped at 'it'"
+    beside = "The agent never read `a.md`. Reading other files is acceptable."
+    assert refuse_sentence(beside, "pass_criteria").why == (
+        "a permission beside a prohibition could relax it"
+    )

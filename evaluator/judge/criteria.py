@@ -444,9 +444,9 @@ class Compiled:
 
 
 def _compile_one(sentence: str) -> Compiled | None:
-    """One sentence's checks. English sentences are parsed by the grammar first (its parse is kept for `explain`); the
-    templates remain for Chinese and for the few shapes the grammar has no production for
-    (a `git clone` target, a parenthesised list of commands)."""
+    """One sentence's checks. English sentences are parsed by the grammar first (its parse is
+    kept for `explain`); the templates remain for Chinese and for the few shapes the grammar has
+    no production for (a `git clone` target, a parenthesised list of commands)."""
     skeleton = _skeleton(sentence)
     if skeleton is None:
         return None
@@ -692,7 +692,15 @@ _RUNS = re.compile(r"\b(?:run|runs|ran|running|invok\w*|execut\w*|command)\b")
 
 
 def refuse_sentence(sentence: str, role: SentenceRole) -> Refusal:
-    """Why `sentence` does not compile (it must not), for `explain`."""
+    """Why `sentence` does not compile (it must not), for `explain`; of a criterion of several
+    sentences, why the first that stops it does."""
+    parts = split_sentences(sentence)
+    if len(parts) > 1:
+        for part in parts:
+            if _compile_one(part) is None and not _permission(part):
+                refusal = refuse_sentence(part, role)
+                return Refusal(sentence, role, f"in {part!r}: {refusal.why}", refusal.instead)
+        return Refusal(sentence, role, "a permission beside a prohibition could relax it", None)
     skeleton = _skeleton(sentence)
     if skeleton is None:
         return Refusal(sentence, role, "nothing is left once the lead-in is read", None)
