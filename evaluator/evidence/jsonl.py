@@ -11,7 +11,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 MAX_MALFORMED_NOTED = 100
+
+# msgspec decodes a line about twice as fast as `json.loads` and to the same values; it rejects
+# some text `json.loads` accepts (NaN, a lone surrogate escape, a byte order mark, a float too
+# large for a double), so a line it rejects is decoded again by `json.loads`, whose answer
+# (a value, ValueError or RecursionError) stands. Both give up on deep nesting at about the
+# interpreter's recursion limit, not at the same depth: a line that may nest that deep (by
+# its count of opening brackets, a bound on its depth) goes to `json.loads` alone.
+_DECODER = msgspec.json.Decoder()
+_MAY_NEST_DEEP = 500
+
+
+def decode_json(raw: bytes) -> Any:
+    """`json.loads(raw)`, faster: the same value, or the same exception."""
+    if raw.count(b"[") + raw.count(b"{") >= _MAY_NEST_DEEP:
+        return json.loads(raw)
+    try:
+        return _DECODER.decode(raw)
+    except (msgspec.DecodeError, ValueError, RecursionError):
+        return json.loads(raw)
 
 
 @dataclass
@@ -35,10 +56,10 @@ def read_objects(
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             stats.lines = number
-            if not raw.strip():
+            if raw.isspace():  # (a line is never empty; strip() would copy it)
                 continue
             try:
-                record = json.loads(raw)
+                record = decode_json(raw)
             except ValueError:
                 stats.skip(number, "not JSON (truncated?)")
                 continue
@@ -59,7 +80,7 @@ def first_object(path: Path) -> dict[str, Any] | None:
     except OSError:
         return None
     try:
-        record = json.loads(raw)
+        record = decode_json(raw)
     except (ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None
