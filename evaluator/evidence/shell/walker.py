@@ -651,7 +651,8 @@ class Walker:
     def command(self, node: Node, redirects: list[Node]) -> None:
         env: dict[str, str | None] = {}
         # Only text holding one of these can hold a command or process substitution.
-        substitutes = any(mark in _text(node) for mark in _SUBSTITUTION_MARKS)
+        text = _text(node)
+        substitutes = any(mark in text for mark in _SUBSTITUTION_MARKS)
         for sub in node.named_children:
             if sub.type == "variable_assignment":
                 variable_node = sub.child_by_field_name("name")
