@@ -18,21 +18,12 @@ MAX_MALFORMED_NOTED = 100
 # msgspec decodes a line about twice as fast as `json.loads` and to the same values; it rejects
 # some text `json.loads` accepts (NaN, a lone surrogate escape, a byte order mark, a float too
 # large for a double), so a line it rejects is decoded again by `json.loads`, whose answer
-# (a value, ValueError or RecursionError) stands. Both give up on deep nesting at about the
-# interpreter's recursion limit, not at the same depth: a line that may nest that deep (by
-# its count of opening brackets, a bound on its depth) goes to `json.loads` alone.
+# (a value, ValueError or RecursionError) stands. Both give up on deep nesting near the
+# interpreter's recursion limit, not at the same depth: a line that may nest that deep (by its
+# count of opening brackets, a bound on its depth) goes to `json.loads` alone, called from the
+# same frame as ever, so that its limit is where it was.
 _DECODER = msgspec.json.Decoder()
 _MAY_NEST_DEEP = 500
-
-
-def decode_json(raw: bytes) -> Any:
-    """`json.loads(raw)`, faster: the same value, or the same exception."""
-    if raw.count(b"[") + raw.count(b"{") >= _MAY_NEST_DEEP:
-        return json.loads(raw)
-    try:
-        return _DECODER.decode(raw)
-    except (msgspec.DecodeError, ValueError, RecursionError):
-        return json.loads(raw)
 
 
 @dataclass
@@ -59,7 +50,13 @@ def read_objects(
             if raw.isspace():  # (a line is never empty; strip() would copy it)
                 continue
             try:
-                record = decode_json(raw)
+                if raw.count(b"[") + raw.count(b"{") >= _MAY_NEST_DEEP:
+                    record = json.loads(raw)
+                else:
+                    try:
+                        record = _DECODER.decode(raw)
+                    except ValueError:  # msgspec.DecodeError is one
+                        record = json.loads(raw)
             except ValueError:
                 stats.skip(number, "not JSON (truncated?)")
                 continue
@@ -80,7 +77,7 @@ def first_object(path: Path) -> dict[str, Any] | None:
     except OSError:
         return None
     try:
-        record = decode_json(raw)
+        record = json.loads(raw)
     except (ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None

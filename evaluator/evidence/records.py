@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from collections.abc import Iterator
 from typing import IO, Any, cast
 
 import msgspec
