@@ -190,3 +190,26 @@ def test_spilled_records_keep_text_that_is_not_utf8(tmp_path: Path) -> None:
     assert [r["text"] for r in records] == [texts[i % len(texts)] for i in range(1500)]
     evidence.add("final_answer", 1501, text="after reading")  # writing goes on after a read
     assert [r["text"] for r in evidence.iter_records()][-2:] == [texts[1499 % 4], "after reading"]
+
+
+def test_file_uris_read_as_urlparse_reads_them() -> None:
+    from urllib.parse import unquote, urlparse
+
+    from evaluator.evidence.builder import file_uri_path
+
+    for uri in (
+        "file:///var/tmp/ws",
+        "file:///a%20b/c",
+        "file:///a?b",
+        "file:///a#b",
+        "file:///a;b/c;d",
+        "file://host/x",
+        "file:///a\tb\n",
+        "file:///",
+        "file:////x",
+        "file:///a/../b",
+        "file:///%C3%A9",
+        "file:///a b ",
+    ):
+        assert file_uri_path(uri) == unquote(urlparse(uri).path), uri
+    assert file_uri_path("/plain/path") == "/plain/path"
