@@ -35,11 +35,10 @@ from evaluator.isolation import assess_isolation
 WORKSPACE = "/var/tmp/bench/ws"
 
 
-def _lines(index: int) -> list[dict[str, object]]:
+def _lines(index: int, output_kb: int = 3) -> list[dict[str, object]]:
     call = f"call_{index}"
-    output = ("line of output from a command that printed a fair amount of text\n" * 60)[
-        : 3000 + index % 997
-    ]
+    line = "line of output from a command that printed a fair amount of text\n"
+    output = (line * (output_kb * 1000 // len(line) + 17))[: output_kb * 1000 + index % 997]
     ts = "2026-11-22T06:15:55.562Z"
     return [
         {
@@ -114,7 +113,7 @@ def _lines(index: int) -> list[dict[str, object]]:
     )
 
 
-def write_session(path: Path, megabytes: int) -> int:
+def write_session(path: Path, megabytes: int, output_kb: int = 3) -> int:
     target = megabytes * 1024 * 1024
     written = 0
     with path.open("w", encoding="utf-8") as handle:
@@ -132,7 +131,7 @@ def write_session(path: Path, megabytes: int) -> int:
         handle.write(json.dumps(meta) + "\n")
         index = 0
         while written < target:
-            for line in _lines(index):
+            for line in _lines(index, output_kb):
                 text = json.dumps(line) + "\n"
                 handle.write(text)
                 written += len(text)
@@ -251,6 +250,12 @@ def main() -> None:
     parser.add_argument("--big-mb", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--child", type=Path, default=None)
+    parser.add_argument(
+        "--output-kb",
+        type=int,
+        default=3,
+        help="Size of each command's output (it appears twice): fewer commands per MB.",
+    )
     parser.add_argument("--processes", type=int, default=10, help="Whole-process pairs (0: none).")
     parser.add_argument(
         "--checkout",
@@ -270,7 +275,7 @@ def main() -> None:
     small = SCRATCH / f"session-{uuid.uuid4().hex[:6]}.jsonl"
     big = SCRATCH / f"session-big-{uuid.uuid4().hex[:6]}.jsonl"
     try:
-        size = write_session(small, args.mb)
+        size = write_session(small, args.mb, args.output_kb)
         # Interleaved with a bare `json.loads` loop over the same file, so that the ratio holds
         # on a machine whose speed drifts (shared with other jobs).
         runs, raw, ratios = [], [], []
@@ -292,7 +297,8 @@ def main() -> None:
         ]
         if args.processes:
             table(
-                f"Whole processes on the {args.mb} MB file, {args.processes} interleaved rounds:"
+                f"Whole processes on the {args.mb} MB file ({args.output_kb} KB outputs),"
+                f" {args.processes} interleaved rounds:"
                 " median wall and CPU time, and the `json.loads` process's time over each"
                 " evidence process's in the same round (min / median / max; target >= 1.0x)",
                 ["process", "wall", "CPU", "vs json.loads (wall)", "vs json.loads (CPU)"],
