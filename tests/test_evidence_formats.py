@@ -192,6 +192,19 @@ def test_spilled_records_come_back_in_order_across_batches() -> None:
     assert [r["text"] for r in evidence.iter_records()][-2:] == [texts[1499 % 4], "after reading"]
 
 
+def test_spilled_values_of_every_type_read_back_as_json_wrote_them() -> None:
+    # A hostile session can put any JSON value where a string is expected (a call id).
+    values = [float("nan"), float("inf"), 1.5, 10**30, True, {"a": [1, None]}, "é\u2028", 0]
+    evidence = SessionEvidence(session_path="s.jsonl")
+    for value in values:
+        evidence.add("tool_call", 1, call_id=value)
+    expected = [
+        json.loads(json.dumps({"id": f"msg-{i}", "kind": "tool_call", "line": 1, "call_id": v}))
+        for i, v in enumerate(values, start=1)
+    ]
+    assert repr(list(evidence.iter_records())) == repr(expected)
+
+
 def test_file_uris_read_as_urlparse_reads_them() -> None:
     from urllib.parse import unquote, urlparse
 
