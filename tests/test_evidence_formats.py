@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from evaluator.adapters import normalize_session
 from evaluator.evidence import SessionEvidence
+from evaluator.evidence.jsonl import ReadStats, read_objects
 from evaluator.isolation import assess_isolation
 
 FIXTURES = Path(__file__).parent / "fixtures/rollouts"
@@ -127,3 +130,99 @@ def test_repeated_observations_stay_on_disk_not_in_memory(tmp_path: Path) -> Non
     assert len(evidence.of_kind("command_observed")) == 40
     everything = evidence.to_json()["records"]
     assert sum(r["kind"] == "file_read_observed" for r in everything) == 40
+
+
+# Lines msgspec and json.loads read differently, or only one of them reads, and lines nested
+# around the depth where either gives up (it depends on the stack below the reader).
+JSON_EDGE_LINES = [
+    b'{"a": 1}',
+    b'{"a": NaN, "b": Infinity}',
+    b'{"a": "\\ud800"}',
+    b'\xef\xbb\xbf{"a": 1}',
+    b'{"a": "\xff"}',
+    b'{"a": 1.0e400}',
+    b'{"a": 123456789012345678901234567890, "b": -0.0, "c": 1.5e-400}',
+    b'{"a": 1, "a": 2}',
+    b'{"a": 1} trailing',
+    b'"a string"',
+    b"   ",
+    b'{"a":' * 995 + b"1" + b"}" * 995,
+    *(b'{"a":' + b"[" * depth + b"]" * depth + b"}" for depth in range(850, 1001)),
+]
+
+
+def _read_with_json_loads(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The session reader as it was before msgspec: `json.loads` on every line."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            stats.lines = number
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                stats.skip(number, "not JSON (truncated?)")
+                continue
+            except RecursionError:
+                stats.skip(number, "JSON nested too deeply to read")
+                continue
+            if not isinstance(record, dict):
+                stats.skip(number, "not a JSON object")
+                continue
+            yield number, record
+
+
+def test_the_session_reader_reads_every_line_as_json_loads_does(tmp_path: Path) -> None:
+    session = tmp_path / "edges.jsonl"
+    session.write_bytes(b"\n".join(JSON_EDGE_LINES) + b"\n")
+    new, old = ReadStats(), ReadStats()
+    assert repr(list(read_objects(session, new))) == repr(list(_read_with_json_loads(session, old)))
+    assert (new.lines, new.bad_lines, new.malformed) == (old.lines, old.bad_lines, old.malformed)
+    assert "JSON nested too deeply to read" in {why for _, why in old.malformed}
+
+
+def test_spilled_records_come_back_in_order_across_batches() -> None:
+    evidence = SessionEvidence(session_path="s.jsonl")
+    texts = ["plain", "é and ✓", "nul \x00 and\nnewline", "line\u2028separator"]
+    for index in range(1500):  # several batches of the spill
+        evidence.add("tool_result", index, call_id=f"c{index}", text=texts[index % len(texts)])
+    records = list(evidence.iter_records())
+    assert [r["text"] for r in records] == [texts[i % len(texts)] for i in range(1500)]
+    evidence.add("final_answer", 1501, text="after reading")  # writing goes on after a read
+    assert [r["text"] for r in evidence.iter_records()][-2:] == [texts[1499 % 4], "after reading"]
+
+
+def test_spilled_values_of_every_type_read_back_as_json_wrote_them() -> None:
+    # A hostile session can put any JSON value where a string is expected (a call id).
+    values = [float("nan"), float("inf"), 1.5, 10**30, True, {"a": [1, None]}, "é\u2028", 0]
+    evidence = SessionEvidence(session_path="s.jsonl")
+    for value in values:
+        evidence.add("tool_call", 1, call_id=value)
+    expected = [
+        json.loads(json.dumps({"id": f"msg-{i}", "kind": "tool_call", "line": 1, "call_id": v}))
+        for i, v in enumerate(values, start=1)
+    ]
+    assert repr(list(evidence.iter_records())) == repr(expected)
+
+
+def test_file_uris_read_as_urlparse_reads_them() -> None:
+    from urllib.parse import unquote, urlparse
+
+    from evaluator.evidence.builder import file_uri_path
+
+    for uri in (
+        "file:///var/tmp/ws",
+        "file:///a%20b/c",
+        "file:///a?b",
+        "file:///a#b",
+        "file:///a;b/c;d",
+        "file://host/x",
+        "file:///a\tb\n",
+        "file:///",
+        "file:////x",
+        "file:///a/../b",
+        "file:///%C3%A9",
+        "file:///a b ",
+    ):
+        assert file_uri_path(uri) == unquote(urlparse(uri).path), uri
+    assert file_uri_path("/plain/path") == "/plain/path"

@@ -42,9 +42,17 @@ def excerpt(text: str | None) -> str | None:
 
 
 def file_uri_path(value: str) -> str:
+    if value.startswith("file:///") and not any(c in value for c in _URL_SPECIAL):
+        # What urlparse gives for a plain `file:///path` (no host, query, fragment or params,
+        # nothing it strips), without its cost: every command item carries one.
+        return unquote(value[7:])
     if value.startswith("file://"):
         return unquote(urlparse(value).path)
     return value
+
+
+# Characters after which urlparse's path is not simply the text after `file://`.
+_URL_SPECIAL = "?#;\t\r\n"
 
 
 def argv_command(argv: Any) -> str:

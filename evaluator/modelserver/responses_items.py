@@ -31,10 +31,16 @@ def content_text(content: Any) -> str:
     return ""
 
 
+# What `json.loads` skips before a value.
+_JSON_SPACE = " \t\n\r"
+
+
 def output_text(output: Any) -> str:
     """A tool output's text: a string (older ones JSON-encode `{output, metadata}`), a list of
     `input_text` parts (code mode), or an object with `content`."""
     if isinstance(output, str):
+        if not output.lstrip(_JSON_SPACE).startswith(("{", "[")):
+            return output  # decodes to no object, and cannot nest: no need to try
         try:
             decoded = json.loads(output)
         except ValueError:

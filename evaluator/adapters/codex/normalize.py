@@ -58,7 +58,8 @@ def _json_object(text: str) -> dict[str, Any]:
 
 
 def output_exit_code(output: Any) -> int | None:
-    if isinstance(output, str):
+    # Only text that opens an object or array can decode to an object (or nest too deeply).
+    if isinstance(output, str) and output.lstrip(" \t\n\r").startswith(("{", "[")):
         try:
             decoded = json.loads(output)
         except ValueError:

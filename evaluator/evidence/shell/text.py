@@ -156,6 +156,8 @@ def quote(word: str) -> str:
 
 
 def unescape(text: str) -> str:
+    if "\\" not in text:
+        return text  # most words: nothing escaped
     out, escaped = [], False
     for char in text:
         if escaped:

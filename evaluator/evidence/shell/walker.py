@@ -439,14 +439,16 @@ class Walker:
         previous_file: str | None = None
         for stage in stages:
             self.stdin_text, self.stdin_file = previous_text, previous_file
-            previous_text = self.stage_output(stage)
-            previous_file = self.stage_file(stage)
+            # Both read the stage's words in the same state: they are evaluated once.
+            words = self.words(stage) if stage.type == "command" else None
+            previous_text = self.stage_output(stage, words)
+            previous_file = self.stage_file(stage, words)
             self.statement(stage)
             self.stdin_text, self.stdin_file = None, None
         if stages and self.summarises(stages[-1]):
             self.demote(start)
 
-    def stage_output(self, stage: Node) -> str | None:
+    def stage_output(self, stage: Node, words: list[str | None] | None = None) -> str | None:
         """What a literal-producing stage writes (`echo X |`, `printf X |`, `base64 -d` of it,
         `cat <<EOF` with a literal here-doc)."""
         if stage.type == "redirected_statement":
@@ -464,7 +466,8 @@ class Walker:
             return None
         if stage.type != "command":
             return None
-        words = self.words(stage)
+        if words is None:
+            words = self.words(stage)
         if not words or words[0] is None:
             return None
         name, args = posixpath.basename(words[0]), words[1:]
@@ -485,11 +488,12 @@ class Walker:
             return self.stdin_text
         return None
 
-    def stage_file(self, stage: Node) -> str | None:
+    def stage_file(self, stage: Node, words: list[str | None] | None = None) -> str | None:
         """The one file a `cat FILE |` stage passes on unchanged."""
         if stage.type != "command":
             return None
-        words = self.words(stage)
+        if words is None:
+            words = self.words(stage)
         if len(words) == 2 and words[0] == "cat" and words[1] is not None:
             return self.resolve(words[1])
         return None
@@ -646,6 +650,9 @@ class Walker:
     # ------------------------------------------------------------------ commands
     def command(self, node: Node, redirects: list[Node]) -> None:
         env: dict[str, str | None] = {}
+        # Only text holding one of these can hold a command or process substitution.
+        text = _text(node)
+        substitutes = any(mark in text for mark in _SUBSTITUTION_MARKS)
         for sub in node.named_children:
             if sub.type == "variable_assignment":
                 variable_node = sub.child_by_field_name("name")
@@ -654,6 +661,8 @@ class Walker:
                 if variable in UNSAFE_VARIABLES:
                     self.opaque(f"runs a command with {variable} set")
                 env[variable] = self.value(value_node) if value_node is not None else ""
+            if not substitutes:
+                continue
             for inner in [sub, *_descendants(sub)]:
                 if inner.type in ("command_substitution", "process_substitution"):
                     self.statements(inner)
@@ -828,6 +837,9 @@ def _operator(node: Node) -> str:
         for c in node.children
         if c.type in (">", ">>", "<", "&>", "&>>", ">|", "<>", ">&", "<&", ">&-", "<&-")
     )
+
+
+_SUBSTITUTION_MARKS = ("$(", "`", "<(", ">(")
 
 
 def _text(node: Node) -> str:
