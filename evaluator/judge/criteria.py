@@ -34,6 +34,7 @@ from evaluator.contract.models import (
     FinalAnswerUrlCheck,
     NotCheck,
     ReadBeforeCheck,
+    ScriptRanCheck,
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
@@ -648,33 +649,48 @@ def _complemented(sentence: str, asserted: list[tuple[int, Compiled]]) -> int | 
         rules = set(compiled.rule.split(" + "))
         if not rules & _ASSERTING[predicate]:
             continue
-        named = _named_paths(compiled.check)
-        if all(any(_same_path(literal, n) for n in named) for literal in skeleton.literals):
+        # Each literal alone must defeat the criterion: "never consults `A` or `B`" may mean
+        # "not both", and denying one alternative of "`A` or `B`" leaves the other to pass.
+        if all(_defeats(compiled.check, literal, predicate) for literal in skeleton.literals):
             return index
     return None
 
 
-def _named_paths(check: Check) -> list[str]:
-    if isinstance(check, AnyOfCheck | AllOfCheck):
-        return [p for c in check.operands for p in _named_paths(c)]
-    if isinstance(check, NotCheck):
-        return []
-    return [
-        str(value)
-        for key, value in check.model_dump(mode="json", exclude_none=True).items()
-        if key in ("path", "first", "pattern") and isinstance(value, str)
-    ]
+def _defeats(check: Check, literal: str, predicate: str) -> bool:
+    """Whether `literal` never being read (run, written) makes `check` fail: it names a file
+    (command) the check needs, in every alternative of an `any_of`, in one part of an `all_of`."""
+    if isinstance(check, AnyOfCheck):
+        return all(_defeats(c, literal, predicate) for c in check.operands)
+    if isinstance(check, AllOfCheck):
+        return any(_defeats(c, literal, predicate) for c in check.operands)
+    if predicate == "consultation" and isinstance(check, FileReadCheck):
+        return _names_path(literal, check.path)
+    if predicate == "consultation" and isinstance(check, ReadBeforeCheck):
+        return _names_path(literal, check.first)  # `then` need not be read at all
+    if predicate == "file-written" and isinstance(check, FileWrittenCheck):
+        return _names_path(literal, check.path)
+    if predicate == "command" and isinstance(check, ScriptRanCheck):
+        return _names_path(literal, check.path)
+    if predicate == "command" and isinstance(check, CommandRanCheck):
+        # The command pattern holds its literal escaped, between non-word characters: `make`
+        # names `make test`, not `cmake build`.
+        quoted = re.escape(re.escape(literal))
+        return re.search(rf"(?<![\w-]){quoted}(?![\w-])", check.pattern) is not None
+    return False
 
 
-def _same_path(literal: str, named: str) -> bool:
-    """`quickstarts.md` names `.agents/.../quickstarts.md`; a directory names what is under it."""
+def _names_path(literal: str, named: str) -> bool:
+    """`quickstarts.md` names `.agents/.../quickstarts.md` (a whole last part, never `data.md`
+    for `a.md`); a directory names what is under it."""
     literal, named = literal.removeprefix("./").rstrip("/"), named.removeprefix("./")
+    bare = named.rstrip("*").rstrip("/")
     return (
         named == literal
-        or named.endswith("/" + literal)
-        or named.rstrip("*").rstrip("/").endswith(literal)
-        or literal in named
-        or re.escape(literal) in named  # a command pattern holds its literal escaped
+        or bare == literal
+        or ("/" + named).endswith("/" + literal)
+        or ("/" + bare).endswith("/" + literal)
+        or ("/" + named).startswith("/" + literal + "/")
+        or "/" + literal + "/" in "/" + named
     )
 
 
