@@ -134,9 +134,10 @@ def test_explain_shows_the_parse_and_the_refusals(capsys: pytest.CaptureFixture[
             " final_answer_contains(text='https://github.com/x')]",
         ),
         (
+            # `a.md` must be read: read_before alone holds when it never was
             "The agent read `a.md` after `b.md`.",
             "read-before",
-            "read_before(first='b.md' then='a.md')",
+            "all_of[read_before(first='b.md' then='a.md'), file_read(path='a.md')]",
         ),
         (
             "The agent read `a.md` and `b.md` before `c.md`.",
@@ -180,6 +181,10 @@ def test_each_predicate_parses_with_its_tree(sentence: str, rule: str, checks: s
         ("Consultation of `a.md` or the GitHub URL `https://example.com/a`.", "url"),
         ("The final answer includes a local URL that loads.", "that"),
         ("The agent read \u27e80\u27e9.", "\u27e80\u27e9"),  # a slot mark in the text is no literal
+        # Not needing to read it makes reading optional: it does not forbid the read.
+        ("The agent does not need to read `a.md`.", "need"),
+        ("The agent doesn't have to run `make`.", "have"),
+        ("The session has no need to read `a.md`.", "need"),
     ],
 )
 def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: str) -> None:

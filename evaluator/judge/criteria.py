@@ -452,7 +452,9 @@ def _compile_one(sentence: str) -> Compiled | None:
     if skeleton is None:
         return None
     if not skeleton.chinese:
-        parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
+        parsed = parse_sentence(
+            skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated
+        )
         if parsed.check is not None:
             name = parsed.predicate or "grammar"
             tree = f"(subject {skeleton.subject}) " + ("(negation) " if skeleton.negated else "")
@@ -603,7 +605,8 @@ _ASSERTING: dict[str, frozenset[str]] = {
     "command": frozenset({"command", "git-clone", "listed-commands"}),
     "file-written": frozenset({"file-written"}),
 }
-# Words that make a denial say more than "it did not happen": an order, a contrast, a condition.
+# Words that make a denial say more than "it did not happen": an order, a contrast, a condition,
+# a permission.
 _CONDITIONS = frozenset(
     [
         "before",
@@ -623,6 +626,14 @@ _CONDITIONS = frozenset(
         "twice",
         "again",
         "without",
+        # "does not need to read it": optional, not denied
+        "need",
+        "needs",
+        "optional",
+        "may",
+        "might",
+        "can",
+        "could",
     ]
 )
 
@@ -636,9 +647,11 @@ def _complemented(sentence: str, asserted: list[tuple[int, Compiled]]) -> int | 
     if skeleton is None or not skeleton.negated or skeleton.chinese:
         return None
     said = set(re.findall(r"[a-z]+", skeleton.text))
-    if said & _CONDITIONS:
+    if said & _CONDITIONS or re.search(r"\b(?:required|expected) to\b", skeleton.text):
         return None  # "never reads it before X", "no other file": more than a denial
-    parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
+    parsed = parse_sentence(
+        skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated
+    )
     predicate = parsed.predicate
     if predicate is None:  # "No dev server start command observed": the one predicate named
         named = [p.name for p in PREDICATES if said & (p.verbs | p.nouns | p.participles)]
@@ -715,7 +728,9 @@ def refuse_sentence(sentence: str, role: SentenceRole) -> Refusal:
     why = "no template matches"
     predicate = None
     if not skeleton.chinese:
-        parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
+        parsed = parse_sentence(
+            skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated
+        )
         why += f"; the grammar stopped at {parsed.refused_at!r}"
         predicate = parsed.predicate
     return Refusal(sentence, role, why, _instead(skeleton, predicate))

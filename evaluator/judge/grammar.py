@@ -135,6 +135,17 @@ MODALS: tuple[tuple[str, ...], ...] = (
     ("did",),
     ("does",),
 )
+# A negation before these says the act is optional, not that it must not happen.
+NECESSITIES = frozenset(
+    {
+        ("needs", "to"),
+        ("need", "to"),
+        ("has", "to"),
+        ("have", "to"),
+        ("is", "expected", "to"),
+        ("is", "required", "to"),
+    }
+)
 # "is observed": what the session shows, said once more.
 OBSERVED = frozenset({"observed", "seen", "recorded", "shown", "visible"})
 COMMAND_NOUNS = frozenset({"command", "commands", "invocation", "invocations"})
@@ -305,13 +316,16 @@ class _Objects:
     equivalent: bool  # "(or equivalent)": any command of the same family
 
 
-def parse_sentence(text: str, literals: tuple[str, ...], subject: str) -> Parse:
+def parse_sentence(
+    text: str, literals: tuple[str, ...], subject: str, negated: bool = False
+) -> Parse:
     """Parses a sentence skeleton (lower-cased, literals as ⟨n⟩, lead-in and leading negation
-    removed by `criteria._skeleton`; `subject` is what the lead-in named)."""
+    removed by `criteria._skeleton`; `subject` is what the lead-in named, `negated` whether a
+    negation was removed)."""
     tokens = _Tokens(text)
     parse = Parse()
     try:
-        parser = _Parser(tokens, parse, literals, subject)
+        parser = _Parser(tokens, parse, literals, subject, negated)
         check = parser.sentence()
         check = parser.outcome(check)
         parser.context()
@@ -326,9 +340,15 @@ def parse_sentence(text: str, literals: tuple[str, ...], subject: str) -> Parse:
 
 class _Parser:
     def __init__(
-        self, tokens: _Tokens, parse: Parse, literals: tuple[str, ...], subject: str
+        self,
+        tokens: _Tokens,
+        parse: Parse,
+        literals: tuple[str, ...],
+        subject: str,
+        negated_before: bool = False,
     ) -> None:
         self.tokens, self.parse, self.literals, self.subject = tokens, parse, literals, subject
+        self.negated_before = negated_before  # a negation the skeleton already removed
         self.predicates = [p for p in PREDICATES if subject in p.subjects]
         self.first = False  # "first" said before the verb
         self.shown: str | None = None  # the evidence verb ("shows", "includes") it began with
@@ -352,6 +372,9 @@ class _Parser:
                 self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
         negated = tokens.take_first(NEGATIONS) is not None
         modal = tokens.take_first(MODALS)
+        if modal in NECESSITIES and (negated or self.negated_before):
+            # "does not need to read `X`": reading it is optional, not forbidden.
+            raise _Refused(modal[0])
         if modal:
             self.node(f"(modal {' '.join(modal)})")
             negated = negated or tokens.take_first((("not",), ("never",))) is not None
@@ -683,10 +706,20 @@ class _Parser:
                 return self.read_before(objects, _single(then, "before"))
             if tokens.take("after"):
                 tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
-                first = self.objects(predicate)
+                first = _single(self.objects(predicate), "after")
                 self.node("(order after)")
                 self.parse.predicate = "read-before"
-                return self.read_before(first, _single(objects, "after"))
+                # "reads `A` after `B`" says `A` was read: read_before alone holds without it.
+                later = [
+                    AllOfCheck(
+                        operands=[
+                            ReadBeforeCheck(kind="read_before", first=first, then=v),
+                            FileReadCheck(kind="file_read", path=v),
+                        ]
+                    )
+                    for v in objects.values
+                ]
+                return combine(list(later), objects.join)
         return self.claim(predicate, objects)
 
     def then_read(self, first: _Objects) -> Check | None:
