@@ -185,6 +185,10 @@ def test_each_predicate_parses_with_its_tree(sentence: str, rule: str, checks: s
         ("The agent does not need to read `a.md`.", "need"),
         ("The agent doesn't have to run `make`.", "have"),
         ("The session has no need to read `a.md`.", "need"),
+        # A denied "and" list: neither, or not both? (Reading `a.md` alone passed "not both".)
+        ("The agent never reads `a.md` and `b.md`.", "and"),
+        ("`a.sql` and `b.sql` were not modified.", "and"),
+        ("The final answer does not mention `x` and `y`.", "and"),
     ],
 )
 def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: str) -> None:
@@ -274,6 +278,15 @@ def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: 
         (
             "The agent read `a.md`. The agent ran `make`.",
             r"all_of[file_read(path='a.md'), command_ran(pattern='(?:^|[^\\w-])make(?:$|[^\\w-])')]",
+        ),
+        # A denied list said exactly: "or" is neither, "both" is not both.
+        (
+            "The agent never reads `a.md` or `b.md`.",
+            "not any_of[file_read(path='a.md'), file_read(path='b.md')]",
+        ),
+        (
+            "The agent does not read both `a.md` and `b.md`.",
+            "not all_of[file_read(path='a.md'), file_read(path='b.md')]",
         ),
     ],
 )

@@ -331,6 +331,10 @@ def parse_sentence(
         parser.context()
         if tokens.peek() is not None:
             raise tokens.refuse()
+        if (negated or parser.negated) and parser.plain_and:
+            # "never reads `A` and `B`": neither, or not both? Say "`A` or `B`" (neither) or
+            # "both `A` and `B`" (not both).
+            raise _Refused("and")
     except _Refused as refused:
         parse.refused_at = refused.word
         return parse
@@ -349,6 +353,8 @@ class _Parser:
     ) -> None:
         self.tokens, self.parse, self.literals, self.subject = tokens, parse, literals, subject
         self.negated_before = negated_before  # a negation the skeleton already removed
+        self.negated = False  # a negation the parser read
+        self.plain_and = False  # a list joined by "and" without "both" or "all of"
         self.predicates = [p for p in PREDICATES if subject in p.subjects]
         self.first = False  # "first" said before the verb
         self.shown: str | None = None  # the evidence verb ("shows", "includes") it began with
@@ -380,6 +386,7 @@ class _Parser:
             negated = negated or tokens.take_first((("not",), ("never",))) is not None
         if negated:
             self.node("(negation)")
+            self.negated = True
         if self.subject == "workspace" and tokens.take_any(
             frozenset({"contains", "contain", "has", "have", "holds", "hold"})
         ):
@@ -549,6 +556,7 @@ class _Parser:
             if not tokens.take_any(BE):
                 raise tokens.refuse()
             negated = tokens.take_first((("never",), ("not",))) is not None
+            self.negated = self.negated or negated
             for predicate in self.predicates:
                 participle = tokens.take_any(predicate.participles)
                 if participle is None:
@@ -616,6 +624,7 @@ class _Parser:
         if predicate is not None and predicate.name == "command":
             equivalent = self.or_equivalent()
         join = _join(joins, quantifier, equivalent)
+        self.plain_and = self.plain_and or ("and" in joins and quantifier is None)
         if join is None:
             raise _Refused(" ".join(sorted(joins - {","})) or "(list)")
         values = []
