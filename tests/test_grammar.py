@@ -9,6 +9,8 @@ import pytest
 
 from evaluator.cli.main import main
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from evaluator.judge.verdict import SentenceRole
+from evaluator.vocabulary import Polarity
 from tests.conftest import ROOT
 
 
@@ -74,6 +76,35 @@ def test_a_refused_sentence_names_the_word_and_an_exact_check_to_write() -> None
     ran = refuse_sentence("The agent eventually ran `make test` twice.", "pass_criteria")
     assert ran.instead is not None and ran.instead.startswith("{kind: command_ran")
     assert refuse_sentence("The summary is accurate.", "description").instead is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "role", "polarity", "instead"),
+    [
+        # A denial keeps its sign: the suggestion must not require what the sentence forbids.
+        ("The agent never reads `a.md` because it is stale.", "pass_criteria", "required", True),
+        # A required entry's checks must pass, so a fail signal's claim is denied there ...
+        ("The agent reads the stale `a.md`.", "fail_signals", "required", True),
+        ("The agent never consults the routing `a.md`.", "fail_signals", "required", False),
+        # ... and a forbidden entry is observed when its claim holds.
+        ("The agent reads the stale `a.md`.", "fail_signals", "forbidden", False),
+        ("The agent reads the stale `a.md`.", "pass_criteria", "required", False),
+    ],
+)
+def test_the_check_offered_instead_has_the_sign_the_entry_needs(
+    sentence: str, role: SentenceRole, polarity: Polarity, instead: bool
+) -> None:
+    read = "{kind: file_read, path: 'a.md'}"
+    expected = f"{{not: {read}}}" if instead else read
+    assert refuse_sentence(sentence, role, polarity).instead == expected
+
+
+def test_no_check_is_offered_for_a_denial_whose_meaning_is_unsure() -> None:
+    for sentence in (
+        "The agent does not need to read `a.md`.",  # optional: no check at all
+        "The agent never reads `a.md` and `b.md`.",  # neither, or not both?
+    ):
+        assert refuse_sentence(sentence, "pass_criteria").instead is None, sentence
 
 
 def test_explain_shows_the_parse_and_the_refusals(capsys: pytest.CaptureFixture[str]) -> None:

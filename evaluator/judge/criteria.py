@@ -720,20 +720,41 @@ class Refusal:
 _RUNS = re.compile(r"\b(?:run|runs|ran|running|invok\w*|execut\w*|command)\b")
 
 
-def refuse_sentence(sentence: str, role: SentenceRole) -> Refusal:
-    """Why `sentence` does not compile (it must not), for `explain`."""
+def refuse_sentence(
+    sentence: str, role: SentenceRole, polarity: Polarity = "required"
+) -> Refusal:
+    """Why `sentence` does not compile (it must not), for `explain`, with the check its entry
+    of `polarity` could hold instead (a required entry's checks must all pass, so a fail signal's
+    claim is denied there; a denial in the sentence is kept)."""
     skeleton = _skeleton(sentence)
     if skeleton is None:
         return Refusal(sentence, role, "nothing is left once the lead-in is read", None)
     why = "no template matches"
     predicate = None
+    refused_at = None
     if not skeleton.chinese:
         parsed = parse_sentence(
             skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated
         )
-        why += f"; the grammar stopped at {parsed.refused_at!r}"
+        refused_at = parsed.refused_at
+        why += f"; the grammar stopped at {refused_at!r}"
         predicate = parsed.predicate
-    return Refusal(sentence, role, why, _instead(skeleton, predicate))
+    denied = skeleton.negated or " not " in f" {skeleton.text} "
+    if denied and (
+        refused_at in _UNSURE_NEEDS or (refused_at == "and" and len(skeleton.literals) > 1)
+    ):
+        # "does not need to read it", "never reads `A` and `B`": no one exact check to offer
+        return Refusal(sentence, role, why, None)
+    instead = _instead(skeleton, predicate)
+    if instead is not None and skeleton.negated != (
+        polarity == "required" and role == "fail_signals"
+    ):
+        instead = f"{{not: {instead}}}"
+    return Refusal(sentence, role, why, instead)
+
+
+# Where a denial of a need refuses ("does not need to", "is not required to"): optional.
+_UNSURE_NEEDS = frozenset({"need", "needs", "have", "has", "is"})
 
 
 PLACEHOLDERS = {
