@@ -125,10 +125,11 @@ def inspect(source: Path, workspace: Path | None, agent: str | None, as_json: bo
     if agent:
         # Read by another agent's adapter, a session yields nothing: an empty inspection that
         # exits 0 would say the agent did nothing.
+        named = get_adapter(agent).name
         claimed = [a.name for a in recognising_adapters(session_file)]
-        if claimed and reader.name not in claimed:
+        if claimed and named not in claimed:
             raise InputError(
-                f"the session is {' or '.join(claimed)}'s, not {reader.name}'s"
+                f"the session is {' or '.join(claimed)}'s, not {named}'s"
                 f" (give --agent {claimed[0]}, or leave --agent out)",
                 path=session_file,
                 field="--agent",

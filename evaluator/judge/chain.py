@@ -134,9 +134,7 @@ def plan_entries(case: Case, grader_configured: bool) -> list[EntryPlan]:
             continue
         text = grade_text(pending.entry, pending.polarity)
         route: DecidedBy = "model" if grader_configured else "unclear-rule"
-        plans.append(
-            EntryPlan(pending, route, [], text, _refused(pending.entry, pending.polarity))
-        )
+        plans.append(EntryPlan(pending, route, [], text, _refused(pending.entry, pending.polarity)))
     return plans
 
 

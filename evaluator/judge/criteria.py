@@ -649,9 +649,7 @@ def _complemented(sentence: str, asserted: list[tuple[int, Compiled]]) -> int | 
     said = set(re.findall(r"[a-z]+", skeleton.text))
     if said & _CONDITIONS or re.search(r"\b(?:required|expected) to\b", skeleton.text):
         return None  # "never reads it before X", "no other file": more than a denial
-    parsed = parse_sentence(
-        skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated
-    )
+    parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated)
     predicate = parsed.predicate
     if predicate is None:  # "No dev server start command observed": the one predicate named
         named = [p.name for p in PREDICATES if said & (p.verbs | p.nouns | p.participles)]
@@ -720,9 +718,7 @@ class Refusal:
 _RUNS = re.compile(r"\b(?:run|runs|ran|running|invok\w*|execut\w*|command)\b")
 
 
-def refuse_sentence(
-    sentence: str, role: SentenceRole, polarity: Polarity = "required"
-) -> Refusal:
+def refuse_sentence(sentence: str, role: SentenceRole, polarity: Polarity = "required") -> Refusal:
     """Why `sentence` does not compile (it must not), for `explain`, with the check its entry
     of `polarity` could hold instead (a required entry's checks must all pass, so a fail signal's
     claim is denied there; a denial in the sentence is kept)."""
