@@ -334,6 +334,8 @@ def test_forms_authors_write_without_thinking_of_a_parser(sentence: str, checks:
         "The answer covers audio/video events.",  # a slash between words is no path
         "The agent read `a.md`. Skipping `b.md` is acceptable.",  # a permission that excuses
         "The agent never read `a.md`. Reading other files is acceptable.",  # beside a prohibition
+        # beside an order: reading `b.md` first would pass the author, fail `read_before`
+        "The agent reads `a.md` first. Reading `b.md` first is acceptable.",
         "The agent read `a.md`. It also explains why.",  # a second sentence that judges
         "The agent read `a.md` before `b.md` for speed.",  # "for" a reason, not the request
         "The agent first runs `make`.",  # first of what? only reads are ordered

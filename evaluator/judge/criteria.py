@@ -493,7 +493,7 @@ def compile_sentence(sentence: str) -> Compiled | None:
         else:
             return None
     if not compiled or (permissions and any(_forbids(c.check) for c in compiled)):
-        return None  # a permission beside a prohibition could relax it
+        return None  # a permission beside a prohibition or an order could relax it
     trees = [f"{c.tree or '(template ' + c.rule + ')'}" for c in compiled]
     trees += ["(permission: adds no check)" for _ in permissions]
     check = combine([c.check for c in compiled], "all")
@@ -533,7 +533,9 @@ def _permission(sentence: str) -> bool:
 
 
 def _forbids(check: Check) -> bool:
-    if isinstance(check, NotCheck):
+    """Whether `check` rules something out a permission could allow: a denial, or an order
+    ("reads `A` first" rules out reading `B` before it; "Reading `B` first is acceptable")."""
+    if isinstance(check, NotCheck | ReadBeforeCheck):
         return True
     if isinstance(check, AnyOfCheck | AllOfCheck):
         return any(_forbids(c) for c in check.operands)
