@@ -30,7 +30,7 @@ from evaluator.evaluate.variants import (
 from evaluator.pipeline.run import interleave
 from evaluator.pipeline.runplan import RunOptions
 from evaluator.plan import open_repo, select_cases
-from tests.conftest import ROOT
+from tests.conftest import ROOT, copy_demo
 
 UPSTREAM = ROOT / "tests/fixtures/upstream"
 SKILL_DIR = ".agents/skills/db-migrations"
@@ -131,6 +131,29 @@ def test_an_evaluation_naming_an_unknown_target_is_one_line(
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1, err
     assert "skill-v1-vs-v2.yaml:8:12: target_id: unknown target 'x'" in err[0]
+    assert not runs.exists()
+
+
+def test_an_evaluation_variant_without_a_skill_is_located_in_its_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `skill_path` that holds no SKILL.md is the evaluation file's mistake: named at its
+    line and field, as an unknown target is, not as a bare path."""
+    repo = copy_demo(tmp_path)
+    path = repo / "evaluations/ab/typo.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        'eval_id: "typo"\nmode: "ab"\ntarget_id: "db-migrations"\nvariants:\n'
+        '  a: {label: "old", skill_path: ".agents/skills/db-migration"}\n'
+        '  b: {label: "current"}\n'
+    )
+    runs = tmp_path / "runs"
+    argv = ["evaluate", "--repo", str(repo), "--runs-dir", str(runs), "--evaluation", str(path)]
+    code = run_cli(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "typo.yaml:5:" in err[0] and "variants.a.skill_path:" in err[0], err[0]
+    assert ".agents/skills/db-migration holds no SKILL.md" in err[0]
     assert not runs.exists()
 
 

@@ -9,6 +9,8 @@ import pytest
 
 from evaluator.cli.main import main
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from evaluator.judge.verdict import SentenceRole
+from evaluator.vocabulary import Polarity
 from tests.conftest import ROOT
 
 
@@ -76,6 +78,35 @@ def test_a_refused_sentence_names_the_word_and_an_exact_check_to_write() -> None
     assert refuse_sentence("The summary is accurate.", "description").instead is None
 
 
+@pytest.mark.parametrize(
+    ("sentence", "role", "polarity", "instead"),
+    [
+        # A denial keeps its sign: the suggestion must not require what the sentence forbids.
+        ("The agent never reads `a.md` because it is stale.", "pass_criteria", "required", True),
+        # A required entry's checks must pass, so a fail signal's claim is denied there ...
+        ("The agent reads the stale `a.md`.", "fail_signals", "required", True),
+        ("The agent never consults the routing `a.md`.", "fail_signals", "required", False),
+        # ... and a forbidden entry is observed when its claim holds.
+        ("The agent reads the stale `a.md`.", "fail_signals", "forbidden", False),
+        ("The agent reads the stale `a.md`.", "pass_criteria", "required", False),
+    ],
+)
+def test_the_check_offered_instead_has_the_sign_the_entry_needs(
+    sentence: str, role: SentenceRole, polarity: Polarity, instead: bool
+) -> None:
+    read = "{kind: file_read, path: 'a.md'}"
+    expected = f"{{not: {read}}}" if instead else read
+    assert refuse_sentence(sentence, role, polarity).instead == expected
+
+
+def test_no_check_is_offered_for_a_denial_whose_meaning_is_unsure() -> None:
+    for sentence in (
+        "The agent does not need to read `a.md`.",  # optional: no check at all
+        "The agent never reads `a.md` and `b.md`.",  # neither, or not both?
+    ):
+        assert refuse_sentence(sentence, "pass_criteria").instead is None, sentence
+
+
 def test_explain_shows_the_parse_and_the_refusals(capsys: pytest.CaptureFixture[str]) -> None:
     repo = str(ROOT / "tests/fixtures/upstream/agentic-evals")
     with pytest.raises(SystemExit):
@@ -134,9 +165,10 @@ def test_explain_shows_the_parse_and_the_refusals(capsys: pytest.CaptureFixture[
             " final_answer_contains(text='https://github.com/x')]",
         ),
         (
+            # `a.md` must be read: read_before alone holds when it never was
             "The agent read `a.md` after `b.md`.",
             "read-before",
-            "read_before(first='b.md' then='a.md')",
+            "all_of[read_before(first='b.md' then='a.md'), file_read(path='a.md')]",
         ),
         (
             "The agent read `a.md` and `b.md` before `c.md`.",
@@ -180,6 +212,14 @@ def test_each_predicate_parses_with_its_tree(sentence: str, rule: str, checks: s
         ("Consultation of `a.md` or the GitHub URL `https://example.com/a`.", "url"),
         ("The final answer includes a local URL that loads.", "that"),
         ("The agent read \u27e80\u27e9.", "\u27e80\u27e9"),  # a slot mark in the text is no literal
+        # Not needing to read it makes reading optional: it does not forbid the read.
+        ("The agent does not need to read `a.md`.", "need"),
+        ("The agent doesn't have to run `make`.", "have"),
+        ("The session has no need to read `a.md`.", "need"),
+        # A denied "and" list: neither, or not both? (Reading `a.md` alone passed "not both".)
+        ("The agent never reads `a.md` and `b.md`.", "and"),
+        ("`a.sql` and `b.sql` were not modified.", "and"),
+        ("The final answer does not mention `x` and `y`.", "and"),
     ],
 )
 def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: str) -> None:
@@ -270,6 +310,15 @@ def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: 
             "The agent read `a.md`. The agent ran `make`.",
             r"all_of[file_read(path='a.md'), command_ran(pattern='(?:^|[^\\w-])make(?:$|[^\\w-])')]",
         ),
+        # A denied list said exactly: "or" is neither, "both" is not both.
+        (
+            "The agent never reads `a.md` or `b.md`.",
+            "not any_of[file_read(path='a.md'), file_read(path='b.md')]",
+        ),
+        (
+            "The agent does not read both `a.md` and `b.md`.",
+            "not all_of[file_read(path='a.md'), file_read(path='b.md')]",
+        ),
     ],
 )
 def test_forms_authors_write_without_thinking_of_a_parser(sentence: str, checks: str) -> None:
@@ -285,6 +334,8 @@ def test_forms_authors_write_without_thinking_of_a_parser(sentence: str, checks:
         "The answer covers audio/video events.",  # a slash between words is no path
         "The agent read `a.md`. Skipping `b.md` is acceptable.",  # a permission that excuses
         "The agent never read `a.md`. Reading other files is acceptable.",  # beside a prohibition
+        # beside an order: reading `b.md` first would pass the author, fail `read_before`
+        "The agent reads `a.md` first. Reading `b.md` first is acceptable.",
         "The agent read `a.md`. It also explains why.",  # a second sentence that judges
         "The agent read `a.md` before `b.md` for speed.",  # "for" a reason, not the request
         "The agent first runs `make`.",  # first of what? only reads are ordered
@@ -313,5 +364,5 @@ def test_a_refused_criterion_of_several_sentences_names_the_one_that_stopped_it(
     assert why == "in 'It also explains why.': no template matches; the grammar stopped at 'it'"
     beside = "The agent never read `a.md`. Reading other files is acceptable."
     assert refuse_sentence(beside, "pass_criteria").why == (
-        "a permission beside a prohibition could relax it"
+        "a permission beside a prohibition or an order could relax it"
     )

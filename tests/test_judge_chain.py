@@ -629,12 +629,50 @@ def test_a_fail_signal_that_only_denies_a_pass_criterion_adds_no_check(fail_sign
         (["The agent reads `a.md`."], "The agent reads the phase-2 docs.", "required"),
         # A forbidden entry's sentences each describe the behaviour: none is a complement.
         (["The agent reads `a.md`."], "The agent never reads the routing guide.", "forbidden"),
+        # It denies one alternative: reading `b.md` alone passes the criterion, not the signal.
+        (
+            ["The session shows consultation of `a.md` or `b.md`."],
+            "The agent never consults the ConvoAI `a.md`.",
+            "required",
+        ),
+        # `a.md` is not `docs/data.md`, though its text is inside that path.
+        (
+            ["The session shows consultation of `docs/data.md`."],
+            "The agent never consults the ConvoAI `a.md`.",
+            "required",
+        ),
+        # `make` is not the command `cmake build`, though its text is inside it.
+        (["The agent ran `cmake build`."], "No `make` command observed at all.", "required"),
     ],
 )
 def test_a_fail_signal_that_could_add_something_sends_the_entry_on(
     pass_criteria: list[str], fail_signal: str, polarity: str
 ) -> None:
     assert _fail_signal(pass_criteria, fail_signal, polarity) is None
+
+
+@pytest.mark.parametrize(
+    ("pass_criterion", "fail_signal"),
+    [
+        # Denying one part of an `all_of` defeats it.
+        (
+            "The session shows consultation of `a.md` and `b.md`.",
+            "The agent never consults the ConvoAI `a.md`.",
+        ),
+        # A directory names what is under it; a command names its longer spellings.
+        (
+            "The session shows consultation of `x/references/a.md`.",
+            "The agent never consults any ConvoAI file under `references/`.",
+        ),
+        ("The agent ran `make test`.", "No `make` command observed at all."),
+    ],
+)
+def test_a_denial_of_what_the_criterion_needs_is_its_complement(
+    pass_criterion: str, fail_signal: str
+) -> None:
+    compiled = _fail_signal([pass_criterion], fail_signal)
+    assert compiled is not None
+    assert compiled.provenance[1].rule == "complement of pass_criteria[0]"  # type: ignore[attr-defined]
 
 
 def test_a_denial_the_grammar_cannot_parse_still_names_its_one_predicate() -> None:

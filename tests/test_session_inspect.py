@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT
 from tests.test_consultation import _rollout
 from tests.test_validate import run_cli
 
@@ -67,3 +68,23 @@ def test_a_session_with_a_broken_line_is_still_read(
     code, out, err = run_cli(["session", "inspect", str(attempt), "--json"], capsys)
     assert code == 0, err
     assert json.loads(out)["malformed"][0]["reason"].startswith("not JSON")
+
+
+@pytest.mark.parametrize(
+    ("recorded", "wrong", "right"),
+    [("gemini-cli.jsonl", "codex", "gemini"), ("codex-exec.jsonl", "claude", "codex")],
+)
+def test_a_session_named_with_another_agent_is_refused_not_read_as_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], recorded: str, wrong: str, right: str
+) -> None:
+    """Read by another agent's adapter a session yields no record: an inspection with no
+    command and `complete=False`, exit 0, would say the agent did nothing."""
+    session = str(ROOT / "tests/fixtures/recorded" / recorded)
+    argv = ["session", "inspect", session, "--workspace", str(tmp_path), "--agent"]
+    code, out, err = run_cli([*argv, wrong], capsys)
+    assert code == 2, out
+    assert err.count("\n") == 1, err
+    assert f"--agent: the session is {right}'s, not {wrong}'s" in err
+    code, out, err = run_cli([*argv, right, "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["commands"]

@@ -349,6 +349,34 @@ def test_a_suspect_trigger_run_exits_1(
             assert ("SUSPECT (nothing-fired)" in out) is bool(suspect)
 
 
+def test_an_interrupted_trigger_run_says_its_figures_are_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Figures over the prompts measured before a stop are not the trigger set's: the output
+    says so and how to finish, as `run` does, besides exiting 1."""
+    import types
+
+    from evaluator.cli.main import main
+
+    run = tmp_path / "runs/t1"
+    run.mkdir(parents=True)
+    write_json(run / "triggers.json", _data())
+    outcome = types.SimpleNamespace(run_dir=RunDir(run), interrupted=True)
+    monkeypatch.setattr(
+        "evaluator.pipeline.triggers.execute_triggers", lambda *args, **kwargs: outcome
+    )
+    repo = copy_demo(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["triggers", "--repo", str(repo)])
+    assert exit_info.value.code == 1
+    out = capsys.readouterr().out
+    assert "INTERRUPTED: the figures cover the " in out
+    assert "finish with `agentic-eval triggers --resume t1`" in out
+    with pytest.raises(SystemExit) as exit_info:
+        main(["triggers", "--repo", str(repo), "--json"])
+    assert json.loads(capsys.readouterr().out)["interrupted"] is True
+
+
 def test_gate_on_a_run_that_is_not_a_trigger_run_names_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -54,10 +54,7 @@ def session_adapter(path: Path) -> AgentAdapter:
     first record, which exactly one adapter may accept. A file no adapter recognises is read by
     the default agent's, which reports what it cannot read; one that several accept is refused
     (name its agent instead)."""
-    from evaluator.evidence.jsonl import first_object
-
-    first = first_object(path)
-    claimed = [adapter for adapter in all_adapters() if adapter.recognizes_session(first)]
+    claimed = recognising_adapters(path)
     if len(claimed) > 1:
         names = ", ".join(adapter.name for adapter in claimed)
         raise InputError(
@@ -66,6 +63,14 @@ def session_adapter(path: Path) -> AgentAdapter:
             field="--agent",
         )
     return claimed[0] if claimed else adapter_for_runner(DEFAULT_RUNNER)
+
+
+def recognising_adapters(path: Path) -> list[AgentAdapter]:
+    """The adapters whose own check of the session file's first record accepts it."""
+    from evaluator.evidence.jsonl import first_object
+
+    first = first_object(path)
+    return [adapter for adapter in all_adapters() if adapter.recognizes_session(first)]
 
 
 def tool_text_source(
@@ -104,6 +109,7 @@ __all__ = [
     "in_session_adapter",
     "normalize_session",
     "option_aliases",
+    "recognising_adapters",
     "register_adapter",
     "runner_names",
     "session_adapter",

@@ -106,7 +106,12 @@ def inspect(source: Path, workspace: Path | None, agent: str | None, as_json: bo
     (`runs/<id>/case-artifacts/<case>/attempts/attempt-NN`), whose saved session and recorded
     workspace path are used: the workspace itself may be gone."""
     # the stages are imported when the command runs, not for its --help
-    from evaluator.adapters import adapter_for_agent, get_adapter, normalize_session
+    from evaluator.adapters import (
+        adapter_for_agent,
+        get_adapter,
+        normalize_session,
+        recognising_adapters,
+    )
     from evaluator.isolation import assess_isolation
 
     session_file, workspace = _session_and_workspace(source, workspace)
@@ -117,6 +122,18 @@ def inspect(source: Path, workspace: Path | None, agent: str | None, as_json: bo
         )
     # The agent named, else the one the run recorded; a bare file is recognised by its content.
     reader = get_adapter(agent) if agent else adapter_for_agent(_run_agent(source))
+    if agent:
+        # Read by another agent's adapter, a session yields nothing: an empty inspection that
+        # exits 0 would say the agent did nothing.
+        named = get_adapter(agent).name
+        claimed = [a.name for a in recognising_adapters(session_file)]
+        if claimed and named not in claimed:
+            raise InputError(
+                f"the session is {' or '.join(claimed)}'s, not {named}'s"
+                f" (give --agent {claimed[0]}, or leave --agent out)",
+                path=session_file,
+                field="--agent",
+            )
     evidence = normalize_session(session_file, adapter=reader)
     report = assess_isolation(evidence, workspace, record_violations=False)
     commands = [

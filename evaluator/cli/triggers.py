@@ -125,6 +125,7 @@ def command(
                 "run_id": outcome.run_dir.run_id,
                 "run_dir": str(outcome.run_dir.path),
                 "exit_code": code,
+                "interrupted": outcome.interrupted,
                 "triggers": data,
             }
         )
@@ -150,5 +151,12 @@ def command(
     )
     if data.get("suspect"):
         click.echo(f"SUSPECT ({data['suspect']['kind']}): " + "; ".join(data["suspect"]["causes"]))
+    if outcome.interrupted:
+        # The figures above cover only the prompts measured before the stop.
+        click.echo(
+            f"INTERRUPTED: the figures cover the {len(data.get('prompts', []))} prompt(s) measured"
+            f" before the stop; finish with `agentic-eval triggers --resume"
+            f" {outcome.run_dir.run_id}`"
+        )
     click.echo(f"report: {outcome.run_dir.path / 'report.md'}")
     return code

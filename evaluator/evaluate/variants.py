@@ -186,6 +186,11 @@ def load_evaluation(path: Path, repo: EvalRepo) -> EvaluationPlan:
                 )
             )
         elif relative is not None:
+            if not (repo.source_workspace / relative / "SKILL.md").is_file():
+                raise loaded.doc.error(
+                    ("variants", key, "skill_path"),
+                    f"{relative} holds no SKILL.md in the source workspace {repo.source_workspace}",
+                )
             variants.append(
                 VariantSpec(
                     label,
@@ -200,7 +205,7 @@ def load_evaluation(path: Path, repo: EvalRepo) -> EvaluationPlan:
             variants.append(VariantSpec(label, "current", key, target_id=variant.target_id))
     labels = [v.label for v in variants]
     if len(set(labels)) != len(labels):
-        raise InputError("two variants share a label", path=path, field="variants")
+        raise loaded.doc.error(("variants",), "two variants share a label")
     return EvaluationPlan(
         evaluation.eval_id,
         evaluation.mode,

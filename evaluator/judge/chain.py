@@ -134,14 +134,16 @@ def plan_entries(case: Case, grader_configured: bool) -> list[EntryPlan]:
             continue
         text = grade_text(pending.entry, pending.polarity)
         route: DecidedBy = "model" if grader_configured else "unclear-rule"
-        plans.append(EntryPlan(pending, route, [], text, _refused(pending.entry)))
+        plans.append(EntryPlan(pending, route, [], text, _refused(pending.entry, pending.polarity)))
     return plans
 
 
-def _refused(entry: AssertionEntry) -> list[Refusal]:
+def _refused(entry: AssertionEntry, polarity: Polarity) -> list[Refusal]:
     sentences: list[tuple[SentenceRole, str]] = [
         ("pass_criteria", s) for s in entry.pass_criteria
     ] + [("fail_signals", s) for s in entry.fail_signals]
     if not sentences:
         sentences = [("description", entry.description)]
-    return [refuse_sentence(s, role) for role, s in sentences if compile_sentence(s) is None]
+    return [
+        refuse_sentence(s, role, polarity) for role, s in sentences if compile_sentence(s) is None
+    ]

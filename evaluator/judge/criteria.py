@@ -34,6 +34,7 @@ from evaluator.contract.models import (
     FinalAnswerUrlCheck,
     NotCheck,
     ReadBeforeCheck,
+    ScriptRanCheck,
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
@@ -451,7 +452,9 @@ def _compile_one(sentence: str) -> Compiled | None:
     if skeleton is None:
         return None
     if not skeleton.chinese:
-        parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
+        parsed = parse_sentence(
+            skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated
+        )
         if parsed.check is not None:
             name = parsed.predicate or "grammar"
             tree = f"(subject {skeleton.subject}) " + ("(negation) " if skeleton.negated else "")
@@ -490,7 +493,7 @@ def compile_sentence(sentence: str) -> Compiled | None:
         else:
             return None
     if not compiled or (permissions and any(_forbids(c.check) for c in compiled)):
-        return None  # a permission beside a prohibition could relax it
+        return None  # a permission beside a prohibition or an order could relax it
     trees = [f"{c.tree or '(template ' + c.rule + ')'}" for c in compiled]
     trees += ["(permission: adds no check)" for _ in permissions]
     check = combine([c.check for c in compiled], "all")
@@ -530,7 +533,9 @@ def _permission(sentence: str) -> bool:
 
 
 def _forbids(check: Check) -> bool:
-    if isinstance(check, NotCheck):
+    """Whether `check` rules something out a permission could allow: a denial, or an order
+    ("reads `A` first" rules out reading `B` before it; "Reading `B` first is acceptable")."""
+    if isinstance(check, NotCheck | ReadBeforeCheck):
         return True
     if isinstance(check, AnyOfCheck | AllOfCheck):
         return any(_forbids(c) for c in check.operands)
@@ -602,7 +607,8 @@ _ASSERTING: dict[str, frozenset[str]] = {
     "command": frozenset({"command", "git-clone", "listed-commands"}),
     "file-written": frozenset({"file-written"}),
 }
-# Words that make a denial say more than "it did not happen": an order, a contrast, a condition.
+# Words that make a denial say more than "it did not happen": an order, a contrast, a condition,
+# a permission.
 _CONDITIONS = frozenset(
     [
         "before",
@@ -622,6 +628,14 @@ _CONDITIONS = frozenset(
         "twice",
         "again",
         "without",
+        # "does not need to read it": optional, not denied
+        "need",
+        "needs",
+        "optional",
+        "may",
+        "might",
+        "can",
+        "could",
     ]
 )
 
@@ -635,9 +649,9 @@ def _complemented(sentence: str, asserted: list[tuple[int, Compiled]]) -> int | 
     if skeleton is None or not skeleton.negated or skeleton.chinese:
         return None
     said = set(re.findall(r"[a-z]+", skeleton.text))
-    if said & _CONDITIONS:
+    if said & _CONDITIONS or re.search(r"\b(?:required|expected) to\b", skeleton.text):
         return None  # "never reads it before X", "no other file": more than a denial
-    parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
+    parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated)
     predicate = parsed.predicate
     if predicate is None:  # "No dev server start command observed": the one predicate named
         named = [p.name for p in PREDICATES if said & (p.verbs | p.nouns | p.participles)]
@@ -648,33 +662,48 @@ def _complemented(sentence: str, asserted: list[tuple[int, Compiled]]) -> int | 
         rules = set(compiled.rule.split(" + "))
         if not rules & _ASSERTING[predicate]:
             continue
-        named = _named_paths(compiled.check)
-        if all(any(_same_path(literal, n) for n in named) for literal in skeleton.literals):
+        # Each literal alone must defeat the criterion: "never consults `A` or `B`" may mean
+        # "not both", and denying one alternative of "`A` or `B`" leaves the other to pass.
+        if all(_defeats(compiled.check, literal, predicate) for literal in skeleton.literals):
             return index
     return None
 
 
-def _named_paths(check: Check) -> list[str]:
-    if isinstance(check, AnyOfCheck | AllOfCheck):
-        return [p for c in check.operands for p in _named_paths(c)]
-    if isinstance(check, NotCheck):
-        return []
-    return [
-        str(value)
-        for key, value in check.model_dump(mode="json", exclude_none=True).items()
-        if key in ("path", "first", "pattern") and isinstance(value, str)
-    ]
+def _defeats(check: Check, literal: str, predicate: str) -> bool:
+    """Whether `literal` never being read (run, written) makes `check` fail: it names a file
+    (command) the check needs, in every alternative of an `any_of`, in one part of an `all_of`."""
+    if isinstance(check, AnyOfCheck):
+        return all(_defeats(c, literal, predicate) for c in check.operands)
+    if isinstance(check, AllOfCheck):
+        return any(_defeats(c, literal, predicate) for c in check.operands)
+    if predicate == "consultation" and isinstance(check, FileReadCheck):
+        return _names_path(literal, check.path)
+    if predicate == "consultation" and isinstance(check, ReadBeforeCheck):
+        return _names_path(literal, check.first)  # `then` need not be read at all
+    if predicate == "file-written" and isinstance(check, FileWrittenCheck):
+        return _names_path(literal, check.path)
+    if predicate == "command" and isinstance(check, ScriptRanCheck):
+        return _names_path(literal, check.path)
+    if predicate == "command" and isinstance(check, CommandRanCheck):
+        # The command pattern holds its literal escaped, between non-word characters: `make`
+        # names `make test`, not `cmake build`.
+        quoted = re.escape(re.escape(literal))
+        return re.search(rf"(?<![\w-]){quoted}(?![\w-])", check.pattern) is not None
+    return False
 
 
-def _same_path(literal: str, named: str) -> bool:
-    """`quickstarts.md` names `.agents/.../quickstarts.md`; a directory names what is under it."""
+def _names_path(literal: str, named: str) -> bool:
+    """`quickstarts.md` names `.agents/.../quickstarts.md` (a whole last part, never `data.md`
+    for `a.md`); a directory names what is under it."""
     literal, named = literal.removeprefix("./").rstrip("/"), named.removeprefix("./")
+    bare = named.rstrip("*").rstrip("/")
     return (
         named == literal
-        or named.endswith("/" + literal)
-        or named.rstrip("*").rstrip("/").endswith(literal)
-        or literal in named
-        or re.escape(literal) in named  # a command pattern holds its literal escaped
+        or bare == literal
+        or ("/" + named).endswith("/" + literal)
+        or ("/" + bare).endswith("/" + literal)
+        or ("/" + named).startswith("/" + literal + "/")
+        or "/" + literal + "/" in "/" + named
     )
 
 
@@ -691,26 +720,49 @@ class Refusal:
 _RUNS = re.compile(r"\b(?:run|runs|ran|running|invok\w*|execut\w*|command)\b")
 
 
-def refuse_sentence(sentence: str, role: SentenceRole) -> Refusal:
-    """Why `sentence` does not compile (it must not), for `explain`; of a criterion of several
+def refuse_sentence(sentence: str, role: SentenceRole, polarity: Polarity = "required") -> Refusal:
+    """Why `sentence` does not compile (it must not), for `explain`, with the check its entry
+    of `polarity` could hold instead (a required entry's checks must all pass, so a fail signal's
+    claim is denied there; a denial in the sentence is kept). Of a criterion of several
     sentences, why the first that stops it does."""
     parts = split_sentences(sentence)
     if len(parts) > 1:
         for part in parts:
             if _compile_one(part) is None and not _permission(part):
-                refusal = refuse_sentence(part, role)
+                refusal = refuse_sentence(part, role, polarity)
                 return Refusal(sentence, role, f"in {part!r}: {refusal.why}", refusal.instead)
-        return Refusal(sentence, role, "a permission beside a prohibition could relax it", None)
+        return Refusal(
+            sentence, role, "a permission beside a prohibition or an order could relax it", None
+        )
     skeleton = _skeleton(sentence)
     if skeleton is None:
         return Refusal(sentence, role, "nothing is left once the lead-in is read", None)
     why = "no template matches"
     predicate = None
+    refused_at = None
     if not skeleton.chinese:
-        parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject)
-        why += f"; the grammar stopped at {parsed.refused_at!r}"
+        parsed = parse_sentence(
+            skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated
+        )
+        refused_at = parsed.refused_at
+        why += f"; the grammar stopped at {refused_at!r}"
         predicate = parsed.predicate
-    return Refusal(sentence, role, why, _instead(skeleton, predicate))
+    denied = skeleton.negated or " not " in f" {skeleton.text} "
+    if denied and (
+        refused_at in _UNSURE_NEEDS or (refused_at == "and" and len(skeleton.literals) > 1)
+    ):
+        # "does not need to read it", "never reads `A` and `B`": no one exact check to offer
+        return Refusal(sentence, role, why, None)
+    instead = _instead(skeleton, predicate)
+    if instead is not None and skeleton.negated != (
+        polarity == "required" and role == "fail_signals"
+    ):
+        instead = f"{{not: {instead}}}"
+    return Refusal(sentence, role, why, instead)
+
+
+# Where a denial of a need refuses ("does not need to", "is not required to"): optional.
+_UNSURE_NEEDS = frozenset({"need", "needs", "have", "has", "is"})
 
 
 PLACEHOLDERS = {

@@ -135,6 +135,17 @@ MODALS: tuple[tuple[str, ...], ...] = (
     ("did",),
     ("does",),
 )
+# A negation before these says the act is optional, not that it must not happen.
+NECESSITIES = frozenset(
+    {
+        ("needs", "to"),
+        ("need", "to"),
+        ("has", "to"),
+        ("have", "to"),
+        ("is", "expected", "to"),
+        ("is", "required", "to"),
+    }
+)
 # "is observed": what the session shows, said once more.
 OBSERVED = frozenset({"observed", "seen", "recorded", "shown", "visible"})
 COMMAND_NOUNS = frozenset({"command", "commands", "invocation", "invocations"})
@@ -305,18 +316,25 @@ class _Objects:
     equivalent: bool  # "(or equivalent)": any command of the same family
 
 
-def parse_sentence(text: str, literals: tuple[str, ...], subject: str) -> Parse:
+def parse_sentence(
+    text: str, literals: tuple[str, ...], subject: str, negated: bool = False
+) -> Parse:
     """Parses a sentence skeleton (lower-cased, literals as ⟨n⟩, lead-in and leading negation
-    removed by `criteria._skeleton`; `subject` is what the lead-in named)."""
+    removed by `criteria._skeleton`; `subject` is what the lead-in named, `negated` whether a
+    negation was removed)."""
     tokens = _Tokens(text)
     parse = Parse()
     try:
-        parser = _Parser(tokens, parse, literals, subject)
+        parser = _Parser(tokens, parse, literals, subject, negated)
         check = parser.sentence()
         check = parser.outcome(check)
         parser.context()
         if tokens.peek() is not None:
             raise tokens.refuse()
+        if (negated or parser.negated) and parser.plain_and:
+            # "never reads `A` and `B`": neither, or not both? Say "`A` or `B`" (neither) or
+            # "both `A` and `B`" (not both).
+            raise _Refused("and")
     except _Refused as refused:
         parse.refused_at = refused.word
         return parse
@@ -326,9 +344,17 @@ def parse_sentence(text: str, literals: tuple[str, ...], subject: str) -> Parse:
 
 class _Parser:
     def __init__(
-        self, tokens: _Tokens, parse: Parse, literals: tuple[str, ...], subject: str
+        self,
+        tokens: _Tokens,
+        parse: Parse,
+        literals: tuple[str, ...],
+        subject: str,
+        negated_before: bool = False,
     ) -> None:
         self.tokens, self.parse, self.literals, self.subject = tokens, parse, literals, subject
+        self.negated_before = negated_before  # a negation the skeleton already removed
+        self.negated = False  # a negation the parser read
+        self.plain_and = False  # a list joined by "and" without "both" or "all of"
         self.predicates = [p for p in PREDICATES if subject in p.subjects]
         self.first = False  # "first" said before the verb
         self.shown: str | None = None  # the evidence verb ("shows", "includes") it began with
@@ -352,11 +378,15 @@ class _Parser:
                 self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
         negated = tokens.take_first(NEGATIONS) is not None
         modal = tokens.take_first(MODALS)
+        if modal in NECESSITIES and (negated or self.negated_before):
+            # "does not need to read `X`": reading it is optional, not forbidden.
+            raise _Refused(modal[0])
         if modal:
             self.node(f"(modal {' '.join(modal)})")
             negated = negated or tokens.take_first((("not",), ("never",))) is not None
         if negated:
             self.node("(negation)")
+            self.negated = True
         if self.subject == "workspace" and tokens.take_any(
             frozenset({"contains", "contain", "has", "have", "holds", "hold"})
         ):
@@ -526,6 +556,7 @@ class _Parser:
             if not tokens.take_any(BE):
                 raise tokens.refuse()
             negated = tokens.take_first((("never",), ("not",))) is not None
+            self.negated = self.negated or negated
             for predicate in self.predicates:
                 participle = tokens.take_any(predicate.participles)
                 if participle is None:
@@ -593,6 +624,7 @@ class _Parser:
         if predicate is not None and predicate.name == "command":
             equivalent = self.or_equivalent()
         join = _join(joins, quantifier, equivalent)
+        self.plain_and = self.plain_and or ("and" in joins and quantifier is None)
         if join is None:
             raise _Refused(" ".join(sorted(joins - {","})) or "(list)")
         values = []
@@ -683,10 +715,20 @@ class _Parser:
                 return self.read_before(objects, _single(then, "before"))
             if tokens.take("after"):
                 tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
-                first = self.objects(predicate)
+                first = _single(self.objects(predicate), "after")
                 self.node("(order after)")
                 self.parse.predicate = "read-before"
-                return self.read_before(first, _single(objects, "after"))
+                # "reads `A` after `B`" says `A` was read: read_before alone holds without it.
+                later = [
+                    AllOfCheck(
+                        operands=[
+                            ReadBeforeCheck(kind="read_before", first=first, then=v),
+                            FileReadCheck(kind="file_read", path=v),
+                        ]
+                    )
+                    for v in objects.values
+                ]
+                return combine(list(later), objects.join)
         return self.claim(predicate, objects)
 
     def then_read(self, first: _Objects) -> Check | None:

@@ -184,6 +184,8 @@ class Run:
     # ---------------------------------------------------------------- planning
     def _plan(self) -> tuple[EvalRepo, Selection, RunDir, Manifest | None]:
         options = self.options
+        if options.resume and not id_problem(options.resume) and not options.repo.exists():
+            self._name_the_planned_repo(RunDir(options.runs_dir / options.resume))
         repo = open_repo(
             options.repo,
             options.source_workspace,
@@ -207,6 +209,24 @@ class Run:
         if run_dir.path.exists():
             raise InputError(self._exists_message(run_dir))
         return repo, selection, run_dir, None
+
+    def _name_the_planned_repo(self, run_dir: RunDir) -> None:
+        """A resume without the repo the run was planned from: say which one it was (the
+        default `agentic-evals` is often not where an `--evals` run or another project lies)."""
+        try:
+            planned = run_dir.read_manifest()
+        except InputError:
+            return  # no such run: the usual error says so
+        if not planned.repo:
+            return
+        where = f"--repo {planned.repo}"
+        if planned.source_workspace:
+            where += f" --source-workspace {planned.source_workspace}"
+        raise InputError(
+            f"eval repo directory not found; run {run_dir.run_id} was planned from {where}:"
+            " give them to resume it",
+            path=self.options.repo,
+        )
 
     def _resumed_selection(self, repo: EvalRepo, run_dir: RunDir, previous: Manifest) -> Selection:
         """The cases of the run being resumed, as its manifest planned them."""
