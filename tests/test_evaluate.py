@@ -475,3 +475,39 @@ def test_a_vendor_comparison_runs_each_targets_skill_on_the_shared_cases(demo_gi
     path.write_text(path.read_text().replace('target_id: "db-alt"', 'target_id: "nobody"'))
     with pytest.raises(InputError, match="unknown target 'nobody'"):
         load_evaluation(path, repo)
+
+
+def test_the_report_prices_a_point_only_of_a_significant_gain(tmp_path: Path) -> None:
+    """+50 pp over two cases is no significant gain (a sign-flip test over two cases cannot pass
+    0.05): the report gives its cost but no price per point, which would read as a gain."""
+    reference = _variant(
+        tmp_path, "without_skill", [_result("a", ["fail"] * 5), _result("b", ["pass"] * 5)]
+    )
+    compared = _variant(
+        tmp_path, "with_skill", [_result("a", ["pass"] * 5), _result("b", ["pass"] * 5)]
+    )
+    comparison, _ = compare(reference, compared, None)
+    assert comparison.overall.mean_difference == pytest.approx(0.5)
+    assert comparison.headline.call == "no-difference"
+    assert comparison.cost.tokens_per_point is not None  # the price exists, unshown
+    result = EvaluationResult(
+        eval_id="e",
+        mode="ab",
+        target_id="t",
+        suite_ids=["s"],
+        case_ids=["a", "b"],
+        agent="codex-exec",
+        attempts=5,
+        started_at="now",
+        interleaved=True,
+        variants=[variant_summary(reference), variant_summary(compared)],
+        comparisons=[comparison],
+    )
+    report = render_eval_report(result)
+    assert "point of pass rate gained" not in report
+    assert "no significant gain, so no price per point" in report
+    better = comparison.model_copy(
+        update={"headline": comparison.headline.model_copy(update={"call": "better"})}
+    )
+    priced = render_eval_report(result.model_copy(update={"comparisons": [better]}))
+    assert "point of pass rate gained" in priced

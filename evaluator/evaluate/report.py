@@ -193,8 +193,10 @@ def _head_to_head(c: VariantComparison) -> list[str]:
         + (
             f"; {_num(cost.tokens_per_point)} tokens and {_num(cost.seconds_per_point, 2)} s per"
             " point of pass rate gained."
-            if cost.tokens_per_point is not None or cost.seconds_per_point is not None
-            else " (no gain, so no price per point)."
+            if c.headline.call == "better"
+            and (cost.tokens_per_point is not None or cost.seconds_per_point is not None)
+            # A price per point of a gain inside the noise would read as a gain.
+            else " (no significant gain, so no price per point)."
         ),
         "",
     ]
