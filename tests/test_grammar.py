@@ -303,8 +303,7 @@ def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: 
         # Arguments on the same command line.
         (
             "The agent invoked `tool.py` with `--dry-run`.",
-            "all_of[script_ran(path='tool.py'),"
-            r" command_ran(pattern='(?:^|[^\\w-])tool\\.py\\s(?:[^;|&\\n]*\\s)?\\-\\-dry\\-run(?:$|[^\\w-])')]",
+            "all_of[script_ran(path='tool.py'), command_ran(pattern='(?:^|[^\\\\w-])tool\\\\.py\\\\s(?:[^;|&\\\\n]*\\\\s)?[\\'\\\\\"]?\\\\-\\\\-dry\\\\-run[\\'\\\\\"]?(?:$|[^\\\\w-])')]",
         ),
         (
             "The agent read `a.md`. The agent ran `make`.",

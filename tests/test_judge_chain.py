@@ -703,6 +703,7 @@ def test_a_denial_the_grammar_cannot_parse_still_names_its_one_predicate() -> No
         ("python3 tool.py --dry-run-all", "fail"),  # another argument
         ("echo --dry-run; python3 tool.py", "fail"),  # the argument before the command
         ("python3 tool.py; echo --dry-run", "fail"),  # the argument of another statement
+        ("python3 tool.py '--dry-run'", "pass"),  # quoted, the program sees the same word
     ],
 )
 def test_an_argument_must_be_on_the_commands_own_line(command: str, status: str) -> None:

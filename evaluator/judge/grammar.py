@@ -829,9 +829,9 @@ def _file_like(literal: str) -> bool:
 def _with_argument(command: str, argument: str) -> Check:
     """One command line holding the command and, after it, the argument as a whole word."""
     # Not past `;`, `|`, `&` or a newline: the argument of another statement is not its own.
-    pattern = (
-        rf"(?:^|[^\w-]){re.escape(command)}\s(?:[^;|&\n]*\s)?{re.escape(argument)}(?:$|[^\w-])"
-    )
+    # Each word of the argument may be quoted (`-k 'smoke'` is `-k smoke` to the program).
+    words = r"\s+".join(rf"['\"]?{re.escape(word)}['\"]?" for word in argument.split())
+    pattern = rf"(?:^|[^\w-]){re.escape(command)}\s(?:[^;|&\n]*\s)?{words}(?:$|[^\w-])"
     return CommandRanCheck(kind="command_ran", pattern=pattern)
 
 
