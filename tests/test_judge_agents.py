@@ -18,6 +18,10 @@ from typing import Any
 import pytest
 import yaml
 
+from evaluator.adapters import get_adapter
+from evaluator.agents import ModelEndpoint
+from evaluator.grader.base import JudgeCall
+from evaluator.grader.prompt import ANSWER_SCHEMA
 from tests.conftest import ROOT, copy_demo
 from tests.support import behavior, claude_or_skip, gemini_or_skip, scratch_dir, serving
 
@@ -231,3 +235,25 @@ def test_an_invented_citation_is_refused_and_the_key_reaches_no_artifact(saved: 
     assert any("msg-9999" in problem for problem in vote["verification"]["problems"])
     leaked = [p for p in saved.run_dir.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
     assert leaked == []
+
+
+@pytest.mark.parametrize(
+    "adapter",
+    [
+        pytest.param("claude", marks=pytest.mark.claude),
+        pytest.param("gemini", marks=pytest.mark.gemini),
+    ],
+)
+def test_a_model_outage_is_the_judges_reported_error_not_a_timeout(
+    adapter: str, tmp_path: Path
+) -> None:
+    AGENTS[adapter].find()
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "session.json").write_text("{}")
+    with serving(behavior("judge", "judge this", [{"http_error": 500}])) as server:
+        endpoint = ModelEndpoint(model="m", base_url=server.base_url, scripted=True)
+        backend = get_adapter(adapter).judge_backend(endpoint, get_adapter(adapter).options({}))
+        reply = backend.ask(JudgeCall("judge this", ANSWER_SCHEMA, bundle, tmp_path / "s", 120))
+    assert reply.raw is None
+    assert reply.error is not None and "scripted HTTP 500" in reply.error, reply.error

@@ -72,6 +72,15 @@ class GeminiJudgeBackend(JudgeBackend):
             call.prompt + schema_instructions(call.answer_schema),
         ]
 
+    def settings(self) -> dict[str, Any]:
+        """The runner's settings; against a scripted server, one attempt per request (it answers
+        deterministically: the CLI's ten retries with backoff would only turn an error into a
+        timeout)."""
+        values = settings(self.model)
+        if self.endpoint.scripted:
+            values["general"] = {**values.get("general", {}), "maxAttempts": 1}
+        return values
+
     def environment(
         self, call: JudgeCall, home: Path, settings_path: Path, tmp: Path
     ) -> dict[str, str]:
@@ -103,7 +112,7 @@ class GeminiJudgeBackend(JudgeBackend):
         try:
             settings_path.parent.mkdir(parents=True, exist_ok=False)
             tmp.mkdir(exist_ok=False)
-            settings_path.write_text(json.dumps(settings(self.model), indent=2) + "\n")
+            settings_path.write_text(json.dumps(self.settings(), indent=2) + "\n")
         except OSError as exc:
             return JudgeReply(None, f"judge home could not be created: {exc}")
         stdout_path = call.scratch / "stdout.json"
@@ -120,7 +129,9 @@ class GeminiJudgeBackend(JudgeBackend):
             return JudgeReply(None, f"judge timed out after {call.timeout_s:g}s and was killed")
         if outcome.error:
             return JudgeReply(None, f"judge could not start: {outcome.error}")
-        result = _result(stdout_path)
+        # The result object is printed on stdout; a failed run prints its error object last
+        # on stderr instead, after the stack trace.
+        result = _result(stdout_path) or _result(call.scratch / "stderr.txt")
         error = result.get("error") if result else None
         if error:
             detail = error.get("message") if isinstance(error, dict) else error
@@ -133,14 +144,22 @@ class GeminiJudgeBackend(JudgeBackend):
         return JudgeReply(unfenced(response))
 
 
-def _result(stdout_path: Path) -> dict[str, Any] | None:
-    """The one object `--output-format json` prints (`response`, `stats`, or `error`)."""
+def _result(path: Path) -> dict[str, Any] | None:
+    """The object `--output-format json` prints (`response` and `stats`, or `error`): the last
+    one in the file that starts a line and runs to its end."""
     try:
-        text = stdout_path.read_text(encoding="utf-8", errors="replace").strip()
+        text = path.read_text(encoding="utf-8", errors="replace").rstrip()
     except OSError:
         return None
-    try:
-        result = json.loads(text)
-    except ValueError:
-        return None
-    return result if isinstance(result, dict) else None
+    start = len(text)
+    while start > 0:
+        start = text.rfind("{", 0, start)
+        if start < 0:
+            return None
+        if start == 0 or text[start - 1] == "\n":
+            try:
+                result = json.loads(text[start:])
+            except ValueError:
+                continue
+            return result if isinstance(result, dict) else None
+    return None
