@@ -71,7 +71,11 @@ class ClaudeJudgeBackend(JudgeBackend):
             endpoint=self.endpoint,
             timeout_s=call.timeout_s,
         )
-        return self.runner.environment(request, config, home, tmp)
+        env = self.runner.environment(request, config, home, tmp)
+        # No CLAUDE.md is loaded, from the bundle or below it: a copied workspace file is
+        # evidence, never the judge's instructions.
+        env["CLAUDE_CODE_DISABLE_CLAUDE_MDS"] = "1"
+        return env
 
     def credentials(self) -> dict[str, str]:
         """What the judge's Claude Code is given to reach its model, for redaction."""

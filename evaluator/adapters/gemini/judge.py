@@ -27,6 +27,7 @@ from evaluator.agents.base import AgentRequest, ModelEndpoint
 from evaluator.agents.process import run_process
 from evaluator.grader.base import JudgeBackend, JudgeCall, JudgeReply
 
+CONTEXT_FILE = "GEMINI.md"
 _FENCED = re.compile(r"\A\s*```(?:json)?\s*\n(.*?)\n\s*```\s*\Z", re.S)
 
 
@@ -37,6 +38,15 @@ def schema_instructions(schema: dict[str, Any]) -> str:
         f"{json.dumps(schema, indent=1)}\n"
         "Reply with that JSON object only: no other text, no markdown.\n"
     )
+
+
+def context_files(bundle: Path) -> list[Path]:
+    """Context files anywhere in the bundle (a copied workspace file). In a trusted folder,
+    which a headless run must be, the CLI puts every one below its working directory into the
+    model's context as project instructions, at start and when a tool touches its directory,
+    whatever the settings (`context.fileName` only adds names): the agent under test would be
+    instructing its judge. Such a bundle is not judged by this CLI."""
+    return sorted(bundle.rglob(CONTEXT_FILE))
 
 
 def unfenced(text: str) -> str:
@@ -98,7 +108,7 @@ class GeminiJudgeBackend(JudgeBackend):
         return self.runner.credentials(self.endpoint)
 
     def ask(self, call: JudgeCall) -> JudgeReply:
-        leaking = foreign_context(call.bundle)
+        leaking = foreign_context(call.bundle) + context_files(call.bundle)
         if leaking:
             return JudgeReply(
                 None,
