@@ -81,14 +81,14 @@ def _entry(run_dir: Path) -> dict[str, Any]:
     return dict(entry)
 
 
-def _judge_steps(saved: Saved, *refs: str) -> list[dict[str, Any]]:
+def _judge_steps(saved: Saved, *refs: str, rationale: str = "It says how.") -> list[dict[str, Any]]:
     """A judge that first tries to change things (its read-only mode must refuse both), then
     answers `met` citing `refs`."""
     wrote, ran = saved.probes()
     return [
         {"write": {"path": str(wrote), "content": "tampered\n"}},
         {"cmd": f"touch {ran}"},
-        {"final_json": {"verdict": "met", "rationale": "It says how.", "refs": list(refs)}},
+        {"final_json": {"verdict": "met", "rationale": rationale, "refs": list(refs)}},
     ]
 
 
@@ -207,7 +207,8 @@ def test_the_judge_agent_decides_an_entry_no_rule_decides(saved: Saved, tmp_path
 def test_an_invented_citation_is_refused_and_the_key_reaches_no_artifact(saved: Saved) -> None:
     """Through a gateway (`--judge-base-url`, `--judge-api-key-env`): the judge's key is the one
     credential its CLI gets, and the server sees it; no file of the run holds it."""
-    steps = _judge_steps(saved, "msg-9999")
+    # A judge that repeats its key: the reply is kept in the judge record, redacted.
+    steps = _judge_steps(saved, "msg-9999", rationale=f"My key is {KEY}.")
     with serving(behavior("judge", PROSE, steps)) as server:
         done = _judge(
             saved,
