@@ -55,7 +55,7 @@ class ClaudeJudgeBackend(JudgeBackend):
             "plan",
             "--tools",
             JUDGE_TOOLS,
-            # Only our (empty) config dir's settings: none from the bundle or its parents.
+            # No settings file at all (user, project or local: 2.1.197 parses "" as none).
             "--setting-sources",
             "",
             "--no-session-persistence",
