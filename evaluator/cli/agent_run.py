@@ -53,6 +53,7 @@ class AgentRunArgs:
     lenient: bool
     judge_mode: JudgeMode
     judge_model: str | None
+    judge_agent: str | None
     judge_votes: int | None
     judge_base_url: str | None
     judge_api_key_env: str | None
@@ -69,8 +70,12 @@ class AgentRunArgs:
         built = build_grader(
             self.judge_model,
             self.judge_votes,
+            judge_agent=self.judge_agent,
             behaviors=self.behaviors,
-            judge_agent_options=judge_options(self.agent_options, self.agent),
+            # The run's agent is the default runner's when none is named.
+            judge_agent_options=judge_options(
+                self.agent_options, self.agent or DEFAULT_RUNNER, self.judge_agent
+            ),
             auth_from=self.auth_from,
             scratch_root=self.scratch_root,
             base_url=self.judge_base_url,

@@ -132,6 +132,7 @@ def collect(
     agent_home: AgentHome,
     judge_mode: JudgeMode,
     judge_model: str | None,
+    judge_agent: str | None,
     judge_votes: int | None,
     judge_base_url: str | None,
     judge_api_key_env: str | None,
@@ -149,7 +150,11 @@ def collect(
         raise click.UsageError(f"--parent-thread is required outside a {adapter.label} session")
 
     grader = build_grader(
-        judge_model, judge_votes, base_url=judge_base_url, api_key_env=judge_api_key_env
+        judge_model,
+        judge_votes,
+        judge_agent=judge_agent,
+        base_url=judge_base_url,
+        api_key_env=judge_api_key_env,
     )
     try:
         collected = collect_attempt(

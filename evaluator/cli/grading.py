@@ -1,4 +1,5 @@
-"""`--judge-model`, `--judge-votes` and the judge's endpoint, shared by `run` and `judge`, and the grader they build."""
+"""`--judge-model`, `--judge-agent`, `--judge-votes` and the judge's endpoint, shared by every
+command that judges, and the grader they build."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from evaluator.adapters import adapter_names, default_adapter_name, runner_names
 from evaluator.cli.agent_flags import options_for
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EnvironmentProblem
@@ -39,6 +41,13 @@ def grader_options(func: F) -> F:
         help="Judge calls per entry, odd; a strict majority decides (default 1).",
     )(func)
     func = click.option(
+        "--judge-agent",
+        type=click.Choice([*adapter_names(), *runner_names()]),
+        default=None,
+        help="Agent whose CLI plays the model judge, by adapter or runner name (default"
+        f" {default_adapter_name()}).",
+    )(func)
+    func = click.option(
         "--judge-model",
         default=None,
         help="Model of the model-graded judge, for entries no rule decides (default: none).",
@@ -46,14 +55,25 @@ def grader_options(func: F) -> F:
     return func
 
 
-def judge_options(
-    agent_options: Mapping[str, Mapping[str, object]], agent: str | None = None
-) -> dict[str, object]:
-    """The options of the judge's adapter (the default agent's, whose CLI plays the judge): its
-    short flags, and `--agent-option` when `agent`, the runner under test, is the same agent."""
-    from evaluator.adapters import adapter_for_runner, default_adapter_name
+def judge_adapter_name(judge_agent: str | None) -> str:
+    """The adapter `--judge-agent` names (an adapter or one of its runners), else the default."""
+    from evaluator.adapters import adapter_for_agent
 
-    judge = default_adapter_name()
+    adapter = adapter_for_agent(judge_agent)
+    return adapter.name if adapter is not None else default_adapter_name()
+
+
+def judge_options(
+    agent_options: Mapping[str, Mapping[str, object]],
+    agent: str | None = None,
+    judge_agent: str | None = None,
+) -> dict[str, object]:
+    """The options of the judge's adapter (`judge_agent`, else the default agent's: its CLI
+    plays the judge): its short flags, and `--agent-option` when `agent`, the runner under test,
+    is the same agent, or when no agent runs (`judge`: the judge is the command's agent)."""
+    from evaluator.adapters import adapter_for_runner
+
+    judge = judge_adapter_name(judge_agent)
     own = agent is None or adapter_for_runner(agent).name == judge
     return options_for(agent_options, judge, own=own)
 
@@ -62,6 +82,7 @@ def build_grader(
     judge_model: str | None,
     judge_votes: int | None,
     *,
+    judge_agent: str | None = None,
     behaviors: Path | None = None,
     judge_agent_options: Mapping[str, object] | None = None,
     auth_from: Path | None = None,
@@ -73,6 +94,7 @@ def build_grader(
     if judge_model is None:
         for flag, value in (
             ("--judge-votes", judge_votes),
+            ("--judge-agent", judge_agent),
             ("--judge-base-url", base_url),
             ("--judge-api-key-env", api_key_env),
         ):
@@ -85,7 +107,7 @@ def build_grader(
         )
     if api_key_env and not os.environ.get(api_key_env):
         raise EnvironmentProblem(f"--judge-api-key-env {api_key_env}: that variable is not set")
-    from evaluator.adapters import adapter_names, default_adapter_name, get_adapter
+    from evaluator.adapters import get_adapter
     from evaluator.grader import make_grader
     from evaluator.workspace.scratch import check_scratch_root, make_private_dir
 
@@ -95,7 +117,7 @@ def build_grader(
     check_scratch_root(root)
     judge_scratch = root / ".judge"
     make_private_dir(judge_scratch)
-    adapter = get_adapter(default_adapter_name())
+    adapter = get_adapter(judge_adapter_name(judge_agent))
     options = adapter.options(judge_agent_options or {})
     return make_grader(
         judge_model,

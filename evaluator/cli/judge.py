@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.adapters import default_adapter_name
-from evaluator.cli.agent_flags import AgentOptionsByAdapter, adapter_option_flags
+from evaluator.cli.agent_flags import AgentOptionsByAdapter, agent_option_flags
 from evaluator.cli.grading import build_grader, grader_options, judge_options
 from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import emit_json, json_option, judge_option, resolve_grader
@@ -33,7 +32,8 @@ from evaluator.vocabulary import JudgeMode
     show_default=True,
     help="Where the model judge's evidence bundles and homes live (not under /tmp).",
 )
-@adapter_option_flags(default_adapter_name())
+# Every adapter's short flags: any agent's CLI may play the judge (`--judge-agent`).
+@agent_option_flags
 @click.option(
     "--auth-from",
     type=click.Path(path_type=Path, file_okay=False, exists=True),
@@ -45,6 +45,7 @@ def command(
     run_dir: Path,
     judge_mode: JudgeMode,
     judge_model: str | None,
+    judge_agent: str | None,
     judge_votes: int | None,
     judge_base_url: str | None,
     judge_api_key_env: str | None,
@@ -60,8 +61,9 @@ def command(
     grader = build_grader(
         judge_model,
         judge_votes,
+        judge_agent=judge_agent,
         behaviors=behaviors,
-        judge_agent_options=judge_options(agent_options),
+        judge_agent_options=judge_options(agent_options, judge_agent=judge_agent),
         auth_from=auth_from,
         scratch_root=scratch_root,
         base_url=judge_base_url,

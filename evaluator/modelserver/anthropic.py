@@ -21,6 +21,17 @@ from evaluator.modelserver.protocol import ThreadView, strings
 _WORKING_DIRECTORY = re.compile(r"Primary working directory: (\S+)")
 _REMINDERS = re.compile(r"^(?:\s*<system-reminder>.*?</system-reminder>)+\s*", re.S)
 SUBAGENT_TYPE = "general-purpose"
+# The tool `claude -p --json-schema` offers for the structured answer (the model judge's verdict):
+# the CLI checks its input against the schema, and keeps asking for it until it is called.
+STRUCTURED_OUTPUT_TOOL = "StructuredOutput"
+
+
+def offered_tools(body: dict[str, Any]) -> set[str]:
+    """The names of the tools a request offers the model."""
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return set()
+    return {str(tool.get("name")) for tool in tools if isinstance(tool, dict)}
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
@@ -139,9 +150,12 @@ def patch_blocks(patch: str) -> list[dict[str, Any]]:
     return blocks
 
 
-def step_blocks(step: Step) -> list[dict[str, Any]]:
+def step_blocks(
+    step: Step, offered: set[str] | frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
     """The content blocks of one scripted turn for Claude Code (a `wait` has none: the Agent
-    tool already waits for its sub-agent; the server refuses it)."""
+    tool already waits for its sub-agent; the server refuses it). A `final_json` is a call of
+    the structured-output tool when the request offers it (`offered`), else JSON text."""
     if step.cmd is not None:
         command = (
             step.cmd if step.workdir is None else f"cd {shlex.quote(step.workdir)} && {step.cmd}"
@@ -177,6 +191,8 @@ def step_blocks(step: Step) -> list[dict[str, Any]]:
                 subagent_type=SUBAGENT_TYPE,
             )
         ]
+    if step.final_json is not None and STRUCTURED_OUTPUT_TOOL in offered:
+        return [_tool(STRUCTURED_OUTPUT_TOOL, **step.final_json)]
     text = json.dumps(step.final_json) if step.final_json is not None else step.final or ""
     return [{"type": "text", "text": text}]
 

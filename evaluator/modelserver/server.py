@@ -161,7 +161,7 @@ class ScriptedModelServer:
         stream = anthropic.messages_stream(
             f"msg_{number}",
             str(body.get("model") or self.model),
-            anthropic.step_blocks(step),
+            anthropic.step_blocks(step, anthropic.offered_tools(body)),
             len(json.dumps(body.get("messages") or [])),
             prefix,
         )

@@ -16,6 +16,7 @@ from evaluator.artifacts.models import (
     IsolationSummary,
     Manifest,
 )
+from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
 from evaluator.errors import InputError
 from evaluator.evidence import SessionEvidence
@@ -124,6 +125,9 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
     )
     commands = rejudge_commands(manifest.sandbox, hidden)
     adapter = adapter_for_agent(manifest.agent)  # the agent that ran reads its saved sessions
+    # The judge's credentials, as a run redacts them: a judge may repeat what it was given.
+    judge_secrets = {f"judge:{n}": v for n, v in (grader.credentials() if grader else {}).items()}
+    redactor = Redactor(judge_secrets)
     results = []
     for case in selection.cases:
         if not run_dir.case_result_path(case.case_id).is_file():
@@ -157,6 +161,9 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                         commands=commands,
                     )
                     apply_judgement(attempt, judge_case(case.case, context))
+                attempt.secrets = {**attempt.secrets, **judge_secrets}
+                if (path.parent / "judge").is_dir():
+                    redactor.tree(path.parent / "judge")
                 # Everything else the attempt recorded (times, exit code) stays as it was.
                 rejudged = attempt_file(run_dir, attempt)
                 saved = saved.model_copy(
@@ -168,6 +175,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                     }
                 )
                 write_json(path, saved.model_dump(mode="json"))
+                redactor.file(path)
             if saved.interrupted:
                 earlier.append(
                     AttemptRecord.model_validate(

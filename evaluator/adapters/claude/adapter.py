@@ -12,12 +12,13 @@ from evaluator.adapters.base import AgentAdapter, AgentMarkers
 # Each method imports what it drives: reading a session loads no runner, launcher or jail.
 if TYPE_CHECKING:
     from evaluator.adapters.options import AgentOptions
-    from evaluator.agents.base import AgentRunner
+    from evaluator.agents.base import AgentRunner, ModelEndpoint
     from evaluator.agents.npm_cli import PinnedCli
     from evaluator.evidence.content import ToolText
     from evaluator.evidence.records import SessionEvidence
     from evaluator.evidence.tool_texts import OutputRefs
     from evaluator.evidence.triggers import SkillSource, Trigger
+    from evaluator.grader.base import JudgeBackend
     from evaluator.sandbox.strace_log import ToolCallRecognizer
     from evaluator.sessions.base import SessionStore
 
@@ -58,6 +59,13 @@ class ClaudeAdapter(AgentAdapter):
         assert isinstance(options, ClaudeOptions)
         runners = {"claude-code": ClaudeCodeRunner, "claude-subagent": ClaudeSubagentRunner}
         return runners[name](options.bin, options.permission_mode)
+
+    def judge_backend(self, endpoint: ModelEndpoint, options: AgentOptions) -> JudgeBackend:
+        from evaluator.adapters.claude.judge import ClaudeJudgeBackend
+        from evaluator.adapters.claude.options import ClaudeOptions
+
+        assert isinstance(options, ClaudeOptions)
+        return ClaudeJudgeBackend(endpoint, options.bin)
 
     def session_store(self, home: Path) -> SessionStore:
         from evaluator.adapters.claude.sessions import ClaudeSessionStore

@@ -14,12 +14,13 @@ from evaluator.errors import InputError
 # Each method imports what it drives: reading a session loads no runner, launcher or jail.
 if TYPE_CHECKING:
     from evaluator.adapters.options import AgentOptions
-    from evaluator.agents.base import AgentRunner
+    from evaluator.agents.base import AgentRunner, ModelEndpoint
     from evaluator.agents.npm_cli import PinnedCli
     from evaluator.evidence.content import ToolText
     from evaluator.evidence.records import SessionEvidence
     from evaluator.evidence.tool_texts import OutputRefs
     from evaluator.evidence.triggers import SkillSource, Trigger
+    from evaluator.grader.base import JudgeBackend
     from evaluator.sandbox.strace_log import ToolCallRecognizer
     from evaluator.sessions.base import SessionStore
 
@@ -63,6 +64,13 @@ class GeminiAdapter(AgentAdapter):
         if name not in runners:
             raise InputError(f"unknown {self.label} runner {name!r}", field="--agent")
         return runners[name](options.bin)
+
+    def judge_backend(self, endpoint: ModelEndpoint, options: AgentOptions) -> JudgeBackend:
+        from evaluator.adapters.gemini.judge import GeminiJudgeBackend
+        from evaluator.adapters.gemini.options import GeminiOptions
+
+        assert isinstance(options, GeminiOptions)
+        return GeminiJudgeBackend(endpoint, options.bin)
 
     def session_store(self, home: Path) -> SessionStore:
         from evaluator.adapters.gemini.sessions import GeminiSessionStore
