@@ -6,7 +6,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evaluator.agents.base import ModelEndpoint
 
 
 @dataclass(frozen=True)
@@ -46,3 +49,17 @@ class JudgeBackend(ABC):
     def credentials(self) -> dict[str, str]:
         """The credentials this backend passes to its model, for redaction."""
         return {}
+
+
+class EndpointJudgeBackend(JudgeBackend):
+    """A backend asking one endpoint's model: what every agent CLI's judge shares."""
+
+    def __init__(self, endpoint: ModelEndpoint) -> None:
+        if not endpoint.model:
+            raise ValueError(f"the {self.name} judge backend needs a model name")
+        self.endpoint = endpoint
+
+    @property
+    def model(self) -> str:
+        assert self.endpoint.model is not None
+        return self.endpoint.model

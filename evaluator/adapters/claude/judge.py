@@ -22,26 +22,19 @@ from typing import Any
 from evaluator.adapters.claude.runner import ClaudeCodeRunner, ancestor_context
 from evaluator.agents.base import AgentRequest, ModelEndpoint
 from evaluator.agents.process import run_process
-from evaluator.grader.base import JudgeBackend, JudgeCall, JudgeReply
+from evaluator.grader.base import EndpointJudgeBackend, JudgeCall, JudgeReply
 
 # What the judge may use: reading the bundle. No Bash, Write, Edit, Agent, Skill or web tools.
 JUDGE_TOOLS = "Read,Glob,Grep"
 
 
-class ClaudeJudgeBackend(JudgeBackend):
+class ClaudeJudgeBackend(EndpointJudgeBackend):
     name = "claude"
 
     def __init__(self, endpoint: ModelEndpoint, claude_bin: Path | str | None = None) -> None:
-        if not endpoint.model:
-            raise ValueError("the claude judge backend needs a model name")
-        self.endpoint = endpoint
+        super().__init__(endpoint)
         # The runner's environment and credentials are the judge's: one allowlist for both.
         self.runner = ClaudeCodeRunner(Path(claude_bin) if claude_bin else None)
-
-    @property
-    def model(self) -> str:
-        assert self.endpoint.model is not None
-        return self.endpoint.model
 
     def command(self, call: JudgeCall) -> list[str]:
         return [

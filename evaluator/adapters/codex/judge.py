@@ -19,22 +19,15 @@ from evaluator.adapters.codex.runner import endpoint_credentials
 from evaluator.agents.base import PASSTHROUGH_ENV, ModelEndpoint
 from evaluator.agents.process import run_process
 from evaluator.credentials import SCRIPTED_API_KEY, embedded_credentials, looks_secret
-from evaluator.grader.base import JudgeBackend, JudgeCall, JudgeReply
+from evaluator.grader.base import EndpointJudgeBackend, JudgeCall, JudgeReply
 
 
-class CodexJudgeBackend(JudgeBackend):
+class CodexJudgeBackend(EndpointJudgeBackend):
     name = "codex"
 
     def __init__(self, endpoint: ModelEndpoint, codex_bin: Path | str | None = None) -> None:
-        if not endpoint.model:
-            raise ValueError("the codex judge backend needs a model name")
-        self.endpoint = endpoint
+        super().__init__(endpoint)
         self.binary = find_codex(codex_bin)
-
-    @property
-    def model(self) -> str:
-        assert self.endpoint.model is not None
-        return self.endpoint.model
 
     def command(self, call: JudgeCall, schema_path: Path, last_message: Path) -> list[str]:
         return [

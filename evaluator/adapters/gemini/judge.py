@@ -25,7 +25,7 @@ from typing import Any
 from evaluator.adapters.gemini.runner import GeminiCliRunner, foreign_context, settings
 from evaluator.agents.base import AgentRequest, ModelEndpoint
 from evaluator.agents.process import run_process
-from evaluator.grader.base import JudgeBackend, JudgeCall, JudgeReply
+from evaluator.grader.base import EndpointJudgeBackend, JudgeCall, JudgeReply
 
 CONTEXT_FILE = "GEMINI.md"
 _FENCED = re.compile(r"\A\s*```(?:json)?\s*\n(.*?)\n\s*```\s*\Z", re.S)
@@ -54,20 +54,13 @@ def unfenced(text: str) -> str:
     return found.group(1) if found else text
 
 
-class GeminiJudgeBackend(JudgeBackend):
+class GeminiJudgeBackend(EndpointJudgeBackend):
     name = "gemini"
 
     def __init__(self, endpoint: ModelEndpoint, gemini_bin: Path | str | None = None) -> None:
-        if not endpoint.model:
-            raise ValueError("the gemini judge backend needs a model name")
-        self.endpoint = endpoint
+        super().__init__(endpoint)
         # The runner's environment and credentials are the judge's: one allowlist for both.
         self.runner = GeminiCliRunner(Path(gemini_bin) if gemini_bin else None)
-
-    @property
-    def model(self) -> str:
-        assert self.endpoint.model is not None
-        return self.endpoint.model
 
     def command(self, call: JudgeCall) -> list[str]:
         return [
