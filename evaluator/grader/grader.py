@@ -141,28 +141,40 @@ class Grader:
         self, item: GradeItem, number: int, bundle: Bundle, workspace: Path, cache: ReplyCache
     ) -> tuple[str, Vote]:
         prompt = judge_prompt(item, workspace, number, self.settings.votes)
+        asked = self._cached_ask(prompt, bundle, cache, ANSWER_SCHEMA, SCHEMA_HASH)
+        prompt_hash, key, cached, raw, error = asked
+        if raw is None:
+            verification = Verification("cannot-judge", None, "", (), [])
+        else:
+            verification = verify_answer(raw, item, bundle.records, str(workspace))
+        return prompt, Vote(number, prompt_hash, key, cached, raw, error, verification)
+
+    def _cached_ask(
+        self,
+        prompt: str,
+        bundle: Bundle,
+        cache: ReplyCache,
+        schema: dict[str, Any],
+        schema_digest: str,
+    ) -> tuple[str, str, bool, str | None, str | None]:
+        """The reply to `prompt` on this bundle, from the cache or the model (and then cached):
+        (prompt hash, cache key, whether cached, raw reply or None, the error if none)."""
         prompt_hash = text_hash(prompt)
         key = cache_key(
             backend=self.backend.name,
             model=self.backend.model,
             prompt_hash=prompt_hash,
             evidence_hash=bundle.evidence_hash,
-            schema_hash=SCHEMA_HASH,
+            schema_hash=schema_digest,
         )
         raw = cache.get(key)
-        cached = raw is not None
-        error = None
-        if raw is None:
-            reply = self._ask(prompt, bundle)
-            raw, error = reply.raw, reply.error
-            if raw is not None:
-                about = {"model": self.backend.model, "prompt_hash": prompt_hash}
-                cache.put(key, raw, {**about, "evidence_hash": bundle.evidence_hash})
-        if raw is None:
-            verification = Verification("cannot-judge", None, "", (), [])
-        else:
-            verification = verify_answer(raw, item, bundle.records, str(workspace))
-        return prompt, Vote(number, prompt_hash, key, cached, raw, error, verification)
+        if raw is not None:
+            return prompt_hash, key, True, raw, None
+        reply = self._ask(prompt, bundle, schema)
+        if reply.raw is not None:
+            about = {"model": self.backend.model, "prompt_hash": prompt_hash}
+            cache.put(key, reply.raw, {**about, "evidence_hash": bundle.evidence_hash})
+        return prompt_hash, key, False, reply.raw, reply.error
 
     def _ask(
         self, prompt: str, bundle: Bundle, schema: dict[str, Any] = ANSWER_SCHEMA
@@ -296,23 +308,8 @@ class Grader:
         self, item: DimensionItem, number: int, bundle: Bundle, workspace: Path, cache: ReplyCache
     ) -> dict[str, Any]:
         prompt = scoring_prompt(item, workspace, number, self.settings.votes)
-        prompt_hash = text_hash(prompt)
-        key = cache_key(
-            backend=self.backend.name,
-            model=self.backend.model,
-            prompt_hash=prompt_hash,
-            evidence_hash=bundle.evidence_hash,
-            schema_hash=schema_hash(item),
-        )
-        raw = cache.get(key)
-        cached = raw is not None
-        error = None
-        if raw is None:
-            reply = self._ask(prompt, bundle, answer_schema(item))
-            raw, error = reply.raw, reply.error
-            if raw is not None:
-                about = {"model": self.backend.model, "prompt_hash": prompt_hash}
-                cache.put(key, raw, {**about, "evidence_hash": bundle.evidence_hash})
+        asked = self._cached_ask(prompt, bundle, cache, answer_schema(item), schema_hash(item))
+        prompt_hash, key, cached, raw, error = asked
         if raw is None:
             verification = ScoreVerification(None, None, "", (), [error or "no reply"])
         else:
