@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -131,3 +132,20 @@ def accept_child(refs: list[SessionRef], query: ChildQuery, method: str) -> Loca
         f"{len(narrowed)} children of {query.parent_thread_id} match; refusing to guess",
         method,
     )
+
+
+def walk_descendants(
+    thread_id: str, children: Callable[[str], list[SessionRef]], limit: int
+) -> list[SessionRef]:
+    """Every session `thread_id` spawned, at any depth, breadth first, each once, at most
+    `limit` (a loop in the records cannot run away); `children` is the store's own lookup."""
+    found: list[SessionRef] = []
+    seen = {thread_id}
+    queue = [thread_id]
+    while queue and len(found) < limit:
+        for child in children(queue.pop(0)):
+            if child.thread_id not in seen:
+                seen.add(child.thread_id)
+                found.append(child)
+                queue.append(child.thread_id)
+    return found

@@ -22,6 +22,7 @@ from evaluator.sessions.base import (
     SessionStore,
     accept_child,
     parse_time,
+    walk_descendants,
 )
 
 AGENT_TOOLS = ("Agent", "Task")
@@ -94,16 +95,7 @@ class ClaudeSessionStore(SessionStore):
         return accept_child(self._children(query.parent_thread_id), query, "subagents")
 
     def descendants(self, thread_id: str) -> list[SessionRef]:
-        found: list[SessionRef] = []
-        seen = {thread_id}
-        queue = [thread_id]
-        while queue and len(found) < MAX_DESCENDANTS:
-            for child in self._children(queue.pop(0)):
-                if child.thread_id not in seen:
-                    seen.add(child.thread_id)
-                    found.append(child)
-                    queue.append(child.thread_id)
-        return found
+        return walk_descendants(thread_id, self._children, MAX_DESCENDANTS)
 
     def _children(self, parent: str) -> list[SessionRef]:
         """Sub-agent transcripts that both links tie to `parent` (a session or an agent id)."""

@@ -24,6 +24,7 @@ from evaluator.sessions.base import (
     SessionStore,
     accept_child,
     parse_time,
+    walk_descendants,
 )
 
 STATE_DB = "state_5.sqlite"
@@ -118,20 +119,13 @@ class CodexSessionStore(SessionStore):
 
     def descendants(self, thread_id: str) -> list[SessionRef]:
         """Breadth-first through `thread_spawn_edges`, or the first-line scan without them."""
-        found: list[SessionRef] = []
-        seen = {thread_id}
-        queue = [thread_id]
-        while queue and len(found) < MAX_DESCENDANTS:
-            parent = queue.pop(0)
-            children, _ = self._children_from_sqlite(parent)
-            if children is None:
-                children = self._children_from_scan(ChildQuery(parent))
-            for child in children:
-                if child.thread_id not in seen:
-                    seen.add(child.thread_id)
-                    found.append(child)
-                    queue.append(child.thread_id)
-        return found
+        return walk_descendants(thread_id, self._children, MAX_DESCENDANTS)
+
+    def _children(self, parent: str) -> list[SessionRef]:
+        children, _ = self._children_from_sqlite(parent)
+        if children is None:
+            children = self._children_from_scan(ChildQuery(parent))
+        return children
 
     def _children_from_sqlite(self, parent: str) -> tuple[list[SessionRef] | None, str]:
         rows = self._query(

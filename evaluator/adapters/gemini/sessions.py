@@ -20,6 +20,7 @@ from evaluator.sessions.base import (
     SessionStore,
     accept_child,
     parse_time,
+    walk_descendants,
 )
 
 MAIN_KIND = "main"
@@ -67,16 +68,7 @@ class GeminiSessionStore(SessionStore):
         return accept_child(self.children(query.parent_thread_id), query, "parent-folder")
 
     def descendants(self, thread_id: str) -> list[SessionRef]:
-        found: list[SessionRef] = []
-        seen = {thread_id}
-        queue = [thread_id]
-        while queue and len(found) < MAX_DESCENDANTS:
-            for child in self.children(queue.pop(0)):
-                if child.thread_id not in seen:
-                    seen.add(child.thread_id)
-                    found.append(child)
-                    queue.append(child.thread_id)
-        return found
+        return walk_descendants(thread_id, self.children, MAX_DESCENDANTS)
 
     def children(self, parent: str) -> list[SessionRef]:
         """The sub-agent sessions recorded under the folder named by `parent`'s id whose first
