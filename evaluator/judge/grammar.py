@@ -830,8 +830,9 @@ def _with_argument(command: str, argument: str) -> Check:
     """One command line holding the command and, after it, the argument as a whole word."""
     # Not past `;`, `|`, `&` or a newline: the argument of another statement is not its own.
     # Each word of the argument may be quoted (`-k 'smoke'` is `-k smoke` to the program).
+    # The argument ends the word: `--dry-run=false` is another argument than `--dry-run`.
     words = r"\s+".join(rf"['\"]?{re.escape(word)}['\"]?" for word in argument.split())
-    pattern = rf"(?:^|[^\w-]){re.escape(command)}\s(?:[^;|&\n]*\s)?{words}(?:$|[^\w-])"
+    pattern = rf"(?:^|[^\w-]){re.escape(command)}\s(?:[^;|&\n]*\s)?{words}(?:$|[\s;|&)])"
     return CommandRanCheck(kind="command_ran", pattern=pattern)
 
 
