@@ -165,3 +165,26 @@ def unique(checks: list[Check]) -> list[Check]:
     for check in checks:
         seen.setdefault(check.model_dump_json(), check)
     return list(seen.values())
+
+
+def skill_command_check(
+    script: str, word: str, role: str, arguments: tuple[str, ...] = ()
+) -> Check:
+    """A subcommand or flag the skill documents for its `script`: the script ran, and one of its
+    command lines holds the word where the skill puts it (a subcommand right after the script, a
+    flag anywhere after it), then each argument; not past `;`, `|`, `&` or a newline."""
+    name = script.rstrip("/").rsplit("/", 1)[-1]
+    line = rf"(?:^|[\s/'\"]){re.escape(name)}['\"]?"
+    if role == "subcommand":
+        line += rf"\s+['\"]?{re.escape(word)}['\"]?"
+    else:
+        line += rf"\s(?:[^;|&\n]*\s)?{re.escape(word)}"
+    end = r"(?:$|[^\w-])"
+    patterns = [line + end] if not arguments else []
+    for argument in arguments:
+        # Each word of the argument may be quoted (`-k 'smoke'` is `-k smoke` to the program).
+        words = r"\s+".join(rf"['\"]?{re.escape(w)}['\"]?" for w in argument.split())
+        patterns.append(rf"{line}\s(?:[^;|&\n]*\s)?{words}{end}")
+    checks: list[Check] = [ScriptRanCheck(kind="script_ran", path=script)]
+    checks += [CommandRanCheck(kind="command_ran", pattern=p) for p in patterns]
+    return AllOfCheck(operands=checks)
