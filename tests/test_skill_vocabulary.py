@@ -95,7 +95,7 @@ def test_bare_commands_compile_only_with_the_skill_that_documents_them(
     assert "(context before summarizing)" in compiled.tree
     assert "totals [subcommand of scripts/ledger.py]" in compiled.tree
     text = check_text(compiled.check)
-    assert text.startswith("any_of[all_of[script_ran(path='scripts/ledger.py'), command_ran(")
+    assert text.startswith("any_of[script_ran(path='scripts/ledger.py' command=")
 
 
 def _evidence(*commands: tuple[str, str | None]) -> SessionEvidence:
@@ -147,6 +147,8 @@ def _verdict(sentence: str, evidence: SessionEvidence, vocabulary: SkillVocabula
         ([("echo totals members", None)], "fail"),
         # the script printed, never run
         ([(f"cat {SCRIPT} totals", None)], "fail"),
+        # run with another subcommand, the right one only named by another command
+        ([(f"python3 {SCRIPT} window 4", SCRIPT), (f"echo {SCRIPT} totals", None)], "fail"),
         # the subcommand of another statement on the same line
         ([(f"python3 {SCRIPT} window 4; echo totals", SCRIPT)], "fail"),
     ],
@@ -201,10 +203,14 @@ def test_a_parenthesis_restating_a_description_gives_its_exact_arguments(
         "The skill ran totals and then summarized",  # a second act
         "The skill ran members before totals",  # only reads are ordered here
         "The skill ran totals to size up the book before listing members",
+        "The skill ran totals to the end of the book",
         "The skill used a date-windowed list query (--since) rather than all-time totals",
         "The skill used a failing list query (--since)",  # an outcome no parenthesis restates
         "The skill used a date-windowed totals query (--member)",  # no flag of that subcommand
         "The skill used a list query (--since or --member) or equivalent",
+        # denied, a parenthesis may give one example of what is forbidden
+        "The skill never used a date-windowed list query (--since)",
+        "The agent never ran a deploy command (`kubectl apply`)",
     ],
 )
 def test_forms_that_could_change_the_meaning_still_refuse(
@@ -219,6 +225,32 @@ def test_a_purpose_is_dropped_only_after_an_act(ledger: SkillVocabulary) -> None
     assert read is not None and check_text(read.check) == "file_read(path='SKILL.md')"
     assert compile_sentence("The final answer mentions `x` to help the user.") is None
     assert compile_sentence("`SKILL.md` was copied to `notes.md`.") is None
+    # an extent, a destination or an outcome after "to" is no purpose
+    assert compile_sentence("The agent read `SKILL.md` to the end.") is None
+    assert compile_sentence("The agent ran `make` to completion.") is None
+    assert compile_sentence("The agent ran `make` to completion before answering.") is None
+    assert compile_sentence("The agent wrote `out.log` to disk storage.") is None
+    assert compile_sentence("The agent read `SKILL.md` to 100 lines.") is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        (
+            "The agent read `a.md` and `b.md`, not just `a.md`.",
+            "all_of[file_read(path='a.md'), file_read(path='b.md')]",
+        ),
+        ("The agent read `a.md` or `b.md`, not just `a.md`.", None),  # only `a.md` may be read
+        ("The agent read `a.md`, not only `b.md`.", None),  # was `b.md` read too?
+        ("The agent read `a.md`, not just once.", None),  # a count, not an object
+        ("The agent never read `a.md` and `b.md`, not just `a.md`.", None),
+    ],
+)
+def test_not_just_is_dropped_only_where_the_claim_says_it(
+    sentence: str, checks: str | None
+) -> None:
+    compiled = compile_sentence(sentence)
+    assert (check_text(compiled.check) if compiled else None) == checks
 
 
 def test_explain_reads_the_vocabulary_of_the_target_skill(

@@ -1,10 +1,12 @@
 """A grammar for English criteria sentences: every word accounted for, or the sentence is refused
 at the word that stopped it (`criteria.py` has read the lead-in and a leading negation first).
 
-    sentence  := [evidence] [agent] [negation] [modal [not]] clause [outcome] [context] [END]
+    sentence  := [evidence] [agent] [negation] [modal [not]] clause [not-just] [outcome] [purpose]
+                 [context] [END]
     evidence  := "shows" | "includes" | ... ["evidence of"] ["that"]     (session sentences)
     agent     := "the agent" | "the skill" | "the assistant" | "the model"
     clause    := VERB objects [order]                    "the agent ran `make test`"
+               | VERB described                         "used a chats query (`--since`)"
                | [quantifier] NOUN objects [order]      "consultation of `SKILL.md`"
                | objects BE [negation] PARTICIPLE [by the agent] [order]
                | objects "exists" [in the workspace]
@@ -13,12 +15,16 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                | ("contains" | "has") objects           (workspace sentences)
                | "includes a" ["local"] "URL"           (answer sentences)
     objects   := [quantifier] (NEUTRAL | KIND)* [scope] literal-list [KIND] [or equivalent]
+    literal   := a backticked literal | a bare word the target skill documents as its command
     order     := "before" [reading] objects ["other than itself"] | "after" objects | "first"
                  | [first] ["," | and] "then" objects      (both read, in that order)
     arguments := "with" [the] literal-list [flag|option|argument]   (after a command)
     outcome   := "successfully" | "successful"           (exit code 0; a read that showed content)
+    not-just  := ["," | and] "not" (just|only|merely) objects   (named by the claim already)
+    purpose   := "to" WORD WORD+                         (why a command ran or a file was read:
+                                                          intent, dropped; refused elsewhere)
     context   := "for" (a|the|this) WORDS* REQUEST | "before" (the|its) [final] ANSWER
-                 | "before answering"                    (what only restates the case)
+                 | "before" (answering|summarizing)      (what only restates the case)
 
 The predicate comes from a verb lexicon (read, run, write, mention; exist and contain); what may
 follow it depends on the predicate. Words in `NEUTRAL` say nothing a backticked literal does not
@@ -242,6 +248,30 @@ DESCRIPTION_STOPS = PURPOSE_STOPS | frozenset(
         "in",
         "by",
         "from",
+    }
+)
+# "to the end", "to a file", "to its folder": an extent or a destination, not a purpose, whose
+# verb never follows "to" with one of these.
+NOT_A_VERB = frozenset(
+    {
+        "the",
+        "a",
+        "an",
+        "its",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "each",
+        "every",
+        "all",
+        "any",
+        "some",
+        "no",
+        "one",
+        "it",
+        "them",
     }
 )
 # A purpose of checking states an outcome the author may hold the act to ("to verify it works").
@@ -585,8 +615,12 @@ class _Parser:
             return
         if self.negated or self.negated_before:
             raise _Refused(lead[0])
-        if self.parse.predicate not in ("command", "consultation", "file-written"):
+        # After a write, "to" names where or how it was written ("wrote the log to disk").
+        if self.parse.predicate not in ("command", "consultation"):
             raise _Refused(lead[0])
+        first = tokens.peek() or ""
+        if first in NOT_A_VERB or not first.isalpha():
+            raise tokens.refuse()  # "to the end", "to 100 lines": an extent, not a purpose
         said: list[str] = []
         while tokens.peek() is not None and not self.at_context():
             word = tokens.peek()
@@ -595,8 +629,8 @@ class _Parser:
                 raise tokens.refuse()
             said.append(word)
             tokens.at += 1
-        if not said:
-            raise _Refused(lead[-1])
+        if len(said) < 2:  # "to completion": an outcome; a purpose's verb has an object
+            raise _Refused(said[0] if said else lead[-1])
         self.node(f"(purpose dropped: {' '.join((*lead, *said))})")
 
     def context(self) -> None:
@@ -823,7 +857,10 @@ class _Parser:
         description of a command whose parenthesis says exactly what it means. The parenthesis
         holds the commands, or the arguments of the one command the description names (a
         subcommand of the skill, its flags); a description with a state, an outcome or a rank
-        ("a failing", "the last") says more than a parenthesis can restate."""
+        ("a failing", "the last") says more than a parenthesis can restate. Denied, the
+        parenthesis may give an example of what is forbidden, not all of it: no rule."""
+        if self.negated or self.negated_before:
+            return None
         tokens = self.tokens
         start, count, tree = tokens.at, len(self.literals), len(self.parse.tree)
 
@@ -1046,7 +1083,30 @@ class _Parser:
         ]
         return combine(checks, first.join)
 
+    def not_just(self, predicate: Predicate, objects: _Objects) -> None:
+        """ "read `A` and `B`, not just `A`": the act went beyond what "just" names, which the
+        claim already says when it needs every one of its literals, among them every one "just"
+        names (which it may presuppose) and one more. After "`A` or `B`" (only `A` may have been
+        read), "ran `A`, not only `B`" (was `B` run too?), or a denial, it refuses."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take(",")
+        tokens.take("and")
+        lead = tokens.take_first((("not", "just"), ("not", "only"), ("not", "merely")))
+        if lead is None:
+            tokens.at = start
+            return
+        if self.negated or self.negated_before:
+            raise _Refused("not")
+        named = self.objects(predicate)
+        beyond = set(objects.values) - set(named.values)
+        named_too = set(named.values) <= set(objects.values)
+        if (objects.join != "all" and len(objects.values) > 1) or not beyond or not named_too:
+            raise _Refused(lead[1])
+        self.node(f"(not just {', '.join(named.values)}: the claim says more)")
+
     def claim(self, predicate: Predicate, objects: _Objects) -> Check:
+        self.not_just(predicate, objects)
         checks: list[Check]
         if predicate.name == "consultation":
             checks = [FileReadCheck(kind="file_read", path=v) for v in objects.values]

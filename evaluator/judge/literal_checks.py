@@ -185,6 +185,9 @@ def skill_command_check(
         # Each word of the argument may be quoted (`-k 'smoke'` is `-k smoke` to the program).
         words = r"\s+".join(rf"['\"]?{re.escape(w)}['\"]?" for w in argument.split())
         patterns.append(rf"{line}\s(?:[^;|&\n]*\s)?{words}{end}")
-    checks: list[Check] = [ScriptRanCheck(kind="script_ran", path=script)]
-    checks += [CommandRanCheck(kind="command_ran", pattern=p) for p in patterns]
-    return AllOfCheck(operands=checks)
+    # The command that ran the script holds them: not a run of it with other words beside a line
+    # that only names them (`echo tool.py stats`).
+    checks: list[Check] = [
+        ScriptRanCheck(kind="script_ran", path=script, command=p) for p in patterns
+    ]
+    return combine(checks, "all")
