@@ -141,6 +141,7 @@ def _verdict(sentence: str, evidence: SessionEvidence, vocabulary: SkillVocabula
         # the word inside another argument
         ([(f"python3 {SCRIPT} list --member totals", SCRIPT)], "fail"),
         ([(f"python3 {SCRIPT} window 4 'members'", SCRIPT)], "fail"),
+        ([(f"python3 {SCRIPT} totals.csv", SCRIPT)], "fail"),  # another word
         # the same subcommand of a different skill's script
         ([("python3 .agents/skills/other/scripts/other.py totals 4", "other.py")], "fail"),
         # the word in a command that is no skill's
@@ -163,7 +164,7 @@ def test_a_bare_subcommand_is_the_skill_script_run_with_it(
     ("command", "status"),
     [
         (f"python3 {SCRIPT} list --member 'Ann Lee'", "pass"),
-        (f"python3 {SCRIPT} list --member=Ann", "pass"),
+        (f"python3 {SCRIPT} list --member=Ann", "fail"),  # as `--all=false` is no `--all`
         (f"python3 {SCRIPT} list --member-id 7", "fail"),  # another flag
         (f"python3 {SCRIPT} list; grep --member x log.txt", "fail"),  # another command's flag
     ],

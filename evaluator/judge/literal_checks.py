@@ -179,7 +179,9 @@ def skill_command_check(
         line += rf"\s+['\"]?{re.escape(word)}['\"]?"
     else:
         line += rf"\s(?:[^;|&\n]*\s)?{re.escape(word)}"
-    end = r"(?:$|[^\w-])"
+    # The word ends there: `stats.json` is no `stats`, and `--all=false` is another argument than
+    # `--all` (as for "with" arguments: `grammar._with_argument`).
+    end = r"['\"]?(?:$|[\s;|&)])"
     patterns = [line + end] if not arguments else []
     for argument in arguments:
         # Each word of the argument may be quoted (`-k 'smoke'` is `-k smoke` to the program).
