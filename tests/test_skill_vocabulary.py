@@ -288,3 +288,23 @@ def test_explain_reads_the_vocabulary_of_the_target_skill(
     tree = entry["provenance"][0]["tree"]
     assert "ports [subcommand of scripts/probe.py]" in tree
     assert "(purpose dropped: to list them)" in tree
+
+
+def test_script_ran_with_a_command_needs_the_run_itself_to_match() -> None:
+    from evaluator.contract.models import ScriptRanCheck
+    from evaluator.judge.checks.registry import run_check
+
+    check = ScriptRanCheck(
+        kind="script_ran", path="scripts/ledger.py", command=r"ledger\.py\s+totals"
+    )
+    ran = _evidence((f"python3 {SCRIPT} totals 4", SCRIPT))
+    other = _evidence((f"python3 {SCRIPT} window 4", SCRIPT), (f"echo {SCRIPT} totals", None))
+
+    def status(evidence: SessionEvidence) -> str:
+        context = JudgeContext(
+            evidence=evidence, workspace=Path("/ws"), ref_prefix="e.json", workspace_available=False
+        )
+        return run_check(check, context).status
+
+    assert status(ran) == "pass"
+    assert status(other) == "fail"  # it ran, and `totals` was named, but never by its run
