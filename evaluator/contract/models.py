@@ -170,6 +170,11 @@ class ScriptRanCheck(_Check):
         description="Workspace-relative path or glob of a script the agent executed (run by an"
         " interpreter, as `./x`, sourced or via `python -m`); printing or reading it is not running it."
     )
+    command: NonEmpty | None = Field(
+        default=None,
+        description="A regular expression (RE2) searched in the command that ran the script: its"
+        " subcommand or arguments (`tool\\.py\\s+stats`). Without it, any run of the script counts.",
+    )
     exit_code: int | None = None
 
 
