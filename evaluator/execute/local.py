@@ -10,8 +10,9 @@ from typing import Any
 from evaluator.agents.process import kill_active
 from evaluator.execute.base import Executor, ExecutorSettings
 
-# The CPU an agent CLI burns starting up (Codex 0.169 on the scripted server: node, the native
-# CLI, its state database and system skills), about 0.4-0.6 s; docs/benchmarks.md.
+# The CPU an agent CLI burns starting up (Codex 0.169: node, the native CLI, its state database
+# and the system skills it writes into the fresh home; about 0.6 s per attempt with its turns).
+# Claude Code and Gemini CLI start heavier: a low estimate only paces less. docs/benchmarks.md.
 AGENT_START_CPU_S = 0.4
 
 
