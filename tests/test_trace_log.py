@@ -20,9 +20,9 @@ from evaluator.isolation.trace import TraceReport, combine
 from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
 from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.bwrap import LOCALE_DIR, BubblewrapJail, locale_aliases
+from evaluator.sandbox.launch import NO_JAIL_HOME_NOTE, choose_policy, path_tools
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.tracer import Tracer
-from evaluator.sandbox.launch import NO_JAIL_HOME_NOTE, choose_policy, path_tools
 
 WS = "/var/tmp/ws"
 SANDBOX = "/var/tmp/agent/codex-home/tmp/arg0-linux/codex-arg0X/codex-linux-sandbox"
