@@ -39,6 +39,7 @@ class ContentWrite:
     path: str
     content: str | None
     append: bool = False
+    removed: bool = False  # deleted (`rm`): nothing was made there
 
 
 @dataclass

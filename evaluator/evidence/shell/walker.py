@@ -125,6 +125,10 @@ _SYNTAX_WORDS = frozenset(
     )
 )
 
+# Declaration options that leave a variable's value as written (export, read-only, global,
+# arrays, printing); any other one changes what later expansions give.
+_PLAIN_DECLARE_OPTIONS = frozenset("xrgaApfF")
+
 
 def simple_command(code: str) -> tuple[str, ...] | None:
     """The words of `code` when it is one command of plain words, else None."""
@@ -307,6 +311,12 @@ class Walker:
                 self.apply(command[0], list(command[1:]), list(command[1:]))
         for reason in analysis.opaque:
             self.opaque(reason)
+        # `python3 -c`, `-m` and stdin put the working directory first on sys.path: a module the
+        # session wrote there (`json.py`) runs instead of the standard library's.
+        for module in dict.fromkeys(analysis.imports):
+            for candidate in (f"{module}.py", f"{module}/__init__.py"):
+                path = join_path(base, candidate)
+                self.result.runs.append(ScriptRun(path, "python", f"{via} import {module}"))
 
     # ------------------------------------------------------------------ statements
     def statements(self, node: Node) -> None:
@@ -409,6 +419,11 @@ class Walker:
 
     def declaration(self, node: Node) -> None:
         for child in node.named_children:
+            option = _text(child) if child.type == "word" else ""
+            if option[:1] in ("-", "+") and set(option[1:]) - _PLAIN_DECLARE_OPTIONS:
+                # `-n` makes a name a reference to another variable, `-i` evaluates values as
+                # arithmetic, `-l`/`-u` change their case: later expansions are not the text.
+                self.opaque(f"declares with {option}, which changes what its variables expand to")
             if child.type == "variable_assignment":
                 self.assign(child, export=True)
             elif child.type == "variable_name" and _text(child) in UNSAFE_VARIABLES:
@@ -784,7 +799,10 @@ class Walker:
                 and raw is not None
                 and via not in ("mkdir", "touch", "chmod", "chown", "chgrp")
             ):
-                self.result.contents.append(ContentWrite(self.resolve(raw, base), None))
+                removed = via in ("rm", "rmdir", "unlink", "shred")
+                self.result.contents.append(
+                    ContentWrite(self.resolve(raw, base), None, removed=removed)
+                )
         if last is not None and model.last is not None:
             self.role(model.last, last[0], last[1], via, base)
             if model.last == "write" and last[0] is not None:
