@@ -32,6 +32,7 @@ from evaluator.evidence.shell.registry import lookup, model_of
 from evaluator.evidence.shell.results import (
     HOME_MARK,
     ContentWrite,
+    Invocation,
     PathAccess,
     ScriptRun,
     ShellAnalysis,
@@ -152,6 +153,7 @@ class Walker:
         self.stdin_text: str | None = None  # literal text piped or here-doc'd into the command
         self.stdin_file: str | None = None  # a file whose content is the command's stdin
         self.env: dict[str, str | None] = {}  # prefix assignments of the command being applied
+        self.conditional = 0  # inside a place that may not run (after `||`, an `if` branch)
 
     # ------------------------------------------------------------------ values
     def value(self, node: Node) -> str | None:
@@ -298,6 +300,11 @@ class Walker:
         self.result.contents.extend(inner.contents)
         self.result.symlinks.extend(inner.symlinks)
         self.result.copies.extend(inner.copies)
+        for invocation in inner.invocations:
+            conditional = invocation.conditional or self.conditional > 0
+            self.result.invocations.append(
+                Invocation(invocation.words, invocation.executed, conditional)
+            )
 
     def python(self, code: str, via: str, cwd: str | None = None) -> None:
         analysis = analyze_python(code)
@@ -323,6 +330,27 @@ class Walker:
         for child in node.named_children:
             self.statement(child)
 
+    def command_list(self, node: Node) -> None:
+        """`a && b || c`: what follows `||` runs only when what precedes it failed."""
+        after_or = False
+        for child in node.children:
+            if child.type == "||":
+                after_or = True
+            elif child.is_named:
+                self.conditional += after_or
+                self.statement(child)
+                self.conditional -= after_or
+
+    def branches(self, node: Node) -> None:
+        """An `if`'s condition runs; its branches (and a `case` item) may not."""
+        condition = node.child_by_field_name("condition")
+        for child in node.named_children:
+            branch = condition is None or child.id != condition.id
+            branch = branch and child.type not in ("elif_clause", "else_clause")
+            self.conditional += branch
+            self.statement(child)
+            self.conditional -= branch
+
     def statement(self, node: Node) -> None:
         kind = node.type
         if kind == "command":
@@ -331,17 +359,16 @@ class Walker:
             self.redirected(node)
         elif kind == "pipeline":
             self.pipeline(node)
+        elif kind == "list":
+            self.command_list(node)
+        elif kind in ("if_statement", "elif_clause", "else_clause", "case_item"):
+            self.branches(node)
         elif kind in (
-            "list",
             "program",
             "compound_statement",
             "do_group",
-            "if_statement",
-            "elif_clause",
-            "else_clause",
             "while_statement",
             "case_statement",
-            "case_item",
             "negated_command",
             "parenthesized_expression",
         ):
@@ -748,6 +775,17 @@ class Walker:
             self.opaque(f"{via} {text}: effect not modelled")
 
     def apply(self, name: str, args: list[str | None], texts: list[str]) -> None:
+        start = len(self.result.accesses)
+        self.apply_handler(name, args, texts)
+        executed = {a.raw for a in self.result.accesses[start:] if a.kind == "exec"}
+        scripts = [i + 1 for i, raw in enumerate(args) if raw is not None and raw in executed]
+        words = (
+            name,
+            *(raw if raw is not None else text for raw, text in zip(args, texts, strict=True)),
+        )
+        self.result.invocations.append(Invocation(words, (0, *scripts), self.conditional > 0))
+
+    def apply_handler(self, name: str, args: list[str | None], texts: list[str]) -> None:
         base = posixpath.basename(name)
         self.result.commands.append(base)
         if "/" in name:
