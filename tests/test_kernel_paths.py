@@ -527,6 +527,8 @@ def test_a_tool_call_that_changes_the_session_store_is_a_violation() -> None:
         (["git init -q r && git -C r status"], "contained"),
         (["git config alias.x '!cat notes'"], "unverifiable"),
         (["git config user.name me && git config --get user.name"], "contained"),
+        (["cat -n /etc/hostname"], "violation"),
+        (["cat -sv /etc/hostname"], "violation"),
     ],
 )
 def test_red_team_constructs_in_a_session(
