@@ -160,7 +160,11 @@ class ReadBeforeCheck(_Check):
 
 class CommandRanCheck(_Check):
     kind: Literal["command_ran"]
-    pattern: NonEmpty = Field(description="Regular expression searched in each command.")
+    pattern: NonEmpty = Field(
+        description="Regular expression searched in each command the agent ran; the match must"
+        " cover a program that ran (the command or a script it was given), so printing, searching"
+        " or reading it is not running it, and a command after `||` or in a branch alone blocks."
+    )
     exit_code: int | None = None
 
 

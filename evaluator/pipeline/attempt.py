@@ -486,6 +486,7 @@ def _evaluate(
             handle.private_dirs,
             trace,
             recognizer=trace_recognizer(settings.runner),
+            session_dirs=handle.session_dirs,
         )
     if handle.launched_child and not prompt_was_verbatim(result, prompt):
         return
