@@ -152,6 +152,11 @@ def _verdict(sentence: str, evidence: SessionEvidence, vocabulary: SkillVocabula
         ([(f"python3 {SCRIPT} window 4", SCRIPT), (f"echo {SCRIPT} totals", None)], "fail"),
         # the subcommand of another statement on the same line
         ([(f"python3 {SCRIPT} window 4; echo totals", SCRIPT)], "fail"),
+        # run with another subcommand, the right one printed by the same line
+        ([(f"python3 {SCRIPT} window 4; echo {SCRIPT} totals", SCRIPT)], "fail"),
+        ([(f"python3 {SCRIPT} window 4 && echo python3 {SCRIPT} totals", SCRIPT)], "fail"),
+        # the right run only where it may not have run
+        ([(f"true || python3 {SCRIPT} totals 4", SCRIPT)], "blocked"),
     ],
 )
 def test_a_bare_subcommand_is_the_skill_script_run_with_it(

@@ -176,8 +176,10 @@ class ScriptRanCheck(_Check):
     )
     command: NonEmpty | None = Field(
         default=None,
-        description="A regular expression (RE2) searched in the command that ran the script: its"
-        " subcommand or arguments (`tool\\.py\\s+stats`). Without it, any run of the script counts.",
+        description="A regular expression (RE2) searched in the simple command that ran the"
+        " script (its words as bash passes them), covering the script: its subcommand or arguments"
+        " (`tool\\.py\\s+stats`); another command on the same line that only names them is no"
+        " run with them. Without it, any run of the script counts.",
     )
     exit_code: int | None = None
 

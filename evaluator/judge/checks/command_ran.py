@@ -21,7 +21,7 @@ from evaluator.patterns import Pattern, compile_pattern
 KIND = "command_ran"
 
 
-def _runs(pattern: Pattern, invocation: Invocation) -> bool:
+def runs_program(pattern: Pattern, invocation: Invocation) -> bool:
     """Whether a match of `pattern` in the invocation's line covers a program that ran."""
     line = " ".join(invocation.words)
     spans: list[tuple[int, int]] = []
@@ -53,7 +53,7 @@ def _hits(
         if not record.command or pattern.search(record.command) is None:
             continue
         invocations = analyze_command(record.command, record.workdir or "/").invocations
-        running = [i for i in invocations if _runs(pattern, i)]
+        running = [i for i in invocations if runs_program(pattern, i)]
         if any(not i.conditional for i in running):
             ran.append(record)
         elif running:

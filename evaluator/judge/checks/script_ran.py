@@ -13,10 +13,12 @@ import posixpath
 
 from evaluator.contract.models import ScriptRanCheck
 from evaluator.evidence.records import EvidenceRecord
+from evaluator.evidence.shell import analyze_command
 from evaluator.judge.base import JudgeContext
+from evaluator.judge.checks.command_ran import runs_program
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
-from evaluator.patterns import compile_pattern
+from evaluator.patterns import Pattern, compile_pattern
 
 KIND = "script_ran"
 
@@ -37,11 +39,32 @@ def _present(record: EvidenceRecord, context: JudgeContext) -> bool:
     return any(w.path == record.path for w in context.writes())
 
 
-def _command_of(record: EvidenceRecord, context: JudgeContext) -> str:
+def _command_record(record: EvidenceRecord, context: JudgeContext) -> EvidenceRecord | None:
     for command in context.evidence.of_kind("command_observed"):
         if command.call_id == record.call_id and command.command:
-            return command.command
+            return command
+    return None
+
+
+def _command_of(record: EvidenceRecord, context: JudgeContext) -> str:
+    command = _command_record(record, context)
+    if command is not None and command.command:
+        return command.command
     return record.detail or record.path or "?"
+
+
+def _ran_with(record: EvidenceRecord, context: JudgeContext, pattern: Pattern) -> str | None:
+    """How the run matches `pattern` in the simple command that ran the script: "ran", "maybe"
+    (only after `||` or in a branch), or None. A line beside it that only names the script and
+    the words (`python3 x.py a; echo x.py b`) is no run with them."""
+    command = _command_record(record, context)
+    if command is None or not command.command:
+        return None
+    invocations = analyze_command(command.command, command.workdir or "/").invocations
+    running = [i for i in invocations if runs_program(pattern, i)]
+    if any(not i.conditional for i in running):
+        return "ran"
+    return "maybe" if running else None
 
 
 def _mentions(context: JudgeContext, path: str) -> list[EvidenceRecord]:
@@ -71,7 +94,16 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
     if hits and check.command is not None:
         # The command that ran it, not another line naming it: `echo tool.py stats` is no run.
         pattern = compile_pattern(check.command)
-        matching = [r for r in hits if pattern.search(_command_of(r, context)) is not None]
+        ways = [(r, _ran_with(r, context, pattern)) for r in hits]
+        matching = [r for r, way in ways if way == "ran"]
+        maybe = [r for r, way in ways if way == "maybe"]
+        if not matching and maybe:
+            return blocked(
+                KIND,
+                f"{check.path} may not have run with /{check.command}/ (after `||` or in a"
+                f" branch): `{_command_of(maybe[0], context)}`",
+                [context.ref(r) for r in maybe],
+            )
         if not matching:
             return failed(
                 KIND,
