@@ -351,6 +351,10 @@ def find_shown(
             if text.kind == "input":
                 entry.typed.setdefault(start, text.line)
                 continue
+            if text.ref in entry.outputs and start in entry.first:
+                # Already counted and this output already cited: nothing here can change (a
+                # file's `withheld` is only read when nothing of it was counted).
+                continue
             written = entry.source.written_at
             typed = entry.typed.get(start)
             if written is not None and text.line >= written:
