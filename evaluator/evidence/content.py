@@ -394,21 +394,22 @@ class _SeenTexts:
         if len(text) > REPEAT_CACHE_CHARS:
             return _whole_hits(self.index, text)
         starts = _line_starts(text)
-        for at in starts:
+        for at, words in starts:
             tail = text[at:]
             for number, seen_line in self.tails.get(hash(tail), ()):
                 seen = self.kept[number]
-                if seen.text[seen.starts[seen_line] :] == tail:
-                    return self._moved(text, at, seen, seen_line)
+                seen_at, skipped = seen.starts[seen_line]
+                if seen.text[seen_at:] == tail:
+                    return self._moved(text, at, words, seen, skipped)
         found = _whole_hits(self.index, text)
         self._keep(_Kept(text, starts, found))
         return found
 
-    def _moved(self, text: str, at: int, seen: _Kept, seen_line: int) -> list[_Match]:
-        skipped = _word_count(seen.text[: seen.starts[seen_line]])
+    def _moved(self, text: str, at: int, words: int, seen: _Kept, skipped: int) -> list[_Match]:
+        """`text`'s matches, its lines from `at` (after `words` words) being those of `seen`
+        after `skipped` words."""
         if at == 0 and skipped == 0:
             return seen.found
-        words = _word_count(text[:at])
         found: list[_Match] = []
         if words:
             # The windows that start in the head end at most this many words into the tail.
@@ -425,12 +426,12 @@ class _SeenTexts:
         number = self.count
         self.count += 1
         self.kept[number] = kept
-        for line, at in enumerate(kept.starts):
+        for line, (at, _) in enumerate(kept.starts):
             self.tails.setdefault(hash(kept.text[at:]), []).append((number, line))
         if len(self.kept) > REPEAT_CACHE_TEXTS:
             oldest = next(iter(self.kept))
             gone = self.kept.pop(oldest)
-            for at in gone.starts:
+            for at, _ in gone.starts:
                 key = hash(gone.text[at:])
                 held = [place for place in self.tails[key] if place[0] != oldest]
                 if held:
@@ -442,18 +443,20 @@ class _SeenTexts:
 @dataclass(frozen=True)
 class _Kept:
     text: str
-    starts: list[int]  # where its first lines start (up to HEAD_LINES + 1 of them)
+    starts: list[tuple[int, int]]  # its first lines' starts and words before (`_line_starts`)
     found: list[_Match]
 
 
-def _line_starts(text: str) -> list[int]:
-    """Where the text's first `HEAD_LINES` + 1 lines start (0 first)."""
-    starts = [0]
+def _line_starts(text: str) -> list[tuple[int, int]]:
+    """Where the text's first `HEAD_LINES` + 1 lines start, and how many words come before each
+    (the lines' words add up: a window never spans two segments, but a place counts every word)."""
+    starts = [(0, 0)]
     while len(starts) <= HEAD_LINES:
-        end = text.find("\n", starts[-1])
+        at, words = starts[-1]
+        end = text.find("\n", at)
         if end < 0 or end + 1 >= len(text):
             break
-        starts.append(end + 1)
+        starts.append((end + 1, words + _word_count(text[at : end + 1])))
     return starts
 
 
