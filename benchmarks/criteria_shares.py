@@ -40,23 +40,37 @@ def public_entries() -> tuple[list[Entry], int]:
     """The prose entries of the public suites, and how many typed assertions they also hold."""
     from evaluator.contract.models import AssertionEntry
     from evaluator.judge.criteria import compile_entry
+    from evaluator.judge.skill_vocabulary import skill_vocabulary
 
     entries: list[Entry] = []
     typed = 0
     for path in sorted(PUBLIC.glob("*/upstream/**/evals*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         source = f"public-suites/{path.relative_to(PUBLIC).as_posix()}"
+        vocabulary = skill_vocabulary(suite_skill(path))
         for case in data.get("evals") or [] if isinstance(data, dict) else []:
             for field in ("expectations", "assertions"):
                 for index, item in enumerate(case.get(field) or []):
                     if not isinstance(item, str):
                         typed += 1
                         continue
-                    compiled = compile_entry(AssertionEntry(description=item), "required")
+                    compiled = compile_entry(
+                        AssertionEntry(description=item), "required", vocabulary
+                    )
                     decided = "rules" if compiled is not None else "model"
                     key = f"{source}#{case.get('id')}.{field}[{index}]"
                     entries.append(Entry(key, item, decided))
     return entries, typed
+
+
+def suite_skill(evals: Path) -> Path | None:
+    """The SKILL.md of the skill a public suite's evals file is about: the nearest above it."""
+    for folder in evals.parents:
+        if (folder / "SKILL.md").is_file():
+            return folder / "SKILL.md"
+        if folder == PUBLIC:
+            break
+    return None
 
 
 def upstream_entries() -> list[Entry]:
@@ -67,6 +81,7 @@ def upstream_entries() -> list[Entry]:
 def repo_entries(root: Path, name: str, *, every_target: bool = True) -> list[Entry]:
     """The entries of an eval repo's cases (its default target, or every target)."""
     from evaluator.judge.chain import plan_entries
+    from evaluator.judge.skill_vocabulary import target_vocabulary
     from evaluator.plan import open_repo, select_cases
 
     targets: list[str | None] = [None]
@@ -75,8 +90,10 @@ def repo_entries(root: Path, name: str, *, every_target: bool = True) -> list[En
     entries = []
     for target in targets:
         repo = open_repo(root, None, target=target, lenient=every_target)
-        for case in select_cases(repo, target).cases:
-            for plan in plan_entries(case.case, True):
+        selection = select_cases(repo, target)
+        vocabulary = target_vocabulary(repo.source_workspace, selection.target.target.entry_skill)
+        for case in selection.cases:
+            for plan in plan_entries(case.case, True, vocabulary):
                 key = f"{name}/{case.case_id}#{plan.pending.entry_id}"
                 entries.append(Entry(key, plan.pending.entry.description, plan.decided_by))
     return entries

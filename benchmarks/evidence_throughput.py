@@ -27,6 +27,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from benchmarks.common import ROOT, SCRATCH, median, table, timed
 from evaluator.adapters import normalize_session
@@ -35,7 +36,7 @@ from evaluator.isolation import assess_isolation
 WORKSPACE = "/var/tmp/bench/ws"
 
 
-def _lines(index: int, output_kb: int = 3) -> list[dict[str, object]]:
+def _lines(index: int, output_kb: int = 3) -> list[dict[str, Any]]:
     call = f"call_{index}"
     line = "line of output from a command that printed a fair amount of text\n"
     output = (line * (output_kb * 1000 // len(line) + 17))[: output_kb * 1000 + index % 997]

@@ -13,10 +13,12 @@ import sqlite3
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 
 from benchmarks.common import SCRATCH, median, table, timed
 from evaluator.adapters import get_store
+from evaluator.adapters.codex.sessions import CodexSessionStore
 from evaluator.sessions.base import ChildQuery
 
 SESSIONS = 10_000
@@ -52,8 +54,10 @@ def build_home(home: Path) -> tuple[str, str, datetime]:
     )
     db.execute("CREATE INDEX idx_edges ON thread_spawn_edges(parent_thread_id, status)")
     start = datetime(2026, 11, 12, tzinfo=timezone.utc)
-    parent = None
-    rows, edges = [], []
+    parent: str | None = None
+    last_parent: str | None = None
+    rows: list[tuple[str, str, int, str | None, str]] = []
+    edges: list[tuple[str, str, str]] = []
     for index in range(SESSIONS + 2):
         when = start + timedelta(seconds=index * 86)
         ms = int(when.timestamp() * 1000)
@@ -71,6 +75,7 @@ def build_home(home: Path) -> tuple[str, str, datetime]:
                     "thread_spawn": {"parent_thread_id": parent, "depth": 1, "agent_nickname": "N"}
                 }
             }
+            assert parent is not None
             edges.append((parent, thread, "open"))
         else:
             meta["source"] = "exec"
@@ -96,6 +101,12 @@ def build_home(home: Path) -> tuple[str, str, datetime]:
     return last_parent, last_child, last_time
 
 
+def _codex_store(home: Path) -> CodexSessionStore:
+    store = get_store("codex", home)
+    assert isinstance(store, CodexSessionStore)
+    return store
+
+
 def main() -> None:
     home = SCRATCH / f"locate-{uuid.uuid4().hex[:8]}"
     home.mkdir(parents=True)
@@ -108,8 +119,7 @@ def main() -> None:
         )
         sqlite_times, scan_times = [], []
         for _ in range(5):
-            store = get_store("codex", home)
-            result, seconds = timed(lambda s=store: s.locate_child(query))
+            result, seconds = timed(partial(get_store("codex", home).locate_child, query))
             assert result.status == "found" and result.sessions[0].thread_id == child, result
             sqlite_times.append(seconds)
         rows.append(
@@ -124,11 +134,11 @@ def main() -> None:
         (home / "state_5.sqlite").rename(home / "hidden.sqlite")
         scanned = 0
         for _ in range(5):
-            store = get_store("codex", home)
-            result, seconds = timed(lambda s=store: s.locate_child(query))
+            store = _codex_store(home)
+            result, seconds = timed(partial(store.locate_child, query))
             assert result.status == "found" and result.sessions[0].thread_id == child, result
             scan_times.append(seconds)
-            scanned = store.scanned_files  # type: ignore[attr-defined]
+            scanned = store.scanned_files
         rows.append(
             [
                 "child, scan inside the time window",
@@ -137,11 +147,11 @@ def main() -> None:
             ]
         )
         unbounded = ChildQuery(parent)
-        store = get_store("codex", home)
-        result, seconds = timed(lambda: store.locate_child(unbounded))
+        store = _codex_store(home)
+        result, seconds = timed(partial(store.locate_child, unbounded))
         rows.append(
             ["child, scan without a window", f"{seconds * 1000:.1f} ms", str(store.scanned_files)]
-        )  # type: ignore[attr-defined]
+        )
         rows.append(
             ["scan (windowed) / sqlite", f"{median(scan_times) / median(sqlite_times):.1f}x", ""]
         )

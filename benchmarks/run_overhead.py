@@ -8,7 +8,8 @@
    workers; wall time against the ideal (48 x the 1-worker attempt time / workers) and against
    the physical limit, max(ideal, CPU of the run / cores): on two cores the CPU the agents, their
    tools and the evaluator burn is the limit. Target: 8 workers within 1.15x of that limit.
-Run: .venv/bin/python -m benchmarks.run_overhead [--attempts 48]
+Run: .venv/bin/python -m benchmarks.run_overhead [--attempts 48] [--workers 1,4,8] [--phases]
+[--skip-overhead | --skip-parallel]
 """
 
 from __future__ import annotations
@@ -19,11 +20,15 @@ import resource
 import shutil
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import yaml
 
 from benchmarks.common import ROOT, SCRATCH, median, table
+from benchmarks.phases import PhaseProbe
+from evaluator.execute.local import LocalExecutor
 from evaluator.pipeline import attempt as attempt_module
 from evaluator.pipeline.attempt import AttemptResult
 from evaluator.pipeline.progress import PlainProgress
@@ -72,6 +77,10 @@ class Timing:
             return result
 
         attempt_module.run_attempt = timed_attempt
+
+    @staticmethod
+    def uninstall() -> None:
+        attempt_module.run_attempt = Timing.original
 
 
 # The isolation layers around the agent: the session evidence alone, and the default where the
@@ -122,105 +131,166 @@ def main() -> None:
     parser.add_argument("--attempts", type=int, default=48)
     parser.add_argument("--overhead-attempts", type=int, default=12, help="Per set-up.")
     parser.add_argument("--skip-parallel", action="store_true", help="Only the overhead table.")
+    parser.add_argument("--skip-overhead", action="store_true", help="Only the parallel table.")
+    parser.add_argument(
+        "--workers",
+        default="1,4,8",
+        help="Worker counts of the parallel table, comma-separated (1 is always run: the ideal).",
+    )
+    parser.add_argument(
+        "--phases", action="store_true", help="Also where each attempt's time went, per phase."
+    )
+    parser.add_argument(
+        "--unpaced",
+        action="store_true",
+        help="Also run each worker count with the attempts' starts unpaced, interleaved.",
+    )
     args = parser.parse_args()
     base = SCRATCH / f"run-{uuid.uuid4().hex[:6]}"
     try:
-        big_steps: list[dict[str, object]] = [
-            {"cmd": f"cat {SKILL}/SKILL.md {SKILL}/references/add-column.md"} for _ in range(14)
-        ]
-        big_steps = [
-            {"cmd": f"cat {SKILL}/SKILL.md"},
-            {"cmd": f"sed -n '1,80p' {SKILL}/references/add-column.md"},
-            *big_steps,
-            {"final": "ALTER TABLE accounts ADD COLUMN currency TEXT DEFAULT 'EUR';"},
-        ]
-        big = _behaviors(base / "big", big_steps)
-        timings = {name: Timing() for name in LAYERS}
-        # Interleaved, one attempt of each set-up in turn, so the machine's load (shared with
-        # other jobs) drifts over both alike; the pairwise difference is the layers' own cost.
-        for _ in range(args.overhead_attempts):
-            for name, layers in LAYERS.items():
-                timings[name].install()
-                _run(base, big, 1, 1, 0.0, layers)
-        rows = []
-        for name, timing in timings.items():
-            rows.append(
-                [
-                    name,
-                    f"{median(timing.sizes) / 1024:.0f} KB",
-                    f"{median(timing.agent) * 1000:.0f} ms",
-                    f"{min(timing.overheads) * 1000:.1f} ms",
-                    f"{median(timing.overheads) * 1000:.1f} ms",
-                    f"{max(timing.overheads) * 1000:.1f} ms",
-                    f"{min(timing.cpu) * 1000:.1f} / {median(timing.cpu) * 1000:.1f} ms",
-                ]
-            )
-        evidence, default = (timings[name].overheads for name in LAYERS)
-        extra = [b - a for a, b in zip(evidence, default, strict=True)]
-        rows.append(
-            [
-                "difference, pair by pair",
-                "",
-                "",
-                f"{min(extra) * 1000:.1f} ms",
-                f"{median(extra) * 1000:.1f} ms",
-                f"{max(extra) * 1000:.1f} ms",
-                "",
-            ]
-        )
-        table(
-            f"Evaluator overhead per attempt (everything but the agent process; {args.overhead_attempts}"
-            " attempts each, interleaved; targets < 30 ms evidence only, < 45 ms jail + trace)",
-            [
-                "layers",
-                "session size",
-                "agent (median)",
-                "overhead min",
-                "median",
-                "max",
-                "CPU min / median",
-            ],
-            rows,
-        )
-        if args.skip_parallel:
-            return
-        two_turns = _behaviors(
-            base / "two", [{"cmd": f"cat {SKILL}/references/add-column.md"}, {"final": "done"}]
-        )
-        timing = Timing()
-        results: dict[int, tuple[float, float]] = {}
-        for workers in (1, 4, 8):
-            before = cpu_seconds()
-            wall = _run(base, two_turns, args.attempts, workers, 1.0)
-            results[workers] = (wall, cpu_seconds() - before)
-        per_attempt = results[1][0] / args.attempts
-        cores = os.cpu_count() or 1
-        rows = []
-        for workers, (wall, cpu) in results.items():
-            ideal = args.attempts * per_attempt / workers
-            # What no scheduler can beat: the latency-bound ideal, or the CPU the agents, their
-            # tools and the evaluator burned spread over every core, whichever is longer.
-            limit = max(ideal, cpu / cores)
-            rows.append(
-                [
-                    str(workers),
-                    f"{wall:.1f} s",
-                    f"{ideal:.1f} s",
-                    f"{cpu:.1f} s",
-                    f"{limit:.1f} s",
-                    f"{wall / ideal:.2f}x",
-                    f"{wall / limit:.2f}x",
-                ]
-            )
-        table(
-            f"{args.attempts} attempts, 2 turns at 1 s model latency each (ideal = 1-worker time /"
-            f" workers; physical limit = max(ideal, CPU of the run / {cores} cores); target at 8"
-            " workers: within 1.15x of the physical limit)",
-            ["workers", "wall", "ideal", "CPU", "physical limit", "wall / ideal", "wall / limit"],
-            rows,
-        )
+        if not args.skip_overhead:
+            overhead(base, args.overhead_attempts)
+        if not args.skip_parallel:
+            workers = sorted({1, *(int(w) for w in args.workers.split(","))})
+            parallel(base, args.attempts, workers, args.phases, args.unpaced)
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def overhead(base: Path, attempts: int) -> None:
+    big_steps: list[dict[str, object]] = [
+        {"cmd": f"cat {SKILL}/SKILL.md {SKILL}/references/add-column.md"} for _ in range(14)
+    ]
+    big_steps = [
+        {"cmd": f"cat {SKILL}/SKILL.md"},
+        {"cmd": f"sed -n '1,80p' {SKILL}/references/add-column.md"},
+        *big_steps,
+        {"final": "ALTER TABLE accounts ADD COLUMN currency TEXT DEFAULT 'EUR';"},
+    ]
+    big = _behaviors(base / "big", big_steps)
+    timings = {name: Timing() for name in LAYERS}
+    # Interleaved, one attempt of each set-up in turn, so the machine's load (shared with
+    # other jobs) drifts over both alike; the pairwise difference is the layers' own cost.
+    for _ in range(attempts):
+        for name, layers in LAYERS.items():
+            timings[name].install()
+            _run(base, big, 1, 1, 0.0, layers)
+    Timing.uninstall()
+    rows = []
+    for name, timing in timings.items():
+        rows.append(
+            [
+                name,
+                f"{median(timing.sizes) / 1024:.0f} KB",
+                f"{median(timing.agent) * 1000:.0f} ms",
+                f"{min(timing.overheads) * 1000:.1f} ms",
+                f"{median(timing.overheads) * 1000:.1f} ms",
+                f"{max(timing.overheads) * 1000:.1f} ms",
+                f"{min(timing.cpu) * 1000:.1f} / {median(timing.cpu) * 1000:.1f} ms",
+            ]
+        )
+    evidence, default = (timings[name].overheads for name in LAYERS)
+    extra = [b - a for a, b in zip(evidence, default, strict=True)]
+    rows.append(
+        [
+            "difference, pair by pair",
+            "",
+            "",
+            f"{min(extra) * 1000:.1f} ms",
+            f"{median(extra) * 1000:.1f} ms",
+            f"{max(extra) * 1000:.1f} ms",
+            "",
+        ]
+    )
+    table(
+        f"Evaluator overhead per attempt (everything but the agent process; {attempts}"
+        " attempts each, interleaved; targets < 30 ms evidence only, < 45 ms jail + trace)",
+        [
+            "layers",
+            "session size",
+            "agent (median)",
+            "overhead min",
+            "median",
+            "max",
+            "CPU min / median",
+        ],
+        rows,
+    )
+
+
+def parallel(
+    base: Path, attempts: int, worker_counts: list[int], phases: bool, unpaced: bool
+) -> None:
+    two_turns = _behaviors(
+        base / "two", [{"cmd": f"cat {SKILL}/references/add-column.md"}, {"final": "done"}]
+    )
+    # (label, workers, paced); the unpaced runs right after the paced one of the same count.
+    runs = [
+        (label, workers, paced)
+        for workers in worker_counts
+        for label, paced in ((str(workers), True), (f"{workers} unpaced", False))
+        if paced or (unpaced and workers > 1)
+    ]
+    results: dict[str, tuple[int, float, float]] = {}
+    probes: dict[str, PhaseProbe] = {}
+    for label, workers, paced in runs:
+        probe = PhaseProbe()
+        with probe.installed() if phases else nullcontext(probe), _pacing(paced):
+            before = cpu_seconds()
+            wall = _run(base, two_turns, attempts, workers, 1.0)
+            results[label] = (workers, wall, cpu_seconds() - before)
+        probes[label] = probe
+    per_attempt = results["1"][1] / attempts
+    cores = os.cpu_count() or 1
+    rows = []
+    for label, (workers, wall, cpu) in results.items():
+        ideal = attempts * per_attempt / workers
+        # What no scheduler can beat: the latency-bound ideal, or the CPU the agents, their
+        # tools and the evaluator burned spread over every core, whichever is longer.
+        limit = max(ideal, cpu / cores)
+        rows.append(
+            [
+                label,
+                f"{wall:.1f} s",
+                f"{ideal:.1f} s",
+                f"{cpu:.1f} s",
+                f"{limit:.1f} s",
+                f"{wall / ideal:.2f}x",
+                f"{wall / limit:.2f}x",
+            ]
+        )
+    table(
+        f"{attempts} attempts, 2 turns at 1 s model latency each (ideal = 1-worker time /"
+        f" workers; physical limit = max(ideal, CPU of the run / {cores} cores); target at 8"
+        " workers: within 1.15x of the physical limit)",
+        ["workers", "wall", "ideal", "CPU", "physical limit", "wall / ideal", "wall / limit"],
+        rows,
+    )
+    if phases:
+        by_phase: dict[str, list[str]] = {}
+        for label in results:
+            for phase, med, most in probes[label].rows():
+                by_phase.setdefault(phase, []).append(f"{med} / {most}" if most else med)
+        table(
+            "Where an attempt's time went, per phase (median / max over the attempts; start-ups"
+            " at once: the mean number of agents starting while any is)",
+            ["phase", *(f"{label} worker(s)" for label in results)],
+            [[phase, *cells] for phase, cells in by_phase.items()],
+        )
+
+
+@contextmanager
+def _pacing(paced: bool) -> Iterator[None]:
+    """The local executor's start pacing as it is, or off (every free worker starts at once)."""
+    if paced:
+        yield
+        return
+    original = LocalExecutor.start_interval_s
+    LocalExecutor.start_interval_s = lambda self: 0.0  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        LocalExecutor.start_interval_s = original  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

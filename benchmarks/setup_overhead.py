@@ -9,12 +9,13 @@ import shutil
 import subprocess
 import time
 import uuid
+from functools import partial
+from typing import Any
 
 from benchmarks.common import ROOT, SCRATCH, median, table, timed
 from evaluator.adapters import get_runner
 from evaluator.adapters.codex.home import create_codex_home
 from evaluator.agents import AgentRequest, ModelEndpoint
-from evaluator.agents import process as process_module
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt
@@ -35,16 +36,18 @@ def main() -> None:
         }
     )
     scratch = SCRATCH / uuid.uuid4().hex[:8]
+    spawns: list[float] = []
     spawn_times: list[float] = []
     original_popen = subprocess.Popen
 
-    class TimedPopen(original_popen):  # type: ignore[misc, valid-type]
-        def __init__(self, *args: object, **kwargs: object) -> None:
+    class TimedPopen(subprocess.Popen[bytes]):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
             start = time.perf_counter()
             super().__init__(*args, **kwargs)
-            spawn_times.append(time.perf_counter() - start)
+            spawns.append(time.perf_counter() - start)
 
-    process_module.subprocess.Popen = TimedPopen  # type: ignore[misc]
+    # The runner spawns through `subprocess.Popen`, looked up when it spawns.
+    setattr(subprocess, "Popen", TimedPopen)  # noqa: B010
     rows = []
     try:
         with ScriptedModelServer(BehaviorLibrary([two_turns])) as server:
@@ -53,18 +56,20 @@ def main() -> None:
             ws_times, home_times, agent_times = [], [], []
             for attempt in range(1, RUNS + 1):
                 workspace, ws_s = timed(
-                    lambda a=attempt: build_workspace(
+                    partial(
+                        build_workspace,
                         case_workspace_root=scratch / "ws",
                         case=case,
                         target=target,
                         source_workspace=repo.source_workspace,
-                        attempt=a,
+                        attempt=attempt,
                         environ={},
                     )
                 )
                 _, home_s = timed(
-                    lambda a=attempt: create_codex_home(scratch / f"probe-home-{a}", endpoint)
+                    partial(create_codex_home, scratch / f"probe-home-{attempt}", endpoint)
                 )
+                spawned_before = len(spawns)
                 handle = runner.run(
                     AgentRequest(
                         workspace=workspace.path,
@@ -75,11 +80,13 @@ def main() -> None:
                     )
                 )
                 assert handle.fault is None, handle.fault
+                # Every process the runner starts for the attempt (the agent, and any probe).
+                spawn_times.append(sum(spawns[spawned_before:]))
                 ws_times.append(ws_s)
                 home_times.append(home_s)
                 agent_times.append(handle.duration_s)
     finally:
-        process_module.subprocess.Popen = original_popen  # type: ignore[misc]
+        setattr(subprocess, "Popen", original_popen)  # noqa: B010
         shutil.rmtree(scratch, ignore_errors=True)
     setup = [w + h + s for w, h, s in zip(ws_times, home_times, spawn_times, strict=True)]
     rows.append(["workspace build", f"{median(ws_times) * 1000:.1f} ms"])

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
-from evaluator.artifacts.trigger_files import TriggerAttemptFile, TriggerRunFile
+from evaluator.artifacts.trigger_files import KeptTriggerPlan, TriggerAttemptFile, TriggerRunFile
 from evaluator.compare.model import Comparison
 from evaluator.contract.models import Case, Evaluation, RepoConfig, Rubric, Suite, Target
 from evaluator.contract.triggers import TriggerSuite
@@ -41,6 +41,7 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "comparison": Comparison,
     "trigger-attempt": TriggerAttemptFile,  # case-artifacts/<id>/attempts/attempt-NN/trigger.json
     "trigger-run": TriggerRunFile,  # triggers.json
+    "trigger-plan": KeptTriggerPlan,  # trigger-plan.json
     "evaluation-result": EvaluationResult,
     # other tools' formats, as we write them (docs/interop.md)
     "skill-creator-grading": Grading,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -312,3 +313,22 @@ def test_a_failed_case_says_which_files_reached_the_agent(tmp_path: Path) -> Non
 def test_a_passing_case_does_not_pay_for_the_account(tmp_path: Path) -> None:
     judgement = _judged(tmp_path, [(f"cat {SKILL}", SKILL_TEXT)], "cat")
     assert (judgement.status, judgement.shown) == ("pass", None)
+
+
+@pytest.mark.parametrize(
+    "command,status",
+    [
+        # typed text, encoded so that it is not the words: decoded, it shows no file
+        ("echo {b64} | base64 -d", "fail"),
+        ("printf '%s' {b64} | base64 --decode", "fail"),
+        # a command that touched the file shows it, whatever it prints around it
+        (f"base64 {SKILL} | base64 -d", "pass"),
+    ],
+)
+def test_an_output_of_a_command_that_touched_no_file_is_no_read(
+    tmp_path: Path, command: str, status: str
+) -> None:
+    """Red team (docs/isolation.md): the body typed as base64 and decoded passed file_read."""
+    encoded = base64.b64encode(SKILL_TEXT.encode()).decode()
+    verdict = _check(tmp_path, [(command.format(b64=encoded), SKILL_TEXT)], _read())
+    assert verdict.status == status, verdict.detail

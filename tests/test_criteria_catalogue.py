@@ -1,7 +1,8 @@
 """Every assertion sentence we know, with what the criteria compiler makes of it, pinned.
 
 Sentences come from the project's eval repos and fixtures and from the public suites in
-`../shared/fixtures/public-suites/` (read from there, never copied). A change to the compiler
+`../shared/fixtures/public-suites/` (read from there, never copied; each compiled with the
+vocabulary of its own skill's SKILL.md, as `benchmarks/criteria_shares.py` measures them). A change to the compiler
 that changes any sentence's checks (or its refusal) fails here and shows each change; rewrite the
 catalogue with `AGENTIC_EVAL_UPDATE_CATALOGUE=1` once every change is meant.
 """
@@ -15,7 +16,9 @@ from typing import Any
 
 import yaml
 
+from benchmarks.criteria_shares import suite_skill
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary
 from tests.conftest import ROOT
 
 CATALOGUE = ROOT / "tests/fixtures/criteria-catalogue.json"
@@ -50,33 +53,35 @@ def _public_sentences(path: Path) -> list[str]:
     return found
 
 
-def _sources() -> dict[str, list[str]]:
-    sources: dict[str, list[str]] = {}
+def _sources() -> dict[str, tuple[list[str], SkillVocabulary | None]]:
+    sources: dict[str, tuple[list[str], SkillVocabulary | None]] = {}
     for base in (ROOT / "agentic-evals", ROOT / "tests/fixtures"):
         for path in sorted(base.rglob("*.yaml")):
             sentences = _case_sentences(path)
             if sentences:
-                sources[path.relative_to(ROOT).as_posix()] = sentences
+                sources[path.relative_to(ROOT).as_posix()] = (sentences, None)
     if PUBLIC.is_dir():
         for path in sorted(PUBLIC.glob("*/upstream/**/evals*.json")):
             sentences = _public_sentences(path)
             if sentences:
-                sources[f"public-suites/{path.relative_to(PUBLIC).as_posix()}"] = sentences
+                vocabulary = skill_vocabulary(suite_skill(path))
+                key = f"public-suites/{path.relative_to(PUBLIC).as_posix()}"
+                sources[key] = (sentences, vocabulary)
     return sources
 
 
-def _entry(sentence: str) -> dict[str, Any]:
-    compiled = compile_sentence(sentence)
+def _entry(sentence: str, vocabulary: SkillVocabulary | None) -> dict[str, Any]:
+    compiled = compile_sentence(sentence, vocabulary)
     if compiled is not None:
         return {"rule": compiled.rule, "checks": check_text(compiled.check)}
-    refusal = refuse_sentence(sentence, "pass_criteria")
+    refusal = refuse_sentence(sentence, "pass_criteria", vocabulary=vocabulary)
     return {"refused": refusal.why, "instead": refusal.instead}
 
 
 def _catalogue() -> dict[str, dict[str, dict[str, Any]]]:
     return {
-        source: {sentence: _entry(sentence) for sentence in sentences}
-        for source, sentences in _sources().items()
+        source: {sentence: _entry(sentence, vocabulary) for sentence in sentences}
+        for source, (sentences, vocabulary) in _sources().items()
     }
 
 

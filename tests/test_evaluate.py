@@ -134,6 +134,27 @@ def test_an_evaluation_naming_an_unknown_target_is_one_line(
     assert not runs.exists()
 
 
+def test_an_evaluation_naming_an_unknown_suite_fails_validate_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`validate` checks an evaluation's suites against its target, as `evaluate` would plan
+    them, and names the evaluation's own line; the known suites still validate."""
+    copy = tmp_path / "upstream"
+    shutil.copytree(UPSTREAM, copy)
+    repo = copy / "agentic-evals"
+    assert run_cli(["validate", "--repo", str(repo), "--lenient"]) == 0
+    capsys.readouterr()
+    path = repo / "evaluations/ab/skill-v1-vs-v2.yaml"
+    path.write_text(path.read_text().replace('suites: ["routing"]', 'suites: ["routing", "nope"]'))
+    code = run_cli(["validate", "--repo", str(repo), "--lenient"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (
+        "skill-v1-vs-v2.yaml:9:21: suites[1]: unknown suite 'nope' in target"
+        " 'voice-ai-integration'" in err
+    ), err
+
+
 def test_an_evaluation_variant_without_a_skill_is_located_in_its_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -303,7 +303,7 @@ def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: 
         # Arguments on the same command line.
         (
             "The agent invoked `tool.py` with `--dry-run`.",
-            "all_of[script_ran(path='tool.py'), command_ran(pattern='(?:^|[^\\\\w-])tool\\\\.py\\\\s(?:[^;|&\\\\n]*\\\\s)?[\\'\\\\\"]?\\\\-\\\\-dry\\\\-run[\\'\\\\\"]?(?:$|[^\\\\w-])')]",
+            "all_of[script_ran(path='tool.py'), command_ran(pattern='(?:^|[^\\\\w-])tool\\\\.py\\\\s(?:[^;|&\\\\n]*\\\\s)?[\\'\\\\\"]?\\\\-\\\\-dry\\\\-run[\\'\\\\\"]?(?:$|[\\\\s;|&)])')]",
         ),
         (
             "The agent read `a.md`. The agent ran `make`.",
@@ -365,3 +365,25 @@ def test_a_refused_criterion_of_several_sentences_names_the_one_that_stopped_it(
     assert refuse_sentence(beside, "pass_criteria").why == (
         "a permission beside a prohibition or an order could relax it"
     )
+
+
+@pytest.mark.parametrize(
+    ("command_line", "matched"),
+    [
+        ("python3 tool.py --dry-run", True),
+        ("python3 tool.py -v '--dry-run' && echo done", True),
+        ("python3 tool.py --dry-run; rm -rf build", True),
+        ("python3 tool.py --dry-run=false", False),  # another argument
+        ("python3 tool.py --dry-run-later", False),
+        ("python3 tool.py; other --dry-run", False),  # another statement's argument
+    ],
+)
+def test_an_argument_matches_only_as_a_whole_word_of_its_command_line(
+    command_line: str, matched: bool
+) -> None:
+    import re2
+
+    compiled = compile_sentence("The agent invoked `tool.py` with `--dry-run`.")
+    assert compiled is not None
+    with_argument = compiled.check.operands[1]  # type: ignore[attr-defined]
+    assert (re2.search(with_argument.pattern, command_line) is not None) is matched

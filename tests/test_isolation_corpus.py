@@ -10,10 +10,12 @@ passing vacuously. Clean commands may be `unverifiable` (counted and reported) b
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import shutil
 import stat
+import tarfile
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -60,10 +62,23 @@ class Canary:
             "@B64@": base64.b64encode(read_command.encode()).decode(),
             "@PARENT@": str(self.directory.parent),
             "@NAME@": self.directory.name,
+            "@TARLINK@": _tar_with_link("lk", str(self.directory)),
         }
         for placeholder, value in values.items():
             text = text.replace(placeholder, value)
         return text
+
+
+def _tar_with_link(name: str, target: str) -> str:
+    """Base64 of a gzipped tar holding one symlink `name` -> `target`: extracted, it makes a
+    link whose target the session never shows."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        member = tarfile.TarInfo(name)
+        member.type = tarfile.SYMTYPE
+        member.linkname = target
+        archive.addfile(member)
+    return base64.b64encode(buffer.getvalue()).decode()
 
 
 @dataclass

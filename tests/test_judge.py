@@ -201,3 +201,29 @@ def test_stats_exclude_blocked_and_flag_flaky() -> None:
     assert stats.pass_at_k == 1.0 and stats.pass_pow_k == 0.0 and stats.flaky
     none = case_stats(["blocked"])
     assert none.pass_rate is None and not none.flaky
+
+
+@pytest.mark.parametrize(
+    "command,expected",
+    [
+        ("python3 s/new_migration.py x", "pass"),
+        ("cd s && ./new_migration.py x", "pass"),
+        ("bash -c 'timeout 5 python3 s/new_migration.py x'", "pass"),
+        ("python3 s/new_migration.py x || echo failed", "pass"),
+        # printed, searched or read: the script never ran
+        ("echo 'next: python3 s/new_migration.py x'", "fail"),
+        ("grep -n new_migration.py SKILL.md", "fail"),
+        ("cat s/new_migration.py", "fail"),
+        # may not have run: never a pass
+        ("true || python3 s/new_migration.py x", "blocked"),
+        ("if [ -f x ]; then python3 s/new_migration.py x; fi", "blocked"),
+    ],
+)
+def test_command_ran_needs_the_matched_program_to_run(command: str, expected: str) -> None:
+    """Red team (docs/isolation.md): a command printed or short-circuited passed command_ran."""
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True, final_answer="done")
+    evidence.add("command_observed", 3, command=command, workdir="/ws", exit_code=0)
+    evidence.add("final_answer", 5, text="done")
+    check = {"kind": "command_ran", "pattern": r"new_migration\.py", "exit_code": 0}
+    status, _ = _judge(_case([entry(check)]), evidence)
+    assert status == expected

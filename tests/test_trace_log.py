@@ -7,6 +7,7 @@ a descriptor path with a comma).
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,10 @@ from evaluator.isolation.assess import IsolationReport
 from evaluator.isolation.trace import TraceReport, combine
 from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
 from evaluator.sandbox.base import JailSpec
-from evaluator.sandbox.bwrap import BubblewrapJail
+from evaluator.sandbox.bwrap import LOCALE_DIR, BubblewrapJail, locale_aliases
 from evaluator.sandbox.launch import NO_JAIL_HOME_NOTE, choose_policy, path_tools
+from evaluator.sandbox.registry import get_jail
+from evaluator.sandbox.tracer import Tracer
 
 WS = "/var/tmp/ws"
 SANDBOX = "/var/tmp/agent/codex-home/tmp/arg0-linux/codex-arg0X/codex-linux-sandbox"
@@ -120,6 +123,38 @@ def test_bwrap_argv_hides_then_binds_back(tmp_path: Path) -> None:
     assert text.index(f"--bind {ws} {ws}") < text.index(f"--remount-ro {home}")
     assert "--unshare-net" not in argv  # the model server on 127.0.0.1 must stay reachable
     assert argv[-3:] == ["--", "codex", "exec"]
+
+
+def test_locale_aliases_name_each_compiled_utf8_locale_as_programs_ask_for_it(
+    tmp_path: Path,
+) -> None:
+    for name in ("C.utf8", "en_US.utf8", "en_US.UTF-8", "de_DE"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "x.utf8").write_text("")  # not a compiled locale directory
+    assert locale_aliases(tmp_path) == [("C.UTF-8", "C.utf8")]
+    assert locale_aliases(tmp_path / "missing") == []
+
+
+def test_in_the_jail_a_utf8_locale_is_found_at_the_first_try(tmp_path: Path) -> None:
+    """`LANG=C.UTF-8` (what Codex gives every command) finds the compiled `C.utf8` files through
+    the jail's alias, with no failed open under /usr/lib/locale, and the directory stays
+    read-only."""
+    why_not = get_jail("bwrap").unavailable() or Tracer().unavailable()
+    if why_not or not locale_aliases():
+        pytest.skip(f"no jail, tracer or aliased locale here: {why_not}")
+    jail = BubblewrapJail()
+    log = tmp_path / "trace.strace"
+    script = f"cat /dev/null; touch {LOCALE_DIR}/x || echo refused"
+    argv = jail.wrap(
+        Tracer().wrap(["sh", "-c", script], log), JailSpec(workspace=tmp_path, writable=(tmp_path,))
+    )
+    done = subprocess.run(
+        argv, capture_output=True, text=True, env={"LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}
+    )
+    assert done.stdout.strip() == "refused"
+    locale_lines = [line for line in log.read_text().splitlines() if str(LOCALE_DIR) in line]
+    assert locale_lines  # cat did load its locale
+    assert not [line for line in locale_lines if "ENOENT" in line and "locale-archive" not in line]
 
 
 def test_path_tools_bind_back_the_deepest_hidden_directory(tmp_path: Path) -> None:

@@ -80,10 +80,13 @@ def _check_schemas(run: Path) -> None:
     """Every artifact of the trigger run matches its committed schema."""
     for kind, pattern in (
         ("trigger-run", "triggers.json"),
+        ("trigger-plan", "trigger-plan.json"),
         ("trigger-attempt", "case-artifacts/*/attempts/attempt-*/trigger.json"),
     ):
         schema = json.loads((ROOT / "schemas" / f"{kind}.schema.json").read_text())
-        for path in run.glob(pattern):
+        paths = list(run.glob(pattern))
+        assert paths, pattern
+        for path in paths:
             jsonschema.Draft202012Validator(schema).validate(json.loads(path.read_text()))
 
 

@@ -84,6 +84,9 @@ class AgentHandle:
     own_dirs: tuple[Path, ...] = ()
     # The jail's private /tmp and /var/tmp: what succeeded there touched only the attempt's own.
     private_dirs: tuple[Path, ...] = ()
+    # Where the CLI records its sessions (the evidence): the agent's own, but no tool call of it
+    # may change them (a command that rewrites its session forges the evidence).
+    session_dirs: tuple[Path, ...] = ()
     # Which adapter (adapters/registry.py) ran the agent: its session store reads `agent_home`.
     # And the HOME the agent had (`~` in its commands means this directory).
     adapter: str = ""

@@ -25,7 +25,9 @@ def start_agent(
     home: Path,
     adapter: str,
     launched_child: bool,
+    session_dirs: tuple[Path, ...] | None = None,
 ) -> AgentHandle:
+    """`session_dirs`: where the CLI records its sessions, when not the whole `agent_home`."""
     request.secrets.add_environment(env)
     stdout_path = request.agent_dir / STDOUT
     stderr_path = request.agent_dir / STDERR
@@ -57,6 +59,7 @@ def start_agent(
         trace_path=trace_path,
         own_dirs=(request.agent_dir, *request.launch.tool_roots(binary, env)),
         private_dirs=request.launch.private_dirs(),
+        session_dirs=(agent_home,) if session_dirs is None else session_dirs,
         adapter=adapter,
         home=home,
         launched_child=launched_child,

@@ -78,6 +78,7 @@ def command(
     """Show how every assertion entry will be decided (checks, compiled rules, model judge)."""
     # the stages are imported when the command runs, not for its --help
     from evaluator.judge.chain import plan_entries
+    from evaluator.judge.skill_vocabulary import target_vocabulary
     from evaluator.plan import open_repo, select_cases
 
     if judge_mode == "model" and judge_model is None:
@@ -88,7 +89,8 @@ def command(
         repo, source_workspace, target=target_id, lenient=lenient, default_target_only=True
     )
     selection = select_cases(loaded, target_id, (), cases, include_deferred=include_deferred)
-    planned = [(case, plan_entries(case.case, with_model)) for case in selection.cases]
+    vocabulary = target_vocabulary(loaded.source_workspace, selection.target.target.entry_skill)
+    planned = [(case, plan_entries(case.case, with_model, vocabulary)) for case in selection.cases]
     chosen = {case.case_id for case in selection.cases}
     deferred = [c.case_id for c in selection.target.deferred_cases() if c.case_id not in chosen]
     counts = {route: 0 for route in ROUTES}

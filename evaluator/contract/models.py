@@ -160,7 +160,11 @@ class ReadBeforeCheck(_Check):
 
 class CommandRanCheck(_Check):
     kind: Literal["command_ran"]
-    pattern: NonEmpty = Field(description="Regular expression searched in each command.")
+    pattern: NonEmpty = Field(
+        description="Regular expression searched in each command the agent ran; the match must"
+        " cover a program that ran (the command or a script it was given), so printing, searching"
+        " or reading it is not running it, and a command after `||` or in a branch alone blocks."
+    )
     exit_code: int | None = None
 
 
@@ -169,6 +173,11 @@ class ScriptRanCheck(_Check):
     path: NonEmpty = Field(
         description="Workspace-relative path or glob of a script the agent executed (run by an"
         " interpreter, as `./x`, sourced or via `python -m`); printing or reading it is not running it."
+    )
+    command: NonEmpty | None = Field(
+        default=None,
+        description="A regular expression (RE2) searched in the command that ran the script: its"
+        " subcommand or arguments (`tool\\.py\\s+stats`). Without it, any run of the script counts.",
     )
     exit_code: int | None = None
 

@@ -23,7 +23,7 @@ from evaluator.evidence.shell import (
     analyze_program,
     shebang_language,
 )
-from evaluator.kernelpaths import join_path
+from evaluator.kernelpaths import join_path, resolve_kernel_path
 from evaluator.vocabulary import RecordKind
 
 EXCERPT = 2000
@@ -177,6 +177,8 @@ class EvidenceBuilder:
         for reason in analysis.opaque:
             ev.opaque.append((record.id, reason))
         for write in analysis.contents:
+            if write.content is None and not write.removed:
+                self.evidence.unknown_writes.append((line, write.path))
             if len(self.contents) >= MAX_REMEMBERED_WRITES and write.path not in self.contents:
                 self.forgot_writes = True
                 continue
@@ -232,6 +234,11 @@ class EvidenceBuilder:
         if tree:
             if any(p == real or p.startswith(real.rstrip("/") + "/") for p in self.contents):
                 ev.opaque.append((record.id, f"{via} runs code the session wrote under {real}"))
+            return
+        if resolve_kernel_path(real).kind != "plain":
+            # `source /dev/stdin`, `bash /dev/fd/3`: a stream or a descriptor is no program the
+            # target shipped, and what flows through it is not this file's content.
+            ev.opaque.append((record.id, f"{via} runs a program read from {real}"))
             return
         if real not in self.contents:
             if self.forgot_writes:

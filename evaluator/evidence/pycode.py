@@ -86,6 +86,9 @@ class PyAnalysis:
     accesses: list[PyAccess] = field(default_factory=list)
     commands: list[list[str] | str] = field(default_factory=list)  # argv lists or shell text
     opaque: list[str] = field(default_factory=list)
+    # Top-level modules imported by absolute name: Python looks for them first in the program's
+    # own directory, where a file the session wrote shadows the standard library's.
+    imports: list[str] = field(default_factory=list)
 
 
 def _looks_outside(text: str) -> bool:
@@ -149,11 +152,14 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
+            self.result.imports.append(alias.name.split(".")[0])
             if alias.name.split(".")[0] in _OPAQUE_MODULES:
                 self.result.opaque.append(f"python imports {alias.name}")
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level == 0 and node.module:
+            self.result.imports.append(node.module.split(".")[0])
         if (node.module or "").split(".")[0] in _OPAQUE_MODULES:
             self.result.opaque.append(f"python imports from {node.module}")
         self.generic_visit(node)

@@ -194,6 +194,10 @@ class SessionEvidence:
     # only for evidence saved before spawns were recorded, which cannot say.
     spawns: list[SubagentSpawn] = field(default_factory=list)
     spawns_recorded: bool = True
+    # (session line, path) of each file or tree a command changed in a way the session does not
+    # show (an archive extracted, a patch applied by git): what it made there may have been a
+    # symlink, gone from disk by the end of the run (isolation checks paths through them).
+    unknown_writes: list[tuple[int, str]] = field(default_factory=list, repr=False)
 
     def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> Outcome | None:
         kind = record.kind if isinstance(record, EvidenceRecord) else record.get("kind")

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluator.evidence.records import RELIABLE_CWD_SOURCES, SessionEvidence
+from evaluator.evidence.records import RELIABLE_CWD_SOURCES, EvidenceRecord, SessionEvidence
 from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
 from evaluator.kernelpaths import KernelPath, Readlink, disk_readlink, resolve_kernel_path
 from evaluator.vocabulary import ACCESS_RECORD_KINDS, IsolationVerdict
@@ -77,6 +77,25 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def _vanished(record: EvidenceRecord, evidence: SessionEvidence) -> str | None:
+    """The first component of `record.path`, at or below a tree an earlier command changed in a
+    way the session does not show (`tar x`, `git apply`), that no longer exists. Symlinks on
+    disk after the run are followed; one such a command made and the session then removed is
+    not, so a path through it cannot be judged."""
+    path = _glob_base(record.path or "")
+    for line, tree in evidence.unknown_writes:
+        # The same line may be the same command (`tar x && cat lk/x`): it counts.
+        if line > record.line or not _inside(path, tree) or path == tree:
+            continue
+        parts = path[len(tree.rstrip("/")) + 1 :].split("/")
+        current = tree.rstrip("/")
+        for part in parts:
+            current = f"{current}/{part}"
+            if not os.path.lexists(current):
+                return current
+    return None
+
+
 def assess_isolation(
     evidence: SessionEvidence,
     workspace: Path,
@@ -124,6 +143,15 @@ def assess_isolation(
         if named.foreign and (_inside(real, root) or allowed(real, access, rules) is not None):
             report.opaque.append(
                 (record.id, f"{access} {path}: through another process's root, maybe not ours")
+            )
+            continue
+        if named.kind == "plain" and _inside(real, root) and (gone := _vanished(record, evidence)):
+            report.opaque.append(
+                (
+                    record.id,
+                    f"{access} {path}: goes through {gone}, made by a command whose output the"
+                    " session does not show and gone after the run (it may have been a symlink)",
+                )
             )
             continue
         if named.kind == "plain" and _inside(real, root):

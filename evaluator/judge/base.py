@@ -12,6 +12,7 @@ from evaluator.contract.paths import path_matches as path_matches  # shared with
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.evidence.tool_texts import ToolTextSource
 from evaluator.judge.grading import ModelGrader
+from evaluator.judge.skill_vocabulary import SkillVocabulary
 from evaluator.judge.verdict import AssertionResult
 from evaluator.vocabulary import Outcome, Polarity
 
@@ -52,6 +53,9 @@ class JudgeContext:
     session_texts: ToolTextSource | None = None
     # Runs `command` checks after the agent; None: they are blocked (nothing may run them).
     commands: CommandRunner | None = None
+    # The target skill's own commands, for compiled prose that names them by bare word
+    # (`judge/skill_vocabulary.py`); None: no skill known, bare words stay words.
+    skill_vocabulary: SkillVocabulary | None = None
     # What judges compute once per attempt (e.g. `judge/consultation.py`), by name.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 

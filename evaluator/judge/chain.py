@@ -18,6 +18,7 @@ from evaluator.judge.consultation import shown_files
 from evaluator.judge.criteria import Refusal, compile_entry, compile_sentence, refuse_sentence
 from evaluator.judge.graded import grade_text
 from evaluator.judge.registry import get_judge
+from evaluator.judge.skill_vocabulary import SkillVocabulary
 from evaluator.judge.verdict import AssertionResult, Provenance, SentenceRole, ShownFile
 from evaluator.vocabulary import BlockedReason, CheckStatus, DecidedBy, Polarity
 
@@ -121,29 +122,37 @@ class EntryPlan:
     refused: list[Refusal] = field(default_factory=list)  # the sentences that did not compile
 
 
-def plan_entries(case: Case, grader_configured: bool) -> list[EntryPlan]:
-    """The chain's routing, step by step, without running a check."""
+def plan_entries(
+    case: Case, grader_configured: bool, vocabulary: SkillVocabulary | None = None
+) -> list[EntryPlan]:
+    """The chain's routing, step by step, without running a check (`vocabulary`: the target
+    skill's, as the run's judge context holds it)."""
     plans = []
     for pending in pending_entries(case):
         if pending.entry.checks:
             plans.append(EntryPlan(pending, "checks"))
             continue
-        compiled = compile_entry(pending.entry, pending.polarity)
+        compiled = compile_entry(pending.entry, pending.polarity, vocabulary)
         if compiled is not None:
             plans.append(EntryPlan(pending, "rules", compiled.provenance))
             continue
         text = grade_text(pending.entry, pending.polarity)
         route: DecidedBy = "model" if grader_configured else "unclear-rule"
-        plans.append(EntryPlan(pending, route, [], text, _refused(pending.entry, pending.polarity)))
+        refused = _refused(pending.entry, pending.polarity, vocabulary)
+        plans.append(EntryPlan(pending, route, [], text, refused))
     return plans
 
 
-def _refused(entry: AssertionEntry, polarity: Polarity) -> list[Refusal]:
+def _refused(
+    entry: AssertionEntry, polarity: Polarity, vocabulary: SkillVocabulary | None
+) -> list[Refusal]:
     sentences: list[tuple[SentenceRole, str]] = [
         ("pass_criteria", s) for s in entry.pass_criteria
     ] + [("fail_signals", s) for s in entry.fail_signals]
     if not sentences:
         sentences = [("description", entry.description)]
     return [
-        refuse_sentence(s, role, polarity) for role, s in sentences if compile_sentence(s) is None
+        refuse_sentence(s, role, polarity, vocabulary)
+        for role, s in sentences
+        if compile_sentence(s, vocabulary) is None
     ]

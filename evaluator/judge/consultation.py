@@ -96,7 +96,13 @@ def _build(context: JudgeContext) -> Consultation | None:
     texts, uncomparable = _workspace_texts(context)
     written = _first_writes(context)
     sources = [SourceText(path, text, written.get(path)) for path, text in texts.items()]
-    shown = find_shown(sources, session.texts, context.evidence.first_user_message or "")
+    blind = _blind_calls(context)
+    seen = (
+        text
+        for text in session.texts
+        if not (text.kind == "output" and session.calls.get(text.ref or "") in blind)
+    )
+    shown = find_shown(sources, seen, context.evidence.first_user_message or "")
     return Consultation(shown, texts, frozenset(uncomparable), session.cut, session.calls)
 
 
@@ -137,6 +143,34 @@ def _workspace_texts(context: JudgeContext) -> tuple[dict[str, str], set[str]]:
         total += len(data)
         texts[relative] = data.decode("utf-8", errors="replace")
     return texts, uncomparable
+
+
+# What a shell command's analysis records when it touches a path (its working directory from the
+# tool call itself is not one: every call has it).
+_TOUCHES = frozenset({"file_read_observed", "file_write_observed"})
+
+
+def _blind_calls(context: JudgeContext) -> set[str]:
+    """Shell commands that touched no file and are fully understood (`echo TEXT | base64 -d`,
+    `printf '\\x..'`): their output is text the agent typed, however encoded, and cannot show a
+    file's content."""
+    commands = {
+        r.call_id: r.id
+        for r in context.evidence.of_kind("command_observed")
+        if r.call_id and not (r.command or "").lstrip().startswith("apply_patch")
+    }
+    opaque = {ref for ref, _ in context.evidence.opaque}
+    touching = {
+        r.call_id
+        for r in context.evidence.records
+        if r.call_id
+        and (
+            r.kind in _TOUCHES or (r.kind == "tool_workdir_observed" and r.source == "shell-parse")
+        )
+    }
+    return {
+        call for call, record in commands.items() if call not in touching and record not in opaque
+    }
 
 
 def _first_writes(context: JudgeContext) -> dict[str, int]:

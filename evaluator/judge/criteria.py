@@ -46,6 +46,7 @@ from evaluator.judge.literal_checks import (
     path_shaped,
     unique,
 )
+from evaluator.judge.skill_vocabulary import SkillVocabulary
 from evaluator.judge.verdict import Provenance, SentenceRole
 from evaluator.vocabulary import Polarity
 
@@ -444,7 +445,7 @@ class Compiled:
     tree: str | None = None  # the parse, when the grammar (not a template) compiled it
 
 
-def _compile_one(sentence: str) -> Compiled | None:
+def _compile_one(sentence: str, vocabulary: SkillVocabulary | None = None) -> Compiled | None:
     """One sentence's checks. English sentences are parsed by the grammar first (its parse is
     kept for `explain`); the templates remain for Chinese and for the few shapes the grammar has
     no production for (a `git clone` target, a parenthesised list of commands)."""
@@ -453,7 +454,7 @@ def _compile_one(sentence: str) -> Compiled | None:
         return None
     if not skeleton.chinese:
         parsed = parse_sentence(
-            skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated
+            skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated, vocabulary
         )
         if parsed.check is not None:
             name = parsed.predicate or "grammar"
@@ -473,19 +474,20 @@ def _compile_one(sentence: str) -> Compiled | None:
     return None
 
 
-def compile_sentence(sentence: str) -> Compiled | None:
+def compile_sentence(sentence: str, vocabulary: SkillVocabulary | None = None) -> Compiled | None:
     """The checks that hold exactly when `sentence` does, or None if no rule covers all of it.
 
     A criterion of several sentences compiles when each does (their checks all hold) or is a
     permission that relaxes nothing the others require ("Reading it together with other
-    references is acceptable")."""
+    references is acceptable"). `vocabulary` is the target skill's (`skill_vocabulary.py`):
+    a bare word it documents as one of its commands names that command."""
     parts = split_sentences(sentence)
     if len(parts) == 1:
-        return _compile_one(sentence)
+        return _compile_one(sentence, vocabulary)
     compiled: list[Compiled] = []
     permissions: list[str] = []
     for part in parts:
-        one = _compile_one(part)
+        one = _compile_one(part, vocabulary)
         if one is not None:
             compiled.append(one)
         elif _permission(part):
@@ -550,7 +552,9 @@ class CompiledEntry:
     provenance: list[Provenance]
 
 
-def compile_entry(entry: AssertionEntry, polarity: Polarity) -> CompiledEntry | None:
+def compile_entry(
+    entry: AssertionEntry, polarity: Polarity, vocabulary: SkillVocabulary | None = None
+) -> CompiledEntry | None:
     """Every sentence compiled, or None: a part that compiled never decides an entry alone.
 
     A required entry holds when each pass criterion holds and no fail signal is seen; a
@@ -567,10 +571,10 @@ def compile_entry(entry: AssertionEntry, polarity: Polarity) -> CompiledEntry | 
     provenance: list[Provenance] = []
     asserted: list[tuple[int, Compiled]] = []  # the positive pass criteria, by index
     for role, sentence in sentences:
-        compiled = compile_sentence(sentence)
+        compiled = compile_sentence(sentence, vocabulary)
         if compiled is None:
             index = (
-                _complemented(sentence, asserted)
+                _complemented(sentence, asserted, vocabulary)
                 if polarity == "required" and role == "fail_signals"
                 else None
             )
@@ -640,7 +644,9 @@ _CONDITIONS = frozenset(
 )
 
 
-def _complemented(sentence: str, asserted: list[tuple[int, Compiled]]) -> int | None:
+def _complemented(
+    sentence: str, asserted: list[tuple[int, Compiled]], vocabulary: SkillVocabulary | None = None
+) -> int | None:
     """The pass criterion a fail signal only denies, if it does: the signal is a negation
     ("never", "shows no") of the same predicate, and whatever it names exactly is named by
     that criterion too. Its other words (the "relevant" guide, "any ConvoAI auth reference")
@@ -651,7 +657,9 @@ def _complemented(sentence: str, asserted: list[tuple[int, Compiled]]) -> int | 
     said = set(re.findall(r"[a-z]+", skeleton.text))
     if said & _CONDITIONS or re.search(r"\b(?:required|expected) to\b", skeleton.text):
         return None  # "never reads it before X", "no other file": more than a denial
-    parsed = parse_sentence(skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated)
+    parsed = parse_sentence(
+        skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated, vocabulary
+    )
     predicate = parsed.predicate
     if predicate is None:  # "No dev server start command observed": the one predicate named
         named = [p.name for p in PREDICATES if said & (p.verbs | p.nouns | p.participles)]
@@ -720,7 +728,12 @@ class Refusal:
 _RUNS = re.compile(r"\b(?:run|runs|ran|running|invok\w*|execut\w*|command)\b")
 
 
-def refuse_sentence(sentence: str, role: SentenceRole, polarity: Polarity = "required") -> Refusal:
+def refuse_sentence(
+    sentence: str,
+    role: SentenceRole,
+    polarity: Polarity = "required",
+    vocabulary: SkillVocabulary | None = None,
+) -> Refusal:
     """Why `sentence` does not compile (it must not), for `explain`, with the check its entry
     of `polarity` could hold instead (a required entry's checks must all pass, so a fail signal's
     claim is denied there; a denial in the sentence is kept). Of a criterion of several
@@ -728,8 +741,8 @@ def refuse_sentence(sentence: str, role: SentenceRole, polarity: Polarity = "req
     parts = split_sentences(sentence)
     if len(parts) > 1:
         for part in parts:
-            if _compile_one(part) is None and not _permission(part):
-                refusal = refuse_sentence(part, role, polarity)
+            if _compile_one(part, vocabulary) is None and not _permission(part):
+                refusal = refuse_sentence(part, role, polarity, vocabulary)
                 return Refusal(sentence, role, f"in {part!r}: {refusal.why}", refusal.instead)
         return Refusal(
             sentence, role, "a permission beside a prohibition or an order could relax it", None
@@ -742,7 +755,7 @@ def refuse_sentence(sentence: str, role: SentenceRole, polarity: Polarity = "req
     refused_at = None
     if not skeleton.chinese:
         parsed = parse_sentence(
-            skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated
+            skeleton.text, skeleton.literals, skeleton.subject, skeleton.negated, vocabulary
         )
         refused_at = parsed.refused_at
         why += f"; the grammar stopped at {refused_at!r}"

@@ -1,10 +1,12 @@
 """A grammar for English criteria sentences: every word accounted for, or the sentence is refused
 at the word that stopped it (`criteria.py` has read the lead-in and a leading negation first).
 
-    sentence  := [evidence] [agent] [negation] [modal [not]] clause [outcome] [context] [END]
+    sentence  := [evidence] [agent] [negation] [modal [not]] clause [not-just] [outcome] [purpose]
+                 [context] [END]
     evidence  := "shows" | "includes" | ... ["evidence of"] ["that"]     (session sentences)
     agent     := "the agent" | "the skill" | "the assistant" | "the model"
     clause    := VERB objects [order]                    "the agent ran `make test`"
+               | VERB described                         "used a chats query (`--since`)"
                | [quantifier] NOUN objects [order]      "consultation of `SKILL.md`"
                | objects BE [negation] PARTICIPLE [by the agent] [order]
                | objects "exists" [in the workspace]
@@ -13,12 +15,16 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                | ("contains" | "has") objects           (workspace sentences)
                | "includes a" ["local"] "URL"           (answer sentences)
     objects   := [quantifier] (NEUTRAL | KIND)* [scope] literal-list [KIND] [or equivalent]
+    literal   := a backticked literal | a bare word the target skill documents as its command
     order     := "before" [reading] objects ["other than itself"] | "after" objects | "first"
                  | [first] ["," | and] "then" objects      (both read, in that order)
     arguments := "with" [the] literal-list [flag|option|argument]   (after a command)
     outcome   := "successfully" | "successful"           (exit code 0; a read that showed content)
+    not-just  := ["," | and] "not" (just|only|merely) objects   (named by the claim already)
+    purpose   := "to" WORD WORD+                         (why a command ran or a file was read:
+                                                          intent, dropped; refused elsewhere)
     context   := "for" (a|the|this) WORDS* REQUEST | "before" (the|its) [final] ANSWER
-                 | "before answering"                    (what only restates the case)
+                 | "before" (answering|summarizing)      (what only restates the case)
 
 The predicate comes from a verb lexicon (read, run, write, mention; exist and contain); what may
 follow it depends on the predicate. Words in `NEUTRAL` say nothing a backticked literal does not
@@ -51,8 +57,10 @@ from evaluator.judge.literal_checks import (
     command_check,
     directory_glob,
     path_shaped,
+    skill_command_check,
     unique,
 )
+from evaluator.judge.skill_vocabulary import SkillVocabulary, Term
 
 # Words that say nothing a backticked literal does not already say exactly.
 NEUTRAL = frozenset(
@@ -153,7 +161,123 @@ ARGUMENT_KINDS = frozenset({"flag", "flags", "option", "options", "argument", "a
 # What the case itself is: the prompt the agent was given, and the answer its session ends with.
 REQUESTS = frozenset({"request", "prompt", "task", "question", "query", "ask"})
 ANSWERS = frozenset({"answer", "response", "reply"})
-ANSWERING = frozenset({"answering", "responding", "replying"})
+# Before a bare word of the skill's vocabulary, these make it a common noun ("ran a search"),
+# not the skill's command ("ran search"), unless a name of a command follows ("the stats flag").
+ARTICLES = frozenset({"a", "an", "the", "any", "some", "one", "each", "every", "its", "their"})
+COMMAND_NAMES = frozenset(
+    {"command", "commands", "subcommand", "subcommands", "flag", "flags", "option", "options"}
+)
+# The session's answer is its summary too: "before summarizing" is "before answering".
+ANSWERING = frozenset({"answering", "responding", "replying", "summarizing", "summarising"})
+PURPOSE_LEADS: tuple[tuple[str, ...], ...] = (("in", "order", "to"), ("so", "as", "to"), ("to",))
+# What may not be dropped with a purpose: a denial, an order, a contrast, a condition, a second
+# act ("and", "or", ","), or an outcome a rule could see ("to verify the tests pass").
+PURPOSE_STOPS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "without",
+        "only",
+        "unless",
+        "except",
+        "but",
+        "than",
+        "instead",
+        "rather",
+        "before",
+        "after",
+        "first",
+        "then",
+        "other",
+        "another",
+        "different",
+        "twice",
+        "again",
+        "and",
+        "or",
+        ",",
+        "(",
+        ")",
+        "if",
+        "when",
+        "while",
+        "until",
+        "successful",
+        "successfully",
+        "pass",
+        "passes",
+        "succeed",
+        "succeeds",
+        "work",
+        "works",
+        "fail",
+        "fails",
+    }
+)
+# What a description restated by a parenthesis ends in: "a date-windowed chats query (`--since`)".
+DESCRIBED_HEADS = frozenset(
+    {"command", "commands", "query", "queries", "call", "calls", "invocation", "invocations"}
+)
+# Words a parenthesis could not restate: a state, an outcome, a count or a rank of the command.
+DESCRIPTION_STOPS = PURPOSE_STOPS | frozenset(
+    {
+        "failing",
+        "failed",
+        "passing",
+        "passed",
+        "broken",
+        "new",
+        "last",
+        "final",
+        "latest",
+        "earliest",
+        "second",
+        "every",
+        "each",
+        "all",
+        "both",
+        "either",
+        "any",
+        "same",
+        "to",
+        "for",
+        "of",
+        "with",
+        "on",
+        "in",
+        "by",
+        "from",
+    }
+)
+# "to the end", "to a file", "to its folder": an extent or a destination, not a purpose, whose
+# verb never follows "to" with one of these.
+NOT_A_VERB = frozenset(
+    {
+        "the",
+        "a",
+        "an",
+        "its",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "each",
+        "every",
+        "all",
+        "any",
+        "some",
+        "no",
+        "one",
+        "it",
+        "them",
+    }
+)
+# A purpose of checking states an outcome the author may hold the act to ("to verify it works").
+CHECKING = frozenset(
+    {"verify", "confirm", "ensure", "check", "prove", "validate", "test", "make", "see"}
+)
 
 
 def words(text: str) -> frozenset[str]:
@@ -314,20 +438,26 @@ class _Objects:
     values: tuple[str, ...]  # the literals, directories already as globs
     join: str  # "any" or "all"
     equivalent: bool  # "(or equivalent)": any command of the same family
+    terms: tuple[Term | None, ...] = ()  # for each value, the skill's command it names
 
 
 def parse_sentence(
-    text: str, literals: tuple[str, ...], subject: str, negated: bool = False
+    text: str,
+    literals: tuple[str, ...],
+    subject: str,
+    negated: bool = False,
+    vocabulary: SkillVocabulary | None = None,
 ) -> Parse:
     """Parses a sentence skeleton (lower-cased, literals as ⟨n⟩, lead-in and leading negation
     removed by `criteria._skeleton`; `subject` is what the lead-in named, `negated` whether a
-    negation was removed)."""
+    negation was removed; `vocabulary` the target skill's own commands, if it is known)."""
     tokens = _Tokens(text)
     parse = Parse()
     try:
-        parser = _Parser(tokens, parse, literals, subject, negated)
+        parser = _Parser(tokens, parse, literals, subject, negated, vocabulary)
         check = parser.sentence()
         check = parser.outcome(check)
+        parser.purpose()
         parser.context()
         if tokens.peek() is not None:
             raise tokens.refuse()
@@ -350,8 +480,19 @@ class _Parser:
         literals: tuple[str, ...],
         subject: str,
         negated_before: bool = False,
+        vocabulary: SkillVocabulary | None = None,
     ) -> None:
-        self.tokens, self.parse, self.literals, self.subject = tokens, parse, literals, subject
+        self.tokens, self.parse, self.subject = tokens, parse, subject
+        # Bare words of the skill's vocabulary join the literals as the parse takes them.
+        self.literals = list(literals)
+        self.given = len(literals)  # the backticked ones; a slot mark past them is no literal
+        self.vocabulary = vocabulary
+        self.terms: dict[int, Term] = {}
+        if vocabulary is not None:  # "`stats`" is the skill's command as much as "stats"
+            for index, literal in enumerate(literals):
+                term = vocabulary.term(literal)
+                if term is not None:
+                    self.terms[index] = term
         self.negated_before = negated_before  # a negation the skeleton already removed
         self.negated = False  # a negation the parser read
         self.plain_and = False  # a list joined by "and" without "both" or "all of"
@@ -464,6 +605,34 @@ class _Parser:
             return check.model_copy(update={"exit_code": 0})
         raise _Refused(word)  # several commands, a negation: which one had to succeed?
 
+    def purpose(self) -> None:
+        """ "ran `stats` to size up the chat": why the agent acted, which no record shows beyond
+        the act itself; dropped from a claim that an act happened, refused anywhere else (a
+        denial of an act for one purpose allows it for another)."""
+        tokens = self.tokens
+        lead = tokens.take_first(PURPOSE_LEADS)
+        if lead is None:
+            return
+        if self.negated or self.negated_before:
+            raise _Refused(lead[0])
+        # After a write, "to" names where or how it was written ("wrote the log to disk").
+        if self.parse.predicate not in ("command", "consultation"):
+            raise _Refused(lead[0])
+        first = tokens.peek() or ""
+        if first in NOT_A_VERB or not first.isalpha():
+            raise tokens.refuse()  # "to the end", "to 100 lines": an extent, not a purpose
+        said: list[str] = []
+        while tokens.peek() is not None and not self.at_context():
+            word = tokens.peek()
+            assert word is not None
+            if word in PURPOSE_STOPS or _SLOT.fullmatch(word) or (not said and word in CHECKING):
+                raise tokens.refuse()
+            said.append(word)
+            tokens.at += 1
+        if len(said) < 2:  # "to completion": an outcome; a purpose's verb has an object
+            raise _Refused(said[0] if said else lead[-1])
+        self.node(f"(purpose dropped: {' '.join((*lead, *said))})")
+
     def context(self) -> None:
         """What only restates the case: "for a clearly RTC-specific request" (the case's prompt
         is the request), "before the answer" (the session ends with the answer)."""
@@ -508,6 +677,10 @@ class _Parser:
             url = self.any_url()
             if url is not None:
                 return url
+        if predicate is COMMAND:
+            described = self.described()
+            if described is not None:
+                return described
         objects = self.objects(predicate)
         return self.ordered(predicate, objects)
 
@@ -618,7 +791,8 @@ class _Parser:
         indexes, joins = self.literal_list(kinds)
         if tokens.take_any(DIRECTORY):
             scope = scope or "directory"
-        while tokens.take_any(kinds):
+        named = kinds | (COMMAND_NAMES if all(i in self.terms for i in indexes) else frozenset())
+        while tokens.take_any(named):  # "stats subcommand": what the skill calls it
             pass
         equivalent = False
         if predicate is not None and predicate.name == "command":
@@ -627,6 +801,11 @@ class _Parser:
         self.plain_and = self.plain_and or ("and" in joins and quantifier is None)
         if join is None:
             raise _Refused(" ".join(sorted(joins - {","})) or "(list)")
+        terms = tuple(self.terms.get(i) for i in indexes)
+        for i, term in zip(indexes, terms, strict=True):
+            # The skill's commands are run, nothing else: "the answer mentions stats" is a word.
+            if term is not None and (predicate is not COMMAND or equivalent):
+                raise _Refused(self.literals[i])
         values = []
         for i in indexes:
             value = self.literals[i]
@@ -635,9 +814,12 @@ class _Parser:
             ):
                 value = directory_glob(value)
             values.append(value)
-        shown = ", ".join(values)
+        shown = ", ".join(
+            v if t is None else f"{v} [{t.role} of {t.script}]"
+            for v, t in zip(values, terms, strict=True)
+        )
         self.node(f"({join} {shown})" if len(values) > 1 else f"(literal {shown})")
-        return _Objects(tuple(values), join, equivalent)
+        return _Objects(tuple(values), join, equivalent, terms)
 
     def modifiers(self, kinds: frozenset[str]) -> None:
         while (word := self.tokens.take_any(NEUTRAL | kinds)) is not None:
@@ -648,12 +830,10 @@ class _Parser:
         indexes: list[int] = []
         joins: set[str] = set()
         while True:
-            slot = _SLOT.fullmatch(tokens.peek() or "")
-            # A slot mark the sentence itself wrote (not one of its literals) is no literal.
-            if slot is None or int(slot.group(1)) >= len(self.literals):
+            index = self.take_literal()
+            if index is None:
                 raise tokens.refuse()
-            tokens.at += 1
-            indexes.append(int(slot.group(1)))
+            indexes.append(index)
             start = tokens.at
             separator = []
             while (word := tokens.peek()) in (",", "/", "or", "and"):
@@ -665,12 +845,118 @@ class _Parser:
             named = tokens.at
             tokens.take("the")
             self.modifiers(kinds)  # "`A` or the GitHub URL `U`"
-            if _SLOT.fullmatch(tokens.peek() or "") is None:
+            if not self.literal_next():
                 if tokens.at > named:  # "`A` or the GitHub URL": a name that fits no literal
                     raise tokens.refuse()
                 tokens.at = start  # "`A`, or equivalent": the list ended before the separator
                 return indexes, joins
             joins.update(separator)
+
+    def described(self) -> Check | None:
+        """ "a date-windowed chats query (`--since`)", "a test command (`pytest` or `tox`)": a
+        description of a command whose parenthesis says exactly what it means. The parenthesis
+        holds the commands, or the arguments of the one command the description names (a
+        subcommand of the skill, its flags); a description with a state, an outcome or a rank
+        ("a failing", "the last") says more than a parenthesis can restate. Denied, the
+        parenthesis may give an example of what is forbidden, not all of it: no rule."""
+        if self.negated or self.negated_before:
+            return None
+        tokens = self.tokens
+        start, count, tree = tokens.at, len(self.literals), len(self.parse.tree)
+
+        def rollback() -> None:
+            tokens.at = start
+            del self.literals[count:]
+            del self.parse.tree[tree:]
+            self.terms = {i: t for i, t in self.terms.items() if i < count}
+
+        tokens.take_any(frozenset({"a", "an", "the"}))
+        said: list[str] = []
+        named: list[int] = []
+        while (word := tokens.peek()) != "(":
+            if word is None or word in DESCRIPTION_STOPS:
+                rollback()
+                return None
+            index = self.take_literal()
+            if index is not None:
+                named.append(index)
+                continue
+            said.append(word)
+            tokens.at += 1
+        if not said or said[-1] not in DESCRIBED_HEADS or len(named) > 1:
+            rollback()
+            return None
+        tokens.take("(")
+        try:
+            indexes, joins = self.literal_list(ARGUMENT_KINDS)
+        except _Refused:
+            rollback()
+            return None
+        join = _join(joins, None)
+        if not tokens.take(")") or join is None:
+            rollback()
+            return None
+        inside = [(self.literals[i], self.terms.get(i)) for i in indexes]
+        checks: list[Check]
+        if named:
+            command = self.terms.get(named[0])
+            # The arguments of the skill's subcommand: flags the skill shows with it.
+            if (
+                command is None
+                or command.role != "subcommand"
+                or any(t is None or command.word not in t.subcommands for _, t in inside)
+            ):
+                rollback()
+                return None
+            checks = [
+                skill_command_check(command.script, command.word, "subcommand", (value,))
+                for value, _ in inside
+            ]
+            shown = f"{command.word} [subcommand of {command.script}] with"
+        else:
+            checks = [
+                command_check(value, False)
+                if term is None
+                else skill_command_check(term.script, term.word, term.role)
+                for value, term in inside
+            ]
+            shown = "commands"
+        values = ", ".join(value for value, _ in inside)
+        self.node(f"(described {' '.join(said)}: {shown} ({join} {values}))")
+        return combine(unique(checks), join)
+
+    def literal_next(self) -> bool:
+        start, count = self.tokens.at, len(self.literals)
+        found = self.take_literal() is not None
+        self.tokens.at = start
+        del self.literals[count:]
+        self.terms = {i: t for i, t in self.terms.items() if i < count}
+        return found
+
+    def take_literal(self) -> int | None:
+        """The index of the literal next: a backticked one, or a bare word the skill documents
+        as one of its commands ("ran stats", "used --participant"); not one after an article
+        ("ran a search": a common noun) unless a name of a command follows ("the stats
+        subcommand")."""
+        tokens = self.tokens
+        word = tokens.peek() or ""
+        slot = _SLOT.fullmatch(word)
+        if slot is not None:
+            # A slot mark the sentence itself wrote (not one of its literals) is no literal.
+            if int(slot.group(1)) >= self.given:
+                return None
+            tokens.at += 1
+            return int(slot.group(1))
+        term = self.vocabulary.term(word) if self.vocabulary is not None else None
+        if term is None:
+            return None
+        before = tokens.items[tokens.at - 1] if tokens.at > 0 else ""
+        if before in ARTICLES and tokens.peek(1) not in COMMAND_NAMES:
+            return None
+        tokens.at += 1
+        self.literals.append(word)
+        self.terms[len(self.literals) - 1] = term
+        return len(self.literals) - 1
 
     def or_equivalent(self) -> bool:
         tokens = self.tokens
@@ -797,16 +1083,48 @@ class _Parser:
         ]
         return combine(checks, first.join)
 
+    def not_just(self, predicate: Predicate, objects: _Objects) -> None:
+        """ "read `A` and `B`, not just `A`": the act went beyond what "just" names, which the
+        claim already says when it needs every one of its literals, among them every one "just"
+        names (which it may presuppose) and one more. After "`A` or `B`" (only `A` may have been
+        read), "ran `A`, not only `B`" (was `B` run too?), or a denial, it refuses."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take(",")
+        tokens.take("and")
+        lead = tokens.take_first((("not", "just"), ("not", "only"), ("not", "merely")))
+        if lead is None:
+            tokens.at = start
+            return
+        if self.negated or self.negated_before:
+            raise _Refused("not")
+        named = self.objects(predicate)
+        beyond = set(objects.values) - set(named.values)
+        named_too = set(named.values) <= set(objects.values)
+        if (objects.join != "all" and len(objects.values) > 1) or not beyond or not named_too:
+            raise _Refused(lead[1])
+        self.node(f"(not just {', '.join(named.values)}: the claim says more)")
+
     def claim(self, predicate: Predicate, objects: _Objects) -> Check:
+        self.not_just(predicate, objects)
         checks: list[Check]
         if predicate.name == "consultation":
             checks = [FileReadCheck(kind="file_read", path=v) for v in objects.values]
         elif predicate.name == "command":
-            checks = unique([command_check(v, objects.equivalent) for v in objects.values])
+            terms = objects.terms or (None,) * len(objects.values)
             arguments = self.with_arguments()
+            if arguments and (len(objects.values) != 1 or objects.equivalent):
+                raise _Refused("with")  # which of the commands had them?
+            if any(terms):
+                checks = [
+                    command_check(v, objects.equivalent)
+                    if t is None
+                    else skill_command_check(t.script, t.word, t.role, tuple(arguments))
+                    for v, t in zip(objects.values, terms, strict=True)
+                ]
+                return combine(unique(checks), objects.join)
+            checks = unique([command_check(v, objects.equivalent) for v in objects.values])
             if arguments:
-                if len(objects.values) != 1 or objects.equivalent:
-                    raise _Refused("with")  # which of the commands had them?
                 command = objects.values[0]
                 return combine([*checks, *(_with_argument(command, a) for a in arguments)], "all")
         elif predicate.name == "file-written":
@@ -830,8 +1148,9 @@ def _with_argument(command: str, argument: str) -> Check:
     """One command line holding the command and, after it, the argument as a whole word."""
     # Not past `;`, `|`, `&` or a newline: the argument of another statement is not its own.
     # Each word of the argument may be quoted (`-k 'smoke'` is `-k smoke` to the program).
+    # The argument ends the word: `--dry-run=false` is another argument than `--dry-run`.
     words = r"\s+".join(rf"['\"]?{re.escape(word)}['\"]?" for word in argument.split())
-    pattern = rf"(?:^|[^\w-]){re.escape(command)}\s(?:[^;|&\n]*\s)?{words}(?:$|[^\w-])"
+    pattern = rf"(?:^|[^\w-]){re.escape(command)}\s(?:[^;|&\n]*\s)?{words}(?:$|[\s;|&)])"
     return CommandRanCheck(kind="command_ran", pattern=pattern)
 
 

@@ -165,3 +165,31 @@ def unique(checks: list[Check]) -> list[Check]:
     for check in checks:
         seen.setdefault(check.model_dump_json(), check)
     return list(seen.values())
+
+
+def skill_command_check(
+    script: str, word: str, role: str, arguments: tuple[str, ...] = ()
+) -> Check:
+    """A subcommand or flag the skill documents for its `script`: the script ran, and one of its
+    command lines holds the word where the skill puts it (a subcommand right after the script, a
+    flag anywhere after it), then each argument; not past `;`, `|`, `&` or a newline."""
+    name = script.rstrip("/").rsplit("/", 1)[-1]
+    line = rf"(?:^|[\s/'\"]){re.escape(name)}['\"]?"
+    if role == "subcommand":
+        line += rf"\s+['\"]?{re.escape(word)}['\"]?"
+    else:
+        line += rf"\s(?:[^;|&\n]*\s)?{re.escape(word)}"
+    # The word ends there: `stats.json` is no `stats`, and `--all=false` is another argument than
+    # `--all` (as for "with" arguments: `grammar._with_argument`).
+    end = r"['\"]?(?:$|[\s;|&)])"
+    patterns = [line + end] if not arguments else []
+    for argument in arguments:
+        # Each word of the argument may be quoted (`-k 'smoke'` is `-k smoke` to the program).
+        words = r"\s+".join(rf"['\"]?{re.escape(w)}['\"]?" for w in argument.split())
+        patterns.append(rf"{line}\s(?:[^;|&\n]*\s)?{words}{end}")
+    # The command that ran the script holds them: not a run of it with other words beside a line
+    # that only names them (`echo tool.py stats`).
+    checks: list[Check] = [
+        ScriptRanCheck(kind="script_ran", path=script, command=p) for p in patterns
+    ]
+    return combine(checks, "all")

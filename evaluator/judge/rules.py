@@ -19,7 +19,7 @@ class CompiledRulesJudge:
     ) -> dict[str, AssertionResult]:
         decided = {}
         for pending in entries:
-            compiled = compile_entry(pending.entry, pending.polarity)
+            compiled = compile_entry(pending.entry, pending.polarity, context.skill_vocabulary)
             if compiled is None:
                 continue
             verdicts = [run_check(check, context) for check in compiled.checks]

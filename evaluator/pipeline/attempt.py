@@ -39,6 +39,7 @@ from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.judge.base import CommandRunner
+from evaluator.judge.skill_vocabulary import SkillVocabulary, target_vocabulary
 from evaluator.pipeline.commands import JailedCommands
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
@@ -485,6 +486,7 @@ def _evaluate(
             handle.private_dirs,
             trace,
             recognizer=trace_recognizer(settings.runner),
+            session_dirs=handle.session_dirs,
         )
     if handle.launched_child and not prompt_was_verbatim(result, prompt):
         return
@@ -497,7 +499,14 @@ def _evaluate(
     if handle.fault:
         _block(result, "environment", handle.fault)
         return
-    judge_session(settings.run_dir, case, result, settings.grader, JailedCommands(settings.launch))
+    judge_session(
+        settings.run_dir,
+        case,
+        result,
+        settings.grader,
+        JailedCommands(settings.launch),
+        target_vocabulary(settings.source_workspace, settings.target.target.entry_skill),
+    )
 
 
 def read_session(
@@ -551,8 +560,10 @@ def judge_session(
     result: AttemptResult,
     grader: ModelGrader | None,
     commands: CommandRunner | None = None,
+    vocabulary: SkillVocabulary | None = None,
 ) -> None:
-    """The contract's last steps on a read session: complete, contained, then judged."""
+    """The contract's last steps on a read session: complete, contained, then judged
+    (`vocabulary`: the target skill's commands, for prose naming them by bare word)."""
     evidence, isolation, workspace = result.evidence, result.isolation, result.workspace
     assert evidence is not None and isolation is not None and workspace is not None
     if not evidence.complete:
@@ -576,6 +587,7 @@ def judge_session(
             result.session.path if result.session else None, result.adapter
         ),
         commands=commands,
+        skill_vocabulary=vocabulary,
     )
     apply_judgement(result, judge_case(case.case, context))
 

@@ -25,6 +25,7 @@ from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.judge import ModelGrader
+from evaluator.judge.skill_vocabulary import target_vocabulary
 from evaluator.pipeline.attempt import (
     WORKSPACE_SNAPSHOT,
     AttemptResult,
@@ -368,7 +369,13 @@ def _judge(
         return result
     if prompt_was_verbatim(result, pending.prompt):
         # In-session attempts have no jail of ours: the check runs as their agent did.
-        judge_session(run_dir, case, result, request.grader, JailedCommands(LaunchPolicy()))
+        target = repo.targets.get(case.target_id)
+        vocabulary = (
+            target_vocabulary(repo.source_workspace, target.target.entry_skill) if target else None
+        )
+        judge_session(
+            run_dir, case, result, request.grader, JailedCommands(LaunchPolicy()), vocabulary
+        )
     return result
 
 

@@ -297,6 +297,7 @@ def _observe(
             handle.private_dirs,
             trace,
             recognizer=trace_recognizer(settings.runner),
+            session_dirs=handle.session_dirs,
         )
     calls = sum(1 for r in result.evidence.iter_records() if r.get("kind") == "tool_call")
     observation["tool_calls"] = calls

@@ -6,6 +6,7 @@ from pathlib import Path, PurePosixPath
 
 from evaluator.contract.models import (
     CommandRanCheck,
+    Evaluation,
     FileReadCheck,
     FinalAnswerMatchesCheck,
     ReadBeforeCheck,
@@ -17,7 +18,7 @@ from evaluator.contract.paths import path_matches
 from evaluator.contract.sections import section_lines
 from evaluator.errors import InputError
 from evaluator.patterns import pattern_problem
-from evaluator.repo.documents import Diagnostics, load_document
+from evaluator.repo.documents import Diagnostics, Loaded, load_document
 from evaluator.repo.evals_json import evals_file, load_evals_json
 from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget
 from evaluator.repo.triggers import load_trigger_set
@@ -157,6 +158,37 @@ def _load_rubrics_and_evaluations(repo: EvalRepo, diagnostics: Diagnostics) -> N
             diagnostics.error(
                 loaded.doc.error(("target_id",), f"unknown target {evaluation.target_id!r}")
             )
+        _check_evaluation_suites(repo, loaded, diagnostics)
+
+
+def _check_evaluation_suites(
+    repo: EvalRepo, loaded: Loaded[Evaluation], diagnostics: Diagnostics
+) -> None:
+    """Each suite an evaluation names exists in the target it runs: caught by `validate`, at the
+    evaluation's own line, not when the comparison is planned."""
+    evaluation = loaded.model
+    named: list[tuple[PathKey, str | None, list[str]]] = [
+        (("suites",), evaluation.target_id, evaluation.suites)
+    ]
+    if evaluation.shared_cases is not None:
+        shared = evaluation.shared_cases
+        named.append(
+            (("shared_cases", "suites"), shared.from_target or evaluation.target_id, shared.suites)
+        )
+    for field, target_id, suites in named:
+        target = repo.targets.get(target_id or repo.default_target_id or "")
+        if target is None:
+            continue  # an unknown target is reported on its own
+        known = {**target.deferred, **target.suites}
+        for index, suite_id in enumerate(suites):
+            if suite_id not in known:
+                diagnostics.error(
+                    loaded.doc.error(
+                        (*field, index),
+                        f"unknown suite {suite_id!r} in target {target.target_id!r}"
+                        f" (known: {', '.join(sorted(known)) or 'none'})",
+                    )
+                )
 
 
 class _TargetLoad:

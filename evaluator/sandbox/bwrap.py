@@ -18,6 +18,10 @@ from evaluator.sandbox.base import Jail, JailSpec
 from evaluator.sandbox.registry import register_jail
 
 PROBE_TIMEOUT_S = 20
+LOCALE_DIR = Path("/usr/lib/locale")
+# How programs name a UTF-8 locale (`LANG=C.UTF-8`: Codex sets it for every command, Debian's
+# lsb_release too) and how localedef names its directory (glibc's normalised codeset).
+UTF8_SPELLINGS = (".UTF-8", ".utf8")
 
 
 def _under(path: Path, roots: tuple[Path, ...] | list[Path]) -> bool:
@@ -35,6 +39,41 @@ def _probe(binary: str) -> str | None:
     if done.returncode != 0:
         return f"bubblewrap does not work here: {done.stderr.strip() or done.returncode}"
     return None
+
+
+def locale_aliases(locale_dir: Path = LOCALE_DIR) -> list[tuple[str, str]]:
+    """(alias, target) for each compiled UTF-8 locale directory (`C.utf8`) that has no entry
+    under the name programs ask for (`C.UTF-8`). Without a locale archive, glibc tries the
+    requested name first for each of the 13 locale categories, fails, then the normalised one:
+    13 failed opens per process that sets a locale, a fifth of a Codex attempt's access trace
+    and a ptrace stop each (docs/benchmarks.md, 28 November). With the alias the first try
+    finds the same files."""
+    try:
+        names = {entry.name for entry in locale_dir.iterdir()}
+    except OSError:
+        return []
+    normal, requested = UTF8_SPELLINGS[1], UTF8_SPELLINGS[0]
+    return [
+        (name[: -len(normal)] + requested, name)
+        for name in sorted(names)
+        if name.endswith(normal)
+        and name[: -len(normal)] + requested not in names
+        and (locale_dir / name).is_dir()
+    ]
+
+
+def _locale_view(hidden: list[Path], private: list[Path]) -> list[str]:
+    """The jail's own /usr/lib/locale: every entry of the real one bound back read-only, plus
+    the aliases of `locale_aliases` (symlinks to the same directories)."""
+    aliases = locale_aliases()
+    if not aliases or LOCALE_DIR.is_symlink() or _under(LOCALE_DIR, [*private, *hidden]):
+        return []
+    out = ["--tmpfs", str(LOCALE_DIR)]
+    for entry in sorted(LOCALE_DIR.iterdir()):
+        out += ["--ro-bind", str(entry), str(entry)]
+    for alias, target in aliases:
+        out += ["--symlink", target, str(LOCALE_DIR / alias)]
+    return [*out, "--remount-ro", str(LOCALE_DIR)]
 
 
 @register_jail("bwrap")
@@ -67,6 +106,7 @@ class BubblewrapJail(Jail):
                 out += ["--ro-bind", str(path), str(path)]
         for path in spec.writable:
             out += ["--bind", str(path.resolve()), str(path.resolve())]
+        out += _locale_view(hidden, private)
         # Read-only only after the binds: their mount points are created inside these tmpfs.
         for path in hidden:
             out += ["--remount-ro", str(path)]

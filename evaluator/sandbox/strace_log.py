@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -376,6 +377,11 @@ class _Attributor:
         self.agent_dirs = agent_dirs
         # Events of a process whose parent's clone() has not returned yet, in order.
         self.orphans: dict[int, list[_Event]] = {}
+        # Symlinks the traced processes made (link -> target), while they exist: a *failed*
+        # access through one has no descriptor for strace to resolve, so it is resolved here (a
+        # link to a directory the jail hid, `cat link/secret` answered ENOENT, is still a reach
+        # outside).
+        self.links: dict[str, str] = {}
 
     def proc(self, pid: int) -> _Proc:
         if pid not in self.procs:
@@ -468,7 +474,7 @@ class _Attributor:
                 proc.call = self.new_call(event, *found)
                 return
         if proc.call is not None:
-            resolved = self.resolve(proc, event, path_index, image)
+            resolved = self.resolve(proc, event, path_index, image, follow=True)
             proc.call.add(TracedAccess(resolved, "exec", "ok", event.name, event.pid, event.line))
 
     def failed_exec(self, event: _Event, proc: _Proc, call: ToolCallTrace) -> None:
@@ -477,7 +483,7 @@ class _Attributor:
         path_index = 1 if event.name == "execveat" else 0
         if len(event.args) <= path_index or not event.args[path_index].startswith('"'):
             return
-        path = self.resolve(proc, event, path_index, _unquote(event.args[path_index]))
+        path = self.resolve(proc, event, path_index, _unquote(event.args[path_index]), follow=True)
         if len(call.failed_execs) < MAX_ACCESSES_PER_CALL and path not in call.failed_execs:
             call.failed_execs.append(path)
 
@@ -493,7 +499,9 @@ class _Attributor:
         self.trace.tool_calls.append(call)
         return call
 
-    def resolve(self, proc: _Proc, event: _Event, index: int, path: str) -> str:
+    def resolve(
+        self, proc: _Proc, event: _Event, index: int, path: str, follow: bool = False
+    ) -> str:
         """The path as the process passed it, taken from its directory argument or its cwd, with
         the kernel's doors resolved as the session analysis resolves them (`/proc/self/root/x`
         is `/x`; `/proc/self/cwd` is the process's cwd, which the log shows)."""
@@ -504,16 +512,28 @@ class _Attributor:
             if base is None:
                 return path  # relative to a directory the log never showed: kept as written
             path = f"{base}/{path}"
-        return resolve_kernel_path(path, proc.cwd).path
+        return self.through_links(resolve_kernel_path(path, proc.cwd).path, follow)
+
+    def through_links(self, path: str, follow: bool) -> str:
+        """`path` with the traced processes' own symlinks followed (a few levels); the last
+        component too when `follow` (an open, not an unlink of the link)."""
+        for _ in range(8):
+            for link, target in self.links.items():
+                if _inside(path, link) and (follow or path != link):
+                    path = os.path.normpath(target + path[len(link) :])
+                    break
+            else:
+                return path
+        return path
 
     def accesses(self, event: _Event, proc: _Proc) -> list[TracedAccess]:
         name, args = event.name, event.args
         outcome: Outcome = "ok" if event.ret is not None and event.ret >= 0 else "failed"
 
-        def at(index: int, access: AccessKind) -> TracedAccess | None:
+        def at(index: int, access: AccessKind, follow: bool = False) -> TracedAccess | None:
             if index >= len(args) or not args[index].startswith('"'):
                 return None
-            path = self.resolve(proc, event, index, _unquote(args[index]))
+            path = self.resolve(proc, event, index, _unquote(args[index]), follow)
             return TracedAccess(path, access, outcome, name, event.pid, event.line, event.errno)
 
         found: list[TracedAccess | None] = []
@@ -529,7 +549,7 @@ class _Attributor:
                 access = "list"
             elif "O_PATH" in flags:
                 access = "metadata"
-            opened = at(index, access)
+            opened = at(index, access, follow="O_NOFOLLOW" not in flags)
             if opened is not None and outcome == "ok" and event.fd_path:
                 if not event.fd_path.startswith("/"):
                     return []  # a pipe or socket reached through /dev/fd or /proc: not a file
@@ -547,7 +567,7 @@ class _Attributor:
             found.append(opened)
         elif name in ("chdir", "fchdir"):
             if name == "chdir":
-                entered = at(0, "cwd")
+                entered = at(0, "cwd", follow=True)
             else:
                 target = _fd_path(args[0]) if args else None
                 entered = (
@@ -559,13 +579,22 @@ class _Attributor:
                 proc.cwd = entered.path
             found.append(entered)
         elif name in _WRITES_ONE:
-            found.append(at(1 if name.endswith("at") else 0, "write"))
+            removed = at(1 if name.endswith("at") else 0, "write")
+            found.append(removed)
+            if removed is not None and outcome == "ok":
+                self.links.pop(removed.path, None)
         elif name in _WRITES_TWO:
             two_dirs = name in ("renameat", "renameat2", "linkat")
             found += [at(1 if two_dirs else 0, "write"), at(3 if two_dirs else 1, "write")]
         elif name in ("symlink", "symlinkat"):
             # The link's target is text, not an access; the link itself is a write.
-            found.append(at(2 if name == "symlinkat" else 1, "write"))
+            link = at(2 if name == "symlinkat" else 1, "write")
+            found.append(link)
+            if link is not None and outcome == "ok" and args and args[0].startswith('"'):
+                target = _unquote(args[0])
+                if not target.startswith("/"):
+                    target = posixpath.join(posixpath.dirname(link.path), target)
+                self.links[link.path] = resolve_kernel_path(target, proc.cwd).path
         return [access for access in found if access is not None]
 
 

@@ -91,6 +91,7 @@ class ClaudeNormalizer(EvidenceBuilder):
     def __init__(self, path: Path, home: str | None) -> None:
         super().__init__(path, home)
         self.pending: dict[str, _PendingCall] = {}
+        self.answered: set[str] = set()  # calls whose answer came (a repeat is no orphan)
         self.final_message_id: str | None = None
         self.final_texts: list[str] = []
         self.usage: dict[str, int] = {}
@@ -198,7 +199,15 @@ class ClaudeNormalizer(EvidenceBuilder):
             child = tool_result.get("agentId") if isinstance(tool_result, dict) else None
             self.evidence.spawn_answered(call_id, record.id, str(child) if child else None, None)
         if call is None:
+            if call_id not in self.answered:
+                # An answer to a call the session does not record: the file was changed after
+                # the CLI wrote it (a command can rewrite its own session: Claude Code runs
+                # commands unsandboxed) or lost records. Whatever that call did is not shown.
+                self.evidence.opaque.append(
+                    (record.id, "the session answers a tool call it does not record")
+                )
             return
+        self.answered.add(call_id)
         if failed and any(marker in text for marker in DENIAL_MARKERS):
             self.evidence.add(
                 "tool_denied",

@@ -172,6 +172,9 @@ class GeminiCliRunner(AgentRunner):
             home=home,
             adapter="gemini",
             launched_child=self.launches_child,
+            # Its home is the agent's HOME too (tools write caches there): only `.gemini` holds
+            # the sessions.
+            session_dirs=(home / ".gemini",),
         )
         handle.root_thread_id = session_id
         read_stream_events(handle.stdout_path, handle)

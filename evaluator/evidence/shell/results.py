@@ -39,6 +39,18 @@ class ContentWrite:
     path: str
     content: str | None
     append: bool = False
+    removed: bool = False  # deleted (`rm`): nothing was made there
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One simple command the shell runs: its words as bash passes them, which of them are
+    programs it runs (the command itself, a script an interpreter is given), and whether it may
+    not have run at all (after `||`, in an `if` or `case` branch)."""
+
+    words: tuple[str, ...]
+    executed: tuple[int, ...]
+    conditional: bool = False
 
 
 @dataclass
@@ -50,4 +62,5 @@ class ShellAnalysis:
     contents: list[ContentWrite] = field(default_factory=list)
     symlinks: list[tuple[str, str]] = field(default_factory=list)  # (link, target)
     copies: list[tuple[str, str]] = field(default_factory=list)  # (source, destination)
+    invocations: list[Invocation] = field(default_factory=list)
     final_cwd: str = "/"

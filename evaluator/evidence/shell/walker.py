@@ -32,6 +32,7 @@ from evaluator.evidence.shell.registry import lookup, model_of
 from evaluator.evidence.shell.results import (
     HOME_MARK,
     ContentWrite,
+    Invocation,
     PathAccess,
     ScriptRun,
     ShellAnalysis,
@@ -125,6 +126,10 @@ _SYNTAX_WORDS = frozenset(
     )
 )
 
+# Declaration options that leave a variable's value as written (export, read-only, global,
+# arrays, printing); any other one changes what later expansions give.
+_PLAIN_DECLARE_OPTIONS = frozenset("xrgaApfF")
+
 
 def simple_command(code: str) -> tuple[str, ...] | None:
     """The words of `code` when it is one command of plain words, else None."""
@@ -148,6 +153,7 @@ class Walker:
         self.stdin_text: str | None = None  # literal text piped or here-doc'd into the command
         self.stdin_file: str | None = None  # a file whose content is the command's stdin
         self.env: dict[str, str | None] = {}  # prefix assignments of the command being applied
+        self.conditional = 0  # inside a place that may not run (after `||`, an `if` branch)
 
     # ------------------------------------------------------------------ values
     def value(self, node: Node) -> str | None:
@@ -294,6 +300,11 @@ class Walker:
         self.result.contents.extend(inner.contents)
         self.result.symlinks.extend(inner.symlinks)
         self.result.copies.extend(inner.copies)
+        for invocation in inner.invocations:
+            conditional = invocation.conditional or self.conditional > 0
+            self.result.invocations.append(
+                Invocation(invocation.words, invocation.executed, conditional)
+            )
 
     def python(self, code: str, via: str, cwd: str | None = None) -> None:
         analysis = analyze_python(code)
@@ -307,11 +318,38 @@ class Walker:
                 self.apply(command[0], list(command[1:]), list(command[1:]))
         for reason in analysis.opaque:
             self.opaque(reason)
+        # `python3 -c`, `-m` and stdin put the working directory first on sys.path: a module the
+        # session wrote there (`json.py`) runs instead of the standard library's.
+        for module in dict.fromkeys(analysis.imports):
+            for candidate in (f"{module}.py", f"{module}/__init__.py"):
+                path = join_path(base, candidate)
+                self.result.runs.append(ScriptRun(path, "python", f"{via} import {module}"))
 
     # ------------------------------------------------------------------ statements
     def statements(self, node: Node) -> None:
         for child in node.named_children:
             self.statement(child)
+
+    def command_list(self, node: Node) -> None:
+        """`a && b || c`: what follows `||` runs only when what precedes it failed."""
+        after_or = False
+        for child in node.children:
+            if child.type == "||":
+                after_or = True
+            elif child.is_named:
+                self.conditional += after_or
+                self.statement(child)
+                self.conditional -= after_or
+
+    def branches(self, node: Node) -> None:
+        """An `if`'s condition runs; its branches (and a `case` item) may not."""
+        condition = node.child_by_field_name("condition")
+        for child in node.named_children:
+            branch = condition is None or child.id != condition.id
+            branch = branch and child.type not in ("elif_clause", "else_clause")
+            self.conditional += branch
+            self.statement(child)
+            self.conditional -= branch
 
     def statement(self, node: Node) -> None:
         kind = node.type
@@ -321,17 +359,16 @@ class Walker:
             self.redirected(node)
         elif kind == "pipeline":
             self.pipeline(node)
+        elif kind == "list":
+            self.command_list(node)
+        elif kind in ("if_statement", "elif_clause", "else_clause", "case_item"):
+            self.branches(node)
         elif kind in (
-            "list",
             "program",
             "compound_statement",
             "do_group",
-            "if_statement",
-            "elif_clause",
-            "else_clause",
             "while_statement",
             "case_statement",
-            "case_item",
             "negated_command",
             "parenthesized_expression",
         ):
@@ -409,6 +446,11 @@ class Walker:
 
     def declaration(self, node: Node) -> None:
         for child in node.named_children:
+            option = _text(child) if child.type == "word" else ""
+            if option[:1] in ("-", "+") and set(option[1:]) - _PLAIN_DECLARE_OPTIONS:
+                # `-n` makes a name a reference to another variable, `-i` evaluates values as
+                # arithmetic, `-l`/`-u` change their case: later expansions are not the text.
+                self.opaque(f"declares with {option}, which changes what its variables expand to")
             if child.type == "variable_assignment":
                 self.assign(child, export=True)
             elif child.type == "variable_name" and _text(child) in UNSAFE_VARIABLES:
@@ -733,6 +775,17 @@ class Walker:
             self.opaque(f"{via} {text}: effect not modelled")
 
     def apply(self, name: str, args: list[str | None], texts: list[str]) -> None:
+        start = len(self.result.accesses)
+        self.apply_handler(name, args, texts)
+        executed = {a.raw for a in self.result.accesses[start:] if a.kind == "exec"}
+        scripts = [i + 1 for i, raw in enumerate(args) if raw is not None and raw in executed]
+        words = (
+            name,
+            *(raw if raw is not None else text for raw, text in zip(args, texts, strict=True)),
+        )
+        self.result.invocations.append(Invocation(words, (0, *scripts), self.conditional > 0))
+
+    def apply_handler(self, name: str, args: list[str | None], texts: list[str]) -> None:
         base = posixpath.basename(name)
         self.result.commands.append(base)
         if "/" in name:
@@ -784,7 +837,10 @@ class Walker:
                 and raw is not None
                 and via not in ("mkdir", "touch", "chmod", "chown", "chgrp")
             ):
-                self.result.contents.append(ContentWrite(self.resolve(raw, base), None))
+                removed = via in ("rm", "rmdir", "unlink", "shred")
+                self.result.contents.append(
+                    ContentWrite(self.resolve(raw, base), None, removed=removed)
+                )
         if last is not None and model.last is not None:
             self.role(model.last, last[0], last[1], via, base)
             if model.last == "write" and last[0] is not None:

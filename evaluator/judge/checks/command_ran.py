@@ -1,25 +1,87 @@
-"""`command_ran`: a command matching a regular expression ran (optionally with an exit code)."""
+"""`command_ran`: a command matching a regular expression ran (optionally with an exit code).
+
+The pattern is searched in each simple command a tool call runs (its words as bash passes them,
+from the shell analysis), and the match must cover a program that ran: the command itself or a
+script it was given (`python3 x.py`). So `echo 'python3 x.py'`, `grep x.py notes` and
+`cat x.py` do not run `x.py`. A command that may not have run (after `||`, in an `if` or `case`
+branch) cannot prove it ran: alone it is `blocked`, never a pass.
+"""
 
 from __future__ import annotations
 
 from evaluator.contract.models import CommandRanCheck
+from evaluator.evidence.records import EvidenceRecord
+from evaluator.evidence.shell import analyze_command
+from evaluator.evidence.shell.results import Invocation
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
-from evaluator.patterns import compile_pattern
+from evaluator.patterns import Pattern, compile_pattern
 
 KIND = "command_ran"
+
+
+def _runs(pattern: Pattern, invocation: Invocation) -> bool:
+    """Whether a match of `pattern` in the invocation's line covers a program that ran."""
+    line = " ".join(invocation.words)
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for word in invocation.words:
+        spans.append((offset, offset + len(word)))
+        offset += len(word) + 1
+    executed = [spans[i] for i in invocation.executed]
+    # Every match is looked at in turn: the first one may be in an argument.
+    start = 0
+    while start <= len(line):
+        found = pattern.search(line[start:])
+        if found is None:
+            return False
+        at = line.find(found, start)
+        end = at + max(len(found), 1)
+        if any(at < e and s < end for s, e in executed):
+            return True
+        start = at + 1
+    return False
+
+
+def _hits(
+    pattern: Pattern, records: list[EvidenceRecord]
+) -> tuple[list[EvidenceRecord], list[EvidenceRecord], list[EvidenceRecord]]:
+    """(ran, may not have run, only named) tool calls whose command text matches."""
+    ran, maybe, named = [], [], []
+    for record in records:
+        if not record.command or pattern.search(record.command) is None:
+            continue
+        invocations = analyze_command(record.command, record.workdir or "/").invocations
+        running = [i for i in invocations if _runs(pattern, i)]
+        if any(not i.conditional for i in running):
+            ran.append(record)
+        elif running:
+            maybe.append(record)
+        else:
+            named.append(record)
+    return ran, maybe, named
 
 
 @register_check(KIND)
 def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckVerdict:
     pattern = compile_pattern(check.pattern)  # RE2: linear time on any agent output
-    hits = [
-        r
-        for r in context.evidence.of_kind("command_observed")
-        if r.command and pattern.search(r.command) is not None
-    ]
+    hits, maybe, named = _hits(pattern, context.evidence.of_kind("command_observed"))
     if not hits:
+        if maybe:
+            return blocked(
+                KIND,
+                f"a command matching /{check.pattern}/ may not have run (after `||` or in a"
+                f" branch): {maybe[0].command}",
+                [context.ref(r) for r in maybe],
+            )
+        if named:
+            return failed(
+                KIND,
+                f"/{check.pattern}/ is only in text no command ran as a program: "
+                f"{named[0].command}",
+                [context.ref(r) for r in named],
+            )
         return failed(KIND, f"no command matching /{check.pattern}/ ran")
     refs = [context.ref(r) for r in hits]
     if check.exit_code is None:

@@ -16,6 +16,7 @@ from evaluator.evidence.records import EvidenceRecord
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+from evaluator.patterns import compile_pattern
 
 KIND = "script_ran"
 
@@ -67,6 +68,18 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
             [context.ref(r) for r in hits],
         )
     hits = present
+    if hits and check.command is not None:
+        # The command that ran it, not another line naming it: `echo tool.py stats` is no run.
+        pattern = compile_pattern(check.command)
+        matching = [r for r in hits if pattern.search(_command_of(r, context)) is not None]
+        if not matching:
+            return failed(
+                KIND,
+                f"{check.path} ran, never by a command matching /{check.command}/:"
+                f" `{_command_of(hits[0], context)}`",
+                [context.ref(r) for r in hits],
+            )
+        hits = matching
     if hits:
         refs = [context.ref(r) for r in hits]
         if check.exit_code is None:

@@ -6,9 +6,19 @@ import posixpath
 
 from evaluator.evidence.shell.model import words
 from evaluator.evidence.shell.registry import handles
+from evaluator.evidence.shell.results import ContentWrite, ScriptRun
 from evaluator.evidence.shell.text import looks_like_path
 from evaluator.evidence.shell.walker import Walker
 
+# Subcommands that rewrite the work tree from content the session does not show (a patch's
+# body, the repository's history): what they make there (symlinks included) is unknown.
+_GIT_WORK_TREE = frozenset(
+    words(
+        "apply am checkout switch restore reset merge pull rebase cherry-pick revert stash"
+        " read-tree checkout-index"
+    )
+)
+_GIT_DRY = frozenset(words("--check --stat --numstat --summary -n --dry-run"))
 _GIT_OPAQUE = frozenset(
     words("submodule filter-branch bisect daemon instaweb difftool mergetool send-email -p")
 )
@@ -58,6 +68,15 @@ def git(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
     if index >= len(args):
         return
     sub = args[index] or ""
+    # git runs what its repository configures: hooks, aliases, pagers, filters. A repository
+    # whose `.git` the session wrote into (here or in any directory above) runs code the session
+    # wrote, which is not shown here.
+    repository = directory
+    while True:
+        w.result.runs.append(ScriptRun(posixpath.join(repository, ".git"), "unknown", "git", True))
+        if repository in ("/", ""):
+            break
+        repository = posixpath.dirname(repository)
     rest = args[index + 1 :]
     rest_texts = texts[index + 1 :]
     positional = [
@@ -74,17 +93,27 @@ def git(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
             elif "://" not in source and "@" not in source.split("/")[0]:
                 w.path_arg("read", values[0][0], values[0][1], "git clone", directory)
         destination = values[1] if len(values) > 1 else None
+        made: str | None = None
         if destination is not None:
             w.path_arg("write", destination[0], destination[1], "git clone", directory)
+            made = destination[0]
         elif values and values[0][0]:
-            name = posixpath.basename(values[0][0].rstrip("/")).removesuffix(".git")
-            w.add("write", name, "git clone", directory)
+            made = posixpath.basename(values[0][0].rstrip("/")).removesuffix(".git")
+            w.add("write", made, "git clone", directory)
+        if made is not None:
+            w.result.contents.append(ContentWrite(w.resolve(made, directory), None))
     elif sub in ("diff",) and "--no-index" in rest:
         for raw, text in positional:
             w.path_arg("read", raw, text, "git diff --no-index", directory)
     elif sub in _GIT_OPAQUE:
         w.opaque(f"git {sub} runs commands or hooks not shown")
+    elif sub == "config" and positional and not _reads_config(rest):
+        key = positional[0][0]
+        if key is None or not _safe_git_setting(key):
+            w.opaque(f"git config {key}: a setting that can run commands or move paths")
     else:
+        if sub in _GIT_WORK_TREE and not _GIT_DRY & {r for r in rest if r is not None}:
+            w.result.contents.append(ContentWrite(directory, None))
         for raw, _ in positional:
             if raw is not None and (looks_like_path(raw) or raw.startswith("/")) and ":" not in raw:
                 w.add("path", raw, f"git {sub}", directory)
@@ -93,6 +122,14 @@ def git(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
                 value = option.split("=", 1)[1]
                 if looks_like_path(value):
                     w.add("path", value, f"git {sub}", directory)
+
+
+def _reads_config(options: list[str | None]) -> bool:
+    """`git config --get x`, `--list`: the configuration is read, not changed."""
+    return any(
+        o in ("--get", "--get-all", "--get-regexp", "-l", "--list", "--show-origin")
+        for o in options
+    )
 
 
 def _safe_git_setting(setting: str) -> bool:

@@ -8,8 +8,18 @@ from evaluator.evidence.shell.registry import table
 table(
     {
         # --- show file content -------------------------------------------------------------
-        "cat tac nl less more bat batcat rev expand unexpand pr tsort shuf zcat bzcat xzcat"
-        " zless zmore": model(
+        # No option of these takes a value: `cat -n FILE` shows FILE (it was read as -n's value,
+        # and `cat -v /outside` was no access at all; red team, docs/isolation.md).
+        "cat rev tsort zcat bzcat xzcat": model("read"),
+        "tac": model("read", short="s", long="--separator"),
+        "bat batcat": model(
+            "read",
+            short="lHrm",
+            long="--language --highlight-line --line-range --map-syntax --style --theme --tabs"
+            " --wrap --terminal-width --diff-context --color --decorations --paging --pager"
+            " --italic-text --file-name",
+        ),
+        "nl less more expand unexpand pr shuf zless zmore": model(
             "read",
             short="bswvnlitdr",
             long="--number-format --number-width --number-separator --body-numbering"

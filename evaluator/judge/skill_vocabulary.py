@@ -1,0 +1,165 @@
+"""The target skill's own command vocabulary, read from its SKILL.md, for the criteria compiler.
+
+Authors of a skill's cases name its commands by bare word: "the skill ran stats or participants",
+"used --participant". Such a word is exact only because the skill documents it as one of its
+commands: a subcommand or a long flag of one of its scripts, shown in a code block
+(`python3 <skill>/scripts/tool.py stats <id>`) or in a row of a table whose first column is
+headed "Subcommand" or "Command" (`| \\`stats <id>\\` | ... |`, when the skill documents one script
+only). A word documented for two scripts names neither, and nothing else in SKILL.md (prose, other
+tables) adds a word: a bare word is a literal only when the skill gives it exactly one meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from evaluator.judge.literal_checks import SCRIPT_SUFFIXES
+
+TermRole = Literal["subcommand", "flag"]
+
+
+@dataclass(frozen=True)
+class Term:
+    """A bare word the skill documents: a subcommand or a long flag of one of its scripts."""
+
+    word: str
+    role: TermRole
+    script: str  # the script as SKILL.md writes it, without its skill-folder prefix
+    # A flag's subcommands: those the skill shows it with (on one command line, or in the row
+    # of the subcommand's table).
+    subcommands: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class SkillVocabulary:
+    terms: dict[str, Term] = field(default_factory=dict)
+
+    def term(self, word: str) -> Term | None:
+        return self.terms.get(word)
+
+
+_FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_SUBCOMMAND = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+_FLAG = re.compile(r"--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+_TABLE_HEADS = frozenset({"subcommand", "subcommands", "command", "commands"})
+
+
+def _script(word: str) -> str | None:
+    """`<skill>/scripts/tool.py` → `scripts/tool.py`; None for what is no script file."""
+    word = word.strip("'\"")
+    if not word.endswith(SCRIPT_SUFFIXES) or any(c in word for c in "*?$"):
+        return None
+    parts = [p for p in word.split("/") if p and p != "."]
+    while parts and (parts[0].startswith("<") or parts[0].startswith("{") or parts[0] == ".."):
+        parts = parts[1:]  # `<skill>/`, `{baseDir}/`: where the skill lies, not the script
+    return "/".join(parts) or None
+
+
+def _command_lines(text: str) -> list[str]:
+    """The lines of the fenced code blocks, a line continued by `\\` joined to the next."""
+    lines: list[str] = []
+    for block in _FENCE.finditer(text):
+        pending = ""
+        for line in block.group(1).splitlines():
+            if line.rstrip().endswith("\\"):
+                pending += line.rstrip()[:-1] + " "
+                continue
+            lines.append(pending + line)
+            pending = ""
+        if pending:
+            lines.append(pending)
+    return lines
+
+
+def _table_words(text: str) -> list[tuple[str, list[str]]]:
+    """The first word of each row of a table headed "Subcommand" (or "Command"), with the long
+    flags the row names (`--since/--until` is two)."""
+    found: list[tuple[str, list[str]]] = []
+    heading = False
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if "|" in line else []
+        if not cells:
+            heading = False
+            continue
+        if re.fullmatch(r":?-{3,}:?", cells[0]):
+            continue
+        if cells[0].lower() in _TABLE_HEADS:
+            heading = True
+            continue
+        literal = re.fullmatch(r"`([^`]+)`", cells[0])
+        if heading and literal:
+            first = literal.group(1).split()[0]
+            if _SUBCOMMAND.fullmatch(first):
+                row = " ".join(re.findall(r"`([^`]+)`", line))
+                flags = [f for f in re.split(r"[\s/=]+", row) if _FLAG.fullmatch(f)]
+                found.append((first, flags))
+    return found
+
+
+def read_vocabulary(skill_md: str) -> SkillVocabulary:
+    """The terms SKILL.md documents, each naming one script."""
+    meanings: dict[str, set[tuple[TermRole, str]]] = {}
+    shown_with: dict[str, set[str]] = {}  # flag → the subcommands it is shown with
+
+    def add(word: str, role: TermRole, script: str) -> None:
+        meanings.setdefault(word, set()).add((role, script))
+
+    def add_flags(flags: list[str], script: str, subcommand: str | None) -> None:
+        for flag in flags:
+            add(flag, "flag", script)
+            if subcommand is not None:
+                shown_with.setdefault(flag, set()).add(subcommand)
+
+    scripts: set[str] = set()
+    for line in _command_lines(skill_md):
+        words = line.split()
+        for at, word in enumerate(words):
+            script = _script(word)
+            if script is None:
+                continue
+            scripts.add(script)
+            rest: list[str] = []
+            for later in words[at + 1 :]:
+                if later in ("|", "&&", "||", ";", "#") or later.startswith("#"):
+                    break  # another command, or a comment
+                rest.append(later)
+            subcommand = rest[0] if rest and _SUBCOMMAND.fullmatch(rest[0]) else None
+            if subcommand is not None:
+                add(subcommand, "subcommand", script)
+            flags = [w.split("=", 1)[0] for w in rest]
+            add_flags([f for f in flags if _FLAG.fullmatch(f)], script, subcommand)
+            break
+    if len(scripts) == 1:  # a table of subcommands can only be of the one script
+        (only,) = scripts
+        for word, flags in _table_words(skill_md):
+            add(word, "subcommand", only)
+            add_flags(flags, only, word)
+    terms = {
+        word: Term(word, role, script, frozenset(shown_with.get(word, ())))
+        for word, uses in meanings.items()
+        if len(uses) == 1
+        for role, script in uses
+    }
+    return SkillVocabulary(terms)
+
+
+def skill_vocabulary(path: Path | None) -> SkillVocabulary | None:
+    """The vocabulary of the skill at `path` (its folder or its SKILL.md), None without one."""
+    if path is None:
+        return None
+    skill_md = path / "SKILL.md" if path.is_dir() else path
+    try:
+        text = skill_md.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    vocabulary = read_vocabulary(text)
+    return vocabulary if vocabulary.terms else None
+
+
+def target_vocabulary(source_workspace: Path, entry_skill: str) -> SkillVocabulary | None:
+    """The vocabulary of a target's entry skill (`target.yaml`'s `entry_skill`, relative to the
+    source workspace): the skill its cases' criteria speak of."""
+    return skill_vocabulary(source_workspace / entry_skill)
