@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaluator.contract.sections import section_lines
+from evaluator.evidence import content
 from evaluator.evidence.content import (
     WINDOW_WORDS,
     Shown,
@@ -235,3 +236,33 @@ def test_one_huge_line_is_read_in_pieces_and_still_matches() -> None:
     line = "noise " * 300_000 + body + " noise" * 300_000  # one 3.6 MB line
     shown = _shown([_out(line)])
     assert shown.reached and shown.first is not None and shown.first.position == 300_000
+
+
+def test_a_text_repeated_under_a_changing_head_is_matched_as_a_whole_text_would_be(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Codex puts a chunk id and a wall time above every output: the same text printed again is
+    # found from the earlier match. Each text's matches must be exactly those of matching it
+    # whole: windows that start in the head and run into the seen lines, a file shorter than a
+    # window (a second window size), a cut.
+    files = [
+        SourceText("SKILL.md", SKILL),
+        SourceText("VERSION.md", "Release two point one\n", written_at=40),
+        SourceText("routes.md", "Old reports are renamed\nwith references/rename.md soon\n"),
+    ]
+    body = "with references/rename.md soon\n" + _numbered(SKILL, "{n:6}\t")
+    body += "\n… 12 tokens truncated …\nRelease two point one\n"
+    heads = ["", "Chunk ID: 1a\nWall time: 0.01 seconds\nOutput:\n", "Chunk ID: 2b\nOld reports"]
+    texts = [ToolText("input", 2, "echo Every release is tagged by the release manager")]
+    for number, head in enumerate(heads):
+        texts.append(_out(head + body, line=10 + 20 * number, ref=f"msg-{number}"))
+        texts.append(_out(head + " are renamed\n" + body, line=11 + 20 * number))
+    index = content._Index(files)
+    seen = content._SeenTexts(index)
+    for text in texts:
+        assert seen.matches(text.text) == content._whole_hits(index, text.text)
+    cached = find_shown(files, texts, "Packs reports into archives")
+    monkeypatch.setattr(content, "REPEAT_CACHE_CHARS", 0)  # every text matched whole
+    assert cached == find_shown(files, texts, "Packs reports into archives")
+    # routes.md's only window starts in a head and ends in the lines seen before.
+    assert cached["routes.md"].reached and cached["VERSION.md"].reached

@@ -18,14 +18,16 @@ from evaluator.errors import InputError
 from evaluator.safepath import contained
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, *, sync: bool = True) -> None:
+    """`sync=False`: a file another step copies and syncs later (an attempt's staging area)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
@@ -47,10 +49,10 @@ def write_bytes_atomic(path: Path, content: bytes, *, sync: bool = True) -> None
         raise
 
 
-def write_json(path: Path, payload: Any) -> None:
+def write_json(path: Path, payload: Any, *, sync: bool = True) -> None:
     if isinstance(payload, BaseModel):
         payload = payload.model_dump(mode="json")
-    write_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    write_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n", sync=sync)
 
 
 def copy_atomic(source: Path, destination: Path) -> None:

@@ -31,6 +31,8 @@ WINDOW_WORDS = 8
 # Texts up to this size are matched once however often they recur (at most this many kept).
 REPEAT_CACHE_CHARS = 65536
 REPEAT_CACHE_TEXTS = 128
+# A repeated text may start with this many lines that differ (see `_SeenTexts`).
+HEAD_LINES = 8
 # Outputs cited per file in a verdict; the first one is always among them.
 MAX_REFS = 5
 
@@ -274,45 +276,55 @@ class _Index:
                 yield entry, start
 
     def hits(
-        self, words: Iterable[str], edges: bytearray | None = None
-    ) -> Iterator[tuple[int, _File, int]]:
+        self, words: Sequence[str], edges: bytearray | None = None
+    ) -> list[tuple[int, _File, int]]:
         """(position of the window's first word, file, window start) for each file window in
-        `words`. Only runs of words the files contain are hashed. With `edges`, a file shorter
-        than a window is looked for only as whole lines (the only way it counts: `_whole`)."""
-        if not self.sizes:
-            return
-        # The inner loop runs once per word of every tool output: lookups stay local.
-        vocabulary, windows, files, sizes = self.vocabulary, self.windows, self.files, self.sizes
-        longest = sizes[-1]
-        recent: list[int] = []
-        for position, word in enumerate(words):
-            known = vocabulary.get(word)
-            if known is None:
-                recent.clear()
-                continue
-            recent.append(known)
-            if len(recent) > longest:
-                del recent[0]
-            line_ends = edges is None or bool(edges[position] & _ENDS_LINE)
-            for size in sizes:
-                if len(recent) < size:
-                    break
-                first = position - size + 1
+        `words`, in the order of the window's last word. With `edges`, a file shorter than a
+        window is looked for only as whole lines (the only way it counts: `_whole`)."""
+        if not self.sizes or not words:
+            return []
+        # Every window of the output is hashed and looked up at once (the loops run in C); a word
+        # no file holds is -1, which no file window has, so a window with one never verifies.
+        known = self.vocabulary.get
+        ids = [known(word, -1) for word in words]
+        windows, files = self.windows, self.files
+        found: list[tuple[int, _File, int]] = []
+        for size in self.sizes:
+            if len(ids) < size:
+                break
+            shifted = (ids[shift:] for shift in range(size))
+            held_at = list(map(windows.get, map(hash, zip(*shifted, strict=False))))
+            # Places verified one word earlier: a window that continues one needs only its last
+            # word compared (a file shown whole is a run of such windows).
+            before: set[int] = set()
+            verified: set[int] = set()
+            last = -2
+            candidates = [(first, held) for first, held in enumerate(held_at) if held is not None]
+            for first, held in candidates:
                 if (
                     size < WINDOW_WORDS
                     and edges is not None
-                    and not (line_ends and edges[first] & _STARTS_LINE)
+                    and not (edges[first + size - 1] & _ENDS_LINE and edges[first] & _STARTS_LINE)
                 ):
                     continue
-                window = tuple(recent[-size:])
-                held = windows.get(hash(window))
-                if held is None:
-                    continue
+                before, verified = (verified if last == first - 1 else set()), set()
+                last = first
                 for packed in held if isinstance(held, list) else (held,):
                     entry = files[packed >> 32]
+                    if entry.size != size:
+                        continue
                     start = packed & 0xFFFFFFFF
-                    if entry.size == size and entry.window(start) == window:
-                        yield first, entry, start
+                    if (
+                        entry.words[start + size - 1] == ids[first + size - 1]
+                        if packed - 1 in before
+                        else entry.window(start) == tuple(ids[first : first + size])
+                    ):
+                        verified.add(packed)
+                        found.append((first, entry, start))
+        if len(self.sizes) > 1:
+            # As one pass over the words would find them: by the window's last word, then size.
+            found.sort(key=lambda hit: (hit[0] + hit[1].size, hit[1].size))
+        return found
 
     def shared_with(self, entry: _File, start: int) -> set[int]:
         """The other files that hold this window too."""
@@ -332,21 +344,16 @@ def find_shown(
             if _whole(entry, position, edges):
                 entry.known.add(start)
     withheld: dict[int, str] = {}
-    # Agents print the same file again and again: a repeated text's matches are found once.
-    repeated: dict[str, list[tuple[int, _File, int]]] = {}
+    seen = _SeenTexts(index)
     for text in texts:
-        matches: Iterable[tuple[int, _File, int]]
-        if len(text.text) > REPEAT_CACHE_CHARS:
-            matches = _whole_hits(index, text.text)
-        elif text.text in repeated:
-            matches = repeated[text.text]
-        else:
-            matches = repeated[text.text] = list(_whole_hits(index, text.text))
-            if len(repeated) > REPEAT_CACHE_TEXTS:
-                del repeated[next(iter(repeated))]
+        matches = seen.matches(text.text)
         for place, entry, start in matches:
             if text.kind == "input":
                 entry.typed.setdefault(start, text.line)
+                continue
+            if text.ref in entry.outputs and start in entry.first:
+                # Already counted and this output already cited: nothing here can change (a
+                # file's `withheld` is only read when nothing of it was counted).
                 continue
             written = entry.source.written_at
             typed = entry.typed.get(start)
@@ -366,12 +373,120 @@ def find_shown(
     return _results(index, withheld)
 
 
-def _whole_hits(index: _Index, text: str) -> Iterator[tuple[int, _File, int]]:
+_Match = tuple[int, _File, int]  # (place: the word number in the text, file, window start)
+
+
+class _SeenTexts:
+    """Agents print the same text again and again, often under a first line or two that change
+    (Codex puts a chunk id and a wall time above every output). A text whose lines after its
+    first `HEAD_LINES` or fewer were seen before is not matched again: its matches are the seen
+    lines' matches, moved by the words of its own head, and those of the windows starting in
+    the head. A window depends only on its own words and their lines' edges, so these are the
+    matches of the whole text."""
+
+    def __init__(self, index: _Index) -> None:
+        self.index = index
+        self.kept: dict[int, _Kept] = {}
+        self.tails: dict[int, list[tuple[int, int]]] = {}  # hash of a tail -> (text, line)
+        self.count = 0
+
+    def matches(self, text: str) -> list[_Match]:
+        if len(text) > REPEAT_CACHE_CHARS:
+            return _whole_hits(self.index, text)
+        starts = _line_starts(text)
+        for at, words in starts:
+            tail = text[at:]
+            for number, seen_line in self.tails.get(hash(tail), ()):
+                seen = self.kept[number]
+                seen_at, skipped = seen.starts[seen_line]
+                if seen.text[seen_at:] == tail:
+                    return self._moved(text, at, words, seen, skipped)
+        found = _whole_hits(self.index, text)
+        self._keep(_Kept(text, starts, found))
+        return found
+
+    def _moved(self, text: str, at: int, words: int, seen: _Kept, skipped: int) -> list[_Match]:
+        """`text`'s matches, its lines from `at` (after `words` words) being those of `seen`
+        after `skipped` words."""
+        if at == 0 and skipped == 0:
+            return seen.found
+        found: list[_Match] = []
+        if words:
+            # The windows that start in the head end at most this many words into the tail.
+            reach = self.index.sizes[-1] - 1 if self.index.sizes else 0
+            near = text[: _after_words(text, at, reach)]
+            found = [hit for hit in _whole_hits(self.index, near) if hit[0] < words]
+        found += [(place - skipped + words, f, s) for place, f, s in seen.found if place >= skipped]
+        if len(self.index.sizes) > 1:
+            # In the order of one pass over the words: by the window's last word, then size.
+            found.sort(key=lambda hit: (hit[0] + hit[1].size, hit[1].size))
+        return found
+
+    def _keep(self, kept: _Kept) -> None:
+        number = self.count
+        self.count += 1
+        self.kept[number] = kept
+        for line, (at, _) in enumerate(kept.starts):
+            self.tails.setdefault(hash(kept.text[at:]), []).append((number, line))
+        if len(self.kept) > REPEAT_CACHE_TEXTS:
+            oldest = next(iter(self.kept))
+            gone = self.kept.pop(oldest)
+            for at, _ in gone.starts:
+                key = hash(gone.text[at:])
+                held = [place for place in self.tails[key] if place[0] != oldest]
+                if held:
+                    self.tails[key] = held
+                else:
+                    del self.tails[key]
+
+
+@dataclass(frozen=True)
+class _Kept:
+    text: str
+    starts: list[tuple[int, int]]  # its first lines' starts and words before (`_line_starts`)
+    found: list[_Match]
+
+
+def _line_starts(text: str) -> list[tuple[int, int]]:
+    """Where the text's first `HEAD_LINES` + 1 lines start, and how many words come before each
+    (the lines' words add up: a window never spans two segments, but a place counts every word)."""
+    starts = [(0, 0)]
+    while len(starts) <= HEAD_LINES:
+        at, words = starts[-1]
+        end = text.find("\n", at)
+        if end < 0 or end + 1 >= len(text):
+            break
+        starts.append((end + 1, words + _word_count(text[at : end + 1])))
+    return starts
+
+
+def _word_count(text: str) -> int:
+    """How many words the segments of `text` hold (the place after its last word)."""
+    count = 0
+    for offset, words, _ in _segments(text):
+        count = offset + len(words)
+    return count
+
+
+def _after_words(text: str, at: int, words: int) -> int:
+    """Where the lines from `at` on that hold at least `words` words end (or the text does)."""
+    count = 0
+    while count < words and at < len(text):
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end + 1
+        count += _word_count(text[at:end])
+        at = end
+    return at
+
+
+def _whole_hits(index: _Index, text: str) -> list[_Match]:
     """(place in `text`, file, window start) of every file window `text` shows as the file has it."""
+    found: list[tuple[int, _File, int]] = []
     for offset, words, edges in _segments(text):
         for position, entry, start in index.hits(words, edges):
-            if _whole(entry, position, edges):
-                yield offset + position, entry, start
+            if entry.size >= WINDOW_WORDS or _whole(entry, position, edges):
+                found.append((offset + position, entry, start))
+    return found
 
 
 def _whole(entry: _File, position: int, edges: bytearray) -> bool:

@@ -255,7 +255,7 @@ def run_attempt(
     _evaluate(settings, case, result, prompt, trace)
     if settings.inspector is not None and result.evidence is not None:
         settings.inspector.inspect(settings, result, _read_trace(settings, result, trace))
-    save_attempt(settings.run_dir, result)
+    save_attempt(settings.run_dir, result, staged=True)
     return result
 
 
@@ -437,7 +437,7 @@ def blocked_attempt(
         **run_secrets(settings.runner, settings.endpoint, settings.grader),
         **declared_secrets(case),
     }
-    save_attempt(settings.run_dir, result)
+    save_attempt(settings.run_dir, result, staged=True)
     return result
 
 
@@ -611,7 +611,9 @@ def apply_judgement(result: AttemptResult, judgement: CaseJudgement) -> None:
         )
 
 
-def save_attempt(run_dir: RunDir, result: AttemptResult) -> None:
+def save_attempt(run_dir: RunDir, result: AttemptResult, *, staged: bool = False) -> None:
+    """`staged`: `run_dir` is the attempt's staging area, which the driver copies into the run
+    directory and syncs there (`ArtifactBundle.write`): nothing here is synced to disk."""
     directory = run_dir.attempt_artifacts(result.case_id, result.number)
     directory.mkdir(parents=True, exist_ok=True)
     handle = result.handle
@@ -629,8 +631,10 @@ def save_attempt(run_dir: RunDir, result: AttemptResult) -> None:
             copy_atomic(ref.path, directory / SUBAGENT_SESSIONS / ref.path.name)
     if result.evidence is not None:
         result.evidence.write_json(directory / "accepted-session.json")
-        write_atomic(directory / "final-answer.txt", (result.evidence.final_answer or "") + "\n")
-    write_json(directory / "attempt.json", attempt_file(run_dir, result).model_dump(mode="json"))
+        answer = (result.evidence.final_answer or "") + "\n"
+        write_atomic(directory / "final-answer.txt", answer, sync=not staged)
+    record = attempt_file(run_dir, result).model_dump(mode="json")
+    write_json(directory / ATTEMPT_FILE, record, sync=not staged)
     Redactor(result.secrets).tree(directory)
     # After the text redaction pass, which must not rewrite a gzip file.
     if result.trace_copy is not None:

@@ -204,9 +204,9 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
     artifacts = settings.run_dir.attempt_artifacts(case.case_id, number)
     save_snapshot(workspace.path, baseline, artifacts / "workspace", settings.source_workspace)
     observation = _observe(settings, spec, result, trace)
-    save_attempt(settings.run_dir, result)
+    save_attempt(settings.run_dir, result, staged=True)
     # Through its model: what is written is what `schemas/trigger-attempt.schema.json` says.
-    write_json(artifacts / TRIGGER_FILE, TriggerAttemptFile.model_validate(observation))
+    write_json(artifacts / TRIGGER_FILE, TriggerAttemptFile.model_validate(observation), sync=False)
     return result
 
 

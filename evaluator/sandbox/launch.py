@@ -111,17 +111,19 @@ def path_tools(path_value: str, hidden: tuple[Path, ...]) -> list[Path]:
     """Installations on PATH that live under a hidden directory (pyenv, cargo in the user's home):
     the first directory below the hidden one, so shims find their interpreters."""
     tools: list[Path] = []
-    roots = [h.resolve() for h in hidden]
+    # Resolved paths as strings: a directory lies below a root when it starts with root + "/"
+    # (every path starts with "/" + "", for the root "/").
+    roots = [os.path.realpath(h).rstrip("/") + "/" for h in hidden]
     for entry in path_value.split(os.pathsep):
         if not entry:
             continue
-        real = Path(os.path.realpath(entry))
-        holders = [root for root in roots if root in real.parents]
+        real = os.path.realpath(entry)
+        holders = [root for root in roots if real.startswith(root) and len(real) > len(root)]
         if holders:
             # The deepest hidden directory: a venv inside the hidden source workspace binds back
             # the venv, never the whole workspace through the home that contains it.
-            root = max(holders, key=lambda r: len(r.parts))
-            tools.append(root / real.relative_to(root).parts[0])
+            root = max(holders, key=len)
+            tools.append(Path(root) / real[len(root) :].split("/")[0])
     return tools
 
 

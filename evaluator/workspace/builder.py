@@ -94,11 +94,12 @@ def _copy_skill(target: LoadedTarget, source_workspace: Path, workspace: Path) -
             raise InputError(str(exc), path=target.path, field="roots") from None
 
 
-def _copy_regular(source: Path, destination: Path, root: Path) -> None:
+def _copy_regular(source: Path, destination: Path, root: Path, *, inside: bool = False) -> None:
     """Copy only directories and regular files that are not symlinks and lie under `root`:
     a link (or a path resolving outside) would hand the agent a file from outside its workspace.
-    `validate` rejects such sources first; this is the guard for every other caller."""
-    if source.is_symlink() or not is_inside(source, root):
+    `validate` rejects such sources first; this is the guard for every other caller. `inside`:
+    `source` is an entry of a directory already proven under `root` (so, no symlink, it is)."""
+    if source.is_symlink() or not (inside or is_inside(source, root)):
         raise UnsafePath(f"{source} is a symlink or lies outside {root}")
     destination.parent.mkdir(parents=True, exist_ok=True)
     if source.is_file():
@@ -108,7 +109,7 @@ def _copy_regular(source: Path, destination: Path, root: Path) -> None:
         raise UnsafePath(f"{source} is neither a regular file nor a directory")
     destination.mkdir(exist_ok=True)
     for child in sorted(source.iterdir()):
-        _copy_regular(child, destination / child.name, root)
+        _copy_regular(child, destination / child.name, root, inside=True)
 
 
 def _docs_index(case: LoadedCase, target: LoadedTarget, workspace: Path) -> Path | None:
