@@ -20,15 +20,13 @@ import resource
 import shutil
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 
 import yaml
 
 from benchmarks.common import ROOT, SCRATCH, median, table
 from benchmarks.phases import PhaseProbe
-from evaluator.execute.local import LocalExecutor
 from evaluator.pipeline import attempt as attempt_module
 from evaluator.pipeline.attempt import AttemptResult
 from evaluator.pipeline.progress import PlainProgress
@@ -140,11 +138,6 @@ def main() -> None:
     parser.add_argument(
         "--phases", action="store_true", help="Also where each attempt's time went, per phase."
     )
-    parser.add_argument(
-        "--unpaced",
-        action="store_true",
-        help="Also run each worker count with the attempts' starts unpaced, interleaved.",
-    )
     args = parser.parse_args()
     base = SCRATCH / f"run-{uuid.uuid4().hex[:6]}"
     try:
@@ -152,7 +145,7 @@ def main() -> None:
             overhead(base, args.overhead_attempts)
         if not args.skip_parallel:
             workers = sorted({1, *(int(w) for w in args.workers.split(","))})
-            parallel(base, args.attempts, workers, args.phases, args.unpaced)
+            parallel(base, args.attempts, workers, args.phases)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -218,24 +211,16 @@ def overhead(base: Path, attempts: int) -> None:
     )
 
 
-def parallel(
-    base: Path, attempts: int, worker_counts: list[int], phases: bool, unpaced: bool
-) -> None:
+def parallel(base: Path, attempts: int, worker_counts: list[int], phases: bool) -> None:
     two_turns = _behaviors(
         base / "two", [{"cmd": f"cat {SKILL}/references/add-column.md"}, {"final": "done"}]
     )
-    # (label, workers, paced); the unpaced runs right after the paced one of the same count.
-    runs = [
-        (label, workers, paced)
-        for workers in worker_counts
-        for label, paced in ((str(workers), True), (f"{workers} unpaced", False))
-        if paced or (unpaced and workers > 1)
-    ]
     results: dict[str, tuple[int, float, float]] = {}
     probes: dict[str, PhaseProbe] = {}
-    for label, workers, paced in runs:
+    for workers in worker_counts:
+        label = str(workers)
         probe = PhaseProbe()
-        with probe.installed() if phases else nullcontext(probe), _pacing(paced):
+        with probe.installed() if phases else nullcontext(probe):
             before = cpu_seconds()
             wall = _run(base, two_turns, attempts, workers, 1.0)
             results[label] = (workers, wall, cpu_seconds() - before)
@@ -277,20 +262,6 @@ def parallel(
             ["phase", *(f"{label} worker(s)" for label in results)],
             [[phase, *cells] for phase, cells in by_phase.items()],
         )
-
-
-@contextmanager
-def _pacing(paced: bool) -> Iterator[None]:
-    """The local executor's start pacing as it is, or off (every free worker starts at once)."""
-    if paced:
-        yield
-        return
-    original = LocalExecutor.start_interval_s
-    LocalExecutor.start_interval_s = lambda self: 0.0  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        LocalExecutor.start_interval_s = original  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
 from evaluator.artifacts.rundir import RunDir
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.execute import ExecutorSettings, executor_class, open_executor
-from evaluator.execute import local as local_module
 from evaluator.execute.base import Executor
 from evaluator.pipeline import attempt as attempt_module
 from evaluator.pipeline import run as run_module
@@ -214,70 +211,3 @@ def test_an_attempt_landing_after_the_stop_is_kept_interrupted_and_not_counted(
         ).read_text()
     )
     assert record["interrupted"] and record["reason"].startswith("the run was stopped during it")
-
-
-class Paced(Synthetic):
-    """Asks the driver to space its attempts' starts; records when each was submitted."""
-
-    interval_s = 0.05
-    submitted: ClassVar[list[float]] = []
-
-    def start_interval_s(self) -> float:
-        return self.interval_s
-
-    def submit(self, spec: AttemptSpec) -> Future[Any]:
-        Paced.submitted.append(time.monotonic())
-        return super().submit(spec)
-
-
-@pytest.mark.usefixtures("stub_agent_clis")
-def test_the_driver_spaces_the_starts_its_executor_asks_for_and_runs_every_attempt(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(run_module, "executor_class", lambda name: Paced)
-    monkeypatch.setattr(Paced, "submitted", [])
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROOT / "agentic-evals",
-                cases=(CASE,),
-                behaviors=BEHAVIORS,
-                attempts=4,
-                workers=4,
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                run_id="r1",
-                sandbox="none",
-                trace="off",
-            ),
-            PlainProgress(),
-        ).execute()
-    assert [a["attempt"] for a in _attempts(outcome.run_dir.path)] == [1, 2, 3, 4]
-    gaps = [later - earlier for earlier, later in itertools.pairwise(Paced.submitted)]
-    assert len(gaps) == 3 and min(gaps) >= Paced.interval_s
-
-
-def test_the_pacer_lets_one_start_through_per_interval(monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = [100.0]
-    monkeypatch.setattr(run_module.time, "monotonic", lambda: clock[0])
-    pacer = run_module.StartPacer(0.3)
-    assert pacer.may_start() and not pacer.may_start()
-    assert pacer.wait_s() == pytest.approx(0.2)  # never longer than the pool's poll
-    clock[0] += 0.25
-    assert pacer.wait_s() == pytest.approx(0.05) and not pacer.may_start()
-    clock[0] += 0.05
-    assert pacer.may_start()
-    unpaced = run_module.StartPacer(0.0)
-    assert all(unpaced.may_start() for _ in range(5))
-
-
-def test_local_attempts_start_paced_only_when_workers_outnumber_the_cores(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(local_module.os, "cpu_count", lambda: 2)
-    for workers, interval in ((2, 0.0), (8, local_module.AGENT_START_CPU_S / 2)):
-        executor = local_module.LocalExecutor(lambda spec: spec, ExecutorSettings(workers=workers))
-        try:
-            assert executor.start_interval_s() == pytest.approx(interval)
-        finally:
-            executor.close()

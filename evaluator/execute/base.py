@@ -43,11 +43,6 @@ class Executor(ABC, Generic[S, R]):
     @abstractmethod
     def submit(self, spec: S) -> Future[R]: ...
 
-    def start_interval_s(self) -> float:
-        """How far apart the driver spaces the starts of attempts (0: as soon as a worker is
-        free): what the machine running them can start without queueing start-ups."""
-        return 0.0
-
     def lost(self, error: BaseException) -> bool:
         """The attempt failed because its worker went away (not because of the attempt)."""
         return False

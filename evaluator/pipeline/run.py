@@ -9,7 +9,6 @@ import secrets
 import signal
 import sys
 import threading
-import time
 from collections import deque
 from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -798,28 +797,6 @@ def interleave(queues: list[list[T]]) -> list[T]:
     return [item for round_ in zip_longest(*queues) for item in round_ if item is not None]
 
 
-class StartPacer:
-    """Keeps the starts of attempts at least `interval_s` apart. An agent CLI burns most of its
-    CPU starting up; a pool that starts all its workers at once makes their start-ups queue for
-    the cores together, and attempts that started together end together and start the next wave
-    together again. Paced, each start-up overlaps the other attempts' waits on the model."""
-
-    def __init__(self, interval_s: float) -> None:
-        self.interval_s = interval_s
-        self.next_at = 0.0
-
-    def may_start(self) -> bool:
-        now = time.monotonic()
-        if now < self.next_at:
-            return False
-        self.next_at = now + self.interval_s
-        return True
-
-    def wait_s(self) -> float:
-        """How long until the next start is due, at most the pool's poll interval."""
-        return min(POOL_POLL_S, max(0.0, self.next_at - time.monotonic()))
-
-
 def _pool(executor: Executor[Any, Any], lanes: list[RunLane], stop: threading.Event) -> None:
     """The driver: it submits at most `workers` attempts at a time, takes each outcome as it
     lands, writes it (the only writer of each run directory), reruns an invalid attempt once
@@ -828,20 +805,14 @@ def _pool(executor: Executor[Any, Any], lanes: list[RunLane], stop: threading.Ev
     waiting = deque(interleave([[(lane, slot) for slot in lane.slots()] for lane in lanes]))
     in_flight: dict[Future[AttemptOutcome], tuple[RunLane, _Slot]] = {}
     done_slots: dict[tuple[int, str], list[list[AttemptResult]]] = {}
-    pacer = StartPacer(executor.start_interval_s())
     try:
         while waiting or in_flight:
             if stop.is_set():
                 raise RunInterrupted("stopping")
-            while waiting and len(in_flight) < workers and pacer.may_start():
+            while waiting and len(in_flight) < workers:
                 lane, slot = waiting.popleft()
                 in_flight[lane.run._submit(executor, slot)] = (lane, slot)
-            # The next start may be due before anything lands.
-            timeout = pacer.wait_s() if waiting and len(in_flight) < workers else POOL_POLL_S
-            if not in_flight:
-                time.sleep(timeout)
-                continue
-            finished, _ = wait(list(in_flight), timeout=timeout, return_when=FIRST_COMPLETED)
+            finished, _ = wait(list(in_flight), timeout=POOL_POLL_S, return_when=FIRST_COMPLETED)
             for future in finished:
                 lane, slot = in_flight.pop(future)
                 run = lane.run
