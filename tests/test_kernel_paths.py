@@ -549,3 +549,51 @@ def test_a_path_through_what_an_extraction_made_and_the_session_removed(tmp_path
     kept = ["base64 -d < a.b64 | tar xz && cat kept/a.txt"]
     assert _verdict(tmp_path, gone)[0] == "unverifiable"
     assert _verdict(tmp_path, kept)[0] == "contained"
+
+
+def test_the_indexed_unknown_writes_answer_as_a_scan_of_every_write(tmp_path: Path) -> None:
+    """Each access asks only about the trees above its path (a session redirects into thousands
+    of files); the answer is the one a scan of every unknown write in order gives, whatever the
+    trees, lines, trailing slashes or the order of their lines."""
+    import os
+    import random
+    from types import SimpleNamespace
+
+    from evaluator.isolation.assess import _glob_base, _inside, _UnknownWrites
+
+    def scanned(path: str, line: int, writes: list[tuple[int, str]]) -> str | None:
+        path = _glob_base(path)
+        for written_at, tree in writes:
+            if written_at > line or not _inside(path, tree) or path == tree:
+                continue
+            current = tree.rstrip("/")
+            for part in path[len(current) + 1 :].split("/"):
+                current = f"{current}/{part}"
+                if not os.path.lexists(current):
+                    return current
+        return None
+
+    for directory in ("a/b/c", "x/y"):
+        (tmp_path / directory).mkdir(parents=True)
+    (tmp_path / "a/b/f").write_text("")
+    names = ["a", "b", "c", "x", "y", "f", "gone", "b*"]
+    rng = random.Random(7)
+
+    def a_path() -> str:
+        path = str(tmp_path) + "".join("/" + rng.choice(names) for _ in range(rng.randint(0, 4)))
+        return path + "/" if rng.random() < 0.1 else path
+
+    compared = found = 0
+    for _ in range(3000):
+        writes = [(rng.randint(0, 9), a_path()) for _ in range(rng.randint(0, 5))]
+        if rng.random() < 0.2:
+            writes.append((rng.randint(0, 9), "/"))
+        index = _UnknownWrites(SimpleNamespace(unknown_writes=writes))  # type: ignore[arg-type]
+        for _ in range(4):
+            path, line = a_path(), rng.randint(0, 9)
+            record = SimpleNamespace(path=path, line=line)
+            expected = scanned(path, line, writes)
+            assert index.vanished(record) == expected, (writes, path, line)  # type: ignore[arg-type]
+            compared += 1
+            found += expected is not None
+    assert compared == 12000 and 1000 < found < compared  # both answers were exercised

@@ -77,23 +77,43 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _vanished(record: EvidenceRecord, evidence: SessionEvidence) -> str | None:
-    """The first component of `record.path`, at or below a tree an earlier command changed in a
-    way the session does not show (`tar x`, `git apply`), that no longer exists. Symlinks on
-    disk after the run are followed; one such a command made and the session then removed is
-    not, so a path through it cannot be judged."""
-    path = _glob_base(record.path or "")
-    for line, tree in evidence.unknown_writes:
-        # The same line may be the same command (`tar x && cat lk/x`): it counts.
-        if line > record.line or not _inside(path, tree) or path == tree:
-            continue
-        parts = path[len(tree.rstrip("/")) + 1 :].split("/")
+class _UnknownWrites:
+    """The trees commands changed in ways the session does not show (`tar x`, `git apply`),
+    indexed by tree: a session writes thousands of files by redirection, and each access asks
+    only about the trees above its own path."""
+
+    def __init__(self, evidence: SessionEvidence) -> None:
+        self.by_tree: dict[str, list[tuple[int, int, str]]] = {}
+        for index, (line, tree) in enumerate(evidence.unknown_writes):
+            key = tree.rstrip("/") or "/"
+            self.by_tree.setdefault(key, []).append((index, line, tree))
+
+    def vanished(self, record: EvidenceRecord) -> str | None:
+        """The first component of `record.path`, at or below a tree an earlier command changed
+        that way, that no longer exists. Symlinks on disk after the run are followed; one such
+        a command made and the session then removed is not, so a path through it cannot be
+        judged."""
+        if not self.by_tree:
+            return None
+        path = _glob_base(record.path or "")
+        earliest: tuple[int, str] | None = None
+        # Every tree strictly above the path (and the path with a trailing slash, under itself).
+        for at in (i for i, char in enumerate(path) if char == "/"):
+            for index, line, tree in self.by_tree.get(path[:at] or "/", ()):
+                # The same line may be the same command (`tar x && cat lk/x`): it counts.
+                if line <= record.line and path != tree:
+                    if earliest is None or index < earliest[0]:
+                        earliest = (index, tree)
+                    break
+        if earliest is None:
+            return None
+        tree = earliest[1]
         current = tree.rstrip("/")
-        for part in parts:
+        for part in path[len(current) + 1 :].split("/"):
             current = f"{current}/{part}"
             if not os.path.lexists(current):
                 return current
-    return None
+        return None
 
 
 def assess_isolation(
@@ -109,6 +129,7 @@ def assess_isolation(
     # Sessions name the same directories over and over: each is looked up on disk once per
     # assessment (the workspace does not change while it is judged).
     readlink = functools.cache(disk_readlink)
+    unknown_writes = _UnknownWrites(evidence)
     root = _named(str(workspace), readlink).path
     report = IsolationReport(
         verdict="unverifiable",
@@ -145,7 +166,11 @@ def assess_isolation(
                 (record.id, f"{access} {path}: through another process's root, maybe not ours")
             )
             continue
-        if named.kind == "plain" and _inside(real, root) and (gone := _vanished(record, evidence)):
+        if (
+            named.kind == "plain"
+            and _inside(real, root)
+            and (gone := unknown_writes.vanished(record))
+        ):
             report.opaque.append(
                 (
                     record.id,
