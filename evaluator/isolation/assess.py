@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,11 +59,14 @@ class IsolationReport:
         }
 
 
+_GLOB_CHAR = re.compile(f"[{re.escape(GLOB_CHARS)}]")
+
+
 def _glob_base(path: str) -> str:
-    for index, char in enumerate(path):
-        if char in GLOB_CHARS:
-            return os.path.dirname(path[:index]) or "/"
-    return path
+    glob = _GLOB_CHAR.search(path)  # called for every access: no loop over characters here
+    if glob is None:
+        return path
+    return os.path.dirname(path[: glob.start()]) or "/"
 
 
 def _named(path: str, readlink: Readlink = disk_readlink) -> KernelPath:
@@ -98,8 +102,10 @@ class _UnknownWrites:
         path = _glob_base(record.path or "")
         earliest: tuple[int, str] | None = None
         # Every tree strictly above the path (and the path with a trailing slash, under itself).
-        for at in (i for i, char in enumerate(path) if char == "/"):
-            for index, line, tree in self.by_tree.get(path[:at] or "/", ()):
+        at = path.find("/")
+        while at != -1:
+            above, at = path[:at] or "/", path.find("/", at + 1)
+            for index, line, tree in self.by_tree.get(above, ()):
                 # The same line may be the same command (`tar x && cat lk/x`): it counts.
                 if line <= record.line and path != tree:
                     if earliest is None or index < earliest[0]:
