@@ -86,7 +86,7 @@ def repo_entries(root: Path, name: str, *, every_target: bool = True) -> list[En
 
     targets: list[str | None] = [None]
     if every_target:
-        targets = sorted(p.name for p in (root / "targets").iterdir() if p.is_dir())
+        targets = [p.name for p in sorted((root / "targets").iterdir()) if p.is_dir()]
     entries = []
     for target in targets:
         repo = open_repo(root, None, target=target, lenient=every_target)
@@ -157,11 +157,11 @@ def main(argv: list[str]) -> int:
         f"typed skill-creator assertions (structured, not counted): {figures['typed_assertions_apart']}"
     )
     for repo in repos:
-        measured = figures[f"repo:{repo}"]
-        assert isinstance(measured, dict)
-        share = measured["by_rules"] / measured["entries"] if measured["entries"] else None
+        counts = figures[f"repo:{repo}"]
+        assert isinstance(counts, dict)
+        share = counts["by_rules"] / counts["entries"] if counts["entries"] else None
         print(
-            f"{repo}: {measured['by_rules']} of {measured['entries']} entries decided by rules"
+            f"{repo}: {counts['by_rules']} of {counts['entries']} entries decided by rules"
             f" ({percent(share)})"
         )
     for key in figures["exact_not_by_rules"]:  # type: ignore[attr-defined]

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import ROOT, SCRATCH, median, table
+from evaluator import execute as execute_module
 from evaluator.execute.base import Executor
 from evaluator.pipeline import run as run_module
 from evaluator.pipeline.attempt import (
@@ -60,7 +61,7 @@ class DriverClock:
             original_write(run, run_dir, landed)
 
         self.patches.append(("_write", original_write))
-        Run._write = write  # type: ignore[method-assign]
+        Run._write = write  # type: ignore[method-assign,assignment]
         return self
 
     def _timed(self, original: Callable[..., Any]) -> Callable[..., Any]:
@@ -150,8 +151,8 @@ class Synthetic(Executor[AttemptSpec, AttemptOutcome]):
 
 def simulated(base: Path, total: int) -> list[str]:
     per_case = max(1, total // DEMO_CASES)
-    original = run_module.executor_class
-    run_module.executor_class = lambda name: Synthetic  # type: ignore[assignment]
+    original = execute_module.executor_class
+    run_module.executor_class = lambda name: Synthetic  # type: ignore[attr-defined]
     Synthetic.template = None
     try:
         with DriverClock() as clock:
@@ -160,7 +161,7 @@ def simulated(base: Path, total: int) -> list[str]:
             outcome = Run(options, _quiet()).execute()
             wall = time.perf_counter() - start
     finally:
-        run_module.executor_class = original  # type: ignore[assignment]
+        run_module.executor_class = original  # type: ignore[attr-defined]
     size = sum(f.stat().st_size for f in outcome.run_dir.path.rglob("*") if f.is_file())
     return [
         str(clock.attempts),

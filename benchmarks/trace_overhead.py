@@ -18,6 +18,7 @@ import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 from benchmarks.common import ROOT, SCRATCH, median, table, timed
@@ -148,9 +149,7 @@ def main() -> None:
                     if seconds_cpu is not None:
                         cpu[name].append(seconds_cpu)
                     if handle.trace_path is not None:
-                        parsed, seconds = timed(
-                            lambda p=handle.trace_path: read_trace(p, CODEX_CALLS)
-                        )
+                        parsed, seconds = timed(partial(read_trace, handle.trace_path, CODEX_CALLS))
                         lines[name].append(parsed.lines)
                         parse_times.append(seconds)
     finally:
