@@ -185,10 +185,16 @@ def run_entry(
     return Result(entry["id"], report.verdict, report.reason, proved)
 
 
+# CI runs every third escape in the un-jailed trace mode, the slowest (strace outside the jail
+# looks pids up in the host's /proc) and a fallback no default run uses; every escape runs in the
+# two other modes, and the whole corpus in all three is recorded in docs/isolation.md.
+CI_TRACE_ONLY_EVERY = 3
+
+
 def run_corpus(
-    name: str, canary: Canary, traced: bool = False, jailed: bool = False
+    name: str, canary: Canary, traced: bool = False, jailed: bool = False, every: int = 1
 ) -> list[Result]:
-    entries = yaml.safe_load((CORPUS / name).read_text())
+    entries = yaml.safe_load((CORPUS / name).read_text())[::every]
     only = os.environ.get("ISOLATION_CORPUS_ONLY")
     if only:
         entries = [e for e in entries if e["id"] in only.split(",")]
@@ -234,7 +240,8 @@ def test_with_the_trace_on_every_escape_is_a_violation(canary: Canary) -> None:
         if os.environ.get("CI"):
             pytest.fail(f"strace is required in CI (./dev setup installs it): {why_not}")
         pytest.skip(f"no tracer here: {why_not}")
-    results = run_corpus("escapes.yaml", canary, traced=True)
+    every = CI_TRACE_ONLY_EVERY if os.environ.get("CI") else 1
+    results = run_corpus("escapes.yaml", canary, traced=True, every=every)
     _save("escapes-traced", results)
     not_violation = [
         f"{r.id}: {r.verdict}: {r.reason}" for r in results if r.verdict != "violation"

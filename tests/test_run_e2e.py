@@ -512,7 +512,8 @@ def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path:
         "required": [
             {
                 "description": "token used",
-                "checks": [{"kind": "command_ran", "pattern": "API_TOKEN", "exit_code": 0}],
+                # `test -n TOKEN` ran and succeeded: the agent had the value
+                "checks": [{"kind": "command_ran", "pattern": r"^test -n \S", "exit_code": 0}],
             }
         ],
         "forbidden": [],
