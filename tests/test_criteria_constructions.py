@@ -321,3 +321,49 @@ def test_a_backticked_or_written_name_is_taken_as_written(skill: SkillVocabulary
         assert compiled is not None
         assert check_text(compiled.check) == checks
         assert "in the skill" not in (compiled.tree or "")
+
+
+# --------------------------------------------------------------------------- either, also
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        (
+            "Either the agent read `notes.md`, or the final answer mentions `no notes`.",
+            "any_of[file_read(path='notes.md'), final_answer_contains(text='no notes')]",
+        ),
+        (
+            "Either `build/` was never written, or the agent ran `make clean`.",
+            "any_of[not file_written(path='build/*'), command_ran(pattern="
+            "'(?:^|[^\\\\w-])make\\\\ clean(?:$|[^\\\\w-])')]",
+        ),
+        # a list of literals stays the grammar's
+        (
+            "Either `a.md`, or `b.md` was read.",
+            "any_of[file_read(path='a.md'), file_read(path='b.md')]",
+        ),
+        ("The session also shows that the agent read `b.md`.", "file_read(path='b.md')"),
+        ("The agent also never read `b.md`.", "not file_read(path='b.md')"),
+        ("Final answer mentions `done`.", "final_answer_contains(text='done')"),
+    ],
+)
+def test_either_clause_also_and_a_bare_final_answer(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "why"),
+    [
+        ("Either errors occurred, or the agent read `a.md`.", "in 'errors occurred'"),
+        ("Either the agent read `a.md`, or it ran `x`.", "stopped at 'it'"),  # "it"?
+        ("Either the agent read `a.md`, or `b.md`, or `c.md`.", "stopped at 'the'"),
+        ("The agent never also read `b.md`.", "stopped at 'also'"),  # not besides something
+        ("The agent does not also read `b.md`.", "stopped at 'also'"),
+    ],
+)
+def test_either_and_also_refuse_where_they_could_mean_more(sentence: str, why: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert why in refuse_sentence(sentence, "pass_criteria").why

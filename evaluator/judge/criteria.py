@@ -71,7 +71,7 @@ class Sentence:
 
 # Whatever the sentence is about; only "answer" and "workspace" change what a rule means.
 LEAD_INS: tuple[tuple[str, str], ...] = (
-    (r"(?:in )?the final (?:answer|response|reply|message)(?: text)?", "answer"),
+    (r"(?:in )?(?:the )?final (?:answer|response|reply|message)(?: text)?", "answer"),
     (r"(?:in )?the (?:agent'?s )?(?:answer|response|reply)", "answer"),
     (r"final-answer\.txt", "answer"),
     (r"(?:in )?the (?:attempt )?workspace(?: files)?", "workspace"),
@@ -508,6 +508,17 @@ def _compile_one(sentence: str, vocabulary: SkillVocabulary | None = None) -> Co
     condition = split_condition(sentence)
     if condition is not None:
         return _conditional(*condition, vocabulary)
+    either = _split_either(sentence)
+    if either is not None:
+        # "Either X, or Y": each a whole claim; when both compile, one of them holds.
+        first, second = (_compile_one(part, vocabulary) for part in either)
+        if first is not None and second is not None:
+            tree = " ".join(
+                f"({'either' if c is first else 'or'} {c.tree or '(template ' + c.rule + ')'})"
+                for c in (first, second)
+            )
+            check = AnyOfCheck(operands=[first.check, second.check])
+            return Compiled(f"either {first.rule} or {second.rule}", check, tree)
     example = _EXAMPLE.search(sentence)
     if example is not None:
         # "includes a local URL (e.g. http://localhost:3000)": the claim is what stays once the
@@ -567,6 +578,19 @@ _HAPPENS_AFTER = re.compile(
 _EXAMPLE = re.compile(
     r"\s*\((?P<example>(?:e\.g\.|for example|for instance|such as)[,:]?\s+[^()]+)\)", re.I
 )
+
+
+def _split_either(sentence: str) -> tuple[str, str] | None:
+    """ "Either X, or Y" (a comma before "or", outside backticks, once) → (X, Y); a list of
+    literals ("either `A` or `B`") is the grammar's."""
+    match = re.match(r"\s*either\s+", sentence, re.I)
+    if match is None:
+        return None
+    text = sentence[match.end() :]
+    splits = [m for m in re.finditer(r",\s+or\s+", text) if text[: m.start()].count("`") % 2 == 0]
+    if len(splits) != 1:
+        return None
+    return text[: splits[0].start()].strip(), text[splits[0].end() :].strip()
 
 
 def split_condition(sentence: str) -> tuple[str, str] | None:
@@ -909,6 +933,12 @@ def refuse_sentence(
     condition = split_condition(sentence)
     if condition is not None:
         return _refuse_conditional(sentence, role, *condition, vocabulary)
+    either = _split_either(sentence)
+    if either is not None:
+        for part in either:
+            if _compile_one(part, vocabulary) is None:
+                refusal = refuse_sentence(part, role, polarity, vocabulary)
+                return Refusal(sentence, role, f"in {part!r}: {refusal.why}", None)
     example = _EXAMPLE.search(sentence)
     if example is not None and not _EXAMPLE.search(sentence[example.end() :]):
         rest = (sentence[: example.start()] + sentence[example.end() :]).strip()

@@ -511,12 +511,14 @@ class _Parser:
         self.predicates = [p for p in PREDICATES if subject in p.subjects]
         self.first = False  # "first" said before the verb
         self.shown: str | None = None  # the evidence verb ("shows", "includes") it began with
+        self.said_also = False
 
     def node(self, text: str) -> None:
         self.parse.tree.append(text)
 
     def sentence(self) -> Check:
         tokens = self.tokens
+        self.also()
         if self.subject == "session":
             start = tokens.at
             # "The session should show (that) ...": the modal says only that it is expected.
@@ -535,6 +537,7 @@ class _Parser:
                 tokens.at = start
             if tokens.at > start:
                 self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
+            self.also()
         negated = tokens.take_first(NEGATIONS) is not None
         modal = tokens.take_first(MODALS)
         if modal in NECESSITIES and (negated or self.negated_before):
@@ -566,6 +569,14 @@ class _Parser:
             return NotCheck(operand=exists) if negated else exists
         check = self.clause()
         return NotCheck(operand=check) if negated else check
+
+    def also(self) -> None:
+        """ "The session also shows", "the agent also read": an entry's criteria all hold, so
+        "also" adds nothing to a claim. After a denial ("never also reads `B`": not besides
+        something else) it would: it is left to refuse there."""
+        if not self.negated_before and not self.said_also and self.tokens.take("also"):
+            self.said_also = True
+            self.node("(also: adds nothing)")
 
     def clause(self) -> Check:
         tokens = self.tokens
