@@ -9,6 +9,9 @@ target and a parenthesised list of commands). Anything left over (a judgement of
 check such as "the page loads") means the sentence does not compile, and an entry with such a
 sentence goes to the model judge whole: a part that compiled never decides an entry alone.
 
+Around one sentence: "If X, (then) Y" (`any_of: [not X, Y]`), "Either X, or Y" (`any_of`) and
+an example in parentheses ("(e.g. ...)", dropped) compile only when each part compiles alone.
+
 Backticked literals are the exact parts: paths, globs, commands, texts. Lists of them compile to
 `any_of` ("`A` or `B`", "or equivalent") or `all_of` ("`A` and `B`"); a list mixing both is
 not exact and does not compile.

@@ -18,6 +18,7 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
     literal   := a backticked literal | a bare word the target skill documents as its command
     order     := "before" [reading] objects ["other than itself"] | "after" objects | "first"
                  | [first] ["," | and] "then" objects      (both read, in that order)
+                 | ((["," | and] "then" | "→" | "->" | "=>") objects)+   (a chain of reads)
     arguments := "with" [the] literal-list [flag|option|argument]   (after a command)
     outcome   := "successfully" | "successful"           (exit code 0; a read that showed content)
     not-just  := ["," | and] "not" (just|only|merely) objects   (named by the claim already)
