@@ -86,6 +86,9 @@ def test_a_condition_holds_when_it_did_not_happen_or_its_consequence_holds(
         ("If the agent ran `make deploy`, it should happen after `make test`.", "consequence"),
         ("If `a.md` was read, `b.md` was read too.", "in the consequence"),  # "too": besides?
         ("If `a.md` was read.", "a condition without a consequence"),
+        # one file and a claim about `b.md`, or a list of two files?
+        ("If the agent read `a.md`, `b.md` was read.", "inside a list of literals"),
+        ("If the agent read `a.md`, `b.md` or `c.md`, then `d.md` was read.", "inside a list"),
         ("If `a.md` was read, `b.md` was read, unless the user asked.", "in the consequence"),
         ("If `a.md` was read, if `b.md` was read, `c.md` was read.", "inside a condition"),
         ("If `a.md` was read, that should happen after `b.md` was opened.", "consequence"),
@@ -227,6 +230,13 @@ def test_an_example_never_stands_for_the_claim(sentence: str) -> None:
     assert compile_sentence(sentence) is None
 
 
+def test_an_example_inside_a_literal_is_part_of_it() -> None:
+    compiled = compile_sentence("The agent ran `lint (e.g. strict)`.")
+    assert compiled is not None
+    assert "example dropped" not in (compiled.tree or "")
+    assert "strict" in check_text(compiled.check)
+
+
 # --------------------------------------------------------------------------- the skill's files
 
 
@@ -281,6 +291,20 @@ def test_a_file_named_without_backticks_is_the_one_skill_file_it_names(
     assert compiled is not None
     assert check_text(compiled.check) == checks
     assert shown in (compiled.tree or "")
+
+
+def test_a_path_of_the_skill_is_that_file_whatever_else_ends_in_it(tmp_path: Path) -> None:
+    for name in ("SKILL.md", "templates/SKILL.md", "guide.md", "old/guide.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    vocabulary = skill_vocabulary(tmp_path)
+    for sentence, checks in (
+        ("The agent reads SKILL.md.", "file_read(path='SKILL.md')"),
+        ("The agent reads guide.md.", "file_read(path='guide.md')"),
+    ):
+        compiled = compile_sentence(sentence, vocabulary)
+        assert compiled is not None
+        assert check_text(compiled.check) == checks
 
 
 def test_the_readme_resolves_only_when_the_skill_has_one(tmp_path: Path) -> None:
@@ -360,6 +384,7 @@ def test_either_clause_also_and_a_bare_final_answer(sentence: str, checks: str) 
         ("Either errors occurred, or the agent read `a.md`.", "in 'errors occurred'"),
         ("Either the agent read `a.md`, or it ran `x`.", "stopped at 'it'"),  # "it"?
         ("Either the agent read `a.md`, or `b.md`, or `c.md`.", "stopped at 'the'"),
+        ("Either the agent read `a.md`, `b.md`, or `c.md` was read.", "stopped at 'the'"),
         ("The agent never also read `b.md`.", "stopped at 'also'"),  # not besides something
         ("The agent does not also read `b.md`.", "stopped at 'also'"),
     ],

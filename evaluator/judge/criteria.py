@@ -522,7 +522,7 @@ def _compile_one(sentence: str, vocabulary: SkillVocabulary | None = None) -> Co
             )
             check = AnyOfCheck(operands=[first.check, second.check])
             return Compiled(f"either {first.rule} or {second.rule}", check, tree)
-    example = _EXAMPLE.search(sentence)
+    example = _example(sentence)
     if example is not None:
         # "includes a local URL (e.g. http://localhost:3000)": the claim is what stays once the
         # example is dropped; the example illustrates it and neither narrows nor widens it.
@@ -583,6 +583,15 @@ _EXAMPLE = re.compile(
 )
 
 
+def _example(sentence: str) -> re.Match[str] | None:
+    """The first parenthesised example outside backticks (one inside is part of a literal)."""
+    for match in _EXAMPLE.finditer(sentence):
+        outside = sentence[: match.start()].count("`") % 2 == 0
+        if outside and match.group(0).count("`") % 2 == 0:  # its own literals closed in it
+            return match
+    return None
+
+
 def _split_either(sentence: str) -> tuple[str, str] | None:
     """ "Either X, or Y" (a comma before "or", outside backticks, once) → (X, Y); a list of
     literals ("either `A` or `B`") is the grammar's."""
@@ -593,7 +602,16 @@ def _split_either(sentence: str) -> tuple[str, str] | None:
     splits = [m for m in re.finditer(r",\s+or\s+", text) if text[: m.start()].count("`") % 2 == 0]
     if len(splits) != 1:
         return None
-    return text[: splits[0].start()].strip(), text[splits[0].end() :].strip()
+    first, second = text[: splits[0].start()].strip(), text[splits[0].end() :].strip()
+    return None if _list_across(first, second) else (first, second)
+
+
+def _list_across(before: str, after: str) -> bool:
+    """Whether a comma between two parts may be inside a list of literals instead: the part
+    before ends with a literal and the part after opens with one ("If the agent read `a.md`,
+    `b.md` ..." : one file, then a claim about `b.md`, or a list of two?)."""
+    marked_before, marked_after = _mark_bare_paths(before), _mark_bare_paths(after)
+    return marked_before.rstrip().endswith("`") and marked_after.lstrip().startswith("`")
 
 
 def split_condition(sentence: str) -> tuple[str, str] | None:
@@ -608,6 +626,8 @@ def split_condition(sentence: str) -> tuple[str, str] | None:
             quoted = not quoted
         elif char == "," and not quoted:
             then = re.sub(r"^\s*then\s+", "", text[at + 1 :], flags=re.I).strip()
+            if _list_across(text[:at], then):
+                return text[:at].strip(), ""  # a list, or a claim of its own? refused
             return text[:at].strip(), then
     return text.strip(), ""  # no consequence: refused
 
@@ -942,7 +962,7 @@ def refuse_sentence(
             if _compile_one(part, vocabulary) is None:
                 refusal = refuse_sentence(part, role, polarity, vocabulary)
                 return Refusal(sentence, role, f"in {part!r}: {refusal.why}", None)
-    example = _EXAMPLE.search(sentence)
+    example = _example(sentence)
     if example is not None and not _EXAMPLE.search(sentence[example.end() :]):
         rest = (sentence[: example.start()] + sentence[example.end() :]).strip()
         refusal = refuse_sentence(rest, role, polarity, vocabulary)
@@ -986,7 +1006,11 @@ def _refuse_conditional(
 ) -> Refusal:
     """Why "If X, Y" did not compile: the part that does not compile alone, or the pronoun."""
     if not consequence:
-        return Refusal(sentence, role, "a condition without a consequence after a comma", None)
+        if "," in _unquoted(sentence):
+            why = "the comma after the condition may be inside a list of literals"
+        else:
+            why = "a condition without a consequence after a comma"
+        return Refusal(sentence, role, why, None)
     if split_condition(consequence) or split_condition(condition):
         return Refusal(sentence, role, "a condition inside a condition", None)
     if _compile_one(condition, vocabulary) is None:

@@ -44,10 +44,13 @@ class SkillVocabulary:
         return self.terms.get(word)
 
     def files_named(self, name: str) -> list[str]:
-        """The skill's files `name` names: by its path relative to the skill, or as the whole
-        last parts of one (`quickstarts.md`, `convoai/README.md`; never `a.md` for `data.md`)."""
+        """The skill's files `name` names: the one at that path relative to the skill, else
+        each it is the whole last parts of (`quickstarts.md`, `convoai/README.md`; never `a.md`
+        for `data.md`)."""
         name = name.removeprefix("./")
-        return [f for f in self.files if f == name or f.endswith("/" + name)]
+        if name in self.files:  # its path in the skill: `SKILL.md` is the skill's own
+            return [name]
+        return [f for f in self.files if f.endswith("/" + name)]
 
 
 # Enough for any skill; a folder with more is no skill's own (a checkout, a cache).
