@@ -520,8 +520,8 @@ def _compile_one(sentence: str, vocabulary: SkillVocabulary | None = None) -> Co
                 f"({'either' if c is first else 'or'} {c.tree or '(template ' + c.rule + ')'})"
                 for c in (first, second)
             )
-            check = AnyOfCheck(operands=[first.check, second.check])
-            return Compiled(f"either {first.rule} or {second.rule}", check, tree)
+            one_of = AnyOfCheck(operands=[first.check, second.check])
+            return Compiled(f"either {first.rule} or {second.rule}", one_of, tree)
     example = _example(sentence)
     if example is not None:
         # "includes a local URL (e.g. http://localhost:3000)": the claim is what stays once the
@@ -545,9 +545,9 @@ def _compile_one(sentence: str, vocabulary: SkillVocabulary | None = None) -> Co
         if parsed.check is not None:
             name = parsed.predicate or "grammar"
             tree = "".join(
-                f"(file {name} = {matches[0]} in the skill) "
-                for name, matches in resolutions(sentence, vocabulary)
-                if len(matches) == 1 and matches != [name] and matches[0] in skeleton.literals
+                f"(file {written} = {matches[0]} in the skill) "
+                for written, matches in resolutions(sentence, vocabulary)
+                if len(matches) == 1 and matches != [written] and matches[0] in skeleton.literals
             )
             tree += f"(subject {skeleton.subject}) " + ("(negation) " if skeleton.negated else "")
             if skeleton.negated:
