@@ -75,7 +75,7 @@ def test_a_condition_holds_when_it_did_not_happen_or_its_consequence_holds(
     ("sentence", "why"),
     [
         # the condition names no act a rule sees
-        ("If errors occurred, the agent read `debug.md`.", "in the condition 'errors occurred'"),
+        ("If the build broke, the agent read `debug.md`.", "in the condition 'the build broke'"),
         ("If needed, the agent reads `extra.md`.", "stopped at 'if'"),
         ("If and only if `a.md` was read, `b.md` was read.", "stopped at 'if'"),
         # "it" of two files: which one came after?
@@ -381,7 +381,7 @@ def test_either_clause_also_and_a_bare_final_answer(sentence: str, checks: str) 
 @pytest.mark.parametrize(
     ("sentence", "why"),
     [
-        ("Either errors occurred, or the agent read `a.md`.", "in 'errors occurred'"),
+        ("Either the build broke, or the agent read `a.md`.", "in 'the build broke'"),
         ("Either the agent read `a.md`, or it ran `x`.", "stopped at 'it'"),  # "it"?
         ("Either the agent read `a.md`, or `b.md`, or `c.md`.", "stopped at 'the'"),
         ("Either the agent read `a.md`, `b.md`, or `c.md` was read.", "stopped at 'the'"),
