@@ -75,9 +75,11 @@ def test_a_word_two_scripts_document_names_neither() -> None:
     assert "prune" not in read_vocabulary(table).terms
 
 
-def test_a_skill_without_a_documented_script_has_no_vocabulary(tmp_path: Path) -> None:
+def test_a_skill_without_a_documented_script_has_no_terms_only_its_files(tmp_path: Path) -> None:
     (tmp_path / "SKILL.md").write_text("# Plain\n\nRead `references/x.md` and answer.\n")
-    assert skill_vocabulary(tmp_path) is None
+    vocabulary = skill_vocabulary(tmp_path)
+    assert vocabulary is not None and vocabulary.terms == {}
+    assert vocabulary.files == ("SKILL.md",)
     assert skill_vocabulary(tmp_path / "missing") is None
 
 

@@ -9,6 +9,9 @@ target and a parenthesised list of commands). Anything left over (a judgement of
 check such as "the page loads") means the sentence does not compile, and an entry with such a
 sentence goes to the model judge whole: a part that compiled never decides an entry alone.
 
+Around one sentence: "If X, (then) Y" (`any_of: [not X, Y]`), "Either X, or Y" (`any_of`) and
+an example in parentheses ("(e.g. ...)", dropped) compile only when each part compiles alone.
+
 Backticked literals are the exact parts: paths, globs, commands, texts. Lists of them compile to
 `any_of` ("`A` or `B`", "or equivalent") or `all_of` ("`A` and `B`"); a list mixing both is
 not exact and does not compile.
@@ -71,7 +74,7 @@ class Sentence:
 
 # Whatever the sentence is about; only "answer" and "workspace" change what a rule means.
 LEAD_INS: tuple[tuple[str, str], ...] = (
-    (r"(?:in )?the final (?:answer|response|reply|message)(?: text)?", "answer"),
+    (r"(?:in )?(?:the )?final (?:answer|response|reply|message)(?: text)?", "answer"),
     (r"(?:in )?the (?:agent'?s )?(?:answer|response|reply)", "answer"),
     (r"final-answer\.txt", "answer"),
     (r"(?:in )?the (?:attempt )?workspace(?: files)?", "workspace"),
@@ -108,10 +111,18 @@ CJK_NEGATIONS = (r"从未", r"并未", r"没有", r"未", r"不")
 
 
 _TRAILING = ".,;:!?)\"'"
+SkillFiles = SkillVocabulary | None  # the target skill, whose files bare names resolve against
 
 
-def _mark_bare_paths(sentence: str) -> str:
-    """The sentence with each unquoted path-shaped word backticked, as its author meant it."""
+# A file named by its conventional name alone ("the README"): resolved only against the skill.
+_NAMED_FILES = frozenset({"README"})
+
+
+def _mark_bare_paths(sentence: str, files: SkillFiles = None) -> str:
+    """The sentence with each unquoted path-shaped word backticked, as its author meant it.
+    With the target skill's files known, a word naming exactly one of them is that file (its
+    path in the skill); one naming several is left a word, and refuses: which one was meant? A
+    name no file of the skill has is kept as written (a workspace file: `app.py`)."""
     parts = re.split(r"(`[^`]*`)", sentence)
     for index in range(0, len(parts), 2):  # the parts outside backticks
         words = parts[index].split(" ")
@@ -121,14 +132,62 @@ def _mark_bare_paths(sentence: str) -> str:
             stripped = core.rstrip(_TRAILING)
             if stripped.endswith("."):
                 stripped = stripped.rstrip(".")
-            if path_shaped(stripped):
+            named = path_shaped(stripped)
+            if files is not None and (named or stripped in _NAMED_FILES):
+                matches = files.files_named(stripped) if named else _conventional(files, stripped)
+                if len(matches) > 1:
+                    continue
+                if matches:
+                    stripped, core = matches[0], matches[0] + core[len(stripped) :]
+                    named = True
+            if named:
                 words[at] = f"{lead}`{stripped}`{core[len(stripped) :]}"
         parts[index] = " ".join(words)
     return "".join(parts)
 
 
-def _skeleton(sentence: str) -> Sentence | None:
-    sentence = _mark_bare_paths(sentence)
+def _conventional(files: SkillVocabulary, name: str) -> list[str]:
+    """ "README": the skill's files whose name is README, with any extension."""
+    return [f for f in files.files if re.fullmatch(rf"(?:.*/)?{name}(?:\.\w+)?", f)]
+
+
+def resolutions(sentence: str, files: SkillFiles) -> list[tuple[str, list[str]]]:
+    """Each file name written without backticks, with the skill's files it names (for
+    `explain`: one is the literal, several refuse)."""
+    if files is None:
+        return []
+    found = []
+    for part in re.split(r"`[^`]*`", sentence):
+        for word in part.split():
+            stripped = word.lstrip("(").rstrip(_TRAILING).rstrip(".")
+            if path_shaped(stripped):
+                found.append((stripped, files.files_named(stripped)))
+            elif stripped in _NAMED_FILES:
+                found.append((stripped, _conventional(files, stripped)))
+    return [(name, matches) for name, matches in found if matches]
+
+
+# What a name of one of the skill's files can be resolved for: its reads and runs. A file written
+# or found in the workspace is the agent's, whatever the skill ships under the same name.
+_SKILL_FILE_PREDICATES = frozenset({"consultation", "read-first", "read-before", "command"})
+
+
+def _resolved_skeleton(sentence: str, vocabulary: SkillVocabulary | None) -> Sentence | None:
+    """The skeleton with file names resolved against the skill's files when the sentence reads
+    or runs them (as the grammar recognises its predicate), else with names as written."""
+    plain = _skeleton(sentence)
+    if vocabulary is None or not vocabulary.files or plain is None or plain.chinese:
+        return plain
+    if not resolutions(sentence, vocabulary):
+        return plain
+    parsed = parse_sentence(plain.text, plain.literals, plain.subject, plain.negated, vocabulary)
+    if parsed.predicate not in _SKILL_FILE_PREDICATES:
+        return plain
+    return _skeleton(sentence, vocabulary)
+
+
+def _skeleton(sentence: str, files: SkillFiles = None) -> Sentence | None:
+    sentence = _mark_bare_paths(sentence, files)
     literals = tuple(m.group(1).strip() for m in BACKTICKED.finditer(sentence))
     counter = iter(range(len(literals)))
     text = BACKTICKED.sub(lambda _m: SLOT.format(next(counter)), sentence)
@@ -449,7 +508,34 @@ def _compile_one(sentence: str, vocabulary: SkillVocabulary | None = None) -> Co
     """One sentence's checks. English sentences are parsed by the grammar first (its parse is
     kept for `explain`); the templates remain for Chinese and for the few shapes the grammar has
     no production for (a `git clone` target, a parenthesised list of commands)."""
-    skeleton = _skeleton(sentence)
+    condition = split_condition(sentence)
+    if condition is not None:
+        return _conditional(*condition, vocabulary)
+    either = _split_either(sentence)
+    if either is not None:
+        # "Either X, or Y": each a whole claim; when both compile, one of them holds.
+        first, second = (_compile_one(part, vocabulary) for part in either)
+        if first is not None and second is not None:
+            tree = " ".join(
+                f"({'either' if c is first else 'or'} {c.tree or '(template ' + c.rule + ')'})"
+                for c in (first, second)
+            )
+            one_of = AnyOfCheck(operands=[first.check, second.check])
+            return Compiled(f"either {first.rule} or {second.rule}", one_of, tree)
+    example = _example(sentence)
+    if example is not None:
+        # "includes a local URL (e.g. http://localhost:3000)": the claim is what stays once the
+        # example is dropped; the example illustrates it and neither narrows nor widens it.
+        rest = (sentence[: example.start()] + sentence[example.end() :]).strip()
+        if _EXAMPLE.search(rest) or split_condition(rest):
+            return None
+        compiled = _compile_one(rest, vocabulary)
+        if compiled is None:
+            return None
+        said = example.group("example").strip()
+        tree = f"{compiled.tree or '(template ' + compiled.rule + ')'} (example dropped: {said})"
+        return Compiled(compiled.rule, compiled.check, tree)
+    skeleton = _resolved_skeleton(sentence, vocabulary)
     if skeleton is None:
         return None
     if not skeleton.chinese:
@@ -458,7 +544,12 @@ def _compile_one(sentence: str, vocabulary: SkillVocabulary | None = None) -> Co
         )
         if parsed.check is not None:
             name = parsed.predicate or "grammar"
-            tree = f"(subject {skeleton.subject}) " + ("(negation) " if skeleton.negated else "")
+            tree = "".join(
+                f"(file {written} = {matches[0]} in the skill) "
+                for written, matches in resolutions(sentence, vocabulary)
+                if len(matches) == 1 and matches != [written] and matches[0] in skeleton.literals
+            )
+            tree += f"(subject {skeleton.subject}) " + ("(negation) " if skeleton.negated else "")
             if skeleton.negated:
                 return Compiled(f"not {name}", NotCheck(operand=parsed.check), tree + parsed.text)
             return Compiled(name, parsed.check, tree + parsed.text)
@@ -472,6 +563,121 @@ def _compile_one(sentence: str, vocabulary: SkillVocabulary | None = None) -> Co
                 return Compiled(f"not {rule.name}", NotCheck(operand=check))
             return Compiled(rule.name, check)
     return None
+
+
+# "If `A` was read, ...": the condition ends at the first comma outside backticks (a list in it
+# leaves a part that compiles to nothing, so it refuses); "then" may open the consequence.
+_IF = re.compile(r"\s*if\s+(?!and\b|only\b|not\b|needed\b|necessary\b|possible\b|any\b)", re.I)
+# "it should happen after `B`": the condition's one read came after `B` (a pronoun of the act).
+_HAPPENS_AFTER = re.compile(
+    r"(?:it|this) (?:(?:should|must|will|is expected to|is required to) )?"
+    r"(?:happen|happens|happened|come|comes|came|occur|occurs|occurred|be|was|is)"
+    r"(?: (?:read|done|consulted|opened))? after (?:reading |consulting |opening )?(?P<rest>.+)",
+    re.I,
+)
+
+
+# "(e.g. X)", "(for example X)", "(such as X)": an example of what the sentence names.
+_EXAMPLE = re.compile(
+    r"\s*\((?P<example>(?:e\.g\.|for example|for instance|such as)[,:]?\s+[^()]+)\)", re.I
+)
+
+
+def _example(sentence: str) -> re.Match[str] | None:
+    """The first parenthesised example outside backticks (one inside is part of a literal)."""
+    for match in _EXAMPLE.finditer(sentence):
+        outside = sentence[: match.start()].count("`") % 2 == 0
+        if outside and match.group(0).count("`") % 2 == 0:  # its own literals closed in it
+            return match
+    return None
+
+
+def _split_either(sentence: str) -> tuple[str, str] | None:
+    """ "Either X, or Y" (a comma before "or", outside backticks, once) → (X, Y); a list of
+    literals ("either `A` or `B`") is the grammar's."""
+    match = re.match(r"\s*either\s+", sentence, re.I)
+    if match is None:
+        return None
+    text = sentence[match.end() :]
+    splits = [m for m in re.finditer(r",\s+or\s+", text) if text[: m.start()].count("`") % 2 == 0]
+    if len(splits) != 1:
+        return None
+    first, second = text[: splits[0].start()].strip(), text[splits[0].end() :].strip()
+    return None if _list_across(first, second) else (first, second)
+
+
+def _list_across(before: str, after: str) -> bool:
+    """Whether a comma between two parts may be inside a list of literals instead: the part
+    before ends with a literal and the part after opens with one ("If the agent read `a.md`,
+    `b.md` ..." : one file, then a claim about `b.md`, or a list of two?)."""
+    marked_before, marked_after = _mark_bare_paths(before), _mark_bare_paths(after)
+    return marked_before.rstrip().endswith("`") and marked_after.lstrip().startswith("`")
+
+
+def split_condition(sentence: str) -> tuple[str, str] | None:
+    """ "If X, (then) Y" → (X, Y); None for a sentence that does not open with a condition."""
+    match = _IF.match(sentence)
+    if match is None:
+        return None
+    text = sentence[match.end() :]
+    quoted = False
+    for at, char in enumerate(text):
+        if char == "`":
+            quoted = not quoted
+        elif char == "," and not quoted:
+            then = re.sub(r"^\s*then\s+", "", text[at + 1 :], flags=re.I).strip()
+            if _list_across(text[:at], then):
+                return text[:at].strip(), ""  # a list, or a claim of its own? refused
+            return text[:at].strip(), then
+    return text.strip(), ""  # no consequence: refused
+
+
+def _conditional(
+    condition: str, consequence: str, vocabulary: SkillVocabulary | None
+) -> Compiled | None:
+    """ "If X, (then) Y": holds when X did not happen or Y holds (`any_of: [not X, Y]`), only
+    when X and Y each compile on their own. "it" in Y is X's one literal ("If `A` was read,
+    it should happen after `B`": `A` was read after `B`); a condition or a consequence that is
+    itself a condition, or a pronoun that names no one literal, refuses."""
+    if not consequence or split_condition(consequence) or split_condition(condition):
+        return None
+    cause = _compile_one(condition, vocabulary)
+    if cause is None:
+        return None
+    cause_skeleton = _resolved_skeleton(condition, vocabulary)
+    named = list(cause_skeleton.literals) if cause_skeleton is not None else []
+    after = _HAPPENS_AFTER.fullmatch(consequence.rstrip(" ."))
+    if after is not None:
+        # The act "it" names is the condition's read of one file: that read came after `B`.
+        if not isinstance(cause.check, FileReadCheck) or len(named) != 1:
+            return None
+        consequence = f"`{named[0]}` was read after {after.group('rest')}"
+    elif re.search(r"(?<![\w`])(?:it|this|that)(?![\w`])", _unquoted(consequence), re.I):
+        if len(named) != 1 or not re.search(r"(?<![\w`])it(?![\w`])", consequence):
+            return None  # "this", "that", or an "it" of two literals: which?
+        consequence = _replace_unquoted(consequence, r"\bit\b", f"`{named[0]}`")
+        if re.search(r"(?<![\w`])(?:it|this|that)(?![\w`])", _unquoted(consequence), re.I):
+            return None
+    effect = _compile_one(consequence, vocabulary)
+    if effect is None:
+        return None
+    unless = (
+        cause.check.operand if isinstance(cause.check, NotCheck) else NotCheck(operand=cause.check)
+    )
+    check = AnyOfCheck(operands=[unless, effect.check])
+    tree = f"(if {cause.tree or '(template ' + cause.rule + ')'}) (then {effect.tree or '(template ' + effect.rule + ')'})"
+    return Compiled(f"if {cause.rule} then {effect.rule}", check, tree)
+
+
+def _unquoted(text: str) -> str:
+    return re.sub(r"`[^`]*`", "`", text)
+
+
+def _replace_unquoted(text: str, pattern: str, replacement: str) -> str:
+    parts = re.split(r"(`[^`]*`)", text)
+    for index in range(0, len(parts), 2):
+        parts[index] = re.sub(pattern, replacement, parts[index])
+    return "".join(parts)
 
 
 def compile_sentence(sentence: str, vocabulary: SkillVocabulary | None = None) -> Compiled | None:
@@ -651,7 +857,7 @@ def _complemented(
     ("never", "shows no") of the same predicate, and whatever it names exactly is named by
     that criterion too. Its other words (the "relevant" guide, "any ConvoAI auth reference")
     describe what the criterion names, so the signal can hold only when the criterion fails."""
-    skeleton = _skeleton(sentence)
+    skeleton = _skeleton(sentence)  # its names as written: the criterion's may be resolved
     if skeleton is None or not skeleton.negated or skeleton.chinese:
         return None
     said = set(re.findall(r"[a-z]+", skeleton.text))
@@ -747,7 +953,21 @@ def refuse_sentence(
         return Refusal(
             sentence, role, "a permission beside a prohibition or an order could relax it", None
         )
-    skeleton = _skeleton(sentence)
+    condition = split_condition(sentence)
+    if condition is not None:
+        return _refuse_conditional(sentence, role, *condition, vocabulary)
+    either = _split_either(sentence)
+    if either is not None:
+        for part in either:
+            if _compile_one(part, vocabulary) is None:
+                refusal = refuse_sentence(part, role, polarity, vocabulary)
+                return Refusal(sentence, role, f"in {part!r}: {refusal.why}", None)
+    example = _example(sentence)
+    if example is not None and not _EXAMPLE.search(sentence[example.end() :]):
+        rest = (sentence[: example.start()] + sentence[example.end() :]).strip()
+        refusal = refuse_sentence(rest, role, polarity, vocabulary)
+        return Refusal(sentence, role, f"with its example dropped: {refusal.why}", refusal.instead)
+    skeleton = _resolved_skeleton(sentence, vocabulary)
     if skeleton is None:
         return Refusal(sentence, role, "nothing is left once the lead-in is read", None)
     why = "no template matches"
@@ -759,6 +979,9 @@ def refuse_sentence(
         )
         refused_at = parsed.refused_at
         why += f"; the grammar stopped at {refused_at!r}"
+        for name, matches in resolutions(sentence, vocabulary):
+            if len(matches) > 1:
+                why += f" ({name} names {len(matches)} files of the skill: {', '.join(matches)})"
         predicate = parsed.predicate
     denied = skeleton.negated or " not " in f" {skeleton.text} "
     if denied and (
@@ -772,6 +995,36 @@ def refuse_sentence(
     ):
         instead = f"{{not: {instead}}}"
     return Refusal(sentence, role, why, instead)
+
+
+def _refuse_conditional(
+    sentence: str,
+    role: SentenceRole,
+    condition: str,
+    consequence: str,
+    vocabulary: SkillVocabulary | None,
+) -> Refusal:
+    """Why "If X, Y" did not compile: the part that does not compile alone, or the pronoun."""
+    if not consequence:
+        if "," in _unquoted(sentence):
+            why = "the comma after the condition may be inside a list of literals"
+        else:
+            why = "a condition without a consequence after a comma"
+        return Refusal(sentence, role, why, None)
+    if split_condition(consequence) or split_condition(condition):
+        return Refusal(sentence, role, "a condition inside a condition", None)
+    if _compile_one(condition, vocabulary) is None:
+        refusal = refuse_sentence(condition, role, vocabulary=vocabulary)
+        return Refusal(sentence, role, f"in the condition {condition!r}: {refusal.why}", None)
+    if _compile_one(consequence, vocabulary) is None:
+        refusal = refuse_sentence(consequence, role, vocabulary=vocabulary)
+        return Refusal(sentence, role, f"in the consequence {consequence!r}: {refusal.why}", None)
+    return Refusal(
+        sentence,
+        role,
+        "the consequence's pronoun names no one read of the condition (say the file)",
+        None,
+    )
 
 
 # Where a denial of a need refuses ("does not need to", "is not required to"): optional.

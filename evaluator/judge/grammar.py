@@ -18,6 +18,7 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
     literal   := a backticked literal | a bare word the target skill documents as its command
     order     := "before" [reading] objects ["other than itself"] | "after" objects | "first"
                  | [first] ["," | and] "then" objects      (both read, in that order)
+                 | ((["," | and] "then" | "→" | "->" | "=>") objects)+   (a chain of reads)
     arguments := "with" [the] literal-list [flag|option|argument]   (after a command)
     outcome   := "successfully" | "successful"           (exit code 0; a read that showed content)
     not-just  := ["," | and] "not" (just|only|merely) objects   (named by the claim already)
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from evaluator.contract.models import (
     AllOfCheck,
@@ -142,6 +144,15 @@ MODALS: tuple[tuple[str, ...], ...] = (
     ("is", "required", "to"),
     ("did",),
     ("does",),
+)
+# Before an evidence verb ("the session should show"): expected, nothing more. No negation: "should
+# not show" is left to the negations the lead-in reads.
+EVIDENCE_MODALS: tuple[tuple[str, ...], ...] = (
+    ("should",),
+    ("must",),
+    ("will",),
+    ("is", "expected", "to"),
+    ("is", "required", "to"),
 )
 # A negation before these says the act is optional, not that it must not happen.
 NECESSITIES = frozenset(
@@ -375,7 +386,9 @@ NEGATIONS: tuple[tuple[str, ...], ...] = (
     ("doesn't",),
     ("not",),
 )
-_TOKEN = re.compile(r"\u27e8\d+\u27e9|[^\s,/()]+|[,/()]")
+_TOKEN = re.compile(r"\u27e8\d+\u27e9|[\u2192\u27f6]|[^\s,/()\u2192\u27f6]+|[,/()]")
+# "`A` → `B` → `C`": each file read, in that order ("->" and "=>" only as words of their own).
+ARROWS = frozenset({"\u2192", "\u27f6", "->", "=>"})
 _SLOT = re.compile(r"\u27e8(\d+)\u27e9")
 
 
@@ -499,17 +512,25 @@ class _Parser:
         self.predicates = [p for p in PREDICATES if subject in p.subjects]
         self.first = False  # "first" said before the verb
         self.shown: str | None = None  # the evidence verb ("shows", "includes") it began with
+        self.said_also = False
 
     def node(self, text: str) -> None:
         self.parse.tree.append(text)
 
     def sentence(self) -> Check:
         tokens = self.tokens
+        self.also()
         if self.subject == "session":
+            start = tokens.at
+            # "The session should show (that) ...": the modal says only that it is expected.
+            modal = tokens.take_first(EVIDENCE_MODALS)
             shown = tokens.take_any(SHOW_VERBS)
+            if modal and shown is None:
+                tokens.at = start
+                modal = None
             self.shown = shown
             if shown:
-                self.node(f"(evidence {shown})")
+                self.node(f"(evidence {' '.join((*(modal or ()), shown))})")
                 tokens.take("evidence", "of")
             tokens.take("that")
             start = tokens.at
@@ -517,6 +538,7 @@ class _Parser:
                 tokens.at = start
             if tokens.at > start:
                 self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
+            self.also()
         negated = tokens.take_first(NEGATIONS) is not None
         modal = tokens.take_first(MODALS)
         if modal in NECESSITIES and (negated or self.negated_before):
@@ -548,6 +570,14 @@ class _Parser:
             return NotCheck(operand=exists) if negated else exists
         check = self.clause()
         return NotCheck(operand=check) if negated else check
+
+    def also(self) -> None:
+        """ "The session also shows", "the agent also read": an entry's criteria all hold, so
+        "also" adds nothing to a claim. After a denial ("never also reads `B`": not besides
+        something else) it would: it is left to refuse there."""
+        if not self.negated_before and not self.said_also and self.tokens.take("also"):
+            self.said_also = True
+            self.node("(also: adds nothing)")
 
     def clause(self) -> Check:
         tokens = self.tokens
@@ -704,12 +734,16 @@ class _Parser:
                 self.shown
                 and self.subject == "session"
                 and all(_file_like(v) for v in objects.values)
-                and (tokens.peek() is None or self.at_context())
+                and (tokens.peek() is None or tokens.peek() in ARROWS or self.at_context())
             ):
                 # "The accepted trace includes `X.md`": the file's content is in the session,
-                # which is what a read is here.
+                # which is what a read is here ("shows `A` → `B`": both, in that order).
                 self.parse.predicate = CONSULTATION.name
                 self.node(f"(predicate {CONSULTATION.name}: {self.shown})")
+                if tokens.peek() in ARROWS:
+                    sequence = self.then_read(objects, files_only=True)
+                    if sequence is not None:
+                        return sequence
                 return self.claim(CONSULTATION, objects)
             if tokens.take_any(frozenset({"exists", "exist"})):
                 self.parse.predicate = "workspace-file-exists"
@@ -1017,26 +1051,42 @@ class _Parser:
                 return combine(list(later), objects.join)
         return self.claim(predicate, objects)
 
-    def then_read(self, first: _Objects) -> Check | None:
-        """ "`A`, then `B`" / "`A` and then `B`": both read, `A` before `B`."""
+    def then_read(self, first: _Objects, files_only: bool = False) -> Check | None:
+        """ "`A`, then `B`" / "`A` and then `B`" / "`A` → `B`": both read, `A` before `B`; a
+        chain ("`A`, then `B`, then `C`", "`A` → `B` → `C`") orders each pair of neighbours
+        and needs every later file read (the first is read before the second, so it is too)."""
         tokens = self.tokens
-        start = tokens.at
-        tokens.take(",")
-        tokens.take("and")
-        if not tokens.take("then"):
-            tokens.at = start
+        files = [first]
+        words: list[str] = []
+        while True:
+            start = tokens.at
+            tokens.take(",")
+            tokens.take("and")
+            step = tokens.take_any(ARROWS | frozenset({"then"}))
+            if step is None or (step in ARROWS and tokens.at - start > 1):
+                tokens.at = start  # ", → `B`" is no arrow of a chain
+                break
+            words.append("then" if step == "then" else "arrow")
+            tokens.take_any(CONSULTATION.verbs)
+            files.append(self.objects(CONSULTATION))
+        if len(files) == 1:
             return None
-        tokens.take_any(CONSULTATION.verbs)
-        then = self.objects(CONSULTATION)
-        self.node("(order then)")
+        if (self.negated or self.negated_before) and (len(files) > 2 or "arrow" in words):
+            # "never reads `A` → `B` → `C`": none of them, not in that order, or not all?
+            raise _Refused("then" if "arrow" not in words else "\u2192")
+        if files_only and not all(_file_like(v) for f in files for v in f.values):
+            raise _Refused("\u2192")  # "shows `A` → `make test`": no read of a command
+        names = [
+            _single(f, "then" if w == "then" else "\u2192")
+            for f, w in zip(files, ["then", *words], strict=True)
+        ]
+        self.node(f"(order {' then '.join(names)})" if len(names) > 2 else "(order then)")
         self.parse.predicate = "read-before"
-        later = _single(then, "then")
-        return AllOfCheck(
-            operands=[
-                ReadBeforeCheck(kind="read_before", first=_single(first, "then"), then=later),
-                FileReadCheck(kind="file_read", path=later),
-            ]
-        )
+        operands: list[Check] = []
+        for earlier, later in pairwise(names):
+            operands.append(ReadBeforeCheck(kind="read_before", first=earlier, then=later))
+            operands.append(FileReadCheck(kind="file_read", path=later))
+        return AllOfCheck(operands=operands)
 
     def with_arguments(self) -> list[str]:
         """ "ran `x.py` with `--dry-run`": arguments the same command line must hold."""

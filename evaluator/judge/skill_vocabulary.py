@@ -36,9 +36,37 @@ class Term:
 @dataclass(frozen=True)
 class SkillVocabulary:
     terms: dict[str, Term] = field(default_factory=dict)
+    # The skill's own files, relative to its folder (`SKILL.md`, `references/x.md`): what a file
+    # named without backticks ("reads quickstarts.md", "the README") can be resolved against.
+    files: tuple[str, ...] = ()
 
     def term(self, word: str) -> Term | None:
         return self.terms.get(word)
+
+    def files_named(self, name: str) -> list[str]:
+        """The skill's files `name` names: the one at that path relative to the skill, else
+        each it is the whole last parts of (`quickstarts.md`, `convoai/README.md`; never `a.md`
+        for `data.md`)."""
+        name = name.removeprefix("./")
+        if name in self.files:  # its path in the skill: `SKILL.md` is the skill's own
+            return [name]
+        return [f for f in self.files if f.endswith("/" + name)]
+
+
+# Enough for any skill; a folder with more is no skill's own (a checkout, a cache).
+MAX_SKILL_FILES = 2000
+
+
+def skill_files(folder: Path) -> tuple[str, ...]:
+    """The files under a skill's folder, relative to it; none past `MAX_SKILL_FILES`."""
+    found: list[str] = []
+    for path in sorted(folder.rglob("*")):
+        if len(found) > MAX_SKILL_FILES:
+            return ()
+        relative = path.relative_to(folder)
+        if path.is_file() and not any(p.startswith(".") for p in relative.parts[:-1]):
+            found.append(relative.as_posix())
+    return tuple(found)
 
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -147,7 +175,8 @@ def read_vocabulary(skill_md: str) -> SkillVocabulary:
 
 
 def skill_vocabulary(path: Path | None) -> SkillVocabulary | None:
-    """The vocabulary of the skill at `path` (its folder or its SKILL.md), None without one."""
+    """The vocabulary of the skill at `path` (its folder or its SKILL.md), with the files of its
+    folder; None without one."""
     if path is None:
         return None
     skill_md = path / "SKILL.md" if path.is_dir() else path
@@ -156,7 +185,8 @@ def skill_vocabulary(path: Path | None) -> SkillVocabulary | None:
     except (OSError, UnicodeDecodeError):
         return None
     vocabulary = read_vocabulary(text)
-    return vocabulary if vocabulary.terms else None
+    files = skill_files(skill_md.parent)
+    return SkillVocabulary(vocabulary.terms, files) if vocabulary.terms or files else None
 
 
 def target_vocabulary(source_workspace: Path, entry_skill: str) -> SkillVocabulary | None:

@@ -1,0 +1,394 @@
+"""Sentence constructions of the criteria compiler beyond one claim: conditions ("If X, Y"), chains
+of reads ("`A` → `B` → `C`", "`A`, then `B`, then `C`"), the evidence verb under a modal ("the
+session should show"), examples in parentheses, and file names resolved against the target
+skill's own files. Each with sentences that compile and near misses that must refuse; the
+checks they compile to are judged on hand-built evidence, so what they mean is tested too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary
+from tests.test_judge import SKILL, _case, _evidence, _judge, entry
+
+REFS = f"{SKILL}/references"
+
+
+def _verdict(sentence: str, vocabulary: SkillVocabulary | None = None) -> str:
+    """How the sentence's checks judge the evidence of `tests/test_judge.py` (SKILL.md read at
+    step 3, `references/a.md` at 5, `references/docs.txt` at 7; `out/x.txt` written at 9)."""
+    compiled = compile_sentence(sentence, vocabulary)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    check = compiled.check.model_dump(mode="json", by_alias=True, exclude_none=True)
+    _, entries = _judge(_case([entry(check)]), _evidence())
+    return entries[0]
+
+
+# --------------------------------------------------------------------------- conditions
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        (
+            "If `guide.md` was read, it should happen after `index.md`.",
+            "any_of[not file_read(path='guide.md'), all_of[read_before(first='index.md'"
+            " then='guide.md'), file_read(path='guide.md')]]",
+        ),
+        (
+            "If the agent opened `faq.md`, it must come after reading `intro.md`.",
+            "any_of[not file_read(path='faq.md'), all_of[read_before(first='intro.md'"
+            " then='faq.md'), file_read(path='faq.md')]]",
+        ),
+        (
+            "If the agent ran `deploy.sh`, then the agent ran `lint.sh`.",
+            "any_of[not script_ran(path='deploy.sh'), script_ran(path='lint.sh')]",
+        ),
+        (
+            "If `report.csv` was written, the final answer mentions `report.csv`.",
+            "any_of[not file_written(path='report.csv'), final_answer_contains(text='report.csv')]",
+        ),
+        (  # "it" is the condition's one literal
+            "If `gen.py` was created, the agent ran it.",
+            "any_of[not file_written(path='gen.py'), script_ran(path='gen.py')]",
+        ),
+        (  # a denied condition: the act itself is the way out
+            "If the agent never read `setup.md`, the final answer mentions `unverified`.",
+            "any_of[file_read(path='setup.md'), final_answer_contains(text='unverified')]",
+        ),
+    ],
+)
+def test_a_condition_holds_when_it_did_not_happen_or_its_consequence_holds(
+    sentence: str, checks: str
+) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == checks
+    assert compiled.tree is not None and compiled.tree.startswith("(if ")
+    assert ") (then " in compiled.tree
+
+
+@pytest.mark.parametrize(
+    ("sentence", "why"),
+    [
+        # the condition names no act a rule sees
+        ("If the build broke, the agent read `debug.md`.", "in the condition 'the build broke'"),
+        ("If needed, the agent reads `extra.md`.", "stopped at 'if'"),
+        ("If and only if `a.md` was read, `b.md` was read.", "stopped at 'if'"),
+        # "it" of two files: which one came after?
+        ("If `a.md` or `c.md` was read, it should happen after `b.md`.", "in the consequence"),
+        # "before" a file that may never be read: ordered, or only not after?
+        ("If `a.md` was read, it should happen before `b.md`.", "in the consequence"),
+        # only reads are ordered
+        ("If the agent ran `make deploy`, it should happen after `make test`.", "consequence"),
+        ("If `a.md` was read, `b.md` was read too.", "in the consequence"),  # "too": besides?
+        ("If `a.md` was read.", "a condition without a consequence"),
+        # one file and a claim about `b.md`, or a list of two files?
+        ("If the agent read `a.md`, `b.md` was read.", "inside a list of literals"),
+        ("If the agent read `a.md`, `b.md` or `c.md`, then `d.md` was read.", "inside a list"),
+        ("If `a.md` was read, `b.md` was read, unless the user asked.", "in the consequence"),
+        ("If `a.md` was read, if `b.md` was read, `c.md` was read.", "inside a condition"),
+        ("If `a.md` was read, that should happen after `b.md` was opened.", "consequence"),
+    ],
+)
+def test_a_condition_refuses_unless_both_parts_compile_alone(sentence: str, why: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert why in refuse_sentence(sentence, "pass_criteria").why
+
+
+@pytest.mark.parametrize(
+    ("sentence", "verdict"),
+    [
+        (f"If `{REFS}/a.md` was read, it should happen after `{SKILL}/SKILL.md`.", "pass"),
+        (f"If `{REFS}/a.md` was read, it should happen after `{REFS}/docs.txt`.", "fail"),
+        # never read: the condition did not happen, whatever the order would have been
+        (f"If `{REFS}/b.md` was read, it should happen after `{REFS}/docs.txt`.", "pass"),
+        ("If `out/x.txt` was written, the final answer mentions `migrations`.", "pass"),
+        ("If `out/x.txt` was written, the final answer mentions `rollback`.", "fail"),
+        ("If `out/y.txt` was written, the final answer mentions `rollback`.", "pass"),
+    ],
+)
+def test_a_condition_judges_what_it_says(sentence: str, verdict: str) -> None:
+    assert _verdict(sentence) == verdict
+
+
+# --------------------------------------------------------------------------- chains of reads
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The agent reads `a.md` → `b.md` → `c.md`.",
+        "The agent reads `a.md` -> `b.md` -> `c.md`.",
+        "The agent reads `a.md`, then `b.md`, then `c.md`.",
+        "The agent reads `a.md`, then reads `b.md`, and then `c.md`.",
+        "The session should show `a.md` → `b.md` → `c.md`.",
+        "The accepted trace shows `a.md`→`b.md`→`c.md`.",
+    ],
+)
+def test_a_chain_of_reads_orders_each_pair_and_needs_each_later_file(sentence: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == (
+        "all_of[read_before(first='a.md' then='b.md'), file_read(path='b.md'),"
+        " read_before(first='b.md' then='c.md'), file_read(path='c.md')]"
+    )
+    assert "(order a.md then b.md then c.md)" in (compiled.tree or "")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The agent reads `a.md` → `b.md` or `c.md`.",  # which one second?
+        "The agent reads `a.md` → `b.md` and `c.md`.",  # both second, in which order?
+        "The session shows `a.md` → `make test`.",  # a command is no file shown
+        "The agent ran `make` → `make test`.",  # only reads are ordered
+        "The agent never reads `a.md` → `b.md`.",  # neither, not in that order, or not both?
+        "The agent never reads `a.md`, then `b.md`, then `c.md`.",
+        "The session shows `a.md` → the guide.",  # a name that is no literal
+    ],
+)
+def test_what_a_chain_cannot_say_exactly_refuses(sentence: str) -> None:
+    assert compile_sentence(sentence) is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "verdict"),
+    [
+        (f"The agent reads `{SKILL}/SKILL.md` → `{REFS}/a.md` → `{REFS}/docs.txt`.", "pass"),
+        (f"The agent reads `{SKILL}/SKILL.md` → `{REFS}/docs.txt` → `{REFS}/a.md`.", "fail"),
+        (f"The agent reads `{SKILL}/SKILL.md`, then `{REFS}/a.md`, then `{REFS}/b.md`.", "fail"),
+    ],
+)
+def test_a_chain_judges_what_it_says(sentence: str, verdict: str) -> None:
+    assert _verdict(sentence) == verdict
+
+
+# --------------------------------------------------------------------------- evidence preambles
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        (
+            "The accepted trace should show that the agent read `plan.md`.",
+            "file_read(path='plan.md')",
+        ),
+        ("The session must show `plan.md` was read.", "file_read(path='plan.md')"),
+        ("The session is expected to show that `plan.md` was read.", "file_read(path='plan.md')"),
+        ("Evidence shows the agent read `plan.md`.", "file_read(path='plan.md')"),
+    ],
+)
+def test_the_evidence_verb_may_follow_a_modal(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The session should not show `plan.md` was read.",  # left to the lead-in's negations
+        "The session should show no read of `plan.md`.",
+        "The session could show that `plan.md` was read.",  # a possibility, not a claim
+        "The session should be `plan.md`.",
+    ],
+)
+def test_a_modal_that_is_not_before_an_evidence_verb_refuses(sentence: str) -> None:
+    assert compile_sentence(sentence) is None
+
+
+# --------------------------------------------------------------------------- examples
+
+
+def test_an_example_in_parentheses_illustrates_and_is_dropped() -> None:
+    compiled = compile_sentence(
+        "The final answer includes a local URL (e.g. http://127.0.0.1:8080)."
+    )
+    assert compiled is not None
+    assert check_text(compiled.check) == "final_answer_url(local_only=True)"
+    assert "(example dropped: e.g. http://127.0.0.1:8080)" in (compiled.tree or "")
+    ran = compile_sentence("The agent ran `pytest` (for example `pytest -q`).")
+    assert ran is not None and check_text(ran.check).startswith("command_ran(")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # without the example the claim names nothing exact: the example is no list of it
+        "The agent ran a test command (e.g. `pytest`).",
+        "The agent ran a build command (such as `make`, `ninja`).",
+        # what follows the example still has to compile
+        "The final answer includes a local URL (e.g. http://127.0.0.1:8080) where it runs.",
+        "The agent read `a.md` (e.g. `b.md`) (e.g. `c.md`).",
+    ],
+)
+def test_an_example_never_stands_for_the_claim(sentence: str) -> None:
+    assert compile_sentence(sentence) is None
+
+
+def test_an_example_inside_a_literal_is_part_of_it() -> None:
+    compiled = compile_sentence("The agent ran `lint (e.g. strict)`.")
+    assert compiled is not None
+    assert "example dropped" not in (compiled.tree or "")
+    assert "strict" in check_text(compiled.check)
+
+
+# --------------------------------------------------------------------------- the skill's files
+
+
+@pytest.fixture
+def skill(tmp_path: Path) -> SkillVocabulary:
+    for name in (
+        "SKILL.md",
+        "references/voice/README.md",
+        "references/voice/setup.md",
+        "references/video/README.md",
+        "references/video/limits.md",
+        "references/voice/limits.md",
+        "scripts/sync-docs.sh",
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    vocabulary = skill_vocabulary(tmp_path)
+    assert vocabulary is not None
+    return vocabulary
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks", "shown"),
+    [
+        (
+            "The agent reads setup.md.",
+            "file_read(path='references/voice/setup.md')",
+            "(file setup.md = references/voice/setup.md in the skill)",
+        ),
+        (
+            "The agent reads video/limits.md.",
+            "file_read(path='references/video/limits.md')",
+            "(file video/limits.md = references/video/limits.md in the skill)",
+        ),
+        (
+            "The agent ran sync-docs.sh.",
+            "script_ran(path='scripts/sync-docs.sh')",
+            "(file sync-docs.sh = scripts/sync-docs.sh in the skill)",
+        ),
+        (
+            "The agent reads SKILL.md → setup.md.",
+            "all_of[read_before(first='SKILL.md' then='references/voice/setup.md'),"
+            " file_read(path='references/voice/setup.md')]",
+            "(file setup.md = references/voice/setup.md in the skill)",
+        ),
+    ],
+)
+def test_a_file_named_without_backticks_is_the_one_skill_file_it_names(
+    skill: SkillVocabulary, sentence: str, checks: str, shown: str
+) -> None:
+    compiled = compile_sentence(sentence, skill)
+    assert compiled is not None
+    assert check_text(compiled.check) == checks
+    assert shown in (compiled.tree or "")
+
+
+def test_a_path_of_the_skill_is_that_file_whatever_else_ends_in_it(tmp_path: Path) -> None:
+    for name in ("SKILL.md", "templates/SKILL.md", "guide.md", "old/guide.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    vocabulary = skill_vocabulary(tmp_path)
+    for sentence, checks in (
+        ("The agent reads SKILL.md.", "file_read(path='SKILL.md')"),
+        ("The agent reads guide.md.", "file_read(path='guide.md')"),
+    ):
+        compiled = compile_sentence(sentence, vocabulary)
+        assert compiled is not None
+        assert check_text(compiled.check) == checks
+
+
+def test_the_readme_resolves_only_when_the_skill_has_one(tmp_path: Path) -> None:
+    (tmp_path / "SKILL.md").write_text("# S\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/README.md").write_text("x\n")
+    one = skill_vocabulary(tmp_path)
+    compiled = compile_sentence("The agent consulted the README.", one)
+    assert compiled is not None
+    assert check_text(compiled.check) == "file_read(path='docs/README.md')"
+    assert compile_sentence("The agent consulted the README.") is None  # no skill known
+
+
+@pytest.mark.parametrize(
+    ("sentence", "why"),
+    [
+        ("The agent reads limits.md.", "limits.md names 2 files of the skill"),
+        ("The agent reads the README.", "README names 2 files of the skill"),
+        ("The agent reads SKILL.md → limits.md.", "limits.md names 2 files of the skill"),
+    ],
+)
+def test_a_name_of_several_skill_files_refuses(
+    skill: SkillVocabulary, sentence: str, why: str
+) -> None:
+    assert compile_sentence(sentence, skill) is None
+    assert why in refuse_sentence(sentence, "pass_criteria", vocabulary=skill).why
+
+
+def test_a_backticked_or_written_name_is_taken_as_written(skill: SkillVocabulary) -> None:
+    # Backticks are the author's exact pattern; a write is the agent's file, not the skill's;
+    # a name the skill has no file of is a workspace file.
+    for sentence, checks in (
+        ("The agent reads `limits.md`.", "file_read(path='limits.md')"),
+        ("The agent wrote setup.md.", "file_written(path='setup.md')"),
+        ("The agent reads app.py.", "file_read(path='app.py')"),
+    ):
+        compiled = compile_sentence(sentence, skill)
+        assert compiled is not None
+        assert check_text(compiled.check) == checks
+        assert "in the skill" not in (compiled.tree or "")
+
+
+# --------------------------------------------------------------------------- either, also
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        (
+            "Either the agent read `notes.md`, or the final answer mentions `no notes`.",
+            "any_of[file_read(path='notes.md'), final_answer_contains(text='no notes')]",
+        ),
+        (
+            "Either `build/` was never written, or the agent ran `make clean`.",
+            "any_of[not file_written(path='build/*'), command_ran(pattern="
+            "'(?:^|[^\\\\w-])make\\\\ clean(?:$|[^\\\\w-])')]",
+        ),
+        # a list of literals stays the grammar's
+        (
+            "Either `a.md`, or `b.md` was read.",
+            "any_of[file_read(path='a.md'), file_read(path='b.md')]",
+        ),
+        ("The session also shows that the agent read `b.md`.", "file_read(path='b.md')"),
+        ("The agent also never read `b.md`.", "not file_read(path='b.md')"),
+        ("Final answer mentions `done`.", "final_answer_contains(text='done')"),
+    ],
+)
+def test_either_clause_also_and_a_bare_final_answer(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "why"),
+    [
+        ("Either the build broke, or the agent read `a.md`.", "in 'the build broke'"),
+        ("Either the agent read `a.md`, or it ran `x`.", "stopped at 'it'"),  # "it"?
+        ("Either the agent read `a.md`, or `b.md`, or `c.md`.", "stopped at 'the'"),
+        ("Either the agent read `a.md`, `b.md`, or `c.md` was read.", "stopped at 'the'"),
+        ("The agent never also read `b.md`.", "stopped at 'also'"),  # not besides something
+        ("The agent does not also read `b.md`.", "stopped at 'also'"),
+    ],
+)
+def test_either_and_also_refuse_where_they_could_mean_more(sentence: str, why: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert why in refuse_sentence(sentence, "pass_criteria").why
