@@ -11,6 +11,7 @@ tables) adds a word: a bare word is a literal only when the skill gives it exact
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,15 +59,18 @@ MAX_SKILL_FILES = 2000
 
 
 def skill_files(folder: Path) -> tuple[str, ...]:
-    """The files under a skill's folder, relative to it; none past `MAX_SKILL_FILES`."""
+    """The files under a skill's folder, relative to it, hidden folders and symlinked folders not
+    entered; none when there are more than `MAX_SKILL_FILES` (the walk stops there)."""
     found: list[str] = []
-    for path in sorted(folder.rglob("*")):
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        base = Path(root).relative_to(folder)
+        for name in names:
+            if (Path(root) / name).is_file():
+                found.append((base / name).as_posix())
         if len(found) > MAX_SKILL_FILES:
             return ()
-        relative = path.relative_to(folder)
-        if path.is_file() and not any(p.startswith(".") for p in relative.parts[:-1]):
-            found.append(relative.as_posix())
-    return tuple(found)
+    return tuple(sorted(found))
 
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
