@@ -359,6 +359,67 @@ def test_the_command_check_runs_in_the_workspace_and_records_its_output(tmp_path
     assert slow.status == "blocked" and "timed out" in slow.detail
 
 
+def test_a_command_the_machine_stops_is_blocked_environment_not_failed(tmp_path: Path) -> None:
+    """A perfect agent must not fail because this machine lacks a program, a network or a
+    pip that may install: every agent would get that exit code here."""
+    context = _context(tmp_path, JailedCommands(LaunchPolicy()))
+    missing = command(
+        CommandCheck(kind="command", command="cd {{output_dir}} && no-such-program-4711 --v"),
+        context,
+    )
+    assert missing.status == "blocked" and missing.blocked_reason == "environment"
+    assert "`no-such-program-4711` is not installed here" in missing.detail
+    # a path the agent should have written is the agent's: still a failure
+    script = command(
+        CommandCheck(kind="command", command="cd {{output_dir}} && ./build.sh"), context
+    )
+    assert script.status == "fail"
+
+    def printing(output: str, exit_code: int = 1) -> object:
+        def run(text: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+            return CommandOutcome(exit_code, output, "bwrap jail")
+
+        return run
+
+    pep668 = "error: externally-managed-environment\n\nThis environment is externally managed\n"
+    offline_pip = (
+        "WARNING: Retrying after connection broken by 'NewConnectionError(': Failed to establish"
+        " a new connection: [Errno -3] Temporary failure in name resolution')'\n"
+        "ERROR: No matching distribution found for confluent-kafka\n"
+    )
+    offline_npm = (
+        "npm error code EAI_AGAIN\nnpm error request to https://registry.npmjs.org failed\n"
+    )
+    for output, why in (
+        (pep668, "PEP 668"),
+        (offline_pip, "pip could not reach its package index"),
+        (offline_npm, "npm could not reach its registry"),
+    ):
+        verdict = command(
+            CommandCheck(kind="command", command="pip install -r requirements.txt && pytest"),
+            _context(tmp_path, printing(output)),
+        )
+        assert (verdict.status, verdict.blocked_reason) == ("blocked", "environment"), output
+        assert why in verdict.detail and "exited 1, expected 0" in verdict.detail
+    # a package name that does not exist, with the index reachable, is the agent's mistake;
+    # so is a test of the agent's own that fails to resolve a host
+    for output in (
+        "ERROR: No matching distribution found for confluent-kafak\n",
+        "FAILED tests/test_project.py::test_send - Temporary failure in name resolution\n",
+    ):
+        verdict = command(
+            CommandCheck(kind="command", command="pip install -r requirements.txt && pytest"),
+            _context(tmp_path, printing(output)),
+        )
+        assert verdict.status == "fail", output
+    # the expected exit code still passes, whatever the output says
+    verdict = command(
+        CommandCheck(kind="command", command="x", expect_exit_code=1),
+        _context(tmp_path, printing(pep668)),
+    )
+    assert verdict.status == "pass"
+
+
 def test_the_command_check_is_blocked_without_a_runner(tmp_path: Path) -> None:
     verdict = command(CommandCheck(kind="command", command="true"), _context(tmp_path, None))
     assert verdict.status == "blocked" and verdict.blocked_reason == "insufficient-evidence"
