@@ -233,6 +233,30 @@ def test_evals_replaces_repo_and_skill_needs_evals(
     assert code == 2 and "add --evals" in err
 
 
+def test_list_score_and_evaluate_read_an_evals_file_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A skill-creator user lists, scores and compares with `--evals`, as they run."""
+    folder = skill(tmp_path, {"skill_name": "demo-skill", "evals": [{"id": 3, "prompt": "p"}]})
+    code, out, _ = run_cli(["list", "--evals", str(folder), "--json"], capsys)
+    listed = json.loads(out)
+    assert code == 0 and listed["target"] == "demo-skill"
+    assert [c["case_id"] for c in listed["cases"]] == ["eval-3"]
+    # score: `--skill` stays the candidate SKILL.md, so the evals file's folder is the skill
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, _ = run_cli(["score", "--evals", str(empty)], capsys)
+    assert code == 2 and out.splitlines()[-1].startswith("VERDICT: ERROR input-error:")
+    assert "no evals.json here" in out
+    code, _, err = run_cli(
+        ["evaluate", "--evals", str(folder), "--evaluation", str(folder / "evals/evals.json")],
+        capsys,
+    )
+    assert code == 2 and "an --evals file has none" in err
+    code, _, err = run_cli(["evaluate", "--evals", str(folder), "--repo", str(tmp_path)], capsys)
+    assert code == 2 and "--evals replaces --repo" in err
+
+
 def test_files_land_at_their_relative_paths_and_the_evals_never_do(tmp_path: Path) -> None:
     folder = skill(
         tmp_path,

@@ -234,6 +234,45 @@ def test_a_revision_is_a_worktree_removed_afterwards_and_its_case_set_is_checked
     assert str(found.source_workspace) not in _git(demo_git, "worktree", "list")
 
 
+def _skill_creator_suite(folder: Path) -> Path:
+    """A skill folder holding skill-creator's evals/evals.json, committed under git."""
+    (folder / "evals").mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\nversion one\n")
+    evals = {"skill_name": "tidy", "evals": [{"id": 1, "prompt": "p", "expectations": ["x"]}]}
+    (folder / "evals/evals.json").write_text(json.dumps(evals))
+    _git(folder.parent, "init", "-q", "-b", "main")
+    _git(folder.parent, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    _git(folder.parent, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "v1")
+    return folder
+
+
+def test_the_variants_of_a_skill_creator_suite_are_its_skill_folders(tmp_path: Path) -> None:
+    """An evals.json suite's source workspace is the skill folder itself: each variant's skill
+    (the one the no-skill baseline's contamination check looks for) is a real skill folder."""
+    folder = _skill_creator_suite(tmp_path / "repo" / "tidy")
+    first = _git(folder, "rev-parse", "HEAD")
+    (folder / "SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\nversion two\n")
+    other = tmp_path / "v3"
+    other.mkdir()
+    (other / "SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\nversion three\n")
+    repo = open_repo(folder, None)
+    target = select_cases(repo, None, (), ()).target
+    with ExitStack() as stack:
+        current = materialize(parse_variant("current", "c"), repo, target, tmp_path / "w", stack)
+        assert current.skill_dir == folder.resolve()
+        assert current.source_workspace == folder.resolve()
+        given = materialize(parse_variant(str(other), "d"), repo, target, tmp_path / "w", stack)
+        assert given.source_workspace == given.skill_dir == other.resolve()
+        old = materialize(parse_variant(f"rev:{first}", "o"), repo, target, tmp_path / "w", stack)
+        assert old.commit == first and old.skill_dir == old.source_workspace
+        assert (old.source_workspace / "SKILL.md").read_text().endswith("version one\n")
+        # the variant's run finds its own skill there, mounted where the agent looks
+        for variant, text in ((given, "version three\n"), (old, "version one\n")):
+            loaded = open_repo(folder, variant.source_workspace)
+            mount = loaded.targets["tidy"].skill_mount
+            assert mount is not None and (mount.origin / "SKILL.md").read_text().endswith(text)
+
+
 def _options(source: Path) -> RunOptions:
     return RunOptions(repo=source / "agentic-evals")
 

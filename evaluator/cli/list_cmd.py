@@ -6,13 +6,21 @@ from pathlib import Path
 
 import click
 
-from evaluator.cli.options import emit_json, json_option, lenient_option, repo_options
+from evaluator.cli.options import (
+    emit_json,
+    evals_options,
+    evals_repo,
+    json_option,
+    lenient_option,
+    repo_options,
+)
 from evaluator.errors import EXIT_OK
 from evaluator.vocabulary import SPLITS, Split
 
 
 @click.command("list")
 @repo_options
+@evals_options
 @click.option("--target", "target_id", default=None, help="Target id (default: the repo default).")
 @click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
 @lenient_option
@@ -23,6 +31,8 @@ from evaluator.vocabulary import SPLITS, Split
 def command(
     repo: Path,
     source_workspace: Path | None,
+    evals: Path | None,
+    skill: Path | None,
     target_id: str | None,
     suites: tuple[str, ...],
     lenient: bool,
@@ -33,6 +43,7 @@ def command(
     # the stages are imported when the command runs, not for its --help
     from evaluator.plan import case_split, filter_split, open_repo, select_cases
 
+    repo, source_workspace = evals_repo(repo, source_workspace, evals, skill)
     loaded = open_repo(repo, source_workspace, target=target_id, lenient=lenient)
     splits = loaded.config.splits
     selection = filter_split(select_cases(loaded, target_id, suites), split, splits)

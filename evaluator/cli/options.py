@@ -56,6 +56,18 @@ def evals_options(func: F) -> F:
     return func
 
 
+def evals_only_option(func: F) -> F:
+    """`--evals` alone, for commands whose `--skill` is a candidate SKILL.md (`score`): the skill
+    folder is the one the file belongs to."""
+    return click.option(
+        "--evals",
+        type=click.Path(path_type=Path, exists=True),
+        default=None,
+        help="A skill-creator evals.json, or a skill folder holding evals/evals.json, read in"
+        " place of --repo (its skill is the folder the file belongs to).",
+    )(func)
+
+
 def evals_repo(
     repo: Path, source_workspace: Path | None, evals: Path | None, skill: Path | None
 ) -> tuple[Path, Path | None]:

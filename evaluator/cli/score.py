@@ -12,7 +12,13 @@ import click
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.history import record_finished_run
-from evaluator.cli.options import emit_json_line, error_json, repo_options
+from evaluator.cli.options import (
+    emit_json_line,
+    error_json,
+    evals_only_option,
+    evals_repo,
+    repo_options,
+)
 from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
 from evaluator.errors import (
     EXIT_ENVIRONMENT,
@@ -35,6 +41,7 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
 
 @click.command("score")
 @repo_options
+@evals_only_option
 @click.option("--target", default=None, help="Target id (default: the repo default).")
 @click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
 @click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
@@ -111,6 +118,7 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
 def command(
     repo: Path,
     source_workspace: Path | None,
+    evals: Path | None,
     target: str | None,
     suites: tuple[str, ...],
     cases: tuple[str, ...],
@@ -138,6 +146,8 @@ def command(
     from evaluator.pipeline.run import Run
 
     try:
+        # `--skill` is the candidate text here: the skill folder is the one the file belongs to
+        repo, source_workspace = evals_repo(repo, source_workspace, evals, None)
         options = _options(
             repo, source_workspace, target, suites, cases, split, skill_file, resume, run_args
         )
