@@ -48,7 +48,7 @@ from evaluator.execute import Executor, ExecutorSettings, executor_class
 from evaluator.html.run_page import write_run_html
 from evaluator.interop import write_run_outputs
 from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer, load_behaviors
-from evaluator.modelserver.behaviors import coverage_problems
+from evaluator.modelserver.behaviors import coverage_problems, unanswered_cases
 from evaluator.pipeline.attempt import (
     AttemptOutcome,
     AttemptResult,
@@ -375,6 +375,7 @@ class Run:
             problems = self._behaviour_problems(library, selection)
             if problems:
                 raise problems[0]
+            self._warn_unanswered(library, selection)
         real_endpoint = check_endpoint(plan, options)
         # Fails early when the agent's CLI is missing.
         adapter = adapter_for_runner(plan.agent)
@@ -397,6 +398,20 @@ class Run:
         """What stops a scripted run before it starts: a behaviour for no case of the target (a
         typo in its `match` would leave its case unanswered), two answering one prompt."""
         return coverage_problems(library, self._behaviour_prompts(selection))
+
+    def _warn_unanswered(self, library: BehaviorLibrary, selection: Selection) -> None:
+        """A folder scripting some of the selected cases runs; the others could only end
+        blocked, so say so before they start rather than in seven blocked results."""
+        selected = {c.case_id: c.case.input.user_prompt for c in selection.cases}
+        missing = unanswered_cases(library, selected)
+        if missing:
+            shown = ", ".join(missing[:8]) + (", ..." if len(missing) > 8 else "")
+            print(
+                f"agentic-eval: warning: no scripted behaviour in {library.source} answers"
+                f" {len(missing)} of the {len(selected)} selected case(s): {shown}; their"
+                " attempts will be blocked (select the scripted ones with --case)",
+                file=sys.stderr,
+            )
 
     def _behaviour_prompts(self, selection: Selection) -> dict[str, str]:
         """The prompts the scripted behaviours must cover: every case of the target."""
