@@ -257,6 +257,26 @@ def test_list_score_and_evaluate_read_an_evals_file_too(
     assert code == 2 and "--evals replaces --repo" in err
 
 
+def test_a_folder_without_evals_names_the_evals_files_near_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The repo root of a skills collection, or a skill whose evals sit at the repo level:
+    the error names the evals.json to pass; a trigger set given as evals says what it is."""
+    skill(tmp_path / "repo" / "skills", {"evals": [{"prompt": "p"}]}, name="one")
+    code, _, err = run_cli(["validate", "--evals", str(tmp_path / "repo")], capsys)
+    assert code == 2 and "no evals.json here" in err
+    assert f"found {tmp_path}/repo/skills/one/evals/evals.json: pass one to --evals" in err
+    (tmp_path / "flat/evals").mkdir(parents=True)
+    (tmp_path / "flat/evals/evals.json").write_text('{"evals": [{"prompt": "p"}]}')
+    (tmp_path / "flat/tidy").mkdir()
+    code, _, err = run_cli(["explain", "--evals", str(tmp_path / "flat/tidy")], capsys)
+    assert code == 2 and f"found {tmp_path}/flat/evals/evals.json" in err
+    queries = tmp_path / "flat/evals/trigger-evals.json"
+    queries.write_text('[{"query": "q", "should_trigger": true}]')
+    code, _, err = run_cli(["explain", "--evals", str(queries)], capsys)
+    assert code == 2 and "this is a trigger set: run it with `agentic-eval triggers" in err
+
+
 def test_files_land_at_their_relative_paths_and_the_evals_never_do(tmp_path: Path) -> None:
     folder = skill(
         tmp_path,
