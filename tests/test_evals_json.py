@@ -536,6 +536,32 @@ def test_deferred_cases_are_listed_and_run_only_when_asked(
     assert json.loads(out)["deferred_cases"] == ["parked"]
 
 
+def test_list_names_every_target_of_a_repo_without_a_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The public repo holds two targets and no default_target: `list` shows both (a run must
+    name one), where it used to stop at the error a run gives."""
+    repo = tmp_path / "agentic-evals"
+    shutil.copytree(UPSTREAM, repo)
+    targets = repo / "targets"
+    second = targets / "second"
+    shutil.copytree(targets / "voice-ai-integration", second)
+    for path in second.rglob("*.yaml"):
+        text = path.read_text().replace("targets/voice-ai-integration/", "targets/second/")
+        path.write_text(text.replace('target_id: "voice-ai-integration"', 'target_id: "second"'))
+    code, out, err = run_cli(["list", "--repo", str(repo)], capsys)
+    assert code == 0, err
+    assert "targets: second, voice-ai-integration (default: none)" in out
+    assert "target second: entry skill" in out and "pass --target T" in out
+    code, out, _ = run_cli(["list", "--repo", str(repo), "--json"], capsys)
+    listed = json.loads(out)
+    assert listed["targets"] == ["second", "voice-ai-integration"] and listed["target"] is None
+    code, out, _ = run_cli(["list", "--repo", str(repo), "--target", "second"], capsys)
+    assert code == 0 and "selected cases (" in out
+    code, _, err = run_cli(["run", "--repo", str(repo)], capsys)
+    assert code == 2 and "several targets" in err
+
+
 def test_convert_writes_the_equivalent_yaml_repo(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
