@@ -32,7 +32,8 @@ def grader_options(func: F) -> F:
         "--judge-base-url",
         default=None,
         metavar="URL",
-        help="OpenAI-compatible Responses endpoint of the judge's model (vLLM, Ollama, LiteLLM).",
+        help="The judge's model endpoint, speaking the judge agent's provider API (a Responses"
+        " one for Codex: vLLM, Ollama, LiteLLM; Messages for Claude Code; Gemini for Gemini CLI).",
     )(func)
     func = click.option(
         "--judge-votes",

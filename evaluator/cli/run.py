@@ -38,7 +38,10 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
     " --suite runs it too.",
 )
 @click.option(
-    "--attempts", type=click.IntRange(1, 100), default=None, help="Attempts per case (default 1)."
+    "--attempts",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Attempts per case (default: the case's attempts, else the target's, else 1).",
 )
 @click.option(
     "--resume", default=None, help="Finish an interrupted run: only cases without a result."

@@ -60,7 +60,10 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
     help="Candidate entry skill written into every fresh workspace (default: the source's).",
 )
 @click.option(
-    "--attempts", type=click.IntRange(1, 100), default=None, help="Attempts per case (K)."
+    "--attempts",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Attempts per case, K (default: the case's attempts, else the target's, else 1).",
 )
 @click.option(
     "--min-pass-rate",
