@@ -257,6 +257,29 @@ def test_list_score_and_evaluate_read_an_evals_file_too(
     assert code == 2 and "--evals replaces --repo" in err
 
 
+def test_an_in_session_attempt_takes_an_evals_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`attempt new --evals`: the workspace holds the skill where the agent finds it, and the
+    run remembers the evals file for the next attempt."""
+    folder = skill(tmp_path, {"evals": [{"id": 1, "prompt": "Tidy it."}, {"id": 2, "prompt": "q"}]})
+    runs, root = tmp_path / "runs", tmp_path / "ws"
+    first = ["attempt", "new", "eval-1", "--evals", str(folder), "--run-id", "r"]
+    code, out, err = run_cli(
+        [*first, "--runs-dir", str(runs), "--case-workspace-root", str(root), "--json"], capsys
+    )
+    assert code == 0, err
+    made = json.loads(out)
+    assert made["prompt"].startswith("Tidy it.")
+    workspace = Path(made["workspace"])
+    assert (workspace / ".agents/skills/demo-skill/SKILL.md").is_file()
+    assert not (workspace / ".agents/skills/demo-skill/evals").exists()
+    code, out, err = run_cli(
+        ["attempt", "new", "eval-2", "--run-id", "r", "--runs-dir", str(runs), "--json"], capsys
+    )
+    assert code == 0 and json.loads(out)["prompt"].startswith("q"), err
+
+
 def test_a_folder_without_evals_names_the_evals_files_near_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
