@@ -74,6 +74,7 @@ from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
 from evaluator.pipeline.runplan import RunOptions as RunOptions  # re-exported: was defined here
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.repo.evals_json import evals_file
 from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.launch import choose_policy
@@ -219,9 +220,15 @@ class Run:
             return  # no such run: the usual error says so
         if not planned.repo:
             return
-        where = f"--repo {planned.repo}"
-        if planned.source_workspace:
-            where += f" --source-workspace {planned.source_workspace}"
+        evals = evals_file(Path(planned.repo))
+        if evals is not None:  # an `--evals` run: its repo is the evals file's folder
+            where = f"--evals {evals}"
+            if planned.source_workspace:
+                where += f" --skill {planned.source_workspace}"
+        else:
+            where = f"--repo {planned.repo}"
+            if planned.source_workspace:
+                where += f" --source-workspace {planned.source_workspace}"
         raise InputError(
             f"eval repo directory not found; run {run_dir.run_id} was planned from {where}:"
             " give them to resume it",
