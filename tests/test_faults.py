@@ -349,3 +349,37 @@ def test_workspace_checks_read_a_restored_snapshot_and_block_on_unkept_content(
     outcome = run_check(unknown, context)
     assert (outcome.status, outcome.blocked_reason) == ("blocked", "insufficient-evidence")
     assert "not kept in the workspace snapshot" in outcome.detail
+
+
+def test_what_the_agent_did_names_the_files_it_wrote(tmp_path: Path) -> None:
+    """A skill-creator suite judges the files an agent writes: an agent that wrote three files
+    and read none is not summed up as having read no file, as if it did nothing; a write that
+    did not take effect is not named."""
+    from evaluator.artifacts.report_findings import agent_activity
+
+    run_dir = RunDir(tmp_path / "run")
+    folder = run_dir.case_artifacts("c")
+    folder.mkdir(parents=True)
+    ws = "/w/c/attempt-01"
+
+    def write(n: int, path: str, outcome: str = "ok") -> dict[str, object]:
+        return {
+            "id": f"msg-{n}",
+            "kind": "file_write_observed",
+            "path": f"{ws}/{path}",
+            "access": "write",
+            "outcome": outcome,
+        }
+
+    records = [
+        write(1, "pom.xml"),
+        write(2, "pom.xml"),
+        write(3, "src/A.java"),
+        write(4, "README.md", "failed"),
+    ]
+    (folder / "accepted-session.json").write_text(json.dumps({"records": records}))
+    result = CaseResult(
+        case_id="c", workspace_root=ws, thread_id=None, session_path=None, status="fail"
+    )
+    (line,) = agent_activity(run_dir, result)
+    assert line == "What the agent did instead: it read no file; it wrote `pom.xml`, `src/A.java`"
