@@ -134,6 +134,28 @@ def test_an_evaluation_naming_an_unknown_target_is_one_line(
     assert not runs.exists()
 
 
+def test_an_evaluation_reads_only_the_target_it_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The public repo holds two targets; an evaluation of one must not stop at the other's
+    missing skill (as `run --target` reads only its own), but reach its own questions."""
+    copy = tmp_path / "upstream"
+    shutil.copytree(UPSTREAM, copy)
+    other = copy / "agentic-evals/targets/other"
+    other.mkdir()
+    (other / "target.yaml").write_text(
+        'target_id: "other"\nentry_skill: ".agents/skills/other/SKILL.md"\n'
+    )
+    path = copy / "agentic-evals/evaluations/subjective/tone.yaml"
+    args = ["evaluate", "--repo", str(copy / "agentic-evals"), "--lenient"]
+    code = run_cli([*args, "--evaluation", str(path), "--runs-dir", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert code == 2 and "give --judge-model" in err and "other" not in err, err
+    # a run of the other target still meets its missing skill
+    code = run_cli([*args, "--target", "other", "--runs-dir", str(tmp_path / "runs")])
+    assert code == 2 and "skills/other/SKILL.md" in capsys.readouterr().err
+
+
 def test_an_evaluation_naming_an_unknown_suite_fails_validate_at_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -115,7 +115,11 @@ def command(
         )
     repo, source_workspace = evals_repo(repo, source_workspace, evals, skill)
     from evaluator.evaluate.driver import read_noise_floor, run_evaluation
-    from evaluator.evaluate.variants import command_line_plan, load_evaluation
+    from evaluator.evaluate.variants import (
+        command_line_plan,
+        evaluation_target,
+        load_evaluation,
+    )
     from evaluator.pipeline.run import RunOptions
     from evaluator.plan import open_repo
 
@@ -132,7 +136,8 @@ def command(
     run_args.apply(options)
     floor = read_noise_floor(noise_floor_from) if noise_floor_from is not None else None
     if evaluation_file is not None:
-        loaded = open_repo(repo, source_workspace, lenient=run_args.lenient)
+        only = target or evaluation_target(evaluation_file, repo, lenient=run_args.lenient)
+        loaded = open_repo(repo, source_workspace, target=only, lenient=run_args.lenient)
         plan = load_evaluation(evaluation_file, loaded)
     else:
         reuse = None

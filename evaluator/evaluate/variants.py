@@ -126,6 +126,28 @@ def command_line_plan(
     return EvaluationPlan(None, "ab", None, target, suites, (base, chosen))
 
 
+def evaluation_target(path: Path, repo: Path, *, lenient: bool) -> str | None:
+    """The one target an evaluation file needs, so that only it is loaded (as `run --target`
+    reads only its target: another target's missing skill must not stop it); None when it names
+    several (a comparison of targets), none, one the repo does not hold, or cannot be read
+    (`load_evaluation`, over the whole repo, then says why at the file's line)."""
+    diagnostics = Diagnostics()
+    loaded = load_document(path, "evaluation", diagnostics, lenient=lenient)
+    if loaded is None or diagnostics.errors:
+        return None
+    evaluation: Evaluation = loaded.model
+    named = {evaluation.target_id}
+    named |= {v.target_id for v in (evaluation.variants or {}).values() if v.target_id}
+    if evaluation.shared_cases is not None and evaluation.shared_cases.from_target:
+        named.add(evaluation.shared_cases.from_target)
+    named.discard(None)
+    if len(named) != 1:
+        return None
+    (only,) = named
+    # a target's directory is named by its id (validate checks it)
+    return only if only and (repo / "targets" / only).is_dir() else None
+
+
 def load_evaluation(path: Path, repo: EvalRepo) -> EvaluationPlan:
     """An upstream evaluation file, unchanged: `ab` (two versions of the skill) or `comparison`
     (each variant its own target's skill on shared cases), `subjective` (the current skill scored on
