@@ -441,6 +441,11 @@ def test_a_command_the_machine_stops_is_blocked_environment_not_failed(tmp_path:
         CommandCheck(kind="command", command="cd {{output_dir}} && ./build.sh"), context
     )
     assert script.status == "fail"
+    # so is a program only the agent's own script calls (its typo, not the machine's lack)
+    (tmp_path / "build.sh").write_text("#!/bin/sh\nmvnn package\n")
+    (tmp_path / "build.sh").chmod(0o755)
+    typo = command(CommandCheck(kind="command", command="cd {{output_dir}} && ./build.sh"), context)
+    assert typo.status == "fail" and "exited 127" in typo.detail
 
     def printing(output: str, exit_code: int = 1) -> object:
         def run(text: str, workspace: Path, timeout_s: float) -> CommandOutcome:

@@ -17,8 +17,9 @@ from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 KIND = "command"
 OUTPUT_DIR = "{{output_dir}}"
 OUTPUT_LIMIT = 20_000  # characters of output kept in the record
-# A program looked up on PATH that this machine lacks (`sh: 1: mvn: not found`, exit 127): a
-# path (`./build.sh`) is not matched, since a file the agent should have written may be missing.
+# A program the check's own command names, looked up on PATH, that this machine lacks
+# (`/bin/sh: 1: mvn: not found`, exit 127). Not a path (`./build.sh`: a file the agent should
+# have written), nor a program only a script of the agent's calls (its typo is its own).
 _PROGRAM_NOT_FOUND = re.compile(r"(?m)^\S*sh: (?:\d+: )?([^\s/:]+): (?:command )?not found$")
 # A package installer that could not reach its index (the jail has no network), or Debian's
 # Python refusing a system-wide `pip install` (PEP 668): the machine stopped it, not the agent's
@@ -67,7 +68,7 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
     tail = _tail(outcome.output)
     if outcome.exit_code == check.expect_exit_code:
         return passed(KIND, f"{check.command!r} exited {outcome.exit_code} {where}{tail}", refs)
-    machine = machine_failure(outcome)
+    machine = machine_failure(check.command, outcome)
     if machine is not None:
         # Not the agent's doing: every agent would get this exit code here, so it is no verdict
         # on the agent's work (a `blocked: environment`, like a variable the run cannot supply).
@@ -86,14 +87,15 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
     )
 
 
-def machine_failure(outcome: CommandOutcome) -> str | None:
-    """Why the command could not do its work on this machine, when what it printed says so (a
-    program missing from PATH, a package installer without network or refused by PEP 668);
-    else None."""
+def machine_failure(command: str, outcome: CommandOutcome) -> str | None:
+    """Why `command` could not do its work on this machine, when what it printed says so (a
+    program it names missing from PATH, a package installer without network or refused by
+    PEP 668); else None."""
     if outcome.exit_code == 127:
-        missing = _PROGRAM_NOT_FOUND.search(outcome.output)
-        if missing is not None:
-            return f"`{missing.group(1)}` is not installed here"
+        for missing in _PROGRAM_NOT_FOUND.finditer(outcome.output):
+            name = missing.group(1)
+            if re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w./-])", command):
+                return f"`{name}` is not installed here"
     for printed, no_network, why in _INSTALLER_FAILURES:
         if printed in outcome.output and (
             not no_network or any(sign in outcome.output for sign in no_network)
