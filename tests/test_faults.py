@@ -383,3 +383,27 @@ def test_what_the_agent_did_names_the_files_it_wrote(tmp_path: Path) -> None:
     )
     (line,) = agent_activity(run_dir, result)
     assert line == "What the agent did instead: it read no file; it wrote `pom.xml`, `src/A.java`"
+
+
+def test_a_case_blocked_by_unclear_prose_gets_a_hint_saying_what_to_do() -> None:
+    """skill-creator's expectations are prose: without a judge model a run blocks them, and the
+    summary says how to decide them rather than only that nothing was proven."""
+    from evaluator.cli.run import unclear_rule_hint
+
+    def result(case_id: str, status: str, reason: str | None) -> CaseResult:
+        return CaseResult(
+            case_id=case_id,
+            workspace_root=None,
+            thread_id=None,
+            session_path=None,
+            status=status,
+            blocked_reason=reason,
+        )
+
+    assert (
+        unclear_rule_hint([result("a", "pass", None), result("b", "blocked", "environment")])
+        is None
+    )
+    hint = unclear_rule_hint([result("a", "blocked", "unclear-rule"), result("b", "fail", None)])
+    assert hint is not None and hint.startswith("hint: 1 case blocked by unclear-rule")
+    assert "--judge-model M" in hint and "agentic-eval explain" in hint

@@ -19,6 +19,7 @@ from evaluator.cli.options import (
     evals_repo,
     repo_options,
 )
+from evaluator.cli.run import unclear_rule_hint
 from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
 from evaluator.errors import (
     EXIT_ENVIRONMENT,
@@ -197,6 +198,9 @@ def command(
         emit_json_line(payload)
     else:
         _print_summary(verdict, str(outcome.run_dir.path))
+        hint = unclear_rule_hint(outcome.results)
+        if hint is not None and metric != "trigger-f1":
+            click.echo(hint)
     click.echo(verdict.line())
     return EXIT_BY_VERDICT[verdict.kind]
 
