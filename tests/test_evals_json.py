@@ -492,6 +492,32 @@ def test_a_command_the_machine_stops_is_blocked_environment_not_failed(tmp_path:
     assert verdict.status == "pass"
 
 
+def test_validate_warns_of_a_command_that_installs_packages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Said before any run: a check that installs packages has no network here."""
+    install = "cd {{output_dir}} && pip install -r requirements.txt -q && python -m pytest"
+    folder = skill(
+        tmp_path,
+        {
+            "evals": [
+                {
+                    "id": 1,
+                    "prompt": "p",
+                    "assertions": [
+                        {"type": "command", "command": install},
+                        {"type": "command", "command": "grep -r pip {{output_dir}}"},
+                    ],
+                }
+            ]
+        },
+    )
+    code, out, err = run_cli(["validate", "--evals", str(folder)], capsys)
+    warnings = [line for line in (out + err).splitlines() if line.startswith("warning:")]
+    assert code == 0 and len(warnings) == 1, out + err
+    assert "evals[0].assertions[0].command: `pip install` needs a network" in warnings[0]
+
+
 def test_the_command_check_is_blocked_without_a_runner(tmp_path: Path) -> None:
     verdict = command(CommandCheck(kind="command", command="true"), _context(tmp_path, None))
     assert verdict.status == "blocked" and verdict.blocked_reason == "insufficient-evidence"

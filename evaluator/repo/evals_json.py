@@ -461,6 +461,10 @@ def _entry(
     return AssertionEntry(description=str(description), checks=[check])
 
 
+# A package install inside a `command` assertion: it needs the network the jail does not give.
+_PACKAGE_INSTALL = re.compile(r"\b(?:pip3?|npm|pnpm|yarn|uv pip|poetry) (?:install|add|ci)\b")
+
+
 def _check(
     source: _Source,
     at: PathKey,
@@ -484,6 +488,16 @@ def _check(
         if isinstance(code, bool) or not isinstance(code, int):
             diagnostics.error(source.error((*at, "expect_exit_code"), "expected an integer"))
             return None
+        installer = _PACKAGE_INSTALL.search(command or "")
+        if installer is not None:
+            diagnostics.warn(
+                source.error(
+                    (*at, "command"),
+                    f"`{installer.group(0)}` needs a network for what is not installed here,"
+                    " and the check has none (it runs in the attempt's jail): when it cannot"
+                    " install, the check is blocked (environment), not passed",
+                )
+            )
         return (
             CommandCheck(kind="command", command=command, expect_exit_code=code, note=note)
             if command
