@@ -233,6 +233,73 @@ def test_evals_replaces_repo_and_skill_needs_evals(
     assert code == 2 and "add --evals" in err
 
 
+def test_list_score_and_evaluate_read_an_evals_file_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A skill-creator user lists, scores and compares with `--evals`, as they run."""
+    folder = skill(tmp_path, {"skill_name": "demo-skill", "evals": [{"id": 3, "prompt": "p"}]})
+    code, out, _ = run_cli(["list", "--evals", str(folder), "--json"], capsys)
+    listed = json.loads(out)
+    assert code == 0 and listed["target"] == "demo-skill"
+    assert [c["case_id"] for c in listed["cases"]] == ["eval-3"]
+    # score: `--skill` stays the candidate SKILL.md, so the evals file's folder is the skill
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, _ = run_cli(["score", "--evals", str(empty)], capsys)
+    assert code == 2 and out.splitlines()[-1].startswith("VERDICT: ERROR input-error:")
+    assert "no evals.json here" in out
+    code, _, err = run_cli(
+        ["evaluate", "--evals", str(folder), "--evaluation", str(folder / "evals/evals.json")],
+        capsys,
+    )
+    assert code == 2 and "an --evals file has none" in err
+    code, _, err = run_cli(["evaluate", "--evals", str(folder), "--repo", str(tmp_path)], capsys)
+    assert code == 2 and "--evals replaces --repo" in err
+
+
+def test_an_in_session_attempt_takes_an_evals_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`attempt new --evals`: the workspace holds the skill where the agent finds it, and the
+    run remembers the evals file for the next attempt."""
+    folder = skill(tmp_path, {"evals": [{"id": 1, "prompt": "Tidy it."}, {"id": 2, "prompt": "q"}]})
+    runs, root = tmp_path / "runs", tmp_path / "ws"
+    first = ["attempt", "new", "eval-1", "--evals", str(folder), "--run-id", "r"]
+    code, out, err = run_cli(
+        [*first, "--runs-dir", str(runs), "--case-workspace-root", str(root), "--json"], capsys
+    )
+    assert code == 0, err
+    made = json.loads(out)
+    assert made["prompt"].startswith("Tidy it.")
+    workspace = Path(made["workspace"])
+    assert (workspace / ".agents/skills/demo-skill/SKILL.md").is_file()
+    assert not (workspace / ".agents/skills/demo-skill/evals").exists()
+    code, out, err = run_cli(
+        ["attempt", "new", "eval-2", "--run-id", "r", "--runs-dir", str(runs), "--json"], capsys
+    )
+    assert code == 0 and json.loads(out)["prompt"].startswith("q"), err
+
+
+def test_a_folder_without_evals_names_the_evals_files_near_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The repo root of a skills collection, or a skill whose evals sit at the repo level:
+    the error names the evals.json to pass; a trigger set given as evals says what it is."""
+    skill(tmp_path / "repo" / "skills", {"evals": [{"prompt": "p"}]}, name="one")
+    code, _, err = run_cli(["validate", "--evals", str(tmp_path / "repo")], capsys)
+    assert code == 2 and "no evals.json here" in err
+    assert f"found {tmp_path}/repo/skills/one/evals/evals.json: pass one to --evals" in err
+    (tmp_path / "flat/evals").mkdir(parents=True)
+    (tmp_path / "flat/evals/evals.json").write_text('{"evals": [{"prompt": "p"}]}')
+    (tmp_path / "flat/tidy").mkdir()
+    code, _, err = run_cli(["explain", "--evals", str(tmp_path / "flat/tidy")], capsys)
+    assert code == 2 and f"found {tmp_path}/flat/evals/evals.json" in err
+    queries = tmp_path / "flat/evals/trigger-evals.json"
+    queries.write_text('[{"query": "q", "should_trigger": true}]')
+    code, _, err = run_cli(["explain", "--evals", str(queries)], capsys)
+    assert code == 2 and "this is a trigger set: run it with `agentic-eval triggers" in err
+
+
 def test_files_land_at_their_relative_paths_and_the_evals_never_do(tmp_path: Path) -> None:
     folder = skill(
         tmp_path,
@@ -359,6 +426,98 @@ def test_the_command_check_runs_in_the_workspace_and_records_its_output(tmp_path
     assert slow.status == "blocked" and "timed out" in slow.detail
 
 
+def test_a_command_the_machine_stops_is_blocked_environment_not_failed(tmp_path: Path) -> None:
+    """A perfect agent must not fail because this machine lacks a program, a network or a
+    pip that may install: every agent would get that exit code here."""
+    context = _context(tmp_path, JailedCommands(LaunchPolicy()))
+    missing = command(
+        CommandCheck(kind="command", command="cd {{output_dir}} && no-such-program-4711 --v"),
+        context,
+    )
+    assert missing.status == "blocked" and missing.blocked_reason == "environment"
+    assert "`no-such-program-4711` is not installed here" in missing.detail
+    # a path the agent should have written is the agent's: still a failure
+    script = command(
+        CommandCheck(kind="command", command="cd {{output_dir}} && ./build.sh"), context
+    )
+    assert script.status == "fail"
+    # so is a program only the agent's own script calls (its typo, not the machine's lack)
+    (tmp_path / "build.sh").write_text("#!/bin/sh\nmvnn package\n")
+    (tmp_path / "build.sh").chmod(0o755)
+    typo = command(CommandCheck(kind="command", command="cd {{output_dir}} && ./build.sh"), context)
+    assert typo.status == "fail" and "exited 127" in typo.detail
+
+    def printing(output: str, exit_code: int = 1) -> object:
+        def run(text: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+            return CommandOutcome(exit_code, output, "bwrap jail")
+
+        return run
+
+    pep668 = "error: externally-managed-environment\n\nThis environment is externally managed\n"
+    offline_pip = (
+        "WARNING: Retrying after connection broken by 'NewConnectionError(': Failed to establish"
+        " a new connection: [Errno -3] Temporary failure in name resolution')'\n"
+        "ERROR: No matching distribution found for confluent-kafka\n"
+    )
+    offline_npm = (
+        "npm error code EAI_AGAIN\nnpm error request to https://registry.npmjs.org failed\n"
+    )
+    for output, why in (
+        (pep668, "PEP 668"),
+        (offline_pip, "pip could not reach its package index"),
+        (offline_npm, "npm could not reach its registry"),
+    ):
+        verdict = command(
+            CommandCheck(kind="command", command="pip install -r requirements.txt && pytest"),
+            _context(tmp_path, printing(output)),
+        )
+        assert (verdict.status, verdict.blocked_reason) == ("blocked", "environment"), output
+        assert why in verdict.detail and "exited 1, expected 0" in verdict.detail
+    # a package name that does not exist, with the index reachable, is the agent's mistake;
+    # so is a test of the agent's own that fails to resolve a host
+    for output in (
+        "ERROR: No matching distribution found for confluent-kafak\n",
+        "FAILED tests/test_project.py::test_send - Temporary failure in name resolution\n",
+    ):
+        verdict = command(
+            CommandCheck(kind="command", command="pip install -r requirements.txt && pytest"),
+            _context(tmp_path, printing(output)),
+        )
+        assert verdict.status == "fail", output
+    # the expected exit code still passes, whatever the output says
+    verdict = command(
+        CommandCheck(kind="command", command="x", expect_exit_code=1),
+        _context(tmp_path, printing(pep668)),
+    )
+    assert verdict.status == "pass"
+
+
+def test_validate_warns_of_a_command_that_installs_packages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Said before any run: a check that installs packages has no network here."""
+    install = "cd {{output_dir}} && pip install -r requirements.txt -q && python -m pytest"
+    folder = skill(
+        tmp_path,
+        {
+            "evals": [
+                {
+                    "id": 1,
+                    "prompt": "p",
+                    "assertions": [
+                        {"type": "command", "command": install},
+                        {"type": "command", "command": "grep -r pip {{output_dir}}"},
+                    ],
+                }
+            ]
+        },
+    )
+    code, out, err = run_cli(["validate", "--evals", str(folder)], capsys)
+    warnings = [line for line in (out + err).splitlines() if line.startswith("warning:")]
+    assert code == 0 and len(warnings) == 1, out + err
+    assert "evals[0].assertions[0].command: `pip install` needs a network" in warnings[0]
+
+
 def test_the_command_check_is_blocked_without_a_runner(tmp_path: Path) -> None:
     verdict = command(CommandCheck(kind="command", command="true"), _context(tmp_path, None))
     assert verdict.status == "blocked" and verdict.blocked_reason == "insufficient-evidence"
@@ -429,6 +588,32 @@ def test_deferred_cases_are_listed_and_run_only_when_asked(
     assert code == 0 and "deferred cases (1;" in out and "deferred/parked" in out
     code, out, _ = run_cli(["list", "--repo", str(repo), "--json"], capsys)
     assert json.loads(out)["deferred_cases"] == ["parked"]
+
+
+def test_list_names_every_target_of_a_repo_without_a_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The public repo holds two targets and no default_target: `list` shows both (a run must
+    name one), where it used to stop at the error a run gives."""
+    repo = tmp_path / "agentic-evals"
+    shutil.copytree(UPSTREAM, repo)
+    targets = repo / "targets"
+    second = targets / "second"
+    shutil.copytree(targets / "voice-ai-integration", second)
+    for path in second.rglob("*.yaml"):
+        text = path.read_text().replace("targets/voice-ai-integration/", "targets/second/")
+        path.write_text(text.replace('target_id: "voice-ai-integration"', 'target_id: "second"'))
+    code, out, err = run_cli(["list", "--repo", str(repo)], capsys)
+    assert code == 0, err
+    assert "targets: second, voice-ai-integration (default: none)" in out
+    assert "target second: entry skill" in out and "pass --target T" in out
+    code, out, _ = run_cli(["list", "--repo", str(repo), "--json"], capsys)
+    listed = json.loads(out)
+    assert listed["targets"] == ["second", "voice-ai-integration"] and listed["target"] is None
+    code, out, _ = run_cli(["list", "--repo", str(repo), "--target", "second"], capsys)
+    assert code == 0 and "selected cases (" in out
+    code, _, err = run_cli(["run", "--repo", str(repo)], capsys)
+    assert code == 2 and "several targets" in err
 
 
 def test_convert_writes_the_equivalent_yaml_repo(

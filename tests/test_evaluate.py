@@ -134,6 +134,28 @@ def test_an_evaluation_naming_an_unknown_target_is_one_line(
     assert not runs.exists()
 
 
+def test_an_evaluation_reads_only_the_target_it_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The public repo holds two targets; an evaluation of one must not stop at the other's
+    missing skill (as `run --target` reads only its own), but reach its own questions."""
+    copy = tmp_path / "upstream"
+    shutil.copytree(UPSTREAM, copy)
+    other = copy / "agentic-evals/targets/other"
+    other.mkdir()
+    (other / "target.yaml").write_text(
+        'target_id: "other"\nentry_skill: ".agents/skills/other/SKILL.md"\n'
+    )
+    path = copy / "agentic-evals/evaluations/subjective/tone.yaml"
+    args = ["evaluate", "--repo", str(copy / "agentic-evals"), "--lenient"]
+    code = run_cli([*args, "--evaluation", str(path), "--runs-dir", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert code == 2 and "give --judge-model" in err and "other" not in err, err
+    # a run of the other target still meets its missing skill
+    code = run_cli([*args, "--target", "other", "--runs-dir", str(tmp_path / "runs")])
+    assert code == 2 and "skills/other/SKILL.md" in capsys.readouterr().err
+
+
 def test_an_evaluation_naming_an_unknown_suite_fails_validate_at_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -232,6 +254,45 @@ def test_a_revision_is_a_worktree_removed_afterwards_and_its_case_set_is_checked
             check_case_sets([found], repo, selection, _options(demo_git))
     assert not found.source_workspace.exists()
     assert str(found.source_workspace) not in _git(demo_git, "worktree", "list")
+
+
+def _skill_creator_suite(folder: Path) -> Path:
+    """A skill folder holding skill-creator's evals/evals.json, committed under git."""
+    (folder / "evals").mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\nversion one\n")
+    evals = {"skill_name": "tidy", "evals": [{"id": 1, "prompt": "p", "expectations": ["x"]}]}
+    (folder / "evals/evals.json").write_text(json.dumps(evals))
+    _git(folder.parent, "init", "-q", "-b", "main")
+    _git(folder.parent, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    _git(folder.parent, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "v1")
+    return folder
+
+
+def test_the_variants_of_a_skill_creator_suite_are_its_skill_folders(tmp_path: Path) -> None:
+    """An evals.json suite's source workspace is the skill folder itself: each variant's skill
+    (the one the no-skill baseline's contamination check looks for) is a real skill folder."""
+    folder = _skill_creator_suite(tmp_path / "repo" / "tidy")
+    first = _git(folder, "rev-parse", "HEAD")
+    (folder / "SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\nversion two\n")
+    other = tmp_path / "v3"
+    other.mkdir()
+    (other / "SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\nversion three\n")
+    repo = open_repo(folder, None)
+    target = select_cases(repo, None, (), ()).target
+    with ExitStack() as stack:
+        current = materialize(parse_variant("current", "c"), repo, target, tmp_path / "w", stack)
+        assert current.skill_dir == folder.resolve()
+        assert current.source_workspace == folder.resolve()
+        given = materialize(parse_variant(str(other), "d"), repo, target, tmp_path / "w", stack)
+        assert given.source_workspace == given.skill_dir == other.resolve()
+        old = materialize(parse_variant(f"rev:{first}", "o"), repo, target, tmp_path / "w", stack)
+        assert old.commit == first and old.skill_dir == old.source_workspace
+        assert (old.source_workspace / "SKILL.md").read_text().endswith("version one\n")
+        # the variant's run finds its own skill there, mounted where the agent looks
+        for variant, text in ((given, "version three\n"), (old, "version one\n")):
+            loaded = open_repo(folder, variant.source_workspace)
+            mount = loaded.targets["tidy"].skill_mount
+            assert mount is not None and (mount.origin / "SKILL.md").read_text().endswith(text)
 
 
 def _options(source: Path) -> RunOptions:

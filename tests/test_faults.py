@@ -349,3 +349,61 @@ def test_workspace_checks_read_a_restored_snapshot_and_block_on_unkept_content(
     outcome = run_check(unknown, context)
     assert (outcome.status, outcome.blocked_reason) == ("blocked", "insufficient-evidence")
     assert "not kept in the workspace snapshot" in outcome.detail
+
+
+def test_what_the_agent_did_names_the_files_it_wrote(tmp_path: Path) -> None:
+    """A skill-creator suite judges the files an agent writes: an agent that wrote three files
+    and read none is not summed up as having read no file, as if it did nothing; a write that
+    did not take effect is not named."""
+    from evaluator.artifacts.report_findings import agent_activity
+
+    run_dir = RunDir(tmp_path / "run")
+    folder = run_dir.case_artifacts("c")
+    folder.mkdir(parents=True)
+    ws = "/w/c/attempt-01"
+
+    def write(n: int, path: str, outcome: str = "ok") -> dict[str, object]:
+        return {
+            "id": f"msg-{n}",
+            "kind": "file_write_observed",
+            "path": f"{ws}/{path}",
+            "access": "write",
+            "outcome": outcome,
+        }
+
+    records = [
+        write(1, "pom.xml"),
+        write(2, "pom.xml"),
+        write(3, "src/A.java"),
+        write(4, "README.md", "failed"),
+    ]
+    (folder / "accepted-session.json").write_text(json.dumps({"records": records}))
+    result = CaseResult(
+        case_id="c", workspace_root=ws, thread_id=None, session_path=None, status="fail"
+    )
+    (line,) = agent_activity(run_dir, result)
+    assert line == "What the agent did instead: it read no file; it wrote `pom.xml`, `src/A.java`"
+
+
+def test_a_case_blocked_by_unclear_prose_gets_a_hint_saying_what_to_do() -> None:
+    """skill-creator's expectations are prose: without a judge model a run blocks them, and the
+    summary says how to decide them rather than only that nothing was proven."""
+    from evaluator.cli.run import unclear_rule_hint
+
+    def result(case_id: str, status: str, reason: str | None) -> CaseResult:
+        return CaseResult(
+            case_id=case_id,
+            workspace_root=None,
+            thread_id=None,
+            session_path=None,
+            status=status,
+            blocked_reason=reason,
+        )
+
+    assert (
+        unclear_rule_hint([result("a", "pass", None), result("b", "blocked", "environment")])
+        is None
+    )
+    hint = unclear_rule_hint([result("a", "blocked", "unclear-rule"), result("b", "fail", None)])
+    assert hint is not None and hint.startswith("hint: 1 case blocked by unclear-rule")
+    assert "--judge-model M" in hint and "agentic-eval explain" in hint

@@ -11,8 +11,11 @@ import pytest
 
 from evaluator.adapters import adapter_names
 from evaluator.adapters.codex.subagent import LAUNCHER_HEAD
+from evaluator.demo import BROKEN_CASES
 from evaluator.errors import InputError
-from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer, load_behaviors
+from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer, load_behaviors
+from evaluator.modelserver.behaviors import unanswered_cases
+from evaluator.plan import open_repo
 from evaluator.prompting import extract_launcher_payload, launcher_prompt
 from tests.conftest import ROOT
 from tests.support import behavior
@@ -164,3 +167,30 @@ def test_model_server_command_serves_on_loopback_until_stopped(tmp_path: Path) -
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_the_cases_no_behaviour_answers_are_named_before_the_run() -> None:
+    """A folder scripting some of the selected cases: the others are named (their attempts
+    could only end blocked); a judge's behaviour answers no case."""
+
+    agent = Behavior.model_validate(
+        {"name": "a", "match": {"prompt_contains": "add a column"}, "steps": [{"final": "ok"}]}
+    )
+    judge = Behavior.model_validate(
+        {
+            "name": "j",
+            "match": {"prompt_contains": "rename"},
+            "steps": [{"final_json": {"verdict": "met", "rationale": "r", "refs": ["msg-2"]}}],
+        }
+    )
+    prompts = {"add": "Please add a column.", "rename": "Please rename the table."}
+    assert unanswered_cases(BehaviorLibrary([agent, judge]), prompts) == ["rename"]
+    # the demo's scripted folders answer every demo case
+    repo = open_repo(ROOT / "agentic-evals", ROOT, target="db-migrations")
+    cases = repo.targets["db-migrations"].all_cases()
+    every = {c.case_id: c.case.input.user_prompt for c in cases}
+    scripted = ROOT / "agentic-evals/targets/db-migrations/behaviors"
+    library = load_behaviors(scripted / "follows-skill", adapter_names())
+    assert unanswered_cases(library, every) == []
+    broken = load_behaviors(scripted / "broken", adapter_names())
+    assert unanswered_cases(broken, {c: every[c] for c in BROKEN_CASES}) == []

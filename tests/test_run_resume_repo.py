@@ -41,3 +41,31 @@ def test_a_resume_without_the_planned_repo_names_it(
         "run r1 was planned from --repo /elsewhere/evals --source-workspace /elsewhere/skill"
         in said
     )
+
+
+def test_a_resume_of_an_evals_run_names_its_evals_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The repo of an `--evals` run is the evals file's folder: the way to give it back is
+    `--evals FILE --skill DIR`, which the error says."""
+    skill = tmp_path / "elsewhere/tidy"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "evals/evals.json").write_text('{"evals": [{"id": 1, "prompt": "p"}]}')
+    run = tmp_path / "runs/r1"
+    run.mkdir(parents=True)
+    manifest = {
+        "run_id": "r1",
+        "target_id": "tidy",
+        "suite_ids": [],
+        "target_skill_path": ".agents/skills/tidy/SKILL.md",
+        "started_at": "2026-11-28T00:00:00+00:00",
+        "case_workspace_root": str(tmp_path / "ws"),
+        "repo": str(skill / "evals"),
+        "source_workspace": str(skill),
+    }
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(["run", "--resume", "r1", "--runs-dir", str(tmp_path / "runs")], capsys)
+    assert code == 2
+    said = err.strip().splitlines()[-1]
+    assert f"was planned from --evals {skill}/evals/evals.json --skill {skill}:" in said

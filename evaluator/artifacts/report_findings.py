@@ -90,6 +90,7 @@ def agent_activity(run_dir: RunDir, result: CaseResult) -> list[str]:
         return []
     workspace = result.workspace_root or ""
     reads: list[str] = []
+    writes: list[str] = []
     commands: list[str] = []
     for record in session.get("records") or []:
         if not isinstance(record, dict):
@@ -98,6 +99,11 @@ def agent_activity(run_dir: RunDir, result: CaseResult) -> list[str]:
             path = _relative(str(record.get("path")), workspace)
             if path not in reads:
                 reads.append(path)
+        elif record.get("kind") == "file_write_observed" and record.get("outcome") != "failed":
+            # what it produced: a skill-creator suite judges mostly the files an agent writes
+            path = _relative(str(record.get("path")), workspace)
+            if path not in writes:
+                writes.append(path)
         elif record.get("kind") == "command_observed" and record.get("command"):
             commands.append(_short(str(record["command"])))
     judged = [a for a in result.attempts if a.workspace_root == workspace and a.shown is not None]
@@ -113,6 +119,12 @@ def agent_activity(run_dir: RunDir, result: CaseResult) -> list[str]:
         )
     else:
         parts.append("read no file")
+    if writes:
+        parts.append(
+            "wrote "
+            + ", ".join(f"`{p}`" for p in writes[:MAX_ACTIVITY])
+            + (f" and {len(writes) - MAX_ACTIVITY} more" if len(writes) > MAX_ACTIVITY else "")
+        )
     if commands:
         parts.append(
             "ran "

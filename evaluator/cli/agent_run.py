@@ -108,14 +108,17 @@ def agent_run_options(func: F) -> F:
             help=f"Agent runner (default {DEFAULT_RUNNER}; docs/agents.md lists each agent's).",
         ),
         click.option(
-            "--workers", type=click.IntRange(1, 64), default=None, help="Attempts run at once."
+            "--workers",
+            type=click.IntRange(1, 64),
+            default=None,
+            help="Attempts run at once (default: twice the cores, 2 to 8).",
         ),
         click.option(
             "--timeout",
             "timeout_s",
             type=click.FloatRange(min=1),
             default=None,
-            help="Seconds per attempt.",
+            help="Seconds per attempt (default: the case's timeout_s, else the target's, else 300).",
         ),
         click.option(
             "--run-id", default=None, help="Name of the run directory (default: time-based)."

@@ -11,6 +11,8 @@ from evaluator.cli.agent_flags import AgentHome, agent_home_flags
 from evaluator.cli.grading import build_grader, grader_options
 from evaluator.cli.options import (
     emit_json,
+    evals_options,
+    evals_repo,
     json_option,
     judge_option,
     repo_options,
@@ -36,6 +38,7 @@ def group() -> None:
 @group.command("new")
 @click.argument("case_id")
 @repo_options
+@evals_options
 @click.option("--run-id", default=None, help="The run to add the attempt to (new if absent).")
 @RUNS_DIR_OPTION
 @click.option("--target", default=None, help="Target id of a new run (default: the repo's).")
@@ -52,6 +55,8 @@ def new(
     case_id: str,
     repo: Path,
     source_workspace: Path | None,
+    evals: Path | None,
+    skill: Path | None,
     run_id: str | None,
     runs_dir: Path,
     target: str | None,
@@ -68,6 +73,7 @@ def new(
     # the pipeline is imported when the command runs, not for its --help
     from evaluator.pipeline.in_session import PlanRequest, new_attempt
 
+    repo, source_workspace = evals_repo(repo, source_workspace, evals, skill)
     made = new_attempt(
         PlanRequest(
             repo=repo,

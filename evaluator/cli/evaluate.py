@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 import click
 
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
-from evaluator.cli.options import emit_json, executor_options, json_option, repo_options
+from evaluator.cli.options import (
+    emit_json,
+    evals_options,
+    evals_repo,
+    executor_options,
+    json_option,
+    repo_options,
+)
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
 
 if TYPE_CHECKING:
@@ -17,6 +24,7 @@ if TYPE_CHECKING:
 
 @click.command("evaluate")
 @repo_options
+@evals_options
 @click.option("--target", default=None, help="Target id (default: the repo default).")
 @click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
 @click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
@@ -71,6 +79,8 @@ if TYPE_CHECKING:
 def command(
     repo: Path,
     source_workspace: Path | None,
+    evals: Path | None,
+    skill: Path | None,
     target: str | None,
     suites: tuple[str, ...],
     cases: tuple[str, ...],
@@ -98,8 +108,18 @@ def command(
         raise click.UsageError("--aa runs the candidate twice: drop --baseline")
     if baseline_from is not None and (baseline or evaluation_file or aa):
         raise click.UsageError("--baseline-from is the baseline: drop --baseline/--evaluation/--aa")
+    if evals is not None and evaluation_file is not None:
+        raise click.UsageError(
+            "--evaluation reads an eval repo's evaluations/; an --evals file has none:"
+            " use --baseline/--candidate"
+        )
+    repo, source_workspace = evals_repo(repo, source_workspace, evals, skill)
     from evaluator.evaluate.driver import read_noise_floor, run_evaluation
-    from evaluator.evaluate.variants import command_line_plan, load_evaluation
+    from evaluator.evaluate.variants import (
+        command_line_plan,
+        evaluation_target,
+        load_evaluation,
+    )
     from evaluator.pipeline.run import RunOptions
     from evaluator.plan import open_repo
 
@@ -116,7 +136,8 @@ def command(
     run_args.apply(options)
     floor = read_noise_floor(noise_floor_from) if noise_floor_from is not None else None
     if evaluation_file is not None:
-        loaded = open_repo(repo, source_workspace, lenient=run_args.lenient)
+        only = target or evaluation_target(evaluation_file, repo, lenient=run_args.lenient)
+        loaded = open_repo(repo, source_workspace, target=only, lenient=run_args.lenient)
         plan = load_evaluation(evaluation_file, loaded)
     else:
         reuse = None

@@ -32,7 +32,9 @@ def grader_options(func: F) -> F:
         "--judge-base-url",
         default=None,
         metavar="URL",
-        help="OpenAI-compatible Responses endpoint of the judge's model (vLLM, Ollama, LiteLLM).",
+        help="The judge's model endpoint: any server speaking the judge agent's provider API"
+        " (docs/agents.md names each agent's: a Responses endpoint such as vLLM, Ollama or a"
+        " LiteLLM gateway, or a Messages one).",
     )(func)
     func = click.option(
         "--judge-votes",

@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from evaluator.cli.options import emit_json, json_option, lenient_option, repo_options
+from evaluator.cli.options import (
+    emit_json,
+    evals_options,
+    evals_repo,
+    json_option,
+    lenient_option,
+    repo_options,
+)
 from evaluator.errors import EXIT_OK
+
+if TYPE_CHECKING:  # loaded when the command runs, not for its --help
+    from evaluator.repo import EvalRepo
 from evaluator.vocabulary import SPLITS, Split
 
 
 @click.command("list")
 @repo_options
+@evals_options
 @click.option("--target", "target_id", default=None, help="Target id (default: the repo default).")
 @click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
 @lenient_option
@@ -23,6 +35,8 @@ from evaluator.vocabulary import SPLITS, Split
 def command(
     repo: Path,
     source_workspace: Path | None,
+    evals: Path | None,
+    skill: Path | None,
     target_id: str | None,
     suites: tuple[str, ...],
     lenient: bool,
@@ -33,7 +47,10 @@ def command(
     # the stages are imported when the command runs, not for its --help
     from evaluator.plan import case_split, filter_split, open_repo, select_cases
 
+    repo, source_workspace = evals_repo(repo, source_workspace, evals, skill)
     loaded = open_repo(repo, source_workspace, target=target_id, lenient=lenient)
+    if not (target_id or suites) and loaded.default_target_id is None and len(loaded.targets) > 1:
+        return _list_targets(loaded, as_json)
     splits = loaded.config.splits
     selection = filter_split(select_cases(loaded, target_id, suites), split, splits)
     target = selection.target
@@ -74,9 +91,8 @@ def command(
     click.echo(f"target {target.target_id}: entry skill {target.target.entry_skill}")
     for suite in target.suites.values():
         mark = "*" if suite.suite_id in selection.suite_ids else " "
-        click.echo(
-            f" {mark} suite {suite.suite_id}: {suite.suite.title or ''} ({len(suite.cases)})"
-        )
+        title = f": {suite.suite.title}" if suite.suite.title else ""
+        click.echo(f" {mark} suite {suite.suite_id}{title} ({len(suite.cases)})")
     click.echo(f"selected cases ({len(selection.cases)}):")
     for case in selection.cases:
         click.echo(
@@ -87,4 +103,31 @@ def command(
         click.echo(f"deferred cases ({len(deferred)}; run only with --include-deferred or --case):")
         for case in deferred:
             click.echo(f"  {case.suite_id}/{case.case_id}  {case.case.title}")
+    return EXIT_OK
+
+
+def _list_targets(loaded: EvalRepo, as_json: bool) -> int:
+    """A repo of several targets and no `default_target`: which a run could name (a run without
+    `--target` is refused, so listing one target's cases would be a guess)."""
+    targets = [loaded.targets[name] for name in sorted(loaded.targets)]
+    if as_json:
+        emit_json(
+            {
+                "default_target": None,
+                "targets": [t.target.target_id for t in targets],
+                "target": None,
+                "entry_skills": {t.target.target_id: t.target.entry_skill for t in targets},
+                "suites": [],
+                "selected_suites": [],
+                "cases": [],
+                "deferred_cases": [],
+            }
+        )
+        return EXIT_OK
+    click.echo(f"targets: {', '.join(t.target.target_id for t in targets)} (default: none)")
+    for target in targets:
+        suites = ", ".join(f"{s.suite_id} ({len(s.cases)})" for s in target.suites.values())
+        click.echo(f"target {target.target.target_id}: entry skill {target.target.entry_skill}")
+        click.echo(f"  suites: {suites or 'none'}")
+    click.echo("pass --target T (or set default_target in agentic-eval.yaml) to list its cases")
     return EXIT_OK

@@ -56,6 +56,18 @@ def evals_options(func: F) -> F:
     return func
 
 
+def evals_only_option(func: F) -> F:
+    """`--evals` alone, for commands whose `--skill` is a candidate SKILL.md (`score`): the skill
+    folder is the one the file belongs to."""
+    return click.option(
+        "--evals",
+        type=click.Path(path_type=Path, exists=True),
+        default=None,
+        help="A skill-creator evals.json, or a skill folder holding evals/evals.json, read in"
+        " place of --repo (its skill is the folder the file belongs to).",
+    )(func)
+
+
 def evals_repo(
     repo: Path, source_workspace: Path | None, evals: Path | None, skill: Path | None
 ) -> tuple[Path, Path | None]:
@@ -71,8 +83,24 @@ def evals_repo(
         raise click.UsageError("--evals replaces --repo: give one of them")
     held = (evals / "evals.json", evals / "evals" / "evals.json")
     if evals.is_dir() and not any(path.is_file() for path in held):
-        raise InputError("no evals.json here (nor evals/evals.json)", path=evals, field="--evals")
+        nearby = evals_files_near(evals)
+        hint = f"; found {', '.join(nearby)}: pass one to --evals" if nearby else ""
+        raise InputError(
+            f"no evals.json here (nor evals/evals.json){hint}", path=evals, field="--evals"
+        )
     return evals, skill
+
+
+def evals_files_near(folder: Path, limit: int = 5) -> list[str]:
+    """skill-creator's layouts around a folder holding none: a repo whose skills sit below it
+    (`skills/<name>/evals/evals.json`, `<name>/evals/evals.json`), or a skill folder whose
+    evals are kept at the repo level (`../evals/evals.json`). Shown as given paths."""
+    patterns = ("*/evals/evals.json", "*/*/evals/evals.json", "evals/*/evals.json")
+    found = [path for pattern in patterns for path in sorted(folder.glob(pattern))]
+    beside = folder.parent / "evals" / "evals.json"
+    if beside.is_file():
+        found.insert(0, beside)
+    return [str(path) for path in found[:limit]]
 
 
 def lenient_option(func: F) -> F:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sized
+from collections.abc import Sequence, Sized
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,7 @@ from evaluator.cli.options import (
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 
 if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
+    from evaluator.artifacts.models import CaseResult
     from evaluator.pipeline.run import RunOutcome
 
 
@@ -38,7 +39,10 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
     " --suite runs it too.",
 )
 @click.option(
-    "--attempts", type=click.IntRange(1, 100), default=None, help="Attempts per case (default 1)."
+    "--attempts",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Attempts per case (default: the case's attempts, else the target's, else 1).",
 )
 @click.option(
     "--resume", default=None, help="Finish an interrupted run: only cases without a result."
@@ -109,6 +113,9 @@ def command(
         emit_json({**summary(outcome, code), "exit_reason": reason})
     else:
         print_summary(outcome)
+        hint = unclear_rule_hint(outcome.results)
+        if hint is not None:
+            click.echo(hint)
         if reason is not None:
             click.echo(f"exit {code}: {reason}")
     return code
@@ -157,6 +164,19 @@ def exit_reason(outcome: RunOutcome, allow_blocked: bool) -> str | None:
         # --allow-blocked forgives blocked cases beside passes, never a run that proved nothing.
         return "no case passed: a run that proves nothing does not succeed"
     return None
+
+
+def unclear_rule_hint(results: Sequence[CaseResult]) -> str | None:
+    """What to do about cases blocked because nothing could decide their prose (skill-creator's
+    expectations are prose): one line, or None when no case is."""
+    unclear = [r.case_id for r in results if r.blocked_reason == "unclear-rule"]
+    if not unclear:
+        return None
+    return (
+        f"hint: {_cases(unclear)} blocked by unclear-rule (prose that no rule decides):"
+        " give a judge model (--judge-model M, with --judge auto or model; docs/model-judge.md)"
+        " or write checks (`agentic-eval explain` shows each entry's route)"
+    )
 
 
 def _cases(items: Sized) -> str:

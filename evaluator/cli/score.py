@@ -12,7 +12,14 @@ import click
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.history import record_finished_run
-from evaluator.cli.options import emit_json_line, error_json, repo_options
+from evaluator.cli.options import (
+    emit_json_line,
+    error_json,
+    evals_only_option,
+    evals_repo,
+    repo_options,
+)
+from evaluator.cli.run import unclear_rule_hint
 from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
 from evaluator.errors import (
     EXIT_ENVIRONMENT,
@@ -35,6 +42,7 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
 
 @click.command("score")
 @repo_options
+@evals_only_option
 @click.option("--target", default=None, help="Target id (default: the repo default).")
 @click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
 @click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
@@ -53,7 +61,10 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
     help="Candidate entry skill written into every fresh workspace (default: the source's).",
 )
 @click.option(
-    "--attempts", type=click.IntRange(1, 100), default=None, help="Attempts per case (K)."
+    "--attempts",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Attempts per case, K (default: the case's attempts, else the target's, else 1).",
 )
 @click.option(
     "--min-pass-rate",
@@ -111,6 +122,7 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
 def command(
     repo: Path,
     source_workspace: Path | None,
+    evals: Path | None,
     target: str | None,
     suites: tuple[str, ...],
     cases: tuple[str, ...],
@@ -138,6 +150,8 @@ def command(
     from evaluator.pipeline.run import Run
 
     try:
+        # `--skill` is the candidate text here: the skill folder is the one the file belongs to
+        repo, source_workspace = evals_repo(repo, source_workspace, evals, None)
         options = _options(
             repo, source_workspace, target, suites, cases, split, skill_file, resume, run_args
         )
@@ -184,6 +198,9 @@ def command(
         emit_json_line(payload)
     else:
         _print_summary(verdict, str(outcome.run_dir.path))
+        hint = unclear_rule_hint(outcome.results)
+        if hint is not None and metric != "trigger-f1":
+            click.echo(hint)
     click.echo(verdict.line())
     return EXIT_BY_VERDICT[verdict.kind]
 

@@ -231,8 +231,17 @@ class CommandCheck(_Check):
     command names the attempt workspace."""
 
     kind: Literal["command"]
-    command: NonEmpty = Field(description="Run with `bash -c`; `{{output_dir}}` is the workspace.")
-    expect_exit_code: int = Field(default=0, description="The exit code that passes the check.")
+    command: NonEmpty = Field(
+        description="Run with `/bin/sh -c` (as skill-creator runs it: no bash-only syntax);"
+        " `{{output_dir}}` is the workspace."
+    )
+    expect_exit_code: int = Field(
+        default=0,
+        description="The exit code that passes the check. Another one fails it, unless the"
+        " output shows that this machine stopped the command (a program missing from PATH,"
+        " a package installer without network, pip refusing a system-wide install): then the"
+        " check is `blocked: environment`, since any agent would get that exit code here.",
+    )
     timeout_s: float = Field(default=60.0, gt=0, le=600, description="Killed after this long.")
 
 

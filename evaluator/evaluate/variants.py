@@ -126,6 +126,28 @@ def command_line_plan(
     return EvaluationPlan(None, "ab", None, target, suites, (base, chosen))
 
 
+def evaluation_target(path: Path, repo: Path, *, lenient: bool) -> str | None:
+    """The one target an evaluation file needs, so that only it is loaded (as `run --target`
+    reads only its target: another target's missing skill must not stop it); None when it names
+    several (a comparison of targets), none, one the repo does not hold, or cannot be read
+    (`load_evaluation`, over the whole repo, then says why at the file's line)."""
+    diagnostics = Diagnostics()
+    loaded = load_document(path, "evaluation", diagnostics, lenient=lenient)
+    if loaded is None or diagnostics.errors:
+        return None
+    evaluation: Evaluation = loaded.model
+    named = {evaluation.target_id}
+    named |= {v.target_id for v in (evaluation.variants or {}).values() if v.target_id}
+    if evaluation.shared_cases is not None and evaluation.shared_cases.from_target:
+        named.add(evaluation.shared_cases.from_target)
+    named.discard(None)
+    if len(named) != 1:
+        return None
+    (only,) = named
+    # a target's directory is named by its id (validate checks it)
+    return only if only and (repo / "targets" / only).is_dir() else None
+
+
 def load_evaluation(path: Path, repo: EvalRepo) -> EvaluationPlan:
     """An upstream evaluation file, unchanged: `ab` (two versions of the skill) or `comparison`
     (each variant its own target's skill on shared cases), `subjective` (the current skill scored on
@@ -298,6 +320,9 @@ def materialize(
     directory is laid where the target's entry skill lies; a revision is a git worktree."""
     source = repo.source_workspace
     skill_rel = _skill_dir(target.target.entry_skill)
+    if target.skill_mount is not None:
+        # An `evals.json` suite: its source workspace is the skill folder itself.
+        return _materialize_mounted(spec, source, stack, work)
     if spec.kind == "current":
         return Materialized(spec, source, skill_dir=source / skill_rel)
     if spec.kind == "none":
@@ -324,6 +349,34 @@ def materialize(
         return Materialized(spec, inside, commit=commit, skill_dir=skill_dir)
     laid = _laid_out(skill_dir, source, target, work / spec.label)
     return Materialized(spec, laid, commit=commit, skill_dir=skill_dir)
+
+
+def _materialize_mounted(
+    spec: VariantSpec, skill: Path, stack: ExitStack, work: Path
+) -> Materialized:
+    """A variant of a skill-creator suite, whose source workspace is the skill folder: another
+    skill directory is that variant's source workspace as it is, a revision the skill folder in
+    a worktree of its repository."""
+    if spec.kind == "current":
+        return Materialized(spec, skill, skill_dir=skill)
+    if spec.kind == "none":
+        return Materialized(spec, skill, no_skill=True)
+    if spec.kind == "reused":
+        return Materialized(spec, skill, reused=spec.path)
+    if spec.kind == "file":
+        assert spec.path is not None
+        text = spec.path.read_bytes().decode("utf-8")
+        return Materialized(spec, skill, skill_text=text, skill_dir=spec.path.parent)
+    if spec.kind == "dir":
+        assert spec.path is not None
+        return Materialized(spec, spec.path, skill_dir=spec.path)
+    assert spec.rev is not None
+    commit = check_revision(skill, spec.rev, spec.label)
+    tree = _worktree(skill, commit, work / f"{spec.label}-rev", stack)
+    inside = tree / _prefix(skill)
+    if not (inside / "SKILL.md").is_file():
+        raise InputError(f"revision {spec.rev} has no {_prefix(skill)}/SKILL.md")
+    return Materialized(spec, inside, commit=commit, skill_dir=inside)
 
 
 def _laid_out(skill: Path, source: Path, target: LoadedTarget, into: Path) -> Path:

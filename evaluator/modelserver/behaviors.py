@@ -415,6 +415,21 @@ def unmatched_behaviors(library: BehaviorLibrary, case_prompts: dict[str, str]) 
     ]
 
 
+def unanswered_cases(library: BehaviorLibrary, case_prompts: dict[str, str]) -> list[str]:
+    """The cases whose prompt no behaviour answers (judge behaviours aside): their attempts
+    would end in the server's `no scripted behaviour matches` error, blocked."""
+    agents = [b for b in library.behaviors if b.steps[-1].action != "final_json"]
+    return [
+        case_id
+        for case_id, prompt in case_prompts.items()
+        if not any(
+            b.match.accepts(agent_prompt(prompt), is_child)
+            for b in agents
+            for is_child in (False, True)
+        )
+    ]
+
+
 def overlapping_behaviors(
     library: BehaviorLibrary, case_prompts: dict[str, str]
 ) -> list[InputError]:

@@ -48,7 +48,7 @@ from evaluator.execute import Executor, ExecutorSettings, executor_class
 from evaluator.html.run_page import write_run_html
 from evaluator.interop import write_run_outputs
 from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer, load_behaviors
-from evaluator.modelserver.behaviors import coverage_problems
+from evaluator.modelserver.behaviors import coverage_problems, unanswered_cases
 from evaluator.pipeline.attempt import (
     AttemptOutcome,
     AttemptResult,
@@ -74,6 +74,7 @@ from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
 from evaluator.pipeline.runplan import RunOptions as RunOptions  # re-exported: was defined here
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.repo.evals_json import evals_file
 from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.launch import choose_policy
@@ -219,9 +220,15 @@ class Run:
             return  # no such run: the usual error says so
         if not planned.repo:
             return
-        where = f"--repo {planned.repo}"
-        if planned.source_workspace:
-            where += f" --source-workspace {planned.source_workspace}"
+        evals = evals_file(Path(planned.repo))
+        if evals is not None:  # an `--evals` run: its repo is the evals file's folder
+            where = f"--evals {evals}"
+            if planned.source_workspace:
+                where += f" --skill {planned.source_workspace}"
+        else:
+            where = f"--repo {planned.repo}"
+            if planned.source_workspace:
+                where += f" --source-workspace {planned.source_workspace}"
         raise InputError(
             f"eval repo directory not found; run {run_dir.run_id} was planned from {where}:"
             " give them to resume it",
@@ -375,6 +382,7 @@ class Run:
             problems = self._behaviour_problems(library, selection)
             if problems:
                 raise problems[0]
+            self._warn_unanswered(library, selection)
         real_endpoint = check_endpoint(plan, options)
         # Fails early when the agent's CLI is missing.
         adapter = adapter_for_runner(plan.agent)
@@ -397,6 +405,20 @@ class Run:
         """What stops a scripted run before it starts: a behaviour for no case of the target (a
         typo in its `match` would leave its case unanswered), two answering one prompt."""
         return coverage_problems(library, self._behaviour_prompts(selection))
+
+    def _warn_unanswered(self, library: BehaviorLibrary, selection: Selection) -> None:
+        """A folder scripting some of the selected cases runs; the others could only end
+        blocked, so say so before they start rather than in seven blocked results."""
+        selected = {c.case_id: c.case.input.user_prompt for c in selection.cases}
+        missing = unanswered_cases(library, selected)
+        if missing:
+            shown = ", ".join(missing[:8]) + (", ..." if len(missing) > 8 else "")
+            print(
+                f"agentic-eval: warning: no scripted behaviour in {library.source} answers"
+                f" {len(missing)} of the {len(selected)} selected case(s): {shown}; their"
+                " attempts will be blocked (select the scripted ones with --case)",
+                file=sys.stderr,
+            )
 
     def _behaviour_prompts(self, selection: Selection) -> dict[str, str]:
         """The prompts the scripted behaviours must cover: every case of the target."""

@@ -122,8 +122,14 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         diagnostics.error(exc)
         return None, diagnostics
     data = source.data
-    if not isinstance(data, dict):
-        diagnostics.error(source.error((), "expected a JSON object with an `evals` list"))
+    if not isinstance(data, dict) or ("evals" not in data and _is_trigger_set(data)):
+        trigger_set = _is_trigger_set(data)
+        hint = (
+            " (this is a trigger set: run it with `agentic-eval triggers --triggers FILE`)"
+            if trigger_set
+            else ""
+        )
+        diagnostics.error(source.error((), f"expected a JSON object with an `evals` list{hint}"))
         return None, diagnostics
     for key in data:
         if key not in TOP_KEYS:
@@ -220,6 +226,14 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         targets={target.target_id: loaded_target},
     )
     return repo, diagnostics
+
+
+def _is_trigger_set(data: object) -> bool:
+    """skill-creator's trigger queries (`[{query, should_trigger}]`, or the
+    `should_trigger`/`should_not_trigger` lists) given where an evals.json is expected."""
+    if isinstance(data, list):
+        return bool(data) and all(isinstance(i, dict) and "query" in i for i in data)
+    return isinstance(data, dict) and ("should_trigger" in data or "should_not_trigger" in data)
 
 
 def _trigger_file(evals: Path, diagnostics: Diagnostics) -> Path | None:
@@ -447,6 +461,10 @@ def _entry(
     return AssertionEntry(description=str(description), checks=[check])
 
 
+# A package install inside a `command` assertion: it needs the network the jail does not give.
+_PACKAGE_INSTALL = re.compile(r"\b(?:pip3?|npm|pnpm|yarn|uv pip|poetry) (?:install|add|ci)\b")
+
+
 def _check(
     source: _Source,
     at: PathKey,
@@ -470,6 +488,16 @@ def _check(
         if isinstance(code, bool) or not isinstance(code, int):
             diagnostics.error(source.error((*at, "expect_exit_code"), "expected an integer"))
             return None
+        installer = _PACKAGE_INSTALL.search(command or "")
+        if installer is not None:
+            diagnostics.warn(
+                source.error(
+                    (*at, "command"),
+                    f"`{installer.group(0)}` needs a network for what is not installed here,"
+                    " and the check has none (it runs in the attempt's jail): when it cannot"
+                    " install, the check is blocked (environment), not passed",
+                )
+            )
         return (
             CommandCheck(kind="command", command=command, expect_exit_code=code, note=note)
             if command

@@ -17,6 +17,28 @@ from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 KIND = "command"
 OUTPUT_DIR = "{{output_dir}}"
 OUTPUT_LIMIT = 20_000  # characters of output kept in the record
+# A program the check's own command names, looked up on PATH, that this machine lacks
+# (`/bin/sh: 1: mvn: not found`, exit 127). Not a path (`./build.sh`: a file the agent should
+# have written), nor a program only a script of the agent's calls (its typo is its own).
+_PROGRAM_NOT_FOUND = re.compile(r"(?m)^\S*sh: (?:\d+: )?([^\s/:]+): (?:command )?not found$")
+# A package installer that could not reach its index (the jail has no network), or Debian's
+# Python refusing a system-wide `pip install` (PEP 668): the machine stopped it, not the agent's
+# work. Each is (what the installer printed, a sign of no network or None, why).
+_INSTALLER_FAILURES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("externally-managed-environment", (), "pip refused a system-wide install (PEP 668)"),
+    (
+        "No matching distribution found",
+        (
+            "Temporary failure in name resolution",
+            "Failed to establish a new connection",
+            "Network is unreachable",
+            "Name or service not known",
+        ),
+        "pip could not reach its package index (no network here)",
+    ),
+    ("npm ERR!", ("EAI_AGAIN", "ENOTFOUND"), "npm could not reach its registry (no network here)"),
+    ("npm error", ("EAI_AGAIN", "ENOTFOUND"), "npm could not reach its registry (no network here)"),
+)
 _PATH_AFTER_PLACEHOLDER = re.compile(r"\{\{output_dir\}\}/?([^\s'\"|;&<>()]*)")
 
 
@@ -46,12 +68,40 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
     tail = _tail(outcome.output)
     if outcome.exit_code == check.expect_exit_code:
         return passed(KIND, f"{check.command!r} exited {outcome.exit_code} {where}{tail}", refs)
+    machine = machine_failure(check.command, outcome)
+    if machine is not None:
+        # Not the agent's doing: every agent would get this exit code here, so it is no verdict
+        # on the agent's work (a `blocked: environment`, like a variable the run cannot supply).
+        return blocked(
+            KIND,
+            f"{check.command!r} exited {outcome.exit_code}, expected {check.expect_exit_code},"
+            f" but could not do its work here: {machine} {where}{tail}",
+            refs,
+            reason="environment",
+        )
     return failed(
         KIND,
         f"{check.command!r} exited {outcome.exit_code}, expected {check.expect_exit_code}"
         f" {where}{tail}",
         refs,
     )
+
+
+def machine_failure(command: str, outcome: CommandOutcome) -> str | None:
+    """Why `command` could not do its work on this machine, when what it printed says so (a
+    program it names missing from PATH, a package installer without network or refused by
+    PEP 668); else None."""
+    if outcome.exit_code == 127:
+        for missing in _PROGRAM_NOT_FOUND.finditer(outcome.output):
+            name = missing.group(1)
+            if re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w./-])", command):
+                return f"`{name}` is not installed here"
+    for printed, no_network, why in _INSTALLER_FAILURES:
+        if printed in outcome.output and (
+            not no_network or any(sign in outcome.output for sign in no_network)
+        ):
+            return why
+    return None
 
 
 def _tail(output: str) -> str:
