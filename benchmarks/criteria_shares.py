@@ -81,7 +81,7 @@ def upstream_entries() -> list[Entry]:
 def repo_entries(root: Path, name: str, *, every_target: bool = True) -> list[Entry]:
     """The entries of an eval repo's cases (its default target, or every target)."""
     from evaluator.judge.chain import plan_entries
-    from evaluator.judge.skill_vocabulary import target_vocabulary
+    from evaluator.judge.skill_vocabulary import skill_vocabulary
     from evaluator.plan import open_repo, select_cases
 
     targets: list[str | None] = [None]
@@ -91,7 +91,7 @@ def repo_entries(root: Path, name: str, *, every_target: bool = True) -> list[En
     for target in targets:
         repo = open_repo(root, None, target=target, lenient=every_target)
         selection = select_cases(repo, target)
-        vocabulary = target_vocabulary(repo.source_workspace, selection.target.target.entry_skill)
+        vocabulary = skill_vocabulary(selection.target.entry_skill_path(repo.source_workspace))
         for case in selection.cases:
             for plan in plan_entries(case.case, True, vocabulary):
                 key = f"{name}/{case.case_id}#{plan.pending.entry_id}"

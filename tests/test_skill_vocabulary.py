@@ -315,3 +315,32 @@ def test_script_ran_with_a_command_needs_the_run_itself_to_match() -> None:
 
     assert status(ran) == "pass"
     assert status(other) == "fail"  # it ran, and `totals` was named, but never by its run
+
+
+def test_explain_of_a_skill_creator_suite_reads_the_vocabulary_of_its_skill_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `--evals`: the skill is mounted from its own folder, not read under the source workspace.
+    skill = tmp_path / "ledger"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(LEDGER)
+    (skill / "scripts").mkdir()
+    (skill / "scripts/ledger.py").write_text("print('ledger')\n")
+    evals = {
+        "skill_name": "ledger",
+        "evals": [
+            {
+                "id": 1,
+                "prompt": "Who writes in the book?",
+                "expected_output": "The members.",
+                "expectations": ["The skill ran members before answering"],
+            }
+        ],
+    }
+    (skill / "evals/evals.json").write_text(json.dumps(evals))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["explain", "--evals", str(skill / "evals/evals.json"), "--json"])
+    assert exit_info.value.code == 0
+    (entry,) = json.loads(capsys.readouterr().out)["cases"][0]["entries"]
+    assert entry["decided_by"] == "rules"
+    assert "members [subcommand of scripts/ledger.py]" in entry["provenance"][0]["tree"]

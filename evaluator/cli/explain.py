@@ -78,7 +78,7 @@ def command(
     """Show how every assertion entry will be decided (checks, compiled rules, model judge)."""
     # the stages are imported when the command runs, not for its --help
     from evaluator.judge.chain import plan_entries
-    from evaluator.judge.skill_vocabulary import target_vocabulary
+    from evaluator.judge.skill_vocabulary import skill_vocabulary
     from evaluator.plan import open_repo, select_cases
 
     if judge_mode == "model" and judge_model is None:
@@ -89,7 +89,7 @@ def command(
         repo, source_workspace, target=target_id, lenient=lenient, default_target_only=True
     )
     selection = select_cases(loaded, target_id, (), cases, include_deferred=include_deferred)
-    vocabulary = target_vocabulary(loaded.source_workspace, selection.target.target.entry_skill)
+    vocabulary = skill_vocabulary(selection.target.entry_skill_path(loaded.source_workspace))
     planned = [(case, plan_entries(case.case, with_model, vocabulary)) for case in selection.cases]
     chosen = {case.case_id for case in selection.cases}
     deferred = [c.case_id for c in selection.target.deferred_cases() if c.case_id not in chosen]
@@ -152,12 +152,18 @@ def _echo_plan(plan: EntryPlan) -> None:
         click.echo(f"        rule {provenance.rule} -> {compiled}")
         if provenance.tree:
             click.echo(f"        parse: {provenance.tree}")
+    description = pending.entry.description
     for refusal in plan.refused:
-        click.echo(f"      {refusal.role} (does not compile): {refusal.sentence}")
+        # The entry's own sentence is on the line above: say which it is, not the text again.
+        sentence = "the entry itself" if refusal.sentence == description else refusal.sentence
+        click.echo(f"      {refusal.role} (does not compile): {sentence}")
         click.echo(f"        {refusal.why}")
         if refusal.instead:
             click.echo(f"        exact instead: checks: [{refusal.instead}]")
     if plan.grade_text is not None:
         why = "model judge" if plan.decided_by == "model" else "needs a judge model"
-        for line in plan.grade_text.splitlines():
-            click.echo(f"      {why}: {line}")
+        if plan.grade_text.strip() == (description or "").strip():
+            click.echo(f"      {why}: the entry itself")
+        else:
+            for line in plan.grade_text.splitlines():
+                click.echo(f"      {why}: {line}")

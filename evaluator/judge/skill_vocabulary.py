@@ -191,9 +191,3 @@ def skill_vocabulary(path: Path | None) -> SkillVocabulary | None:
     vocabulary = read_vocabulary(text)
     files = skill_files(skill_md.parent)
     return SkillVocabulary(vocabulary.terms, files) if vocabulary.terms or files else None
-
-
-def target_vocabulary(source_workspace: Path, entry_skill: str) -> SkillVocabulary | None:
-    """The vocabulary of a target's entry skill (`target.yaml`'s `entry_skill`, relative to the
-    source workspace): the skill its cases' criteria speak of."""
-    return skill_vocabulary(source_workspace / entry_skill)

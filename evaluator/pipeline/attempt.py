@@ -39,7 +39,7 @@ from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.judge.base import CommandRunner
-from evaluator.judge.skill_vocabulary import SkillVocabulary, target_vocabulary
+from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary
 from evaluator.pipeline.commands import JailedCommands
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
@@ -505,7 +505,7 @@ def _evaluate(
         result,
         settings.grader,
         JailedCommands(settings.launch),
-        target_vocabulary(settings.source_workspace, settings.target.target.entry_skill),
+        skill_vocabulary(settings.target.entry_skill_path(settings.source_workspace)),
     )
 
 

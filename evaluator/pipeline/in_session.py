@@ -25,7 +25,7 @@ from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.judge import ModelGrader
-from evaluator.judge.skill_vocabulary import target_vocabulary
+from evaluator.judge.skill_vocabulary import skill_vocabulary
 from evaluator.pipeline.attempt import (
     WORKSPACE_SNAPSHOT,
     AttemptResult,
@@ -371,7 +371,7 @@ def _judge(
         # In-session attempts have no jail of ours: the check runs as their agent did.
         target = repo.targets.get(case.target_id)
         vocabulary = (
-            target_vocabulary(repo.source_workspace, target.target.entry_skill) if target else None
+            skill_vocabulary(target.entry_skill_path(repo.source_workspace)) if target else None
         )
         judge_session(
             run_dir, case, result, request.grader, JailedCommands(LaunchPolicy()), vocabulary

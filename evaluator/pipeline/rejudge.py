@@ -23,7 +23,7 @@ from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport
 from evaluator.isolation.assess import Violation
 from evaluator.judge import JudgeContext, ModelGrader, judge_case
-from evaluator.judge.skill_vocabulary import target_vocabulary
+from evaluator.judge.skill_vocabulary import skill_vocabulary
 from evaluator.pipeline.attempt import (
     WORKSPACE_SNAPSHOT,
     AttemptResult,
@@ -125,7 +125,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
         run_dir.path.resolve(),
     )
     commands = rejudge_commands(manifest.sandbox, hidden)
-    vocabulary = target_vocabulary(repo.source_workspace, selection.target.target.entry_skill)
+    vocabulary = skill_vocabulary(selection.target.entry_skill_path(repo.source_workspace))
     adapter = adapter_for_agent(manifest.agent)  # the agent that ran reads its saved sessions
     # The judge's credentials, as a run redacts them: a judge may repeat what it was given.
     judge_secrets = {f"judge:{n}": v for n, v in (grader.credentials() if grader else {}).items()}

@@ -84,6 +84,11 @@ class LoadedTarget:
                 return mount.origin.joinpath(*inside.relative_to(at).parts)
         return source_workspace / relative
 
+    def entry_skill_path(self, source_workspace: Path) -> Path:
+        """The target's entry `SKILL.md` as it is read from the source (a mounted skill's own
+        folder for a skill-creator suite)."""
+        return self.source_path(source_workspace, self.target.entry_skill)
+
     def source_root(self, source_workspace: Path) -> Path:
         """The directory the skill's files must lie under (no symlink may lead out of it)."""
         return self.skill_mount.origin if self.skill_mount is not None else source_workspace
