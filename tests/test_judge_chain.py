@@ -214,6 +214,30 @@ def test_a_script_ran_only_when_it_was_executed(
     assert detail in entry.checks[0].detail
 
 
+@pytest.mark.parametrize(
+    "command,exit_code,expected",
+    [
+        ("python3 run.py", 0, "pass"),
+        ("true || python3 run.py", 0, "blocked"),
+        ("for f in; do python3 run.py; done", 0, "blocked"),
+        ("ls nowhere && python3 run.py", 2, "blocked"),
+        ("ls && python3 run.py", 0, "pass"),
+    ],
+)
+def test_a_script_that_may_not_have_run_is_no_run(
+    command: str, exit_code: int, expected: str
+) -> None:
+    """Red team, round 2: `script_ran` without a command pattern took any execution the
+    analysis saw, even one after `||` or in a loop that runs nothing."""
+    ev = SessionEvidence(session_path="s.jsonl", complete=True, final_answer="done")
+    ev.add("command_observed", 1, command=command, workdir="/ws", exit_code=exit_code, call_id="c1")
+    ev.add("file_read_observed", 1, path="/ws/run.py", access="exec", call_id="c1")
+    context = JudgeContext(evidence=ev, workspace=WS, ref_prefix="e", workspace_available=False)
+    check = {"kind": "script_ran", "path": "run.py"}
+    entry = judge_case(_case([{"description": "d", "checks": [check]}]), context).entries[0]
+    assert entry.status == expected
+
+
 def test_a_script_named_in_an_opaque_construct_cannot_be_judged() -> None:
     ev = _evidence()
     ev.add("command_observed", 8, command='eval "$(cat run.sh)"', exit_code=0, call_id="c8")
