@@ -68,6 +68,9 @@ class EvidenceRecord:
     # True for a lexical guess (text that looks like a path), which the complete trace of its
     # tool call may contradict (isolation/trace.py); None for an observed access.
     guess: bool | None = None
+    # True for a read or run of a file whose whole content is the agent's own text (it typed
+    # it, or a command that read no other file wrote it): its output shows no workspace file.
+    own_text: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         # Called for every record of a session: the field names are looked up once, not per call.
