@@ -217,6 +217,11 @@ def python_module(
 
 @handles("pytest")
 def pytest(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
+    for raw in args:
+        # `--basetemp=DIR`, `--rootdir=DIR`, `-o cache_dir=DIR`: a directory it writes or reads.
+        _, has_value, value = (raw or "").partition("=")
+        if has_value and looks_like_path(value):
+            w.add("path", value, "pytest option", guess=True)
     operands = [
         (a, t) for a, t in zip(args, texts, strict=True) if a is None or not a.startswith("-")
     ]
