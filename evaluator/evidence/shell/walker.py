@@ -350,13 +350,13 @@ class Walker:
         only if everything before it succeeded."""
         children = [c for c in node.named_children if c.type != "comment"]
         saved = (self.tail, self.conditional, self.after_success)
-        substitution = node.type in ("command_substitution", "process_substitution")
+        last = len(children) - 1
+        tail = saved[0] and node.type not in ("command_substitution", "process_substitution")
         for index, child in enumerate(children):
-            background = child.next_sibling is not None and child.next_sibling.type == "&"
-            self.tail = (
-                saved[0] and not substitution and not background and index == len(children) - 1
-            )
+            self.tail = tail and index == last and not _in_background(child)
             self.statement(child)
+            if index == last:
+                break  # nothing after it to gate
             if _terminates(child):
                 self.conditional += 1
             elif _sets_errexit(child):
@@ -370,17 +370,19 @@ class Walker:
         self.gated(node.children)
 
     def gated(self, children: list[Node]) -> None:
+        types = [c.type for c in children]
         or_after = [False] * len(children)
         for index in range(len(children) - 2, -1, -1):
-            or_after[index] = or_after[index + 1] or children[index + 1].type == "||"
+            or_after[index] = or_after[index + 1] or types[index + 1] == "||"
         saved_tail = self.tail
         after_and = after_or = stopped = False
         for index, child in enumerate(children):
-            if child.type == "&&":
+            kind = types[index]
+            if kind == "&&":
                 after_and = True
-            elif child.type == "||":
+            elif kind == "||":
                 after_or = True
-            elif child.is_named and child.type != "comment":
+            elif kind != "comment" and child.is_named:
                 self.tail = saved_tail and not or_after[index]
                 conditional = after_or or stopped or (after_and and not self.tail)
                 success = after_and and not conditional
@@ -389,7 +391,7 @@ class Walker:
                 self.statement(child)
                 self.conditional -= conditional
                 self.after_success -= success
-                stopped = stopped or _terminates(child)
+                stopped = stopped or (index < len(children) - 1 and _terminates(child))
         self.tail = saved_tail
 
     def branches(self, node: Node) -> None:
@@ -868,19 +870,17 @@ class Walker:
     def apply(self, name: str, args: list[str | None], texts: list[str]) -> None:
         start = len(self.result.accesses)
         self.apply_handler(name, args, texts)
-        executed = {a.raw for a in self.result.accesses[start:] if a.kind == "exec"}
-        scripts = [i + 1 for i, raw in enumerate(args) if raw is not None and raw in executed]
-        executed_args = {args[i - 1] for i in scripts}
+        runs = [a for a in self.result.accesses[start:] if a.kind == "exec"]
+        scripts: list[int] = []
+        paths: tuple[str, ...] = ()
+        if runs:  # most commands run no file
+            executed = {a.raw for a in runs}
+            scripts = [i + 1 for i, raw in enumerate(args) if raw is not None and raw in executed]
+            programs = {name, *(args[i - 1] for i in scripts)}
+            paths = tuple(dict.fromkeys(a.path for a in runs if a.raw in programs))
         words = (
             name,
             *(raw if raw is not None else text for raw, text in zip(args, texts, strict=True)),
-        )
-        paths = tuple(
-            dict.fromkeys(
-                a.path
-                for a in self.result.accesses[start:]
-                if a.kind == "exec" and (a.raw == name or a.raw in executed_args)
-            )
         )
         conditional = self.conditional > 0
         self.result.invocations.append(
@@ -1021,6 +1021,11 @@ def _command_name(node: Node) -> str:
     return _text(name) if name is not None else ""
 
 
+def _in_background(node: Node) -> bool:
+    after = node.next_sibling
+    return after is not None and after.type == "&"
+
+
 def _is_list(node: Node) -> bool:
     while node.type == "redirected_statement":
         body = node.child_by_field_name("body")
@@ -1032,6 +1037,8 @@ def _is_list(node: Node) -> bool:
 
 def _terminates(node: Node) -> bool:
     """`exit`, `return`, `logout`, or `exec` of a command: nothing after it in the shell runs."""
+    if not (node.text or b"").startswith((b"exit", b"return", b"logout", b"exec")):
+        return False  # the quick test: most statements start with another word
     name = _command_name(node)
     if name in ("exit", "return", "logout"):
         return True
@@ -1045,7 +1052,9 @@ def _terminates(node: Node) -> bool:
 
 def _sets_errexit(node: Node) -> bool:
     """`set -e`, `set -euo pipefail`, `set -o errexit`: a failing command ends the shell."""
-    if _command_name(node) != "set" or node.type != "command":
+    if node.type != "command" or not (node.text or b"").startswith(b"set"):
+        return False
+    if _command_name(node) != "set":
         return False
     values = [_text(a) for a in node.children_by_field_name("argument")]
     if any(v.startswith("-") and not v.startswith("--") and "e" in v[1:] for v in values):
