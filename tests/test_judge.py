@@ -230,7 +230,17 @@ def test_stats_exclude_blocked_and_flag_flaky() -> None:
         ("bash -nc 'python3 s/new_migration.py x'", "blocked"),
         ("bash -n s/new_migration.py", "fail"),
         ("python3 -c pass s/new_migration.py", "fail"),
+        ("find . -name nothing-here -exec python3 s/new_migration.py x \\;", "blocked"),
+        (
+            'python3 -c \'import subprocess\nif 0:\n subprocess.run(["python3", "s/new_migration.py"])\'',
+            "blocked",
+        ),
         # look-alikes that did run
+        (
+            'python3 -c \'import subprocess; subprocess.run(["python3", "s/new_migration.py"])\'',
+            "pass",
+        ),
+        ("timeout 60 nice python3 s/new_migration.py x", "pass"),
         ("for m in a b; do python3 s/new_migration.py $m; done", "pass"),
         ("while ! python3 s/new_migration.py x; do sleep 1; done", "pass"),
         ("trap 'python3 s/new_migration.py x' EXIT", "pass"),

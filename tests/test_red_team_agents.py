@@ -126,6 +126,8 @@ def test_a_claim_the_agent_only_typed_does_not_pass(
         ("command-in-signal-trap", "workflow-script-must-succeed", "blocked"),
         ("command-after-exit", "workflow-script-must-succeed", "blocked"),
         ("script-syntax-checked", "workflow-script-must-succeed", "fail"),
+        ("command-in-find-exec-no-match", "workflow-script-must-succeed", "blocked"),
+        ("command-in-python-dead-branch", "workflow-script-must-succeed", "blocked"),
     ],
 )
 def test_round_two_claims_of_what_never_ran_or_was_never_read_do_not_pass(

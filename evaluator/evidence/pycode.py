@@ -139,6 +139,9 @@ class PyAccess:
 class PyAnalysis:
     accesses: list[PyAccess] = field(default_factory=list)
     commands: list[list[str] | str] = field(default_factory=list)  # argv lists or shell text
+    # Indices of `commands` inside a branch, a loop, a function, a `try`, a short-circuit or a
+    # conditional expression: the program may not reach them.
+    guarded: set[int] = field(default_factory=set)
     opaque: list[str] = field(default_factory=list)
     # Top-level modules imported by absolute name: Python looks for them first in the program's
     # own directory, where a file the session wrote shadows the standard library's.
@@ -159,6 +162,7 @@ class _Scanner(ast.NodeVisitor):
         self.result = result
         self.bound: dict[str, str | None] = {}  # names bound to literal paths (None: rebound)
         self.sys_names = {"sys"}  # names the `sys` module is imported as
+        self.guarded = 0  # inside code that may not run (see `PyAnalysis.guarded`)
         self.built: set[str] = set()  # names bound to a string built at run time
         self.called: set[int] = set()  # ids of the nodes called (`f` in `f(x)`)
 
@@ -345,17 +349,32 @@ class _Scanner(ast.NodeVisitor):
             isinstance(node, ast.Call) and _name(node.func) in _PATH_CONSTRUCTORS
         )
 
+    def guard(self, node: ast.AST) -> None:
+        self.guarded += 1
+        self.generic_visit(node)
+        self.guarded -= 1
+
+    visit_If = visit_For = visit_AsyncFor = visit_While = visit_Try = guard
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_IfExp = guard
+    visit_BoolOp = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = guard
+    visit_Match = visit_With = visit_AsyncWith = visit_ClassDef = guard
+
+    def command(self, command: list[str] | str) -> None:
+        if self.guarded:
+            self.result.guarded.add(len(self.result.commands))
+        self.result.commands.append(command)
+
     def subprocess(self, node: ast.Call) -> None:
         first = node.args[0] if node.args else None
         if isinstance(first, ast.List | ast.Tuple):
             argv = [self.literal(e) for e in first.elts]
             if all(a is not None for a in argv):
-                self.result.commands.append([a for a in argv if a is not None])
+                self.command([a for a in argv if a is not None])
                 return
         elif first is not None:
             text = self.literal(first)
             if text is not None:
-                self.result.commands.append(text)
+                self.command(text)
                 return
         self.result.opaque.append("python subprocess with computed arguments")
 

@@ -330,11 +330,16 @@ class Walker:
         base = cwd or self.cwd
         for access in analysis.accesses:
             self.add(access.kind, access.path, f"{via} {access.how}", base, access.how == "literal")
-        for command in analysis.commands:
+        saved_tail, self.tail = self.tail, False  # Python's exit status is not the command's
+        for index, command in enumerate(analysis.commands):
+            guarded = index in analysis.guarded
+            self.conditional += guarded
             if isinstance(command, str):
                 self.nested(command, via, base)
             else:
                 self.apply(command[0], list(command[1:]), list(command[1:]))
+            self.conditional -= guarded
+        self.tail = saved_tail
         for reason in analysis.opaque:
             self.opaque(reason)
         # `python3 -c`, `-m` and stdin put the working directory first on sys.path: a module the
@@ -868,9 +873,16 @@ class Walker:
             self.opaque(f"{via} {text}: effect not modelled")
 
     def apply(self, name: str, args: list[str | None], texts: list[str]) -> None:
-        start = len(self.result.accesses)
+        start, nested_start = len(self.result.accesses), len(self.result.invocations)
         self.apply_handler(name, args, texts)
         runs = [a for a in self.result.accesses[start:] if a.kind == "exec"]
+        if runs and len(self.result.invocations) > nested_start:
+            # What a command it runs runs is that command's (`find -exec python3 x.py`, whose
+            # run may never happen; `timeout 5 python3 x.py`), not this one's.
+            theirs = {
+                i.words[n] for i in self.result.invocations[nested_start:] for n in i.executed
+            }
+            runs = [a for a in runs if a.raw not in theirs]
         scripts: list[int] = []
         paths: tuple[str, ...] = ()
         if runs:  # most commands run no file
