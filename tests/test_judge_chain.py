@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.adapters import normalize_session
 from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
 from evaluator.artifacts.report import render_report
 from evaluator.cli.main import main
@@ -21,6 +22,7 @@ from evaluator.judge.grading import GradeItem, GradeResult
 from evaluator.pipeline.rejudge import _isolation
 from evaluator.plan import open_repo, select_cases
 from tests.conftest import ROOT, copy_demo
+from tests.test_consultation import _rollout
 
 WS = Path("/ws")
 SKILL = ".agents/skills/s"
@@ -743,3 +745,27 @@ def test_an_argument_must_be_on_the_commands_own_line(command: str, status: str)
     )
     (entry,) = judge_case(case, context).entries
     assert (entry.status, entry.decided_by) == (status, "rules"), entry.notes
+
+
+@pytest.mark.parametrize(
+    "script,expected",
+    [
+        ("python3 tool.py", "pass"),
+        ("true || python3 tool.py", "blocked"),
+        ("false && python3 tool.py", "blocked"),
+        ("for f in; do python3 tool.py; done", "blocked"),
+    ],
+)
+def test_a_script_a_written_script_may_not_reach_is_no_run(
+    tmp_path: Path, script: str, expected: str
+) -> None:
+    """Red team, round 2: the gating of a run inside a script the session wrote was not seen."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "tool.py").write_text("print('tool')\n")
+    command = f"printf '%s\\n' '{script}' > run.sh && bash run.sh"
+    session = _rollout(tmp_path / "rollout.jsonl", workspace, [(command, "tool")])
+    context = JudgeContext(evidence=normalize_session(session), workspace=workspace, ref_prefix="e")
+    check = {"kind": "script_ran", "path": "tool.py"}
+    entry = judge_case(_case([{"description": "d", "checks": [check]}]), context).entries[0]
+    assert entry.status == expected, entry.checks[0].detail

@@ -77,6 +77,11 @@ _SHOWING = frozenset({"read", "exec", "path"})
 _SYSTEM = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/dev/null", "/dev/zero", "/dev/urandom")
 
 
+def _surely_runs(path: str, analysis: ShellAnalysis) -> bool:
+    invocations = [i for i in analysis.invocations if path in i.paths]
+    return not invocations or any(not i.conditional and not i.after_success for i in invocations)
+
+
 class EvidenceBuilder:
     def __init__(self, path: Path, home: str | None) -> None:
         self.evidence = SessionEvidence(session_path=str(path))
@@ -164,6 +169,17 @@ class EvidenceBuilder:
         for link, target in analysis.symlinks:
             self.symlinks[link] = target
         self.remember_writes(analysis)
+        # In a script the session wrote, a run its shell may not reach (the call's exit code is
+        # the outer command's, so `&&` inside cannot be settled by it either).
+        unsure = (
+            {
+                a.path
+                for a in analysis.accesses
+                if a.kind == "exec" and not _surely_runs(a.path, analysis)
+            }
+            if depth > 0
+            else set()
+        )
         for access in analysis.accesses:
             kind: RecordKind = (
                 "file_write_observed" if access.kind == "write" else "file_read_observed"
@@ -184,6 +200,7 @@ class EvidenceBuilder:
                     detail=f"{detail} (via session symlink {via_link})" if via_link else detail,
                     guess=True if access.guess else None,
                     own_text=True if access.kind in _SHOWING and self.own_text(path) else None,
+                    may_not_run=True if access.path in unsure else None,
                 )
         for reason in analysis.opaque:
             ev.opaque.append((record.id, reason))

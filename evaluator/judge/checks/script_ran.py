@@ -69,8 +69,10 @@ def _ran_with(record: EvidenceRecord, context: JudgeContext, pattern: Pattern) -
 
 def _surely_ran(record: EvidenceRecord, context: JudgeContext) -> bool:
     """Whether the command that executed the script surely ran (`true || python3 x.py`,
-    `for x in; do ./x.sh; done` did not). A script a script ran is judged by the scripts its
-    call ran."""
+    `for x in; do ./x.sh; done` did not). A script run by a script the session wrote is judged
+    by its place there (`may_not_run`) and by the scripts its call ran."""
+    if record.may_not_run:
+        return False  # in a script the session wrote, where its shell may not reach it
     command = _command_record(record, context)
     if command is None or not command.command:
         return True
