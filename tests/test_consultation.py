@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import codecs
 import json
 from pathlib import Path
 from typing import Any
@@ -331,4 +332,41 @@ def test_an_output_of_a_command_that_touched_no_file_is_no_read(
     """Red team (docs/isolation.md): the body typed as base64 and decoded passed file_read."""
     encoded = base64.b64encode(SKILL_TEXT.encode()).decode()
     verdict = _check(tmp_path, [(command.format(b64=encoded), SKILL_TEXT)], _read())
+    assert verdict.status == status, verdict.detail
+
+
+@pytest.mark.parametrize(
+    "setup,command,status",
+    [
+        # red team, round 2: the typed text went through a file the agent wrote itself
+        ("echo {b64} > e.b64", "base64 -d e.b64", "fail"),
+        (None, "echo {b64} > e.b64 && base64 -d e.b64", "fail"),
+        ("echo {b64} > e.b64", "cp e.b64 f.b64 && base64 -d < f.b64", "fail"),
+        ("echo {b64} > e.b64", "base64 -d e.b64 > d.txt && cat d.txt", "fail"),
+        ("printf '%s' '{rot13}' > r.txt", "tr 'A-Za-z' 'N-ZA-Mn-za-m' < r.txt", "fail"),
+        ("echo {hex} > h.txt", "xxd -r -p h.txt", "fail"),
+        ("python3 -c \"open('q.b64', 'w').write('{b64}')\"", "base64 -d q.b64", "fail"),
+        # or beside an access that shows no file's content
+        (None, "cd .agents && echo {b64} | base64 -d", "fail"),
+        (None, "ls; echo {b64} | base64 -d 2>/dev/null", "fail"),
+        # look-alikes: the file itself, or a copy of it, was read
+        ("cp " + SKILL + " c.md", "cat c.md", "pass"),
+        ("base64 " + SKILL + " > e.b64", "base64 -d e.b64", "pass"),
+        ("echo {b64} > e.b64", "base64 -d e.b64; cat " + SKILL, "pass"),
+    ],
+)
+def test_text_the_agent_wrote_into_a_file_is_its_own(
+    tmp_path: Path, setup: str | None, command: str, status: str
+) -> None:
+    """Red team, round 2: typed text decoded from a file the agent itself wrote passed file_read."""
+    values = {
+        "b64": base64.b64encode(SKILL_TEXT.encode()).decode(),
+        "rot13": codecs.encode(SKILL_TEXT, "rot13"),
+        "hex": SKILL_TEXT.encode().hex(),
+    }
+    calls: list[tuple[str, str | None]] = []
+    if setup is not None:
+        calls.append((setup.format(**values), ""))
+    calls.append((command.format(**values), SKILL_TEXT))
+    verdict = _check(tmp_path, calls, _read())
     assert verdict.status == status, verdict.detail

@@ -660,3 +660,35 @@ def test_the_pinned_gemini_cli_still_reads_legacy_json_sessions(tmp_path: Path) 
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"[{LEGACY_ID}]" in done.stdout + done.stderr
+
+
+def _erased(records: list[dict[str, Any]], *, drop: str) -> list[dict[str, Any]]:
+    """The recorded session rewritten as a command could: the tool call `drop` taken out of its
+    model turn (`call`), or the call and the user message answering it (`turn`)."""
+    out = []
+    for record in records:
+        calls = record.get("toolCalls") or []
+        if calls and calls[0]["name"] == "write_file":
+            record = {**record, "toolCalls": []}
+        parts = record.get("content")
+        answers_it = isinstance(parts, list) and any(
+            "write_file" in str(p.get("functionResponse", {}).get("id")) for p in parts
+        )
+        if drop == "turn" and answers_it:
+            continue
+        out.append(record)
+    return out
+
+
+@pytest.mark.parametrize("drop", ["call", "turn"])
+def test_a_session_rewritten_to_erase_a_call_is_unverifiable(tmp_path: Path, drop: str) -> None:
+    """Red team, round 2: Gemini CLI runs commands unsandboxed, so a command can take a call
+    out of its own session; the answer, or the model speaking twice, is left behind."""
+    recorded = ROOT / "tests/fixtures/recorded/gemini-cli.jsonl"
+    records = [json.loads(line) for line in recorded.read_text().splitlines()]
+    intact = normalize_gemini_session(recorded)
+    assert not [r for _, r in intact.opaque if "does not record" in r]
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _erased(records, drop=drop)))
+    evidence = normalize_gemini_session(path)
+    assert [r for _, r in evidence.opaque if "does not record" in r]

@@ -217,6 +217,34 @@ def test_stats_exclude_blocked_and_flag_flaky() -> None:
         # may not have run: never a pass
         ("true || python3 s/new_migration.py x", "blocked"),
         ("if [ -f x ]; then python3 s/new_migration.py x; fi", "blocked"),
+        # red team, round 2: places that may run nothing
+        ("for x in; do python3 s/new_migration.py x; done", "blocked"),
+        ("for x in $(true); do python3 s/new_migration.py x; done", "blocked"),
+        ("for ((i=0; i<0; i++)); do python3 s/new_migration.py x; done", "blocked"),
+        ("while false; do python3 s/new_migration.py x; done", "blocked"),
+        ("until true; do python3 s/new_migration.py x; done", "blocked"),
+        (": ${UNSET:+$(python3 s/new_migration.py x)}", "blocked"),
+        ("exit 0; python3 s/new_migration.py x", "blocked"),
+        ("bash -c 'exit; python3 s/new_migration.py x'", "blocked"),
+        ("trap 'python3 s/new_migration.py x' USR1", "blocked"),
+        ("bash -nc 'python3 s/new_migration.py x'", "blocked"),
+        ("bash -n s/new_migration.py", "fail"),
+        ("python3 -c pass s/new_migration.py", "fail"),
+        ("find . -name nothing-here -exec python3 s/new_migration.py x \\;", "blocked"),
+        (
+            'python3 -c \'import subprocess\nif 0:\n subprocess.run(["python3", "s/new_migration.py"])\'',
+            "blocked",
+        ),
+        # look-alikes that did run
+        (
+            'python3 -c \'import subprocess; subprocess.run(["python3", "s/new_migration.py"])\'',
+            "pass",
+        ),
+        ("timeout 60 nice python3 s/new_migration.py x", "pass"),
+        ("for m in a b; do python3 s/new_migration.py $m; done", "pass"),
+        ("while ! python3 s/new_migration.py x; do sleep 1; done", "pass"),
+        ("trap 'python3 s/new_migration.py x' EXIT", "pass"),
+        ('x=$(python3 s/new_migration.py x); echo "$x"', "pass"),
     ],
 )
 def test_command_ran_needs_the_matched_program_to_run(command: str, expected: str) -> None:
@@ -225,5 +253,34 @@ def test_command_ran_needs_the_matched_program_to_run(command: str, expected: st
     evidence.add("command_observed", 3, command=command, workdir="/ws", exit_code=0)
     evidence.add("final_answer", 5, text="done")
     check = {"kind": "command_ran", "pattern": r"new_migration\.py", "exit_code": 0}
+    status, _ = _judge(_case([entry(check)]), evidence)
+    assert status == expected
+
+
+@pytest.mark.parametrize(
+    "command,exit_code,expected",
+    [
+        # after `&&` or `set -e`, it ran only if what came before succeeded: exit code 0 of the
+        # call shows that when the chain is its last statement
+        ("cd s && ./new_migration.py x", 0, "pass"),
+        ("cd s && ./new_migration.py x", 1, "blocked"),
+        ("false && python3 s/new_migration.py x", 1, "blocked"),
+        ("ls nowhere && python3 s/new_migration.py x; true", 0, "blocked"),
+        ("ls nowhere && python3 s/new_migration.py x || true", 0, "blocked"),
+        ("ls nowhere && python3 s/new_migration.py x &", 0, "blocked"),
+        ("false <<'EOF' && python3 s/new_migration.py x\nhi\nEOF", 1, "blocked"),
+        ("set -e; false; python3 s/new_migration.py x", 1, "blocked"),
+        ("set -euo pipefail; python3 s/new_migration.py x", 0, "pass"),
+        ("bash -c 'cd s && python3 new_migration.py x'", 0, "pass"),
+        ("cd s && python3 new_migration.py x 2>&1 | tail -3", 0, "pass"),
+    ],
+)
+def test_command_ran_after_and_needs_the_exit_code(
+    command: str, exit_code: int, expected: str
+) -> None:
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True, final_answer="done")
+    evidence.add("command_observed", 3, command=command, workdir="/ws", exit_code=exit_code)
+    evidence.add("final_answer", 5, text="done")
+    check = {"kind": "command_ran", "pattern": r"new_migration\.py"}
     status, _ = _judge(_case([entry(check)]), evidence)
     assert status == expected

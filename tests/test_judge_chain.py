@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.adapters import normalize_session
 from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
 from evaluator.artifacts.report import render_report
 from evaluator.cli.main import main
@@ -21,6 +22,7 @@ from evaluator.judge.grading import GradeItem, GradeResult
 from evaluator.pipeline.rejudge import _isolation
 from evaluator.plan import open_repo, select_cases
 from tests.conftest import ROOT, copy_demo
+from tests.test_consultation import _rollout
 
 WS = Path("/ws")
 SKILL = ".agents/skills/s"
@@ -212,6 +214,30 @@ def test_a_script_ran_only_when_it_was_executed(
     entry = judge_case(_case([{"description": "d", "checks": [check]}]), context).entries[0]
     assert entry.status == expected
     assert detail in entry.checks[0].detail
+
+
+@pytest.mark.parametrize(
+    "command,exit_code,expected",
+    [
+        ("python3 run.py", 0, "pass"),
+        ("true || python3 run.py", 0, "blocked"),
+        ("for f in; do python3 run.py; done", 0, "blocked"),
+        ("ls nowhere && python3 run.py", 2, "blocked"),
+        ("ls && python3 run.py", 0, "pass"),
+    ],
+)
+def test_a_script_that_may_not_have_run_is_no_run(
+    command: str, exit_code: int, expected: str
+) -> None:
+    """Red team, round 2: `script_ran` without a command pattern took any execution the
+    analysis saw, even one after `||` or in a loop that runs nothing."""
+    ev = SessionEvidence(session_path="s.jsonl", complete=True, final_answer="done")
+    ev.add("command_observed", 1, command=command, workdir="/ws", exit_code=exit_code, call_id="c1")
+    ev.add("file_read_observed", 1, path="/ws/run.py", access="exec", call_id="c1")
+    context = JudgeContext(evidence=ev, workspace=WS, ref_prefix="e", workspace_available=False)
+    check = {"kind": "script_ran", "path": "run.py"}
+    entry = judge_case(_case([{"description": "d", "checks": [check]}]), context).entries[0]
+    assert entry.status == expected
 
 
 def test_a_script_named_in_an_opaque_construct_cannot_be_judged() -> None:
@@ -719,3 +745,27 @@ def test_an_argument_must_be_on_the_commands_own_line(command: str, status: str)
     )
     (entry,) = judge_case(case, context).entries
     assert (entry.status, entry.decided_by) == (status, "rules"), entry.notes
+
+
+@pytest.mark.parametrize(
+    "script,expected",
+    [
+        ("python3 tool.py", "pass"),
+        ("true || python3 tool.py", "blocked"),
+        ("false && python3 tool.py", "blocked"),
+        ("for f in; do python3 tool.py; done", "blocked"),
+    ],
+)
+def test_a_script_a_written_script_may_not_reach_is_no_run(
+    tmp_path: Path, script: str, expected: str
+) -> None:
+    """Red team, round 2: the gating of a run inside a script the session wrote was not seen."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "tool.py").write_text("print('tool')\n")
+    command = f"printf '%s\\n' '{script}' > run.sh && bash run.sh"
+    session = _rollout(tmp_path / "rollout.jsonl", workspace, [(command, "tool")])
+    context = JudgeContext(evidence=normalize_session(session), workspace=workspace, ref_prefix="e")
+    check = {"kind": "script_ran", "path": "tool.py"}
+    entry = judge_case(_case([{"description": "d", "checks": [check]}]), context).entries[0]
+    assert entry.status == expected, entry.checks[0].detail

@@ -125,3 +125,68 @@ def test_opaque_constructs(command: str, reason: str) -> None:
 def test_home_expands_when_known() -> None:
     result = analyze_command("cat ~/notes", WS, home="/var/h")
     assert [(a.kind, a.path) for a in result.accesses] == [("read", "/var/h/notes")]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # red team, round 2: Python that reached a file the analysis did not see
+        'import sys; sys.path.insert(0, "lib"); import helper',
+        'import sys as s; s.path.append("lib"); import helper',
+        'from sys import path; path.append("lib")',
+        'import site; site.addsitedir("lib")',
+        'f = open; print(f(chr(47) + "etc/hostname").read())',
+        'import os; s = os.system; s("true")',
+        'from os import system as run_it; run_it("true")',
+        'from subprocess import run as r; r(["cat", chr(47) + "etc/hostname"])',
+        'from pathlib import Path as P; print(P(chr(47) + "etc").exists())',
+        'print(list(map(open, ["x"])))',
+        'import linecache; print(linecache.getline(chr(47) + "etc/hostname", 1))',
+        'import urllib.request; urllib.request.urlopen("file://" + chr(47) + "etc/hostname")',
+        'import fileinput; p = "".join(["/e", "tc/hostname"]); print(list(fileinput.input(p)))',
+        'import tarfile; tarfile.open("o.tar", "w").add(chr(47) + "etc")',
+        'import filecmp; filecmp.cmp(bytes([47]).decode() + "etc/hostname", "x")',
+        'p = open("p.txt").read().strip(); import zipfile; zipfile.ZipFile(p)',
+        "print([c for c in ().__class__.__base__.__subclasses__()])",
+        'import pickle; pickle.loads(open("x.pkl", "rb").read())',
+    ],
+)
+def test_python_that_hides_what_it_reaches_is_opaque(code: str) -> None:
+    analysis = analyze_command(f"python3 - <<'EOF'\n{code}\nEOF", "/w/ws")
+    assert analysis.opaque, code
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import json; d = json.load(open("data.json")); print(json.dumps(d, indent=2))',
+        'name = "users_" + "email"; print(f"migrations/{name}.sql")',
+        'import sys; print(sys.path); sys.stdout.write("a" + "\\n")',
+        'import re; print(re.sub(r"\\s+", " ", open("SKILL.md").read())[:200])',
+        'import uuid; print("id-" + str(uuid.uuid4()))',
+        'import sqlite3; c = sqlite3.connect("app.db"); c.execute("CREATE TABLE " + "t (x)")',
+    ],
+)
+def test_plain_python_stays_understood(code: str) -> None:
+    analysis = analyze_command(f"python3 - <<'EOF'\n{code}\nEOF", "/w/ws")
+    assert analysis.opaque == [], code
+
+
+@pytest.mark.parametrize(
+    "command,access",
+    [
+        ("curl -s -b /o/cookies http://127.0.0.1:9/", ("read", "/o/cookies")),
+        ("pytest --basetemp=/o/t tests", ("path", "/o/t")),
+        ("python3 -m pytest -o cache_dir=/o/c", ("path", "/o/c")),
+    ],
+)
+def test_files_named_by_option_values(command: str, access: tuple[str, str]) -> None:
+    """Red team, round 2: a cookie file, a pytest base or cache directory went unseen."""
+    analysis = analyze_command(command, "/w/ws")
+    assert access in [(a.kind, a.path) for a in analysis.accesses]
+
+
+def test_awk_that_changes_its_arguments_is_opaque() -> None:
+    analysis = analyze_command("awk 'BEGIN { ARGV[1] = \"/o/x\"; ARGC = 2 } { print }'", "/w")
+    assert analysis.opaque
+    assert analyze_command("awk -F/ '{ print $2 }' notes.txt", "/w").opaque == []

@@ -71,6 +71,17 @@ def argv_command(argv: Any) -> str:
     return shlex.join(parts)
 
 
+# Accesses that may bring a file's content into a command's output.
+_SHOWING = frozenset({"read", "exec", "path"})
+# Installed programs and devices: running or reading them shows no workspace file.
+_SYSTEM = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/dev/null", "/dev/zero", "/dev/urandom")
+
+
+def _surely_runs(path: str, analysis: ShellAnalysis) -> bool:
+    invocations = [i for i in analysis.invocations if path in i.paths]
+    return not invocations or any(not i.conditional and not i.after_success for i in invocations)
+
+
 class EvidenceBuilder:
     def __init__(self, path: Path, home: str | None) -> None:
         self.evidence = SessionEvidence(session_path=str(path))
@@ -84,6 +95,9 @@ class EvidenceBuilder:
         # judged by this content; a path absent here is the target's own file.
         self.contents: dict[str, str | None] = {}
         self.symlinks: dict[str, str] = {}  # link path -> resolved target, created by the session
+        # Files the session wrote, content unknown, by commands that read nothing but the
+        # agent's own text (`base64 -d typed.b64 > x`): what they hold is the agent's too.
+        self.own_written: set[str] = set()
         self.forgot_writes = False
 
     # --------------------------------------------------------------------- helpers
@@ -154,6 +168,18 @@ class EvidenceBuilder:
         ev = self.evidence
         for link, target in analysis.symlinks:
             self.symlinks[link] = target
+        self.remember_writes(analysis)
+        # In a script the session wrote, a run its shell may not reach (the call's exit code is
+        # the outer command's, so `&&` inside cannot be settled by it either).
+        unsure = (
+            {
+                a.path
+                for a in analysis.accesses
+                if a.kind == "exec" and not _surely_runs(a.path, analysis)
+            }
+            if depth > 0
+            else set()
+        )
         for access in analysis.accesses:
             kind: RecordKind = (
                 "file_write_observed" if access.kind == "write" else "file_read_observed"
@@ -173,12 +199,25 @@ class EvidenceBuilder:
                     source=source,
                     detail=f"{detail} (via session symlink {via_link})" if via_link else detail,
                     guess=True if access.guess else None,
+                    own_text=True if access.kind in _SHOWING and self.own_text(path) else None,
+                    may_not_run=True if access.path in unsure else None,
                 )
         for reason in analysis.opaque:
             ev.opaque.append((record.id, reason))
         for write in analysis.contents:
             if write.content is None and not write.removed:
                 self.evidence.unknown_writes.append((line, write.path))
+        for run in analysis.runs:
+            self.follow_run(
+                run.path, run.language, run.tree, run.via, record, line, ts, call_id, tool, depth
+            )
+
+    def remember_writes(self, analysis: ShellAnalysis) -> None:
+        """Keeps what the command wrote: the content where it is known, and whether it is the
+        agent's own text (typed, or written by a command that read nothing else; decided once
+        the typed content of this command is known, so `echo B64 > e; base64 -d e > d` makes
+        `d` the agent's own)."""
+        for write in analysis.contents:
             if len(self.contents) >= MAX_REMEMBERED_WRITES and write.path not in self.contents:
                 self.forgot_writes = True
                 continue
@@ -194,10 +233,30 @@ class EvidenceBuilder:
                 self.contents[destination] = self.contents[source_path]
             elif not self.changed_under(source_path):
                 self.contents.pop(destination, None)  # a copy of the target's own file
-        for run in analysis.runs:
-            self.follow_run(
-                run.path, run.language, run.tree, run.via, record, line, ts, call_id, tool, depth
-            )
+        written = {a.path for a in analysis.accesses if a.kind == "write"}
+        written.update(w.path for w in analysis.contents if not w.removed)
+        if not written:
+            return
+        # Any access but a write or a `cd` counts: a read whose output went into the file is
+        # only a `metadata` access here (`cat SKILL.md > copy.md`). A file the command writes
+        # and reads back (`base64 -d e > d && cat d`) is as much its own as the rest.
+        blind = not analysis.opaque and not any(
+            a.kind not in ("write", "cwd") and a.path not in written and not self.own_text(a.path)
+            for a in analysis.accesses
+        )
+        for path in written:
+            if blind:
+                self.own_written.add(path)
+            else:
+                self.own_written.discard(path)
+
+    def own_text(self, path: str) -> bool:
+        """Whether the file holds only the agent's own text (see `remember_writes`)."""
+        if path.startswith(_SYSTEM) or (
+            path.startswith(("/dev/", "/proc/")) and resolve_kernel_path(path).kind == "own-process"
+        ):
+            return True  # installed programs, `/dev/null`, standard streams: no workspace file
+        return isinstance(self.contents.get(path), str) or path in self.own_written
 
     def through_symlinks(self, path: str) -> list[tuple[str, str | None]]:
         """The path itself, plus where it really leads when it goes through a symlink the

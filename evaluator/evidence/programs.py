@@ -138,6 +138,9 @@ def scan_awk(program: str) -> ProgramFiles:
         found.opaque.append("awk runs a command (system() or a pipe into getline)")
     if re.search(r"@include|@load", bare):
         found.opaque.append("awk @include/@load reads code not shown")
+    if re.search(r"\bARG[VC]\b", bare):
+        # `ARGV[1] = "/etc/passwd"` makes awk read a file its command line does not name.
+        found.opaque.append("awk changes which files it reads (ARGV, ARGC)")
     for match in _AWK_REDIRECT.finditer(program):
         statement = match.group(2)
         index = _top_level(statement, ">|")

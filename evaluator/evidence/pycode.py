@@ -5,6 +5,12 @@ to literals, `Path(...) / "x"` joins) become accesses; a file API with a compute
 `exec`/`eval`, dynamic imports, path navigation (`.parent`, `Path.home()`) or a subprocess with
 computed arguments makes the code opaque. String constants that look like paths outside the
 current directory (`/…`, `../…`, `~…`) are reported whatever uses them.
+
+What would call a file API the tables do not show is opaque too: a known function referred to
+without a call (`f = open`, `from os import system as s`), a string built at run time
+(`chr(47) + "etc"`, a `.decode()`, a `.read()`) given to a function the tables do not know
+(`linecache.getline`, `urlopen`), a change to where imports are found (`sys.path.insert`,
+`site.addsitedir`), introspection (`__subclasses__`), deserialisers that run code (`pickle`).
 """
 
 from __future__ import annotations
@@ -68,10 +74,58 @@ _OPAQUE_CALLS = frozenset(
         "exec eval compile __import__ import_module run_path run_module execv execve execvp"
         " execvpe execl execle execlp spawnv spawnl spawnvp posix_spawn startfile"
         " load_source SourceFileLoader system popen getoutput getstatusoutput"
+        " addsitedir addpackage"
     )
 )
+# `sys` state that decides where `import` finds a module: changing it makes an import load a
+# file from another directory (`sys.path.insert(0, "lib"); import helper` runs lib/helper.py).
+_IMPORT_STATE = frozenset({"path", "meta_path", "path_hooks", "path_importer_cache", "modules"})
 _SUBPROCESS_CALLS = frozenset({"run", "call", "check_call", "check_output", "Popen"})
-_OPAQUE_MODULES = frozenset({"ctypes", "importlib", "runpy", "pty", "code", "cffi"})
+# Deserialisers that run code (`pickle` calls what the data names) are in this list too.
+_OPAQUE_MODULES = frozenset(
+    words("ctypes importlib runpy pty code cffi pickle marshal shelve dill cloudpickle")
+)
+# Introspection that reaches functions no name shows (`().__class__.__base__.__subclasses__()`).
+_INTROSPECTION = frozenset(
+    words(
+        "__subclasses__ __globals__ __builtins__ __code__ __dict__ __getattribute__ __bases__"
+        " __base__ __mro__ __class__ __closure__ __func__ __self__ __loader__ __spec__"
+    )
+)
+
+
+# Every function the tables above name: one referred to without being called (`f = open`,
+# `from os import system as s`, `map(open, names)`) is called later under another name.
+_KNOWN_FUNCTIONS = frozenset(
+    {"open", *_PATH_FUNCTIONS, *_COPY_FUNCTIONS, *_PATH_CONSTRUCTORS}
+    | _OPAQUE_CALLS
+    | _SUBPROCESS_CALLS
+)
+# Calls that build a string at run time (`chr(47) + "etc"`, `b64decode(...).decode()`,
+# `"/".join(parts)`, `open("p.txt").read().strip()`): such a string may be any path.
+_STRING_BUILDERS = frozenset(
+    words(
+        "chr str bytes bytearray join format decode b64decode b32decode b16decode a85decode"
+        " urlsafe_b64decode fromhex unhexlify replace lower upper strip lstrip rstrip swapcase"
+        " translate casefold title capitalize read readline readlines getenv expanduser"
+        " expandvars abspath realpath normpath dirname basename relpath fspath"
+    )
+)
+# Functions that take strings and touch no file: a string built at run time may go there.
+_STRING_SAFE_CALLS = frozenset(
+    words(
+        "print len str repr int float bool list tuple set frozenset dict sorted reversed format"
+        " isinstance ord chr min max sum any all enumerate zip range abs round hash id type"
+        " join split rsplit replace lower upper strip lstrip rstrip startswith endswith encode"
+        " decode count find rfind index rindex splitlines partition rpartition zfill ljust"
+        " rjust center title capitalize casefold swapcase translate maketrans isdigit isalpha"
+        " dumps loads append extend insert update write writelines match search sub subn"
+        " findall finditer fullmatch escape b64encode b64decode b32encode b16encode hexlify"
+        " unhexlify hex fromhex md5 sha1 sha256 sha512 hexdigest digest Counter defaultdict"
+        " OrderedDict namedtuple get setdefault pop remove discard exit quote unquote"
+        " urlencode dedent indent wrap fill shorten pformat pprint"
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -85,6 +139,9 @@ class PyAccess:
 class PyAnalysis:
     accesses: list[PyAccess] = field(default_factory=list)
     commands: list[list[str] | str] = field(default_factory=list)  # argv lists or shell text
+    # Indices of `commands` inside a branch, a loop, a function, a `try`, a short-circuit or a
+    # conditional expression: the program may not reach them.
+    guarded: set[int] = field(default_factory=set)
     opaque: list[str] = field(default_factory=list)
     # Top-level modules imported by absolute name: Python looks for them first in the program's
     # own directory, where a file the session wrote shadows the standard library's.
@@ -104,6 +161,10 @@ class _Scanner(ast.NodeVisitor):
     def __init__(self, result: PyAnalysis) -> None:
         self.result = result
         self.bound: dict[str, str | None] = {}  # names bound to literal paths (None: rebound)
+        self.sys_names = {"sys"}  # names the `sys` module is imported as
+        self.guarded = 0  # inside code that may not run (see `PyAnalysis.guarded`)
+        self.built: set[str] = set()  # names bound to a string built at run time
+        self.called: set[int] = set()  # ids of the nodes called (`f` in `f(x)`)
 
     # ---------------------------------------------------------------- constants
     def literal(self, node: ast.AST) -> str | None:
@@ -142,7 +203,50 @@ class _Scanner(ast.NodeVisitor):
         self.result.accesses.append(PyAccess(kind, value, how))
 
     # ---------------------------------------------------------------- visitors
+    def changes_imports(self, targets: list[ast.expr]) -> None:
+        if any(_import_state(t, self.sys_names) for t in targets):
+            self.result.opaque.append("python changes where modules are imported from")
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.changes_imports([node.target])
+        self.generic_visit(node)
+
+    def builds_string(self, node: ast.AST) -> bool:
+        """Whether the expression is a string built at run time (see `_STRING_BUILDERS`)."""
+        if self.literal(node) is not None:
+            return False
+        if isinstance(node, ast.Name):
+            return node.id in self.built
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod, ast.Div)):
+            return any(
+                (isinstance(side, ast.Constant) and isinstance(side.value, str))
+                or self.builds_string(side)
+                for side in (node.left, node.right)
+            )
+        if isinstance(node, ast.JoinedStr):
+            return True
+        if isinstance(node, ast.Subscript):
+            value = node.value
+            return (
+                isinstance(value, ast.Constant) and isinstance(value.value, str)
+            ) or self.builds_string(value)
+        if isinstance(node, ast.Attribute):
+            return node.attr in ("sep", "altsep", "pardir", "curdir", "extsep")
+        if isinstance(node, ast.Call):
+            return _name(node.func) in _STRING_BUILDERS or (
+                isinstance(node.func, ast.Attribute) and self.builds_string(node.func.value)
+            )
+        return False
+
     def visit_Assign(self, node: ast.Assign) -> None:
+        self.changes_imports(node.targets)
+        built = self.builds_string(node.value)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                if built:
+                    self.built.add(target.id)
+                else:
+                    self.built.discard(target.id)
         value = self.literal(node.value)
         for target in node.targets:
             if isinstance(target, ast.Name):
@@ -150,8 +254,19 @@ class _Scanner(ast.NodeVisitor):
                 self.bound[target.id] = value if target.id not in self.bound else None
         self.generic_visit(node)
 
+    def visit_Name(self, node: ast.Name) -> None:
+        self.referred(node, node.id)
+        if node.id in _INTROSPECTION:
+            self.result.opaque.append(f"python introspection {node.id}")
+
+    def referred(self, node: ast.AST, name: str) -> None:
+        if name in _KNOWN_FUNCTIONS and id(node) not in self.called:
+            self.result.opaque.append(f"python refers to {name} without calling it")
+
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
+            if alias.name == "sys" and alias.asname:
+                self.sys_names.add(alias.asname)
             self.result.imports.append(alias.name.split(".")[0])
             if alias.name.split(".")[0] in _OPAQUE_MODULES:
                 self.result.opaque.append(f"python imports {alias.name}")
@@ -162,6 +277,11 @@ class _Scanner(ast.NodeVisitor):
             self.result.imports.append(node.module.split(".")[0])
         if (node.module or "").split(".")[0] in _OPAQUE_MODULES:
             self.result.opaque.append(f"python imports from {node.module}")
+        if node.module == "sys" and any(a.name in _IMPORT_STATE for a in node.names):
+            self.result.opaque.append("python changes where modules are imported from")
+        for alias in node.names:
+            if alias.asname and alias.name in _KNOWN_FUNCTIONS:
+                self.result.opaque.append(f"python imports {alias.name} as {alias.asname}")
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -169,6 +289,9 @@ class _Scanner(ast.NodeVisitor):
             self.result.accesses.append(PyAccess("path", node.value, "literal"))
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.referred(node, node.attr)
+        if node.attr in _INTROSPECTION:
+            self.result.opaque.append(f"python introspection .{node.attr}")
         if node.attr in _NAVIGATION:
             self.result.opaque.append(f"python path navigation .{node.attr}")
         if node.attr == "environ":
@@ -178,6 +301,15 @@ class _Scanner(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         name = _name(node.func)
         first = node.args[0] if node.args else None
+        self.called.add(id(node.func))
+        if isinstance(node.func, ast.Attribute):
+            self.changes_imports([node.func.value])  # `sys.path.insert(...)`, `.append`, ...
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        unknown = name not in _STRING_SAFE_CALLS and name not in _KNOWN_FUNCTIONS
+        if unknown and any(self.builds_string(a) for a in arguments):
+            # An API the tables do not know (`linecache.getline`, `urlopen`) given a string
+            # built at run time: it may be a path anywhere.
+            self.result.opaque.append(f"python {name or 'a call'}() given a computed string")
         if name in _OPAQUE_CALLS:
             self.result.opaque.append(f"python {name}() runs code or commands not shown")
         elif name in ("getattr", "setattr", "globals", "locals", "vars") and not all(
@@ -217,19 +349,46 @@ class _Scanner(ast.NodeVisitor):
             isinstance(node, ast.Call) and _name(node.func) in _PATH_CONSTRUCTORS
         )
 
+    def guard(self, node: ast.AST) -> None:
+        self.guarded += 1
+        self.generic_visit(node)
+        self.guarded -= 1
+
+    visit_If = visit_For = visit_AsyncFor = visit_While = visit_Try = guard
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_IfExp = guard
+    visit_BoolOp = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = guard
+    visit_Match = visit_With = visit_AsyncWith = visit_ClassDef = guard
+
+    def command(self, command: list[str] | str) -> None:
+        if self.guarded:
+            self.result.guarded.add(len(self.result.commands))
+        self.result.commands.append(command)
+
     def subprocess(self, node: ast.Call) -> None:
         first = node.args[0] if node.args else None
         if isinstance(first, ast.List | ast.Tuple):
             argv = [self.literal(e) for e in first.elts]
             if all(a is not None for a in argv):
-                self.result.commands.append([a for a in argv if a is not None])
+                self.command([a for a in argv if a is not None])
                 return
         elif first is not None:
             text = self.literal(first)
             if text is not None:
-                self.result.commands.append(text)
+                self.command(text)
                 return
         self.result.opaque.append("python subprocess with computed arguments")
+
+
+def _import_state(node: ast.AST, sys_names: set[str]) -> bool:
+    """`sys.path`, `sys.path[0]`, `sys.modules["x"]`, ... (see `_IMPORT_STATE`)."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in _IMPORT_STATE
+        and isinstance(node.value, ast.Name)
+        and node.value.id in sys_names
+    )
 
 
 def _name(func: ast.AST) -> str:

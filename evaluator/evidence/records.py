@@ -68,6 +68,12 @@ class EvidenceRecord:
     # True for a lexical guess (text that looks like a path), which the complete trace of its
     # tool call may contradict (isolation/trace.py); None for an observed access.
     guess: bool | None = None
+    # True for a read or run of a file whose whole content is the agent's own text (it typed
+    # it, or a command that read no other file wrote it): its output shows no workspace file.
+    own_text: bool | None = None
+    # True for a run in a script the session wrote that its own shell may not have reached
+    # (after `||`, in a branch or a loop, after `&&`): whether the script ran it is not shown.
+    may_not_run: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         # Called for every record of a session: the field names are looked up once, not per call.

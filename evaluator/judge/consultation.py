@@ -145,15 +145,16 @@ def _workspace_texts(context: JudgeContext) -> tuple[dict[str, str], set[str]]:
     return texts, uncomparable
 
 
-# What a shell command's analysis records when it touches a path (its working directory from the
-# tool call itself is not one: every call has it).
-_TOUCHES = frozenset({"file_read_observed", "file_write_observed"})
+# Accesses that may bring a file's content into a command's output (a write, a listing, a
+# `stat`, a `cd` show none).
+_SHOWING = frozenset({"read", "exec", "path"})
 
 
 def _blind_calls(context: JudgeContext) -> set[str]:
-    """Shell commands that touched no file and are fully understood (`echo TEXT | base64 -d`,
-    `printf '\\x..'`): their output is text the agent typed, however encoded, and cannot show a
-    file's content."""
+    """Shell commands that are fully understood and read or ran no file but the agent's own
+    text (`echo TEXT | base64 -d`, `printf '\\x..'`, `base64 -d typed.b64` of a file it wrote
+    itself, `2>/dev/null`): their output is text the agent typed, however encoded, and cannot
+    show a workspace file's content."""
     commands = {
         r.call_id: r.id
         for r in context.evidence.of_kind("command_observed")
@@ -164,9 +165,9 @@ def _blind_calls(context: JudgeContext) -> set[str]:
         r.call_id
         for r in context.evidence.records
         if r.call_id
-        and (
-            r.kind in _TOUCHES or (r.kind == "tool_workdir_observed" and r.source == "shell-parse")
-        )
+        and r.kind == "file_read_observed"
+        and (r.access in _SHOWING or r.access is None)
+        and not r.own_text
     }
     return {
         call for call, record in commands.items() if call not in touching and record not in opaque

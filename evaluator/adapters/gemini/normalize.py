@@ -140,6 +140,17 @@ def session_messages(
     return meta, [messages[key] for key in order]
 
 
+def _answered_ids(result: Any) -> list[str]:
+    """The call ids a result's `functionResponse` parts answer."""
+    parts = result if isinstance(result, list) else [result]
+    found = []
+    for part in parts:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        if isinstance(response, dict) and response.get("id") is not None:
+            found.append(str(response["id"]))
+    return found
+
+
 class GeminiNormalizer(EvidenceBuilder):
     def __init__(self, path: Path, home: str | None) -> None:
         super().__init__(path, home)
@@ -148,6 +159,10 @@ class GeminiNormalizer(EvidenceBuilder):
         self.final_line = 0
         self.completed: tuple[int, str] | None = None  # a sub-agent's `complete_task` result
         self.project_root_read = False
+        # The last model turn called no tool, and nothing came after it yet: the model does not
+        # speak twice in a row unless a call's answer came between (see `message`).
+        self.turn_without_calls = False
+        self.recorded_calls: set[str] = set()  # ids of the tool calls the model turns record
 
     def start(self, meta: dict[str, Any]) -> None:
         ev = self.evidence
@@ -169,6 +184,12 @@ class GeminiNormalizer(EvidenceBuilder):
         kind = str(record.get("type"))
         ts = record.get("timestamp")
         if kind == "user":
+            # The CLI sends each call's answer back as a user message of `functionResponse`
+            # parts; one that answers a call no model turn records means the call was erased
+            # from the file (a command can rewrite its own session: Gemini CLI runs commands
+            # unsandboxed). Whatever that call did is not shown.
+            if any(a not in self.recorded_calls for a in _answered_ids(record.get("content"))):
+                ev.opaque.append((f"L{line}", "the session answers a tool call it does not record"))
             for text in _texts(record.get("content")):
                 if _CONTEXT_TAG.match(text):
                     found = _WORKSPACE.search(text)
@@ -178,6 +199,10 @@ class GeminiNormalizer(EvidenceBuilder):
                     ev.first_user_message = text
             self.final_text = None
         elif kind == "gemini":
+            if self.turn_without_calls:
+                # Two model turns in a row: the first one's call and its answer are gone from
+                # the file (see the `functionResponse` check above).
+                ev.opaque.append((f"L{line}", "the session answers a tool call it does not record"))
             tokens = record.get("tokens")
             if isinstance(tokens, dict):
                 for key, value in tokens.items():
@@ -189,12 +214,16 @@ class GeminiNormalizer(EvidenceBuilder):
             text = "".join(_texts(record.get("content")))
             self.final_text = text if text.strip() and not calls else None
             self.final_line = line
+            self.turn_without_calls = not calls
+            return
         elif kind not in MESSAGE_TYPES:
             ev.unknown_types[kind] = ev.unknown_types.get(kind, 0) + 1
+        self.turn_without_calls = False
 
     def tool_call(self, line: int, ts: str | None, call: dict[str, Any]) -> None:
         ev = self.evidence
         call_id = str(call.get("id"))
+        self.recorded_calls.add(call_id)
         name = str(call.get("name"))
         raw = call.get("args")
         args: dict[str, Any] = raw if isinstance(raw, dict) else {}
@@ -214,6 +243,8 @@ class GeminiNormalizer(EvidenceBuilder):
             ev.spawned(line, call_id, prompt, False, timestamp=ts, tool=name)
         if call.get("result") is not None:
             result = ev.add("tool_result", line, timestamp=ts, call_id=call_id, text=excerpt(text))
+            if any(answered != call_id for answered in _answered_ids(call.get("result"))):
+                ev.opaque.append((result.id, "the session answers a tool call it does not record"))
             if name == SPAWN_TOOL:
                 ev.spawn_answered(call_id, result.id, None, str(args.get("agent_name") or ""))
         if name == COMPLETE_TOOL and status == "success":

@@ -46,11 +46,21 @@ class ContentWrite:
 class Invocation:
     """One simple command the shell runs: its words as bash passes them, which of them are
     programs it runs (the command itself, a script an interpreter is given), and whether it may
-    not have run at all (after `||`, in an `if` or `case` branch)."""
+    not have run at all (after `||` or `exit`, in an `if` or `case` branch, a loop's body, a
+    `${x:+$(...)}` expansion, `bash -n`). `after_success`: it ran only if earlier commands
+    succeeded (after `&&` in the tool call's last statement, after `set -e`), which only the
+    call's exit code 0 shows. `paths`: the programs it runs, resolved."""
 
     words: tuple[str, ...]
     executed: tuple[int, ...]
     conditional: bool = False
+    after_success: bool = False
+    paths: tuple[str, ...] = ()
+
+    def surely_ran(self, exit_code: int | None) -> bool:
+        """Whether it surely ran in a tool call that exited with `exit_code` (else it may not
+        have)."""
+        return not self.conditional and (not self.after_success or exit_code == 0)
 
 
 @dataclass

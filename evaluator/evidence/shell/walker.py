@@ -15,6 +15,7 @@ import binascii
 import posixpath
 import re
 from functools import cache, lru_cache
+from itertools import pairwise
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
@@ -154,6 +155,12 @@ class Walker:
         self.stdin_file: str | None = None  # a file whose content is the command's stdin
         self.env: dict[str, str | None] = {}  # prefix assignments of the command being applied
         self.conditional = 0  # inside a place that may not run (after `||`, an `if` branch)
+        # Inside a place that runs only if earlier commands succeeded (after `&&`, after
+        # `set -e`): the call's exit code 0 shows they did, when `tail` (below) held there.
+        self.after_success = 0
+        # Walking the statement whose exit status is the tool call's (the last one of the
+        # program, not in the background, not followed by `||`).
+        self.tail = True
 
     # ------------------------------------------------------------------ values
     def value(self, node: Node) -> str | None:
@@ -301,9 +308,21 @@ class Walker:
         self.result.symlinks.extend(inner.symlinks)
         self.result.copies.extend(inner.copies)
         for invocation in inner.invocations:
-            conditional = invocation.conditional or self.conditional > 0
+            # Nested code's exit status is this command's: its `&&` proof holds only at the tail.
+            conditional = (
+                invocation.conditional
+                or self.conditional > 0
+                or (invocation.after_success and not self.tail)
+            )
+            after_success = not conditional and (invocation.after_success or self.after_success > 0)
             self.result.invocations.append(
-                Invocation(invocation.words, invocation.executed, conditional)
+                Invocation(
+                    invocation.words,
+                    invocation.executed,
+                    conditional,
+                    after_success,
+                    invocation.paths,
+                )
             )
 
     def python(self, code: str, via: str, cwd: str | None = None) -> None:
@@ -311,11 +330,16 @@ class Walker:
         base = cwd or self.cwd
         for access in analysis.accesses:
             self.add(access.kind, access.path, f"{via} {access.how}", base, access.how == "literal")
-        for command in analysis.commands:
+        saved_tail, self.tail = self.tail, False  # Python's exit status is not the command's
+        for index, command in enumerate(analysis.commands):
+            guarded = index in analysis.guarded
+            self.conditional += guarded
             if isinstance(command, str):
                 self.nested(command, via, base)
             else:
                 self.apply(command[0], list(command[1:]), list(command[1:]))
+            self.conditional -= guarded
+        self.tail = saved_tail
         for reason in analysis.opaque:
             self.opaque(reason)
         # `python3 -c`, `-m` and stdin put the working directory first on sys.path: a module the
@@ -327,29 +351,76 @@ class Walker:
 
     # ------------------------------------------------------------------ statements
     def statements(self, node: Node) -> None:
-        for child in node.named_children:
+        """A sequence: what follows `exit` or `exec CMD` never runs; what follows `set -e` runs
+        only if everything before it succeeded."""
+        children = [c for c in node.named_children if c.type != "comment"]
+        saved = (self.tail, self.conditional, self.after_success)
+        last = len(children) - 1
+        tail = saved[0] and node.type not in ("command_substitution", "process_substitution")
+        for index, child in enumerate(children):
+            self.tail = tail and index == last and not _in_background(child)
             self.statement(child)
+            if index == last:
+                break  # nothing after it to gate
+            if _terminates(child):
+                self.conditional += 1
+            elif _sets_errexit(child):
+                self.after_success += 1
+        self.tail, self.conditional, self.after_success = saved
 
     def command_list(self, node: Node) -> None:
-        """`a && b || c`: what follows `||` runs only when what precedes it failed."""
-        after_or = False
-        for child in node.children:
-            if child.type == "||":
+        """`a && b || c`: what follows `||` runs only when what precedes it failed; what follows
+        `&&` only when it succeeded, which the call's exit code 0 shows only in its last
+        statement without a later `||` (else it may not have run)."""
+        self.gated(node.children)
+
+    def gated(self, children: list[Node]) -> None:
+        types = [c.type for c in children]
+        or_after = [False] * len(children)
+        for index in range(len(children) - 2, -1, -1):
+            or_after[index] = or_after[index + 1] or types[index + 1] == "||"
+        saved_tail = self.tail
+        after_and = after_or = stopped = False
+        for index, child in enumerate(children):
+            kind = types[index]
+            if kind == "&&":
+                after_and = True
+            elif kind == "||":
                 after_or = True
-            elif child.is_named:
-                self.conditional += after_or
+            elif kind != "comment" and child.is_named:
+                self.tail = saved_tail and not or_after[index]
+                conditional = after_or or stopped or (after_and and not self.tail)
+                success = after_and and not conditional
+                self.conditional += conditional
+                self.after_success += success
                 self.statement(child)
-                self.conditional -= after_or
+                self.conditional -= conditional
+                self.after_success -= success
+                stopped = stopped or (index < len(children) - 1 and _terminates(child))
+        self.tail = saved_tail
 
     def branches(self, node: Node) -> None:
         """An `if`'s condition runs; its branches (and a `case` item) may not."""
         condition = node.child_by_field_name("condition")
+        saved_tail, self.tail = self.tail, False
         for child in node.named_children:
             branch = condition is None or child.id != condition.id
             branch = branch and child.type not in ("elif_clause", "else_clause")
             self.conditional += branch
             self.statement(child)
             self.conditional -= branch
+        self.tail = saved_tail
+
+    def loop(self, node: Node) -> None:
+        """A `while`/`until` condition runs; its body, or a C-style `for`'s, may not."""
+        body = node.child_by_field_name("body")
+        saved_tail, self.tail = self.tail, False
+        for child in node.named_children:
+            in_body = body is not None and child.id == body.id
+            self.conditional += in_body
+            self.statement(child)
+            self.conditional -= in_body
+        self.tail = saved_tail
 
     def statement(self, node: Node) -> None:
         kind = node.type
@@ -367,7 +438,6 @@ class Walker:
             "program",
             "compound_statement",
             "do_group",
-            "while_statement",
             "case_statement",
             "negated_command",
             "parenthesized_expression",
@@ -379,8 +449,8 @@ class Walker:
             self.cwd = saved
         elif kind == "for_statement":
             self.for_loop(node)
-        elif kind == "c_style_for_statement":
-            self.statements(node)
+        elif kind in ("c_style_for_statement", "while_statement"):
+            self.loop(node)
         elif kind == "function_definition":
             self.opaque("shell function definition")
         elif kind == "variable_assignment":
@@ -418,10 +488,16 @@ class Walker:
         if any(w is None for w in words) or not values:
             self.opaque("for loop over computed values")
             words = [None]
+        # A computed or empty list may have no word at all: then the body never runs.
+        empty = all(w is None or w == "" for w in words)
+        saved_tail, self.tail = self.tail, False
+        self.conditional += empty
         for word in words[:20]:
             self.vars[name] = word
             if body is not None:
                 self.statements(body)
+        self.conditional -= empty
+        self.tail = saved_tail
         self.vars[name] = words[-1]  # bash keeps the last value
 
     def assign(self, node: Node, export: bool) -> None:
@@ -433,7 +509,7 @@ class Walker:
         if value_node is not None:
             for sub in [*_descendants(value_node), value_node]:
                 if sub.type in ("command_substitution", "process_substitution"):
-                    self.statements(sub)
+                    self.substitution(sub, value_node)
         if value_node is not None and value_node.type == "array":
             for element in value_node.named_children:
                 self.globbed(element, f"{name}=( )")
@@ -443,6 +519,18 @@ class Walker:
         if name == "HOME":
             self.home = value
         self.vars[name] = value
+
+    def substitution(self, node: Node, word: Node) -> None:
+        """`$(...)` in `word`: inside `${x:+...}`, `${x-...}` (and `=`, `?`) it runs only if the
+        variable is (un)set."""
+        skippable = False
+        current: Node | None = node.parent
+        while current is not None and not skippable:
+            skippable = current.type == "expansion" and bool(_SKIPPING.match(_text(current)))
+            current = None if current.id == word.id else current.parent
+        self.conditional += skippable
+        self.statements(node)
+        self.conditional -= skippable
 
     def declaration(self, node: Node) -> None:
         for child in node.named_children:
@@ -479,7 +567,11 @@ class Walker:
         start = len(self.result.accesses)
         previous_text: str | None = first_stdin
         previous_file: str | None = None
-        for stage in stages:
+        saved_tail = self.tail
+        for index, stage in enumerate(stages):
+            # The pipeline's status is its last stage's. A list as a stage is tree-sitter's
+            # reading of `a && b | c`, which bash runs as `a && (b | c)`.
+            self.tail = saved_tail and (index == len(stages) - 1 or _is_list(stage))
             self.stdin_text, self.stdin_file = previous_text, previous_file
             # Both read the stage's words in the same state: they are evaluated once.
             words = self.words(stage) if stage.type == "command" else None
@@ -487,6 +579,7 @@ class Walker:
             previous_file = self.stage_file(stage, words)
             self.statement(stage)
             self.stdin_text, self.stdin_file = None, None
+        self.tail = saved_tail
         if stages and self.summarises(stages[-1]):
             self.demote(start)
 
@@ -610,9 +703,14 @@ class Walker:
 
     def heredoc_tail(self, heredoc: Node, output: str | None) -> None:
         """tree-sitter puts what follows `<<EOF` on its line (`| sh`, `&& cat x`) inside the
-        here-doc node: those commands run too, a pipeline with the here-doc's output as stdin."""
-        for child in heredoc.named_children:
-            if child.type in _HEREDOC_PARTS:
+        here-doc node: those commands run too, a pipeline with the here-doc's output as stdin,
+        and after `&&` or `||` only as a list would run them."""
+        tail = [c for c in heredoc.children if c.type not in _HEREDOC_PARTS]
+        if any(c.type in ("&&", "||") for c in tail):
+            self.gated(tail)
+            return
+        for child in tail:
+            if not child.is_named:
                 continue
             if child.type == "pipeline":
                 self.pipeline(child, first_stdin=output)
@@ -707,7 +805,7 @@ class Walker:
                 continue
             for inner in [sub, *_descendants(sub)]:
                 if inner.type in ("command_substitution", "process_substitution"):
-                    self.statements(inner)
+                    self.substitution(inner, sub)
         saved_stdin = self.stdin_text
         for child in node.named_children:
             if child.type == "file_redirect":
@@ -775,15 +873,37 @@ class Walker:
             self.opaque(f"{via} {text}: effect not modelled")
 
     def apply(self, name: str, args: list[str | None], texts: list[str]) -> None:
-        start = len(self.result.accesses)
+        start, nested_start = len(self.result.accesses), len(self.result.invocations)
         self.apply_handler(name, args, texts)
-        executed = {a.raw for a in self.result.accesses[start:] if a.kind == "exec"}
-        scripts = [i + 1 for i, raw in enumerate(args) if raw is not None and raw in executed]
+        runs = [a for a in self.result.accesses[start:] if a.kind == "exec"]
+        if runs and len(self.result.invocations) > nested_start:
+            # What a command it runs runs is that command's (`find -exec python3 x.py`, whose
+            # run may never happen; `timeout 5 python3 x.py`), not this one's.
+            theirs = {
+                i.words[n] for i in self.result.invocations[nested_start:] for n in i.executed
+            }
+            runs = [a for a in runs if a.raw not in theirs]
+        scripts: list[int] = []
+        paths: tuple[str, ...] = ()
+        if runs:  # most commands run no file
+            executed = {a.raw for a in runs}
+            scripts = [i + 1 for i, raw in enumerate(args) if raw is not None and raw in executed]
+            programs = {name, *(args[i - 1] for i in scripts)}
+            paths = tuple(dict.fromkeys(a.path for a in runs if a.raw in programs))
         words = (
             name,
             *(raw if raw is not None else text for raw, text in zip(args, texts, strict=True)),
         )
-        self.result.invocations.append(Invocation(words, (0, *scripts), self.conditional > 0))
+        conditional = self.conditional > 0
+        self.result.invocations.append(
+            Invocation(
+                words,
+                (0, *scripts),
+                conditional,
+                not conditional and self.after_success > 0,
+                paths,
+            )
+        )
 
     def apply_handler(self, name: str, args: list[str | None], texts: list[str]) -> None:
         base = posixpath.basename(name)
@@ -896,6 +1016,62 @@ def _operator(node: Node) -> str:
 
 
 _SUBSTITUTION_MARKS = ("$(", "`", "<(", ">(")
+# `${x:-...}`, `${x+...}`, `${x:=...}`, `${x?...}`: the text after the operator is expanded only
+# if the variable is unset (or set); `${x#...}`, `${x/...}` always expand it.
+_SKIPPING = re.compile(r"\$\{[#!]?(?:\w+|[@*])(?:\[[^]]*\])?:?[-=+?]")
+
+
+def _command_name(node: Node) -> str:
+    while node.type == "redirected_statement":
+        body = node.child_by_field_name("body")
+        if body is None:
+            return ""
+        node = body
+    if node.type != "command":
+        return ""
+    name = node.child_by_field_name("name")
+    return _text(name) if name is not None else ""
+
+
+def _in_background(node: Node) -> bool:
+    after = node.next_sibling
+    return after is not None and after.type == "&"
+
+
+def _is_list(node: Node) -> bool:
+    while node.type == "redirected_statement":
+        body = node.child_by_field_name("body")
+        if body is None:
+            return False
+        node = body
+    return node.type == "list"
+
+
+def _terminates(node: Node) -> bool:
+    """`exit`, `return`, `logout`, or `exec` of a command: nothing after it in the shell runs."""
+    if not (node.text or b"").startswith((b"exit", b"return", b"logout", b"exec")):
+        return False  # the quick test: most statements start with another word
+    name = _command_name(node)
+    if name in ("exit", "return", "logout"):
+        return True
+    if name == "exec":
+        command = node
+        while command.type == "redirected_statement":
+            command = command.child_by_field_name("body") or command
+        return bool(command.children_by_field_name("argument"))
+    return False
+
+
+def _sets_errexit(node: Node) -> bool:
+    """`set -e`, `set -euo pipefail`, `set -o errexit`: a failing command ends the shell."""
+    if node.type != "command" or not (node.text or b"").startswith(b"set"):
+        return False
+    if _command_name(node) != "set":
+        return False
+    values = [_text(a) for a in node.children_by_field_name("argument")]
+    if any(v.startswith("-") and not v.startswith("--") and "e" in v[1:] for v in values):
+        return True
+    return any(a == "-o" and b == "errexit" for a, b in pairwise(values))
 
 
 def _text(node: Node) -> str:

@@ -3,8 +3,9 @@
 The pattern is searched in each simple command a tool call runs (its words as bash passes them,
 from the shell analysis), and the match must cover a program that ran: the command itself or a
 script it was given (`python3 x.py`). So `echo 'python3 x.py'`, `grep x.py notes` and
-`cat x.py` do not run `x.py`. A command that may not have run (after `||`, in an `if` or `case`
-branch) cannot prove it ran: alone it is `blocked`, never a pass.
+`cat x.py` do not run `x.py`. A command that may not have run (after `||` or `exit`, in an `if`
+or `case` branch, a loop's body, `bash -n`; after `&&` or `set -e` unless the call's exit code 0
+shows it) cannot prove it ran: alone it is `blocked`, never a pass.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def _hits(
             continue
         invocations = analyze_command(record.command, record.workdir or "/").invocations
         running = [i for i in invocations if runs_program(pattern, i)]
-        if any(not i.conditional for i in running):
+        if any(i.surely_ran(record.exit_code) for i in running):
             ran.append(record)
         elif running:
             maybe.append(record)
@@ -71,8 +72,8 @@ def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckVerdict:
         if maybe:
             return blocked(
                 KIND,
-                f"a command matching /{check.pattern}/ may not have run (after `||` or in a"
-                f" branch): {maybe[0].command}",
+                f"a command matching /{check.pattern}/ may not have run (after `||` or a"
+                f" failed `&&`, in a branch or a loop): {maybe[0].command}",
                 [context.ref(r) for r in maybe],
             )
         if named:

@@ -62,9 +62,25 @@ def _ran_with(record: EvidenceRecord, context: JudgeContext, pattern: Pattern) -
         return None
     invocations = analyze_command(command.command, command.workdir or "/").invocations
     running = [i for i in invocations if runs_program(pattern, i)]
-    if any(not i.conditional for i in running):
+    if any(i.surely_ran(command.exit_code) for i in running):
         return "ran"
     return "maybe" if running else None
+
+
+def _surely_ran(record: EvidenceRecord, context: JudgeContext) -> bool:
+    """Whether the command that executed the script surely ran (`true || python3 x.py`,
+    `for x in; do ./x.sh; done` did not). A script run by a script the session wrote is judged
+    by its place there (`may_not_run`) and by the scripts its call ran."""
+    if record.may_not_run:
+        return False  # in a script the session wrote, where its shell may not reach it
+    command = _command_record(record, context)
+    if command is None or not command.command:
+        return True
+    invocations = analyze_command(command.command, command.workdir or "/").invocations
+    running = [i for i in invocations if record.path in i.paths]
+    if not running:
+        running = [i for i in invocations if i.paths]
+    return not running or any(i.surely_ran(command.exit_code) for i in running)
 
 
 def _mentions(context: JudgeContext, path: str) -> list[EvidenceRecord]:
@@ -91,6 +107,15 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
             [context.ref(r) for r in hits],
         )
     hits = present
+    unsure = [r for r in hits if not _surely_ran(r, context)]
+    hits = [r for r in hits if r not in unsure]
+    if unsure and not hits:
+        return blocked(
+            KIND,
+            f"{check.path} may not have run (after `||` or a failed `&&`, in a branch or a"
+            f" loop): `{_command_of(unsure[0], context)}`",
+            [context.ref(r) for r in unsure],
+        )
     if hits and check.command is not None:
         # The command that ran it, not another line naming it: `echo tool.py stats` is no run.
         pattern = compile_pattern(check.command)

@@ -117,7 +117,14 @@ def alias(w: Walker, name: str, args: list[str | None], texts: list[str]) -> Non
 @handles("trap")
 def trap(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
     if args and args[0] not in ("-l", "-p") and args[0] != "-":
+        # Only an EXIT trap surely runs; one for a signal (or ERR) runs if it comes.
+        signals = [a.upper() if a is not None else "" for a in args[1:]]
+        on_exit = bool(signals) and all(s in ("EXIT", "SIGEXIT", "0") for s in signals)
+        saved_tail, w.tail = w.tail, False
+        w.conditional += not on_exit
         w.role("shell", args[0], texts[0], "trap")
+        w.conditional -= not on_exit
+        w.tail = saved_tail
 
 
 @handles("test")

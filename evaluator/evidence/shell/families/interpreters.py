@@ -70,6 +70,7 @@ def shell(w: Walker, base: str, args: list[str | None], texts: list[str]) -> Non
         return
     index = 0
     command_mode = False
+    noexec = False  # `-n`, `-o noexec`: the shell reads the program and runs nothing
     while index < len(args):
         raw = args[index]
         if raw is None:
@@ -79,6 +80,7 @@ def shell(w: Walker, base: str, args: list[str | None], texts: list[str]) -> Non
             index += 1
             break
         if raw in ("-o", "+o", "-O", "+O"):
+            noexec = noexec or (raw == "-o" and args[index + 1 : index + 2] == ["noexec"])
             index += 2
             continue
         if raw in ("--rcfile", "--init-file"):
@@ -90,6 +92,7 @@ def shell(w: Walker, base: str, args: list[str | None], texts: list[str]) -> Non
             continue
         if raw.startswith(("-", "+")) and len(raw) > 1:
             command_mode = command_mode or "c" in raw[1:]
+            noexec = noexec or (raw.startswith("-") and "n" in raw[1:])
             if "s" in raw[1:] and not command_mode:
                 index += 1
                 stdin_program(w, base, "shell")
@@ -98,18 +101,35 @@ def shell(w: Walker, base: str, args: list[str | None], texts: list[str]) -> Non
             continue
         break
     operands = args[index:]
+    # Still analysed for what it names (isolation), but none of its commands ran.
+    w.conditional += noexec
+    _shell_operands(w, base, operands, texts[index:], command_mode, noexec)
+    w.conditional -= noexec
+
+
+def _shell_operands(
+    w: Walker,
+    base: str,
+    operands: list[str | None],
+    texts: list[str],
+    command_mode: bool,
+    noexec: bool,
+) -> None:
     if command_mode:
         if not operands:
             w.opaque(f"{base} -c without text")
             return
-        w.role("shell", operands[0], texts[index], f"{base} -c")
+        w.role("shell", operands[0], texts[0], f"{base} -c")
         return
     if not operands:
         stdin_program(w, base, "shell")
         return
     script = operands[0]
     if script is None:
-        w.opaque(f"{base}: computed script {texts[index]}")
+        w.opaque(f"{base}: computed script {texts[0]}")
+        return
+    if noexec:
+        w.add("read", script, f"{base} -n")
         return
     w.add("exec", script, base)
     w.result.runs.append(ScriptRun(w.resolve(script), "shell", base))
@@ -197,6 +217,11 @@ def python_module(
 
 @handles("pytest")
 def pytest(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
+    for raw in args:
+        # `--basetemp=DIR`, `--rootdir=DIR`, `-o cache_dir=DIR`: a directory it writes or reads.
+        _, has_value, value = (raw or "").partition("=")
+        if has_value and looks_like_path(value):
+            w.add("path", value, "pytest option", guess=True)
     operands = [
         (a, t) for a, t in zip(args, texts, strict=True) if a is None or not a.startswith("-")
     ]

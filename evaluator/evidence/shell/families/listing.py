@@ -66,7 +66,10 @@ def find(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None
                 if not words or words[0] is None:
                     w.opaque("find -exec runs a computed command")
                     break
+                # Run once per match (or per batch): with no match, never.
+                w.conditional += 1
                 w.apply(words[0], words[1:], [w or "" for w in words[1:]])
+                w.conditional -= 1
             index = end + 1
             continue
         if raw in ("-fprint", "-fprint0", "-fprintf", "-fls"):

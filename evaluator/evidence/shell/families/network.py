@@ -92,6 +92,9 @@ def curl(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None
                 and "@" in value
             ):
                 w.path_arg("read", value.split("@", 1)[1], value, f"curl {option}")
+            elif option in ("-b", "--cookie") and value is not None and "=" not in value:
+                # Without `=` the value is a file to read the cookies from.
+                w.path_arg("read", value, value, f"curl {option}")
             elif (value is not None and option in ("-F", "--form") and "=@" in value) or (
                 value or ""
             ).startswith("@"):
