@@ -21,7 +21,9 @@ files' windows; memory is bounded by the files, not by the session.
 from __future__ import annotations
 
 import re
+import threading
 from array import array
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -31,6 +33,9 @@ WINDOW_WORDS = 8
 # Texts up to this size are matched once however often they recur (at most this many kept).
 REPEAT_CACHE_CHARS = 65536
 REPEAT_CACHE_TEXTS = 128
+# Indexes of files up to this many characters in all are kept for the next attempt (this many).
+INDEX_CACHE_CHARS = 262144
+INDEX_CACHE_ENTRIES = 8
 # A repeated text may start with this many lines that differ (see `_SeenTexts`).
 HEAD_LINES = 8
 # Outputs cited per file in a verdict; the first one is always among them.
@@ -266,6 +271,18 @@ class _Index:
                 for packed in held:
                     self.files[packed >> 32].shared.add(packed & 0xFFFFFFFF)
 
+    def fresh(self, files: Sequence[SourceText]) -> _Index:
+        """This index over `files` (the same paths and texts), with nothing matched yet: the
+        windows, vocabulary and words are shared (never changed once built), what a match
+        records is new."""
+        index = object.__new__(_Index)
+        index.windows, index.vocabulary, index.sizes = self.windows, self.vocabulary, self.sizes
+        index.files = [
+            _File(entry.number, source, entry.words, entry.lines, entry.size, shared=entry.shared)
+            for entry, source in zip(self.files, files, strict=True)
+        ]
+        return index
+
     def places(self, window: tuple[int, ...]) -> Iterator[tuple[_File, int]]:
         """The files and starts that hold exactly this window."""
         held = self.windows.get(hash(window))
@@ -333,12 +350,41 @@ class _Index:
         return {other.number for other, _ in self.places(entry.window(start))} - {entry.number}
 
 
+class _Indexes:
+    """Indexes built, by the exact paths and texts they index: every attempt of a case gets the
+    same skill files, and rebuilding their index is most of the cost of a small workspace. Only
+    small indexes are kept (the key holds the texts, and an index is a few ints per word)."""
+
+    def __init__(self) -> None:
+        self.kept: OrderedDict[tuple[tuple[str, str], ...], _Index] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, files: Sequence[SourceText]) -> _Index:
+        if sum(len(f.text) for f in files) > INDEX_CACHE_CHARS:
+            return _Index(files)
+        key = tuple((f.path, f.text) for f in files)
+        with self.lock:
+            built = self.kept.get(key)
+            if built is not None:
+                self.kept.move_to_end(key)
+        if built is None:
+            built = _Index(files)
+            with self.lock:
+                self.kept[key] = built
+                while len(self.kept) > INDEX_CACHE_ENTRIES:
+                    self.kept.popitem(last=False)
+        return built.fresh(files)
+
+
+_INDEXES = _Indexes()
+
+
 def find_shown(
     files: Sequence[SourceText], texts: Iterable[ToolText], prompt: str = ""
 ) -> dict[str, Shown]:
     """What of each file reached the agent, from the session's tool inputs and outputs (in
     session order) and the prompt it was given."""
-    index = _Index(files)
+    index = _INDEXES.get(files)
     for _, words, edges in _segments(prompt):
         for position, entry, start in index.hits(words):
             if _whole(entry, position, edges):

@@ -10,9 +10,12 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import msgspec
+
+if TYPE_CHECKING:
+    from evaluator.evidence.content import ToolText
 
 from evaluator.vocabulary import (
     ACCESS_RECORD_KINDS,
@@ -198,6 +201,10 @@ class SessionEvidence:
     # show (an archive extracted, a patch applied by git): what it made there may have been a
     # symlink, gone from disk by the end of the run (isolation checks paths through them).
     unknown_writes: list[tuple[int, str]] = field(default_factory=list, repr=False)
+    # The session's tool inputs and outputs, whole, as the one reading of the file met them
+    # (each with the call id an output answers), for the content proof; None when the reader
+    # kept none (another agent's, or more than `KEPT_TOOL_TEXT_CHARS`): it reads them again.
+    tool_texts: list[tuple[ToolText, str]] | None = field(default=None, repr=False)
 
     def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> Outcome | None:
         kind = record.kind if isinstance(record, EvidenceRecord) else record.get("kind")

@@ -19,6 +19,9 @@ from typing import Any
 from evaluator.evidence.content import ToolText
 from evaluator.evidence.records import SessionEvidence
 
+# Tool texts up to this many characters are kept from the session's one reading (`SessionEvidence.
+# tool_texts`); a larger session's are streamed from its file again, keeping memory bounded.
+KEPT_TOOL_TEXT_CHARS = 4 * 1024 * 1024
 _EXCERPT_CUT = re.compile(r"… \[\d+ more chars\]$")
 # (session line, call id) -> the id of the output's `tool_result` record, for citations.
 OutputRefs = dict[tuple[int, str], str]
@@ -54,10 +57,21 @@ def session_texts(evidence: SessionEvidence, source: ToolTextSource | None) -> S
     recorded = bool(refs) or not tool_calls
     calls = {ref: call for (_, call), ref in refs.items()}
     if source is not None and source.path.is_file():
+        if evidence.tool_texts is not None and str(source.path) == evidence.session_path:
+            return SessionTexts(_kept(evidence.tool_texts, refs), recorded, calls)
         return SessionTexts(source.read(source.path, refs), recorded, calls)
     texts = SessionTexts(iter(()), recorded, calls)
     texts.texts = _excerpts(evidence, texts)
     return texts
+
+
+def _kept(texts: list[tuple[ToolText, str]], refs: OutputRefs) -> Iterator[ToolText]:
+    """The texts the reading of the session kept, each output with the record that cites it."""
+    for text, call_id in texts:
+        if text.kind == "output":
+            yield ToolText("output", text.line, text.text, refs.get((text.line, call_id)))
+        else:
+            yield text
 
 
 def argument_strings(value: Any) -> Iterator[str]:

@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.adapters.codex.rollout import RolloutEntry, read_rollout
+from evaluator.adapters.codex.tool_texts import entry_tool_texts
 from evaluator.evidence.builder import EvidenceBuilder, argv_command, excerpt, file_uri_path
+from evaluator.evidence.content import ToolText
 from evaluator.evidence.jscode import scan_javascript
 from evaluator.evidence.jsonl import ReadStats
 from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.tool_texts import KEPT_TOOL_TEXT_CHARS
 from evaluator.modelserver.responses_items import content_text, is_injected, output_text
 from evaluator.vocabulary import Outcome
 
@@ -468,7 +471,19 @@ def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEv
     """Streams the rollout once; memory grows with the number of tool calls, not the file size."""
     normalizer = CodexNormalizer(path, home)
     stats = ReadStats()
+    # The tool texts the content proof reads, kept from this reading while they are small.
+    kept: list[tuple[ToolText, str]] | None = []
+    size = 0
     for entry in read_rollout(path, stats):
+        if kept is not None and entry.type == "response_item":
+            try:
+                for text, call_id in entry_tool_texts(entry):
+                    kept.append((text, call_id))
+                    size += len(text.text)
+            except Exception:
+                kept = None  # read again by the same reader, which fails there as it did
+            if size > KEPT_TOOL_TEXT_CHARS:
+                kept = None
         try:
             _normalize_entry(normalizer, entry)
         except (TypeError, AttributeError, ValueError, KeyError, RecursionError) as exc:
@@ -480,7 +495,9 @@ def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEv
     for line, why in stats.malformed:
         if why.startswith("JSON nested too deeply"):
             normalizer.evidence.opaque.append((f"L{line}", why))
-    return normalizer.finish(stats)
+    evidence = normalizer.finish(stats)
+    evidence.tool_texts = kept
+    return evidence
 
 
 def _normalize_entry(normalizer: CodexNormalizer, entry: RolloutEntry) -> None:
