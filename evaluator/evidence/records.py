@@ -105,6 +105,21 @@ def _spill_line(record: EvidenceRecord) -> bytes:
     return (_SPILL_ENCODER.encode(values) + "\n").encode(_SPILL_ENCODING)
 
 
+# Reads a spilled line back as `json.loads` does (what msgspec refuses, a NaN, goes to `json`).
+_FAST_DECODER = msgspec.json.Decoder() if _FAST_ENCODER is not None else None
+
+
+def _spilled(line: bytes) -> dict[str, Any]:
+    if _FAST_DECODER is not None:
+        try:
+            decoded: dict[str, Any] = _FAST_DECODER.decode(line)
+            return decoded
+        except msgspec.DecodeError:
+            pass
+    loaded: dict[str, Any] = json.loads(line.decode(_SPILL_ENCODING))
+    return loaded
+
+
 class SpillFile:
     """Every record of a session, one JSON line each, in order: in memory until large, then a
     deleted-on-close file. Lines are encoded as they come and written in batches: a write per
@@ -288,7 +303,7 @@ class SessionEvidence:
                 if command is not None:
                     yield command.to_json()
                 continue
-            data = json.loads(line.decode(_SPILL_ENCODING))
+            data = _spilled(line)
             if data.get("kind") in ACCESS_RECORD_KINDS and "outcome" not in data:
                 data["outcome"] = self.outcome_of(data)
             yield data
@@ -302,7 +317,7 @@ class SessionEvidence:
             handle.write(text[: text.rindex("}")].rstrip() + ',\n  "records": [')
             for index, record in enumerate(self.iter_records()):
                 handle.write(
-                    ("\n    " if index == 0 else ",\n    ") + json.dumps(record, ensure_ascii=False)
+                    ("\n    " if index == 0 else ",\n    ") + _SPILL_ENCODER.encode(record)
                 )
             handle.write("\n  ]\n}\n")
         os.replace(temp, path)  # readers never see a half-written file
