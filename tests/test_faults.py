@@ -254,6 +254,28 @@ def test_snapshot_keeps_what_the_agent_made_and_restores_the_rest(tmp_path: Path
     assert again.without_content == {"big.bin", ".agents/skills/s/SKILL.md"}
 
 
+def test_a_source_file_edited_between_attempts_is_hashed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Source hashes are kept between snapshots by the file's identity and times: an edit of the
+    same size is seen at the next snapshot, never taken from the kept hash."""
+    from evaluator.workspace import snapshot as snapshots
+
+    monkeypatch.setattr(snapshots, "SETTLED_S", -60.0)  # every file counts as settled
+    source, workspace = tmp_path / "source", tmp_path / "ws"
+    for root in (source, workspace):
+        root.mkdir()
+        (root / "SKILL.md").write_text("the skill")
+    os.utime(source / "SKILL.md", ns=(10**18, 10**18))  # the edit below gets other times
+    baseline = fingerprint(workspace)
+    first = save_snapshot(workspace, baseline, tmp_path / "one", source)
+    assert [e["kept"] for e in first["files"]] == ["source"]
+    assert any(key[0] == str(source / "SKILL.md") for key in snapshots._SOURCE_DIGESTS)
+    (source / "SKILL.md").write_text("THE SKILL")  # the same size
+    second = save_snapshot(workspace, baseline, tmp_path / "two", source)
+    assert [e["kept"] for e in second["files"]] == ["saved"]
+
+
 # ------------------------------------------------------------------ report findings
 
 
