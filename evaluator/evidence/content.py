@@ -440,13 +440,13 @@ class _SeenTexts:
         if len(text) > REPEAT_CACHE_CHARS:
             return _whole_hits(self.index, text)
         starts = _line_starts(text)
-        for at, words in starts:
+        for line, at in enumerate(starts):
             tail = text[at:]
             for number, seen_line in self.tails.get(hash(tail), ()):
                 seen = self.kept[number]
-                seen_at, skipped = seen.starts[seen_line]
-                if seen.text[seen_at:] == tail:
-                    return self._moved(text, at, words, seen, skipped)
+                if seen.text[seen.starts[seen_line] :] == tail:
+                    words = _words_before(text, starts, line)
+                    return self._moved(text, at, words, seen, seen.words_before(seen_line))
         found = _whole_hits(self.index, text)
         self._keep(_Kept(text, starts, found))
         return found
@@ -472,12 +472,12 @@ class _SeenTexts:
         number = self.count
         self.count += 1
         self.kept[number] = kept
-        for line, (at, _) in enumerate(kept.starts):
+        for line, at in enumerate(kept.starts):
             self.tails.setdefault(hash(kept.text[at:]), []).append((number, line))
         if len(self.kept) > REPEAT_CACHE_TEXTS:
             oldest = next(iter(self.kept))
             gone = self.kept.pop(oldest)
-            for at, _ in gone.starts:
+            for at in gone.starts:
                 key = hash(gone.text[at:])
                 held = [place for place in self.tails[key] if place[0] != oldest]
                 if held:
@@ -489,21 +489,32 @@ class _SeenTexts:
 @dataclass(frozen=True)
 class _Kept:
     text: str
-    starts: list[tuple[int, int]]  # its first lines' starts and words before (`_line_starts`)
+    starts: list[int]  # where its first lines start (`_line_starts`)
     found: list[_Match]
+    counted: dict[int, int] = field(default_factory=dict)  # line -> words before it
+
+    def words_before(self, line: int) -> int:
+        if line not in self.counted:
+            self.counted[line] = _words_before(self.text, self.starts, line)
+        return self.counted[line]
 
 
-def _line_starts(text: str) -> list[tuple[int, int]]:
-    """Where the text's first `HEAD_LINES` + 1 lines start, and how many words come before each
-    (the lines' words add up: a window never spans two segments, but a place counts every word)."""
-    starts = [(0, 0)]
+def _line_starts(text: str) -> list[int]:
+    """Where the text's first `HEAD_LINES` + 1 lines start."""
+    starts = [0]
     while len(starts) <= HEAD_LINES:
-        at, words = starts[-1]
-        end = text.find("\n", at)
+        end = text.find("\n", starts[-1])
         if end < 0 or end + 1 >= len(text):
             break
-        starts.append((end + 1, words + _word_count(text[at : end + 1])))
+        starts.append(end + 1)
     return starts
+
+
+def _words_before(text: str, starts: list[int], line: int) -> int:
+    """How many words come before line `line` of `starts` (counted only for a text that repeats
+    one seen before): the lines' words add up, as a window never spans two segments but a place
+    counts every word."""
+    return sum(_word_count(text[starts[index] : starts[index + 1]]) for index in range(line))
 
 
 def _word_count(text: str) -> int:

@@ -1,10 +1,11 @@
 """What the agent typed into its tools and what they gave back, whole and in session order.
 
 The evidence records keep excerpts of tool inputs and outputs; deciding whether a file's content
-reached the agent (`content.py`) needs them whole, so they are streamed again from the session
-file, one line at a time, by the reader of the agent's own format (its adapter's
-`tool_texts`, handed over as a `ToolTextSource`). Without the session file the records'
-excerpts are used, and the caller is told they may be cut.
+reached the agent (`content.py`) needs them whole: those the normaliser kept while it read the
+session (`SessionEvidence.tool_texts`, Codex, up to `KEPT_TOOL_TEXT_CHARS`), else streamed again
+from the session file, one line at a time, by the reader of the agent's own format (its
+adapter's `tool_texts`, handed over as a `ToolTextSource`). Without the session file the
+records' excerpts are used, and the caller is told they may be cut.
 """
 
 from __future__ import annotations
