@@ -145,7 +145,17 @@ def test_scratch_tree_is_made_private_and_removed(tmp_path: Path) -> None:
     script = root / "a/run.sh"
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)
+    outside = tmp_path / "outside"
+    (outside / "d").mkdir(parents=True)
+    (outside / "d").chmod(0o755)
+    (outside / "f.txt").write_text("x")
+    (outside / "f.txt").chmod(0o644)
+    (root / "a/link-dir").symlink_to(outside / "d")
+    (root / "a/link-file").symlink_to(outside / "f.txt")
     make_tree_private(root)
+    # Symlinks are not followed: what they point to keeps its mode.
+    assert stat.S_IMODE((outside / "d").stat().st_mode) == 0o755
+    assert stat.S_IMODE((outside / "f.txt").stat().st_mode) == 0o644
     assert stat.S_IMODE((root / "a/b").stat().st_mode) == 0o700
     assert stat.S_IMODE((root / "a/b/f.txt").stat().st_mode) == 0o600
     assert stat.S_IMODE(script.stat().st_mode) == 0o700
