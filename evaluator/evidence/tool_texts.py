@@ -22,7 +22,7 @@ from evaluator.evidence.records import SessionEvidence
 
 # Tool texts up to this many characters are kept from the session's one reading (`SessionEvidence.
 # tool_texts`); a larger session's are streamed from its file again, keeping memory bounded.
-KEPT_TOOL_TEXT_CHARS = 4 * 1024 * 1024
+KEPT_TOOL_TEXT_CHARS = 2 * 1024 * 1024
 _EXCERPT_CUT = re.compile(r"… \[\d+ more chars\]$")
 # (session line, call id) -> the id of the output's `tool_result` record, for citations.
 OutputRefs = dict[tuple[int, str], str]
