@@ -105,6 +105,10 @@ def _spill_line(record: EvidenceRecord) -> bytes:
     return (_SPILL_ENCODER.encode(values) + "\n").encode(_SPILL_ENCODING)
 
 
+# The tool texts of a session file up to this many bytes are kept from its one reading
+# (`SessionEvidence.tool_texts`); a larger one's are streamed from the file again, keeping memory
+# bounded and the reading of a large session as cheap as it was.
+KEPT_TOOL_TEXT_BYTES = 2 * 1024 * 1024
 # Reads a spilled line back as `json.loads` does (what msgspec refuses, a NaN, goes to `json`).
 _FAST_DECODER = msgspec.json.Decoder() if _FAST_ENCODER is not None else None
 
@@ -218,7 +222,7 @@ class SessionEvidence:
     unknown_writes: list[tuple[int, str]] = field(default_factory=list, repr=False)
     # The session's tool inputs and outputs, whole, as the one reading of the file met them
     # (each with the call id an output answers), for the content proof; None when the reader
-    # kept none (another agent's, or more than `KEPT_TOOL_TEXT_CHARS`): it reads them again.
+    # kept none (another agent's, or a file over `KEPT_TOOL_TEXT_BYTES`): it reads them again.
     tool_texts: list[tuple[ToolText, str]] | None = field(default=None, repr=False)
 
     def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> Outcome | None:

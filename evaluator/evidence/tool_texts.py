@@ -2,7 +2,7 @@
 
 The evidence records keep excerpts of tool inputs and outputs; deciding whether a file's content
 reached the agent (`content.py`) needs them whole: those the normaliser kept while it read the
-session (`SessionEvidence.tool_texts`, Codex, up to `KEPT_TOOL_TEXT_CHARS`), else streamed again
+session (`SessionEvidence.tool_texts`, Codex, a file up to `KEPT_TOOL_TEXT_BYTES`), else streamed again
 from the session file, one line at a time, by the reader of the agent's own format (its
 adapter's `tool_texts`, handed over as a `ToolTextSource`). Without the session file the
 records' excerpts are used, and the caller is told they may be cut.
@@ -20,9 +20,6 @@ from typing import Any
 from evaluator.evidence.content import ToolText
 from evaluator.evidence.records import SessionEvidence
 
-# Tool texts up to this many characters are kept from the session's one reading (`SessionEvidence.
-# tool_texts`); a larger session's are streamed from its file again, keeping memory bounded.
-KEPT_TOOL_TEXT_CHARS = 2 * 1024 * 1024
 _EXCERPT_CUT = re.compile(r"… \[\d+ more chars\]$")
 # (session line, call id) -> the id of the output's `tool_result` record, for citations.
 OutputRefs = dict[tuple[int, str], str]

@@ -11,18 +11,18 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaluator.adapters.codex.rollout import RolloutEntry, read_rollout
-from evaluator.adapters.codex.tool_texts import entry_tool_texts
 from evaluator.evidence.builder import EvidenceBuilder, argv_command, excerpt, file_uri_path
-from evaluator.evidence.content import ToolText
 from evaluator.evidence.jscode import scan_javascript
 from evaluator.evidence.jsonl import ReadStats
-from evaluator.evidence.records import SessionEvidence
-from evaluator.evidence.tool_texts import KEPT_TOOL_TEXT_CHARS
+from evaluator.evidence.records import KEPT_TOOL_TEXT_BYTES, SessionEvidence
 from evaluator.modelserver.responses_items import content_text, is_injected, output_text
 from evaluator.vocabulary import Outcome
+
+if TYPE_CHECKING:
+    from evaluator.evidence.content import ToolText
 
 KNOWN_LINE_TYPES = {
     "session_meta",
@@ -471,8 +471,12 @@ def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEv
     """Streams the rollout once; memory grows with the number of tool calls, not the file size."""
     normalizer = CodexNormalizer(path, home)
     stats = ReadStats()
-    # The tool texts the content proof reads, kept from this reading while they are small.
-    kept: list[tuple[ToolText, str]] | None = []
+    # The tool texts the content proof reads, kept from this reading when the file is small
+    # (its texts are no larger): a larger one's are streamed again, its reading costs no more.
+    kept: list[tuple[ToolText, str]] | None = [] if _small(path) else None
+    if kept is not None:
+        # Here, not at the top: reading a large session needs no content module.
+        from evaluator.adapters.codex.tool_texts import entry_tool_texts
     size = 0
     for entry in read_rollout(path, stats):
         if kept is not None and entry.type == "response_item":
@@ -482,7 +486,7 @@ def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEv
                     size += len(text.text)
             except Exception:
                 kept = None  # read again by the same reader, which fails there as it did
-            if size > KEPT_TOOL_TEXT_CHARS:
+            if size > KEPT_TOOL_TEXT_BYTES:
                 kept = None
         try:
             _normalize_entry(normalizer, entry)
@@ -498,6 +502,13 @@ def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEv
     evidence = normalizer.finish(stats)
     evidence.tool_texts = kept
     return evidence
+
+
+def _small(path: Path) -> bool:
+    try:
+        return path.stat().st_size <= KEPT_TOOL_TEXT_BYTES
+    except OSError:
+        return False
 
 
 def _normalize_entry(normalizer: CodexNormalizer, entry: RolloutEntry) -> None:
