@@ -221,3 +221,56 @@ def test_a_behaviour_may_name_an_adapter_registered_in_one_line(toy: None, tmp_p
     unregister_adapter("toy")
     with pytest.raises(InputError, match="unknown agent 'toy'"):
         load_behaviors(tmp_path, adapter_names())
+
+
+def test_a_held_codex_store_opens_its_database_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An attempt locates its session, then its descendants: inside `held` one connection
+    serves both (and is closed after); outside, each look-up opens its own."""
+    import sqlite3
+
+    from evaluator.adapters.codex.sessions import STATE_DB, CodexSessionStore
+
+    monkeypatch.delenv("CODEX_SQLITE_HOME", raising=False)
+    root, child = "0197aaaa-0000-7000-8000-000000000001", "0197aaaa-0000-7000-8000-000000000002"
+    rollouts = tmp_path / "sessions"
+    rollouts.mkdir()
+    paths = {}
+    for thread, parent in ((root, None), (child, root)):
+        paths[thread] = rollouts / f"rollout-2026-01-01T00-00-00-{thread}.jsonl"
+        meta = {"id": thread, "parent_thread_id": parent, "timestamp": "2026-01-01T00:00:00Z"}
+        paths[thread].write_text(json.dumps({"type": "session_meta", "payload": meta}) + "\n")
+    with sqlite3.connect(tmp_path / STATE_DB) as db:
+        db.execute(
+            "CREATE TABLE threads (id TEXT, rollout_path TEXT, agent_nickname TEXT,"
+            " created_at_ms INTEGER)"
+        )
+        db.execute("CREATE TABLE thread_spawn_edges (parent_thread_id TEXT, child_thread_id TEXT)")
+        db.executemany(
+            "INSERT INTO threads VALUES (?, ?, NULL, NULL)", [(t, str(p)) for t, p in paths.items()]
+        )
+        db.execute("INSERT INTO thread_spawn_edges VALUES (?, ?)", (root, child))
+    db.close()
+    opened: list[sqlite3.Connection] = []
+    connect = sqlite3.connect
+
+    def counted(*args: object, **kwargs: object) -> sqlite3.Connection:
+        opened.append(connect(*args, **kwargs))  # type: ignore[arg-type]
+        return opened[-1]
+
+    monkeypatch.setattr(sqlite3, "connect", counted)
+
+    def look_up(store: CodexSessionStore) -> tuple[str, list[str]]:
+        found = store.locate_thread(root)
+        assert found.status == "found" and found.method == "sqlite"
+        return found.sessions[0].thread_id, [r.thread_id for r in store.descendants(root)]
+
+    store = CodexSessionStore(tmp_path)
+    apart = look_up(store)
+    assert len(opened) == 3  # the thread, its children, the child's children
+    with store.held() as held:
+        assert look_up(held) == apart == (root, [child])
+    assert len(opened) == 4
+    with pytest.raises(sqlite3.ProgrammingError):  # closed when the block ended
+        opened[-1].execute("SELECT 1")

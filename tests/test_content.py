@@ -266,3 +266,27 @@ def test_a_text_repeated_under_a_changing_head_is_matched_as_a_whole_text_would_
     assert cached == find_shown(files, texts, "Packs reports into archives")
     # routes.md's only window starts in a head and ends in the lines seen before.
     assert cached["routes.md"].reached and cached["VERSION.md"].reached
+
+
+def test_a_kept_index_carries_nothing_from_one_proof_to_the_next() -> None:
+    """The index of a set of files is built once and kept (every attempt of a case has the same
+    skill files): what one proof matched, and when the agent wrote a file, stay that proof's."""
+    files = [SourceText("SKILL.md", SKILL), SourceText("notes.md", "Write the notes first.\n")]
+    shown_once = find_shown(files, [_out(SKILL)], "")
+    assert shown_once["SKILL.md"].reached
+    key = tuple((f.path, f.text) for f in files)
+    assert key in content._INDEXES.kept
+    assert not find_shown(files, [], "")["SKILL.md"].reached
+    assert find_shown(files, [_out(SKILL)], "") == shown_once
+    # The same texts, written by the agent before the output: its version, not the file's.
+    written = [SourceText("SKILL.md", SKILL, written_at=5), files[1]]
+    again = find_shown(written, [_out(SKILL)], "")["SKILL.md"]
+    assert not again.reached and again.withheld == "shown only after the agent wrote the file"
+    assert find_shown(files, [_out(SKILL)], "") == shown_once
+
+
+def test_an_index_over_large_files_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(content, "INDEX_CACHE_CHARS", len(SKILL) - 1)
+    files = [SourceText("big.md", SKILL)]
+    assert find_shown(files, [_out(SKILL)], "")["big.md"].reached
+    assert (("big.md", SKILL),) not in content._INDEXES.kept

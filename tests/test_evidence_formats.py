@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evaluator.adapters import normalize_session
+from evaluator.adapters import normalize_session, tool_text_source
 from evaluator.evidence import SessionEvidence
+from evaluator.evidence.content import ToolText
 from evaluator.evidence.jsonl import ReadStats, read_objects
+from evaluator.evidence.tool_texts import session_texts
 from evaluator.isolation import assess_isolation
 
 FIXTURES = Path(__file__).parent / "fixtures/rollouts"
@@ -226,3 +229,41 @@ def test_file_uris_read_as_urlparse_reads_them() -> None:
     ):
         assert file_uri_path(uri) == unquote(urlparse(uri).path), uri
     assert file_uri_path("/plain/path") == "/plain/path"
+
+
+def _all_texts(evidence: SessionEvidence, path: Path) -> list[ToolText]:
+    return list(session_texts(evidence, tool_text_source(path)).texts)
+
+
+def test_the_tool_texts_kept_from_the_one_reading_are_those_read_again(tmp_path: Path) -> None:
+    """The content proof takes the tool inputs and outputs the normaliser kept while it read the
+    rollout: exactly what reading the file again gives, each output citing its record."""
+    recorded = Path(__file__).parent / "fixtures/recorded/codex-exec.jsonl"
+    for path in [*sorted(FIXTURES.glob("*.jsonl")), recorded]:
+        evidence = normalize_session(path)
+        assert evidence.tool_texts is not None, path
+        kept = _all_texts(evidence, path)
+        assert kept == _all_texts(replace(evidence, tool_texts=None), path), path
+    assert any(t.kind == "output" and t.ref for t in kept)
+    assert any(t.kind == "input" for t in kept)
+    # Texts are kept for the file that was read: another one is read, never given those.
+    other = tmp_path / "other.jsonl"
+    other.write_bytes((FIXTURES / "oldest-bare.jsonl").read_bytes())
+    from_other = _all_texts(evidence, other)
+    assert from_other != kept
+    assert from_other == _all_texts(replace(evidence, tool_texts=None), other)
+
+
+def test_tool_texts_the_reader_cannot_take_are_not_kept(tmp_path: Path) -> None:
+    """An entry the tool-text reader fails on: nothing kept, so the proof reads the file again
+    and meets the entry as it always did; a session with more text than the budget likewise."""
+    lines = (FIXTURES / "local-shell-and-code-mode.jsonl").read_text().splitlines()
+    hostile = {"type": "response_item", "payload": {"type": "local_shell_call", "action": [1]}}
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join([*lines[:3], json.dumps(hostile), *lines[3:]]) + "\n")
+    assert normalize_session(path).tool_texts is None
+    big = tmp_path / "big.jsonl"
+    output = {"type": "function_call_output", "call_id": "l1", "output": "x " * 1024 * 1024}
+    filler = [json.dumps({"type": "response_item", "payload": output})] * 3
+    big.write_text("\n".join([*lines[:3], *filler, *lines[3:]]) + "\n")
+    assert normalize_session(big).tool_texts is None

@@ -145,7 +145,17 @@ def test_scratch_tree_is_made_private_and_removed(tmp_path: Path) -> None:
     script = root / "a/run.sh"
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)
+    outside = tmp_path / "outside"
+    (outside / "d").mkdir(parents=True)
+    (outside / "d").chmod(0o755)
+    (outside / "f.txt").write_text("x")
+    (outside / "f.txt").chmod(0o644)
+    (root / "a/link-dir").symlink_to(outside / "d")
+    (root / "a/link-file").symlink_to(outside / "f.txt")
     make_tree_private(root)
+    # Symlinks are not followed: what they point to keeps its mode.
+    assert stat.S_IMODE((outside / "d").stat().st_mode) == 0o755
+    assert stat.S_IMODE((outside / "f.txt").stat().st_mode) == 0o644
     assert stat.S_IMODE((root / "a/b").stat().st_mode) == 0o700
     assert stat.S_IMODE((root / "a/b/f.txt").stat().st_mode) == 0o600
     assert stat.S_IMODE(script.stat().st_mode) == 0o700
@@ -252,6 +262,28 @@ def test_snapshot_keeps_what_the_agent_made_and_restores_the_rest(tmp_path: Path
     (source / ".agents/skills/s/SKILL.md").write_text("edited later")
     again = restore_snapshot(snapshot, source, tmp_path / "again")
     assert again.without_content == {"big.bin", ".agents/skills/s/SKILL.md"}
+
+
+def test_a_source_file_edited_between_attempts_is_hashed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Source hashes are kept between snapshots by the file's identity and times: an edit of the
+    same size is seen at the next snapshot, never taken from the kept hash."""
+    from evaluator.workspace import snapshot as snapshots
+
+    monkeypatch.setattr(snapshots, "SETTLED_S", -60.0)  # every file counts as settled
+    source, workspace = tmp_path / "source", tmp_path / "ws"
+    for root in (source, workspace):
+        root.mkdir()
+        (root / "SKILL.md").write_text("the skill")
+    os.utime(source / "SKILL.md", ns=(10**18, 10**18))  # the edit below gets other times
+    baseline = fingerprint(workspace)
+    first = save_snapshot(workspace, baseline, tmp_path / "one", source)
+    assert [e["kept"] for e in first["files"]] == ["source"]
+    assert any(key[0] == str(source / "SKILL.md") for key in snapshots._SOURCE_DIGESTS)
+    (source / "SKILL.md").write_text("THE SKILL")  # the same size
+    second = save_snapshot(workspace, baseline, tmp_path / "two", source)
+    assert [e["kept"] for e in second["files"]] == ["saved"]
 
 
 # ------------------------------------------------------------------ report findings

@@ -21,7 +21,9 @@ files' windows; memory is bounded by the files, not by the session.
 from __future__ import annotations
 
 import re
+import threading
 from array import array
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -31,6 +33,9 @@ WINDOW_WORDS = 8
 # Texts up to this size are matched once however often they recur (at most this many kept).
 REPEAT_CACHE_CHARS = 65536
 REPEAT_CACHE_TEXTS = 128
+# Indexes of files up to this many characters in all are kept for the next attempt (this many).
+INDEX_CACHE_CHARS = 262144
+INDEX_CACHE_ENTRIES = 8
 # A repeated text may start with this many lines that differ (see `_SeenTexts`).
 HEAD_LINES = 8
 # Outputs cited per file in a verdict; the first one is always among them.
@@ -266,6 +271,18 @@ class _Index:
                 for packed in held:
                     self.files[packed >> 32].shared.add(packed & 0xFFFFFFFF)
 
+    def fresh(self, files: Sequence[SourceText]) -> _Index:
+        """This index over `files` (the same paths and texts), with nothing matched yet: the
+        windows, vocabulary and words are shared (never changed once built), what a match
+        records is new."""
+        index = object.__new__(_Index)
+        index.windows, index.vocabulary, index.sizes = self.windows, self.vocabulary, self.sizes
+        index.files = [
+            _File(entry.number, source, entry.words, entry.lines, entry.size, shared=entry.shared)
+            for entry, source in zip(self.files, files, strict=True)
+        ]
+        return index
+
     def places(self, window: tuple[int, ...]) -> Iterator[tuple[_File, int]]:
         """The files and starts that hold exactly this window."""
         held = self.windows.get(hash(window))
@@ -333,12 +350,41 @@ class _Index:
         return {other.number for other, _ in self.places(entry.window(start))} - {entry.number}
 
 
+class _Indexes:
+    """Indexes built, by the exact paths and texts they index: every attempt of a case gets the
+    same skill files, and rebuilding their index is most of the cost of a small workspace. Only
+    small indexes are kept (the key holds the texts, and an index is a few ints per word)."""
+
+    def __init__(self) -> None:
+        self.kept: OrderedDict[tuple[tuple[str, str], ...], _Index] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, files: Sequence[SourceText]) -> _Index:
+        if sum(len(f.text) for f in files) > INDEX_CACHE_CHARS:
+            return _Index(files)
+        key = tuple((f.path, f.text) for f in files)
+        with self.lock:
+            built = self.kept.get(key)
+            if built is not None:
+                self.kept.move_to_end(key)
+        if built is None:
+            built = _Index(files)
+            with self.lock:
+                self.kept[key] = built
+                while len(self.kept) > INDEX_CACHE_ENTRIES:
+                    self.kept.popitem(last=False)
+        return built.fresh(files)
+
+
+_INDEXES = _Indexes()
+
+
 def find_shown(
     files: Sequence[SourceText], texts: Iterable[ToolText], prompt: str = ""
 ) -> dict[str, Shown]:
     """What of each file reached the agent, from the session's tool inputs and outputs (in
     session order) and the prompt it was given."""
-    index = _Index(files)
+    index = _INDEXES.get(files)
     for _, words, edges in _segments(prompt):
         for position, entry, start in index.hits(words):
             if _whole(entry, position, edges):
@@ -394,13 +440,13 @@ class _SeenTexts:
         if len(text) > REPEAT_CACHE_CHARS:
             return _whole_hits(self.index, text)
         starts = _line_starts(text)
-        for at, words in starts:
+        for line, at in enumerate(starts):
             tail = text[at:]
             for number, seen_line in self.tails.get(hash(tail), ()):
                 seen = self.kept[number]
-                seen_at, skipped = seen.starts[seen_line]
-                if seen.text[seen_at:] == tail:
-                    return self._moved(text, at, words, seen, skipped)
+                if seen.text[seen.starts[seen_line] :] == tail:
+                    words = _words_before(text, starts, line)
+                    return self._moved(text, at, words, seen, seen.words_before(seen_line))
         found = _whole_hits(self.index, text)
         self._keep(_Kept(text, starts, found))
         return found
@@ -426,12 +472,12 @@ class _SeenTexts:
         number = self.count
         self.count += 1
         self.kept[number] = kept
-        for line, (at, _) in enumerate(kept.starts):
+        for line, at in enumerate(kept.starts):
             self.tails.setdefault(hash(kept.text[at:]), []).append((number, line))
         if len(self.kept) > REPEAT_CACHE_TEXTS:
             oldest = next(iter(self.kept))
             gone = self.kept.pop(oldest)
-            for at, _ in gone.starts:
+            for at in gone.starts:
                 key = hash(gone.text[at:])
                 held = [place for place in self.tails[key] if place[0] != oldest]
                 if held:
@@ -443,21 +489,32 @@ class _SeenTexts:
 @dataclass(frozen=True)
 class _Kept:
     text: str
-    starts: list[tuple[int, int]]  # its first lines' starts and words before (`_line_starts`)
+    starts: list[int]  # where its first lines start (`_line_starts`)
     found: list[_Match]
+    counted: dict[int, int] = field(default_factory=dict)  # line -> words before it
+
+    def words_before(self, line: int) -> int:
+        if line not in self.counted:
+            self.counted[line] = _words_before(self.text, self.starts, line)
+        return self.counted[line]
 
 
-def _line_starts(text: str) -> list[tuple[int, int]]:
-    """Where the text's first `HEAD_LINES` + 1 lines start, and how many words come before each
-    (the lines' words add up: a window never spans two segments, but a place counts every word)."""
-    starts = [(0, 0)]
+def _line_starts(text: str) -> list[int]:
+    """Where the text's first `HEAD_LINES` + 1 lines start."""
+    starts = [0]
     while len(starts) <= HEAD_LINES:
-        at, words = starts[-1]
-        end = text.find("\n", at)
+        end = text.find("\n", starts[-1])
         if end < 0 or end + 1 >= len(text):
             break
-        starts.append((end + 1, words + _word_count(text[at : end + 1])))
+        starts.append(end + 1)
     return starts
+
+
+def _words_before(text: str, starts: list[int], line: int) -> int:
+    """How many words come before line `line` of `starts` (counted only for a text that repeats
+    one seen before): the lines' words add up, as a window never spans two segments but a place
+    counts every word."""
+    return sum(_word_count(text[starts[index] : starts[index + 1]]) for index in range(line))
 
 
 def _word_count(text: str) -> int:

@@ -10,9 +10,12 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import msgspec
+
+if TYPE_CHECKING:
+    from evaluator.evidence.content import ToolText
 
 from evaluator.vocabulary import (
     ACCESS_RECORD_KINDS,
@@ -106,6 +109,25 @@ def _spill_line(record: EvidenceRecord) -> bytes:
         else:
             return _FAST_ENCODER.encode(values) + b"\n"
     return (_SPILL_ENCODER.encode(values) + "\n").encode(_SPILL_ENCODING)
+
+
+# The tool texts of a session file up to this many bytes are kept from its one reading
+# (`SessionEvidence.tool_texts`); a larger one's are streamed from the file again, keeping memory
+# bounded and the reading of a large session as cheap as it was.
+KEPT_TOOL_TEXT_BYTES = 2 * 1024 * 1024
+# Reads a spilled line back as `json.loads` does (what msgspec refuses, a NaN, goes to `json`).
+_FAST_DECODER = msgspec.json.Decoder() if _FAST_ENCODER is not None else None
+
+
+def _spilled(line: bytes) -> dict[str, Any]:
+    if _FAST_DECODER is not None:
+        try:
+            decoded: dict[str, Any] = _FAST_DECODER.decode(line)
+            return decoded
+        except msgspec.DecodeError:
+            pass
+    loaded: dict[str, Any] = json.loads(line.decode(_SPILL_ENCODING))
+    return loaded
 
 
 class SpillFile:
@@ -204,6 +226,10 @@ class SessionEvidence:
     # show (an archive extracted, a patch applied by git): what it made there may have been a
     # symlink, gone from disk by the end of the run (isolation checks paths through them).
     unknown_writes: list[tuple[int, str]] = field(default_factory=list, repr=False)
+    # The session's tool inputs and outputs, whole, as the one reading of the file met them
+    # (each with the call id an output answers), for the content proof; None when the reader
+    # kept none (another agent's, or a file over `KEPT_TOOL_TEXT_BYTES`): it reads them again.
+    tool_texts: list[tuple[ToolText, str]] | None = field(default=None, repr=False)
 
     def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> Outcome | None:
         kind = record.kind if isinstance(record, EvidenceRecord) else record.get("kind")
@@ -287,7 +313,7 @@ class SessionEvidence:
                 if command is not None:
                     yield command.to_json()
                 continue
-            data = json.loads(line.decode(_SPILL_ENCODING))
+            data = _spilled(line)
             if data.get("kind") in ACCESS_RECORD_KINDS and "outcome" not in data:
                 data["outcome"] = self.outcome_of(data)
             yield data
@@ -301,7 +327,7 @@ class SessionEvidence:
             handle.write(text[: text.rindex("}")].rstrip() + ',\n  "records": [')
             for index, record in enumerate(self.iter_records()):
                 handle.write(
-                    ("\n    " if index == 0 else ",\n    ") + json.dumps(record, ensure_ascii=False)
+                    ("\n    " if index == 0 else ",\n    ") + _SPILL_ENCODER.encode(record)
                 )
             handle.write("\n  ]\n}\n")
         os.replace(temp, path)  # readers never see a half-written file

@@ -1,10 +1,11 @@
 """What the agent typed into its tools and what they gave back, whole and in session order.
 
 The evidence records keep excerpts of tool inputs and outputs; deciding whether a file's content
-reached the agent (`content.py`) needs them whole, so they are streamed again from the session
-file, one line at a time, by the reader of the agent's own format (its adapter's
-`tool_texts`, handed over as a `ToolTextSource`). Without the session file the records'
-excerpts are used, and the caller is told they may be cut.
+reached the agent (`content.py`) needs them whole: those the normaliser kept while it read the
+session (`SessionEvidence.tool_texts`, Codex, a file up to `KEPT_TOOL_TEXT_BYTES`), else streamed again
+from the session file, one line at a time, by the reader of the agent's own format (its
+adapter's `tool_texts`, handed over as a `ToolTextSource`). Without the session file the
+records' excerpts are used, and the caller is told they may be cut.
 """
 
 from __future__ import annotations
@@ -54,10 +55,21 @@ def session_texts(evidence: SessionEvidence, source: ToolTextSource | None) -> S
     recorded = bool(refs) or not tool_calls
     calls = {ref: call for (_, call), ref in refs.items()}
     if source is not None and source.path.is_file():
+        if evidence.tool_texts is not None and str(source.path) == evidence.session_path:
+            return SessionTexts(_kept(evidence.tool_texts, refs), recorded, calls)
         return SessionTexts(source.read(source.path, refs), recorded, calls)
     texts = SessionTexts(iter(()), recorded, calls)
     texts.texts = _excerpts(evidence, texts)
     return texts
+
+
+def _kept(texts: list[tuple[ToolText, str]], refs: OutputRefs) -> Iterator[ToolText]:
+    """The texts the reading of the session kept, each output with the record that cites it."""
+    for text, call_id in texts:
+        if text.kind == "output":
+            yield ToolText("output", text.line, text.text, refs.get((text.line, call_id)))
+        else:
+            yield text
 
 
 def argument_strings(value: Any) -> Iterator[str]:

@@ -157,10 +157,12 @@ def _tokens(usage: dict[str, Any] | None) -> dict[str, int] | None:
     return counts or None
 
 
-def _locate(settings: AttemptSettings, handle: AgentHandle) -> tuple[SessionRef | None, str]:
+def _locate(
+    settings: AttemptSettings, handle: AgentHandle, store: SessionStore | None = None
+) -> tuple[SessionRef | None, str]:
     if handle.root_thread_id is None:
         return None, "the agent reported no thread id (it did not start a session)"
-    store = get_store(handle.adapter, handle.agent_home)
+    store = store or get_store(handle.adapter, handle.agent_home)
     if not handle.launched_child:
         result = store.locate_thread(handle.root_thread_id)
     else:
@@ -357,7 +359,12 @@ def perform_attempt(spec: AttemptSpec) -> AttemptOutcome:
         # to the driver (through Ray's object store, or held till the case ends) is the header.
         spill = result.evidence._spill
         result.evidence = replace(
-            result.evidence, records=[], _spill=None, _repeats={}, call_outcomes={}
+            result.evidence,
+            records=[],
+            _spill=None,
+            _repeats={},
+            call_outcomes={},
+            tool_texts=None,
         )
         if spill is not None:
             spill.close()
@@ -458,23 +465,24 @@ def _evaluate(
     """`trace`: the access trace as read while the agent ran (None: read it from the file)."""
     handle = result.handle
     assert handle is not None and result.workspace is not None
-    session, why = _locate(settings, handle)
-    if session is None:
-        reason: BlockedReason = (
-            "environment"
-            if handle.fault and (not handle.timed_out or handle.stalled_on_model)
-            else "insufficient-evidence"
-        )
-        _block(result, reason, f"{handle.fault + '; ' if handle.fault else ''}{why}")
-        return
-    home = str(handle.home) if handle.home else None
     adapter = get_adapter(handle.adapter)
-    store = adapter.session_store(handle.agent_home)
-    # With a trace, the session's lexical guesses wait for it (it may contradict them).
-    if not read_session(
-        result, session, adapter, store, home, traced=handle.trace_path is not None
-    ):
-        return
+    # One store, its index opened once, for the session and then its descendants.
+    with adapter.session_store(handle.agent_home).held() as store:
+        session, why = _locate(settings, handle, store)
+        if session is None:
+            reason: BlockedReason = (
+                "environment"
+                if handle.fault and (not handle.timed_out or handle.stalled_on_model)
+                else "insufficient-evidence"
+            )
+            _block(result, reason, f"{handle.fault + '; ' if handle.fault else ''}{why}")
+            return
+        home = str(handle.home) if handle.home else None
+        # With a trace, the session's lexical guesses wait for it (it may contradict them).
+        if not read_session(
+            result, session, adapter, store, home, traced=handle.trace_path is not None
+        ):
+            return
     assert result.evidence is not None and result.isolation is not None
     if handle.trace_path is not None:
         result.isolation, result.trace = assess_with_trace(

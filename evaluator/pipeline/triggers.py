@@ -362,7 +362,12 @@ def perform_trigger_attempt(spec: AttemptSpec) -> AttemptOutcome:
     if result.evidence is not None:
         spill = result.evidence._spill
         result.evidence = replace(
-            result.evidence, records=[], _spill=None, _repeats={}, call_outcomes={}
+            result.evidence,
+            records=[],
+            _spill=None,
+            _repeats={},
+            call_outcomes={},
+            tool_texts=None,
         )
         if spill is not None:
             spill.close()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -79,6 +80,12 @@ class SessionStore(ABC):
     @abstractmethod
     def descendants(self, thread_id: str) -> list[SessionRef]:
         """Every session spawned from `thread_id`, at any depth (children, grandchildren...)."""
+
+    @contextmanager
+    def held(self) -> Iterator[SessionStore]:
+        """The store, its index kept open for every look-up inside the block (an attempt
+        locates its session, then its descendants: one opening, not one per query)."""
+        yield self
 
 
 def parse_time(value: Any) -> datetime | None:

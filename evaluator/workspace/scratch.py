@@ -54,16 +54,23 @@ def make_private_dir(path: Path) -> None:
 
 def make_tree_private(root: Path) -> None:
     """Directories 0700, files 0600 (0700 when executable): copies keep their source's mode,
-    which is usually readable by everyone."""
-    for directory, subdirs, files in os.walk(root):
+    which is usually readable by everyone. Symlinks are neither followed nor changed."""
+    pending = [os.fspath(root)]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = list(listing)
+        except OSError:
+            continue  # as os.walk does: a directory that cannot be listed is passed over
         os.chmod(directory, PRIVATE_DIR)
-        for name in files:
-            path = os.path.join(directory, name)
-            info = os.lstat(path)
-            if stat.S_ISREG(info.st_mode):
-                executable = info.st_mode & stat.S_IXUSR
-                os.chmod(path, PRIVATE_EXEC if executable else PRIVATE_FILE)
-        subdirs[:] = [d for d in subdirs if not os.path.islink(os.path.join(directory, d))]
+        for entry in entries:
+            # The type the listing gave (no stat of every entry): a symlink is neither.
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                executable = entry.stat(follow_symlinks=False).st_mode & stat.S_IXUSR
+                os.chmod(entry.path, PRIVATE_EXEC if executable else PRIVATE_FILE)
 
 
 def remove_scratch(path: Path) -> None:

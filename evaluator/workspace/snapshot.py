@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -72,14 +73,34 @@ def fingerprint(root: Path) -> dict[str, FileState]:
     return states
 
 
+# Hashes of source-workspace files, by what would change with their content: every attempt of
+# a run compares the same skill files. A file changed in the last `SETTLED_S` seconds is hashed
+# each time (a write within the clock's granularity can keep its times: git's "racily clean").
+_SOURCE_DIGESTS: dict[tuple[str, int, int, int, int, int], str] = {}
+SOURCE_DIGESTS_KEPT = 4096
+SETTLED_S = 2.0
+
+
+def _source_digest(path: Path, info: os.stat_result) -> str:
+    key = (str(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    digest = _SOURCE_DIGESTS.get(key)
+    if digest is None:
+        digest = _digest(path)
+        if max(info.st_mtime_ns, info.st_ctime_ns) < (time.time() - SETTLED_S) * 1e9:
+            if len(_SOURCE_DIGESTS) >= SOURCE_DIGESTS_KEPT:
+                _SOURCE_DIGESTS.clear()
+            _SOURCE_DIGESTS[key] = digest
+    return digest
+
+
 def _from_source(source_workspace: Path, relative: str, state: FileState) -> bool:
     candidate = source_workspace / relative
     try:
+        info = candidate.lstat()  # a regular file, not a symlink
         return (
-            candidate.is_file()
-            and not candidate.is_symlink()
-            and candidate.stat().st_size == state.size
-            and _digest(candidate) == state.sha256
+            stat.S_ISREG(info.st_mode)
+            and info.st_size == state.size
+            and _source_digest(candidate, info) == state.sha256
         )
     except OSError:
         return False

@@ -11,15 +11,18 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaluator.adapters.codex.rollout import RolloutEntry, read_rollout
 from evaluator.evidence.builder import EvidenceBuilder, argv_command, excerpt, file_uri_path
 from evaluator.evidence.jscode import scan_javascript
 from evaluator.evidence.jsonl import ReadStats
-from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.records import KEPT_TOOL_TEXT_BYTES, SessionEvidence
 from evaluator.modelserver.responses_items import content_text, is_injected, output_text
 from evaluator.vocabulary import Outcome
+
+if TYPE_CHECKING:
+    from evaluator.evidence.content import ToolText
 
 KNOWN_LINE_TYPES = {
     "session_meta",
@@ -468,7 +471,23 @@ def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEv
     """Streams the rollout once; memory grows with the number of tool calls, not the file size."""
     normalizer = CodexNormalizer(path, home)
     stats = ReadStats()
+    # The tool texts the content proof reads, kept from this reading when the file is small
+    # (its texts are no larger): a larger one's are streamed again, its reading costs no more.
+    kept: list[tuple[ToolText, str]] | None = [] if _small(path) else None
+    if kept is not None:
+        # Here, not at the top: reading a large session needs no content module.
+        from evaluator.adapters.codex.tool_texts import entry_tool_texts
+    size = 0
     for entry in read_rollout(path, stats):
+        if kept is not None and entry.type == "response_item":
+            try:
+                for text, call_id in entry_tool_texts(entry):
+                    kept.append((text, call_id))
+                    size += len(text.text)
+            except Exception:
+                kept = None  # read again by the same reader, which fails there as it did
+            if size > KEPT_TOOL_TEXT_BYTES:
+                kept = None
         try:
             _normalize_entry(normalizer, entry)
         except (TypeError, AttributeError, ValueError, KeyError, RecursionError) as exc:
@@ -480,7 +499,16 @@ def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEv
     for line, why in stats.malformed:
         if why.startswith("JSON nested too deeply"):
             normalizer.evidence.opaque.append((f"L{line}", why))
-    return normalizer.finish(stats)
+    evidence = normalizer.finish(stats)
+    evidence.tool_texts = kept
+    return evidence
+
+
+def _small(path: Path) -> bool:
+    try:
+        return path.stat().st_size <= KEPT_TOOL_TEXT_BYTES
+    except OSError:
+        return False
 
 
 def _normalize_entry(normalizer: CodexNormalizer, entry: RolloutEntry) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -48,9 +50,24 @@ class CodexSessionStore(SessionStore):
         sqlite_home = os.environ.get("CODEX_SQLITE_HOME")
         self.db_path = (Path(sqlite_home) if sqlite_home else home) / STATE_DB
         self.scanned_files = 0  # how many first lines a fallback scan read (for benchmarks)
+        self._held: sqlite_utils.Database | None = None  # open while `held`
+        self._holding = False
 
     # ------------------------------------------------------------------ sqlite
+    @contextmanager
+    def held(self) -> Iterator[CodexSessionStore]:
+        self._holding = True
+        try:
+            yield self
+        finally:
+            self._holding = False
+            if self._held is not None:
+                self._held.conn.close()
+                self._held = None
+
     def _db(self) -> sqlite_utils.Database | None:
+        if self._held is not None:
+            return self._held
         if not self.db_path.is_file():
             return None
         try:
@@ -58,7 +75,10 @@ class CodexSessionStore(SessionStore):
             conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")
         except sqlite3.Error:
             return None
-        return sqlite_utils.Database(conn)
+        db = sqlite_utils.Database(conn)
+        if self._holding:
+            self._held = db
+        return db
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]] | None:
         db = self._db()
@@ -67,9 +87,11 @@ class CodexSessionStore(SessionStore):
         try:
             return [dict(row) for row in db.query(sql, params)]
         except sqlite3.Error:
+            self._held = None  # closed below: the next query opens it anew
             return None
         finally:
-            db.conn.close()
+            if db is not self._held:
+                db.conn.close()
 
     # ------------------------------------------------------------------ files
     def _rollouts_newest_first(
