@@ -50,6 +50,8 @@ class CodexExecRunner(AgentRunner):
     credentials_hint = (
         "set OPENAI_API_KEY, or pass --auth-from CODEX_HOME (a folder holding auth.json)"
     )
+    # Copy Codex's start-up files into the fresh home (home_seed.py); off only to measure it.
+    seed_home = True
 
     def __init__(self, binary: Path | None = None) -> None:
         self.binary = find_codex(binary)
@@ -101,7 +103,7 @@ class CodexExecRunner(AgentRunner):
         codex_home = create_codex_home(request.agent_dir / "codex-home", request.endpoint)
         # What Codex would write into the empty home itself, written before it starts
         # (home_seed.py): its bundled skills and migrated, empty databases.
-        seed = codex_home_seed(self.binary, self.version())
+        seed = codex_home_seed(self.binary, self.version()) if self.seed_home else None
         if seed is not None:
             seed_codex_home(codex_home, seed)
         home = request.agent_dir / "home"
