@@ -2,8 +2,9 @@
 into each attempt's home before the agent starts (docs/agents.md, "Codex's start-up files").
 
 A fresh home costs Codex about 200 traced file operations to unpack its bundled system skills
-into `skills/.system/` and a few hundred milliseconds of CPU to create and migrate its sqlite
-databases (62 migrations for `state_5.sqlite` in 0.169.0, each synced). Codex skips both when
+into `skills/.system/` and to create and migrate its sqlite databases (62 migrations for
+`state_5.sqlite` in 0.169.0, each synced): 0.03-0.08 s of CPU per attempt on two cores
+(docs/benchmarks.md). Codex skips both when
 they are already there: it unpacks the skills only when `skills/.system/.codex-system-skills.marker`
 differs from the fingerprint of the skills built into the binary, and applies only the
 migrations a database's `_sqlx_migrations` table lacks. So the evaluator lets the binary itself
