@@ -3,10 +3,14 @@
 The four set-ups run interleaved (plain, trace, jail, both, plain, ...) so load on the machine
 hits them alike; ratios are against plain in the same run. Also prints the trace's size.
 `--before` adds the jail and jail + trace set-ups as they were before the jail's locale aliases
-(28 November), interleaved with the others. Where `perf` works, the CPU time of the attempt's
+(28 November), interleaved with the others; `--unseeded` adds plain and jail + trace with an
+empty CODEX_HOME, as before the home seed (29 November: Codex unpacks its skills and migrates
+its databases itself); `--pinned` adds plain and jail + trace with the attempt's whole process
+tree (strace and its tracees) pinned to one core by `taskset`, an experiment: a ptrace stop then
+never wakes a process on the other core. Where `perf` works, the CPU time of the attempt's
 whole process tree (the agent, its tools and strace) is measured too: on a shared machine it is
 the steadier figure.
-Run: .venv/bin/python -m benchmarks.trace_overhead [runs] [--before]
+Run: .venv/bin/python -m benchmarks.trace_overhead [runs] [--before] [--unseeded] [--pinned]
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pathlib import Path
 
 from benchmarks.common import ROOT, SCRATCH, median, table, timed
 from evaluator.adapters import get_runner
+from evaluator.adapters.codex.runner import CodexExecRunner
 from evaluator.adapters.codex.trace import RECOGNIZER as CODEX_CALLS
 from evaluator.agents import AgentRequest, ModelEndpoint
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
@@ -42,6 +47,14 @@ BEFORE = {
     "bwrap (before)": SETUPS["bwrap"],
     "bwrap + strace (before)": SETUPS["bwrap + strace"],
 }
+UNSEEDED = {
+    "plain (empty home)": SETUPS["plain"],
+    "bwrap + strace (empty home)": SETUPS["bwrap + strace"],
+}
+PINNED = {
+    "plain (one core)": SETUPS["plain"],
+    "bwrap + strace (one core)": SETUPS["bwrap + strace"],
+}
 STEPS = [
     {"cmd": "cat .agents/skills/db-migrations/SKILL.md"},
     {"cmd": "ls -la .agents/skills/db-migrations/references"},
@@ -60,6 +73,23 @@ def jail_as_before(before: bool) -> Iterator[None]:
         yield
     finally:
         bwrap._locale_view = view
+
+
+@contextmanager
+def one_core(pinned: bool, core: int = 0) -> Iterator[None]:
+    """Runs the attempt's argv under `taskset -c core` (affinity is inherited by every child)."""
+    wrap = LaunchPolicy.wrap
+    if pinned:
+
+        def on_one_core(policy: LaunchPolicy, *args: object, **kwargs: object) -> object:
+            argv, trace = wrap(policy, *args, **kwargs)  # type: ignore[arg-type]
+            return ["taskset", "-c", str(core), *argv], trace
+
+        LaunchPolicy.wrap = on_one_core  # type: ignore[assignment, method-assign]
+    try:
+        yield
+    finally:
+        LaunchPolicy.wrap = wrap  # type: ignore[method-assign]
 
 
 def perf_works() -> bool:
@@ -102,7 +132,12 @@ def cpu_seconds(output: Path) -> float | None:
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     runs = int(args[0]) if args else 5
-    setups = {**SETUPS, **(BEFORE if "--before" in sys.argv else {})}
+    setups = {
+        **SETUPS,
+        **(BEFORE if "--before" in sys.argv else {}),
+        **(UNSEEDED if "--unseeded" in sys.argv else {}),
+        **(PINNED if "--pinned" in sys.argv else {}),
+    }
     with_cpu = perf_works()
     repo = open_repo(ROOT / "agentic-evals", None)
     target = repo.targets["db-migrations"]
@@ -116,6 +151,7 @@ def main() -> None:
     lines: dict[str, list[int]] = {name: [] for name in setups}
     parse_times: list[float] = []
     runner = get_runner("codex-exec")
+    assert isinstance(runner, CodexExecRunner)
     try:
         with ScriptedModelServer(BehaviorLibrary([behavior])) as server:
             endpoint = ModelEndpoint("mock-model", server.base_url, scripted=True)
@@ -132,7 +168,12 @@ def main() -> None:
                         environ={},
                     )
                     counts = scratch / f"cpu-{number:03d}.csv"
-                    with jail_as_before(name in BEFORE), cpu_counted(counts, with_cpu):
+                    runner.seed_home = name not in UNSEEDED
+                    with (
+                        jail_as_before(name in BEFORE),
+                        one_core(name in PINNED),
+                        cpu_counted(counts, with_cpu),
+                    ):
                         handle = runner.run(
                             AgentRequest(
                                 workspace=workspace.path,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from evaluator.adapters.codex.binary import codex_version, find_codex
 from evaluator.adapters.codex.home import codex_key_env, create_codex_home, login_secrets
+from evaluator.adapters.codex.home_seed import codex_home_seed, seed_codex_home
 from evaluator.agents.base import (
     PASSTHROUGH_ENV,
     AgentHandle,
@@ -49,6 +50,8 @@ class CodexExecRunner(AgentRunner):
     credentials_hint = (
         "set OPENAI_API_KEY, or pass --auth-from CODEX_HOME (a folder holding auth.json)"
     )
+    # Copy Codex's start-up files into the fresh home (home_seed.py); off only to measure it.
+    seed_home = True
 
     def __init__(self, binary: Path | None = None) -> None:
         self.binary = find_codex(binary)
@@ -98,6 +101,11 @@ class CodexExecRunner(AgentRunner):
     def run(self, request: AgentRequest) -> AgentHandle:
         request.agent_dir.mkdir(parents=True, exist_ok=True)
         codex_home = create_codex_home(request.agent_dir / "codex-home", request.endpoint)
+        # What Codex would write into the empty home itself, written before it starts
+        # (home_seed.py): its bundled skills and migrated, empty databases.
+        seed = codex_home_seed(self.binary, self.version()) if self.seed_home else None
+        if seed is not None:
+            seed_codex_home(codex_home, seed)
         home = request.agent_dir / "home"
         home.mkdir(exist_ok=True)
         env = self.environment(request, codex_home, home)
