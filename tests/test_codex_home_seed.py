@@ -13,7 +13,6 @@ from evaluator.adapters.codex import home_seed
 from evaluator.adapters.codex.binary import codex_version, find_codex
 from evaluator.adapters.codex.home_seed import (
     MARKER,
-    SKILLS,
     codex_executables,
     codex_home_seed,
     seed_codex_home,
@@ -62,28 +61,23 @@ def fake_codex(tmp_path: Path, thread: bool = False) -> Path:
     return binary
 
 
-def test_the_seed_keeps_only_the_skills_and_the_folded_databases(
-    tmp_path: Path, cache: Path
-) -> None:
+def test_the_seed_keeps_only_the_folded_databases(tmp_path: Path, cache: Path) -> None:
     seed = codex_home_seed(fake_codex(tmp_path), "9.9.9")
     assert seed is not None
     assert seed.path.parent == cache and seed.path.name.startswith("9.9.9-")
-    assert seed.dirs == ("skills", "skills/.system", "skills/.system/helper")
-    assert seed.files == (
-        "state_5.sqlite",
-        "skills/.system/.codex-system-skills.marker",
-        "skills/.system/helper/SKILL.md",
-    )
+    assert seed.dirs == ()
+    assert seed.files == ("state_5.sqlite",)
     kept = sorted(p.name for p in seed.path.iterdir())
-    assert kept == ["seed.json", "skills", "state_5.sqlite"]  # no installation_id, WAL, tmp/
+    # No skills (Codex unpacks its own), installation_id, WAL or tmp/.
+    assert kept == ["seed.json", "state_5.sqlite"]
 
     home = tmp_path / "attempt" / "codex-home"
     home.mkdir(parents=True)
     assert seed_codex_home(home, seed)
-    assert (home / MARKER).read_text() == "fingerprint"
-    copied = home / "skills/.system/helper/SKILL.md"
-    assert copied.stat().st_ino != (seed.path / "skills/.system/helper/SKILL.md").stat().st_ino
-    with sqlite3.connect(home / "state_5.sqlite") as db:
+    assert not (home / MARKER).exists()
+    copied = home / "state_5.sqlite"
+    assert copied.stat().st_ino != (seed.path / "state_5.sqlite").stat().st_ino
+    with sqlite3.connect(copied) as db:
         assert db.execute("SELECT count(*) FROM threads").fetchone() == (0,)
 
 
@@ -117,11 +111,11 @@ def test_a_binary_that_writes_nothing_gives_no_seed(tmp_path: Path, cache: Path)
 def test_a_failed_copy_leaves_an_empty_home(tmp_path: Path, cache: Path) -> None:
     seed = codex_home_seed(fake_codex(tmp_path), "9.9.9")
     assert seed is not None
-    (seed.path / "skills/.system/helper/SKILL.md").unlink()  # the seed changed under us
+    (seed.path / "state_5.sqlite").unlink()  # the seed changed under us
     home = tmp_path / "codex-home"
     home.mkdir()
     assert not seed_codex_home(home, seed)
-    assert list(home.iterdir()) == []  # no marker without its skills: Codex writes its own
+    assert list(home.iterdir()) == []  # nothing half copied: Codex writes its own
     assert home_seed._seeds == {}
 
 
@@ -141,8 +135,8 @@ def test_the_npm_launcher_is_hashed_with_its_native_binaries(tmp_path: Path) -> 
 
 @pytest.mark.codex
 def test_codex_keeps_the_seeded_files_and_its_session_is_found() -> None:
-    """The real binary: the copied skills and databases are not rewritten (the marker matches,
-    no migration is applied again) and the session is recorded in the seeded database."""
+    """The real binary: the copied databases are not migrated again, the session is recorded in
+    the seeded state database, and Codex unpacks its bundled skills itself, as in an empty home."""
     codex_or_skip()
     binary = find_codex()
     seed = codex_home_seed(binary, codex_version(binary))
@@ -152,9 +146,7 @@ def test_codex_keeps_the_seeded_files_and_its_session_is_found() -> None:
         _, handle = run_attempt(scratch, server, "routing-add-column")
         assert handle.fault is None, handle.stderr_path.read_text()
         home = handle.agent_home
-        for relative in (f for f in seed.files if f.startswith(str(SKILLS))):
-            assert (home / relative).stat().st_mtime <= handle.started_at, relative
-            assert (home / relative).read_bytes() == (seed.path / relative).read_bytes()
+        assert (home / MARKER).stat().st_mtime >= handle.started_at
         migrations = "SELECT version, installed_on FROM _sqlx_migrations"
         seeded = f"file:{seed.path / 'state_5.sqlite'}?mode=ro&immutable=1"
         with sqlite3.connect(seeded, uri=True) as db:

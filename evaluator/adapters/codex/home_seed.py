@@ -1,23 +1,22 @@
-"""What Codex writes into every fresh CODEX_HOME at start-up, made once per Codex binary and copied
-into each attempt's home before the agent starts (docs/agents.md, "Codex's start-up files").
+"""What Codex writes into every fresh CODEX_HOME at start-up that is worth making once per Codex
+binary: its sqlite databases, created and migrated (62 migrations for `state_5.sqlite` in
+0.169.0, each synced), copied into each attempt's home before the agent starts (docs/agents.md,
+"Codex's start-up files").
 
-A fresh home costs Codex about 200 traced file operations to unpack its bundled system skills
-into `skills/.system/` and to create and migrate its sqlite databases (62 migrations for
-`state_5.sqlite` in 0.169.0, each synced): 0.03-0.08 s of CPU per attempt on two cores
-(docs/benchmarks.md). Codex skips both when
-they are already there: it unpacks the skills only when `skills/.system/.codex-system-skills.marker`
-differs from the fingerprint of the skills built into the binary, and applies only the
-migrations a database's `_sqlx_migrations` table lacks. So the evaluator lets the binary itself
-write them once, into a throwaway home, and keeps exactly those files:
+Codex applies only the migrations a database's `_sqlx_migrations` table lacks, so a migrated,
+empty database spares it that work. The evaluator lets the binary itself write them once, into a
+throwaway home, and keeps exactly those files:
 
 - the seed is keyed by the Codex version and the SHA-256 of the binary's bytes (the npm launcher
   and the native binaries it starts), so a different build never gets another's files;
 - it is made by `codex delete <an id no session has>` in an empty home with our housekeeping
-  features off: the cheapest command that opens every database and unpacks the skills, with no
-  model, no network and no session; the databases are then checked to hold no thread and their
-  write-ahead logs are folded in;
-- nothing else is kept: `installation_id`, `tmp/`, logs and locks are written fresh by each
-  attempt's Codex, as before;
+  features off: the cheapest command that opens every database, with no model, no network and no
+  session; the databases are then checked to hold no thread and their write-ahead logs are
+  folded in;
+- nothing else is kept. The bundled system skills (`skills/.system/`, about 80 files and folders)
+  are left for Codex to unpack as before: copying them cost the evaluator more per attempt than
+  it saved the agent (docs/benchmarks.md, "Codex's home seed: the databases only");
+  `installation_id`, `tmp/`, logs and locks are written fresh by each attempt's Codex;
 - each attempt gets copies, never hard links: Codex and its tools can write in their own home,
   and a write through a link would change every later attempt's files.
 
@@ -47,7 +46,7 @@ STATE_DB = "state_5.sqlite"
 NO_SESSION = "00000000-0000-7000-8000-000000000000"
 SEED_TIMEOUT_S = 60
 SEED_MANIFEST = "seed.json"
-SEED_FORMAT = 1  # in the seed's directory name: a seed laid out otherwise is another seed
+SEED_FORMAT = 2  # in the seed's directory name: a seed laid out otherwise is another seed
 
 
 @dataclass(frozen=True)
@@ -172,7 +171,6 @@ def _make_seed(binary: Path, version: str, target: Path) -> None:
             raise RuntimeError("codex did not write its start-up files as expected")
         seed = Path(scratch) / "seed"
         seed.mkdir()
-        shutil.copytree(home / SKILLS, seed / SKILLS, symlinks=False)
         for database in home.glob("*.sqlite"):
             shutil.copyfile(database, seed / database.name)
         dirs, files = _listing(seed)
@@ -181,7 +179,7 @@ def _make_seed(binary: Path, version: str, target: Path) -> None:
         try:
             os.rename(seed, target)
         except OSError:
-            if not (target / MARKER).is_file():
+            if not (target / SEED_MANIFEST).is_file():
                 raise  # not another process's finished seed
 
 
@@ -224,9 +222,9 @@ def codex_home_seed(binary: Path, version: str | None) -> HomeSeed | None:
 
 
 def seed_codex_home(home: Path, seed: HomeSeed) -> bool:
-    """Copies the seed's skills and databases into a fresh `home` (copies: see the module).
+    """Copies the seed's databases into a fresh `home` (copies: see the module).
     False, with nothing left behind, when the copy failed (a seed removed meanwhile): Codex
-    then writes its own, as in an empty home; a half copy with the marker would not."""
+    then writes its own, as in an empty home."""
     made: list[Path] = []
     try:
         for relative in seed.dirs:
