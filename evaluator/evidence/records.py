@@ -8,7 +8,7 @@ import locale
 import os
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
@@ -331,6 +331,16 @@ class SessionEvidence:
                 )
             handle.write("\n  ]\n}\n")
         os.replace(temp, path)  # readers never see a half-written file
+
+    def header_only(self) -> SessionEvidence:
+        """This evidence without its records (the spill file closed): what goes back to a run's
+        driver once the judging that needed the records is done and the bundle holds them."""
+        header = replace(
+            self, records=[], _spill=None, _repeats={}, call_outcomes={}, tool_texts=None
+        )
+        if self._spill is not None:
+            self._spill.close()
+        return header
 
     def of_kind(self, *kinds: str) -> list[EvidenceRecord]:
         return [r for r in self.records if r.kind in kinds]

@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -357,17 +357,7 @@ def perform_attempt(spec: AttemptSpec) -> AttemptOutcome:
     if result.evidence is not None:
         # The judging that needed the records is done and the bundle holds them: what goes back
         # to the driver (through Ray's object store, or held till the case ends) is the header.
-        spill = result.evidence._spill
-        result.evidence = replace(
-            result.evidence,
-            records=[],
-            _spill=None,
-            _repeats={},
-            call_outcomes={},
-            tool_texts=None,
-        )
-        if spill is not None:
-            spill.close()
+        result.evidence = result.evidence.header_only()
     return AttemptOutcome(result, take_bundle(settings.run_dir, spec.case.case_id, spec.number))
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -360,17 +360,9 @@ def perform_trigger_attempt(spec: AttemptSpec) -> AttemptOutcome:
             raise
         result = failed_attempt(settings, spec.case, spec.number, spec.retry_of, exc)
     if result.evidence is not None:
-        spill = result.evidence._spill
-        result.evidence = replace(
-            result.evidence,
-            records=[],
-            _spill=None,
-            _repeats={},
-            call_outcomes={},
-            tool_texts=None,
-        )
-        if spill is not None:
-            spill.close()
+        # The judging that needed the records is done and the bundle holds them: what goes back
+        # to the driver (through Ray's object store, or held till the case ends) is the header.
+        result.evidence = result.evidence.header_only()
     return AttemptOutcome(result, take_bundle(settings.run_dir, spec.case.case_id, spec.number))
 
 
