@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.adapters.codex import home_seed
+from evaluator.adapters.codex import home_seed, judge
 from evaluator.adapters.codex.binary import codex_version, find_codex
 from evaluator.adapters.codex.home_seed import (
     MARKER,
@@ -17,6 +17,8 @@ from evaluator.adapters.codex.home_seed import (
     codex_home_seed,
     seed_codex_home,
 )
+from evaluator.agents.base import ModelEndpoint
+from evaluator.grader.base import JudgeCall
 from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving
 
 # Stands in for `codex delete <id>`: writes a marker, a skill and a state database in
@@ -28,6 +30,7 @@ FAKE_CODEX = textwrap.dedent(
     THREAD = False
     from pathlib import Path
     home = Path(os.environ["CODEX_HOME"])
+    seeded = (home / "state_5.sqlite").exists()
     skill = home / "skills/.system/helper"
     skill.mkdir(parents=True)
     (home / "skills/.system/.codex-system-skills.marker").write_text("fingerprint")
@@ -36,11 +39,11 @@ FAKE_CODEX = textwrap.dedent(
     (home / "tmp").mkdir()
     db = sqlite3.connect(home / "state_5.sqlite")
     db.execute("PRAGMA journal_mode=WAL")
-    db.execute("CREATE TABLE threads (id TEXT)")
+    db.execute("CREATE TABLE IF NOT EXISTS threads (id TEXT)")
     if THREAD:
         db.execute("INSERT INTO threads VALUES ('a session')")
     db.commit()
-    print(sys.argv[1:], file=open(home.parent / "argv.txt", "w"))
+    print(sys.argv[1:], seeded, file=open(home.parent / "argv.txt", "w"))
     sys.exit(1)
     """
 )
@@ -117,6 +120,23 @@ def test_a_failed_copy_leaves_an_empty_home(tmp_path: Path, cache: Path) -> None
     assert not seed_codex_home(home, seed)
     assert list(home.iterdir()) == []  # nothing half copied: Codex writes its own
     assert home_seed._seeds == {}
+
+
+def test_the_codex_judge_starts_from_a_seeded_home(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = fake_codex(tmp_path)
+    monkeypatch.setattr(judge, "codex_version", lambda _binary: "9.9.9")
+    backend = judge.CodexJudgeBackend(
+        ModelEndpoint(model="m", base_url="http://127.0.0.1:9", scripted=True), binary
+    )
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    with scratch_dir() as scratch:  # not under /tmp, where codex cannot start its sandbox
+        call = JudgeCall("p", {}, bundle, scratch / "judge", timeout_s=30)
+        backend.ask(call)  # the stand-in answers nothing: what counts is the home it started in
+        argv, seeded = (scratch / "judge/argv.txt").read_text().rsplit(" ", 1)
+    assert "'exec'" in argv and seeded.strip() == "True"
 
 
 def test_the_npm_launcher_is_hashed_with_its_native_binaries(tmp_path: Path) -> None:

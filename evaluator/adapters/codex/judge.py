@@ -13,8 +13,9 @@ import json
 import os
 from pathlib import Path
 
-from evaluator.adapters.codex.binary import find_codex
+from evaluator.adapters.codex.binary import codex_version, find_codex
 from evaluator.adapters.codex.home import create_codex_home, login_secrets
+from evaluator.adapters.codex.home_seed import codex_home_seed, seed_codex_home
 from evaluator.adapters.codex.runner import endpoint_credentials
 from evaluator.agents.base import PASSTHROUGH_ENV, ModelEndpoint
 from evaluator.agents.process import run_process
@@ -71,6 +72,10 @@ class CodexJudgeBackend(EndpointJudgeBackend):
             codex_home = create_codex_home(call.scratch / "codex-home", self.endpoint)
         except OSError as exc:
             return JudgeReply(None, f"judge home could not be created: {exc}")
+        # The judge's home is as fresh as an agent's: the same start-up files (home_seed.py).
+        seed = codex_home_seed(self.binary, codex_version(self.binary))
+        if seed is not None:
+            seed_codex_home(codex_home, seed)
         home = call.scratch / "home"
         home.mkdir(exist_ok=True)
         schema_path = call.scratch / "answer-schema.json"

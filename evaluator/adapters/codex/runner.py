@@ -102,7 +102,7 @@ class CodexExecRunner(AgentRunner):
         request.agent_dir.mkdir(parents=True, exist_ok=True)
         codex_home = create_codex_home(request.agent_dir / "codex-home", request.endpoint)
         # What Codex would write into the empty home itself, written before it starts
-        # (home_seed.py): its bundled skills and migrated, empty databases.
+        # (home_seed.py): its migrated, empty databases.
         seed = codex_home_seed(self.binary, self.version()) if self.seed_home else None
         if seed is not None:
             seed_codex_home(codex_home, seed)
