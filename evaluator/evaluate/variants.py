@@ -320,11 +320,10 @@ def materialize(
     directory is laid where the target's entry skill lies; a revision is a git worktree."""
     source = repo.source_workspace
     skill_rel = _skill_dir(target.target.entry_skill)
-    if target.skill_mount is not None:
-        # An `evals.json` suite: its source workspace is the skill folder itself.
-        return _materialize_mounted(spec, source, stack, work)
     if spec.kind == "current":
-        return Materialized(spec, source, skill_dir=source / skill_rel)
+        # A skill-creator suite's source workspace is its skill folder itself.
+        mounted = target.skill_mount is not None
+        return Materialized(spec, source, skill_dir=source if mounted else source / skill_rel)
     if spec.kind == "none":
         return Materialized(spec, source, no_skill=True)
     if spec.kind == "reused":
@@ -333,6 +332,9 @@ def materialize(
         assert spec.path is not None
         text = spec.path.read_bytes().decode("utf-8")
         return Materialized(spec, source, skill_text=text, skill_dir=spec.path.parent)
+    if target.skill_mount is not None:
+        # An `evals.json` suite: its source workspace is the skill folder itself.
+        return _materialize_mounted(spec, source, stack, work)
     if spec.kind == "dir":
         assert spec.path is not None
         return Materialized(
@@ -356,17 +358,7 @@ def _materialize_mounted(
 ) -> Materialized:
     """A variant of a skill-creator suite, whose source workspace is the skill folder: another
     skill directory is that variant's source workspace as it is, a revision the skill folder in
-    a worktree of its repository."""
-    if spec.kind == "current":
-        return Materialized(spec, skill, skill_dir=skill)
-    if spec.kind == "none":
-        return Materialized(spec, skill, no_skill=True)
-    if spec.kind == "reused":
-        return Materialized(spec, skill, reused=spec.path)
-    if spec.kind == "file":
-        assert spec.path is not None
-        text = spec.path.read_bytes().decode("utf-8")
-        return Materialized(spec, skill, skill_text=text, skill_dir=spec.path.parent)
+    a worktree of its repository (the other kinds are the same for every suite: `materialize`)."""
     if spec.kind == "dir":
         assert spec.path is not None
         return Materialized(spec, spec.path, skill_dir=spec.path)
