@@ -73,9 +73,15 @@ class Sentence:
 
 
 # Whatever the sentence is about; only "answer" and "workspace" change what a rule means.
+# Whose answer: the session's one agent, by any name ("the assistant's answer", "its final
+# message", "Claude's reply").
+_WHOSE = r"(?:(?:the )?(?:agent|assistant|model)'s |(?:claude|codex|gemini)'s |its )"
 LEAD_INS: tuple[tuple[str, str], ...] = (
-    (r"(?:in )?(?:the )?final (?:answer|response|reply|message)(?: text)?", "answer"),
-    (r"(?:in )?the (?:agent'?s )?(?:answer|response|reply)", "answer"),
+    (
+        rf"(?:in )?(?:the )?{_WHOSE}?final (?:answer|response|reply|message)(?: text)?",
+        "answer",
+    ),
+    (rf"(?:in )?(?:the |{_WHOSE})(?:answer|response|reply)", "answer"),
     (r"final-answer\.txt", "answer"),
     (r"(?:in )?the (?:attempt )?workspace(?: files)?", "workspace"),
     (
@@ -86,7 +92,9 @@ LEAD_INS: tuple[tuple[str, str], ...] = (
         "session",
     ),
     (r"accepted-session\.json", "session"),
+    (r"the (?:recorded )?tool calls", "session"),
     (r"the agent", "session"),
+    (r"there is evidence(?: in the session)?(?: that)?", "session"),
     (r"there is", "session"),
 )
 CJK_LEAD_INS: tuple[tuple[str, str], ...] = (
@@ -107,6 +115,7 @@ NEGATIONS = (
     r"without (?:any )?",
     r"(?:answers|responds|replies|proceeds|finishes|routes|completes the task) without (?:any )?",
 )
+_IN_THE_ANSWER = re.compile(rf" in (?:the |{_WHOSE})(?:final )?(?:answer|response|reply|message)$")
 CJK_NEGATIONS = (r"从未", r"并未", r"没有", r"未", r"不")
 
 
@@ -209,6 +218,11 @@ def _skeleton(sentence: str, files: SkillFiles = None) -> Sentence | None:
         if match:
             text, negated = text[match.end() :], True
             break
+    if not chinese and subject == "session":
+        # "Mentions `retry` in the (final) answer": the answer is what the sentence is about.
+        answer = _IN_THE_ANSWER.search(text)
+        if answer is not None:
+            text, subject = text[: answer.start()], "answer"
     if not text:
         return None
     return Sentence(text, literals, subject, negated, chinese)

@@ -124,8 +124,14 @@ SHOW_VERBS = frozenset(
     {"shows", "show", "showed", "includes", "include", "contains", "contain", "records", "has"}
 )
 AGENTS = frozenset({"agent", "skill", "assistant", "model"})
+# The agent by its product's name ("Claude opened `X`", "Codex ran `Y`") or as "it": one agent
+# runs per attempt, so each names the session's agent. ("it" in a condition's consequence is
+# the condition's literal, replaced before the grammar reads it: `criteria._conditional`.)
+AGENT_NAMES = frozenset({"claude", "codex", "gemini", "it"})
+AGENT_PRODUCT_WORDS = frozenset({"code", "cli"})  # "Claude Code", "Gemini CLI"
+AGENT_MODIFIERS = frozenset({"coding", "ai"})  # "the coding agent", "the AI assistant"
 CONTAINS = frozenset({"contains", "contain", "containing", "includes", "including", "holds"})
-BE = frozenset({"was", "were", "is", "are", "got", "gets"})
+BE = frozenset({"was", "were", "is", "are", "got", "gets", "being"})
 SCOPES = frozenset({"under", "in", "inside", "within", "from"})
 # A read counts only when its content reached the agent, so a "successful" read says nothing
 # more; a command "successfully" run exited 0.
@@ -167,6 +173,14 @@ NECESSITIES = frozenset(
 )
 # "is observed": what the session shows, said once more.
 OBSERVED = frozenset({"observed", "seen", "recorded", "shown", "visible"})
+SESSION_NAMES = frozenset({"session", "trace", "transcript", "log", "rollout", "evidence"})
+# "`X` does not exist", "`X` does not contain `Y`": a state of the workspace denied.
+DENIED_STATE: tuple[tuple[str, ...], ...] = (
+    ("does", "not"),
+    ("do", "not"),
+    ("doesn't",),
+    ("don't",),
+)
 COMMAND_NOUNS = frozenset({"command", "commands", "invocation", "invocations"})
 ARGUMENT_KINDS = frozenset({"flag", "flags", "option", "options", "argument", "arguments"})
 # What the case itself is: the prompt the agent was given, and the answer its session ends with.
@@ -316,7 +330,8 @@ PREDICATES: tuple[Predicate, ...] = (
             " inspect inspects inspected inspecting"
             " load loads loaded loading view views viewed viewing review reviews reviewed"
             " reviewing examine examines examined examining"
-        ),
+        )
+        | {"look at", "looks at", "looked at", "looking at"},
         words("read consulted opened inspected loaded viewed reviewed examined"),
         words("consultation consultations read reads reading inspection inspections"),
         frozenset({"of"}),
@@ -327,10 +342,11 @@ PREDICATES: tuple[Predicate, ...] = (
         "command",
         words(
             "run runs ran running execute executes executed executing invoke invokes invoked"
-            " invoking call calls called calling use uses used using"
+            " invoking call calls called calling use uses used using launch launches launched"
+            " launching"
         ),
-        words("run executed invoked called used"),
-        words("command commands invocation invocations execution"),
+        words("run executed invoked called used launched"),
+        words("command commands invocation invocations execution executions run runs"),
         words("of invoking running calling executing using"),
         frozenset({"session"}),
         COMMAND_KINDS,
@@ -338,10 +354,15 @@ PREDICATES: tuple[Predicate, ...] = (
     Predicate(
         "file-written",
         words(
-            "write writes wrote create creates created modify modifies modified edit edits"
-            " edited change changes changed update updates updated"
+            "write writes wrote writing create creates created creating modify modifies modified"
+            " modifying edit edits edited editing change changes changed changing update updates"
+            " updated updating generate generates generated generating produce produces"
+            " produced producing save saves saved saving overwrite overwrites overwrote"
+            " overwriting"
         ),
-        words("written created modified edited changed updated"),
+        words(
+            "written created modified edited changed updated generated produced saved overwritten"
+        ),
         words("write writes change changes modification modifications edit edits"),
         frozenset({"to", "of"}),
         frozenset({"session", "workspace"}),
@@ -373,12 +394,17 @@ QUANTIFIERS: tuple[tuple[tuple[str, ...], str | None], ...] = (
     (("any",), "any"),
     (("both",), "all"),
     (("all", "of", "the"), "all"),
+    (("all", "of"), "all"),
     (("a",), None),
     (("an",), None),
     (("the",), None),
+    (("some",), None),
 )
 NEGATIONS: tuple[tuple[str, ...], ...] = (
     ("never",),
+    ("avoids",),  # "avoids reading `X`": the gerund's act does not happen
+    ("avoided",),
+    ("avoid",),
     ("did", "not"),
     ("does", "not"),
     ("do", "not"),
@@ -413,9 +439,31 @@ class _Refused(Exception):
         self.word = word
 
 
+# Two words that act as one: a verb and its particle ("looked at"), "prior to" ("before").
+PHRASES = frozenset(
+    {
+        ("look", "at"),
+        ("looks", "at"),
+        ("looked", "at"),
+        ("looking", "at"),
+        ("prior", "to"),
+    }
+)
+
+
+def _phrased(items: list[str]) -> list[str]:
+    merged: list[str] = []
+    for item in items:
+        if merged and (merged[-1], item) in PHRASES:
+            merged[-1] = f"{merged[-1]} {item}"
+        else:
+            merged.append(item)
+    return merged
+
+
 class _Tokens:
     def __init__(self, text: str) -> None:
-        self.items = _TOKEN.findall(text)
+        self.items = _phrased(_TOKEN.findall(text))
         self.at = 0
 
     def peek(self, ahead: int = 0) -> str | None:
@@ -469,6 +517,7 @@ def parse_sentence(
     try:
         parser = _Parser(tokens, parse, literals, subject, negated, vocabulary)
         check = parser.sentence()
+        check = parser.joined(check)
         check = parser.outcome(check)
         parser.purpose()
         parser.context()
@@ -533,12 +582,10 @@ class _Parser:
                 self.node(f"(evidence {' '.join((*(modal or ()), shown))})")
                 tokens.take("evidence", "of")
             tokens.take("that")
-            start = tokens.at
-            if tokens.take("the") and tokens.take_any(AGENTS) is None:
-                tokens.at = start
-            if tokens.at > start:
-                self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
+            self.agent()
             self.also()
+        elif self.subject == "answer":  # "In its final answer, the assistant mentions `X`"
+            self.agent()
         negated = tokens.take_first(NEGATIONS) is not None
         modal = tokens.take_first(MODALS)
         if modal in NECESSITIES and (negated or self.negated_before):
@@ -546,7 +593,7 @@ class _Parser:
             raise _Refused(modal[0])
         if modal:
             self.node(f"(modal {' '.join(modal)})")
-            negated = negated or tokens.take_first((("not",), ("never",))) is not None
+            negated = negated or tokens.take_first((("not",), ("never",), ("avoid",))) is not None
         if negated:
             self.node("(negation)")
             self.negated = True
@@ -570,6 +617,75 @@ class _Parser:
             return NotCheck(operand=exists) if negated else exists
         check = self.clause()
         return NotCheck(operand=check) if negated else check
+
+    def agent(self) -> None:
+        """ "the agent", "the coding agent", "Claude", "Claude Code", "it": who acted, the one
+        agent of the session."""
+        tokens = self.tokens
+        start = tokens.at
+        if tokens.take("the"):
+            tokens.take_any(AGENT_MODIFIERS)
+            if tokens.take_any(AGENTS) is None:
+                tokens.at = start
+        elif tokens.take_any(AGENT_NAMES) not in (None, "it"):
+            tokens.take_any(AGENT_PRODUCT_WORDS)
+        if tokens.at > start:
+            self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
+
+    def joined(self, check: Check) -> Check:
+        """A second claim joined to the first: "read `A` and ran `B`" (both), "ran `A` and (but)
+        not (never) `B`", "reads `A` without opening `B`" (the second denied). Each is a claim of
+        its own with every word accounted for; after a denial ("never reads `A` and runs `B`":
+        which does "never" cover?) it refuses."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take(",")
+        if (
+            isinstance(check, FileWrittenCheck)
+            and not (self.negated or self.negated_before)
+            and tokens.take("and", "it")
+            and tokens.take_any(CONTAINS | {"mentions", "mention"})
+        ):
+            # "created `report.md` and it mentions `revenue`": the file as the attempt left it
+            return AllOfCheck(operands=[check, self.containing((check.path,))])
+        tokens.at = start
+        tokens.take(",")
+        joint = tokens.take_any(frozenset({"and", "but", "without"}))
+        if joint is None:
+            tokens.at = start
+            return check
+        first = self.parse.predicate
+        denied = joint == "without" or tokens.take_any(frozenset({"not", "never"})) is not None
+        if not denied:
+            tokens.take("also")
+        verb: str | None = None
+        predicate: Predicate | None = None
+        for candidate in self.predicates:
+            verb = tokens.take_any(candidate.verbs)
+            if verb is not None:
+                predicate = candidate
+                break
+        if predicate is None and denied and joint != "without":
+            # "ran `A` and not `B`": the first claim's act, denied
+            predicate = next((p for p in self.predicates if p.name == first), None)
+        if predicate is None or verb in predicate.nouns:
+            tokens.at = start
+            return check
+        if self.negated or self.negated_before:
+            raise _Refused(joint)
+        self.node(f"({'denied ' if denied else ''}{joint})")
+        tree = len(self.parse.tree)
+        if denied:
+            self.negated = True  # no order, purpose or outcome may follow a denial
+        other = self.predicate_clause(predicate, verb or "(same)")
+        if denied and self.parse.predicate in ("read-first", "read-before"):
+            raise _Refused(joint)  # "but not `B` first": not at all, or not first?
+        self.parse.tree.insert(tree, "(")
+        self.node(")")
+        self.parse.predicate = "conjunction"
+        if denied:
+            other = NotCheck(operand=other)
+        return AllOfCheck(operands=[check, other])
 
     def also(self) -> None:
         """ "The session also shows", "the agent also read": an entry's criteria all hold, so
@@ -677,6 +793,15 @@ class _Parser:
                 self.node(f"(context {' '.join(tokens.items[start : tokens.at])})")
                 return
         tokens.at = start
+        if (
+            tokens.take_any(frozenset({"appears", "appeared"}))
+            and tokens.take("in", "the")
+            and tokens.take_any(SESSION_NAMES)
+            and tokens.peek() is None
+        ):  # "... appears in the session": the session shows it
+            self.node(f"(context {' '.join(tokens.items[start : tokens.at])})")
+            return
+        tokens.at = start
         tokens.take_any(BE)
         if tokens.take_any(OBSERVED) and tokens.peek() is None:  # "... is observed"
             self.node(f"(context {' '.join(tokens.items[start : tokens.at])})")
@@ -723,6 +848,11 @@ class _Parser:
             objects = self.objects(None)
             if tokens.take_any(CONTAINS):
                 return self.containing(objects.values)
+            denied = tokens.take_first(DENIED_STATE) is not None
+            if denied and tokens.take_any(frozenset({"contain", "include"})):
+                # "`app.py` does not contain `print(`"
+                self.negated = True
+                return NotCheck(operand=self.containing(objects.values))
             if tokens.take_any(COMMAND_NOUNS):  # "no `rm -rf` command (was run, is observed)"
                 self.parse.predicate = COMMAND.name
                 self.node(f"(predicate {COMMAND.name}: command)")
@@ -747,23 +877,45 @@ class _Parser:
                 return self.claim(CONSULTATION, objects)
             if tokens.take_any(frozenset({"exists", "exist"})):
                 self.parse.predicate = "workspace-file-exists"
-                self.node("(predicate exists)")
+                self.node(f"(predicate {'not ' if denied else ''}exists)")
                 if tokens.take("in", "the"):
                     tokens.take("attempt")
                     if not tokens.take("workspace"):
                         raise tokens.refuse()
                     self.node("(scope workspace)")
-                return combine(
+                exists = combine(
                     [
                         WorkspaceFileExistsCheck(kind="workspace_file_exists", path=v)
                         for v in objects.values
                     ],
                     objects.join,
                 )
+                if denied:
+                    self.negated = True
+                    return NotCheck(operand=exists)
+                return self.and_contains(exists, objects)
+            if denied:
+                raise tokens.refuse()
             if not tokens.take_any(BE):
                 raise tokens.refuse()
             negated = tokens.take_first((("never",), ("not",))) is not None
             self.negated = self.negated or negated
+            if not negated and self.left_unchanged():
+                self.parse.predicate = FILE_WRITTEN.name
+                self.negated = True
+                written = self.claim(FILE_WRITTEN, objects)
+                return NotCheck(operand=written)
+            if not negated and self.first_read(objects):
+                return ReadBeforeCheck(
+                    kind="read_before", first=_single(objects, "first"), then="*"
+                )
+            if (
+                objects.join == "all"
+                and len(objects.values) > 1
+                and tokens.take_any(frozenset({"both", "all"}))
+            ):
+                self.node("(quantifier both)")  # "`A` and `B` were both read": all of them
+                self.plain_and = False
             for predicate in self.predicates:
                 participle = tokens.take_any(predicate.participles)
                 if participle is None:
@@ -774,6 +926,43 @@ class _Parser:
                 check = self.ordered(predicate, objects)
                 return NotCheck(operand=check) if negated else check
         raise tokens.refuse()
+
+    def left_unchanged(self) -> bool:
+        """ "`X` is (left) unchanged": the agent did not write it."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take("left")
+        if tokens.take_any(frozenset({"unchanged", "unmodified"})):
+            self.node("(predicate not file-written: unchanged)")
+            return True
+        tokens.at = start
+        return False
+
+    def first_read(self, objects: _Objects) -> bool:
+        """ "`X` is the first file (that) the agent reads (read, opens, opened)"."""
+        tokens = self.tokens
+        start, tree = tokens.at, len(self.parse.tree)
+        if tokens.take("the", "first") and tokens.take_any(FILE_KINDS):
+            tokens.take("that")
+            self.agent()
+            if tokens.take_any(CONSULTATION.verbs) and tokens.peek() is None:
+                self.parse.predicate = "read-first"
+                self.node("(order first)")
+                return True
+        tokens.at = start
+        del self.parse.tree[tree:]
+        return False
+
+    def and_contains(self, exists: Check, objects: _Objects) -> Check:
+        """ "`report.md` exists and mentions (contains, includes) `Total`": the file is there
+        with that text in it."""
+        tokens = self.tokens
+        start = tokens.at
+        if not (tokens.take("and") and tokens.take_any(CONTAINS | {"mentions", "mention"})):
+            tokens.at = start
+            return exists
+        contains = self.containing(objects.values)
+        return AllOfCheck(operands=[exists, contains])
 
     def any_file_containing(self) -> bool:
         """ "A file (exists) (in the workspace) (that) contains": any file the agent could have
@@ -816,6 +1005,11 @@ class _Parser:
                 self.node(f"(quantifier {' '.join(words)})")
                 break
         kinds = predicate.kinds if predicate is not None else FILE_KINDS
+        if quantifier is None and kinds == FILE_KINDS and tokens.peek(1) in SCOPES:
+            # "anything inside `vendor/`": any file there
+            if tokens.take("anything"):
+                quantifier = "any"
+                self.node("(quantifier anything)")
         self.modifiers(kinds)
         scope = tokens.take_any(SCOPES)
         if scope:
@@ -856,7 +1050,15 @@ class _Parser:
         return _Objects(tuple(values), join, equivalent, terms)
 
     def modifiers(self, kinds: frozenset[str]) -> None:
-        while (word := self.tokens.take_any(NEUTRAL | kinds)) is not None:
+        tokens = self.tokens
+        while True:
+            # "the output file `report.md`": what the file is to the case, nothing more exact
+            if tokens.peek() == "output" and tokens.peek(1) in FILE_KINDS & kinds:
+                tokens.at += 1
+                self.node("(neutral output)")
+            word = tokens.take_any(NEUTRAL | kinds)
+            if word is None:
+                return
             self.node(f"({'kind' if word in kinds else 'neutral'} {word})")
 
     def literal_list(self, kinds: frozenset[str]) -> tuple[list[int], set[str]]:
@@ -1011,7 +1213,12 @@ class _Parser:
         """The claim itself, or an order between reads ("before", "after", "first")."""
         tokens = self.tokens
         if predicate.name == "consultation" and not self.at_context():
-            if self.first or tokens.take("first") or tokens.take("before", "anything", "else"):
+            if (
+                self.first
+                or tokens.take("first")
+                or tokens.take("before", "anything", "else")
+                or self.before_any_other()
+            ):
                 sequence = self.then_read(objects)  # "reads `A` first, then `B`"
                 if sequence is not None:
                     return sequence
@@ -1024,7 +1231,8 @@ class _Parser:
             sequence = self.then_read(objects)
             if sequence is not None:
                 return sequence
-            if tokens.take("before"):
+            if tokens.take_any(frozenset({"before", "prior to"})):
+                self.denied_order("before")
                 tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
                 then = self.objects(predicate)
                 if tokens.take("other", "than", "itself"):
@@ -1033,7 +1241,9 @@ class _Parser:
                 self.node("(order before)")
                 self.parse.predicate = "read-before"
                 return self.read_before(objects, _single(then, "before"))
-            if tokens.take("after"):
+            # "only after `B`": `A`'s first read came after `B`, which "after" already means here.
+            if tokens.take("after") or tokens.take("only", "after"):
+                self.denied_order("after")
                 tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
                 first = _single(self.objects(predicate), "after")
                 self.node("(order after)")
@@ -1050,6 +1260,21 @@ class _Parser:
                 ]
                 return combine(list(later), objects.join)
         return self.claim(predicate, objects)
+
+    def before_any_other(self) -> bool:
+        """ "before any other file (reference, document)": first of all its reads."""
+        tokens = self.tokens
+        start = tokens.at
+        if tokens.take("before", "any", "other") and tokens.take_any(FILE_KINDS):
+            return True
+        tokens.at = start
+        return False
+
+    def denied_order(self, word: str) -> None:
+        """ "did not read `B` before `A`": not in that order, or not at all? A session that read
+        neither holds the sentence and fails the denied `read_before`; it refuses."""
+        if self.negated or self.negated_before:
+            raise _Refused(word)
 
     def then_read(self, first: _Objects, files_only: bool = False) -> Check | None:
         """ "`A`, then `B`" / "`A` and then `B`" / "`A` → `B`": both read, `A` before `B`; a
