@@ -96,9 +96,8 @@ def judge(sentence: str, expect: str | list[str]) -> Outcome:
         verdict = "refused" if got == "refuse" else "unsound"
         return Outcome(sentence, "refuse", got, verdict)
     if got == "refuse":
-        verdict = "missed"
-    else:
-        verdict = "decided" if got in expect else "unsound"
+        return Outcome(sentence, " | ".join(expect), got, "missed")
+    verdict = "decided" if got in expect else "unsound"
     return Outcome(sentence, " | ".join(expect), got, verdict)
 
 

@@ -360,7 +360,10 @@ def test_bare_words_that_are_not_paths_stay_words() -> None:
 
 def test_a_refused_criterion_of_several_sentences_names_the_one_that_stopped_it() -> None:
     why = refuse_sentence("The agent read `a.md`. It also explains why.", "pass_criteria").why
-    assert why == "in 'It also explains why.': no template matches; the grammar stopped at 'it'"
+    # "It" is the agent opening a sentence of its own; "explains" is what no rule sees
+    assert why == (
+        "in 'It also explains why.': no template matches; the grammar stopped at 'explains'"
+    )
     beside = "The agent never read `a.md`. Reading other files is acceptable."
     assert refuse_sentence(beside, "pass_criteria").why == (
         "a permission beside a prohibition or an order could relax it"

@@ -73,9 +73,8 @@ class Sentence:
 
 
 # Whatever the sentence is about; only "answer" and "workspace" change what a rule means.
-# Whose answer: the session's one agent, by any name ("the assistant's answer", "its final
-# message", "Claude's reply").
-_WHOSE = r"(?:(?:the )?(?:agent|assistant|model)'s |(?:claude|codex|gemini)'s |its )"
+# Whose answer: the session's one agent ("the assistant's answer", "its final message").
+_WHOSE = r"(?:(?:the )?(?:agent|assistant|model)'s |its )"
 LEAD_INS: tuple[tuple[str, str], ...] = (
     (
         rf"(?:in )?(?:the )?{_WHOSE}?final (?:answer|response|reply|message)(?: text)?",
@@ -116,6 +115,8 @@ NEGATIONS = (
     r"(?:answers|responds|replies|proceeds|finishes|routes|completes the task) without (?:any )?",
 )
 _IN_THE_ANSWER = re.compile(rf" in (?:the |{_WHOSE})(?:final )?(?:answer|response|reply|message)$")
+
+
 CJK_NEGATIONS = (r"从未", r"并未", r"没有", r"未", r"不")
 
 
@@ -526,7 +527,7 @@ def _compile_one(sentence: str, vocabulary: SkillVocabulary | None = None) -> Co
     if condition is not None:
         return _conditional(*condition, vocabulary)
     either = _split_either(sentence)
-    if either is not None:
+    if either is not None and not any(_opens_with_it(part) for part in either):
         # "Either X, or Y": each a whole claim; when both compile, one of them holds.
         first, second = (_compile_one(part, vocabulary) for part in either)
         if first is not None and second is not None:
@@ -595,6 +596,12 @@ _HAPPENS_AFTER = re.compile(
 _EXAMPLE = re.compile(
     r"\s*\((?P<example>(?:e\.g\.|for example|for instance|such as)[,:]?\s+[^()]+)\)", re.I
 )
+
+
+def _opens_with_it(part: str) -> bool:
+    """ "Either the agent read `a.md`, or it ran `x`": "it" could be the file as well as the
+    agent; only a sentence of its own opens with "it" for the agent."""
+    return re.match(r"\s*it\b", part, re.I) is not None
 
 
 def _example(sentence: str) -> re.Match[str] | None:
@@ -973,6 +980,9 @@ def refuse_sentence(
     either = _split_either(sentence)
     if either is not None:
         for part in either:
+            if _opens_with_it(part):
+                why = "the grammar stopped at 'it': the agent, or the other part's literal?"
+                return Refusal(sentence, role, f"in {part!r}: {why}", None)
             if _compile_one(part, vocabulary) is None:
                 refusal = refuse_sentence(part, role, polarity, vocabulary)
                 return Refusal(sentence, role, f"in {part!r}: {refusal.why}", None)

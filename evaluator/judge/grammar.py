@@ -1,22 +1,28 @@
 """A grammar for English criteria sentences: every word accounted for, or the sentence is refused
 at the word that stopped it (`criteria.py` has read the lead-in and a leading negation first).
 
-    sentence  := [evidence] [agent] [negation] [modal [not]] clause [not-just] [outcome] [purpose]
-                 [context] [END]
+    sentence  := [evidence] [agent] [negation] [modal [not]] clause [joined] [not-just] [outcome]
+                 [purpose] [context] [END]
     evidence  := "shows" | "includes" | ... ["evidence of"] ["that"]     (session sentences)
-    agent     := "the agent" | "the skill" | "the assistant" | "the model"
+    agent     := the [coding|ai] (agent|skill|assistant|model) | it
+    negation  := never | not | does not | ... | avoids (a gerund follows)
+    joined    := ["," | and | but] [not | never] [also] VERB objects      (a second claim)
+               | ["," ] without VERB objects | and it (contains|mentions) objects (after a write)
     clause    := VERB objects [order]                    "the agent ran `make test`"
                | VERB described                         "used a chats query (`--since`)"
                | [quantifier] NOUN objects [order]      "consultation of `SKILL.md`"
                | objects BE [negation] PARTICIPLE [by the agent] [order]
-               | objects "exists" [in the workspace]
-               | objects "contains" objects             "`app.py` contains `os.environ`"
+               | objects [does not] "exists" [in the workspace] [and (contains|mentions) objects]
+               | objects [does not] "contains" objects   "`app.py` contains `os.environ`"
+               | objects BE [left] (unchanged|unmodified) | objects BE the first KIND [agent] VERB
                | "a file" [exists] [in the workspace] "containing" objects
                | ("contains" | "has") objects           (workspace sentences)
                | "includes a" ["local"] "URL"           (answer sentences)
-    objects   := [quantifier] (NEUTRAL | KIND)* [scope] literal-list [KIND] [or equivalent]
+    objects   := [quantifier | anything] (NEUTRAL | KIND)* [scope] literal-list [KIND]
+                 [or equivalent]                         ("neither `A` nor `B`": denied any_of)
     literal   := a backticked literal | a bare word the target skill documents as its command
-    order     := "before" [reading] objects ["other than itself"] | "after" objects | "first"
+    order     := ("before" | "prior to") [reading] objects ["other than itself"]
+                 | ["only"] "after" objects | "first" | "before any other" KIND
                  | [first] ["," | and] "then" objects      (both read, in that order)
                  | ((["," | and] "then" | "→" | "->" | "=>") objects)+   (a chain of reads)
     arguments := "with" [the] literal-list [flag|option|argument]   (after a command)
@@ -124,11 +130,6 @@ SHOW_VERBS = frozenset(
     {"shows", "show", "showed", "includes", "include", "contains", "contain", "records", "has"}
 )
 AGENTS = frozenset({"agent", "skill", "assistant", "model"})
-# The agent by its product's name ("Claude opened `X`", "Codex ran `Y`") or as "it": one agent
-# runs per attempt, so each names the session's agent. ("it" in a condition's consequence is
-# the condition's literal, replaced before the grammar reads it: `criteria._conditional`.)
-AGENT_NAMES = frozenset({"claude", "codex", "gemini", "it"})
-AGENT_PRODUCT_WORDS = frozenset({"code", "cli"})  # "Claude Code", "Gemini CLI"
 AGENT_MODIFIERS = frozenset({"coding", "ai"})  # "the coding agent", "the AI assistant"
 CONTAINS = frozenset({"contains", "contain", "containing", "includes", "including", "holds"})
 BE = frozenset({"was", "were", "is", "are", "got", "gets", "being"})
@@ -174,6 +175,10 @@ NECESSITIES = frozenset(
 # "is observed": what the session shows, said once more.
 OBSERVED = frozenset({"observed", "seen", "recorded", "shown", "visible"})
 SESSION_NAMES = frozenset({"session", "trace", "transcript", "log", "rollout", "evidence"})
+# What "neither `A` nor `B`" may deny: one claim of one act, no order or second claim.
+NEITHER_CLAIMS = frozenset(
+    {"consultation", "command", "file-written", "answer-mentions", "workspace-file-exists"}
+)
 # "`X` does not exist", "`X` does not contain `Y`": a state of the workspace denied.
 DENIED_STATE: tuple[tuple[str, ...], ...] = (
     ("does", "not"),
@@ -399,6 +404,7 @@ QUANTIFIERS: tuple[tuple[tuple[str, ...], str | None], ...] = (
     (("an",), None),
     (("the",), None),
     (("some",), None),
+    (("neither",), "neither"),
 )
 NEGATIONS: tuple[tuple[str, ...], ...] = (
     ("never",),
@@ -527,6 +533,12 @@ def parse_sentence(
             # "never reads `A` and `B`": neither, or not both? Say "`A` or `B`" (neither) or
             # "both `A` and `B`" (not both).
             raise _Refused("and")
+        if parser.neither:
+            if negated or parser.negated or parse.predicate not in NEITHER_CLAIMS:
+                raise _Refused("neither")  # a double denial, an order, a second claim
+            parse.predicate = f"not {parse.predicate}"
+            parse.tree.append("(neither: denied)")
+            check = NotCheck(operand=check)
     except _Refused as refused:
         parse.refused_at = refused.word
         return parse
@@ -562,6 +574,7 @@ class _Parser:
         self.first = False  # "first" said before the verb
         self.shown: str | None = None  # the evidence verb ("shows", "includes") it began with
         self.said_also = False
+        self.neither = False  # "neither `A` nor `B`": the claim of any of them, denied
 
     def node(self, text: str) -> None:
         self.parse.tree.append(text)
@@ -619,16 +632,18 @@ class _Parser:
         return NotCheck(operand=check) if negated else check
 
     def agent(self) -> None:
-        """ "the agent", "the coding agent", "Claude", "Claude Code", "it": who acted, the one
-        agent of the session."""
+        """ "the agent", "the coding agent", "the AI assistant", "it": who acted, the one agent
+        of the session ("it" opening a sentence; in a condition's consequence "it" is the
+        condition's literal, replaced before the grammar reads it: `criteria._conditional`).
+        An agent's product name is no subject here: only its adapter names an agent."""
         tokens = self.tokens
         start = tokens.at
         if tokens.take("the"):
             tokens.take_any(AGENT_MODIFIERS)
             if tokens.take_any(AGENTS) is None:
                 tokens.at = start
-        elif tokens.take_any(AGENT_NAMES) not in (None, "it"):
-            tokens.take_any(AGENT_PRODUCT_WORDS)
+        else:
+            tokens.take("it")
         if tokens.at > start:
             self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
 
@@ -677,7 +692,13 @@ class _Parser:
         tree = len(self.parse.tree)
         if denied:
             self.negated = True  # no order, purpose or outcome may follow a denial
+        # The first claim's "`A` and `B`" is asserted; only a list the denial covers is unclear
+        # ("but never `C` and `D`": neither, or not both?).
+        self.plain_and = False
         other = self.predicate_clause(predicate, verb or "(same)")
+        if denied and self.plain_and:
+            raise _Refused("and")
+        self.plain_and = False
         if denied and self.parse.predicate in ("read-first", "read-before"):
             raise _Refused(joint)  # "but not `B` first": not at all, or not first?
         self.parse.tree.insert(tree, "(")
@@ -765,7 +786,7 @@ class _Parser:
         if self.parse.predicate not in ("command", "consultation"):
             raise _Refused(lead[0])
         first = tokens.peek() or ""
-        if first in NOT_A_VERB or not first.isalpha():
+        if first in NOT_A_VERB or not first.replace(" ", "").isalpha():  # "look at"
             raise tokens.refuse()  # "to the end", "to 100 lines": an extent, not a purpose
         said: list[str] = []
         while tokens.peek() is not None and not self.at_context():
@@ -852,7 +873,9 @@ class _Parser:
             if denied and tokens.take_any(frozenset({"contain", "include"})):
                 # "`app.py` does not contain `print(`"
                 self.negated = True
-                return NotCheck(operand=self.containing(objects.values))
+                contained = self.containing(objects.values)
+                self.parse.predicate = "not workspace-file-contains"
+                return NotCheck(operand=contained)
             if tokens.take_any(COMMAND_NOUNS):  # "no `rm -rf` command (was run, is observed)"
                 self.parse.predicate = COMMAND.name
                 self.node(f"(predicate {COMMAND.name}: command)")
@@ -892,6 +915,7 @@ class _Parser:
                 )
                 if denied:
                     self.negated = True
+                    self.parse.predicate = "not workspace-file-exists"
                     return NotCheck(operand=exists)
                 return self.and_contains(exists, objects)
             if denied:
@@ -901,7 +925,7 @@ class _Parser:
             negated = tokens.take_first((("never",), ("not",))) is not None
             self.negated = self.negated or negated
             if not negated and self.left_unchanged():
-                self.parse.predicate = FILE_WRITTEN.name
+                self.parse.predicate = f"not {FILE_WRITTEN.name}"
                 self.negated = True
                 written = self.claim(FILE_WRITTEN, objects)
                 return NotCheck(operand=written)
@@ -1005,11 +1029,15 @@ class _Parser:
                 self.node(f"(quantifier {' '.join(words)})")
                 break
         kinds = predicate.kinds if predicate is not None else FILE_KINDS
-        if quantifier is None and kinds == FILE_KINDS and tokens.peek(1) in SCOPES:
-            # "anything inside `vendor/`": any file there
-            if tokens.take("anything"):
-                quantifier = "any"
-                self.node("(quantifier anything)")
+        # "anything inside `vendor/`": any file there
+        if (
+            quantifier is None
+            and kinds == FILE_KINDS
+            and tokens.peek(1) in SCOPES
+            and tokens.take("anything")
+        ):
+            quantifier = "any"
+            self.node("(quantifier anything)")
         self.modifiers(kinds)
         scope = tokens.take_any(SCOPES)
         if scope:
@@ -1025,6 +1053,14 @@ class _Parser:
         equivalent = False
         if predicate is not None and predicate.name == "command":
             equivalent = self.or_equivalent()
+        if (quantifier == "neither") != ("nor" in joins):
+            raise _Refused("neither" if quantifier == "neither" else "nor")
+        if quantifier == "neither":
+            # "neither `A` nor `B`": none of them; the claim is denied once it is parsed.
+            if self.negated or self.negated_before or self.neither or joins - {"nor"}:
+                raise _Refused("neither")
+            self.neither = True
+            quantifier, joins = "any", {"or"}
         join = _join(joins, quantifier, equivalent)
         self.plain_and = self.plain_and or ("and" in joins and quantifier is None)
         if join is None:
@@ -1042,6 +1078,12 @@ class _Parser:
             ):
                 value = directory_glob(value)
             values.append(value)
+        if quantifier == "all" and (
+            len(values) < 2 or any(re.search(r"[*?\[]", v) for v in values)
+        ):
+            # "all of the `references/` files", "both `docs/*.md`": every file there, which
+            # a glob's one match does not show.
+            raise _Refused("all" if len(values) < 2 else "*")
         shown = ", ".join(
             v if t is None else f"{v} [{t.role} of {t.script}]"
             for v, t in zip(values, terms, strict=True)
@@ -1072,7 +1114,7 @@ class _Parser:
             indexes.append(index)
             start = tokens.at
             separator = []
-            while (word := tokens.peek()) in (",", "/", "or", "and"):
+            while (word := tokens.peek()) in (",", "/", "or", "and", "nor"):
                 assert word is not None
                 separator.append(word)
                 tokens.at += 1

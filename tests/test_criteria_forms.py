@@ -1,0 +1,159 @@
+"""Forms of the criteria grammar for held-out prose (issue 23): the agent as "the coding agent" or "it",
+whose answer, synonyms of the verbs, "avoids", "prior to", "only after", "before any other
+file", "neither ... nor", a second claim joined by "and", "but not" or "without", and states of
+the workspace ("does not exist", "is left unchanged", "exists and mentions"). Each with near
+misses that must refuse, and judged on hand-built evidence, so what they mean is tested too."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from tests.test_criteria_constructions import REFS, SKILL, _verdict
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        ("The AI assistant executed `x.sh`.", "script_ran(path='x.sh')"),
+        ("It looked at `a.md`.", "file_read(path='a.md')"),
+        ("The coding agent viewed `a.md`.", "file_read(path='a.md')"),
+        ("`out.json` was generated.", "file_written(path='out.json')"),
+        ("The assistant produced `out.json`.", "file_written(path='out.json')"),
+        ("The model avoids reading `a.md`.", "not file_read(path='a.md')"),
+        ("The agent should avoid opening `a.md`.", "not file_read(path='a.md')"),
+        ("The assistant's answer mentions `x`.", "final_answer_contains(text='x')"),
+        ("Its final message mentions `x`.", "final_answer_contains(text='x')"),
+        ("Mentions `x` in the final answer.", "final_answer_contains(text='x')"),
+        ("In its final answer, the assistant mentions `x`.", "final_answer_contains(text='x')"),
+        ("The tool calls show a read of `a.md`.", "file_read(path='a.md')"),
+        ("There is evidence that the agent read `a.md`.", "file_read(path='a.md')"),
+        ("The session log contains a run of `x.sh`.", "script_ran(path='x.sh')"),
+        ("A command invoking `x.sh` appears in the session.", "script_ran(path='x.sh')"),
+        ("The session shows `x.sh` being executed.", "script_ran(path='x.sh')"),
+        ("`a.md` was read prior to `b.md`.", "read_before(first='a.md' then='b.md')"),
+        ("Opens `a.md` before any other file.", "read_before(first='a.md' then='*')"),
+        ("`a.md` is the first file the agent reads.", "read_before(first='a.md' then='*')"),
+        (
+            "The agent opened `b.md` only after reading `a.md`.",
+            "all_of[read_before(first='a.md' then='b.md'), file_read(path='b.md')]",
+        ),
+        (
+            "`a.md` and `b.md` were both read.",
+            "all_of[file_read(path='a.md'), file_read(path='b.md')]",
+        ),
+        (
+            "Read all of `a.md`, `b.md` and `c.md`.",
+            "all_of[file_read(path='a.md'), file_read(path='b.md'), file_read(path='c.md')]",
+        ),
+        ("The agent read some file inside `docs/`.", "file_read(path='docs/*')"),
+        ("The agent did not write anything inside `vendor/`.", "not file_written(path='vendor/*')"),
+        (
+            "Neither `a.md` nor `b.md` is read.",
+            "not any_of[file_read(path='a.md'), file_read(path='b.md')]",
+        ),
+        (
+            "The final answer mentions neither `x` nor `y`.",
+            "not any_of[final_answer_contains(text='x'), final_answer_contains(text='y')]",
+        ),
+        (
+            "The agent read `a.md` and ran `x.sh`.",
+            "all_of[file_read(path='a.md'), script_ran(path='x.sh')]",
+        ),
+        (
+            "The agent reads `a.md` without opening `b.md`.",
+            "all_of[file_read(path='a.md'), not file_read(path='b.md')]",
+        ),
+        (
+            "The final answer mentions `x` but not `y`.",
+            "all_of[final_answer_contains(text='x'), not final_answer_contains(text='y')]",
+        ),
+        ("`build/` does not exist in the workspace.", "not workspace_file_exists(path='build/*')"),
+        (
+            "`app.py` does not contain `print(`.",
+            "not workspace_file_contains(path='app.py' text='print(')",
+        ),
+        ("`README.md` is left unchanged.", "not file_written(path='README.md')"),
+        ("Output file `r.md` exists.", "workspace_file_exists(path='r.md')"),
+        (
+            "Output file `r.md` exists and mentions `Total`.",
+            "all_of[workspace_file_exists(path='r.md'),"
+            " workspace_file_contains(path='r.md' text='Total')]",
+        ),
+        (
+            "The agent created `r.md` and it mentions `Total`.",
+            "all_of[file_written(path='r.md'), workspace_file_contains(path='r.md' text='Total')]",
+        ),
+    ],
+)
+def test_a_held_out_form_compiles(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "why"),
+    [
+        # a denied order: not in that order, or not at all?
+        ("The agent did not read `b.md` before `a.md`.", "stopped at 'before'"),
+        ("The agent never opened `b.md` after `a.md`.", "stopped at 'after'"),
+        # "all of" a folder or a glob: every file there, which one match does not show
+        ("The agent read all of the `references/` files.", "stopped at 'all'"),
+        ("The agent read both `docs/*.md` and `a.md`.", "stopped at '*'"),
+        # a second act no rule sees, an order across acts, an outcome after a joined claim
+        ("The agent ran `pytest` and fixed the failures.", "stopped at 'and'"),
+        ("The agent opened `a.md` and then ran `x.sh`.", "stopped at 'ran'"),
+        ("The agent ran `make` and it passed.", "stopped at 'and'"),
+        ("The agent read `a.md` and ran `x.sh` successfully.", "stopped at 'successfully'"),
+        # under a denial, which part does it cover?
+        ("The agent never read `a.md` and ran `x.sh`.", "stopped at 'and'"),
+        ("The agent ran `a` but never `b` and `c`.", "stopped at 'and'"),
+        ("The agent reads `a.md` but not `b.md` first.", "stopped at 'but'"),
+        ("The agent ran `make` without `sudo`.", "stopped at 'without'"),
+        ("The agent ran `make` without running it twice.", "stopped at 'it'"),
+        # "neither" twice denied, or with an order
+        ("The agent never read neither `a.md` nor `b.md`.", "stopped at 'neither'"),
+        ("The agent read `a.md` nor `b.md`.", "stopped at 'nor'"),
+        # "it" beside another part's literal; a reply "it" makes
+        ("Either the agent read `a.md`, or it ran `x`.", "stopped at 'it'"),
+        ("It mentions `x`.", "stopped at 'mentions'"),
+        # a state with a judgement, a write of what the answer means
+        ("`out.csv` exists and is sorted.", "stopped at 'and'"),
+        ("`config.json` is left mostly unchanged.", "stopped at 'left'"),
+        ("The model saved the results to `results.csv`.", "stopped at 'results'"),
+        ("`index.html` does not contain a valid doctype.", "stopped at 'valid'"),
+        ("`x.sh` appears in the session.", "stopped at 'appears'"),
+        ("The model never touched `secrets/`.", "stopped at 'touched'"),
+    ],
+)
+def test_a_held_out_near_miss_refuses(sentence: str, why: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert why in refuse_sentence(sentence, "pass_criteria").why
+
+
+@pytest.mark.parametrize(
+    ("sentence", "verdict"),
+    [
+        # SKILL.md read at step 3, references/a.md at 5, docs.txt at 7; `python3 tool.py run`
+        # ran at 9 and wrote out/x.txt; the answer: "Done: see migrations/0001_x.sql"
+        (f"The assistant read `{REFS}/a.md` without opening `{REFS}/b.md`.", "pass"),
+        (f"The assistant read `{REFS}/a.md` without opening `{REFS}/docs.txt`.", "fail"),
+        (f"Neither `{REFS}/b.md` nor `{REFS}/c.md` is read.", "pass"),
+        (f"Neither `{REFS}/b.md` nor `{REFS}/a.md` is read.", "fail"),
+        (f"`{REFS}/a.md` was read prior to `{REFS}/docs.txt`.", "pass"),
+        (f"`{REFS}/docs.txt` was read prior to `{REFS}/a.md`.", "fail"),
+        (f"`{SKILL}/SKILL.md` is the first file the agent reads.", "pass"),
+        (f"`{REFS}/a.md` is the first file the agent reads.", "fail"),
+        (f"It opened `{REFS}/docs.txt` only after reading `{REFS}/a.md`.", "pass"),
+        ("The agent ran `python3 tool.py run` and wrote `out/x.txt`.", "pass"),
+        ("The agent ran `python3 tool.py run` but never `rm`.", "pass"),
+        ("The agent ran `python3 tool.py run` but never `python3`.", "fail"),
+        ("`out/y.txt` is left unchanged.", "pass"),
+        ("`out/x.txt` is left unchanged.", "fail"),
+        ("The final answer mentions `migrations` but not `rollback`.", "pass"),
+        ("The final answer mentions neither `migrations` nor `rollback`.", "fail"),
+    ],
+)
+def test_a_held_out_form_judges_what_it_says(sentence: str, verdict: str) -> None:
+    assert _verdict(sentence) == verdict
