@@ -1,9 +1,10 @@
 """The trace as proof of a run the shell text cannot prove (judge/checks/trace_proof.py).
 
-The recorded logs are real: Codex 0.x played the behaviours of `tests/fixtures/trace_proof/` (and
-the red team's `command-after-failed-and`) under the default jail and trace, and the attempt's
-`trace.strace.gz` and accepted session were kept (`tests/fixtures/trace_proof/recorded/`). The
-real-agent runs of the same behaviours are in tests/test_trace_proof_agents.py.
+The recorded logs are real: Codex CLI 0.169.0 played the behaviours of
+`tests/fixtures/trace_proof/` (and the red team's `command-after-failed-and`) under the default
+jail and trace (strace 6.1), and each attempt's `trace.strace.gz` and accepted session were kept
+(`tests/fixtures/trace_proof/recorded/`). The real-agent runs of the same behaviours are in
+tests/test_trace_proof_agents.py.
 """
 
 from __future__ import annotations
