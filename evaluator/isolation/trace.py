@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
+from evaluator.evidence.traced import ExecutedProgram, TracedCall
 from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
 from evaluator.isolation.assess import IsolationReport, Violation, decide, record_violation
 from evaluator.kernelpaths import resolve_kernel_path
@@ -101,6 +102,9 @@ class TraceReport:
     complete_calls: dict[str, set[str]] = field(default_factory=dict)
     # A tool's probes of configuration files absent from a user's home (ENOENT): allowed, shown.
     incidental: list[str] = field(default_factory=list)
+    # What each matched session tool call (by call id) ran and how its processes ended: the
+    # judge's proof of a run the shell text cannot prove (evidence/traced.py).
+    calls: dict[str, TracedCall] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -226,6 +230,7 @@ def assess_trace(
     matched, unseen = _match(trace.tool_calls, evidence)
     report = TraceReport("contained", "", len(trace.tool_calls), trace_lines=trace.lines)
     report.matched = {index: record.id for index, record in matched.items()}
+    report.calls = _traced_calls(trace, matched)
     flagged_calls = _calls_with_violations(evidence, evidence_report)
     session_patches = any(
         r.source == "patch-header" for r in evidence.of_kind("file_write_observed")
@@ -346,6 +351,34 @@ def assess_trace(
                 " attempt)"
             )
     return report
+
+
+def traced_calls(trace: ObservedTrace, evidence: SessionEvidence) -> dict[str, TracedCall]:
+    """What each session shell call (by call id) ran, as the trace shows it: the facts the judge
+    reads, also for a saved attempt judged again (pipeline/rejudge.py)."""
+    return _traced_calls(trace, _match(trace.tool_calls, evidence)[0])
+
+
+def _traced_calls(
+    trace: ObservedTrace, matched: dict[int, EvidenceRecord]
+) -> dict[str, TracedCall]:
+    calls: dict[str, TracedCall] = {}
+    for call in trace.tool_calls:
+        record = matched.get(call.index)
+        if record is not None and record.call_id and call.tool != PATCH_CALL:
+            calls[record.call_id] = traced_call(record.call_id, call, trace)
+    return calls
+
+
+def traced_call(call_id: str, call: ToolCallTrace, trace: ObservedTrace) -> TracedCall:
+    """The neutral facts of one tool call's subtree: the programs it started, how each process
+    ended, every path it used, and whether the log shows it whole."""
+    programs = []
+    for started in call.execs:
+        code, signal = trace.endings.get(started.pid, (None, None))
+        programs.append(ExecutedProgram(started.path, started.argv, started.cwd, code, signal))
+    paths = {a.path for a in call.accesses} | {a.requested for a in call.accesses if a.requested}
+    return TracedCall(call_id, trace.complete(call), tuple(programs), frozenset(paths))
 
 
 def _calls_with_violations(evidence: SessionEvidence, report: IsolationReport) -> set[str | None]:

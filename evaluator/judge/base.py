@@ -11,6 +11,7 @@ from evaluator.contract.models import AssertionEntry
 from evaluator.contract.paths import path_matches as path_matches  # shared with validate
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.evidence.tool_texts import ToolTextSource
+from evaluator.evidence.traced import TracedCall
 from evaluator.judge.grading import ModelGrader
 from evaluator.judge.skill_vocabulary import SkillVocabulary
 from evaluator.judge.verdict import AssertionResult
@@ -56,6 +57,10 @@ class JudgeContext:
     # The target skill's own commands, for compiled prose that names them by bare word
     # (`judge/skill_vocabulary.py`); None: no skill known, bare words stay words.
     skill_vocabulary: SkillVocabulary | None = None
+    # What the access trace saw each session tool call (by call id) run, and how its processes
+    # ended: proof of a run the shell text cannot prove (`judge/checks/trace_proof.py`). None:
+    # no trace (evidence only); a call id absent: the trace did not match that call.
+    traced_calls: dict[str, TracedCall] | None = None
     # What judges compute once per attempt (e.g. `judge/consultation.py`), by name.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -92,6 +97,12 @@ class JudgeContext:
             root = str(self.files_root)
             matched = [str(self.workspace) + m[len(root) :] for m in matched if m.startswith(root)]
         return matched or [path]
+
+    def traced_call(self, record: EvidenceRecord) -> TracedCall | None:
+        """The trace's facts about the tool call of `record`, None when there are none."""
+        if self.traced_calls is None or record.call_id is None:
+            return None
+        return self.traced_calls.get(record.call_id)
 
     def reads(self) -> list[EvidenceRecord]:
         """Records of content that reached the agent: what "consulted X" means. A `stat`, a

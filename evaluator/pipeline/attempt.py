@@ -586,6 +586,7 @@ def judge_session(
         ),
         commands=commands,
         skill_vocabulary=vocabulary,
+        traced_calls=result.trace.calls if result.trace is not None else None,
     )
     apply_judgement(result, judge_case(case.case, context))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import tempfile
 from collections.abc import Iterator
@@ -20,11 +21,14 @@ from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
 from evaluator.errors import InputError
 from evaluator.evidence import SessionEvidence
+from evaluator.evidence.traced import TracedCall
 from evaluator.isolation import IsolationReport
 from evaluator.isolation.assess import Violation
+from evaluator.isolation.trace import traced_calls
 from evaluator.judge import JudgeContext, ModelGrader, judge_case
 from evaluator.judge.skill_vocabulary import skill_vocabulary
 from evaluator.pipeline.attempt import (
+    TRACE_ARTIFACT,
     WORKSPACE_SNAPSHOT,
     AttemptResult,
     apply_judgement,
@@ -34,6 +38,7 @@ from evaluator.pipeline.case import final_slots, finalize_case
 from evaluator.pipeline.commands import rejudge_commands
 from evaluator.pipeline.run import write_reports
 from evaluator.plan import open_repo, select_cases
+from evaluator.sandbox.strace_log import ToolCallRecognizer, parse_trace
 from evaluator.sessions import SessionRef
 from evaluator.workspace import AttemptWorkspace
 from evaluator.workspace.snapshot import RestoredWorkspace, has_snapshot, restore_snapshot
@@ -162,6 +167,11 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                         ),
                         commands=commands,
                         skill_vocabulary=vocabulary,
+                        traced_calls=_saved_trace_calls(
+                            path.parent / TRACE_ARTIFACT,
+                            attempt,
+                            adapter.trace_recognizer() if adapter is not None else None,
+                        ),
                     )
                     apply_judgement(attempt, judge_case(case.case, context))
                 attempt.secrets = {**attempt.secrets, **judge_secrets}
@@ -200,3 +210,16 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
         results.append(result)
     write_reports(run_dir, manifest)
     return results
+
+
+def _saved_trace_calls(
+    trace_file: Path, attempt: AttemptResult, recognizer: ToolCallRecognizer | None
+) -> dict[str, TracedCall] | None:
+    """What the attempt's saved trace shows each tool call ran, as when it was judged first;
+    None without a trace (evidence only) or a way to read it."""
+    if recognizer is None or not trace_file.is_file():
+        return None
+    assert attempt.evidence is not None and attempt.workspace is not None
+    with gzip.open(trace_file, "rt", encoding="utf-8", errors="surrogateescape") as log:
+        trace = parse_trace(log, recognizer, start_cwd=str(attempt.workspace.path))
+    return traced_calls(trace, attempt.evidence)

@@ -87,6 +87,24 @@ class TracedAccess:
         return out
 
 
+@dataclass(frozen=True)
+class TracedExec:
+    """A program a tool call's process started (a successful `execve`): the file as exec'd,
+    resolved against the process's directory, its argv as passed, and where it ran."""
+
+    pid: int
+    path: str
+    argv: tuple[str, ...]
+    cwd: str | None  # None: a directory the log never showed
+    line: int
+
+
+# How a process ended, from strace's `+++` line: (exit code, None) or (None, signal name).
+ProcessEnd = tuple[int | None, str | None]
+_EXITED = re.compile(r"^\+\+\+ exited with (?P<code>-?\d+) \+\+\+")
+_KILLED = re.compile(r"^\+\+\+ killed by (?P<signal>[A-Z0-9+]+)")
+
+
 class ToolCallRecognizer(Protocol):
     """How one agent's tool calls look in its process tree; each adapter declares its own."""
 
@@ -129,6 +147,7 @@ class ToolCallTrace:
     dropped: int = 0
     pids: set[int] = field(default_factory=set)  # every process of the subtree
     failed_execs: list[str] = field(default_factory=list)  # programs it tried and failed to run
+    execs: list[TracedExec] = field(default_factory=list)  # programs its processes started
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
 
     def add(self, access: TracedAccess) -> None:
@@ -151,6 +170,7 @@ class ObservedTrace:
     # Events of processes whose creation the log never showed: attributed to nobody.
     unattributed: int = 0
     exited: set[int] = field(default_factory=set)  # processes whose end (`+++`) the log shows
+    endings: dict[int, ProcessEnd] = field(default_factory=dict)  # how each of them ended
 
     def complete(self, call: ToolCallTrace) -> bool:
         """Whether the log shows all of a tool call: every process of its subtree ended in the
@@ -311,6 +331,7 @@ def _events(
         if rest.startswith(("+++", "---")):
             if rest.startswith("+++"):  # `+++ exited with 0 +++`, `+++ killed by SIGKILL +++`
                 trace.exited.add(pid)
+                trace.endings[pid] = _ending(rest)
             continue
         if rest.endswith("<unfinished ...>"):
             if droppable(pid, _name(rest), rest):
@@ -364,6 +385,14 @@ def _events(
             child=int(child) if child else ret,
             line=number,
         )
+
+
+def _ending(line: str) -> ProcessEnd:
+    exited = _EXITED.match(line)
+    if exited:
+        return int(exited.group("code")), None
+    killed = _KILLED.match(line)
+    return None, killed.group("signal") if killed else None
 
 
 class _Attributor:
@@ -476,6 +505,15 @@ class _Attributor:
         if proc.call is not None:
             resolved = self.resolve(proc, event, path_index, image, follow=True)
             proc.call.add(TracedAccess(resolved, "exec", "ok", event.name, event.pid, event.line))
+            if len(proc.call.execs) >= MAX_ACCESSES_PER_CALL:
+                proc.call.dropped += 1
+                return
+            argv = (
+                _string_list(event.args[path_index + 1]) if len(event.args) > path_index + 1 else []
+            )
+            proc.call.execs.append(
+                TracedExec(event.pid, resolved, tuple(argv), proc.cwd, event.line)
+            )
 
     def failed_exec(self, event: _Event, proc: _Proc, call: ToolCallTrace) -> None:
         """Kept apart from the accesses: most are the shell's PATH search (noise), but one into

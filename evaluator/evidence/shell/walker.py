@@ -352,14 +352,20 @@ class Walker:
     # ------------------------------------------------------------------ statements
     def statements(self, node: Node) -> None:
         """A sequence: what follows `exit` or `exec CMD` never runs; what follows `set -e` runs
-        only if everything before it succeeded."""
+        only if everything before it succeeded. A background job (`cmd &`) may be killed or
+        outlived before it does anything (`python3 x.py & kill $!`): it may not have run, unless
+        the very next statement waits for it (`cmd & wait`)."""
         children = [c for c in node.named_children if c.type != "comment"]
         saved = (self.tail, self.conditional, self.after_success)
         last = len(children) - 1
         tail = saved[0] and node.type not in ("command_substitution", "process_substitution")
         for index, child in enumerate(children):
-            self.tail = tail and index == last and not _in_background(child)
+            background = _in_background(child)
+            self.tail = tail and index == last and not background
+            unwaited = background and not (index < last and _waits(children[index + 1]))
+            self.conditional += unwaited
             self.statement(child)
+            self.conditional -= unwaited
             if index == last:
                 break  # nothing after it to gate
             if _terminates(child):
@@ -1036,6 +1042,11 @@ def _command_name(node: Node) -> str:
 def _in_background(node: Node) -> bool:
     after = node.next_sibling
     return after is not None and after.type == "&"
+
+
+def _waits(node: Node) -> bool:
+    """`wait` or `wait $!`: waits for the job just put in the background to end."""
+    return node.type == "command" and _text(node).split() in (["wait"], ["wait", "$!"])
 
 
 def _is_list(node: Node) -> bool:

@@ -4,18 +4,25 @@ The pattern is searched in each simple command a tool call runs (its words as ba
 from the shell analysis), and the match must cover a program that ran: the command itself or a
 script it was given (`python3 x.py`). So `echo 'python3 x.py'`, `grep x.py notes` and
 `cat x.py` do not run `x.py`. A command that may not have run (after `||` or `exit`, in an `if`
-or `case` branch, a loop's body, `bash -n`; after `&&` or `set -e` unless the call's exit code 0
-shows it) cannot prove it ran: alone it is `blocked`, never a pass.
+or `case` branch, a loop's body, the background, `bash -n`; after `&&` or `set -e` unless the
+call's exit code 0 shows it) cannot prove it ran by its text. The access trace can, when it saw
+that tool call whole (judge/checks/trace_proof.py): the program exec'd with those words and
+exited (a run, with that process's exit code), was killed (`blocked`), or never exec'd (no
+run). Without such a trace it is `blocked`, never a pass.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 from evaluator.contract.models import CommandRanCheck
 from evaluator.evidence.records import EvidenceRecord
 from evaluator.evidence.shell import analyze_command
 from evaluator.evidence.shell.results import Invocation
+from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
+from evaluator.judge.checks.trace_proof import UNKNOWN_NO_TRACE, TraceProof, invocation_proof
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 from evaluator.patterns import Pattern, compile_pattern
 
@@ -45,56 +52,131 @@ def runs_program(pattern: Pattern, invocation: Invocation) -> bool:
     return False
 
 
-def _hits(
-    pattern: Pattern, records: list[EvidenceRecord]
-) -> tuple[list[EvidenceRecord], list[EvidenceRecord], list[EvidenceRecord]]:
-    """(ran, may not have run, only named) tool calls whose command text matches."""
-    ran, maybe, named = [], [], []
+@dataclass(frozen=True)
+class _Run:
+    """A tool call that ran a matching command: surely by its text (`proof` None, the call's
+    exit code), or by the trace's proof (the exit code of the process that ran it)."""
+
+    record: EvidenceRecord
+    proof: TraceProof | None = None
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.record.exit_code if self.proof is None else self.proof.exit_code
+
+    @property
+    def how(self) -> str:
+        return "" if self.proof is None else f" ({self.proof.reason})"
+
+
+@dataclass
+class _Hits:
+    ran: list[_Run] = field(default_factory=list)
+    maybe: list[tuple[EvidenceRecord, TraceProof]] = field(default_factory=list)  # undecided
+    killed: list[tuple[EvidenceRecord, TraceProof]] = field(default_factory=list)
+    never: list[tuple[EvidenceRecord, TraceProof]] = field(default_factory=list)
+    named: list[EvidenceRecord] = field(default_factory=list)
+
+
+def trace_verdict(proofs: list[TraceProof]) -> TraceProof:
+    """One proof for a tool call's may-not-have-run invocations: a run if any ran; else killed
+    if one was; never only if every one never ran; else unknown."""
+    for finding in ("ran", "killed"):
+        chosen = [p for p in proofs if p.finding == finding]
+        if chosen:
+            return chosen[0]
+    if proofs and all(p.finding == "never" for p in proofs):
+        return proofs[0]
+    unknown = [p for p in proofs if p.finding == "unknown"]
+    return unknown[0] if unknown else TraceProof("unknown", "nothing to look for in the trace")
+
+
+def _hits(pattern: Pattern, records: list[EvidenceRecord], context: JudgeContext) -> _Hits:
+    """The tool calls whose command text matches: ran (by text or trace), may not have run
+    (the trace cannot tell), killed or never run (as the trace shows), only named."""
+    hits = _Hits()
+
+    def mentions(program: ExecutedProgram) -> bool:
+        return pattern.search(" ".join(program.argv)) is not None
+
     for record in records:
         if not record.command or pattern.search(record.command) is None:
             continue
         invocations = analyze_command(record.command, record.workdir or "/").invocations
         running = [i for i in invocations if runs_program(pattern, i)]
         if any(i.surely_ran(record.exit_code) for i in running):
-            ran.append(record)
-        elif running:
-            maybe.append(record)
+            hits.ran.append(_Run(record))
+            continue
+        if not running:
+            hits.named.append(record)
+            continue
+        call = context.traced_call(record)
+        proof = trace_verdict([invocation_proof(i, call, mentions) for i in running])
+        if proof.finding == "ran":
+            hits.ran.append(_Run(record, proof))
+        elif proof.finding == "killed":
+            hits.killed.append((record, proof))
+        elif proof.finding == "never":
+            hits.never.append((record, proof))
         else:
-            named.append(record)
-    return ran, maybe, named
+            hits.maybe.append((record, proof))
+    return hits
 
 
 @register_check(KIND)
 def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckVerdict:
     pattern = compile_pattern(check.pattern)  # RE2: linear time on any agent output
-    hits, maybe, named = _hits(pattern, context.evidence.of_kind("command_observed"))
+    found = _hits(pattern, context.evidence.of_kind("command_observed"), context)
+    hits = found.ran
     if not hits:
-        if maybe:
+        if found.maybe:
+            record, proof = found.maybe[0]
+            why = "" if proof is UNKNOWN_NO_TRACE else f"; {proof.reason}"
             return blocked(
                 KIND,
                 f"a command matching /{check.pattern}/ may not have run (after `||` or a"
-                f" failed `&&`, in a branch or a loop): {maybe[0].command}",
-                [context.ref(r) for r in maybe],
+                f" failed `&&`, in a branch, a loop or the background){why}: {record.command}",
+                [context.ref(r) for r, _ in found.maybe],
             )
-        if named:
+        if found.killed:
+            record, proof = found.killed[0]
+            return blocked(
+                KIND,
+                f"a command matching /{check.pattern}/ never ran to an end: {proof.reason}:"
+                f" {record.command}",
+                [context.ref(r) for r, _ in found.killed],
+            )
+        if found.never:
+            record, proof = found.never[0]
+            return failed(
+                KIND,
+                f"no command matching /{check.pattern}/ ran: the shell text may not have run"
+                f" it and {proof.reason}: {record.command}",
+                [context.ref(r) for r, _ in found.never],
+            )
+        if found.named:
             return failed(
                 KIND,
                 f"/{check.pattern}/ is only in text no command ran as a program: "
-                f"{named[0].command}",
-                [context.ref(r) for r in named],
+                f"{found.named[0].command}",
+                [context.ref(r) for r in found.named],
             )
         return failed(KIND, f"no command matching /{check.pattern}/ ran")
-    refs = [context.ref(r) for r in hits]
+    refs = [context.ref(h.record) for h in hits]
     if check.exit_code is None:
-        return passed(KIND, f"ran: {hits[0].command}", refs)
-    exact = [r for r in hits if r.exit_code == check.exit_code]
+        return passed(KIND, f"ran{hits[0].how}: {hits[0].record.command}", refs)
+    exact = [h for h in hits if h.exit_code == check.exit_code]
     if exact:
         return passed(
             KIND,
-            f"ran with exit code {check.exit_code}: {exact[0].command}",
-            [context.ref(r) for r in exact],
+            f"ran with exit code {check.exit_code}{exact[0].how}: {exact[0].record.command}",
+            [context.ref(h.record) for h in exact],
         )
-    if all(r.exit_code is None for r in hits):
+    if all(h.exit_code is None for h in hits):
         return blocked(KIND, "matching command ran but its exit code was not recorded", refs)
-    codes = ", ".join(str(r.exit_code) for r in hits)
-    return failed(KIND, f"matching command exited with {codes}, expected {check.exit_code}", refs)
+    codes = ", ".join(str(h.exit_code) for h in hits)
+    return failed(
+        KIND,
+        f"matching command exited with {codes}{hits[0].how}, expected {check.exit_code}",
+        refs,
+    )

@@ -3,7 +3,9 @@
 Unlike `command_ran`, the command's text is not enough: `cat scripts/x.py` names the script but
 never runs it. The evidence layer records what a command executes (`python3 x.py`, `./x.sh`,
 `bash x.sh`, `. x.sh`, `python -m pkg.x` from its directory, scripts run by scripts) as `exec`
-accesses; this check reads those.
+accesses; this check reads those. A run the shell text cannot prove (after `||`, in a branch,
+the background...) is decided by the access trace when it saw that tool call whole
+(judge/checks/trace_proof.py), else it is `blocked`.
 """
 
 from __future__ import annotations
@@ -14,9 +16,17 @@ import posixpath
 from evaluator.contract.models import ScriptRanCheck
 from evaluator.evidence.records import EvidenceRecord
 from evaluator.evidence.shell import analyze_command
+from evaluator.evidence.shell.results import Invocation
+from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
-from evaluator.judge.checks.command_ran import runs_program
+from evaluator.judge.checks.command_ran import runs_program, trace_verdict
 from evaluator.judge.checks.registry import register_check
+from evaluator.judge.checks.trace_proof import (
+    UNKNOWN_NO_TRACE,
+    TraceProof,
+    invocation_proof,
+    script_proof,
+)
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 from evaluator.patterns import Pattern, compile_pattern
 
@@ -53,18 +63,44 @@ def _command_of(record: EvidenceRecord, context: JudgeContext) -> str:
     return record.detail or record.path or "?"
 
 
-def _ran_with(record: EvidenceRecord, context: JudgeContext, pattern: Pattern) -> str | None:
-    """How the run matches `pattern` in the simple command that ran the script: "ran", "maybe"
-    (only after `||` or in a branch), or None. A line beside it that only names the script and
-    the words (`python3 x.py a; echo x.py b`) is no run with them."""
+def _ran_with(
+    record: EvidenceRecord, context: JudgeContext, pattern: Pattern
+) -> tuple[str | None, TraceProof | None]:
+    """How the run matches `pattern` in the simple command that ran the script: "ran" (by its
+    text, or by the trace's proof), "maybe" (only after `||` or in a branch, and the trace
+    cannot tell), or None; with the trace's proof when it decided. A line beside it that only
+    names the script and the words (`python3 x.py a; echo x.py b`) is no run with them."""
     command = _command_record(record, context)
     if command is None or not command.command:
-        return None
+        return None, None
     invocations = analyze_command(command.command, command.workdir or "/").invocations
     running = [i for i in invocations if runs_program(pattern, i)]
     if any(i.surely_ran(command.exit_code) for i in running):
-        return "ran"
-    return "maybe" if running else None
+        return "ran", None
+    if not running:
+        return None, None
+
+    def mentions(program: ExecutedProgram) -> bool:
+        return pattern.search(" ".join(program.argv)) is not None
+
+    call = context.traced_call(command)
+    proof = trace_verdict([invocation_proof(i, call, mentions) for i in running])
+    if proof.finding == "ran":
+        return "ran", proof
+    return ("maybe" if proof.finding in ("unknown", "killed") else None), proof
+
+
+def _runners(
+    record: EvidenceRecord, context: JudgeContext
+) -> tuple[EvidenceRecord | None, list[Invocation]]:
+    """The command record of the call that executed the script, and the invocations of it
+    that run the script (else every one that runs a file)."""
+    command = _command_record(record, context)
+    if command is None or not command.command:
+        return command, []
+    invocations = analyze_command(command.command, command.workdir or "/").invocations
+    running = [i for i in invocations if record.path in i.paths]
+    return command, running or [i for i in invocations if i.paths]
 
 
 def _surely_ran(record: EvidenceRecord, context: JudgeContext) -> bool:
@@ -73,14 +109,21 @@ def _surely_ran(record: EvidenceRecord, context: JudgeContext) -> bool:
     by its place there (`may_not_run`) and by the scripts its call ran."""
     if record.may_not_run:
         return False  # in a script the session wrote, where its shell may not reach it
-    command = _command_record(record, context)
-    if command is None or not command.command:
+    command, running = _runners(record, context)
+    if command is None:
         return True
-    invocations = analyze_command(command.command, command.workdir or "/").invocations
-    running = [i for i in invocations if record.path in i.paths]
-    if not running:
-        running = [i for i in invocations if i.paths]
     return not running or any(i.surely_ran(command.exit_code) for i in running)
+
+
+def _trace_proof(record: EvidenceRecord, context: JudgeContext) -> TraceProof:
+    """What the trace shows of a script run the shell text cannot prove."""
+    assert record.path is not None
+    _, running = _runners(record, context)
+    return script_proof(record.path, running, context.traced_call(record))
+
+
+def _finding(proof: TraceProof | None) -> str:
+    return "sure" if proof is None else proof.finding
 
 
 def _mentions(context: JudgeContext, path: str) -> list[EvidenceRecord]:
@@ -106,28 +149,48 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
             " such file: nothing ran",
             [context.ref(r) for r in hits],
         )
-    hits = present
-    unsure = [r for r in hits if not _surely_ran(r, context)]
-    hits = [r for r in hits if r not in unsure]
-    if unsure and not hits:
-        return blocked(
-            KIND,
-            f"{check.path} may not have run (after `||` or a failed `&&`, in a branch or a"
-            f" loop): `{_command_of(unsure[0], context)}`",
-            [context.ref(r) for r in unsure],
-        )
+    # The trace's proof of each run the shell text cannot prove (None: the text proves it).
+    proofs: dict[str, TraceProof | None] = {
+        r.id: None if _surely_ran(r, context) else _trace_proof(r, context) for r in present
+    }
+    hits = [r for r in present if proofs[r.id] is None or _finding(proofs[r.id]) == "ran"]
+    if not hits:
+        undecided = [r for r in present if _finding(proofs[r.id]) in ("unknown", "killed")]
+        if undecided:
+            proof = proofs[undecided[0].id]
+            why = "" if proof is None or proof is UNKNOWN_NO_TRACE else f"; {proof.reason}"
+            return blocked(
+                KIND,
+                f"{check.path} may not have run (after `||` or a failed `&&`, in a branch, a"
+                f" loop or the background){why}: `{_command_of(undecided[0], context)}`",
+                [context.ref(r) for r in undecided],
+            )
+        if present:
+            proof = proofs[present[0].id]
+            assert proof is not None
+            return failed(
+                KIND,
+                f"{check.path} did not run: the shell text may not have run it and"
+                f" {proof.reason}: `{_command_of(present[0], context)}`",
+                [context.ref(r) for r in present],
+            )
     if hits and check.command is not None:
         # The command that ran it, not another line naming it: `echo tool.py stats` is no run.
         pattern = compile_pattern(check.command)
-        ways = [(r, _ran_with(r, context, pattern)) for r in hits]
-        matching = [r for r, way in ways if way == "ran"]
-        maybe = [r for r, way in ways if way == "maybe"]
+        ways = [(r, *_ran_with(r, context, pattern)) for r in hits]
+        matching = [r for r, way, _ in ways if way == "ran"]
+        maybe = [(r, proof) for r, way, proof in ways if way == "maybe"]
+        for r, way, proof in ways:
+            if way == "ran" and proof is not None:
+                proofs[r.id] = proof  # the process that ran it with those words
         if not matching and maybe:
+            record, proof = maybe[0]
+            why = "" if proof is None or proof is UNKNOWN_NO_TRACE else f"; {proof.reason}"
             return blocked(
                 KIND,
                 f"{check.path} may not have run with /{check.command}/ (after `||` or in a"
-                f" branch): `{_command_of(maybe[0], context)}`",
-                [context.ref(r) for r in maybe],
+                f" branch){why}: `{_command_of(record, context)}`",
+                [context.ref(r) for r, _ in maybe],
             )
         if not matching:
             return failed(
@@ -139,14 +202,25 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
         hits = matching
     if hits:
         refs = [context.ref(r) for r in hits]
+
+        def how(record: EvidenceRecord) -> str:
+            proof = proofs.get(record.id)
+            return "" if proof is None else f" ({proof.reason})"
+
+        def code_of(record: EvidenceRecord) -> int | None:
+            proof = proofs.get(record.id)
+            return _exit_code(record, context) if proof is None else proof.exit_code
+
         if check.exit_code is None:
-            return passed(KIND, f"{check.path} ran: {hits[0].detail or hits[0].source}", refs)
-        codes = [(r, _exit_code(r, context)) for r in hits]
+            return passed(
+                KIND, f"{check.path} ran{how(hits[0])}: {hits[0].detail or hits[0].source}", refs
+            )
+        codes = [(r, code_of(r)) for r in hits]
         exact = [r for r, code in codes if code == check.exit_code]
         if exact:
             return passed(
                 KIND,
-                f"{check.path} ran with exit code {check.exit_code}",
+                f"{check.path} ran with exit code {check.exit_code}{how(exact[0])}",
                 [context.ref(r) for r in exact],
             )
         if all(code is None for _, code in codes):

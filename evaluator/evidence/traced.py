@@ -1,0 +1,55 @@
+"""What the access trace saw one tool call run, as neutral facts: the isolation stage extracts
+them from the strace log (isolation/trace.py), the judge reads them (a run the shell text
+cannot prove, judge/checks/trace_proof.py). Neither imports the other; both import this."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ExecutedProgram:
+    """A program one of the call's processes started (a successful `execve`), and how that
+    process ended: by `exit_code`, or killed by `signal` (both None: the log does not show its
+    end). A process that exec'd again ended as its last program."""
+
+    path: str  # the file exec'd, resolved against `cwd`
+    argv: tuple[str, ...]
+    cwd: str | None  # None: a directory the log never showed
+    exit_code: int | None = None
+    signal: str | None = None
+
+    @property
+    def ended(self) -> str:
+        if self.exit_code is not None:
+            return f"exited with {self.exit_code}"
+        if self.signal is not None:
+            return f"was killed by {self.signal}"
+        return "never ended in the log"
+
+    def names(self, path: str) -> bool:
+        """Whether it ran the file `path`: exec'd it, or was given it as an argument (an
+        interpreter's script), resolved against its directory."""
+        if self.path == path:
+            return True
+        for word in self.argv[1:]:
+            if word.startswith("/"):
+                if posixpath.normpath(word) == path:
+                    return True
+            elif self.cwd is not None and posixpath.normpath(f"{self.cwd}/{word}") == path:
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class TracedCall:
+    """One session tool call (by call id) as the trace saw it. `complete`: the log shows its
+    whole process tree (every process ended, nothing dropped or unreadable): only then does
+    the absence of a program in `programs` mean it never ran. `paths`: every path its
+    processes used, as resolved and as written."""
+
+    call_id: str
+    complete: bool
+    programs: tuple[ExecutedProgram, ...] = ()
+    paths: frozenset[str] = frozenset()
