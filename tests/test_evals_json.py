@@ -24,7 +24,7 @@ from evaluator.grader.prompt import judge_prompt
 from evaluator.judge import JudgeContext
 from evaluator.judge.base import CommandOutcome
 from evaluator.judge.chain import pending_entries, plan_entries
-from evaluator.judge.checks.command import command
+from evaluator.judge.checks.command import command, machine_failure
 from evaluator.judge.graded import grade_item
 from evaluator.pipeline.commands import JailedCommands, rejudge_commands
 from evaluator.plan import open_repo, select_cases
@@ -492,6 +492,63 @@ def test_a_command_the_machine_stops_is_blocked_environment_not_failed(tmp_path:
     assert verdict.status == "pass"
 
 
+OFFLINE_TOOLS = ROOT / "tests" / "fixtures" / "offline-tools"
+
+
+@pytest.mark.parametrize(
+    ("capture", "why"),
+    [
+        ("maven-dependencies-offline.txt", "Maven could not reach its repository"),
+        ("maven-plugin-offline.txt", "Maven could not reach its repository"),
+        ("maven-resources-plugin-offline.txt", "Maven could not reach its repository"),
+        ("maven-offline-mode.txt", "Maven had to work offline"),
+        ("gradle-offline.txt", "Gradle could not reach its repository"),
+        ("gradle-offline-mode.txt", "Gradle could not reach its repository"),
+        ("gradle-wrapper-offline.txt", "the Gradle wrapper could not download Gradle"),
+        ("cargo-offline.txt", "cargo could not reach its registry"),
+        ("go-build-offline.txt", "go could not reach its module proxy"),
+        ("go-mod-download-offline.txt", "go could not reach its module proxy"),
+        ("gradle-compile-error.txt", None),
+        ("cargo-compile-error.txt", None),
+        ("go-compile-error.txt", None),
+    ],
+)
+def test_a_build_tool_without_network_is_blocked_environment_its_compile_error_fails(
+    tmp_path: Path, capture: str, why: str | None
+) -> None:
+    """What the real tools printed here, without network (tests/fixtures/offline-tools): a
+    build that could not fetch its dependencies says nothing of the agent's code; one that
+    fetched nothing and failed to compile the agent's code does."""
+    output = (OFFLINE_TOOLS / capture).read_text(encoding="utf-8")
+
+    def printing(text: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+        return CommandOutcome(101 if capture.startswith("cargo") else 1, output, "bwrap jail")
+
+    verdict = command(
+        CommandCheck(kind="command", command="cd {{output_dir}} && make build"),
+        _context(tmp_path, printing),
+    )
+    if why is None:
+        assert verdict.status == "fail", verdict.detail
+    else:
+        assert (verdict.status, verdict.blocked_reason) == ("blocked", "environment")
+        assert f"could not do its work here: {why}" in verdict.detail
+
+
+def test_a_tool_s_fetch_failure_without_a_network_sign_is_the_agent_s() -> None:
+    """A dependency that does not exist fails the same way with a network: only the sign of
+    no network makes it the machine's."""
+    for output in (
+        "[ERROR] Failed to execute goal on project demo: Could not resolve dependencies for"
+        " project x:demo:jar:1.0: Could not find artifact org.example:nope:jar:9.9 in central\n",
+        "> Could not resolve org.example:nope:9.9.\n  > Could not find org.example:nope:9.9.\n",
+        "error: failed to get `serdee` as a dependency of package `demo v0.1.0`\n"
+        "Caused by: no matching package named `serdee` found\n",
+    ):
+        outcome = CommandOutcome(1, output, "bwrap jail")
+        assert machine_failure("mvn package", outcome) is None, output
+
+
 def test_validate_warns_of_a_command_that_installs_packages(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -507,6 +564,8 @@ def test_validate_warns_of_a_command_that_installs_packages(
                     "assertions": [
                         {"type": "command", "command": install},
                         {"type": "command", "command": "grep -r pip {{output_dir}}"},
+                        {"type": "command", "command": "cd {{output_dir}} && mvn -q package"},
+                        {"type": "command", "command": "grep -c mvn {{output_dir}}/pom.xml"},
                     ],
                 }
             ]
@@ -514,8 +573,9 @@ def test_validate_warns_of_a_command_that_installs_packages(
     )
     code, out, err = run_cli(["validate", "--evals", str(folder)], capsys)
     warnings = [line for line in (out + err).splitlines() if line.startswith("warning:")]
-    assert code == 0 and len(warnings) == 1, out + err
+    assert code == 0 and len(warnings) == 2, out + err
     assert "evals[0].assertions[0].command: `pip install` needs a network" in warnings[0]
+    assert "evals[0].assertions[2].command: `mvn -q package` needs a network" in warnings[1]
 
 
 def test_the_command_check_is_blocked_without_a_runner(tmp_path: Path) -> None:

@@ -461,8 +461,14 @@ def _entry(
     return AssertionEntry(description=str(description), checks=[check])
 
 
-# A package install inside a `command` assertion: it needs the network the jail does not give.
-_PACKAGE_INSTALL = re.compile(r"\b(?:pip3?|npm|pnpm|yarn|uv pip|poetry) (?:install|add|ci)\b")
+# A package install or a build that fetches dependencies inside a `command` assertion: it needs
+# a network for what is not installed, which a machine without one (or Codex's sandbox) lacks.
+_PACKAGE_INSTALL = re.compile(
+    r"\b(?:pip3?|npm|pnpm|yarn|uv pip|poetry) (?:install|add|ci)\b"
+    # a build tool where a command starts (not `grep mvn pom.xml`), a path to it included
+    r"|(?:^|[;&|(])\s*(?:\S*/)?(?:mvnw?|gradlew?|cargo|go)(?: -\S+)*"
+    r" (?:package|install|verify|compile|test|build|run|check|fetch|get|mod download|mod tidy)\b"
+)
 
 
 def _check(
@@ -493,9 +499,9 @@ def _check(
             diagnostics.warn(
                 source.error(
                     (*at, "command"),
-                    f"`{installer.group(0)}` needs a network for what is not installed here,"
-                    " and the check has none (it runs in the attempt's jail): when it cannot"
-                    " install, the check is blocked (environment), not passed",
+                    f"`{installer.group(0).lstrip(';&|( ')}` needs a network for what is not"
+                    " installed here: on a machine without one the check is blocked"
+                    " (environment), not passed",
                 )
             )
         return (
