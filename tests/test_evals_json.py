@@ -34,6 +34,7 @@ from evaluator.sandbox.registry import get_jail
 from evaluator.workspace import build_workspace
 from evaluator.workspace.provenance import skill_digest
 from tests.conftest import ROOT
+from tests.support import scratch_dir
 
 SUITES = ROOT.parent / "shared/fixtures/public-suites"
 UPSTREAM = ROOT / "tests/fixtures/upstream/agentic-evals"
@@ -757,6 +758,49 @@ def test_misc_evals_layout_finds_the_skill_under_skills(tmp_path: Path) -> None:
     assert target.skill_mount is not None and target.skill_mount.origin == folder.resolve()
     assert repo.source_workspace == folder.resolve() and repo.root == evals.parent
     assert target.target.roots == [".agents/skills/foo/references"]
+
+
+POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>x</groupId><artifactId>demo</artifactId><version>1.0</version>
+<dependencies><dependency><groupId>com.google.guava</groupId><artifactId>guava</artifactId>
+<version>33.0.0-jre</version></dependency></dependencies></project>
+"""
+BUILD_GRADLE = """apply plugin: 'java'
+repositories { mavenCentral() }
+dependencies { compile 'com.google.guava:guava:33.0.0-jre' }
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("tool", "build_file", "text", "build"),
+    [
+        ("mvn", "pom.xml", POM, "mvn -B -q package"),
+        ("gradle", "build.gradle", BUILD_GRADLE, "gradle --no-daemon -q build"),
+    ],
+)
+def test_a_jvm_build_in_the_check_jail_gets_a_home_it_can_write(
+    tool: str, build_file: str, text: str, build: str
+) -> None:
+    """The JVM takes its home from the password database, hidden and read-only in the jail:
+    without a home of its own every Maven or Gradle build failed there, for any agent. With
+    it, the real tool builds, or cannot fetch for want of a network, which is the machine's."""
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed here")
+    if get_jail("bwrap").unavailable() is not None:
+        pytest.skip("bubblewrap does not work here")
+    with scratch_dir() as scratch:
+        workspace = scratch / "ws"
+        (workspace / "src/main/java/x").mkdir(parents=True)
+        (workspace / "src/main/java/x/A.java").write_text("package x; public class A {}\n")
+        (workspace / build_file).write_text(text)
+        jailed = JailedCommands(LaunchPolicy(jail="bwrap", hidden=(Path.home(),)))
+        outcome = jailed(f"{build} 2>&1", workspace, 240)
+        assert outcome.exit_code is not None, outcome.output
+        why = machine_failure(build, outcome)
+        assert outcome.exit_code == 0 or why is not None, outcome.output
+        assert "Failed to create parent directory" not in outcome.output
+        assert "Could not create local repository" not in outcome.output
 
 
 def test_a_command_printing_without_bound_keeps_only_its_tail(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ class JailedCommands:
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(workspace),
             "LANG": "C.UTF-8",
+            **jvm_build_homes(workspace),
         }
         with tempfile.TemporaryDirectory(prefix="agentic-eval-check-") as scratch:
             out, err = Path(scratch) / "out", Path(scratch) / "err"
@@ -52,6 +53,14 @@ class JailedCommands:
         if done.timed_out:
             return CommandOutcome(None, output, where, timed_out=True)
         return CommandOutcome(done.exit_code, output, where)
+
+
+def jvm_build_homes(home: Path) -> dict[str, str]:
+    """Maven and Gradle keep their caches under the JVM's `user.home`, which comes from the
+    password database, not `HOME`: in the jail that is the user's hidden, read-only home, where
+    every build would fail (`Could not create local repository at /root/.m2/repository`) for
+    any agent. Both are pointed at the check's home instead."""
+    return {"MAVEN_OPTS": f"-Duser.home={home}", "GRADLE_USER_HOME": str(home / ".gradle")}
 
 
 def _tail(path: Path) -> str:
