@@ -534,6 +534,8 @@ def test_a_build_tool_without_network_is_blocked_environment_its_compile_error_f
     else:
         assert (verdict.status, verdict.blocked_reason) == ("blocked", "environment")
         assert f"could not do its work here: {why}" in verdict.detail
+        # the line that says so is quoted, without the colour codes Maven prints
+        assert "says: " in verdict.detail and "\x1b" not in verdict.detail
 
 
 def test_a_tool_s_fetch_failure_without_a_network_sign_is_the_agent_s() -> None:

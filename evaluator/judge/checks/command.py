@@ -138,7 +138,7 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
         return blocked(
             KIND,
             f"{check.command!r} exited {outcome.exit_code}, expected {check.expect_exit_code},"
-            f" but could not do its work here: {machine} {where}{tail}",
+            f" but could not do its work here: {machine} {where}{_telling(outcome.output)}",
             refs,
             reason="environment",
         )
@@ -167,12 +167,37 @@ def machine_failure(command: str, outcome: CommandOutcome) -> str | None:
     return None
 
 
+# Terminal colour and cursor codes (Maven colours its output even into a file).
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _lines(output: str) -> list[str]:
+    plain = _ANSI_ESCAPE.sub("", output)
+    return [line.strip() for line in plain.splitlines() if line.strip()]
+
+
+def _shown(line: str) -> str:
+    return line if len(line) <= 200 else line[:197] + "..."
+
+
 def _tail(output: str) -> str:
-    lines = [line for line in output.strip().splitlines() if line.strip()]
+    lines = _lines(output)
     if not lines:
         return "; no output"
-    shown = lines[-1] if len(lines[-1]) <= 200 else lines[-1][:197] + "..."
-    return f"; output ({len(lines)} line(s)) ends: {shown}"
+    return f"; output ({len(lines)} line(s)) ends: {_shown(lines[-1])}"
+
+
+def _telling(output: str) -> str:
+    """The output's line that says why the machine stopped the command (a tool's last line is
+    often only a pointer to its help), else its last line."""
+    lines = _lines(output)
+    for stop in _MACHINE_STOPS:
+        for line in lines:
+            if stop.printed.search(line) and (
+                not stop.signs or any(sign in output for sign in stop.signs)
+            ):
+                return f"; output ({len(lines)} line(s)) says: {_shown(line)}"
+    return _tail(output)
 
 
 def _write_refs(text: str, context: JudgeContext) -> list[str]:
