@@ -372,14 +372,22 @@ def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) ->
     prompt (nor any message a behaviour spawns), and two behaviours matching the same prompt.
     `case_prompts` maps case ids to their `input.user_prompt`, as the author wrote them."""
     unmatched = [
-        InputError(
-            f"behaviour {name!r} matches no case prompt",
-            path=library.files.get(name, library.source),
-            field="match",
-        )
+        _match_error(library, name, f"behaviour {name!r} matches no case prompt")
         for name in unmatched_behaviors(library, case_prompts)
     ]
     return unmatched + overlapping_behaviors(library, case_prompts)
+
+
+def _match_error(library: BehaviorLibrary, name: str, message: str) -> InputError:
+    """`message` at the behaviour's `match:` line (a sub-agent's sits inside its parent's file,
+    so only the file is named then)."""
+    path = library.files.get(name)
+    if path is None:
+        return InputError(message, path=library.source, field="match")
+    doc = load_yaml(path)
+    if isinstance(doc.data, dict) and doc.data.get("name") == name:
+        return doc.error(("match",), message)
+    return InputError(message, path=path, field="match")
 
 
 def _prompts_and_spawns(
