@@ -773,32 +773,46 @@ dependencies { compile 'com.google.guava:guava:33.0.0-jre' }
 """
 
 
+CARGO_TOML = """[package]
+name = "demo"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+serde = "1"
+"""
+JAVA_CLASS = {"src/main/java/x/A.java": "package x; public class A {}\n"}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("tool", "build_file", "text", "build"),
+    ("tool", "files", "build"),
     [
-        ("mvn", "pom.xml", POM, "mvn -B -q package"),
-        ("gradle", "build.gradle", BUILD_GRADLE, "gradle --no-daemon -q build"),
+        ("mvn", {"pom.xml": POM, **JAVA_CLASS}, "mvn -B -q package"),
+        ("gradle", {"build.gradle": BUILD_GRADLE, **JAVA_CLASS}, "gradle --no-daemon -q build"),
+        ("cargo", {"Cargo.toml": CARGO_TOML, "src/main.rs": "fn main() {}\n"}, "cargo build"),
     ],
 )
-def test_a_jvm_build_in_the_check_jail_gets_a_home_it_can_write(
-    tool: str, build_file: str, text: str, build: str
+def test_a_build_in_the_check_jail_runs_the_machine_s_tool_with_a_home_it_can_write(
+    tool: str, files: dict[str, str], build: str
 ) -> None:
-    """The JVM takes its home from the password database, hidden and read-only in the jail:
-    without a home of its own every Maven or Gradle build failed there, for any agent. With
-    it, the real tool builds, or cannot fetch for want of a network, which is the machine's."""
+    """The jail hides the user's home: the JVM's home (from the password database) for Maven
+    and Gradle, and cargo's installation and toolchains under it (`~/.cargo`, `~/.rustup`).
+    Without a writable home and those bound back, every build failed or `cargo` was "not
+    installed" there, for any agent. Now the real tool builds, or cannot fetch for want of a
+    network, which is the machine's."""
     if shutil.which(tool) is None:
         pytest.skip(f"{tool} is not installed here")
     if get_jail("bwrap").unavailable() is not None:
         pytest.skip("bubblewrap does not work here")
     with scratch_dir() as scratch:
         workspace = scratch / "ws"
-        (workspace / "src/main/java/x").mkdir(parents=True)
-        (workspace / "src/main/java/x/A.java").write_text("package x; public class A {}\n")
-        (workspace / build_file).write_text(text)
+        for name, text in files.items():
+            (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / name).write_text(text)
         jailed = JailedCommands(LaunchPolicy(jail="bwrap", hidden=(Path.home(),)))
         outcome = jailed(f"{build} 2>&1", workspace, 240)
-        assert outcome.exit_code is not None, outcome.output
+        assert outcome.exit_code not in (None, 127), outcome.output
         why = machine_failure(build, outcome)
         assert outcome.exit_code == 0 or why is not None, outcome.output
         assert "Failed to create parent directory" not in outcome.output
