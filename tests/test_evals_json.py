@@ -295,6 +295,19 @@ def test_a_folder_without_evals_names_the_evals_files_near_it(
     (tmp_path / "flat/tidy").mkdir()
     code, _, err = run_cli(["explain", "--evals", str(tmp_path / "flat/tidy")], capsys)
     assert code == 2 and f"found {tmp_path}/flat/evals/evals.json" in err
+    # a skill folder whose evals the repo keeps beside it, naming it: that file is read
+    (tmp_path / "flat/evals/evals.json").write_text(
+        '{"skill_name": "tidy", "evals": [{"id": 1, "prompt": "p"}]}'
+    )
+    (tmp_path / "flat/tidy/SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\n")
+    code, out, err = run_cli(["validate", "--evals", str(tmp_path / "flat/tidy")], capsys)
+    assert code == 0 and f"in {tmp_path}/flat/evals/evals.json" in out, err
+    # another skill's file there is only named, never run against this skill
+    (tmp_path / "flat/evals/evals.json").write_text(
+        '{"skill_name": "messy", "evals": [{"id": 1, "prompt": "p"}]}'
+    )
+    code, _, err = run_cli(["validate", "--evals", str(tmp_path / "flat/tidy")], capsys)
+    assert code == 2 and f"found {tmp_path}/flat/evals/evals.json" in err
     queries = tmp_path / "flat/evals/trigger-evals.json"
     queries.write_text('[{"query": "q", "should_trigger": true}]')
     code, _, err = run_cli(["explain", "--evals", str(queries)], capsys)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from evaluator.errors import InputError
+from evaluator.repo.evals_json import declared_name
 from evaluator.vocabulary import JUDGE_MODES, JudgeMode
 
 if TYPE_CHECKING:  # the judge's models are imported when a command judges, not at start-up
@@ -83,12 +84,32 @@ def evals_repo(
         raise click.UsageError("--evals replaces --repo: give one of them")
     held = (evals / "evals.json", evals / "evals" / "evals.json")
     if evals.is_dir() and not any(path.is_file() for path in held):
+        kept_beside = repo_level_evals(evals)
+        if kept_beside is not None:
+            return kept_beside, skill or evals
         nearby = evals_files_near(evals)
         hint = f"; found {', '.join(nearby)}: pass one to --evals" if nearby else ""
         raise InputError(
             f"no evals.json here (nor evals/evals.json){hint}", path=evals, field="--evals"
         )
     return evals, skill
+
+
+def repo_level_evals(folder: Path) -> Path | None:
+    """A skill folder whose evals the repo keeps beside it (`<repo>/evals/evals.json` next to
+    `<repo>/<skill>/`), when that file names this skill (`skill_name`: the folder's name or its
+    SKILL.md's `name:`); another skill's file, or one that cannot be read, is only named."""
+    beside = folder.parent / "evals" / "evals.json"
+    if not (folder / "SKILL.md").is_file() or not beside.is_file():
+        return None
+    try:
+        data = json.loads(beside.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    named = data.get("skill_name") if isinstance(data, dict) else None
+    if not isinstance(named, str):
+        return None
+    return beside if named in (folder.name, declared_name(folder)) else None
 
 
 def evals_files_near(folder: Path, limit: int = 5) -> list[str]:

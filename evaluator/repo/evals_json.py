@@ -147,7 +147,7 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         return None, diagnostics
     # Where `files` may come from: the skill folder and the evals file's side of the repo.
     workspace = Path(os.path.commonpath([skill_dir, source.path.parent.resolve()]))
-    name = _identifier(_declared_name(skill_dir) or skill_name or skill_dir.name)
+    name = _identifier(declared_name(skill_dir) or skill_name or skill_dir.name)
     mount = f"{SKILLS_DIR}/{name}"
     roots = [
         f"{mount}/{child.name}"
@@ -307,7 +307,7 @@ def _skill_folder(
     return None
 
 
-def _declared_name(skill_dir: Path) -> str | None:
+def declared_name(skill_dir: Path) -> str | None:
     """The `name:` of SKILL.md's front matter: agents find the skill under that name."""
     try:
         text = (skill_dir / SKILL_FILE).read_text(encoding="utf-8", errors="replace")
