@@ -522,6 +522,7 @@ OFFLINE_TOOLS = ROOT / "tests" / "fixtures" / "offline-tools"
         ("cargo-offline.txt", "cargo could not reach its registry"),
         ("go-build-offline.txt", "go could not reach its module proxy"),
         ("go-mod-download-offline.txt", "go could not reach its module proxy"),
+        ("pip-read-only-site-packages.txt", "pip could not write where it installs"),
         ("gradle-compile-error.txt", None),
         ("cargo-compile-error.txt", None),
         ("go-compile-error.txt", None),

@@ -241,7 +241,8 @@ class CommandCheck(_Check):
         " output shows that this machine stopped the command (a program missing from PATH;"
         " a package installer or build tool (pip, npm, Maven, Gradle, cargo, go) that could"
         " not fetch what it needs, with a sign of no network in its output; pip refusing a"
-        " system-wide install; docs/coming-from-skill-creator.md): then the check is"
+        " system-wide install or unable to write where it installs (read-only in the jail);"
+        " docs/coming-from-skill-creator.md): then the check is"
         " `blocked: environment`, since any agent would get that exit code here.",
     )
     timeout_s: float = Field(default=60.0, gt=0, le=600, description="Killed after this long.")

@@ -59,6 +59,12 @@ _MACHINE_STOPS: tuple[_MachineStop, ...] = (
         "pip refused a system-wide install (PEP 668)",
     ),
     _MachineStop(
+        # the jail keeps everything but the workspace read-only: a venv or site-packages too
+        re.compile("Could not install packages due to an OSError"),
+        ("Read-only file system",),
+        "pip could not write where it installs (read-only here)",
+    ),
+    _MachineStop(
         re.compile("No matching distribution found"),
         _NO_NETWORK,
         "pip could not reach its package index (no network here)",
