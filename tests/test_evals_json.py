@@ -302,6 +302,11 @@ def test_a_folder_without_evals_names_the_evals_files_near_it(
     (tmp_path / "flat/tidy/SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\n")
     code, out, err = run_cli(["validate", "--evals", str(tmp_path / "flat/tidy")], capsys)
     assert code == 0 and f"in {tmp_path}/flat/evals/evals.json" in out, err
+    out_repo = tmp_path / "converted"
+    code, out, err = run_cli(
+        ["convert", str(tmp_path / "flat/tidy"), "--out", str(out_repo)], capsys
+    )
+    assert code == 0 and (out_repo / "targets/tidy/target.yaml").is_file(), err
     # another skill's file there is only named, never run against this skill
     (tmp_path / "flat/evals/evals.json").write_text(
         '{"skill_name": "messy", "evals": [{"id": 1, "prompt": "p"}]}'

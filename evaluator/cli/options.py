@@ -82,15 +82,23 @@ def evals_repo(
         raise click.UsageError("--evals takes --skill, not --source-workspace")
     if repo != DEFAULT_REPO:
         raise click.UsageError("--evals replaces --repo: give one of them")
+    return located_evals(evals, skill, "--evals")
+
+
+def located_evals(evals: Path, skill: Path | None, field: str | None) -> tuple[Path, Path | None]:
+    """What a path given for an `evals.json` names, with the skill folder it tests (None: the
+    loader finds it beside the file). A folder holding none is one located error naming the
+    evals files near it."""
     held = (evals / "evals.json", evals / "evals" / "evals.json")
     if evals.is_dir() and not any(path.is_file() for path in held):
         kept_beside = repo_level_evals(evals)
         if kept_beside is not None:
             return kept_beside, skill or evals
         nearby = evals_files_near(evals)
-        hint = f"; found {', '.join(nearby)}: pass one to --evals" if nearby else ""
+        where = f"pass one to {field}" if field else "pass one"
+        hint = f"; found {', '.join(nearby)}: {where}" if nearby else ""
         raise InputError(
-            f"no evals.json here (nor evals/evals.json){hint}", path=evals, field="--evals"
+            f"no evals.json here (nor evals/evals.json){hint}", path=evals, field=field
         )
     return evals, skill
 
