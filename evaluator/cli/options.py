@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from evaluator.errors import InputError
-from evaluator.repo.evals_json import declared_name
 from evaluator.vocabulary import JUDGE_MODES, JudgeMode
 
 if TYPE_CHECKING:  # the judge's models are imported when a command judges, not at start-up
@@ -117,6 +116,9 @@ def repo_level_evals(folder: Path) -> Path | None:
     named = data.get("skill_name") if isinstance(data, dict) else None
     if not isinstance(named, str):
         return None
+    # Imported here: a command's --help loads no loader (tests/test_startup.py).
+    from evaluator.repo.evals_json import declared_name
+
     return beside if named in (folder.name, declared_name(folder)) else None
 
 
