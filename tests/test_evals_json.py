@@ -29,6 +29,7 @@ from evaluator.judge.graded import grade_item
 from evaluator.pipeline.commands import JailedCommands, rejudge_commands
 from evaluator.plan import open_repo, select_cases
 from evaluator.repo import EvalRepo, load_repo
+from evaluator.repo.evals_json import missing_programs
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.registry import get_jail
 from evaluator.workspace import build_workspace
@@ -588,6 +589,11 @@ def test_validate_warns_of_a_command_that_installs_packages(
                         {"type": "command", "command": "grep -r pip {{output_dir}}"},
                         {"type": "command", "command": "cd {{output_dir}} && mvn -q package"},
                         {"type": "command", "command": "grep -c mvn {{output_dir}}/pom.xml"},
+                        {
+                            "type": "command",
+                            "command": "cd {{output_dir}} && no-such-tool-4711 build 2>&1"
+                            " | grep -q 'a|b' && if true; then ./run.sh; fi",
+                        },
                     ],
                 }
             ]
@@ -595,9 +601,16 @@ def test_validate_warns_of_a_command_that_installs_packages(
     )
     code, out, err = run_cli(["validate", "--evals", str(folder)], capsys)
     warnings = [line for line in (out + err).splitlines() if line.startswith("warning:")]
-    assert code == 0 and len(warnings) == 2, out + err
+    assert code == 0 and len(warnings) == 3, out + err
     assert "evals[0].assertions[0].command: `pip install` needs a network" in warnings[0]
     assert "evals[0].assertions[2].command: `mvn -q package` needs a network" in warnings[1]
+    # a program this machine lacks is said before the run: the check will be blocked
+    assert "evals[0].assertions[4].command: `no-such-tool-4711` is not installed" in warnings[2]
+    assert missing_programs("FOO=1 nope-4711 -x 2>&1 | grep y; if true; then nope-4712; fi") == [
+        "nope-4711",
+        "nope-4712",
+    ]
+    assert missing_programs("./build.sh && ! grep 'a|b' x && cd {{output_dir}}") == []
 
 
 def test_the_command_check_is_blocked_without_a_runner(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -471,6 +473,44 @@ _PACKAGE_INSTALL = re.compile(
 )
 
 
+# The shell's control operators: a simple command starts after each.
+_CONTROL_OPERATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"})
+# Reserved words after which a command starts.
+_LEADING_WORDS = frozenset({"!", "if", "then", "else", "elif", "while", "until", "do", "{", "time"})
+# Words a shell runs itself: never looked up on PATH.
+_SHELL_WORDS = frozenset(
+    {"cd", "echo", "exit", "export", "set", "test", "[", "true", "false", ":", ".", "source"}
+    | {"fi", "for", "done", "case", "esac", "in", "read", "printf", "eval", "exec", "unset"}
+    | {"shift", "return", "}"}
+)
+
+
+def missing_programs(command: str) -> list[str]:
+    """The programs a `command` assertion starts that this machine's PATH lacks (the check
+    then finds them missing too): each simple command's first word that is not the shell's own,
+    an assignment or a path (a path is a file the agent should have written)."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return []  # an unbalanced quote: no guess
+    missing: list[str] = []
+    at_start = True
+    for token in tokens:
+        if token in _CONTROL_OPERATORS:
+            at_start = True
+            continue
+        if not at_start or re.fullmatch(r"[A-Za-z_]\w*=.*", token) or token in _LEADING_WORDS:
+            continue
+        at_start = False
+        if token in _SHELL_WORDS or token in missing or not re.fullmatch(r"[\w.+-]+", token):
+            continue  # the shell's own, already named, a path or a placeholder
+        if shutil.which(token) is None:
+            missing.append(token)
+    return missing
+
+
 def _check(
     source: _Source,
     at: PathKey,
@@ -494,6 +534,14 @@ def _check(
         if isinstance(code, bool) or not isinstance(code, int):
             diagnostics.error(source.error((*at, "expect_exit_code"), "expected an integer"))
             return None
+        for program in missing_programs(command or ""):
+            diagnostics.warn(
+                source.error(
+                    (*at, "command"),
+                    f"`{program}` is not installed on this machine: the check will be blocked"
+                    " (environment), not passed",
+                )
+            )
         installer = _PACKAGE_INSTALL.search(command or "")
         if installer is not None:
             diagnostics.warn(
