@@ -64,6 +64,8 @@ def write_run(
     skill: str = ".agents/skills/db-migrations/SKILL.md",
     digests: dict[str, str] | None = None,
     state: str = "completed",
+    agent: str = "codex-exec",
+    model: str = "gpt-5.5",
 ) -> Path:
     directory.mkdir(parents=True)
     manifest = {
@@ -73,6 +75,8 @@ def write_run(
         "target_skill_path": skill,
         "resolved_case_ids": list(cases),
         "attempts": max(len(t) for t in cases.values()),
+        "agent": agent,
+        "model": model,
     }
     (directory / "manifest.json").write_text(json.dumps(manifest))
     (directory / "case-results").mkdir()
@@ -266,6 +270,26 @@ def test_incomparable_runs_are_refused_in_one_line(
     code, _, _ = compare_cli(capsys, str(base), str(candidate), "--allow-different-cases")
     assert code == 1
     assert message in json.loads((candidate / "comparison.json").read_text())["differences"][0]
+
+
+def test_runs_of_another_agent_or_model_are_compared_with_that_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Upgrading the agent or the model is a change worth comparing, so it is not refused; but
+    what moved may be the agent's, so the output and comparison.md say so."""
+    base = write_run(tmp_path / "base", BASE)
+    candidate = write_run(tmp_path / "candidate", CANDIDATE, agent="claude-code")
+    code, out, _ = compare_cli(capsys, str(base), str(candidate))
+    assert code == 1
+    said = "agent: base codex-exec, candidate claude-code"
+    assert said in out and "model:" not in out
+    written = json.loads((candidate / "comparison.json").read_text())
+    assert written["setting_differences"] == [said] and written["differences"] == []
+    assert f"- {said}" in (candidate / "comparison.md").read_text()
+    alike = write_run(tmp_path / "alike", CANDIDATE)
+    code, out, _ = compare_cli(capsys, str(base), str(alike))
+    assert "different settings" not in out
+    assert json.loads((alike / "comparison.json").read_text())["setting_differences"] == []
 
 
 def test_unfinished_or_missing_runs_are_input_errors(

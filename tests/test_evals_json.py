@@ -24,16 +24,18 @@ from evaluator.grader.prompt import judge_prompt
 from evaluator.judge import JudgeContext
 from evaluator.judge.base import CommandOutcome
 from evaluator.judge.chain import pending_entries, plan_entries
-from evaluator.judge.checks.command import command
+from evaluator.judge.checks.command import command, machine_failure
 from evaluator.judge.graded import grade_item
 from evaluator.pipeline.commands import JailedCommands, rejudge_commands
 from evaluator.plan import open_repo, select_cases
 from evaluator.repo import EvalRepo, load_repo
+from evaluator.repo.evals_json import missing_programs
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.registry import get_jail
 from evaluator.workspace import build_workspace
 from evaluator.workspace.provenance import skill_digest
 from tests.conftest import ROOT
+from tests.support import scratch_dir
 
 SUITES = ROOT.parent / "shared/fixtures/public-suites"
 UPSTREAM = ROOT / "tests/fixtures/upstream/agentic-evals"
@@ -294,6 +296,24 @@ def test_a_folder_without_evals_names_the_evals_files_near_it(
     (tmp_path / "flat/tidy").mkdir()
     code, _, err = run_cli(["explain", "--evals", str(tmp_path / "flat/tidy")], capsys)
     assert code == 2 and f"found {tmp_path}/flat/evals/evals.json" in err
+    # a skill folder whose evals the repo keeps beside it, naming it: that file is read
+    (tmp_path / "flat/evals/evals.json").write_text(
+        '{"skill_name": "tidy", "evals": [{"id": 1, "prompt": "p"}]}'
+    )
+    (tmp_path / "flat/tidy/SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\n")
+    code, out, err = run_cli(["validate", "--evals", str(tmp_path / "flat/tidy")], capsys)
+    assert code == 0 and f"in {tmp_path}/flat/evals/evals.json" in out, err
+    out_repo = tmp_path / "converted"
+    code, out, err = run_cli(
+        ["convert", str(tmp_path / "flat/tidy"), "--out", str(out_repo)], capsys
+    )
+    assert code == 0 and (out_repo / "targets/tidy/target.yaml").is_file(), err
+    # another skill's file there is only named, never run against this skill
+    (tmp_path / "flat/evals/evals.json").write_text(
+        '{"skill_name": "messy", "evals": [{"id": 1, "prompt": "p"}]}'
+    )
+    code, _, err = run_cli(["validate", "--evals", str(tmp_path / "flat/tidy")], capsys)
+    assert code == 2 and f"found {tmp_path}/flat/evals/evals.json" in err
     queries = tmp_path / "flat/evals/trigger-evals.json"
     queries.write_text('[{"query": "q", "should_trigger": true}]')
     code, _, err = run_cli(["explain", "--evals", str(queries)], capsys)
@@ -492,6 +512,66 @@ def test_a_command_the_machine_stops_is_blocked_environment_not_failed(tmp_path:
     assert verdict.status == "pass"
 
 
+OFFLINE_TOOLS = ROOT / "tests" / "fixtures" / "offline-tools"
+
+
+@pytest.mark.parametrize(
+    ("capture", "why"),
+    [
+        ("maven-dependencies-offline.txt", "Maven could not reach its repository"),
+        ("maven-plugin-offline.txt", "Maven could not reach its repository"),
+        ("maven-resources-plugin-offline.txt", "Maven could not reach its repository"),
+        ("maven-offline-mode.txt", "Maven had to work offline"),
+        ("gradle-offline.txt", "Gradle could not reach its repository"),
+        ("gradle-offline-mode.txt", "Gradle could not reach its repository"),
+        ("gradle-wrapper-offline.txt", "the Gradle wrapper could not download Gradle"),
+        ("cargo-offline.txt", "cargo could not reach its registry"),
+        ("go-build-offline.txt", "go could not reach its module proxy"),
+        ("go-mod-download-offline.txt", "go could not reach its module proxy"),
+        ("pip-read-only-site-packages.txt", "pip could not write where it installs"),
+        ("gradle-compile-error.txt", None),
+        ("cargo-compile-error.txt", None),
+        ("go-compile-error.txt", None),
+    ],
+)
+def test_a_build_tool_without_network_is_blocked_environment_its_compile_error_fails(
+    tmp_path: Path, capture: str, why: str | None
+) -> None:
+    """What the real tools printed here, without network (tests/fixtures/offline-tools): a
+    build that could not fetch its dependencies says nothing of the agent's code; one that
+    fetched nothing and failed to compile the agent's code does."""
+    output = (OFFLINE_TOOLS / capture).read_text(encoding="utf-8")
+
+    def printing(text: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+        return CommandOutcome(101 if capture.startswith("cargo") else 1, output, "bwrap jail")
+
+    verdict = command(
+        CommandCheck(kind="command", command="cd {{output_dir}} && make build"),
+        _context(tmp_path, printing),
+    )
+    if why is None:
+        assert verdict.status == "fail", verdict.detail
+    else:
+        assert (verdict.status, verdict.blocked_reason) == ("blocked", "environment")
+        assert f"could not do its work here: {why}" in verdict.detail
+        # the line that says so is quoted, without the colour codes Maven prints
+        assert "says: " in verdict.detail and "\x1b" not in verdict.detail
+
+
+def test_a_tool_s_fetch_failure_without_a_network_sign_is_the_agent_s() -> None:
+    """A dependency that does not exist fails the same way with a network: only the sign of
+    no network makes it the machine's."""
+    for output in (
+        "[ERROR] Failed to execute goal on project demo: Could not resolve dependencies for"
+        " project x:demo:jar:1.0: Could not find artifact org.example:nope:jar:9.9 in central\n",
+        "> Could not resolve org.example:nope:9.9.\n  > Could not find org.example:nope:9.9.\n",
+        "error: failed to get `serdee` as a dependency of package `demo v0.1.0`\n"
+        "Caused by: no matching package named `serdee` found\n",
+    ):
+        outcome = CommandOutcome(1, output, "bwrap jail")
+        assert machine_failure("mvn package", outcome) is None, output
+
+
 def test_validate_warns_of_a_command_that_installs_packages(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -507,6 +587,13 @@ def test_validate_warns_of_a_command_that_installs_packages(
                     "assertions": [
                         {"type": "command", "command": install},
                         {"type": "command", "command": "grep -r pip {{output_dir}}"},
+                        {"type": "command", "command": "cd {{output_dir}} && mvn -q package"},
+                        {"type": "command", "command": "grep -c mvn {{output_dir}}/pom.xml"},
+                        {
+                            "type": "command",
+                            "command": "cd {{output_dir}} && no-such-tool-4711 build 2>&1"
+                            " | grep -q 'a|b' && if true; then ./run.sh; fi",
+                        },
                     ],
                 }
             ]
@@ -514,8 +601,16 @@ def test_validate_warns_of_a_command_that_installs_packages(
     )
     code, out, err = run_cli(["validate", "--evals", str(folder)], capsys)
     warnings = [line for line in (out + err).splitlines() if line.startswith("warning:")]
-    assert code == 0 and len(warnings) == 1, out + err
+    assert code == 0 and len(warnings) == 3, out + err
     assert "evals[0].assertions[0].command: `pip install` needs a network" in warnings[0]
+    assert "evals[0].assertions[2].command: `mvn -q package` needs a network" in warnings[1]
+    # a program this machine lacks is said before the run: the check will be blocked
+    assert "evals[0].assertions[4].command: `no-such-tool-4711` is not installed" in warnings[2]
+    assert missing_programs("FOO=1 nope-4711 -x 2>&1 | grep y; if true; then nope-4712; fi") == [
+        "nope-4711",
+        "nope-4712",
+    ]
+    assert missing_programs("./build.sh && ! grep 'a|b' x && cd {{output_dir}}") == []
 
 
 def test_the_command_check_is_blocked_without_a_runner(tmp_path: Path) -> None:
@@ -697,6 +792,63 @@ def test_misc_evals_layout_finds_the_skill_under_skills(tmp_path: Path) -> None:
     assert target.skill_mount is not None and target.skill_mount.origin == folder.resolve()
     assert repo.source_workspace == folder.resolve() and repo.root == evals.parent
     assert target.target.roots == [".agents/skills/foo/references"]
+
+
+POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>x</groupId><artifactId>demo</artifactId><version>1.0</version>
+<dependencies><dependency><groupId>com.google.guava</groupId><artifactId>guava</artifactId>
+<version>33.0.0-jre</version></dependency></dependencies></project>
+"""
+BUILD_GRADLE = """apply plugin: 'java'
+repositories { mavenCentral() }
+dependencies { compile 'com.google.guava:guava:33.0.0-jre' }
+"""
+
+
+CARGO_TOML = """[package]
+name = "demo"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+serde = "1"
+"""
+JAVA_CLASS = {"src/main/java/x/A.java": "package x; public class A {}\n"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("tool", "files", "build"),
+    [
+        ("mvn", {"pom.xml": POM, **JAVA_CLASS}, "mvn -B -q package"),
+        ("gradle", {"build.gradle": BUILD_GRADLE, **JAVA_CLASS}, "gradle --no-daemon -q build"),
+        ("cargo", {"Cargo.toml": CARGO_TOML, "src/main.rs": "fn main() {}\n"}, "cargo build"),
+    ],
+)
+def test_a_build_in_the_check_jail_runs_the_machine_s_tool_with_a_home_it_can_write(
+    tool: str, files: dict[str, str], build: str
+) -> None:
+    """The jail hides the user's home: the JVM's home (from the password database) for Maven
+    and Gradle, and cargo's installation and toolchains under it (`~/.cargo`, `~/.rustup`).
+    Without a writable home and those bound back, every build failed or `cargo` was "not
+    installed" there, for any agent. Now the real tool builds, or cannot fetch for want of a
+    network, which is the machine's."""
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed here")
+    if get_jail("bwrap").unavailable() is not None:
+        pytest.skip("bubblewrap does not work here")
+    with scratch_dir() as scratch:
+        workspace = scratch / "ws"
+        for name, text in files.items():
+            (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / name).write_text(text)
+        jailed = JailedCommands(LaunchPolicy(jail="bwrap", hidden=(Path.home(),)))
+        outcome = jailed(f"{build} 2>&1", workspace, 240)
+        assert outcome.exit_code not in (None, 127), outcome.output
+        why = machine_failure(build, outcome)
+        assert outcome.exit_code == 0 or why is not None, outcome.output
+        assert "Failed to create parent directory" not in outcome.output
+        assert "Could not create local repository" not in outcome.output
 
 
 def test_a_command_printing_without_bound_keeps_only_its_tail(tmp_path: Path) -> None:

@@ -77,6 +77,10 @@ def test_each_command_line_form_resolves_to_its_kind(tmp_path: Path) -> None:
             parse_variant(bad, "a")
     with pytest.raises(InputError, match="cannot be `none`"):
         parse_variant("none", "b", candidate=True)
+    # the candidate's forms are named, not the baseline's
+    with pytest.raises(InputError, match="neither current, rev:REV") as missing:
+        parse_variant(str(tmp_path / "missing"), "b", candidate=True)
+    assert missing.value.field == "--candidate"
 
 
 def test_the_labels_say_which_side_is_the_baseline(tmp_path: Path) -> None:
@@ -204,6 +208,11 @@ def test_a_revision_that_does_not_exist_is_refused(demo_git: Path) -> None:
     assert check_revision(demo_git, "HEAD", "--baseline") == _git(demo_git, "rev-parse", "HEAD")
     with pytest.raises(InputError, match="revision 'nope' does not exist"):
         check_revision(demo_git, "nope", "--baseline")
+
+
+def test_a_revision_outside_git_says_there_is_no_repository(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"rev:HEAD~1 needs a git repository, and .* is not in"):
+        check_revision(tmp_path, "HEAD~1", "--baseline")
 
 
 def test_a_skill_directory_is_laid_where_the_entry_skill_lies(tmp_path: Path) -> None:

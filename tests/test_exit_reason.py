@@ -6,6 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from evaluator.cli.run import exit_code, exit_reason
+from evaluator.judge.verdict import AssertionResult, CheckVerdict
 
 
 def _outcome(*statuses: tuple[str, str | None, list[str]], interrupted: bool = False) -> Any:
@@ -42,3 +43,37 @@ def test_each_non_zero_exit_names_its_cause() -> None:
     assert failed == "1 case failed: case-1"
     interrupted = exit_reason(_outcome(passed, interrupted=True), allow_blocked=False)
     assert interrupted == "the run was interrupted; resume it with --resume r1"
+
+
+def test_a_case_blocked_by_a_check_says_what_the_check_said() -> None:
+    """Not only `environment`: the command the machine stopped, and why."""
+    stopped = CheckVerdict(
+        kind="command",
+        status="blocked",
+        blocked_reason="environment",
+        detail="'mvn -q package' exited 1, expected 0, but could not do its work here: Maven"
+        " could not reach its repository (no network here) (bwrap jail)",
+    )
+    passed = CheckVerdict(kind="workspace_file_exists", status="pass", detail="holds pom.xml")
+    entries = [
+        AssertionResult(summary="pom", status="pass", checks=[passed]),
+        AssertionResult(
+            summary="builds",
+            status="blocked",
+            blocked_reason="environment",
+            checks=[CheckVerdict(kind="all_of", status="blocked", detail="", checks=[stopped])],
+        ),
+    ]
+    result = SimpleNamespace(
+        case_id="eval-1", status="blocked", blocked_reason="environment", notes=[]
+    )
+    result.assertions = entries
+    outcome = _outcome()
+    outcome.results.append(result)
+    reason = exit_reason(outcome, allow_blocked=False)
+    assert reason is not None
+    assert "eval-1: environment: command: 'mvn -q package' exited 1" in reason
+    assert "Maven could not reach its repository" in reason
+    # nothing but the reason when no check says more
+    result.assertions = []
+    assert "eval-1: environment; --allow-blocked" in (exit_reason(outcome, False) or "")

@@ -225,7 +225,7 @@ RENAME = 'name: rename\nmatch: {prompt_contains: "renaming the table"}\nsteps:\n
                 ),
             },
             "match: behaviour 'nobody' matches no case prompt",
-            None,
+            2,
         ),
         (
             {

@@ -14,7 +14,7 @@ from evaluator.adapters.codex.subagent import LAUNCHER_HEAD
 from evaluator.demo import BROKEN_CASES
 from evaluator.errors import InputError
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer, load_behaviors
-from evaluator.modelserver.behaviors import unanswered_cases
+from evaluator.modelserver.behaviors import answers_judge, unanswered_cases, unmatched_behaviors
 from evaluator.plan import open_repo
 from evaluator.prompting import extract_launcher_payload, launcher_prompt
 from tests.conftest import ROOT
@@ -185,6 +185,24 @@ def test_the_cases_no_behaviour_answers_are_named_before_the_run() -> None:
     )
     prompts = {"add": "Please add a column.", "rename": "Please rename the table."}
     assert unanswered_cases(BehaviorLibrary([agent, judge]), prompts) == ["rename"]
+    # a judge that reads its evidence, then answers in a branch, ends in a `final` it never
+    # plays: it is still a judge's, which neither answers a case nor must match one
+    verdict = {"final_json": {"verdict": "met", "rationale": "r", "refs": ["msg-2"]}}
+    reading_judge = Behavior.model_validate(
+        {
+            "name": "reading-judge",
+            "match": {"prompt_contains": "says no deletion"},
+            "steps": [
+                {"cmd": "cat final-answer.txt"},
+                {"when": {"output_contains": "No deletion"}, "then": [verdict]},
+                {"final": "unreachable"},
+            ],
+        }
+    )
+    assert answers_judge(reading_judge) and answers_judge(judge) and not answers_judge(agent)
+    library = BehaviorLibrary([agent, reading_judge])
+    assert unanswered_cases(library, prompts) == ["rename"]
+    assert unmatched_behaviors(library, prompts) == []
     # the demo's scripted folders answer every demo case
     repo = open_repo(ROOT / "agentic-evals", ROOT, target="db-migrations")
     cases = repo.targets["db-migrations"].all_cases()

@@ -76,5 +76,10 @@ def print_comparison(comparison: Comparison, json_path: Path, markdown_path: Pat
     unchanged = len(comparison.cases) - len(shown)
     click.echo(f"\n{unchanged} case(s) unchanged (same-pass, same-fail, same-blocked)")
     click.echo(comparison.method)
+    if comparison.setting_differences:
+        click.echo(
+            "run with different settings (a change may be theirs, not the skill's): "
+            + "; ".join(comparison.setting_differences)
+        )
     click.echo(f"comparison: {json_path} ({markdown_path.name})")
     click.echo(f"COMPARE: {headline(comparison)}")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.cli.options import emit_json, json_option
+from evaluator.cli.options import emit_json, json_option, located_evals
 from evaluator.errors import EXIT_OK, InputError
 
 
@@ -31,7 +31,8 @@ def command(evals: Path, out: Path, skill: Path | None, as_json: bool) -> int:
     from evaluator.repo.convert import convert_repo
     from evaluator.repo.evals_json import evals_file, load_evals_json
 
-    path = evals_file(evals)
+    given, skill = located_evals(evals, skill, None)
+    path = evals_file(given)
     if path is None:
         raise InputError("no evals.json here (nor evals/evals.json)", path=evals)
     loaded, diagnostics = load_evals_json(path, skill)

@@ -81,14 +81,45 @@ def evals_repo(
         raise click.UsageError("--evals takes --skill, not --source-workspace")
     if repo != DEFAULT_REPO:
         raise click.UsageError("--evals replaces --repo: give one of them")
+    return located_evals(evals, skill, "--evals")
+
+
+def located_evals(evals: Path, skill: Path | None, field: str | None) -> tuple[Path, Path | None]:
+    """What a path given for an `evals.json` names, with the skill folder it tests (None: the
+    loader finds it beside the file). A folder holding none is one located error naming the
+    evals files near it."""
     held = (evals / "evals.json", evals / "evals" / "evals.json")
     if evals.is_dir() and not any(path.is_file() for path in held):
+        kept_beside = repo_level_evals(evals)
+        if kept_beside is not None:
+            return kept_beside, skill or evals
         nearby = evals_files_near(evals)
-        hint = f"; found {', '.join(nearby)}: pass one to --evals" if nearby else ""
+        where = f"pass one to {field}" if field else "pass one"
+        hint = f"; found {', '.join(nearby)}: {where}" if nearby else ""
         raise InputError(
-            f"no evals.json here (nor evals/evals.json){hint}", path=evals, field="--evals"
+            f"no evals.json here (nor evals/evals.json){hint}", path=evals, field=field
         )
     return evals, skill
+
+
+def repo_level_evals(folder: Path) -> Path | None:
+    """A skill folder whose evals the repo keeps beside it (`<repo>/evals/evals.json` next to
+    `<repo>/<skill>/`), when that file names this skill (`skill_name`: the folder's name or its
+    SKILL.md's `name:`); another skill's file, or one that cannot be read, is only named."""
+    beside = folder.parent / "evals" / "evals.json"
+    if not (folder / "SKILL.md").is_file() or not beside.is_file():
+        return None
+    try:
+        data = json.loads(beside.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    named = data.get("skill_name") if isinstance(data, dict) else None
+    if not isinstance(named, str):
+        return None
+    # Imported here: a command's --help loads no loader (tests/test_startup.py).
+    from evaluator.repo.evals_json import declared_name
+
+    return beside if named in (folder.name, declared_name(folder)) else None
 
 
 def evals_files_near(folder: Path, limit: int = 5) -> list[str]:

@@ -154,7 +154,7 @@ def exit_reason(outcome: RunOutcome, allow_blocked: bool) -> str | None:
     blocked = [r for r in outcome.results if r.status == "blocked"]
     if blocked and not allow_blocked:
         first = blocked[0]
-        why = first.notes[0] if first.notes else first.blocked_reason or "blocked"
+        why = first.notes[0] if first.notes else blocked_why(first)
         more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
         return (
             f"{_cases(blocked)} blocked, so nothing was proven about {'them' if more else 'it'}:"
@@ -164,6 +164,30 @@ def exit_reason(outcome: RunOutcome, allow_blocked: bool) -> str | None:
         # --allow-blocked forgives blocked cases beside passes, never a run that proved nothing.
         return "no case passed: a run that proves nothing does not succeed"
     return None
+
+
+WHY_LIMIT = 240  # characters of a check's detail in the exit line
+
+
+def blocked_why(result: CaseResult) -> str:
+    """A case blocked by one of its assertions: its reason and what the first blocked check
+    said (a command the machine stopped names the tool and why), not the reason alone."""
+    reason = result.blocked_reason or "blocked"
+    for entry in result.assertions:
+        if entry.status != "blocked":
+            continue
+        pending = list(entry.checks)
+        while pending:
+            check = pending.pop(0)
+            if check.status == "blocked" and not check.checks:
+                detail = check.detail
+                if len(detail) > WHY_LIMIT:
+                    detail = detail[: WHY_LIMIT - 3] + "..."
+                return f"{reason}: {check.kind}: {detail}"
+            pending = [*check.checks, *pending]
+        if entry.notes:
+            return f"{reason}: {entry.notes[0]}"
+    return reason
 
 
 def unclear_rule_hint(results: Sequence[CaseResult]) -> str | None:

@@ -10,7 +10,7 @@ from evaluator.artifacts.attribution import score_run
 from evaluator.artifacts.models import CaseResult
 from evaluator.compare.assertions import assertion_flips, entry_verdicts
 from evaluator.compare.classify import classify
-from evaluator.compare.compatibility import differences
+from evaluator.compare.compatibility import differences, setting_differences
 from evaluator.compare.model import CaseComparison, Comparison, RunSummary
 from evaluator.compare.sides import case_side
 from evaluator.defaults import DEFAULT_ALPHA
@@ -135,6 +135,7 @@ def compare_runs(
         method=METHOD.format(alpha=alpha),
         allow_different_cases=allow_different_cases,
         differences=found,
+        setting_differences=setting_differences(base_run, candidate_run),
         counts=counts,
         regressions=[c.case_id for c in cases if c.classification == "regression"],
         cases=cases,

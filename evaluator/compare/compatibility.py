@@ -32,3 +32,25 @@ def differences(base: RunRecord, candidate: RunRecord) -> list[str]:
     if changed:
         found.append(f"different case definitions: {', '.join(changed)}")
     return found
+
+
+# What a run was run with, beside its cases and skill: a different one may move the pass rate.
+_SETTINGS = (
+    ("agent", "agent"),
+    ("agent_version", "agent version"),
+    ("model", "model"),
+    ("model_base_url", "model endpoint"),
+    ("sandbox", "sandbox"),
+)
+
+
+def setting_differences(base: RunRecord, candidate: RunRecord) -> list[str]:
+    """How the runs' agent, its version, model, endpoint or sandbox differ, one phrase each: not
+    a reason to refuse the comparison (upgrading the agent is a change to compare too), but a
+    change they show may be that one's, not the skill's."""
+    found = []
+    for name, label in _SETTINGS:
+        was, now = base.manifest.get(name), candidate.manifest.get(name)
+        if was != now:
+            found.append(f"{label}: base {was or 'unknown'}, candidate {now or 'unknown'}")
+    return found

@@ -95,6 +95,10 @@ def render_markdown(comparison: Comparison) -> str:
         lines += ["Compared despite (--allow-different-cases):", ""]
         lines += [f"- {d}" for d in comparison.differences]
         lines.append("")
+    if comparison.setting_differences:
+        lines += ["Run with different settings (a change may be theirs, not the skill's):", ""]
+        lines += [f"- {d}" for d in comparison.setting_differences]
+        lines.append("")
     lines += ["| class | cases |", "|---|---|"]
     lines += [f"| {name} | {count} |" for name, count in comparison.counts.items() if count]
     lines.append("")

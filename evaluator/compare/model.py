@@ -128,6 +128,11 @@ class Comparison(ComparisonModel):
         default_factory=list,
         description="Ways the runs are not alike that --allow-different-cases let through.",
     )
+    setting_differences: list[str] = Field(
+        default_factory=list,
+        description="How the runs' agent, agent version, model, model endpoint or sandbox differ"
+        " (compared all the same: a change may be theirs, not the skill's).",
+    )
     counts: dict[ComparisonClass, int] = Field(
         description="How many cases fell in each class (every class is listed)."
     )

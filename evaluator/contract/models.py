@@ -238,9 +238,12 @@ class CommandCheck(_Check):
     expect_exit_code: int = Field(
         default=0,
         description="The exit code that passes the check. Another one fails it, unless the"
-        " output shows that this machine stopped the command (a program missing from PATH,"
-        " a package installer without network, pip refusing a system-wide install): then the"
-        " check is `blocked: environment`, since any agent would get that exit code here.",
+        " output shows that this machine stopped the command (a program missing from PATH;"
+        " a package installer or build tool (pip, npm, Maven, Gradle, cargo, go) that could"
+        " not fetch what it needs, with a sign of no network in its output; pip refusing a"
+        " system-wide install or unable to write where it installs (read-only in the jail);"
+        " docs/coming-from-skill-creator.md): then the check is"
+        " `blocked: environment`, since any agent would get that exit code here.",
     )
     timeout_s: float = Field(default=60.0, gt=0, le=600, description="Killed after this long.")
 

@@ -370,6 +370,13 @@ class VariantProgress(PlainProgress):
     def note(self, text: str) -> None:
         self._print(text)
 
+    def start(self, run_id: str, case_ids: list[str], attempts: int) -> None:
+        # Every variant's run is named `run` (its folder): the label already says which.
+        self.total = len(case_ids)
+        self._print(f"{len(case_ids)} case(s) x {attempts} attempt(s)")
+        for case_id in case_ids:
+            self._print(f"  planned: {case_id}")
+
 
 def _open(runs: list[Run]) -> list[RunLane]:
     lanes: list[RunLane] = []

@@ -85,8 +85,9 @@ def parse_variant(text: str, label: str, *, candidate: bool = False) -> VariantS
         return VariantSpec(label, "dir", text, path=path.resolve())
     if path.is_file():
         return VariantSpec(label, "file", text, path=path.resolve())
+    first = "current" if candidate else "none"
     raise InputError(
-        f"{text!r} is neither none, rev:REV nor an existing skill directory or file",
+        f"{text!r} is neither {first}, rev:REV nor an existing skill directory or SKILL.md file",
         field=_flag(candidate),
     )
 
@@ -296,6 +297,11 @@ def check_revision(source_workspace: Path, rev: str, where: str) -> str:
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise InputError(f"cannot run git: {exc}", field=where) from None
     if found.returncode != 0:
+        if "not a git repository" in found.stderr:
+            raise InputError(
+                f"rev:{rev} needs a git repository, and {source_workspace} is not in one",
+                field=where,
+            )
         raise InputError(f"revision {rev!r} does not exist in {source_workspace}", field=where)
     return found.stdout.strip()
 

@@ -372,14 +372,22 @@ def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) ->
     prompt (nor any message a behaviour spawns), and two behaviours matching the same prompt.
     `case_prompts` maps case ids to their `input.user_prompt`, as the author wrote them."""
     unmatched = [
-        InputError(
-            f"behaviour {name!r} matches no case prompt",
-            path=library.files.get(name, library.source),
-            field="match",
-        )
+        _match_error(library, name, f"behaviour {name!r} matches no case prompt")
         for name in unmatched_behaviors(library, case_prompts)
     ]
     return unmatched + overlapping_behaviors(library, case_prompts)
+
+
+def _match_error(library: BehaviorLibrary, name: str, message: str) -> InputError:
+    """`message` at the behaviour's `match:` line (a sub-agent's sits inside its parent's file,
+    so only the file is named then)."""
+    path = library.files.get(name)
+    if path is None:
+        return InputError(message, path=library.source, field="match")
+    doc = load_yaml(path)
+    if isinstance(doc.data, dict) and doc.data.get("name") == name:
+        return doc.error(("match",), message)
+    return InputError(message, path=path, field="match")
 
 
 def _prompts_and_spawns(
@@ -395,15 +403,31 @@ def _prompts_and_spawns(
     return prompts, spawned
 
 
+def answers_judge(behavior: Behavior) -> bool:
+    """Whether the behaviour scripts the model judge: a `final_json` step anywhere, its last
+    step or one inside a branch (a judge that reads its evidence before answering ends in a
+    branch, and a behaviour's last step must be a `final`)."""
+
+    def has_final_json(steps: list[Step]) -> bool:
+        return any(
+            step.final_json is not None
+            or has_final_json(step.then or [])
+            or has_final_json(step.else_ or [])
+            for step in steps
+        )
+
+    return has_final_json(behavior.steps)
+
+
 def unmatched_behaviors(library: BehaviorLibrary, case_prompts: dict[str, str]) -> list[str]:
     """The names of the behaviours that match no case prompt nor any message a behaviour
-    spawns. A behaviour whose last step is `final_json` answers the model judge (its prompt is
-    ours, not a case's), so it need not match one: one `--behaviors` folder scripts both."""
+    spawns. A behaviour that answers the model judge (its prompt is ours, not a case's) need
+    not match one: one `--behaviors` folder scripts both."""
     prompts, spawned = _prompts_and_spawns(library, case_prompts)
     return [
         behavior.name
         for behavior in library.behaviors
-        if behavior.steps[-1].action != "final_json"
+        if not answers_judge(behavior)
         and not (
             any(
                 behavior.match.accepts(prompt, is_child)
@@ -418,7 +442,7 @@ def unmatched_behaviors(library: BehaviorLibrary, case_prompts: dict[str, str]) 
 def unanswered_cases(library: BehaviorLibrary, case_prompts: dict[str, str]) -> list[str]:
     """The cases whose prompt no behaviour answers (judge behaviours aside): their attempts
     would end in the server's `no scripted behaviour matches` error, blocked."""
-    agents = [b for b in library.behaviors if b.steps[-1].action != "final_json"]
+    agents = [b for b in library.behaviors if not answers_judge(b)]
     return [
         case_id
         for case_id, prompt in case_prompts.items()

@@ -13,6 +13,7 @@ from evaluator.agents.process import run_process
 from evaluator.judge.base import CommandOutcome
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.base import JailSpec
+from evaluator.sandbox.launch import path_tools
 from evaluator.sandbox.registry import get_jail
 
 SHELL = "/bin/sh"  # what skill-creator's harnesses run a command string with (shell=True)
@@ -26,14 +27,27 @@ class JailedCommands:
     def __call__(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
         argv = [SHELL, "-c", command]
         where = "no jail"
+        path = os.environ.get("PATH", "/usr/bin:/bin")
+        rustup = rustup_home()
         if self.launch.jail != "none":
-            spec = JailSpec(workspace=workspace, writable=(workspace,), hidden=self.launch.hidden)
+            # What the agent's jail binds back, the check's does too: the installations on PATH
+            # under a hidden directory (cargo in ~/.cargo, pyenv), read-only, and rustup's
+            # toolchains, or `cargo` would be missing here though the machine has it.
+            tools = path_tools(path, (*self.launch.hidden, Path.home()))
+            spec = JailSpec(
+                workspace=workspace,
+                writable=(workspace,),
+                hidden=self.launch.hidden,
+                tools=(*tools, *([rustup] if rustup else [])),
+            )
             argv = get_jail(self.launch.jail).wrap(argv, spec)
             where = f"{self.launch.jail} jail"
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PATH": path,
             "HOME": str(workspace),
             "LANG": "C.UTF-8",
+            **jvm_build_homes(workspace),
+            **({"RUSTUP_HOME": str(rustup)} if rustup else {}),
         }
         with tempfile.TemporaryDirectory(prefix="agentic-eval-check-") as scratch:
             out, err = Path(scratch) / "out", Path(scratch) / "err"
@@ -52,6 +66,22 @@ class JailedCommands:
         if done.timed_out:
             return CommandOutcome(None, output, where, timed_out=True)
         return CommandOutcome(done.exit_code, output, where)
+
+
+def jvm_build_homes(home: Path) -> dict[str, str]:
+    """Maven and Gradle keep their caches under the JVM's `user.home`, which comes from the
+    password database, not `HOME`: in the jail that is the user's hidden, read-only home, where
+    every build would fail (`Could not create local repository at /root/.m2/repository`) for
+    any agent. Both are pointed at the check's home instead."""
+    return {"MAVEN_OPTS": f"-Duser.home={home}", "GRADLE_USER_HOME": str(home / ".gradle")}
+
+
+def rustup_home() -> Path | None:
+    """The machine's rustup toolchains, when it has any: rustup's `cargo` and `rustc` look
+    for them under `HOME`, which is the workspace here."""
+    configured = os.environ.get("RUSTUP_HOME")
+    found = Path(configured) if configured else Path.home() / ".rustup"
+    return found if found.is_dir() else None
 
 
 def _tail(path: Path) -> str:

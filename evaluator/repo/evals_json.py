@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -147,7 +149,7 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         return None, diagnostics
     # Where `files` may come from: the skill folder and the evals file's side of the repo.
     workspace = Path(os.path.commonpath([skill_dir, source.path.parent.resolve()]))
-    name = _identifier(_declared_name(skill_dir) or skill_name or skill_dir.name)
+    name = _identifier(declared_name(skill_dir) or skill_name or skill_dir.name)
     mount = f"{SKILLS_DIR}/{name}"
     roots = [
         f"{mount}/{child.name}"
@@ -307,7 +309,7 @@ def _skill_folder(
     return None
 
 
-def _declared_name(skill_dir: Path) -> str | None:
+def declared_name(skill_dir: Path) -> str | None:
     """The `name:` of SKILL.md's front matter: agents find the skill under that name."""
     try:
         text = (skill_dir / SKILL_FILE).read_text(encoding="utf-8", errors="replace")
@@ -461,8 +463,52 @@ def _entry(
     return AssertionEntry(description=str(description), checks=[check])
 
 
-# A package install inside a `command` assertion: it needs the network the jail does not give.
-_PACKAGE_INSTALL = re.compile(r"\b(?:pip3?|npm|pnpm|yarn|uv pip|poetry) (?:install|add|ci)\b")
+# A package install or a build that fetches dependencies inside a `command` assertion: it needs
+# a network for what is not installed, which a machine without one (or Codex's sandbox) lacks.
+_PACKAGE_INSTALL = re.compile(
+    r"\b(?:pip3?|npm|pnpm|yarn|uv pip|poetry) (?:install|add|ci)\b"
+    # a build tool where a command starts (not `grep mvn pom.xml`), a path to it included
+    r"|(?:^|[;&|(])\s*(?:\S*/)?(?:mvnw?|gradlew?|cargo|go)(?: -\S+)*"
+    r" (?:package|install|verify|compile|test|build|run|check|fetch|get|mod download|mod tidy)\b"
+)
+
+
+# The shell's control operators: a simple command starts after each.
+_CONTROL_OPERATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"})
+# Reserved words after which a command starts.
+_LEADING_WORDS = frozenset({"!", "if", "then", "else", "elif", "while", "until", "do", "{", "time"})
+# Words a shell runs itself: never looked up on PATH.
+_SHELL_WORDS = frozenset(
+    {"cd", "echo", "exit", "export", "set", "test", "[", "true", "false", ":", ".", "source"}
+    | {"fi", "for", "done", "case", "esac", "in", "read", "printf", "eval", "exec", "unset"}
+    | {"shift", "return", "}"}
+)
+
+
+def missing_programs(command: str) -> list[str]:
+    """The programs a `command` assertion starts that this machine's PATH lacks (the check
+    then finds them missing too): each simple command's first word that is not the shell's own,
+    an assignment or a path (a path is a file the agent should have written)."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return []  # an unbalanced quote: no guess
+    missing: list[str] = []
+    at_start = True
+    for token in tokens:
+        if token in _CONTROL_OPERATORS:
+            at_start = True
+            continue
+        if not at_start or re.fullmatch(r"[A-Za-z_]\w*=.*", token) or token in _LEADING_WORDS:
+            continue
+        at_start = False
+        if token in _SHELL_WORDS or token in missing or not re.fullmatch(r"[\w.+-]+", token):
+            continue  # the shell's own, already named, a path or a placeholder
+        if shutil.which(token) is None:
+            missing.append(token)
+    return missing
 
 
 def _check(
@@ -488,14 +534,22 @@ def _check(
         if isinstance(code, bool) or not isinstance(code, int):
             diagnostics.error(source.error((*at, "expect_exit_code"), "expected an integer"))
             return None
+        for program in missing_programs(command or ""):
+            diagnostics.warn(
+                source.error(
+                    (*at, "command"),
+                    f"`{program}` is not installed on this machine: the check will be blocked"
+                    " (environment), not passed",
+                )
+            )
         installer = _PACKAGE_INSTALL.search(command or "")
         if installer is not None:
             diagnostics.warn(
                 source.error(
                     (*at, "command"),
-                    f"`{installer.group(0)}` needs a network for what is not installed here,"
-                    " and the check has none (it runs in the attempt's jail): when it cannot"
-                    " install, the check is blocked (environment), not passed",
+                    f"`{installer.group(0).lstrip(';&|( ')}` needs a network for what is not"
+                    " installed here: on a machine without one the check is blocked"
+                    " (environment), not passed",
                 )
             )
         return (

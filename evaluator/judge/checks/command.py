@@ -7,6 +7,7 @@ import hashlib
 import json
 import re
 import shlex
+from dataclasses import dataclass
 
 from evaluator.contract.models import CommandCheck
 from evaluator.judge.base import CommandOutcome, JudgeContext
@@ -21,23 +22,91 @@ OUTPUT_LIMIT = 20_000  # characters of output kept in the record
 # (`/bin/sh: 1: mvn: not found`, exit 127). Not a path (`./build.sh`: a file the agent should
 # have written), nor a program only a script of the agent's calls (its typo is its own).
 _PROGRAM_NOT_FOUND = re.compile(r"(?m)^\S*sh: (?:\d+: )?([^\s/:]+): (?:command )?not found$")
-# A package installer that could not reach its index (the jail has no network), or Debian's
-# Python refusing a system-wide `pip install` (PEP 668): the machine stopped it, not the agent's
-# work. Each is (what the installer printed, a sign of no network or None, why).
-_INSTALLER_FAILURES: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("externally-managed-environment", (), "pip refused a system-wide install (PEP 668)"),
-    (
-        "No matching distribution found",
-        (
-            "Temporary failure in name resolution",
-            "Failed to establish a new connection",
-            "Network is unreachable",
-            "Name or service not known",
-        ),
+# What a name lookup or a connection prints when there is no network: the sign that a fetch
+# failed for the machine's sake, not because the agent named a package that does not exist.
+_NO_NETWORK = (
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "Network is unreachable",
+    "No route to host",
+    "Failed to establish a new connection",  # pip (urllib3)
+    "Could not resolve host",  # curl, cargo, git
+    "Unknown host",  # Maven
+    "UnknownHostException",  # the JVM's (Gradle, Maven, the Gradle wrapper)
+    "EAI_AGAIN",  # npm
+    "ENOTFOUND",  # npm
+)
+
+
+@dataclass(frozen=True)
+class _MachineStop:
+    """A tool's failure to fetch what it needs (`printed`, a regex), which counts as the
+    machine's only with one of `signs` in the output (none: `printed` alone says so)."""
+
+    printed: re.Pattern[str]
+    signs: tuple[str, ...]
+    why: str
+
+
+# A package installer or a build tool that could not reach its index or repository (the jail
+# has no network), or Debian's Python refusing a system-wide `pip install` (PEP 668): the
+# machine stopped it, not the agent's work. A tool's own failure text alone is not enough where
+# a mistake of the agent prints it too (a misspelt package, a version that does not exist).
+_MACHINE_STOPS: tuple[_MachineStop, ...] = (
+    _MachineStop(
+        re.compile("externally-managed-environment"),
+        (),
+        "pip refused a system-wide install (PEP 668)",
+    ),
+    _MachineStop(
+        # the jail keeps everything but the workspace read-only: a venv or site-packages too
+        re.compile("Could not install packages due to an OSError"),
+        ("Read-only file system",),
+        "pip could not write where it installs (read-only here)",
+    ),
+    _MachineStop(
+        re.compile("No matching distribution found"),
+        _NO_NETWORK,
         "pip could not reach its package index (no network here)",
     ),
-    ("npm ERR!", ("EAI_AGAIN", "ENOTFOUND"), "npm could not reach its registry (no network here)"),
-    ("npm error", ("EAI_AGAIN", "ENOTFOUND"), "npm could not reach its registry (no network here)"),
+    _MachineStop(
+        re.compile("npm ERR!|npm error"),
+        ("EAI_AGAIN", "ENOTFOUND"),
+        "npm could not reach its registry (no network here)",
+    ),
+    _MachineStop(
+        re.compile("Could not resolve dependencies|Could not transfer artifact"),
+        _NO_NETWORK,
+        "Maven could not reach its repository (no network here)",
+    ),
+    _MachineStop(
+        # `mvn -o` with an empty local repository (every fetch here is offline anyway)
+        re.compile(r"Cannot access \S+ \(\S+\) in offline mode"),
+        (),
+        "Maven had to work offline without the artifacts it needs",
+    ),
+    _MachineStop(
+        re.compile(r"Could not resolve (?:all |\S+:\S+)"),
+        (*_NO_NETWORK, "available for offline mode"),
+        "Gradle could not reach its repository (no network here)",
+    ),
+    _MachineStop(
+        # the Gradle wrapper fetching its distribution
+        re.compile(r"services\.gradle\.org"),
+        ("UnknownHostException",),
+        "the Gradle wrapper could not download Gradle (no network here)",
+    ),
+    _MachineStop(
+        re.compile(r"failed to get `[^`]+` as a dependency|failed to download|Unable to update"),
+        (*_NO_NETWORK, "spurious network error", "Couldn't connect to server"),
+        "cargo could not reach its registry (no network here)",
+    ),
+    _MachineStop(
+        # the module proxy's protocol (`/@v/`, `/@latest`) or the checksum database
+        re.compile(r'Get "https?://[^"]*(?:/@v/|/@latest|sum\.golang\.org/)[^"]*": dial tcp'),
+        (),
+        "go could not reach its module proxy (no network here)",
+    ),
 )
 _PATH_AFTER_PLACEHOLDER = re.compile(r"\{\{output_dir\}\}/?([^\s'\"|;&<>()]*)")
 
@@ -75,7 +144,7 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
         return blocked(
             KIND,
             f"{check.command!r} exited {outcome.exit_code}, expected {check.expect_exit_code},"
-            f" but could not do its work here: {machine} {where}{tail}",
+            f" but could not do its work here: {machine} {where}{_telling(outcome.output)}",
             refs,
             reason="environment",
         )
@@ -89,27 +158,52 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
 
 def machine_failure(command: str, outcome: CommandOutcome) -> str | None:
     """Why `command` could not do its work on this machine, when what it printed says so (a
-    program it names missing from PATH, a package installer without network or refused by
-    PEP 668); else None."""
+    program it names missing from PATH, a package installer or build tool without network,
+    pip refused by PEP 668); else None."""
     if outcome.exit_code == 127:
         for missing in _PROGRAM_NOT_FOUND.finditer(outcome.output):
             name = missing.group(1)
             if re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w./-])", command):
                 return f"`{name}` is not installed here"
-    for printed, no_network, why in _INSTALLER_FAILURES:
-        if printed in outcome.output and (
-            not no_network or any(sign in outcome.output for sign in no_network)
+    for stop in _MACHINE_STOPS:
+        if stop.printed.search(outcome.output) and (
+            not stop.signs or any(sign in outcome.output for sign in stop.signs)
         ):
-            return why
+            return stop.why
     return None
 
 
+# Terminal colour and cursor codes (Maven colours its output even into a file).
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _lines(output: str) -> list[str]:
+    plain = _ANSI_ESCAPE.sub("", output)
+    return [line.strip() for line in plain.splitlines() if line.strip()]
+
+
+def _shown(line: str) -> str:
+    return line if len(line) <= 200 else line[:197] + "..."
+
+
 def _tail(output: str) -> str:
-    lines = [line for line in output.strip().splitlines() if line.strip()]
+    lines = _lines(output)
     if not lines:
         return "; no output"
-    shown = lines[-1] if len(lines[-1]) <= 200 else lines[-1][:197] + "..."
-    return f"; output ({len(lines)} line(s)) ends: {shown}"
+    return f"; output ({len(lines)} line(s)) ends: {_shown(lines[-1])}"
+
+
+def _telling(output: str) -> str:
+    """The output's line that says why the machine stopped the command (a tool's last line is
+    often only a pointer to its help), else its last line."""
+    lines = _lines(output)
+    for stop in _MACHINE_STOPS:
+        for line in lines:
+            if stop.printed.search(line) and (
+                not stop.signs or any(sign in output for sign in stop.signs)
+            ):
+                return f"; output ({len(lines)} line(s)) says: {_shown(line)}"
+    return _tail(output)
 
 
 def _write_refs(text: str, context: JudgeContext) -> list[str]:
