@@ -263,6 +263,11 @@ def assess_trace(
             for path in call.failed_execs
             if any(_inside(path, d) for d in private) and not any(_inside(path, r) for r in roots)
         ]
+        for channel in call.blind:
+            report.unresolved.append(
+                f"{label}: {channel.syscall} by pid {channel.pid} at trace line {channel.line}"
+                " (files opened through it are not in the trace)"
+            )
         for access in call.accesses:
             if judgement(access) == "unresolved":
                 report.unresolved.append(
@@ -332,7 +337,7 @@ def assess_trace(
         report.verdict = "unverifiable"
         report.reason = (
             f"the trace saw {len(report.unresolved)} access(es) through a descriptor it cannot"
-            " resolve"
+            " resolve, or a channel it cannot see into"
         )
     elif unseen and not trace.tool_calls:
         report.verdict = "unverifiable"

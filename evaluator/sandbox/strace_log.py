@@ -51,7 +51,19 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f", "\\": "\\", '
 _WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
 _OPENS = ("open", "openat", "openat2", "creat")
 _CWD_CALLS = ("chdir", "fchdir")
-_WRITES_ONE = ("unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "truncate")
+_WRITES_ONE = (
+    "unlink",
+    "unlinkat",
+    "rmdir",
+    "mkdir",
+    "mkdirat",
+    "truncate",
+    "mknod",  # a regular file, a FIFO or a socket node made by name: a write
+    "mknodat",
+)
+# Syscalls that set up a channel through which the process opens, reads and writes files
+# without any traced syscall naming them (io_uring's IORING_OP_OPENAT, _READ, ...).
+_BLIND_CHANNELS = ("io_uring_setup",)
 _WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
 _PROCESS_CALLS = ("clone", "clone3", "fork", "vfork")
 _EXECS = ("execve", "execveat")
@@ -129,6 +141,8 @@ class ToolCallTrace:
     dropped: int = 0
     pids: set[int] = field(default_factory=set)  # every process of the subtree
     failed_execs: list[str] = field(default_factory=list)  # programs it tried and failed to run
+    # Channels it set up whose file accesses the trace cannot see (`_BLIND_CHANNELS`).
+    blind: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
 
     def add(self, access: TracedAccess) -> None:
@@ -155,10 +169,12 @@ class ObservedTrace:
     def complete(self, call: ToolCallTrace) -> bool:
         """Whether the log shows all of a tool call: every process of its subtree ended in the
         log (strace neither detached nor was killed before them), none of its accesses was
-        dropped, and no line of the log was unreadable or unattributed."""
+        dropped, it set up no channel the trace cannot see into (io_uring), and no line of
+        the log was unreadable or unattributed."""
         return (
             call.pids <= self.exited
             and call.dropped == 0
+            and not call.blind
             and self.unparsed == 0
             and self.unattributed == 0
         )
@@ -434,6 +450,12 @@ class _Attributor:
             and not self.cli_may_write(proc, event.name, event.raw_args)
         ):
             return  # the CLI's own read: not the agent's action, and not worth decoding
+        if event.name in _BLIND_CHANNELS:
+            if proc.call is not None and event.ret is not None and event.ret >= 0:
+                proc.call.blind.append(
+                    TracedAccess("", "read", "ok", event.name, event.pid, event.line)
+                )
+            return
         for access in self.accesses(event, proc):
             if proc.call is not None:
                 proc.call.add(access)

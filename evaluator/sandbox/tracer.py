@@ -20,7 +20,10 @@ PROBE_TIMEOUT_S = 20
 SYSCALLS = (
     "open,openat,openat2,creat,execve,execveat,chdir,fchdir,"
     "rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat,"
-    "link,linkat,symlink,symlinkat,truncate,"
+    "link,linkat,symlink,symlinkat,truncate,mknod,mknodat,"
+    # A channel that opens and reads files with no syscall of the process naming them: only
+    # its set-up is seen, and makes the tool call's trace blind (docs/isolation.md).
+    "io_uring_setup,"
     # Process creation: the parent/child links that attribute accesses to a tool call.
     "clone,clone3,fork,vfork"
 )

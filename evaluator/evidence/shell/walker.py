@@ -21,7 +21,7 @@ import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
 
 from evaluator.evidence.programs import scan_awk, scan_sed
-from evaluator.evidence.pycode import analyze_python
+from evaluator.evidence.pycode import analyze_python, file_url_path
 from evaluator.evidence.shell.model import (
     PATH_ROLES,
     CommandModel,
@@ -43,6 +43,7 @@ from evaluator.evidence.shell.text import (
     echo_text,
     expand_braces,
     looks_like_path,
+    path_guesses,
     printf_text,
     unescape,
 )
@@ -290,7 +291,16 @@ class Walker:
     def add(
         self, kind: AccessKind, raw: str, via: str, base: str | None = None, guess: bool = False
     ) -> None:
-        self.result.accesses.append(PathAccess(kind, self.resolve(raw, base), raw, via, guess))
+        # A guessed path spelled as a `file:` URL (a program given a URL opens the file).
+        path = (file_url_path(raw) or raw) if guess else raw
+        self.result.accesses.append(PathAccess(kind, self.resolve(path, base), raw, via, guess))
+
+    def guess_paths(self, raws: list[str | None], via: str) -> None:
+        """The path-like words given to a program whose behaviour is not modelled (a target's
+        script, an unknown module): lexical guesses, which the trace may contradict."""
+        for raw in raws:
+            for path in path_guesses(raw) if raw is not None else ():
+                self.add("path", path, via, guess=True)
 
     def opaque(self, reason: str) -> None:
         self.result.opaque.append(reason)
@@ -914,9 +924,7 @@ class Walker:
             # are the system shell and are modelled as `sh`, not trusted as a target's program.
             if not self.resolve(name).startswith(("/usr/", "/bin/", "/sbin/")):
                 self.result.runs.append(ScriptRun(self.resolve(name), "unknown", name))
-                for raw in args:
-                    if raw is not None and looks_like_path(raw):
-                        self.add("path", raw, name, guess=True)
+                self.guess_paths(args, name)
                 return
         handler = lookup(base)
         if handler is None:
