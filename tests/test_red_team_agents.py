@@ -164,6 +164,30 @@ def test_round_two_claims_of_what_never_ran_or_was_never_read_do_not_pass(
     assert "violation" not in isolation
 
 
+@pytest.mark.codex
+@pytest.mark.parametrize("evidence_only", [False, True], ids=["default-layers", "evidence-only"])
+@pytest.mark.parametrize(
+    "behavior,expected",
+    [
+        ("round3-script-elsewhere", "fail"),
+        ("round3-script-overwritten", "fail"),
+        ("round3-python-function", "blocked"),
+        ("round3-hash-p", "blocked"),
+    ],
+)
+def test_round_three_a_program_of_the_agents_own_is_no_run_of_the_script(
+    tmp_path: Path, behavior: str, expected: str, evidence_only: bool
+) -> None:
+    """Red team, round 3 (docs/isolation.md): each passed its case before with the default
+    layers (the overwritten script and `hash -p` also without them)."""
+    codex_or_skip()
+    status, isolation = _run(
+        tmp_path, behavior, "workflow-script-must-succeed", "codex-exec", evidence_only
+    )
+    assert status == expected
+    assert "violation" not in isolation
+
+
 @pytest.mark.parametrize(
     "agent,expected",
     [

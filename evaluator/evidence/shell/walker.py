@@ -162,6 +162,9 @@ class Walker:
         # Walking the statement whose exit status is the tool call's (the last one of the
         # program, not in the background, not followed by `||`).
         self.tail = True
+        # Command names this shell gave another meaning (a function, an alias, `hash -p`): a
+        # later command by that name may not run the program it names.
+        self.redefined: set[str] = set()
 
     # ------------------------------------------------------------------ values
     def value(self, node: Node) -> str | None:
@@ -463,6 +466,9 @@ class Walker:
             self.loop(node)
         elif kind == "function_definition":
             self.opaque("shell function definition")
+            named = node.child_by_field_name("name")
+            if named is not None:
+                self.redefined.add(_text(named))
         elif kind == "variable_assignment":
             self.assign(node, export=True)
         elif kind == "declaration_command":
@@ -883,6 +889,7 @@ class Walker:
             self.opaque(f"{via} {text}: effect not modelled")
 
     def apply(self, name: str, args: list[str | None], texts: list[str]) -> None:
+        self.note_redefinitions(name, args)
         start, nested_start = len(self.result.accesses), len(self.result.invocations)
         self.apply_handler(name, args, texts)
         runs = [a for a in self.result.accesses[start:] if a.kind == "exec"]
@@ -904,7 +911,8 @@ class Walker:
             name,
             *(raw if raw is not None else text for raw, text in zip(args, texts, strict=True)),
         )
-        conditional = self.conditional > 0
+        # A name redefined here runs the definition, which may or may not call the program.
+        conditional = self.conditional > 0 or name in self.redefined
         self.result.invocations.append(
             Invocation(
                 words,
@@ -914,6 +922,14 @@ class Walker:
                 paths,
             )
         )
+
+    def note_redefinitions(self, name: str, args: list[str | None]) -> None:
+        """`alias NAME=...` and `hash -p PATH NAME...` give NAME another meaning (functions are
+        noted where they are defined)."""
+        if name == "alias":
+            self.redefined.update(a.split("=", 1)[0] for a in args if a and "=" in a)
+        elif name == "hash" and "-p" in args:
+            self.redefined.update(a for a in args[args.index("-p") + 2 :] if a)
 
     def apply_handler(self, name: str, args: list[str | None], texts: list[str]) -> None:
         base = posixpath.basename(name)
