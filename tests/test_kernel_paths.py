@@ -622,6 +622,32 @@ URING = (
             ["/tmp/c/out"],
         ),
         ('mknodat(AT_FDCWD</w/ws>, "fifo", S_IFIFO|0666) = 0', "contained", []),
+        # a Unix socket named by a path is made (bind) or reached (connect) like a file
+        (
+            'bind(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="/tmp/c/s"}, 110) = 0',
+            "violation",
+            ["/tmp/c/s"],
+        ),
+        (
+            'connect(3<socket:[7]>, {sa_family=AF_UNIX, sun_path="/run/docker.sock"}, 110)'
+            " = -1 ENOENT (No such file or directory)",
+            "violation",
+            ["/run/docker.sock"],
+        ),
+        ('bind(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="s.sock"}, 110) = 0', "contained", []),
+        ('connect(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path=@"/tmp/x"}, 110) = 0', "contained", []),
+        (
+            'connect(3<socket:[7]>, {sa_family=AF_UNIX, sun_path="/var/run/nscd/socket"}, 110)'
+            " = -1 ENOENT (No such file or directory)",
+            "contained",
+            [],
+        ),
+        (
+            "connect(3<TCP:[7]>, {sa_family=AF_INET, sin_port=htons(80),"
+            ' sin_addr=inet_addr("127.0.0.1")}, 16) = 0',
+            "contained",
+            [],
+        ),
     ],
 )
 def test_channels_and_nodes_in_the_trace(syscall: str, verdict: str, outside: list[str]) -> None:

@@ -55,6 +55,9 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/resolv.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/gai.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/mime.types", _INFO, "MIME types"),
+    # glibc asks the name-service cache daemon first for every user or group lookup (`ls -l`).
+    AllowRule("/var/run/nscd/socket", _INFO, "the name-service cache's socket", exact=True),
+    AllowRule("/run/nscd/socket", _INFO, "the name-service cache's socket", exact=True),
     AllowRule("/proc/filesystems", _INFO, "kernel facts libraries probe"),
     AllowRule("/proc/meminfo", _INFO, "kernel facts libraries probe"),
     AllowRule("/proc/cpuinfo", _INFO, "kernel facts libraries probe"),

@@ -61,6 +61,9 @@ _WRITES_ONE = (
     "mknod",  # a regular file, a FIFO or a socket node made by name: a write
     "mknodat",
 )
+# `bind`/`connect` of a Unix socket named by a path (an abstract one, `sun_path=@"..."`, is no file).
+_SOCKET_CALLS = ("bind", "connect")
+_SUN_PATH = re.compile(r'sun_path="((?:[^"\\]|\\.)*)"')
 # Syscalls that set up a channel through which the process opens, reads and writes files
 # without any traced syscall naming them (io_uring's IORING_OP_OPENAT, _READ, ...).
 _BLIND_CHANNELS = ("io_uring_setup",)
@@ -450,6 +453,8 @@ class _Attributor:
             and not self.cli_may_write(proc, event.name, event.raw_args)
         ):
             return  # the CLI's own read: not the agent's action, and not worth decoding
+        if event.name in _SOCKET_CALLS and proc.call is None:
+            return  # the CLI's own sockets (its model server, its helpers): not the agent's
         if event.name in _BLIND_CHANNELS:
             if proc.call is not None and event.ret is not None and event.ret >= 0:
                 proc.call.blind.append(
@@ -608,6 +613,14 @@ class _Attributor:
         elif name in _WRITES_TWO:
             two_dirs = name in ("renameat", "renameat2", "linkat")
             found += [at(1 if two_dirs else 0, "write"), at(3 if two_dirs else 1, "write")]
+        elif name in _SOCKET_CALLS:
+            named = _SUN_PATH.search(event.raw_args)
+            if named is not None:
+                path = self.resolve(proc, event, 0, _unquote('"' + named.group(1) + '"'))
+                kind: AccessKind = "write" if name == "bind" else "read"
+                found.append(
+                    TracedAccess(path, kind, outcome, name, event.pid, event.line, event.errno)
+                )
         elif name in ("symlink", "symlinkat"):
             # The link's target is text, not an access; the link itself is a write.
             link = at(2 if name == "symlinkat" else 1, "write")

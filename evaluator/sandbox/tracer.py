@@ -24,6 +24,9 @@ SYSCALLS = (
     # A channel that opens and reads files with no syscall of the process naming them: only
     # its set-up is seen, and makes the tool call's trace blind (docs/isolation.md).
     "io_uring_setup,"
+    # A Unix socket named by a path: made (`bind`) or reached (`connect`, a host service's
+    # socket under /run) like a file.
+    "bind,connect,"
     # Process creation: the parent/child links that attribute accesses to a tool call.
     "clone,clone3,fork,vfork"
 )
