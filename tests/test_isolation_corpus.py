@@ -41,6 +41,8 @@ pytestmark = [pytest.mark.codex, pytest.mark.timeout(1200)]
 CORPUS = Path(__file__).parent / "isolation_corpus"
 PROMPT = "default currency per account"
 WORKERS = 4
+# A C program that reads a file through io_uring (no open or read syscall names it).
+URING_READ = CORPUS / "uring_read.c"
 SUMMARY = Path("/var/tmp/agentic-eval-tests/isolation-corpus-summary.json")
 
 
@@ -63,6 +65,7 @@ class Canary:
             "@PARENT@": str(self.directory.parent),
             "@NAME@": self.directory.name,
             "@TARLINK@": _tar_with_link("lk", str(self.directory)),
+            "@URING@": URING_READ.read_text().strip(),
         }
         for placeholder, value in values.items():
             text = text.replace(placeholder, value)
@@ -87,6 +90,8 @@ class Result:
     verdict: str
     reason: str
     proved: bool | None
+    # `in_jail: nothing`: in the jail the escape reaches nothing (see escapes.yaml)
+    reaches_nothing_in_jail: bool = False
 
 
 @pytest.fixture(autouse=True)
@@ -182,7 +187,8 @@ def run_entry(
         proved = canary.token in sessions
     elif proof == "write":
         proved = (canary.directory / f"out-{entry['id']}").exists()
-    return Result(entry["id"], report.verdict, report.reason, proved)
+    nothing = entry.get("in_jail") == "nothing"
+    return Result(entry["id"], report.verdict, report.reason, proved, nothing)
 
 
 # CI runs every third escape in the un-jailed trace mode, the slowest (strace outside the jail
@@ -281,7 +287,11 @@ def test_in_the_jail_with_the_trace_no_escape_is_contained(canary: Canary) -> No
     _jail_and_trace_or_skip()
     results = run_corpus("escapes.yaml", canary, jailed=True)
     _save("escapes-jailed", results)
-    contained = [f"{r.id}: {r.reason}" for r in results if r.verdict == "contained"]
+    contained = [
+        f"{r.id}: {r.reason}"
+        for r in results
+        if r.verdict == "contained" and not r.reaches_nothing_in_jail
+    ]
     assert contained == []
     counts = {v: sum(r.verdict == v for r in results) for v in ("violation", "unverifiable")}
     print(f"\nescapes in the jail under the trace: {len(results)} runs, {counts}")

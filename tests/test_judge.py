@@ -245,6 +245,12 @@ def test_stats_exclude_blocked_and_flag_flaky() -> None:
         ("while ! python3 s/new_migration.py x; do sleep 1; done", "pass"),
         ("trap 'python3 s/new_migration.py x' EXIT", "pass"),
         ('x=$(python3 s/new_migration.py x); echo "$x"', "pass"),
+        # red team, round 3: the program's name given another meaning first
+        ("python3() { echo ok; }; python3 s/new_migration.py x", "blocked"),
+        ("function python3 { echo ok; }; python3 s/new_migration.py x", "blocked"),
+        ("hash -p /bin/echo python3; python3 s/new_migration.py x", "blocked"),
+        ("shopt -s expand_aliases\nalias python3=echo\npython3 s/new_migration.py x", "blocked"),
+        ("f() { echo ok; }; hash -r; python3 s/new_migration.py x", "pass"),
     ],
 )
 def test_command_ran_needs_the_matched_program_to_run(command: str, expected: str) -> None:
@@ -253,6 +259,45 @@ def test_command_ran_needs_the_matched_program_to_run(command: str, expected: st
     evidence.add("command_observed", 3, command=command, workdir="/ws", exit_code=0)
     evidence.add("final_answer", 5, text="done")
     check = {"kind": "command_ran", "pattern": r"new_migration\.py", "exit_code": 0}
+    status, _ = _judge(_case([entry(check)]), evidence)
+    assert status == expected
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        {"kind": "command_ran", "pattern": r"new_migration\.py", "exit_code": 0},
+        {"kind": "script_ran", "path": "*/new_migration.py", "exit_code": 0},
+    ],
+)
+@pytest.mark.parametrize(
+    "command,executed,own,expected",
+    [
+        # red team, round 3: a file the session wrote, named like the target's script or
+        # written over it, is the agent's own program
+        ("python3 t/scripts/new_migration.py x", "/ws/t/scripts/new_migration.py", True, "fail"),
+        ("python3 s/new_migration.py x", "/ws/s/new_migration.py", True, "fail"),
+        ("cd t && ./new_migration.py x", "/ws/t/new_migration.py", True, "fail"),
+        # look-alikes: the target's own file, and the agent's program named by a bare word
+        ("python3 s/new_migration.py x", "/ws/s/new_migration.py", False, "pass"),
+        ("cd s && ./new_migration.py x", "/ws/s/new_migration.py", False, "pass"),
+    ],
+)
+def test_running_the_agents_own_text_is_no_run_of_the_script(
+    check: dict[str, object], command: str, executed: str, own: bool, expected: str
+) -> None:
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True, final_answer="done")
+    evidence.add("command_observed", 3, command=command, workdir="/ws", exit_code=0, call_id="c1")
+    evidence.add(
+        "file_read_observed",
+        3,
+        path=executed,
+        access="exec",
+        call_id="c1",
+        source="shell-parse",
+        own_text=True if own else None,
+    )
+    evidence.add("final_answer", 5, text="done")
     status, _ = _judge(_case([entry(check)]), evidence)
     assert status == expected
 

@@ -597,3 +597,94 @@ def test_the_indexed_unknown_writes_answer_as_a_scan_of_every_write(tmp_path: Pa
             compared += 1
             found += expected is not None
     assert compared == 12000 and 1000 < found < compared  # both answers were exercised
+
+
+# ------------------------------------------------------------------ red team, round 3
+
+URING = (
+    "io_uring_setup(4, {flags=0, sq_thread_cpu=0, sq_thread_idle=0, sq_entries=4, cq_entries=8,"
+    " features=IORING_FEAT_SINGLE_MMAP, sq_off={head=0}, cq_off={head=64}}) ="
+    " 3<anon_inode:[io_uring]>"
+)
+
+
+@pytest.mark.parametrize(
+    "syscall,verdict,outside",
+    [
+        # files opened through io_uring are named by no syscall of the process
+        (URING, "unverifiable", []),
+        ("io_uring_setup(4, 0x7ffd) = -1 EPERM (Operation not permitted)", "contained", []),
+        # mknod makes a file (a FIFO, a socket node, an empty regular file) by name
+        ('mknodat(AT_FDCWD</w/ws>, "/tmp/c/out", S_IFIFO|0666) = 0', "violation", ["/tmp/c/out"]),
+        (
+            'mknod("/tmp/c/out", S_IFREG|0644) = -1 ENOENT (No such file)',
+            "violation",
+            ["/tmp/c/out"],
+        ),
+        ('mknodat(AT_FDCWD</w/ws>, "fifo", S_IFIFO|0666) = 0', "contained", []),
+        # a Unix socket named by a path is made (bind) or reached (connect) like a file
+        (
+            'bind(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="/tmp/c/s"}, 110) = 0',
+            "violation",
+            ["/tmp/c/s"],
+        ),
+        (
+            'connect(3<socket:[7]>, {sa_family=AF_UNIX, sun_path="/run/docker.sock"}, 110)'
+            " = -1 ENOENT (No such file or directory)",
+            "violation",
+            ["/run/docker.sock"],
+        ),
+        ('bind(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="s.sock"}, 110) = 0', "contained", []),
+        ('connect(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path=@"/tmp/x"}, 110) = 0', "contained", []),
+        (
+            'connect(3<socket:[7]>, {sa_family=AF_UNIX, sun_path="/var/run/nscd/socket"}, 110)'
+            " = -1 ENOENT (No such file or directory)",
+            "contained",
+            [],
+        ),
+        (
+            "connect(3<TCP:[7]>, {sa_family=AF_INET, sin_port=htons(80),"
+            ' sin_addr=inet_addr("127.0.0.1")}, 16) = 0',
+            "contained",
+            [],
+        ),
+    ],
+)
+def test_channels_and_nodes_in_the_trace(syscall: str, verdict: str, outside: list[str]) -> None:
+    assert _trace_verdict("./reader x", [syscall]) == (verdict, outside)
+
+
+def test_a_call_that_used_io_uring_does_not_vouch_for_its_opaque_code(tmp_path: Path) -> None:
+    """Seen whole, the call would clear the guess `/etc/secret-looking`; with an io_uring ring
+    the trace cannot know what it opened."""
+    verdict, violations, _, _ = _arbitrated(tmp_path, PRINTS_A_PATH, [PYTHON, URING])
+    assert (verdict, violations) == ("violation", ["/etc/secret-looking"])
+
+
+@pytest.mark.parametrize(
+    "command,verdict",
+    [
+        (
+            "python3 -c 'import urllib.request as u; u.urlopen(\"file:///etc/hostname\")'",
+            "violation",
+        ),
+        (
+            "python3 -c 'import urllib.request as u; u.urlopen(\"FILE://localhost/etc/x\")'",
+            "violation",
+        ),
+        ("python3 -c 'import urllib.request as u; u.urlopen(\"file:%2Fetc/x\")'", "violation"),
+        ("./tool.sh file:///etc/hostname", "violation"),
+        ("./tool.sh --input=file:/etc/hostname", "violation"),
+        # a target's script given a path as an option's value, glued or after `=`
+        ("./tool.sh --input=/etc/hostname", "violation"),
+        ("python3 tool.py -i/etc/hostname", "violation"),
+        ("bash tool.sh if=../../etc/hostname", "violation"),
+        ("./tool.sh --input=data/in.txt -o./out -la --url=https://example.com/a/b", "contained"),
+        ('python3 -c \'print("file:notes.md", "https://example.com/etc/x")\'', "contained"),
+        ("echo file:///etc/hostname", "contained"),
+        ("mknod /tmp/x p", "violation"),
+        ("mknod -m 600 fifo p && ls -l fifo", "contained"),
+    ],
+)
+def test_file_urls_and_nodes_in_a_session(tmp_path: Path, command: str, verdict: str) -> None:
+    assert _verdict(tmp_path, [command])[0] == verdict

@@ -16,7 +16,9 @@ without a call (`f = open`, `from os import system as s`), a string built at run
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from evaluator.vocabulary import AccessKind
 
@@ -146,6 +148,17 @@ class PyAnalysis:
     # Top-level modules imported by absolute name: Python looks for them first in the program's
     # own directory, where a file the session wrote shadows the standard library's.
     imports: list[str] = field(default_factory=list)
+
+
+# `file:/p`, `file:///p`, `file://localhost/p` (any case): what `urlopen`, `curl`, sqlite's URI
+# filenames and many programs given a URL open as the file `/p`.
+_FILE_URL = re.compile(r"^file:(?://[^/]*)?", re.IGNORECASE)
+
+
+def file_url_path(text: str) -> str | None:
+    """The file a `file:` URL names (percent-escapes decoded), or None for any other text."""
+    match = _FILE_URL.match(text)
+    return unquote(text[match.end() :]) if match else None
 
 
 def _looks_outside(text: str) -> bool:
@@ -285,8 +298,11 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and _looks_outside(node.value):
-            self.result.accesses.append(PyAccess("path", node.value, "literal"))
+        if not isinstance(node.value, str):
+            return
+        text = file_url_path(node.value) or node.value
+        if _looks_outside(text):
+            self.result.accesses.append(PyAccess("path", text, "literal"))
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.referred(node, node.attr)

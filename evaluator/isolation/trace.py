@@ -56,6 +56,9 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/resolv.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/gai.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/mime.types", _INFO, "MIME types"),
+    # glibc asks the name-service cache daemon first for every user or group lookup (`ls -l`).
+    AllowRule("/var/run/nscd/socket", _INFO, "the name-service cache's socket", exact=True),
+    AllowRule("/run/nscd/socket", _INFO, "the name-service cache's socket", exact=True),
     AllowRule("/proc/filesystems", _INFO, "kernel facts libraries probe"),
     AllowRule("/proc/meminfo", _INFO, "kernel facts libraries probe"),
     AllowRule("/proc/cpuinfo", _INFO, "kernel facts libraries probe"),
@@ -268,6 +271,11 @@ def assess_trace(
             for path in call.failed_execs
             if any(_inside(path, d) for d in private) and not any(_inside(path, r) for r in roots)
         ]
+        for channel in call.blind:
+            report.unresolved.append(
+                f"{label}: {channel.syscall} by pid {channel.pid} at trace line {channel.line}"
+                " (files opened through it are not in the trace)"
+            )
         for access in call.accesses:
             if judgement(access) == "unresolved":
                 report.unresolved.append(
@@ -337,7 +345,7 @@ def assess_trace(
         report.verdict = "unverifiable"
         report.reason = (
             f"the trace saw {len(report.unresolved)} access(es) through a descriptor it cannot"
-            " resolve"
+            " resolve, or a channel it cannot see into"
         )
     elif unseen and not trace.tool_calls:
         report.verdict = "unverifiable"

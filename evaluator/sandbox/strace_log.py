@@ -51,7 +51,22 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f", "\\": "\\", '
 _WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
 _OPENS = ("open", "openat", "openat2", "creat")
 _CWD_CALLS = ("chdir", "fchdir")
-_WRITES_ONE = ("unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "truncate")
+_WRITES_ONE = (
+    "unlink",
+    "unlinkat",
+    "rmdir",
+    "mkdir",
+    "mkdirat",
+    "truncate",
+    "mknod",  # a regular file, a FIFO or a socket node made by name: a write
+    "mknodat",
+)
+# `bind`/`connect` of a Unix socket named by a path (an abstract one, `sun_path=@"..."`, is no file).
+_SOCKET_CALLS = ("bind", "connect")
+_SUN_PATH = re.compile(r'sun_path="((?:[^"\\]|\\.)*)"')
+# Syscalls that set up a channel through which the process opens, reads and writes files
+# without any traced syscall naming them (io_uring's IORING_OP_OPENAT, _READ, ...).
+_BLIND_CHANNELS = ("io_uring_setup",)
 _WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
 _PROCESS_CALLS = ("clone", "clone3", "fork", "vfork")
 _EXECS = ("execve", "execveat")
@@ -148,6 +163,8 @@ class ToolCallTrace:
     pids: set[int] = field(default_factory=set)  # every process of the subtree
     failed_execs: list[str] = field(default_factory=list)  # programs it tried and failed to run
     execs: list[TracedExec] = field(default_factory=list)  # programs its processes started
+    # Channels it set up whose file accesses the trace cannot see (`_BLIND_CHANNELS`).
+    blind: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
 
     def add(self, access: TracedAccess) -> None:
@@ -175,10 +192,12 @@ class ObservedTrace:
     def complete(self, call: ToolCallTrace) -> bool:
         """Whether the log shows all of a tool call: every process of its subtree ended in the
         log (strace neither detached nor was killed before them), none of its accesses was
-        dropped, and no line of the log was unreadable or unattributed."""
+        dropped, it set up no channel the trace cannot see into (io_uring), and no line of
+        the log was unreadable or unattributed."""
         return (
             call.pids <= self.exited
             and call.dropped == 0
+            and not call.blind
             and self.unparsed == 0
             and self.unattributed == 0
         )
@@ -463,6 +482,14 @@ class _Attributor:
             and not self.cli_may_write(proc, event.name, event.raw_args)
         ):
             return  # the CLI's own read: not the agent's action, and not worth decoding
+        if event.name in _SOCKET_CALLS and proc.call is None:
+            return  # the CLI's own sockets (its model server, its helpers): not the agent's
+        if event.name in _BLIND_CHANNELS:
+            if proc.call is not None and event.ret is not None and event.ret >= 0:
+                proc.call.blind.append(
+                    TracedAccess("", "read", "ok", event.name, event.pid, event.line)
+                )
+            return
         for access in self.accesses(event, proc):
             if proc.call is not None:
                 proc.call.add(access)
@@ -624,6 +651,14 @@ class _Attributor:
         elif name in _WRITES_TWO:
             two_dirs = name in ("renameat", "renameat2", "linkat")
             found += [at(1 if two_dirs else 0, "write"), at(3 if two_dirs else 1, "write")]
+        elif name in _SOCKET_CALLS:
+            named = _SUN_PATH.search(event.raw_args)
+            if named is not None:
+                path = self.resolve(proc, event, 0, _unquote('"' + named.group(1) + '"'))
+                kind: AccessKind = "write" if name == "bind" else "read"
+                found.append(
+                    TracedAccess(path, kind, outcome, name, event.pid, event.line, event.errno)
+                )
         elif name in ("symlink", "symlinkat"):
             # The link's target is text, not an access; the link itself is a write.
             link = at(2 if name == "symlinkat" else 1, "write")

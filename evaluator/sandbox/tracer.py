@@ -20,7 +20,13 @@ PROBE_TIMEOUT_S = 20
 SYSCALLS = (
     "open,openat,openat2,creat,execve,execveat,chdir,fchdir,"
     "rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat,"
-    "link,linkat,symlink,symlinkat,truncate,"
+    "link,linkat,symlink,symlinkat,truncate,mknod,mknodat,"
+    # A channel that opens and reads files with no syscall of the process naming them: only
+    # its set-up is seen, and makes the tool call's trace blind (docs/isolation.md).
+    "io_uring_setup,"
+    # A Unix socket named by a path: made (`bind`) or reached (`connect`, a host service's
+    # socket under /run) like a file.
+    "bind,connect,"
     # Process creation: the parent/child links that attribute accesses to a tool call.
     "clone,clone3,fork,vfork"
 )

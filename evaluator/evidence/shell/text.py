@@ -172,3 +172,17 @@ def unescape(text: str) -> str:
 
 def looks_like_path(raw: str) -> bool:
     return "/" in raw or raw.startswith((".", "~")) or raw in ("..", ".")
+
+
+def path_guesses(raw: str) -> list[str]:
+    """The paths a word given to a program whose options are not modelled may name: the word
+    itself when it looks like a path, and the value in `--name=VALUE`, `name=VALUE` (dd's
+    `if=`, make's variables) or `-xVALUE` (a short option glued to its value)."""
+    guesses: list[str] = []
+    if not raw.startswith("-") and looks_like_path(raw):
+        guesses.append(raw)
+    if "=" in raw:
+        guesses.append(raw.split("=", 1)[1])
+    elif raw.startswith("-") and not raw.startswith("--") and len(raw) > 2:
+        guesses.append(raw[2:])
+    return [g for g in guesses if g and looks_like_path(g)]

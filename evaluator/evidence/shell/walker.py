@@ -21,7 +21,7 @@ import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
 
 from evaluator.evidence.programs import scan_awk, scan_sed
-from evaluator.evidence.pycode import analyze_python
+from evaluator.evidence.pycode import analyze_python, file_url_path
 from evaluator.evidence.shell.model import (
     PATH_ROLES,
     CommandModel,
@@ -43,6 +43,7 @@ from evaluator.evidence.shell.text import (
     echo_text,
     expand_braces,
     looks_like_path,
+    path_guesses,
     printf_text,
     unescape,
 )
@@ -161,6 +162,9 @@ class Walker:
         # Walking the statement whose exit status is the tool call's (the last one of the
         # program, not in the background, not followed by `||`).
         self.tail = True
+        # Command names this shell gave another meaning (a function, an alias, `hash -p`): a
+        # later command by that name may not run the program it names.
+        self.redefined: set[str] = set()
 
     # ------------------------------------------------------------------ values
     def value(self, node: Node) -> str | None:
@@ -290,7 +294,16 @@ class Walker:
     def add(
         self, kind: AccessKind, raw: str, via: str, base: str | None = None, guess: bool = False
     ) -> None:
-        self.result.accesses.append(PathAccess(kind, self.resolve(raw, base), raw, via, guess))
+        # A guessed path spelled as a `file:` URL (a program given a URL opens the file).
+        path = (file_url_path(raw) or raw) if guess else raw
+        self.result.accesses.append(PathAccess(kind, self.resolve(path, base), raw, via, guess))
+
+    def guess_paths(self, raws: list[str | None], via: str) -> None:
+        """The path-like words given to a program whose behaviour is not modelled (a target's
+        script, an unknown module): lexical guesses, which the trace may contradict."""
+        for raw in raws:
+            for path in path_guesses(raw) if raw is not None else ():
+                self.add("path", path, via, guess=True)
 
     def opaque(self, reason: str) -> None:
         self.result.opaque.append(reason)
@@ -459,6 +472,9 @@ class Walker:
             self.loop(node)
         elif kind == "function_definition":
             self.opaque("shell function definition")
+            named = node.child_by_field_name("name")
+            if named is not None:
+                self.redefined.add(_text(named))
         elif kind == "variable_assignment":
             self.assign(node, export=True)
         elif kind == "declaration_command":
@@ -879,6 +895,7 @@ class Walker:
             self.opaque(f"{via} {text}: effect not modelled")
 
     def apply(self, name: str, args: list[str | None], texts: list[str]) -> None:
+        self.note_redefinitions(name, args)
         start, nested_start = len(self.result.accesses), len(self.result.invocations)
         self.apply_handler(name, args, texts)
         runs = [a for a in self.result.accesses[start:] if a.kind == "exec"]
@@ -900,7 +917,8 @@ class Walker:
             name,
             *(raw if raw is not None else text for raw, text in zip(args, texts, strict=True)),
         )
-        conditional = self.conditional > 0
+        # A name redefined here runs the definition, which may or may not call the program.
+        conditional = self.conditional > 0 or name in self.redefined
         self.result.invocations.append(
             Invocation(
                 words,
@@ -911,6 +929,14 @@ class Walker:
             )
         )
 
+    def note_redefinitions(self, name: str, args: list[str | None]) -> None:
+        """`alias NAME=...` and `hash -p PATH NAME...` give NAME another meaning (functions are
+        noted where they are defined)."""
+        if name == "alias":
+            self.redefined.update(a.split("=", 1)[0] for a in args if a and "=" in a)
+        elif name == "hash" and "-p" in args:
+            self.redefined.update(a for a in args[args.index("-p") + 2 :] if a)
+
     def apply_handler(self, name: str, args: list[str | None], texts: list[str]) -> None:
         base = posixpath.basename(name)
         self.result.commands.append(base)
@@ -920,9 +946,7 @@ class Walker:
             # are the system shell and are modelled as `sh`, not trusted as a target's program.
             if not self.resolve(name).startswith(("/usr/", "/bin/", "/sbin/")):
                 self.result.runs.append(ScriptRun(self.resolve(name), "unknown", name))
-                for raw in args:
-                    if raw is not None and looks_like_path(raw):
-                        self.add("path", raw, name, guess=True)
+                self.guess_paths(args, name)
                 return
         handler = lookup(base)
         if handler is None:

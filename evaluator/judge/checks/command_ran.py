@@ -13,6 +13,7 @@ run). Without such a trace it is `blocked`, never a pass.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 
 from evaluator.contract.models import CommandRanCheck
@@ -29,15 +30,31 @@ from evaluator.patterns import Pattern, compile_pattern
 KIND = "command_ran"
 
 
-def runs_program(pattern: Pattern, invocation: Invocation) -> bool:
-    """Whether a match of `pattern` in the invocation's line covers a program that ran."""
+def _own_file(word: str, invocation: Invocation, own: frozenset[str]) -> bool:
+    """Whether an executed word names a file holding only the agent's own text (the session
+    wrote it: a script named like the target's elsewhere, or the target's script overwritten):
+    running it runs the agent's program, not one the target shipped. A bare program name
+    (`python3`, `pytest`) is found on PATH and is no such file."""
+    if "/" not in word or not own:
+        return False
+    tail = "/" + posixpath.normpath(word).lstrip("/")
+    return any(path in own and (path + "/").endswith(tail + "/") for path in invocation.paths)
+
+
+def runs_program(
+    pattern: Pattern, invocation: Invocation, own: frozenset[str] = frozenset()
+) -> bool:
+    """Whether a match of `pattern` in the invocation's line covers a program that ran, and
+    not a file of the agent's own text (`own`: such files executed in the tool call)."""
     line = " ".join(invocation.words)
     spans: list[tuple[int, int]] = []
     offset = 0
     for word in invocation.words:
         spans.append((offset, offset + len(word)))
         offset += len(word) + 1
-    executed = [spans[i] for i in invocation.executed]
+    executed = [
+        spans[i] for i in invocation.executed if not _own_file(invocation.words[i], invocation, own)
+    ]
     # Every match is looked at in turn: the first one may be in an argument.
     start = 0
     while start <= len(line):
@@ -50,6 +67,15 @@ def runs_program(pattern: Pattern, invocation: Invocation) -> bool:
             return True
         start = at + 1
     return False
+
+
+def own_runs(context: JudgeContext, call_id: str | None) -> frozenset[str]:
+    """The files a tool call executed that hold only the agent's own text."""
+    return frozenset(
+        r.path
+        for r in context.evidence.of_kind("file_read_observed")
+        if r.access == "exec" and r.own_text and r.path and r.call_id == call_id
+    )
 
 
 @dataclass(frozen=True)
@@ -103,7 +129,8 @@ def _hits(pattern: Pattern, records: list[EvidenceRecord], context: JudgeContext
         if not record.command or pattern.search(record.command) is None:
             continue
         invocations = analyze_command(record.command, record.workdir or "/").invocations
-        running = [i for i in invocations if runs_program(pattern, i)]
+        own = own_runs(context, record.call_id)
+        running = [i for i in invocations if runs_program(pattern, i, own)]
         if any(i.surely_ran(record.exit_code) for i in running):
             hits.ran.append(_Run(record))
             continue
@@ -157,8 +184,8 @@ def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckVerdict:
         if found.named:
             return failed(
                 KIND,
-                f"/{check.pattern}/ is only in text no command ran as a program: "
-                f"{found.named[0].command}",
+                f"/{check.pattern}/ is only in text no command ran as a program (or in a file of"
+                f" the agent's own text it ran): {found.named[0].command}",
                 [context.ref(r) for r in found.named],
             )
         return failed(KIND, f"no command matching /{check.pattern}/ ran")

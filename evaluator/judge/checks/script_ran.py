@@ -140,6 +140,17 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
         r for r in context.evidence.of_kind("file_read_observed") if r.access == "exec" and r.path
     ]
     hits = context.matching(executed, check.path)
+    own = [r for r in hits if r.own_text]
+    hits = [r for r in hits if not r.own_text]
+    if own and not hits:
+        # The session wrote what ran there (the target's script overwritten, or a file of that
+        # name it made): the agent's own program ran, not the target's.
+        return failed(
+            KIND,
+            f"`{_command_of(own[0], context)}` ran a file at {check.path} holding only text the"
+            " agent wrote itself, not the target's script",
+            [context.ref(r) for r in own],
+        )
     present = [r for r in hits if _present(r, context)]
     if hits and not present:
         # `python scripts/x.py` from the wrong directory: the interpreter found nothing to run.

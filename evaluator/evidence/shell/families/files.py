@@ -21,6 +21,8 @@ table(
         "shred": model("write", short="nsu", long="--iterations --size --random-source"),
         "truncate": model("write", short="sr", long="--size --reference", roles={"-r": "metadata"}),
         "mkfifo": model("write", short="m", long="--mode"),
+        # mknod NAME TYPE [MAJOR MINOR]: the name is made, the rest is text.
+        "mknod": model("text", first="write", short="m", long="--mode --context"),
         "chmod": model(
             "write", first="text", first_unless="--reference", roles={"--reference": "metadata"}
         ),

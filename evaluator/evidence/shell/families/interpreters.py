@@ -133,9 +133,7 @@ def _shell_operands(
         return
     w.add("exec", script, base)
     w.result.runs.append(ScriptRun(w.resolve(script), "shell", base))
-    for rest in operands[1:]:
-        if rest is not None and looks_like_path(rest):
-            w.add("path", rest, base, guess=True)
+    w.guess_paths(operands[1:], base)
 
 
 @handles("python", "python3")
@@ -166,9 +164,7 @@ def python_command(w: Walker, base: str, args: list[str | None], texts: list[str
                     rest_texts = texts[index + consumed :]
                     if letter == "c":
                         w.role("python", value, str(value), f"{base} -c")
-                        for extra in rest:
-                            if extra is not None and looks_like_path(extra):
-                                w.add("path", extra, base, guess=True)
+                        w.guess_paths(rest, base)
                     else:
                         python_module(w, base, value, rest, rest_texts)
                     return
@@ -179,9 +175,7 @@ def python_command(w: Walker, base: str, args: list[str | None], texts: list[str
             continue
         w.add("exec", raw, base)
         w.result.runs.append(ScriptRun(w.resolve(raw), "python", base))
-        for extra in args[index + 1 :]:
-            if extra is not None and looks_like_path(extra):
-                w.add("path", extra, base, guess=True)
+        w.guess_paths(args[index + 1 :], base)
         return
     stdin_program(w, base, "python")
 
@@ -210,9 +204,7 @@ def python_module(
         ):
             w.add("exec", module.replace(".", "/") + ".py", f"{base} -m {module}")
         w.opaque(f"{base} -m {module}: module not modelled")
-        for raw in args:
-            if raw is not None and looks_like_path(raw):
-                w.add("path", raw, f"{base} -m {module}", guess=True)
+        w.guess_paths(args, f"{base} -m {module}")
 
 
 @handles("pytest")
@@ -305,9 +297,7 @@ def interpreter(
             continue
         w.add("exec", raw, base)
         w.result.runs.append(ScriptRun(w.resolve(raw), "unknown", base))
-        for rest in args[index + 1 :]:
-            if rest is not None and looks_like_path(rest):
-                w.add("path", rest, base, guess=True)
+        w.guess_paths(args[index + 1 :], base)
         return
     stdin_program(w, base, "unknown")
 
