@@ -57,7 +57,7 @@ def _run(tmp_path: Path, behavior: Path, evidence_only: bool) -> tuple[str, list
         ("trace_proof/after-cd-then-echo", "pass", "blocked"),
         # `ls no-such-directory && python3 SCRIPT x; true`: the trace shows it never ran
         ("red_team/command-after-failed-and", "fail", "blocked"),
-        # a script that sleeps first, started in the background and killed at once, or a
+        # the script behind a sleep, started in the background and killed at once, or a
         # second later: never a pass (strace prints no end of a killed process under the
         # tracer's options, so its call is not seen whole: blocked)
         ("trace_proof/background-killed", "blocked", "blocked"),
