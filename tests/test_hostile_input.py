@@ -47,6 +47,20 @@ def test_contained_refuses_every_way_out(tmp_path: Path) -> None:
     assert contained(tmp_path, "inner", "x.json") == tmp_path / "inner/x.json"
 
 
+def test_contained_paths_resolve_inside_the_resolved_root(tmp_path: Path) -> None:
+    # Through a symlinked root, into existing and missing pieces: each result resolves to the
+    # resolved root with its pieces appended, never elsewhere.
+    (tmp_path / "real/inner").mkdir(parents=True)
+    (tmp_path / "real/inner/file").write_text("x")
+    (tmp_path / "via").symlink_to(tmp_path / "real")
+    for parts in [("inner",), ("inner", "file"), ("inner/missing", "deeper"), ("./inner",)]:
+        path = contained(tmp_path / "via", *parts)
+        assert path.resolve() == (tmp_path / "real").resolve().joinpath(*parts)
+    os.symlink(tmp_path, tmp_path / "real/inner/up")
+    with pytest.raises(UnsafePath, match="symlink"):
+        contained(tmp_path / "via", "inner/up", "real")
+
+
 def test_run_dir_and_workspace_paths_from_ids_stay_under_their_roots(tmp_path: Path) -> None:
     run_dir = RunDir(tmp_path / "run")
     with pytest.raises(UnsafePath):
