@@ -4,12 +4,14 @@ evaluator outside its roots or to a wrong verdict; each problem is a located err
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from evaluator import yamlsource
 from evaluator.artifacts.rundir import RunDir
+from evaluator.contract.models import CopyFixture
 from evaluator.errors import InputError
 from evaluator.modelserver.behaviors import Match
 from evaluator.patterns import PatternError, compile_pattern
@@ -110,6 +112,30 @@ def test_builder_copies_no_symlink_even_without_validate(tmp_path: Path) -> None
             environ={},
         )
     assert not list((tmp_path / "ws").rglob("passwd.md"))
+
+
+def test_builder_refuses_a_fixture_that_is_missing_or_not_a_file(tmp_path: Path) -> None:
+    repo_dir = copy_demo(tmp_path)
+    repo = open_repo(repo_dir, None)
+    target = repo.targets["db-migrations"]
+    case = target.all_cases()[0]
+    fixtures = target.fixtures_dir
+    fixtures.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(fixtures / "pipe")
+    for number, source in enumerate(["missing.sql", "pipe"], start=1):
+        setup = case.case.setup.model_copy(
+            update={"copy_fixtures": [CopyFixture(source=source, target="db/x.sql")]}
+        )
+        broken = replace(case, case=case.case.model_copy(update={"setup": setup}))
+        with pytest.raises(InputError, match="neither a regular file nor a directory"):
+            build_workspace(
+                case_workspace_root=tmp_path / "ws",
+                case=broken,
+                target=target,
+                source_workspace=repo.source_workspace,
+                attempt=number,
+                environ={},
+            )
 
 
 # ---------------------------------------------------------------- regexes
