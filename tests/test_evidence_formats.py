@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.adapters import normalize_session, tool_text_source
+from evaluator.adapters.codex.runner import read_exec_events
+from evaluator.agents.base import AgentHandle
 from evaluator.evidence import SessionEvidence
 from evaluator.evidence.content import ToolText
 from evaluator.evidence.jsonl import ReadStats, read_objects
@@ -182,6 +184,40 @@ def test_the_session_reader_reads_every_line_as_json_loads_does(tmp_path: Path) 
     assert repr(list(read_objects(session, new))) == repr(list(_read_with_json_loads(session, old)))
     assert (new.lines, new.bad_lines, new.malformed) == (old.lines, old.bad_lines, old.malformed)
     assert "JSON nested too deeply to read" in {why for _, why in old.malformed}
+
+
+def _exec_events_with_json_loads(stdout: Path, handle: AgentHandle) -> None:
+    """Codex's `--json` stream read as it was before msgspec (the fields it sets)."""
+    for line in stdout.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("type") == "thread.started":
+            handle.root_thread_id = handle.root_thread_id or event.get("thread_id")
+
+
+def _exec_outcome(read: Any, stdout: Path) -> str:
+    handle = AgentHandle("codex-exec", stdout.parent, stdout.parent, stdout, stdout, 0.0, 0.0, 0)
+    try:
+        read(stdout, handle)
+    except RecursionError:
+        return "RecursionError"
+    return repr(handle.root_thread_id)
+
+
+def test_codex_exec_events_are_read_as_json_loads_reads_them(tmp_path: Path) -> None:
+    # Each edge line stands where Codex's first event would: what json.loads reads (or the
+    # RecursionError it raises, nested deep) is what the reader gets.
+    stdout = tmp_path / "stdout.jsonl"
+    seen = set()
+    for raw in JSON_EDGE_LINES:
+        body = raw.replace(b'{"a":', b'{"type": "thread.started", "thread_id": "t", "a":', 1)
+        stdout.write_bytes(body + b"\n")
+        expected = _exec_outcome(_exec_events_with_json_loads, stdout)
+        assert _exec_outcome(read_exec_events, stdout) == expected, raw[:40]
+        seen.add(expected)
+    assert {"'t'", "None", "RecursionError"} <= seen
 
 
 def test_spilled_records_come_back_in_order_across_batches() -> None:

@@ -164,6 +164,36 @@ def test_scratch_tree_is_made_private_and_removed(tmp_path: Path) -> None:
     assert not root.exists()
 
 
+def test_make_tree_private_writes_only_the_modes_that_are_wrong(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "home"
+    (root / "skills/.system").mkdir(parents=True)
+    for directory in (root, root / "skills", root / "skills/.system"):
+        directory.chmod(0o700)
+    private = root / "skills/.system/SKILL.md"
+    private.write_text("x")
+    private.chmod(0o600)
+    shared = root / "installation_id"  # Codex writes this one 0644 on purpose
+    shared.write_text("id")
+    shared.chmod(0o644)
+    setuid = root / "tool"
+    setuid.write_text("#!/bin/sh\n")
+    setuid.chmod(0o4755)
+    (root / "skills").chmod(0o755)
+    changed: list[str] = []
+    real_chmod = os.chmod
+    monkeypatch.setattr(
+        os, "chmod", lambda path, mode: (changed.append(os.fspath(path)), real_chmod(path, mode))
+    )
+    make_tree_private(root)
+    assert sorted(changed) == sorted(str(p) for p in (shared, setuid, root / "skills"))
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o600
+    assert stat.S_IMODE(setuid.stat().st_mode) == 0o700  # the setuid bit goes too
+    assert stat.S_IMODE((root / "skills").stat().st_mode) == 0o700
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+
+
 # ------------------------------------------------------------------ run-dir lock
 
 

@@ -4,12 +4,14 @@ evaluator outside its roots or to a wrong verdict; each problem is a located err
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from evaluator import yamlsource
 from evaluator.artifacts.rundir import RunDir
+from evaluator.contract.models import CopyFixture
 from evaluator.errors import InputError
 from evaluator.modelserver.behaviors import Match
 from evaluator.patterns import PatternError, compile_pattern
@@ -45,6 +47,20 @@ def test_contained_refuses_every_way_out(tmp_path: Path) -> None:
         with pytest.raises(UnsafePath):
             contained(tmp_path, *parts)
     assert contained(tmp_path, "inner", "x.json") == tmp_path / "inner/x.json"
+
+
+def test_contained_paths_resolve_inside_the_resolved_root(tmp_path: Path) -> None:
+    # Through a symlinked root, into existing and missing pieces: each result resolves to the
+    # resolved root with its pieces appended, never elsewhere.
+    (tmp_path / "real/inner").mkdir(parents=True)
+    (tmp_path / "real/inner/file").write_text("x")
+    (tmp_path / "via").symlink_to(tmp_path / "real")
+    for parts in [("inner",), ("inner", "file"), ("inner/missing", "deeper"), ("./inner",)]:
+        path = contained(tmp_path / "via", *parts)
+        assert path.resolve() == (tmp_path / "real").resolve().joinpath(*parts)
+    os.symlink(tmp_path, tmp_path / "real/inner/up")
+    with pytest.raises(UnsafePath, match="symlink"):
+        contained(tmp_path / "via", "inner/up", "real")
 
 
 def test_run_dir_and_workspace_paths_from_ids_stay_under_their_roots(tmp_path: Path) -> None:
@@ -96,6 +112,30 @@ def test_builder_copies_no_symlink_even_without_validate(tmp_path: Path) -> None
             environ={},
         )
     assert not list((tmp_path / "ws").rglob("passwd.md"))
+
+
+def test_builder_refuses_a_fixture_that_is_missing_or_not_a_file(tmp_path: Path) -> None:
+    repo_dir = copy_demo(tmp_path)
+    repo = open_repo(repo_dir, None)
+    target = repo.targets["db-migrations"]
+    case = target.all_cases()[0]
+    fixtures = target.fixtures_dir
+    fixtures.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(fixtures / "pipe")
+    for number, source in enumerate(["missing.sql", "pipe"], start=1):
+        setup = case.case.setup.model_copy(
+            update={"copy_fixtures": [CopyFixture(source=source, target="db/x.sql")]}
+        )
+        broken = replace(case, case=case.case.model_copy(update={"setup": setup}))
+        with pytest.raises(InputError, match="neither a regular file nor a directory"):
+            build_workspace(
+                case_workspace_root=tmp_path / "ws",
+                case=broken,
+                target=target,
+                source_workspace=repo.source_workspace,
+                attempt=number,
+                environ={},
+            )
 
 
 # ---------------------------------------------------------------- regexes

@@ -22,8 +22,8 @@ MAX_MALFORMED_NOTED = 100
 # interpreter's recursion limit, not at the same depth: a line that may nest that deep (by its
 # count of opening brackets, a bound on its depth) goes to `json.loads` alone, called from the
 # same frame as ever, so that its limit is where it was.
-_DECODER = msgspec.json.Decoder()
-_MAY_NEST_DEEP = 500
+JSON_DECODER = msgspec.json.Decoder()
+MAY_NEST_DEEP = 500
 
 
 @dataclass
@@ -50,11 +50,11 @@ def read_objects(
             if raw.isspace():  # (a line is never empty; strip() would copy it)
                 continue
             try:
-                if raw.count(b"[") + raw.count(b"{") >= _MAY_NEST_DEEP:
+                if raw.count(b"[") + raw.count(b"{") >= MAY_NEST_DEEP:
                     record = json.loads(raw)
                 else:
                     try:
-                        record = _DECODER.decode(raw)
+                        record = JSON_DECODER.decode(raw)
                     except ValueError:  # msgspec.DecodeError is one
                         record = json.loads(raw)
             except ValueError:

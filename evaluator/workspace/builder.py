@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,13 +100,19 @@ def _copy_regular(source: Path, destination: Path, root: Path, *, inside: bool =
     a link (or a path resolving outside) would hand the agent a file from outside its workspace.
     `validate` rejects such sources first; this is the guard for every other caller. `inside`:
     `source` is an entry of a directory already proven under `root` (so, no symlink, it is)."""
-    if source.is_symlink() or not (inside or is_inside(source, root)):
+    # One lstat says all three: a symlink, a regular file, a directory (neither is followed).
+    try:
+        mode = source.lstat().st_mode
+    except OSError:
+        mode = 0  # missing: refused below as neither a file nor a directory, as it was
+    if stat.S_ISLNK(mode) or not (inside or is_inside(source, root)):
         raise UnsafePath(f"{source} is a symlink or lies outside {root}")
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    if source.is_file():
+    if not inside:  # an entry's parent is the directory this function just made
+        destination.parent.mkdir(parents=True, exist_ok=True)
+    if stat.S_ISREG(mode):
         shutil.copy2(source, destination)
         return
-    if not source.is_dir():
+    if not stat.S_ISDIR(mode):
         raise UnsafePath(f"{source} is neither a regular file nor a directory")
     destination.mkdir(exist_ok=True)
     for child in sorted(source.iterdir()):

@@ -63,14 +63,21 @@ def make_tree_private(root: Path) -> None:
                 entries = list(listing)
         except OSError:
             continue  # as os.walk does: a directory that cannot be listed is passed over
-        os.chmod(directory, PRIVATE_DIR)
+        _set_mode(directory, os.stat(directory).st_mode, PRIVATE_DIR)
         for entry in entries:
             # The type the listing gave (no stat of every entry): a symlink is neither.
             if entry.is_dir(follow_symlinks=False):
                 pending.append(entry.path)
             elif entry.is_file(follow_symlinks=False):
-                executable = entry.stat(follow_symlinks=False).st_mode & stat.S_IXUSR
-                os.chmod(entry.path, PRIVATE_EXEC if executable else PRIVATE_FILE)
+                mode = entry.stat(follow_symlinks=False).st_mode
+                _set_mode(entry.path, mode, PRIVATE_EXEC if mode & stat.S_IXUSR else PRIVATE_FILE)
+
+
+def _set_mode(path: str, mode: int, wanted: int) -> None:
+    # A chmod writes the inode even when the mode is already right; almost everything in an
+    # agent's trees already is (the run's umask), so most entries need no write.
+    if stat.S_IMODE(mode) != wanted:
+        os.chmod(path, wanted)
 
 
 def remove_scratch(path: Path) -> None:

@@ -6,6 +6,7 @@ sandboxed command fails (docs/codex-facts.md).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -22,6 +23,12 @@ AUTH_FILES = ("auth.json",)
 
 def _toml_string(value: str) -> str:
     return json.dumps(value)
+
+
+@functools.cache
+def _catalog_text(model: str) -> str:
+    """The catalog file of every home made for `model` (read and written once per process)."""
+    return json.dumps(catalog_entry(model), indent=1)
 
 
 def catalog_entry(model: str) -> dict[str, object]:
@@ -88,7 +95,7 @@ def create_codex_home(home: Path, endpoint: ModelEndpoint) -> Path:
         if not endpoint.model:
             raise ValueError("a custom model endpoint needs a model name")
         catalog = home / "model-catalog.json"
-        catalog.write_text(json.dumps(catalog_entry(endpoint.model), indent=1), encoding="utf-8")
+        catalog.write_text(_catalog_text(endpoint.model), encoding="utf-8")
         lines += [
             f"model_provider = {_toml_string(PROVIDER_ID)}",
             f"model_catalog_json = {_toml_string(str(catalog))}",

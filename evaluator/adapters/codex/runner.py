@@ -19,6 +19,7 @@ from evaluator.agents.base import (
 )
 from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
+from evaluator.evidence.jsonl import JSON_DECODER, MAY_NEST_DEEP
 
 CREDENTIAL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
 # Where Codex discovers a repository's skills.
@@ -133,8 +134,14 @@ def read_exec_events(stdout_path: Path, handle: AgentHandle) -> None:
         return
     last_kind = None
     for line in lines:
-        try:
-            event = json.loads(line)
+        try:  # json.loads, by msgspec where it agrees (evidence/jsonl.py), in this frame
+            if line.count("[") + line.count("{") >= MAY_NEST_DEEP:
+                event = json.loads(line)
+            else:
+                try:
+                    event = JSON_DECODER.decode(line)
+                except ValueError:
+                    event = json.loads(line)
         except ValueError:
             continue
         if not isinstance(event, dict):
