@@ -7,18 +7,25 @@ hits them alike; ratios are against plain in the same run. Also prints the trace
 empty CODEX_HOME, as before the home seed (29 November: Codex unpacks its skills and migrates
 its databases itself); `--pinned` adds plain and jail + trace with the attempt's whole process
 tree (strace and its tracees) pinned to one core by `taskset`, an experiment: a ptrace stop then
-never wakes a process on the other core. Where `perf` works, the CPU time of the attempt's
-whole process tree (the agent, its tools and strace) is measured too: on a shared machine it is
-the steadier figure.
+never wakes a process on the other core. `--bpftrace PROGRAM` adds the jail under an eBPF tracer
+instead of strace (benchmarks/ebpf_prototype.py writes the program; docs/benchmarks.md, "An eBPF
+tracer"): one bpftrace, started before the runs, traces every process below the one that execs a
+marker program (PROGRAM's first argument), which wraps only those attempts; its own CPU time is
+counted apart, and the lines it wrote per attempt are the trace lines. Where `perf` works, the
+CPU time of the attempt's whole process tree (the agent, its tools and strace) is measured too:
+on a shared machine it is the steadier figure.
 Run: .venv/bin/python -m benchmarks.trace_overhead [runs] [--before] [--unseeded] [--pinned]
+     [--bpftrace PROGRAM]
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,6 +62,7 @@ PINNED = {
     "plain (one core)": SETUPS["plain"],
     "bwrap + strace (one core)": SETUPS["bwrap + strace"],
 }
+EBPF = {"bwrap + bpftrace": SETUPS["bwrap"]}
 STEPS = [
     {"cmd": "cat .agents/skills/db-migrations/SKILL.md"},
     {"cmd": "ls -la .agents/skills/db-migrations/references"},
@@ -90,6 +98,46 @@ def one_core(pinned: bool, core: int = 0) -> Iterator[None]:
         yield
     finally:
         LaunchPolicy.wrap = wrap  # type: ignore[method-assign]
+
+
+@contextmanager
+def marked(marker: Path | None) -> Iterator[None]:
+    """Runs the attempt's argv under `marker` (a copy of `env`), the process bpftrace follows."""
+    wrap = LaunchPolicy.wrap
+    if marker is not None:
+
+        def under_marker(policy: LaunchPolicy, *args: object, **kwargs: object) -> object:
+            argv, trace = wrap(policy, *args, **kwargs)  # type: ignore[arg-type]
+            return [str(marker), *argv], trace
+
+        LaunchPolicy.wrap = under_marker  # type: ignore[assignment, method-assign]
+    try:
+        yield
+    finally:
+        LaunchPolicy.wrap = wrap  # type: ignore[method-assign]
+
+
+def start_bpftrace(program: Path, marker: Path, output: Path) -> subprocess.Popen[bytes]:
+    """bpftrace on `program`, once attached: once it reports the marker running `true`."""
+    process = subprocess.Popen(
+        ["bpftrace", "-q", "-B", "none", "-o", str(output), str(program), str(marker)],
+        env={**os.environ, "BPFTRACE_STRLEN": "64", "BPFTRACE_PERF_RB_PAGES": "1024"},
+    )
+    deadline = time.monotonic() + 180
+    while not (output.exists() and b"/true" in output.read_bytes()):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            process.wait()
+            raise SystemExit(f"bpftrace did not start on {program}")
+        subprocess.run([str(marker), "true"], check=True)
+        time.sleep(0.5)
+    return process
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system time of one process so far (not its children)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def perf_works() -> bool:
@@ -130,6 +178,11 @@ def cpu_seconds(output: Path) -> float | None:
 
 
 def main() -> None:
+    program = None
+    if "--bpftrace" in sys.argv:
+        at = sys.argv.index("--bpftrace")
+        program = Path(sys.argv[at + 1]).resolve()
+        del sys.argv[at : at + 2]
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     runs = int(args[0]) if args else 5
     setups = {
@@ -137,6 +190,7 @@ def main() -> None:
         **(BEFORE if "--before" in sys.argv else {}),
         **(UNSEEDED if "--unseeded" in sys.argv else {}),
         **(PINNED if "--pinned" in sys.argv else {}),
+        **(EBPF if program is not None else {}),
     }
     with_cpu = perf_works()
     repo = open_repo(ROOT / "agentic-evals", None)
@@ -152,7 +206,15 @@ def main() -> None:
     parse_times: list[float] = []
     runner = get_runner("codex-exec")
     assert isinstance(runner, CodexExecRunner)
+    tracer_cpu: list[float] = []
+    bpftrace = None
+    marker = scratch / "ebpf-root"
+    events = scratch / "ebpf-events.txt"
     try:
+        if program is not None:
+            scratch.mkdir(parents=True, exist_ok=True)
+            shutil.copy(shutil.which("env") or "/usr/bin/env", marker)
+            bpftrace = start_bpftrace(program, marker, events)
         with ScriptedModelServer(BehaviorLibrary([behavior])) as server:
             endpoint = ModelEndpoint("mock-model", server.base_url, scripted=True)
             number = 0
@@ -169,7 +231,13 @@ def main() -> None:
                     )
                     counts = scratch / f"cpu-{number:03d}.csv"
                     runner.seed_home = name not in UNSEEDED
+                    traced_by_ebpf = bpftrace is not None and name in EBPF
+                    if traced_by_ebpf:
+                        assert bpftrace is not None
+                        before_cpu = process_cpu_seconds(bpftrace.pid)
+                        before_lines = events.read_bytes().count(b"\n")
                     with (
+                        marked(marker if traced_by_ebpf else None),
                         jail_as_before(name in BEFORE),
                         one_core(name in PINNED),
                         cpu_counted(counts, with_cpu),
@@ -185,6 +253,11 @@ def main() -> None:
                             )
                         )
                     assert handle.fault is None, f"{name}: {handle.fault}"
+                    if traced_by_ebpf:
+                        assert bpftrace is not None
+                        time.sleep(1)  # bpftrace prints what the attempt's last events left
+                        tracer_cpu.append(process_cpu_seconds(bpftrace.pid) - before_cpu)
+                        lines[name].append(events.read_bytes().count(b"\n") - before_lines)
                     times[name].append(handle.duration_s)
                     seconds_cpu = cpu_seconds(counts) if with_cpu else None
                     if seconds_cpu is not None:
@@ -194,6 +267,15 @@ def main() -> None:
                         lines[name].append(parsed.lines)
                         parse_times.append(seconds)
     finally:
+        if bpftrace is not None:
+            bpftrace.send_signal(signal.SIGINT)
+            bpftrace.wait(timeout=60)
+            # bpftrace reports a full perf buffer as "Lost N events": a trace with holes.
+            text = events.read_text(errors="replace")
+            lost = [line for line in text.splitlines() if line.startswith("Lost ")]
+            print(
+                f"\nbpftrace lost events {len(lost)} times ({sum(int(x.split()[1]) for x in lost)})"
+            )
         shutil.rmtree(scratch, ignore_errors=True)
     plain = median(times["plain"])
     plain_cpu = median(cpu["plain"]) if cpu["plain"] else None
@@ -220,6 +302,8 @@ def main() -> None:
         [*header, "trace lines"],
         rows,
     )
+    if tracer_cpu:
+        print(f"\nbpftrace's own CPU per attempt: {median(tracer_cpu):.3f} s (median)")
     print(f"\ntrace read and attributed in {median(parse_times) * 1000:.0f} ms (median)")
 
 
