@@ -1,0 +1,151 @@
+"""A user with a real model past `run`: the model judge with its own key (`--judge-model`,
+`--judge-votes`, `--judge-base-url`, `--judge-api-key-env`) through `run` and through `judge`,
+then `report --html`, `compare`, `history`, `export atif` and `export benchmark` on what the run
+left, with the agent and the judge both printing every credential they hold. No file of the runs
+root (the history database included), of the kept scratch (the judge's own agent homes
+included) and no line any command printed may hold any form of any of them (issue: credentials
+never reach an artifact, on every command)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evaluator.adapters import adapter_names
+from evaluator.modelserver.behaviors import load_behavior_file
+from tests.conftest import copy_demo
+from tests.leaks import (
+    ASCII_SECRET,
+    CODEX_KEY,
+    NON_ASCII_SECRET,
+    declare_case_secrets,
+    leaks_in,
+    write_leak_behaviour,
+)
+from tests.support import behavior, codex_or_skip, scratch_dir, serving
+
+pytestmark = [pytest.mark.codex, pytest.mark.slow]
+
+CASE = "routing-add-column"
+# No rule compiles this: only the model judge decides it.
+PROSE = "The final answer explains the rollback in plain words for a reviewer."
+JUDGE_KEY = "sk-proj-J7uDg3Ke5Wq1Zr8Tn2Lm4Xc6Vb9Hs0Pa3Yf5Ro7Ei1Nt"
+
+
+def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "evaluator", *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+        env=env,
+    )
+
+
+def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) -> None:
+    codex_or_skip()
+    repo = copy_demo(tmp_path)
+    declare_case_secrets(repo / f"targets/db-migrations/cases/routing/{CASE}.yaml", PROSE)
+    leak = write_leak_behaviour(tmp_path / "behaviors")
+    # A judge model that repeats every credential it was shown or holds.
+    said = f"My key is {JUDGE_KEY}; theirs {CODEX_KEY}; {ASCII_SECRET} {NON_ASCII_SECRET}"
+    verdict = {"final_json": {"verdict": "not-met", "rationale": said, "refs": []}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "CODEX_API"))
+    }
+    env.update({"GATEWAY_KEY": CODEX_KEY, "JUDGE_KEY": JUDGE_KEY})
+    runs = tmp_path / "runs"
+    outputs: dict[str, str] = {}
+
+    def command(label: str, *args: str) -> subprocess.CompletedProcess[str]:
+        done = _cli(env, *args)
+        outputs[f"{label} stdout"] = done.stdout
+        outputs[f"{label} stderr"] = done.stderr
+        return done
+
+    with (
+        scratch_dir() as scratch,
+        serving(
+            behavior("judge", PROSE, [verdict]), load_behavior_file(leak, adapter_names())
+        ) as server,
+    ):
+        judge = [
+            "--judge-model",
+            "judge-model",
+            "--judge-votes",
+            "3",
+            "--judge-base-url",
+            server.base_url,
+            "--judge-api-key-env",
+            "JUDGE_KEY",
+            "--scratch-root",
+            str(scratch),
+        ]
+        done = command(
+            "run",
+            "run",
+            "--repo",
+            str(repo),
+            "--runs-dir",
+            str(runs),
+            "--agent",
+            "codex-exec",
+            "--model",
+            "mock-model",
+            "--base-url",
+            server.base_url,
+            "--api-key-env",
+            "GATEWAY_KEY",
+            "--case",
+            CASE,
+            "--run-id",
+            "leak",
+            "--keep-scratch",
+            *judge,
+        )
+        assert done.returncode in (0, 1), done.stderr
+        run_dir = runs / "leak"
+        result = json.loads((run_dir / f"case-results/{CASE}.json").read_text())
+        [entry] = [a for a in result["assertions"] if a["summary"] == PROSE]
+        # The judge model really decided it, three times.
+        assert entry["decided_by"] == "model", entry
+        assert [r.behavior for r in server.records].count("judge") >= 3
+        done = command("judge", "judge", str(run_dir), *judge)
+        assert done.returncode in (0, 1), done.stderr
+        # The agents sent the keys as a provider's client does (so they held them).
+        sent = {r.credential for r in server.records}
+        assert len(sent) == 2, sent
+        shutil.copytree(run_dir, runs / "again")
+        for label, args in {
+            "report": ("report", str(run_dir), "--html"),
+            "compare": ("compare", str(run_dir), str(runs / "again")),
+            "history": ("history", "--runs-dir", str(runs), "--json"),
+            "export atif": ("export", "atif", str(run_dir)),
+            "export benchmark": (
+                "export",
+                "benchmark",
+                str(run_dir),
+                str(runs / "again"),
+                "--out",
+                str(runs / "benchmark"),
+            ),
+        }.items():
+            done = command(label, *args)
+            assert done.returncode in (0, 1), (label, done.stderr)
+        assert (runs / "history.db").is_file() and (run_dir / "report.html").is_file()
+        secrets = {
+            "agent key": CODEX_KEY,
+            "judge key": JUDGE_KEY,
+            "API_TOKEN": ASCII_SECRET,
+            "PASSPHRASE": NON_ASCII_SECRET,
+        }
+        assert leaks_in(secrets, (runs, scratch), outputs) == []
