@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from evaluator.adapters import adapter_names
 from evaluator.modelserver.behaviors import load_behavior_file
@@ -25,6 +28,7 @@ from tests.leaks import (
     CODEX_KEY,
     NON_ASCII_SECRET,
     declare_case_secrets,
+    leak_steps,
     leaks_in,
     write_leak_behaviour,
 )
@@ -145,6 +149,90 @@ def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) ->
         secrets = {
             "agent key": CODEX_KEY,
             "judge key": JUDGE_KEY,
+            "API_TOKEN": ASCII_SECRET,
+            "PASSPHRASE": NON_ASCII_SECRET,
+        }
+        assert leaks_in(secrets, (runs, scratch), outputs) == []
+
+
+def test_a_stopped_or_timed_out_attempt_leaks_no_credential(tmp_path: Path) -> None:
+    """Fault paths: the evaluator stopped by SIGTERM mid-attempt, and an attempt killed at its
+    timeout, each after the agent printed every credential, with the scratch kept."""
+    codex_or_skip()
+    repo = copy_demo(tmp_path)
+    declare_case_secrets(repo / f"targets/db-migrations/cases/routing/{CASE}.yaml")
+    leak = write_leak_behaviour(tmp_path / "behaviors")
+    steps = leak_steps()
+    # The agent hangs after printing everything: it is stopped or timed out there (in short
+    # sleeps: Codex ends a command of its own after 10 s).
+    hanging = [*steps[:-1], *[{"cmd": "sleep 8"}] * 20, steps[-1]]
+    data = yaml.safe_load(leak.read_text())
+    data["steps"] = hanging
+    leak.write_text(yaml.safe_dump(data, allow_unicode=True))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "CODEX_API"))
+    }
+    env["GATEWAY_KEY"] = CODEX_KEY
+    runs = tmp_path / "runs"
+    outputs: dict[str, str] = {}
+    with (
+        scratch_dir() as scratch,
+        serving(load_behavior_file(leak, adapter_names())) as server,
+    ):
+
+        def run(run_id: str, *extra: str) -> list[str]:
+            return [
+                sys.executable,
+                "-m",
+                "evaluator",
+                "run",
+                "--repo",
+                str(repo),
+                "--runs-dir",
+                str(runs),
+                "--scratch-root",
+                str(scratch),
+                "--agent",
+                "codex-exec",
+                "--model",
+                "mock-model",
+                "--base-url",
+                server.base_url,
+                "--api-key-env",
+                "GATEWAY_KEY",
+                "--case",
+                CASE,
+                "--run-id",
+                run_id,
+                "--keep-scratch",
+                *extra,
+            ]
+
+        proc = subprocess.Popen(
+            run("stopped"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        deadline = time.time() + 300
+        # The request answered with `sleep` is the one after the printing steps.
+        while time.time() < deadline and len(server.records) < len(steps) and proc.poll() is None:
+            time.sleep(0.2)
+        time.sleep(1)
+        proc.send_signal(signal.SIGTERM)
+        outputs["stopped stdout"], outputs["stopped stderr"] = proc.communicate(timeout=120)
+        manifest = json.loads((runs / "stopped/manifest.json").read_text())
+        assert manifest["run_state"] == "interrupted", outputs["stopped stderr"]
+        timed_out = _cli(env, *run("timed-out", "--timeout", "15")[3:])
+        outputs["timed-out stdout"], outputs["timed-out stderr"] = (
+            timed_out.stdout,
+            timed_out.stderr,
+        )
+        attempt = json.loads(
+            (runs / f"timed-out/case-artifacts/{CASE}/attempts/attempt-01/attempt.json").read_text()
+        )
+        assert attempt["timed_out"], attempt
+        secrets = {
+            "agent key": CODEX_KEY,
             "API_TOKEN": ASCII_SECRET,
             "PASSPHRASE": NON_ASCII_SECRET,
         }
