@@ -1,5 +1,5 @@
 """A user with a real model past `run`: the model judge with its own key (`--judge-model`,
-`--judge-votes`, `--judge-base-url`, `--judge-api-key-env`) through `run` and through `judge`,
+`--judge-votes`, `--judge-base-url`, `--judge-api-key-env`) through `run`, `judge` and `score`,
 then `report --html`, `compare`, `history`, `export atif` and `export benchmark` on what the run
 left, with the agent and the judge both printing every credential they hold. No file of the runs
 root (the history database included), of the kept scratch (the judge's own agent homes
@@ -125,6 +125,30 @@ def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) ->
         assert [r.behavior for r in server.records].count("judge") >= 3
         done = command("judge", "judge", str(run_dir), *judge)
         assert done.returncode in (0, 1), done.stderr
+        done = command(
+            "score",
+            "score",
+            "--repo",
+            str(repo),
+            "--runs-dir",
+            str(runs),
+            "--agent",
+            "codex-exec",
+            "--model",
+            "mock-model",
+            "--base-url",
+            server.base_url,
+            "--api-key-env",
+            "GATEWAY_KEY",
+            "--case",
+            CASE,
+            "--run-id",
+            "scored",
+            "--keep-scratch",
+            *judge,
+        )
+        assert done.returncode in (0, 1), done.stderr
+        assert (runs / f"scored/case-results/{CASE}.json").is_file()
         # The agents sent the keys as a provider's client does (so they held them).
         sent = {r.credential for r in server.records}
         assert len(sent) == 2, sent
