@@ -1,6 +1,6 @@
 """A user with a real model past `run`: the model judge with its own key (`--judge-model`,
-`--judge-votes`, `--judge-base-url`, `--judge-api-key-env`) through `run`, `judge` and `score`,
-then `report --html`, `compare`, `history`, `export atif` and `export benchmark` on what the run
+`--judge-votes`, `--judge-base-url`, `--judge-api-key-env`) through `run`, `judge`, `score`,
+`evaluate --baseline none` and a subjective `evaluate` (the judge scores a rubric), then `report --html`, `compare`, `history`, `export atif` and `export benchmark` on what the run
 left, with the agent and the judge both printing every credential they hold. No file of the runs
 root (the history database included), of the kept scratch (the judge's own agent homes
 included) and no line any command printed may hold any form of any of them (issue: credentials
@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from evaluator.adapters import adapter_names
+from evaluator.evaluate.rubric import RUBRIC_DIR
 from evaluator.modelserver.behaviors import load_behavior_file
 from tests.conftest import copy_demo
 from tests.leaks import (
@@ -42,6 +43,23 @@ PROSE = "The final answer explains the rollback in plain words for a reviewer."
 JUDGE_KEY = "sk-proj-J7uDg3Ke5Wq1Zr8Tn2Lm4Xc6Vb9Hs0Pa3Yf5Ro7Ei1Nt"
 
 
+def _rubric_evaluation(repo: Path) -> Path:
+    rubric = {
+        "rubric_id": "clarity",
+        "title": "Clarity",
+        "dimensions": [{"name": "clarity", "scale": [1, 2, 3]}],
+    }
+    (repo / "rubrics").mkdir(exist_ok=True)
+    (repo / "rubrics/clarity.yaml").write_text(yaml.safe_dump(rubric, sort_keys=False))
+    evaluation = repo / "evaluations/subjective/clarity.yaml"
+    evaluation.parent.mkdir(parents=True, exist_ok=True)
+    evaluation.write_text(
+        'eval_id: "clarity"\nmode: "subjective"\ntitle: "Clarity"\n'
+        'rubric: "rubrics/clarity.yaml"\ntarget_id: "db-migrations"\nsuites: ["routing"]\n'
+    )
+    return evaluation
+
+
 def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "evaluator", *args],
@@ -61,6 +79,7 @@ def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) ->
     # A judge model that repeats every credential it was shown or holds.
     said = f"My key is {JUDGE_KEY}; theirs {CODEX_KEY}; {ASCII_SECRET} {NON_ASCII_SECRET}"
     verdict = {"final_json": {"verdict": "not-met", "rationale": said, "refs": []}}
+    score = {"final_json": {"score": 2, "rationale": said, "refs": []}}
     env = {
         k: v
         for k, v in os.environ.items()
@@ -79,7 +98,9 @@ def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) ->
     with (
         scratch_dir() as scratch,
         serving(
-            behavior("judge", PROSE, [verdict]), load_behavior_file(leak, adapter_names())
+            behavior("judge", PROSE, [verdict]),
+            behavior("rubric", 'The dimension (JSON string): "clarity"', [score]),
+            load_behavior_file(leak, adapter_names()),
         ) as server,
     ):
         judge = [
@@ -149,6 +170,59 @@ def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) ->
         )
         assert done.returncode in (0, 1), done.stderr
         assert (runs / f"scored/case-results/{CASE}.json").is_file()
+        done = command(
+            "evaluate",
+            "evaluate",
+            "--repo",
+            str(repo),
+            "--runs-dir",
+            str(runs),
+            "--baseline",
+            "none",
+            "--agent",
+            "codex-exec",
+            "--model",
+            "mock-model",
+            "--base-url",
+            server.base_url,
+            "--api-key-env",
+            "GATEWAY_KEY",
+            "--case",
+            CASE,
+            "--run-id",
+            "evaluated",
+            "--keep-scratch",
+            *judge,
+        )
+        assert done.returncode in (0, 1), done.stderr
+        assert (runs / "evaluated/evaluation.json").is_file(), done.stderr
+        # A subjective evaluation: the judge scores a rubric dimension, and repeats the keys.
+        done = command(
+            "evaluate rubric",
+            "evaluate",
+            "--repo",
+            str(repo),
+            "--runs-dir",
+            str(runs),
+            "--evaluation",
+            str(_rubric_evaluation(repo)),
+            "--agent",
+            "codex-exec",
+            "--model",
+            "mock-model",
+            "--base-url",
+            server.base_url,
+            "--api-key-env",
+            "GATEWAY_KEY",
+            "--case",
+            CASE,
+            "--run-id",
+            "scored-rubric",
+            "--keep-scratch",
+            *judge,
+        )
+        assert done.returncode in (0, 1), done.stderr
+        assert list((runs / "scored-rubric").rglob(f"attempts/attempt-01/{RUBRIC_DIR}/*.json"))
         # The agents sent the keys as a provider's client does (so they held them).
         sent = {r.credential for r in server.records}
         assert len(sent) == 2, sent
