@@ -1,10 +1,11 @@
 """A user with a real model past `run`: the model judge with its own key (`--judge-model`,
 `--judge-votes`, `--judge-base-url`, `--judge-api-key-env`) through `run`, `judge`, `score`,
-`evaluate --baseline none` and a subjective `evaluate` (the judge scores a rubric), then `report --html`, `compare`, `history`, `export atif` and `export benchmark` on what the run
-left, with the agent and the judge both printing every credential they hold. No file of the runs
-root (the history database included), of the kept scratch (the judge's own agent homes
-included) and no line any command printed may hold any form of any of them (issue: credentials
-never reach an artifact, on every command)."""
+`evaluate --baseline none` and a subjective `evaluate` (the judge scores a rubric), then
+`report --html`, `compare`, `history`, `export atif` and `export benchmark` on what the runs
+left, with the agent and the judge both printing every credential they hold. No file of the
+runs root (the history database included), of the kept scratch (where the judge's agent homes
+live while it answers) and no line any command printed may hold any form of any of them (issue:
+credentials never reach an artifact, on every command)."""
 
 from __future__ import annotations
 
