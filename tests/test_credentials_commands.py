@@ -1,7 +1,8 @@
 """A user with a real model past `run`: the model judge with its own key (`--judge-model`,
 `--judge-votes`, `--judge-base-url`, `--judge-api-key-env`) through `run`, `judge`, `score`,
-`evaluate --baseline none` and a subjective `evaluate` (the judge scores a rubric), then
-`report --html`, `compare`, `history`, `export atif` and `export benchmark` on what the runs
+`evaluate --baseline none`, a subjective `evaluate` (the judge scores a rubric) and `triggers`,
+then `report --html`, `compare --junit`, `history`, `export atif`, `export benchmark` and
+`selftest`, with a CI step summary (`GITHUB_STEP_SUMMARY`) and `run --junit`, on what the runs
 left, with the agent and the judge both printing every credential they hold. No file of the
 runs root (the history database included), of the kept scratch (where the judge's agent homes
 live while it answers) and no line any command printed may hold any form of any of them (issue:
@@ -86,8 +87,15 @@ def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) ->
         for k, v in os.environ.items()
         if not k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "CODEX_API"))
     }
-    env.update({"GATEWAY_KEY": CODEX_KEY, "JUDGE_KEY": JUDGE_KEY})
     runs = tmp_path / "runs"
+    # A CI job: its Markdown summary is appended to this file (searched with the runs root).
+    env.update(
+        {
+            "GATEWAY_KEY": CODEX_KEY,
+            "JUDGE_KEY": JUDGE_KEY,
+            "GITHUB_STEP_SUMMARY": str(runs / "step-summary.md"),
+        }
+    )
     outputs: dict[str, str] = {}
 
     def command(label: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -136,6 +144,8 @@ def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) ->
             "--run-id",
             "leak",
             "--keep-scratch",
+            "--junit",
+            str(runs / "leak.junit.xml"),
             *judge,
         )
         assert done.returncode in (0, 1), done.stderr
@@ -224,13 +234,58 @@ def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) ->
         )
         assert done.returncode in (0, 1), done.stderr
         assert list((runs / "scored-rubric").rglob(f"attempts/attempt-01/{RUBRIC_DIR}/*.json"))
+        triggers = tmp_path / "triggers.csv"
+        triggers.write_text("id,should_trigger,prompt\nfires,true,Add a default currency column\n")
+        done = command(
+            "triggers",
+            "triggers",
+            "--repo",
+            str(repo),
+            "--runs-dir",
+            str(runs),
+            "--triggers",
+            str(triggers),
+            "--attempts",
+            "1",
+            "--agent",
+            "codex-exec",
+            "--model",
+            "mock-model",
+            "--base-url",
+            server.base_url,
+            "--api-key-env",
+            "GATEWAY_KEY",
+            "--run-id",
+            "triggered",
+            "--keep-scratch",
+            *judge,
+        )
+        assert done.returncode in (0, 1), done.stderr
+        assert (runs / "triggered/report.md").is_file(), done.stderr
         # The agents sent the keys as a provider's client does (so they held them).
         sent = {r.credential for r in server.records}
         assert len(sent) == 2, sent
         shutil.copytree(run_dir, runs / "again")
         for label, args in {
             "report": ("report", str(run_dir), "--html"),
-            "compare": ("compare", str(run_dir), str(runs / "again")),
+            "compare": (
+                "compare",
+                str(run_dir),
+                str(runs / "again"),
+                "--junit",
+                str(runs / "compare.junit.xml"),
+            ),
+            "selftest": (
+                "selftest",
+                "--repo",
+                str(repo),
+                "--case",
+                "bootstrap-reads-skill-first",
+                "--runs-dir",
+                str(runs),
+                "--scratch-root",
+                str(scratch),
+            ),
             "history": ("history", "--runs-dir", str(runs), "--json"),
             "export atif": ("export", "atif", str(run_dir)),
             "export benchmark": (
@@ -245,13 +300,14 @@ def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) ->
             done = command(label, *args)
             assert done.returncode in (0, 1), (label, done.stderr)
         assert (runs / "history.db").is_file() and (run_dir / "report.html").is_file()
-        secrets = {
-            "agent key": CODEX_KEY,
-            "judge key": JUDGE_KEY,
-            "API_TOKEN": ASCII_SECRET,
-            "PASSPHRASE": NON_ASCII_SECRET,
-        }
-        assert leaks_in(secrets, (runs, scratch), outputs) == []
+        assert (runs / "step-summary.md").is_file() and (runs / "compare.junit.xml").is_file()
+        keys = {"agent key": CODEX_KEY, "judge key": JUDGE_KEY}
+        assert leaks_in(keys, (runs, scratch), outputs) == []
+        # A trigger attempt is given no case's secrets: there the values are only the scripted
+        # model's own words (its literal command, its final answer), which are no run's secret.
+        declared = {"API_TOKEN": ASCII_SECRET, "PASSPHRASE": NON_ASCII_SECRET}
+        found = leaks_in(declared, (runs, scratch), outputs)
+        assert [leak for leak in found if "/triggered/" not in leak] == []
 
 
 def test_a_stopped_or_timed_out_attempt_leaks_no_credential(tmp_path: Path) -> None:
@@ -335,4 +391,6 @@ def test_a_stopped_or_timed_out_attempt_leaks_no_credential(tmp_path: Path) -> N
             "API_TOKEN": ASCII_SECRET,
             "PASSPHRASE": NON_ASCII_SECRET,
         }
-        assert leaks_in(secrets, (runs, scratch), outputs) == []
+        found = leaks_in(secrets, (runs, scratch), outputs)
+        Path("/tmp/leakhunt-found.txt").write_text("\n".join(found))
+        assert found == []
