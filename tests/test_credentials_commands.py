@@ -311,8 +311,9 @@ def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) ->
 
 
 def test_a_stopped_or_timed_out_attempt_leaks_no_credential(tmp_path: Path) -> None:
-    """Fault paths: the evaluator stopped by SIGTERM mid-attempt, and an attempt killed at its
-    timeout, each after the agent printed every credential, with the scratch kept."""
+    """Fault paths: the evaluator stopped by SIGTERM mid-attempt, an attempt killed at its
+    timeout and an agent that fails (its model refuses a request), each after the agent printed every credential, with the
+    scratch kept."""
     codex_or_skip()
     repo = copy_demo(tmp_path)
     declare_case_secrets(repo / f"targets/db-migrations/cases/routing/{CASE}.yaml")
@@ -337,7 +338,7 @@ def test_a_stopped_or_timed_out_attempt_leaks_no_credential(tmp_path: Path) -> N
         serving(load_behavior_file(leak, adapter_names())) as server,
     ):
 
-        def run(run_id: str, *extra: str) -> list[str]:
+        def run(run_id: str, *extra: str, base_url: str = server.base_url) -> list[str]:
             return [
                 sys.executable,
                 "-m",
@@ -354,7 +355,7 @@ def test_a_stopped_or_timed_out_attempt_leaks_no_credential(tmp_path: Path) -> N
                 "--model",
                 "mock-model",
                 "--base-url",
-                server.base_url,
+                base_url,
                 "--api-key-env",
                 "GATEWAY_KEY",
                 "--case",
@@ -386,11 +387,21 @@ def test_a_stopped_or_timed_out_attempt_leaks_no_credential(tmp_path: Path) -> N
             (runs / f"timed-out/case-artifacts/{CASE}/attempts/attempt-01/attempt.json").read_text()
         )
         assert attempt["timed_out"], attempt
+        # The agent fails (its model refuses the next request) after printing everything.
+        data["steps"] = [*steps[:-1], {"http_error": 400}]
+        crash = tmp_path / "crash/crash.yaml"
+        crash.parent.mkdir()
+        crash.write_text(yaml.safe_dump(data, allow_unicode=True))
+        with serving(load_behavior_file(crash, adapter_names())) as crashing:
+            crashed = _cli(env, *run("crashed", base_url=crashing.base_url)[3:])
+        outputs["crashed stdout"], outputs["crashed stderr"] = crashed.stdout, crashed.stderr
+        attempt = json.loads(
+            (runs / f"crashed/case-artifacts/{CASE}/attempts/attempt-01/attempt.json").read_text()
+        )
+        assert attempt["exit_code"] != 0, attempt
         secrets = {
             "agent key": CODEX_KEY,
             "API_TOKEN": ASCII_SECRET,
             "PASSPHRASE": NON_ASCII_SECRET,
         }
-        found = leaks_in(secrets, (runs, scratch), outputs)
-        Path("/tmp/leakhunt-found.txt").write_text("\n".join(found))
-        assert found == []
+        assert leaks_in(secrets, (runs, scratch), outputs) == []
