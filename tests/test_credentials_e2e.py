@@ -6,10 +6,8 @@ artifact)."""
 
 from __future__ import annotations
 
-import base64
 import gzip
 import hashlib
-import html
 import json
 import os
 import subprocess
@@ -17,68 +15,27 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import quote, quote_plus
 
-import markupsafe
 import pytest
-import yaml
 
 from tests.conftest import copy_demo
+from tests.leaks import (
+    ASCII_SECRET,
+    CLAUDE_KEY,
+    CODEX_KEY,
+    GEMINI_KEY,
+    NON_ASCII_SECRET,
+    declare_case_secrets,
+    leaks_in,
+    write_leak_behaviour,
+)
 from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
 
 CASE = "routing-add-column"
-# Shaped like each provider's keys, so a rule that looks at shapes would see them as keys.
-CODEX_KEY = "sk-proj-Q8vN2xLr7TzWc4YbHs1KmPa9EdGf3JuV6nXo0RiLqS5tB"
-CLAUDE_KEY = "sk-ant-api03-Zx9Wv8Ut7Sr6Qp5On4Ml3Kj2Ih1Gf0Ed-AbCdEfGhIjKl"
-GEMINI_KEY = "AIzaSyD4k9Qw2Lm7Xv3Np8Rt1Yb6Hc5Jf0Ge2Ks"
-ASCII_SECRET = 'tok-live&7F3e9c2B"1a<Zq>'
-NON_ASCII_SECRET = "pässwörd-Zürich-93ß"
 
 
 def _evaluator(*args: str) -> list[str]:
     return [sys.executable, "-m", "evaluator", *args]
-
-
-def _strace_char(byte: int, escaped: str) -> str:
-    """One byte as strace prints it inside a quoted string."""
-    if byte in (34, 92):
-        return "\\" + chr(byte)
-    return chr(byte) if 0x20 <= byte < 0x7F else escaped
-
-
-def _forms(secret: str) -> set[str]:
-    """The forms the issue lists, computed here independently of the redactor."""
-    data = secret.encode("utf-8")
-    forms = {
-        secret,
-        json.dumps(secret)[1:-1],
-        json.dumps(secret, ensure_ascii=False)[1:-1],
-        json.dumps(json.dumps(secret)[1:-1])[1:-1],
-        quote(secret, safe=""),
-        quote_plus(secret, safe=""),
-        html.escape(secret),
-        str(markupsafe.escape(secret)),
-        # strace: octal escapes by default, hex with -x / -xx
-        "".join(_strace_char(b, f"\\{b:03o}") for b in data),
-        "".join(_strace_char(b, f"\\x{b:02x}") for b in data),
-        "".join(f"\\x{b:02x}" for b in data),
-    }
-    for offset in range(3):
-        # The middle of the encoding depends on the secret alone, whatever precedes it.
-        for encode in (base64.b64encode, base64.urlsafe_b64encode):
-            forms.add(encode(b"\0" * offset + data).decode()[3:-3])
-    return {form for form in forms if len(form) >= 8}
-
-
-def _texts(root: Path) -> Iterator[tuple[Path, str]]:
-    """Every file under `root` as text (gzip files decompressed), and every name in it."""
-    for path in root.rglob("*"):
-        yield path, path.name
-        if path.is_file() and not path.is_symlink():
-            raw = path.read_bytes()
-            if raw.startswith(b"\x1f\x8b"):
-                raw = gzip.decompress(raw)
-            yield path, raw.decode("utf-8", errors="replace")
 
 
 @contextmanager
@@ -95,25 +52,6 @@ def _model_server(behaviors: Path, log: Path) -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(timeout=30)
-
-
-def _leak_behaviour(directory: Path) -> None:
-    directory.mkdir()
-    steps = [
-        {"cmd": 'echo "key: $OPENAI_API_KEY$GATEWAY_KEY$ANTHROPIC_API_KEY"; env | sort'},
-        # The literal secret on a command line: the trace sees it in execve's argv.
-        {"cmd": f"printf '%s\\n' '{NON_ASCII_SECRET}' > literal.txt"},
-        {
-            "cmd": 'for k in "$API_TOKEN" "$PASSPHRASE" "$GATEWAY_KEY$ANTHROPIC_API_KEY"; do'
-            ' for p in "" x xy; do printf "%s%s" "$p" "$k" | base64 -w0; echo;'
-            " printf '%s%s' \"$p\" \"$k\" | base64 -w0 | tr '+/' '-_'; echo; done; done"
-        },
-        {"cmd": 'touch "./$API_TOKEN.txt" "./$PASSPHRASE"; ls'},
-        {"cmd": "cat .agents/skills/db-migrations/references/add-column.md"},
-        {"final": f"Done. The token is {ASCII_SECRET} and the passphrase {NON_ASCII_SECRET}."},
-    ]
-    behaviour = {"name": "leak", "match": {"prompt_contains": "default currency"}, "steps": steps}
-    (directory / "leak.yaml").write_text(yaml.safe_dump(behaviour, allow_unicode=True))
 
 
 @pytest.mark.parametrize(
@@ -136,13 +74,8 @@ def test_real_provider_path_leaks_no_credential_in_any_form(tmp_path: Path, agen
         key, env_extra = CLAUDE_KEY, {"ANTHROPIC_API_KEY": CLAUDE_KEY}
     repo = copy_demo(tmp_path)
     case_file = repo / f"targets/db-migrations/cases/routing/{CASE}.yaml"
-    data = yaml.safe_load(case_file.read_text())
-    data["setup"] = {
-        "env": {"API_TOKEN": ASCII_SECRET, "PASSPHRASE": NON_ASCII_SECRET},
-        "secret_env_vars": ["API_TOKEN", "PASSPHRASE"],
-    }
-    case_file.write_text(yaml.safe_dump(data, allow_unicode=True))
-    _leak_behaviour(tmp_path / "behaviors")
+    declare_case_secrets(case_file)
+    write_leak_behaviour(tmp_path / "behaviors")
     runs = tmp_path / "runs"
     log = tmp_path / "server.jsonl"
     env = {
@@ -202,16 +135,7 @@ def test_real_provider_path_leaks_no_credential_in_any_form(tmp_path: Path, agen
         kept = scratch / "leak"
         # The agent did see everything (its workspace holds files named by the secrets).
         assert (kept / f"workspaces/{CASE}/attempt-01").is_dir()
-        forms = {name: _forms(value) for name, value in _secrets(key).items()}
-        leaks = [
-            f"{path}: {name} as {form!r}"
-            for root in (run_dir, kept)
-            for path, text in _texts(root)
-            for name, variants in forms.items()
-            for form in variants
-            if form in text
-        ]
-        assert leaks == []
+        assert leaks_in(_secrets(key), (run_dir, kept)) == []
     session = (run_dir / f"case-artifacts/{CASE}/accepted-session.jsonl").read_text()
     assert "[REDACTED:API_TOKEN]" in session and "[REDACTED:PASSPHRASE]" in session
     snapshot = run_dir / f"case-artifacts/{CASE}/attempts/attempt-01/workspace/files"

@@ -36,7 +36,7 @@ from evaluator.evaluate.model import (
 from evaluator.evaluate.page import EVAL_REPORT_HTML, render_eval_page
 from evaluator.evaluate.report import render_eval_report
 from evaluator.evaluate.reuse import check_reusable, is_no_skill
-from evaluator.evaluate.rubric import dimension_head_to_head, score_variant
+from evaluator.evaluate.rubric import RUBRIC_DIR, dimension_head_to_head, score_variant
 from evaluator.evaluate.variants import (
     EvaluationPlan,
     Materialized,
@@ -229,6 +229,15 @@ def run_evaluation(
                     checked=no_skill,
                 )
             )
+        # What the runs redacted, and the judge's credentials (a reused variant's run is not
+        # ours to know): the rubric judge's records and everything written here are redacted too.
+        secrets = SecretSet()
+        for run in runs:
+            secrets.update(run.secrets.values())
+        credentials = getattr(scorer, "credentials", None)
+        if callable(credentials):
+            secrets.update({f"judge:{n}": v for n, v in credentials().items()})
+        redactor = Redactor(secrets.values())
         rubric_scores: dict[str, RubricScores] = {}
         if plan.rubric is not None and scorer is not None:
             progress = {run.options.runs_dir.name: run.progress for run in runs}
@@ -241,6 +250,8 @@ def run_evaluation(
                     repo.source_workspace,
                     shown.note if isinstance(shown, VariantProgress) else None,
                 )
+                for records in f.run_dir.path.glob(f"case-artifacts/*/attempts/*/{RUBRIC_DIR}"):
+                    redactor.tree(records)
         for m, f in zip(materialized, finished, strict=True):
             write_json(
                 f.run_dir.path.parent / SOURCE_MANIFEST,
@@ -256,6 +267,7 @@ def run_evaluation(
                     **_public_rubric(rubric_scores.get(m.spec.label)),
                 },
             )
+            redactor.file(f.run_dir.path.parent / SOURCE_MANIFEST)
         result = _result(
             eval_id,
             plan,
@@ -267,18 +279,17 @@ def run_evaluation(
             interrupted,
             rubric_scores,
         )
+        # A rubric note may quote the judge: the results are redacted before they are rendered.
+        result = type(result).model_validate_json(redactor.text(result.model_dump_json()))
         write_json(directory / EVALUATION_JSON, result.model_dump(mode="json"))
         markdown = render_eval_report(result)
         write_atomic(directory / EVAL_REPORT_MD, markdown)
         write_atomic(directory / EVAL_REPORT_HTML, render_eval_page(result, markdown))
-        secrets = SecretSet()
-        for run in runs:
-            secrets.update(run.secrets.values())
         write_benchmark(
             [Configuration(f.label, f.run_dir) for f in finished],
             finished[0].label,
             directory,
-            Redactor(secrets.values()),
+            redactor,
         )
         return EvaluationOutcome(
             directory, result, interrupted, [lane.run_dir.path for lane in lanes]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from evaluator.artifacts.models import (
 )
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
+from evaluator.credentials import environment_secrets
 from evaluator.errors import InputError
 from evaluator.evidence import SessionEvidence
 from evaluator.evidence.traced import TracedCall
@@ -33,6 +35,7 @@ from evaluator.pipeline.attempt import (
     AttemptResult,
     apply_judgement,
     attempt_file,
+    declared_secrets,
 )
 from evaluator.pipeline.case import final_slots, finalize_case
 from evaluator.pipeline.commands import rejudge_commands
@@ -132,13 +135,18 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
     commands = rejudge_commands(manifest.sandbox, hidden)
     vocabulary = skill_vocabulary(selection.target.entry_skill_path(repo.source_workspace))
     adapter = adapter_for_agent(manifest.agent)  # the agent that ran reads its saved sessions
-    # The judge's credentials, as a run redacts them: a judge may repeat what it was given.
+    # What a run redacts, as far as it is known again: the judge's credentials, the secret-named
+    # variables of this environment (the agent's key, when it is set) and each case's declared
+    # secrets. A judge may repeat anything it was shown or holds, and its reply is written anew.
     judge_secrets = {f"judge:{n}": v for n, v in (grader.credentials() if grader else {}).items()}
-    redactor = Redactor(judge_secrets)
+    run_secrets = {**environment_secrets(os.environ), **judge_secrets}
     results = []
     for case in selection.cases:
         if not run_dir.case_result_path(case.case_id).is_file():
             continue
+        case_secrets = {**run_secrets, **declared_secrets(case)}
+        run_secrets.update(case_secrets)
+        redactor = Redactor(case_secrets)
         attempts = []
         earlier: list[AttemptRecord] = []
         for path in sorted(
@@ -174,7 +182,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                         ),
                     )
                     apply_judgement(attempt, judge_case(case.case, context))
-                attempt.secrets = {**attempt.secrets, **judge_secrets}
+                attempt.secrets = {**attempt.secrets, **case_secrets}
                 if (path.parent / "judge").is_dir():
                     redactor.tree(path.parent / "judge")
                 # Everything else the attempt recorded (times, exit code) stays as it was.
@@ -208,7 +216,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
         )
         run_dir.write_case_result(result)
         results.append(result)
-    write_reports(run_dir, manifest)
+    write_reports(run_dir, manifest, run_secrets)
     return results
 
 

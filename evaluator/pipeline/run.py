@@ -904,8 +904,11 @@ def write_reports(
     triggers = run_dir.path / TRIGGERS_FILE
     if triggers.is_file():  # a trigger run: its confusion table and misfiring prompts
         report += "\n" + render_trigger_section(json.loads(triggers.read_text(encoding="utf-8")))
-    write_atomic(run_dir.path / "report.md", report)
-    write_atomic(run_dir.path / "transcript.md", render_transcript(manifest, run_dir))
+    # The case results are redacted already; the reports are too, should a text reach them some
+    # other way (a manifest, a finding).
+    redact = Redactor(secrets or {})
+    write_atomic(run_dir.path / "report.md", redact.text(report))
+    write_atomic(run_dir.path / "transcript.md", redact.text(render_transcript(manifest, run_dir)))
     write_run_html(run_dir, manifest, results)
     write_run_outputs(run_dir, manifest, secrets)  # skill-creator gradings, ATIF trajectories
 
