@@ -54,7 +54,8 @@ FILE_TOOLS: dict[str, tuple[str, RecordKind, str]] = {
 READ_MANY_TOOL = "read_many_files"
 # Tools that touch no file of the agent's choosing: the skill, sub-agent and planning tools (a
 # plan lives in the CLI's own temporary directory, whatever path the model gives), the web tools
-# (`web_fetch` refuses `file:` URLs), the model's own notes and questions.
+# (`web_fetch` refuses `file:` URLs), the model's own notes, tasks and questions (the task
+# tracker keeps its tasks in the CLI's own temporary directory).
 PATHLESS_TOOLS = frozenset(
     {
         SKILL_TOOL,
@@ -67,6 +68,12 @@ PATHLESS_TOOLS = frozenset(
         "enter_plan_mode",
         "exit_plan_mode",
         "update_topic",
+        "tracker_create_task",
+        "tracker_update_task",
+        "tracker_get_task",
+        "tracker_list_tasks",
+        "tracker_add_dependency",
+        "tracker_visualize",
     }
 )
 
@@ -365,14 +372,14 @@ class GeminiNormalizer(EvidenceBuilder):
             )
         elif name == READ_MANY_TOOL:
             included = args.get("include")
-            for target in included if isinstance(included, list) else [included]:
+            for entry in included if isinstance(included, list) else [included]:
                 self.observe_path(
                     "file_read_observed",
                     line,
                     ts,
                     call_id,
                     name,
-                    str(target or "."),
+                    str(entry or "."),
                     cwd,
                     "read",
                     "tool-input",
