@@ -267,7 +267,8 @@ def test_round_three_a_program_of_the_agents_own_is_no_run_of_the_script(
 @pytest.mark.parametrize(
     "behavior,case,expected",
     [
-        # read_file `..` and glob from /etc: the session records both paths; a violation
+        # read_file `..` (refused by the CLI) and a glob pattern climbing out (the CLI lists
+        # /etc/host*: its own workspace check misses patterns): the session names both paths
         ("gemini-outside-file-tools", "workflow-script-must-succeed", ("blocked", "violation")),
         # a listing, a glob, a read past the end, a search matching nothing: no content shown
         ("gemini-listed-not-read", "bootstrap-reads-skill-first", ("fail", "contained")),
