@@ -150,6 +150,8 @@ def test_file_steps_map_to_gemini_cli_tools() -> None:
         ("glob", {"pattern": "*.sql", "dir_path": "migrations"})
     ]
     assert names({"grep": {"pattern": "TODO"}}) == [("grep_search", {"pattern": "TODO"})]
+    ranged = {"file_path": "a.md", "start_line": 5}
+    assert names({"call": {"name": "read_file", "args": ranged}}) == [("read_file", ranged)]
     assert names({"write": {"path": "n.txt", "content": "x\n"}}) == [
         ("write_file", {"file_path": "n.txt", "content": "x\n"})
     ]
@@ -692,3 +694,37 @@ def test_a_session_rewritten_to_erase_a_call_is_unverifiable(tmp_path: Path, dro
     path.write_text("".join(json.dumps(r) + "\n" for r in _erased(records, drop=drop)))
     evidence = normalize_gemini_session(path)
     assert [r for _, r in evidence.opaque if "does not record" in r]
+
+
+def _tool(
+    cid: str, name: str, args: dict[str, Any], output: str, status: str = "success"
+) -> dict[str, Any]:
+    response = {"functionResponse": {"id": cid, "response": {"output": output}}}
+    if status == "error":
+        response = {"functionResponse": {"id": cid, "response": {"error": output}}}
+    return {"id": cid, "name": name, "args": args, "result": [response], "status": status}
+
+
+def test_the_normaliser_knows_which_tools_touch_files(tmp_path: Path) -> None:
+    """Red team, Gemini CLI (docs/isolation.md): `read_many_files` reads each `include` entry; a
+    tool of unknown accesses (`save_memory` writes the CLI's GEMINI.md, outside the workspace)
+    is opaque; a tool the CLI does not have ran nothing, and the pathless ones touch nothing."""
+    missing = 'Tool "save_memory" not found. Did you mean one of: "read_file"?'
+    path = _session(
+        tmp_path,
+        [
+            {"id": "u0", "type": "user", "content": [{"text": CONTEXT}]},
+            {"id": "u1", "type": "user", "content": [{"text": PROMPT}]},
+            _gemini(
+                "g1", [_tool("c1", "read_many_files", {"include": ["/etc/host*", "a.md"]}, "x")]
+            ),
+            _gemini("g2", [_tool("c2", "save_memory", {"fact": "tabs"}, missing, "error")]),
+            _gemini("g3", [_tool("c3", "web_fetch", {"prompt": "https://example.com"}, "y")]),
+            _gemini("g4", [_tool("c4", "save_memory", {"fact": "tabs"}, "Saved.")]),
+            _gemini("g5", [], "Done."),
+        ],
+    )
+    evidence = normalize_gemini_session(path)
+    reads = [(r.call_id, r.path) for r in evidence.of_kind("file_read_observed")]
+    assert reads == [("c1", "/etc/host*"), ("c1", "/work/cases/c1/attempt-01/a.md")]
+    assert [why for _, why in evidence.opaque] == ["save_memory is a tool of unknown accesses"]

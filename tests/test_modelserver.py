@@ -14,7 +14,13 @@ from evaluator.adapters.codex.subagent import LAUNCHER_HEAD
 from evaluator.demo import BROKEN_CASES
 from evaluator.errors import InputError
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer, load_behaviors
-from evaluator.modelserver.behaviors import answers_judge, unanswered_cases, unmatched_behaviors
+from evaluator.modelserver.anthropic import step_blocks
+from evaluator.modelserver.behaviors import (
+    Step,
+    answers_judge,
+    unanswered_cases,
+    unmatched_behaviors,
+)
 from evaluator.plan import open_repo
 from evaluator.prompting import extract_launcher_payload, launcher_prompt
 from tests.conftest import ROOT
@@ -212,3 +218,15 @@ def test_the_cases_no_behaviour_answers_are_named_before_the_run() -> None:
     assert unanswered_cases(library, every) == []
     broken = load_behaviors(scripted / "broken", adapter_names())
     assert unanswered_cases(broken, {c: every[c] for c in BROKEN_CASES}) == []
+
+
+def test_a_call_step_is_the_agents_own_tool_with_its_arguments_as_given() -> None:
+    args = {"cmd": "ls -la", "max_output_tokens": 50}
+    step = {"call": {"name": "exec_command", "args": args}}
+    steps = [step, {"final": "ok"}]
+    with ScriptedModelServer(BehaviorLibrary([behavior("b", "hello", steps)])) as server:
+        env = _user("<environment_context>\n</environment_context>")
+        (call,) = _items(_post(server, {"input": [env, _user("hello there")]})[1])
+    assert call["name"] == "exec_command" and json.loads(str(call["arguments"])) == args
+    [block] = step_blocks(Step.model_validate({"call": {"name": "LS", "args": {"path": "/x"}}}))
+    assert block["type"] == "tool_use" and (block["name"], block["input"]) == ("LS", {"path": "/x"})

@@ -182,6 +182,8 @@ def step_blocks(
             if search.path is not None:
                 inputs["path"] = search.path
             return [_tool(name, **inputs)]
+    if step.call is not None:
+        return [_tool(step.call.name, **step.call.args)]
     if step.spawn is not None:
         return [
             _tool(

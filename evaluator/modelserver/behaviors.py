@@ -112,6 +112,15 @@ class SearchSpec(StrictModel):
     path: str | None = None
 
 
+class CallSpec(StrictModel):
+    """A call to one of the agent's own tools by its own name, with its arguments as given: for
+    what the other actions do not script (Gemini's `read_many_files`, `web_fetch`, a read with
+    `offset`/`limit`)."""
+
+    name: str = Field(min_length=1)
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
 ACTIONS = (
     "cmd",
     "patch",
@@ -121,6 +130,7 @@ ACTIONS = (
     "edit",
     "glob",
     "grep",
+    "call",
     "spawn",
     "wait",
     "final",
@@ -186,6 +196,7 @@ class Step(StrictModel):
     edit: EditSpec | None = None
     glob: SearchSpec | None = None
     grep: SearchSpec | None = None
+    call: CallSpec | None = None
     spawn: SpawnSpec | None = None
     wait: WaitSpec | None = None
     final: str | None = None

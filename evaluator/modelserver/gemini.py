@@ -175,6 +175,8 @@ def step_parts(step: Step, is_child: bool = False) -> list[dict[str, Any]]:
         if step.grep.path is not None:
             args["dir_path"] = step.grep.path
         return [_call("grep_search", **args)]
+    if step.call is not None:
+        return [_call(step.call.name, **step.call.args)]
     text = json.dumps(step.final_json) if step.final_json is not None else step.final or ""
     if is_child:  # `generalist`'s declared output: `{response}`
         return [_call(COMPLETE_TASK, result={"response": text})]

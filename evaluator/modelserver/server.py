@@ -255,6 +255,8 @@ class ScriptedModelServer:
             where = shlex.quote(step.grep.path or ".")
             cmd = f"grep -rn -e {shlex.quote(step.grep.pattern)} {where}"
             return _function_call(call_id, "exec_command", {"cmd": cmd})
+        if step.call is not None:
+            return _function_call(call_id, step.call.name, step.call.args)
         if step.spawn is not None:
             args = {"message": step.spawn.message, "fork_context": step.spawn.fork_context}
             return _function_call(call_id, "spawn_agent", args, namespace="multi_agent_v1")

@@ -49,6 +49,33 @@ FILE_TOOLS: dict[str, tuple[str, RecordKind, str]] = {
     "list_directory": ("dir_path", "file_read_observed", "list"),
     "grep_search": ("dir_path", "file_read_observed", "read"),
 }
+# `read_many_files` (not offered by 0.61.0's default tools, but a session of another version or
+# settings may hold it): every `include` entry, a path or glob of the workspace, is read.
+READ_MANY_TOOL = "read_many_files"
+# Tools that touch no file of the agent's choosing: the skill, sub-agent and planning tools (a
+# plan lives in the CLI's own temporary directory, whatever path the model gives), the web tools
+# (`web_fetch` refuses `file:` URLs), the model's own notes, tasks and questions (the task
+# tracker keeps its tasks in the CLI's own temporary directory).
+PATHLESS_TOOLS = frozenset(
+    {
+        SKILL_TOOL,
+        SPAWN_TOOL,
+        COMPLETE_TOOL,
+        "web_fetch",
+        "google_web_search",
+        "write_todos",
+        "ask_user",
+        "enter_plan_mode",
+        "exit_plan_mode",
+        "update_topic",
+        "tracker_create_task",
+        "tracker_update_task",
+        "tracker_get_task",
+        "tracker_list_tasks",
+        "tracker_add_dependency",
+        "tracker_visualize",
+    }
+)
 
 
 def _texts(content: Any) -> list[str]:
@@ -264,7 +291,7 @@ class GeminiNormalizer(EvidenceBuilder):
                 detail="the agent CLI cancelled the call; it did not run",
             )
             return
-        self.perform(line, ts, call_id, name, args)
+        self.perform(line, ts, call_id, name, args, text)
         failed = status == "error"
         if name == SHELL_TOOL:
             match = _EXIT.search(text)
@@ -291,9 +318,17 @@ class GeminiNormalizer(EvidenceBuilder):
         return ev.cwd is None
 
     def perform(
-        self, line: int, ts: str | None, call_id: str, name: str, args: dict[str, Any]
+        self,
+        line: int,
+        ts: str | None,
+        call_id: str,
+        name: str,
+        args: dict[str, Any],
+        result: str = "",
     ) -> None:
         """The accesses of a call that ran, as of the directory it ran in."""
+        if result.startswith(f'Tool "{name}" not found'):
+            return  # the CLI has no such tool: nothing ran
         if self.workspace_unknown():
             why = f"{name} ran in a working directory the session does not record"
             self.evidence.opaque.append((f"L{line}", why))
@@ -335,6 +370,24 @@ class GeminiNormalizer(EvidenceBuilder):
             self.observe_path(
                 "file_read_observed", line, ts, call_id, name, target, cwd, "list", "tool-input"
             )
+        elif name == READ_MANY_TOOL:
+            included = args.get("include")
+            for entry in included if isinstance(included, list) else [included]:
+                self.observe_path(
+                    "file_read_observed",
+                    line,
+                    ts,
+                    call_id,
+                    name,
+                    str(entry or "."),
+                    cwd,
+                    "read",
+                    "tool-input",
+                )
+        elif name not in PATHLESS_TOOLS:
+            # A tool the table does not know (a newer CLI's, `save_memory` writing the CLI's
+            # GEMINI.md, an MCP server's) may touch any path: what it did is not shown.
+            self.evidence.opaque.append((f"L{line}", f"{name} is a tool of unknown accesses"))
 
     def close(self, stats: ReadStats) -> SessionEvidence:
         ev = self.evidence
