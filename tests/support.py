@@ -149,7 +149,7 @@ def attempt_spawning_two_helpers(
 ) -> Iterator[tuple[AttemptWorkspace, AgentHandle]]:
     """One real attempt on routing-add-column whose agent spawns two sub-agents (two children
     to tell apart), while its scratch space lasts."""
-    root_steps = [
+    root_steps: list[dict[str, Any]] = [
         {"spawn": {"message": "first helper task"}},
         {"spawn": {"message": "second helper task"}},
         {"final": "spawned two"},
