@@ -13,7 +13,7 @@ from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.evidence.tool_texts import ToolTextSource
 from evaluator.evidence.traced import TracedCall
 from evaluator.judge.grading import ModelGrader
-from evaluator.judge.skill_vocabulary import SkillVocabulary
+from evaluator.judge.skill_vocabulary import SkillVocabulary, with_variables
 from evaluator.judge.verdict import AssertionResult
 from evaluator.vocabulary import Outcome, Polarity
 
@@ -61,6 +61,9 @@ class JudgeContext:
     # ended: proof of a run the shell text cannot prove (`judge/checks/trace_proof.py`). None:
     # no trace (evidence only); a call id absent: the trace did not match that call.
     traced_calls: dict[str, TracedCall] | None = None
+    # The values of the case's declared variables (`CaseSetup.declared_variables`) as the agent
+    # got them, for `workspace_env_value`; a variable absent has no value known here.
+    variables: dict[str, str] = field(default_factory=dict, repr=False)
     # What judges compute once per attempt (e.g. `judge/consultation.py`), by name.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -149,6 +152,13 @@ class PendingEntry:
     # not a criterion) and upstream's `verification:` instructions. Never sent to the agent.
     intent: str | None = None
     verification: tuple[str, ...] = ()
+    # The case's declared environment variables: what its prose may name by words.
+    variables: tuple[str, ...] = ()
+
+    def vocabulary(self, skill: SkillVocabulary | None) -> SkillVocabulary | None:
+        """What the compiler reads this entry's prose with: the skill's words, the case's
+        variables."""
+        return with_variables(skill, self.variables)
 
 
 class EntryJudge(Protocol):

@@ -57,6 +57,7 @@ from evaluator.contract.models import (
     NotCheck,
     ReadBeforeCheck,
     ScriptRanCheck,
+    WorkspaceEnvValueCheck,
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
@@ -197,6 +198,40 @@ ARTICLES = frozenset({"a", "an", "the", "any", "some", "one", "each", "every", "
 COMMAND_NAMES = frozenset(
     {"command", "commands", "subcommand", "subcommands", "flag", "flags", "option", "options"}
 )
+# A case's declared variable, named by words ("the literal app certificate", "the app ID's
+# value", "the value of `AGORA_APP_ID`"): what may surround the words that name it.
+VALUE_MODIFIERS = frozenset({"literal", "exact", "actual"})  # the value itself: what is matched
+VALUE_NOUNS = frozenset({"value", "values"})
+_NAME_WORD = re.compile(r"[a-z0-9]+(?:['\u2019]s)?")
+# Words that end a variable's name in a sentence: what follows it is the rest of the claim.
+NAME_STOPS = (
+    ARTICLES
+    | BE
+    | frozenset(
+        {
+            "in",
+            "into",
+            "inside",
+            "within",
+            "on",
+            "at",
+            "to",
+            "from",
+            "of",
+            "for",
+            "with",
+            "by",
+            "as",
+        }
+        | {"and", "or", "but", "nor", "not", "never", "no", "that", "which", "anywhere"}
+        | {"hardcoded", "hardcodes", "hardcode"}
+    )
+)
+# "The code hard-codes X", "X is hard-coded (in a file)": a workspace file holds X's value.
+HARD_CODES = frozenset({"hard-codes", "hardcodes", "hard-code", "hardcode"})
+HARD_CODED = frozenset({"hard-coded", "hardcoded"})
+# Where a hard-coded value is: any file the workspace holds ("in a file", "in the code").
+HARD_CODE_PLACES = frozenset({"file", "files", "workspace", "code", "codebase", "source"})
 # The session's answer is its summary too: "before summarizing" is "before answering".
 ANSWERING = frozenset({"answering", "responding", "replying", "summarizing", "summarising"})
 PURPOSE_LEADS: tuple[tuple[str, ...], ...] = (("in", "order", "to"), ("so", "as", "to"), ("to",))
@@ -718,6 +753,9 @@ class _Parser:
 
     def clause(self) -> Check:
         tokens = self.tokens
+        hard_coded = self.hard_coded()
+        if hard_coded is not None:
+            return hard_coded
         start = tokens.at
         adverb = tokens.take_any(SUCCESSFUL)
         self.first = tokens.take("first")  # "the agent first reads `SKILL.md`"
@@ -1013,12 +1051,140 @@ class _Parser:
             raise _Refused("contains")  # several files each, or one of them: not one meaning
         self.parse.predicate = "workspace-file-contains"
         self.node("(predicate contains)")
+        variable = self.declared_variable()
+        if variable is not None:
+            self.parse.predicate = "workspace-env-value"
+            return WorkspaceEnvValueCheck(
+                kind="workspace_env_value", variable=variable, path=paths[0]
+            )
         texts = self.objects(ANSWER_MENTIONS)
         checks: list[Check] = [
             WorkspaceFileContainsCheck(kind="workspace_file_contains", path=paths[0], text=v)
             for v in texts.values
         ]
         return combine(checks, texts.join)
+
+    def hard_coded(self) -> Check | None:
+        """ "The code hard-codes X", "(the agent) never hard-coded X", "X is (not) hard-coded (in
+        a file, in `app.py`)": a workspace file holds the value of the variable X names. Only
+        for a sentence that says so, in a case that declares variables."""
+        tokens = self.tokens
+        if not (self.vocabulary and self.vocabulary.variables):
+            return None
+        if not set(tokens.items[tokens.at :]) & (HARD_CODES | HARD_CODED):
+            return None
+        start = tokens.at
+        if tokens.take("the", "code"):
+            self.node("(subject the code)")
+        negated = tokens.take_first(NEGATIONS) is not None
+        verb = tokens.take_any(HARD_CODES | HARD_CODED)
+        if verb is not None:
+            variable = self.declared_variable()
+            if variable is None:
+                raise tokens.refuse()
+        else:
+            if negated or tokens.at > start:
+                raise tokens.refuse()
+            variable = self.declared_variable()
+            if variable is None:
+                return None
+            if not tokens.take_any(BE):
+                raise tokens.refuse()
+            negated = tokens.take_first((("never",), ("not",))) is not None
+            verb = tokens.take_any(HARD_CODED)
+            if verb is None:
+                raise tokens.refuse()
+        self.parse.predicate = "workspace-env-value"
+        self.node(f"(predicate {'not ' if negated else ''}holds value: {verb})")
+        check = WorkspaceEnvValueCheck(
+            kind="workspace_env_value", variable=variable, path=self.hard_code_place()
+        )
+        if negated:
+            self.negated = True
+            self.parse.predicate = "not workspace-env-value"
+            return NotCheck(operand=check)
+        return check
+
+    def hard_code_place(self) -> str:
+        """ "in a file", "in the workspace", "in the code" (any file: "**/*"), or "in `app.py`"."""
+        tokens = self.tokens
+        start = tokens.at
+        if not tokens.take("in"):
+            return "**/*"
+        slot = _SLOT.fullmatch(tokens.peek() or "")
+        if slot is not None and int(slot.group(1)) < self.given:
+            tokens.at += 1
+            path = self.literals[int(slot.group(1))]
+            self.node(f"(scope {path})")
+            return path
+        tokens.take_any(frozenset({"a", "an", "any", "the", "some"}))
+        while tokens.take_any(NEUTRAL):
+            pass
+        if tokens.take_any(HARD_CODE_PLACES) is None:
+            tokens.at = start
+            return "**/*"
+        tokens.take("code")  # "in the source code"
+        self.node(f"(scope {' '.join(tokens.items[start : tokens.at])}: any file)")
+        return "**/*"
+
+    def declared_variable(self) -> str | None:
+        """The one variable the case declares that the phrase next names: "the (literal) app
+        certificate", "the app ID's value", "the value of the API key", "the value of
+        `AGORA_APP_ID`". Each word of the name must be a part of the variable's
+        (`AGORA_APP_CERTIFICATE`: agora, app, certificate). None, with nothing consumed, when
+        no phrase of a variable is next (its words are in no variable's name, or a literal
+        follows them: "the string `x`"); a phrase that names no variable or several refuses."""
+        variables = self.vocabulary.variables if self.vocabulary is not None else ()
+        if not variables:
+            return None
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take_any(frozenset({"the", "a", "an"}))
+        while tokens.take_any(VALUE_MODIFIERS):
+            pass
+        of_value = tokens.peek() in VALUE_NOUNS and tokens.peek(1) == "of"
+        if of_value:
+            tokens.at += 2
+            tokens.take("the")
+            while tokens.take_any(VALUE_MODIFIERS):
+                pass
+            slot = _SLOT.fullmatch(tokens.peek() or "")
+            if slot is not None and int(slot.group(1)) < self.given:
+                literal = self.literals[int(slot.group(1))]
+                if literal not in variables:
+                    raise tokens.refuse()  # the value of something the case does not give
+                tokens.at += 1
+                self.node(f"(value of {literal}: {' '.join(tokens.items[start : tokens.at])})")
+                return literal
+        said: list[str] = []
+        possessive = False
+        while (word := tokens.peek()) is not None and _NAME_WORD.fullmatch(word):
+            if word in NAME_STOPS:
+                break
+            said.append(word)
+            tokens.at += 1
+            if word.endswith(("'s", "\u2019s")):  # "the app ID's value"
+                if of_value or tokens.take_any(VALUE_NOUNS) is None:
+                    raise tokens.refuse()
+                possessive = True
+                break
+        if said and not (of_value or possessive) and said[-1] in VALUE_NOUNS:
+            said.pop()  # "the app ID value"
+        words = [w.removesuffix("'s").removesuffix("\u2019s") for w in said]
+        parts = {v: frozenset(re.split(r"[^a-z0-9]+", v.lower())) for v in variables}
+        known = [w for w in words if any(w in p for p in parts.values())]
+        if not known or _SLOT.fullmatch(tokens.peek() or ""):
+            if of_value:
+                raise tokens.refuse()
+            tokens.at = start  # not a variable's phrase: the words are the claim's own
+            return None
+        matching = [v for v, p in parts.items() if all(w in p for w in words)]
+        if len(matching) != 1:
+            # A word of no variable's name, or words that several share: which value?
+            unknown = [s for s, w in zip(said, words, strict=True) if w not in known]
+            raise _Refused(unknown[0] if unknown else said[-1])
+        self.node(f"(value of {matching[0]}: {' '.join(tokens.items[start : tokens.at])})")
+        return matching[0]
 
     def objects(self, predicate: Predicate | None) -> _Objects:
         tokens = self.tokens

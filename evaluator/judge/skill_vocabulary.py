@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -40,6 +40,10 @@ class SkillVocabulary:
     # The skill's own files, relative to its folder (`SKILL.md`, `references/x.md`): what a file
     # named without backticks ("reads quickstarts.md", "the README") can be resolved against.
     files: tuple[str, ...] = ()
+    # The environment variables the case declares (`CaseSetup.declared_variables`), by name: what
+    # a phrase like "the app certificate" can name (`grammar._Parser.declared_variable`). Data
+    # of the case, added per case by `with_variables`.
+    variables: tuple[str, ...] = ()
 
     def term(self, word: str) -> Term | None:
         return self.terms.get(word)
@@ -52,6 +56,17 @@ class SkillVocabulary:
         if name in self.files:  # its path in the skill: `SKILL.md` is the skill's own
             return [name]
         return [f for f in self.files if f.endswith("/" + name)]
+
+
+def with_variables(
+    vocabulary: SkillVocabulary | None, variables: tuple[str, ...]
+) -> SkillVocabulary | None:
+    """The skill's vocabulary with a case's declared variables; as it was when there are none."""
+    if not variables:
+        return vocabulary
+    if vocabulary is None:
+        return SkillVocabulary(variables=variables)
+    return replace(vocabulary, variables=variables)
 
 
 # Enough for any skill; a folder with more is no skill's own (a checkout, a cache).

@@ -35,6 +35,7 @@ from evaluator.pipeline.attempt import (
     AttemptResult,
     apply_judgement,
     attempt_file,
+    case_environment,
     declared_secrets,
 )
 from evaluator.pipeline.case import final_slots, finalize_case
@@ -180,6 +181,9 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                             attempt,
                             adapter.trace_recognizer() if adapter is not None else None,
                         ),
+                        # As far as this environment knows them again; the snapshot's
+                        # placeholders stand for the secrets among them.
+                        variables=case_environment(case),
                     )
                     apply_judgement(attempt, judge_case(case.case, context))
                 attempt.secrets = {**attempt.secrets, **case_secrets}
