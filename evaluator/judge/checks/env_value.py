@@ -52,12 +52,13 @@ def holds_value(check: WorkspaceEnvValueCheck, context: JudgeContext) -> CheckVe
         forms = [form.encode("utf-8") for form in encodings(value)]
     if context.files_root is not None:  # a restored snapshot: redacted as the run saved it
         forms.append(placeholder(name).encode("utf-8"))
+    unknown_value = blocked(
+        KIND,
+        f"{name} has no value here (unset or empty), so no file can be searched for it",
+        reason="environment",
+    )
     if not forms:
-        return blocked(
-            KIND,
-            f"{name} has no value here (unset or empty), so no file can be searched for it",
-            reason="environment",
-        )
+        return unknown_value
     holding: list[str] = []
     unknown: list[str] = []
     for relative, path in _files(context, check.path):
@@ -78,6 +79,8 @@ def holds_value(check: WorkspaceEnvValueCheck, context: JudgeContext) -> CheckVe
             f"the value of {name} is in {names}",
             [*(refs or session_end(context)), *(f"workspace-files:{f}" for f in holding)],
         )
+    if not value:  # only a placeholder was searched for: its absence proves nothing
+        return unknown_value
     if unknown:
         return blocked(
             KIND,
