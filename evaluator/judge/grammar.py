@@ -15,7 +15,11 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                | objects [does not] "exists" [in the workspace] [and (contains|mentions) objects]
                | objects [does not] "contains" objects   "`app.py` contains `os.environ`"
                | objects BE [left] (unchanged|unmodified) | objects BE the first KIND [agent] VERB
-               | "a file" [exists] [in the workspace] "containing" objects
+               | "a file" [exists] [in the workspace] "containing" (objects | value-phrase)
+               | ["the code"] [negation] "hard-codes" value-phrase [place]
+               | value-phrase BE [not] "hard-coded" [place]      (a case's declared variable)
+    value-phrase := [the] [literal|exact|actual]* WORDS [value] | [the] WORDS's value
+                 | [the] value of [the] (WORDS | literal)   (WORDS: parts of one declared name)
                | ("contains" | "has") objects           (workspace sentences)
                | "includes a" ["local"] "URL"           (answer sentences)
     objects   := [quantifier | anything] (NEUTRAL | KIND)* [scope] literal-list [KIND]
