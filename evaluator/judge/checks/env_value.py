@@ -1,7 +1,7 @@
 """Whether a workspace file, as the session left it, holds the value of a variable the case
 declares: a credential hard-coded instead of read from the environment.
 
-The value is searched for in each form our redaction replaces (`artifacts/redact.encodings`):
+The value is searched for in each form our redaction replaces (`credentials.encodings`):
 raw, JSON-, URL- and HTML-escaped, base64 at any alignment. So a re-judge from the redacted
 workspace snapshot, where each such form of a secret became `[REDACTED:NAME]`, decides as the
 run did: there the placeholder stands for the value. Not detected: a value split, reversed,
@@ -16,10 +16,9 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from evaluator.artifacts.redact import encodings
 from evaluator.contract.models import WorkspaceEnvValueCheck
 from evaluator.contract.paths import path_matches
-from evaluator.credentials import MIN_CREDENTIAL_LENGTH
+from evaluator.credentials import MIN_CREDENTIAL_LENGTH, encodings
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.checks.workspace_files import session_end
