@@ -4,7 +4,7 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
     sentence  := [evidence] [agent] [negation] [modal [not]] clause [joined] [not-just] [outcome]
                  [purpose] [context] [END]
     evidence  := "shows" | "includes" | ... ["evidence of"] ["that"]     (session sentences)
-    agent     := the [coding|ai] (agent|skill|assistant|model) | it
+    agent     := the [coding|ai] (agent|skill|assistant|model) | it | AGENT-NAME
     negation  := never | not | does not | ... | avoids (a gerund follows)
     joined    := ["," | and | but] [not | never] [also] VERB objects      (a second claim)
                | ["," ] without VERB objects | and it (contains|mentions) objects (after a write)
@@ -64,6 +64,7 @@ from evaluator.judge.literal_checks import (
     combine,
     command_check,
     directory_glob,
+    flag_shaped,
     path_shaped,
     skill_command_check,
     unique,
@@ -337,7 +338,7 @@ PREDICATES: tuple[Predicate, ...] = (
             " reviewing examine examines examined examining"
         )
         | {"look at", "looks at", "looked at", "looking at"},
-        words("read consulted opened inspected loaded viewed reviewed examined"),
+        words("read consulted opened inspected loaded viewed reviewed examined") | {"looked at"},
         words("consultation consultations read reads reading inspection inspections"),
         frozenset({"of"}),
         frozenset({"session"}),
@@ -349,8 +350,9 @@ PREDICATES: tuple[Predicate, ...] = (
             "run runs ran running execute executes executed executing invoke invokes invoked"
             " invoking call calls called calling use uses used using launch launches launched"
             " launching"
-        ),
-        words("run executed invoked called used launched"),
+        )
+        | {"kick off", "kicks off", "kicked off", "kicking off"},
+        words("run executed invoked called used launched") | {"kicked off"},
         words("command commands invocation invocations execution executions run runs"),
         words("of invoking running calling executing using"),
         frozenset({"session"}),
@@ -452,6 +454,10 @@ PHRASES = frozenset(
         ("looks", "at"),
         ("looked", "at"),
         ("looking", "at"),
+        ("kick", "off"),
+        ("kicks", "off"),
+        ("kicked", "off"),
+        ("kicking", "off"),
         ("prior", "to"),
     }
 )
@@ -642,10 +648,19 @@ class _Parser:
             tokens.take_any(AGENT_MODIFIERS)
             if tokens.take_any(AGENTS) is None:
                 tokens.at = start
-        else:
+        elif self.named_agent() is None:
             tokens.take("it")
         if tokens.at > start:
             self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
+
+    def named_agent(self) -> str | None:
+        """An agent by its product's name ("Codex", "Claude Code"): the names come as data with
+        the vocabulary (`adapters.agent_names`), the longest first; the session has one agent."""
+        names = self.vocabulary.agents if self.vocabulary is not None else ()
+        for name in sorted(names, key=lambda n: len(n.split()), reverse=True):
+            if self.tokens.take(*name.split()):
+                return name
+        return None
 
     def joined(self, check: Check) -> Check:
         """A second claim joined to the first: "read `A` and ran `B`" (both), "ran `A` and (but)
@@ -853,6 +868,7 @@ class _Parser:
             url = self.any_url()
             if url is not None:
                 return url
+            self.link_to()
         if predicate is COMMAND:
             described = self.described()
             if described is not None:
@@ -1176,7 +1192,20 @@ class _Parser:
             return None
         inside = [(self.literals[i], self.terms.get(i)) for i in indexes]
         checks: list[Check]
-        if named:
+        if named and named[0] not in self.terms:
+            # "a date-windowed `chats` query (--since)": the command named, with the options
+            # the parenthesis gives (each on its command line, as "with" arguments are); one
+            # option or another names no one line to look for.
+            command_word = self.literals[named[0]]
+            if join != "all" or not all(flag_shaped(v) and t is None for v, t in inside):
+                rollback()
+                return None
+            checks = [
+                command_check(command_word, False),
+                *(_with_argument(command_word, value) for value, _ in inside),
+            ]
+            shown = f"{command_word} with"
+        elif named:
             command = self.terms.get(named[0])
             # The arguments of the skill's subcommand: flags the skill shows with it.
             if (
@@ -1192,6 +1221,9 @@ class _Parser:
             ]
             shown = f"{command.word} [subcommand of {command.script}] with"
         else:
+            if any(term is None and flag_shaped(value) for value, term in inside):
+                rollback()  # "a fast query (--since)": an option of which command?
+                return None
             checks = [
                 command_check(value, False)
                 if term is None
@@ -1241,9 +1273,9 @@ class _Parser:
         start = tokens.at
         parenthesis = tokens.take("(")
         tokens.take(",")
-        if tokens.take("or") and (
-            tokens.take("equivalent") or tokens.take("an", "equivalent") or tokens.take("similar")
-        ):
+        # "or similar" is left to refuse: a similar command (another script that does the job)
+        # is a judgement, where an equivalent one is the same command run another way.
+        if tokens.take("or") and (tokens.take("equivalent") or tokens.take("an", "equivalent")):
             tokens.take_any(frozenset({"command", "commands"}))
             if not parenthesis or tokens.take(")"):
                 self.node("(or equivalent)")
@@ -1392,6 +1424,17 @@ class _Parser:
             return FinalAnswerUrlCheck(kind="final_answer_url", local_only=local is not None)
         tokens.at = start
         return None
+
+    def link_to(self) -> None:
+        """ "includes a link to `URL`": the answer holds the URL (a link's target is its text)."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take_any(frozenset({"a", "an", "the"}))
+        link = tokens.take_any(frozenset({"link", "links", "hyperlink"}))
+        if link and tokens.take("to") and self.literal_next():
+            self.node("(link to)")
+            return
+        tokens.at = start
 
     def read_before(self, first: _Objects, then: str) -> Check:
         """`A` (and/or `B`) before `C`: each file of the list, joined as the list says."""
