@@ -190,6 +190,14 @@ NAMES = skill_vocabulary(None, agent_names())
         ),
         ("`secrets.env` was never looked at.", "not file_read(path='secrets.env')"),
         ("The final answer names --dry-run.", "final_answer_contains(text='--dry-run')"),
+        # no write at all: participles naming a creation, a change and a deletion, or the
+        # workspace unchanged
+        (
+            "No file in the workspace was created, edited or removed.",
+            "not file_written(path='*')",
+        ),
+        ("No files are written or deleted by the agent.", "not file_written(path='*')"),
+        ("The workspace stays unchanged.", "not file_written(path='*')"),
     ],
 )
 def test_a_round_four_form_compiles(sentence: str, checks: str) -> None:
@@ -251,6 +259,14 @@ def test_an_option_without_backticks_is_exact(
         ),
         ("The agent ran `tool.py` with --verbose output.", "stopped at 'output'", NAMES),
         ("The agent ran `k8s.py` with --namespace prod.", "stopped at 'prod'", NAMES),
+        # a write of some kinds only: creating a file, or deleting one, is left open
+        ("No file is edited.", "stopped at 'edited'", NAMES),
+        ("No files were changed or added.", "stopped at 'added'", NAMES),
+        ("No file is created and deleted.", "stopped at 'and'", NAMES),
+        ("No file in the repo is written or removed.", "stopped at 'repo'", NAMES),
+        # the workspace unchanged, but for a part, or hedged
+        ("The workspace is mostly unchanged.", "stopped at 'is'", NAMES),
+        ("The workspace is left unchanged apart from `out.txt`.", "stopped at 'is'", NAMES),
     ],
 )
 def test_a_round_four_near_miss_refuses(
@@ -270,6 +286,8 @@ def test_a_round_four_near_miss_refuses(
         ("Gemini kicked off `python3 tool.py run`.", "pass"),
         ("The final answer includes a link to `migrations/0001_x.sql`.", "pass"),
         ("The final answer includes a link to `migrations/0002_y.sql`.", "fail"),
+        ("No file in the workspace is modified, created or deleted.", "fail"),
+        ("The workspace is left unchanged.", "fail"),
     ],
 )
 def test_a_round_four_form_judges_what_it_says(sentence: str, verdict: str) -> None:

@@ -173,6 +173,21 @@ NECESSITIES = frozenset(
         ("is", "required", "to"),
     }
 )
+# What each participle of a write names of `file_written` (a creation, a change or a deletion),
+# for a denial of any write at all ("no file is modified, created or deleted").
+WRITE_KINDS: dict[str, frozenset[str]] = {
+    "created": frozenset({"create"}),
+    "added": frozenset({"create"}),
+    "written": frozenset({"create", "change"}),
+    "modified": frozenset({"change"}),
+    "changed": frozenset({"change"}),
+    "edited": frozenset({"change"}),
+    "updated": frozenset({"change"}),
+    "overwritten": frozenset({"change"}),
+    "deleted": frozenset({"delete"}),
+    "removed": frozenset({"delete"}),
+}
+REMAINS = frozenset({"remains", "remained", "stays", "stayed"})
 # "is observed": what the session shows, said once more.
 OBSERVED = frozenset({"observed", "seen", "recorded", "shown", "visible"})
 SESSION_NAMES = frozenset({"session", "trace", "transcript", "log", "rollout", "evidence"})
@@ -882,6 +897,9 @@ class _Parser:
         if self.subject in ("session", "workspace"):
             if self.any_file_containing():
                 return self.containing(("**/*",))
+            untouched = self.no_file_written() or self.workspace_unchanged()
+            if untouched is not None:
+                return untouched
             objects = self.objects(None)
             if tokens.take_any(CONTAINS):
                 return self.containing(objects.values)
@@ -966,6 +984,53 @@ class _Parser:
                 check = self.ordered(predicate, objects)
                 return NotCheck(operand=check) if negated else check
         raise tokens.refuse()
+
+    def no_file_written(self) -> Check | None:
+        """ "No file (in the workspace) is modified, created or deleted": no write at all, whose
+        denial (the skeleton's "no") wraps this. `file_written` counts a creation, a change and a
+        deletion, so only participles that name all three say as much: "no file is modified"
+        leaves creating one open, and "deleted" alone is no write of any other kind."""
+        tokens = self.tokens
+        start = tokens.at
+        if not (self.negated_before and tokens.take_any(frozenset({"file", "files"}))):
+            return None
+        if tokens.take("in", "the"):
+            tokens.take("attempt")
+            if not tokens.take("workspace"):
+                raise tokens.refuse()
+        if not tokens.take_any(BE):
+            tokens.at = start
+            return None
+        said: list[str] = []
+        kinds: set[str] = set()
+        while (word := tokens.take_any(frozenset(WRITE_KINDS))) is not None:
+            said.append(word)
+            kinds |= WRITE_KINDS[word]
+            while tokens.peek() in (",", "or"):
+                tokens.at += 1
+        tokens.take("by", "the", "agent")
+        if not said or tokens.peek() is not None:
+            raise tokens.refuse()  # "no file is modified and ...", "... by the agent"
+        if kinds != {"create", "change", "delete"}:
+            raise _Refused(said[-1])
+        self.parse.predicate = FILE_WRITTEN.name
+        self.node(f"(predicate file-written, any file: {', '.join(said)})")
+        return FileWrittenCheck(kind="file_written", path="*")
+
+    def workspace_unchanged(self) -> Check | None:
+        """ "The workspace is (left) unchanged", "remains unmodified": nothing in it was created,
+        changed or deleted, which is no write at all."""
+        tokens = self.tokens
+        start, tree = tokens.at, len(self.parse.tree)
+        if self.subject != "workspace" or self.negated_before or self.negated:
+            return None
+        if tokens.take_any(BE | REMAINS) and self.left_unchanged() and tokens.peek() is None:
+            self.parse.predicate = f"not {FILE_WRITTEN.name}"
+            self.node("(any file)")
+            return NotCheck(operand=FileWrittenCheck(kind="file_written", path="*"))
+        tokens.at = start
+        del self.parse.tree[tree:]
+        return None
 
     def left_unchanged(self) -> bool:
         """ "`X` is (left) unchanged": the agent did not write it."""
