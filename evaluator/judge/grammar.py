@@ -16,8 +16,10 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                | objects [does not] "contains" objects   "`app.py` contains `os.environ`"
                | objects BE [left] (unchanged|unmodified) | objects BE the first KIND [agent] VERB
                | "a file" [exists] [in the workspace] "containing" objects
+               | (denied) "file" [in the workspace] BE PARTICIPLE-LIST   (no write at all)
+               | the workspace BE|remains [left] unchanged               (no write at all)
                | ("contains" | "has") objects           (workspace sentences)
-               | "includes a" ["local"] "URL"           (answer sentences)
+               | "includes a" ["local"] "URL" | "includes a link to" objects   (answer sentences)
     objects   := [quantifier | anything] (NEUTRAL | KIND)* [scope] literal-list [KIND]
                  [or equivalent]                         ("neither `A` nor `B`": denied any_of)
     literal   := a backticked literal | a bare word the target skill documents as its command
