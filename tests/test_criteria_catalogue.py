@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from benchmarks.criteria_shares import suite_skill
+from evaluator.adapters import agent_names
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
 from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary, with_variables
 from tests.conftest import ROOT
@@ -58,19 +59,23 @@ def _public_sentences(path: Path) -> list[str]:
     return found
 
 
+NAMES_ONLY = skill_vocabulary(None, agent_names())
+
+
 def _sources() -> dict[str, tuple[list[str], SkillVocabulary | None]]:
     sources: dict[str, tuple[list[str], SkillVocabulary | None]] = {}
     for base in (ROOT / "agentic-evals", ROOT / "tests/fixtures"):
         for path in sorted(base.rglob("*.yaml")):
             sentences, variables = _case_sentences(path)
             if sentences:
-                vocabulary = with_variables(None, variables)
+                # no skill; the agents' names and the case's variables, as a run hands them
+                vocabulary = with_variables(NAMES_ONLY, variables)
                 sources[path.relative_to(ROOT).as_posix()] = (sentences, vocabulary)
     if PUBLIC.is_dir():
         for path in sorted(PUBLIC.glob("*/upstream/**/evals*.json")):
             sentences = _public_sentences(path)
             if sentences:
-                vocabulary = skill_vocabulary(suite_skill(path))
+                vocabulary = skill_vocabulary(suite_skill(path), agent_names())
                 key = f"public-suites/{path.relative_to(PUBLIC).as_posix()}"
                 sources[key] = (sentences, vocabulary)
     return sources

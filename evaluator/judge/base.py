@@ -55,7 +55,8 @@ class JudgeContext:
     # Runs `command` checks after the agent; None: they are blocked (nothing may run them).
     commands: CommandRunner | None = None
     # The target skill's own commands, for compiled prose that names them by bare word
-    # (`judge/skill_vocabulary.py`); None: no skill known, bare words stay words.
+    # (`judge/skill_vocabulary.py`), with the agents' names a caller hands in; None: no skill
+    # and no names known, bare words stay words.
     skill_vocabulary: SkillVocabulary | None = None
     # What the access trace saw each session tool call (by call id) run, and how its processes
     # ended: proof of a run the shell text cannot prove (`judge/checks/trace_proof.py`). None:

@@ -4,7 +4,7 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
     sentence  := [evidence] [agent] [negation] [modal [not]] clause [joined] [not-just] [outcome]
                  [purpose] [context] [END]
     evidence  := "shows" | "includes" | ... ["evidence of"] ["that"]     (session sentences)
-    agent     := the [coding|ai] (agent|skill|assistant|model) | it
+    agent     := the [coding|ai] (agent|skill|assistant|model) | it | AGENT-NAME
     negation  := never | not | does not | ... | avoids (a gerund follows)
     joined    := ["," | and | but] [not | never] [also] VERB objects      (a second claim)
                | ["," ] without VERB objects | and it (contains|mentions) objects (after a write)
@@ -16,12 +16,14 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                | objects [does not] "contains" objects   "`app.py` contains `os.environ`"
                | objects BE [left] (unchanged|unmodified) | objects BE the first KIND [agent] VERB
                | "a file" [exists] [in the workspace] "containing" (objects | value-phrase)
+               | (denied) "file" [in the workspace] BE PARTICIPLE-LIST   (no write at all)
+               | the workspace BE|remains [left] unchanged               (no write at all)
                | ["the code"] [negation] "hard-codes" value-phrase [place]
                | value-phrase BE [not] "hard-coded" [place]      (a case's declared variable)
+               | ("contains" | "has") objects           (workspace sentences)
+               | "includes a" ["local"] "URL" | "includes a link to" objects   (answer sentences)
     value-phrase := [the] [literal|exact|actual]* WORDS [value] | [the] WORDS's value
                  | [the] value of [the] (WORDS | literal)   (WORDS: parts of one declared name)
-               | ("contains" | "has") objects           (workspace sentences)
-               | "includes a" ["local"] "URL"           (answer sentences)
     objects   := [quantifier | anything] (NEUTRAL | KIND)* [scope] literal-list [KIND]
                  [or equivalent]                         ("neither `A` nor `B`": denied any_of)
     literal   := a backticked literal | a bare word the target skill documents as its command
@@ -69,6 +71,7 @@ from evaluator.judge.literal_checks import (
     combine,
     command_check,
     directory_glob,
+    flag_shaped,
     path_shaped,
     skill_command_check,
     unique,
@@ -177,6 +180,21 @@ NECESSITIES = frozenset(
         ("is", "required", "to"),
     }
 )
+# What each participle of a write names of `file_written` (a creation, a change or a deletion),
+# for a denial of any write at all ("no file is modified, created or deleted").
+WRITE_KINDS: dict[str, frozenset[str]] = {
+    "created": frozenset({"create"}),
+    "added": frozenset({"create"}),
+    "written": frozenset({"create", "change"}),
+    "modified": frozenset({"change"}),
+    "changed": frozenset({"change"}),
+    "edited": frozenset({"change"}),
+    "updated": frozenset({"change"}),
+    "overwritten": frozenset({"change"}),
+    "deleted": frozenset({"delete"}),
+    "removed": frozenset({"delete"}),
+}
+REMAINS = frozenset({"remains", "remained", "stays", "stayed"})
 # "is observed": what the session shows, said once more.
 OBSERVED = frozenset({"observed", "seen", "recorded", "shown", "visible"})
 SESSION_NAMES = frozenset({"session", "trace", "transcript", "log", "rollout", "evidence"})
@@ -376,7 +394,7 @@ PREDICATES: tuple[Predicate, ...] = (
             " reviewing examine examines examined examining"
         )
         | {"look at", "looks at", "looked at", "looking at"},
-        words("read consulted opened inspected loaded viewed reviewed examined"),
+        words("read consulted opened inspected loaded viewed reviewed examined") | {"looked at"},
         words("consultation consultations read reads reading inspection inspections"),
         frozenset({"of"}),
         frozenset({"session"}),
@@ -388,8 +406,9 @@ PREDICATES: tuple[Predicate, ...] = (
             "run runs ran running execute executes executed executing invoke invokes invoked"
             " invoking call calls called calling use uses used using launch launches launched"
             " launching"
-        ),
-        words("run executed invoked called used launched"),
+        )
+        | {"kick off", "kicks off", "kicked off", "kicking off"},
+        words("run executed invoked called used launched") | {"kicked off"},
         words("command commands invocation invocations execution executions run runs"),
         words("of invoking running calling executing using"),
         frozenset({"session"}),
@@ -491,6 +510,10 @@ PHRASES = frozenset(
         ("looks", "at"),
         ("looked", "at"),
         ("looking", "at"),
+        ("kick", "off"),
+        ("kicks", "off"),
+        ("kicked", "off"),
+        ("kicking", "off"),
         ("prior", "to"),
     }
 )
@@ -681,10 +704,19 @@ class _Parser:
             tokens.take_any(AGENT_MODIFIERS)
             if tokens.take_any(AGENTS) is None:
                 tokens.at = start
-        else:
+        elif self.named_agent() is None:
             tokens.take("it")
         if tokens.at > start:
             self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
+
+    def named_agent(self) -> str | None:
+        """An agent by its product's name ("Codex", "Claude Code"): the names come as data with
+        the vocabulary (`adapters.agent_names`), the longest first; the session has one agent."""
+        names = self.vocabulary.agents if self.vocabulary is not None else ()
+        for name in sorted(names, key=lambda n: len(n.split()), reverse=True):
+            if self.tokens.take(*name.split()):
+                return name
+        return None
 
     def joined(self, check: Check) -> Check:
         """A second claim joined to the first: "read `A` and ran `B`" (both), "ran `A` and (but)
@@ -895,6 +927,7 @@ class _Parser:
             url = self.any_url()
             if url is not None:
                 return url
+            self.link_to()
         if predicate is COMMAND:
             described = self.described()
             if described is not None:
@@ -908,6 +941,9 @@ class _Parser:
         if self.subject in ("session", "workspace"):
             if self.any_file_containing():
                 return self.containing(("**/*",))
+            untouched = self.no_file_written() or self.workspace_unchanged()
+            if untouched is not None:
+                return untouched
             objects = self.objects(None)
             if tokens.take_any(CONTAINS):
                 return self.containing(objects.values)
@@ -992,6 +1028,53 @@ class _Parser:
                 check = self.ordered(predicate, objects)
                 return NotCheck(operand=check) if negated else check
         raise tokens.refuse()
+
+    def no_file_written(self) -> Check | None:
+        """ "No file (in the workspace) is modified, created or deleted": no write at all, whose
+        denial (the skeleton's "no") wraps this. `file_written` counts a creation, a change and a
+        deletion, so only participles that name all three say as much: "no file is modified"
+        leaves creating one open, and "deleted" alone is no write of any other kind."""
+        tokens = self.tokens
+        start = tokens.at
+        if not (self.negated_before and tokens.take_any(frozenset({"file", "files"}))):
+            return None
+        if tokens.take("in", "the"):
+            tokens.take("attempt")
+            if not tokens.take("workspace"):
+                raise tokens.refuse()
+        if not tokens.take_any(BE):
+            tokens.at = start
+            return None
+        said: list[str] = []
+        kinds: set[str] = set()
+        while (word := tokens.take_any(frozenset(WRITE_KINDS))) is not None:
+            said.append(word)
+            kinds |= WRITE_KINDS[word]
+            while tokens.peek() in (",", "or"):
+                tokens.at += 1
+        tokens.take("by", "the", "agent")
+        if not said or tokens.peek() is not None:
+            raise tokens.refuse()  # "no file is modified and ...", "... by the agent"
+        if kinds != {"create", "change", "delete"}:
+            raise _Refused(said[-1])
+        self.parse.predicate = FILE_WRITTEN.name
+        self.node(f"(predicate file-written, any file: {', '.join(said)})")
+        return FileWrittenCheck(kind="file_written", path="*")
+
+    def workspace_unchanged(self) -> Check | None:
+        """ "The workspace is (left) unchanged", "remains unmodified": nothing in it was created,
+        changed or deleted, which is no write at all."""
+        tokens = self.tokens
+        start, tree = tokens.at, len(self.parse.tree)
+        if self.subject != "workspace" or self.negated_before or self.negated:
+            return None
+        if tokens.take_any(BE | REMAINS) and self.left_unchanged() and tokens.peek() is None:
+            self.parse.predicate = f"not {FILE_WRITTEN.name}"
+            self.node("(any file)")
+            return NotCheck(operand=FileWrittenCheck(kind="file_written", path="*"))
+        tokens.at = start
+        del self.parse.tree[tree:]
+        return None
 
     def left_unchanged(self) -> bool:
         """ "`X` is (left) unchanged": the agent did not write it."""
@@ -1346,7 +1429,20 @@ class _Parser:
             return None
         inside = [(self.literals[i], self.terms.get(i)) for i in indexes]
         checks: list[Check]
-        if named:
+        if named and named[0] not in self.terms:
+            # "a date-windowed `chats` query (--since)": the command named, with the options
+            # the parenthesis gives (each on its command line, as "with" arguments are); one
+            # option or another names no one line to look for.
+            command_word = self.literals[named[0]]
+            if join != "all" or not all(flag_shaped(v) and t is None for v, t in inside):
+                rollback()
+                return None
+            checks = [
+                command_check(command_word, False),
+                *(_with_argument(command_word, value) for value, _ in inside),
+            ]
+            shown = f"{command_word} with"
+        elif named:
             command = self.terms.get(named[0])
             # The arguments of the skill's subcommand: flags the skill shows with it.
             if (
@@ -1362,6 +1458,9 @@ class _Parser:
             ]
             shown = f"{command.word} [subcommand of {command.script}] with"
         else:
+            if any(term is None and flag_shaped(value) for value, term in inside):
+                rollback()  # "a fast query (--since)": an option of which command?
+                return None
             checks = [
                 command_check(value, False)
                 if term is None
@@ -1411,9 +1510,9 @@ class _Parser:
         start = tokens.at
         parenthesis = tokens.take("(")
         tokens.take(",")
-        if tokens.take("or") and (
-            tokens.take("equivalent") or tokens.take("an", "equivalent") or tokens.take("similar")
-        ):
+        # "or similar" is left to refuse: a similar command (another script that does the job)
+        # is a judgement, where an equivalent one is the same command run another way.
+        if tokens.take("or") and (tokens.take("equivalent") or tokens.take("an", "equivalent")):
             tokens.take_any(frozenset({"command", "commands"}))
             if not parenthesis or tokens.take(")"):
                 self.node("(or equivalent)")
@@ -1562,6 +1661,17 @@ class _Parser:
             return FinalAnswerUrlCheck(kind="final_answer_url", local_only=local is not None)
         tokens.at = start
         return None
+
+    def link_to(self) -> None:
+        """ "includes a link to `URL`": the answer holds the URL (a link's target is its text)."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take_any(frozenset({"a", "an", "the"}))
+        link = tokens.take_any(frozenset({"link", "links", "hyperlink"}))
+        if link and tokens.take("to") and self.literal_next():
+            self.node("(link to)")
+            return
+        tokens.at = start
 
     def read_before(self, first: _Objects, then: str) -> Check:
         """`A` (and/or `B`) before `C`: each file of the list, joined as the list says."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from evaluator.adapters import (
     adapter_for_runner,
+    agent_names,
     get_adapter,
     get_store,
     normalize_session,
@@ -509,7 +510,9 @@ def _evaluate(
         result,
         settings.grader,
         JailedCommands(settings.launch),
-        skill_vocabulary(settings.target.entry_skill_path(settings.source_workspace)),
+        skill_vocabulary(
+            settings.target.entry_skill_path(settings.source_workspace), agent_names()
+        ),
     )
 
 

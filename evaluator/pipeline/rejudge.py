@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from evaluator.adapters import adapter_for_agent, tool_text_source
+from evaluator.adapters import adapter_for_agent, agent_names, tool_text_source
 from evaluator.artifacts.models import (
     AttemptFile,
     AttemptRecord,
@@ -134,7 +134,9 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
         run_dir.path.resolve(),
     )
     commands = rejudge_commands(manifest.sandbox, hidden)
-    vocabulary = skill_vocabulary(selection.target.entry_skill_path(repo.source_workspace))
+    vocabulary = skill_vocabulary(
+        selection.target.entry_skill_path(repo.source_workspace), agent_names()
+    )
     adapter = adapter_for_agent(manifest.agent)  # the agent that ran reads its saved sessions
     # What a run redacts, as far as it is known again: the judge's credentials, the secret-named
     # variables of this environment (the agent's key, when it is set) and each case's declared
