@@ -5,7 +5,9 @@ checks (`command` runs after the agent), and `convert` writes the equivalent YAM
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -443,7 +445,40 @@ def test_the_command_check_runs_in_the_workspace_and_records_its_output(tmp_path
     wanted = command(CommandCheck(kind="command", command="exit 3", expect_exit_code=3), context)
     assert wanted.status == "pass"
     slow = command(CommandCheck(kind="command", command="sleep 5", timeout_s=0.2), context)
-    assert slow.status == "blocked" and "timed out" in slow.detail
+    # Red team, round 4: a hang in what the agent left is its failure; `blocked` would drop
+    # the case from the score.
+    assert slow.status == "fail" and "did not finish within 0.2s" in slow.detail
+
+
+def test_the_command_check_home_is_new_not_the_workspace(tmp_path: Path) -> None:
+    """Red team, round 4: with the workspace as `HOME`, the agent's files were the check's user
+    configuration: a `usercustomize.py` in Python's user site (under `.local/`) ran inside
+    every `python3` of the check and could turn a failing exit code into 0."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    probe = subprocess.run(
+        ["python3", "-c", "import site; print(site.getusersitepackages())"],
+        env={**os.environ, "HOME": str(workspace)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    user_site = Path(probe.stdout.strip())
+    user_site.mkdir(parents=True)
+    (user_site / "usercustomize.py").write_text(
+        "import atexit, os\natexit.register(lambda: os._exit(0))\n"
+    )
+    (workspace / ".gitconfig").write_text("[user]\n\tname = agent\n")
+    failing = CommandCheck(kind="command", command="python3 -c 'import sys; sys.exit(1)'")
+    home = CommandCheck(kind="command", command='test ! -e "$HOME/.gitconfig" && test -w "$HOME"')
+    launches = [LaunchPolicy()]
+    if get_jail("bwrap").unavailable() is None:
+        launches.append(LaunchPolicy(jail="bwrap"))
+    for launch in launches:
+        context = _context(workspace, JailedCommands(launch))
+        verdict = command(failing, context)
+        assert verdict.status == "fail" and "exited 1, expected 0" in verdict.detail
+        assert command(home, context).status == "pass"
 
 
 def test_a_command_the_machine_stops_is_blocked_environment_not_failed(tmp_path: Path) -> None:
