@@ -370,3 +370,30 @@ def test_text_the_agent_wrote_into_a_file_is_its_own(
     calls.append((command.format(**values), SKILL_TEXT))
     verdict = _check(tmp_path, calls, _read())
     assert verdict.status == status, verdict.detail
+
+
+@pytest.mark.parametrize(
+    "command,status",
+    [
+        # red team, round 4: typed text decoded beside a read of another file
+        (f"cat {REF}; echo {{b64}} | base64 -d", "fail"),
+        (f"head -1 {REF} && echo {{b64}} | base64 -d", "fail"),
+        (f"echo {{b64}} | base64 -d | diff - {REF}", "fail"),
+        (f"echo {{b64}} | base64 -d | cat - {REF}", "fail"),
+        # look-alikes: the call read the file itself, its folder, or through a glob
+        (f"cat {REF}; cat {SKILL}", "pass"),
+        ("cat .agents/skills/s/*.md", "pass"),
+        ("grep -r Step .agents/skills/s", "pass"),
+        # a program the call ran may read anything: the output still counts
+        (f"cat {REF}; sh .agents/skills/s/run.sh", "pass"),
+    ],
+)
+def test_an_output_shows_only_the_files_its_command_read(
+    tmp_path: Path, command: str, status: str
+) -> None:
+    """Red team, round 4: a command that read one file and printed SKILL.md's words typed as
+    base64 and decoded passed `file_read` of SKILL.md: it showed only the file it read."""
+    encoded = base64.b64encode(SKILL_TEXT.encode()).decode()
+    output = REF_TEXT + SKILL_TEXT
+    verdict = _check(tmp_path, [(command.format(b64=encoded), output)], _read())
+    assert verdict.status == status, verdict.detail

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evaluator.contract.paths import path_matches
@@ -97,8 +97,11 @@ def _build(context: JudgeContext) -> Consultation | None:
     written = _first_writes(context)
     sources = [SourceText(path, text, written.get(path)) for path, text in texts.items()]
     blind = _blind_calls(context)
+    narrow = _reading_calls(context, texts)
     seen = (
-        text
+        replace(text, shows_only=narrow.get(session.calls.get(text.ref or "") or ""))
+        if text.kind == "output"
+        else text
         for text in session.texts
         if not (text.kind == "output" and session.calls.get(text.ref or "") in blind)
     )
@@ -172,6 +175,69 @@ def _blind_calls(context: JudgeContext) -> set[str]:
     return {
         call for call, record in commands.items() if call not in touching and record not in opaque
     }
+
+
+def _reading_calls(context: JudgeContext, texts: dict[str, str]) -> dict[str, frozenset[str]]:
+    """Shell commands that are fully understood and whose only accesses that may show content
+    are reads of workspace files (or folders) that exist: the files their output can show.
+    Red team, round 4: `cat notes.md; echo B64 | base64 -d` printed SKILL.md's words, typed
+    and decoded, beside a read of another file; the output is not SKILL.md's content. A run
+    of a program, a path in a role the table does not know, an opaque construct, or a read the
+    workspace cannot place (gone, outside) leaves the output free to show any file."""
+    commands = {
+        r.call_id: r.id
+        for r in context.evidence.of_kind("command_observed")
+        if r.call_id and not (r.command or "").lstrip().startswith("apply_patch")
+    }
+    opaque = {ref for ref, _ in context.evidence.opaque}
+    root = context.file_root.resolve()
+    places: dict[str, set[str] | None] = {}
+    for record in context.evidence.records:
+        call = record.call_id
+        if call not in commands or record.kind != "file_read_observed" or record.own_text:
+            continue
+        if record.access not in _SHOWING and record.access is not None:
+            continue
+        named = places.setdefault(call, set())
+        if named is None:
+            continue
+        found = _read_places(context, record.path, root) if record.access == "read" else None
+        if found is None:
+            places[call] = None
+        else:
+            named.update(found)
+    narrowed: dict[str, frozenset[str]] = {}
+    for call, named in places.items():
+        if named is None or commands[call] in opaque:
+            continue
+        narrowed[call] = frozenset(
+            path
+            for path in texts
+            if any(not place or path == place or path.startswith(place + "/") for place in named)
+        )
+    return narrowed
+
+
+def _read_places(context: JudgeContext, path: str | None, root: Path) -> set[str] | None:
+    """The workspace-relative files or folders a read names, symlinks resolved; None when one
+    of them cannot be placed in the workspace as it is now."""
+    if path is None:
+        return None
+    found: set[str] = set()
+    for concrete in context.expand(path):
+        if context.relative(concrete) is None:
+            return None
+        try:
+            real = Path(context.on_disk(concrete)).resolve(strict=True)
+        except (OSError, RuntimeError):
+            return None
+        if real == root:
+            found.add("")
+            continue
+        if root not in real.parents:
+            return None
+        found.add(real.relative_to(root).as_posix())
+    return found
 
 
 def _first_writes(context: JudgeContext) -> dict[str, int]:
