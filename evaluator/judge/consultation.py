@@ -11,11 +11,18 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.contract.paths import path_matches
 from evaluator.evidence.content import Shown, SourceText, find_shown
+from evaluator.evidence.output_sources import (
+    Placer,
+    blind_calls,
+    held_texts,
+    reading_calls,
+    resolved_placer,
+)
 from evaluator.evidence.tool_texts import session_texts
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.verdict import ShownFile
@@ -96,15 +103,10 @@ def _build(context: JudgeContext) -> Consultation | None:
     texts, uncomparable = _workspace_texts(context)
     written = _first_writes(context)
     sources = [SourceText(path, text, written.get(path)) for path, text in texts.items()]
-    blind = _blind_calls(context)
-    narrow = _reading_calls(context, texts)
-    seen = (
-        replace(text, shows_only=narrow.get(session.calls.get(text.ref or "") or ""))
-        if text.kind == "output"
-        else text
-        for text in session.texts
-        if not (text.kind == "output" and session.calls.get(text.ref or "") in blind)
-    )
+    evidence = context.evidence
+    blind = blind_calls(evidence)
+    narrowed = reading_calls(evidence, _placer(context), texts)
+    seen = held_texts(session.texts, session.calls, blind, narrowed)
     shown = find_shown(sources, seen, context.evidence.first_user_message or "")
     return Consultation(shown, texts, frozenset(uncomparable), session.cut, session.calls)
 
@@ -148,96 +150,21 @@ def _workspace_texts(context: JudgeContext) -> tuple[dict[str, str], set[str]]:
     return texts, uncomparable
 
 
-# Accesses that may bring a file's content into a command's output (a write, a listing, a
-# `stat`, a `cd` show none).
-_SHOWING = frozenset({"read", "exec", "path"})
+def _placer(context: JudgeContext) -> Placer:
+    """Places a read path in the workspace as it is now (a restored snapshot included), each
+    glob by what it matches."""
+    one = resolved_placer(str(context.workspace), context.on_disk)
 
+    def place(path: str) -> set[str] | None:
+        found: set[str] = set()
+        for concrete in context.expand(path):
+            named = one(concrete)
+            if named is None:
+                return None
+            found |= named
+        return found
 
-def _blind_calls(context: JudgeContext) -> set[str]:
-    """Shell commands that are fully understood and read or ran no file but the agent's own
-    text (`echo TEXT | base64 -d`, `printf '\\x..'`, `base64 -d typed.b64` of a file it wrote
-    itself, `2>/dev/null`): their output is text the agent typed, however encoded, and cannot
-    show a workspace file's content."""
-    commands = {
-        r.call_id: r.id
-        for r in context.evidence.of_kind("command_observed")
-        if r.call_id and not (r.command or "").lstrip().startswith("apply_patch")
-    }
-    opaque = {ref for ref, _ in context.evidence.opaque}
-    touching = {
-        r.call_id
-        for r in context.evidence.records
-        if r.call_id
-        and r.kind == "file_read_observed"
-        and (r.access in _SHOWING or r.access is None)
-        and not r.own_text
-    }
-    return {
-        call for call, record in commands.items() if call not in touching and record not in opaque
-    }
-
-
-def _reading_calls(context: JudgeContext, texts: dict[str, str]) -> dict[str, frozenset[str]]:
-    """Shell commands that are fully understood and whose only accesses that may show content
-    are reads of workspace files (or folders) that exist: the files their output can show.
-    Red team, round 4: `cat notes.md; echo B64 | base64 -d` printed SKILL.md's words, typed
-    and decoded, beside a read of another file; the output is not SKILL.md's content. A run
-    of a program, a path in a role the table does not know, an opaque construct, or a read the
-    workspace cannot place (gone, outside) leaves the output free to show any file."""
-    commands = {
-        r.call_id: r.id
-        for r in context.evidence.of_kind("command_observed")
-        if r.call_id and not (r.command or "").lstrip().startswith("apply_patch")
-    }
-    opaque = {ref for ref, _ in context.evidence.opaque}
-    root = context.file_root.resolve()
-    places: dict[str, set[str] | None] = {}
-    for record in context.evidence.records:
-        call = record.call_id
-        if call not in commands or record.kind != "file_read_observed" or record.own_text:
-            continue
-        if record.access not in _SHOWING and record.access is not None:
-            continue
-        named = places.setdefault(call, set())
-        if named is None:
-            continue
-        found = _read_places(context, record.path, root) if record.access == "read" else None
-        if found is None:
-            places[call] = None
-        else:
-            named.update(found)
-    narrowed: dict[str, frozenset[str]] = {}
-    for call, named in places.items():
-        if named is None or commands[call] in opaque:
-            continue
-        narrowed[call] = frozenset(
-            path
-            for path in texts
-            if any(not place or path == place or path.startswith(place + "/") for place in named)
-        )
-    return narrowed
-
-
-def _read_places(context: JudgeContext, path: str | None, root: Path) -> set[str] | None:
-    """The workspace-relative files or folders a read names, symlinks resolved; None when one
-    of them cannot be placed in the workspace as it is now."""
-    if path is None:
-        return None
-    found: set[str] = set()
-    for concrete in context.expand(path):
-        if context.relative(concrete) is None:
-            return None
-        try:
-            real = Path(context.on_disk(concrete)).resolve(strict=True)
-        except (OSError, RuntimeError):
-            return None
-        if real == root:
-            found.add("")
-            continue
-        if root not in real.parents:
-            return None
-        found.add(real.relative_to(root).as_posix())
-    return found
+    return place
 
 
 def _first_writes(context: JudgeContext) -> dict[str, int]:
