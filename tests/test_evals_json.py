@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -214,6 +215,49 @@ def test_bad_input_is_an_error_naming_file_and_key(
     assert code == 2
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "evals/evals.json" in err and expected in err
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda files: os.mkfifo(files / "in.csv"), "evals/files/in.csv: not a regular file"),
+        (
+            lambda files: (files / "in.csv").mkdir() or (files / "in.csv/l").symlink_to("/etc"),
+            "evals/files/in.csv: l inside it is a symlink",
+        ),
+    ],
+    ids=["fifo", "link-in-folder"],
+)
+def test_a_fixture_the_builder_cannot_copy_is_refused_at_validate(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    make: Callable[[Path], object],
+    expected: str,
+) -> None:
+    """Red team, round 4: a FIFO listed in `files` passed `validate` and failed only when a run
+    built its first workspace; now one line naming the file and the field."""
+    folder = skill(tmp_path, {"evals": [{"prompt": "p", "files": ["evals/files/in.csv"]}]})
+    (folder / "evals/files").mkdir()
+    make(folder / "evals/files")
+    code, _, err = run_cli(["validate", "--evals", str(folder)], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "evals/evals.json:6:9: evals[0].files[0]: " in err and expected in err
+
+
+def test_an_evals_file_that_is_a_fifo_or_huge_is_refused_without_reading_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team, round 4: a FIFO named evals.json hung the evaluator, and a sparse file of any
+    size was read whole before its size was checked."""
+    evals = tmp_path / "evals.json"
+    os.mkfifo(evals)
+    code, _, err = run_cli(["validate", "--evals", str(evals), "--skill", str(tmp_path)], capsys)
+    assert code == 2 and "is not a regular file" in err
+    evals.unlink()
+    with evals.open("wb") as sparse:
+        sparse.truncate(64 * 1024 * 1024 * 1024)
+    code, _, err = run_cli(["validate", "--evals", str(evals), "--skill", str(tmp_path)], capsys)
+    assert code == 2 and "file is larger than 8000000 bytes" in err
 
 
 def test_no_skill_folder_asks_for_skill(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
