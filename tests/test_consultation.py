@@ -397,3 +397,24 @@ def test_an_output_shows_only_the_files_its_command_read(
     output = REF_TEXT + SKILL_TEXT
     verdict = _check(tmp_path, [(command.format(b64=encoded), output)], _read())
     assert verdict.status == status, verdict.detail
+
+
+def test_a_call_the_trace_saw_whole_shows_only_the_files_it_opened(tmp_path: Path) -> None:
+    """Red team, round 4: a program run beside the typed body (the skill's own script) leaves
+    the table unable to narrow the output, since a program may read anything; the trace, when
+    it saw the call whole, knows what it opened."""
+    from evaluator.evidence.traced import TracedCall
+
+    encoded = base64.b64encode(SKILL_TEXT.encode()).decode()
+    command = f"python3 .agents/skills/s/tool.py; echo {encoded} | base64 -d"
+    context = _context(tmp_path, [(command, SKILL_TEXT)])
+    workspace = context.workspace
+    assert run_check(_read(), context).status == "pass"  # evidence only: it may have read it
+    for complete, opened, status in (
+        (True, {f"{workspace}/.agents/skills/s/tool.py"}, "fail"),
+        (True, {f"{workspace}/.agents/skills/s/tool.py", f"{workspace}/{SKILL}"}, "pass"),
+        (False, {f"{workspace}/.agents/skills/s/tool.py"}, "pass"),  # not seen whole
+    ):
+        context = _context(tmp_path, [(command, SKILL_TEXT)])
+        context.traced_calls = {"c0": TracedCall("c0", complete, (), frozenset(opened))}
+        assert run_check(_read(), context).status == status, (complete, opened)

@@ -52,6 +52,12 @@ def _typed_steps(behavior: str, socket_path: str = "") -> list[dict[str, Any]] |
         "typed-beside-read": [
             f"cat .agents/skills/db-migrations/references/docs.txt; echo {encoded} | base64 -d"
         ],
+        # ... and beside a run of the skill's script, which the table cannot narrow
+        "typed-beside-script": [
+            "python3 .agents/skills/db-migrations/scripts/new_migration.py users_last_login;"
+            " cat .agents/skills/db-migrations/references/docs.txt;"
+            f" echo {encoded} | base64 -d"
+        ],
     }
     if behavior == "gemini-typed-copy":
         # Red team, Gemini CLI: a copy the agent typed with `write_file`, then read with
@@ -333,12 +339,17 @@ ROUND_FOUR = Path(__file__).parent / "fixtures" / "red_team" / "round4-suite"
 def test_round_four_neither_typed_text_nor_the_checks_home_fakes_a_pass(tmp_path: Path) -> None:
     """Red team, round 4 (docs/isolation.md), with the default layers; each passed before:
     SKILL.md's body typed and decoded beside a real read of the docs index passed `file_read`
-    of SKILL.md; and a `usercustomize.py` the agent left in Python's user site under its
+    of SKILL.md (also beside a run of the skill's script: the trace shows what it opened);
+    and a `usercustomize.py` the agent left in Python's user site under its
     workspace (the `command` check's `HOME` was the workspace) made the check's failing
     `python3` exit 0."""
     codex_or_skip()
     status, isolation = _run(
         tmp_path / "typed", "typed-beside-read", "bootstrap-reads-skill-first", "codex-exec"
+    )
+    assert (status, isolation) == ("fail", ["contained"])
+    status, isolation = _run(
+        tmp_path / "script", "typed-beside-script", "bootstrap-reads-skill-first", "codex-exec"
     )
     assert (status, isolation) == ("fail", ["contained"])
     with scratch_dir() as scratch:

@@ -106,6 +106,8 @@ def _build(context: JudgeContext) -> Consultation | None:
     evidence = context.evidence
     blind = blind_calls(evidence)
     narrowed = reading_calls(evidence, _placer(context), texts)
+    for call, opened in _traced_opens(context, texts).items():
+        narrowed[call] = narrowed[call] & opened if call in narrowed else opened
     seen = held_texts(session.texts, session.calls, blind, narrowed)
     shown = find_shown(sources, seen, context.evidence.first_user_message or "")
     return Consultation(shown, texts, frozenset(uncomparable), session.cut, session.calls)
@@ -148,6 +150,20 @@ def _workspace_texts(context: JudgeContext) -> tuple[dict[str, str], set[str]]:
         total += len(data)
         texts[relative] = data.decode("utf-8", errors="replace")
     return texts, uncomparable
+
+
+def _traced_opens(context: JudgeContext, texts: dict[str, str]) -> dict[str, frozenset[str]]:
+    """For each shell call the trace saw whole, the workspace files its processes used: no
+    other file's content can be in its output, whatever program it ran (red team, round 4:
+    the skill's script run beside SKILL.md's body typed and decoded)."""
+    if not context.traced_calls:
+        return {}
+    root = str(context.workspace).rstrip("/")
+    opened: dict[str, frozenset[str]] = {}
+    for call, traced in context.traced_calls.items():
+        if traced.complete:
+            opened[call] = frozenset(path for path in texts if f"{root}/{path}" in traced.paths)
+    return opened
 
 
 def _placer(context: JudgeContext) -> Placer:
