@@ -418,3 +418,50 @@ def test_a_call_the_trace_saw_whole_shows_only_the_files_it_opened(tmp_path: Pat
         context = _context(tmp_path, [(command, SKILL_TEXT)])
         context.traced_calls = {"c0": TracedCall("c0", complete, (), frozenset(opened))}
         assert run_check(_read(), context).status == status, (complete, opened)
+
+
+def _forbidden_read(tmp_path: Path, calls: list[tuple[str, str | None]]) -> Any:
+    from evaluator.contract.models import Case
+    from evaluator.judge import judge_case
+
+    context = _context(tmp_path, calls)
+    case = Case.model_validate(
+        {
+            "case_id": "c",
+            "title": "t",
+            "input": {"user_prompt": "p"},
+            "assert": {
+                "required": [
+                    {"description": "ran", "checks": [{"kind": "command_ran", "pattern": "ls"}]}
+                ],
+                "forbidden": [
+                    {"description": "read", "checks": [{"kind": "file_read", "path": REF}]}
+                ],
+            },
+        }
+    )
+    return judge_case(case, context)
+
+
+@pytest.mark.parametrize(
+    "command,output,status",
+    [
+        # red team, round 4: the forbidden file's content handed to the agent transformed
+        (f"ls; base64 {REF}", base64.b64encode(REF_TEXT.encode()).decode(), "fail"),
+        (f"ls; rev {REF}", "\n".join(line[::-1] for line in REF_TEXT.splitlines()), "fail"),
+        (f"ls; tr a-z n-za-m < {REF}", codecs.encode(REF_TEXT, "rot13"), "fail"),
+        (f"ls; cat {REF}", REF_TEXT, "fail"),
+        # look-alikes: touched without showing anything, or never touched
+        (f"ls; wc -l {REF}", "3\n", "pass"),
+        (f"ls; cat {REF} > /dev/null", "", "pass"),
+        ("ls", ".agents\n", "pass"),
+    ],
+    ids=["base64", "rev", "rot13", "cat", "wc", "discarded", "untouched"],
+)
+def test_a_forbidden_read_handed_over_transformed_is_observed(
+    tmp_path: Path, command: str, output: str, status: str
+) -> None:
+    """Red team, round 4: `base64 FILE` of a forbidden file passed the case (no word window in
+    the output), though a model reads base64, reversed or rot13 text as well as the original."""
+    judgement = _forbidden_read(tmp_path, [(command, output)])
+    assert judgement.status == status, [a.notes for a in judgement.assertions]

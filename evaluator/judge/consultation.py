@@ -101,7 +101,7 @@ def _build(context: JudgeContext) -> Consultation | None:
     if not session.outputs_recorded:
         return None
     texts, uncomparable = _workspace_texts(context)
-    written = _first_writes(context)
+    written = first_writes(context)
     sources = [SourceText(path, text, written.get(path)) for path, text in texts.items()]
     evidence = context.evidence
     blind = blind_calls(evidence)
@@ -183,7 +183,7 @@ def _placer(context: JudgeContext) -> Placer:
     return place
 
 
-def _first_writes(context: JudgeContext) -> dict[str, int]:
+def first_writes(context: JudgeContext) -> dict[str, int]:
     """Per workspace file, the session line of the agent's first write that may have taken."""
     first: dict[str, int] = {}
     for record in context.writes():
