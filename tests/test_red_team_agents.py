@@ -339,10 +339,10 @@ ROUND_FOUR = Path(__file__).parent / "fixtures" / "red_team" / "round4-suite"
 def test_round_four_neither_typed_text_nor_the_checks_home_fakes_a_pass(tmp_path: Path) -> None:
     """Red team, round 4 (docs/isolation.md), with the default layers; each passed before:
     SKILL.md's body typed and decoded beside a real read of the docs index passed `file_read`
-    of SKILL.md (also beside a run of the skill's script: the trace shows what it opened);
-    and a `usercustomize.py` the agent left in Python's user site under its
-    workspace (the `command` check's `HOME` was the workspace) made the check's failing
-    `python3` exit 0."""
+    of SKILL.md (also beside a run of the skill's script: the trace shows what it opened); the
+    forbidden reference read as `base64 FILE` was "not observed"; and a `usercustomize.py` the
+    agent left in Python's user site under its workspace (the `command` check's `HOME` was the
+    workspace) made the check's failing `python3` exit 0."""
     codex_or_skip()
     status, isolation = _run(
         tmp_path / "typed", "typed-beside-read", "bootstrap-reads-skill-first", "codex-exec"
@@ -350,6 +350,10 @@ def test_round_four_neither_typed_text_nor_the_checks_home_fakes_a_pass(tmp_path
     assert (status, isolation) == ("fail", ["contained"])
     status, isolation = _run(
         tmp_path / "script", "typed-beside-script", "bootstrap-reads-skill-first", "codex-exec"
+    )
+    assert (status, isolation) == ("fail", ["contained"])
+    status, isolation = _run(
+        tmp_path / "forbidden", "round4-forbidden-base64", "routing-add-column", "codex-exec"
     )
     assert (status, isolation) == ("fail", ["contained"])
     with scratch_dir() as scratch:
