@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ Position = tuple[int, int]
 
 # Bounds checked before any object is built: eval-repo files are untrusted input.
 MAX_CHARS = 2_000_000
+MAX_BYTES = 4 * MAX_CHARS  # the most UTF-8 bytes MAX_CHARS characters take
 MAX_DEPTH = 64
 MAX_ALIASES = 1_000
 MAX_EXPANDED_NODES = 200_000
@@ -63,14 +66,30 @@ def dotted(key: PathKey) -> str:
 
 
 def read_text(path: Path) -> str:
+    """An eval repo's text file, read only when it is a regular file of at most `MAX_CHARS`
+    characters' worth of bytes: a FIFO would hang the evaluator and a sparse file of any size
+    costs its author nothing (red team, round 4)."""
     if path.is_dir():
         raise InputError("is a directory, expected a file", path=path)
     try:
-        raw = path.read_bytes()
+        # O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
+    with os.fdopen(descriptor, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError("is not a regular file (a FIFO, a socket or a device)", path=path)
+        if info.st_size > MAX_BYTES:
+            raise InputError(f"file is larger than {MAX_BYTES} bytes", path=path, line=1, col=1)
+        try:
+            raw = stream.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read file: {exc.strerror}", path=path) from None
+    if len(raw) > MAX_BYTES:
+        raise InputError(f"file is larger than {MAX_BYTES} bytes", path=path, line=1, col=1)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -370,3 +370,98 @@ def test_text_the_agent_wrote_into_a_file_is_its_own(
     calls.append((command.format(**values), SKILL_TEXT))
     verdict = _check(tmp_path, calls, _read())
     assert verdict.status == status, verdict.detail
+
+
+@pytest.mark.parametrize(
+    "command,status",
+    [
+        # red team, round 4: typed text decoded beside a read of another file
+        (f"cat {REF}; echo {{b64}} | base64 -d", "fail"),
+        (f"head -1 {REF} && echo {{b64}} | base64 -d", "fail"),
+        (f"echo {{b64}} | base64 -d | diff - {REF}", "fail"),
+        (f"echo {{b64}} | base64 -d | cat - {REF}", "fail"),
+        # look-alikes: the call read the file itself, its folder, or through a glob
+        (f"cat {REF}; cat {SKILL}", "pass"),
+        ("cat .agents/skills/s/*.md", "pass"),
+        ("grep -r Step .agents/skills/s", "pass"),
+        # a program the call ran may read anything: the output still counts
+        (f"cat {REF}; sh .agents/skills/s/run.sh", "pass"),
+    ],
+)
+def test_an_output_shows_only_the_files_its_command_read(
+    tmp_path: Path, command: str, status: str
+) -> None:
+    """Red team, round 4: a command that read one file and printed SKILL.md's words typed as
+    base64 and decoded passed `file_read` of SKILL.md: it showed only the file it read."""
+    encoded = base64.b64encode(SKILL_TEXT.encode()).decode()
+    output = REF_TEXT + SKILL_TEXT
+    verdict = _check(tmp_path, [(command.format(b64=encoded), output)], _read())
+    assert verdict.status == status, verdict.detail
+
+
+def test_a_call_the_trace_saw_whole_shows_only_the_files_it_opened(tmp_path: Path) -> None:
+    """Red team, round 4: a program run beside the typed body (the skill's own script) leaves
+    the table unable to narrow the output, since a program may read anything; the trace, when
+    it saw the call whole, knows what it opened."""
+    from evaluator.evidence.traced import TracedCall
+
+    encoded = base64.b64encode(SKILL_TEXT.encode()).decode()
+    command = f"python3 .agents/skills/s/tool.py; echo {encoded} | base64 -d"
+    context = _context(tmp_path, [(command, SKILL_TEXT)])
+    workspace = context.workspace
+    assert run_check(_read(), context).status == "pass"  # evidence only: it may have read it
+    for complete, opened, status in (
+        (True, {f"{workspace}/.agents/skills/s/tool.py"}, "fail"),
+        (True, {f"{workspace}/.agents/skills/s/tool.py", f"{workspace}/{SKILL}"}, "pass"),
+        (False, {f"{workspace}/.agents/skills/s/tool.py"}, "pass"),  # not seen whole
+    ):
+        context = _context(tmp_path, [(command, SKILL_TEXT)])
+        context.traced_calls = {"c0": TracedCall("c0", complete, (), frozenset(opened))}
+        assert run_check(_read(), context).status == status, (complete, opened)
+
+
+def _forbidden_read(tmp_path: Path, calls: list[tuple[str, str | None]]) -> Any:
+    from evaluator.contract.models import Case
+    from evaluator.judge import judge_case
+
+    context = _context(tmp_path, calls)
+    case = Case.model_validate(
+        {
+            "case_id": "c",
+            "title": "t",
+            "input": {"user_prompt": "p"},
+            "assert": {
+                "required": [
+                    {"description": "ran", "checks": [{"kind": "command_ran", "pattern": "ls"}]}
+                ],
+                "forbidden": [
+                    {"description": "read", "checks": [{"kind": "file_read", "path": REF}]}
+                ],
+            },
+        }
+    )
+    return judge_case(case, context)
+
+
+@pytest.mark.parametrize(
+    "command,output,status",
+    [
+        # red team, round 4: the forbidden file's content handed to the agent transformed
+        (f"ls; base64 {REF}", base64.b64encode(REF_TEXT.encode()).decode(), "fail"),
+        (f"ls; rev {REF}", "\n".join(line[::-1] for line in REF_TEXT.splitlines()), "fail"),
+        (f"ls; tr a-z n-za-m < {REF}", codecs.encode(REF_TEXT, "rot13"), "fail"),
+        (f"ls; cat {REF}", REF_TEXT, "fail"),
+        # look-alikes: touched without showing anything, or never touched
+        (f"ls; wc -l {REF}", "3\n", "pass"),
+        (f"ls; cat {REF} > /dev/null", "", "pass"),
+        ("ls", ".agents\n", "pass"),
+    ],
+    ids=["base64", "rev", "rot13", "cat", "wc", "discarded", "untouched"],
+)
+def test_a_forbidden_read_handed_over_transformed_is_observed(
+    tmp_path: Path, command: str, output: str, status: str
+) -> None:
+    """Red team, round 4: `base64 FILE` of a forbidden file passed the case (no word window in
+    the output), though a model reads base64, reversed or rot13 text as well as the original."""
+    judgement = _forbidden_read(tmp_path, [(command, output)])
+    assert judgement.status == status, [a.notes for a in judgement.assertions]

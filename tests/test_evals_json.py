@@ -5,8 +5,11 @@ checks (`command` runs after the agent), and `convert` writes the equivalent YAM
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -212,6 +215,49 @@ def test_bad_input_is_an_error_naming_file_and_key(
     assert code == 2
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "evals/evals.json" in err and expected in err
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda files: os.mkfifo(files / "in.csv"), "evals/files/in.csv: not a regular file"),
+        (
+            lambda files: (files / "in.csv").mkdir() or (files / "in.csv/l").symlink_to("/etc"),
+            "evals/files/in.csv: l inside it is a symlink",
+        ),
+    ],
+    ids=["fifo", "link-in-folder"],
+)
+def test_a_fixture_the_builder_cannot_copy_is_refused_at_validate(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    make: Callable[[Path], object],
+    expected: str,
+) -> None:
+    """Red team, round 4: a FIFO listed in `files` passed `validate` and failed only when a run
+    built its first workspace; now one line naming the file and the field."""
+    folder = skill(tmp_path, {"evals": [{"prompt": "p", "files": ["evals/files/in.csv"]}]})
+    (folder / "evals/files").mkdir()
+    make(folder / "evals/files")
+    code, _, err = run_cli(["validate", "--evals", str(folder)], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "evals/evals.json:6:9: evals[0].files[0]: " in err and expected in err
+
+
+def test_an_evals_file_that_is_a_fifo_or_huge_is_refused_without_reading_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team, round 4: a FIFO named evals.json hung the evaluator, and a sparse file of any
+    size was read whole before its size was checked."""
+    evals = tmp_path / "evals.json"
+    os.mkfifo(evals)
+    code, _, err = run_cli(["validate", "--evals", str(evals), "--skill", str(tmp_path)], capsys)
+    assert code == 2 and "is not a regular file" in err
+    evals.unlink()
+    with evals.open("wb") as sparse:
+        sparse.truncate(64 * 1024 * 1024 * 1024)
+    code, _, err = run_cli(["validate", "--evals", str(evals), "--skill", str(tmp_path)], capsys)
+    assert code == 2 and "file is larger than 8000000 bytes" in err
 
 
 def test_no_skill_folder_asks_for_skill(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -443,7 +489,40 @@ def test_the_command_check_runs_in_the_workspace_and_records_its_output(tmp_path
     wanted = command(CommandCheck(kind="command", command="exit 3", expect_exit_code=3), context)
     assert wanted.status == "pass"
     slow = command(CommandCheck(kind="command", command="sleep 5", timeout_s=0.2), context)
-    assert slow.status == "blocked" and "timed out" in slow.detail
+    # Red team, round 4: a hang in what the agent left is its failure; `blocked` would drop
+    # the case from the score.
+    assert slow.status == "fail" and "did not finish within 0.2s" in slow.detail
+
+
+def test_the_command_check_home_is_new_not_the_workspace(tmp_path: Path) -> None:
+    """Red team, round 4: with the workspace as `HOME`, the agent's files were the check's user
+    configuration: a `usercustomize.py` in Python's user site (under `.local/`) ran inside
+    every `python3` of the check and could turn a failing exit code into 0."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    probe = subprocess.run(
+        ["python3", "-c", "import site; print(site.getusersitepackages())"],
+        env={**os.environ, "HOME": str(workspace)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    user_site = Path(probe.stdout.strip())
+    user_site.mkdir(parents=True)
+    (user_site / "usercustomize.py").write_text(
+        "import atexit, os\natexit.register(lambda: os._exit(0))\n"
+    )
+    (workspace / ".gitconfig").write_text("[user]\n\tname = agent\n")
+    failing = CommandCheck(kind="command", command="python3 -c 'import sys; sys.exit(1)'")
+    home = CommandCheck(kind="command", command='test ! -e "$HOME/.gitconfig" && test -w "$HOME"')
+    launches = [LaunchPolicy()]
+    if get_jail("bwrap").unavailable() is None:
+        launches.append(LaunchPolicy(jail="bwrap"))
+    for launch in launches:
+        context = _context(workspace, JailedCommands(launch))
+        verdict = command(failing, context)
+        assert verdict.status == "fail" and "exited 1, expected 0" in verdict.detail
+        assert command(home, context).status == "pass"
 
 
 def test_a_command_the_machine_stops_is_blocked_environment_not_failed(tmp_path: Path) -> None:

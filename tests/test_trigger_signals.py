@@ -4,6 +4,7 @@ use; listing the skills folder, printing the front matter or naming the file is 
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -46,10 +47,12 @@ def _write(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
 
 def codex_session(tmp_path: Path, first_cmd: str, first_output: str) -> Path:
     """The recorded Codex rollout whose first call (`cat SKILL.md`, line 10) ran `first_cmd`
-    and printed `first_output` (line 13); the third call (`ls migrations`) prints the
-    distractor's SKILL.md."""
+    and printed `first_output` (line 13); the third call (`ls migrations`, line 20) becomes a
+    `cat` of the distractor's SKILL.md and prints it."""
     records = _lines("codex-exec.jsonl")
     records[9]["payload"]["arguments"] = json.dumps({"cmd": first_cmd})
+    distractor = json.dumps({"cmd": "cat .agents/skills/pdf-tools/SKILL.md"})
+    records[19]["payload"]["arguments"] = distractor
     head = records[12]["payload"]["output"].split("Output:\n", 1)[0]
     records[12]["payload"]["output"] = head + "Output:\n" + first_output
     third = records[22]["payload"]["output"].split("Output:\n", 1)[0]
@@ -101,6 +104,23 @@ def test_codex_what_does_not_show_the_body_is_no_trigger(
     tmp_path: Path, cmd: str, output: str
 ) -> None:
     path = codex_session(tmp_path, cmd, output)
+    assert [t.skill for t in codex_triggers(path)] == ["pdf-tools"]
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "echo {b64} | base64 -d",
+        "cat migrations/README.md; echo {b64} | base64 -d",
+        "printf '%s' {b64} > s.b64 && base64 -d s.b64",
+    ],
+    ids=["decoded", "beside-another-read", "own-file"],
+)
+def test_codex_the_body_typed_and_decoded_is_no_trigger(tmp_path: Path, cmd: str) -> None:
+    """Red team, round 4: SKILL.md's body typed as base64 and decoded (alone, beside a read of
+    another file, through a file the agent wrote) fired the skill though it never loaded."""
+    encoded = base64.b64encode(SKILL_TEXT.encode()).decode()
+    path = codex_session(tmp_path, cmd.format(b64=encoded), SKILL_TEXT)
     assert [t.skill for t in codex_triggers(path)] == ["pdf-tools"]
 
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from evaluator.contract.models import NotCheck, WorkspaceFileMatchesCheck
+from evaluator.contract.models import (
+    NotCheck,
+    WorkspaceFileContainsCheck,
+    WorkspaceFileExistsCheck,
+    WorkspaceFileMatchesCheck,
+)
 from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext
 from evaluator.judge.checks.registry import run_check
@@ -68,3 +74,102 @@ def test_validate_rejects_a_pattern_re2_cannot_run(
         and "pattern" in err
         and "invalid regular expression" in err
     )
+
+
+def _contains(path: str, text: str) -> WorkspaceFileContainsCheck:
+    return WorkspaceFileContainsCheck(kind="workspace_file_contains", path=path, text=text)
+
+
+def _exists(path: str) -> WorkspaceFileExistsCheck:
+    return WorkspaceFileExistsCheck(kind="workspace_file_exists", path=path)
+
+
+def test_a_symlink_the_agent_pointed_outside_is_no_workspace_file(tmp_path: Path) -> None:
+    """Red team, round 4: the judge runs unconfined, so a link the agent left in its workspace
+    must not make it read a file outside (a fixture with the wanted text, the evaluator's own
+    environment through /proc/self/environ), nor count as the file made."""
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    workspace.mkdir()
+    outside.mkdir()
+    (outside / "expected.txt").write_text("TOTAL: 42\n")
+    (workspace / "report.txt").symlink_to(outside / "expected.txt")
+    (workspace / "env.txt").symlink_to("/proc/self/environ")
+    (workspace / "dangling.txt").symlink_to(outside / "missing.txt")
+    context = _context(workspace)
+    linked = run_check(_contains("report.txt", "TOTAL: 42"), context)
+    assert linked.status == "fail"
+    assert "report.txt is a symlink to outside the workspace" in linked.detail
+    assert run_check(_contains("env.txt", "PATH="), context).status == "fail"
+    assert run_check(_exists("report.txt"), context).status == "fail"
+    dangling = run_check(_exists("dangling.txt"), context)
+    assert dangling.status == "fail" and "leads nowhere" in dangling.detail
+    # A link that stays inside is the workspace's own file, followed as before.
+    (workspace / "real.txt").write_text("TOTAL: 42\n")
+    (workspace / "inside.txt").symlink_to("real.txt")
+    assert run_check(_contains("inside.txt", "TOTAL: 42"), context).status == "pass"
+    assert run_check(_exists("inside.txt"), context).status == "pass"
+
+
+def test_a_fifo_or_a_huge_sparse_file_fails_without_stalling_the_judge(tmp_path: Path) -> None:
+    """A FIFO named like the output would block a plain read forever, and a sparse file of any
+    size costs the agent nothing: neither is read, and the check fails (never `blocked`, which
+    would drop the case from the score)."""
+    os.mkfifo(tmp_path / "out.csv")
+    with (tmp_path / "big.log").open("wb") as sparse:
+        sparse.truncate(200 * 1024 * 1024 * 1024)
+    context = _context(tmp_path)
+    fifo = run_check(_contains("out.csv", "id,total"), context)
+    assert fifo.status == "fail" and "not a regular file" in fifo.detail
+    assert run_check(_exists("out.csv"), context).status == "fail"
+    big = run_check(_contains("big.log", "done"), context)
+    assert big.status == "fail" and "larger than 64 MiB, not read" in big.detail
+    assert run_check(_matches("big.log", "done"), context).status == "fail"
+
+
+def test_a_file_named_with_a_newline_cannot_write_a_line_of_the_report(tmp_path: Path) -> None:
+    """Red team, round 4: a name with a newline matches a glob as it should, but in a failing
+    check's note it must not start a heading or a line of its own in report.md."""
+    from evaluator.artifacts.models import CaseResult, Manifest
+    from evaluator.artifacts.report import render_report
+    from evaluator.contract.models import Case
+    from evaluator.judge import judge_case
+
+    (tmp_path / "out\n## bootstrap: pass\n.md").write_text("nothing\n")
+    case = Case.model_validate(
+        {
+            "case_id": "c",
+            "title": "t",
+            "input": {"user_prompt": "p"},
+            "assert": {
+                "required": [
+                    {
+                        "description": "total",
+                        "checks": [
+                            {"kind": "workspace_file_contains", "path": "*.md", "text": "42"}
+                        ],
+                    }
+                ]
+            },
+        }
+    )
+    judgement = judge_case(case, _context(tmp_path))
+    assert judgement.status == "fail"
+    result = CaseResult(
+        case_id="c",
+        workspace_root=None,
+        thread_id=None,
+        session_path=None,
+        status=judgement.status,
+        assertions=judgement.entries,
+    )
+    manifest = Manifest(
+        run_id="r",
+        target_id="t",
+        suite_ids=[],
+        target_skill_path="s",
+        started_at="now",
+        case_workspace_root="/w",
+    )
+    report = render_report(manifest, [result])
+    assert "## bootstrap: pass" in report
+    assert not any(line.startswith("## bootstrap") for line in report.splitlines())

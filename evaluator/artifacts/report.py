@@ -17,6 +17,12 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _one_line(text: object) -> str:
+    """A list item's text on one line: a file the agent named with a newline (its name is in a
+    check's note) must not start a heading or a line of its own in the report."""
+    return " ⏎ ".join(str(text).splitlines())
+
+
 def entry_label(assertion: AssertionResult) -> str:
     """A forbidden entry's status in its own words: its behaviour was observed or not."""
     if assertion.polarity == "forbidden" and assertion.status != "blocked":
@@ -111,17 +117,17 @@ def render_report(
         for assertion in result.assertions:
             if assertion.status == "pass":
                 continue
-            refs = ", ".join(f"`{e}`" for e in assertion.evidence[:4]) or "no evidence"
+            refs = ", ".join(f"`{_one_line(e)}`" for e in assertion.evidence[:4]) or "no evidence"
             lines.append(
                 f"- {assertion.polarity} `{entry_label(assertion)}`: {assertion.summary} ({refs})"
             )
-            lines += [f"  - {line}" for line in decided_by_lines(assertion)]
+            lines += [f"  - {_one_line(line)}" for line in decided_by_lines(assertion)]
             for note in assertion.notes[:3]:
-                lines.append(f"  - {note}")
+                lines.append(f"  - {_one_line(note)}")
         for note in result.notes:
-            lines.append(f"- {note}")
+            lines.append(f"- {_one_line(note)}")
         for finding in (findings or {}).get(result.case_id, CaseFindings()).lines:
-            lines.append(f"- {finding}")
+            lines.append(f"- {_one_line(finding)}")
         lines.append("")
     lines += ["## Suggested Next Fixes", ""]
     source = Path(manifest.source_workspace) if manifest.source_workspace else None

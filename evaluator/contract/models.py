@@ -260,7 +260,13 @@ class CommandCheck(_Check):
         " docs/coming-from-skill-creator.md): then the check is"
         " `blocked: environment`, since any agent would get that exit code here.",
     )
-    timeout_s: float = Field(default=60.0, gt=0, le=600, description="Killed after this long.")
+    timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        le=600,
+        description="Killed after this long: a command still running then fails the check"
+        " (what it ran is the agent's work).",
+    )
 
 
 class AgentSpawnedCheck(_Check):

@@ -86,6 +86,9 @@ class ToolText:
     line: int
     text: str
     ref: str | None = None
+    # The only files an output can show (workspace-relative), when its tool call is known to
+    # have read nothing else; None: it may show any file.
+    shows_only: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, order=True)
@@ -397,6 +400,8 @@ def find_shown(
             if text.kind == "input":
                 entry.typed.setdefault(start, text.line)
                 continue
+            if text.shows_only is not None and entry.source.path not in text.shows_only:
+                continue  # text the call printed of its own making, not this file
             if text.ref in entry.outputs and start in entry.first:
                 # Already counted and this output already cited: nothing here can change (a
                 # file's `withheld` is only read when nothing of it was counted).

@@ -16,6 +16,13 @@ from pathlib import Path
 
 from evaluator.contract.paths import path_matches
 from evaluator.evidence.content import Shown, SourceText, find_shown
+from evaluator.evidence.output_sources import (
+    Placer,
+    blind_calls,
+    held_texts,
+    reading_calls,
+    resolved_placer,
+)
 from evaluator.evidence.tool_texts import session_texts
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.verdict import ShownFile
@@ -94,14 +101,14 @@ def _build(context: JudgeContext) -> Consultation | None:
     if not session.outputs_recorded:
         return None
     texts, uncomparable = _workspace_texts(context)
-    written = _first_writes(context)
+    written = first_writes(context)
     sources = [SourceText(path, text, written.get(path)) for path, text in texts.items()]
-    blind = _blind_calls(context)
-    seen = (
-        text
-        for text in session.texts
-        if not (text.kind == "output" and session.calls.get(text.ref or "") in blind)
-    )
+    evidence = context.evidence
+    blind = blind_calls(evidence)
+    narrowed = reading_calls(evidence, _placer(context), texts)
+    for call, opened in _traced_opens(context, texts).items():
+        narrowed[call] = narrowed[call] & opened if call in narrowed else opened
+    seen = held_texts(session.texts, session.calls, blind, narrowed)
     shown = find_shown(sources, seen, context.evidence.first_user_message or "")
     return Consultation(shown, texts, frozenset(uncomparable), session.cut, session.calls)
 
@@ -145,36 +152,38 @@ def _workspace_texts(context: JudgeContext) -> tuple[dict[str, str], set[str]]:
     return texts, uncomparable
 
 
-# Accesses that may bring a file's content into a command's output (a write, a listing, a
-# `stat`, a `cd` show none).
-_SHOWING = frozenset({"read", "exec", "path"})
+def _traced_opens(context: JudgeContext, texts: dict[str, str]) -> dict[str, frozenset[str]]:
+    """For each shell call the trace saw whole, the workspace files its processes used: no
+    other file's content can be in its output, whatever program it ran (red team, round 4:
+    the skill's script run beside SKILL.md's body typed and decoded)."""
+    if not context.traced_calls:
+        return {}
+    root = str(context.workspace).rstrip("/")
+    opened: dict[str, frozenset[str]] = {}
+    for call, traced in context.traced_calls.items():
+        if traced.complete:
+            opened[call] = frozenset(path for path in texts if f"{root}/{path}" in traced.paths)
+    return opened
 
 
-def _blind_calls(context: JudgeContext) -> set[str]:
-    """Shell commands that are fully understood and read or ran no file but the agent's own
-    text (`echo TEXT | base64 -d`, `printf '\\x..'`, `base64 -d typed.b64` of a file it wrote
-    itself, `2>/dev/null`): their output is text the agent typed, however encoded, and cannot
-    show a workspace file's content."""
-    commands = {
-        r.call_id: r.id
-        for r in context.evidence.of_kind("command_observed")
-        if r.call_id and not (r.command or "").lstrip().startswith("apply_patch")
-    }
-    opaque = {ref for ref, _ in context.evidence.opaque}
-    touching = {
-        r.call_id
-        for r in context.evidence.records
-        if r.call_id
-        and r.kind == "file_read_observed"
-        and (r.access in _SHOWING or r.access is None)
-        and not r.own_text
-    }
-    return {
-        call for call, record in commands.items() if call not in touching and record not in opaque
-    }
+def _placer(context: JudgeContext) -> Placer:
+    """Places a read path in the workspace as it is now (a restored snapshot included), each
+    glob by what it matches."""
+    one = resolved_placer(str(context.workspace), context.on_disk)
+
+    def place(path: str) -> set[str] | None:
+        found: set[str] = set()
+        for concrete in context.expand(path):
+            named = one(concrete)
+            if named is None:
+                return None
+            found |= named
+        return found
+
+    return place
 
 
-def _first_writes(context: JudgeContext) -> dict[str, int]:
+def first_writes(context: JudgeContext) -> dict[str, int]:
     """Per workspace file, the session line of the agent's first write that may have taken."""
     first: dict[str, int] = {}
     for record in context.writes():

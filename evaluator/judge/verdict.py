@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from evaluator.contract.models import Check
 from evaluator.judge.grading import GradeVerdict
@@ -41,6 +41,10 @@ class CheckVerdict(VerdictModel):
     checks: list[CheckVerdict] = Field(
         default_factory=list, description="The operands of a `not`, `any_of` or `all_of` check."
     )
+    # A failed `file_read` whose file a command the table says shows content did read, with
+    # the output reaching the agent in a form no word window matches (`base64 X`, `rev X`):
+    # those reads' records. Not kept in artifacts: only a forbidden entry reads it.
+    _unrecognised_reads: list[str] = PrivateAttr(default_factory=list)
 
     def with_ref_prefix(self, old: str, new: str) -> CheckVerdict:
         return self.model_copy(

@@ -1,6 +1,6 @@
 """The runner of `command` checks: the author's shell text, after the agent, in the attempt's
 workspace and inside the same jail as its agent (hidden: the source workspace, the home, runs
-and other attempts), with a bounded time and a plain environment."""
+and other attempts), with a bounded time, a plain environment and a fresh, empty home."""
 
 from __future__ import annotations
 
@@ -25,31 +25,38 @@ class JailedCommands:
     launch: LaunchPolicy
 
     def __call__(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
-        argv = [SHELL, "-c", command]
-        where = "no jail"
-        path = os.environ.get("PATH", "/usr/bin:/bin")
-        rustup = rustup_home()
-        if self.launch.jail != "none":
-            # What the agent's jail binds back, the check's does too: the installations on PATH
-            # under a hidden directory (cargo in ~/.cargo, pyenv), read-only, and rustup's
-            # toolchains, or `cargo` would be missing here though the machine has it.
-            tools = path_tools(path, (*self.launch.hidden, Path.home()))
-            spec = JailSpec(
-                workspace=workspace,
-                writable=(workspace,),
-                hidden=self.launch.hidden,
-                tools=(*tools, *([rustup] if rustup else [])),
-            )
-            argv = get_jail(self.launch.jail).wrap(argv, spec)
-            where = f"{self.launch.jail} jail"
-        env = {
-            "PATH": path,
-            "HOME": str(workspace),
-            "LANG": "C.UTF-8",
-            **jvm_build_homes(workspace),
-            **({"RUSTUP_HOME": str(rustup)} if rustup else {}),
-        }
         with tempfile.TemporaryDirectory(prefix="agentic-eval-check-") as scratch:
+            # The home is new and empty, never the workspace: there, the agent's files would
+            # be the check's user configuration (Python's user site and its `usercustomize`,
+            # `~/.npmrc`, `~/.gitconfig`, Gradle's `init.d`, Maven's `settings.xml`) and
+            # could change what the author's command does without being part of the work.
+            home = Path(scratch) / "home"
+            home.mkdir()
+            argv = [SHELL, "-c", command]
+            where = "no jail"
+            path = os.environ.get("PATH", "/usr/bin:/bin")
+            rustup = rustup_home()
+            if self.launch.jail != "none":
+                # What the agent's jail binds back, the check's does too: the installations on
+                # PATH under a hidden directory (cargo in ~/.cargo, pyenv), read-only, and
+                # rustup's toolchains, or `cargo` would be missing here though the machine has
+                # it.
+                tools = path_tools(path, (*self.launch.hidden, Path.home()))
+                spec = JailSpec(
+                    workspace=workspace,
+                    writable=(workspace, home),
+                    hidden=self.launch.hidden,
+                    tools=(*tools, *([rustup] if rustup else [])),
+                )
+                argv = get_jail(self.launch.jail).wrap(argv, spec)
+                where = f"{self.launch.jail} jail"
+            env = {
+                "PATH": path,
+                "HOME": str(home),
+                "LANG": "C.UTF-8",
+                **jvm_build_homes(home),
+                **({"RUSTUP_HOME": str(rustup)} if rustup else {}),
+            }
             out, err = Path(scratch) / "out", Path(scratch) / "err"
             done = run_process(
                 argv,
@@ -72,7 +79,7 @@ def jvm_build_homes(home: Path) -> dict[str, str]:
     """Maven and Gradle keep their caches under the JVM's `user.home`, which comes from the
     password database, not `HOME`: in the jail that is the user's hidden, read-only home, where
     every build would fail (`Could not create local repository at /root/.m2/repository`) for
-    any agent. Both are pointed at the check's home instead."""
+    any agent. Both are pointed at the check's own home instead."""
     return {"MAVEN_OPTS": f"-Duser.home={home}", "GRADLE_USER_HOME": str(home / ".gradle")}
 
 

@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -644,6 +645,32 @@ def _files(
                 source.error(where, f"file not found beside the skill or the evals file: {item}")
             )
             return None
+        odd = _not_plain(found)
+        if odd is not None:
+            diagnostics.error(
+                source.error(where, f"{item}: {odd} (only regular files and folders are copied)")
+            )
+            return None
         relative = found.resolve().relative_to(workspace).as_posix()
         copies.append(CopyFixture(source=relative, target=item))
     return CaseSetup(copy_fixtures=copies or None, write_files=writes or None)
+
+
+def _not_plain(path: Path) -> str | None:
+    """What in a `files` entry the workspace builder would refuse to copy (a FIFO, a socket, a
+    device, a symlink inside a folder), said at `validate` rather than when a run builds its
+    first workspace; None when it is all regular files and folders."""
+    found = path.resolve()
+    if found.is_dir():
+        for directory, subdirs, names in os.walk(found):
+            for name in sorted([*subdirs, *names]):
+                entry = Path(directory) / name
+                mode = entry.lstat().st_mode
+                if stat.S_ISLNK(mode):
+                    return f"{entry.relative_to(found).as_posix()} inside it is a symlink"
+                if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                    return f"{entry.relative_to(found).as_posix()} inside it is not a regular file"
+        return None
+    if not stat.S_ISREG(found.stat().st_mode):
+        return "not a regular file (a FIFO, a socket or a device)"
+    return None

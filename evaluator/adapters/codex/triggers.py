@@ -3,7 +3,8 @@
 Codex has no skill tool: it lists each skill's name and description (the front matter) in its
 instructions, and the agent loads a skill by reading the file. Whether the body reached it is
 decided by content (`evidence/content.py`), so listing the skills folder, printing only the front
-matter, or a command that names the file without showing it is not a trigger.
+matter, or a command that names the file without showing it is not a trigger; nor is an
+output of a command that read no file, or only other files (`evidence/output_sources.py`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,12 @@ from pathlib import Path
 
 from evaluator.adapters.codex.tool_texts import read_tool_texts
 from evaluator.evidence.content import SourceText, find_shown
+from evaluator.evidence.output_sources import (
+    blind_calls,
+    held_texts,
+    reading_calls,
+    resolved_placer,
+)
 from evaluator.evidence.records import SessionEvidence
 from evaluator.evidence.tool_texts import ToolTextSource, session_texts
 from evaluator.evidence.triggers import (
@@ -31,7 +38,16 @@ def skill_triggers(
     if not texts.outputs_recorded:
         raise TriggerUndecidable("the session records no tool outputs")
     files = [SourceText(skill.path, skill.text) for skill in skills]
-    shown = find_shown(files, texts.texts, evidence.first_user_message or "")
+    # An output shows a skill only if its command could have read it: typed text decoded
+    # (`echo B64 | base64 -d`), alone or beside a read of another file, loads no skill.
+    blind = blind_calls(evidence)
+    narrowed = (
+        reading_calls(evidence, resolved_placer(evidence.cwd), [f.path for f in files])
+        if evidence.cwd
+        else {}
+    )
+    held = held_texts(texts.texts, texts.calls, blind, narrowed)
+    shown = find_shown(files, held, evidence.first_user_message or "")
     calls = {
         str(record.get("call_id")): (number, str(record["id"]))
         for number, record in tool_calls(evidence.iter_records())

@@ -131,9 +131,18 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
     where = f"({outcome.where})"
     if outcome.error is not None:
         return blocked(KIND, f"could not run {check.command!r} {where}: {outcome.error}", refs)
+    if outcome.timed_out:
+        # What ran is the agent's work (its tests, its build, its program): a hang there is
+        # the agent's failure, as an agent that outlives its own timeout is. `blocked` would
+        # leave the case out of the score, so an agent could hide a failing check by hanging.
+        return failed(
+            KIND,
+            f"{check.command!r} did not finish within {check.timeout_s:g}s {where}"
+            f"{_tail(outcome.output)}",
+            refs,
+        )
     if outcome.exit_code is None:
-        why = "timed out" if outcome.timed_out else "did not finish"
-        return blocked(KIND, f"{check.command!r} {why} after {check.timeout_s:g}s {where}", refs)
+        return blocked(KIND, f"{check.command!r} did not finish {where}", refs)
     tail = _tail(outcome.output)
     if outcome.exit_code == check.expect_exit_code:
         return passed(KIND, f"{check.command!r} exited {outcome.exit_code} {where}{tail}", refs)

@@ -13,7 +13,7 @@ from evaluator.contract.sections import section_lines
 from evaluator.evidence.content import Shown
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
-from evaluator.judge.consultation import Consultation, consultation
+from evaluator.judge.consultation import Consultation, consultation, first_writes
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 
 KIND = "file_read"
@@ -97,7 +97,21 @@ def _by_content(
         detail = f"{check.path} was touched ({accesses}) but its content never reached the agent"
     else:
         detail = f"no read of {check.path} was observed"
-    return _content(failed(KIND, detail, refs))
+    verdict = _content(failed(KIND, detail, refs))
+    verdict._unrecognised_reads = _unrecognised_reads(check, context)
+    return verdict
+
+
+def _unrecognised_reads(check: FileReadCheck, context: JudgeContext) -> list[str]:
+    """The table's reads of the file (commands whose output carries its content, by the
+    table) before the agent first wrote it: their output reached the agent, transformed."""
+    written = first_writes(context)
+    return [
+        context.ref(record)
+        for record in context.matching(context.reads(), check.path)
+        if record.path is None
+        or record.line < written.get(context.relative(record.path) or "", record.line + 1)
+    ]
 
 
 def _content(verdict: CheckVerdict) -> CheckVerdict:

@@ -4,6 +4,8 @@ content matches a pattern."""
 from __future__ import annotations
 
 import glob
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +19,10 @@ from evaluator.judge.checks.registry import register_check
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 from evaluator.patterns import compile_pattern
 
+# A file over this size is not read: the agent can make one of any size for free (a sparse
+# `truncate -s 100G`), and the judge must neither exhaust its memory nor stall on it.
+MAX_CONTENT_BYTES = 64 * 1024 * 1024
+
 
 def _files(context: JudgeContext, pattern: str) -> list[str]:
     """Matching files as workspace paths (also when read from a restored snapshot)."""
@@ -24,6 +30,48 @@ def _files(context: JudgeContext, pattern: str) -> list[str]:
     matches = glob.glob(str(context.file_root / pattern), recursive=True)
     named = [str(context.workspace) + m[len(root) :] for m in matches if m.startswith(root)]
     return sorted(m for m in named if context.relative(m) is not None)
+
+
+def _not_workspace_file(context: JudgeContext, path: str) -> str | None:
+    """Why a matching name is not a file of the workspace the judge may read, or None. A
+    symlink is followed only while it stays inside the workspace: one the agent pointed
+    outside would have the evaluator (which runs unconfined) read a file the agent could not,
+    its own `/proc/self/environ` included. A FIFO would stall the judge forever."""
+    root = context.file_root.resolve()
+    try:
+        real = Path(context.on_disk(path)).resolve(strict=True)
+        info = real.stat()
+    except (OSError, RuntimeError):
+        return "a symlink that leads nowhere"
+    if real != root and root not in real.parents:
+        return "a symlink to outside the workspace"
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+        return "not a regular file (a FIFO, a socket or a device)"
+    return None
+
+
+def _read(context: JudgeContext, path: str) -> tuple[str | None, str | None]:
+    """A workspace file's text, or why it was not read."""
+    why = _not_workspace_file(context, path)
+    if why is not None:
+        return None, why
+    real = Path(context.on_disk(path)).resolve()
+    try:
+        # O_NONBLOCK: should the name have become a FIFO since it was checked, the open
+        # returns at once instead of waiting for a writer that never comes.
+        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as error:
+        return None, f"unreadable ({error.strerror})"
+    with os.fdopen(descriptor, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return None, "not a regular file"
+        if info.st_size > MAX_CONTENT_BYTES:
+            return None, f"larger than {MAX_CONTENT_BYTES // (1024 * 1024)} MiB, not read"
+        data = stream.read(MAX_CONTENT_BYTES + 1)
+    if len(data) > MAX_CONTENT_BYTES:
+        return None, f"larger than {MAX_CONTENT_BYTES // (1024 * 1024)} MiB, not read"
+    return data.decode("utf-8", errors="replace"), None
 
 
 def _write_refs(context: JudgeContext, pattern: str) -> list[str]:
@@ -44,7 +92,9 @@ def _unavailable(kind: str) -> CheckVerdict:
 def exists(check: WorkspaceFileExistsCheck, context: JudgeContext) -> CheckVerdict:
     if not context.workspace_available:
         return _unavailable("workspace_file_exists")
-    found = _files(context, check.path)
+    matched = _files(context, check.path)
+    refused = {f: why for f in matched if (why := _not_workspace_file(context, f)) is not None}
+    found = [f for f in matched if f not in refused]
     refs = _write_refs(context, check.path)
     if found:
         names = ", ".join(context.relative(f) or f for f in found)
@@ -58,9 +108,16 @@ def exists(check: WorkspaceFileExistsCheck, context: JudgeContext) -> CheckVerdi
         )
     return failed(
         "workspace_file_exists",
-        f"no file matching {check.path} in the workspace",
+        f"no file matching {check.path} in the workspace{_refused(context, refused)}",
         refs or session_end(context),
     )
+
+
+def _refused(context: JudgeContext, refused: dict[str, str]) -> str:
+    if not refused:
+        return ""
+    named = "; ".join(f"{context.relative(f) or f} is {why}" for f, why in sorted(refused.items()))
+    return f" ({named})"
 
 
 @register_check("workspace_file_contains")
@@ -99,13 +156,16 @@ def _content_check(
             kind, f"no file matching {glob} in the workspace", refs or session_end(context)
         )
     unknown = []
+    refused: dict[str, str] = {}
     for path in files:
         if context.relative(path) in context.without_content:
             unknown.append(path)
             continue
-        try:
-            content = Path(context.on_disk(path)).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        if os.path.isdir(context.on_disk(path)) and not os.path.islink(context.on_disk(path)):
+            continue
+        content, why = _read(context, path)
+        if content is None:
+            refused[path] = why or "not read"
             continue
         shown = find(content)
         if shown is not None:
@@ -125,4 +185,8 @@ def _content_check(
         )
     names = ", ".join(context.relative(f) or f for f in files)
     verb = "does" if len(files) == 1 else "do"
-    return failed(kind, f"{names} {verb} not contain {wanted}", refs or session_end(context))
+    return failed(
+        kind,
+        f"{names} {verb} not contain {wanted}{_refused(context, refused)}",
+        refs or session_end(context),
+    )

@@ -1,0 +1,135 @@
+"""Which files a tool call's output can show: what the content proof (`judge/consultation.py`)
+and Codex's trigger signal (`adapters/codex/triggers.py`) both hold an output to.
+
+A shell command that is fully understood and read or ran no file but the agent's own text
+(`echo TEXT | base64 -d`, `printf '\\x..'`, beside a `cd`, an `ls`, a `2>/dev/null`) is *blind*:
+its output is text the agent typed, however encoded, and shows no file. One whose only accesses
+that may show content are reads of files that exist shows only those files (red team, round 4:
+`cat notes.md; echo B64 | base64 -d` printed SKILL.md's words beside a read of another file).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+
+from evaluator.evidence.content import ToolText
+from evaluator.evidence.records import SessionEvidence
+
+# Accesses that may bring a file's content into a command's output (a write, a listing, a
+# `stat`, a `cd` show none).
+SHOWING = frozenset({"read", "exec", "path"})
+
+# The workspace-relative files or folders an observed read path names now (symlinks resolved;
+# "" for the workspace itself), or None when it cannot be placed in the workspace.
+Placer = Callable[[str], "set[str] | None"]
+
+
+def _shell_calls(evidence: SessionEvidence) -> dict[str, str]:
+    """Shell commands by call id (their `command_observed` record id); patches are not."""
+    return {
+        r.call_id: r.id
+        for r in evidence.of_kind("command_observed")
+        if r.call_id and not (r.command or "").lstrip().startswith("apply_patch")
+    }
+
+
+def blind_calls(evidence: SessionEvidence) -> set[str]:
+    """Understood shell commands that read or ran no file but the agent's own text."""
+    commands = _shell_calls(evidence)
+    opaque = {ref for ref, _ in evidence.opaque}
+    touching = {
+        r.call_id
+        for r in evidence.records
+        if r.call_id
+        and r.kind == "file_read_observed"
+        and (r.access in SHOWING or r.access is None)
+        and not r.own_text
+    }
+    return {
+        call for call, record in commands.items() if call not in touching and record not in opaque
+    }
+
+
+def reading_calls(
+    evidence: SessionEvidence, place: Placer, files: Iterable[str]
+) -> dict[str, frozenset[str]]:
+    """Understood shell commands whose only accesses that may show content are reads `place`
+    can put in the workspace: the `files` (workspace-relative) their output can show. A run of a
+    program, a path in a role the table does not know, an opaque construct, or a read the
+    workspace cannot place (gone, outside) leaves the output free to show any file."""
+    commands = _shell_calls(evidence)
+    opaque = {ref for ref, _ in evidence.opaque}
+    places: dict[str, set[str] | None] = {}
+    for record in evidence.records:
+        call = record.call_id
+        if call not in commands or record.kind != "file_read_observed" or record.own_text:
+            continue
+        if record.access not in SHOWING and record.access is not None:
+            continue
+        named = places.setdefault(call, set())
+        if named is None:
+            continue
+        found = place(record.path) if record.access == "read" and record.path else None
+        if found is None:
+            places[call] = None
+        else:
+            named.update(found)
+    known = list(files)
+    narrowed: dict[str, frozenset[str]] = {}
+    for call, named in places.items():
+        if named is None or commands[call] in opaque:
+            continue
+        narrowed[call] = frozenset(
+            path
+            for path in known
+            if any(not p or path == p or path.startswith(p + "/") for p in named)
+        )
+    return narrowed
+
+
+def held_texts(
+    texts: Iterable[ToolText],
+    calls: dict[str, str],
+    blind: set[str],
+    narrowed: dict[str, frozenset[str]],
+) -> Iterator[ToolText]:
+    """The session's texts with blind calls' outputs left out and each narrowed call's output
+    held to the files it read (`calls`: output record id -> tool call id)."""
+    for text in texts:
+        if text.kind != "output":
+            yield text
+            continue
+        call = calls.get(text.ref or "")
+        if call in blind:
+            continue
+        only = narrowed.get(call or "")
+        yield text if only is None else replace(text, shows_only=only)
+
+
+def resolved_placer(workspace: str, on_disk: Callable[[str], str] = lambda p: p) -> Placer:
+    """Places a path by resolving it on disk under `workspace` (as `on_disk` maps it); by its
+    words alone when the workspace is no longer on disk (a session read again later)."""
+    root = os.path.realpath(on_disk(workspace))
+    gone = not os.path.isdir(root)
+
+    def place(path: str) -> set[str] | None:
+        if path != workspace and not path.startswith(workspace.rstrip("/") + "/"):
+            return None
+        if gone:
+            relative = os.path.normpath(os.path.relpath(path, workspace))
+            if relative.startswith(".."):
+                return None
+            return {"" if relative == "." else relative}
+        local = on_disk(path)
+        if not os.path.exists(local):
+            return None
+        real = os.path.realpath(local)
+        if real == root:
+            return {""}
+        if not real.startswith(root + "/"):
+            return None
+        return {real[len(root) + 1 :]}
+
+    return place
