@@ -392,3 +392,50 @@ def test_either_clause_also_and_a_bare_final_answer(sentence: str, checks: str) 
 def test_either_and_also_refuse_where_they_could_mean_more(sentence: str, why: str) -> None:
     assert compile_sentence(sentence) is None
     assert why in refuse_sentence(sentence, "pass_criteria").why
+
+
+# --------------------------------------------------------------------------- said to the user
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        ("Mentions --keep-going.", "agent_said(text='--keep-going')"),
+        ("The assistant says `nothing to migrate`.", "agent_said(text='nothing to migrate')"),
+        ("The agent states that `v3 is deprecated`.", "agent_said(text='v3 is deprecated')"),
+        ("Explains that `the lock is stale`.", "agent_said(text='the lock is stale')"),
+        (
+            "Mentions both `alembic` and `flyway`.",
+            "all_of[agent_said(text='alembic'), agent_said(text='flyway')]",
+        ),
+        (
+            "The agent mentions `ruff` or `flake8`.",
+            "any_of[agent_said(text='ruff'), agent_said(text='flake8')]",
+        ),
+        ("Never mentions `sudo`.", "not agent_said(text='sudo')"),
+        # Naming the answer keeps the claim on the answer alone.
+        ("Mentions `rollback` in the final answer.", "final_answer_contains(text='rollback')"),
+        ("The reply mentions `rollback`.", "final_answer_contains(text='rollback')"),
+    ],
+)
+def test_what_the_agent_says_is_any_of_its_messages(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "word"),
+    [
+        ("Explains `idempotency`.", "explains"),  # an explanation of it: a judgement
+        ("Mentions `--force` as a last resort.", "as"),  # how it is presented
+        ("Mentions `pytest` to reassure the user.", "to"),  # a purpose of saying
+        ("Mentions `X` before answering.", "before"),  # before the answer, or in it?
+        ("Says that `cache` is cold.", "is"),  # a claim about the literal, not the literal
+        ("Mentions the `staging` environment.", "environment"),
+        ("Mentions `pgTAP` and runs `make`.", "and"),
+    ],
+)
+def test_what_a_said_claim_cannot_say_exactly_refuses(sentence: str, word: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert f"'{word}'" in refuse_sentence(sentence, "pass_criteria").why

@@ -1078,6 +1078,7 @@ PLACEHOLDERS = {
     "workspace-file-exists": "{kind: workspace_file_exists, path: '<path>'}",
     "workspace-file-contains": "{kind: workspace_file_contains, path: '**/*', text: '<text>'}",
     "answer-mentions": "{kind: final_answer_contains, text: '<text>'}",
+    "agent-said": "{kind: agent_said, text: '<text>'}",
 }
 
 
@@ -1098,6 +1099,8 @@ def _instead(skeleton: Sentence, predicate: str | None) -> str | None:
         make = lambda v: f"{{kind: workspace_file_exists, path: {v!r}}}"  # noqa: E731
     elif skeleton.subject == "answer" or predicate == "answer-mentions":
         make = lambda v: f"{{kind: final_answer_contains, text: {v!r}}}"  # noqa: E731
+    elif predicate == "agent-said":
+        make = lambda v: f"{{kind: agent_said, text: {v!r}}}"  # noqa: E731
     elif predicate in ("consultation", "read-first", "read-before") or (
         predicate is None
         and re.search(READ_VERBS + "|" + READ_NOUNS + "|" + CJK_READ, skeleton.text)
