@@ -56,6 +56,8 @@ def canonical(check: Check) -> str:
         parts = [_command(fields.pop("pattern"))]
     elif check.kind == "script_ran" and "command" in fields:
         parts = [fields.pop("path"), f"/{fields.pop('command')}/"]
+    elif check.kind == "ran_before":
+        parts = [_command(fields.pop("first")), _command(fields.pop("then"))]
     elif check.kind == "read_before":
         parts = [fields.pop("first"), fields.pop("then")]
     elif check.kind == "workspace_file_contains":

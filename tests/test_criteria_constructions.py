@@ -392,3 +392,98 @@ def test_either_clause_also_and_a_bare_final_answer(sentence: str, checks: str) 
 def test_either_and_also_refuse_where_they_could_mean_more(sentence: str, why: str) -> None:
     assert compile_sentence(sentence) is None
     assert why in refuse_sentence(sentence, "pass_criteria").why
+
+
+# --------------------------------------------------------------------------- said to the user
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        ("Mentions --keep-going.", "agent_said(text='--keep-going')"),
+        ("The assistant says `nothing to migrate`.", "agent_said(text='nothing to migrate')"),
+        ("The agent states that `v3 is deprecated`.", "agent_said(text='v3 is deprecated')"),
+        ("Explains that `the lock is stale`.", "agent_said(text='the lock is stale')"),
+        (
+            "Mentions both `alembic` and `flyway`.",
+            "all_of[agent_said(text='alembic'), agent_said(text='flyway')]",
+        ),
+        (
+            "The agent mentions `ruff` or `flake8`.",
+            "any_of[agent_said(text='ruff'), agent_said(text='flake8')]",
+        ),
+        ("Never mentions `sudo`.", "not agent_said(text='sudo')"),
+        # Naming the answer keeps the claim on the answer alone.
+        ("Mentions `rollback` in the final answer.", "final_answer_contains(text='rollback')"),
+        ("The reply mentions `rollback`.", "final_answer_contains(text='rollback')"),
+    ],
+)
+def test_what_the_agent_says_is_any_of_its_messages(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "word"),
+    [
+        ("Explains `idempotency`.", "explains"),  # an explanation of it: a judgement
+        ("Mentions `--force` as a last resort.", "as"),  # how it is presented
+        ("Mentions `pytest` to reassure the user.", "to"),  # a purpose of saying
+        ("Mentions `X` before answering.", "before"),  # before the answer, or in it?
+        ("Says that `cache` is cold.", "is"),  # a claim about the literal, not the literal
+        ("Mentions the `staging` environment.", "environment"),
+        ("Mentions `pgTAP` and runs `make`.", "and"),
+    ],
+)
+def test_what_a_said_claim_cannot_say_exactly_refuses(sentence: str, word: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert f"'{word}'" in refuse_sentence(sentence, "pass_criteria").why
+
+
+# --------------------------------------------------------------------------- bare commands
+
+
+@pytest.mark.parametrize(
+    ("sentence", "literal"),
+    [
+        ("Runs cargo build --release", "cargo build --release"),
+        ("The agent ran uv sync.", "uv sync"),
+        ("Executes docker compose up -d.", "docker compose up -d"),
+        ("Runs go vet ./...", "go vet ./..."),
+        ("Invokes python3 -m pip list.", "python3 -m pip list"),
+    ],
+)
+def test_a_bare_command_of_a_known_program_ending_the_sentence_is_a_literal(
+    sentence: str, literal: str
+) -> None:
+    compiled = compile_sentence(sentence)
+    backticked = compile_sentence(f"Runs `{literal}`.")
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert backticked is not None
+    assert check_text(compiled.check) == check_text(backticked.check)
+
+
+def test_a_denied_bare_command_is_denied() -> None:
+    compiled = compile_sentence("Never runs git reset --hard.")
+    assert compiled is not None
+    assert check_text(compiled.check).startswith("not command_ran(")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Runs cargo build on the workspace.",  # where does the command end?
+        "Runs cargo build successfully.",
+        "Runs cargo test to check the parser.",
+        "Runs git fetch then rebases.",
+        "Runs yarn install and yarn build.",  # two commands, or one with an `and`?
+        "Runs make sure everything passes.",
+        "Runs twyne tx open.",  # not a program the list knows
+        "Runs Cargo build.",  # written as a name, not as typed
+        "Runs the linter.",
+        "Runs npm ci, npm test.",
+    ],
+)
+def test_a_bare_command_whose_boundary_is_unclear_refuses(sentence: str) -> None:
+    assert compile_sentence(sentence) is None

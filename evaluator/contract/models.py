@@ -168,6 +168,21 @@ class CommandRanCheck(_Check):
     exit_code: int | None = None
 
 
+class RanBeforeCheck(_Check):
+    """A command matching `first` ran, and no command matching `then` was started before that
+    run had ended (its tool call's result is in the session first)."""
+
+    kind: Literal["ran_before"]
+    first: NonEmpty = Field(
+        description="Regular expression (RE2) of the command that must run first, matched as"
+        " `command_ran` matches: the match covers a program that ran."
+    )
+    then: NonEmpty = Field(
+        description="Regular expression (RE2) of the command that may only start after it;"
+        " if no such command ran, the order holds."
+    )
+
+
 class ScriptRanCheck(_Check):
     kind: Literal["script_ran"]
     path: NonEmpty = Field(
@@ -191,6 +206,15 @@ class FileWrittenCheck(_Check):
 
 class FinalAnswerContainsCheck(_Check):
     kind: Literal["final_answer_contains"]
+    text: NonEmpty
+    case_sensitive: bool = False
+
+
+class AgentSaidCheck(_Check):
+    """Some message the agent wrote to the user during the session (any of them, not only the
+    final answer) contains a text; `not` of it: no message does."""
+
+    kind: Literal["agent_said"]
     text: NonEmpty
     case_sensitive: bool = False
 
@@ -346,9 +370,11 @@ LeafCheck = (
     FileReadCheck
     | ReadBeforeCheck
     | CommandRanCheck
+    | RanBeforeCheck
     | ScriptRanCheck
     | FileWrittenCheck
     | FinalAnswerContainsCheck
+    | AgentSaidCheck
     | FinalAnswerMatchesCheck
     | FinalAnswerUrlCheck
     | WorkspaceFileExistsCheck
@@ -363,9 +389,11 @@ Check = Annotated[
     Annotated[FileReadCheck, Tag("file_read")]
     | Annotated[ReadBeforeCheck, Tag("read_before")]
     | Annotated[CommandRanCheck, Tag("command_ran")]
+    | Annotated[RanBeforeCheck, Tag("ran_before")]
     | Annotated[ScriptRanCheck, Tag("script_ran")]
     | Annotated[FileWrittenCheck, Tag("file_written")]
     | Annotated[FinalAnswerContainsCheck, Tag("final_answer_contains")]
+    | Annotated[AgentSaidCheck, Tag("agent_said")]
     | Annotated[FinalAnswerMatchesCheck, Tag("final_answer_matches")]
     | Annotated[FinalAnswerUrlCheck, Tag("final_answer_url")]
     | Annotated[WorkspaceFileExistsCheck, Tag("workspace_file_exists")]

@@ -222,6 +222,11 @@ class SessionEvidence:
     # only for evidence saved before spawns were recorded, which cannot say.
     spawns: list[SubagentSpawn] = field(default_factory=list)
     spawns_recorded: bool = True
+    # What the agent said to the user, in order: every assistant text of the session (its final
+    # answer too), as (session line, text), filled by each agent's normaliser. False only for
+    # evidence saved before messages were recorded, which cannot say what else was said.
+    messages: list[tuple[int, str]] = field(default_factory=list)
+    messages_recorded: bool = True
     # (session line, path) of each file or tree a command changed in a way the session does not
     # show (an archive extracted, a patch applied by git): what it made there may have been a
     # symlink, gone from disk by the end of the run (isolation checks paths through them).
@@ -230,6 +235,12 @@ class SessionEvidence:
     # (each with the call id an output answers), for the content proof; None when the reader
     # kept none (another agent's, or a file over `KEPT_TOOL_TEXT_BYTES`): it reads them again.
     tool_texts: list[tuple[ToolText, str]] | None = field(default=None, repr=False)
+
+    def said(self, line: int, text: str) -> None:
+        """Records one assistant message; the same text again at once (one message the agent's
+        file holds twice, as an event and as a response item) is kept once."""
+        if text.strip() and (not self.messages or self.messages[-1][1] != text):
+            self.messages.append((line, text))
 
     def outcome_of(self, record: EvidenceRecord | dict[str, Any]) -> Outcome | None:
         kind = record.kind if isinstance(record, EvidenceRecord) else record.get("kind")
@@ -380,6 +391,12 @@ class SessionEvidence:
             if isinstance(raw, dict)
             and known - {"child_id", "nickname", "result_record"} <= set(raw)
         ]
+        evidence.messages_recorded = isinstance(data.get("messages"), list)
+        evidence.messages = [
+            (int(m.get("line") or 0), str(m["text"]))
+            for m in data.get("messages") or []
+            if isinstance(m, dict) and isinstance(m.get("text"), str)
+        ]
         for raw in data.get("records") or []:
             values = {
                 k: v for k, v in raw.items() if k in names and k not in ("id", "kind", "line")
@@ -409,6 +426,7 @@ class SessionEvidence:
             "unknown_types": self.unknown_types,
             "opaque": [{"ref": ref, "reason": reason} for ref, reason in self.opaque],
             "spawns": [spawn.to_json() for spawn in self.spawns],
+            "messages": [{"line": line, "text": text} for line, text in self.messages],
             "record_count": self.record_count,
             **({"records": list(self.iter_records())} if include_records else {}),
         }

@@ -41,7 +41,7 @@ from evaluator.contract.models import (
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
-from evaluator.judge.grammar import PREDICATES, parse_sentence
+from evaluator.judge.grammar import PREDICATES, parse_sentence, words
 from evaluator.judge.literal_checks import (
     combine,
     command_check,
@@ -157,6 +157,58 @@ def _mark_bare_paths(sentence: str, files: SkillFiles = None) -> str:
     return "".join(parts)
 
 
+# Programs a session runs by name. A bare command opening with one of them, after "runs"
+# ("ran", "executes", "invokes", denied or not), is read as backticked when its boundary is
+# exact: it ends the sentence, at most five words follow the program, and none of them reads as
+# prose (`PROSE_WORDS`, an adverb). "Runs npm test" is `npm test`; "runs npm test on the new
+# files", "ran pytest successfully" or "runs git status then commits" stay words and refuse.
+PROGRAMS = words(
+    "npm npx pnpm yarn bun deno node python python3 pip pip3 uv uvx poetry pytest tox nox ruff"
+    " mypy black flake8 eslint prettier tsc jest vitest make cmake cargo rustc go gradle mvn"
+    " dotnet git docker kubectl helm terraform"
+)
+PROSE_WORDS = words(
+    "the a an to on in at of for with without from into onto by via against and or but nor then"
+    " than before after until while when whenever once twice again first also only just it its"
+    " their this that these those each every all any some no not is are was were be been being"
+    " as so if unless which who whose where how what why because over under per between through"
+    " instead rather still already tests files file code output result results changes sure"
+    " everything nothing something pass passes passed work works fail fails succeed succeeds"
+)
+_BARE_RUN = re.compile(
+    r"(?P<lead>(?:the (?:coding |ai )?(?:agent|assistant|model) )?"
+    r"(?:(?:never|does not|did not|doesn't|didn't) )?"
+    r"(?:run|runs|ran|execute|executes|executed|invoke|invokes|invoked) )"
+    r"(?P<command>[^\s`]+(?: [^\s`]+){0,5})",
+    re.I,
+)
+_COMMAND_WORD = re.compile(r"[A-Za-z0-9._:/=@+-]+")
+
+
+def _mark_bare_command(sentence: str) -> str:
+    """The sentence with its one bare command run backticked, when the boundary is exact."""
+    if "`" in sentence:
+        return sentence
+    text = sentence.strip()
+    end = ""
+    if re.search(r"\w\.$", text):  # the sentence's full stop, not a path's dots (`./...`)
+        text, end = text[:-1], "."
+    match = _BARE_RUN.fullmatch(text)
+    if match is None:
+        return sentence
+    program, *rest = match.group("command").split(" ")
+    if program not in PROGRAMS:
+        return sentence
+    for word in rest:
+        if (
+            not _COMMAND_WORD.fullmatch(word)
+            or word.lower() in PROSE_WORDS
+            or word.lower().endswith("ly")
+        ):
+            return sentence
+    return f"{match.group('lead')}`{match.group('command')}`{end}"
+
+
 def _conventional(files: SkillVocabulary, name: str) -> list[str]:
     """ "README": the skill's files whose name is README, with any extension."""
     return [f for f in files.files if re.fullmatch(rf"(?:.*/)?{name}(?:\.\w+)?", f)]
@@ -212,7 +264,7 @@ def _agents_answer(text: str, agents: tuple[str, ...]) -> str:
 def _skeleton(
     sentence: str, files: SkillFiles = None, agents: tuple[str, ...] = ()
 ) -> Sentence | None:
-    sentence = _mark_bare_paths(sentence, files)
+    sentence = _mark_bare_paths(_mark_bare_command(sentence), files)
     literals = tuple(m.group(1).strip() for m in BACKTICKED.finditer(sentence))
     counter = iter(range(len(literals)))
     text = BACKTICKED.sub(lambda _m: SLOT.format(next(counter)), sentence)
@@ -1078,6 +1130,7 @@ PLACEHOLDERS = {
     "workspace-file-exists": "{kind: workspace_file_exists, path: '<path>'}",
     "workspace-file-contains": "{kind: workspace_file_contains, path: '**/*', text: '<text>'}",
     "answer-mentions": "{kind: final_answer_contains, text: '<text>'}",
+    "agent-said": "{kind: agent_said, text: '<text>'}",
 }
 
 
@@ -1098,6 +1151,8 @@ def _instead(skeleton: Sentence, predicate: str | None) -> str | None:
         make = lambda v: f"{{kind: workspace_file_exists, path: {v!r}}}"  # noqa: E731
     elif skeleton.subject == "answer" or predicate == "answer-mentions":
         make = lambda v: f"{{kind: final_answer_contains, text: {v!r}}}"  # noqa: E731
+    elif predicate == "agent-said":
+        make = lambda v: f"{{kind: agent_said, text: {v!r}}}"  # noqa: E731
     elif predicate in ("consultation", "read-first", "read-before") or (
         predicate is None
         and re.search(READ_VERBS + "|" + READ_NOUNS + "|" + CJK_READ, skeleton.text)

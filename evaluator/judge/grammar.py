@@ -39,7 +39,8 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
     context   := "for" (a|the|this) WORDS* REQUEST | "before" (the|its) [final] ANSWER
                  | "before" (answering|summarizing)      (what only restates the case)
 
-The predicate comes from a verb lexicon (read, run, write, mention; exist and contain); what may
+The predicate comes from a verb lexicon (read, run, write, mention; exist and contain; the
+session's "mentions"/"says", which is any message of the agent's: `agent_said`); what may
 follow it depends on the predicate. Words in `NEUTRAL` say nothing a backticked literal does not
 already say exactly (a "product" reference file, the "relevant" file, a "local" file); a word
 outside every lexicon (an "other" file, the "newest" file, "successfully") could change the
@@ -53,6 +54,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from evaluator.contract.models import (
+    AgentSaidCheck,
     AllOfCheck,
     Check,
     CommandRanCheck,
@@ -61,6 +63,7 @@ from evaluator.contract.models import (
     FinalAnswerContainsCheck,
     FinalAnswerUrlCheck,
     NotCheck,
+    RanBeforeCheck,
     ReadBeforeCheck,
     ScriptRanCheck,
     WorkspaceEnvValueCheck,
@@ -200,7 +203,14 @@ OBSERVED = frozenset({"observed", "seen", "recorded", "shown", "visible"})
 SESSION_NAMES = frozenset({"session", "trace", "transcript", "log", "rollout", "evidence"})
 # What "neither `A` nor `B`" may deny: one claim of one act, no order or second claim.
 NEITHER_CLAIMS = frozenset(
-    {"consultation", "command", "file-written", "answer-mentions", "workspace-file-exists"}
+    {
+        "consultation",
+        "command",
+        "file-written",
+        "answer-mentions",
+        "agent-said",
+        "workspace-file-exists",
+    }
 )
 # "`X` does not exist", "`X` does not contain `Y`": a state of the workspace denied.
 DENIED_STATE: tuple[tuple[str, ...], ...] = (
@@ -444,8 +454,26 @@ PREDICATES: tuple[Predicate, ...] = (
         frozenset({"answer"}),
         ANSWER_KINDS,
     ),
+    Predicate(
+        # "Mentions `--dry-run`", "the agent says `X`", "explains that `X`": said to the user in
+        # any message of the session, not only the last (`checks/agent_said.py`).
+        "agent-said",
+        words(
+            "mention mentions mentioned mentioning say says said state states stated"
+            " explain explains explained"
+        ),
+        frozenset(),
+        frozenset(),
+        frozenset(),
+        frozenset({"session"}),
+        ANSWER_KINDS,
+    ),
 )
-CONSULTATION, COMMAND, FILE_WRITTEN, ANSWER_MENTIONS = PREDICATES
+CONSULTATION, COMMAND, FILE_WRITTEN, ANSWER_MENTIONS, AGENT_SAID = PREDICATES
+# A tool "called" by name may be no shell command: an order of such calls refuses.
+CALLS = words("call calls called calling")
+# "explains `X`" is a judgement of an explanation; "explains that `X`" says the literal.
+SAID_ONLY_WITH_THAT = words("explain explains explained")
 QUANTIFIERS: tuple[tuple[tuple[str, ...], str | None], ...] = (
     (("at", "least", "one", "of", "the"), "any"),
     (("at", "least", "one", "of"), "any"),
@@ -637,6 +665,11 @@ class _Parser:
         self.shown: str | None = None  # the evidence verb ("shows", "includes") it began with
         self.said_also = False
         self.neither = False  # "neither `A` nor `B`": the claim of any of them, denied
+        # A claim about what the agent said: "before answering" is then no restatement of the
+        # case (said before the final answer, or in it?), so it refuses.
+        self.said_text = False
+        self.it = False  # the agent was "it": the agent, or a reply it makes?
+        self.verb = ""  # the claim's verb, as written
 
     def node(self, text: str) -> None:
         self.parse.tree.append(text)
@@ -704,8 +737,8 @@ class _Parser:
             tokens.take_any(AGENT_MODIFIERS)
             if tokens.take_any(AGENTS) is None:
                 tokens.at = start
-        elif self.named_agent() is None:
-            tokens.take("it")
+        elif self.named_agent() is None and tokens.take("it"):
+            self.it = True
         if tokens.at > start:
             self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
 
@@ -904,6 +937,7 @@ class _Parser:
         tokens.at = start
         if (
             self.subject == "session"
+            and not self.said_text
             and tokens.take("before")
             and (
                 tokens.take_any(ANSWERING)
@@ -921,6 +955,7 @@ class _Parser:
         tokens.at = start
 
     def predicate_clause(self, predicate: Predicate, verb: str) -> Check:
+        self.verb = verb
         self.parse.predicate = predicate.name
         self.node(f"(predicate {predicate.name}: {verb})")
         if predicate is ANSWER_MENTIONS:
@@ -932,6 +967,12 @@ class _Parser:
             described = self.described()
             if described is not None:
                 return described
+        if predicate is AGENT_SAID:
+            if self.it:  # "It mentions `x`": the agent, or the answer it makes?
+                raise _Refused(verb)
+            self.said_text = True
+            if not self.tokens.take("that") and verb in SAID_ONLY_WITH_THAT:
+                raise _Refused(verb)
         objects = self.objects(predicate)
         return self.ordered(predicate, objects)
 
@@ -1570,7 +1611,43 @@ class _Parser:
                     for v in objects.values
                 ]
                 return combine(list(later), objects.join)
+        if predicate is COMMAND and not self.at_context():
+            start = tokens.at
+            if tokens.take_any(frozenset({"before", "prior to"})):
+                if tokens.peek() in ANSWERING or tokens.peek() in ("the", "its", "a"):
+                    tokens.at = start  # "before answering", "before the answer": the context
+                else:
+                    return self.ran_before(objects)
         return self.claim(predicate, objects)
+
+    def ran_before(self, objects: _Objects) -> Check:
+        """ "runs `A` before `B`", "calls `A` before calling `B`": `A` ran, and `B` (if it ran)
+        started only after that run ended (`checks/ran_before.py`). One command each side, as
+        written: a skill's bare command word, a script (run in any way) or "or equivalent" has
+        no pattern that orders exactly, so it refuses."""
+        tokens = self.tokens
+        self.denied_order("before")
+        if self.verb.split(" ")[0] in CALLS:
+            # "calls `find_customer` before `create_invoice`": tools called by name (a model
+            # context server's), which `ran_before` would look for among shell commands only.
+            raise _Refused("before")
+        tokens.take_any(words("running invoking executing using"))
+        then = self.objects(COMMAND)
+        first_pattern = self.order_pattern(objects)
+        then_pattern = self.order_pattern(then)
+        self.node("(order before)")
+        self.parse.predicate = "ran-before"
+        # `ran_before` fails when `A` never ran: it holds the claim that `A` ran too.
+        return RanBeforeCheck(kind="ran_before", first=first_pattern, then=then_pattern)
+
+    def order_pattern(self, objects: _Objects) -> str:
+        value = _single(objects, "before")
+        if objects.equivalent or any(objects.terms):
+            raise _Refused("before")
+        check = command_check(value, False)
+        if not isinstance(check, CommandRanCheck):
+            raise _Refused("before")  # a script: run as `./x`, `python x`, ... no one pattern
+        return check.pattern
 
     def before_any_other(self) -> bool:
         """ "before any other file (reference, document)": first of all its reads."""
@@ -1726,6 +1803,8 @@ class _Parser:
                 return combine([*checks, *(_with_argument(command, a) for a in arguments)], "all")
         elif predicate.name == "file-written":
             checks = [FileWrittenCheck(kind="file_written", path=v) for v in objects.values]
+        elif predicate is AGENT_SAID:
+            checks = [AgentSaidCheck(kind="agent_said", text=v) for v in objects.values]
         else:
             checks = [
                 FinalAnswerContainsCheck(kind="final_answer_contains", text=v)

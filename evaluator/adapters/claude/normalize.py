@@ -161,6 +161,7 @@ class ClaudeNormalizer(EvidenceBuilder):
                 if message_id != self.final_message_id:
                     self.final_message_id, self.final_texts = message_id, []
                 self.final_texts.append(str(block.get("text", "")))
+                self.evidence.said(line, str(block.get("text", "")))
             elif block.get("type") == "tool_use":
                 self.final_message_id, self.final_texts = None, []
                 self.tool_use(line, ts, block)

@@ -137,6 +137,7 @@ class CodexNormalizer(EvidenceBuilder):
                     ev.first_user_message = text
             elif p.get("role") == "assistant":
                 self.last_assistant = text
+                ev.said(line, text)
         elif kind == "function_call":
             self.function_call(line, ts, p)
         elif kind == "local_shell_call":
@@ -355,6 +356,7 @@ class CodexNormalizer(EvidenceBuilder):
                 ev.token_usage = info["total_token_usage"]
         elif kind == "agent_message" and p.get("message"):
             self.last_assistant = str(p["message"])
+            self.evidence.said(line, self.last_assistant)
 
     def item(self, line: int, ts: str | None, item: dict[str, Any]) -> None:
         kind = item.get("type")

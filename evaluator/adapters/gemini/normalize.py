@@ -239,6 +239,7 @@ class GeminiNormalizer(EvidenceBuilder):
             for call in calls:
                 self.tool_call(line, ts, call)
             text = "".join(_texts(record.get("content")))
+            ev.said(line, text)
             self.final_text = text if text.strip() and not calls else None
             self.final_line = line
             self.turn_without_calls = not calls

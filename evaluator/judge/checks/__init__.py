@@ -1,6 +1,7 @@
 """Structured checks: one module per kind, registered with `@register_check`."""
 
 from evaluator.judge.checks import (
+    agent_said,
     command,
     command_ran,
     env_value,
@@ -8,6 +9,7 @@ from evaluator.judge.checks import (
     file_written,
     final_answer,
     logic,
+    ran_before,
     read_before,
     script_ran,
     subagents,
@@ -17,6 +19,7 @@ from evaluator.judge.checks.registry import CHECKS, register_check, run_check
 
 __all__ = [
     "CHECKS",
+    "agent_said",
     "command",
     "command_ran",
     "env_value",
@@ -24,6 +27,7 @@ __all__ = [
     "file_written",
     "final_answer",
     "logic",
+    "ran_before",
     "read_before",
     "register_check",
     "run_check",

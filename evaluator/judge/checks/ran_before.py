@@ -1,0 +1,93 @@
+"""`ran_before`: a command ran, and no command matching `then` started before that run ended.
+
+"Runs `A` before `B`": the first run of `A` (a run as `command_ran` proves it: by the shell
+text, or by the trace) must have ended before any run of `B` began. Ended means the session
+holds its tool call's result at an earlier line than `B`'s call: two calls of one turn (Claude
+Code's and Codex's parallel calls, Gemini CLI's calls of one message) may run at once, so their
+order in the file is no order of the runs, and the check is `blocked` for them. A `B` that never
+ran leaves the order unbroken (as `read_before`); a run of `B` that may not have happened, or
+one in the same tool call as `A` (`a && b`: the order inside one command line is not judged),
+before `A` ended, is `blocked`, never a pass.
+"""
+
+from __future__ import annotations
+
+from evaluator.contract.models import RanBeforeCheck
+from evaluator.evidence.records import EvidenceRecord
+from evaluator.judge.base import JudgeContext
+from evaluator.judge.checks.command_ran import _hits
+from evaluator.judge.checks.registry import register_check
+from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+from evaluator.patterns import compile_pattern
+
+KIND = "ran_before"
+
+
+def _result_lines(context: JudgeContext) -> dict[str, int]:
+    """The session line of each tool call's result (the first one recorded), by call id."""
+    lines: dict[str, int] = {}
+    for record in context.evidence.iter_records():
+        if record.get("kind") == "tool_result" and record.get("call_id"):
+            lines.setdefault(str(record["call_id"]), int(record.get("line") or 0))
+    return lines
+
+
+@register_check(KIND)
+def ran_before(check: RanBeforeCheck, context: JudgeContext) -> CheckVerdict:
+    commands = context.evidence.of_kind("command_observed")
+    firsts = _hits(compile_pattern(check.first), commands, context)
+    thens = _hits(compile_pattern(check.then), commands, context)
+    if not firsts.ran:
+        unsure = [r for r, _ in firsts.maybe + firsts.killed]
+        if unsure:
+            return blocked(
+                KIND,
+                f"a command matching /{check.first}/ may not have run: {unsure[0].command}",
+                [context.ref(r) for r in unsure],
+            )
+        return failed(KIND, f"no command matching /{check.first}/ ran")
+    first = min((run.record for run in firsts.ran), key=lambda r: r.line)
+    sure_then = [run.record for run in thens.ran]
+    unsure_then = [r for r, _ in thens.maybe + thens.killed]
+    started = sure_then + unsure_then
+    if not started:
+        return passed(
+            KIND,
+            f"ran: {first.command}; no command matching /{check.then}/ ran",
+            [context.ref(first)],
+        )
+    ended = _result_lines(context).get(str(first.call_id)) if first.call_id else None
+    if ended is None:
+        return blocked(
+            KIND,
+            f"the session holds no result of the call that ran {first.command}: when it ended"
+            " is not shown",
+            [context.ref(first)],
+        )
+    early = [r for r in started if r.line <= ended]
+    if not early:
+        then = min(started, key=lambda r: r.line)
+        return passed(
+            KIND,
+            f"{first.command} (ended at session line {ended}) before {then.command}"
+            f" (started at line {then.line})",
+            [context.ref(first), context.ref(then)],
+        )
+    unsure_first = [r for r, _ in firsts.maybe + firsts.killed]
+    before = [r for r in sure_then if r.line < first.line and r.call_id != first.call_id]
+    if before and not any(r.line <= before[0].line for r in unsure_first):
+        then = min(before, key=lambda r: r.line)
+        return failed(
+            KIND,
+            f"{then.command} (line {then.line}) started before {first.command} (line {first.line})",
+            [context.ref(then), context.ref(first)],
+        )
+    return blocked(KIND, _overlap(first, early), [context.ref(first), *map(context.ref, early)])
+
+
+def _overlap(first: EvidenceRecord, early: list[EvidenceRecord]) -> str:
+    return (
+        f"a command matching the later pattern ({early[0].command}) began before the run of"
+        f" {first.command} was shown to end (the same tool call, calls of one turn, or a run"
+        " that may not have happened): their order is not shown"
+    )

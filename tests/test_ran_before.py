@@ -1,0 +1,112 @@
+"""`ran_before` ("runs `A` before `B`") on sessions the real agent CLIs recorded, and on calls
+whose order the session does not show (one turn's calls, one command line, no result)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.adapters import normalize_session
+from evaluator.contract.models import RanBeforeCheck
+from evaluator.evidence.records import SessionEvidence
+from evaluator.judge.base import JudgeContext
+from evaluator.judge.checks import run_check
+from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from tests.record_sessions import FIXTURES, RUNNERS
+
+CAT = r"\bcat\b"  # the recorded sessions: `cat SKILL.md`, a file write, then `ls migrations`
+LS = r"\bls\b"
+
+
+def _order(first: str, then: str) -> RanBeforeCheck:
+    return RanBeforeCheck(kind="ran_before", first=first, then=then)
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+@pytest.mark.parametrize(
+    ("first", "then", "status"),
+    [
+        (CAT, LS, "pass"),
+        (LS, CAT, "fail"),
+        (LS, r"\bgit\b", "pass"),  # the later command never ran: the order is not broken
+        (r"\bgit\b", LS, "fail"),  # the first never ran
+    ],
+)
+def test_the_recorded_sessions_order_their_commands(
+    runner: str, first: str, then: str, status: str, tmp_path: Path
+) -> None:
+    evidence = normalize_session(FIXTURES / f"{runner}.jsonl")
+    verdict = run_check(_order(first, then), JudgeContext(evidence, tmp_path, "s"))
+    assert verdict.status == status, verdict.detail
+
+
+def _session(*calls: tuple[str, str, int, int | None]) -> SessionEvidence:
+    """Calls as (call id, command, line of the call, line of its result or None)."""
+    evidence = SessionEvidence(session_path="s.jsonl")
+    for call_id, command, line, result in calls:
+        evidence.add("tool_call", line, call_id=call_id, tool="shell")
+        evidence.add(
+            "command_observed", line, call_id=call_id, command=command, workdir="/w", exit_code=0
+        )
+        if result is not None:
+            evidence.add("tool_result", result, call_id=call_id, text="ok")
+    return evidence
+
+
+@pytest.mark.parametrize(
+    ("calls", "status"),
+    [
+        # Two calls of one turn, both issued before either result: they may run at once.
+        ((("a", "make lint", 5, 8), ("b", "make deploy", 6, 9)), "blocked"),
+        ((("a", "make lint", 5, 6), ("b", "make deploy", 7, 8)), "pass"),
+        # One command line: the order inside it is not judged.
+        ((("a", "make lint && make deploy", 5, 6),), "blocked"),
+        # No result of the first call: when it ended is not shown.
+        ((("a", "make lint", 5, None), ("b", "make deploy", 7, 8)), "blocked"),
+        ((("b", "make deploy", 3, 4), ("a", "make lint", 5, 6)), "fail"),
+    ],
+)
+def test_an_order_the_session_does_not_show_is_blocked(
+    calls: tuple[tuple[str, str, int, int | None], ...], status: str, tmp_path: Path
+) -> None:
+    check = _order(r"\bmake lint\b", r"\bmake deploy\b")
+    verdict = run_check(check, JudgeContext(_session(*calls), tmp_path, "s"))
+    assert verdict.status == status, verdict.detail
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Runs `make lint` before `make deploy`.",
+        "The agent ran `make lint` before running `make deploy`.",
+        "Runs `make lint` prior to `make deploy`.",
+    ],
+)
+def test_an_order_of_two_commands_compiles_to_ran_before(sentence: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check).startswith("ran_before(first=")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Never runs `make lint` before `make deploy`.",  # not in that order, or not at all?
+        "Runs `make lint` or `ruff` before `make deploy`.",  # which one first?
+        "Runs `make lint` before `make deploy` and `make tag`.",
+        "Runs `./scripts/check.sh` before `make deploy`.",  # a script runs in many ways
+        "Runs `make lint` or equivalent before `make deploy`.",
+        # tools called by name may be no shell commands, which is all `ran_before` orders
+        "Calls `lookup_order` before `refund_order`.",
+        "Runs `make lint` before calling `deploy_tool`.",
+    ],
+)
+def test_an_order_that_is_not_one_command_before_another_refuses(sentence: str) -> None:
+    assert compile_sentence(sentence) is None
+
+
+def test_before_the_answer_stays_the_context_of_a_run() -> None:
+    compiled = compile_sentence("Runs `make lint` before answering.")
+    assert compiled is not None
+    assert check_text(compiled.check).startswith("command_ran(")
