@@ -15,7 +15,20 @@ from evaluator.evidence.traced import TracedCall
 from evaluator.judge.grading import ModelGrader
 from evaluator.judge.skill_vocabulary import SkillVocabulary
 from evaluator.judge.verdict import AssertionResult
+from evaluator.sandbox.strace_log import TracedAccess, TracedExec
 from evaluator.vocabulary import Outcome, Polarity
+
+
+@dataclass(frozen=True)
+class CommandTrace:
+    """What the access trace saw a check's command do, below its own shell: the programs its
+    processes started, the files they opened, the programs the shell looked for and did not
+    find; `complete` when the log shows all of it (`ObservedTrace.complete`)."""
+
+    execs: tuple[TracedExec, ...]
+    accesses: tuple[TracedAccess, ...]
+    failed_execs: tuple[str, ...]
+    complete: bool
 
 
 @dataclass(frozen=True)
@@ -27,6 +40,10 @@ class CommandOutcome:
     where: str  # "bwrap jail" or "no jail": what confined it
     timed_out: bool = False
     error: str | None = None  # why it could not start
+    # What its processes did, from an access trace whose log they could not reach; None: not
+    # traced, and `untraced` says why (then no output can prove that the machine stopped it).
+    trace: CommandTrace | None = None
+    untraced: str | None = None
 
 
 class CommandRunner(Protocol):
@@ -61,6 +78,10 @@ class JudgeContext:
     # ended: proof of a run the shell text cannot prove (`judge/checks/trace_proof.py`). None:
     # no trace (evidence only); a call id absent: the trace did not match that call.
     traced_calls: dict[str, TracedCall] | None = None
+    # Each workspace file's sha256 before the agent ran (workspace-relative): a file the check
+    # runs as code is the session's unless it is there unchanged. None: not known, every file
+    # is taken for the session's (`judge/checks/stop_proof.py`).
+    baseline: dict[str, str] | None = None
     # What judges compute once per attempt (e.g. `judge/consultation.py`), by name.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
