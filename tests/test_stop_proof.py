@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from evaluator.contract.models import CommandCheck
 from evaluator.evidence import SessionEvidence
@@ -20,10 +21,12 @@ from evaluator.judge import JudgeContext
 from evaluator.judge.checks.command import command
 from evaluator.judge.verdict import CheckVerdict
 from evaluator.pipeline.commands import JailedCommands
+from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.tracer import Tracer
-from tests.support import scratch_dir
+from tests.support import codex_or_skip, scratch_dir
 
 pytestmark = pytest.mark.skipif(
     get_jail("bwrap").unavailable() is not None or Tracer().unavailable() is not None,
@@ -195,3 +198,81 @@ def test_without_the_trace_a_stop_is_not_granted(workspace: Path) -> None:
     assert verdict.status == "fail"
     assert "cannot be proven: the command ran without an access trace" in verdict.detail
     assert "--trace off" in verdict.detail
+
+
+@pytest.mark.slow
+@pytest.mark.codex
+def test_through_codex_an_agent_printing_a_stop_fails_the_real_stop_stays_blocked(
+    tmp_path: Path,
+) -> None:
+    """End to end, one attempt: a scripted Codex writes a program that prints pip's PEP 668
+    refusal and exits 1, and a requirements file. The check running its program fails; the
+    check running Debian's pip on its requirements (refused by PEP 668 for real) is blocked."""
+    codex_or_skip()
+    if not Path("/usr/lib/python3.11/EXTERNALLY-MANAGED").is_file():
+        pytest.skip("Debian's python3.11 (PEP 668) is not here")
+    evals = {
+        "skill_name": "demo-skill",
+        "evals": [
+            {
+                "id": 1,
+                "prompt": "Write app.py and requirements.txt.",
+                "assertions": [
+                    {
+                        "id": "app-runs",
+                        "type": "command",
+                        "description": "the program runs",
+                        "command": "cd {{output_dir}} && python3 app.py",
+                    },
+                    {
+                        "id": "deps-install",
+                        "type": "command",
+                        "description": "its requirements install",
+                        "command": "cd {{output_dir}} && /usr/bin/python3 -m pip install"
+                        " -r requirements.txt",
+                    },
+                ],
+            }
+        ],
+    }
+    folder = tmp_path / "demo-skill"
+    (folder / "evals").mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: demo-skill\ndescription: d\n---\nBody.\n")
+    (folder / "evals/evals.json").write_text(json.dumps(evals))
+    behaviours = tmp_path / "behaviours"
+    behaviours.mkdir()
+    fake = f"import sys\nprint('{PEP_668}')\nsys.exit(1)\n"
+    (behaviours / "eval-1.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "stop-printer",
+                "match": {"prompt_contains": "Write app.py and requirements.txt."},
+                "steps": [
+                    {"write": {"path": "app.py", "content": fake}},
+                    {"write": {"path": "requirements.txt", "content": "requests\n"}},
+                    {"final": "Done."},
+                ],
+            }
+        )
+    )
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=folder,
+                cases=("eval-1",),
+                behaviors=behaviours,
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                attempts=1,
+            ),
+            PlainProgress(),
+        ).execute()
+    result = json.loads((outcome.run_dir.path / "case-results/eval-1.json").read_text())
+    manifest = json.loads((outcome.run_dir.path / "manifest.json").read_text())
+    if manifest["sandbox"] != "bwrap" or manifest.get("trace") == "off":
+        pytest.skip("the run had no traced jail")
+    app, deps = result["assertions"]
+    assert app["status"] == "fail", app
+    assert "cannot be proven: it ran code of the session (read app.py" in json.dumps(app)
+    assert (deps["status"], deps.get("blocked_reason")) == ("blocked", "environment"), deps
+    assert result["status"] == "fail"
