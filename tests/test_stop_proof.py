@@ -26,9 +26,10 @@ from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.tracer import Tracer
+from evaluator.workspace.snapshot import fingerprint, save_snapshot, unchanged_digests
 from tests.support import codex_or_skip, scratch_dir
 
-pytestmark = pytest.mark.skipif(
+needs_traced_jail = pytest.mark.skipif(
     get_jail("bwrap").unavailable() is not None or Tracer().unavailable() is not None,
     reason="bubblewrap or strace does not work here",
 )
@@ -95,6 +96,7 @@ def _needs(program: str) -> None:
         pytest.skip(f"{program} is not installed here")
 
 
+@needs_traced_jail
 @pytest.mark.parametrize(
     ("text", "files", "tool"),
     [
@@ -133,6 +135,7 @@ def test_a_stop_printed_by_the_agent_s_own_code_is_a_failure(
     assert "cannot be proven: it ran code of the session" in verdict.detail
 
 
+@needs_traced_jail
 def test_the_real_tools_offline_stay_blocked_environment(workspace: Path) -> None:
     """Each stops before it runs anything of the project: what it read was only its manifest."""
     cases = []
@@ -174,6 +177,7 @@ def test_the_real_tools_offline_stay_blocked_environment(workspace: Path) -> Non
         assert why in verdict.detail
 
 
+@needs_traced_jail
 def test_an_eval_s_own_script_may_run_unless_the_session_changed_it(workspace: Path) -> None:
     """A script the eval provided (a `./gradlew`), unchanged, is the eval's: its stop is the
     machine's. The same script, changed by the session, is the session's code."""
@@ -191,6 +195,7 @@ def test_an_eval_s_own_script_may_run_unless_the_session_changed_it(workspace: P
     assert changed.status == "fail" and "ran build.sh" in changed.detail
 
 
+@needs_traced_jail
 def test_without_the_trace_a_stop_is_not_granted(workspace: Path) -> None:
     """`--trace off` (or no strace): the stop cannot be proven, the exit code decides."""
     untraced = LaunchPolicy(jail="bwrap", trace=False, hidden=(Path.home(),))
@@ -200,6 +205,7 @@ def test_without_the_trace_a_stop_is_not_granted(workspace: Path) -> None:
     assert "--trace off" in verdict.detail
 
 
+@needs_traced_jail
 @pytest.mark.slow
 @pytest.mark.codex
 def test_through_codex_an_agent_printing_a_stop_fails_the_real_stop_stays_blocked(
@@ -276,3 +282,18 @@ def test_through_codex_an_agent_printing_a_stop_fails_the_real_stop_stays_blocke
     assert "cannot be proven: it ran code of the session (read app.py" in json.dumps(app)
     assert (deps["status"], deps.get("blocked_reason")) == ("blocked", "environment"), deps
     assert result["status"] == "fail"
+
+
+def test_a_rejudge_knows_the_eval_s_files_from_the_snapshot(tmp_path: Path) -> None:
+    """Re-judging a saved run: the files its snapshot lists as unchanged are the eval's (with
+    their digest now); those the session created or changed are not listed."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "gradlew").write_text("#!/bin/sh\n")
+    (workspace / "pom.xml").write_text("<project/>\n")
+    baseline = fingerprint(workspace)
+    (workspace / "pom.xml").write_text("<project>changed</project>\n")
+    (workspace / "app.py").write_text("print(1)\n")
+    save_snapshot(workspace, baseline, tmp_path / "snapshot", tmp_path / "source")
+    digests = unchanged_digests(tmp_path / "snapshot", workspace)
+    assert digests == {"gradlew": hashlib.sha256(b"#!/bin/sh\n").hexdigest()}
