@@ -111,7 +111,12 @@ def _needs(program: str) -> None:
         # Maven again, from a Makefile of the agent's (a build file that runs commands)
         ("make test", {"Makefile": f"test:\n\t@echo '{MAVEN}'; exit 1\n"}, "make"),
         # go: the agent's test, which `go test` compiles and runs from /tmp
-        ("go test ./...", {"go.mod": GO_MOD, "m_test.go": GO_TEST.replace("{}", GO)}, "go"),
+        pytest.param(
+            "go test ./...",
+            {"go.mod": GO_MOD, "m_test.go": GO_TEST.replace("{}", GO)},
+            "go",
+            marks=pytest.mark.slow,  # the go tool compiles and links the test: seconds
+        ),
         # npm: a script of the agent's package.json, which npm runs through a shell
         (
             "npm test",
@@ -135,6 +140,7 @@ def test_a_stop_printed_by_the_agent_s_own_code_is_a_failure(
     assert "cannot be proven: it ran code of the session" in verdict.detail
 
 
+@pytest.mark.slow  # four real tools, Maven's JVM among them
 @needs_traced_jail
 def test_the_real_tools_offline_stay_blocked_environment(workspace: Path) -> None:
     """Each stops before it runs anything of the project: what it read was only its manifest."""
