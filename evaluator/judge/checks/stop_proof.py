@@ -111,11 +111,14 @@ def _provided(path: str, context: JudgeContext) -> bool:
     relative = _relative(path, context)
     if relative is None or context.baseline is None or relative not in context.baseline:
         return False
+    digest = hashlib.sha256()
     try:
-        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        with Path(path).open("rb") as stream:
+            while block := stream.read(1 << 20):
+                digest.update(block)
     except OSError:
         return False
-    return digest == context.baseline[relative]
+    return digest.hexdigest() == context.baseline[relative]
 
 
 def _is_data(relative: str) -> bool:
