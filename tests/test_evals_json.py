@@ -448,7 +448,7 @@ def test_the_command_check_runs_in_the_workspace_and_records_its_output(tmp_path
 
 
 # What the check's access trace shows of a command that ran nothing of the session's.
-CLEAN_TRACE = CommandTrace(execs=(), accesses=(), failed_execs=(), complete=True)
+CLEAN_TRACE = CommandTrace(execs=(), accesses=(), complete=True)
 TRACED_JAIL = LaunchPolicy(jail="bwrap", trace=True, hidden=(Path.home(),))
 needs_traced_jail = pytest.mark.skipif(
     get_jail("bwrap").unavailable() is not None or Tracer().unavailable() is not None,

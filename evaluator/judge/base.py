@@ -15,19 +15,37 @@ from evaluator.evidence.traced import TracedCall
 from evaluator.judge.grading import ModelGrader
 from evaluator.judge.skill_vocabulary import SkillVocabulary
 from evaluator.judge.verdict import AssertionResult
-from evaluator.sandbox.strace_log import TracedAccess, TracedExec
 from evaluator.vocabulary import Outcome, Polarity
 
 
 @dataclass(frozen=True)
-class CommandTrace:
-    """What the access trace saw a check's command do, below its own shell: the programs its
-    processes started, the files they opened, the programs the shell looked for and did not
-    find; `complete` when the log shows all of it (`ObservedTrace.complete`)."""
+class CheckExec:
+    """A program a process of a check's command started: the file exec'd and its argv."""
 
-    execs: tuple[TracedExec, ...]
-    accesses: tuple[TracedAccess, ...]
-    failed_execs: tuple[str, ...]
+    path: str
+    argv: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CheckAccess:
+    """A file a process of a check's command opened or changed (`access`: read, write, list,
+    exec, ...), at `line` of the trace log, by a process running `image` (a base name)."""
+
+    path: str
+    access: str
+    ok: bool
+    line: int
+    image: str = ""
+
+
+@dataclass(frozen=True)
+class CommandTrace:
+    """What the access trace saw a check's command do, below its own shell (the pipeline reads
+    the strace log into these neutral records): the programs its processes started and the
+    files they opened; `complete` when the log shows all of it (`ObservedTrace.complete`)."""
+
+    execs: tuple[CheckExec, ...]
+    accesses: tuple[CheckAccess, ...]
     complete: bool
 
 

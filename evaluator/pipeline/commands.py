@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.agents.process import run_process
-from evaluator.judge.base import CommandOutcome, CommandTrace
+from evaluator.judge.base import CheckAccess, CheckExec, CommandOutcome, CommandTrace
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.launch import path_tools
@@ -110,9 +110,10 @@ def _check_trace(log: Path, workspace: Path) -> CommandTrace | None:
         return None
     call = observed.tool_calls[0]
     return CommandTrace(
-        execs=tuple(call.execs),
-        accesses=tuple(call.accesses),
-        failed_execs=tuple(call.failed_execs),
+        execs=tuple(CheckExec(run.path, run.argv) for run in call.execs),
+        accesses=tuple(
+            CheckAccess(a.path, a.access, a.outcome == "ok", a.line, a.image) for a in call.accesses
+        ),
         complete=len(observed.tool_calls) == 1 and observed.complete(call),
     )
 

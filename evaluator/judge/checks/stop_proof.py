@@ -23,8 +23,9 @@ import re
 from pathlib import Path
 
 from evaluator.judge.base import CommandTrace, JudgeContext
-from evaluator.sandbox.strace_log import SHELLS
 
+# Programs that run a script given as text (`sh -c TEXT`): the shells the trace reader knows.
+SHELLS = ("bash", "sh", "dash", "zsh")
 # Where a process of the check's jail can write: a program there was made by the session or by
 # the check from the session's files (a test binary `go test` links in /tmp, a build script
 # cargo compiled), never installed by the machine.
@@ -61,12 +62,12 @@ def session_code(trace: CommandTrace, context: JudgeContext, command: str) -> li
     """What of the session's the check's processes ran or loaded (each said in a few words);
     [] when the trace shows none. `command`: the shell text the check ran."""
     found: list[str] = []
-    written = {a.path: a.line for a in trace.accesses if a.access == "write" and a.outcome == "ok"}
+    written = {a.path: a.line for a in trace.accesses if a.access == "write" and a.ok}
     for run in trace.execs:
         if _writable(run.path, context) and not _provided(run.path, context):
             found.append(f"ran {_shown(run.path, context)}")
     for access in trace.accesses:
-        if access.access != "read" or access.outcome != "ok":
+        if access.access != "read" or not access.ok:
             continue
         relative = _relative(access.path, context)
         if relative is None or _is_data(relative):
