@@ -79,10 +79,14 @@ class Outcome:
 
 
 def judge(sentence: str, expect: str | list[str]) -> Outcome:
+    from evaluator.adapters import agent_names
     from evaluator.contract.models import AllOfCheck, AssertionEntry
     from evaluator.judge.criteria import compile_entry
+    from evaluator.judge.skill_vocabulary import skill_vocabulary
 
-    compiled = compile_entry(AssertionEntry(description=sentence), "required")
+    # No skill, as for the upstream repo's targets; the agents' names, as a run hands them in.
+    vocabulary = skill_vocabulary(None, agent_names())
+    compiled = compile_entry(AssertionEntry(description=sentence), "required", vocabulary)
     if compiled is None:
         got = "refuse"
     else:

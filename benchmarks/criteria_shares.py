@@ -38,6 +38,7 @@ class Entry:
 
 def public_entries() -> tuple[list[Entry], int]:
     """The prose entries of the public suites, and how many typed assertions they also hold."""
+    from evaluator.adapters import agent_names
     from evaluator.contract.models import AssertionEntry
     from evaluator.judge.criteria import compile_entry
     from evaluator.judge.skill_vocabulary import skill_vocabulary
@@ -47,7 +48,7 @@ def public_entries() -> tuple[list[Entry], int]:
     for path in sorted(PUBLIC.glob("*/upstream/**/evals*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         source = f"public-suites/{path.relative_to(PUBLIC).as_posix()}"
-        vocabulary = skill_vocabulary(suite_skill(path))
+        vocabulary = skill_vocabulary(suite_skill(path), agent_names())
         for case in data.get("evals") or [] if isinstance(data, dict) else []:
             for field in ("expectations", "assertions"):
                 for index, item in enumerate(case.get(field) or []):
@@ -80,6 +81,7 @@ def upstream_entries() -> list[Entry]:
 
 def repo_entries(root: Path, name: str, *, every_target: bool = True) -> list[Entry]:
     """The entries of an eval repo's cases (its default target, or every target)."""
+    from evaluator.adapters import agent_names
     from evaluator.judge.chain import plan_entries
     from evaluator.judge.skill_vocabulary import skill_vocabulary
     from evaluator.plan import open_repo, select_cases
@@ -91,7 +93,8 @@ def repo_entries(root: Path, name: str, *, every_target: bool = True) -> list[En
     for target in targets:
         repo = open_repo(root, None, target=target, lenient=every_target)
         selection = select_cases(repo, target)
-        vocabulary = skill_vocabulary(selection.target.entry_skill_path(repo.source_workspace))
+        skill = selection.target.entry_skill_path(repo.source_workspace)
+        vocabulary = skill_vocabulary(skill, agent_names())  # as `explain` and a run build it
         for case in selection.cases:
             for plan in plan_entries(case.case, True, vocabulary):
                 key = f"{name}/{case.case_id}#{plan.pending.entry_id}"

@@ -8,11 +8,13 @@ agent still runs) and every artifact written afterwards use the same list.
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit, urlunsplit
 
 # Words that make a variable (or a URL parameter, or a key of an auth file) a secret.
 SECRET_NAME_WORDS = ("SECRET", "TOKEN", "PASSWORD", "PASSWD", "CERTIFICATE", "KEY", "CREDENTIAL")
@@ -137,3 +139,81 @@ class SecretSet:
     def values(self) -> dict[str, str]:
         with self._lock:
             return dict(self._values)
+
+
+# --------------------------------------------------------------------------- a secret's forms
+# Where a secret can be found: what redaction (`artifacts/redact.py`) replaces, and what the
+# judge's `workspace_env_value` looks for, so that both agree.
+
+# A base64 run shorter than this is too likely to occur by chance in other encoded data.
+MIN_BASE64_CORE = 6
+
+
+def _strace_escapes(value: str) -> list[str]:
+    """How strace prints `value` inside a quoted string: printable ASCII as itself (quote and
+    backslash escaped), control characters by their C escape, other bytes in octal (three digits
+    where a digit follows, as few as needed otherwise) or, with `-x`/`-xx`, in hex."""
+    data = value.encode("utf-8")
+    named = {9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
+    octal_min, octal_full, hex_some, hex_all = [], [], [], []
+    for index, byte in enumerate(data):
+        printable = 0x20 <= byte < 0x7F
+        if byte in named:
+            plain = named[byte]
+        elif printable:
+            plain = chr(byte)
+        else:
+            plain = ""
+        following_digit = index + 1 < len(data) and chr(data[index + 1]).isdigit()
+        octal_full.append(plain or f"\\{byte:03o}")
+        octal_min.append(plain or (f"\\{byte:03o}" if following_digit else f"\\{byte:o}"))
+        hex_some.append(plain or f"\\x{byte:02x}")
+        hex_all.append(f"\\x{byte:02x}")
+    return ["".join(octal_min), "".join(octal_full), "".join(hex_some), "".join(hex_all)]
+
+
+def _base64_cores(value: str) -> list[str]:
+    """The part of base64 that depends on `value`'s bytes alone, for each of the three offsets
+    at which it can start inside a longer encoded stream, in both alphabets."""
+    data = value.encode("utf-8")
+    cores: list[str] = []
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + data).decode("ascii")
+        total_bits = (offset + len(data)) * 8
+        # Character j covers bits 6j..6j+5: it is the secret's alone when they lie in its bytes.
+        first = -(-offset * 8 // 6)
+        last = (total_bits - 6) // 6
+        core = encoded[first : last + 1]
+        if len(core) >= MIN_BASE64_CORE:
+            cores.append(core)
+            cores.append(core.replace("+", "-").replace("/", "_"))
+    return cores
+
+
+def encodings(value: str) -> list[str]:
+    """Every form of `value` our artifacts can contain, raw first."""
+    plain: list[str] = []
+    for raw in (value, unquote(value)):
+        plain.append(raw)
+        plain.append(quote(raw, safe=""))
+        plain.append(quote_plus(raw, safe=""))
+        plain.append(html.escape(raw, quote=False))
+        plain.append(html.escape(raw))
+        plain.append(html.escape(raw).replace("&#x27;", "&#39;").replace("&quot;", "&#34;"))
+        plain += _strace_escapes(raw)
+    forms: list[str] = []
+    for form in plain:
+        forms.append(form)
+        once = [json.dumps(form, ensure_ascii=ascii_only)[1:-1] for ascii_only in (False, True)]
+        forms += once
+        forms += [
+            json.dumps(single, ensure_ascii=ascii_only)[1:-1]
+            for single in once
+            for ascii_only in (False, True)
+        ]
+    forms += _base64_cores(value)
+    unique: list[str] = []
+    for form in forms:
+        if form not in unique:
+            unique.append(form)
+    return unique

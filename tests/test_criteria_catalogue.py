@@ -17,21 +17,27 @@ from typing import Any
 import yaml
 
 from benchmarks.criteria_shares import suite_skill
+from evaluator.adapters import agent_names
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
-from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary
+from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary, with_variables
 from tests.conftest import ROOT
 
 CATALOGUE = ROOT / "tests/fixtures/criteria-catalogue.json"
 PUBLIC = ROOT.parent / "shared/fixtures/public-suites"
 
 
-def _case_sentences(path: Path) -> list[str]:
+def _case_sentences(path: Path) -> tuple[list[str], tuple[str, ...]]:
+    """A case file's sentences, and the variables its setup declares (what they may name)."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError):
-        return []
+        return [], ()
     if not isinstance(data, dict) or not isinstance(data.get("assert"), dict):
-        return []
+        return [], ()
+    setup = data.get("setup") if isinstance(data.get("setup"), dict) else {}
+    variables = tuple(
+        str(name) for name in [*(setup.get("env_vars_required") or []), *(setup.get("env") or {})]
+    )
     found = []
     for polarity in ("required", "forbidden"):
         for entry in data["assert"].get(polarity) or []:
@@ -41,7 +47,7 @@ def _case_sentences(path: Path) -> list[str]:
                 entry.get("fail_signals") or []
             )
             found += sentences or [str(entry.get("description") or "")]
-    return [s for s in found if isinstance(s, str) and s]
+    return [s for s in found if isinstance(s, str) and s], variables
 
 
 def _public_sentences(path: Path) -> list[str]:
@@ -53,18 +59,23 @@ def _public_sentences(path: Path) -> list[str]:
     return found
 
 
+NAMES_ONLY = skill_vocabulary(None, agent_names())
+
+
 def _sources() -> dict[str, tuple[list[str], SkillVocabulary | None]]:
     sources: dict[str, tuple[list[str], SkillVocabulary | None]] = {}
     for base in (ROOT / "agentic-evals", ROOT / "tests/fixtures"):
         for path in sorted(base.rglob("*.yaml")):
-            sentences = _case_sentences(path)
+            sentences, variables = _case_sentences(path)
             if sentences:
-                sources[path.relative_to(ROOT).as_posix()] = (sentences, None)
+                # no skill; the agents' names and the case's variables, as a run hands them
+                vocabulary = with_variables(NAMES_ONLY, variables)
+                sources[path.relative_to(ROOT).as_posix()] = (sentences, vocabulary)
     if PUBLIC.is_dir():
         for path in sorted(PUBLIC.glob("*/upstream/**/evals*.json")):
             sentences = _public_sentences(path)
             if sentences:
-                vocabulary = skill_vocabulary(suite_skill(path))
+                vocabulary = skill_vocabulary(suite_skill(path), agent_names())
                 key = f"public-suites/{path.relative_to(PUBLIC).as_posix()}"
                 sources[key] = (sentences, vocabulary)
     return sources

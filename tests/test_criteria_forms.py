@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import pytest
 
+from evaluator.adapters import agent_names
+from evaluator.contract.models import AllOfCheck, ScriptRanCheck
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from evaluator.judge.grammar import _with_argument
+from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary
 from tests.test_criteria_constructions import REFS, SKILL, _verdict
 
 
@@ -157,3 +161,134 @@ def test_a_held_out_near_miss_refuses(sentence: str, why: str) -> None:
 )
 def test_a_held_out_form_judges_what_it_says(sentence: str, verdict: str) -> None:
     assert _verdict(sentence) == verdict
+
+
+# --------------------------------------------------------------------------- round 4 forms
+# The agents by their products' names (handed in as data: only adapters name agents), "kicked
+# off", "a link to", the passive "looked at", a long option without backticks, and a command
+# described with the options that define its modifier; each with look-alikes that refuse.
+
+NAMES = skill_vocabulary(None, agent_names())
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        ("Claude Code opened `notes/plan.md`.", "file_read(path='notes/plan.md')"),
+        ("Gemini CLI never executed `cleanup.sh`.", "not script_ran(path='cleanup.sh')"),
+        ("The trace shows that Codex loaded `conf/app.toml`.", "file_read(path='conf/app.toml')"),
+        ("Codex's reply includes `DONE`.", "final_answer_contains(text='DONE')"),
+        ("The agent kicked off `deploy.sh`.", "script_ran(path='deploy.sh')"),
+        ("`seed.sh` was kicked off by the agent.", "script_ran(path='seed.sh')"),
+        (
+            "The reply includes a link to `https://example.org/guide`.",
+            "final_answer_contains(text='https://example.org/guide')",
+        ),
+        (
+            "`intro.md` was looked at before `api.md`.",
+            "read_before(first='intro.md' then='api.md')",
+        ),
+        ("`secrets.env` was never looked at.", "not file_read(path='secrets.env')"),
+        ("The final answer names --dry-run.", "final_answer_contains(text='--dry-run')"),
+        # no write at all: participles naming a creation, a change and a deletion, or the
+        # workspace unchanged
+        (
+            "No file in the workspace was created, edited or removed.",
+            "not file_written(path='*')",
+        ),
+        ("No files are written or deleted by the agent.", "not file_written(path='*')"),
+        ("The workspace stays unchanged.", "not file_written(path='*')"),
+    ],
+)
+def test_a_round_four_form_compiles(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence, NAMES)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria", vocabulary=NAMES).why
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        # the option defines the modifier: the command named, with it on one of its lines
+        ("The agent ran a dated `report.py` call (--since).", ("report.py", ("--since",))),
+        (
+            "It used a quiet cached `fetch.sh` invocation (--quiet and --cached).",
+            ("fetch.sh", ("--quiet", "--cached")),
+        ),
+        ("The agent ran `lint.py` with --fix.", ("lint.py", ("--fix",))),
+    ],
+)
+def test_an_option_without_backticks_is_exact(
+    sentence: str, checks: tuple[str, tuple[str, ...]]
+) -> None:
+    script, options = checks
+    compiled = compile_sentence(sentence, NAMES)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria", vocabulary=NAMES).why
+    expected = AllOfCheck(
+        operands=[
+            ScriptRanCheck(kind="script_ran", path=script),
+            *(_with_argument(script, option) for option in options),
+        ]
+    )
+    assert compiled.check == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "why", "vocabulary"),
+    [
+        # a name no adapter gives, a possessive that is not the answer's, no names handed in
+        ("Claudette opened `a.md`.", "stopped at 'claudette'", NAMES),
+        ("Codex's sandbox ran `x.sh`.", 'stopped at "codex\'s"', NAMES),
+        ("Codex ran `x.sh`.", "stopped at 'codex'", None),
+        # the particle away from its verb; a link the word qualifies; a link to no literal
+        ("The agent kicked `x.sh` off.", "stopped at 'kicked'", NAMES),
+        (
+            "The final answer includes a broken link to `https://e.org`.",
+            "stopped at 'broken'",
+            NAMES,
+        ),
+        ("The final answer includes a link to the `https://e.org` page.", "stopped at 'to'", NAMES),
+        # "or similar": another command that does the job is a judgement
+        ("The agent used `x.sh` or similar.", "stopped at 'or'", NAMES),
+        # an option of no named command; options joined by "or"; an option's unquoted value
+        ("The agent ran a fast query (--since).", "stopped at 'fast'", NAMES),
+        (
+            "The agent ran a dated `report.py` call (--since or --days).",
+            "stopped at 'dated'",
+            NAMES,
+        ),
+        ("The agent ran `tool.py` with --verbose output.", "stopped at 'output'", NAMES),
+        ("The agent ran `k8s.py` with --namespace prod.", "stopped at 'prod'", NAMES),
+        # a write of some kinds only: creating a file, or deleting one, is left open
+        ("No file is edited.", "stopped at 'edited'", NAMES),
+        ("No files were changed or added.", "stopped at 'added'", NAMES),
+        ("No file is created and deleted.", "stopped at 'and'", NAMES),
+        ("No file in the repo is written or removed.", "stopped at 'repo'", NAMES),
+        # the workspace unchanged, but for a part, or hedged
+        ("The workspace is mostly unchanged.", "stopped at 'is'", NAMES),
+        ("The workspace is left unchanged apart from `out.txt`.", "stopped at 'is'", NAMES),
+    ],
+)
+def test_a_round_four_near_miss_refuses(
+    sentence: str, why: str, vocabulary: SkillVocabulary | None
+) -> None:
+    assert compile_sentence(sentence, vocabulary) is None
+    assert why in refuse_sentence(sentence, "pass_criteria", vocabulary=vocabulary).why
+
+
+@pytest.mark.parametrize(
+    ("sentence", "verdict"),
+    [
+        (f"Claude read `{REFS}/a.md`.", "pass"),
+        (f"Codex read `{REFS}/b.md`.", "fail"),
+        (f"`{REFS}/a.md` was looked at prior to `{REFS}/docs.txt`.", "pass"),
+        (f"`{REFS}/docs.txt` was looked at prior to `{REFS}/a.md`.", "fail"),
+        ("Gemini kicked off `python3 tool.py run`.", "pass"),
+        ("The final answer includes a link to `migrations/0001_x.sql`.", "pass"),
+        ("The final answer includes a link to `migrations/0002_y.sql`.", "fail"),
+        ("No file in the workspace is modified, created or deleted.", "fail"),
+        ("The workspace is left unchanged.", "fail"),
+    ],
+)
+def test_a_round_four_form_judges_what_it_says(sentence: str, verdict: str) -> None:
+    assert _verdict(sentence, NAMES) == verdict

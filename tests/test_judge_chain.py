@@ -488,7 +488,8 @@ def test_explain_json_and_judge_model_without_a_grader(capsys: pytest.CaptureFix
         main(["explain", "--repo", repo, "--json"])
     assert exit_info.value.code == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["total"] == 5 and payload["counts"]["rules"] == 3
+    # 4: the forbidden "literal app certificate" names a declared variable (workspace_env_value)
+    assert payload["total"] == 5 and payload["counts"]["rules"] == 4
     first = payload["cases"][0]["entries"][0]
     assert first["decided_by"] == "rules" and first["provenance"][0]["rule"] == "consultation"
     with pytest.raises(SystemExit) as exit_info:
@@ -499,8 +500,8 @@ def test_explain_json_and_judge_model_without_a_grader(capsys: pytest.CaptureFix
         main(["explain", "--repo", repo, "--judge", "model", "--judge-model", "m", "--json"])
     assert exit_info.value.code == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["counts"]["model"] == 2 and payload["counts"]["unclear-rule"] == 0
-    assert payload["decided_without_model"] == 3
+    assert payload["counts"]["model"] == 1 and payload["counts"]["unclear-rule"] == 0
+    assert payload["decided_without_model"] == 4
 
 
 def test_attempt_file_keeps_isolation_violations_through_a_round_trip() -> None:

@@ -344,3 +344,34 @@ def test_explain_of_a_skill_creator_suite_reads_the_vocabulary_of_its_skill_fold
     (entry,) = json.loads(capsys.readouterr().out)["cases"][0]["entries"]
     assert entry["decided_by"] == "rules"
     assert "members [subcommand of scripts/ledger.py]" in entry["provenance"][0]["tree"]
+
+
+def test_explain_hands_the_compiler_the_agents_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The judge may not name an agent; `explain` (as a run and `rejudge` do) hands it the
+    adapters' names as data, so "Codex ran ..." is the session's one agent."""
+    skill = tmp_path / "ledger"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(LEDGER)
+    evals = {
+        "skill_name": "ledger",
+        "evals": [
+            {
+                "id": 1,
+                "prompt": "Who writes in the book?",
+                "expected_output": "The members.",
+                "expectations": ["Claude Code opened `SKILL.md`", "Claudette opened `SKILL.md`"],
+            }
+        ],
+    }
+    (skill / "evals/evals.json").write_text(json.dumps(evals))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["explain", "--evals", str(skill / "evals/evals.json"), "--judge", "rules", "--json"])
+    assert exit_info.value.code == 0
+    entries = json.loads(capsys.readouterr().out)["cases"][0]["entries"]
+    decided = {entry["description"]: entry["decided_by"] for entry in entries}
+    assert decided["Claude Code opened `SKILL.md`"] == "rules"
+    assert decided["Claudette opened `SKILL.md`"] != "rules"
+    (named,) = [e for e in entries if e["description"].startswith("Claude Code")]
+    assert "(agent claude code)" in named["provenance"][0]["tree"]

@@ -37,6 +37,18 @@ if TYPE_CHECKING:
     from evaluator.sessions.base import SessionStore
 
 
+def agent_names() -> tuple[str, ...]:
+    """What case authors call the agents ("Claude Code", "Claude", "Codex CLI", "Codex"): each
+    adapter's label and its name as a word, for the criteria compiler, which may not name an
+    agent itself ("Codex ran `make test`" is the session's one agent running it)."""
+    names: list[str] = []
+    for adapter in all_adapters():
+        for name in (adapter.label, *adapter.markers.words):
+            if name.lower() not in names:
+                names.append(name.lower())
+    return tuple(names)
+
+
 def get_runner(name: str, options: Mapping[str, object] | None = None) -> AgentRunner:
     """The runner `name`, ready to run, with its adapter's options (`--agent-option`)."""
     adapter = adapter_for_runner(name)

@@ -77,6 +77,7 @@ def command(
 ) -> int:
     """Show how every assertion entry will be decided (checks, compiled rules, model judge)."""
     # the stages are imported when the command runs, not for its --help
+    from evaluator.adapters import agent_names
     from evaluator.judge.chain import plan_entries
     from evaluator.judge.skill_vocabulary import skill_vocabulary
     from evaluator.plan import open_repo, select_cases
@@ -89,7 +90,9 @@ def command(
         repo, source_workspace, target=target_id, lenient=lenient, default_target_only=True
     )
     selection = select_cases(loaded, target_id, (), cases, include_deferred=include_deferred)
-    vocabulary = skill_vocabulary(selection.target.entry_skill_path(loaded.source_workspace))
+    vocabulary = skill_vocabulary(
+        selection.target.entry_skill_path(loaded.source_workspace), agent_names()
+    )
     planned = [(case, plan_entries(case.case, with_model, vocabulary)) for case in selection.cases]
     chosen = {case.case_id for case in selection.cases}
     deferred = [c.case_id for c in selection.target.deferred_cases() if c.case_id not in chosen]

@@ -225,6 +225,21 @@ class WorkspaceFileMatchesCheck(_Check):
     pattern: NonEmpty
 
 
+class WorkspaceEnvValueCheck(_Check):
+    """A workspace file, as the session left it, holds the value of an environment variable the
+    case declares: a credential hard-coded rather than read from the environment."""
+
+    kind: Literal["workspace_env_value"]
+    variable: NonEmpty = Field(
+        description="A variable the case declares (`setup.env_vars_required` or `setup.env`);"
+        " its value is what is searched for, never written into a verdict."
+    )
+    path: NonEmpty = Field(
+        default="**/*",
+        description="Workspace-relative glob of the files searched; every file by default.",
+    )
+
+
 class CommandCheck(_Check):
     """A shell command run after the agent finished, in the attempt's workspace (inside the jail
     when there is one): skill-creator's typed `command` assertion. `{{output_dir}}` in the
@@ -335,6 +350,7 @@ LeafCheck = (
     | WorkspaceFileExistsCheck
     | WorkspaceFileContainsCheck
     | WorkspaceFileMatchesCheck
+    | WorkspaceEnvValueCheck
     | CommandCheck
     | AgentSpawnedCheck
     | SpawnedAgentsNamedCheck
@@ -351,6 +367,7 @@ Check = Annotated[
     | Annotated[WorkspaceFileExistsCheck, Tag("workspace_file_exists")]
     | Annotated[WorkspaceFileContainsCheck, Tag("workspace_file_contains")]
     | Annotated[WorkspaceFileMatchesCheck, Tag("workspace_file_matches")]
+    | Annotated[WorkspaceEnvValueCheck, Tag("workspace_env_value")]
     | Annotated[CommandCheck, Tag("command")]
     | Annotated[AgentSpawnedCheck, Tag("agent_spawned")]
     | Annotated[SpawnedAgentsNamedCheck, Tag("spawned_agents_named")]
@@ -424,6 +441,12 @@ class CaseSetup(OpenModel):
         default=None, description="Live fetches (docs, samples) must fail: always true here."
     )
     sample_repo_available: bool | None = None
+
+    def declared_variables(self) -> tuple[str, ...]:
+        """The environment variables an attempt of the case is given: what a phrase such as
+        "the app certificate" may name, and what a `workspace_env_value` check searches for."""
+        names = [*(self.env_vars_required or []), *(self.env or {})]
+        return tuple(dict.fromkeys(names))
 
 
 class AssertionEntry(OpenModel):

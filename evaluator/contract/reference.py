@@ -163,6 +163,7 @@ CHECK_EXAMPLES: dict[str, dict[str, Any]] = {
         "path": "migrations/*.sql",
         "pattern": r"ADD COLUMN \w+ TEXT",
     },
+    "workspace_env_value": {"kind": "workspace_env_value", "variable": "STRIPE_SECRET_KEY"},
     "command": {"kind": "command", "command": "test -s {{output_dir}}/out.txt"},
     "agent_spawned": {"kind": "agent_spawned", "fork_context": False},
     "spawned_agents_named": {"kind": "spawned_agents_named"},

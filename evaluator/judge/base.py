@@ -13,7 +13,7 @@ from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.evidence.tool_texts import ToolTextSource
 from evaluator.evidence.traced import TracedCall
 from evaluator.judge.grading import ModelGrader
-from evaluator.judge.skill_vocabulary import SkillVocabulary
+from evaluator.judge.skill_vocabulary import SkillVocabulary, with_variables
 from evaluator.judge.verdict import AssertionResult
 from evaluator.vocabulary import Outcome, Polarity
 
@@ -90,7 +90,8 @@ class JudgeContext:
     # Runs `command` checks after the agent; None: they are blocked (nothing may run them).
     commands: CommandRunner | None = None
     # The target skill's own commands, for compiled prose that names them by bare word
-    # (`judge/skill_vocabulary.py`); None: no skill known, bare words stay words.
+    # (`judge/skill_vocabulary.py`), with the agents' names a caller hands in; None: no skill
+    # and no names known, bare words stay words.
     skill_vocabulary: SkillVocabulary | None = None
     # What the access trace saw each session tool call (by call id) run, and how its processes
     # ended: proof of a run the shell text cannot prove (`judge/checks/trace_proof.py`). None:
@@ -100,6 +101,9 @@ class JudgeContext:
     # runs as code is the session's unless it is there unchanged. None: not known, every file
     # is taken for the session's (`judge/checks/stop_proof.py`).
     baseline: dict[str, str] | None = None
+    # The values of the case's declared variables (`CaseSetup.declared_variables`) as the agent
+    # got them, for `workspace_env_value`; a variable absent has no value known here.
+    variables: dict[str, str] = field(default_factory=dict, repr=False)
     # What judges compute once per attempt (e.g. `judge/consultation.py`), by name.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -188,6 +192,13 @@ class PendingEntry:
     # not a criterion) and upstream's `verification:` instructions. Never sent to the agent.
     intent: str | None = None
     verification: tuple[str, ...] = ()
+    # The case's declared environment variables: what its prose may name by words.
+    variables: tuple[str, ...] = ()
+
+    def vocabulary(self, skill: SkillVocabulary | None) -> SkillVocabulary | None:
+        """What the compiler reads this entry's prose with: the skill's words, the case's
+        variables."""
+        return with_variables(skill, self.variables)
 
 
 class EntryJudge(Protocol):

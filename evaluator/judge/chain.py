@@ -48,6 +48,7 @@ def pending_entries(case: Case) -> list[PendingEntry]:
             entry,
             intent=case.expected_output,
             verification=tuple(case.verification),
+            variables=case.setup.declared_variables(),
         )
         for polarity, i, entry in entries
     ]
@@ -132,13 +133,14 @@ def plan_entries(
         if pending.entry.checks:
             plans.append(EntryPlan(pending, "checks"))
             continue
-        compiled = compile_entry(pending.entry, pending.polarity, vocabulary)
+        words = pending.vocabulary(vocabulary)
+        compiled = compile_entry(pending.entry, pending.polarity, words)
         if compiled is not None:
             plans.append(EntryPlan(pending, "rules", compiled.provenance))
             continue
         text = grade_text(pending.entry, pending.polarity)
         route: DecidedBy = "model" if grader_configured else "unclear-rule"
-        refused = _refused(pending.entry, pending.polarity, vocabulary)
+        refused = _refused(pending.entry, pending.polarity, words)
         plans.append(EntryPlan(pending, route, [], text, refused))
     return plans
 

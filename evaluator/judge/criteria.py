@@ -46,6 +46,7 @@ from evaluator.judge.literal_checks import (
     combine,
     command_check,
     directory_glob,
+    flag_shaped,
     path_shaped,
     unique,
 )
@@ -150,7 +151,7 @@ def _mark_bare_paths(sentence: str, files: SkillFiles = None) -> str:
                 if matches:
                     stripped, core = matches[0], matches[0] + core[len(stripped) :]
                     named = True
-            if named:
+            if named or flag_shaped(stripped):  # `--since` too: a long option is exact
                 words[at] = f"{lead}`{stripped}`{core[len(stripped) :]}"
         parts[index] = " ".join(words)
     return "".join(parts)
@@ -185,7 +186,8 @@ _SKILL_FILE_PREDICATES = frozenset({"consultation", "read-first", "read-before",
 def _resolved_skeleton(sentence: str, vocabulary: SkillVocabulary | None) -> Sentence | None:
     """The skeleton with file names resolved against the skill's files when the sentence reads
     or runs them (as the grammar recognises its predicate), else with names as written."""
-    plain = _skeleton(sentence)
+    agents = vocabulary.agents if vocabulary is not None else ()
+    plain = _skeleton(sentence, agents=agents)
     if vocabulary is None or not vocabulary.files or plain is None or plain.chinese:
         return plain
     if not resolutions(sentence, vocabulary):
@@ -193,10 +195,23 @@ def _resolved_skeleton(sentence: str, vocabulary: SkillVocabulary | None) -> Sen
     parsed = parse_sentence(plain.text, plain.literals, plain.subject, plain.negated, vocabulary)
     if parsed.predicate not in _SKILL_FILE_PREDICATES:
         return plain
-    return _skeleton(sentence, vocabulary)
+    return _skeleton(sentence, vocabulary, agents)
 
 
-def _skeleton(sentence: str, files: SkillFiles = None) -> Sentence | None:
+def _agents_answer(text: str, agents: tuple[str, ...]) -> str:
+    """ "Codex's final answer": the session's one agent's answer, named by its product."""
+    for name in sorted(agents, key=len, reverse=True):
+        text = re.sub(
+            rf"(?<![\w-]){re.escape(name)}'s (?=(?:final )?(?:answer|response|reply|message)\b)",
+            "the agent's ",
+            text,
+        )
+    return text
+
+
+def _skeleton(
+    sentence: str, files: SkillFiles = None, agents: tuple[str, ...] = ()
+) -> Sentence | None:
     sentence = _mark_bare_paths(sentence, files)
     literals = tuple(m.group(1).strip() for m in BACKTICKED.finditer(sentence))
     counter = iter(range(len(literals)))
@@ -206,7 +221,7 @@ def _skeleton(sentence: str, files: SkillFiles = None) -> Sentence | None:
     if chinese:
         text = re.sub(r"\s+", "", text).replace("，", ",").replace("、", ",")
     else:
-        text = re.sub(r"\s+", " ", text).lower()
+        text = _agents_answer(re.sub(r"\s+", " ", text).lower(), agents)
     subject = "session"
     for pattern, named in CJK_LEAD_INS if chinese else LEAD_INS:
         match = re.match(pattern + ("" if chinese else r"\b ?"), text)
@@ -325,10 +340,10 @@ def _commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
 def _listed_commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     """`a dev server start command (pnpm dev, npm run dev, or equivalent)`: the list is exact."""
     items = [i.strip() for i in re.split(r",|\bor\b|或", match.group("list"))]
-    equivalent = any(
-        re.fullmatch(r"(?:an? )?(?:equivalent|similar)(?: command)?", i) for i in items
-    )
-    commands = [i for i in items if i and not re.fullmatch(r"(?:an? )?(?:equivalent|similar).*", i)]
+    if any(re.fullmatch(r"(?:an? )?similar.*", i) for i in items):
+        return None  # a similar command is a judgement; an equivalent one is the same command
+    equivalent = any(re.fullmatch(r"(?:an? )?equivalent(?: command)?", i) for i in items)
+    commands = [i for i in items if i and not re.fullmatch(r"(?:an? )?equivalent.*", i)]
     if not commands:
         return None
     return combine(unique([command_check(c, equivalent) for c in commands]), "any")
@@ -878,7 +893,8 @@ def _complemented(
     ("never", "shows no") of the same predicate, and whatever it names exactly is named by
     that criterion too. Its other words (the "relevant" guide, "any ConvoAI auth reference")
     describe what the criterion names, so the signal can hold only when the criterion fails."""
-    skeleton = _skeleton(sentence)  # its names as written: the criterion's may be resolved
+    agents = vocabulary.agents if vocabulary is not None else ()
+    skeleton = _skeleton(sentence, agents=agents)  # its names as written, not resolved
     if skeleton is None or not skeleton.negated or skeleton.chinese:
         return None
     said = set(re.findall(r"[a-z]+", skeleton.text))

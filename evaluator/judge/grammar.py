@@ -4,7 +4,7 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
     sentence  := [evidence] [agent] [negation] [modal [not]] clause [joined] [not-just] [outcome]
                  [purpose] [context] [END]
     evidence  := "shows" | "includes" | ... ["evidence of"] ["that"]     (session sentences)
-    agent     := the [coding|ai] (agent|skill|assistant|model) | it
+    agent     := the [coding|ai] (agent|skill|assistant|model) | it | AGENT-NAME
     negation  := never | not | does not | ... | avoids (a gerund follows)
     joined    := ["," | and | but] [not | never] [also] VERB objects      (a second claim)
                | ["," ] without VERB objects | and it (contains|mentions) objects (after a write)
@@ -15,9 +15,15 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                | objects [does not] "exists" [in the workspace] [and (contains|mentions) objects]
                | objects [does not] "contains" objects   "`app.py` contains `os.environ`"
                | objects BE [left] (unchanged|unmodified) | objects BE the first KIND [agent] VERB
-               | "a file" [exists] [in the workspace] "containing" objects
+               | "a file" [exists] [in the workspace] "containing" (objects | value-phrase)
+               | (denied) "file" [in the workspace] BE PARTICIPLE-LIST   (no write at all)
+               | the workspace BE|remains [left] unchanged               (no write at all)
+               | ["the code"] [negation] "hard-codes" value-phrase [place]
+               | value-phrase BE [not] "hard-coded" [place]      (a case's declared variable)
                | ("contains" | "has") objects           (workspace sentences)
-               | "includes a" ["local"] "URL"           (answer sentences)
+               | "includes a" ["local"] "URL" | "includes a link to" objects   (answer sentences)
+    value-phrase := [the] [literal|exact|actual]* WORDS [value] | [the] WORDS's value
+                 | [the] value of [the] (WORDS | literal)   (WORDS: parts of one declared name)
     objects   := [quantifier | anything] (NEUTRAL | KIND)* [scope] literal-list [KIND]
                  [or equivalent]                         ("neither `A` nor `B`": denied any_of)
     literal   := a backticked literal | a bare word the target skill documents as its command
@@ -57,6 +63,7 @@ from evaluator.contract.models import (
     NotCheck,
     ReadBeforeCheck,
     ScriptRanCheck,
+    WorkspaceEnvValueCheck,
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
@@ -64,6 +71,7 @@ from evaluator.judge.literal_checks import (
     combine,
     command_check,
     directory_glob,
+    flag_shaped,
     path_shaped,
     skill_command_check,
     unique,
@@ -172,6 +180,21 @@ NECESSITIES = frozenset(
         ("is", "required", "to"),
     }
 )
+# What each participle of a write names of `file_written` (a creation, a change or a deletion),
+# for a denial of any write at all ("no file is modified, created or deleted").
+WRITE_KINDS: dict[str, frozenset[str]] = {
+    "created": frozenset({"create"}),
+    "added": frozenset({"create"}),
+    "written": frozenset({"create", "change"}),
+    "modified": frozenset({"change"}),
+    "changed": frozenset({"change"}),
+    "edited": frozenset({"change"}),
+    "updated": frozenset({"change"}),
+    "overwritten": frozenset({"change"}),
+    "deleted": frozenset({"delete"}),
+    "removed": frozenset({"delete"}),
+}
+REMAINS = frozenset({"remains", "remained", "stays", "stayed"})
 # "is observed": what the session shows, said once more.
 OBSERVED = frozenset({"observed", "seen", "recorded", "shown", "visible"})
 SESSION_NAMES = frozenset({"session", "trace", "transcript", "log", "rollout", "evidence"})
@@ -197,6 +220,40 @@ ARTICLES = frozenset({"a", "an", "the", "any", "some", "one", "each", "every", "
 COMMAND_NAMES = frozenset(
     {"command", "commands", "subcommand", "subcommands", "flag", "flags", "option", "options"}
 )
+# A case's declared variable, named by words ("the literal app certificate", "the app ID's
+# value", "the value of `AGORA_APP_ID`"): what may surround the words that name it.
+VALUE_MODIFIERS = frozenset({"literal", "exact", "actual"})  # the value itself: what is matched
+VALUE_NOUNS = frozenset({"value", "values"})
+_NAME_WORD = re.compile(r"[a-z0-9]+(?:['\u2019]s)?")
+# Words that end a variable's name in a sentence: what follows it is the rest of the claim.
+NAME_STOPS = (
+    ARTICLES
+    | BE
+    | frozenset(
+        {
+            "in",
+            "into",
+            "inside",
+            "within",
+            "on",
+            "at",
+            "to",
+            "from",
+            "of",
+            "for",
+            "with",
+            "by",
+            "as",
+        }
+        | {"and", "or", "but", "nor", "not", "never", "no", "that", "which", "anywhere"}
+        | {"hardcoded", "hardcodes", "hardcode"}
+    )
+)
+# "The code hard-codes X", "X is hard-coded (in a file)": a workspace file holds X's value.
+HARD_CODES = frozenset({"hard-codes", "hardcodes", "hard-code", "hardcode"})
+HARD_CODED = frozenset({"hard-coded", "hardcoded"})
+# Where a hard-coded value is: any file the workspace holds ("in a file", "in the code").
+HARD_CODE_PLACES = frozenset({"file", "files", "workspace", "code", "codebase", "source"})
 # The session's answer is its summary too: "before summarizing" is "before answering".
 ANSWERING = frozenset({"answering", "responding", "replying", "summarizing", "summarising"})
 PURPOSE_LEADS: tuple[tuple[str, ...], ...] = (("in", "order", "to"), ("so", "as", "to"), ("to",))
@@ -337,7 +394,7 @@ PREDICATES: tuple[Predicate, ...] = (
             " reviewing examine examines examined examining"
         )
         | {"look at", "looks at", "looked at", "looking at"},
-        words("read consulted opened inspected loaded viewed reviewed examined"),
+        words("read consulted opened inspected loaded viewed reviewed examined") | {"looked at"},
         words("consultation consultations read reads reading inspection inspections"),
         frozenset({"of"}),
         frozenset({"session"}),
@@ -349,8 +406,9 @@ PREDICATES: tuple[Predicate, ...] = (
             "run runs ran running execute executes executed executing invoke invokes invoked"
             " invoking call calls called calling use uses used using launch launches launched"
             " launching"
-        ),
-        words("run executed invoked called used launched"),
+        )
+        | {"kick off", "kicks off", "kicked off", "kicking off"},
+        words("run executed invoked called used launched") | {"kicked off"},
         words("command commands invocation invocations execution executions run runs"),
         words("of invoking running calling executing using"),
         frozenset({"session"}),
@@ -452,6 +510,10 @@ PHRASES = frozenset(
         ("looks", "at"),
         ("looked", "at"),
         ("looking", "at"),
+        ("kick", "off"),
+        ("kicks", "off"),
+        ("kicked", "off"),
+        ("kicking", "off"),
         ("prior", "to"),
     }
 )
@@ -642,10 +704,19 @@ class _Parser:
             tokens.take_any(AGENT_MODIFIERS)
             if tokens.take_any(AGENTS) is None:
                 tokens.at = start
-        else:
+        elif self.named_agent() is None:
             tokens.take("it")
         if tokens.at > start:
             self.node(f"(agent {' '.join(tokens.items[start : tokens.at])})")
+
+    def named_agent(self) -> str | None:
+        """An agent by its product's name ("Codex", "Claude Code"): the names come as data with
+        the vocabulary (`adapters.agent_names`), the longest first; the session has one agent."""
+        names = self.vocabulary.agents if self.vocabulary is not None else ()
+        for name in sorted(names, key=lambda n: len(n.split()), reverse=True):
+            if self.tokens.take(*name.split()):
+                return name
+        return None
 
     def joined(self, check: Check) -> Check:
         """A second claim joined to the first: "read `A` and ran `B`" (both), "ran `A` and (but)
@@ -718,6 +789,9 @@ class _Parser:
 
     def clause(self) -> Check:
         tokens = self.tokens
+        hard_coded = self.hard_coded()
+        if hard_coded is not None:
+            return hard_coded
         start = tokens.at
         adverb = tokens.take_any(SUCCESSFUL)
         self.first = tokens.take("first")  # "the agent first reads `SKILL.md`"
@@ -853,6 +927,7 @@ class _Parser:
             url = self.any_url()
             if url is not None:
                 return url
+            self.link_to()
         if predicate is COMMAND:
             described = self.described()
             if described is not None:
@@ -866,6 +941,9 @@ class _Parser:
         if self.subject in ("session", "workspace"):
             if self.any_file_containing():
                 return self.containing(("**/*",))
+            untouched = self.no_file_written() or self.workspace_unchanged()
+            if untouched is not None:
+                return untouched
             objects = self.objects(None)
             if tokens.take_any(CONTAINS):
                 return self.containing(objects.values)
@@ -951,6 +1029,53 @@ class _Parser:
                 return NotCheck(operand=check) if negated else check
         raise tokens.refuse()
 
+    def no_file_written(self) -> Check | None:
+        """ "No file (in the workspace) is modified, created or deleted": no write at all, whose
+        denial (the skeleton's "no") wraps this. `file_written` counts a creation, a change and a
+        deletion, so only participles that name all three say as much: "no file is modified"
+        leaves creating one open, and "deleted" alone is no write of any other kind."""
+        tokens = self.tokens
+        start = tokens.at
+        if not (self.negated_before and tokens.take_any(frozenset({"file", "files"}))):
+            return None
+        if tokens.take("in", "the"):
+            tokens.take("attempt")
+            if not tokens.take("workspace"):
+                raise tokens.refuse()
+        if not tokens.take_any(BE):
+            tokens.at = start
+            return None
+        said: list[str] = []
+        kinds: set[str] = set()
+        while (word := tokens.take_any(frozenset(WRITE_KINDS))) is not None:
+            said.append(word)
+            kinds |= WRITE_KINDS[word]
+            while tokens.peek() in (",", "or"):
+                tokens.at += 1
+        tokens.take("by", "the", "agent")
+        if not said or tokens.peek() is not None:
+            raise tokens.refuse()  # "no file is modified and ...", "... by the agent"
+        if kinds != {"create", "change", "delete"}:
+            raise _Refused(said[-1])
+        self.parse.predicate = FILE_WRITTEN.name
+        self.node(f"(predicate file-written, any file: {', '.join(said)})")
+        return FileWrittenCheck(kind="file_written", path="*")
+
+    def workspace_unchanged(self) -> Check | None:
+        """ "The workspace is (left) unchanged", "remains unmodified": nothing in it was created,
+        changed or deleted, which is no write at all."""
+        tokens = self.tokens
+        start, tree = tokens.at, len(self.parse.tree)
+        if self.subject != "workspace" or self.negated_before or self.negated:
+            return None
+        if tokens.take_any(BE | REMAINS) and self.left_unchanged() and tokens.peek() is None:
+            self.parse.predicate = f"not {FILE_WRITTEN.name}"
+            self.node("(any file)")
+            return NotCheck(operand=FileWrittenCheck(kind="file_written", path="*"))
+        tokens.at = start
+        del self.parse.tree[tree:]
+        return None
+
     def left_unchanged(self) -> bool:
         """ "`X` is (left) unchanged": the agent did not write it."""
         tokens = self.tokens
@@ -1013,12 +1138,140 @@ class _Parser:
             raise _Refused("contains")  # several files each, or one of them: not one meaning
         self.parse.predicate = "workspace-file-contains"
         self.node("(predicate contains)")
+        variable = self.declared_variable()
+        if variable is not None:
+            self.parse.predicate = "workspace-env-value"
+            return WorkspaceEnvValueCheck(
+                kind="workspace_env_value", variable=variable, path=paths[0]
+            )
         texts = self.objects(ANSWER_MENTIONS)
         checks: list[Check] = [
             WorkspaceFileContainsCheck(kind="workspace_file_contains", path=paths[0], text=v)
             for v in texts.values
         ]
         return combine(checks, texts.join)
+
+    def hard_coded(self) -> Check | None:
+        """ "The code hard-codes X", "(the agent) never hard-coded X", "X is (not) hard-coded (in
+        a file, in `app.py`)": a workspace file holds the value of the variable X names. Only
+        for a sentence that says so, in a case that declares variables."""
+        tokens = self.tokens
+        if not (self.vocabulary and self.vocabulary.variables):
+            return None
+        if not set(tokens.items[tokens.at :]) & (HARD_CODES | HARD_CODED):
+            return None
+        start = tokens.at
+        if tokens.take("the", "code"):
+            self.node("(subject the code)")
+        negated = tokens.take_first(NEGATIONS) is not None
+        verb = tokens.take_any(HARD_CODES | HARD_CODED)
+        if verb is not None:
+            variable = self.declared_variable()
+            if variable is None:
+                raise tokens.refuse()
+        else:
+            if negated or tokens.at > start:
+                raise tokens.refuse()
+            variable = self.declared_variable()
+            if variable is None:
+                return None
+            if not tokens.take_any(BE):
+                raise tokens.refuse()
+            negated = tokens.take_first((("never",), ("not",))) is not None
+            verb = tokens.take_any(HARD_CODED)
+            if verb is None:
+                raise tokens.refuse()
+        self.parse.predicate = "workspace-env-value"
+        self.node(f"(predicate {'not ' if negated else ''}holds value: {verb})")
+        check = WorkspaceEnvValueCheck(
+            kind="workspace_env_value", variable=variable, path=self.hard_code_place()
+        )
+        if negated:
+            self.negated = True
+            self.parse.predicate = "not workspace-env-value"
+            return NotCheck(operand=check)
+        return check
+
+    def hard_code_place(self) -> str:
+        """ "in a file", "in the workspace", "in the code" (any file: "**/*"), or "in `app.py`"."""
+        tokens = self.tokens
+        start = tokens.at
+        if not tokens.take("in"):
+            return "**/*"
+        slot = _SLOT.fullmatch(tokens.peek() or "")
+        if slot is not None and int(slot.group(1)) < self.given:
+            tokens.at += 1
+            path = self.literals[int(slot.group(1))]
+            self.node(f"(scope {path})")
+            return path
+        tokens.take_any(frozenset({"a", "an", "any", "the", "some"}))
+        while tokens.take_any(NEUTRAL):
+            pass
+        if tokens.take_any(HARD_CODE_PLACES) is None:
+            tokens.at = start
+            return "**/*"
+        tokens.take("code")  # "in the source code"
+        self.node(f"(scope {' '.join(tokens.items[start : tokens.at])}: any file)")
+        return "**/*"
+
+    def declared_variable(self) -> str | None:
+        """The one variable the case declares that the phrase next names: "the (literal) app
+        certificate", "the app ID's value", "the value of the API key", "the value of
+        `AGORA_APP_ID`". Each word of the name must be a part of the variable's
+        (`AGORA_APP_CERTIFICATE`: agora, app, certificate). None, with nothing consumed, when
+        no phrase of a variable is next (its words are in no variable's name, or a literal
+        follows them: "the string `x`"); a phrase that names no variable or several refuses."""
+        variables = self.vocabulary.variables if self.vocabulary is not None else ()
+        if not variables:
+            return None
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take_any(frozenset({"the", "a", "an"}))
+        while tokens.take_any(VALUE_MODIFIERS):
+            pass
+        of_value = tokens.peek() in VALUE_NOUNS and tokens.peek(1) == "of"
+        if of_value:
+            tokens.at += 2
+            tokens.take("the")
+            while tokens.take_any(VALUE_MODIFIERS):
+                pass
+            slot = _SLOT.fullmatch(tokens.peek() or "")
+            if slot is not None and int(slot.group(1)) < self.given:
+                literal = self.literals[int(slot.group(1))]
+                if literal not in variables:
+                    raise tokens.refuse()  # the value of something the case does not give
+                tokens.at += 1
+                self.node(f"(value of {literal}: {' '.join(tokens.items[start : tokens.at])})")
+                return literal
+        said: list[str] = []
+        possessive = False
+        while (word := tokens.peek()) is not None and _NAME_WORD.fullmatch(word):
+            if word in NAME_STOPS:
+                break
+            said.append(word)
+            tokens.at += 1
+            if word.endswith(("'s", "\u2019s")):  # "the app ID's value"
+                if of_value or tokens.take_any(VALUE_NOUNS) is None:
+                    raise tokens.refuse()
+                possessive = True
+                break
+        if said and not (of_value or possessive) and said[-1] in VALUE_NOUNS:
+            said.pop()  # "the app ID value"
+        words = [w.removesuffix("'s").removesuffix("\u2019s") for w in said]
+        parts = {v: frozenset(re.split(r"[^a-z0-9]+", v.lower())) for v in variables}
+        known = [w for w in words if any(w in p for p in parts.values())]
+        if not known or _SLOT.fullmatch(tokens.peek() or ""):
+            if of_value:
+                raise tokens.refuse()
+            tokens.at = start  # not a variable's phrase: the words are the claim's own
+            return None
+        matching = [v for v, p in parts.items() if all(w in p for w in words)]
+        if len(matching) != 1:
+            # A word of no variable's name, or words that several share: which value?
+            unknown = [s for s, w in zip(said, words, strict=True) if w not in known]
+            raise _Refused(unknown[0] if unknown else said[-1])
+        self.node(f"(value of {matching[0]}: {' '.join(tokens.items[start : tokens.at])})")
+        return matching[0]
 
     def objects(self, predicate: Predicate | None) -> _Objects:
         tokens = self.tokens
@@ -1176,7 +1429,20 @@ class _Parser:
             return None
         inside = [(self.literals[i], self.terms.get(i)) for i in indexes]
         checks: list[Check]
-        if named:
+        if named and named[0] not in self.terms:
+            # "a date-windowed `chats` query (--since)": the command named, with the options
+            # the parenthesis gives (each on its command line, as "with" arguments are); one
+            # option or another names no one line to look for.
+            command_word = self.literals[named[0]]
+            if join != "all" or not all(flag_shaped(v) and t is None for v, t in inside):
+                rollback()
+                return None
+            checks = [
+                command_check(command_word, False),
+                *(_with_argument(command_word, value) for value, _ in inside),
+            ]
+            shown = f"{command_word} with"
+        elif named:
             command = self.terms.get(named[0])
             # The arguments of the skill's subcommand: flags the skill shows with it.
             if (
@@ -1192,6 +1458,9 @@ class _Parser:
             ]
             shown = f"{command.word} [subcommand of {command.script}] with"
         else:
+            if any(term is None and flag_shaped(value) for value, term in inside):
+                rollback()  # "a fast query (--since)": an option of which command?
+                return None
             checks = [
                 command_check(value, False)
                 if term is None
@@ -1241,9 +1510,9 @@ class _Parser:
         start = tokens.at
         parenthesis = tokens.take("(")
         tokens.take(",")
-        if tokens.take("or") and (
-            tokens.take("equivalent") or tokens.take("an", "equivalent") or tokens.take("similar")
-        ):
+        # "or similar" is left to refuse: a similar command (another script that does the job)
+        # is a judgement, where an equivalent one is the same command run another way.
+        if tokens.take("or") and (tokens.take("equivalent") or tokens.take("an", "equivalent")):
             tokens.take_any(frozenset({"command", "commands"}))
             if not parenthesis or tokens.take(")"):
                 self.node("(or equivalent)")
@@ -1392,6 +1661,17 @@ class _Parser:
             return FinalAnswerUrlCheck(kind="final_answer_url", local_only=local is not None)
         tokens.at = start
         return None
+
+    def link_to(self) -> None:
+        """ "includes a link to `URL`": the answer holds the URL (a link's target is its text)."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take_any(frozenset({"a", "an", "the"}))
+        link = tokens.take_any(frozenset({"link", "links", "hyperlink"}))
+        if link and tokens.take("to") and self.literal_next():
+            self.node("(link to)")
+            return
+        tokens.at = start
 
     def read_before(self, first: _Objects, then: str) -> Check:
         """`A` (and/or `B`) before `C`: each file of the list, joined as the list says."""

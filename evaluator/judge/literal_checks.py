@@ -142,6 +142,12 @@ def path_shaped(word: str) -> bool:
     return word.endswith("/") or "*" in word or word.startswith(("./", "../", "~/", "."))
 
 
+def flag_shaped(word: str) -> bool:
+    """`--dry-run`, `--since`: a long option, as exact as a backticked one (a short `-k` is
+    left a word: a hyphen opens many a word of prose)."""
+    return re.fullmatch(r"--[a-z][a-z0-9]*(?:-[a-z0-9]+)*", word) is not None
+
+
 def command_check(literal: str, equivalent: bool) -> Check:
     """A command literal: a script must really run (naming it in `cat` is not running it), with
     its arguments when the literal gives them; any other command matches by its text."""

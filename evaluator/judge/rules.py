@@ -19,7 +19,9 @@ class CompiledRulesJudge:
     ) -> dict[str, AssertionResult]:
         decided = {}
         for pending in entries:
-            compiled = compile_entry(pending.entry, pending.polarity, context.skill_vocabulary)
+            compiled = compile_entry(
+                pending.entry, pending.polarity, pending.vocabulary(context.skill_vocabulary)
+            )
             if compiled is None:
                 continue
             verdicts = [run_check(check, context) for check in compiled.checks]

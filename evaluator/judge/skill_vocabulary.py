@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -40,6 +40,13 @@ class SkillVocabulary:
     # The skill's own files, relative to its folder (`SKILL.md`, `references/x.md`): what a file
     # named without backticks ("reads quickstarts.md", "the README") can be resolved against.
     files: tuple[str, ...] = ()
+    # The names the agents go by ("claude code", "codex"), lower-case, handed in by a caller that
+    # may know the adapters (the judge may not): "Codex ran `make`" names the session's one agent.
+    agents: tuple[str, ...] = ()
+    # The environment variables the case declares (`CaseSetup.declared_variables`), by name: what
+    # a phrase like "the app certificate" can name (`grammar._Parser.declared_variable`). Data
+    # of the case, added per case by `with_variables`.
+    variables: tuple[str, ...] = ()
 
     def term(self, word: str) -> Term | None:
         return self.terms.get(word)
@@ -52,6 +59,17 @@ class SkillVocabulary:
         if name in self.files:  # its path in the skill: `SKILL.md` is the skill's own
             return [name]
         return [f for f in self.files if f.endswith("/" + name)]
+
+
+def with_variables(
+    vocabulary: SkillVocabulary | None, variables: tuple[str, ...]
+) -> SkillVocabulary | None:
+    """The skill's vocabulary with a case's declared variables; as it was when there are none."""
+    if not variables:
+        return vocabulary
+    if vocabulary is None:
+        return SkillVocabulary(variables=variables)
+    return replace(vocabulary, variables=variables)
 
 
 # Enough for any skill; a folder with more is no skill's own (a checkout, a cache).
@@ -178,16 +196,16 @@ def read_vocabulary(skill_md: str) -> SkillVocabulary:
     return SkillVocabulary(terms)
 
 
-def skill_vocabulary(path: Path | None) -> SkillVocabulary | None:
+def skill_vocabulary(path: Path | None, agents: tuple[str, ...] = ()) -> SkillVocabulary | None:
     """The vocabulary of the skill at `path` (its folder or its SKILL.md), with the files of its
-    folder; None without one."""
-    if path is None:
-        return None
-    skill_md = path / "SKILL.md" if path.is_dir() else path
+    folder and the names the agents go by (`agents`, from `adapters.agent_names`); None when
+    there is none of these."""
+    names = tuple(name.lower() for name in agents)
+    skill_md = None if path is None else (path / "SKILL.md" if path.is_dir() else path)
     try:
-        text = skill_md.read_text(encoding="utf-8")
+        text = skill_md.read_text(encoding="utf-8") if skill_md is not None else ""
     except (OSError, UnicodeDecodeError):
-        return None
-    vocabulary = read_vocabulary(text)
-    files = skill_files(skill_md.parent)
-    return SkillVocabulary(vocabulary.terms, files) if vocabulary.terms or files else None
+        skill_md, text = None, ""
+    terms = read_vocabulary(text).terms if skill_md is not None else {}
+    files = skill_files(skill_md.parent) if skill_md is not None else ()
+    return SkillVocabulary(terms, files, names) if terms or files or names else None

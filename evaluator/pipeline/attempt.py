@@ -13,6 +13,7 @@ from typing import Any
 
 from evaluator.adapters import (
     adapter_for_runner,
+    agent_names,
     get_adapter,
     get_store,
     normalize_session,
@@ -402,15 +403,21 @@ def attempt_secrets(settings: AttemptSettings, workspace: AttemptWorkspace) -> S
     )
 
 
+def case_environment(case: LoadedCase) -> dict[str, str]:
+    """The case's variables as an attempt started now would get them: its required variables
+    from this environment (those set), and its setup's `env`."""
+    setup = case.case.setup
+    env = {n: os.environ[n] for n in setup.env_vars_required or [] if os.environ.get(n)}
+    env.update(setup.env or {})
+    return env
+
+
 def declared_secrets(case: LoadedCase) -> dict[str, str]:
     """The secrets an attempt of `case` is given, known without building its workspace: what the
     case declares secret, required variables named like secrets, credentials inside URLs, and
     every variable of its setup whose name says secret."""
     setup = case.case.setup
-    env = dict(setup.env or {})
-    for name in setup.env_vars_required or []:
-        if os.environ.get(name):
-            env[name] = os.environ[name]
+    env = case_environment(case)
     workspace = AttemptWorkspace(case.case_id, 0, Path("."), env=env)
     workspace.secret_env.update(n for n in setup.secret_env_vars or [] if n in env)
     workspace.secret_env.update(n for n in setup.env_vars_required or [] if looks_secret(n))
@@ -504,7 +511,9 @@ def _evaluate(
         result,
         settings.grader,
         JailedCommands(settings.launch),
-        skill_vocabulary(settings.target.entry_skill_path(settings.source_workspace)),
+        skill_vocabulary(
+            settings.target.entry_skill_path(settings.source_workspace), agent_names()
+        ),
     )
 
 
@@ -589,6 +598,7 @@ def judge_session(
         skill_vocabulary=vocabulary,
         traced_calls=result.trace.calls if result.trace is not None else None,
         baseline=workspace.baseline,
+        variables=dict(workspace.env),
     )
     apply_judgement(result, judge_case(case.case, context))
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from evaluator.adapters import IN_SESSION_SUFFIX, in_session_adapter
+from evaluator.adapters import IN_SESSION_SUFFIX, agent_names, in_session_adapter
 from evaluator.adapters.base import AgentAdapter
 from evaluator.artifacts.models import AttemptFile, Manifest
 from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
@@ -374,9 +374,8 @@ def _judge(
     if prompt_was_verbatim(result, pending.prompt):
         # In-session attempts have no jail of ours: the check runs as their agent did.
         target = repo.targets.get(case.target_id)
-        vocabulary = (
-            skill_vocabulary(target.entry_skill_path(repo.source_workspace)) if target else None
-        )
+        skill = target.entry_skill_path(repo.source_workspace) if target else None
+        vocabulary = skill_vocabulary(skill, agent_names())
         judge_session(
             run_dir, case, result, request.grader, JailedCommands(LaunchPolicy()), vocabulary
         )

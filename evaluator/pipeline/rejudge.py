@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from evaluator.adapters import adapter_for_agent, tool_text_source
+from evaluator.adapters import adapter_for_agent, agent_names, tool_text_source
 from evaluator.artifacts.models import (
     AttemptFile,
     AttemptRecord,
@@ -35,6 +35,7 @@ from evaluator.pipeline.attempt import (
     AttemptResult,
     apply_judgement,
     attempt_file,
+    case_environment,
     declared_secrets,
 )
 from evaluator.pipeline.case import final_slots, finalize_case
@@ -138,7 +139,9 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
         run_dir.path.resolve(),
     )
     commands = rejudge_commands(manifest.sandbox, hidden)
-    vocabulary = skill_vocabulary(selection.target.entry_skill_path(repo.source_workspace))
+    vocabulary = skill_vocabulary(
+        selection.target.entry_skill_path(repo.source_workspace), agent_names()
+    )
     adapter = adapter_for_agent(manifest.agent)  # the agent that ran reads its saved sessions
     # What a run redacts, as far as it is known again: the judge's credentials, the secret-named
     # variables of this environment (the agent's key, when it is set) and each case's declared
@@ -194,6 +197,9 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                             attempt,
                             adapter.trace_recognizer() if adapter is not None else None,
                         ),
+                        # As far as this environment knows them again; the snapshot's
+                        # placeholders stand for the secrets among them.
+                        variables=case_environment(case),
                     )
                     apply_judgement(attempt, judge_case(case.case, context))
                 attempt.secrets = {**attempt.secrets, **case_secrets}

@@ -12,7 +12,9 @@ from evaluator.contract.models import (
     ReadBeforeCheck,
     RepoConfig,
     Suite,
+    WorkspaceEnvValueCheck,
     WorkspaceFileMatchesCheck,
+    leaf_checks,
 )
 from evaluator.contract.paths import path_matches
 from evaluator.contract.sections import section_lines
@@ -450,6 +452,7 @@ def _check_case(
         )
     _check_network_facts(case, diagnostics)
     _check_patterns(case, diagnostics)
+    _check_variables(case, diagnostics)
     if target.skill_files is not None:
         _check_paths_exist(case, target, diagnostics)
         _check_sections_exist(case, target, diagnostics, source_workspace)
@@ -538,6 +541,22 @@ def _check_patterns(case: LoadedCase, diagnostics: Diagnostics) -> None:
             why = pattern_problem(check.pattern)
             if why:
                 diagnostics.error(case.doc.error((*key, "pattern"), why))
+
+
+def _check_variables(case: LoadedCase, diagnostics: Diagnostics) -> None:
+    """A `workspace_env_value` check searches for a value only the case's setup gives: a variable
+    it does not declare has none, and the check could never be decided."""
+    declared = case.case.setup.declared_variables()
+    for key, check in _entries(case):
+        for leaf in leaf_checks([check]):  # type: ignore[list-item]
+            if isinstance(leaf, WorkspaceEnvValueCheck) and leaf.variable not in declared:
+                diagnostics.error(
+                    case.doc.error(
+                        key,
+                        f"variable {leaf.variable!r} is not declared by the case's setup"
+                        " (`env_vars_required` or `env`)",
+                    )
+                )
 
 
 def _workspace_files(case: LoadedCase, target: LoadedTarget) -> list[str]:

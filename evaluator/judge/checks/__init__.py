@@ -3,6 +3,7 @@
 from evaluator.judge.checks import (
     command,
     command_ran,
+    env_value,
     file_read,
     file_written,
     final_answer,
@@ -18,6 +19,7 @@ __all__ = [
     "CHECKS",
     "command",
     "command_ran",
+    "env_value",
     "file_read",
     "file_written",
     "final_answer",

@@ -1,0 +1,132 @@
+"""Whether a workspace file, as the session left it, holds the value of a variable the case
+declares: a credential hard-coded instead of read from the environment.
+
+The value is searched for in each form our redaction replaces (`credentials.encodings`):
+raw, JSON-, URL- and HTML-escaped, base64 at any alignment. So a re-judge from the redacted
+workspace snapshot, where each such form of a secret became `[REDACTED:NAME]`, decides as the
+run did: there the placeholder stands for the value. Not detected: a value split, reversed,
+hashed, encrypted or in another encoding (hex, gzip), in a file name, or (in a re-judge) in a
+binary file, whose secrets the snapshot masks with `*`. A verdict names the files, never the value.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+from evaluator.contract.models import WorkspaceEnvValueCheck
+from evaluator.contract.paths import path_matches
+from evaluator.credentials import MIN_CREDENTIAL_LENGTH, encodings
+from evaluator.judge.base import JudgeContext
+from evaluator.judge.checks.registry import register_check
+from evaluator.judge.checks.workspace_files import session_end
+from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+
+KIND = "workspace_env_value"
+_CHUNK = 1 << 20  # bytes read at a time; consecutive chunks overlap by the longest form
+
+
+def placeholder(variable: str) -> str:
+    """What a secret's value became in the redacted artifacts (`artifacts/redact.Redactor`)."""
+    return f"[REDACTED:{variable}]"
+
+
+@register_check(KIND)
+def holds_value(check: WorkspaceEnvValueCheck, context: JudgeContext) -> CheckVerdict:
+    name = check.variable
+    if not context.workspace_available:
+        return blocked(KIND, "the attempt workspace is no longer on disk")
+    value = context.variables.get(name) or ""
+    forms: list[bytes] = []
+    if value:
+        if len(value) < MIN_CREDENTIAL_LENGTH:
+            # As likely in ordinary text by chance as hard-coded: no verdict either way.
+            return blocked(
+                KIND,
+                f"the value of {name} is shorter than {MIN_CREDENTIAL_LENGTH} characters:"
+                " finding it in a file would not show that it was hard-coded",
+            )
+        forms = [form.encode("utf-8") for form in encodings(value)]
+    if context.files_root is not None:  # a restored snapshot: redacted as the run saved it
+        forms.append(placeholder(name).encode("utf-8"))
+    unknown_value = blocked(
+        KIND,
+        f"{name} has no value here (unset or empty), so no file can be searched for it",
+        reason="environment",
+    )
+    if not forms:
+        return unknown_value
+    holding: list[str] = []
+    unknown: list[str] = []
+    for relative, path in _files(context, check.path):
+        held = None if relative in context.without_content else _holds(path, forms)
+        if held is None:
+            unknown.append(relative)
+        elif held:
+            holding.append(relative)
+    refs = [
+        context.ref(r)
+        for r in context.writes()
+        if r.path is not None and context.relative(r.path) in holding
+    ]
+    if holding:
+        names = ", ".join(holding)
+        return passed(
+            KIND,
+            f"the value of {name} is in {names}",
+            [*(refs or session_end(context)), *(f"workspace-files:{f}" for f in holding)],
+        )
+    if not value:  # only a placeholder was searched for: its absence proves nothing
+        return unknown_value
+    if unknown:
+        return blocked(
+            KIND,
+            f"the content of {', '.join(unknown)} could not be read (unreadable, or not kept"
+            " in the workspace snapshot: size limits)",
+        )
+    where = "no workspace file" if check.path == "**/*" else f"no file matching {check.path}"
+    return failed(KIND, f"{where} holds the value of {name}", session_end(context))
+
+
+def _files(context: JudgeContext, pattern: str) -> Iterator[tuple[str, Path]]:
+    """The regular files under the workspace matching `pattern`, by relative path, symlinks
+    never followed: a link may point anywhere on the machine, the environment's files too."""
+    root = context.file_root
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        dirs.sort()
+        for name in sorted(names):
+            path = Path(folder) / name
+            relative = path.relative_to(root).as_posix()
+            if not _matches(relative, pattern):
+                continue
+            try:
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    continue
+            except OSError:
+                continue
+            yield relative, path
+
+
+def _matches(relative: str, pattern: str) -> bool:
+    """The judge's path rule, with `**/` also matching no folder at all (`**/*` is every file)."""
+    if path_matches(relative, pattern):
+        return True
+    return pattern.startswith("**/") and path_matches(relative, pattern[3:])
+
+
+def _holds(path: Path, forms: list[bytes]) -> bool | None:
+    """Whether the file holds one of `forms`; None when it could not be read."""
+    overlap = max(len(form) for form in forms) - 1
+    tail = b""
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                window = tail + chunk
+                if any(form in window for form in forms):
+                    return True
+                tail = window[-overlap:] if overlap else b""
+    except OSError:
+        return None
+    return False
