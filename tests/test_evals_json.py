@@ -25,7 +25,7 @@ from evaluator.contract.models import (
 from evaluator.evidence import SessionEvidence
 from evaluator.grader.prompt import judge_prompt
 from evaluator.judge import JudgeContext
-from evaluator.judge.base import CommandOutcome
+from evaluator.judge.base import CommandOutcome, CommandTrace
 from evaluator.judge.chain import pending_entries, plan_entries
 from evaluator.judge.checks.command import command, machine_failure
 from evaluator.judge.graded import grade_item
@@ -35,6 +35,7 @@ from evaluator.repo import EvalRepo, load_repo
 from evaluator.repo.evals_json import missing_programs
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.registry import get_jail
+from evaluator.sandbox.tracer import Tracer
 from evaluator.workspace import build_workspace
 from evaluator.workspace.provenance import skill_digest
 from tests.conftest import ROOT
@@ -525,16 +526,32 @@ def test_the_command_check_home_is_new_not_the_workspace(tmp_path: Path) -> None
         assert command(home, context).status == "pass"
 
 
+# What the check's access trace shows of a command that ran nothing of the session's.
+CLEAN_TRACE = CommandTrace(execs=(), accesses=(), complete=True)
+TRACED_JAIL = LaunchPolicy(jail="bwrap", trace=True, hidden=(Path.home(),))
+needs_traced_jail = pytest.mark.skipif(
+    get_jail("bwrap").unavailable() is not None or Tracer().unavailable() is not None,
+    reason="bubblewrap or strace does not work here",
+)
+
+
+@needs_traced_jail
 def test_a_command_the_machine_stops_is_blocked_environment_not_failed(tmp_path: Path) -> None:
     """A perfect agent must not fail because this machine lacks a program, a network or a
     pip that may install: every agent would get that exit code here."""
-    context = _context(tmp_path, JailedCommands(LaunchPolicy()))
+    context = _context(tmp_path, JailedCommands(TRACED_JAIL))
     missing = command(
         CommandCheck(kind="command", command="cd {{output_dir}} && no-such-program-4711 --v"),
         context,
     )
     assert missing.status == "blocked" and missing.blocked_reason == "environment"
     assert "`no-such-program-4711` is not installed here" in missing.detail
+    # without the trace it cannot be proven: the command's exit code decides
+    untraced = command(
+        CommandCheck(kind="command", command="cd {{output_dir}} && no-such-program-4711 --v"),
+        _context(tmp_path, JailedCommands(LaunchPolicy())),
+    )
+    assert untraced.status == "fail" and "cannot be proven" in untraced.detail
     # a path the agent should have written is the agent's: still a failure
     script = command(
         CommandCheck(kind="command", command="cd {{output_dir}} && ./build.sh"), context
@@ -548,7 +565,7 @@ def test_a_command_the_machine_stops_is_blocked_environment_not_failed(tmp_path:
 
     def printing(output: str, exit_code: int = 1) -> object:
         def run(text: str, workspace: Path, timeout_s: float) -> CommandOutcome:
-            return CommandOutcome(exit_code, output, "bwrap jail")
+            return CommandOutcome(exit_code, output, "bwrap jail", trace=CLEAN_TRACE)
 
         return run
 
@@ -622,7 +639,8 @@ def test_a_build_tool_without_network_is_blocked_environment_its_compile_error_f
     output = (OFFLINE_TOOLS / capture).read_text(encoding="utf-8")
 
     def printing(text: str, workspace: Path, timeout_s: float) -> CommandOutcome:
-        return CommandOutcome(101 if capture.startswith("cargo") else 1, output, "bwrap jail")
+        exit_code = 101 if capture.startswith("cargo") else 1
+        return CommandOutcome(exit_code, output, "bwrap jail", trace=CLEAN_TRACE)
 
     verdict = command(
         CommandCheck(kind="command", command="cd {{output_dir}} && make build"),

@@ -31,6 +31,7 @@ from evaluator.adapters.codex.trace import RECOGNIZER as CODEX_CALLS
 from evaluator.isolation import assess_attempt
 from evaluator.isolation.trace import assess_with_trace
 from evaluator.sandbox import LaunchPolicy, Tracer
+from evaluator.sandbox.launch import choose_policy
 from evaluator.sandbox.registry import get_jail
 from tests.conftest import ROOT
 from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving
@@ -151,9 +152,13 @@ def run_entry(
     with scratch_dir() as scratch, serving(*behaviors) as server:
         # Traced without the jail: the jail would hide the canary, and this is about what the
         # trace sees of an escape that succeeds. Jailed: what all three layers make of it.
-        launch = LaunchPolicy(trace=True) if traced else None
+        # What a run hides (the source workspace, the home, the scratch): without the jail it
+        # only names the installations on PATH under them that the agent runs from (the
+        # evaluator's venv, first on PATH when activated), as `choose_policy` gives it.
+        hidden = (ROOT, Path.home(), scratch)
+        launch = choose_policy("none", "on", hidden) if traced else None
         if jailed:
-            launch = LaunchPolicy(jail="bwrap", trace=True, hidden=(ROOT, Path.home(), scratch))
+            launch = LaunchPolicy(jail="bwrap", trace=True, hidden=hidden)
         workspace, handle = run_attempt(
             scratch, server, "routing-add-column", timeout_s=90, launch=launch
         )

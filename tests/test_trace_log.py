@@ -165,6 +165,21 @@ def test_path_tools_bind_back_the_deepest_hidden_directory(tmp_path: Path) -> No
     assert path_tools(path, (home, project)) == [project / ".venv", home / ".pyenv"]
 
 
+def test_trace_only_mode_counts_the_venv_under_the_source_workspace_as_a_tool_root(
+    tmp_path: Path,
+) -> None:
+    """Without the jail, the evaluator's venv inside the source workspace (first on PATH when
+    activated) is where the agent's `python` runs from: one of its own directories, as the
+    jail binds it back; nothing else of the source workspace is."""
+    source = tmp_path / "source"
+    (source / ".venv/bin").mkdir(parents=True)
+    (source / "secrets").mkdir()
+    policy = choose_policy("none", "auto", (source, tmp_path / "home"))
+    binary = tmp_path / "cli/bin/codex"
+    roots = policy.tool_roots(binary, {"PATH": f"{source / '.venv/bin'}:/usr/bin"})
+    assert roots == (binary.parent, source / ".venv")
+
+
 def test_launch_policy_without_jail_or_trace_leaves_the_argv_alone(tmp_path: Path) -> None:
     argv, trace = LaunchPolicy().wrap(["codex", "exec"], {}, tmp_path, tmp_path)
     assert (argv, trace) == (["codex", "exec"], None)

@@ -282,7 +282,9 @@ class CommandCheck(_Check):
         " not fetch what it needs, with a sign of no network in its output; pip refusing a"
         " system-wide install or unable to write where it installs (read-only in the jail);"
         " docs/coming-from-skill-creator.md): then the check is"
-        " `blocked: environment`, since any agent would get that exit code here.",
+        " `blocked: environment`, since any agent would get that exit code here, provided"
+        " the check's access trace shows that no code the session wrote ran (docs/security.md,"
+        ' "A machine stop must be proven"); untraced, the exit code decides.',
     )
     timeout_s: float = Field(
         default=60.0,

@@ -22,10 +22,11 @@ from typing import Any
 
 from evaluator.errors import EvalError
 from evaluator.evidence.records import SessionEvidence
-from evaluator.grader.base import JudgeBackend, JudgeCall, JudgeReply
+from evaluator.grader.base import EndpointJudgeBackend, JudgeBackend, JudgeCall, JudgeReply
 from evaluator.grader.bundle import Bundle, build_bundle, remove_bundle
 from evaluator.grader.cache import ReplyCache, cache_key
 from evaluator.grader.prompt import ANSWER_SCHEMA, SCHEMA_HASH, judge_prompt, text_hash
+from evaluator.grader.reach import refused
 from evaluator.grader.scoring import (
     ScoreVerification,
     answer_schema,
@@ -179,6 +180,10 @@ class Grader:
     def _ask(
         self, prompt: str, bundle: Bundle, schema: dict[str, Any] = ANSWER_SCHEMA
     ) -> JudgeReply:
+        if isinstance(self.backend, EndpointJudgeBackend):
+            unreachable = refused(self.backend.endpoint.base_url)
+            if unreachable is not None:
+                return JudgeReply(None, unreachable)
         scratch = self.settings.scratch_root / f"call-{uuid.uuid4().hex[:12]}"
         try:
             with self._slots:

@@ -19,6 +19,37 @@ from evaluator.vocabulary import Outcome, Polarity
 
 
 @dataclass(frozen=True)
+class CheckExec:
+    """A program a process of a check's command started: the file exec'd and its argv."""
+
+    path: str
+    argv: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CheckAccess:
+    """A file a process of a check's command opened or changed (`access`: read, write, list,
+    exec, ...), at `line` of the trace log, by a process running `image` (a base name)."""
+
+    path: str
+    access: str
+    ok: bool
+    line: int
+    image: str = ""
+
+
+@dataclass(frozen=True)
+class CommandTrace:
+    """What the access trace saw a check's command do, below its own shell (the pipeline reads
+    the strace log into these neutral records): the programs its processes started and the
+    files they opened; `complete` when the log shows all of it (`ObservedTrace.complete`)."""
+
+    execs: tuple[CheckExec, ...]
+    accesses: tuple[CheckAccess, ...]
+    complete: bool
+
+
+@dataclass(frozen=True)
 class CommandOutcome:
     """A check's command as it ran: exit code (None when it did not finish) and its output."""
 
@@ -27,6 +58,10 @@ class CommandOutcome:
     where: str  # "bwrap jail" or "no jail": what confined it
     timed_out: bool = False
     error: str | None = None  # why it could not start
+    # What its processes did, from an access trace whose log they could not reach; None: not
+    # traced, and `untraced` says why (then no output can prove that the machine stopped it).
+    trace: CommandTrace | None = None
+    untraced: str | None = None
 
 
 class CommandRunner(Protocol):
@@ -62,6 +97,10 @@ class JudgeContext:
     # ended: proof of a run the shell text cannot prove (`judge/checks/trace_proof.py`). None:
     # no trace (evidence only); a call id absent: the trace did not match that call.
     traced_calls: dict[str, TracedCall] | None = None
+    # Each workspace file's sha256 before the agent ran (workspace-relative): a file the check
+    # runs as code is the session's unless it is there unchanged. None: not known, every file
+    # is taken for the session's (`judge/checks/stop_proof.py`).
+    baseline: dict[str, str] | None = None
     # The values of the case's declared variables (`CaseSetup.declared_variables`) as the agent
     # got them, for `workspace_env_value`; a variable absent has no value known here.
     variables: dict[str, str] = field(default_factory=dict, repr=False)

@@ -219,6 +219,7 @@ def run_attempt(
     settings.runner.prepare_workspace(workspace.path, Path(settings.target.target.entry_skill))
     workspace.mismatches += offline_mismatches(case, settings.runner)
     baseline = fingerprint(workspace.path)
+    workspace.baseline = {relative: state.sha256 for relative, state in baseline.items()}
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
     secrets = attempt_secrets(settings, workspace)
@@ -596,6 +597,7 @@ def judge_session(
         commands=commands,
         skill_vocabulary=vocabulary,
         traced_calls=result.trace.calls if result.trace is not None else None,
+        baseline=workspace.baseline,
         variables=dict(workspace.env),
     )
     apply_judgement(result, judge_case(case.case, context))

@@ -5,16 +5,19 @@ and other attempts), with a bounded time, a plain environment and a fresh, empty
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.agents.process import run_process
-from evaluator.judge.base import CommandOutcome
+from evaluator.judge.base import CheckAccess, CheckExec, CommandOutcome, CommandTrace
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.launch import path_tools
 from evaluator.sandbox.registry import get_jail
+from evaluator.sandbox.strace_log import read_trace, shell_script
+from evaluator.sandbox.tracer import Tracer
 
 SHELL = "/bin/sh"  # what skill-creator's harnesses run a command string with (shell=True)
 OUTPUT_BYTES = 256 * 1024  # of each stream, from its end: a command may print without bound
@@ -57,7 +60,13 @@ class JailedCommands:
                 **jvm_build_homes(home),
                 **({"RUSTUP_HOME": str(rustup)} if rustup else {}),
             }
+            untraced = self.untraced(argv)
             out, err = Path(scratch) / "out", Path(scratch) / "err"
+            log = Path(scratch) / "check.strace"
+            if untraced is None:
+                # strace outside the jail: its log (in the evaluator's /tmp, which the jail
+                # replaces with its own) is out of reach of every process it traces.
+                argv = Tracer().wrap(argv, log)
             done = run_process(
                 argv,
                 cwd=workspace,
@@ -68,11 +77,52 @@ class JailedCommands:
                 timeout_s=timeout_s,
             )
             output = _tail(out) + _tail(err)
+            trace = _check_trace(log, workspace) if untraced is None else None
         if done.error is not None:
             return CommandOutcome(None, output, where, error=done.error)
         if done.timed_out:
             return CommandOutcome(None, output, where, timed_out=True)
-        return CommandOutcome(done.exit_code, output, where)
+        if untraced is None and trace is None:
+            untraced = "the access trace of the command is missing"
+        return CommandOutcome(done.exit_code, output, where, trace=trace, untraced=untraced)
+
+    def untraced(self, argv: list[str]) -> str | None:
+        """Why the command runs without an access trace the judge can trust, or None."""
+        if not self.launch.trace:
+            return "the run's access trace is off (--trace off, or strace does not work here)"
+        if self.launch.jail == "none":
+            return "no jail: the trace's log would be within reach of the command's processes"
+        if os.stat(argv[0]).st_mode & stat.S_ISUID:
+            return f"{argv[0]} is set-uid: strace cannot trace it"
+        return None
+
+
+class _CheckShell:
+    """The check's own `sh -c COMMAND` is the one "tool call" of its trace: every process below
+    it belongs to it; the jail's own process (bwrap) to nobody."""
+
+    helper_images: frozenset[str] = frozenset()
+    cli_images: frozenset[str] = frozenset()
+
+    def tool_call(self, image: str, argv: list[str], in_helper: bool) -> tuple[str, str] | None:
+        script = shell_script(argv)
+        return (script, "shell") if script is not None else None
+
+
+def _check_trace(log: Path, workspace: Path) -> CommandTrace | None:
+    if not log.is_file():
+        return None
+    observed = read_trace(log, _CheckShell(), start_cwd=str(workspace))
+    if not observed.tool_calls:
+        return None
+    call = observed.tool_calls[0]
+    return CommandTrace(
+        execs=tuple(CheckExec(run.path, run.argv) for run in call.execs),
+        accesses=tuple(
+            CheckAccess(a.path, a.access, a.outcome == "ok", a.line, a.image) for a in call.accesses
+        ),
+        complete=len(observed.tool_calls) == 1 and observed.complete(call),
+    )
 
 
 def jvm_build_homes(home: Path) -> dict[str, str]:
@@ -101,6 +151,7 @@ def _tail(path: Path) -> str:
 def rejudge_commands(jail: str | None, hidden: tuple[Path, ...]) -> JailedCommands:
     """For judging a finished run again: the jail its agents ran in, when it still works here
     (the check's record says which confined it)."""
+    traced = Tracer().unavailable() is None
     if jail and jail != "none" and get_jail(jail).unavailable() is None:
-        return JailedCommands(LaunchPolicy(jail=jail, hidden=hidden))
-    return JailedCommands(LaunchPolicy())
+        return JailedCommands(LaunchPolicy(jail=jail, trace=traced, hidden=hidden))
+    return JailedCommands(LaunchPolicy(trace=traced))

@@ -336,7 +336,11 @@ def _judge(
     pending: PendingAttempt,
 ) -> AttemptResult:
     workspace = AttemptWorkspace(
-        case.case_id, pending.attempt, Path(pending.workspace), mismatches=pending.mismatches
+        case.case_id,
+        pending.attempt,
+        Path(pending.workspace),
+        mismatches=pending.mismatches,
+        baseline={relative: sha256 for relative, (_, sha256) in pending.baseline.items()},
     )
     result = AttemptResult(
         case.case_id, pending.attempt, workspace, "blocked", retry_of=pending.retry_of

@@ -45,7 +45,12 @@ from evaluator.plan import open_repo, select_cases
 from evaluator.sandbox.strace_log import ToolCallRecognizer, parse_trace
 from evaluator.sessions import SessionRef
 from evaluator.workspace import AttemptWorkspace
-from evaluator.workspace.snapshot import RestoredWorkspace, has_snapshot, restore_snapshot
+from evaluator.workspace.snapshot import (
+    RestoredWorkspace,
+    has_snapshot,
+    restore_snapshot,
+    unchanged_digests,
+)
 
 
 def _isolation(summary: IsolationSummary) -> IsolationReport:
@@ -178,6 +183,15 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                         ),
                         commands=commands,
                         skill_vocabulary=vocabulary,
+                        baseline=(
+                            unchanged_digests(
+                                run_dir.attempt_artifacts(case.case_id, attempt.number)
+                                / WORKSPACE_SNAPSHOT,
+                                files.root,
+                            )
+                            if files
+                            else None
+                        ),
                         traced_calls=_saved_trace_calls(
                             path.parent / TRACE_ARTIFACT,
                             attempt,

@@ -85,6 +85,9 @@ class TracedAccess:
     error: str | None = None
     # The path as the program wrote it, when strace's resolution (symlinks followed) differs.
     requested: str | None = None
+    # The program the process ran then (its image's base name; "" before any exec was seen):
+    # what read a file as code or as data (judge/checks/stop_proof.py).
+    image: str = ""
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -599,7 +602,9 @@ class _Attributor:
             if index >= len(args) or not args[index].startswith('"'):
                 return None
             path = self.resolve(proc, event, index, _unquote(args[index]), follow)
-            return TracedAccess(path, access, outcome, name, event.pid, event.line, event.errno)
+            return TracedAccess(
+                path, access, outcome, name, event.pid, event.line, event.errno, image=proc.image
+            )
 
         found: list[TracedAccess | None] = []
         if name in _OPENS:
@@ -628,6 +633,7 @@ class _Attributor:
                     event.pid,
                     event.line,
                     requested=opened.path if opened.path != resolved else None,
+                    image=proc.image,
                 )
             found.append(opened)
         elif name in ("chdir", "fchdir"):

@@ -28,6 +28,8 @@ class AttemptWorkspace:
     env: dict[str, str] = field(default_factory=dict)
     secret_env: set[str] = field(default_factory=set)
     mismatches: list[str] = field(default_factory=list)
+    # Each file's sha256 before the agent ran (workspace-relative); None: not taken yet.
+    baseline: dict[str, str] | None = None
 
     def secret_values(self) -> dict[str, str]:
         """Variables marked secret, and credentials embedded in any declared value (the

@@ -214,3 +214,27 @@ def restore_snapshot(snapshot: Path, source_workspace: Path, into: Path) -> Rest
             target.write_bytes(b"")
             missing.add(relative)
     return RestoredWorkspace(into, missing)
+
+
+def unchanged_digests(snapshot: Path, root: Path) -> dict[str, str]:
+    """The files the snapshot lists as unchanged by the session, with their sha256 as they are
+    under `root` (the workspace, or its restored copy): what the workspace held before the agent
+    ran, as far as a saved run still knows it. A file not listed is taken for the session's."""
+    try:
+        manifest = json.loads((snapshot / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    digests: dict[str, str] = {}
+    for entry in manifest.get("files") or []:
+        relative = str(entry.get("path") or "")
+        parts = Path(relative).parts
+        if entry.get("change") != "unchanged" or not relative or ".." in parts:
+            continue
+        path = root / relative
+        try:
+            if path.is_symlink() or Path(relative).is_absolute():
+                continue
+            digests[relative] = _digest(path)
+        except OSError:
+            continue
+    return digests

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from evaluator.contract.models import CommandCheck
 from evaluator.judge.base import CommandOutcome, JudgeContext
 from evaluator.judge.checks.registry import register_check
+from evaluator.judge.checks.stop_proof import program_ran, session_code
 from evaluator.judge.checks.workspace_files import session_end
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 
@@ -148,14 +149,26 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
         return passed(KIND, f"{check.command!r} exited {outcome.exit_code} {where}{tail}", refs)
     machine = machine_failure(check.command, outcome)
     if machine is not None:
-        # Not the agent's doing: every agent would get this exit code here, so it is no verdict
-        # on the agent's work (a `blocked: environment`, like a variable the run cannot supply).
-        return blocked(
+        unproven = _unproven(text, outcome, context)
+        if unproven is None:
+            # Not the agent's doing: every agent would get this exit code here, so it is no
+            # verdict on the agent's work (a `blocked: environment`, like a variable the run
+            # cannot supply). The trace shows the machine stopped it before any code of the
+            # session ran: the agent's code cannot have printed it.
+            return blocked(
+                KIND,
+                f"{check.command!r} exited {outcome.exit_code}, expected"
+                f" {check.expect_exit_code}, but could not do its work here: {machine} {where}"
+                f"{_telling(outcome.output)}",
+                refs,
+                reason="environment",
+            )
+        return failed(
             KIND,
-            f"{check.command!r} exited {outcome.exit_code}, expected {check.expect_exit_code},"
-            f" but could not do its work here: {machine} {where}{_telling(outcome.output)}",
+            f"{check.command!r} exited {outcome.exit_code}, expected {check.expect_exit_code}"
+            f" {where}{tail}; its output says {machine}, but that the machine stopped it"
+            f" cannot be proven: {unproven}",
             refs,
-            reason="environment",
         )
     return failed(
         KIND,
@@ -165,15 +178,43 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
     )
 
 
+def _unproven(ran: str, outcome: CommandOutcome, context: JudgeContext) -> str | None:
+    """Why the check's trace cannot prove that the machine stopped it before any code of the
+    session ran, or None when it proves it (docs/security.md)."""
+    trace = outcome.trace
+    if trace is None:
+        return f"the command ran without an access trace ({outcome.untraced or 'not traced'})"
+    if not trace.complete:
+        return "the command's access trace is incomplete"
+    ran_code = session_code(trace, context, ran)
+    if ran_code:
+        shown = "; ".join(ran_code[:3]) + ("; ..." if len(ran_code) > 3 else "")
+        return f"it ran code of the session ({shown})"
+    missing = _missing_program(ran, outcome)
+    if missing is not None and program_ran(trace, missing):
+        return f"the trace shows `{missing}` running"
+    return None
+
+
+def _missing_program(command: str, outcome: CommandOutcome) -> str | None:
+    """The program `machine_failure` found missing (exit 127), else None."""
+    if outcome.exit_code != 127:
+        return None
+    for missing in _PROGRAM_NOT_FOUND.finditer(outcome.output):
+        name = missing.group(1)
+        if re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w./-])", command):
+            return name
+    return None
+
+
 def machine_failure(command: str, outcome: CommandOutcome) -> str | None:
     """Why `command` could not do its work on this machine, when what it printed says so (a
     program it names missing from PATH, a package installer or build tool without network,
-    pip refused by PEP 668); else None."""
-    if outcome.exit_code == 127:
-        for missing in _PROGRAM_NOT_FOUND.finditer(outcome.output):
-            name = missing.group(1)
-            if re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w./-])", command):
-                return f"`{name}` is not installed here"
+    pip refused by PEP 668); else None. Only what it printed: whether the machine or the
+    agent's code printed it is for `_unproven` to tell."""
+    missing = _missing_program(command, outcome)
+    if missing is not None:
+        return f"`{missing}` is not installed here"
     for stop in _MACHINE_STOPS:
         if stop.printed.search(outcome.output) and (
             not stop.signs or any(sign in outcome.output for sign in stop.signs)

@@ -1,0 +1,148 @@
+"""Whether a `command` check's failure can be the machine's: proof, from the check's access
+trace, that none of its processes ran code the session wrote.
+
+A build tool that cannot fetch its dependencies (or a shell that cannot find a program) stops
+before it compiles or runs anything of the project, so its offline text can only be trusted
+when the trace shows that nothing of the agent's ran: otherwise the agent's own program or
+tests may have printed that text (docs/security.md, "A machine stop must be proven").
+The session's code, for a check's processes (the jail keeps everything else read-only):
+- a program exec'd from a place the check can write (the workspace, /tmp, /var/tmp, /dev/shm),
+  unless it is a workspace file the eval provided, unchanged (a project's `./gradlew`);
+- a workspace file the session created or changed, read by any process, unless it is a build
+  manifest a tool reads as data (`DATA_FILES`, `DATA_SUFFIXES`): a script, a module, a class,
+  a Makefile, a `build.gradle`, a `.npmrc` are code or say what code to run;
+- a shell started with a script (`sh -c TEXT`) that is not the check's own text: a command a
+  tool read from a build file (npm's scripts, a Makefile's recipes, hatch's scripts).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from evaluator.judge.base import CommandTrace, JudgeContext
+
+# Programs that run a script given as text (`sh -c TEXT`): the shells the trace reader knows.
+SHELLS = ("bash", "sh", "dash", "zsh")
+# Where a process of the check's jail can write: a program there was made by the session or by
+# the check from the session's files (a test binary `go test` links in /tmp, a build script
+# cargo compiled), never installed by the machine.
+WRITABLE_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
+# Build manifests and lock files a package installer or build tool reads to know what to fetch:
+# data that runs nothing by itself (their commands, npm's scripts, run through a shell: the
+# third rule). Go sources too: the go tool reads their imports before it fetches a module, and
+# compiles them without running them (a test binary it runs is the first rule's).
+DATA_FILES = frozenset(
+    {
+        "pom.xml",
+        "package.json",
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "Cargo.toml",
+        "Cargo.lock",
+        "go.mod",
+        "go.sum",
+        "go.work",
+        "go.work.sum",
+        "pyproject.toml",
+        "Pipfile",
+        "Pipfile.lock",
+        "poetry.lock",
+    }
+)
+DATA_SUFFIXES = (".go",)
+_REQUIREMENTS = re.compile(r"^(?:requirements|constraints)[\w.-]*\.(?:txt|in)$")
+
+
+def session_code(trace: CommandTrace, context: JudgeContext, command: str) -> list[str]:
+    """What of the session's the check's processes ran or loaded (each said in a few words);
+    [] when the trace shows none. `command`: the shell text the check ran."""
+    found: list[str] = []
+    written = {a.path: a.line for a in trace.accesses if a.access == "write" and a.ok}
+    for run in trace.execs:
+        if _writable(run.path, context) and not _provided(run.path, context):
+            found.append(f"ran {_shown(run.path, context)}")
+    for access in trace.accesses:
+        if access.access != "read" or not access.ok:
+            continue
+        relative = _relative(access.path, context)
+        if relative is None or _is_data(relative):
+            continue
+        made_by_check = written.get(access.path, access.line) < access.line
+        if made_by_check or _provided(access.path, context):
+            continue
+        reader = f" ({access.image})" if access.image else ""
+        found.append(f"read {relative}{reader}")
+    for run in trace.execs:
+        script = _nested_script(list(run.argv))
+        if script is not None and script not in command:
+            found.append(f"ran a command it read from a file: {_shown_text(script)}")
+    return list(dict.fromkeys(found))
+
+
+def program_ran(trace: CommandTrace, name: str) -> bool:
+    """Whether a program called `name` started (then it is there, whatever was printed). The
+    shell's search of PATH for it is no proof of its absence: dash looks with `stat`, which the
+    trace does not follow; that nothing of the session's ran is the proof."""
+    return any(os.path.basename(run.path) == name for run in trace.execs)
+
+
+def _writable(path: str, context: JudgeContext) -> bool:
+    if _relative(path, context) is not None:
+        return True
+    return any(path == root or path.startswith(root + "/") for root in WRITABLE_ROOTS)
+
+
+def _relative(path: str, context: JudgeContext) -> str | None:
+    """`path` relative to the workspace the check ran in, or None when it is outside (the
+    trace names it as the kernel resolved it: through its symlinks, if it has any)."""
+    for root in dict.fromkeys((str(context.file_root), os.path.realpath(context.file_root))):
+        root = root.rstrip("/")
+        if path.startswith(root + "/"):
+            return path[len(root) + 1 :]
+    return None
+
+
+def _provided(path: str, context: JudgeContext) -> bool:
+    """A workspace file that was there before the agent ran, byte for byte the same now."""
+    relative = _relative(path, context)
+    if relative is None or context.baseline is None or relative not in context.baseline:
+        return False
+    digest = hashlib.sha256()
+    try:
+        with Path(path).open("rb") as stream:
+            while block := stream.read(1 << 20):
+                digest.update(block)
+    except OSError:
+        return False
+    return digest.hexdigest() == context.baseline[relative]
+
+
+def _is_data(relative: str) -> bool:
+    name = os.path.basename(relative)
+    return name in DATA_FILES or name.endswith(DATA_SUFFIXES) or bool(_REQUIREMENTS.match(name))
+
+
+def _nested_script(argv: list[str]) -> str | None:
+    """The script of a shell started with one (`sh -c TEXT`, `bash -lc TEXT`, `sh -ec TEXT`)."""
+    if len(argv) < 3 or os.path.basename(argv[0]) not in SHELLS:
+        return None
+    for index, flag in enumerate(argv[1:-1], start=1):
+        if flag.startswith("-") and not flag.startswith("--") and "c" in flag:
+            return argv[index + 1]
+        if not flag.startswith("-"):
+            return None
+    return None
+
+
+def _shown(path: str, context: JudgeContext) -> str:
+    return _relative(path, context) or path
+
+
+def _shown_text(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= 80 else flat[:77] + "...")

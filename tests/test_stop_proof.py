@@ -1,0 +1,305 @@
+"""A `command` check's failure is the machine's (`blocked: environment`, out of the verified
+pass rate) only when its access trace proves that the machine stopped it before any code of the
+session ran. The agent's own program, tests, script, Makefile or npm script that prints a build
+tool's offline text (or `sh: foo: not found`) and exits non-zero is a failure; the real tools,
+really offline in the check's jail, stay blocked."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evaluator.contract.models import CommandCheck
+from evaluator.evidence import SessionEvidence
+from evaluator.judge import JudgeContext
+from evaluator.judge.checks.command import command
+from evaluator.judge.verdict import CheckVerdict
+from evaluator.pipeline.commands import JailedCommands
+from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.run import Run, RunOptions
+from evaluator.sandbox import LaunchPolicy
+from evaluator.sandbox.registry import get_jail
+from evaluator.sandbox.tracer import Tracer
+from evaluator.workspace.snapshot import fingerprint, save_snapshot, unchanged_digests
+from tests.support import codex_or_skip, scratch_dir
+
+needs_traced_jail = pytest.mark.skipif(
+    get_jail("bwrap").unavailable() is not None or Tracer().unavailable() is not None,
+    reason="bubblewrap or strace does not work here",
+)
+TRACED = LaunchPolicy(jail="bwrap", trace=True, hidden=(Path.home(),))
+
+PEP_668 = "error: externally-managed-environment\\n\\nThis environment is externally managed"
+MAVEN = (
+    "[ERROR] Failed to execute goal on project demo: Could not resolve dependencies for project"
+    " x:demo:jar:1.0: Could not transfer artifact com.google.guava:guava:pom:33.0.0-jre:"
+    " Unknown host repo.maven.apache.org"
+)
+GO = (
+    'go: rsc.io/quote@v1.5.2: Get "https://proxy.golang.org/rsc.io/quote/@v/v1.5.2.mod":'
+    " dial tcp: lookup proxy.golang.org: no such host"
+)
+NPM = "npm error code EAI_AGAIN"
+GO_TEST = 'package m\n\nimport "testing"\n\nfunc TestFetch(t *testing.T) {\n\tt.Fatal(`{}`)\n}\n'
+GO_MOD = "module example.com/m\n\ngo 1.19\n"
+GO_MOD_REQUIRING = GO_MOD + "\nrequire rsc.io/quote v1.5.2\n"
+POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>x</groupId><artifactId>demo</artifactId><version>1.0</version></project>
+"""
+
+
+@pytest.fixture
+def workspace() -> Iterator[Path]:
+    with scratch_dir() as scratch:
+        path = scratch / "ws"
+        path.mkdir()
+        yield path
+
+
+def _judge(
+    workspace: Path,
+    text: str,
+    files: dict[str, str],
+    *,
+    provided: tuple[str, ...] = (),
+    launch: LaunchPolicy = TRACED,
+) -> CheckVerdict:
+    """`text` run as a check on a workspace holding `files`, those named in `provided` there
+    before the agent ran (the eval's), the others written by the session."""
+    for name, content in files.items():
+        path = workspace / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+        if content.startswith("#!"):
+            path.chmod(0o755)
+    baseline = {
+        name: hashlib.sha256(files[name].encode()).hexdigest() for name in provided if name in files
+    }
+    context = JudgeContext(
+        evidence=SessionEvidence(session_path="s.jsonl"),
+        workspace=workspace,
+        ref_prefix="case-artifacts/c/attempts/attempt-01/accepted-session.json",
+        commands=JailedCommands(launch),
+        baseline=baseline,
+    )
+    return command(CommandCheck(kind="command", command=text), context)
+
+
+def _needs(program: str) -> None:
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed here")
+
+
+@needs_traced_jail
+@pytest.mark.parametrize(
+    ("text", "files", "tool"),
+    [
+        # pip, PEP 668: the agent's Python program
+        (
+            "python3 app.py",
+            {"app.py": f"import sys\nprint('{PEP_668}')\nsys.exit(1)\n"},
+            "python3",
+        ),
+        # Maven: the agent's test script, run by its path
+        ("./run-tests.sh", {"run-tests.sh": f"#!/bin/sh\necho '{MAVEN}'\nexit 1\n"}, "sh"),
+        # Maven again, from a Makefile of the agent's (a build file that runs commands)
+        ("make test", {"Makefile": f"test:\n\t@echo '{MAVEN}'; exit 1\n"}, "make"),
+        # go: the agent's test, which `go test` compiles and runs from /tmp
+        pytest.param(
+            "go test ./...",
+            {"go.mod": GO_MOD, "m_test.go": GO_TEST.replace("{}", GO)},
+            "go",
+            marks=pytest.mark.slow,  # the go tool compiles and links the test: seconds
+        ),
+        # npm: a script of the agent's package.json, which npm runs through a shell
+        (
+            "npm test",
+            {"package.json": json.dumps({"name": "x", "scripts": {"test": f"echo {NPM}; exit 1"}})},
+            "npm",
+        ),
+        # `command not found`: the agent's program prints it and exits 127
+        (
+            "python3 app.py && mvn -q package",
+            {"app.py": "import sys\nprint('/bin/sh: 1: mvn: not found')\nsys.exit(127)\n"},
+            "python3",
+        ),
+    ],
+)
+def test_a_stop_printed_by_the_agent_s_own_code_is_a_failure(
+    workspace: Path, text: str, files: dict[str, str], tool: str
+) -> None:
+    _needs(tool)
+    verdict = _judge(workspace, text, files)
+    assert verdict.status == "fail", verdict.detail
+    assert "cannot be proven: it ran code of the session" in verdict.detail
+
+
+@pytest.mark.slow  # four real tools, Maven's JVM among them
+@needs_traced_jail
+def test_the_real_tools_offline_stay_blocked_environment(workspace: Path) -> None:
+    """Each stops before it runs anything of the project: what it read was only its manifest."""
+    cases = []
+    if Path("/usr/lib/python3.11/EXTERNALLY-MANAGED").is_file():
+        cases.append(
+            (
+                "/usr/bin/python3 -m pip install -r requirements.txt",
+                {"requirements.txt": "requests\n"},
+                "PEP 668",
+            )
+        )
+    if shutil.which("go"):
+        cases.append(
+            (
+                "GOPROXY=https://proxy.invalid go mod download",
+                {"go.mod": GO_MOD_REQUIRING},
+                "go could not reach its module proxy",
+            )
+        )
+    if shutil.which("npm"):
+        cases.append(
+            (
+                "npm install --registry http://registry.invalid/ --fetch-retries=0",
+                {"package.json": '{"name": "x", "dependencies": {"left-pad": "1.3.0"}}'},
+                "npm could not reach its registry",
+            )
+        )
+    if shutil.which("mvn"):
+        cases.append(("mvn -B -q -o package", {"pom.xml": POM}, "Maven had to work offline"))
+    if not cases:
+        pytest.skip("none of pip (Debian's), go, npm, mvn is installed here")
+    for text, files, why in cases:
+        for old in workspace.iterdir():
+            shutil.rmtree(old) if old.is_dir() else old.unlink()
+        verdict = _judge(workspace, text, files)
+        assert (verdict.status, verdict.blocked_reason) == ("blocked", "environment"), (
+            verdict.detail
+        )
+        assert why in verdict.detail
+
+
+@needs_traced_jail
+def test_an_eval_s_own_script_may_run_unless_the_session_changed_it(workspace: Path) -> None:
+    """A script the eval provided (a `./gradlew`), unchanged, is the eval's: its stop is the
+    machine's. The same script, changed by the session, is the session's code."""
+    script = "#!/bin/sh\nexec no-such-program-4711 build\n"
+    honest = _judge(
+        workspace, "./build.sh; no-such-program-4711", {"build.sh": script}, provided=("build.sh",)
+    )
+    assert (honest.status, honest.blocked_reason) == ("blocked", "environment"), honest.detail
+    changed = _judge(
+        workspace,
+        "./build.sh; no-such-program-4711",
+        {"build.sh": script + "# the agent's\n"},
+        provided=(),
+    )
+    assert changed.status == "fail" and "ran build.sh" in changed.detail
+
+
+@needs_traced_jail
+def test_without_the_trace_a_stop_is_not_granted(workspace: Path) -> None:
+    """`--trace off` (or no strace): the stop cannot be proven, the exit code decides."""
+    untraced = LaunchPolicy(jail="bwrap", trace=False, hidden=(Path.home(),))
+    verdict = _judge(workspace, "no-such-program-4711", {}, launch=untraced)
+    assert verdict.status == "fail"
+    assert "cannot be proven: the command ran without an access trace" in verdict.detail
+    assert "--trace off" in verdict.detail
+
+
+@needs_traced_jail
+@pytest.mark.slow
+@pytest.mark.codex
+def test_through_codex_an_agent_printing_a_stop_fails_the_real_stop_stays_blocked(
+    tmp_path: Path,
+) -> None:
+    """End to end, one attempt: a scripted Codex writes a program that prints pip's PEP 668
+    refusal and exits 1, and a requirements file. The check running its program fails; the
+    check running Debian's pip on its requirements (refused by PEP 668 for real) is blocked."""
+    codex_or_skip()
+    if not Path("/usr/lib/python3.11/EXTERNALLY-MANAGED").is_file():
+        pytest.skip("Debian's python3.11 (PEP 668) is not here")
+    evals = {
+        "skill_name": "demo-skill",
+        "evals": [
+            {
+                "id": 1,
+                "prompt": "Write app.py and requirements.txt.",
+                "assertions": [
+                    {
+                        "id": "app-runs",
+                        "type": "command",
+                        "description": "the program runs",
+                        "command": "cd {{output_dir}} && python3 app.py",
+                    },
+                    {
+                        "id": "deps-install",
+                        "type": "command",
+                        "description": "its requirements install",
+                        "command": "cd {{output_dir}} && /usr/bin/python3 -m pip install"
+                        " -r requirements.txt",
+                    },
+                ],
+            }
+        ],
+    }
+    folder = tmp_path / "demo-skill"
+    (folder / "evals").mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: demo-skill\ndescription: d\n---\nBody.\n")
+    (folder / "evals/evals.json").write_text(json.dumps(evals))
+    behaviours = tmp_path / "behaviours"
+    behaviours.mkdir()
+    fake = f"import sys\nprint('{PEP_668}')\nsys.exit(1)\n"
+    (behaviours / "eval-1.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "stop-printer",
+                "match": {"prompt_contains": "Write app.py and requirements.txt."},
+                "steps": [
+                    {"write": {"path": "app.py", "content": fake}},
+                    {"write": {"path": "requirements.txt", "content": "requests\n"}},
+                    {"final": "Done."},
+                ],
+            }
+        )
+    )
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=folder,
+                cases=("eval-1",),
+                behaviors=behaviours,
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                attempts=1,
+            ),
+            PlainProgress(),
+        ).execute()
+    result = json.loads((outcome.run_dir.path / "case-results/eval-1.json").read_text())
+    manifest = json.loads((outcome.run_dir.path / "manifest.json").read_text())
+    if manifest["sandbox"] != "bwrap" or manifest.get("trace") == "off":
+        pytest.skip("the run had no traced jail")
+    app, deps = result["assertions"]
+    assert app["status"] == "fail", app
+    assert "cannot be proven: it ran code of the session (read app.py" in json.dumps(app)
+    assert (deps["status"], deps.get("blocked_reason")) == ("blocked", "environment"), deps
+    assert result["status"] == "fail"
+
+
+def test_a_rejudge_knows_the_eval_s_files_from_the_snapshot(tmp_path: Path) -> None:
+    """Re-judging a saved run: the files its snapshot lists as unchanged are the eval's (with
+    their digest now); those the session created or changed are not listed."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "gradlew").write_text("#!/bin/sh\n")
+    (workspace / "pom.xml").write_text("<project/>\n")
+    baseline = fingerprint(workspace)
+    (workspace / "pom.xml").write_text("<project>changed</project>\n")
+    (workspace / "app.py").write_text("print(1)\n")
+    save_snapshot(workspace, baseline, tmp_path / "snapshot", tmp_path / "source")
+    digests = unchanged_digests(tmp_path / "snapshot", workspace)
+    assert digests == {"gradlew": hashlib.sha256(b"#!/bin/sh\n").hexdigest()}
