@@ -121,6 +121,10 @@ def shares() -> dict[str, object]:
             sum(e.decided_by == "rules" for e in exact) / len(exact) if exact else None
         ),
         "typed_assertions_apart": typed,
+        # every entry, the typed ones included, that no model decides: the typed ones by their
+        # structured checks (`explain` says `checks`), the prose by rules
+        "without_a_model": len(by_rules) + typed,
+        "every_entry": len(entries) + typed,
         "unlabelled": unlabelled,
         "exact_not_by_rules": [e.key for e in exact if e.decided_by != "rules"],
     }
@@ -158,6 +162,12 @@ def main(argv: list[str]) -> int:
     )
     print(
         f"typed skill-creator assertions (structured, not counted): {figures['typed_assertions_apart']}"
+    )
+    without, every = figures["without_a_model"], figures["every_entry"]
+    assert isinstance(without, int) and isinstance(every, int)
+    print(
+        f"every entry, typed included: {without} of {every} decided without a model"
+        f" ({percent(without / every if every else None)}; the typed ones by their own checks)"
     )
     for repo in repos:
         counts = figures[f"repo:{repo}"]

@@ -32,3 +32,9 @@ def test_the_recorded_figures_are_the_measured_ones() -> None:
     }
     assert rows["all prose"] == (figures["entries"], figures["by_rules"])
     assert rows["labelled exact"] == (figures["labelled_exact"], figures["labelled_exact_by_rules"])
+    every = re.search(r"^\| every entry[^|]*\| (\d+) \| (\d+) \(", doc, re.M)
+    assert every is not None
+    assert (int(every.group(1)), int(every.group(2))) == (
+        figures["every_entry"],
+        figures["without_a_model"],
+    )
