@@ -17,7 +17,14 @@ from evaluator.artifacts.models import AssertionResult, AttemptRecord, CaseResul
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.report import render_report
 from evaluator.artifacts.report_findings import case_findings
-from evaluator.artifacts.rundir import RunDir, RunLock, RunLocked, storage_error
+from evaluator.artifacts.rundir import (
+    RunDir,
+    RunLock,
+    RunLocked,
+    copy_staged,
+    storage_error,
+    write_staged,
+)
 from evaluator.cli.main import main
 from evaluator.contract.models import WorkspaceFileContainsCheck, WorkspaceFileExistsCheck
 from evaluator.credentials import embedded_credentials
