@@ -32,6 +32,7 @@ from evaluator.errors import EnvironmentProblem
 from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext
 from evaluator.judge.checks.registry import run_check
+from evaluator.pipeline import run as run_module
 from evaluator.pipeline.stats import case_stats
 from evaluator.workspace.builder import AttemptWorkspace
 from evaluator.workspace.scratch import check_scratch_root, make_tree_private, remove_scratch
@@ -476,3 +477,31 @@ def test_a_case_blocked_by_unclear_prose_gets_a_hint_saying_what_to_do() -> None
     hint = unclear_rule_hint([result("a", "blocked", "unclear-rule"), result("b", "fail", None)])
     assert hint is not None and hint.startswith("hint: 1 case blocked by unclear-rule")
     assert "--judge-model M" in hint and "agentic-eval explain" in hint
+
+
+def test_staged_files_are_written_in_place_private_and_whole(tmp_path: Path) -> None:
+    """An attempt's staging area is written without temporary files: each file 0600, its whole
+    content, replacing what an earlier save of the same attempt left."""
+    source = tmp_path / "session.jsonl"
+    source.write_bytes(b"x" * (3 * 1024 * 1024 + 7))
+    staged = tmp_path / "staging"
+    staged.mkdir()
+    (staged / "copy.jsonl").write_bytes(b"an earlier, longer save" * 1000)
+    (staged / "attempt.json").write_text("an earlier, longer save" * 1000)
+    copy_staged(source, staged / "copy.jsonl")
+    write_staged(staged / "attempt.json", b"{}\n")
+    assert (staged / "copy.jsonl").read_bytes() == source.read_bytes()
+    assert (staged / "attempt.json").read_text() == "{}\n"
+    assert sorted(p.name for p in staged.iterdir()) == ["attempt.json", "copy.jsonl"]
+    new = staged / "new.txt"
+    write_staged(new, b"fresh")
+    assert new.stat().st_mode & 0o777 == 0o600
+
+
+def test_the_heap_is_frozen_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    frozen: list[bool] = []
+    monkeypatch.setattr(run_module, "_heap_frozen", False)
+    monkeypatch.setattr(run_module.gc, "freeze", lambda: frozen.append(True))
+    run_module.freeze_heap_once()
+    run_module.freeze_heap_once()
+    assert frozen == [True]
