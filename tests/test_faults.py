@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -505,3 +506,28 @@ def test_the_heap_is_frozen_once_per_process(monkeypatch: pytest.MonkeyPatch) ->
     run_module.freeze_heap_once()
     run_module.freeze_heap_once()
     assert frozen == [True]
+
+
+def test_a_scratch_the_first_removal_fails_on_is_made_writable_then_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first removal is tried as the tree is (an attempt's trees are already private); when
+    it fails (a read-only directory, for a user who cannot ignore that) the rest is made
+    private and removed."""
+    root = tmp_path / "scratch"
+    (root / "a/b").mkdir(parents=True)
+    (root / "a/b/f.txt").write_text("x")
+    (root / "a/b").chmod(0o500)
+    real_rmtree = shutil.rmtree
+    calls: list[int] = []
+
+    def refusing_once(path: Path) -> None:
+        calls.append(stat.S_IMODE((root / "a/b").stat().st_mode))
+        if len(calls) == 1:
+            raise PermissionError(13, "Permission denied", str(root / "a/b/f.txt"))
+        real_rmtree(path)
+
+    monkeypatch.setattr(shutil, "rmtree", refusing_once)
+    remove_scratch(root)
+    assert calls == [0o500, 0o700]  # the second try came after the tree was made private
+    assert not root.exists()
