@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -17,7 +18,14 @@ from evaluator.artifacts.models import AssertionResult, AttemptRecord, CaseResul
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.report import render_report
 from evaluator.artifacts.report_findings import case_findings
-from evaluator.artifacts.rundir import RunDir, RunLock, RunLocked, storage_error
+from evaluator.artifacts.rundir import (
+    RunDir,
+    RunLock,
+    RunLocked,
+    copy_staged,
+    storage_error,
+    write_staged,
+)
 from evaluator.cli.main import main
 from evaluator.contract.models import WorkspaceFileContainsCheck, WorkspaceFileExistsCheck
 from evaluator.credentials import embedded_credentials
@@ -25,6 +33,7 @@ from evaluator.errors import EnvironmentProblem
 from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext
 from evaluator.judge.checks.registry import run_check
+from evaluator.pipeline import run as run_module
 from evaluator.pipeline.stats import case_stats
 from evaluator.workspace.builder import AttemptWorkspace
 from evaluator.workspace.scratch import check_scratch_root, make_tree_private, remove_scratch
@@ -469,3 +478,56 @@ def test_a_case_blocked_by_unclear_prose_gets_a_hint_saying_what_to_do() -> None
     hint = unclear_rule_hint([result("a", "blocked", "unclear-rule"), result("b", "fail", None)])
     assert hint is not None and hint.startswith("hint: 1 case blocked by unclear-rule")
     assert "--judge-model M" in hint and "agentic-eval explain" in hint
+
+
+def test_staged_files_are_written_in_place_private_and_whole(tmp_path: Path) -> None:
+    """An attempt's staging area is written without temporary files: each file 0600, its whole
+    content, replacing what an earlier save of the same attempt left."""
+    source = tmp_path / "session.jsonl"
+    source.write_bytes(b"x" * (3 * 1024 * 1024 + 7))
+    staged = tmp_path / "staging"
+    staged.mkdir()
+    (staged / "copy.jsonl").write_bytes(b"an earlier, longer save" * 1000)
+    (staged / "attempt.json").write_text("an earlier, longer save" * 1000)
+    copy_staged(source, staged / "copy.jsonl")
+    write_staged(staged / "attempt.json", b"{}\n")
+    assert (staged / "copy.jsonl").read_bytes() == source.read_bytes()
+    assert (staged / "attempt.json").read_text() == "{}\n"
+    assert sorted(p.name for p in staged.iterdir()) == ["attempt.json", "copy.jsonl"]
+    new = staged / "new.txt"
+    write_staged(new, b"fresh")
+    assert new.stat().st_mode & 0o777 == 0o600
+
+
+def test_the_heap_is_frozen_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    frozen: list[bool] = []
+    monkeypatch.setattr(run_module, "_heap_frozen", False)
+    monkeypatch.setattr(run_module.gc, "freeze", lambda: frozen.append(True))
+    run_module.freeze_heap_once()
+    run_module.freeze_heap_once()
+    assert frozen == [True]
+
+
+def test_a_scratch_the_first_removal_fails_on_is_made_writable_then_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first removal is tried as the tree is (an attempt's trees are already private); when
+    it fails (a read-only directory, for a user who cannot ignore that) the rest is made
+    private and removed."""
+    root = tmp_path / "scratch"
+    (root / "a/b").mkdir(parents=True)
+    (root / "a/b/f.txt").write_text("x")
+    (root / "a/b").chmod(0o500)
+    real_rmtree = shutil.rmtree
+    calls: list[int] = []
+
+    def refusing_once(path: Path) -> None:
+        calls.append(stat.S_IMODE((root / "a/b").stat().st_mode))
+        if len(calls) == 1:
+            raise PermissionError(13, "Permission denied", str(root / "a/b/f.txt"))
+        real_rmtree(path)
+
+    monkeypatch.setattr(shutil, "rmtree", refusing_once)
+    remove_scratch(root)
+    assert calls == [0o500, 0o700]  # the second try came after the tree was made private
+    assert not root.exists()

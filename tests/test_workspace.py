@@ -124,3 +124,39 @@ def test_the_skill_digest_is_what_every_workspace_got(tmp_path: Path) -> None:
     reference.write_text(reference.read_text() + "\nedited\n")
     assert skill_digest(target, source) != original
     assert source_commit(source) is None  # a plain directory, not a git checkout
+
+
+def test_copied_files_keep_bytes_and_times_and_are_private(tmp_path: Path) -> None:
+    """The skill copy keeps each file's bytes and modification time, makes it 0600 (0700 when
+    its source is executable), and a fixture copied over a file the skill put there replaces it."""
+    repo = open_repo(copy_demo(tmp_path / "source"), None)
+    target = repo.targets["db-migrations"]
+    skill = repo.source_workspace / ".agents/skills/db-migrations"
+    script = skill / "scripts/rebuild_docs_index.sh"
+    script.chmod(0o755)
+    (skill / "SKILL.md").chmod(0o644)
+    os.utime(skill / "SKILL.md", ns=(1_000_000_000, 1_500_000_123))
+    fixture = target.fixtures_dir / "over.md"
+    fixture.parent.mkdir(parents=True, exist_ok=True)
+    fixture.write_text("the fixture wins\n")
+    case = next(c for c in target.all_cases() if c.case_id == "routing-add-column")
+    over = {"source": "over.md", "target": ".agents/skills/db-migrations/references/add-column.md"}
+    case.case.setup = CaseSetup.model_validate({"copy_fixtures": [over]})
+    workspace = build_workspace(
+        case_workspace_root=tmp_path / "ws",
+        case=case,
+        target=target,
+        source_workspace=repo.source_workspace,
+        attempt=1,
+        environ={},
+    )
+    copied = workspace.path / ".agents/skills/db-migrations"
+    for source in (p for p in skill.rglob("*") if p.is_file() and p.name != "add-column.md"):
+        destination = copied / source.relative_to(skill)
+        assert destination.read_bytes() == source.read_bytes()
+        assert destination.stat().st_mtime_ns == source.stat().st_mtime_ns
+    assert (copied / "SKILL.md").stat().st_mtime_ns == 1_500_000_123
+    assert (copied / "SKILL.md").stat().st_mode & 0o777 == 0o600
+    assert (copied / "scripts/rebuild_docs_index.sh").stat().st_mode & 0o777 == 0o700
+    assert (copied / "references/add-column.md").read_text() == "the fixture wins\n"
+    assert (copied / "references/add-column.md").stat().st_mode & 0o777 == 0o600

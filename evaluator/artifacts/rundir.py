@@ -71,6 +71,30 @@ def copy_atomic(source: Path, destination: Path) -> None:
         raise
 
 
+def write_staged(path: Path, content: bytes) -> None:
+    """A file of an attempt's staging area (`save_attempt(staged=True)`), written in place, 0600:
+    the area is the attempt's alone and the driver reads it only after the attempt returned, so
+    the temporary file and rename that keep a run directory's readers from a half-written file
+    buy nothing there (about a third of a small file's cost)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(content)
+
+
+def copy_staged(source: Path, destination: Path) -> None:
+    """`copy_atomic` into an attempt's staging area: in place (see `write_staged`), in the kernel."""
+    out = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        with source.open("rb") as src:
+            while os.sendfile(out, src.fileno(), None, STAGED_COPY_CHUNK):
+                pass
+    finally:
+        os.close(out)
+
+
+STAGED_COPY_CHUNK = 8 * 1024 * 1024
+
+
 # The storage itself failed (full, over quota, read-only, not ours to write): the run cannot go
 # on anywhere, so these stop it instead of blocking one attempt after another.
 # What other directories an evaluator writes hold at their top (`pipeline/selftest.py`,

@@ -26,10 +26,11 @@ from evaluator.artifacts.redact import LiveRedactor, Redactor
 from evaluator.artifacts.rundir import (
     RunDir,
     copy_atomic,
+    copy_staged,
     storage_error,
     write_atomic,
     write_bytes_atomic,
-    write_json,
+    write_staged,
 )
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.credentials import SecretSet, environment_secrets, looks_secret
@@ -624,9 +625,11 @@ def apply_judgement(result: AttemptResult, judgement: CaseJudgement) -> None:
 
 def save_attempt(run_dir: RunDir, result: AttemptResult, *, staged: bool = False) -> None:
     """`staged`: `run_dir` is the attempt's staging area, which the driver copies into the run
-    directory and syncs there (`ArtifactBundle.write`): nothing here is synced to disk."""
+    directory and syncs there (`ArtifactBundle.write`): nothing here is synced to disk, and the
+    files are written in place (`write_staged`)."""
     directory = run_dir.attempt_artifacts(result.case_id, result.number)
     directory.mkdir(parents=True, exist_ok=True)
+    copy = copy_staged if staged else copy_atomic
     handle = result.handle
     if handle is not None:
         for source, name in (
@@ -634,26 +637,35 @@ def save_attempt(run_dir: RunDir, result: AttemptResult, *, staged: bool = False
             (handle.stderr_path, "agent-stderr.txt"),
         ):
             if source.is_file():
-                copy_atomic(source, directory / name)
+                copy(source, directory / name)
     if result.session is not None:
-        copy_atomic(result.session.path, directory / "accepted-session.jsonl")
+        copy(result.session.path, directory / "accepted-session.jsonl")
     for ref in result.descendants:
         if ref.path.is_file():
             copy_atomic(ref.path, directory / SUBAGENT_SESSIONS / ref.path.name)
     if result.evidence is not None:
         result.evidence.write_json(directory / "accepted-session.json")
         answer = (result.evidence.final_answer or "") + "\n"
-        write_atomic(directory / "final-answer.txt", answer, sync=not staged)
+        _write_text(directory / "final-answer.txt", answer, staged)
     record = attempt_file(run_dir, result).model_dump(mode="json")
-    write_json(directory / ATTEMPT_FILE, record, sync=not staged)
+    _write_text(
+        directory / ATTEMPT_FILE, json.dumps(record, indent=2, ensure_ascii=False) + "\n", staged
+    )
     Redactor(result.secrets).tree(directory)
     # After the text redaction pass, which must not rewrite a gzip file.
     if result.trace_copy is not None:
-        copy_atomic(result.trace_copy, directory / TRACE_ARTIFACT)  # redacted as it was read
+        copy(result.trace_copy, directory / TRACE_ARTIFACT)  # redacted as it was read
     elif handle is not None and handle.trace_path is not None and handle.trace_path.is_file():
         save_compressed(
             handle.trace_path, directory / TRACE_ARTIFACT, Redactor(result.secrets).text
         )
+
+
+def _write_text(path: Path, text: str, staged: bool) -> None:
+    if staged:
+        write_staged(path, text.encode("utf-8"))
+    else:
+        write_atomic(path, text)
 
 
 def attempt_file(run_dir: RunDir, result: AttemptResult) -> AttemptFile:

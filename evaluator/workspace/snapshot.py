@@ -45,19 +45,30 @@ def _digest(path: Path) -> str:
 
 
 def _walk(root: Path) -> list[tuple[str, Path, os.stat_result]]:
+    """Every entry below `root` but directories, with its lstat, by relative path: symlinks
+    (to directories too) are listed, never followed. One `scandir` per directory, whose entries
+    say which are directories; a directory that cannot be listed is passed over, as `os.walk`
+    does."""
     found = []
-    for directory, subdirs, files in os.walk(root):
-        subdirs.sort()
-        for name in sorted(files) + [
-            d for d in subdirs if os.path.islink(os.path.join(directory, d))
-        ]:
-            path = Path(directory) / name
+    pending = [(os.fspath(root), "")]
+    while pending:
+        directory, prefix = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            relative = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((entry.path, relative + "/"))
+                continue
             try:
-                info = path.lstat()
+                info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            found.append((path.relative_to(root).as_posix(), path, info))
-        subdirs[:] = [d for d in subdirs if not os.path.islink(os.path.join(directory, d))]
+            found.append((relative, Path(entry.path), info))
+    found.sort(key=lambda item: item[0])
     return found
 
 
