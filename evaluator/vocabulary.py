@@ -47,6 +47,10 @@ OUTCOMES: tuple[Outcome, ...] = Outcome.__args__  # type: ignore[attr-defined]
 # --- isolation ------------------------------------------------------------------------------
 
 IsolationVerdict = Literal["contained", "violation", "unverifiable"]
+# The shells whose `-c TEXT` the trace reader takes as a tool call's command line
+# (`sandbox/strace_log.py`), and the stop proof as a script a check ran (`judge/checks/
+# stop_proof.py`): one list, as the judge may not import the sandbox.
+TRACED_SHELLS: tuple[str, ...] = ("bash", "sh", "dash", "zsh")
 # The access-trace layer of a run and of each attempt: `strace` when it traced, else `off`.
 TraceLayer = Literal["strace", "off"]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
-from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary
+from evaluator.judge.skill_vocabulary import SkillVocabulary, Term, skill_vocabulary
 from tests.test_judge import SKILL, _case, _evidence, _judge, entry
 
 REFS = f"{SKILL}/references"
@@ -487,3 +487,56 @@ def test_a_denied_bare_command_is_denied() -> None:
 )
 def test_a_bare_command_whose_boundary_is_unclear_refuses(sentence: str) -> None:
     assert compile_sentence(sentence) is None
+
+
+# --------------------------------------------------------------------------- names called
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Calls `find_customer`.",  # a tool of a model context server, or a function
+        "The agent invokes `search`.",
+        "Never calls `delete_account`.",
+        "The session shows an invocation of `lookup_user`.",
+        "Calls `mcp__crm__lookup`.",
+        "Calls `get-weather` or `git`.",  # one of them may be a tool
+    ],
+)
+def test_a_bare_name_called_or_invoked_refuses(sentence: str) -> None:
+    assert compile_sentence(sentence) is None
+    why = refuse_sentence(sentence, "pass_criteria").why
+    assert any(f"'{verb}'" in why for verb in ("calls", "invokes", "invocation"))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        # Said to be a command: "runs", "executes", "a command invoking".
+        ("Runs `find_customer`.", "command_ran"),
+        ("Executes `find_customer`.", "command_ran"),
+        ("The session shows a command invoking `find_customer`.", "command_ran"),
+        # A known program, a path, a command line, a file name.
+        ("Calls `git`.", "command_ran"),
+        ("Invokes `curl`.", "command_ran"),
+        ("Calls `pytest`.", "command_ran"),
+        ("Calls `git status`.", "command_ran"),
+        ("Invokes `scripts/sync.sh`.", "script_ran"),
+        ("Calls `./deploy`.", "script_ran"),
+        ("Calls `tool.py`.", "script_ran"),
+    ],
+)
+def test_a_called_command_still_compiles(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check).startswith(checks)
+
+
+def test_a_name_the_skill_documents_as_its_command_may_be_called() -> None:
+    term = Term(word="totals", role="subcommand", script="scripts/ledger.py")
+    vocabulary = SkillVocabulary(terms={"totals": term})
+    compiled = compile_sentence("Calls `totals`.", vocabulary)
+    assert compiled is not None
+    # The skill's script run with that subcommand.
+    assert check_text(compiled.check).startswith("script_ran(path='scripts/ledger.py'")
+    assert compile_sentence("Calls `totals`.") is None  # without the skill: a name

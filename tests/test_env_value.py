@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,7 @@ def test_an_unset_empty_or_short_value_blocks_never_passes_a_forbidden_entry(
     assert short.status == "blocked" and "shorter than 8" in short.detail
 
 
-def test_a_symlink_is_never_followed(tmp_path: Path) -> None:
+def test_a_symlink_out_of_the_workspace_is_never_followed(tmp_path: Path) -> None:
     """A link may point anywhere (the environment's own files): only the workspace is searched."""
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -108,6 +109,38 @@ def test_a_symlink_is_never_followed(tmp_path: Path) -> None:
     (workspace / "link.txt").symlink_to(outside / "env")
     (workspace / "dir").symlink_to(outside)
     assert run_check(_check(), _context(workspace)).status == "fail"
+
+
+def test_a_symlink_inside_the_workspace_is_followed(tmp_path: Path) -> None:
+    """`config/app.env` made a link to a file elsewhere in the workspace is still that file."""
+    (tmp_path / "notes.txt").write_text(f"key={CERTIFICATE}\n")
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "app.env").symlink_to(tmp_path / "notes.txt")
+    verdict = run_check(_check(path="config/*.env"), _context(tmp_path))
+    assert verdict.status == "pass" and "config/app.env" in verdict.detail
+    (tmp_path / "config" / "gone.env").symlink_to(tmp_path / "missing")
+    assert run_check(_check(path="config/gone.env"), _context(tmp_path)).status == "fail"
+
+
+def test_a_fifo_is_never_opened(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "out.env")  # opened for reading, it would wait for a writer forever
+    assert run_check(_check(), _context(tmp_path)).status == "fail"
+
+
+def test_a_huge_sparse_file_is_searched_whole_where_it_holds_data(tmp_path: Path) -> None:
+    """No size cap: the holes of a sparse file (free for the agent) are skipped, its data read,
+    so a value written after 64 GiB of nothing is found."""
+    with (tmp_path / "huge.bin").open("wb") as handle:
+        handle.write(b"header\n")
+        handle.seek(64 << 30)
+        handle.write(f"token={CERTIFICATE}\n".encode())
+    verdict = run_check(_check(), _context(tmp_path))
+    assert verdict.status == "pass" and "huge.bin" in verdict.detail
+    (tmp_path / "huge.bin").unlink()
+    with (tmp_path / "huge.bin").open("wb") as handle:
+        handle.seek(64 << 30)
+        handle.write(b"nothing here\n")
+    assert run_check(_check(), _context(tmp_path)).status == "fail"
 
 
 def test_a_path_narrows_the_files_searched(tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ from evaluator.contract.models import (
 )
 from evaluator.judge.grammar import PREDICATES, parse_sentence, words
 from evaluator.judge.literal_checks import (
+    PROGRAMS,
     combine,
     command_check,
     directory_glob,
@@ -157,16 +158,12 @@ def _mark_bare_paths(sentence: str, files: SkillFiles = None) -> str:
     return "".join(parts)
 
 
-# Programs a session runs by name. A bare command opening with one of them, after "runs"
-# ("ran", "executes", "invokes", denied or not), is read as backticked when its boundary is
-# exact: it ends the sentence, at most five words follow the program, and none of them reads as
-# prose (`PROSE_WORDS`, an adverb). "Runs npm test" is `npm test`; "runs npm test on the new
-# files", "ran pytest successfully" or "runs git status then commits" stay words and refuse.
-PROGRAMS = words(
-    "npm npx pnpm yarn bun deno node python python3 pip pip3 uv uvx poetry pytest tox nox ruff"
-    " mypy black flake8 eslint prettier tsc jest vitest make cmake cargo rustc go gradle mvn"
-    " dotnet git docker kubectl helm terraform"
-)
+# A bare command opening with a program a session runs by name (`literal_checks.PROGRAMS`),
+# after "runs" ("ran", "executes", "invokes", denied or not), is read as backticked when its
+# boundary is exact: it ends the sentence, at most five words follow the program, and none of
+# them reads as prose (`PROSE_WORDS`, an adverb). "Runs npm test" is `npm test`; "runs npm test
+# on the new files", "ran pytest successfully" or "runs git status then commits" stay words and
+# refuse.
 PROSE_WORDS = words(
     "the a an to on in at of for with without from into onto by via against and or but nor then"
     " than before after until while when whenever once twice again first also only just it its"

@@ -77,6 +77,7 @@ from evaluator.judge.literal_checks import (
     flag_shaped,
     path_shaped,
     skill_command_check,
+    tool_name,
     unique,
 )
 from evaluator.judge.skill_vocabulary import SkillVocabulary, Term
@@ -472,6 +473,8 @@ PREDICATES: tuple[Predicate, ...] = (
 CONSULTATION, COMMAND, FILE_WRITTEN, ANSWER_MENTIONS, AGENT_SAID = PREDICATES
 # A tool "called" by name may be no shell command: an order of such calls refuses.
 CALLS = words("call calls called calling")
+# The words of a claim that a thing was called by name, a tool or function as much as a command.
+CALLED_BY_NAME = CALLS | words("invoke invokes invoked invoking invocation invocations")
 # "explains `X`" is a judgement of an explanation; "explains that `X`" says the literal.
 SAID_ONLY_WITH_THAT = words("explain explains explained")
 QUANTIFIERS: tuple[tuple[tuple[str, ...], str | None], ...] = (
@@ -1786,6 +1789,7 @@ class _Parser:
             checks = [FileReadCheck(kind="file_read", path=v) for v in objects.values]
         elif predicate.name == "command":
             terms = objects.terms or (None,) * len(objects.values)
+            self.not_a_tool_call(objects.values, terms)
             arguments = self.with_arguments()
             if arguments and (len(objects.values) != 1 or objects.equivalent):
                 raise _Refused("with")  # which of the commands had them?
@@ -1811,6 +1815,19 @@ class _Parser:
                 for v in objects.values
             ]
         return combine(checks, "any" if objects.equivalent else objects.join)
+
+    def not_a_tool_call(self, values: tuple[str, ...], terms: tuple[Term | None, ...]) -> None:
+        """ "calls `find_customer`", "invokes `search`": a bare name no known program bears may
+        be a tool (a model context server's) or a function called by name, which `command_ran`
+        would look for among shell commands only; it refuses. "runs" and "executes" say a
+        command; so does a name the skill documents as its command, or "a command invoking"."""
+        verb = self.verb.split(" ")
+        called = next((w for w in verb if w in CALLED_BY_NAME), None)
+        if called is None or {"command", "commands"} & set(verb):
+            return
+        for value, term in zip(values, terms, strict=True):
+            if term is None and tool_name(value):
+                raise _Refused(called)
 
 
 def _file_like(literal: str) -> bool:

@@ -15,6 +15,27 @@ from evaluator.contract.models import (
     CommandRanCheck,
     ScriptRanCheck,
 )
+from evaluator.evidence.shell import handled_commands
+
+# Programs a session runs by name, beside the commands the shell analysis models.
+_PROGRAM_NAMES = (
+    "npm npx pnpm yarn bun deno node python python3 pip pip3 uv uvx poetry pytest tox nox ruff"
+    " mypy black flake8 eslint prettier tsc jest vitest make cmake cargo rustc go gradle mvn"
+    " dotnet git docker kubectl helm terraform"
+)
+PROGRAMS = frozenset(_PROGRAM_NAMES.split())
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def known_program(name: str) -> bool:
+    return name in PROGRAMS or name in handled_commands()
+
+
+def tool_name(literal: str) -> bool:
+    """A bare identifier no known program bears (`find_customer`, `mcp__crm__search`): what a
+    skill "calls" may as well be a tool or a function called by name as a shell command. No
+    path, no space, no extension."""
+    return _IDENTIFIER.fullmatch(literal) is not None and not known_program(literal)
 
 
 def combine(checks: list[Check], join: str) -> Check:

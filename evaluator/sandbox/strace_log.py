@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Protocol
 
 from evaluator.kernelpaths import resolve_kernel_path
-from evaluator.vocabulary import AccessKind, Outcome
+from evaluator.vocabulary import TRACED_SHELLS, AccessKind, Outcome
 
-SHELLS = ("bash", "sh", "dash", "zsh")
 # The tool of a call that applies a patch (in the `apply_patch` notation of evidence/patch.py).
 PATCH_CALL = "apply_patch"
 # Stored per tool call: the first accesses of each (path, access, outcome), not every repeat.
@@ -146,7 +145,7 @@ class ToolCallRecognizer(Protocol):
 
 def shell_script(argv: list[str]) -> str | None:
     """The script of `sh -c SCRIPT` (any shell, `-c` or `-lc`), else None."""
-    if len(argv) >= 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in ("-c", "-lc"):
+    if len(argv) >= 3 and os.path.basename(argv[0]) in TRACED_SHELLS and argv[1] in ("-c", "-lc"):
         return argv[2]
     return None
 

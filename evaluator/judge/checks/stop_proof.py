@@ -23,9 +23,8 @@ import re
 from pathlib import Path
 
 from evaluator.judge.base import CommandTrace, JudgeContext
+from evaluator.vocabulary import TRACED_SHELLS
 
-# Programs that run a script given as text (`sh -c TEXT`): the shells the trace reader knows.
-SHELLS = ("bash", "sh", "dash", "zsh")
 # Where a process of the check's jail can write: a program there was made by the session or by
 # the check from the session's files (a test binary `go test` links in /tmp, a build script
 # cargo compiled), never installed by the machine.
@@ -129,7 +128,7 @@ def _is_data(relative: str) -> bool:
 
 def _nested_script(argv: list[str]) -> str | None:
     """The script of a shell started with one (`sh -c TEXT`, `bash -lc TEXT`, `sh -ec TEXT`)."""
-    if len(argv) < 3 or os.path.basename(argv[0]) not in SHELLS:
+    if len(argv) < 3 or os.path.basename(argv[0]) not in TRACED_SHELLS:
         return None
     for index, flag in enumerate(argv[1:-1], start=1):
         if flag.startswith("-") and not flag.startswith("--") and "c" in flag:

@@ -10,7 +10,7 @@ table(
         # --- show file content -------------------------------------------------------------
         # No option of these takes a value: `cat -n FILE` shows FILE (it was read as -n's value,
         # and `cat -v /outside` was no access at all; red team, docs/isolation.md).
-        "cat rev tsort zcat bzcat xzcat": model("read"),
+        "cat rev tsort zcat bzcat xzcat zstdcat lz4cat": model("read"),
         "tac": model("read", short="s", long="--separator"),
         "bat batcat": model(
             "read",
@@ -32,7 +32,7 @@ table(
         "od": model(
             "read", short="AjNSstw", long="--address-radix --skip-bytes --read-bytes --format"
         ),
-        "hexdump": model("read", short="enfsC", roles={"-f": "read"}),
+        "hexdump": model("read", short="enfs", roles={"-f": "read"}),
         "strings": model("read", short="ntTe", long="--bytes --radix --encoding"),
         "cut": model("read", short="bcdf", long="--bytes --characters --delimiter --fields"),
         "fold": model("read", short="w", long="--width"),
@@ -42,6 +42,7 @@ table(
         ),
         "base64": model("read", short="w", long="--wrap"),
         "base32": model("read", short="w", long="--wrap"),
+        "basenc": model("read", short="w", long="--wrap"),
         # util-linux column: -t, -d, -e, -x, -J, -L take no value (`column -t -s /` is a table
         # with `/` as separator, not a read of `/`).
         "column": model(
