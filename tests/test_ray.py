@@ -118,6 +118,19 @@ def _pids_mentioning(needle: bytes) -> list[int]:
     return found
 
 
+def _ancestors(pid: int) -> list[int]:
+    """`pid`'s parent, its parent's parent, and so on up to init."""
+    found = []
+    while pid > 1:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            break  # gone meanwhile
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+        found.append(pid)
+    return found
+
+
 def test_a_killed_worker_gives_one_rerun_and_leaves_no_agent(
     ray_instance: Any, tmp_path: Path
 ) -> None:
@@ -130,7 +143,10 @@ def test_a_killed_worker_gives_one_rerun_and_leaves_no_agent(
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline and not killed:
                 agents = [p for p in _pids_mentioning(first_workspace) if p not in killed]
-                workers = _pids_mentioning(TASK_TITLE)
+                # only the worker running this attempt: another run on the machine (a parallel
+                # test, another checkout's suite) may have Ray workers with the same title
+                titled = set(_pids_mentioning(TASK_TITLE))
+                workers = sorted({p for a in agents for p in _ancestors(a) if p in titled})
                 if agents and workers:
                     os.kill(workers[0], signal.SIGKILL)
                     killed.append(workers[0])
