@@ -254,7 +254,8 @@ def test_natural_language_only_upstream_repo_runs_unchanged(tmp_path: Path) -> N
     blocked = {a.summary: a.blocked_reason for a in python.assertions if a.status == "blocked"}
     assert blocked == {
         "The answer includes a local URL.": "unclear-rule",
-        "Hard-coded credentials.": "unclear-rule",
+        # compiled to `workspace_env_value(AGORA_APP_CERTIFICATE)`: no value to look for here
+        "Hard-coded credentials.": "environment",
     }
 
 
