@@ -18,6 +18,7 @@ from evaluator.adapters.codex.binary import find_codex
 from evaluator.adapters.gemini.binary import find_gemini
 from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint
 from evaluator.errors import EnvironmentProblem
+from evaluator.judge import CaseJudgement
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt
@@ -163,3 +164,27 @@ def attempt_spawning_two_helpers(
         ) as server,
     ):
         yield run_attempt(scratch, server, "routing-add-column", runner=runner)
+
+
+def judgement_report(judgement: CaseJudgement) -> str:
+    """`report.md` of a one-case run holding `judgement` (for tests of how verdicts read there)."""
+    from evaluator.artifacts.models import CaseResult, Manifest
+    from evaluator.artifacts.report import render_report
+
+    result = CaseResult(
+        case_id="c",
+        workspace_root=None,
+        thread_id=None,
+        session_path=None,
+        status=judgement.status,
+        assertions=judgement.entries,
+    )
+    manifest = Manifest(
+        run_id="r",
+        target_id="t",
+        suite_ids=[],
+        target_skill_path="s",
+        started_at="now",
+        case_workspace_root="/w",
+    )
+    return render_report(manifest, [result])

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.adapters import normalize_session
-from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
-from evaluator.artifacts.report import render_report
+from evaluator.artifacts.models import AttemptFile
 from evaluator.cli.main import main
 from evaluator.contract.models import Case
 from evaluator.evidence import SessionEvidence
@@ -22,6 +21,7 @@ from evaluator.judge.grading import GradeItem, GradeResult
 from evaluator.pipeline.rejudge import _isolation
 from evaluator.plan import open_repo, select_cases
 from tests.conftest import ROOT, copy_demo
+from tests.support import judgement_report
 from tests.test_consultation import _rollout
 
 WS = Path("/ws")
@@ -536,23 +536,7 @@ def test_the_report_labels_forbidden_entries_and_says_who_decided() -> None:
     )
     context = JudgeContext(evidence=_evidence(), workspace=WS, ref_prefix="e.json", grader=grader)
     judgement = judge_case(case, context)
-    result = CaseResult(
-        case_id="c",
-        workspace_root=None,
-        thread_id=None,
-        session_path=None,
-        status=judgement.status,
-        assertions=judgement.entries,
-    )
-    manifest = Manifest(
-        run_id="r",
-        target_id="t",
-        suite_ids=[],
-        target_skill_path="s",
-        started_at="now",
-        case_workspace_root="/w",
-    )
-    report = render_report(manifest, [result])
+    report = judgement_report(judgement)
     assert "- forbidden `observed`: wrote ok" in report
     assert "decided by checks" in report
     assert "- required `fail`: tone" in report

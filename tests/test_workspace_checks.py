@@ -16,6 +16,7 @@ from evaluator.contract.models import (
 from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext
 from evaluator.judge.checks.registry import run_check
+from tests.support import judgement_report
 from tests.test_validate import run_cli, write
 
 
@@ -129,8 +130,6 @@ def test_a_fifo_or_a_huge_sparse_file_fails_without_stalling_the_judge(tmp_path:
 def test_a_file_named_with_a_newline_cannot_write_a_line_of_the_report(tmp_path: Path) -> None:
     """Red team, round 4: a name with a newline matches a glob as it should, but in a failing
     check's note it must not start a heading or a line of its own in report.md."""
-    from evaluator.artifacts.models import CaseResult, Manifest
-    from evaluator.artifacts.report import render_report
     from evaluator.contract.models import Case
     from evaluator.judge import judge_case
 
@@ -154,22 +153,6 @@ def test_a_file_named_with_a_newline_cannot_write_a_line_of_the_report(tmp_path:
     )
     judgement = judge_case(case, _context(tmp_path))
     assert judgement.status == "fail"
-    result = CaseResult(
-        case_id="c",
-        workspace_root=None,
-        thread_id=None,
-        session_path=None,
-        status=judgement.status,
-        assertions=judgement.entries,
-    )
-    manifest = Manifest(
-        run_id="r",
-        target_id="t",
-        suite_ids=[],
-        target_skill_path="s",
-        started_at="now",
-        case_workspace_root="/w",
-    )
-    report = render_report(manifest, [result])
+    report = judgement_report(judgement)
     assert "## bootstrap: pass" in report
     assert not any(line.startswith("## bootstrap") for line in report.splitlines())
