@@ -18,7 +18,7 @@ from evaluator.judge.checks.env_value import placeholder
 from evaluator.judge.checks.registry import run_check
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
 from evaluator.judge.skill_vocabulary import SkillVocabulary, with_variables
-from tests.test_validate import run_cli, write
+from tests.test_validate import validate_with_checks
 
 CERTIFICATE = "c3rt-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 APP_ID = "appid-0a1b2c3d4e5f60718293a4b5c6d7e8f9"
@@ -305,16 +305,10 @@ def test_the_forbidden_entry_is_decided_by_rules(tmp_path: Path) -> None:
 def test_validate_refuses_a_check_on_a_variable_the_case_does_not_declare(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.conftest import copy_demo
-
-    repo = copy_demo(tmp_path)
-    case = repo / "targets/db-migrations/cases/routing/routing-add-column.yaml"
-    text = case.read_text().replace(
-        '      checks:\n        - kind: file_read\n          path: ".agents/skills/db-migrations/references/add-column.md"',
+    code, err = validate_with_checks(
+        tmp_path,
+        capsys,
         "      checks:\n        - not:\n            kind: workspace_env_value\n            variable: DATABASE_URL",
-        1,
     )
-    write(case.parent, case.name, text)
-    code, _, err = run_cli(["validate", "--repo", str(repo)], capsys)
     assert code == 2
     assert "routing-add-column.yaml" in err and "'DATABASE_URL' is not declared" in err

@@ -46,6 +46,26 @@ def write(repo: Path, rel: str, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+ADD_COLUMN_CASE = "targets/db-migrations/cases/routing/routing-add-column.yaml"
+ADD_COLUMN_CHECKS = (
+    "      checks:\n        - kind: file_read\n"
+    '          path: ".agents/skills/db-migrations/references/add-column.md"'
+)
+
+
+def validate_with_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], checks: str
+) -> tuple[int, str]:
+    """`validate` of a copy of the demo repo whose routing-add-column case has `checks` (YAML at
+    that case's indentation) in place of its first entry's checks: the exit code and stderr."""
+    from tests.conftest import copy_demo
+
+    repo = copy_demo(tmp_path)
+    replace_in(repo, ADD_COLUMN_CASE, ADD_COLUMN_CHECKS, checks)
+    code, _, err = run_cli(["validate", "--repo", str(repo)], capsys)
+    return code, err
+
+
 def replace_in(repo: Path, rel: str, old: str, new: str) -> None:
     path = repo / rel
     text = path.read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext
 from evaluator.judge.checks.registry import run_check
 from tests.support import judgement_report
-from tests.test_validate import run_cli, write
+from tests.test_validate import validate_with_checks
 
 
 def _context(root: Path) -> JudgeContext:
@@ -58,17 +58,11 @@ def test_validate_rejects_a_pattern_re2_cannot_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A backreference is not RE2: refused with its location before any agent runs."""
-    from tests.conftest import copy_demo
-
-    repo = copy_demo(tmp_path)
-    case = repo / "targets/db-migrations/cases/routing/routing-add-column.yaml"
-    text = case.read_text().replace(
-        '      checks:\n        - kind: file_read\n          path: ".agents/skills/db-migrations/references/add-column.md"',
+    code, err = validate_with_checks(
+        tmp_path,
+        capsys,
         '      checks:\n        - kind: workspace_file_matches\n          path: "migrations/*.sql"\n          pattern: "(a)\\\\1"',
-        1,
     )
-    write(case.parent, case.name, text)
-    code, _, err = run_cli(["validate", "--repo", str(repo)], capsys)
     assert code == 2
     assert (
         "routing-add-column.yaml" in err
