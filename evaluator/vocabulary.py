@@ -64,6 +64,10 @@ Polarity = Literal["required", "forbidden"]
 # Who decided an assertion entry: its structured `checks`, compiled `rules` from its prose,
 # the `model` judge, or nobody (`unclear-rule`).
 DecidedBy = Literal["checks", "rules", "model", "unclear-rule"]
+# How `explain` says an entry will be decided: who decides it, or, for an entry whose compiled
+# sentences can fail it alone (`judge/parts.py`), rules when they do and otherwise the model
+# judge (`rules-or-model`) or nobody (`rules-or-unclear`: no judge model).
+Route = Literal["checks", "rules", "rules-or-model", "rules-or-unclear", "model", "unclear-rule"]
 # How prose entries may be judged: `rules` never calls a model; `auto` asks the model judge for
 # what rules cannot decide when one is configured; `model` insists that one is.
 JudgeMode = Literal["rules", "model", "auto"]

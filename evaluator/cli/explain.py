@@ -17,12 +17,27 @@ from evaluator.cli.options import (
     repo_options,
 )
 from evaluator.errors import EXIT_OK
-from evaluator.vocabulary import DecidedBy, JudgeMode
+from evaluator.vocabulary import JudgeMode, Route
 
 if TYPE_CHECKING:
     from evaluator.judge.chain import EntryPlan
+    from evaluator.judge.parts import EntryParts
 
-ROUTES: tuple[DecidedBy, ...] = ("checks", "rules", "model", "unclear-rule")
+ROUTES: tuple[Route, ...] = (
+    "checks",
+    "rules",
+    "rules-or-model",
+    "rules-or-unclear",
+    "model",
+    "unclear-rule",
+)
+# When a compiled sentence fails its entry alone, by the entry's polarity and the sentence's role.
+FAILS_WHEN = {
+    ("required", "pass_criteria"): "does not hold",
+    ("required", "fail_signals"): "is seen",
+    ("forbidden", "pass_criteria"): "is observed",
+    ("forbidden", "fail_signals"): "is observed",
+}
 
 
 def _plan_json(plan: EntryPlan) -> dict[str, object]:
@@ -41,7 +56,27 @@ def _plan_json(plan: EntryPlan) -> dict[str, object]:
             {"sentence": r.sentence, "role": r.role, "why": r.why, "instead": r.instead}
             for r in plan.refused
         ],
+        **({"parts": _parts_json(plan)} if plan.parts is not None else {}),
     }
+
+
+def _parts_json(plan: EntryPlan) -> list[dict[str, object]]:
+    """Each compiled sentence of an entry that does not compile whole: when it fails the entry
+    alone (`rules_fail_when`), or why it cannot (`decides_nothing_alone`)."""
+    assert plan.parts is not None
+    polarity = plan.pending.polarity
+    return [
+        {
+            "sentence": part.provenance.sentence,
+            "role": part.provenance.role,
+            **(
+                {"rules_fail_when": FAILS_WHEN[(polarity, part.provenance.role)]}
+                if part.decides
+                else {"decides_nothing_alone": part.blocker}
+            ),
+        }
+        for part in plan.parts.parts
+    ]
 
 
 @click.command("explain")
@@ -115,6 +150,7 @@ def command(
                 "total": total,
                 "rules_coverage": coverage,
                 "decided_without_model": counts["checks"] + counts["rules"],
+                "rules_can_fail": counts["rules-or-model"] + counts["rules-or-unclear"],
             }
         )
         return EXIT_OK
@@ -130,11 +166,18 @@ def command(
     if deferred:
         click.echo(f"deferred, not explained (--include-deferred): {', '.join(deferred)}")
     exact = counts["checks"] + counts["rules"]
+    can_fail = counts["rules-or-model"] + counts["rules-or-unclear"]
+    otherwise = "the model judge" if with_model else "unclear without a judge model"
     click.echo(
         f"{total} entries decided by: structured checks {counts['checks']},"
         f" compiled rules {counts['rules']}, model judge {counts['model']},"
         f" unclear (no rule, no judge model) {counts['unclear-rule']};"
         f" {exact} of {total} without a model"
+        + (
+            f"; rules can fail {can_fail} more without a model (otherwise {otherwise})"
+            if can_fail
+            else ""
+        )
     )
     return EXIT_OK
 
@@ -147,7 +190,8 @@ def _echo_plan(plan: EntryPlan) -> None:
     if plan.decided_by == "checks":
         for check in pending.entry.checks:
             click.echo(f"      check {check_yaml(check)}")
-    for provenance in plan.provenance:
+    parts = plan.parts.parts if plan.parts is not None else []
+    for index, provenance in enumerate(plan.provenance):
         compiled = "; ".join(check_yaml(c) for c in provenance.checks) or (
             "no check of its own: it holds only when that criterion fails"
         )
@@ -155,6 +199,8 @@ def _echo_plan(plan: EntryPlan) -> None:
         click.echo(f"        rule {provenance.rule} -> {compiled}")
         if provenance.tree:
             click.echo(f"        parse: {provenance.tree}")
+        if index < len(parts):
+            click.echo(f"        {_part_line(plan, index)}")
     description = pending.entry.description
     for refusal in plan.refused:
         # The entry's own sentence is on the line above: say which it is, not the text again.
@@ -164,9 +210,23 @@ def _echo_plan(plan: EntryPlan) -> None:
         if refusal.instead:
             click.echo(f"        exact instead: checks: [{refusal.instead}]")
     if plan.grade_text is not None:
-        why = "model judge" if plan.decided_by == "model" else "needs a judge model"
+        why = {
+            "model": "model judge",
+            "rules-or-model": "otherwise the model judge",
+            "rules-or-unclear": "otherwise it needs a judge model",
+        }.get(plan.decided_by, "needs a judge model")
         if plan.grade_text.strip() == (description or "").strip():
             click.echo(f"      {why}: the entry itself")
         else:
             for line in plan.grade_text.splitlines():
                 click.echo(f"      {why}: {line}")
+
+
+def _part_line(plan: EntryPlan, index: int) -> str:
+    parts: EntryParts | None = plan.parts
+    assert parts is not None
+    part = parts.parts[index]
+    if not part.decides:
+        return f"decides nothing alone: {part.blocker}"
+    when = FAILS_WHEN[(plan.pending.polarity, part.provenance.role)]
+    return f"rules fail the entry when this {when}, whatever the other sentences mean"

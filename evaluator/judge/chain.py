@@ -1,8 +1,9 @@
 """The judge chain: each entry is decided by the first step able to, in this fixed order.
 
 Structured `checks` are the author's exact intent and come first; compiled `rules` decide prose
-that is exact; the `model` judge grades what is left (only when a grader is configured).
-An entry none of them decides is `blocked: unclear-rule`.
+that is exact, and fail an entry whose compiled sentences already prove it failed when the rest
+does not compile (`parts.py`); the `model` judge grades what is left (only when a grader is
+configured). An entry none of them decides is `blocked: unclear-rule`.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from evaluator.judge.base import JudgeContext, PendingEntry
 from evaluator.judge.consultation import shown_files
 from evaluator.judge.criteria import Refusal, compile_entry, compile_sentence, refuse_sentence
 from evaluator.judge.graded import grade_text
+from evaluator.judge.parts import EntryParts, entry_parts
 from evaluator.judge.registry import get_judge
+from evaluator.judge.rules import PARTS_ACCOUNT
 from evaluator.judge.skill_vocabulary import SkillVocabulary
 from evaluator.judge.verdict import AssertionResult, Provenance, SentenceRole, ShownFile
-from evaluator.vocabulary import BlockedReason, CheckStatus, DecidedBy, Polarity
+from evaluator.vocabulary import BlockedReason, CheckStatus, Polarity, Route
 
 JUDGE_CHAIN: tuple[str, ...] = ("checks", "rules", "model")
 
@@ -54,7 +57,8 @@ def pending_entries(case: Case) -> list[PendingEntry]:
     ]
 
 
-def unclear(pending: PendingEntry) -> AssertionResult:
+def unclear(pending: PendingEntry, account: list[str] | None = None) -> AssertionResult:
+    """`account`: how far the entry's compiled sentences got (`rules.decide_parts`)."""
     return AssertionResult(
         summary=pending.entry.description,
         status="blocked",
@@ -64,7 +68,8 @@ def unclear(pending: PendingEntry) -> AssertionResult:
         blocked_reason="unclear-rule",
         notes=[
             "no check or compiled rule decides this entry and no judge model is configured;"
-            " add `checks:` or run with a judge model"
+            " add `checks:` or run with a judge model",
+            *(account or []),
         ],
     )
 
@@ -77,7 +82,19 @@ def judge_entries(case: Case, context: JudgeContext) -> list[AssertionResult]:
         if not waiting:
             break
         decided.update(get_judge(name).decide(waiting, context))
-    return [decided.get(p.entry_id) or unclear(p) for p in everything]
+    accounts: dict[str, list[str]] = context.cache.get(PARTS_ACCOUNT, {})
+    results = []
+    for pending in everything:
+        account = accounts.get(pending.entry_id, [])
+        result = decided.get(pending.entry_id)
+        if result is None:
+            results.append(unclear(pending, account))
+            continue
+        if account and result.decided_by == "model":
+            # The model decided the whole entry; the author still sees how far rules got.
+            result = result.model_copy(update={"notes": [*result.notes, *account]})
+        results.append(result)
+    return results
 
 
 def judge_case(case: Case, context: JudgeContext) -> CaseJudgement:
@@ -117,10 +134,12 @@ class EntryPlan:
     """How an entry will be decided, found without evidence (for `agentic-eval explain`)."""
 
     pending: PendingEntry
-    decided_by: DecidedBy
+    decided_by: Route
     provenance: list[Provenance] = field(default_factory=list)
     grade_text: str | None = None  # what the model judge would be asked
     refused: list[Refusal] = field(default_factory=list)  # the sentences that did not compile
+    # An entry that does not compile whole: its compiled sentences, and which can fail it alone.
+    parts: EntryParts | None = None
 
 
 def plan_entries(
@@ -139,9 +158,19 @@ def plan_entries(
             plans.append(EntryPlan(pending, "rules", compiled.provenance))
             continue
         text = grade_text(pending.entry, pending.polarity)
-        route: DecidedBy = "model" if grader_configured else "unclear-rule"
-        refused = _refused(pending.entry, pending.polarity, words)
-        plans.append(EntryPlan(pending, route, [], text, refused))
+        route: Route = "model" if grader_configured else "unclear-rule"
+        parts = entry_parts(pending.entry, pending.polarity, words)
+        if parts is None:
+            refused = _refused(pending.entry, pending.polarity, words)
+            plans.append(EntryPlan(pending, route, [], text, refused))
+            continue
+        if parts.deciding:
+            route = "rules-or-model" if grader_configured else "rules-or-unclear"
+        refused = [
+            refuse_sentence(o.sentence, o.role, pending.polarity, words) for o in parts.uncompiled
+        ]
+        provenance = [p.provenance for p in parts.parts] + parts.complements
+        plans.append(EntryPlan(pending, route, provenance, text, refused, parts))
     return plans
 
 

@@ -7,7 +7,8 @@ the grammar (`grammar.py`) parses an English sentence, and the templates below m
 of a Chinese one (and the two English shapes the grammar has no production for: a `git clone`
 target and a parenthesised list of commands). Anything left over (a judgement of meaning, a live
 check such as "the page loads") means the sentence does not compile, and an entry with such a
-sentence goes to the model judge whole: a part that compiled never decides an entry alone.
+sentence goes to the model judge whole, unless a part that compiled already fails it
+(`judge/parts.py`): a part never passes an entry alone.
 
 Around one sentence: "If X, (then) Y" (`any_of: [not X, Y]`), "Either X, or Y" (`any_of`) and
 an example in parentheses ("(e.g. ...)", dropped) compile only when each part compiles alone.
@@ -843,25 +844,34 @@ class CompiledEntry:
     provenance: list[Provenance]
 
 
-def compile_entry(
-    entry: AssertionEntry, polarity: Polarity, vocabulary: SkillVocabulary | None = None
-) -> CompiledEntry | None:
-    """Every sentence compiled, or None: a part that compiled never decides an entry alone.
+@dataclass(frozen=True)
+class SentenceOutcome:
+    """One sentence of an entry as the compiler read it: its provenance when it compiled (or
+    is a complement) and the check the entry runs for it (a required entry's fail signal is
+    denied: it holds when the signal is not seen; a complement has none)."""
 
-    A required entry holds when each pass criterion holds and no fail signal is seen; a
-    forbidden entry is observed when any of its sentences is. A required entry's fail signal
-    that only denies what a pass criterion asserts ("never consults the routing guide" beside
-    "shows consultation of `README.md`") is that criterion's complement: it adds no check."""
+    role: SentenceRole
+    sentence: str
+    provenance: Provenance | None  # None: it did not compile
+    check: Check | None = None
+
+
+def entry_sentences(entry: AssertionEntry) -> list[tuple[SentenceRole, str]]:
+    """An entry's sentences by role; with no criteria, its description is the only statement
+    of what must be observed."""
     sentences: list[tuple[SentenceRole, str]] = [
         ("pass_criteria", s) for s in entry.pass_criteria
     ] + [("fail_signals", s) for s in entry.fail_signals]
-    if not sentences:
-        # No criteria: the description is the only statement of what must be observed.
-        sentences = [("description", entry.description)]
-    checks: list[Check] = []
-    provenance: list[Provenance] = []
+    return sentences or [("description", entry.description)]
+
+
+def compile_sentences(
+    entry: AssertionEntry, polarity: Polarity, vocabulary: SkillVocabulary | None = None
+) -> list[SentenceOutcome]:
+    """Each sentence of the entry compiled on its own (see `compile_entry`)."""
+    outcomes: list[SentenceOutcome] = []
     asserted: list[tuple[int, Compiled]] = []  # the positive pass criteria, by index
-    for role, sentence in sentences:
+    for role, sentence in entry_sentences(entry):
         compiled = compile_sentence(sentence, vocabulary)
         if compiled is None:
             index = (
@@ -869,31 +879,54 @@ def compile_entry(
                 if polarity == "required" and role == "fail_signals"
                 else None
             )
-            if index is None:
-                return None
-            provenance.append(
-                Provenance(
+            if index is not None and not sentence_literals(sentence) and _any_uncompiled(outcomes):
+                # "never consults any ConvoAI auth source" names nothing: the complement of
+                # a compiled criterion, or of one that did not compile?
+                index = None
+            complement = None
+            if index is not None:
+                complement = Provenance(
                     sentence=sentence,
                     role=role,
                     rule=f"complement of pass_criteria[{index}]",
                     checks=[],
                 )
-            )
+            outcomes.append(SentenceOutcome(role, sentence, complement))
             continue
         if role == "pass_criteria" and not compiled.rule.startswith("not "):
             asserted.append((entry.pass_criteria.index(sentence), compiled))
-        provenance.append(
-            Provenance(
-                sentence=sentence,
-                role=role,
-                rule=compiled.rule,
-                checks=[compiled.check],
-                tree=compiled.tree,
-            )
+        provenance = Provenance(
+            sentence=sentence,
+            role=role,
+            rule=compiled.rule,
+            checks=[compiled.check],
+            tree=compiled.tree,
         )
         signal = polarity == "required" and role == "fail_signals"
-        checks.append(NotCheck(operand=compiled.check) if signal else compiled.check)
-    return CompiledEntry(checks, provenance)
+        check = NotCheck(operand=compiled.check) if signal else compiled.check
+        outcomes.append(SentenceOutcome(role, sentence, provenance, check))
+    return outcomes
+
+
+def _any_uncompiled(outcomes: list[SentenceOutcome]) -> bool:
+    return any(o.provenance is None and o.role == "pass_criteria" for o in outcomes)
+
+
+def compile_entry(
+    entry: AssertionEntry, polarity: Polarity, vocabulary: SkillVocabulary | None = None
+) -> CompiledEntry | None:
+    """Every sentence compiled, or None (then `judge/parts.py` says what its compiled parts can
+    decide alone: only a failure, and only where the entry's sentences are a plain conjunction).
+
+    A required entry holds when each pass criterion holds and no fail signal is seen; a
+    forbidden entry is observed when any of its sentences is. A required entry's fail signal
+    that only denies what a pass criterion asserts ("never consults the routing guide" beside
+    "shows consultation of `README.md`") is that criterion's complement: it adds no check."""
+    outcomes = compile_sentences(entry, polarity, vocabulary)
+    provenance = [o.provenance for o in outcomes if o.provenance is not None]
+    if len(provenance) < len(outcomes):
+        return None
+    return CompiledEntry([o.check for o in outcomes if o.check is not None], provenance)
 
 
 # The predicate a denial names, and the pass-criterion rules that assert it.
@@ -990,6 +1023,25 @@ def _defeats(check: Check, literal: str, predicate: str) -> bool:
         quoted = re.escape(re.escape(literal))
         return re.search(rf"(?<![\w-]){quoted}(?![\w-])", check.pattern) is not None
     return False
+
+
+def sentence_literals(sentence: str) -> tuple[str, ...]:
+    """The exact parts a sentence names, as written: its backticked literals and the bare
+    paths and commands read as if backticked (no skill vocabulary resolves them)."""
+    marked = _mark_bare_paths(_mark_bare_command(sentence))
+    return tuple(m.group(1).strip() for m in BACKTICKED.finditer(marked))
+
+
+def names_same(literal: str, other: str) -> bool:
+    """Whether two literals may name the same thing: one path names the other (a whole last
+    part, a directory above it) or one command's words hold the other's."""
+    if _names_path(literal, other) or _names_path(other, literal):
+        return True
+    a, b = re.escape(literal), re.escape(other)
+    return bool(
+        re.search(rf"(?<![\w-]){a}(?![\w-])", other)
+        or re.search(rf"(?<![\w-]){b}(?![\w-])", literal)
+    )
 
 
 def _names_path(literal: str, named: str) -> bool:

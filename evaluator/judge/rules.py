@@ -1,4 +1,5 @@
-"""The `rules` judge: entries whose every prose sentence compiles to checks (`criteria.py`)."""
+"""The `rules` judge: entries whose every prose sentence compiles to checks (`criteria.py`), and
+the failures the compiled sentences of the other entries prove alone (`parts.py`)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,14 @@ from evaluator.judge.base import JudgeContext, PendingEntry
 from evaluator.judge.checks.registry import run_check
 from evaluator.judge.criteria import compile_entry
 from evaluator.judge.entry import entry_result
+from evaluator.judge.parts import EntryParts, entry_parts
 from evaluator.judge.registry import register_judge
-from evaluator.judge.verdict import AssertionResult
+from evaluator.judge.verdict import AssertionResult, CheckVerdict
+from evaluator.vocabulary import Polarity
+
+# `JudgeContext.cache` key: per entry id, how far the compiled parts got when they did not
+# decide (the later step's result, or `unclear-rule`, carries it as notes).
+PARTS_ACCOUNT = "rules.parts"
 
 
 @register_judge
@@ -18,14 +25,77 @@ class CompiledRulesJudge:
         self, entries: list[PendingEntry], context: JudgeContext
     ) -> dict[str, AssertionResult]:
         decided = {}
+        accounts: dict[str, list[str]] = {}
+        context.cache[PARTS_ACCOUNT] = accounts
         for pending in entries:
-            compiled = compile_entry(
-                pending.entry, pending.polarity, pending.vocabulary(context.skill_vocabulary)
-            )
-            if compiled is None:
+            vocabulary = pending.vocabulary(context.skill_vocabulary)
+            compiled = compile_entry(pending.entry, pending.polarity, vocabulary)
+            if compiled is not None:
+                verdicts = [run_check(check, context) for check in compiled.checks]
+                decided[pending.entry_id] = entry_result(
+                    pending, "rules", verdicts, compiled.provenance
+                )
                 continue
-            verdicts = [run_check(check, context) for check in compiled.checks]
-            decided[pending.entry_id] = entry_result(
-                pending, "rules", verdicts, compiled.provenance
-            )
+            parts = entry_parts(pending.entry, pending.polarity, vocabulary)
+            if parts is None:
+                continue
+            failure, account = decide_parts(pending, parts, context)
+            if failure is not None:
+                decided[pending.entry_id] = failure
+            else:
+                accounts[pending.entry_id] = account
         return decided
+
+
+def decide_parts(
+    pending: PendingEntry, parts: EntryParts, context: JudgeContext
+) -> tuple[AssertionResult | None, list[str]]:
+    """The failure the entry's compiled parts prove alone (decided by `rules`, citing only the
+    parts that prove it), or None with an account of each part for the step that decides."""
+    verdicts = [run_check(part.check, context) for part in parts.parts]
+    alone = [
+        entry_result(pending, "rules", [v], [p.provenance])
+        for p, v in zip(parts.parts, verdicts, strict=True)
+    ]
+    proving = [
+        (part, verdict)
+        for part, verdict, result in zip(parts.parts, verdicts, alone, strict=True)
+        if part.decides and result.status == "fail"
+    ]
+    if proving:
+        failure = entry_result(
+            pending, "rules", [v for _, v in proving], [p.provenance for p, _ in proving]
+        )
+        failure.notes.append(_why_enough(pending.polarity, len(parts.uncompiled)))
+        return failure, []
+    account = ["rules could not decide it from the sentences that compiled:"]
+    for part, result in zip(parts.parts, alone, strict=True):
+        said = f'{part.provenance.role} "{part.provenance.sentence}"'
+        state = _state(pending.polarity, part.provenance.role, result.status, result.checks)
+        if result.status == "fail" and part.blocker is not None:
+            state += f", which decides nothing alone: {part.blocker}"
+        account.append(f"{said} {state}")
+    return None, account
+
+
+def _why_enough(polarity: Polarity, uncompiled: int) -> str:
+    if polarity == "forbidden":
+        return (
+            f"{uncompiled} sentence(s) of the entry do not compile; they cannot undo this: a"
+            " forbidden entry is observed when any of its sentences is"
+        )
+    return (
+        f"{uncompiled} sentence(s) of the entry do not compile; they cannot undo this: a required"
+        " entry passes only when each pass criterion holds and no fail signal is seen"
+    )
+
+
+def _state(polarity: Polarity, role: str, status: str, checks: list[CheckVerdict]) -> str:
+    if status == "blocked":
+        detail = checks[0].detail if checks else ""
+        return f"is blocked ({detail})" if detail else "is blocked"
+    if polarity == "forbidden":
+        return "is observed" if status == "fail" else "is not observed"
+    if role == "fail_signals":
+        return "is seen" if status == "fail" else "is not seen"
+    return "holds" if status == "pass" else "does not hold"

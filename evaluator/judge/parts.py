@@ -1,0 +1,190 @@
+"""What the compiled sentences of an entry decide when the entry does not compile whole.
+
+The contract (upstream "Assertion Entry"): a required entry passes only when each pass criterion
+holds and no fail signal is seen; a forbidden entry is observed when any of its sentences is. So
+whatever the other sentences mean, a compiled pass criterion that does not hold, or a compiled
+fail signal that is seen, fails a required entry, and a compiled sentence that is observed fails
+a forbidden one. Nothing else is decided by a part: every part holding, or one blocked, says
+nothing of the sentences that did not compile, so the entry goes on to the model judge (or is
+`blocked: unclear-rule`) as a whole.
+
+That reading needs the sentences to be a plain list of claims. Where they are not, no part
+decides (each guard names its reason, which `explain` shows):
+
+- a pass criterion that opens with a disjunction ("Or the answer explains ...",
+  "Alternatively ...", "Either ...") or points at the others ("one of the above") makes the
+  criteria alternatives: a compiled one that does not hold fails nothing (a fail signal still
+  does);
+- a sentence that did not compile and relaxes or qualifies the others ("... is acceptable",
+  "unless ...", "does not need to ...", "instead of ...", or one opening with "But", "Unless",
+  "Only if", "However") could excuse what a compiled part demands;
+- a fail signal that continues the one before it ("and then ...", "while ...") makes the signal
+  one claim over several sentences, seen only when all of it is;
+- a fail signal that only denies an act on what a pass criterion names ("never consults
+  `A`" beside "consults `A` or another auth guide") is that criterion's complement, no new
+  claim: when the criterion compiled, the criterion decides; when it did not, the denial may be
+  narrower than the criterion it mirrors;
+- a forbidden entry with both pass criteria and fail signals: which sentences are the
+  behaviour (the model judge is asked about its fail signals only)?
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from evaluator.contract.models import AssertionEntry, Check
+from evaluator.judge.criteria import (
+    SentenceOutcome,
+    compile_sentences,
+    names_same,
+    sentence_literals,
+)
+from evaluator.judge.skill_vocabulary import SkillVocabulary
+from evaluator.judge.verdict import Provenance
+from evaluator.vocabulary import Polarity
+
+# A pass criterion that offers another way to satisfy the entry, not one more condition.
+_ALTERNATIVE = re.compile(
+    r"\s*(?P<word>or|either|alternatively|otherwise|else|instead|failing that|as an alternative)\b",
+    re.I,
+)
+_POINTS_AT_OTHERS = re.compile(
+    r"\b(?P<word>(?:at least )?(?:one|any|either|some|two) of (?:the )?"
+    r"(?:above|following|these|those|criteria|preceding))\b",
+    re.I,
+)
+# A sentence that opens by qualifying what came before it.
+_QUALIFIER = re.compile(
+    r"\s*(?P<word>but|unless|except|only (?:if|when|where)|provided|as long as|though|although"
+    r"|however|nevertheless|even so)\b",
+    re.I,
+)
+# A fail signal that goes on from the one before it.
+_CONTINUES = re.compile(r"\s*(?P<word>and|then|also|plus|while|with|as well as)\b", re.I)
+# Words of a permission or an exception: what they allow, a compiled part might demand.
+_RELAXING = re.compile(
+    r"\b(?P<word>acceptable|allowed|permitted|permissible|suffices?|sufficient|optional(?:ly)?"
+    r"|unless|except|exception|instead|in place of|as long as|either way|need not|needn't"
+    r"|(?:is|are|also|still) (?:fine|ok|okay|enough)"
+    r"|do(?:es)?(?: not|n't) (?:need|have) to|not (?:required|necessary|needed)|no need)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Part:
+    """A sentence of the entry that compiled: its provenance, the check the entry runs for it
+    (a required entry's fail signal denied, as `compile_entry` runs it) and, when it cannot fail
+    the entry alone, why (`blocker`)."""
+
+    provenance: Provenance
+    check: Check
+    blocker: str | None = None
+
+    @property
+    def decides(self) -> bool:
+        return self.blocker is None
+
+
+@dataclass(frozen=True)
+class EntryParts:
+    """An entry that does not compile whole, read part by part."""
+
+    parts: list[Part]
+    uncompiled: list[SentenceOutcome]  # the sentences that did not compile, in order
+    # Fail signals that only deny a compiled pass criterion: accounted for, no check of their own.
+    complements: list[Provenance]
+
+    @property
+    def deciding(self) -> list[Part]:
+        return [p for p in self.parts if p.decides]
+
+
+def entry_parts(
+    entry: AssertionEntry, polarity: Polarity, vocabulary: SkillVocabulary | None = None
+) -> EntryParts | None:
+    """The compiled sentences of an entry that does not compile whole, each with what keeps it
+    from failing the entry alone (None: it compiles whole, or none of its sentences does)."""
+    outcomes = compile_sentences(entry, polarity, vocabulary)
+    uncompiled = [o for o in outcomes if o.provenance is None]
+    compiled = [o for o in outcomes if o.provenance is not None and o.check is not None]
+    if not uncompiled or not compiled:
+        return None
+    whole = _entry_guard(entry, polarity, uncompiled)
+    parts = []
+    for outcome in compiled:
+        assert outcome.provenance is not None and outcome.check is not None
+        blocker = whole or _part_guard(entry, polarity, outcome)
+        parts.append(Part(outcome.provenance, outcome.check, blocker))
+    complements = [o.provenance for o in outcomes if o.provenance is not None and o.check is None]
+    return EntryParts(parts, uncompiled, complements)
+
+
+def _entry_guard(
+    entry: AssertionEntry, polarity: Polarity, uncompiled: list[SentenceOutcome]
+) -> str | None:
+    """Why no part of the entry decides alone, or None."""
+    if polarity == "forbidden" and entry.pass_criteria and entry.fail_signals:
+        return (
+            "a forbidden entry with both pass criteria and fail signals: which sentences are the"
+            " behaviour?"
+        )
+    for outcome in uncompiled:
+        relaxing = _RELAXING.search(outcome.sentence)
+        if relaxing is not None:
+            return (
+                f"{outcome.role} {outcome.sentence!r} may allow or excuse what a compiled part"
+                f" demands ({relaxing.group('word')!r})"
+            )
+        qualifier = _QUALIFIER.match(outcome.sentence)
+        if qualifier is not None:
+            return (
+                f"{outcome.role} {outcome.sentence!r} opens with {qualifier.group('word')!r}:"
+                " it qualifies the others"
+            )
+    if polarity == "forbidden":
+        joined = _continuing(entry.fail_signals or entry.pass_criteria)
+        if joined is not None:
+            return joined
+    return None
+
+
+def _part_guard(entry: AssertionEntry, polarity: Polarity, outcome: SentenceOutcome) -> str | None:
+    """Why this compiled sentence of a required entry cannot fail it alone, or None."""
+    if polarity != "required":
+        return None
+    if outcome.role == "pass_criteria":
+        for criterion in entry.pass_criteria:
+            opening = _ALTERNATIVE.match(criterion) or _POINTS_AT_OTHERS.search(criterion)
+            if opening is not None:
+                return (
+                    f"the pass criteria are alternatives ({criterion!r} says"
+                    f" {opening.group('word')!r}): one that does not hold fails nothing"
+                )
+        return None
+    joined = _continuing(entry.fail_signals)
+    if joined is not None:
+        return joined
+    assert outcome.provenance is not None
+    if outcome.provenance.rule.startswith("not "):
+        literals = sentence_literals(outcome.sentence)
+        for criterion in entry.pass_criteria:
+            named = sentence_literals(criterion)
+            if not literals or any(names_same(a, b) for a in literals for b in named):
+                return (
+                    "a denial of what a pass criterion names: that criterion's complement, no"
+                    " claim of its own"
+                )
+    return None
+
+
+def _continuing(sentences: list[str]) -> str | None:
+    for sentence in sentences[1:]:
+        joined = _CONTINUES.match(sentence)
+        if joined is not None:
+            return (
+                f"{sentence!r} opens with {joined.group('word')!r}: the sentences before it are"
+                " one claim with it"
+            )
+    return None

@@ -1,0 +1,235 @@
+"""Rules decide every part they can: an entry that does not compile whole is failed by its
+compiled sentences when they prove it failed (a required pass criterion that does not hold, a
+fail signal seen, a forbidden sentence observed), and goes on to the model otherwise; the guards
+keep a part from deciding where the sentences are not a plain list of claims
+(`evaluator/judge/parts.py`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.cli.main import main
+from evaluator.contract.models import AssertionEntry
+from evaluator.judge import JudgeContext, judge_case
+from evaluator.judge.parts import entry_parts
+from evaluator.judge.verdict import AssertionResult
+from tests.support import judgement_report
+from tests.test_judge_chain import WS, ScriptedGrader, _case, _evidence
+
+SKILL = ".agents/skills/s"
+# `_evidence()`: docs.txt was read, SKILL.md was only counted (`wc -l`: no read), `tool.py` ran.
+UNREAD = f"The accepted session evidence shows consultation of `{SKILL}/SKILL.md`."
+READ = f"The accepted session evidence shows consultation of `{SKILL}/docs.txt`."
+RAN = "The accepted session evidence shows a command invoking `tool.py`."
+# No rule compiles it: a judgement of meaning.
+PROSE = "The final answer explains the rollback in plain words for a reviewer."
+UNKNOWN_FILE = "`a.txt` exists in the workspace."  # blocked: the workspace is not available
+
+
+def _judged(
+    required: list[dict[str, Any]],
+    forbidden: list[dict[str, Any]] | None = None,
+    grader: ScriptedGrader | None = None,
+) -> list[AssertionResult]:
+    context = JudgeContext(
+        evidence=_evidence(),
+        workspace=WS,
+        ref_prefix="e.json",
+        workspace_available=False,
+        grader=grader,
+    )
+    return judge_case(_case(required, forbidden), context).entries
+
+
+def _entry(*pass_criteria: str, fail_signals: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {
+        "description": "d",
+        "pass_criteria": list(pass_criteria),
+        "fail_signals": list(fail_signals),
+    }
+
+
+def test_a_compiled_pass_criterion_that_does_not_hold_fails_the_entry_without_a_model() -> None:
+    grader = ScriptedGrader({"required[0]": "met"})
+    [result] = _judged([_entry(UNREAD, PROSE)], grader=grader)
+    assert (result.status, result.decided_by) == ("fail", "rules")
+    assert grader.calls == []  # the model was never asked
+    # The provenance is the deciding sentence and its check, as for an entry compiled whole.
+    [provenance] = result.provenance
+    assert (provenance.sentence, provenance.role, provenance.rule) == (
+        UNREAD,
+        "pass_criteria",
+        "consultation",
+    )
+    assert [c.kind for c in result.checks] == ["file_read"]
+    assert result.checks[0].status == "fail"
+    assert "1 sentence(s) of the entry do not compile; they cannot undo this" in result.notes[-1]
+
+
+def test_a_compiled_fail_signal_that_is_seen_fails_the_entry() -> None:
+    [result] = _judged([_entry(PROSE, fail_signals=(RAN,))])
+    assert (result.status, result.decided_by) == ("fail", "rules")
+    assert [(p.role, p.sentence) for p in result.provenance] == [("fail_signals", RAN)]
+
+
+def test_every_compiled_part_holding_leaves_the_entry_to_the_model() -> None:
+    [alone] = _judged([_entry(READ, PROSE)])
+    assert (alone.status, alone.decided_by, alone.blocked_reason) == (
+        "blocked",
+        "unclear-rule",
+        "unclear-rule",
+    )
+    # The note says how far rules got.
+    assert f'pass_criteria "{READ}" holds' in alone.notes
+    grader = ScriptedGrader({"required[0]": "not-met"})
+    [graded] = _judged([_entry(READ, PROSE)], grader=grader)
+    assert (graded.status, graded.decided_by) == ("fail", "model")
+    assert [[i.text for i in items] for items in grader.calls] == [[f"{READ}\n{PROSE}"]]
+    assert f'pass_criteria "{READ}" holds' in graded.notes
+
+
+def test_a_blocked_compiled_part_decides_nothing_but_a_false_one_still_does() -> None:
+    [blocked] = _judged([_entry(UNKNOWN_FILE, PROSE)])
+    assert blocked.decided_by == "unclear-rule"
+    assert any(n.startswith(f'pass_criteria "{UNKNOWN_FILE}" is blocked') for n in blocked.notes)
+    [failed] = _judged([_entry(UNKNOWN_FILE, UNREAD, PROSE)])
+    assert (failed.status, failed.decided_by) == ("fail", "rules")
+    assert [p.sentence for p in failed.provenance] == [UNREAD]
+
+
+def test_a_forbidden_entry_is_observed_by_a_compiled_sentence() -> None:
+    forbidden = {"description": "f", "fail_signals": [READ, "The agent tells the user a joke."]}
+    [_, observed] = _judged([_entry(READ)], [forbidden])
+    assert (observed.status, observed.decided_by) == ("fail", "rules")
+    assert [p.sentence for p in observed.provenance] == [READ]
+    not_seen = {"description": "f", "fail_signals": [UNREAD, "The agent tells the user a joke."]}
+    [_, open_entry] = _judged([_entry(READ)], [not_seen])
+    assert open_entry.decided_by == "unclear-rule"
+    assert f'fail_signals "{UNREAD}" is not observed' in open_entry.notes
+
+
+@pytest.mark.parametrize(
+    "entry,why",
+    [
+        # A disjunction makes the criteria alternatives: the other one may hold.
+        (_entry(UNREAD, "Or the final answer explains the rollback."), "alternatives"),
+        (_entry(UNREAD, f"Alternatively, {PROSE[0].lower()}{PROSE[1:]}"), "alternatives"),
+        (_entry(UNREAD, "Either the final answer explains it, or it asks."), "alternatives"),
+        (_entry(UNREAD, "At least one of the above is shown in the answer."), "alternatives"),
+        # A permission or an exception in a sentence that did not compile may excuse it.
+        (_entry(UNREAD, f"Reading `{SKILL}/docs.txt` instead is acceptable."), "excuse"),
+        (_entry(UNREAD, "Unless the user already named the table, it asks."), "excuse"),
+        (_entry(UNREAD, "The agent does not need to read it when the user pasted it."), "excuse"),
+        (_entry(UNREAD, "But only when the user asks for a new table."), "qualifies"),
+        # A fail signal that only denies what a pass criterion names is its complement.
+        (
+            _entry(
+                f"The accepted session evidence shows consultation of `{SKILL}/SKILL.md` or"
+                " another guide of the skill.",
+                fail_signals=(f"The accepted session evidence never consults `{SKILL}/SKILL.md`.",),
+            ),
+            "complement",
+        ),
+        # A fail signal continued by the next one is one claim, seen only when all of it is.
+        (_entry(PROSE, fail_signals=(RAN, "And then the agent deletes it.")), "one claim"),
+    ],
+)
+def test_a_guard_keeps_a_false_compiled_part_from_deciding(entry: dict[str, Any], why: str) -> None:
+    [result] = _judged([entry])
+    assert (result.status, result.decided_by) == ("blocked", "unclear-rule")
+    account = "\n".join(result.notes)
+    assert "which decides nothing alone" in account and why in account
+
+
+def test_a_forbidden_entry_with_pass_criteria_and_fail_signals_decides_nothing_alone() -> None:
+    forbidden = {"description": "f", "pass_criteria": [PROSE], "fail_signals": [READ]}
+    [_, result] = _judged([_entry(READ)], [forbidden])
+    assert result.decided_by == "unclear-rule"
+    assert "which sentences are the behaviour" in "\n".join(result.notes)
+
+
+def test_an_entry_that_compiles_whole_or_not_at_all_has_no_parts() -> None:
+    whole = AssertionEntry.model_validate(_entry(READ, UNREAD))
+    assert entry_parts(whole, "required") is None
+    nothing = AssertionEntry.model_validate(_entry(PROSE))
+    assert entry_parts(nothing, "required") is None
+
+
+def test_the_rules_decided_failure_reads_in_the_report_as_a_whole_rules_one() -> None:
+    context = JudgeContext(
+        evidence=_evidence(), workspace=WS, ref_prefix="e.json", workspace_available=False
+    )
+    report = judgement_report(judge_case(_case([_entry(UNREAD, PROSE)]), context))
+    assert f'decided by rules: pass_criteria "{UNREAD}" (rule `consultation`)' in report
+    assert "they cannot undo this" in report
+
+
+REPO = Path(__file__).parent / "fixtures/rules-first/agentic-evals"
+
+
+def _explain(*options: str) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["explain", "--repo", str(REPO), *options])
+    assert exit_info.value.code == 0
+
+
+def test_explain_json_shows_the_parts_and_the_new_route(capsys: pytest.CaptureFixture[str]) -> None:
+    _explain("--judge-model", "m", "--json")
+    explained = json.loads(capsys.readouterr().out)
+    entries = {
+        f"{c['case_id']}#{e['entry_id']}": (e["decided_by"], e.get("parts"))
+        for c in explained["cases"]
+        for e in c["entries"]
+    }
+    assert entries == {
+        "reads-the-guide#required[0]": (
+            "rules-or-model",
+            [
+                {
+                    "sentence": "The accepted session evidence shows consultation of"
+                    " `.agents/skills/guide/references/auth.md`.",
+                    "role": "pass_criteria",
+                    "rules_fail_when": "does not hold",
+                },
+            ],
+        ),
+        "reads-the-guide#forbidden[0]": (
+            "rules-or-model",
+            [
+                {
+                    "sentence": "The accepted session evidence shows consultation of"
+                    " `.agents/skills/guide/references/legacy.md`.",
+                    "role": "fail_signals",
+                    "rules_fail_when": "is observed",
+                },
+            ],
+        ),
+        "offers-alternatives#required[0]": (
+            "model",
+            [
+                {
+                    "sentence": "The accepted session evidence shows consultation of"
+                    " `.agents/skills/guide/references/auth.md`.",
+                    "role": "pass_criteria",
+                    "decides_nothing_alone": "the pass criteria are alternatives ('Or the final"
+                    " answer explains the token flow in plain words.' says 'Or'): one that does"
+                    " not hold fails nothing",
+                },
+            ],
+        ),
+        "offers-alternatives#required[1]": ("rules", None),
+    }
+    assert explained["counts"]["rules-or-model"] == 2
+    assert explained["rules_can_fail"] == 2
+    assert explained["decided_without_model"] == 1  # unchanged: checks and whole rules only
+    _explain("--judge", "rules")
+    text = capsys.readouterr().out
+    assert "  required[0] rules-or-unclear: " in text
+    assert "rules fail the entry when this does not hold, whatever the other sentences mean" in text
+    assert text.rstrip().endswith(
+        "rules can fail 2 more without a model (otherwise unclear without a judge model)"
+    )
