@@ -33,7 +33,10 @@ LABELS = ROOT / "tests/fixtures/criteria-labels.json"
 class Entry:
     key: str  # "<source>#<n>": stable across runs, the key of its label
     text: str
-    decided_by: str
+    decided_by: str  # `rules` only for an entry compiled whole
+    # Not compiled whole, but a compiled sentence of it fails it alone when it does not hold
+    # (`judge/parts.py`; `explain`'s `rules-or-model`): rules can fail it without a model.
+    rules_can_fail: bool = False
 
 
 def public_entries() -> tuple[list[Entry], int]:
@@ -41,6 +44,7 @@ def public_entries() -> tuple[list[Entry], int]:
     from evaluator.adapters import agent_names
     from evaluator.contract.models import AssertionEntry
     from evaluator.judge.criteria import compile_entry
+    from evaluator.judge.parts import entry_parts
     from evaluator.judge.skill_vocabulary import skill_vocabulary
 
     entries: list[Entry] = []
@@ -55,12 +59,13 @@ def public_entries() -> tuple[list[Entry], int]:
                     if not isinstance(item, str):
                         typed += 1
                         continue
-                    compiled = compile_entry(
-                        AssertionEntry(description=item), "required", vocabulary
-                    )
+                    entry = AssertionEntry(description=item)
+                    compiled = compile_entry(entry, "required", vocabulary)
                     decided = "rules" if compiled is not None else "model"
+                    parts = entry_parts(entry, "required", vocabulary)
+                    can_fail = parts is not None and bool(parts.deciding)
                     key = f"{source}#{case.get('id')}.{field}[{index}]"
-                    entries.append(Entry(key, item, decided))
+                    entries.append(Entry(key, item, decided, can_fail))
     return entries, typed
 
 
@@ -98,7 +103,10 @@ def repo_entries(root: Path, name: str, *, every_target: bool = True) -> list[En
         for case in selection.cases:
             for plan in plan_entries(case.case, True, vocabulary):
                 key = f"{name}/{case.case_id}#{plan.pending.entry_id}"
-                entries.append(Entry(key, plan.pending.entry.description, plan.decided_by))
+                can_fail = plan.decided_by in ("rules-or-model", "rules-or-unclear")
+                entries.append(
+                    Entry(key, plan.pending.entry.description, plan.decided_by, can_fail)
+                )
     return entries
 
 
@@ -124,6 +132,7 @@ def shares() -> dict[str, object]:
         # every entry, the typed ones included, that no model decides: the typed ones by their
         # structured checks (`explain` says `checks`), the prose by rules
         "without_a_model": len(by_rules) + typed,
+        "rules_can_fail": sum(e.rules_can_fail for e in entries),
         "every_entry": len(entries) + typed,
         "unlabelled": unlabelled,
         "exact_not_by_rules": [e.key for e in exact if e.decided_by != "rules"],
@@ -144,6 +153,7 @@ def main(argv: list[str]) -> int:
         figures[f"repo:{repo}"] = {
             "entries": len(measured),
             "by_rules": sum(e.decided_by == "rules" for e in measured),
+            "rules_can_fail": sum(e.rules_can_fail for e in measured),
         }
     if "--json" in argv:
         print(json.dumps(figures, indent=1))
@@ -169,6 +179,10 @@ def main(argv: list[str]) -> int:
         f"every entry, typed included: {without} of {every} decided without a model"
         f" ({percent(without / every if every else None)}; the typed ones by their own checks)"
     )
+    print(
+        f"entries rules can fail without a model: {figures['rules_can_fail']} of"
+        f" {figures['entries']} (not compiled whole: otherwise the model decides)"
+    )
     for repo in repos:
         counts = figures[f"repo:{repo}"]
         assert isinstance(counts, dict)
@@ -176,6 +190,10 @@ def main(argv: list[str]) -> int:
         print(
             f"{repo}: {counts['by_rules']} of {counts['entries']} entries decided by rules"
             f" ({percent(share)})"
+        )
+        print(
+            f"{repo}: entries rules can fail without a model: {counts['rules_can_fail']} of"
+            f" {counts['entries']} (not compiled whole: otherwise the model decides)"
         )
     for key in figures["exact_not_by_rules"]:  # type: ignore[attr-defined]
         print(f"  exact but not by rules: {key}")

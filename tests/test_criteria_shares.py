@@ -38,3 +38,18 @@ def test_the_recorded_figures_are_the_measured_ones() -> None:
         figures["every_entry"],
         figures["without_a_model"],
     )
+
+
+def test_the_entries_rules_can_fail_are_counted_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks.criteria_shares import main
+
+    repo = ROOT / "tests/fixtures/rules-first/agentic-evals"
+    assert main(["--repo", str(repo)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    # `by rules` counts entries compiled whole only; the two that rules can fail are apart.
+    assert f"{repo}: 1 of 4 entries decided by rules (25%)" in printed
+    assert (
+        f"{repo}: entries rules can fail without a model: 2 of 4 (not compiled whole: otherwise"
+        " the model decides)"
+    ) in printed
+    assert shares()["rules_can_fail"] == 0  # the public suites and the upstream fixture: none
