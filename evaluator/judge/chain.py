@@ -16,7 +16,13 @@ from evaluator.judge import rules as _rules  # noqa: F401  (registers the judge)
 from evaluator.judge import structured as _structured  # noqa: F401  (registers the judge)
 from evaluator.judge.base import JudgeContext, PendingEntry
 from evaluator.judge.consultation import shown_files
-from evaluator.judge.criteria import Refusal, compile_entry, compile_sentence, refuse_sentence
+from evaluator.judge.criteria import (
+    Refusal,
+    compile_sentence,
+    compile_sentences,
+    compiled_whole,
+    refuse_sentence,
+)
 from evaluator.judge.graded import grade_text
 from evaluator.judge.parts import EntryParts, entry_parts
 from evaluator.judge.registry import get_judge
@@ -153,13 +159,14 @@ def plan_entries(
             plans.append(EntryPlan(pending, "checks"))
             continue
         words = pending.vocabulary(vocabulary)
-        compiled = compile_entry(pending.entry, pending.polarity, words)
+        outcomes = compile_sentences(pending.entry, pending.polarity, words)
+        compiled = compiled_whole(outcomes)
         if compiled is not None:
             plans.append(EntryPlan(pending, "rules", compiled.provenance))
             continue
         text = grade_text(pending.entry, pending.polarity)
         route: Route = "model" if grader_configured else "unclear-rule"
-        parts = entry_parts(pending.entry, pending.polarity, words)
+        parts = entry_parts(pending.entry, pending.polarity, outcomes=outcomes)
         if parts is None:
             refused = _refused(pending.entry, pending.polarity, words)
             plans.append(EntryPlan(pending, route, [], text, refused))

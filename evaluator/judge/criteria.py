@@ -922,7 +922,11 @@ def compile_entry(
     forbidden entry is observed when any of its sentences is. A required entry's fail signal
     that only denies what a pass criterion asserts ("never consults the routing guide" beside
     "shows consultation of `README.md`") is that criterion's complement: it adds no check."""
-    outcomes = compile_sentences(entry, polarity, vocabulary)
+    return compiled_whole(compile_sentences(entry, polarity, vocabulary))
+
+
+def compiled_whole(outcomes: list[SentenceOutcome]) -> CompiledEntry | None:
+    """The entry of these sentences (`compile_sentences`) when every one compiled, or None."""
     provenance = [o.provenance for o in outcomes if o.provenance is not None]
     if len(provenance) < len(outcomes):
         return None

@@ -102,11 +102,16 @@ class EntryParts:
 
 
 def entry_parts(
-    entry: AssertionEntry, polarity: Polarity, vocabulary: SkillVocabulary | None = None
+    entry: AssertionEntry,
+    polarity: Polarity,
+    vocabulary: SkillVocabulary | None = None,
+    outcomes: list[SentenceOutcome] | None = None,
 ) -> EntryParts | None:
     """The compiled sentences of an entry that does not compile whole, each with what keeps it
-    from failing the entry alone (None: it compiles whole, or none of its sentences does)."""
-    outcomes = compile_sentences(entry, polarity, vocabulary)
+    from failing the entry alone (None: it compiles whole, or none of its sentences does).
+    `outcomes`: its sentences as `compile_sentences` already compiled them."""
+    if outcomes is None:
+        outcomes = compile_sentences(entry, polarity, vocabulary)
     uncompiled = [o for o in outcomes if o.provenance is None]
     compiled = [o for o in outcomes if o.provenance is not None and o.check is not None]
     if not uncompiled or not compiled:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from evaluator.judge.base import JudgeContext, PendingEntry
 from evaluator.judge.checks.registry import run_check
-from evaluator.judge.criteria import compile_entry
+from evaluator.judge.criteria import compile_sentences, compiled_whole
 from evaluator.judge.entry import entry_result
 from evaluator.judge.parts import EntryParts, entry_parts
 from evaluator.judge.registry import register_judge
@@ -29,14 +29,15 @@ class CompiledRulesJudge:
         context.cache[PARTS_ACCOUNT] = accounts
         for pending in entries:
             vocabulary = pending.vocabulary(context.skill_vocabulary)
-            compiled = compile_entry(pending.entry, pending.polarity, vocabulary)
+            outcomes = compile_sentences(pending.entry, pending.polarity, vocabulary)
+            compiled = compiled_whole(outcomes)
             if compiled is not None:
                 verdicts = [run_check(check, context) for check in compiled.checks]
                 decided[pending.entry_id] = entry_result(
                     pending, "rules", verdicts, compiled.provenance
                 )
                 continue
-            parts = entry_parts(pending.entry, pending.polarity, vocabulary)
+            parts = entry_parts(pending.entry, pending.polarity, outcomes=outcomes)
             if parts is None:
                 continue
             failure, account = decide_parts(pending, parts, context)
