@@ -76,6 +76,15 @@ def test_a_compiled_fail_signal_that_is_seen_fails_the_entry() -> None:
     assert [(p.role, p.sentence) for p in result.provenance] == [("fail_signals", RAN)]
 
 
+def test_a_fail_signal_that_says_instead_is_a_wrong_behaviour_not_an_excuse() -> None:
+    signal = "The agent writes the migration by hand instead of using the script."
+    [result] = _judged([_entry(UNREAD, fail_signals=(signal,))])
+    assert (result.status, result.decided_by) == ("fail", "rules")
+    excuse = "Skipping `SKILL.md` is acceptable when the user pasted it."
+    [excused] = _judged([_entry(UNREAD, excuse)])
+    assert excused.decided_by == "unclear-rule"
+
+
 def test_every_compiled_part_holding_leaves_the_entry_to_the_model() -> None:
     [alone] = _judged([_entry(READ, PROSE)])
     assert (alone.status, alone.decided_by, alone.blocked_reason) == (
@@ -122,6 +131,7 @@ def test_a_forbidden_entry_is_observed_by_a_compiled_sentence() -> None:
         (_entry(UNREAD, "At least one of the above is shown in the answer."), "alternatives"),
         # A permission or an exception in a sentence that did not compile may excuse it.
         (_entry(UNREAD, f"Reading `{SKILL}/docs.txt` instead is acceptable."), "excuse"),
+        (_entry(UNREAD, "The agent may answer from memory, except for new tables."), "excuse"),
         (_entry(UNREAD, "Unless the user already named the table, it asks."), "excuse"),
         (_entry(UNREAD, "The agent does not need to read it when the user pasted it."), "excuse"),
         (_entry(UNREAD, "But only when the user asks for a new table."), "qualifies"),

@@ -16,8 +16,9 @@ decides (each guard names its reason, which `explain` shows):
   criteria alternatives: a compiled one that does not hold fails nothing (a fail signal still
   does);
 - a sentence that did not compile and relaxes or qualifies the others ("... is acceptable",
-  "unless ...", "does not need to ...", "instead of ...", or one opening with "But", "Unless",
-  "Only if", "However") could excuse what a compiled part demands;
+  "unless ...", "does not need to ...", in a pass criterion or a forbidden entry's sentence;
+  or any sentence opening with "But", "Unless", "Only if", "However") could excuse what a
+  compiled part demands;
 - a fail signal that continues the one before it ("and then ...", "while ...") makes the signal
   one claim over several sentences, seen only when all of it is;
 - a fail signal that only denies an act on what a pass criterion names ("never consults
@@ -63,9 +64,11 @@ _QUALIFIER = re.compile(
 # A fail signal that goes on from the one before it.
 _CONTINUES = re.compile(r"\s*(?P<word>and|then|also|plus|while|with|as well as)\b", re.I)
 # Words of a permission or an exception: what they allow, a compiled part might demand.
+# ("instead" is no such word: "generates code from scratch instead of cloning" is a fail
+# signal's wrong behaviour, "routes to X instead of Y" a claim.)
 _RELAXING = re.compile(
     r"\b(?P<word>acceptable|allowed|permitted|permissible|suffices?|sufficient|optional(?:ly)?"
-    r"|unless|except|exception|instead|in place of|as long as|either way|need not|needn't"
+    r"|unless|except|exception|as long as|either way|need not|needn't"
     r"|(?:is|are|also|still) (?:fine|ok|okay|enough)"
     r"|do(?:es)?(?: not|n't) (?:need|have) to|not (?:required|necessary|needed)|no need)\b",
     re.I,
@@ -136,7 +139,9 @@ def _entry_guard(
             " behaviour?"
         )
     for outcome in uncompiled:
-        relaxing = _RELAXING.search(outcome.sentence)
+        # What a required entry's fail signal says is a wrong behaviour, not an excuse.
+        excusing = polarity == "forbidden" or outcome.role != "fail_signals"
+        relaxing = _RELAXING.search(outcome.sentence) if excusing else None
         if relaxing is not None:
             return (
                 f"{outcome.role} {outcome.sentence!r} may allow or excuse what a compiled part"
