@@ -250,6 +250,14 @@ def test_an_option_without_backticks_is_exact(
         ("The final answer includes a link to the `https://e.org` page.", "stopped at 'to'", NAMES),
         # "or similar": another command that does the job is a judgement
         ("The agent used `x.sh` or similar.", "stopped at 'or'", NAMES),
+        # "or equivalent" of anything but a script: `pnpm --dir app dev`, `npx next dev`, another
+        # file; only a script run in any way is exactly the same act
+        ("The agent runs `pnpm dev` or equivalent.", "stopped at 'equivalent'", NAMES),
+        (
+            "A dev server start command (pnpm dev, npm run dev, or equivalent).",
+            "stopped at 'dev'",
+            NAMES,
+        ),
         # an option of no named command; options joined by "or"; an option's unquoted value
         ("The agent ran a fast query (--since).", "stopped at 'fast'", NAMES),
         (

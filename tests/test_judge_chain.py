@@ -371,8 +371,8 @@ def test_the_model_gets_every_undecided_entry_in_one_call_and_nothing_else() -> 
             {"not": {"kind": "command_ran", "pattern": r"(?:^|[^\w-])rm\ \-rf(?:$|[^\w-])"}},
         ),
         (
-            "A dev server start command (pnpm dev, npm run dev, or equivalent).",
-            {"kind": "command_ran", "pattern": r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?dev\b"},
+            "The agent runs `scripts/dev.sh` or equivalent.",
+            {"kind": "script_ran", "path": "scripts/dev.sh"},
         ),
         (
             "The session shows a git clone command targeting `github.com/o/r`.",
@@ -474,10 +474,12 @@ def _plans(grader_configured: bool) -> list[str]:
     return routes
 
 
-def test_rules_decide_at_least_80_percent_of_realistic_prose_entries() -> None:
+def test_rules_decide_at_least_75_percent_of_realistic_prose_entries() -> None:
     routes = _plans(grader_configured=True)
     assert len(routes) >= 40
-    assert routes.count("rules") / len(routes) >= 0.8
+    # 35 of 45 (36 until "(pnpm dev, npm run dev, or equivalent)" stopped compiling: an equivalent
+    # of a package manager's script (`pnpm --dir app dev`, `npx next dev`) is no listed command).
+    assert routes.count("rules") / len(routes) >= 0.75
     assert set(routes) == {"rules", "model"}  # with a judge model, nothing is left unclear
     assert "model" not in _plans(grader_configured=False)
 
@@ -688,9 +690,7 @@ def test_a_denial_of_what_the_criterion_needs_is_its_complement(
 
 def test_a_denial_the_grammar_cannot_parse_still_names_its_one_predicate() -> None:
     compiled = _fail_signal(
-        [
-            "Session evidence shows a dev server start command (pnpm dev, npm run dev, or equivalent)."
-        ],
+        ["Session evidence shows the agent ran `scripts/dev.sh` or equivalent."],
         "No dev server start command observed.",
     )
     assert compiled is not None

@@ -48,6 +48,7 @@ from evaluator.judge.literal_checks import (
     combine,
     command_check,
     directory_glob,
+    equivalent_is_exact,
     flag_shaped,
     path_shaped,
     unique,
@@ -383,6 +384,8 @@ def _commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
     equivalent = match.groupdict().get("equivalent") is not None
     if equivalent and found.join != "any" and len(found.values) > 1:
         return None
+    if equivalent and not equivalent_is_exact("command", found.values):
+        return None
     checks = unique([command_check(v, equivalent) for v in found.values])
     return combine(checks, "any" if equivalent else found.join)
 
@@ -394,7 +397,7 @@ def _listed_commands(sentence: Sentence, match: re.Match[str]) -> Check | None:
         return None  # a similar command is a judgement; an equivalent one is the same command
     equivalent = any(re.fullmatch(r"(?:an? )?equivalent(?: command)?", i) for i in items)
     commands = [i for i in items if i and not re.fullmatch(r"(?:an? )?equivalent.*", i)]
-    if not commands:
+    if not commands or (equivalent and not equivalent_is_exact("command", commands)):
         return None
     return combine(unique([command_check(c, equivalent) for c in commands]), "any")
 

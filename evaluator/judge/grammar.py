@@ -74,6 +74,7 @@ from evaluator.judge.literal_checks import (
     combine,
     command_check,
     directory_glob,
+    equivalent_is_exact,
     flag_shaped,
     path_shaped,
     skill_command_check,
@@ -1784,6 +1785,8 @@ class _Parser:
 
     def claim(self, predicate: Predicate, objects: _Objects) -> Check:
         self.not_just(predicate, objects)
+        if objects.equivalent and not equivalent_is_exact(predicate.name, objects.values):
+            raise _Refused("equivalent")
         checks: list[Check]
         if predicate.name == "consultation":
             checks = [FileReadCheck(kind="file_read", path=v) for v in objects.values]

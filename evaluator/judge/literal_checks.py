@@ -7,6 +7,7 @@ means the same check whichever of the two accounted for its sentence.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from evaluator.contract.models import (
     AllOfCheck,
@@ -55,18 +56,17 @@ def literal_command(command: str) -> str:
     return rf"(?:^|[^\w-]){re.escape(command)}(?:$|[^\w-])"
 
 
-PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
-
-
-def command_family(command: str) -> str:
-    """`pnpm dev` / `npm run dev`: any package manager running that script is the same command."""
-    words = command.split()
-    if words and words[0] in PACKAGE_MANAGERS:
-        script = [w for w in words[1:] if w != "run"]
-        if len(script) == 1:
-            managers = "|".join(PACKAGE_MANAGERS)
-            return rf"\b(?:{managers})\s+(?:run\s+)?{re.escape(script[0])}\b"
-    return literal_command(command)
+def equivalent_is_exact(predicate: str, values: Sequence[str]) -> bool:
+    """ "`x.sh` (or equivalent)": a script run in any way (`./x.sh`, `bash x.sh`) is the same act,
+    which `script_ran` sees whole. Any other "or equivalent" is open: `npm run dev` is also
+    `pnpm --dir app dev`, `npx next dev` or the `dev` script's own command, `pytest` is also
+    `python -m pytest`, an equivalent file is another file; a check of the listed ones would fail
+    a session that did the equivalent, so the sentence goes to the model."""
+    return (
+        predicate == "command"
+        and bool(values)
+        and all(script_path(v.strip().partition(" ")[0]) for v in values)
+    )
 
 
 SCRIPT_SUFFIXES = (".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php")
@@ -183,8 +183,7 @@ def command_check(literal: str, equivalent: bool) -> Check:
                 CommandRanCheck(kind="command_ran", pattern=literal_command(literal)),
             ]
         )
-    pattern = command_family(literal) if equivalent else literal_command(literal)
-    return CommandRanCheck(kind="command_ran", pattern=pattern)
+    return CommandRanCheck(kind="command_ran", pattern=literal_command(literal))
 
 
 def unique(checks: list[Check]) -> list[Check]:
