@@ -51,6 +51,8 @@ KNOWN_TYPES = {
 }
 _EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
 _REMINDER = re.compile(r"^\s*<system-reminder>")
+# The tool that fetches a URL (WebSearch searches: it fetches no URL the agent chose).
+WEB_FETCH_TOOLS = frozenset({"WebFetch"})
 # What each file tool does to its path argument.
 FILE_TOOLS: dict[str, tuple[str, RecordKind, str]] = {
     # tool: (input key, record kind, access)
@@ -270,6 +272,8 @@ class ClaudeNormalizer(EvidenceBuilder):
                 pattern = str(args.get("pattern") or "")
                 target = pattern if pattern.startswith("/") else posixpath.join(base, pattern)
                 self.file_access(call_id, call, "file_read_observed", target, "list")
+            elif call.name in WEB_FETCH_TOOLS:
+                self.observe_fetch(call.line, call.timestamp, call_id, call.name, args)
             elif call.name == "Grep":
                 where = str(args.get("path") or ".")
                 self.file_access(call_id, call, "file_read_observed", where, "read")

@@ -109,6 +109,27 @@ def _by_commands(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict:
     )
 
 
+def first_read(context: JudgeContext, pattern: str) -> tuple[int, str] | None:
+    """The session line and record of the first read of a file matching `pattern`, found as
+    `read_before` finds it: the first output that showed its content, when the session records
+    outputs and every matching file can be compared; else the command table's first `read`.
+    None when no such file was read. (For an order between a read and another act.)"""
+    shown = consultation(context)
+    if shown is not None:
+        files, unknown = shown.matching(pattern)
+        if files and not unknown:
+            seen = _sightings(files)
+            if not seen:
+                return None
+            sighting = seen[0][0]
+            return sighting.line, f"{context.ref_prefix}#{sighting.ref}" if sighting.ref else ""
+    reads = context.matching(context.reads(), pattern)
+    if not reads:
+        return None
+    first = min(reads, key=lambda r: r.line)
+    return first.line, context.ref(first)
+
+
 def _relatives(context: JudgeContext, path: str | None) -> list[str]:
     if path is None:
         return []
