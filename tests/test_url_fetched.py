@@ -17,6 +17,7 @@ from evaluator.evidence.fetches import command_fetches, host_matches, normal_url
 from evaluator.evidence.records import SessionEvidence
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks import run_check
+from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
 
 DOCS = "https://docs.example.com/guide/tokens"
 
@@ -154,3 +155,80 @@ def test_url_forms() -> None:
     assert host_matches("a.b.example.com", "*.example.com")
     assert not host_matches("example.com", "*.example.com")
     assert command_fetches("git status", "/w").unseen is None  # a repository's hooks aside
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        (
+            "The accepted session evidence shows a fetch to `docs.agora.io` or `docs-md.agora.io`.",
+            "any_of[url_fetched(host='docs.agora.io'), url_fetched(host='docs-md.agora.io')]",
+        ),
+        ("The agent fetched `https://docs.example.com/guide`.", f"url_fetched(url='{DOCS[:-7]}')"),
+        (
+            "Downloaded `https://example.com/a.tar.gz`.",
+            "url_fetched(url='https://example.com/a.tar.gz')",
+        ),
+        (
+            "The agent requested `http://127.0.0.1:8000/x`.",
+            "url_fetched(url='http://127.0.0.1:8000/x')",
+        ),
+        ("No fetch to `docs.agora.io` was attempted.", "not url_fetched(host='docs.agora.io')"),
+        (
+            "The session shows no fetch to `a.example.com` or `b.example.com`.",
+            "not any_of[url_fetched(host='a.example.com'), url_fetched(host='b.example.com')]",
+        ),
+        (
+            "`https://docs.example.com/` was fetched.",
+            "url_fetched(url='https://docs.example.com/')",
+        ),
+        (
+            "The agent fetched `docs.example.com` before any file under `references/` was"
+            " consulted.",
+            "url_fetched(host='docs.example.com' before_read='references/*')",
+        ),
+        (
+            "The agent fetched `https://docs.example.com/guide` before reading `SKILL.md`.",
+            f"url_fetched(url='{DOCS[:-7]}' before_read='SKILL.md')",
+        ),
+    ],
+)
+def test_sentences_of_fetching_compile(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stop"),
+    [
+        ("No Level 2 fetch was attempted.", "level"),
+        ("The agent fetched `https://docs.example.com/guide` or an equivalent page.", "or"),
+        ("The agent fetched `notes.md`.", "notes.md"),
+        ("The agent fetched `docs.example.com/guide`.", "docs.example.com/guide"),
+        ("The agent fetched `https://docs.example.com/guide` after reading `SKILL.md`.", "after"),
+        ("The agent never fetched `docs.example.com` before reading `SKILL.md`.", "before"),
+        ("The agent fetched `https://docs.example.com/guide` successfully.", "successfully"),
+        ("The agent fetched `https://docs.example.com/guide` to check the limits.", "to"),
+        ("The agent fetched `https://docs.example.com/guide` with curl.", "with"),
+        ("The agent fetched the page.", "(end of sentence)"),
+    ],
+)
+def test_words_that_could_change_the_meaning_refuse(sentence: str, stop: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert refuse_sentence(sentence, "pass_criteria").why.endswith(f"stopped at {stop!r}")
+
+
+def test_the_suggestion_for_a_fetch_is_a_fetch_and_keeps_its_order() -> None:
+    sentence = (
+        "The accepted session evidence shows a fetch to `docs.agora.io` or `docs-md.agora.io`"
+        " before any local reference file was consulted."
+    )
+    refusal = refuse_sentence(sentence, "fail_signals")
+    assert refusal.instead == (
+        "{not: {any_of: [{kind: url_fetched, host: 'docs.agora.io', before_read: '<path>'},"
+        " {kind: url_fetched, host: 'docs-md.agora.io', before_read: '<path>'}]}}"
+    )
+    # An order no suggestion can keep gives none, rather than one without the order.
+    ordered = "The session shows consultation of `a.md`, `b.md` before the gates are resolved."
+    assert refuse_sentence(ordered, "pass_criteria").instead is None
