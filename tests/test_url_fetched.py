@@ -232,3 +232,41 @@ def test_the_suggestion_for_a_fetch_is_a_fetch_and_keeps_its_order() -> None:
     # An order no suggestion can keep gives none, rather than one without the order.
     ordered = "The session shows consultation of `a.md`, `b.md` before the gates are resolved."
     assert refuse_sentence(ordered, "pass_criteria").instead is None
+
+
+def _claude_web_fetch(path: Path, workspace: Path, result: str, error: bool) -> Path:
+    """A Claude Code transcript with one `WebFetch` call and its result."""
+    common = {"sessionId": "s1", "cwd": str(workspace), "version": "2.1.197"}
+    use = {"type": "tool_use", "id": "toolu_1", "name": "WebFetch", "input": {"url": DOCS}}
+    answer = {"type": "tool_result", "tool_use_id": "toolu_1", "content": result}
+    if error:
+        answer["is_error"] = True
+    lines: list[dict[str, Any]] = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "Look it up."}},
+        {"type": "assistant", "uuid": "a1", "message": {"id": "m1", "content": [use]}},
+        {"type": "user", "uuid": "u2", "message": {"role": "user", "content": [answer]}},
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "message": {"id": "m2", "content": [{"type": "text", "text": "Done."}]},
+        },
+    ]
+    path.write_text("".join(json.dumps(common | line) + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("result", "error", "status"),
+    [
+        ("Tokens expire after one hour.", False, "pass"),
+        ("Request failed with status code 404", True, "pass"),  # tried: the tool ran
+        # The CLI has no such tool in this run: nothing ran, nothing was fetched.
+        ("<tool_use_error>Error: No such tool available: WebFetch.</tool_use_error>", True, "fail"),
+    ],
+)
+def test_claude_codes_web_fetch_is_a_fetch_when_it_ran(
+    result: str, error: bool, status: str, tmp_path: Path
+) -> None:
+    (tmp_path / "ws").mkdir()
+    session = _claude_web_fetch(tmp_path / "s1.jsonl", tmp_path / "ws", result, error)
+    assert _judge(normalize_session(session), tmp_path, url=DOCS).startswith(status)
