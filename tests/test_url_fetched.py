@@ -77,6 +77,9 @@ def _judge(evidence: SessionEvidence, tmp_path: Path, **fields: str) -> str:
             "blocked",
         ),
         ("bash scripts/fetch-docs.sh", "blocked"),
+        ("npm run fetch-docs", "blocked"),  # a package's script
+        ("make docs", "blocked"),  # a Makefile's recipe
+        ("git pull", "blocked"),  # a remote the repository configures
         ('curl -sL "$DOCS_URL"', "blocked"),
     ],
 )
@@ -155,6 +158,7 @@ def test_url_forms() -> None:
     assert host_matches("a.b.example.com", "*.example.com")
     assert not host_matches("example.com", "*.example.com")
     assert command_fetches("git status", "/w").unseen is None  # a repository's hooks aside
+    assert command_fetches("cat a.md | grep x", "/w").unseen is None
 
 
 @pytest.mark.parametrize(

@@ -28,10 +28,14 @@ from evaluator.evidence.shell.results import Invocation
 
 # Commands whose operands are URLs they fetch (git: its `clone` subcommand's source).
 URL_FETCHERS = frozenset({"curl", "wget", "git"})
-# Programs that run code no record shows: what it fetches is not seen.
-_CODE_RUNNERS = frozenset(
-    {"python", "python3", "node", "nodejs", "deno", "bun", "perl", "ruby", "php", "pytest"}
+# Programs that run code their words do not show (an interpreter's program, a Makefile's
+# recipes, a package's scripts) or fetch from places their words do not name (a package
+# index): what they fetch is not seen.
+_CODE_RUNNERS = words(
+    "python python3 node nodejs deno bun perl ruby php pytest make uv npm npx pnpm yarn pip pip3"
 )
+# git subcommands that reach a remote the repository configures, not one their words name.
+_GIT_REMOTE = words("fetch pull push ls-remote submodule remote")
 # Options taking a separate value: git's own, and its `clone`'s.
 _GIT_VALUED = frozenset({"-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace"})
 _CLONE_VALUED = words(
@@ -122,14 +126,21 @@ def shell_fetches(invocation: Invocation) -> list[str]:
     return urls
 
 
-def _git_clone_source(args: list[str]) -> list[str]:
-    """`git [options] clone [options] SOURCE [DIR]`: SOURCE."""
+def _git_subcommand(args: list[str]) -> tuple[str, list[str]]:
+    """`git [options] SUBCOMMAND ARGS...`: the subcommand and its arguments."""
     index = 0
     while index < len(args) and args[index].startswith("-"):
         index += 2 if args[index] in _GIT_VALUED else 1
-    if index >= len(args) or args[index] != "clone":
+    if index >= len(args):
+        return "", []
+    return args[index], args[index + 1 :]
+
+
+def _git_clone_source(args: list[str]) -> list[str]:
+    """`git [options] clone [options] SOURCE [DIR]`: SOURCE."""
+    sub, rest = _git_subcommand(args)
+    if sub != "clone":
         return []
-    rest = args[index + 1 :]
     index = 0
     while index < len(rest):
         word = rest[index]
@@ -171,5 +182,10 @@ def command_fetches(command: str, workdir: str) -> CommandFetches:
             program = posixpath.basename(invocation.words[0])
             if program in _CODE_RUNNERS or re.fullmatch(r"python3\.\d+", program):
                 unseen = f"{program} runs code whose fetches no record shows"
+                break
+            if program == "git" and (sub := _git_subcommand(list(invocation.words[1:]))[0]) in (
+                _GIT_REMOTE
+            ):
+                unseen = f"git {sub} reaches a remote its words do not name"
                 break
     return CommandFetches(fetches, unseen)
