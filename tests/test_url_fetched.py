@@ -144,6 +144,15 @@ def test_an_order_against_the_first_read(fetch_first: bool, status: str, tmp_pat
     assert never.startswith("pass"), never
 
 
+def test_an_order_inside_one_command_line_is_not_judged(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "refs").mkdir(parents=True)
+    (workspace / "refs" / "tokens.md").write_text(TOKENS)
+    evidence = _rollout(workspace, [(f"cat refs/tokens.md; curl -sL {DOCS}", TOKENS)])
+    verdict = _judge(evidence, tmp_path, url=DOCS, before_read="refs/*")
+    assert verdict.startswith("blocked") and "one command line" in verdict, verdict
+
+
 def test_a_check_names_a_url_or_a_host() -> None:
     with pytest.raises(ValidationError):
         UrlFetchedCheck(kind="url_fetched")

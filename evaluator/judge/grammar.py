@@ -134,7 +134,7 @@ FILE_KINDS = frozenset(
     }
 )
 COMMAND_KINDS = frozenset({"command", "commands", "script", "scripts"})
-# What a fetched literal is called: "the URL `U`", "a page at ..." is no such word.
+# What a fetched literal may be called: "the URL `U`", "the host `H`", "the page `U`".
 FETCH_KINDS = frozenset(
     {"url", "urls", "page", "pages", "host", "hosts", "domain", "domains", "site", "endpoint"}
 )

@@ -7,6 +7,8 @@ table's first `read` access. The verdict's `proof` says which decided.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from evaluator.contract.models import ReadBeforeCheck
 from evaluator.evidence.content import Shown, Sighting
 from evaluator.judge.base import JudgeContext, path_matches
@@ -109,11 +111,21 @@ def _by_commands(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict:
     )
 
 
-def first_read(context: JudgeContext, pattern: str) -> tuple[int, str] | None:
-    """The session line and record of the first read of a file matching `pattern`, found as
-    `read_before` finds it: the first output that showed its content, when the session records
-    outputs and every matching file can be compared; else the command table's first `read`.
-    None when no such file was read. (For an order between a read and another act.)"""
+@dataclass(frozen=True)
+class FirstRead:
+    """The first read of a file matching a pattern: the session line it reached the agent at,
+    the record to cite and the tool call that read it."""
+
+    line: int
+    ref: str
+    call_id: str | None
+
+
+def first_read(context: JudgeContext, pattern: str) -> FirstRead | None:
+    """The first read of a file matching `pattern`, found as `read_before` finds it: the first
+    output that showed its content, when the session records outputs and every matching file
+    can be compared; else the command table's first `read`. None when no such file was read.
+    (For an order between a read and another act.)"""
     shown = consultation(context)
     if shown is not None:
         files, unknown = shown.matching(pattern)
@@ -122,12 +134,14 @@ def first_read(context: JudgeContext, pattern: str) -> tuple[int, str] | None:
             if not seen:
                 return None
             sighting = seen[0][0]
-            return sighting.line, f"{context.ref_prefix}#{sighting.ref}" if sighting.ref else ""
+            output = sighting.ref or ""
+            ref = f"{context.ref_prefix}#{output}" if output else ""
+            return FirstRead(sighting.line, ref, shown.calls.get(output))
     reads = context.matching(context.reads(), pattern)
     if not reads:
         return None
     first = min(reads, key=lambda r: r.line)
-    return first.line, context.ref(first)
+    return FirstRead(first.line, context.ref(first), first.call_id)
 
 
 def _relatives(context: JudgeContext, path: str | None) -> list[str]:

@@ -128,8 +128,15 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
             f"{detail}; nothing matching {check.before_read} was read",
             [context.ref(first.record)],
         )
-    line, ref = read
-    refs = [context.ref(first.record), *([ref] if ref else [])]
+    line = read.line
+    refs = [context.ref(first.record), *([read.ref] if read.ref else [])]
+    if first.record.call_id is not None and first.record.call_id == read.call_id:
+        return blocked(
+            KIND,
+            f"{first.url} was fetched in the tool call that first read {check.before_read}:"
+            " the order inside one command line is not judged",
+            refs,
+        )
     if first.record.line < line:
         return passed(
             KIND,
