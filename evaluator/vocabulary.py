@@ -18,6 +18,7 @@ RecordKind = Literal[
     "command_observed",
     "file_read_observed",
     "file_write_observed",
+    "url_fetch_observed",  # an agent's own web tool fetched `text`, a URL (evidence/fetches.py)
     "tool_denied",  # the agent CLI refused to run a tool call: recorded, but no access
     "subagent_spawned",  # a tool call that started a sub-agent (SessionEvidence.spawns)
     "isolation_violation",

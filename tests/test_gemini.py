@@ -728,3 +728,6 @@ def test_the_normaliser_knows_which_tools_touch_files(tmp_path: Path) -> None:
     reads = [(r.call_id, r.path) for r in evidence.of_kind("file_read_observed")]
     assert reads == [("c1", "/etc/host*"), ("c1", "/work/cases/c1/attempt-01/a.md")]
     assert [why for _, why in evidence.opaque] == ["save_memory is a tool of unknown accesses"]
+    # `web_fetch` touches no file; the URLs its prompt names are fetches (`url_fetched`).
+    fetched = [(r.call_id, r.text) for r in evidence.of_kind("url_fetch_observed")]
+    assert fetched == [("c3", "https://example.com/")]

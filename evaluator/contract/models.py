@@ -183,6 +183,36 @@ class RanBeforeCheck(_Check):
     )
 
 
+class UrlFetchedCheck(_Check):
+    """The agent fetched (or tried to fetch) a URL, or any URL of a host: by a command the shell
+    analysis models as fetching (`curl`, `wget`, `git clone`) or by its own web tool (Claude
+    Code's `WebFetch`, Gemini CLI's `web_fetch`). A fetch that could have happened unseen (a
+    script, `python -c`, a computed URL) leaves its absence `blocked`, never a fail."""
+
+    kind: Literal["url_fetched"]
+    url: NonEmpty | None = Field(
+        default=None,
+        description="The URL fetched, compared whole once both are normal (scheme and host in"
+        " lower case, default port and fragment dropped); without a scheme it is `http://`.",
+    )
+    host: NonEmpty | None = Field(
+        default=None,
+        description="Any URL of this host (exactly); `*.example.com` is any host below"
+        " `example.com`, not `example.com` itself.",
+    )
+    before_read: NonEmpty | None = Field(
+        default=None,
+        description="Workspace-relative path or glob: the first such fetch came before the first"
+        " read of a file matching it (as `read_before` finds reads), or no such file was read.",
+    )
+
+    @model_validator(mode="after")
+    def _one_target(self) -> UrlFetchedCheck:
+        if (self.url is None) == (self.host is None):
+            raise ValueError("url_fetched needs exactly one of `url` and `host`")
+        return self
+
+
 class ScriptRanCheck(_Check):
     kind: Literal["script_ran"]
     path: NonEmpty = Field(
@@ -374,6 +404,7 @@ LeafCheck = (
     | CommandRanCheck
     | RanBeforeCheck
     | ScriptRanCheck
+    | UrlFetchedCheck
     | FileWrittenCheck
     | FinalAnswerContainsCheck
     | AgentSaidCheck
@@ -393,6 +424,7 @@ Check = Annotated[
     | Annotated[CommandRanCheck, Tag("command_ran")]
     | Annotated[RanBeforeCheck, Tag("ran_before")]
     | Annotated[ScriptRanCheck, Tag("script_ran")]
+    | Annotated[UrlFetchedCheck, Tag("url_fetched")]
     | Annotated[FileWrittenCheck, Tag("file_written")]
     | Annotated[FinalAnswerContainsCheck, Tag("final_answer_contains")]
     | Annotated[AgentSaidCheck, Tag("agent_said")]

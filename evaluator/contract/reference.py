@@ -151,6 +151,7 @@ CHECK_EXAMPLES: dict[str, dict[str, Any]] = {
     "command_ran": {"kind": "command_ran", "pattern": r"pytest\b", "exit_code": 0},
     "ran_before": {"kind": "ran_before", "first": r"\bgit status\b", "then": r"\bgit commit\b"},
     "script_ran": {"kind": "script_ran", "path": "scripts/new_migration.py"},
+    "url_fetched": {"kind": "url_fetched", "host": "docs.example.com", "before_read": "docs/*"},
     "file_written": {"kind": "file_written", "path": "migrations/*.sql"},
     "final_answer_contains": {"kind": "final_answer_contains", "text": "rollback"},
     "agent_said": {"kind": "agent_said", "text": "--dry-run"},

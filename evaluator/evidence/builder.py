@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from evaluator.evidence.fetches import normal_url, urls_in_text
 from evaluator.evidence.jsonl import ReadStats
 from evaluator.evidence.patch import patch_contents, patch_paths
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
@@ -320,6 +321,27 @@ class EvidenceBuilder:
             return
         program = analyze_program(content, kind, record.workdir or self.cwd_for(None), self.home)
         self.record_analysis(program, record, line, ts, call_id, tool, "script-content", depth + 1)
+
+    def observe_fetch(
+        self, line: int, ts: str | None, call_id: str, tool: str, arguments: dict[str, Any]
+    ) -> None:
+        """An agent's own web tool that fetches URLs: its `url` argument, or the URLs written in
+        its `prompt` (Gemini CLI's `web_fetch` takes them there), one record each."""
+        url = arguments.get("url")
+        if isinstance(url, str):
+            urls = [u] if (u := normal_url(url)) else []
+        else:
+            urls = urls_in_text(str(arguments.get("prompt") or ""))
+        for found in dict.fromkeys(urls):
+            self.evidence.add(
+                "url_fetch_observed",
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                tool=tool,
+                text=found,
+                source="tool-input",
+            )
 
     def observe_path(
         self,

@@ -49,6 +49,7 @@ from evaluator.judge.literal_checks import (
     command_check,
     directory_glob,
     equivalent_is_exact,
+    fetch_target,
     flag_shaped,
     path_shaped,
     unique,
@@ -1187,16 +1188,40 @@ PLACEHOLDERS = {
     "workspace-file-contains": "{kind: workspace_file_contains, path: '**/*', text: '<text>'}",
     "answer-mentions": "{kind: final_answer_contains, text: '<text>'}",
     "agent-said": "{kind: agent_said, text: '<text>'}",
+    "fetch": "{kind: url_fetched, url: '<url>'}",
 }
+
+
+# Words that order two acts. "before the answer" (and "before answering") restate the case
+# (the session ends with its answer) and order nothing a check could.
+_ORDER = re.compile(r"\b(?:before|after|prior to|first|then)\b|之前|之后|以前|以后|然后|首先")
+_ANSWER_CONTEXT = re.compile(
+    r"\bbefore (?:(?:the|its|a) (?:final )?(?:answer|response|reply)"
+    r"|answering|summari[sz]ing|responding|replying)\b"
+)
+# The predicates whose suggestion keeps an order (its check orders two acts).
+_ORDERED = frozenset({"read-before", "read-first", "fetch-before", "ran-before"})
+_FETCH_WORDS = re.compile(r"\b(?:fetch\w*|download\w*|request(?:s|ed|ing)?)\b")
 
 
 def _instead(skeleton: Sentence, predicate: str | None) -> str | None:
     """The structured check an author could write for the sentence's literals, by the predicate
     the grammar recognised before it stopped, else by what its words are about; None when it
-    names nothing exact."""
+    names nothing exact, or when the check would drop an order the sentence states."""
+    ordered = _ORDER.search(_ANSWER_CONTEXT.sub("", skeleton.text)) is not None
+    if predicate in ("fetch", "fetch-before") or (
+        predicate is None
+        and _FETCH_WORDS.search(skeleton.text)
+        and any(fetch_target(v) is not None for v in skeleton.literals)
+    ):
+        return _fetch_instead(skeleton, predicate == "fetch-before" or ordered)
+    if ordered and predicate not in _ORDERED:
+        return None  # a check of one act would drop the order
     if not skeleton.literals:
         # The claim is known but names nothing exact: the check, with the part to fill in.
         return PLACEHOLDERS.get(predicate or "")
+    if any(fetch_target(v) is not None and not path_shaped(v) for v in skeleton.literals):
+        return None  # a URL or a host is no file read or written, nor a command
     make: Callable[[str], str]
     if predicate == "read-before" and len(skeleton.literals) == 2:
         first, then = skeleton.literals
@@ -1223,6 +1248,35 @@ def _instead(skeleton: Sentence, predicate: str | None) -> str | None:
     else:
         return None
     checks = [make(v) for v in skeleton.literals]
+    if len(checks) == 1:
+        return checks[0]
+    join = (
+        "all_of"
+        if re.search(r"\band\b", skeleton.text) and " or " not in skeleton.text
+        else "any_of"
+    )
+    return f"{{{join}: [{', '.join(checks)}]}}"
+
+
+def _fetch_instead(skeleton: Sentence, ordered: bool) -> str | None:
+    """`url_fetched` for each URL or host the sentence names (with `before_read` when it
+    orders the fetch before a read: its one other literal, else a placeholder)."""
+    targets = [t for v in skeleton.literals if (t := fetch_target(v)) is not None]
+    others = [v for v in skeleton.literals if fetch_target(v) is None]
+    if not targets:
+        return PLACEHOLDERS["fetch"] if not others else None
+    if others and not ordered:
+        return None  # a literal that is no URL nor host: what is it to the fetch?
+    if ordered:
+        if len(others) > 1 or not re.search(r"\bbefore\b|\bprior to\b", skeleton.text):
+            return None  # after a read, or before one of several: no one check
+        read = others[0] if others else "<path>"
+        targets = [t.model_copy(update={"before_read": read}) for t in targets]
+    checks = [
+        f"{{kind: url_fetched, {'url' if t.url else 'host'}: {t.url or t.host!r}"
+        + (f", before_read: {t.before_read!r}}}" if t.before_read else "}")
+        for t in targets
+    ]
     if len(checks) == 1:
         return checks[0]
     join = (

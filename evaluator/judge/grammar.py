@@ -66,6 +66,7 @@ from evaluator.contract.models import (
     RanBeforeCheck,
     ReadBeforeCheck,
     ScriptRanCheck,
+    UrlFetchedCheck,
     WorkspaceEnvValueCheck,
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
@@ -75,6 +76,7 @@ from evaluator.judge.literal_checks import (
     command_check,
     directory_glob,
     equivalent_is_exact,
+    fetch_target,
     flag_shaped,
     path_shaped,
     skill_command_check,
@@ -133,6 +135,12 @@ FILE_KINDS = frozenset(
     }
 )
 COMMAND_KINDS = frozenset({"command", "commands", "script", "scripts"})
+# What a fetched literal may be called: "the URL `U`", "the host `H`", "the page `U`".
+FETCH_KINDS = frozenset(
+    {"url", "urls", "page", "pages", "host", "hosts", "domain", "domains", "site", "endpoint"}
+)
+# "a fetch to `H` was attempted": the check counts a fetch tried (a request sent) already.
+ATTEMPTED = frozenset({"attempted", "made", "tried"})
 ANSWER_KINDS = (
     FILE_KINDS
     | COMMAND_KINDS
@@ -470,8 +478,21 @@ PREDICATES: tuple[Predicate, ...] = (
         frozenset({"session"}),
         ANSWER_KINDS,
     ),
+    Predicate(
+        # "fetched `URL`", "a fetch to `host`", "downloaded `URL`" (`checks/url_fetched.py`)
+        "fetch",
+        words(
+            "fetch fetches fetched fetching download downloads downloaded downloading"
+            " request requests requested requesting"
+        ),
+        words("fetched downloaded requested"),
+        words("fetch fetches download downloads request requests"),
+        words("to of from for"),
+        frozenset({"session"}),
+        FETCH_KINDS,
+    ),
 )
-CONSULTATION, COMMAND, FILE_WRITTEN, ANSWER_MENTIONS, AGENT_SAID = PREDICATES
+CONSULTATION, COMMAND, FILE_WRITTEN, ANSWER_MENTIONS, AGENT_SAID, FETCH = PREDICATES
 # A tool "called" by name may be no shell command: an order of such calls refuses.
 CALLS = words("call calls called calling")
 # The words of a claim that a thing was called by name, a tool or function as much as a command.
@@ -978,6 +999,8 @@ class _Parser:
             if not self.tokens.take("that") and verb in SAID_ONLY_WITH_THAT:
                 raise _Refused(verb)
         objects = self.objects(predicate)
+        if predicate is FETCH:
+            self.attempted()
         return self.ordered(predicate, objects)
 
     def passive(self) -> Check:
@@ -1371,8 +1394,10 @@ class _Parser:
         values = []
         for i in indexes:
             value = self.literals[i]
-            if (scope or value.endswith("/")) and (
-                predicate is None or predicate.name != "command"
+            if (
+                (scope or value.endswith("/"))
+                and (predicate is None or predicate.name not in ("command", "fetch"))
+                and "://" not in value  # a URL is no folder
             ):
                 value = directory_glob(value)
             values.append(value)
@@ -1615,6 +1640,11 @@ class _Parser:
                     for v in objects.values
                 ]
                 return combine(list(later), objects.join)
+        if predicate is FETCH and not self.at_context():
+            if tokens.take_any(frozenset({"before", "prior to"})):
+                return self.fetch_before(objects)
+            if tokens.peek() == "after":
+                raise tokens.refuse()  # after a read: the first fetch, or every one?
         if predicate is COMMAND and not self.at_context():
             start = tokens.at
             if tokens.take_any(frozenset({"before", "prior to"})):
@@ -1643,6 +1673,49 @@ class _Parser:
         self.parse.predicate = "ran-before"
         # `ran_before` fails when `A` never ran: it holds the claim that `A` ran too.
         return RanBeforeCheck(kind="ran_before", first=first_pattern, then=then_pattern)
+
+    def fetch_before(self, objects: _Objects) -> Check:
+        """ "fetched `U` before reading `P`", "a fetch to `H` before any file under `P` was
+        consulted": the first such fetch came before the first read of `P` (`before_read`).
+        One path or glob: the first read of one of several has no one pattern."""
+        tokens = self.tokens
+        self.parse.predicate = "fetch-before"  # an order seen: a suggestion must keep it
+        self.denied_order("before")
+        self.node("(order before)")
+        gerund = tokens.take_any(frozenset({"reading", "opening", "consulting", "loading"}))
+        then = self.objects(CONSULTATION)
+        # "before `P` was consulted": the read as a passive, its verb said
+        if gerund is None and not (
+            tokens.take_any(BE) and tokens.take_any(CONSULTATION.participles)
+        ):
+            raise tokens.refuse()
+        target = _single(then, "before")
+        checks: list[Check] = [
+            check.model_copy(update={"before_read": target}) for check in self.fetch_checks(objects)
+        ]
+        return combine(checks, objects.join)
+
+    def fetch_checks(self, objects: _Objects) -> list[UrlFetchedCheck]:
+        """A URL or a host each literal names; any other literal (a file, a URL without its
+        scheme) refuses: what would be fetched?"""
+        checks = []
+        for value in objects.values:
+            check = fetch_target(value)
+            if check is None:
+                raise _Refused(value)
+            checks.append(check)
+        return checks
+
+    def attempted(self) -> None:
+        """ "(no) fetch to `H` was attempted (made)": a fetch counts when it was tried."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take_any(BE)
+        word = tokens.take_any(ATTEMPTED)
+        if word is None:
+            tokens.at = start
+            return
+        self.node(f"({word}: a fetch tried counts)")
 
     def order_pattern(self, objects: _Objects) -> str:
         value = _single(objects, "before")
@@ -1812,6 +1885,8 @@ class _Parser:
             checks = [FileWrittenCheck(kind="file_written", path=v) for v in objects.values]
         elif predicate is AGENT_SAID:
             checks = [AgentSaidCheck(kind="agent_said", text=v) for v in objects.values]
+        elif predicate is FETCH:
+            return combine(list(self.fetch_checks(objects)), objects.join)
         else:
             checks = [
                 FinalAnswerContainsCheck(kind="final_answer_contains", text=v)

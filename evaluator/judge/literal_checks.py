@@ -15,7 +15,9 @@ from evaluator.contract.models import (
     Check,
     CommandRanCheck,
     ScriptRanCheck,
+    UrlFetchedCheck,
 )
+from evaluator.evidence.fetches import normal_url
 from evaluator.evidence.shell import handled_commands
 
 # Programs a session runs by name, beside the commands the shell analysis models.
@@ -144,6 +146,25 @@ FILE_EXTENSIONS = frozenset(
 )
 _EXTENSION = re.compile(r"[\w.*-]*[\w*-]\.([A-Za-z][A-Za-z0-9]{0,9})")
 _PRODUCT = re.compile(r"[A-Z][A-Za-z0-9]*\.js")  # Next.js, Node.js: names, not files
+
+
+_HOST_LITERAL = re.compile(
+    r"(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}|localhost|\d{1,3}(?:\.\d{1,3}){3}",
+    re.IGNORECASE,
+)
+
+
+def fetch_target(literal: str) -> UrlFetchedCheck | None:
+    """A literal a fetch names exactly: a URL with its scheme (`https://docs.x.io/a`), or a host
+    (`docs.x.io`, `*.x.io` for any host below it, `127.0.0.1`). A file name (`notes.md`), a host
+    with a port or a path but no scheme (`docs.x.io/a`: http or https?) names none."""
+    if "://" in literal:
+        if normal_url(literal) is None or "*" in literal:
+            return None
+        return UrlFetchedCheck(kind="url_fetched", url=literal)
+    if _HOST_LITERAL.fullmatch(literal) and not path_shaped(literal):
+        return UrlFetchedCheck(kind="url_fetched", host=literal.lower())
+    return None
 
 
 def path_shaped(word: str) -> bool:

@@ -49,8 +49,12 @@ KNOWN_TYPES = {
     "api-request-shape",
     "api-request-blob",
 }
+# What Claude Code answers a call of a tool it does not offer (`WebFetch` is not in `--tools`).
+NO_SUCH_TOOL = "No such tool available"
 _EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
 _REMINDER = re.compile(r"^\s*<system-reminder>")
+# The tool that fetches a URL (WebSearch searches: it fetches no URL the agent chose).
+WEB_FETCH_TOOLS = frozenset({"WebFetch"})
 # What each file tool does to its path argument.
 FILE_TOOLS: dict[str, tuple[str, RecordKind, str]] = {
     # tool: (input key, record kind, access)
@@ -69,6 +73,8 @@ class _PendingCall:
     name: str
     arguments: dict[str, Any]
     cwd: str
+    # The CLI has no such tool in this run (`No such tool available`): the call did nothing.
+    unavailable: bool = False
 
 
 def _text_blocks(content: Any) -> list[str]:
@@ -220,6 +226,7 @@ class ClaudeNormalizer(EvidenceBuilder):
                 detail="the agent CLI refused the call; it did not run",
             )
             return
+        call.unavailable = failed and NO_SUCH_TOOL in text
         self.perform(call_id, call)
         exit_code = None
         if call.name == "Bash":
@@ -270,6 +277,8 @@ class ClaudeNormalizer(EvidenceBuilder):
                 pattern = str(args.get("pattern") or "")
                 target = pattern if pattern.startswith("/") else posixpath.join(base, pattern)
                 self.file_access(call_id, call, "file_read_observed", target, "list")
+            elif call.name in WEB_FETCH_TOOLS and not call.unavailable:
+                self.observe_fetch(call.line, call.timestamp, call_id, call.name, args)
             elif call.name == "Grep":
                 where = str(args.get("path") or ".")
                 self.file_access(call_id, call, "file_read_observed", where, "read")

@@ -49,6 +49,8 @@ FILE_TOOLS: dict[str, tuple[str, RecordKind, str]] = {
     "list_directory": ("dir_path", "file_read_observed", "list"),
     "grep_search": ("dir_path", "file_read_observed", "read"),
 }
+# The tool that fetches URLs (given in its `prompt`); `google_web_search` fetches none.
+WEB_FETCH_TOOL = "web_fetch"
 # `read_many_files` (not offered by 0.61.0's default tools, but a session of another version or
 # settings may hold it): every `include` entry, a path or glob of the workspace, is read.
 READ_MANY_TOOL = "read_many_files"
@@ -385,6 +387,8 @@ class GeminiNormalizer(EvidenceBuilder):
                     "read",
                     "tool-input",
                 )
+        elif name == WEB_FETCH_TOOL:
+            self.observe_fetch(line, ts, call_id, name, args)
         elif name not in PATHLESS_TOOLS:
             # A tool the table does not know (a newer CLI's, `save_memory` writing the CLI's
             # GEMINI.md, an MCP server's) may touch any path: what it did is not shown.

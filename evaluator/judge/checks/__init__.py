@@ -13,6 +13,7 @@ from evaluator.judge.checks import (
     read_before,
     script_ran,
     subagents,
+    url_fetched,
     workspace_files,
 )
 from evaluator.judge.checks.registry import CHECKS, register_check, run_check
@@ -33,5 +34,6 @@ __all__ = [
     "run_check",
     "script_ran",
     "subagents",
+    "url_fetched",
     "workspace_files",
 ]

@@ -7,6 +7,8 @@ table's first `read` access. The verdict's `proof` says which decided.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from evaluator.contract.models import ReadBeforeCheck
 from evaluator.evidence.content import Shown, Sighting
 from evaluator.judge.base import JudgeContext, path_matches
@@ -107,6 +109,39 @@ def _by_commands(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict:
         f"{check.then} ({then.id}) was read before {check.first} ({first.id})",
         [context.ref(then), context.ref(first)],
     )
+
+
+@dataclass(frozen=True)
+class FirstRead:
+    """The first read of a file matching a pattern: the session line it reached the agent at,
+    the record to cite and the tool call that read it."""
+
+    line: int
+    ref: str
+    call_id: str | None
+
+
+def first_read(context: JudgeContext, pattern: str) -> FirstRead | None:
+    """The first read of a file matching `pattern`, found as `read_before` finds it: the first
+    output that showed its content, when the session records outputs and every matching file
+    can be compared; else the command table's first `read`. None when no such file was read.
+    (For an order between a read and another act.)"""
+    shown = consultation(context)
+    if shown is not None:
+        files, unknown = shown.matching(pattern)
+        if files and not unknown:
+            seen = _sightings(files)
+            if not seen:
+                return None
+            sighting = seen[0][0]
+            output = sighting.ref or ""
+            ref = f"{context.ref_prefix}#{output}" if output else ""
+            return FirstRead(sighting.line, ref, shown.calls.get(output))
+    reads = context.matching(context.reads(), pattern)
+    if not reads:
+        return None
+    first = min(reads, key=lambda r: r.line)
+    return FirstRead(first.line, context.ref(first), first.call_id)
 
 
 def _relatives(context: JudgeContext, path: str | None) -> list[str]:

@@ -1,0 +1,163 @@
+"""`url_fetched`: the agent fetched (or tried to fetch) a URL, or any URL of a host.
+
+The fetches are what the evidence shows (`evidence/fetches.py`): a command the shell analysis
+models as fetching (`curl`, `wget`, `git clone`), run as `command_ran` proves a run (surely by
+its text, or by the trace; a fetch after `||` or in a branch that the trace cannot decide is
+`blocked`), and the agent's own web tools (`url_fetch_observed`). Echoing a URL, writing it to a
+file or naming it in a comment fetches nothing.
+
+A tool call that could have fetched unseen (a script, `python -c`, a command the analysis does
+not model, a computed URL) cannot show that no fetch happened: without a fetch seen, the check
+is then `blocked` (so is its denial), never a fail; the way `command_ran` treats a run that may
+not have happened.
+
+`before_read`: the first fetch came before the first read of a file matching the glob (as
+`read_before` finds reads: the first output that showed its content, else the command table),
+or no such file was read. A fetch counts from its tool call's line: a fetch issued before the
+file's content reached the agent came before it, even in the same turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evaluator.contract.models import UrlFetchedCheck
+from evaluator.evidence.fetches import command_fetches, host_matches, url_host, url_matches
+from evaluator.evidence.records import EvidenceRecord
+from evaluator.evidence.traced import ExecutedProgram
+from evaluator.judge.base import JudgeContext
+from evaluator.judge.checks.command_ran import trace_verdict
+from evaluator.judge.checks.read_before import first_read
+from evaluator.judge.checks.registry import register_check
+from evaluator.judge.checks.trace_proof import invocation_proof
+from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+
+KIND = "url_fetched"
+
+
+@dataclass(frozen=True)
+class _Fetch:
+    url: str
+    record: EvidenceRecord
+    how: str  # "curl", "WebFetch", ...; with the trace's proof when it decided
+
+
+@dataclass
+class _Found:
+    sure: list[_Fetch]
+    maybe: list[_Fetch]  # may not have run, and the trace cannot tell
+    unseen: list[tuple[EvidenceRecord, str]]  # calls that could have fetched unseen
+
+
+def _wanted(check: UrlFetchedCheck) -> str:
+    return check.url if check.url is not None else f"host {check.host}"
+
+
+def _matches(check: UrlFetchedCheck, url: str) -> bool:
+    if check.url is not None:
+        return url_matches(url, check.url)
+    host = url_host(url)
+    return host is not None and check.host is not None and host_matches(host, check.host)
+
+
+def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
+    found = _Found([], [], [])
+    for record in context.evidence.of_kind("command_observed"):
+        if not record.command:
+            continue
+        fetched = command_fetches(record.command, record.workdir or "/")
+        if fetched.unseen is not None:
+            found.unseen.append((record, fetched.unseen))
+        for invocation, urls in fetched.fetches:
+            urls = [u for u in urls if _matches(check, u)]
+            if not urls:
+                continue
+            via = invocation.words[0]
+            if invocation.surely_ran(record.exit_code):
+                found.sure.append(_Fetch(urls[0], record, via))
+                continue
+
+            def mentions(program: ExecutedProgram, url: str = urls[0]) -> bool:
+                return any(url_matches(url, word) for word in program.argv)
+
+            proof = trace_verdict(
+                [invocation_proof(invocation, context.traced_call(record), mentions)]
+            )
+            fetch = _Fetch(urls[0], record, f"{via} ({proof.reason})")
+            if proof.finding == "ran":
+                found.sure.append(fetch)
+            elif proof.finding != "never":
+                # killed or unknown: it may have sent the request
+                found.maybe.append(fetch)
+    for record in context.evidence.of_kind("url_fetch_observed"):
+        if record.text and _matches(check, record.text):
+            found.sure.append(_Fetch(record.text, record, record.tool or "a web tool"))
+    return found
+
+
+@register_check(KIND)
+def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
+    found = _found(check, context)
+    wanted = _wanted(check)
+    if not found.sure:
+        if found.maybe:
+            fetch = found.maybe[0]
+            return blocked(
+                KIND,
+                f"a fetch of {fetch.url} may not have run (after `||` or a failed `&&`, in a"
+                f" branch, a loop or the background): {fetch.record.command}",
+                [context.ref(f.record) for f in found.maybe],
+            )
+        if found.unseen:
+            record, why = found.unseen[0]
+            return blocked(
+                KIND,
+                f"no fetch of {wanted} was seen, but one could have happened unseen ({why}):"
+                f" {record.command}",
+                [context.ref(r) for r, _ in found.unseen],
+            )
+        return failed(KIND, f"no fetch of {wanted} was observed")
+    first = min(found.sure, key=lambda f: f.record.line)
+    detail = f"fetched {first.url} by {first.how}"
+    if check.before_read is None:
+        return passed(KIND, detail, [context.ref(f.record) for f in found.sure])
+    read = first_read(context, check.before_read)
+    if read is None:
+        return passed(
+            KIND,
+            f"{detail}; nothing matching {check.before_read} was read",
+            [context.ref(first.record)],
+        )
+    line = read.line
+    refs = [context.ref(first.record), *([read.ref] if read.ref else [])]
+    if first.record.call_id is not None and first.record.call_id == read.call_id:
+        return blocked(
+            KIND,
+            f"{first.url} was fetched in the tool call that first read {check.before_read}:"
+            " the order inside one command line is not judged",
+            refs,
+        )
+    if first.record.line < line:
+        return passed(
+            KIND,
+            f"{detail} (session line {first.record.line}) before {check.before_read} was"
+            f" first read (line {line})",
+            refs,
+        )
+    earlier = [f.record for f in found.maybe if f.record.line < line] + [
+        r for r, _ in found.unseen if r.line < line
+    ]
+    if earlier:
+        return blocked(
+            KIND,
+            f"the first fetch seen of {wanted} (line {first.record.line}) came after"
+            f" {check.before_read} was first read (line {line}), but an earlier one may have"
+            " happened unseen",
+            [*refs, *map(context.ref, earlier)],
+        )
+    return failed(
+        KIND,
+        f"{check.before_read} was first read (line {line}) before the first fetch of {wanted}"
+        f" ({first.url}, line {first.record.line})",
+        refs,
+    )

@@ -1,0 +1,285 @@
+"""`url_fetched`: a URL or host the agent fetched, from the shell commands the analysis models
+as fetching and from the agents' own web tools; what only names a URL fetches nothing, and a
+fetch that could have happened unseen leaves its absence `blocked`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from evaluator.adapters import normalize_session
+from evaluator.contract.models import UrlFetchedCheck
+from evaluator.evidence.fetches import command_fetches, host_matches, normal_url
+from evaluator.evidence.records import SessionEvidence
+from evaluator.judge.base import JudgeContext
+from evaluator.judge.checks import run_check
+from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+
+DOCS = "https://docs.example.com/guide/tokens"
+
+
+def _rollout(workspace: Path, calls: list[tuple[str, str]]) -> SessionEvidence:
+    """A Codex rollout of one exec_command per (command, output), each exiting 0."""
+    lines: list[dict[str, Any]] = [
+        {"type": "session_meta", "payload": {"id": "t1", "cwd": str(workspace)}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": "Go"}},
+    ]
+    for n, (command, output) in enumerate(calls):
+        arguments = json.dumps({"cmd": command, "workdir": str(workspace)})
+        call = {"type": "function_call", "name": "exec_command", "arguments": arguments}
+        lines.append({"type": "response_item", "payload": {**call, "call_id": f"c{n}"}})
+        text = f"Process exited with code 0\nOutput:\n{output}"
+        result = {"type": "function_call_output", "call_id": f"c{n}", "output": text}
+        lines.append({"type": "response_item", "payload": result})
+    lines.append({"type": "event_msg", "payload": {"type": "task_complete"}})
+    path = workspace.parent / "rollout.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return normalize_session(path)
+
+
+def _commands(tmp_path: Path, *commands: str) -> SessionEvidence:
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    return _rollout(workspace, [(command, "ok") for command in commands])
+
+
+def _judge(evidence: SessionEvidence, tmp_path: Path, **fields: str) -> str:
+    check = UrlFetchedCheck(kind="url_fetched", **fields)  # type: ignore[arg-type]
+    verdict = run_check(check, JudgeContext(evidence, tmp_path / "ws", "s"))
+    return f"{verdict.status}: {verdict.detail}"
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
+        (f"curl -sSL {DOCS}", "pass"),
+        (f"curl -o page.html '{DOCS}'", "pass"),
+        (f"wget -q -O - {DOCS}", "pass"),
+        (f"cd /tmp && curl --url {DOCS}", "pass"),
+        ("curl -sL https://DOCS.example.com:443/guide/tokens#top", "pass"),  # the same URL
+        (f"curl -sL {DOCS} || true", "pass"),
+        # Look-alikes: the URL only named, printed, written down or commented.
+        (f"echo {DOCS}", "fail"),
+        (f"echo 'curl {DOCS}' > notes.md", "fail"),
+        (f"# curl {DOCS}", "fail"),
+        (f"grep -r '{DOCS}' .", "fail"),
+        (f"cat > fetch.txt <<'EOF'\ncurl {DOCS}\nEOF", "fail"),
+        ("curl -sL https://docs.example.com/other", "fail"),  # another page of the host
+        # A fetch that may not have run, with no trace to tell.
+        (f"test -f cache.html || curl -sL {DOCS}", "blocked"),
+        # Fetches no record shows.
+        (
+            "python3 -c 'import urllib.request as u; u.urlopen(\"https://docs.example.com\")'",
+            "blocked",
+        ),
+        ("bash scripts/fetch-docs.sh", "blocked"),
+        ("npm run fetch-docs", "blocked"),  # a package's script
+        ("make docs", "blocked"),  # a Makefile's recipe
+        ("git pull", "blocked"),  # a remote the repository configures
+        ('curl -sL "$DOCS_URL"', "blocked"),
+    ],
+)
+def test_a_url_is_fetched_by_a_command_that_fetches_it(
+    command: str, status: str, tmp_path: Path
+) -> None:
+    assert _judge(_commands(tmp_path, command), tmp_path, url=DOCS).startswith(status)
+
+
+@pytest.mark.parametrize(
+    ("host", "status"),
+    [
+        ("docs.example.com", "pass"),
+        ("DOCS.example.com", "pass"),
+        ("example.com", "fail"),  # a host is that host only
+        ("*.example.com", "pass"),  # unless the author says any host below it
+        ("*.docs.example.com", "fail"),
+        ("docs-md.example.com", "fail"),
+    ],
+)
+def test_a_host_matches_exactly_or_by_its_wildcard(host: str, status: str, tmp_path: Path) -> None:
+    assert _judge(_commands(tmp_path, f"curl -sL {DOCS}"), tmp_path, host=host).startswith(status)
+
+
+def test_git_clone_fetches_its_source(tmp_path: Path) -> None:
+    evidence = _commands(
+        tmp_path, "git clone --depth 1 https://github.com/acme/tool.git vendor/tool"
+    )
+    assert _judge(evidence, tmp_path, host="github.com").startswith("pass")
+    local = _commands(tmp_path, "git clone ../tool vendor/tool")
+    assert _judge(local, tmp_path, host="github.com").startswith("fail")
+
+
+def test_the_agents_web_tools_fetch_their_urls(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    evidence = SessionEvidence(session_path="s.jsonl")
+    evidence.add("url_fetch_observed", 5, call_id="w", tool="WebFetch", text=normal_url(DOCS))
+    assert _judge(evidence, tmp_path, url=DOCS).startswith("pass")
+    assert _judge(evidence, tmp_path, host="docs.example.com").startswith("pass")
+    assert _judge(evidence, tmp_path, host="example.org").startswith("fail")
+
+
+TOKENS = "Renew the token before it expires by calling renewToken with a fresh one.\n"
+
+
+def _reads_then_fetch(tmp_path: Path, fetch_first: bool) -> SessionEvidence:
+    """A `cat` of a reference (its content in the call's output) and a `curl`, in either order."""
+    workspace = tmp_path / "ws"
+    (workspace / "refs").mkdir(parents=True)
+    (workspace / "refs" / "tokens.md").write_text(TOKENS)
+    calls = [("cat refs/tokens.md", TOKENS), (f"curl -sL {DOCS}", "<html>")]
+    return _rollout(workspace, calls[::-1] if fetch_first else calls)
+
+
+@pytest.mark.parametrize(("fetch_first", "status"), [(True, "pass"), (False, "fail")])
+def test_an_order_against_the_first_read(fetch_first: bool, status: str, tmp_path: Path) -> None:
+    evidence = _reads_then_fetch(tmp_path, fetch_first)
+    verdict = _judge(evidence, tmp_path, host="docs.example.com", before_read="refs/*")
+    assert verdict.startswith(status), verdict
+    # A file never read leaves the order unbroken.
+    never = _judge(evidence, tmp_path, host="docs.example.com", before_read="other/*")
+    assert never.startswith("pass"), never
+
+
+def test_an_order_inside_one_command_line_is_not_judged(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "refs").mkdir(parents=True)
+    (workspace / "refs" / "tokens.md").write_text(TOKENS)
+    evidence = _rollout(workspace, [(f"cat refs/tokens.md; curl -sL {DOCS}", TOKENS)])
+    verdict = _judge(evidence, tmp_path, url=DOCS, before_read="refs/*")
+    assert verdict.startswith("blocked") and "one command line" in verdict, verdict
+
+
+def test_a_check_names_a_url_or_a_host() -> None:
+    with pytest.raises(ValidationError):
+        UrlFetchedCheck(kind="url_fetched")
+    with pytest.raises(ValidationError):
+        UrlFetchedCheck(kind="url_fetched", url=DOCS, host="docs.example.com")
+
+
+def test_url_forms() -> None:
+    assert normal_url("example.com") == "http://example.com/"
+    assert normal_url("git@github.com:a/b.git") == "ssh://github.com/a/b.git"
+    assert normal_url("$URL") is None
+    assert host_matches("a.b.example.com", "*.example.com")
+    assert not host_matches("example.com", "*.example.com")
+    assert command_fetches("git status", "/w").unseen is None  # a repository's hooks aside
+    assert command_fetches("cat a.md | grep x", "/w").unseen is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        (
+            "The accepted session evidence shows a fetch to `docs.agora.io` or `docs-md.agora.io`.",
+            "any_of[url_fetched(host='docs.agora.io'), url_fetched(host='docs-md.agora.io')]",
+        ),
+        ("The agent fetched `https://docs.example.com/guide`.", f"url_fetched(url='{DOCS[:-7]}')"),
+        (
+            "Downloaded `https://example.com/a.tar.gz`.",
+            "url_fetched(url='https://example.com/a.tar.gz')",
+        ),
+        (
+            "The agent requested `http://127.0.0.1:8000/x`.",
+            "url_fetched(url='http://127.0.0.1:8000/x')",
+        ),
+        ("No fetch to `docs.agora.io` was attempted.", "not url_fetched(host='docs.agora.io')"),
+        (
+            "The session shows no fetch to `a.example.com` or `b.example.com`.",
+            "not any_of[url_fetched(host='a.example.com'), url_fetched(host='b.example.com')]",
+        ),
+        (
+            "`https://docs.example.com/` was fetched.",
+            "url_fetched(url='https://docs.example.com/')",
+        ),
+        (
+            "The agent fetched `docs.example.com` before any file under `references/` was"
+            " consulted.",
+            "url_fetched(host='docs.example.com' before_read='references/*')",
+        ),
+        (
+            "The agent fetched `https://docs.example.com/guide` before reading `SKILL.md`.",
+            f"url_fetched(url='{DOCS[:-7]}' before_read='SKILL.md')",
+        ),
+    ],
+)
+def test_sentences_of_fetching_compile(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stop"),
+    [
+        ("No Level 2 fetch was attempted.", "level"),
+        ("The agent fetched `https://docs.example.com/guide` or an equivalent page.", "or"),
+        ("The agent fetched `notes.md`.", "notes.md"),
+        ("The agent fetched `docs.example.com/guide`.", "docs.example.com/guide"),
+        ("The agent fetched `https://docs.example.com/guide` after reading `SKILL.md`.", "after"),
+        ("The agent never fetched `docs.example.com` before reading `SKILL.md`.", "before"),
+        ("The agent fetched `https://docs.example.com/guide` successfully.", "successfully"),
+        ("The agent fetched `https://docs.example.com/guide` to check the limits.", "to"),
+        ("The agent fetched `https://docs.example.com/guide` with curl.", "with"),
+        ("The agent fetched the page.", "(end of sentence)"),
+    ],
+)
+def test_words_that_could_change_the_meaning_refuse(sentence: str, stop: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert refuse_sentence(sentence, "pass_criteria").why.endswith(f"stopped at {stop!r}")
+
+
+def test_the_suggestion_for_a_fetch_is_a_fetch_and_keeps_its_order() -> None:
+    sentence = (
+        "The accepted session evidence shows a fetch to `docs.agora.io` or `docs-md.agora.io`"
+        " before any local reference file was consulted."
+    )
+    refusal = refuse_sentence(sentence, "fail_signals")
+    assert refusal.instead == (
+        "{not: {any_of: [{kind: url_fetched, host: 'docs.agora.io', before_read: '<path>'},"
+        " {kind: url_fetched, host: 'docs-md.agora.io', before_read: '<path>'}]}}"
+    )
+    # An order no suggestion can keep gives none, rather than one without the order.
+    ordered = "The session shows consultation of `a.md`, `b.md` before the gates are resolved."
+    assert refuse_sentence(ordered, "pass_criteria").instead is None
+
+
+def _claude_web_fetch(path: Path, workspace: Path, result: str, error: bool) -> Path:
+    """A Claude Code transcript with one `WebFetch` call and its result."""
+    common = {"sessionId": "s1", "cwd": str(workspace), "version": "2.1.197"}
+    use = {"type": "tool_use", "id": "toolu_1", "name": "WebFetch", "input": {"url": DOCS}}
+    answer = {"type": "tool_result", "tool_use_id": "toolu_1", "content": result}
+    if error:
+        answer["is_error"] = True
+    lines: list[dict[str, Any]] = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "Look it up."}},
+        {"type": "assistant", "uuid": "a1", "message": {"id": "m1", "content": [use]}},
+        {"type": "user", "uuid": "u2", "message": {"role": "user", "content": [answer]}},
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "message": {"id": "m2", "content": [{"type": "text", "text": "Done."}]},
+        },
+    ]
+    path.write_text("".join(json.dumps(common | line) + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("result", "error", "status"),
+    [
+        ("Tokens expire after one hour.", False, "pass"),
+        ("Request failed with status code 404", True, "pass"),  # tried: the tool ran
+        # The CLI has no such tool in this run: nothing ran, nothing was fetched.
+        ("<tool_use_error>Error: No such tool available: WebFetch.</tool_use_error>", True, "fail"),
+    ],
+)
+def test_claude_codes_web_fetch_is_a_fetch_when_it_ran(
+    result: str, error: bool, status: str, tmp_path: Path
+) -> None:
+    (tmp_path / "ws").mkdir()
+    session = _claude_web_fetch(tmp_path / "s1.jsonl", tmp_path / "ws", result, error)
+    assert _judge(normalize_session(session), tmp_path, url=DOCS).startswith(status)

@@ -1,0 +1,247 @@
+""" "Fetched `URL`" on real agent runs: a scripted agent fetches a page the test serves on
+127.0.0.1 (or only names its URL), and `url_fetched` decides from what the agent's own session
+recorded. Run through the real Codex CLI and, when installed, Claude Code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.run import Run, RunOptions, RunOutcome
+from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
+
+SKILL = ".agents/skills/docs/SKILL.md"
+SKILL_TEXT = """\
+---
+name: docs
+description: Answers questions about the widget API from its documentation.
+---
+# Docs
+
+Read the bundled reference before fetching the live documentation page from the server.
+"""
+PATH = "/guide/tokens"
+AGENTS = {"codex": "codex-exec", "claude": "claude-code", "gemini": "gemini-cli"}
+
+
+class _Page(BaseHTTPRequestHandler):
+    """The live documentation page; every request is counted, for the test to see it came."""
+
+    requests: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        _Page.requests.append(self.path)
+        body = b"Tokens expire after one hour; renew them before they expire.\n"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _cases(url: str) -> dict[str, tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str]]]]:
+    """case: (steps, [(check, expected status of its required entry)])."""
+    page = {"kind": "url_fetched", "url": url}
+    host = {"kind": "url_fetched", "host": "127.0.0.1"}
+    other = {"kind": "url_fetched", "host": "docs.example.com"}
+    before = {**host, "before_read": SKILL}
+    return {
+        "curl": (
+            [{"cmd": f"curl -sS {url}"}],
+            [(page, "pass"), (host, "pass"), (other, "fail"), ({"not": other}, "pass")],
+        ),
+        # (`wget` is left out: it reads `/etc/wgetrc`, outside the workspace, so isolation
+        # blocks the attempt before anything is judged; tests/test_url_fetched.py has it.)
+        "fetch-then-read": (
+            [{"cmd": f"curl -sS {url}"}, {"cmd": f"cat {SKILL}"}],
+            [(before, "pass")],
+        ),
+        "read-then-fetch": (
+            [{"cmd": f"cat {SKILL}"}, {"cmd": f"curl -sS {url}"}],
+            [(before, "fail"), (page, "pass")],
+        ),
+        # Look-alikes: the URL is only named, never requested.
+        "echoed": ([{"cmd": f"echo {url}"}], [(page, "fail"), ({"not": host}, "pass")]),
+        "written-to-a-file": (
+            [{"cmd": f"echo 'curl -sS {url}' > fetch-later.txt"}],
+            [(page, "fail")],
+        ),
+        "in-a-comment": ([{"cmd": f"ls # curl -sS {url}"}], [(page, "fail")]),
+        # A web tool the agent was not given (the runners offer none): refused, nothing fetched.
+        "web-tool-not-offered": (
+            [{"call": {"name": "WebFetch", "args": {"url": url, "prompt": "Summarise it."}}}],
+            [(page, "fail")],
+        ),
+        # Gemini CLI's own web tool, which takes its URLs in the prompt (the others have no such
+        # tool). It runs, and skips a loopback host ("[Blocked Host]"): a fetch tried.
+        "web-fetch-tool": (
+            [{"call": {"name": "web_fetch", "args": {"prompt": f"Summarise {url} please."}}}],
+            [(page, "pass if gemini-cli else fail")],
+        ),
+        # A fetch from code no record shows: its absence cannot be proven either way.
+        "python": (
+            [{"cmd": f"python3 -c 'import urllib.request as u; u.urlopen(\"{url}\").read()'"}],
+            [(page, "blocked"), ({"not": page}, "blocked")],
+        ),
+    }
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def _eval_repo(root: Path, url: str) -> tuple[Path, Path, Path]:
+    source = root / "source"
+    _write(source / SKILL, SKILL_TEXT)
+    repo = root / "agentic-evals"
+    target = repo / "targets/docs"
+    _write(
+        target / "target.yaml",
+        textwrap.dedent(
+            f"""\
+            target_id: "docs"
+            title: "What the agent fetched"
+            entry_skill: "{SKILL}"
+            roots: []
+            default_suites: ["fetches"]
+            suite_root: "cases"
+            allowed_statuses: ["pass", "fail", "blocked"]
+            """
+        ),
+    )
+    cases = _cases(url)
+    files = [f"targets/docs/cases/fetches/{case}.yaml" for case in cases]
+    _write(
+        target / "cases/fetches/suite.yaml",
+        'suite_id: "fetches"\ntitle: "fetches"\ncases:\n' + "".join(f'  - "{f}"\n' for f in files),
+    )
+    behaviors = root / "behaviors"
+    for case, (steps, entries) in cases.items():
+        prompt = f"Look up the widget token rules, case {case}."
+        required = [
+            {
+                "description": f"entry {n}",
+                "evidence_scope": ["accepted-session.json"],
+                "checks": [c],
+            }
+            for n, (c, _) in enumerate(entries)
+        ]
+        _write(
+            target / f"cases/fetches/{case}.yaml",
+            json.dumps(
+                {
+                    "case_id": case,
+                    "title": case,
+                    "input": {"user_prompt": prompt},
+                    "assert": {"summary": case, "required": required, "forbidden": []},
+                }
+            ),
+        )
+        _write(
+            behaviors / f"{case}.yaml",
+            json.dumps(
+                {
+                    "name": case,
+                    "match": {"prompt_equals": prompt},
+                    "steps": [*steps, {"final": "Done."}],
+                }
+            ),
+        )
+    return repo, source, behaviors
+
+
+@pytest.fixture(scope="module")
+def page_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{PATH}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param("codex", marks=pytest.mark.codex),
+        pytest.param("claude", marks=pytest.mark.claude),
+        pytest.param("gemini", marks=pytest.mark.gemini),
+    ],
+)
+def outcome(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, page_url: str
+) -> Iterator[RunOutcome]:
+    agent = str(request.param)
+    {"codex": codex_or_skip, "claude": claude_or_skip, "gemini": gemini_or_skip}[agent]()
+    root = tmp_path_factory.mktemp(f"fetches-{agent}")
+    repo, source, behaviors = _eval_repo(root, page_url)
+    _Page.requests.clear()
+    with scratch_dir() as scratch:
+        result = Run(
+            RunOptions(
+                repo=repo,
+                source_workspace=source,
+                behaviors=behaviors,
+                runs_dir=root / "runs",
+                scratch_root=scratch,
+                agent=AGENTS[agent],
+            ),
+            PlainProgress(),
+        ).execute()
+    yield result
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _by_agent(status: str, agent: str) -> str:
+    """ "pass if gemini-cli else fail": a status that depends on the agent's tools."""
+    chosen, rest = status.split(" if ")
+    name, other = rest.split(" else ")
+    return chosen if agent == name else other
+
+
+def _entries(outcome: RunOutcome, case: str) -> list[dict[str, Any]]:
+
+    path = outcome.run_dir.path / f"case-artifacts/{case}/attempts/attempt-01/attempt.json"
+    attempt = json.loads(path.read_text())
+    entries: list[dict[str, Any]] = attempt["assertions"] or []
+    assert entries, f"{case} was not judged: {attempt['reason']}"
+    return entries
+
+
+@pytest.mark.parametrize("case", list(_cases("http://127.0.0.1:1/x")))
+def test_what_the_agent_fetched_decides(outcome: RunOutcome, page_url: str, case: str) -> None:
+    entries = _entries(outcome, case)
+    agent = str(outcome.manifest.agent)
+    expected = [
+        status if " if " not in status else _by_agent(status, agent)
+        for _, status in _cases(page_url)[case][1]
+    ]
+    got = [e["status"] for e in entries]
+    assert got == expected, [e["checks"][0]["detail"] for e in entries]
+
+
+def test_only_the_fetches_reached_the_server(outcome: RunOutcome) -> None:
+    # curl (3 cases) and python's urlopen at most: no look-alike sent a request, nor did a web
+    # tool (Claude Code does not offer one; Gemini CLI's `web_fetch` ran, but skips a loopback
+    # host: "[Blocked Host]", a fetch tried as much as a curl that cannot connect). Codex's
+    # `workspace-write` sandbox has no network, so its requests never leave; Claude Code and
+    # Gemini CLI run commands without one, and all four arrive.
+    assert _Page.requests.count(PATH) == len(_Page.requests) <= 4, _Page.requests
+    assert outcome.manifest.agent in AGENTS.values()
+    if outcome.manifest.agent != "codex-exec":
+        assert len(_Page.requests) == 4, _Page.requests
