@@ -59,6 +59,9 @@ def opaque(command: str) -> list[str]:
         ("git diff --no-index /x f", ("read", "/x")),
         ("git init /d", ("write", "/d")),
         ("git clone . /d", ("write", "/d")),
+        ("git clone --depth 1 ../r /d", ("write", "/d")),
+        ("git clone -b main --reference /x https://e.org/r d", ("read", "/x")),
+        ("git clone --separate-git-dir=/d https://e.org/r", ("write", "/d")),
         ("python3 -m json.tool /x", ("read", "/x")),
         ("curl -s file:///x", ("read", "/x")),
         ("TMPDIR=/d mktemp", ("write", "/d/tmp.??????????")),
@@ -102,6 +105,8 @@ def test_escape_spellings_show_the_outside_path(command: str, expected: tuple[st
         ("awk -v d=/x 'BEGIN { while ((getline l < d) > 0) print l }'", "computed"),
         ("xargs cat", "xargs"),
         ("git -c alias.x='!cat /x' x", "git -c"),
+        ("git clone -u 'sh -c \"cat /x\"' https://e.org/r", "--upload-pack"),
+        ("git clone -c core.sshCommand='cat /x' https://e.org/r", "git clone -c"),
         ("python3 -m tabnanny x", "not modelled"),
     ],
 )
@@ -218,3 +223,10 @@ def test_ansi_c_decoding() -> None:
 def test_parses_are_cached_per_command_text() -> None:
     first = analyze_command("cat cached-file", WS)
     assert analyze_command("cat cached-file", WS) is first
+
+
+def test_a_clone_option_s_value_is_no_source_or_destination() -> None:
+    # `--depth 1` took `1` for the source and the URL for the destination directory.
+    found = accesses("git clone --depth 1 -b main https://e.org/o/r.git")
+    assert ("write", f"{WS}/r") in found, found
+    assert not any(path.endswith(("/1", "/main")) or "e.org" in path for _, path in found), found

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 from evaluator.evidence.shell import COMMANDS, analyze_command, split_options
+from evaluator.evidence.shell.families.git import CLONE_VALUED
 from evaluator.evidence.shell.model import words
 from evaluator.evidence.shell.results import Invocation
 
@@ -36,13 +37,8 @@ _CODE_RUNNERS = words(
 )
 # git subcommands that reach a remote the repository configures, not one their words name.
 _GIT_REMOTE = words("fetch pull push ls-remote submodule remote")
-# Options taking a separate value: git's own, and its `clone`'s.
+# Options taking a separate value: git's own (its `clone`'s: the git family's).
 _GIT_VALUED = frozenset({"-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace"})
-_CLONE_VALUED = words(
-    "-o --origin -b --branch -u --upload-pack --template --reference --reference-if-able"
-    " --separate-git-dir --depth --shallow-since --shallow-exclude -j --jobs -c --config"
-    " --filter --server-option --bundle-uri"
-)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 # `git@github.com:owner/repo.git`: ssh's scp-like form.
 _SCP_LIKE = re.compile(r"^(?:[\w.-]+@)?([\w.-]+\.[a-zA-Z]{2,}):(?!//)")
@@ -148,7 +144,7 @@ def _git_clone_source(args: list[str]) -> list[str]:
             return rest[index + 1 : index + 2]
         if not word.startswith("-"):
             return [word]
-        index += 2 if word in _CLONE_VALUED else 1
+        index += 2 if word in CLONE_VALUED else 1
     return []
 
 

@@ -9,6 +9,7 @@ from evaluator.evidence.shell.registry import handles
 from evaluator.evidence.shell.results import ContentWrite, ScriptRun
 from evaluator.evidence.shell.text import looks_like_path
 from evaluator.evidence.shell.walker import Walker
+from evaluator.vocabulary import AccessKind
 
 # Subcommands that rewrite the work tree from content the session does not show (a patch's
 # body, the repository's history): what they make there (symlinks included) is unknown.
@@ -22,6 +23,21 @@ _GIT_DRY = frozenset(words("--check --stat --numstat --summary -n --dry-run"))
 _GIT_OPAQUE = frozenset(
     words("submodule filter-branch bisect daemon instaweb difftool mergetool send-email -p")
 )
+# `git clone`'s options that take the next word as their value (`--depth 1` names no source).
+CLONE_VALUED = frozenset(
+    words(
+        "-o --origin -b --branch -u --upload-pack --template --reference --reference-if-able"
+        " --separate-git-dir --depth --shallow-since --shallow-exclude -j --jobs -c --config"
+        " --filter --server-option --bundle-uri"
+    )
+)
+# Of them, the ones that name a path: what git does with it.
+_CLONE_PATHS: dict[str, AccessKind] = {
+    "--reference": "read",
+    "--reference-if-able": "read",
+    "--template": "read",
+    "--separate-git-dir": "write",
+}
 
 
 @handles("git")
@@ -85,7 +101,7 @@ def git(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
     if sub in ("init",) and positional:
         w.path_arg("write", positional[0][0], positional[0][1], "git init", directory)
     elif sub == "clone":
-        values = [p for p in positional]
+        values = _clone_operands(w, rest, rest_texts, directory)
         if values:
             source = values[0][0] or ""
             if source.startswith("file://"):
@@ -122,6 +138,43 @@ def git(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
                 value = option.split("=", 1)[1]
                 if looks_like_path(value):
                     w.add("path", value, f"git {sub}", directory)
+
+
+def _clone_operands(
+    w: Walker, rest: list[str | None], texts: list[str], directory: str
+) -> list[tuple[str | None, str]]:
+    """`git clone [options] SOURCE [DIR]`: SOURCE and DIR, with what the options' own values
+    do recorded (a reference repository read, a git dir written, an upload command run)."""
+    operands: list[tuple[str | None, str]] = []
+    index = 0
+    while index < len(rest):
+        raw, text = rest[index], texts[index]
+        if raw is None or not raw.startswith("-") or operands:
+            operands.append((raw, text))
+            index += 1
+            continue
+        if raw == "--":
+            operands += list(zip(rest[index + 1 :], texts[index + 1 :], strict=True))
+            break
+        option, equals, attached = raw.partition("=")
+        if equals:
+            value: str | None = attached
+            value_text = attached
+            index += 1
+        elif option in CLONE_VALUED:
+            value = rest[index + 1] if index + 1 < len(rest) else None
+            value_text = texts[index + 1] if index + 1 < len(texts) else ""
+            index += 2
+        else:
+            index += 1
+            continue
+        if option in ("-u", "--upload-pack"):
+            w.opaque("git clone --upload-pack runs a command not shown")
+        elif option in ("-c", "--config") and (value is None or not _safe_git_setting(value)):
+            w.opaque(f"git clone -c {value}: a setting that can run commands or move paths")
+        elif option in _CLONE_PATHS:
+            w.path_arg(_CLONE_PATHS[option], value, value_text, "git clone", directory)
+    return operands
 
 
 def _reads_config(options: list[str | None]) -> bool:
