@@ -49,8 +49,17 @@ KNOWN_TYPES = {
     "api-request-shape",
     "api-request-blob",
 }
-# What Claude Code answers a call of a tool it does not offer (`WebFetch` is not in `--tools`).
+# What Claude Code answers a call of a tool it does not offer (`WebFetch` is not in `--tools`),
+# the whole result: a command's output that says the same is no such answer.
 NO_SUCH_TOOL = "No such tool available"
+
+
+def _unavailable(name: str, text: str) -> bool:
+    expected = f"<tool_use_error>Error: {NO_SUCH_TOOL}: {name}"
+    body = text.strip()
+    return body in (f"{expected}</tool_use_error>", f"{expected}.</tool_use_error>")
+
+
 _EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
 _REMINDER = re.compile(r"^\s*<system-reminder>")
 # The tool that fetches a URL (WebSearch searches: it fetches no URL the agent chose).
@@ -73,8 +82,6 @@ class _PendingCall:
     name: str
     arguments: dict[str, Any]
     cwd: str
-    # The CLI has no such tool in this run (`No such tool available`): the call did nothing.
-    unavailable: bool = False
 
 
 def _text_blocks(content: Any) -> list[str]:
@@ -226,7 +233,10 @@ class ClaudeNormalizer(EvidenceBuilder):
                 detail="the agent CLI refused the call; it did not run",
             )
             return
-        call.unavailable = failed and NO_SUCH_TOOL in text
+        if failed and _unavailable(call.name, text):
+            # The CLI has no such tool in this run: nothing ran, whatever its input names.
+            self.evidence.call_outcomes[call_id] = "failed"
+            return
         self.perform(call_id, call)
         exit_code = None
         if call.name == "Bash":
@@ -277,7 +287,7 @@ class ClaudeNormalizer(EvidenceBuilder):
                 pattern = str(args.get("pattern") or "")
                 target = pattern if pattern.startswith("/") else posixpath.join(base, pattern)
                 self.file_access(call_id, call, "file_read_observed", target, "list")
-            elif call.name in WEB_FETCH_TOOLS and not call.unavailable:
+            elif call.name in WEB_FETCH_TOOLS:
                 self.observe_fetch(call.line, call.timestamp, call_id, call.name, args)
             elif call.name == "Grep":
                 where = str(args.get("path") or ".")
