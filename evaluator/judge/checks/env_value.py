@@ -134,30 +134,38 @@ def _matches(relative: str, pattern: str) -> bool:
 def _holds(path: Path, search: re.Pattern[bytes], overlap: int) -> bool | None:
     """Whether the file holds a match of `search` (its longest match `overlap` + 1 bytes);
     None when it could not be read."""
+    readable, found = search_file(path, search, overlap)
+    return (found is not None) if readable else None
+
+
+def search_file(path: Path, search: re.Pattern[bytes], overlap: int) -> tuple[bool, bytes | None]:
+    """(whether the file could be read, the first match of `search` in it, or None); `overlap`
+    + 1: the longest match. Only regular files, only where they hold data (holes skipped)."""
     try:
         # O_NONBLOCK: should the name have become a FIFO since it was checked, the open
         # returns at once instead of waiting for a writer that never comes.
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
-        return None
+        return False, None
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
-            return None
+            return False, None
         for start, end in _data_extents(descriptor, info.st_size):
             os.lseek(descriptor, start, os.SEEK_SET)
             position, tail = start, b""
             while position < end and (chunk := os.read(descriptor, min(_CHUNK, end - position))):
                 position += len(chunk)
                 window = tail + chunk
-                if search.search(window):
-                    return True
+                found = search.search(window)
+                if found:
+                    return True, found.group(0)
                 tail = window[-overlap:] if overlap else b""
     except OSError:
-        return None
+        return False, None
     finally:
         os.close(descriptor)
-    return False
+    return True, None
 
 
 def _data_extents(descriptor: int, size: int) -> list[tuple[int, int]]:
