@@ -384,7 +384,17 @@ def traced_call(call_id: str, call: ToolCallTrace, trace: ObservedTrace) -> Trac
     programs = []
     for started in call.execs:
         code, signal = trace.endings.get(started.pid, (None, None))
-        programs.append(ExecutedProgram(started.path, started.argv, started.cwd, code, signal))
+        programs.append(
+            ExecutedProgram(
+                started.path,
+                started.argv,
+                started.cwd,
+                code,
+                signal,
+                started.line,
+                trace.ending_lines.get(started.pid),
+            )
+        )
     paths = {a.path for a in call.accesses} | {a.requested for a in call.accesses if a.requested}
     return TracedCall(call_id, trace.complete(call), tuple(programs), frozenset(paths))
 
