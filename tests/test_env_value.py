@@ -401,3 +401,27 @@ def test_a_git_object_that_inflates_without_end_cannot_be_shown_clean(tmp_path: 
     finally:
         env_value.MAX_INFLATED_BYTES = limit
     assert verdict.status == "blocked", verdict.detail
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_committed_value_leaves_the_redacted_snapshot_and_a_rejudge_still_finds_it(
+    tmp_path: Path, packed: bool
+) -> None:
+    """The snapshot keeps `.git/objects`: before, the committed key reached `runs/` compressed
+    (the redactor masked raw bytes only). Now a loose object is rewritten with the placeholder
+    and a pack holding a secret is replaced by a note naming it; a re-judge decides the same."""
+    from evaluator.artifacts.redact import Redactor
+    from tests.leaks import leaks_in
+
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "config.py").write_text(f'CERT = "{CERTIFICATE}"\n')
+    _git(tmp_path, "add", "config.py")
+    _git(tmp_path, "commit", "-qm", "config")
+    (tmp_path / "config.py").unlink()
+    if packed:
+        _git(tmp_path, "gc", "-q")
+    assert leaks_in({"AGORA_APP_CERTIFICATE": CERTIFICATE}, [tmp_path])
+    Redactor(VARIABLES).tree(tmp_path)
+    assert leaks_in(VARIABLES, [tmp_path]) == []
+    restored = _context(tmp_path, {}, files_root=tmp_path)
+    assert run_check(_check(), restored).status == "pass"
