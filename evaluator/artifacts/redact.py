@@ -7,6 +7,8 @@ URL-encoded (a URL the agent printed), HTML-escaped (a page), base64-encoded at 
 a longer stream (standard and URL-safe alphabets), in strace's octal or hex escapes (the trace),
 and as a file or folder name (the workspace snapshot). Each form is replaced; file names are
 renamed with the same placeholder the evidence shows, so re-judging finds the files it cites.
+A secret cut short where a text was truncated (`sk-proj-Q8vN...`, or `...Rt1Yb6` at the start
+of a kept tail) is replaced too: its part beside the ellipsis, from `MIN_CUT_PART` characters.
 Git's compressed objects in a saved workspace (a key the agent committed) are inflated: a loose
 object holding a secret is rewritten with it replaced, a pack holding one is replaced whole by
 a note naming the placeholder.
@@ -31,6 +33,10 @@ MIN_SECRET_LENGTH = 4  # shorter values would redact ordinary text
 GZIP_MAGIC = b"\x1f\x8b"
 BINARY_PROBE = 8192  # a NUL byte in the first bytes marks a file as binary, as git decides
 _HEX = re.compile(r"^[0-9a-f]+$")
+# The shortest part of a secret, beside an ellipsis, that is replaced (a text truncated in the
+# middle of a secret: a verdict's last output line, a command shown in a few words).
+MIN_CUT_PART = 6
+_ELLIPSIS = r"(?:\.\.\.|\u2026)"
 # What a git object may inflate to here (a snapshot keeps files of 1 MiB at most): beyond it,
 # the file is replaced, not searched.
 MAX_INFLATED_BYTES = 64 << 20
@@ -61,6 +67,11 @@ class Redactor:
         self.pairs = sorted(pairs.items(), key=lambda pair: len(pair[0]), reverse=True)
         # A secret spanning lines (a PEM key) is only found in a file read whole.
         self.multiline = any("\n" in form for form, _ in self.pairs)
+        self.cut = [
+            (form[:MIN_CUT_PART], form[-MIN_CUT_PART:], _cut_pattern(form), mark)
+            for form, mark in self.pairs
+            if len(form) > MIN_CUT_PART
+        ]
 
     def __bool__(self) -> bool:
         return bool(self.pairs)
@@ -69,6 +80,10 @@ class Redactor:
         for secret, mark in self.pairs:
             if secret in value:
                 value = value.replace(secret, mark)
+        if "..." in value or "\u2026" in value:
+            for head, tail, pattern, mark in self.cut:
+                if head in value or tail in value:  # cheap: most texts hold neither
+                    value = pattern.sub(mark, value)
         return value
 
     def file(self, path: Path) -> None:
@@ -191,6 +206,16 @@ class Redactor:
                     target = path.with_name(f"{renamed}.{number}")
                     number += 1
                 path.rename(target)
+
+
+def _cut_pattern(form: str) -> re.Pattern[str]:
+    """A part of `form` cut short at an ellipsis: a prefix before one, a suffix after one."""
+    lengths = range(len(form) - 1, MIN_CUT_PART - 1, -1)
+    prefixes = "|".join(re.escape(form[:n]) for n in lengths)
+    suffixes = "|".join(re.escape(form[-n:]) for n in lengths)
+    return re.compile(
+        f"(?:{prefixes})(?={_ELLIPSIS})|(?<=\\.\\.\\.)(?:{suffixes})|(?<=\u2026)(?:{suffixes})"
+    )
 
 
 def _git_object(path: Path) -> str | None:
