@@ -47,6 +47,7 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/timezone", _INFO, "the time zone"),
     AllowRule("/etc/locale.alias", _INFO, "locale names"),
     AllowRule("/etc/gitconfig", _INFO, "git's system configuration"),
+    AllowRule("/etc/gitattributes", _INFO, "git's system attributes (read by `git add`)"),
     AllowRule("/etc/ssl/", _INFO, "TLS certificates and configuration"),
     AllowRule("/etc/ca-certificates", _INFO, "TLS certificates"),
     AllowRule("/etc/pyenv.d/", _INFO, "pyenv hooks"),
