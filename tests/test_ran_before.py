@@ -139,6 +139,12 @@ def _program(command: str, started: int, ended: int) -> ExecutedProgram:
             {"a": [("make lint", 10, 15), ("make deploy", 16, 20)]},
             "pass",
         ),
+        # `A` failed to start (not found): the text calls it run (before: pass)
+        (
+            (("a", "make lint; make deploy", 5, 6),),
+            {"a": [("make deploy", 16, 20)]},
+            "fail",
+        ),
         # Two calls of one turn, run one after the other (before: blocked)
         (
             (("a", "make lint", 5, 8), ("b", "make deploy", 6, 9)),

@@ -143,6 +143,15 @@ def _by_trace(
             if programs is None:
                 return None
             into.extend((program, record) for program in programs)
+    if not first_runs and firsts:
+        # Every call the text says ran it was traced whole, and no process started it (a
+        # program not found, a command killed before it began): it never ran.
+        return failed(
+            KIND,
+            f"the trace shows no process started a command matching /{check.first}/"
+            f" ({firsts[0].command})",
+            [context.ref(r) for r in firsts],
+        )
     ended = [(p, r) for p, r in first_runs if p.ended_line is not None and p.exit_code is not None]
     if not ended or not then_runs:
         return None
