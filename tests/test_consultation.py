@@ -188,7 +188,7 @@ def test_reads_asked_for_together_are_not_one_before_the_other(
         )
         lines = session.read_text().splitlines(keepends=True)
         # meta, prompt, call 0, output 0, call 1, output 1, end -> both calls, then both outputs
-        session.write_text("".join(lines[:3] + [lines[4], lines[3], lines[5], lines[6]]))
+        session.write_text("".join([*lines[:3], lines[4], lines[3], lines[5], lines[6]]))
     else:
         session = _rollout(
             tmp_path / "rollout.jsonl", workspace, [(f"cat {SKILL} {REF}", SKILL_TEXT + REF_TEXT)]
