@@ -365,3 +365,23 @@ def test_a_rejudge_knows_the_eval_s_files_from_the_snapshot(tmp_path: Path) -> N
     save_snapshot(workspace, baseline, tmp_path / "snapshot", tmp_path / "source")
     digests = unchanged_digests(tmp_path / "snapshot", workspace)
     assert digests == {"gradlew": hashlib.sha256(b"#!/bin/sh\n").hexdigest()}
+
+
+def test_a_long_argument_of_a_program_is_searched_not_taken_for_a_name(tmp_path: Path) -> None:
+    """A program started with a script text longer than a file name can be (`python3 -c ...`
+    from pdm's `cmd`): looking it up as a workspace name must not fail the judge."""
+    from evaluator.judge.base import CheckAccess, CheckExec, CommandTrace
+    from evaluator.judge.checks.stop_proof import session_words
+
+    script = "import sys; print('npm error EAI_AGAIN'); sys.exit(1)  # " + "x" * 300
+    (tmp_path / "pyproject.toml").write_text(f"[tool.pdm.scripts]\ntest = {{cmd = {script!r}}}\n")
+    trace = CommandTrace(
+        execs=(CheckExec("/usr/bin/python3", ("python3", "-c", script)),),
+        accesses=(CheckAccess(str(tmp_path / "pyproject.toml"), "read", True, 3, "python3"),),
+        complete=True,
+    )
+    context = JudgeContext(
+        evidence=SessionEvidence(session_path="s"), workspace=tmp_path, ref_prefix="s"
+    )
+    found = session_words(trace, context, "pdm run test", ["npm error", "EAI_AGAIN"])
+    assert found and "pyproject.toml holds" in found[0]

@@ -168,13 +168,19 @@ def _arguments(trace: CommandTrace, context: JudgeContext, command: str) -> list
         for word in run.argv[1:]:
             if len(word) < _MIN_ARGUMENT or word in command or word.startswith("/"):
                 continue
-            if (
-                _relative(os.path.join(str(context.file_root), word), context) is not None
-                and (context.file_root / word).exists()
-            ):
+            if _names_a_file(word, context.file_root):
                 continue  # a workspace file by its name: a name, not a word of its content
             words.append(word)
     return list(dict.fromkeys(words))[:_MAX_ARGUMENTS]
+
+
+def _names_a_file(word: str, root: Path) -> bool:
+    """Whether `word` is the relative name of something in the workspace (a script text or a
+    message is no name: too long for one, or naming nothing)."""
+    try:
+        return (root / word).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _word_pattern(text: str) -> bytes:
