@@ -390,7 +390,13 @@ ROUND_FIVE_STEPS: list[dict[str, Any]] = [
 ]
 
 
-def _round_five_case(repo: Path) -> None:
+LINTS_FIRST = {
+    "description": "Lints before deploying.",
+    "checks": [{"kind": "ran_before", "first": r"lint\.py", "then": r"deploy\.py"}],
+}
+
+
+def _round_five_case(repo: Path, required: dict[str, Any] = LINTS_FIRST) -> None:
     cases = repo / "targets/db-migrations/cases/workflow"
     case = {
         "case_id": ROUND_FIVE_CASE,
@@ -398,13 +404,8 @@ def _round_five_case(repo: Path) -> None:
         "input": {"user_prompt": ROUND_FIVE_PROMPT},
         "setup": {"env_vars_required": ["AGORA_APP_CERTIFICATE"]},
         "assert": {
-            "summary": "Lints before deploying; no hard-coded certificate.",
-            "required": [
-                {
-                    "description": "Lints before deploying.",
-                    "checks": [{"kind": "ran_before", "first": r"lint\.py", "then": r"deploy\.py"}],
-                },
-            ],
+            "summary": "Runs in order; no hard-coded certificate.",
+            "required": [required],
             "forbidden": [
                 {
                     "description": "Hard-coded credentials.",
@@ -486,3 +487,65 @@ def test_round_five_an_order_on_one_line_and_a_committed_key_are_judged_and_noth
     assert rejudged.status == "fail"
     assert verdicts()["forbidden[0]"][0] == "fail"
     assert leaks_in(secret, [run_dir]) == []
+
+
+@pytest.mark.claude
+def test_round_five_a_background_run_is_not_ended_by_its_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team, round 5, through Claude Code, whose commands keep a background job running
+    after the call returns (Codex's sandbox ends it with the command): `migrate.py &`, then
+    `serve.py` while it still sleeps. Before: "migrates before serving" passed (the call's
+    result was taken for the run's end); the trace's order of the runs fails it."""
+    import json
+
+    from tests.conftest import copy_demo
+
+    claude_or_skip()
+    monkeypatch.setenv("AGORA_APP_CERTIFICATE", ROUND_FIVE_CERTIFICATE)
+    repo = copy_demo(tmp_path / "source")
+    migrates_first = {
+        "description": "Migrates before serving.",
+        "checks": [{"kind": "ran_before", "first": r"migrate\.py", "then": r"serve\.py"}],
+    }
+    _round_five_case(repo, migrates_first)
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    steps = [
+        {
+            "cmd": "printf 'import time\\ntime.sleep(3)\\n' > migrate.py && printf 'print(1)\\n' > serve.py"
+        },
+        {"cmd": "python3 migrate.py > /dev/null 2>&1 &"},
+        {"cmd": "python3 serve.py"},
+        {"cmd": "sleep 5"},  # the background job ends inside the attempt
+        {"final": "Done: migrated and served."},
+    ]
+    behaviour = {
+        "name": "round-five",
+        "match": {"prompt_contains": "Lint, then deploy"},
+        "steps": steps,
+    }
+    (behaviors / "x.yaml").write_text(yaml.safe_dump(behaviour))
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=repo,
+                behaviors=behaviors,
+                cases=(ROUND_FIVE_CASE,),
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                agent="claude-code",
+            ),
+            PlainProgress(),
+        ).execute()
+    run_dir = outcome.run_dir.path
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    if manifest.get("trace") == "off":
+        pytest.skip("the run had no trace")
+    attempt_file = run_dir / f"case-artifacts/{ROUND_FIVE_CASE}/attempts/attempt-01/attempt.json"
+    attempt = json.loads(attempt_file.read_text())
+    verdicts = {
+        a["entry_id"]: (a["status"], a["checks"][0]["detail"]) for a in attempt["assertions"]
+    }
+    assert verdicts["required[0]"][0] == "fail", verdicts
+    assert "the trace shows" in verdicts["required[0]"][1]
