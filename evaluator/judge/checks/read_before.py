@@ -56,14 +56,14 @@ def _by_content(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict |
     then, then_path = seen_then[0]
     asked = _asked_lines(context)
     then_asked = asked.get(then.ref or "", then.line)
-    if first.line < then_asked or (first.line == then_asked and first < then):
+    if first.line < then_asked:
         return passed(
             KIND,
             f"{first_path} shown ({first.ref}) before {then_path} ({then.ref})",
             shown.cite(context, _outputs(first), check.first)
             + shown.cite(context, _outputs(then), check.then),
         )
-    if first < then:
+    if first.line <= then.line:
         return failed(
             KIND,
             f"the call that showed {then_path} ({then.ref}) was asked for before {first_path}"
