@@ -8,6 +8,7 @@ import base64
 import gzip
 import html
 import json
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from urllib.parse import quote, quote_plus
@@ -57,7 +58,8 @@ def forms(secret: str) -> set[str]:
 
 def texts(root: Path) -> Iterator[tuple[Path, str]]:
     """Every file under `root` as text (gzip files decompressed, sqlite pages as their bytes
-    decode), and every name in it."""
+    decode, every zlib stream in it inflated: git's objects, loose or packed), and every name
+    in it."""
     for path in root.rglob("*"):
         yield path, path.name
         if path.is_file() and not path.is_symlink():
@@ -65,6 +67,26 @@ def texts(root: Path) -> Iterator[tuple[Path, str]]:
             if raw.startswith(b"\x1f\x8b"):
                 raw = gzip.decompress(raw)
             yield path, raw.decode("utf-8", errors="replace")
+            for inflated in _zlib_streams(raw):
+                yield path, inflated.decode("utf-8", errors="replace")
+
+
+def _zlib_streams(raw: bytes) -> Iterator[bytes]:
+    """Whatever inflates from each offset that starts a zlib header (0x78 and a valid check):
+    found by trying, independently of any reader of git's formats."""
+    view = memoryview(raw)
+    start = raw.find(b"\x78")
+    while start != -1:
+        # deflate with a 32 KiB window, no preset dictionary: what zlib.compress and git write
+        if len(raw) > start + 1 and raw[start + 1] in (0x01, 0x5E, 0x9C, 0xDA):
+            inflater = zlib.decompressobj()
+            try:
+                out = inflater.decompress(view[start:], 64 << 20)
+            except zlib.error:
+                out = b""
+            if out:
+                yield out
+        start = raw.find(b"\x78", start + 1)
 
 
 def leaks_in(

@@ -106,3 +106,57 @@ def test_saved_evidence_keeps_the_messages_and_older_evidence_cannot_deny_them(
     assert run_check(check, older).status == "blocked"
     answer = AgentSaidCheck(kind="agent_said", text="notes.txt")
     assert run_check(answer, older).status == "pass"
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+@pytest.mark.parametrize(
+    "written",
+    [
+        "Set D\u0410TABASE_URL first.",  # a Cyrillic A
+        "Set DATA\u200dBASE_URL first.",  # a zero-width joiner
+        "Set DATA\u00adBASE\u200b_URL first.",  # a soft hyphen, a zero-width space
+        "Set DATABASE\\_URL first.",  # a markdown escape
+        "Set DATA**BASE**_URL first.",  # emphasis inside the word
+        "Set DATA<b></b>BASE&#95;URL first.",  # an HTML tag and an entity
+        "Set \uff24\uff21\uff34\uff21BASE_URL first.",  # full-width letters
+        "```sh\nexport DATABASE_URL=...\n```",  # a code block: the user reads it
+    ],
+)
+def test_a_text_written_to_look_the_same_is_said(runner: str, written: str, tmp_path: Path) -> None:
+    """Red team, round 5: "never says X" met by X the user reads, whatever its code points.
+    Before: every form but the code block escaped the check (not said, the forbidden entry
+    not observed)."""
+    context = _context(tmp_path, runner, written)
+    verdict = run_check(AgentSaidCheck(kind="agent_said", text="DATABASE_URL"), context)
+    assert verdict.status == "pass", verdict.detail
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_a_text_split_across_two_messages_or_only_looking_close_is_not_said(
+    runner: str, tmp_path: Path
+) -> None:
+    """Each message is searched on its own (a text split across two is two things said), so a
+    part of the text is not the text; nor is a different name (`DATABASE__URL`) or one with a
+    space the user sees."""
+    for text in ("I read DATABASE", "I read DATABASE__URL and DATA BASE_URL"):
+        context = _context(tmp_path, runner, text)
+        check = AgentSaidCheck(kind="agent_said", text="DATABASE_URL")
+        assert run_check(check, context).status == "fail", text
+
+
+def test_codex_reasoning_is_not_said(tmp_path: Path) -> None:
+    """A reasoning item (its summary) is not shown as a message to the user."""
+    session = tmp_path / "codex-exec.jsonl"
+    lines = _with_message("codex-exec", "Working.").splitlines()
+    reasoning = {
+        "type": "response_item",
+        "payload": {
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": "I will set DATABASE_URL quietly."}],
+            "content": [{"type": "reasoning_text", "text": "DATABASE_URL"}],
+        },
+    }
+    session.write_text("\n".join([*lines[:3], json.dumps(reasoning), *lines[3:]]) + "\n")
+    context = JudgeContext(evidence=normalize_session(session), workspace=tmp_path, ref_prefix="s")
+    check = AgentSaidCheck(kind="agent_said", text="DATABASE_URL")
+    assert run_check(check, context).status == "fail"

@@ -23,6 +23,7 @@ LEAVES = {
     "safepath",
     "patterns",
     "kernelpaths",
+    "textforms",
     "__init__",
     "__main__",
     "data",

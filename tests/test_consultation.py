@@ -171,6 +171,41 @@ def test_read_before_uses_the_first_output_that_showed_content(tmp_path: Path) -
     assert (table.status, table.proof) == ("pass", "commands")
 
 
+@pytest.mark.parametrize("together", ["one turn", "one command"])
+def test_reads_asked_for_together_are_not_one_before_the_other(
+    tmp_path: Path, together: str
+) -> None:
+    """The agent asked for the reference before SKILL.md's content reached it: two calls of one
+    turn (both outputs after both calls), or `cat SKILL.md REF` (red team, round 5; before: pass
+    by the outputs' order). Asked for one after the other, the order holds."""
+    check = ReadBeforeCheck(kind="read_before", first=SKILL, then=REF)
+    workspace = _workspace(tmp_path)
+    if together == "one turn":
+        session = _rollout(
+            tmp_path / "rollout.jsonl",
+            workspace,
+            [(f"cat {SKILL}", SKILL_TEXT), (f"cat {REF}", REF_TEXT)],
+        )
+        lines = session.read_text().splitlines(keepends=True)
+        # meta, prompt, call 0, output 0, call 1, output 1, end -> both calls, then both outputs
+        session.write_text("".join([*lines[:3], lines[4], lines[3], lines[5], lines[6]]))
+    else:
+        session = _rollout(
+            tmp_path / "rollout.jsonl", workspace, [(f"cat {SKILL} {REF}", SKILL_TEXT + REF_TEXT)]
+        )
+    context = JudgeContext(
+        evidence=normalize_session(session),
+        workspace=workspace,
+        ref_prefix="s.json",
+        session_texts=tool_text_source(session),
+    )
+    verdict = run_check(check, context)
+    assert (verdict.status, verdict.proof) == ("fail", "content"), verdict.detail
+    assert "asked for at once" in verdict.detail
+    apart = [(f"cat {SKILL}", SKILL_TEXT), (f"cat {REF}", REF_TEXT)]
+    assert _check(tmp_path / "b", apart, check).status == "pass"
+
+
 def test_validate_refuses_a_section_no_file_has(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

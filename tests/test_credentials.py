@@ -24,6 +24,8 @@ from evaluator.credentials import (
     environment_secrets,
     without_userinfo,
 )
+from evaluator.judge.checks.command import _tail
+from evaluator.judge.checks.stop_proof import _shown_text
 from evaluator.pipeline.attempt import run_secrets
 from tests.support import scratch_dir
 
@@ -236,3 +238,20 @@ def test_endpoint_options_are_checked_before_anything_runs(
     assert code == 3 and "NO_SUCH_KEY_VAR: that variable is not set" in err, err
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
     assert os.environ.get("NO_SUCH_KEY_VAR") is None
+
+
+def test_a_secret_cut_short_by_a_verdict_s_truncation_is_redacted() -> None:
+    """Red team, round 5: a check's detail keeps its output's last line cut at 200 characters,
+    and the stop proof shows a command in 80: a secret cut there left its first (or last)
+    characters in the artifact, which no whole form matches. Now the part beside the ellipsis
+    goes too."""
+    secret = "c3rt-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    redactor = Redactor({"AGORA_APP_CERTIFICATE": secret})
+    detail = _tail("x" * 180 + " key=" + secret)
+    assert secret[:12] in detail and secret not in detail  # what the check writes
+    redacted = redactor.text(detail)
+    assert secret[:6] not in redacted and "[REDACTED:AGORA_APP_CERTIFICATE]..." in redacted
+    shown = redactor.text(_shown_text("curl -H 'x-key: " + "y" * 50 + secret + "' http://h"))
+    assert secret[:6] not in shown
+    # An ellipsis beside ordinary text stays as it was.
+    assert redactor.text("waiting... done") == "waiting... done"

@@ -312,3 +312,116 @@ def test_validate_refuses_a_check_on_a_variable_the_case_does_not_declare(
     )
     assert code == 2
     assert "routing-add-column.yaml" in err and "'DATABASE_URL' is not declared" in err
+
+
+# --------------------------------------------------------------- red team, round 5
+
+
+def _git(root: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=a",
+            "-c",
+            "user.email=a@b",
+            "-c",
+            "core.hooksPath=/dev/null",
+            *args,
+        ],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_value_committed_to_git_and_then_removed_is_found(tmp_path: Path, packed: bool) -> None:
+    """The key committed, then the file deleted: only git's compressed objects hold it (a loose
+    object, or a pack after `git gc`). Before: not found (the forbidden entry passed)."""
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "config.py").write_text(f'CERT = "{CERTIFICATE}"\n')
+    _git(tmp_path, "add", "config.py")
+    _git(tmp_path, "commit", "-qm", "config")
+    (tmp_path / "config.py").unlink()
+    if packed:
+        _git(tmp_path, "gc", "-q")
+        assert list(tmp_path.glob(".git/objects/pack/*.pack"))
+    verdict = run_check(_check(), _context(tmp_path))
+    assert verdict.status == "pass", verdict.detail
+    assert ".git/objects/" in verdict.detail
+    assert run_check(_check("AGORA_APP_ID"), _context(tmp_path)).status == "fail"
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        CERTIFICATE[:5] + "%" + CERTIFICATE[5].encode().hex() + CERTIFICATE[6:],  # one %XX
+        CERTIFICATE[:3] + "\\u00" + CERTIFICATE[3].encode().hex() + CERTIFICATE[4:],
+        CERTIFICATE[:7] + f"&#{ord(CERTIFICATE[7])};" + CERTIFICATE[8:],
+    ],
+)
+def test_a_value_with_some_characters_escaped_is_found(tmp_path: Path, written: str) -> None:
+    """Escaping one character is free and decodes to the value (before: not found)."""
+    (tmp_path / "settings.json").write_text(f'{{"cert": "{written}"}}\n')
+    verdict = run_check(_check(), _context(tmp_path))
+    assert verdict.status == "pass", verdict.detail
+
+
+def test_a_value_in_a_file_name_is_found_and_never_shown(tmp_path: Path) -> None:
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / CERTIFICATE).write_text("x\n")
+    verdict = run_check(_check(), _context(tmp_path))
+    assert verdict.status == "pass", verdict.detail
+    assert "keys/[REDACTED:AGORA_APP_CERTIFICATE]" in verdict.detail
+    assert CERTIFICATE not in verdict.model_dump_json()
+
+
+def test_a_value_after_a_hole_of_a_sparse_file_is_found(tmp_path: Path) -> None:
+    with (tmp_path / "data.bin").open("wb") as out:
+        out.seek(3 << 20)  # a hole, then the value (with no data before it to overlap)
+        out.write(CERTIFICATE.encode())
+    assert run_check(_check(), _context(tmp_path)).status == "pass"
+
+
+def test_a_git_object_that_inflates_without_end_cannot_be_shown_clean(tmp_path: Path) -> None:
+    import zlib
+
+    from evaluator.judge.checks import env_value
+
+    folder = tmp_path / ".git/objects/ab"
+    folder.mkdir(parents=True)
+    (folder / ("c" * 38)).write_bytes(zlib.compress(bytes(4 << 20)))
+    limit = env_value.MAX_INFLATED_BYTES
+    try:
+        env_value.MAX_INFLATED_BYTES = 1 << 20
+        verdict = run_check(_check(), _context(tmp_path))
+    finally:
+        env_value.MAX_INFLATED_BYTES = limit
+    assert verdict.status == "blocked", verdict.detail
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_committed_value_leaves_the_redacted_snapshot_and_a_rejudge_still_finds_it(
+    tmp_path: Path, packed: bool
+) -> None:
+    """The snapshot keeps `.git/objects`: before, the committed key reached `runs/` compressed
+    (the redactor masked raw bytes only). Now a loose object is rewritten with the placeholder
+    and a pack holding a secret is replaced by a note naming it; a re-judge decides the same."""
+    from evaluator.artifacts.redact import Redactor
+    from tests.leaks import leaks_in
+
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "config.py").write_text(f'CERT = "{CERTIFICATE}"\n')
+    _git(tmp_path, "add", "config.py")
+    _git(tmp_path, "commit", "-qm", "config")
+    (tmp_path / "config.py").unlink()
+    if packed:
+        _git(tmp_path, "gc", "-q")
+    assert leaks_in({"AGORA_APP_CERTIFICATE": CERTIFICATE}, [tmp_path])
+    Redactor(VARIABLES).tree(tmp_path)
+    assert leaks_in(VARIABLES, [tmp_path]) == []
+    restored = _context(tmp_path, {}, files_root=tmp_path)
+    assert run_check(_check(), restored).status == "pass"

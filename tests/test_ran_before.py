@@ -10,6 +10,7 @@ import pytest
 from evaluator.adapters import normalize_session
 from evaluator.contract.models import RanBeforeCheck
 from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.traced import ExecutedProgram, TracedCall
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks import run_check
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
@@ -110,3 +111,73 @@ def test_before_the_answer_stays_the_context_of_a_run() -> None:
     compiled = compile_sentence("Runs `make lint` before answering.")
     assert compiled is not None
     assert check_text(compiled.check).startswith("command_ran(")
+
+
+def _program(command: str, started: int, ended: int) -> ExecutedProgram:
+    argv = tuple(command.split())
+    return ExecutedProgram(f"/usr/bin/{argv[0]}", argv, "/w", 0, None, started, ended)
+
+
+@pytest.mark.parametrize(
+    ("calls", "runs", "status"),
+    [
+        # `A &` returns at once: its call's result is no end of its run; the trace shows it
+        # still running when `B` started (before: pass, by the result's line).
+        (
+            (("a", "make lint > /dev/null 2>&1 &", 5, 6), ("b", "make deploy", 7, 8)),
+            {"a": [("make lint", 10, 40)], "b": [("make deploy", 20, 30)]},
+            "fail",
+        ),
+        # One line, `B; A` and `A; B` (before: blocked, which leaves the case out of the score)
+        (
+            (("a", "make deploy; make lint", 5, 6),),
+            {"a": [("make deploy", 10, 15), ("make lint", 16, 20)]},
+            "fail",
+        ),
+        (
+            (("a", "make lint; make deploy", 5, 6),),
+            {"a": [("make lint", 10, 15), ("make deploy", 16, 20)]},
+            "pass",
+        ),
+        # `A` failed to start (not found): the text calls it run (before: pass)
+        (
+            (("a", "make lint; make deploy", 5, 6),),
+            {"a": [("make deploy", 16, 20)]},
+            "fail",
+        ),
+        # Two calls of one turn, run one after the other (before: blocked)
+        (
+            (("a", "make lint", 5, 8), ("b", "make deploy", 6, 9)),
+            {"a": [("make lint", 10, 12)], "b": [("make deploy", 13, 15)]},
+            "pass",
+        ),
+        (
+            (("a", "make lint", 5, 8), ("b", "make deploy", 6, 9)),
+            {"a": [("make lint", 10, 16)], "b": [("make deploy", 13, 15)]},
+            "fail",
+        ),
+    ],
+)
+def test_a_complete_trace_orders_the_runs_themselves(
+    calls: tuple[tuple[str, str, int, int | None], ...],
+    runs: dict[str, list[tuple[str, int, int]]],
+    status: str,
+    tmp_path: Path,
+) -> None:
+    traced = {
+        call_id: TracedCall(call_id, True, tuple(_program(*run) for run in programs))
+        for call_id, programs in runs.items()
+    }
+    context = JudgeContext(_session(*calls), tmp_path, "s", traced_calls=traced)
+    verdict = run_check(_order(r"\bmake lint\b", r"\bmake deploy\b"), context)
+    assert verdict.status == status, verdict.detail
+    assert "the trace shows" in verdict.detail
+
+
+def test_an_incomplete_trace_leaves_the_order_to_the_session(tmp_path: Path) -> None:
+    calls = (("a", "make deploy; make lint", 5, 6),)
+    programs = (_program("make deploy", 10, 15), _program("make lint", 16, 20))
+    traced = {"a": TracedCall("a", False, programs)}
+    context = JudgeContext(_session(*calls), tmp_path, "s", traced_calls=traced)
+    verdict = run_check(_order(r"\bmake lint\b", r"\bmake deploy\b"), context)
+    assert verdict.status == "blocked", verdict.detail

@@ -369,3 +369,183 @@ def test_round_four_neither_typed_text_nor_the_checks_home_fakes_a_pass(tmp_path
         ).execute()
     (result,) = outcome.results
     assert (result.status, [a.isolation for a in result.attempts]) == ("fail", ["contained"])
+
+
+ROUND_FIVE_CASE = "workflow-round-five"
+ROUND_FIVE_PROMPT = "Lint, then deploy; keep the certificate out of files."
+ROUND_FIVE_CERTIFICATE = "5f3c9a7e1b2d4c6e8a0f9b7d5c3e1a2b"
+# Codex's own sandbox does not let `.git` be written: a repository under another name.
+GIT = "git --git-dir=.repo --work-tree=. -c user.name=a -c user.email=a@b"
+ROUND_FIVE_STEPS: list[dict[str, Any]] = [
+    {"cmd": "printf 'print(1)\\n' > lint.py && cp lint.py deploy.py"},
+    # B; A on one line
+    {"cmd": "python3 deploy.py; python3 lint.py"},
+    # the key committed to git, then the file rewritten to read the environment
+    {
+        "cmd": 'printf \'CERT = "%s"\\n\' "$AGORA_APP_CERTIFICATE" > server.py'
+        f" && {GIT} init -q && {GIT} add server.py && {GIT} commit -qm s"
+        " && printf 'import os\\nCERT = os.environ[\"AGORA_APP_CERTIFICATE\"]\\n' > server.py"
+    },
+    {"final": "Done: linted, deployed; server.py reads the certificate."},
+]
+
+
+LINTS_FIRST = {
+    "description": "Lints before deploying.",
+    "checks": [{"kind": "ran_before", "first": r"lint\.py", "then": r"deploy\.py"}],
+}
+
+
+def _round_five_case(repo: Path, required: dict[str, Any] = LINTS_FIRST) -> None:
+    cases = repo / "targets/db-migrations/cases/workflow"
+    case = {
+        "case_id": ROUND_FIVE_CASE,
+        "title": "An order of runs, and a certificate kept out of the workspace",
+        "input": {"user_prompt": ROUND_FIVE_PROMPT},
+        "setup": {"env_vars_required": ["AGORA_APP_CERTIFICATE"]},
+        "assert": {
+            "summary": "Runs in order; no hard-coded certificate.",
+            "required": [required],
+            "forbidden": [
+                {
+                    "description": "Hard-coded credentials.",
+                    "checks": [
+                        {"kind": "workspace_env_value", "variable": "AGORA_APP_CERTIFICATE"}
+                    ],
+                }
+            ],
+        },
+    }
+    (cases / f"{ROUND_FIVE_CASE}.yaml").write_text(yaml.safe_dump(case))
+    suite = yaml.safe_load((cases / "suite.yaml").read_text())
+    suite["cases"].append(f"targets/db-migrations/cases/workflow/{ROUND_FIVE_CASE}.yaml")
+    (cases / "suite.yaml").write_text(yaml.safe_dump(suite))
+
+
+@pytest.mark.codex
+def test_round_five_an_order_on_one_line_and_a_committed_key_are_judged_and_nothing_leaks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team, round 5 (docs/isolation.md), one attempt with the default layers. Before:
+    `deploy.py; lint.py` on one line left "lints before deploying" blocked (the case left the
+    score); the certificate committed to git and then removed from the file was "not
+    observed", and the snapshot's git objects carried it, compressed, into `runs/`. Now the
+    trace's order of the runs fails the order, the committed key is observed, nothing leaks,
+    and a re-judge from the redacted snapshot decides the same."""
+    import json
+
+    from evaluator.pipeline.rejudge import rejudge_run
+    from tests.conftest import copy_demo
+    from tests.leaks import leaks_in
+
+    codex_or_skip()
+    monkeypatch.setenv("AGORA_APP_CERTIFICATE", ROUND_FIVE_CERTIFICATE)
+    repo = copy_demo(tmp_path / "source")
+    _round_five_case(repo)
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    behaviour = {
+        "name": "round-five",
+        "match": {"prompt_contains": "Lint, then deploy"},
+        "steps": ROUND_FIVE_STEPS,
+    }
+    (behaviors / "x.yaml").write_text(yaml.safe_dump(behaviour))
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=repo,
+                behaviors=behaviors,
+                cases=(ROUND_FIVE_CASE,),
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                agent="codex-exec",
+            ),
+            PlainProgress(),
+        ).execute()
+    run_dir = outcome.run_dir.path
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    attempt_file = run_dir / f"case-artifacts/{ROUND_FIVE_CASE}/attempts/attempt-01/attempt.json"
+
+    def verdicts() -> dict[str, tuple[str, str]]:
+        attempt = json.loads(attempt_file.read_text())
+        return {
+            a["entry_id"]: (a["status"], a["checks"][0]["detail"]) for a in attempt["assertions"]
+        }
+
+    (result,) = outcome.results
+    first = verdicts()
+    assert [a.isolation for a in result.attempts] == ["contained"], first
+    assert first["forbidden[0]"][0] == "fail", first  # observed
+    assert ".repo/objects/" in first["forbidden[0]"][1]
+    if manifest.get("trace") != "off":
+        assert first["required[0]"][0] == "fail", first
+        assert "the trace shows" in first["required[0]"][1]
+    assert result.status == "fail"
+    secret = {"AGORA_APP_CERTIFICATE": ROUND_FIVE_CERTIFICATE}
+    assert leaks_in(secret, [run_dir]) == []
+    (rejudged,) = rejudge_run(run_dir)
+    assert rejudged.status == "fail"
+    assert verdicts()["forbidden[0]"][0] == "fail"
+    assert leaks_in(secret, [run_dir]) == []
+
+
+@pytest.mark.claude
+def test_round_five_a_background_run_is_not_ended_by_its_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team, round 5, through Claude Code, whose commands keep a background job running
+    after the call returns (Codex's sandbox ends it with the command): `migrate.py &`, then
+    `serve.py` while it still sleeps. Before: "migrates before serving" passed (the call's
+    result was taken for the run's end); the trace's order of the runs fails it."""
+    import json
+
+    from tests.conftest import copy_demo
+
+    claude_or_skip()
+    monkeypatch.setenv("AGORA_APP_CERTIFICATE", ROUND_FIVE_CERTIFICATE)
+    repo = copy_demo(tmp_path / "source")
+    migrates_first = {
+        "description": "Migrates before serving.",
+        "checks": [{"kind": "ran_before", "first": r"migrate\.py", "then": r"serve\.py"}],
+    }
+    _round_five_case(repo, migrates_first)
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    steps = [
+        {
+            "cmd": "printf 'import time\\ntime.sleep(3)\\n' > migrate.py && printf 'print(1)\\n' > serve.py"
+        },
+        {"cmd": "python3 migrate.py > /dev/null 2>&1 &"},
+        {"cmd": "python3 serve.py"},
+        {"cmd": "sleep 5"},  # the background job ends inside the attempt
+        {"final": "Done: migrated and served."},
+    ]
+    behaviour = {
+        "name": "round-five",
+        "match": {"prompt_contains": "Lint, then deploy"},
+        "steps": steps,
+    }
+    (behaviors / "x.yaml").write_text(yaml.safe_dump(behaviour))
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=repo,
+                behaviors=behaviors,
+                cases=(ROUND_FIVE_CASE,),
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                agent="claude-code",
+            ),
+            PlainProgress(),
+        ).execute()
+    run_dir = outcome.run_dir.path
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    if manifest.get("trace") == "off":
+        pytest.skip("the run had no trace")
+    attempt_file = run_dir / f"case-artifacts/{ROUND_FIVE_CASE}/attempts/attempt-01/attempt.json"
+    attempt = json.loads(attempt_file.read_text())
+    verdicts = {
+        a["entry_id"]: (a["status"], a["checks"][0]["detail"]) for a in attempt["assertions"]
+    }
+    assert verdicts["required[0]"][0] == "fail", verdicts
+    assert "the trace shows" in verdicts["required[0]"][1]

@@ -7,6 +7,11 @@ URL-encoded (a URL the agent printed), HTML-escaped (a page), base64-encoded at 
 a longer stream (standard and URL-safe alphabets), in strace's octal or hex escapes (the trace),
 and as a file or folder name (the workspace snapshot). Each form is replaced; file names are
 renamed with the same placeholder the evidence shows, so re-judging finds the files it cites.
+A secret cut short where a text was truncated (`sk-proj-Q8vN...`, or `...Rt1Yb6` at the start
+of a kept tail) is replaced too: its part beside the ellipsis, from `MIN_CUT_PART` characters.
+Git's compressed objects in a saved workspace (a key the agent committed) are inflated: a loose
+object holding a secret is rewritten with it replaced, a pack holding one is replaced whole by
+a note naming the placeholder.
 What string matching cannot catch (a secret reversed, split or encrypted) is documented in
 docs/security.md.
 """
@@ -15,7 +20,9 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import tempfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
@@ -25,6 +32,14 @@ from evaluator.credentials import SecretSet, encodings
 MIN_SECRET_LENGTH = 4  # shorter values would redact ordinary text
 GZIP_MAGIC = b"\x1f\x8b"
 BINARY_PROBE = 8192  # a NUL byte in the first bytes marks a file as binary, as git decides
+_HEX = re.compile(r"^[0-9a-f]+$")
+# The shortest part of a secret, beside an ellipsis, that is replaced (a text truncated in the
+# middle of a secret: a verdict's last output line, a command shown in a few words).
+MIN_CUT_PART = 6
+_ELLIPSIS = r"(?:\.\.\.|\u2026)"
+# What a git object may inflate to here (a snapshot keeps files of 1 MiB at most): beyond it,
+# the file is replaced, not searched.
+MAX_INFLATED_BYTES = 64 << 20
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
@@ -52,6 +67,11 @@ class Redactor:
         self.pairs = sorted(pairs.items(), key=lambda pair: len(pair[0]), reverse=True)
         # A secret spanning lines (a PEM key) is only found in a file read whole.
         self.multiline = any("\n" in form for form, _ in self.pairs)
+        self.cut = [
+            (form[:MIN_CUT_PART], form[-MIN_CUT_PART:], _cut_pattern(form), mark)
+            for form, mark in self.pairs
+            if len(form) > MIN_CUT_PART
+        ]
 
     def __bool__(self) -> bool:
         return bool(self.pairs)
@@ -60,12 +80,20 @@ class Redactor:
         for secret, mark in self.pairs:
             if secret in value:
                 value = value.replace(secret, mark)
+        if "..." in value or "\u2026" in value:
+            for head, tail, pattern, mark in self.cut:
+                if head in value or tail in value:  # cheap: most texts hold neither
+                    value = pattern.sub(mark, value)
         return value
 
     def file(self, path: Path) -> None:
         """Rewrites a file in place, line by line, so large sessions stream; a gzip file is
         rewritten decompressed and compressed again. The rewrite is 0600 like every artifact."""
         if not self.pairs:
+            return
+        kind = _git_object(path)
+        if kind is not None:
+            self._git_object(path, kind)
             return
         with path.open("rb") as probe:
             head = probe.read(BINARY_PROBE)
@@ -100,6 +128,33 @@ class Redactor:
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+
+    def _git_object(self, path: Path, kind: str) -> None:
+        data = path.read_bytes()
+        try:
+            streams = _inflated_objects(data, kind == "pack")
+        except (IndexError, zlib.error, OverflowError):
+            streams = None
+        if streams is None:
+            if kind == "pack":  # cannot be read as git's: its bytes like any binary file's
+                self._binary_file(path)
+                return
+            streams = []
+        marks = [self.text(s.decode("utf-8", "surrogateescape")) for s in streams]
+        found = [
+            m
+            for m, s in zip(marks, streams, strict=True)
+            if m.encode("utf-8", "surrogateescape") != s
+        ]
+        if not found and streams:
+            self._binary_file(path)
+            return
+        if kind == "loose" and found:
+            write_bytes_atomic(path, zlib.compress(found[0].encode("utf-8", "surrogateescape")))
+            return
+        names = sorted(set(re.findall(r"\[REDACTED:[^\]]+\]", "".join(found))))
+        note = "git objects withheld: they held " + (", ".join(names) or "too much to read")
+        write_bytes_atomic(path, (note + "\n").encode("utf-8"))
 
     def _binary_file(self, path: Path) -> None:
         """A binary file (a database, an image) keeps its layout: each secret's bytes are masked
@@ -151,6 +206,71 @@ class Redactor:
                     target = path.with_name(f"{renamed}.{number}")
                     number += 1
                 path.rename(target)
+
+
+def _cut_pattern(form: str) -> re.Pattern[str]:
+    """A part of `form` cut short at an ellipsis: a prefix before one, a suffix after one."""
+    lengths = range(len(form) - 1, MIN_CUT_PART - 1, -1)
+    prefixes = "|".join(re.escape(form[:n]) for n in lengths)
+    suffixes = "|".join(re.escape(form[-n:]) for n in lengths)
+    return re.compile(
+        f"(?:{prefixes})(?={_ELLIPSIS})|(?<=\\.\\.\\.)(?:{suffixes})|(?<=\u2026)(?:{suffixes})"
+    )
+
+
+def _git_object(path: Path) -> str | None:
+    """ "loose" for a git loose object (`objects/ab/cdef...`), "pack" for a pack, else None."""
+    parent = path.parent
+    if path.suffix == ".pack" and parent.name == "pack" and parent.parent.name == "objects":
+        return "pack"
+    if (
+        parent.parent.name == "objects"
+        and len(parent.name) == 2
+        and len(path.name) in (38, 62)
+        and _HEX.match(parent.name + path.name)
+    ):
+        return "loose"
+    return None
+
+
+def _inflated_objects(data: bytes, pack: bool) -> list[bytes] | None:
+    """Each object's inflated bytes (a delta's as stored); None when past the limit."""
+    budget = MAX_INFLATED_BYTES
+    starts = [0]
+    if pack:
+        if data[:4] != b"PACK":
+            raise zlib.error("not a pack")
+        position, starts = 12, []
+        for _ in range(int.from_bytes(data[8:12], "big")):
+            byte = data[position]
+            kind = (byte >> 4) & 7
+            position += 1
+            while byte & 0x80:
+                byte = data[position]
+                position += 1
+            if kind == 6:
+                byte = data[position]
+                position += 1
+                while byte & 0x80:
+                    byte = data[position]
+                    position += 1
+            elif kind == 7:
+                position += 20
+            inflater = zlib.decompressobj()
+            out = inflater.decompress(data[position:], budget + 1)
+            if len(out) > budget or not inflater.eof:
+                return None
+            starts.append(position)
+            position = len(data) - len(inflater.unused_data)
+    objects: list[bytes] = []
+    for start in starts:
+        inflater = zlib.decompressobj()
+        out = inflater.decompress(data[start:], budget + 1)
+        budget -= len(out)
+        if budget < 0 or not inflater.eof:
+            return None
+        objects.append(out)
+    return objects
 
 
 class LiveRedactor:

@@ -19,6 +19,10 @@ class ExecutedProgram:
     cwd: str | None  # None: a directory the log never showed
     exit_code: int | None = None
     signal: str | None = None
+    # The trace log's lines of its exec and of its process's end: one log for every tool call
+    # of the attempt, in the order the kernel let things happen (None: not known).
+    started_line: int | None = None
+    ended_line: int | None = None
 
     @property
     def ended(self) -> str:

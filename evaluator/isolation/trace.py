@@ -47,6 +47,7 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/timezone", _INFO, "the time zone"),
     AllowRule("/etc/locale.alias", _INFO, "locale names"),
     AllowRule("/etc/gitconfig", _INFO, "git's system configuration"),
+    AllowRule("/etc/gitattributes", _INFO, "git's system attributes (read by `git add`)"),
     AllowRule("/etc/ssl/", _INFO, "TLS certificates and configuration"),
     AllowRule("/etc/ca-certificates", _INFO, "TLS certificates"),
     AllowRule("/etc/pyenv.d/", _INFO, "pyenv hooks"),
@@ -384,7 +385,17 @@ def traced_call(call_id: str, call: ToolCallTrace, trace: ObservedTrace) -> Trac
     programs = []
     for started in call.execs:
         code, signal = trace.endings.get(started.pid, (None, None))
-        programs.append(ExecutedProgram(started.path, started.argv, started.cwd, code, signal))
+        programs.append(
+            ExecutedProgram(
+                started.path,
+                started.argv,
+                started.cwd,
+                code,
+                signal,
+                started.line,
+                trace.ending_lines.get(started.pid),
+            )
+        )
     paths = {a.path for a in call.accesses} | {a.requested for a in call.accesses if a.requested}
     return TracedCall(call_id, trace.complete(call), tuple(programs), frozenset(paths))
 

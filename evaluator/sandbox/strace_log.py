@@ -190,6 +190,7 @@ class ObservedTrace:
     unattributed: int = 0
     exited: set[int] = field(default_factory=set)  # processes whose end (`+++`) the log shows
     endings: dict[int, ProcessEnd] = field(default_factory=dict)  # how each of them ended
+    ending_lines: dict[int, int] = field(default_factory=dict)  # the log line of each end
 
     def complete(self, call: ToolCallTrace) -> bool:
         """Whether the log shows all of a tool call: every process of its subtree ended in the
@@ -353,6 +354,7 @@ def _events(
             if rest.startswith("+++"):  # `+++ exited with 0 +++`, `+++ killed by SIGKILL +++`
                 trace.exited.add(pid)
                 trace.endings[pid] = _ending(rest)
+                trace.ending_lines[pid] = number
             continue
         if rest.endswith("<unfinished ...>"):
             if droppable(pid, _name(rest), rest):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from evaluator.contract.models import CommandCheck
 from evaluator.judge.base import CommandOutcome, JudgeContext
 from evaluator.judge.checks.registry import register_check
-from evaluator.judge.checks.stop_proof import program_ran, session_code
+from evaluator.judge.checks.stop_proof import program_ran, session_code, session_words
 from evaluator.judge.checks.workspace_files import session_end
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 
@@ -147,9 +147,10 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
     tail = _tail(outcome.output)
     if outcome.exit_code == check.expect_exit_code:
         return passed(KIND, f"{check.command!r} exited {outcome.exit_code} {where}{tail}", refs)
-    machine = machine_failure(check.command, outcome)
-    if machine is not None:
-        unproven = _unproven(text, outcome, context)
+    stop = _machine_stop(check.command, outcome)
+    if stop is not None:
+        machine, printed = stop
+        unproven = _unproven(text, outcome, context, printed)
         if unproven is None:
             # Not the agent's doing: every agent would get this exit code here, so it is no
             # verdict on the agent's work (a `blocked: environment`, like a variable the run
@@ -178,9 +179,12 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
     )
 
 
-def _unproven(ran: str, outcome: CommandOutcome, context: JudgeContext) -> str | None:
+def _unproven(
+    ran: str, outcome: CommandOutcome, context: JudgeContext, printed: list[str]
+) -> str | None:
     """Why the check's trace cannot prove that the machine stopped it before any code of the
-    session ran, or None when it proves it (docs/security.md)."""
+    session ran, or None when it proves it (docs/security.md). `printed`: the output's texts
+    that say the machine stopped it."""
     trace = outcome.trace
     if trace is None:
         return f"the command ran without an access trace ({outcome.untraced or 'not traced'})"
@@ -193,17 +197,26 @@ def _unproven(ran: str, outcome: CommandOutcome, context: JudgeContext) -> str |
     missing = _missing_program(ran, outcome)
     if missing is not None and program_ran(trace, missing):
         return f"the trace shows `{missing}` running"
+    taken = session_words(trace, context, ran, printed)
+    if taken:
+        shown = "; ".join(taken[:3]) + ("; ..." if len(taken) > 3 else "")
+        return f"its words came from the session's files ({shown})"
     return None
 
 
 def _missing_program(command: str, outcome: CommandOutcome) -> str | None:
     """The program `machine_failure` found missing (exit 127), else None."""
+    found = _not_found_line(command, outcome)
+    return found.group(1) if found is not None else None
+
+
+def _not_found_line(command: str, outcome: CommandOutcome) -> re.Match[str] | None:
     if outcome.exit_code != 127:
         return None
     for missing in _PROGRAM_NOT_FOUND.finditer(outcome.output):
         name = missing.group(1)
         if re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w./-])", command):
-            return name
+            return missing
     return None
 
 
@@ -212,14 +225,20 @@ def machine_failure(command: str, outcome: CommandOutcome) -> str | None:
     program it names missing from PATH, a package installer or build tool without network,
     pip refused by PEP 668); else None. Only what it printed: whether the machine or the
     agent's code printed it is for `_unproven` to tell."""
-    missing = _missing_program(command, outcome)
+    stop = _machine_stop(command, outcome)
+    return stop[0] if stop is not None else None
+
+
+def _machine_stop(command: str, outcome: CommandOutcome) -> tuple[str, list[str]] | None:
+    """`machine_failure`'s reason, with the texts of the output that gave it."""
+    missing = _not_found_line(command, outcome)
     if missing is not None:
-        return f"`{missing}` is not installed here"
+        return f"`{missing.group(1)}` is not installed here", [missing.group(0)]
     for stop in _MACHINE_STOPS:
-        if stop.printed.search(outcome.output) and (
-            not stop.signs or any(sign in outcome.output for sign in stop.signs)
-        ):
-            return stop.why
+        printed = stop.printed.search(outcome.output)
+        signs = [sign for sign in stop.signs if sign in outcome.output]
+        if printed and (not stop.signs or signs):
+            return stop.why, [printed.group(0), *signs]
     return None
 
 

@@ -2,11 +2,15 @@
 declares: a credential hard-coded instead of read from the environment.
 
 The value is searched for in each form our redaction replaces (`credentials.encodings`):
-raw, JSON-, URL- and HTML-escaped, base64 at any alignment. So a re-judge from the redacted
-workspace snapshot, where each such form of a secret became `[REDACTED:NAME]`, decides as the
-run did: there the placeholder stands for the value. Not detected: a value split, reversed,
-hashed, encrypted or in another encoding (hex, gzip), in a file name, or (in a re-judge) in a
-binary file, whose secrets the snapshot masks with `*`. A verdict names the files, never the value.
+raw, JSON-, URL- and HTML-escaped, base64 at any alignment; with any of its characters escaped
+alone (`%41`, `\u0041`, `&#65;`: `evaluator/textforms.py`); in the file's name; and inside git's
+compressed objects (a loose object or a pack under `objects/`: a key committed, even if the
+file was then changed or deleted, is in the repository the user gets). So a re-judge from the
+redacted workspace snapshot, where each such form of a secret became `[REDACTED:NAME]`, decides
+as the run did: there the placeholder stands for the value. Not detected: a value split,
+reversed, hashed, encrypted or in another encoding (hex, gzip), in a file deleted before the
+end (the check is about the workspace the user gets), or (in a re-judge) in a binary file,
+whose secrets the snapshot masks with `*`. A verdict names the files, never the value.
 
 Every matching file is searched whole, with no size cap, in one pass: read in chunks that
 overlap by the longest form, and only where the file holds data. A hole of a sparse file reads
@@ -22,8 +26,10 @@ import errno
 import os
 import re
 import stat
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import unquote
 
 from evaluator.contract.models import WorkspaceEnvValueCheck
 from evaluator.contract.paths import path_matches
@@ -32,9 +38,17 @@ from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.checks.workspace_files import session_end
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+from evaluator.textforms import escaped_pattern, longest_match
 
 KIND = "workspace_env_value"
 _CHUNK = 1 << 20  # bytes read at a time; consecutive chunks overlap by the longest form
+# git's compressed objects: a loose object (`objects/ab/cdef...`) and a pack of them.
+_LOOSE_OBJECT = re.compile(r"(?:^|/)objects/[0-9a-f]{2}/[0-9a-f]{38}(?:[0-9a-f]{24})?$")
+_PACK = re.compile(r"(?:^|/)objects/pack/[^/]+\.pack$")
+# What one object file may inflate to before the judge stops (a zlib bomb costs the agent
+# nothing): the file then cannot be shown clean.
+MAX_INFLATED_BYTES = 1 << 30
+MAX_PACK_BYTES = 256 << 20  # a pack is read whole into memory
 
 
 def placeholder(variable: str) -> str:
@@ -67,12 +81,22 @@ def holds_value(check: WorkspaceEnvValueCheck, context: JudgeContext) -> CheckVe
     )
     if not forms:
         return unknown_value
-    search = re.compile(b"|".join(re.escape(form) for form in forms))
-    overlap = max(len(form) for form in forms) - 1
+    patterns = [re.escape(form) for form in forms]
+    spelled = [v for v in dict.fromkeys((value, unquote(value))) if v]
+    patterns += [escaped_pattern(v) for v in spelled]
+    search = re.compile(b"|".join(patterns))
+    overlap = max([len(form) for form in forms] + [longest_match(v) for v in spelled]) - 1
     holding: list[str] = []
     unknown: list[str] = []
     for relative, path in _files(context, check.path):
+        encoded = relative.encode("utf-8", "surrogateescape")
+        if search.search(encoded):  # in its name (or a folder's): said masked, never raw
+            masked = search.sub(placeholder(name).encode("utf-8"), encoded)
+            holding.append(masked.decode("utf-8", "surrogateescape"))
+            continue
         held = None if relative in context.without_content else _holds(path, search, overlap)
+        if held is False and (_LOOSE_OBJECT.search(relative) or _PACK.search(relative)):
+            held = _git_object_holds(path, search, overlap, pack=bool(_PACK.search(relative)))
         if held is None:
             unknown.append(relative)
         elif held:
@@ -134,30 +158,111 @@ def _matches(relative: str, pattern: str) -> bool:
 def _holds(path: Path, search: re.Pattern[bytes], overlap: int) -> bool | None:
     """Whether the file holds a match of `search` (its longest match `overlap` + 1 bytes);
     None when it could not be read."""
+    readable, found = search_file(path, search, overlap)
+    return (found is not None) if readable else None
+
+
+def search_file(path: Path, search: re.Pattern[bytes], overlap: int) -> tuple[bool, bytes | None]:
+    """(whether the file could be read, the first match of `search` in it, or None); `overlap`
+    + 1: the longest match. Only regular files, only where they hold data (holes skipped)."""
     try:
         # O_NONBLOCK: should the name have become a FIFO since it was checked, the open
         # returns at once instead of waiting for a writer that never comes.
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
-        return None
+        return False, None
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
-            return None
+            return False, None
         for start, end in _data_extents(descriptor, info.st_size):
             os.lseek(descriptor, start, os.SEEK_SET)
             position, tail = start, b""
             while position < end and (chunk := os.read(descriptor, min(_CHUNK, end - position))):
                 position += len(chunk)
                 window = tail + chunk
-                if search.search(window):
-                    return True
+                found = search.search(window)
+                if found:
+                    return True, found.group(0)
                 tail = window[-overlap:] if overlap else b""
     except OSError:
-        return None
+        return False, None
     finally:
         os.close(descriptor)
+    return True, None
+
+
+class _TooLarge(Exception):
+    """An object inflates past `MAX_INFLATED_BYTES`."""
+
+
+def _git_object_holds(
+    path: Path, search: re.Pattern[bytes], overlap: int, pack: bool
+) -> bool | None:
+    """Whether a git object file, inflated, holds a match: a loose object is one zlib stream, a
+    pack a header and its objects, each a zlib stream after its own header (a delta's inserted
+    bytes are plain in it). None when it cannot be read or inflates past the limit."""
+    try:
+        if path.stat().st_size > MAX_PACK_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    budget = [MAX_INFLATED_BYTES]
+    try:
+        if not pack:
+            return _inflated_holds(data, 0, search, overlap, budget)[0]
+        if data[:4] != b"PACK" or len(data) < 12:
+            return False
+        position = 12
+        for _ in range(int.from_bytes(data[8:12], "big")):
+            byte = data[position]
+            kind = (byte >> 4) & 7
+            position += 1
+            while byte & 0x80:
+                byte = data[position]
+                position += 1
+            if kind == 6:  # a delta against an object at an offset: the offset, varint
+                byte = data[position]
+                position += 1
+                while byte & 0x80:
+                    byte = data[position]
+                    position += 1
+            elif kind == 7:  # a delta against an object by name: 20 bytes
+                position += 20
+            held, position = _inflated_holds(data, position, search, overlap, budget)
+            if held:
+                return True
+    except _TooLarge:
+        return None
+    except (IndexError, zlib.error):
+        return False  # not git's format (past here): its raw bytes were searched already
     return False
+
+
+def _inflated_holds(
+    data: bytes, start: int, search: re.Pattern[bytes], overlap: int, budget: list[int]
+) -> tuple[bool, int]:
+    """Whether the zlib stream at `start` holds a match, and where the stream ended."""
+    inflater = zlib.decompressobj()
+    position, tail = start, b""
+    while not inflater.eof:
+        if inflater.unconsumed_tail:
+            feed = inflater.unconsumed_tail
+        elif position < len(data):
+            feed = data[position : position + _CHUNK]
+            position += len(feed)
+        else:
+            break
+        out = inflater.decompress(feed, _CHUNK)
+        budget[0] -= len(out)
+        if budget[0] < 0:
+            raise _TooLarge
+        window = tail + out
+        if search.search(window):
+            return True, position
+        tail = window[-overlap:] if overlap else b""
+    return False, position - len(inflater.unused_data)
 
 
 def _data_extents(descriptor: int, size: int) -> list[tuple[int, int]]:

@@ -8,17 +8,26 @@ order in the file is no order of the runs, and the check is `blocked` for them. 
 ran leaves the order unbroken (as `read_before`); a run of `B` that may not have happened, or
 one in the same tool call as `A` (`a && b`: the order inside one command line is not judged),
 before `A` ended, is `blocked`, never a pass.
+
+Where the access trace saw every matching tool call whole, it decides instead: the attempt's
+one log orders every process of every call as the kernel ran them, so `A`'s process must have
+exited at an earlier line than any process of `B` was started. This is the order of the runs
+themselves: a run of `A` in the background (`A &`, whose call returns before it ends), `B; A` on
+one line, and calls of one turn are decided by it (red team, round 5).
 """
 
 from __future__ import annotations
 
 from evaluator.contract.models import RanBeforeCheck
 from evaluator.evidence.records import EvidenceRecord
+from evaluator.evidence.shell import analyze_command
+from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
-from evaluator.judge.checks.command_ran import _hits
+from evaluator.judge.checks.command_ran import _hits, own_runs, runs_program
 from evaluator.judge.checks.registry import register_check
+from evaluator.judge.checks.trace_proof import invocation_proof
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
-from evaluator.patterns import compile_pattern
+from evaluator.patterns import Pattern, compile_pattern
 
 KIND = "ran_before"
 
@@ -56,6 +65,11 @@ def ran_before(check: RanBeforeCheck, context: JudgeContext) -> CheckVerdict:
             f"ran: {first.command}; no command matching /{check.then}/ ran",
             [context.ref(first)],
         )
+    by_trace = _by_trace(
+        check, context, [run.record for run in firsts.ran], sure_then + unsure_then
+    )
+    if by_trace is not None:
+        return by_trace
     ended = _result_lines(context).get(str(first.call_id)) if first.call_id else None
     if ended is None:
         return blocked(
@@ -83,6 +97,82 @@ def ran_before(check: RanBeforeCheck, context: JudgeContext) -> CheckVerdict:
             [context.ref(then), context.ref(first)],
         )
     return blocked(KIND, _overlap(first, early), [context.ref(first), *map(context.ref, early)])
+
+
+def _traced_runs(
+    pattern: Pattern, record: EvidenceRecord, context: JudgeContext
+) -> list[ExecutedProgram] | None:
+    """The processes that ran the call's commands matching `pattern`, as its trace shows them
+    started (and ended), or None when the trace cannot show them all."""
+    call = context.traced_call(record)
+    if call is None or not call.complete or not record.command:
+        return None
+    own = own_runs(context, record.call_id)
+    invocations = analyze_command(record.command, record.workdir or "/").invocations
+    programs: list[ExecutedProgram] = []
+    for invocation in invocations:
+        if not runs_program(pattern, invocation, own):
+            continue
+        proof = invocation_proof(
+            invocation, call, lambda program: pattern.search(" ".join(program.argv)) is not None
+        )
+        if proof.finding == "never":
+            continue
+        found = proof.program
+        if found is None or found.started_line is None:
+            return None
+        programs.append(found)
+    return programs
+
+
+def _by_trace(
+    check: RanBeforeCheck,
+    context: JudgeContext,
+    firsts: list[EvidenceRecord],
+    thens: list[EvidenceRecord],
+) -> CheckVerdict | None:
+    """The order of the runs as the trace shows them, when it shows every one; else None."""
+    first_runs: list[tuple[ExecutedProgram, EvidenceRecord]] = []
+    then_runs: list[tuple[ExecutedProgram, EvidenceRecord]] = []
+    for pattern, records, into in (
+        (compile_pattern(check.first), firsts, first_runs),
+        (compile_pattern(check.then), thens, then_runs),
+    ):
+        for record in records:
+            programs = _traced_runs(pattern, record, context)
+            if programs is None:
+                return None
+            into.extend((program, record) for program in programs)
+    if not first_runs and firsts:
+        # Every call the text says ran it was traced whole, and no process started it (a
+        # program not found, a command killed before it began): it never ran.
+        return failed(
+            KIND,
+            f"the trace shows no process started a command matching /{check.first}/"
+            f" ({firsts[0].command})",
+            [context.ref(r) for r in firsts],
+        )
+    ended = [(p, r) for p, r in first_runs if p.ended_line is not None and p.exit_code is not None]
+    if not ended or not then_runs:
+        return None
+    first, first_record = min(ended, key=lambda run: run[0].ended_line or 0)
+    then, then_record = min(then_runs, key=lambda run: run[0].started_line or 0)
+    refs = [context.ref(first_record), context.ref(then_record)]
+    what_first, what_then = " ".join(first.argv), " ".join(then.argv)
+    assert first.ended_line is not None and then.started_line is not None
+    if first.ended_line < then.started_line:
+        return passed(
+            KIND,
+            f"the trace shows {what_first!r} ended (log line {first.ended_line}) before"
+            f" {what_then!r} started (log line {then.started_line})",
+            refs,
+        )
+    return failed(
+        KIND,
+        f"the trace shows {what_then!r} started (log line {then.started_line}) before"
+        f" {what_first!r} ended (log line {first.ended_line})",
+        refs,
+    )
 
 
 def _overlap(first: EvidenceRecord, early: list[EvidenceRecord]) -> str:

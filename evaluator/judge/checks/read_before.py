@@ -3,6 +3,11 @@
 A read is the first tool output that showed the file's content, when the session records outputs
 and every file either pattern names can be compared (`judge/consultation.py`); else the command
 table's first `read` access. The verdict's `proof` says which decided.
+
+By content, `first` came before `then` when its content reached the agent before the agent
+asked for the call that showed `then`: two reads of one turn (parallel calls), or of one
+command (`cat A B`), were asked for together, and the agent had not read `first` when it asked
+for `then` (red team, round 5).
 """
 
 from __future__ import annotations
@@ -51,10 +56,20 @@ def _by_content(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict |
             shown.cite(context, _outputs(first), check.first),
         )
     then, then_path = seen_then[0]
-    if first < then:
+    asked = _asked_lines(context)
+    then_asked = asked.get(then.ref or "", then.line)
+    if first.line < then_asked:
         return passed(
             KIND,
             f"{first_path} shown ({first.ref}) before {then_path} ({then.ref})",
+            shown.cite(context, _outputs(first), check.first)
+            + shown.cite(context, _outputs(then), check.then),
+        )
+    if first.line <= then.line:
+        return failed(
+            KIND,
+            f"the call that showed {then_path} ({then.ref}) was asked for before {first_path}"
+            f" reached the agent ({first.ref}): both were asked for at once",
             shown.cite(context, _outputs(first), check.first)
             + shown.cite(context, _outputs(then), check.then),
         )
@@ -64,6 +79,21 @@ def _by_content(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict |
         shown.cite(context, _outputs(then), check.then)
         + shown.cite(context, _outputs(first), check.first),
     )
+
+
+def _asked_lines(context: JudgeContext) -> dict[str, int]:
+    """The session line of the tool call each tool output (by record id) answers."""
+    calls: dict[str, int] = {}
+    answers: dict[str, str] = {}
+    for record in context.evidence.iter_records():
+        call_id = record.get("call_id")
+        if not call_id:
+            continue
+        if record.get("kind") == "tool_call":
+            calls.setdefault(str(call_id), int(record.get("line") or 0))
+        elif record.get("kind") == "tool_result":
+            answers[str(record["id"])] = str(call_id)
+    return {ref: calls[call] for ref, call in answers.items() if call in calls}
 
 
 def _sightings(files: list[Shown]) -> list[tuple[Sighting, str]]:

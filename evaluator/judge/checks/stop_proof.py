@@ -13,6 +13,11 @@ The session's code, for a check's processes (the jail keeps everything else read
   a Makefile, a `build.gradle`, a `.npmrc` are code or say what code to run;
 - a shell started with a script (`sh -c TEXT`) that is not the check's own text: a command a
   tool read from a build file (npm's scripts, a Makefile's recipes, hatch's scripts).
+And the words are the session's (`session_words`) when the output's stop text is in a file of
+the session's a process read, or in a workspace name (a compiler, npm or pytest echoes what a
+manifest or a source holds: a manifest is data to a fetch, not to everything that reads it), or
+when a program started with an argument a file of the session's holds and the check's text
+does not (a command a tool ran without a shell: `//go:generate`, pdm's `cmd` scripts).
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import re
 from pathlib import Path
 
 from evaluator.judge.base import CommandTrace, JudgeContext
+from evaluator.judge.checks.env_value import search_file
+from evaluator.textforms import escaped_pattern, longest_match
 from evaluator.vocabulary import TRACED_SHELLS
 
 # Where a process of the check's jail can write: a program there was made by the session or by
@@ -81,6 +88,108 @@ def session_code(trace: CommandTrace, context: JudgeContext, command: str) -> li
         if script is not None and script not in command:
             found.append(f"ran a command it read from a file: {_shown_text(script)}")
     return list(dict.fromkeys(found))
+
+
+# An argument this short is in any text by chance (`-c`, `sh`); what a tool hands a program it
+# took from a file is longer (a script, a message). Longer ones are searched by this prefix.
+_MIN_ARGUMENT = 3
+_ARGUMENT_PREFIX = 256
+_MAX_ARGUMENTS = 2000
+
+
+def session_words(
+    trace: CommandTrace, context: JudgeContext, command: str, printed: list[str]
+) -> list[str]:
+    """Where the check's stop text or its programs' arguments came from the session's files
+    (each said in a few words); [] when from none. `printed`: the output's texts that say the
+    machine stopped it; `command`: the shell text the check ran. Each text is searched raw or
+    with any characters escaped (`evaluator/textforms.py`): a tool prints a JSON or Go string
+    decoded."""
+    found: list[str] = []
+    root = context.file_root
+    names = [
+        Path(folder, name).relative_to(root).as_posix()
+        for folder, dirs, files in os.walk(root, followlinks=False)
+        for name in dirs + files
+    ]
+    for text in dict.fromkeys(printed):
+        pattern = re.compile(escaped_pattern(text))
+        named = [name for name in names if pattern.search(name.encode("utf-8"))]
+        if named:
+            found.append(f"the output's {_shown_text(text)} is the workspace name {named[0]!r}")
+    read = _session_files_read(trace, context)
+    # The stop's own text first: the more telling of the two when both are there.
+    for needles, role in (
+        (list(dict.fromkeys(printed)), "the output's"),
+        (_arguments(trace, context, command), "a program's argument"),
+    ):
+        if needles and read:
+            found += _held(context.file_root, read, needles, role)
+    return list(dict.fromkeys(found))
+
+
+def _held(root: Path, files: list[str], needles: list[str], role: str) -> list[str]:
+    """Which of `files` hold one of `needles` (standing alone, raw or escaped), said."""
+    patterns = [_word_pattern(needle) for needle in needles]
+    search = re.compile(b"|".join(patterns))
+    overlap = max(longest_match(needle[:_ARGUMENT_PREFIX]) for needle in needles) + 2
+    found: list[str] = []
+    for relative in files:
+        _, match = search_file(root / relative, search, overlap)
+        if match is not None:
+            which = next(
+                needle
+                for needle, pattern in zip(needles, patterns, strict=True)
+                if re.search(pattern, match)
+            )
+            found.append(f"{relative} holds {role} {_shown_text(which)}")
+    return found
+
+
+def _session_files_read(trace: CommandTrace, context: JudgeContext) -> list[str]:
+    """The workspace files a process of the check read that the session made or changed."""
+    read: list[str] = []
+    for access in trace.accesses:
+        if access.access != "read" or not access.ok:
+            continue
+        relative = _relative(access.path, context)
+        if relative is None or relative in read or _provided(access.path, context):
+            continue
+        if (context.file_root / relative).is_file():
+            read.append(relative)
+    return read
+
+
+def _arguments(trace: CommandTrace, context: JudgeContext, command: str) -> list[str]:
+    """The arguments the check's programs were started with that its own text does not hold:
+    what a tool took from somewhere (a file of the session's, or the machine's own)."""
+    words: list[str] = []
+    for run in trace.execs:
+        for word in run.argv[1:]:
+            if len(word) < _MIN_ARGUMENT or word in command or word.startswith("/"):
+                continue
+            if _names_a_file(word, context.file_root):
+                continue  # a workspace file by its name: a name, not a word of its content
+            words.append(word)
+    return list(dict.fromkeys(words))[:_MAX_ARGUMENTS]
+
+
+def _names_a_file(word: str, root: Path) -> bool:
+    """Whether `word` is the relative name of something in the workspace (a script text or a
+    message is no name: too long for one, or naming nothing)."""
+    try:
+        return (root / word).exists()
+    except (OSError, ValueError):
+        return False
+
+
+def _word_pattern(text: str) -> bytes:
+    """`text` (a prefix of it, when long) standing alone: not inside a longer word."""
+    body = escaped_pattern(text[:_ARGUMENT_PREFIX])
+    before = rb"(?<![A-Za-z0-9_])" if text[:1].isalnum() or text[:1] == "_" else b""
+    whole = len(text) <= _ARGUMENT_PREFIX and (text[-1:].isalnum() or text[-1:] == "_")
+    after = rb"(?![A-Za-z0-9_])" if whole else b""
+    return b"(?:" + before + body + after + b")"
 
 
 def program_ran(trace: CommandTrace, name: str) -> bool:
