@@ -15,8 +15,9 @@ import pytest
 from evaluator.adapters.codex.trace import RECOGNIZER as CODEX_CALLS
 from evaluator.errors import EnvironmentProblem
 from evaluator.evidence.records import SessionEvidence
+from evaluator.isolation.allowlist import allowed
 from evaluator.isolation.assess import IsolationReport
-from evaluator.isolation.trace import TraceReport, combine
+from evaluator.isolation.trace import RUNTIME_ALLOWLIST, TraceReport, combine
 from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
 from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.bwrap import LOCALE_DIR, BubblewrapJail, locale_aliases
@@ -218,3 +219,11 @@ def test_the_trace_vouches_for_opaque_calls_only_when_it_saw_them_whole_in_the_j
     assert combine(report, trace, evidence, jailed=jailed).verdict == expected
     violating = TraceReport("violation", "outside", 1, matched=dict(trace.matched))
     assert combine(report, violating, evidence, jailed=jailed).verdict == "violation"
+
+
+def test_what_wget_and_curl_read_at_start_up_is_allowed() -> None:
+    # Every `wget` opens /etc/wgetrc and, with curl, probes GnuTLS's configuration (strace of
+    # the real programs on Debian 12): an honest fetch is no isolation violation.
+    for path in ("/etc/wgetrc", "/etc/gnutls/config"):
+        assert allowed(path, "read", RUNTIME_ALLOWLIST) is not None, path
+        assert allowed(path, "write", RUNTIME_ALLOWLIST) is None, path
