@@ -24,6 +24,7 @@ LEAVES = {
     "patterns",
     "kernelpaths",
     "textforms",
+    "gitobjects",
     "__init__",
     "__main__",
     "data",

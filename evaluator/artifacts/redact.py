@@ -28,11 +28,16 @@ from pathlib import Path
 from typing import TextIO
 
 from evaluator.credentials import SecretSet, encodings
+from evaluator.gitobjects import (
+    PACK_HEADER_BYTES,
+    git_object_kind,
+    pack_object_count,
+    pack_stream_start,
+)
 
 MIN_SECRET_LENGTH = 4  # shorter values would redact ordinary text
 GZIP_MAGIC = b"\x1f\x8b"
 BINARY_PROBE = 8192  # a NUL byte in the first bytes marks a file as binary, as git decides
-_HEX = re.compile(r"^[0-9a-f]+$")
 # The shortest part of a secret, beside an ellipsis, that is replaced (a text truncated in the
 # middle of a secret: a verdict's last output line, a command shown in a few words).
 MIN_CUT_PART = 6
@@ -91,7 +96,7 @@ class Redactor:
         rewritten decompressed and compressed again. The rewrite is 0600 like every artifact."""
         if not self.pairs:
             return
-        kind = _git_object(path)
+        kind = git_object_kind(path)
         if kind is not None:
             self._git_object(path, kind)
             return
@@ -218,44 +223,18 @@ def _cut_pattern(form: str) -> re.Pattern[str]:
     )
 
 
-def _git_object(path: Path) -> str | None:
-    """ "loose" for a git loose object (`objects/ab/cdef...`), "pack" for a pack, else None."""
-    parent = path.parent
-    if path.suffix == ".pack" and parent.name == "pack" and parent.parent.name == "objects":
-        return "pack"
-    if (
-        parent.parent.name == "objects"
-        and len(parent.name) == 2
-        and len(path.name) in (38, 62)
-        and _HEX.match(parent.name + path.name)
-    ):
-        return "loose"
-    return None
-
-
 def _inflated_objects(data: bytes, pack: bool) -> list[bytes] | None:
     """Each object's inflated bytes (a delta's as stored); None when past the limit."""
     budget = MAX_INFLATED_BYTES
     starts = [0]
     if pack:
-        if data[:4] != b"PACK":
-            raise zlib.error("not a pack")
-        position, starts = 12, []
-        for _ in range(int.from_bytes(data[8:12], "big")):
-            byte = data[position]
-            kind = (byte >> 4) & 7
-            position += 1
-            while byte & 0x80:
-                byte = data[position]
-                position += 1
-            if kind == 6:
-                byte = data[position]
-                position += 1
-                while byte & 0x80:
-                    byte = data[position]
-                    position += 1
-            elif kind == 7:
-                position += 20
+        try:
+            count = pack_object_count(data)
+        except ValueError as error:
+            raise zlib.error(str(error)) from error
+        position, starts = PACK_HEADER_BYTES, []
+        for _ in range(count):
+            position = pack_stream_start(data, position)
             inflater = zlib.decompressobj()
             out = inflater.decompress(data[position:], budget + 1)
             if len(out) > budget or not inflater.eof:
