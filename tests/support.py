@@ -188,3 +188,27 @@ def judgement_report(judgement: CaseJudgement) -> str:
         case_workspace_root="/w",
     )
     return render_report(manifest, [result])
+
+
+def claude_tool_call_transcript(
+    path: Path, workspace: Path, name: str, tool_input: dict[str, Any], result: str, error: bool
+) -> Path:
+    """A Claude Code transcript of one tool call, its result and a last answer: for unit tests of
+    how one tool's record is read (what a real run records is proven by the agent tests)."""
+    common = {"sessionId": "s1", "cwd": str(workspace), "version": "2.1.197"}
+    use = {"type": "tool_use", "id": "toolu_1", "name": name, "input": tool_input}
+    answer: dict[str, Any] = {"type": "tool_result", "tool_use_id": "toolu_1", "content": result}
+    if error:
+        answer["is_error"] = True
+    lines: list[dict[str, Any]] = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "Go."}},
+        {"type": "assistant", "uuid": "a1", "message": {"id": "m1", "content": [use]}},
+        {"type": "user", "uuid": "u2", "message": {"role": "user", "content": [answer]}},
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "message": {"id": "m2", "content": [{"type": "text", "text": "Done."}]},
+        },
+    ]
+    path.write_text("".join(json.dumps(common | line) + "\n" for line in lines))
+    return path

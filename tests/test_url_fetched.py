@@ -18,6 +18,7 @@ from evaluator.evidence.records import SessionEvidence
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks import run_check
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from tests.support import claude_tool_call_transcript
 
 DOCS = "https://docs.example.com/guide/tokens"
 
@@ -249,23 +250,7 @@ def test_the_suggestion_for_a_fetch_is_a_fetch_and_keeps_its_order() -> None:
 
 def _claude_web_fetch(path: Path, workspace: Path, result: str, error: bool) -> Path:
     """A Claude Code transcript with one `WebFetch` call and its result."""
-    common = {"sessionId": "s1", "cwd": str(workspace), "version": "2.1.197"}
-    use = {"type": "tool_use", "id": "toolu_1", "name": "WebFetch", "input": {"url": DOCS}}
-    answer = {"type": "tool_result", "tool_use_id": "toolu_1", "content": result}
-    if error:
-        answer["is_error"] = True
-    lines: list[dict[str, Any]] = [
-        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "Look it up."}},
-        {"type": "assistant", "uuid": "a1", "message": {"id": "m1", "content": [use]}},
-        {"type": "user", "uuid": "u2", "message": {"role": "user", "content": [answer]}},
-        {
-            "type": "assistant",
-            "uuid": "a2",
-            "message": {"id": "m2", "content": [{"type": "text", "text": "Done."}]},
-        },
-    ]
-    path.write_text("".join(json.dumps(common | line) + "\n" for line in lines))
-    return path
+    return claude_tool_call_transcript(path, workspace, "WebFetch", {"url": DOCS}, result, error)
 
 
 @pytest.mark.parametrize(
