@@ -212,3 +212,78 @@ def claude_tool_call_transcript(
     ]
     path.write_text("".join(json.dumps(common | line) + "\n" for line in lines))
     return path
+
+
+def write_file(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+# A case of a checks-only suite: the scripted agent's steps, and each required entry's check.
+ScriptedChecksCase = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+
+def write_checks_suite(
+    repo: Path,
+    target: tuple[str, str, str, list[str]],
+    suite: str,
+    cases: dict[str, ScriptedChecksCase],
+    prompt: Callable[[str], str],
+    behaviors: Path,
+) -> None:
+    """An eval repo with one target (`target`: its id, title, entry skill and roots) and one
+    suite whose cases require one structured check per entry, and for each case the scripted
+    behaviour that answers its prompt with the case's steps then "Done."."""
+    target_id, title, entry_skill, roots = target
+    folder = repo / "targets" / target_id
+    write_file(
+        folder / "target.yaml",
+        json.dumps(
+            {
+                "target_id": target_id,
+                "title": title,
+                "entry_skill": entry_skill,
+                "roots": roots,
+                "default_suites": [suite],
+                "suite_root": "cases",
+                "allowed_statuses": ["pass", "fail", "blocked"],
+            }
+        ),
+    )
+    files = [f"targets/{target_id}/cases/{suite}/{case}.yaml" for case in cases]
+    write_file(
+        folder / "cases" / suite / "suite.yaml",
+        json.dumps({"suite_id": suite, "title": suite, "cases": files}),
+    )
+    for case, (steps, checks) in cases.items():
+        text = prompt(case)
+        required = [
+            {
+                "description": f"entry {n}",
+                "evidence_scope": ["accepted-session.json"],
+                "checks": [c],
+            }
+            for n, c in enumerate(checks)
+        ]
+        assertions = {"summary": case, "required": required, "forbidden": []}
+        write_file(
+            folder / "cases" / suite / f"{case}.yaml",
+            json.dumps(
+                {
+                    "case_id": case,
+                    "title": case,
+                    "input": {"user_prompt": text},
+                    "assert": assertions,
+                }
+            ),
+        )
+        write_file(
+            behaviors / f"{case}.yaml",
+            json.dumps(
+                {
+                    "name": case,
+                    "match": {"prompt_equals": text},
+                    "steps": [*steps, {"final": "Done."}],
+                }
+            ),
+        )

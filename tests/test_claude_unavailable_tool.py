@@ -11,7 +11,11 @@ import pytest
 from evaluator.adapters import normalize_session
 from tests.support import claude_tool_call_transcript
 
-UNAVAILABLE = "<tool_use_error>Error: No such tool available: {name}.</tool_use_error>"
+# What Claude Code 2.1.197 answers (its hint after the name varies with the tool and the run).
+UNAVAILABLE = (
+    "<tool_use_error>Error: No such tool available: {name}. {name} exists but is not enabled in"
+    " this context. Use one of the tools provided.</tool_use_error>"
+)
 
 
 def _outside_paths(session: Path) -> list[str]:

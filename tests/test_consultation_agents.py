@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,13 @@ import pytest
 
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
-from tests.support import claude_or_skip, codex_or_skip, scratch_dir
+from tests.support import (
+    claude_or_skip,
+    codex_or_skip,
+    scratch_dir,
+    write_checks_suite,
+    write_file,
+)
 
 SKILL = ".agents/skills/notes/SKILL.md"
 ROUTING = ".agents/skills/notes/references/routing.md"
@@ -138,68 +143,20 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str]]]] 
 }
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
 def _eval_repo(root: Path) -> tuple[Path, Path, Path]:
     source = root / "source"
-    _write(source / SKILL, SKILL_TEXT)
-    _write(source / ROUTING, ROUTING_TEXT)
+    write_file(source / SKILL, SKILL_TEXT)
+    write_file(source / ROUTING, ROUTING_TEXT)
     repo = root / "agentic-evals"
-    target = repo / "targets/notes"
-    _write(
-        target / "target.yaml",
-        textwrap.dedent(
-            f"""\
-            target_id: "notes"
-            title: "What reached the agent"
-            entry_skill: "{SKILL}"
-            roots: [".agents/skills/notes/references"]
-            default_suites: ["reads"]
-            suite_root: "cases"
-            allowed_statuses: ["pass", "fail", "blocked"]
-            """
-        ),
-    )
-    files = [f"targets/notes/cases/reads/{case}.yaml" for case in CASES]
-    _write(
-        target / "cases/reads/suite.yaml",
-        'suite_id: "reads"\ntitle: "reads"\ncases:\n' + "".join(f'  - "{f}"\n' for f in files),
-    )
     behaviors = root / "behaviors"
-    for case, (steps, entries) in CASES.items():
-        prompt = f"Look after the team notes, case {case}."
-        required = [
-            {
-                "description": f"entry {n}",
-                "evidence_scope": ["accepted-session.json"],
-                "checks": [check],
-            }
-            for n, (check, _) in enumerate(entries)
-        ]
-        _write(
-            target / f"cases/reads/{case}.yaml",
-            json.dumps(
-                {
-                    "case_id": case,
-                    "title": case,
-                    "input": {"user_prompt": prompt},
-                    "assert": {"summary": case, "required": required, "forbidden": []},
-                }
-            ),
-        )
-        _write(
-            behaviors / f"{case}.yaml",
-            json.dumps(
-                {
-                    "name": case,
-                    "match": {"prompt_equals": prompt},
-                    "steps": [*steps, {"final": "Done."}],
-                }
-            ),
-        )
+    write_checks_suite(
+        repo,
+        ("notes", "What reached the agent", SKILL, [".agents/skills/notes/references"]),
+        "reads",
+        {case: (steps, [c for c, _ in entries]) for case, (steps, entries) in CASES.items()},
+        lambda case: f"Look after the team notes, case {case}.",
+        behaviors,
+    )
     return repo, source, behaviors
 
 

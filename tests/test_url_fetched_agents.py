@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import textwrap
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,7 +16,14 @@ import pytest
 
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
-from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
+from tests.support import (
+    claude_or_skip,
+    codex_or_skip,
+    gemini_or_skip,
+    scratch_dir,
+    write_checks_suite,
+    write_file,
+)
 
 SKILL = ".agents/skills/docs/SKILL.md"
 SKILL_TEXT = """\
@@ -98,68 +104,19 @@ def _cases(url: str) -> dict[str, tuple[list[dict[str, Any]], list[tuple[dict[st
     }
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
 def _eval_repo(root: Path, url: str) -> tuple[Path, Path, Path]:
     source = root / "source"
-    _write(source / SKILL, SKILL_TEXT)
+    write_file(source / SKILL, SKILL_TEXT)
     repo = root / "agentic-evals"
-    target = repo / "targets/docs"
-    _write(
-        target / "target.yaml",
-        textwrap.dedent(
-            f"""\
-            target_id: "docs"
-            title: "What the agent fetched"
-            entry_skill: "{SKILL}"
-            roots: []
-            default_suites: ["fetches"]
-            suite_root: "cases"
-            allowed_statuses: ["pass", "fail", "blocked"]
-            """
-        ),
-    )
-    cases = _cases(url)
-    files = [f"targets/docs/cases/fetches/{case}.yaml" for case in cases]
-    _write(
-        target / "cases/fetches/suite.yaml",
-        'suite_id: "fetches"\ntitle: "fetches"\ncases:\n' + "".join(f'  - "{f}"\n' for f in files),
-    )
     behaviors = root / "behaviors"
-    for case, (steps, entries) in cases.items():
-        prompt = f"Look up the widget token rules, case {case}."
-        required = [
-            {
-                "description": f"entry {n}",
-                "evidence_scope": ["accepted-session.json"],
-                "checks": [c],
-            }
-            for n, (c, _) in enumerate(entries)
-        ]
-        _write(
-            target / f"cases/fetches/{case}.yaml",
-            json.dumps(
-                {
-                    "case_id": case,
-                    "title": case,
-                    "input": {"user_prompt": prompt},
-                    "assert": {"summary": case, "required": required, "forbidden": []},
-                }
-            ),
-        )
-        _write(
-            behaviors / f"{case}.yaml",
-            json.dumps(
-                {
-                    "name": case,
-                    "match": {"prompt_equals": prompt},
-                    "steps": [*steps, {"final": "Done."}],
-                }
-            ),
-        )
+    write_checks_suite(
+        repo,
+        ("docs", "What the agent fetched", SKILL, []),
+        "fetches",
+        {case: (steps, [c for c, _ in entries]) for case, (steps, entries) in _cases(url).items()},
+        lambda case: f"Look up the widget token rules, case {case}.",
+        behaviors,
+    )
     return repo, source, behaviors
 
 

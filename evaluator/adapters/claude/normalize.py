@@ -55,9 +55,12 @@ NO_SUCH_TOOL = "No such tool available"
 
 
 def _unavailable(name: str, text: str) -> bool:
-    expected = f"<tool_use_error>Error: {NO_SUCH_TOOL}: {name}"
-    body = text.strip()
-    return body in (f"{expected}</tool_use_error>", f"{expected}.</tool_use_error>")
+    # 2.1.197 adds a hint after the name (". WebFetch exists but is not enabled in this
+    # context. Use one of ..."), never markup.
+    pattern = (
+        rf"<tool_use_error>Error: {NO_SUCH_TOOL}: {re.escape(name)}(?:\.[^<]*)?</tool_use_error>"
+    )
+    return re.fullmatch(pattern, text.strip()) is not None
 
 
 _EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
