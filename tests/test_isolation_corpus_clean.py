@@ -11,8 +11,9 @@ import pytest
 
 from tests.corpus import run_corpus, save_summary
 
-# Dozens of real runs per test: the suite-wide 300 s is too short on a loaded machine.
-pytestmark = [pytest.mark.codex, pytest.mark.timeout(1200)]
+# Dozens of real runs per test: the suite-wide 300 s is too short on a loaded machine;
+# `minutes` has ./dev test start the file first (tests/conftest.py).
+pytestmark = [pytest.mark.codex, pytest.mark.timeout(1200), pytest.mark.minutes(1)]
 
 
 def test_no_clean_command_is_judged_a_violation(tmp_path_factory: pytest.TempPathFactory) -> None:

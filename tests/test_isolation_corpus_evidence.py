@@ -13,8 +13,9 @@ import pytest
 
 from tests.corpus import run_corpus, save_summary
 
-# Over a hundred real runs per test: the suite-wide 300 s is too short on a loaded machine.
-pytestmark = [pytest.mark.codex, pytest.mark.timeout(1200)]
+# Over a hundred real runs: the suite-wide 300 s is too short on a loaded machine; `minutes`
+# has ./dev test start the file first (tests/conftest.py).
+pytestmark = [pytest.mark.codex, pytest.mark.timeout(1200), pytest.mark.minutes(3)]
 
 
 def test_no_escape_is_judged_contained(tmp_path_factory: pytest.TempPathFactory) -> None:

@@ -8,8 +8,9 @@ import pytest
 
 from tests.corpus import run_corpus, save_summary
 
-# Over a hundred real runs per test: the suite-wide 300 s is too short on a loaded machine.
-pytestmark = [pytest.mark.codex, pytest.mark.timeout(1200)]
+# Over a hundred real runs: the suite-wide 300 s is too short on a loaded machine; `minutes`
+# has ./dev test start the file first (tests/conftest.py).
+pytestmark = [pytest.mark.codex, pytest.mark.timeout(1200), pytest.mark.minutes(3)]
 
 
 def test_in_the_jail_with_the_trace_no_escape_is_contained(
