@@ -3,8 +3,9 @@
 The tiers: a test that needs an external program marks what it needs (`codex`, `claude`,
 `gemini`, `browser`; see pyproject.toml); each of those marks implies `slow`, and a test that takes
 seconds for another reason (a jail, a trace, real processes) is marked `slow` by hand. The unit
-tier is `pytest -m "not slow"` (`./dev check`), the full run is `pytest -n 2 --dist loadfile`
-(`./dev test`, CI): two workers at once, so no test may write where another test could.
+tier is `pytest -m "not slow"` (`./dev check`), the full run is `pytest -n 2 --dist loadfile
+--no-loadscope-reorder` (`./dev test`, CI): two workers at once, so no test may write where
+another test could, and the files marked as taking `minutes` are handed out first.
 """
 
 from __future__ import annotations
