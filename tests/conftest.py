@@ -3,8 +3,9 @@
 The tiers: a test that needs an external program marks what it needs (`codex`, `claude`,
 `gemini`, `browser`; see pyproject.toml); each of those marks implies `slow`, and a test that takes
 seconds for another reason (a jail, a trace, real processes) is marked `slow` by hand. The unit
-tier is `pytest -m "not slow"` (`./dev check`), the full run is `pytest -n 2 --dist loadfile`
-(`./dev test`, CI): two workers at once, so no test may write where another test could.
+tier is `pytest -m "not slow"` (`./dev check`), the full run is `pytest -n 2 --dist loadfile
+--no-loadscope-reorder` (`./dev test`, CI): two workers at once, so no test may write where
+another test could, and the files marked as taking `minutes` are handed out first.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "slow: left out of the unit tier (./dev check); implied by codex, claude, gemini, browser, ray",
     )
+    config.addinivalue_line(
+        "markers",
+        "minutes(n): takes about n minutes in CI; its file is handed to a worker before the others",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -50,6 +55,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if any(item.get_closest_marker(mark) for mark in TOOL_MARKS):
             item.add_marker(pytest.mark.slow)
+    longest_files_first(items)
+
+
+def longest_files_first(items: list[pytest.Item]) -> None:
+    """Orders the files by the minutes their `minutes` marks add up to, longest first, then by
+    their number of tests; a file's tests keep their order.
+
+    `./dev test` (`--dist loadfile --no-loadscope-reorder`) hands files to its two workers in this
+    order. xdist's own order (most tests first) would leave the files of one or two tests that
+    run for minutes (the isolation corpus) to the end, where one worker runs them while the
+    other has nothing left to do."""
+    minutes: dict[str, float] = {}
+    tests: dict[str, int] = {}
+    for item in items:
+        file = file_of(item)
+        mark = item.get_closest_marker("minutes")
+        minutes[file] = minutes.get(file, 0.0) + (float(mark.args[0]) if mark else 0.0)
+        tests[file] = tests.get(file, 0) + 1
+    # sort() is stable: files with the same key keep their collection order
+    items.sort(key=lambda item: (-minutes[file_of(item)], -tests[file_of(item)]))
+
+
+def file_of(item: pytest.Item) -> str:
+    return item.nodeid.split("::")[0]
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -23,7 +23,8 @@ from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt
 from evaluator.repo import EvalRepo, LoadedCase
-from evaluator.sandbox import LaunchPolicy
+from evaluator.sandbox import LaunchPolicy, Tracer
+from evaluator.sandbox.registry import get_jail
 from evaluator.workspace import AttemptWorkspace, build_workspace
 from tests.conftest import DEMO_REPO, in_ci, require_tool_mark
 
@@ -50,6 +51,20 @@ def claude_or_skip() -> Path:
 
 def gemini_or_skip() -> Path:
     return _cli_or_skip("gemini", find_gemini)
+
+
+def layers_or_skip(*, trace: bool = False, jail: bool = False) -> None:
+    """Skips a test whose launch needs the trace (strace) or the jail (bubblewrap) where it does
+    not work; in CI, where ./dev setup installs both, fails it."""
+    needed = [("strace", Tracer)] if trace else []
+    if jail:
+        needed.append(("bubblewrap", lambda: get_jail("bwrap")))
+    for name, tool in needed:
+        why_not = tool().unavailable()
+        if why_not:
+            if in_ci():
+                pytest.fail(f"{name} is required in CI (./dev setup installs it): {why_not}")
+            pytest.skip(f"no {name} here: {why_not}")
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """Isolation verdicts through a real run of the whole pipeline (real Codex, scripted behaviour):
 what the contract does with an `unverifiable` attempt. The door scenarios for both agents, root
-and sub-agent, are in test_isolation_agents.py; the corpus in test_isolation_corpus.py."""
+and sub-agent, are in test_isolation_agents.py; the corpus in test_isolation_corpus_*.py."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sandbox import Tracer
 from tests.conftest import ROOT
+from tests.corpus import Canary, run_entry
 from tests.support import codex_or_skip, scratch_dir
-from tests.test_isolation_corpus import Canary, run_entry
 
 pytestmark = pytest.mark.codex
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"

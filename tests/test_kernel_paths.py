@@ -1,7 +1,7 @@
 """The kernel's path aliases (`/proc/self/root`, `/dev/fd/N`, ...) and listings by glob expansion,
 judged without an agent: the shared resolver, the session analysis on synthetic sessions (the
 whole isolation corpus, offline), and the strace reader on hand-written logs. The real runs are
-in test_isolation_corpus.py and test_isolation_doors.py."""
+in test_isolation_corpus_*.py and test_isolation_doors.py."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from evaluator.isolation.assess import IsolationReport
 from evaluator.isolation.trace import TraceReport, assess_trace, combine
 from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox import parse_trace
-from tests.test_isolation_corpus import CORPUS, Canary
+from tests.corpus import CORPUS, Canary
 
 WS = "/w/ws"
 
@@ -185,7 +185,7 @@ def test_every_corpus_escape_offline_is_not_contained(
     tmp_path: Path, offline_canary: Canary, entry: dict[str, Any]
 ) -> None:
     """The corpus's shell escapes, analysed from a synthetic session: the fast tier of
-    test_isolation_corpus.py (no agent, no proof that the escape works)."""
+    test_isolation_corpus_*.py (no agent, no proof that the escape works)."""
     commands = [offline_canary.expand(step, entry["id"]) for step in entry["steps"]]
     verdict, reason = _verdict(tmp_path, commands)
     assert verdict != "contained", reason

@@ -25,7 +25,7 @@ from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch
 
 BEHAVIORS = Path(__file__).parent / "fixtures" / "red_team"
 SKILL = ROOT / ".agents/skills/db-migrations/SKILL.md"
-# A C program that reads a file through io_uring (the corpus's, tests/test_isolation_corpus.py).
+# A C program that reads a file through io_uring (the corpus's, tests/isolation_corpus/).
 URING_READ = Path(__file__).parent / "isolation_corpus" / "uring_read.c"
 
 

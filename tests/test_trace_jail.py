@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -21,10 +20,10 @@ from evaluator.isolation import IsolationReport, assess_isolation
 from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
-from evaluator.sandbox import STRACE_ENV, LaunchPolicy, Tracer, get_jail, parse_trace
+from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
 from evaluator.sessions.base import ChildQuery
 from tests.conftest import ROOT
-from tests.support import behavior, codex_or_skip, run_attempt, scratch_dir, serving
+from tests.support import behavior, codex_or_skip, layers_or_skip, run_attempt, scratch_dir, serving
 
 pytestmark = pytest.mark.codex
 PROMPT = "default currency per account"
@@ -39,11 +38,7 @@ def _codex() -> None:
 
 @pytest.fixture
 def tracer() -> None:
-    why_not = Tracer().unavailable()
-    if why_not:
-        if os.environ.get("CI"):
-            pytest.fail(f"strace is required in CI (./dev setup installs it): {why_not}")
-        pytest.skip(f"no tracer here: {why_not}")
+    layers_or_skip(trace=True)
 
 
 @pytest.fixture
@@ -184,13 +179,7 @@ def test_a_clean_run_is_contained_with_nothing_from_codex_housekeeping(tracer: N
 def test_the_jail_stops_writes_and_canary_reads_outside_as_the_trace_shows(
     tracer: None, outside: Path
 ) -> None:
-    jail = get_jail("bwrap")
-    if jail.unavailable():
-        if os.environ.get("CI"):
-            pytest.fail(
-                f"bubblewrap is required in CI (./dev setup installs it): {jail.unavailable()}"
-            )
-        pytest.skip(f"bubblewrap does not work here: {jail.unavailable()}")
+    layers_or_skip(jail=True)
     with scratch_dir() as scratch:
         hidden_canary = scratch / "other-attempt" / "secret.txt"
         hidden_canary.parent.mkdir()
