@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from evaluator.errors import EnvironmentProblem
@@ -95,25 +94,37 @@ class PinnedCli:
             raise EnvironmentProblem(
                 f"npm install {self.spec} failed (exit {done.returncode}): {last}"
             )
-        cli_version.cache_clear()
+        forget_cli_versions()
         found = cli_version(binary) if binary.is_file() else None
         if found != self.version:
             raise EnvironmentProblem(f"npm installed {binary} but it reports version {found!r}")
         return binary, True
 
 
-@cache
+_VERSIONS: dict[Path, str] = {}
+
+
 def cli_version(binary: Path) -> str | None:
     """The version an agent CLI reports: the first token that starts with a digit
-    (`codex-cli 0.169.0`, `2.1.197 (Claude Code)`)."""
+    (`codex-cli 0.169.0`, `2.1.197 (Claude Code)`). Kept once known; a probe that failed (a
+    node CLI can take more than the timeout to start on a loaded machine) is tried again."""
+    known = _VERSIONS.get(binary)
+    if known is not None:
+        return known
     try:
         out = subprocess.run(
-            [str(binary), "--version"], capture_output=True, text=True, timeout=30, check=False
+            [str(binary), "--version"], capture_output=True, text=True, timeout=60, check=False
         ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
-    for token in out.split():
-        if token[:1].isdigit():
-            return token
+    digits = [token for token in out.split() if token[:1].isdigit()]
     parts = out.strip().split()
-    return parts[-1] if parts else None
+    version = digits[0] if digits else (parts[-1] if parts else None)
+    if version is not None:
+        _VERSIONS[binary] = version
+    return version
+
+
+def forget_cli_versions() -> None:
+    """After an install the same path may hold another version."""
+    _VERSIONS.clear()
