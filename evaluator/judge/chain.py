@@ -29,7 +29,7 @@ from evaluator.judge.registry import get_judge
 from evaluator.judge.rules import PARTS_ACCOUNT
 from evaluator.judge.skill_vocabulary import SkillVocabulary
 from evaluator.judge.verdict import AssertionResult, Provenance, SentenceRole, ShownFile
-from evaluator.vocabulary import BlockedReason, CheckStatus, Polarity, Route
+from evaluator.vocabulary import BlockedBy, BlockedReason, CheckStatus, Polarity, Route
 
 JUDGE_CHAIN: tuple[str, ...] = ("checks", "rules", "model")
 
@@ -42,6 +42,9 @@ class CaseJudgement:
     notes: list[str] = field(default_factory=list)
     # What reached the agent, for the report's account of a failure (None: not computed).
     shown: list[ShownFile] | None = None
+    # For a blocked judgement: the agent's when one blocked entry is (its gaps may hide that
+    # entry's failure, and one failed entry fails the case), else the eval's.
+    blocked_by: BlockedBy | None = None
 
 
 def pending_entries(case: Case) -> list[PendingEntry]:
@@ -72,6 +75,7 @@ def unclear(pending: PendingEntry, account: list[str] | None = None) -> Assertio
         polarity=pending.polarity,
         decided_by="unclear-rule",
         blocked_reason="unclear-rule",
+        blocked_by="eval",
         notes=[
             "no check or compiled rule decides this entry and no judge model is configured;"
             " add `checks:` or run with a judge model",
@@ -123,9 +127,12 @@ def _judge(case: Case, context: JudgeContext) -> CaseJudgement:
         notes = [
             f"{e.polarity} assertion blocked ({e.blocked_reason}): {e.summary}" for e in blocked
         ]
-        return CaseJudgement("blocked", reason, entries, notes)
+        by: BlockedBy = "agent" if any(e.blocked_by == "agent" for e in blocked) else "eval"
+        return CaseJudgement("blocked", reason, entries, notes, blocked_by=by)
     if not entries:
-        return CaseJudgement("blocked", "unclear-rule", entries, ["the case has no assertions"])
+        return CaseJudgement(
+            "blocked", "unclear-rule", entries, ["the case has no assertions"], blocked_by="eval"
+        )
     return CaseJudgement("pass", None, entries, [])
 
 

@@ -107,6 +107,7 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
                 f"a fetch of {fetch.url} may not have run (after `||` or a failed `&&`, in a"
                 f" branch, a loop or the background): {fetch.record.command}",
                 [context.ref(f.record) for f in found.maybe],
+                by="agent",
             )
         if found.unseen:
             record, why = found.unseen[0]
@@ -115,6 +116,7 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
                 f"no fetch of {wanted} was seen, but one could have happened unseen ({why}):"
                 f" {record.command}",
                 [context.ref(r) for r, _ in found.unseen],
+                by="agent",
             )
         return failed(KIND, f"no fetch of {wanted} was observed")
     first = min(found.sure, key=lambda f: f.record.line)
@@ -154,6 +156,7 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
             f" {check.before_read} was first read (line {line}), but an earlier one may have"
             " happened unseen",
             [*refs, *map(context.ref, earlier)],
+            by="agent",
         )
     return failed(
         KIND,
