@@ -70,6 +70,8 @@ def test_an_exit_code_the_session_did_not_record_is_the_evals(tmp_path: Path) ->
             "if [ -f x ]; then python3 tool.py; fi",
             ScriptRanCheck(kind="script_ran", path="tool.py"),
         ),
+        # A construct the analysis cannot see into, naming the script.
+        ('eval "$RUN tool.py"', ScriptRanCheck(kind="script_ran", path="tool.py")),
     ],
 )
 def test_a_run_hidden_by_the_commands_form_is_the_agents(
