@@ -155,3 +155,44 @@ def test_an_attempt_the_agent_made_undecidable_counts_as_not_passed() -> None:
     dropped = score_run([passing, case("gap", "blocked", [evals])])
     assert (dropped.hard, dropped.coverage) == (1.0, 0.5)  # left out
     assert "agent-unverifiable 1, counted as not passed" in hidden.headline()
+
+
+def test_the_report_says_an_entry_was_blocked_by_the_agent() -> None:
+    from evaluator.artifacts.report import entry_label
+    from evaluator.judge.verdict import AssertionResult
+
+    reason = "insufficient-evidence"
+    agents = AssertionResult(
+        summary="s", status="blocked", blocked_reason=reason, blocked_by="agent"
+    )
+    evals = agents.model_copy(update={"blocked_by": "eval"})
+    assert entry_label(agents) == "blocked (insufficient-evidence, caused by the agent)"
+    assert entry_label(evals) == "blocked (insufficient-evidence)"
+
+
+@pytest.mark.parametrize(
+    ("first", "blocked_by"),
+    [("make lint &", "agent"), ("make lint", None)],
+)
+def test_a_prose_entry_whose_deciding_sentence_the_agent_blocked_is_the_agents(
+    first: str, blocked_by: str | None, tmp_path: Path
+) -> None:
+    """Only one sentence compiles (an order); the other is a judgement no rule makes: with no
+    model, the entry is `unclear-rule`. When the agent's background job blocked the order,
+    which alone would fail the entry, its failure may hide there: the agent's."""
+    from evaluator.judge import judge_case
+    from tests.test_judge_chain import _case
+
+    entry = {
+        "description": "Lints, then deploys, and says so plainly.",
+        "pass_criteria": [
+            "Runs `make lint` before `make deploy`.",
+            "The final answer explains the rollback in plain words for a reviewer.",
+        ],
+    }
+    evidence = _commands(tmp_path, first, "make deploy")
+    judgement = judge_case(_case([entry]), JudgeContext(evidence, tmp_path / "ws", "s"))
+    [result] = judgement.entries
+    assert (result.status, result.blocked_reason) == ("blocked", "unclear-rule"), result.notes
+    assert result.blocked_by == (blocked_by or "eval")
+    assert judgement.blocked_by == (blocked_by or "eval")

@@ -26,7 +26,7 @@ from evaluator.judge.criteria import (
 from evaluator.judge.graded import grade_text
 from evaluator.judge.parts import EntryParts, entry_parts
 from evaluator.judge.registry import get_judge
-from evaluator.judge.rules import PARTS_ACCOUNT
+from evaluator.judge.rules import PARTS_ACCOUNT, PARTS_HIDDEN_BY_AGENT
 from evaluator.judge.skill_vocabulary import SkillVocabulary
 from evaluator.judge.verdict import AssertionResult, Provenance, SentenceRole, ShownFile
 from evaluator.vocabulary import BlockedBy, BlockedReason, CheckStatus, Polarity, Route
@@ -93,16 +93,20 @@ def judge_entries(case: Case, context: JudgeContext) -> list[AssertionResult]:
             break
         decided.update(get_judge(name).decide(waiting, context))
     accounts: dict[str, list[str]] = context.cache.get(PARTS_ACCOUNT, {})
+    hidden_by_agent: set[str] = context.cache.get(PARTS_HIDDEN_BY_AGENT, set())
     results = []
     for pending in everything:
         account = accounts.get(pending.entry_id, [])
         result = decided.get(pending.entry_id)
         if result is None:
-            results.append(unclear(pending, account))
-            continue
-        if account and result.decided_by == "model":
+            result = unclear(pending, account)
+        elif account and result.decided_by == "model":
             # The model decided the whole entry; the author still sees how far rules got.
             result = result.model_copy(update={"notes": [*result.notes, *account]})
+        if result.status == "blocked" and pending.entry_id in hidden_by_agent:
+            # A compiled sentence that fails the entry alone was blocked by the agent's own
+            # gap: the failure may hide there, whatever else could not decide the rest.
+            result = result.model_copy(update={"blocked_by": "agent"})
         results.append(result)
     return results
 
