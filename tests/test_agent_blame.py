@@ -196,3 +196,39 @@ def test_a_prose_entry_whose_deciding_sentence_the_agent_blocked_is_the_agents(
     assert (result.status, result.blocked_reason) == ("blocked", "unclear-rule"), result.notes
     assert result.blocked_by == (blocked_by or "eval")
     assert judgement.blocked_by == (blocked_by or "eval")
+
+
+def test_the_history_keeps_whose_doing_each_block_was(tmp_path: Path) -> None:
+    from evaluator.artifacts.models import Manifest
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.history.record import read_run_rows
+
+    run_dir = RunDir(tmp_path / "run")
+    run_dir.path.mkdir()
+    run_dir.write_manifest(
+        Manifest(
+            run_id="r",
+            target_id="t",
+            suite_ids=["s"],
+            target_skill_path="SKILL.md",
+            started_at="now",
+            case_workspace_root="/w",
+            resolved_case_ids=["hidden", "gap"],
+            run_state="completed",
+        )
+    )
+    reason = "insufficient-evidence"
+    for case_id, by in (("hidden", "agent"), ("gap", "eval")):
+        record = attempt(1, "blocked", blocked_reason=reason, blocked_by=by)
+        run_dir.write_case_result(case(case_id, "blocked", [record], blocked_reason=reason))
+    rows = read_run_rows(run_dir.path)
+    assert {r["case_id"]: r["blame"] for r in rows.cases} == {
+        "hidden": "agent:agent-unverifiable",
+        "gap": "eval:insufficient-evidence",
+    }
+    assert {r["case_id"]: r["blocked_by"] for r in rows.attempts} == {
+        "hidden": "agent",
+        "gap": "eval",
+    }
+    assert rows.run["hard"] == 0.0  # the agent's gap is in the denominator, the eval's is not
+    assert rows.run["coverage"] == 0.5
