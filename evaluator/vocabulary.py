@@ -60,6 +60,11 @@ TraceLayer = Literal["strace", "off"]
 Status = Literal["pass", "fail", "blocked"]
 ALL_STATUSES: tuple[Status, ...] = ("pass", "fail", "blocked")
 BlockedReason = Literal["environment", "unclear-rule", "insufficient-evidence"]
+# Whose doing a `blocked` verdict is: the `agent`'s own actions (a command it ran in a form that
+# may not have run, in the background, or that the analysis cannot see into; a fetch it could
+# have made unseen) or the `eval` and the machine (a session format that records no outputs, a
+# variable the environment lacks, a rule no judge decides). Scoring: artifacts/attribution.py.
+BlockedBy = Literal["agent", "eval"]
 CheckStatus = Literal["pass", "fail", "blocked"]
 Polarity = Literal["required", "forbidden"]
 # Who decided an assertion entry: its structured `checks`, compiled `rules` from its prose,
@@ -86,6 +91,7 @@ BlockCause = Literal[
     "isolation-violation",
     "agent-crash",
     "no-final-answer",
+    "agent-unverifiable",
     "agent-error",
     "model-unreachable",
     "not-started",

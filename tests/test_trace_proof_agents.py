@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.artifacts.attribution import Blame, score_case
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.rejudge import rejudge_run
 from evaluator.pipeline.run import Run, RunOptions
@@ -24,8 +25,11 @@ FIXTURES = Path(__file__).parent / "fixtures"
 CASE = "workflow-script-must-succeed"
 
 
-def _run(tmp_path: Path, behavior: Path, evidence_only: bool) -> tuple[str, list[str], str]:
-    """(case status, attempt isolation verdicts, the check's detail of the first attempt)."""
+def _run(
+    tmp_path: Path, behavior: Path, evidence_only: bool
+) -> tuple[str, list[str], str, Blame | None]:
+    """(case status, attempt isolation verdicts, the check's detail of the first attempt, whose
+    doing its `blocked` is when it is blocked)."""
     chosen = tmp_path / "behaviors"
     chosen.mkdir()
     shutil.copy(behavior, chosen / "x.yaml")
@@ -46,7 +50,13 @@ def _run(tmp_path: Path, behavior: Path, evidence_only: bool) -> tuple[str, list
     (result,) = outcome.results
     (attempt,) = (tmp_path / "runs").glob(f"*/case-artifacts/{CASE}/attempts/attempt-01")
     (entry,) = json.loads((attempt / "attempt.json").read_text())["assertions"]
-    return result.status, [a.isolation for a in result.attempts], entry["checks"][0]["detail"]
+    blame = score_case(result).blame
+    return (
+        result.status,
+        [a.isolation for a in result.attempts],
+        entry["checks"][0]["detail"],
+        blame,
+    )
 
 
 @pytest.mark.parametrize("evidence_only", [False, True], ids=["default-layers", "evidence-only"])
@@ -72,12 +82,18 @@ def test_a_run_the_text_cannot_prove_is_decided_by_the_trace(
     codex_or_skip()
     if not evidence_only and Tracer().unavailable():
         pytest.skip(f"no tracer here: {Tracer().unavailable()}")
-    status, isolation, detail = _run(tmp_path, FIXTURES / f"{behavior}.yaml", evidence_only)
+    status, isolation, detail, blame = _run(tmp_path, FIXTURES / f"{behavior}.yaml", evidence_only)
     assert isolation == ["contained"]
     assert status == (untraced if evidence_only else traced), detail
+    if status == "blocked":
+        # The agent's own command leaves the run undecided (a background job, `; echo done`
+        # after the run, a failed `&&`): not passed, never dropped from the score (before:
+        # `insufficient-evidence`, the eval's).
+        assert blame == Blame("agent", "agent-unverifiable"), detail
     if not evidence_only and traced != untraced:
         assert "the trace shows" in detail or "trace of its tool call shows" in detail
     # Judged again from the saved run (its trace.strace.gz): the same verdict.
     (run_dir,) = [d.parent for d in (tmp_path / "runs").glob("*/manifest.json")]
     (rejudged,) = rejudge_run(run_dir)
     assert rejudged.status == status
+    assert score_case(rejudged).blame == blame

@@ -5,7 +5,9 @@ the agent or end without an answer must not raise its own pass rate, so those at
 not passed. What the eval or the machine caused (a rule no judge can decide, a setup that cannot
 be reproduced, evidence our tools could not locate) says nothing about the skill: it is left out
 of the pass rate and lowers the coverage instead. An outage of the agent's model or tooling gives
-no score at all.
+no score at all. Evidence the agent itself made undecidable (a check it could fail, hidden behind
+a command that may not have run, a background job, a construct the analysis cannot see into) is
+the agent's: otherwise an agent that would fail could drop its case instead (red team, round 5).
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ def attempt_blame(record: AttemptRecord) -> Blame:
         return Blame("outage", "not-started")
     if record.session_complete is False:
         return Blame("agent", "no-final-answer")
+    if record.blocked_by == "agent":
+        # Its judgement was blocked by its own gaps, which may hide a failure: never a drop.
+        return Blame("agent", "agent-unverifiable")
     return _reason_blame(record.blocked_reason or "insufficient-evidence")
 
 

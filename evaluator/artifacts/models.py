@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from evaluator.judge.verdict import AssertionResult, CheckVerdict, ShownFile
-from evaluator.vocabulary import BlockedReason, IsolationVerdict, Status, TraceLayer
+from evaluator.vocabulary import BlockedBy, BlockedReason, IsolationVerdict, Status, TraceLayer
 
 __all__ = ["AssertionResult", "CheckVerdict"]
 
@@ -105,6 +105,12 @@ class AttemptRecord(ArtifactModel):
     valid: bool
     status: Status | None = None
     blocked_reason: BlockedReason | None = None
+    blocked_by: BlockedBy | None = Field(
+        default=None,
+        description="For a blocked attempt: `agent` when its judgement was blocked by the agent's"
+        " own gaps (one blocked entry may hide a failure), `eval` otherwise. Absent in older"
+        " artifacts: the eval's.",
+    )
     reason: str | None = None
     thread_id: str | None = None
     session_path: str | None = None

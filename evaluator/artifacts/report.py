@@ -27,7 +27,11 @@ def entry_label(assertion: AssertionResult) -> str:
     """A forbidden entry's status in its own words: its behaviour was observed or not."""
     if assertion.polarity == "forbidden" and assertion.status != "blocked":
         return "observed" if assertion.status == "fail" else "not observed"
-    return assertion.status + (f" ({assertion.blocked_reason})" if assertion.blocked_reason else "")
+    reason: str = assertion.blocked_reason or ""
+    if assertion.blocked_by == "agent":
+        # Said, since it decides the score: the agent's own gap counts as not passed.
+        reason = f"{reason}, caused by the agent" if reason else "caused by the agent"
+    return assertion.status + (f" ({reason})" if reason else "")
 
 
 def decided_by_lines(assertion: AssertionResult) -> list[str]:

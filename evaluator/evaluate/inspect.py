@@ -65,6 +65,7 @@ class ContaminationInspector(AttemptInspector):
         if found.contaminated:
             result.status = "blocked"
             result.blocked_reason = "insufficient-evidence"
+            result.blocked_by = "eval"
             result.reason = f"{CONTAMINATED}: {found.reason()}"
             result.valid = False
 

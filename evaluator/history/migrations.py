@@ -102,8 +102,16 @@ def _agent_version(db: sqlite_utils.Database) -> None:
     db.execute("UPDATE runs SET agent_version = codex_version WHERE agent_version IS NULL")
 
 
+def _blame(db: sqlite_utils.Database) -> None:
+    """Who caused each blocked case (`side:cause`, artifacts/attribution.py) and attempt
+    (`blocked_by`): a skill's trend must tell the agent's blocks from the eval's."""
+    db.table("case_results").add_column("blame", str)
+    db.table("attempts").add_column("blocked_by", str)
+
+
 MIGRATIONS: list[Migration] = [
     _runs_and_case_results,  # 1
     _attempts_timings_and_tokens,  # 2
     _agent_version,  # 3
+    _blame,  # 4
 ]

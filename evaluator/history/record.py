@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlite_utils
 
-from evaluator.artifacts.attribution import score_run
+from evaluator.artifacts.attribution import score_case, score_run
 from evaluator.artifacts.models import UNFINISHED_STATES, AttemptRecord, CaseResult, Manifest
 from evaluator.artifacts.rundir import RunDir
 from evaluator.errors import InputError
@@ -92,6 +92,7 @@ def _case_row(run_id: str, result: CaseResult, attempts: list[dict[str, Any]]) -
         "suite_id": result.suite_id,
         "status": result.status,
         "blocked_reason": result.blocked_reason,
+        "blame": _blame(result),
         # Another evaluator's result has no stats: its status stands for one attempt.
         "attempts": stats.attempts if stats else 1,
         "judged": stats.judged if stats else int(result.status != "blocked"),
@@ -105,6 +106,11 @@ def _case_row(run_id: str, result: CaseResult, attempts: list[dict[str, Any]]) -
     }
 
 
+def _blame(result: CaseResult) -> str | None:
+    blame = score_case(result).blame
+    return f"{blame.side}:{blame.cause}" if blame is not None else None
+
+
 def _attempt_row(run_id: str, case_id: str, record: AttemptRecord) -> dict[str, Any]:
     tokens = record.tokens or {}
     return {
@@ -113,6 +119,7 @@ def _attempt_row(run_id: str, case_id: str, record: AttemptRecord) -> dict[str, 
         "attempt": record.attempt,
         "status": record.status,
         "blocked_reason": record.blocked_reason,
+        "blocked_by": record.blocked_by,
         "reason": record.reason,
         "valid": int(record.valid),
         "interrupted": int(record.interrupted),

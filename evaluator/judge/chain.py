@@ -26,10 +26,10 @@ from evaluator.judge.criteria import (
 from evaluator.judge.graded import grade_text
 from evaluator.judge.parts import EntryParts, entry_parts
 from evaluator.judge.registry import get_judge
-from evaluator.judge.rules import PARTS_ACCOUNT
+from evaluator.judge.rules import PARTS_ACCOUNT, PARTS_HIDDEN_BY_AGENT
 from evaluator.judge.skill_vocabulary import SkillVocabulary
 from evaluator.judge.verdict import AssertionResult, Provenance, SentenceRole, ShownFile
-from evaluator.vocabulary import BlockedReason, CheckStatus, Polarity, Route
+from evaluator.vocabulary import BlockedBy, BlockedReason, CheckStatus, Polarity, Route
 
 JUDGE_CHAIN: tuple[str, ...] = ("checks", "rules", "model")
 
@@ -42,6 +42,9 @@ class CaseJudgement:
     notes: list[str] = field(default_factory=list)
     # What reached the agent, for the report's account of a failure (None: not computed).
     shown: list[ShownFile] | None = None
+    # For a blocked judgement: the agent's when one blocked entry is (its gaps may hide that
+    # entry's failure, and one failed entry fails the case), else the eval's.
+    blocked_by: BlockedBy | None = None
 
 
 def pending_entries(case: Case) -> list[PendingEntry]:
@@ -72,6 +75,7 @@ def unclear(pending: PendingEntry, account: list[str] | None = None) -> Assertio
         polarity=pending.polarity,
         decided_by="unclear-rule",
         blocked_reason="unclear-rule",
+        blocked_by="eval",
         notes=[
             "no check or compiled rule decides this entry and no judge model is configured;"
             " add `checks:` or run with a judge model",
@@ -89,16 +93,20 @@ def judge_entries(case: Case, context: JudgeContext) -> list[AssertionResult]:
             break
         decided.update(get_judge(name).decide(waiting, context))
     accounts: dict[str, list[str]] = context.cache.get(PARTS_ACCOUNT, {})
+    hidden_by_agent: set[str] = context.cache.get(PARTS_HIDDEN_BY_AGENT, set())
     results = []
     for pending in everything:
         account = accounts.get(pending.entry_id, [])
         result = decided.get(pending.entry_id)
         if result is None:
-            results.append(unclear(pending, account))
-            continue
-        if account and result.decided_by == "model":
+            result = unclear(pending, account)
+        elif account and result.decided_by == "model":
             # The model decided the whole entry; the author still sees how far rules got.
             result = result.model_copy(update={"notes": [*result.notes, *account]})
+        if result.status == "blocked" and pending.entry_id in hidden_by_agent:
+            # A compiled sentence that fails the entry alone was blocked by the agent's own
+            # gap: the failure may hide there, whatever else could not decide the rest.
+            result = result.model_copy(update={"blocked_by": "agent"})
         results.append(result)
     return results
 
@@ -123,9 +131,12 @@ def _judge(case: Case, context: JudgeContext) -> CaseJudgement:
         notes = [
             f"{e.polarity} assertion blocked ({e.blocked_reason}): {e.summary}" for e in blocked
         ]
-        return CaseJudgement("blocked", reason, entries, notes)
+        by: BlockedBy = "agent" if any(e.blocked_by == "agent" for e in blocked) else "eval"
+        return CaseJudgement("blocked", reason, entries, notes, blocked_by=by)
     if not entries:
-        return CaseJudgement("blocked", "unclear-rule", entries, ["the case has no assertions"])
+        return CaseJudgement(
+            "blocked", "unclear-rule", entries, ["the case has no assertions"], blocked_by="eval"
+        )
     return CaseJudgement("pass", None, entries, [])
 
 

@@ -19,11 +19,15 @@ def entry_result(
     if pending.polarity == "required":
         combined = combine_all("all_of", verdicts)
         status: Status = combined.status
+        failure: CheckStatus = "fail"
     else:
         verdicts = [_forbidden_read(v) for v in verdicts]
         combined = combine_any("any_of", verdicts)
         observed: dict[CheckStatus, Status] = {"pass": "fail", "fail": "pass", "blocked": "blocked"}
         status = observed[combined.status]
+        failure = "pass"  # an observation
+    # The agent's when its own gaps may hide the entry's failure: then no pass could be shown.
+    hides_failure = failure in combined.agent_may_hide()
     return AssertionResult(
         summary=pending.entry.description,
         status=status,
@@ -32,6 +36,7 @@ def entry_result(
         polarity=pending.polarity,
         decided_by=decided_by,
         blocked_reason=combined.blocked_reason if status == "blocked" else None,
+        blocked_by=("agent" if hides_failure else "eval") if status == "blocked" else None,
         notes=[f"{v.kind}: {v.detail}" for v in verdicts],
         checks=verdicts,
         provenance=provenance or [],

@@ -80,6 +80,8 @@ def _result(pending: PendingEntry, grade: GradeResult, context: JudgeContext) ->
         polarity=pending.polarity,
         decided_by="model",
         blocked_reason="insufficient-evidence" if status == "blocked" else None,
+        # A model that cannot tell says nothing about whose doing that is: the eval's.
+        blocked_by="eval" if status == "blocked" else None,
         notes=[note] + ([grade.detail] if grade.detail else []),
         model=ModelGrade(
             verdict=grade.verdict,

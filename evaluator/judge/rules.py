@@ -15,6 +15,10 @@ from evaluator.vocabulary import Polarity
 # `JudgeContext.cache` key: per entry id, how far the compiled parts got when they did not
 # decide (the later step's result, or `unclear-rule`, carries it as notes).
 PARTS_ACCOUNT = "rules.parts"
+# `JudgeContext.cache` key: the entry ids whose compiled parts did not decide because the agent's
+# own gap blocked a part that would decide the entry alone: its failure may hide there, so the
+# entry left undecided (unclear-rule, or a model that cannot tell) is the agent's.
+PARTS_HIDDEN_BY_AGENT = "rules.parts.agent"
 
 
 @register_judge
@@ -27,6 +31,7 @@ class CompiledRulesJudge:
         decided = {}
         accounts: dict[str, list[str]] = {}
         context.cache[PARTS_ACCOUNT] = accounts
+        context.cache[PARTS_HIDDEN_BY_AGENT] = set()
         for pending in entries:
             vocabulary = pending.vocabulary(context.skill_vocabulary)
             outcomes = compile_sentences(pending.entry, pending.polarity, vocabulary)
@@ -69,6 +74,11 @@ def decide_parts(
         )
         failure.notes.append(_why_enough(pending.polarity, len(parts.uncompiled)))
         return failure, []
+    if any(
+        part.decides and result.blocked_by == "agent"
+        for part, result in zip(parts.parts, alone, strict=True)
+    ):
+        context.cache.setdefault(PARTS_HIDDEN_BY_AGENT, set()).add(pending.entry_id)
     account = ["rules could not decide it from the sentences that compiled:"]
     for part, result in zip(parts.parts, alone, strict=True):
         said = f'{part.provenance.role} "{part.provenance.sentence}"'

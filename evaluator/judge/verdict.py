@@ -13,7 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from evaluator.contract.models import Check
 from evaluator.judge.grading import GradeVerdict
-from evaluator.vocabulary import BlockedReason, CheckStatus, DecidedBy, Polarity, Status
+from evaluator.vocabulary import (
+    BlockedBy,
+    BlockedReason,
+    CheckStatus,
+    DecidedBy,
+    Polarity,
+    Status,
+)
 
 
 class VerdictModel(BaseModel):
@@ -32,6 +39,13 @@ class CheckVerdict(VerdictModel):
     detail: str
     evidence: list[str] = Field(default_factory=list)
     blocked_reason: BlockedReason | None = None
+    blocked_by: BlockedBy | None = Field(
+        default=None,
+        description="For a blocked check: `agent` when the agent's own actions made it"
+        " undecidable (a command that may not have run or that the analysis cannot see into, a"
+        " fetch it could have made unseen), `eval` when the eval or the machine did. Absent in"
+        " artifacts written before it existed: the eval's.",
+    )
     proof: Proof | None = Field(
         default=None,
         description="For `file_read` and `read_before`: `content` when the tool outputs the"
@@ -45,6 +59,17 @@ class CheckVerdict(VerdictModel):
     # the output reaching the agent in a form no word window matches (`base64 X`, `rev X`):
     # those reads' records. Not kept in artifacts: only a forbidden entry reads it.
     _unrecognised_reads: list[str] = PrivateAttr(default_factory=list)
+    # Which outcomes of this blocked check the agent's gaps alone may be hiding (logic.py says
+    # how `not`, `any_of` and `all_of` derive it); None: from `blocked_by` (both or neither).
+    _agent_may_hide: frozenset[CheckStatus] | None = PrivateAttr(default=None)
+
+    def agent_may_hide(self) -> frozenset[CheckStatus]:
+        """The decided outcomes (`pass`, `fail`) the agent's own gaps may be keeping from view."""
+        if self.status != "blocked":
+            return frozenset()
+        if self._agent_may_hide is not None:
+            return self._agent_may_hide
+        return frozenset(("pass", "fail")) if self.blocked_by == "agent" else frozenset()
 
     def with_ref_prefix(self, old: str, new: str) -> CheckVerdict:
         return self.model_copy(
@@ -68,9 +93,17 @@ def blocked(
     detail: str,
     evidence: list[str] | None = None,
     reason: BlockedReason = "insufficient-evidence",
+    by: BlockedBy = "eval",
 ) -> CheckVerdict:
+    """`by`: `agent` only where the agent's own action is what leaves the check undecided (the
+    same evidence from a plainer command would decide it); the eval's wherever that is unsure."""
     return CheckVerdict(
-        kind=kind, status="blocked", detail=detail, evidence=evidence or [], blocked_reason=reason
+        kind=kind,
+        status="blocked",
+        detail=detail,
+        evidence=evidence or [],
+        blocked_reason=reason,
+        blocked_by=by,
     )
 
 
@@ -125,6 +158,11 @@ class AssertionResult(VerdictModel):
         default=None, description="Who decided the entry; absent when the attempt was not judged."
     )
     blocked_reason: BlockedReason | None = None
+    blocked_by: BlockedBy | None = Field(
+        default=None,
+        description="For a blocked entry: `agent` when the agent's own gaps may hide its failure"
+        " (a required entry's failing check, a forbidden entry's observation), else `eval`.",
+    )
     notes: list[str] = Field(default_factory=list)
     checks: list[CheckVerdict] = Field(default_factory=list)
     provenance: list[Provenance] = Field(

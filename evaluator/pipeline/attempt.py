@@ -51,6 +51,7 @@ from evaluator.sandbox.strace_log import ToolCallRecognizer, read_trace
 from evaluator.sandbox.tracer import save_compressed
 from evaluator.sessions import SessionRef
 from evaluator.sessions.base import ChildQuery, SessionStore
+from evaluator.vocabulary import BlockedBy
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
 from evaluator.workspace.scratch import make_tree_private
 
@@ -96,6 +97,7 @@ class AttemptResult:
     blocked_reason: BlockedReason | None = None
     reason: str | None = None
     valid: bool = True
+    blocked_by: BlockedBy | None = None
     handle: AgentHandle | None = None
     session: SessionRef | None = None
     evidence: SessionEvidence | None = None
@@ -123,6 +125,7 @@ class AttemptResult:
             valid=self.valid,
             status=self.status,
             blocked_reason=self.blocked_reason,
+            blocked_by=self.blocked_by if self.status == "blocked" else None,
             reason=self.reason,
             thread_id=self.evidence.thread_id
             if self.evidence
@@ -450,6 +453,8 @@ def blocked_attempt(
 def _block(result: AttemptResult, reason: BlockedReason, why: str, *, valid: bool = True) -> None:
     result.status = "blocked"
     result.blocked_reason = reason
+    # What blocks here (isolation, the environment, the evaluator) is never the judgement's.
+    result.blocked_by = "eval"
     result.reason = why
     result.valid = valid
 
@@ -610,6 +615,7 @@ def apply_judgement(result: AttemptResult, judgement: CaseJudgement) -> None:
     result.judgement = judgement
     result.status = judgement.status
     result.blocked_reason = judgement.blocked_reason
+    result.blocked_by = judgement.blocked_by
     result.notes = list(judgement.notes)
     if result.isolation.verdict == "unverifiable" and judgement.status == "pass":
         _block(

@@ -78,6 +78,7 @@ def restore_attempt(run_dir: RunDir, case_id: str, saved: AttemptFile) -> Attemp
         blocked_reason=saved.blocked_reason,
         reason=saved.reason,
         valid=saved.valid,
+        blocked_by=saved.blocked_by,
         retry_of=saved.retry_of,
     )
     directory = run_dir.attempt_artifacts(case_id, saved.attempt)
@@ -211,6 +212,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                     update={
                         "status": rejudged.status,
                         "blocked_reason": rejudged.blocked_reason,
+                        "blocked_by": rejudged.blocked_by,
                         "reason": rejudged.reason,
                         "assertions": rejudged.assertions,
                     }

@@ -26,6 +26,7 @@ from evaluator.judge.checks.registry import register_check
 from evaluator.judge.checks.trace_proof import UNKNOWN_NO_TRACE, TraceProof, invocation_proof
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 from evaluator.patterns import Pattern, compile_pattern
+from evaluator.vocabulary import BlockedBy
 
 KIND = "command_ran"
 
@@ -102,6 +103,14 @@ class _Hits:
     killed: list[tuple[EvidenceRecord, TraceProof]] = field(default_factory=list)
     never: list[tuple[EvidenceRecord, TraceProof]] = field(default_factory=list)
     named: list[EvidenceRecord] = field(default_factory=list)
+    # The undecided calls whose doubt is the command's own form (`||`, a branch, a loop, the
+    # background, a failed `&&`), not an exit code the session did not record.
+    by_form: set[str] = field(default_factory=set)
+
+    def unsure_by(self, unsure: list[EvidenceRecord]) -> BlockedBy:
+        """Whose doing it is that these calls may not have run: the agent's only when each is
+        in doubt by its own form (one the eval cannot see leaves the outcome open anyway)."""
+        return "agent" if unsure and all(r.id in self.by_form for r in unsure) else "eval"
 
 
 def trace_verdict(proofs: list[TraceProof]) -> TraceProof:
@@ -147,6 +156,8 @@ def _hits(pattern: Pattern, records: list[EvidenceRecord], context: JudgeContext
             hits.never.append((record, proof))
         else:
             hits.maybe.append((record, proof))
+        if record.exit_code is not None or any(i.conditional for i in running):
+            hits.by_form.add(record.id)
     return hits
 
 
@@ -164,6 +175,7 @@ def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckVerdict:
                 f"a command matching /{check.pattern}/ may not have run (after `||` or a"
                 f" failed `&&`, in a branch, a loop or the background){why}: {record.command}",
                 [context.ref(r) for r, _ in found.maybe],
+                by=found.unsure_by([r for r, _ in found.maybe]),
             )
         if found.killed:
             record, proof = found.killed[0]
@@ -172,6 +184,9 @@ def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckVerdict:
                 f"a command matching /{check.pattern}/ never ran to an end: {proof.reason}:"
                 f" {record.command}",
                 [context.ref(r) for r, _ in found.killed],
+                # The trace shows it killed before its end: the agent's job (a background job
+                # its sandbox killed, a run it cut short), not a gap in what was recorded.
+                by="agent",
             )
         if found.never:
             record, proof = found.never[0]

@@ -2,6 +2,14 @@
 
 A blocked operand (evidence that cannot decide it) blocks the result unless another operand
 already decides it: `any_of` with one passing operand passes, `all_of` with one failing fails.
+
+Whose doing a blocked result is (`blocked_by`) follows what the agent's own gaps may hide, per
+outcome: an agent that would fail must not turn its failure into a gap (docs/security.md). A
+gap of the agent's may hide either outcome of its check. `all_of` may hide a failure when one
+blocked operand may (one failure decides it), a pass only when every blocked operand may;
+`any_of` the reverse (one pass decides it, a failure needs them all); `not` swaps the two. A
+blocked result is the agent's when its gaps may hide some outcome; the entry (entry.py) asks
+for the one outcome that matters, its failure.
 """
 
 from __future__ import annotations
@@ -28,7 +36,8 @@ def combine_all(kind: str, verdicts: list[CheckVerdict]) -> CheckVerdict:
         return _result(kind, "fail", "; ".join(v.detail for v in failing), failing, verdicts)
     if any(v.status == "blocked" for v in verdicts):
         gap = _first_reason(verdicts)
-        return _result(kind, "blocked", gap.detail, [gap], verdicts, gap)
+        hidden = _hidden(verdicts, one_decides="fail")
+        return _result(kind, "blocked", gap.detail, [gap], verdicts, gap, hidden)
     return _result(kind, "pass", "; ".join(v.detail for v in verdicts), verdicts, verdicts)
 
 
@@ -39,8 +48,22 @@ def combine_any(kind: str, verdicts: list[CheckVerdict]) -> CheckVerdict:
         return _result(kind, "pass", holding[0].detail, holding, verdicts)
     if any(v.status == "blocked" for v in verdicts):
         gap = _first_reason(verdicts)
-        return _result(kind, "blocked", gap.detail, [gap], verdicts, gap)
+        hidden = _hidden(verdicts, one_decides="pass")
+        return _result(kind, "blocked", gap.detail, [gap], verdicts, gap, hidden)
     return _result(kind, "fail", "; ".join(v.detail for v in verdicts), verdicts, verdicts)
+
+
+def _hidden(verdicts: list[CheckVerdict], one_decides: CheckStatus) -> frozenset[CheckStatus]:
+    """What the agent's gaps may hide of a combination blocked by these operands' gaps:
+    `one_decides` when any gap may hide it, the other outcome only when every gap may."""
+    gaps = [v.agent_may_hide() for v in verdicts if v.status == "blocked"]
+    other: CheckStatus = "pass" if one_decides == "fail" else "fail"
+    hidden: set[CheckStatus] = set()
+    if any(one_decides in gap for gap in gaps):
+        hidden.add(one_decides)
+    if all(other in gap for gap in gaps):
+        hidden.add(other)
+    return frozenset(hidden)
 
 
 def negate(kind: str, verdict: CheckVerdict) -> CheckVerdict:
@@ -51,13 +74,15 @@ def negate(kind: str, verdict: CheckVerdict) -> CheckVerdict:
     }
     status = opposite[verdict.status]
     gap = verdict if verdict.status == "blocked" else None
+    swapped: dict[CheckStatus, CheckStatus] = {"pass": "fail", "fail": "pass"}
+    hidden = frozenset(swapped[o] for o in verdict.agent_may_hide())
     # Said plainly, so a forbidden entry's note never reads as a double negative.
     detail = {
         "pass": f"{verdict.detail}, as `not` requires",
         "fail": f"{verdict.detail}, which `not` rules out",
         "blocked": verdict.detail,
     }[status]
-    return _result(kind, status, detail, [verdict], [verdict], gap)
+    return _result(kind, status, detail, [verdict], [verdict], gap, hidden)
 
 
 def _result(
@@ -67,15 +92,20 @@ def _result(
     deciding: list[CheckVerdict],
     operands: list[CheckVerdict],
     gap: CheckVerdict | None = None,
+    hidden: frozenset[CheckStatus] = frozenset(),
 ) -> CheckVerdict:
-    return CheckVerdict(
+    verdict = CheckVerdict(
         kind=kind,
         status=status,
         detail=detail,
         evidence=_refs(deciding),
         blocked_reason=gap.blocked_reason if gap else None,
+        blocked_by=("agent" if hidden else "eval") if gap else None,
         checks=operands,
     )
+    if gap:
+        verdict._agent_may_hide = hidden
+    return verdict
 
 
 @register_check("not")

@@ -49,10 +49,13 @@ def ran_before(check: RanBeforeCheck, context: JudgeContext) -> CheckVerdict:
     if not firsts.ran:
         unsure = [r for r, _ in firsts.maybe + firsts.killed]
         if unsure:
+            # The agent's: it ran the first command where it may not run (after `||`, in a
+            # branch, in the background, which Codex's sandbox kills) and nothing else did.
             return blocked(
                 KIND,
                 f"a command matching /{check.first}/ may not have run: {unsure[0].command}",
                 [context.ref(r) for r in unsure],
+                by=firsts.unsure_by([r for r, _ in firsts.maybe]) if firsts.maybe else "agent",
             )
         return failed(KIND, f"no command matching /{check.first}/ ran")
     first = min((run.record for run in firsts.ran), key=lambda r: r.line)
@@ -96,6 +99,7 @@ def ran_before(check: RanBeforeCheck, context: JudgeContext) -> CheckVerdict:
             f"{then.command} (line {then.line}) started before {first.command} (line {first.line})",
             [context.ref(then), context.ref(first)],
         )
+    # The eval's: `A && B` in one call is ordinary, and only our view of it lacks the order.
     return blocked(KIND, _overlap(first, early), [context.ref(first), *map(context.ref, early)])
 
 

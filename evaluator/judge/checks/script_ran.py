@@ -175,6 +175,7 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
                 f"{check.path} may not have run (after `||` or a failed `&&`, in a branch, a"
                 f" loop or the background){why}: `{_command_of(undecided[0], context)}`",
                 [context.ref(r) for r in undecided],
+                by="agent",
             )
         if present:
             proof = proofs[present[0].id]
@@ -202,6 +203,7 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
                 f"{check.path} may not have run with /{check.command}/ (after `||` or in a"
                 f" branch){why}: `{_command_of(record, context)}`",
                 [context.ref(r) for r, _ in maybe],
+                by="agent",
             )
         if not matching:
             return failed(
@@ -247,6 +249,7 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
             KIND,
             f"cannot tell whether `{unclear[0].command}` runs {check.path}",
             [context.ref(r) for r in unclear],
+            by="agent",
         )
     if mentions:
         return failed(

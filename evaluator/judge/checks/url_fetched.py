@@ -40,6 +40,9 @@ class _Fetch:
     url: str
     record: EvidenceRecord
     how: str  # "curl", "WebFetch", ...; with the trace's proof when it decided
+    # For a fetch that may not have run: whether the doubt is its command's own form (`||`, a
+    # branch, the background, a failed `&&`) rather than an exit code the session lacks.
+    by_form: bool = True
 
 
 @dataclass
@@ -83,7 +86,8 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
             proof = trace_verdict(
                 [invocation_proof(invocation, context.traced_call(record), mentions)]
             )
-            fetch = _Fetch(urls[0], record, f"{via} ({proof.reason})")
+            by_form = invocation.conditional or record.exit_code is not None
+            fetch = _Fetch(urls[0], record, f"{via} ({proof.reason})", by_form)
             if proof.finding == "ran":
                 found.sure.append(fetch)
             elif proof.finding != "never":
@@ -107,6 +111,7 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
                 f"a fetch of {fetch.url} may not have run (after `||` or a failed `&&`, in a"
                 f" branch, a loop or the background): {fetch.record.command}",
                 [context.ref(f.record) for f in found.maybe],
+                by="agent" if all(f.by_form for f in found.maybe) else "eval",
             )
         if found.unseen:
             record, why = found.unseen[0]
@@ -115,6 +120,8 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
                 f"no fetch of {wanted} was seen, but one could have happened unseen ({why}):"
                 f" {record.command}",
                 [context.ref(r) for r, _ in found.unseen],
+                # The agent's: its own command (a script, a computed URL) could have fetched.
+                by="agent",
             )
         return failed(KIND, f"no fetch of {wanted} was observed")
     first = min(found.sure, key=lambda f: f.record.line)
@@ -144,9 +151,8 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
             f" first read (line {line})",
             refs,
         )
-    earlier = [f.record for f in found.maybe if f.record.line < line] + [
-        r for r, _ in found.unseen if r.line < line
-    ]
+    earlier_maybe = [f for f in found.maybe if f.record.line < line]
+    earlier = [f.record for f in earlier_maybe] + [r for r, _ in found.unseen if r.line < line]
     if earlier:
         return blocked(
             KIND,
@@ -154,6 +160,7 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
             f" {check.before_read} was first read (line {line}), but an earlier one may have"
             " happened unseen",
             [*refs, *map(context.ref, earlier)],
+            by="agent" if all(f.by_form for f in earlier_maybe) else "eval",
         )
     return failed(
         KIND,

@@ -1,0 +1,234 @@
+"""A check the agent itself made undecidable is the agent's (`blocked_by: agent`), and its
+attempt counts as not passed; one the eval or the machine left undecided is dropped as before
+(red team, round 5: `A &` under Codex turned a failing order into a dropped case)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.artifacts.attribution import Blame, attempt_blame, score_run
+from evaluator.contract.models import (
+    CommandRanCheck,
+    RanBeforeCheck,
+    ScriptRanCheck,
+    UrlFetchedCheck,
+)
+from evaluator.evidence.records import SessionEvidence
+from evaluator.judge.base import JudgeContext
+from evaluator.judge.checks import run_check
+from evaluator.judge.checks.logic import combine_all, combine_any, negate
+from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+from tests.test_attribution import attempt, case
+from tests.test_consultation import SKILL, _check, _read
+from tests.test_url_fetched import DOCS, _commands
+
+
+def _judge(evidence: SessionEvidence, check: Any, tmp_path: Path) -> CheckVerdict:
+    return run_check(check, JudgeContext(evidence, tmp_path / "ws", "s"))
+
+
+def _session_without_exit_codes(*commands: str) -> SessionEvidence:
+    evidence = SessionEvidence(session_path="s.jsonl")
+    for n, command in enumerate(commands):
+        line = 2 * n + 1
+        evidence.add("tool_call", line, call_id=f"c{n}", tool="shell")
+        evidence.add("command_observed", line, call_id=f"c{n}", command=command, workdir="/w")
+        evidence.add("tool_result", line + 1, call_id=f"c{n}", text="ok")
+    return evidence
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "make lint > /dev/null 2>&1 &",  # a background job (Codex's sandbox kills it)
+        "test -f .lint-ok || make lint",  # after `||`: it may not have run
+    ],
+)
+def test_a_first_command_that_may_not_have_run_is_the_agents(first: str, tmp_path: Path) -> None:
+    evidence = _commands(tmp_path, first, "make deploy")
+    check = RanBeforeCheck(kind="ran_before", first=r"make lint", then=r"make deploy")
+    verdict = _judge(evidence, check, tmp_path)
+    assert (verdict.status, verdict.blocked_by) == ("blocked", "agent"), verdict.detail
+
+
+def test_an_exit_code_the_session_did_not_record_is_the_evals(tmp_path: Path) -> None:
+    # `A && B` is in doubt only because the call's exit code is unknown: our gap, not a form.
+    evidence = _session_without_exit_codes("make build && make lint", "make deploy")
+    check = CommandRanCheck(kind="command_ran", pattern=r"make lint")
+    verdict = _judge(evidence, check, tmp_path)
+    assert (verdict.status, verdict.blocked_by) == ("blocked", "eval"), verdict.detail
+
+
+@pytest.mark.parametrize(
+    ("command", "check"),
+    [
+        ("make lint &", CommandRanCheck(kind="command_ran", pattern=r"make lint")),
+        (
+            "if [ -f x ]; then python3 tool.py; fi",
+            ScriptRanCheck(kind="script_ran", path="tool.py"),
+        ),
+        # A construct the analysis cannot see into, naming the script.
+        ('eval "$RUN tool.py"', ScriptRanCheck(kind="script_ran", path="tool.py")),
+    ],
+)
+def test_a_run_hidden_by_the_commands_form_is_the_agents(
+    command: str, check: Any, tmp_path: Path
+) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws/tool.py").write_text("print(1)\n")
+    verdict = _judge(_commands(tmp_path, command), check, tmp_path)
+    assert (verdict.status, verdict.blocked_by) == ("blocked", "agent"), verdict.detail
+
+
+def test_a_fetch_that_could_have_happened_unseen_is_the_agents(tmp_path: Path) -> None:
+    evidence = _commands(tmp_path, 'curl -sL "$DOCS_URL"')
+    verdict = _judge(evidence, UrlFetchedCheck(kind="url_fetched", url=DOCS), tmp_path)
+    assert (verdict.status, verdict.blocked_by) == ("blocked", "agent"), verdict.detail
+
+
+def test_a_read_the_session_cannot_measure_stays_the_evals(tmp_path: Path) -> None:
+    # The session records no outputs: how much a command showed is ours not to know.
+    verdict = _check(tmp_path, [(f"cat {SKILL}", None)], _read(min_share=0.5))
+    assert (verdict.status, verdict.blocked_by) == ("blocked", "eval"), verdict.detail
+
+
+AGENT = blocked("k", "the agent's gap", by="agent")
+EVAL = blocked("k", "the eval's gap")
+PASS = passed("k", "holds")
+FAIL = failed("k", "does not hold")
+
+
+@pytest.mark.parametrize(
+    ("combined", "hidden"),
+    [
+        # all_of: one gap of the agent's may hide its failure; a pass needs every gap.
+        (combine_all("all_of", [AGENT, EVAL]), {"fail"}),
+        (combine_all("all_of", [AGENT, PASS]), {"pass", "fail"}),
+        (combine_all("all_of", [EVAL, PASS]), set()),
+        # any_of: the reverse.
+        (combine_any("any_of", [AGENT, EVAL]), {"pass"}),
+        (combine_any("any_of", [AGENT, FAIL]), {"pass", "fail"}),
+        # not swaps them.
+        (negate("not", combine_all("all_of", [AGENT, EVAL])), {"pass"}),
+        (negate("not", combine_any("any_of", [AGENT, EVAL])), {"fail"}),
+    ],
+)
+def test_what_the_agents_gaps_may_hide_through_the_logic(
+    combined: CheckVerdict, hidden: set[str]
+) -> None:
+    assert combined.status == "blocked"
+    assert combined.agent_may_hide() == hidden
+    assert combined.blocked_by == ("agent" if hidden else "eval")
+
+
+def test_an_entry_is_the_agents_only_when_its_gaps_may_hide_its_failure() -> None:
+    from evaluator.contract.models import AssertionEntry
+    from evaluator.judge.base import PendingEntry
+    from evaluator.judge.entry import entry_result
+
+    entry = AssertionEntry(description="d")
+
+    def judged(polarity: Any, verdicts: list[CheckVerdict]) -> str | None:
+        pending = PendingEntry("e", polarity, entry)
+        result = entry_result(pending, "checks", verdicts)
+        assert result.status == "blocked"
+        return result.blocked_by
+
+    assert judged("required", [AGENT, EVAL]) == "agent"  # the agent's check may fail it
+    assert judged("required", [combine_any("any_of", [AGENT, EVAL])]) == "eval"
+    assert judged("required", [EVAL]) == "eval"
+    assert judged("forbidden", [AGENT, EVAL]) == "agent"  # it may hide an observation
+    assert judged("forbidden", [combine_all("all_of", [AGENT, EVAL])]) == "eval"
+
+
+def test_an_attempt_the_agent_made_undecidable_counts_as_not_passed() -> None:
+    agents = attempt(1, "blocked", blocked_reason="insufficient-evidence", blocked_by="agent")
+    evals = attempt(1, "blocked", blocked_reason="insufficient-evidence", blocked_by="eval")
+    assert attempt_blame(agents) == Blame("agent", "agent-unverifiable")
+    assert attempt_blame(evals) == Blame("eval", "insufficient-evidence")
+    passing = case("easy", "pass", [attempt(1, "pass")])
+    hidden = score_run([passing, case("hidden", "blocked", [agents])])
+    assert (hidden.hard, hidden.coverage) == (0.5, 1.0)  # in the denominator
+    dropped = score_run([passing, case("gap", "blocked", [evals])])
+    assert (dropped.hard, dropped.coverage) == (1.0, 0.5)  # left out
+    assert "agent-unverifiable 1, counted as not passed" in hidden.headline()
+
+
+def test_the_report_says_an_entry_was_blocked_by_the_agent() -> None:
+    from evaluator.artifacts.report import entry_label
+    from evaluator.judge.verdict import AssertionResult
+
+    reason = "insufficient-evidence"
+    agents = AssertionResult(
+        summary="s", status="blocked", blocked_reason=reason, blocked_by="agent"
+    )
+    evals = agents.model_copy(update={"blocked_by": "eval"})
+    assert entry_label(agents) == "blocked (insufficient-evidence, caused by the agent)"
+    assert entry_label(evals) == "blocked (insufficient-evidence)"
+
+
+@pytest.mark.parametrize(
+    ("first", "blocked_by"),
+    [("make lint &", "agent"), ("make lint", None)],
+)
+def test_a_prose_entry_whose_deciding_sentence_the_agent_blocked_is_the_agents(
+    first: str, blocked_by: str | None, tmp_path: Path
+) -> None:
+    """Only one sentence compiles (an order); the other is a judgement no rule makes: with no
+    model, the entry is `unclear-rule`. When the agent's background job blocked the order,
+    which alone would fail the entry, its failure may hide there: the agent's."""
+    from evaluator.judge import judge_case
+    from tests.test_judge_chain import _case
+
+    entry = {
+        "description": "Lints, then deploys, and says so plainly.",
+        "pass_criteria": [
+            "Runs `make lint` before `make deploy`.",
+            "The final answer explains the rollback in plain words for a reviewer.",
+        ],
+    }
+    evidence = _commands(tmp_path, first, "make deploy")
+    judgement = judge_case(_case([entry]), JudgeContext(evidence, tmp_path / "ws", "s"))
+    [result] = judgement.entries
+    assert (result.status, result.blocked_reason) == ("blocked", "unclear-rule"), result.notes
+    assert result.blocked_by == (blocked_by or "eval")
+    assert judgement.blocked_by == (blocked_by or "eval")
+
+
+def test_the_history_keeps_whose_doing_each_block_was(tmp_path: Path) -> None:
+    from evaluator.artifacts.models import Manifest
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.history.record import read_run_rows
+
+    run_dir = RunDir(tmp_path / "run")
+    run_dir.path.mkdir()
+    run_dir.write_manifest(
+        Manifest(
+            run_id="r",
+            target_id="t",
+            suite_ids=["s"],
+            target_skill_path="SKILL.md",
+            started_at="now",
+            case_workspace_root="/w",
+            resolved_case_ids=["hidden", "gap"],
+            run_state="completed",
+        )
+    )
+    reason = "insufficient-evidence"
+    for case_id, by in (("hidden", "agent"), ("gap", "eval")):
+        record = attempt(1, "blocked", blocked_reason=reason, blocked_by=by)
+        run_dir.write_case_result(case(case_id, "blocked", [record], blocked_reason=reason))
+    rows = read_run_rows(run_dir.path)
+    assert {r["case_id"]: r["blame"] for r in rows.cases} == {
+        "hidden": "agent:agent-unverifiable",
+        "gap": "eval:insufficient-evidence",
+    }
+    assert {r["case_id"]: r["blocked_by"] for r in rows.attempts} == {
+        "hidden": "agent",
+        "gap": "eval",
+    }
+    assert rows.run["hard"] == 0.0  # the agent's gap is in the denominator, the eval's is not
+    assert rows.run["coverage"] == 0.5
