@@ -83,10 +83,22 @@ def test_a_run_hidden_by_the_commands_form_is_the_agents(
     assert (verdict.status, verdict.blocked_by) == ("blocked", "agent"), verdict.detail
 
 
-def test_a_fetch_that_could_have_happened_unseen_is_the_agents(tmp_path: Path) -> None:
-    evidence = _commands(tmp_path, 'curl -sL "$DOCS_URL"')
+@pytest.mark.parametrize(
+    ("command", "by"),
+    [
+        ('curl -sL "$DOCS_URL"', "agent"),  # the command line hides the URL
+        ("python3 -c 'import urllib.request as u; u.urlopen(u.Request(URL))'", "agent"),
+        # a script or program that may fetch: the evidence cannot see into it, whoever wrote it
+        ("python3 .agents/skills/docs/scripts/fetch_docs.py", "eval"),
+        ("make docs", "eval"),
+    ],
+)
+def test_a_fetch_that_could_have_happened_unseen_is_the_agents_when_its_line_hid_it(
+    tmp_path: Path, command: str, by: str
+) -> None:
+    evidence = _commands(tmp_path, command)
     verdict = _judge(evidence, UrlFetchedCheck(kind="url_fetched", url=DOCS), tmp_path)
-    assert (verdict.status, verdict.blocked_by) == ("blocked", "agent"), verdict.detail
+    assert (verdict.status, verdict.blocked_by) == ("blocked", by), verdict.detail
 
 
 def test_a_read_the_session_cannot_measure_stays_the_evals(tmp_path: Path) -> None:

@@ -162,21 +162,45 @@ class CommandFetches:
 
     fetches: list[tuple[Invocation, list[str]]]
     unseen: str | None
+    # The command line itself hides the fetch (a construct the analysis cannot read, code given
+    # inline to an interpreter): the agent's doing. A program or script that may fetch (the
+    # skill's own script, `make`, `pip`) is what the evidence cannot see into: the eval's.
+    unseen_inline: bool = False
+
+
+# Interpreters' options that take the program itself as text.
+_INLINE_CODE = frozenset(words("-c -e -E -p --eval --print -r"))
+
+
+def _code_runner(program: str) -> bool:
+    return program in _CODE_RUNNERS or re.fullmatch(r"python3\.\d+", program) is not None
 
 
 def command_fetches(command: str, workdir: str) -> CommandFetches:
     analysis = analyze_command(command, workdir)
     fetches = [(i, urls) for i in analysis.invocations if (urls := shell_fetches(i))]
     unseen = None
+    inline = False
+    given_code = [
+        program
+        for invocation in analysis.invocations
+        if _code_runner(program := posixpath.basename(invocation.words[0]))
+        and _INLINE_CODE & set(invocation.words[1:])
+    ]
     if analysis.opaque:
-        unseen = analysis.opaque[0]
+        unseen, inline = analysis.opaque[0], True
+    elif given_code:
+        unseen, inline = (
+            f"{given_code[0]} runs code given inline, whose fetches no record shows",
+            True,
+        )
     elif runs := [r for r in analysis.runs if not r.path.endswith("/.git")]:
         # (git's runs of a repository's hooks are left out: every git command has them)
         unseen = f"it runs {runs[0].path}, whose fetches no record shows"
     else:
         for invocation in analysis.invocations:
             program = posixpath.basename(invocation.words[0])
-            if program in _CODE_RUNNERS or re.fullmatch(r"python3\.\d+", program):
+            if _code_runner(program):
                 unseen = f"{program} runs code whose fetches no record shows"
                 break
             if program == "git" and (sub := _git_subcommand(list(invocation.words[1:]))[0]) in (
@@ -184,4 +208,4 @@ def command_fetches(command: str, workdir: str) -> CommandFetches:
             ):
                 unseen = f"git {sub} reaches a remote its words do not name"
                 break
-    return CommandFetches(fetches, unseen)
+    return CommandFetches(fetches, unseen, inline)

@@ -49,7 +49,8 @@ class _Fetch:
 class _Found:
     sure: list[_Fetch]
     maybe: list[_Fetch]  # may not have run, and the trace cannot tell
-    unseen: list[tuple[EvidenceRecord, str]]  # calls that could have fetched unseen
+    # calls that could have fetched unseen, why, and whether the command line itself hid it
+    unseen: list[tuple[EvidenceRecord, str, bool]]
 
 
 def _wanted(check: UrlFetchedCheck) -> str:
@@ -70,7 +71,7 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
             continue
         fetched = command_fetches(record.command, record.workdir or "/")
         if fetched.unseen is not None:
-            found.unseen.append((record, fetched.unseen))
+            found.unseen.append((record, fetched.unseen, fetched.unseen_inline))
         for invocation, urls in fetched.fetches:
             urls = [u for u in urls if _matches(check, u)]
             if not urls:
@@ -114,14 +115,16 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
                 by="agent" if all(f.by_form for f in found.maybe) else "eval",
             )
         if found.unseen:
-            record, why = found.unseen[0]
+            record, why, _ = found.unseen[0]
             return blocked(
                 KIND,
                 f"no fetch of {wanted} was seen, but one could have happened unseen ({why}):"
                 f" {record.command}",
-                [context.ref(r) for r, _ in found.unseen],
-                # The agent's: its own command (a script, a computed URL) could have fetched.
-                by="agent",
+                [context.ref(r) for r, _, _ in found.unseen],
+                # The agent's when its own command line hid the fetch (a computed URL, inline
+                # code); a script or program that may fetch (the skill's own script, `make`) is
+                # what the evidence cannot see into, which says nothing against the skill.
+                by="agent" if all(inline for _, _, inline in found.unseen) else "eval",
             )
         return failed(KIND, f"no fetch of {wanted} was observed")
     first = min(found.sure, key=lambda f: f.record.line)
@@ -152,7 +155,8 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
             refs,
         )
     earlier_maybe = [f for f in found.maybe if f.record.line < line]
-    earlier = [f.record for f in earlier_maybe] + [r for r, _ in found.unseen if r.line < line]
+    earlier_unseen = [(r, inline) for r, _, inline in found.unseen if r.line < line]
+    earlier = [f.record for f in earlier_maybe] + [r for r, _ in earlier_unseen]
     if earlier:
         return blocked(
             KIND,
@@ -160,7 +164,9 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
             f" {check.before_read} was first read (line {line}), but an earlier one may have"
             " happened unseen",
             [*refs, *map(context.ref, earlier)],
-            by="agent" if all(f.by_form for f in earlier_maybe) else "eval",
+            by="agent"
+            if all(f.by_form for f in earlier_maybe) and all(i for _, i in earlier_unseen)
+            else "eval",
         )
     return failed(
         KIND,
