@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import Run, RunOptions
+from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from tests.conftest import ROOT
 from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
 
@@ -422,6 +422,33 @@ def _round_five_case(repo: Path, required: dict[str, Any] = LINTS_FIRST) -> None
     (cases / "suite.yaml").write_text(yaml.safe_dump(suite))
 
 
+def _run_round_five(
+    tmp_path: Path, repo: Path, steps: list[dict[str, Any]], agent: str
+) -> RunOutcome:
+    """One attempt of the round-five case by the scripted `agent`."""
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    behaviour = {
+        "name": "round-five",
+        "match": {"prompt_contains": "Lint, then deploy"},
+        "steps": steps,
+    }
+    (behaviors / "x.yaml").write_text(yaml.safe_dump(behaviour))
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=repo,
+                behaviors=behaviors,
+                cases=(ROUND_FIVE_CASE,),
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                agent=agent,
+            ),
+            PlainProgress(),
+        ).execute()
+    return outcome
+
+
 @pytest.mark.codex
 def test_round_five_an_order_on_one_line_and_a_committed_key_are_judged_and_nothing_leaks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -442,26 +469,7 @@ def test_round_five_an_order_on_one_line_and_a_committed_key_are_judged_and_noth
     monkeypatch.setenv("AGORA_APP_CERTIFICATE", ROUND_FIVE_CERTIFICATE)
     repo = copy_demo(tmp_path / "source")
     _round_five_case(repo)
-    behaviors = tmp_path / "behaviors"
-    behaviors.mkdir()
-    behaviour = {
-        "name": "round-five",
-        "match": {"prompt_contains": "Lint, then deploy"},
-        "steps": ROUND_FIVE_STEPS,
-    }
-    (behaviors / "x.yaml").write_text(yaml.safe_dump(behaviour))
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=repo,
-                behaviors=behaviors,
-                cases=(ROUND_FIVE_CASE,),
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                agent="codex-exec",
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = _run_round_five(tmp_path, repo, ROUND_FIVE_STEPS, "codex-exec")
     run_dir = outcome.run_dir.path
     manifest = json.loads((run_dir / "manifest.json").read_text())
     attempt_file = run_dir / f"case-artifacts/{ROUND_FIVE_CASE}/attempts/attempt-01/attempt.json"
@@ -509,8 +517,6 @@ def test_round_five_a_background_run_is_not_ended_by_its_call(
         "checks": [{"kind": "ran_before", "first": r"migrate\.py", "then": r"serve\.py"}],
     }
     _round_five_case(repo, migrates_first)
-    behaviors = tmp_path / "behaviors"
-    behaviors.mkdir()
     steps = [
         {
             "cmd": "printf 'import time\\ntime.sleep(3)\\n' > migrate.py && printf 'print(1)\\n' > serve.py"
@@ -520,25 +526,7 @@ def test_round_five_a_background_run_is_not_ended_by_its_call(
         {"cmd": "sleep 5"},  # the background job ends inside the attempt
         {"final": "Done: migrated and served."},
     ]
-    behaviour = {
-        "name": "round-five",
-        "match": {"prompt_contains": "Lint, then deploy"},
-        "steps": steps,
-    }
-    (behaviors / "x.yaml").write_text(yaml.safe_dump(behaviour))
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=repo,
-                behaviors=behaviors,
-                cases=(ROUND_FIVE_CASE,),
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                agent="claude-code",
-            ),
-            PlainProgress(),
-        ).execute()
-    run_dir = outcome.run_dir.path
+    run_dir = _run_round_five(tmp_path, repo, steps, "claude-code").run_dir.path
     manifest = json.loads((run_dir / "manifest.json").read_text())
     if manifest.get("trace") == "off":
         pytest.skip("the run had no trace")
