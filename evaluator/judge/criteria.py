@@ -1247,7 +1247,11 @@ def _instead(skeleton: Sentence, predicate: str | None) -> str | None:
         make = lambda v: f"{{kind: command_ran, pattern: {re.escape(v)!r}}}"  # noqa: E731
     else:
         return None
-    checks = [make(v) for v in skeleton.literals]
+    return _joined_suggestion(skeleton, [make(v) for v in skeleton.literals])
+
+
+def _joined_suggestion(skeleton: Sentence, checks: list[str]) -> str:
+    """One suggested check, or the sentence's literals' checks joined as it joins them."""
     if len(checks) == 1:
         return checks[0]
     join = (
@@ -1277,14 +1281,7 @@ def _fetch_instead(skeleton: Sentence, ordered: bool) -> str | None:
         + (f", before_read: {t.before_read!r}}}" if t.before_read else "}")
         for t in targets
     ]
-    if len(checks) == 1:
-        return checks[0]
-    join = (
-        "all_of"
-        if re.search(r"\band\b", skeleton.text) and " or " not in skeleton.text
-        else "any_of"
-    )
-    return f"{{{join}: [{', '.join(checks)}]}}"
+    return _joined_suggestion(skeleton, checks)
 
 
 def check_text(check: Check) -> str:
