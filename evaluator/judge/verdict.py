@@ -43,7 +43,7 @@ class CheckVerdict(VerdictModel):
         default=None,
         description="For a blocked check: `agent` when the agent's own actions made it"
         " undecidable (a command that may not have run or that the analysis cannot see into, a"
-        " fetch it could have made unseen), `eval` when the eval or the machine did. Absent in"
+        " fetch its command line hid), `eval` when the eval or the machine did. Absent in"
         " artifacts written before it existed: the eval's.",
     )
     proof: Proof | None = Field(
