@@ -20,6 +20,8 @@ from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint
 from evaluator.errors import EnvironmentProblem
 from evaluator.judge import CaseJudgement
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
+from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt
 from evaluator.repo import EvalRepo, LoadedCase
@@ -302,3 +304,23 @@ def write_checks_suite(
                 }
             ),
         )
+
+
+def run_scripted_repo(
+    repo: Path, source: Path, behaviors: Path, runs_dir: Path, agent: str | None = None
+) -> RunOutcome:
+    """`run` of an eval repo's default suites with a skill source and scripted behaviours, in a
+    scratch root of its own (`agent`: the runner's name; the default runner when None)."""
+    options: dict[str, Any] = {"agent": agent} if agent is not None else {}
+    with scratch_dir() as scratch:
+        return Run(
+            RunOptions(
+                repo=repo,
+                source_workspace=source,
+                behaviors=behaviors,
+                runs_dir=runs_dir,
+                scratch_root=scratch,
+                **options,
+            ),
+            PlainProgress(),
+        ).execute()

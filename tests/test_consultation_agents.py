@@ -16,12 +16,11 @@ from typing import Any
 
 import pytest
 
-from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import Run, RunOptions, RunOutcome
+from evaluator.pipeline.run import RunOutcome
 from tests.support import (
     claude_or_skip,
     codex_or_skip,
-    scratch_dir,
+    run_scripted_repo,
     write_checks_suite,
     write_file,
 )
@@ -177,18 +176,8 @@ def outcome(
         claude_or_skip()
     root = tmp_path_factory.mktemp(f"consultation-{agent}")
     repo, source, behaviors = _eval_repo(root)
-    with scratch_dir() as scratch:
-        result = Run(
-            RunOptions(
-                repo=repo,
-                source_workspace=source,
-                behaviors=behaviors,
-                runs_dir=root / "runs",
-                scratch_root=scratch,
-                agent="codex-exec" if agent == "codex" else "claude-code",
-            ),
-            PlainProgress(),
-        ).execute()
+    runner = "codex-exec" if agent == "codex" else "claude-code"
+    result = run_scripted_repo(repo, source, behaviors, root / "runs", runner)
     yield result
     shutil.rmtree(root, ignore_errors=True)
 

@@ -337,18 +337,23 @@ def _git(root: Path, *args: str) -> None:
     )
 
 
+def _commit_the_key_then_delete_it(workspace: Path, packed: bool) -> None:
+    """Only git's compressed objects hold the key: a loose object, or a pack after `git gc`."""
+    _git(workspace, "init", "-q")
+    (workspace / "config.py").write_text(f'CERT = "{CERTIFICATE}"\n')
+    _git(workspace, "add", "config.py")
+    _git(workspace, "commit", "-qm", "config")
+    (workspace / "config.py").unlink()
+    if packed:
+        _git(workspace, "gc", "-q")
+        assert list(workspace.glob(".git/objects/pack/*.pack"))
+
+
 @pytest.mark.parametrize("packed", [False, True])
 def test_a_value_committed_to_git_and_then_removed_is_found(tmp_path: Path, packed: bool) -> None:
     """The key committed, then the file deleted: only git's compressed objects hold it (a loose
     object, or a pack after `git gc`). Before: not found (the forbidden entry passed)."""
-    _git(tmp_path, "init", "-q")
-    (tmp_path / "config.py").write_text(f'CERT = "{CERTIFICATE}"\n')
-    _git(tmp_path, "add", "config.py")
-    _git(tmp_path, "commit", "-qm", "config")
-    (tmp_path / "config.py").unlink()
-    if packed:
-        _git(tmp_path, "gc", "-q")
-        assert list(tmp_path.glob(".git/objects/pack/*.pack"))
+    _commit_the_key_then_delete_it(tmp_path, packed)
     verdict = run_check(_check(), _context(tmp_path))
     assert verdict.status == "pass", verdict.detail
     assert ".git/objects/" in verdict.detail
@@ -413,13 +418,7 @@ def test_a_committed_value_leaves_the_redacted_snapshot_and_a_rejudge_still_find
     from evaluator.artifacts.redact import Redactor
     from tests.leaks import leaks_in
 
-    _git(tmp_path, "init", "-q")
-    (tmp_path / "config.py").write_text(f'CERT = "{CERTIFICATE}"\n')
-    _git(tmp_path, "add", "config.py")
-    _git(tmp_path, "commit", "-qm", "config")
-    (tmp_path / "config.py").unlink()
-    if packed:
-        _git(tmp_path, "gc", "-q")
+    _commit_the_key_then_delete_it(tmp_path, packed)
     assert leaks_in({"AGORA_APP_CERTIFICATE": CERTIFICATE}, [tmp_path])
     Redactor(VARIABLES).tree(tmp_path)
     assert leaks_in(VARIABLES, [tmp_path]) == []

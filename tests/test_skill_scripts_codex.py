@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import Run, RunOptions, RunOutcome
+from evaluator.pipeline.run import RunOutcome
 from tests.conftest import in_ci
-from tests.support import codex_or_skip, scratch_dir
+from tests.support import codex_or_skip, run_scripted_repo
 
 pytestmark = pytest.mark.codex
 
@@ -119,17 +118,7 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunOutcome]:
     codex_or_skip()
     root = tmp_path_factory.mktemp("skill-scripts")
     repo, source, behaviors = _eval_repo(root)
-    with scratch_dir() as scratch:
-        result = Run(
-            RunOptions(
-                repo=repo,
-                source_workspace=source,
-                behaviors=behaviors,
-                runs_dir=root / "runs",
-                scratch_root=scratch,
-            ),
-            PlainProgress(),
-        ).execute()
+    result = run_scripted_repo(repo, source, behaviors, root / "runs")
     yield result
     shutil.rmtree(root, ignore_errors=True)
 

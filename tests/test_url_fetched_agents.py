@@ -14,13 +14,12 @@ from typing import Any, ClassVar
 
 import pytest
 
-from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import Run, RunOptions, RunOutcome
+from evaluator.pipeline.run import RunOutcome
 from tests.support import (
     claude_or_skip,
     codex_or_skip,
     gemini_or_skip,
-    scratch_dir,
+    run_scripted_repo,
     write_checks_suite,
     write_file,
 )
@@ -148,18 +147,7 @@ def outcome(
     root = tmp_path_factory.mktemp(f"fetches-{agent}")
     repo, source, behaviors = _eval_repo(root, page_url)
     _Page.requests.clear()
-    with scratch_dir() as scratch:
-        result = Run(
-            RunOptions(
-                repo=repo,
-                source_workspace=source,
-                behaviors=behaviors,
-                runs_dir=root / "runs",
-                scratch_root=scratch,
-                agent=AGENTS[agent],
-            ),
-            PlainProgress(),
-        ).execute()
+    result = run_scripted_repo(repo, source, behaviors, root / "runs", AGENTS[agent])
     yield result
     shutil.rmtree(root, ignore_errors=True)
 
