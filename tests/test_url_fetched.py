@@ -13,10 +13,11 @@ from pydantic import ValidationError
 
 from evaluator.adapters import normalize_session
 from evaluator.contract.models import UrlFetchedCheck
-from evaluator.evidence.fetches import command_fetches, host_matches, normal_url
+from evaluator.evidence.fetches import command_fetches, host_matches, normal_url, urls_in_text
 from evaluator.evidence.records import SessionEvidence
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks import run_check
+from evaluator.judge.checks.logic import negate
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
 from tests.support import claude_tool_call_transcript
 
@@ -268,3 +269,132 @@ def test_claude_codes_web_fetch_is_a_fetch_when_it_ran(
     (tmp_path / "ws").mkdir()
     session = _claude_web_fetch(tmp_path / "s1.jsonl", tmp_path / "ws", result, error)
     assert _judge(normalize_session(session), tmp_path, url=DOCS).startswith(status)
+
+
+# Red team, round 6 (docs/isolation.md): "never fetches `docs.example.com`" (the check's
+# denial) against fetches the evidence read wrong or not at all. Each must end `fail` (a fetch
+# seen) or `blocked` by the agent, never `pass`, and never a block the eval takes the blame for.
+HOST = "docs.example.com"
+
+
+@pytest.mark.parametrize(
+    ("commands", "status", "by"),
+    [
+        # The host spelled another way than the check's.
+        (["curl -s http://docs.example.com./guide"], "fail", None),  # a trailing dot
+        (["curl -s http://u:p@DOCS.Example.COM/"], "fail", None),  # userinfo, upper case
+        (["curl -s 'http://docs%2eexample%2ecom/'"], "fail", None),  # percent escapes
+        # Its URLs in a file, a glob, a raw connection: a fetch no word shows.
+        (
+            ["printf 'url = \"https://docs.example.com/\"\\n' > c.cfg", "curl -K c.cfg"],
+            "blocked",
+            "agent",
+        ),
+        (["printf 'https://docs.example.com/\\n' > l.txt", "wget -i l.txt"], "blocked", "agent"),
+        (["curl --url @l.txt"], "blocked", "agent"),
+        (["curl -s 'https://{docs,www}.example.com/'"], "blocked", "agent"),
+        (["cat < /dev/tcp/docs.example.com/80"], "blocked", "agent"),
+        (["echo x > /dev/udp/docs.example.com/53"], "blocked", "agent"),
+        # A configuration the session wrote, read by a later fetch of another host.
+        (
+            [
+                "printf 'url = \"https://docs.example.com/\"\\n' > ~/.curlrc",
+                "curl -s https://a.org/",
+            ],
+            "blocked",
+            "agent",
+        ),
+        (
+            ["git remote add o https://docs.example.com/r.git", "git fetch o"],
+            "blocked",
+            "agent",
+        ),
+        # git, pip and npm told the URL in their words.
+        (["git ls-remote https://docs.example.com/r.git"], "fail", None),
+        (["git fetch https://docs.example.com/r.git main"], "fail", None),
+        (["git submodule add https://docs.example.com/r.git vendor/r"], "fail", None),
+        (["pip download https://docs.example.com/p.tar.gz"], "fail", None),
+        (["python3 -m pip install -i https://docs.example.com/simple x"], "fail", None),
+        (["npm view left-pad --registry=https://docs.example.com/"], "fail", None),
+        (["rsync -a docs.example.com::mod/ out/"], "fail", None),
+        (["curl -s -x http://docs.example.com:3128 https://a.org/"], "fail", None),  # a proxy
+        # A program that may fetch, told the host, or a script the agent wrote: its doing.
+        (["PIP_INDEX_URL=https://docs.example.com/simple pip install x"], "blocked", "agent"),
+        (["python3 tools/get.py docs.example.com"], "blocked", "agent"),
+        (
+            ["printf 'import urllib.request\\n' > get.py", "python3 get.py"],
+            "blocked",
+            "agent",
+        ),
+        (["node -e 'fetch(\"https://docs.example.com\")'"], "blocked", "agent"),
+        (["ssh docs.example.com true", "nc docs.example.com 80"], "blocked", "agent"),
+        # What the evidence cannot see into through no doing of the agent stays the eval's.
+        (["python3 tools/get.py"], "blocked", "eval"),
+        (["git pull"], "blocked", "eval"),
+        # Look-alikes: no fetch of the host.
+        (["curl -s https://docs.example.com.evil.org/"], "pass", None),
+        (["echo docs.example.com > hosts.txt", "grep -c docs.example.com hosts.txt"], "pass", None),
+    ],
+)
+def test_round_six_a_denied_host_is_never_fetched_unseen(
+    commands: list[str], status: str, by: str | None, tmp_path: Path
+) -> None:
+    evidence = _commands(tmp_path, *commands)
+    check = UrlFetchedCheck(kind="url_fetched", host=HOST)
+    verdict = run_check(check, JudgeContext(evidence, tmp_path / "ws", "s"))
+    denied = negate("not", verdict)
+    assert (denied.status, denied.blocked_by if denied.status == "blocked" else None) == (
+        status,
+        by,
+    ), verdict.detail
+
+
+@pytest.mark.parametrize(
+    ("fetched", "host"),
+    [
+        ("http://127.1:8000/x", "localhost"),
+        ("http://2130706433:8000/x", "127.0.0.1"),
+        ("http://0x7f.0.0.1:8000/x", "localhost"),
+        ("http://[::1]:8000/x", "localhost"),
+        ("http://localhost:8000/x", "127.0.0.1"),
+        ("https://bücher.example/x", "xn--bcher-kva.example"),
+        ("https://xn--bcher-kva.example/x", "bücher.example"),
+        ("https://BÜCHER.example./x", "*.example"),
+    ],
+)
+def test_round_six_one_host_in_any_spelling(fetched: str, host: str, tmp_path: Path) -> None:
+    evidence = _commands(tmp_path, f"curl -s '{fetched}'")
+    assert _judge(evidence, tmp_path, host=host).startswith("pass")
+
+
+def test_round_six_one_url_in_any_spelling(tmp_path: Path) -> None:
+    evidence = _commands(tmp_path, "curl -s http://localhost.:8000/x")
+    assert _judge(evidence, tmp_path, url="http://127.0.0.1:8000/x").startswith("pass")
+    assert _judge(evidence, tmp_path, url="http://127.0.0.1:8000/y").startswith("fail")
+    dotted = _commands(tmp_path, "curl -s https://docs.example.com./guide/tokens")
+    assert _judge(dotted, tmp_path, url=DOCS).startswith("pass")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "curl -sS --head " + DOCS,  # headers only: the request was sent
+        "curl -sS --max-time 1 " + DOCS,  # refused or unresolved: tried all the same
+    ],
+)
+def test_round_six_a_fetch_tried_is_a_fetch(command: str, tmp_path: Path) -> None:
+    assert _judge(_commands(tmp_path, command), tmp_path, url=DOCS).startswith("pass")
+
+
+def test_round_six_a_web_tool_reads_urls_as_a_browser_does() -> None:
+    """Gemini CLI's `web_fetch` fetches every word of its prompt holding `://` with an http(s)
+    scheme, in any case, and both agents' tools parse a URL as a browser does: a backslash is a
+    slash, so `a.example\\@b.example` reaches `a.example`."""
+    prompt = "Summarise HTTPS://DOCS.Example.COM/guide and https://docs.example.com\\@evil.org/."
+    assert urls_in_text(prompt) == [
+        "https://docs.example.com/guide",
+        "https://docs.example.com/@evil.org/",
+    ]
+    assert urls_in_text("See (https://docs.example.com) or ftp://docs.example.com/x") == []
+    # curl's reading of a backslash is not the browser's: the URL is not read (hidden).
+    assert command_fetches("curl 'https://docs.example.com\\@evil.org/'", "/w").unseen_inline

@@ -329,7 +329,7 @@ class EvidenceBuilder:
         its `prompt` (Gemini CLI's `web_fetch` takes them there), one record each."""
         url = arguments.get("url")
         if isinstance(url, str):
-            urls = [u] if (u := normal_url(url)) else []
+            urls = [u] if (u := normal_url(url, web=True)) else []
         else:
             urls = urls_in_text(str(arguments.get("prompt") or ""))
         for found in dict.fromkeys(urls):

@@ -7,8 +7,18 @@ Gemini CLI's `web_fetch`; a search tool fetches no URL the agent chose). A fetch
 (no network here, a 404) was still tried: the request is the act.
 
 What no record shows: a program whose code decides what it fetches (a script, `python -c`,
-`node -e`), a command the analysis does not model, a URL computed at run time. A session with one
-of these cannot prove that no fetch to a host happened (`unseen_fetch`).
+`node -e`), a command the analysis does not model, a URL computed at run time, a URL a fetcher
+reads from a file (`curl -K`, `wget -i`, a configuration the session wrote: `~/.curlrc`, a git
+remote, `pip.conf`, `.npmrc`), a URL the analysis cannot read (curl's `{a,b}` globs), bash's own
+connections (`< /dev/tcp/HOST/PORT`). A session with one of these cannot prove that no fetch to
+a host happened (`unseen_fetch`).
+
+Hosts are compared as the network sees them: case, a trailing dot and percent escapes undone,
+an international name in its ASCII (IDNA) form, an IPv4 address in any spelling the resolver
+takes (`127.1`, `0x7f000001`, `2130706433`) dotted, and `localhost` the same host as the
+loopback addresses (RFC 6761). A package manager (`pip`, `npm`, ...) fetches every URL its words
+give it (`pip install URL`, `--index-url`, `--registry`), and git every URL its remote
+subcommands name (`git fetch URL`, `ls-remote`, `submodule add`).
 
 The access trace records a `connect()` only to an address: offline, a host name never resolves,
 so no connection to a public host is made for it to show, and an address says nothing of the
@@ -17,15 +27,17 @@ host a URL named (one address serves many hosts). So it adds nothing here.
 
 from __future__ import annotations
 
+import ipaddress
 import posixpath
 import re
+import socket
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from evaluator.evidence.shell import COMMANDS, analyze_command, split_options
 from evaluator.evidence.shell.families.git import CLONE_VALUED
 from evaluator.evidence.shell.model import words
-from evaluator.evidence.shell.results import Invocation
+from evaluator.evidence.shell.results import Invocation, ShellAnalysis
 
 # Commands whose operands are URLs they fetch (git: its `clone` subcommand's source).
 URL_FETCHERS = frozenset({"curl", "wget", "git"})
@@ -35,6 +47,9 @@ URL_FETCHERS = frozenset({"curl", "wget", "git"})
 _CODE_RUNNERS = words(
     "python python3 node nodejs deno bun perl ruby php pytest make uv npm npx pnpm yarn pip pip3"
 )
+# Package managers: every URL their words give them is fetched (a package, an index, a
+# registry); their `config` subcommand only writes it down.
+_PACKAGE_MANAGERS = words("pip pip3 npm npx pnpm yarn uv")
 # git subcommands that reach a remote the repository configures, not one their words name.
 _GIT_REMOTE = words("fetch pull push ls-remote submodule remote")
 # Options taking a separate value: git's own (its `clone`'s: the git family's).
@@ -43,83 +58,258 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 # `git@github.com:owner/repo.git`: ssh's scp-like form.
 _SCP_LIKE = re.compile(r"^(?:[\w.-]+@)?([\w.-]+\.[a-zA-Z]{2,}):(?!//)")
 _HOST = re.compile(r"[a-z0-9._-]+|[0-9a-f:.]+")
+# A host every label of which is a number (decimal, octal or hex): an IPv4 address to the
+# resolver (`inet_aton`), whatever its spelling.
+_NUMERIC_HOST = re.compile(r"(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]+)){0,3}")
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
-# A URL in a web tool's prompt (Gemini CLI's `web_fetch` takes its URLs inside `prompt`).
-_URL_IN_TEXT = re.compile(r"https?://[^\s<>\"'`)\]]+")
+# A URL (any scheme, a VCS prefix such as `git+https://` included) inside a word.
+_ANY_URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s<>\"'`)\]]+")
+# bash opens a connection for a redirection to `/dev/tcp/HOST/PORT` (or udp).
+_BASH_NET = re.compile(r"^/dev/(?:tcp|udp)/([^/]+)/")
+_REDIRECTIONS = frozenset({"<", ">", ">>", "<>", ">|", "&>", "&>>"})
+# A fetcher's option whose value is a file it reads its URLs from.
+_URLS_FROM_FILE = {
+    "curl": frozenset({"-K", "--config"}),
+    "wget": frozenset({"-i", "--input-file"}),
+}
+# Files whose writing configures what a program fetches (its URLs, a remote, an index).
+_CONFIG_FILES = {
+    ".curlrc": "curl",
+    "_curlrc": "curl",
+    "curlrc": "curl",
+    ".wgetrc": "wget",
+    "wgetrc": "wget",
+    ".gitconfig": "git",
+    ".gitmodules": "git",
+    "pip.conf": "pip",
+    "pip.ini": "pip",
+    ".npmrc": "npm",
+    ".yarnrc": "npm",
+    ".yarnrc.yml": "npm",
+}
+# The programs a configuration of each is read by.
+_CONFIGURED_BY = {
+    "curl": frozenset({"curl"}),
+    "wget": frozenset({"wget"}),
+    "git": frozenset({"git"}),
+    "pip": frozenset({"pip", "pip3", "uv"}),
+    "npm": frozenset({"npm", "npx", "pnpm", "yarn"}),
+}
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain"})
 
 
-def normal_url(raw: str) -> str | None:
-    """The URL as compared: scheme and host in lower case, a default port and a fragment
-    dropped, an empty path as `/`; a URL without a scheme (what `curl example.com/x` fetches)
-    is `http://`. None when it names no host."""
+def normal_host(raw: str) -> str | None:
+    """The host as the network reaches it (see the module's note), or None when it is none."""
+    host = unquote(raw).lower().rstrip(".")
+    if not host:
+        return None
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return None
+    if _NUMERIC_HOST.fullmatch(host):
+        try:
+            return socket.inet_ntoa(socket.inet_aton(host))
+        except OSError:
+            return None
+    if ":" in host:
+        try:
+            return str(ipaddress.IPv6Address(host))
+        except ValueError:
+            return None
+    return host if _HOST.fullmatch(host) else None
+
+
+def _loopback(host: str) -> bool:
+    if host in _LOOPBACK_NAMES or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def normal_url(raw: str, scp_like: bool = True, web: bool = False) -> str | None:
+    """The URL as compared: scheme and host normal (`normal_host`), a default port and a
+    fragment dropped, an empty path as `/`; a URL without a scheme (what `curl example.com/x`
+    fetches) is `http://`, unless `scp_like` reads `host:path` as ssh's (git's) form. None when
+    it names no host. A backslash is a slash to a browser's URL parser (`web`: what the agents'
+    web tools use, so `https://a.example\\@b.example/` reaches `a.example`); elsewhere where it
+    ends the host is not known, and the URL is not read."""
     text = raw.strip()
-    scp = _SCP_LIKE.match(text)
+    if "\\" in text:
+        if not web:
+            return None
+        if re.match(r"(?i)https?:", text):
+            text = text.replace("\\", "/")
+    scp = _SCP_LIKE.match(text) if scp_like else None
     if scp and not _SCHEME.match(text):
-        return f"ssh://{scp.group(1).lower()}/{text[scp.end() :]}"
+        host = normal_host(scp.group(1))
+        return f"ssh://{host}/{text[scp.end() :]}" if host else None
     if not _SCHEME.match(text):
         text = "http://" + text
     try:
         parts = urlsplit(text)
-        host = parts.hostname
         port = parts.port
     except ValueError:
         return None
-    if not host or not _HOST.fullmatch(host.lower()):
+    # `hostname` lower-cases, which an international name survives; `netloc` keeps escapes.
+    netloc_host = parts.netloc.rpartition("@")[2]
+    if netloc_host.startswith("["):
+        raw_host = netloc_host[1:].partition("]")[0]
+    else:
+        raw_host = netloc_host.partition(":")[0]
+    host = normal_host(raw_host) if raw_host else None
+    if host is None:
         return None  # no host, or text the shell computes (`$URL`)
     scheme = parts.scheme.lower()
-    netloc = host.lower()
+    netloc = f"[{host}]" if ":" in host else host
     if port is not None and _DEFAULT_PORTS.get(scheme) != str(port):
         netloc += f":{port}"
     return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
 
 
 def url_host(url: str) -> str | None:
-    """The host a (normal) URL names, lower case, without its port."""
-    try:
-        host = urlsplit(url if _SCHEME.match(url) else "http://" + url).hostname
-    except ValueError:
+    """The host a URL names, normal, without its port."""
+    normal = normal_url(url)
+    if normal is None:
         return None
-    return host.lower().rstrip(".") if host else None
+    host = urlsplit(normal).hostname
+    return normal_host(host) if host else None
 
 
 def host_matches(host: str, wanted: str) -> bool:
     """`docs.example.com` is that host only; `*.example.com` is any host below it (not
-    `example.com` itself, as the pattern says)."""
-    wanted = wanted.lower().rstrip(".")
+    `example.com` itself, as the pattern says). `localhost` and a loopback address are one."""
     if wanted.startswith("*."):
-        return host.endswith(wanted[1:])
-    return host == wanted
+        suffix = normal_host(wanted[2:])
+        return suffix is not None and host.endswith("." + suffix)
+    normal = normal_host(wanted)
+    if normal is None:
+        return False
+    return host == normal or (_loopback(host) and _loopback(normal))
 
 
 def url_matches(url: str, wanted: str) -> bool:
-    """The same URL once both are normal (`normal_url`)."""
-    return normal_url(wanted) == url
+    """The same URL once both are normal (`normal_url`), a loopback host for another."""
+    want = normal_url(wanted)
+    if want is None:
+        return False
+    if want == url:
+        return True
+    a, b = urlsplit(url), urlsplit(want)
+    same_rest = (a.scheme, a.port, a.path, a.query) == (b.scheme, b.port, b.path, b.query)
+    return (
+        same_rest
+        and a.hostname is not None
+        and b.hostname is not None
+        and _loopback(a.hostname)
+        and _loopback(b.hostname)
+    )
+
+
+@dataclass(frozen=True)
+class InvocationFetches:
+    """What one simple command fetches by its words, and why it may fetch what they do not
+    show (`hidden`: its own words hide it, the agent's doing)."""
+
+    urls: list[str]
+    hidden: str | None = None
 
 
 def shell_fetches(invocation: Invocation) -> list[str]:
-    """The URLs (normal) one simple command fetches by what it is: `curl`, `wget`, `git
-    clone`. A URL the analysis could not read (computed) is not here: it makes the command
-    opaque (`unseen_fetch`)."""
+    """The URLs (normal) one simple command fetches by what it is."""
+    return invocation_fetches(invocation).urls
+
+
+def invocation_fetches(invocation: Invocation) -> InvocationFetches:
+    """`curl`, `wget`, git's remote subcommands, a package manager: the URLs their words give
+    them, and whether the words also hide one (a file of URLs, an unreadable URL)."""
     name = posixpath.basename(invocation.words[0])
-    if name not in URL_FETCHERS or 0 not in invocation.executed:
-        return []
     args = list(invocation.words[1:])
+    if 0 not in invocation.executed:
+        return InvocationFetches([])
+    if name in _PACKAGE_MANAGERS or (_code_runner(name) and args[:2] in (["-m", "pip"], ["-mpip"])):
+        return InvocationFetches(_package_urls(args))
+    if name == "rsync":
+        return InvocationFetches(_rsync_urls(args))
+    if name not in URL_FETCHERS:
+        return InvocationFetches([])
     if name == "git":
-        operands = _git_clone_source(args)
-    else:
-        options, positional = split_options(COMMANDS[name], list(args), args)
-        operands = [raw for raw, _ in positional if raw is not None]
-        operands += [value for option, value in options if option == "--url" and value]
+        urls = [url for raw in _git_remote_sources(args) if (url := _git_url(raw))]
+        return InvocationFetches(urls)
+    options, positional = split_options(COMMANDS[name], list(args), args)
+    operands = [raw for raw, _ in positional if raw is not None]
+    hidden = None
+    for option, value in options:
+        if option == "--url" and value:
+            if value.startswith("@"):
+                hidden = f"{name} --url {value} reads its URLs from a file"
+            else:
+                operands.append(value)
+        elif option in _URLS_FROM_FILE[name]:
+            hidden = f"{name} {option} {value} reads its URLs from a file"
+    globbing = name == "curl" and not {"-g", "--globoff"} & {o for o, _ in options}
     urls = []
+    for option, value in options:
+        # A proxy is sent the request itself.
+        if option in ("-x", "--proxy") and value and (url := normal_url(value, False)):
+            urls.append(url)
     for raw in operands:
         if raw.lower().startswith("file:"):
             continue  # a local file (the analysis reads it as a path)
-        if name == "git" and not (_SCHEME.match(raw) or _SCP_LIKE.match(raw)):
-            continue  # a local repository
-        url = normal_url(raw)
+        url = normal_url(raw, scp_like=False)
+        if url is None or (globbing and _curl_glob(raw)):
+            hidden = hidden or f"{name} of a URL the analysis cannot read: {raw}"
+            if url is None:
+                continue
+        urls.append(url)
+    return InvocationFetches(urls, hidden)
+
+
+def _curl_glob(raw: str) -> bool:
+    """curl expands `{a,b}` and `[1-9]` in a URL (an IPv6 host's brackets aside)."""
+    rest = re.sub(r"^([^/@]*@)?\[[0-9a-fA-F:.%]+\]", "", raw.partition("://")[2])
+    return re.search(r"[{}\[\]]", rest) is not None
+
+
+def _rsync_urls(args: list[str]) -> list[str]:
+    """rsync's remote operands: `rsync://HOST/...`, `HOST::MODULE`, `[USER@]HOST:PATH`."""
+    urls = []
+    for word in args:
+        if word.startswith("-"):
+            continue
+        remote = re.match(r"^(?:[^@/:]+@)?([^/:]+)::?(?!//)", word)
+        if _SCHEME.match(word):
+            url = normal_url(word)
+        elif remote:
+            url = normal_url(f"rsync://{remote.group(1)}/")
+        else:
+            continue
         if url is not None:
             urls.append(url)
     return urls
+
+
+def _package_urls(args: list[str]) -> list[str]:
+    if "config" in args[:2]:
+        return []  # `npm config set registry URL`: written down, not fetched
+    found = []
+    for word in args:
+        for match in _ANY_URL_IN_TEXT.finditer(word):
+            text = re.sub(r"^[a-z]+\+", "", match.group(0), flags=re.I)  # `git+https://`
+            if text.lower().startswith("file:"):
+                continue
+            if (url := normal_url(text.rstrip(".,;:"))) is not None:
+                found.append(url)
+    return found
+
+
+def _git_url(raw: str) -> str | None:
+    if raw.lower().startswith("file:") or not (_SCHEME.match(raw) or _SCP_LIKE.match(raw)):
+        return None  # a local repository, or a remote's name
+    return normal_url(raw)
 
 
 def _git_subcommand(args: list[str]) -> tuple[str, list[str]]:
@@ -132,26 +322,91 @@ def _git_subcommand(args: list[str]) -> tuple[str, list[str]]:
     return args[index], args[index + 1 :]
 
 
-def _git_clone_source(args: list[str]) -> list[str]:
-    """`git [options] clone [options] SOURCE [DIR]`: SOURCE."""
+def _git_remote_sources(args: list[str]) -> list[str]:
+    """The repositories a git command reaches by its words: `clone`'s source, the first
+    operand of `fetch`/`pull`/`push`/`ls-remote`, `submodule add`'s, `remote add -f`'s."""
     sub, rest = _git_subcommand(args)
-    if sub != "clone":
-        return []
+    operands = _git_operands(rest)
+    if sub == "clone":
+        return operands[:1]
+    if sub in ("fetch", "pull", "push", "ls-remote"):
+        return operands[:1]
+    if sub == "submodule" and operands[:1] == ["add"]:
+        return _git_operands(rest[rest.index("add") + 1 :])[:1]
+    if sub == "remote" and operands[:1] == ["add"] and ("-f" in rest or "--fetch" in rest):
+        return operands[2:3]
+    return []
+
+
+def _git_operands(rest: list[str]) -> list[str]:
+    operands: list[str] = []
     index = 0
     while index < len(rest):
         word = rest[index]
         if word == "--":
-            return rest[index + 1 : index + 2]
+            return operands + rest[index + 1 :]
         if not word.startswith("-"):
-            return [word]
+            operands.append(word)
         index += 2 if word in CLONE_VALUED else 1
-    return []
+    return operands
 
 
 def urls_in_text(text: str) -> list[str]:
-    """The http(s) URLs written in a text (a web tool's prompt), normal."""
-    found = (normal_url(m.group(0).rstrip(".,;:")) for m in _URL_IN_TEXT.finditer(text))
+    """The http(s) URLs written in a text (a web tool's prompt), normal: as Gemini CLI's
+    `web_fetch` reads its prompt, each word holding `://` whose scheme is http or https, in
+    any case."""
+    found = (
+        normal_url(word.rstrip(".,;:"), web=True)
+        for word in text.split()
+        if "://" in word and word.lower().startswith(("http://", "https://"))
+    )
     return [url for url in found if url is not None]
+
+
+def names_target(text: str, url: str | None, host: str | None) -> bool:
+    """Whether a text (a command line, a script the session wrote) names the URL, or the host
+    in any of the forms `normal_host` reads: what a program given it could fetch."""
+    for match in _ANY_URL_IN_TEXT.finditer(text):
+        found = normal_url(match.group(0).rstrip(".,;:"))
+        if found is None:
+            continue
+        if url is not None and url_matches(found, url):
+            return True
+        if host is not None and (got := url_host(found)) and host_matches(got, host):
+            return True
+    if host is None:
+        return False
+    wanted = host[2:] if host.startswith("*.") else host
+    for word in re.findall(r"[\w.%-]+", text):
+        got = normal_host(word)
+        if got is not None and "." in word and (host_matches(got, host) or got == wanted):
+            return True
+    return False
+
+
+def configured_programs(analysis: ShellAnalysis) -> set[str]:
+    """The programs whose fetch configuration one command wrote (`~/.curlrc`, a git remote,
+    `pip.conf`): what they fetch afterwards no record shows."""
+    configured = set()
+    written = [a.path for a in analysis.accesses if a.kind == "write"]
+    written += [c.path for c in analysis.contents]
+    for path in written:
+        if (program := _CONFIG_FILES.get(posixpath.basename(path))) is not None:
+            configured.add(program)
+        elif path.endswith("/.git/config") or "/.config/pip/" in path:
+            configured.add("git" if path.endswith("/.git/config") else "pip")
+    for invocation in analysis.invocations:
+        program = posixpath.basename(invocation.words[0])
+        sub, rest = _git_subcommand(list(invocation.words[1:]))
+        if program == "git" and (
+            (sub == "remote" and rest[:1] in (["add"], ["set-url"]))
+            or (sub == "config" and any(w.startswith(("remote.", "url.")) for w in rest))
+            or (sub == "submodule" and rest[:1] == ["add"])
+        ):
+            configured.add("git")
+        elif program in _PACKAGE_MANAGERS and "config" in invocation.words[1:3]:
+            configured.add("pip" if program.startswith("pip") else "npm")
+    return configured
 
 
 @dataclass(frozen=True)
@@ -166,6 +421,10 @@ class CommandFetches:
     # inline to an interpreter): the agent's doing. A program or script that may fetch (the
     # skill's own script, `make`, `pip`) is what the evidence cannot see into: the eval's.
     unseen_inline: bool = False
+    # The programs whose fetch configuration this command wrote (`configured_programs`).
+    configures: frozenset[str] = frozenset()
+    # The scripts it runs (their paths), for the check to know whether the session wrote them.
+    runs: tuple[str, ...] = ()
 
 
 # Interpreters' options that take the program itself as text.
@@ -176,9 +435,18 @@ def _code_runner(program: str) -> bool:
     return program in _CODE_RUNNERS or re.fullmatch(r"python3\.\d+", program) is not None
 
 
-def command_fetches(command: str, workdir: str) -> CommandFetches:
+def command_fetches(
+    command: str, workdir: str, configured: frozenset[str] = frozenset()
+) -> CommandFetches:
+    """`configured`: the programs whose fetch configuration an earlier command wrote."""
     analysis = analyze_command(command, workdir)
-    fetches = [(i, urls) for i in analysis.invocations if (urls := shell_fetches(i))]
+    fetches = []
+    hidden = None
+    for invocation in analysis.invocations:
+        found = invocation_fetches(invocation)
+        if found.urls:
+            fetches.append((invocation, found.urls))
+        hidden = hidden or found.hidden
     unseen = None
     inline = False
     given_code = [
@@ -187,6 +455,21 @@ def command_fetches(command: str, workdir: str) -> CommandFetches:
         if _code_runner(program := posixpath.basename(invocation.words[0]))
         and _INLINE_CODE & set(invocation.words[1:])
     ]
+    bash_net = [
+        match.group(1)
+        for access in analysis.accesses
+        if access.via in _REDIRECTIONS and (match := _BASH_NET.match(access.path))
+    ]
+    reads_config = [
+        program
+        for invocation in analysis.invocations
+        if 0 in invocation.executed
+        and any(
+            (program := posixpath.basename(invocation.words[0])) in _CONFIGURED_BY[c]
+            for c in configured
+        )
+    ]
+    runs = tuple(r.path for r in analysis.runs if not r.path.endswith("/.git"))
     if analysis.opaque:
         unseen, inline = analysis.opaque[0], True
     elif given_code:
@@ -194,18 +477,27 @@ def command_fetches(command: str, workdir: str) -> CommandFetches:
             f"{given_code[0]} runs code given inline, whose fetches no record shows",
             True,
         )
-    elif runs := [r for r in analysis.runs if not r.path.endswith("/.git")]:
+    elif bash_net:
+        unseen, inline = f"bash connects to {bash_net[0]} by a redirection", True
+    elif hidden is not None:
+        unseen, inline = hidden, True
+    elif reads_config:
+        unseen, inline = (
+            f"{reads_config[0]} reads a fetch configuration an earlier command wrote",
+            True,
+        )
+    elif runs:
         # (git's runs of a repository's hooks are left out: every git command has them)
-        unseen = f"it runs {runs[0].path}, whose fetches no record shows"
+        unseen = f"it runs {runs[0]}, whose fetches no record shows"
     else:
         for invocation in analysis.invocations:
             program = posixpath.basename(invocation.words[0])
             if _code_runner(program):
                 unseen = f"{program} runs code whose fetches no record shows"
                 break
-            if program == "git" and (sub := _git_subcommand(list(invocation.words[1:]))[0]) in (
-                _GIT_REMOTE
-            ):
+            args = list(invocation.words[1:])
+            sub = _git_subcommand(args)[0] if program == "git" else ""
+            if sub in _GIT_REMOTE and not _git_remote_sources(args):
                 unseen = f"git {sub} reaches a remote its words do not name"
                 break
-    return CommandFetches(fetches, unseen, inline)
+    return CommandFetches(fetches, unseen, inline, frozenset(configured_programs(analysis)), runs)

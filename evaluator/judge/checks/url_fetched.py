@@ -9,7 +9,15 @@ file or naming it in a comment fetches nothing.
 A tool call that could have fetched unseen (a script, `python -c`, a command the analysis does
 not model, a computed URL) cannot show that no fetch happened: without a fetch seen, the check
 is then `blocked` (so is its denial), never a fail; the way `command_ran` treats a run that may
-not have happened.
+not have happened. The block is the agent's (it counts as not passed) when its own command line
+hid the fetch, named the URL or host it could fetch, ran a script the session wrote, or read a
+fetch configuration an earlier command wrote; the eval's only for what the evidence cannot see
+into through no doing of the agent (the skill's own script, `make`, `git pull` of a remote the
+workspace came with).
+
+"Fetched" is "tried to fetch": the request is the act, whether it was answered, refused
+(connection refused, no such host) or only asked for headers (`curl --head`); a URL only named,
+printed or written down is no fetch.
 
 `before_read`: the first fetch came before the first read of a file matching the glob (as
 `read_before` finds reads: the first output that showed its content, else the command table),
@@ -22,7 +30,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evaluator.contract.models import UrlFetchedCheck
-from evaluator.evidence.fetches import command_fetches, host_matches, url_host, url_matches
+from evaluator.evidence.fetches import (
+    command_fetches,
+    host_matches,
+    names_target,
+    url_host,
+    url_matches,
+)
 from evaluator.evidence.records import EvidenceRecord
 from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
@@ -66,12 +80,25 @@ def _matches(check: UrlFetchedCheck, url: str) -> bool:
 
 def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
     found = _Found([], [], [])
+    configured: frozenset[str] = frozenset()
+    written = sorted(
+        (r.line, r.path) for r in context.evidence.of_kind("file_write_observed") if r.path
+    )
     for record in context.evidence.of_kind("command_observed"):
         if not record.command:
             continue
-        fetched = command_fetches(record.command, record.workdir or "/")
+        fetched = command_fetches(record.command, record.workdir or "/", configured)
+        configured |= fetched.configures
         if fetched.unseen is not None:
-            found.unseen.append((record, fetched.unseen, fetched.unseen_inline))
+            # What the evidence cannot see into is the agent's doing when the command line
+            # names what it could fetch, or runs a script the session itself wrote.
+            own = {path for line, path in written if line <= record.line}
+            inline = (
+                fetched.unseen_inline
+                or names_target(record.command, check.url, check.host)
+                or any(path in own for path in fetched.runs)
+            )
+            found.unseen.append((record, fetched.unseen, inline))
         for invocation, urls in fetched.fetches:
             urls = [u for u in urls if _matches(check, u)]
             if not urls:
