@@ -398,3 +398,33 @@ def test_round_six_a_web_tool_reads_urls_as_a_browser_does() -> None:
     assert urls_in_text("See (https://docs.example.com) or ftp://docs.example.com/x") == []
     # curl's reading of a backslash is not the browser's: the URL is not read (hidden).
     assert command_fetches("curl 'https://docs.example.com\\@evil.org/'", "/w").unseen_inline
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
+        # The fetcher prints its own text and sends nothing.
+        (f"curl --version {DOCS}", "fail"),
+        (f"curl -h {DOCS}", "fail"),
+        (f"wget --help {DOCS}", "fail"),
+        (f"git clone --help {DOCS}", "fail"),
+        (f"curl --proto -all {DOCS}", "fail"),  # refused before any request
+        # (`=ftp` is an unclear URL to the path analysis: opaque, so blocked, not fail)
+        (f"curl --proto =ftp {DOCS}", "blocked"),
+        (f"curl --proto =https {DOCS}", "pass"),
+        # A `curl` that may be something else: a program of the workspace, a function, an
+        # alias, `PATH` or `hash` changed on the same line.
+        (f"./curl {DOCS}", "blocked"),
+        (f"bin/curl {DOCS}", "blocked"),
+        (f'curl() {{ echo "$@"; }}; curl {DOCS}', "blocked"),
+        (f"shopt -s expand_aliases; alias curl=echo; curl {DOCS}", "blocked"),
+        (f"PATH=./bin:$PATH; curl {DOCS}", "blocked"),
+        (f"hash -p /bin/echo curl; curl {DOCS}", "blocked"),
+        (f"/usr/bin/curl -s {DOCS}", "pass"),
+    ],
+)
+def test_round_six_a_required_fetch_is_not_met_by_a_look_alike(
+    command: str, status: str, tmp_path: Path
+) -> None:
+    verdict = _judge(_commands(tmp_path, command), tmp_path, url=DOCS)
+    assert verdict.startswith(status), verdict

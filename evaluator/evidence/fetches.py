@@ -31,7 +31,7 @@ import ipaddress
 import posixpath
 import re
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from evaluator.evidence.shell import COMMANDS, analyze_command, split_options
@@ -96,6 +96,33 @@ _CONFIGURED_BY = {
     "npm": frozenset({"npm", "npx", "pnpm", "yarn"}),
 }
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain"})
+# Where the fetchers themselves live: a `curl` elsewhere (`./curl`, `bin/curl`) is a program of
+# its own, whatever its name.
+SYSTEM_BIN = ("/usr/bin/", "/bin/", "/usr/local/bin/", "/usr/sbin/", "/sbin/")
+# Options with which a fetcher prints something of its own and sends no request.
+_INFO_OPTIONS = frozenset(words("-V --version -h --help -M --manual"))
+# Commands that can make a later `curl` of the same line run something else.
+_REDEFINERS = frozenset(words("alias hash enable source . unalias"))
+_REDEFINING = re.compile(r"function|alias|\bPATH\b")
+
+
+# The fetchers' option models, with the valued options that only say how to fetch (the path
+# analysis has no use for them, and takes their values for operands).
+_FETCH_MODELS = {
+    "curl": replace(
+        COMMANDS["curl"],
+        long_values=COMMANDS["curl"].long_values
+        | frozenset(
+            words(
+                "--proto --proto-redir --proto-default --resolve --connect-to --retry-delay"
+                " --retry-max-time --limit-rate --max-filesize --interface --dns-servers"
+                " --url-query --variable --expand-url --expand-data --noproxy --preproxy"
+                " --proxy-user --oauth2-bearer --aws-sigv4 --speed-limit --speed-time"
+            )
+        ),
+    ),
+    "wget": COMMANDS["wget"],
+}
 
 
 def normal_host(raw: str) -> str | None:
@@ -226,9 +253,10 @@ def shell_fetches(invocation: Invocation) -> list[str]:
 def invocation_fetches(invocation: Invocation) -> InvocationFetches:
     """`curl`, `wget`, git's remote subcommands, a package manager: the URLs their words give
     them, and whether the words also hide one (a file of URLs, an unreadable URL)."""
-    name = posixpath.basename(invocation.words[0])
+    program = invocation.words[0]
+    name = posixpath.basename(program)
     args = list(invocation.words[1:])
-    if 0 not in invocation.executed:
+    if 0 not in invocation.executed or ("/" in program and not program.startswith(SYSTEM_BIN)):
         return InvocationFetches([])
     if name in _PACKAGE_MANAGERS or (_code_runner(name) and args[:2] in (["-m", "pip"], ["-mpip"])):
         return InvocationFetches(_package_urls(args))
@@ -236,10 +264,14 @@ def invocation_fetches(invocation: Invocation) -> InvocationFetches:
         return InvocationFetches(_rsync_urls(args))
     if name not in URL_FETCHERS:
         return InvocationFetches([])
+    if _INFO_OPTIONS & set(args[:1] if name == "git" else args):
+        return InvocationFetches([])
     if name == "git":
+        if {"-h", "--help"} & set(args):  # a subcommand's help
+            return InvocationFetches([])
         urls = [url for raw in _git_remote_sources(args) if (url := _git_url(raw))]
         return InvocationFetches(urls)
-    options, positional = split_options(COMMANDS[name], list(args), args)
+    options, positional = split_options(_FETCH_MODELS[name], list(args), args)
     operands = [raw for raw, _ in positional if raw is not None]
     hidden = None
     for option, value in options:
@@ -256,16 +288,40 @@ def invocation_fetches(invocation: Invocation) -> InvocationFetches:
         # A proxy is sent the request itself.
         if option in ("-x", "--proxy") and value and (url := normal_url(value, False)):
             urls.append(url)
+    allowed = _curl_protocols([v for o, v in options if o == "--proto"]) if name == "curl" else None
     for raw in operands:
         if raw.lower().startswith("file:"):
             continue  # a local file (the analysis reads it as a path)
         url = normal_url(raw, scp_like=False)
+        if url is not None and allowed is not None and url.partition(":")[0] not in allowed:
+            continue  # `--proto -all`: curl refuses the URL before any request
         if url is None or (globbing and _curl_glob(raw)):
             hidden = hidden or f"{name} of a URL the analysis cannot read: {raw}"
             if url is None:
                 continue
         urls.append(url)
     return InvocationFetches(urls, hidden)
+
+
+def _curl_protocols(values: list[str | None]) -> set[str] | None:
+    """The schemes curl's `--proto` leaves it (None: every one). `=x` sets, `-x` removes,
+    `+x` or `x` adds; `all` is every scheme."""
+    if not values:
+        return None
+    every = {"http", "https", "ftp", "ftps", "scp", "sftp", "file", "ws", "wss", "tftp"}
+    allowed = set(every)
+    for value in values:
+        for item in (value or "").split(","):
+            op = item[:1] if item[:1] in ("=", "+", "-") else "+"
+            name = item.lstrip("=+-").lower()
+            names = every if name == "all" else {name}
+            if op == "=":
+                allowed = set(names)
+            elif op == "-":
+                allowed -= names
+            else:
+                allowed |= names
+    return allowed
 
 
 def _curl_glob(raw: str) -> bool:
@@ -425,6 +481,9 @@ class CommandFetches:
     configures: frozenset[str] = frozenset()
     # The scripts it runs (their paths), for the check to know whether the session wrote them.
     runs: tuple[str, ...] = ()
+    # Why its fetchers may not be what they are named (a function or alias of the name, `PATH`
+    # set, `hash -p`): their fetches ran only if the trace shows the fetcher itself run.
+    shadowed: str | None = None
 
 
 # Interpreters' options that take the program itself as text.
@@ -500,4 +559,11 @@ def command_fetches(
             if sub in _GIT_REMOTE and not _git_remote_sources(args):
                 unseen = f"git {sub} reaches a remote its words do not name"
                 break
-    return CommandFetches(fetches, unseen, inline, frozenset(configured_programs(analysis)), runs)
+    redefining = [r for r in analysis.opaque if _REDEFINING.search(r)] + [
+        " ".join(i.words[:2])
+        for i in analysis.invocations
+        if posixpath.basename(i.words[0]) in _REDEFINERS
+    ]
+    shadowed = f"{redefining[0]} may change what a fetcher's name runs" if redefining else None
+    configures = frozenset(configured_programs(analysis))
+    return CommandFetches(fetches, unseen, inline, configures, runs, shadowed)

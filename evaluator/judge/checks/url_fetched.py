@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from evaluator.contract.models import UrlFetchedCheck
 from evaluator.evidence.fetches import (
+    SYSTEM_BIN,
     command_fetches,
     host_matches,
     names_target,
@@ -104,7 +105,7 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
             if not urls:
                 continue
             via = invocation.words[0]
-            if invocation.surely_ran(record.exit_code):
+            if invocation.surely_ran(record.exit_code) and fetched.shadowed is None:
                 found.sure.append(_Fetch(urls[0], record, via))
                 continue
 
@@ -114,9 +115,15 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
             proof = trace_verdict(
                 [invocation_proof(invocation, context.traced_call(record), mentions)]
             )
-            by_form = invocation.conditional or record.exit_code is not None
+            by_form = (
+                invocation.conditional
+                or record.exit_code is not None
+                or fetched.shadowed is not None
+            )
             fetch = _Fetch(urls[0], record, f"{via} ({proof.reason})", by_form)
-            if proof.finding == "ran":
+            # Under another name's shadow only the fetcher's own file proves the fetch.
+            genuine = proof.program is None or proof.program.path.startswith(SYSTEM_BIN)
+            if proof.finding == "ran" and (fetched.shadowed is None or genuine):
                 found.sure.append(fetch)
             elif proof.finding != "never":
                 # killed or unknown: it may have sent the request
@@ -137,7 +144,8 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
             return blocked(
                 KIND,
                 f"a fetch of {fetch.url} may not have run (after `||` or a failed `&&`, in a"
-                f" branch, a loop or the background): {fetch.record.command}",
+                " branch, a loop or the background, or under a name a function, an alias or"
+                f" `PATH` may have changed): {fetch.record.command}",
                 [context.ref(f.record) for f in found.maybe],
                 by="agent" if all(f.by_form for f in found.maybe) else "eval",
             )
