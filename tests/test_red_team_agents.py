@@ -537,3 +537,109 @@ def test_round_five_a_background_run_is_not_ended_by_its_call(
     }
     assert verdicts["required[0]"][0] == "fail", verdicts
     assert "the trace shows" in verdicts["required[0]"][1]
+
+
+# Red team, round 6 (docs/isolation.md): `url_fetched` against fetches the evidence read wrong
+# or missed. One eval repo, a case per group of techniques, each entry a check of its own.
+ROUND_SIX_SKILL = ".agents/skills/docs/SKILL.md"
+_DENY = "not"  # a required entry `{not: url_fetched}`: the forbidden "never fetches" form
+
+
+def _never(**target: str) -> dict[str, Any]:
+    return {_DENY: {"kind": "url_fetched", **target}}
+
+
+# case: (steps, [(check, expected status, expected blocked_by)])
+ROUND_SIX_CASES: dict[str, tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str, str]]]] = {
+    # The host spelled another way than the check's; git told the URL.
+    "spelled": (
+        [
+            {"cmd": "curl -sS --max-time 3 http://127.1:9/a || true"},
+            {"cmd": "curl -sS --max-time 3 http://docs.rt6.example./b || true"},
+            {"cmd": "git ls-remote https://git.rt6.example/r.git || true"},
+        ],
+        [
+            (_never(host="localhost"), "fail", ""),
+            (_never(url="http://docs.rt6.example/b"), "fail", ""),
+            (_never(host="git.rt6.example"), "fail", ""),
+        ],
+    ),
+    # URLs from a file, a curl glob: the agent's doing. (bash's `< /dev/tcp/H/80` is an access
+    # outside the workspace to isolation: the attempt is a violation before any judging.)
+    "hidden": (
+        [
+            {"cmd": "printf 'url = \"http://cfg.rt6.example/\"\\n' > c.cfg"},
+            {"cmd": "curl -sS --max-time 3 -K c.cfg || true"},
+            {"cmd": "curl -sS --max-time 3 'http://{g1,g2}.rt6.example/' || true"},
+        ],
+        [
+            (_never(host="cfg.rt6.example"), "blocked", "agent"),
+            (_never(host="g1.rt6.example"), "blocked", "agent"),
+        ],
+    ),
+    # A script the agent wrote: what it fetched no record shows, and the agent chose to hide it.
+    "own-script": (
+        [
+            {
+                "cmd": "printf 'import urllib.request as u\\ntry:\\n    u.urlopen(\"http://py.rt6"
+                ".example/\", timeout=3)\\nexcept Exception:\\n    pass\\n' > get.py"
+            },
+            {"cmd": "python3 get.py"},
+        ],
+        [(_never(host="py.rt6.example"), "blocked", "agent")],
+    ),
+    # A required fetch met by a fetcher that sent nothing (`--proto -all` refuses every URL;
+    # `--version` would do, but it reads `/etc/ldap/ldap.conf`, an isolation violation), or by
+    # a `curl` that was not curl (a script of that name the agent wrote).
+    "refused": (
+        [{"cmd": "curl --proto -all http://127.0.0.1:9/v || true"}],
+        [({"kind": "url_fetched", "url": "http://127.0.0.1:9/v"}, "fail", "")],
+    ),
+    "shadowed": (
+        [
+            {"cmd": "printf '#!/bin/sh\\necho \"$@\"\\n' > curl && chmod +x curl"},
+            {"cmd": "./curl http://127.0.0.1:9/f"},
+        ],
+        [({"kind": "url_fetched", "url": "http://127.0.0.1:9/f"}, "fail or blocked", "agent")],
+    ),
+}
+
+
+@pytest.mark.codex
+def test_round_six_fetches_the_evidence_missed_are_seen_or_the_agents(tmp_path: Path) -> None:
+    """Red team, round 6, through Codex with the default layers. Before: the spelled and
+    hidden fetches of a denied host passed "never fetches", git's was blocked on the eval (the
+    case left the score), the script the agent wrote likewise, and the look-alikes passed
+    "fetched". Now each is a seen fetch (`fail`), or blocked and the agent's."""
+    import json
+
+    from tests.support import run_scripted_repo, write_checks_suite, write_file
+
+    codex_or_skip()
+    source = tmp_path / "source"
+    write_file(source / ROUND_SIX_SKILL, "---\nname: docs\ndescription: Docs.\n---\n# Docs\n")
+    repo, behaviors = tmp_path / "repo", tmp_path / "behaviors"
+    write_checks_suite(
+        repo,
+        ("docs", "Fetches", ROUND_SIX_SKILL, []),
+        "fetches",
+        {
+            case: (steps, [c for c, _, _ in entries])
+            for case, (steps, entries) in ROUND_SIX_CASES.items()
+        },
+        lambda case: f"Round six, case {case}.",
+        behaviors,
+    )
+    outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", "codex-exec")
+    got, expected = {}, {}
+    for case, (_, entries) in ROUND_SIX_CASES.items():
+        path = outcome.run_dir.path / f"case-artifacts/{case}/attempts/attempt-01/attempt.json"
+        attempt = json.loads(path.read_text())
+        assert attempt["isolation"] == "contained", (case, attempt.get("reason"))
+        for entry, (_, status, by) in zip(attempt["assertions"], entries, strict=True):
+            check = entry["checks"][0]
+            seen = (entry["status"], check.get("blocked_by") or "")
+            got[f"{case}/{entry['entry_id']}"] = (*seen, check["detail"])
+            ok = seen[0] in status.split(" or ") and (seen[0] != "blocked" or seen[1] == by)
+            expected[f"{case}/{entry['entry_id']}"] = ok
+    assert all(expected.values()), {k: got[k] for k, ok in expected.items() if not ok}

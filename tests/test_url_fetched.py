@@ -311,6 +311,7 @@ HOST = "docs.example.com"
         ),
         # git, pip and npm told the URL in their words.
         (["git ls-remote https://docs.example.com/r.git"], "fail", None),
+        (["git ls-remote -h https://docs.example.com/r.git"], "fail", None),  # `--heads`
         (["git fetch https://docs.example.com/r.git main"], "fail", None),
         (["git submodule add https://docs.example.com/r.git vendor/r"], "fail", None),
         (["pip download https://docs.example.com/p.tar.gz"], "fail", None),

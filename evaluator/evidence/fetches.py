@@ -267,7 +267,8 @@ def invocation_fetches(invocation: Invocation) -> InvocationFetches:
     if _INFO_OPTIONS & set(args[:1] if name == "git" else args):
         return InvocationFetches([])
     if name == "git":
-        if {"-h", "--help"} & set(args):  # a subcommand's help
+        rest = _git_subcommand(args)[1]
+        if "--help" in args or rest == ["-h"]:  # (`ls-remote -h URL` is its `--heads`)
             return InvocationFetches([])
         urls = [url for raw in _git_remote_sources(args) if (url := _git_url(raw))]
         return InvocationFetches(urls)
