@@ -643,3 +643,35 @@ def test_round_six_fetches_the_evidence_missed_are_seen_or_the_agents(tmp_path: 
             ok = seen[0] in status.split(" or ") and (seen[0] != "blocked" or seen[1] == by)
             expected[f"{case}/{entry['entry_id']}"] = ok
     assert all(expected.values()), {k: got[k] for k, ok in expected.items() if not ok}
+
+
+@pytest.mark.gemini
+def test_round_six_gemini_web_fetch_urls_are_read_as_the_tool_reads_them(tmp_path: Path) -> None:
+    """Red team, round 6: Gemini CLI's `web_fetch` fetches every prompt word holding `://` with
+    an http(s) scheme in any case, parsed as a browser does (a backslash is a slash). Before:
+    `HTTPS://...` was no URL and `https://a\\@b/` was host `b`, so "never fetches" passed for the
+    host the tool did fetch; now both fail."""
+    import json
+
+    from tests.support import run_scripted_repo, write_checks_suite, write_file
+
+    gemini_or_skip()
+    source = tmp_path / "source"
+    write_file(source / ROUND_SIX_SKILL, "---\nname: docs\ndescription: Docs.\n---\n# Docs\n")
+    repo, behaviors = tmp_path / "repo", tmp_path / "behaviors"
+    prompt = "Summarise HTTPS://UP.RT6.EXAMPLE/a and https://bs.rt6.example\\@other.rt6.example/."
+    steps = [{"call": {"name": "web_fetch", "args": {"prompt": prompt}}}]
+    checks = [_never(host="up.rt6.example"), _never(host="bs.rt6.example")]
+    write_checks_suite(
+        repo,
+        ("docs", "Fetches", ROUND_SIX_SKILL, []),
+        "fetches",
+        {"web-fetch": (steps, checks)},
+        lambda case: f"Round six, case {case}.",
+        behaviors,
+    )
+    outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", "gemini-cli")
+    path = outcome.run_dir.path / "case-artifacts/web-fetch/attempts/attempt-01/attempt.json"
+    attempt = json.loads(path.read_text())
+    got = [(e["status"], e["checks"][0]["detail"]) for e in attempt["assertions"] or []]
+    assert [status for status, _ in got] == ["fail", "fail"], (attempt["reason"], got)
