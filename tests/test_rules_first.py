@@ -243,3 +243,62 @@ def test_explain_json_shows_the_parts_and_the_new_route(capsys: pytest.CaptureFi
     assert text.rstrip().endswith(
         "rules can fail 2 more without a model (otherwise unclear without a judge model)"
     )
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        # Red team, round 6: an allowance in words no earlier guard knew. Before, the compiled
+        # pass criterion (SKILL.md was not read) failed the entry by rules: a false fail where a
+        # model reads the allowance.
+        _entry(UNREAD, f"Reading `{SKILL}/docs.txt` also satisfies this."),
+        _entry(UNREAD, "If the user pasted the guide, the agent may answer from it directly."),
+        _entry(UNREAD, "Answering from the pasted text counts as well."),
+        _entry(UNREAD, f"The same holds if the agent reads `{SKILL}/docs.txt` instead."),
+        _entry(UNREAD, "When the guide was pasted, the agent can skip it."),
+        _entry(UNREAD, "This criterion is waived when the user pasted the guide."),
+        _entry(UNREAD, f"Reading `{SKILL}/docs.txt` is an accepted substitute."),
+        _entry(UNREAD, "These criteria are alternatives."),
+        _entry(UNREAD, "The first criterion is also met by reading any guide of the skill."),
+        _entry(UNREAD, "In case the guide was pasted, reading it again is unnecessary."),
+        _entry(UNREAD, "A summary from memory is equally valid."),
+        _entry(UNREAD, "A summary from memory works too."),
+        # A fail signal that is itself an exception to the one that compiled.
+        _entry(
+            PROSE, fail_signals=(RAN, "Running `tool.py` to print its version is not a failure.")
+        ),
+        _entry(PROSE, fail_signals=(RAN, "Running `tool.py` with `--help` does not count.")),
+        _entry(PROSE, fail_signals=(RAN, "If the user asked for it, this signal does not apply.")),
+    ],
+)
+def test_round_six_an_allowance_or_an_exception_in_other_words_keeps_rules_out(
+    entry: dict[str, Any],
+) -> None:
+    [result] = _judged([entry])
+    assert (result.status, result.decided_by) == ("blocked", "unclear-rule"), result.notes
+    assert "which decides nothing alone" in "\n".join(result.notes)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "This is only a problem when the agent also edits it.",
+        "Reading it to quote the user is not a violation.",
+    ],
+)
+def test_round_six_a_forbidden_entry_with_an_exception_is_not_observed_by_rules(
+    sentence: str,
+) -> None:
+    forbidden = {"description": "f", "fail_signals": [READ, sentence]}
+    [_, result] = _judged([_entry(READ)], [forbidden])
+    assert result.decided_by == "unclear-rule", result.notes
+
+
+def test_round_six_plain_claims_still_decide() -> None:
+    """The standard phrasing and a compiled disjunction are no allowance."""
+    for other in (
+        "The final answer explains the rollback; `output.json` is valid JSON.",
+        "The agent avoided unnecessary reads and opened either `a.md` or `b.md`.",
+    ):
+        [result] = _judged([_entry(UNREAD, other)])
+        assert (result.status, result.decided_by) == ("fail", "rules"), result.notes

@@ -16,9 +16,13 @@ decides (each guard names its reason, which `explain` shows):
   criteria alternatives: a compiled one that does not hold fails nothing (a fail signal still
   does);
 - a sentence that did not compile and relaxes or qualifies the others ("... is acceptable",
-  "unless ...", "does not need to ...", in a pass criterion or a forbidden entry's sentence;
-  or any sentence opening with "But", "Unless", "Only if", "However") could excuse what a
-  compiled part demands;
+  "unless ...", "does not need to ...", "... also satisfies it", "the agent may ...", a bare
+  "instead" or "either", in a pass criterion or a forbidden entry's sentence; or any sentence
+  opening with "But", "Unless", "Only if", "However") could excuse what a compiled part
+  demands;
+- a sentence of any role that did not compile and exempts a behaviour from failing ("... is not
+  a failure", "does not count", "this signal does not apply", "is only a problem when ...")
+  could undo a compiled fail signal or a forbidden entry's observation;
 - a fail signal that continues the one before it ("and then ...", "while ...") makes the signal
   one claim over several sentences, seen only when all of it is;
 - a fail signal that only denies an act on what a pass criterion names ("never consults
@@ -66,11 +70,31 @@ _CONTINUES = re.compile(r"\s*(?P<word>and|then|also|plus|while|with|as well as)\
 # Words of a permission or an exception: what they allow, a compiled part might demand.
 # ("instead" is no such word: "generates code from scratch instead of cloning" is a fail
 # signal's wrong behaviour, "routes to X instead of Y" a claim.)
+# (Red team, round 6: an allowance needs no fixed word. Beside the words of permission, a
+# sentence that says another behaviour satisfies, counts or is valid, that the agent may or can
+# do something, or that offers something in a bare "instead" or "either", may widen a compiled
+# part; so may one that speaks of the criteria themselves as alternatives.)
 _RELAXING = re.compile(
     r"\b(?P<word>acceptable|allowed|permitted|permissible|suffices?|sufficient|optional(?:ly)?"
     r"|unless|except|exception|as long as|either way|need not|needn't"
     r"|(?:is|are|also|still) (?:fine|ok|okay|enough)"
-    r"|do(?:es)?(?: not|n't) (?:need|have) to|not (?:required|necessary|needed)|no need)\b",
+    r"|do(?:es)?(?: not|n't) (?:need|have) to|not (?:required|necessary|needed)|no need"
+    r"|satisf(?:y|ies|ied|ying)|counts?(?: as well| too)|also counts?|counts? as"
+    r"|(?:is|are|be|also|an?) accepted|(?:equally|also|just as) valid|equally|substitutes?"
+    r"|waived?|(?:is|are) unnecessary|works? (?:too|as well)"
+    r"|will do|is a pass|(?:also|equally) met|met by|the same holds|alternatives?"
+    r"|(?:agent|it|they|assistant|answer|user) (?:may|can|could|might)"
+    r"|(?:may|can|could|might) (?:also|instead|skip|omit|choose)|either(?! \S+ or\b)"
+    r"|instead(?! of))\b",
+    re.I,
+)
+# A sentence that exempts a behaviour from failing: it may undo a compiled fail signal (a
+# required entry's) or a forbidden entry's observation.
+_EXEMPTING = re.compile(
+    r"\b(?P<word>not (?:a |an )?(?:failure|fail|violation|problem|error|issue|mistake)"
+    r"|(?:does|do|is|are)(?: not|n't) (?:count|apply|matter)"
+    r"|only (?:a problem|a failure|a violation|forbidden|counts?|fails?|applies|matters)"
+    r"|no (?:failure|violation|problem)|exempt\w*|excused?|waived?)\b",
     re.I,
 )
 
@@ -139,8 +163,17 @@ def _entry_guard(
             " behaviour?"
         )
     for outcome in uncompiled:
+        exempting = _EXEMPTING.search(outcome.sentence)
+        if exempting is not None:
+            return (
+                f"{outcome.role} {outcome.sentence!r} may exempt what a compiled part sees"
+                f" ({exempting.group('word')!r})"
+            )
         # What a required entry's fail signal says is a wrong behaviour, not an excuse.
-        excusing = polarity == "forbidden" or outcome.role != "fail_signals"
+        # (A pass criterion that opens with a disjunction is the part guard's: alternatives.)
+        excusing = (polarity == "forbidden" or outcome.role != "fail_signals") and not (
+            outcome.role == "pass_criteria" and _ALTERNATIVE.match(outcome.sentence)
+        )
         relaxing = _RELAXING.search(outcome.sentence) if excusing else None
         if relaxing is not None:
             return (
