@@ -302,3 +302,43 @@ def test_round_six_plain_claims_still_decide() -> None:
     ):
         [result] = _judged([_entry(UNREAD, other)])
         assert (result.status, result.decided_by) == ("fail", "rules"), result.notes
+
+
+def test_round_six_explain_shows_the_allowance_sends_the_entry_to_the_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    repo = tmp_path / "agentic-evals"
+    shutil.copytree(REPO, repo)
+    cases = repo / "targets/guide/cases/auth"
+    case = {
+        "case_id": "allows-another-way",
+        "title": "An allowance in a later sentence",
+        "input": {"user_prompt": "How should my server authenticate to the voice API?"},
+        "setup": {},
+        "assert": {
+            "summary": "s",
+            "required": [
+                {
+                    "description": "d",
+                    "pass_criteria": [
+                        "The accepted session evidence shows consultation of"
+                        " `.agents/skills/guide/references/auth.md`.",
+                        "Reading `.agents/skills/guide/references/tokens.md` also satisfies this.",
+                    ],
+                }
+            ],
+            "forbidden": [],
+        },
+    }
+    (cases / "allows-another-way.yaml").write_text(json.dumps(case))
+    suite = cases / "suite.yaml"
+    suite.write_text(suite.read_text() + '  - "targets/guide/cases/auth/allows-another-way.yaml"\n')
+    with pytest.raises(SystemExit) as exit_info:
+        main(["explain", "--repo", str(repo), "--judge-model", "m", "--json"])
+    assert exit_info.value.code == 0
+    explained = json.loads(capsys.readouterr().out)
+    [entry] = next(c for c in explained["cases"] if c["case_id"] == "allows-another-way")["entries"]
+    assert entry["decided_by"] == "model"
+    assert "'satisfies'" in entry["parts"][0]["decides_nothing_alone"]
