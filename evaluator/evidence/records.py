@@ -44,6 +44,10 @@ RELIABLE_CWD_SOURCES = (
 
 # Tool calls and results are written to the spill file only; judging and isolation never need them.
 SPILL_ONLY_KINDS = ("tool_call", "tool_result")
+# An opaque reason: the session file holds an answer to a tool call it does not record, or a
+# model turn whose call is gone. A CLI writes its session whole, so only a command of the
+# agent's rewrote it (Claude Code and Gemini CLI run commands unsandboxed).
+SESSION_REWRITTEN = "the session answers a tool call it does not record"
 # The same observation (kind, path, access, source) repeated: only the first few stay in memory.
 RETAINED_REPEATS = 5
 SPILL_IN_MEMORY_BYTES = 8 * 1024 * 1024

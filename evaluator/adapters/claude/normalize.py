@@ -19,7 +19,7 @@ from typing import Any
 
 from evaluator.evidence.builder import EvidenceBuilder, excerpt
 from evaluator.evidence.jsonl import ReadStats, read_objects
-from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.records import SESSION_REWRITTEN, SessionEvidence
 from evaluator.kernelpaths import join_path
 from evaluator.vocabulary import RecordKind
 
@@ -220,9 +220,7 @@ class ClaudeNormalizer(EvidenceBuilder):
                 # An answer to a call the session does not record: the file was changed after
                 # the CLI wrote it (a command can rewrite its own session: Claude Code runs
                 # commands unsandboxed) or lost records. Whatever that call did is not shown.
-                self.evidence.opaque.append(
-                    (record.id, "the session answers a tool call it does not record")
-                )
+                self.evidence.opaque.append((record.id, SESSION_REWRITTEN))
             return
         self.answered.add(call_id)
         if failed and any(marker in text for marker in DENIAL_MARKERS):

@@ -27,7 +27,7 @@ from typing import Any
 
 from evaluator.evidence.builder import EvidenceBuilder, excerpt
 from evaluator.evidence.jsonl import ReadStats, json_document, read_objects
-from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.records import SESSION_REWRITTEN, SessionEvidence
 from evaluator.kernelpaths import join_path
 from evaluator.vocabulary import RecordKind
 
@@ -218,7 +218,7 @@ class GeminiNormalizer(EvidenceBuilder):
             # from the file (a command can rewrite its own session: Gemini CLI runs commands
             # unsandboxed). Whatever that call did is not shown.
             if any(a not in self.recorded_calls for a in _answered_ids(record.get("content"))):
-                ev.opaque.append((f"L{line}", "the session answers a tool call it does not record"))
+                ev.opaque.append((f"L{line}", SESSION_REWRITTEN))
             for text in _texts(record.get("content")):
                 if _CONTEXT_TAG.match(text):
                     found = _WORKSPACE.search(text)
@@ -231,7 +231,7 @@ class GeminiNormalizer(EvidenceBuilder):
             if self.turn_without_calls:
                 # Two model turns in a row: the first one's call and its answer are gone from
                 # the file (see the `functionResponse` check above).
-                ev.opaque.append((f"L{line}", "the session answers a tool call it does not record"))
+                ev.opaque.append((f"L{line}", SESSION_REWRITTEN))
             tokens = record.get("tokens")
             if isinstance(tokens, dict):
                 for key, value in tokens.items():
@@ -274,7 +274,7 @@ class GeminiNormalizer(EvidenceBuilder):
         if call.get("result") is not None:
             result = ev.add("tool_result", line, timestamp=ts, call_id=call_id, text=excerpt(text))
             if any(answered != call_id for answered in _answered_ids(call.get("result"))):
-                ev.opaque.append((result.id, "the session answers a tool call it does not record"))
+                ev.opaque.append((result.id, SESSION_REWRITTEN))
             if name == SPAWN_TOOL:
                 ev.spawn_answered(call_id, result.id, None, str(args.get("agent_name") or ""))
         if name == COMPLETE_TOOL and status == "success":
