@@ -185,20 +185,23 @@ class RanBeforeCheck(_Check):
 
 class UrlFetchedCheck(_Check):
     """The agent fetched (or tried to fetch) a URL, or any URL of a host: by a command the shell
-    analysis models as fetching (`curl`, `wget`, `git clone`) or by its own web tool (Claude
-    Code's `WebFetch`, Gemini CLI's `web_fetch`). A fetch that could have happened unseen (a
-    script, `python -c`, a computed URL) leaves its absence `blocked`, never a fail."""
+    analysis models as fetching (`curl`, `wget`, git's remote subcommands, a package manager
+    given a URL) or by its own web tool (Claude Code's `WebFetch`, Gemini CLI's `web_fetch`). A
+    fetch that could have happened unseen (a script, `python -c`, a computed URL, URLs read
+    from a file) leaves its absence `blocked`, never a fail."""
 
     kind: Literal["url_fetched"]
     url: NonEmpty | None = Field(
         default=None,
         description="The URL fetched, compared whole once both are normal (scheme and host in"
-        " lower case, default port and fragment dropped); without a scheme it is `http://`.",
+        " lower case, default port and fragment dropped, the host as the network reaches it:"
+        " a trailing dot and escapes undone, an international name in ASCII, any IPv4 spelling"
+        " dotted, `localhost` for a loopback address); without a scheme it is `http://`.",
     )
     host: NonEmpty | None = Field(
         default=None,
-        description="Any URL of this host (exactly); `*.example.com` is any host below"
-        " `example.com`, not `example.com` itself.",
+        description="Any URL of this host (exactly, however a URL spells it);"
+        " `*.example.com` is any host below `example.com`, not `example.com` itself.",
     )
     before_read: NonEmpty | None = Field(
         default=None,
