@@ -346,3 +346,17 @@ def test_a_session_that_answers_a_call_it_does_not_record_is_not_contained(
     assert any("does not record" in why for _, why in report.opaque)
     whole = normalize_session(recorded)
     assert not any("does not record" in why for _, why in whole.opaque)
+
+
+def test_a_session_whose_start_was_deleted_is_not_contained(tmp_path: Path) -> None:
+    """Red team, round 6: a command deletes the transcript; the CLI writes the rest anew, whose
+    first message follows one the file no longer holds. Whatever came before is not shown, and
+    the block it leaves is the agent's (`SESSION_TAMPERED`, pipeline/attempt.py)."""
+    from evaluator.evidence.records import SESSION_TRUNCATED
+
+    recorded = Path(__file__).parent / "fixtures" / "recorded" / "claude-code.jsonl"
+    lines = recorded.read_text().splitlines()
+    session = tmp_path / "s.jsonl"
+    session.write_text("\n".join(lines[len(lines) // 2 :]) + "\n")
+    assert SESSION_TRUNCATED in [why for _, why in normalize_session(session).opaque]
+    assert SESSION_TRUNCATED not in [why for _, why in normalize_session(recorded).opaque]

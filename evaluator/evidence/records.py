@@ -48,6 +48,10 @@ SPILL_ONLY_KINDS = ("tool_call", "tool_result")
 # model turn whose call is gone. A CLI writes its session whole, so only a command of the
 # agent's rewrote it (Claude Code and Gemini CLI run commands unsandboxed).
 SESSION_REWRITTEN = "the session answers a tool call it does not record"
+# Likewise: the file's first message answers one before it (its start was deleted, and the CLI
+# wrote the rest anew).
+SESSION_TRUNCATED = "the session does not begin with its first message"
+SESSION_TAMPERED = (SESSION_REWRITTEN, SESSION_TRUNCATED)
 # The same observation (kind, path, access, source) repeated: only the first few stay in memory.
 RETAINED_REPEATS = 5
 SPILL_IN_MEMORY_BYTES = 8 * 1024 * 1024

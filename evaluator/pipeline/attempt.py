@@ -36,7 +36,7 @@ from evaluator.contract.models import BlockedReason, Status
 from evaluator.credentials import SecretSet, environment_secrets, looks_secret
 from evaluator.defaults import DEFAULT_TIMEOUT_S
 from evaluator.evidence import SessionEvidence
-from evaluator.evidence.records import SESSION_REWRITTEN
+from evaluator.evidence.records import SESSION_TAMPERED
 from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.isolation.trace import TraceReport, assess_with_trace
@@ -625,7 +625,7 @@ def apply_judgement(result: AttemptResult, judgement: CaseJudgement) -> None:
             f"isolation unverifiable ({result.isolation.reason}); a pass needs contained evidence",
         )
     if result.status == "blocked" and any(
-        why.endswith(SESSION_REWRITTEN) for _, why in result.isolation.opaque
+        why.endswith(SESSION_TAMPERED) for _, why in result.isolation.opaque
     ):
         # The agent's own commands rewrote its session (red team, round 6: a transcript
         # deleted after a forbidden run, which the CLI then wrote anew without it): whatever

@@ -19,7 +19,7 @@ from typing import Any
 
 from evaluator.evidence.builder import EvidenceBuilder, excerpt
 from evaluator.evidence.jsonl import ReadStats, read_objects
-from evaluator.evidence.records import SESSION_REWRITTEN, SessionEvidence
+from evaluator.evidence.records import SESSION_REWRITTEN, SESSION_TRUNCATED, SessionEvidence
 from evaluator.kernelpaths import join_path
 from evaluator.vocabulary import RecordKind
 
@@ -113,6 +113,7 @@ class ClaudeNormalizer(EvidenceBuilder):
         self.usage: dict[str, int] = {}
         self.counted_messages: set[str] = set()
         self.ended = False
+        self.uuids: set[str] = set()
 
     def record(self, line: int, record: dict[str, Any]) -> None:
         kind = str(record.get("type"))
@@ -120,6 +121,8 @@ class ClaudeNormalizer(EvidenceBuilder):
         ts = record.get("timestamp")
         if kind in ("user", "assistant") and ev.thread_id is None:
             self.start(line, record)
+        if ev.thread_id is None and isinstance(record.get("uuid"), str):
+            self.uuids.add(record["uuid"])  # what precedes the first message (a system note)
         if isinstance(record.get("cwd"), str):
             self.turn_cwd = record["cwd"]
         if kind == "user":
@@ -131,6 +134,9 @@ class ClaudeNormalizer(EvidenceBuilder):
 
     def start(self, line: int, record: dict[str, Any]) -> None:
         ev = self.evidence
+        if record.get("parentUuid") not in (None, *self.uuids):
+            # The first message the file holds follows one it does not: its start is gone.
+            ev.opaque.append((f"L{line}", SESSION_TRUNCATED))
         agent_id = record.get("agentId")
         ev.session_id = record.get("sessionId")
         ev.thread_id = agent_id or ev.session_id
