@@ -245,11 +245,6 @@ class InvocationFetches:
     hidden: str | None = None
 
 
-def shell_fetches(invocation: Invocation) -> list[str]:
-    """The URLs (normal) one simple command fetches by what it is."""
-    return invocation_fetches(invocation).urls
-
-
 def invocation_fetches(invocation: Invocation) -> InvocationFetches:
     """`curl`, `wget`, git's remote subcommands, a package manager: the URLs their words give
     them, and whether the words also hide one (a file of URLs, an unreadable URL)."""
