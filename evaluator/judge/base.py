@@ -47,6 +47,9 @@ class CommandTrace:
     execs: tuple[CheckExec, ...]
     accesses: tuple[CheckAccess, ...]
     complete: bool
+    # Where its processes tried to reach the network (`host:port` of each internet `connect`,
+    # or a name service's socket), whatever came of it.
+    network: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
