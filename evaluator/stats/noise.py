@@ -51,6 +51,38 @@ def _figures(overall: Overall) -> str:
     return ", ".join(parts)
 
 
+def fewest_cases_to_call(alpha: float, alternative: str) -> int:
+    """The fewest cases whose paired sign-flip test can reach `alpha`.
+
+    Over n cases the most extreme sign pattern has p = 1/2^n (2/2^n two-sided), whatever K is:
+    below this count an overall call is impossible, and saying only "no significant difference"
+    would read as evidence that the variants are alike.
+    """
+    sides = 2 if alternative == "two-sided" else 1
+    cases = 1
+    while sides * 0.5**cases > alpha and cases < 64:
+        cases += 1
+    return cases
+
+
+def _no_call_text(comparison: VariantComparison, figures: str) -> str:
+    overall = comparison.overall
+    direction = "better" if comparison.alternative == "greater" else "worse"
+    needed = fewest_cases_to_call(comparison.alpha, comparison.alternative)
+    if overall.cases < needed:
+        why = (
+            f"no overall call: {overall.cases} case(s) are too few for the paired sign-flip test"
+            f" to reach alpha {comparison.alpha:g} (it needs at least {needed} cases; more"
+            " attempts do not change that)"
+        )
+    else:
+        why = "no significant difference"
+    called = [case.counts.case_id for case in comparison.cases if case.significant]
+    if called:
+        why += f"; per case, significantly {direction} on {len(called)}: {', '.join(called)}"
+    return f"{why} ({figures}, alpha {comparison.alpha:g})"
+
+
 def headline(comparison: VariantComparison, floor: float | None) -> Headline:
     """B against A in one sentence; `floor` from `noise_floor` (None: not measured, said so)."""
     overall = comparison.overall
@@ -60,9 +92,7 @@ def headline(comparison: VariantComparison, floor: float | None) -> Headline:
     direction: Call = "better" if comparison.alternative == "greater" else "worse"
     interval = overall.bootstrap.interval if overall.bootstrap else None
     if not overall.significant or interval is None or interval.contains(0.0):
-        return Headline(
-            "no-difference", f"no significant difference ({figures}, alpha {comparison.alpha:g})"
-        )
+        return Headline("no-difference", _no_call_text(comparison, figures))
     if floor is not None and abs(overall.mean_difference) <= floor:
         return Headline(
             "inside-noise",
