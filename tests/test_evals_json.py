@@ -195,6 +195,19 @@ def test_an_unknown_key_is_one_located_line(
             "evals[0].assertions[0].command: a command assertion needs a non-empty `command`",
         ),
         ('{"evals": [{"prompt": "p", "files": ["nope.txt"]}]}', "file not found beside"),
+        (
+            '{"evals": [{"prompt": "p", "assertions": [{"type": "file_contains", "path": "a",'
+            ' "contains": 5}]}]}',
+            "evals[0].assertions[0].contains: expected a string, got a number",
+        ),
+        (
+            '{"evals": [{"prompt": "p", "files": [{"path": "a", "content": 5}]}]}',
+            "evals[0].files[0].content: expected a string, got a number",
+        ),
+        (
+            '{"evals": [{"prompt": "p", "files": [{"content": "x"}]}]}',
+            "evals[0].files[0].path: required field is missing",
+        ),
         ('{"evals": [{"id": 1, "expectations": ["x"]}]}', "evals[0].prompt: required"),
         (
             '{"evals": [{"id": 1, "prompt": 5}]}',

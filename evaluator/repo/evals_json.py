@@ -522,7 +522,12 @@ def _check(
 ) -> Check | None:
     def text(key: str) -> str | None:
         found = value.get(key)
-        if not isinstance(found, str) or not found:
+        if found is not None and not isinstance(found, str):
+            diagnostics.error(
+                source.error((*at, key), f"expected a string, got {type_name(found)}")
+            )
+            return None
+        if not found:
             diagnostics.error(
                 source.error((*at, key), f"a {kind} assertion needs a non-empty `{key}`")
             )
@@ -621,7 +626,13 @@ def _files(
                     return None
             path, content = item.get("path"), item.get("content", "")
             if not isinstance(path, str) or not isinstance(content, str):
-                diagnostics.error(source.error(where, "expected `path` and `content` strings"))
+                key, found = ("path", path) if not isinstance(path, str) else ("content", content)
+                problem = (
+                    "required field is missing"
+                    if key not in item
+                    else f"expected a string, got {type_name(found)}"
+                )
+                diagnostics.error(source.error((*where, key), problem))
                 return None
             why = relative_problem(path)
             if why:
