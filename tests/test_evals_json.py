@@ -973,3 +973,24 @@ def test_a_folder_without_evals_json_is_named_as_such(
     for name in ("validate", "explain"):
         code, _, err = run_cli([name, "--evals", str(tmp_path)], capsys)
         assert code == 2 and "no evals.json here (nor evals/evals.json)" in err
+
+
+@pytest.mark.parametrize(
+    ("command", "wrong", "says"),
+    [
+        (["run"], "SKILL.md", "here --skill is the skill folder (holding SKILL.md)"),
+        (["score"], ".", "here --skill is a candidate SKILL.md file"),
+        (["triggers"], ".", "here --skill is a candidate SKILL.md file"),
+    ],
+)
+def test_a_skill_of_the_wrong_kind_says_which_kind_this_command_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], wrong: str, says: str
+) -> None:
+    """`--skill` is a folder for `run --evals` and a candidate SKILL.md for `score` and
+    `triggers`: the wrong one is exit 2 with one line naming where the other kind goes."""
+    folder = skill(tmp_path, {"evals": [{"prompt": "p", "expectations": ["x"]}]})
+    code, _, err = run_cli(
+        [*command, "--evals", str(folder), "--skill", str(folder / wrong)], capsys
+    )
+    assert code == 2
+    assert says in err and "\n" not in err.strip()

@@ -9,6 +9,7 @@ import click
 
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.options import (
+    SKILL_FILE,
     emit_json,
     evals_repo,
     executor_options,
@@ -44,7 +45,7 @@ from evaluator.errors import EXIT_FAILURES, EXIT_OK
 @click.option(
     "--skill",
     "skill_file",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    type=SKILL_FILE,
     default=None,
     help="Candidate SKILL.md of the target written into every workspace (a description to"
     " measure).",
