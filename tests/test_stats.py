@@ -10,8 +10,8 @@ from scipy.stats import fisher_exact
 from evaluator.stats.cost import VariantCost, cost_of_difference
 from evaluator.stats.exact import one_sided_p
 from evaluator.stats.holm import holm
-from evaluator.stats.noise import fewest_cases_to_call, headline, noise_floor
-from evaluator.stats.paired import bootstrap_mean, sign_flip_p
+from evaluator.stats.noise import headline, noise_floor
+from evaluator.stats.paired import bootstrap_mean, fewest_cases_to_call, sign_flip_p
 from evaluator.stats.proportion import Interval, newcombe, wilson
 from evaluator.stats.variants import CaseCounts, compare_variants, order_cases
 

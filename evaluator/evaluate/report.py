@@ -16,7 +16,7 @@ from evaluator.evaluate.model import (
     VariantComparison,
     VariantSummary,
 )
-from evaluator.stats.noise import fewest_cases_to_call
+from evaluator.stats.paired import fewest_cases_to_call
 
 
 def _pct(value: float | None) -> str:
@@ -243,11 +243,7 @@ def _no_gain_advice(c: VariantComparison) -> str:
     needed = fewest_cases_to_call(c.alpha, c.alternative)
     gains = [case.case_id for case in c.cases if case.significant]
     if c.overall.cases < needed:
-        shown = (
-            f"; per case it is significantly better on {', '.join(gains[:3])}"
-            if gains
-            else ""
-        )
+        shown = f"; per case it is significantly better on {', '.join(gains[:3])}" if gains else ""
         return (
             f"Add cases: with {c.overall.cases} case(s) no overall gain of {c.compared} over"
             f" {c.reference} can be shown at alpha {c.alpha:g}, however large (at least"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from evaluator.stats.paired import fewest_cases_to_call
 from evaluator.stats.variants import Overall, VariantComparison
 
 Call = Literal["better", "worse", "no-difference", "inside-noise", "no-data"]
@@ -49,20 +50,6 @@ def _figures(overall: Overall) -> str:
         parts.append(f"paired p={overall.p:.4f}")
     parts.append(f"{overall.cases} cases")
     return ", ".join(parts)
-
-
-def fewest_cases_to_call(alpha: float, alternative: str) -> int:
-    """The fewest cases whose paired sign-flip test can reach `alpha`.
-
-    Over n cases the most extreme sign pattern has p = 1/2^n (2/2^n two-sided), whatever K is:
-    below this count an overall call is impossible, and saying only "no significant difference"
-    would read as evidence that the variants are alike.
-    """
-    sides = 2 if alternative == "two-sided" else 1
-    cases = 1
-    while sides * 0.5**cases > alpha and cases < 64:
-        cases += 1
-    return cases
 
 
 def _no_call_text(comparison: VariantComparison, figures: str) -> str:
