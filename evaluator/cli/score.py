@@ -199,7 +199,7 @@ def command(
         emit_json_line(payload)
     else:
         _print_summary(verdict, str(outcome.run_dir.path))
-        hint = unclear_rule_hint(outcome.results)
+        hint = unclear_rule_hint(outcome.results, from_evals=evals is not None)
         if hint is not None and metric != "trigger-f1":
             click.echo(hint)
     click.echo(verdict.line())
