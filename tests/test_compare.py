@@ -337,7 +337,7 @@ def test_comparison_junit_fails_regressions_and_skips_what_cannot_be_compared(
     (failure,) = cases["k5-regression"].result
     assert isinstance(failure, Failure)
     assert failure.message == (
-        "regression: `required[0]` (required) pass 5/5 → fail 1/5: The reference was consulted.;"
+        "regression: `required[0]` (required) pass 5/5 → fail 1/5: The reference was consulted;"
         " evidence: case-artifacts/c/accepted-session.json#msg-3"
     )
     assert {c.classname for c in cases.values()} == {"db-migrations.cases"}
@@ -353,3 +353,21 @@ def test_comparison_junit_fails_regressions_and_skips_what_cannot_be_compared(
     monkeypatch.delenv("GITHUB_STEP_SUMMARY")
     compare_cli(capsys, *map(str, pair))
     assert summary.read_text() == text  # not set: nothing appended
+
+
+def test_a_flip_line_does_not_put_a_sentence_stop_before_its_evidence() -> None:
+    from evaluator.compare.markdown import flip_line
+    from evaluator.compare.model import AssertionFlip
+
+    flip = AssertionFlip(
+        entry_id="required[2]",
+        summary="The final answer mentions `#7`.",
+        base_status="pass",
+        candidate_status="fail",
+        direction="broke",
+        candidate_evidence=["case-artifacts/c/accepted-session.json#msg-11"],
+    )
+    line = flip_line(flip)
+    assert "mentions `#7`; evidence: case-artifacts/c/accepted-session.json#msg-11" in line
+    bare = flip_line(flip.model_copy(update={"candidate_evidence": []}))
+    assert bare.endswith("mentions `#7`.")
