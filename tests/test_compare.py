@@ -272,6 +272,24 @@ def test_incomparable_runs_are_refused_in_one_line(
     assert message in json.loads((candidate / "comparison.json").read_text())["differences"][0]
 
 
+def test_runs_without_a_shared_case_or_of_another_kind_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gate that compared nothing would pass: runs with no case in common (renamed cases, the
+    wrong artifact) and a trigger run against a case run are refused, exit 2, one line."""
+    base = write_run(tmp_path / "base", {"a": ["pass"], "b": ["pass"]})
+    renamed = write_run(tmp_path / "renamed", {"c": ["fail"], "d": ["fail"]})
+    code, out, err = compare_cli(capsys, str(base), str(renamed))
+    assert code == 2 and out == ""
+    assert "no case is in both runs, so nothing would be compared" in err
+    assert len(err.strip().splitlines()) == 1
+    triggers = write_run(tmp_path / "triggers", {"a": ["pass"], "b": ["pass"]})
+    (triggers / "trigger-plan.json").write_text("{}")
+    code, _, err = compare_cli(capsys, str(triggers), str(base))
+    assert code == 2
+    assert "different kinds of run: base a trigger run, candidate a case run" in err
+
+
 def test_runs_of_another_agent_or_model_are_compared_with_that_said(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
