@@ -489,3 +489,18 @@ def test_a_misfired_prompt_line_quotes_its_prompt() -> None:
     assert line.endswith("...'") and len(line) < 120
     ok = prompt_line({**base, "fired": 2, "triggered": True, "misfires": False, "prompt": long})
     assert ok.endswith("fired 2/2  ok")
+
+
+def test_the_unanswered_prompts_warning_names_an_option_its_command_has() -> None:
+    """`run` narrows with --case; `triggers` has no --case, so its warning says --triggers."""
+    import re
+
+    from evaluator.cli.run import command as run_command
+    from evaluator.cli.triggers import command as triggers_command
+    from evaluator.pipeline.run import Run
+    from evaluator.pipeline.triggers import TriggerRun
+
+    for run_class, cli in ((Run, run_command), (TriggerRun, triggers_command)):
+        named = set(re.findall(r"--[a-z-]+", run_class.narrowing_hint))
+        offered = {option for p in cli.params for option in p.opts}
+        assert named and named <= offered, (run_class.__name__, named)
