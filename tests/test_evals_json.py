@@ -994,3 +994,18 @@ def test_a_skill_of_the_wrong_kind_says_which_kind_this_command_takes(
     )
     assert code == 2
     assert says in err and "\n" not in err.strip()
+
+
+def test_a_skill_name_the_skill_does_not_declare_is_a_located_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The target takes `skill_name`, the agent the skill's own name: a stale one is said."""
+    folder = skill(tmp_path, '{"skill_name": "old-name",\n "evals": [{"prompt": "p"}]}')
+    code, out, err = run_cli(["validate", "--evals", str(folder)], capsys)
+    assert code == 0 and out.startswith("ok:")
+    assert err.strip() == (
+        f"warning: {folder}/evals/evals.json:1:16: skill_name: 'old-name' is not the name the"
+        f" SKILL.md of {folder} declares ('demo-skill'); that skill is the one under test"
+    )
+    same = skill(tmp_path / "same", '{"skill_name": "demo-skill", "evals": [{"prompt": "p"}]}')
+    assert run_cli(["validate", "--evals", str(same)], capsys)[2] == ""
