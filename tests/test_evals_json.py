@@ -196,6 +196,19 @@ def test_an_unknown_key_is_one_located_line(
             "evals[0].assertions[0].command: a command assertion needs a non-empty `command`",
         ),
         ('{"evals": [{"prompt": "p", "files": ["nope.txt"]}]}', "file not found beside"),
+        (
+            '{"evals": [{"prompt": "p", "assertions": [{"type": "file_contains", "path": "a",'
+            ' "contains": 5}]}]}',
+            "evals[0].assertions[0].contains: expected a string, got a number",
+        ),
+        (
+            '{"evals": [{"prompt": "p", "files": [{"path": "a", "content": 5}]}]}',
+            "evals[0].files[0].content: expected a string, got a number",
+        ),
+        (
+            '{"evals": [{"prompt": "p", "files": [{"content": "x"}]}]}',
+            "evals[0].files[0].path: required field is missing",
+        ),
         ('{"evals": [{"id": 1, "expectations": ["x"]}]}', "evals[0].prompt: required"),
         (
             '{"evals": [{"id": 1, "prompt": 5}]}',
@@ -980,3 +993,39 @@ def test_a_folder_without_evals_json_is_named_as_such(
     for name in ("validate", "explain"):
         code, _, err = run_cli([name, "--evals", str(tmp_path)], capsys)
         assert code == 2 and "no evals.json here (nor evals/evals.json)" in err
+
+
+@pytest.mark.parametrize(
+    ("command", "wrong", "says"),
+    [
+        (["run"], "SKILL.md", "here --skill is the skill folder (holding SKILL.md)"),
+        (["score"], ".", "here --skill is a candidate SKILL.md file"),
+        (["triggers"], ".", "here --skill is a candidate SKILL.md file"),
+    ],
+)
+def test_a_skill_of_the_wrong_kind_says_which_kind_this_command_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], wrong: str, says: str
+) -> None:
+    """`--skill` is a folder for `run --evals` and a candidate SKILL.md for `score` and
+    `triggers`: the wrong one is exit 2 with one line naming where the other kind goes."""
+    folder = skill(tmp_path, {"evals": [{"prompt": "p", "expectations": ["x"]}]})
+    code, _, err = run_cli(
+        [*command, "--evals", str(folder), "--skill", str(folder / wrong)], capsys
+    )
+    assert code == 2
+    assert says in err and "\n" not in err.strip()
+
+
+def test_a_skill_name_the_skill_does_not_declare_is_a_located_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The target takes `skill_name`, the agent the skill's own name: a stale one is said."""
+    folder = skill(tmp_path, '{"skill_name": "old-name",\n "evals": [{"prompt": "p"}]}')
+    code, out, err = run_cli(["validate", "--evals", str(folder)], capsys)
+    assert code == 0 and out.startswith("ok:")
+    assert err.strip() == (
+        f"warning: {folder}/evals/evals.json:1:16: skill_name: 'old-name' is not the name the"
+        f" SKILL.md of {folder} declares ('demo-skill'); that skill is the one under test"
+    )
+    same = skill(tmp_path / "same", '{"skill_name": "demo-skill", "evals": [{"prompt": "p"}]}')
+    assert run_cli(["validate", "--evals", str(same)], capsys)[2] == ""

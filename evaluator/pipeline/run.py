@@ -407,6 +407,9 @@ class Run:
         typo in its `match` would leave its case unanswered), two answering one prompt."""
         return coverage_problems(library, self._behaviour_prompts(selection))
 
+    # How to leave out the cases no behaviour scripts, in the unanswered-cases warning.
+    narrowing_hint = "select the scripted ones with --case"
+
     def _warn_unanswered(self, library: BehaviorLibrary, selection: Selection) -> None:
         """A folder scripting some of the selected cases runs; the others could only end
         blocked, so say so before they start rather than in seven blocked results."""
@@ -417,7 +420,7 @@ class Run:
             print(
                 f"agentic-eval: warning: no scripted behaviour in {library.source} answers"
                 f" {len(missing)} of the {len(selected)} selected case(s): {shown}; their"
-                " attempts will be blocked (select the scripted ones with --case)",
+                f" attempts will be blocked ({self.narrowing_hint})",
                 file=sys.stderr,
             )
 
