@@ -307,3 +307,35 @@ def test_locating_a_codex_session_loads_no_sqlite_utils(tmp_path: Path) -> None:
         [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert done.stdout.split(None, 1) == ["sqlite", f"['{child}'] []\n"], done.stderr
+
+
+def test_preload_imports_what_reading_a_session_needs(tmp_path: Path) -> None:
+    """`drive` preloads each lane's adapter before the first attempt: after it, reading and
+    judging that agent's session (store, normaliser, tool texts, trace) imports no module of
+    the evaluator, so none of it lands in the first attempt."""
+    import subprocess
+    import sys
+
+    empty = tmp_path / "session.jsonl"
+    empty.write_text("")
+    script = f"""
+import contextlib, sys
+from pathlib import Path
+from evaluator.adapters import get_adapter
+adapter = get_adapter(sys.argv[1])
+adapter.preload()
+before = set(sys.modules)
+home = Path({str(tmp_path)!r})
+adapter.session_store(home).locate_thread("0197aaaa-0000-7000-8000-000000000001")
+adapter.trace_recognizer()
+with contextlib.suppress(Exception):
+    adapter.normalize(home / "session.jsonl")
+with contextlib.suppress(Exception):
+    list(adapter.tool_texts(home / "session.jsonl", {{}}))
+print(sorted(m for m in set(sys.modules) - before if m.startswith("evaluator")))
+"""
+    for name in ("codex", "claude", "gemini"):
+        done = subprocess.run(
+            [sys.executable, "-c", script, name], cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.stdout == "[]\n", (name, done.stdout, done.stderr)
