@@ -117,3 +117,36 @@ def test_a_program_that_cannot_start_fails_as_before(tmp_path: Path) -> None:
         )
         assert outcome.exit_code is None
         assert outcome.error is not None and outcome.error.startswith("cannot start:")
+
+
+def test_the_tools_the_agent_runs_from_are_resolved_only_for_the_trace(tmp_path: Path) -> None:
+    """`own_dirs` beyond the agent's directory (its CLI's installation, PATH tools under a hidden
+    directory) are read by the trace's verdict alone: an untraced attempt does not resolve them."""
+    from evaluator.agents.base import AgentRequest, ModelEndpoint
+    from evaluator.agents.launching import start_agent
+    from evaluator.sandbox import LaunchPolicy, Tracer
+
+    binary = Path("/bin/true")
+    policies = [(LaunchPolicy(), False)]
+    if Tracer().unavailable() is None:
+        policies.append((LaunchPolicy(trace=True), True))
+    for number, (policy, traced) in enumerate(policies):
+        agent_dir = tmp_path / f"agent-{number}"
+        agent_dir.mkdir()
+        request = AgentRequest(tmp_path, agent_dir, "", ModelEndpoint(None), 30, launch=policy)
+        handle = start_agent(
+            "test",
+            request,
+            [str(binary)],
+            {"PATH": "/usr/bin:/bin"},
+            stdin_text="",
+            binary=binary,
+            agent_home=agent_dir,
+            home=agent_dir,
+            adapter="codex",
+            launched_child=False,
+        )
+        assert handle.exit_code == 0
+        tools = policy.tool_roots(binary, {"PATH": "/usr/bin:/bin"}) if traced else ()
+        assert handle.own_dirs == (agent_dir, *tools)
+        assert (handle.trace_path is not None) == traced
