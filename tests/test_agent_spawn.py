@@ -104,11 +104,18 @@ def test_the_agent_runs_as_itself_with_its_environment(tmp_path: Path) -> None:
     assert {line.split("=", 1)[0] for line in rest} >= {"PATH", "X"}
 
 
-def test_a_program_that_cannot_start_fails_as_before(tmp_path: Path) -> None:
-    for program in ("no-such-agent-cli", str(tmp_path / "missing"), str(tmp_path)):
+def test_a_program_that_cannot_start_fails_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "here.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "here.sh").chmod(0o700)
+    # ./here.sh exists from this process's directory, not from the child's: `cannot start`.
+    for program in ("no-such-agent-cli", str(tmp_path / "missing"), str(tmp_path), "./here.sh"):
         outcome = process.run_process(
             [program],
-            cwd=tmp_path,
+            cwd=tmp_path / "elsewhere",
             env={"PATH": "/usr/bin:/bin"},
             stdin_text="",
             stdout_path=tmp_path / "out",

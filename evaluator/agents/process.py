@@ -167,7 +167,7 @@ def _death_signal_wrapper() -> tuple[str, ...] | None:
 
     Why not the hook: a pre-exec hook makes `subprocess` `fork` the whole evaluator instead of
     `vfork`ing, about 3 ms of the attempt's thread, and the copy-on-write faults that follow
-    (some 1,400 pages per attempt) land on whatever the evaluator does next. What the wrapper
+    (1,400-1,700 pages in an attempt's thread) land on whatever the evaluator does next. What the wrapper
     gives up is the hook's check that the evaluator was still alive when the signal was set:
     the window is from the exec of setpriv to its prctl (well under a millisecond), in which the
     reaper is told of the agent (`_REAPER.tell`, right after the start) and, for a CLI that
@@ -187,12 +187,14 @@ def _death_signal_wrapper() -> tuple[str, ...] | None:
     return wrapper if probe.returncode == 0 else None
 
 
-def _startable(program: str, env: dict[str, str]) -> bool:
-    """Whether `program` would be executed as `subprocess` would look it up (a name through the
-    child's PATH): only then may the wrapper run it; otherwise the start goes as before and fails
-    there with the same `cannot start` error, not as a wrapper's exit status."""
+def _startable(program: str, cwd: Path, env: dict[str, str]) -> bool:
+    """Whether `program` would be executed as `subprocess` would look it up (a path from the
+    child's directory, a name through the child's PATH): only then may the wrapper run it;
+    otherwise the start goes as before and fails there with the same `cannot start` error, not
+    as a wrapper's exit status."""
     if os.sep in program:
-        return os.access(program, os.X_OK) and not os.path.isdir(program)
+        path = os.path.join(cwd, program)
+        return os.access(path, os.X_OK) and not os.path.isdir(path)
     return shutil.which(program, path=env.get("PATH", os.defpath)) is not None
 
 
@@ -249,7 +251,7 @@ def run_process(
     process group is stopped and the outcome says `stopped` (not a timeout, not a fault)."""
     started = time.time()
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
-        wrapper = _death_signal_wrapper() if argv and _startable(argv[0], env) else None
+        wrapper = _death_signal_wrapper() if argv and _startable(argv[0], cwd, env) else None
         try:
             proc = subprocess.Popen(
                 [*wrapper, *argv] if wrapper else argv,
