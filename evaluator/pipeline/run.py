@@ -20,7 +20,7 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any, TypeVar
 
-from evaluator.adapters import adapter_for_runner, adapter_names, get_runner
+from evaluator.adapters import adapter_for_runner, adapter_names, agent_names, get_runner
 from evaluator.adapters.base import AgentAdapter
 from evaluator.agents import AgentRunner, ModelEndpoint
 from evaluator.agents.process import kill_processes_mentioning
@@ -820,6 +820,12 @@ def drive(lanes: list[RunLane]) -> None:
             lane.run_dir.run_id, [c.case_id for c in lane.opened.todo], lane.plan.attempts
         )
     stop = first.run.stop
+    # What the attempts import on first use, imported now: not inside the first attempt, and
+    # frozen with the rest of the heap. Every adapter's names (the skill's vocabulary) and the
+    # modules that read the lanes' sessions.
+    agent_names()
+    for lane in lanes:
+        lane.ready.adapter.preload()
     freeze_heap_once()
     try:
         with _stop_on_signals(stop):
