@@ -156,3 +156,29 @@ def test_the_walk_to_a_tools_own_directory(syscalls: list[str], verdict: str) ->
 )
 def test_system_configuration_tools_read_at_start_up(syscall: str, verdict: str) -> None:
     assert _report([syscall]).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    "syscalls,verdict",
+    [
+        # `cd "$(mktemp -d)"`: the directory the attempt made, entered
+        (['mkdir("/tmp/tmp.Ab12", 0700) = 0', 'chdir("/tmp/tmp.Ab12") = 0'], "contained"),
+        # `mkdir -p /tmp/x/y`: /tmp found, entered on the way, x and y made
+        (
+            [
+                'mkdir("/tmp", 0777) = -1 EEXIST (File exists)',
+                'chdir("/tmp") = 0',
+                'mkdir("x", 0777) = 0',
+                'chdir("x") = 0',
+                'mkdir("y", 0777) = 0',
+            ],
+            "contained",
+        ),
+        # entering the private /tmp itself and staying there: no walk to anything of its own
+        (['chdir("/tmp") = 0'], "violation"),
+        # entered before it was made: nothing says it was the attempt's
+        (['chdir("/tmp/tmp.Ab12") = 0', 'mkdir("/tmp/tmp.Ab12", 0700) = 0'], "violation"),
+    ],
+)
+def test_the_attempts_own_temporary_directories(syscalls: list[str], verdict: str) -> None:
+    assert _report(syscalls).verdict == verdict

@@ -222,18 +222,29 @@ def _housekeeping(
     - A name answered ENOENT below a directory a process of the attempt made in the jail's
       private /tmp (pip's build tracker, `tempfile.mkdtemp()`): the directory is the attempt's
       own, so nothing of the host's can be there.
-    - The walk to one of the agent's own directories (`mkdir -p ~/.pyenv/shims` enters `/root`
-      on its way, and finds each component already there): a `metadata` access of a proper
-      ancestor of one, or a `cwd` into one when the same process later goes inside it. Entering
-      reads nothing; whatever it opens there is judged by its own path."""
+    - Entering a directory a process of the attempt made in the jail's private /tmp
+      (`cd "$(mktemp -d)"`): it is the attempt's own.
+    - The walk to one of the agent's own directories or the attempt's own temporary ones
+      (`mkdir -p ~/.pyenv/shims` enters `/root` on its way, `mkdir -p /tmp/x/y` enters `/tmp`,
+      and each finds the components already there): a `metadata` access of a proper ancestor of
+      one, or a `cwd` into one when the same process later goes inside it. Entering reads
+      nothing; whatever it opens there is judged by its own path."""
     searched_from_inside: set[str] = set()
     for path in [a.path for a in call.accesses] + call.failed_execs:
         if _inside(path, workspace):
             parts = path[len(workspace) :].strip("/").split("/")
             searched_from_inside.update("/".join(parts[i:]) for i in range(len(parts)))
-    own_ancestors = {ancestor: root for root in roots for ancestor in _ancestors(root)}
+    # The attempt's own temporary directories count as its own once made (before the access).
+    own_ancestors = {ancestor: root for root in [*roots, *made] for ancestor in _ancestors(root)}
     found: dict[int, str] = {}
     for index, access in enumerate(call.accesses):
+        if (
+            access.access == "cwd"
+            and access.outcome == "ok"
+            and any(_inside(access.path, d) and line < access.line for d, line in made.items())
+        ):
+            found[index] = "the attempt's own directory in the jail's private /tmp"
+            continue
         absent = access.outcome == "failed" and access.error == "ENOENT"
         if absent and access.access in ("read", "metadata", "list", "exec"):
             names = (_below(access.path, a) for a in _ancestors(workspace))
