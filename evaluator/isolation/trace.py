@@ -235,7 +235,10 @@ def _housekeeping(
             parts = path[len(workspace) :].strip("/").split("/")
             searched_from_inside.update("/".join(parts[i:]) for i in range(len(parts)))
     # The attempt's own temporary directories count as its own once made (before the access).
-    own_ancestors = {ancestor: root for root in [*roots, *made] for ancestor in _ancestors(root)}
+    own_ancestors: dict[str, list[str]] = {}
+    for root in [*roots, *made]:
+        for ancestor in _ancestors(root):
+            own_ancestors.setdefault(ancestor, []).append(root)
     found: dict[int, str] = {}
     for index, access in enumerate(call.accesses):
         if (
@@ -257,15 +260,19 @@ def _housekeeping(
                 found[index] = "below a directory the attempt made in the jail's private /tmp"
                 continue
         if access.path in own_ancestors:
-            root = own_ancestors[access.path]
-            later = any(
-                other.pid == access.pid and other.line > access.line and _inside(other.path, root)
+            below = own_ancestors[access.path]
+            later = [
+                root
+                for root in below
                 for other in call.accesses
-            )
+                if other.pid == access.pid
+                and other.line > access.line
+                and _inside(other.path, root)
+            ]
             if access.access == "metadata" or (
                 access.access == "cwd" and access.outcome == "ok" and later
             ):
-                found[index] = f"on the way to `{root}`"
+                found[index] = f"on the way to `{(later or below)[0]}`"
     return found
 
 
@@ -366,6 +373,7 @@ def assess_trace(
                 access.syscall in ("mkdir", "mkdirat")
                 and access.outcome == "ok"
                 and any(_inside(access.path, d) for d in private)
+                and not any(_inside(access.path, r) for r in roots)
             ):
                 made.setdefault(access.path, access.line)
     for call in trace.tool_calls:
