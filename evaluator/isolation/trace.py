@@ -207,6 +207,7 @@ def _below(path: str, directory: str) -> str | None:
 
 def _housekeeping(
     call: ToolCallTrace,
+    candidates: list[int],
     workspace: str,
     roots: list[str],
     private: list[str],
@@ -229,18 +230,28 @@ def _housekeeping(
       and each finds the components already there): a `metadata` access of a proper ancestor of
       one, or a `cwd` into one when the same process later goes inside it. Entering reads
       nothing; whatever it opens there is judged by its own path."""
-    searched_from_inside: set[str] = set()
-    for path in [a.path for a in call.accesses] + call.failed_execs:
-        if _inside(path, workspace):
-            parts = path[len(workspace) :].strip("/").split("/")
-            searched_from_inside.update("/".join(parts[i:]) for i in range(len(parts)))
+    # What the call looked up in the workspace or below it, by last component.
+    inside_by_name: dict[str, list[str]] = {}
+    if any(call.accesses[index].error == "ENOENT" for index in candidates):
+        for path in [a.path for a in call.accesses] + call.failed_execs:
+            if _inside(path, workspace) and path != workspace:
+                inside_by_name.setdefault(posixpath.basename(path), []).append(path)
+
+    def searched_from_inside(name: str) -> bool:
+        return any(
+            path.endswith("/" + name) and _inside(path[: -len(name) - 1], workspace)
+            for path in inside_by_name.get(posixpath.basename(name), ())
+        )
+
+    workspace_ancestors = _ancestors(workspace)
     # The attempt's own temporary directories count as its own once made (before the access).
     own_ancestors: dict[str, list[str]] = {}
     for root in [*roots, *made]:
         for ancestor in _ancestors(root):
             own_ancestors.setdefault(ancestor, []).append(root)
     found: dict[int, str] = {}
-    for index, access in enumerate(call.accesses):
+    for index in candidates:
+        access = call.accesses[index]
         if (
             access.access == "cwd"
             and access.outcome == "ok"
@@ -250,8 +261,8 @@ def _housekeeping(
             continue
         absent = access.outcome == "failed" and access.error == "ENOENT"
         if absent and access.access in ("read", "metadata", "list", "exec"):
-            names = (_below(access.path, a) for a in _ancestors(workspace))
-            if any(name in searched_from_inside for name in names if name):
+            names = (_below(access.path, a) for a in workspace_ancestors)
+            if any(searched_from_inside(name) for name in names if name):
                 found[index] = "an upward search from the workspace: nothing there"
                 continue
             if any(_inside(access.path, d) for d in private) and any(
@@ -379,10 +390,12 @@ def assess_trace(
     for call in trace.tool_calls:
         record = matched.get(call.index)
         label = f"`{record.id}`" if record else f"trace call {call.index}"
-        housekeeping = _housekeeping(call, root, roots, private, made)
+        # Only what would otherwise be outside is looked at again (most calls have nothing).
+        candidates = [i for i, a in enumerate(call.accesses) if not judged(a)]
+        housekeeping = (
+            _housekeeping(call, candidates, root, roots, private, made) if candidates else {}
+        )
         for index, why in housekeeping.items():
-            if judged(call.accesses[index]):
-                continue
             shown = f"{call.accesses[index].path} ({why})"
             if shown not in report.incidental:
                 report.incidental.append(shown)
