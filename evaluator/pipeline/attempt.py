@@ -241,10 +241,18 @@ def run_attempt(
                 env=workspace.env,
                 launch=settings.launch,
                 secrets=secrets,
+                # A process a tool call left running would hold the tracer, and so the attempt,
+                # until the timeout: once the CLI itself has exited, what is left is stopped.
+                stop_when=follower.agent_left_processes if follower is not None else None,
             )
         )
     finally:
         trace = follower.finish() if follower is not None else None
+    if follower is not None and handle.stopped_early:
+        # The agent ended on its own: its exit is the log's, not that of the stopped tracer.
+        handle.exit_code = follower.root_exit_code
+        handle.killed = follower.root_exit_code is None  # ended by a signal, not an exit
+        handle.stopped_early = False
     # The agent may create files readable by all (codex writes some 0644 on purpose).
     for tree in (workspace.path, agent_dir):
         make_tree_private(tree)

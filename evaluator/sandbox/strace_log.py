@@ -679,6 +679,10 @@ class _Attributor:
             if entered is not None and outcome == "ok":
                 proc.cwd = entered.path
             found.append(entered)
+        elif name in ("mkdir", "mkdirat") and event.errno == "EEXIST":
+            # The name exists and nothing was made: what the kernel said is what `stat` says.
+            # `mkdir -p` and recursive mkdirs of runtimes try every component of a path so.
+            found.append(at(1 if name.endswith("at") else 0, "metadata"))
         elif name in _WRITES_ONE:
             removed = at(1 if name.endswith("at") else 0, "write")
             found.append(removed)
