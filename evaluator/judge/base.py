@@ -16,6 +16,7 @@ from evaluator.judge.grading import ModelGrader
 from evaluator.judge.skill_vocabulary import SkillVocabulary, with_variables
 from evaluator.judge.verdict import AssertionResult
 from evaluator.vocabulary import Outcome, Polarity
+from evaluator.workspace.snapshot import Placeholders
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,10 @@ class JudgeContext:
     files_root: Path | None = None
     # Workspace-relative files known to exist whose content was not kept (over size limits).
     without_content: frozenset[str] = frozenset()
+    # With `files_root`: the placeholders (`[REDACTED:NAME]`) the run's redaction wrote into
+    # those files, which alone stand for a secret; None: not recorded (a snapshot saved before
+    # they were, a kept scratch workspace), so any placeholder text there may be one.
+    placeholders: Placeholders | None = None
     record_dir: Path | None = None  # where the model judge keeps its records
     grader: ModelGrader | None = None
     # The session file the evidence was read from, with its agent's reader (whole tool outputs,
@@ -110,6 +115,14 @@ class JudgeContext:
     @property
     def file_root(self) -> Path:
         return self.files_root or self.workspace
+
+    def redacted_names(self, relative: str) -> set[str] | None:
+        """The names whose placeholder the run's redaction wrote into this file's content
+        (where the run's judge saw their secret); None when that cannot be told. Judged live,
+        the workspace holds no placeholder of the run's: whatever looks like one is text."""
+        if self.files_root is None:
+            return set()
+        return None if self.placeholders is None else self.placeholders.in_content(relative)
 
     def on_disk(self, path: str) -> str:
         """Where an observed workspace path's file is now (inside `file_root`)."""
