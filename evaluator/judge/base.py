@@ -16,7 +16,19 @@ from evaluator.judge.grading import ModelGrader
 from evaluator.judge.skill_vocabulary import SkillVocabulary, with_variables
 from evaluator.judge.verdict import AssertionResult
 from evaluator.vocabulary import Outcome, Polarity
-from evaluator.workspace.snapshot import Placeholders
+
+
+class Placeholders(Protocol):
+    """The redaction placeholders (`[REDACTED:NAME]`) a run wrote into its workspace snapshot,
+    by workspace-relative path (`workspace/snapshot.py` reads them from its manifest)."""
+
+    def in_content(self, relative: str) -> set[str]:
+        """The names whose placeholder the run wrote into the file's content."""
+        ...
+
+    def in_path(self, relative: str) -> set[str]:
+        """The names whose placeholder the run wrote into the file's path."""
+        ...
 
 
 @dataclass(frozen=True)

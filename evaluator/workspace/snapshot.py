@@ -16,12 +16,10 @@ import os
 import shutil
 import stat
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from evaluator.artifacts.redact import Redactor
+from typing import Any, Literal, Protocol
 
 SNAPSHOT_FORMAT = "agentic-eval/workspace-snapshot@1"
 MAX_FILE_BYTES = 1024 * 1024
@@ -196,7 +194,15 @@ def save_snapshot(
     return manifest
 
 
-def record_placeholders(snapshot: Path, redactor: Redactor) -> None:
+class PlaceholderCounter(Protocol):
+    """What redaction will write (`artifacts/redact.Redactor`): placeholders by name."""
+
+    def count(self, value: str) -> Mapping[str, int]: ...
+
+    def file_count(self, path: Path) -> Mapping[str, int]: ...
+
+
+def record_placeholders(snapshot: Path, redactor: PlaceholderCounter) -> None:
     """Writes into the manifest, before `redactor` rewrites the snapshot, how many placeholders
     it will write into each saved file's content and each listed path, by the name each shows
     (never a value). Added to what an earlier pass recorded: a second pass finds no secret left
