@@ -537,3 +537,39 @@ def test_round_five_a_background_run_is_not_ended_by_its_call(
     }
     assert verdicts["required[0]"][0] == "fail", verdicts
     assert "the trace shows" in verdicts["required[0]"][1]
+
+
+@pytest.mark.codex
+def test_a_blocked_case_says_whose_doing_it_is_without_its_attempts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The round-five gap the agent made (`lint.py` only in the background, which Codex's
+    sandbox ends with its command): the case result itself says `blocked_by: agent`, so a
+    reader without our attempt rules, or a copy without `attempts`, still counts it as not
+    passed (before: only its attempts said so; the case fell back to its reason)."""
+    import json
+
+    from evaluator.artifacts.attribution import score_run
+    from evaluator.artifacts.models import CaseResult
+    from tests.conftest import copy_demo
+
+    codex_or_skip()
+    monkeypatch.setenv("AGORA_APP_CERTIFICATE", ROUND_FIVE_CERTIFICATE)
+    repo = copy_demo(tmp_path / "source")
+    _round_five_case(repo)
+    steps: list[dict[str, Any]] = [
+        {
+            "cmd": "printf 'import time\\ntime.sleep(30)\\n' > lint.py && printf 'print(1)\\n' > deploy.py"
+        },
+        {"cmd": "python3 lint.py > /dev/null 2>&1 &"},
+        {"cmd": "python3 deploy.py"},
+        {"final": "Done: linted, deployed."},
+    ]
+    outcome = _run_round_five(tmp_path, repo, steps, "codex-exec")
+    (result,) = outcome.results
+    saved = json.loads((outcome.run_dir.path / f"case-results/{ROUND_FIVE_CASE}.json").read_text())
+    assert result.status == "blocked", result.notes
+    assert (saved["blocked_by"], saved["blocked_cause"]) == ("agent", "agent-unverifiable")
+    trimmed = CaseResult.model_validate({**saved, "attempts": []})
+    assert score_run([trimmed]).hard == 0.0  # counted, as with its attempts
+    assert score_run([result]).hard == 0.0
