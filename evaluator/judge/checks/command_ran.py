@@ -170,6 +170,7 @@ def _hits(pattern: Pattern, records: list[EvidenceRecord], context: JudgeContext
 
 @register_check(KIND)
 def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckVerdict:
+    # indirect_runs builds on this module's rule (`runs_program`): imported here, not above.
     from evaluator.judge.checks.indirect_runs import traced_runs, unseen_scripts
 
     pattern = compile_pattern(check.pattern)  # RE2: linear time on any agent output
