@@ -24,7 +24,7 @@ def side_text(side: CaseSide | None) -> str:
     if side is None:
         return "—"
     if side.counted == 0:
-        return f"blocked ({side.blocked_reason or 'no verdict'})"
+        return side.blocked_text()
     blocked = f", {side.blocked} blocked" if side.blocked else ""
     # A case blocked by the agent (timeout, escape, crash) has a verdict: not passed.
     status = "blocked by the agent" if side.status == "blocked" else side.status

@@ -54,6 +54,7 @@ from evaluator.sessions.base import ChildQuery, SessionStore
 from evaluator.vocabulary import BlockedBy
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
 from evaluator.workspace.scratch import make_tree_private
+from evaluator.workspace.snapshot import has_snapshot, record_placeholders
 
 WORKSPACE_SNAPSHOT = "workspace"  # the attempt workspace's final state, beside attempt.json
 TRACE_ARTIFACT = "trace.strace.gz"
@@ -665,7 +666,11 @@ def save_attempt(run_dir: RunDir, result: AttemptResult, *, staged: bool = False
     _write_text(
         directory / ATTEMPT_FILE, json.dumps(record, indent=2, ensure_ascii=False) + "\n", staged
     )
-    Redactor(result.secrets).tree(directory)
+    redactor = Redactor(result.secrets)
+    snapshot = directory / WORKSPACE_SNAPSHOT
+    if has_snapshot(snapshot):  # which placeholders are the run's, before it writes them
+        record_placeholders(snapshot, redactor)
+    redactor.tree(directory)
     # After the text redaction pass, which must not rewrite a gzip file.
     if result.trace_copy is not None:
         copy(result.trace_copy, directory / TRACE_ARTIFACT)  # redacted as it was read
