@@ -8,6 +8,7 @@ located error.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -28,6 +29,11 @@ class Pattern:
     def search(self, subject: str) -> str | None:
         match = self._compiled.search(subject)  # type: ignore[attr-defined]
         return None if match is None else str(match.group(0))
+
+    def spans(self, subject: str) -> Iterator[tuple[int, int, str]]:
+        """Every match, left to right: where it starts and ends, and its text."""
+        for match in self._compiled.finditer(subject):  # type: ignore[attr-defined]
+            yield match.start(), match.end(), str(match.group(0))
 
 
 def _options() -> object:

@@ -4,6 +4,7 @@ runs a case end to end; and what each shipped adapter declares."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -223,25 +224,21 @@ def test_a_behaviour_may_name_an_adapter_registered_in_one_line(toy: None, tmp_p
         load_behaviors(tmp_path, adapter_names())
 
 
-def test_a_held_codex_store_opens_its_database_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An attempt locates its session, then its descendants: inside `held` one connection
-    serves both (and is closed after); outside, each look-up opens its own."""
+def _codex_state(home: Path) -> tuple[str, str]:
+    """A Codex home's `state_5.sqlite` and rollouts: a root thread and the child it spawned."""
     import sqlite3
 
-    from evaluator.adapters.codex.sessions import STATE_DB, CodexSessionStore
+    from evaluator.adapters.codex.sessions import STATE_DB
 
-    monkeypatch.delenv("CODEX_SQLITE_HOME", raising=False)
     root, child = "0197aaaa-0000-7000-8000-000000000001", "0197aaaa-0000-7000-8000-000000000002"
-    rollouts = tmp_path / "sessions"
+    rollouts = home / "sessions"
     rollouts.mkdir()
     paths = {}
     for thread, parent in ((root, None), (child, root)):
         paths[thread] = rollouts / f"rollout-2026-01-01T00-00-00-{thread}.jsonl"
         meta = {"id": thread, "parent_thread_id": parent, "timestamp": "2026-01-01T00:00:00Z"}
         paths[thread].write_text(json.dumps({"type": "session_meta", "payload": meta}) + "\n")
-    with sqlite3.connect(tmp_path / STATE_DB) as db:
+    with sqlite3.connect(home / STATE_DB) as db:
         db.execute(
             "CREATE TABLE threads (id TEXT, rollout_path TEXT, agent_nickname TEXT,"
             " created_at_ms INTEGER)"
@@ -252,6 +249,20 @@ def test_a_held_codex_store_opens_its_database_once(
         )
         db.execute("INSERT INTO thread_spawn_edges VALUES (?, ?)", (root, child))
     db.close()
+    return root, child
+
+
+def test_a_held_codex_store_opens_its_database_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An attempt locates its session, then its descendants: inside `held` one connection
+    serves both (and is closed after); outside, each look-up opens its own."""
+    import sqlite3
+
+    from evaluator.adapters.codex.sessions import CodexSessionStore
+
+    monkeypatch.delenv("CODEX_SQLITE_HOME", raising=False)
+    root, child = _codex_state(tmp_path)
     opened: list[sqlite3.Connection] = []
     connect = sqlite3.connect
 
@@ -274,3 +285,57 @@ def test_a_held_codex_store_opens_its_database_once(
     assert len(opened) == 4
     with pytest.raises(sqlite3.ProgrammingError):  # closed when the block ended
         opened[-1].execute("SELECT 1")
+
+
+def test_locating_a_codex_session_loads_no_sqlite_utils(tmp_path: Path) -> None:
+    """The store reads `state_5.sqlite` with the standard library: sqlite-utils (numpy, click
+    and its plugins with it, about 100 ms) would load inside a run's first attempt."""
+    import subprocess
+    import sys
+
+    root, child = _codex_state(tmp_path)
+    script = (
+        "import sys; from pathlib import Path;"
+        "from evaluator.adapters.codex.sessions import CodexSessionStore;"
+        f"store = CodexSessionStore(Path({str(tmp_path)!r}));"
+        f"found = store.locate_thread({root!r});"
+        f"print(found.method, [r.thread_id for r in store.descendants({root!r})],"
+        " sorted({'sqlite_utils', 'numpy', 'click'} & set(sys.modules)))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "CODEX_SQLITE_HOME"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.stdout.split(None, 1) == ["sqlite", f"['{child}'] []\n"], done.stderr
+
+
+def test_preload_imports_what_reading_a_session_needs(tmp_path: Path) -> None:
+    """`drive` preloads each lane's adapter before the first attempt: after it, reading and
+    judging that agent's session (store, normaliser, tool texts, trace) imports no module of
+    the evaluator, so none of it lands in the first attempt."""
+    import subprocess
+    import sys
+
+    empty = tmp_path / "session.jsonl"
+    empty.write_text("")
+    script = f"""
+import contextlib, sys
+from pathlib import Path
+from evaluator.adapters import get_adapter
+adapter = get_adapter(sys.argv[1])
+adapter.preload()
+before = set(sys.modules)
+home = Path({str(tmp_path)!r})
+adapter.session_store(home).locate_thread("0197aaaa-0000-7000-8000-000000000001")
+adapter.trace_recognizer()
+with contextlib.suppress(Exception):
+    adapter.normalize(home / "session.jsonl")
+with contextlib.suppress(Exception):
+    list(adapter.tool_texts(home / "session.jsonl", {{}}))
+print(sorted(m for m in set(sys.modules) - before if m.startswith("evaluator")))
+"""
+    for name in ("codex", "claude", "gemini"):
+        done = subprocess.run(
+            [sys.executable, "-c", script, name], cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.stdout == "[]\n", (name, done.stdout, done.stderr)

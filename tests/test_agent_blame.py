@@ -244,3 +244,45 @@ def test_the_history_keeps_whose_doing_each_block_was(tmp_path: Path) -> None:
     }
     assert rows.run["hard"] == 0.0  # the agent's gap is in the denominator, the eval's is not
     assert rows.run["coverage"] == 0.5
+
+
+def test_the_report_and_compare_say_whose_doing_a_blocked_case_is(tmp_path: Path) -> None:
+    """A blocked case's status is shown with its side: the report's case table, its failures and
+    a comparison's side (before: the reason alone, and a result without attempts was always
+    the agent's when its reason was `insufficient-evidence`)."""
+    from evaluator.artifacts.models import Manifest
+    from evaluator.artifacts.report import render_report
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.compare.sides import case_side
+    from evaluator.history.record import read_run_rows
+
+    reason = "insufficient-evidence"
+    evals = case("gap", "blocked", [], blocked_reason=reason, blocked_by="eval")
+    agents = case("hidden", "blocked", [], blocked_reason=reason)  # older file: the old rule
+    manifest = Manifest(
+        run_id="r",
+        target_id="t",
+        suite_ids=["s"],
+        target_skill_path="SKILL.md",
+        started_at="now",
+        case_workspace_root="/w",
+        resolved_case_ids=["gap", "hidden"],
+        run_state="completed",
+    )
+    report = render_report(manifest, [evals, agents])
+    assert "| insufficient-evidence; the eval's, left out |" in report
+    assert (
+        "### hidden: blocked (insufficient-evidence; the agent's, counted as not passed)" in report
+    )
+    assert case_side(evals).blocked_text() == "blocked (insufficient-evidence; the eval's)"
+    assert (case_side(evals).counted, case_side(agents).counted) == (0, 1)
+    run_dir = RunDir(tmp_path / "run")
+    run_dir.path.mkdir()
+    run_dir.write_manifest(manifest)
+    run_dir.write_case_result(evals)
+    run_dir.write_case_result(agents)
+    rows = read_run_rows(run_dir.path)
+    assert {r["case_id"]: r["blame"] for r in rows.cases} == {
+        "gap": "eval:insufficient-evidence",
+        "hidden": "agent:insufficient-evidence",
+    }

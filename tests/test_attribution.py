@@ -174,3 +174,48 @@ def test_report_headline_never_shows_a_bare_pass_rate() -> None:
         "- Verified pass rate: 1 of 1 judged cases passed (hard 100%, coverage 1 of 2 = 50%);"
         " 1 of 2 blocked (unclear-rule 1)"
     )
+
+
+def test_a_results_stated_blame_decides_without_attempt_records() -> None:
+    """A blocked result that says whose doing it is (`blocked_by`) is counted as it says, also
+    without attempts: before, `insufficient-evidence` always counted against the skill, so an
+    eval's gap (an isolation the evaluator could not verify) written by another evaluator, or
+    copied without its attempts, turned into a failure."""
+    results = [
+        case("p", "pass", []),
+        case("e", "blocked", [], blocked_reason="insufficient-evidence", blocked_by="eval"),
+        case("a", "blocked", [], blocked_reason="environment", blocked_by="agent"),
+    ]
+    score = score_run(results, selected=3)
+    assert score.hard == pytest.approx(1 / 2)  # p passed, a counted as not passed, e left out
+    assert score.coverage == pytest.approx(2 / 3)
+    assert score.cases[1].blame == Blame("eval", "insufficient-evidence")
+    assert score.cases[2].blame == Blame("agent", "agent-unverifiable")
+    outage = case("o", "blocked", [], blocked_reason="environment", blocked_by="outage")
+    assert score_run([outage]).outage
+    # The stated cause is kept when there is one.
+    timed = case("t", "blocked", [], blocked_by="agent", blocked_cause="timeout")
+    assert score_case(timed).blame == Blame("agent", "timeout")
+
+
+def test_a_case_result_carries_its_blame_and_scores_alike_without_its_attempts() -> None:
+    """What `finalize_case` writes at the case level is what the attempts say, so a reader that
+    drops the attempts (another evaluator, a trimmed copy) counts the case the same way."""
+    from evaluator.artifacts.attribution import case_blame
+
+    for record, side in (
+        (attempt(1, "blocked", blocked_reason="insufficient-evidence"), "eval"),
+        (
+            attempt(1, "blocked", blocked_reason="insufficient-evidence", blocked_by="agent"),
+            "agent",
+        ),
+        (attempt(1, "blocked", timed_out=True, blocked_reason="environment"), "agent"),
+    ):
+        full = case("c", "blocked", [record], blocked_reason=record.blocked_reason)
+        blame = case_blame(full)
+        assert blame is not None and blame.side == side
+        stated = full.model_copy(
+            update={"attempts": [], "blocked_by": blame.side, "blocked_cause": blame.cause}
+        )
+        assert score_case(stated).blame == blame
+        assert score_case(stated).hard == score_case(full).hard

@@ -272,6 +272,24 @@ def test_incomparable_runs_are_refused_in_one_line(
     assert message in json.loads((candidate / "comparison.json").read_text())["differences"][0]
 
 
+def test_runs_without_a_shared_case_or_of_another_kind_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gate that compared nothing would pass: runs with no case in common (renamed cases, the
+    wrong artifact) and a trigger run against a case run are refused, exit 2, one line."""
+    base = write_run(tmp_path / "base", {"a": ["pass"], "b": ["pass"]})
+    renamed = write_run(tmp_path / "renamed", {"c": ["fail"], "d": ["fail"]})
+    code, out, err = compare_cli(capsys, str(base), str(renamed))
+    assert code == 2 and out == ""
+    assert "no case is in both runs, so nothing would be compared" in err
+    assert len(err.strip().splitlines()) == 1
+    triggers = write_run(tmp_path / "triggers", {"a": ["pass"], "b": ["pass"]})
+    (triggers / "trigger-plan.json").write_text("{}")
+    code, _, err = compare_cli(capsys, str(triggers), str(base))
+    assert code == 2
+    assert "different kinds of run: base a trigger run, candidate a case run" in err
+
+
 def test_runs_of_another_agent_or_model_are_compared_with_that_said(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -337,7 +355,7 @@ def test_comparison_junit_fails_regressions_and_skips_what_cannot_be_compared(
     (failure,) = cases["k5-regression"].result
     assert isinstance(failure, Failure)
     assert failure.message == (
-        "regression: `required[0]` (required) pass 5/5 → fail 1/5: The reference was consulted.;"
+        "regression: `required[0]` (required) pass 5/5 → fail 1/5: The reference was consulted;"
         " evidence: case-artifacts/c/accepted-session.json#msg-3"
     )
     assert {c.classname for c in cases.values()} == {"db-migrations.cases"}
@@ -353,3 +371,21 @@ def test_comparison_junit_fails_regressions_and_skips_what_cannot_be_compared(
     monkeypatch.delenv("GITHUB_STEP_SUMMARY")
     compare_cli(capsys, *map(str, pair))
     assert summary.read_text() == text  # not set: nothing appended
+
+
+def test_a_flip_line_does_not_put_a_sentence_stop_before_its_evidence() -> None:
+    from evaluator.compare.markdown import flip_line
+    from evaluator.compare.model import AssertionFlip
+
+    flip = AssertionFlip(
+        entry_id="required[2]",
+        summary="The final answer mentions `#7`.",
+        base_status="pass",
+        candidate_status="fail",
+        direction="broke",
+        candidate_evidence=["case-artifacts/c/accepted-session.json#msg-11"],
+    )
+    line = flip_line(flip)
+    assert "mentions `#7`; evidence: case-artifacts/c/accepted-session.json#msg-11" in line
+    bare = flip_line(flip.model_copy(update={"candidate_evidence": []}))
+    assert bare.endswith("mentions `#7`.")

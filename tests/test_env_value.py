@@ -150,19 +150,91 @@ def test_a_path_narrows_the_files_searched(tmp_path: Path) -> None:
     assert run_check(_check(path=".env"), _context(tmp_path)).status == "pass"
 
 
-def test_a_snapshot_placeholder_stands_for_the_value(tmp_path: Path) -> None:
+def _rejudged(workspace: Path, tmp_path: Path, *, recorded: bool = True) -> JudgeContext:
+    """The context a re-judge builds: `workspace` saved as a run saves it (snapshot, placeholder
+    record unless `recorded` is False: an older run's), redacted with the case's secrets, then
+    restored; the re-judging environment knows no value."""
+    from evaluator.artifacts.redact import Redactor
+    from evaluator.workspace.snapshot import (
+        record_placeholders,
+        restore_snapshot,
+        save_snapshot,
+    )
+
+    snapshot = tmp_path / "snapshot"
+    save_snapshot(workspace, {}, snapshot, tmp_path / "no-source")
+    redactor = Redactor({"AGORA_APP_CERTIFICATE": CERTIFICATE})
+    if recorded:
+        record_placeholders(snapshot, redactor)
+    redactor.tree(snapshot)
+    restored = restore_snapshot(snapshot, tmp_path / "no-source", tmp_path / "restored")
+    return _context(
+        workspace,
+        {},
+        files_root=restored.root,
+        without_content=frozenset(restored.without_content),
+        placeholders=restored.placeholders,
+    )
+
+
+def test_the_runs_placeholder_stands_for_the_value(tmp_path: Path) -> None:
     """A re-judge reads the redacted snapshot: the value became `[REDACTED:NAME]` there, and the
-    re-judging environment may not know the value at all."""
-    (tmp_path / "server.py").write_text(f'CERT = "{placeholder("AGORA_APP_CERTIFICATE")}"\n')
-    restored = _context(tmp_path, {}, files_root=tmp_path)
+    re-judging environment may not know the value at all. The run recorded that it wrote it."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "server.py").write_text(f'CERT = "{CERTIFICATE}"\n')
+    restored = _rejudged(workspace, tmp_path)
+    assert placeholder("AGORA_APP_CERTIFICATE") in (restored.file_root / "server.py").read_text()
     assert run_check(_check(), restored).status == "pass"
     assert run_check(_check("AGORA_APP_ID"), restored).status == "blocked"
-    # In a live workspace the agent's own text is never taken for a placeholder.
-    assert run_check(_check(), _context(tmp_path)).status == "fail"
     # A file whose content the snapshot did not keep: no verdict.
-    (tmp_path / "server.py").write_text("")
-    kept = _context(tmp_path, files_root=tmp_path, without_content=frozenset({"server.py"}))
+    kept = _context(workspace, files_root=workspace, without_content=frozenset({"server.py"}))
     assert run_check(_check(), kept).status == "blocked"
+    # A binary file's copy is masked with `*`, and the record still says the value was there.
+    (workspace / "server.py").write_text("import os\n")
+    (workspace / "cert.db").write_bytes(b"\0\1" + CERTIFICATE.encode() + b"\0")
+    masked = _rejudged(workspace, tmp_path / "binary")
+    assert CERTIFICATE.encode() not in (masked.file_root / "cert.db").read_bytes()
+    assert run_check(_check(), masked).status == "pass"
+
+
+def test_a_placeholder_the_agent_typed_is_ordinary_text_on_re_judge(tmp_path: Path) -> None:
+    """The agent can type `[REDACTED:NAME]` itself: the run found no value (fail), and a
+    re-judge must not take the look-alike for the run's placeholder (before: pass)."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    typed = placeholder("AGORA_APP_CERTIFICATE")
+    (workspace / "server.py").write_text(f'CERT = "{typed}"\n')
+    (workspace / typed).write_text("named like it too\n")
+    assert run_check(_check(), _context(workspace)).status == "fail"
+    restored = _rejudged(workspace, tmp_path)
+    assert (
+        run_check(
+            _check(),
+            _context(workspace, files_root=restored.file_root, placeholders=restored.placeholders),
+        ).status
+        == "fail"
+    )
+    # Without the value, a file free of the run's placeholders shows nothing either way.
+    verdict = run_check(_check(), restored)
+    assert verdict.status == "blocked" and "has no value here" in verdict.detail
+
+
+def test_an_older_snapshot_without_a_placeholder_record_is_blocked(tmp_path: Path) -> None:
+    """A run saved before placeholders were recorded: one cannot be told from the agent's own
+    text, so a verdict it alone would decide is blocked, naming why; a file with the raw value
+    (not a secret, so not redacted) still decides."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "server.py").write_text(f'CERT = "{CERTIFICATE}"\n')
+    old = _rejudged(workspace, tmp_path, recorded=False)
+    assert old.placeholders is None
+    verdict = run_check(_check(), old)
+    assert verdict.status == "blocked"
+    assert "does not record which placeholders" in verdict.detail
+    (old.file_root / "app.py").write_text(f"ID = '{APP_ID}'\n")
+    known = _context(workspace, files_root=old.file_root)
+    assert run_check(_check("AGORA_APP_ID"), known).status == "pass"
 
 
 # --------------------------------------------------------------------------- the compiler
@@ -415,12 +487,12 @@ def test_a_committed_value_leaves_the_redacted_snapshot_and_a_rejudge_still_find
     """The snapshot keeps `.git/objects`: before, the committed key reached `runs/` compressed
     (the redactor masked raw bytes only). Now a loose object is rewritten with the placeholder
     and a pack holding a secret is replaced by a note naming it; a re-judge decides the same."""
-    from evaluator.artifacts.redact import Redactor
     from tests.leaks import leaks_in
 
-    _commit_the_key_then_delete_it(tmp_path, packed)
-    assert leaks_in({"AGORA_APP_CERTIFICATE": CERTIFICATE}, [tmp_path])
-    Redactor(VARIABLES).tree(tmp_path)
-    assert leaks_in(VARIABLES, [tmp_path]) == []
-    restored = _context(tmp_path, {}, files_root=tmp_path)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    _commit_the_key_then_delete_it(workspace, packed)
+    assert leaks_in({"AGORA_APP_CERTIFICATE": CERTIFICATE}, [workspace])
+    restored = _rejudged(workspace, tmp_path)
+    assert leaks_in(VARIABLES, [tmp_path / "snapshot", tmp_path / "restored"]) == []
     assert run_check(_check(), restored).status == "pass"

@@ -118,3 +118,38 @@ def test_a_certificate_read_from_the_environment_passes(
     assert [r.status for r in outcome.results] == ["pass"]
     entry = _forbidden(outcome.run_dir.path)
     assert entry["decided_by"] == "rules" and entry["status"] == "pass"
+
+
+TYPES_PLACEHOLDER = """printf 'CERT = "[REDACTED:AGORA_APP_CERTIFICATE]"\\n' > server.py"""
+
+
+def test_a_placeholder_the_agent_types_is_not_the_value_on_re_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent writes the redaction's placeholder text itself, not the certificate: the run
+    finds no value (the forbidden entry is not observed), and a re-judge from the snapshot,
+    which records that the run wrote no placeholder into server.py, decides alike (before: the
+    look-alike was taken for the value and the case failed on re-judge)."""
+    outcome = _run(tmp_path, TYPES_PLACEHOLDER, monkeypatch)
+    run_dir = outcome.run_dir.path
+    assert [r.status for r in outcome.results] == ["pass"]
+    assert _forbidden(run_dir)["status"] == "pass"
+    snapshot = run_dir / f"case-artifacts/{CASE}/attempts/attempt-01/workspace"
+    manifest = json.loads((snapshot / "manifest.json").read_text())
+    assert manifest["placeholders_recorded"] is True
+    (server,) = [f for f in manifest["files"] if f["path"] == "server.py"]
+    assert "placeholders" not in server
+    (rejudged,) = rejudge_run(run_dir)
+    assert rejudged.status == "pass"
+    assert _forbidden(run_dir)["status"] == "pass"
+
+
+def test_the_runs_placeholder_is_recorded_per_file_and_never_the_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outcome = _run(tmp_path, HARD_CODES, monkeypatch)
+    snapshot = outcome.run_dir.path / f"case-artifacts/{CASE}/attempts/attempt-01/workspace"
+    manifest = json.loads((snapshot / "manifest.json").read_text())
+    (server,) = [f for f in manifest["files"] if f["path"] == "server.py"]
+    assert server["placeholders"] == {"AGORA_APP_CERTIFICATE": 1}
+    assert CERTIFICATE not in (snapshot / "manifest.json").read_text()

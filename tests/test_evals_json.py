@@ -29,6 +29,7 @@ from evaluator.judge.base import CommandOutcome, CommandTrace
 from evaluator.judge.chain import pending_entries, plan_entries
 from evaluator.judge.checks.command import command, machine_failure
 from evaluator.judge.graded import grade_item
+from evaluator.judge.verdict import CheckVerdict
 from evaluator.pipeline.commands import JailedCommands, rejudge_commands
 from evaluator.plan import open_repo, select_cases
 from evaluator.repo import EvalRepo, load_repo
@@ -195,6 +196,19 @@ def test_an_unknown_key_is_one_located_line(
             "evals[0].assertions[0].command: a command assertion needs a non-empty `command`",
         ),
         ('{"evals": [{"prompt": "p", "files": ["nope.txt"]}]}', "file not found beside"),
+        (
+            '{"evals": [{"prompt": "p", "assertions": [{"type": "file_contains", "path": "a",'
+            ' "contains": 5}]}]}',
+            "evals[0].assertions[0].contains: expected a string, got a number",
+        ),
+        (
+            '{"evals": [{"prompt": "p", "files": [{"path": "a", "content": 5}]}]}',
+            "evals[0].files[0].content: expected a string, got a number",
+        ),
+        (
+            '{"evals": [{"prompt": "p", "files": [{"content": "x"}]}]}',
+            "evals[0].files[0].path: required field is missing",
+        ),
         ('{"evals": [{"id": 1, "expectations": ["x"]}]}', "evals[0].prompt: required"),
         (
             '{"evals": [{"id": 1, "prompt": 5}]}',
@@ -527,7 +541,10 @@ def test_the_command_check_home_is_new_not_the_workspace(tmp_path: Path) -> None
 
 
 # What the check's access trace shows of a command that ran nothing of the session's.
-CLEAN_TRACE = CommandTrace(execs=(), accesses=(), complete=True)
+# What a tool's trace shows when it ran nothing of the session's and looked its index's name up
+# (every fetch that fails for want of a network tried one); the same without the lookup.
+CLEAN_TRACE = CommandTrace(execs=(), accesses=(), complete=True, network=("10.255.255.53:53",))
+NO_NETWORK_TRIED = CommandTrace(execs=(), accesses=(), complete=True)
 TRACED_JAIL = LaunchPolicy(jail="bwrap", trace=True, hidden=(Path.home(),))
 needs_traced_jail = pytest.mark.skipif(
     get_jail("bwrap").unavailable() is not None or Tracer().unavailable() is not None,
@@ -638,21 +655,37 @@ def test_a_build_tool_without_network_is_blocked_environment_its_compile_error_f
     fetched nothing and failed to compile the agent's code does."""
     output = (OFFLINE_TOOLS / capture).read_text(encoding="utf-8")
 
-    def printing(text: str, workspace: Path, timeout_s: float) -> CommandOutcome:
-        exit_code = 101 if capture.startswith("cargo") else 1
-        return CommandOutcome(exit_code, output, "bwrap jail", trace=CLEAN_TRACE)
+    def judged(trace: CommandTrace) -> CheckVerdict:
+        def printing(text: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+            exit_code = 101 if capture.startswith("cargo") else 1
+            return CommandOutcome(exit_code, output, "bwrap jail", trace=trace)
 
-    verdict = command(
-        CommandCheck(kind="command", command="cd {{output_dir}} && make build"),
-        _context(tmp_path, printing),
-    )
+        return command(
+            CommandCheck(kind="command", command="cd {{output_dir}} && make build"),
+            _context(tmp_path, printing),
+        )
+
+    verdict = judged(CLEAN_TRACE)
     if why is None:
         assert verdict.status == "fail", verdict.detail
+        return
+    assert (verdict.status, verdict.blocked_reason) == ("blocked", "environment")
+    assert f"could not do its work here: {why}" in verdict.detail
+    # the line that says so is quoted, without the colour codes Maven prints
+    assert "says: " in verdict.detail and "\x1b" not in verdict.detail
+    # A fetch that failed was tried: the same text from processes that never looked a name up
+    # nor connected is something else's (a tool echoing a manifest's words). Told to work
+    # offline, or refused a write, a tool fetches nothing.
+    silent = judged(NO_NETWORK_TRIED)
+    if capture in (
+        "maven-offline-mode.txt",
+        "gradle-offline-mode.txt",
+        "pip-read-only-site-packages.txt",
+    ):
+        assert (silent.status, silent.blocked_reason) == ("blocked", "environment")
     else:
-        assert (verdict.status, verdict.blocked_reason) == ("blocked", "environment")
-        assert f"could not do its work here: {why}" in verdict.detail
-        # the line that says so is quoted, without the colour codes Maven prints
-        assert "says: " in verdict.detail and "\x1b" not in verdict.detail
+        assert silent.status == "fail", silent.detail
+        assert "no process of it tried to reach the network" in silent.detail
 
 
 def test_a_tool_s_fetch_failure_without_a_network_sign_is_the_agent_s() -> None:
@@ -960,3 +993,39 @@ def test_a_folder_without_evals_json_is_named_as_such(
     for name in ("validate", "explain"):
         code, _, err = run_cli([name, "--evals", str(tmp_path)], capsys)
         assert code == 2 and "no evals.json here (nor evals/evals.json)" in err
+
+
+@pytest.mark.parametrize(
+    ("command", "wrong", "says"),
+    [
+        (["run"], "SKILL.md", "here --skill is the skill folder (holding SKILL.md)"),
+        (["score"], ".", "here --skill is a candidate SKILL.md file"),
+        (["triggers"], ".", "here --skill is a candidate SKILL.md file"),
+    ],
+)
+def test_a_skill_of_the_wrong_kind_says_which_kind_this_command_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], wrong: str, says: str
+) -> None:
+    """`--skill` is a folder for `run --evals` and a candidate SKILL.md for `score` and
+    `triggers`: the wrong one is exit 2 with one line naming where the other kind goes."""
+    folder = skill(tmp_path, {"evals": [{"prompt": "p", "expectations": ["x"]}]})
+    code, _, err = run_cli(
+        [*command, "--evals", str(folder), "--skill", str(folder / wrong)], capsys
+    )
+    assert code == 2
+    assert says in err and "\n" not in err.strip()
+
+
+def test_a_skill_name_the_skill_does_not_declare_is_a_located_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The target takes `skill_name`, the agent the skill's own name: a stale one is said."""
+    folder = skill(tmp_path, '{"skill_name": "old-name",\n "evals": [{"prompt": "p"}]}')
+    code, out, err = run_cli(["validate", "--evals", str(folder)], capsys)
+    assert code == 0 and out.startswith("ok:")
+    assert err.strip() == (
+        f"warning: {folder}/evals/evals.json:1:16: skill_name: 'old-name' is not the name the"
+        f" SKILL.md of {folder} declares ('demo-skill'); that skill is the one under test"
+    )
+    same = skill(tmp_path / "same", '{"skill_name": "demo-skill", "evals": [{"prompt": "p"}]}')
+    assert run_cli(["validate", "--evals", str(same)], capsys)[2] == ""

@@ -303,3 +303,20 @@ def test_tool_texts_the_reader_cannot_take_are_not_kept(tmp_path: Path) -> None:
     filler = [json.dumps({"type": "response_item", "payload": output})] * 3
     big.write_text("\n".join([*lines[:3], *filler, *lines[3:]]) + "\n")
     assert normalize_session(big).tool_texts is None
+
+
+def test_a_codex_error_event_shows_the_endpoint_body_message_not_its_json(tmp_path: Path) -> None:
+    from evaluator.adapters.codex.runner import endpoint_error_message
+
+    body = '{"error": {"message": "no scripted behaviour matches prompt \'a\'", "type": "x"}}'
+    assert endpoint_error_message(body) == "no scripted behaviour matches prompt 'a'"
+    status = "unexpected status 401 Unauthorized: " + body.replace("no scripted", "bad key; no")
+    assert endpoint_error_message(status).startswith("unexpected status 401 Unauthorized: bad key")
+    for kept in ("stream disconnected", "{not json", '{"error": "flat"}', "[" * 100_000 + "{"):
+        assert endpoint_error_message(kept) == kept
+    assert endpoint_error_message("{" + '"a":[' * 100_000) == "{" + '"a":[' * 100_000
+    stdout = tmp_path / "stdout.jsonl"
+    stdout.write_text(json.dumps({"type": "turn.failed", "error": {"message": body}}) + "\n")
+    handle = AgentHandle("codex-exec", tmp_path, tmp_path, stdout, stdout, 0.0, 0.0, 0)
+    read_exec_events(stdout, handle)
+    assert handle.error == "agent reported an error: no scripted behaviour matches prompt 'a'"

@@ -478,6 +478,12 @@ def test_a_case_blocked_by_unclear_prose_gets_a_hint_saying_what_to_do() -> None
     hint = unclear_rule_hint([result("a", "blocked", "unclear-rule"), result("b", "fail", None)])
     assert hint is not None and hint.startswith("hint: 1 case blocked by unclear-rule")
     assert "--judge-model M" in hint and "agentic-eval explain" in hint
+    assert "write checks" in hint
+    # An evals.json cannot hold `checks:`: its author is told what it can hold instead.
+    blocked = [result("a", "blocked", "unclear-rule")]
+    evals_hint = unclear_rule_hint(blocked, from_evals=True)
+    assert evals_hint is not None and "write checks" not in evals_hint
+    assert "typed assertions" in evals_hint and "agentic-eval convert" in evals_hint
 
 
 def test_staged_files_are_written_in_place_private_and_whole(tmp_path: Path) -> None:

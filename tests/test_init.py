@@ -78,6 +78,21 @@ def test_init_writes_a_repo_that_validates_and_explains(
     assert "check {kind: file_read, path: .agents/skills/greeter/SKILL.md}" in out
 
 
+def test_init_points_a_skill_creator_author_at_the_evals_they_have(
+    in_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = _project(in_project, "skills/greeter")
+    code, out, _ = run_cli(["init", "--skill", "skills/greeter"], capsys)
+    assert code == 0 and "evals.json" not in out
+    (skill / "evals").mkdir()
+    (skill / "evals/evals.json").write_text('{"evals": [{"prompt": "p"}]}')
+    code, out, _ = run_cli(["init", "--skill", "skills/greeter", "--force"], capsys)
+    assert code == 0
+    assert "note: skills/greeter/evals/evals.json exists:" in out
+    assert "`agentic-eval run --evals skills/greeter`" in out
+    assert "`agentic-eval convert skills/greeter --out DIR`" in out
+
+
 def test_init_refuses_an_existing_target_and_a_skill_outside_the_project(
     in_project: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -83,6 +83,16 @@ def test_score_verdict_on_uplift_needs_a_shown_gain() -> None:
         noisy, metric="uplift", context=MetricContext(baseline=baseline), threshold=0.0
     )
     assert verdict.kind == "FAIL" and "not significant" in verdict.reason
+    assert "can never reach it" not in verdict.reason  # six cases could have
+    # Two cases, both helped all the way: still not shown, and the reason says why.
+    two = decide(
+        run_score([1.0, 1.0]),
+        metric="uplift",
+        context=MetricContext(baseline=run_score([0.0, 0.0])),
+        threshold=0.0,
+    )
+    assert two.kind == "FAIL"
+    assert "2 case(s) can never reach it, at least 5 are needed" in two.reason
     # The same gain against a higher bar: the interval must start above it.
     verdict = decide(
         helped, metric="uplift", context=MetricContext(baseline=baseline), threshold=0.7

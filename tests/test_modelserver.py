@@ -22,7 +22,7 @@ from evaluator.modelserver.behaviors import (
     unmatched_behaviors,
 )
 from evaluator.plan import open_repo
-from evaluator.prompting import extract_launcher_payload, launcher_prompt
+from evaluator.prompting import agent_prompt, extract_launcher_payload, launcher_prompt
 from tests.conftest import ROOT
 from tests.support import behavior
 
@@ -83,9 +83,14 @@ def test_unmatched_and_ambiguous_prompts_get_clear_errors() -> None:
     with ScriptedModelServer(library) as server:
         status, body = _post(server, {"input": [_user("nothing here")]})
         assert status == 400 and "no scripted behaviour matches prompt 'nothing here'" in body
+        # The prompt as its author wrote it: not the boundary note the agent was also given.
+        status, body = _post(server, {"input": [_user(agent_prompt("two\nlines"))]})
+        assert status == 400
+        message = json.loads(body)["error"]["message"]
+        assert message.endswith("no scripted behaviour matches prompt 'two\\nlines'"), message
         status, body = _post(server, {"input": [_user("the same")]})
         assert status == 400 and "several scripted behaviours match" in body and "a, b" in body
-        assert [r.error is not None for r in server.records] == [True, True]
+        assert [r.error is not None for r in server.records] == [True, True, True]
 
 
 def test_launcher_prompt_round_trips_and_spawns_the_payload() -> None:

@@ -181,3 +181,109 @@ def test_an_incomplete_trace_leaves_the_order_to_the_session(tmp_path: Path) -> 
     context = JudgeContext(_session(*calls), tmp_path, "s", traced_calls=traced)
     verdict = run_check(_order(r"\bmake lint\b", r"\bmake deploy\b"), context)
     assert verdict.status == "blocked", verdict.detail
+
+
+# --------------------------------------------------------------------------- a run by a script
+
+LINT, DEPLOY = r"lint\.py", r"deploy\.py"
+
+
+def _py(script: str, started: int, ended: int) -> ExecutedProgram:
+    return ExecutedProgram("/usr/bin/python3", ("python3", script), "/w", 0, None, started, ended)
+
+
+def _traced(**calls: list[ExecutedProgram]) -> dict[str, TracedCall]:
+    return {call_id: TracedCall(call_id, True, tuple(p)) for call_id, p in calls.items()}
+
+
+@pytest.mark.parametrize(
+    ("calls", "runs", "status"),
+    [
+        # The agent's `./deploy.sh` runs deploy.py before lint.py ran (before: pass, "no
+        # command matching deploy.py ran").
+        (
+            (("a", "./deploy.sh", 5, 6), ("b", "python3 lint.py", 7, 8)),
+            {"a": [_py("deploy.py", 10, 15)], "b": [_py("lint.py", 20, 25)]},
+            "fail",
+        ),
+        # The same script after lint.py ended: the order holds.
+        (
+            (("b", "python3 lint.py", 5, 6), ("a", "./deploy.sh", 7, 8)),
+            {"b": [_py("lint.py", 10, 15)], "a": [_py("deploy.py", 20, 25)]},
+            "pass",
+        ),
+        # lint.py run only by a script (`make lint`, the skill's `check.sh`): a run of it,
+        # ordered by the trace (before: fail, "no command matching lint.py ran").
+        (
+            (("a", "./check.sh", 5, 6), ("b", "python3 deploy.py", 7, 8)),
+            {"a": [_py("lint.py", 10, 15)], "b": [_py("deploy.py", 20, 25)]},
+            "pass",
+        ),
+        (
+            (("b", "python3 deploy.py", 5, 6), ("a", "./check.sh", 7, 8)),
+            {"b": [_py("deploy.py", 10, 15)], "a": [_py("lint.py", 20, 25)]},
+            "fail",
+        ),
+    ],
+)
+def test_a_run_by_a_script_is_ordered_by_the_trace(
+    calls: tuple[tuple[str, str, int, int | None], ...],
+    runs: dict[str, list[ExecutedProgram]],
+    status: str,
+    tmp_path: Path,
+) -> None:
+    context = JudgeContext(_session(*calls), tmp_path, "s", traced_calls=_traced(**runs))
+    verdict = run_check(_order(LINT, DEPLOY), context)
+    assert verdict.status == status, verdict.detail
+    assert "the trace shows" in verdict.detail or "no command matching" not in verdict.detail
+
+
+def test_a_script_that_names_b_without_a_trace_leaves_the_order_to_its_owner(
+    tmp_path: Path,
+) -> None:
+    """No trace: what `./deploy.sh` ran is not shown. The agent's script (written in the
+    session) is the agent's gap, the skill's own (unchanged since before the agent ran) the
+    eval's; one that names nothing matching is no run (the verdict as before)."""
+    import hashlib
+
+    workspace = tmp_path / "w"
+    workspace.mkdir()
+    script = workspace / "deploy.sh"
+    script.write_text("#!/bin/sh\npython3 deploy.py\n")
+    evidence = _session(("a", "./deploy.sh", 5, 6), ("b", "python3 lint.py", 7, 8))
+    evidence.add("file_read_observed", 5, call_id="a", path=str(script), access="exec")
+    agents = JudgeContext(evidence, workspace, "s")
+    verdict = run_check(_order(LINT, DEPLOY), agents)
+    assert (verdict.status, verdict.blocked_by) == ("blocked", "agent"), verdict.detail
+    assert "deploy.sh names /deploy\\.py/" in verdict.detail
+    digest = hashlib.sha256(script.read_bytes()).hexdigest()
+    skills = JudgeContext(evidence, workspace, "s", baseline={"deploy.sh": digest})
+    assert run_check(_order(LINT, DEPLOY), skills).blocked_by == "eval"
+    # A script run after lint.py ended ran nothing before it.
+    later = _session(("b", "python3 lint.py", 5, 6), ("a", "./deploy.sh", 7, 8))
+    later.add("file_read_observed", 7, call_id="a", path=str(script), access="exec")
+    assert run_check(_order(LINT, DEPLOY), JudgeContext(later, workspace, "s")).status == "pass"
+    script.write_text("#!/bin/sh\necho done\n")
+    assert run_check(_order(LINT, DEPLOY), agents).status == "pass"
+
+
+def test_command_ran_counts_a_run_by_a_script_the_trace_saw(tmp_path: Path) -> None:
+    """ "Runs deploy.py" and "never runs deploy.py" see a run inside `./deploy.sh` (before: no
+    run, so a forbidden "never" was not observed)."""
+    from evaluator.contract.models import CommandRanCheck, NotCheck
+
+    evidence = _session(("a", "./deploy.sh", 5, 6))
+    ran = CommandRanCheck(kind="command_ran", pattern=DEPLOY)
+    traced = JudgeContext(
+        evidence, tmp_path, "s", traced_calls=_traced(a=[_py("deploy.py", 10, 15)])
+    )
+    verdict = run_check(ran, traced)
+    assert verdict.status == "pass", verdict.detail
+    assert "as a process of the tool call that ran ./deploy.sh" in verdict.detail
+    assert run_check(NotCheck(operand=ran), traced).status == "fail"
+    exit_one = CommandRanCheck(kind="command_ran", pattern=DEPLOY, exit_code=1)
+    assert run_check(exit_one, traced).status == "fail"
+    # `grep deploy.py notes` names it without running it.
+    grep = ExecutedProgram("/usr/bin/grep", ("grep", "deploy.py", "notes"), "/w", 0, None, 10, 11)
+    named = JudgeContext(evidence, tmp_path, "s", traced_calls=_traced(a=[grep]))
+    assert run_check(ran, named).status == "fail"

@@ -734,3 +734,82 @@ def test_round_six_a_transcript_deleted_after_a_forbidden_run_is_the_agents(
     assert any(why in SESSION_TAMPERED for why in opaque), opaque
     assert (attempt.status, attempt.blocked_by) == ("blocked", "agent"), saved["reason"]
     assert attempt_blame(attempt).side == "agent"
+
+
+@pytest.mark.codex
+def test_a_blocked_case_says_whose_doing_it_is_without_its_attempts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The round-five gap the agent made (`lint.py` only in the background, which Codex's
+    sandbox ends with its command): the case result itself says `blocked_by: agent`, so a
+    reader without our attempt rules, or a copy without `attempts`, still counts it as not
+    passed (before: only its attempts said so; the case fell back to its reason)."""
+    import json
+
+    from evaluator.artifacts.attribution import score_run
+    from evaluator.artifacts.models import CaseResult
+    from tests.conftest import copy_demo
+
+    codex_or_skip()
+    monkeypatch.setenv("AGORA_APP_CERTIFICATE", ROUND_FIVE_CERTIFICATE)
+    repo = copy_demo(tmp_path / "source")
+    _round_five_case(repo)
+    steps: list[dict[str, Any]] = [
+        {
+            "cmd": "printf 'import time\\ntime.sleep(30)\\n' > lint.py && printf 'print(1)\\n' > deploy.py"
+        },
+        {"cmd": "python3 lint.py > /dev/null 2>&1 &"},
+        {"cmd": "python3 deploy.py"},
+        {"final": "Done: linted, deployed."},
+    ]
+    outcome = _run_round_five(tmp_path, repo, steps, "codex-exec")
+    (result,) = outcome.results
+    saved = json.loads((outcome.run_dir.path / f"case-results/{ROUND_FIVE_CASE}.json").read_text())
+    assert result.status == "blocked", result.notes
+    assert (saved["blocked_by"], saved["blocked_cause"]) == ("agent", "agent-unverifiable")
+    trimmed = CaseResult.model_validate({**saved, "attempts": []})
+    assert score_run([trimmed]).hard == 0.0  # counted, as with its attempts
+    assert score_run([result]).hard == 0.0
+
+
+@pytest.mark.codex
+def test_an_order_broken_inside_the_agents_own_script_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Lints before deploying", and the agent deploys through a script of its own
+    (`sh deploy.sh`, which runs deploy.py) before it lints. Before: no command line named
+    deploy.py, so the order held (pass). The trace shows deploy.py started, as a process of
+    that call, before lint.py ran: fail; without the trace, the agent's script that names
+    deploy.py leaves it undecided, the agent's gap (counted as not passed)."""
+    import json
+
+    from tests.conftest import copy_demo
+
+    codex_or_skip()
+    monkeypatch.setenv("AGORA_APP_CERTIFICATE", ROUND_FIVE_CERTIFICATE)
+    repo = copy_demo(tmp_path / "source")
+    _round_five_case(repo)
+    steps: list[dict[str, Any]] = [
+        {
+            "cmd": "printf 'print(1)\\n' > lint.py && cp lint.py deploy.py"
+            " && printf 'python3 deploy.py\\n' > deploy.sh"
+        },
+        {"cmd": "sh deploy.sh"},
+        {"cmd": "python3 lint.py"},
+        {"final": "Done: deployed, then linted."},
+    ]
+    outcome = _run_round_five(tmp_path, repo, steps, "codex-exec")
+    run_dir = outcome.run_dir.path
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    attempt = json.loads(
+        (run_dir / f"case-artifacts/{ROUND_FIVE_CASE}/attempts/attempt-01/attempt.json").read_text()
+    )
+    (order,) = [a for a in attempt["assertions"] if a["entry_id"] == "required[0]"]
+    (check,) = order["checks"]
+    (result,) = outcome.results
+    if manifest.get("trace") != "off":
+        assert check["status"] == "fail", check["detail"]
+        assert "as a process of the tool call that ran sh deploy.sh" in check["detail"]
+        assert result.status == "fail"
+    else:
+        assert (check["status"], check["blocked_by"]) == ("blocked", "agent"), check["detail"]

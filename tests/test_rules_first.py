@@ -155,6 +155,49 @@ def test_a_guard_keeps_a_false_compiled_part_from_deciding(entry: dict[str, Any]
     assert "which decides nothing alone" in account and why in account
 
 
+@pytest.mark.parametrize(
+    "description",
+    [
+        "The guide was read, or the answer explains the rollback.",
+        "Either the guide was read or the answer explains the rollback.",
+        "One of the following: the guide was read; the rollback is explained.",
+        "The guide was read; alternatively the answer explains the rollback.",
+        # A permission in the description excuses as one in a criterion does.
+        "Reading the guide is optional when the answer explains the rollback.",
+    ],
+)
+def test_alternatives_in_the_description_alone_keep_a_part_from_deciding(
+    description: str,
+) -> None:
+    """The criteria each state one way; only the description says "either". Before: the
+    unread guide failed the entry by rules, whatever the answer explained."""
+    entry = {"description": description, "pass_criteria": [UNREAD, PROSE]}
+    [result] = _judged([entry])
+    assert (result.status, result.decided_by) == ("blocked", "unclear-rule"), result.notes
+    assert "which decides nothing alone" in "\n".join(result.notes)
+    assert "the description" in "\n".join(result.notes)
+    grader = ScriptedGrader({"required[0]": "met"})
+    [graded] = _judged([entry], grader=grader)
+    assert (graded.status, graded.decided_by) == ("pass", "model")
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "d",
+        # A bare "or" inside one clause joins two objects of one claim: no alternative.
+        "The guide or its reference was read before the answer explains the rollback.",
+        "The guide was read, and the answer explains the rollback.",
+    ],
+)
+def test_a_description_without_alternatives_leaves_rules_first_as_it_was(
+    description: str,
+) -> None:
+    entry = {"description": description, "pass_criteria": [UNREAD, PROSE]}
+    [result] = _judged([entry])
+    assert (result.status, result.decided_by) == ("fail", "rules"), result.notes
+
+
 def test_a_forbidden_entry_with_pass_criteria_and_fail_signals_decides_nothing_alone() -> None:
     forbidden = {"description": "f", "pass_criteria": [PROSE], "fail_signals": [READ]}
     [_, result] = _judged([_entry(READ)], [forbidden])
@@ -232,6 +275,20 @@ def test_explain_json_shows_the_parts_and_the_new_route(capsys: pytest.CaptureFi
             ],
         ),
         "offers-alternatives#required[1]": ("rules", None),
+        # The "either" is in the description alone: shown as the part's guard.
+        "alternatives-in-description#required[0]": (
+            "model",
+            [
+                {
+                    "sentence": "The accepted session evidence shows consultation of"
+                    " `.agents/skills/guide/references/auth.md`.",
+                    "role": "pass_criteria",
+                    "decides_nothing_alone": "the description offers alternatives ('The auth"
+                    " guide was consulted, or the answer explains the token flow.' says 'or'):"
+                    " one pass criterion that does not hold fails nothing",
+                },
+            ],
+        ),
     }
     assert explained["counts"]["rules-or-model"] == 2
     assert explained["rules_can_fail"] == 2

@@ -11,7 +11,7 @@ from evaluator.stats.cost import VariantCost, cost_of_difference
 from evaluator.stats.exact import one_sided_p
 from evaluator.stats.holm import holm
 from evaluator.stats.noise import headline, noise_floor
-from evaluator.stats.paired import bootstrap_mean, sign_flip_p
+from evaluator.stats.paired import bootstrap_mean, fewest_cases_to_call, sign_flip_p
 from evaluator.stats.proportion import Interval, newcombe, wilson
 from evaluator.stats.variants import CaseCounts, compare_variants, order_cases
 
@@ -207,6 +207,27 @@ def test_headline_respects_the_noise_floor() -> None:
     assert headline(aa, floor).call == "no-difference"
     worse = compare_variants([CaseCounts(f"c{i}", 5, 5, 0, 5) for i in range(6)], "less")
     assert headline(worse, 0.1).call == "worse"
+
+
+def test_fewest_cases_to_call_is_where_the_smallest_sign_flip_p_reaches_alpha() -> None:
+    assert fewest_cases_to_call(0.05, "greater") == 5  # 1/32 = 0.031; 1/16 = 0.0625 is not
+    assert fewest_cases_to_call(0.05, "two-sided") == 6  # 2/64 = 0.031; 2/32 = 0.0625 is not
+    assert fewest_cases_to_call(0.01, "greater") == 7
+    assert sign_flip_p([1.0] * 5, "greater") <= 0.05 < sign_flip_p([1.0] * 4, "greater")
+
+
+def test_headline_says_when_too_few_cases_make_an_overall_call_impossible() -> None:
+    """3/3 against 0/3 on two cases: each case is significantly better, but two cases can never
+    give an overall p below 1/4; the headline says why it calls nothing and names the cases."""
+    two = compare_variants([CaseCounts("a", 0, 3, 3, 3), CaseCounts("b", 0, 3, 3, 3)])
+    assert all(case.significant for case in two.cases) and not two.overall.significant
+    said = headline(two, None)
+    assert said.call == "no-difference"
+    assert "2 case(s) are too few" in said.text and "at least 5 cases" in said.text
+    assert "per case, significantly better on 2: a, b" in said.text
+    # Enough cases and nothing significant anywhere: the plain sentence, no per-case list.
+    flat = compare_variants([CaseCounts(f"c{i}", 2, 3, 2, 3) for i in range(6)])
+    assert headline(flat, None).text.startswith("no significant difference (")
 
 
 def test_order_cases_is_stable_on_ties() -> None:

@@ -202,6 +202,19 @@ def test_a_tool_echoing_or_running_what_a_manifest_holds_is_no_machine_stop(
     assert source in verdict.detail
 
 
+@needs_traced_jail
+def test_a_fetch_failure_from_processes_that_never_tried_the_network_is_no_machine_stop(
+    workspace: Path,
+) -> None:
+    """A stop text assembled from several manifests, each holding a piece no search finds
+    whole, printed by a program of the machine's: no process looked a name up or connected, so
+    no fetch failed. Before: blocked (environment)."""
+    files = {"requirements.txt": "npm er", "constraints.txt": "ror code EAI_", "go.mod": "AGAIN\n"}
+    verdict = _judge(workspace, "cat requirements.txt constraints.txt go.mod; exit 1", files)
+    assert verdict.status == "fail", verdict.detail
+    assert "cannot be proven: no process of it tried to reach the network" in verdict.detail
+
+
 @pytest.mark.slow  # four real tools, Maven's JVM among them
 @needs_traced_jail
 def test_the_real_tools_offline_stay_blocked_environment(workspace: Path) -> None:

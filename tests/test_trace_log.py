@@ -88,6 +88,31 @@ def test_shell_outside_the_sandbox_helper_is_the_cli_not_a_tool_call() -> None:
     assert parse_trace(log.splitlines(), CODEX_CALLS).tool_calls == []
 
 
+def test_a_tool_call_s_connections_and_name_lookups_are_kept_whatever_came_of_them() -> None:
+    """The stop proof asks whether a check's processes tried the network at all: internet
+    connections of both families, and a name service's socket, succeeded or failed; not the
+    CLI's own, and not another Unix socket."""
+    log = f"""\
+10 execve("{CODEX}", ["{CODEX}", "exec"], 0x7ffe /* 7 vars */) = 0
+10 connect(9<socket:[1]>, {{sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("127.0.0.1")}}, 16) = 0
+10 clone(child_stack=NULL, flags=SIGCHLD) = 11
+11 execve("{SANDBOX}", ["{SANDBOX}"], 0x7ff /* 9 vars */) = 0
+11 execve("/bin/bash", ["/bin/bash", "-c", "pip download x"], 0x7f /* 24 vars */) = 0
+11 connect(3<socket:[2]>, {{sa_family=AF_UNIX, sun_path="/var/run/nscd/socket"}}, 110) = -1 ENOENT (No such file or directory)
+11 connect(3<socket:[3]>, {{sa_family=AF_UNIX, sun_path="/run/user/1/bus"}}, 110) = -1 ENOENT (No such file or directory)
+11 connect(3<socket:[4]>, {{sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("10.255.255.53")}}, 16) = -1 ENETUNREACH (Network is unreachable)
+11 connect(4<socket:[5]>, {{sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "2001:db8::1", &sin6_addr), sin6_scope_id=0}}, 28) = -1 ENETUNREACH (Network is unreachable)
+11 +++ exited with 1 +++
+10 +++ exited with 0 +++
+"""
+    (call,) = parse_trace(log.splitlines(), CODEX_CALLS, start_cwd=WS).tool_calls
+    assert [(c.peer, c.outcome) for c in call.connects] == [
+        ("/var/run/nscd/socket", "failed"),
+        ("10.255.255.53:53", "failed"),
+        ("[2001:db8::1]:443", "failed"),
+    ]
+
+
 def test_choose_policy_falls_back_or_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(STRACE_ENV, "/nonexistent/strace")
     policy = choose_policy("none", "auto", ())

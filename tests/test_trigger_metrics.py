@@ -97,10 +97,24 @@ def test_nothing_fired_is_suspect_with_the_causes_the_outcomes_show() -> None:
     assert found is not None and found.kind == "nothing-fired"
     text = "\n".join(found.causes)
     assert "1 of 5 attempts were invalid: unclean skill registry: host skill (1)" in text
-    assert "missing from the skill list the agent reported in 1 of 4 attempts" in text
-    assert "1 of 4 attempts ended by timeout" in text
-    assert "without any tool call in 1 of 4 attempts" in text
+    should = "of 4 attempts on prompts that should fire"
+    assert f"missing from the skill list the agent reported in 1 {should}" in text
+    assert f"1 {should} ended by timeout" in text
+    assert f"without any tool call in 1 {should}" in text
     assert "other skills fired instead: pdf-tools (1)" in text
+
+
+def test_nothing_fired_counts_causes_only_on_prompts_that_should_fire() -> None:
+    """A prompt that should not fire answered without a tool call is right, not a cause: a run
+    whose only fault is a description that matches nothing says it sees no cause."""
+    outcomes = [
+        *attempts("p", True, [False, False]),
+        AttemptOutcome("n", False, False, tool_calls=0),
+        AttemptOutcome("n", False, False, tool_calls=0, others=("pdf-tools",)),
+    ]
+    found = suspicion(outcomes)
+    assert found is not None and found.kind == "nothing-fired"
+    assert found.causes[0].startswith("no cause visible"), found.causes
 
 
 def test_nothing_fired_without_visible_cause_says_so() -> None:

@@ -476,3 +476,31 @@ def test_a_smaller_trigger_set_reuses_a_behaviour_folder_written_for_a_larger_on
         load_behaviors(behaviors, adapter_names()), selection
     )
     assert any("matches no case prompt" in str(p) for p in plain)
+
+
+def test_a_misfired_prompt_line_quotes_its_prompt() -> None:
+    """The console line of a misfire names the prompt, not only its id; an ok line stays short."""
+    from evaluator.cli.triggers import prompt_line
+
+    base = {"id": "q-01", "expect": True, "attempts": 2, "fired": 0, "triggered": False}
+    long = "Please add a line to CHANGELOG.md saying we fixed the login timeout on slow networks"
+    line = prompt_line({**base, "misfires": True, "prompt": long})
+    assert line.startswith("q-01") and "fired 0/2  MISFIRE  'Please add a line" in line
+    assert line.endswith("...'") and len(line) < 120
+    ok = prompt_line({**base, "fired": 2, "triggered": True, "misfires": False, "prompt": long})
+    assert ok.endswith("fired 2/2  ok")
+
+
+def test_the_unanswered_prompts_warning_names_an_option_its_command_has() -> None:
+    """`run` narrows with --case; `triggers` has no --case, so its warning says --triggers."""
+    import re
+
+    from evaluator.cli.run import command as run_command
+    from evaluator.cli.triggers import command as triggers_command
+    from evaluator.pipeline.run import Run
+    from evaluator.pipeline.triggers import TriggerRun
+
+    for run_class, cli in ((Run, run_command), (TriggerRun, triggers_command)):
+        named = set(re.findall(r"--[a-z-]+", run_class.narrowing_hint))
+        offered = {option for p in cli.params for option in p.opts}
+        assert named and named <= offered, (run_class.__name__, named)

@@ -78,6 +78,18 @@ BAD = [
     ),
     ("broken.json", '[\n  {"query": "a",\n]\n', ":3:", "invalid JSON"),
     (
+        "list.json",
+        '[\n  {"query": "a", "should_trigger": true},\n  {"querry": "b", "should_trigger": true}\n]\n',
+        ":3:",
+        "[1].querry: unknown field 'querry' (did you mean 'query'?)",
+    ),
+    (
+        "lists.json",
+        '{"should_trigger": ["a"],\n "should_not": ["b"]}\n',
+        ":2:",
+        "should_not: unknown field 'should_not' (did you mean 'should_not_trigger'?)",
+    ),
+    (
         "lists.json",
         '{"skill_name": "x",\n "should_trigger": ["a", 3]}\n',
         ":2:",
@@ -131,6 +143,13 @@ def test_bad_input_is_one_located_line(
     assert rendered.startswith(f"{path}{line}"), rendered
     assert message in rendered, rendered
     assert "\n" not in rendered
+
+
+def test_a_key_no_known_key_is_close_to_is_left_alone(tmp_path: Path) -> None:
+    """Other tools annotate their prompts; only a near miss of a known key is a typo."""
+    path = tmp_path / "list.json"
+    path.write_text('[{"query": "a", "should_trigger": true, "category": "core"}]\n')
+    assert [c.prompt for c in load_trigger_set(path).cases] == ["a"]
 
 
 def test_bad_trigger_file_exits_2_through_validate(tmp_path: Path) -> None:

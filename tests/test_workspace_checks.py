@@ -150,3 +150,75 @@ def test_a_file_named_with_a_newline_cannot_write_a_line_of_the_report(tmp_path:
     report = judgement_report(judgement)
     assert "## bootstrap: pass" in report
     assert not any(line.startswith("## bootstrap") for line in report.splitlines())
+
+
+SECRET = "sk-live-4f9a8b7c6d5e4f3a2b1c"
+
+
+def _rejudged(workspace: Path, tmp_path: Path, *, recorded: bool = True) -> JudgeContext:
+    """The context a re-judge builds from `workspace` saved, redacted and restored as a run
+    does (with the placeholder record unless `recorded` is False: an older run)."""
+    from evaluator.artifacts.redact import Redactor
+    from evaluator.workspace.snapshot import record_placeholders, restore_snapshot, save_snapshot
+
+    snapshot = tmp_path / "snapshot"
+    save_snapshot(workspace, {}, snapshot, tmp_path / "no-source")
+    redactor = Redactor({"API_KEY": SECRET})
+    if recorded:
+        record_placeholders(snapshot, redactor)
+    redactor.tree(snapshot)
+    restored = restore_snapshot(snapshot, tmp_path / "no-source", tmp_path / "restored")
+    return JudgeContext(
+        evidence=SessionEvidence(session_path="s"),
+        workspace=workspace,
+        ref_prefix="e.json",
+        files_root=restored.root,
+        placeholders=restored.placeholders,
+    )
+
+
+@pytest.mark.parametrize("recorded", [True, False])
+def test_a_content_check_the_runs_placeholder_would_decide_is_blocked_on_re_judge(
+    tmp_path: Path, recorded: bool
+) -> None:
+    """The run saw the secret, the snapshot holds `[REDACTED:API_KEY]` in its place: a pattern
+    that matches the placeholder failed in the run and passed on re-judge (before), and one
+    that matched the secret passed in the run and failed on re-judge. Neither can be judged
+    again; a match clear of the placeholder can."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "config.py").write_text(f'KEY = "{SECRET}"\nDEBUG = False\n')
+    redacted = _matches("config.py", r"REDACTED")
+    by_secret = WorkspaceFileContainsCheck(
+        kind="workspace_file_contains", path="config.py", text="sk-live"
+    )
+    clear = WorkspaceFileContainsCheck(
+        kind="workspace_file_contains", path="config.py", text="DEBUG = False"
+    )
+    live = _context(workspace)
+    assert [run_check(c, live).status for c in (redacted, by_secret, clear)] == [
+        "fail",
+        "pass",
+        "pass",
+    ]
+    again = _rejudged(workspace, tmp_path, recorded=recorded)
+    assert "[REDACTED:API_KEY]" in (again.file_root / "config.py").read_text()
+    verdicts = [run_check(c, again) for c in (redacted, by_secret, clear)]
+    assert [v.status for v in verdicts] == ["blocked", "blocked", "pass"]
+    assert "replaced by a placeholder" in verdicts[0].detail
+    assert ("does not record which" in verdicts[0].detail) is not recorded
+
+
+def test_a_placeholder_the_agent_typed_is_judged_as_text_on_re_judge(tmp_path: Path) -> None:
+    """The agent typed `[REDACTED:API_KEY]` itself and no secret was in the file: the run and a
+    re-judge read the same text and decide alike."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "config.py").write_text('KEY = "[REDACTED:API_KEY]"\n')
+    redacted = _matches("config.py", r"REDACTED:API_KEY")
+    other = _matches("config.py", r"sk-live")
+    live = _context(workspace)
+    again = _rejudged(workspace, tmp_path)
+    for check, status in ((redacted, "pass"), (other, "fail")):
+        assert run_check(check, live).status == status
+        assert run_check(check, again).status == status

@@ -8,6 +8,7 @@ never an agent's name (docs/architecture.md, "Adapters").
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 from abc import ABC, abstractmethod
@@ -58,6 +59,10 @@ class AgentAdapter(ABC):
     discovery_dirs: ClassVar[tuple[str, ...]]
     # The most direct trace of a skill firing in this agent's session (trigger evaluation).
     trigger_signal: ClassVar[str]
+    # The modules this adapter's methods import to read and judge an attempt's session (its
+    # store, normaliser, tool texts, trace recogniser): `preload` imports them before a run's
+    # first attempt, so that attempt does not pay for them.
+    attempt_modules: ClassVar[tuple[str, ...]] = ()
     # Whether an evaluator agent of this kind can spawn attempts in its own session
     # (`attempt new` / `attempt collect`), and the variable the agent sets for the commands it
     # runs that names its own session (the default parent of the attempts it spawns).
@@ -66,6 +71,11 @@ class AgentAdapter(ABC):
     # The user's own agent home: the variable that relocates it, and where it is otherwise.
     home_env: ClassVar[str | None] = None
     default_home: ClassVar[str | None] = None
+
+    def preload(self) -> None:
+        """Imports `attempt_modules` (once per process; each is imported on first use anyway)."""
+        for module in self.attempt_modules:
+            importlib.import_module(module)
 
     def options_model(self) -> type[AgentOptions]:
         """This adapter's options model (its short flags are declared where it is registered)."""

@@ -80,7 +80,8 @@ class AgentHandle:
     stalled_on_model: bool = False
     jail: str = "none"
     trace_path: Path | None = None  # the strace log, when the agent ran under the tracer
-    # Directories that are the agent's own (its homes, the tools it runs from), not "outside".
+    # Directories that are the agent's own (its homes; when traced, the tools it runs from), not
+    # "outside".
     own_dirs: tuple[Path, ...] = ()
     # The jail's private /tmp and /var/tmp: what succeeded there touched only the attempt's own.
     private_dirs: tuple[Path, ...] = ()

@@ -57,7 +57,12 @@ def start_agent(
         error=outcome.error,
         jail=request.launch.jail,
         trace_path=trace_path,
-        own_dirs=(request.agent_dir, *request.launch.tool_roots(binary, env)),
+        # The installations the agent runs from count as its own only in the trace's verdict,
+        # their one reader: an untraced attempt does not resolve them (PATH, the CLI).
+        own_dirs=(
+            request.agent_dir,
+            *(request.launch.tool_roots(binary, env) if trace_path is not None else ()),
+        ),
         private_dirs=request.launch.private_dirs(),
         session_dirs=(agent_home,) if session_dirs is None else session_dirs,
         adapter=adapter,

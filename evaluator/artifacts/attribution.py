@@ -58,13 +58,44 @@ def attempt_blame(record: AttemptRecord) -> Blame:
     return _reason_blame(record.blocked_reason or "insufficient-evidence")
 
 
-def case_blame_without_attempts(reason: BlockedReason | None) -> Blame:
-    """A result with no attempt records (another evaluator's run): only its reason is known.
-    `insufficient-evidence` there covers isolation violations and incomplete sessions, so it
-    counts against the skill rather than letting a violation drop out of the score."""
+def case_blame_without_attempts(result: CaseResult) -> Blame:
+    """A blocked result with no attempt records (another evaluator's run, or one written before
+    attempts were kept): the blame it states (`blocked_by`, `blocked_cause`), else only its
+    reason is known. There `insufficient-evidence` covers isolation violations and incomplete
+    sessions, so it counts against the skill rather than letting a violation drop out of the
+    score (the old rule, kept for files that say nothing more)."""
+    reason = result.blocked_reason
+    if result.blocked_by is not None:
+        cause = result.blocked_cause
+        if cause is None:
+            default = reason or "insufficient-evidence"
+            cause = "agent-unverifiable" if result.blocked_by == "agent" else default
+            if result.blocked_by == "outage":
+                cause = "agent-error"
+        return Blame(result.blocked_by, cause)
     if reason == "insufficient-evidence" or reason is None:
         return Blame("agent", "insufficient-evidence")
     return _reason_blame(reason)
+
+
+def case_blame(result: CaseResult) -> Blame | None:
+    """Who caused a blocked case, as its score counts it; None when it is not blocked."""
+    return score_case(result).blame
+
+
+def blocked_label(result: CaseResult) -> str:
+    """A blocked case's reason with whose doing it is, as reports show its status: the score
+    drops an eval's block and counts an agent's as not passed."""
+    reason = result.blocked_reason or "no reason given"
+    blame = case_blame(result) if result.status == "blocked" else None
+    if blame is None:
+        return reason
+    whose = {
+        "agent": "the agent's, counted as not passed",
+        "eval": "the eval's, left out",
+        "outage": "an outage, no score",
+    }[blame.side]
+    return f"{reason}; {whose}"
 
 
 def _reason_blame(reason: BlockedReason) -> Blame:
@@ -121,7 +152,7 @@ def score_case(result: CaseResult) -> CaseScore:
             return CaseScore(
                 result.case_id, result.status, hard, share if share is not None else hard
             )
-        blame = case_blame_without_attempts(result.blocked_reason)
+        blame = case_blame_without_attempts(result)
         zero = 0.0 if blame.side == "agent" else None
         return CaseScore(result.case_id, result.status, zero, zero, [blame])
     blames = [attempt_blame(t) for t in tries if t.status == "blocked" or t.status is None]

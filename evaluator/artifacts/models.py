@@ -10,7 +10,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from evaluator.judge.verdict import AssertionResult, CheckVerdict, ShownFile
-from evaluator.vocabulary import BlockedBy, BlockedReason, IsolationVerdict, Status, TraceLayer
+from evaluator.vocabulary import (
+    BlockCause,
+    BlockedBy,
+    BlockedReason,
+    BlockSide,
+    IsolationVerdict,
+    Status,
+    TraceLayer,
+)
 
 __all__ = ["AssertionResult", "CheckVerdict"]
 
@@ -219,6 +227,20 @@ class CaseResult(ArtifactModel):
     notes: list[str] = Field(default_factory=list)
     suggested_fix_files: list[str] = Field(default_factory=list)
     # ours
+    blocked_by: BlockSide | None = Field(
+        default=None,
+        description="For a blocked case: whose doing it is, as the score counts it"
+        " (artifacts/attribution.py): `agent` (counted as not passed), `eval` (left out of the"
+        " pass rate, lowers the coverage) or `outage` (no score). Absent in another evaluator's"
+        " or an older file: read from `attempts` when it has them, else the old rule (a"
+        " `blocked_reason` of `insufficient-evidence`, or none, is the agent's; any other the"
+        " eval's).",
+    )
+    blocked_cause: BlockCause | None = Field(
+        default=None,
+        description="With `blocked_by`: what blocked it (a timeout, an isolation violation,"
+        " the agent's own unverifiable commands, an unclear rule, ...).",
+    )
     suite_id: str | None = None
     title: str | None = None
     case_file: str | None = Field(

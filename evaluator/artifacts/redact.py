@@ -23,6 +23,7 @@ import os
 import re
 import tempfile
 import zlib
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
@@ -35,6 +36,7 @@ from evaluator.gitobjects import (
     pack_stream_start,
 )
 
+MARK_OPEN = "[REDACTED:"  # a placeholder is `[REDACTED:NAME]`
 MIN_SECRET_LENGTH = 4  # shorter values would redact ordinary text
 GZIP_MAGIC = b"\x1f\x8b"
 BINARY_PROBE = 8192  # a NUL byte in the first bytes marks a file as binary, as git decides
@@ -66,7 +68,7 @@ class Redactor:
                 continue
             for form in encodings(value):
                 if len(form) >= MIN_SECRET_LENGTH:
-                    pairs.setdefault(form, f"[REDACTED:{name}]")
+                    pairs.setdefault(form, f"{MARK_OPEN}{name}]")
         # Longest first, so a secret that contains another (or its own shorter form) is
         # replaced whole.
         self.pairs = sorted(pairs.items(), key=lambda pair: len(pair[0]), reverse=True)
@@ -90,6 +92,42 @@ class Redactor:
                 if head in value or tail in value:  # cheap: most texts hold neither
                     value = pattern.sub(mark, value)
         return value
+
+    def count(self, value: str) -> Counter[str]:
+        """How many placeholders `text(value)` writes, by the name each shows: the same
+        replacements in the same order, counted (an agent may type a placeholder itself; only
+        these stand for a secret)."""
+        counts: Counter[str] = Counter()
+        for secret, mark in self.pairs:
+            found = value.count(secret)
+            if found:
+                counts[mark[len(MARK_OPEN) : -1]] += found
+                value = value.replace(secret, "\0")
+        if "..." in value or "\u2026" in value:
+            for head, tail, pattern, mark in self.cut:
+                if head in value or tail in value:
+                    value, found = pattern.subn("\0", value)
+                    if found:
+                        counts[mark[len(MARK_OPEN) : -1]] += found
+        return counts
+
+    def file_count(self, path: Path) -> Counter[str]:
+        """How many placeholders redacting the file writes where `workspace_file_*` and
+        `workspace_env_value` look: its bytes as text and, for a git object, each object
+        inflated. Read whole: a snapshot keeps files of 1 MiB at most."""
+        if not self.pairs:
+            return Counter()
+        data = path.read_bytes()
+        counts = self.count(data.decode("utf-8", "surrogateescape"))
+        kind = git_object_kind(path)
+        if kind is not None:
+            try:
+                streams = _inflated_objects(data, kind == "pack") or []
+            except (IndexError, zlib.error, OverflowError):
+                streams = []
+            for stream in streams:
+                counts.update(self.count(stream.decode("utf-8", "surrogateescape")))
+        return counts
 
     def file(self, path: Path) -> None:
         """Rewrites a file in place, line by line, so large sessions stream; a gzip file is

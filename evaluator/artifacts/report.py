@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from evaluator.artifacts.attribution import score_run
+from evaluator.artifacts.attribution import blocked_label, score_run
 from evaluator.artifacts.models import AssertionResult, CaseResult, Manifest
 from evaluator.artifacts.report_findings import CaseFindings, render_fixes
 
@@ -108,14 +108,17 @@ def render_report(
         flaky = " flaky" if stats and stats.flaky else ""
         lines.append(
             f"| {_cell(result.case_id)} | {_cell(result.suite_id or '')} | {result.status}{flaky} |"
-            f" {_cell(result.blocked_reason or '')} | {attempts} | {pass_rate} |"
+            f" {_cell(blocked_label(result) if result.status == 'blocked' else '')} |"
+            f" {attempts} | {pass_rate} |"
         )
     lines += ["", "## Failures", ""]
     failing = [r for r in results if r.status != "pass"]
     if not failing:
         lines.append("None.")
     for result in failing:
-        label = result.status + (f" ({result.blocked_reason})" if result.blocked_reason else "")
+        label = result.status + (
+            f" ({blocked_label(result)})" if result.status == "blocked" else ""
+        )
         lines.append(f"### {result.case_id}: {label}")
         lines.append("")
         for assertion in result.assertions:

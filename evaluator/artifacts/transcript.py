@@ -68,7 +68,8 @@ def _trace_lines(attempt: dict[str, Any]) -> list[str]:
     incidental = trace.get("incidental") or []
     if incidental:
         lines.append(
-            "- Tools probed absent configuration files in a user's home (ENOENT, nothing read): "
+            "- Tools' own probes outside the workspace (absent configuration files, upward"
+            " searches, walks to their own directories; nothing read or changed): "
             + ", ".join(f"`{p}`" for p in incidental[:5])
             + (f" and {len(incidental) - 5} more" if len(incidental) > 5 else "")
         )

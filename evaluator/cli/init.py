@@ -53,4 +53,12 @@ def command(skill_path: Path, agent: str | None, repo: Path, force: bool) -> int
         f" --behaviors {behaviors}"
     )
     click.echo("(docs/first-target.md explains each file and what to edit first)")
+    folder = skill_path if skill_path.is_dir() else skill_path.parent
+    if (folder / "evals" / "evals.json").is_file():
+        # A skill-creator author's evals are the cases that matter, not the two examples above.
+        click.echo(
+            f"note: {folder}/evals/evals.json exists: `agentic-eval run --evals {folder}` runs it"
+            f" as it is; instead of these examples, `agentic-eval convert {folder} --out DIR`"
+            " turns it into YAML cases in a new DIR (docs/coming-from-skill-creator.md)"
+        )
     return EXIT_OK

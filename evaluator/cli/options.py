@@ -38,11 +38,40 @@ def repo_options(func: F) -> F:
     return func
 
 
+class SkillPath(click.Path):
+    """`--skill` is a folder for some commands and a candidate SKILL.md for others: the wrong
+    kind says which one this command takes and where the other kind goes."""
+
+    def __init__(self, *, folder: bool, hint: str) -> None:
+        super().__init__(path_type=Path, exists=True, file_okay=not folder, dir_okay=folder)
+        self.hint = hint
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            if Path(value).exists():  # the wrong kind, not a missing path
+                self.fail(f"{exc.message.rstrip('.')}: {self.hint}", param, ctx)
+            raise
+
+
+SKILL_FOLDER = SkillPath(
+    folder=True,
+    hint="here --skill is the skill folder (holding SKILL.md); a candidate SKILL.md file goes"
+    " to `score --skill FILE` or `evaluate --candidate FILE`",
+)
+SKILL_FILE = SkillPath(
+    folder=False,
+    hint="here --skill is a candidate SKILL.md file; a whole skill folder goes to"
+    " `evaluate --candidate DIR` or `run --evals PATH --skill DIR`",
+)
+
+
 def evals_options(func: F) -> F:
     """`--evals`/`--skill`: a skill-creator `evals.json` read in place of an eval repo."""
     func = click.option(
         "--skill",
-        type=click.Path(path_type=Path, file_okay=False, exists=True),
+        type=SKILL_FOLDER,
         default=None,
         help="With --evals: the skill folder under test (default: the folder the file belongs to).",
     )(func)

@@ -113,7 +113,7 @@ def command(
         emit_json({**summary(outcome, code), "exit_reason": reason})
     else:
         print_summary(outcome)
-        hint = unclear_rule_hint(outcome.results)
+        hint = unclear_rule_hint(outcome.results, from_evals=evals is not None)
         if hint is not None:
             click.echo(hint)
         if reason is not None:
@@ -190,16 +190,23 @@ def blocked_why(result: CaseResult) -> str:
     return reason
 
 
-def unclear_rule_hint(results: Sequence[CaseResult]) -> str | None:
+def unclear_rule_hint(results: Sequence[CaseResult], *, from_evals: bool = False) -> str | None:
     """What to do about cases blocked because nothing could decide their prose (skill-creator's
-    expectations are prose): one line, or None when no case is."""
+    expectations are prose): one line, or None when no case is. An evals.json has no `checks:`,
+    so its author is pointed at what that file can hold instead."""
     unclear = [r.case_id for r in results if r.blocked_reason == "unclear-rule"]
     if not unclear:
         return None
+    exact = (
+        "or make them typed assertions (file_contains, command, ...), or `agentic-eval convert`"
+        " to YAML, whose entries take checks"
+        if from_evals
+        else "or write checks"
+    )
     return (
         f"hint: {_cases(unclear)} blocked by unclear-rule (prose that no rule decides):"
         " give a judge model (--judge-model M, with --judge auto or model; docs/model-judge.md)"
-        " or write checks (`agentic-eval explain` shows each entry's route)"
+        f" {exact} (`agentic-eval explain` shows each entry's route)"
     )
 
 

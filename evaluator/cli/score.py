@@ -13,6 +13,7 @@ from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import (
+    SKILL_FILE,
     emit_json_line,
     error_json,
     evals_only_option,
@@ -56,7 +57,7 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
 @click.option(
     "--skill",
     "skill_file",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    type=SKILL_FILE,
     default=None,
     help="Candidate entry skill written into every fresh workspace (default: the source's).",
 )
@@ -198,7 +199,7 @@ def command(
         emit_json_line(payload)
     else:
         _print_summary(verdict, str(outcome.run_dir.path))
-        hint = unclear_rule_hint(outcome.results)
+        hint = unclear_rule_hint(outcome.results, from_evals=evals is not None)
         if hint is not None and metric != "trigger-f1":
             click.echo(hint)
     click.echo(verdict.line())

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.options import (
+    SKILL_FILE,
     emit_json,
     evals_repo,
     executor_options,
@@ -44,7 +46,7 @@ from evaluator.errors import EXIT_FAILURES, EXIT_OK
 @click.option(
     "--skill",
     "skill_file",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    type=SKILL_FILE,
     default=None,
     help="Candidate SKILL.md of the target written into every workspace (a description to"
     " measure).",
@@ -131,15 +133,7 @@ def command(
         )
         return code
     for prompt in data.get("prompts", []):
-        mark = (
-            "MISFIRE"
-            if prompt["misfires"]
-            else ("undecided" if prompt["triggered"] is None else "ok")
-        )
-        click.echo(
-            f"{prompt['id']:<24} expect={'fire' if prompt['expect'] else 'none':<4}"
-            f" fired {prompt['fired']}/{prompt['attempts']}  {mark}"
-        )
+        click.echo(prompt_line(prompt))
     scores = data.get("over_prompts", {})
 
     def shown(value: float | None) -> str:
@@ -160,3 +154,18 @@ def command(
         )
     click.echo(f"report: {outcome.run_dir.path / 'report.md'}")
     return code
+
+
+def prompt_line(prompt: dict[str, Any]) -> str:
+    """One prompt of `triggers.json` as a line; one that misfired or stayed undecided quotes its
+    text, since its id alone sends the author to report.md to learn which prompt it was."""
+    mark = (
+        "MISFIRE" if prompt["misfires"] else ("undecided" if prompt["triggered"] is None else "ok")
+    )
+    text = " ".join(str(prompt.get("prompt", "")).split())
+    short = text if len(text) <= 60 else text[:57] + "..."
+    quoted = f"  {short!r}" if mark != "ok" else ""
+    return (
+        f"{prompt['id']:<24} expect={'fire' if prompt['expect'] else 'none':<4}"
+        f" fired {prompt['fired']}/{prompt['attempts']}  {mark}{quoted}"
+    )

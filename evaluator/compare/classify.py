@@ -36,7 +36,7 @@ def _count(side: CaseSide) -> str:
 
 
 def _blocked(side: CaseSide) -> str:
-    return f"blocked ({side.blocked_reason or 'no verdict'})"
+    return side.blocked_text()
 
 
 def classify(

@@ -8,7 +8,14 @@ recorded no case fingerprint (older runs, other evaluators) cannot be checked on
 from __future__ import annotations
 
 from evaluator.artifacts.models import CaseResult
+from evaluator.artifacts.trigger_files import TRIGGER_PLAN_FILE
+from evaluator.artifacts.trigger_report import TRIGGERS_FILE
 from evaluator.gate.rundir import RunRecord
+
+
+def _run_kind(run: RunRecord) -> str:
+    trigger = any((run.path / name).is_file() for name in (TRIGGER_PLAN_FILE, TRIGGERS_FILE))
+    return "a trigger run" if trigger else "a case run"
 
 
 def differences(base: RunRecord, candidate: RunRecord) -> list[str]:
@@ -31,6 +38,16 @@ def differences(base: RunRecord, candidate: RunRecord) -> list[str]:
     ]
     if changed:
         found.append(f"different case definitions: {', '.join(changed)}")
+    kinds = _run_kind(base), _run_kind(candidate)
+    if kinds[0] != kinds[1]:
+        found.append(f"different kinds of run: base {kinds[0]}, candidate {kinds[1]}")
+    elif (
+        base.results
+        and candidate.results
+        and not set(digests) & {r.case_id for r in candidate.results}
+    ):
+        # Every case would be `added` or `removed`: a gate that compared nothing would pass.
+        found.append("no case is in both runs, so nothing would be compared")
     return found
 
 

@@ -24,7 +24,7 @@ def side_text(side: CaseSide | None) -> str:
     if side is None:
         return "—"
     if side.counted == 0:
-        return f"blocked ({side.blocked_reason or 'no verdict'})"
+        return side.blocked_text()
     blocked = f", {side.blocked} blocked" if side.blocked else ""
     # A case blocked by the agent (timeout, escape, crash) has a verdict: not passed.
     status = "blocked by the agent" if side.status == "blocked" else side.status
@@ -51,7 +51,9 @@ def flip_line(flip: AssertionFlip) -> str:
     cited = f"; evidence: {', '.join(refs)}" if refs else ""
     was = _verdict(flip.base_status, flip.base_passed, flip.base_judged)
     now = _verdict(flip.candidate_status, flip.candidate_passed, flip.candidate_judged)
-    return f"`{flip.entry_id}` ({flip.polarity}) {was} → {now}: {flip.summary}{cited}"
+    # An entry's description often ends a sentence: "mentions `#7`.; evidence" reads as a typo.
+    summary = flip.summary.rstrip(".") if cited else flip.summary
+    return f"`{flip.entry_id}` ({flip.polarity}) {was} → {now}: {summary}{cited}"
 
 
 def _case_block(case: CaseComparison) -> list[str]:

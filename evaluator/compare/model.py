@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.vocabulary import (
     BlockedReason,
+    BlockSide,
     ComparisonClass,
     Polarity,
     Status,
@@ -35,6 +36,11 @@ class CaseSide(ComparisonModel):
 
     status: Status
     blocked_reason: BlockedReason | None = None
+    blocked_by: BlockSide | None = Field(
+        default=None,
+        description="For a blocked case: whose doing it is, as the score counts it (the case"
+        " result's `blocked_by`, or the migration rule for a file without it).",
+    )
     attempts: int = Field(description="The K tries of the case (a retried attempt counts once).")
     passed: int = Field(description="Tries that passed.")
     counted: int = Field(
@@ -44,6 +50,12 @@ class CaseSide(ComparisonModel):
     blocked: int = Field(description="Tries blocked by the eval or the machine (not counted).")
     pass_rate: float | None = Field(description="passed / counted; None when nothing counted.")
     case_result: str = Field(description="The case result file, relative to the run directory.")
+
+    def blocked_text(self) -> str:
+        """A side no try of which counts: blocked, why, and whose doing (never the agent's,
+        whose blocks count as not passed)."""
+        whose = {"eval": "; the eval's", "outage": "; an outage"}.get(self.blocked_by or "", "")
+        return f"blocked ({self.blocked_reason or 'no verdict'}{whose})"
 
 
 class AssertionFlip(ComparisonModel):

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from evaluator.artifacts.attribution import (
     attempt_blame,
+    case_blame,
     case_blame_without_attempts,
     final_attempts,
 )
 from evaluator.artifacts.models import CaseResult
 from evaluator.compare.model import CaseSide
+from evaluator.vocabulary import BlockSide
 
 
 def case_side(result: CaseResult) -> CaseSide:
@@ -23,14 +25,14 @@ def case_side(result: CaseResult) -> CaseSide:
     if not tries:
         # A result without attempt records (another evaluator's): one try, its status.
         agent_blocked = (
-            result.status == "blocked"
-            and case_blame_without_attempts(result.blocked_reason).side == "agent"
+            result.status == "blocked" and case_blame_without_attempts(result).side == "agent"
         )
         counted = 1 if result.status != "blocked" or agent_blocked else 0
         passed = 1 if result.status == "pass" else 0
         return CaseSide(
             status=result.status,
             blocked_reason=result.blocked_reason,
+            blocked_by=_blocked_by(result),
             attempts=1,
             passed=passed,
             counted=counted,
@@ -47,6 +49,7 @@ def case_side(result: CaseResult) -> CaseSide:
     return CaseSide(
         status=result.status,
         blocked_reason=result.blocked_reason,
+        blocked_by=_blocked_by(result),
         attempts=len(tries),
         passed=passed,
         counted=counted,
@@ -54,3 +57,8 @@ def case_side(result: CaseResult) -> CaseSide:
         pass_rate=passed / counted if counted else None,
         case_result=relative,
     )
+
+
+def _blocked_by(result: CaseResult) -> BlockSide | None:
+    blame = case_blame(result)
+    return blame.side if blame is not None else None

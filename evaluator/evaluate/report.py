@@ -16,6 +16,7 @@ from evaluator.evaluate.model import (
     VariantComparison,
     VariantSummary,
 )
+from evaluator.stats.paired import fewest_cases_to_call
 
 
 def _pct(value: float | None) -> str:
@@ -238,6 +239,22 @@ def _findings(result: EvaluationResult) -> list[str]:
     return lines or ["- nothing to report"]
 
 
+def _no_gain_advice(c: VariantComparison) -> str:
+    needed = fewest_cases_to_call(c.alpha, c.alternative)
+    gains = [case.case_id for case in c.cases if case.significant]
+    if c.overall.cases < needed:
+        shown = f"; per case it is significantly better on {', '.join(gains[:3])}" if gains else ""
+        return (
+            f"Add cases: with {c.overall.cases} case(s) no overall gain of {c.compared} over"
+            f" {c.reference} can be shown at alpha {c.alpha:g}, however large (at least"
+            f" {needed} cases are needed; more attempts only sharpen the per-case tests){shown}."
+        )
+    return (
+        f"{c.compared} shows no significant gain over {c.reference}: more cases or"
+        " attempts narrow the interval; a skill that does no good is not worth its tokens."
+    )
+
+
 def _recommendations(result: EvaluationResult) -> list[str]:
     out: list[str] = []
     for c in result.comparisons:
@@ -247,10 +264,7 @@ def _recommendations(result: EvaluationResult) -> list[str]:
                 " significantly worse there."
             )
         if c.headline.call in ("no-difference", "inside-noise") and result.mode != "aa":
-            out.append(
-                f"{c.compared} shows no significant gain over {c.reference}: more cases or"
-                " attempts narrow the interval; a skill that does no good is not worth its tokens."
-            )
+            out.append(_no_gain_advice(c))
     nulls = [v.label for v in result.variants if v.rubric is not None and v.rubric.notes]
     if nulls:
         out.append(

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evaluator.artifacts.attribution import score_run
+from evaluator.artifacts.attribution import blocked_label, score_run
 from evaluator.artifacts.models import AttemptFile, CaseResult, CheckVerdict, Manifest
 from evaluator.artifacts.record_text import describe_record
 from evaluator.artifacts.report import decided_by_lines, entry_label, usage_line
@@ -378,7 +378,7 @@ def _case(run_dir: RunDir, result: CaseResult) -> CaseView:
         suite=result.suite_id or "",
         title=result.title or "",
         status=result.status,
-        blocked_reason=result.blocked_reason or "",
+        blocked_reason=blocked_label(result) if result.status == "blocked" else "",
         flaky=bool(stats and stats.flaky),
         attempts_label=f"{stats.passed}/{stats.judged} (+{stats.blocked} blocked)"
         if stats

@@ -11,6 +11,7 @@ The attempt's verdict is the worse of the two.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,15 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/resolv.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/gai.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/mime.types", _INFO, "MIME types"),
+    # pip reads its site configuration (`/etc/pip.conf`, the XDG system directory, and what those
+    # files name there, such as a constraints file) and, for its user agent, the distribution
+    # (Python's `platform` and pip's vendored `distro` list `/etc` for `*-release` files).
+    AllowRule("/etc/pip.conf", _INFO, "pip's site configuration", exact=True),
+    AllowRule("/etc/xdg/", _INFO, "the XDG system configuration directory (pip, fontconfig)"),
+    AllowRule("/etc/os-release", _INFO, "the distribution's name", exact=True),
+    AllowRule("/etc/lsb-release", _INFO, "the distribution's name", exact=True),
+    AllowRule("/etc/debian_version", _INFO, "the distribution's version", exact=True),
+    AllowRule("/etc", frozenset({"list"}), "names of `/etc` (release-file lookup)", exact=True),
     # glibc asks the name-service cache daemon first for every user or group lookup (`ls -l`).
     AllowRule("/var/run/nscd/socket", _INFO, "the name-service cache's socket", exact=True),
     AllowRule("/run/nscd/socket", _INFO, "the name-service cache's socket", exact=True),
@@ -160,20 +170,133 @@ def _judge(
 
 
 def _config_probe(access: TracedAccess) -> bool:
-    """A tool's own probe of a configuration file in a user's home that does not exist (sqlite3
+    """A tool's own probe of a configuration file that does not exist, in a user's home (sqlite3
     looking for `/root/.sqliterc` through the password database, git for
-    `~/.config/git/attributes`): a read answered ENOENT, of a dot-file or anything under a
-    dot-directory of the home. Nothing was read; the path is listed, not judged. Whether the
-    command named the path is the session layer's business: a named one is a violation there. An
-    existing file (a read that succeeded, or failed otherwise) stays a violation."""
-    home = _USER_HOME.match(access.path)
-    return (
-        home is not None
-        and home.group("below").startswith(".")
-        and access.outcome == "failed"
+    `~/.config/git/attributes`: a dot-file or anything under a dot-directory of the home) or in
+    `/etc` (node's resolver for `/etc/svc.conf`, rustup for `/etc/rustup/settings.toml`): a read
+    answered ENOENT. Nothing was read; the path is listed, not judged. Whether the command named
+    the path is the session layer's business: a named one is a violation there. An existing file
+    (a read that succeeded, or failed otherwise) stays a violation."""
+    if not (
+        access.outcome == "failed"
         and access.error == "ENOENT"
         and access.access in ("read", "metadata", "list")
+    ):
+        return False
+    home = _USER_HOME.match(access.path)
+    return access.path.startswith("/etc/") or (
+        home is not None and home.group("below").startswith(".")
     )
+
+
+def _ancestors(path: str) -> list[str]:
+    """`path`'s proper ancestors, nearest first, `/` last."""
+    found = []
+    while path not in ("/", ""):
+        path = posixpath.dirname(path)
+        found.append(path)
+    return found
+
+
+def _below(path: str, directory: str) -> str | None:
+    """`path` relative to `directory` when it is strictly below it."""
+    if directory == "/":
+        return path[1:] or None
+    return path[len(directory) + 1 :] if path.startswith(directory + "/") else None
+
+
+def _housekeeping(
+    call: ToolCallTrace,
+    candidates: list[int],
+    workspace: str,
+    roots: list[str],
+    private: list[str],
+    made: dict[str, int],
+) -> dict[int, str]:
+    """A tool's own work outside the workspace that reached nothing (by index in
+    `call.accesses`, with why): the shape of the accesses says whose it is, not the program.
+
+    - An upward search from inside the workspace (rustup's `rust-toolchain`, npm's
+      `node_modules/.bin` on `PATH`, a `.git` or `pyproject.toml` lookup): a name answered ENOENT
+      in a proper ancestor of the workspace that the same call also looked up in the workspace
+      or below it. Nothing is there to read.
+    - A name answered ENOENT below a directory a process of the attempt made in the jail's
+      private /tmp (pip's build tracker, `tempfile.mkdtemp()`): the directory is the attempt's
+      own, so nothing of the host's can be there.
+    - Entering a directory a process of the attempt made in the jail's private /tmp
+      (`cd "$(mktemp -d)"`): it is the attempt's own.
+    - The walk to one of the agent's own directories or the attempt's own temporary ones
+      (`mkdir -p ~/.pyenv/shims` enters `/root` on its way, `mkdir -p /tmp/x/y` enters `/tmp`,
+      and each finds the components already there): a `metadata` access of a proper ancestor of
+      one, or a `cwd` into one when the same process later goes inside it. Entering reads
+      nothing; whatever it opens there is judged by its own path."""
+    # What the call looked up in the workspace or below it, by last component.
+    inside_by_name: dict[str, list[str]] = {}
+    if any(call.accesses[index].error == "ENOENT" for index in candidates):
+        for path in [a.path for a in call.accesses] + call.failed_execs:
+            if _inside(path, workspace) and path != workspace:
+                inside_by_name.setdefault(posixpath.basename(path), []).append(path)
+
+    def searched_from_inside(name: str) -> bool:
+        return any(
+            path.endswith("/" + name) and _inside(path[: -len(name) - 1], workspace)
+            for path in inside_by_name.get(posixpath.basename(name), ())
+        )
+
+    workspace_ancestors = _ancestors(workspace)
+    # The attempt's own temporary directories count as its own once made (before the access).
+    own_ancestors: dict[str, list[str]] = {}
+    for root in [*roots, *made]:
+        for ancestor in _ancestors(root):
+            own_ancestors.setdefault(ancestor, []).append(root)
+    found: dict[int, str] = {}
+    for index in candidates:
+        access = call.accesses[index]
+        if (
+            access.access == "cwd"
+            and access.outcome == "ok"
+            and any(_inside(access.path, d) and line < access.line for d, line in made.items())
+        ):
+            found[index] = "the attempt's own directory in the jail's private /tmp"
+            continue
+        absent = access.outcome == "failed" and access.error == "ENOENT"
+        if absent and access.access in ("read", "metadata", "list", "exec"):
+            names = (_below(access.path, a) for a in workspace_ancestors)
+            if any(searched_from_inside(name) for name in names if name):
+                found[index] = "an upward search from the workspace: nothing there"
+                continue
+            if any(_inside(access.path, d) for d in private) and any(
+                _below(access.path, d) and line < access.line for d, line in made.items()
+            ):
+                found[index] = "below a directory the attempt made in the jail's private /tmp"
+                continue
+        if access.path in own_ancestors:
+            below = own_ancestors[access.path]
+            later = [
+                root
+                for root in below
+                for other in call.accesses
+                if other.pid == access.pid
+                and other.line > access.line
+                and _inside(other.path, root)
+            ]
+            if access.access == "metadata" or (
+                access.access == "cwd" and access.outcome == "ok" and later
+            ):
+                found[index] = f"on the way to `{(later or below)[0]}`"
+    return found
+
+
+def _failed_exec_searched(path: str, call: ToolCallTrace, workspace: str) -> bool:
+    """A failed exec in a proper ancestor of the workspace of a name the call also tried in the
+    workspace: a `PATH` holding every ancestor's `node_modules/.bin` (npm, npx), searched."""
+    for ancestor in _ancestors(workspace):
+        name = _below(path, ancestor)
+        if name and any(
+            _inside(tried, workspace) and tried.endswith("/" + name) for tried in call.failed_execs
+        ):
+            return True
+    return False
 
 
 def _match(
@@ -253,9 +376,29 @@ def assess_trace(
     def judged(access: TracedAccess) -> bool:
         return judgement(access) != "outside"
 
+    # Directories the attempt's processes made in the jail's private /tmp, with the log line.
+    made: dict[str, int] = {}
+    for call in trace.tool_calls:
+        for access in call.accesses:
+            if (
+                access.syscall in ("mkdir", "mkdirat")
+                and access.outcome == "ok"
+                and any(_inside(access.path, d) for d in private)
+                and not any(_inside(access.path, r) for r in roots)
+            ):
+                made.setdefault(access.path, access.line)
     for call in trace.tool_calls:
         record = matched.get(call.index)
         label = f"`{record.id}`" if record else f"trace call {call.index}"
+        # Only what would otherwise be outside is looked at again (most calls have nothing).
+        candidates = [i for i, a in enumerate(call.accesses) if not judged(a)]
+        housekeeping = (
+            _housekeeping(call, candidates, root, roots, private, made) if candidates else {}
+        )
+        for index, why in housekeeping.items():
+            shown = f"{call.accesses[index].path} ({why})"
+            if shown not in report.incidental:
+                report.incidental.append(shown)
         if record is not None and record.call_id and trace.complete(call):
             seen = report.complete_calls.setdefault(record.call_id, set())
             seen.update(a.path for a in call.accesses)
@@ -265,14 +408,20 @@ def assess_trace(
             report.disagreements.append(
                 f"trace call {call.index} ran {what}, which the session does not record"
             )
-        outside = [a for a in call.accesses if not judged(a) or tampers(a)]
+        outside = [
+            a
+            for index, a in enumerate(call.accesses)
+            if (not judged(a) and index not in housekeeping) or tampers(a)
+        ]
         # A failed exec is the shell's PATH search, except in the jail's private /tmp: fresh for
         # the attempt, no PATH entry of ours is there, so it was a reach for a program the jail
         # hid (`PATH=/tmp/x:$PATH tool`).
         outside += [
             TracedAccess(path, "exec", "failed", "execve", call.pid, call.line)
             for path in call.failed_execs
-            if any(_inside(path, d) for d in private) and not any(_inside(path, r) for r in roots)
+            if any(_inside(path, d) for d in private)
+            and not any(_inside(path, r) for r in roots)
+            and not _failed_exec_searched(path, call, root)
         ]
         for channel in call.blind:
             report.unresolved.append(

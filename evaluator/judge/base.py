@@ -18,6 +18,19 @@ from evaluator.judge.verdict import AssertionResult
 from evaluator.vocabulary import Outcome, Polarity
 
 
+class Placeholders(Protocol):
+    """The redaction placeholders (`[REDACTED:NAME]`) a run wrote into its workspace snapshot,
+    by workspace-relative path (`workspace/snapshot.py` reads them from its manifest)."""
+
+    def in_content(self, relative: str) -> set[str]:
+        """The names whose placeholder the run wrote into the file's content."""
+        ...
+
+    def in_path(self, relative: str) -> set[str]:
+        """The names whose placeholder the run wrote into the file's path."""
+        ...
+
+
 @dataclass(frozen=True)
 class CheckExec:
     """A program a process of a check's command started: the file exec'd and its argv."""
@@ -47,6 +60,9 @@ class CommandTrace:
     execs: tuple[CheckExec, ...]
     accesses: tuple[CheckAccess, ...]
     complete: bool
+    # Where its processes tried to reach the network (`host:port` of each internet `connect`,
+    # or a name service's socket), whatever came of it.
+    network: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,6 +98,10 @@ class JudgeContext:
     files_root: Path | None = None
     # Workspace-relative files known to exist whose content was not kept (over size limits).
     without_content: frozenset[str] = frozenset()
+    # With `files_root`: the placeholders (`[REDACTED:NAME]`) the run's redaction wrote into
+    # those files, which alone stand for a secret; None: not recorded (a snapshot saved before
+    # they were, a kept scratch workspace), so any placeholder text there may be one.
+    placeholders: Placeholders | None = None
     record_dir: Path | None = None  # where the model judge keeps its records
     grader: ModelGrader | None = None
     # The session file the evidence was read from, with its agent's reader (whole tool outputs,
@@ -110,6 +130,14 @@ class JudgeContext:
     @property
     def file_root(self) -> Path:
         return self.files_root or self.workspace
+
+    def redacted_names(self, relative: str) -> set[str] | None:
+        """The names whose placeholder the run's redaction wrote into this file's content
+        (where the run's judge saw their secret); None when that cannot be told. Judged live,
+        the workspace holds no placeholder of the run's: whatever looks like one is text."""
+        if self.files_root is None:
+            return set()
+        return None if self.placeholders is None else self.placeholders.in_content(relative)
 
     def on_disk(self, path: str) -> str:
         """Where an observed workspace path's file is now (inside `file_root`)."""

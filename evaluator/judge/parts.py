@@ -14,7 +14,11 @@ decides (each guard names its reason, which `explain` shows):
 - a pass criterion that opens with a disjunction ("Or the answer explains ...",
   "Alternatively ...", "Either ...") or points at the others ("one of the above") makes the
   criteria alternatives: a compiled one that does not hold fails nothing (a fail signal still
-  does);
+  does); so does an entry's description with such a clause ("Reads the auth guide, or asks
+  which flow the user runs", "Either ... or ...", "one of the following"): the author may have
+  written the "either" there alone, over criteria that each state one way;
+- a description with a permission or an exception ("... is acceptable", "unless ...") may
+  excuse what a compiled part demands, as such an uncompiled sentence does;
 - a sentence that did not compile and relaxes or qualifies the others ("... is acceptable",
   "unless ...", "does not need to ...", "... also satisfies it", "the agent may ...", a bare
   "instead" or "either", in a pass criterion or a forbidden entry's sentence; or any sentence
@@ -59,6 +63,8 @@ _POINTS_AT_OTHERS = re.compile(
     r"(?:above|following|these|those|criteria|preceding))\b",
     re.I,
 )
+# Where a description's clauses start: an alternative is often a clause of its own ("A, or B").
+_CLAUSES = re.compile(r"[.;:,!?()\u2014]|\s-\s")
 # A sentence that opens by qualifying what came before it.
 _QUALIFIER = re.compile(
     r"\s*(?P<word>but|unless|except|only (?:if|when|where)|provided|as long as|though|although"
@@ -162,6 +168,12 @@ def _entry_guard(
             "a forbidden entry with both pass criteria and fail signals: which sentences are the"
             " behaviour?"
         )
+    relaxing = _RELAXING.search(entry.description)
+    if relaxing is not None:
+        return (
+            f"the description {entry.description!r} may allow or excuse what a compiled part"
+            f" demands ({relaxing.group('word')!r})"
+        )
     for outcome in uncompiled:
         exempting = _EXEMPTING.search(outcome.sentence)
         if exempting is not None:
@@ -205,6 +217,12 @@ def _part_guard(entry: AssertionEntry, polarity: Polarity, outcome: SentenceOutc
                     f"the pass criteria are alternatives ({criterion!r} says"
                     f" {opening.group('word')!r}): one that does not hold fails nothing"
                 )
+        offered = _description_alternative(entry.description)
+        if offered is not None:
+            return (
+                f"the description offers alternatives ({entry.description!r} says {offered!r}):"
+                " one pass criterion that does not hold fails nothing"
+            )
         return None
     joined = _continuing(entry.fail_signals)
     if joined is not None:
@@ -219,6 +237,21 @@ def _part_guard(entry: AssertionEntry, polarity: Polarity, outcome: SentenceOutc
                     "a denial of what a pass criterion names: that criterion's complement, no"
                     " claim of its own"
                 )
+    return None
+
+
+def _description_alternative(description: str) -> str | None:
+    """The guard word by which a description offers another way to satisfy the entry: a
+    clause of it opening with a disjunction (the pass criteria's rule, per clause: "A, or B"),
+    or words pointing at the others anywhere. A bare "or" inside a clause ("reads `a.md` or
+    `b.md`") joins two objects of one claim, which the criteria state themselves."""
+    pointing = _POINTS_AT_OTHERS.search(description)
+    if pointing is not None:
+        return pointing.group("word")
+    for clause in _CLAUSES.split(description):
+        opening = _ALTERNATIVE.match(clause)
+        if opening is not None:
+            return opening.group("word")
     return None
 
 

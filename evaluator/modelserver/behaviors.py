@@ -320,7 +320,9 @@ class BehaviorLibrary:
         hits = [b for b in self.behaviors if b.match.accepts(prompt, is_child, agent)]
         if len(hits) == 1:
             return Selection(hits[0])
-        head = prompt[:120].replace("\n", "\\n")
+        # The prompt as the case author wrote it (the evaluator's boundary note is not theirs);
+        # repr shows its line breaks as `\n`.
+        head = user_prompt_of(prompt)[:120]
         if not hits:
             return Selection(None, f"no scripted behaviour matches prompt {head!r}")
         names = ", ".join(b.name for b in hits)

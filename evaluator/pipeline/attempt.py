@@ -55,6 +55,7 @@ from evaluator.sessions.base import ChildQuery, SessionStore
 from evaluator.vocabulary import BlockedBy
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
 from evaluator.workspace.scratch import make_tree_private
+from evaluator.workspace.snapshot import has_snapshot, record_placeholders
 
 WORKSPACE_SNAPSHOT = "workspace"  # the attempt workspace's final state, beside attempt.json
 TRACE_ARTIFACT = "trace.strace.gz"
@@ -242,10 +243,18 @@ def run_attempt(
                 env=workspace.env,
                 launch=settings.launch,
                 secrets=secrets,
+                # A process a tool call left running would hold the tracer, and so the attempt,
+                # until the timeout: once the CLI itself has exited, what is left is stopped.
+                stop_when=follower.agent_left_processes if follower is not None else None,
             )
         )
     finally:
         trace = follower.finish() if follower is not None else None
+    if follower is not None and handle.stopped_early:
+        # The agent ended on its own: its exit is the log's, not that of the stopped tracer.
+        handle.exit_code = follower.root_exit_code
+        handle.killed = follower.root_exit_code is None  # ended by a signal, not an exit
+        handle.stopped_early = False
     # The agent may create files readable by all (codex writes some 0644 on purpose).
     for tree in (workspace.path, agent_dir):
         make_tree_private(tree)
@@ -665,7 +674,11 @@ def save_attempt(run_dir: RunDir, result: AttemptResult, *, staged: bool = False
     _write_text(
         directory / ATTEMPT_FILE, json.dumps(record, indent=2, ensure_ascii=False) + "\n", staged
     )
-    Redactor(result.secrets).tree(directory)
+    redactor = Redactor(result.secrets)
+    snapshot = directory / WORKSPACE_SNAPSHOT
+    if has_snapshot(snapshot):  # which placeholders are the run's, before it writes them
+        record_placeholders(snapshot, redactor)
+    redactor.tree(directory)
     # After the text redaction pass, which must not rewrite a gzip file.
     if result.trace_copy is not None:
         copy(result.trace_copy, directory / TRACE_ARTIFACT)  # redacted as it was read

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from evaluator.artifacts.attribution import score_case
 from evaluator.artifacts.models import AttemptRecord, CaseResult
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir
@@ -137,6 +138,10 @@ def finalize_case(
         stats=stats,
         environment_mismatches=mismatches,
     )
+    # Said at the case level too, so a reader without our attempt rules counts it as we do.
+    blame = score_case(result).blame
+    if blame is not None:
+        result.blocked_by, result.blocked_cause = blame.side, blame.cause
     redactor = Redactor({name: value for a in all_attempts for name, value in a.secrets.items()})
     if not redactor:
         return result

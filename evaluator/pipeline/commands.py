@@ -122,6 +122,7 @@ def _check_trace(log: Path, workspace: Path) -> CommandTrace | None:
             CheckAccess(a.path, a.access, a.outcome == "ok", a.line, a.image) for a in call.accesses
         ),
         complete=len(observed.tool_calls) == 1 and observed.complete(call),
+        network=tuple(dict.fromkeys(connect.peer for connect in call.connects)),
     )
 
 

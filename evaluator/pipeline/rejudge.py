@@ -177,6 +177,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                         workspace_available=files is not None,
                         files_root=files.root if files else None,
                         without_content=frozenset(files.without_content if files else ()),
+                        placeholders=files.placeholders if files else None,
                         record_dir=path.parent / "judge",
                         grader=grader,
                         session_texts=tool_text_source(

@@ -20,7 +20,7 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any, TypeVar
 
-from evaluator.adapters import adapter_for_runner, adapter_names, get_runner
+from evaluator.adapters import adapter_for_runner, adapter_names, agent_names, get_runner
 from evaluator.adapters.base import AgentAdapter
 from evaluator.agents import AgentRunner, ModelEndpoint
 from evaluator.agents.process import kill_processes_mentioning
@@ -407,6 +407,9 @@ class Run:
         typo in its `match` would leave its case unanswered), two answering one prompt."""
         return coverage_problems(library, self._behaviour_prompts(selection))
 
+    # How to leave out the cases no behaviour scripts, in the unanswered-cases warning.
+    narrowing_hint = "select the scripted ones with --case"
+
     def _warn_unanswered(self, library: BehaviorLibrary, selection: Selection) -> None:
         """A folder scripting some of the selected cases runs; the others could only end
         blocked, so say so before they start rather than in seven blocked results."""
@@ -417,7 +420,7 @@ class Run:
             print(
                 f"agentic-eval: warning: no scripted behaviour in {library.source} answers"
                 f" {len(missing)} of the {len(selected)} selected case(s): {shown}; their"
-                " attempts will be blocked (select the scripted ones with --case)",
+                f" attempts will be blocked ({self.narrowing_hint})",
                 file=sys.stderr,
             )
 
@@ -817,6 +820,12 @@ def drive(lanes: list[RunLane]) -> None:
             lane.run_dir.run_id, [c.case_id for c in lane.opened.todo], lane.plan.attempts
         )
     stop = first.run.stop
+    # What the attempts import on first use, imported now: not inside the first attempt, and
+    # frozen with the rest of the heap. Every adapter's names (the skill's vocabulary) and the
+    # modules that read the lanes' sessions.
+    agent_names()
+    for lane in lanes:
+        lane.ready.adapter.preload()
     freeze_heap_once()
     try:
         with _stop_on_signals(stop):

@@ -630,6 +630,8 @@ class TriggerRun(Run):
             sources.append(source)
         return paths, sources
 
+    narrowing_hint = "give --triggers a file holding only the scripted prompts"
+
     def _behaviour_prompts(self, selection: Selection) -> dict[str, str]:
         return {c.case_id: c.case.input.user_prompt for c in selection.cases}
 

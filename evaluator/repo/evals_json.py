@@ -150,7 +150,18 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         return None, diagnostics
     # Where `files` may come from: the skill folder and the evals file's side of the repo.
     workspace = Path(os.path.commonpath([skill_dir, source.path.parent.resolve()]))
-    name = _identifier(declared_name(skill_dir) or skill_name or skill_dir.name)
+    declared = declared_name(skill_dir)
+    name = _identifier(declared or skill_name or skill_dir.name)
+    if skill_name and declared and skill_name != declared:
+        # The target is named after `skill_name`, the agent finds the skill by its own name: a
+        # stale or copied skill_name makes history and reports speak of a skill that is not run.
+        diagnostics.warn(
+            source.error(
+                ("skill_name",),
+                f"{skill_name!r} is not the name the SKILL.md of {skill_dir} declares"
+                f" ({declared!r}); that skill is the one under test",
+            )
+        )
     mount = f"{SKILLS_DIR}/{name}"
     roots = [
         f"{mount}/{child.name}"
@@ -522,7 +533,12 @@ def _check(
 ) -> Check | None:
     def text(key: str) -> str | None:
         found = value.get(key)
-        if not isinstance(found, str) or not found:
+        if found is not None and not isinstance(found, str):
+            diagnostics.error(
+                source.error((*at, key), f"expected a string, got {type_name(found)}")
+            )
+            return None
+        if not found:
             diagnostics.error(
                 source.error((*at, key), f"a {kind} assertion needs a non-empty `{key}`")
             )
@@ -621,7 +637,13 @@ def _files(
                     return None
             path, content = item.get("path"), item.get("content", "")
             if not isinstance(path, str) or not isinstance(content, str):
-                diagnostics.error(source.error(where, "expected `path` and `content` strings"))
+                key, found = ("path", path) if not isinstance(path, str) else ("content", content)
+                problem = (
+                    "required field is missing"
+                    if key not in item
+                    else f"expected a string, got {type_name(found)}"
+                )
+                diagnostics.error(source.error((*where, key), problem))
                 return None
             why = relative_problem(path)
             if why:

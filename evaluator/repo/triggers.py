@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from evaluator.contract.parse import type_name
+from evaluator.contract.parse import did_you_mean, type_name, unknown_key_message
 from evaluator.contract.triggers import TriggerCase
 from evaluator.errors import InputError
 from evaluator.repo.documents import Diagnostics, load_document
@@ -113,6 +113,20 @@ def _load_suite(path: Path) -> TriggerSet:
     return TriggerSet(path, "agentic-eval", list(suite.cases), suite.skill, suite.attempts)
 
 
+_QUERY_KEYS = ("query", "should_trigger", "id")
+_SHOULD_LIST_KEYS = ("skill_name", "should_trigger", "should_not_trigger")
+
+
+def _refuse_typos(
+    doc: YamlDocument, at: tuple[int | str, ...], data: dict[Any, Any], known: tuple[str, ...]
+) -> None:
+    """A key close to a known one is a typo that would silently drop prompts or fail later with
+    a misleading "missing" message; other keys (notes other tools add) are left alone."""
+    for key in data:
+        if isinstance(key, str) and key not in known and did_you_mean(key, known):
+            raise doc.key_error((*at, key), unknown_key_message(key, known))
+
+
 def _load_query_list(doc: YamlDocument) -> TriggerSet:
     cases: list[TriggerCase] = []
     for index, item in enumerate(doc.data):
@@ -120,6 +134,7 @@ def _load_query_list(doc: YamlDocument) -> TriggerSet:
             raise doc.error(
                 (index,), f"expected a mapping {{query, should_trigger}}, got {type_name(item)}"
             )
+        _refuse_typos(doc, (index,), item, _QUERY_KEYS)
         query = _prompt(doc, (index, "query"), item.get("query"))
         expect = item.get("should_trigger")
         if not isinstance(expect, bool):
@@ -134,6 +149,7 @@ def _load_query_list(doc: YamlDocument) -> TriggerSet:
 
 def _load_should_lists(doc: YamlDocument) -> TriggerSet:
     data: dict[str, Any] = doc.data
+    _refuse_typos(doc, (), data, _SHOULD_LIST_KEYS)
     skill = data.get("skill_name")
     if skill is not None and not (isinstance(skill, str) and skill.strip()):
         raise doc.error(("skill_name",), f"expected a skill name, got {type_name(skill)}")

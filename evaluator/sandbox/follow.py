@@ -8,7 +8,9 @@ almost all the CLI's own start-up) off the time between the agent's exit and the
 from __future__ import annotations
 
 import gzip
+import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
@@ -17,6 +19,13 @@ from evaluator.sandbox.strace_log import ObservedTrace, ToolCallRecognizer, pars
 from evaluator.sandbox.tracer import COMPRESS_LEVEL
 
 POLL_S = 0.1  # how often a quiet log is looked at again; reading it costs nothing when idle
+# How long the processes an agent left running (a server started in the background) may go on
+# after the agent CLI itself exited, before the attempt stops them: `strace -f` waits for every
+# process it traces, so without this one daemon would hold the attempt until its timeout.
+LEFTOVER_GRACE_S = 2.0
+# The end of a traced process: `PID +++ exited with N +++` or `PID +++ killed by SIG... +++`.
+_END = re.compile(r"^(\d+)\s+\+\+\+ (?:exited with (\d+)|killed by (\w+))")
+_PID = re.compile(r"^(\d+)\s")
 _BLOCK = 1 << 16  # characters of log gathered before they are redacted and compressed
 
 
@@ -42,6 +51,10 @@ class TraceFollower:
         self._start_cwd = start_cwd
         self._agent_dirs = agent_dirs
         self._done = threading.Event()
+        # The first process of the log is the agent CLI strace started: when it ended, and how.
+        self._root: int | None = None
+        self._root_ended_at: float | None = None
+        self.root_exit_code: int | None = None
         self._trace: ObservedTrace | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._follow, name="trace-follower", daemon=True)
@@ -54,6 +67,25 @@ class TraceFollower:
         if self._error is not None:
             raise self._error
         return self._trace
+
+    def agent_left_processes(self) -> bool:
+        """Whether the agent CLI exited more than `LEFTOVER_GRACE_S` ago while the traced
+        process tree goes on: what is left are processes its tool calls started and did not
+        stop, which the attempt may stop (`AgentRequest.stop_when`)."""
+        ended = self._root_ended_at
+        return ended is not None and time.monotonic() - ended >= LEFTOVER_GRACE_S
+
+    def _watch_root(self, line: str) -> None:
+        if self._root is None:
+            first = _PID.match(line)
+            if first is not None:
+                self._root = int(first.group(1))
+            return
+        end = _END.match(line)
+        if end is not None and int(end.group(1)) == self._root:
+            if end.group(2) is not None:
+                self.root_exit_code = int(end.group(2))
+            self._root_ended_at = time.monotonic()
 
     def _follow(self) -> None:
         try:
@@ -108,7 +140,10 @@ class TraceFollower:
                     if not chunk.endswith("\n"):
                         partial += chunk  # strace has not finished writing this line yet
                         break
-                    yield partial + chunk
+                    line = partial + chunk
+                    if self._root_ended_at is None:
+                        self._watch_root(line)
+                    yield line
                     partial = ""
                 if last_round:
                     if partial:

@@ -63,6 +63,19 @@ _WRITES_ONE = (
 # `bind`/`connect` of a Unix socket named by a path (an abstract one, `sun_path=@"..."`, is no file).
 _SOCKET_CALLS = ("bind", "connect")
 _SUN_PATH = re.compile(r'sun_path="((?:[^"\\]|\\.)*)"')
+# A `connect` to an internet address: strace decodes the port and the address of both families.
+# A name lookup may instead ask a local service over its socket (nscd, systemd-resolved).
+NAME_SERVICE_SOCKETS = frozenset(
+    (
+        "/run/nscd/socket",
+        "/var/run/nscd/socket",
+        "/run/systemd/resolve/io.systemd.Resolve",
+    )
+)
+_INET_PEER = re.compile(
+    r"sa_family=AF_INET6?, sin6?_port=htons\((?P<port>\d+)\)"
+    r'.*?(?:inet_addr\("(?P<v4>[^"]*)"\)|inet_pton\(AF_INET6, "(?P<v6>[^"]*)")'
+)
 # Syscalls that set up a channel through which the process opens, reads and writes files
 # without any traced syscall naming them (io_uring's IORING_OP_OPENAT, _READ, ...).
 _BLIND_CHANNELS = ("io_uring_setup",)
@@ -102,6 +115,17 @@ class TracedAccess:
         if self.requested:
             out["requested"] = self.requested
         return out
+
+
+@dataclass(frozen=True)
+class TracedConnect:
+    """A process's `connect` to an internet address (`host:port`, the address as strace printed
+    it), whatever its outcome: the sign that it tried the network."""
+
+    pid: int
+    peer: str
+    outcome: Outcome
+    line: int
 
 
 @dataclass(frozen=True)
@@ -165,6 +189,7 @@ class ToolCallTrace:
     pids: set[int] = field(default_factory=set)  # every process of the subtree
     failed_execs: list[str] = field(default_factory=list)  # programs it tried and failed to run
     execs: list[TracedExec] = field(default_factory=list)  # programs its processes started
+    connects: list[TracedConnect] = field(default_factory=list)  # its internet connections
     # Channels it set up whose file accesses the trace cannot see (`_BLIND_CHANNELS`).
     blind: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
@@ -583,6 +608,10 @@ class _Attributor:
             path = f"{base}/{path}"
         return self.through_links(resolve_kernel_path(path, proc.cwd).path, follow)
 
+    def connected(self, proc: _Proc, event: _Event, peer: str, outcome: Outcome) -> None:
+        if proc.call is not None and len(proc.call.connects) < MAX_ACCESSES_PER_CALL:
+            proc.call.connects.append(TracedConnect(event.pid, peer, outcome, event.line))
+
     def through_links(self, path: str, follow: bool) -> str:
         """`path` with the traced processes' own symlinks followed (a few levels); the last
         component too when `follow` (an open, not an unlink of the link)."""
@@ -650,6 +679,10 @@ class _Attributor:
             if entered is not None and outcome == "ok":
                 proc.cwd = entered.path
             found.append(entered)
+        elif name in ("mkdir", "mkdirat") and event.errno == "EEXIST":
+            # The name exists and nothing was made: what the kernel said is what `stat` says.
+            # `mkdir -p` and recursive mkdirs of runtimes try every component of a path so.
+            found.append(at(1 if name.endswith("at") else 0, "metadata"))
         elif name in _WRITES_ONE:
             removed = at(1 if name.endswith("at") else 0, "write")
             found.append(removed)
@@ -659,9 +692,15 @@ class _Attributor:
             two_dirs = name in ("renameat", "renameat2", "linkat")
             found += [at(1 if two_dirs else 0, "write"), at(3 if two_dirs else 1, "write")]
         elif name in _SOCKET_CALLS:
+            peer = _INET_PEER.search(event.raw_args) if name == "connect" else None
+            if peer is not None:
+                host = peer.group("v4") or f"[{peer.group('v6')}]"
+                self.connected(proc, event, f"{host}:{peer.group('port')}", outcome)
             named = _SUN_PATH.search(event.raw_args)
             if named is not None:
                 path = self.resolve(proc, event, 0, _unquote('"' + named.group(1) + '"'))
+                if name == "connect" and path in NAME_SERVICE_SOCKETS:
+                    self.connected(proc, event, path, outcome)
                 kind: AccessKind = "write" if name == "bind" else "read"
                 found.append(
                     TracedAccess(path, kind, outcome, name, event.pid, event.line, event.errno)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from evaluator.stats.paired import fewest_cases_to_call
 from evaluator.stats.variants import Overall, VariantComparison
 
 Call = Literal["better", "worse", "no-difference", "inside-noise", "no-data"]
@@ -51,6 +52,24 @@ def _figures(overall: Overall) -> str:
     return ", ".join(parts)
 
 
+def _no_call_text(comparison: VariantComparison, figures: str) -> str:
+    overall = comparison.overall
+    direction = "better" if comparison.alternative == "greater" else "worse"
+    needed = fewest_cases_to_call(comparison.alpha, comparison.alternative)
+    if overall.cases < needed:
+        why = (
+            f"no overall call: {overall.cases} case(s) are too few for the paired sign-flip test"
+            f" to reach alpha {comparison.alpha:g} (it needs at least {needed} cases; more"
+            " attempts do not change that)"
+        )
+    else:
+        why = "no significant difference"
+    called = [case.counts.case_id for case in comparison.cases if case.significant]
+    if called:
+        why += f"; per case, significantly {direction} on {len(called)}: {', '.join(called)}"
+    return f"{why} ({figures}, alpha {comparison.alpha:g})"
+
+
 def headline(comparison: VariantComparison, floor: float | None) -> Headline:
     """B against A in one sentence; `floor` from `noise_floor` (None: not measured, said so)."""
     overall = comparison.overall
@@ -60,9 +79,7 @@ def headline(comparison: VariantComparison, floor: float | None) -> Headline:
     direction: Call = "better" if comparison.alternative == "greater" else "worse"
     interval = overall.bootstrap.interval if overall.bootstrap else None
     if not overall.significant or interval is None or interval.contains(0.0):
-        return Headline(
-            "no-difference", f"no significant difference ({figures}, alpha {comparison.alpha:g})"
-        )
+        return Headline("no-difference", _no_call_text(comparison, figures))
     if floor is not None and abs(overall.mean_difference) <= floor:
         return Headline(
             "inside-noise",

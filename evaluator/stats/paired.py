@@ -100,3 +100,17 @@ def sign_flip_p(
         rng=np.random.default_rng(seed),
     )
     return min(1.0, float(found.pvalue))
+
+
+def fewest_cases_to_call(alpha: float, alternative: str) -> int:
+    """The fewest cases whose paired sign-flip test can reach `alpha`.
+
+    Over n cases the most extreme sign pattern has p = 1/2^n (2/2^n two-sided), whatever K is:
+    below this count an overall call is impossible, and saying only "no significant difference"
+    would read as evidence that the variants are alike.
+    """
+    sides = 2 if alternative == "two-sided" else 1
+    cases = 1
+    while sides * 0.5**cases > alpha and cases < 64:
+        cases += 1
+    return cases

@@ -306,21 +306,28 @@ def _nothing_causes(valid: list[AttemptOutcome], invalid: list[AttemptOutcome]) 
         reasons = Counter(str(o.invalid) for o in invalid)
         listed = "; ".join(f"{why} ({n})" for why, n in reasons.most_common(3))
         causes.append(f"{_share(len(invalid), total)} were invalid: {listed}")
-    if not valid:
+    # Only the attempts that should have fired can show why nothing did: an answer without a
+    # tool call to a prompt that should not fire is the right behaviour, not a cause.
+    should = [o for o in valid if o.expect]
+    if not should:
         return causes
-    unlisted = sum(o.listed is False for o in valid)
+
+    def of_should(part: int) -> str:
+        return f"{part} of {len(should)} attempts on prompts that should fire"
+
+    unlisted = sum(o.listed is False for o in should)
     if unlisted:
         causes.append(
-            f"the skill was missing from the skill list the agent reported in"
-            f" {_share(unlisted, len(valid))}: it could not be chosen"
+            "the skill was missing from the skill list the agent reported in"
+            f" {of_should(unlisted)}: it could not be chosen"
         )
-    timed_out = sum(o.timed_out for o in valid)
+    timed_out = sum(o.timed_out for o in should)
     if timed_out:
-        causes.append(f"{_share(timed_out, len(valid))} ended by timeout before a decision")
-    silent = sum(o.tool_calls == 0 for o in valid)
+        causes.append(f"{of_should(timed_out)} ended by timeout before a decision")
+    silent = sum(o.tool_calls == 0 for o in should)
     if silent:
-        causes.append(f"the agent answered without any tool call in {_share(silent, len(valid))}")
-    stolen: Counter[str] = Counter(s for o in valid for s in o.others)
+        causes.append(f"the agent answered without any tool call in {of_should(silent)}")
+    stolen: Counter[str] = Counter(s for o in should for s in o.others)
     if stolen:
         names = ", ".join(f"{name} ({n})" for name, n in stolen.most_common(3))
         causes.append(f"other skills fired instead: {names}")

@@ -4,7 +4,8 @@ the scratch space is gone.
 Saved: every file the agent created or changed, and set-up files that cannot be found again,
 within size limits. Listed only: the files the workspace received unchanged from the source
 workspace (restored from there while their hash still matches), files over the limits, symlinks
-and deleted files. `manifest.json` names every file and what became of it.
+and deleted files. `manifest.json` names every file and what became of it, and which redaction placeholders the
+run itself wrote into each (`record_placeholders`): text the agent typed can look the same.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import os
 import shutil
 import stat
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 SNAPSHOT_FORMAT = "agentic-eval/workspace-snapshot@1"
 MAX_FILE_BYTES = 1024 * 1024
@@ -25,6 +27,9 @@ MAX_TOTAL_BYTES = 16 * 1024 * 1024
 MAX_LISTED = 10_000
 FILES_DIR = "files"
 MANIFEST = "manifest.json"
+# The manifest's mark that each entry says which placeholders the run wrote into it; a snapshot
+# saved before that was recorded has none, and its placeholders cannot be told from the agent's.
+PLACEHOLDERS_RECORDED = "placeholders_recorded"
 
 Change = Literal["created", "changed", "unchanged"]
 Kept = Literal["saved", "source", "too-large", "over-budget", "symlink", "unreadable"]
@@ -189,6 +194,65 @@ def save_snapshot(
     return manifest
 
 
+class PlaceholderCounter(Protocol):
+    """What redaction will write (`artifacts/redact.Redactor`): placeholders by name."""
+
+    def count(self, value: str) -> Mapping[str, int]: ...
+
+    def file_count(self, path: Path) -> Mapping[str, int]: ...
+
+
+def record_placeholders(snapshot: Path, redactor: PlaceholderCounter) -> None:
+    """Writes into the manifest, before `redactor` rewrites the snapshot, how many placeholders
+    it will write into each saved file's content and each listed path, by the name each shows
+    (never a value). Added to what an earlier pass recorded: a second pass finds no secret left
+    where the first replaced them. A snapshot recorded with no secret at all still says so."""
+    path = snapshot / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    for entry in manifest.get("files") or []:
+        relative = str(entry.get("path") or "")
+        in_content: dict[str, int] = {}
+        saved = snapshot / FILES_DIR / relative
+        if entry.get("kept") == "saved" and ".." not in Path(relative).parts:
+            try:
+                if saved.is_file() and not saved.is_symlink():
+                    in_content = dict(redactor.file_count(saved))
+            except OSError:
+                pass
+        for key, counts in (
+            ("placeholders", in_content),
+            ("path_placeholders", redactor.count(relative)),
+        ):
+            if counts:
+                merged = dict(entry.get(key) or {})
+                for name, count in counts.items():
+                    merged[name] = int(merged.get(name) or 0) + count
+                entry[key] = merged
+    manifest[PLACEHOLDERS_RECORDED] = True
+    temp = snapshot / f".{MANIFEST}.tmp"
+    temp.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(temp, path)
+
+
+@dataclass(frozen=True)
+class Placeholders:
+    """The redaction placeholders (`[REDACTED:NAME]`) the run wrote into a restored snapshot,
+    by workspace-relative path: name -> how many, in the file's content and in its path. Only
+    these stand for a secret; any other placeholder text is the agent's own."""
+
+    content: dict[str, dict[str, int]]
+    path: dict[str, dict[str, int]]
+
+    def in_content(self, relative: str) -> set[str]:
+        return {name for name, n in self.content.get(relative, {}).items() if n > 0}
+
+    def in_path(self, relative: str) -> set[str]:
+        return {name for name, n in self.path.get(relative, {}).items() if n > 0}
+
+
 @dataclass
 class RestoredWorkspace:
     root: Path
@@ -196,6 +260,9 @@ class RestoredWorkspace:
     # the source workspace changed since): present as empty placeholders, so their existence
     # is still judged, never their content.
     without_content: set[str]
+    # The placeholders the run wrote; None: a snapshot saved before they were recorded (or the
+    # workspace itself, still on disk, which holds none).
+    placeholders: Placeholders | None = None
 
 
 def has_snapshot(snapshot: Path) -> bool:
@@ -205,11 +272,17 @@ def has_snapshot(snapshot: Path) -> bool:
 def restore_snapshot(snapshot: Path, source_workspace: Path, into: Path) -> RestoredWorkspace:
     manifest = json.loads((snapshot / MANIFEST).read_text(encoding="utf-8"))
     missing: set[str] = set()
+    content: dict[str, dict[str, int]] = {}
+    in_path: dict[str, dict[str, int]] = {}
     for entry in manifest.get("files") or []:
         relative = str(entry.get("path") or "")
         parts = Path(relative).parts
         if not relative or Path(relative).is_absolute() or ".." in parts:
             continue  # never write outside `into`, whatever the manifest says
+        for key, record in (("placeholders", content), ("path_placeholders", in_path)):
+            counts = entry.get(key)
+            if isinstance(counts, dict):
+                record[relative] = {str(k): int(v) for k, v in counts.items() if isinstance(v, int)}
         kept = entry.get("kept")
         if kept == "symlink":
             continue
@@ -224,7 +297,8 @@ def restore_snapshot(snapshot: Path, source_workspace: Path, into: Path) -> Rest
         else:
             target.write_bytes(b"")
             missing.add(relative)
-    return RestoredWorkspace(into, missing)
+    recorded = manifest.get(PLACEHOLDERS_RECORDED) is True
+    return RestoredWorkspace(into, missing, Placeholders(content, in_path) if recorded else None)
 
 
 def unchanged_digests(snapshot: Path, root: Path) -> dict[str, str]:

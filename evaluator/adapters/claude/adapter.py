@@ -37,6 +37,9 @@ class ClaudeAdapter(AgentAdapter):
     skill_dir = PurePosixPath(".claude/skills")  # the runner links the skill in there
     discovery_dirs = (".claude/skills", "$AGENT_HOME/skills", "~/.claude/skills")
     trigger_signal = "a `Skill` tool use naming the skill"
+    attempt_modules = tuple(
+        f"evaluator.adapters.claude.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")
+    )
     in_session = False
     home_env = "CLAUDE_CONFIG_DIR"
     default_home = "~/.claude"

@@ -40,6 +40,9 @@ class CodexAdapter(AgentAdapter):
     skill_dir = PurePosixPath(".agents/skills")
     discovery_dirs = (".agents/skills", "$AGENT_HOME/skills", "~/.agents/skills")
     trigger_signal = "a read of the skill's SKILL.md whose body reached the agent"
+    attempt_modules = tuple(
+        f"evaluator.adapters.codex.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")
+    )
     in_session = True
     session_env = "CODEX_THREAD_ID"
     home_env = "CODEX_HOME"

@@ -126,6 +126,23 @@ class CodexExecRunner(AgentRunner):
         return handle
 
 
+def endpoint_error_message(message: str) -> str:
+    """Codex passes the model endpoint's error body on as its message, JSON and all (after a
+    status line or not): the body's own `error.message` reads better, whatever precedes it."""
+    start = message.find("{")
+    if start < 0:
+        return message
+    try:
+        body = json.loads(message[start:])
+    except (ValueError, RecursionError):  # the endpoint's text, not ours: any shape may come
+        return message
+    error = body.get("error") if isinstance(body, dict) else None
+    inner = error.get("message") if isinstance(error, dict) else None
+    if not isinstance(inner, str) or not inner:
+        return message
+    return f"{message[:start]}{inner}"
+
+
 def read_exec_events(stdout_path: Path, handle: AgentHandle) -> None:
     """Thread ids and error items from the `--json` stream (root thread only, by design of codex)."""
     try:
@@ -158,7 +175,8 @@ def read_exec_events(stdout_path: Path, handle: AgentHandle) -> None:
                         handle.spawned_thread_ids.append(thread_id)
         elif kind in ("turn.failed", "error") and handle.error is None:
             message = event.get("message") or (event.get("error") or {}).get("message")
-            handle.error = f"agent reported an error: {message}" if message else None
+            shown = endpoint_error_message(message) if isinstance(message, str) else message
+            handle.error = f"agent reported an error: {shown}" if message else None
     # Codex reports each reconnect to an unreachable endpoint as an `error` event and never
     # exits (docs/codex-facts.md): a kill right after one means it was still waiting for it.
     handle.stalled_on_model = last_kind == "error" and handle.error is not None

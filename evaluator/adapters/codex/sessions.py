@@ -15,8 +15,6 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from evaluator.adapters.codex.rollout import first_line
 from evaluator.sessions.base import (
     WINDOW_SLACK,
@@ -50,7 +48,7 @@ class CodexSessionStore(SessionStore):
         sqlite_home = os.environ.get("CODEX_SQLITE_HOME")
         self.db_path = (Path(sqlite_home) if sqlite_home else home) / STATE_DB
         self.scanned_files = 0  # how many first lines a fallback scan read (for benchmarks)
-        self._held: sqlite_utils.Database | None = None  # open while `held`
+        self._held: sqlite3.Connection | None = None  # open while `held`
         self._holding = False
 
     # ------------------------------------------------------------------ sqlite
@@ -62,10 +60,13 @@ class CodexSessionStore(SessionStore):
         finally:
             self._holding = False
             if self._held is not None:
-                self._held.conn.close()
+                self._held.close()
                 self._held = None
 
-    def _db(self) -> sqlite_utils.Database | None:
+    def _db(self) -> sqlite3.Connection | None:
+        # The standard library's connection, not sqlite-utils': that library imports numpy,
+        # click and its plugins (about 100 ms, once per process, in an attempt) and wraps every
+        # query in a savepoint, which these read-only SELECTs do not need.
         if self._held is not None:
             return self._held
         if not self.db_path.is_file():
@@ -75,23 +76,24 @@ class CodexSessionStore(SessionStore):
             conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")
         except sqlite3.Error:
             return None
-        db = sqlite_utils.Database(conn)
         if self._holding:
-            self._held = db
-        return db
+            self._held = conn
+        return conn
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]] | None:
         db = self._db()
         if db is None:
             return None
         try:
-            return [dict(row) for row in db.query(sql, params)]
+            cursor = db.execute(sql, params)
+            names = [column[0] for column in cursor.description]
+            return [dict(zip(names, row, strict=True)) for row in cursor]
         except sqlite3.Error:
             self._held = None  # closed below: the next query opens it anew
             return None
         finally:
             if db is not self._held:
-                db.conn.close()
+                db.close()
 
     # ------------------------------------------------------------------ files
     def _rollouts_newest_first(

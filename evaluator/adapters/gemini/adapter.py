@@ -40,6 +40,9 @@ class GeminiAdapter(AgentAdapter):
     skill_dir = PurePosixPath(".gemini/skills")  # the runner links the skill in there
     discovery_dirs = (".gemini/skills", "$AGENT_HOME/.gemini/skills", "~/.gemini/skills")
     trigger_signal = "an `activate_skill` tool call naming the skill"
+    attempt_modules = tuple(
+        f"evaluator.adapters.gemini.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")
+    )
     in_session = False
     home_env = "GEMINI_CLI_HOME"
     default_home = "~"

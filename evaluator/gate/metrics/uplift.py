@@ -14,7 +14,7 @@ from evaluator.artifacts.attribution import RunScore
 from evaluator.errors import InputError
 from evaluator.gate.metrics.base import Metric, MetricContext, MetricUnavailable, MetricValue
 from evaluator.gate.metrics.registry import register_metric
-from evaluator.stats.paired import bootstrap_mean, sign_flip_p
+from evaluator.stats.paired import bootstrap_mean, fewest_cases_to_call, sign_flip_p
 
 
 def case_differences(score: RunScore, baseline: RunScore) -> list[float]:
@@ -56,7 +56,15 @@ class Uplift(Metric):
     def shortfall(self, value: MetricValue, threshold: float, alpha: float) -> str | None:
         if value.p is None or value.p > alpha:
             p = "n/a" if value.p is None else f"{value.p:.4f}"
-            return f"the uplift {value.value:+.3f} is not significant (paired p={p} > {alpha:g})"
+            needed = fewest_cases_to_call(alpha, "greater")
+            few = (
+                f"; {value.cases} case(s) can never reach it, at least {needed} are needed"
+                if value.cases is not None and value.cases < needed
+                else ""
+            )
+            return (
+                f"the uplift {value.value:+.3f} is not significant (paired p={p} > {alpha:g}{few})"
+            )
         if value.low is None or value.low <= threshold:
             low = "none (too few cases)" if value.low is None else f"{value.low:+.3f}"
             return f"the uplift's interval starts at {low}, not above {threshold:g}"

@@ -39,14 +39,22 @@ _NO_NETWORK = (
 )
 
 
+# Gradle's `--offline` run without the artifacts it needs: it fetched nothing.
+_GRADLE_OFFLINE = "available for offline mode"
+
+
 @dataclass(frozen=True)
 class _MachineStop:
     """A tool's failure to fetch what it needs (`printed`, a regex), which counts as the
-    machine's only with one of `signs` in the output (none: `printed` alone says so)."""
+    machine's only with one of `signs` in the output (none: `printed` alone says so).
+    `fetched`: a failure to reach the network, so the tool must have tried it (a connection or
+    a name lookup in its trace), unless one of `offline` says it was told not to."""
 
     printed: re.Pattern[str]
     signs: tuple[str, ...]
     why: str
+    fetched: bool = True
+    offline: tuple[str, ...] = ()
 
 
 # A package installer or a build tool that could not reach its index or repository (the jail
@@ -58,12 +66,14 @@ _MACHINE_STOPS: tuple[_MachineStop, ...] = (
         re.compile("externally-managed-environment"),
         (),
         "pip refused a system-wide install (PEP 668)",
+        fetched=False,
     ),
     _MachineStop(
         # the jail keeps everything but the workspace read-only: a venv or site-packages too
         re.compile("Could not install packages due to an OSError"),
         ("Read-only file system",),
         "pip could not write where it installs (read-only here)",
+        fetched=False,
     ),
     _MachineStop(
         re.compile("No matching distribution found"),
@@ -85,11 +95,13 @@ _MACHINE_STOPS: tuple[_MachineStop, ...] = (
         re.compile(r"Cannot access \S+ \(\S+\) in offline mode"),
         (),
         "Maven had to work offline without the artifacts it needs",
+        fetched=False,
     ),
     _MachineStop(
         re.compile(r"Could not resolve (?:all |\S+:\S+)"),
-        (*_NO_NETWORK, "available for offline mode"),
+        (*_NO_NETWORK, _GRADLE_OFFLINE),
         "Gradle could not reach its repository (no network here)",
+        offline=(_GRADLE_OFFLINE,),
     ),
     _MachineStop(
         # the Gradle wrapper fetching its distribution
@@ -149,8 +161,8 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
         return passed(KIND, f"{check.command!r} exited {outcome.exit_code} {where}{tail}", refs)
     stop = _machine_stop(check.command, outcome)
     if stop is not None:
-        machine, printed = stop
-        unproven = _unproven(text, outcome, context, printed)
+        machine, printed, fetched = stop
+        unproven = _unproven(text, outcome, context, printed, fetched)
         if unproven is None:
             # Not the agent's doing: every agent would get this exit code here, so it is no
             # verdict on the agent's work (a `blocked: environment`, like a variable the run
@@ -180,11 +192,11 @@ def command(check: CommandCheck, context: JudgeContext) -> CheckVerdict:
 
 
 def _unproven(
-    ran: str, outcome: CommandOutcome, context: JudgeContext, printed: list[str]
+    ran: str, outcome: CommandOutcome, context: JudgeContext, printed: list[str], fetched: bool
 ) -> str | None:
     """Why the check's trace cannot prove that the machine stopped it before any code of the
     session ran, or None when it proves it (docs/security.md). `printed`: the output's texts
-    that say the machine stopped it."""
+    that say the machine stopped it; `fetched`: they say a fetch failed."""
     trace = outcome.trace
     if trace is None:
         return f"the command ran without an access trace ({outcome.untraced or 'not traced'})"
@@ -201,6 +213,10 @@ def _unproven(
     if taken:
         shown = "; ".join(taken[:3]) + ("; ..." if len(taken) > 3 else "")
         return f"its words came from the session's files ({shown})"
+    if fetched and not trace.network:
+        # A tool that could not reach its index tried to: looked its name up or connected.
+        # Without that, what printed the text did not fetch (a tool echoing a manifest's words).
+        return "no process of it tried to reach the network (no connection, no name lookup)"
     return None
 
 
@@ -229,16 +245,18 @@ def machine_failure(command: str, outcome: CommandOutcome) -> str | None:
     return stop[0] if stop is not None else None
 
 
-def _machine_stop(command: str, outcome: CommandOutcome) -> tuple[str, list[str]] | None:
-    """`machine_failure`'s reason, with the texts of the output that gave it."""
+def _machine_stop(command: str, outcome: CommandOutcome) -> tuple[str, list[str], bool] | None:
+    """`machine_failure`'s reason, with the texts of the output that gave it and whether they
+    say a fetch failed (then the tool must have tried the network)."""
     missing = _not_found_line(command, outcome)
     if missing is not None:
-        return f"`{missing.group(1)}` is not installed here", [missing.group(0)]
+        return f"`{missing.group(1)}` is not installed here", [missing.group(0)], False
     for stop in _MACHINE_STOPS:
         printed = stop.printed.search(outcome.output)
         signs = [sign for sign in stop.signs if sign in outcome.output]
         if printed and (not stop.signs or signs):
-            return stop.why, [printed.group(0), *signs]
+            fetched = stop.fetched and not any(sign in stop.offline for sign in signs)
+            return stop.why, [printed.group(0), *signs], fetched
     return None
 
 

@@ -107,6 +107,13 @@ class _Hits:
     # background, a failed `&&`), not an exit code the session did not record.
     by_form: set[str] = field(default_factory=set)
 
+    def call_ids(self) -> set[str]:
+        """The tool calls whose own command line was judged to run (or not run) the pattern."""
+        records = [run.record for run in self.ran] + [
+            r for r, _ in self.maybe + self.killed + self.never
+        ]
+        return {r.call_id for r in records if r.call_id}
+
     def unsure_by(self, unsure: list[EvidenceRecord]) -> BlockedBy:
         """Whose doing it is that these calls may not have run: the agent's only when each is
         in doubt by its own form (one the eval cannot see leaves the outcome open anyway)."""
@@ -163,8 +170,67 @@ def _hits(pattern: Pattern, records: list[EvidenceRecord], context: JudgeContext
 
 @register_check(KIND)
 def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckVerdict:
+    # indirect_runs builds on this module's rule (`runs_program`): imported here, not above.
+    from evaluator.judge.checks.indirect_runs import traced_runs, unseen_scripts
+
     pattern = compile_pattern(check.pattern)  # RE2: linear time on any agent output
     found = _hits(pattern, context.evidence.of_kind("command_observed"), context)
+    verdict = _by_text(check, context, found)
+    if verdict.status == "pass":
+        return verdict
+    # Not run by a command line the session shows: a script or a program of the agent's tool
+    # call may have run it (indirect_runs.py).
+    judged = found.call_ids()
+    indirect = [r for r in traced_runs(pattern, context, judged) if r.program.exit_code is not None]
+    exact = [r for r in indirect if check.exit_code in (None, r.program.exit_code)]
+    if exact:
+        run = exact[0]
+        code = "" if check.exit_code is None else f" with exit code {check.exit_code}"
+        return passed(
+            KIND,
+            f"ran{code}: the trace shows {run.describe()} {run.program.ended} as a process of the"
+            f" tool call that ran {call_command(context, run.call_id)}",
+            call_refs(context, [r.call_id for r in exact]),
+        )
+    if indirect and verdict.status == "fail":
+        codes = ", ".join(str(r.program.exit_code) for r in indirect)
+        return failed(
+            KIND,
+            f"the trace shows {indirect[0].describe()} ran as a process of the tool call that ran"
+            f" {call_command(context, indirect[0].call_id)}, exited with {codes}, expected"
+            f" {check.exit_code}",
+            call_refs(context, [r.call_id for r in indirect]),
+        )
+    unseen = unseen_scripts(pattern, context, judged) if verdict.status == "fail" else []
+    if unseen:
+        script = unseen[0].record
+        return blocked(
+            KIND,
+            f"{script.path} names /{check.pattern}/ and ran in a tool call the trace did not see"
+            " whole (or no trace ran): whether it ran a command matching it is not shown",
+            [context.ref(u.record) for u in unseen],
+            by="agent" if any(u.by == "agent" for u in unseen) else "eval",
+        )
+    return verdict
+
+
+def call_command(context: JudgeContext, call_id: str) -> str:
+    """The command line of a tool call, as the session shows it."""
+    for record in context.evidence.of_kind("command_observed"):
+        if record.call_id == call_id and record.command:
+            return record.command
+    return f"call {call_id}"
+
+
+def call_refs(context: JudgeContext, call_ids: list[str]) -> list[str]:
+    wanted = set(call_ids)
+    return [
+        context.ref(r) for r in context.evidence.of_kind("command_observed") if r.call_id in wanted
+    ]
+
+
+def _by_text(check: CommandRanCheck, context: JudgeContext, found: _Hits) -> CheckVerdict:
+    """The verdict from the calls whose command line matches (their trace included)."""
     hits = found.ran
     if not hits:
         if found.maybe:

@@ -7,10 +7,12 @@ alone (`%41`, `\u0041`, `&#65;`: `evaluator/textforms.py`); in the file's name; 
 compressed objects (a loose object or a pack under `objects/`: a key committed, even if the
 file was then changed or deleted, is in the repository the user gets). So a re-judge from the
 redacted workspace snapshot, where each such form of a secret became `[REDACTED:NAME]`, decides
-as the run did: there the placeholder stands for the value. Not detected: a value split,
-reversed, hashed, encrypted or in another encoding (hex, gzip), in a file deleted before the
-end (the check is about the workspace the user gets), or (in a re-judge) in a binary file,
-whose secrets the snapshot masks with `*`. A verdict names the files, never the value.
+as the run did: there the run's own placeholder stands for the value, where the snapshot's
+manifest records that the run wrote it (a binary file's `*` mask too); a look-alike the agent
+typed is ordinary text, and a snapshot without that record leaves a verdict a placeholder would
+decide blocked. Not detected: a value split, reversed, hashed, encrypted or in another encoding
+(hex, gzip), or in a file deleted before the end (the check is about the workspace the user
+gets). A verdict names the files, never the value.
 
 Every matching file is searched whole, with no size cap, in one pass: read in chunks that
 overlap by the longest form, and only where the file holds data. A hole of a sparse file reads
@@ -28,6 +30,7 @@ import re
 import stat
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
@@ -75,36 +78,45 @@ def holds_value(check: WorkspaceEnvValueCheck, context: JudgeContext) -> CheckVe
                 " finding it in a file would not show that it was hard-coded",
             )
         forms = [form.encode("utf-8") for form in encodings(value)]
-    if context.files_root is not None:  # a restored snapshot: redacted as the run saved it
-        forms.append(placeholder(name).encode("utf-8"))
+    restored = context.files_root is not None  # a snapshot: redacted as the run saved it
     unknown_value = blocked(
         KIND,
         f"{name} has no value here (unset or empty), so no file can be searched for it",
         reason="environment",
     )
-    if not forms:
+    if not forms and not restored:
         return unknown_value
-    patterns = [re.escape(form) for form in forms]
-    spelled = [v for v in dict.fromkeys((value, unquote(value))) if v]
-    patterns += [escaped_pattern(v) for v in spelled]
-    search = re.compile(b"|".join(patterns))
-    overlap = max([len(form) for form in forms] + [longest_match(v) for v in spelled]) - 1
+    mark = placeholder(name).encode("utf-8")
     holding: list[str] = []
     unknown: list[str] = []
+    # Files where only a placeholder would decide, in a snapshot that does not say whose it is.
+    unattributed: list[str] = []
+    search = _search(value, forms)
+    marked = re.compile(re.escape(mark))
     for relative, path in _files(context, check.path):
         encoded = relative.encode("utf-8", "surrogateescape")
-        if search.search(encoded):  # in its name (or a folder's): said masked, never raw
-            masked = search.sub(placeholder(name).encode("utf-8"), encoded)
-            holding.append(masked.decode("utf-8", "surrogateescape"))
+        if search is not None and search.pattern.search(encoded):
+            # In its name (or a folder's): said masked, never raw.
+            holding.append(search.pattern.sub(mark, encoded).decode("utf-8", "surrogateescape"))
             continue
-        held = None if relative in context.without_content else _holds(path, search, overlap)
-        git_object = git_object_kind(PurePosixPath(relative)) if held is False else None
-        if git_object is not None:
-            held = _git_object_holds(path, search, overlap, pack=git_object == "pack")
+        if restored and name in _named(context, relative):
+            holding.append(relative)
+            continue
+        if relative in context.without_content:
+            unknown.append(relative)
+            continue
+        held = _file_holds(path, relative, search) if search is not None else False
         if held is None:
             unknown.append(relative)
         elif held:
             holding.append(relative)
+        elif restored:
+            written = context.redacted_names(relative)
+            if written is not None:
+                if name in written:  # the run's redaction replaced the value here
+                    holding.append(relative)
+            elif marked.search(encoded) or _file_holds(path, relative, _Search(marked, len(mark))):
+                unattributed.append(relative)
     refs = [
         context.ref(r)
         for r in context.writes()
@@ -117,7 +129,14 @@ def holds_value(check: WorkspaceEnvValueCheck, context: JudgeContext) -> CheckVe
             f"the value of {name} is in {names}",
             [*(refs or session_end(context)), *(f"workspace-files:{f}" for f in holding)],
         )
-    if not value:  # only a placeholder was searched for: its absence proves nothing
+    if unattributed:
+        return blocked(
+            KIND,
+            f"{', '.join(unattributed)} holds {placeholder(name)}, and this run's workspace"
+            " snapshot does not record which placeholders its redaction wrote (saved by an"
+            " older version, or a kept scratch workspace): the text may be the agent's own",
+        )
+    if not value:  # without the value, a file free of the run's placeholder proves nothing
         return unknown_value
     if unknown:
         return blocked(
@@ -127,6 +146,38 @@ def holds_value(check: WorkspaceEnvValueCheck, context: JudgeContext) -> CheckVe
         )
     where = "no workspace file" if check.path == "**/*" else f"no file matching {check.path}"
     return failed(KIND, f"{where} holds the value of {name}", session_end(context))
+
+
+@dataclass(frozen=True)
+class _Search:
+    pattern: re.Pattern[bytes]
+    overlap: int  # the longest match less one: consecutive chunks overlap by it
+
+
+def _search(value: str, forms: list[bytes]) -> _Search | None:
+    """The value in every form the check knows; None without a value."""
+    if not forms:
+        return None
+    patterns = [re.escape(form) for form in forms]
+    spelled = [v for v in dict.fromkeys((value, unquote(value))) if v]
+    patterns += [escaped_pattern(v) for v in spelled]
+    overlap = max([len(form) for form in forms] + [longest_match(v) for v in spelled]) - 1
+    return _Search(re.compile(b"|".join(patterns)), overlap)
+
+
+def _named(context: JudgeContext, relative: str) -> set[str]:
+    """The names whose placeholder the run's redaction wrote into this path (a file named
+    after a secret); none when not recorded."""
+    return context.placeholders.in_path(relative) if context.placeholders is not None else set()
+
+
+def _file_holds(path: Path, relative: str, search: _Search) -> bool | None:
+    """Whether the file (a git object: inflated) holds a match; None when it cannot be read."""
+    held = _holds(path, search.pattern, search.overlap)
+    if held is False and git_object_kind(PurePosixPath(relative)) is not None:
+        kind = git_object_kind(PurePosixPath(relative))
+        return _git_object_holds(path, search.pattern, search.overlap, pack=kind == "pack")
+    return held
 
 
 def _files(context: JudgeContext, pattern: str) -> Iterator[tuple[str, Path]]:

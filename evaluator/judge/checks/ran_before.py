@@ -23,7 +23,15 @@ from evaluator.evidence.records import EvidenceRecord
 from evaluator.evidence.shell import analyze_command
 from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
-from evaluator.judge.checks.command_ran import _hits, own_runs, runs_program
+from evaluator.judge.checks.command_ran import (
+    _Hits,
+    _hits,
+    call_command,
+    call_refs,
+    own_runs,
+    runs_program,
+)
+from evaluator.judge.checks.indirect_runs import traced_runs, unseen_scripts
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.checks.trace_proof import invocation_proof
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
@@ -46,6 +54,130 @@ def ran_before(check: RanBeforeCheck, context: JudgeContext) -> CheckVerdict:
     commands = context.evidence.of_kind("command_observed")
     firsts = _hits(compile_pattern(check.first), commands, context)
     thens = _hits(compile_pattern(check.then), commands, context)
+    verdict = _by_command_lines(check, context, firsts, thens)
+    return _with_indirect_runs(check, context, firsts, thens, verdict)
+
+
+def _with_indirect_runs(
+    check: RanBeforeCheck,
+    context: JudgeContext,
+    firsts: _Hits,
+    thens: _Hits,
+    verdict: CheckVerdict,
+) -> CheckVerdict:
+    """The verdict once the runs no command line names are counted (a script of the agent's or
+    the skill's ran `A` or `B` as a process of the agent's tool call: indirect_runs.py): a `B`
+    the trace saw start before `A` ended breaks the order; one a script may have run unseen
+    leaves a pass undecided (`blocked`, whose gap the script's owner says); an `A` only a
+    script ran is a run of `A`, ordered by the trace."""
+    first_pattern, then_pattern = compile_pattern(check.first), compile_pattern(check.then)
+    then_runs = traced_runs(then_pattern, context, thens.call_ids())
+    hidden = unseen_scripts(then_pattern, context, thens.call_ids())
+    first_runs = [
+        r
+        for r in traced_runs(first_pattern, context, firsts.call_ids())
+        if r.program.exit_code is not None and r.program.ended_line is not None
+    ]
+    a_by_text = bool(firsts.ran)
+    if a_by_text:
+        # A script whose call began after the run of `A` was shown to end ran nothing before it.
+        first = min((run.record for run in firsts.ran), key=lambda r: r.line)
+        ended = _result_lines(context).get(str(first.call_id)) if first.call_id else None
+        if ended is not None:
+            hidden = [h for h in hidden if h.record.line <= ended]
+    if verdict.status == "fail" and (a_by_text or not first_runs):
+        return verdict  # an order already broken, or no `A` at all: more runs change nothing
+    if verdict.status == "blocked" and not a_by_text:
+        return verdict  # `A` may not have run by its own command line: undecided as it was
+    if not a_by_text and not first_runs:
+        return verdict
+    if not then_runs and not hidden and a_by_text:
+        return verdict
+    a_ends = [r.program.ended_line for r in first_runs if r.program.ended_line is not None]
+    for record in [run.record for run in firsts.ran]:
+        traced = _traced_runs(first_pattern, record, context)
+        a_ends += [p.ended_line for p in traced or [] if p.ended_line is not None]
+    a_end = min(a_ends, default=None)
+    refs = call_refs(context, [r.call_id for r in first_runs + then_runs])
+    a_what = first_runs[0].describe() if first_runs and not a_by_text else f"/{check.first}/"
+    if then_runs:
+        b = then_runs[0]
+        where = f"as a process of the tool call that ran {call_command(context, b.call_id)}"
+        if a_end is None:
+            return blocked(
+                KIND,
+                f"the trace shows {b.describe()} ran {where}, and the end of the run of"
+                f" /{check.first}/ is not in the trace: their order is not shown",
+                refs,
+            )
+        assert b.program.started_line is not None
+        if b.program.started_line < a_end:
+            return failed(
+                KIND,
+                f"the trace shows {b.describe()} started (log line {b.program.started_line})"
+                f" {where}, before the run of {a_what} ended (log line {a_end})",
+                refs,
+            )
+    if hidden:
+        script = hidden[0].record
+        return blocked(
+            KIND,
+            f"{script.path} names /{check.then}/ and ran in a tool call the trace did not see"
+            f" whole (or no trace ran): whether it ran it before /{check.first}/ ended is not"
+            " shown",
+            [context.ref(h.record) for h in hidden],
+            by="agent" if any(h.by == "agent" for h in hidden) else "eval",
+        )
+    if a_by_text:
+        if verdict.status == "pass" and then_runs and a_end is not None:
+            b = then_runs[0]
+            return passed(
+                KIND,
+                f"the trace shows the run of /{check.first}/ ended (log line {a_end}) before"
+                f" {b.describe()} started (log line {b.program.started_line}) as a process of"
+                f" the tool call that ran {call_command(context, b.call_id)}",
+                [*verdict.evidence, *refs],
+            )
+        return verdict  # every `B` a script ran started after `A` ended: the lines decide
+    # `A` ran only as a process of a script: every run of `B` must be ordered by the trace.
+    direct_b = [run.record for run in thens.ran] + [r for r, _ in thens.maybe + thens.killed]
+    starts = [b.program.started_line for b in then_runs]
+    for record in direct_b:
+        traced = _traced_runs(then_pattern, record, context)
+        if traced is None:
+            return blocked(
+                KIND,
+                f"the trace shows {a_what} ran (log line {a_end}) as a process of a tool call,"
+                f" and {record.command} is not in the trace whole: their order is not shown",
+                [*refs, context.ref(record)],
+            )
+        starts += [p.started_line for p in traced]
+    known = [line for line in starts if line is not None]
+    assert a_end is not None
+    if any(line < a_end for line in known):
+        return failed(
+            KIND,
+            f"a run of /{check.then}/ started (log line {min(known)}) before the run of"
+            f" {a_what} ended (log line {a_end})",
+            refs,
+        )
+    return passed(
+        KIND,
+        f"the trace shows {a_what} ended (log line {a_end}) as a process of the tool call that"
+        f" ran {call_command(context, first_runs[0].call_id)}"
+        + (
+            f", before any run of /{check.then}/ started (log line {min(known)})"
+            if known
+            else f"; no command matching /{check.then}/ ran"
+        ),
+        refs,
+    )
+
+
+def _by_command_lines(
+    check: RanBeforeCheck, context: JudgeContext, firsts: _Hits, thens: _Hits
+) -> CheckVerdict:
+    """The order as the calls whose command lines name `A` and `B` show it (with their trace)."""
     if not firsts.ran:
         unsure = [r for r, _ in firsts.maybe + firsts.killed]
         if unsure:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from evaluator.contract.models import (
@@ -124,8 +125,11 @@ def _refused(context: JudgeContext, refused: dict[str, str]) -> str:
 def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckVerdict:
     text = check.text
 
-    def found(content: str) -> str | None:
-        return text if text in content else None
+    def found(content: str) -> Iterator[tuple[int, int, str]]:
+        start = content.find(text)
+        while start >= 0:
+            yield start, start + len(text), text
+            start = content.find(text, start + 1)
 
     return _content_check("workspace_file_contains", check.path, repr(text), found, context)
 
@@ -134,19 +138,40 @@ def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckV
 def matches(check: WorkspaceFileMatchesCheck, context: JudgeContext) -> CheckVerdict:
     pattern = compile_pattern(check.pattern)  # RE2: linear in the file, whatever the pattern
     return _content_check(
-        "workspace_file_matches", check.path, f"/{check.pattern}/", pattern.search, context
+        "workspace_file_matches", check.path, f"/{check.pattern}/", pattern.spans, context
     )
+
+
+_PLACEHOLDER = re.compile(r"\[REDACTED:([^\]\n]+)\]")
+
+
+def _run_placeholders(context: JudgeContext, relative: str, content: str) -> list[tuple[int, int]]:
+    """Where, in a restored file, a placeholder may be the run's own (a secret the run's judge
+    saw there, which the snapshot no longer holds): each placeholder of a name the run's
+    redaction wrote into this file, or any placeholder when that is not recorded. Agent-typed
+    look-alikes of other names are ordinary text, as they were in the run."""
+    names = context.redacted_names(relative)
+    if names is not None and not names:
+        return []
+    return [
+        match.span()
+        for match in _PLACEHOLDER.finditer(content)
+        if names is None or match.group(1) in names
+    ]
 
 
 def _content_check(
     kind: str,
     glob: str,
     wanted: str,
-    find: Callable[[str], str | None],
+    find: Callable[[str], Iterator[tuple[int, int, str]]],
     context: JudgeContext,
 ) -> CheckVerdict:
     """Passes when a workspace file matching `glob` has content in which `find` finds what is
-    `wanted`; blocked when a matching file's content was not kept; fails otherwise."""
+    `wanted`; blocked when a matching file's content was not kept; fails otherwise. In a
+    re-judge, a match counts only clear of the run's own placeholders (it did not touch the
+    secret the run saw there, so it was in that file too); a file whose only matches touch one,
+    or that has none while holding one, cannot be judged again (the secret may have decided)."""
     if not context.workspace_available:
         return _unavailable(kind)
     files = _files(context, glob)
@@ -156,9 +181,11 @@ def _content_check(
             kind, f"no file matching {glob} in the workspace", refs or session_end(context)
         )
     unknown = []
+    redacted = []
     refused: dict[str, str] = {}
     for path in files:
-        if context.relative(path) in context.without_content:
+        rel = context.relative(path) or path
+        if rel in context.without_content:
             unknown.append(path)
             continue
         if os.path.isdir(context.on_disk(path)) and not os.path.islink(context.on_disk(path)):
@@ -167,15 +194,34 @@ def _content_check(
         if content is None:
             refused[path] = why or "not read"
             continue
-        shown = find(content)
+        secrets = _run_placeholders(context, rel, content)
+        shown = next(
+            (
+                text
+                for start, end, text in find(content)
+                if not any(start <= right and left <= end for left, right in secrets)
+            ),
+            None,
+        )
         if shown is not None:
-            rel = context.relative(path)
             what = wanted if shown == wanted.strip("'\"") else f"{wanted} ({shown!r})"
             return passed(
                 kind,
                 f"{rel} contains {what}",
                 [*(refs or session_end(context)), f"workspace-files:{rel}"],
             )
+        if secrets:
+            redacted.append(rel)
+    if redacted:
+        recorded = context.placeholders is not None
+        return blocked(
+            kind,
+            f"{', '.join(redacted)} held a secret the run saw and its workspace snapshot"
+            " replaced by a placeholder"
+            + ("" if recorded else " (or text of the agent's: this snapshot does not record which)")
+            + f": whether it held {wanted} cannot be judged again without it",
+            refs,
+        )
     if unknown:
         names = ", ".join(context.relative(f) or f for f in unknown)
         return blocked(

@@ -95,4 +95,4 @@ def uv_run(
 
 @handles("npm", "npx", "pnpm", "yarn", "pip", "pip3")
 def packages(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
-    w.opaque("npm/npx/pnpm/yarn run package scripts or downloaded code")
+    w.opaque(f"{name} runs package scripts or downloaded code")
