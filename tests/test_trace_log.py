@@ -7,6 +7,8 @@ a descriptor path with a comma).
 
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -249,6 +251,32 @@ def test_the_trace_vouches_for_opaque_calls_only_when_it_saw_them_whole_in_the_j
 def test_what_wget_and_curl_read_at_start_up_is_allowed() -> None:
     # Every `wget` opens /etc/wgetrc and, with curl, probes GnuTLS's configuration (strace of
     # the real programs on Debian 12): an honest fetch is no isolation violation.
-    for path in ("/etc/wgetrc", "/etc/gnutls/config"):
+    for path in ("/etc/wgetrc", "/etc/gnutls/config", "/etc/ldap/ldap.conf"):
         assert allowed(path, "read", RUNTIME_ALLOWLIST) is not None, path
         assert allowed(path, "write", RUNTIME_ALLOWLIST) is None, path
+
+
+@pytest.mark.parametrize("program", ["curl", "wget"])
+def test_every_system_file_a_real_fetcher_opens_to_start_is_a_runtime_read(
+    program: str, tmp_path: Path
+) -> None:
+    """The real program, traced as the jail traces it: what it opens under `/etc` before it does
+    anything (`--version`) must be allowed, or every honest fetch is a violation (curl's libldap
+    reads `/etc/ldap/ldap.conf`: red team round 6)."""
+    strace = Tracer().binary
+    binary = shutil.which(program)
+    if strace is None or binary is None:
+        pytest.skip(f"strace or {program} is not installed here")
+    log = tmp_path / "trace.log"
+    subprocess.run(
+        [strace, "-f", "-qq", "-e", "trace=open,openat", "-o", str(log), binary, "--version"],
+        capture_output=True,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    opened = re.findall(
+        r'open(?:at)?\((?:AT_FDCWD, )?"(/etc/[^"]+)", [^)]*\) = \d', log.read_text()
+    )
+    assert opened, "the trace shows no open of a system file at all"
+    refused = [path for path in opened if allowed(path, "read", RUNTIME_ALLOWLIST) is None]
+    assert refused == []

@@ -51,6 +51,7 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/gitattributes", _INFO, "git's system attributes (read by `git add`)"),
     AllowRule("/etc/wgetrc", _INFO, "wget's system configuration (read by every `wget`)"),
     AllowRule("/etc/gnutls/config", _INFO, "GnuTLS's system configuration (curl, wget)"),
+    AllowRule("/etc/ldap/ldap.conf", _INFO, "OpenLDAP's client configuration (libldap: curl)"),
     AllowRule("/etc/ssl/", _INFO, "TLS certificates and configuration"),
     AllowRule("/etc/ca-certificates", _INFO, "TLS certificates"),
     AllowRule("/etc/pyenv.d/", _INFO, "pyenv hooks"),
