@@ -81,6 +81,8 @@ class TraceFollower:
             if first is not None:
                 self._root = int(first.group(1))
             return
+        if "+++" not in line:
+            return  # a syscall line (almost all of them): not the end of a process
         end = _END.match(line)
         if end is not None and int(end.group(1)) == self._root:
             if end.group(2) is not None:
