@@ -24,7 +24,7 @@ from evaluator.evidence.records import EvidenceRecord
 from evaluator.evidence.shell import analyze_command
 from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
-from evaluator.judge.checks.command_ran import own_runs, runs_program
+from evaluator.judge.checks.program_match import own_runs, runs_program
 from evaluator.patterns import Pattern
 from evaluator.vocabulary import BlockedBy
 

@@ -23,15 +23,9 @@ from evaluator.evidence.records import EvidenceRecord
 from evaluator.evidence.shell import analyze_command
 from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
-from evaluator.judge.checks.command_ran import (
-    _Hits,
-    _hits,
-    call_command,
-    call_refs,
-    own_runs,
-    runs_program,
-)
+from evaluator.judge.checks.command_ran import _Hits, _hits, call_command, call_refs
 from evaluator.judge.checks.indirect_runs import traced_runs, unseen_scripts
+from evaluator.judge.checks.program_match import own_runs, runs_program
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.checks.trace_proof import invocation_proof
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed

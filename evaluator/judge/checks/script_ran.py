@@ -19,7 +19,8 @@ from evaluator.evidence.shell import analyze_command
 from evaluator.evidence.shell.results import Invocation
 from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
-from evaluator.judge.checks.command_ran import runs_program, trace_verdict
+from evaluator.judge.checks.command_ran import trace_verdict
+from evaluator.judge.checks.program_match import runs_program
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.checks.trace_proof import (
     UNKNOWN_NO_TRACE,

@@ -1,0 +1,60 @@
+"""Whether a command's words run a program a pattern names: the match must cover a word that
+was executed (the command itself or a script it was given), and not a file of the agent's own
+text. The rule `command_ran`, `script_ran`, `ran_before` and the runs by scripts
+(`indirect_runs.py`) share."""
+
+from __future__ import annotations
+
+import posixpath
+
+from evaluator.evidence.shell.results import Invocation
+from evaluator.judge.base import JudgeContext
+from evaluator.patterns import Pattern
+
+
+def _own_file(word: str, invocation: Invocation, own: frozenset[str]) -> bool:
+    """Whether an executed word names a file holding only the agent's own text (the session
+    wrote it: a script named like the target's elsewhere, or the target's script overwritten):
+    running it runs the agent's program, not one the target shipped. A bare program name
+    (`python3`, `pytest`) is found on PATH and is no such file."""
+    if "/" not in word or not own:
+        return False
+    tail = "/" + posixpath.normpath(word).lstrip("/")
+    return any(path in own and (path + "/").endswith(tail + "/") for path in invocation.paths)
+
+
+def runs_program(
+    pattern: Pattern, invocation: Invocation, own: frozenset[str] = frozenset()
+) -> bool:
+    """Whether a match of `pattern` in the invocation's line covers a program that ran, and
+    not a file of the agent's own text (`own`: such files executed in the tool call)."""
+    line = " ".join(invocation.words)
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for word in invocation.words:
+        spans.append((offset, offset + len(word)))
+        offset += len(word) + 1
+    executed = [
+        spans[i] for i in invocation.executed if not _own_file(invocation.words[i], invocation, own)
+    ]
+    # Every match is looked at in turn: the first one may be in an argument.
+    start = 0
+    while start <= len(line):
+        found = pattern.search(line[start:])
+        if found is None:
+            return False
+        at = line.find(found, start)
+        end = at + max(len(found), 1)
+        if any(at < e and s < end for s, e in executed):
+            return True
+        start = at + 1
+    return False
+
+
+def own_runs(context: JudgeContext, call_id: str | None) -> frozenset[str]:
+    """The files a tool call executed that hold only the agent's own text."""
+    return frozenset(
+        r.path
+        for r in context.evidence.of_kind("file_read_observed")
+        if r.access == "exec" and r.own_text and r.path and r.call_id == call_id
+    )
