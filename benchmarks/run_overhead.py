@@ -102,7 +102,7 @@ def _run(
         workers=workers,
         runs_dir=base / "runs",
         scratch_root=base / "scratch",
-        run_id=f"w{workers}-{uuid.uuid4().hex[:4]}",
+        run_id=f"w{workers}-{uuid.uuid4().hex[:12]}",  # one runs dir holds dozens of runs
         scripted_latency_s=latency,
         sandbox=layers[0],
         trace=layers[1],  # type: ignore[arg-type]
