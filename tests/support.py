@@ -55,6 +55,16 @@ def gemini_or_skip() -> Path:
     return _cli_or_skip("gemini", find_gemini)
 
 
+# Each agent's runner, by the short name tests parametrise on.
+RUNNERS = {"codex": "codex-exec", "claude": "claude-code", "gemini": "gemini-cli"}
+
+
+def agent_or_skip(agent: str) -> str:
+    """Skips a test (fails it in CI) unless `agent`'s CLI is here; the name of its runner."""
+    {"codex": codex_or_skip, "claude": claude_or_skip, "gemini": gemini_or_skip}[agent]()
+    return RUNNERS[agent]
+
+
 def layers_or_skip(*, trace: bool = False, jail: bool = False) -> None:
     """Skips a test whose launch needs the trace (strace) or the jail (bubblewrap) where it does
     not work; in CI, where ./dev setup installs both, fails it."""

@@ -21,7 +21,7 @@ from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks import run_check
 from evaluator.judge.checks.logic import combine_all, combine_any, negate
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
-from tests.test_attribution import attempt, case
+from tests.test_attribution import attempt, case, manifest
 from tests.test_consultation import SKILL, _check, _read
 from tests.test_url_fetched import DOCS, _commands
 
@@ -211,24 +211,12 @@ def test_a_prose_entry_whose_deciding_sentence_the_agent_blocked_is_the_agents(
 
 
 def test_the_history_keeps_whose_doing_each_block_was(tmp_path: Path) -> None:
-    from evaluator.artifacts.models import Manifest
     from evaluator.artifacts.rundir import RunDir
     from evaluator.history.record import read_run_rows
 
     run_dir = RunDir(tmp_path / "run")
     run_dir.path.mkdir()
-    run_dir.write_manifest(
-        Manifest(
-            run_id="r",
-            target_id="t",
-            suite_ids=["s"],
-            target_skill_path="SKILL.md",
-            started_at="now",
-            case_workspace_root="/w",
-            resolved_case_ids=["hidden", "gap"],
-            run_state="completed",
-        )
-    )
+    run_dir.write_manifest(manifest(["hidden", "gap"], run_state="completed"))
     reason = "insufficient-evidence"
     for case_id, by in (("hidden", "agent"), ("gap", "eval")):
         record = attempt(1, "blocked", blocked_reason=reason, blocked_by=by)
@@ -250,7 +238,6 @@ def test_the_report_and_compare_say_whose_doing_a_blocked_case_is(tmp_path: Path
     """A blocked case's status is shown with its side: the report's case table, its failures and
     a comparison's side (before: the reason alone, and a result without attempts was always
     the agent's when its reason was `insufficient-evidence`)."""
-    from evaluator.artifacts.models import Manifest
     from evaluator.artifacts.report import render_report
     from evaluator.artifacts.rundir import RunDir
     from evaluator.compare.sides import case_side
@@ -259,17 +246,8 @@ def test_the_report_and_compare_say_whose_doing_a_blocked_case_is(tmp_path: Path
     reason = "insufficient-evidence"
     evals = case("gap", "blocked", [], blocked_reason=reason, blocked_by="eval")
     agents = case("hidden", "blocked", [], blocked_reason=reason)  # older file: the old rule
-    manifest = Manifest(
-        run_id="r",
-        target_id="t",
-        suite_ids=["s"],
-        target_skill_path="SKILL.md",
-        started_at="now",
-        case_workspace_root="/w",
-        resolved_case_ids=["gap", "hidden"],
-        run_state="completed",
-    )
-    report = render_report(manifest, [evals, agents])
+    run = manifest(["gap", "hidden"], run_state="completed")
+    report = render_report(run, [evals, agents])
     assert "| insufficient-evidence; the eval's, left out |" in report
     assert (
         "### hidden: blocked (insufficient-evidence; the agent's, counted as not passed)" in report
@@ -278,7 +256,7 @@ def test_the_report_and_compare_say_whose_doing_a_blocked_case_is(tmp_path: Path
     assert (case_side(evals).counted, case_side(agents).counted) == (0, 1)
     run_dir = RunDir(tmp_path / "run")
     run_dir.path.mkdir()
-    run_dir.write_manifest(manifest)
+    run_dir.write_manifest(run)
     run_dir.write_case_result(evals)
     run_dir.write_case_result(agents)
     rows = read_run_rows(run_dir.path)

@@ -35,6 +35,20 @@ def case(case_id: str, status: str, attempts: list[AttemptRecord], **extra: Any)
     )
 
 
+def manifest(case_ids: list[str], **extra: Any) -> Manifest:
+    """A run's manifest selecting `case_ids` (a target `t`, a suite `s`)."""
+    return Manifest(
+        run_id="r",
+        target_id="t",
+        suite_ids=["s"],
+        target_skill_path="SKILL.md",
+        started_at="now",
+        case_workspace_root="/w",
+        resolved_case_ids=case_ids,
+        **extra,
+    )
+
+
 @pytest.mark.parametrize(
     "facts,expected",
     [
@@ -154,22 +168,12 @@ def test_results_without_attempts_use_the_status_and_count_missing_evidence_agai
 
 
 def test_report_headline_never_shows_a_bare_pass_rate() -> None:
-    manifest = Manifest(
-        run_id="r",
-        target_id="t",
-        suite_ids=["s"],
-        target_skill_path="SKILL.md",
-        started_at="now",
-        case_workspace_root="/w",
-        resolved_case_ids=["a", "b"],
-    )
+    run = manifest(["a", "b"])
     results = [
         case("a", "pass", [attempt(1, "pass")]),
         case("b", "blocked", [attempt(1, "blocked", blocked_reason="unclear-rule")]),
     ]
-    line = next(
-        line for line in render_report(manifest, results).splitlines() if "pass rate" in line
-    )
+    line = next(line for line in render_report(run, results).splitlines() if "pass rate" in line)
     assert line == (
         "- Verified pass rate: 1 of 1 judged cases passed (hard 100%, coverage 1 of 2 = 50%);"
         " 1 of 2 blocked (unclear-rule 1)"

@@ -18,8 +18,7 @@ import pytest
 
 from evaluator.pipeline.run import RunOutcome
 from tests.support import (
-    claude_or_skip,
-    codex_or_skip,
+    agent_or_skip,
     run_scripted_repo,
     write_checks_suite,
     write_file,
@@ -170,13 +169,9 @@ def outcome(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunOutcome]:
     agent = str(request.param)
-    if agent == "codex":
-        codex_or_skip()
-    else:
-        claude_or_skip()
+    runner = agent_or_skip(agent)
     root = tmp_path_factory.mktemp(f"consultation-{agent}")
     repo, source, behaviors = _eval_repo(root)
-    runner = "codex-exec" if agent == "codex" else "claude-code"
     result = run_scripted_repo(repo, source, behaviors, root / "runs", runner)
     yield result
     shutil.rmtree(root, ignore_errors=True)

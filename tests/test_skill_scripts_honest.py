@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from evaluator.pipeline.run import RunOutcome
-from tests.support import claude_or_skip, codex_or_skip, layers_or_skip, run_scripted_repo
+from tests.support import agent_or_skip, layers_or_skip, run_scripted_repo
 
 SKILL = ".agents/skills/site-report"
 PROMPT = "Write the site report into out/, please."
@@ -157,14 +157,10 @@ def outcome(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunOutcome]:
     agent = str(request.param)
-    if agent == "codex":
-        codex_or_skip()
-    else:
-        claude_or_skip()
+    runner = agent_or_skip(agent)
     layers_or_skip(trace=True, jail=True)
     root = tmp_path_factory.mktemp(f"honest-scripts-{agent}")
     repo, source, behaviors = _eval_repo(root)
-    runner = "codex-exec" if agent == "codex" else "claude-code"
     result = run_scripted_repo(repo, source, behaviors, root / "runs", runner)
     yield result
     shutil.rmtree(root, ignore_errors=True)

@@ -16,9 +16,8 @@ import pytest
 
 from evaluator.pipeline.run import RunOutcome
 from tests.support import (
-    claude_or_skip,
-    codex_or_skip,
-    gemini_or_skip,
+    RUNNERS,
+    agent_or_skip,
     run_scripted_repo,
     write_checks_suite,
     write_file,
@@ -35,7 +34,6 @@ description: Answers questions about the widget API from its documentation.
 Read the bundled reference before fetching the live documentation page from the server.
 """
 PATH = "/guide/tokens"
-AGENTS = {"codex": "codex-exec", "claude": "claude-code", "gemini": "gemini-cli"}
 
 
 class _Page(BaseHTTPRequestHandler):
@@ -143,11 +141,11 @@ def outcome(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, page_url: str
 ) -> Iterator[RunOutcome]:
     agent = str(request.param)
-    {"codex": codex_or_skip, "claude": claude_or_skip, "gemini": gemini_or_skip}[agent]()
+    runner = agent_or_skip(agent)
     root = tmp_path_factory.mktemp(f"fetches-{agent}")
     repo, source, behaviors = _eval_repo(root, page_url)
     _Page.requests.clear()
-    result = run_scripted_repo(repo, source, behaviors, root / "runs", AGENTS[agent])
+    result = run_scripted_repo(repo, source, behaviors, root / "runs", runner)
     yield result
     shutil.rmtree(root, ignore_errors=True)
 
@@ -187,6 +185,6 @@ def test_only_the_fetches_reached_the_server(outcome: RunOutcome) -> None:
     # `workspace-write` sandbox has no network, so its requests never leave; Claude Code and
     # Gemini CLI run commands without one, and all four arrive.
     assert _Page.requests.count(PATH) == len(_Page.requests) <= 4, _Page.requests
-    assert outcome.manifest.agent in AGENTS.values()
+    assert outcome.manifest.agent in RUNNERS.values()
     if outcome.manifest.agent != "codex-exec":
         assert len(_Page.requests) == 4, _Page.requests
