@@ -7,7 +7,8 @@ The skill is our own, shaped like the public ones: a shell script that makes a c
 the home (`mkdir -p` walks from `/`) and works in a `mktemp -d` directory, a Python script that
 imports a sibling module, reads its own `references/`, searches upward from its working
 directory for a configuration file, probes its own temporary directory and writes into the
-workspace, and a preview script started in the background that outlives its tool call.
+workspace, and a preview script started in the background that outlives its tool call and is
+checked with `ps` and `pgrep`.
 """
 
 from __future__ import annotations
@@ -88,7 +89,9 @@ FILES = {
     "scripts/preview.sh": """\
         #!/usr/bin/env bash
         nohup python3 -c 'import time; time.sleep(600)' >/dev/null 2>&1 &
-        echo "preview started"
+        # The way public skills check on their server: procps walks the jail's own /proc.
+        ps -o ppid= -p "$$" >/dev/null
+        pgrep -f 'time.sleep' >/dev/null && echo "preview started"
         """,
 }
 

@@ -85,6 +85,8 @@ class AgentHandle:
     own_dirs: tuple[Path, ...] = ()
     # The jail's private /tmp and /var/tmp: what succeeded there touched only the attempt's own.
     private_dirs: tuple[Path, ...] = ()
+    # The jail gave the agent its own pid namespace: `/proc` lists only the attempt's processes.
+    own_pid_namespace: bool = False
     # Where the CLI records its sessions (the evidence): the agent's own, but no tool call of it
     # may change them (a command that rewrites its session forges the evidence).
     session_dirs: tuple[Path, ...] = ()

@@ -77,6 +77,8 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/proc/meminfo", _INFO, "kernel facts libraries probe"),
     AllowRule("/proc/cpuinfo", _INFO, "kernel facts libraries probe"),
     AllowRule("/proc/stat", _INFO, "kernel facts libraries probe"),
+    AllowRule("/proc/uptime", _INFO, "kernel facts libraries probe", exact=True),
+    AllowRule("/proc/loadavg", _INFO, "kernel facts libraries probe", exact=True),
     AllowRule("/proc/sys/", _INFO, "kernel settings libraries probe"),
     AllowRule("/sys/", _INFO, "CPU, memory and cgroup facts runtimes probe"),
     AllowRule("/dev/pts/", _ANY, "the command's pseudo-terminal"),
@@ -88,6 +90,13 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
 # Opaque constructs about lookups the trace cannot see (the reasons of evidence/shell/ name them).
 _LOOKUP = re.compile(r"\b(?:PATH|CDPATH)\b")
 _PROC_PID = re.compile(r"^/proc/\d+(/|$)")
+# A process listing (`ps`, `pgrep`, `top`): the names of `/proc` and, per process, what procps
+# reads to describe it. Never `environ`, `mem`, `fd`, `cwd`, `root`, `exe` or `maps`: a door or
+# another process's data. Allowed only where the jail gave the attempt its own pid namespace.
+_PROCESS_LISTING = re.compile(
+    r"^/proc(?:/\d+(?:/(?:stat|status|statm|cmdline|comm|cgroup|ctty|wchan))?)?$"
+)
+_LISTING_ACCESSES = frozenset({"read", "metadata", "list"})
 # A user's home directory: the invoking user's own (a tool that reads the password database
 # instead of HOME finds it) or any other.
 _USER_HOME = re.compile(r"^(?:/root|/home/[^/]+)/(?P<below>.+)$")
@@ -143,9 +152,21 @@ def _inside(path: str, root: str) -> bool:
 
 
 def _judge(
-    access: TracedAccess, roots: list[str], private: list[str], rules: tuple[AllowRule, ...]
+    access: TracedAccess,
+    roots: list[str],
+    private: list[str],
+    rules: tuple[AllowRule, ...],
+    own_pid_namespace: bool = False,
 ) -> Judgement:
     if any(_inside(access.path, root) for root in roots):
+        return "allowed"
+    if (
+        own_pid_namespace
+        and access.access in _LISTING_ACCESSES
+        and _PROCESS_LISTING.match(access.path)
+    ):
+        # What `ps` shows of the attempt's own processes; `path` is strace's resolution, so a
+        # door (`/proc/1/root/etc/x`) arrives here as its target, never as a listing.
         return "allowed"
     in_private = any(_inside(access.path, root) for root in private)
     if access.outcome == "ok" and in_private and access.access != "cwd":
@@ -339,10 +360,13 @@ def assess_trace(
     private_dirs: tuple[Path, ...] = (),
     rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST + RUNTIME_ALLOWLIST,
     session_dirs: tuple[Path, ...] = (),
+    own_pid_namespace: bool = False,
 ) -> TraceReport:
     """`own_dirs`: the agent's home and CODEX_HOME, and tool installations it runs from;
     `private_dirs`: the jail's private temporary directories (none without the jail);
-    `session_dirs`: where the CLI records its sessions, which no tool call may change."""
+    `session_dirs`: where the CLI records its sessions, which no tool call may change;
+    `own_pid_namespace`: the jail gave the attempt its own pid namespace, so a process listing
+    shows only the attempt's processes (without it `/proc` lists the host's: outside)."""
     root = os.path.realpath(workspace)
     roots = [root, *(os.path.realpath(d) for d in own_dirs)]
     private = [str(d) for d in private_dirs]
@@ -371,7 +395,7 @@ def assess_trace(
     def judgement(access: TracedAccess) -> Judgement:
         key = (access.path, access.access, access.outcome, access.requested)
         if key not in verdicts:
-            verdicts[key] = _judge(access, roots, private, rules)
+            verdicts[key] = _judge(access, roots, private, rules, own_pid_namespace)
         return verdicts[key]
 
     def judged(access: TracedAccess) -> bool:
@@ -711,6 +735,7 @@ def assess_with_trace(
     *,
     recognizer: ToolCallRecognizer | None,
     session_dirs: tuple[Path, ...] = (),
+    own_pid_namespace: bool = False,
 ) -> tuple[IsolationReport, TraceReport]:
     """Merges the attempt's trace verdict into the evidence's: `trace` as already read (while the
     agent ran), else read from `trace_path` with the agent's `recognizer`. Without one the trace
@@ -733,5 +758,6 @@ def assess_with_trace(
             own_dirs,
             private_dirs,
             session_dirs=session_dirs,
+            own_pid_namespace=own_pid_namespace,
         )
     return combine(evidence_report, report, evidence, jailed=bool(private_dirs)), report

@@ -509,6 +509,7 @@ def _evaluate(
             trace,
             recognizer=trace_recognizer(settings.runner),
             session_dirs=handle.session_dirs,
+            own_pid_namespace=handle.own_pid_namespace,
         )
     if handle.launched_child and not prompt_was_verbatim(result, prompt):
         return

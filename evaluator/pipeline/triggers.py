@@ -298,6 +298,7 @@ def _observe(
             trace,
             recognizer=trace_recognizer(settings.runner),
             session_dirs=handle.session_dirs,
+            own_pid_namespace=handle.own_pid_namespace,
         )
     calls = sum(1 for r in result.evidence.iter_records() if r.get("kind") == "tool_call")
     observation["tool_calls"] = calls

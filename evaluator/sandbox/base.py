@@ -29,6 +29,9 @@ class Jail(ABC):
     """One way of confining the agent. Implementations register with `@register_jail`."""
 
     name: str
+    # The jailed processes have their own pid namespace: `/proc` lists only the attempt's own
+    # processes (the CLI, the tracer, the tool calls), never the host's or another attempt's.
+    own_pid_namespace: bool = False
 
     @abstractmethod
     def unavailable(self) -> str | None:

@@ -78,6 +78,8 @@ def _locale_view(hidden: list[Path], private: list[Path]) -> list[str]:
 
 @register_jail("bwrap")
 class BubblewrapJail(Jail):
+    own_pid_namespace = True  # `--unshare-pid`, below
+
     def __init__(self) -> None:
         self.binary = shutil.which("bwrap")
 

@@ -1,8 +1,9 @@
 """How an agent process is launched: inside which jail, and whether under the tracer.
 
 The run decides the policy once (`choose_policy`), the runner applies it to its argv per attempt
-(`LaunchPolicy.wrap`). Order: strace outside, then the jail, then the agent CLI, so the trace also
-records what the jail stopped (an attempted escape fails with ENOENT but is still visible).
+(`LaunchPolicy.wrap`). Order: the jail outermost, strace inside it, then the agent CLI, so the
+trace also records what the jail stopped (an attempted escape fails with ENOENT but is still
+visible) and sees the jail's pid namespace.
 """
 
 from __future__ import annotations
@@ -84,6 +85,10 @@ class LaunchPolicy:
             keep=agent_dir.with_name(f"{agent_dir.name}.{TRACE_FILE}.gz"),
             redact=redact,
         )
+
+    def own_pid_namespace(self) -> bool:
+        """The agent's `/proc` lists only the attempt's own processes (see `Jail`)."""
+        return self.jail != "none" and get_jail(self.jail).own_pid_namespace
 
     def private_dirs(self) -> tuple[Path, ...]:
         """Directories the jail replaces with the attempt's own empty tmpfs (none unjailed)."""
