@@ -52,7 +52,8 @@ def canonical(check: Check) -> str:
     from evaluator.contract.models import AllOfCheck, AnyOfCheck, NotCheck
 
     if isinstance(check, NotCheck):
-        return f"not {canonical(check.operand)}"
+        seen = "" if check.if_seen is None else f" (if seen: {check.if_seen})"
+        return f"not{seen} {canonical(check.operand)}"
     if isinstance(check, AnyOfCheck | AllOfCheck):
         return f"{check.kind}[{', '.join(canonical(c) for c in check.operands)}]"
     fields = check.model_dump(mode="json", exclude_none=True, exclude={"kind", "note"})
@@ -61,6 +62,8 @@ def canonical(check: Check) -> str:
         parts = [_command(fields.pop("pattern"))]
     elif check.kind == "script_ran" and "command" in fields:
         parts = [fields.pop("path"), f"/{fields.pop('command')}/"]
+        if "without" in fields:
+            parts.append(f"without /{fields.pop('without')}/")
     elif check.kind == "ran_before":
         parts = [_command(fields.pop("first")), _command(fields.pop("then"))]
     elif check.kind == "read_before":
