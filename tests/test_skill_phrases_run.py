@@ -59,7 +59,9 @@ def model_server(commands: list[str]) -> Iterator[tuple[str, list[int]]]:
     """The agent runs `commands` then answers; the judge answers "not-met" and is counted."""
     steps: list[dict[str, Any]] = [{"cmd": c} for c in commands] + [{"final": "Done."}]
     agent = behavior("agent", PROMPT, steps)
-    not_met = {"final_json": {"verdict": "not-met", "rationale": "all-time counts used", "refs": []}}
+    not_met = {
+        "final_json": {"verdict": "not-met", "rationale": "all-time counts used", "refs": []}
+    }
     judge = behavior("judge", WINDOWED, [not_met])
     judged = [0]
     with serving(judge, agent) as server:
