@@ -229,3 +229,26 @@ python3 <skill>/scripts/t.py pull --remote <name> --all
     # `--all=false` is another argument than `--all`
     assert status("The skill used --all", f"python3 {script} pull --all=false") == "fail"
     assert status("The skill used --all", f"python3 {script} pull --all") == "pass"
+
+
+def test_phrases_of_one_verb_are_each_tried_and_two_meanings_of_the_words_refuse() -> None:
+    skill = """
+```sh
+python3 <skill>/scripts/t.py pull --remote <name>
+python3 <skill>/scripts/t.py sync --everything
+```
+
+| Subcommand | Purpose |
+| --- | --- |
+| `pull` | Fetch. Omit `--remote` to pull all remotes. Pass `--tags` to pull all tags. |
+| `sync` | Sync. Use `--everything` to pull every remote. |
+"""
+    vocabulary = read_vocabulary(skill)
+    tags = compile_sentence("The skill pulled all tags.", vocabulary)
+    assert tags is not None and "--tags" in (tags.tree or "")  # the second phrase of "pull"
+    # "every remote" is both "pull all remotes" (no `--remote`) and "pull every remote" (`sync`)
+    assert compile_sentence("The skill pulled every remote.", vocabulary) is None
+    why = refuse_sentence("The skill pulled every remote.", "pass_criteria", vocabulary=vocabulary)
+    assert "Omit `--remote` to pull all remotes." in why.why
+    assert "Use `--everything` to pull every remote." in why.why
+    assert compile_sentence("The skill pulled all branches.", vocabulary) is None

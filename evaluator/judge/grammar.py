@@ -89,7 +89,7 @@ from evaluator.judge.literal_checks import (
     tool_name,
     unique,
 )
-from evaluator.judge.skill_vocabulary import SkillVocabulary, Term
+from evaluator.judge.skill_vocabulary import DefinedPhrase, SkillVocabulary, Term
 
 # Words that say nothing a backticked literal does not already say exactly.
 NEUTRAL = frozenset(
@@ -938,43 +938,55 @@ class _Parser:
         tokens = self.tokens
         if self.vocabulary is None or not self.vocabulary.phrases or self.subject != "session":
             return None
-        start = tokens.at
+        start, tree = tokens.at, len(self.parse.tree)
         word = tokens.peek() or ""
+        # Every phrase the words may say, each tried from the verb on: (its end, its nodes).
+        matches: list[tuple[int, list[str], tuple[str, ...], DefinedPhrase]] = []
+        verb_known = False
         for words, defined in self.vocabulary.phrases.items():
             verb, *objects = words
             if word not in _verb_forms(verb):
                 continue
+            verb_known = True
             tokens.at = start + 1
-            tree = len(self.parse.tree)
-            if not self.phrase_objects(tuple(objects)):
-                raise tokens.refuse()  # the verb is the skill's; what follows is not its phrase
-            if len(defined) > 1:
-                said = "; ".join(f'"{d.sentence}"' for d in defined)
-                self.parse.tree.insert(tree, f"{TWICE_DEFINED} {' '.join(words)}: {said})")
-                raise _Refused(word)
-            if self.negated or self.negated_before:
-                raise _Refused(word)
-            (meaning,) = defined
-            how = "with" if meaning.present else "without"
-            self.parse.predicate = "command"
-            self.parse.tree.insert(
-                tree,
-                f"(phrase {' '.join(words)} = {meaning.subcommand} [subcommand of"
-                f' {meaning.script}] {how} {meaning.flag}: skill sentence "{meaning.sentence}")',
-            )
-            if meaning.present:
-                return skill_command_check(
-                    meaning.script,
-                    meaning.subcommand,
-                    "subcommand",
-                    (meaning.flag,),
-                    self.vocabulary.valued,
-                )
-            return skill_command_without(
-                meaning.script, meaning.subcommand, meaning.flag, abbreviated=True
-            )
+            if self.phrase_objects(tuple(objects)):
+                nodes = self.parse.tree[tree:]
+                matches += [(tokens.at, nodes, words, meaning) for meaning in defined]
+            del self.parse.tree[tree:]
         tokens.at = start
-        return None
+        if not matches:
+            if verb_known:  # the verb is the skill's; what follows is not its phrase
+                tokens.at = start + 1
+                raise tokens.refuse()
+            return None
+        meanings = {m.meaning() for _, _, _, m in matches}
+        if len(meanings) > 1:
+            said = "; ".join(dict.fromkeys(f'"{m.sentence}"' for _, _, _, m in matches))
+            phrases = " / ".join(dict.fromkeys(" ".join(w) for _, _, w, _ in matches))
+            self.node(f"{TWICE_DEFINED} {phrases}: {said})")
+            raise _Refused(word)
+        if self.negated or self.negated_before:
+            raise _Refused(word)
+        at, nodes, words, meaning = max(matches, key=lambda m: m[0])
+        tokens.at = at
+        how = "with" if meaning.present else "without"
+        self.parse.predicate = "command"
+        self.node(
+            f"(phrase {' '.join(words)} = {meaning.subcommand} [subcommand of"
+            f' {meaning.script}] {how} {meaning.flag}: skill sentence "{meaning.sentence}")'
+        )
+        self.parse.tree += nodes
+        if meaning.present:
+            return skill_command_check(
+                meaning.script,
+                meaning.subcommand,
+                "subcommand",
+                (meaning.flag,),
+                self.vocabulary.valued,
+            )
+        return skill_command_without(
+            meaning.script, meaning.subcommand, meaning.flag, abbreviated=True
+        )
 
     def phrase_objects(self, objects: tuple[str, ...]) -> bool:
         """The phrase's objects as the sentence says them: exactly, or "all X" as "(across|in)
