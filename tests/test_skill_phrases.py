@@ -64,6 +64,9 @@ def _judged(
         grader=grader,
     )
     (entry,) = judge_case(case, context).entries
+    if entry.decided_by != "rules" and compile_sentence(sentence, vocabulary) is not None:
+        # a compiled entry rules left undecided says why, whoever decided it then
+        assert any(n.startswith("rules leave it to judgement: ") for n in entry.notes)
     return entry.decided_by, entry.status
 
 

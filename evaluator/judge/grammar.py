@@ -1724,7 +1724,11 @@ class _Parser:
             f" pass, a session that also ran {command.word} without it goes to the model judge)"
         )
         guard = skill_command_without(command.script, command.word, flag, abbreviated=False)
-        return NotCheck(operand=guard, if_seen="undecided")
+        why = (
+            f"{command.word} also ran without {flag}: which run the work rested on is a"
+            ' judgement ("rather than")'
+        )
+        return NotCheck(operand=guard, if_seen="undecided", note=why)
 
     def literal_next(self) -> bool:
         start, count = self.tokens.at, len(self.literals)

@@ -117,7 +117,7 @@ def not_check(check: NotCheck, context: JudgeContext) -> CheckVerdict:
         verdict = CheckVerdict(
             kind="not",
             status="blocked",
-            detail=f"{operand.detail}: no rule decides what that means here",
+            detail=f"{operand.detail}; {check.note or 'no rule decides what that means here'}",
             evidence=operand.evidence,
             blocked_reason="unclear-rule",
             blocked_by="eval",
