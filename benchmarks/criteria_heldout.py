@@ -3,7 +3,9 @@
 Each sentence was written with the checks it must compile to, or `refuse` when it speaks of
 meaning, quality, intent, counts, scope or order no rule sees. A sentence is compiled as the
 description of one required entry, as `criteria_shares` compiles a public suite's expectation.
-Per set (`tuned`: the compiler was improved on it; `fresh`: written afterwards, never tuned on):
+Per set (`tuned`: the compiler was improved on it; `fresh`: written afterwards, never tuned on;
+`skill`: written before the forms it measures were built, each row compiled with the vocabulary
+of the invented skill it names):
 
 - decided: sentences labelled with checks that compile to one of their expected forms;
 - refused: sentences labelled `refuse` that refuse;
@@ -27,6 +29,9 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT = ROOT / "tests/fixtures/criteria-heldout.json"
+# `skill`: sentences about a skill's own commands, each compiled with the vocabulary of the
+# invented skill its row names (issue 23's "rather than" and skill-defined phrases).
+SETS = ("tuned", "fresh", "skill")
 
 # A command pattern that is one literal between word boundaries, as the compiler writes it.
 _LITERAL_COMMAND = re.compile(r"^\(\?:\^\|\[\^\\w-\]\)(?P<literal>.*)\(\?:\$\|\[\^\\w-\]\)$")
@@ -47,7 +52,8 @@ def canonical(check: Check) -> str:
     from evaluator.contract.models import AllOfCheck, AnyOfCheck, NotCheck
 
     if isinstance(check, NotCheck):
-        return f"not {canonical(check.operand)}"
+        seen = "" if check.if_seen is None else f" (if seen: {check.if_seen})"
+        return f"not{seen} {canonical(check.operand)}"
     if isinstance(check, AnyOfCheck | AllOfCheck):
         return f"{check.kind}[{', '.join(canonical(c) for c in check.operands)}]"
     fields = check.model_dump(mode="json", exclude_none=True, exclude={"kind", "note"})
@@ -56,6 +62,8 @@ def canonical(check: Check) -> str:
         parts = [_command(fields.pop("pattern"))]
     elif check.kind == "script_ran" and "command" in fields:
         parts = [fields.pop("path"), f"/{fields.pop('command')}/"]
+        if "without" in fields:
+            parts.append(f"without /{fields.pop('without')}/")
     elif check.kind == "ran_before":
         parts = [_command(fields.pop("first")), _command(fields.pop("then"))]
     elif check.kind == "read_before":
@@ -80,14 +88,15 @@ class Outcome:
     verdict: str  # decided, refused, unsound, missed
 
 
-def judge(sentence: str, expect: str | list[str]) -> Outcome:
+def judge(sentence: str, expect: str | list[str], skill: str | None = None) -> Outcome:
     from evaluator.adapters import agent_names
     from evaluator.contract.models import AllOfCheck, AssertionEntry
     from evaluator.judge.criteria import compile_entry
     from evaluator.judge.skill_vocabulary import skill_vocabulary
 
-    # No skill, as for the upstream repo's targets; the agents' names, as a run hands them in.
-    vocabulary = skill_vocabulary(None, agent_names())
+    # No skill unless the row names one (an invented skill under `tests/fixtures/skills/`), as
+    # for the upstream repo's targets; the agents' names, as a run hands them in.
+    vocabulary = skill_vocabulary(ROOT / skill if skill else None, agent_names())
     compiled = compile_entry(AssertionEntry(description=sentence), "required", vocabulary)
     if compiled is None:
         got = "refuse"
@@ -110,8 +119,8 @@ def judge(sentence: str, expect: str | list[str]) -> Outcome:
 def outcomes(path: Path = HELDOUT) -> dict[str, list[Outcome]]:
     data = json.loads(path.read_text(encoding="utf-8"))
     return {
-        name: [judge(row["sentence"], row["expect"]) for row in data[name]]
-        for name in ("tuned", "fresh")
+        name: [judge(row["sentence"], row["expect"], row.get("skill")) for row in data[name]]
+        for name in SETS
         if name in data
     }
 

@@ -229,7 +229,19 @@ class ScriptRanCheck(_Check):
         " (`tool\\.py\\s+stats`); another command on the same line that only names them is no"
         " run with them. Without it, any run of the script counts.",
     )
+    without: NonEmpty | None = Field(
+        default=None,
+        description="A regular expression (RE2) the same simple command must not match: a run"
+        " whose words match it is no run of this check (`--chat-id` left out: a search of every"
+        " chat, as the skill documents). Needs `command`.",
+    )
     exit_code: int | None = None
+
+    @model_validator(mode="after")
+    def _without_needs_command(self) -> ScriptRanCheck:
+        if self.without is not None and self.command is None:
+            raise ValueError("`without` needs `command`: the run it rules out is of that command")
+        return self
 
 
 class FileWrittenCheck(_Check):
@@ -353,6 +365,13 @@ class NotCheck(ClosedModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
 
     operand: Check = Field(alias="not")
+    if_seen: Literal["undecided"] | None = Field(
+        default=None,
+        description="`undecided`: the operand holding fails nothing but leaves the check to"
+        " judgement, blocked (`unclear-rule`); an entry compiled from prose then goes to the"
+        ' model judge ("rather than X" beside a session that did both); under an entry\'s own'
+        " `checks:` the entry stays blocked. Absent: the operand holding fails the check.",
+    )
     note: str | None = None
 
     @property

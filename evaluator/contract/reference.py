@@ -16,15 +16,24 @@ from pydantic_core import PydanticUndefined
 
 from evaluator.contract.models import (
     OPERATORS,
+    AllOfCheck,
+    AnyOfCheck,
     Case,
     Check,
     Evaluation,
     LeafCheck,
+    NotCheck,
     RepoConfig,
     Rubric,
     Suite,
     Target,
 )
+
+OPERATOR_MODELS: dict[str, type[BaseModel]] = {
+    "not": NotCheck,
+    "any_of": AnyOfCheck,
+    "all_of": AllOfCheck,
+}
 
 FILE_KINDS: tuple[tuple[str, type[BaseModel], str], ...] = (
     ("agentic-eval.yaml", RepoConfig, "Settings for the whole eval repo (optional)."),
@@ -296,6 +305,21 @@ def _checks_section() -> list[str]:
     for operator in OPERATORS:
         lines += [f"### `{operator}`", ""]
         lines += _example(operator)
+        # An operator's options beside its operands (`not`'s `if_seen`).
+        model = OPERATOR_MODELS[operator]
+        options = [
+            (n, f)
+            for n, f in model.model_fields.items()
+            if n not in ("operand", "operands", "note")
+        ]
+        if options:
+            lines += ["| field | type | required / default | meaning |", "|---|---|---|---|"]
+            for name, field in options:
+                lines.append(
+                    f"| `{field.alias or name}` | {_type_text(field.annotation)} |"
+                    f" {_default_text(field)} | {_cell(meaning(model, name))} |"
+                )
+            lines.append("")
     return lines
 
 

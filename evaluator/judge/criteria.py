@@ -42,7 +42,7 @@ from evaluator.contract.models import (
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
 )
-from evaluator.judge.grammar import PREDICATES, parse_sentence, words
+from evaluator.judge.grammar import PREDICATES, TWICE_DEFINED, parse_sentence, words
 from evaluator.judge.literal_checks import (
     PROGRAMS,
     combine,
@@ -1131,6 +1131,8 @@ def refuse_sentence(
         for name, matches in resolutions(sentence, vocabulary):
             if len(matches) > 1:
                 why += f" ({name} names {len(matches)} files of the skill: {', '.join(matches)})"
+        # "searched all chats" where the skill defines "search all chats" twice: say where.
+        why += "".join(f" {node}" for node in parsed.tree if node.startswith(TWICE_DEFINED))
         predicate = parsed.predicate
     denied = skeleton.negated or " not " in f" {skeleton.text} "
     if denied and (
@@ -1287,7 +1289,8 @@ def _fetch_instead(skeleton: Sentence, ordered: bool) -> str | None:
 def check_text(check: Check) -> str:
     """A check in one compact line (`file_read(path='x')`): what the catalogue pins."""
     if isinstance(check, NotCheck):
-        return f"not {check_text(check.operand)}"
+        seen = "" if check.if_seen is None else f" (if seen: {check.if_seen})"
+        return f"not{seen} {check_text(check.operand)}"
     if isinstance(check, AnyOfCheck | AllOfCheck):
         joined = ", ".join(check_text(c) for c in check.operands)
         return f"{check.kind}[{joined}]"

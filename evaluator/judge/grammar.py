@@ -9,7 +9,9 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
     joined    := ["," | and | but] [not | never] [also] VERB objects      (a second claim)
                | ["," ] without VERB objects | and it (contains|mentions) objects (after a write)
     clause    := VERB objects [order]                    "the agent ran `make test`"
-               | VERB described                         "used a chats query (`--since`)"
+               | VERB described [contrast]              "used a chats query (`--since`)"
+               | PHRASE                                 "searched across all chats" (a phrase
+                                                         the skill defines by a flag)
                | [quantifier] NOUN objects [order]      "consultation of `SKILL.md`"
                | objects BE [negation] PARTICIPLE [by the agent] [order]
                | objects [does not] "exists" [in the workspace] [and (contains|mentions) objects]
@@ -26,6 +28,9 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                  | [the] value of [the] (WORDS | literal)   (WORDS: parts of one declared name)
     objects   := [quantifier | anything] (NEUTRAL | KIND)* [scope] literal-list [KIND]
                  [or equivalent]                         ("neither `A` nor `B`": denied any_of)
+    contrast  := (rather than | instead of) [a|an] UNNARROWED [subcommand] NOUN
+                                                         (the command without its flag: pass,
+                                                          fail, or left to the model judge)
     literal   := a backticked literal | a bare word the target skill documents as its command
     order     := ("before" | "prior to") [reading] objects ["other than itself"]
                  | ["only"] "after" objects | "first" | "before any other" KIND
@@ -80,10 +85,11 @@ from evaluator.judge.literal_checks import (
     flag_shaped,
     path_shaped,
     skill_command_check,
+    skill_command_without,
     tool_name,
     unique,
 )
-from evaluator.judge.skill_vocabulary import SkillVocabulary, Term
+from evaluator.judge.skill_vocabulary import DefinedPhrase, SkillVocabulary, Term
 
 # Words that say nothing a backticked literal does not already say exactly.
 NEUTRAL = frozenset(
@@ -357,6 +363,17 @@ DESCRIPTION_STOPS = PURPOSE_STOPS | frozenset(
         "from",
     }
 )
+# "a date-windowed chats query (--since) rather than all-time counts": what a flag narrows (a
+# notion the skill's own sentence about the flag names, "count only within a window"), and the
+# words for the command left unnarrowed, which alone make the contrast the flag's complement.
+NARROWINGS: dict[str, frozenset[str]] = {
+    "window": frozenset({"all-time", "unwindowed"}),
+    "filter": frozenset({"unfiltered"}),
+}
+CONTRASTS: tuple[tuple[str, ...], ...] = (("rather", "than"), ("instead", "of"))
+# "searched across all chats": the scope a phrase the skill defines may be said in.
+SCOPE_PREPOSITIONS = frozenset({"across", "in"})
+TWICE_DEFINED = "(the skill defines the phrase twice,"
 # "to the end", "to a file", "to its folder": an extent or a destination, not a purpose, whose
 # verb never follows "to" with one of these.
 NOT_A_VERB = frozenset(
@@ -582,6 +599,21 @@ def _phrased(items: list[str]) -> list[str]:
     return merged
 
 
+def _verb_forms(verb: str) -> frozenset[str]:
+    """A regular verb as a sentence may write it: "search" → searches, searched, searching."""
+    stem = verb.removesuffix("e")
+    return frozenset(
+        {
+            verb,
+            f"{verb}s",
+            f"{verb}es",
+            f"{stem}ed",
+            f"{stem}ing",
+            f"{verb}d" if verb != stem else verb,
+        }
+    )
+
+
 class _Tokens:
     def __init__(self, text: str) -> None:
         self.items = _phrased(_TOKEN.findall(text))
@@ -695,9 +727,14 @@ class _Parser:
         self.said_text = False
         self.it = False  # the agent was "it": the agent, or a reply it makes?
         self.verb = ""  # the claim's verb, as written
+        self.contrast_node = ""  # "rather than X": how its complement was read, for the tree
 
     def node(self, text: str) -> None:
         self.parse.tree.append(text)
+
+    def valued(self) -> frozenset[str]:
+        """The skill's flags it shows with a value (`--since <date>`)."""
+        return self.vocabulary.valued if self.vocabulary is not None else frozenset()
 
     def sentence(self) -> Check:
         tokens = self.tokens
@@ -886,7 +923,93 @@ class _Parser:
                     self.node(f"({successful}: content shown)")
                 return self.predicate_clause(predicate, f"{noun} {link}")
         tokens.at = start
+        phrase = self.documented_phrase()
+        if phrase is not None:
+            return phrase
         return self.passive()
+
+    def documented_phrase(self) -> Check | None:
+        """ "searched across all chats", where the skill says "Omit `--chat-id` to search all
+        chats": a verb phrase the skill defines by one of its flags names that subcommand run
+        without (or, "Pass `--x` to ...", with) the flag. Every word must be the phrase's own
+        (the verb in any tense; "all X" also said "every X", after "across" or "in"); "not just
+        one" after "all" restates it. A phrase the skill defines twice differently, a denial
+        (the act may be done another way than the skill's command) and a loose match refuse."""
+        tokens = self.tokens
+        if self.vocabulary is None or not self.vocabulary.phrases or self.subject != "session":
+            return None
+        start, tree = tokens.at, len(self.parse.tree)
+        word = tokens.peek() or ""
+        # Every phrase the words may say, each tried from the verb on: (its end, its nodes).
+        matches: list[tuple[int, list[str], tuple[str, ...], DefinedPhrase]] = []
+        verb_known = False
+        for words, defined in self.vocabulary.phrases.items():
+            verb, *objects = words
+            if word not in _verb_forms(verb):
+                continue
+            verb_known = True
+            tokens.at = start + 1
+            if self.phrase_objects(tuple(objects)):
+                nodes = self.parse.tree[tree:]
+                matches += [(tokens.at, nodes, words, meaning) for meaning in defined]
+            del self.parse.tree[tree:]
+        tokens.at = start
+        if not matches:
+            if verb_known:  # the verb is the skill's; what follows is not its phrase
+                tokens.at = start + 1
+                raise tokens.refuse()
+            return None
+        meanings = {m.meaning() for _, _, _, m in matches}
+        if len(meanings) > 1:
+            said = "; ".join(dict.fromkeys(f'"{m.sentence}"' for _, _, _, m in matches))
+            phrases = " / ".join(dict.fromkeys(" ".join(w) for _, _, w, _ in matches))
+            self.node(f"{TWICE_DEFINED} {phrases}: {said})")
+            raise _Refused(word)
+        if self.negated or self.negated_before:
+            raise _Refused(word)
+        at, nodes, words, meaning = max(matches, key=lambda m: m[0])
+        tokens.at = at
+        how = "with" if meaning.present else "without"
+        self.parse.predicate = "command"
+        self.node(
+            f"(phrase {' '.join(words)} = {meaning.subcommand} [subcommand of"
+            f' {meaning.script}] {how} {meaning.flag}: skill sentence "{meaning.sentence}")'
+        )
+        self.parse.tree += nodes
+        if meaning.present:
+            return skill_command_check(
+                meaning.script,
+                meaning.subcommand,
+                "subcommand",
+                (meaning.flag,),
+                self.vocabulary.valued,
+            )
+        return skill_command_without(
+            meaning.script, meaning.subcommand, meaning.flag, abbreviated=True
+        )
+
+    def phrase_objects(self, objects: tuple[str, ...]) -> bool:
+        """The phrase's objects as the sentence says them: exactly, or "all X" as "(across|in)
+        all X" or "every X", then "not (just|only|merely) one [X]"."""
+        tokens = self.tokens
+        if objects and objects[0] == "all" and len(objects) == 2:
+            noun = objects[1]
+            tokens.take_any(SCOPE_PREPOSITIONS)
+            if not (tokens.take("all", noun) or tokens.take("every", noun.removesuffix("s"))):
+                return False
+            start = tokens.at
+            tokens.take(",")
+            if (
+                tokens.take("not")
+                and tokens.take_any(frozenset({"just", "only", "merely"}))
+                and tokens.take("one")
+            ):
+                tokens.take(noun.removesuffix("s"))
+                self.node("(not just one: restates all)")
+                return True
+            tokens.at = start
+            return True
+        return tokens.take(*objects)
 
     def outcome(self, check: Check) -> Check:
         """`X` ran "successfully": its exit code was 0; a read is "successful" when its content
@@ -1523,10 +1646,15 @@ class _Parser:
                 rollback()
                 return None
             checks = [
-                skill_command_check(command.script, command.word, "subcommand", (value,))
+                skill_command_check(
+                    command.script, command.word, "subcommand", (value,), self.valued()
+                )
                 for value, _ in inside
             ]
             shown = f"{command.word} [subcommand of {command.script}] with"
+            if self.tokens.peek() in ("rather", "instead"):
+                # The description compiled: a contrast that is no complement stops it here.
+                checks.append(self.rather_than(command, inside, said))
         else:
             if any(term is None and flag_shaped(value) for value, term in inside):
                 rollback()  # "a fast query (--since)": an option of which command?
@@ -1534,13 +1662,73 @@ class _Parser:
             checks = [
                 command_check(value, False)
                 if term is None
-                else skill_command_check(term.script, term.word, term.role)
+                else skill_command_check(term.script, term.word, term.role, (), self.valued())
                 for value, term in inside
             ]
             shown = "commands"
         values = ", ".join(value for value, _ in inside)
         self.node(f"(described {' '.join(said)}: {shown} ({join} {values}))")
+        if self.contrast_node:  # "rather than": the run, and its complement's guard
+            *runs, guard = checks
+            self.node(self.contrast_node)
+            return AllOfCheck(operands=[combine(unique(runs), join), guard])
         return combine(unique(checks), join)
+
+    def rather_than(
+        self, command: Term, inside: list[tuple[str, Term | None]], said: list[str]
+    ) -> Check:
+        """ "a date-windowed chats query (--since) rather than all-time counts": the contrast is
+        the same subcommand run without the flag, said as such: a complement of the notion the
+        description's modifier and the skill's own sentence about the flag both name ("window":
+        "all-time", "unwindowed"), then the description's head or a noun of that sentence
+        ("counts", "count only within a window"). Only a windowed run passes; no windowed run
+        fails; a session that also ran it unwindowed is left to judgement (the model judge):
+        which run the work rested on, no rule sees. Anything else after "rather than" (another
+        command, an act, a list) is no complement: refused at the word that shows it."""
+        tokens = self.tokens
+        contrast = tokens.peek() or ""
+        if tokens.take_first(CONTRASTS) is None or len(inside) != 1 or self.vocabulary is None:
+            raise _Refused(contrast)
+        flag = inside[0][0]
+        written = [
+            sentence
+            for sentence in self.vocabulary.documented.get(command.word, ())
+            if f"`{flag}" in sentence or f"/{flag}" in sentence
+        ]
+        about = [sentence.lower() for sentence in written]
+        described = {part for word in said[:-1] for part in word.split("-")}
+        notions = [
+            notion
+            for notion in NARROWINGS
+            if any(part.startswith(notion) for part in described)
+            and any(notion in sentence for sentence in about)
+        ]
+        if len(notions) != 1:
+            raise _Refused(contrast)  # the modifier does not restate what the flag does
+        (notion,) = notions
+        tokens.take_any(frozenset({"a", "an"}))
+        complement = tokens.take_any(NARROWINGS[notion])
+        if complement is None:
+            raise tokens.refuse()
+        tokens.take(command.word)
+        noun = tokens.peek() or ""
+        nouns = {said[-1], *DESCRIBED_HEADS} | {
+            word.strip("`.,;:()") for sentence in about for word in sentence.split()
+        }
+        if not noun.isalpha() or (noun not in nouns and noun.removesuffix("s") not in nouns):
+            raise tokens.refuse()
+        tokens.at += 1
+        self.contrast_node = (
+            f"(rather than {complement} {noun}: {command.word} without {flag}, the complement"
+            f' of the skill\'s "{next(s for s in written if notion in s.lower())}"; only runs with {flag}'
+            f" pass, a session that also ran {command.word} without it goes to the model judge)"
+        )
+        guard = skill_command_without(command.script, command.word, flag, abbreviated=False)
+        why = (
+            f"{command.word} also ran without {flag}: which run the work rested on is a"
+            ' judgement ("rather than")'
+        )
+        return NotCheck(operand=guard, if_seen="undecided", note=why)
 
     def literal_next(self) -> bool:
         start, count = self.tokens.at, len(self.literals)
@@ -1873,7 +2061,9 @@ class _Parser:
                 checks = [
                     command_check(v, objects.equivalent)
                     if t is None
-                    else skill_command_check(t.script, t.word, t.role, tuple(arguments))
+                    else skill_command_check(
+                        t.script, t.word, t.role, tuple(arguments), self.valued()
+                    )
                     for v, t in zip(objects.values, terms, strict=True)
                 ]
                 return combine(unique(checks), objects.join)

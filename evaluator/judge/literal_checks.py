@@ -214,12 +214,38 @@ def unique(checks: list[Check]) -> list[Check]:
     return list(seen.values())
 
 
+def skill_command_without(script: str, subcommand: str, flag: str, *, abbreviated: bool) -> Check:
+    """The skill's `script` run with `subcommand` and without `flag` on that command. With
+    `abbreviated`, any prefix of the flag counts as the flag (`--chat` is `--chat-id` to a
+    Python `argparse` script), so a run without it is surely one without the flag; without, only
+    the flag as written does (a run that may have had it abbreviated counts as one without it)."""
+    (run,) = leaf_patterns(skill_command_check(script, subcommand, "subcommand"))
+    name = flag.removeprefix("--")
+    spelled = [name[:k] for k in range(len(name), 0, -1)] if abbreviated else [name]
+    options = "|".join(re.escape(p) for p in spelled)
+    return ScriptRanCheck(
+        kind="script_ran", path=script, command=run, without=rf"(?:^|\s)--(?:{options})(?:$|[\s=])"
+    )
+
+
+def leaf_patterns(check: Check) -> list[str]:
+    """The `command` patterns of a `script_ran` check (or of an `all_of` of them)."""
+    if isinstance(check, ScriptRanCheck):
+        return [check.command] if check.command is not None else []
+    return [p for c in getattr(check, "operands", []) for p in leaf_patterns(c)]
+
+
 def skill_command_check(
-    script: str, word: str, role: str, arguments: tuple[str, ...] = ()
+    script: str,
+    word: str,
+    role: str,
+    arguments: tuple[str, ...] = (),
+    valued: frozenset[str] = frozenset(),
 ) -> Check:
     """A subcommand or flag the skill documents for its `script`: the script ran, and one of its
     command lines holds the word where the skill puts it (a subcommand right after the script, a
-    flag anywhere after it), then each argument; not past `;`, `|`, `&` or a newline."""
+    flag anywhere after it), then each argument; not past `;`, `|`, `&` or a newline. A flag in
+    `valued` (the skill shows it with a value: `--since <date>`) may take it after `=`."""
     name = script.rstrip("/").rsplit("/", 1)[-1]
     line = rf"(?:^|[\s/'\"]){re.escape(name)}['\"]?"
     if role == "subcommand":
@@ -229,11 +255,14 @@ def skill_command_check(
     # The word ends there: `stats.json` is no `stats`, and `--all=false` is another argument than
     # `--all` (as for "with" arguments: `grammar._with_argument`).
     end = r"['\"]?(?:$|[\s;|&)])"
-    patterns = [line + end] if not arguments else []
+    # `--since=2026-01-01` is `--since 2026-01-01` to the program when the flag takes a value.
+    end_valued = r"['\"]?(?:$|[\s;|&)=])"
+    patterns = [line + (end_valued if word in valued else end)] if not arguments else []
     for argument in arguments:
         # Each word of the argument may be quoted (`-k 'smoke'` is `-k smoke` to the program).
         words = r"\s+".join(rf"['\"]?{re.escape(w)}['\"]?" for w in argument.split())
-        patterns.append(rf"{line}\s(?:[^;|&\n]*\s)?{words}{end}")
+        ends = end_valued if argument in valued else end
+        patterns.append(rf"{line}\s(?:[^;|&\n]*\s)?{words}{ends}")
     # The command that ran the script holds them: not a run of it with other words beside a line
     # that only names them (`echo tool.py stats`).
     checks: list[Check] = [

@@ -38,9 +38,15 @@ class CompiledRulesJudge:
             compiled = compiled_whole(outcomes)
             if compiled is not None:
                 verdicts = [run_check(check, context) for check in compiled.checks]
-                decided[pending.entry_id] = entry_result(
-                    pending, "rules", verdicts, compiled.provenance
-                )
+                result = entry_result(pending, "rules", verdicts, compiled.provenance)
+                if result.status == "blocked" and result.blocked_reason == "unclear-rule":
+                    # A compiled sentence leaves this session to judgement ("rather than X"
+                    # beside a session that did X too): the model judge decides, or nobody.
+                    accounts[pending.entry_id] = [
+                        f"rules leave it to judgement: {'; '.join(result.notes)}"
+                    ]
+                    continue
+                decided[pending.entry_id] = result
                 continue
             parts = entry_parts(pending.entry, pending.polarity, outcomes=outcomes)
             if parts is None:

@@ -35,6 +35,24 @@ class Term:
 
 
 @dataclass(frozen=True)
+class DefinedPhrase:
+    """What the skill says one of its flags does, in a sentence of its own: "Omit `--chat-id`
+    to search all chats." (`present` False), "Pass `--attachments` to include attached files."
+    (`present` True): the verb phrase names that subcommand run without (with) the flag."""
+
+    verb: str  # the phrase's verb as the skill writes it ("search")
+    objects: tuple[str, ...]  # the rest of the phrase ("all", "chats")
+    subcommand: str
+    script: str
+    flag: str
+    present: bool
+    sentence: str  # the skill's sentence, as written (shown by `explain`)
+
+    def meaning(self) -> tuple[str, str, bool]:
+        return (self.subcommand, self.flag, self.present)
+
+
+@dataclass(frozen=True)
 class SkillVocabulary:
     terms: dict[str, Term] = field(default_factory=dict)
     # The skill's own files, relative to its folder (`SKILL.md`, `references/x.md`): what a file
@@ -47,6 +65,15 @@ class SkillVocabulary:
     # a phrase like "the app certificate" can name (`grammar._Parser.declared_variable`). Data
     # of the case, added per case by `with_variables`.
     variables: tuple[str, ...] = ()
+    # Each subcommand's row of the skill's command table, split into sentences: what its flags
+    # do in the skill's words ("`--since/--until` count only within a window.").
+    documented: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The verb phrases the skill defines by a flag ("Omit `--chat-id` to search all chats"), by
+    # their words; a phrase defined twice differently holds both definitions (it names neither).
+    phrases: dict[tuple[str, ...], tuple[DefinedPhrase, ...]] = field(default_factory=dict)
+    # The flags the skill shows with a value (`--since <date>`, `--participant <name>`): such a
+    # flag may be given as `--since=2026-01-01`.
+    valued: frozenset[str] = frozenset()
 
     def term(self, word: str) -> Term | None:
         return self.terms.get(word)
@@ -124,10 +151,11 @@ def _command_lines(text: str) -> list[str]:
     return lines
 
 
-def _table_words(text: str) -> list[tuple[str, list[str]]]:
+def _table_words(text: str) -> list[tuple[str, list[str], str, set[str]]]:
     """The first word of each row of a table headed "Subcommand" (or "Command"), with the long
-    flags the row names (`--since/--until` is two)."""
-    found: list[tuple[str, list[str]]] = []
+    flags the row names (`--since/--until` is two), the row's other cells' text and the flags it
+    shows with a value (`--participant <name>`)."""
+    found: list[tuple[str, list[str], str, set[str]]] = []
     heading = False
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")] if "|" in line else []
@@ -143,10 +171,73 @@ def _table_words(text: str) -> list[tuple[str, list[str]]]:
         if heading and literal:
             first = literal.group(1).split()[0]
             if _SUBCOMMAND.fullmatch(first):
-                row = " ".join(re.findall(r"`([^`]+)`", line))
+                snippets = re.findall(r"`([^`]+)`", line)
+                row = " ".join(snippets)
                 flags = [f for f in re.split(r"[\s/=]+", row) if _FLAG.fullmatch(f)]
-                found.append((first, flags))
+                valued = {f for s in snippets for f in _valued_flags(s.split())}
+                found.append((first, flags, " ".join(cells[1:]), valued))
     return found
+
+
+def _valued_flags(words: list[str]) -> set[str]:
+    """The flags these words show with a value: `--since <date>`, `--out=<path>`."""
+    found = set()
+    for at, word in enumerate(words):
+        flag, equals, value = word.partition("=")
+        if not _FLAG.fullmatch(flag):
+            continue
+        following = value if equals else (words[at + 1] if at + 1 < len(words) else "")
+        if following.strip("'\"").startswith("<"):
+            found.add(flag)
+    return found
+
+
+# "Omit `--chat-id` to search all chats.": the skill says what leaving out (giving) a flag does.
+_DEFINING = re.compile(
+    r"\b(?P<how>Omit|omit|Pass|pass|Use|use)\s+`(?P<flag>--[a-z][a-z0-9-]*)`\s+to\s+"
+    r"(?P<phrase>[a-z]+(?: [a-z]+){1,3})\s*(?:[.;]|$)"
+)
+
+
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in re.split(r"(?<=[.;])\s+", text) if p.strip())
+
+
+def _defined_phrases(
+    skill_md: str, rows: dict[str, str], terms: dict[str, Term]
+) -> dict[tuple[str, ...], tuple[DefinedPhrase, ...]]:
+    """The phrases the skill defines by a flag: in a row of its command table (of that row's
+    subcommand), or in its prose (of the one subcommand it shows the flag with)."""
+    prose = _FENCE.sub("", skill_md)
+    places: list[tuple[str, str | None]] = [(row, word) for word, row in rows.items()]
+    places += [(line, None) for line in prose.splitlines() if not line.lstrip().startswith("|")]
+    found: dict[tuple[str, ...], list[DefinedPhrase]] = {}
+    for text, row_word in places:
+        for sentence in _sentences(text):
+            for match in _DEFINING.finditer(sentence):
+                flag = terms.get(match["flag"])
+                subcommand = row_word
+                if subcommand is None and flag is not None and len(flag.subcommands) == 1:
+                    (subcommand,) = flag.subcommands
+                command = terms.get(subcommand or "")
+                if flag is None or command is None or command.role != "subcommand":
+                    continue
+                if flag.script != command.script:
+                    continue
+                verb, *objects = match["phrase"].split()
+                defined = DefinedPhrase(
+                    verb,
+                    tuple(objects),
+                    command.word,
+                    command.script,
+                    flag.word,
+                    match["how"].lower() != "omit",
+                    sentence,
+                )
+                known = found.setdefault((verb, *objects), [])
+                if all(d.meaning() != defined.meaning() for d in known):
+                    known.append(defined)
+    return {words: tuple(defined) for words, defined in found.items()}
 
 
 def read_vocabulary(skill_md: str) -> SkillVocabulary:
@@ -164,6 +255,8 @@ def read_vocabulary(skill_md: str) -> SkillVocabulary:
                 shown_with.setdefault(flag, set()).add(subcommand)
 
     scripts: set[str] = set()
+    rows: dict[str, str] = {}
+    valued: set[str] = set()  # flags shown with a value
     for line in _command_lines(skill_md):
         words = line.split()
         for at, word in enumerate(words):
@@ -181,19 +274,30 @@ def read_vocabulary(skill_md: str) -> SkillVocabulary:
                 add(subcommand, "subcommand", script)
             flags = [w.split("=", 1)[0] for w in rest]
             add_flags([f for f in flags if _FLAG.fullmatch(f)], script, subcommand)
+            valued.update(_valued_flags(rest))
             break
     if len(scripts) == 1:  # a table of subcommands can only be of the one script
         (only,) = scripts
-        for word, flags in _table_words(skill_md):
+        for word, flags, row, shown_valued in _table_words(skill_md):
             add(word, "subcommand", only)
             add_flags(flags, only, word)
+            valued.update(shown_valued)
+            rows[word] = f"{rows[word]} {row}" if word in rows else row
     terms = {
         word: Term(word, role, script, frozenset(shown_with.get(word, ())))
         for word, uses in meanings.items()
         if len(uses) == 1
         for role, script in uses
     }
-    return SkillVocabulary(terms)
+    rows = {word: row for word, row in rows.items() if word in terms}
+    documented = {word: _sentences(row) for word, row in rows.items()}
+    phrases = _defined_phrases(skill_md, rows, terms)
+    return SkillVocabulary(
+        terms,
+        documented=documented,
+        phrases=phrases,
+        valued=frozenset(f for f in valued if f in terms),
+    )
 
 
 def skill_vocabulary(path: Path | None, agents: tuple[str, ...] = ()) -> SkillVocabulary | None:
@@ -206,6 +310,8 @@ def skill_vocabulary(path: Path | None, agents: tuple[str, ...] = ()) -> SkillVo
         text = skill_md.read_text(encoding="utf-8") if skill_md is not None else ""
     except (OSError, UnicodeDecodeError):
         skill_md, text = None, ""
-    terms = read_vocabulary(text).terms if skill_md is not None else {}
+    read = read_vocabulary(text) if skill_md is not None else SkillVocabulary()
     files = skill_files(skill_md.parent) if skill_md is not None else ()
-    return SkillVocabulary(terms, files, names) if terms or files or names else None
+    if not (read.terms or files or names):
+        return None
+    return replace(read, files=files, agents=names)

@@ -110,7 +110,22 @@ def _result(
 
 @register_check("not")
 def not_check(check: NotCheck, context: JudgeContext) -> CheckVerdict:
-    return negate("not", run_check(check.operand, context))
+    operand = run_check(check.operand, context)
+    if check.if_seen == "undecided" and operand.status == "pass":
+        # "rather than X" beside a session that did X as well: which one the work rested on is
+        # a judgement no rule makes (docs/criteria.md, "Rather than").
+        verdict = CheckVerdict(
+            kind="not",
+            status="blocked",
+            detail=f"{operand.detail}; {check.note or 'no rule decides what that means here'}",
+            evidence=operand.evidence,
+            blocked_reason="unclear-rule",
+            blocked_by="eval",
+            checks=[operand],
+        )
+        verdict._agent_may_hide = frozenset()
+        return verdict
+    return negate("not", operand)
 
 
 @register_check("any_of")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Sequence
 
 from evaluator.contract.models import ScriptRanCheck
 from evaluator.evidence.records import EvidenceRecord
@@ -65,7 +66,7 @@ def _command_of(record: EvidenceRecord, context: JudgeContext) -> str:
 
 
 def _ran_with(
-    record: EvidenceRecord, context: JudgeContext, pattern: Pattern
+    record: EvidenceRecord, context: JudgeContext, pattern: Pattern, without: Pattern | None
 ) -> tuple[str | None, TraceProof | None]:
     """How the run matches `pattern` in the simple command that ran the script: "ran" (by its
     text, or by the trace's proof), "maybe" (only after `||` or in a branch, and the trace
@@ -75,20 +76,29 @@ def _ran_with(
     if command is None or not command.command:
         return None, None
     invocations = analyze_command(command.command, command.workdir or "/").invocations
-    running = [i for i in invocations if runs_program(pattern, i)]
+
+    def ruled_out(words: Sequence[str]) -> bool:
+        return without is not None and without.search(" ".join(words)) is not None
+
+    running = [i for i in invocations if runs_program(pattern, i) and not ruled_out(i.words)]
     if any(i.surely_ran(command.exit_code) for i in running):
         return "ran", None
     if not running:
         return None, None
 
     def mentions(program: ExecutedProgram) -> bool:
-        return pattern.search(" ".join(program.argv)) is not None
+        line = " ".join(program.argv)
+        return pattern.search(line) is not None and not ruled_out(program.argv)
 
     call = context.traced_call(command)
     proof = trace_verdict([invocation_proof(i, call, mentions) for i in running])
     if proof.finding == "ran":
         return "ran", proof
     return ("maybe" if proof.finding in ("unknown", "killed") else None), proof
+
+
+def _unless(check: ScriptRanCheck) -> str:
+    return "" if check.without is None else f" and not /{check.without}/"
 
 
 def _runners(
@@ -190,7 +200,8 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
     if hits and check.command is not None:
         # The command that ran it, not another line naming it: `echo tool.py stats` is no run.
         pattern = compile_pattern(check.command)
-        ways = [(r, *_ran_with(r, context, pattern)) for r in hits]
+        without = compile_pattern(check.without) if check.without is not None else None
+        ways = [(r, *_ran_with(r, context, pattern, without)) for r in hits]
         matching = [r for r, way, _ in ways if way == "ran"]
         maybe = [(r, proof) for r, way, proof in ways if way == "maybe"]
         for r, way, proof in ways:
@@ -201,7 +212,7 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
             why = "" if proof is None or proof is UNKNOWN_NO_TRACE else f"; {proof.reason}"
             return blocked(
                 KIND,
-                f"{check.path} may not have run with /{check.command}/ (after `||` or in a"
+                f"{check.path} may not have run with /{check.command}/{_unless(check)} (after `||` or in a"
                 f" branch){why}: `{_command_of(record, context)}`",
                 [context.ref(r) for r, _ in maybe],
                 by="agent",
@@ -209,7 +220,7 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
         if not matching:
             return failed(
                 KIND,
-                f"{check.path} ran, never by a command matching /{check.command}/:"
+                f"{check.path} ran, never by a command matching /{check.command}/{_unless(check)}:"
                 f" `{_command_of(hits[0], context)}`",
                 [context.ref(r) for r in hits],
             )
