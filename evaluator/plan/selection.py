@@ -102,5 +102,10 @@ def select_cases(
         cases = [known[c] for c in wanted]
         suites = list(dict.fromkeys(case.suite_id for case in cases))
     if not cases:
+        if not pool and target.triggers is not None:
+            raise InputError(
+                f"target {chosen!r} holds no cases, only the trigger set"
+                f" {target.triggers.path.name}: run it with `agentic-eval triggers`"
+            )
         raise InputError(f"the selection of target {chosen!r} holds no cases")
     return Selection(target=target, suite_ids=suites, cases=cases, explicit_case_ids=list(case_ids))
