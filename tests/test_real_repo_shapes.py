@@ -172,3 +172,20 @@ def test_a_case_without_assertions_gets_no_prose_hint() -> None:
         }
     )
     assert unclear_rule_hint([bare], from_evals=True) is None
+
+
+def test_another_tool_s_file_named_evals_json_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`{version, test_cases: [...]}` under skill-creator's file name: one line saying it is not
+    that format, with its keys, rather than a did-you-mean per key and a missing `evals`."""
+    folder = tmp_path / "w"
+    skill_md(folder, "w")
+    write(folder / "evals/evals.json", json.dumps({"version": "1", "test_cases": []}))
+    code, _, err = run_cli(["validate", "--evals", str(folder)], capsys)
+    assert code == 2
+    assert err.strip() == (
+        f"{folder}/evals/evals.json:1:1: <document>: not a skill-creator evals file: no `evals`"
+        " list (its keys: version, test_cases); skill-creator's is {skill_name, evals: [{id,"
+        " prompt, expectations}]}"
+    )

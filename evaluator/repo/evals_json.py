@@ -154,6 +154,18 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         )
         diagnostics.error(source.error((), f"expected a JSON object with an `evals` list{hint}"))
         return None, diagnostics
+    elif "evals" not in data:
+        # Another tool's file under the same name (`test_cases`, `cases`, ...): one line saying
+        # so, not a line per key of a format this loader never claimed to read.
+        keys = ", ".join(map(str, list(data)[:6])) + (", ..." if len(data) > 6 else "")
+        diagnostics.error(
+            source.error(
+                (),
+                f"not a skill-creator evals file: no `evals` list (its keys: {keys or 'none'});"
+                " skill-creator's is {skill_name, evals: [{id, prompt, expectations}]}",
+            )
+        )
+        return None, diagnostics
     else:
         for key in data:
             if key in TOP_KEYS:
