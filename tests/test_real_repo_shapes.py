@@ -189,3 +189,21 @@ def test_another_tool_s_file_named_evals_json_is_one_line(
         " list (its keys: version, test_cases); skill-creator's is {skill_name, evals: [{id,"
         " prompt, expectations}]}"
     )
+
+
+def test_a_trigger_run_plans_the_prompts_of_a_skill_without_evals(tmp_path: Path) -> None:
+    """`triggers --evals` on a skill with only a trigger set: the plan picks the target alone
+    (it has no eval case to select) and runs one case per prompt."""
+    from evaluator.pipeline.run import RunOptions
+    from evaluator.pipeline.triggers import TriggerOptions, TriggerRun
+
+    folder = tmp_path / "only-triggers"
+    skill_md(folder, "tidy-imports")
+    queries = write(folder / "evals/trigger-evals.json", json.dumps(QUERIES))
+    run = TriggerRun(
+        RunOptions(repo=queries, source_workspace=folder, runs_dir=tmp_path / "runs"),
+        TriggerOptions(),
+    )
+    _, selection, _, _ = run._plan()
+    assert selection.target.target.target_id == "tidy-imports"
+    assert [c.case.input.user_prompt for c in selection.cases] == [q["query"] for q in QUERIES]
