@@ -207,3 +207,17 @@ def test_a_trigger_run_plans_the_prompts_of_a_skill_without_evals(tmp_path: Path
     _, selection, _, _ = run._plan()
     assert selection.target.target.target_id == "tidy-imports"
     assert [c.case.input.user_prompt for c in selection.cases] == [q["query"] for q in QUERIES]
+
+
+def test_queries_under_cases_without_our_suite_id_say_what_the_file_is(tmp_path: Path) -> None:
+    """`{version, cases: [{id, query, should_trigger, target}]}` (a plugin's own set): located
+    at `cases` and named as skill-creator queries, not our suite schema's `unknown field`."""
+    data = {"version": 1, "cases": [{**q, "target": "scan"} for q in QUERIES]}
+    path = write(tmp_path / "t.json", json.dumps(data, indent=2))
+    with pytest.raises(Exception) as raised:
+        load_trigger_set(path)
+    assert str(raised.value) == (
+        f"{path}:3:12: cases: skill-creator queries ({{query, should_trigger}}) under `cases`,"
+        " without our `trigger_suite_id`: give one skill's queries as a plain list (or under"
+        " `queries`)"
+    )

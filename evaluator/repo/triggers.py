@@ -73,6 +73,18 @@ def _load_any(path: Path) -> TriggerSet:
     wrapper = wrapped_queries(data)
     if wrapper is not None:
         return _load_wrapped_queries(doc, wrapper)
+    if (
+        isinstance(data, dict)
+        and "trigger_suite_id" not in data
+        and _query_items(data.get("cases"))
+    ):
+        # Another tool's suite under our key: our schema's complaints (`version`, `query`) would
+        # not say what the file is.
+        raise doc.error(
+            ("cases",),
+            "skill-creator queries ({query, should_trigger}) under `cases`, without our"
+            " `trigger_suite_id`: give one skill's queries as a plain list (or under `queries`)",
+        )
     if isinstance(data, dict) and ("trigger_suite_id" in data or "cases" in data):
         return _load_suite(path)
     raise doc.error(
@@ -93,15 +105,15 @@ def wrapped_queries(data: Any) -> str | None:
     `should_trigger`), or None; our own suite (`cases` of `prompt`/`expect_trigger`) is not one."""
     if not isinstance(data, dict) or "trigger_suite_id" in data:
         return None
-    for key in QUERY_LIST_KEYS:
-        items = data.get(key)
-        if (
-            isinstance(items, list)
-            and items
-            and all(isinstance(i, dict) and "query" in i and "should_trigger" in i for i in items)
-        ):
-            return key
-    return None
+    return next((key for key in QUERY_LIST_KEYS if _query_items(data.get(key))), None)
+
+
+def _query_items(items: Any) -> bool:
+    return (
+        isinstance(items, list)
+        and bool(items)
+        and all(isinstance(i, dict) and "query" in i and "should_trigger" in i for i in items)
+    )
 
 
 def _describe(data: Any) -> str:
