@@ -221,3 +221,28 @@ def test_queries_under_cases_without_our_suite_id_say_what_the_file_is(tmp_path:
         " without our `trigger_suite_id`: give one skill's queries as a plain list (or under"
         " `queries`)"
     )
+
+
+@pytest.mark.parametrize("with_evals", [True, False])
+def test_convert_carries_the_trigger_set_its_target_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], with_evals: bool
+) -> None:
+    """The converted target's `trigger_suite` names a file beside it: the file is written there
+    (AvdLee's public suite converted to a repo `validate` refused), and a skill with only a
+    trigger set converts to a target with an empty `cases/`."""
+    workspace = tmp_path / "ws"
+    folder = workspace / ".agents/skills/tidy"
+    skill_md(folder, "tidy")
+    write(folder / "evals/trigger-evals.json", json.dumps(QUERIES))
+    if with_evals:
+        evals = {"skill_name": "tidy", "evals": [{"id": 1, "prompt": "p", "assertions": ["x"]}]}
+        write(folder / "evals/evals.json", json.dumps(evals))
+    out = tmp_path / "converted"
+    code, _, err = run_cli(["convert", str(folder), "--out", str(out)], capsys)
+    assert code == 0, err
+    assert json.loads((out / "targets/tidy/trigger-evals.json").read_text()) == QUERIES
+    code, out_text, err = run_cli(
+        ["validate", "--repo", str(out), "--source-workspace", str(workspace)], capsys
+    )
+    cases = 1 if with_evals else 0
+    assert code == 0 and f"{cases} case(s), 2 trigger prompt(s)" in out_text, err
