@@ -378,7 +378,8 @@ def test_a_folder_without_evals_names_the_evals_files_near_it(
     queries = tmp_path / "flat/evals/trigger-evals.json"
     queries.write_text('[{"query": "q", "should_trigger": true}]')
     code, _, err = run_cli(["explain", "--evals", str(queries)], capsys)
-    assert code == 2 and "this is a trigger set: run it with `agentic-eval triggers" in err
+    # a trigger set loads (a skill's queries without evals), but holds no case to explain
+    assert code == 2 and "only the trigger set trigger-evals.json: run it with `agentic-eval" in err
 
 
 def test_files_land_at_their_relative_paths_and_the_evals_never_do(tmp_path: Path) -> None:
@@ -1020,12 +1021,17 @@ def test_a_skill_name_the_skill_does_not_declare_is_a_located_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The target takes `skill_name`, the agent the skill's own name: a stale one is said."""
-    folder = skill(tmp_path, '{"skill_name": "old-name",\n "evals": [{"prompt": "p"}]}')
+    folder = skill(
+        tmp_path, '{"skill_name": "old-name",\n "evals": [{"prompt": "p", "expectations": ["x"]}]}'
+    )
     code, out, err = run_cli(["validate", "--evals", str(folder)], capsys)
     assert code == 0 and out.startswith("ok:")
     assert err.strip() == (
         f"warning: {folder}/evals/evals.json:1:16: skill_name: 'old-name' is not the name the"
         f" SKILL.md of {folder} declares ('demo-skill'); that skill is the one under test"
     )
-    same = skill(tmp_path / "same", '{"skill_name": "demo-skill", "evals": [{"prompt": "p"}]}')
+    same = skill(
+        tmp_path / "same",
+        '{"skill_name": "demo-skill", "evals": [{"prompt": "p", "expectations": ["x"]}]}',
+    )
     assert run_cli(["validate", "--evals", str(same)], capsys)[2] == ""

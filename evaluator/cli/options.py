@@ -122,6 +122,12 @@ def located_evals(evals: Path, skill: Path | None, field: str | None) -> tuple[P
         kept_beside = repo_level_evals(evals)
         if kept_beside is not None:
             return kept_beside, skill or evals
+        # Imported here: a command's --help loads no loader (tests/test_startup.py).
+        from evaluator.repo.evals_json import trigger_only_file
+
+        queries = trigger_only_file(evals)
+        if queries is not None:
+            return queries, skill or (evals if (evals / "SKILL.md").is_file() else None)
         nearby = evals_files_near(evals)
         where = f"pass one to {field}" if field else "pass one"
         hint = f"; found {', '.join(nearby)}: {where}" if nearby else ""

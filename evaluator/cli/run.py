@@ -194,7 +194,14 @@ def unclear_rule_hint(results: Sequence[CaseResult], *, from_evals: bool = False
     """What to do about cases blocked because nothing could decide their prose (skill-creator's
     expectations are prose): one line, or None when no case is. An evals.json has no `checks:`,
     so its author is pointed at what that file can hold instead."""
-    unclear = [r.case_id for r in results if r.blocked_reason == "unclear-rule"]
+    from evaluator.judge.chain import NO_ASSERTIONS
+
+    # A case with no assertions is not blocked by prose: its exit line says what it lacks.
+    unclear = [
+        r.case_id
+        for r in results
+        if r.blocked_reason == "unclear-rule" and NO_ASSERTIONS not in r.notes
+    ]
     if not unclear:
         return None
     exact = (

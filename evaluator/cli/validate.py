@@ -62,6 +62,10 @@ def command(
     if behaviors is not None:
         _check_behaviors(behaviors, loaded, target, diagnostics)
     cases = sum(len(t.all_cases()) for t in loaded.targets.values()) if loaded else 0
+    # A skill measured only by its trigger queries has 0 cases: say what was loaded instead.
+    prompts = (
+        sum(len(t.triggers.cases) for t in loaded.targets.values() if t.triggers) if loaded else 0
+    )
     deferred = _deferred(loaded)
     if as_json:
         emit_json(
@@ -70,6 +74,7 @@ def command(
                 "repo": str(repo),
                 "targets": sorted(loaded.targets) if loaded else [],
                 "cases": cases,
+                "trigger_prompts": prompts,
                 "errors": [problem_json(e) for e in diagnostics.errors],
                 "warnings": [problem_json(w) for w in diagnostics.warnings],
                 "deferred": deferred,
@@ -82,7 +87,8 @@ def command(
             click.echo(f"warning: {warning.render()}", err=True)
         if not diagnostics.errors:
             targets = len(loaded.targets) if loaded else 0
-            click.echo(f"ok: {targets} target(s), {cases} case(s) in {repo}")
+            loaded_prompts = f", {prompts} trigger prompt(s)" if prompts else ""
+            click.echo(f"ok: {targets} target(s), {cases} case(s){loaded_prompts} in {repo}")
         for item in deferred:
             why = f" (not runnable: {item['problem']})" if item.get("problem") else ""
             click.echo(

@@ -47,6 +47,13 @@ class CaseJudgement:
     blocked_by: BlockedBy | None = None
 
 
+# Why a case without assertion entries is blocked, whatever the agent did.
+NO_ASSERTIONS = (
+    "the case has no assertions: nothing can pass or fail it"
+    " (add expectations, assertions or checks)"
+)
+
+
 def pending_entries(case: Case) -> list[PendingEntry]:
     assertions = case.assertions
     entries: list[tuple[Polarity, int, AssertionEntry]] = [
@@ -134,9 +141,7 @@ def _judge(case: Case, context: JudgeContext) -> CaseJudgement:
         by: BlockedBy = "agent" if any(e.blocked_by == "agent" for e in blocked) else "eval"
         return CaseJudgement("blocked", reason, entries, notes, blocked_by=by)
     if not entries:
-        return CaseJudgement(
-            "blocked", "unclear-rule", entries, ["the case has no assertions"], blocked_by="eval"
-        )
+        return CaseJudgement("blocked", "unclear-rule", entries, [NO_ASSERTIONS], blocked_by="eval")
     return CaseJudgement("pass", None, entries, [])
 
 

@@ -11,7 +11,7 @@ from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir
 from evaluator.contract.digest import case_digest
 from evaluator.contract.models import BlockedReason, Status
-from evaluator.judge.chain import pending_entries
+from evaluator.judge.chain import NO_ASSERTIONS, pending_entries
 from evaluator.judge.verdict import AssertionResult
 from evaluator.pipeline.attempt import AttemptResult, promote
 from evaluator.pipeline.stats import case_stats
@@ -78,6 +78,10 @@ def finalize_case(
     accepted = _accepted(slots)
     promote(run_dir, accepted)
     notes = []
+    if status == "blocked" and not pending_entries(case.case):
+        # Said first: it is the cause whatever the attempts did (skill-creator evals often
+        # carry only `expected_output`, which no judge grades).
+        notes.append(NO_ASSERTIONS)
     for attempt in all_attempts:
         if not attempt.valid:
             notes.append(f"attempt {attempt.number:02d} invalid: {attempt.reason}")

@@ -203,7 +203,7 @@ class Run:
             self._lock(run_dir)
             previous = run_dir.read_manifest()  # as the last holder of the lock left it
             return repo, self._resumed_selection(repo, run_dir, previous), run_dir, previous
-        selection = select_cases(repo, options.target, options.suites, options.cases)
+        selection = self._select(repo)
         run_id = options.run_id or new_run_id()
         if id_problem(run_id):
             raise InputError(f"run {id_problem(run_id)}", field="--run-id")
@@ -211,6 +211,11 @@ class Run:
         if run_dir.path.exists():
             raise InputError(self._exists_message(run_dir))
         return repo, selection, run_dir, None
+
+    def _select(self, repo: EvalRepo) -> Selection:
+        """The cases `--target`/`--suite`/`--case` name (a trigger run picks only the target)."""
+        options = self.options
+        return select_cases(repo, options.target, options.suites, options.cases)
 
     def _name_the_planned_repo(self, run_dir: RunDir) -> None:
         """A resume without the repo the run was planned from: say which one it was (the

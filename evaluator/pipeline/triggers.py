@@ -55,7 +55,7 @@ from evaluator.pipeline.attempt import (
 from evaluator.pipeline.case import final_slots
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from evaluator.pipeline.runplan import RunPlan
-from evaluator.plan import Selection
+from evaluator.plan import Selection, resolve_target
 from evaluator.prompting import agent_prompt
 from evaluator.repo import EvalRepo, LoadedCase, LoadedTarget
 from evaluator.repo.evals_json import TRIGGER_FILES
@@ -535,6 +535,12 @@ class TriggerRun(Run):
             target=target, suite_ids=["triggers"], cases=cases, explicit_case_ids=[]
         )
         return repo, trigger_selection, run_dir, previous
+
+    def _select(self, repo: EvalRepo) -> Selection:
+        # Only the target: its prompts are the cases (`_plan`), and a skill measured only by its
+        # trigger set has no eval case at all.
+        target = resolve_target(repo, self.options.target)
+        return Selection(target=target, suite_ids=[], cases=[], explicit_case_ids=[])
 
     def _resumed_selection(self, repo: EvalRepo, run_dir: RunDir, previous: Manifest) -> Selection:
         """The prompts the resumed trigger run planned, from its kept `trigger-plan.json`."""

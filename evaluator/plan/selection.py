@@ -50,16 +50,8 @@ def open_repo(
     return loaded
 
 
-def select_cases(
-    repo: EvalRepo,
-    target_id: str | None = None,
-    suite_ids: list[str] | tuple[str, ...] = (),
-    case_ids: list[str] | tuple[str, ...] = (),
-    *,
-    include_deferred: bool = False,
-) -> Selection:
-    """Deferred cases (upstream's `deferred-cases/`) run only when asked for: by
-    `include_deferred`, or by naming their suite or case."""
+def resolve_target(repo: EvalRepo, target_id: str | None = None) -> LoadedTarget:
+    """The target `--target` names, else the repo's default."""
     chosen = target_id or repo.default_target_id
     if chosen is None:
         names = ", ".join(sorted(repo.targets))
@@ -70,6 +62,21 @@ def select_cases(
             f"unknown target {chosen!r} (known: {', '.join(sorted(repo.targets))})",
             field="--target",
         )
+    return target
+
+
+def select_cases(
+    repo: EvalRepo,
+    target_id: str | None = None,
+    suite_ids: list[str] | tuple[str, ...] = (),
+    case_ids: list[str] | tuple[str, ...] = (),
+    *,
+    include_deferred: bool = False,
+) -> Selection:
+    """Deferred cases (upstream's `deferred-cases/`) run only when asked for: by
+    `include_deferred`, or by naming their suite or case."""
+    target = resolve_target(repo, target_id)
+    chosen = target.target.target_id
     pool = {**target.deferred, **target.suites}
     if suite_ids:
         suites = list(dict.fromkeys(suite_ids))
@@ -102,5 +109,10 @@ def select_cases(
         cases = [known[c] for c in wanted]
         suites = list(dict.fromkeys(case.suite_id for case in cases))
     if not cases:
+        if not pool and target.triggers is not None:
+            raise InputError(
+                f"target {chosen!r} holds no cases, only the trigger set"
+                f" {target.triggers.path.name}: run it with `agentic-eval triggers`"
+            )
         raise InputError(f"the selection of target {chosen!r} holds no cases")
     return Selection(target=target, suite_ids=suites, cases=cases, explicit_case_ids=list(case_ids))

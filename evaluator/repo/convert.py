@@ -53,6 +53,13 @@ def convert_repo(repo: EvalRepo, out: Path) -> list[Path]:
 def _target(loaded: LoadedTarget, directory: Path, written: list[Path]) -> None:
     target = loaded.target.model_copy(update={"fixtures_root": None, "suite_root": CASES})
     _write(directory / TARGET_FILE, _yaml(target), written)
+    if loaded.triggers is not None and target.trigger_suite is not None:
+        # `trigger_suite` is relative to the target directory: the file it names goes there.
+        destination = directory / target.trigger_suite
+        shutil.copyfile(loaded.triggers.path, destination)
+        written.append(destination)
+    # A skill measured only by its trigger set has no suite; the folder still must exist.
+    (directory / CASES).mkdir(parents=True, exist_ok=True)
     for suite_id, suite in loaded.suites.items():
         listed = []
         for case in suite.cases:

@@ -39,11 +39,11 @@ from evaluator.contract.models import (
     WorkspaceFileExistsCheck,
     WriteFile,
 )
-from evaluator.contract.parse import type_name, unknown_key_message
+from evaluator.contract.parse import did_you_mean, type_name, unknown_key_message
 from evaluator.errors import InputError
 from evaluator.repo.documents import Diagnostics
 from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget, SkillMount
-from evaluator.repo.triggers import load_trigger_set
+from evaluator.repo.triggers import load_trigger_set, wrapped_queries
 from evaluator.safepath import relative_problem
 from evaluator.yamlsource import MAX_CHARS, PathKey, YamlDocument, load_yaml, read_text
 
@@ -98,7 +98,20 @@ def evals_file(path: Path) -> Path | None:
         for candidate in (path / "evals" / EVALS_FILE, path / EVALS_FILE):
             if candidate.is_file():
                 return candidate
+        return trigger_only_file(path)
     return None
+
+
+def trigger_only_file(folder: Path) -> Path | None:
+    """A skill folder (or the repo holding it) that keeps skill-creator trigger queries but no
+    `evals.json` (many public skills measure only their description): the trigger file, read as
+    a target without cases. Its skill is found as an evals.json's is (`_skill_folder`)."""
+    found = [
+        folder / "evals" / name for name in TRIGGER_FILES if (folder / "evals" / name).is_file()
+    ]
+    if (folder / SKILL_FILE).is_file():
+        found += [folder / name for name in TRIGGER_FILES if (folder / name).is_file()]
+    return found[0] if found else None
 
 
 @dataclass
@@ -125,7 +138,14 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         diagnostics.error(exc)
         return None, diagnostics
     data = source.data
-    if not isinstance(data, dict) or ("evals" not in data and _is_trigger_set(data)):
+    trigger_only = source.path.name in TRIGGER_FILES and _is_trigger_set(data)
+    if trigger_only:
+        # A skill's trigger queries without evals: the target has no cases, only its trigger
+        # set (`triggers --evals`); commands that run cases say so (`plan.select_cases`).
+        evals: object = []
+        skill_name = data.get("skill_name") if isinstance(data, dict) else None
+        skill_name = skill_name if isinstance(skill_name, str) else None
+    elif not isinstance(data, dict) or ("evals" not in data and _is_trigger_set(data)):
         trigger_set = _is_trigger_set(data)
         hint = (
             " (this is a trigger set: run it with `agentic-eval triggers --triggers FILE`)"
@@ -134,17 +154,38 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         )
         diagnostics.error(source.error((), f"expected a JSON object with an `evals` list{hint}"))
         return None, diagnostics
-    for key in data:
-        if key not in TOP_KEYS:
-            diagnostics.error(source.key_error((key,), unknown_key_message(str(key), TOP_KEYS)))
-    evals = data.get("evals")
-    if not isinstance(evals, list) or not evals:
-        diagnostics.error(source.error(("evals",), "expected a non-empty list of evals"))
+    elif "evals" not in data:
+        # Another tool's file under the same name (`test_cases`, `cases`, ...): one line saying
+        # so, not a line per key of a format this loader never claimed to read.
+        keys = ", ".join(map(str, list(data)[:6])) + (", ..." if len(data) > 6 else "")
+        diagnostics.error(
+            source.error(
+                (),
+                f"not a skill-creator evals file: no `evals` list (its keys: {keys or 'none'});"
+                " skill-creator's is {skill_name, evals: [{id, prompt, expectations}]}",
+            )
+        )
         return None, diagnostics
-    skill_name = data.get("skill_name")
-    if skill_name is not None and not isinstance(skill_name, str):
-        diagnostics.error(source.error(("skill_name",), "expected a string"))
-        skill_name = None
+    else:
+        for key in data:
+            if key in TOP_KEYS:
+                continue
+            problem = source.key_error((key,), unknown_key_message(str(key), TOP_KEYS))
+            if isinstance(data[key], str) and not did_you_mean(str(key), TOP_KEYS):
+                # A text beside the evals (`notes`, `_comment`) is the author's note: it holds
+                # no eval and no criterion, so it is said and left out, never a refusal.
+                diagnostics.warn(source.key_error((key,), f"{problem.message}: a note, ignored"))
+            else:
+                diagnostics.error(problem)
+        evals = data.get("evals")
+        if not isinstance(evals, list) or not evals:
+            diagnostics.error(source.error(("evals",), "expected a non-empty list of evals"))
+            return None, diagnostics
+        skill_name = data.get("skill_name")
+        if skill_name is not None and not isinstance(skill_name, str):
+            diagnostics.error(source.error(("skill_name",), "expected a string"))
+            skill_name = None
+    assert isinstance(evals, list)
     skill_dir = _skill_folder(source.path, skill, skill_name, diagnostics)
     if skill_dir is None:
         return None, diagnostics
@@ -170,12 +211,12 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         and not child.name.startswith(".git")
         and not (child == source.path.resolve() or child in source.path.resolve().parents)
     ]
-    trigger_file = _trigger_file(source.path, diagnostics)
+    trigger_file = source.path if trigger_only else _trigger_file(source.path, diagnostics)
     target = Target(
-        target_id=_identifier(skill_name or skill_dir.name),
+        target_id=_identifier(skill_name or declared or skill_dir.name),
         entry_skill=f"{mount}/{SKILL_FILE}",
         roots=roots,
-        title=f"skill-creator evals of {skill_name or skill_dir.name}",
+        title=f"skill-creator evals of {skill_name or declared or skill_dir.name}",
         fixtures_root=os.path.relpath(workspace, source.path.parent),
         trigger_suite=trigger_file.name if trigger_file else None,
     )
@@ -247,7 +288,11 @@ def _is_trigger_set(data: object) -> bool:
     `should_trigger`/`should_not_trigger` lists) given where an evals.json is expected."""
     if isinstance(data, list):
         return bool(data) and all(isinstance(i, dict) and "query" in i for i in data)
-    return isinstance(data, dict) and ("should_trigger" in data or "should_not_trigger" in data)
+    return isinstance(data, dict) and (
+        "should_trigger" in data
+        or "should_not_trigger" in data
+        or wrapped_queries(data) is not None
+    )
 
 
 def _trigger_file(evals: Path, diagnostics: Diagnostics) -> Path | None:
@@ -311,14 +356,56 @@ def _skill_folder(
     siblings = [p for p in here.parent.iterdir() if (p / SKILL_FILE).is_file()]
     if len(siblings) == 1:
         return siblings[0].resolve()
+    named = _skills_named(here.parent, skill_name) if skill_name else []
+    if len(named) == 1:
+        return named[0].resolve()
+    found = (
+        f"; several skills are named {skill_name!r}:"
+        f" {', '.join(str(p.relative_to(here.parent)) for p in named)}"
+        if named
+        else f" or named {skill_name!r}"
+    )
     diagnostics.error(
         InputError(
-            "cannot tell which skill folder this evals.json tests (no SKILL.md beside it or"
-            f" named {skill_name!r}); pass --skill DIR",
+            f"cannot tell which skill folder this file tests (no SKILL.md beside it{found});"
+            " pass --skill DIR",
             path=evals,
         )
     )
     return None
+
+
+# How deep below the repo a skill named by `skill_name` is looked for: plugin layouts keep it at
+# `plugins/<plugin>/skills/<name>/SKILL.md`.
+_SKILL_SEARCH_DEPTH = 4
+_NOT_SEARCHED = ("node_modules", "__pycache__")
+
+
+def _skills_named(repo: Path, name: str) -> list[Path]:
+    """Skill folders below `repo` whose folder or SKILL.md `name:` is `name` (hidden folders and
+    dependencies are not looked into; `.agents/skills/` was looked at by name already)."""
+    found: list[Path] = []
+    level = [repo]
+    for _ in range(_SKILL_SEARCH_DEPTH):
+        below: list[Path] = []
+        for folder in level:
+            try:
+                children = sorted(folder.iterdir())
+            except OSError:
+                continue
+            for child in children:
+                if (
+                    child.name.startswith(".")
+                    or child.name in _NOT_SEARCHED
+                    or child.is_symlink()
+                    or not child.is_dir()
+                ):
+                    continue
+                if (child / SKILL_FILE).is_file() and name in (child.name, declared_name(child)):
+                    found.append(child)
+                below.append(child)
+        level = below
+    return found
 
 
 def declared_name(skill_dir: Path) -> str | None:
@@ -412,6 +499,14 @@ def _case(
         references = []
     if len(diagnostics.errors) > problems or setup is None:
         return None
+    if not entries:
+        diagnostics.warn(
+            source.error(
+                at,
+                "no `expectations` or `assertions`: nothing to judge, so this eval is blocked"
+                " (unclear-rule) whatever the agent does; `expected_output` is never graded",
+            )
+        )
     assert isinstance(prompt, str)
     name = item.get("name")
     title = name if isinstance(name, str) and name else prompt.strip().splitlines()[0][:80]

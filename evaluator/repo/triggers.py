@@ -2,7 +2,8 @@
 
 - ours (`trigger_suite_id`, `cases: [{id, prompt, expect_trigger}]`), validated like every
   eval-repo file (`contract/triggers.py`);
-- skill-creator's list `[{"query": ..., "should_trigger": true}, ...]`;
+- skill-creator's list `[{"query": ..., "should_trigger": true}, ...]`, also kept inside a
+  mapping under `evals` or `queries` beside notes (public skills do);
 - `{"skill_name": ..., "should_trigger": [prompts], "should_not_trigger": [prompts]}`;
 - CSV with the header `id,should_trigger,prompt` (any column order, extra columns ignored).
 
@@ -69,6 +70,21 @@ def _load_any(path: Path) -> TriggerSet:
         return _load_query_list(doc)
     if isinstance(data, dict) and ("should_trigger" in data or "should_not_trigger" in data):
         return _load_should_lists(doc)
+    wrapper = wrapped_queries(data)
+    if wrapper is not None:
+        return _load_wrapped_queries(doc, wrapper)
+    if (
+        isinstance(data, dict)
+        and "trigger_suite_id" not in data
+        and _query_items(data.get("cases"))
+    ):
+        # Another tool's suite under our key: our schema's complaints (`version`, `query`) would
+        # not say what the file is.
+        raise doc.error(
+            ("cases",),
+            "skill-creator queries ({query, should_trigger}) under `cases`, without our"
+            " `trigger_suite_id`: give one skill's queries as a plain list (or under `queries`)",
+        )
     if isinstance(data, dict) and ("trigger_suite_id" in data or "cases" in data):
         return _load_suite(path)
     raise doc.error(
@@ -76,6 +92,27 @@ def _load_any(path: Path) -> TriggerSet:
         f"not a trigger set: expected our trigger suite (`trigger_suite_id`, `cases`), a list of"
         f" {{query, should_trigger}}, or `should_trigger`/`should_not_trigger` lists; got"
         f" {_describe(data)}",
+    )
+
+
+# Public skills keep skill-creator's query list inside a mapping, beside notes of their own
+# (`{"skill_name": ..., "evals": [...]}`, `{"notes": ..., "queries": [...]}`).
+QUERY_LIST_KEYS = ("evals", "queries")
+
+
+def wrapped_queries(data: Any) -> str | None:
+    """The key of a mapping that holds skill-creator's query list (items with `query` and
+    `should_trigger`), or None; our own suite (`cases` of `prompt`/`expect_trigger`) is not one."""
+    if not isinstance(data, dict) or "trigger_suite_id" in data:
+        return None
+    return next((key for key in QUERY_LIST_KEYS if _query_items(data.get(key))), None)
+
+
+def _query_items(items: Any) -> bool:
+    return (
+        isinstance(items, list)
+        and bool(items)
+        and all(isinstance(i, dict) and "query" in i and "should_trigger" in i for i in items)
     )
 
 
@@ -128,23 +165,38 @@ def _refuse_typos(
 
 
 def _load_query_list(doc: YamlDocument) -> TriggerSet:
+    return TriggerSet(doc.path, "skill-creator", _query_cases(doc, (), doc.data))
+
+
+def _load_wrapped_queries(doc: YamlDocument, key: str) -> TriggerSet:
+    data: dict[str, Any] = doc.data
+    _refuse_typos(doc, (), data, (*_SHOULD_LIST_KEYS, *QUERY_LIST_KEYS))
+    skill = data.get("skill_name")
+    if skill is not None and not (isinstance(skill, str) and skill.strip()):
+        raise doc.error(("skill_name",), f"expected a skill name, got {type_name(skill)}")
+    return TriggerSet(doc.path, "skill-creator", _query_cases(doc, (key,), data[key]), skill)
+
+
+def _query_cases(
+    doc: YamlDocument, at: tuple[str | int, ...], items: list[Any]
+) -> list[TriggerCase]:
     cases: list[TriggerCase] = []
-    for index, item in enumerate(doc.data):
+    for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise doc.error(
-                (index,), f"expected a mapping {{query, should_trigger}}, got {type_name(item)}"
+                (*at, index), f"expected a mapping {{query, should_trigger}}, got {type_name(item)}"
             )
-        _refuse_typos(doc, (index,), item, _QUERY_KEYS)
-        query = _prompt(doc, (index, "query"), item.get("query"))
+        _refuse_typos(doc, (*at, index), item, _QUERY_KEYS)
+        query = _prompt(doc, (*at, index, "query"), item.get("query"))
         expect = item.get("should_trigger")
         if not isinstance(expect, bool):
-            raise doc.error((index, "should_trigger"), _bool_problem(expect))
+            raise doc.error((*at, index, "should_trigger"), _bool_problem(expect))
         raw_id = item.get("id")
         case_id = (
-            _own_id(doc, (index, "id"), raw_id) if raw_id is not None else f"q-{index + 1:02d}"
+            _own_id(doc, (*at, index, "id"), raw_id) if raw_id is not None else f"q-{index + 1:02d}"
         )
         cases.append(TriggerCase(id=case_id, prompt=query, expect_trigger=expect))
-    return TriggerSet(doc.path, "skill-creator", _unique(doc, cases))
+    return _unique(doc, at, cases)
 
 
 def _load_should_lists(doc: YamlDocument) -> TriggerSet:
@@ -263,10 +315,12 @@ def _own_id(doc: YamlDocument, key: tuple[str | int, ...], value: Any) -> str:
     return text
 
 
-def _unique(doc: YamlDocument, cases: list[TriggerCase]) -> list[TriggerCase]:
+def _unique(
+    doc: YamlDocument, at: tuple[str | int, ...], cases: list[TriggerCase]
+) -> list[TriggerCase]:
     seen: set[str] = set()
     for index, case in enumerate(cases):
         if case.id in seen:
-            raise doc.error((index, "id"), f"duplicate id {case.id!r}")
+            raise doc.error((*at, index, "id"), f"duplicate id {case.id!r}")
         seen.add(case.id)
     return cases
