@@ -20,9 +20,13 @@ loopback addresses (RFC 6761). A package manager (`pip`, `npm`, ...) fetches eve
 give it (`pip install URL`, `--index-url`, `--registry`), and git every URL its remote
 subcommands name (`git fetch URL`, `ls-remote`, `submodule add`).
 
-The access trace records a `connect()` only to an address: offline, a host name never resolves,
-so no connection to a public host is made for it to show, and an address says nothing of the
-host a URL named (one address serves many hosts). So it adds nothing here.
+The agents' own web searches are kept as their queries (`SEARCH_QUERY`): the pages a search
+service read for them are not seen; a page a search opened is a fetch of its URL.
+
+The access trace records a network attempt only as an address or a socket's family: offline, a
+host name never resolves, so no connection to a public host is made for it to show, and an
+address says nothing of the host a URL named (one address serves many hosts). What it can show
+is that a call tried no network at all (`TracedCall.reached_nothing`): then it fetched nothing.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ from evaluator.evidence.shell.families.git import CLONE_VALUED
 from evaluator.evidence.shell.model import words
 from evaluator.evidence.shell.results import Invocation, ShellAnalysis
 
+# The source of a `url_fetch_observed` that is a web search's query, not a URL fetched.
+SEARCH_QUERY = "search-query"
 # Commands whose operands are URLs they fetch (git: its `clone` subcommand's source).
 URL_FETCHERS = frozenset({"curl", "wget", "git"})
 # Programs that run code their words do not show (an interpreter's program, a Makefile's
