@@ -304,3 +304,26 @@ def test_a_script_alone_the_trace_saw_reach_nothing_fetched_nothing(tmp_path: Pa
     check = UrlFetchedCheck(kind="url_fetched", host="docs.example.com")
     assert run_check(check, context).status == "fail"
     assert negate("not", run_check(check, context)).status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("command", "by"),
+    [
+        # The host named only to a command that keeps it to itself: `make` is the eval's gap.
+        ("grep -n docs.example.com notes.md && make docs", "eval"),
+        ("echo https://docs.example.com/x; make docs", "eval"),
+        # Named to the program that may fetch, or handed on to it.
+        ("make docs URL=https://docs.example.com/x", "agent"),
+        ("export URL=https://docs.example.com/x && make docs", "agent"),
+        ("echo https://docs.example.com/x > url.txt && make docs", "agent"),
+        ("echo https://docs.example.com/x | make docs", "agent"),
+        ("cd docs && URL=https://docs.example.com/x make", "agent"),
+    ],
+)
+def test_the_part_of_a_line_that_may_fetch_decides_whether_it_named_the_host(
+    tmp_path: Path, command: str, by: str
+) -> None:
+    evidence = _commands(tmp_path, command)
+    check = UrlFetchedCheck(kind="url_fetched", host="docs.example.com")
+    verdict = _judge(evidence, check, tmp_path)
+    assert (verdict.status, verdict.blocked_by) == ("blocked", by), verdict.detail

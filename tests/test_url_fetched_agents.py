@@ -98,6 +98,15 @@ def _cases(url: str) -> dict[str, tuple[list[dict[str, Any]], list[tuple[dict[st
             [{"cmd": f"python3 -c 'import urllib.request as u; u.urlopen(\"{url}\").read()'"}],
             [(page, "blocked"), ({"not": page}, "blocked")],
         ),
+        # Code that tried no network, seen whole by the trace: it fetched nothing. Not under
+        # Codex, whose sandbox's seccomp filter would hide a refused `socket()` from the trace.
+        "code-without-network": (
+            [{"cmd": "python3 -c 'print(sum(range(10)))'"}],
+            [
+                (page, "blocked if codex-exec else fail"),
+                ({"not": page}, "blocked if codex-exec else pass"),
+            ],
+        ),
     }
 
 

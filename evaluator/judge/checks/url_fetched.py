@@ -47,6 +47,7 @@ from evaluator.evidence.fetches import (
     SEARCH_QUERY,
     SYSTEM_BIN,
     command_fetches,
+    gap_names_target,
     host_matches,
     names_target,
     url_host,
@@ -113,7 +114,7 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
             own = {path for line, path in written if line <= record.line}
             inline = (
                 fetched.unseen_inline
-                or names_target(record.command, check.url, check.host)
+                or gap_names_target(record.command, record.workdir or "/", check.url, check.host)
                 or any(path in own for path in fetched.runs)
             )
             found.unseen.append((record, fetched.unseen, inline))
