@@ -318,6 +318,7 @@ def test_a_script_alone_the_trace_saw_reach_nothing_fetched_nothing(tmp_path: Pa
         ("echo https://docs.example.com/x > url.txt && make docs", "agent"),
         ("echo https://docs.example.com/x | make docs", "agent"),
         ("cd docs && URL=https://docs.example.com/x make", "agent"),
+        ("git remote add up https://docs.example.com/r.git && git fetch up", "agent"),
     ],
 )
 def test_the_part_of_a_line_that_may_fetch_decides_whether_it_named_the_host(

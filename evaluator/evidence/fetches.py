@@ -475,7 +475,8 @@ def statements(command: str) -> list[str]:
 
 def _passes_on(statement: str, workdir: str) -> bool:
     """Whether a statement can hand what it names to a later one: it sets a variable, defines a
-    function or alias, writes a file, changes directory or sources code. Only a statement that
+    function or alias, writes a file or a fetcher's configuration (a git remote), changes
+    directory or sources code. Only a statement that
     does none of these (`grep H notes.md`, `echo H`) keeps it to itself and the agent."""
     analysis = analyze_command(statement, workdir)
     tree = parse(statement)
@@ -485,6 +486,7 @@ def _passes_on(statement: str, workdir: str) -> bool:
         or any(a.kind == "write" for a in analysis.accesses)
         or analysis.contents
         or analysis.opaque
+        or configured_programs(analysis)
         or any(posixpath.basename(i.words[0]) in _PASSING_ON | {"cd"} for i in analysis.invocations)
     )
 

@@ -82,7 +82,7 @@ _INET_PEER = re.compile(
 _NETWORK_FAMILIES = ("AF_INET", "AF_INET6", "AF_PACKET")
 # A seccomp filter set up, by its own syscall or by `prctl`: a syscall it refuses (Codex's
 # sandbox refuses `socket()` itself) is refused before strace's own filter sees it, so it never
-# reaches the log (docs/isolation.md, "Network attempts").
+# reaches the log (docs/evidence-access.md, "The access trace: a call that reached nothing").
 _FILTER_CALLS = ("seccomp", "prctl")
 # Syscalls that set up a channel through which the process opens, reads and writes files
 # without any traced syscall naming them (io_uring's IORING_OP_OPENAT, _READ, ...).
@@ -566,8 +566,11 @@ class _Attributor:
             return
         family = event.raw_args.partition(",")[0].strip()
         call = proc.call
-        kept = call is not None and len(call.sockets) < MAX_ACCESSES_PER_CALL
-        if call is not None and kept and family in _NETWORK_FAMILIES:
+        if (
+            call is not None
+            and family in _NETWORK_FAMILIES
+            and len(call.sockets) < MAX_ACCESSES_PER_CALL  # (the first is what matters)
+        ):
             outcome: Outcome = "ok" if event.ret is not None and event.ret >= 0 else "failed"
             call.sockets.append(TracedConnect(event.pid, family, outcome, event.line))
 

@@ -29,7 +29,7 @@ SYSCALLS = (
     "bind,connect,"
     # An internet socket made (a network attempt even where a filter refuses its `connect`), and
     # a seccomp filter set up: a syscall a filter refuses never reaches strace's own filter
-    # (docs/isolation.md, "Network attempts").
+    # (docs/evidence-access.md, "The access trace: a call that reached nothing").
     "socket,seccomp,prctl,"
     # Process creation: the parent/child links that attribute accesses to a tool call.
     "clone,clone3,fork,vfork"
