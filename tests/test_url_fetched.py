@@ -477,3 +477,27 @@ def test_codex_s_web_search_is_evidence(
         assert (verdict.status, denied.status) == (fetched, never), verdict.detail
         if verdict.status == "blocked":
             assert (verdict.blocked_by, denied.blocked_by) == ("agent", "agent")
+
+
+@pytest.mark.parametrize(
+    ("query", "error", "status"),
+    [
+        ("token expiry site:docs.example.com", False, "blocked"),  # it ran: the host searched
+        ("widget token expiry", False, "fail"),  # a search naming nothing of the host
+        # Not offered in this run: nothing ran, nothing was searched.
+        ("site:docs.example.com", True, "fail"),
+    ],
+)
+def test_claude_codes_web_search_names_what_it_searched(
+    query: str, error: bool, status: str, tmp_path: Path
+) -> None:
+    (tmp_path / "ws").mkdir()
+    result = (
+        "<tool_use_error>Error: No such tool available: WebSearch.</tool_use_error>"
+        if error
+        else "Web search results: ..."
+    )
+    session = claude_tool_call_transcript(
+        tmp_path / "s1.jsonl", tmp_path / "ws", "WebSearch", {"query": query}, result, error
+    )
+    assert _judge(normalize_session(session), tmp_path, host=HOST).startswith(status)
