@@ -3,7 +3,8 @@
 Two sources, both neutral: the shell commands the analysis models as fetching a URL (`curl`,
 `wget`, `git clone`; their operands, read with the commands' own option models), and the agents'
 own web tools, which each normaliser records as `url_fetch_observed` (Claude Code's `WebFetch`,
-Gemini CLI's `web_fetch`; a search tool fetches no URL the agent chose). A fetch that failed
+Gemini CLI's `web_fetch`, a page Codex's `web_search` opened; a search itself fetches no URL the
+agent chose: its query is kept, below). A fetch that failed
 (no network here, a 404) was still tried: the request is the act.
 
 What no record shows: a program whose code decides what it fetches (a script, `python -c`,
