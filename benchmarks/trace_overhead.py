@@ -11,11 +11,12 @@ never wakes a process on the other core. `--bpftrace PROGRAM` adds the jail unde
 instead of strace (benchmarks/ebpf_prototype.py writes the program; docs/benchmarks.md, "An eBPF
 tracer"): one bpftrace, started before the runs, traces every process below the one that execs a
 marker program (PROGRAM's first argument), which wraps only those attempts; its own CPU time is
-counted apart, and the lines it wrote per attempt are the trace lines. Where `perf` works, the
+counted apart, and the lines it wrote per attempt are the trace lines. `--unnetworked` adds jail +
+trace without the network syscalls (`socket`, `seccomp`, `prctl`: traced since 29 November). Where `perf` works, the
 CPU time of the attempt's whole process tree (the agent, its tools and strace) is measured too:
 on a shared machine it is the steadier figure.
 Run: .venv/bin/python -m benchmarks.trace_overhead [runs] [--before] [--unseeded] [--pinned]
-     [--bpftrace PROGRAM]
+     [--bpftrace PROGRAM] [--unnetworked]
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from evaluator.agents import AgentRequest, ModelEndpoint
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt
-from evaluator.sandbox import LaunchPolicy, bwrap
+from evaluator.sandbox import LaunchPolicy, bwrap, tracer
 from evaluator.sandbox.strace_log import read_trace
 from evaluator.workspace import build_workspace
 
@@ -63,6 +64,8 @@ PINNED = {
     "bwrap + strace (one core)": SETUPS["bwrap + strace"],
 }
 EBPF = {"bwrap + bpftrace": SETUPS["bwrap"]}
+UNNETWORKED = {"bwrap + strace (no socket)": SETUPS["bwrap + strace"]}
+NETWORK_SYSCALLS = ("socket", "seccomp", "prctl")
 STEPS = [
     {"cmd": "cat .agents/skills/db-migrations/SKILL.md"},
     {"cmd": "ls -la .agents/skills/db-migrations/references"},
@@ -81,6 +84,19 @@ def jail_as_before(before: bool) -> Iterator[None]:
         yield
     finally:
         bwrap._locale_view = view
+
+
+@contextmanager
+def without_network_syscalls(unnetworked: bool) -> Iterator[None]:
+    """strace without the network syscalls, for the duration of one attempt."""
+    syscalls = tracer.SYSCALLS
+    if unnetworked:
+        kept = [name for name in syscalls.split(",") if name not in NETWORK_SYSCALLS]
+        tracer.SYSCALLS = ",".join(kept)
+    try:
+        yield
+    finally:
+        tracer.SYSCALLS = syscalls
 
 
 @contextmanager
@@ -191,6 +207,7 @@ def main() -> None:
         **(UNSEEDED if "--unseeded" in sys.argv else {}),
         **(PINNED if "--pinned" in sys.argv else {}),
         **(EBPF if program is not None else {}),
+        **(UNNETWORKED if "--unnetworked" in sys.argv else {}),
     }
     with_cpu = perf_works()
     repo = open_repo(ROOT / "agentic-evals", None)
@@ -239,6 +256,7 @@ def main() -> None:
                     with (
                         marked(marker if traced_by_ebpf else None),
                         jail_as_before(name in BEFORE),
+                        without_network_syscalls(name in UNNETWORKED),
                         one_core(name in PINNED),
                         cpu_counted(counts, with_cpu),
                     ):

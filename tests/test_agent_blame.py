@@ -17,6 +17,7 @@ from evaluator.contract.models import (
     UrlFetchedCheck,
 )
 from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.traced import TracedCall
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks import run_check
 from evaluator.judge.checks.logic import combine_all, combine_any, negate
@@ -264,3 +265,66 @@ def test_the_report_and_compare_say_whose_doing_a_blocked_case_is(tmp_path: Path
         "gap": "eval:insufficient-evidence",
         "hidden": "agent:insufficient-evidence",
     }
+
+
+SCRIPT = "python3 .agents/skills/docs/scripts/fetch_docs.py"
+
+
+def _traced(network: tuple[str, ...] = (), visible: bool = True) -> TracedCall:
+    return TracedCall("c1", complete=True, network=network, network_visible=visible)
+
+
+@pytest.mark.parametrize(
+    ("script_call", "by"),
+    [
+        (_traced(), "agent"),  # seen whole, no network attempt: the script fetched nothing
+        (_traced(("socket AF_INET",)), "eval"),  # it made an internet socket
+        (_traced(("10.0.0.1:443",)), "eval"),  # it connected
+        (_traced(visible=False), "eval"),  # under a seccomp filter (Codex), or an older log
+        (TracedCall("c1", complete=False, network_visible=True), "eval"),  # a process lived on
+        (None, "eval"),  # no trace
+    ],
+)
+def test_a_skill_script_the_trace_saw_reach_nothing_leaves_the_agents_hidden_fetch(
+    tmp_path: Path, script_call: TracedCall | None, by: str
+) -> None:
+    # The agent hid a fetch (a computed URL) and the skill's script ran too: the script's gap
+    # dropped the case; once the trace shows the script tried no network, the agent's stands.
+    evidence = _commands(tmp_path, 'curl -sL "$DOCS_URL"', SCRIPT)
+    traced = {"c1": script_call} if script_call is not None else None
+    fetched = UrlFetchedCheck(kind="url_fetched", host="docs.example.com")
+    context = JudgeContext(evidence, tmp_path / "ws", "s", traced_calls=traced)
+    verdict = negate("not", run_check(fetched, context))  # "never fetches docs.example.com"
+    assert (verdict.status, verdict.blocked_by) == ("blocked", by), verdict.detail
+
+
+def test_a_script_alone_the_trace_saw_reach_nothing_fetched_nothing(tmp_path: Path) -> None:
+    evidence = _commands(tmp_path, SCRIPT)
+    context = JudgeContext(evidence, tmp_path / "ws", "s", traced_calls={"c0": _traced()})
+    check = UrlFetchedCheck(kind="url_fetched", host="docs.example.com")
+    assert run_check(check, context).status == "fail"
+    assert negate("not", run_check(check, context)).status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("command", "by"),
+    [
+        # The host named only to a command that keeps it to itself: `make` is the eval's gap.
+        ("grep -n docs.example.com notes.md && make docs", "eval"),
+        ("echo https://docs.example.com/x; make docs", "eval"),
+        # Named to the program that may fetch, or handed on to it.
+        ("make docs URL=https://docs.example.com/x", "agent"),
+        ("export URL=https://docs.example.com/x && make docs", "agent"),
+        ("echo https://docs.example.com/x > url.txt && make docs", "agent"),
+        ("echo https://docs.example.com/x | make docs", "agent"),
+        ("cd docs && URL=https://docs.example.com/x make", "agent"),
+        ("git remote add up https://docs.example.com/r.git && git fetch up", "agent"),
+    ],
+)
+def test_the_part_of_a_line_that_may_fetch_decides_whether_it_named_the_host(
+    tmp_path: Path, command: str, by: str
+) -> None:
+    evidence = _commands(tmp_path, command)
+    check = UrlFetchedCheck(kind="url_fetched", host="docs.example.com")
+    verdict = _judge(evidence, check, tmp_path)
+    assert (verdict.status, verdict.blocked_by) == ("blocked", by), verdict.detail

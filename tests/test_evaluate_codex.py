@@ -92,7 +92,14 @@ def test_the_skill_shows_its_uplift_over_no_skill(tmp_path: Path, agent: str) ->
         manifest = json.loads((run / "manifest.json").read_text())
         assert manifest["run_state"] == "completed"
         assert sorted(manifest["resolved_case_ids"]) == sorted(CASES)
-        assert (run / "report.md").is_file()
+        assert manifest["variant"] == {
+            "label": label,
+            "evaluation_id": directory.name,
+            "compared": ["without_skill", "with_skill"],
+        }
+        other = "with_skill" if label == "without_skill" else "without_skill"
+        title = f"variant {label} of evaluation {directory.name} (against {other})"
+        assert (run / "report.md").read_text().startswith(f"# Evaluation report: {title}\n")
         assert (directory / "variants" / label / "source-manifest.json").is_file()
     snapshot = directory / "variants/without_skill/run/case-artifacts/routing-backfill"
     files = json.loads((snapshot / "attempts/attempt-01/workspace/manifest.json").read_text())

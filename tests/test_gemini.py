@@ -731,3 +731,29 @@ def test_the_normaliser_knows_which_tools_touch_files(tmp_path: Path) -> None:
     # `web_fetch` touches no file; the URLs its prompt names are fetches (`url_fetched`).
     fetched = [(r.call_id, r.text) for r in evidence.of_kind("url_fetch_observed")]
     assert fetched == [("c3", "https://example.com/")]
+
+
+def test_gemini_cli_s_web_search_keeps_its_query(tmp_path: Path) -> None:
+    # `google_web_search` fetches no URL the agent chose: its query is what it searched for.
+    search = {
+        "id": "c1",
+        "name": "google_web_search",
+        "args": {"query": "token expiry site:docs.example.com"},
+        "result": [{"functionResponse": {"id": "c1", "response": {"output": "results"}}}],
+        "status": "success",
+    }
+    path = _session(
+        tmp_path,
+        [
+            {"$set": {"messages": [{"id": "u0", "type": "user", "content": [{"text": CONTEXT}]}]}},
+            {"id": "u1", "type": "user", "content": [{"text": PROMPT}]},
+            _gemini("g1", [search]),
+            _gemini("g2", [], "Done."),
+        ],
+    )
+    [record] = normalize_gemini_session(path).of_kind("url_fetch_observed")
+    assert (record.tool, record.source, record.text) == (
+        "google_web_search",
+        "search-query",
+        "token expiry site:docs.example.com",
+    )

@@ -235,3 +235,29 @@ def test_a_call_step_is_the_agents_own_tool_with_its_arguments_as_given() -> Non
     assert call["name"] == "exec_command" and json.loads(str(call["arguments"])) == args
     [block] = step_blocks(Step.model_validate({"call": {"name": "LS", "args": {"path": "/x"}}}))
     assert block["type"] == "tool_use" and (block["name"], block["input"]) == ("LS", {"path": "/x"})
+
+
+def test_codex_s_web_search_goes_out_with_the_step_after_it() -> None:
+    # The service runs a hosted web search itself: the CLI answers nothing and asks no more, so
+    # the search items and the next step are one response, and the next request counts them.
+    search = {"type": "search", "query": "token expiry"}
+    opened = {"type": "open_page", "url": "https://docs.example.com/t"}
+    steps = [
+        {"call": {"name": "web_search", "args": {"action": search}}},
+        {"call": {"name": "web_search", "args": {"action": opened}}},
+        {"cmd": "ls"},
+        {"final": "ok"},
+    ]
+    with ScriptedModelServer(BehaviorLibrary([behavior("b", "hello", steps)])) as server:
+        history: list[dict[str, object]] = [_user("hello there")]
+        found, query, ls = _items(_post(server, {"input": history}, {"thread-id": "t1"})[1])
+        assert (found["type"], found["action"], found["status"]) == (
+            "web_search_call",
+            search,
+            "completed",
+        )
+        assert (query["type"], query["action"]) == ("web_search_call", opened)
+        assert ls["name"] == "exec_command" and found["id"] != query["id"]
+        history += [found, query, ls, {"type": "function_call_output", "call_id": ls["call_id"]}]
+        (final,) = _items(_post(server, {"input": history}, {"thread-id": "t1"})[1])
+        assert final["type"] == "message"

@@ -399,3 +399,28 @@ def test_round_six_explain_shows_the_allowance_sends_the_entry_to_the_model(
     [entry] = next(c for c in explained["cases"] if c["case_id"] == "allows-another-way")["entries"]
     assert entry["decided_by"] == "model"
     assert "'satisfies'" in entry["parts"][0]["decides_nothing_alone"]
+
+
+def test_an_entry_compiled_whole_whose_description_offers_alternatives_is_no_conjunction() -> None:
+    # Every sentence compiles, but the description says either way satisfies it: before, the
+    # criteria ran as the contract's conjunction and the unread SKILL.md failed the entry.
+    either = {
+        **_entry(UNREAD, READ),
+        "description": "Either the skill's own guide or its docs were consulted.",
+    }
+    grader = ScriptedGrader({"required[0]": "met"})
+    [result] = _judged([either], grader=grader)
+    assert (result.status, result.decided_by) == ("pass", "model"), result.notes
+    [result] = _judged([either])  # no model: undecided, not failed
+    assert (result.status, result.blocked_reason) == ("blocked", "unclear-rule")
+    # A fail signal seen still fails it where the alternatives are only the pass criteria's
+    # (a clause opening with "or"; a bare "Either" may excuse anything, as for any entry).
+    offered = {**either, "description": "The skill's guide was consulted, or its docs were."}
+    [result] = _judged([offered])
+    assert (result.status, result.blocked_reason) == ("blocked", "unclear-rule")
+    [result] = _judged([{**offered, "fail_signals": [RAN]}])
+    assert (result.status, result.decided_by) == ("fail", "rules")
+    assert "the description offers alternatives to the pass criteria" in result.notes[-1]
+    # A plain description keeps the conjunction.
+    [result] = _judged([{**either, "description": "The guides were consulted."}])
+    assert (result.status, result.decided_by) == ("fail", "rules")

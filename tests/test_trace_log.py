@@ -25,6 +25,7 @@ from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.bwrap import LOCALE_DIR, BubblewrapJail, locale_aliases
 from evaluator.sandbox.launch import NO_JAIL_HOME_NOTE, choose_policy, path_tools
 from evaluator.sandbox.registry import get_jail
+from evaluator.sandbox.strace_log import shell_script
 from evaluator.sandbox.tracer import Tracer
 
 WS = "/var/tmp/ws"
@@ -113,6 +114,58 @@ def test_a_tool_call_s_connections_and_name_lookups_are_kept_whatever_came_of_th
         ("10.255.255.53:53", "failed"),
         ("[2001:db8::1]:443", "failed"),
     ]
+
+
+class _ShellCalls:
+    """Every `sh -c SCRIPT` outside a call starts one."""
+
+    helper_images: frozenset[str] = frozenset()
+    cli_images: frozenset[str] = frozenset()
+
+    def tool_call(self, image: str, argv: list[str], in_helper: bool) -> tuple[str, str] | None:
+        script = shell_script(argv)
+        return (script, "shell") if script is not None else None
+
+
+_SHELL_CALLS = _ShellCalls()
+
+
+def test_a_tool_call_s_network_sockets_and_seccomp_filters_are_kept() -> None:
+    """A network socket made is a network attempt (a filter may refuse its `connect`); a
+    seccomp filter set up, before a call (the sandbox helper's) or inside it (`prctl`), hides
+    what it refuses, so the call's silence proves nothing. A Unix socket is no attempt."""
+    log = f"""\
+10 execve("{CODEX}", ["{CODEX}", "exec"], 0x7ffe /* 7 vars */) = 0
+10 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_TCP) = 9<socket:[1]>
+10 clone(child_stack=NULL, flags=SIGCHLD) = 11
+11 execve("/bin/bash", ["/bin/bash", "-c", "python3 fetch.py"], 0x7f /* 24 vars */) = 0
+11 socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 3<socket:[2]>
+11 socket(AF_INET6, SOCK_DGRAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_IP) = -1 EAFNOSUPPORT (Address family not supported by protocol)
+11 +++ exited with 0 +++
+10 clone(child_stack=NULL, flags=SIGCHLD) = 12
+12 execve("/bin/bash", ["/bin/bash", "-c", "true"], 0x7f /* 24 vars */) = 0
+12 prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, 0x7ffd) = 0
+12 +++ exited with 0 +++
+10 clone(child_stack=NULL, flags=SIGCHLD) = 13
+13 prctl(PR_SET_NAME, "worker") = 0
+13 execve("/bin/bash", ["/bin/bash", "-c", "ls"], 0x7f /* 24 vars */) = 0
+13 +++ exited with 0 +++
+10 clone(child_stack=NULL, flags=SIGCHLD) = 14
+14 execve("{SANDBOX}", ["{SANDBOX}"], 0x7ff /* 9 vars */) = 0
+14 seccomp(SECCOMP_SET_MODE_FILTER, 0, {{len=114, filter=0x7efb}}) = 0
+14 execve("/bin/bash", ["/bin/bash", "-c", "make"], 0x7f /* 24 vars */) = 0
+14 +++ exited with 0 +++
+10 +++ exited with 0 +++
+"""
+    trace = parse_trace(log.splitlines(), _SHELL_CALLS, start_cwd=WS)
+    fetch, own_filter, plain, sandboxed = trace.tool_calls
+    assert trace.network_traced
+    assert [(c.peer, c.outcome) for c in fetch.sockets] == [("AF_INET6", "failed")]
+    assert (fetch.filtered, own_filter.filtered, plain.filtered) == (False, True, False)
+    assert (plain.sockets, sandboxed.filtered) == ([], True)
+    added = ("socket(", "seccomp(", "prctl(")  # a log written before these were traced
+    older = [line for line in log.splitlines() if not any(call in line for call in added)]
+    assert not parse_trace(older, _SHELL_CALLS, start_cwd=WS).network_traced
 
 
 def test_choose_policy_falls_back_or_refuses(monkeypatch: pytest.MonkeyPatch) -> None:

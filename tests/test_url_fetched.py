@@ -429,3 +429,75 @@ def test_round_six_a_required_fetch_is_not_met_by_a_look_alike(
 ) -> None:
     verdict = _judge(_commands(tmp_path, command), tmp_path, url=DOCS)
     assert verdict.startswith(status), verdict
+
+
+def _searches(tmp_path: Path, *actions: dict[str, Any]) -> SessionEvidence:
+    """A Codex 0.169 rollout of its own `web_search` tool, as the real CLI recorded the items a
+    scripted model service streamed: an `item_completed` `WebSearch`, then the response item."""
+    lines: list[dict[str, Any]] = [
+        {"type": "session_meta", "payload": {"id": "t1", "cwd": str(tmp_path)}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": "Go"}},
+    ]
+    for n, action in enumerate(actions):
+        item = {"type": "WebSearch", "id": f"ws_{n}", "query": "q", "action": action}
+        lines.append({"type": "event_msg", "payload": {"type": "item_completed", "item": item}})
+        call = {"type": "web_search_call", "id": f"ws_{n}", "status": "completed", "action": action}
+        lines.append({"type": "response_item", "payload": call})
+    lines.append({"type": "event_msg", "payload": {"type": "task_complete"}})
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return normalize_session(path)
+
+
+SEARCH = {"type": "search", "query": "widget token expiry site:docs.example.com"}
+OPENED = {"type": "open_page", "url": DOCS}
+FOUND_IN = {"type": "find_in_page", "url": DOCS, "pattern": "expire"}
+ELSEWHERE = {"type": "search", "query": "widget token expiry"}
+
+
+@pytest.mark.parametrize(
+    ("actions", "fetched", "never"),
+    [
+        ([SEARCH], "blocked", "blocked"),  # the service may have read H for it: not ruled out
+        ([SEARCH, OPENED], "pass", "fail"),  # the page opened from its results
+        ([FOUND_IN], "pass", "fail"),
+        ([ELSEWHERE], "fail", "pass"),  # a search naming nothing of H
+    ],
+)
+def test_codex_s_web_search_is_evidence(
+    actions: list[dict[str, Any]], fetched: str, never: str, tmp_path: Path
+) -> None:
+    evidence = _searches(tmp_path, *actions)
+    for check in (
+        UrlFetchedCheck(kind="url_fetched", url=DOCS),
+        UrlFetchedCheck(kind="url_fetched", host="docs.example.com"),
+    ):
+        verdict = run_check(check, JudgeContext(evidence, tmp_path, "s"))
+        denied = negate("not", verdict)
+        assert (verdict.status, denied.status) == (fetched, never), verdict.detail
+        if verdict.status == "blocked":
+            assert (verdict.blocked_by, denied.blocked_by) == ("agent", "agent")
+
+
+@pytest.mark.parametrize(
+    ("query", "error", "status"),
+    [
+        ("token expiry site:docs.example.com", False, "blocked"),  # it ran: the host searched
+        ("widget token expiry", False, "fail"),  # a search naming nothing of the host
+        # Not offered in this run: nothing ran, nothing was searched.
+        ("site:docs.example.com", True, "fail"),
+    ],
+)
+def test_claude_codes_web_search_names_what_it_searched(
+    query: str, error: bool, status: str, tmp_path: Path
+) -> None:
+    (tmp_path / "ws").mkdir()
+    result = (
+        "<tool_use_error>Error: No such tool available: WebSearch.</tool_use_error>"
+        if error
+        else "Web search results: ..."
+    )
+    session = claude_tool_call_transcript(
+        tmp_path / "s1.jsonl", tmp_path / "ws", "WebSearch", {"query": query}, result, error
+    )
+    assert _judge(normalize_session(session), tmp_path, host=HOST).startswith(status)

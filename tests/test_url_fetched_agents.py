@@ -34,6 +34,7 @@ description: Answers questions about the widget API from its documentation.
 Read the bundled reference before fetching the live documentation page from the server.
 """
 PATH = "/guide/tokens"
+_SEARCH = {"type": "search", "query": "widget token expiry site:127.0.0.1"}
 
 
 class _Page(BaseHTTPRequestHandler):
@@ -97,6 +98,40 @@ def _cases(url: str) -> dict[str, tuple[list[dict[str, Any]], list[tuple[dict[st
         "python": (
             [{"cmd": f"python3 -c 'import urllib.request as u; u.urlopen(\"{url}\").read()'"}],
             [(page, "blocked"), ({"not": page}, "blocked")],
+        ),
+        # Codex's own web search, which the model service runs (the scripted one streams its
+        # item): a search naming the host leaves a forbidden fetch open (the agent's block); a
+        # page it opened is a fetch. The others have no such tool: refused, nothing fetched.
+        "web-search": (
+            [{"call": {"name": "web_search", "args": {"action": _SEARCH}}}],
+            [
+                (page, "blocked if codex-exec else fail"),
+                ({"not": host}, "blocked if codex-exec else pass"),
+            ],
+        ),
+        "web-search-opened": (
+            [
+                {"call": {"name": "web_search", "args": {"action": _SEARCH}}},
+                {
+                    "call": {
+                        "name": "web_search",
+                        "args": {"action": {"type": "open_page", "url": url}},
+                    }
+                },
+            ],
+            [
+                (page, "pass if codex-exec else fail"),
+                ({"not": host}, "fail if codex-exec else pass"),
+            ],
+        ),
+        # Code that tried no network, seen whole by the trace: it fetched nothing. Not under
+        # Codex, whose sandbox's seccomp filter would hide a refused `socket()` from the trace.
+        "code-without-network": (
+            [{"cmd": "python3 -c 'print(sum(range(10)))'"}],
+            [
+                (page, "blocked if codex-exec else fail"),
+                ({"not": page}, "blocked if codex-exec else pass"),
+            ],
         ),
     }
 

@@ -32,6 +32,19 @@ class ArtifactModel(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+class VariantRole(ArtifactModel):
+    """The variant of an `evaluate` comparison a run is."""
+
+    label: str
+    evaluation_id: str
+    compared: list[str] = Field(default_factory=list, description="every variant's label")
+
+    def title(self) -> str:
+        others = [label for label in self.compared if label != self.label]
+        against = f" (against {', '.join(others)})" if others else ""
+        return f"variant {self.label} of evaluation {self.evaluation_id}{against}"
+
+
 class Manifest(ArtifactModel):
     run_mode: Literal["single-run"] = "single-run"
     run_id: str
@@ -100,6 +113,17 @@ class Manifest(ArtifactModel):
     source_commit: str | None = Field(
         default=None, description="git HEAD of the source workspace, when it is a git checkout"
     )
+    variant: VariantRole | None = Field(
+        default=None,
+        description="the variant of an `evaluate` comparison this run is (its run id is `run`,"
+        " the same for every variant): its label, the evaluation, the variants compared",
+    )
+
+    def title(self) -> str:
+        """What a report calls the run: its id, or the variant of the evaluation it is."""
+        if self.variant is None:
+            return self.run_id
+        return self.variant.title()
 
     def agent_label(self) -> str:
         """The agent and its CLI's version, as every report names them."""

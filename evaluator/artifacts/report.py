@@ -73,7 +73,7 @@ def render_report(
 ) -> str:
     counts = Counter(r.status for r in results)
     lines = [
-        f"# Evaluation report: {manifest.run_id}",
+        f"# Evaluation report: {manifest.title()}",
         "",
         "## Run Summary",
         "",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
+from evaluator.artifacts.models import VariantRole
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir, write_atomic, write_json
 from evaluator.credentials import SecretSet
@@ -359,6 +360,11 @@ def _runs(
             scratch_root=work / "runs" / m.spec.label,
             # Every variant's agents are kept from every other variant's files and skills.
             hidden_paths=(directory, work, repo.source_workspace),
+            variant=VariantRole(
+                label=m.spec.label,
+                evaluation_id=directory.name,
+                compared=[v.spec.label for v in every],
+            ),
         )
         run = Run(variant_options, VariantProgress(m.spec.label))
         run.stop = stop

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from evaluator.evidence.fetches import normal_url, urls_in_text
+from evaluator.evidence.fetches import SEARCH_QUERY, normal_url, urls_in_text
 from evaluator.evidence.jsonl import ReadStats
 from evaluator.evidence.patch import patch_contents, patch_paths
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
@@ -341,6 +341,23 @@ class EvidenceBuilder:
                 tool=tool,
                 text=found,
                 source="tool-input",
+            )
+
+    def observe_search(
+        self, line: int, ts: str | None, call_id: str | None, tool: str, query: str
+    ) -> None:
+        """An agent's own web search: its query, as a `url_fetch_observed` of the source
+        `search-query` (the pages the search service read for it are not seen; a page opened
+        from its results is a fetch of its own)."""
+        if query.strip():
+            self.evidence.add(
+                "url_fetch_observed",
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                tool=tool,
+                text=excerpt(query),
+                source=SEARCH_QUERY,
             )
 
     def observe_path(

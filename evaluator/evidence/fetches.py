@@ -3,7 +3,8 @@
 Two sources, both neutral: the shell commands the analysis models as fetching a URL (`curl`,
 `wget`, `git clone`; their operands, read with the commands' own option models), and the agents'
 own web tools, which each normaliser records as `url_fetch_observed` (Claude Code's `WebFetch`,
-Gemini CLI's `web_fetch`; a search tool fetches no URL the agent chose). A fetch that failed
+Gemini CLI's `web_fetch`, a page Codex's `web_search` opened; a search itself fetches no URL the
+agent chose: its query is kept, below). A fetch that failed
 (no network here, a 404) was still tried: the request is the act.
 
 What no record shows: a program whose code decides what it fetches (a script, `python -c`,
@@ -20,9 +21,13 @@ loopback addresses (RFC 6761). A package manager (`pip`, `npm`, ...) fetches eve
 give it (`pip install URL`, `--index-url`, `--registry`), and git every URL its remote
 subcommands name (`git fetch URL`, `ls-remote`, `submodule add`).
 
-The access trace records a `connect()` only to an address: offline, a host name never resolves,
-so no connection to a public host is made for it to show, and an address says nothing of the
-host a URL named (one address serves many hosts). So it adds nothing here.
+The agents' own web searches are kept as their queries (`SEARCH_QUERY`): the pages a search
+service read for them are not seen; a page a search opened is a fetch of its URL.
+
+The access trace records a network attempt only as an address or a socket's family: offline, a
+host name never resolves, so no connection to a public host is made for it to show, and an
+address says nothing of the host a URL named (one address serves many hosts). What it can show
+is that a call tried no network at all (`TracedCall.reached_nothing`): then it fetched nothing.
 """
 
 from __future__ import annotations
@@ -31,14 +36,20 @@ import ipaddress
 import posixpath
 import re
 import socket
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from urllib.parse import unquote, urlsplit, urlunsplit
+
+from tree_sitter import Node
 
 from evaluator.evidence.shell import COMMANDS, analyze_command, split_options
 from evaluator.evidence.shell.families.git import CLONE_VALUED
 from evaluator.evidence.shell.model import words
 from evaluator.evidence.shell.results import Invocation, ShellAnalysis
+from evaluator.evidence.shell.walker import parse
 
+# The source of a `url_fetch_observed` that is a web search's query, not a URL fetched.
+SEARCH_QUERY = "search-query"
 # Commands whose operands are URLs they fetch (git: its `clone` subcommand's source).
 URL_FETCHERS = frozenset({"curl", "wget", "git"})
 # Programs that run code their words do not show (an interpreter's program, a Makefile's
@@ -434,6 +445,77 @@ def names_target(text: str, url: str | None, host: str | None) -> bool:
         if got is not None and "." in word and (host_matches(got, host) or got == wanted):
             return True
     return False
+
+
+# Commands that hand what their words name on to later statements (a variable, an alias, a
+# file sourced), whatever they write.
+_PASSING_ON = frozenset(
+    words("export declare typeset local readonly alias set source . eval read mapfile readarray")
+)
+
+
+def statements(command: str) -> list[str]:
+    """The command line's top-level statements as text, a list (`a && b || c`, `a; b`) split
+    into its operands and a pipeline kept whole (its parts share their data); a here-doc's body
+    stays with the statement it feeds. None of them when the line does not parse."""
+    tree = parse(command)
+    if tree.root_node.has_error:
+        return []
+    found: list[str] = []
+
+    def visit(node: Node) -> None:
+        if node.type in ("program", "list"):
+            for child in node.named_children:
+                visit(child)
+        elif node.type not in ("comment", "heredoc_body"):
+            found.append(command.encode("utf-8")[node.start_byte : node.end_byte].decode())
+
+    visit(tree.root_node)
+    return found
+
+
+def _passes_on(statement: str, workdir: str) -> bool:
+    """Whether a statement can hand what it names to a later one: it sets a variable, defines a
+    function or alias, writes a file or a fetcher's configuration (a git remote), changes
+    directory or sources code. Only a statement that
+    does none of these (`grep H notes.md`, `echo H`) keeps it to itself and the agent."""
+    analysis = analyze_command(statement, workdir)
+    tree = parse(statement)
+    kinds = {node.type for node in _nodes(tree.root_node)}
+    return bool(
+        kinds & {"variable_assignment", "function_definition", "declaration_command"}
+        or any(a.kind == "write" for a in analysis.accesses)
+        or analysis.contents
+        or analysis.opaque
+        or configured_programs(analysis)
+        or any(posixpath.basename(i.words[0]) in _PASSING_ON | {"cd"} for i in analysis.invocations)
+    )
+
+
+def _nodes(root: Node) -> Iterator[Node]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.named_children)
+
+
+def gap_names_target(command: str, workdir: str, url: str | None, host: str | None) -> bool:
+    """Whether the part of a command line that could fetch unseen names the URL or host: the
+    statement that runs the script or program, or one that can hand the name to it (a variable,
+    a file). `grep H notes.md && make` names `H` only to grep, which keeps it to itself."""
+    if not names_target(command, url, host):
+        return False
+    parts = statements(command)
+    if len(parts) <= 1:
+        return True
+    named = [part for part in parts if names_target(part, url, host)]
+    if not named:
+        return True  # named only where no statement shows it (a here-doc's body): kept
+    return any(
+        command_fetches(part, workdir).unseen is not None or _passes_on(part, workdir)
+        for part in named
+    )
 
 
 def configured_programs(analysis: ShellAnalysis) -> set[str]:

@@ -57,3 +57,14 @@ class TracedCall:
     complete: bool
     programs: tuple[ExecutedProgram, ...] = ()
     paths: frozenset[str] = frozenset()
+    # Its network attempts: internet connections and name-service lookups (`host:port`, the
+    # service's socket), network sockets made (their family), whatever came of them.
+    network: tuple[str, ...] = ()
+    # Whether its silence says it made none: the log records every socket and seccomp filter
+    # (`network_traced`) and none was set up on the call, which would hide what it refuses.
+    network_visible: bool = False
+
+    @property
+    def reached_nothing(self) -> bool:
+        """The trace saw it whole and no process of it tried the network: it fetched nothing."""
+        return self.complete and self.network_visible and not self.network

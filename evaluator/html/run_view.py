@@ -141,6 +141,7 @@ class CaseView:
 @dataclass
 class RunView:
     run_id: str
+    title: str  # the run id, or the variant of an evaluation the run is
     facts: list[tuple[str, str]]
     counts: dict[str, int]
     headline: str
@@ -469,6 +470,7 @@ def build_run_view(run_dir: RunDir, manifest: Manifest, results: list[CaseResult
     ]
     return RunView(
         run_id=manifest.run_id,
+        title=manifest.title(),
         facts=facts,
         counts={status: counts[status] for status in ALL_STATUSES},
         headline=score_run(results, len(manifest.resolved_case_ids)).headline(),

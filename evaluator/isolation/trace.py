@@ -573,7 +573,15 @@ def traced_call(call_id: str, call: ToolCallTrace, trace: ObservedTrace) -> Trac
             )
         )
     paths = {a.path for a in call.accesses} | {a.requested for a in call.accesses if a.requested}
-    return TracedCall(call_id, trace.complete(call), tuple(programs), frozenset(paths))
+    network = [c.peer for c in call.connects] + [s.peer for s in call.sockets]
+    return TracedCall(
+        call_id,
+        trace.complete(call),
+        tuple(programs),
+        frozenset(paths),
+        tuple(dict.fromkeys(network)),
+        trace.network_traced and not call.filtered,
+    )
 
 
 def _calls_with_violations(evidence: SessionEvidence, report: IsolationReport) -> set[str | None]:

@@ -24,7 +24,7 @@ from evaluator.judge.criteria import (
     refuse_sentence,
 )
 from evaluator.judge.graded import grade_text
-from evaluator.judge.parts import EntryParts, entry_parts
+from evaluator.judge.parts import EntryParts, alternatives, entry_parts
 from evaluator.judge.registry import get_judge
 from evaluator.judge.rules import PARTS_ACCOUNT, PARTS_HIDDEN_BY_AGENT
 from evaluator.judge.skill_vocabulary import SkillVocabulary
@@ -177,7 +177,7 @@ def plan_entries(
         words = pending.vocabulary(vocabulary)
         outcomes = compile_sentences(pending.entry, pending.polarity, words)
         compiled = compiled_whole(outcomes)
-        if compiled is not None:
+        if compiled is not None and alternatives(pending.entry, pending.polarity) is None:
             plans.append(EntryPlan(pending, "rules", compiled.provenance))
             continue
         text = grade_text(pending.entry, pending.polarity)

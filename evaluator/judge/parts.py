@@ -1,4 +1,6 @@
-"""What the compiled sentences of an entry decide when the entry does not compile whole.
+"""What the compiled sentences of an entry decide when the entry does not compile whole, or
+compiles whole but is no conjunction of its criteria (`alternatives`: its description offers
+another way).
 
 The contract (upstream "Assertion Entry"): a required entry passes only when each pass criterion
 holds and no fail signal is seen; a forbidden entry is observed when any of its sentences is. So
@@ -147,7 +149,7 @@ def entry_parts(
         outcomes = compile_sentences(entry, polarity, vocabulary)
     uncompiled = [o for o in outcomes if o.provenance is None]
     compiled = [o for o in outcomes if o.provenance is not None and o.check is not None]
-    if not uncompiled or not compiled:
+    if not compiled or (not uncompiled and alternatives(entry, polarity) is None):
         return None
     whole = _entry_guard(entry, polarity, uncompiled)
     parts = []
@@ -238,6 +240,22 @@ def _part_guard(entry: AssertionEntry, polarity: Polarity, outcome: SentenceOutc
                     " claim of its own"
                 )
     return None
+
+
+def alternatives(entry: AssertionEntry, polarity: Polarity) -> str | None:
+    """Why a required entry whose every sentence compiled is no conjunction of its criteria:
+    its description offers alternatives (`_description_alternative`). Then it is read part by
+    part like an entry that does not compile whole: a pass criterion that does not hold fails
+    nothing, a fail signal seen still fails it, and the rest is the model judge's."""
+    if polarity != "required" or not entry.pass_criteria:
+        return None
+    offered = _description_alternative(entry.description)
+    if offered is None:
+        return None
+    return (
+        f"the description offers alternatives ({entry.description!r} says {offered!r}): the"
+        " pass criteria are not all required"
+    )
 
 
 def _description_alternative(description: str) -> str | None:

@@ -7,7 +7,7 @@ from evaluator.judge.base import JudgeContext, PendingEntry
 from evaluator.judge.checks.registry import run_check
 from evaluator.judge.criteria import compile_sentences, compiled_whole
 from evaluator.judge.entry import entry_result
-from evaluator.judge.parts import EntryParts, entry_parts
+from evaluator.judge.parts import EntryParts, alternatives, entry_parts
 from evaluator.judge.registry import register_judge
 from evaluator.judge.verdict import AssertionResult, CheckVerdict
 from evaluator.vocabulary import Polarity
@@ -36,7 +36,7 @@ class CompiledRulesJudge:
             vocabulary = pending.vocabulary(context.skill_vocabulary)
             outcomes = compile_sentences(pending.entry, pending.polarity, vocabulary)
             compiled = compiled_whole(outcomes)
-            if compiled is not None:
+            if compiled is not None and alternatives(pending.entry, pending.polarity) is None:
                 verdicts = [run_check(check, context) for check in compiled.checks]
                 result = entry_result(pending, "rules", verdicts, compiled.provenance)
                 if result.status == "blocked" and result.blocked_reason == "unclear-rule":
@@ -96,6 +96,11 @@ def decide_parts(
 
 
 def _why_enough(polarity: Polarity, uncompiled: int) -> str:
+    if uncompiled == 0:
+        return (
+            "every sentence compiled, but the description offers alternatives to the pass"
+            " criteria, not to the fail signals: a fail signal seen fails the entry"
+        )
     if polarity == "forbidden":
         return (
             f"{uncompiled} sentence(s) of the entry do not compile; they cannot undo this: a"

@@ -11,7 +11,8 @@ from typing import Any
 from evaluator.modelserver.responses_items import content_text, is_injected, output_text
 
 CWD_TAG = re.compile(r"<cwd>([^<]*)</cwd>")
-TOOL_CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call")
+# (`web_search_call`: the hosted web search the service itself runs, a step of the thread too)
+TOOL_CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 
 
 @dataclass

@@ -23,6 +23,9 @@ from evaluator.prompting import extract_launcher_payload
 
 LAUNCHER_BEHAVIOR = "subagent-launcher"
 STOP_POLL_S = 0.05  # how soon a stopped server notices (see start)
+# Codex's hosted web search: a `call` of this name is streamed as the service's own item.
+WEB_SEARCH_TOOL = "web_search"
+WEB_SEARCH_ITEM = "web_search_call"
 
 
 @dataclass
@@ -137,10 +140,19 @@ class ScriptedModelServer:
                 _error_body(f"scripted HTTP {step.http_error}"),
                 "application/json",
             )
-        item = self._render(step, view)
+        items = [self._render(step, view)]
+        # A hosted web search is the service's own turn: the CLI answers nothing and asks for
+        # no more, so the step after it goes out in the same response.
+        while items[-1]["type"] == WEB_SEARCH_ITEM:
+            view.calls.append(items[-1])
+            step, error = self._play(view, credential_fingerprint(headers))
+            if error or step is None or step.http_error is not None:
+                message = error or "a web search must be followed by a step with a reply"
+                return 400, _error_body(message), "application/json"
+            items.append(self._render(step, view))
         response_id = f"resp_{next(self._ids)}"
         size = len(json.dumps(body.get("input") or []))
-        return 200, response_stream(response_id, [item], size), "text/event-stream"
+        return 200, response_stream(response_id, items, size), "text/event-stream"
 
     def answer_messages(
         self, body: dict[str, Any], headers: dict[str, str]
@@ -255,6 +267,16 @@ class ScriptedModelServer:
             where = shlex.quote(step.grep.path or ".")
             cmd = f"grep -rn -e {shlex.quote(step.grep.pattern)} {where}"
             return _function_call(call_id, "exec_command", {"cmd": cmd})
+        if step.call is not None and step.call.name == WEB_SEARCH_TOOL:
+            # Codex's web search, which the service runs: the item it streams, `args.action`
+            # as given (`search` with a `query`, `open_page` or `find_in_page` with a `url`).
+            action = step.call.args.get("action", {})
+            return {
+                "type": WEB_SEARCH_ITEM,
+                "id": f"ws_{call_id}",
+                "status": "completed",
+                "action": action,
+            }
         if step.call is not None:
             return _function_call(call_id, step.call.name, step.call.args)
         if step.spawn is not None:

@@ -477,6 +477,8 @@ class Run:
             manifest.timeout_s, manifest.timeout_explicit = plan.timeout_s, plan.timeout_explicit
             manifest.sandbox, manifest.trace = launch.jail, trace
         manifest.notes += [note for note in launch.notes if note not in manifest.notes]
+        if options.variant is not None:
+            manifest.variant = options.variant
         skill_text = _candidate_skill(options, run_dir, previous, manifest)
         if options.no_skill and not previous:
             manifest.notes.append("no skill: the workspaces hold none and the agent is given none")

@@ -18,7 +18,7 @@ from typing import TypeVar
 from evaluator import __version__
 from evaluator.adapters import DEFAULT_RUNNER, adapter_for_runner
 from evaluator.agents import AgentRunner, ModelEndpoint
-from evaluator.artifacts.models import Manifest
+from evaluator.artifacts.models import Manifest, VariantRole
 from evaluator.credentials import without_userinfo
 from evaluator.defaults import DEFAULT_SCRATCH, DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
@@ -79,6 +79,8 @@ class RunOptions:
     attempt_inspector: AttemptInspector | None = None  # the run's own check of every attempt
     # More places the jail hides from the agents (an evaluation's other variants, its scratch).
     hidden_paths: tuple[Path, ...] = ()
+    # The variant of an `evaluate` comparison this run is (the manifest's `variant`).
+    variant: VariantRole | None = None
 
 
 def setting(

@@ -76,6 +76,14 @@ _INET_PEER = re.compile(
     r"sa_family=AF_INET6?, sin6?_port=htons\((?P<port>\d+)\)"
     r'.*?(?:inet_addr\("(?P<v4>[^"]*)"\)|inet_pton\(AF_INET6, "(?P<v6>[^"]*)")'
 )
+# A socket of these families reaches the network (an internet address, a raw packet): made, it
+# is a network attempt even when nothing connects it (a datagram sent with `sendto`) or a filter
+# refuses its `connect`.
+_NETWORK_FAMILIES = ("AF_INET", "AF_INET6", "AF_PACKET")
+# A seccomp filter set up, by its own syscall or by `prctl`: a syscall it refuses (Codex's
+# sandbox refuses `socket()` itself) is refused before strace's own filter sees it, so it never
+# reaches the log (docs/evidence-access.md, "The access trace: a call that reached nothing").
+_FILTER_CALLS = ("seccomp", "prctl")
 # Syscalls that set up a channel through which the process opens, reads and writes files
 # without any traced syscall naming them (io_uring's IORING_OP_OPENAT, _READ, ...).
 _BLIND_CHANNELS = ("io_uring_setup",)
@@ -83,7 +91,7 @@ _WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
 _PROCESS_CALLS = ("clone", "clone3", "fork", "vfork")
 _EXECS = ("execve", "execveat")
 # Syscalls that change who a process is or where it stands: always decoded.
-_ALWAYS_DECODED = frozenset((*_PROCESS_CALLS, *_EXECS, *_CWD_CALLS))
+_ALWAYS_DECODED = frozenset((*_PROCESS_CALLS, *_EXECS, *_CWD_CALLS, *_FILTER_CALLS, "socket"))
 
 
 @dataclass(frozen=True)
@@ -190,6 +198,11 @@ class ToolCallTrace:
     failed_execs: list[str] = field(default_factory=list)  # programs it tried and failed to run
     execs: list[TracedExec] = field(default_factory=list)  # programs its processes started
     connects: list[TracedConnect] = field(default_factory=list)  # its internet connections
+    # The network sockets its processes made (`_NETWORK_FAMILIES`; the family as `peer`).
+    sockets: list[TracedConnect] = field(default_factory=list)
+    # A seccomp filter was set up on one of its processes (or before it, on the process it
+    # started from): what the filter refuses is not in the log.
+    filtered: bool = False
     # Channels it set up whose file accesses the trace cannot see (`_BLIND_CHANNELS`).
     blind: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
@@ -216,6 +229,9 @@ class ObservedTrace:
     exited: set[int] = field(default_factory=set)  # processes whose end (`+++`) the log shows
     endings: dict[int, ProcessEnd] = field(default_factory=dict)  # how each of them ended
     ending_lines: dict[int, int] = field(default_factory=dict)  # the log line of each end
+    # The log records `socket` and seccomp filters (a log written before they were traced, read
+    # again, does not): only then does a tool call's silence say it made no network attempt.
+    network_traced: bool = False
 
     def complete(self, call: ToolCallTrace) -> bool:
         """Whether the log shows all of a tool call: every process of its subtree ended in the
@@ -459,6 +475,8 @@ class _Attributor:
         # link to a directory the jail hid, `cat link/secret` answered ENOENT, is still a reach
         # outside).
         self.links: dict[str, str] = {}
+        # A seccomp filter was set up outside every tool call (`network_event`).
+        self.filtered_outside = False
 
     def proc(self, pid: int) -> _Proc:
         if pid not in self.procs:
@@ -505,6 +523,9 @@ class _Attributor:
             if proc.call is not None:
                 self.failed_exec(event, proc, proc.call)
             return
+        if event.name in _FILTER_CALLS or event.name == "socket":
+            self.network_event(event, proc)
+            return
         if (
             proc.call is None
             and event.name not in _CWD_CALLS
@@ -529,6 +550,29 @@ class _Attributor:
                 and not any(_inside(access.path, d) for d in self.agent_dirs)
             ):
                 self.trace.cli_writes.append(access)
+
+    def network_event(self, event: _Event, proc: _Proc) -> None:
+        """A filter set up (on the process and what it starts), or a network socket made."""
+        self.trace.network_traced = True
+        if event.name in _FILTER_CALLS:
+            mode = "SECCOMP_SET_MODE_" if event.name == "seccomp" else "PR_SET_SECCOMP"
+            if event.raw_args.startswith(mode) and event.ret == 0:
+                if proc.call is not None:
+                    proc.call.filtered = True
+                else:
+                    # Outside every call (the agent's sandbox helper, or the CLI itself with
+                    # a filter its threads share): every call started afterwards may be under it.
+                    self.filtered_outside = True
+            return
+        family = event.raw_args.partition(",")[0].strip()
+        call = proc.call
+        if (
+            call is not None
+            and family in _NETWORK_FAMILIES
+            and len(call.sockets) < MAX_ACCESSES_PER_CALL  # (the first is what matters)
+        ):
+            outcome: Outcome = "ok" if event.ret is not None and event.ret >= 0 else "failed"
+            call.sockets.append(TracedConnect(event.pid, family, outcome, event.line))
 
     def cli_may_write(self, proc: _Proc, name: str, args: str) -> bool:
         if proc.image not in self.recognizer.cli_images or proc.in_sandbox:
@@ -590,6 +634,7 @@ class _Attributor:
             tool=tool,
         )
         call.pids.add(event.pid)
+        call.filtered = self.filtered_outside
         self.trace.tool_calls.append(call)
         return call
 

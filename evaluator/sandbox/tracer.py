@@ -27,6 +27,10 @@ SYSCALLS = (
     # A Unix socket named by a path: made (`bind`) or reached (`connect`, a host service's
     # socket under /run) like a file.
     "bind,connect,"
+    # An internet socket made (a network attempt even where a filter refuses its `connect`), and
+    # a seccomp filter set up: a syscall a filter refuses never reaches strace's own filter
+    # (docs/evidence-access.md, "The access trace: a call that reached nothing").
+    "socket,seccomp,prctl,"
     # Process creation: the parent/child links that attribute accesses to a tool call.
     "clone,clone3,fork,vfork"
 )

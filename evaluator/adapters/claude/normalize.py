@@ -67,6 +67,8 @@ _EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
 _REMINDER = re.compile(r"^\s*<system-reminder>")
 # The tool that fetches a URL (WebSearch searches: it fetches no URL the agent chose).
 WEB_FETCH_TOOLS = frozenset({"WebFetch"})
+# Its web search (not offered by our runners): the query is kept (evidence/fetches.py).
+WEB_SEARCH_TOOL = "WebSearch"
 # What each file tool does to its path argument.
 FILE_TOOLS: dict[str, tuple[str, RecordKind, str]] = {
     # tool: (input key, record kind, access)
@@ -296,6 +298,9 @@ class ClaudeNormalizer(EvidenceBuilder):
                 self.file_access(call_id, call, "file_read_observed", target, "list")
             elif call.name in WEB_FETCH_TOOLS:
                 self.observe_fetch(call.line, call.timestamp, call_id, call.name, args)
+            elif call.name == WEB_SEARCH_TOOL:
+                query = str(args.get("query") or "")
+                self.observe_search(call.line, call.timestamp, call_id, call.name, query)
             elif call.name == "Grep":
                 where = str(args.get("path") or ".")
                 self.file_access(call_id, call, "file_read_observed", where, "read")

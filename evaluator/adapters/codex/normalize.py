@@ -49,6 +49,8 @@ _EXIT_PATTERNS = (
 )
 
 # The tools that start a sub-agent, as Codex records them (under its namespaces).
+# Codex's own web search (a hosted tool: the model service runs it, the rollout records it).
+WEB_SEARCH_TOOL = "web_search"
 SPAWN_TOOLS = ("spawn_agent", "multi_agent_v1.spawn_agent", "collaboration.spawn_agent")
 
 
@@ -127,6 +129,19 @@ class CodexNormalizer(EvidenceBuilder):
             detail=f"thread {ev.thread_id}, cli {ev.cli_version}, cwd {ev.cwd} (not proof)",
         )
 
+    def web_search(self, line: int, ts: str | None, p: dict[str, Any]) -> None:
+        """Codex's own web search (a tool the model service runs, recorded as the item it
+        streamed): a page it opened (`open_page`, `find_in_page`) is a fetch of that URL; a
+        search (`search`) is its query, the pages behind its results unseen."""
+        given = p.get("action")
+        action: dict[str, Any] = given if isinstance(given, dict) else {}
+        call_id = str(p.get("id") or "") or None
+        url = action.get("url")
+        if action.get("type") in ("open_page", "find_in_page") and isinstance(url, str):
+            self.observe_fetch(line, ts, call_id or "", WEB_SEARCH_TOOL, {"url": url})
+        elif action.get("type") == "search":
+            self.observe_search(line, ts, call_id, WEB_SEARCH_TOOL, str(action.get("query") or ""))
+
     def response_item(self, line: int, ts: str | None, p: dict[str, Any]) -> None:
         kind = p.get("type")
         ev = self.evidence
@@ -170,6 +185,8 @@ class CodexNormalizer(EvidenceBuilder):
                 self.observe_patch(line, ts, call_id, raw_input, self.cwd_for(None), "patch-header")
             elif name == "exec":
                 self.javascript(line, ts, call_id, raw_input)
+        elif kind == "web_search_call":
+            self.web_search(line, ts, p)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             call_id = p.get("call_id")
             output = p.get("output")

@@ -49,8 +49,10 @@ FILE_TOOLS: dict[str, tuple[str, RecordKind, str]] = {
     "list_directory": ("dir_path", "file_read_observed", "list"),
     "grep_search": ("dir_path", "file_read_observed", "read"),
 }
-# The tool that fetches URLs (given in its `prompt`); `google_web_search` fetches none.
+# The tool that fetches URLs (given in its `prompt`); `google_web_search` fetches none the
+# agent chose: its query is kept (evidence/fetches.py, `SEARCH_QUERY`).
 WEB_FETCH_TOOL = "web_fetch"
+WEB_SEARCH_TOOL = "google_web_search"
 # `read_many_files` (not offered by 0.61.0's default tools, but a session of another version or
 # settings may hold it): every `include` entry, a path or glob of the workspace, is read.
 READ_MANY_TOOL = "read_many_files"
@@ -389,6 +391,8 @@ class GeminiNormalizer(EvidenceBuilder):
                 )
         elif name == WEB_FETCH_TOOL:
             self.observe_fetch(line, ts, call_id, name, args)
+        elif name == WEB_SEARCH_TOOL:
+            self.observe_search(line, ts, call_id, name, str(args.get("query") or ""))
         elif name not in PATHLESS_TOOLS:
             # A tool the table does not know (a newer CLI's, `save_memory` writing the CLI's
             # GEMINI.md, an MCP server's) may touch any path: what it did is not shown.

@@ -15,9 +15,22 @@ fetch configuration an earlier command wrote; the eval's only for what the evide
 into through no doing of the agent (the skill's own script, `make`, `git pull` of a remote the
 workspace came with).
 
+A tool call the access trace saw whole (every process of it ended) in which no process tried
+the network (no internet socket made, no connection, no name-service lookup) and on which no
+seccomp filter was set up (one hides what it refuses from the trace: Codex's sandbox refuses
+`socket()` itself) fetched nothing, whatever it ran: it is no gap. A fetch that follows a
+redirect (`curl -L`, `wget`) is seen by the host its words name only, not by the hosts it was
+sent to.
+
 "Fetched" is "tried to fetch": the request is the act, whether it was answered, refused
 (connection refused, no such host) or only asked for headers (`curl --head`); a URL only named,
 printed or written down is no fetch.
+
+The agents' own web search: a page it opened (Codex's `open_page`, `find_in_page`) is a fetch
+of its URL; a search whose query names the URL or its host (`site:H`, the host, a URL of it) leaves
+the check `blocked`, the agent's: the search service may have read the host's pages for it,
+unseen, so a forbidden fetch is not ruled out, and a search result alone is no fetch of the page
+a required fetch asks for.
 
 `before_read`: the first fetch came before the first read of a file matching the glob (as
 `read_before` finds reads: the first output that showed its content, else the command table),
@@ -31,8 +44,10 @@ from dataclasses import dataclass
 
 from evaluator.contract.models import UrlFetchedCheck
 from evaluator.evidence.fetches import (
+    SEARCH_QUERY,
     SYSTEM_BIN,
     command_fetches,
+    gap_names_target,
     host_matches,
     names_target,
     url_host,
@@ -66,6 +81,8 @@ class _Found:
     maybe: list[_Fetch]  # may not have run, and the trace cannot tell
     # calls that could have fetched unseen, why, and whether the command line itself hid it
     unseen: list[tuple[EvidenceRecord, str, bool]]
+    # the agent's web searches whose query names the URL or host
+    searches: list[EvidenceRecord]
 
 
 def _wanted(check: UrlFetchedCheck) -> str:
@@ -80,7 +97,7 @@ def _matches(check: UrlFetchedCheck, url: str) -> bool:
 
 
 def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
-    found = _Found([], [], [])
+    found = _Found([], [], [], [])
     configured: frozenset[str] = frozenset()
     written = sorted(
         (r.line, r.path) for r in context.evidence.of_kind("file_write_observed") if r.path
@@ -90,13 +107,14 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
             continue
         fetched = command_fetches(record.command, record.workdir or "/", configured)
         configured |= fetched.configures
-        if fetched.unseen is not None:
+        traced = context.traced_call(record)
+        if fetched.unseen is not None and not (traced is not None and traced.reached_nothing):
             # What the evidence cannot see into is the agent's doing when the command line
             # names what it could fetch, or runs a script the session itself wrote.
             own = {path for line, path in written if line <= record.line}
             inline = (
                 fetched.unseen_inline
-                or names_target(record.command, check.url, check.host)
+                or gap_names_target(record.command, record.workdir or "/", check.url, check.host)
                 or any(path in own for path in fetched.runs)
             )
             found.unseen.append((record, fetched.unseen, inline))
@@ -129,7 +147,12 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
                 # killed or unknown: it may have sent the request
                 found.maybe.append(fetch)
     for record in context.evidence.of_kind("url_fetch_observed"):
-        if record.text and _matches(check, record.text):
+        if record.source == SEARCH_QUERY:
+            # (a search naming the URL's host may have had the service read that page)
+            host = check.host or (url_host(check.url) if check.url else None)
+            if record.text and names_target(record.text, check.url, host):
+                found.searches.append(record)
+        elif record.text and _matches(check, record.text):
             found.sure.append(_Fetch(record.text, record, record.tool or "a web tool"))
     return found
 
@@ -148,6 +171,16 @@ def url_fetched(check: UrlFetchedCheck, context: JudgeContext) -> CheckVerdict:
                 f" `PATH` may have changed): {fetch.record.command}",
                 [context.ref(f.record) for f in found.maybe],
                 by="agent" if all(f.by_form for f in found.maybe) else "eval",
+            )
+        if found.searches:
+            search = found.searches[0]
+            return blocked(
+                KIND,
+                f"no fetch of {wanted} was seen, but the agent's web search named it ({search.tool}"
+                f" for {search.text!r}): the pages the search service read for it are not seen,"
+                " and a search result is no fetch of the page until the page is opened",
+                [context.ref(r) for r in found.searches],
+                by="agent",
             )
         if found.unseen:
             record, why, _ = found.unseen[0]
