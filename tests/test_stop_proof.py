@@ -435,7 +435,7 @@ def _judge_traced(workspace: Path, manifest: str, network: tuple[str, ...]) -> C
         network=network,
     )
 
-    def runner(command: str, where: Path, timeout_s: float) -> CommandOutcome:
+    def runner(command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
         return CommandOutcome(1, PIP_OFFLINE, "bwrap jail", trace=trace)
 
     context = JudgeContext(
@@ -455,7 +455,7 @@ def test_where_a_fetch_went_decides_whether_the_network_stopped_it(tmp_path: Pat
     the machine has no network; a name lookup (a resolver, a name service's socket) or a
     connection out to an address the session did not choose is. Before: all blocked
     (environment)."""
-    agent_s = [
+    agent_s: list[tuple[str, tuple[str, ...]]] = [
         ("--index-url http://localhost:9/simple\nx\n", ("127.0.0.1:9",)),
         ("--index-url http://[::1]:9/simple\nx\n", ("[::1]:9",)),
         ("-i http://127.1.2.3:53/simple\nx\n", ("[::ffff:127.1.2.3]:53",)),
@@ -465,7 +465,7 @@ def test_where_a_fetch_went_decides_whether_the_network_stopped_it(tmp_path: Pat
         verdict = _judge_traced(tmp_path, manifest, network)
         assert verdict.status == "fail", (manifest, verdict.detail)
         assert "cannot be proven" in verdict.detail
-    machine_s = [
+    machine_s: list[tuple[str, tuple[str, ...]]] = [
         ("requests\n", ("/var/run/nscd/socket",)),
         ("requests\n", ("10.255.255.53:53", "203.0.113.80:443")),
         # the address is in the manifest, but the tool reached the resolver first
