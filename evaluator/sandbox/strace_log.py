@@ -612,6 +612,32 @@ class _Attributor:
         if proc.call is not None and len(proc.call.connects) < MAX_ACCESSES_PER_CALL:
             proc.call.connects.append(TracedConnect(event.pid, peer, outcome, event.line))
 
+    def links_moved(self, name: str, source: str, dest: str, flags: str) -> None:
+        """The traced processes' symlinks after a rename or a hard link: a link renamed, or
+        inside a directory renamed, is the same link under its new name (else a path through
+        it would be judged as the name it spells: `ln -s STORE a; mv a b; mv forged b/s.jsonl`
+        is a write to the session store, red team 7); a hard link to a symlink is another name
+        of it (`link` never follows; `linkat` without AT_SYMLINK_FOLLOW); RENAME_EXCHANGE swaps
+        the two names."""
+        if name.startswith("link"):
+            if source in self.links and "AT_SYMLINK_FOLLOW" not in flags:
+                self.links[dest] = self.links[source]
+            return
+
+        def under(path: str, old: str, new: str) -> str | None:
+            return new + path[len(old) :] if _inside(path, old) else None
+
+        exchange = "RENAME_EXCHANGE" in flags
+        moved: dict[str, str] = {}
+        for link, target in self.links.items():
+            renamed = under(link, source, dest)
+            if renamed is None and exchange:
+                renamed = under(link, dest, source)
+            if renamed is None and _inside(link, dest):
+                continue  # replaced by the rename
+            moved[renamed or link] = target
+        self.links = moved
+
     def through_links(self, path: str, follow: bool) -> str:
         """`path` with the traced processes' own symlinks followed (a few levels); the last
         component too when `follow` (an open, not an unlink of the link)."""
@@ -690,7 +716,11 @@ class _Attributor:
                 self.links.pop(removed.path, None)
         elif name in _WRITES_TWO:
             two_dirs = name in ("renameat", "renameat2", "linkat")
-            found += [at(1 if two_dirs else 0, "write"), at(3 if two_dirs else 1, "write")]
+            source, dest = at(1 if two_dirs else 0, "write"), at(3 if two_dirs else 1, "write")
+            found += [source, dest]
+            if source is not None and dest is not None and outcome == "ok":
+                flags = args[4] if len(args) > 4 else ""
+                self.links_moved(name, source.path, dest.path, flags)
         elif name in _SOCKET_CALLS:
             peer = _INET_PEER.search(event.raw_args) if name == "connect" else None
             if peer is not None:
