@@ -52,7 +52,11 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/wgetrc", _INFO, "wget's system configuration (read by every `wget`)"),
     AllowRule("/etc/gnutls/config", _INFO, "GnuTLS's system configuration (curl, wget)"),
     AllowRule("/etc/ldap/ldap.conf", _INFO, "OpenLDAP's client configuration (libldap: curl)"),
-    AllowRule("/etc/ssl/", _INFO, "TLS certificates and configuration"),
+    # Not the private keys beside them (Debian's `ssl-cert` keeps the host's there): no TLS
+    # client reads them, and their content is the host's secret (red team 7).
+    AllowRule(
+        "/etc/ssl/", _INFO, "TLS certificates and configuration", excluded=("/etc/ssl/private",)
+    ),
     AllowRule("/etc/ca-certificates", _INFO, "TLS certificates"),
     AllowRule("/etc/pyenv.d/", _INFO, "pyenv hooks"),
     AllowRule("/etc/python3", _INFO, "Debian's Python configuration"),
