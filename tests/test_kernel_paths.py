@@ -554,6 +554,27 @@ def test_a_write_through_a_link_moved_after_it_was_made_is_judged_where_it_lands
     assert "session store" in report.violations[0].detail
 
 
+@pytest.mark.parametrize(
+    "remount",
+    [
+        'mount("/etc", "/w/ws/e", NULL, MS_BIND, NULL) = 0',
+        'mount("/etc", "e", NULL, MS_BIND, NULL) = -1 EPERM (Operation not permitted)',
+        'umount2("/root", 0) = 0',
+        'move_mount(4</etc>, "", AT_FDCWD</w/ws>, "e", MOVE_MOUNT_F_EMPTY_PATH) = 0',
+        "fsmount(3, FSMOUNT_CLOEXEC, 0) = 4",
+    ],
+)
+def test_a_change_of_the_mounts_is_a_violation(remount: str) -> None:
+    """Red team, round 7: a tool call run as root with its capabilities (Claude Code's and
+    Gemini CLI's commands have them in the jail) bind-mounts `/etc` into the workspace and reads
+    `e/shadow`; strace prints the descriptor as the mount point, inside the workspace. Before:
+    contained. Tried or made, a change of the mounts is a violation."""
+    read = 'openat(AT_FDCWD</w/ws>, "e/shadow", O_RDONLY) = 3</w/ws/e/shadow>'
+    verdict, paths = _trace_verdict("x", [remount, read])
+    assert verdict == "violation"
+    assert len(paths) == 1 and not paths[0].startswith("/w/ws/e/")
+
+
 def test_a_link_replaced_by_a_rename_is_no_link_any_more() -> None:
     made = 'symlinkat("/tmp/c", AT_FDCWD</w/ws>, "a") = 0'
     over = 'rename("/w/ws/plain", "/w/ws/a") = 0'

@@ -428,6 +428,9 @@ def assess_trace(
             and not any(_inside(path, r) for r in roots)
             and not _failed_exec_searched(path, call, root)
         ]
+        # A mount changes what every later path names (strace prints a bind mount's point, not
+        # what is read through it): never a tool's business, tried or made.
+        outside += call.remounts
         for channel in call.blind:
             report.unresolved.append(
                 f"{label}: {channel.syscall} by pid {channel.pid} at trace line {channel.line}"
@@ -460,6 +463,9 @@ def assess_trace(
                     (
                         "trace: changed the agent's session store (the evidence): "
                         if tampers(access)
+                        else "trace: changed the mounts (paths after it may not name what they"
+                        " name outside): "
+                        if access in call.remounts
                         else "trace: "
                     )
                     + f"{access.syscall} {access.outcome}"

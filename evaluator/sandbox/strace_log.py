@@ -79,6 +79,18 @@ _INET_PEER = re.compile(
 # Syscalls that set up a channel through which the process opens, reads and writes files
 # without any traced syscall naming them (io_uring's IORING_OP_OPENAT, _READ, ...).
 _BLIND_CHANNELS = ("io_uring_setup",)
+# Syscalls that change the mounts (evaluator/sandbox/tracer.py), with the index of the path
+# argument they change (None: none): once one took effect, a path strace prints (a descriptor's
+# too) may name a mount point rather than what lies under it. A tool's business never.
+MOUNT_CALLS: dict[str, int | None] = {
+    "mount": 1,
+    "umount2": 0,
+    "pivot_root": 0,
+    "move_mount": 3,
+    "open_tree": 1,
+    "fsmount": None,
+    "mount_setattr": 1,
+}
 _WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
 _PROCESS_CALLS = ("clone", "clone3", "fork", "vfork")
 _EXECS = ("execve", "execveat")
@@ -192,6 +204,8 @@ class ToolCallTrace:
     connects: list[TracedConnect] = field(default_factory=list)  # its internet connections
     # Channels it set up whose file accesses the trace cannot see (`_BLIND_CHANNELS`).
     blind: list[TracedAccess] = field(default_factory=list)
+    # Its changes of the mounts, tried or made (`MOUNT_CALLS`).
+    remounts: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
 
     def add(self, access: TracedAccess) -> None:
@@ -513,6 +527,10 @@ class _Attributor:
             return  # the CLI's own read: not the agent's action, and not worth decoding
         if event.name in _SOCKET_CALLS and proc.call is None:
             return  # the CLI's own sockets (its model server, its helpers): not the agent's
+        if event.name in MOUNT_CALLS:
+            if proc.call is not None:
+                proc.call.remounts.append(self.remount(event, proc))
+            return
         if event.name in _BLIND_CHANNELS:
             if proc.call is not None and event.ret is not None and event.ret >= 0:
                 proc.call.blind.append(
@@ -607,6 +625,15 @@ class _Attributor:
                 return path  # relative to a directory the log never showed: kept as written
             path = f"{base}/{path}"
         return self.through_links(resolve_kernel_path(path, proc.cwd).path, follow)
+
+    def remount(self, event: _Event, proc: _Proc) -> TracedAccess:
+        """A change of the mounts, with the path it changes where it names one."""
+        index = MOUNT_CALLS[event.name]
+        path = f"({event.name})"  # no path of its own (`fsmount`): named by the call
+        if index is not None and index < len(event.args) and event.args[index].startswith('"'):
+            path = self.resolve(proc, event, index, _unquote(event.args[index]))
+        outcome: Outcome = "ok" if event.ret is not None and event.ret >= 0 else "failed"
+        return TracedAccess(path, "write", outcome, event.name, event.pid, event.line, event.errno)
 
     def connected(self, proc: _Proc, event: _Event, peer: str, outcome: Outcome) -> None:
         if proc.call is not None and len(proc.call.connects) < MAX_ACCESSES_PER_CALL:

@@ -27,6 +27,9 @@ SYSCALLS = (
     # A Unix socket named by a path: made (`bind`) or reached (`connect`, a host service's
     # socket under /run) like a file.
     "bind,connect,"
+    # A change of the mounts: after a bind mount strace's paths name the mount point, not what
+    # is read through it (`mount --bind /etc ws/e; cat ws/e/shadow` shows `ws/e/shadow`).
+    "mount,umount2,pivot_root,move_mount,open_tree,fsmount,mount_setattr,"
     # Process creation: the parent/child links that attribute accesses to a tool call.
     "clone,clone3,fork,vfork"
 )
