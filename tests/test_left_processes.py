@@ -52,6 +52,14 @@ def test_daemons_a_traced_agent_left_do_nothing_after_the_stop(tmp_path: Path) -
     argv = Tracer().wrap(
         [sys.executable, "-c", AGENT, str(escaped), str(kept)], tmp_path / "trace.strace"
     )
+    try:
+        _stop_and_watch(tmp_path, argv, escaped, kept)
+    finally:
+        # A daemon that outlived the stop (the bug this test is for) is not left behind.
+        process.kill_processes_mentioning(tmp_path)
+
+
+def _stop_and_watch(tmp_path: Path, argv: list[str], escaped: Path, kept: Path) -> None:
     outcome = process.run_process(
         argv,
         cwd=tmp_path,
