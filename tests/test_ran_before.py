@@ -287,3 +287,76 @@ def test_command_ran_counts_a_run_by_a_script_the_trace_saw(tmp_path: Path) -> N
     grep = ExecutedProgram("/usr/bin/grep", ("grep", "deploy.py", "notes"), "/w", 0, None, 10, 11)
     named = JudgeContext(evidence, tmp_path, "s", traced_calls=_traced(a=[grep]))
     assert run_check(ran, named).status == "fail"
+
+
+# ------------------------------------------------------------- red team, round 7 (isolation.md)
+
+
+def test_a_process_only_labelled_like_the_program_is_no_run_of_it(tmp_path: Path) -> None:
+    """`exec -a deploy.py true` (or `exec -a lint.py true` before `deploy.py`): the process's
+    argv[0] says `deploy.py`, the file it ran is `true`. Before: "ran deploy.py" passed, and a
+    label ordered before the real run passed "lint before deploy"."""
+    from evaluator.contract.models import CommandRanCheck
+
+    def label(name: str, started: int, ended: int) -> ExecutedProgram:
+        return ExecutedProgram("/usr/bin/true", (name,), "/w", 0, None, started, ended)
+
+    evidence = _session(("a", "exec -a deploy.py true", 5, 6))
+    ran = CommandRanCheck(kind="command_ran", pattern=DEPLOY)
+    labelled = JudgeContext(
+        evidence, tmp_path, "s", traced_calls=_traced(a=[label("deploy.py", 10, 11)])
+    )
+    assert run_check(ran, labelled).status == "fail"
+    # the same name exec'd from a directory on PATH is the program itself
+    real = ExecutedProgram("/usr/local/bin/deploy.py", ("deploy.py",), "/w", 0, None, 10, 11)
+    named = JudgeContext(evidence, tmp_path, "s", traced_calls=_traced(a=[real]))
+    assert run_check(ran, named).status == "pass"
+    calls = (("a", "exec -a lint.py true", 5, 6), ("b", "python3 deploy.py", 7, 8))
+    runs = {"a": [label("lint.py", 10, 11)], "b": [_py("deploy.py", 20, 25)]}
+    context = JudgeContext(_session(*calls), tmp_path, "s", traced_calls=_traced(**runs))
+    assert run_check(_order(LINT, DEPLOY), context).status == "fail"
+
+
+def test_a_launcher_running_the_agents_own_program_named_like_the_skills_is_no_run(
+    tmp_path: Path,
+) -> None:
+    """The agent's `./run.sh` runs `python3 t/scripts/deploy.py`, a file the session created,
+    named like the skill's `scripts/deploy.py`: no run of it, as the same command line typed
+    is none (round 3). Before: "ran scripts/deploy.py" passed. The skill's own script, or a
+    copy of it, run the same way is a run."""
+    import hashlib
+
+    from evaluator.contract.models import CommandRanCheck
+
+    workspace = tmp_path / "w"
+    skill = workspace / ".agents/skills/x/scripts/deploy.py"
+    own = workspace / "t/scripts/deploy.py"
+    copy = workspace / "c/scripts/deploy.py"
+    for path, text in ((skill, "print('deploy')\n"), (own, "print('ok')\n"), (copy, None)):
+        path.parent.mkdir(parents=True)
+        path.write_text(text if text is not None else skill.read_text())
+    baseline = {
+        ".agents/skills/x/scripts/deploy.py": hashlib.sha256(skill.read_bytes()).hexdigest()
+    }
+    evidence = SessionEvidence(session_path="s.jsonl")
+    evidence.add("command_observed", 5, call_id="a", command="./run.sh", workdir=str(workspace))
+    check = CommandRanCheck(kind="command_ran", pattern=r"scripts/deploy\.py")
+
+    def verdict(script: Path) -> str:
+        program = ExecutedProgram(
+            "/usr/bin/python3",
+            ("python3", str(script.relative_to(workspace))),
+            str(workspace),
+            0,
+            None,
+            10,
+            11,
+        )
+        context = JudgeContext(
+            evidence, workspace, "s", traced_calls=_traced(a=[program]), baseline=baseline
+        )
+        return run_check(check, context).status
+
+    assert verdict(own) == "fail"
+    assert verdict(skill) == "pass"
+    assert verdict(copy) == "pass"

@@ -18,6 +18,8 @@ import yaml
 from evaluator.contract.models import CommandCheck
 from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext
+from evaluator.judge.base import CheckAccess, CheckExec, CommandOutcome, CommandTrace
+from evaluator.judge.checks import stop_proof
 from evaluator.judge.checks.command import command
 from evaluator.judge.verdict import CheckVerdict
 from evaluator.pipeline.commands import JailedCommands
@@ -398,3 +400,92 @@ def test_a_long_argument_of_a_program_is_searched_not_taken_for_a_name(tmp_path:
     )
     found = session_words(trace, context, "pdm run test", ["npm error", "EAI_AGAIN"])
     assert found and "pyproject.toml holds" in found[0]
+
+
+@needs_traced_jail
+def test_a_fetch_from_an_index_the_session_s_manifest_chose_on_this_machine_is_the_agent_s(
+    workspace: Path,
+) -> None:
+    """Red team, round 7: the agent's requirements file sends pip to a dead index on this
+    machine (`127.0.0.1:9`) for a package that does not exist. pip connects, is refused and
+    prints its offline text, but the network played no part: a connection to this machine is
+    not a fetch the machine's lack of a network stopped, and the address is the session's
+    choice. Before: blocked (environment), the failing case dropped from the score."""
+    files = {"requirements.txt": "--index-url http://127.0.0.1:9/simple\nno-such-dist-rt7==1.0\n"}
+    verdict = _judge(workspace, "python3 -m pip install --no-deps -r requirements.txt", files)
+    assert verdict.status == "fail", verdict.detail
+    assert "cannot be proven" in verdict.detail
+
+
+PIP_OFFLINE = (
+    "WARNING: Retrying (Retry(total=0)) after connection broken by 'NewConnectionError(...:"
+    " Failed to establish a new connection: [Errno 111] Connection refused')': /simple/x/\n"
+    "ERROR: No matching distribution found for no-such-dist-rt7==1.0\n"
+)
+
+
+def _judge_traced(workspace: Path, manifest: str, network: tuple[str, ...]) -> CheckVerdict:
+    """pip's offline text from a check whose (hand-made) trace shows pip read the session's
+    `requirements.txt` and connected to `network`, and nothing else."""
+    (workspace / "requirements.txt").write_text(manifest)
+    trace = CommandTrace(
+        execs=(CheckExec("/usr/bin/python3", ("python3", "-m", "pip", "install")),),
+        accesses=(CheckAccess(str(workspace / "requirements.txt"), "read", True, 5, "python3"),),
+        complete=True,
+        network=network,
+    )
+
+    def runner(command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+        return CommandOutcome(1, PIP_OFFLINE, "bwrap jail", trace=trace)
+
+    context = JudgeContext(
+        evidence=SessionEvidence(session_path="s.jsonl"),
+        workspace=workspace,
+        ref_prefix="case-artifacts/c/attempts/attempt-01/accepted-session.json",
+        commands=runner,
+        baseline={},
+    )
+    text = "python3 -m pip install -r requirements.txt"
+    return command(CommandCheck(kind="command", command=text), context)
+
+
+def test_where_a_fetch_went_decides_whether_the_network_stopped_it(tmp_path: Path) -> None:
+    """Red team, round 7. A fetch to this machine (`localhost`, any loopback address, spelt as
+    a mapped IPv6 address too) or to an address the session's manifest names is no proof that
+    the machine has no network; a name lookup (a resolver, a name service's socket) or a
+    connection out to an address the session did not choose is. Before: all blocked
+    (environment)."""
+    agent_s: list[tuple[str, tuple[str, ...]]] = [
+        ("--index-url http://localhost:9/simple\nx\n", ("127.0.0.1:9",)),
+        ("--index-url http://[::1]:9/simple\nx\n", ("[::1]:9",)),
+        ("-i http://127.1.2.3:53/simple\nx\n", ("[::ffff:127.1.2.3]:53",)),
+        ("--index-url http://192.0.2.7/simple\nx\n", ("192.0.2.7:80",)),
+    ]
+    for manifest, network in agent_s:
+        verdict = _judge_traced(tmp_path, manifest, network)
+        assert verdict.status == "fail", (manifest, verdict.detail)
+        assert "cannot be proven" in verdict.detail
+    machine_s: list[tuple[str, tuple[str, ...]]] = [
+        ("requests\n", ("/var/run/nscd/socket",)),
+        ("requests\n", ("10.255.255.53:53", "203.0.113.80:443")),
+        # the address is in the manifest, but the tool reached the resolver first
+        ("# mirror 192.0.2.7 is down\nrequests\n", ("/run/nscd/socket",)),
+    ]
+    for manifest, network in machine_s:
+        verdict = _judge_traced(tmp_path, manifest, network)
+        assert (verdict.status, verdict.blocked_reason) == ("blocked", "environment"), (
+            manifest,
+            verdict.detail,
+        )
+
+
+def test_a_local_resolver_the_machine_names_is_a_name_lookup(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(stop_proof, "_nameservers", lambda: frozenset({"127.0.0.53"}))
+    assert stop_proof.left_the_machine("127.0.0.53:53")
+    assert not stop_proof.left_the_machine("127.0.0.53:80")
+    assert not stop_proof.left_the_machine("127.0.0.1:53")
+    assert stop_proof.left_the_machine("10.0.0.1:443")
+    assert stop_proof.left_the_machine("[2001:db8::1]:443")
+    assert not stop_proof.left_the_machine("0.0.0.0:80")

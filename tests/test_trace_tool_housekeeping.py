@@ -160,6 +160,15 @@ def test_the_walk_to_a_tools_own_directory(syscalls: list[str], verdict: str) ->
         (_open("/etc/svc.conf", ENOENT), "contained"),
         # an existing one that no tool reads at start-up, or a refused one
         (_open("/etc/hostname", "= 3</etc/hostname>"), "violation"),
+        # a runtime file that is a symlink to a secret: strace's descriptor names the target
+        (_open("/etc/pip.conf", "= 3</root/.ssh/id_rsa>"), "violation"),
+        # TLS clients read the certificates, never the host's private keys beside them
+        (_open("/etc/ssl/certs/ca.pem", "= 3</etc/ssl/certs/ca.pem>"), "contained"),
+        (_open("/etc/ssl/private/host.key", "= 3</etc/ssl/private/host.key>"), "violation"),
+        (
+            'openat(AT_FDCWD</w>, "/etc/ssl/private", O_RDONLY|O_DIRECTORY) = 3</etc/ssl/private>',
+            "violation",
+        ),
         (_open("/etc/shadow", "= -1 EACCES (Permission denied)"), "violation"),
         ('openat(AT_FDCWD</w>, "/etc/pip.conf", O_WRONLY|O_TRUNC) = 3</etc/pip.conf>', "violation"),
     ],

@@ -85,7 +85,9 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGTERM to the agent's whole process group, then SIGKILL to whatever of it is left after
     the grace. Codex spawns helpers (the node wrapper, the native CLI, sandbox helpers, shells):
     the group outlives its leader when the leader exits first (strace does on SIGTERM, leaving
-    the CLI it traced running), so the group, not the leader, is waited for."""
+    the CLI it traced running), so the group, not the leader, is waited for. What the group's
+    strace traces is killed first (`_kill_traced`)."""
+    _kill_traced(proc.pid)
     deadline = time.monotonic() + TERM_GRACE_S
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
@@ -96,6 +98,65 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
             break
     with contextlib.suppress(subprocess.TimeoutExpired):  # stuck in the kernel: nothing to do
         proc.wait(timeout=5.0)
+
+
+def _kill_traced(group: int) -> None:
+    """SIGKILLs every process traced by a member of `group` (the attempt's strace), before the
+    group is signalled. strace stops on SIGTERM by detaching what it traces, which then goes on
+    unseen: a process that left the group (`setsid`, a double fork) would outlive the attempt,
+    and one that ignores SIGTERM would have the grace to read and write untraced (red team 7,
+    docs/isolation.md). Killed while traced, they do nothing more; the jail's pid namespace
+    ends them too, but without the jail this is what does. Linux /proc only; repeated until
+    none is left, since one may fork while the others are killed."""
+    for _ in range(_TRACED_ROUNDS):
+        traced = _traced_by(_group_members(group))
+        if not traced:
+            return
+        for pid in traced:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(GROUP_POLL_S / 5)
+
+
+_TRACED_ROUNDS = 50
+
+
+def _proc_entries() -> list[Path]:
+    try:
+        return [entry for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+    except OSError:
+        return []
+
+
+def _group_members(group: int) -> set[int]:
+    members: set[int] = set()
+    for entry in _proc_entries():
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # `pid (comm) state ppid pgrp ...`: the name may hold spaces and parentheses.
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(group):
+            members.add(int(entry.name))
+    return members
+
+
+def _traced_by(tracers: set[int]) -> list[int]:
+    if not tracers:
+        return []
+    traced: list[int] = []
+    for entry in _proc_entries():
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("TracerPid:"):
+                if int(line.split()[1]) in tracers:
+                    traced.append(int(entry.name))
+                break
+    return traced
 
 
 def _group_gone(proc: subprocess.Popen[bytes], deadline: float) -> bool:

@@ -17,12 +17,16 @@ class AllowRule:
     # Exact: this one file, nothing below it. Every device and every /proc entry is exact: a
     # prefix there would contain a door (`/proc/self/` holds `root`, the whole filesystem).
     exact: bool = False
+    # Directories below the prefix the rule does not cover (private keys under `/etc/ssl/`).
+    excluded: tuple[str, ...] = ()
 
     def allows(self, path: str, access: str) -> bool:
         if self.exact:
             inside = path == self.prefix
         else:
             inside = path == self.prefix.rstrip("/") or path.startswith(self.prefix)
+        if any(path == below or path.startswith(below + "/") for below in self.excluded):
+            return False
         return inside and access in self.accesses
 
 

@@ -87,6 +87,18 @@ _FILTER_CALLS = ("seccomp", "prctl")
 # Syscalls that set up a channel through which the process opens, reads and writes files
 # without any traced syscall naming them (io_uring's IORING_OP_OPENAT, _READ, ...).
 _BLIND_CHANNELS = ("io_uring_setup",)
+# Syscalls that change the mounts (evaluator/sandbox/tracer.py), with the index of the path
+# argument they change (None: none): once one took effect, a path strace prints (a descriptor's
+# too) may name a mount point rather than what lies under it. A tool's business never.
+MOUNT_CALLS: dict[str, int | None] = {
+    "mount": 1,
+    "umount2": 0,
+    "pivot_root": 0,
+    "move_mount": 3,
+    "open_tree": 1,
+    "fsmount": None,
+    "mount_setattr": 1,
+}
 _WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
 _PROCESS_CALLS = ("clone", "clone3", "fork", "vfork")
 _EXECS = ("execve", "execveat")
@@ -205,6 +217,8 @@ class ToolCallTrace:
     filtered: bool = False
     # Channels it set up whose file accesses the trace cannot see (`_BLIND_CHANNELS`).
     blind: list[TracedAccess] = field(default_factory=list)
+    # Its changes of the mounts, tried or made (`MOUNT_CALLS`).
+    remounts: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
 
     def add(self, access: TracedAccess) -> None:
@@ -534,6 +548,10 @@ class _Attributor:
             return  # the CLI's own read: not the agent's action, and not worth decoding
         if event.name in _SOCKET_CALLS and proc.call is None:
             return  # the CLI's own sockets (its model server, its helpers): not the agent's
+        if event.name in MOUNT_CALLS:
+            if proc.call is not None:
+                proc.call.remounts.append(self.remount(event, proc))
+            return
         if event.name in _BLIND_CHANNELS:
             if proc.call is not None and event.ret is not None and event.ret >= 0:
                 proc.call.blind.append(
@@ -653,9 +671,44 @@ class _Attributor:
             path = f"{base}/{path}"
         return self.through_links(resolve_kernel_path(path, proc.cwd).path, follow)
 
+    def remount(self, event: _Event, proc: _Proc) -> TracedAccess:
+        """A change of the mounts, with the path it changes where it names one."""
+        index = MOUNT_CALLS[event.name]
+        path = f"({event.name})"  # no path of its own (`fsmount`): named by the call
+        if index is not None and index < len(event.args) and event.args[index].startswith('"'):
+            path = self.resolve(proc, event, index, _unquote(event.args[index]))
+        outcome: Outcome = "ok" if event.ret is not None and event.ret >= 0 else "failed"
+        return TracedAccess(path, "write", outcome, event.name, event.pid, event.line, event.errno)
+
     def connected(self, proc: _Proc, event: _Event, peer: str, outcome: Outcome) -> None:
         if proc.call is not None and len(proc.call.connects) < MAX_ACCESSES_PER_CALL:
             proc.call.connects.append(TracedConnect(event.pid, peer, outcome, event.line))
+
+    def links_moved(self, name: str, source: str, dest: str, flags: str) -> None:
+        """The traced processes' symlinks after a rename or a hard link: a link renamed, or
+        inside a directory renamed, is the same link under its new name (else a path through
+        it would be judged as the name it spells: `ln -s STORE a; mv a b; mv forged b/s.jsonl`
+        is a write to the session store, red team 7); a hard link to a symlink is another name
+        of it (`link` never follows; `linkat` without AT_SYMLINK_FOLLOW); RENAME_EXCHANGE swaps
+        the two names."""
+        if name.startswith("link"):
+            if source in self.links and "AT_SYMLINK_FOLLOW" not in flags:
+                self.links[dest] = self.links[source]
+            return
+
+        def under(path: str, old: str, new: str) -> str | None:
+            return new + path[len(old) :] if _inside(path, old) else None
+
+        exchange = "RENAME_EXCHANGE" in flags
+        moved: dict[str, str] = {}
+        for link, target in self.links.items():
+            renamed = under(link, source, dest)
+            if renamed is None and exchange:
+                renamed = under(link, dest, source)
+            if renamed is None and _inside(link, dest):
+                continue  # replaced by the rename
+            moved[renamed or link] = target
+        self.links = moved
 
     def through_links(self, path: str, follow: bool) -> str:
         """`path` with the traced processes' own symlinks followed (a few levels); the last
@@ -735,7 +788,11 @@ class _Attributor:
                 self.links.pop(removed.path, None)
         elif name in _WRITES_TWO:
             two_dirs = name in ("renameat", "renameat2", "linkat")
-            found += [at(1 if two_dirs else 0, "write"), at(3 if two_dirs else 1, "write")]
+            source, dest = at(1 if two_dirs else 0, "write"), at(3 if two_dirs else 1, "write")
+            found += [source, dest]
+            if source is not None and dest is not None and outcome == "ok":
+                flags = args[4] if len(args) > 4 else ""
+                self.links_moved(name, source.path, dest.path, flags)
         elif name in _SOCKET_CALLS:
             peer = _INET_PEER.search(event.raw_args) if name == "connect" else None
             if peer is not None:

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from evaluator.contract.models import CommandCheck
 from evaluator.judge.base import CommandOutcome, JudgeContext
 from evaluator.judge.checks.registry import register_check
-from evaluator.judge.checks.stop_proof import program_ran, session_code, session_words
+from evaluator.judge.checks.stop_proof import (
+    left_the_machine,
+    program_ran,
+    session_addresses,
+    session_code,
+    session_words,
+)
 from evaluator.judge.checks.workspace_files import session_end
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 
@@ -213,10 +219,19 @@ def _unproven(
     if taken:
         shown = "; ".join(taken[:3]) + ("; ..." if len(taken) > 3 else "")
         return f"its words came from the session's files ({shown})"
-    if fetched and not trace.network:
-        # A tool that could not reach its index tried to: looked its name up or connected.
-        # Without that, what printed the text did not fetch (a tool echoing a manifest's words).
-        return "no process of it tried to reach the network (no connection, no name lookup)"
+    if fetched:
+        chosen = session_addresses(trace, context, ran)
+        if chosen:
+            shown = "; ".join(chosen[:3]) + ("; ..." if len(chosen) > 3 else "")
+            return f"it fetched from an address the session's files chose ({shown})"
+    if fetched and not any(left_the_machine(peer) for peer in trace.network):
+        # A tool that could not reach its index tried to: looked its name up or connected out.
+        # Without that, what printed the text did not fetch (a tool echoing a manifest's words),
+        # or fetched from this machine, whose network is not what stopped it.
+        return (
+            "no process of it tried to reach the network (no name lookup, no connection beyond"
+            " this machine)"
+        )
     return None
 
 

@@ -65,12 +65,25 @@ def program_runs(pattern: Pattern, program: ExecutedProgram, own: frozenset[str]
     """Whether the process ran a program matching `pattern` by `command_ran`'s rule: the match
     covers the program or a script it was given, not an argument (`grep deploy.py notes`), and
     not a file of the agent's own text named like the target's."""
-    if not program.argv or pattern.search(" ".join(program.argv)) is None:
+    words = executed_words(program)
+    if not words or pattern.search(" ".join(words)) is None:
         return False
     if _shell_text(program):
         return False
-    analysis = analyze_command(shlex.join(program.argv), program.cwd or "/")
+    analysis = analyze_command(shlex.join(words), program.cwd or "/")
     return any(runs_program(pattern, invocation, own) for invocation in analysis.invocations)
+
+
+def executed_words(program: ExecutedProgram) -> tuple[str, ...]:
+    """The process's argv with the program it ran in front: a name given as argv[0] that is not
+    the exec'd file's (`exec -a deploy.py true`, red team 7) is a label, not a run of it. The
+    same name under another directory (a `PATH` lookup, `python3` for `/usr/bin/python3`) is
+    kept as written."""
+    if not program.argv:
+        return ()
+    if posixpath.basename(program.argv[0]) == posixpath.basename(program.path):
+        return program.argv
+    return (program.path, *program.argv[1:])
 
 
 def traced_runs(pattern: Pattern, context: JudgeContext, skip: set[str]) -> list[TracedRun]:
@@ -83,8 +96,37 @@ def traced_runs(pattern: Pattern, context: JudgeContext, skip: set[str]) -> list
         if call_id in skip:
             continue
         own = own_runs(context, call_id)
-        runs.extend(TracedRun(p, call_id) for p in call.programs if program_runs(pattern, p, own))
+        runs.extend(
+            TracedRun(p, call_id)
+            for p in call.programs
+            if program_runs(pattern, p, own | _created_programs(p, context))
+        )
     return sorted(runs, key=lambda run: run.program.started_line or 0)
+
+
+def _created_programs(program: ExecutedProgram, context: JudgeContext) -> frozenset[str]:
+    """The workspace files the process ran (its program, or a file its arguments name: an
+    interpreter's script) that the session created, with content no file the eval provided
+    holds: the agent's own program, though no command line of the session ran it (a launcher
+    of its own running its `deploy.py`, named like the skill's). A command line that runs such
+    a file is no run of the target's program (`program_match._own_file`); a script's run of it
+    is none either (red team 7). Nothing when the baseline or the workspace is not known."""
+    if context.baseline is None or not context.workspace_available:
+        return frozenset()
+    provided = set(context.baseline.values())
+    named = [program.path] + [
+        word if word.startswith("/") else posixpath.join(program.cwd or "/", word)
+        for word in program.argv[1:]
+    ]
+    created: set[str] = set()
+    for path in named:
+        relative = context.relative(posixpath.normpath(path))
+        if relative is None or relative == "." or relative in context.baseline:
+            continue
+        data = _script_bytes(context, path)
+        if data is not None and hashlib.sha256(data).hexdigest() not in provided:
+            created.add(posixpath.normpath(path))
+    return frozenset(created)
 
 
 def unseen_scripts(pattern: Pattern, context: JudgeContext, skip: set[str]) -> list[UnseenScript]:

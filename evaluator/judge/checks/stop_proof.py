@@ -22,7 +22,9 @@ does not (a command a tool ran without a shell: `//go:generate`, pdm's `cmd` scr
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import ipaddress
 import os
 import re
 from pathlib import Path
@@ -190,6 +192,66 @@ def _word_pattern(text: str) -> bytes:
     whole = len(text) <= _ARGUMENT_PREFIX and (text[-1:].isalnum() or text[-1:] == "_")
     after = rb"(?![A-Za-z0-9_])" if whole else b""
     return b"(?:" + before + body + after + b")"
+
+
+def left_the_machine(peer: str) -> bool:
+    """Whether a connection the trace saw (`host:port`, or a name service's socket) was an attempt
+    to reach the network: a name lookup, or an internet address other than this machine's own.
+    A connection to a loopback address reaches this machine, whatever answers or refuses it: its
+    failure says nothing of the machine's network (red team 7: an agent's requirements file
+    sending pip to `127.0.0.1:9`). A local resolver's address that `/etc/resolv.conf` names
+    (systemd-resolved's `127.0.0.53`), on the DNS port, is a name lookup."""
+    if peer.startswith("/"):
+        return True
+    host, _, port = peer.rpartition(":")
+    host = host.strip("[]")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return True
+    mapped = getattr(address, "ipv4_mapped", None)
+    if mapped is not None:
+        address = mapped
+    if not (address.is_loopback or address.is_unspecified):
+        return True
+    return port == "53" and str(address) in _nameservers()
+
+
+@functools.cache
+def _nameservers() -> frozenset[str]:
+    """The resolver's servers this machine names (the check runs here, in a jail that keeps
+    `/etc` as it is)."""
+    try:
+        lines = Path("/etc/resolv.conf").read_text(errors="replace").splitlines()
+    except OSError:
+        return frozenset()
+    found = set()
+    for line in lines:
+        words = line.split()
+        if len(words) >= 2 and words[0] == "nameserver":
+            try:
+                found.add(str(ipaddress.ip_address(words[1].split("%")[0])))
+            except ValueError:
+                continue
+    return frozenset(found)
+
+
+def session_addresses(trace: CommandTrace, context: JudgeContext, command: str) -> list[str]:
+    """Internet addresses the check's processes connected to that a file of the session's a
+    process read names and the check's own text does not (each said in a few words): the
+    session chose where the tool fetched (an index or a repository in a manifest), so a failure
+    to reach it is no sign of the machine's lack of a network."""
+    hosts = []
+    for peer in trace.network:
+        if peer.startswith("/"):
+            continue
+        host = peer.rpartition(":")[0].strip("[]")
+        if host and host not in command:
+            hosts.append(host)
+    read = _session_files_read(trace, context)
+    if not hosts or not read:
+        return []
+    return _held(context.file_root, read, list(dict.fromkeys(hosts)), "the address")
 
 
 def program_ran(trace: CommandTrace, name: str) -> bool:
