@@ -22,6 +22,21 @@ LOCALE_DIR = Path("/usr/lib/locale")
 # How programs name a UTF-8 locale (`LANG=C.UTF-8`: Codex sets it for every command, Debian's
 # lsb_release too) and how localedef names its directory (glibc's normalised codeset).
 UTF8_SPELLINGS = (".UTF-8", ".utf8")
+# Capabilities a root agent keeps in the jail otherwise (Claude Code's and Gemini CLI's commands
+# run with the full set) that reach files past the access trace: a file opened by its handle
+# (`open_by_handle_at`: no path in the log), a mount (strace then names the mount point, not what
+# is read), another process traced or its memory read, raw devices, device nodes. Not `ALL`: Codex's
+# own sandbox cannot start its commands without the rest (measured, docs/isolation.md).
+DROPPED_CAPS = (
+    "CAP_DAC_READ_SEARCH",
+    "CAP_SYS_PTRACE",
+    "CAP_SYS_MODULE",
+    "CAP_SYS_RAWIO",
+    "CAP_MKNOD",
+    "CAP_SYS_BOOT",
+    "CAP_SYS_TIME",
+    "CAP_SYS_ADMIN",
+)
 
 
 def _under(path: Path, roots: tuple[Path, ...] | list[Path]) -> bool:
@@ -113,5 +128,6 @@ class BubblewrapJail(Jail):
         for path in hidden:
             out += ["--remount-ro", str(path)]
         out += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
+        out += [arg for cap in DROPPED_CAPS for arg in ("--cap-drop", cap)]
         out += ["--chdir", str(spec.workspace.resolve()), "--", *argv]
         return out

@@ -1,0 +1,70 @@
+"""What a process in the jail may not do even as root: open a file by its handle, which no path
+names and the access trace therefore never sees (`open_by_handle_at`, the "shocker" door), mount
+(a bind mount makes strace name the mount point, not what is read), or trace another process of
+the attempt, such as the tracer. Run through the jail's own argv on
+this machine's bubblewrap (docs/isolation.md, "Capabilities in the jail")."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from evaluator.sandbox.base import JailSpec
+from evaluator.sandbox.bwrap import DROPPED_CAPS
+from evaluator.sandbox.registry import get_jail
+from tests.support import layers_or_skip, scratch_dir
+
+# Bits of the capability set (linux/capability.h).
+CAP_BITS = {
+    "CAP_DAC_READ_SEARCH": 2,
+    "CAP_SYS_MODULE": 16,
+    "CAP_SYS_RAWIO": 17,
+    "CAP_SYS_PTRACE": 19,
+    "CAP_SYS_ADMIN": 21,
+    "CAP_SYS_BOOT": 22,
+    "CAP_SYS_TIME": 25,
+    "CAP_MKNOD": 27,
+}
+
+PROBE = textwrap.dedent(
+    """\
+    import ctypes, errno, os
+    libc = ctypes.CDLL(None, use_errno=True)
+    class Handle(ctypes.Structure):
+        _fields_ = [("size", ctypes.c_uint), ("kind", ctypes.c_int), ("data", ctypes.c_ubyte * 128)]
+    handle, mount_id = Handle(), ctypes.c_int()
+    handle.size = 128
+    assert libc.name_to_handle_at(-100, b".", ctypes.byref(handle), ctypes.byref(mount_id), 0) == 0
+    directory = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    opened = libc.open_by_handle_at(directory, ctypes.byref(handle), os.O_RDONLY)
+    print("open_by_handle_at", "ok" if opened >= 0 else errno.errorcode[ctypes.get_errno()])
+    for line in open("/proc/self/status"):
+        if line.startswith("CapEff:"):
+            print("CapEff", line.split()[1])
+    """
+)
+
+
+def _in_jail(workspace: Path) -> dict[str, str]:
+    layers_or_skip(jail=True)
+    spec = JailSpec(workspace=workspace, writable=(workspace,))
+    argv = get_jail("bwrap").wrap([sys.executable, "-c", PROBE], spec)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
+    return dict(line.split(" ", 1) for line in done.stdout.splitlines())
+
+
+def test_a_file_cannot_be_opened_by_its_handle_in_the_jail() -> None:
+    with scratch_dir() as workspace:
+        seen = _in_jail(workspace)
+    # The handle of the workspace itself, which the process may read by its path: refused all
+    # the same, since it is the capability that is gone, not the file.
+    assert seen["open_by_handle_at"] == "EPERM", seen
+
+
+def test_the_jail_drops_the_capabilities_that_reach_past_the_trace() -> None:
+    with scratch_dir() as workspace:
+        effective = int(_in_jail(workspace)["CapEff"], 16)
+    assert set(DROPPED_CAPS) == set(CAP_BITS)
+    assert [name for name, bit in CAP_BITS.items() if effective >> bit & 1] == []
