@@ -718,6 +718,19 @@ URING = (
         # files opened through io_uring are named by no syscall of the process
         (URING, "unverifiable", []),
         ("io_uring_setup(4, 0x7ffd) = -1 EPERM (Operation not permitted)", "contained", []),
+        # a file opened by its handle: strace names no path for it (root outside the jail)
+        (
+            'open_by_handle_at(3</w/ws>, {handle_bytes=8, handle_type=1, f_handle="\\x64\\x02'
+            '\\x00\\x00\\x00\\x00\\x00\\x00"}, O_RDONLY) = 4',
+            "unverifiable",
+            [],
+        ),
+        (
+            "open_by_handle_at(3</w/ws>, {handle_bytes=8, handle_type=1, f_handle=0x7f}, O_RDONLY)"
+            " = -1 EPERM (Operation not permitted)",
+            "contained",
+            [],
+        ),
         # mknod makes a file (a FIFO, a socket node, an empty regular file) by name
         ('mknodat(AT_FDCWD</w/ws>, "/tmp/c/out", S_IFIFO|0666) = 0', "violation", ["/tmp/c/out"]),
         (

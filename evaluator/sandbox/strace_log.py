@@ -85,8 +85,9 @@ _NETWORK_FAMILIES = ("AF_INET", "AF_INET6", "AF_PACKET")
 # reaches the log (docs/evidence-access.md, "The access trace: a call that reached nothing").
 _FILTER_CALLS = ("seccomp", "prctl")
 # Syscalls that set up a channel through which the process opens, reads and writes files
-# without any traced syscall naming them (io_uring's IORING_OP_OPENAT, _READ, ...).
-_BLIND_CHANNELS = ("io_uring_setup",)
+# without any traced syscall naming them (io_uring's IORING_OP_OPENAT, _READ, ...), or open a
+# file no path names (`open_by_handle_at`: root with CAP_DAC_READ_SEARCH, which the jail drops).
+_BLIND_CHANNELS = ("io_uring_setup", "open_by_handle_at")
 # Syscalls that change the mounts (evaluator/sandbox/tracer.py), with the index of the path
 # argument they change (None: none): once one took effect, a path strace prints (a descriptor's
 # too) may name a mount point rather than what lies under it. A tool's business never.

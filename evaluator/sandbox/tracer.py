@@ -22,8 +22,9 @@ SYSCALLS = (
     "rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat,"
     "link,linkat,symlink,symlinkat,truncate,mknod,mknodat,"
     # A channel that opens and reads files with no syscall of the process naming them: only
-    # its set-up is seen, and makes the tool call's trace blind (docs/isolation.md).
-    "io_uring_setup,"
+    # its set-up is seen, and makes the tool call's trace blind (docs/isolation.md). A file
+    # opened by its handle names no path either (strace prints none for the descriptor).
+    "io_uring_setup,open_by_handle_at,"
     # A Unix socket named by a path: made (`bind`) or reached (`connect`, a host service's
     # socket under /run) like a file.
     "bind,connect,"
