@@ -107,6 +107,19 @@ def test_an_agent_is_stopped_when_its_stop_descriptor_becomes_readable(tmp_path:
         threading.Timer(0.2, os.write, (write_end, b"!")).start()
         stopped = run("import time; time.sleep(600)", read_end)
         assert stopped.stopped and stopped.killed and not stopped.timed_out
+        # With a polled condition too (a trigger-only attempt's), the descriptor still stops it.
+        both = run_process(
+            [sys.executable, "-c", "import time; time.sleep(600)"],
+            cwd=tmp_path,
+            env={},
+            stdin_text="",
+            stdout_path=tmp_path / "out",
+            stderr_path=tmp_path / "err",
+            timeout_s=600,
+            stop_when=lambda: False,
+            stop_fd=read_end,  # still readable
+        )
+        assert both.stopped and not both.timed_out
         quiet_read, quiet_write = os.pipe()
         try:
             finished = run("raise SystemExit(4)", quiet_read)

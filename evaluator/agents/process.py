@@ -243,17 +243,19 @@ def _wait_in_slices(proc: subprocess.Popen[bytes], timeout_s: float, stop_fd: in
 
 
 def _wait_or_stop(
-    proc: subprocess.Popen[bytes], deadline: float, stop_when: Callable[[], bool]
+    proc: subprocess.Popen[bytes],
+    deadline: float,
+    stop_when: Callable[[], bool],
+    stop_fd: int | None = None,
 ) -> bool:
     """Waits for the exit until `deadline` (raising TimeoutExpired then), asking `stop_when`
-    between slices; True when it held before the agent exited."""
+    between slices (and woken by `stop_fd`); True when either held before the agent exited."""
     while True:
         left = deadline - time.time()
         if left <= 0:
             raise subprocess.TimeoutExpired(proc.args, left)
         try:
-            wait_for_exit(proc, min(STOP_POLL_S, left))
-            return False
+            return wait_for_exit(proc, min(STOP_POLL_S, left), stop_fd)
         except subprocess.TimeoutExpired:
             if time.time() >= deadline:
                 raise
@@ -304,7 +306,7 @@ def run_process(
             except BrokenPipeError:
                 pass
             if stop_when is not None:
-                stop = _wait_or_stop(proc, started + timeout_s, stop_when)
+                stop = _wait_or_stop(proc, started + timeout_s, stop_when, stop_fd)
             else:
                 stop = wait_for_exit(proc, timeout_s, stop_fd)
             if stop:
