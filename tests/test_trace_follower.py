@@ -4,11 +4,16 @@ attempt stops them instead of waiting for its timeout."""
 
 from __future__ import annotations
 
+import os
+import select
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from evaluator.adapters.codex.trace import RECOGNIZER
+from evaluator.agents.process import ProcessOutcome, run_process
 from evaluator.sandbox import follow
 from evaluator.sandbox.follow import TraceFollower
 
@@ -49,3 +54,80 @@ def test_the_grace_lets_a_normal_end_come_first(tmp_path: Path) -> None:
     follower = _followed(tmp_path, CLI + "7 +++ exited with 0 +++\n")
     assert follower.root_exit_code == 0
     assert not follower.agent_left_processes(), "no stop before the grace has passed"
+
+
+def _readable(fd: int, timeout_s: float) -> bool:
+    return bool(select.select([fd], [], [], timeout_s)[0])
+
+
+def test_the_stop_descriptor_becomes_readable_once_processes_are_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attempt's wait sleeps on `stop_fd` (no polling): the follower makes it readable
+    while the log is still open, once the CLI exited and the grace has passed."""
+    monkeypatch.setattr(follow, "LEFTOVER_GRACE_S", 0.0)
+    path = tmp_path / "trace.strace"
+    path.write_text(CLI + FORK + SERVER)
+    follower = TraceFollower(path, RECOGNIZER)
+    try:
+        assert not _readable(follower.stop_fd, 3 * follow.POLL_S), "the CLI still runs"
+        with path.open("a") as log:
+            log.write("7 +++ exited with 0 +++\n")
+        assert _readable(follower.stop_fd, 10.0)
+    finally:
+        follower.finish()
+    assert follower.root_exit_code == 0
+
+
+def test_a_normal_end_never_signals_a_stop(tmp_path: Path) -> None:
+    path = tmp_path / "trace.strace"
+    path.write_text(CLI + "7 +++ exited with 0 +++\n")
+    follower = TraceFollower(path, RECOGNIZER)
+    try:
+        assert not _readable(follower.stop_fd, 3 * follow.POLL_S), "within the grace"
+    finally:
+        follower.finish()
+
+
+def test_an_agent_is_stopped_when_its_stop_descriptor_becomes_readable(tmp_path: Path) -> None:
+    def run(code: str, stop_fd: int) -> ProcessOutcome:
+        return run_process(
+            [sys.executable, "-c", code],
+            cwd=tmp_path,
+            env={},
+            stdin_text="",
+            stdout_path=tmp_path / "out",
+            stderr_path=tmp_path / "err",
+            timeout_s=600,
+            stop_fd=stop_fd,
+        )
+
+    read_end, write_end = os.pipe()
+    try:
+        threading.Timer(0.2, os.write, (write_end, b"!")).start()
+        stopped = run("import time; time.sleep(600)", read_end)
+        assert stopped.stopped and stopped.killed and not stopped.timed_out
+        # With a polled condition too (a trigger-only attempt's), the descriptor still stops it.
+        both = run_process(
+            [sys.executable, "-c", "import time; time.sleep(600)"],
+            cwd=tmp_path,
+            env={},
+            stdin_text="",
+            stdout_path=tmp_path / "out",
+            stderr_path=tmp_path / "err",
+            timeout_s=600,
+            stop_when=lambda: False,
+            stop_fd=read_end,  # still readable
+        )
+        assert both.stopped and not both.timed_out
+        quiet_read, quiet_write = os.pipe()
+        try:
+            finished = run("raise SystemExit(4)", quiet_read)
+        finally:
+            os.close(quiet_read)
+            os.close(quiet_write)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert not finished.stopped and not finished.killed
+    assert finished.exit_code == 4

@@ -55,6 +55,10 @@ class AgentRequest:
     # Asked while the agent runs: once it holds, the agent is stopped (trigger-only attempts
     # end at the decision). None: the agent runs to its end or the timeout.
     stop_when: Callable[[], bool] | None = None
+    # A descriptor that becomes readable once the agent is to be stopped: the wait sleeps on it
+    # beside the agent's exit instead of asking `stop_when` every `STOP_POLL_S` (the trace
+    # follower's, for the processes a traced agent left running). None: no such signal.
+    stop_fd: int | None = None
 
 
 @dataclass

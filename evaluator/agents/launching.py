@@ -41,6 +41,7 @@ def start_agent(
         stderr_path=stderr_path,
         timeout_s=request.timeout_s,
         stop_when=request.stop_when,
+        stop_fd=request.stop_fd,
     )
     return AgentHandle(
         runner=runner,

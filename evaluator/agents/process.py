@@ -259,37 +259,64 @@ def _startable(program: str, cwd: Path, env: dict[str, str]) -> bool:
     return shutil.which(program, path=env.get("PATH", os.defpath)) is not None
 
 
-def wait_for_exit(proc: subprocess.Popen[bytes], timeout_s: float) -> None:
+def wait_for_exit(
+    proc: subprocess.Popen[bytes], timeout_s: float, stop_fd: int | None = None
+) -> bool:
     """`proc.wait(timeout)`, woken by the kernel at the exit: Popen's own timed wait polls with
     sleeps growing to 50 ms, which each attempt would pay after its agent exits. Falls back to it
-    where pidfds do not exist."""
+    where pidfds do not exist. With `stop_fd`, also woken when that becomes readable: True then
+    (the agent still runs), False once it exited."""
     try:
         pidfd = os.pidfd_open(proc.pid)
     except (AttributeError, OSError):
-        proc.wait(timeout=timeout_s)
-        return
+        return _wait_in_slices(proc, timeout_s, stop_fd)
     try:
         poller = select.poll()
         poller.register(pidfd, select.POLLIN)
-        if not poller.poll(min(max(0, int(timeout_s * 1000)), 2**31 - 1)):
+        if stop_fd is not None:
+            poller.register(stop_fd, select.POLLIN)
+        ready = poller.poll(min(max(0, int(timeout_s * 1000)), 2**31 - 1))
+        if not ready:
             raise subprocess.TimeoutExpired(proc.args, timeout_s)
+        if all(fd != pidfd for fd, _ in ready):
+            return True  # an exit at the same moment wins: the agent ended by itself
     finally:
         os.close(pidfd)
     proc.wait()
+    return False
+
+
+def _wait_in_slices(proc: subprocess.Popen[bytes], timeout_s: float, stop_fd: int | None) -> bool:
+    """`wait_for_exit` without pidfds: Popen's timed wait, looking at `stop_fd` between slices."""
+    if stop_fd is None:
+        proc.wait(timeout=timeout_s)
+        return False
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            proc.wait(timeout=max(0.0, min(STOP_POLL_S, deadline - time.monotonic())))
+            return False
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                raise
+        if select.select([stop_fd], [], [], 0)[0]:
+            return True
 
 
 def _wait_or_stop(
-    proc: subprocess.Popen[bytes], deadline: float, stop_when: Callable[[], bool]
+    proc: subprocess.Popen[bytes],
+    deadline: float,
+    stop_when: Callable[[], bool],
+    stop_fd: int | None = None,
 ) -> bool:
     """Waits for the exit until `deadline` (raising TimeoutExpired then), asking `stop_when`
-    between slices; True when it held before the agent exited."""
+    between slices (and woken by `stop_fd`); True when either held before the agent exited."""
     while True:
         left = deadline - time.time()
         if left <= 0:
             raise subprocess.TimeoutExpired(proc.args, left)
         try:
-            wait_for_exit(proc, min(STOP_POLL_S, left))
-            return False
+            return wait_for_exit(proc, min(STOP_POLL_S, left), stop_fd)
         except subprocess.TimeoutExpired:
             if time.time() >= deadline:
                 raise
@@ -307,9 +334,12 @@ def run_process(
     stderr_path: Path,
     timeout_s: float,
     stop_when: Callable[[], bool] | None = None,
+    stop_fd: int | None = None,
 ) -> ProcessOutcome:
-    """`stop_when`: asked every `STOP_POLL_S` while the agent runs; once it holds, the agent's
-    process group is stopped and the outcome says `stopped` (not a timeout, not a fault)."""
+    """`stop_when`: asked every `STOP_POLL_S` while the agent runs; `stop_fd`: readable once the
+    agent is to be stopped (waited on with the exit, never polled). Once either holds, the
+    agent's process group is stopped and the outcome says `stopped` (not a timeout, not a
+    fault)."""
     started = time.time()
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
         wrapper = _death_signal_wrapper() if argv and _startable(argv[0], cwd, env) else None
@@ -336,9 +366,11 @@ def run_process(
                 proc.stdin.close()
             except BrokenPipeError:
                 pass
-            if stop_when is None:
-                wait_for_exit(proc, timeout_s)
-            elif _wait_or_stop(proc, started + timeout_s, stop_when):
+            if stop_when is not None:
+                stop = _wait_or_stop(proc, started + timeout_s, stop_when, stop_fd)
+            else:
+                stop = wait_for_exit(proc, timeout_s, stop_fd)
+            if stop:
                 _kill_group(proc)
                 return ProcessOutcome(
                     proc.returncode, False, True, started, time.time(), stopped=True

@@ -113,8 +113,17 @@ def resolved_placer(workspace: str, on_disk: Callable[[str], str] = lambda p: p)
     words alone when the workspace is no longer on disk (a session read again later)."""
     root = os.path.realpath(on_disk(workspace))
     gone = not os.path.isdir(root)
+    # A session names the same few files again and again (each `cat` of a skill's document):
+    # each is resolved once, a walk of its every component on disk (the workspace does not
+    # change while it is judged). Callers only read the sets.
+    placed: dict[str, set[str] | None] = {}
 
     def place(path: str) -> set[str] | None:
+        if path not in placed:
+            placed[path] = place_once(path)
+        return placed[path]
+
+    def place_once(path: str) -> set[str] | None:
         if path != workspace and not path.startswith(workspace.rstrip("/") + "/"):
             return None
         if gone:

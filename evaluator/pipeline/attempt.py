@@ -245,7 +245,7 @@ def run_attempt(
                 secrets=secrets,
                 # A process a tool call left running would hold the tracer, and so the attempt,
                 # until the timeout: once the CLI itself has exited, what is left is stopped.
-                stop_when=follower.agent_left_processes if follower is not None else None,
+                stop_fd=follower.stop_fd if follower is not None else None,
             )
         )
     finally:
