@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,7 +31,7 @@ from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.sandbox import LaunchPolicy, Tracer
 from evaluator.sandbox.registry import get_jail
 from evaluator.workspace import AttemptWorkspace, build_workspace
-from tests.conftest import DEMO_REPO, in_ci, require_tool_mark
+from tests.conftest import DEMO_REPO, ROOT, in_ci, require_tool_mark
 
 SCRATCH_BASE = Path("/var/tmp/agentic-eval-tests")
 
@@ -334,3 +337,41 @@ def run_scripted_repo(
             ),
             PlainProgress(),
         ).execute()
+
+
+def run_cli_with_judge(
+    repo: Path, case: str, base_url: str, run_id: str, label: str, *judge: str
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """`agentic-eval run` of one case as a user with a real model runs it: the agent and the judge
+    both reached at `base_url` as a provider endpoint (models `LABEL-agent` and `LABEL-judge`, a
+    key in an environment variable of its own, no ambient OpenAI or Codex key), plus the judge
+    options `judge`. The finished process and the run's directory."""
+    key_env = f"{label.upper().replace('-', '_')}_JUDGE_KEY"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CODEX_API"))}
+    env[key_env] = f"{label}-test-key"
+    runs = repo.parent / "runs"
+    with scratch_dir() as scratch:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evaluator",
+                "run",
+                "--repo",
+                str(repo),
+                "--case",
+                case,
+                *("--model", f"{label}-agent", "--base-url", base_url),
+                *("--api-key-env", key_env, "--runs-dir", str(runs)),
+                *("--scratch-root", str(scratch), "--run-id", run_id),
+                *("--judge-model", f"{label}-judge", "--judge-base-url", base_url),
+                *("--judge-api-key-env", key_env, *judge),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+            env=env,
+            cwd=ROOT,
+        )
+    return done, runs / run_id

@@ -8,9 +8,6 @@ model judge decides it when one is configured."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,7 +20,7 @@ import yaml
 from evaluator.adapters import adapter_names
 from evaluator.modelserver.behaviors import load_behavior_file
 from tests.conftest import ROOT, copy_demo
-from tests.support import behavior, codex_or_skip, scratch_dir, serving
+from tests.support import behavior, codex_or_skip, run_cli_with_judge, serving
 
 pytestmark = [pytest.mark.codex, pytest.mark.slow]
 
@@ -36,7 +33,6 @@ COMPILED = (
     " `.agents/skills/db-migrations/references/add-column.md`."
 )
 PROSE = "The final answer explains the rollback in plain words for a reviewer."
-KEY_ENV = "RULES_FIRST_JUDGE_KEY"
 
 
 @dataclass
@@ -88,36 +84,11 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(repo: Path, agent_behavior: Path, run_id: str, *judge: str) -> tuple[dict[str, Any], Seen]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CODEX_API"))}
-    env[KEY_ENV] = "rules-first-test-key"
-    runs = repo.parent / "runs"
-    with model_server(agent_behavior) as (base_url, seen), scratch_dir() as scratch:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "evaluator",
-                "run",
-                "--repo",
-                str(repo),
-                "--case",
-                CASE,
-                *("--model", "rules-first-agent", "--base-url", base_url),
-                *("--api-key-env", KEY_ENV, "--runs-dir", str(runs)),
-                *("--scratch-root", str(scratch), "--run-id", run_id),
-                *("--judge-model", "rules-first-judge", "--judge-base-url", base_url),
-                *("--judge-api-key-env", KEY_ENV, *judge),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=False,
-            env=env,
-            cwd=ROOT,
-        )
+    with model_server(agent_behavior) as (base_url, seen):
+        done, run_dir = run_cli_with_judge(repo, CASE, base_url, run_id, "rules-first", *judge)
     assert done.returncode in (0, 1), done.stderr
     assert seen.agent_requests > 0  # the agent ran against this server
-    result = json.loads((runs / run_id / f"case-results/{CASE}.json").read_text())
+    result = json.loads((run_dir / f"case-results/{CASE}.json").read_text())
     [entry] = [a for a in result["assertions"] if a["entry_id"] == "required[0]"]
     return entry, seen
 

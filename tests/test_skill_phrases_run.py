@@ -9,10 +9,7 @@ request), or `blocked: unclear-rule` with `--judge rules`."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +19,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, copy_demo
-from tests.support import behavior, codex_or_skip, scratch_dir, serving
+from tests.support import behavior, codex_or_skip, run_cli_with_judge, serving
 
 pytestmark = [pytest.mark.codex, pytest.mark.slow]
 
@@ -32,7 +29,6 @@ SCRIPT = f"python3 {SKILL}/scripts/mail.py"
 WINDOWED = "The skill used a date-windowed threads query (--since) rather than all-time counts."
 ALL_FOLDERS = "The skill searched across all folders, not just one."
 PROMPT = "default currency per account"
-KEY_ENV = "SKILL_PHRASES_JUDGE_KEY"
 
 
 @pytest.fixture(scope="module")
@@ -77,35 +73,10 @@ def model_server(commands: list[str]) -> Iterator[tuple[str, list[int]]]:
 
 
 def _run(repo: Path, commands: list[str], run_id: str, *judge: str) -> tuple[list[Any], int]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CODEX_API"))}
-    env[KEY_ENV] = "skill-phrases-test-key"
-    runs = repo.parent / "runs"
-    with model_server(commands) as (base_url, judged), scratch_dir() as scratch:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "evaluator",
-                "run",
-                "--repo",
-                str(repo),
-                "--case",
-                CASE,
-                *("--model", "skill-phrases-agent", "--base-url", base_url),
-                *("--api-key-env", KEY_ENV, "--runs-dir", str(runs)),
-                *("--scratch-root", str(scratch), "--run-id", run_id),
-                *("--judge-model", "skill-phrases-judge", "--judge-base-url", base_url),
-                *("--judge-api-key-env", KEY_ENV, *judge),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=False,
-            env=env,
-            cwd=ROOT,
-        )
+    with model_server(commands) as (base_url, judged):
+        done, run_dir = run_cli_with_judge(repo, CASE, base_url, run_id, "skill-phrases", *judge)
     assert done.returncode in (0, 1), done.stderr
-    result = json.loads((runs / run_id / f"case-results/{CASE}.json").read_text())
+    result = json.loads((run_dir / f"case-results/{CASE}.json").read_text())
     verdicts = [(a["status"], a["decided_by"]) for a in result["assertions"]]
     return verdicts, judged[0]
 
