@@ -531,6 +531,49 @@ CORPUS = [
         "invalid regular expression",
     ),
     Bad(
+        "regex-inside-any-of",
+        case_text(
+            **{
+                '- kind: file_read\n          path: "references/rename-table.md"': (
+                    '- any_of: [{kind: command_ran, pattern: "ls"},'
+                    ' {kind: command_ran, pattern: "new_migration(.py"}]'
+                )
+            }
+        ),
+        CASE,
+        9,
+        "assert.required[0].checks[0].any_of[1].pattern",
+        "invalid regular expression",
+    ),
+    Bad(
+        "regex-of-ran-before-under-not",
+        case_text(
+            **{
+                '- kind: file_read\n          path: "references/rename-table.md"': (
+                    '- not: {kind: ran_before, first: "lint", then: "deploy(("}'
+                )
+            }
+        ),
+        CASE,
+        9,
+        "assert.required[0].checks[0].not.then",
+        "invalid regular expression",
+    ),
+    Bad(
+        "regex-of-script-ran-command",
+        case_text(
+            **{
+                '- kind: file_read\n          path: "references/rename-table.md"': (
+                    '- {kind: script_ran, path: "x.py", command: "x\\\\.py [", without: "--y"}'
+                )
+            }
+        ),
+        CASE,
+        9,
+        "assert.required[0].checks[0].command",
+        "invalid regular expression",
+    ),
+    Bad(
         "regex-needs-backtracking",
         case_text(
             **{

@@ -5,12 +5,17 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from evaluator.contract.models import (
+    AllOfCheck,
+    AnyOfCheck,
     CommandRanCheck,
     Evaluation,
     FileReadCheck,
     FinalAnswerMatchesCheck,
+    NotCheck,
+    RanBeforeCheck,
     ReadBeforeCheck,
     RepoConfig,
+    ScriptRanCheck,
     Suite,
     WorkspaceEnvValueCheck,
     WorkspaceFileMatchesCheck,
@@ -534,13 +539,43 @@ def _entries(case: LoadedCase) -> list[tuple[PathKey, object]]:
     ]
 
 
+# The fields of each check kind that hold a regular expression the judge compiles (RE2).
+_PATTERN_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
+    (CommandRanCheck, ("pattern",)),
+    (FinalAnswerMatchesCheck, ("pattern",)),
+    (WorkspaceFileMatchesCheck, ("pattern",)),
+    (RanBeforeCheck, ("first", "then")),
+    (ScriptRanCheck, ("command", "without")),
+)
+
+
+def _keyed_leaves(key: PathKey, check: object) -> list[tuple[PathKey, object]]:
+    """The leaf checks under `check` with the key of each in the case file (`not`, `any_of` and
+    `all_of` unwrapped), so an error inside an operator names its own line."""
+    if isinstance(check, NotCheck):
+        return _keyed_leaves((*key, "not"), check.operand)
+    if isinstance(check, AnyOfCheck | AllOfCheck):
+        name = "any_of" if isinstance(check, AnyOfCheck) else "all_of"
+        return [
+            leaf
+            for index, operand in enumerate(check.operands)
+            for leaf in _keyed_leaves((*key, name, index), operand)
+        ]
+    return [(key, check)]
+
+
 def _check_patterns(case: LoadedCase, diagnostics: Diagnostics) -> None:
     """Check regexes compile now (with RE2, the engine the judge uses), not after the agent ran."""
-    for key, check in _entries(case):
-        if isinstance(check, (CommandRanCheck, FinalAnswerMatchesCheck, WorkspaceFileMatchesCheck)):
-            why = pattern_problem(check.pattern)
-            if why:
-                diagnostics.error(case.doc.error((*key, "pattern"), why))
+    for entry_key, check in _entries(case):
+        for key, leaf in _keyed_leaves(entry_key, check):
+            for kind, fields in _PATTERN_FIELDS:
+                if not isinstance(leaf, kind):
+                    continue
+                for name in fields:
+                    value = getattr(leaf, name)
+                    why = pattern_problem(value) if value is not None else None
+                    if why:
+                        diagnostics.error(case.doc.error((*key, name), why))
 
 
 def _check_variables(case: LoadedCase, diagnostics: Diagnostics) -> None:
