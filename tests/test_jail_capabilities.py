@@ -6,6 +6,7 @@ this machine's bubblewrap (docs/isolation.md, "Capabilities in the jail")."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -50,7 +51,10 @@ PROBE = textwrap.dedent(
 def _in_jail(workspace: Path) -> dict[str, str]:
     layers_or_skip(jail=True)
     spec = JailSpec(workspace=workspace, writable=(workspace,))
-    argv = get_jail("bwrap").wrap([sys.executable, "-c", PROBE], spec)
+    # The interpreter itself, not a venv's link to it: a checkout under /tmp (a fresh clone in CI)
+    # keeps its venv where the jail puts its own empty /tmp. The probe needs only the stdlib.
+    python = os.path.realpath(sys.executable)
+    argv = get_jail("bwrap").wrap([python, "-c", PROBE], spec)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
     return dict(line.split(" ", 1) for line in done.stdout.splitlines())
 
