@@ -4,6 +4,7 @@ fetch that could have happened unseen leaves its absence `blocked`."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -501,3 +502,67 @@ def test_claude_codes_web_search_names_what_it_searched(
         tmp_path / "s1.jsonl", tmp_path / "ws", "WebSearch", {"query": query}, result, error
     )
     assert _judge(normalize_session(session), tmp_path, host=HOST).startswith(status)
+
+
+_TOOL = "import urllib.request\n"
+_FETCH = "curl -s http://docs.example.com/"
+
+
+@pytest.mark.parametrize(
+    ("commands", "changed", "by"),
+    [
+        # The eval's own script, there unchanged since before the agent ran: the eval's gap.
+        (["python3 tools/get.py"], False, "eval"),
+        # Red team 8: a script the agent put there by a write no record names by its path.
+        (
+            ["mkdir t; printf '...' > t/get.sh", "cp -r t tools", "bash tools/get.sh"],
+            False,
+            "agent",
+        ),
+        (["mkdir t; printf '...' > t/get.sh", "mv t tools", "bash tools/get.sh"], False, "agent"),
+        (["printf '...' | sponge get.sh", "bash get.sh"], False, "agent"),
+        (["git mv a.sh get.sh", "bash get.sh"], False, "agent"),
+        (["unzip -o a.zip", "bash b.sh"], False, "agent"),
+        ([f"echo '{_FETCH}' | bash /dev/stdin"], False, "agent"),
+        ([f"echo '{_FETCH}' | sh -"], False, "agent"),
+        (["mkfifo q", "sh -s < q"], False, "agent"),
+        # The eval's script changed by a command that names no path of it.
+        (["python3 tools/get.py"], True, "agent"),
+    ],
+)
+def test_round_eight_a_script_the_eval_did_not_provide_is_the_agents(
+    commands: list[str], changed: bool, by: str, tmp_path: Path
+) -> None:
+    evidence = _commands(tmp_path, *commands)
+    tool = tmp_path / "ws" / "tools" / "get.py"
+    tool.parent.mkdir()
+    tool.write_text(_TOOL)
+    baseline = {"tools/get.py": hashlib.sha256(_TOOL.encode()).hexdigest()}
+    if changed:
+        tool.write_text(_TOOL + "urllib.request.urlopen('https://docs.example.com/')\n")
+    check = UrlFetchedCheck(kind="url_fetched", host=HOST)
+    context = JudgeContext(evidence, tmp_path / "ws", "s", baseline=baseline)
+    denied = negate("not", run_check(check, context))
+    assert (denied.status, denied.blocked_by) == ("blocked", by), denied.detail
+
+
+@pytest.mark.parametrize(
+    "commands",
+    [
+        ["mkdir t; printf '...' > t/get.sh", "cp -r t tools", "bash tools/get.sh"],
+        [f"echo '{_FETCH}' | bash /dev/stdin"],
+        [f"echo '{_FETCH}' | sh -"],
+    ],
+)
+def test_round_eight_without_the_baseline_a_copied_folder_or_a_stream_is_the_agents(
+    commands: list[str], tmp_path: Path
+) -> None:
+    evidence = _commands(tmp_path, *commands)
+    denied = negate(
+        "not",
+        run_check(
+            UrlFetchedCheck(kind="url_fetched", host=HOST),
+            JudgeContext(evidence, tmp_path / "ws", "s"),
+        ),
+    )
+    assert (denied.status, denied.blocked_by) == ("blocked", "agent"), denied.detail

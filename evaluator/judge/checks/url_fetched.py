@@ -40,7 +40,10 @@ file's content reached the agent came before it, even in the same turn.
 
 from __future__ import annotations
 
+import hashlib
+import posixpath
 from dataclasses import dataclass
+from pathlib import Path
 
 from evaluator.contract.models import UrlFetchedCheck
 from evaluator.evidence.fetches import (
@@ -61,6 +64,7 @@ from evaluator.judge.checks.read_before import first_read
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.checks.trace_proof import invocation_proof
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+from evaluator.kernelpaths import resolve_kernel_path
 
 KIND = "url_fetched"
 
@@ -96,6 +100,32 @@ def _matches(check: UrlFetchedCheck, url: str) -> bool:
     return host is not None and check.host is not None and host_matches(host, check.host)
 
 
+def _agents_script(path: str, written: list[str], context: JudgeContext) -> bool:
+    """Whether a script a call ran is the agent's: one the session wrote (or wrote a folder
+    holding), a stream (`bash /dev/stdin`, `sh -`: text piped in), or, where the workspace's
+    files before the run are known, any file that was not there byte for byte the same (a
+    folder copied or moved over, an archive unpacked, `git mv`: writes no record names by the
+    script's path). Only a file the eval provided unchanged is what the evidence cannot see
+    into through no doing of the agent (red team 8)."""
+    if any(path == w or path.startswith(w.rstrip("/") + "/") for w in written):
+        return True
+    if resolve_kernel_path(path).kind != "plain" or posixpath.basename(path) == "-":
+        return True
+    if context.baseline is None:
+        return False
+    relative = context.relative(path)
+    if relative is None or relative not in context.baseline:
+        return True
+    digest = hashlib.sha256()
+    try:
+        with Path(context.on_disk(path)).open("rb") as stream:
+            while block := stream.read(1 << 20):
+                digest.update(block)
+    except OSError:
+        return True  # gone or unreadable now: not the file the eval provided
+    return digest.hexdigest() != context.baseline[relative]
+
+
 def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
     found = _Found([], [], [], [])
     configured: frozenset[str] = frozenset()
@@ -111,11 +141,11 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
         if fetched.unseen is not None and not (traced is not None and traced.reached_nothing):
             # What the evidence cannot see into is the agent's doing when the command line
             # names what it could fetch, or runs a script the session itself wrote.
-            own = {path for line, path in written if line <= record.line}
+            own = [path for line, path in written if line <= record.line]
             inline = (
                 fetched.unseen_inline
                 or gap_names_target(record.command, record.workdir or "/", check.url, check.host)
-                or any(path in own for path in fetched.runs)
+                or any(_agents_script(path, own, context) for path in fetched.runs)
             )
             found.unseen.append((record, fetched.unseen, inline))
         for invocation, urls in fetched.fetches:
