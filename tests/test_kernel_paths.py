@@ -805,3 +805,35 @@ def test_a_call_that_used_io_uring_does_not_vouch_for_its_opaque_code(tmp_path: 
 )
 def test_file_urls_and_nodes_in_a_session(tmp_path: Path, command: str, verdict: str) -> None:
     assert _verdict(tmp_path, [command])[0] == verdict
+
+
+# ------------------------------------------------------------------ red team, round 8
+
+
+@pytest.mark.parametrize("untraced", [False, True])
+def test_a_process_the_trace_does_not_follow_makes_the_call_blind(untraced: bool) -> None:
+    """Red team 8: `clone(CLONE_UNTRACED)` makes a child strace `-f` never attaches; forking
+    until a traced child takes its pid again gives that pid an end in the log, so the call
+    looked whole (and fetchless) and vouched for the compiled program. Under `--seccomp-bpf`
+    such a child's traced syscalls fail (ENOSYS: no tracer to stop for), but what it does with
+    the others is unseen: the call is blind, unverifiable and never whole."""
+    from evaluator.isolation.trace import traced_call
+
+    flags = "CLONE_UNTRACED|SIGCHLD" if untraced else "SIGCHLD"
+    log = (
+        _traced(
+            "./u /etc/hostname",
+            [
+                f"clone(child_stack=NULL, flags={flags}) = 13",
+                "clone(child_stack=NULL, flags=CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f) = 13",
+            ],
+        )
+        + "13 +++ exited with 0 +++\n12 +++ exited with 0 +++\n11 +++ exited with 0 +++\n"
+    )
+    trace = parse_trace(log.splitlines(), CODEX_CALLS, start_cwd=WS)
+    trace.network_traced = True
+    (call,) = trace.tool_calls
+    facts = traced_call("c1", call, trace)
+    assert (facts.complete, facts.reached_nothing) == (not untraced, not untraced)
+    verdict = _trace_verdict("./u /etc/hostname", [f"clone(child_stack=NULL, flags={flags}) = 13"])
+    assert verdict == ("unverifiable" if untraced else "contained", [])

@@ -24,6 +24,7 @@ from evaluator.isolation.assess import IsolationReport, Violation, decide, recor
 from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox.strace_log import (
     PATCH_CALL,
+    UNTRACED_CLONE,
     ObservedTrace,
     ToolCallRecognizer,
     ToolCallTrace,
@@ -466,7 +467,11 @@ def assess_trace(
         for channel in call.blind:
             report.unresolved.append(
                 f"{label}: {channel.syscall} by pid {channel.pid} at trace line {channel.line}"
-                " (files opened through it are not in the trace)"
+                + (
+                    f" ({UNTRACED_CLONE}: a process the trace does not follow)"
+                    if channel.syscall in ("clone", "clone3")
+                    else " (files opened through it are not in the trace)"
+                )
             )
         for access in call.accesses:
             if judgement(access) == "unresolved":

@@ -100,6 +100,9 @@ MOUNT_CALLS: dict[str, int | None] = {
     "fsmount": None,
     "mount_setattr": 1,
 }
+# A process created with this flag is not attached by a tracer following its parent (the
+# kernel's own threads use it; a program may ask for it too): strace `-f` never sees it.
+UNTRACED_CLONE = "CLONE_UNTRACED"
 _WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
 _PROCESS_CALLS = ("clone", "clone3", "fork", "vfork")
 _EXECS = ("execve", "execveat")
@@ -216,7 +219,8 @@ class ToolCallTrace:
     # A seccomp filter was set up on one of its processes (or before it, on the process it
     # started from): what the filter refuses is not in the log.
     filtered: bool = False
-    # Channels it set up whose file accesses the trace cannot see (`_BLIND_CHANNELS`).
+    # Channels it set up whose file accesses the trace cannot see (`_BLIND_CHANNELS`), and
+    # processes it created that the trace does not follow (`UNTRACED_CLONE`).
     blind: list[TracedAccess] = field(default_factory=list)
     # Its changes of the mounts, tried or made (`MOUNT_CALLS`).
     remounts: list[TracedAccess] = field(default_factory=list)
@@ -251,8 +255,9 @@ class ObservedTrace:
     def complete(self, call: ToolCallTrace) -> bool:
         """Whether the log shows all of a tool call: every process of its subtree ended in the
         log (strace neither detached nor was killed before them), none of its accesses was
-        dropped, it set up no channel the trace cannot see into (io_uring), and no line of
-        the log was unreadable or unattributed."""
+        dropped, it set up no channel the trace cannot see into (io_uring) nor made a process
+        the trace does not follow (`CLONE_UNTRACED`), and no line of the log was unreadable or
+        unattributed."""
         return (
             call.pids <= self.exited
             and call.dropped == 0
@@ -518,6 +523,12 @@ class _Attributor:
     def apply(self, event: _Event) -> None:
         proc = self.proc(event.pid)
         if event.name in _PROCESS_CALLS:
+            if proc.call is not None and UNTRACED_CLONE in event.raw_args:
+                # A child strace does not follow: nothing it does reaches the log, and its pid,
+                # freed, can come back to a traced child whose end then looks like its end.
+                proc.call.blind.append(
+                    TracedAccess("", "read", "ok", event.name, event.pid, event.line)
+                )
             if event.child is not None and event.child > 0:
                 self.procs[event.child] = _Proc(
                     parent=event.pid,
