@@ -53,8 +53,20 @@ def named_paths(items: list[GradeItem]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# Characters that end or hide a line: a name holding one could forge entries of the listing
+# (`notes.txt\nmigrations/0042_add.sql  (512 bytes)` reads as two files).
+_LINE_BREAKING = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def shown_name(text: str) -> str:
+    """A name (or a symlink's target) the agent chose, on one line of the listing: every
+    character that could break or hide the line escaped as in JSON (`\n`, `\u0085`)."""
+    return _LINE_BREAKING.sub(lambda m: json.dumps(m.group())[1:-1], text)
+
+
 def _walk(workspace: Path) -> tuple[list[str], list[str]]:
-    """(listing lines, regular files) of the workspace, relative, without following links."""
+    """(listing lines, regular files) of the workspace, relative, without following links;
+    names on the lines are the agent's text, one line each (`shown_name`)."""
     lines: list[str] = []
     files: list[str] = []
     for root, dirs, names in os.walk(workspace, followlinks=False):
@@ -66,12 +78,14 @@ def _walk(workspace: Path) -> tuple[list[str], list[str]]:
                 info = full.lstat()
             except OSError:
                 continue
+            shown = shown_name(relative)
             if stat.S_ISLNK(info.st_mode):
-                lines.append(f"{relative} -> {os.readlink(full)}  (symlink, not followed)")
+                target = shown_name(os.readlink(full))
+                lines.append(f"{shown} -> {target}  (symlink, not followed)")
             elif stat.S_ISDIR(info.st_mode):
-                lines.append(f"{relative}/")
+                lines.append(f"{shown}/")
             elif stat.S_ISREG(info.st_mode):
-                lines.append(f"{relative}  ({info.st_size} bytes)")
+                lines.append(f"{shown}  ({info.st_size} bytes)")
                 files.append(relative)
     return lines, files
 
