@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -52,11 +53,14 @@ def _check(
     trace: ObservedTrace | None = None,
     workspace_texts: tuple[SourceText, ...] = (),
     plant: str | None = None,
+    planted_text: str = SKILL_TEXT,
+    made_in_run: Callable[[str], bool] | None = None,
+    hidden: tuple[str, ...] = (),
 ) -> Contamination:
     source, workspace, home, agent_home = _setup(tmp_path)
     if plant:
         (tmp_path / plant).mkdir(parents=True)
-        (tmp_path / plant / "SKILL.md").write_text(SKILL_TEXT)
+        (tmp_path / plant / "SKILL.md").write_text(planted_text)
     copies = skill_copies(
         source,
         workspace=workspace,
@@ -73,6 +77,8 @@ def _check(
         texts=tool_text_source(session),
         workspace_texts=workspace_texts,
         user_home=home,
+        made_in_run=made_in_run,
+        hidden=hidden,
     )
 
 
@@ -232,3 +238,53 @@ def test_probing_where_the_skill_would_be_and_finding_nothing_is_no_contaminatio
         tmp_path / "b", [(f"cat {missing}", SKILL_TEXT)], plant=f"ws/.agents/skills/{NAME}"
     )
     assert {f.layer for f in there.findings} == {"discovery", "session", "content"}
+
+
+# ------------------------------------------------------------------ red team, round 8
+
+AGENTS_OWN = "---\nname: ledger\ndescription: mine\n---\nNothing of the real skill.\n"
+
+
+@pytest.mark.parametrize(
+    ("planted_text", "made", "own"),
+    [
+        # A same-name folder the agent made during the attempt, holding its own text.
+        (AGENTS_OWN, True, True),
+        # The same holding the skill's bytes: a copy of the skill, whoever put it there.
+        (SKILL_TEXT, True, False),
+        # A same-name skill that was there before the agent ran: the eval's leak.
+        (AGENTS_OWN, False, False),
+    ],
+)
+def test_round_eight_a_same_name_folder_the_agent_made_is_its_own_doing(
+    planted_text: str, made: bool, own: bool, tmp_path: Path
+) -> None:
+    """Red team 8: a failing no-skill attempt ran `mkdir -p .agents/skills/ledger` (and wrote
+    a SKILL.md of its own there): the attempt was contaminated, blamed on the eval, and its
+    failure left the baseline. Nothing of the skill reached it: the block is now the agent's."""
+    place = tmp_path / "ws/.agents/skills/ledger"
+    found = _check(
+        tmp_path,
+        [("mkdir -p .agents/skills/ledger", "")],
+        plant="ws/.agents/skills/ledger",
+        planted_text=planted_text,
+        made_in_run=lambda path: made and path == str(place.resolve()),
+    )
+    assert found.contaminated and found.agents_own is own
+    assert [f.layer for f in found.findings] == ["discovery", "session"]  # the mkdir too
+
+
+def test_round_eight_a_reach_for_the_hidden_source_is_the_agents_own(tmp_path: Path) -> None:
+    """Red team 8: the skill's source path (learnt from the jail's `/proc/1/cmdline`, which lists
+    what the jail hides) probed from a no-skill attempt: under the jail it is an empty folder,
+    so nothing reached the agent; without the jail the same reach is the eval's leak."""
+    source = tmp_path / "src/.agents/skills" / NAME
+    jailed = _check(tmp_path / "a", [(f"ls {tmp_path / 'a' / 'src'}", None)], hidden=())
+    assert not jailed.contaminated  # the folder above the skill: no copy
+    probe = [(f"ls {source}", None)]
+    hidden = _check(tmp_path, probe, hidden=(str((tmp_path / "src").resolve()),))
+    assert hidden.contaminated and hidden.agents_own
+    assert hidden.reason().startswith("the agent reached for the skill")
+    assert hidden.to_json()["findings"][0]["reached"] is False  # type: ignore[index]
+    plain = _check(tmp_path / "b", [(f"ls {tmp_path / 'b' / 'src/.agents/skills' / NAME}", None)])
+    assert plain.contaminated and not plain.agents_own

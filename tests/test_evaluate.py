@@ -392,6 +392,10 @@ def test_a_contaminated_attempt_is_not_counted() -> None:
     assert case_counts(clean) == (2, 3)
     dirty = _result("c", ["blocked", "pass"], ["contaminated: the skill reached it", None])
     assert case_counts(dirty) == (1, 1)
+    # Red team 8: a contamination only the agent's own doing made is its block, not passed.
+    faked = _result("c", ["blocked", "pass"], ["contaminated: the agent reached for ...", None])
+    faked.attempts[0].blocked_by = "agent"
+    assert case_counts(faked) == (1, 2)
 
 
 def test_the_hurt_case_is_listed_first_and_the_report_has_the_contract_sections(

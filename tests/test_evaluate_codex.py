@@ -313,3 +313,55 @@ def test_a_stored_no_skill_run_is_reused_only_when_it_matches(
     assert code == 2
     assert "another attempts per case: the run has 3, this evaluation 2" in capsys.readouterr().err
     assert not (tmp_path / "runs/refused").exists()
+
+
+MAKE_OWN_SKILL_FOLDER = (
+    'import os; d = os.path.join(".claude", "skills", "db-migrations", "notes");'
+    ' os.makedirs(d); open(os.path.join(d, "own.md"), "w").write("mine")'
+)
+
+
+@pytest.mark.claude
+def test_round_eight_a_baseline_cannot_drop_its_failure_by_faking_contamination(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 8 (docs/isolation.md): a failing no-skill attempt makes a same-name
+    folder where Claude Code finds skills (`.claude/skills/db-migrations/`, holding only a note
+    of its own; Codex's sandbox keeps `.agents` read-only). It was contaminated, blamed on the
+    eval, and its failure left the baseline (counted 0 of 0); nothing of the skill reached it,
+    so it is the agent's: counted, not passed."""
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    (behaviors / "fake.yaml").write_text(
+        json.dumps(
+            {
+                "name": "fakes-contamination",
+                "match": {"prompt_contains": "orders.total_cents is NULL"},
+                "steps": [
+                    # (Claude Code asks before a command that names `.claude/`; Python's
+                    # words are not checked.)
+                    {"cmd": f"python3 -c '{MAKE_OWN_SKILL_FOLDER}'"},
+                    {"final": "done"},
+                ],
+            }
+        )
+    )
+    _, result, directory = _evaluate(
+        tmp_path,
+        "faked",
+        "--baseline",
+        "none",
+        agent="claude-code",
+        behaviors=behaviors,
+        cases=("routing-backfill",),
+        attempts=1,
+    )
+    without = result["variants"][0]
+    assert (without["passed"], without["counted"]) == (0, 1)
+    assert without["contamination"]["blocked_cases"] == []
+    case = json.loads(
+        (directory / "variants/without_skill/run/case-results/routing-backfill.json").read_text()
+    )
+    final = case["attempts"][-1]
+    assert final["reason"].startswith("contaminated: the agent reached for the skill")
+    assert final["blocked_by"] == "agent"

@@ -63,7 +63,7 @@ def case_counts(result: CaseResult) -> tuple[int, int]:
         1
         for t in tries
         if t.status not in ("pass", "fail")
-        and not (t.reason or "").startswith(CONTAMINATED)
+        and not ((t.reason or "").startswith(CONTAMINATED) and t.blocked_by != "agent")
         and attempt_blame(t).side == "agent"
     )
     return passed, judged + against
@@ -109,7 +109,10 @@ def contamination_check(variant: FinishedVariant) -> ContaminationCheck | None:
     blocked = [
         r.case_id
         for r in variant.results
-        if any((t.reason or "").startswith(CONTAMINATED) for t in final_attempts(r))
+        if any(
+            (t.reason or "").startswith(CONTAMINATED) and t.blocked_by != "agent"
+            for t in final_attempts(r)
+        )
     ]
     return ContaminationCheck(
         skill_dir=str(variant.skill_dir),

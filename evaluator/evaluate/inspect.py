@@ -51,6 +51,27 @@ class ContaminationInspector(AttemptInspector):
             agent_home=handle.agent_home,
             user_home=handle.home,
         )
+        root = os.path.realpath(workspace.path)
+        before = workspace.baseline
+        # Directories the eval made for this attempt without the skill: the workspace (what
+        # was in it before the agent ran is its baseline) and the agent's own directory (its
+        # homes; never the user's home, where a same-name skill is the user's).
+        agent_dir = settings.agent_root / result.case_id / f"attempt-{result.number:02d}"
+        fresh = [os.path.realpath(agent_dir)]
+
+        def made_in_run(place: str) -> bool:
+            if _inside(place, root):
+                if before is None:
+                    return False
+                relative = os.path.relpath(place, root)
+                return not any(_inside(known, relative) for known in before)
+            return any(_inside(place, home) for home in fresh)
+
+        hidden = (
+            [os.path.realpath(p) for p in settings.launch.hidden]
+            if settings.launch.jail != "none"
+            else []
+        )
         found = check_contamination(
             evidence,
             copies,
@@ -58,6 +79,8 @@ class ContaminationInspector(AttemptInspector):
             texts=tool_text_source(result.session.path if result.session else None, adapter),
             workspace_texts=workspace_texts(workspace.path),
             user_home=handle.home,
+            made_in_run=made_in_run,
+            hidden=hidden,
         )
         directory = settings.run_dir.attempt_artifacts(result.case_id, result.number)
         directory.mkdir(parents=True, exist_ok=True)
@@ -65,9 +88,15 @@ class ContaminationInspector(AttemptInspector):
         if found.contaminated:
             result.status = "blocked"
             result.blocked_reason = "insufficient-evidence"
-            result.blocked_by = "eval"
+            # Made by the agent alone, it is the agent's: otherwise a failing no-skill attempt
+            # could leave the baseline by reaching for the skill where it cannot be.
+            result.blocked_by = "agent" if found.agents_own else "eval"
             result.reason = f"{CONTAMINATED}: {found.reason()}"
             result.valid = False
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def workspace_texts(root: Path) -> list[SourceText]:

@@ -24,8 +24,8 @@ on disk, and accessed files are compared with the skill's by content.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -116,9 +116,21 @@ class Finding:
     ref: str  # the session record (`msg-N`), the trace line (`trace:N`) or the place
     path: str | None
     detail: str
+    # False: the finding is only the agent's own reach or making, which brought it nothing of
+    # the skill (a same-name folder it made where skills are found, holding none of the skill's
+    # files; a path under a directory the jail hid, which is empty there).
+    reached: bool = True
 
-    def to_json(self) -> dict[str, str | None]:
-        return {"layer": self.layer, "ref": self.ref, "path": self.path, "detail": self.detail}
+    def to_json(self) -> dict[str, str | bool | None]:
+        out: dict[str, str | bool | None] = {
+            "layer": self.layer,
+            "ref": self.ref,
+            "path": self.path,
+            "detail": self.detail,
+        }
+        if not self.reached:
+            out["reached"] = False
+        return out
 
 
 @dataclass(frozen=True)
@@ -131,11 +143,23 @@ class Contamination:
     def contaminated(self) -> bool:
         return bool(self.findings)
 
+    @property
+    def agents_own(self) -> bool:
+        """Every finding is the agent's own reach or making and none shows the skill reaching
+        it: an attempt that made itself look contaminated (red team 8). Its block is the
+        agent's, counted as not passed, never a failure dropped from the baseline."""
+        return bool(self.findings) and not any(f.reached for f in self.findings)
+
     def reason(self) -> str:
         if not self.findings:
             return f"no sign of the skill (checked: {', '.join(self.layers)})"
         first = self.findings[0]
         more = f" (and {len(self.findings) - 1} more)" if len(self.findings) > 1 else ""
+        if self.agents_own:
+            return (
+                "the agent reached for the skill or made a same-name one itself, and nothing of"
+                f" the skill reached it: {first.layer} {first.ref}: {first.detail}{more}"
+            )
         return f"the skill reached the no-skill attempt: {first.layer} {first.ref}: {first.detail}{more}"
 
     def to_json(self) -> dict[str, object]:
@@ -189,33 +213,89 @@ def check_contamination(
     texts: ToolTextSource | None = None,
     workspace_texts: Sequence[SourceText] = (),
     user_home: Path | None = None,
+    made_in_run: Callable[[str], bool] | None = None,
+    hidden: Sequence[str] = (),
 ) -> Contamination:
     """`texts`: the session file with its agent's reader (the records' excerpts otherwise);
     `workspace_texts`: the workspace's own files, so that text the skill shares with them does
-    not count as the skill's."""
+    not count as the skill's. `made_in_run(place)`: the discovery place was not there when
+    the agent started (it lies in a directory the eval made for the attempt without the
+    skill); `hidden`: the real paths the jail hid (empty there): what only these explain is
+    the agent's own doing, which brought it nothing (`Finding.reached`)."""
     matcher = _Matcher(copies, user_home)
     findings: list[Finding] = []
     layers: list[Layer] = ["discovery", "session"]
+    # Where a copy of the skill would be, made during the attempt and holding none of its
+    # files: the agent's own folder, whatever it named it.
+    own = [
+        place
+        for place in copies.places
+        if place != copies.source
+        and made_in_run is not None
+        and os.path.lexists(place)
+        and made_in_run(place)
+        and not _holds_skill(place, copies)
+    ]
     for place in copies.discovery:
         if os.path.lexists(place):
-            findings.append(
-                Finding("discovery", place, place, "a same-name skill where the agent finds skills")
-            )
+            detail = "a same-name skill where the agent finds skills"
+            if place in own:
+                detail += " (made during the attempt, holding none of the skill's files)"
+            findings.append(Finding("discovery", place, place, detail, reached=place not in own))
+
+    def reached(path: str) -> bool:
+        real = _real(path)
+        return not any(_inside(real, root) for root in [*hidden, *own])
+
     for record in evidence.records:
         if record.kind not in ACCESS_RECORD_KINDS or not record.path:
             continue
         why = matcher.why(record.path)
         if why:
             access = record.access or "cwd"
-            findings.append(Finding("session", record.id, record.path, f"{access}: {why}"))
+            findings.append(
+                Finding(
+                    "session",
+                    record.id,
+                    record.path,
+                    f"{access}: {why}",
+                    reached=reached(record.path),
+                )
+            )
     if trace is not None:
         layers.append("trace")
-        findings += _trace_findings(trace, matcher)
+        findings += [
+            replace(f, reached=reached(f.path or "")) for f in _trace_findings(trace, matcher)
+        ]
     content = _content_findings(evidence, copies, texts, workspace_texts)
     if content is not None:
         layers.append("content")
         findings += content
     return Contamination(findings, layers)
+
+
+def _holds_skill(place: str, copies: SkillCopies) -> bool:
+    """Whether a file under `place` (not through a symlink) holds one of the skill's files'
+    bytes: a copy of the skill, whoever put it there."""
+    sizes = {len(data) for data in copies.contents}
+    if os.path.islink(place) or not os.path.isdir(place):
+        return True  # a link may lead anywhere the skill is: never the agent's own making
+    for directory, subdirs, names in os.walk(place):
+        if any(os.path.islink(os.path.join(directory, d)) for d in subdirs):
+            return True
+        for name in names:
+            path = os.path.join(directory, name)
+            try:
+                if os.path.islink(path):
+                    return True
+                if os.path.getsize(path) not in sizes:
+                    continue
+                with open(path, "rb") as handle:
+                    if handle.read() in copies.contents:
+                        return True
+            except OSError:
+                return True
+    return False
 
 
 def _trace_findings(trace: ObservedTrace, matcher: _Matcher) -> Iterable[Finding]:
