@@ -365,3 +365,6 @@ def test_round_eight_a_baseline_cannot_drop_its_failure_by_faking_contamination(
     final = case["attempts"][-1]
     assert final["reason"].startswith("contaminated: the agent reached for the skill")
     assert final["blocked_by"] == "agent"
+    (item,) = without["contamination"]["contaminated_attempts"][-1:]
+    assert item.endswith("(the agent's own doing: counted as not passed)")
+    assert "contaminated (not counted)" not in (directory / "eval-report.md").read_text()

@@ -102,9 +102,13 @@ def contamination_check(variant: FinishedVariant) -> ContaminationCheck | None:
         layers.update(dict.fromkeys(payload.get("layers", [])))
         if payload.get("contaminated"):
             case_id, attempt = found.parts[-4], found.parts[-2]
-            first = (payload.get("findings") or [{}])[0]
+            findings = payload.get("findings") or [{}]
+            first = findings[0]
+            # Only the agent's own reach or making (`Finding.reached`): counted, not passed.
+            own = all(f.get("reached") is False for f in findings)
             contaminated.append(
                 f"{case_id}/{attempt}: {first.get('layer')} {first.get('ref')}: {first.get('detail')}"
+                + (" (the agent's own doing: counted as not passed)" if own else "")
             )
     blocked = [
         r.case_id

@@ -233,7 +233,10 @@ def _findings(result: EvaluationResult) -> list[str]:
         check = variant.contamination
         if check is not None:
             for item in check.contaminated_attempts:
-                lines.append(f"- `{variant.label}` contaminated (not counted): {item}")
+                counted = "counted as not passed" in item
+                lines.append(
+                    f"- `{variant.label}` contaminated{'' if counted else ' (not counted)'}: {item}"
+                )
         lines.append(f"- `{variant.label}` run: `{variant.run_dir}` ({variant.run_state})")
     lines += [f"- {note}" for note in result.notes]
     return lines or ["- nothing to report"]
