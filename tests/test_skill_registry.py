@@ -102,3 +102,42 @@ def test_installed_sources_are_the_workspace_skills_as_launched(tmp_path: Path) 
     (source,) = installed_sources(check, paths["workspace"])
     assert (source.name, source.path) == ("target", ".claude/skills/target/SKILL.md")
     assert source.text.endswith("# body\n")
+
+
+@pytest.mark.parametrize("adapter", all_adapters(), ids=lambda a: a.name)
+@pytest.mark.parametrize("change", ["add", "remove", "rename", "home"])
+def test_round_eight_what_the_agent_did_to_the_folders_is_no_registry_problem(
+    tmp_path: Path, adapter: AgentAdapter, change: str
+) -> None:
+    """Red team 8: a misfiring attempt added a skill folder of its own, removed or renamed
+    the target's, or made a skill in its fresh home after it started: the registry, checked
+    after the run, was unclean, the attempt invalid (rerun, never counted), and its miss left
+    the metrics. Checked as launched (the workspace listed before the run; a home skill made
+    in the run skipped), it is clean and counts."""
+    from evaluator.triggers.discovery import launched_skills
+
+    paths = attempt(tmp_path)
+    install(adapter, paths["workspace"], "target")
+    launched = launched_skills(adapter, paths["workspace"])
+    skills = paths["workspace"] / adapter.skill_dir
+    if change == "add":
+        put_skill(skills / "mine")
+    elif change == "remove":
+        (skills / "target" / "SKILL.md").unlink()
+    elif change == "rename":
+        put_skill(skills / "target", name="other")
+    else:
+        put_skill(adapter.home_skill_dir(paths["agent_home"]) / "mine")
+    before = check_registry(adapter, **paths, installed={"target"})
+    assert before.problems  # the check after the run, as it was
+    made = adapter.home_skill_dir(paths["agent_home"]) / "mine"
+    after = check_registry(
+        adapter, **paths, installed={"target"}, launched=launched, made_in_run=lambda f: f == made
+    )
+    assert after.problems == []
+    # A home skill there before the agent started (not made in the run) is still a problem.
+    if change == "home":
+        kept = check_registry(
+            adapter, **paths, installed={"target"}, launched=launched, made_in_run=lambda f: False
+        )
+        assert any("agent-home skill 'mine'" in p for p in kept.problems)

@@ -56,6 +56,7 @@ def trigger_run(
     attempts: int = 3,
     distractors: tuple[str, ...] = ("pdf-forms", "csv-report"),
     trigger_file: Path | None = None,
+    behaviors: Path = FIXTURES / "behaviors",
 ) -> tuple[Path, dict[str, Any]]:
     (scratch / "source").mkdir(parents=True, exist_ok=True)
     repo = source_workspace(scratch / "source", distractors)
@@ -63,7 +64,7 @@ def trigger_run(
         repo=repo,
         agent=RUNNERS[agent],
         attempts=attempts,
-        behaviors=FIXTURES / "behaviors",
+        behaviors=behaviors,
         runs_dir=scratch / "runs",
         scratch_root=scratch / "scratch",
         timeout_s=90,
@@ -203,6 +204,47 @@ def test_a_skill_shadowing_the_target_makes_every_attempt_invalid(agent: str) ->
         assert all("unclean skill registry" in seen["invalid"] for seen in observed)
         result = json.loads((run / "case-results/add-column.json").read_text())
         assert result["status"] == "blocked"
+
+
+MAKE_OWN_SKILL = (
+    'import os; d = os.path.join(".claude", "skills", "mine"); os.makedirs(d);'
+    ' open(os.path.join(d, "SKILL.md"), "w").write("---\\nname: mine\\n---\\n")'
+)
+
+
+@pytest.mark.claude
+def test_round_eight_a_miss_cannot_make_itself_invalid(tmp_path: Path) -> None:
+    """Red team, round 8 (docs/isolation.md): a should-fire prompt the agent misses, after
+    which it makes a skill folder of its own in the workspace (Claude Code; Codex's sandbox
+    keeps `.agents` read-only). The registry was checked after the run: unclean, the attempt
+    and its rerun invalid, and the miss never counted. Checked as launched, the miss counts."""
+    claude_or_skip()
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    (behaviors / "add-column.yaml").write_text(
+        json.dumps(
+            {
+                "name": "add-column-misses",
+                "match": {"prompt_contains": "avatar_url column"},
+                "steps": [{"cmd": f"python3 -c '{MAKE_OWN_SKILL}'"}, {"final": "Done."}],
+            }
+        )
+    )
+    triggers = tmp_path / "one.yaml"
+    triggers.write_text(
+        'trigger_suite_id: "one"\nskill: "db-migrations"\ncases:\n'
+        '  - {id: "add-column", prompt: "Add a nullable avatar_url column to the users table.",'
+        " expect_trigger: true}\n"
+    )
+    with scratch_dir() as scratch:
+        run, data = trigger_run(
+            scratch, "claude", "good", attempts=1, trigger_file=triggers, behaviors=behaviors
+        )
+        (seen,) = _observations(run)
+    assert data["invalid_attempts"] == 0
+    (prompt,) = data["prompts"]
+    assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (0, 1, False)
+    assert seen["registry"]["problems"] == [] and seen["fired"] is False
 
 
 @pytest.mark.codex

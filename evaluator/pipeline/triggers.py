@@ -12,6 +12,7 @@ metrics (precision, recall, F1, the suspect flag) go to `triggers.json`.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -61,9 +62,11 @@ from evaluator.repo import EvalRepo, LoadedCase, LoadedTarget
 from evaluator.repo.evals_json import TRIGGER_FILES
 from evaluator.repo.triggers import TriggerFormat, TriggerSet, load_trigger_set
 from evaluator.triggers.discovery import (
+    DiscoveredSkill,
     check_registry,
     front_matter_fields,
     installed_sources,
+    launched_skills,
     skill_name,
 )
 from evaluator.triggers.metrics import (
@@ -167,10 +170,12 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
     secrets = attempt_secrets(settings, workspace)
+    # The workspace's skills as launched: what the agent then does to their folders changes
+    # neither what it discovered nor whether the attempt counts.
+    launched = launched_skills(adapter_for_runner(settings.runner.name), workspace.path)
+    sources = workspace_skills(settings, workspace.path, plan)
     stop_when = (
-        adapter_for_runner(settings.runner.name).decision_watch(
-            agent_dir, workspace_skills(settings, workspace.path, plan)
-        )
+        adapter_for_runner(settings.runner.name).decision_watch(agent_dir, sources)
         if plan.trigger_only
         else None
     )
@@ -203,7 +208,7 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
         result.trace_copy = follower.keep
     artifacts = settings.run_dir.attempt_artifacts(case.case_id, number)
     save_snapshot(workspace.path, baseline, artifacts / "workspace", settings.source_workspace)
-    observation = _observe(settings, spec, result, trace)
+    observation = _observe(settings, spec, result, trace, launched, sources, agent_dir)
     save_attempt(settings.run_dir, result, staged=True)
     # Through its model: what is written is what `schemas/trigger-attempt.schema.json` says.
     write_json(artifacts / TRIGGER_FILE, TriggerAttemptFile.model_validate(observation), sync=False)
@@ -231,16 +236,36 @@ def workspace_skills(
 
 
 def _observe(
-    settings: AttemptSettings, spec: TriggerSpec, result: AttemptResult, trace: Any
+    settings: AttemptSettings,
+    spec: TriggerSpec,
+    result: AttemptResult,
+    trace: Any,
+    launched: list[DiscoveredSkill],
+    sources: list[SkillSource],
+    agent_dir: Path,
 ) -> dict[str, Any]:
     """Which skill fired in the attempt, on a registry proven clean; the attempt's status from
-    it. Returns the attempt's `trigger.json`."""
+    it. Returns the attempt's `trigger.json`. `launched` and `sources`: the workspace's skills
+    as launched; `agent_dir`: the attempt's own directory, which the eval made empty."""
     plan = spec.plan
     handle, workspace = result.handle, result.workspace
     assert plan is not None and handle is not None and workspace is not None
     expect = plan.prompts[spec.case.case_id].expect_trigger
     adapter = adapter_for_runner(settings.runner.name)
     installed = installed_names(workspace.path, plan)
+    started = handle.started_at
+    fresh = os.path.realpath(agent_dir)
+
+    def made_in_run(folder: Path) -> bool:
+        # In a home the eval made empty for the attempt, made after the agent started.
+        real = os.path.realpath(folder)
+        if not (real == fresh or real.startswith(fresh + "/")):
+            return False
+        try:
+            return (folder / "SKILL.md").stat().st_ctime >= started
+        except OSError:
+            return False
+
     registry = check_registry(
         adapter,
         workspace=workspace.path,
@@ -248,6 +273,8 @@ def _observe(
         home=handle.home or handle.agent_home,
         installed=installed,
         reported=handle.reported_skills,
+        launched=launched,
+        made_in_run=made_in_run,
     )
     observation: dict[str, Any] = {
         "prompt_id": spec.case.case_id,
@@ -310,9 +337,7 @@ def _observe(
         observation["invalid"] = invalid
         return observation
     try:
-        triggers = adapter.skill_triggers(
-            result.evidence, session.path, installed_sources(registry, workspace.path)
-        )
+        triggers = adapter.skill_triggers(result.evidence, session.path, sources)
     except TriggerUndecidable as exc:
         _block(result, "insufficient-evidence", f"the session cannot tell a trigger: {exc}")
         observation["invalid"] = result.reason

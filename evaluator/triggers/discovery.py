@@ -15,7 +15,7 @@ skills it sees, that list must be what we installed (plus its bundled ones).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
@@ -78,6 +78,15 @@ def skill_name(folder: Path) -> str:
     return folder.name
 
 
+def launched_skills(adapter: AgentAdapter, workspace: Path) -> list[DiscoveredSkill]:
+    """The workspace's skills as the agent is launched on it (call before it runs)."""
+    found: list[DiscoveredSkill] = []
+    for root, scope in discovery_roots(adapter, workspace, workspace, workspace):
+        if scope == "workspace":
+            found += _skills_in(root, scope)
+    return found
+
+
 def _skills_in(root: Path, scope: Scope) -> list[DiscoveredSkill]:
     found: list[DiscoveredSkill] = []
     if not root.is_dir():
@@ -117,13 +126,29 @@ def check_registry(
     home: Path,
     installed: Collection[str],
     reported: Collection[str] | None = None,
+    launched: Sequence[DiscoveredSkill] | None = None,
+    made_in_run: Callable[[Path], bool] | None = None,
 ) -> RegistryCheck:
     """The attempt's discoverable skills and what is wrong with them. `installed`: the names of
     the skills we placed in the workspace (target and distractors); `reported`: the skill list
-    the agent itself gave, where it gives one."""
+    the agent itself gave, where it gives one.
+
+    After the agent ran, what it did to the folders is no registry problem (red team 8: a
+    misfiring attempt added, removed or renamed a skill folder to make itself invalid and drop
+    out of the metrics): `launched` is the workspace's skills as listed before it ran (then
+    used instead of the workspace's folders now), and a home skill for which
+    `made_in_run(folder)` holds was made during the attempt in a home the eval made empty."""
     skills: list[DiscoveredSkill] = []
     for root, scope in discovery_roots(adapter, workspace, agent_home, home):
-        skills += _skills_in(root, scope)
+        if scope == "workspace" and launched is not None:
+            continue
+        skills += [
+            s
+            for s in _skills_in(root, scope)
+            if made_in_run is None or s.scope == "workspace" or not made_in_run(s.folder)
+        ]
+    if launched is not None:
+        skills = [*launched, *skills]
     problems: list[str] = []
     by_name: dict[str, list[DiscoveredSkill]] = {}
     for skill in skills:
