@@ -504,3 +504,40 @@ def test_the_unanswered_prompts_warning_names_an_option_its_command_has() -> Non
         named = set(re.findall(r"--[a-z-]+", run_class.narrowing_hint))
         offered = {option for p in cli.params for option in p.opts}
         assert named and named <= offered, (run_class.__name__, named)
+
+
+def test_round_eight_a_violating_attempt_counts_as_the_outcome_not_expected(
+    tmp_path: Path,
+) -> None:
+    """Red team 8: a misfiring attempt that also left its workspace (and its rerun) was invalid
+    and never counted: a violation dropped the misfire from the metrics. It is the agent's
+    doing, as in `run`: counted as the outcome not expected."""
+    run_dir = RunDir(tmp_path / "run")
+    for number, retry in ((1, None), (2, 1)):
+        _attempt(
+            run_dir,
+            "fill-pdf",
+            number,
+            _observation(
+                "fill-pdf", False, ["db-migrations"], invalid="isolation violation: trace: x"
+            ),
+            valid=False,
+            status="blocked",
+            retry_of=retry,
+        )
+    _attempt(
+        run_dir,
+        "add-column",
+        1,
+        _observation("add-column", True, [], invalid="isolation violation: evidence: y"),
+        valid=False,
+        status="blocked",
+    )
+    outcomes = observed_outcomes(run_dir, {"fill-pdf": False, "add-column": True}, "db-migrations")
+    assert [(o.prompt, o.fired, o.invalid) for o in outcomes] == [
+        ("fill-pdf", True, None),
+        ("add-column", False, None),
+    ]
+    data = metrics_json(trigger_metrics(outcomes, skill="db-migrations"), {})
+    assert data["over_attempts"]["counts"] == {"tp": 0, "fp": 1, "fn": 1, "tn": 0}
+    assert data["invalid_attempts"] == 0

@@ -215,6 +215,10 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
     return result
 
 
+# How the invalid reason of an attempt that left its workspace starts (`trigger.json`).
+ISOLATION_VIOLATION = "isolation violation"
+
+
 def installed_names(workspace: Path, plan: TriggerPlan) -> list[str]:
     return [skill_name(workspace / _skill_folder(p)) for p in (plan.entry_skill, *plan.distractors)]
 
@@ -331,7 +335,7 @@ def _observe(
     observation["tool_calls"] = calls
     invalid = registry.invalid_reason
     if invalid is None and result.isolation.verdict == "violation":
-        invalid = f"isolation violation: {result.isolation.reason}"
+        invalid = f"{ISOLATION_VIOLATION}: {result.isolation.reason}"
     if invalid is not None:
         _block(result, "insufficient-evidence", invalid, valid=False)
         observation["invalid"] = invalid
@@ -457,13 +461,17 @@ def observed_outcomes(
             triggers = seen.get("triggers") or []
             fired = next((t for t in triggers if t["skill"] == skill), None)
             reported = (seen.get("registry") or {}).get("reported")
+            invalid = seen.get("invalid")
+            # An isolation violation is the agent's doing (as in `run`, where it counts as not
+            # passed): counted as the outcome not expected, never left out (red team 8).
+            wrong = isinstance(invalid, str) and invalid.startswith(ISOLATION_VIOLATION)
             outcomes.append(
                 TriggerOutcome(
                     prompt=case_id,
                     expect=expect,
-                    fired=bool(seen.get("fired")),
+                    fired=(not expect) if wrong else bool(seen.get("fired")),
                     others=tuple(t["skill"] for t in triggers if t["skill"] != skill),
-                    invalid=seen.get("invalid"),
+                    invalid=None if wrong else invalid,
                     timed_out=bool(seen.get("timed_out")),
                     tool_calls=seen.get("tool_calls"),
                     listed=None if reported is None else skill in reported,
