@@ -502,8 +502,8 @@ def assess_trace(
                         if names(access, stores)
                         else "trace: changed the access trace's own log (the evidence): "
                         if names(access, logs)
-                        else "trace: changed the mounts (paths after it may not name what they"
-                        " name outside): "
+                        else "trace: changed the mounts or the root (paths after it may not"
+                        " name what they name outside): "
                         if access in call.remounts
                         else "trace: "
                     )

@@ -99,6 +99,9 @@ MOUNT_CALLS: dict[str, int | None] = {
     "open_tree": 1,
     "fsmount": None,
     "mount_setattr": 1,
+    # The root: after it the paths a process names (an exec's `/usr/bin/python3`) are files
+    # under the new root, which strace prints as named (red team 8).
+    "chroot": 0,
 }
 # A process created with this flag is not attached by a tracer following its parent (the
 # kernel's own threads use it; a program may ask for it too): strace `-f` never sees it.

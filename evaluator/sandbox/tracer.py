@@ -33,8 +33,9 @@ SYSCALLS = (
     # (docs/evidence-access.md, "The access trace: a call that reached nothing").
     "socket,seccomp,prctl,"
     # A change of the mounts: after a bind mount strace's paths name the mount point, not what
-    # is read through it (`mount --bind /etc ws/e; cat ws/e/shadow` shows `ws/e/shadow`).
-    "mount,umount2,pivot_root,move_mount,open_tree,fsmount,mount_setattr,"
+    # is read through it (`mount --bind /etc ws/e; cat ws/e/shadow` shows `ws/e/shadow`); and of
+    # the root: after `chroot` an exec's path names a file under the new root.
+    "mount,umount2,pivot_root,move_mount,open_tree,fsmount,mount_setattr,chroot,"
     # Process creation: the parent/child links that attribute accesses to a tool call.
     "clone,clone3,fork,vfork"
 )
