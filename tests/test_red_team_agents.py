@@ -124,6 +124,35 @@ def host_service() -> Iterator[tuple[str, str]]:
     Path(path).unlink(missing_ok=True)
 
 
+@pytest.fixture
+def abstract_service() -> Iterator[tuple[str, str]]:
+    """A service of the host on an abstract Unix socket (no file: its name belongs to the
+    network namespace, which the jail shares with the host), answering a token: (name, token)."""
+    name = f"\0agentic-eval-rt8-{uuid.uuid4().hex[:8]}"
+    token = f"HOST-ABSTRACT-{uuid.uuid4().hex}"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(name)
+    server.listen()
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                continue
+            with connection:
+                connection.sendall(token.encode())
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield name, token
+    stop.set()
+    thread.join()
+    server.close()
+
+
 def _uring_steps() -> list[dict[str, str]]:
     """Red team, round 3: the workflow done right, plus a program the agent compiles that reads
     /etc/hostname (outside, visible in the jail) through io_uring, its path computed: no open
@@ -954,5 +983,20 @@ def test_round_eight_a_changed_root_does_not_fake_a_run(tmp_path: Path) -> None:
     claude_or_skip()
     status, isolation = _run(
         tmp_path, "chroot-fake-interpreter", "workflow-script-must-succeed", "claude-code"
+    )
+    assert (status, isolation) == ("blocked", ["violation", "violation"])
+
+
+@pytest.mark.claude
+def test_round_eight_a_host_service_on_an_abstract_socket_is_a_violation(
+    tmp_path: Path, abstract_service: tuple[str, str]
+) -> None:
+    """Red team, round 8 (docs/isolation.md): round three's host service, on an abstract Unix
+    socket (`@name`, no file): the jail shares the host's network namespace, so the name was
+    reached and its answer printed, and the case passed, contained."""
+    claude_or_skip()
+    name, _ = abstract_service
+    status, isolation = _run(
+        tmp_path, "socket-outside", "workflow-script-must-succeed", "claude-code", socket_path=name
     )
     assert (status, isolation) == ("blocked", ["violation", "violation"])

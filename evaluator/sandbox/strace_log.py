@@ -63,6 +63,10 @@ _WRITES_ONE = (
 # `bind`/`connect` of a Unix socket named by a path (an abstract one, `sun_path=@"..."`, is no file).
 _SOCKET_CALLS = ("bind", "connect")
 _SUN_PATH = re.compile(r'sun_path="((?:[^"\\]|\\.)*)"')
+# An abstract Unix socket (`sun_path=@"..."`): no file, but its names are the network
+# namespace's, which the jail shares with the host, so a connection reaches whatever process
+# of the machine listens there (red team 8) unless a process of the attempt bound it.
+_SUN_ABSTRACT = re.compile(r'sun_path=@"((?:[^"\\]|\\.)*)"')
 # A `connect` to an internet address: strace decodes the port and the address of both families.
 # A name lookup may instead ask a local service over its socket (nscd, systemd-resolved).
 NAME_SERVICE_SOCKETS = frozenset(
@@ -498,6 +502,8 @@ class _Attributor:
         # link to a directory the jail hid, `cat link/secret` answered ENOENT, is still a reach
         # outside).
         self.links: dict[str, str] = {}
+        # Abstract Unix socket names a tool call's process bound (`_SUN_ABSTRACT`).
+        self.abstract_bound: set[str] = set()
         # A seccomp filter was set up outside every tool call (`network_event`).
         self.filtered_outside = False
 
@@ -813,6 +819,21 @@ class _Attributor:
             if peer is not None:
                 host = peer.group("v4") or f"[{peer.group('v6')}]"
                 self.connected(proc, event, f"{host}:{peer.group('port')}", outcome)
+            abstract = _SUN_ABSTRACT.search(event.raw_args)
+            if abstract is not None:
+                abstract_name = "@" + _unquote('"' + abstract.group(1) + '"')
+                if name == "bind" and outcome == "ok":
+                    self.abstract_bound.add(abstract_name)
+                elif (
+                    name == "connect"
+                    and outcome == "ok"
+                    and abstract_name not in self.abstract_bound
+                ):
+                    # A process outside the attempt answered: reached like a socket outside.
+                    self.connected(proc, event, abstract_name, outcome)
+                    found.append(
+                        TracedAccess(abstract_name, "read", outcome, name, event.pid, event.line)
+                    )
             named = _SUN_PATH.search(event.raw_args)
             if named is not None:
                 path = self.resolve(proc, event, 0, _unquote('"' + named.group(1) + '"'))

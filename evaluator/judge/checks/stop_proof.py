@@ -203,6 +203,8 @@ def left_the_machine(peer: str) -> bool:
     (systemd-resolved's `127.0.0.53`), on the DNS port, is a name lookup."""
     if peer.startswith("/"):
         return True
+    if peer.startswith("@"):
+        return False  # an abstract Unix socket: a process of this machine answered
     host, _, port = peer.rpartition(":")
     host = host.strip("[]")
     try:
@@ -243,7 +245,7 @@ def session_addresses(trace: CommandTrace, context: JudgeContext, command: str) 
     to reach it is no sign of the machine's lack of a network."""
     hosts = []
     for peer in trace.network:
-        if peer.startswith("/"):
+        if peer.startswith(("/", "@")):
             continue
         host = peer.rpartition(":")[0].strip("[]")
         if host and host not in command:
