@@ -111,11 +111,13 @@ def _agents_script(path: str, written: list[str], context: JudgeContext) -> bool
         return True
     if resolve_kernel_path(path).kind != "plain" or posixpath.basename(path) == "-":
         return True
-    if context.baseline is None:
-        return False
+    if context.baseline is None or not context.workspace_available:
+        return False  # what the eval provided cannot be told: the eval's, as before
     relative = context.relative(path)
     if relative is None or relative not in context.baseline:
         return True
+    if relative in context.without_content:
+        return False  # kept without its content: cannot be compared
     digest = hashlib.sha256()
     try:
         with Path(context.on_disk(path)).open("rb") as stream:
