@@ -253,13 +253,22 @@ class ObservedTrace:
         log (strace neither detached nor was killed before them), none of its accesses was
         dropped, it set up no channel the trace cannot see into (io_uring), and no line of
         the log was unreadable or unattributed."""
-        return (
-            call.pids <= self.exited
-            and call.dropped == 0
-            and not call.blind
-            and self.unparsed == 0
-            and self.unattributed == 0
-        )
+        return not self.incompleteness(call)
+
+    def incompleteness(self, call: ToolCallTrace) -> str:
+        """Why the log does not show all of `call` (empty: it does)."""
+        unended = sorted(call.pids - self.exited)
+        if unended:
+            return f"{len(unended)} of its processes never ended in the log (pid {unended[0]})"
+        if call.dropped:
+            return f"{call.dropped} of its accesses were over the limit kept per call"
+        if call.blind:
+            return f"it set up a channel the trace cannot see into ({call.blind[0].syscall})"
+        if self.unparsed:
+            return f"{self.unparsed} line(s) of the log could not be read"
+        if self.unattributed:
+            return f"{self.unattributed} event(s) of the log belong to no known process"
+        return ""
 
 
 @dataclass
