@@ -48,6 +48,7 @@ from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.safepath import contained
 from evaluator.sandbox import LaunchPolicy, ObservedTrace
+from evaluator.sandbox.follow import TraceFollower
 from evaluator.sandbox.strace_log import ToolCallRecognizer, read_trace
 from evaluator.sandbox.tracer import save_compressed
 from evaluator.sessions import SessionRef
@@ -250,11 +251,7 @@ def run_attempt(
         )
     finally:
         trace = follower.finish() if follower is not None else None
-    if follower is not None and handle.stopped_early:
-        # The agent ended on its own: its exit is the log's, not that of the stopped tracer.
-        handle.exit_code = follower.root_exit_code
-        handle.killed = follower.root_exit_code is None  # ended by a signal, not an exit
-        handle.stopped_early = False
+    settle_left_processes(handle, follower)
     # The agent may create files readable by all (codex writes some 0644 on purpose).
     for tree in (workspace.path, agent_dir):
         make_tree_private(tree)
@@ -291,6 +288,17 @@ def _read_trace(
     return read_trace(
         handle.trace_path, recognizer, start_cwd=str(result.workspace.path), agent_dirs=agent_dirs
     )
+
+
+def settle_left_processes(handle: AgentHandle, follower: TraceFollower | None) -> None:
+    """When the attempt stopped processes the agent's tool calls left running (the trace
+    follower's `stop_fd`), the agent had ended on its own: its exit is the log's, not that of
+    the stopped tracer."""
+    if follower is None or not handle.stopped_early or not follower.agent_exited:
+        return
+    handle.exit_code = follower.root_exit_code
+    handle.killed = follower.root_exit_code is None  # ended by a signal, not an exit
+    handle.stopped_early = False
 
 
 def trace_recognizer(runner: AgentRunner) -> ToolCallRecognizer | None:

@@ -49,6 +49,7 @@ from evaluator.pipeline.attempt import (
     failed_attempt,
     read_session,
     save_attempt,
+    settle_left_processes,
     take_bundle,
     trace_recognizer,
 )
@@ -189,10 +190,14 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
                 launch=settings.launch,
                 secrets=secrets,
                 stop_when=stop_when,
+                # As in a case's attempt: a server a tool call left running would hold the
+                # tracer, and so the attempt, until the timeout.
+                stop_fd=follower.stop_fd if follower is not None else None,
             )
         )
     finally:
         trace = follower.finish() if follower is not None else None
+    settle_left_processes(handle, follower)
     for tree in (workspace.path, agent_dir):
         make_tree_private(tree)
     result = AttemptResult(
