@@ -355,8 +355,9 @@ def test_a_server_left_running_does_not_hold_a_full_trigger_attempt_to_its_timeo
         ).execute()
         [seen] = _observations(outcome.run_dir.path)
         attempt = json.loads(
-            next(outcome.run_dir.path.glob("case-artifacts/add-column/attempts/*/attempt.json"))
-            .read_text()
+            next(
+                outcome.run_dir.path.glob("case-artifacts/add-column/attempts/*/attempt.json")
+            ).read_text()
         )
         assert attempt["timed_out"] is False, attempt["reason"]
         assert seen["stopped_at_decision"] is False
