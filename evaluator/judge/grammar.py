@@ -161,6 +161,10 @@ AGENT_MODIFIERS = frozenset({"coding", "ai"})  # "the coding agent", "the AI ass
 CONTAINS = frozenset({"contains", "contain", "containing", "includes", "including", "holds"})
 BE = frozenset({"was", "were", "is", "are", "got", "gets", "being"})
 SCOPES = frozenset({"under", "in", "inside", "within", "from"})
+# A whole path part, or a file name's stem, in angle brackets: `<loop-name>/`, `<topic>.md`.
+_PLACEHOLDER = re.compile(r"(?:^|(?<=/))<[A-Za-z][\w-]*>(?=$|[/.])")
+# The same anywhere a word may start (`delete <UUID>`, `--name=<name>`): no glob there.
+_PLACEHOLDER_WORD = re.compile(r"(?:^|(?<=[\s/=:]))<[A-Za-z][\w-]*>(?=$|[\s/.,:])")
 # A read counts only when its content reached the agent, so a "successful" read says nothing
 # more; a command "successfully" run exited 0.
 SUCCESSFUL = frozenset({"successful", "successfully"})
@@ -1517,6 +1521,8 @@ class _Parser:
         values = []
         for i in indexes:
             value = self.literals[i]
+            if _PLACEHOLDER_WORD.search(value):
+                value = self.placeholder_glob(value, predicate)
             if (
                 (scope or value.endswith("/"))
                 and (predicate is None or predicate.name not in ("command", "fetch"))
@@ -1536,6 +1542,23 @@ class _Parser:
         )
         self.node(f"({join} {shown})" if len(values) > 1 else f"(literal {shown})")
         return _Objects(tuple(values), join, equivalent, terms)
+
+    def placeholder_glob(self, value: str, predicate: Predicate | None) -> str:
+        """ "`loops/<loop-name>/STATE.md`": a path part in angle brackets is the author's
+        placeholder for a name the agent chooses, so any one name there (`loops/*/STATE.md`); a
+        check of the literal `<loop-name>` would fail every run that followed the case. Only a
+        file's path is a glob: in a command, a URL or a text the placeholder has no exact
+        form (`delete <UUID>` matches no command that ran), so it refuses."""
+        placeholders = [m.group(0) for m in _PLACEHOLDER_WORD.finditer(value)]
+        if (
+            (predicate is not None and predicate.name not in ("consultation", "file-written"))
+            or "://" in value
+            or len(placeholders) != len(_PLACEHOLDER.findall(value))
+        ):
+            raise _Refused(placeholders[0])
+        glob = _PLACEHOLDER.sub("*", value)
+        self.node(f"(placeholder {value} = {glob})")
+        return glob
 
     def modifiers(self, kinds: frozenset[str]) -> None:
         tokens = self.tokens
