@@ -209,6 +209,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                             repo.source_workspace,
                             attempt.evidence,
                             path.parent / "accepted-session.jsonl",
+                            restored=True,
                         ),
                     )
                     apply_judgement(attempt, judge_case(case.case, context))

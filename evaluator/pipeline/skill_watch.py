@@ -7,7 +7,7 @@ from pathlib import Path, PurePosixPath
 
 from evaluator.adapters.base import AgentAdapter
 from evaluator.evidence import SessionEvidence
-from evaluator.evidence.triggers import SkillSource
+from evaluator.evidence.triggers import SkillSource, Trigger, TriggerUndecidable
 from evaluator.judge.base import SkillTriggers
 from evaluator.repo import LoadedTarget
 from evaluator.triggers.discovery import skill_name
@@ -19,11 +19,15 @@ def target_skill_triggers(
     source_workspace: Path,
     evidence: SessionEvidence,
     session_path: Path | None,
+    *,
+    restored: bool = False,
 ) -> SkillTriggers | None:
     """The target skill's trigger reader for one session; None without an agent or a skill.
     The skill is read from the source (a run and a re-judge see the same text), at both places
     the workspace holds it: where the target puts it and where the runner links it for its
-    agent to discover (`agents.base.link_skill`)."""
+    agent to discover (`agents.base.link_skill`). `restored`: the evidence was read back from
+    its saved JSON, which keeps no tool call's outcome (Gemini CLI's signal needs it), so the
+    saved session file is read again when it is there, as the run read it."""
     if adapter is None or target is None:
         return None
     entry = target.entry_skill_path(source_workspace)
@@ -39,4 +43,13 @@ def target_skill_triggers(
         if not found.startswith(("$", "~")):  # the workspace's own skills folder
             paths.add(str(PurePosixPath(found) / folder.name / "SKILL.md"))
     sources = [SkillSource(name, path, text) for path in sorted(paths)]
-    return SkillTriggers(name, lambda: adapter.skill_triggers(evidence, session_path, sources))
+
+    def read() -> list[Trigger]:
+        session = evidence
+        if restored:
+            if session_path is None or not session_path.is_file():
+                raise TriggerUndecidable("the attempt's session file was not kept")
+            session = adapter.normalize(session_path)
+        return adapter.skill_triggers(session, session_path, sources)
+
+    return SkillTriggers(name, read)
