@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from evaluator.evidence.triggers import skill_name
 from evaluator.judge.literal_checks import SCRIPT_SUFFIXES
-from evaluator.triggers.discovery import skill_name
 
 TermRole = Literal["subcommand", "flag"]
 

@@ -7,10 +7,9 @@ from pathlib import Path, PurePosixPath
 
 from evaluator.adapters.base import AgentAdapter
 from evaluator.evidence import SessionEvidence
-from evaluator.evidence.triggers import SkillSource, Trigger, TriggerUndecidable
+from evaluator.evidence.triggers import SkillSource, Trigger, TriggerUndecidable, skill_name
 from evaluator.judge.base import SkillTriggers
 from evaluator.repo import LoadedTarget
-from evaluator.triggers.discovery import skill_name
 
 
 def target_skill_triggers(
