@@ -26,7 +26,7 @@ def target_skill_triggers(
     the workspace holds it: where the target puts it and where the runner links it for its
     agent to discover (`agents.base.link_skill`). `restored`: the evidence was read back from
     its saved JSON, which keeps no tool call's outcome (Gemini CLI's signal needs it), so the
-    saved session file is read again when it is there, as the run read it."""
+    saved session file is read again, as the run read it; without that file nothing is told."""
     if adapter is None or target is None:
         return None
     entry = target.entry_skill_path(source_workspace)
