@@ -41,9 +41,10 @@ from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
-from evaluator.judge.base import CommandRunner
+from evaluator.judge.base import CommandRunner, SkillTriggers
 from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary
 from evaluator.pipeline.commands import JailedCommands
+from evaluator.pipeline.skill_watch import target_skill_triggers
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.safepath import contained
@@ -539,6 +540,9 @@ def _evaluate(
         skill_vocabulary(
             settings.target.entry_skill_path(settings.source_workspace), agent_names()
         ),
+        target_skill_triggers(
+            adapter, settings.target, settings.source_workspace, result.evidence, session.path
+        ),
     )
 
 
@@ -594,9 +598,11 @@ def judge_session(
     grader: ModelGrader | None,
     commands: CommandRunner | None = None,
     vocabulary: SkillVocabulary | None = None,
+    skill_triggers: SkillTriggers | None = None,
 ) -> None:
     """The contract's last steps on a read session: complete, contained, then judged
-    (`vocabulary`: the target skill's commands, for prose naming them by bare word)."""
+    (`vocabulary`: the target skill's commands, for prose naming them by bare word;
+    `skill_triggers`: the target skill's firing, for `skill_invoked`)."""
     evidence, isolation, workspace = result.evidence, result.isolation, result.workspace
     assert evidence is not None and isolation is not None and workspace is not None
     if not evidence.complete:
@@ -624,6 +630,7 @@ def judge_session(
         traced_calls=result.trace.calls if result.trace is not None else None,
         baseline=workspace.baseline,
         variables=dict(workspace.env),
+        skill_triggers=skill_triggers,
     )
     apply_judgement(result, judge_case(case.case, context))
 

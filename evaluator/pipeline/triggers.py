@@ -34,7 +34,7 @@ from evaluator.artifacts.trigger_files import (
 from evaluator.contract.models import Case
 from evaluator.contract.triggers import TriggerCase
 from evaluator.errors import InputError
-from evaluator.evidence.triggers import SkillSource, TriggerUndecidable
+from evaluator.evidence.triggers import SkillSource, TriggerUndecidable, skill_name
 from evaluator.isolation.trace import assess_with_trace
 from evaluator.modelserver import BehaviorLibrary
 from evaluator.modelserver.behaviors import overlapping_behaviors, unmatched_behaviors
@@ -65,7 +65,6 @@ from evaluator.triggers.discovery import (
     check_registry,
     front_matter_fields,
     installed_sources,
-    skill_name,
 )
 from evaluator.triggers.metrics import (
     AttemptOutcome as TriggerOutcome,
