@@ -39,7 +39,21 @@ def _p(value: float | None) -> str:
 
 
 def _num(value: float | None, digits: int = 0) -> str:
-    return "n/a" if value is None else f"{value:,.{digits}f}"
+    if value is None:
+        return "n/a"
+    shown = f"{value:,.{digits}f}"
+    # A figure that rounds to zero is zero: "-0.0 extra seconds" reads as a saving.
+    return shown.lstrip("-") if float(shown.replace(",", "")) == 0 else shown
+
+
+# The advice names this many cases, then says how many more the Head-to-Head table holds.
+NAMED_CASES = 5
+
+
+def _cases(ids: list[str]) -> str:
+    named = ", ".join(ids[:NAMED_CASES])
+    more = len(ids) - NAMED_CASES
+    return f"{named} and {more} more (Head-to-Head)" if more > 0 else named
 
 
 def _contamination(variant: VariantSummary) -> str:
@@ -243,7 +257,7 @@ def _no_gain_advice(c: VariantComparison) -> str:
     needed = fewest_cases_to_call(c.alpha, c.alternative)
     gains = [case.case_id for case in c.cases if case.significant]
     if c.overall.cases < needed:
-        shown = f"; per case it is significantly better on {', '.join(gains[:3])}" if gains else ""
+        shown = f"; per case it is significantly better on {_cases(gains)}" if gains else ""
         return (
             f"Add cases: with {c.overall.cases} case(s) no overall gain of {c.compared} over"
             f" {c.reference} can be shown at alpha {c.alpha:g}, however large (at least"
@@ -260,7 +274,7 @@ def _recommendations(result: EvaluationResult) -> list[str]:
     for c in result.comparisons:
         if c.hurt_cases:
             out.append(
-                f"Look at what {c.compared} changes for {', '.join(c.hurt_cases[:3])}: it is"
+                f"Look at what {c.compared} changes for {_cases(c.hurt_cases)}: it is"
                 " significantly worse there."
             )
         if c.headline.call in ("no-difference", "inside-noise") and result.mode != "aa":
