@@ -82,3 +82,29 @@ def test_validate_accepts_behaviours_written_for_the_trigger_set(
         ["validate", "--evals", str(folder), "--behaviors", str(behaviors)], capsys
     )
     assert code == 2 and "all match the prompt of case 'tidy-imports/q-01'" in err, err
+
+
+def test_score_says_why_an_uplift_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    """`score --metric uplift` on four cases, each +100 pp over the baseline, printed `VERDICT:
+    FAIL ... uplift=+1.000` and nothing else: the reason (four cases can never make the paired
+    test significant) was only in `--json`. The text output now gives it above the VERDICT."""
+    from evaluator.artifacts.attribution import CaseScore, RunScore
+    from evaluator.cli.score import _print_summary
+    from evaluator.gate.metrics.base import MetricContext
+    from evaluator.gate.score import decide
+
+    def run(rate: float) -> RunScore:
+        return RunScore(4, [CaseScore(f"eval-{i}", "pass", rate, rate) for i in range(4)])
+
+    verdict = decide(
+        run(1.0), min_pass_rate=1.0, metric="uplift", context=MetricContext(baseline=run(0.0))
+    )
+    _print_summary(verdict, "runs/x")
+    lines = capsys.readouterr().out.splitlines()
+    assert verdict.kind == "FAIL" and verdict.line().endswith("p=0.0625 cases=4 blocked=0")
+    assert lines[-1] == (
+        "why: the uplift +1.000 is not significant (paired p=0.0625 > 0.05;"
+        " 4 case(s) can never reach it, at least 5 are needed)"
+    )
+    _print_summary(decide(run(1.0), min_pass_rate=1.0), "runs/x")
+    assert capsys.readouterr().out.splitlines()[-1] == "why: hard 1.000 vs min-pass-rate 1"
