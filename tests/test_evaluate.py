@@ -645,3 +645,36 @@ def test_the_advice_names_every_case_the_skill_is_significantly_better_on(
     hurt = comparison.model_copy(update={"hurt_cases": many})
     report = render_eval_report(result.model_copy(update={"comparisons": [hurt]}))
     assert "changes for case-0, case-1, case-2, case-3, case-4 and 2 more (Head-to-Head)" in report
+
+
+def test_a_skill_that_changes_no_case_is_not_told_only_to_add_cases(tmp_path: Path) -> None:
+    """Four cases, the same counts with and without the skill: the headline said only that
+    four cases are too few, and the advice was to add cases, "however large" the gain, as if
+    one were hidden. Both now say that no case is better with the skill."""
+    ids = ["a", "b", "c", "d"]
+    counts = {"a": ["fail"] * 5, "b": ["pass"] * 5, "c": ["pass"] * 5, "d": ["pass"] * 5}
+    reference = _variant(tmp_path, "without_skill", [_result(i, counts[i]) for i in ids])
+    compared = _variant(tmp_path, "with_skill", [_result(i, counts[i]) for i in ids])
+    comparison, _ = compare(reference, compared, None)
+    assert comparison.headline.call == "no-difference"
+    assert "too few for the paired sign-flip test" in comparison.headline.text
+    assert "; per case, significantly better on none (" in comparison.headline.text
+    result = EvaluationResult(
+        eval_id="e",
+        mode="ab",
+        target_id="t",
+        suite_ids=["s"],
+        case_ids=ids,
+        agent="codex-exec",
+        attempts=5,
+        started_at="now",
+        interleaved=True,
+        variants=[variant_summary(reference), variant_summary(compared)],
+        comparisons=[comparison],
+    )
+    report = render_eval_report(result)
+    assert (
+        "with_skill is significantly better than without_skill on no case (mean per-case"
+        " difference +0.0 pp): on this evidence it does no good." in report
+    )
+    assert "however large" not in report

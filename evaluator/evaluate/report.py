@@ -256,6 +256,13 @@ def _findings(result: EvaluationResult) -> list[str]:
 def _no_gain_advice(c: VariantComparison) -> str:
     needed = fewest_cases_to_call(c.alpha, c.alternative)
     gains = [case.case_id for case in c.cases if case.significant]
+    if c.overall.cases < needed and not gains:
+        return (
+            f"{c.compared} is significantly better than {c.reference} on no case (mean"
+            f" per-case difference {_pp(c.overall.mean_difference)}): on this evidence it does"
+            f" no good. With {c.overall.cases} case(s) no overall gain could be shown either (at"
+            f" least {needed} are needed): add cases before judging the whole skill."
+        )
     if c.overall.cases < needed:
         shown = f"; per case it is significantly better on {_cases(gains)}" if gains else ""
         return (
