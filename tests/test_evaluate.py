@@ -678,3 +678,11 @@ def test_a_skill_that_changes_no_case_is_not_told_only_to_add_cases(tmp_path: Pa
         " difference +0.0 pp): on this evidence it does no good." in report
     )
     assert "however large" not in report
+    # One attempt each, 0/1 → 1/1 on every case: no case is significant, but every case
+    # gained; that is a reason to add attempts and cases, not a finding of no good.
+    reference = _variant(tmp_path / "k1", "without_skill", [_result(i, ["fail"]) for i in ids])
+    compared = _variant(tmp_path / "k1", "with_skill", [_result(i, ["pass"]) for i in ids])
+    comparison, _ = compare(reference, compared, None)
+    assert not any(case.significant for case in comparison.cases)
+    report = render_eval_report(result.model_copy(update={"comparisons": [comparison]}))
+    assert "does no good" not in report and "Add cases: with 4 case(s)" in report

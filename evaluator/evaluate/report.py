@@ -256,7 +256,10 @@ def _findings(result: EvaluationResult) -> list[str]:
 def _no_gain_advice(c: VariantComparison) -> str:
     needed = fewest_cases_to_call(c.alpha, c.alternative)
     gains = [case.case_id for case in c.cases if case.significant]
-    if c.overall.cases < needed and not gains:
+    # Only when no case moved up at all: a gain the per-case tests cannot call with few
+    # attempts (1/1 against 0/1) is a reason to add attempts, not a finding of no good.
+    no_case_gained = all(case.difference is None or case.difference <= 0 for case in c.cases)
+    if c.overall.cases < needed and not gains and no_case_gained:
         return (
             f"{c.compared} is significantly better than {c.reference} on no case (mean"
             f" per-case difference {_pp(c.overall.mean_difference)}): on this evidence it does"
