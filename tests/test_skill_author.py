@@ -108,3 +108,46 @@ def test_score_says_why_an_uplift_fails(capsys: pytest.CaptureFixture[str]) -> N
     )
     _print_summary(decide(run(1.0), min_pass_rate=1.0), "runs/x")
     assert capsys.readouterr().out.splitlines()[-1] == "why: hard 1.000 vs min-pass-rate 1"
+
+
+@pytest.mark.slow
+@pytest.mark.codex
+def test_evaluate_on_prose_expectations_without_a_judge_says_nothing_was_compared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """skill-creator's prose expectations, no judge model: every attempt of both variants is
+    `blocked: unclear-rule`. `evaluate` ended with skill-creator's benchmark refusing the run
+    (exit 2, as for bad input), after its own report, and never said why nothing compared.
+    Now the evaluation ends normally without benchmark.json (a note says why), the terminal
+    gives the unclear-rule hint, the report's advice says nothing was compared, and the exit
+    is 1: an evaluation that compared nothing is no success."""
+    from evaluator.cli.main import run_cli
+    from tests.support import codex_or_skip, scratch_dir
+
+    codex_or_skip()
+    folder = tmp_path / "tidy-imports"
+    write(folder / "SKILL.md", "---\nname: tidy-imports\ndescription: Tidy imports.\n---\nBody.\n")
+    prose = {**EVALS, "evals": [{**EVALS["evals"][0], "expectations": ["The agent is tidy."]}]}
+    write(folder / "evals/evals.json", json.dumps(prose))
+    behaviors = tmp_path / "behaviors"
+    behaviour(behaviors, "sorts", "Sort the imports")
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        argv = ["evaluate", "--evals", str(folder), "--baseline", "none", "--attempts", "1"]
+        argv += ["--behaviors", str(behaviors), "--runs-dir", str(runs), "--run-id", "prose"]
+        code = run_cli([*argv, "--scratch-root", str(scratch)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "hint: 1 case blocked by unclear-rule" in out
+    assert out.rstrip().endswith(
+        "exit 1: nothing was compared (with_skill vs without_skill): no case was counted under both"
+    )
+    directory = runs / "prose"
+    assert not (directory / "benchmark.json").exists()
+    result = json.loads((directory / "evaluation.json").read_text())
+    assert result["comparisons"][0]["headline"]["call"] == "no-data"
+    assert any(n.startswith("benchmark.json not written: ") for n in result["notes"])
+    assert (
+        "1. Nothing was compared: no case has a counted attempt"
+        in (directory / "eval-report.md").read_text()
+    )

@@ -282,6 +282,14 @@ def _no_gain_advice(c: VariantComparison) -> str:
 def _recommendations(result: EvaluationResult) -> list[str]:
     out: list[str] = []
     for c in result.comparisons:
+        if c.headline.call == "no-data":
+            out.append(
+                f"Nothing was compared: no case has a counted attempt under both {c.reference}"
+                f" and {c.compared}. Read why in each variant's `report.md` (its Blocked"
+                " cases): an expectation no rule decides is `blocked: unclear-rule` without a"
+                " judge model (`--judge-model M`; `agentic-eval explain` shows each entry's"
+                " route)."
+            )
         if c.hurt_cases:
             out.append(
                 f"Look at what {c.compared} changes for {_cases(c.hurt_cases)}: it is"
