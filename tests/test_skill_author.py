@@ -151,3 +151,64 @@ def test_evaluate_on_prose_expectations_without_a_judge_says_nothing_was_compare
         "1. Nothing was compared: no case has a counted attempt"
         in (directory / "eval-report.md").read_text()
     )
+
+
+def _prompt(pid: str, expect: bool, fired: int) -> dict[str, object]:
+    triggered = 2 * fired > 3
+    return {"id": pid, "prompt": pid, "expect": expect, "attempts": 3, "fired": fired} | {
+        "triggered": triggered,
+        "misfires": triggered != expect,
+        "others": {},
+    }
+
+
+def test_a_trigger_run_report_leads_with_its_trigger_scores_not_a_pass_rate(
+    tmp_path: Path,
+) -> None:
+    """A trigger run's report.md and report.html said "Verified pass rate: 3 of 4 judged cases
+    passed (hard 67%)": the mean per-prompt share of attempts that fired as expected, which is
+    no trigger metric and not the 3 of 4 it stands beside. They now give the prompts that
+    fired as expected and precision, recall and F1 over prompts, from `triggers.json`."""
+    from evaluator.artifacts.attribution import score_run
+    from evaluator.artifacts.models import CaseResult
+    from evaluator.artifacts.report import render_report
+    from evaluator.artifacts.rundir import RunDir, write_json
+    from evaluator.html.run_page import render_run_html
+    from tests.test_attribution import manifest
+
+    prompts = [_prompt("a", True, 3), _prompt("b", True, 2), _prompt("c", True, 0)]
+    prompts.append(_prompt("d", False, 0))
+    over = {"counts": {"tp": 2, "fp": 0, "fn": 1, "tn": 1}, "intervals": {}}
+    triggers = {
+        "skill": "tidy-imports",
+        "attempts": 3,
+        "trigger_only": True,
+        "distractors": [],
+        "prompts": prompts,
+        "over_prompts": over | {"precision": 1.0, "recall": 2 / 3, "f1": 0.8},
+        "over_attempts": over | {"precision": 1.0, "recall": 5 / 9, "f1": 0.71},
+        "suspect": None,
+        "invalid_attempts": 0,
+    }
+    rates = {"a": 1.0, "b": 2 / 3, "c": 0.0, "d": 1.0}
+    results = [
+        CaseResult.model_validate(
+            {"case_id": c, "workspace_root": None, "thread_id": None, "session_path": None}
+            | {"status": "pass" if r > 0.5 else "fail", "assertions": []}
+        )
+        for c, r in rates.items()
+    ]
+    run = manifest(list(rates))
+    expected = (
+        "3 of 4 prompts fired as expected (precision 1.00, recall 0.67, F1 0.80 over prompts)"
+    )
+    report = render_report(run, results, None, triggers)
+    assert f"- Trigger prompts: {expected}" in report
+    assert "Verified pass rate" not in report
+    write_json(tmp_path / "triggers.json", triggers)
+    html = render_run_html(RunDir(tmp_path), run, results)
+    assert f"Trigger prompts: {expected}" in html and "Verified pass rate" not in html
+    # A case run keeps its verified pass rate.
+    assert f"- Verified pass rate: {score_run(results, 4).headline()}" in render_report(
+        run, results
+    )
