@@ -212,3 +212,31 @@ def test_a_trigger_run_report_leads_with_its_trigger_scores_not_a_pass_rate(
     assert f"- Verified pass rate: {score_run(results, 4).headline()}" in render_report(
         run, results
     )
+
+
+def test_the_no_skill_baseline_report_does_not_tell_the_author_to_fix_the_skill() -> None:
+    """The no-skill variant of `evaluate` fails where the skill is needed: that is the point of
+    it. Its report.md said "Fix the skill: `SKILL.md`: named by 4 failing or blocked case(s)"
+    of a run that had no skill. It now says the baseline's failures are what the skill is
+    measured against; a run with the skill keeps its advice."""
+    from evaluator.artifacts.models import CaseResult
+    from evaluator.artifacts.report import render_report
+    from tests.test_attribution import manifest
+
+    failed = CaseResult(
+        case_id="eval-1",
+        workspace_root=None,
+        thread_id=None,
+        session_path=None,
+        status="fail",
+        suggested_fix_files=[".agents/skills/tidy-imports/SKILL.md"],
+        assertions=[],
+    )
+    baseline = manifest(["eval-1"]).model_copy(
+        update={"notes": ["no skill: the workspaces hold none and the agent is given none"]}
+    )
+    fixes = render_report(baseline, [failed]).split("## Suggested Next Fixes", 1)[1]
+    assert "named by 1 failing" not in fixes
+    assert "None from this run: it gave the agent no skill" in fixes
+    with_skill = render_report(manifest(["eval-1"]), [failed])
+    assert "1. `.agents/skills/tidy-imports/SKILL.md`: named by 1 failing" in with_skill

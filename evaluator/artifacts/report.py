@@ -144,5 +144,5 @@ def render_report(
         lines.append("")
     lines += ["## Suggested Next Fixes", ""]
     source = Path(manifest.source_workspace) if manifest.source_workspace else None
-    lines += render_fixes(results, source, MAX_FIXES)
+    lines += render_fixes(results, source, MAX_FIXES, no_skill=manifest.is_no_skill())
     return "\n".join(lines).rstrip() + "\n"
