@@ -208,6 +208,10 @@ def test_a_trigger_run_report_leads_with_its_trigger_scores_not_a_pass_rate(
     write_json(tmp_path / "triggers.json", triggers)
     html = render_run_html(RunDir(tmp_path), run, results)
     assert f"Trigger prompts: {expected}" in html and "Verified pass rate" not in html
+    # The per-prompt table names its verdict column and shows each prompt's text, as
+    # report.md does (the HTML had an unlabelled column and ids only).
+    assert "<th>verdict</th><th>text</th>" in html
+    assert "<td>3 of 3</td><td></td><td>ok</td><td>a</td>" in html
     # A case run keeps its verified pass rate.
     assert f"- Verified pass rate: {score_run(results, 4).headline()}" in render_report(
         run, results
