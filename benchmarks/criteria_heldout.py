@@ -5,7 +5,8 @@ meaning, quality, intent, counts, scope or order no rule sees. A sentence is com
 description of one required entry, as `criteria_shares` compiles a public suite's expectation.
 Per set (`tuned`: the compiler was improved on it; `fresh`: written afterwards, never tuned on;
 `skill`: written before the forms it measures were built, each row compiled with the vocabulary
-of the invented skill it names):
+of the invented skill it names; `pool`: each rule taken from the TUNE half of the held-out pool
+of real repos (`criteria_shares --pool`), with the look-alikes it must refuse):
 
 - decided: sentences labelled with checks that compile to one of their expected forms;
 - refused: sentences labelled `refuse` that refuse;
@@ -30,8 +31,9 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT = ROOT / "tests/fixtures/criteria-heldout.json"
 # `skill`: sentences about a skill's own commands, each compiled with the vocabulary of the
-# invented skill its row names (issue 23's "rather than" and skill-defined phrases).
-SETS = ("tuned", "fresh", "skill")
+# invented skill its row names (issue 23's "rather than" and skill-defined phrases). `pool`: the
+# rules taken from the held-out pool's TUNE half, and their look-alikes.
+SETS = ("tuned", "fresh", "skill", "pool")
 
 # A command pattern that is one literal between word boundaries, as the compiler writes it.
 _LITERAL_COMMAND = re.compile(r"^\(\?:\^\|\[\^\\w-\]\)(?P<literal>.*)\(\?:\$\|\[\^\\w-\]\)$")

@@ -9,11 +9,19 @@ structured checks already. The labelled share is over the entries
 `tests/fixtures/criteria-labels.json` marks `exact` (they speak only of files, commands, order,
 workspace state or literal answer text).
 
-Run: .venv/bin/python -m benchmarks.criteria_shares [--json] [--repo PATH ...]
+Run: .venv/bin/python -m benchmarks.criteria_shares [--json] [--repo PATH ...] [--evals PATH ...]
+     [--pool DIR]
 
 `--repo PATH` also measures any eval repo in the public agentic-evals shape (every target, every
 entry, planned as `explain` plans it), e.g. a checkout of a real upstream repo the compiler was
-not tuned on; such entries carry no labels, so they count in their own line only.
+not tuned on; such entries carry no labels, so they count in their own line only. `--evals PATH`
+does the same for a skill-creator `evals.json` read in place (or a skill folder holding one), its
+skill found as `run --evals` finds it.
+
+`--pool DIR` measures the held-out pool `benchmarks/heldout-pool.json` names: real public repos,
+each extracted at its recorded commit to `DIR/<owner>+<name>/` (never into the project), split
+into a TUNE and a TEST half by repo, every entry labelled `exact` or `judgement` by its key
+(repo@commit, path, eval, entry; the file holds keys and labels, no text).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT.parent / "shared/fixtures/public-suites"
 UPSTREAM = ROOT / "tests/fixtures/upstream/agentic-evals"
 LABELS = ROOT / "tests/fixtures/criteria-labels.json"
+POOL = ROOT / "benchmarks/heldout-pool.json"
 
 
 @dataclass(frozen=True)
@@ -84,7 +93,18 @@ def upstream_entries() -> list[Entry]:
     return repo_entries(UPSTREAM, "upstream", every_target=False)
 
 
-def repo_entries(root: Path, name: str, *, every_target: bool = True) -> list[Entry]:
+def evals_entries(evals: Path, name: str) -> list[Entry]:
+    """The entries of a skill-creator `evals.json` (or a skill folder holding one), its skill
+    found as `run --evals` finds it, planned as `explain --evals` plans them."""
+    from evaluator.cli.options import located_evals
+
+    path, skill = located_evals(evals, None, "--evals")
+    return repo_entries(path, name, every_target=False, source_workspace=skill)
+
+
+def repo_entries(
+    root: Path, name: str, *, every_target: bool = True, source_workspace: Path | None = None
+) -> list[Entry]:
     """The entries of an eval repo's cases (its default target, or every target)."""
     from evaluator.adapters import agent_names
     from evaluator.judge.chain import plan_entries
@@ -96,7 +116,7 @@ def repo_entries(root: Path, name: str, *, every_target: bool = True) -> list[En
         targets = [p.name for p in sorted((root / "targets").iterdir()) if p.is_dir()]
     entries = []
     for target in targets:
-        repo = open_repo(root, None, target=target, lenient=every_target)
+        repo = open_repo(root, source_workspace, target=target, lenient=every_target)
         selection = select_cases(repo, target)
         skill = selection.target.entry_skill_path(repo.source_workspace)
         vocabulary = skill_vocabulary(skill, agent_names())  # as `explain` and a run build it
@@ -139,22 +159,99 @@ def shares() -> dict[str, object]:
     }
 
 
+def pool_keys(folder: Path) -> list[tuple[str, str, Path]]:
+    """Each evals file of the held-out pool: its repo, its key prefix (`owner/name@commit:path`)
+    and where it is under `folder` (the repo extracted as `<owner>+<name>/`)."""
+    pool = json.loads(POOL.read_text(encoding="utf-8"))
+    return [
+        (repo, f"{repo}@{held['commit'][:7]}:{path}", folder / repo.replace("/", "+") / path)
+        for repo, held in sorted(pool["repos"].items())
+        for path in held["evals"]
+    ]
+
+
+def pool_shares(folder: Path) -> dict[str, dict[str, object]]:
+    """Per half of the held-out pool (`tune`, `test`): entries, those rules decide, the labelled
+    exact ones and those of them rules decide; a judgement rules decide is named (to review:
+    a rule may have compiled a sentence that speaks of meaning)."""
+    pool = json.loads(POOL.read_text(encoding="utf-8"))
+    labels: dict[str, str] = pool["labels"]
+    halves: dict[str, dict[str, object]] = {}
+    for repo, prefix, path in pool_keys(folder):
+        half = halves.setdefault(
+            pool["repos"][repo]["half"],
+            {
+                "repos": [],
+                "entries": 0,
+                "by_rules": 0,
+                "labelled_exact": 0,
+                "labelled_exact_by_rules": 0,
+                "judgement_by_rules": [],
+                "unlabelled": [],
+                "exact_not_by_rules": [],
+            },
+        )
+        if repo not in half["repos"]:  # type: ignore[operator]
+            half["repos"].append(repo)  # type: ignore[attr-defined]
+        for entry in evals_entries(path, prefix):
+            half["entries"] += 1  # type: ignore[operator]
+            by_rules = entry.decided_by == "rules"
+            half["by_rules"] += by_rules  # type: ignore[operator]
+            label = labels.get(entry.key)
+            if label is None:
+                half["unlabelled"].append(entry.key)  # type: ignore[attr-defined]
+            elif label == "exact":
+                half["labelled_exact"] += 1  # type: ignore[operator]
+                half["labelled_exact_by_rules"] += by_rules  # type: ignore[operator]
+                if not by_rules:
+                    half["exact_not_by_rules"].append(entry.key)  # type: ignore[attr-defined]
+            elif by_rules:
+                half["judgement_by_rules"].append(entry.key)  # type: ignore[attr-defined]
+    return halves
+
+
+def _counts(measured: list[Entry]) -> dict[str, int]:
+    return {
+        "entries": len(measured),
+        "by_rules": sum(e.decided_by == "rules" for e in measured),
+        "rules_can_fail": sum(e.rules_can_fail for e in measured),
+    }
+
+
+def _given(argv: list[str], option: str) -> list[Path]:
+    return [Path(argv[i + 1]) for i, arg in enumerate(argv[:-1]) if arg == option]
+
+
 def main(argv: list[str]) -> int:
     if not PUBLIC.is_dir():
         print(f"no public suites at {PUBLIC}", file=sys.stderr)
         return 2
     figures = shares()
-    repos = [Path(argv[i + 1]) for i, arg in enumerate(argv[:-1]) if arg == "--repo"]
+    repos = _given(argv, "--repo")
     for repo in repos:
         if not (repo / "targets").is_dir():
             print(f"{repo}: no targets/ folder (not an eval repo)", file=sys.stderr)
             return 2
-        measured = repo_entries(repo, repo.name)
-        figures[f"repo:{repo}"] = {
-            "entries": len(measured),
-            "by_rules": sum(e.decided_by == "rules" for e in measured),
-            "rules_can_fail": sum(e.rules_can_fail for e in measured),
-        }
+        figures[f"repo:{repo}"] = _counts(repo_entries(repo, repo.name))
+    from evaluator.errors import InputError
+
+    every_evals = _given(argv, "--evals")
+    for evals in every_evals:
+        try:
+            figures[f"repo:{evals}"] = _counts(evals_entries(evals, str(evals)))
+        except InputError as exc:
+            print(f"{evals}: {exc}", file=sys.stderr)
+            return 2
+    repos += every_evals
+    pools = _given(argv, "--pool")
+    for folder in pools:
+        missing = [str(path) for _, _, path in pool_keys(folder) if not path.is_file()]
+        if missing:
+            print(
+                f"{folder}: the pool is not extracted here: {', '.join(missing)}", file=sys.stderr
+            )
+            return 2
+        figures[f"pool:{folder}"] = pool_shares(folder)
     if "--json" in argv:
         print(json.dumps(figures, indent=1))
         return 0
@@ -195,6 +292,23 @@ def main(argv: list[str]) -> int:
             f"{repo}: entries rules can fail without a model: {counts['rules_can_fail']} of"
             f" {counts['entries']} (not compiled whole: otherwise the model decides)"
         )
+    for folder in pools:
+        halves = figures[f"pool:{folder}"]
+        assert isinstance(halves, dict)
+        for name, half in sorted(halves.items(), reverse=True):
+            entries, exact = half["entries"], half["labelled_exact"]
+            print(
+                f"pool {name} ({len(half['repos'])} repos): {half['by_rules']} of {entries}"
+                f" entries decided by rules ({percent(half['by_rules'] / entries if entries else None)});"
+                f" labelled exact: {half['labelled_exact_by_rules']} of {exact}"
+                f" ({percent(half['labelled_exact_by_rules'] / exact if exact else None)})"
+            )
+            for key in half["judgement_by_rules"]:
+                print(f"  pool {name}: judgement decided by rules: {key}")
+            for key in half["exact_not_by_rules"]:
+                print(f"  pool {name}: exact but not by rules: {key}")
+            for key in half["unlabelled"]:
+                print(f"  pool {name}: unlabelled: {key}")
     for key in figures["exact_not_by_rules"]:  # type: ignore[attr-defined]
         print(f"  exact but not by rules: {key}")
     for key in figures["unlabelled"]:  # type: ignore[attr-defined]

@@ -307,6 +307,27 @@ def test_a_script_alone_the_trace_saw_reach_nothing_fetched_nothing(tmp_path: Pa
 
 
 @pytest.mark.parametrize(
+    ("script_call", "why"),
+    [
+        (_traced(("10.0.0.1:443",)), "the trace shows it trying the network: 10.0.0.1:443"),
+        (_traced(visible=False), "the trace cannot show its network calls"),
+        (
+            TracedCall("c0", complete=False, network_visible=True, incomplete="pid 7 lived on"),
+            "the trace did not see it whole: pid 7 lived on",
+        ),
+    ],
+)
+def test_a_block_says_why_the_trace_could_not_rule_the_fetch_out(
+    tmp_path: Path, script_call: TracedCall, why: str
+) -> None:
+    evidence = _commands(tmp_path, SCRIPT)
+    context = JudgeContext(evidence, tmp_path / "ws", "s", traced_calls={"c0": script_call})
+    verdict = run_check(UrlFetchedCheck(kind="url_fetched", host="docs.example.com"), context)
+    assert verdict.status == "blocked"
+    assert why in verdict.detail, verdict.detail
+
+
+@pytest.mark.parametrize(
     ("command", "by"),
     [
         # The host named only to a command that keeps it to itself: `make` is the eval's gap.

@@ -47,6 +47,15 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _cmdline(pid: int) -> bytes:
+    """The process's argv, or nothing once it is gone (a child may end between the listing of
+    /proc and the read: the wrapper that execs the agent, a short helper)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -68,7 +77,7 @@ def test_a_killed_evaluator_takes_its_agent_with_it_without_the_reaper(
         deadline = time.monotonic() + GONE_TIMEOUT_S
         while agent is None and time.monotonic() < deadline:
             for child in _children(evaluator.pid):
-                if Path(f"/proc/{child}/cmdline").read_bytes().startswith(b"sleep\0"):
+                if _cmdline(child).startswith(b"sleep\0"):
                     agent = child
             time.sleep(0.05)
         assert agent is not None, "the agent never ran"

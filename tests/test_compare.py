@@ -389,3 +389,44 @@ def test_a_flip_line_does_not_put_a_sentence_stop_before_its_evidence() -> None:
     assert "mentions `#7`; evidence: case-artifacts/c/accepted-session.json#msg-11" in line
     bare = flip_line(flip.model_copy(update={"candidate_evidence": []}))
     assert bare.endswith("mentions `#7`.")
+
+
+def test_variant_runs_of_an_evaluation_are_named_by_their_variant(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every variant run of `evaluate` has the run id `run`, so comparing two of them (what a
+    skill author does to see which entries v2 flipped) was titled `run → run`, both sides
+    `run`. The comparison names each by its variant, in comparison.md, the HTML, JUnit and the
+    step summary; a plain run keeps its id."""
+    tries = {"a": ["fail", "fail", "fail"]}
+    better = {"a": ["pass", "pass", "pass"]}
+    base = write_run(tmp_path / "eval-7/variants/old_skill/run", tries)
+    candidate = write_run(tmp_path / "eval-7/variants/new_skill/run", better)
+    for run, label in ((base, "old_skill"), (candidate, "new_skill")):
+        manifest = json.loads((run / "manifest.json").read_text())
+        manifest["variant"] = {
+            "label": label,
+            "evaluation_id": "eval-7",
+            "compared": ["old_skill", "new_skill"],
+        }
+        (run / "manifest.json").write_text(json.dumps(manifest))
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    junit = tmp_path / "compare.xml"
+    code, _, _ = compare_cli(capsys, str(base), str(candidate), "--junit", str(junit))
+    assert code == 0
+    markdown = (candidate / "comparison.md").read_text()
+    assert markdown.startswith("# Comparison: old_skill of eval-7 → new_skill of eval-7\n")
+    assert "- **base** `old_skill of eval-7` (" in markdown
+    written = json.loads((candidate / "comparison.json").read_text())
+    assert (written["base"]["run_id"], written["base"]["variant"]) == ("run", "old_skill of eval-7")
+    assert "old_skill of eval-7` → `new_skill of eval-7`" in summary.read_text()
+    suites = list(JUnitXml.fromfile(str(junit)))
+    assert suites[0].name == "agentic-eval compare old_skill of eval-7 -> new_skill of eval-7"
+    plain = write_run(tmp_path / "main-1", tries)
+    compare_cli(capsys, str(plain), str(candidate))
+    assert (
+        (candidate / "comparison.md")
+        .read_text()
+        .startswith("# Comparison: main-1 → new_skill of eval-7\n")
+    )

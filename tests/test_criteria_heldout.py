@@ -25,7 +25,7 @@ def test_the_recorded_held_out_figures_are_the_measured_ones() -> None:
     recorded = {
         m.group(1): tuple(int(g) for g in m.groups()[1:])
         for m in re.finditer(
-            r"^\| (tuned|fresh|skill) \(now[^|]*\| (\d+) \| (\d+) of (\d+) \(\d+%\) \| (\d+) of (\d+) \|"
+            r"^\| (tuned|fresh|skill|pool) \(now[^|]*\| (\d+) \| (\d+) of (\d+) \(\d+%\) \| (\d+) of (\d+) \|"
             r" (\d+) \|",
             doc,
             re.M,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,49 @@ def test_the_entries_rules_can_fail_are_counted_apart(capsys: pytest.CaptureFixt
         " the model decides)"
     ) in printed
     assert shares()["rules_can_fail"] == 0  # the public suites and the upstream fixture: none
+
+
+def test_an_evals_file_is_measured_in_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmarks.criteria_shares import main
+
+    skill = tmp_path / "tidy"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: tidy\ndescription: Tidies.\n---\nRun `make tidy`.\n"
+    )
+    evals = {
+        "skill_name": "tidy",
+        "evals": [
+            {
+                "id": 1,
+                "prompt": "Tidy the repo.",
+                "expectations": ["The agent ran `make tidy`", "The result reads well"],
+            }
+        ],
+    }
+    (skill / "evals" / "evals.json").write_text(json.dumps(evals))
+    # the skill folder, as `run --evals` takes it: its evals file and skill found the same way
+    assert main(["--evals", str(skill)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert f"{skill}: 1 of 2 entries decided by rules (50%)" in printed
+    assert main(["--evals", str(tmp_path)]) == 2  # no evals.json there: said, not a traceback
+    assert "no evals.json here" in capsys.readouterr().err
+
+
+def test_the_held_out_pool_is_split_by_its_rule_and_holds_no_text() -> None:
+    from benchmarks.criteria_shares import POOL
+
+    pool = json.loads(POOL.read_text())
+    names = sorted(pool["repos"])
+    # the rule fixed before anything was measured: sorted names, alternating TUNE and TEST
+    assert [pool["repos"][n]["half"] for n in names] == [
+        "tune" if i % 2 == 0 else "test" for i in range(len(names))
+    ]
+    assert set(pool["labels"].values()) <= {"exact", "judgement"}
+    for key in pool["labels"]:
+        repo, _, rest = key.partition("@")
+        assert repo in pool["repos"]
+        assert rest.startswith(pool["repos"][repo]["commit"][:7] + ":")
+        assert re.fullmatch(r"[0-9a-f]{7}:[\w./-]+/[\w.-]+#\w+\[\d+\]", rest), key

@@ -610,3 +610,83 @@ def test_the_report_prices_a_point_only_of_a_significant_gain(tmp_path: Path) ->
     )
     priced = render_eval_report(result.model_copy(update={"comparisons": [better]}))
     assert "point of pass rate gained" in priced
+
+
+def test_the_advice_names_every_case_the_skill_is_significantly_better_on(
+    tmp_path: Path,
+) -> None:
+    """Four cases, each 0/5 → 5/5: each is significant, the overall test cannot be (four cases).
+    The advice named only the first three, so a reader took the fourth for no gain; it names
+    all four, and past five names it says how many more the table holds. A cost that rounds to
+    zero is shown as 0.0, not -0.0 (a saving that is not there)."""
+    ids = ["a", "b", "c", "d"]
+    reference = _variant(tmp_path, "without_skill", [_result(i, ["fail"] * 5) for i in ids])
+    compared = _variant(tmp_path, "with_skill", [_result(i, ["pass"] * 5) for i in ids])
+    comparison, _ = compare(reference, compared, None)
+    assert [case.significant for case in comparison.cases] == [True] * 4
+    cost = comparison.cost.model_copy(update={"extra_seconds_per_attempt": -0.01})
+    result = EvaluationResult(
+        eval_id="e",
+        mode="ab",
+        target_id="t",
+        suite_ids=["s"],
+        case_ids=ids,
+        agent="codex-exec",
+        attempts=5,
+        started_at="now",
+        interleaved=True,
+        variants=[variant_summary(reference), variant_summary(compared)],
+        comparisons=[comparison.model_copy(update={"cost": cost})],
+    )
+    report = render_eval_report(result)
+    assert "significantly better on a, b, c, d." in report
+    assert " 0.0 extra agent seconds" in report and "-0.0" not in report
+    many = [f"case-{n}" for n in range(7)]
+    reference = _variant(tmp_path / "7", "without_skill", [_result(i, ["fail"] * 5) for i in many])
+    compared = _variant(tmp_path / "7", "with_skill", [_result(i, ["pass"] * 5) for i in many])
+    comparison, _ = compare(reference, compared, None)
+    assert comparison.headline.call == "better"  # seven cases can show it: no advice to add any
+    hurt = comparison.model_copy(update={"hurt_cases": many})
+    report = render_eval_report(result.model_copy(update={"comparisons": [hurt]}))
+    assert "changes for case-0, case-1, case-2, case-3, case-4 and 2 more (Head-to-Head)" in report
+
+
+def test_a_skill_that_changes_no_case_is_not_told_only_to_add_cases(tmp_path: Path) -> None:
+    """Four cases, the same counts with and without the skill: the headline said only that
+    four cases are too few, and the advice was to add cases, "however large" the gain, as if
+    one were hidden. Both now say that no case is better with the skill."""
+    ids = ["a", "b", "c", "d"]
+    counts = {"a": ["fail"] * 5, "b": ["pass"] * 5, "c": ["pass"] * 5, "d": ["pass"] * 5}
+    reference = _variant(tmp_path, "without_skill", [_result(i, counts[i]) for i in ids])
+    compared = _variant(tmp_path, "with_skill", [_result(i, counts[i]) for i in ids])
+    comparison, _ = compare(reference, compared, None)
+    assert comparison.headline.call == "no-difference"
+    assert "too few for the paired sign-flip test" in comparison.headline.text
+    assert "; per case, significantly better on none (" in comparison.headline.text
+    result = EvaluationResult(
+        eval_id="e",
+        mode="ab",
+        target_id="t",
+        suite_ids=["s"],
+        case_ids=ids,
+        agent="codex-exec",
+        attempts=5,
+        started_at="now",
+        interleaved=True,
+        variants=[variant_summary(reference), variant_summary(compared)],
+        comparisons=[comparison],
+    )
+    report = render_eval_report(result)
+    assert (
+        "with_skill is significantly better than without_skill on no case (mean per-case"
+        " difference +0.0 pp): on this evidence it does no good." in report
+    )
+    assert "however large" not in report
+    # One attempt each, 0/1 → 1/1 on every case: no case is significant, but every case
+    # gained; that is a reason to add attempts and cases, not a finding of no good.
+    reference = _variant(tmp_path / "k1", "without_skill", [_result(i, ["fail"]) for i in ids])
+    compared = _variant(tmp_path / "k1", "with_skill", [_result(i, ["pass"]) for i in ids])
+    comparison, _ = compare(reference, compared, None)
+    assert not any(case.significant for case in comparison.cases)
+    report = render_eval_report(result.model_copy(update={"comparisons": [comparison]}))
+    assert "does no good" not in report and "Add cases: with 4 case(s)" in report

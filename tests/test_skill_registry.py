@@ -8,7 +8,8 @@ import pytest
 
 from evaluator.adapters import all_adapters, get_adapter
 from evaluator.adapters.base import AgentAdapter
-from evaluator.triggers.discovery import check_registry, installed_sources, skill_name
+from evaluator.evidence.triggers import skill_name
+from evaluator.triggers.discovery import check_registry, installed_sources
 
 
 def put_skill(folder: Path, name: str | None = None) -> Path:

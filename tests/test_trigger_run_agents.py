@@ -358,3 +358,49 @@ def test_an_interrupted_trigger_run_resumes_its_own_plan(
             main(["triggers", *common, "--resume", "t", "--triggers", str(trigger_file)])
         assert exit_info.value.code == 2
         assert "--resume takes the plan of the trigger run" in capsys.readouterr().err
+
+
+@pytest.mark.claude
+@pytest.mark.slow
+def test_a_server_left_running_does_not_hold_a_full_trigger_attempt_to_its_timeout() -> None:
+    """A run to the end (not trigger-only) whose agent loads the skill, starts a server in the
+    background and answers: once the CLI has exited, what its tool call left running is stopped,
+    as in a case's attempt, and the attempt counts; the server never holds the tracer until the
+    timeout. Under Claude Code: Codex's sandbox ends a command's processes with the command."""
+    claude_or_skip()
+    with scratch_dir() as scratch:
+        behaviors = scratch / "behaviors"
+        behaviors.mkdir()
+        (behaviors / "add-column.yaml").write_text(
+            "name: add-column\nmatch:\n  prompt_contains: avatar_url column\nsteps:\n"
+            "- skill: db-migrations\n"
+            "- cmd: nohup python3 -c 'import time; time.sleep(600)' >/dev/null 2>&1 &\n"
+            "- final: Done.\n"
+        )
+        trigger_file = scratch / "triggers.csv"
+        trigger_file.write_text(
+            "id,should_trigger,prompt\n"
+            "add-column,true,Add a nullable avatar_url column to the users table.\n"
+        )
+        (scratch / "source").mkdir()
+        options = RunOptions(
+            repo=source_workspace(scratch / "source"),
+            agent=RUNNERS["claude"],
+            attempts=1,
+            behaviors=behaviors,
+            runs_dir=scratch / "runs",
+            scratch_root=scratch / "scratch",
+            timeout_s=60,
+        )
+        outcome = TriggerRun(
+            options, TriggerOptions(trigger_file=trigger_file, trigger_only=False)
+        ).execute()
+        [seen] = _observations(outcome.run_dir.path)
+        attempt = json.loads(
+            next(
+                outcome.run_dir.path.glob("case-artifacts/add-column/attempts/*/attempt.json")
+            ).read_text()
+        )
+        assert attempt["timed_out"] is False, attempt["reason"]
+        assert seen["stopped_at_decision"] is False
+        assert attempt["status"] == "pass", (attempt["status"], attempt["reason"])

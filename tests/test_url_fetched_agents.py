@@ -4,6 +4,7 @@ recorded. Run through the real Codex CLI and, when installed, Claude Code."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import threading
@@ -14,7 +15,9 @@ from typing import Any, ClassVar
 
 import pytest
 
+from evaluator.adapters import adapter_for_runner
 from evaluator.pipeline.run import RunOutcome
+from evaluator.sandbox.strace_log import parse_trace
 from tests.support import (
     RUNNERS,
     agent_or_skip,
@@ -201,6 +204,23 @@ def _entries(outcome: RunOutcome, case: str) -> list[dict[str, Any]]:
     return entries
 
 
+def _code_call_unseen(outcome: RunOutcome, case: str) -> str:
+    """Why the attempt's saved trace cannot show that the inline code fetched nothing (empty:
+    it shows it). The code makes no network attempt: only a trace that missed part of the call
+    (on a loaded machine) may leave the proof out, never a connection or a socket."""
+    attempt = outcome.run_dir.path / f"case-artifacts/{case}/attempts/attempt-01"
+    recognizer = adapter_for_runner(str(outcome.manifest.agent)).trace_recognizer()
+    assert recognizer is not None
+    with gzip.open(attempt / "trace.strace.gz", "rt", errors="surrogateescape") as log:
+        trace = parse_trace(log, recognizer)
+    calls = [c for c in trace.tool_calls if "sum(range(10))" in c.command]
+    assert len(calls) == 1, [c.command for c in trace.tool_calls]
+    assert not calls[0].connects and not calls[0].sockets, (calls[0].connects, calls[0].sockets)
+    if calls[0].filtered or not trace.network_traced:
+        return "cannot show its network calls"
+    return "did not see it whole" if trace.incompleteness(calls[0]) else ""
+
+
 @pytest.mark.parametrize("case", list(_cases("http://127.0.0.1:1/x")))
 def test_what_the_agent_fetched_decides(outcome: RunOutcome, page_url: str, case: str) -> None:
     entries = _entries(outcome, case)
@@ -210,7 +230,15 @@ def test_what_the_agent_fetched_decides(outcome: RunOutcome, page_url: str, case
         for _, status in _cases(page_url)[case][1]
     ]
     got = [e["status"] for e in entries]
-    assert got == expected, [e["checks"][0]["detail"] for e in entries]
+    details = [e["checks"][0]["detail"] for e in entries]
+    if case == "code-without-network" and agent != "codex-exec":
+        unseen = _code_call_unseen(outcome, case)
+        if unseen:
+            # The verdict follows what the trace saw, and says why the proof is missing.
+            assert got == ["blocked", "blocked"], details
+            assert all(unseen in detail for detail in details), details
+            return
+    assert got == expected, details
 
 
 def test_only_the_fetches_reached_the_server(outcome: RunOutcome) -> None:

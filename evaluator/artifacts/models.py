@@ -45,6 +45,10 @@ class VariantRole(ArtifactModel):
         return f"variant {self.label} of evaluation {self.evaluation_id}{against}"
 
 
+# How a no-skill run's manifest says it (pipeline/run.py writes the note; `evaluate` reads it).
+NO_SKILL_NOTE = "no skill:"
+
+
 class Manifest(ArtifactModel):
     run_mode: Literal["single-run"] = "single-run"
     run_id: str
@@ -118,6 +122,10 @@ class Manifest(ArtifactModel):
         description="the variant of an `evaluate` comparison this run is (its run id is `run`,"
         " the same for every variant): its label, the evaluation, the variants compared",
     )
+
+    def is_no_skill(self) -> bool:
+        """Whether the run gave the agent no skill (an evaluation's no-skill baseline)."""
+        return any(note.startswith(NO_SKILL_NOTE) for note in self.notes)
 
     def title(self) -> str:
         """What a report calls the run: its id, or the variant of the evaluation it is."""

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from evaluator.artifacts.attribution import blocked_label, score_run
 from evaluator.artifacts.models import AssertionResult, CaseResult, Manifest
 from evaluator.artifacts.report_findings import CaseFindings, render_fixes
+from evaluator.artifacts.trigger_report import trigger_headline
 
 REPORT_SECTIONS = ("Run Summary", "Case Table", "Failures", "Suggested Next Fixes")
 MAX_FIXES = 3
@@ -70,7 +72,9 @@ def render_report(
     manifest: Manifest,
     results: list[CaseResult],
     findings: dict[str, CaseFindings] | None = None,
+    triggers: dict[str, Any] | None = None,
 ) -> str:
+    """`triggers`: a trigger run's `triggers.json`, whose scores replace the pass rate."""
     counts = Counter(r.status for r in results)
     lines = [
         f"# Evaluation report: {manifest.title()}",
@@ -86,7 +90,9 @@ def render_report(
         + (f", finished {manifest.finished_at}" if manifest.finished_at else ""),
         f"- Cases: {len(results)} of {len(manifest.resolved_case_ids)} finished;"
         f" pass {counts['pass']}, fail {counts['fail']}, blocked {counts['blocked']}",
-        f"- Verified pass rate: {score_run(results, len(manifest.resolved_case_ids)).headline()}",
+        f"- Trigger prompts: {trigger_headline(triggers)}"
+        if triggers is not None
+        else f"- Verified pass rate: {score_run(results, len(manifest.resolved_case_ids)).headline()}",
         f"- Attempts per case: {manifest.attempts}; workers: {manifest.workers}",
         f"- Isolation layers: session evidence; access trace: {manifest.trace or 'off'};"
         f" jail: {manifest.sandbox or 'none'}",
@@ -138,5 +144,5 @@ def render_report(
         lines.append("")
     lines += ["## Suggested Next Fixes", ""]
     source = Path(manifest.source_workspace) if manifest.source_workspace else None
-    lines += render_fixes(results, source, MAX_FIXES)
+    lines += render_fixes(results, source, MAX_FIXES, no_skill=manifest.is_no_skill())
     return "\n".join(lines).rstrip() + "\n"

@@ -224,13 +224,25 @@ def pick_fixes(skill: list[Fix], eval_: list[Fix], limit: int) -> tuple[list[Fix
     return chosen_skill, chosen_eval
 
 
-def render_fixes(results: list[CaseResult], source_workspace: Path | None, limit: int) -> list[str]:
-    skill, eval_ = pick_fixes(
-        skill_fixes(results, source_workspace), eval_fixes(results, source_workspace), limit
-    )
-    if not skill and not eval_:
+def render_fixes(
+    results: list[CaseResult], source_workspace: Path | None, limit: int, no_skill: bool = False
+) -> list[str]:
+    """`no_skill`: the run gave the agent no skill (an evaluation's baseline), so its failures
+    are what the skill is measured against, not the skill's to fix."""
+    named = [] if no_skill else skill_fixes(results, source_workspace)
+    skill, eval_ = pick_fixes(named, eval_fixes(results, source_workspace), limit)
+    baseline = no_skill and bool(skill_fixes(results, source_workspace))
+    if not skill and not eval_ and not baseline:
         return ["None."]
     lines = []
+    if baseline:
+        lines += [
+            "### Fix the skill",
+            "",
+            "None from this run: it gave the agent no skill (an evaluation's no-skill"
+            " baseline), so its failures are what the skill is measured against.",
+            "",
+        ]
     if skill:
         lines += ["### Fix the skill", ""]
         lines += [f"1. `{f.path}`: {f.why}." for f in skill]

@@ -25,6 +25,22 @@ def _cell(text: str) -> str:
     return flat.replace("|", "\\|")
 
 
+def trigger_headline(data: dict[str, Any]) -> str:
+    """A trigger run's summary line: how many prompts fired as expected and the scores over
+    prompts. A case run's "verified pass rate" (the mean per-prompt share of attempts that
+    fired as expected) is no trigger metric: `score --metric trigger-f1` hides it too."""
+    prompts = data.get("prompts") or []
+    right = sum(1 for p in prompts if p.get("triggered") == p.get("expect") and p.get("attempts"))
+    over = data.get("over_prompts") or {}
+    suspect = data.get("suspect")
+    flag = f"; SUSPECT ({suspect['kind']})" if suspect else ""
+    return (
+        f"{right} of {len(prompts)} prompts fired as expected (precision"
+        f" {_ratio(over.get('precision'))}, recall {_ratio(over.get('recall'))}, F1"
+        f" {_ratio(over.get('f1'))} over prompts){flag}"
+    )
+
+
 def render_trigger_section(data: dict[str, Any]) -> str:
     skill = data.get("skill", "?")
     lines = [f"## Triggers: {skill}", ""]

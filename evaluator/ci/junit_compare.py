@@ -44,9 +44,7 @@ def comparison_testcase(case: CaseComparison, target_id: str) -> TestCase:
 
 def comparison_junit(comparison: Comparison) -> JUnitXml:
     target = comparison.candidate.target_id or comparison.base.target_id or "target"
-    suite = TestSuite(
-        f"agentic-eval compare {comparison.base.run_id} -> {comparison.candidate.run_id}"
-    )
+    suite = TestSuite(f"agentic-eval compare {comparison.base.name} -> {comparison.candidate.name}")
     suite.add_property("base_run", comparison.base.path)
     suite.add_property("candidate_run", comparison.candidate.path)
     suite.add_property("alpha", f"{comparison.alpha:g}")

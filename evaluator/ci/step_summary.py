@@ -79,7 +79,7 @@ def comparison_summary(comparison: Comparison, markdown_path: Path) -> str:
     rate = "n/a" if candidate.pass_rate is None else f"{candidate.pass_rate:.0%}"
     was = "n/a" if base.pass_rate is None else f"{base.pass_rate:.0%}"
     lines = [
-        f"## agentic-eval compare: `{base.run_id}` → `{candidate.run_id}`",
+        f"## agentic-eval compare: `{base.name}` → `{candidate.name}`",
         "",
         f"**{headline(comparison)}**; pass rate {was} → {rate}",
         "",

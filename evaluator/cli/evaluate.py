@@ -168,7 +168,10 @@ def command(
     result = outcome.result
     worse = [c for c in result.comparisons if c.hurt_cases or c.headline.call == "worse"]
     unscored = rubric_unscored(result)
-    code = EXIT_FAILURES if worse or outcome.interrupted or unscored else EXIT_OK
+    # A comparison without a single case counted under both variants answered nothing.
+    uncompared = [c for c in result.comparisons if c.headline.call == "no-data"]
+    failed = worse or outcome.interrupted or unscored or uncompared
+    code = EXIT_FAILURES if failed else EXIT_OK
     if as_json:
         emit_json(
             {
@@ -218,6 +221,9 @@ def command(
         click.echo(f"{c.compared} vs {c.reference}: {c.headline.text}")
         if c.hurt_cases:
             click.echo(f"  hurt: {', '.join(c.hurt_cases)}")
+    hint = _unclear_rule_hint(outcome.run_dirs, from_evals=evals is not None)
+    if hint is not None:
+        click.echo(hint)
     click.echo(f"report: {outcome.directory / 'eval-report.md'}")
     if outcome.interrupted:
         click.echo("exit 1: the evaluation was interrupted; its runs hold what finished")
@@ -225,7 +231,23 @@ def command(
         click.echo("exit 1: a compared variant is significantly worse on some case")
     elif unscored:
         click.echo("exit 1: the rubric was scored, but no score was verified (why: eval-report.md)")
+    elif uncompared:
+        pairs = ", ".join(f"{c.compared} vs {c.reference}" for c in uncompared)
+        click.echo(f"exit 1: nothing was compared ({pairs}): no case was counted under both")
     return code
+
+
+def _unclear_rule_hint(run_dirs: list[Path], *, from_evals: bool) -> str | None:
+    """`run`'s hint about cases no rule could decide, over every variant's run: a suite of
+    prose expectations without a judge model blocks every case of every variant."""
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.cli.run import unclear_rule_hint
+
+    hints = [
+        unclear_rule_hint(RunDir(path).read_case_results(), from_evals=from_evals)
+        for path in run_dirs
+    ]
+    return next((h for h in hints if h is not None), None)
 
 
 def rubric_unscored(result: EvaluationResult) -> bool:

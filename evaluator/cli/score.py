@@ -198,10 +198,8 @@ def command(
         payload["run_dir"] = str(outcome.run_dir.path)
         emit_json_line(payload)
     else:
-        _print_summary(verdict, str(outcome.run_dir.path))
         hint = unclear_rule_hint(outcome.results, from_evals=evals is not None)
-        if hint is not None and metric != "trigger-f1":
-            click.echo(hint)
+        _print_summary(verdict, str(outcome.run_dir.path), None if metric == "trigger-f1" else hint)
     click.echo(verdict.line())
     return EXIT_BY_VERDICT[verdict.kind]
 
@@ -286,7 +284,19 @@ def _baseline(metric: str, path: Path | None, cases: tuple[str, ...]) -> RunScor
     return record.score()
 
 
-def _print_summary(verdict: ScoreVerdict, run_dir: str) -> None:
+def _print_summary(verdict: ScoreVerdict, run_dir: str, hint: str | None = None) -> None:
+    """The figures, the hint about entries no rule decides, and why the verdict is what the
+    VERDICT line (printed after this) says."""
+    _print_figures(verdict, run_dir)
+    if hint is not None:
+        click.echo(hint)
+    if verdict.kind != "ERROR":  # an ERROR's VERDICT line carries its reason itself
+        # The VERDICT line gives the figures, not the rule they met or missed: an uplift of
+        # +1.000 that FAILs (too few cases for its test) must say why.
+        click.echo(f"why: {verdict.reason}")
+
+
+def _print_figures(verdict: ScoreVerdict, run_dir: str) -> None:
     score = verdict.score
     if not verdict.shows_pass_rates:
         _print_trigger_summary(verdict, run_dir)

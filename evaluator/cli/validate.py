@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the stages are imported when the command runs, not for its 
     "--behaviors",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Also check a directory of scripted behaviours against the target's case prompts.",
+    help="Also check a directory of scripted behaviours against the target's case and trigger prompts.",
 )
 @lenient_option
 @json_option
@@ -146,6 +146,13 @@ def _check_behaviors(
     chosen = target or repo.default_target_id
     targets = [repo.targets[chosen]] if chosen in repo.targets else list(repo.targets.values())
     prompts = {c.case_id: c.case.input.user_prompt for t in targets for c in t.all_cases()}
+    # `agentic-eval triggers` plays the same kind of folder to the target's trigger set.
+    trigger_prompts = {
+        f"{t.target_id}/{case.id}": case.prompt
+        for t in targets
+        if t.triggers is not None
+        for case in t.triggers.cases
+    }
     try:
         behaviors = BehaviorLibrary(
             [b for _, b in library], source=directory, files={b.name: p for p, b in library}
@@ -153,5 +160,5 @@ def _check_behaviors(
     except InputError as exc:
         diagnostics.error(exc)
         return
-    for problem in coverage_problems(behaviors, prompts):
+    for problem in coverage_problems(behaviors, prompts, trigger_prompts):
         diagnostics.error(problem)

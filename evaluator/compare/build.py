@@ -31,12 +31,23 @@ def _text(manifest: dict[str, Any], name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _variant_name(manifest: dict[str, Any]) -> str | None:
+    variant = manifest.get("variant")
+    if not isinstance(variant, dict):
+        return None
+    label, evaluation = variant.get("label"), variant.get("evaluation_id")
+    if not isinstance(label, str) or not isinstance(evaluation, str):
+        return None
+    return f"{label} of {evaluation}"
+
+
 def _summary(run: RunRecord) -> RunSummary:
     score = score_run(run.results, run.selected)
     manifest = run.manifest
     attempts = manifest.get("attempts")
     return RunSummary(
         run_id=run.run_id,
+        variant=_variant_name(manifest),
         path=str(run.path),
         target_id=_text(manifest, "target_id"),
         target_skill_path=_text(manifest, "target_skill_path"),

@@ -33,7 +33,7 @@ def side_text(side: CaseSide | None) -> str:
 
 def _run_line(label: str, run: RunSummary) -> str:
     return (
-        f"- **{label}** `{run.run_id}` ({run.path}): pass rate {_rate(run.pass_rate)},"
+        f"- **{label}** `{run.name}` ({run.path}): pass rate {_rate(run.pass_rate)},"
         f" coverage {_rate(run.coverage)}; {run.passed} pass, {run.failed} fail,"
         f" {run.blocked} blocked of {run.cases}"
     )
@@ -83,7 +83,7 @@ def headline(comparison: Comparison) -> str:
 
 def render_markdown(comparison: Comparison) -> str:
     lines = [
-        f"# Comparison: {comparison.base.run_id} → {comparison.candidate.run_id}",
+        f"# Comparison: {comparison.base.name} → {comparison.candidate.name}",
         "",
         f"**{headline(comparison)}**",
         "",

@@ -111,6 +111,11 @@ class RunSummary(ComparisonModel):
     """One of the two runs."""
 
     run_id: str
+    variant: str | None = Field(
+        default=None,
+        description="For a variant run of `evaluate` (whose run id is `run`, the same for every"
+        " variant): its label and evaluation, `old_skill of eval-7`.",
+    )
     path: str
     target_id: str | None = None
     target_skill_path: str | None = None
@@ -124,6 +129,12 @@ class RunSummary(ComparisonModel):
         description="Verified hard pass rate of the run (as `score`), None without a verdict."
     )
     coverage: float
+
+    @property
+    def name(self) -> str:
+        """What a comparison calls the run: its id, or the variant it is (every variant of an
+        evaluation has the run id `run`, so both sides would read `run`)."""
+        return self.variant or self.run_id
 
 
 class Comparison(ComparisonModel):

@@ -353,6 +353,19 @@ class AgentSpawnedCheck(_Check):
     )
 
 
+class SkillInvokedCheck(_Check):
+    """The target skill fired in the session, by the agent's own trigger signal (the one
+    `agentic-eval triggers` reads: Claude Code's `Skill` tool naming it, its `SKILL.md` body
+    reaching Codex through a tool output, Gemini CLI's `activate_skill` naming it): "The
+    `loop-builder` skill is invoked"."""
+
+    kind: Literal["skill_invoked"]
+    skill: NonEmpty = Field(
+        description="The target skill's name, as its SKILL.md declares it (only the target"
+        " skill's firing is read: another name is blocked)."
+    )
+
+
 class SpawnedAgentsNamedCheck(_Check):
     """The final answer names every spawned sub-agent by the nickname its spawn returned."""
 
@@ -439,6 +452,7 @@ LeafCheck = (
     | CommandCheck
     | AgentSpawnedCheck
     | SpawnedAgentsNamedCheck
+    | SkillInvokedCheck
 )
 Check = Annotated[
     Annotated[FileReadCheck, Tag("file_read")]
@@ -459,6 +473,7 @@ Check = Annotated[
     | Annotated[CommandCheck, Tag("command")]
     | Annotated[AgentSpawnedCheck, Tag("agent_spawned")]
     | Annotated[SpawnedAgentsNamedCheck, Tag("spawned_agents_named")]
+    | Annotated[SkillInvokedCheck, Tag("skill_invoked")]
     | Annotated[NotCheck, Tag("not")]
     | Annotated[AnyOfCheck, Tag("any_of")]
     | Annotated[AllOfCheck, Tag("all_of")],

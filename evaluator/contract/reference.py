@@ -181,6 +181,7 @@ CHECK_EXAMPLES: dict[str, dict[str, Any]] = {
     "command": {"kind": "command", "command": "test -s {{output_dir}}/out.txt"},
     "agent_spawned": {"kind": "agent_spawned", "fork_context": False},
     "spawned_agents_named": {"kind": "spawned_agents_named"},
+    "skill_invoked": {"kind": "skill_invoked", "skill": "release-notes"},
     "not": {"not": {"kind": "file_read", "path": "references/other.md"}},
     "any_of": {
         "any_of": [

@@ -269,6 +269,18 @@ def run_evaluation(
                 },
             )
             redactor.file(f.run_dir.path.parent / SOURCE_MANIFEST)
+        # skill-creator's benchmark needs judged attempts on every side; an evaluation whose
+        # variant has none (every attempt blocked) still gets its own report, which says why.
+        unbenchmarked = None
+        try:
+            write_benchmark(
+                [Configuration(f.label, f.run_dir) for f in finished],
+                finished[0].label,
+                directory,
+                redactor,
+            )
+        except InputError as exc:
+            unbenchmarked = f"benchmark.json not written: {exc.message}"
         result = _result(
             eval_id,
             plan,
@@ -280,18 +292,14 @@ def run_evaluation(
             interrupted,
             rubric_scores,
         )
+        if unbenchmarked is not None:
+            result.notes.append(unbenchmarked)
         # A rubric note may quote the judge: the results are redacted before they are rendered.
         result = type(result).model_validate_json(redactor.text(result.model_dump_json()))
         write_json(directory / EVALUATION_JSON, result.model_dump(mode="json"))
         markdown = render_eval_report(result)
         write_atomic(directory / EVAL_REPORT_MD, markdown)
         write_atomic(directory / EVAL_REPORT_HTML, render_eval_page(result, markdown))
-        write_benchmark(
-            [Configuration(f.label, f.run_dir) for f in finished],
-            finished[0].label,
-            directory,
-            redactor,
-        )
         return EvaluationOutcome(
             directory, result, interrupted, [lane.run_dir.path for lane in lanes]
         )

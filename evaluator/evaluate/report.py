@@ -39,7 +39,21 @@ def _p(value: float | None) -> str:
 
 
 def _num(value: float | None, digits: int = 0) -> str:
-    return "n/a" if value is None else f"{value:,.{digits}f}"
+    if value is None:
+        return "n/a"
+    shown = f"{value:,.{digits}f}"
+    # A figure that rounds to zero is zero: "-0.0 extra seconds" reads as a saving.
+    return shown.lstrip("-") if float(shown.replace(",", "")) == 0 else shown
+
+
+# The advice names this many cases, then says how many more the Head-to-Head table holds.
+NAMED_CASES = 5
+
+
+def _cases(ids: list[str]) -> str:
+    named = ", ".join(ids[:NAMED_CASES])
+    more = len(ids) - NAMED_CASES
+    return f"{named} and {more} more (Head-to-Head)" if more > 0 else named
 
 
 def _contamination(variant: VariantSummary) -> str:
@@ -245,8 +259,18 @@ def _findings(result: EvaluationResult) -> list[str]:
 def _no_gain_advice(c: VariantComparison) -> str:
     needed = fewest_cases_to_call(c.alpha, c.alternative)
     gains = [case.case_id for case in c.cases if case.significant]
+    # Only when no case moved up at all: a gain the per-case tests cannot call with few
+    # attempts (1/1 against 0/1) is a reason to add attempts, not a finding of no good.
+    no_case_gained = all(case.difference is None or case.difference <= 0 for case in c.cases)
+    if c.overall.cases < needed and not gains and no_case_gained:
+        return (
+            f"{c.compared} is significantly better than {c.reference} on no case (mean"
+            f" per-case difference {_pp(c.overall.mean_difference)}): on this evidence it does"
+            f" no good. With {c.overall.cases} case(s) no overall gain could be shown either (at"
+            f" least {needed} are needed): add cases before judging the whole skill."
+        )
     if c.overall.cases < needed:
-        shown = f"; per case it is significantly better on {', '.join(gains[:3])}" if gains else ""
+        shown = f"; per case it is significantly better on {_cases(gains)}" if gains else ""
         return (
             f"Add cases: with {c.overall.cases} case(s) no overall gain of {c.compared} over"
             f" {c.reference} can be shown at alpha {c.alpha:g}, however large (at least"
@@ -261,9 +285,17 @@ def _no_gain_advice(c: VariantComparison) -> str:
 def _recommendations(result: EvaluationResult) -> list[str]:
     out: list[str] = []
     for c in result.comparisons:
+        if c.headline.call == "no-data":
+            out.append(
+                f"Nothing was compared: no case has a counted attempt under both {c.reference}"
+                f" and {c.compared}. Read why in each variant's `report.md` (its Blocked"
+                " cases): an expectation no rule decides is `blocked: unclear-rule` without a"
+                " judge model (`--judge-model M`; `agentic-eval explain` shows each entry's"
+                " route)."
+            )
         if c.hurt_cases:
             out.append(
-                f"Look at what {c.compared} changes for {', '.join(c.hurt_cases[:3])}: it is"
+                f"Look at what {c.compared} changes for {_cases(c.hurt_cases)}: it is"
                 " significantly worse there."
             )
         if c.headline.call in ("no-difference", "inside-noise") and result.mode != "aa":

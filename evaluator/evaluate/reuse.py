@@ -20,11 +20,9 @@ from evaluator.errors import InputError
 from evaluator.pipeline.runplan import DEFAULT_ATTEMPTS, SCRIPTED_MODEL, RunOptions
 from evaluator.plan import Selection
 
-NO_SKILL_NOTE = "no skill:"  # how a no-skill run's manifest says it (pipeline/run.py)
-
 
 def is_no_skill(manifest: Manifest) -> bool:
-    return any(note.startswith(NO_SKILL_NOTE) for note in manifest.notes)
+    return manifest.is_no_skill()
 
 
 def _differences(

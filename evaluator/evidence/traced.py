@@ -63,8 +63,24 @@ class TracedCall:
     # Whether its silence says it made none: the log records every socket and seccomp filter
     # (`network_traced`) and none was set up on the call, which would hide what it refuses.
     network_visible: bool = False
+    # Why it is not `complete` (empty when it is), for a verdict to say.
+    incomplete: str = ""
 
     @property
     def reached_nothing(self) -> bool:
         """The trace saw it whole and no process of it tried the network: it fetched nothing."""
-        return self.complete and self.network_visible and not self.network
+        return self.network_unproven is None
+
+    @property
+    def network_unproven(self) -> str | None:
+        """Why the trace cannot say that it fetched nothing (None: it can)."""
+        if self.network:
+            return f"the trace shows it trying the network: {', '.join(self.network[:3])}"
+        if not self.complete:
+            return f"the trace did not see it whole: {self.incomplete or 'unknown why'}"
+        if not self.network_visible:
+            return (
+                "the trace cannot show its network calls (a seccomp filter was set up, or the"
+                " log does not record sockets)"
+            )
+        return None

@@ -10,9 +10,28 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from evaluator.evidence.records import SessionEvidence
+
+_NAME = re.compile(r"^name:\s*['\"]?([^'\"\n]+?)['\"]?\s*$", re.M)
+
+
+def skill_name(folder: Path) -> str:
+    """What an agent lists the skill in `folder` as: its front matter's `name`, else the folder."""
+    try:
+        text = (folder / "SKILL.md").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return folder.name
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
+        if end is not None:
+            found = _NAME.search("\n".join(lines[1:end]))
+            if found:
+                return found.group(1).strip()
+    return folder.name
 
 
 @dataclass(frozen=True)

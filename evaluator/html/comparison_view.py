@@ -213,7 +213,7 @@ def build_comparison_view(comparison: Comparison, candidate_dir: Path) -> Compar
     )
     present = {c.classification for c in comparison.cases}
     return ComparisonView(
-        title=f"Comparison: {comparison.base.run_id} → {comparison.candidate.run_id}",
+        title=f"Comparison: {comparison.base.name} → {comparison.candidate.name}",
         headline=headline(comparison),
         method=comparison.method,
         differences=comparison.differences,

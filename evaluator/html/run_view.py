@@ -24,7 +24,7 @@ from evaluator.artifacts.record_text import describe_record
 from evaluator.artifacts.report import decided_by_lines, entry_label, usage_line
 from evaluator.artifacts.report_findings import read_json_object
 from evaluator.artifacts.rundir import RunDir
-from evaluator.artifacts.trigger_report import TRIGGERS_FILE
+from evaluator.artifacts.trigger_report import TRIGGERS_FILE, trigger_headline
 from evaluator.vocabulary import ALL_STATUSES
 
 # Past this many records a transcript shows only the cited and offending ones (the page stays
@@ -150,6 +150,7 @@ class RunView:
     suites: list[str]
     cases: list[CaseView]
     triggers: dict[str, Any] | None = None  # a trigger run's triggers.json
+    headline_label: str = "Verified pass rate"
 
 
 def _attempt_file(path: Path) -> AttemptFile | None:
@@ -446,6 +447,7 @@ def _final_answer(run_dir: RunDir, case_id: str) -> str | None:
 
 def build_run_view(run_dir: RunDir, manifest: Manifest, results: list[CaseResult]) -> RunView:
     counts = Counter(r.status for r in results)
+    triggers = _triggers(run_dir)
     facts = [
         ("Target", f"{manifest.target_id} (skill {manifest.target_skill_path})"),
         ("Suites", ", ".join(manifest.suite_ids)),
@@ -473,12 +475,15 @@ def build_run_view(run_dir: RunDir, manifest: Manifest, results: list[CaseResult
         title=manifest.title(),
         facts=facts,
         counts={status: counts[status] for status in ALL_STATUSES},
-        headline=score_run(results, len(manifest.resolved_case_ids)).headline(),
+        headline=trigger_headline(triggers)
+        if triggers is not None
+        else score_run(results, len(manifest.resolved_case_ids)).headline(),
         notes=manifest.notes,
         statuses=[s for s in ALL_STATUSES if counts[s]],
         suites=sorted({r.suite_id for r in results if r.suite_id}),
         cases=[_case(run_dir, r) for r in results],
-        triggers=_triggers(run_dir),
+        triggers=triggers,
+        headline_label="Trigger prompts" if triggers is not None else "Verified pass rate",
     )
 
 

@@ -599,13 +599,15 @@ def traced_call(call_id: str, call: ToolCallTrace, trace: ObservedTrace) -> Trac
         )
     paths = {a.path for a in call.accesses} | {a.requested for a in call.accesses if a.requested}
     network = [c.peer for c in call.connects] + [s.peer for s in call.sockets]
+    incomplete = trace.incompleteness(call)
     return TracedCall(
         call_id,
-        trace.complete(call),
+        not incomplete,
         tuple(programs),
         frozenset(paths),
         tuple(dict.fromkeys(network)),
         trace.network_traced and not call.filtered,
+        incomplete,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -12,6 +13,7 @@ from evaluator.contract.paths import path_matches as path_matches  # shared with
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.evidence.tool_texts import ToolTextSource
 from evaluator.evidence.traced import TracedCall
+from evaluator.evidence.triggers import Trigger
 from evaluator.judge.grading import ModelGrader
 from evaluator.judge.skill_vocabulary import SkillVocabulary, with_variables
 from evaluator.judge.verdict import AssertionResult
@@ -87,6 +89,16 @@ class CommandRunner(Protocol):
     def __call__(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome: ...
 
 
+@dataclass(frozen=True)
+class SkillTriggers:
+    """Which skills fired in the attempt's session, read as `agentic-eval triggers` reads them
+    (`AgentAdapter.skill_triggers`), for the target skill `skill` (its declared name). `read`
+    may raise `TriggerUndecidable` (a session that records no tool outputs)."""
+
+    skill: str
+    read: Callable[[], list[Trigger]]
+
+
 @dataclass
 class JudgeContext:
     evidence: SessionEvidence
@@ -124,6 +136,9 @@ class JudgeContext:
     # The values of the case's declared variables (`CaseSetup.declared_variables`) as the agent
     # got them, for `workspace_env_value`; a variable absent has no value known here.
     variables: dict[str, str] = field(default_factory=dict, repr=False)
+    # The target skill's firing, by the agent's own trigger signal, for `skill_invoked`; None:
+    # no target skill, or an agent without a trigger signal (the check is blocked).
+    skill_triggers: SkillTriggers | None = None
     # What judges compute once per attempt (e.g. `judge/consultation.py`), by name.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 

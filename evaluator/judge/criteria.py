@@ -1191,6 +1191,7 @@ PLACEHOLDERS = {
     "answer-mentions": "{kind: final_answer_contains, text: '<text>'}",
     "agent-said": "{kind: agent_said, text: '<text>'}",
     "fetch": "{kind: url_fetched, url: '<url>'}",
+    "skill-invoked": "{kind: skill_invoked, skill: '<skill>'}",
 }
 
 

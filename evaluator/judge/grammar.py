@@ -71,6 +71,7 @@ from evaluator.contract.models import (
     RanBeforeCheck,
     ReadBeforeCheck,
     ScriptRanCheck,
+    SkillInvokedCheck,
     UrlFetchedCheck,
     WorkspaceEnvValueCheck,
     WorkspaceFileContainsCheck,
@@ -161,6 +162,19 @@ AGENT_MODIFIERS = frozenset({"coding", "ai"})  # "the coding agent", "the AI ass
 CONTAINS = frozenset({"contains", "contain", "containing", "includes", "including", "holds"})
 BE = frozenset({"was", "were", "is", "are", "got", "gets", "being"})
 SCOPES = frozenset({"under", "in", "inside", "within", "from"})
+# A skill fired: "invokes the X skill", "the X skill is invoked", "the X skill fires".
+SKILL_INVOKING = frozenset(
+    {"invoke", "invokes", "invoked", "load", "loads", "loaded", "trigger", "triggers"}
+    | {"triggered", "activate", "activates", "activated", "use", "uses", "used"}
+)
+SKILL_INVOKED = frozenset({"invoked", "loaded", "triggered", "activated", "used"})
+SKILL_FIRES = frozenset({"fires", "fired", "triggers", "triggered", "activates", "activated"})
+# A skill's name as its front matter writes it (`loop-builder`): lower-case words and hyphens.
+_SKILL_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+# A whole path part, or a file name's stem, in angle brackets: `<loop-name>/`, `<topic>.md`.
+_PLACEHOLDER = re.compile(r"(?:^|(?<=/))<[A-Za-z][\w-]*>(?=$|[/.])")
+# The same anywhere a word may start (`delete <UUID>`, `--name=<name>`): no glob there.
+_PLACEHOLDER_WORD = re.compile(r"(?:^|(?<=[\s/=:]))<[A-Za-z][\w-]*>(?=$|[\s/.,:])")
 # A read counts only when its content reached the agent, so a "successful" read says nothing
 # more; a command "successfully" run exited 0.
 SUCCESSFUL = frozenset({"successful", "successfully"})
@@ -887,6 +901,9 @@ class _Parser:
         hard_coded = self.hard_coded()
         if hard_coded is not None:
             return hard_coded
+        invoked = self.skill_invoked()
+        if invoked is not None:
+            return invoked
         start = tokens.at
         adverb = tokens.take_any(SUCCESSFUL)
         self.first = tokens.take("first")  # "the agent first reads `SKILL.md`"
@@ -927,6 +944,54 @@ class _Parser:
         if phrase is not None:
             return phrase
         return self.passive()
+
+    def skill_invoked(self) -> Check | None:
+        """ "invokes the `loop-builder` skill", "the loop-builder skill is (not) invoked"
+        (loaded, triggered, activated, used), "the loop-builder skill fires": the skill fired,
+        by the agent's own trigger signal (`skill_invoked`, what `agentic-eval triggers`
+        reads). Only the skill under test is watched: a skill named otherwise (another of the
+        repo's skills, "the main skill") refuses at its name, and one not named at all ("the
+        skill": which?) is no such claim. None, with nothing consumed, when this is not one."""
+        tokens = self.tokens
+        start = tokens.at
+        active = tokens.take_any(SKILL_INVOKING)
+        if not tokens.take("the"):
+            tokens.at = start
+            return None
+        named_at = tokens.at
+        slot = _SLOT.fullmatch(tokens.peek() or "")
+        word = tokens.peek() or ""
+        if slot is not None and int(slot.group(1)) < self.given:
+            name = self.literals[int(slot.group(1))].lower()
+        elif _SKILL_NAME.fullmatch(word):
+            name = word
+        else:
+            tokens.at = start
+            return None
+        tokens.at += 1
+        if not tokens.take("skill"):
+            tokens.at = start
+            return None
+        negated = False
+        if active is None:
+            if tokens.take_any(BE):
+                negated = tokens.take_first((("not",), ("never",))) is not None
+                if tokens.take_any(SKILL_INVOKED) is None:
+                    raise tokens.refuse()
+            elif tokens.take_any(SKILL_FIRES) is None:
+                tokens.at = start
+                return None
+        self.parse.predicate = "skill-invoked"
+        target = self.vocabulary.skill if self.vocabulary is not None else None
+        if name != target:
+            raise _Refused(tokens.items[named_at])
+        self.node(f"(predicate {'not ' if negated else ''}skill-invoked: {name}, the target skill)")
+        check: Check = SkillInvokedCheck(kind="skill_invoked", skill=name)
+        if negated:
+            self.negated = True
+            self.parse.predicate = "not skill-invoked"
+            check = NotCheck(operand=check)
+        return check
 
     def documented_phrase(self) -> Check | None:
         """ "searched across all chats", where the skill says "Omit `--chat-id` to search all
@@ -1517,6 +1582,8 @@ class _Parser:
         values = []
         for i in indexes:
             value = self.literals[i]
+            if _PLACEHOLDER_WORD.search(value):
+                value = self.placeholder_glob(value, predicate)
             if (
                 (scope or value.endswith("/"))
                 and (predicate is None or predicate.name not in ("command", "fetch"))
@@ -1536,6 +1603,23 @@ class _Parser:
         )
         self.node(f"({join} {shown})" if len(values) > 1 else f"(literal {shown})")
         return _Objects(tuple(values), join, equivalent, terms)
+
+    def placeholder_glob(self, value: str, predicate: Predicate | None) -> str:
+        """ "`loops/<loop-name>/STATE.md`": a path part in angle brackets is the author's
+        placeholder for a name the agent chooses, so any one name there (`loops/*/STATE.md`); a
+        check of the literal `<loop-name>` would fail every run that followed the case. Only a
+        file's path is a glob: in a command, a URL or a text the placeholder has no exact
+        form (`delete <UUID>` matches no command that ran), so it refuses."""
+        placeholders = [m.group(0) for m in _PLACEHOLDER_WORD.finditer(value)]
+        if (
+            (predicate is not None and predicate.name not in ("consultation", "file-written"))
+            or "://" in value
+            or len(placeholders) != len(_PLACEHOLDER.findall(value))
+        ):
+            raise _Refused(placeholders[0])
+        glob = _PLACEHOLDER.sub("*", value)
+        self.node(f"(placeholder {value} = {glob})")
+        return glob
 
     def modifiers(self, kinds: frozenset[str]) -> None:
         tokens = self.tokens

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from evaluator.evidence.triggers import skill_name
 from evaluator.judge.literal_checks import SCRIPT_SUFFIXES
 
 TermRole = Literal["subcommand", "flag"]
@@ -74,6 +75,9 @@ class SkillVocabulary:
     # The flags the skill shows with a value (`--since <date>`, `--participant <name>`): such a
     # flag may be given as `--since=2026-01-01`.
     valued: frozenset[str] = frozenset()
+    # The skill's own name (its SKILL.md's `name:`, else its folder's), lower-case: what "the
+    # `loop-builder` skill is invoked" must name to be a claim about the skill under test.
+    skill: str | None = None
 
     def term(self, word: str) -> Term | None:
         return self.terms.get(word)
@@ -314,4 +318,5 @@ def skill_vocabulary(path: Path | None, agents: tuple[str, ...] = ()) -> SkillVo
     files = skill_files(skill_md.parent) if skill_md is not None else ()
     if not (read.terms or files or names):
         return None
-    return replace(read, files=files, agents=names)
+    skill = skill_name(skill_md.parent).lower() if skill_md is not None else None
+    return replace(read, files=files, agents=names, skill=skill)

@@ -380,15 +380,30 @@ def load_behaviors(directory: Path, agents: Collection[str]) -> BehaviorLibrary:
 UNNAMED_AGENT = "\x00an agent no behaviour names"
 
 
-def coverage_problems(library: BehaviorLibrary, case_prompts: dict[str, str]) -> list[InputError]:
+def coverage_problems(
+    library: BehaviorLibrary,
+    case_prompts: dict[str, str],
+    trigger_prompts: dict[str, str] | None = None,
+) -> list[InputError]:
     """What would make a scripted run answer the wrong thread: a behaviour that matches no case
     prompt (nor any message a behaviour spawns), and two behaviours matching the same prompt.
-    `case_prompts` maps case ids to their `input.user_prompt`, as the author wrote them."""
+    `case_prompts` maps case ids to their `input.user_prompt`, as the author wrote them.
+
+    With `trigger_prompts` (the target's trigger set, which `agentic-eval triggers` plays to
+    the same folder), a behaviour matching one of those is used too. Overlaps are checked
+    within each set, as `run` and `triggers` each check theirs: a behaviour for a case and one
+    for a trigger prompt never answer the same run."""
+    unused = unmatched_behaviors(library, case_prompts)
+    what = "case prompt"
+    problems: list[InputError] = []
+    if trigger_prompts:
+        unused = [n for n in unused if n in unmatched_behaviors(library, trigger_prompts)]
+        what = "case prompt nor trigger prompt"
+        problems = overlapping_behaviors(library, trigger_prompts)
     unmatched = [
-        _match_error(library, name, f"behaviour {name!r} matches no case prompt")
-        for name in unmatched_behaviors(library, case_prompts)
+        _match_error(library, name, f"behaviour {name!r} matches no {what}") for name in unused
     ]
-    return unmatched + overlapping_behaviors(library, case_prompts)
+    return unmatched + overlapping_behaviors(library, case_prompts) + problems
 
 
 def _match_error(library: BehaviorLibrary, name: str, message: str) -> InputError:

@@ -41,13 +41,15 @@ from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport, assess_attempt
 from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
-from evaluator.judge.base import CommandRunner
+from evaluator.judge.base import CommandRunner, SkillTriggers
 from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary
 from evaluator.pipeline.commands import JailedCommands
+from evaluator.pipeline.skill_watch import target_skill_triggers
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.safepath import contained
 from evaluator.sandbox import LaunchPolicy, ObservedTrace
+from evaluator.sandbox.follow import TraceFollower
 from evaluator.sandbox.strace_log import ToolCallRecognizer, read_trace
 from evaluator.sandbox.tracer import save_compressed
 from evaluator.sessions import SessionRef
@@ -250,11 +252,7 @@ def run_attempt(
         )
     finally:
         trace = follower.finish() if follower is not None else None
-    if follower is not None and handle.stopped_early:
-        # The agent ended on its own: its exit is the log's, not that of the stopped tracer.
-        handle.exit_code = follower.root_exit_code
-        handle.killed = follower.root_exit_code is None  # ended by a signal, not an exit
-        handle.stopped_early = False
+    settle_left_processes(handle, follower)
     # The agent may create files readable by all (codex writes some 0644 on purpose).
     for tree in (workspace.path, agent_dir):
         make_tree_private(tree)
@@ -291,6 +289,17 @@ def _read_trace(
     return read_trace(
         handle.trace_path, recognizer, start_cwd=str(result.workspace.path), agent_dirs=agent_dirs
     )
+
+
+def settle_left_processes(handle: AgentHandle, follower: TraceFollower | None) -> None:
+    """When the attempt stopped processes the agent's tool calls left running (the trace
+    follower's `stop_fd`), the agent had ended on its own: its exit is the log's, not that of
+    the stopped tracer."""
+    if follower is None or not handle.stopped_early or not follower.agent_exited:
+        return
+    handle.exit_code = follower.root_exit_code
+    handle.killed = follower.root_exit_code is None  # ended by a signal, not an exit
+    handle.stopped_early = False
 
 
 def trace_recognizer(runner: AgentRunner) -> ToolCallRecognizer | None:
@@ -531,6 +540,9 @@ def _evaluate(
         skill_vocabulary(
             settings.target.entry_skill_path(settings.source_workspace), agent_names()
         ),
+        target_skill_triggers(
+            adapter, settings.target, settings.source_workspace, result.evidence, session.path
+        ),
     )
 
 
@@ -586,9 +598,11 @@ def judge_session(
     grader: ModelGrader | None,
     commands: CommandRunner | None = None,
     vocabulary: SkillVocabulary | None = None,
+    skill_triggers: SkillTriggers | None = None,
 ) -> None:
     """The contract's last steps on a read session: complete, contained, then judged
-    (`vocabulary`: the target skill's commands, for prose naming them by bare word)."""
+    (`vocabulary`: the target skill's commands, for prose naming them by bare word;
+    `skill_triggers`: the target skill's firing, for `skill_invoked`)."""
     evidence, isolation, workspace = result.evidence, result.isolation, result.workspace
     assert evidence is not None and isolation is not None and workspace is not None
     if not evidence.complete:
@@ -616,6 +630,7 @@ def judge_session(
         traced_calls=result.trace.calls if result.trace is not None else None,
         baseline=workspace.baseline,
         variables=dict(workspace.env),
+        skill_triggers=skill_triggers,
     )
     apply_judgement(result, judge_case(case.case, context))
 

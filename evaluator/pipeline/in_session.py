@@ -39,6 +39,7 @@ from evaluator.pipeline.commands import JailedCommands
 from evaluator.pipeline.rejudge import restore_attempt
 from evaluator.pipeline.run import new_run_id, write_reports
 from evaluator.pipeline.runplan import ManifestFacts, RunOptions, plan_manifest, resolve_run
+from evaluator.pipeline.skill_watch import target_skill_triggers
 from evaluator.plan import open_repo, select_cases
 from evaluator.prompting import in_session_prompt
 from evaluator.repo import EvalRepo, LoadedCase
@@ -376,8 +377,18 @@ def _judge(
         target = repo.targets.get(case.target_id)
         skill = target.entry_skill_path(repo.source_workspace) if target else None
         vocabulary = skill_vocabulary(skill, agent_names())
+        assert result.evidence is not None
+        watched = target_skill_triggers(
+            adapter, target, repo.source_workspace, result.evidence, session.path
+        )
         judge_session(
-            run_dir, case, result, request.grader, JailedCommands(LaunchPolicy()), vocabulary
+            run_dir,
+            case,
+            result,
+            request.grader,
+            JailedCommands(LaunchPolicy()),
+            vocabulary,
+            watched,
         )
     return result
 

@@ -41,6 +41,7 @@ from evaluator.pipeline.attempt import (
 from evaluator.pipeline.case import final_slots, finalize_case
 from evaluator.pipeline.commands import rejudge_commands
 from evaluator.pipeline.run import write_reports
+from evaluator.pipeline.skill_watch import target_skill_triggers
 from evaluator.plan import open_repo, select_cases
 from evaluator.sandbox.strace_log import ToolCallRecognizer, parse_trace
 from evaluator.sessions import SessionRef
@@ -202,6 +203,14 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                         # As far as this environment knows them again; the snapshot's
                         # placeholders stand for the secrets among them.
                         variables=case_environment(case),
+                        skill_triggers=target_skill_triggers(
+                            adapter,
+                            selection.target,
+                            repo.source_workspace,
+                            attempt.evidence,
+                            path.parent / "accepted-session.jsonl",
+                            restored=True,
+                        ),
                     )
                     apply_judgement(attempt, judge_case(case.case, context))
                 attempt.secrets = {**attempt.secrets, **case_secrets}

@@ -934,10 +934,11 @@ def write_reports(
 ) -> None:
     results = run_dir.read_case_results(manifest.resolved_case_ids)
     findings = case_findings(run_dir, results)
-    report = render_report(manifest, results, findings)
-    triggers = run_dir.path / TRIGGERS_FILE
-    if triggers.is_file():  # a trigger run: its confusion table and misfiring prompts
-        report += "\n" + render_trigger_section(json.loads(triggers.read_text(encoding="utf-8")))
+    path = run_dir.path / TRIGGERS_FILE
+    triggers = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    report = render_report(manifest, results, findings, triggers)
+    if triggers is not None:  # a trigger run: its confusion table and misfiring prompts
+        report += "\n" + render_trigger_section(triggers)
     # The case results are redacted already; the reports are too, should a text reach them some
     # other way (a manifest, a finding).
     redact = Redactor(secrets or {})

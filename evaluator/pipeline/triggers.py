@@ -35,7 +35,7 @@ from evaluator.artifacts.trigger_files import (
 from evaluator.contract.models import Case
 from evaluator.contract.triggers import TriggerCase
 from evaluator.errors import InputError
-from evaluator.evidence.triggers import SkillSource, TriggerUndecidable
+from evaluator.evidence.triggers import SkillSource, TriggerUndecidable, skill_name
 from evaluator.isolation.trace import assess_with_trace
 from evaluator.modelserver import BehaviorLibrary
 from evaluator.modelserver.behaviors import overlapping_behaviors, unmatched_behaviors
@@ -50,6 +50,7 @@ from evaluator.pipeline.attempt import (
     failed_attempt,
     read_session,
     save_attempt,
+    settle_left_processes,
     take_bundle,
     trace_recognizer,
 )
@@ -67,7 +68,6 @@ from evaluator.triggers.discovery import (
     front_matter_fields,
     installed_sources,
     launched_skills,
-    skill_name,
 )
 from evaluator.triggers.metrics import (
     AttemptOutcome as TriggerOutcome,
@@ -194,10 +194,14 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
                 launch=settings.launch,
                 secrets=secrets,
                 stop_when=stop_when,
+                # As in a case's attempt: a server a tool call left running would hold the
+                # tracer, and so the attempt, until the timeout.
+                stop_fd=follower.stop_fd if follower is not None else None,
             )
         )
     finally:
         trace = follower.finish() if follower is not None else None
+    settle_left_processes(handle, follower)
     for tree in (workspace.path, agent_dir):
         make_tree_private(tree)
     result = AttemptResult(

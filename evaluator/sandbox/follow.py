@@ -78,6 +78,11 @@ class TraceFollower:
             raise self._error
         return self._trace
 
+    @property
+    def agent_exited(self) -> bool:
+        """Whether the log shows the agent CLI itself ended (its tool calls' processes may not)."""
+        return self._root_ended_at is not None
+
     def agent_left_processes(self) -> bool:
         """Whether the agent CLI exited more than `LEFTOVER_GRACE_S` ago while the traced
         process tree goes on: what is left are processes its tool calls started and did not

@@ -265,13 +265,25 @@ class ObservedTrace:
         dropped, it set up no channel the trace cannot see into (io_uring) nor made a process
         the trace does not follow (`CLONE_UNTRACED`), and no line of the log was unreadable or
         unattributed."""
-        return (
-            call.pids <= self.exited
-            and call.dropped == 0
-            and not call.blind
-            and self.unparsed == 0
-            and self.unattributed == 0
-        )
+        return not self.incompleteness(call)
+
+    def incompleteness(self, call: ToolCallTrace) -> str:
+        """Why the log does not show all of `call` (empty: it does)."""
+        unended = sorted(call.pids - self.exited)
+        if unended:
+            return f"{len(unended)} of its processes never ended in the log (pid {unended[0]})"
+        if call.dropped:
+            return f"{call.dropped} of its accesses were over the limit kept per call"
+        if call.blind:
+            blind = call.blind[0].syscall
+            if blind in _PROCESS_CALLS:
+                return f"it made a process the trace does not follow ({blind} {UNTRACED_CLONE})"
+            return f"it set up a channel the trace cannot see into ({blind})"
+        if self.unparsed:
+            return f"{self.unparsed} line(s) of the log could not be read"
+        if self.unattributed:
+            return f"{self.unattributed} event(s) of the log belong to no known process"
+        return ""
 
 
 @dataclass

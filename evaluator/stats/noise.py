@@ -67,6 +67,10 @@ def _no_call_text(comparison: VariantComparison, figures: str) -> str:
     called = [case.counts.case_id for case in comparison.cases if case.significant]
     if called:
         why += f"; per case, significantly {direction} on {len(called)}: {', '.join(called)}"
+    elif overall.cases < needed:
+        # Without this, "too few cases" reads as the only reason: the per-case tests found
+        # nothing either.
+        why += f"; per case, significantly {direction} on none"
     return f"{why} ({figures}, alpha {comparison.alpha:g})"
 
 

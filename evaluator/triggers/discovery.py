@@ -20,13 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
-from evaluator.evidence.triggers import SkillSource
+from evaluator.evidence.triggers import SkillSource, skill_name
 
 if TYPE_CHECKING:
     from evaluator.adapters.base import AgentAdapter
 
 Scope = Literal["workspace", "agent-home", "user-home", "bundled"]
-_NAME = re.compile(r"^name:\s*['\"]?([^'\"\n]+?)['\"]?\s*$", re.M)
 
 
 @dataclass(frozen=True)
@@ -60,22 +59,6 @@ def front_matter_fields(text: str) -> dict[str, str]:
     if end is None:
         return {}
     return {m.group(1): m.group(2).strip() for m in _FIELD.finditer("\n".join(lines[1:end]))}
-
-
-def skill_name(folder: Path) -> str:
-    """What an agent lists the skill in `folder` as: its front matter's `name`, else the folder."""
-    try:
-        text = (folder / "SKILL.md").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return folder.name
-    lines = text.splitlines()
-    if lines and lines[0].strip() == "---":
-        end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
-        if end is not None:
-            found = _NAME.search("\n".join(lines[1:end]))
-            if found:
-                return found.group(1).strip()
-    return folder.name
 
 
 def launched_skills(adapter: AgentAdapter, workspace: Path) -> list[DiscoveredSkill]:

@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from evaluator.adapters.codex.binary import codex_version, find_codex
+from evaluator.adapters.codex.binary import codex_version, find_codex, native_start
 from evaluator.adapters.codex.home import create_codex_home, login_secrets
 from evaluator.adapters.codex.home_seed import codex_home_seed, seed_codex_home
 from evaluator.adapters.codex.runner import endpoint_credentials
@@ -32,7 +32,7 @@ class CodexJudgeBackend(EndpointJudgeBackend):
 
     def command(self, call: JudgeCall, schema_path: Path, last_message: Path) -> list[str]:
         return [
-            str(self.binary),
+            str(native_start(self.binary).executable),
             "exec",
             "--json",
             "--skip-git-repo-check",
@@ -51,6 +51,7 @@ class CodexJudgeBackend(EndpointJudgeBackend):
         env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
         env.setdefault("LANG", "C.UTF-8")
         env.update({"HOME": str(home), "CODEX_HOME": str(codex_home), "TERM": "dumb"})
+        env.update(native_start(self.binary).env)
         env.update(endpoint_credentials(self.endpoint))
         return env
 

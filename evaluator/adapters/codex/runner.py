@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from evaluator.adapters.codex.binary import codex_version, find_codex
+from evaluator.adapters.codex.binary import codex_version, find_codex, native_start
 from evaluator.adapters.codex.home import codex_key_env, create_codex_home, login_secrets
 from evaluator.adapters.codex.home_seed import codex_home_seed, seed_codex_home
 from evaluator.agents.base import (
@@ -62,7 +62,7 @@ class CodexExecRunner(AgentRunner):
 
     def command(self, workspace: Path) -> list[str]:
         return [
-            str(self.binary),
+            str(native_start(self.binary).executable),
             "exec",
             "--json",
             "--skip-git-repo-check",
@@ -86,6 +86,7 @@ class CodexExecRunner(AgentRunner):
         env["HOME"] = str(home)
         env["CODEX_HOME"] = str(codex_home)
         env["TERM"] = "dumb"
+        env.update(native_start(self.binary).env)
         env.update(endpoint_credentials(request.endpoint))
         env.update(request.env)
         return env

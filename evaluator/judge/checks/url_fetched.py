@@ -140,7 +140,8 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
         fetched = command_fetches(record.command, record.workdir or "/", configured)
         configured |= fetched.configures
         traced = context.traced_call(record)
-        if fetched.unseen is not None and not (traced is not None and traced.reached_nothing):
+        unproven = None if traced is None else traced.network_unproven
+        if fetched.unseen is not None and (traced is None or unproven is not None):
             # What the evidence cannot see into is the agent's doing when the command line
             # names what it could fetch, or runs a script the session itself wrote.
             own = [path for line, path in written if line <= record.line]
@@ -149,7 +150,8 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
                 or gap_names_target(record.command, record.workdir or "/", check.url, check.host)
                 or any(_agents_script(path, own, context) for path in fetched.runs)
             )
-            found.unseen.append((record, fetched.unseen, inline))
+            why = fetched.unseen if unproven is None else f"{fetched.unseen}; {unproven}"
+            found.unseen.append((record, why, inline))
         for invocation, urls in fetched.fetches:
             urls = [u for u in urls if _matches(check, u)]
             if not urls:

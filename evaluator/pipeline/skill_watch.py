@@ -1,0 +1,54 @@
+"""What `skill_invoked` reads: the target skill's firing in an attempt's session, by the agent's
+own trigger signal (`AgentAdapter.skill_triggers`, as `agentic-eval triggers` reads it)."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from evaluator.adapters.base import AgentAdapter
+from evaluator.evidence import SessionEvidence
+from evaluator.evidence.triggers import SkillSource, Trigger, TriggerUndecidable, skill_name
+from evaluator.judge.base import SkillTriggers
+from evaluator.repo import LoadedTarget
+
+
+def target_skill_triggers(
+    adapter: AgentAdapter | None,
+    target: LoadedTarget | None,
+    source_workspace: Path,
+    evidence: SessionEvidence,
+    session_path: Path | None,
+    *,
+    restored: bool = False,
+) -> SkillTriggers | None:
+    """The target skill's trigger reader for one session; None without an agent or a skill.
+    The skill is read from the source (a run and a re-judge see the same text), at both places
+    the workspace holds it: where the target puts it and where the runner links it for its
+    agent to discover (`agents.base.link_skill`). `restored`: the evidence was read back from
+    its saved JSON, which keeps no tool call's outcome (Gemini CLI's signal needs it), so the
+    saved session file is read again, as the run read it; without that file nothing is told."""
+    if adapter is None or target is None:
+        return None
+    entry = target.entry_skill_path(source_workspace)
+    try:
+        text = entry.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    name = skill_name(entry.parent)
+    given = PurePosixPath(target.target.entry_skill)
+    folder = given.parent if given.name == "SKILL.md" else given
+    paths = {str(folder / "SKILL.md")}
+    for found in adapter.discovery_dirs:
+        if not found.startswith(("$", "~")):  # the workspace's own skills folder
+            paths.add(str(PurePosixPath(found) / folder.name / "SKILL.md"))
+    sources = [SkillSource(name, path, text) for path in sorted(paths)]
+
+    def read() -> list[Trigger]:
+        session = evidence
+        if restored:
+            if session_path is None or not session_path.is_file():
+                raise TriggerUndecidable("the attempt's session file was not kept")
+            session = adapter.normalize(session_path)
+        return adapter.skill_triggers(session, session_path, sources)
+
+    return SkillTriggers(name, read)

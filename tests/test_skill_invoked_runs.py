@@ -1,0 +1,99 @@
+"""`skill_invoked` compiled from prose ("The tidy-notes skill is invoked") and judged by rules
+in real runs of each agent CLI (scripted model), and again by `judge`: a behaviour that loads the skill by the agent's
+own means (Claude Code's `Skill` tool, Codex's `cat` of SKILL.md, Gemini CLI's
+`activate_skill`) passes it and fails its denial; one that answers without it the reverse."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.rejudge import rejudge_run
+from evaluator.pipeline.run import Run, RunOptions
+from tests.support import agent_or_skip, scratch_dir
+
+pytestmark = pytest.mark.slow
+
+SKILL = """---
+name: tidy-notes
+description: Tidies a folder of notes. Use when the user asks to tidy, sort or clean up notes.
+---
+
+# tidy-notes
+
+Sort the notes by date, merge the duplicates and keep every original line somewhere.
+Never delete a note the user wrote; move it under `archive/` when it looks stale.
+"""
+EVALS = {
+    "skill_name": "tidy-notes",
+    "evals": [
+        {
+            "id": 1,
+            "prompt": "Please tidy my notes.",
+            "expectations": ["The tidy-notes skill is invoked"],
+        },
+        {
+            "id": 2,
+            "prompt": "What is two plus two?",
+            "expectations": ["The tidy-notes skill is NOT invoked"],
+        },
+    ],
+}
+# behaviour -> (eval-1, eval-2): loading the skill answers eval-1 and breaks eval-2's denial
+EXPECTED = {"loads": ("pass", "fail"), "answers": ("fail", "pass")}
+
+
+def _behaviours(folder: Path, loads: bool) -> Path:
+    folder.mkdir()
+    steps: list[dict[str, object]] = [{"skill": "tidy-notes"}] if loads else []
+    steps.append({"final": "Done."})
+    for number, prompt in ((1, "tidy my notes"), (2, "two plus two")):
+        behaviour = {"name": f"b/{number}", "match": {"prompt_contains": prompt}, "steps": steps}
+        (folder / f"eval-{number}.yaml").write_text(yaml.safe_dump(behaviour))
+    return folder
+
+
+@pytest.mark.parametrize("behaviour", sorted(EXPECTED))
+@pytest.mark.parametrize(
+    "agent",
+    [
+        pytest.param("codex", marks=pytest.mark.codex),
+        pytest.param("claude", marks=pytest.mark.claude),
+        pytest.param("gemini", marks=pytest.mark.gemini),
+    ],
+)
+def test_the_skill_invoked_is_judged_by_rules_in_a_real_run(
+    agent: str, behaviour: str, tmp_path: Path
+) -> None:
+    runner = agent_or_skip(agent)
+    skill = tmp_path / "tidy-notes"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL)
+    (skill / "evals" / "evals.json").write_text(json.dumps(EVALS))
+    behaviors = _behaviours(tmp_path / "behaviours", loads=behaviour == "loads")
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=skill / "evals" / "evals.json",
+                behaviors=behaviors,
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                agent=runner,
+            ),
+            PlainProgress(),
+        ).execute()
+    run_dir = outcome.run_dir.path
+    got = []
+    for case in ("eval-1", "eval-2"):
+        result = json.loads((run_dir / "case-results" / f"{case}.json").read_text())
+        [entry] = result["assertions"]
+        assert entry["decided_by"] == "rules", entry
+        got.append(entry["status"])
+    assert tuple(got) == EXPECTED[behaviour]
+    # judged again from the saved session, the skill read from the source as the run read it
+    again = {r.case_id: r.assertions[0].status for r in rejudge_run(run_dir)}
+    assert (again["eval-1"], again["eval-2"]) == EXPECTED[behaviour]
