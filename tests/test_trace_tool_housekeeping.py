@@ -224,6 +224,27 @@ def test_a_process_listing_in_the_jails_own_pid_namespace_is_contained() -> None
     assert report.verdict == "contained", report.violations
 
 
+# What procps's `ps -L -o tid= -p PID` opens beyond a process listing: each thread's entries.
+THREAD_LISTING = [
+    'openat(AT_FDCWD</var/tmp>, "/proc/7/task", O_RDONLY|O_DIRECTORY) = 4</proc/7/task>',
+    _open("/proc/7/task/8/stat", "= 5</proc/7/task/8/stat>"),
+    _open("/proc/7/task/8/status", "= 5</proc/7/task/8/status>"),
+    _open("/proc/7/task/8/cmdline", "= 5</proc/7/task/8/cmdline>"),
+]
+
+
+def test_a_thread_listing_in_the_jails_own_pid_namespace_is_contained() -> None:
+    report = _report(PROCESS_LISTING + THREAD_LISTING, command="ps -L -o tid= -p 7")
+    assert report.verdict == "contained", report.violations
+    outside = _report(THREAD_LISTING, command="ps -L -o tid= -p 7", own_pid_namespace=False)
+    assert {v.path for v in outside.violations} == {
+        "/proc/7/task",
+        "/proc/7/task/8/stat",
+        "/proc/7/task/8/status",
+        "/proc/7/task/8/cmdline",
+    }
+
+
 def test_a_process_listing_without_a_pid_namespace_lists_the_hosts_processes() -> None:
     report = _report(PROCESS_LISTING, command="ps -o ppid= -p 7", own_pid_namespace=False)
     assert report.verdict == "violation"

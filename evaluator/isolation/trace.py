@@ -98,8 +98,9 @@ _PROC_PID = re.compile(r"^/proc/\d+(/|$)")
 # A process listing (`ps`, `pgrep`, `top`): the names of `/proc` and, per process, what procps
 # reads to describe it. Never `environ`, `mem`, `fd`, `cwd`, `root`, `exe` or `maps`: a door or
 # another process's data. Allowed only where the jail gave the attempt its own pid namespace.
+# (a thread listing, `ps -L`, reads the same entries of each thread under `task/`)
 _PROCESS_LISTING = re.compile(
-    r"^/proc(?:/\d+(?:/(?:stat|status|statm|cmdline|comm|cgroup|ctty|wchan))?)?$"
+    r"^/proc(?:/\d+(?:/task(?:/\d+)?)?(?:/(?:stat|status|statm|cmdline|comm|cgroup|ctty|wchan))?)?$"
 )
 _LISTING_ACCESSES = frozenset({"read", "metadata", "list"})
 # A user's home directory: the invoking user's own (a tool that reads the password database
