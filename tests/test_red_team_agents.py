@@ -12,6 +12,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -94,14 +95,12 @@ def _socket_steps(path: str) -> list[dict[str, str]]:
     ]
 
 
-@pytest.fixture
-def host_service() -> Iterator[tuple[str, str]]:
-    """A Unix socket under /run answering a token, as a service of the host would: (path,
-    token). /run is not hidden by the jail."""
-    path = f"/run/agentic-eval-rt3-{uuid.uuid4().hex[:8]}.sock"
-    token = f"HOST-SERVICE-{uuid.uuid4().hex}"
+@contextmanager
+def _token_server(address: str, token: str) -> Iterator[None]:
+    """A Unix socket at `address` (a path, or an abstract name starting with NUL) that sends
+    `token` to every connection, while the block runs."""
     server = socket.socket(socket.AF_UNIX)
-    server.bind(path)
+    server.bind(address)
     server.listen()
     server.settimeout(0.2)
     stop = threading.Event()
@@ -117,11 +116,25 @@ def host_service() -> Iterator[tuple[str, str]]:
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
-    yield path, token
-    stop.set()
-    thread.join()
-    server.close()
-    Path(path).unlink(missing_ok=True)
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+
+
+@pytest.fixture
+def host_service() -> Iterator[tuple[str, str]]:
+    """A Unix socket under /run answering a token, as a service of the host would: (path,
+    token). /run is not hidden by the jail."""
+    path = f"/run/agentic-eval-rt3-{uuid.uuid4().hex[:8]}.sock"
+    token = f"HOST-SERVICE-{uuid.uuid4().hex}"
+    try:
+        with _token_server(path, token):
+            yield path, token
+    finally:
+        Path(path).unlink(missing_ok=True)
 
 
 @pytest.fixture
@@ -130,27 +143,8 @@ def abstract_service() -> Iterator[tuple[str, str]]:
     network namespace, which the jail shares with the host), answering a token: (name, token)."""
     name = f"\0agentic-eval-rt8-{uuid.uuid4().hex[:8]}"
     token = f"HOST-ABSTRACT-{uuid.uuid4().hex}"
-    server = socket.socket(socket.AF_UNIX)
-    server.bind(name)
-    server.listen()
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                connection, _ = server.accept()
-            except OSError:
-                continue
-            with connection:
-                connection.sendall(token.encode())
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield name, token
-    stop.set()
-    thread.join()
-    server.close()
+    with _token_server(name, token):
+        yield name, token
 
 
 def _uring_steps() -> list[dict[str, str]]:
