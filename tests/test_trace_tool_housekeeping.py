@@ -203,6 +203,53 @@ def test_the_attempts_own_temporary_directories(syscalls: list[str], verdict: st
     assert _report(syscalls).verdict == verdict
 
 
+PARENT = str(Path(WS).parent)
+
+
+@pytest.mark.parametrize(
+    "syscalls,verdict",
+    [
+        # `git rev-parse --show-superproject-working-tree` at the top of a repository that is
+        # the workspace: git runs `git -C .. ls-files -- attempt-01`, finds no repository there
+        # (its lookups are `stat`s) and exits 128
+        (
+            [
+                'chdir("..") = 0',
+                f'openat(AT_FDCWD<{PARENT}>, "/usr/share/locale/C/LC_MESSAGES/git.mo",'
+                f" O_RDONLY) {ENOENT}",
+                "+++ exited with 128 +++",
+            ],
+            "contained",
+        ),
+        # entering the parent and listing it, or reading another attempt's file there
+        (
+            [
+                'chdir("..") = 0',
+                f'openat(AT_FDCWD<{PARENT}>, ".", O_RDONLY|O_DIRECTORY) = 3<{PARENT}>',
+            ],
+            "violation",
+        ),
+        (
+            [
+                'chdir("..") = 0',
+                f'openat(AT_FDCWD<{PARENT}>, "attempt-02/notes.txt", O_RDONLY) {ENOENT}',
+            ],
+            "violation",
+        ),
+        # further up than the parent: no git check goes there
+        (['chdir("../..") = 0'], "violation"),
+        (['chdir("/") = 0'], "violation"),
+    ],
+)
+def test_gits_superproject_check_enters_the_workspaces_parent(
+    syscalls: list[str], verdict: str
+) -> None:
+    report = _report(syscalls, command="git rev-parse --show-superproject-working-tree")
+    assert report.verdict == verdict
+    if verdict == "contained":
+        assert any("workspace's parent" in line for line in report.incidental), report.incidental
+
+
 # What procps's `ps -o ppid= -p PID` and `pgrep -f NAME` open, from strace of the real programs
 # in the jail (a skill's script checking that its own server still runs).
 PROCESS_LISTING = [

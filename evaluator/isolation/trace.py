@@ -255,7 +255,11 @@ def _housekeeping(
       (`mkdir -p ~/.pyenv/shims` enters `/root` on its way, `mkdir -p /tmp/x/y` enters `/tmp`,
       and each finds the components already there): a `metadata` access of a proper ancestor of
       one, or a `cwd` into one when the same process later goes inside it. Entering reads
-      nothing; whatever it opens there is judged by its own path."""
+      nothing; whatever it opens there is judged by its own path.
+    - git's check for a superproject (`git rev-parse --show-superproject-working-tree`, run
+      from the top of a repository that is the workspace, runs `git -C .. ls-files`): entering
+      the workspace's parent when the same process opens nothing there outside the workspace
+      afterwards. A listing or a read there is an access of its own, and stays outside."""
     # What the call looked up in the workspace or below it, by last component.
     inside_by_name: dict[str, list[str]] = {}
     if any(call.accesses[index].error == "ENOENT" for index in candidates):
@@ -310,6 +314,20 @@ def _housekeeping(
                 access.access == "cwd" and access.outcome == "ok" and later
             ):
                 found[index] = f"on the way to `{(later or below)[0]}`"
+                continue
+        if (
+            access.access == "cwd"
+            and access.outcome == "ok"
+            and workspace_ancestors[:1] == [access.path]
+            and not any(
+                other.pid == access.pid
+                and other.line > access.line
+                and _inside(other.path, access.path)
+                and not _inside(other.path, workspace)
+                for other in call.accesses
+            )
+        ):
+            found[index] = "entered the workspace's parent and opened nothing there"
     return found
 
 
