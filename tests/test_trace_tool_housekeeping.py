@@ -170,6 +170,24 @@ def test_the_walk_to_a_tools_own_directory(syscalls: list[str], verdict: str) ->
             "violation",
         ),
         (_open("/etc/shadow", "= -1 EACCES (Permission denied)"), "violation"),
+        # OpenSSL linked into `cryptography`'s wheel reads its build's configuration (the MCP SDK
+        # under mcp-builder's evaluation harness); absent here, nothing is read
+        (_open("/opt/pyca/cryptography/openssl/openssl.cnf", ENOENT), "contained"),
+        (_open("/usr/local/ssl/openssl.cnf", ENOENT), "contained"),
+        # one that exists, another name beside it, or a write, stays outside
+        (
+            _open(
+                "/opt/pyca/cryptography/openssl/openssl.cnf",
+                "= 3</opt/pyca/cryptography/openssl/openssl.cnf>",
+            ),
+            "violation",
+        ),
+        (_open("/opt/pyca/cryptography/openssl/private.pem", ENOENT), "violation"),
+        (_open("/opt/pyca/openssl.cnf", ENOENT), "violation"),
+        (
+            'openat(AT_FDCWD</w>, "/usr/local/ssl/openssl.cnf", O_WRONLY|O_CREAT, 0644) ' + ENOENT,
+            "violation",
+        ),
         ('openat(AT_FDCWD</w>, "/etc/pip.conf", O_WRONLY|O_TRUNC) = 3</etc/pip.conf>', "violation"),
     ],
 )

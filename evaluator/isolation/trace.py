@@ -104,6 +104,10 @@ _LISTING_ACCESSES = frozenset({"read", "metadata", "list"})
 # A user's home directory: the invoking user's own (a tool that reads the password database
 # instead of HOME finds it) or any other.
 _USER_HOME = re.compile(r"^(?:/root|/home/[^/]+)/(?P<below>.+)$")
+# OpenSSL reads its configuration at the directory it was built for (OPENSSLDIR): a copy linked
+# into a wheel or a runtime looks where its build machine kept it (`cryptography`'s wheels:
+# `/opt/pyca/cryptography/openssl/openssl.cnf`), which need not exist here.
+_OPENSSL_CONFIG = re.compile(r"/(?:[^/]+/)*(?:ssl|openssl)/openssl\.cnf")
 Judgement = Literal["allowed", "outside", "unresolved", "incidental"]
 _SEVERITY: dict[IsolationVerdict, int] = {"contained": 0, "unverifiable": 1, "violation": 2}
 
@@ -199,8 +203,8 @@ def _config_probe(access: TracedAccess) -> bool:
     """A tool's own probe of a configuration file that does not exist, in a user's home (sqlite3
     looking for `/root/.sqliterc` through the password database, git for
     `~/.config/git/attributes`: a dot-file or anything under a dot-directory of the home) or in
-    `/etc` (node's resolver for `/etc/svc.conf`, rustup for `/etc/rustup/settings.toml`): a read
-    answered ENOENT. Nothing was read; the path is listed, not judged. Whether the command named
+    `/etc` (node's resolver for `/etc/svc.conf`, rustup for `/etc/rustup/settings.toml`), or
+    OpenSSL's `openssl.cnf` in its build's `ssl` or `openssl` directory: a read answered ENOENT. Nothing was read; the path is listed, not judged. Whether the command named
     the path is the session layer's business: a named one is a violation there. An existing file
     (a read that succeeded, or failed otherwise) stays a violation."""
     if not (
@@ -209,6 +213,8 @@ def _config_probe(access: TracedAccess) -> bool:
         and access.access in ("read", "metadata", "list")
     ):
         return False
+    if access.access == "read" and _OPENSSL_CONFIG.fullmatch(access.path):
+        return True
     home = _USER_HOME.match(access.path)
     return access.path.startswith("/etc/") or (
         home is not None and home.group("below").startswith(".")
