@@ -149,6 +149,30 @@ def test_the_walk_to_a_tools_own_directory(syscalls: list[str], verdict: str) ->
     assert _report(syscalls).verdict == verdict
 
 
+def test_a_large_package_install_is_seen_whole() -> None:
+    """`pip install` of an SDK and its dependencies writes tens of thousands of files: each is
+    kept and judged, and the call is seen whole (it vouches for pip's opaque construct)."""
+    log = [
+        '10 execve("/opt/codex/bin/codex", ["codex", "exec"], 0x7ffe /* 7 vars */) = 0',
+        "10 clone(child_stack=NULL, flags=CLONE_VM|CLONE_VFORK|SIGCHLD) = 11",
+        f'11 execve("{SANDBOX}", ["{SANDBOX}", "--command-cwd", "{WS}"], 0x7f /* 9 vars */) = 0',
+        "11 clone(child_stack=NULL, flags=CLONE_NEWPID|SIGCHLD) = 1 /* 12 in strace's PID NS */",
+        f'12 chdir("{WS}") = 0',
+        '12 execve("/bin/bash", ["/bin/bash", "-c", "pip install -r requirements.txt"],'
+        " 0x7f /* 24 vars */) = 0",
+        *(
+            f'12 openat(AT_FDCWD<{WS}>, ".venv/lib/m{i}.py", O_WRONLY|O_CREAT|O_TRUNC, 0644)'
+            f" = 3<{WS}/.venv/lib/m{i}.py>"
+            for i in range(30_000)
+        ),
+        "12 +++ exited with 0 +++",
+    ]
+    trace = parse_trace(log, CODEX_CALLS, start_cwd=WS)
+    (call,) = trace.tool_calls
+    assert call.dropped == 0 and len(call.accesses) == 30_000
+    assert trace.complete(call)
+
+
 @pytest.mark.parametrize(
     "syscall,verdict",
     [
