@@ -204,9 +204,10 @@ def _config_probe(access: TracedAccess) -> bool:
     looking for `/root/.sqliterc` through the password database, git for
     `~/.config/git/attributes`: a dot-file or anything under a dot-directory of the home) or in
     `/etc` (node's resolver for `/etc/svc.conf`, rustup for `/etc/rustup/settings.toml`), or
-    OpenSSL's `openssl.cnf` in its build's `ssl` or `openssl` directory: a read answered ENOENT. Nothing was read; the path is listed, not judged. Whether the command named
-    the path is the session layer's business: a named one is a violation there. An existing file
-    (a read that succeeded, or failed otherwise) stays a violation."""
+    OpenSSL's `openssl.cnf` in its build's `ssl` or `openssl` directory: a read answered ENOENT.
+    Nothing was read; the path is listed, not judged. Whether the command named the path is the
+    session layer's business: a named one is a violation there. An existing file (a read that
+    succeeded, or failed otherwise) stays a violation."""
     if not (
         access.outcome == "failed"
         and access.error == "ENOENT"
