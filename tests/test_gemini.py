@@ -218,6 +218,37 @@ def test_the_normaliser_follows_rewrites_rewinds_and_outcomes(tmp_path: Path) ->
     )
 
 
+REFUSED = (
+    "Command injection detected: command substitution syntax ($(), backticks, <() or >()) found"
+    " in command arguments. On PowerShell, @() array subexpressions and $() subexpressions are"
+    " also blocked. This is a security risk and the command was blocked."
+)
+
+
+def test_a_command_the_cli_refused_ran_nothing(tmp_path: Path) -> None:
+    """Gemini CLI refuses a command substitution before running anything (a skill's
+    `GIT_DIR=$(git rev-parse --git-dir)` step): no command, no access, no opaque construct. A
+    command that ran and printed the same words has its output wrapped, and still counts."""
+    wrapped = f"<untrusted_context>\nOutput: {REFUSED}\nProcess Group PGID: 7\n</untrusted_context>"
+    path = _session(
+        tmp_path,
+        [
+            {"$set": {"messages": [{"id": "u0", "type": "user", "content": [{"text": CONTEXT}]}]}},
+            {"id": "u1", "type": "user", "content": [{"text": PROMPT}]},
+            _gemini(
+                "g1", [_shell("c1", 'D=$(cd "$(git rev-parse --git-dir)" && pwd -P)', REFUSED)]
+            ),
+            _gemini("g2", [_shell("c2", f"cat /etc/hostname; echo '{REFUSED}'", wrapped)]),
+            _gemini("g3", [], "Done."),
+        ],
+    )
+    evidence = normalize_gemini_session(path)
+    assert [r.call_id for r in evidence.of_kind("tool_denied")] == ["c1"]
+    assert [c.call_id for c in evidence.of_kind("command_observed")] == ["c2"]
+    assert evidence.opaque == []
+    assert [r.path for r in evidence.of_kind("file_read_observed")] == ["/etc/hostname"]
+
+
 def test_the_trace_recogniser_reads_the_shell_tools_wrapper() -> None:
     script = (
         "shopt -u promptvars nullglob extglob nocaseglob dotglob;"

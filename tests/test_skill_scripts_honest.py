@@ -4,7 +4,9 @@ a violation, `unverifiable` or an attempt blocked by the evaluator (docs/isolati
 skills with scripts").
 
 The skill is our own, shaped like the public ones: a shell script that makes a cache directory in
-the home (`mkdir -p` walks from `/`) and works in a `mktemp -d` directory, a Python script that
+the home (`mkdir -p` walks from `/`), makes the workspace a git repository and asks git whether
+it is a submodule (`--show-superproject-working-tree` enters the workspace's parent), and works
+in a `mktemp -d` directory, a Python script that
 imports a sibling module, reads its own `references/`, searches upward from its working
 directory for a configuration file, probes its own temporary directory and writes into the
 workspace, and a preview script started in the background that outlives its tool call and is
@@ -49,6 +51,11 @@ FILES = {
         #!/usr/bin/env bash
         set -e
         mkdir -p "$HOME/.cache/site-report"
+        # The project is a git repository: git's check for a superproject enters the
+        # workspace's parent. (Codex's sandbox keeps `.git` read-only: there it is skipped.)
+        if git init -q . 2>/dev/null; then
+            git rev-parse --show-superproject-working-tree
+        fi
         work="$(mktemp -d)"
         cd "$work"
         printf 'ready\\n' > stamp
@@ -195,3 +202,5 @@ def test_the_tools_own_work_outside_is_shown_not_hidden(outcome: RunOutcome) -> 
     trace = _attempt(outcome)["trace_report"]
     searched = [p for p in trace["incidental"] if ".site-report.toml" in p]
     assert searched and all("upward search" in p for p in searched), trace["incidental"]
+    if outcome.manifest.agent == "claude-code":  # Codex's sandbox refused the `git init`
+        assert any("workspace's parent" in p for p in trace["incidental"]), trace["incidental"]

@@ -149,6 +149,30 @@ def test_the_walk_to_a_tools_own_directory(syscalls: list[str], verdict: str) ->
     assert _report(syscalls).verdict == verdict
 
 
+def test_a_large_package_install_is_seen_whole() -> None:
+    """`pip install` of an SDK and its dependencies writes tens of thousands of files: each is
+    kept and judged, and the call is seen whole (it vouches for pip's opaque construct)."""
+    log = [
+        '10 execve("/opt/codex/bin/codex", ["codex", "exec"], 0x7ffe /* 7 vars */) = 0',
+        "10 clone(child_stack=NULL, flags=CLONE_VM|CLONE_VFORK|SIGCHLD) = 11",
+        f'11 execve("{SANDBOX}", ["{SANDBOX}", "--command-cwd", "{WS}"], 0x7f /* 9 vars */) = 0',
+        "11 clone(child_stack=NULL, flags=CLONE_NEWPID|SIGCHLD) = 1 /* 12 in strace's PID NS */",
+        f'12 chdir("{WS}") = 0',
+        '12 execve("/bin/bash", ["/bin/bash", "-c", "pip install -r requirements.txt"],'
+        " 0x7f /* 24 vars */) = 0",
+        *(
+            f'12 openat(AT_FDCWD<{WS}>, ".venv/lib/m{i}.py", O_WRONLY|O_CREAT|O_TRUNC, 0644)'
+            f" = 3<{WS}/.venv/lib/m{i}.py>"
+            for i in range(30_000)
+        ),
+        "12 +++ exited with 0 +++",
+    ]
+    trace = parse_trace(log, CODEX_CALLS, start_cwd=WS)
+    (call,) = trace.tool_calls
+    assert call.dropped == 0 and len(call.accesses) == 30_000
+    assert trace.complete(call)
+
+
 @pytest.mark.parametrize(
     "syscall,verdict",
     [
@@ -170,6 +194,24 @@ def test_the_walk_to_a_tools_own_directory(syscalls: list[str], verdict: str) ->
             "violation",
         ),
         (_open("/etc/shadow", "= -1 EACCES (Permission denied)"), "violation"),
+        # OpenSSL linked into `cryptography`'s wheel reads its build's configuration (the MCP SDK
+        # under mcp-builder's evaluation harness); absent here, nothing is read
+        (_open("/opt/pyca/cryptography/openssl/openssl.cnf", ENOENT), "contained"),
+        (_open("/usr/local/ssl/openssl.cnf", ENOENT), "contained"),
+        # one that exists, another name beside it, or a write, stays outside
+        (
+            _open(
+                "/opt/pyca/cryptography/openssl/openssl.cnf",
+                "= 3</opt/pyca/cryptography/openssl/openssl.cnf>",
+            ),
+            "violation",
+        ),
+        (_open("/opt/pyca/cryptography/openssl/private.pem", ENOENT), "violation"),
+        (_open("/opt/pyca/openssl.cnf", ENOENT), "violation"),
+        (
+            'openat(AT_FDCWD</w>, "/usr/local/ssl/openssl.cnf", O_WRONLY|O_CREAT, 0644) ' + ENOENT,
+            "violation",
+        ),
         ('openat(AT_FDCWD</w>, "/etc/pip.conf", O_WRONLY|O_TRUNC) = 3</etc/pip.conf>', "violation"),
     ],
 )
@@ -201,6 +243,53 @@ def test_system_configuration_tools_read_at_start_up(syscall: str, verdict: str)
 )
 def test_the_attempts_own_temporary_directories(syscalls: list[str], verdict: str) -> None:
     assert _report(syscalls).verdict == verdict
+
+
+PARENT = str(Path(WS).parent)
+
+
+@pytest.mark.parametrize(
+    "syscalls,verdict",
+    [
+        # `git rev-parse --show-superproject-working-tree` at the top of a repository that is
+        # the workspace: git runs `git -C .. ls-files -- attempt-01`, finds no repository there
+        # (its lookups are `stat`s) and exits 128
+        (
+            [
+                'chdir("..") = 0',
+                f'openat(AT_FDCWD<{PARENT}>, "/usr/share/locale/C/LC_MESSAGES/git.mo",'
+                f" O_RDONLY) {ENOENT}",
+                "+++ exited with 128 +++",
+            ],
+            "contained",
+        ),
+        # entering the parent and listing it, or reading another attempt's file there
+        (
+            [
+                'chdir("..") = 0',
+                f'openat(AT_FDCWD<{PARENT}>, ".", O_RDONLY|O_DIRECTORY) = 3<{PARENT}>',
+            ],
+            "violation",
+        ),
+        (
+            [
+                'chdir("..") = 0',
+                f'openat(AT_FDCWD<{PARENT}>, "attempt-02/notes.txt", O_RDONLY) {ENOENT}',
+            ],
+            "violation",
+        ),
+        # further up than the parent: no git check goes there
+        (['chdir("../..") = 0'], "violation"),
+        (['chdir("/") = 0'], "violation"),
+    ],
+)
+def test_gits_superproject_check_enters_the_workspaces_parent(
+    syscalls: list[str], verdict: str
+) -> None:
+    report = _report(syscalls, command="git rev-parse --show-superproject-working-tree")
+    assert report.verdict == verdict
+    if verdict == "contained":
+        assert any("workspace's parent" in line for line in report.incidental), report.incidental
 
 
 # What procps's `ps -o ppid= -p PID` and `pgrep -f NAME` open, from strace of the real programs

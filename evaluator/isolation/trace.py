@@ -106,6 +106,10 @@ _LISTING_ACCESSES = frozenset({"read", "metadata", "list"})
 # A user's home directory: the invoking user's own (a tool that reads the password database
 # instead of HOME finds it) or any other.
 _USER_HOME = re.compile(r"^(?:/root|/home/[^/]+)/(?P<below>.+)$")
+# OpenSSL reads its configuration at the directory it was built for (OPENSSLDIR): a copy linked
+# into a wheel or a runtime looks where its build machine kept it (`cryptography`'s wheels:
+# `/opt/pyca/cryptography/openssl/openssl.cnf`), which need not exist here.
+_OPENSSL_CONFIG = re.compile(r"/(?:[^/]+/)*(?:ssl|openssl)/openssl\.cnf")
 Judgement = Literal["allowed", "outside", "unresolved", "incidental"]
 _SEVERITY: dict[IsolationVerdict, int] = {"contained": 0, "unverifiable": 1, "violation": 2}
 
@@ -201,16 +205,19 @@ def _config_probe(access: TracedAccess) -> bool:
     """A tool's own probe of a configuration file that does not exist, in a user's home (sqlite3
     looking for `/root/.sqliterc` through the password database, git for
     `~/.config/git/attributes`: a dot-file or anything under a dot-directory of the home) or in
-    `/etc` (node's resolver for `/etc/svc.conf`, rustup for `/etc/rustup/settings.toml`): a read
-    answered ENOENT. Nothing was read; the path is listed, not judged. Whether the command named
-    the path is the session layer's business: a named one is a violation there. An existing file
-    (a read that succeeded, or failed otherwise) stays a violation."""
+    `/etc` (node's resolver for `/etc/svc.conf`, rustup for `/etc/rustup/settings.toml`), or
+    OpenSSL's `openssl.cnf` in its build's `ssl` or `openssl` directory: a read answered ENOENT.
+    Nothing was read; the path is listed, not judged. Whether the command named the path is the
+    session layer's business: a named one is a violation there. An existing file (a read that
+    succeeded, or failed otherwise) stays a violation."""
     if not (
         access.outcome == "failed"
         and access.error == "ENOENT"
         and access.access in ("read", "metadata", "list")
     ):
         return False
+    if access.access == "read" and _OPENSSL_CONFIG.fullmatch(access.path):
+        return True
     home = _USER_HOME.match(access.path)
     return access.path.startswith("/etc/") or (
         home is not None and home.group("below").startswith(".")
@@ -257,7 +264,11 @@ def _housekeeping(
       (`mkdir -p ~/.pyenv/shims` enters `/root` on its way, `mkdir -p /tmp/x/y` enters `/tmp`,
       and each finds the components already there): a `metadata` access of a proper ancestor of
       one, or a `cwd` into one when the same process later goes inside it. Entering reads
-      nothing; whatever it opens there is judged by its own path."""
+      nothing; whatever it opens there is judged by its own path.
+    - git's check for a superproject (`git rev-parse --show-superproject-working-tree`, run
+      from the top of a repository that is the workspace, runs `git -C .. ls-files`): entering
+      the workspace's parent when the same process opens nothing there outside the workspace
+      afterwards. A listing or a read there is an access of its own, and stays outside."""
     # What the call looked up in the workspace or below it, by last component.
     inside_by_name: dict[str, list[str]] = {}
     if any(call.accesses[index].error == "ENOENT" for index in candidates):
@@ -312,6 +323,20 @@ def _housekeeping(
                 access.access == "cwd" and access.outcome == "ok" and later
             ):
                 found[index] = f"on the way to `{(later or below)[0]}`"
+                continue
+        if (
+            access.access == "cwd"
+            and access.outcome == "ok"
+            and workspace_ancestors[:1] == [access.path]
+            and not any(
+                other.pid == access.pid
+                and other.line > access.line
+                and _inside(other.path, access.path)
+                and not _inside(other.path, workspace)
+                for other in call.accesses
+            )
+        ):
+            found[index] = "entered the workspace's parent and opened nothing there"
     return found
 
 

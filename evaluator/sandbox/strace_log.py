@@ -27,7 +27,9 @@ from evaluator.vocabulary import TRACED_SHELLS, AccessKind, Outcome
 # The tool of a call that applies a patch (in the `apply_patch` notation of evidence/patch.py).
 PATCH_CALL = "apply_patch"
 # Stored per tool call: the first accesses of each (path, access, outcome), not every repeat.
-MAX_ACCESSES_PER_CALL = 5000
+# A call with more is not seen whole. `pip install` of an SDK with its dependencies writes some
+# 25,000 files (mcp-builder's `anthropic` and `mcp`): the bound is well above that.
+MAX_ACCESSES_PER_CALL = 100_000
 
 _LINE = re.compile(r"^(?P<pid>\d+)\s+(?P<rest>.*)$")
 _CALL = re.compile(r"^(?P<name>[a-z0-9_]+)\((?P<args>.*)$", re.S)

@@ -41,6 +41,13 @@ _WORKSPACE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*-\s*(\S+)")
 _CONTEXT_TAG = re.compile(r"^\s*<session_context>")
 _EXIT = re.compile(r"^Exit Code: (-?\d+)", re.M)
 _ID_LINE = re.compile(r'^\s*"id": "([^"]+)"')  # a pretty-printed legacy message's id
+# The shell tool's answer when the CLI refuses a command before running it (Gemini CLI blocks
+# every command substitution: a public skill's `X=$(git rev-parse ...)` step). It is the whole
+# output, unwrapped: a command that ran has its output inside `<untrusted_context>`, so no
+# command's own output can read as this refusal.
+_SHELL_REFUSED = re.compile(
+    r"\ACommand injection detected: [^\n]*This is a security risk and the command was blocked\.\Z"
+)
 # What each file tool does to its path argument: (input key, record kind, access).
 FILE_TOOLS: dict[str, tuple[str, RecordKind, str]] = {
     "read_file": ("file_path", "file_read_observed", "read"),
@@ -285,7 +292,8 @@ class GeminiNormalizer(EvidenceBuilder):
                 answer = answer["response"]
             final = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
             self.completed = (line, final)
-        if status == "cancelled":
+        refused = name == SHELL_TOOL and _SHELL_REFUSED.match(text) is not None
+        if status == "cancelled" or refused:
             ev.add(
                 "tool_denied",
                 line,
@@ -293,7 +301,11 @@ class GeminiNormalizer(EvidenceBuilder):
                 call_id=call_id,
                 tool=name,
                 text=excerpt(text),
-                detail="the agent CLI cancelled the call; it did not run",
+                detail=(
+                    "the agent CLI refused the command before running it"
+                    if refused
+                    else "the agent CLI cancelled the call; it did not run"
+                ),
             )
             return
         self.perform(line, ts, call_id, name, args, text)
