@@ -17,7 +17,7 @@ from evaluator.cli.main import run_cli
 from evaluator.errors import InputError
 from evaluator.evaluate.build import FinishedVariant, case_counts, compare, variant_summary
 from evaluator.evaluate.driver import check_case_sets
-from evaluator.evaluate.model import EvaluationResult
+from evaluator.evaluate.model import EvaluationResult, VariantComparison, VariantSummary
 from evaluator.evaluate.page import render_eval_page
 from evaluator.evaluate.report import render_eval_report
 from evaluator.evaluate.variants import (
@@ -387,6 +387,25 @@ def _variant(
     )
 
 
+def _ab_result(
+    case_ids: list[str], variants: list[VariantSummary], comparisons: list[VariantComparison]
+) -> EvaluationResult:
+    """An A/B evaluation of five attempts per case, as `evaluate` writes it, for the report."""
+    return EvaluationResult(
+        eval_id="e",
+        mode="ab",
+        target_id="t",
+        suite_ids=["s"],
+        case_ids=case_ids,
+        agent="codex-exec",
+        attempts=5,
+        started_at="now",
+        interleaved=True,
+        variants=variants,
+        comparisons=comparisons,
+    )
+
+
 def test_a_contaminated_attempt_is_not_counted() -> None:
     clean = _result("c", ["pass", "fail", "pass"])
     assert case_counts(clean) == (2, 3)
@@ -448,19 +467,7 @@ def test_the_hurt_case_is_listed_first_and_the_report_has_the_contract_sections(
     assert check.blocked_cases == ["same"]
     assert summaries[1].contamination is None
     assert (summaries[0].passed, summaries[0].counted) == (9, 14)
-    result = EvaluationResult(
-        eval_id="e",
-        mode="ab",
-        target_id="t",
-        suite_ids=["s"],
-        case_ids=["helped", "hurt", "same"],
-        agent="codex-exec",
-        attempts=5,
-        started_at="now",
-        interleaved=True,
-        variants=summaries,
-        comparisons=[comparison],
-    )
+    result = _ab_result(["helped", "hurt", "same"], summaries, [comparison])
     report = render_eval_report(result)
     headings = [line for line in report.splitlines() if line.startswith("## ")]
     assert headings == [
@@ -585,18 +592,8 @@ def test_the_report_prices_a_point_only_of_a_significant_gain(tmp_path: Path) ->
     assert comparison.overall.mean_difference == pytest.approx(0.5)
     assert comparison.headline.call == "no-difference"
     assert comparison.cost.tokens_per_point is not None  # the price exists, unshown
-    result = EvaluationResult(
-        eval_id="e",
-        mode="ab",
-        target_id="t",
-        suite_ids=["s"],
-        case_ids=["a", "b"],
-        agent="codex-exec",
-        attempts=5,
-        started_at="now",
-        interleaved=True,
-        variants=[variant_summary(reference), variant_summary(compared)],
-        comparisons=[comparison],
+    result = _ab_result(
+        ["a", "b"], [variant_summary(reference), variant_summary(compared)], [comparison]
     )
     report = render_eval_report(result)
     assert "point of pass rate gained" not in report
@@ -625,18 +622,10 @@ def test_the_advice_names_every_case_the_skill_is_significantly_better_on(
     comparison, _ = compare(reference, compared, None)
     assert [case.significant for case in comparison.cases] == [True] * 4
     cost = comparison.cost.model_copy(update={"extra_seconds_per_attempt": -0.01})
-    result = EvaluationResult(
-        eval_id="e",
-        mode="ab",
-        target_id="t",
-        suite_ids=["s"],
-        case_ids=ids,
-        agent="codex-exec",
-        attempts=5,
-        started_at="now",
-        interleaved=True,
-        variants=[variant_summary(reference), variant_summary(compared)],
-        comparisons=[comparison.model_copy(update={"cost": cost})],
+    result = _ab_result(
+        ids,
+        [variant_summary(reference), variant_summary(compared)],
+        [comparison.model_copy(update={"cost": cost})],
     )
     report = render_eval_report(result)
     assert "significantly better on a, b, c, d." in report
@@ -663,19 +652,7 @@ def test_a_skill_that_changes_no_case_is_not_told_only_to_add_cases(tmp_path: Pa
     assert comparison.headline.call == "no-difference"
     assert "too few for the paired sign-flip test" in comparison.headline.text
     assert "; per case, significantly better on none (" in comparison.headline.text
-    result = EvaluationResult(
-        eval_id="e",
-        mode="ab",
-        target_id="t",
-        suite_ids=["s"],
-        case_ids=ids,
-        agent="codex-exec",
-        attempts=5,
-        started_at="now",
-        interleaved=True,
-        variants=[variant_summary(reference), variant_summary(compared)],
-        comparisons=[comparison],
-    )
+    result = _ab_result(ids, [variant_summary(reference), variant_summary(compared)], [comparison])
     report = render_eval_report(result)
     assert (
         "with_skill is significantly better than without_skill on no case (mean per-case"
