@@ -901,3 +901,36 @@ def test_round_eight_an_abstract_socket_of_the_host_is_outside(
     trace.network_traced = True
     (call,) = trace.tool_calls
     assert traced_call("c1", call, trace).reached_nothing is (verdict == "contained")
+
+
+@pytest.mark.parametrize(
+    ("syscall", "fetched_nothing"),
+    [
+        # glibc asks the name-service cache for a user (bash without `$SHELL`, as in CI)
+        (
+            'connect(3<socket:[7]>, {sa_family=AF_UNIX, sun_path="/var/run/nscd/socket"}, 110)'
+            " = -1 ENOENT (No such file or directory)",
+            True,
+        ),
+        ('connect(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="/run/nscd/socket"}, 110) = 0', True),
+        (
+            "connect(3<TCP:[7]>, {sa_family=AF_INET, sin_port=htons(80),"
+            ' sin_addr=inet_addr("127.0.0.1")}, 16) = -1 ECONNREFUSED (Connection refused)',
+            False,
+        ),
+        ('connect(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path=@"proxy"}, 110) = 0', False),
+    ],
+)
+def test_a_name_lookup_is_no_fetch(syscall: str, fetched_nothing: bool) -> None:
+    """A name-service socket answers lookups: a call whose only connection went there fetched
+    nothing (the fresh-clone CI: Gemini's shell looked the user up through nscd for
+    `python3 -c 'print(...)'`, and the fetch proof was refused). An internet connection, even
+    refused, and a host service's abstract socket still may have fetched (a path socket
+    outside the workspace is a violation by its path)."""
+    from evaluator.isolation.trace import traced_call
+
+    log = _traced("./c", [syscall]) + "12 +++ exited with 0 +++\n11 +++ exited with 0 +++\n"
+    trace = parse_trace(log.splitlines(), CODEX_CALLS, start_cwd=WS)
+    trace.network_traced = True
+    (call,) = trace.tool_calls
+    assert traced_call("c1", call, trace).reached_nothing is fetched_nothing

@@ -57,8 +57,9 @@ class TracedCall:
     complete: bool
     programs: tuple[ExecutedProgram, ...] = ()
     paths: frozenset[str] = frozenset()
-    # Its network attempts: internet connections and name-service lookups (`host:port`, the
-    # service's socket), network sockets made (their family), whatever came of them.
+    # What of it could have fetched: internet connections (`host:port`), Unix sockets of
+    # services outside the attempt, network sockets made (their family), whatever came of
+    # them. A name-service lookup (nscd's socket) is not one: it fetches nothing.
     network: tuple[str, ...] = ()
     # Whether its silence says it made none: the log records every socket and seccomp filter
     # (`network_traced`) and none was set up on the call, which would hide what it refuses.

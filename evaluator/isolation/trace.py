@@ -23,6 +23,7 @@ from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
 from evaluator.isolation.assess import IsolationReport, Violation, decide, record_violation
 from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox.strace_log import (
+    NAME_SERVICE_SOCKETS,
     PATCH_CALL,
     UNTRACED_CLONE,
     ObservedTrace,
@@ -624,7 +625,10 @@ def traced_call(call_id: str, call: ToolCallTrace, trace: ObservedTrace) -> Trac
             )
         )
     paths = {a.path for a in call.accesses} | {a.requested for a in call.accesses if a.requested}
-    network = [c.peer for c in call.connects] + [s.peer for s in call.sockets]
+    # A name-service socket answers lookups, not fetches: glibc asks nscd for a user at every
+    # shell start without `$SHELL` (CI), and a fetch needs an internet connection, seen apart.
+    network = [c.peer for c in call.connects if c.peer not in NAME_SERVICE_SOCKETS]
+    network += [s.peer for s in call.sockets]
     incomplete = trace.incompleteness(call)
     return TracedCall(
         call_id,
