@@ -514,10 +514,14 @@ class _Attributor:
         # Symlinks the traced processes made (link -> target), while they exist: a *failed*
         # access through one has no descriptor for strace to resolve, so it is resolved here (a
         # link to a directory the jail hid, `cat link/secret` answered ENOENT, is still a reach
-        # outside).
+        # outside). The target is kept as written: the kernel reads a relative one from the
+        # directory the link is in when it is followed, and `/proc/self/...` as the process that
+        # follows it (a link moved after it was made names another place: red team 9).
         self.links: dict[str, str] = {}
-        # Abstract Unix socket names a tool call's process bound (`_SUN_ABSTRACT`).
+        # Abstract Unix socket names a tool call's process bound (`_SUN_ABSTRACT`), and socket
+        # files (`_SUN_PATH`, as resolved).
         self.abstract_bound: set[str] = set()
+        self.paths_bound: set[str] = set()
         # A seccomp filter was set up outside every tool call (`network_event`).
         self.filtered_outside = False
 
@@ -704,7 +708,7 @@ class _Attributor:
             if base is None:
                 return path  # relative to a directory the log never showed: kept as written
             path = f"{base}/{path}"
-        return self.through_links(resolve_kernel_path(path, proc.cwd).path, follow)
+        return self.through_links(resolve_kernel_path(path, proc.cwd).path, follow, proc.cwd)
 
     def remount(self, event: _Event, proc: _Proc) -> TracedAccess:
         """A change of the mounts, with the path it changes where it names one."""
@@ -745,12 +749,15 @@ class _Attributor:
             moved[renamed or link] = target
         self.links = moved
 
-    def through_links(self, path: str, follow: bool) -> str:
+    def through_links(self, path: str, follow: bool, cwd: str | None = None) -> str:
         """`path` with the traced processes' own symlinks followed (a few levels); the last
-        component too when `follow` (an open, not an unlink of the link)."""
+        component too when `follow` (an open, not an unlink of the link). `cwd`: the following
+        process's, for a target through `/proc/self/cwd`."""
         for _ in range(8):
-            for link, target in self.links.items():
+            for link, written in self.links.items():
                 if _inside(path, link) and (follow or path != link):
+                    target = posixpath.join(posixpath.dirname(link), written)
+                    target = resolve_kernel_path(target, cwd).path
                     path = os.path.normpath(target + path[len(link) :])
                     break
             else:
@@ -851,7 +858,14 @@ class _Attributor:
             named = _SUN_PATH.search(event.raw_args)
             if named is not None:
                 path = self.resolve(proc, event, 0, _unquote('"' + named.group(1) + '"'))
-                if name == "connect" and path in NAME_SERVICE_SOCKETS:
+                if name == "bind" and outcome == "ok":
+                    self.paths_bound.add(path)
+                elif name == "connect" and (
+                    path in NAME_SERVICE_SOCKETS
+                    or (outcome == "ok" and path not in self.paths_bound)
+                ):
+                    # A name lookup; or a service no process of the attempt bound answered,
+                    # which may fetch for the call as an abstract socket's may (red team 9).
                     self.connected(proc, event, path, outcome)
                 kind: AccessKind = "write" if name == "bind" else "read"
                 found.append(
@@ -862,10 +876,7 @@ class _Attributor:
             link = at(2 if name == "symlinkat" else 1, "write")
             found.append(link)
             if link is not None and outcome == "ok" and args and args[0].startswith('"'):
-                target = _unquote(args[0])
-                if not target.startswith("/"):
-                    target = posixpath.join(posixpath.dirname(link.path), target)
-                self.links[link.path] = resolve_kernel_path(target, proc.cwd).path
+                self.links[link.path] = _unquote(args[0])
         return [access for access in found if access is not None]
 
 
