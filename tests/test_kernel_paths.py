@@ -996,3 +996,42 @@ def test_round_nine_a_relative_link_moved_is_followed_from_where_it_is(
     trace.network_traced = True
     (call,) = trace.tool_calls
     assert not traced_call("c1", call, trace).reached_nothing
+
+
+@pytest.mark.parametrize(
+    "flood",
+    [
+        # one name-service socket asked again and again (no network attempt, filtered out)
+        'connect(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="/run/nscd/socket"}, 110)'
+        " = -1 ENOENT (No such file or directory)",
+        # failed runs of programs that do not exist, each under its own name
+        'execve("/w/ws/none{n}", ["none"], 0x7f /* 1 var */) = -1 ENOENT (No such file)',
+    ],
+)
+def test_round_nine_a_flood_past_the_limit_per_call_hides_nothing(
+    monkeypatch: pytest.MonkeyPatch, flood: str
+) -> None:
+    """Red team, round 9: the connections a call kept stopped at `MAX_ACCESSES_PER_CALL` without
+    a word. Name lookups are no network attempt since the fresh-clone CI, so a call that asked
+    nscd 100,000 times and then connected out (on a socket another call made and passed it)
+    kept only the lookups: `reached_nothing`, a fetch unseen. A peer is now kept once per
+    outcome, and what goes past the limit makes the call incomplete, as an access does."""
+    from evaluator.isolation.trace import traced_call
+    from evaluator.sandbox import strace_log
+
+    monkeypatch.setattr(strace_log, "MAX_ACCESSES_PER_CALL", 50)
+    out = (
+        "connect(5<TCP:[9]>, {sa_family=AF_INET, sin_port=htons(443),"
+        ' sin_addr=inet_addr("192.0.2.7")}, 16) = 0'
+    )
+    syscalls = [flood.replace("{n}", str(n)) for n in range(60)] + [out]
+    log = _traced("./c", syscalls) + "12 +++ exited with 0 +++\n11 +++ exited with 0 +++\n"
+    trace = parse_trace(log.splitlines(), CODEX_CALLS, start_cwd=WS)
+    trace.network_traced = True
+    (call,) = trace.tool_calls
+    traced = traced_call("c1", call, trace)
+    assert not traced.reached_nothing
+    if "connect" in flood:
+        assert traced.network == ("192.0.2.7:443",)
+    else:
+        assert "over the limit" in traced.incomplete

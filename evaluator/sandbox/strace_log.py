@@ -234,6 +234,30 @@ class ToolCallTrace:
     # Its changes of the mounts, tried or made (`MOUNT_CALLS`).
     remounts: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
+    _seen_execs: set[str] = field(default_factory=set, repr=False)
+    _seen_connects: set[tuple[str, str]] = field(default_factory=set, repr=False)
+
+    def failed_exec(self, path: str) -> None:
+        if path in self._seen_execs:
+            return
+        if len(self.failed_execs) >= MAX_ACCESSES_PER_CALL:
+            self.dropped += 1
+            return
+        self._seen_execs.add(path)
+        self.failed_execs.append(path)
+
+    def connect(self, connect: TracedConnect) -> None:
+        """Each peer once per outcome: a flood of one (a name-service socket, which is no
+        network attempt) must not push a later connection out (red team 9); past the limit the
+        call is incomplete, as for its accesses."""
+        key = (connect.peer, connect.outcome)
+        if key in self._seen_connects:
+            return
+        if len(self.connects) >= MAX_ACCESSES_PER_CALL:
+            self.dropped += 1
+            return
+        self._seen_connects.add(key)
+        self.connects.append(connect)
 
     def add(self, access: TracedAccess) -> None:
         key = (access.path, access.access, access.outcome)
@@ -679,8 +703,7 @@ class _Attributor:
         if len(event.args) <= path_index or not event.args[path_index].startswith('"'):
             return
         path = self.resolve(proc, event, path_index, _unquote(event.args[path_index]), follow=True)
-        if len(call.failed_execs) < MAX_ACCESSES_PER_CALL and path not in call.failed_execs:
-            call.failed_execs.append(path)
+        call.failed_exec(path)
 
     def new_call(self, event: _Event, command: str, tool: str) -> ToolCallTrace:
         call = ToolCallTrace(
@@ -720,8 +743,8 @@ class _Attributor:
         return TracedAccess(path, "write", outcome, event.name, event.pid, event.line, event.errno)
 
     def connected(self, proc: _Proc, event: _Event, peer: str, outcome: Outcome) -> None:
-        if proc.call is not None and len(proc.call.connects) < MAX_ACCESSES_PER_CALL:
-            proc.call.connects.append(TracedConnect(event.pid, peer, outcome, event.line))
+        if proc.call is not None:
+            proc.call.connect(TracedConnect(event.pid, peer, outcome, event.line))
 
     def links_moved(self, name: str, source: str, dest: str, flags: str) -> None:
         """The traced processes' symlinks after a rename or a hard link: a link renamed, or
