@@ -516,3 +516,38 @@ def test_a_forbidden_read_handed_over_transformed_is_observed(
     the output), though a model reads base64, reversed or rot13 text as well as the original."""
     judgement = _forbidden_read(tmp_path, [(command, output)])
     assert judgement.status == status, [a.notes for a in judgement.assertions]
+
+
+@pytest.mark.parametrize(
+    ("copy", "status"),
+    [(f"ls; cp {REF} n.md", "fail"), (f"ls; cat {REF} > n.md", "fail"), ("ls > n.md", "pass")],
+    ids=["cp", "redirected", "own-listing"],
+)
+def test_a_forbidden_read_through_a_copy_is_observed(
+    tmp_path: Path, copy: str, status: str
+) -> None:
+    """Red team, round 9: the forbidden file copied by one call and the copy printed by the
+    next passed the case: the output was held to the copy, the one file its call read. A file
+    the session wrote holds what its writer read."""
+    from evaluator.contract.models import Case
+    from evaluator.judge import judge_case
+
+    context = _context(tmp_path, [(copy, ""), ("cat n.md", REF_TEXT)])
+    (context.workspace / "n.md").write_text(REF_TEXT)
+    case = Case.model_validate(
+        {
+            "case_id": "c",
+            "title": "t",
+            "input": {"user_prompt": "p"},
+            "assert": {
+                "required": [
+                    {"description": "ran", "checks": [{"kind": "command_ran", "pattern": "ls"}]}
+                ],
+                "forbidden": [
+                    {"description": "read", "checks": [{"kind": "file_read", "path": REF}]}
+                ],
+            },
+        }
+    )
+    judgement = judge_case(case, context)
+    assert judgement.status == status, [a.notes for a in judgement.assertions]
