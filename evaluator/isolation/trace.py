@@ -638,6 +638,7 @@ def traced_call(call_id: str, call: ToolCallTrace, trace: ObservedTrace) -> Trac
         tuple(dict.fromkeys(network)),
         trace.network_traced and not call.filtered,
         incomplete,
+        frozenset(a.path for a in call.accesses if a.access == "write" and a.outcome == "ok"),
     )
 
 
