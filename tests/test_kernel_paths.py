@@ -1035,3 +1035,21 @@ def test_round_nine_a_flood_past_the_limit_per_call_hides_nothing(
         assert traced.network == ("192.0.2.7:443",)
     else:
         assert "over the limit" in traced.incomplete
+
+
+def test_round_nine_an_access_past_the_limit_per_call_is_not_contained(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Red team, round 9: a call that opens more distinct paths in the workspace than the trace
+    keeps per call (`MAX_ACCESSES_PER_CALL`, 100,000), then one outside: the access outside was
+    dropped unjudged and the trace said contained. What went past the limit is unverifiable."""
+    from evaluator.sandbox import strace_log
+
+    monkeypatch.setattr(strace_log, "MAX_ACCESSES_PER_CALL", 50)
+    flood = [f'openat(AT_FDCWD</w/ws>, "f{n}", O_RDONLY) = 3</w/ws/f{n}>' for n in range(60)]
+    outside = 'openat(AT_FDCWD</w/ws>, "/etc/hostname", O_RDONLY) = 3</etc/hostname>'
+    assert _trace_verdict("python3 flood.py", [*flood, outside])[0] == "unverifiable"
+    assert _trace_verdict("python3 flood.py", [*flood[:40], outside]) == (
+        "violation",
+        ["/etc/hostname"],
+    )

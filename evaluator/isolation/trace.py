@@ -23,6 +23,7 @@ from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
 from evaluator.isolation.assess import IsolationReport, Violation, decide, record_violation
 from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox.strace_log import (
+    MAX_ACCESSES_PER_CALL,
     NAME_SERVICE_SOCKETS,
     PATCH_CALL,
     UNTRACED_CLONE,
@@ -491,6 +492,13 @@ def assess_trace(
         # A mount changes what every later path names (strace prints a bind mount's point, not
         # what is read through it): never a tool's business, tried or made.
         outside += call.remounts
+        if call.dropped:
+            # What went past the limit kept per call was never judged (red team 9: a flood of
+            # distinct paths inside the workspace, then one outside).
+            report.unresolved.append(
+                f"{label}: {call.dropped} of its accesses were over the limit kept per call"
+                f" ({MAX_ACCESSES_PER_CALL}) and were not judged"
+            )
         for channel in call.blind:
             report.unresolved.append(
                 f"{label}: {channel.syscall} by pid {channel.pid} at trace line {channel.line}"
