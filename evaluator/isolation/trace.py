@@ -24,7 +24,6 @@ from evaluator.isolation.assess import IsolationReport, Violation, decide, recor
 from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox.strace_log import (
     MAX_ACCESSES_PER_CALL,
-    NAME_SERVICE_SOCKETS,
     PATCH_CALL,
     UNTRACED_CLONE,
     ObservedTrace,
@@ -33,7 +32,7 @@ from evaluator.sandbox.strace_log import (
     TracedAccess,
     read_trace,
 )
-from evaluator.vocabulary import IsolationVerdict
+from evaluator.vocabulary import NAME_SERVICE_SOCKETS, IsolationVerdict
 
 _INFO = frozenset({"read", "list", "exec", "path", "metadata"})
 _ANY = frozenset({"read", "list", "exec", "path", "metadata", "write"})

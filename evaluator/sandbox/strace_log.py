@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from evaluator.kernelpaths import resolve_kernel_path
-from evaluator.vocabulary import TRACED_SHELLS, AccessKind, Outcome
+from evaluator.vocabulary import NAME_SERVICE_SOCKETS, TRACED_SHELLS, AccessKind, Outcome
 
 # The tool of a call that applies a patch (in the `apply_patch` notation of evidence/patch.py).
 PATCH_CALL = "apply_patch"
@@ -70,14 +70,7 @@ _SUN_PATH = re.compile(r'sun_path="((?:[^"\\]|\\.)*)"')
 # of the machine listens there (red team 8) unless a process of the attempt bound it.
 _SUN_ABSTRACT = re.compile(r'sun_path=@"((?:[^"\\]|\\.)*)"')
 # A `connect` to an internet address: strace decodes the port and the address of both families.
-# A name lookup may instead ask a local service over its socket (nscd, systemd-resolved).
-NAME_SERVICE_SOCKETS = frozenset(
-    (
-        "/run/nscd/socket",
-        "/var/run/nscd/socket",
-        "/run/systemd/resolve/io.systemd.Resolve",
-    )
-)
+# A name lookup may instead ask a local service over its socket (`NAME_SERVICE_SOCKETS`).
 _INET_PEER = re.compile(
     r"sa_family=AF_INET6?, sin6?_port=htons\((?P<port>\d+)\)"
     r'.*?(?:inet_addr\("(?P<v4>[^"]*)"\)|inet_pton\(AF_INET6, "(?P<v6>[^"]*)")'

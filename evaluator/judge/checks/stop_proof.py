@@ -31,9 +31,8 @@ from pathlib import Path
 
 from evaluator.judge.base import CommandTrace, JudgeContext
 from evaluator.judge.checks.env_value import search_file
-from evaluator.sandbox.strace_log import NAME_SERVICE_SOCKETS
 from evaluator.textforms import escaped_pattern, longest_match
-from evaluator.vocabulary import TRACED_SHELLS
+from evaluator.vocabulary import NAME_SERVICE_SOCKETS, TRACED_SHELLS
 
 # Where a process of the check's jail can write: a program there was made by the session or by
 # the check from the session's files (a test binary `go test` links in /tmp, a build script
