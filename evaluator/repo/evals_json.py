@@ -58,6 +58,7 @@ SKILLS_DIR = ".agents/skills"
 
 # `needs` (ours, top level or per eval): what the machine must offer, as a case's `needs`.
 TOP_KEYS = ("skill_name", "evals", "schema_version", "name", "description", "needs")
+TEXT_TOP_KEYS = tuple(key for key in TOP_KEYS if key != "needs")
 EVAL_KEYS = (
     "id",
     "name",
@@ -173,8 +174,10 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         for key in data:
             if key in TOP_KEYS:
                 continue
-            problem = source.key_error((key,), unknown_key_message(str(key), TOP_KEYS))
-            if isinstance(data[key], str) and not did_you_mean(str(key), TOP_KEYS):
+            # `needs` holds an object: a text is no near miss of it (`notes`).
+            known = TEXT_TOP_KEYS if isinstance(data[key], str) else TOP_KEYS
+            problem = source.key_error((key,), unknown_key_message(str(key), known))
+            if isinstance(data[key], str) and not did_you_mean(str(key), known):
                 # A text beside the evals (`notes`, `_comment`) is the author's note: it holds
                 # no eval and no criterion, so it is said and left out, never a refusal.
                 diagnostics.warn(source.key_error((key,), f"{problem.message}: a note, ignored"))
