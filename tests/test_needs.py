@@ -23,6 +23,7 @@ from evaluator.cli.main import main
 from evaluator.contract.digest import case_digest
 from evaluator.contract.models import Case, Needs
 from evaluator.pipeline.needs import check_needs
+from evaluator.pipeline.rejudge import rejudge_run
 from evaluator.pipeline.run import RunOutcome
 from evaluator.repo.evals_json import load_evals_json
 from evaluator.repo.loader import load_repo
@@ -337,6 +338,20 @@ def test_a_case_needing_an_absent_program_is_blocked_without_an_agent_run(
     assert not (artifacts / "agent-stdout.jsonl").exists()
     assert not (artifacts / "accepted-session.jsonl").exists()
     assert len(absent.attempts) == 1  # not retried
+
+
+def test_a_judgement_again_keeps_the_block_the_eval_s(outcome: RunOutcome, tmp_path: Path) -> None:
+    copy = tmp_path / "run"
+    shutil.copytree(outcome.run_dir.path, copy)
+    results = {r.case_id: r for r in rejudge_run(copy)}
+    absent = results["absent"]
+    assert (absent.status, absent.blocked_by, absent.blocked_cause) == (
+        "blocked",
+        "eval",
+        "environment",
+    )
+    assert absent.attempts[0].unmet_needs == [f"program '{ABSENT}' is not on the agent's PATH"]
+    assert results["present"].status == "pass"
 
 
 def test_a_case_needing_present_programs_runs_and_passes(outcome: RunOutcome) -> None:
