@@ -176,7 +176,8 @@ def test_skill_creator_evals_state_needs_at_the_top_and_per_eval(tmp_path: Path)
     evals["evals"][1]["needs"] = {"programs": ["dot -Tsvg"]}
     _write(skill / "evals/evals.json", json.dumps(evals))
     _, diagnostics = load_evals_json(skill / "evals/evals.json")
-    assert any("evals[1].needs" in e.render() or "needs" in e.render() for e in diagnostics.errors)
+    (error,) = diagnostics.errors
+    assert "evals[1].needs: programs.0: String should match pattern" in error.render()
 
 
 def test_a_block_for_unmet_needs_is_the_eval_s() -> None:
