@@ -167,6 +167,11 @@ class AttemptRecord(ArtifactModel):
         default=False,
         description="killed while still waiting for a model endpoint that never answered",
     )
+    unmet_needs: list[str] | None = Field(
+        default=None,
+        description="What the case `needs` and the agent's jail lacked (`program soffice`):"
+        " the attempt was not run, `blocked (environment)`, the eval's.",
+    )
     session_complete: bool | None = None
     duration_s: float | None = None
     tokens: dict[str, int] | None = Field(

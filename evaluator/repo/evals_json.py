@@ -31,6 +31,7 @@ from evaluator.contract.models import (
     Check,
     CommandCheck,
     CopyFixture,
+    Needs,
     NotCheck,
     RepoConfig,
     Suite,
@@ -55,7 +56,9 @@ OUTPUT_DIR = "{{output_dir}}"
 DEFAULT_SUITE = "evals"
 SKILLS_DIR = ".agents/skills"
 
-TOP_KEYS = ("skill_name", "evals", "schema_version", "name", "description")
+# `needs` (ours, top level or per eval): what the machine must offer, as a case's `needs`.
+TOP_KEYS = ("skill_name", "evals", "schema_version", "name", "description", "needs")
+TEXT_TOP_KEYS = tuple(key for key in TOP_KEYS if key != "needs")
 EVAL_KEYS = (
     "id",
     "name",
@@ -67,6 +70,7 @@ EVAL_KEYS = (
     "assertions",
     "references",
     "case_set",
+    "needs",
 )
 ASSERTION_KEYS = (
     "id",
@@ -170,8 +174,10 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         for key in data:
             if key in TOP_KEYS:
                 continue
-            problem = source.key_error((key,), unknown_key_message(str(key), TOP_KEYS))
-            if isinstance(data[key], str) and not did_you_mean(str(key), TOP_KEYS):
+            # `needs` holds an object: a text is no near miss of it (`notes`).
+            known = TEXT_TOP_KEYS if isinstance(data[key], str) else TOP_KEYS
+            problem = source.key_error((key,), unknown_key_message(str(key), known))
+            if isinstance(data[key], str) and not did_you_mean(str(key), known):
                 # A text beside the evals (`notes`, `_comment`) is the author's note: it holds
                 # no eval and no criterion, so it is said and left out, never a refusal.
                 diagnostics.warn(source.key_error((key,), f"{problem.message}: a note, ignored"))
@@ -212,7 +218,10 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         and not (child == source.path.resolve() or child in source.path.resolve().parents)
     ]
     trigger_file = source.path if trigger_only else _trigger_file(source.path, diagnostics)
+    stated = data.get("needs") if isinstance(data, dict) and not trigger_only else None
+    file_needs = _needs(source, ("needs",), stated, diagnostics)
     target = Target(
+        needs=file_needs,
         target_id=_identifier(skill_name or declared or skill_dir.name),
         entry_skill=f"{mount}/{SKILL_FILE}",
         roots=roots,
@@ -244,6 +253,7 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         case = _case(source, index, item, workspace, skill_dir, diagnostics)
         if case is None:
             continue
+        case.needs = Needs().merged(file_needs, case.case.needs)
         if case.case_id in seen:
             diagnostics.error(
                 source.error(
@@ -497,6 +507,7 @@ def _case(
     if not isinstance(references, list) or not all(isinstance(r, str) for r in references):
         diagnostics.error(source.error((*at, "references"), "expected a list of strings"))
         references = []
+    needs = _needs(source, (*at, "needs"), item.get("needs"), diagnostics)
     if len(diagnostics.errors) > problems or setup is None:
         return None
     if not entries:
@@ -523,6 +534,7 @@ def _case(
                 likely_fix_files=[r.split("#", 1)[0] for r in references if r] or [SKILL_FILE]
             ),
             expected_output=expected,
+            needs=needs,
         )
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -531,6 +543,20 @@ def _case(
     line, col = source.positions.position(at)
     doc = YamlDocument(path=source.path, data=item, positions={(): (line, col)})
     return LoadedCase(case=case, path=source.path, doc=doc, suite_id="", target_id="")
+
+
+def _needs(source: _Source, at: PathKey, value: object, diagnostics: Diagnostics) -> Needs | None:
+    """A `needs` object (`{"programs": [...], "python": [...]}`), as a case's; None when absent
+    or wrong (the error is reported)."""
+    if value is None:
+        return None
+    try:
+        return Needs.model_validate(value)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        diagnostics.error(source.error(at, f"{where + ': ' if where else ''}{first['msg']}"))
+        return None
 
 
 def _entry(
