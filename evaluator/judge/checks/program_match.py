@@ -36,9 +36,7 @@ def runs_program(
     for word in invocation.words:
         spans.append((offset, offset + len(word)))
         offset += len(word) + 1
-    executed = [
-        spans[i] for i in invocation.executed if not _own_file(i, invocation, own)
-    ]
+    executed = [spans[i] for i in invocation.executed if not _own_file(i, invocation, own)]
     # Every match is looked at in turn: the first one may be in an argument.
     start = 0
     while start <= len(line):
