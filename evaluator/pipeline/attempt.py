@@ -493,11 +493,20 @@ def blocked_attempt(
     return result
 
 
-def _block(result: AttemptResult, reason: BlockedReason, why: str, *, valid: bool = True) -> None:
+def _block(
+    result: AttemptResult,
+    reason: BlockedReason,
+    why: str,
+    *,
+    valid: bool = True,
+    by: BlockedBy = "eval",
+) -> None:
+    """`by`: the agent only where its own acts block the attempt (it left its workspace); what
+    else blocks here (the environment, the evaluator, evidence our tools could not read) is
+    the eval's. The score decides from the attempt's facts either way (attribution.py)."""
     result.status = "blocked"
     result.blocked_reason = reason
-    # What blocks here (isolation, the environment, the evaluator) is never the judgement's.
-    result.blocked_by = "eval"
+    result.blocked_by = by
     result.reason = why
     result.valid = valid
 
@@ -638,6 +647,7 @@ def judge_session(
             "insufficient-evidence",
             f"isolation violation: {isolation.reason}",
             valid=False,
+            by="agent",
         )
         return
     context = JudgeContext(
