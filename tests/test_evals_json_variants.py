@@ -1,0 +1,309 @@
+"""Variants of skill-creator's `evals.json` that public repos keep and the loader refused
+(docs/real-repos.md, "Real evals files, ninth session"): each test builds its own minimal
+input of that shape."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from evaluator.cli.main import main
+from evaluator.contract.models import AnyOfCheck, WorkspaceFileMatchesCheck
+from evaluator.evaluate.variants import materialize, parse_variant, suite_drift
+from evaluator.evidence import SessionEvidence
+from evaluator.evidence.records import EvidenceRecord
+from evaluator.judge import JudgeContext
+from evaluator.judge.checks.registry import run_check
+from evaluator.plan import open_repo, select_cases
+from evaluator.repo import load_repo
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+def skill_folder(folder: Path, evals: object, name: str = "lint-fixer") -> Path:
+    """A skill at `folder` with `evals/evals.json` holding `evals`."""
+    (folder / "evals").mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\nBody.\n")
+    (folder / "evals/evals.json").write_text(json.dumps(evals, indent=2))
+    return folder / "evals/evals.json"
+
+
+def test_a_bare_list_with_string_ids_expect_and_fail_lists_loads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`[{id: "x", prompt, expect: [...], fail: [...]}]` without `skill_name`: each `expect`
+    sentence a required entry, each `fail` sentence a forbidden entry it fails on."""
+    evals = [
+        {
+            "id": "quick-fix",
+            "prompt": "Fix the lint errors in app.py",
+            "expect": ["ruff is run before editing", "the answer lists each fix"],
+            "fail": ["the tests are deleted"],
+        },
+        {"id": "no-op", "prompt": "Is app.py clean?", "expect": ["says whether it is clean"]},
+    ]
+    path = skill_folder(tmp_path / "lint-fixer", evals)
+    code, out, err = run_cli(["validate", "--evals", str(path.parent.parent)], capsys)
+    assert code == 0 and out.startswith("ok: 1 target(s), 2 case(s)"), err
+    repo, diagnostics = load_repo(path, None)
+    assert repo is not None and not diagnostics.errors and not diagnostics.warnings
+    cases = {c.case.case_id: c.case for c in repo.targets["lint-fixer"].suites["evals"].cases}
+    assert list(cases) == ["eval-quick-fix", "eval-no-op"]
+    first = cases["eval-quick-fix"].assertions
+    assert [e.pass_criteria for e in first.required] == [
+        ["ruff is run before editing"],
+        ["the answer lists each fix"],
+    ]
+    assert [(e.description, e.fail_signals) for e in first.forbidden] == [
+        ("the tests are deleted", ["the tests are deleted"])
+    ]
+
+
+def test_a_mistake_in_a_bare_list_is_located_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = skill_folder(tmp_path / "lint-fixer", [{"id": 1, "prompt": "p", "expect": "one"}])
+    code, _, err = run_cli(["validate", "--evals", str(path)], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert "evals.json:5:" in err and "[0].expect: expected a list" in err
+
+
+def test_a_version_and_categories_load_each_category_a_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A top-level `version` is the file's version; `category` groups evals into suites (a
+    `case_set` still wins), so one category runs with `--suite`."""
+    evals = {
+        "skill_name": "lint-fixer",
+        "version": "0.3.0",
+        "evals": [
+            {"id": 1, "category": "fixing", "prompt": "Fix app.py", "expectations": ["fixed"]},
+            {"id": 2, "category": "non-trigger", "prompt": "Write a poem", "expectations": ["x"]},
+            {
+                "id": 3,
+                "category": "fixing",
+                "case_set": "release",
+                "prompt": "p",
+                "expectations": ["y"],
+            },
+        ],
+    }
+    path = skill_folder(tmp_path / "lint-fixer", evals)
+    code, out, err = run_cli(["validate", "--evals", str(path)], capsys)
+    assert code == 0 and "3 case(s)" in out and "warning" not in err, err
+    repo, _ = load_repo(path, None)
+    assert repo is not None
+    suites = repo.targets["lint-fixer"].suites
+    assert {s: [c.case.case_id for c in suites[s].cases] for s in suites} == {
+        "fixing": ["eval-1"],
+        "non-trigger": ["eval-2"],
+        "release": ["eval-3"],
+    }
+
+
+def _context(root: Path, answer: str) -> JudgeContext:
+    evidence = SessionEvidence(
+        session_path="s",
+        final_answer=answer,
+        records=[EvidenceRecord(id="msg-1", kind="final_answer", line=1, text=answer)],
+    )
+    return JudgeContext(evidence=evidence, workspace=root, ref_prefix="e.json")
+
+
+def test_must_have_patterns_search_the_answer_and_the_files_the_case_did_not_give(
+    tmp_path: Path,
+) -> None:
+    """`must_have` / `must_not_have` regular expressions, case-insensitive as the authors'
+    harnesses search them, over the final answer and the workspace files other than the
+    eval's own `files` (an input holding a forbidden word is not the agent's output)."""
+    evals = {
+        "skill_name": "lint-fixer",
+        "evals": [
+            {
+                "id": 0,
+                "prompt": "Convert evals/inputs/old.vhd",
+                "files": ["evals/inputs/old.vhd"],
+                "must_have": ["always_ff", "module\\s+cnt\\b"],
+                "must_not_have": ["\\bwait\\b"],
+                "manual_review_expected": True,
+            }
+        ],
+    }
+    path = skill_folder(tmp_path / "lint-fixer", evals)
+    (path.parent / "inputs").mkdir()
+    (path.parent / "inputs/old.vhd").write_text("process begin wait; end process;\n")
+    repo, diagnostics = load_repo(path, None)
+    assert repo is not None and not diagnostics.errors, diagnostics.errors
+    case = repo.targets["lint-fixer"].suites["evals"].cases[0].case
+    required, forbidden = case.assertions.required, case.assertions.forbidden
+    assert [e.description for e in required] == [
+        "the final answer or a file the agent left matches /always_ff/",
+        "the final answer or a file the agent left matches /module\\s+cnt\\b/",
+    ]
+    anywhere = forbidden[0].checks[0]
+    assert isinstance(anywhere, AnyOfCheck)
+    in_files = anywhere.operands[1]
+    assert isinstance(in_files, WorkspaceFileMatchesCheck)
+    assert in_files.exclude == ["evals/inputs/old.vhd"]
+
+    workspace = tmp_path / "attempt"
+    (workspace / "evals/inputs").mkdir(parents=True)
+    (workspace / "evals/inputs/old.vhd").write_text("process begin wait; end process;\n")
+    (workspace / "cnt.sv").write_text("MODULE cnt;\n  ALWAYS_FF @(posedge clk) q <= d;\n")
+    context = _context(workspace, "Wrote cnt.sv.")
+    assert run_check(required[0].checks[0], context).status == "pass"
+    assert run_check(required[1].checks[0], context).status == "pass"
+    # the input's `wait` is not the agent's; the same word in the answer is
+    assert run_check(anywhere, context).status == "fail"
+    said = _context(workspace, "I kept the WAIT statement.")
+    assert run_check(anywhere, said).status == "pass"
+
+
+def test_files_naming_the_skill_itself_are_references_not_copies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`files: ["SKILL.md", "references/x.md"]` lists the skill's own documents behind the
+    expected output: copying them would put the skill in every workspace a second time (and
+    into a no-skill variant's); they become the case's references, said once."""
+    evals = {
+        "skill_name": "lint-fixer",
+        "evals": [
+            {
+                "id": 1,
+                "prompt": "p",
+                "expectations": ["x"],
+                "files": ["SKILL.md", "references/rules.md", "evals/files/in.txt"],
+            },
+            {"id": 2, "prompt": "q", "expectations": ["y"], "files": ["references/rules.md"]},
+        ],
+    }
+    path = skill_folder(tmp_path / "lint-fixer", evals)
+    (tmp_path / "lint-fixer/references").mkdir()
+    (tmp_path / "lint-fixer/references/rules.md").write_text("rules\n")
+    (path.parent / "files").mkdir()
+    (path.parent / "files/in.txt").write_text("input\n")
+    code, _, err = run_cli(["validate", "--evals", str(path)], capsys)
+    assert code == 0, err
+    assert err.count("warning") == 1
+    assert "evals.json:10:" in err
+    assert "files of the skill itself (SKILL.md, references/rules.md)" in err
+    repo, _ = load_repo(path, None)
+    assert repo is not None
+    first, second = (c.case for c in repo.targets["lint-fixer"].suites["evals"].cases)
+    copies = first.setup.copy_fixtures or []
+    assert [c.target for c in copies] == ["evals/files/in.txt"]
+    assert first.notes.likely_fix_files == ["SKILL.md", "references/rules.md"]
+    assert second.setup.copy_fixtures is None
+    assert second.notes.likely_fix_files == ["references/rules.md"]
+
+
+def test_a_file_whose_evals_have_no_prompt_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another harness's inputs under an evals name (a script's `type`, `target`, `inputs`,
+    `expectations`, no `prompt`): one line naming the file and what is missing, exit 2."""
+    evals = {
+        "skill_name": "lint-fixer",
+        "evals": [
+            {
+                "id": 7,
+                "name": "scan",
+                "type": "scan",
+                "target": "fixtures/repo",
+                "expectations": ["a"],
+            },
+            {"id": 8, "name": "report", "type": "report_md", "inputs": ["x.json"]},
+        ],
+    }
+    path = skill_folder(tmp_path / "lint-fixer", evals)
+    local = path.with_name("local-evals.json")
+    path.rename(local)
+    code, _, err = run_cli(["validate", "--evals", str(local)], capsys)
+    assert code == 2 and "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert "local-evals.json:4:" in lines[0]
+    assert "no eval has a `prompt`" in lines[0] and "type" in lines[0]
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(cwd), "-c", "user.email=t@t", "-c", "user.name=t", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
+def test_a_revision_is_judged_with_the_current_suite_and_a_changed_one_is_said(
+    tmp_path: Path,
+) -> None:
+    """`rev:` variants are measured with the current evals.json, the fixed yardstick: a
+    revision whose evals.json differs (another case set included) is said, never refused and
+    never silently used."""
+    cases: list[dict[str, object]] = [{"id": 1, "prompt": "p", "expectations": ["x"]}]
+    evals = {"skill_name": "lint-fixer", "evals": cases}
+    path = skill_folder(tmp_path / "repo/lint-fixer", evals)
+    _git(tmp_path / "repo", "init", "-q", "-b", "main")
+    _git(tmp_path / "repo", "add", "-A")
+    _git(tmp_path / "repo", "commit", "-q", "-m", "v1")
+    first = _git(tmp_path / "repo", "rev-parse", "HEAD")
+    repo = open_repo(path.parent.parent, None)
+    target = select_cases(repo, None, (), ()).target
+    spec = parse_variant(f"rev:{first}", "old_skill")
+    assert suite_drift(spec, first, repo, target) is None
+    cases.append({"id": 2, "prompt": "q", "expectations": ["y"]})
+    path.write_text(json.dumps(evals))
+    repo = open_repo(path.parent.parent, None)
+    target = select_cases(repo, None, (), ()).target
+    note = suite_drift(spec, first, repo, target)
+    assert note is not None
+    assert note.startswith(f"old_skill (rev:{first}) is judged with the current evals.json")
+    assert "fixed yardstick" in note
+    with ExitStack() as stack:
+        old = materialize(spec, repo, target, tmp_path / "work", stack)
+        assert old.commit == first
+
+
+def test_files_written_from_the_folder_holding_the_repo_are_found_below_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`files: ["checkout/evals/fixtures/x"]` written where the repo is checked out as
+    `checkout/` (any clone name): found as `evals/fixtures/x` below the repo, placed at the
+    path as written (the prompt names it), with a located warning."""
+    evals = {
+        "skill_name": "lint-fixer",
+        "evals": [
+            {
+                "id": 1,
+                "prompt": "Check checkout/evals/fixtures/bad.py",
+                "expectations": ["x"],
+                "files": ["checkout/evals/fixtures/bad.py"],
+            }
+        ],
+    }
+    skill = tmp_path / "repo/skills/lint-fixer"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: lint-fixer\ndescription: d\n---\nBody.\n")
+    (tmp_path / "repo/evals/fixtures").mkdir(parents=True)
+    (tmp_path / "repo/evals/fixtures/bad.py").write_text("import os\n")
+    (tmp_path / "repo/evals/evals.json").write_text(json.dumps(evals, indent=2))
+    code, out, err = run_cli(["validate", "--evals", str(tmp_path / "repo")], capsys)
+    assert code == 0 and "1 case(s)" in out, err
+    assert "evals.json:11:" in err and "found as evals/fixtures/bad.py" in err
+    repo, _ = load_repo(tmp_path / "repo/evals/evals.json", None)
+    assert repo is not None
+    case = repo.targets["lint-fixer"].suites["evals"].cases[0].case
+    copies = case.setup.copy_fixtures or []
+    assert [(c.source, c.target) for c in copies] == [
+        ("evals/fixtures/bad.py", "checkout/evals/fixtures/bad.py")
+    ]
