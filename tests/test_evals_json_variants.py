@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.artifacts.models import AssertionResult, CaseResult
+from evaluator.artifacts.report_findings import eval_fixes
 from evaluator.cli.main import main
 from evaluator.contract.models import AnyOfCheck, WorkspaceFileMatchesCheck
 from evaluator.evaluate.variants import materialize, parse_variant, suite_drift
@@ -166,6 +168,40 @@ def test_must_have_patterns_search_the_answer_and_the_files_the_case_did_not_giv
     assert run_check(anywhere, context).status == "fail"
     said = _context(workspace, "I kept the WAIT statement.")
     assert run_check(anywhere, said).status == "pass"
+    # nothing but the given input and its folders: no file of the agent's, said as such
+    (workspace / "cnt.sv").unlink()
+    missed = run_check(required[0].checks[0], _context(workspace, "Done."))
+    assert missed.status == "fail"
+    assert missed.detail == (
+        "final answer does not match /(?ims)always_ff/;"
+        " no file matching **/* in the workspace"
+    )
+
+
+def test_an_evals_json_entry_no_judge_decides_is_not_told_to_add_checks(tmp_path: Path) -> None:
+    """An evals.json cannot hold `checks:`: its report's eval fix says what can decide prose
+    there (a judge model, typed assertions)."""
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals/evals.json").write_text("{}")
+    unclear = CaseResult(
+        case_id="eval-1",
+        workspace_root=None,
+        thread_id=None,
+        session_path=None,
+        status="blocked",
+        blocked_reason="unclear-rule",
+        assertions=[
+            AssertionResult(
+                summary="The answer is kind.", status="blocked", blocked_reason="unclear-rule"
+            )
+        ],
+        case_file="evals/evals.json",
+    )
+    (fix,) = eval_fixes([unclear], tmp_path)
+    assert fix.why == (
+        "1 assertion(s) no judge can decide (give a judge model or write typed assertions):"
+        ' "The answer is kind."'
+    )
 
 
 def test_files_naming_the_skill_itself_are_references_not_copies(

@@ -205,8 +205,15 @@ def eval_fixes(results: list[CaseResult], source_workspace: Path | None) -> list
         unclear = [a.summary for a in result.assertions if a.blocked_reason == "unclear-rule"]
         reasons = []
         if unclear:
+            # A skill-creator evals.json holds no `checks:`: its own typed assertions, or a
+            # judge model, are what decides prose there.
+            advice = (
+                "give a judge model or write typed assertions"
+                if result.case_file.endswith(".json")
+                else "add `checks:`"
+            )
             reasons.append(
-                f"{len(unclear)} assertion(s) no judge can decide (add `checks:`):"
+                f"{len(unclear)} assertion(s) no judge can decide ({advice}):"
                 f' "{_short(unclear[0])}"'
             )
         if result.environment_mismatches:

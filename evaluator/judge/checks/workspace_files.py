@@ -189,7 +189,12 @@ def _content_check(
     or that has none while holding one, cannot be judged again (the secret may have decided)."""
     if not context.workspace_available:
         return _unavailable(kind)
-    files = _files(context, glob, exclude)
+    # Folders a glob matches hold no content of their own: only files are searched and named.
+    files = [
+        path
+        for path in _files(context, glob, exclude)
+        if os.path.islink(context.on_disk(path)) or not os.path.isdir(context.on_disk(path))
+    ]
     refs = _write_refs(context, glob)
     if not files:
         return failed(
@@ -202,8 +207,6 @@ def _content_check(
         rel = context.relative(path) or path
         if rel in context.without_content:
             unknown.append(path)
-            continue
-        if os.path.isdir(context.on_disk(path)) and not os.path.islink(context.on_disk(path)):
             continue
         content, why = _read(context, path)
         if content is None:
