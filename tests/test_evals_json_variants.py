@@ -173,8 +173,7 @@ def test_must_have_patterns_search_the_answer_and_the_files_the_case_did_not_giv
     missed = run_check(required[0].checks[0], _context(workspace, "Done."))
     assert missed.status == "fail"
     assert missed.detail == (
-        "final answer does not match /(?ims)always_ff/;"
-        " no file matching **/* in the workspace"
+        "final answer does not match /(?ims)always_ff/; no file matching **/* in the workspace"
     )
 
 
@@ -201,6 +200,14 @@ def test_an_evals_json_entry_no_judge_decides_is_not_told_to_add_checks(tmp_path
     assert fix.why == (
         "1 assertion(s) no judge can decide (give a judge model or write typed assertions):"
         ' "The answer is kind."'
+    )
+    # Several evals of one file: each fix names its eval; one with nothing to judge is listed.
+    empty = unclear.model_copy(update={"case_id": "eval-2", "assertions": []})
+    first, second = eval_fixes([unclear, empty], tmp_path)
+    assert (first.path, second.path) == ("evals/evals.json", "evals/evals.json")
+    assert first.why.startswith("eval-1: 1 assertion(s) no judge can decide")
+    assert second.why == (
+        "eval-2: no assertions: nothing can pass or fail the case (add expectations)"
     )
 
 
