@@ -14,6 +14,7 @@ import pytest
 from evaluator.artifacts.models import AssertionResult, CaseResult
 from evaluator.artifacts.report_findings import eval_fixes
 from evaluator.cli.main import main
+from evaluator.cli.main import run_cli as run_cli_code
 from evaluator.contract.models import AnyOfCheck, WorkspaceFileMatchesCheck
 from evaluator.evaluate.variants import materialize, parse_variant, suite_drift
 from evaluator.evidence import SessionEvidence
@@ -22,6 +23,7 @@ from evaluator.judge import JudgeContext
 from evaluator.judge.checks.registry import run_check
 from evaluator.plan import open_repo, select_cases
 from evaluator.repo import load_repo
+from tests.support import codex_or_skip, scratch_dir
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -350,3 +352,42 @@ def test_files_written_from_the_folder_holding_the_repo_are_found_below_it(
     assert [(c.source, c.target) for c in copies] == [
         ("evals/fixtures/bad.py", "checkout/evals/fixtures/bad.py")
     ]
+
+
+@pytest.mark.codex
+@pytest.mark.slow
+def test_evaluate_runs_a_revision_with_fewer_evals_on_the_current_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real Codex CLI on both versions: v1's evals.json had one eval, the current has two.
+    Both variants run both evals (refused before as "another case set"), and the warning and
+    the evaluation's note say the current suite judged v1."""
+    codex_or_skip()
+    cases: list[dict[str, object]] = [{"id": 1, "prompt": "Tidy app.py", "expectations": ["x"]}]
+    path = skill_folder(tmp_path / "repo/lint-fixer", {"skill_name": "lint-fixer", "evals": cases})
+    _git(tmp_path / "repo", "init", "-q", "-b", "main")
+    _git(tmp_path / "repo", "add", "-A")
+    _git(tmp_path / "repo", "commit", "-q", "-m", "v1")
+    cases.append({"id": 2, "prompt": "Tidy lib.py", "expectations": ["y"]})
+    path.write_text(json.dumps({"skill_name": "lint-fixer", "evals": cases}))
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    (behaviors / "loads.yaml").write_text(
+        'name: "loads"\nmatch:\n  prompt_regex: "Tidy"\nsteps:\n'
+        "  - skill: lint-fixer\n  - final: done\n"
+    )
+    with scratch_dir() as scratch:
+        argv = ["evaluate", "--evals", str(path.parent.parent), "--baseline", "rev:HEAD"]
+        argv += ["--agent", "codex-exec", "--behaviors", str(behaviors), "--attempts", "1"]
+        argv += ["--runs-dir", str(tmp_path / "runs"), "--scratch-root", str(scratch)]
+        code = run_cli_code([*argv, "--run-id", "versions"])
+    err = capsys.readouterr().err
+    assert code == 1  # prose without a judge model: nothing compared, but it ran
+    assert "warning: old_skill (rev:HEAD) is judged with the current evals.json" in err
+    directory = tmp_path / "runs/versions"
+    result = json.loads((directory / "evaluation.json").read_text())
+    assert result["case_ids"] == ["eval-1", "eval-2"]
+    assert any("fixed yardstick" in note for note in result["notes"])
+    for label in ("old_skill", "new_skill"):
+        manifest = json.loads((directory / f"variants/{label}/run/manifest.json").read_text())
+        assert manifest["resolved_case_ids"] == ["eval-1", "eval-2"]
