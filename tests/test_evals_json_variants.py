@@ -218,7 +218,8 @@ def test_files_naming_the_skill_itself_are_references_not_copies(
 ) -> None:
     """`files: ["SKILL.md", "references/x.md"]` lists the skill's own documents behind the
     expected output: copying them would put the skill in every workspace a second time (and
-    into a no-skill variant's); they become the case's references, said once."""
+    into a no-skill variant's); they become the case's references, said once. One the prompt
+    names is the task's input and is copied."""
     evals = {
         "skill_name": "lint-fixer",
         "evals": [
@@ -229,6 +230,12 @@ def test_files_naming_the_skill_itself_are_references_not_copies(
                 "files": ["SKILL.md", "references/rules.md", "evals/files/in.txt"],
             },
             {"id": 2, "prompt": "q", "expectations": ["y"], "files": ["references/rules.md"]},
+            {
+                "id": 3,
+                "prompt": "Review the local SKILL.md for clarity",
+                "expectations": ["z"],
+                "files": ["SKILL.md"],
+            },
         ],
     }
     path = skill_folder(tmp_path / "lint-fixer", evals)
@@ -240,15 +247,17 @@ def test_files_naming_the_skill_itself_are_references_not_copies(
     assert code == 0, err
     assert err.count("warning") == 1
     assert "evals.json:10:" in err
-    assert "files of the skill itself (SKILL.md, references/rules.md)" in err
+    assert "files of the skill itself that no prompt names (SKILL.md, references/rules.md)" in err
     repo, _ = load_repo(path, None)
     assert repo is not None
-    first, second = (c.case for c in repo.targets["lint-fixer"].suites["evals"].cases)
+    first, second, named = (c.case for c in repo.targets["lint-fixer"].suites["evals"].cases)
     copies = first.setup.copy_fixtures or []
     assert [c.target for c in copies] == ["evals/files/in.txt"]
     assert first.notes.likely_fix_files == ["SKILL.md", "references/rules.md"]
     assert second.setup.copy_fixtures is None
     assert second.notes.likely_fix_files == ["references/rules.md"]
+    # a file the prompt names is the task's input: copied as skill-creator copies it
+    assert [c.target for c in named.setup.copy_fixtures or []] == ["SKILL.md"]
 
 
 def test_a_file_whose_evals_have_no_prompt_is_one_line(

@@ -300,13 +300,17 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
             )
             continue
         seen[case.case_id] = index
-        case_set = _case_set(item)
+        case_set, grouped_by = _case_set(item)
         suite = loaded_target.suites.get(case_set)
         if suite is None:
             suite = LoadedSuite(
                 suite=Suite(
                     suite_id=case_set,
-                    title=f"case_set {case_set}" if case_set != DEFAULT_SUITE else None,
+                    title=(
+                        f"{grouped_by} {case_set}"
+                        if grouped_by and case_set != DEFAULT_SUITE
+                        else None
+                    ),
                     cases=[],
                 ),
                 path=source.path,
@@ -325,9 +329,9 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         diagnostics.warn(
             source.error(
                 skill_files_named[0][0],
-                f"`files` names files of the skill itself ({shown}): not copied into the"
-                f" workspace, where the agent has the skill at {mount}/; read as the cases'"
-                " references",
+                f"`files` names files of the skill itself that no prompt names ({shown}):"
+                f" not copied into the workspace, where the agent has the skill at {mount}/;"
+                " read as the cases' references",
             )
         )
     target.default_suites = list(loaded_target.suites)
@@ -499,13 +503,14 @@ def _identifier(value: object) -> str:
     return text if text[0].isalnum() else f"x{text}"
 
 
-def _case_set(item: dict[str, Any]) -> str:
-    """The suite: `case_set`, else the eval's `category` (a grouping authors run apart)."""
+def _case_set(item: dict[str, Any]) -> tuple[str, str | None]:
+    """The suite and the key naming it: `case_set`, else the eval's `category` (a grouping
+    authors run apart); without either the suite `evals`."""
     for key in ("case_set", "category"):
         value = item.get(key)
         if isinstance(value, str) and value.strip():
-            return _identifier(value)
-    return DEFAULT_SUITE
+            return _identifier(value), key
+    return DEFAULT_SUITE, None
 
 
 def _case(
@@ -568,7 +573,14 @@ def _case(
         forbidden.append(AssertionEntry(description=text, fail_signals=[text]))
     skill_refs: list[str] = []
     setup = _files(
-        source, (*at, "files"), item.get("files"), workspace, skill_dir, skill_refs, diagnostics
+        source,
+        (*at, "files"),
+        item.get("files"),
+        workspace,
+        skill_dir,
+        prompt if isinstance(prompt, str) else "",
+        skill_refs,
+        diagnostics,
     )
     given = _given_paths(setup)
     for key, required in (("must_have", True), ("must_not_have", False)):
@@ -853,14 +865,17 @@ def _files(
     value: object,
     workspace: Path,
     skill_dir: Path,
+    prompt: str,
     skill_refs: list[str],
     diagnostics: Diagnostics,
 ) -> CaseSetup | None:
     """`files`: paths relative to the skill folder (skill-creator's rule; else to the evals
     file's folder, else its parent), copied to the same relative paths; `{path, content}`
     objects are written as given. A file of the skill itself (outside the evals folder: its
-    SKILL.md, a reference) is not copied: every workspace holds the skill already, and a
-    no-skill variant must not get it; it is added to `skill_refs`, the case's references."""
+    SKILL.md, a reference) that the prompt does not name is not copied: it is a document the
+    expected output rests on, which every workspace holds already in the skill and a no-skill
+    variant must not get; it is added to `skill_refs`, the case's references. One the prompt
+    names ("read the local SKILL.md") is the task's input and is copied."""
     if value is None:
         return CaseSetup()
     if not isinstance(value, list):
@@ -932,7 +947,8 @@ def _files(
             return None
         real = found.resolve()
         evals_folder = source.path.parent.resolve()
-        if skill_dir in real.parents and evals_folder not in (real, *real.parents):
+        named = item in prompt or PurePosixPath(item).name in prompt
+        if skill_dir in real.parents and evals_folder not in (real, *real.parents) and not named:
             skill_refs.append(real.relative_to(skill_dir).as_posix())
             continue
         relative = real.relative_to(workspace).as_posix()
