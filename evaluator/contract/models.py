@@ -358,6 +358,11 @@ class WorkspaceFileMatchesCheck(_Check):
     kind: Literal["workspace_file_matches"]
     path: NonEmpty
     pattern: NonEmpty
+    exclude: list[NonEmpty] = Field(
+        default_factory=list,
+        description="Workspace paths (files or folders) not searched: the case's own input"
+        " files, which the agent was given rather than wrote.",
+    )
 
 
 class WorkspaceEnvValueCheck(_Check):
