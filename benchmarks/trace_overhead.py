@@ -12,11 +12,13 @@ instead of strace (benchmarks/ebpf_prototype.py writes the program; docs/benchma
 tracer"): one bpftrace, started before the runs, traces every process below the one that execs a
 marker program (PROGRAM's first argument), which wraps only those attempts; its own CPU time is
 counted apart, and the lines it wrote per attempt are the trace lines. `--unnetworked` adds jail +
-trace without the network syscalls (`socket`, `seccomp`, `prctl`: traced since 29 November). Where `perf` works, the
+trace without the network syscalls (`socket`, `seccomp`, `prctl`: traced since 29 November);
+`--unpaired` adds jail + trace without `socketpair` (traced since the ninth session's leftovers:
+a Unix datagram socket is a channel the trace cannot see into). Where `perf` works, the
 CPU time of the attempt's whole process tree (the agent, its tools and strace) is measured too:
 on a shared machine it is the steadier figure.
 Run: .venv/bin/python -m benchmarks.trace_overhead [runs] [--before] [--unseeded] [--pinned]
-     [--bpftrace PROGRAM] [--unnetworked]
+     [--bpftrace PROGRAM] [--unnetworked] [--unpaired]
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ PINNED = {
 EBPF = {"bwrap + bpftrace": SETUPS["bwrap"]}
 UNNETWORKED = {"bwrap + strace (no socket)": SETUPS["bwrap + strace"]}
 NETWORK_SYSCALLS = ("socket", "seccomp", "prctl")
+UNPAIRED = {"bwrap + strace (no socketpair)": SETUPS["bwrap + strace"]}
 STEPS = [
     {"cmd": "cat .agents/skills/db-migrations/SKILL.md"},
     {"cmd": "ls -la .agents/skills/db-migrations/references"},
@@ -87,11 +90,11 @@ def jail_as_before(before: bool) -> Iterator[None]:
 
 
 @contextmanager
-def without_network_syscalls(unnetworked: bool) -> Iterator[None]:
-    """strace without the network syscalls, for the duration of one attempt."""
+def without_syscalls(removed: tuple[str, ...]) -> Iterator[None]:
+    """strace without the `removed` syscalls, for the duration of one attempt."""
     syscalls = tracer.SYSCALLS
-    if unnetworked:
-        kept = [name for name in syscalls.split(",") if name not in NETWORK_SYSCALLS]
+    if removed:
+        kept = [name for name in syscalls.split(",") if name not in removed]
         tracer.SYSCALLS = ",".join(kept)
     try:
         yield
@@ -208,6 +211,7 @@ def main() -> None:
         **(PINNED if "--pinned" in sys.argv else {}),
         **(EBPF if program is not None else {}),
         **(UNNETWORKED if "--unnetworked" in sys.argv else {}),
+        **(UNPAIRED if "--unpaired" in sys.argv else {}),
     }
     with_cpu = perf_works()
     repo = open_repo(ROOT / "agentic-evals", None)
@@ -256,7 +260,13 @@ def main() -> None:
                     with (
                         marked(marker if traced_by_ebpf else None),
                         jail_as_before(name in BEFORE),
-                        without_network_syscalls(name in UNNETWORKED),
+                        without_syscalls(
+                            NETWORK_SYSCALLS
+                            if name in UNNETWORKED
+                            else ("socketpair",)
+                            if name in UNPAIRED
+                            else ()
+                        ),
                         one_core(name in PINNED),
                         cpu_counted(counts, with_cpu),
                     ):

@@ -349,3 +349,25 @@ def test_the_part_of_a_line_that_may_fetch_decides_whether_it_named_the_host(
     check = UrlFetchedCheck(kind="url_fetched", host="docs.example.com")
     verdict = _judge(evidence, check, tmp_path)
     assert (verdict.status, verdict.blocked_by) == ("blocked", by), verdict.detail
+
+
+def test_a_violating_attempt_is_blocked_by_the_agent(tmp_path: Path) -> None:
+    """An attempt that left its workspace is the agent's doing: its record says so
+    (`blocked_by: agent`; before, `eval`, while the score blamed the agent through its
+    `isolation`, which still decides it: the blame is the same either way)."""
+    from typing import cast
+
+    from evaluator.isolation.assess import IsolationReport
+    from evaluator.pipeline.attempt import AttemptResult, judge_session
+    from evaluator.workspace.builder import AttemptWorkspace
+
+    result = AttemptResult("c", 1, AttemptWorkspace("c", 1, tmp_path), "pass")
+    result.evidence = SessionEvidence(session_path="s.jsonl", complete=True)
+    result.isolation = IsolationReport("violation", str(tmp_path), reason="read /etc/hostname")
+    judge_session(cast(Any, None), cast(Any, None), result, None)
+    assert (result.status, result.valid, result.blocked_by) == ("blocked", False, "agent")
+    facts = {"blocked_reason": "insufficient-evidence", "isolation": "violation", "valid": False}
+    blames = {
+        attempt_blame(attempt(1, "blocked", blocked_by=by, **facts)) for by in ("agent", "eval")
+    }
+    assert blames == {Blame("agent", "isolation-violation")}

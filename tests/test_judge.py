@@ -278,9 +278,12 @@ def test_command_ran_needs_the_matched_program_to_run(command: str, expected: st
         ("python3 t/scripts/new_migration.py x", "/ws/t/scripts/new_migration.py", True, "fail"),
         ("python3 s/new_migration.py x", "/ws/s/new_migration.py", True, "fail"),
         ("cd t && ./new_migration.py x", "/ws/t/new_migration.py", True, "fail"),
+        # a script named by a bare word is a file of the directory, not a program on PATH
+        ("cd t && python3 new_migration.py x", "/ws/t/new_migration.py", True, "fail"),
         # look-alikes: the target's own file, and the agent's program named by a bare word
         ("python3 s/new_migration.py x", "/ws/s/new_migration.py", False, "pass"),
         ("cd s && ./new_migration.py x", "/ws/s/new_migration.py", False, "pass"),
+        ("cd s && python3 new_migration.py x", "/ws/s/new_migration.py", False, "pass"),
     ],
 )
 def test_running_the_agents_own_text_is_no_run_of_the_script(

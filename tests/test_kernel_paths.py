@@ -904,6 +904,49 @@ def test_round_eight_an_abstract_socket_of_the_host_is_outside(
 
 
 @pytest.mark.parametrize(
+    ("syscalls", "blind"),
+    [
+        # A datagram sent to a host service's abstract name: `sendto` is not traced.
+        (["socket(AF_UNIX, SOCK_DGRAM|SOCK_CLOEXEC, 0) = 3<socket:[7]>"], True),
+        # Connected first (traced): a `sendto` with an address still goes where it names.
+        (
+            [
+                "socket(AF_UNIX, SOCK_DGRAM, 0) = 3<socket:[7]>",
+                'connect(3<socket:[7]>, {sa_family=AF_UNIX, sun_path="/w/ws/log"}, 11) = 0',
+            ],
+            True,
+        ),
+        # A pair made together sends to any name as well.
+        (["socketpair(AF_UNIX, SOCK_DGRAM, 0, [3<UNIX:[7]>, 4<UNIX:[8]>]) = 0"], True),
+        # Streams and sequenced packets reach only the peer they connect to (traced).
+        (["socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 3<socket:[7]>"], False),
+        (["socketpair(AF_UNIX, SOCK_STREAM, 0, [3<UNIX:[7]>, 4<UNIX:[8]>]) = 0"], False),
+        (["socket(AF_UNIX, SOCK_SEQPACKET, 0) = 3<socket:[7]>"], False),
+        # Refused: no socket, nothing sent.
+        (["socket(AF_UNIX, SOCK_DGRAM, 0) = -1 EMFILE (Too many open files)"], False),
+    ],
+)
+def test_a_unix_datagram_socket_is_a_channel_the_trace_cannot_see(
+    syscalls: list[str], blind: bool
+) -> None:
+    """The eighth round's limit: a datagram sent with `sendto` to an abstract name (a host
+    service's, `@svc`: the jail shares the host's network namespace) is not traced, so a call
+    that sent one looked contained and fetchless. `sendto` cannot be traced (the CLI's own
+    traffic would stop at every write), and a Unix datagram socket sends to any name it is
+    given, connected or not: a call that makes one is blind, as an io_uring ring makes it."""
+    from evaluator.isolation.trace import traced_call
+
+    assert _trace_verdict("./c", syscalls)[0] == ("unverifiable" if blind else "contained")
+    log = _traced("./c", syscalls) + "12 +++ exited with 0 +++\n11 +++ exited with 0 +++\n"
+    trace = parse_trace(log.splitlines(), CODEX_CALLS, start_cwd=WS)
+    trace.network_traced = True
+    (call,) = trace.tool_calls
+    facts = traced_call("c1", call, trace)
+    assert (facts.complete, facts.reached_nothing) == (not blind, not blind)
+    assert ("datagram" in trace.incompleteness(call)) is blind
+
+
+@pytest.mark.parametrize(
     ("syscall", "fetched_nothing"),
     [
         # glibc asks the name-service cache for a user (bash without `$SHELL`, as in CI)

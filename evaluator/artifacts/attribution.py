@@ -36,6 +36,10 @@ _REASON_BLAME: dict[BlockedReason, Blame] = {
 
 def attempt_blame(record: AttemptRecord) -> Blame:
     """Why one blocked attempt was blocked, from the facts its record keeps (in this order)."""
+    if record.unmet_needs:
+        # The case needs a program the machine lacks: checked before the agent started, so no
+        # agent ran and nothing the skill did could cause it.
+        return Blame("eval", "environment")
     if record.model_unreachable:
         # The agent sat waiting for its model: an outage, never a low score for the skill.
         return Blame("outage", "model-unreachable")

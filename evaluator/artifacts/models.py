@@ -147,9 +147,10 @@ class AttemptRecord(ArtifactModel):
     blocked_reason: BlockedReason | None = None
     blocked_by: BlockedBy | None = Field(
         default=None,
-        description="For a blocked attempt: `agent` when its judgement was blocked by the agent's"
-        " own gaps (one blocked entry may hide a failure), `eval` otherwise. Absent in older"
-        " artifacts: the eval's.",
+        description="For a blocked attempt: `agent` when the agent's own acts blocked it (it"
+        " left its workspace: an isolation violation) or its judgement (its own gaps: one"
+        " blocked entry may hide a failure), `eval` otherwise. Absent in older artifacts, and"
+        " `eval` on a violation before 29 November 2026: the score reads the violation itself.",
     )
     reason: str | None = None
     thread_id: str | None = None
@@ -166,6 +167,11 @@ class AttemptRecord(ArtifactModel):
     model_unreachable: bool = Field(
         default=False,
         description="killed while still waiting for a model endpoint that never answered",
+    )
+    unmet_needs: list[str] | None = Field(
+        default=None,
+        description="What the case `needs` and the agent's jail lacked (`program soffice`):"
+        " the attempt was not run, `blocked (environment)`, the eval's.",
     )
     session_complete: bool | None = None
     duration_s: float | None = None

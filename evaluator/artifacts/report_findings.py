@@ -197,6 +197,8 @@ def eval_fixes(results: list[CaseResult], source_workspace: Path | None) -> list
     """Case files whose assertions no judge could decide (`unclear-rule`) or whose setup could
     not be reproduced: the eval's to fix, not the skill's."""
     fixes = []
+    # One file holding many cases (an evals.json): each fix names its case.
+    shared = Counter(r.case_file for r in results if r.case_file)
     for result in results:
         if not result.case_file:
             continue
@@ -205,14 +207,24 @@ def eval_fixes(results: list[CaseResult], source_workspace: Path | None) -> list
         unclear = [a.summary for a in result.assertions if a.blocked_reason == "unclear-rule"]
         reasons = []
         if unclear:
+            # A skill-creator evals.json holds no `checks:`: its own typed assertions, or a
+            # judge model, are what decides prose there.
+            advice = (
+                "give a judge model or write typed assertions"
+                if result.case_file.endswith(".json")
+                else "add `checks:`"
+            )
             reasons.append(
-                f"{len(unclear)} assertion(s) no judge can decide (add `checks:`):"
+                f"{len(unclear)} assertion(s) no judge can decide ({advice}):"
                 f' "{_short(unclear[0])}"'
             )
+        if not result.assertions and result.blocked_reason == "unclear-rule":
+            reasons.append("no assertions: nothing can pass or fail the case (add expectations)")
         if result.environment_mismatches:
             reasons.append(f"setup not reproducible: {_short(result.environment_mismatches[0])}")
         if reasons:
-            fixes.append(Fix(result.case_file, "; ".join(reasons), len(unclear) + 1))
+            which = f"{result.case_id}: " if shared[result.case_file] > 1 else ""
+            fixes.append(Fix(result.case_file, which + "; ".join(reasons), len(unclear) + 1))
     return sorted(fixes, key=lambda f: -f.count)
 
 

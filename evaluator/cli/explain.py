@@ -142,7 +142,11 @@ def command(
             {
                 "target": selection.target.target_id,
                 "cases": [
-                    {"case_id": case.case_id, "entries": [_plan_json(p) for p in plans]}
+                    {
+                        "case_id": case.case_id,
+                        "needs": case.needs.stated(),
+                        "entries": [_plan_json(p) for p in plans],
+                    }
                     for case, plans in planned
                 ],
                 "deferred_not_explained": deferred,
@@ -156,6 +160,11 @@ def command(
         return EXIT_OK
     for case, plans in planned:
         click.echo(f"{case.case_id}")
+        if case.needs.stated():
+            click.echo(
+                f"  needs: {', '.join(case.needs.stated())} (looked up in the agent's jail"
+                " before it starts: a missing one is blocked (environment), no agent run)"
+            )
         if case.case.expected_output:
             click.echo(f"  intent (model judge only): {case.case.expected_output}")
         for line in case.case.verification:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -67,6 +67,7 @@ def command(
         sum(len(t.triggers.cases) for t in loaded.targets.values() if t.triggers) if loaded else 0
     )
     deferred = _deferred(loaded)
+    needs = _needs(loaded) if not diagnostics.errors else []
     if as_json:
         emit_json(
             {
@@ -78,6 +79,7 @@ def command(
                 "errors": [problem_json(e) for e in diagnostics.errors],
                 "warnings": [problem_json(w) for w in diagnostics.warnings],
                 "deferred": deferred,
+                "needs": needs,
             }
         )
     else:
@@ -89,6 +91,13 @@ def command(
             targets = len(loaded.targets) if loaded else 0
             loaded_prompts = f", {prompts} trigger prompt(s)" if prompts else ""
             click.echo(f"ok: {targets} target(s), {cases} case(s){loaded_prompts} in {repo}")
+        for item in needs:
+            missing = item["missing_here"]
+            here = f"; missing here: {'; '.join(missing)}" if missing else "; all found here"
+            click.echo(
+                f"needs: {item['target']}/{item['suite']}/{item['case']}:"
+                f" {', '.join(item['needs'])}{here}"
+            )
         for item in deferred:
             why = f" (not runnable: {item['problem']})" if item.get("problem") else ""
             click.echo(
@@ -96,6 +105,36 @@ def command(
                 " runs only with --include-deferred or when named"
             )
     return EXIT_INPUT if diagnostics.errors else EXIT_OK
+
+
+def _needs(repo: EvalRepo | None) -> list[dict[str, Any]]:
+    """Every case that states `needs`, and what of it this machine's PATH lacks (without the
+    jail, which only a run sets up: the run looks again where its agent will run)."""
+    from evaluator.pipeline.needs import check_needs
+    from evaluator.sandbox import LaunchPolicy
+
+    listed: list[dict[str, Any]] = []
+    found: dict[str, list[str]] = {}  # one lookup per distinct set of needs
+    for target in repo.targets.values() if repo else []:
+        for case in target.all_cases():
+            stated = case.needs.stated()
+            if not stated:
+                continue
+            env = case.case.setup.env or {}
+            key = "\n".join([*stated, env.get("PATH", "")])
+            if key not in found:
+                check = check_needs(case.needs, LaunchPolicy(), Path.cwd(), env)
+                found[key] = check.missing or ([check.problem] if check.problem else [])
+            listed.append(
+                {
+                    "target": target.target_id,
+                    "suite": case.suite_id,
+                    "case": case.case_id,
+                    "needs": stated,
+                    "missing_here": found[key],
+                }
+            )
+    return listed
 
 
 def _deferred(repo: EvalRepo | None) -> list[dict[str, str | None]]:

@@ -13,7 +13,9 @@ from evaluator.contract.models import Case
 
 
 def case_digest(case: Case) -> str:
-    canonical = json.dumps(
-        case.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=False
-    )
+    fields = case.model_dump(mode="json", by_alias=True)
+    if fields.get("needs") is None:
+        # Added later: a case that states no needs keeps the digest it always had.
+        fields.pop("needs", None)
+    canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from packaging.requirements import InvalidRequirement, Requirement
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -85,6 +86,64 @@ class TargetDefaults(ClosedModel):
     model: str | None = None
 
 
+# --------------------------------------------------------------------------- needs (ours)
+
+PROGRAM_NAME = r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$"
+
+
+class Needs(ClosedModel):
+    """What the machine must offer the agent for a case to be tried at all: programs on the
+    agent's `PATH` and Python distributions its `python3` imports. Looked up in the attempt's
+    own jail before the agent starts; a missing one makes the attempt `blocked (environment)`
+    without an agent run. A target's, a suite's and a case's needs add up."""
+
+    programs: list[Annotated[str, Field(pattern=PROGRAM_NAME)]] = Field(
+        default_factory=list,
+        description="Programs the agent's shell must find on its PATH (`soffice`, `dot`): bare"
+        " names, looked up as `command -v` does, never run.",
+    )
+    python: list[NonEmpty] = Field(
+        default_factory=list,
+        description="Distributions the first `python3` on the agent's PATH must have installed,"
+        " each a name with an optional version specifier (`mcp>=1.2`, `openpyxl`).",
+    )
+
+    @field_validator("python")
+    @classmethod
+    def _requirements(cls, value: list[str]) -> list[str]:
+        for text in value:
+            python_requirement(text)  # raises ValueError with the reason
+        return value
+
+    def merged(self, *others: Needs | None) -> Needs:
+        """These needs and `others`', each name once, in the order first stated."""
+        programs, python = list(self.programs), list(self.python)
+        for other in others:
+            if other is not None:
+                programs += other.programs
+                python += other.python
+        return Needs(programs=list(dict.fromkeys(programs)), python=list(dict.fromkeys(python)))
+
+    def stated(self) -> list[str]:
+        """Every need as a person would say it (`program soffice`, `python mcp>=1.2`)."""
+        return [f"program {p}" for p in self.programs] + [f"python {r}" for r in self.python]
+
+
+def python_requirement(text: str) -> Requirement:
+    """A `needs.python` entry as a requirement: a distribution name and an optional version
+    specifier only (an extra, a marker or a URL cannot be checked by looking a version up)."""
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement as exc:
+        raise ValueError(f"{text!r} is not a requirement such as 'mcp>=1.2': {exc}") from None
+    if requirement.extras or requirement.marker is not None or requirement.url is not None:
+        raise ValueError(
+            f"{text!r}: only a distribution name and a version specifier can be checked"
+            " (no extras, markers or URLs)"
+        )
+    return requirement
+
+
 class Target(OpenModel):
     target_id: Id
     entry_skill: NonEmpty = Field(description="SKILL.md path, relative to the source workspace.")
@@ -115,6 +174,9 @@ class Target(OpenModel):
         description="Other skills (their folder or SKILL.md, relative to the source workspace)"
         " installed beside the target's in trigger attempts, so that they compete for prompts.",
     )
+    needs: Needs | None = Field(
+        default=None, description="What every case of the target needs (see `Case.needs`)."
+    )
 
 
 # --------------------------------------------------------------------------- suite.yaml
@@ -125,6 +187,10 @@ class Suite(OpenModel):
     title: str | None = None
     description: str | None = None
     cases: list[NonEmpty] = Field(description="Case file paths, relative to the eval repo root.")
+    # ours
+    needs: Needs | None = Field(
+        default=None, description="What every case of the suite needs (see `Case.needs`)."
+    )
 
 
 # --------------------------------------------------------------------------- structured checks
@@ -292,6 +358,11 @@ class WorkspaceFileMatchesCheck(_Check):
     kind: Literal["workspace_file_matches"]
     path: NonEmpty
     pattern: NonEmpty
+    exclude: list[NonEmpty] = Field(
+        default_factory=list,
+        description="Workspace paths (files or folders) not searched: the case's own input"
+        " files, which the agent was given rather than wrote.",
+    )
 
 
 class WorkspaceEnvValueCheck(_Check):
@@ -605,6 +676,12 @@ class Case(OpenModel):
     golden: list[GoldenBehavior] = Field(
         default_factory=list,
         description="Scripted behaviours with the status each must get; checked by `selftest`.",
+    )
+    needs: Needs | None = Field(
+        default=None,
+        description="Programs and Python distributions the agent must find; checked in the"
+        " attempt's jail before the agent starts, a missing one is `blocked (environment)`"
+        " without an agent run. Added to the suite's and the target's.",
     )
 
 

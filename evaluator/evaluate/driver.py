@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import threading
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -43,6 +44,7 @@ from evaluator.evaluate.variants import (
     Materialized,
     check_revision,
     materialize,
+    suite_drift,
 )
 from evaluator.interop.benchmark import Configuration, write_benchmark
 from evaluator.judge.scoring import RubricScorer
@@ -182,7 +184,19 @@ def run_evaluation(
             materialize(spec, repo, selection.target, work / "variants", stack)
             for spec in plan.variants
         ]
-        check_case_sets(materialized, repo, selection, options)
+        if selection.target.skill_mount is None:
+            # A YAML eval repo a revision carries must select the same cases there. A
+            # skill-creator suite is never read from the revision: the current one judges
+            # every variant (`suite_drift` says when the revision's differs).
+            check_case_sets(materialized, repo, selection, options)
+        drift = [
+            note
+            for m in materialized
+            if m.spec.kind == "rev" and m.commit is not None
+            if (note := suite_drift(m.spec, m.commit, repo, selection.target)) is not None
+        ]
+        for note in drift:
+            sys.stderr.write(f"warning: {note}\n")
         reused = {
             m.spec.label: check_reusable(m.reused, selection, options)
             for m in materialized
@@ -292,6 +306,7 @@ def run_evaluation(
             interrupted,
             rubric_scores,
         )
+        result.notes.extend(drift)
         if unbenchmarked is not None:
             result.notes.append(unbenchmarked)
         # A rubric note may quote the judge: the results are redacted before they are rendered.

@@ -306,6 +306,32 @@ def check_revision(source_workspace: Path, rev: str, where: str) -> str:
     return found.stdout.strip()
 
 
+def suite_drift(spec: VariantSpec, commit: str, repo: EvalRepo, target: LoadedTarget) -> str | None:
+    """A note when revision `commit` holds other eval definitions than the ones judging it, or
+    None. Every variant is judged with the current suite: a fixed yardstick, so that two
+    versions of a skill are compared on the same tasks and criteria (a version's own suite
+    would move the ruler with the thing measured). Said, not refused: the user should know."""
+    definitions = target.path if target.skill_mount is not None else repo.root
+    folder = definitions.parent if definitions.is_file() else definitions
+    try:
+        found = subprocess.run(
+            ["git", "-C", str(folder), "diff", "--quiet", commit, "--", str(definitions.resolve())],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if found.returncode != 1:
+        return None  # the same, or not in that repository: nothing to say
+    return (
+        f"{spec.label} ({spec.source}) is judged with the current {definitions.name}, which"
+        f" differs from the one at that revision: every variant is measured with the same,"
+        " current suite (a fixed yardstick), not with its own"
+    )
+
+
 @dataclass
 class Materialized:
     """What a variant's run is given."""

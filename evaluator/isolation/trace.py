@@ -504,6 +504,8 @@ def assess_trace(
                 + (
                     f" ({UNTRACED_CLONE}: a process the trace does not follow)"
                     if channel.syscall in ("clone", "clone3")
+                    else " (a Unix datagram socket: what it sends, to any name, is not traced)"
+                    if channel.syscall in ("socket", "socketpair")
                     else " (files opened through it are not in the trace)"
                 )
             )

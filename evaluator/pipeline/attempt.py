@@ -44,6 +44,7 @@ from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.judge.base import CommandRunner, SkillTriggers
 from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary
 from evaluator.pipeline.commands import JailedCommands
+from evaluator.pipeline.needs import check_needs
 from evaluator.pipeline.skill_watch import target_skill_triggers
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
@@ -116,6 +117,8 @@ class AttemptResult:
     descendants: list[SessionRef] = field(default_factory=list)
     # The adapter of the agent that ran, which reads its sessions (set with the session).
     adapter: AgentAdapter | None = None
+    # What the case needs and the agent's jail lacked: the agent was never started.
+    unmet_needs: list[str] | None = None
 
     @property
     def judged(self) -> bool:
@@ -144,6 +147,7 @@ class AttemptResult:
             killed=handle.killed if handle else False,
             agent_error=handle.error if handle else None,
             model_unreachable=handle.stalled_on_model if handle else False,
+            unmet_needs=self.unmet_needs,
             session_complete=self.evidence.complete if self.evidence else None,
             duration_s=round(handle.duration_s, 3) if handle else None,
             tokens=_tokens(self.evidence.token_usage) if self.evidence else None,
@@ -226,6 +230,9 @@ def run_attempt(
     )
     settings.runner.prepare_workspace(workspace.path, Path(settings.target.target.entry_skill))
     workspace.mismatches += offline_mismatches(case, settings.runner)
+    unmet = check_needs(case.needs, settings.launch, workspace.path, workspace.env)
+    if unmet.missing:
+        return _not_run(settings, case, number, retry_of, workspace, unmet.missing)
     baseline = fingerprint(workspace.path)
     workspace.baseline = {relative: state.sha256 for relative, state in baseline.items()}
     prompt = agent_prompt(case.case.input.user_prompt)
@@ -271,6 +278,23 @@ def run_attempt(
     _evaluate(settings, case, result, prompt, trace)
     if settings.inspector is not None and result.evidence is not None:
         settings.inspector.inspect(settings, result, _read_trace(settings, result, trace))
+    save_attempt(settings.run_dir, result, staged=True)
+    return result
+
+
+def _not_run(
+    settings: AttemptSettings,
+    case: LoadedCase,
+    number: int,
+    retry_of: int | None,
+    workspace: AttemptWorkspace,
+    missing: list[str],
+) -> AttemptResult:
+    """An attempt whose case needs what the agent's jail lacks: no agent is started (it could
+    only fail for the machine's reason, or pass by luck), and the block is the eval's."""
+    result = AttemptResult(case.case_id, number, workspace, "blocked", retry_of=retry_of)
+    _block(result, "environment", "the case needs what the agent would lack: " + "; ".join(missing))
+    result.unmet_needs = missing
     save_attempt(settings.run_dir, result, staged=True)
     return result
 
@@ -469,11 +493,20 @@ def blocked_attempt(
     return result
 
 
-def _block(result: AttemptResult, reason: BlockedReason, why: str, *, valid: bool = True) -> None:
+def _block(
+    result: AttemptResult,
+    reason: BlockedReason,
+    why: str,
+    *,
+    valid: bool = True,
+    by: BlockedBy = "eval",
+) -> None:
+    """`by`: the agent only where its own acts block the attempt (it left its workspace); what
+    else blocks here (the environment, the evaluator, evidence our tools could not read) is
+    the eval's. The score decides from the attempt's facts either way (attribution.py)."""
     result.status = "blocked"
     result.blocked_reason = reason
-    # What blocks here (isolation, the environment, the evaluator) is never the judgement's.
-    result.blocked_by = "eval"
+    result.blocked_by = by
     result.reason = why
     result.valid = valid
 
@@ -614,6 +647,7 @@ def judge_session(
             "insufficient-evidence",
             f"isolation violation: {isolation.reason}",
             valid=False,
+            by="agent",
         )
         return
     context = JudgeContext(

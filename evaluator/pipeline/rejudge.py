@@ -82,6 +82,7 @@ def restore_attempt(run_dir: RunDir, case_id: str, saved: AttemptFile) -> Attemp
         blocked_by=saved.blocked_by,
         retry_of=saved.retry_of,
     )
+    result.unmet_needs = saved.unmet_needs  # no agent ran: the block stays the eval's
     directory = run_dir.attempt_artifacts(case_id, saved.attempt)
     session_json = directory / "accepted-session.json"
     if session_json.is_file():

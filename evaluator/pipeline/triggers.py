@@ -338,10 +338,13 @@ def _observe(
     calls = sum(1 for r in result.evidence.iter_records() if r.get("kind") == "tool_call")
     observation["tool_calls"] = calls
     invalid = registry.invalid_reason
-    if invalid is None and result.isolation.verdict == "violation":
+    left = invalid is None and result.isolation.verdict == "violation"
+    if left:
         invalid = f"{ISOLATION_VIOLATION}: {result.isolation.reason}"
     if invalid is not None:
-        _block(result, "insufficient-evidence", invalid, valid=False)
+        _block(
+            result, "insufficient-evidence", invalid, valid=False, by="agent" if left else "eval"
+        )
         observation["invalid"] = invalid
         return observation
     try:

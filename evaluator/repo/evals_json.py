@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evaluator.contract.models import (
+    AnyOfCheck,
     AssertionEntry,
     Case,
     CaseAssertions,
@@ -31,16 +32,20 @@ from evaluator.contract.models import (
     Check,
     CommandCheck,
     CopyFixture,
+    FinalAnswerMatchesCheck,
+    Needs,
     NotCheck,
     RepoConfig,
     Suite,
     Target,
     WorkspaceFileContainsCheck,
     WorkspaceFileExistsCheck,
+    WorkspaceFileMatchesCheck,
     WriteFile,
 )
 from evaluator.contract.parse import did_you_mean, type_name, unknown_key_message
 from evaluator.errors import InputError
+from evaluator.patterns import pattern_problem
 from evaluator.repo.documents import Diagnostics
 from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget, SkillMount
 from evaluator.repo.triggers import load_trigger_set, wrapped_queries
@@ -55,7 +60,9 @@ OUTPUT_DIR = "{{output_dir}}"
 DEFAULT_SUITE = "evals"
 SKILLS_DIR = ".agents/skills"
 
-TOP_KEYS = ("skill_name", "evals", "schema_version", "name", "description")
+# `needs` (ours, top level or per eval): what the machine must offer, as a case's `needs`.
+TOP_KEYS = ("skill_name", "evals", "schema_version", "version", "name", "description", "needs")
+TEXT_TOP_KEYS = tuple(key for key in TOP_KEYS if key != "needs")
 EVAL_KEYS = (
     "id",
     "name",
@@ -67,7 +74,21 @@ EVAL_KEYS = (
     "assertions",
     "references",
     "case_set",
+    "needs",
+    # variants seen in public repos (docs/coming-from-skill-creator.md, "Variants")
+    "expect",
+    "fail",
+    "category",
+    "must_have",
+    "must_not_have",
+    "manual_review_expected",
 )
+# Where a `must_have` / `must_not_have` pattern is looked for: the final answer and every
+# workspace file (hidden folders, the skill's among them, are not matched by `**`).
+ANY_FILE = "**/*"
+# The flags the authors' own pattern harnesses search with (Python's MULTILINE | DOTALL |
+# IGNORECASE), in RE2's inline form.
+PATTERN_FLAGS = "(?ims)"
 ASSERTION_KEYS = (
     "id",
     "type",
@@ -121,6 +142,8 @@ class _Source:
     path: Path
     data: Any
     positions: YamlDocument
+    # Where the evals list sits: under `evals`, or the whole file when it is a bare list.
+    evals_at: PathKey = ("evals",)
 
     def error(self, key: PathKey, message: str) -> InputError:
         return self.positions.error(key, message)
@@ -145,6 +168,16 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         evals: object = []
         skill_name = data.get("skill_name") if isinstance(data, dict) else None
         skill_name = skill_name if isinstance(skill_name, str) else None
+    elif (
+        isinstance(data, list)
+        and data
+        and all(isinstance(item, dict) for item in data)
+        and not _is_trigger_set(data)
+    ):
+        # A bare list of evals (no `skill_name`): the skill is the one the file belongs to.
+        source.evals_at = ()
+        evals = data
+        skill_name = None
     elif not isinstance(data, dict) or ("evals" not in data and _is_trigger_set(data)):
         trigger_set = _is_trigger_set(data)
         hint = (
@@ -170,8 +203,10 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         for key in data:
             if key in TOP_KEYS:
                 continue
-            problem = source.key_error((key,), unknown_key_message(str(key), TOP_KEYS))
-            if isinstance(data[key], str) and not did_you_mean(str(key), TOP_KEYS):
+            # `needs` holds an object: a text is no near miss of it (`notes`).
+            known = TEXT_TOP_KEYS if isinstance(data[key], str) else TOP_KEYS
+            problem = source.key_error((key,), unknown_key_message(str(key), known))
+            if isinstance(data[key], str) and not did_you_mean(str(key), known):
                 # A text beside the evals (`notes`, `_comment`) is the author's note: it holds
                 # no eval and no criterion, so it is said and left out, never a refusal.
                 diagnostics.warn(source.key_error((key,), f"{problem.message}: a note, ignored"))
@@ -186,6 +221,23 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
             diagnostics.error(source.error(("skill_name",), "expected a string"))
             skill_name = None
     assert isinstance(evals, list)
+    if (
+        evals
+        and all(isinstance(item, dict) and "prompt" not in item for item in evals)
+        and any(key not in EVAL_KEYS for item in evals for key in item)
+    ):
+        # Another harness's inputs under an evals name (a script's `type`, `target`, `inputs`):
+        # nothing here is a task for an agent, so one line says so rather than a line per key.
+        foreign = sorted({str(key) for item in evals for key in item if key not in EVAL_KEYS})
+        shown = ", ".join(foreign[:8]) + (", ..." if len(foreign) > 8 else "")
+        diagnostics.error(
+            source.error(
+                (*source.evals_at, 0),
+                f"not a skill-creator evals file: no eval has a `prompt`, the task sent to the"
+                f" agent (its evals hold another harness's keys: {shown})",
+            )
+        )
+        return None, diagnostics
     skill_dir = _skill_folder(source.path, skill, skill_name, diagnostics)
     if skill_dir is None:
         return None, diagnostics
@@ -212,7 +264,10 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         and not (child == source.path.resolve() or child in source.path.resolve().parents)
     ]
     trigger_file = source.path if trigger_only else _trigger_file(source.path, diagnostics)
+    stated = data.get("needs") if isinstance(data, dict) and not trigger_only else None
+    file_needs = _needs(source, ("needs",), stated, diagnostics)
     target = Target(
+        needs=file_needs,
         target_id=_identifier(skill_name or declared or skill_dir.name),
         entry_skill=f"{mount}/{SKILL_FILE}",
         roots=roots,
@@ -240,26 +295,32 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
             )
     loaded_target.skill_files = _skill_files(skill_dir, mount, roots)
     seen: dict[str, int] = {}
+    skill_files_named: list[tuple[PathKey, str]] = []
     for index, item in enumerate(evals):
-        case = _case(source, index, item, workspace, skill_dir, diagnostics)
+        case = _case(source, index, item, workspace, skill_dir, diagnostics, skill_files_named)
         if case is None:
             continue
+        case.needs = Needs().merged(file_needs, case.case.needs)
         if case.case_id in seen:
             diagnostics.error(
                 source.error(
-                    ("evals", index, "id"),
+                    (*source.evals_at, index, "id"),
                     f"duplicate eval id (case {case.case_id!r} is also evals[{seen[case.case_id]}])",
                 )
             )
             continue
         seen[case.case_id] = index
-        case_set = _case_set(item)
+        case_set, grouped_by = _case_set(item)
         suite = loaded_target.suites.get(case_set)
         if suite is None:
             suite = LoadedSuite(
                 suite=Suite(
                     suite_id=case_set,
-                    title=f"case_set {case_set}" if case_set != DEFAULT_SUITE else None,
+                    title=(
+                        f"{grouped_by} {case_set}"
+                        if grouped_by and case_set != DEFAULT_SUITE
+                        else None
+                    ),
                     cases=[],
                 ),
                 path=source.path,
@@ -270,6 +331,19 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         # A suite lists case files; here every case is an entry of this one file.
         suite.suite.cases.append(f"{source.path.name}#evals[{index}]")
         suite.cases.append(case)
+    if skill_files_named:
+        # Said once for the file: the authors list the skill's own documents the expected
+        # output rests on, on every eval alike.
+        names = sorted({ref for _, ref in skill_files_named})
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        diagnostics.warn(
+            source.error(
+                skill_files_named[0][0],
+                f"`files` names files of the skill itself that no prompt names ({shown}):"
+                f" not copied into the workspace, where the agent has the skill at {mount}/;"
+                " read as the cases' references",
+            )
+        )
     target.default_suites = list(loaded_target.suites)
     # The skill folder is the source workspace (what a run records and a re-judge passes back
     # as the skill); the jail hides it and the evals file's folder (the repo root) alike.
@@ -439,9 +513,14 @@ def _identifier(value: object) -> str:
     return text if text[0].isalnum() else f"x{text}"
 
 
-def _case_set(item: dict[str, Any]) -> str:
-    value = item.get("case_set")
-    return _identifier(value) if isinstance(value, str) and value else DEFAULT_SUITE
+def _case_set(item: dict[str, Any]) -> tuple[str, str | None]:
+    """The suite and the key naming it: `case_set`, else the eval's `category` (a grouping
+    authors run apart); without either the suite `evals`."""
+    for key in ("case_set", "category"):
+        value = item.get(key)
+        if isinstance(value, str) and value.strip():
+            return _identifier(value), key
+    return DEFAULT_SUITE, None
 
 
 def _case(
@@ -451,8 +530,9 @@ def _case(
     workspace: Path,
     skill_dir: Path,
     diagnostics: Diagnostics,
+    skill_files_named: list[tuple[PathKey, str]],
 ) -> LoadedCase | None:
-    at: PathKey = ("evals", index)
+    at: PathKey = (*source.evals_at, index)
     if not isinstance(item, dict):
         diagnostics.error(source.error(at, "expected an object (an eval)"))
         return None
@@ -481,7 +561,13 @@ def _case(
     if expected is not None and not isinstance(expected, str):
         diagnostics.error(source.error((*at, "expected_output"), "expected a string"))
     entries: list[AssertionEntry] = []
-    for list_key in ("expectations", "assertions"):
+    forbidden: list[AssertionEntry] = []
+    for key in ("category", "case_set"):
+        if key in item and not isinstance(item[key], str):
+            diagnostics.error(source.error((*at, key), "expected a string"))
+    if "manual_review_expected" in item and not isinstance(item["manual_review_expected"], bool):
+        diagnostics.error(source.error((*at, "manual_review_expected"), "expected true or false"))
+    for list_key in ("expectations", "assertions", "expect"):
         values = item.get(list_key)
         if values is None:
             continue
@@ -492,14 +578,35 @@ def _case(
             entry = _entry(source, (*at, list_key, number), value, diagnostics)
             if entry is not None:
                 entries.append(entry)
-    setup = _files(source, (*at, "files"), item.get("files"), workspace, skill_dir, diagnostics)
+    for text in _strings(source, (*at, "fail"), item.get("fail"), diagnostics):
+        # What must not happen, in prose: a forbidden entry whose fail signal is the sentence.
+        forbidden.append(AssertionEntry(description=text, fail_signals=[text]))
+    skill_refs: list[str] = []
+    setup = _files(
+        source,
+        (*at, "files"),
+        item.get("files"),
+        workspace,
+        skill_dir,
+        prompt if isinstance(prompt, str) else "",
+        skill_refs,
+        diagnostics,
+    )
+    given = _given_paths(setup)
+    for key, required in (("must_have", True), ("must_not_have", False)):
+        for number, text in enumerate(_strings(source, (*at, key), item.get(key), diagnostics)):
+            entry = _pattern_entry(source, (*at, key, number), text, required, given, diagnostics)
+            (entries if required else forbidden).append(entry)
     references = item.get("references") or []
     if not isinstance(references, list) or not all(isinstance(r, str) for r in references):
         diagnostics.error(source.error((*at, "references"), "expected a list of strings"))
         references = []
+    needs = _needs(source, (*at, "needs"), item.get("needs"), diagnostics)
+    references = [*references, *skill_refs]
+    skill_files_named += [((*at, "files"), ref) for ref in skill_refs]
     if len(diagnostics.errors) > problems or setup is None:
         return None
-    if not entries:
+    if not entries and not forbidden:
         diagnostics.warn(
             source.error(
                 at,
@@ -516,13 +623,14 @@ def _case(
             title=title,
             input=CaseInput(user_prompt=prompt),
             setup=setup,
-            assertions=CaseAssertions(required=entries),
+            assertions=CaseAssertions(required=entries, forbidden=forbidden),
             # Source-workspace paths, and the skill folder is the source workspace: where the
             # report's suggested fixes point (the references the eval names, else SKILL.md).
             notes=CaseNotes(
                 likely_fix_files=[r.split("#", 1)[0] for r in references if r] or [SKILL_FILE]
             ),
             expected_output=expected,
+            needs=needs,
         )
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -531,6 +639,82 @@ def _case(
     line, col = source.positions.position(at)
     doc = YamlDocument(path=source.path, data=item, positions={(): (line, col)})
     return LoadedCase(case=case, path=source.path, doc=doc, suite_id="", target_id="")
+
+
+def _needs(source: _Source, at: PathKey, value: object, diagnostics: Diagnostics) -> Needs | None:
+    """A `needs` object (`{"programs": [...], "python": [...]}`), as a case's; None when absent
+    or wrong (the error is reported)."""
+    if value is None:
+        return None
+    try:
+        return Needs.model_validate(value)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        diagnostics.error(source.error(at, f"{where + ': ' if where else ''}{first['msg']}"))
+        return None
+
+
+def _strings(source: _Source, at: PathKey, value: object, diagnostics: Diagnostics) -> list[str]:
+    """A list of non-empty strings (`fail`, `must_have`, ...); anything else is an error."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        diagnostics.error(source.error(at, "expected a list of strings"))
+        return []
+    found = []
+    for number, text in enumerate(value):
+        if not isinstance(text, str) or not text.strip():
+            diagnostics.error(source.error((*at, number), "expected a non-empty string"))
+            continue
+        found.append(text)
+    return found
+
+
+def _given_paths(setup: CaseSetup | None) -> list[str]:
+    """The workspace paths the case itself puts there: what the agent was given, not wrote."""
+    if setup is None:
+        return []
+    return [
+        *(copy.target or copy.source for copy in setup.copy_fixtures or []),
+        *(write.path for write in setup.write_files or []),
+    ]
+
+
+def _pattern_entry(
+    source: _Source,
+    at: PathKey,
+    text: str,
+    required: bool,
+    given: list[str],
+    diagnostics: Diagnostics,
+) -> AssertionEntry:
+    """A `must_have` / `must_not_have` regular expression, searched as the authors' harnesses
+    search it: in the final answer and in the files of the workspace the case did not give
+    (case-insensitive, `.` across lines). A pattern RE2 cannot compile (a backreference) is
+    searched as plain text, as those harnesses fall back to."""
+    pattern = PATTERN_FLAGS + text
+    if pattern_problem(pattern) is not None:
+        diagnostics.warn(
+            source.error(
+                at, f"not a regular expression RE2 accepts; searched as plain text: {text}"
+            )
+        )
+        pattern = PATTERN_FLAGS + re.escape(text)
+    anywhere = AnyOfCheck.model_validate(
+        {
+            "any_of": [
+                FinalAnswerMatchesCheck(kind="final_answer_matches", pattern=pattern),
+                WorkspaceFileMatchesCheck(
+                    kind="workspace_file_matches", path=ANY_FILE, pattern=pattern, exclude=given
+                ),
+            ],
+            "note": f"evals.json {'must_have' if required else 'must_not_have'} pattern",
+        }
+    )
+    # A forbidden entry is "observed" when its checks hold: both read as the same sentence.
+    description = f"the final answer or a file the agent left matches /{text}/"
+    return AssertionEntry(description=description, checks=[anywhere])
 
 
 def _entry(
@@ -707,11 +891,17 @@ def _files(
     value: object,
     workspace: Path,
     skill_dir: Path,
+    prompt: str,
+    skill_refs: list[str],
     diagnostics: Diagnostics,
 ) -> CaseSetup | None:
     """`files`: paths relative to the skill folder (skill-creator's rule; else to the evals
     file's folder, else its parent), copied to the same relative paths; `{path, content}`
-    objects are written as given."""
+    objects are written as given. A file of the skill itself (outside the evals folder: its
+    SKILL.md, a reference) that the prompt does not name is not copied: it is a document the
+    expected output rests on, which every workspace holds already in the skill and a no-skill
+    variant must not get; it is added to `skill_refs`, the case's references. One the prompt
+    names ("read the local SKILL.md") is the task's input and is copied."""
     if value is None:
         return CaseSetup()
     if not isinstance(value, list):
@@ -755,6 +945,19 @@ def _files(
             return None
         bases = (skill_dir, source.path.parent.resolve(), source.path.parent.resolve().parent)
         found = next((b / item for b in bases if (b / item).exists()), None)
+        below = PurePosixPath(item).parts[1:]
+        if found is None and below and (workspace.joinpath(*below)).exists():
+            # Written from the folder holding the repo (`sysml/evals/x` where the repo is
+            # checked out as `sysml/`): its first folder is the repo's own, under another name.
+            # The prompt names the path as written, so the file is placed there.
+            found = workspace.joinpath(*below)
+            diagnostics.warn(
+                source.error(
+                    where,
+                    f"{item}: found as {'/'.join(below)} (its first folder read as this repo's"
+                    " own, checked out under another name); placed at the path as written",
+                )
+            )
         if found is None or not (
             found.resolve() == workspace or workspace in found.resolve().parents
         ):
@@ -768,7 +971,13 @@ def _files(
                 source.error(where, f"{item}: {odd} (only regular files and folders are copied)")
             )
             return None
-        relative = found.resolve().relative_to(workspace).as_posix()
+        real = found.resolve()
+        evals_folder = source.path.parent.resolve()
+        named = item in prompt or PurePosixPath(item).name in prompt
+        if skill_dir in real.parents and evals_folder not in (real, *real.parents) and not named:
+            skill_refs.append(real.relative_to(skill_dir).as_posix())
+            continue
+        relative = real.relative_to(workspace).as_posix()
         copies.append(CopyFixture(source=relative, target=item))
     return CaseSetup(copy_fixtures=copies or None, write_files=writes or None)
 

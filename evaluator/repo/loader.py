@@ -11,6 +11,7 @@ from evaluator.contract.models import (
     Evaluation,
     FileReadCheck,
     FinalAnswerMatchesCheck,
+    Needs,
     NotCheck,
     RanBeforeCheck,
     ReadBeforeCheck,
@@ -341,6 +342,7 @@ def _load_deferred_cases(
             doc=case_doc.doc,
             suite_id=DEFERRED_SUITE,
             target_id=target.target_id,
+            needs=Needs().merged(target.target.needs, case_doc.model.needs),
         )
         _check_case(case, target, diagnostics, repo.source_workspace)
         suite.cases.append(case)
@@ -400,6 +402,7 @@ def _load_suite(
             doc=case_doc.doc,
             suite_id=suite.suite_id,
             target_id=target.target_id,
+            needs=Needs().merged(target.target.needs, suite.needs, case_doc.model.needs),
         )
         _check_case(case, target, diagnostics, repo.source_workspace)
         result.cases.append(case)

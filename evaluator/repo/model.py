@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from evaluator.contract.models import Case, RepoConfig, Suite, Target
+from evaluator.contract.models import Case, Needs, RepoConfig, Suite, Target
 from evaluator.errors import InputError
 from evaluator.repo.triggers import TriggerSet
 from evaluator.yamlsource import YamlDocument
@@ -18,6 +18,9 @@ class LoadedCase:
     doc: YamlDocument
     suite_id: str
     target_id: str
+    # What an attempt needs from the machine: the case's own `needs` with its suite's and its
+    # target's (the loader adds them up).
+    needs: Needs = field(default_factory=Needs)
 
     @property
     def case_id(self) -> str:

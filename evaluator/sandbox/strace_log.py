@@ -79,6 +79,12 @@ _INET_PEER = re.compile(
 # is a network attempt even when nothing connects it (a datagram sent with `sendto`) or a filter
 # refuses its `connect`.
 _NETWORK_FAMILIES = ("AF_INET", "AF_INET6", "AF_PACKET")
+# The syscalls that make sockets. A Unix datagram socket, made or paired, sends to any name it
+# is given with each `sendto`/`sendmsg` (connected or not: the address wins), an abstract name
+# of the host's network namespace among them; those syscalls are not traced (the CLI's own
+# traffic would stop at every write), so such a socket is a channel the trace cannot see into.
+_SOCKET_MAKERS = ("socket", "socketpair")
+DATAGRAM_SOCKET = "SOCK_DGRAM"
 # A seccomp filter set up, by its own syscall or by `prctl`: a syscall it refuses (Codex's
 # sandbox refuses `socket()` itself) is refused before strace's own filter sees it, so it never
 # reaches the log (docs/evidence-access.md, "The access trace: a call that reached nothing").
@@ -109,7 +115,9 @@ _WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
 _PROCESS_CALLS = ("clone", "clone3", "fork", "vfork")
 _EXECS = ("execve", "execveat")
 # Syscalls that change who a process is or where it stands: always decoded.
-_ALWAYS_DECODED = frozenset((*_PROCESS_CALLS, *_EXECS, *_CWD_CALLS, *_FILTER_CALLS, "socket"))
+_ALWAYS_DECODED = frozenset(
+    (*_PROCESS_CALLS, *_EXECS, *_CWD_CALLS, *_FILTER_CALLS, *_SOCKET_MAKERS)
+)
 
 
 @dataclass(frozen=True)
@@ -297,6 +305,8 @@ class ObservedTrace:
             blind = call.blind[0].syscall
             if blind in _PROCESS_CALLS:
                 return f"it made a process the trace does not follow ({blind} {UNTRACED_CLONE})"
+            if blind in _SOCKET_MAKERS:
+                return f"it made a Unix datagram socket, whose sends the trace cannot see ({blind})"
             return f"it set up a channel the trace cannot see into ({blind})"
         if self.unparsed:
             return f"{self.unparsed} line(s) of the log could not be read"
@@ -593,7 +603,7 @@ class _Attributor:
             if proc.call is not None:
                 self.failed_exec(event, proc, proc.call)
             return
-        if event.name in _FILTER_CALLS or event.name == "socket":
+        if event.name in _FILTER_CALLS or event.name in _SOCKET_MAKERS:
             self.network_event(event, proc)
             return
         if (
@@ -638,14 +648,27 @@ class _Attributor:
                     # a filter its threads share): every call started afterwards may be under it.
                     self.filtered_outside = True
             return
-        family = event.raw_args.partition(",")[0].strip()
+        family, _, rest = event.raw_args.partition(",")
+        family = family.strip()
         call = proc.call
+        made = event.ret is not None and event.ret >= 0
+        if (
+            call is not None
+            and made
+            and len(call.blind) < MAX_ACCESSES_PER_CALL
+            and family == "AF_UNIX"
+            and rest.partition(",")[0].strip().startswith(DATAGRAM_SOCKET)
+        ):
+            call.blind.append(TracedAccess("", "read", "ok", event.name, event.pid, event.line))
+            return
+        if event.name != "socket":
+            return
         if (
             call is not None
             and family in _NETWORK_FAMILIES
             and len(call.sockets) < MAX_ACCESSES_PER_CALL  # (the first is what matters)
         ):
-            outcome: Outcome = "ok" if event.ret is not None and event.ret >= 0 else "failed"
+            outcome: Outcome = "ok" if made else "failed"
             call.sockets.append(TracedConnect(event.pid, family, outcome, event.line))
 
     def cli_may_write(self, proc: _Proc, name: str, args: str) -> bool:

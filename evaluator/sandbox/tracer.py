@@ -30,8 +30,10 @@ SYSCALLS = (
     "bind,connect,"
     # An internet socket made (a network attempt even where a filter refuses its `connect`), and
     # a seccomp filter set up: a syscall a filter refuses never reaches strace's own filter
-    # (docs/evidence-access.md, "The access trace: a call that reached nothing").
-    "socket,seccomp,prctl,"
+    # (docs/evidence-access.md, "The access trace: a call that reached nothing"). A Unix
+    # datagram socket made or paired: its `sendto`s (not traced) reach any name, an abstract
+    # one of the host's among them, so a tool call that makes one is blind.
+    "socket,socketpair,seccomp,prctl,"
     # A change of the mounts: after a bind mount strace's paths name the mount point, not what
     # is read through it (`mount --bind /etc ws/e; cat ws/e/shadow` shows `ws/e/shadow`); and of
     # the root: after `chroot` an exec's path names a file under the new root.

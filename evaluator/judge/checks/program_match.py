@@ -12,12 +12,14 @@ from evaluator.judge.base import JudgeContext
 from evaluator.patterns import Pattern
 
 
-def _own_file(word: str, invocation: Invocation, own: frozenset[str]) -> bool:
-    """Whether an executed word names a file holding only the agent's own text (the session
-    wrote it: a script named like the target's elsewhere, or the target's script overwritten):
-    running it runs the agent's program, not one the target shipped. A bare program name
-    (`python3`, `pytest`) is found on PATH and is no such file."""
-    if "/" not in word or not own:
+def _own_file(index: int, invocation: Invocation, own: frozenset[str]) -> bool:
+    """Whether the executed word at `index` names a file holding only the agent's own text (the
+    session wrote it: a script named like the target's elsewhere, or the target's script
+    overwritten): running it runs the agent's program, not one the target shipped. A bare
+    command name (`python3`, `pytest`) is found on PATH and is no such file; a bare script
+    name given to an interpreter (`python3 deploy.py`) is a file of the directory."""
+    word = invocation.words[index]
+    if not own or ("/" not in word and index == 0):
         return False
     tail = "/" + posixpath.normpath(word).lstrip("/")
     return any(path in own and (path + "/").endswith(tail + "/") for path in invocation.paths)
@@ -34,9 +36,7 @@ def runs_program(
     for word in invocation.words:
         spans.append((offset, offset + len(word)))
         offset += len(word) + 1
-    executed = [
-        spans[i] for i in invocation.executed if not _own_file(invocation.words[i], invocation, own)
-    ]
+    executed = [spans[i] for i in invocation.executed if not _own_file(i, invocation, own)]
     # Every match is looked at in turn: the first one may be in an argument.
     start = 0
     while start <= len(line):

@@ -7,7 +7,7 @@ import glob
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from evaluator.contract.models import (
@@ -25,12 +25,21 @@ from evaluator.patterns import compile_pattern
 MAX_CONTENT_BYTES = 64 * 1024 * 1024
 
 
-def _files(context: JudgeContext, pattern: str) -> list[str]:
-    """Matching files as workspace paths (also when read from a restored snapshot)."""
+def _files(context: JudgeContext, pattern: str, exclude: Sequence[str] = ()) -> list[str]:
+    """Matching files as workspace paths (also when read from a restored snapshot), without
+    those at or below an `exclude` path."""
     root = str(context.file_root)
     matches = glob.glob(str(context.file_root / pattern), recursive=True)
     named = [str(context.workspace) + m[len(root) :] for m in matches if m.startswith(root)]
-    return sorted(m for m in named if context.relative(m) is not None)
+    kept = []
+    for path in named:
+        relative = context.relative(path)
+        if relative is None or any(
+            relative == gone or relative.startswith(f"{gone.rstrip('/')}/") for gone in exclude
+        ):
+            continue
+        kept.append(path)
+    return sorted(kept)
 
 
 def _not_workspace_file(context: JudgeContext, path: str) -> str | None:
@@ -138,7 +147,12 @@ def contains(check: WorkspaceFileContainsCheck, context: JudgeContext) -> CheckV
 def matches(check: WorkspaceFileMatchesCheck, context: JudgeContext) -> CheckVerdict:
     pattern = compile_pattern(check.pattern)  # RE2: linear in the file, whatever the pattern
     return _content_check(
-        "workspace_file_matches", check.path, f"/{check.pattern}/", pattern.spans, context
+        "workspace_file_matches",
+        check.path,
+        f"/{check.pattern}/",
+        pattern.spans,
+        context,
+        exclude=check.exclude,
     )
 
 
@@ -166,6 +180,7 @@ def _content_check(
     wanted: str,
     find: Callable[[str], Iterator[tuple[int, int, str]]],
     context: JudgeContext,
+    exclude: Sequence[str] = (),
 ) -> CheckVerdict:
     """Passes when a workspace file matching `glob` has content in which `find` finds what is
     `wanted`; blocked when a matching file's content was not kept; fails otherwise. In a
@@ -174,7 +189,12 @@ def _content_check(
     or that has none while holding one, cannot be judged again (the secret may have decided)."""
     if not context.workspace_available:
         return _unavailable(kind)
-    files = _files(context, glob)
+    # Folders a glob matches hold no content of their own: only files are searched and named.
+    files = [
+        path
+        for path in _files(context, glob, exclude)
+        if os.path.islink(context.on_disk(path)) or not os.path.isdir(context.on_disk(path))
+    ]
     refs = _write_refs(context, glob)
     if not files:
         return failed(
@@ -187,8 +207,6 @@ def _content_check(
         rel = context.relative(path) or path
         if rel in context.without_content:
             unknown.append(path)
-            continue
-        if os.path.isdir(context.on_disk(path)) and not os.path.islink(context.on_disk(path)):
             continue
         content, why = _read(context, path)
         if content is None:
