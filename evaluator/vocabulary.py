@@ -120,3 +120,13 @@ ComparisonClass = Literal[
     "removed",
 ]
 COMPARISON_CLASSES: tuple[ComparisonClass, ...] = ComparisonClass.__args__  # type: ignore[attr-defined]
+
+# The sockets through which a name lookup asks a local service (nscd, systemd-resolved): the
+# trace's network attempts and the stop proof both tell them from other sockets.
+NAME_SERVICE_SOCKETS = frozenset(
+    (
+        "/run/nscd/socket",
+        "/var/run/nscd/socket",
+        "/run/systemd/resolve/io.systemd.Resolve",
+    )
+)

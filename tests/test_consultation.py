@@ -516,3 +516,88 @@ def test_a_forbidden_read_handed_over_transformed_is_observed(
     the output), though a model reads base64, reversed or rot13 text as well as the original."""
     judgement = _forbidden_read(tmp_path, [(command, output)])
     assert judgement.status == status, [a.notes for a in judgement.assertions]
+
+
+@pytest.mark.parametrize(
+    ("copy", "status"),
+    [(f"ls; cp {REF} n.md", "fail"), (f"ls; cat {REF} > n.md", "fail"), ("ls > n.md", "pass")],
+    ids=["cp", "redirected", "own-listing"],
+)
+def test_a_forbidden_read_through_a_copy_is_observed(
+    tmp_path: Path, copy: str, status: str
+) -> None:
+    """Red team, round 9: the forbidden file copied by one call and the copy printed by the
+    next passed the case: the output was held to the copy, the one file its call read. A file
+    the session wrote holds what its writer read."""
+    from evaluator.contract.models import Case
+    from evaluator.judge import judge_case
+
+    context = _context(tmp_path, [(copy, ""), ("cat n.md", REF_TEXT)])
+    (context.workspace / "n.md").write_text(REF_TEXT)
+    case = Case.model_validate(
+        {
+            "case_id": "c",
+            "title": "t",
+            "input": {"user_prompt": "p"},
+            "assert": {
+                "required": [
+                    {"description": "ran", "checks": [{"kind": "command_ran", "pattern": "ls"}]}
+                ],
+                "forbidden": [
+                    {"description": "read", "checks": [{"kind": "file_read", "path": REF}]}
+                ],
+            },
+        }
+    )
+    judgement = judge_case(case, context)
+    assert judgement.status == status, [a.notes for a in judgement.assertions]
+
+
+@pytest.mark.parametrize(
+    ("writer", "complete", "status"),
+    [
+        (f"ls; cat {REF} > n.md", True, "fail"),
+        (f'ls; python3 -c \'import shutil; shutil.copy("{REF}", "n.md")\'', True, "fail"),
+        ("ls; python3 w.py", False, "fail"),  # not seen whole: n.md may hold anything
+        ("ls; echo {b64} | base64 -d > n.md", True, "pass"),  # typed: its own text
+    ],
+    ids=["redirected", "program", "unseen-writer", "typed"],
+)
+def test_a_traced_call_shows_what_the_files_it_read_were_given(
+    tmp_path: Path, writer: str, complete: bool, status: str
+) -> None:
+    """Red team, round 9: a call the trace saw whole is held to the files it opened, and
+    `cat n.md` opened only `n.md`, which an earlier call had filled with the forbidden file:
+    "never reads" passed. A file an earlier call wrote holds what that call used."""
+    from evaluator.contract.models import Case
+    from evaluator.evidence.traced import TracedCall
+    from evaluator.judge import judge_case
+
+    encoded = base64.b64encode(REF_TEXT.encode()).decode()
+    context = _context(tmp_path, [(writer.format(b64=encoded), ""), ("cat n.md", REF_TEXT)])
+    workspace = context.workspace
+    (workspace / "n.md").write_text(REF_TEXT)
+    copy = f"{workspace}/n.md"
+    # what the writer's processes used: the forbidden file too, unless it typed the text
+    first = {copy} if "base64" in writer else {copy, f"{workspace}/{REF}"}
+    context.traced_calls = {
+        "c0": TracedCall("c0", complete, (), frozenset(first), written=frozenset({copy})),
+        "c1": TracedCall("c1", True, (), frozenset({copy})),
+    }
+    case = Case.model_validate(
+        {
+            "case_id": "c",
+            "title": "t",
+            "input": {"user_prompt": "p"},
+            "assert": {
+                "required": [
+                    {"description": "ran", "checks": [{"kind": "command_ran", "pattern": "ls"}]}
+                ],
+                "forbidden": [
+                    {"description": "read", "checks": [{"kind": "file_read", "path": REF}]}
+                ],
+            },
+        }
+    )
+    judgement = judge_case(case, context)
+    assert judgement.status == status, [a.notes for a in judgement.assertions]

@@ -72,3 +72,32 @@ def test_the_jail_drops_the_capabilities_that_reach_past_the_trace() -> None:
         effective = int(_in_jail(workspace)["CapEff"], 16)
     assert set(DROPPED_CAPS) == set(CAP_BITS)
     assert [name for name, bit in CAP_BITS.items() if effective >> bit & 1] == []
+
+
+# Processes a tool call leaves behind in every way round 9 tried (a new session, a double fork,
+# a new name, a nested user and pid namespace), each appending to a file in the workspace.
+LEFT_BEHIND = """\
+(setsid bash -c 'while :; do echo s >> left; sleep 0.02; done' &)
+bash -c "bash -c 'exec -a kworker/0:1 bash -c \\"while :; do echo d >> left; sleep 0.02; done\\"' & exit"
+(unshare -Urpf bash -c 'while :; do echo n >> left; sleep 0.02; done' &)
+until [ "$(sort -u left 2>/dev/null | wc -l)" = 3 ]; do sleep 0.02; done
+"""
+
+
+def test_nothing_a_call_left_in_the_jail_outlives_it(tmp_path: Path) -> None:
+    """Red team, round 9: the attempt's clean-up (`settle_left_processes`, shared by case and
+    trigger attempts) relies on the jail's pid namespace: when its first process ends, the
+    kernel kills every process in it and in the namespaces below it, whatever session, name
+    or parent they have, so none of them writes after the attempt."""
+    layers_or_skip(jail=True)
+    with scratch_dir() as scratch:
+        workspace = scratch / "ws"
+        workspace.mkdir()
+        spec = JailSpec(workspace=workspace, writable=(workspace,))
+        argv = get_jail("bwrap").wrap(["bash", "-c", LEFT_BEHIND], spec)
+        subprocess.run(argv, cwd=workspace, capture_output=True, timeout=60, check=True)
+        left = workspace / "left"
+        assert sorted(set(left.read_text().split())) == ["d", "n", "s"]
+        size = left.stat().st_size
+        subprocess.run(["sleep", "0.5"], check=True)
+        assert left.stat().st_size == size

@@ -962,18 +962,137 @@ def test_a_unix_datagram_socket_is_a_channel_the_trace_cannot_see(
             False,
         ),
         ('connect(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path=@"proxy"}, 110) = 0', False),
+        ('connect(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="/run/proxy"}, 110) = 0', False),
+        (
+            'bind(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="p.sock"}, 110) = 0\n'
+            '12 connect(4<UNIX:[8]>, {sa_family=AF_UNIX, sun_path="/w/ws/p.sock"}, 110) = 0',
+            True,
+        ),
     ],
 )
 def test_a_name_lookup_is_no_fetch(syscall: str, fetched_nothing: bool) -> None:
     """A name-service socket answers lookups: a call whose only connection went there fetched
     nothing (the fresh-clone CI: Gemini's shell looked the user up through nscd for
     `python3 -c 'print(...)'`, and the fetch proof was refused). An internet connection, even
-    refused, and a host service's abstract socket still may have fetched (a path socket
-    outside the workspace is a violation by its path)."""
+    refused, and a host service's socket, abstract or a file, still may have fetched (a path
+    socket outside the workspace is also a violation by its path); the call's own is no
+    service of the host."""
     from evaluator.isolation.trace import traced_call
 
-    log = _traced("./c", [syscall]) + "12 +++ exited with 0 +++\n11 +++ exited with 0 +++\n"
+    log = _traced("./c", syscall.split("\n12 "))
+    log += "12 +++ exited with 0 +++\n11 +++ exited with 0 +++\n"
     trace = parse_trace(log.splitlines(), CODEX_CALLS, start_cwd=WS)
     trace.network_traced = True
     (call,) = trace.tool_calls
     assert traced_call("c1", call, trace).reached_nothing is fetched_nothing
+
+
+# A link made deep in the workspace whose relative target climbs back to the workspace (`ws/run`
+# then); moved up, the same text climbs past the workspace to the root (`..` stops there).
+_DEEP = "/w/ws/" + "/".join(f"d{n}" for n in range(8))
+_CLIMB = "../" * 8 + "run"
+
+
+@pytest.mark.parametrize(
+    ("through", "outside"),
+    [
+        # a host service's socket (round 3) reached through the moved link
+        (
+            'connect(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="m/l/svc.sock"}, 110) = 0',
+            ["/run/svc.sock"],
+        ),
+        # the working directory entered through it: a path then relative to it
+        (
+            'chdir("m/l") = 0\n'
+            '12 connect(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="svc.sock"}, 110) = 0',
+            ["/run", "/run/svc.sock"],
+        ),
+        # a hard link to the link, made after the move: the same text, read from its new place
+        (
+            'link("/w/ws/m/l", "/w/ws/m/k") = 0\n'
+            '12 connect(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="m/k/svc.sock"}, 110) = 0',
+            ["/run/svc.sock"],
+        ),
+    ],
+)
+def test_round_nine_a_relative_link_moved_is_followed_from_where_it_is(
+    through: str, outside: list[str]
+) -> None:
+    """Red team, round 9: the kernel reads a relative link's target from the directory the
+    link is in when it is followed, not from where it was made. A link made as
+    `d0/.../d7/l -> ../../../../../../../../run` (then `/w/ws/run`), its directory moved to
+    `m`, names `/run`; the reader kept the first target, so a host service's socket reached
+    through it was judged `/w/ws/run/svc.sock`: inside (contained) and no network attempt (a
+    daemon behind it could fetch for the call). Now the target is read where the link is."""
+    from evaluator.isolation.trace import traced_call
+
+    made = f'symlinkat("{_CLIMB}", AT_FDCWD</w/ws>, "{_DEEP[6:]}/l") = 0'
+    moved = f'rename("{_DEEP}", "/w/ws/m") = 0'
+    syscalls = [made, moved, *through.split("\n12 ")]
+    assert _trace_verdict("./c", syscalls) == ("violation", outside)
+    # before the move the same link names the workspace's own `run`
+    unmoved = through.replace("m/l", f"{_DEEP[6:]}/l").replace("/w/ws/m/", f"{_DEEP}/")
+    unmoved = unmoved.replace("m/k", f"{_DEEP[6:]}/k")
+    assert _trace_verdict("./c", [made, *unmoved.split("\n12 ")])[0] == "contained"
+    log = _traced("./c", syscalls) + "12 +++ exited with 0 +++\n11 +++ exited with 0 +++\n"
+    trace = parse_trace(log.splitlines(), CODEX_CALLS, start_cwd=WS)
+    trace.network_traced = True
+    (call,) = trace.tool_calls
+    assert not traced_call("c1", call, trace).reached_nothing
+
+
+@pytest.mark.parametrize(
+    "flood",
+    [
+        # one name-service socket asked again and again (no network attempt, filtered out)
+        'connect(3<UNIX:[7]>, {sa_family=AF_UNIX, sun_path="/run/nscd/socket"}, 110)'
+        " = -1 ENOENT (No such file or directory)",
+        # failed runs of programs that do not exist, each under its own name
+        'execve("/w/ws/none{n}", ["none"], 0x7f /* 1 var */) = -1 ENOENT (No such file)',
+    ],
+)
+def test_round_nine_a_flood_past_the_limit_per_call_hides_nothing(
+    monkeypatch: pytest.MonkeyPatch, flood: str
+) -> None:
+    """Red team, round 9: the connections a call kept stopped at `MAX_ACCESSES_PER_CALL` without
+    a word. Name lookups are no network attempt since the fresh-clone CI, so a call that asked
+    nscd 100,000 times and then connected out (on a socket another call made and passed it)
+    kept only the lookups: `reached_nothing`, a fetch unseen. A peer is now kept once per
+    outcome, and what goes past the limit makes the call incomplete, as an access does."""
+    from evaluator.isolation.trace import traced_call
+    from evaluator.sandbox import strace_log
+
+    monkeypatch.setattr(strace_log, "MAX_ACCESSES_PER_CALL", 50)
+    out = (
+        "connect(5<TCP:[9]>, {sa_family=AF_INET, sin_port=htons(443),"
+        ' sin_addr=inet_addr("192.0.2.7")}, 16) = 0'
+    )
+    syscalls = [flood.replace("{n}", str(n)) for n in range(60)] + [out]
+    log = _traced("./c", syscalls) + "12 +++ exited with 0 +++\n11 +++ exited with 0 +++\n"
+    trace = parse_trace(log.splitlines(), CODEX_CALLS, start_cwd=WS)
+    trace.network_traced = True
+    (call,) = trace.tool_calls
+    traced = traced_call("c1", call, trace)
+    assert not traced.reached_nothing
+    if "connect" in flood:
+        assert traced.network == ("192.0.2.7:443",)
+    else:
+        assert "over the limit" in traced.incomplete
+
+
+def test_round_nine_an_access_past_the_limit_per_call_is_not_contained(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Red team, round 9: a call that opens more distinct paths in the workspace than the trace
+    keeps per call (`MAX_ACCESSES_PER_CALL`, 100,000), then one outside: the access outside was
+    dropped unjudged and the trace said contained. What went past the limit is unverifiable."""
+    from evaluator.sandbox import strace_log
+
+    monkeypatch.setattr(strace_log, "MAX_ACCESSES_PER_CALL", 50)
+    flood = [f'openat(AT_FDCWD</w/ws>, "f{n}", O_RDONLY) = 3</w/ws/f{n}>' for n in range(60)]
+    outside = 'openat(AT_FDCWD</w/ws>, "/etc/hostname", O_RDONLY) = 3</etc/hostname>'
+    assert _trace_verdict("python3 flood.py", [*flood, outside])[0] == "unverifiable"
+    assert _trace_verdict("python3 flood.py", [*flood[:40], outside]) == (
+        "violation",
+        ["/etc/hostname"],
+    )

@@ -489,3 +489,6 @@ def test_a_local_resolver_the_machine_names_is_a_name_lookup(
     assert stop_proof.left_the_machine("10.0.0.1:443")
     assert stop_proof.left_the_machine("[2001:db8::1]:443")
     assert not stop_proof.left_the_machine("0.0.0.0:80")
+    # a name service's socket is a lookup; a host service's socket answered from this machine
+    assert stop_proof.left_the_machine("/run/nscd/socket")
+    assert not stop_proof.left_the_machine("/run/proxy.sock")

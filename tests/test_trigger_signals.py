@@ -124,6 +124,37 @@ def test_codex_the_body_typed_and_decoded_is_no_trigger(tmp_path: Path, cmd: str
     assert [t.skill for t in codex_triggers(path)] == ["pdf-tools"]
 
 
+@pytest.mark.parametrize(
+    ("copy", "read", "fired"),
+    [
+        (f"cp {SKILL_PATH} n.md", "cat n.md", True),
+        ("cp -r .agents/skills/db-migrations notes", "cat notes/SKILL.md", True),
+        (f"mkdir x && cat {SKILL_PATH} > x/n.md", "cat x/n.md", True),
+        (f"tee n.md < {SKILL_PATH} > /dev/null", "grep -r . n.md", True),
+        # text the agent typed into the file stays its own (round 2)
+        ("echo {b64} > n.b64", "base64 -d n.b64", False),
+    ],
+    ids=["cp", "cp-r", "redirected", "tee", "typed"],
+)
+def test_codex_the_body_read_through_a_copy_is_a_trigger(
+    tmp_path: Path, copy: str, read: str, fired: bool
+) -> None:
+    """Red team, round 9: SKILL.md copied by one call and the copy printed by a later one: the
+    body reached the agent, but the later output was held to the files its call read, the copy
+    alone, and the skill never fired (a trigger prompt that should not fire then counted as
+    right). A file the session wrote may hold what its writer read."""
+    encoded = base64.b64encode(SKILL_TEXT.encode()).decode()
+    records = _lines("codex-exec.jsonl")
+    records[9]["payload"]["arguments"] = json.dumps({"cmd": copy.format(b64=encoded)})
+    head = records[12]["payload"]["output"].split("Output:\n", 1)[0]
+    records[12]["payload"]["output"] = head + "Output:\n"
+    records[19]["payload"]["arguments"] = json.dumps({"cmd": read})
+    third = records[22]["payload"]["output"].split("Output:\n", 1)[0]
+    records[22]["payload"]["output"] = third + "Output:\n" + SKILL_TEXT
+    triggers = codex_triggers(_write(tmp_path, records))
+    assert [(t.skill, t.call) for t in triggers] == ([("db-migrations", 3)] if fired else [])
+
+
 def test_codex_a_partial_body_read_is_a_trigger(tmp_path: Path) -> None:
     body = SKILL_TEXT.split("\n---\n", 1)[1]
     shown = "\n".join(body.strip().splitlines()[:6]) + "\n"

@@ -17,7 +17,8 @@ import pytest
 
 from evaluator.adapters import adapter_for_runner
 from evaluator.pipeline.run import RunOutcome
-from evaluator.sandbox.strace_log import NAME_SERVICE_SOCKETS, parse_trace
+from evaluator.sandbox.strace_log import parse_trace
+from evaluator.vocabulary import NAME_SERVICE_SOCKETS
 from tests.support import (
     RUNNERS,
     agent_or_skip,

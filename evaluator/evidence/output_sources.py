@@ -58,35 +58,81 @@ def reading_calls(
     """Understood shell commands whose only accesses that may show content are reads `place`
     can put in the workspace: the `files` (workspace-relative) their output can show. A run of a
     program, a path in a role the table does not know, an opaque construct, or a read the
-    workspace cannot place (gone, outside) leaves the output free to show any file."""
+    workspace cannot place (gone, outside) leaves the output free to show any file.
+
+    A file an earlier call of the session wrote holds what that call could show (red team 9:
+    `cp SKILL.md n.md`, then `cat n.md`, showed the skill's body from `n.md` alone): a read of it,
+    or of a folder holding it, can show the files its writer read too, and anything when the
+    writer is not understood. Text the agent typed (a blind command, a patch, a file tool) is
+    its own, as before."""
     commands = _shell_calls(evidence)
     opaque = {ref for ref, _ in evidence.opaque}
-    places: dict[str, set[str] | None] = {}
+    order: dict[str, None] = {}
+    reads: dict[str, list[str | None]] = {}  # per call: each showing read's path (None: not one)
+    # per call: every path it read from, shown or not (`cat SKILL.md > n.md` shows nothing)
+    sources: dict[str, list[str]] = {}
+    writes: dict[str, list[str]] = {}
     for record in evidence.records:
         call = record.call_id
-        if call not in commands or record.kind != "file_read_observed" or record.own_text:
+        if call is None or record.own_text:
             continue
+        if record.kind == "file_write_observed" and record.path:
+            order.setdefault(call)
+            writes.setdefault(call, []).append(record.path)
+        if call not in commands or record.kind != "file_read_observed":
+            continue
+        order.setdefault(call)
+        if record.path and record.access != "list":  # a listing holds names, not content
+            sources.setdefault(call, []).append(record.path)
         if record.access not in SHOWING and record.access is not None:
             continue
-        named = places.setdefault(call, set())
-        if named is None:
+        reads.setdefault(call, []).append(record.path if record.access == "read" else None)
+    # What each file the session wrote may hold: the files its writer read (None: any).
+    written: list[tuple[str, frozenset[str] | None]] = []
+
+    def may_show(paths: Iterable[str | None]) -> set[str] | None:
+        found: set[str] = set()
+        for path in paths:
+            placed = place(path) if path else None
+            if path is None or placed is None:
+                return None
+            found.update(placed)
+            for target, held in written:
+                if _inside(path, target) or _inside(target, path):
+                    if held is None:
+                        return None
+                    found.update(held)
+        return found
+
+    places: dict[str, set[str] | None] = {}
+    for call in order:
+        if call in reads:
+            places[call] = may_show(reads[call])
+        if not writes.get(call):
             continue
-        found = place(record.path) if record.access == "read" and record.path else None
-        if found is None:
-            places[call] = None
-        else:
-            named.update(found)
+        held_now: frozenset[str] | None = frozenset()  # a patch or a file tool: typed text
+        if call in commands:
+            if commands[call] in opaque:
+                held_now = None
+            else:
+                from_files = may_show(sources.get(call, ()))
+                held_now = None if from_files is None else frozenset(from_files)
+        written += [(path, held_now) for path in writes[call]]
     known = list(files)
     narrowed: dict[str, frozenset[str]] = {}
-    for call, named in places.items():
-        if named is None or commands[call] in opaque:
+    for call, named_now in places.items():
+        if named_now is None or commands[call] in opaque:
             continue
         narrowed[call] = frozenset(
             path
             for path in known
-            if any(not p or path == p or path.startswith(p + "/") for p in named)
+            if any(not p or path == p or path.startswith(p + "/") for p in named_now)
         )
     return narrowed
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def held_texts(

@@ -66,6 +66,9 @@ class TracedCall:
     network_visible: bool = False
     # Why it is not `complete` (empty when it is), for a verdict to say.
     incomplete: str = ""
+    # The paths its processes wrote (opened for writing, made, renamed to, linked): what a
+    # later call reading one may find of the files this one read (red team 9).
+    written: frozenset[str] = frozenset()
 
     @property
     def reached_nothing(self) -> bool:

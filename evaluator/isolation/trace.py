@@ -23,7 +23,7 @@ from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
 from evaluator.isolation.assess import IsolationReport, Violation, decide, record_violation
 from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox.strace_log import (
-    NAME_SERVICE_SOCKETS,
+    MAX_ACCESSES_PER_CALL,
     PATCH_CALL,
     UNTRACED_CLONE,
     ObservedTrace,
@@ -32,7 +32,7 @@ from evaluator.sandbox.strace_log import (
     TracedAccess,
     read_trace,
 )
-from evaluator.vocabulary import IsolationVerdict
+from evaluator.vocabulary import NAME_SERVICE_SOCKETS, IsolationVerdict
 
 _INFO = frozenset({"read", "list", "exec", "path", "metadata"})
 _ANY = frozenset({"read", "list", "exec", "path", "metadata", "write"})
@@ -491,6 +491,13 @@ def assess_trace(
         # A mount changes what every later path names (strace prints a bind mount's point, not
         # what is read through it): never a tool's business, tried or made.
         outside += call.remounts
+        if call.dropped:
+            # What went past the limit kept per call was never judged (red team 9: a flood of
+            # distinct paths inside the workspace, then one outside).
+            report.unresolved.append(
+                f"{label}: {call.dropped} of its accesses were over the limit kept per call"
+                f" ({MAX_ACCESSES_PER_CALL}) and were not judged"
+            )
         for channel in call.blind:
             report.unresolved.append(
                 f"{label}: {channel.syscall} by pid {channel.pid} at trace line {channel.line}"
@@ -640,6 +647,7 @@ def traced_call(call_id: str, call: ToolCallTrace, trace: ObservedTrace) -> Trac
         tuple(dict.fromkeys(network)),
         trace.network_traced and not call.filtered,
         incomplete,
+        frozenset(a.path for a in call.accesses if a.access == "write" and a.outcome == "ok"),
     )
 
 

@@ -107,7 +107,10 @@ def _build(context: JudgeContext) -> Consultation | None:
     blind = blind_calls(evidence)
     narrowed = reading_calls(evidence, _placer(context), texts)
     for call, opened in _traced_opens(context, texts).items():
-        narrowed[call] = narrowed[call] & opened if call in narrowed else opened
+        if opened is None:
+            narrowed.pop(call, None)  # it read what a call the trace did not see whole wrote
+        else:
+            narrowed[call] = narrowed[call] & opened if call in narrowed else opened
     seen = held_texts(session.texts, session.calls, blind, narrowed)
     shown = find_shown(sources, seen, context.evidence.first_user_message or "")
     return Consultation(shown, texts, frozenset(uncomparable), session.cut, session.calls)
@@ -152,17 +155,33 @@ def _workspace_texts(context: JudgeContext) -> tuple[dict[str, str], set[str]]:
     return texts, uncomparable
 
 
-def _traced_opens(context: JudgeContext, texts: dict[str, str]) -> dict[str, frozenset[str]]:
+def _traced_opens(context: JudgeContext, texts: dict[str, str]) -> dict[str, frozenset[str] | None]:
     """For each shell call the trace saw whole, the workspace files its processes used: no
     other file's content can be in its output, whatever program it ran (red team, round 4:
-    the skill's script run beside SKILL.md's body typed and decoded)."""
+    the skill's script run beside SKILL.md's body typed and decoded). A file an earlier call
+    wrote holds what that call used (red team 9: `cat SECRET > n.md`, then `cat n.md`); if the
+    trace did not see that call whole, it may hold anything, and the call is not narrowed
+    (None), not even by its command's words."""
     if not context.traced_calls:
         return {}
     root = str(context.workspace).rstrip("/")
-    opened: dict[str, frozenset[str]] = {}
-    for call, traced in context.traced_calls.items():
+    order = dict.fromkeys(
+        r.call_id for r in context.evidence.records if r.call_id in context.traced_calls
+    )
+    # What each file a call wrote may hold (None: anything).
+    held: dict[str, frozenset[str] | None] = {}
+    opened: dict[str, frozenset[str] | None] = {}
+    for call in order:
+        traced = context.traced_calls[call]
+        used: set[str] | None = None
         if traced.complete:
-            opened[call] = frozenset(path for path in texts if f"{root}/{path}" in traced.paths)
+            used = {path for path in texts if f"{root}/{path}" in traced.paths}
+            for path in traced.paths:
+                earlier = held.get(path, frozenset())
+                used = None if earlier is None or used is None else used | earlier
+            opened[call] = None if used is None else frozenset(used)
+        for path in traced.written:
+            held[path] = None if used is None else frozenset(used)
     return opened
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from evaluator.kernelpaths import resolve_kernel_path
-from evaluator.vocabulary import TRACED_SHELLS, AccessKind, Outcome
+from evaluator.vocabulary import NAME_SERVICE_SOCKETS, TRACED_SHELLS, AccessKind, Outcome
 
 # The tool of a call that applies a patch (in the `apply_patch` notation of evidence/patch.py).
 PATCH_CALL = "apply_patch"
@@ -70,14 +70,7 @@ _SUN_PATH = re.compile(r'sun_path="((?:[^"\\]|\\.)*)"')
 # of the machine listens there (red team 8) unless a process of the attempt bound it.
 _SUN_ABSTRACT = re.compile(r'sun_path=@"((?:[^"\\]|\\.)*)"')
 # A `connect` to an internet address: strace decodes the port and the address of both families.
-# A name lookup may instead ask a local service over its socket (nscd, systemd-resolved).
-NAME_SERVICE_SOCKETS = frozenset(
-    (
-        "/run/nscd/socket",
-        "/var/run/nscd/socket",
-        "/run/systemd/resolve/io.systemd.Resolve",
-    )
-)
+# A name lookup may instead ask a local service over its socket (`NAME_SERVICE_SOCKETS`).
 _INET_PEER = re.compile(
     r"sa_family=AF_INET6?, sin6?_port=htons\((?P<port>\d+)\)"
     r'.*?(?:inet_addr\("(?P<v4>[^"]*)"\)|inet_pton\(AF_INET6, "(?P<v6>[^"]*)")'
@@ -242,6 +235,30 @@ class ToolCallTrace:
     # Its changes of the mounts, tried or made (`MOUNT_CALLS`).
     remounts: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
+    _seen_execs: set[str] = field(default_factory=set, repr=False)
+    _seen_connects: set[tuple[str, str]] = field(default_factory=set, repr=False)
+
+    def failed_exec(self, path: str) -> None:
+        if path in self._seen_execs:
+            return
+        if len(self.failed_execs) >= MAX_ACCESSES_PER_CALL:
+            self.dropped += 1
+            return
+        self._seen_execs.add(path)
+        self.failed_execs.append(path)
+
+    def connect(self, connect: TracedConnect) -> None:
+        """Each peer once per outcome: a flood of one (a name-service socket, which is no
+        network attempt) must not push a later connection out (red team 9); past the limit the
+        call is incomplete, as for its accesses."""
+        key = (connect.peer, connect.outcome)
+        if key in self._seen_connects:
+            return
+        if len(self.connects) >= MAX_ACCESSES_PER_CALL:
+            self.dropped += 1
+            return
+        self._seen_connects.add(key)
+        self.connects.append(connect)
 
     def add(self, access: TracedAccess) -> None:
         key = (access.path, access.access, access.outcome)
@@ -524,10 +541,14 @@ class _Attributor:
         # Symlinks the traced processes made (link -> target), while they exist: a *failed*
         # access through one has no descriptor for strace to resolve, so it is resolved here (a
         # link to a directory the jail hid, `cat link/secret` answered ENOENT, is still a reach
-        # outside).
+        # outside). The target is kept as written: the kernel reads a relative one from the
+        # directory the link is in when it is followed, and `/proc/self/...` as the process that
+        # follows it (a link moved after it was made names another place: red team 9).
         self.links: dict[str, str] = {}
-        # Abstract Unix socket names a tool call's process bound (`_SUN_ABSTRACT`).
+        # Abstract Unix socket names a tool call's process bound (`_SUN_ABSTRACT`), and socket
+        # files (`_SUN_PATH`, as resolved).
         self.abstract_bound: set[str] = set()
+        self.paths_bound: set[str] = set()
         # A seccomp filter was set up outside every tool call (`network_event`).
         self.filtered_outside = False
 
@@ -698,8 +719,7 @@ class _Attributor:
         if len(event.args) <= path_index or not event.args[path_index].startswith('"'):
             return
         path = self.resolve(proc, event, path_index, _unquote(event.args[path_index]), follow=True)
-        if len(call.failed_execs) < MAX_ACCESSES_PER_CALL and path not in call.failed_execs:
-            call.failed_execs.append(path)
+        call.failed_exec(path)
 
     def new_call(self, event: _Event, command: str, tool: str) -> ToolCallTrace:
         call = ToolCallTrace(
@@ -727,7 +747,7 @@ class _Attributor:
             if base is None:
                 return path  # relative to a directory the log never showed: kept as written
             path = f"{base}/{path}"
-        return self.through_links(resolve_kernel_path(path, proc.cwd).path, follow)
+        return self.through_links(resolve_kernel_path(path, proc.cwd).path, follow, proc.cwd)
 
     def remount(self, event: _Event, proc: _Proc) -> TracedAccess:
         """A change of the mounts, with the path it changes where it names one."""
@@ -739,8 +759,8 @@ class _Attributor:
         return TracedAccess(path, "write", outcome, event.name, event.pid, event.line, event.errno)
 
     def connected(self, proc: _Proc, event: _Event, peer: str, outcome: Outcome) -> None:
-        if proc.call is not None and len(proc.call.connects) < MAX_ACCESSES_PER_CALL:
-            proc.call.connects.append(TracedConnect(event.pid, peer, outcome, event.line))
+        if proc.call is not None:
+            proc.call.connect(TracedConnect(event.pid, peer, outcome, event.line))
 
     def links_moved(self, name: str, source: str, dest: str, flags: str) -> None:
         """The traced processes' symlinks after a rename or a hard link: a link renamed, or
@@ -768,12 +788,15 @@ class _Attributor:
             moved[renamed or link] = target
         self.links = moved
 
-    def through_links(self, path: str, follow: bool) -> str:
+    def through_links(self, path: str, follow: bool, cwd: str | None = None) -> str:
         """`path` with the traced processes' own symlinks followed (a few levels); the last
-        component too when `follow` (an open, not an unlink of the link)."""
+        component too when `follow` (an open, not an unlink of the link). `cwd`: the following
+        process's, for a target through `/proc/self/cwd`."""
         for _ in range(8):
-            for link, target in self.links.items():
+            for link, written in self.links.items():
                 if _inside(path, link) and (follow or path != link):
+                    target = posixpath.join(posixpath.dirname(link), written)
+                    target = resolve_kernel_path(target, cwd).path
                     path = os.path.normpath(target + path[len(link) :])
                     break
             else:
@@ -874,7 +897,14 @@ class _Attributor:
             named = _SUN_PATH.search(event.raw_args)
             if named is not None:
                 path = self.resolve(proc, event, 0, _unquote('"' + named.group(1) + '"'))
-                if name == "connect" and path in NAME_SERVICE_SOCKETS:
+                if name == "bind" and outcome == "ok":
+                    self.paths_bound.add(path)
+                elif name == "connect" and (
+                    path in NAME_SERVICE_SOCKETS
+                    or (outcome == "ok" and path not in self.paths_bound)
+                ):
+                    # A name lookup; or a service no process of the attempt bound answered,
+                    # which may fetch for the call as an abstract socket's may (red team 9).
                     self.connected(proc, event, path, outcome)
                 kind: AccessKind = "write" if name == "bind" else "read"
                 found.append(
@@ -885,10 +915,7 @@ class _Attributor:
             link = at(2 if name == "symlinkat" else 1, "write")
             found.append(link)
             if link is not None and outcome == "ok" and args and args[0].startswith('"'):
-                target = _unquote(args[0])
-                if not target.startswith("/"):
-                    target = posixpath.join(posixpath.dirname(link.path), target)
-                self.links[link.path] = resolve_kernel_path(target, proc.cwd).path
+                self.links[link.path] = _unquote(args[0])
         return [access for access in found if access is not None]
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from evaluator.judge.base import CommandTrace, JudgeContext
 from evaluator.judge.checks.env_value import search_file
 from evaluator.textforms import escaped_pattern, longest_match
-from evaluator.vocabulary import TRACED_SHELLS
+from evaluator.vocabulary import NAME_SERVICE_SOCKETS, TRACED_SHELLS
 
 # Where a process of the check's jail can write: a program there was made by the session or by
 # the check from the session's files (a test binary `go test` links in /tmp, a build script
@@ -202,7 +202,8 @@ def left_the_machine(peer: str) -> bool:
     sending pip to `127.0.0.1:9`). A local resolver's address that `/etc/resolv.conf` names
     (systemd-resolved's `127.0.0.53`), on the DNS port, is a name lookup."""
     if peer.startswith("/"):
-        return True
+        # a name service's socket: a lookup; any other answered from this machine
+        return peer in NAME_SERVICE_SOCKETS
     if peer.startswith("@"):
         return False  # an abstract Unix socket: a process of this machine answered
     host, _, port = peer.rpartition(":")

@@ -16,7 +16,8 @@ into through no doing of the agent (the skill's own script, `make`, `git pull` o
 workspace came with).
 
 A tool call the access trace saw whole (every process of it ended) in which no process tried
-the network (no internet socket made, no connection, no name-service lookup) and on which no
+the network (no internet socket made, no connection out, none to a socket of a service of
+the host, abstract or a file; a name lookup through nscd's socket is none) and on which no
 seccomp filter was set up (one hides what it refuses from the trace: Codex's sandbox refuses
 `socket()` itself) fetched nothing, whatever it ran: it is no gap. A fetch that follows a
 redirect (`curl -L`, `wget`) is seen by the host its words name only, not by the hosts it was
