@@ -486,6 +486,11 @@ def test_the_hurt_case_is_listed_first_and_the_report_has_the_contract_sections(
     assert "| without_skill | without_skill | 64.3% |" in report
     assert "hurts 1 case(s) significantly: hurt" in report
     page = render_eval_page(result, report)
+    # The report reads as a page, not as its markdown source.
+    shown = page.split("<h2>Report</h2>", 1)[1]
+    assert "<h3>Scoring Table</h3>" in shown and "<th>95% CI (Wilson)</th>" in shown
+    assert "<strong>hurt</strong>" in shown and "<li>" in shown
+    assert "## " not in shown and "|---|" not in shown and "**" not in shown
     assert "<script" not in page and "http://" not in page.replace(
         'xmlns="http://www.w3.org/2000/svg"', ""
     )
