@@ -4,7 +4,13 @@ session")."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from evaluator.contract.models import NotCheck, WorkspaceFileExistsCheck
+from evaluator.evidence import SessionEvidence
 from evaluator.html.markdown import render_markdown
+from evaluator.judge import JudgeContext
+from evaluator.judge.checks.registry import run_check
 
 
 def test_markdown_is_rendered_and_every_text_escaped() -> None:
@@ -36,3 +42,24 @@ def test_markdown_is_rendered_and_every_text_escaped() -> None:
     assert "<tr><td>a&lt;b</td><td>pipe | inside</td></tr>" in html
     assert "<pre>&lt;raw&gt; &amp; kept</pre>" in html
     assert "<script>" not in html and "<i>" not in html and "|---|" not in html
+
+
+def test_a_double_negation_reads_as_what_was_seen(tmp_path: Path) -> None:
+    """A fail signal "never reads X" compiles to not(read X), kept as a required entry's check
+    not(not(read X)): its note said "no read of X was observed, as `not` requires, which `not`
+    rules out". not(not(x)) is x, and is said as x's own detail."""
+    (tmp_path / "a.md").write_text("# A\n")
+    context = JudgeContext(
+        evidence=SessionEvidence(session_path="s"), workspace=tmp_path, ref_prefix="e.json"
+    )
+    exists = WorkspaceFileExistsCheck(kind="workspace_file_exists", path="b.md")
+    twice = run_check(NotCheck(operand=NotCheck(operand=exists)), context)
+    once = run_check(exists, context)
+    assert (twice.status, once.status) == ("fail", "fail")
+    assert twice.detail == once.detail and "`not`" not in twice.detail
+    present = WorkspaceFileExistsCheck(kind="workspace_file_exists", path="a.md")
+    assert run_check(NotCheck(operand=NotCheck(operand=present)), context).detail == (
+        run_check(present, context).detail
+    )
+    # A single negation still says what `not` made of it.
+    assert run_check(NotCheck(operand=exists), context).detail.endswith(", as `not` requires")
