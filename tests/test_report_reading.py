@@ -63,3 +63,22 @@ def test_a_double_negation_reads_as_what_was_seen(tmp_path: Path) -> None:
     )
     # A single negation still says what `not` made of it.
     assert run_check(NotCheck(operand=exists), context).detail.endswith(", as `not` requires")
+
+
+def test_the_run_html_shows_code_spans_of_notes_as_code(tmp_path: Path) -> None:
+    """report.html showed our notes' `code` spans with their backticks, as markdown source;
+    they are code now, and every other character of the note is still escaped."""
+    from evaluator.artifacts.models import CaseResult
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.html.run_page import render_run_html
+    from tests.test_attribution import manifest
+
+    note = "the case has no assertions: add `checks:` to <case>.yaml"
+    result = CaseResult.model_validate(
+        {"case_id": "c", "workspace_root": None, "thread_id": None, "session_path": None}
+        | {"status": "blocked", "blocked_reason": "unclear-rule", "assertions": []}
+        | {"notes": [note]}
+    )
+    html = render_run_html(RunDir(tmp_path), manifest(["c"]), [result])
+    assert "add <code>checks:</code> to &lt;case&gt;.yaml" in html
+    assert "`checks:`" not in html
