@@ -82,3 +82,26 @@ def test_the_run_html_shows_code_spans_of_notes_as_code(tmp_path: Path) -> None:
     html = render_run_html(RunDir(tmp_path), manifest(["c"]), [result])
     assert "add <code>checks:</code> to &lt;case&gt;.yaml" in html
     assert "`checks:`" not in html
+
+
+def test_a_trigger_prompt_s_failure_says_whether_it_missed_or_misfired() -> None:
+    """The Failures section of a trigger run said "0 of 1 valid attempts fired as expected" for
+    both ways of going wrong; a missed prompt and a misfire need different fixes."""
+    from evaluator.pipeline.triggers import prompt_note
+
+    assert prompt_note(True, 0, 1) == "missed: should fire, fired in 0 of 1 valid attempts"
+    assert prompt_note(False, 0, 1) == "misfired: should not fire, fired in 1 of 1 valid attempts"
+    assert prompt_note(True, 2, 3) == "should fire, fired in 2 of 3 valid attempts"
+    assert prompt_note(False, 3, 3) == "should not fire, fired in 0 of 3 valid attempts"
+
+
+def test_the_trigger_section_does_not_claim_every_attempt_was_stopped() -> None:
+    """Trigger-only stops an attempt still running when the skill fires; the section said
+    "each attempt stopped at the decision" beside "0 stopped at the decision"."""
+    from evaluator.artifacts.trigger_report import render_trigger_section
+
+    text = render_trigger_section(
+        {"skill": "s", "attempts": 1, "trigger_only": True, "prompts": [], "over_prompts": {}}
+    )
+    assert "each attempt stopped" not in text
+    assert "trigger-only: an attempt still running when the skill fires is stopped there" in text

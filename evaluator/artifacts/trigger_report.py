@@ -55,7 +55,7 @@ def render_trigger_section(data: dict[str, Any]) -> str:
     lines = [f"## Triggers: {skill}", ""]
     lines.append(
         f"{len(data.get('prompts', []))} prompts, K = {data.get('attempts')} attempts each"
-        f" ({'trigger-only: each attempt stopped at the decision' if data.get('trigger_only') else 'full attempts'});"
+        f" ({'trigger-only: an attempt still running when the skill fires is stopped there' if data.get('trigger_only') else 'full attempts'});"
         f" distractor skills: {', '.join(data.get('distractors') or []) or 'none'}."
     )
     lines.append("")
