@@ -105,3 +105,41 @@ def test_the_trigger_section_does_not_claim_every_attempt_was_stopped() -> None:
     )
     assert "each attempt stopped" not in text
     assert "trigger-only: an attempt still running when the skill fires is stopped there" in text
+
+
+def test_a_read_whose_command_failed_is_no_read(tmp_path: Path) -> None:
+    """Found by `evaluate --baseline none` on an upstream repo: the no-skill variant's agent ran
+    `cat .agents/skills/x/SKILL.md`, which failed (no such file, exit 1), and `file_read` and
+    `read_before` on that file passed: with no file to compare outputs with, the command table
+    counted the attempt as a read."""
+    from evaluator.contract.models import FileReadCheck, ReadBeforeCheck
+
+    def context(exit_code: int, outcome: str) -> JudgeContext:
+        evidence = SessionEvidence(session_path="s.jsonl", complete=True, final_answer="done")
+        command = "cat -- .agents/skills/x/SKILL.md"
+        evidence.add("command_observed", 3, command=command, call_id="c1", exit_code=exit_code)
+        evidence.add(
+            "file_read_observed",
+            3,
+            path=f"{tmp_path}/.agents/skills/x/SKILL.md",
+            access="read",
+            source="shell-parse",
+            detail="cat .agents/skills/x/SKILL.md",
+            call_id="c1",
+            outcome=outcome,
+        )
+        evidence.add("tool_result", 4, call_id="c1", exit_code=exit_code, text="cat: no such file")
+        return JudgeContext(evidence=evidence, workspace=tmp_path, ref_prefix="e.json")
+
+    read = FileReadCheck(kind="file_read", path=".agents/skills/x/SKILL.md")
+    order = ReadBeforeCheck(
+        kind="read_before", first=".agents/skills/x/SKILL.md", then=".agents/skills/x/references/*"
+    )
+    failed_read = context(1, "failed")
+    verdict = run_check(read, failed_read)
+    assert verdict.status == "fail"
+    assert "the read by cat .agents/skills/x/SKILL.md failed" in verdict.detail
+    assert run_check(order, failed_read).status == "fail"
+    # The same read that took (a file the agent made and removed since) still counts.
+    assert run_check(read, context(0, "ok")).status == "pass"
+    assert run_check(order, context(0, "ok")).status == "pass"
