@@ -8,7 +8,6 @@ from typing import Any
 
 import click
 
-from evaluator.artifacts.trigger_report import prompt_verdict
 from evaluator.cli.agent_run import AgentRunArgs, agent_run_options
 from evaluator.cli.options import (
     SKILL_FILE,
@@ -160,6 +159,8 @@ def command(
 def prompt_line(prompt: dict[str, Any]) -> str:
     """One prompt of `triggers.json` as a line; one that missed, misfired or stayed undecided quotes its
     text, since its id alone sends the author to report.md to learn which prompt it was."""
+    from evaluator.artifacts.trigger_report import prompt_verdict
+
     verdict = prompt_verdict(prompt)
     mark = {"missed": "MISSED", "misfired": "MISFIRE"}.get(verdict, verdict)
     text = " ".join(str(prompt.get("prompt", "")).split())

@@ -41,7 +41,7 @@ def _cells(row: str) -> list[str]:
 
 
 def _table(rows: list[str]) -> str:
-    header, body = rows[0], [row for row in rows[2:]]
+    header, body = rows[0], rows[2:]
     head = "".join(f"<th>{inline(cell)}</th>" for cell in _cells(header))
     lines = "".join(
         "<tr>" + "".join(f"<td>{inline(cell)}</td>" for cell in _cells(row)) + "</tr>"
