@@ -115,6 +115,8 @@ ALLOWED: dict[str, set[str]] = {
         "sandbox",
         # rubric scores reach the model judge only through its seam, `judge/scoring.py`
         "judge",
+        # eval-report.html shows eval-report.md rendered (`html/markdown.py`)
+        "html",
     },
     # what CI systems read (JUnit XML, the GitHub step summary) from runs and comparisons
     "ci": {"artifacts", "compare", "contract"},

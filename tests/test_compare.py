@@ -12,6 +12,7 @@ from junitparser import Failure, JUnitXml
 
 from evaluator.cli.main import run_cli
 from evaluator.compare import CaseSide, classify, compare_runs
+from evaluator.compare.markdown import SECTION_ORDER
 from evaluator.vocabulary import COMPARISON_CLASSES
 from tests.conftest import ROOT
 
@@ -430,3 +431,18 @@ def test_variant_runs_of_an_evaluation_are_named_by_their_variant(
         .read_text()
         .startswith("# Comparison: main-1 → new_skill of eval-7\n")
     )
+
+
+def test_the_unchanged_line_counts_the_classes_that_occur(
+    pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The terminal said "7 case(s) unchanged (same-pass, same-fail, same-blocked)" whatever
+    occurred, after a blank line even when no case above it changed."""
+    base, _ = pair
+    code, out, _ = compare_cli(capsys, str(base), str(base))
+    comparison = compare_runs(base, base)
+    kept = {name: n for name, n in comparison.counts.items() if n and name not in SECTION_ORDER}
+    expected = ", ".join(f"{n} {name}" for name, n in kept.items())
+    assert len(kept) >= 2 and code == 0
+    assert f"{sum(kept.values())} case(s) unchanged: {expected}" in out.splitlines()
+    assert "same-pass, same-fail, same-blocked" not in out

@@ -486,6 +486,11 @@ def test_the_hurt_case_is_listed_first_and_the_report_has_the_contract_sections(
     assert "| without_skill | without_skill | 64.3% |" in report
     assert "hurts 1 case(s) significantly: hurt" in report
     page = render_eval_page(result, report)
+    # The report reads as a page, not as its markdown source.
+    shown = page.split("<h2>Report</h2>", 1)[1]
+    assert "<h3>Scoring Table</h3>" in shown and "<th>95% CI (Wilson)</th>" in shown
+    assert "<strong>hurt</strong>" in shown and "<li>" in shown
+    assert "## " not in shown and "|---|" not in shown and "**" not in shown
     assert "<script" not in page and "http://" not in page.replace(
         'xmlns="http://www.w3.org/2000/svg"', ""
     )
@@ -630,6 +635,19 @@ def test_the_advice_names_every_case_the_skill_is_significantly_better_on(
     report = render_eval_report(result)
     assert "significantly better on a, b, c, d." in report
     assert " 0.0 extra agent seconds" in report and "-0.0" not in report
+    # A real saving is said as one: "18 fewer tokens", not "-18 extra tokens".
+    cheaper = comparison.cost.model_copy(
+        update={"extra_tokens_per_attempt": -18.0, "extra_seconds_per_attempt": -0.14}
+    )
+    cheaper_report = render_eval_report(
+        _ab_result(
+            ids,
+            [variant_summary(reference), variant_summary(compared)],
+            [comparison.model_copy(update={"cost": cheaper})],
+        )
+    )
+    assert "Cost of the difference: 18 fewer tokens and 0.1 fewer agent seconds" in cheaper_report
+    assert "-18" not in cheaper_report
     many = [f"case-{n}" for n in range(7)]
     reference = _variant(tmp_path / "7", "without_skill", [_result(i, ["fail"] * 5) for i in many])
     compared = _variant(tmp_path / "7", "with_skill", [_result(i, ["pass"] * 5) for i in many])

@@ -107,7 +107,13 @@ def test_the_skill_shows_its_uplift_over_no_skill(tmp_path: Path, agent: str) ->
     report = (directory / "eval-report.md").read_text()
     assert "## Head-to-Head" in report and "by layers: discovery, session" in report
     benchmark = json.loads((directory / "benchmark.json").read_text())
-    assert benchmark["run_summary"]["delta"]["pass_rate"] == "+1.00"
+    # Per expectation: without the skill, routing-add-column's forbidden "another kind of
+    # change's reference was consulted" holds (its `cat` of that reference failed: no file,
+    # nothing shown), so that variant passes 1 of 2 expectations there: 0.1667 against 1.0.
+    assert benchmark["run_summary"]["without_skill"]["pass_rate"]["mean"] == pytest.approx(
+        1 / 6, abs=1e-4
+    )
+    assert benchmark["run_summary"]["delta"]["pass_rate"] == "+0.83"
 
 
 @pytest.mark.codex

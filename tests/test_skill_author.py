@@ -173,6 +173,7 @@ def test_a_trigger_run_report_leads_with_its_trigger_scores_not_a_pass_rate(
     from evaluator.artifacts.models import CaseResult
     from evaluator.artifacts.report import render_report
     from evaluator.artifacts.rundir import RunDir, write_json
+    from evaluator.artifacts.trigger_report import render_trigger_section
     from evaluator.html.run_page import render_run_html
     from tests.test_attribution import manifest
 
@@ -212,6 +213,9 @@ def test_a_trigger_run_report_leads_with_its_trigger_scores_not_a_pass_rate(
     # report.md does (the HTML had an unlabelled column and ids only).
     assert "<th>verdict</th><th>text</th>" in html
     assert "<td>3 of 3</td><td></td><td>ok</td><td>a</td>" in html
+    # A should-fire prompt that did not fire was missed, not "misfires" (the one flag of both).
+    assert "<td>0 of 3</td><td></td><td>missed</td><td>c</td>" in html
+    assert "| c | fire | 0 of 3 | missed | - | c |" in render_trigger_section(triggers)
     # A case run keeps its verified pass rate.
     assert f"- Verified pass rate: {score_run(results, 4).headline()}" in render_report(
         run, results

@@ -161,8 +161,10 @@ def test_the_report_section_shows_the_confusion_table_and_the_misfiring_prompts(
     assert "## Triggers: db-migrations" in text
     assert "| should fire | 2 | 0 |" in text and "| should not fire | 1 | 2 |" in text
     assert "| prompts | 0.67 [0.33, 1.00] | 1.00 [1.00, 1.00] | 0.80 [0.50, 1.00] |" in text
-    misfires = text.split("### Prompts that misfire", 1)[1]
-    assert "| fill-pdf | no fire | 2 of 3 | pdf-forms (1) | Fill \\| the form |" in misfires
+    misfires = text.split("### Prompts that missed or misfired", 1)[1]
+    assert (
+        "| fill-pdf | no fire | 2 of 3 | misfired | pdf-forms (1) | Fill \\| the form |" in misfires
+    )
     assert "add-column |" not in misfires
     assert "Suspect" not in text
     suspect = render_trigger_section(
@@ -485,10 +487,13 @@ def test_a_misfired_prompt_line_quotes_its_prompt() -> None:
     base = {"id": "q-01", "expect": True, "attempts": 2, "fired": 0, "triggered": False}
     long = "Please add a line to CHANGELOG.md saying we fixed the login timeout on slow networks"
     line = prompt_line({**base, "misfires": True, "prompt": long})
-    assert line.startswith("q-01") and "fired 0/2  MISFIRE  'Please add a line" in line
+    # A should-fire prompt that did not fire was missed: it did not misfire.
+    assert line.startswith("q-01") and "fired 0/2  MISSED  'Please add a line" in line
     assert line.endswith("...'") and len(line) < 120
     ok = prompt_line({**base, "fired": 2, "triggered": True, "misfires": False, "prompt": long})
     assert ok.endswith("fired 2/2  ok")
+    fired = {**base, "expect": False, "fired": 2, "triggered": True, "misfires": True}
+    assert "expect=none fired 2/2  MISFIRE  'Please" in prompt_line({**fired, "prompt": long})
 
 
 def test_the_unanswered_prompts_warning_names_an_option_its_command_has() -> None:

@@ -175,7 +175,7 @@ def test_the_vague_description_misses_and_the_overlapping_one_steals(agent: str)
             assert prompts[stolen]["fired"] >= 2 and prompts[stolen]["misfires"] is True
         assert overlapping["over_prompts"]["recall"] == 1.0
         report = (run / "report.md").read_text()
-        misfires = report.split("### Prompts that misfire", 1)[1]
+        misfires = report.split("### Prompts that missed or misfired", 1)[1]
         assert "| fill-pdf |" in misfires and "| csv-summary |" in misfires
 
 

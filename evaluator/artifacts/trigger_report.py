@@ -1,4 +1,4 @@
-"""The trigger section of `report.md`: the confusion table and the prompts that misfire, read
+"""The trigger section of `report.md`: the confusion table and the prompts that missed or misfired, read
 from a trigger run's `triggers.json` (so `agentic-eval report` rewrites it the same way)."""
 
 from __future__ import annotations
@@ -25,6 +25,15 @@ def _cell(text: str) -> str:
     return flat.replace("|", "\\|")
 
 
+def prompt_verdict(prompt: dict[str, Any]) -> str:
+    """What happened to one prompt of `triggers.json`: `missed` (it should fire and did not),
+    `misfired` (it should not fire and did), `undecided` (no valid attempt) or `ok`. The one
+    flag `misfires` covers both wrong outcomes; a reader needs to know which."""
+    if prompt.get("misfires"):
+        return "missed" if prompt.get("expect") else "misfired"
+    return "undecided" if prompt.get("triggered") is None else "ok"
+
+
 def trigger_headline(data: dict[str, Any]) -> str:
     """A trigger run's summary line: how many prompts fired as expected and the scores over
     prompts. A case run's "verified pass rate" (the mean per-prompt share of attempts that
@@ -46,7 +55,7 @@ def render_trigger_section(data: dict[str, Any]) -> str:
     lines = [f"## Triggers: {skill}", ""]
     lines.append(
         f"{len(data.get('prompts', []))} prompts, K = {data.get('attempts')} attempts each"
-        f" ({'trigger-only: each attempt stopped at the decision' if data.get('trigger_only') else 'full attempts'});"
+        f" ({'trigger-only: an attempt still running when the skill fires is stopped there' if data.get('trigger_only') else 'full attempts'});"
         f" distractor skills: {', '.join(data.get('distractors') or []) or 'none'}."
     )
     lines.append("")
@@ -88,20 +97,21 @@ def render_trigger_section(data: dict[str, Any]) -> str:
     lines.append("")
     misfires = [p for p in data.get("prompts", []) if p.get("misfires")]
     undecided = [p for p in data.get("prompts", []) if p.get("triggered") is None]
-    lines.append("### Prompts that misfire")
+    lines.append("### Prompts that missed or misfired")
     lines.append("")
     if not misfires:
         lines.append("None: every decided prompt fired as expected.")
     else:
         lines += [
-            "| prompt | expected | fired | other skills that fired | text |",
-            "|---|---|---|---|---|",
+            "| prompt | expected | fired | verdict | other skills that fired | text |",
+            "|---|---|---|---|---|---|",
         ]
         for p in misfires:
             others = ", ".join(f"{k} ({v})" for k, v in (p.get("others") or {}).items()) or "-"
             lines.append(
                 f"| {p['id']} | {'fire' if p['expect'] else 'no fire'} |"
-                f" {p['fired']} of {p['attempts']} | {others} | {_cell(p.get('prompt', ''))} |"
+                f" {p['fired']} of {p['attempts']} | {prompt_verdict(p)} | {others}"
+                f" | {_cell(p.get('prompt', ''))} |"
             )
     if undecided:
         lines.append("")

@@ -74,7 +74,14 @@ def print_comparison(comparison: Comparison, json_path: Path, markdown_path: Pat
         for flip in case.assertion_flips:
             click.echo(f"{'':<{width}}    {flip_line(flip)}")
     unchanged = len(comparison.cases) - len(shown)
-    click.echo(f"\n{unchanged} case(s) unchanged (same-pass, same-fail, same-blocked)")
+    if unchanged:
+        # Only the classes that occur, with their counts: "5 same-fail, 2 same-blocked".
+        counts = ", ".join(
+            f"{n} {name}"
+            for name, n in comparison.counts.items()
+            if n and name not in SECTION_ORDER
+        )
+        click.echo(f"{chr(10) if shown else ''}{unchanged} case(s) unchanged: {counts}")
     click.echo(comparison.method)
     if comparison.setting_differences:
         click.echo(

@@ -157,11 +157,12 @@ def command(
 
 
 def prompt_line(prompt: dict[str, Any]) -> str:
-    """One prompt of `triggers.json` as a line; one that misfired or stayed undecided quotes its
+    """One prompt of `triggers.json` as a line; one that missed, misfired or stayed undecided quotes its
     text, since its id alone sends the author to report.md to learn which prompt it was."""
-    mark = (
-        "MISFIRE" if prompt["misfires"] else ("undecided" if prompt["triggered"] is None else "ok")
-    )
+    from evaluator.artifacts.trigger_report import prompt_verdict
+
+    verdict = prompt_verdict(prompt)
+    mark = {"missed": "MISSED", "misfired": "MISFIRE"}.get(verdict, verdict)
     text = " ".join(str(prompt.get("prompt", "")).split())
     short = text if len(text) <= 60 else text[:57] + "..."
     quoted = f"  {short!r}" if mark != "ok" else ""

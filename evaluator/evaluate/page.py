@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 
 from evaluator.evaluate.model import EvaluationResult, VariantComparison
+from evaluator.html.markdown import render_markdown
 
 EVAL_REPORT_HTML = "eval-report.html"
 WIDTH, LABEL, ROW = 640, 260, 22  # chart width, case-label column, row height (px)
@@ -90,5 +91,14 @@ def render_eval_page(result: EvaluationResult, markdown: str) -> str:
         f"<h1>Evaluation {escape(result.eval_id)}</h1>"
         "<table><tr><th>variant</th><th>what</th><th>pass rate</th><th>95% CI (Wilson)</th>"
         f"<th>passed/counted</th></tr>{rows}</table>{sections}"
-        f"<h2>Report</h2><pre>{escape(markdown)}</pre></body></html>\n"
+        f"<h2>Report</h2>{_report(markdown)}</body></html>\n"
     )
+
+
+def _report(markdown: str) -> str:
+    """`eval-report.md` rendered under the page's "Report" heading: its own title (the page's
+    `<h1>` already) is left out, its sections become `<h3>`."""
+    lines = markdown.splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    return render_markdown("\n".join(lines), heading_offset=1)

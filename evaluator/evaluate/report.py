@@ -46,6 +46,14 @@ def _num(value: float | None, digits: int = 0) -> str:
     return shown.lstrip("-") if float(shown.replace(",", "")) == 0 else shown
 
 
+def _more_or_fewer(value: float | None, digits: int, unit: str) -> str:
+    """An extra cost as a reader says it: "18 fewer tokens", never "-18 extra tokens"."""
+    shown = _num(value, digits)
+    if shown.startswith("-"):
+        return f"{shown[1:]} fewer {unit}"
+    return f"{shown} extra {unit}"
+
+
 # The advice names this many cases, then says how many more the Head-to-Head table holds.
 NAMED_CASES = 5
 
@@ -203,8 +211,8 @@ def _head_to_head(c: VariantComparison) -> list[str]:
     cost = c.cost
     lines += [
         "",
-        f"Cost of the difference: {_num(cost.extra_tokens_per_attempt)} extra tokens and"
-        f" {_num(cost.extra_seconds_per_attempt, 1)} extra agent seconds per attempt"
+        f"Cost of the difference: {_more_or_fewer(cost.extra_tokens_per_attempt, 0, 'tokens')}"
+        f" and {_more_or_fewer(cost.extra_seconds_per_attempt, 1, 'agent seconds')} per attempt"
         + (
             f"; {_num(cost.tokens_per_point)} tokens and {_num(cost.seconds_per_point, 2)} s per"
             " point of pass rate gained."

@@ -17,19 +17,25 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from evaluator.html.markdown import inline
+
 STYLESHEET = "report.css"
 SCRIPT = "report.js"
 
 
 @cache
 def environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=PackageLoader("evaluator.html", "templates"),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    # Our notes and details quote paths and rules as `code`, as report.md shows them: the filter
+    # escapes every text and marks up only those spans (and **bold**).
+    env.filters["prose"] = lambda text: Markup(inline(str(text)))
+    return env
 
 
 def _asset(name: str) -> str:

@@ -24,7 +24,7 @@ from evaluator.artifacts.record_text import describe_record
 from evaluator.artifacts.report import decided_by_lines, entry_label, usage_line
 from evaluator.artifacts.report_findings import read_json_object
 from evaluator.artifacts.rundir import RunDir
-from evaluator.artifacts.trigger_report import TRIGGERS_FILE, trigger_headline
+from evaluator.artifacts.trigger_report import TRIGGERS_FILE, prompt_verdict, trigger_headline
 from evaluator.vocabulary import ALL_STATUSES
 
 # Past this many records a transcript shows only the cited and offending ones (the page stays
@@ -492,4 +492,8 @@ def _triggers(run_dir: RunDir) -> dict[str, Any] | None:
         data = json.loads((run_dir.path / TRIGGERS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    for prompt in data.get("prompts") or []:
+        prompt["verdict"] = prompt_verdict(prompt)
+    return data

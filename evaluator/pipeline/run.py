@@ -377,9 +377,13 @@ class Run:
         target = selection.target
         for relative in [target.target.entry_skill, *target.target.roots]:
             if not target.source_path(repo.source_workspace, relative).exists():
+                # Without --source-workspace both places the skill may be were looked at.
+                also = (
+                    "" if repo.source_workspace_explicit else f" nor in the eval repo {repo.root}"
+                )
                 raise InputError(
-                    f"skill path {relative} not found in the source workspace {repo.source_workspace}"
-                    " (pass --source-workspace)",
+                    f"skill path {relative} not found in the source workspace"
+                    f" {repo.source_workspace}{also} (pass --source-workspace)",
                     path=target.path,
                 )
         library = load_behaviors(plan.behaviors, adapter_names()) if plan.behaviors else None

@@ -85,6 +85,17 @@ TRIGGERS_FILE = "triggers.json"  # the run's metrics
 DEFAULT_TRIGGER_ATTEMPTS = 3
 
 
+def prompt_note(expect: bool | None, right: int, valid: int) -> str:
+    """A trigger prompt's case-result note: which way it went (a missed prompt and a misfire
+    need different fixes to the description), with the count behind the majority rule."""
+    if expect is None:
+        return f"{right} of {valid} valid attempts fired as expected"
+    fired = right if expect else valid - right
+    wanted = "should fire" if expect else "should not fire"
+    verdict = "" if 2 * right > valid else ("missed: " if expect else "misfired: ")
+    return f"{verdict}{wanted}, fired in {fired} of {valid} valid attempts"
+
+
 @dataclass(frozen=True)
 class TriggerPlan:
     """What every trigger attempt of a run installs and looks for."""
@@ -712,7 +723,10 @@ class TriggerRun(Run):
             return result
         right = sum(a.status == "pass" for a in valid)
         status = "pass" if 2 * right > len(valid) else "fail"
-        note = f"{right} of {len(valid)} valid attempts fired as expected"
+        expects = (
+            {c.id: c.expect_trigger for c in self.trigger_set.cases} if self.trigger_set else {}
+        )
+        note = prompt_note(expects.get(case.case_id), right, len(valid))
         return result.model_copy(
             update={"status": status, "blocked_reason": None, "notes": [note, *result.notes]}
         )

@@ -61,6 +61,47 @@ def load_repo(
     evals = evals_file(repo)
     if evals is not None:
         return load_evals_json(evals, source_workspace)
+    loaded, diagnostics = _load_repo(
+        repo,
+        source_workspace,
+        lenient=lenient,
+        target=target,
+        default_target_only=default_target_only,
+    )
+    if source_workspace is None and loaded is not None and _skills_inside_repo(loaded):
+        # Upstream's own CI copies the skill into the eval repo's `.agents/skills/`: the repo is
+        # then its own source workspace, as `--source-workspace REPO` would say.
+        inside, diagnostics = _load_repo(
+            repo,
+            loaded.root,
+            lenient=lenient,
+            target=target,
+            default_target_only=default_target_only,
+        )
+        if inside is not None:
+            inside.source_workspace_explicit = False
+        return inside, diagnostics
+    return loaded, diagnostics
+
+
+def _skills_inside_repo(repo: EvalRepo) -> bool:
+    """Whether every loaded target's entry skill is a file inside the eval repo and none is one
+    in the repo's parent (the default source workspace)."""
+    entries = [loaded.target.entry_skill for loaded in repo.targets.values()]
+    return bool(entries) and all(
+        (repo.root / entry).is_file() and not (repo.source_workspace / entry).is_file()
+        for entry in entries
+    )
+
+
+def _load_repo(
+    repo: Path,
+    source_workspace: Path | None,
+    *,
+    lenient: bool,
+    target: str | None,
+    default_target_only: bool,
+) -> tuple[EvalRepo | None, Diagnostics]:
     diagnostics = Diagnostics()
     if not repo.is_dir():
         diagnostics.error(InputError("eval repo directory not found", path=repo))

@@ -123,7 +123,17 @@ def _by_commands(check: FileReadCheck, context: JudgeContext, why: str) -> Check
 
 
 def _command_table(check: FileReadCheck, context: JudgeContext, why: str) -> CheckVerdict:
-    hits = context.matching(context.reads(), check.path)
+    every = context.matching(context.reads(), check.path)
+    # A read whose command failed (`cat: x: No such file or directory`, exit 1) showed nothing:
+    # the table may only count the ones that took, or whose outcome is not known.
+    hits = [r for r in every if context.outcome(r) != "failed"]
+    if every and not hits:
+        return failed(
+            KIND,
+            f"{check.path}: the read by {every[0].detail or every[0].source} failed, so none of"
+            f" its content reached the agent ({why})",
+            [context.ref(r) for r in every],
+        )
     if hits:
         refs = [context.ref(r) for r in hits]
         if check.min_share is not None or check.section is not None:

@@ -82,6 +82,10 @@ def negate(kind: str, verdict: CheckVerdict) -> CheckVerdict:
         "fail": f"{verdict.detail}, which `not` rules out",
         "blocked": verdict.detail,
     }[status]
+    if verdict.kind == kind and verdict.checks and status != "blocked":
+        # not(not(x)) is x (a fail signal "never reads X" kept as a required entry's check):
+        # said as x's own detail, not as "..., as `not` requires, which `not` rules out".
+        detail = verdict.checks[0].detail
     return _result(kind, status, detail, [verdict], [verdict], gap, hidden)
 
 

@@ -107,7 +107,16 @@ def _outputs(sighting: Sighting) -> list[str]:
 
 def _by_commands(check: ReadBeforeCheck, context: JudgeContext) -> CheckVerdict:
     reads = context.reads()
-    firsts = context.matching(reads, check.first)
+    tried = context.matching(reads, check.first)
+    # A read of `first` whose command failed showed nothing of it (as for `file_read`).
+    firsts = [r for r in tried if context.outcome(r) != "failed"]
+    if tried and not firsts:
+        return failed(
+            KIND,
+            f"{check.first}: the read by {tried[0].detail or tried[0].source} failed, so it was"
+            " never read",
+            [context.ref(r) for r in tried],
+        )
     if not firsts:
         return failed(KIND, f"{check.first} was never read")
     # A read of `first` can also match `then` (docs.txt vs references/*): it does not count twice.
