@@ -13,7 +13,7 @@ import pytest
 
 from evaluator.adapters import normalize_session, tool_text_source
 from evaluator.cli.main import main
-from evaluator.contract.models import FileReadCheck, ReadBeforeCheck
+from evaluator.contract.models import Case, FileReadCheck, ReadBeforeCheck
 from evaluator.evidence.tool_texts import argument_strings
 from evaluator.judge import JudgeContext
 from evaluator.judge.checks import run_check
@@ -529,27 +529,11 @@ def test_a_forbidden_read_through_a_copy_is_observed(
     """Red team, round 9: the forbidden file copied by one call and the copy printed by the
     next passed the case: the output was held to the copy, the one file its call read. A file
     the session wrote holds what its writer read."""
-    from evaluator.contract.models import Case
     from evaluator.judge import judge_case
 
     context = _context(tmp_path, [(copy, ""), ("cat n.md", REF_TEXT)])
     (context.workspace / "n.md").write_text(REF_TEXT)
-    case = Case.model_validate(
-        {
-            "case_id": "c",
-            "title": "t",
-            "input": {"user_prompt": "p"},
-            "assert": {
-                "required": [
-                    {"description": "ran", "checks": [{"kind": "command_ran", "pattern": "ls"}]}
-                ],
-                "forbidden": [
-                    {"description": "read", "checks": [{"kind": "file_read", "path": REF}]}
-                ],
-            },
-        }
-    )
-    judgement = judge_case(case, context)
+    judgement = judge_case(_never_reads_ref(), context)
     assert judgement.status == status, [a.notes for a in judgement.assertions]
 
 
@@ -569,7 +553,6 @@ def test_a_traced_call_shows_what_the_files_it_read_were_given(
     """Red team, round 9: a call the trace saw whole is held to the files it opened, and
     `cat n.md` opened only `n.md`, which an earlier call had filled with the forbidden file:
     "never reads" passed. A file an earlier call wrote holds what that call used."""
-    from evaluator.contract.models import Case
     from evaluator.evidence.traced import TracedCall
     from evaluator.judge import judge_case
 
@@ -584,7 +567,13 @@ def test_a_traced_call_shows_what_the_files_it_read_were_given(
         "c0": TracedCall("c0", complete, (), frozenset(first), written=frozenset({copy})),
         "c1": TracedCall("c1", True, (), frozenset({copy})),
     }
-    case = Case.model_validate(
+    judgement = judge_case(_never_reads_ref(), context)
+    assert judgement.status == status, [a.notes for a in judgement.assertions]
+
+
+def _never_reads_ref() -> Case:
+    """A case that passes when the agent ran `ls` and never read REF."""
+    return Case.model_validate(
         {
             "case_id": "c",
             "title": "t",
@@ -599,5 +588,3 @@ def test_a_traced_call_shows_what_the_files_it_read_were_given(
             },
         }
     )
-    judgement = judge_case(case, context)
-    assert judgement.status == status, [a.notes for a in judgement.assertions]
