@@ -457,26 +457,9 @@ def test_a_call_the_trace_saw_whole_shows_only_the_files_it_opened(tmp_path: Pat
 
 
 def _forbidden_read(tmp_path: Path, calls: list[tuple[str, str | None]]) -> Any:
-    from evaluator.contract.models import Case
     from evaluator.judge import judge_case
 
-    context = _context(tmp_path, calls)
-    case = Case.model_validate(
-        {
-            "case_id": "c",
-            "title": "t",
-            "input": {"user_prompt": "p"},
-            "assert": {
-                "required": [
-                    {"description": "ran", "checks": [{"kind": "command_ran", "pattern": "ls"}]}
-                ],
-                "forbidden": [
-                    {"description": "read", "checks": [{"kind": "file_read", "path": REF}]}
-                ],
-            },
-        }
-    )
-    return judge_case(case, context)
+    return judge_case(_never_reads_ref(), _context(tmp_path, calls))
 
 
 @pytest.mark.parametrize(
