@@ -19,6 +19,7 @@ from evaluator.evidence.content import SourceText
 from evaluator.isolation.contamination import check_contamination, skill_copies
 from evaluator.pipeline.attempt import AttemptInspector, AttemptResult, AttemptSettings
 from evaluator.sandbox import ObservedTrace
+from evaluator.workspace import AttemptWorkspace
 
 CONTAMINATION_FILE = "contamination.json"
 CONTAMINATED = "contaminated"  # how a contaminated attempt's reason starts
@@ -35,6 +36,9 @@ class ContaminationInspector(AttemptInspector):
 
     skill_dir: Path
     workspace_skill_dir: str
+
+    def before_agent(self, workspace: AttemptWorkspace) -> None:
+        workspace.texts_before = {t.path: t.text for t in workspace_texts(workspace.path)}
 
     def inspect(
         self, settings: AttemptSettings, result: AttemptResult, trace: ObservedTrace | None
@@ -77,7 +81,12 @@ class ContaminationInspector(AttemptInspector):
             copies,
             trace=trace,
             texts=tool_text_source(result.session.path if result.session else None, adapter),
-            workspace_texts=workspace_texts(workspace.path),
+            # The workspace as the eval made it, never as the agent left it: a file the agent
+            # wrote (the skill downloaded into `notes.md`) says what the skill says, and would
+            # excuse the skill's own words in its outputs (red team 10).
+            workspace_texts=[
+                SourceText(path, text) for path, text in (workspace.texts_before or {}).items()
+            ],
             user_home=handle.home,
             made_in_run=made_in_run,
             hidden=hidden,

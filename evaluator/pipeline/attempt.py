@@ -88,6 +88,12 @@ class AttemptInspector(ABC):
     an executor running attempts elsewhere must be able to pickle it."""
 
     @abstractmethod
+    def before_agent(self, workspace: AttemptWorkspace) -> None:
+        """Called once the workspace is built and fingerprinted, before the agent starts: what
+        the check must know of the workspace as the eval made it (red team 10: the agent can
+        write anything into it after) it keeps on `workspace`."""
+
+    @abstractmethod
     def inspect(
         self, settings: AttemptSettings, result: AttemptResult, trace: ObservedTrace | None
     ) -> None: ...
@@ -235,6 +241,8 @@ def run_attempt(
         return _not_run(settings, case, number, retry_of, workspace, unmet.missing)
     baseline = fingerprint(workspace.path)
     workspace.baseline = {relative: state.sha256 for relative, state in baseline.items()}
+    if settings.inspector is not None:
+        settings.inspector.before_agent(workspace)
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
     secrets = attempt_secrets(settings, workspace)
