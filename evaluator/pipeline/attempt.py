@@ -39,7 +39,7 @@ from evaluator.evidence import SessionEvidence
 from evaluator.evidence.records import SESSION_TAMPERED
 from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport, assess_attempt
-from evaluator.isolation.trace import TraceReport, assess_with_trace
+from evaluator.isolation.trace import STORE_CHANGED, TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.judge.base import CommandRunner, SkillTriggers
 from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary
@@ -533,6 +533,8 @@ def _evaluate(
     # One store, its index opened once, for the session and then its descendants.
     with adapter.session_store(handle.agent_home).held() as store:
         session, why = _locate(settings, handle, store)
+        if session is None and _store_changed(settings, result, trace, why):
+            return
         if session is None:
             reason: BlockedReason = (
                 "environment"
@@ -585,6 +587,46 @@ def _evaluate(
             adapter, settings.target, settings.source_workspace, result.evidence, session.path
         ),
     )
+
+
+def _store_changed(
+    settings: AttemptSettings, result: AttemptResult, trace: ObservedTrace | None, why: str
+) -> bool:
+    """A session the store cannot name (two files claim it, or none does) after a tool call
+    changed the store is the agent's doing, an isolation violation, as the same change is when
+    the session is found (red team 10: a copy of its own session file in another project folder
+    left the attempt blocked by the eval, its trace never read, so a failing case left the
+    score). The trace is read with no session to match (every call unmatched, so without the
+    session's references); only a change of the store decides whose the block is."""
+    handle = result.handle
+    if handle is None or handle.trace_path is None or result.workspace is None:
+        return False
+    none = SessionEvidence(session_path="")
+    isolation, report = assess_with_trace(
+        assess_attempt(none, result.workspace.path, [], record_guesses=False),
+        handle.trace_path,
+        none,
+        result.workspace.path,
+        handle.own_dirs,
+        handle.private_dirs,
+        trace,
+        recognizer=trace_recognizer(settings.runner),
+        session_dirs=handle.session_dirs,
+        own_pid_namespace=handle.own_pid_namespace,
+    )
+    changes = [v for v in report.violations if v.detail.startswith(STORE_CHANGED)]
+    if not changes:
+        return False
+    result.isolation, result.trace = isolation, report
+    _block(
+        result,
+        "insufficient-evidence",
+        f"isolation violation: {why}, after a tool call changed the agent's session store"
+        f" ({changes[0].path})",
+        valid=False,
+        by="agent",
+    )
+    return True
 
 
 def read_session(
