@@ -247,6 +247,51 @@ def test_round_eight_a_miss_cannot_make_itself_invalid(tmp_path: Path) -> None:
     assert seen["registry"]["problems"] == [] and seen["fired"] is False
 
 
+# Red team, round 10: a copy of the agent's own transcript in another project folder of its
+# store (by Python: Claude Code asks before a command that names its config directory).
+DUPLICATE_TRANSCRIPT = (
+    "import glob, os, shutil; d = os.environ['CLAUDE_CONFIG_DIR'] + '/projects';"
+    " f = glob.glob(d + '/*/*.jsonl')[0]; os.makedirs(d + '/copy'); shutil.copy(f, d + '/copy/')"
+)
+
+
+@pytest.mark.claude
+def test_round_ten_a_miss_cannot_make_itself_invalid_by_duplicating_its_session(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 10 (docs/isolation.md): a should-fire prompt the agent misses, after
+    which it copies its own transcript into another project folder of its store. The store
+    held two transcripts for the session: the attempt and its rerun were invalid, blamed on the
+    eval, and the miss never counted. A tool call's change of the store, in the trace, makes it
+    an isolation violation, counted as the outcome not expected."""
+    claude_or_skip()
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    (behaviors / "add-column.yaml").write_text(
+        json.dumps(
+            {
+                "name": "add-column-misses",
+                "match": {"prompt_contains": "avatar_url column"},
+                "steps": [{"cmd": f'python3 -c "{DUPLICATE_TRANSCRIPT}"'}, {"final": "Done."}],
+            }
+        )
+    )
+    triggers = tmp_path / "one.yaml"
+    triggers.write_text(
+        'trigger_suite_id: "one"\nskill: "db-migrations"\ncases:\n'
+        '  - {id: "add-column", prompt: "Add a nullable avatar_url column to the users table.",'
+        " expect_trigger: true}\n"
+    )
+    with scratch_dir() as scratch:
+        run, data = trigger_run(
+            scratch, "claude", "good", attempts=1, trigger_file=triggers, behaviors=behaviors
+        )
+        seen = _observations(run)
+    assert seen and all(o["invalid"].startswith("isolation violation: ") for o in seen), seen
+    (prompt,) = data["prompts"]
+    assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (0, 1, False), prompt
+
+
 @pytest.mark.codex
 @pytest.mark.slow
 def test_score_holds_the_trigger_f1_of_a_description_to_min_f1(

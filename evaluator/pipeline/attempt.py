@@ -533,7 +533,7 @@ def _evaluate(
     # One store, its index opened once, for the session and then its descendants.
     with adapter.session_store(handle.agent_home).held() as store:
         session, why = _locate(settings, handle, store)
-        if session is None and _store_changed(settings, result, trace, why):
+        if session is None and session_store_changed(settings, result, trace, why):
             return
         if session is None:
             reason: BlockedReason = (
@@ -589,7 +589,7 @@ def _evaluate(
     )
 
 
-def _store_changed(
+def session_store_changed(
     settings: AttemptSettings, result: AttemptResult, trace: ObservedTrace | None, why: str
 ) -> bool:
     """A session the store cannot name (two files claim it, or none does) after a tool call

@@ -50,6 +50,7 @@ from evaluator.pipeline.attempt import (
     failed_attempt,
     read_session,
     save_attempt,
+    session_store_changed,
     settle_left_processes,
     take_bundle,
     trace_recognizer,
@@ -318,6 +319,10 @@ def _observe(
         "duration_s": round(handle.duration_s, 3),
     }
     session, why = _locate(settings, handle)
+    if session is None and session_store_changed(settings, result, trace, why):
+        # The agent's doing (red team 10), counted as the outcome not expected, as a violation is.
+        observation["invalid"] = result.reason
+        return observation
     if session is None:
         _block(
             result, "insufficient-evidence", f"{handle.fault + '; ' if handle.fault else ''}{why}"
