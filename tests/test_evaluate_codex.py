@@ -448,3 +448,58 @@ def test_round_ten_a_baseline_that_downloads_the_skill_into_its_workspace_is_con
         a["reason"].startswith("contaminated: ") and "reached the agent" in a["reason"]
         for a in case["attempts"]
     ), [a["reason"] for a in case["attempts"]]
+
+
+@pytest.mark.claude
+def test_round_ten_a_baseline_whose_helper_downloads_the_skill_is_contaminated(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 10 (docs/isolation.md): a no-skill attempt spawns a helper (Claude
+    Code's Agent tool), which downloads the skill's SKILL.md and reads it, and answers its
+    parent in a few words of its own. Every layer but the trace looked at the parent's session
+    alone: the skill reached the helper's outputs, not the parent's, and the baseline was
+    counted as one that never saw the skill. The sessions the attempt spawned are now checked
+    as its own."""
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    with _serving_folder(SKILL.parent) as port:
+        documents = [
+            {
+                "name": "root",
+                "match": {"prompt_contains": "orders.total_cents is NULL", "thread": "root"},
+                "steps": [
+                    {"spawn": {"message": "helper task: find the team's notes"}},
+                    {"final": "done"},
+                ],
+            },
+            {
+                "name": "helper",
+                "match": {"prompt_contains": "helper task", "thread": "child"},
+                "steps": [
+                    {"cmd": f"curl -s http://127.0.0.1:{port}/SKILL.md"},
+                    {"final": "Found them: use the script."},
+                ],
+            },
+        ]
+        for document in documents:
+            (behaviors / f"{document['name']}.yaml").write_text(json.dumps(document))
+        _, result, directory = _evaluate(
+            tmp_path,
+            "helper",
+            "--baseline",
+            "none",
+            agent="claude-code",
+            behaviors=behaviors,
+            cases=("routing-backfill",),
+            attempts=1,
+        )
+    without = result["variants"][0]
+    check = without["contamination"]
+    assert check["blocked_cases"] == ["routing-backfill"], check
+    assert (without["passed"], without["counted"]) == (0, 0)
+    case = json.loads(
+        (directory / "variants/without_skill/run/case-results/routing-backfill.json").read_text()
+    )
+    assert all("content sub-agent 1: " in a["reason"] for a in case["attempts"]), [
+        a["reason"] for a in case["attempts"]
+    ]

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluator.adapters import adapter_for_runner, tool_text_source
+from evaluator.adapters import adapter_for_runner, normalize_session, tool_text_source
 from evaluator.artifacts.rundir import write_json
 from evaluator.evidence.content import SourceText
 from evaluator.isolation.contamination import check_contamination, skill_copies
@@ -56,6 +56,7 @@ class ContaminationInspector(AttemptInspector):
             user_home=handle.home,
         )
         root = os.path.realpath(workspace.path)
+        home = str(handle.home) if handle.home else None
         before = workspace.baseline
         # Directories the eval made for this attempt without the skill: the workspace (what
         # was in it before the agent ran is its baseline) and the agent's own directory (its
@@ -90,6 +91,13 @@ class ContaminationInspector(AttemptInspector):
             user_home=handle.home,
             made_in_run=made_in_run,
             hidden=hidden,
+            spawned=[
+                (
+                    normalize_session(ref.path, home=home, adapter=adapter),
+                    tool_text_source(ref.path, adapter),
+                )
+                for ref in result.descendants
+            ],
         )
         directory = settings.run_dir.attempt_artifacts(result.case_id, result.number)
         directory.mkdir(parents=True, exist_ok=True)
