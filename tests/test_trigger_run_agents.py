@@ -292,6 +292,45 @@ def test_round_ten_a_miss_cannot_make_itself_invalid_by_duplicating_its_session(
     assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (0, 1, False), prompt
 
 
+@pytest.mark.claude
+def test_round_ten_a_skill_a_helper_loads_fired_in_the_attempt(tmp_path: Path) -> None:
+    """Red team, round 10 (docs/isolation.md): on a prompt the skill should not fire for, the
+    agent hands the work to a helper (Claude Code's Agent tool), which loads the skill with its
+    `Skill` tool. The trigger signal read the parent's session alone: the skill never fired,
+    counted as right. A skill a spawned session loaded fired in the attempt."""
+    claude_or_skip()
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    documents = [
+        {
+            "name": "root",
+            "match": {"prompt_contains": "quarterly revenue chart", "thread": "root"},
+            "steps": [{"spawn": {"message": "helper task: do the chart"}}, {"final": "Done."}],
+        },
+        {
+            "name": "helper",
+            "match": {"prompt_contains": "helper task", "thread": "child"},
+            "steps": [{"skill": "db-migrations"}, {"final": "Done it."}],
+        },
+    ]
+    for document in documents:
+        (behaviors / f"{document['name']}.yaml").write_text(json.dumps(document))
+    triggers = tmp_path / "one.yaml"
+    triggers.write_text(
+        'trigger_suite_id: "one"\nskill: "db-migrations"\ncases:\n'
+        '  - {id: "chart", prompt: "Draw the quarterly revenue chart as an SVG.",'
+        " expect_trigger: false}\n"
+    )
+    with scratch_dir() as scratch:
+        run, data = trigger_run(
+            scratch, "claude", "good", attempts=1, trigger_file=triggers, behaviors=behaviors
+        )
+        (seen,) = _observations(run)
+    assert seen["fired"] is True, json.dumps(seen)
+    (prompt,) = data["prompts"]
+    assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (1, 1, True), prompt
+
+
 @pytest.mark.codex
 @pytest.mark.slow
 def test_score_holds_the_trigger_f1_of_a_description_to_min_f1(
