@@ -584,7 +584,12 @@ def _evaluate(
             settings.target.entry_skill_path(settings.source_workspace), agent_names()
         ),
         target_skill_triggers(
-            adapter, settings.target, settings.source_workspace, result.evidence, session.path
+            adapter,
+            settings.target,
+            settings.source_workspace,
+            result.evidence,
+            session.path,
+            spawned=[child.path for child in result.descendants],
         ),
     )
 

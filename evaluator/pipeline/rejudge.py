@@ -24,6 +24,7 @@ from evaluator.credentials import environment_secrets
 from evaluator.errors import InputError
 from evaluator.evidence import SessionEvidence
 from evaluator.evidence.traced import TracedCall
+from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport
 from evaluator.isolation.assess import Violation
 from evaluator.isolation.trace import traced_calls
@@ -211,6 +212,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                             attempt.evidence,
                             path.parent / "accepted-session.jsonl",
                             restored=True,
+                            spawned=sorted((path.parent / SUBAGENT_SESSIONS).glob("*")),
                         ),
                     )
                     apply_judgement(attempt, judge_case(case.case, context))

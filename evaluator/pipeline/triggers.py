@@ -21,7 +21,7 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 
-from evaluator.adapters import adapter_for_runner, get_adapter, normalize_session
+from evaluator.adapters import adapter_for_runner, get_adapter
 from evaluator.agents import AgentRequest
 from evaluator.artifacts.models import AttemptRecord, Manifest
 from evaluator.artifacts.redact import LiveRedactor
@@ -36,7 +36,6 @@ from evaluator.contract.models import Case
 from evaluator.contract.triggers import TriggerCase
 from evaluator.errors import InputError
 from evaluator.evidence.triggers import SkillSource, TriggerUndecidable, skill_name
-from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation.trace import assess_with_trace
 from evaluator.modelserver import BehaviorLibrary
 from evaluator.modelserver.behaviors import overlapping_behaviors, unmatched_behaviors
@@ -59,6 +58,7 @@ from evaluator.pipeline.attempt import (
 from evaluator.pipeline.case import final_slots
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from evaluator.pipeline.runplan import RunPlan
+from evaluator.pipeline.skill_watch import spawned_triggers
 from evaluator.plan import Selection, resolve_target
 from evaluator.prompting import agent_prompt
 from evaluator.repo import EvalRepo, LoadedCase, LoadedTarget
@@ -366,25 +366,17 @@ def _observe(
         return observation
     prefix = settings.run_dir.attempt_ref_prefix(spec.case.case_id, spec.number)
     try:
-        triggers = adapter.skill_triggers(result.evidence, session.path, sources)
-        refs = [f"{prefix}#{t.record}" for t in triggers]
-        # A skill a spawned session (a helper's) loaded fired in the attempt too (red team 10:
-        # a helper loaded it on a prompt it should not fire for, and the parent's session alone
-        # said it never fired). Each skill once: the parent's firing first, then the helpers'.
-        for child in result.descendants:
-            evidence = normalize_session(child.path, home=home, adapter=adapter)
-            shown = str(Path(prefix).parent / SUBAGENT_SESSIONS / child.path.name)
-            for trigger in adapter.skill_triggers(evidence, child.path, sources):
-                if all(t.skill != trigger.skill for t in triggers):
-                    triggers.append(trigger)
-                    refs.append(f"{shown}#{trigger.record}")
+        triggers = spawned_triggers(
+            adapter,
+            adapter.skill_triggers(result.evidence, session.path, sources),
+            [child.path for child in result.descendants],
+            sources,
+        )
     except TriggerUndecidable as exc:
         _block(result, "insufficient-evidence", f"the session cannot tell a trigger: {exc}")
         observation["invalid"] = result.reason
         return observation
-    observation["triggers"] = [
-        {**t.to_json(), "ref": ref} for t, ref in zip(triggers, refs, strict=True)
-    ]
+    observation["triggers"] = [{**t.to_json(), "ref": t.ref(prefix)} for t in triggers]
     fired = any(t.skill == plan.skill for t in triggers)
     observation["fired"] = fired
     if not triggers and handle.fault:
