@@ -721,7 +721,21 @@ def judge_session(
         variables=dict(workspace.env),
         skill_triggers=skill_triggers,
     )
+    home = str(result.handle.home) if result.handle and result.handle.home else None
+    context.spawned = tuple(
+        context.helper(
+            normalize_session(child.path, home=home, adapter=result.adapter),
+            spawned_ref_prefix(context.ref_prefix, child.path.name),
+            tool_text_source(child.path, result.adapter),
+        )
+        for child in result.descendants
+    )
     apply_judgement(result, judge_case(case.case, context))
+
+
+def spawned_ref_prefix(ref_prefix: str, name: str) -> str:
+    """Where a spawned session's records are cited: its file kept beside the attempt's own."""
+    return f"{ref_prefix.rsplit('/', 1)[0]}/{SUBAGENT_SESSIONS}/{name}"
 
 
 def apply_judgement(result: AttemptResult, judgement: CaseJudgement) -> None:
