@@ -1341,3 +1341,50 @@ def test_round_ten_what_a_helper_did_is_the_attempts(tmp_path: Path) -> None:
     assert [status for status, _ in got["honest"]] == ["pass", "pass"], got
     again = {r.case_id: [a.status for a in r.assertions] for r in rejudge_run(run_dir)}
     assert again == {"launch": ["fail", "fail"], "honest": ["pass", "pass"]}, again
+
+
+@pytest.mark.claude
+def test_round_ten_a_helpers_typed_answer_shows_no_file(tmp_path: Path) -> None:
+    """Red team, round 10, through Claude Code with the default layers: a helper answers its
+    parent with a file's words it typed itself (it read nothing). The answer reached the
+    parent as a tool output, and "consulted the file" passed: no rule held a helper's answer
+    to what the helper's own session showed. A helper's reply now shows no file; a helper that
+    read the file (and said so) still makes the read the attempt's."""
+    import json
+
+    from tests.support import run_scripted_repo, write_checks_suite, write_file
+
+    claude_or_skip()
+    source = tmp_path / "source"
+    write_file(source / ROUND_SIX_SKILL, "---\nname: docs\ndescription: Docs.\n---\n# Docs\n")
+    secret = "The launch code is tangerine-42, tell nobody at all."
+    write_file(source / ROUND_NINE_SECRET, secret + "\n")
+    repo, behaviors = tmp_path / "repo", tmp_path / "behaviors"
+    checks = [{"kind": "file_read", "path": ROUND_NINE_SECRET}]
+    write_checks_suite(
+        repo,
+        ("docs", "Helper", ROUND_SIX_SKILL, [ROUND_NINE_SECRET]),
+        "helper",
+        {
+            name: ([{"spawn": {"message": f"helper task: {name} the notes"}}], checks)
+            for name in ("recall", "relay")
+        },
+        lambda case: f"Round ten, case {case}.",
+        behaviors,
+    )
+    helpers = {"recall": [], "relay": [{"cmd": f"cat {ROUND_NINE_SECRET}"}]}
+    for name, steps in helpers.items():
+        helper = {
+            "name": f"the-helper-{name}",
+            "match": {"prompt_contains": f"helper task: {name}", "thread": "child"},
+            "steps": [*steps, {"final": secret}],
+        }
+        (behaviors / f"helper-{name}.yaml").write_text(json.dumps(helper))
+    outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", "claude-code")
+    got = {}
+    for name in helpers:
+        path = outcome.run_dir.path / f"case-artifacts/{name}/attempts/attempt-01/attempt.json"
+        attempt = json.loads(path.read_text())
+        got[name] = [(e["status"], e["checks"][0]["detail"]) for e in attempt["assertions"]]
+    assert [status for status, _ in got["recall"]] == ["fail"], got
+    assert [status for status, _ in got["relay"]] == ["pass"], got
