@@ -1343,8 +1343,14 @@ def test_round_ten_what_a_helper_did_is_the_attempts(tmp_path: Path) -> None:
     assert again == {"launch": ["fail", "fail"], "honest": ["pass", "pass"]}, again
 
 
-@pytest.mark.claude
-def test_round_ten_a_helpers_typed_answer_shows_no_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "agent",
+    [
+        pytest.param("claude", marks=pytest.mark.claude),
+        pytest.param("codex", marks=pytest.mark.codex),
+    ],
+)
+def test_round_ten_a_helpers_typed_answer_shows_no_file(tmp_path: Path, agent: str) -> None:
     """Red team, round 10, through Claude Code with the default layers: a helper answers its
     parent with a file's words it typed itself (it read nothing). The answer reached the
     parent as a tool output, and "consulted the file" passed: no rule held a helper's answer
@@ -1352,12 +1358,14 @@ def test_round_ten_a_helpers_typed_answer_shows_no_file(tmp_path: Path) -> None:
     read the file (and said so) still makes the read the attempt's."""
     import json
 
-    from tests.support import run_scripted_repo, write_checks_suite, write_file
+    from tests.support import agent_or_skip, run_scripted_repo, write_checks_suite, write_file
 
-    claude_or_skip()
+    runner = agent_or_skip(agent)
     source = tmp_path / "source"
     write_file(source / ROUND_SIX_SKILL, "---\nname: docs\ndescription: Docs.\n---\n# Docs\n")
     secret = "The launch code is tangerine-42, tell nobody at all."
+    # Codex stops a helper still working when its parent ends (Claude's Agent tool waits).
+    wait = [{"wait": {"timeout_ms": 60000}}] if agent == "codex" else []
     write_file(source / ROUND_NINE_SECRET, secret + "\n")
     repo, behaviors = tmp_path / "repo", tmp_path / "behaviors"
     checks = [{"kind": "file_read", "path": ROUND_NINE_SECRET}]
@@ -1366,7 +1374,7 @@ def test_round_ten_a_helpers_typed_answer_shows_no_file(tmp_path: Path) -> None:
         ("docs", "Helper", ROUND_SIX_SKILL, [ROUND_NINE_SECRET]),
         "helper",
         {
-            name: ([{"spawn": {"message": f"helper task: {name} the notes"}}], checks)
+            name: ([{"spawn": {"message": f"helper task: {name} the notes"}}, *wait], checks)
             for name in ("recall", "relay")
         },
         lambda case: f"Round ten, case {case}.",
@@ -1380,7 +1388,7 @@ def test_round_ten_a_helpers_typed_answer_shows_no_file(tmp_path: Path) -> None:
             "steps": [*steps, {"final": secret}],
         }
         (behaviors / f"helper-{name}.yaml").write_text(json.dumps(helper))
-    outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", "claude-code")
+    outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", runner)
     got = {}
     for name in helpers:
         path = outcome.run_dir.path / f"case-artifacts/{name}/attempts/attempt-01/attempt.json"

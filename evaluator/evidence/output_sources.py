@@ -58,10 +58,13 @@ def relay_calls(evidence: SessionEvidence) -> set[str]:
     the helper's own session showed it, which is judged there (`JudgeContext.spawned`; red team
     10: a helper typed a file's words from memory and "consulted the file" passed)."""
     spawns = {spawn.call_id for spawn in evidence.spawns}
+    # (Tool calls are kept in the spill file only: judging needs none of them otherwise.)
     agents = {
-        r.call_id
-        for r in evidence.of_kind("tool_call")
-        if r.call_id and (r.tool or "").rsplit(".", 1)[-1] in _AGENT_TOOLS
+        str(r["call_id"])
+        for r in evidence.iter_records()
+        if r.get("kind") == "tool_call"
+        and r.get("call_id")
+        and str(r.get("tool") or "").rsplit(".", 1)[-1] in _AGENT_TOOLS
     }
     return spawns | agents
 
