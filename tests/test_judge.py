@@ -368,3 +368,24 @@ def test_round_ten_an_act_of_a_spawned_session_is_the_attempts() -> None:
     assert "a/subagent-sessions/h1.jsonl#msg-1" in refs
     # `true || ...`: the helper's run may not have happened: the forbidden entry cannot pass
     assert judged(helper("true || python3 deploy.py"))[0][1] == "blocked"
+
+
+def test_round_ten_an_order_beside_a_helpers_second_act_is_undecided() -> None:
+    """Red team, round 10: "reads SKILL.md before deploying" holds on the parent's session
+    (no deploy there), but a helper deployed, when against the read is not recorded: blocked,
+    the agent's gap. A helper that did something else leaves the order holding."""
+    order = {"kind": "ran_before", "first": "cat", "then": "python3 deploy.py"}
+    case = _case([entry(order)])
+
+    def judged(command: str) -> tuple[str, str | None]:
+        helper = SessionEvidence(session_path="h.jsonl", complete=True, final_answer="ok")
+        helper.add("command_observed", 2, command=command, workdir="/ws", exit_code=0)
+        context = JudgeContext(
+            evidence=_evidence(), workspace=WS, ref_prefix="a/s.json", workspace_available=False
+        )
+        context.spawned = (context.helper(helper, "a/subagent-sessions/h.jsonl", None),)
+        (result,) = judge_case(case, context).entries
+        return result.status, result.blocked_by
+
+    assert judged("ls") == ("pass", None)
+    assert judged("python3 deploy.py") == ("blocked", "agent")
