@@ -99,6 +99,7 @@ class ContaminationInspector(AttemptInspector):
                 for ref in result.descendants
             ],
         )
+        workspace.texts_before = None  # read: not carried with the result any further
         directory = settings.run_dir.attempt_artifacts(result.case_id, result.number)
         directory.mkdir(parents=True, exist_ok=True)
         write_json(directory / CONTAMINATION_FILE, found.to_json())
