@@ -238,7 +238,9 @@ def run_attempt(
     workspace.mismatches += offline_mismatches(case, settings.runner)
     unmet = check_needs(case.needs, settings.launch, workspace.path, workspace.env)
     if unmet.missing:
-        return _not_run(settings, case, number, retry_of, workspace, unmet.missing)
+        return not_run(
+            settings.run_dir, case, number, retry_of, workspace, unmet.missing, staged=True
+        )
     baseline = fingerprint(workspace.path)
     workspace.baseline = {relative: state.sha256 for relative, state in baseline.items()}
     prompt = agent_prompt(case.case.input.user_prompt)
@@ -288,20 +290,22 @@ def run_attempt(
     return result
 
 
-def _not_run(
-    settings: AttemptSettings,
+def not_run(
+    run_dir: RunDir,
     case: LoadedCase,
     number: int,
     retry_of: int | None,
     workspace: AttemptWorkspace,
     missing: list[str],
+    *,
+    staged: bool = False,
 ) -> AttemptResult:
     """An attempt whose case needs what the agent's jail lacks: no agent is started (it could
     only fail for the machine's reason, or pass by luck), and the block is the eval's."""
     result = AttemptResult(case.case_id, number, workspace, "blocked", retry_of=retry_of)
     _block(result, "environment", "the case needs what the agent would lack: " + "; ".join(missing))
     result.unmet_needs = missing
-    save_attempt(settings.run_dir, result, staged=True)
+    save_attempt(run_dir, result, staged=staged)
     return result
 
 
