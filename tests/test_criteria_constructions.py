@@ -540,3 +540,63 @@ def test_a_name_the_skill_documents_as_its_command_may_be_called() -> None:
     # The skill's script run with that subcommand.
     assert check_text(compiled.check).startswith("script_ran(path='scripts/ledger.py'")
     assert compile_sentence("Calls `totals`.") is None  # without the skill: a name
+
+
+# --------------------------------------------------------------------------- verbs joined by "or"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        # Two verbs of one act: the act, once (held-out: "A CLAUDE.md is created or updated").
+        ("`CLAUDE.md` is created or updated.", "file_written(path='CLAUDE.md')"),
+        ("The agent creates or updates `CLAUDE.md`.", "file_written(path='CLAUDE.md')"),
+        ("`notes.md` is written or modified by the agent.", "file_written(path='notes.md')"),
+        ("The agent reads or opens `guide.md`.", "file_read(path='guide.md')"),
+        ("The agent opens or reads `guide.md`.", "file_read(path='guide.md')"),
+        ("`guide.md` is read or consulted.", "file_read(path='guide.md')"),
+        ("The agent runs or executes `make test`.", "command_ran(pattern="),
+        # with what follows a verb: a denial, an order, a list of objects
+        ("The agent never creates or modifies `.env`.", "not file_written(path='.env')"),
+        ("`.env` is not created or updated.", "not file_written(path='.env')"),
+        (
+            "The agent reads or consults `a.md` before `b.md`.",
+            "read_before(first='a.md' then='b.md')",
+        ),
+        (
+            "The agent creates or updates `a.md` or `b.md`.",
+            "any_of[file_written(path='a.md'), file_written(path='b.md')]",
+        ),
+    ],
+)
+def test_two_verbs_of_one_act_joined_by_or_are_that_act(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check).startswith(checks)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stop"),
+    [
+        ("The agent reads or writes `a.md`.", "or"),  # two acts: which?
+        ("The agent creates or reads `a.md`.", "or"),
+        ("`a.md` is read or written.", "or"),
+        ("`a.md` is created and updated.", None),  # two acts, both: not one write
+        ("The agent creates and updates `a.md`.", None),
+        ("The agent runs or calls `find_customer`.", "calls"),  # a name called may be a tool
+        ("The session shows reads or runs of `a.md`.", "or"),  # nouns of two acts
+        ("`CLAUDE.md` is created or updated at the repo root.", "at"),  # a scope no path says
+    ],
+)
+def test_verbs_of_two_acts_or_both_acts_still_refuse(sentence: str, stop: str | None) -> None:
+    assert compile_sentence(sentence) is None
+    if stop is not None:
+        assert f"stopped at '{stop}'" in refuse_sentence(sentence, "pass_criteria").why
+
+
+def test_a_write_said_by_two_verbs_is_judged_as_one_write() -> None:
+    # `out/x.txt` is written in the hand-built evidence; `SKILL.md` is read, not written
+    assert _verdict("`out/x.txt` is created or updated.") == "pass"
+    assert _verdict("The agent never creates or modifies `out/x.txt`.") == "fail"
+    assert _verdict("The agent reads or opens `SKILL.md`.") == "pass"
+    assert _verdict("The agent creates or updates `SKILL.md`.") == "fail"

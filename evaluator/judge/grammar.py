@@ -888,6 +888,25 @@ class _Parser:
             other = NotCheck(operand=other)
         return AllOfCheck(operands=[check, other])
 
+    def alternative_verb(self, forms: frozenset[str], verb: str) -> str:
+        """ "creates or updates `X`", "`X` is read or opened": two verbs of one predicate joined
+        by "or" are one claim of that act (its check counts every verb of the lexicon alike:
+        a write is a creation or a change, a read an opening or a view). Only "or": "created
+        and updated" says two acts, which one check does not count. The verb kept is the one
+        that narrows most: a name "called" may be a tool, not a command (`CALLED_BY_NAME`)."""
+        tokens = self.tokens
+        start = tokens.at
+        if not tokens.take("or"):
+            return verb
+        other = tokens.take_any(forms)
+        if other is None or other == verb:
+            tokens.at = start
+            return verb
+        self.node(f"(or {other}: the same act)")
+        if other.split(" ")[0] in CALLED_BY_NAME:
+            return other
+        return verb
+
     def also(self) -> None:
         """ "The session also shows", "the agent also read": an entry's criteria all hold, so
         "also" adds nothing to a claim. After a denial ("never also reads `B`": not besides
@@ -916,8 +935,10 @@ class _Parser:
                     raise _Refused(adverb)
                 self.node(f"({adverb}: content shown)")
             if verb is not None:
-                if verb in predicate.nouns:  # "shows reads of `X`": the noun
+                if verb in predicate.nouns and tokens.peek() != "or":  # "shows reads of `X`"
                     verb += f" {tokens.take_any(predicate.links) or ''}".rstrip()
+                else:
+                    verb = self.alternative_verb(predicate.verbs, verb)
                 return self.predicate_clause(predicate, verb)
         tokens.at = start
         self.first = False
@@ -1278,6 +1299,7 @@ class _Parser:
                 participle = tokens.take_any(predicate.participles)
                 if participle is None:
                     continue
+                participle = self.alternative_verb(predicate.participles, participle)
                 self.parse.predicate = predicate.name
                 self.node(f"(predicate {'not ' if negated else ''}{predicate.name}: {participle})")
                 tokens.take("by", "the", "agent")
