@@ -600,3 +600,75 @@ def test_a_write_said_by_two_verbs_is_judged_as_one_write() -> None:
     assert _verdict("The agent never creates or modifies `out/x.txt`.") == "fail"
     assert _verdict("The agent reads or opens `SKILL.md`.") == "pass"
     assert _verdict("The agent creates or updates `SKILL.md`.") == "fail"
+
+
+# --------------------------------------------------------------------------- a file in a folder
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        # One file name placed in one named directory: that name there, at any depth.
+        (
+            "`STATE.md` is scaffolded under `loops/<loop-name>/`.",
+            "any_of[file_written(path='loops/*/STATE.md'),"
+            " file_written(path='loops/*/*/STATE.md')]",
+        ),
+        (  # bare, with the author's placeholder
+            "STATE.md is created under loops/<loop-name>/",
+            "any_of[file_written(path='loops/*/STATE.md'),"
+            " file_written(path='loops/*/*/STATE.md')]",
+        ),
+        (
+            "The agent places `x.md` in the `docs` directory.",
+            "any_of[file_written(path='docs/x.md'), file_written(path='docs/*/x.md')]",
+        ),
+        (
+            "The agent reads `guide.md` in `references/`.",
+            "any_of[file_read(path='references/guide.md'),"
+            " file_read(path='references/*/guide.md')]",
+        ),
+        (
+            "The agent never writes `a.md` under `docs/`.",
+            "not any_of[file_written(path='docs/a.md'), file_written(path='docs/*/a.md')]",
+        ),
+        (  # what only restates the case may follow
+            "`a.md` is read under `docs/` before answering.",
+            "any_of[file_read(path='docs/a.md'), file_read(path='docs/*/a.md')]",
+        ),
+        ("The agent writes docs/<topic>.md", "file_written(path='docs/*.md')"),
+    ],
+)
+def test_a_file_named_in_a_named_directory_is_that_file_there(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stop"),
+    [
+        ("`notes.md` is written in `docs`.", "in"),  # not said to be a directory
+        ("The agent reads `a.md` in `b.md`.", "in"),
+        ("The agent writes `a.md` in the repo root.", "in"),  # no path says "the root"
+        ("`CLAUDE.md` is created at the workspace root.", "at"),
+        ("The agent reads `x/a.md` under `docs/`.", "under"),  # a path already: which?
+        ("`a.md` or `b.md` is read in `references/`.", "in"),  # one place for each?
+        ("The agent runs `make` in `src/`.", "in"),  # a command's directory is no file's
+        ("The agent writes `a.md` from `docs/`.", "from"),
+        ("The agent reads `guide.md` in `references/` before `b.md`.", "before"),  # an order
+        ("`a.md` is read under `docs/` first.", "first"),
+        ("The answer mentions <b>", "<b>"),  # angle brackets that are no path part
+    ],
+)
+def test_a_place_no_path_can_say_still_refuses(sentence: str, stop: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert f"stopped at '{stop}'" in refuse_sentence(sentence, "pass_criteria").why
+
+
+def test_a_file_in_a_folder_is_judged_by_its_place() -> None:
+    # `out/x.txt` is written in the hand-built evidence
+    assert _verdict("`x.txt` is created under `out/`.") == "pass"
+    assert _verdict("The agent never writes `x.txt` in the `out` folder.") == "fail"
+    assert _verdict("`x.txt` is created under `docs/`.") == "fail"
+    assert _verdict("`out/x.txt` is written.") == "pass"

@@ -472,10 +472,11 @@ PREDICATES: tuple[Predicate, ...] = (
             " modifying edit edits edited editing change changes changed changing update updates"
             " updated updating generate generates generated generating produce produces"
             " produced producing save saves saved saving overwrite overwrites overwrote"
-            " overwriting"
+            " overwriting scaffold scaffolds scaffolded scaffolding place places placed placing"
         ),
         words(
             "written created modified edited changed updated generated produced saved overwritten"
+            " scaffolded placed"
         ),
         words("write writes change changes modification modifications edit edits"),
         frozenset({"to", "of"}),
@@ -563,6 +564,7 @@ NEGATIONS: tuple[tuple[str, ...], ...] = (
 _TOKEN = re.compile(r"\u27e8\d+\u27e9|[\u2192\u27f6]|[^\s,/()\u2192\u27f6]+|[,/()]")
 # "`A` → `B` → `C`": each file read, in that order ("->" and "=>" only as words of their own).
 ARROWS = frozenset({"\u2192", "\u27f6", "->", "=>"})
+ORDER_WORDS = frozenset({"before", "after", "prior to", "first", "then", "until", "once"})
 _SLOT = re.compile(r"\u27e8(\d+)\u27e9")
 
 
@@ -1207,7 +1209,7 @@ class _Parser:
             self.said_text = True
             if not self.tokens.take("that") and verb in SAID_ONLY_WITH_THAT:
                 raise _Refused(verb)
-        objects = self.objects(predicate)
+        objects = self.located(predicate, self.objects(predicate))
         if predicate is FETCH:
             self.attempted()
         return self.ordered(predicate, objects)
@@ -1302,6 +1304,8 @@ class _Parser:
                 participle = self.alternative_verb(predicate.participles, participle)
                 self.parse.predicate = predicate.name
                 self.node(f"(predicate {'not ' if negated else ''}{predicate.name}: {participle})")
+                tokens.take("by", "the", "agent")
+                objects = self.located(predicate, objects)
                 tokens.take("by", "the", "agent")
                 check = self.ordered(predicate, objects)
                 return NotCheck(operand=check) if negated else check
@@ -1625,6 +1629,57 @@ class _Parser:
         )
         self.node(f"({join} {shown})" if len(values) > 1 else f"(literal {shown})")
         return _Objects(tuple(values), join, equivalent, terms)
+
+    def located(self, predicate: Predicate, objects: _Objects) -> _Objects:
+        """ "writes `STATE.md` under `loops/<loop-name>/`", "`notes.md` is created in the
+        `docs/` folder": one file named by itself, placed in one named directory, is a file of
+        that name in it (`loops/*/STATE.md`, or deeper). Only for reads and writes of file names (no
+        directory part, no glob, no URL), and only a literal the sentence says is a directory
+        (a trailing `/`, or "directory"/"folder"): "`a.md` in `b.md`" or "in the repo root"
+        say no path a check can match, so the sentence refuses at the preposition. "From" is
+        left out: "read `x` from `docs/`" may name where a copy came from."""
+        tokens = self.tokens
+        start = tokens.at
+        if predicate.name not in ("consultation", "file-written"):
+            return objects
+        scope = tokens.take_any(SCOPES - {"from"})
+        if scope is None:
+            return objects
+        count, tree = len(self.literals), len(self.parse.tree)
+        tokens.take("the")
+        named = tokens.take_any(DIRECTORY) is not None
+        index = self.take_literal()
+        if index is not None and not named:
+            named = tokens.take_any(DIRECTORY) is not None
+        if index is None:
+            tokens.at = start
+            del self.literals[count:]
+            del self.parse.tree[tree:]
+            return objects
+        directory = self.literals[index]
+        names_only = all(
+            "/" not in v and not re.search(r"[*?\[]", v) and "://" not in v for v in objects.values
+        )
+        if (
+            not names_only
+            or not (named or directory.endswith("/"))
+            or "://" in directory
+            or re.search(r"[*?\[]", directory)
+            or index in self.terms
+        ):
+            raise _Refused(scope)
+        if _PLACEHOLDER_WORD.search(directory):
+            directory = self.placeholder_glob(directory, predicate)
+        if len(objects.values) != 1:
+            raise _Refused(scope)  # "`a.md` and `b.md` in `docs/`": one place for each?
+        base = directory.removeprefix("./").rstrip("/")
+        # In the directory at any depth, as "a file in `docs/`" (`docs/*`) reads already: the
+        # file right there, or in a folder of it.
+        values = (f"{base}/{objects.values[0]}", f"{base}/*/{objects.values[0]}")
+        self.node(f"(located {scope} {base}/: {' or '.join(values)})")
+        if tokens.peek() in ORDER_WORDS | ARROWS and not self.at_context():
+            raise tokens.refuse()  # an order names one file: which of the two places?
+        return _Objects(values, "any", objects.equivalent, objects.terms * 2)
 
     def placeholder_glob(self, value: str, predicate: Predicate | None) -> str:
         """ "`loops/<loop-name>/STATE.md`": a path part in angle brackets is the author's
