@@ -672,3 +672,71 @@ def test_a_file_in_a_folder_is_judged_by_its_place() -> None:
     assert _verdict("The agent never writes `x.txt` in the `out` folder.") == "fail"
     assert _verdict("`x.txt` is created under `docs/`.") == "fail"
     assert _verdict("`out/x.txt` is written.") == "pass"
+
+
+# ------------------------------------------- "or any file in `dir/`", "at least once", "present"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        # A list of files whose last item is any file of a folder or glob (the upstream fork's
+        # "`sample-repos.md`, `providers.md`, ..., or any `convoai-restapi/*` file").
+        (
+            "The session shows consultation of `a.md`, `b.md`, or any `refs/*` file.",
+            "any_of[file_read(path='a.md'), file_read(path='b.md'), file_read(path='refs/*')]",
+        ),
+        (
+            "The agent reads `a.md` or any file in the `refs` folder.",
+            "any_of[file_read(path='a.md'), file_read(path='refs/*')]",
+        ),
+        (
+            "The agent never writes `a.md` or any file under `vendor/`.",
+            "not any_of[file_written(path='a.md'), file_written(path='vendor/*')]",
+        ),
+        # "at least once" after one act: what the claim says already
+        ("The agent reads `a.md` at least once.", "file_read(path='a.md')"),
+        ("`a.md` is read at least once before answering.", "file_read(path='a.md')"),
+        ("The agent runs `pytest` at least once.", "command_ran(pattern="),
+        # "is present": a file exists, as "exists" says
+        ("`out.json` is present in the workspace.", "workspace_file_exists(path='out.json')"),
+        ("`out.json` is not present.", "not workspace_file_exists(path='out.json')"),
+        (
+            "`a.md` and `b.md` are present.",
+            "all_of[workspace_file_exists(path='a.md'), workspace_file_exists(path='b.md')]",
+        ),
+    ],
+)
+def test_any_file_of_a_folder_at_least_once_and_present(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check).startswith(checks)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stop"),
+    [
+        ("The agent reads `a.md` or any `b.md`.", "any"),  # any of what?
+        ("The agent reads `a.md` or any `refs` file.", "any"),  # not said to be a folder
+        ("The agent reads `a.md` and any `refs/*` file.", "and"),  # one, or all of them?
+        ("The agent reads `a.md` or any `refs/*` file, or `c.md`.", ","),  # only last
+        ("The answer mentions `a` or any `refs/*` file.", "or"),  # a text has no folder
+        ("The agent runs `make` or any `scripts/*` script.", "or"),  # nor a command
+        ("The agent never reads `a.md` at least once.", "at"),  # more than once?
+        ("The agent reads `a.md` before `b.md` at least once.", "at"),
+        ("The final answer mentions `x` at least once.", "at"),
+        ("`TODO` is present.", "present"),  # a text is present somewhere: where?
+        ("`API_KEY` is not present.", "present"),
+        ("`out.json` is never present.", "present"),
+        ("`TODO` is present in `app.py`.", "present"),
+    ],
+)
+def test_any_at_least_once_and_present_look_alikes_refuse(sentence: str, stop: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert f"stopped at '{stop}'" in refuse_sentence(sentence, "pass_criteria").why
+
+
+def test_any_file_of_a_folder_is_judged_as_one_more_alternative() -> None:
+    # `SKILL.md` and `references/a.md` are read in the hand-built evidence, nothing of `docs/`
+    assert _verdict("The agent reads `nope.md` or any file in `references/`.") == "pass"
+    assert _verdict("The agent reads `nope.md` or any `docs/*` file.") == "fail"

@@ -688,6 +688,7 @@ def parse_sentence(
         check = parser.sentence()
         check = parser.joined(check)
         check = parser.outcome(check)
+        parser.at_least_once()
         parser.purpose()
         parser.context()
         if tokens.peek() is not None:
@@ -1115,6 +1116,17 @@ class _Parser:
             return check.model_copy(update={"exit_code": 0})
         raise _Refused(word)  # several commands, a negation: which one had to succeed?
 
+    def at_least_once(self) -> None:
+        """ "reads `a.md` at least once": a claim of an act is a claim of one or more, so this
+        adds nothing. Denied ("never ... at least once") or after an order, a second claim or
+        several acts it would say more (more than once? every time?): refused there."""
+        if not self.tokens.take("at", "least", "once"):
+            return
+        plain = ("consultation", "command", "file-written", "fetch")
+        if self.negated or self.negated_before or self.parse.predicate not in plain:
+            raise _Refused("at")
+        self.node("(at least once: adds nothing)")
+
     def purpose(self) -> None:
         """ "ran `stats` to size up the chat": why the agent acted, which no record shows beyond
         the act itself; dropped from a claim that an act happened, refused anywhere else (a
@@ -1255,7 +1267,18 @@ class _Parser:
                     if sequence is not None:
                         return sequence
                 return self.claim(CONSULTATION, objects)
-            if tokens.take_any(frozenset({"exists", "exist"})):
+            present = False
+            if not denied:
+                # "`out.json` is (not) present (in the workspace)": it exists, as "exists" says
+                start = tokens.at
+                if tokens.take_any(frozenset({"is", "are"})):
+                    denied = tokens.take("not")
+                    present = tokens.take("present")
+                    if not present:
+                        tokens.at, denied = start, False
+                    elif not all(_file_like(v) for v in objects.values):
+                        raise _Refused("present")  # a text is present somewhere: where?
+            if present or tokens.take_any(frozenset({"exists", "exist"})):
                 self.parse.predicate = "workspace-file-exists"
                 self.node(f"(predicate {'not ' if denied else ''}exists)")
                 if tokens.take("in", "the"):
@@ -1727,6 +1750,12 @@ class _Parser:
                 tokens.at += 1
             if not separator:
                 return indexes, joins
+            if "or" in separator and "and" not in separator and tokens.peek() == "any":
+                last = self.any_file_in(kinds)
+                if last is not None:
+                    indexes.append(last)
+                    joins.update(separator)
+                    return indexes, joins
             named = tokens.at
             tokens.take("the")
             self.modifiers(kinds)  # "`A` or the GitHub URL `U`"
@@ -1890,6 +1919,34 @@ class _Parser:
             ' judgement ("rather than")'
         )
         return NotCheck(operand=guard, if_seen="undecided", note=why)
+
+    def any_file_in(self, kinds: frozenset[str]) -> int | None:
+        """The last item of a list of files, "... or any `refs/*` file", "... or any file in
+        `refs/`": a file of that folder or glob, as "any file in `refs/`" alone reads (one
+        more alternative of the list). Only for files (a text or a command has no folder),
+        only a folder or a glob (`or any `a.md``: any of what?), and only last."""
+        tokens = self.tokens
+        if kinds != FILE_KINDS:
+            return None
+        tokens.take("any")
+        self.modifiers(kinds)
+        named = False
+        if tokens.take_any(SCOPES - {"from"}):
+            tokens.take("the")
+            named = tokens.take_any(DIRECTORY) is not None
+        index = self.take_literal()
+        if index is None:
+            raise tokens.refuse()
+        named = tokens.take_any(DIRECTORY) is not None or named
+        literal = self.literals[index]
+        if named and "*" not in literal:
+            literal = self.literals[index] = literal.rstrip("/") + "/"
+        if not (literal.endswith("/") or "*" in literal) or index in self.terms:
+            raise _Refused("any")
+        if tokens.peek() in (",", "/", "or", "and", "nor"):
+            raise tokens.refuse()  # "or any `refs/*` file, or `b.md`": the last item only
+        self.node(f"(or any file of {self.literals[index]})")
+        return index
 
     def literal_next(self) -> bool:
         start, count = self.tokens.at, len(self.literals)
