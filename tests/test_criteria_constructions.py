@@ -740,3 +740,54 @@ def test_any_file_of_a_folder_is_judged_as_one_more_alternative() -> None:
     # `SKILL.md` and `references/a.md` are read in the hand-built evidence, nothing of `docs/`
     assert _verdict("The agent reads `nope.md` or any file in `references/`.") == "pass"
     assert _verdict("The agent reads `nope.md` or any `docs/*` file.") == "fail"
+
+
+# --------------------------------------------------------------- "then" and "followed by"
+
+_LINT = "(?:^|[^\\\\w-])make\\\\ lint(?:$|[^\\\\w-])"
+_TEST = "(?:^|[^\\\\w-])make\\\\ test(?:$|[^\\\\w-])"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The agent runs `make lint` and then `make test`.",
+        "The agent runs `make lint`, then runs `make test`.",
+        "The agent runs `make lint` followed by `make test`.",
+        "The agent ran `make lint` and then ran `make test`.",
+    ],
+)
+def test_two_commands_then_are_both_run_in_that_order(sentence: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == (
+        f"all_of[ran_before(first='{_LINT}' then='{_TEST}'), command_ran(pattern='{_TEST}')]"
+    )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stop"),
+    [
+        ("The agent never runs `make lint` then `make test`.", "then"),  # not both, or not so?
+        ("The agent runs `make lint`, then `make test`, then `make build`.", ","),  # a chain
+        ("The agent calls `lint` then `test`.", "then"),  # tools called by name
+        ("The agent runs `lint.sh` then `make test`.", "then"),  # a script: no one pattern
+        ("The agent runs `make lint` or `ruff` then `make test`.", "then"),
+        ("The agent runs `npm install` (or equivalent) then `npm test`.", "then"),
+        ("The agent runs `make lint` then `make test` successfully.", "successfully"),
+    ],
+)
+def test_then_between_commands_look_alikes_refuse(sentence: str, stop: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert f"stopped at '{stop}'" in refuse_sentence(sentence, "pass_criteria").why
+
+
+def test_a_read_followed_by_another_is_that_order() -> None:
+    compiled = compile_sentence("The session shows consultation of `A.md` followed by `B.md`.")
+    assert compiled is not None
+    assert check_text(compiled.check) == (
+        "all_of[read_before(first='A.md' then='B.md'), file_read(path='B.md')]"
+    )
+    # `SKILL.md` is read at step 3, `references/a.md` at step 5 in the hand-built evidence
+    assert _verdict("The agent reads `SKILL.md`, followed by `references/a.md`.") == "pass"
+    assert _verdict("The agent reads `references/a.md`, followed by `SKILL.md`.") == "fail"

@@ -2052,6 +2052,9 @@ class _Parser:
             if tokens.peek() == "after":
                 raise tokens.refuse()  # after a read: the first fetch, or every one?
         if predicate is COMMAND and not self.at_context():
+            sequence = self.then_ran(objects)
+            if sequence is not None:
+                return sequence
             start = tokens.at
             if tokens.take_any(frozenset({"before", "prior to"})):
                 if tokens.peek() in ANSWERING or tokens.peek() in ("the", "its", "a"):
@@ -2079,6 +2082,37 @@ class _Parser:
         self.parse.predicate = "ran-before"
         # `ran_before` fails when `A` never ran: it holds the claim that `A` ran too.
         return RanBeforeCheck(kind="ran_before", first=first_pattern, then=then_pattern)
+
+    def then_ran(self, objects: _Objects) -> Check | None:
+        """ "runs `make lint`, then `make test`", "... and then ...", "... followed by ...":
+        both ran, the second started after the first ended (`ran_before`, which leaves the
+        order unbroken when the second never ran, so its run is claimed too). One step, as
+        `ran_before` takes it: a chain, a denial, a tool called by name refuse."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take(",")
+        tokens.take("and")
+        if not (tokens.take("then") or tokens.take("followed", "by")):
+            tokens.at = start
+            return None
+        word = tokens.items[tokens.at - 1]
+        self.denied_order(word)
+        if self.verb.split(" ")[0] in CALLS:
+            raise _Refused(word)  # tools called by name: no shell commands to order
+        tokens.take_any(COMMAND.verbs)  # "then runs `B`"
+        then = self.objects(COMMAND)
+        first_pattern = self.order_pattern(objects, word)
+        then_pattern = self.order_pattern(then, word)
+        if tokens.peek() in (",", "and", "then", "followed"):
+            raise tokens.refuse()  # a chain of runs: each pair, or the whole?
+        self.node("(order then)")
+        self.parse.predicate = "ran-before"
+        return AllOfCheck(
+            operands=[
+                RanBeforeCheck(kind="ran_before", first=first_pattern, then=then_pattern),
+                CommandRanCheck(kind="command_ran", pattern=then_pattern),
+            ]
+        )
 
     def fetch_before(self, objects: _Objects) -> Check:
         """ "fetched `U` before reading `P`", "a fetch to `H` before any file under `P` was
@@ -2123,13 +2157,13 @@ class _Parser:
             return
         self.node(f"({word}: a fetch tried counts)")
 
-    def order_pattern(self, objects: _Objects) -> str:
-        value = _single(objects, "before")
+    def order_pattern(self, objects: _Objects, word: str = "before") -> str:
+        value = _single(objects, word)
         if objects.equivalent or any(objects.terms):
-            raise _Refused("before")
+            raise _Refused(word)
         check = command_check(value, False)
         if not isinstance(check, CommandRanCheck):
-            raise _Refused("before")  # a script: run as `./x`, `python x`, ... no one pattern
+            raise _Refused(word)  # a script: run as `./x`, `python x`, ... no one pattern
         return check.pattern
 
     def before_any_other(self) -> bool:
@@ -2159,6 +2193,8 @@ class _Parser:
             tokens.take(",")
             tokens.take("and")
             step = tokens.take_any(ARROWS | frozenset({"then"}))
+            if step is None and tokens.take("followed", "by"):
+                step = "then"  # "`A` followed by `B`": `A`, then `B`
             if step is None or (step in ARROWS and tokens.at - start > 1):
                 tokens.at = start  # ", → `B`" is no arrow of a chain
                 break
