@@ -791,3 +791,13 @@ def test_a_read_followed_by_another_is_that_order() -> None:
     # `SKILL.md` is read at step 3, `references/a.md` at step 5 in the hand-built evidence
     assert _verdict("The agent reads `SKILL.md`, followed by `references/a.md`.") == "pass"
     assert _verdict("The agent reads `references/a.md`, followed by `SKILL.md`.") == "fail"
+
+
+def test_as_well_as_joins_two_literals_as_and() -> None:
+    compiled = compile_sentence("The agent reads `A.md` as well as `B.md`.")
+    assert compiled is not None
+    assert check_text(compiled.check) == "all_of[file_read(path='A.md'), file_read(path='B.md')]"
+    # denied, "as well as" is "and": neither, or not both? It refuses, as "and" does.
+    assert compile_sentence("The agent never reads `A.md` as well as `B.md`.") is None
+    assert compile_sentence("The agent reads `A.md` as well.") is None
+    assert compile_sentence("The agent reads `A.md` as a guide.") is None

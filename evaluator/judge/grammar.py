@@ -1744,10 +1744,15 @@ class _Parser:
             indexes.append(index)
             start = tokens.at
             separator = []
-            while (word := tokens.peek()) in (",", "/", "or", "and", "nor"):
+            while (word := tokens.peek()) in (",", "/", "or", "and", "nor", "as"):
                 assert word is not None
+                if word == "as":  # "`A` as well as `B`": `A` and `B`
+                    if not tokens.take("as", "well", "as"):
+                        break
+                    word = "and"
+                else:
+                    tokens.at += 1
                 separator.append(word)
-                tokens.at += 1
             if not separator:
                 return indexes, joins
             if "or" in separator and "and" not in separator and tokens.peek() == "any":
