@@ -8,12 +8,16 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
     negation  := never | not | does not | ... | avoids (a gerund follows)
     joined    := ["," | and | but] [not | never] [also] VERB objects      (a second claim)
                | ["," ] without VERB objects | and it (contains|mentions) objects (after a write)
-    clause    := VERB objects [order]                    "the agent ran `make test`"
+    clause    := VERB ["or" VERB] objects [located] [order]  "the agent ran `make test`"
+                                                         (two verbs of one act: "creates or
+                                                          updates `X`")
                | VERB described [contrast]              "used a chats query (`--since`)"
                | PHRASE                                 "searched across all chats" (a phrase
                                                          the skill defines by a flag)
                | [quantifier] NOUN objects [order]      "consultation of `SKILL.md`"
-               | objects BE [negation] PARTICIPLE [by the agent] [order]
+               | objects BE [negation] PARTICIPLE ["or" PARTICIPLE] [by the agent] [located]
+                 [order]
+               | objects BE [not] "present"                     (a file exists, or not)
                | objects [does not] "exists" [in the workspace] [and (contains|mentions) objects]
                | objects [does not] "contains" objects   "`app.py` contains `os.environ`"
                | objects BE [left] (unchanged|unmodified) | objects BE the first KIND [agent] VERB
@@ -26,8 +30,14 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                | "includes a" ["local"] "URL" | "includes a link to" objects   (answer sentences)
     value-phrase := [the] [literal|exact|actual]* WORDS [value] | [the] WORDS's value
                  | [the] value of [the] (WORDS | literal)   (WORDS: parts of one declared name)
+    located   := (under|in|inside|within) [the] [DIRECTORY] literal [DIRECTORY]
+                                                         (one file name in one named folder:
+                                                          `D/F` or deeper)
     objects   := [quantifier | anything] (NEUTRAL | KIND)* [scope] literal-list [KIND]
-                 [or equivalent]                         ("neither `A` nor `B`": denied any_of)
+                 [or equivalent]                         ("neither `A` nor `B`": denied any_of;
+                                                          a list's last item may be "or any
+                                                          `D/*` file", "or any file in `D/`";
+                                                          "as well as" is "and")
     contrast  := (rather than | instead of) [a|an] UNNARROWED [subcommand] NOUN
                                                          (the command without its flag: pass,
                                                           fail, or left to the model judge)
@@ -36,8 +46,12 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                  | ["only"] "after" objects | "first" | "before any other" KIND
                  | [first] ["," | and] "then" objects      (both read, in that order)
                  | ((["," | and] "then" | "→" | "->" | "=>") objects)+   (a chain of reads)
+                 | ["," | and] ("then" | "followed by") [VERB] objects  (two commands: both
+                                                          ran, in that order; "followed by"
+                                                          between reads is "then")
     arguments := "with" [the] literal-list [flag|option|argument]   (after a command)
     outcome   := "successfully" | "successful"           (exit code 0; a read that showed content)
+                 ["at least once"]                      (one act: adds nothing)
     not-just  := ["," | and] "not" (just|only|merely) objects   (named by the claim already)
     purpose   := "to" WORD WORD+                         (why a command ran or a file was read:
                                                           intent, dropped; refused elsewhere)
