@@ -775,6 +775,10 @@ def test_two_commands_then_are_both_run_in_that_order(sentence: str) -> None:
         ("The agent runs `make lint` or `ruff` then `make test`.", "then"),
         ("The agent runs `npm install` (or equivalent) then `npm test`.", "then"),
         ("The agent runs `make lint` then `make test` successfully.", "successfully"),
+        # an act of another kind after "then": no order across acts
+        ("The agent runs `make` and then reads `out.log`.", "reads"),
+        ("The agent reads `a.md` and then runs `make`.", "runs"),
+        ("The agent runs `make` followed by a read of `x.md`.", "read"),
     ],
 )
 def test_then_between_commands_look_alikes_refuse(sentence: str, stop: str) -> None:
