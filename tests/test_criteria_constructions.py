@@ -656,6 +656,8 @@ def test_a_file_named_in_a_named_directory_is_that_file_there(sentence: str, che
         ("`a.md` or `b.md` is read in `references/`.", "in"),  # one place for each?
         ("The agent runs `make` in `src/`.", "in"),  # a command's directory is no file's
         ("The agent writes `a.md` from `docs/`.", "from"),
+        ("The agent writes `notes.md` in `~/`.", "in"),  # outside the workspace
+        ("The agent writes `notes.md` under `/tmp/`.", "under"),
         ("The agent reads `guide.md` in `references/` before `b.md`.", "before"),  # an order
         ("`a.md` is read under `docs/` first.", "first"),
         ("The answer mentions <b>", "<b>"),  # angle brackets that are no path part

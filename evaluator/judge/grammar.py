@@ -1701,6 +1701,7 @@ class _Parser:
             not names_only
             or not (named or directory.endswith("/"))
             or "://" in directory
+            or directory.startswith(("/", "~", ".."))  # outside the workspace: no relative path
             or re.search(r"[*?\[]", directory)
             or index in self.terms
         ):
