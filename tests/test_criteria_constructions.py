@@ -567,6 +567,10 @@ def test_a_name_the_skill_documents_as_its_command_may_be_called() -> None:
             "The agent creates or updates `a.md` or `b.md`.",
             "any_of[file_written(path='a.md'), file_written(path='b.md')]",
         ),
+        (  # in a second claim too
+            "The agent reads `a.md` but never creates or modifies `b.md`.",
+            "all_of[file_read(path='a.md'), not file_written(path='b.md')]",
+        ),
     ],
 )
 def test_two_verbs_of_one_act_joined_by_or_are_that_act(sentence: str, checks: str) -> None:
@@ -580,6 +584,7 @@ def test_two_verbs_of_one_act_joined_by_or_are_that_act(sentence: str, checks: s
     [
         ("The agent reads or writes `a.md`.", "or"),  # two acts: which?
         ("The agent creates or reads `a.md`.", "or"),
+        ("The agent reads `a.md` and creates or reads `b.md`.", "or"),
         ("`a.md` is read or written.", "or"),
         ("`a.md` is created and updated.", None),  # two acts, both: not one write
         ("The agent creates and updates `a.md`.", None),

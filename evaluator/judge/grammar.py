@@ -885,6 +885,8 @@ class _Parser:
             return check
         if self.negated or self.negated_before:
             raise _Refused(joint)
+        if verb is not None:
+            verb = self.alternative_verb(predicate.verbs, verb)  # "and creates or updates"
         self.node(f"({'denied ' if denied else ''}{joint})")
         tree = len(self.parse.tree)
         if denied:
