@@ -10,7 +10,7 @@ structured checks already. The labelled share is over the entries
 workspace state or literal answer text).
 
 Run: .venv/bin/python -m benchmarks.criteria_shares [--json] [--repo PATH ...] [--evals PATH ...]
-     [--pool DIR]
+     [--pool DIR [--pool-file FILE]]
 
 `--repo PATH` also measures any eval repo in the public agentic-evals shape (every target, every
 entry, planned as `explain` plans it), e.g. a checkout of a real upstream repo the compiler was
@@ -21,7 +21,9 @@ skill found as `run --evals` finds it.
 `--pool DIR` measures the held-out pool `benchmarks/heldout-pool.json` names: real public repos,
 each extracted at its recorded commit to `DIR/<owner>+<name>/` (never into the project), split
 into a TUNE and a TEST half by repo, every entry labelled `exact` or `judgement` by its key
-(repo@commit, path, eval, entry; the file holds keys and labels, no text).
+(repo@commit, path, eval, entry; the file holds keys and labels, no text). `--pool-file FILE`
+measures another pool file of the same form instead, e.g. `benchmarks/heldout-pool-10.json`
+(round 10's pool, repos none of the first pool's).
 """
 
 from __future__ import annotations
@@ -159,10 +161,10 @@ def shares() -> dict[str, object]:
     }
 
 
-def pool_keys(folder: Path) -> list[tuple[str, str, Path]]:
-    """Each evals file of the held-out pool: its repo, its key prefix (`owner/name@commit:path`)
+def pool_keys(folder: Path, pool_file: Path = POOL) -> list[tuple[str, str, Path]]:
+    """Each evals file of a held-out pool: its repo, its key prefix (`owner/name@commit:path`)
     and where it is under `folder` (the repo extracted as `<owner>+<name>/`)."""
-    pool = json.loads(POOL.read_text(encoding="utf-8"))
+    pool = json.loads(pool_file.read_text(encoding="utf-8"))
     return [
         (repo, f"{repo}@{held['commit'][:7]}:{path}", folder / repo.replace("/", "+") / path)
         for repo, held in sorted(pool["repos"].items())
@@ -170,14 +172,14 @@ def pool_keys(folder: Path) -> list[tuple[str, str, Path]]:
     ]
 
 
-def pool_shares(folder: Path) -> dict[str, dict[str, object]]:
+def pool_shares(folder: Path, pool_file: Path = POOL) -> dict[str, dict[str, object]]:
     """Per half of the held-out pool (`tune`, `test`): entries, those rules decide, the labelled
     exact ones and those of them rules decide; a judgement rules decide is named (to review:
     a rule may have compiled a sentence that speaks of meaning)."""
-    pool = json.loads(POOL.read_text(encoding="utf-8"))
+    pool = json.loads(pool_file.read_text(encoding="utf-8"))
     labels: dict[str, str] = pool["labels"]
     halves: dict[str, dict[str, object]] = {}
-    for repo, prefix, path in pool_keys(folder):
+    for repo, prefix, path in pool_keys(folder, pool_file):
         half = halves.setdefault(
             pool["repos"][repo]["half"],
             {
@@ -244,14 +246,18 @@ def main(argv: list[str]) -> int:
             return 2
     repos += every_evals
     pools = _given(argv, "--pool")
+    pool_file = (_given(argv, "--pool-file") or [POOL])[-1]
+    if pools and not pool_file.is_file():
+        print(f"{pool_file}: no such pool file", file=sys.stderr)
+        return 2
     for folder in pools:
-        missing = [str(path) for _, _, path in pool_keys(folder) if not path.is_file()]
+        missing = [str(p) for _, _, p in pool_keys(folder, pool_file) if not p.is_file()]
         if missing:
             print(
                 f"{folder}: the pool is not extracted here: {', '.join(missing)}", file=sys.stderr
             )
             return 2
-        figures[f"pool:{folder}"] = pool_shares(folder)
+        figures[f"pool:{folder}"] = pool_shares(folder, pool_file)
     if "--json" in argv:
         print(json.dumps(figures, indent=1))
         return 0

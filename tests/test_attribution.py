@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -223,3 +224,39 @@ def test_a_case_result_carries_its_blame_and_scores_alike_without_its_attempts()
         )
         assert score_case(stated).blame == blame
         assert score_case(stated).hard == score_case(full).hard
+
+
+@pytest.mark.parametrize(
+    ("facts", "blame"),
+    [
+        ({"timed_out": True, "killed": True, "exit_code": None}, Blame("agent", "timeout")),
+        ({"exit_code": 137, "killed": True}, Blame("agent", "agent-crash")),
+        ({"agent_error": "stream error", "exit_code": 1}, Blame("outage", "agent-error")),
+        ({"model_unreachable": True, "exit_code": None}, Blame("outage", "model-unreachable")),
+    ],
+)
+def test_a_rejudge_keeps_whose_block_it_is(
+    tmp_path: Path, facts: dict[str, Any], blame: Blame
+) -> None:
+    """A re-judge starts no agent, so no handle holds the agent's exit code, timeout or error:
+    the attempt's saved record does. Without it a timed-out attempt with no session read back
+    as an agent that never started (an outage, dropped from the score)."""
+    from evaluator.artifacts.models import AttemptFile
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.pipeline.rejudge import restore_attempt
+
+    saved = AttemptFile(
+        attempt=1,
+        workspace_root="/w",
+        status="blocked",
+        valid=True,
+        blocked_reason="insufficient-evidence",
+        thread_id=None,
+        duration_s=12.5,
+        **facts,
+    )
+    assert attempt_blame(saved) == blame
+    run_dir = RunDir(tmp_path / "run")
+    record = restore_attempt(run_dir, "c", saved).record(run_dir)
+    assert attempt_blame(record) == blame
+    assert record.duration_s == 12.5

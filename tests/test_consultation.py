@@ -29,8 +29,14 @@ SKILL_TEXT = "# Skill\n\n" + "".join(
 REF_TEXT = "# Reference\n\nLedgers are kept for seven years in the basement archive room.\n"
 
 
-def _rollout(path: Path, workspace: Path, calls: list[tuple[str, str | None]]) -> Path:
-    """A Codex rollout: one exec_command per (command, output); output None records none."""
+def _rollout(
+    path: Path,
+    workspace: Path,
+    calls: list[tuple[str, str | None]],
+    exits: dict[int, int] | None = None,
+) -> Path:
+    """A Codex rollout: one exec_command per (command, output); output None records none.
+    `exits`: call index -> its exit code (else 0)."""
     lines: list[dict[str, Any]] = [
         {"type": "session_meta", "payload": {"id": "t1", "cwd": str(workspace)}},
         {
@@ -52,7 +58,7 @@ def _rollout(path: Path, workspace: Path, calls: list[tuple[str, str | None]]) -
             }
         )
         if output is not None:
-            text = f"Process exited with code 0\nOutput:\n{output}"
+            text = f"Process exited with code {(exits or {}).get(n, 0)}\nOutput:\n{output}"
             lines.append(
                 {
                     "type": "response_item",
@@ -88,9 +94,10 @@ def _context(
     calls: list[tuple[str, str | None]],
     with_file: bool = True,
     workspace_available: bool = True,
+    exits: dict[int, int] | None = None,
 ) -> JudgeContext:
     workspace = _workspace(tmp_path)
-    session = _rollout(tmp_path / "rollout.jsonl", workspace, calls)
+    session = _rollout(tmp_path / "rollout.jsonl", workspace, calls, exits)
     return JudgeContext(
         evidence=normalize_session(session),
         workspace=workspace,
@@ -498,7 +505,7 @@ def test_a_forbidden_read_handed_over_transformed_is_observed(
     """Red team, round 4: `base64 FILE` of a forbidden file passed the case (no word window in
     the output), though a model reads base64, reversed or rot13 text as well as the original."""
     judgement = _forbidden_read(tmp_path, [(command, output)])
-    assert judgement.status == status, [a.notes for a in judgement.assertions]
+    assert judgement.status == status, [e.notes for e in judgement.entries]
 
 
 @pytest.mark.parametrize(
@@ -517,7 +524,7 @@ def test_a_forbidden_read_through_a_copy_is_observed(
     context = _context(tmp_path, [(copy, ""), ("cat n.md", REF_TEXT)])
     (context.workspace / "n.md").write_text(REF_TEXT)
     judgement = judge_case(_never_reads_ref(), context)
-    assert judgement.status == status, [a.notes for a in judgement.assertions]
+    assert judgement.status == status, [e.notes for e in judgement.entries]
 
 
 @pytest.mark.parametrize(
@@ -551,7 +558,35 @@ def test_a_traced_call_shows_what_the_files_it_read_were_given(
         "c1": TracedCall("c1", True, (), frozenset({copy})),
     }
     judgement = judge_case(_never_reads_ref(), context)
-    assert judgement.status == status, [a.notes for a in judgement.assertions]
+    assert judgement.status == status, [e.notes for e in judgement.entries]
+
+
+@pytest.mark.parametrize(
+    ("command", "exit_code", "status"),
+    [
+        (f"ls; cat {REF} missing.md", 1, "fail"),
+        (f"ls; cat {REF}", 0, "fail"),
+        ("ls; cat missing.md", 1, "pass"),
+    ],
+    ids=["then-a-missing-file", "alone", "only-the-missing-file"],
+)
+def test_a_forbidden_read_the_table_decides_counts_when_only_its_command_failed(
+    tmp_path: Path, command: str, exit_code: int, status: str
+) -> None:
+    """The table decides a file whose content cannot be compared (not text). `cat F missing.md`
+    prints F, then fails on the other file (exit 1): no read for a required entry, but for a
+    forbidden one a read, or an agent could hide any read behind a missing file."""
+    from evaluator.judge import judge_case
+
+    output = "\x00\x01 binary \x02\ncat: missing.md: No such file or directory\n"
+    context = _context(tmp_path, [(command, output)], exits={0: exit_code})
+    (context.workspace / REF).write_bytes(b"\x00\x01 binary \x02\n")
+    judgement = judge_case(_never_reads_ref(), context)
+    assert judgement.status == status, [e.notes for e in judgement.entries]
+    (forbidden,) = [e for e in judgement.entries if e.polarity == "forbidden"]
+    assert forbidden.checks[0].proof == "commands"
+    required = run_check(FileReadCheck(kind="file_read", path=REF), context)
+    assert required.status == ("pass" if exit_code == 0 else "fail"), required.detail
 
 
 def _never_reads_ref() -> Case:

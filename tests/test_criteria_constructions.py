@@ -540,3 +540,275 @@ def test_a_name_the_skill_documents_as_its_command_may_be_called() -> None:
     # The skill's script run with that subcommand.
     assert check_text(compiled.check).startswith("script_ran(path='scripts/ledger.py'")
     assert compile_sentence("Calls `totals`.") is None  # without the skill: a name
+
+
+# --------------------------------------------------------------------------- verbs joined by "or"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        # Two verbs of one act: the act, once (held-out: "A CLAUDE.md is created or updated").
+        ("`CLAUDE.md` is created or updated.", "file_written(path='CLAUDE.md')"),
+        ("The agent creates or updates `CLAUDE.md`.", "file_written(path='CLAUDE.md')"),
+        ("`notes.md` is written or modified by the agent.", "file_written(path='notes.md')"),
+        ("The agent reads or opens `guide.md`.", "file_read(path='guide.md')"),
+        ("The agent opens or reads `guide.md`.", "file_read(path='guide.md')"),
+        ("`guide.md` is read or consulted.", "file_read(path='guide.md')"),
+        ("The agent runs or executes `make test`.", "command_ran(pattern="),
+        # with what follows a verb: a denial, an order, a list of objects
+        ("The agent never creates or modifies `.env`.", "not file_written(path='.env')"),
+        ("`.env` is not created or updated.", "not file_written(path='.env')"),
+        (
+            "The agent reads or consults `a.md` before `b.md`.",
+            "read_before(first='a.md' then='b.md')",
+        ),
+        (
+            "The agent creates or updates `a.md` or `b.md`.",
+            "any_of[file_written(path='a.md'), file_written(path='b.md')]",
+        ),
+        (  # in a second claim too
+            "The agent reads `a.md` but never creates or modifies `b.md`.",
+            "all_of[file_read(path='a.md'), not file_written(path='b.md')]",
+        ),
+    ],
+)
+def test_two_verbs_of_one_act_joined_by_or_are_that_act(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check).startswith(checks)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stop"),
+    [
+        ("The agent reads or writes `a.md`.", "or"),  # two acts: which?
+        ("The agent creates or reads `a.md`.", "or"),
+        ("The agent reads `a.md` and creates or reads `b.md`.", "or"),
+        ("`a.md` is read or written.", "or"),
+        ("`a.md` is created and updated.", None),  # two acts, both: not one write
+        ("The agent creates and updates `a.md`.", None),
+        ("The agent runs or calls `find_customer`.", "calls"),  # a name called may be a tool
+        ("The session shows reads or runs of `a.md`.", "or"),  # nouns of two acts
+        ("`CLAUDE.md` is created or updated at the repo root.", "at"),  # a scope no path says
+    ],
+)
+def test_verbs_of_two_acts_or_both_acts_still_refuse(sentence: str, stop: str | None) -> None:
+    assert compile_sentence(sentence) is None
+    if stop is not None:
+        assert f"stopped at '{stop}'" in refuse_sentence(sentence, "pass_criteria").why
+
+
+def test_a_write_said_by_two_verbs_is_judged_as_one_write() -> None:
+    # `out/x.txt` is written in the hand-built evidence; `SKILL.md` is read, not written
+    assert _verdict("`out/x.txt` is created or updated.") == "pass"
+    assert _verdict("The agent never creates or modifies `out/x.txt`.") == "fail"
+    assert _verdict("The agent reads or opens `SKILL.md`.") == "pass"
+    assert _verdict("The agent creates or updates `SKILL.md`.") == "fail"
+
+
+# --------------------------------------------------------------------------- a file in a folder
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        # One file name placed in one named directory: that name there, at any depth.
+        (
+            "`STATE.md` is scaffolded under `loops/<loop-name>/`.",
+            "any_of[file_written(path='loops/*/STATE.md'),"
+            " file_written(path='loops/*/*/STATE.md')]",
+        ),
+        (  # bare, with the author's placeholder
+            "STATE.md is created under loops/<loop-name>/",
+            "any_of[file_written(path='loops/*/STATE.md'),"
+            " file_written(path='loops/*/*/STATE.md')]",
+        ),
+        (
+            "The agent places `x.md` in the `docs` directory.",
+            "any_of[file_written(path='docs/x.md'), file_written(path='docs/*/x.md')]",
+        ),
+        (
+            "The agent reads `guide.md` in `references/`.",
+            "any_of[file_read(path='references/guide.md'),"
+            " file_read(path='references/*/guide.md')]",
+        ),
+        (
+            "The agent never writes `a.md` under `docs/`.",
+            "not any_of[file_written(path='docs/a.md'), file_written(path='docs/*/a.md')]",
+        ),
+        (  # what only restates the case may follow
+            "`a.md` is read under `docs/` before answering.",
+            "any_of[file_read(path='docs/a.md'), file_read(path='docs/*/a.md')]",
+        ),
+        ("The agent writes docs/<topic>.md", "file_written(path='docs/*.md')"),
+    ],
+)
+def test_a_file_named_in_a_named_directory_is_that_file_there(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == checks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stop"),
+    [
+        ("`notes.md` is written in `docs`.", "in"),  # not said to be a directory
+        ("The agent reads `a.md` in `b.md`.", "in"),
+        ("The agent writes `a.md` in the repo root.", "in"),  # no path says "the root"
+        ("`CLAUDE.md` is created at the workspace root.", "at"),
+        ("The agent reads `x/a.md` under `docs/`.", "under"),  # a path already: which?
+        ("`a.md` or `b.md` is read in `references/`.", "in"),  # one place for each?
+        ("The agent runs `make` in `src/`.", "in"),  # a command's directory is no file's
+        ("The agent writes `a.md` from `docs/`.", "from"),
+        ("The agent writes `notes.md` in `~/`.", "in"),  # outside the workspace
+        ("The agent writes `notes.md` under `/tmp/`.", "under"),
+        ("The agent reads `guide.md` in `references/` before `b.md`.", "before"),  # an order
+        ("`a.md` is read under `docs/` first.", "first"),
+        ("The answer mentions <b>", "<b>"),  # angle brackets that are no path part
+    ],
+)
+def test_a_place_no_path_can_say_still_refuses(sentence: str, stop: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert f"stopped at '{stop}'" in refuse_sentence(sentence, "pass_criteria").why
+
+
+def test_a_file_in_a_folder_is_judged_by_its_place() -> None:
+    # `out/x.txt` is written in the hand-built evidence
+    assert _verdict("`x.txt` is created under `out/`.") == "pass"
+    assert _verdict("The agent never writes `x.txt` in the `out` folder.") == "fail"
+    assert _verdict("`x.txt` is created under `docs/`.") == "fail"
+    assert _verdict("`out/x.txt` is written.") == "pass"
+
+
+# ------------------------------------------- "or any file in `dir/`", "at least once", "present"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "checks"),
+    [
+        # A list of files whose last item is any file of a folder or glob (the upstream fork's
+        # "`sample-repos.md`, `providers.md`, ..., or any `convoai-restapi/*` file").
+        (
+            "The session shows consultation of `a.md`, `b.md`, or any `refs/*` file.",
+            "any_of[file_read(path='a.md'), file_read(path='b.md'), file_read(path='refs/*')]",
+        ),
+        (
+            "The agent reads `a.md` or any file in the `refs` folder.",
+            "any_of[file_read(path='a.md'), file_read(path='refs/*')]",
+        ),
+        (
+            "The agent never writes `a.md` or any file under `vendor/`.",
+            "not any_of[file_written(path='a.md'), file_written(path='vendor/*')]",
+        ),
+        # "at least once" after one act: what the claim says already
+        ("The agent reads `a.md` at least once.", "file_read(path='a.md')"),
+        ("`a.md` is read at least once before answering.", "file_read(path='a.md')"),
+        ("The agent runs `pytest` at least once.", "command_ran(pattern="),
+        # "is present": a file exists, as "exists" says
+        ("`out.json` is present in the workspace.", "workspace_file_exists(path='out.json')"),
+        ("`out.json` is not present.", "not workspace_file_exists(path='out.json')"),
+        (
+            "`a.md` and `b.md` are present.",
+            "all_of[workspace_file_exists(path='a.md'), workspace_file_exists(path='b.md')]",
+        ),
+    ],
+)
+def test_any_file_of_a_folder_at_least_once_and_present(sentence: str, checks: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check).startswith(checks)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stop"),
+    [
+        ("The agent reads `a.md` or any `b.md`.", "any"),  # any of what?
+        ("The agent reads `a.md` or any `refs` file.", "any"),  # not said to be a folder
+        ("The agent reads `a.md` and any `refs/*` file.", "and"),  # one, or all of them?
+        ("The agent reads `a.md` or any `refs/*` file, or `c.md`.", ","),  # only last
+        ("The answer mentions `a` or any `refs/*` file.", "or"),  # a text has no folder
+        ("The agent runs `make` or any `scripts/*` script.", "or"),  # nor a command
+        ("The agent never reads `a.md` at least once.", "at"),  # more than once?
+        ("The agent reads `a.md` before `b.md` at least once.", "at"),
+        ("The final answer mentions `x` at least once.", "at"),
+        ("`TODO` is present.", "present"),  # a text is present somewhere: where?
+        ("`API_KEY` is not present.", "present"),
+        ("`out.json` is never present.", "present"),
+        ("`TODO` is present in `app.py`.", "present"),
+    ],
+)
+def test_any_at_least_once_and_present_look_alikes_refuse(sentence: str, stop: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert f"stopped at '{stop}'" in refuse_sentence(sentence, "pass_criteria").why
+
+
+def test_any_file_of_a_folder_is_judged_as_one_more_alternative() -> None:
+    # `SKILL.md` and `references/a.md` are read in the hand-built evidence, nothing of `docs/`
+    assert _verdict("The agent reads `nope.md` or any file in `references/`.") == "pass"
+    assert _verdict("The agent reads `nope.md` or any `docs/*` file.") == "fail"
+
+
+# --------------------------------------------------------------- "then" and "followed by"
+
+_LINT = "(?:^|[^\\\\w-])make\\\\ lint(?:$|[^\\\\w-])"
+_TEST = "(?:^|[^\\\\w-])make\\\\ test(?:$|[^\\\\w-])"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The agent runs `make lint` and then `make test`.",
+        "The agent runs `make lint`, then runs `make test`.",
+        "The agent runs `make lint` followed by `make test`.",
+        "The agent ran `make lint` and then ran `make test`.",
+    ],
+)
+def test_two_commands_then_are_both_run_in_that_order(sentence: str) -> None:
+    compiled = compile_sentence(sentence)
+    assert compiled is not None, refuse_sentence(sentence, "pass_criteria").why
+    assert check_text(compiled.check) == (
+        f"all_of[ran_before(first='{_LINT}' then='{_TEST}'), command_ran(pattern='{_TEST}')]"
+    )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stop"),
+    [
+        ("The agent never runs `make lint` then `make test`.", "then"),  # not both, or not so?
+        ("The agent runs `make lint`, then `make test`, then `make build`.", ","),  # a chain
+        ("The agent calls `lint` then `test`.", "then"),  # tools called by name
+        ("The agent runs `lint.sh` then `make test`.", "then"),  # a script: no one pattern
+        ("The agent runs `make lint` or `ruff` then `make test`.", "then"),
+        ("The agent runs `npm install` (or equivalent) then `npm test`.", "then"),
+        ("The agent runs `make lint` then `make test` successfully.", "successfully"),
+        # an act of another kind after "then": no order across acts
+        ("The agent runs `make` and then reads `out.log`.", "reads"),
+        ("The agent reads `a.md` and then runs `make`.", "runs"),
+        ("The agent runs `make` followed by a read of `x.md`.", "read"),
+    ],
+)
+def test_then_between_commands_look_alikes_refuse(sentence: str, stop: str) -> None:
+    assert compile_sentence(sentence) is None
+    assert f"stopped at '{stop}'" in refuse_sentence(sentence, "pass_criteria").why
+
+
+def test_a_read_followed_by_another_is_that_order() -> None:
+    compiled = compile_sentence("The session shows consultation of `A.md` followed by `B.md`.")
+    assert compiled is not None
+    assert check_text(compiled.check) == (
+        "all_of[read_before(first='A.md' then='B.md'), file_read(path='B.md')]"
+    )
+    # `SKILL.md` is read at step 3, `references/a.md` at step 5 in the hand-built evidence
+    assert _verdict("The agent reads `SKILL.md`, followed by `references/a.md`.") == "pass"
+    assert _verdict("The agent reads `references/a.md`, followed by `SKILL.md`.") == "fail"
+
+
+def test_as_well_as_joins_two_literals_as_and() -> None:
+    compiled = compile_sentence("The agent reads `A.md` as well as `B.md`.")
+    assert compiled is not None
+    assert check_text(compiled.check) == "all_of[file_read(path='A.md'), file_read(path='B.md')]"
+    # denied, "as well as" is "and": neither, or not both? It refuses, as "and" does.
+    assert compile_sentence("The agent never reads `A.md` as well as `B.md`.") is None
+    assert compile_sentence("The agent reads `A.md` as well.") is None
+    assert compile_sentence("The agent reads `A.md` as a guide.") is None

@@ -85,10 +85,11 @@ def test_an_evals_file_is_measured_in_place(
     assert "no evals.json here" in capsys.readouterr().err
 
 
-def test_the_held_out_pool_is_split_by_its_rule_and_holds_no_text() -> None:
+@pytest.mark.parametrize("name", ["heldout-pool.json", "heldout-pool-10.json"])
+def test_the_held_out_pool_is_split_by_its_rule_and_holds_no_text(name: str) -> None:
     from benchmarks.criteria_shares import POOL
 
-    pool = json.loads(POOL.read_text())
+    pool = json.loads((POOL.parent / name).read_text())
     names = sorted(pool["repos"])
     # the rule fixed before anything was measured: sorted names, alternating TUNE and TEST
     assert [pool["repos"][n]["half"] for n in names] == [
@@ -100,3 +101,12 @@ def test_the_held_out_pool_is_split_by_its_rule_and_holds_no_text() -> None:
         assert repo in pool["repos"]
         assert rest.startswith(pool["repos"][repo]["commit"][:7] + ":")
         assert re.fullmatch(r"[0-9a-f]{7}:[\w./-]+/[\w.-]+#\w+\[\d+\]", rest), key
+
+
+def test_the_two_held_out_pools_share_no_repo() -> None:
+    """Round 10's pool is held out from the first: no repo of one is in the other."""
+    from benchmarks.criteria_shares import POOL
+
+    first = json.loads(POOL.read_text())["repos"]
+    tenth = json.loads((POOL.parent / "heldout-pool-10.json").read_text())["repos"]
+    assert not set(first) & set(tenth)

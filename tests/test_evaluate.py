@@ -491,12 +491,18 @@ def test_the_hurt_case_is_listed_first_and_the_report_has_the_contract_sections(
     assert "<h3>Scoring Table</h3>" in shown and "<th>95% CI (Wilson)</th>" in shown
     assert "<strong>hurt</strong>" in shown and "<li>" in shown
     assert "## " not in shown and "|---|" not in shown and "**" not in shown
-    assert "<script" not in page and "http://" not in page.replace(
-        'xmlns="http://www.w3.org/2000/svg"', ""
-    )
+    # The reports' one page template: their Content-Security-Policy, our own inlined script
+    # only, nothing fetched.
+    assert 'http-equiv="Content-Security-Policy" content="default-src' in page
+    assert page.count("<script") == 1 and "<script src" not in page
+    assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
     # One interval bar and one dot per case; the hurt case's in red, first.
     assert page.count('stroke-width="3"') == 3 and page.count("<circle") == 3
     assert page.index("#c0392b") < page.index(">helped<")
+    # A variant's description is the user's text: escaped, never markup.
+    marked = summaries[0].model_copy(update={"description": "<img src=x onerror=alert(1)>"})
+    page = render_eval_page(_ab_result(["helped"], [marked], []), report)
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
 
 
 def test_the_variants_attempts_are_interleaved() -> None:

@@ -288,6 +288,41 @@ def test_validate_and_explain_show_the_needs(
     assert f"  needs: program sh, program {ABSENT}, python pip (looked up" in out
 
 
+def test_an_in_session_attempt_of_a_case_with_unmet_needs_is_blocked_with_nothing_to_spawn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`attempt new` has no jail of ours: the sub-agent runs where the command does, so the
+    needs are looked up there. A missing one records the attempt blocked (environment), the
+    eval's, and prints no prompt; a case whose needs are met gets its workspace and prompt."""
+    repo, source, _ = _eval_repo(
+        tmp_path,
+        {
+            "office": (f"needs: {{programs: [{ABSENT}]}}", "Tidy xlsx."),
+            "plain": ("needs: {programs: [sh]}", "Tidy it."),
+        },
+    )
+    common = ["--repo", str(repo), "--source-workspace", str(source), "--run-id", "r"]
+    common += ["--runs-dir", str(tmp_path / "runs"), "--case-workspace-root", str(tmp_path / "ws")]
+    code, out, err = _cli(["attempt", "new", "office", *common, "--json"], capsys)
+    assert code == 0, err
+    made = json.loads(out)
+    assert made["blocked"] == "environment" and "prompt" not in made
+    assert made["unmet_needs"] == [f"program '{ABSENT}' is not on the agent's PATH"]
+    run = tmp_path / "runs/r"
+    result = json.loads((run / "case-results/office.json").read_text())
+    assert (result["status"], result["blocked_reason"]) == ("blocked", "environment")
+    assert result["blocked_by"] == "eval"
+    attempt = json.loads(
+        (run / "case-artifacts/office/attempts/attempt-01/attempt.json").read_text()
+    )
+    assert attempt["unmet_needs"] == made["unmet_needs"]
+    assert not (run / "case-artifacts/office/attempts/attempt-01/pending.json").exists()
+    code, out, err = _cli(["attempt", "new", "plain", *common], capsys)
+    assert code == 0, err
+    assert "prompt (spawn the sub-agent with exactly this message):" in out
+    assert "Tidy it." in out
+
+
 # --------------------------------------------------------------------------- real agents
 
 

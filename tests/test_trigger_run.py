@@ -17,7 +17,7 @@ from evaluator.agents.process import run_process
 from evaluator.artifacts.attribution import CaseScore, RunScore
 from evaluator.artifacts.models import AttemptRecord
 from evaluator.artifacts.rundir import RunDir, write_json
-from evaluator.artifacts.trigger_report import render_trigger_section
+from evaluator.artifacts.trigger_report import render_trigger_section, trigger_fixes
 from evaluator.evidence.triggers import SkillSource
 from evaluator.gate.metrics.base import MetricContext, MetricUnavailable
 from evaluator.gate.metrics.registry import get_metric
@@ -172,6 +172,32 @@ def test_the_report_section_shows_the_confusion_table_and_the_misfiring_prompts(
     )
     assert "**Suspect run (nothing-fired)**" in suspect
     assert "- other skills fired instead: x (3)" in suspect
+
+
+def test_the_suggested_fixes_of_a_trigger_run_name_the_description_and_its_prompts() -> None:
+    skill = ".agents/skills/db-migrations/SKILL.md"
+    prompts = [
+        {"id": "add-column", "expect": True, "attempts": 3, "fired": 0, "triggered": False,
+         "misfires": True, "others": {}},
+        {"id": "rename-table", "expect": True, "attempts": 3, "fired": 0, "triggered": False,
+         "misfires": True, "others": {"sql-helper": 3}},
+        {"id": "fill-pdf", "expect": False, "attempts": 3, "fired": 2, "triggered": True,
+         "misfires": True, "others": {}},
+        {"id": "haiku", "expect": False, "attempts": 0, "fired": 0, "triggered": None,
+         "misfires": False, "others": {}},
+        {"id": "csv-summary", "expect": False, "attempts": 3, "fired": 0, "triggered": False,
+         "misfires": False, "others": {}},
+    ]  # fmt: skip
+    text = "\n".join(trigger_fixes(_data(prompts=prompts), skill))
+    assert f"`{skill}`, the `description` in its front matter" in text
+    assert "did not load the skill on 2 prompt(s) it should (`add-column`, `rename-table`)" in text
+    assert "another skill (`sql-helper`) was loaded instead on `rename-table`" in text
+    assert "loaded the skill on 1 prompt(s) it should not (`fill-pdf`)" in text
+    assert "1 prompt(s) had no valid attempt (`haiku`)" in text
+    assert "csv-summary" not in text
+    # Every prompt as expected: nothing to fix, and said so.
+    right = [dict(p, misfires=False, triggered=p["expect"]) for p in prompts if p["attempts"]]
+    assert trigger_fixes(_data(prompts=right), skill) == ["None: every prompt fired as expected."]
 
 
 def _score(triggers: dict[str, Any] | None) -> RunScore:

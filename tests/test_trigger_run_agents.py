@@ -165,8 +165,10 @@ def test_the_good_description_fires_exactly_on_its_prompts(
 def test_the_vague_description_misses_and_the_overlapping_one_steals(agent: str) -> None:
     _skip_without(agent)
     with scratch_dir() as scratch:
-        _, vague = trigger_run(scratch / "vague", agent, "vague")
+        vague_run, vague = trigger_run(scratch / "vague", agent, "vague")
         assert vague["over_prompts"]["recall"] is not None
+        fixes = (vague_run / "report.md").read_text().split("## Suggested Next Fixes", 1)[1]
+        assert "the `description` in its front matter: the agent did not load the skill" in fixes
         assert vague["over_prompts"]["recall"] <= 0.5
         assert vague["suspect"] is not None and vague["suspect"]["kind"] == "nothing-fired"
         run, overlapping = trigger_run(scratch / "overlapping", agent, "overlapping")
@@ -177,6 +179,7 @@ def test_the_vague_description_misses_and_the_overlapping_one_steals(agent: str)
         report = (run / "report.md").read_text()
         misfires = report.split("### Prompts that missed or misfired", 1)[1]
         assert "| fill-pdf |" in misfires and "| csv-summary |" in misfires
+        assert "it should not (`fill-pdf`, `csv-summary`)" in report
 
 
 @pytest.mark.parametrize("agent", AGENTS)

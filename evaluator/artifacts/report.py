@@ -9,7 +9,7 @@ from typing import Any
 from evaluator.artifacts.attribution import blocked_label, score_run
 from evaluator.artifacts.models import AssertionResult, CaseResult, Manifest
 from evaluator.artifacts.report_findings import CaseFindings, render_fixes
-from evaluator.artifacts.trigger_report import trigger_headline
+from evaluator.artifacts.trigger_report import trigger_fixes, trigger_headline
 
 REPORT_SECTIONS = ("Run Summary", "Case Table", "Failures", "Suggested Next Fixes")
 MAX_FIXES = 3
@@ -143,6 +143,9 @@ def render_report(
             lines.append(f"- {_one_line(finding)}")
         lines.append("")
     lines += ["## Suggested Next Fixes", ""]
-    source = Path(manifest.source_workspace) if manifest.source_workspace else None
-    lines += render_fixes(results, source, MAX_FIXES, no_skill=manifest.is_no_skill())
+    if triggers is not None:
+        lines += trigger_fixes(triggers, manifest.target_skill_path)
+    else:
+        source = Path(manifest.source_workspace) if manifest.source_workspace else None
+        lines += render_fixes(results, source, MAX_FIXES, no_skill=manifest.is_no_skill())
     return "\n".join(lines).rstrip() + "\n"

@@ -125,3 +125,49 @@ def render_trigger_section(data: dict[str, Any]) -> str:
             for p in stolen
         ]
     return "\n".join(lines) + "\n"
+
+
+def _ids(prompts: list[dict[str, Any]]) -> str:
+    return ", ".join(f"`{p['id']}`" for p in prompts)
+
+
+def trigger_fixes(data: dict[str, Any], skill_path: str) -> list[str]:
+    """A trigger run's "Suggested Next Fixes": what its prompts say about the skill's
+    `description` (the only text an agent reads before it decides to load the skill), and
+    which prompts the run could not decide. A case run's fixes read failed assertions, which a
+    trigger run has none of, so they would say "None." over a run whose prompts missed."""
+    prompts = data.get("prompts") or []
+    missed = [p for p in prompts if p.get("misfires") and p.get("expect")]
+    misfired = [p for p in prompts if p.get("misfires") and not p.get("expect")]
+    taken = [p for p in missed if p.get("others")]
+    undecided = [p for p in prompts if p.get("triggered") is None]
+    skill: list[str] = []
+    where = f"`{skill_path}`, the `description` in its front matter"
+    if missed:
+        skill.append(
+            f"1. {where}: the agent did not load the skill on {len(missed)} prompt(s) it should"
+            f" ({_ids(missed)}); say in the description what these prompts ask for."
+        )
+    if taken:
+        others = sorted({name for p in taken for name in p["others"]})
+        skill.append(
+            f"1. {where}: another skill ({', '.join(f'`{o}`' for o in others)}) was loaded"
+            f" instead on {_ids(taken)}; make the descriptions say apart when each applies."
+        )
+    if misfired:
+        skill.append(
+            f"1. {where}: the agent loaded the skill on {len(misfired)} prompt(s) it should"
+            f" not ({_ids(misfired)}); narrow the description, or say when not to use it."
+        )
+    lines: list[str] = []
+    if skill:
+        lines += ["### Fix the skill", "", *skill, ""]
+    if undecided:
+        lines += [
+            "### Fix the run",
+            "",
+            f"1. {len(undecided)} prompt(s) had no valid attempt ({_ids(undecided)}), so they"
+            " count nowhere: see Failures for why, then run them again.",
+            "",
+        ]
+    return lines or ["None: every prompt fired as expected."]

@@ -69,6 +69,8 @@ def new(
 
     The first call plans the run (its manifest names every selected case); later calls with
     its --run-id add attempts to it. Spawn the sub-agent with the printed prompt, byte for byte.
+    A case that `needs` a program or Python distribution this machine lacks is recorded
+    blocked (environment) instead, with nothing to spawn (`--json`: `blocked`, `unmet_needs`).
     """
     # the pipeline is imported when the command runs, not for its --help
     from evaluator.pipeline.in_session import PlanRequest, new_attempt
@@ -88,6 +90,29 @@ def new(
         case_id,
     )
     pending = made.pending
+    if made.unmet_needs:
+        # Nothing to spawn: the attempt is recorded blocked, as `run` records it.
+        reason = "; ".join(made.unmet_needs)
+        if as_json:
+            emit_json(
+                {
+                    "run_id": made.run_dir.run_id,
+                    "run_dir": str(made.run_dir.path),
+                    "case_id": pending.case_id,
+                    "attempt": pending.attempt,
+                    "blocked": "environment",
+                    "unmet_needs": made.unmet_needs,
+                    "case_status": made.case_status,
+                    "created_run": made.created_run,
+                }
+            )
+            return EXIT_OK
+        click.echo(
+            f"run: {made.run_dir.run_id}  case: {pending.case_id}  attempt: {pending.attempt}:"
+            f" blocked (environment), no sub-agent to spawn: the case needs what this machine"
+            f" lacks: {reason}"
+        )
+        return EXIT_OK
     if as_json:
         emit_json(
             {

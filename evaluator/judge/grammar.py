@@ -8,12 +8,16 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
     negation  := never | not | does not | ... | avoids (a gerund follows)
     joined    := ["," | and | but] [not | never] [also] VERB objects      (a second claim)
                | ["," ] without VERB objects | and it (contains|mentions) objects (after a write)
-    clause    := VERB objects [order]                    "the agent ran `make test`"
+    clause    := VERB ["or" VERB] objects [located] [order]  "the agent ran `make test`"
+                                                         (two verbs of one act: "creates or
+                                                          updates `X`")
                | VERB described [contrast]              "used a chats query (`--since`)"
                | PHRASE                                 "searched across all chats" (a phrase
                                                          the skill defines by a flag)
                | [quantifier] NOUN objects [order]      "consultation of `SKILL.md`"
-               | objects BE [negation] PARTICIPLE [by the agent] [order]
+               | objects BE [negation] PARTICIPLE ["or" PARTICIPLE] [by the agent] [located]
+                 [order]
+               | objects BE [not] "present"                     (a file exists, or not)
                | objects [does not] "exists" [in the workspace] [and (contains|mentions) objects]
                | objects [does not] "contains" objects   "`app.py` contains `os.environ`"
                | objects BE [left] (unchanged|unmodified) | objects BE the first KIND [agent] VERB
@@ -26,8 +30,14 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                | "includes a" ["local"] "URL" | "includes a link to" objects   (answer sentences)
     value-phrase := [the] [literal|exact|actual]* WORDS [value] | [the] WORDS's value
                  | [the] value of [the] (WORDS | literal)   (WORDS: parts of one declared name)
+    located   := (under|in|inside|within) [the] [DIRECTORY] literal [DIRECTORY]
+                                                         (one file name in one named folder:
+                                                          `D/F` or deeper)
     objects   := [quantifier | anything] (NEUTRAL | KIND)* [scope] literal-list [KIND]
-                 [or equivalent]                         ("neither `A` nor `B`": denied any_of)
+                 [or equivalent]                         ("neither `A` nor `B`": denied any_of;
+                                                          a list's last item may be "or any
+                                                          `D/*` file", "or any file in `D/`";
+                                                          "as well as" is "and")
     contrast  := (rather than | instead of) [a|an] UNNARROWED [subcommand] NOUN
                                                          (the command without its flag: pass,
                                                           fail, or left to the model judge)
@@ -36,8 +46,12 @@ at the word that stopped it (`criteria.py` has read the lead-in and a leading ne
                  | ["only"] "after" objects | "first" | "before any other" KIND
                  | [first] ["," | and] "then" objects      (both read, in that order)
                  | ((["," | and] "then" | "→" | "->" | "=>") objects)+   (a chain of reads)
+                 | ["," | and] ("then" | "followed by") [VERB] objects  (two commands: both
+                                                          ran, in that order; "followed by"
+                                                          between reads is "then")
     arguments := "with" [the] literal-list [flag|option|argument]   (after a command)
     outcome   := "successfully" | "successful"           (exit code 0; a read that showed content)
+                 ["at least once"]                      (one act: adds nothing)
     not-just  := ["," | and] "not" (just|only|merely) objects   (named by the claim already)
     purpose   := "to" WORD WORD+                         (why a command ran or a file was read:
                                                           intent, dropped; refused elsewhere)
@@ -472,10 +486,11 @@ PREDICATES: tuple[Predicate, ...] = (
             " modifying edit edits edited editing change changes changed changing update updates"
             " updated updating generate generates generated generating produce produces"
             " produced producing save saves saved saving overwrite overwrites overwrote"
-            " overwriting"
+            " overwriting scaffold scaffolds scaffolded scaffolding place places placed placing"
         ),
         words(
             "written created modified edited changed updated generated produced saved overwritten"
+            " scaffolded placed"
         ),
         words("write writes change changes modification modifications edit edits"),
         frozenset({"to", "of"}),
@@ -563,6 +578,7 @@ NEGATIONS: tuple[tuple[str, ...], ...] = (
 _TOKEN = re.compile(r"\u27e8\d+\u27e9|[\u2192\u27f6]|[^\s,/()\u2192\u27f6]+|[,/()]")
 # "`A` → `B` → `C`": each file read, in that order ("->" and "=>" only as words of their own).
 ARROWS = frozenset({"\u2192", "\u27f6", "->", "=>"})
+ORDER_WORDS = frozenset({"before", "after", "prior to", "first", "then", "until", "once"})
 _SLOT = re.compile(r"\u27e8(\d+)\u27e9")
 
 
@@ -686,6 +702,7 @@ def parse_sentence(
         check = parser.sentence()
         check = parser.joined(check)
         check = parser.outcome(check)
+        parser.at_least_once()
         parser.purpose()
         parser.context()
         if tokens.peek() is not None:
@@ -868,6 +885,8 @@ class _Parser:
             return check
         if self.negated or self.negated_before:
             raise _Refused(joint)
+        if verb is not None:
+            verb = self.alternative_verb(predicate.verbs, verb)  # "and creates or updates"
         self.node(f"({'denied ' if denied else ''}{joint})")
         tree = len(self.parse.tree)
         if denied:
@@ -887,6 +906,25 @@ class _Parser:
         if denied:
             other = NotCheck(operand=other)
         return AllOfCheck(operands=[check, other])
+
+    def alternative_verb(self, forms: frozenset[str], verb: str) -> str:
+        """ "creates or updates `X`", "`X` is read or opened": two verbs of one predicate joined
+        by "or" are one claim of that act (its check counts every verb of the lexicon alike:
+        a write is a creation or a change, a read an opening or a view). Only "or": "created
+        and updated" says two acts, which one check does not count. The verb kept is the one
+        that narrows most: a name "called" may be a tool, not a command (`CALLED_BY_NAME`)."""
+        tokens = self.tokens
+        start = tokens.at
+        if not tokens.take("or"):
+            return verb
+        other = tokens.take_any(forms)
+        if other is None or other == verb:
+            tokens.at = start
+            return verb
+        self.node(f"(or {other}: the same act)")
+        if other.split(" ")[0] in CALLED_BY_NAME:
+            return other
+        return verb
 
     def also(self) -> None:
         """ "The session also shows", "the agent also read": an entry's criteria all hold, so
@@ -916,8 +954,10 @@ class _Parser:
                     raise _Refused(adverb)
                 self.node(f"({adverb}: content shown)")
             if verb is not None:
-                if verb in predicate.nouns:  # "shows reads of `X`": the noun
+                if verb in predicate.nouns and tokens.peek() != "or":  # "shows reads of `X`"
                     verb += f" {tokens.take_any(predicate.links) or ''}".rstrip()
+                else:
+                    verb = self.alternative_verb(predicate.verbs, verb)
                 return self.predicate_clause(predicate, verb)
         tokens.at = start
         self.first = False
@@ -1092,6 +1132,17 @@ class _Parser:
             return check.model_copy(update={"exit_code": 0})
         raise _Refused(word)  # several commands, a negation: which one had to succeed?
 
+    def at_least_once(self) -> None:
+        """ "reads `a.md` at least once": a claim of an act is a claim of one or more, so this
+        adds nothing. Denied ("never ... at least once") or after an order, a second claim or
+        several acts it would say more (more than once? every time?): refused there."""
+        if not self.tokens.take("at", "least", "once"):
+            return
+        plain = ("consultation", "command", "file-written", "fetch")
+        if self.negated or self.negated_before or self.parse.predicate not in plain:
+            raise _Refused("at")
+        self.node("(at least once: adds nothing)")
+
     def purpose(self) -> None:
         """ "ran `stats` to size up the chat": why the agent acted, which no record shows beyond
         the act itself; dropped from a claim that an act happened, refused anywhere else (a
@@ -1186,7 +1237,7 @@ class _Parser:
             self.said_text = True
             if not self.tokens.take("that") and verb in SAID_ONLY_WITH_THAT:
                 raise _Refused(verb)
-        objects = self.objects(predicate)
+        objects = self.located(predicate, self.objects(predicate))
         if predicate is FETCH:
             self.attempted()
         return self.ordered(predicate, objects)
@@ -1232,7 +1283,18 @@ class _Parser:
                     if sequence is not None:
                         return sequence
                 return self.claim(CONSULTATION, objects)
-            if tokens.take_any(frozenset({"exists", "exist"})):
+            present = False
+            if not denied:
+                # "`out.json` is (not) present (in the workspace)": it exists, as "exists" says
+                start = tokens.at
+                if tokens.take_any(frozenset({"is", "are"})):
+                    denied = tokens.take("not")
+                    present = tokens.take("present")
+                    if not present:
+                        tokens.at, denied = start, False
+                    elif not all(_file_like(v) for v in objects.values):
+                        raise _Refused("present")  # a text is present somewhere: where?
+            if present or tokens.take_any(frozenset({"exists", "exist"})):
                 self.parse.predicate = "workspace-file-exists"
                 self.node(f"(predicate {'not ' if denied else ''}exists)")
                 if tokens.take("in", "the"):
@@ -1278,8 +1340,11 @@ class _Parser:
                 participle = tokens.take_any(predicate.participles)
                 if participle is None:
                     continue
+                participle = self.alternative_verb(predicate.participles, participle)
                 self.parse.predicate = predicate.name
                 self.node(f"(predicate {'not ' if negated else ''}{predicate.name}: {participle})")
+                tokens.take("by", "the", "agent")
+                objects = self.located(predicate, objects)
                 tokens.take("by", "the", "agent")
                 check = self.ordered(predicate, objects)
                 return NotCheck(operand=check) if negated else check
@@ -1604,6 +1669,58 @@ class _Parser:
         self.node(f"({join} {shown})" if len(values) > 1 else f"(literal {shown})")
         return _Objects(tuple(values), join, equivalent, terms)
 
+    def located(self, predicate: Predicate, objects: _Objects) -> _Objects:
+        """ "writes `STATE.md` under `loops/<loop-name>/`", "`notes.md` is created in the
+        `docs/` folder": one file named by itself, placed in one named directory, is a file of
+        that name in it (`loops/*/STATE.md`, or deeper). Only for reads and writes of file names (no
+        directory part, no glob, no URL), and only a literal the sentence says is a directory
+        (a trailing `/`, or "directory"/"folder"): "`a.md` in `b.md`" or "in the repo root"
+        say no path a check can match, so the sentence refuses at the preposition. "From" is
+        left out: "read `x` from `docs/`" may name where a copy came from."""
+        tokens = self.tokens
+        start = tokens.at
+        if predicate.name not in ("consultation", "file-written"):
+            return objects
+        scope = tokens.take_any(SCOPES - {"from"})
+        if scope is None:
+            return objects
+        count, tree = len(self.literals), len(self.parse.tree)
+        tokens.take("the")
+        named = tokens.take_any(DIRECTORY) is not None
+        index = self.take_literal()
+        if index is not None and not named:
+            named = tokens.take_any(DIRECTORY) is not None
+        if index is None:
+            tokens.at = start
+            del self.literals[count:]
+            del self.parse.tree[tree:]
+            return objects
+        directory = self.literals[index]
+        names_only = all(
+            "/" not in v and not re.search(r"[*?\[]", v) and "://" not in v for v in objects.values
+        )
+        if (
+            not names_only
+            or not (named or directory.endswith("/"))
+            or "://" in directory
+            or directory.startswith(("/", "~", ".."))  # outside the workspace: no relative path
+            or re.search(r"[*?\[]", directory)
+            or index in self.terms
+        ):
+            raise _Refused(scope)
+        if _PLACEHOLDER_WORD.search(directory):
+            directory = self.placeholder_glob(directory, predicate)
+        if len(objects.values) != 1:
+            raise _Refused(scope)  # "`a.md` and `b.md` in `docs/`": one place for each?
+        base = directory.removeprefix("./").rstrip("/")
+        # In the directory at any depth, as "a file in `docs/`" (`docs/*`) reads already: the
+        # file right there, or in a folder of it.
+        values = (f"{base}/{objects.values[0]}", f"{base}/*/{objects.values[0]}")
+        self.node(f"(located {scope} {base}/: {' or '.join(values)})")
+        if tokens.peek() in ORDER_WORDS | ARROWS and not self.at_context():
+            raise tokens.refuse()  # an order names one file: which of the two places?
+        return _Objects(values, "any", objects.equivalent, objects.terms * 2)
+
     def placeholder_glob(self, value: str, predicate: Predicate | None) -> str:
         """ "`loops/<loop-name>/STATE.md`": a path part in angle brackets is the author's
         placeholder for a name the agent chooses, so any one name there (`loops/*/STATE.md`); a
@@ -1644,12 +1761,23 @@ class _Parser:
             indexes.append(index)
             start = tokens.at
             separator = []
-            while (word := tokens.peek()) in (",", "/", "or", "and", "nor"):
+            while (word := tokens.peek()) in (",", "/", "or", "and", "nor", "as"):
                 assert word is not None
+                if word == "as":  # "`A` as well as `B`": `A` and `B`
+                    if not tokens.take("as", "well", "as"):
+                        break
+                    word = "and"
+                else:
+                    tokens.at += 1
                 separator.append(word)
-                tokens.at += 1
             if not separator:
                 return indexes, joins
+            if "or" in separator and "and" not in separator and tokens.peek() == "any":
+                last = self.any_file_in(kinds)
+                if last is not None:
+                    indexes.append(last)
+                    joins.update(separator)
+                    return indexes, joins
             named = tokens.at
             tokens.take("the")
             self.modifiers(kinds)  # "`A` or the GitHub URL `U`"
@@ -1814,6 +1942,34 @@ class _Parser:
         )
         return NotCheck(operand=guard, if_seen="undecided", note=why)
 
+    def any_file_in(self, kinds: frozenset[str]) -> int | None:
+        """The last item of a list of files, "... or any `refs/*` file", "... or any file in
+        `refs/`": a file of that folder or glob, as "any file in `refs/`" alone reads (one
+        more alternative of the list). Only for files (a text or a command has no folder),
+        only a folder or a glob (`or any `a.md``: any of what?), and only last."""
+        tokens = self.tokens
+        if kinds != FILE_KINDS:
+            return None
+        tokens.take("any")
+        self.modifiers(kinds)
+        named = False
+        if tokens.take_any(SCOPES - {"from"}):
+            tokens.take("the")
+            named = tokens.take_any(DIRECTORY) is not None
+        index = self.take_literal()
+        if index is None:
+            raise tokens.refuse()
+        named = tokens.take_any(DIRECTORY) is not None or named
+        literal = self.literals[index]
+        if named and "*" not in literal:
+            literal = self.literals[index] = literal.rstrip("/") + "/"
+        if not (literal.endswith("/") or "*" in literal) or index in self.terms:
+            raise _Refused("any")
+        if tokens.peek() in (",", "/", "or", "and", "nor"):
+            raise tokens.refuse()  # "or any `refs/*` file, or `b.md`": the last item only
+        self.node(f"(or any file of {self.literals[index]})")
+        return index
+
     def literal_next(self) -> bool:
         start, count = self.tokens.at, len(self.literals)
         found = self.take_literal() is not None
@@ -1918,6 +2074,9 @@ class _Parser:
             if tokens.peek() == "after":
                 raise tokens.refuse()  # after a read: the first fetch, or every one?
         if predicate is COMMAND and not self.at_context():
+            sequence = self.then_ran(objects)
+            if sequence is not None:
+                return sequence
             start = tokens.at
             if tokens.take_any(frozenset({"before", "prior to"})):
                 if tokens.peek() in ANSWERING or tokens.peek() in ("the", "its", "a"):
@@ -1945,6 +2104,37 @@ class _Parser:
         self.parse.predicate = "ran-before"
         # `ran_before` fails when `A` never ran: it holds the claim that `A` ran too.
         return RanBeforeCheck(kind="ran_before", first=first_pattern, then=then_pattern)
+
+    def then_ran(self, objects: _Objects) -> Check | None:
+        """ "runs `make lint`, then `make test`", "... and then ...", "... followed by ...":
+        both ran, the second started after the first ended (`ran_before`, which leaves the
+        order unbroken when the second never ran, so its run is claimed too). One step, as
+        `ran_before` takes it: a chain, a denial, a tool called by name refuse."""
+        tokens = self.tokens
+        start = tokens.at
+        tokens.take(",")
+        tokens.take("and")
+        if not (tokens.take("then") or tokens.take("followed", "by")):
+            tokens.at = start
+            return None
+        word = tokens.items[tokens.at - 1]
+        self.denied_order(word)
+        if self.verb.split(" ")[0] in CALLS:
+            raise _Refused(word)  # tools called by name: no shell commands to order
+        tokens.take_any(COMMAND.verbs)  # "then runs `B`"
+        then = self.objects(COMMAND)
+        first_pattern = self.order_pattern(objects, word)
+        then_pattern = self.order_pattern(then, word)
+        if tokens.peek() in (",", "and", "then", "followed"):
+            raise tokens.refuse()  # a chain of runs: each pair, or the whole?
+        self.node("(order then)")
+        self.parse.predicate = "ran-before"
+        return AllOfCheck(
+            operands=[
+                RanBeforeCheck(kind="ran_before", first=first_pattern, then=then_pattern),
+                CommandRanCheck(kind="command_ran", pattern=then_pattern),
+            ]
+        )
 
     def fetch_before(self, objects: _Objects) -> Check:
         """ "fetched `U` before reading `P`", "a fetch to `H` before any file under `P` was
@@ -1989,13 +2179,13 @@ class _Parser:
             return
         self.node(f"({word}: a fetch tried counts)")
 
-    def order_pattern(self, objects: _Objects) -> str:
-        value = _single(objects, "before")
+    def order_pattern(self, objects: _Objects, word: str = "before") -> str:
+        value = _single(objects, word)
         if objects.equivalent or any(objects.terms):
-            raise _Refused("before")
+            raise _Refused(word)
         check = command_check(value, False)
         if not isinstance(check, CommandRanCheck):
-            raise _Refused("before")  # a script: run as `./x`, `python x`, ... no one pattern
+            raise _Refused(word)  # a script: run as `./x`, `python x`, ... no one pattern
         return check.pattern
 
     def before_any_other(self) -> bool:
@@ -2025,6 +2215,8 @@ class _Parser:
             tokens.take(",")
             tokens.take("and")
             step = tokens.take_any(ARROWS | frozenset({"then"}))
+            if step is None and tokens.take("followed", "by"):
+                step = "then"  # "`A` followed by `B`": `A`, then `B`
             if step is None or (step in ARROWS and tokens.at - start > 1):
                 tokens.at = start  # ", → `B`" is no arrow of a chain
                 break

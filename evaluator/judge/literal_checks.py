@@ -172,6 +172,11 @@ def path_shaped(word: str) -> bool:
     or folder, whether or not its author backticked it; not `Next.js`, `audio/video`, `/join`."""
     if not word or "://" in word or word.startswith(("-", "$", "@")):
         return False
+    # `loops/<loop-name>/`, `docs/<topic>.md`: a whole path part in angle brackets is the
+    # author's placeholder for a name, shaped as any name there would be (`<b>` is no path).
+    word = re.sub(r"(?:^|(?<=/))<[A-Za-z][\w-]*>(?=$|[/.])", "x", word)
+    if "<" in word or ">" in word:
+        return False
     if not re.fullmatch(r"[\w./*~+@-]+", word) or not re.search(r"[A-Za-z]", word):
         return False
     name = word.rstrip("/").rsplit("/", 1)[-1]

@@ -125,6 +125,9 @@ class AttemptResult:
     adapter: AgentAdapter | None = None
     # What the case needs and the agent's jail lacked: the agent was never started.
     unmet_needs: list[str] | None = None
+    # A re-judged attempt's saved record: the facts of its agent's process (exit code, timeout,
+    # kill, error), which no handle carries any more and which say whose a block is.
+    saved: AttemptRecord | None = None
 
     @property
     def judged(self) -> bool:
@@ -132,6 +135,7 @@ class AttemptResult:
 
     def record(self, run_dir: RunDir) -> AttemptRecord:
         handle = self.handle
+        ran = self.saved if handle is None else None
         return AttemptRecord(
             attempt=self.number,
             workspace_root=str(self.workspace.path) if self.workspace else "",
@@ -142,20 +146,22 @@ class AttemptResult:
             reason=self.reason,
             thread_id=self.evidence.thread_id
             if self.evidence
-            else (handle.root_thread_id if handle else None),
+            else (handle.root_thread_id if handle else (ran.thread_id if ran else None)),
             session_path=str(self.session.path) if self.session else None,
             isolation=self.isolation.verdict if self.isolation else None,
             isolation_reason=self.isolation.reason if self.isolation else None,
             retry_of=self.retry_of,
             mismatches=self.workspace.mismatches if self.workspace else [],
-            exit_code=handle.exit_code if handle else None,
-            timed_out=handle.timed_out if handle else False,
-            killed=handle.killed if handle else False,
-            agent_error=handle.error if handle else None,
-            model_unreachable=handle.stalled_on_model if handle else False,
+            exit_code=handle.exit_code if handle else (ran.exit_code if ran else None),
+            timed_out=handle.timed_out if handle else bool(ran and ran.timed_out),
+            killed=handle.killed if handle else bool(ran and ran.killed),
+            agent_error=handle.error if handle else (ran.agent_error if ran else None),
+            model_unreachable=handle.stalled_on_model
+            if handle
+            else bool(ran and ran.model_unreachable),
             unmet_needs=self.unmet_needs,
             session_complete=self.evidence.complete if self.evidence else None,
-            duration_s=round(handle.duration_s, 3) if handle else None,
+            duration_s=round(handle.duration_s, 3) if handle else (ran.duration_s if ran else None),
             tokens=_tokens(self.evidence.token_usage) if self.evidence else None,
             artifacts_dir=str(
                 run_dir.attempt_artifacts(self.case_id, self.number).relative_to(run_dir.path)
@@ -238,7 +244,9 @@ def run_attempt(
     workspace.mismatches += offline_mismatches(case, settings.runner)
     unmet = check_needs(case.needs, settings.launch, workspace.path, workspace.env)
     if unmet.missing:
-        return _not_run(settings, case, number, retry_of, workspace, unmet.missing)
+        return not_run(
+            settings.run_dir, case, number, retry_of, workspace, unmet.missing, staged=True
+        )
     baseline = fingerprint(workspace.path)
     workspace.baseline = {relative: state.sha256 for relative, state in baseline.items()}
     if settings.inspector is not None:
@@ -290,20 +298,22 @@ def run_attempt(
     return result
 
 
-def _not_run(
-    settings: AttemptSettings,
+def not_run(
+    run_dir: RunDir,
     case: LoadedCase,
     number: int,
     retry_of: int | None,
     workspace: AttemptWorkspace,
     missing: list[str],
+    *,
+    staged: bool = False,
 ) -> AttemptResult:
     """An attempt whose case needs what the agent's jail lacks: no agent is started (it could
     only fail for the machine's reason, or pass by luck), and the block is the eval's."""
     result = AttemptResult(case.case_id, number, workspace, "blocked", retry_of=retry_of)
     _block(result, "environment", "the case needs what the agent would lack: " + "; ".join(missing))
     result.unmet_needs = missing
-    save_attempt(settings.run_dir, result, staged=True)
+    save_attempt(run_dir, result, staged=staged)
     return result
 
 

@@ -30,12 +30,14 @@ from evaluator.pipeline.attempt import (
     WORKSPACE_SNAPSHOT,
     AttemptResult,
     judge_session,
+    not_run,
     prompt_was_verbatim,
     read_session,
     save_attempt,
 )
 from evaluator.pipeline.case import final_slots, finalize_case
 from evaluator.pipeline.commands import JailedCommands
+from evaluator.pipeline.needs import check_needs
 from evaluator.pipeline.rejudge import restore_attempt
 from evaluator.pipeline.run import new_run_id, write_reports
 from evaluator.pipeline.runplan import ManifestFacts, RunOptions, plan_manifest, resolve_run
@@ -75,6 +77,10 @@ class NewAttempt:
     run_dir: RunDir
     pending: PendingAttempt
     created_run: bool
+    # What the case `needs` and this machine lacks: the attempt is recorded `blocked
+    # (environment)`, the eval's, and no sub-agent is to be spawned for it.
+    unmet_needs: list[str] | None = None
+    case_status: str | None = None  # the case's status once the block finished it
 
 
 @dataclass(frozen=True)
@@ -228,6 +234,9 @@ def new_attempt(request: PlanRequest, case_id: str) -> NewAttempt:
             source_workspace=repo.source_workspace,
             attempt=number,
         )
+        # The sub-agent runs where this command does, with no jail of ours: its needs are
+        # looked up here, as `run` looks them up in the attempt's jail.
+        unmet = check_needs(case.needs, LaunchPolicy(), workspace.path, {})
         setup = case.case.setup
         if setup.env or setup.env_vars_required:
             # spawn_agent passes no environment: the case's variables cannot reach the child.
@@ -244,6 +253,10 @@ def new_attempt(request: PlanRequest, case_id: str) -> NewAttempt:
             mismatches=workspace.mismatches,
             baseline={k: (v.size, v.sha256) for k, v in fingerprint(workspace.path).items()},
         )
+        if unmet.missing:
+            result = not_run(run_dir, case, number, pending.retry_of, workspace, unmet.missing)
+            status = _finish_case(run_dir, manifest, repo, case, result)
+            return NewAttempt(run_dir, pending, created, unmet.missing, status)
         write_json(run_dir.attempt_artifacts(case_id, number) / PENDING_FILE, pending)
     return NewAttempt(run_dir, pending, created)
 
@@ -305,27 +318,36 @@ def collect_attempt(request: CollectRequest) -> Collected:
             )
         result = _judge(request, _adapter(manifest), run_dir, repo, case, pending)
         save_attempt(run_dir, result)
-        attempts = _attempts(run_dir, request.case_id, result)
-        result_file = finalize_case(
-            run_dir,
-            case,
-            final_slots(attempts),
-            attempts,
-            repo.targets[manifest.target_id].target.allowed_statuses,
-            source_workspace=repo.source_workspace,
-        )
-        if manifest.agent_version is None and result.evidence is not None:
-            manifest.agent_version = result.evidence.cli_version  # the user's own CLI
-        if result_file.environment_mismatches:
-            manifest.environment_mismatches[case.case_id] = result_file.environment_mismatches
-        run_dir.write_case_result(result_file)
-        if run_dir.finished_case_ids() >= set(manifest.resolved_case_ids):
-            manifest.run_state = "completed"
-            manifest.finished_at = _now().isoformat(timespec="seconds")
-        run_dir.write_manifest(manifest)
-        write_reports(run_dir, manifest)
+        status = _finish_case(run_dir, manifest, repo, case, result)
     nickname = result.evidence.agent_nickname if result.evidence else None
-    return Collected(run_dir, result, nickname, result_file.status, manifest.run_state)
+    return Collected(run_dir, result, nickname, status, manifest.run_state)
+
+
+def _finish_case(
+    run_dir: RunDir, manifest: Manifest, repo: EvalRepo, case: LoadedCase, result: AttemptResult
+) -> str:
+    """The case's result over its attempts with `result` the latest, the manifest (completed
+    once every case is) and the reports; returns the case's status."""
+    attempts = _attempts(run_dir, case.case_id, result)
+    result_file = finalize_case(
+        run_dir,
+        case,
+        final_slots(attempts),
+        attempts,
+        repo.targets[manifest.target_id].target.allowed_statuses,
+        source_workspace=repo.source_workspace,
+    )
+    if manifest.agent_version is None and result.evidence is not None:
+        manifest.agent_version = result.evidence.cli_version  # the user's own CLI
+    if result_file.environment_mismatches:
+        manifest.environment_mismatches[case.case_id] = result_file.environment_mismatches
+    run_dir.write_case_result(result_file)
+    if run_dir.finished_case_ids() >= set(manifest.resolved_case_ids):
+        manifest.run_state = "completed"
+        manifest.finished_at = _now().isoformat(timespec="seconds")
+    run_dir.write_manifest(manifest)
+    write_reports(run_dir, manifest)
+    return result_file.status
 
 
 def _judge(

@@ -85,6 +85,7 @@ def restore_attempt(run_dir: RunDir, case_id: str, saved: AttemptFile) -> Attemp
         retry_of=saved.retry_of,
     )
     result.unmet_needs = saved.unmet_needs  # no agent ran: the block stays the eval's
+    result.saved = saved  # its agent's exit code, timeout and errors: whose a block is
     directory = run_dir.attempt_artifacts(case_id, saved.attempt)
     session_json = directory / "accepted-session.json"
     if session_json.is_file():

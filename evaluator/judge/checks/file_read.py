@@ -17,6 +17,9 @@ from evaluator.judge.consultation import Consultation, consultation, first_write
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 
 KIND = "file_read"
+# The sources of the reads the shell analysis finds in a command or a script the session wrote
+# (`evidence/builder.py`), whose outcome is their command's.
+COMMAND_ANALYSIS = frozenset({"shell-parse", "script-content"})
 
 
 @register_check(KIND)
@@ -128,12 +131,19 @@ def _command_table(check: FileReadCheck, context: JudgeContext, why: str) -> Che
     # the table may only count the ones that took, or whose outcome is not known.
     hits = [r for r in every if context.outcome(r) != "failed"]
     if every and not hits:
-        return failed(
+        verdict = failed(
             KIND,
             f"{check.path}: the read by {every[0].detail or every[0].source} failed, so none of"
             f" its content reached the agent ({why})",
             [context.ref(r) for r in every],
         )
+        # A command's read failed by the command's exit code, which is the whole command's:
+        # `cat F missing.md` prints F, then fails on the other file. No read for a required
+        # entry; for a forbidden one, still a read (a read tool's own result is the file's).
+        verdict._unrecognised_reads = [
+            context.ref(r) for r in every if r.source in COMMAND_ANALYSIS
+        ]
+        return verdict
     if hits:
         refs = [context.ref(r) for r in hits]
         if check.min_share is not None or check.section is not None:
