@@ -108,8 +108,24 @@ _FAST_ENCODER = msgspec.json.Encoder() if codecs.lookup(_SPILL_ENCODING).name ==
 _FAST_TYPES = (str, int, bool)
 
 
-def _spill_line(record: EvidenceRecord) -> bytes:
-    values = record.to_json()
+# A record's `to_json` reads all of its fields; one just made from keyword values has only
+# those (and its id, kind and line) set, every other field at its default None. The fields to read
+# per set of keyword names, in the record's field order (the order `to_json` writes).
+_MADE_FIELDS: dict[tuple[str, ...], tuple[str, ...]] = {}
+_HEAD_FIELDS = ("id", "kind", "line")
+
+
+def _made_json(record: EvidenceRecord, names: tuple[str, ...]) -> dict[str, Any]:
+    """`record.to_json()` of a record made from keyword values named `names`."""
+    order = _MADE_FIELDS.get(names)
+    if order is None:
+        order = tuple(n for n in _RECORD_FIELDS if n in _HEAD_FIELDS or n in names)
+        _MADE_FIELDS[names] = order
+    return {name: value for name in order if (value := getattr(record, name)) is not None}
+
+
+def _spill_line(record: EvidenceRecord, names: tuple[str, ...]) -> bytes:
+    values = _made_json(record, names)
     if _FAST_ENCODER is not None:
         for value in values.values():
             if type(value) not in _FAST_TYPES:
@@ -272,7 +288,7 @@ class SessionEvidence:
         if self._spill is None:
             self._spill = SpillFile()  # lives as long as the evidence
         if kind != "command_observed":  # its exit code arrives later; written from memory
-            self._spill.write(_spill_line(record))
+            self._spill.write(_spill_line(record, tuple(values)))
         else:
             self._spill.write(b"\n")
         if kind in SPILL_ONLY_KINDS:
