@@ -17,9 +17,10 @@ with other jobs) hits both alike:
 Code transcript instead (`benchmarks/session_shapes.py`: a realistic mix of commands and output
 sizes, reasoning items, token counts; about one command per 24 KB).
 
-The whole processes run with bytecode caching on (an environment's PYTHONDONTWRITEBYTECODE is
-dropped for them) after one untimed run per checkout: an installed package has its bytecode, and
-without it each evidence process compiles the project's modules again (about 0.07 s of CPU).
+The whole processes and the peak-memory probes run with bytecode caching on (an environment's
+PYTHONDONTWRITEBYTECODE is dropped for them), the timed ones after one untimed run per checkout:
+an installed package has its bytecode, and without it each evidence process compiles the
+project's modules again (about 0.07 s of CPU, and more memory).
 
 Peak RSS is measured in a fresh child process on the `--big-mb` session.
 Run: .venv/bin/python -m benchmarks.evidence_throughput [--mb 100] [--big-mb 500] [--processes 10]
@@ -338,6 +339,7 @@ def main() -> None:
             capture_output=True,
             text=True,
             check=True,
+            env=CHILD_ENV,
         )
         peak = json.loads(probe.stdout)
         baseline = subprocess.run(
@@ -350,6 +352,7 @@ def main() -> None:
             capture_output=True,
             text=True,
             check=True,
+            env=CHILD_ENV,
         )
         rows.append(
             [
