@@ -37,14 +37,24 @@ class WrittenContents(MutableMapping[str, str | None]):
         return self._data[path]
 
     def __setitem__(self, path: str, content: str | None) -> None:
-        if path in self._data:
-            self._forget(path)
-        self._data[path] = content
-        for prefix in _slash_prefixes(path):
-            self._under[prefix] = self._under.get(prefix, 0) + 1
+        data = self._data
+        if path in data:  # the same path again (a file rewritten): only its content may change
+            was_unknown = data[path] is None
+            data[path] = content
+            if was_unknown and content is not None:
+                _decrement(self._unknown, path.rstrip("/"))
+            elif content is None and not was_unknown:
+                _increment(self._unknown, path.rstrip("/"))
+            return
+        data[path] = content
+        under = self._under
+        index = path.find("/")
+        while index != -1:  # `_slash_prefixes`, inline: called for every write
+            prefix = path[:index]
+            under[prefix] = under.get(prefix, 0) + 1
+            index = path.find("/", index + 1)
         if content is None:
-            stripped = path.rstrip("/")
-            self._unknown[stripped] = self._unknown.get(stripped, 0) + 1
+            _increment(self._unknown, path.rstrip("/"))
 
     def __delitem__(self, path: str) -> None:
         self._forget(path)
@@ -81,6 +91,10 @@ class WrittenContents(MutableMapping[str, str | None]):
         if not self._unknown:
             return False
         return any(prefix in self._unknown for prefix in _slash_prefixes(path))
+
+
+def _increment(counts: dict[str, int], key: str) -> None:
+    counts[key] = counts.get(key, 0) + 1
 
 
 def _decrement(counts: dict[str, int], key: str) -> None:
