@@ -171,3 +171,29 @@ def test_codex_does_not_list_a_skill_without_a_description(tmp_path: Path) -> No
             "failed to load skill" in stderr,
         )
     assert listed == {"good": (True, False), "bare": (False, True)}
+
+
+def test_another_version_no_agent_lists_is_warned_of(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v2 given by path (`evaluate --candidate`, `score --skill`) without a description: the
+    comparison would measure an agent never told of v2."""
+    monkeypatch.setenv("AGENTIC_EVAL_CODEX_BIN", str(tmp_path / "no-codex-here"))
+    folder = skill(tmp_path, GOOD)
+    v2 = tmp_path / "v2/SKILL.md"
+    v2.parent.mkdir()
+    v2.write_text("---\nname: tidy-imports\n---\nSort imports, then group them.\n")
+    runs = ["--runs-dir", str(tmp_path / "runs")]
+    for args in (
+        ["evaluate", "--evals", str(folder), "--baseline", "current", "--candidate", str(v2)],
+        ["evaluate", "--evals", str(folder), "--candidate", str(v2.parent)],
+        ["score", "--evals", str(folder), "--skill", str(v2)],
+    ):
+        code, _, err = run_cli([*args, *runs], capsys)
+        assert code == 3, err  # no agent CLI here: stopped after the warning
+        assert "SKILL.md:1: description: missing" in err or (
+            f"{v2}:1:1: description: missing" in err
+        ), err
+    v2.write_text(GOOD)
+    code, _, err = run_cli(["score", "--evals", str(folder), "--skill", str(v2), *runs], capsys)
+    assert code == 3 and "warning" not in err, err

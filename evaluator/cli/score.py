@@ -155,7 +155,9 @@ def command(
         # `--skill` is the candidate text here: the skill folder is the one the file belongs to
         repo, source_workspace = evals_repo(repo, source_workspace, evals, None)
         if resume is None:
-            show_load_warnings(repo, source_workspace, target, lenient=run_args.lenient)
+            show_load_warnings(
+                repo, source_workspace, target, lenient=run_args.lenient, candidate=skill_file
+            )
         options = _options(
             repo, source_workspace, target, suites, cases, split, skill_file, resume, run_args
         )
