@@ -15,6 +15,7 @@ import pytest
 
 from evaluator.cli.main import main
 from evaluator.pipeline.reachable import unreachable
+from tests.support import claude_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,3 +88,22 @@ def test_the_judge_s_unreachable_endpoint_is_refused_too(
     args += ["--judge-model", "j", "--judge-base-url", f"http://127.0.0.1:{port}/v1"]
     code, err = run_cli([*args, "--judge-api-key-env", "GATEWAY_KEY"], capsys)
     assert code == 3 and f"--judge-base-url http://127.0.0.1:{port}/v1: nothing listens" in err
+
+
+@pytest.mark.slow
+@pytest.mark.claude
+def test_the_user_s_own_gateway_variable_is_checked_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code reaches the `ANTHROPIC_BASE_URL` of the user's environment (the runner
+    passes it through when no `--base-url` is given): the same wait, the same refusal, before
+    any agent starts."""
+    claude_or_skip()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-reach-000000000003")
+    port = closed_port()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
+    runs = tmp_path / "runs"
+    args = ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(runs)]
+    code, err = run_cli([*args, "--agent", "claude-code"], capsys)
+    assert code == 3 and f"ANTHROPIC_BASE_URL http://127.0.0.1:{port}: nothing listens" in err
+    assert not runs.exists() or not any(runs.iterdir())

@@ -274,6 +274,14 @@ def check_credentials(
             f"a real model needs credentials: {runner.credentials_hint};"
             " --behaviors DIR uses the scripted model"
         )
+    # The user's own variable pointing the agent at a gateway is checked as --base-url is.
+    passed = runner.base_url_env and not (endpoint.base_url or endpoint.api_key_env)
+    own_url = os.environ.get(runner.base_url_env or "") if passed else None
+    if plan.behaviors is None and own_url and (why := unreachable(own_url)):
+        raise EnvironmentProblem(
+            f"{runner.base_url_env} {why}: every attempt would wait for it until its timeout;"
+            " start the server or correct the variable"
+        )
 
 
 def now() -> str:
