@@ -33,6 +33,7 @@ from evaluator.artifacts.trigger_files import (
     TriggerRunFile,
 )
 from evaluator.contract.models import Case
+from evaluator.contract.skill_listing import unlisted_skill
 from evaluator.contract.triggers import TriggerCase
 from evaluator.errors import InputError
 from evaluator.evidence.triggers import SkillSource, TriggerUndecidable, skill_name
@@ -581,6 +582,14 @@ class TriggerRun(Run):
         skill = triggers.skill or Path(_skill_folder(entry)).name
         if options.skill_text is not None:
             _check_candidate(options.skill_text, skill)
+        else:
+            # A skill no agent lists can only miss: every should-fire prompt would be a miss the
+            # description is not to blame for, so the run would measure nothing.
+            mount = target.skill_mount
+            folder = mount.origin if mount else repo.source_workspace / _skill_folder(entry)
+            unlisted = unlisted_skill(folder / "SKILL.md")
+            if unlisted is not None:
+                raise unlisted
         self.trigger_set = triggers
         self.trigger_plan = TriggerPlan(
             skill=skill,
