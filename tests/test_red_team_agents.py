@@ -880,7 +880,10 @@ def test_a_blocked_case_says_whose_doing_it_is_without_its_attempts(
     outcome = _run_round_five(tmp_path, repo, steps, "codex-exec")
     (result,) = outcome.results
     saved = json.loads((outcome.run_dir.path / f"case-results/{ROUND_FIVE_CASE}.json").read_text())
-    assert result.status == "blocked", (result.status, [(e.summary, e.status, e.notes) for e in result.assertions])
+    assert result.status == "blocked", (
+        result.status,
+        [(e.summary, e.status, e.notes) for e in result.assertions],
+    )
     assert (saved["blocked_by"], saved["blocked_cause"]) == ("agent", "agent-unverifiable")
     trimmed = CaseResult.model_validate({**saved, "attempts": []})
     assert score_run([trimmed]).hard == 0.0  # counted, as with its attempts
