@@ -858,7 +858,10 @@ def test_a_blocked_case_says_whose_doing_it_is_without_its_attempts(
     """The round-five gap the agent made (`lint.py` only in the background, which Codex's
     sandbox ends with its command): the case result itself says `blocked_by: agent`, so a
     reader without our attempt rules, or a copy without `attempts`, still counts it as not
-    passed (before: only its attempts said so; the case fell back to its reason)."""
+    passed (before: only its attempts said so; the case fell back to its reason). The command
+    waits a second, so `lint.py` started before the sandbox killed it: a killed run is
+    undecided. (Without the wait the shell's child is killed before it execs python, which the
+    trace shows since it logs killed processes: no run of lint.py, `fail`; real-repos round 4.)"""
     import json
 
     from evaluator.artifacts.attribution import score_run
@@ -870,14 +873,17 @@ def test_a_blocked_case_says_whose_doing_it_is_without_its_attempts(
     repo = copy_demo(tmp_path / "source")
     _round_five_case(repo, {"lint.py": "import time\ntime.sleep(30)\n", "deploy.py": "print(1)\n"})
     steps: list[dict[str, Any]] = [
-        {"cmd": "python3 lint.py > /dev/null 2>&1 &"},
+        {"cmd": "python3 lint.py > /dev/null 2>&1 & sleep 1"},
         {"cmd": "python3 deploy.py"},
         {"final": "Done: linted, deployed."},
     ]
     outcome = _run_round_five(tmp_path, repo, steps, "codex-exec")
     (result,) = outcome.results
     saved = json.loads((outcome.run_dir.path / f"case-results/{ROUND_FIVE_CASE}.json").read_text())
-    assert result.status == "blocked", result.notes
+    assert result.status == "blocked", (
+        result.status,
+        [(e.summary, e.status, e.notes) for e in result.assertions],
+    )
     assert (saved["blocked_by"], saved["blocked_cause"]) == ("agent", "agent-unverifiable")
     trimmed = CaseResult.model_validate({**saved, "attempts": []})
     assert score_run([trimmed]).hard == 0.0  # counted, as with its attempts

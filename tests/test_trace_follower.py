@@ -50,6 +50,19 @@ def test_the_cli_still_running_leaves_nothing_to_stop(
     assert not follower.agent_left_processes()
 
 
+def test_a_cli_killed_by_a_signal_did_not_end_on_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tracer prints the signals that kill (real-repos round 4), so a CLI the attempt
+    stopped (a trigger run's stop at the decision, a timeout) ends in the log: that is no exit
+    of its own, so nothing is settled as if it were (`stopped_at_decision` stays true)."""
+    monkeypatch.setattr(follow, "LEFTOVER_GRACE_S", 0.0)
+    follower = _followed(tmp_path, CLI + FORK + SERVER + "7 +++ killed by SIGTERM +++\n")
+    assert not follower.agent_exited
+    assert follower.root_exit_code is None
+    assert not follower.agent_left_processes()
+
+
 def test_the_grace_lets_a_normal_end_come_first(tmp_path: Path) -> None:
     follower = _followed(tmp_path, CLI + "7 +++ exited with 0 +++\n")
     assert follower.root_exit_code == 0

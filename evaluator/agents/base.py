@@ -209,3 +209,34 @@ def link_skill(workspace: Path, entry_skill: Path, skills_dir: Path) -> None:
         return  # a skill of that name is already there: the workspace's own
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(os.path.relpath(workspace / skill, link.parent))
+    ignore_in_git(workspace, link.relative_to(workspace))
+
+
+def ignore_in_git(workspace: Path, made: Path) -> None:
+    """Keeps a path the evaluator made in a workspace that is a git repository out of git's
+    view (`.git/info/exclude`, the repository's own untracked ignore list): the project's
+    `git status` is then what the agent left, and an honest `git add -A` commits none of the
+    evaluator's scaffolding. `made` is relative to the workspace. A `.git` that is not a plain
+    directory (a worktree's pointer file, a link) or an ignore file reached through a link is
+    left alone: the evaluator writes only inside the workspace's own repository."""
+    git_dir = workspace / ".git"
+    exclude = git_dir / "info" / "exclude"
+    if git_dir.is_symlink() or not git_dir.is_dir():
+        return
+    if any(p.is_symlink() for p in (exclude.parent, exclude)) or (
+        exclude.exists() and not exclude.is_file()
+    ):
+        return
+    # Anchored at the top, glob characters escaped: this one path, nothing else.
+    escaped = "".join("\\" + ch if ch in "*?[\\" else ch for ch in made.as_posix())
+    line = f"/{escaped}"
+    try:
+        exclude.parent.mkdir(exist_ok=True)
+        before = exclude.read_text(encoding="utf-8", errors="replace") if exclude.exists() else ""
+        if line in before.splitlines():
+            return
+        separator = "" if not before or before.endswith("\n") else "\n"
+        with exclude.open("a", encoding="utf-8") as handle:
+            handle.write(f"{separator}{line}\n")
+    except OSError:
+        return  # git then shows the link, as before: nothing the run depends on

@@ -99,9 +99,11 @@ class TraceFollower:
         if "+++" not in line:
             return  # a syscall line (almost all of them): not the end of a process
         end = _END.match(line)
-        if end is not None and int(end.group(1)) == self._root:
-            if end.group(2) is not None:
-                self.root_exit_code = int(end.group(2))
+        # Only an exit is the agent ending on its own: a CLI killed by a signal was stopped (the
+        # attempt's timeout, a trigger run's stop at the decision, its own tool call), which the
+        # log shows since the tracer prints the signals that kill.
+        if end is not None and int(end.group(1)) == self._root and end.group(2) is not None:
+            self.root_exit_code = int(end.group(2))
             self._root_ended_at = time.monotonic()
 
     def _follow(self) -> None:

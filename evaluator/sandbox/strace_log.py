@@ -177,7 +177,7 @@ class TracedExec:
 # How a process ended, from strace's `+++` line: (exit code, None) or (None, signal name).
 ProcessEnd = tuple[int | None, str | None]
 _EXITED = re.compile(r"^\+\+\+ exited with (?P<code>-?\d+) \+\+\+")
-_KILLED = re.compile(r"^\+\+\+ killed by (?P<signal>[A-Z0-9+]+)")
+_KILLED = re.compile(r"^\+\+\+ killed by (?P<signal>[A-Z0-9_+]+)")
 
 
 class ToolCallRecognizer(Protocol):
@@ -280,6 +280,8 @@ class ObservedTrace:
     # Events of processes whose creation the log never showed: attributed to nobody.
     unattributed: int = 0
     exited: set[int] = field(default_factory=set)  # processes whose end (`+++`) the log shows
+    # Processes that ended (killed) inside a traced call whose result the log never shows.
+    cut_short: dict[int, str] = field(default_factory=dict)
     endings: dict[int, ProcessEnd] = field(default_factory=dict)  # how each of them ended
     ending_lines: dict[int, int] = field(default_factory=dict)  # the log line of each end
     # The log records `socket` and seccomp filters (a log written before they were traced, read
@@ -299,6 +301,12 @@ class ObservedTrace:
         unended = sorted(call.pids - self.exited)
         if unended:
             return f"{len(unended)} of its processes never ended in the log (pid {unended[0]})"
+        cut = sorted(pid for pid in call.pids if pid in self.cut_short)
+        if cut:
+            return (
+                f"{len(cut)} of its processes ended inside a system call whose outcome the log"
+                f" does not show (pid {cut[0]}: {self.cut_short[cut[0]]})"
+            )
         if call.dropped:
             return f"{call.dropped} of its accesses were over the limit kept per call"
         if call.blind:
@@ -464,6 +472,12 @@ def _events(
                 trace.exited.add(pid)
                 trace.endings[pid] = _ending(rest)
                 trace.ending_lines[pid] = number
+                started = pending.pop(pid, None)
+                if started is not None:
+                    # Killed inside a call strace printed the start of: what it did (a
+                    # connect's packet, an open's side effects) is not known.
+                    trace.cut_short[pid] = started[0]
+                dropped.discard(pid)
             continue
         if rest.endswith("<unfinished ...>"):
             if droppable(pid, _name(rest), rest):

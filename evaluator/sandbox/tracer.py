@@ -41,6 +41,12 @@ SYSCALLS = (
     # Process creation: the parent/child links that attribute accesses to a tool call.
     "clone,clone3,fork,vfork"
 )
+# strace prints `+++ killed by SIG +++` only for the signals it shows, so `signal=none` left a
+# process killed by a signal (a server stopped with `pkill`) without an end in the log, and its
+# tool call never seen whole. Shown: every signal that can kill; not those whose default is to
+# be ignored or to stop (SIGCHLD, SIGURG, SIGWINCH, job control), the frequent ones. A shown
+# delivery adds a `--- SIG... ---` line, which the reader skips.
+SIGNALS = "signal=!SIGCHLD,SIGURG,SIGWINCH,SIGCONT,SIGSTOP,SIGTSTP,SIGTTIN,SIGTTOU"
 # Long argv strings (a tool call's whole command) must arrive uncut to be matched to the session.
 STRING_LIMIT = 65536
 
@@ -60,7 +66,7 @@ def options(output: Path) -> list[str]:
         "-e",
         f"trace={SYSCALLS}",
         "-e",
-        "signal=none",
+        SIGNALS,
         "-s",
         str(STRING_LIMIT),
         "-o",

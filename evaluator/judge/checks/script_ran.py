@@ -97,6 +97,22 @@ def _ran_with(
     return ("maybe" if proof.finding in ("unknown", "killed") else None), proof
 
 
+def _beside_only(hits: Sequence[EvidenceRecord], context: JudgeContext, pattern: Pattern) -> str:
+    """Why a pattern found in the very command that ran the script did not count: the match
+    must cover the script's own word (the contract's `tool\\.py\\s+stats`), so an argument
+    alone (`stats`) is searched for in vain. Empty when the pattern is not in that command."""
+    for record in hits:
+        _, running = _runners(record, context)
+        for invocation in running:
+            line = " ".join(invocation.words)
+            if record.path in invocation.paths and pattern.search(line) is not None:
+                return (
+                    "; the pattern is found there, but only beside the script: a match must"
+                    " cover the script's own word too, as /tool\\.py\\s+stats/ does"
+                )
+    return ""
+
+
 def _unless(check: ScriptRanCheck) -> str:
     return "" if check.without is None else f" and not /{check.without}/"
 
@@ -221,7 +237,7 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
             return failed(
                 KIND,
                 f"{check.path} ran, never by a command matching /{check.command}/{_unless(check)}:"
-                f" `{_command_of(hits[0], context)}`",
+                f" `{_command_of(hits[0], context)}`{_beside_only(hits, context, pattern)}",
                 [context.ref(r) for r in hits],
             )
         hits = matching
