@@ -541,6 +541,92 @@ def test_the_command_check_home_is_new_not_the_workspace(tmp_path: Path) -> None
         assert command(home, context).status == "pass"
 
 
+def _check_launches() -> list[LaunchPolicy]:
+    launches = [LaunchPolicy()]
+    if get_jail("bwrap").unavailable() is None:
+        launches.append(LaunchPolicy(jail="bwrap"))
+    return launches
+
+
+_AUTHOR_TEST = (
+    "import unittest\n"
+    "class T(unittest.TestCase):\n"
+    "    def test_answer(self):\n"
+    "        self.assertEqual(open('answer.txt').read().strip(), '42')\n"
+)
+_RUN_AUTHOR_TEST = "cd {{output_dir}} && python3 -m unittest discover -s tests -q"
+
+
+def test_the_command_check_compiles_python_afresh_not_from_the_agent_s_pycache(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 10b: the author's test file stays untouched, but the agent leaves a
+    `.pyc` beside it (an unchecked hash-based one: Python loads it without looking at the
+    source) holding a test that always passes. The check's Python imported it from
+    `__pycache__` and passed a wrong answer; it now compiles under the check's own home."""
+    workspace = tmp_path / "ws"
+    (workspace / "tests").mkdir(parents=True)
+    (workspace / "tests" / "test_x.py").write_text(_AUTHOR_TEST)
+    (workspace / "answer.txt").write_text("7\n")
+    forged = tmp_path / "forged.py"
+    forged.write_text(_AUTHOR_TEST.replace("self.assertEqual(", "print("))
+    cached = workspace / "tests" / "__pycache__" / "test_x.cpython-{}{}.pyc"
+    subprocess.run(
+        [
+            "python3",
+            "-c",
+            "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2].format("
+            "*sys.version_info[:2]), invalidation_mode=py_compile.PycInvalidationMode."
+            "UNCHECKED_HASH)",
+            str(forged),
+            str(cached),
+        ],
+        check=True,
+    )
+    check = CommandCheck(kind="command", command=_RUN_AUTHOR_TEST)
+    for launch in _check_launches():
+        verdict = command(check, _context(workspace, JailedCommands(launch)))
+        assert verdict.status == "fail" and "exited 1, expected 0" in verdict.detail
+    # honest look-alike: the right answer, with the caches the agent's own test runs left
+    (workspace / "answer.txt").write_text("42\n")
+    shutil.rmtree(workspace / "tests" / "__pycache__")
+    plain = {name: value for name, value in os.environ.items() if not name.startswith("PYTHON")}
+    subprocess.run(
+        ["python3", "-m", "unittest", "discover", "-s", "tests", "-q"],
+        cwd=workspace,
+        env=plain,
+        check=True,
+        capture_output=True,
+    )
+    assert list((workspace / "tests" / "__pycache__").glob("*.pyc"))
+    for launch in _check_launches():
+        assert command(check, _context(workspace, JailedCommands(launch))).status == "pass"
+
+
+def test_the_command_check_finds_programs_by_name_outside_the_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team, round 10b: with a relative entry on the user's PATH (`bin`, `.`,
+    `node_modules/.bin`: looked up from the check's working directory, the workspace), a
+    `python3` the agent put in `bin/` ran in place of the author's and exited 0."""
+    workspace = tmp_path / "ws"
+    (workspace / "tests").mkdir(parents=True)
+    (workspace / "tests" / "test_x.py").write_text(_AUTHOR_TEST)
+    (workspace / "answer.txt").write_text("7\n")
+    (workspace / "bin").mkdir()
+    (workspace / "bin" / "python3").write_text("#!/bin/sh\nexit 0\n")
+    (workspace / "bin" / "python3").chmod(0o755)
+    monkeypatch.setenv("PATH", f"bin::{os.environ['PATH']}")
+    check = CommandCheck(kind="command", command=_RUN_AUTHOR_TEST)
+    for launch in _check_launches():
+        verdict = command(check, _context(workspace, JailedCommands(launch)))
+        assert verdict.status == "fail" and "exited 1, expected 0" in verdict.detail
+    # honest look-alike: a program of the workspace named by its path still runs
+    named = CommandCheck(kind="command", command="cd {{output_dir}} && bin/python3")
+    for launch in _check_launches():
+        assert command(named, _context(workspace, JailedCommands(launch))).status == "pass"
+
+
 # What the check's access trace shows of a command that ran nothing of the session's.
 # What a tool's trace shows when it ran nothing of the session's and looked its index's name up
 # (every fetch that fails for want of a network tried one); the same without the lookup.
