@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evaluator.artifacts.redact import Redactor
 from evaluator.cli.main import main
 from evaluator.contract.models import (
     CommandCheck,
@@ -27,7 +28,7 @@ from evaluator.grader.prompt import judge_prompt
 from evaluator.judge import JudgeContext
 from evaluator.judge.base import CommandOutcome, CommandTrace
 from evaluator.judge.chain import pending_entries, plan_entries
-from evaluator.judge.checks.command import command, machine_failure
+from evaluator.judge.checks.command import OUTPUT_LIMIT, command, machine_failure
 from evaluator.judge.graded import grade_item
 from evaluator.judge.verdict import CheckVerdict
 from evaluator.pipeline.commands import JailedCommands, rejudge_commands
@@ -539,6 +540,28 @@ def test_the_command_check_home_is_new_not_the_workspace(tmp_path: Path) -> None
         verdict = command(failing, context)
         assert verdict.status == "fail" and "exited 1, expected 0" in verdict.detail
         assert command(home, context).status == "pass"
+
+
+def test_a_secret_cut_by_the_command_record_is_still_redacted(tmp_path: Path) -> None:
+    """Red team, round 10b: the record keeps the last OUTPUT_LIMIT characters of the check's
+    output. A key the command printed where that cut falls left all but its first characters in
+    `judge/command-*.json`, unmarked, so the redactor's rule for a secret cut short (a part
+    beside an ellipsis) did not apply."""
+    key = "sk-proj-Q8vNw3Zt7LmK2xRb9YcJ4pHs6DfA1gE5"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    tail = "z" * (OUTPUT_LIMIT - (len(key) - 3))
+    (workspace / "out.txt").write_text(f"pad\n{key}{tail}")
+    context = _context(workspace, JailedCommands(LaunchPolicy()))
+    verdict = command(CommandCheck(kind="command", command="cat {{output_dir}}/out.txt"), context)
+    assert verdict.status == "pass"
+    record = tmp_path / "judge" / verdict.evidence[-1].rsplit("/", 1)[1]
+    Redactor({"OPENAI_API_KEY": key}).tree(tmp_path / "judge")
+    kept = record.read_text()
+    assert key[3:] not in kept and key[-8:] not in kept
+    saved = json.loads(kept)
+    assert saved["output_truncated"]
+    assert saved["output"].startswith("...[REDACTED:OPENAI_API_KEY]zzz")
 
 
 def _check_launches() -> list[LaunchPolicy]:
