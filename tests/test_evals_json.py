@@ -564,6 +564,43 @@ def test_a_secret_cut_by_the_command_record_is_still_redacted(tmp_path: Path) ->
     assert saved["output"].startswith("...[REDACTED:OPENAI_API_KEY]zzz")
 
 
+def test_the_workspace_is_judged_as_the_agent_left_it_before_any_command_runs(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 10b: the agent leaves a wrong answer and a "test" that writes the right
+    one. Listed before the `workspace_file_contains` check, the `command` check that runs the
+    test rewrote the answer first, and the case passed (listed after it, it failed). Every
+    check that reads the workspace now judges it before any command runs."""
+    from evaluator.contract.models import Case
+    from evaluator.judge import judge_case
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "test_answer.py").write_text("open('answer.txt', 'w').write('42\\n')\n")
+    ran = {"kind": "command", "command": "cd {{output_dir}} && python3 test_answer.py"}
+    holds = {"kind": "workspace_file_contains", "path": "answer.txt", "text": "42"}
+    for left, expected in (("7\n", "fail"), ("42\n", "pass")):
+        for required in ([ran, holds], [holds, ran]):
+            (workspace / "answer.txt").write_text(left)
+            case = Case.model_validate(
+                {
+                    "case_id": "c",
+                    "title": "t",
+                    "input": {"user_prompt": "p"},
+                    "assert": {
+                        "required": [
+                            {"description": f"check {n}", "checks": [check]}
+                            for n, check in enumerate(required)
+                        ]
+                    },
+                }
+            )
+            judgement = judge_case(case, _context(workspace, JailedCommands(LaunchPolicy())))
+            assert judgement.status == expected, (left, required[0]["kind"])
+            # what the check reports stays in the order the author listed
+            assert [e.summary for e in judgement.entries] == ["check 0", "check 1"]
+
+
 def _check_launches() -> list[LaunchPolicy]:
     launches = [LaunchPolicy()]
     if get_jail("bwrap").unavailable() is None:
