@@ -577,28 +577,32 @@ def test_the_workspace_is_judged_as_the_agent_left_it_before_any_command_runs(
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "test_answer.py").write_text("open('answer.txt', 'w').write('42\\n')\n")
-    ran = {"kind": "command", "command": "cd {{output_dir}} && python3 test_answer.py"}
-    holds = {"kind": "workspace_file_contains", "path": "answer.txt", "text": "42"}
+    ran = {
+        "description": "the test passes",
+        "checks": [{"kind": "command", "command": "cd {{output_dir}} && python3 test_answer.py"}],
+    }
+    holds = {
+        "description": "the answer",
+        "checks": [{"kind": "workspace_file_contains", "path": "answer.txt", "text": "42"}],
+    }
+    # the same, as a sentence the rules judge compiles (decided after every typed entry)
+    said = {"description": "Output file `answer.txt` exists and mentions `42`."}
     for left, expected in (("7\n", "fail"), ("42\n", "pass")):
-        for required in ([ran, holds], [holds, ran]):
+        for required in ([ran, holds], [holds, ran], [ran, said], [said, ran], [ran, holds, said]):
             (workspace / "answer.txt").write_text(left)
             case = Case.model_validate(
                 {
                     "case_id": "c",
                     "title": "t",
                     "input": {"user_prompt": "p"},
-                    "assert": {
-                        "required": [
-                            {"description": f"check {n}", "checks": [check]}
-                            for n, check in enumerate(required)
-                        ]
-                    },
+                    "assert": {"required": required},
                 }
             )
             judgement = judge_case(case, _context(workspace, JailedCommands(LaunchPolicy())))
-            assert judgement.status == expected, (left, required[0]["kind"])
-            # what the check reports stays in the order the author listed
-            assert [e.summary for e in judgement.entries] == ["check 0", "check 1"]
+            listed = [str(entry["description"]) for entry in required]
+            assert judgement.status == expected, (left, listed)
+            # what the judge reports stays in the order the author listed
+            assert [e.summary for e in judgement.entries] == listed
 
 
 def _check_launches() -> list[LaunchPolicy]:

@@ -20,16 +20,13 @@ class StructuredChecksJudge:
     def decide(
         self, entries: list[PendingEntry], context: JudgeContext
     ) -> dict[str, AssertionResult]:
-        # Every check that reads the workspace judges it as the agent left it, before any
-        # `command` check runs: a command runs the agent's code, which may rewrite the files a
-        # later check reads (an answer written by the agent's "test" as the check ran it), so
-        # the verdict would depend on the order the author listed them in.
-        judged = [p for p in entries if p.entry.checks]
-        decided = {
+        # `judge_entries` gives the entries that run a command after every other; within an
+        # entry, its commands run last too (`_run_all`).
+        return {
             p.entry_id: entry_result(p, "checks", _run_all(p.entry.checks, context))
-            for p in sorted(judged, key=lambda p: any(map(runs_command, p.entry.checks)))
+            for p in entries
+            if p.entry.checks
         }
-        return {p.entry_id: decided[p.entry_id] for p in judged}
 
 
 def runs_command(check: Check) -> bool:
@@ -41,7 +38,8 @@ def runs_command(check: Check) -> bool:
 
 
 def _run_all(checks: list[Check], context: JudgeContext) -> list[CheckVerdict]:
-    """The verdicts in the checks' order, the commands run last."""
+    """The verdicts in the checks' order, the commands run last: a command may run the agent's
+    code, which may rewrite the files another check reads (an answer its "test" writes)."""
     verdicts: dict[int, CheckVerdict] = {}
     for index in sorted(range(len(checks)), key=lambda i: runs_command(checks[i])):
         verdicts[index] = run_check(checks[index], context)
