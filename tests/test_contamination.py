@@ -288,3 +288,22 @@ def test_round_eight_a_reach_for_the_hidden_source_is_the_agents_own(tmp_path: P
     assert hidden.to_json()["findings"][0]["reached"] is False  # type: ignore[index]
     plain = _check(tmp_path / "b", [(f"ls {tmp_path / 'b' / 'src/.agents/skills' / NAME}", None)])
     assert plain.contaminated and not plain.agents_own
+
+
+def test_the_workspace_texts_that_excuse_words_are_those_the_eval_made(tmp_path: Path) -> None:
+    """Red team, round 10: the inspector keeps the workspace's texts before the agent starts.
+    A file the agent writes later (the skill downloaded into `notes.md`) excuses nothing; a
+    fixture the agent edits still excuses what it said before (an honest agent that shows the
+    notes quoting the skill's rules, then edits them, saw no skill)."""
+    from evaluator.evaluate.inspect import ContaminationInspector
+    from evaluator.workspace import AttemptWorkspace
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    rules = "".join(SKILL_TEXT.splitlines(keepends=True)[5:10])
+    (root / "NOTES.md").write_text("# Notes\n" + rules)
+    workspace = AttemptWorkspace(case_id="c", attempt=1, path=root)
+    ContaminationInspector(tmp_path / "skill", ".agents/skills/ledger").before_agent(workspace)
+    (root / "NOTES.md").write_text("# Notes\nrewritten by the agent\n")
+    (root / "notes.md").write_text(SKILL_TEXT + "\nThese are my own notes.\n")
+    assert workspace.texts_before == {"NOTES.md": "# Notes\n" + rules}

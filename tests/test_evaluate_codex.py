@@ -7,7 +7,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -374,3 +379,127 @@ def test_round_eight_a_baseline_cannot_drop_its_failure_by_faking_contamination(
     (item,) = without["contamination"]["contaminated_attempts"][-1:]
     assert item.endswith("(the agent's own doing: counted as not passed)")
     assert "contaminated (not counted)" not in (directory / "eval-report.md").read_text()
+
+
+@contextmanager
+def _serving_folder(folder: Path) -> Iterator[int]:
+    """An HTTP server on 127.0.0.1 serving `folder` (the skill's public home, as a baseline
+    agent would find it on the web), its port, while the block runs."""
+    handler = partial(SimpleHTTPRequestHandler, directory=str(folder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+
+
+@pytest.mark.claude
+def test_round_ten_a_baseline_that_downloads_the_skill_into_its_workspace_is_contaminated(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 10 (docs/isolation.md): a no-skill attempt downloads the skill's
+    SKILL.md (Claude Code's commands have a network), printing it while it keeps a copy in the
+    workspace with one line of its own added (so no file holds the skill's bytes). The content
+    layer saw the skill's words in the output, but took them for text the agent already had: the
+    workspace after the run held a file saying the same. The baseline was counted as one that
+    never saw the skill. Only files that were in the workspace, unchanged, before the agent
+    ran now excuse the skill's words."""
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    with _serving_folder(SKILL.parent) as port:
+        (behaviors / "download.yaml").write_text(
+            json.dumps(
+                {
+                    "name": "downloads-the-skill",
+                    "match": {"prompt_contains": "orders.total_cents is NULL"},
+                    "steps": [
+                        {
+                            "cmd": "{ echo 'These are my own notes for the task, written"
+                            " down before I start.';"
+                            f" curl -s http://127.0.0.1:{port}/SKILL.md; }} | tee notes.md"
+                        },
+                        {"final": "done"},
+                    ],
+                }
+            )
+        )
+        _, result, directory = _evaluate(
+            tmp_path,
+            "downloaded",
+            "--baseline",
+            "none",
+            agent="claude-code",
+            behaviors=behaviors,
+            cases=("routing-backfill",),
+            attempts=1,
+        )
+    without = result["variants"][0]
+    check = without["contamination"]
+    assert check["blocked_cases"] == ["routing-backfill"], check
+    assert (without["passed"], without["counted"]) == (0, 0)
+    case = json.loads(
+        (directory / "variants/without_skill/run/case-results/routing-backfill.json").read_text()
+    )
+    assert all(
+        a["reason"].startswith("contaminated: ") and "reached the agent" in a["reason"]
+        for a in case["attempts"]
+    ), [a["reason"] for a in case["attempts"]]
+
+
+@pytest.mark.claude
+def test_round_ten_a_baseline_whose_helper_downloads_the_skill_is_contaminated(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 10 (docs/isolation.md): a no-skill attempt spawns a helper (Claude
+    Code's Agent tool), which downloads the skill's SKILL.md and reads it, and answers its
+    parent in a few words of its own. Every layer but the trace looked at the parent's session
+    alone: the skill reached the helper's outputs, not the parent's, and the baseline was
+    counted as one that never saw the skill. The sessions the attempt spawned are now checked
+    as its own."""
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    with _serving_folder(SKILL.parent) as port:
+        documents = [
+            {
+                "name": "root",
+                "match": {"prompt_contains": "orders.total_cents is NULL", "thread": "root"},
+                "steps": [
+                    {"spawn": {"message": "helper task: find the team's notes"}},
+                    {"final": "done"},
+                ],
+            },
+            {
+                "name": "helper",
+                "match": {"prompt_contains": "helper task", "thread": "child"},
+                "steps": [
+                    {"cmd": f"curl -s http://127.0.0.1:{port}/SKILL.md"},
+                    {"final": "Found them: use the script."},
+                ],
+            },
+        ]
+        for document in documents:
+            (behaviors / f"{document['name']}.yaml").write_text(json.dumps(document))
+        _, result, directory = _evaluate(
+            tmp_path,
+            "helper",
+            "--baseline",
+            "none",
+            agent="claude-code",
+            behaviors=behaviors,
+            cases=("routing-backfill",),
+            attempts=1,
+        )
+    without = result["variants"][0]
+    check = without["contamination"]
+    assert check["blocked_cases"] == ["routing-backfill"], check
+    assert (without["passed"], without["counted"]) == (0, 0)
+    case = json.loads(
+        (directory / "variants/without_skill/run/case-results/routing-backfill.json").read_text()
+    )
+    assert all("content sub-agent 1: " in a["reason"] for a in case["attempts"]), [
+        a["reason"] for a in case["attempts"]
+    ]

@@ -332,3 +332,60 @@ def test_command_ran_after_and_needs_the_exit_code(
     check = {"kind": "command_ran", "pattern": r"new_migration\.py"}
     status, _ = _judge(_case([entry(check)]), evidence)
     assert status == expected
+
+
+def test_round_ten_an_act_of_a_spawned_session_is_the_attempts() -> None:
+    """Red team, round 10: a helper's run is the attempt's. "never runs deploy.py" fails when a
+    helper ran it, "ran deploy.py" passes when only a helper did (cited in the helper's kept
+    session), and a helper's run that may not have happened blocks the forbidden entry; a
+    helper that ran something else changes nothing."""
+
+    def helper(command: str) -> SessionEvidence:
+        ev = SessionEvidence(session_path="h.jsonl", complete=True, final_answer="ok")
+        ev.add("command_observed", 2, command=command, workdir="/ws", exit_code=0)
+        return ev
+
+    ran = {"kind": "command_ran", "pattern": "python3 deploy.py"}
+    case = _case([entry(ran)], [entry(ran)])
+
+    def judged(*helpers: SessionEvidence) -> tuple[list[str], list[str]]:
+        context = JudgeContext(
+            evidence=_evidence(), workspace=WS, ref_prefix="a/s.json", workspace_available=False
+        )
+        context.spawned = tuple(
+            context.helper(h, f"a/subagent-sessions/h{n}.jsonl", None)
+            for n, h in enumerate(helpers)
+        )
+        judgement = judge_case(case, context)
+        return [e.status for e in judgement.entries], [
+            r for e in judgement.entries for r in e.evidence
+        ]
+
+    assert judged()[0] == ["fail", "pass"]
+    assert judged(helper("ls -a"))[0] == ["fail", "pass"]
+    statuses, refs = judged(helper("ls"), helper("python3 deploy.py"))
+    assert statuses == ["pass", "fail"]
+    assert "a/subagent-sessions/h1.jsonl#msg-1" in refs
+    # `true || ...`: the helper's run may not have happened: the forbidden entry cannot pass
+    assert judged(helper("true || python3 deploy.py"))[0][1] == "blocked"
+
+
+def test_round_ten_an_order_beside_a_helpers_second_act_is_undecided() -> None:
+    """Red team, round 10: "reads SKILL.md before deploying" holds on the parent's session
+    (no deploy there), but a helper deployed, when against the read is not recorded: blocked,
+    the agent's gap. A helper that did something else leaves the order holding."""
+    order = {"kind": "ran_before", "first": "cat", "then": "python3 deploy.py"}
+    case = _case([entry(order)])
+
+    def judged(command: str) -> tuple[str, str | None]:
+        helper = SessionEvidence(session_path="h.jsonl", complete=True, final_answer="ok")
+        helper.add("command_observed", 2, command=command, workdir="/ws", exit_code=0)
+        context = JudgeContext(
+            evidence=_evidence(), workspace=WS, ref_prefix="a/s.json", workspace_available=False
+        )
+        context.spawned = (context.helper(helper, "a/subagent-sessions/h.jsonl", None),)
+        (result,) = judge_case(case, context).entries
+        return result.status, result.blocked_by
+
+    assert judged("ls") == ("pass", None)
+    assert judged("python3 deploy.py") == ("blocked", "agent")

@@ -248,3 +248,42 @@ def test_the_no_skill_baseline_report_does_not_tell_the_author_to_fix_the_skill(
     assert "None from this run: it gave the agent no skill" in fixes
     with_skill = render_report(manifest(["eval-1"]), [failed])
     assert "1. `.agents/skills/tidy-imports/SKILL.md`: named by 1 failing" in with_skill
+
+
+def test_a_failing_answer_entry_shows_the_answer_the_agent_gave(tmp_path: Path) -> None:
+    """`final_answer_contains: final answer lacks 'Entry added:'` said what was missing; what
+    the agent answered instead was only in `final-answer.txt`. The report now quotes it, as one
+    code span whatever it holds, and only where an entry about the answer failed."""
+    from evaluator.artifacts.models import AssertionResult, CaseResult
+    from evaluator.artifacts.report_findings import case_findings
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.judge.verdict import CheckVerdict
+
+    run_dir = RunDir(tmp_path / "run")
+    answer = "Added the entry under `### Fixed`.\n\nCategory: Fixed."
+    for case in ("answer", "negated", "file"):
+        folder = run_dir.case_artifacts(case)
+        folder.mkdir(parents=True)
+        (folder / "final-answer.txt").write_text(answer)
+
+    def failing(case: str, check: CheckVerdict) -> CaseResult:
+        entry = AssertionResult(summary="s", status="fail", checks=[check])
+        return CaseResult(
+            case_id=case,
+            workspace_root=None,
+            thread_id=None,
+            session_path=None,
+            status="fail",
+            assertions=[entry],
+        )
+
+    lacks = CheckVerdict(kind="final_answer_contains", status="fail", detail="lacks")
+    results = [
+        failing("answer", lacks),
+        failing("negated", CheckVerdict(kind="not", status="fail", detail="d", checks=[lacks])),
+        failing("file", CheckVerdict(kind="workspace_file_contains", status="fail", detail="d")),
+    ]
+    findings = case_findings(run_dir, results)
+    shown = "Its final answer: ``Added the entry under `### Fixed`. Category: Fixed.``"
+    assert shown in findings["answer"].lines and shown in findings["negated"].lines
+    assert not any("final answer" in line for line in findings["file"].lines)

@@ -97,3 +97,64 @@ def test_the_skill_invoked_is_judged_by_rules_in_a_real_run(
     # judged again from the saved session, the skill read from the source as the run read it
     again = {r.case_id: r.assertions[0].status for r in rejudge_run(run_dir)}
     assert (again["eval-1"], again["eval-2"]) == EXPECTED[behaviour]
+
+
+def _helper_behaviours(folder: Path) -> Path:
+    """Each prompt handed to a helper, which loads the skill (red team 10)."""
+    folder.mkdir()
+    for number, prompt in ((1, "tidy my notes"), (2, "two plus two")):
+        root = {
+            "name": f"b/{number}",
+            "match": {"prompt_contains": prompt, "thread": "root"},
+            "steps": [{"spawn": {"message": f"helper task {number}"}}, {"final": "Done."}],
+        }
+        helper = {
+            "name": f"h/{number}",
+            "match": {"prompt_contains": f"helper task {number}", "thread": "child"},
+            "steps": [{"skill": "tidy-notes"}, {"final": "Done it."}],
+        }
+        (folder / f"eval-{number}.yaml").write_text(yaml.safe_dump(root))
+        (folder / f"helper-{number}.yaml").write_text(yaml.safe_dump(helper))
+    return folder
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [
+        pytest.param("claude", marks=pytest.mark.claude),
+        pytest.param("gemini", marks=pytest.mark.gemini),
+    ],
+)
+def test_round_ten_a_skill_a_helper_loads_is_invoked_in_the_attempt(
+    agent: str, tmp_path: Path
+) -> None:
+    """Red team, round 10 (docs/isolation.md): the agent hands each prompt to a helper, which
+    loads the skill. Read from the parent's session alone, the skill was never invoked: "is NOT
+    invoked" passed. The sessions the attempt spawned fire the skill for it, in a run and when
+    judged again from the kept files."""
+    runner = agent_or_skip(agent)
+    skill = tmp_path / "tidy-notes"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL)
+    (skill / "evals" / "evals.json").write_text(json.dumps(EVALS))
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=skill / "evals" / "evals.json",
+                behaviors=_helper_behaviours(tmp_path / "behaviours"),
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                agent=runner,
+            ),
+            PlainProgress(),
+        ).execute()
+    run_dir = outcome.run_dir.path
+    got = {}
+    for case in ("eval-1", "eval-2"):
+        result = json.loads((run_dir / "case-results" / f"{case}.json").read_text())
+        [entry] = result["assertions"]
+        got[case] = (entry["status"], entry["checks"][0]["detail"])
+    assert [status for status, _ in got.values()] == ["pass", "fail"], got
+    assert "of subagent-sessions/" in got["eval-1"][1], got
+    again = {r.case_id: r.assertions[0].status for r in rejudge_run(run_dir)}
+    assert (again["eval-1"], again["eval-2"]) == ("pass", "fail")

@@ -250,6 +250,90 @@ def test_round_eight_a_miss_cannot_make_itself_invalid(tmp_path: Path) -> None:
     assert seen["registry"]["problems"] == [] and seen["fired"] is False
 
 
+# Red team, round 10: a copy of the agent's own transcript in another project folder of its
+# store (by Python: Claude Code asks before a command that names its config directory).
+DUPLICATE_TRANSCRIPT = (
+    "import glob, os, shutil; d = os.environ['CLAUDE_CONFIG_DIR'] + '/projects';"
+    " f = glob.glob(d + '/*/*.jsonl')[0]; os.makedirs(d + '/copy'); shutil.copy(f, d + '/copy/')"
+)
+
+
+@pytest.mark.claude
+def test_round_ten_a_miss_cannot_make_itself_invalid_by_duplicating_its_session(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 10 (docs/isolation.md): a should-fire prompt the agent misses, after
+    which it copies its own transcript into another project folder of its store. The store
+    held two transcripts for the session: the attempt and its rerun were invalid, blamed on the
+    eval, and the miss never counted. A tool call's change of the store, in the trace, makes it
+    an isolation violation, counted as the outcome not expected."""
+    claude_or_skip()
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    (behaviors / "add-column.yaml").write_text(
+        json.dumps(
+            {
+                "name": "add-column-misses",
+                "match": {"prompt_contains": "avatar_url column"},
+                "steps": [{"cmd": f'python3 -c "{DUPLICATE_TRANSCRIPT}"'}, {"final": "Done."}],
+            }
+        )
+    )
+    triggers = tmp_path / "one.yaml"
+    triggers.write_text(
+        'trigger_suite_id: "one"\nskill: "db-migrations"\ncases:\n'
+        '  - {id: "add-column", prompt: "Add a nullable avatar_url column to the users table.",'
+        " expect_trigger: true}\n"
+    )
+    with scratch_dir() as scratch:
+        run, data = trigger_run(
+            scratch, "claude", "good", attempts=1, trigger_file=triggers, behaviors=behaviors
+        )
+        seen = _observations(run)
+    assert seen and all(o["invalid"].startswith("isolation violation: ") for o in seen), seen
+    (prompt,) = data["prompts"]
+    assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (0, 1, False), prompt
+
+
+@pytest.mark.claude
+def test_round_ten_a_skill_a_helper_loads_fired_in_the_attempt(tmp_path: Path) -> None:
+    """Red team, round 10 (docs/isolation.md): on a prompt the skill should not fire for, the
+    agent hands the work to a helper (Claude Code's Agent tool), which loads the skill with its
+    `Skill` tool. The trigger signal read the parent's session alone: the skill never fired,
+    counted as right. A skill a spawned session loaded fired in the attempt."""
+    claude_or_skip()
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    documents = [
+        {
+            "name": "root",
+            "match": {"prompt_contains": "quarterly revenue chart", "thread": "root"},
+            "steps": [{"spawn": {"message": "helper task: do the chart"}}, {"final": "Done."}],
+        },
+        {
+            "name": "helper",
+            "match": {"prompt_contains": "helper task", "thread": "child"},
+            "steps": [{"skill": "db-migrations"}, {"final": "Done it."}],
+        },
+    ]
+    for document in documents:
+        (behaviors / f"{document['name']}.yaml").write_text(json.dumps(document))
+    triggers = tmp_path / "one.yaml"
+    triggers.write_text(
+        'trigger_suite_id: "one"\nskill: "db-migrations"\ncases:\n'
+        '  - {id: "chart", prompt: "Draw the quarterly revenue chart as an SVG.",'
+        " expect_trigger: false}\n"
+    )
+    with scratch_dir() as scratch:
+        run, data = trigger_run(
+            scratch, "claude", "good", attempts=1, trigger_file=triggers, behaviors=behaviors
+        )
+        (seen,) = _observations(run)
+    assert seen["fired"] is True, json.dumps(seen)
+    (prompt,) = data["prompts"]
+    assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (1, 1, True), prompt
+
+
 @pytest.mark.codex
 @pytest.mark.slow
 def test_score_holds_the_trigger_f1_of_a_description_to_min_f1(

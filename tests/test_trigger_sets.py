@@ -261,6 +261,16 @@ def test_an_empty_or_contradictory_trigger_set_is_refused(tmp_path: Path) -> Non
     )
     with pytest.raises(InputError, match="listed as should trigger and as should not"):
         load_trigger_set(both)
+    # A query copied with its expectation flipped: the line of the copy, as one located line.
+    copied = tmp_path / "trigger-evals.json"
+    copied.write_text(
+        '[\n {"query": "summarise the csv", "should_trigger": true},\n'
+        ' {"query": "plot the csv", "should_trigger": true},\n'
+        ' {"query": "summarise the csv", "should_trigger": false}\n]\n'
+    )
+    with pytest.raises(InputError) as refused:
+        load_trigger_set(copied)
+    assert refused.value.render().startswith(f"{copied}:4:1: should_trigger: case 'q-03'")
 
 
 def test_an_evals_folder_brings_the_trigger_set_kept_beside_its_evals_json() -> None:

@@ -143,6 +143,9 @@ class AgentRunner(ABC):
     # A real model needs one of these variables set (or `--auth-from`); the hint says so.
     credential_env: tuple[str, ...] = ()
     credentials_hint: str = ""
+    # The variable of the user's own environment that points the agent at another endpoint,
+    # passed through when no `--base-url`/`--api-key-env` is given (checked before a run).
+    base_url_env: str | None = None
     # Whether `--auth-from` (a Codex home's auth.json) logs this agent in.
     uses_auth_from: bool = False
     # Whether the agent's commands run without a network (Codex's workspace-write sandbox): the

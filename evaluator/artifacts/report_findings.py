@@ -6,6 +6,7 @@ or to the eval."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,10 +15,12 @@ from typing import Any
 from evaluator.artifacts.models import CaseResult
 from evaluator.artifacts.record_text import failed_tool_calls
 from evaluator.artifacts.rundir import RunDir
+from evaluator.judge.verdict import CheckVerdict
 
 MAX_OFFENDERS = 5
 MAX_ACTIVITY = 6
 MAX_TEXT = 80
+MAX_ANSWER = 240
 
 
 @dataclass
@@ -134,6 +137,39 @@ def agent_activity(run_dir: RunDir, result: CaseResult) -> list[str]:
     return ["What the agent did instead: it " + "; it ".join(parts)]
 
 
+def final_answer(run_dir: RunDir, result: CaseResult) -> list[str]:
+    """The accepted attempt's final answer, when an entry about the answer failed: its verdict
+    says only what the answer lacks (or holds), not what the agent said instead."""
+    about_answer = any(
+        entry.status == "fail" and any(_about_answer(c) for c in entry.checks)
+        for entry in result.assertions
+    )
+    if not about_answer:
+        return []
+    path = run_dir.case_artifacts(result.case_id) / "final-answer.txt"
+    try:
+        flat = " ".join(path.read_text(encoding="utf-8", errors="replace").split())
+    except OSError:
+        return []
+    if not flat:
+        return ["Its final answer was empty"]
+    shown = flat if len(flat) <= MAX_ANSWER else flat[: MAX_ANSWER - 1] + "…"
+    return [f"Its final answer: {_code(shown)}"]
+
+
+def _about_answer(check: CheckVerdict) -> bool:
+    """Whether the check, or an operand of it (`not`, `any_of`, `all_of`), reads the answer."""
+    return check.kind.startswith("final_answer") or any(_about_answer(c) for c in check.checks)
+
+
+def _code(text: str) -> str:
+    """`text` as one Markdown code span, whatever backticks it holds (CommonMark: a fence longer
+    than any run inside, padded by a space where the text starts or ends with one)."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def failed_calls(run_dir: RunDir, result: CaseResult) -> list[str]:
     """The judged attempt's tool calls that did not take effect (a scripted golden's failed step
     shows here: the behaviour, not the assertions, went wrong)."""
@@ -171,6 +207,7 @@ def case_findings(run_dir: RunDir, results: list[CaseResult]) -> dict[str, CaseF
         lines = [*isolation_offenders(run_dir, result), *setup_mismatches(result)]
         if any(a.status == "fail" for a in result.assertions):
             lines += agent_activity(run_dir, result)
+            lines += final_answer(run_dir, result)
         lines += failed_calls(run_dir, result)
         lines += flaky_attempts(result)
         findings[result.case_id] = CaseFindings(lines)

@@ -15,6 +15,7 @@ from evaluator.cli.options import (
     executor_options,
     json_option,
     repo_options,
+    show_load_warnings,
 )
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
 
@@ -114,6 +115,7 @@ def command(
             " use --baseline/--candidate"
         )
     repo, source_workspace = evals_repo(repo, source_workspace, evals, skill)
+    show_load_warnings(repo, source_workspace, target, lenient=run_args.lenient)
     from evaluator.evaluate.driver import read_noise_floor, run_evaluation
     from evaluator.evaluate.variants import (
         command_line_plan,

@@ -109,6 +109,13 @@ def build_grader(
         )
     if api_key_env and not os.environ.get(api_key_env):
         raise EnvironmentProblem(f"--judge-api-key-env {api_key_env}: that variable is not set")
+    from evaluator.pipeline.reachable import unreachable
+
+    if base_url and (why := unreachable(base_url)):
+        raise EnvironmentProblem(
+            f"--judge-base-url {why}: every judgement would wait for it until its timeout;"
+            " start the server or correct the URL"
+        )
     from evaluator.adapters import get_adapter
     from evaluator.grader import make_grader
     from evaluator.workspace.scratch import check_scratch_root, make_private_dir

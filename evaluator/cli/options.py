@@ -113,6 +113,35 @@ def evals_repo(
     return located_evals(evals, skill, "--evals")
 
 
+def show_load_warnings(
+    repo: Path,
+    source_workspace: Path | None,
+    target: str | None = None,
+    *,
+    lenient: bool = False,
+    keep: Callable[[InputError], bool] = lambda _: True,
+    candidate: Path | None = None,
+) -> None:
+    """Print on stderr the `warning:` lines `validate` gives for what a command is about to run,
+    before it runs: an author who goes straight to `run` must still learn that no agent will
+    list the skill, or that a `command` will need a network. Load errors are left to the
+    command's own load, which stops on the first. A `candidate` SKILL.md (`score --skill`) goes
+    into every workspace in place of the entry skill: it is checked as the entry skill is."""
+    from evaluator.contract.skill_listing import unlisted_skill
+    from evaluator.repo import load_repo
+
+    _, diagnostics = load_repo(
+        repo, source_workspace, lenient=lenient, target=target, default_target_only=True
+    )
+    if diagnostics.errors:
+        return
+    if candidate is not None and (unlisted := unlisted_skill(candidate)) is not None:
+        diagnostics.warn(unlisted)
+    for warning in diagnostics.warnings:
+        if keep(warning):
+            click.echo(f"warning: {warning.render()}", err=True)
+
+
 def located_evals(evals: Path, skill: Path | None, field: str | None) -> tuple[Path, Path | None]:
     """What a path given for an `evals.json` names, with the skill folder it tests (None: the
     loader finds it beside the file). A folder holding none is one located error naming the

@@ -18,6 +18,7 @@ from evaluator.cli.options import (
     executor_options,
     json_option,
     repo_options,
+    show_load_warnings,
 )
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 
@@ -85,6 +86,8 @@ def command(
     from evaluator.pipeline.run import Run, RunOptions
 
     repo, source_workspace = evals_repo(repo, source_workspace, evals, skill)
+    if resume is None:
+        show_load_warnings(repo, source_workspace, target, lenient=run_args.lenient)
     if include_deferred:
         if resume:
             raise click.UsageError("--resume takes the plan of the run it resumes")

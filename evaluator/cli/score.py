@@ -19,6 +19,7 @@ from evaluator.cli.options import (
     evals_only_option,
     evals_repo,
     repo_options,
+    show_load_warnings,
 )
 from evaluator.cli.run import unclear_rule_hint
 from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_MIN_PASS_RATE
@@ -153,6 +154,10 @@ def command(
     try:
         # `--skill` is the candidate text here: the skill folder is the one the file belongs to
         repo, source_workspace = evals_repo(repo, source_workspace, evals, None)
+        if resume is None:
+            show_load_warnings(
+                repo, source_workspace, target, lenient=run_args.lenient, candidate=skill_file
+            )
         options = _options(
             repo, source_workspace, target, suites, cases, split, skill_file, resume, run_args
         )

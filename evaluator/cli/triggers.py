@@ -16,6 +16,7 @@ from evaluator.cli.options import (
     executor_options,
     json_option,
     repo_options,
+    show_load_warnings,
 )
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 
@@ -98,6 +99,16 @@ def command(
     # `--skill` is the candidate description here, so the skill folder of an evals.json is the
     # one it belongs to (as `run --evals` finds it without `--skill DIR`).
     repo, source_workspace = evals_repo(repo, source_workspace, evals, None)
+    if resume is None:
+        # Without a candidate, a skill no agent lists stops the trigger run (exit 2) with the
+        # same located line: it is not repeated as a warning first.
+        show_load_warnings(
+            repo,
+            source_workspace,
+            target,
+            lenient=run_args.lenient,
+            keep=lambda w: skill_file is not None or not str(w.path).endswith("SKILL.md"),
+        )
     options = RunOptions(
         repo=repo,
         source_workspace=source_workspace,

@@ -22,6 +22,7 @@ from pathlib import Path
 from evaluator.artifacts.models import VariantRole
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir, write_atomic, write_json
+from evaluator.contract.skill_listing import listing_problem
 from evaluator.credentials import SecretSet
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.evaluate.build import FinishedVariant, compare, variant_summary
@@ -195,6 +196,7 @@ def run_evaluation(
             if m.spec.kind == "rev" and m.commit is not None
             if (note := suite_drift(m.spec, m.commit, repo, selection.target)) is not None
         ]
+        drift += [note for m in materialized if (note := _unlisted(m)) is not None]
         for note in drift:
             sys.stderr.write(f"warning: {note}\n")
         reused = {
@@ -508,4 +510,25 @@ def _result(
         noise_floor=floor,
         rubric_id=plan.rubric.rubric_id if plan.rubric is not None else None,
         notes=notes,
+    )
+
+
+def _unlisted(variant: Materialized) -> str | None:
+    """Why no agent would list this variant's skill (another version given by path or
+    revision: the current one is warned of when the suite loads), or None."""
+    if variant.spec.kind not in ("file", "dir", "rev"):
+        return None
+    if variant.skill_text is not None:
+        text = variant.skill_text
+    elif variant.skill_dir is not None:
+        text = (variant.skill_dir / "SKILL.md").read_text(encoding="utf-8", errors="replace")
+    else:
+        return None
+    problem = listing_problem(text)
+    if problem is None:
+        return None
+    field = f"{problem.field}: " if problem.field else ""
+    return (
+        f"{variant.spec.label} ({variant.spec.source}): its SKILL.md:{problem.line}: {field}"
+        f"{problem.message}"
     )

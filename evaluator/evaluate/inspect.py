@@ -13,12 +13,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluator.adapters import adapter_for_runner, tool_text_source
+from evaluator.adapters import adapter_for_runner, normalize_session, tool_text_source
 from evaluator.artifacts.rundir import write_json
 from evaluator.evidence.content import SourceText
 from evaluator.isolation.contamination import check_contamination, skill_copies
 from evaluator.pipeline.attempt import AttemptInspector, AttemptResult, AttemptSettings
 from evaluator.sandbox import ObservedTrace
+from evaluator.workspace import AttemptWorkspace
 
 CONTAMINATION_FILE = "contamination.json"
 CONTAMINATED = "contaminated"  # how a contaminated attempt's reason starts
@@ -36,6 +37,9 @@ class ContaminationInspector(AttemptInspector):
     skill_dir: Path
     workspace_skill_dir: str
 
+    def before_agent(self, workspace: AttemptWorkspace) -> None:
+        workspace.texts_before = {t.path: t.text for t in workspace_texts(workspace.path)}
+
     def inspect(
         self, settings: AttemptSettings, result: AttemptResult, trace: ObservedTrace | None
     ) -> None:
@@ -52,6 +56,7 @@ class ContaminationInspector(AttemptInspector):
             user_home=handle.home,
         )
         root = os.path.realpath(workspace.path)
+        home = str(handle.home) if handle.home else None
         before = workspace.baseline
         # Directories the eval made for this attempt without the skill: the workspace (what
         # was in it before the agent ran is its baseline) and the agent's own directory (its
@@ -77,11 +82,24 @@ class ContaminationInspector(AttemptInspector):
             copies,
             trace=trace,
             texts=tool_text_source(result.session.path if result.session else None, adapter),
-            workspace_texts=workspace_texts(workspace.path),
+            # The workspace as the eval made it, never as the agent left it: a file the agent
+            # wrote (the skill downloaded into `notes.md`) says what the skill says, and would
+            # excuse the skill's own words in its outputs (red team 10).
+            workspace_texts=[
+                SourceText(path, text) for path, text in (workspace.texts_before or {}).items()
+            ],
             user_home=handle.home,
             made_in_run=made_in_run,
             hidden=hidden,
+            spawned=[
+                (
+                    normalize_session(ref.path, home=home, adapter=adapter),
+                    tool_text_source(ref.path, adapter),
+                )
+                for ref in result.descendants
+            ],
         )
+        workspace.texts_before = None  # read: not carried with the result any further
         directory = settings.run_dir.attempt_artifacts(result.case_id, result.number)
         directory.mkdir(parents=True, exist_ok=True)
         write_json(directory / CONTAMINATION_FILE, found.to_json())

@@ -219,7 +219,7 @@ def _head_to_head(c: VariantComparison) -> list[str]:
             if c.headline.call == "better"
             and (cost.tokens_per_point is not None or cost.seconds_per_point is not None)
             # A price per point of a gain inside the noise would read as a gain.
-            else " (no significant gain, so no price per point)."
+            else " (no significant overall gain, so no price per point)."
         ),
         "",
     ]

@@ -24,6 +24,7 @@ from evaluator.evidence.shell import (
     analyze_program,
     shebang_language,
 )
+from evaluator.evidence.written import WrittenContents
 from evaluator.kernelpaths import join_path, resolve_kernel_path
 from evaluator.vocabulary import RecordKind
 
@@ -94,7 +95,7 @@ class EvidenceBuilder:
         # What the session itself wrote, per resolved path: the content when it is known,
         # None when it changed in a way the evidence does not show. Scripts run later are
         # judged by this content; a path absent here is the target's own file.
-        self.contents: dict[str, str | None] = {}
+        self.contents = WrittenContents()
         self.symlinks: dict[str, str] = {}  # link path -> resolved target, created by the session
         # Files the session wrote, content unknown, by commands that read nothing but the
         # agent's own text (`base64 -d typed.b64 > x`): what they hold is the agent's too.
@@ -271,10 +272,7 @@ class EvidenceBuilder:
 
     def changed_under(self, path: str) -> bool:
         """Whether the session changed `path`, or a directory above it, in an unknown way."""
-        for written, content in self.contents.items():
-            if content is None and (path == written or path.startswith(written.rstrip("/") + "/")):
-                return True
-        return False
+        return self.contents.unknown_at_or_above(path)
 
     def follow_run(
         self,
@@ -292,7 +290,7 @@ class EvidenceBuilder:
         ev = self.evidence
         real = self.through_symlinks(path)[-1][0]
         if tree:
-            if any(p == real or p.startswith(real.rstrip("/") + "/") for p in self.contents):
+            if self.contents.any_at_or_under(real):
                 ev.opaque.append((record.id, f"{via} runs code the session wrote under {real}"))
             return
         if resolve_kernel_path(real).kind != "plain":

@@ -24,6 +24,10 @@ MAX_MALFORMED_NOTED = 100
 # same frame as ever, so that its limit is where it was.
 JSON_DECODER = msgspec.json.Decoder()
 MAY_NEST_DEEP = 500
+# The reader's buffer: with the default 8 KB, a line longer than the buffer (a tool output) is
+# read in pieces and joined; with 1 MB, splitting a 100 MB session into lines takes a third of
+# the CPU time (the lines are the same).
+READ_BUFFER = 1024 * 1024
 
 
 @dataclass
@@ -44,7 +48,7 @@ def read_objects(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every line holding a JSON object."""
     stats = stats if stats is not None else ReadStats()
-    with path.open("rb") as handle:
+    with path.open("rb", buffering=READ_BUFFER) as handle:
         for number, raw in enumerate(handle, start=1):
             stats.lines = number
             if raw.isspace():  # (a line is never empty; strip() would copy it)

@@ -35,8 +35,43 @@ def _shell_calls(evidence: SessionEvidence) -> dict[str, str]:
     }
 
 
+# The tools of Codex's sub-agent namespaces that answer with other agents' states and messages
+# (`wait_agent` hands over a helper's final message), by their last name part.
+_AGENT_TOOLS = frozenset(
+    {
+        "wait_agent",
+        "close_agent",
+        "resume_agent",
+        "send_input",
+        "list_agents",
+        "send_message",
+        "followup_task",
+        "interrupt_agent",
+    }
+)
+
+
+def relay_calls(evidence: SessionEvidence) -> set[str]:
+    """Calls whose output is another agent's words: a spawn answered with the helper's reply
+    (Claude Code's Agent tool, Gemini CLI's `invoke_agent`) and Codex's tools that hand over a
+    helper's messages. A helper's reply is text its model wrote: it shows a file only as far as
+    the helper's own session showed it, which is judged there (`JudgeContext.spawned`; red team
+    10: a helper typed a file's words from memory and "consulted the file" passed)."""
+    spawns = {spawn.call_id for spawn in evidence.spawns}
+    # (Tool calls are kept in the spill file only: judging needs none of them otherwise.)
+    agents = {
+        str(r["call_id"])
+        for r in evidence.iter_records()
+        if r.get("kind") == "tool_call"
+        and r.get("call_id")
+        and str(r.get("tool") or "").rsplit(".", 1)[-1] in _AGENT_TOOLS
+    }
+    return spawns | agents
+
+
 def blind_calls(evidence: SessionEvidence) -> set[str]:
-    """Understood shell commands that read or ran no file but the agent's own text."""
+    """Understood shell commands that read or ran no file but the agent's own text, and calls
+    whose output is another agent's words (`relay_calls`)."""
     commands = _shell_calls(evidence)
     opaque = {ref for ref, _ in evidence.opaque}
     touching = {
@@ -49,7 +84,7 @@ def blind_calls(evidence: SessionEvidence) -> set[str]:
     }
     return {
         call for call, record in commands.items() if call not in touching and record not in opaque
-    }
+    } | relay_calls(evidence)
 
 
 def reading_calls(

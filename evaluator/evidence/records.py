@@ -108,15 +108,38 @@ _FAST_ENCODER = msgspec.json.Encoder() if codecs.lookup(_SPILL_ENCODING).name ==
 _FAST_TYPES = (str, int, bool)
 
 
-def _spill_line(record: EvidenceRecord) -> bytes:
-    values = record.to_json()
+# A record's `to_json` reads all of its fields; one just made from keyword values has only those
+# (and its id, kind and line) set, every other field at its default None. When a call site passes
+# them in the record's field order (most do), they are `to_json` as they come, None dropped; per
+# set of keyword names, whether they do.
+_IN_FIELD_ORDER: dict[tuple[str, ...], bool] = {}
+
+
+def _made_json(record: EvidenceRecord, values: dict[str, Any]) -> dict[str, Any]:
+    """`record.to_json()` of a record just made from the keyword `values`."""
+    names = tuple(values)
+    in_order = _IN_FIELD_ORDER.get(names)
+    if in_order is None:
+        in_order = list(names) == [name for name in _RECORD_FIELDS if name in values]
+        _IN_FIELD_ORDER[names] = in_order
+    if not in_order or record.kind is None or record.line is None:
+        return record.to_json()
+    made: dict[str, Any] = {"id": record.id, "kind": record.kind, "line": record.line}
+    for name, value in values.items():
+        if value is not None:
+            made[name] = value
+    return made
+
+
+def _spill_line(record: EvidenceRecord, values: dict[str, Any]) -> bytes:
+    made = _made_json(record, values)
     if _FAST_ENCODER is not None:
-        for value in values.values():
+        for value in made.values():
             if type(value) not in _FAST_TYPES:
                 break
         else:
-            return _FAST_ENCODER.encode(values) + b"\n"
-    return (_SPILL_ENCODER.encode(values) + "\n").encode(_SPILL_ENCODING)
+            return _FAST_ENCODER.encode(made) + b"\n"
+    return (_SPILL_ENCODER.encode(made) + "\n").encode(_SPILL_ENCODING)
 
 
 # The tool texts of a session file up to this many bytes are kept from its one reading
@@ -272,7 +295,7 @@ class SessionEvidence:
         if self._spill is None:
             self._spill = SpillFile()  # lives as long as the evidence
         if kind != "command_observed":  # its exit code arrives later; written from memory
-            self._spill.write(_spill_line(record))
+            self._spill.write(_spill_line(record, values))
         else:
             self._spill.write(b"\n")
         if kind in SPILL_ONLY_KINDS:

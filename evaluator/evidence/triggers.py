@@ -56,11 +56,20 @@ class Trigger:
     record: str
     call_record: str | None = None
     detail: str | None = None
+    # The spawned session (a helper's) that fired it, as its file is kept beside the attempt
+    # (`subagent-sessions/NAME`); None: the attempt's own session. `record` is of that session.
+    session: str | None = None
 
     @property
     def first(self) -> bool:
         """Whether the skill fired on the agent's first tool call (before anything else)."""
         return self.call == 1
+
+    def ref(self, prefix: str, record: str | None = None) -> str:
+        """`record` (default: the proof) in the run, from `prefix`, the attempt's own session's
+        (`case-artifacts/.../accepted-session.json`): a helper's record is in its own file."""
+        where = prefix if self.session is None else f"{prefix.rsplit('/', 1)[0]}/{self.session}"
+        return f"{where}#{record or self.record}"
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -215,8 +215,12 @@ def check_contamination(
     user_home: Path | None = None,
     made_in_run: Callable[[str], bool] | None = None,
     hidden: Sequence[str] = (),
+    spawned: Sequence[tuple[SessionEvidence, ToolTextSource | None]] = (),
 ) -> Contamination:
     """`texts`: the session file with its agent's reader (the records' excerpts otherwise);
+    `spawned`: each session the attempt spawned (a sub-agent's), with its reader: what reached
+    a helper reached the attempt (red team 10: a helper downloaded the skill and answered its
+    parent in its own words), so their records and outputs are checked as the session's;
     `workspace_texts`: the workspace's own files, so that text the skill shares with them does
     not count as the skill's. `made_in_run(place)`: the discovery place was not there when
     the agent started (it lies in a directory the eval made for the attempt without the
@@ -247,30 +251,39 @@ def check_contamination(
         real = _real(path)
         return not any(_inside(real, root) for root in [*hidden, *own])
 
-    for record in evidence.records:
-        if record.kind not in ACCESS_RECORD_KINDS or not record.path:
-            continue
-        why = matcher.why(record.path)
-        if why:
-            access = record.access or "cwd"
-            findings.append(
-                Finding(
-                    "session",
-                    record.id,
-                    record.path,
-                    f"{access}: {why}",
-                    reached=reached(record.path),
+    sessions = [
+        (evidence, texts, ""),
+        *((e, t, f"sub-agent {n}: ") for n, (e, t) in enumerate(spawned, 1)),
+    ]
+    for session, _, label in sessions:
+        for record in session.records:
+            if record.kind not in ACCESS_RECORD_KINDS or not record.path:
+                continue
+            why = matcher.why(record.path)
+            if why:
+                access = record.access or "cwd"
+                findings.append(
+                    Finding(
+                        "session",
+                        f"{label}{record.id}",
+                        record.path,
+                        f"{access}: {why}",
+                        reached=reached(record.path),
+                    )
                 )
-            )
     if trace is not None:
         layers.append("trace")
         findings += [
             replace(f, reached=reached(f.path or "")) for f in _trace_findings(trace, matcher)
         ]
-    content = _content_findings(evidence, copies, texts, workspace_texts)
-    if content is not None:
+    checked = False
+    for session, reader, label in sessions:
+        content = _content_findings(session, copies, reader, workspace_texts)
+        if content is not None:
+            checked = True
+            findings += [replace(f, ref=f"{label}{f.ref}") for f in content]
+    if checked:
         layers.append("content")
-        findings += content
     return Contamination(findings, layers)
 
 

@@ -113,6 +113,9 @@ _USER_HOME = re.compile(r"^(?:/root|/home/[^/]+)/(?P<below>.+)$")
 _OPENSSL_CONFIG = re.compile(r"/(?:[^/]+/)*(?:ssl|openssl)/openssl\.cnf")
 Judgement = Literal["allowed", "outside", "unresolved", "incidental"]
 _SEVERITY: dict[IsolationVerdict, int] = {"contained": 0, "unverifiable": 1, "violation": 2}
+# How the violation of a tool call that changed the CLI's session store begins (the pipeline
+# reads it when the store cannot name the session: red team 10).
+STORE_CHANGED = "trace: changed the agent's session store (the evidence): "
 
 
 UNUSABLE = (
@@ -534,7 +537,7 @@ def assess_trace(
                     access.access,
                     access.path,
                     (
-                        "trace: changed the agent's session store (the evidence): "
+                        STORE_CHANGED
                         if names(access, stores)
                         else "trace: changed the access trace's own log (the evidence): "
                         if names(access, logs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import glob
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -139,8 +139,28 @@ class JudgeContext:
     # The target skill's firing, by the agent's own trigger signal, for `skill_invoked`; None:
     # no target skill, or an agent without a trigger signal (the check is blocked).
     skill_triggers: SkillTriggers | None = None
+    # The sessions the attempt spawned (its helpers'), each as a context of its own: an act
+    # one of them records is the attempt's (`judge/checks/registry.py` `run_check`).
+    spawned: tuple[JudgeContext, ...] = ()
     # What judges compute once per attempt (e.g. `judge/consultation.py`), by name.
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def helper(
+        self, evidence: SessionEvidence, ref_prefix: str, session_texts: ToolTextSource | None
+    ) -> JudgeContext:
+        """A spawned session's context: the same workspace and run, its own records, outputs
+        and references; the trace matched only the attempt's own session (`traced_calls`
+        empty: no call of the helper's is proven by it), and no helper of its own."""
+        return replace(
+            self,
+            evidence=evidence,
+            ref_prefix=ref_prefix,
+            session_texts=session_texts,
+            traced_calls={} if self.traced_calls is not None else None,
+            skill_triggers=None,
+            spawned=(),
+            cache={},
+        )
 
     @property
     def file_root(self) -> Path:

@@ -39,7 +39,7 @@ from evaluator.evidence import SessionEvidence
 from evaluator.evidence.records import SESSION_TAMPERED
 from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport, assess_attempt
-from evaluator.isolation.trace import TraceReport, assess_with_trace
+from evaluator.isolation.trace import STORE_CHANGED, TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.judge.base import CommandRunner, SkillTriggers
 from evaluator.judge.skill_vocabulary import SkillVocabulary, skill_vocabulary
@@ -86,6 +86,12 @@ class AttemptInspector(ABC):
     (after the judgement, before the attempt is saved): it may make the attempt invalid (the
     driver reruns it once) and stage files beside it. It travels with the attempt's settings, so
     an executor running attempts elsewhere must be able to pickle it."""
+
+    @abstractmethod
+    def before_agent(self, workspace: AttemptWorkspace) -> None:
+        """Called once the workspace is built and fingerprinted, before the agent starts: what
+        the check must know of the workspace as the eval made it (red team 10: the agent can
+        write anything into it after) it keeps on `workspace`."""
 
     @abstractmethod
     def inspect(
@@ -243,6 +249,8 @@ def run_attempt(
         )
     baseline = fingerprint(workspace.path)
     workspace.baseline = {relative: state.sha256 for relative, state in baseline.items()}
+    if settings.inspector is not None:
+        settings.inspector.before_agent(workspace)
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
     secrets = attempt_secrets(settings, workspace)
@@ -535,6 +543,8 @@ def _evaluate(
     # One store, its index opened once, for the session and then its descendants.
     with adapter.session_store(handle.agent_home).held() as store:
         session, why = _locate(settings, handle, store)
+        if session is None and session_store_changed(settings, result, trace, why):
+            return
         if session is None:
             reason: BlockedReason = (
                 "environment"
@@ -584,9 +594,54 @@ def _evaluate(
             settings.target.entry_skill_path(settings.source_workspace), agent_names()
         ),
         target_skill_triggers(
-            adapter, settings.target, settings.source_workspace, result.evidence, session.path
+            adapter,
+            settings.target,
+            settings.source_workspace,
+            result.evidence,
+            session.path,
+            spawned=[child.path for child in result.descendants],
         ),
     )
+
+
+def session_store_changed(
+    settings: AttemptSettings, result: AttemptResult, trace: ObservedTrace | None, why: str
+) -> bool:
+    """A session the store cannot name (two files claim it, or none does) after a tool call
+    changed the store is the agent's doing, an isolation violation, as the same change is when
+    the session is found (red team 10: a copy of its own session file in another project folder
+    left the attempt blocked by the eval, its trace never read, so a failing case left the
+    score). The trace is read with no session to match (every call unmatched, so without the
+    session's references); only a change of the store decides whose the block is."""
+    handle = result.handle
+    if handle is None or handle.trace_path is None or result.workspace is None:
+        return False
+    none = SessionEvidence(session_path="")
+    isolation, report = assess_with_trace(
+        assess_attempt(none, result.workspace.path, [], record_guesses=False),
+        handle.trace_path,
+        none,
+        result.workspace.path,
+        handle.own_dirs,
+        handle.private_dirs,
+        trace,
+        recognizer=trace_recognizer(settings.runner),
+        session_dirs=handle.session_dirs,
+        own_pid_namespace=handle.own_pid_namespace,
+    )
+    changes = [v for v in report.violations if v.detail.startswith(STORE_CHANGED)]
+    if not changes:
+        return False
+    result.isolation, result.trace = isolation, report
+    _block(
+        result,
+        "insufficient-evidence",
+        f"isolation violation: {why}, after a tool call changed the agent's session store"
+        f" ({changes[0].path})",
+        valid=False,
+        by="agent",
+    )
+    return True
 
 
 def read_session(
@@ -676,7 +731,21 @@ def judge_session(
         variables=dict(workspace.env),
         skill_triggers=skill_triggers,
     )
+    home = str(result.handle.home) if result.handle and result.handle.home else None
+    context.spawned = tuple(
+        context.helper(
+            normalize_session(child.path, home=home, adapter=result.adapter),
+            spawned_ref_prefix(context.ref_prefix, child.path.name),
+            tool_text_source(child.path, result.adapter),
+        )
+        for child in result.descendants
+    )
     apply_judgement(result, judge_case(case.case, context))
+
+
+def spawned_ref_prefix(ref_prefix: str, name: str) -> str:
+    """Where a spawned session's records are cited: its file kept beside the attempt's own."""
+    return f"{ref_prefix.rsplit('/', 1)[0]}/{SUBAGENT_SESSIONS}/{name}"
 
 
 def apply_judgement(result: AttemptResult, judgement: CaseJudgement) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from evaluator.adapters import adapter_for_agent, agent_names, tool_text_source
+from evaluator.adapters import adapter_for_agent, agent_names, normalize_session, tool_text_source
 from evaluator.artifacts.models import (
     AttemptFile,
     AttemptRecord,
@@ -24,6 +24,7 @@ from evaluator.credentials import environment_secrets
 from evaluator.errors import InputError
 from evaluator.evidence import SessionEvidence
 from evaluator.evidence.traced import TracedCall
+from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport
 from evaluator.isolation.assess import Violation
 from evaluator.isolation.trace import traced_calls
@@ -37,6 +38,7 @@ from evaluator.pipeline.attempt import (
     attempt_file,
     case_environment,
     declared_secrets,
+    spawned_ref_prefix,
 )
 from evaluator.pipeline.case import final_slots, finalize_case
 from evaluator.pipeline.commands import rejudge_commands
@@ -212,7 +214,19 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                             attempt.evidence,
                             path.parent / "accepted-session.jsonl",
                             restored=True,
+                            spawned=sorted((path.parent / SUBAGENT_SESSIONS).glob("*")),
                         ),
+                    )
+                    # The helpers' sessions as kept beside the attempt (redacted, as the run
+                    # judged them but for the secrets).
+                    context.spawned = tuple(
+                        context.helper(
+                            normalize_session(child, adapter=adapter),
+                            spawned_ref_prefix(context.ref_prefix, child.name),
+                            tool_text_source(child, adapter),
+                        )
+                        for child in sorted((path.parent / SUBAGENT_SESSIONS).glob("*"))
+                        if child.is_file()
                     )
                     apply_judgement(attempt, judge_case(case.case, context))
                 attempt.secrets = {**attempt.secrets, **case_secrets}

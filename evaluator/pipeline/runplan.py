@@ -24,6 +24,7 @@ from evaluator.defaults import DEFAULT_SCRATCH, DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.judge import ModelGrader
 from evaluator.pipeline.attempt import AttemptInspector
+from evaluator.pipeline.reachable import unreachable
 from evaluator.plan import Selection
 from evaluator.repo import LoadedCase
 from evaluator.sandbox import TraceMode
@@ -246,6 +247,11 @@ def check_endpoint(plan: RunPlan, options: RunOptions) -> ModelEndpoint:
         raise InputError("--base-url needs --model: the model that endpoint serves")
     if plan.api_key_env and not os.environ.get(plan.api_key_env):
         raise EnvironmentProblem(f"--api-key-env {plan.api_key_env}: that variable is not set")
+    if plan.base_url and (why := unreachable(plan.base_url)):
+        raise EnvironmentProblem(
+            f"--base-url {why}: every attempt would wait for it until its timeout;"
+            " start the server or correct the URL"
+        )
     return ModelEndpoint(
         model=None,
         base_url=plan.base_url,
@@ -267,6 +273,14 @@ def check_credentials(
         raise EnvironmentProblem(
             f"a real model needs credentials: {runner.credentials_hint};"
             " --behaviors DIR uses the scripted model"
+        )
+    # The user's own variable pointing the agent at a gateway is checked as --base-url is.
+    passed = runner.base_url_env and not (endpoint.base_url or endpoint.api_key_env)
+    own_url = os.environ.get(runner.base_url_env or "") if passed else None
+    if plan.behaviors is None and own_url and (why := unreachable(own_url)):
+        raise EnvironmentProblem(
+            f"{runner.base_url_env} {why}: every attempt would wait for it until its timeout;"
+            " start the server or correct the variable"
         )
 
 

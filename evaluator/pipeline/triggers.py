@@ -33,6 +33,7 @@ from evaluator.artifacts.trigger_files import (
     TriggerRunFile,
 )
 from evaluator.contract.models import Case
+from evaluator.contract.skill_listing import unlisted_skill
 from evaluator.contract.triggers import TriggerCase
 from evaluator.errors import InputError
 from evaluator.evidence.triggers import SkillSource, TriggerUndecidable, skill_name
@@ -50,6 +51,7 @@ from evaluator.pipeline.attempt import (
     failed_attempt,
     read_session,
     save_attempt,
+    session_store_changed,
     settle_left_processes,
     take_bundle,
     trace_recognizer,
@@ -57,6 +59,7 @@ from evaluator.pipeline.attempt import (
 from evaluator.pipeline.case import final_slots
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from evaluator.pipeline.runplan import RunPlan
+from evaluator.pipeline.skill_watch import spawned_triggers
 from evaluator.plan import Selection, resolve_target
 from evaluator.prompting import agent_prompt
 from evaluator.repo import EvalRepo, LoadedCase, LoadedTarget
@@ -318,6 +321,10 @@ def _observe(
         "duration_s": round(handle.duration_s, 3),
     }
     session, why = _locate(settings, handle)
+    if session is None and session_store_changed(settings, result, trace, why):
+        # The agent's doing (red team 10), counted as the outcome not expected, as a violation is.
+        observation["invalid"] = result.reason
+        return observation
     if session is None:
         _block(
             result, "insufficient-evidence", f"{handle.fault + '; ' if handle.fault else ''}{why}"
@@ -358,14 +365,19 @@ def _observe(
         )
         observation["invalid"] = invalid
         return observation
+    prefix = settings.run_dir.attempt_ref_prefix(spec.case.case_id, spec.number)
     try:
-        triggers = adapter.skill_triggers(result.evidence, session.path, sources)
+        triggers = spawned_triggers(
+            adapter,
+            adapter.skill_triggers(result.evidence, session.path, sources),
+            [child.path for child in result.descendants],
+            sources,
+        )
     except TriggerUndecidable as exc:
         _block(result, "insufficient-evidence", f"the session cannot tell a trigger: {exc}")
         observation["invalid"] = result.reason
         return observation
-    prefix = settings.run_dir.attempt_ref_prefix(spec.case.case_id, spec.number)
-    observation["triggers"] = [{**t.to_json(), "ref": f"{prefix}#{t.record}"} for t in triggers]
+    observation["triggers"] = [{**t.to_json(), "ref": t.ref(prefix)} for t in triggers]
     fired = any(t.skill == plan.skill for t in triggers)
     observation["fired"] = fired
     if not triggers and handle.fault:
@@ -570,6 +582,14 @@ class TriggerRun(Run):
         skill = triggers.skill or Path(_skill_folder(entry)).name
         if options.skill_text is not None:
             _check_candidate(options.skill_text, skill)
+        else:
+            # A skill no agent lists can only miss: every should-fire prompt would be a miss the
+            # description is not to blame for, so the run would measure nothing.
+            mount = target.skill_mount
+            folder = mount.origin if mount else repo.source_workspace / _skill_folder(entry)
+            unlisted = unlisted_skill(folder / "SKILL.md")
+            if unlisted is not None:
+                raise unlisted
         self.trigger_set = triggers
         self.trigger_plan = TriggerPlan(
             skill=skill,

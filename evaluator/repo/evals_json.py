@@ -44,6 +44,7 @@ from evaluator.contract.models import (
     WriteFile,
 )
 from evaluator.contract.parse import did_you_mean, type_name, unknown_key_message
+from evaluator.contract.skill_listing import unlisted_skill
 from evaluator.errors import InputError
 from evaluator.patterns import pattern_problem
 from evaluator.repo.documents import Diagnostics
@@ -245,6 +246,9 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
     workspace = Path(os.path.commonpath([skill_dir, source.path.parent.resolve()]))
     declared = declared_name(skill_dir)
     name = _identifier(declared or skill_name or skill_dir.name)
+    unlisted = unlisted_skill(skill_dir / SKILL_FILE)
+    if unlisted is not None:
+        diagnostics.warn(unlisted)
     if skill_name and declared and skill_name != declared:
         # The target is named after `skill_name`, the agent finds the skill by its own name: a
         # stale or copied skill_name makes history and reports speak of a skill that is not run.

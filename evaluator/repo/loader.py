@@ -24,6 +24,7 @@ from evaluator.contract.models import (
 )
 from evaluator.contract.paths import path_matches
 from evaluator.contract.sections import section_lines
+from evaluator.contract.skill_listing import unlisted_skill
 from evaluator.errors import InputError
 from evaluator.patterns import pattern_problem
 from evaluator.repo.documents import Diagnostics, Loaded, load_document
@@ -293,6 +294,8 @@ def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> 
                     ("entry_skill",), f"skill file not found in the source workspace: {entry}"
                 )
             )
+        elif entry.name.lower() == "skill.md" and (unlisted := unlisted_skill(entry)) is not None:
+            diagnostics.warn(unlisted)
         for index, root in enumerate(target.roots):
             if not (repo.source_workspace / root).exists():
                 diagnostics.error(

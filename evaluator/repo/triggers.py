@@ -56,9 +56,26 @@ def load_trigger_set(path: Path) -> TriggerSet:
                 f"case {case.id!r}: the same prompt is listed as should trigger and as should"
                 f" not: {case.prompt[:80]!r}",
                 path=path,
+                line=_last_line_holding(path, case.prompt),
                 field="should_trigger",
             )
     return loaded
+
+
+def _last_line_holding(path: Path, prompt: str) -> int | None:
+    """The line where the prompt's first line last appears as written: the later of the two
+    listings, which the loaders, one per shape, do not keep; None when it is not there verbatim
+    (escaped in JSON, say)."""
+    lines = prompt.strip().splitlines()
+    needle = lines[0].strip()[:60] if lines else ""
+    if not needle:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return None
+    found = [n for n, line in enumerate(text.splitlines(), 1) if needle in line]
+    return found[-1] if found else None
 
 
 def _load_any(path: Path) -> TriggerSet:

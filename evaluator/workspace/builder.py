@@ -30,6 +30,10 @@ class AttemptWorkspace:
     mismatches: list[str] = field(default_factory=list)
     # Each file's sha256 before the agent ran (workspace-relative); None: not taken yet.
     baseline: dict[str, str] | None = None
+    # The workspace's text files as the eval made them (relative path -> text), kept before the
+    # agent ran for a run's check that needs them (`evaluate`'s contamination check); None: not
+    # kept.
+    texts_before: dict[str, str] | None = None
 
     def secret_values(self) -> dict[str, str]:
         """Variables marked secret, and credentials embedded in any declared value (the

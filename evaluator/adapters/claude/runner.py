@@ -65,6 +65,7 @@ class ClaudeCodeRunner(AgentRunner):
     evidence_mode = "claude-code-project-transcripts"
     credential_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
     credentials_hint = "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)"
+    base_url_env = "ANTHROPIC_BASE_URL"
 
     def __init__(self, binary: Path | None = None, permission_mode: str | None = None) -> None:
         self.binary = find_claude(binary)

@@ -1110,7 +1110,10 @@ def _sets_errexit(node: Node) -> bool:
 
 
 def _text(node: Node) -> str:
-    return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+    # `node.text` copies the bytes out of the tree at each access: read once (called ~40 times
+    # per command).
+    raw = node.text
+    return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
 def _descendants(node: Node) -> list[Node]:

@@ -32,5 +32,6 @@ def skill_invoked(check: SkillInvokedCheck, context: JudgeContext) -> CheckVerdi
     fired = next((t for t in triggers if t.skill == watched.skill), None)
     if fired is None:
         return failed(KIND, f"{watched.skill} never fired")
-    refs = [f"{context.ref_prefix}#{r}" for r in (fired.call_record, fired.record) if r]
-    return passed(KIND, f"{watched.skill} fired at tool call {fired.call}", refs)
+    refs = [fired.ref(context.ref_prefix, r) for r in (fired.call_record, fired.record) if r]
+    where = f" of {fired.session}" if fired.session else ""
+    return passed(KIND, f"{watched.skill} fired at tool call {fired.call}{where}", refs)
