@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evaluator.artifacts.redact import Redactor
 from evaluator.cli.main import main
 from evaluator.contract.models import (
     CommandCheck,
@@ -27,7 +28,7 @@ from evaluator.grader.prompt import judge_prompt
 from evaluator.judge import JudgeContext
 from evaluator.judge.base import CommandOutcome, CommandTrace
 from evaluator.judge.chain import pending_entries, plan_entries
-from evaluator.judge.checks.command import command, machine_failure
+from evaluator.judge.checks.command import OUTPUT_LIMIT, command, machine_failure
 from evaluator.judge.graded import grade_item
 from evaluator.judge.verdict import CheckVerdict
 from evaluator.pipeline.commands import JailedCommands, rejudge_commands
@@ -539,6 +540,155 @@ def test_the_command_check_home_is_new_not_the_workspace(tmp_path: Path) -> None
         verdict = command(failing, context)
         assert verdict.status == "fail" and "exited 1, expected 0" in verdict.detail
         assert command(home, context).status == "pass"
+
+
+def test_a_secret_cut_by_the_command_record_is_still_redacted(tmp_path: Path) -> None:
+    """Red team, round 10b: the record keeps the last OUTPUT_LIMIT characters of the check's
+    output. A key the command printed where that cut falls left all but its first characters in
+    `judge/command-*.json`, unmarked, so the redactor's rule for a secret cut short (a part
+    beside an ellipsis) did not apply."""
+    key = "sk-proj-Q8vNw3Zt7LmK2xRb9YcJ4pHs6DfA1gE5"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    tail = "z" * (OUTPUT_LIMIT - (len(key) - 3))
+    (workspace / "out.txt").write_text(f"pad\n{key}{tail}")
+    context = _context(workspace, JailedCommands(LaunchPolicy()))
+    verdict = command(CommandCheck(kind="command", command="cat {{output_dir}}/out.txt"), context)
+    assert verdict.status == "pass"
+    record = tmp_path / "judge" / verdict.evidence[-1].rsplit("/", 1)[1]
+    Redactor({"OPENAI_API_KEY": key}).tree(tmp_path / "judge")
+    kept = record.read_text()
+    assert key[3:] not in kept and key[-8:] not in kept
+    saved = json.loads(kept)
+    assert saved["output_truncated"]
+    assert saved["output"].startswith("...[REDACTED:OPENAI_API_KEY]zzz")
+
+
+def test_the_workspace_is_judged_as_the_agent_left_it_before_any_command_runs(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 10b: the agent leaves a wrong answer and a "test" that writes the right
+    one. Listed before the `workspace_file_contains` check, the `command` check that runs the
+    test rewrote the answer first, and the case passed (listed after it, it failed). Every
+    check that reads the workspace now judges it before any command runs."""
+    from evaluator.contract.models import Case
+    from evaluator.judge import judge_case
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "test_answer.py").write_text("open('answer.txt', 'w').write('42\\n')\n")
+    ran = {
+        "description": "the test passes",
+        "checks": [{"kind": "command", "command": "cd {{output_dir}} && python3 test_answer.py"}],
+    }
+    holds = {
+        "description": "the answer",
+        "checks": [{"kind": "workspace_file_contains", "path": "answer.txt", "text": "42"}],
+    }
+    # the same, as a sentence the rules judge compiles (decided after every typed entry)
+    said = {"description": "Output file `answer.txt` exists and mentions `42`."}
+    for left, expected in (("7\n", "fail"), ("42\n", "pass")):
+        for required in ([ran, holds], [holds, ran], [ran, said], [said, ran], [ran, holds, said]):
+            (workspace / "answer.txt").write_text(left)
+            case = Case.model_validate(
+                {
+                    "case_id": "c",
+                    "title": "t",
+                    "input": {"user_prompt": "p"},
+                    "assert": {"required": required},
+                }
+            )
+            judgement = judge_case(case, _context(workspace, JailedCommands(LaunchPolicy())))
+            listed = [str(entry["description"]) for entry in required]
+            assert judgement.status == expected, (left, listed)
+            # what the judge reports stays in the order the author listed
+            assert [e.summary for e in judgement.entries] == listed
+
+
+def _check_launches() -> list[LaunchPolicy]:
+    launches = [LaunchPolicy()]
+    if get_jail("bwrap").unavailable() is None:
+        launches.append(LaunchPolicy(jail="bwrap"))
+    return launches
+
+
+_AUTHOR_TEST = (
+    "import unittest\n"
+    "class T(unittest.TestCase):\n"
+    "    def test_answer(self):\n"
+    "        self.assertEqual(open('answer.txt').read().strip(), '42')\n"
+)
+_RUN_AUTHOR_TEST = "cd {{output_dir}} && python3 -m unittest discover -s tests -q"
+
+
+def test_the_command_check_compiles_python_afresh_not_from_the_agent_s_pycache(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 10b: the author's test file stays untouched, but the agent leaves a
+    `.pyc` beside it (an unchecked hash-based one: Python loads it without looking at the
+    source) holding a test that always passes. The check's Python imported it from
+    `__pycache__` and passed a wrong answer; it now compiles under the check's own home."""
+    workspace = tmp_path / "ws"
+    (workspace / "tests").mkdir(parents=True)
+    (workspace / "tests" / "test_x.py").write_text(_AUTHOR_TEST)
+    (workspace / "answer.txt").write_text("7\n")
+    forged = tmp_path / "forged.py"
+    forged.write_text(_AUTHOR_TEST.replace("self.assertEqual(", "print("))
+    cached = workspace / "tests" / "__pycache__" / "test_x.cpython-{}{}.pyc"
+    subprocess.run(
+        [
+            "python3",
+            "-c",
+            "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2].format("
+            "*sys.version_info[:2]), invalidation_mode=py_compile.PycInvalidationMode."
+            "UNCHECKED_HASH)",
+            str(forged),
+            str(cached),
+        ],
+        check=True,
+    )
+    check = CommandCheck(kind="command", command=_RUN_AUTHOR_TEST)
+    for launch in _check_launches():
+        verdict = command(check, _context(workspace, JailedCommands(launch)))
+        assert verdict.status == "fail" and "exited 1, expected 0" in verdict.detail
+    # honest look-alike: the right answer, with the caches the agent's own test runs left
+    (workspace / "answer.txt").write_text("42\n")
+    shutil.rmtree(workspace / "tests" / "__pycache__")
+    plain = {name: value for name, value in os.environ.items() if not name.startswith("PYTHON")}
+    subprocess.run(
+        ["python3", "-m", "unittest", "discover", "-s", "tests", "-q"],
+        cwd=workspace,
+        env=plain,
+        check=True,
+        capture_output=True,
+    )
+    assert list((workspace / "tests" / "__pycache__").glob("*.pyc"))
+    for launch in _check_launches():
+        assert command(check, _context(workspace, JailedCommands(launch))).status == "pass"
+
+
+def test_the_command_check_finds_programs_by_name_outside_the_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team, round 10b: with a relative entry on the user's PATH (`bin`, `.`,
+    `node_modules/.bin`: looked up from the check's working directory, the workspace), a
+    `python3` the agent put in `bin/` ran in place of the author's and exited 0."""
+    workspace = tmp_path / "ws"
+    (workspace / "tests").mkdir(parents=True)
+    (workspace / "tests" / "test_x.py").write_text(_AUTHOR_TEST)
+    (workspace / "answer.txt").write_text("7\n")
+    (workspace / "bin").mkdir()
+    (workspace / "bin" / "python3").write_text("#!/bin/sh\nexit 0\n")
+    (workspace / "bin" / "python3").chmod(0o755)
+    monkeypatch.setenv("PATH", f"bin::{os.environ['PATH']}")
+    check = CommandCheck(kind="command", command=_RUN_AUTHOR_TEST)
+    for launch in _check_launches():
+        verdict = command(check, _context(workspace, JailedCommands(launch)))
+        assert verdict.status == "fail" and "exited 1, expected 0" in verdict.detail
+    # honest look-alike: a program of the workspace named by its path still runs
+    named = CommandCheck(kind="command", command="cd {{output_dir}} && bin/python3")
+    for launch in _check_launches():
+        assert command(named, _context(workspace, JailedCommands(launch))).status == "pass"
 
 
 # What the check's access trace shows of a command that ran nothing of the session's.

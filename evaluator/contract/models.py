@@ -388,7 +388,11 @@ class CommandCheck(_Check):
     kind: Literal["command"]
     command: NonEmpty = Field(
         description="Run with `/bin/sh -c` (as skill-creator runs it: no bash-only syntax);"
-        " `{{output_dir}}` is the workspace."
+        " `{{output_dir}}` is the workspace. Its environment: `PATH` (the evaluator's absolute"
+        " entries only: name a program of the workspace by its path, `./node_modules/.bin/x`),"
+        " a new empty `HOME`, `LANG`, Python's compiled modules kept under that home"
+        " (`PYTHONPYCACHEPREFIX`, never a `__pycache__` of the workspace), Maven's and"
+        " Gradle's homes there too."
     )
     expect_exit_code: int = Field(
         default=0,

@@ -28,6 +28,7 @@ from evaluator.judge.parts import EntryParts, alternatives, entry_parts
 from evaluator.judge.registry import get_judge
 from evaluator.judge.rules import PARTS_ACCOUNT, PARTS_HIDDEN_BY_AGENT
 from evaluator.judge.skill_vocabulary import SkillVocabulary
+from evaluator.judge.structured import runs_command
 from evaluator.judge.verdict import AssertionResult, Provenance, SentenceRole, ShownFile
 from evaluator.vocabulary import BlockedBy, BlockedReason, CheckStatus, Polarity, Route
 
@@ -94,11 +95,18 @@ def unclear(pending: PendingEntry, account: list[str] | None = None) -> Assertio
 def judge_entries(case: Case, context: JudgeContext) -> list[AssertionResult]:
     everything = pending_entries(case)
     decided: dict[str, AssertionResult] = {}
-    for name in JUDGE_CHAIN:
-        waiting = [p for p in everything if p.entry_id not in decided]
-        if not waiting:
-            break
-        decided.update(get_judge(name).decide(waiting, context))
+    # Every judge that reads the workspace (a typed check, a sentence the rules compile, the
+    # model's bundle) sees it as the agent left it: the entries that run a `command`, which may
+    # run the agent's code and rewrite it, are judged after all the others. They hold typed
+    # checks, so the checks judge decides each of them.
+    last = {p.entry_id for p in everything if any(map(runs_command, p.entry.checks))}
+    first = [p for p in everything if p.entry_id not in last]
+    for group in (first, [p for p in everything if p.entry_id in last]):
+        for name in JUDGE_CHAIN:
+            waiting = [p for p in group if p.entry_id not in decided]
+            if not waiting:
+                break
+            decided.update(get_judge(name).decide(waiting, context))
     accounts: dict[str, list[str]] = context.cache.get(PARTS_ACCOUNT, {})
     hidden_by_agent: set[str] = context.cache.get(PARTS_HIDDEN_BY_AGENT, set())
     results = []

@@ -37,7 +37,7 @@ class JailedCommands:
             home.mkdir()
             argv = [SHELL, "-c", command]
             where = "no jail"
-            path = os.environ.get("PATH", "/usr/bin:/bin")
+            path = check_path(os.environ.get("PATH", "/usr/bin:/bin"))
             rustup = rustup_home()
             if self.launch.jail != "none":
                 # What the agent's jail binds back, the check's does too: the installations on
@@ -57,6 +57,11 @@ class JailedCommands:
                 "PATH": path,
                 "HOME": str(home),
                 "LANG": "C.UTF-8",
+                # Python reads and writes its compiled modules under the check's own home, never
+                # a `__pycache__` of the workspace: there, a `.pyc` the agent left (an unchecked
+                # hash-based one loads without its source) would run instead of the author's
+                # test file, which stays untouched. pytest's assertion rewriting follows it.
+                "PYTHONPYCACHEPREFIX": str(home / ".pycache"),
                 **jvm_build_homes(home),
                 **({"RUSTUP_HOME": str(rustup)} if rustup else {}),
             }
@@ -124,6 +129,15 @@ def _check_trace(log: Path, workspace: Path) -> CommandTrace | None:
         complete=len(observed.tool_calls) == 1 and observed.complete(call),
         network=tuple(dict.fromkeys(connect.peer for connect in call.connects)),
     )
+
+
+def check_path(path: str) -> str:
+    """The check's PATH: the evaluator's absolute entries only. An empty or relative entry
+    (`.`, `bin`, `node_modules/.bin`) is looked up from the workspace, so a program the agent
+    put there under the name of the author's tool (`pytest`, `jest`) would run in its place;
+    the author names the workspace's own programs by path (`./node_modules/.bin/jest`)."""
+    kept = [entry for entry in path.split(os.pathsep) if os.path.isabs(entry)]
+    return os.pathsep.join(dict.fromkeys(kept)) or "/usr/bin:/bin"
 
 
 def jvm_build_homes(home: Path) -> dict[str, str]:

@@ -335,6 +335,12 @@ def _record(
     path = context.record_dir / f"command-{digest}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     output = outcome.output
+    kept = output[-OUTPUT_LIMIT:]
+    if len(output) > OUTPUT_LIMIT:
+        # The cut is marked where it falls: a secret it splits (the agent's key in a file the
+        # command printed) is then a part beside an ellipsis, which the redactor replaces when
+        # the attempt is saved; unmarked, the part after the cut stayed in the record.
+        kept = "..." + kept
     payload = {
         "command": check.command,
         "ran": ran,
@@ -343,7 +349,7 @@ def _record(
         "timed_out": outcome.timed_out,
         "error": outcome.error,
         "where": outcome.where,
-        "output": output[-OUTPUT_LIMIT:],
+        "output": kept,
         "output_truncated": len(output) > OUTPUT_LIMIT,
     }
     path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
