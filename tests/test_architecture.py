@@ -24,6 +24,7 @@ LEAVES = {
     "patterns",
     "kernelpaths",
     "textforms",
+    "clipping",
     "gitobjects",
     "__init__",
     "__main__",

@@ -14,6 +14,8 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 import msgspec
 
+from evaluator.clipping import clip
+
 if TYPE_CHECKING:
     from evaluator.evidence.content import ToolText
 
@@ -328,9 +330,11 @@ class SessionEvidence:
             timestamp=timestamp,
             call_id=call_id,
             tool=tool,
-            text=message[:200],
+            text=clip(message, 200),
         )
-        spawn = SubagentSpawn(record.id, call_id, message[:MAX_SPAWN_MESSAGE], cut, fork_context)
+        spawn = SubagentSpawn(
+            record.id, call_id, clip(message, MAX_SPAWN_MESSAGE), cut, fork_context
+        )
         self.spawns.append(spawn)
         return spawn
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from evaluator.clipping import clip
 from evaluator.evidence.content import SourceText, find_shown
 from evaluator.evidence.records import SessionEvidence
 from evaluator.evidence.tool_texts import ToolTextSource, session_texts
@@ -317,7 +318,7 @@ def _trace_findings(trace: ObservedTrace, matcher: _Matcher) -> Iterable[Finding
             for path in dict.fromkeys(p for p in (access.path, access.requested) if p):
                 why = matcher.why(path)
                 if why:
-                    command = call.command.splitlines()[0][:80] if call.command else call.tool
+                    command = clip(call.command.splitlines()[0], 80) if call.command else call.tool
                     yield Finding(
                         "trace",
                         f"trace:{access.line}",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from evaluator.clipping import clip
 from evaluator.contract.models import AgentSpawnedCheck, SpawnedAgentsNamedCheck
 from evaluator.evidence.records import SubagentSpawn
 from evaluator.judge.base import JudgeContext
@@ -36,7 +37,7 @@ def agent_spawned(check: AgentSpawnedCheck, context: JudgeContext) -> CheckVerdi
             if spawn.message_cut:
                 cut.append(spawn)
             continue
-        return passed(KIND, f"spawned: {spawn.message[:80]!r}", [_ref(context, spawn.record)])
+        return passed(KIND, f"spawned: {clip(spawn.message, 80)!r}", [_ref(context, spawn.record)])
     if cut:
         # A message too long to keep whole cannot prove what it lacks: never a guess.
         return blocked(
