@@ -339,6 +339,37 @@ def run_scripted_repo(
         ).execute()
 
 
+def agent_params(*agents: str) -> list[Any]:
+    """`pytest.param`s of agent names, each marked as the CLI it needs."""
+    return [pytest.param(agent, marks=getattr(pytest.mark, agent)) for agent in agents]
+
+
+def one_behavior(root: Path, name: str, prompt: str, steps: list[dict[str, Any]]) -> Path:
+    """A behaviours folder holding one scripted behaviour, matched by a piece of its prompt."""
+    behaviors = root / "behaviors"
+    behaviors.mkdir()
+    (behaviors / f"{name}.yaml").write_text(
+        json.dumps({"name": name, "match": {"prompt_contains": prompt}, "steps": steps})
+    )
+    return behaviors
+
+
+def scripted_outcome(
+    agent: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    name: str,
+    eval_repo: Callable[[Path], tuple[Path, Path, Path]],
+) -> Iterator[RunOutcome]:
+    """A module fixture's body: `eval_repo(root)` (repo, skill source, behaviours) run by the real
+    `agent` with the jail and the trace, its scratch removed afterwards."""
+    runner = agent_or_skip(agent)
+    layers_or_skip(trace=True, jail=True)
+    root = tmp_path_factory.mktemp(f"{name}-{agent}")
+    repo, source, behaviors = eval_repo(root)
+    yield run_scripted_repo(repo, source, behaviors, root / "runs", runner)
+    shutil.rmtree(root, ignore_errors=True)
+
+
 def run_cli_with_judge(
     repo: Path, case: str, base_url: str, run_id: str, label: str, *judge: str
 ) -> tuple[subprocess.CompletedProcess[str], Path]:

@@ -10,7 +10,6 @@ shell running it, so that shell is killed by SIGTERM: on `main`, whose tracer pr
 from __future__ import annotations
 
 import json
-import shutil
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +18,11 @@ from typing import Any
 import pytest
 
 from evaluator.pipeline.run import RunOutcome
-from tests.support import agent_or_skip, layers_or_skip, run_scripted_repo
+from tests.support import (
+    agent_params,
+    one_behavior,
+    scripted_outcome,
+)
 
 SKILL = ".agents/skills/demo-app"
 PROMPT = "Start the demo app, tell me what /health says, then stop it."
@@ -115,31 +118,15 @@ def _eval_repo(root: Path) -> tuple[Path, Path, Path]:
         },
     }
     _write(target / "cases/use/serve.yaml", json.dumps(case))
-    behaviors = root / "behaviors"
-    behaviors.mkdir()
-    (behaviors / "serve.yaml").write_text(
-        json.dumps({"name": "serve", "match": {"prompt_contains": PROMPT}, "steps": STEPS})
-    )
+    behaviors = one_behavior(root, "serve", PROMPT, STEPS)
     return repo, source, behaviors
 
 
-@pytest.fixture(
-    scope="module",
-    params=[
-        pytest.param("claude", marks=pytest.mark.claude),
-        pytest.param("gemini", marks=pytest.mark.gemini),
-    ],
-)
+@pytest.fixture(scope="module", params=agent_params("claude", "gemini"))
 def outcome(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunOutcome]:
-    agent = str(request.param)
-    runner = agent_or_skip(agent)
-    layers_or_skip(trace=True, jail=True)
-    root = tmp_path_factory.mktemp(f"pkill-{agent}")
-    repo, source, behaviors = _eval_repo(root)
-    yield run_scripted_repo(repo, source, behaviors, root / "runs", runner)
-    shutil.rmtree(root, ignore_errors=True)
+    yield from scripted_outcome(str(request.param), tmp_path_factory, "pkill", _eval_repo)
 
 
 def _attempt(outcome: RunOutcome) -> dict[str, Any]:

@@ -22,7 +22,11 @@ import pytest
 
 from evaluator.agents.base import ignore_in_git, link_skill
 from evaluator.pipeline.run import RunOutcome
-from tests.support import agent_or_skip, layers_or_skip, run_scripted_repo
+from tests.support import (
+    agent_params,
+    one_behavior,
+    scripted_outcome,
+)
 
 SKILL = Path(".agents/skills/tidy")
 ENTRY = SKILL / "SKILL.md"
@@ -169,31 +173,15 @@ def _eval_repo(root: Path) -> tuple[Path, Path, Path]:
         },
     }
     _write(target / "cases/use/commit.yaml", json.dumps(case))
-    behaviors = root / "behaviors"
-    behaviors.mkdir()
-    (behaviors / "commit.yaml").write_text(
-        json.dumps({"name": "commit", "match": {"prompt_contains": PROMPT}, "steps": STEPS})
-    )
+    behaviors = one_behavior(root, "commit", PROMPT, STEPS)
     return repo, source, behaviors
 
 
-@pytest.fixture(
-    scope="module",
-    params=[
-        pytest.param("claude", marks=pytest.mark.claude),
-        pytest.param("gemini", marks=pytest.mark.gemini),
-    ],
-)
+@pytest.fixture(scope="module", params=agent_params("claude", "gemini"))
 def outcome(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunOutcome]:
-    agent = str(request.param)
-    runner = agent_or_skip(agent)
-    layers_or_skip(trace=True, jail=True)
-    root = tmp_path_factory.mktemp(f"git-link-{agent}")
-    repo, source, behaviors = _eval_repo(root)
-    yield run_scripted_repo(repo, source, behaviors, root / "runs", runner)
-    shutil.rmtree(root, ignore_errors=True)
+    yield from scripted_outcome(str(request.param), tmp_path_factory, "git-link", _eval_repo)
 
 
 def test_an_honest_commit_of_everything_commits_the_project_only(outcome: RunOutcome) -> None:

@@ -16,7 +16,6 @@ checked with `ps` and `pgrep`.
 from __future__ import annotations
 
 import json
-import shutil
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +24,11 @@ from typing import Any
 import pytest
 
 from evaluator.pipeline.run import RunOutcome
-from tests.support import agent_or_skip, layers_or_skip, run_scripted_repo
+from tests.support import (
+    agent_params,
+    one_behavior,
+    scripted_outcome,
+)
 
 SKILL = ".agents/skills/site-report"
 PROMPT = "Write the site report into out/, please."
@@ -148,32 +151,15 @@ def _eval_repo(root: Path) -> tuple[Path, Path, Path]:
           forbidden: []
         """,
     )
-    behaviors = root / "behaviors"
-    behaviors.mkdir()
-    (behaviors / "report.yaml").write_text(
-        json.dumps({"name": "report", "match": {"prompt_contains": PROMPT}, "steps": STEPS})
-    )
+    behaviors = one_behavior(root, "report", PROMPT, STEPS)
     return repo, source, behaviors
 
 
-@pytest.fixture(
-    scope="module",
-    params=[
-        pytest.param("codex", marks=pytest.mark.codex),
-        pytest.param("claude", marks=pytest.mark.claude),
-    ],
-)
+@pytest.fixture(scope="module", params=agent_params("codex", "claude"))
 def outcome(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunOutcome]:
-    agent = str(request.param)
-    runner = agent_or_skip(agent)
-    layers_or_skip(trace=True, jail=True)
-    root = tmp_path_factory.mktemp(f"honest-scripts-{agent}")
-    repo, source, behaviors = _eval_repo(root)
-    result = run_scripted_repo(repo, source, behaviors, root / "runs", runner)
-    yield result
-    shutil.rmtree(root, ignore_errors=True)
+    yield from scripted_outcome(str(request.param), tmp_path_factory, "honest-scripts", _eval_repo)
 
 
 def _attempt(outcome: RunOutcome) -> dict[str, Any]:
