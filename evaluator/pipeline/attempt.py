@@ -561,17 +561,8 @@ def _evaluate(
             return
     assert result.evidence is not None and result.isolation is not None
     if handle.trace_path is not None:
-        result.isolation, result.trace = assess_with_trace(
-            result.isolation,
-            handle.trace_path,
-            result.evidence,
-            result.workspace.path,
-            handle.own_dirs,
-            handle.private_dirs,
-            trace,
-            recognizer=trace_recognizer(settings.runner),
-            session_dirs=handle.session_dirs,
-            own_pid_namespace=handle.own_pid_namespace,
+        result.isolation, result.trace = _with_trace(
+            settings, handle, result.isolation, result.evidence, result.workspace.path, trace
         )
     if handle.launched_child and not prompt_was_verbatim(result, prompt):
         return
@@ -604,6 +595,30 @@ def _evaluate(
     )
 
 
+def _with_trace(
+    settings: AttemptSettings,
+    handle: AgentHandle,
+    isolation: IsolationReport,
+    evidence: SessionEvidence,
+    workspace: Path,
+    trace: ObservedTrace | None,
+) -> tuple[IsolationReport, TraceReport]:
+    """The session layer's verdict joined with the attempt's access trace (`handle.trace_path`)."""
+    assert handle.trace_path is not None
+    return assess_with_trace(
+        isolation,
+        handle.trace_path,
+        evidence,
+        workspace,
+        handle.own_dirs,
+        handle.private_dirs,
+        trace,
+        recognizer=trace_recognizer(settings.runner),
+        session_dirs=handle.session_dirs,
+        own_pid_namespace=handle.own_pid_namespace,
+    )
+
+
 def session_store_changed(
     settings: AttemptSettings, result: AttemptResult, trace: ObservedTrace | None, why: str
 ) -> bool:
@@ -617,18 +632,9 @@ def session_store_changed(
     if handle is None or handle.trace_path is None or result.workspace is None:
         return False
     none = SessionEvidence(session_path="")
-    isolation, report = assess_with_trace(
-        assess_attempt(none, result.workspace.path, [], record_guesses=False),
-        handle.trace_path,
-        none,
-        result.workspace.path,
-        handle.own_dirs,
-        handle.private_dirs,
-        trace,
-        recognizer=trace_recognizer(settings.runner),
-        session_dirs=handle.session_dirs,
-        own_pid_namespace=handle.own_pid_namespace,
-    )
+    workspace = result.workspace.path
+    untraced = assess_attempt(none, workspace, [], record_guesses=False)
+    isolation, report = _with_trace(settings, handle, untraced, none, workspace, trace)
     changes = [v for v in report.violations if v.detail.startswith(STORE_CHANGED)]
     if not changes:
         return False
