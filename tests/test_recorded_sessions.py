@@ -70,6 +70,35 @@ def test_a_recorded_session_is_contained_in_its_workspace_and_nowhere_else(
     assert moved.verdict == "violation"
 
 
+@pytest.mark.parametrize("runner", RUNNERS)
+@pytest.mark.parametrize(
+    ("where", "line", "verdict"),
+    [
+        ("middle", "{not json", "unverifiable"),
+        ("middle", "[" * 1100 + "]" * 1100, "unverifiable"),
+        ("middle", "42", "unverifiable"),
+        ("end", '{"type": "assistant", "message": {"con', "contained"),
+    ],
+    ids=["not-json", "nested-too-deep", "not-an-object", "cut-last-line"],
+)
+def test_a_line_of_the_session_that_cannot_be_read_may_hide_a_call(
+    runner: str, where: str, line: str, verdict: str, tmp_path: Path
+) -> None:
+    """A CLI writes each line whole: a line the reader cannot decode in the middle of the file
+    may hold a tool call no analysis sees, so the session proves no containment (red team 10:
+    a line nested past the decoder's depth was skipped with no note). A last line cut short is
+    a write the CLI's stop interrupted, as before."""
+    session, workspace = _replay(runner, tmp_path)
+    lines = session.read_text(encoding="utf-8").splitlines()
+    at = len(lines) // 2 if where == "middle" else len(lines)
+    session.write_text("\n".join([*lines[:at], line, *lines[at:]]) + "\n", encoding="utf-8")
+    evidence = normalize_session(session)
+    report = assess_isolation(evidence, workspace, record_violations=False)
+    assert report.verdict == verdict, report.reason
+    if verdict == "unverifiable":
+        assert any(ref == f"L{at + 1}" for ref, _ in report.opaque), report.opaque
+
+
 def test_the_fixtures_were_recorded_by_the_pinned_agent_versions() -> None:
     """After upgrading a pinned CLI, record again: `python -m tests.record_sessions`."""
     assert f'"cli_version":"{codex_binary.PINNED_VERSION}"' in (

@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 MAX_MALFORMED_NOTED = 100
+NOT_JSON = "not JSON (truncated?)"
 
 # msgspec decodes a line about twice as fast as `json.loads` and to the same values; it rejects
 # some text `json.loads` accepts (NaN, a lone surrogate escape, a byte order mark, a float too
@@ -43,6 +44,23 @@ class ReadStats:
             self.malformed.append((line, why))
 
 
+def unreadable_lines(stats: ReadStats) -> list[tuple[int, str]]:
+    """(line, why) of the lines the reader skipped that may have recorded an act: any but a
+    last line that is not JSON (a write cut short when the CLI was stopped). A CLI writes each
+    line whole, so a line it could not have written (nested past what the reader decodes, not an
+    object, cut short mid-file) may hold a tool call no analysis sees: opaque to isolation, never
+    a silent pass (red team 10: a line nested ~1000 deep would have hidden a Claude Code call)."""
+    found = [
+        (line, why)
+        for line, why in stats.malformed
+        if not (line == stats.lines and why == NOT_JSON) and not why.startswith("malformed ")
+    ]
+    unnoted = stats.bad_lines - len(stats.malformed)
+    if unnoted > 0:
+        found.append((stats.lines, f"{unnoted} more line(s) could not be read"))
+    return found
+
+
 def read_objects(
     path: Path, stats: ReadStats | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -62,7 +80,7 @@ def read_objects(
                     except ValueError:  # msgspec.DecodeError is one
                         record = json.loads(raw)
             except ValueError:
-                stats.skip(number, "not JSON (truncated?)")
+                stats.skip(number, NOT_JSON)
                 continue
             except RecursionError:
                 stats.skip(number, "JSON nested too deeply to read")

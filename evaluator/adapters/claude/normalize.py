@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.evidence.builder import EvidenceBuilder, excerpt
-from evaluator.evidence.jsonl import ReadStats, read_objects
+from evaluator.evidence.jsonl import ReadStats, read_objects, unreadable_lines
 from evaluator.evidence.records import SESSION_REWRITTEN, SESSION_TRUNCATED, SessionEvidence
 from evaluator.kernelpaths import join_path
 from evaluator.vocabulary import RecordKind
@@ -360,4 +360,6 @@ def normalize_claude_transcript(path: Path, *, home: str | None = None) -> Sessi
             why = f"malformed {record.get('type')} record ({type(exc).__name__})"
             stats.skip(line, why)
             normalizer.evidence.opaque.append((f"L{line}", why))
+    for line, why in unreadable_lines(stats):
+        normalizer.evidence.opaque.append((f"L{line}", why))
     return normalizer.close(stats)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from evaluator.adapters.codex.rollout import RolloutEntry, read_rollout
 from evaluator.evidence.builder import EvidenceBuilder, argv_command, excerpt, file_uri_path
 from evaluator.evidence.jscode import scan_javascript
-from evaluator.evidence.jsonl import ReadStats
+from evaluator.evidence.jsonl import ReadStats, unreadable_lines
 from evaluator.evidence.records import KEPT_TOOL_TEXT_BYTES, SessionEvidence
 from evaluator.modelserver.responses_items import content_text, is_injected, output_text
 from evaluator.vocabulary import Outcome
@@ -515,9 +515,8 @@ def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEv
             why = f"malformed {entry.type} record ({type(exc).__name__})"
             stats.skip(entry.line, why)
             normalizer.evidence.opaque.append((f"L{entry.line}", why))
-    for line, why in stats.malformed:
-        if why.startswith("JSON nested too deeply"):
-            normalizer.evidence.opaque.append((f"L{line}", why))
+    for line, why in unreadable_lines(stats):
+        normalizer.evidence.opaque.append((f"L{line}", why))
     evidence = normalizer.finish(stats)
     evidence.tool_texts = kept
     return evidence

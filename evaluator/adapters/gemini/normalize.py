@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.evidence.builder import EvidenceBuilder, excerpt
-from evaluator.evidence.jsonl import ReadStats, json_document, read_objects
+from evaluator.evidence.jsonl import ReadStats, json_document, read_objects, unreadable_lines
 from evaluator.evidence.records import SESSION_REWRITTEN, SessionEvidence
 from evaluator.kernelpaths import join_path
 from evaluator.vocabulary import RecordKind
@@ -443,4 +443,6 @@ def normalize_gemini_session(path: Path, *, home: str | None = None) -> SessionE
             why = f"malformed {record.get('type')} record ({type(exc).__name__})"
             stats.skip(line, why)
             normalizer.evidence.opaque.append((f"L{line}", why))
+    for line, why in unreadable_lines(stats):
+        normalizer.evidence.opaque.append((f"L{line}", why))
     return normalizer.close(stats)
