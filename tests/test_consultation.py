@@ -562,29 +562,37 @@ def test_a_traced_call_shows_what_the_files_it_read_were_given(
 
 
 @pytest.mark.parametrize(
-    ("command", "exit_code", "status"),
+    ("command", "exit_code", "present", "status"),
     [
-        (f"ls; cat {REF} missing.md", 1, "fail"),
-        (f"ls; cat {REF}", 0, "fail"),
-        ("ls; cat missing.md", 1, "pass"),
+        (f"ls; cat {REF} missing.md", 1, True, "fail"),
+        (f"ls; cat {REF}", 0, True, "fail"),
+        ("ls; cat missing.md", 1, True, "pass"),
+        # the file is not there (a no-skill variant): the failed read showed nothing
+        (f"ls; cat {REF}", 1, False, "pass"),
     ],
-    ids=["then-a-missing-file", "alone", "only-the-missing-file"],
+    ids=["then-a-missing-file", "alone", "only-the-missing-file", "not-there"],
 )
 def test_a_forbidden_read_the_table_decides_counts_when_only_its_command_failed(
-    tmp_path: Path, command: str, exit_code: int, status: str
+    tmp_path: Path, command: str, exit_code: int, present: bool, status: str
 ) -> None:
     """The table decides a file whose content cannot be compared (not text). `cat F missing.md`
     prints F, then fails on the other file (exit 1): no read for a required entry, but for a
-    forbidden one a read, or an agent could hide any read behind a missing file."""
+    forbidden one a read, or an agent could hide any read behind a missing file. A file that is
+    not in the workspace at all showed nothing to a read that failed."""
     from evaluator.judge import judge_case
 
     output = "\x00\x01 binary \x02\ncat: missing.md: No such file or directory\n"
     context = _context(tmp_path, [(command, output)], exits={0: exit_code})
-    (context.workspace / REF).write_bytes(b"\x00\x01 binary \x02\n")
+    if present:
+        (context.workspace / REF).write_bytes(b"\x00\x01 binary \x02\n")
+    else:
+        (context.workspace / REF).unlink()
     judgement = judge_case(_never_reads_ref(), context)
     assert judgement.status == status, [e.notes for e in judgement.entries]
     (forbidden,) = [e for e in judgement.entries if e.polarity == "forbidden"]
     assert forbidden.checks[0].proof == "commands"
+    if not present:
+        return
     required = run_check(FileReadCheck(kind="file_read", path=REF), context)
     assert required.status == ("pass" if exit_code == 0 else "fail"), required.detail
 

@@ -34,7 +34,7 @@ def file_read(check: FileReadCheck, context: JudgeContext) -> CheckVerdict:
             if unknown
             else f"no file matching {check.path} is in the workspace to compare outputs with"
         )
-        return _by_commands(check, context, why)
+        return _by_commands(check, context, why, present=bool(unknown))
     verdict = _by_content(check, context, shown, comparable)
     if verdict.status == "pass" or not unknown:
         return verdict
@@ -121,11 +121,17 @@ def _content(verdict: CheckVerdict) -> CheckVerdict:
     return verdict.model_copy(update={"proof": "content"})
 
 
-def _by_commands(check: FileReadCheck, context: JudgeContext, why: str) -> CheckVerdict:
-    return _command_table(check, context, why).model_copy(update={"proof": "commands"})
+def _by_commands(
+    check: FileReadCheck, context: JudgeContext, why: str, *, present: bool = False
+) -> CheckVerdict:
+    """`present`: a matching file is in the workspace, its content not comparable (not text)."""
+    verdict = _command_table(check, context, why, present)
+    return verdict.model_copy(update={"proof": "commands"})
 
 
-def _command_table(check: FileReadCheck, context: JudgeContext, why: str) -> CheckVerdict:
+def _command_table(
+    check: FileReadCheck, context: JudgeContext, why: str, present: bool
+) -> CheckVerdict:
     every = context.matching(context.reads(), check.path)
     # A read whose command failed (`cat: x: No such file or directory`, exit 1) showed nothing:
     # the table may only count the ones that took, or whose outcome is not known.
@@ -137,12 +143,14 @@ def _command_table(check: FileReadCheck, context: JudgeContext, why: str) -> Che
             f" its content reached the agent ({why})",
             [context.ref(r) for r in every],
         )
-        # A command's read failed by the command's exit code, which is the whole command's:
-        # `cat F missing.md` prints F, then fails on the other file. No read for a required
-        # entry; for a forbidden one, still a read (a read tool's own result is the file's).
-        verdict._unrecognised_reads = [
-            context.ref(r) for r in every if r.source in COMMAND_ANALYSIS
-        ]
+        if present:
+            # A command's read of a file that is there, failed by the command's exit code,
+            # which is the whole command's: `cat F missing.md` prints F, then fails on the other
+            # file. No read for a required entry; for a forbidden one, still a read (a read
+            # tool's own result is the file's). A file that is not there showed nothing.
+            verdict._unrecognised_reads = [
+                context.ref(r) for r in every if r.source in COMMAND_ANALYSIS
+            ]
         return verdict
     if hits:
         refs = [context.ref(r) for r in hits]
