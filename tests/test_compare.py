@@ -456,7 +456,7 @@ def _define(run: Path, definitions: dict[str, str]) -> None:
 
 
 def test_a_renamed_case_that_broke_is_a_regression(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A pull request that renames a case (`routing-rename-table` → `routing-table-rename`,
     nothing else changed) while the skill breaks it: on main `removed` + `added`, `COMPARE: no
@@ -488,6 +488,10 @@ def test_a_renamed_case_that_broke_is_a_regression(
     )
     assert "old-name" not in by_id
     assert "Renamed from `old-name`" in (candidate / "comparison.md").read_text()
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    compare_cli(capsys, str(base), str(candidate))
+    assert "| new-name (renamed from old-name) | regression |" in summary.read_text()
 
 
 def test_a_rename_that_cannot_be_told_apart_is_not_followed(
