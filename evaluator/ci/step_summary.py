@@ -89,8 +89,9 @@ def comparison_summary(comparison: Comparison, markdown_path: Path) -> str:
         lines += ["| case | class | base | candidate | flipped entries |", "|---|---|---|---|---|"]
         for case in changed:
             flips = "<br>".join(_escape(flip_line(f)) for f in case.assertion_flips)
+            renamed = f" (renamed from {case.renamed_from})" if case.renamed_from else ""
             lines.append(
-                f"| {case.case_id} | {case.classification} | {side_text(case.base)}"
+                f"| {case.case_id}{renamed} | {case.classification} | {side_text(case.base)}"
                 f" | {side_text(case.candidate)} | {flips} |"
             )
         lines.append("")
