@@ -223,6 +223,9 @@ class ClaudeNormalizer(EvidenceBuilder):
         if call is not None and call.name in SPAWN_TOOLS:
             child = tool_result.get("agentId") if isinstance(tool_result, dict) else None
             self.evidence.spawn_answered(call_id, record.id, str(child) if child else None, None)
+            if isinstance(tool_result, dict) and tool_result.get("status") == "completed":
+                # A foreground helper answers when it is done (a background one: `async_launched`).
+                self.evidence.spawn_finished(record.id, call_id=call_id)
         if call is None:
             if call_id not in self.answered:
                 # An answer to a call the session does not record: the file was changed after
