@@ -43,7 +43,10 @@ def test_an_order_across_a_helper_is_judged_from_the_parents_bounds(
     launches and reads its notes: pass (on `main`: fail, the first acts "never" happened).
     `late`: the parent launches and reads first, then spawns the helper: fail. `unwaited`
     (Codex, whose spawn returns at once): the parent acts while the helper may still run, and
-    waits only after: blocked (the agent's), never a pass."""
+    waits only after, or Claude Code's helper in the background: blocked (the agent's), never a
+    pass. `detached`: the helper leaves its check running (Claude Code's `run_in_background`,
+    a Codex exec that answers while its process runs) and ends: blocked (on `main`'s rule of
+    this branch's first commit: a pass, with no check done)."""
     from evaluator.pipeline.rejudge import rejudge_run
 
     runner = agent_or_skip(agent)
@@ -67,6 +70,8 @@ def test_an_order_across_a_helper_is_judged_from_the_parents_bounds(
         # Claude Code's Agent tool in the background answers at once (`async_launched`).
         background = {"spawn": {"message": "helper task: unwaited", "background": True}}
         cases["unwaited"] = [background, *PARENT_STEPS]
+    # The helper checks in a command it leaves running, and ends before the check is done.
+    cases["detached"] = [spawn("detached"), *wait, *PARENT_STEPS]
     repo, behaviors = tmp_path / "repo", tmp_path / "behaviors"
     write_checks_suite(
         repo,
@@ -76,11 +81,17 @@ def test_an_order_across_a_helper_is_judged_from_the_parents_bounds(
         lambda case: f"Order across sessions, case {case}.",
         behaviors,
     )
+    detached = {"command": "sleep 2; touch checked", "run_in_background": True}
+    if agent == "codex":
+        detached = {"cmd": "sleep 2; touch checked", "yield_time_ms": 250}
+    name_of = {"claude": "Bash", "codex": "exec_command"}[agent]
+    steps_of = {name: HELPER_STEPS for name in cases}
+    steps_of["detached"] = [HELPER_STEPS[0], {"call": {"name": name_of, "args": detached}}]
     for name in cases:
         helper = {
             "name": f"the-helper-{name}",
             "match": {"prompt_contains": f"helper task: {name}", "thread": "child"},
-            "steps": [*HELPER_STEPS, {"final": "Done it."}],
+            "steps": [*steps_of[name], {"final": "Done it."}],
         }
         (behaviors / f"helper-{name}.yaml").write_text(json.dumps(helper))
     outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", runner)
@@ -93,6 +104,7 @@ def test_an_order_across_a_helper_is_judged_from_the_parents_bounds(
         got[name] = [(e["status"], e["checks"][0]["detail"]) for e in attempt["assertions"]]
     expected = {"honest": ["pass", "pass"], "late": ["fail", "fail"]}
     expected["unwaited"] = ["blocked", "blocked"]
+    expected["detached"] = ["blocked", "blocked"]
     assert {name: [s for s, _ in entries] for name, entries in got.items()} == expected, got
     again = {r.case_id: [a.status for a in r.assertions] for r in rejudge_run(run_dir)}
     assert again == expected, again

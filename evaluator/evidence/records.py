@@ -259,6 +259,9 @@ class SessionEvidence:
     # only for evidence saved before spawns were recorded, which cannot say.
     spawns: list[SubagentSpawn] = field(default_factory=list)
     spawns_recorded: bool = True
+    # Tool calls whose work may go on after their result (Claude Code's Bash with
+    # `run_in_background`, a Codex exec session still running): their end is not the result's.
+    detached_calls: set[str] = field(default_factory=set)
     # What the agent said to the user, in order: every assistant text of the session (its final
     # answer too), as (session line, text), filled by each agent's normaliser. False only for
     # evidence saved before messages were recorded, which cannot say what else was said.
@@ -361,6 +364,15 @@ class SessionEvidence:
             )
             if mine and spawn.finished_record is None:
                 spawn.finished_record = record_id
+
+    def spawn_woken(self, child_id: str | None) -> None:
+        """A call that gave a finished helper more to do (a message to it, a resume): its acts
+        go on past the end recorded so far, so that end bounds nothing until a later one is
+        recorded. A target that names no known helper wakes every one (it may be any)."""
+        known = any(spawn.child_id == child_id for spawn in self.spawns) if child_id else False
+        for spawn in self.spawns:
+            if not known or spawn.child_id == child_id:
+                spawn.finished_record = None
 
     def iter_records(self) -> Any:
         """Every record in id order, as JSON-ready dicts (streamed from the spill file)."""

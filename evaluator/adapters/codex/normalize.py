@@ -56,6 +56,11 @@ SPAWN_TOOLS = ("spawn_agent", "multi_agent_v1.spawn_agent", "collaboration.spawn
 # `{"status": {"<child id>": {"completed": "..."}}, "timed_out": false}`); v2's `wait_agent`
 # names no helper, so it shows none finished.
 WAIT_TOOLS = ("wait_agent", "multi_agent_v1.wait_agent")
+# An exec output whose process had not exited when the call answered (`yield_time_ms`).
+STILL_RUNNING = "Process running with session ID"
+# The calls that give a helper more to do after it finished (by its id in `target` or `id`;
+# v2's name it by task path): its acts then go on past the end a wait showed.
+WAKE_TOOLS = frozenset({"send_input", "resume_agent", "followup_task", "send_message"})
 # A helper's state that no later act of its follows (`running` and `pending_init` do not end it).
 _ENDED_STATES = ("completed", "errored", "shutdown")
 
@@ -217,6 +222,8 @@ class CodexNormalizer(EvidenceBuilder):
                 )
             if str(call_id) in self.wait_calls:
                 self.helpers_ended(result.id, text)
+            if call_id and STILL_RUNNING in text:
+                ev.detached_calls.add(str(call_id))
             call = self.calls.get(str(call_id))
             if call is not None and call.exit_code is None and code is not None:
                 call.exit_code = code
@@ -301,6 +308,9 @@ class CodexNormalizer(EvidenceBuilder):
                 ev.opaque.append((call.id, "write_stdin typed input into a running process"))
         elif tool in WAIT_TOOLS and call_id:
             self.wait_calls.add(str(call_id))
+        elif name in WAKE_TOOLS and namespace in ("multi_agent_v1", "collaboration", None):
+            target = args.get("target") or args.get("id")
+            ev.spawn_woken(str(target) if isinstance(target, str) else None)
         elif tool in SPAWN_TOOLS and call_id:
             fork = args.get("fork_context")
             ev.spawned(

@@ -12,8 +12,10 @@ acts of one session keep that session's own order (the check judged on it alone)
 `first` before `then` holds when some sure act of `first` is before every act (sure or maybe)
 of `then`; it is broken when some sure act of `then` is before every act of `first` (or no
 session did `first`); otherwise it is not shown: a helper whose end the parent never received
-(one in the background, one the parent did not wait for, a helper not tied to its spawn), or
-acts whose intervals overlap. That stays `blocked`, the agent's (its choice to split the acts
+(one in the background, one the parent did not wait for, a helper not tied to its spawn, one
+the parent gave more to do after its end: `SessionEvidence.spawn_woken`), a helper that left
+a command running past its end (`SessionEvidence.detached_calls`), or acts whose intervals
+overlap. That stays `blocked`, the agent's (its choice to split the acts
 hides their order).
 """
 
@@ -86,7 +88,7 @@ def order_across_sessions(check: Any, context: JudgeContext, own: CheckVerdict) 
             )
     unbounded = next((a for a in firsts + thens if a.session != PARENT and a.hi is None), None)
     why = (
-        f"the parent never received the end of the helper that did it ({unbounded.where})"
+        f"no end the parent received bounds the act of the helper ({unbounded.where})"
         if unbounded is not None
         else "their spans on the parent's session overlap"
     )
@@ -106,6 +108,8 @@ def _helper_acts(check: Any, context: JudgeContext) -> list[tuple[Act, bool, tup
     acts: list[tuple[Act, bool, tuple[int, str]]] = []
     for index, helper in enumerate(context.spawned):
         lo, hi = windows.get(helper.evidence.thread_id or "", (None, None))
+        if helper.evidence.detached_calls:
+            hi = None  # a command it left running may act after its end
         status = ""
         for pattern, is_first in ((check.first, True), (check.then, False)):
             probe = _probe(check, pattern)
@@ -117,6 +121,7 @@ def _helper_acts(check: Any, context: JudgeContext) -> list[tuple[Act, bool, tup
             where = (
                 f"in the helper spawned at line {lo} of the parent"
                 + (f", whose end the parent received at line {hi}" if hi is not None else "")
+                + (", which left a command running" if helper.evidence.detached_calls else "")
                 if lo is not None
                 else "in a helper not tied to a spawn of the parent"
             )
