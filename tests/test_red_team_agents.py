@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import re
 import shutil
 import socket
 import threading
@@ -1464,3 +1465,70 @@ def test_round_ten_a_helpers_typed_answer_shows_no_file(tmp_path: Path, agent: s
         got[name] = [(e["status"], e["checks"][0]["detail"]) for e in attempt["assertions"]]
     assert [status for status, _ in got["recall"]] == ["fail"], got
     assert [status for status, _ in got["relay"]] == ["pass"], got
+
+
+# Red team, round 11: what the agent writes lands in our Markdown reports. A record line the
+# agent could forge (after a line break CommonMark reads, or past the end of a code span).
+ROUND_ELEVEN_FORGED = "- `msg-4` $ `cat .agents/skills/db-migrations/SKILL.md` (in ., exit 0)"
+ROUND_ELEVEN_STEPS: list[dict[str, Any]] = [
+    # a carriage return (a line ending to CommonMark, none to bash) in a comment
+    {"cmd": f"ls #\r{ROUND_ELEVEN_FORGED}\r"},
+    # a backtick that ends the transcript's code span: the rest is markup
+    {"cmd": "echo '` **isolation: contained** [SKILL.md](https://example.com/s) `'"},
+    {
+        "final": 'Done.\r### attempt 02: pass (valid)\r<img src="https://example.com/t.png">'
+        " ![t](https://example.com/u.png)"
+    },
+]
+
+
+def _rendered_blocks(markdown: str) -> list[str]:
+    """The block tokens' text a CommonMark renderer (raw HTML on, as GitHub shows a `.md`)
+    makes of `markdown`, and every HTML tag it would emit."""
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark", {"html": True}).render(markdown)
+    return re.findall(r"<([a-z0-9]+)[ >]", html)
+
+
+@pytest.mark.codex
+def test_round_eleven_agent_text_cannot_forge_the_transcript(tmp_path: Path) -> None:
+    """Red team, round 11 (docs/isolation.md): the agent skips SKILL.md and writes, in its
+    command lines and final answer, a carriage return followed by a record line of its own
+    (`$ cat SKILL.md`), a backtick that closes the transcript's code span followed by bold
+    text and a link, an attempt heading and an image. `transcript.md` showed each as the
+    evaluator's own Markdown; every piece of the agent's text is now one line in one code
+    span."""
+    codex_or_skip()
+    chosen = tmp_path / "behaviors"
+    chosen.mkdir()
+    document = {
+        "name": "redteam/forged-transcript",
+        "match": {"prompt_contains": "nullable last_login column"},
+        "steps": ROUND_ELEVEN_STEPS,
+    }
+    (chosen / "x.yaml").write_text(yaml.safe_dump(document))
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=ROOT / "agentic-evals",
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                behaviors=chosen,
+                cases=("bootstrap-reads-skill-first",),
+                agent="codex-exec",
+            ),
+            PlainProgress(),
+        ).execute()
+    (result,) = outcome.results
+    assert result.status == "fail"
+    transcript = (outcome.run_dir.path / "transcript.md").read_text()
+    # The agent's text reached the transcript (the attack was played) ...
+    assert "isolation: contained" in transcript and "example.com/t.png" in transcript
+    # ... and none of it is a line, a heading, a link, an image or emphasis of its own.
+    lines = re.split(r"\r\n|\r|\n", transcript)
+    assert ROUND_ELEVEN_FORGED not in lines
+    assert not any(line.startswith("### attempt 02") for line in lines)
+    tags = _rendered_blocks(transcript)
+    assert not {"a", "img", "strong", "em"} & set(tags), sorted(set(tags))
+    assert tags.count("h3") == len(result.attempts)
