@@ -71,3 +71,33 @@ def test_a_final_answer_and_a_failed_call_cannot_forge_markup() -> None:
     )
     assert len(failed) == 1 and "\r" not in failed[0]
     assert _html(failed[0]).count("<code>") == 2
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "ran: true || x # <b>PASS</b> ![t](https://example.com/p.png) [ok](https://example.com/)",
+        "ran: echo ` **b** [a](https://example.com/) `",
+        "# heading of the agent's",
+        "- a list item of the agent's",
+        "a &lt;img src=x&gt; entity",
+        "no command matching /new_migration\\.py\\s+\\w+/ ran",
+    ],
+)
+def test_a_note_shows_the_agent_s_text_as_report_html_does(note: str) -> None:
+    """A note quoting the agent renders no link, image, tag or block of the agent's, and its
+    words are those `report.html` shows (`html/markdown.py`)."""
+    from evaluator.artifacts.markdown_text import prose
+    from evaluator.html.markdown import inline
+
+    html = _html(f"- {prose(note)}")
+    assert not re.search(r"<(a|img|b|h\d|ul|ol)[ >]", html.replace("<ul>\n<li>", "", 1)), html
+    assert re.sub(r"<[^>]+>", "", html).strip() == re.sub(r"<[^>]+>", "", inline(note)).strip()
+
+
+def test_our_own_code_and_bold_in_a_note_are_kept() -> None:
+    from evaluator.artifacts.markdown_text import prose
+
+    note = "**blocked** by `command_ran`: `python3 x.py` may not have run"
+    assert prose(note) == note
+    assert _html(prose(note)).count("<code>") == 2

@@ -1532,3 +1532,45 @@ def test_round_eleven_agent_text_cannot_forge_the_transcript(tmp_path: Path) -> 
     tags = _rendered_blocks(transcript)
     assert not {"a", "img", "strong", "em"} & set(tags), sorted(set(tags))
     assert tags.count("h3") == len(result.attempts)
+
+
+@pytest.mark.codex
+def test_round_eleven_agent_text_cannot_mark_up_the_report(tmp_path: Path) -> None:
+    """Red team, round 11 (docs/isolation.md): a check's note quotes the agent's command
+    (`true || python3 new_migration.py ...` may not have run: blocked), and the command
+    carries an image, a link and raw HTML. `report.md` showed them as its own Markdown; a
+    note now shows the agent's text literally, as `report.html` does."""
+    codex_or_skip()
+    chosen = tmp_path / "behaviors"
+    chosen.mkdir()
+    markup = "<b>PASS</b> ![t](https://example.com/p.png) [ok](https://example.com/)"
+    document = {
+        "name": "redteam/marked-up-note",
+        "match": {"prompt_contains": "nullable avatar_url"},
+        "steps": [
+            {
+                "cmd": "true || python3 .agents/skills/db-migrations/scripts/new_migration.py"
+                f" add_avatar_url # {markup}"
+            },
+            {"final": "Done."},
+        ],
+    }
+    (chosen / "x.yaml").write_text(yaml.safe_dump(document))
+    with scratch_dir() as scratch:
+        outcome = Run(
+            RunOptions(
+                repo=ROOT / "agentic-evals",
+                runs_dir=tmp_path / "runs",
+                scratch_root=scratch,
+                behaviors=chosen,
+                cases=("workflow-creates-migration-with-script",),
+                agent="codex-exec",
+            ),
+            PlainProgress(),
+        ).execute()
+    (result,) = outcome.results
+    assert result.status != "pass"
+    report = (outcome.run_dir.path / "report.md").read_text()
+    assert "example.com/p.png" in report  # the note quoting the command is there
+    tags = _rendered_blocks(report)
+    assert not {"a", "img", "b"} & set(tags), sorted(set(tags))
