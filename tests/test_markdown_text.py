@@ -80,6 +80,7 @@ def test_a_final_answer_and_a_failed_call_cannot_forge_markup() -> None:
         "ran: echo ` **b** [a](https://example.com/) `",
         "# heading of the agent's",
         "- a list item of the agent's",
+        "   - an indented list item of the agent's",
         "a &lt;img src=x&gt; entity",
         "no command matching /new_migration\\.py\\s+\\w+/ ran",
     ],

@@ -44,7 +44,9 @@ def code_span(text: str) -> str:
 # raw HTML and autolinks (`<`, `>`), entities (`&`), code (a backtick), escapes (`\\`).
 _MARKUP = re.compile(r"([\\`\[\]<>&])")
 # What would open a block at the start of a list item's text: a heading, a nested list, a rule.
-_BLOCK_START = re.compile(r"^(?:#{1,6}|[-+*]|\d{1,9}[.)])(?=\s|$)|^[-*_](?=(?:\s*[-*_]){2,}\s*$)")
+_BLOCK_START = re.compile(
+    r"^\s*(?:#{1,6}|[-+*]|\d{1,9}[.)])(?=\s|$)|^\s*[-*_](?=(?:\s*[-*_]){2,}\s*$)"
+)
 
 
 @functools.cache
