@@ -23,7 +23,7 @@ import yaml
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from tests.conftest import ROOT
-from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
+from tests.support import agent_or_skip, claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
 
 BEHAVIORS = Path(__file__).parent / "fixtures" / "red_team"
 SKILL = ROOT / ".agents/skills/db-migrations/SKILL.md"
@@ -1491,15 +1491,21 @@ def _rendered_blocks(markdown: str) -> list[str]:
     return re.findall(r"<([a-z0-9]+)[ >]", html)
 
 
-@pytest.mark.codex
-def test_round_eleven_agent_text_cannot_forge_the_transcript(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "agent",
+    [
+        pytest.param("codex", marks=pytest.mark.codex),
+        pytest.param("claude", marks=pytest.mark.claude),
+    ],
+)
+def test_round_eleven_agent_text_cannot_forge_the_transcript(tmp_path: Path, agent: str) -> None:
     """Red team, round 11 (docs/isolation.md): the agent skips SKILL.md and writes, in its
     command lines and final answer, a carriage return followed by a record line of its own
     (`$ cat SKILL.md`), a backtick that closes the transcript's code span followed by bold
     text and a link, an attempt heading and an image. `transcript.md` showed each as the
     evaluator's own Markdown; every piece of the agent's text is now one line in one code
     span."""
-    codex_or_skip()
+    runner = agent_or_skip(agent)
     chosen = tmp_path / "behaviors"
     chosen.mkdir()
     document = {
@@ -1516,7 +1522,7 @@ def test_round_eleven_agent_text_cannot_forge_the_transcript(tmp_path: Path) -> 
                 scratch_root=scratch,
                 behaviors=chosen,
                 cases=("bootstrap-reads-skill-first",),
-                agent="codex-exec",
+                agent=runner,
             ),
             PlainProgress(),
         ).execute()
