@@ -627,3 +627,51 @@ def test_round_eleven_b_a_skill_a_gemini_helper_activates_fired_in_the_attempt(
     assert seen["fired"] is True, json.dumps(seen)
     (prompt,) = data["prompts"]
     assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (1, 1, True), prompt
+
+
+@pytest.mark.codex
+def test_round_eleven_b_codex_reading_the_skill_through_a_link_of_its_own_fired(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 11b (already caught): on a prompt the skill should not fire for, Codex
+    links the skill's folder under a name of its own in one call and prints `ref/SKILL.md` in
+    the next. (A hard link to SKILL.md fails: the skill is on another mount in the jail.)"""
+    codex_or_skip()
+    steps = [{"cmd": "ln -s .agents/skills/db-migrations ref"}, {"cmd": "cat ref/SKILL.md"}]
+    seen, result = _one_prompt_run(
+        tmp_path,
+        "codex",
+        "Draw the quarterly revenue chart as an SVG.",
+        False,
+        [*steps, {"final": "Done."}],
+    )
+    assert seen[-1]["fired"] is True, json.dumps(seen)
+    assert (result["fired"], result["triggered"]) == (1, True), result
+
+
+@pytest.mark.codex
+@pytest.mark.parametrize(
+    "command,fired",
+    [
+        ("tr ' ' '_' < .agents/skills/db-migrations/SKILL.md", True),
+        # look-alike: only the front matter, underscored, shows none of the body
+        ("head -4 .agents/skills/db-migrations/SKILL.md | tr ' ' '_'", False),
+    ],
+    ids=["underscored-body", "underscored-front-matter"],
+)
+def test_round_eleven_b_codex_printing_the_skill_with_underscores_fired(
+    tmp_path: Path, command: str, fired: bool
+) -> None:
+    """Red team, round 11b (docs/isolation.md): on a prompt the skill should not fire for,
+    Codex prints SKILL.md with `_` for every space. The content proof took `a_b_c` for one
+    word, so no window of the body matched: the skill never fired, counted as right."""
+    codex_or_skip()
+    seen, result = _one_prompt_run(
+        tmp_path,
+        "codex",
+        "Draw the quarterly revenue chart as an SVG.",
+        False,
+        [{"cmd": command}, {"final": "Done."}],
+    )
+    assert seen[-1]["fired"] is fired, json.dumps(seen)
+    assert result["triggered"] is fired, result
