@@ -42,6 +42,12 @@ def _files(context: JudgeContext, pattern: str, exclude: Sequence[str] = ()) -> 
     return sorted(kept)
 
 
+def _shown(paths: Sequence[str], most: int = 3) -> str:
+    """At most `most` paths, then how many more."""
+    more = f", and {len(paths) - most} more" if len(paths) > most else ""
+    return ", ".join(paths[:most]) + more
+
+
 def _not_workspace_file(context: JudgeContext, path: str) -> str | None:
     """Why a matching name is not a file of the workspace the judge may read, or None. A
     symlink is followed only while it stays inside the workspace: one the agent pointed
@@ -197,8 +203,16 @@ def _content_check(
     ]
     refs = _write_refs(context, glob)
     if not files:
+        # Files the case gave are not searched: saying only "no file" of a workspace that holds
+        # them reads as if it were empty.
+        given = [
+            context.relative(path) or path
+            for path in (_files(context, glob) if exclude else [])
+            if os.path.islink(context.on_disk(path)) or not os.path.isdir(context.on_disk(path))
+        ]
+        but = f" but the case's own inputs ({_shown(given)})" if given else ""
         return failed(
-            kind, f"no file matching {glob} in the workspace", refs or session_end(context)
+            kind, f"no file matching {glob} in the workspace{but}", refs or session_end(context)
         )
     unknown = []
     redacted = []
