@@ -816,8 +816,9 @@ def _kept_trigger_set(kept: KeptTriggerPlan) -> TriggerSet:
 
 
 def _check_candidate(text: str, skill: str) -> None:
-    """A candidate SKILL.md (`--skill`) must present itself as the skill under test: agents list
-    a skill by its front matter's `name` and choose it by its `description`."""
+    """A candidate SKILL.md (`--skill`) must present itself as the skill under test (`skill`: its
+    current front matter `name`, else its folder's): Codex CLI and Gemini CLI list a skill by that
+    `name`, and every agent chooses it by its `description`."""
     meta = front_matter_fields(text)
     for key in ("name", "description"):
         if not meta.get(key):
