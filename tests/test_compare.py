@@ -446,3 +446,68 @@ def test_the_unchanged_line_counts_the_classes_that_occur(
     assert len(kept) >= 2 and code == 0
     assert f"{sum(kept.values())} case(s) unchanged: {expected}" in out.splitlines()
     assert "same-pass, same-fail, same-blocked" not in out
+
+
+def _define(run: Path, definitions: dict[str, str]) -> None:
+    """Sets each case's `definition_digest` (its definition without its id)."""
+    for case_id, digest in definitions.items():
+        path = run / "case-results" / f"{case_id}.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), "definition_digest": digest}))
+
+
+def test_a_renamed_case_that_broke_is_a_regression(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pull request that renames a case (`routing-rename-table` → `routing-table-rename`,
+    nothing else changed) while the skill breaks it: on main `removed` + `added`, `COMPARE: no
+    regression`, exit 0. The pair is one case when the definitions, ids aside, are the same."""
+    base = write_run(
+        tmp_path / "base",
+        {"kept": ["pass"], "old-name": ["pass", "pass", "pass"], "gone": ["pass"]},
+    )
+    candidate = write_run(
+        tmp_path / "cand",
+        {"kept": ["pass"], "new-name": ["fail", "fail", "fail"], "new": ["fail"]},
+    )
+    # `gone` and `new` are different definitions: they stay removed and added.
+    _define(base, {"kept": "sha256:K", "old-name": "sha256:R", "gone": "sha256:G"})
+    _define(candidate, {"kept": "sha256:K", "new-name": "sha256:R", "new": "sha256:N"})
+    code, out, _ = compare_cli(capsys, str(base), str(candidate))
+    assert code == 1
+    assert out.splitlines()[-1] == "COMPARE: 1 regression(s): new-name"
+    assert "(renamed from old-name)" in out
+    written = json.loads((candidate / "comparison.json").read_text())
+    jsonschema.validate(written, json.loads((ROOT / "schemas/comparison.schema.json").read_text()))
+    by_id = {c["case_id"]: c for c in written["cases"]}
+    assert by_id["new-name"]["renamed_from"] == "old-name"
+    assert by_id["new-name"]["classification"] == "regression"
+    assert [flip["entry_id"] for flip in by_id["new-name"]["assertion_flips"]] == ["required[0]"]
+    assert (by_id["gone"]["classification"], by_id["new"]["classification"]) == (
+        "removed",
+        "added",
+    )
+    assert "old-name" not in by_id
+    assert "Renamed from `old-name`" in (candidate / "comparison.md").read_text()
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    compare_cli(capsys, str(base), str(candidate))
+    assert "| new-name (renamed from old-name) | regression |" in summary.read_text()
+
+
+def test_a_rename_that_cannot_be_told_apart_is_not_followed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two removed cases with one definition (or a run that recorded none) name no rename."""
+    base = write_run(tmp_path / "base", {"kept": ["pass"], "a": ["pass"], "b": ["pass"]})
+    candidate = write_run(tmp_path / "cand", {"kept": ["pass"], "c": ["fail"]})
+    _define(base, {"a": "sha256:R", "b": "sha256:R"})
+    _define(candidate, {"c": "sha256:R"})
+    code, out, _ = compare_cli(capsys, str(base), str(candidate), "--json")
+    assert code == 0
+    classes = {c["case_id"]: c["classification"] for c in json.loads(out)["cases"]}
+    assert classes == {"kept": "same-pass", "a": "removed", "b": "removed", "c": "added"}
+    older = write_run(tmp_path / "older", {"kept": ["pass"], "a": ["pass"]})
+    code, out, _ = compare_cli(capsys, str(older), str(candidate), "--json")
+    assert code == 0
+    classes = {c["case_id"]: c["classification"] for c in json.loads(out)["cases"]}
+    assert classes == {"kept": "same-pass", "a": "removed", "c": "added"}

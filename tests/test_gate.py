@@ -181,19 +181,71 @@ def test_a_case_missing_from_the_candidate_counts_as_regressed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     current = write_run(tmp_path / "cur", [P(), P(), F()])
-    candidate = write_run(tmp_path / "cand", [P(), P()])
+    candidate = write_run(tmp_path / "cand", [P(), P(), P()])
     candidate_manifest = candidate / "manifest.json"
     candidate_manifest.write_text(json.dumps({"run_id": "cand"}))  # minimal: ids from files
-    code, out = gate(
-        capsys, "--candidate", str(candidate), "--current", str(current), "--no-regression"
-    )
+    args = ["--candidate", str(candidate), "--current", str(current), "--no-regression"]
+    code, out = gate(capsys, *args)
     assert code == 0 and isinstance(out, dict)  # 1.0 > 0.667, and no passing case is missing
+    assert out["differences"] == []
     (candidate / "case-results/case-1.json").unlink()
-    code, out = gate(
-        capsys, "--candidate", str(candidate), "--current", str(current), "--no-regression"
-    )
+    code, out = gate(capsys, *args, "--allow-different-cases")
     assert code == 1 and isinstance(out, dict)
     assert out["regressions"] == [{"case_id": "case-1", "current": "pass", "candidate": "missing"}]
+    assert out["differences"] == ["case(s) only in the current run: case-1"]
+
+
+def test_runs_of_different_cases_are_not_gated_without_being_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A score is a mean over its run's cases: the same skill scored without the case current
+    failed "beat" current (1.0 > 0.5, accept_new_best, exit 0 on main). Refused as compare
+    refuses such runs, unless --allow-different-cases; the same cases in another order gate."""
+    current = write_run(tmp_path / "cur", [P(), F()])
+    subset = write_run(tmp_path / "subset", [P()])
+    code, out = gate(capsys, "--candidate", str(subset), "--current", str(current))
+    assert code == 2
+    assert out == (
+        f"agentic-eval: {subset}: case(s) only in the current run: case-1: their scores are not"
+        " comparable (pass --allow-different-cases to gate anyway)\n"
+    )
+    code, plain = gate(capsys, "--candidate", str(subset), "--best", str(current), as_json=False)
+    assert code == 2 and "only in the best run: case-1" in str(plain)
+    # A candidate with a case added is refused too, naming it.
+    added = write_run(tmp_path / "added", [P(), F(), P()])
+    code, out = gate(capsys, "--candidate", str(added), "--current", str(current))
+    assert code == 2 and "case(s) only in the candidate run: case-2" in str(out)
+    code, out = gate(
+        capsys, "--candidate", str(subset), "--current", str(current), "--allow-different-cases"
+    )
+    assert code == 0 and isinstance(out, dict) and out["action"] == "accept_new_best"
+    assert out["differences"] == ["case(s) only in the current run: case-1"]
+    # The look-alike: the same cases, listed in another order, are comparable.
+    shuffled = write_run(tmp_path / "shuffled", [P(), P()])
+    manifest = json.loads((shuffled / "manifest.json").read_text())
+    (shuffled / "manifest.json").write_text(
+        json.dumps({**manifest, "resolved_case_ids": ["case-1", "case-0"]})
+    )
+    code, out = gate(capsys, "--candidate", str(shuffled), "--current", str(current))
+    assert code == 0 and isinstance(out, dict) and out["differences"] == []
+
+
+def test_a_case_whose_definition_changed_is_not_gated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A current run of an older definition of a case (its `case_digest`) scored a different
+    question; so did a run of another target."""
+    current = write_run(tmp_path / "cur", [P(), F()])
+    candidate = write_run(tmp_path / "cand", [P(), P()])
+    for run, digest in ((current, "a" * 64), (candidate, "b" * 64)):
+        path = run / "case-results/case-1.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), "case_digest": digest}))
+    code, out = gate(capsys, "--candidate", str(candidate), "--current", str(current))
+    assert code == 2 and "different case definitions: case-1" in str(out)
+    manifest = json.loads((candidate / "manifest.json").read_text())
+    (candidate / "manifest.json").write_text(json.dumps({**manifest, "target_id": "other"}))
+    code, out = gate(capsys, "--candidate", str(candidate), "--current", str(current))
+    assert code == 2 and "different targets: current unknown, candidate other" in str(out)
 
 
 def test_a_run_without_a_verdict_has_no_score(

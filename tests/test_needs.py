@@ -156,6 +156,23 @@ def test_a_case_without_needs_keeps_its_digest() -> None:
     )
 
 
+def test_a_renamed_case_keeps_its_definition_digest() -> None:
+    """`definition_digest` (`case_digest(with_id=False)`) is how compare follows a rename: the
+    same for a new id, different for any other change."""
+    fields = {
+        "case_id": "c",
+        "title": "t",
+        "input": {"user_prompt": "p"},
+        "assert": {"required": [{"description": "d"}]},
+    }
+    plain = Case.model_validate(fields)
+    renamed = Case.model_validate({**fields, "case_id": "c2"})
+    assert case_digest(renamed) != case_digest(plain)
+    assert case_digest(renamed, with_id=False) == case_digest(plain, with_id=False)
+    edited = Case.model_validate({**fields, "case_id": "c2", "input": {"user_prompt": "q"}})
+    assert case_digest(edited, with_id=False) != case_digest(plain, with_id=False)
+
+
 def test_skill_creator_evals_state_needs_at_the_top_and_per_eval(tmp_path: Path) -> None:
     skill = tmp_path / "tidy"
     _write(skill / "SKILL.md", "---\nname: tidy\ndescription: Tidies.\n---\nRun it.\n")

@@ -122,3 +122,44 @@ def test_an_outage_raises_instead_of_scoring_zero(tmp_path: Path) -> None:
         )
         with pytest.raises(InfrastructureFailure, match="not a score"):
             adapter.rollout(items("routing-add-column"), SKILL.read_text(), str(tmp_path / "o"))
+
+
+def test_the_command_ends_an_outage_or_bad_input_with_one_line_and_its_exit_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`python -m evaluator.integrations.skillopt eval` (docs/skillopt.md) printed SkillOpt's
+    traceback and exited 1 for an outage and for a repo that does not exist."""
+    behaviors = tmp_path / "b"
+    behaviors.mkdir()
+    (behaviors / "o.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "outage",
+                "match": {"prompt_contains": "default currency per account"},
+                "steps": [{"http_error": 503}],
+            }
+        )
+    )
+    with scratch_dir() as scratch:
+        env = {
+            "name": "agentic-eval",
+            "repo": str(ROOT / "agentic-evals"),
+            "suites": "routing",
+            "behaviors": str(behaviors),
+            "scratch_root": str(scratch),
+            "out_root": str(tmp_path / "out"),
+        }
+        for name, repo, code, line in (
+            ("outage", env["repo"], 3, "agentic-eval: case routing-"),
+            ("bad-repo", str(tmp_path / "nope"), 2, f"agentic-eval: {tmp_path / 'nope'}: eval"),
+        ):
+            config = tmp_path / f"{name}.yaml"
+            config.write_text(yaml.safe_dump({"env": {**env, "repo": repo}}))
+            capsys.readouterr()
+            with pytest.raises(SystemExit) as info:
+                main(["eval", "--config", str(config), "--skill", str(SKILL)])
+            assert info.value.code == code, name
+            err = capsys.readouterr().err
+            last = err.strip().splitlines()[-1]
+            assert last.startswith(line), err
+            assert "Traceback" not in err

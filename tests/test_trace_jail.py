@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -272,3 +273,36 @@ def test_without_strace_the_run_falls_back_and_says_so(
     assert attempt["isolation_layers"] == {"sandbox": "none", "trace": "off"}
     assert attempt["trace_report"] is None  # no findings: nothing was traced
     assert "- Trace: off" in (run_dir / "transcript.md").read_text()
+
+
+def test_a_path_entry_the_jail_hides_under_tmp_is_no_escape(
+    tracer: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user who runs agentic-eval from a venv activated in a checkout under /tmp (or puts the
+    program on PATH for CodexOpt) has that folder on PATH. The jail's private /tmp hides it, and
+    a PATH search (`/usr/bin/env python3`, every pyenv shim) tried it: main called that failed
+    exec a violation of the agent's. The same reach made by the agent's own command stays one."""
+    layers_or_skip(jail=True)
+    venv_bin = tmp_path / "checkout" / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    monkeypatch.setenv("PATH", f"{venv_bin}{os.pathsep}{os.environ['PATH']}")
+    steps = [
+        {"cmd": "/usr/bin/env python3 -c 'print(40 + 2)'"},
+        {"final": "done"},
+    ]
+    with scratch_dir() as scratch:
+        result = run_traced(steps, scratch, jail="bwrap", hidden=(ROOT, Path.home(), scratch))
+    assert '"aggregated_output":"42\\n"' in result.outputs
+    assert result.trace.violations == [], result.trace.to_json()
+    assert result.combined.verdict == "contained"
+    # The look-alike: the agent puts a /tmp folder on PATH itself.
+    reach = tmp_path / "tools"
+    steps = [
+        {"cmd": f"PATH={reach}:$PATH /usr/bin/env python3 -c 'print(40 + 2)'"},
+        {"final": "done"},
+    ]
+    with scratch_dir() as scratch:
+        result = run_traced(steps, scratch, jail="bwrap", hidden=(ROOT, Path.home(), scratch))
+    reached = {v.path for v in result.trace.violations}
+    assert f"{reach}/python3" in reached  # (and `bash`, where python3 is a pyenv shim)
+    assert all(path.startswith(f"{reach}/") for path in reached), reached

@@ -151,6 +151,9 @@ class AgentRunner(ABC):
     # Whether the agent's commands run without a network (Codex's workspace-write sandbox): the
     # cases' offline setup facts (`network_mode: offline`, ...) hold only then.
     commands_offline: bool = False
+    # Where the agent's model is when no endpoint is given, by the kind of login it would use
+    # (`login`): checked before a run as `--base-url` is. A login not listed goes ahead.
+    default_endpoints: tuple[tuple[str, str], ...] = ()
 
     def credentials(self, endpoint: ModelEndpoint) -> dict[str, str]:
         """Every credential this runner passes through or copies in for `endpoint`, by the
@@ -182,6 +185,24 @@ class AgentRunner(ABC):
             or any(os.environ.get(name) for name in names if name)
             or (self.uses_auth_from and endpoint.auth_from is not None)
         )
+
+    def login(self, endpoint: ModelEndpoint) -> str | None:
+        """The kind of login the agent would reach its default endpoint with (a key of
+        `default_endpoints`), or None: another endpoint (`--base-url`, the scripted server, the
+        user's `base_url_env`), no credential, or a login this cannot tell."""
+        if endpoint.scripted or endpoint.base_url:
+            return None
+        if self.base_url_env and os.environ.get(self.base_url_env):
+            return None  # the user's own endpoint, checked as such
+        if self.uses_auth_from and endpoint.auth_from is not None:
+            return None
+        names = (endpoint.api_key_env,) if endpoint.api_key_env else self.credential_env
+        return "api-key" if any(os.environ.get(name) for name in names if name) else None
+
+    def default_endpoint(self, endpoint: ModelEndpoint) -> str | None:
+        """The URL the agent would reach its model at for `endpoint`, when that is known."""
+        kind = self.login(endpoint)
+        return dict(self.default_endpoints).get(kind) if kind else None
 
     def prepare_workspace(self, workspace: Path, entry_skill: Path) -> None:
         """Makes the attempt workspace ready for this agent before its baseline is taken (e.g.

@@ -29,6 +29,7 @@ def start_agent(
 ) -> AgentHandle:
     """`session_dirs`: where the CLI records its sessions, when not the whole `agent_home`."""
     request.secrets.add_environment(env)
+    env = request.launch.agent_env(env, binary, request.workspace, request.agent_dir)
     stdout_path = request.agent_dir / STDOUT
     stderr_path = request.agent_dir / STDERR
     wrapped, trace_path = request.launch.wrap(argv, env, request.workspace, request.agent_dir)

@@ -289,6 +289,12 @@ class CaseResult(ArtifactModel):
         description="fingerprint of the case definition (contract/digest.py): `compare` refuses"
         " runs whose same case was defined differently",
     )
+    definition_digest: str | None = Field(
+        default=None,
+        description="fingerprint of the case definition without its `case_id`: `compare` takes"
+        " a case of the base missing from the candidate and a case of the candidate missing from"
+        " the base with the same one for one case renamed",
+    )
     attempts: list[AttemptRecord] = Field(default_factory=list)
     stats: CaseStats | None = None
     environment_mismatches: list[str] = Field(default_factory=list)

@@ -70,6 +70,7 @@ def print_comparison(comparison: Comparison, json_path: Path, markdown_path: Pat
         click.echo(
             f"{case.case_id:<{width}}  {case.classification:<22}  {side_text(case.base)} →"
             f" {side_text(case.candidate)}  ({case.reason})"
+            + (f" (renamed from {case.renamed_from})" if case.renamed_from else "")
         )
         for flip in case.assertion_flips:
             click.echo(f"{'':<{width}}    {flip_line(flip)}")

@@ -48,6 +48,12 @@ RUN_DIR = click.Path(path_type=Path, file_okay=False)
     show_default=True,
     help="A run below this share of judged cases has no score (exit 3).",
 )
+@click.option(
+    "--allow-different-cases",
+    is_flag=True,
+    help="Gate runs of different cases, targets, skills or case definitions anyway"
+    " (the differences are listed).",
+)
 @json_option
 def command(
     candidate: Path,
@@ -58,19 +64,21 @@ def command(
     mixed_weight: float,
     no_regression: bool,
     min_coverage: float,
+    allow_different_cases: bool,
     as_json: bool,
 ) -> int:
     """Accept or reject a candidate skill's run against the current and best runs."""
     # the gate and the run reader are imported when the command runs, not for its --help
+    from evaluator.compare.compatibility import score_differences
+    from evaluator.errors import InputError
     from evaluator.gate.decision import decide_gate
     from evaluator.gate.metrics.registry import check_baseline
     from evaluator.gate.rundir import read_run
 
     check_baseline(metric, baseline_run)
     baseline = read_run(baseline_run).score(min_coverage) if baseline_run else None
-    scores = [
-        read_run(path).score(min_coverage) if path else None for path in (candidate, current, best)
-    ]
+    runs = [read_run(path) if path else None for path in (candidate, current, best)]
+    scores = [run.score(min_coverage) if run else None for run in runs]
     cand, cur, bst = scores
     assert cand is not None
     decision = decide_gate(
@@ -82,9 +90,24 @@ def command(
         no_regression=no_regression,
         baseline=baseline,
     )
+    # After the decision: a metric a run cannot have (no triggers.json) is named first, exit 3.
+    found = [
+        difference
+        for role, run in (("current", runs[1]), ("best", runs[2]))
+        if run is not None and runs[0] is not None
+        for difference in score_differences(run, runs[0], role)
+    ]
+    if found and not allow_different_cases:
+        raise InputError(
+            f"{'; '.join(found)}: their scores are not comparable"
+            " (pass --allow-different-cases to gate anyway)",
+            path=candidate,
+        )
     if as_json:
-        emit_json(decision.to_json())
+        emit_json({**decision.to_json(), "differences": found})
     else:
+        for difference in found:
+            click.echo(f"difference: {difference}")
         for regression in decision.regressions:
             click.echo(
                 f"regression: {regression.case_id} {regression.current} -> {regression.candidate}"

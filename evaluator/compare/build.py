@@ -81,6 +81,7 @@ def _compare_case(
     )
     known = candidate or base
     assert known is not None
+    renamed = base.case_id if base and candidate and base.case_id != candidate.case_id else None
     interval = (
         newcombe(candidate_side.passed, candidate_side.counted, base_side.passed, base_side.counted)
         if base_side and candidate_side
@@ -88,6 +89,7 @@ def _compare_case(
     )
     return CaseComparison(
         case_id=known.case_id,
+        renamed_from=renamed,
         suite_id=known.suite_id,
         title=known.title,
         classification=found.classification,
@@ -105,6 +107,29 @@ def _compare_case(
         candidate=candidate_side,
         assertion_flips=flips,
     )
+
+
+def renamed_cases(base: list[CaseResult], candidate: list[CaseResult]) -> dict[str, str]:
+    """Old id → new id of each case the base has and the candidate lacks whose definition,
+    but for its id, is that of exactly one case the candidate has and the base lacks. Without
+    this a renamed case that broke was `removed` + `added`, and CI saw no regression. Runs that
+    recorded no `definition_digest` (older ones, other evaluators') pair nothing."""
+    base_ids = {r.case_id for r in base}
+    candidate_ids = {r.case_id for r in candidate}
+
+    def unpaired(results: list[CaseResult], others: set[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for r in results:
+            if r.case_id not in others and r.definition_digest:
+                found.setdefault(r.definition_digest, []).append(r.case_id)
+        return found
+
+    gone, new = unpaired(base, candidate_ids), unpaired(candidate, base_ids)
+    return {
+        ids[0]: new[digest][0]
+        for digest, ids in gone.items()
+        if len(ids) == 1 and len(new.get(digest, [])) == 1
+    }
 
 
 def compare_runs(
@@ -129,6 +154,9 @@ def compare_runs(
         )
     base_by_id = {r.case_id: r for r in base_run.results}
     candidate_by_id = {r.case_id: r for r in candidate_run.results}
+    renames = renamed_cases(base_run.results, candidate_run.results)
+    for old, new in renames.items():
+        base_by_id[new] = base_by_id.pop(old)
     # Candidate order first (the run under review), then what only the base had.
     order = [*candidate_by_id, *(c for c in base_by_id if c not in candidate_by_id)]
     cases = [

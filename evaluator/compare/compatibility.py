@@ -18,14 +18,15 @@ def _run_kind(run: RunRecord) -> str:
     return "a trigger run" if trigger else "a case run"
 
 
-def differences(base: RunRecord, candidate: RunRecord) -> list[str]:
-    """Every way the two runs are not comparable, one phrase each (empty: comparable)."""
+def differences(base: RunRecord, candidate: RunRecord, role: str = "base") -> list[str]:
+    """Every way the two runs are not comparable, one phrase each (empty: comparable); `role`
+    names the base run in them."""
     found = []
     for name, label in (("target_id", "targets"), ("target_skill_path", "skills")):
         was, now = base.manifest.get(name), candidate.manifest.get(name)
         if was != now:
             found.append(
-                f"different {label}: base {was or 'unknown'}, candidate {now or 'unknown'}"
+                f"different {label}: {role} {was or 'unknown'}, candidate {now or 'unknown'}"
             )
     digests: dict[str, CaseResult] = {r.case_id: r for r in base.results}
     changed = [
@@ -40,7 +41,7 @@ def differences(base: RunRecord, candidate: RunRecord) -> list[str]:
         found.append(f"different case definitions: {', '.join(changed)}")
     kinds = _run_kind(base), _run_kind(candidate)
     if kinds[0] != kinds[1]:
-        found.append(f"different kinds of run: base {kinds[0]}, candidate {kinds[1]}")
+        found.append(f"different kinds of run: {role} {kinds[0]}, candidate {kinds[1]}")
     elif (
         base.results
         and candidate.results
@@ -48,6 +49,24 @@ def differences(base: RunRecord, candidate: RunRecord) -> list[str]:
     ):
         # Every case would be `added` or `removed`: a gate that compared nothing would pass.
         found.append("no case is in both runs, so nothing would be compared")
+    return found
+
+
+def score_differences(reference: RunRecord, candidate: RunRecord, role: str) -> list[str]:
+    """Every way two runs' scores are not comparable (empty: comparable): `differences`, and
+    any case one run holds and the other does not. A score is a mean over the cases of its run,
+    so a candidate scored without a case the `role` run failed (or with an easier one added)
+    would win by the selection, not by the skill."""
+    found = differences(reference, candidate, role)
+    ours = [r.case_id for r in candidate.results]
+    theirs = [r.case_id for r in reference.results]
+    if set(ours) & set(theirs):
+        only = [c for c in theirs if c not in ours]
+        if only:
+            found.append(f"case(s) only in the {role} run: {', '.join(only)}")
+        extra = [c for c in ours if c not in theirs]
+        if extra:
+            found.append(f"case(s) only in the candidate run: {', '.join(extra)}")
     return found
 
 

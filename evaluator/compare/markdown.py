@@ -62,6 +62,8 @@ def _case_block(case: CaseComparison) -> list[str]:
         "",
         f"{case.reason}. Base {side_text(case.base)}, candidate {side_text(case.candidate)}.",
     ]
+    if case.renamed_from:
+        lines[-1] += f" Renamed from `{case.renamed_from}`, otherwise the same definition."
     if case.difference is not None and case.difference_interval is not None:
         low, high = case.difference_interval
         lines[-1] += (

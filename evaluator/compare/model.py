@@ -83,6 +83,11 @@ class AssertionFlip(ComparisonModel):
 
 class CaseComparison(ComparisonModel):
     case_id: str
+    renamed_from: str | None = Field(
+        default=None,
+        description="The case's id in the base run, when it was renamed and is otherwise the"
+        " same definition (the same `definition_digest`): compared as one case.",
+    )
     suite_id: str | None = None
     title: str | None = None
     classification: ComparisonClass

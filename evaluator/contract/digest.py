@@ -12,8 +12,12 @@ import json
 from evaluator.contract.models import Case
 
 
-def case_digest(case: Case) -> str:
+def case_digest(case: Case, *, with_id: bool = True) -> str:
+    """`with_id=False`: the definition without its `case_id`, the same for a case renamed and
+    otherwise unchanged (how `compare` follows a rename)."""
     fields = case.model_dump(mode="json", by_alias=True)
+    if not with_id:
+        fields.pop("case_id", None)
     if fields.get("needs") is None:
         # Added later: a case that states no needs keeps the digest it always had.
         fields.pop("needs", None)

@@ -215,6 +215,10 @@ class SubagentSpawn:
     child_id: str | None = None
     nickname: str | None = None
     result_record: str | None = None  # the id of the call's result record
+    # The parent's record that shows the helper had finished (the spawn's own result when the
+    # agent waited for it, a wait's result naming it done): what the parent did after it, the
+    # helper did not see happen. None: its end is not recorded (a background helper).
+    finished_record: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {name.name: getattr(self, name.name) for name in fields(self)}
@@ -255,6 +259,9 @@ class SessionEvidence:
     # only for evidence saved before spawns were recorded, which cannot say.
     spawns: list[SubagentSpawn] = field(default_factory=list)
     spawns_recorded: bool = True
+    # Tool calls whose work may go on after their result (Claude Code's Bash with
+    # `run_in_background`, a Codex exec session still running): their end is not the result's.
+    detached_calls: set[str] = field(default_factory=set)
     # What the agent said to the user, in order: every assistant text of the session (its final
     # answer too), as (session line, text), filled by each agent's normaliser. False only for
     # evidence saved before messages were recorded, which cannot say what else was said.
@@ -348,6 +355,25 @@ class SessionEvidence:
                 spawn.child_id = child_id or spawn.child_id
                 spawn.nickname = nickname or spawn.nickname
 
+    def spawn_finished(self, record_id: str, *, call_id: str = "", child_id: str = "") -> None:
+        """The record that shows a spawned helper (by spawn call or child id) had finished; the
+        first one counts."""
+        for spawn in self.spawns:
+            mine = (call_id and spawn.call_id == call_id) or (
+                child_id and spawn.child_id == child_id
+            )
+            if mine and spawn.finished_record is None:
+                spawn.finished_record = record_id
+
+    def spawn_woken(self, child_id: str | None) -> None:
+        """A call that gave a finished helper more to do (a message to it, a resume): its acts
+        go on past the end recorded so far, so that end bounds nothing until a later one is
+        recorded. A target that names no known helper wakes every one (it may be any)."""
+        known = any(spawn.child_id == child_id for spawn in self.spawns) if child_id else False
+        for spawn in self.spawns:
+            if not known or spawn.child_id == child_id:
+                spawn.finished_record = None
+
     def iter_records(self) -> Any:
         """Every record in id order, as JSON-ready dicts (streamed from the spill file)."""
         commands = {r.id: r for r in self.records if r.kind == "command_observed"}
@@ -424,7 +450,7 @@ class SessionEvidence:
             SubagentSpawn(**{k: v for k, v in raw.items() if k in known})
             for raw in data.get("spawns") or []
             if isinstance(raw, dict)
-            and known - {"child_id", "nickname", "result_record"} <= set(raw)
+            and known - {"child_id", "nickname", "result_record", "finished_record"} <= set(raw)
         ]
         evidence.messages_recorded = isinstance(data.get("messages"), list)
         evidence.messages = [

@@ -182,7 +182,9 @@ def _flip(flip: AssertionFlip, case: CaseComparison, base: _Run, candidate: _Run
         candidate_status=flip.candidate_status or "absent",
         base_counts=_counts(flip.base_passed, flip.base_judged),
         candidate_counts=_counts(flip.candidate_passed, flip.candidate_judged),
-        base_evidence=base.evidence(case.base, case.case_id, flip.base_evidence),
+        base_evidence=base.evidence(
+            case.base, case.renamed_from or case.case_id, flip.base_evidence
+        ),
         candidate_evidence=candidate.evidence(
             case.candidate, case.case_id, flip.candidate_evidence
         ),
@@ -228,9 +230,10 @@ def build_comparison_view(comparison: Comparison, candidate_dir: Path) -> Compar
                 suite=case.suite_id or "",
                 title=case.title or "",
                 classification=case.classification,
-                reason=case.reason,
+                reason=case.reason
+                + (f" (renamed from {case.renamed_from})" if case.renamed_from else ""),
                 test=_test(case),
-                base=_side(case.base, base, case.case_id),
+                base=_side(case.base, base, case.renamed_from or case.case_id),
                 candidate=_side(case.candidate, candidate, case.case_id),
                 flips=[_flip(f, case, base, candidate) for f in case.assertion_flips],
             )

@@ -19,6 +19,7 @@ from evaluator.artifacts.attribution import CaseScore, score_case
 from evaluator.artifacts.models import CaseResult
 from evaluator.artifacts.rundir import RunDir
 from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_SCRATCH
+from evaluator.errors import EXIT_ENVIRONMENT, EvalError
 from evaluator.integrations.items import export_split_dir
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
@@ -27,8 +28,10 @@ from evaluator.plan import open_repo, select_cases
 ENV_NAME = "agentic-eval"
 
 
-class InfrastructureFailure(RuntimeError):
+class InfrastructureFailure(RuntimeError, EvalError):
     """The agent's model or tooling failed: SkillOpt must stop, not score the skill 0."""
+
+    exit_code = EXIT_ENVIRONMENT
 
 
 class CaseSplitLoader(SplitDataLoader):  # type: ignore[misc]
@@ -271,7 +274,13 @@ def main(argv: list[str] | None = None) -> None:
 
     script = train if args[0] == "train" else eval_only
     sys.argv = [f"skillopt-{args[0]}", *args[1:]]
-    script.main()
+    try:
+        script.main()
+    except EvalError as exc:
+        # SkillOpt's scripts stop on the adapter's error, as they must; the user gets our one
+        # line and exit code (2 bad input, 3 an outage: no score), not a traceback.
+        print(f"agentic-eval: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)
 
 
 if __name__ == "__main__":

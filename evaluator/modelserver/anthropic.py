@@ -185,12 +185,14 @@ def step_blocks(
     if step.call is not None:
         return [_tool(step.call.name, **step.call.args)]
     if step.spawn is not None:
+        background = {"run_in_background": True} if step.spawn.background else {}
         return [
             _tool(
                 "Agent",
                 description="Run the task",
                 prompt=step.spawn.message,
                 subagent_type=SUBAGENT_TYPE,
+                **background,
             )
         ]
     if step.final_json is not None and STRUCTURED_OUTPUT_TOOL in offered:

@@ -83,6 +83,9 @@ class Match(StrictModel):
 class SpawnSpec(StrictModel):
     message: str
     fork_context: bool = False
+    # Claude Code's Agent tool: the helper runs in the background and the call answers at once
+    # (Codex's spawn always does; Gemini CLI's never).
+    background: bool = False
 
 
 class WaitSpec(StrictModel):

@@ -136,6 +136,7 @@ def finalize_case(
         title=case.case.title,
         case_file=_case_file(case, source_workspace),
         case_digest=case_digest(case.case),
+        definition_digest=case_digest(case.case, with_id=False),
         attempts=sorted(
             [*earlier, *(a.record(run_dir) for a in all_attempts)], key=lambda r: r.attempt
         ),

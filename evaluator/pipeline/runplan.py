@@ -282,6 +282,16 @@ def check_credentials(
             f"{runner.base_url_env} {why}: every attempt would wait for it until its timeout;"
             " start the server or correct the variable"
         )
+    # With no endpoint given, the one the agent reaches by default for its login (its
+    # adapter's data): on a machine without a network each attempt would wait it out too.
+    default = runner.default_endpoint(endpoint) if plan.behaviors is None else None
+    if default and (why := unreachable(default)):
+        elsewhere = f" (or set {runner.base_url_env})" if runner.base_url_env else ""
+        raise EnvironmentProblem(
+            f"the {plan.agent} agent's default model endpoint {why}: every attempt would wait"
+            f" for it until its timeout; point the agent elsewhere with --base-url URL --model"
+            f" NAME{elsewhere}, or script the model with --behaviors DIR"
+        )
 
 
 def now() -> str:

@@ -86,6 +86,19 @@ class LaunchPolicy:
             redact=redact,
         )
 
+    def agent_env(
+        self, env: dict[str, str], binary: Path, workspace: Path, agent_dir: Path
+    ) -> dict[str, str]:
+        """The environment the agent starts with: in the jail, PATH loses the entries that lie in
+        the jail's private /tmp or /var/tmp and that nothing binds back (a venv activated from a
+        checkout under /tmp). They name nothing in the jail, yet every PATH search (`#!/usr/bin/env
+        python3`, a pyenv shim) would try them, and a failed exec there is, for the trace, a
+        reach for a program the jail hid: a violation the agent never made."""
+        if self.jail == "none" or "PATH" not in env:
+            return env
+        bound = (workspace, agent_dir, *self.tool_roots(binary, env))
+        return {**env, "PATH": visible_path(env["PATH"], self.private_dirs(), bound)}
+
     def own_pid_namespace(self) -> bool:
         """The agent's `/proc` lists only the attempt's own processes (see `Jail`)."""
         return self.jail != "none" and get_jail(self.jail).own_pid_namespace
@@ -130,6 +143,27 @@ def path_tools(path_value: str, hidden: tuple[Path, ...]) -> list[Path]:
             root = max(holders, key=len)
             tools.append(Path(root) / real[len(root) :].split("/")[0])
     return tools
+
+
+def visible_path(path_value: str, private: tuple[Path, ...], bound: tuple[Path, ...]) -> str:
+    """`path_value` without its absolute entries below a `private` directory and outside every
+    `bound` one (compared resolved, as the jail mounts them). Relative and empty entries stay:
+    they name the workspace."""
+
+    def below(real: str, places: tuple[Path, ...]) -> bool:
+        return any(
+            real == place or real.startswith(place.rstrip("/") + "/")
+            for place in (os.path.realpath(p) for p in places)
+        )
+
+    kept = [
+        entry
+        for entry in path_value.split(os.pathsep)
+        if not os.path.isabs(entry)
+        or not below(os.path.realpath(entry), private)
+        or below(os.path.realpath(entry), bound)
+    ]
+    return os.pathsep.join(kept)
 
 
 def choose_policy(sandbox: str | None, trace: TraceMode, hidden: tuple[Path, ...]) -> LaunchPolicy:

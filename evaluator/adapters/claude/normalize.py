@@ -25,6 +25,7 @@ from evaluator.vocabulary import RecordKind
 
 # The tool that starts a sub-agent (`Task` in older versions).
 SPAWN_TOOLS = ("Agent", "Task")
+MESSAGE_TOOL = "SendMessage"  # continues a sub-agent by its agentId
 # Texts Claude Code puts in the result of a call it refused to run.
 DENIAL_MARKERS = (
     "requested permissions to",
@@ -207,6 +208,13 @@ class ClaudeNormalizer(EvidenceBuilder):
             text=excerpt(json.dumps(arguments, ensure_ascii=False)),
         )
         self.pending[call_id] = _PendingCall(line, ts, name, arguments, self.cwd_for(None))
+        if name == "Bash" and arguments.get("run_in_background") is True:
+            self.evidence.detached_calls.add(call_id)
+        if name == MESSAGE_TOOL:
+            # A message to a finished helper resumes it (the runner does not offer the tool;
+            # a session that calls it anyway bounds no helper by its end so far).
+            target = arguments.get("to")
+            self.evidence.spawn_woken(str(target) if isinstance(target, str) else None)
         if name in SPAWN_TOOLS:
             # A Claude Code sub-agent never inherits the parent's context; it has no nickname.
             prompt = str(arguments.get("prompt") or "")
@@ -223,6 +231,9 @@ class ClaudeNormalizer(EvidenceBuilder):
         if call is not None and call.name in SPAWN_TOOLS:
             child = tool_result.get("agentId") if isinstance(tool_result, dict) else None
             self.evidence.spawn_answered(call_id, record.id, str(child) if child else None, None)
+            if isinstance(tool_result, dict) and tool_result.get("status") == "completed":
+                # A foreground helper answers when it is done (a background one: `async_launched`).
+                self.evidence.spawn_finished(record.id, call_id=call_id)
         if call is None:
             if call_id not in self.answered:
                 # An answer to a call the session does not record: the file was changed after

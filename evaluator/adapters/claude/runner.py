@@ -66,6 +66,10 @@ class ClaudeCodeRunner(AgentRunner):
     credential_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
     credentials_hint = "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)"
     base_url_env = "ANTHROPIC_BASE_URL"
+    # A key or token in the environment (the only login a fresh config dir has) goes to the
+    # Anthropic API unless ANTHROPIC_BASE_URL moves it (Bedrock and Vertex need variables the
+    # runner does not pass through).
+    default_endpoints = (("api-key", "https://api.anthropic.com"),)
 
     def __init__(self, binary: Path | None = None, permission_mode: str | None = None) -> None:
         self.binary = find_claude(binary)

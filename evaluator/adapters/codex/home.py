@@ -59,6 +59,24 @@ def codex_key_env(endpoint: ModelEndpoint) -> str:
     return endpoint.api_key_env or "OPENAI_API_KEY"
 
 
+def auth_file_login(path: Path) -> str | None:
+    """The login a Codex auth.json holds: "chatgpt" (its tokens), "api-key" (its key), or
+    None when it holds both, neither, or cannot be read (its own `auth_mode` decides first)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    mode = {"chatgpt": "chatgpt", "apikey": "api-key"}.get(str(data.get("auth_mode")))
+    if mode is not None:
+        return mode
+    tokens, key = bool(data.get("tokens")), bool(data.get("OPENAI_API_KEY"))
+    if tokens != key:
+        return "chatgpt" if tokens else "api-key"
+    return None
+
+
 def login_secrets(endpoint: ModelEndpoint) -> dict[str, str]:
     """The credentials inside the login files `create_codex_home` copies from `--auth-from`."""
     if endpoint.auth_from is None:

@@ -52,6 +52,17 @@ _EXIT_PATTERNS = (
 # Codex's own web search (a hosted tool: the model service runs it, the rollout records it).
 WEB_SEARCH_TOOL = "web_search"
 SPAWN_TOOLS = ("spawn_agent", "multi_agent_v1.spawn_agent", "collaboration.spawn_agent")
+# The calls whose output gives each awaited helper's state by its thread id (multi-agent v1:
+# `{"status": {"<child id>": {"completed": "..."}}, "timed_out": false}`); v2's `wait_agent`
+# names no helper, so it shows none finished.
+WAIT_TOOLS = ("wait_agent", "multi_agent_v1.wait_agent")
+# An exec output whose process had not exited when the call answered (`yield_time_ms`).
+STILL_RUNNING = "Process running with session ID"
+# The calls that give a helper more to do after it finished (by its id in `target` or `id`;
+# v2's name it by task path): its acts then go on past the end a wait showed.
+WAKE_TOOLS = frozenset({"send_input", "resume_agent", "followup_task", "send_message"})
+# A helper's state that no later act of its follows (`running` and `pending_init` do not end it).
+_ENDED_STATES = ("completed", "errored", "shutdown")
 
 
 def _json_object(text: str) -> dict[str, Any]:
@@ -97,6 +108,7 @@ class CodexNormalizer(EvidenceBuilder):
         super().__init__(path, home)
         self.meta_seen = 0
         self.skipping_fork_copy = False
+        self.wait_calls: set[str] = set()
 
     # --------------------------------------------------------------------- entries
     def session_meta(self, line: int, ts: str | None, p: dict[str, Any]) -> None:
@@ -208,6 +220,10 @@ class CodexNormalizer(EvidenceBuilder):
                     str(answer.get("agent_id") or "") or None,
                     str(answer.get("nickname") or "") or None,
                 )
+            if str(call_id) in self.wait_calls:
+                self.helpers_ended(result.id, text)
+            if call_id and STILL_RUNNING in text:
+                ev.detached_calls.add(str(call_id))
             call = self.calls.get(str(call_id))
             if call is not None and call.exit_code is None and code is not None:
                 call.exit_code = code
@@ -290,6 +306,11 @@ class CodexNormalizer(EvidenceBuilder):
             chars = str(args.get("chars") or "")
             if chars.strip():
                 ev.opaque.append((call.id, "write_stdin typed input into a running process"))
+        elif tool in WAIT_TOOLS and call_id:
+            self.wait_calls.add(str(call_id))
+        elif name in WAKE_TOOLS and namespace in ("multi_agent_v1", "collaboration", None):
+            target = args.get("target") or args.get("id")
+            ev.spawn_woken(str(target) if isinstance(target, str) else None)
         elif tool in SPAWN_TOOLS and call_id:
             fork = args.get("fork_context")
             ev.spawned(
@@ -300,6 +321,18 @@ class CodexNormalizer(EvidenceBuilder):
                 timestamp=ts,
                 tool=tool,
             )
+
+    def helpers_ended(self, record_id: str, text: str) -> None:
+        """A wait's output: each helper it shows in a final state had finished by this record."""
+        states = _json_object(text).get("status")
+        if not isinstance(states, dict):
+            return
+        for child, state in states.items():
+            ended = state in _ENDED_STATES or (
+                isinstance(state, dict) and any(key in state for key in _ENDED_STATES)
+            )
+            if ended:
+                self.evidence.spawn_finished(record_id, child_id=str(child))
 
     def javascript(self, line: int, ts: str | None, call_id: str | None, source: str) -> None:
         scan = scan_javascript(source)

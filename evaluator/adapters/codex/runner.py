@@ -7,7 +7,12 @@ import os
 from pathlib import Path
 
 from evaluator.adapters.codex.binary import codex_version, find_codex, native_start
-from evaluator.adapters.codex.home import codex_key_env, create_codex_home, login_secrets
+from evaluator.adapters.codex.home import (
+    auth_file_login,
+    codex_key_env,
+    create_codex_home,
+    login_secrets,
+)
 from evaluator.adapters.codex.home_seed import codex_home_seed, seed_codex_home
 from evaluator.agents.base import (
     PASSTHROUGH_ENV,
@@ -53,6 +58,12 @@ class CodexExecRunner(AgentRunner):
     )
     # Copy Codex's start-up files into the fresh home (home_seed.py); off only to measure it.
     seed_home = True
+    # Codex 0.169.0 ignores OPENAI_BASE_URL (docs/cli.md): a key goes to the OpenAI API, a
+    # ChatGPT login (`--auth-from`) to ChatGPT's Codex backend.
+    default_endpoints = (
+        ("api-key", "https://api.openai.com/v1"),
+        ("chatgpt", "https://chatgpt.com/backend-api/codex"),
+    )
 
     def __init__(self, binary: Path | None = None) -> None:
         self.binary = find_codex(binary)
@@ -93,6 +104,15 @@ class CodexExecRunner(AgentRunner):
 
     def credentials(self, endpoint: ModelEndpoint) -> dict[str, str]:
         return {**super().credentials(endpoint), **login_secrets(endpoint)}
+
+    def login(self, endpoint: ModelEndpoint) -> str | None:
+        """A key in the environment, or the login of the auth.json `--auth-from` copies in;
+        both at once: which one Codex takes is not told here."""
+        if endpoint.auth_from is None or endpoint.scripted or endpoint.base_url:
+            return super().login(endpoint)
+        if any(os.environ.get(name) for name in self.credential_env):
+            return None
+        return auth_file_login(endpoint.auth_from / "auth.json")
 
     def has_credentials(self, endpoint: ModelEndpoint) -> bool:
         if endpoint.base_url and not endpoint.scripted:

@@ -79,6 +79,9 @@ class GeminiCliRunner(AgentRunner):
     evidence_mode = "gemini-cli-chat-sessions"
     credential_env = CREDENTIAL_ENV
     credentials_hint = "set GEMINI_API_KEY"
+    # Our settings select the key login (`gemini-api-key`), which goes to the Gemini API;
+    # GOOGLE_GEMINI_BASE_URL is set only from --base-url (the user's own is not passed).
+    default_endpoints = (("api-key", "https://generativelanguage.googleapis.com/"),)
 
     def __init__(self, binary: Path | None = None) -> None:
         self.binary = find_gemini(binary)

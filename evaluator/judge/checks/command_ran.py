@@ -99,7 +99,11 @@ def _hits(pattern: Pattern, records: list[EvidenceRecord], context: JudgeContext
         invocations = analyze_command(record.command, record.workdir or "/").invocations
         own = own_runs(context, record.call_id)
         running = [i for i in invocations if runs_program(pattern, i, own)]
-        if any(i.surely_ran(record.exit_code) for i in running):
+        # A call that answered while its command went on running (Claude Code's Bash with
+        # `run_in_background`, a Codex exec still running) shows no run by its text: the
+        # command may still have been waiting, or been killed, when the agent ended.
+        detached = record.call_id in context.evidence.detached_calls
+        if not detached and any(i.surely_ran(record.exit_code) for i in running):
             hits.ran.append(_Run(record))
             continue
         if not running:
@@ -115,7 +119,7 @@ def _hits(pattern: Pattern, records: list[EvidenceRecord], context: JudgeContext
             hits.never.append((record, proof))
         else:
             hits.maybe.append((record, proof))
-        if record.exit_code is not None or any(i.conditional for i in running):
+        if detached or record.exit_code is not None or any(i.conditional for i in running):
             hits.by_form.add(record.id)
     return hits
 
