@@ -174,3 +174,129 @@ def test_convert_session_and_schemas_check(
     code, out, err = run_json(["schemas", "check"], capsys)
     assert code == 0, err
     assert check_output("schemas check", out)["ok"]
+
+
+def test_in_session_attempts_and_the_commands_over_their_finished_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`attempt new`/`collect` make a finished run without an agent (the child session is not
+    found: blocked); judge, gate, compare and history then read that run."""
+    repo = copy_demo(tmp_path / "src")
+    case = "routing-add-column"
+    runs = tmp_path / "runs"
+    common = ["--runs-dir", str(runs), "--run-id", "live"]
+    code, out, err = run_json(
+        [
+            "attempt",
+            "new",
+            case,
+            "--repo",
+            str(repo),
+            *common,
+            "--case-workspace-root",
+            str(tmp_path / "attempts"),
+            "--case",
+            case,
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert check_output("attempt new", out)["prompt"]
+    store = tmp_path / "codex-home"
+    store.mkdir()
+    parent = "01a20000-0000-7000-8000-000000000000"
+    code, out, err = run_json(
+        [
+            "attempt",
+            "collect",
+            case,
+            *common,
+            "--codex-home",
+            str(store),
+            "--parent-thread",
+            parent,
+        ],
+        capsys,
+    )
+    assert code == 1, err
+    assert check_output("attempt collect", out)["case_status"] == "blocked"
+    run = runs / "live"
+
+    code, out, err = run_json(["judge", str(run)], capsys)
+    assert code == 1, err
+    assert check_output("judge", out)["cases"][0]["case_id"] == case
+    # an outage-blocked run has no score: gate refuses it, with the error object
+    code, out, err = run_json(["gate", "--candidate", str(run), "--current", str(run)], capsys)
+    assert code == 3 and "no score" in check_output("gate", out)["errors"][0]["message"]
+    code, out, err = run_json(["compare", str(run), str(run)], capsys)
+    assert code in (0, 1), err
+    check_output("compare", out)
+    code, out, err = run_json(["history", "import", str(runs)], capsys)
+    assert code == 0, err
+    assert check_output("history import", out)["recorded"] == ["live"]
+    code, out, err = run_json(["history", "--runs-dir", str(runs)], capsys)
+    assert code == 0, err
+    assert check_output("history", out)[0]["case_id"] == case
+
+
+def test_attempt_new_for_a_case_this_machine_cannot_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = copy_demo(tmp_path / "src")
+    case = "routing-add-column"
+    path = next(repo.glob(f"targets/*/cases/*/{case}.yaml"))
+    path.write_text(path.read_text() + "needs:\n  programs: [no-such-program-on-this-machine]\n")
+    code, out, err = run_json(
+        [
+            "attempt",
+            "new",
+            case,
+            "--repo",
+            str(repo),
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            "--run-id",
+            "live",
+            "--case-workspace-root",
+            str(tmp_path / "attempts"),
+            "--case",
+            case,
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    made = check_output("attempt new", out)
+    assert made["blocked"] == "environment" and "prompt" not in made
+
+
+def test_setup_agents_with_the_pinned_clis_already_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing is installed (stand-ins that say the pinned version are in the prefix, as
+    `stub_agent_clis` makes them): one agent prints one object, several a list."""
+    from evaluator.adapters import get_adapter
+    from evaluator.adapters.claude import binary as claude_binary
+    from evaluator.adapters.codex import binary as codex_binary
+
+    versions = {
+        "codex": f"codex-cli {codex_binary.PINNED_VERSION}",
+        "claude": f"{claude_binary.PINNED_VERSION} (Claude Code)",
+    }
+    for name, prefix in (
+        ("codex", tmp_path / "one"),
+        ("codex", tmp_path / "two/codex"),
+        ("claude", tmp_path / "two/claude"),
+    ):
+        pinned = get_adapter(name).cli()
+        assert pinned is not None
+        stub = prefix / pinned.bin_in_prefix
+        stub.parent.mkdir(parents=True, exist_ok=True)
+        stub.write_text(f"#!/bin/sh\necho '{versions[name]}'\n", encoding="utf-8")
+        stub.chmod(0o755)
+    code, out, err = run_json(["setup-agents", "--prefix", str(tmp_path / "one")], capsys)
+    assert code == 0, err
+    assert check_output("setup-agents", out)["installed"] is False
+    argv = ["setup-agents", "--agent", "codex", "--agent", "claude"]
+    code, out, err = run_json([*argv, "--prefix", str(tmp_path / "two")], capsys)
+    assert code == 0, err
+    assert [a["agent"] for a in check_output("setup-agents", out)] == ["codex", "claude"]
