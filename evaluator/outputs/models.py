@@ -10,7 +10,7 @@ added here on purpose, where a reader sees the change.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
@@ -18,6 +18,7 @@ from evaluator.artifacts.models import RunState
 from evaluator.artifacts.trigger_files import TriggerRunFile
 from evaluator.compare.model import Comparison
 from evaluator.history.trends import CaseTrend
+from evaluator.judge.verdict import Provenance
 from evaluator.pipeline.selftest import EntryCoverage, GoldenOutcome
 from evaluator.stats.noise import Call
 from evaluator.vocabulary import Status
@@ -131,7 +132,7 @@ class ExplainedEntry(Closed):
     description: str
     decided_by: str
     checks: list[str]
-    provenance: list[dict[str, Any]]
+    provenance: list[Provenance]
     model_prompt: str | None
     refused: list[RefusedSentence]
     parts: list[EntryPart] | None = None
