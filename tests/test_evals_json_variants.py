@@ -20,7 +20,7 @@ from evaluator.evaluate.variants import materialize, parse_variant, suite_drift
 from evaluator.evidence import SessionEvidence
 from evaluator.evidence.records import EvidenceRecord
 from evaluator.judge import JudgeContext
-from evaluator.judge.checks.registry import run_check
+from evaluator.judge.checks.attempt_sessions import run_check
 from evaluator.plan import open_repo, select_cases
 from evaluator.repo import load_repo
 from tests.support import codex_or_skip, scratch_dir
