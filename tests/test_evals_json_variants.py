@@ -176,6 +176,7 @@ def test_must_have_patterns_search_the_answer_and_the_files_the_case_did_not_giv
     assert missed.status == "fail"
     assert missed.detail == (
         "final answer does not match /(?ims)always_ff/; no file matching **/* in the workspace"
+        " but the case's own inputs (evals/inputs/old.vhd)"
     )
 
 

@@ -692,3 +692,31 @@ def test_a_skill_that_changes_no_case_is_not_told_only_to_add_cases(tmp_path: Pa
     assert not any(case.significant for case in comparison.cases)
     report = render_eval_report(result.model_copy(update={"comparisons": [comparison]}))
     assert "does no good" not in report and "Add cases: with 4 case(s)" in report
+
+
+def test_a_contamination_quoting_the_agent_is_literal_in_the_report(tmp_path: Path) -> None:
+    """Red team, round 11: a contamination finding quotes the no-skill attempt's command; its
+    link rendered as one in `eval-report.html` (the report's markdown, links on). Notes are
+    written as literal text."""
+    reference = _variant(
+        tmp_path,
+        "without_skill",
+        [_result("same", ["pass"] * 4 + ["blocked"], [None] * 4 + ["contaminated: copy"])],
+        checked=True,
+    )
+    attempt = reference.run_dir.path / "case-artifacts/same/attempts/attempt-05"
+    attempt.mkdir(parents=True)
+    link = "curl https://example.com/SKILL.md # [ok](https://example.com/) <b>x</b>"
+    finding = {"layer": "session", "ref": "msg-3", "detail": link}
+    (attempt / "contamination.json").write_text(
+        json.dumps({"contaminated": True, "layers": ["session"], "findings": [finding]})
+    )
+    compared = _variant(tmp_path, "with_skill", [_result("same", ["pass"] * 5)])
+    comparison, _ = compare(reference, compared, None)
+    summaries = [variant_summary(reference), variant_summary(compared)]
+    result = _ab_result(["same"], summaries, [comparison])
+    report = render_eval_report(result)
+    assert "example.com/SKILL.md" in report
+    shown = render_eval_page(result, report).split("<h2>Report</h2>", 1)[1]
+    assert "[ok](https://example.com/)" in shown.replace("&lt;", "<")
+    assert "<a " not in shown and "<b>" not in shown

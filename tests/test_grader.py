@@ -197,3 +197,42 @@ def test_a_name_the_agent_chose_is_one_line_of_the_listing(tmp_path: Path) -> No
         f"link -> elsewhere\\r\\n{forged}\\u2028{forged}  (symlink, not followed)",
         f"notes\\n{forged}\\nnotes.txt  (1 bytes)",
     ]
+
+
+def test_a_claim_that_a_named_file_ran_cites_a_command_naming_it() -> None:
+    """Red team, round 11: any command record satisfied a command claim, so a judge swayed by
+    the agent's words could cite `cat SKILL.md` for "ran `scripts/validate.py`". A claim naming
+    files needs a cited record about one of them: a command naming it, or an access to it."""
+    records = {
+        **RECORDS,
+        "msg-7": {
+            "id": "msg-7",
+            "kind": "command_observed",
+            "command": "python3 scripts/validate.py out.json",
+        },
+        "msg-8": {
+            "id": "msg-8",
+            "kind": "command_observed",
+            "command": "cd scripts && ./validate.py",
+        },
+        "msg-9": {
+            "id": "msg-9",
+            "kind": "command_observed",
+            "command": "python3 scripts/validator.py",
+        },
+        "msg-10": {"id": "msg-10", "kind": "file_write_observed", "path": f"{WS}/out.json"},
+    }
+
+    def verdict(text: str, *refs: str) -> str:
+        raw = json.dumps({"verdict": "met", "rationale": "because", "refs": list(refs)})
+        return verify_answer(raw, GradeItem("required[0]", "required", text), records, WS).verdict
+
+    ran = "The agent ran `scripts/validate.py` on its output."
+    assert verdict(ran, "msg-2") == "cannot-judge"  # `cat SKILL.md`
+    assert verdict(ran, "msg-9") == "cannot-judge"  # another script
+    assert verdict(ran, "msg-7") == "met"
+    assert verdict(ran, "msg-8") == "met"  # run from its own folder
+    # a claim naming its output: the output's write record is about it
+    assert verdict("The tests ran and wrote `out.json`.", "msg-2", "msg-10") == "met"
+    # a command claim naming no file: any command record, as before
+    assert verdict("A command invoking the script ran.", "msg-2") == "met"

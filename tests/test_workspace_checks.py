@@ -222,3 +222,33 @@ def test_a_placeholder_the_agent_typed_is_judged_as_text_on_re_judge(tmp_path: P
     for check, status in ((redacted, "pass"), (other, "fail")):
         assert run_check(check, live).status == status
         assert run_check(check, again).status == status
+
+
+def test_an_excluded_input_counts_as_given_only_while_unchanged(tmp_path: Path) -> None:
+    """Red team, round 11: `exclude` names the case's own inputs (an `evals.json` eval's
+    `files`), skipped by a `must_have` / `must_not_have` search. An input the agent changed,
+    replaced or added to is its output, and is searched."""
+    import hashlib
+
+    given = "Meeting at noon.\nThe passphrase is hunter2.\n"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "notes.txt").write_text(given)
+    (tmp_path / "in/a.txt").write_text(given)
+    digest = hashlib.sha256(given.encode()).hexdigest()
+    context = _context(tmp_path)
+    context.baseline = {"notes.txt": digest, "in/a.txt": digest}
+    check = WorkspaceFileMatchesCheck(
+        kind="workspace_file_matches", path="**/*", pattern="hunter2", exclude=["notes.txt", "in"]
+    )
+    assert run_check(check, context).status == "fail"  # as given: not the agent's
+    (tmp_path / "notes.txt").write_text(given + "Shared hunter2.\n")
+    assert run_check(check, context).status == "pass"  # changed: the agent's output
+    (tmp_path / "notes.txt").write_text(given)
+    (tmp_path / "in/b.txt").write_text("hunter2")  # a new file in a given folder
+    assert run_check(check, context).status == "pass"
+    (tmp_path / "in/b.txt").unlink()
+    os.remove(tmp_path / "in/a.txt")
+    os.symlink("../notes.txt", tmp_path / "in/a.txt")  # the input replaced by a link
+    assert run_check(check, context).status == "pass"
+    context.baseline = None  # no hashes from before the run: the path decides, as before
+    assert run_check(check, context).status == "fail"

@@ -1,10 +1,14 @@
 """One record of the agent's session in words: the one description `transcript.md` and
-`report.html` both show (each styles the `code` part its own way)."""
+`report.html` both show (each styles the `code` part its own way). Whatever the agent wrote
+(a command, a path, a tool's name, its final answer) is the `code` part, which the Markdown shows
+as one code span on one line (`markdown_text`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from evaluator.artifacts.markdown_text import code_span, one_line
 
 MAX_TEXT = 300
 
@@ -34,15 +38,17 @@ class RecordText:
 
     def markdown(self) -> str:
         label = f"**{self.alert}** " if self.alert else ""
-        body = f"{self.lead}`{self.code}`{self.tail}" if self.code is not None else self.lead
+        body = (
+            f"{self.lead}{code_span(self.code)}{self.tail}" if self.code is not None else self.lead
+        )
         return label + body
 
 
 def short_text(text: object) -> str:
-    """One line: newlines shown as ⏎, cut after MAX_TEXT characters."""
+    """One line: line breaks shown as ⏎, cut after MAX_TEXT characters."""
     if not text:
         return ""
-    flat = str(text).replace("\n", "⏎ ")
+    flat = one_line(str(text))
     return flat if len(flat) <= MAX_TEXT else flat[:MAX_TEXT] + "…"
 
 
@@ -68,15 +74,17 @@ def describe_record(record: dict[str, Any], workspace: str) -> RecordText:
             alert="isolation violation",
         )
     if kind == "final_answer":
-        return RecordText(f"final answer: {short_text(record.get('text'))}")
+        return RecordText("final answer: ", short_text(record.get("text")))
     if kind in ("session_start", "session_end"):
-        return RecordText(f"{str(kind).replace('_', ' ')}: {record.get('detail')}")
+        # Our words about the session file (its thread, CLI version, folder), on one line.
+        return RecordText(f"{str(kind).replace('_', ' ')}: {short_text(record.get('detail'))}")
     if kind == "tool_call":
         return RecordText("tool call ", str(record.get("tool")))
     if kind == "tool_result":
         code = record.get("exit_code")
         return RecordText("tool result" + (f", exit {code}" if code is not None else ""))
-    return RecordText(str(record.get("detail") or ""))
+    detail = short_text(record.get("detail"))
+    return RecordText("", detail) if detail else RecordText("")
 
 
 # What `transcript.md` lists (report.html shows every record).
@@ -114,12 +122,12 @@ def failed_tool_calls(records: list[dict[str, Any]], workspace: str) -> list[str
             continue
         if kind == "command_observed" and record.get("exit_code") not in (None, 0):
             command = short_text(record.get("command"))
-            found.append(f"`{rid}` `{command}` exited {record['exit_code']}")
+            found.append(f"`{rid}` {code_span(command)} exited {record['exit_code']}")
         elif kind == "file_write_observed" and record.get("outcome") == "failed":
             path = short_path(record.get("path"), workspace)
-            found.append(f"`{rid}` the write to `{path}` did not take effect")
+            found.append(f"`{rid}` the write to {code_span(path)} did not take effect")
         elif kind == "tool_denied":
-            found.append(f"`{rid}` the agent CLI refused `{record.get('tool')}`")
+            found.append(f"`{rid}` the agent CLI refused {code_span(str(record.get('tool')))}")
         else:
             continue
         seen.add(key)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.artifacts.attribution import blocked_label, score_run
+from evaluator.artifacts.markdown_text import code_span, prose
 from evaluator.artifacts.models import AssertionResult, CaseResult, Manifest
 from evaluator.artifacts.report_findings import CaseFindings, render_fixes
 from evaluator.artifacts.trigger_report import trigger_fixes, trigger_headline
@@ -17,12 +18,6 @@ MAX_FIXES = 3
 
 def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _one_line(text: object) -> str:
-    """A list item's text on one line: a file the agent named with a newline (its name is in a
-    check's note) must not start a heading or a line of its own in the report."""
-    return " ⏎ ".join(str(text).splitlines())
 
 
 def entry_label(assertion: AssertionResult) -> str:
@@ -130,17 +125,17 @@ def render_report(
         for assertion in result.assertions:
             if assertion.status == "pass":
                 continue
-            refs = ", ".join(f"`{_one_line(e)}`" for e in assertion.evidence[:4]) or "no evidence"
+            refs = ", ".join(code_span(e) for e in assertion.evidence[:4]) or "no evidence"
             lines.append(
                 f"- {assertion.polarity} `{entry_label(assertion)}`: {assertion.summary} ({refs})"
             )
-            lines += [f"  - {_one_line(line)}" for line in decided_by_lines(assertion)]
+            lines += [f"  - {prose(line)}" for line in decided_by_lines(assertion)]
             for note in assertion.notes[:3]:
-                lines.append(f"  - {_one_line(note)}")
+                lines.append(f"  - {prose(note)}")
         for note in result.notes:
-            lines.append(f"- {_one_line(note)}")
+            lines.append(f"- {prose(note)}")
         for finding in (findings or {}).get(result.case_id, CaseFindings()).lines:
-            lines.append(f"- {_one_line(finding)}")
+            lines.append(f"- {prose(finding)}")
         lines.append("")
     lines += ["## Suggested Next Fixes", ""]
     if triggers is not None:

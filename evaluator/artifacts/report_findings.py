@@ -6,12 +6,12 @@ or to the eval."""
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluator.artifacts.markdown_text import code_span
 from evaluator.artifacts.models import CaseResult
 from evaluator.artifacts.record_text import failed_tool_calls
 from evaluator.artifacts.rundir import RunDir
@@ -154,20 +154,12 @@ def final_answer(run_dir: RunDir, result: CaseResult) -> list[str]:
     if not flat:
         return ["Its final answer was empty"]
     shown = flat if len(flat) <= MAX_ANSWER else flat[: MAX_ANSWER - 1] + "…"
-    return [f"Its final answer: {_code(shown)}"]
+    return [f"Its final answer: {code_span(shown)}"]
 
 
 def _about_answer(check: CheckVerdict) -> bool:
     """Whether the check, or an operand of it (`not`, `any_of`, `all_of`), reads the answer."""
     return check.kind.startswith("final_answer") or any(_about_answer(c) for c in check.checks)
-
-
-def _code(text: str) -> str:
-    """`text` as one Markdown code span, whatever backticks it holds (CommonMark: a fence longer
-    than any run inside, padded by a space where the text starts or ends with one)."""
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def failed_calls(run_dir: RunDir, result: CaseResult) -> list[str]:

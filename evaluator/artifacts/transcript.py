@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from evaluator.artifacts.markdown_text import code_span, one_line
 from evaluator.artifacts.models import Manifest
 from evaluator.artifacts.record_text import (
     commands_shown,
@@ -32,7 +33,7 @@ def render_transcript(manifest: Manifest, run_dir: RunDir) -> str:
     ]
     for mismatch_case, mismatches in sorted(manifest.environment_mismatches.items()):
         for mismatch in mismatches:
-            lines.append(f"- Environment mismatch in `{mismatch_case}`: {mismatch}")
+            lines.append(f"- Environment mismatch in `{mismatch_case}`: {one_line(str(mismatch))}")
     for case_id in manifest.resolved_case_ids:
         attempts_dir = run_dir.case_artifacts(case_id) / "attempts"
         attempt_files = sorted(attempts_dir.glob("attempt-*/attempt.json"))
@@ -62,7 +63,7 @@ def _trace_lines(attempt: dict[str, Any]) -> list[str]:
     private = trace.get("private_tmp") or []
     if private:
         lines.append(
-            f"- Jail's private /tmp used: {', '.join(f'`{p}`' for p in private[:5])}"
+            f"- Jail's private /tmp used: {', '.join(code_span(str(p)) for p in private[:5])}"
             + (f" and {len(private) - 5} more" if len(private) > 5 else "")
         )
     incidental = trace.get("incidental") or []
@@ -70,13 +71,13 @@ def _trace_lines(attempt: dict[str, Any]) -> list[str]:
         lines.append(
             "- Tools' own probes outside the workspace (absent configuration files, upward"
             " searches, walks to their own directories; nothing read or changed): "
-            + ", ".join(f"`{p}`" for p in incidental[:5])
+            + ", ".join(code_span(str(p)) for p in incidental[:5])
             + (f" and {len(incidental) - 5} more" if len(incidental) > 5 else "")
         )
     for unresolved in trace.get("unresolved") or []:
-        lines.append(f"- Trace cannot resolve: {unresolved}")
+        lines.append(f"- Trace cannot resolve: {one_line(str(unresolved))}")
     for disagreement in trace.get("disagreements") or []:
-        lines.append(f"- Trace and session disagree: {disagreement}")
+        lines.append(f"- Trace and session disagree: {one_line(str(disagreement))}")
     return lines
 
 
@@ -97,7 +98,7 @@ def _attempt_section(attempt: dict[str, Any], directory: Path) -> list[str]:
         + (f" ({attempt['isolation_reason']})" if attempt.get("isolation_reason") else ""),
     ]
     if attempt.get("reason"):
-        lines.append(f"- Note: {attempt['reason']}")
+        lines.append(f"- Note: {one_line(str(attempt['reason']))}")
     lines += _trace_lines(attempt)
     session = directory / "accepted-session.json"
     if session.is_file():

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from evaluator.artifacts.attribution import score_run
+from evaluator.artifacts.markdown_text import prose
 from evaluator.artifacts.models import CaseResult
 from evaluator.ci.junit_run import entry_line
 from evaluator.compare.markdown import SECTION_ORDER, flip_line, headline, side_text
@@ -65,7 +66,8 @@ def run_summary(
         for result in sorted(not_passed, key=lambda r: r.status != "fail"):
             failing = [a for a in result.assertions if a.status == "fail"]
             why = entry_line(failing[0]) if failing else (result.blocked_reason or "")
-            lines.append(f"| {result.case_id} | {result.status} | {_escape(why)} |")
+            # A check's detail may quote the agent's command: shown literally (`prose`).
+            lines.append(f"| {result.case_id} | {result.status} | {_escape(prose(why))} |")
         lines.append("")
     passed = [r.case_id for r in results if r.status == "pass"]
     if passed:

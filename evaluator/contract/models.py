@@ -361,7 +361,8 @@ class WorkspaceFileMatchesCheck(_Check):
     exclude: list[NonEmpty] = Field(
         default_factory=list,
         description="Workspace paths (files or folders) not searched: the case's own input"
-        " files, which the agent was given rather than wrote.",
+        " files, which the agent was given rather than wrote, while each is as it was given"
+        " (a file there the agent changed or added is its own and is searched).",
     )
 
 

@@ -9,6 +9,7 @@ contract omits `Head-to-Head` for subjective) the cases each variant scores high
 
 from __future__ import annotations
 
+from evaluator.artifacts.markdown_text import prose
 from evaluator.evaluate.model import (
     Bounds,
     EvaluationResult,
@@ -251,16 +252,18 @@ def _findings(result: EvaluationResult) -> list[str]:
                     for c in d.cases
                 )
                 lines.append(f"- `{variant.label}` {d.name} per case: {per_case or 'none'}")
-            lines += [f"- `{variant.label}` rubric: {note}" for note in variant.rubric.notes]
+            # A judge's reply and the agent's commands may be quoted in a note: literal (`prose`).
+            lines += [f"- `{variant.label}` rubric: {prose(note)}" for note in variant.rubric.notes]
         check = variant.contamination
         if check is not None:
             for item in check.contaminated_attempts:
                 counted = "counted as not passed" in item
                 lines.append(
-                    f"- `{variant.label}` contaminated{'' if counted else ' (not counted)'}: {item}"
+                    f"- `{variant.label}` contaminated{'' if counted else ' (not counted)'}:"
+                    f" {prose(item)}"
                 )
         lines.append(f"- `{variant.label}` run: `{variant.run_dir}` ({variant.run_state})")
-    lines += [f"- {note}" for note in result.notes]
+    lines += [f"- {prose(note)}" for note in result.notes]
     return lines or ["- nothing to report"]
 
 

@@ -95,7 +95,8 @@ Answer with the JSON object the output schema describes:
 - `refs`: the ids of the records your verdict relies on, in the order they happened. A `met`
   must cite them: a claim that the agent consulted a file needs its `file_read_observed` record
   with access `read`; a claim about order needs the records in that order; a claim about the
-  final answer needs the `final_answer` record; a claim about a command needs its record.
+  final answer needs the `final_answer` record; a claim about a command needs its record
+  (one whose command names the file the claim says ran, if it names one).
   A `met` without such records is discarded.
 
 This is independent judgement {vote} of {votes}.

@@ -10,7 +10,8 @@ A `met` must cite, when the assertion mentions
   `file_read_observed` record with access `read`, of a file it names if it names one;
 - an order ("before", "after", "first"): two or more records in the order they happened, and the
   paths it names in the order it names them;
-- running a command: a `command_observed` or `tool_call` record;
+- running a command: a `command_observed` or `tool_call` record; when it names files, a record
+  about one of them (a command naming it, an access to it);
 - the final answer, what the agent told the user: the `final_answer` record;
 - always: at least one record of what the agent did (not only the session's start or end).
 
@@ -182,11 +183,49 @@ def support_problems(
         r.get("kind") in ("command_observed", "tool_call") for r in cited
     ):
         problems.append("a command claim needs a cited `command_observed` or `tool_call` record")
+    elif COMMANDS.search(text):
+        problems.extend(_named_run_problems(item, cited, workspace))
     if ANSWERS.search(text) and not any(r.get("kind") == "final_answer" for r in cited):
         problems.append("a claim about the final answer needs the cited `final_answer` record")
     if not any(r.get("kind") in CONTENT_KINDS for r in cited):
         problems.append("the cited records show nothing the agent did")
     return problems
+
+
+# What separates the words of a command line (a path is one word of it).
+_COMMAND_WORDS = re.compile(r"[\s'\"`;|&()<>=]+")
+
+
+def _names(record: dict[str, Any], pattern: str, workspace: str) -> bool:
+    """Whether a record is about a named path: an access to it, or a command with a word that
+    is the path (or, run from its own folder, its file name)."""
+    relative = _relative(str(record.get("path") or ""), workspace)
+    if relative is not None and path_matches(relative, pattern):
+        return True
+    command = record.get("command")
+    if not isinstance(command, str):
+        return False
+    name = pattern.rstrip("/").rsplit("/", 1)[-1]
+    for word in _COMMAND_WORDS.split(command):
+        word = (_relative(word, workspace) or word).removeprefix("./")
+        if word and (path_matches(word, pattern) or path_matches(word, name)):
+            return True
+    return False
+
+
+def _named_run_problems(item: GradeItem, cited: list[dict[str, Any]], workspace: str) -> list[str]:
+    """A claim that something ran which names files (`scripts/validate.py`) holds only by a
+    cited record about one of them: a command naming it, or an access to it. Any command was
+    enough, so a judge swayed by the agent's words could cite `ls` for a script that never ran
+    (red team, round 11)."""
+    paths = named_paths([item])
+    if not paths or any(_names(r, p, workspace) for r in cited for p in paths):
+        return []
+    return [
+        f"a claim about running {', '.join(f'`{p}`' for p in paths)} needs a cited record of"
+        f" a command naming it, or of an access to it; none of"
+        f" {', '.join(str(r['id']) for r in cited)} is one"
+    ]
 
 
 def _named_order_problems(

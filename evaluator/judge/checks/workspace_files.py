@@ -4,6 +4,7 @@ content matches a pattern."""
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import re
 import stat
@@ -27,19 +28,53 @@ MAX_CONTENT_BYTES = 64 * 1024 * 1024
 
 def _files(context: JudgeContext, pattern: str, exclude: Sequence[str] = ()) -> list[str]:
     """Matching files as workspace paths (also when read from a restored snapshot), without
-    those at or below an `exclude` path."""
+    those at or below an `exclude` path that are still as the case gave them."""
     root = str(context.file_root)
     matches = glob.glob(str(context.file_root / pattern), recursive=True)
     named = [str(context.workspace) + m[len(root) :] for m in matches if m.startswith(root)]
     kept = []
     for path in named:
         relative = context.relative(path)
-        if relative is None or any(
+        if relative is None:
+            continue
+        if any(
             relative == gone or relative.startswith(f"{gone.rstrip('/')}/") for gone in exclude
-        ):
+        ) and _as_given(context, path, relative):
             continue
         kept.append(path)
     return sorted(kept)
+
+
+def _shown(paths: Sequence[str], most: int = 3) -> str:
+    """At most `most` paths, then how many more."""
+    more = f", and {len(paths) - most} more" if len(paths) > most else ""
+    return ", ".join(paths[:most]) + more
+
+
+def _as_given(context: JudgeContext, path: str, relative: str) -> bool:
+    """Whether an excluded file is still the case's input: the file that was there before the
+    agent ran, byte for byte (red team, round 11: the agent wrote its output into the given
+    `notes.txt`, which a `must_not_have` search skipped by its path). A file the agent
+    changed, replaced (a symlink, a FIFO) or made is its own. Without the hashes from before
+    the run (`baseline` unknown), the path decides, as it did."""
+    if context.baseline is None:
+        return True
+    before = context.baseline.get(relative)
+    on_disk = context.on_disk(path)
+    try:
+        info = os.lstat(on_disk)
+    except OSError:
+        return False
+    if before is None or not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONTENT_BYTES:
+        return False
+    digest = hashlib.sha256()
+    try:
+        with open(on_disk, "rb") as stream:
+            while block := stream.read(1 << 20):
+                digest.update(block)
+    except OSError:
+        return False
+    return digest.hexdigest() == before
 
 
 def _not_workspace_file(context: JudgeContext, path: str) -> str | None:
@@ -197,8 +232,16 @@ def _content_check(
     ]
     refs = _write_refs(context, glob)
     if not files:
+        # Files the case gave are not searched: saying only "no file" of a workspace that holds
+        # them reads as if it were empty.
+        given = [
+            context.relative(path) or path
+            for path in (_files(context, glob) if exclude else [])
+            if os.path.islink(context.on_disk(path)) or not os.path.isdir(context.on_disk(path))
+        ]
+        but = f" but the case's own inputs ({_shown(given)})" if given else ""
         return failed(
-            kind, f"no file matching {glob} in the workspace", refs or session_end(context)
+            kind, f"no file matching {glob} in the workspace{but}", refs or session_end(context)
         )
     unknown = []
     redacted = []
