@@ -22,6 +22,7 @@ from evaluator.history.record import read_run_rows
 from evaluator.history.renames import renamed_cases
 from tests.conftest import ROOT
 from tests.support import codex_or_skip, scratch_dir
+from tests.test_json_outputs import check_output
 
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
 CASE_FILE = "targets/db-migrations/cases/routing/routing-add-column.yaml"
@@ -95,7 +96,7 @@ def test_a_renamed_case_continues_its_history(
     assert len(digests) == 1  # the same definition, ids aside
     code, out, _ = cli(capsys, "history", "--runs-dir", str(renamed_runs.runs), "--json")
     assert code == 0
-    (trend,) = json.loads(out)
+    (trend,) = check_output("history", out)  # the published output schema holds
     assert (trend["case_id"], trend["renamed_from"], trend["runs"]) == (NEW, [OLD], 2)
     assert [(p["run_id"], p["case_id"]) for p in trend["trend"]] == [
         ("first", OLD),
