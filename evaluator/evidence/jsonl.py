@@ -20,9 +20,11 @@ NOT_JSON = "not JSON (truncated?)"
 # some text `json.loads` accepts (NaN, a lone surrogate escape, a byte order mark, a float too
 # large for a double), so a line it rejects is decoded again by `json.loads`, whose answer
 # (a value, ValueError or RecursionError) stands. Both give up on deep nesting near the
-# interpreter's recursion limit, not at the same depth: a line that may nest that deep (by its
-# count of opening brackets, a bound on its depth) goes to `json.loads` alone, called from the
-# same frame as ever, so that its limit is where it was.
+# interpreter's recursion limit, not at the same depth (msgspec a few levels deeper): a line
+# that may nest that deep goes to `json.loads` alone, called from the same frame as ever, so
+# that its limit is where it was. Which line may is decided after msgspec read it, by the depth
+# of its containers (a walk over the few containers of a session line): counting the brackets
+# of the raw bytes first cost more than the decode itself on lines of long tool outputs.
 JSON_DECODER = msgspec.json.Decoder()
 MAY_NEST_DEEP = 500
 # The reader's buffer: with the default 8 KB, a line longer than the buffer (a tool output) is
@@ -72,12 +74,12 @@ def read_objects(
             if raw.isspace():  # (a line is never empty; strip() would copy it)
                 continue
             try:
-                if raw.count(b"[") + raw.count(b"{") >= MAY_NEST_DEEP:
+                try:
+                    record = JSON_DECODER.decode(raw)
+                except (ValueError, RecursionError):  # msgspec.DecodeError is a ValueError
                     record = json.loads(raw)
                 else:
-                    try:
-                        record = JSON_DECODER.decode(raw)
-                    except ValueError:  # msgspec.DecodeError is one
+                    if len(raw) >= MAY_NEST_DEEP and nests_deep(record):
                         record = json.loads(raw)
             except ValueError:
                 stats.skip(number, NOT_JSON)
@@ -89,6 +91,22 @@ def read_objects(
                 stats.skip(number, "not a JSON object")
                 continue
             yield number, record
+
+
+def nests_deep(value: object) -> bool:
+    """Whether `value` holds containers MAY_NEST_DEEP deep: a line that does has at least as
+    many opening brackets, so below it msgspec's value is the one `json.loads` gives."""
+    if not isinstance(value, (dict, list)):
+        return False
+    stack: list[tuple[dict[str, Any] | list[Any], int]] = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth >= MAY_NEST_DEEP:
+            return True
+        for child in current.values() if isinstance(current, dict) else current:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+    return False
 
 
 # A session file written as one JSON document (not JSONL) is read whole only up to this size.
