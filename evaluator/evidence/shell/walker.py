@@ -91,8 +91,9 @@ def _parse_cached(code: str) -> Tree:
     return _parser().parse(code.encode("utf-8"))
 
 
-def walk(code: str, cwd: str, home: str | None, depth: int) -> ShellAnalysis:
-    """What shell `code` touches when run in `cwd` (nested code: `depth` levels down)."""
+def walk(code: str, cwd: str, home: str | None, depth: int, lexical: bool = True) -> ShellAnalysis:
+    """What shell `code` touches when run in `cwd` (nested code: `depth` levels down);
+    `lexical=False` walks the parse of a program `lexical_program` reads (the tests compare)."""
     result = ShellAnalysis(final_cwd=cwd)
     if depth > MAX_DEPTH:
         result.opaque.append("shell code nested too deeply")
@@ -100,8 +101,11 @@ def walk(code: str, cwd: str, home: str | None, depth: int) -> ShellAnalysis:
     walker = Walker(result, home, depth)
     walker.cwd = cwd
     simple = simple_command(code)
+    program = lexical_program(code) if simple is None and lexical else None
     if simple is not None:
         walker.apply(simple[0], list(simple[1:]), list(simple[1:]))
+    elif program is not None:
+        walker.lexical(program)
     else:
         tree = parse(code)
         if tree.root_node.has_error:
@@ -143,6 +147,70 @@ def simple_command(code: str) -> tuple[str, ...] | None:
     return parts
 
 
+# The wider lexical path: one command, one pipeline (`a | b | c`) or one `&&` chain of commands
+# whose words are plain (as above) or quoted whole, `'...'` or `"..."` with printable ASCII and
+# nothing double quotes expand (`$`, a backtick, `\\`, `!`). Such a program's parse is fixed:
+# tree-sitter-bash reads a flat pipeline of commands, or a list nested to the left, each word
+# a `word` (or `number`), `raw_string` or `string` of one `string_content`, whose value is the
+# text inside the quotes and which never globs; `Walker.lexical` does what `statements` does
+# with that parse. A command name must be plain, and no word may join two parts (`a'b'`);
+# anything else (redirects, `;`, `||`, `&`, expansions, here-docs) is left to the parse.
+# tests/test_shell_precheck.py compares the two walks over the corpus, the fixture sessions
+# and thousands of generated programs.
+_TOKEN = re.compile(r"""[ \t]+|'[ -&(-~]*'|"[ #%-\[\]-_a-~]*"|&&|\||[A-Za-z0-9_./:,+=-]+""")
+_FIRST_WORD = re.compile(_FIRST)
+_OTHER_WORD = re.compile(_WORD)
+# Commands after which nothing in the shell runs (`_terminates`): a chain holding one is parsed.
+_TERMINATING = frozenset(("exit", "return", "logout", "exec"))
+
+# A command of the lexical path: its words' values and their texts as written.
+LexicalCommand = tuple[list[str], list[str]]
+
+
+def lexical_program(code: str) -> tuple[str, list[LexicalCommand]] | None:
+    """(operator: "", "|" or "&&"; its commands) when `code` is a program of the lexical path."""
+    if len(code) > 4096:
+        return None
+    tokens = _TOKEN.findall(code)
+    if sum(map(len, tokens)) != len(code):
+        return None  # a character no token takes (findall skips it)
+    commands: list[LexicalCommand] = []
+    operators: set[str] = set()
+    values: list[str] = []
+    texts: list[str] = []
+    joined = False  # the token before was a word: another one now would be part of it
+    for token in tokens:
+        if token[0] in " \t":
+            joined = False
+            continue
+        if token in ("|", "&&"):
+            if not values:
+                return None
+            commands.append((values, texts))
+            operators.add(token)
+            values, texts, joined = [], [], False
+            continue
+        if joined:
+            return None
+        joined = True
+        if token[0] in "'\"":
+            if not values:
+                return None  # a quoted command name
+            values.append(token[1:-1])
+        elif (_OTHER_WORD if values else _FIRST_WORD).fullmatch(token):
+            values.append(token)
+        else:
+            return None
+        texts.append(token)
+    if not values or len(operators) > 1:
+        return None
+    commands.append((values, texts))
+    for words_, _ in commands:
+        if words_[0] in _SYNTAX_WORDS or (len(commands) > 1 and words_[0] in _TERMINATING):
+            return None
+    return (operators.pop() if operators else "", commands)
+
+
 class Walker:
     def __init__(self, result: ShellAnalysis, home: str | None, depth: int) -> None:
         self.result = result
@@ -165,6 +233,47 @@ class Walker:
         # Command names this shell gave another meaning (a function, an alias, `hash -p`): a
         # later command by that name may not run the program it names.
         self.redefined: set[str] = set()
+
+    # ------------------------------------------------------------------ the lexical path
+    def lexical(self, program: tuple[str, list[LexicalCommand]]) -> None:
+        """What `statements` does with the parse of a `lexical_program`: a command, a
+        pipeline, or an `&&` chain (each command after the first runs only if those before it
+        succeeded; a terminating command is never in one)."""
+        operator, commands = program
+        if operator == "|":
+            self.lexical_pipeline(commands)
+            return
+        for index, command in enumerate(commands):
+            self.after_success += index > 0
+            self.lexical_command(command)
+            self.after_success -= index > 0
+
+    def lexical_pipeline(self, stages: list[LexicalCommand]) -> None:
+        """`pipeline` over stages that are commands of known words."""
+        start = len(self.result.accesses)
+        previous_text: str | None = None
+        previous_file: str | None = None
+        saved_tail = self.tail
+        for index, stage in enumerate(stages):
+            self.tail = saved_tail and index == len(stages) - 1
+            self.stdin_text, self.stdin_file = previous_text, previous_file
+            words: list[str | None] = list(stage[0])
+            previous_text = self.command_output(words)
+            previous_file = self.command_file(words)
+            self.lexical_command(stage)
+            self.stdin_text, self.stdin_file = None, None
+        self.tail = saved_tail
+        if self.words_summarise(list(stages[-1][0])):
+            self.demote(start)
+
+    def lexical_command(self, command: LexicalCommand) -> None:
+        """`command` for a command of known words, no assignment and no redirect."""
+        values, texts = command
+        saved_stdin = self.stdin_text
+        self.env = {}
+        self.apply(values[0], list(values[1:]), texts[1:])
+        self.env = {}
+        self.stdin_text = saved_stdin
 
     # ------------------------------------------------------------------ values
     def value(self, node: Node) -> str | None:
@@ -623,8 +732,10 @@ class Walker:
             return None
         if stage.type != "command":
             return None
-        if words is None:
-            words = self.words(stage)
+        return self.command_output(self.words(stage) if words is None else words)
+
+    def command_output(self, words: list[str | None]) -> str | None:
+        """What a command of these words writes, when it is literal."""
         if not words or words[0] is None:
             return None
         name, args = posixpath.basename(words[0]), words[1:]
@@ -649,8 +760,9 @@ class Walker:
         """The one file a `cat FILE |` stage passes on unchanged."""
         if stage.type != "command":
             return None
-        if words is None:
-            words = self.words(stage)
+        return self.command_file(self.words(stage) if words is None else words)
+
+    def command_file(self, words: list[str | None]) -> str | None:
         if len(words) == 2 and words[0] == "cat" and words[1] is not None:
             return self.resolve(words[1])
         return None
@@ -670,7 +782,10 @@ class Walker:
             stage = body
         if stage.type != "command":
             return False
-        words = self.words(stage)
+        return self.words_summarise(self.words(stage))
+
+    def words_summarise(self, words: list[str | None]) -> bool:
+        """Whether a command of these words shows a summary, not the content it reads."""
         if not words or words[0] is None:
             return False
         name = posixpath.basename(words[0])
