@@ -95,17 +95,20 @@ def read_objects(
 
 def nests_deep(value: object) -> bool:
     """Whether `value` holds containers MAY_NEST_DEEP deep: a line that does has at least as
-    many opening brackets, so below it msgspec's value is the one `json.loads` gives."""
-    if not isinstance(value, (dict, list)):
-        return False
-    stack: list[tuple[dict[str, Any] | list[Any], int]] = [(value, 1)]
-    while stack:
-        current, depth = stack.pop()
+    many opening brackets, so below it msgspec's value is the one `json.loads` gives. (Level by
+    level: a decoder gives plain dicts and lists, never subclasses.)"""
+    level: list[Any] = [value] if type(value) is dict or type(value) is list else []
+    depth = 1
+    while level:
         if depth >= MAY_NEST_DEEP:
             return True
-        for child in current.values() if isinstance(current, dict) else current:
-            if isinstance(child, (dict, list)):
-                stack.append((child, depth + 1))
+        inner: list[Any] = []
+        for current in level:
+            for child in current.values() if type(current) is dict else current:
+                if type(child) is dict or type(child) is list:
+                    inner.append(child)
+        level = inner
+        depth += 1
     return False
 
 
