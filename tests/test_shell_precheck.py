@@ -134,6 +134,11 @@ LEXICAL = [
     "sed 'w /tmp/x' a",
     "git status --short && git diff",
     "echo '$HOME' \"{a,b}\" '*'",
+    "python -m pytest tests/t.py -q 2>&1 | tail -30",
+    "grep -rn TODO src/ 2>/dev/null | head -20",
+    "echo cat /etc/passwd 2>&1 | sh",
+    "cat /etc/passwd 2>/dev/null | python3",
+    "cd sub 2>/dev/null && cat a",
 ]
 NOT_LEXICAL = [
     "'cat' a",
@@ -146,7 +151,14 @@ NOT_LEXICAL = [
     "cat a; cat b",
     "cat a | wc && ls",
     "cat a &",
-    "cat a 2>&1 | tail",
+    "cat a 2>&1 b",
+    "cat a 2>&1 2>/dev/null",
+    "cat a 2>&1x",
+    "cat a2>&1",
+    "2>&1 cat a",
+    "cat a 2>/dev/nullx",
+    "cat a >/dev/null",
+    "cat a 1>&2",
     "cat a && exit 1",
     "exec cat a | wc",
     "cat a |",
@@ -287,6 +299,9 @@ _QUOTED_ARGS = [
 ]
 
 
+_REDIRECTS = ["2>&1", "2>/dev/null", "2>&1", "2>/dev/null", ">/dev/null", "2>/tmp/e", "1>&2"]
+
+
 def test_generated_programs_walk_alike_either_way() -> None:
     """Thousands of programs of plain and quoted words, pipes and `&&` (and look-alikes the
     lexical path must leave to the parse): the same analysis from both walks."""
@@ -300,6 +315,8 @@ def test_generated_programs_walk_alike_either_way() -> None:
             for _ in range(generator.randint(0, 4)):
                 pool = _QUOTED_ARGS if generator.random() < 0.4 else _PLAIN_ARGS
                 words.append(generator.choice(pool))
+            if generator.random() < 0.3:
+                words.insert(generator.randint(1, len(words)), generator.choice(_REDIRECTS))
             commands.append(generator.choice((" ", "  ", "\t")).join(words))
         operator = generator.choice(operators)
         code = operator.join(commands)

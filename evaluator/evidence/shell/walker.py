@@ -16,6 +16,7 @@ import posixpath
 import re
 from functools import cache, lru_cache
 from itertools import pairwise
+from typing import NamedTuple
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
@@ -149,22 +150,32 @@ def simple_command(code: str) -> tuple[str, ...] | None:
 
 # The wider lexical path: one command, one pipeline (`a | b | c`) or one `&&` chain of commands
 # whose words are plain (as above) or quoted whole, `'...'` or `"..."` with printable ASCII and
-# nothing double quotes expand (`$`, a backtick, `\\`, `!`). Such a program's parse is fixed:
-# tree-sitter-bash reads a flat pipeline of commands, or a list nested to the left, each word
-# a `word` (or `number`), `raw_string` or `string` of one `string_content`, whose value is the
-# text inside the quotes and which never globs; `Walker.lexical` does what `statements` does
-# with that parse. A command name must be plain, and no word may join two parts (`a'b'`);
-# anything else (redirects, `;`, `||`, `&`, expansions, here-docs) is left to the parse.
-# tests/test_shell_precheck.py compares the two walks over the corpus, the fixture sessions
-# and thousands of generated programs.
-_TOKEN = re.compile(r"""[ \t]+|'[ -&(-~]*'|"[ #%-\[\]-_a-~]*"|&&|\||[A-Za-z0-9_./:,+=-]+""")
+# nothing double quotes expand (`$`, a backtick, `\`, `!`), each command ending, at most, in
+# `2>&1` or `2>/dev/null`. Such a program's parse is fixed: tree-sitter-bash reads a flat
+# pipeline of commands, or a list nested to the left, each word a `word` (or `number`),
+# `raw_string` or `string` of one `string_content`, whose value is the text inside the quotes
+# and which never globs, and a command with its redirect a `redirected_statement`;
+# `Walker.lexical` does what `statements` does with that parse. A command name must be plain,
+# and no word may join two parts (`a'b'`); anything else (other redirects, `;`, `||`, `&`,
+# expansions, here-docs) is left to the parse. tests/test_shell_precheck.py compares the two
+# walks over the corpus, the fixture sessions and thousands of generated programs.
+_TOKEN = re.compile(
+    r"""[ \t]+|'[ -&(-~]*'|"[ #%-\[\]-_a-~]*"|&&|\||2>&1|2>/dev/null|[A-Za-z0-9_./:,+=-]+"""
+)
+_REDIRECTS = ("2>&1", "2>/dev/null")
 _FIRST_WORD = re.compile(_FIRST)
 _OTHER_WORD = re.compile(_WORD)
 # Commands after which nothing in the shell runs (`_terminates`): a chain holding one is parsed.
 _TERMINATING = frozenset(("exit", "return", "logout", "exec"))
 
-# A command of the lexical path: its words' values and their texts as written.
-LexicalCommand = tuple[list[str], list[str]]
+
+class LexicalCommand(NamedTuple):
+    """A command of the lexical path: its words' values, their texts as written, and the
+    redirect it ends in ("" for none)."""
+
+    values: list[str]
+    texts: list[str]
+    redirect: str
 
 
 def lexical_program(code: str) -> tuple[str, list[LexicalCommand]] | None:
@@ -178,6 +189,7 @@ def lexical_program(code: str) -> tuple[str, list[LexicalCommand]] | None:
     operators: set[str] = set()
     values: list[str] = []
     texts: list[str] = []
+    redirect = ""
     joined = False  # the token before was a word: another one now would be part of it
     for token in tokens:
         if token[0] in " \t":
@@ -186,13 +198,18 @@ def lexical_program(code: str) -> tuple[str, list[LexicalCommand]] | None:
         if token in ("|", "&&"):
             if not values:
                 return None
-            commands.append((values, texts))
+            commands.append(LexicalCommand(values, texts, redirect))
             operators.add(token)
-            values, texts, joined = [], [], False
+            values, texts, redirect, joined = [], [], "", False
             continue
-        if joined:
-            return None
+        if joined or redirect:
+            return None  # a word of two parts, or anything after the redirect
         joined = True
+        if token in _REDIRECTS:
+            if not values:
+                return None
+            redirect = token
+            continue
         if token[0] in "'\"":
             if not values:
                 return None  # a quoted command name
@@ -204,9 +221,10 @@ def lexical_program(code: str) -> tuple[str, list[LexicalCommand]] | None:
         texts.append(token)
     if not values or len(operators) > 1:
         return None
-    commands.append((values, texts))
-    for words_, _ in commands:
-        if words_[0] in _SYNTAX_WORDS or (len(commands) > 1 and words_[0] in _TERMINATING):
+    commands.append(LexicalCommand(values, texts, redirect))
+    for command in commands:
+        name = command.values[0]
+        if name in _SYNTAX_WORDS or (len(commands) > 1 and name in _TERMINATING):
             return None
     return (operators.pop() if operators else "", commands)
 
@@ -257,23 +275,31 @@ class Walker:
         for index, stage in enumerate(stages):
             self.tail = saved_tail and index == len(stages) - 1
             self.stdin_text, self.stdin_file = previous_text, previous_file
-            words: list[str | None] = list(stage[0])
-            previous_text = self.command_output(words)
-            previous_file = self.command_file(words)
+            # A redirected stage passes on nothing known (`stage_output` of its parse).
+            words: list[str | None] = list(stage.values)
+            previous_text = None if stage.redirect else self.command_output(words)
+            previous_file = None if stage.redirect else self.command_file(words)
             self.lexical_command(stage)
             self.stdin_text, self.stdin_file = None, None
         self.tail = saved_tail
-        if self.words_summarise(list(stages[-1][0])):
+        if self.words_summarise(list(stages[-1].values)):
             self.demote(start)
 
     def lexical_command(self, command: LexicalCommand) -> None:
-        """`command` for a command of known words, no assignment and no redirect."""
-        values, texts = command
+        """`command` for a command of known words and no assignment, then `redirected` for
+        its redirect: `2>&1` changes no path; `2>/dev/null` writes there (stderr, so no
+        content write)."""
+        saved_file = self.stdin_file
         saved_stdin = self.stdin_text
+        args: list[str | None] = list(command.values[1:])
         self.env = {}
-        self.apply(values[0], list(values[1:]), texts[1:])
+        self.apply(command.values[0], args, command.texts[1:])
         self.env = {}
         self.stdin_text = saved_stdin
+        if command.redirect:
+            self.stdin_file = saved_file
+        if command.redirect == "2>/dev/null":
+            self.add("write", "/dev/null", ">")
 
     # ------------------------------------------------------------------ values
     def value(self, node: Node) -> str | None:
