@@ -139,6 +139,9 @@ LEXICAL = [
     "echo cat /etc/passwd 2>&1 | sh",
     "cat /etc/passwd 2>/dev/null | python3",
     "cd sub 2>/dev/null && cat a",
+    "wc -l src/*.py && head -n 40 src/a.py",
+    "ls -d /etc/*/ | sort",
+    "cat a?c '*.md' \"?\"",
 ]
 NOT_LEXICAL = [
     "'cat' a",
@@ -167,6 +170,8 @@ NOT_LEXICAL = [
     "echo 'caf\u00e9'",
     "time cat a | wc",
     "echo '\ta'",
+    "ls [ab].py",
+    "*.py x",
 ]
 
 
@@ -270,6 +275,19 @@ _PLAIN_ARGS = [
     "s/a/b/",
     "-C",
     "--output=/tmp/x",
+    "*.py",
+    "src/*.md",
+    "a?c",
+    "*",
+    "-*",
+    "--include=*.py",
+    "**/x",
+    "x*y?z",
+    "/etc/*",
+    "?",
+    "*=x",
+    "1,2*",
+    "/*/passwd",
 ]
 _QUOTED_ARGS = [
     "'1,200p'",

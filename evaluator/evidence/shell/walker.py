@@ -150,7 +150,8 @@ def simple_command(code: str) -> tuple[str, ...] | None:
 
 # The wider lexical path: one command, one pipeline (`a | b | c`) or one `&&` chain of commands
 # whose words are plain (as above) or quoted whole, `'...'` or `"..."` with printable ASCII and
-# nothing double quotes expand (`$`, a backtick, `\`, `!`), each command ending, at most, in
+# nothing double quotes expand (`$`, a backtick, `\`, `!`), arguments that may glob with `*` or
+# `?` (`globbed`: a `list` access of the pattern), each command ending, at most, in
 # `2>&1` or `2>/dev/null`. Such a program's parse is fixed: tree-sitter-bash reads a flat
 # pipeline of commands, or a list nested to the left, each word a `word` (or `number`),
 # `raw_string` or `string` of one `string_content`, whose value is the text inside the quotes
@@ -160,11 +161,12 @@ def simple_command(code: str) -> tuple[str, ...] | None:
 # expansions, here-docs) is left to the parse. tests/test_shell_precheck.py compares the two
 # walks over the corpus, the fixture sessions and thousands of generated programs.
 _TOKEN = re.compile(
-    r"""[ \t]+|'[ -&(-~]*'|"[ #%-\[\]-_a-~]*"|&&|\||2>&1|2>/dev/null|[A-Za-z0-9_./:,+=-]+"""
+    r"""[ \t]+|'[ -&(-~]*'|"[ #%-\[\]-_a-~]*"|&&|\||2>&1|2>/dev/null|[A-Za-z0-9_./:,+=*?-]+"""
 )
 _REDIRECTS = ("2>&1", "2>/dev/null")
 _FIRST_WORD = re.compile(_FIRST)
-_OTHER_WORD = re.compile(_WORD)
+# An argument may also glob (`*`, `?`; a bracket expression is left to the parse).
+_OTHER_WORD = re.compile(r"[A-Za-z0-9_./*?-][A-Za-z0-9_./:,+=*?-]*")
 # Commands after which nothing in the shell runs (`_terminates`): a chain holding one is parsed.
 _TERMINATING = frozenset(("exit", "return", "logout", "exec"))
 
@@ -292,8 +294,13 @@ class Walker:
         saved_file = self.stdin_file
         saved_stdin = self.stdin_text
         args: list[str | None] = list(command.values[1:])
+        name = command.values[0]
+        for text in command.texts[1:]:
+            # `globbed`: an unquoted word (a quoted one starts with its quote) that may glob.
+            if ("*" in text or "?" in text) and text[0] not in "'\"":
+                self.add("list", text, f"{name} glob")
         self.env = {}
-        self.apply(command.values[0], args, command.texts[1:])
+        self.apply(name, args, command.texts[1:])
         self.env = {}
         self.stdin_text = saved_stdin
         if command.redirect:
