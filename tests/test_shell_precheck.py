@@ -142,6 +142,10 @@ LEXICAL = [
     "wc -l src/*.py && head -n 40 src/a.py",
     "ls -d /etc/*/ | sort",
     "cat a?c '*.md' \"?\"",
+    "cat a; cat b",
+    "cd sub; ls -la && cat a; cat a | wc -l",
+    "mkdir -p o && cp a o/; python3 o/a; ls o | sort",
+    "echo x | sh; cat b && cat c",
 ]
 NOT_LEXICAL = [
     "'cat' a",
@@ -151,7 +155,15 @@ NOT_LEXICAL = [
     'echo "a\\b"',
     'echo "a!b"',
     "cat a || cat b",
-    "cat a; cat b",
+    "cat a;",
+    "; cat a",
+    "cat a;; cat b",
+    "set -e; cat a",
+    "cat a; exit 1",
+    "cat a\n\ncat b",
+    "cat a\ncat b",
+    "sh -rn *\ngrep x",
+    "cat a | wc && ls; cat b",
     "cat a | wc && ls",
     "cat a &",
     "cat a 2>&1 b",
@@ -324,7 +336,7 @@ def test_generated_programs_walk_alike_either_way() -> None:
     """Thousands of programs of plain and quoted words, pipes and `&&` (and look-alikes the
     lexical path must leave to the parse): the same analysis from both walks."""
     generator = random.Random(11)
-    operators = [" | ", "|", " && ", "&&", " || ", "; ", " |  "]
+    operators = [" | ", "|", " && ", "&&", " || ", "; ", " |  ", ";", "\n", " ; "]
     lexical = 0
     for _ in range(6000):
         commands = []
@@ -336,8 +348,12 @@ def test_generated_programs_walk_alike_either_way() -> None:
             if generator.random() < 0.3:
                 words.insert(generator.randint(1, len(words)), generator.choice(_REDIRECTS))
             commands.append(generator.choice((" ", "  ", "\t")).join(words))
-        operator = generator.choice(operators)
-        code = operator.join(commands)
+        if generator.random() < 0.5:  # one operator throughout, or one per join
+            code = generator.choice(operators).join(commands)
+        else:
+            code = commands[0]
+            for command in commands[1:]:
+                code += generator.choice(operators) + command
         if generator.random() < 0.1:
             code = f" {code}\t"
         lexical += lexical_program(code) is not None

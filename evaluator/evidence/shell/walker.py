@@ -161,14 +161,15 @@ def simple_command(code: str) -> tuple[str, ...] | None:
 # expansions, here-docs) is left to the parse. tests/test_shell_precheck.py compares the two
 # walks over the corpus, the fixture sessions and thousands of generated programs.
 _TOKEN = re.compile(
-    r"""[ \t]+|'[ -&(-~]*'|"[ #%-\[\]-_a-~]*"|&&|\||2>&1|2>/dev/null|[A-Za-z0-9_./:,+=*?-]+"""
+    r"""[ \t]+|;|'[ -&(-~]*'|"[ #%-\[\]-_a-~]*"|&&|\||2>&1|2>/dev/null|[A-Za-z0-9_./:,+=*?-]+"""
 )
 _REDIRECTS = ("2>&1", "2>/dev/null")
 _FIRST_WORD = re.compile(_FIRST)
 # An argument may also glob (`*`, `?`; a bracket expression is left to the parse).
 _OTHER_WORD = re.compile(r"[A-Za-z0-9_./*?-][A-Za-z0-9_./:,+=*?-]*")
-# Commands after which nothing in the shell runs (`_terminates`): a chain holding one is parsed.
-_TERMINATING = frozenset(("exit", "return", "logout", "exec"))
+# Commands after which nothing in the shell runs (`_terminates`), or only what succeeds
+# (`set -e`, `_sets_errexit`): a program of several commands holding one is parsed.
+_GATING = frozenset(("exit", "return", "logout", "exec", "set"))
 
 
 class LexicalCommand(NamedTuple):
@@ -180,29 +181,43 @@ class LexicalCommand(NamedTuple):
     redirect: str
 
 
-def lexical_program(code: str) -> tuple[str, list[LexicalCommand]] | None:
-    """(operator: "", "|" or "&&"; its commands) when `code` is a program of the lexical path."""
+# One statement of a lexical program: "" (one command), "|" (a pipeline) or "&&" (a chain),
+# and its commands.
+LexicalPart = tuple[str, list[LexicalCommand]]
+
+
+def lexical_program(code: str) -> list[LexicalPart] | None:
+    """The statements of `code`, separated by `;`, when it is a program of the lexical path. (A
+    line break is left to the parse: tree-sitter-bash reads the line after `sh *` as more of
+    its arguments.)"""
     if len(code) > 4096:
         return None
     tokens = _TOKEN.findall(code)
     if sum(map(len, tokens)) != len(code):
         return None  # a character no token takes (findall skips it)
+    parts: list[LexicalPart] = []
     commands: list[LexicalCommand] = []
     operators: set[str] = set()
     values: list[str] = []
     texts: list[str] = []
     redirect = ""
     joined = False  # the token before was a word: another one now would be part of it
-    for token in tokens:
+    for token in (*tokens, ";"):
         if token[0] in " \t":
             joined = False
             continue
-        if token in ("|", "&&"):
+        if token in ("|", "&&", ";"):
             if not values:
                 return None
             commands.append(LexicalCommand(values, texts, redirect))
-            operators.add(token)
             values, texts, redirect, joined = [], [], "", False
+            if token in ("|", "&&"):
+                operators.add(token)
+                continue
+            if len(operators) > 1:
+                return None
+            parts.append((operators.pop() if operators else "", commands))
+            commands = []
             continue
         if joined or redirect:
             return None  # a word of two parts, or anything after the redirect
@@ -221,14 +236,13 @@ def lexical_program(code: str) -> tuple[str, list[LexicalCommand]] | None:
         else:
             return None
         texts.append(token)
-    if not values or len(operators) > 1:
-        return None
-    commands.append(LexicalCommand(values, texts, redirect))
-    for command in commands:
-        name = command.values[0]
-        if name in _SYNTAX_WORDS or (len(commands) > 1 and name in _TERMINATING):
-            return None
-    return (operators.pop() if operators else "", commands)
+    several = len(parts) > 1 or len(parts[0][1]) > 1
+    for _, part in parts:
+        for command in part:
+            name = command.values[0]
+            if name in _SYNTAX_WORDS or (several and name in _GATING):
+                return None
+    return parts
 
 
 class Walker:
@@ -255,18 +269,26 @@ class Walker:
         self.redefined: set[str] = set()
 
     # ------------------------------------------------------------------ the lexical path
-    def lexical(self, program: tuple[str, list[LexicalCommand]]) -> None:
-        """What `statements` does with the parse of a `lexical_program`: a command, a
-        pipeline, or an `&&` chain (each command after the first runs only if those before it
-        succeeded; a terminating command is never in one)."""
-        operator, commands = program
-        if operator == "|":
-            self.lexical_pipeline(commands)
-            return
-        for index, command in enumerate(commands):
-            self.after_success += index > 0
-            self.lexical_command(command)
-            self.after_success -= index > 0
+    def lexical(self, program: list[LexicalPart]) -> None:
+        """What `statements` does with the parse of a `lexical_program`: statements in turn,
+        the last one the program's tail; each a command, a pipeline, or an `&&` chain (`gated`:
+        a command after the first runs only if those before it succeeded, which the call's exit
+        code shows only in the tail). No command of several terminates or sets `-e`."""
+        saved = (self.tail, self.conditional, self.after_success)
+        for index, (operator, commands) in enumerate(program):
+            self.tail = saved[0] and index == len(program) - 1
+            if operator == "|":
+                self.lexical_pipeline(commands)
+                continue
+            for position, command in enumerate(commands):
+                conditional = position > 0 and not self.tail
+                success = position > 0 and not conditional
+                self.conditional += conditional
+                self.after_success += success
+                self.lexical_command(command)
+                self.conditional -= conditional
+                self.after_success -= success
+        self.tail, self.conditional, self.after_success = saved
 
     def lexical_pipeline(self, stages: list[LexicalCommand]) -> None:
         """`pipeline` over stages that are commands of known words."""
