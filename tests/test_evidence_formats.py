@@ -161,6 +161,20 @@ JSON_EDGE_LINES = [
     b'{"a": "' + b"[{" * 600 + b'"}',
     b'{"a": [' + b",".join([b"[]", b"{}"] * 600) + b"]}",
     b'{"a": "' + b"[" * 600 + b'", "b": ' + b"[" * 499 + b"]" * 499 + b"}",
+    # Long lines (read by msgspec first, their nesting judged after) at every depth around both
+    # decoders' limits, arrays and objects.
+    *(
+        b'{"pad": "' + b"x" * 2100 + b'", "a":' + b"[" * d + b"]" * d + b"}"
+        for d in range(850, 1001)
+    ),
+    *(
+        b'{"pad": "' + b"x" * 2100 + b'", "a":' + b'{"a":' * d + b"1" + b"}" * d + b"}"
+        for d in range(850, 1001)
+    ),
+    *(
+        b'{"a":' + b"[" * d + b"]" * d + b', "pad": "' + b"x" * 2100 + b'"}'
+        for d in range(490, 511)
+    ),
     b'{"a": "' + b"[" * 600 + b'", "b": ' + b"[" * 499 + b"]" * 498 + b"}",
 ]
 

@@ -22,11 +22,13 @@ NOT_JSON = "not JSON (truncated?)"
 # (a value, ValueError or RecursionError) stands. Both give up on deep nesting near the
 # interpreter's recursion limit, not at the same depth (msgspec a few levels deeper): a line
 # that may nest that deep goes to `json.loads` alone, called from the same frame as ever, so
-# that its limit is where it was. Which line may is decided after msgspec read it, by the depth
-# of its containers (a walk over the few containers of a session line): counting the brackets
-# of the raw bytes first cost more than the decode itself on lines of long tool outputs.
+# that its limit is where it was. Which line may: a short one by its count of opening brackets
+# (a bound on its depth), a long one (a tool output, mostly string) after msgspec read it, by
+# the depth of its few containers; counting the brackets of a long line cost more than decoding
+# it, walking the many small containers of a short one more than counting.
 JSON_DECODER = msgspec.json.Decoder()
 MAY_NEST_DEEP = 500
+WALK_FROM = 2048
 # The reader's buffer: with the default 8 KB, a line longer than the buffer (a tool output) is
 # read in pieces and joined; with 1 MB, splitting a 100 MB session into lines takes a third of
 # the CPU time (the lines are the same).
@@ -74,13 +76,22 @@ def read_objects(
             if raw.isspace():  # (a line is never empty; strip() would copy it)
                 continue
             try:
-                try:
-                    record = JSON_DECODER.decode(raw)
-                except (ValueError, RecursionError):  # msgspec.DecodeError is a ValueError
-                    record = json.loads(raw)
-                else:
-                    if len(raw) >= MAY_NEST_DEEP and nests_deep(record):
+                if len(raw) < WALK_FROM:
+                    if raw.count(b"[") + raw.count(b"{") >= MAY_NEST_DEEP:
                         record = json.loads(raw)
+                    else:
+                        try:
+                            record = JSON_DECODER.decode(raw)
+                        except ValueError:  # msgspec.DecodeError is one
+                            record = json.loads(raw)
+                else:
+                    try:
+                        record = JSON_DECODER.decode(raw)
+                    except (ValueError, RecursionError):
+                        record = json.loads(raw)
+                    else:
+                        if nests_deep(record):
+                            record = json.loads(raw)
             except ValueError:
                 stats.skip(number, NOT_JSON)
                 continue
