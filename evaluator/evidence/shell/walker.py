@@ -181,6 +181,10 @@ class LexicalCommand(NamedTuple):
     redirect: str
 
 
+def _redirects(code: str) -> int:
+    return code.count("2>&1") + code.count("2>/dev/null")
+
+
 # One statement of a lexical program: "" (one command), "|" (a pipeline) or "&&" (a chain),
 # and its commands.
 LexicalPart = tuple[str, list[LexicalCommand]]
@@ -190,8 +194,8 @@ def lexical_program(code: str) -> list[LexicalPart] | None:
     """The statements of `code`, separated by `;`, when it is a program of the lexical path. (A
     line break is left to the parse: tree-sitter-bash reads the line after `sh *` as more of
     its arguments.)"""
-    if len(code) > 4096:
-        return None
+    if len(code) > 4096 or "\n" in code or "<" in code or code.count(">") != _redirects(code):
+        return None  # quickly, before the tokens: here-docs, scripts, most redirects
     tokens = _TOKEN.findall(code)
     if sum(map(len, tokens)) != len(code):
         return None  # a character no token takes (findall skips it)
