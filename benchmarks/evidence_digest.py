@@ -77,6 +77,18 @@ def _test_commands() -> Iterator[str]:
             yield match.group(1)
 
 
+def known_commands(sessions: list[Path]) -> list[str]:
+    """Every distinct command of the corpus, of `sessions` and of the tests' strings."""
+    return list(
+        dict.fromkeys([*_corpus_commands(), *_session_commands(sessions), *_test_commands()])
+    )
+
+
+def fixture_sessions() -> list[Path]:
+    fixtures = ROOT / "tests/fixtures"
+    return sorted({*fixtures.rglob("*.jsonl"), *fixtures.rglob("*.json")})
+
+
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -87,11 +99,8 @@ def main() -> None:
     parser.add_argument("sessions", nargs="*", type=Path, help="More sessions (e.g. runs/*/...).")
     parser.add_argument("--workspace", default="/w/ws", help="The sessions' workspace.")
     args = parser.parse_args()
-    fixtures = ROOT / "tests/fixtures"
-    sessions = sorted({*fixtures.rglob("*.jsonl"), *fixtures.rglob("*.json"), *args.sessions})
-    commands = list(
-        dict.fromkeys([*_corpus_commands(), *_session_commands(sessions), *_test_commands()])
-    )
+    sessions = sorted({*fixture_sessions(), *args.sessions})
+    commands = known_commands(sessions)
     with args.out.open("w", encoding="utf-8") as out:
         for home in (None, "/home/u"):
             for command in commands:

@@ -23,6 +23,7 @@ from evaluator.evaluate.model import EvaluationResult
 from evaluator.interop.atif_model import Trajectory
 from evaluator.interop.benchmark import Benchmark
 from evaluator.interop.skill_creator import Grading
+from evaluator.outputs import OUTPUT_MODELS, output_kind
 from evaluator.schema_files import packaged_schema_dir, schema_file_name
 
 __all__ = ["SCHEMA_MODELS", "drifted", "export_schemas", "packaged_schema_dir", "schema_file_name"]
@@ -47,6 +48,8 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "skill-creator-grading": Grading,
     "skill-creator-benchmark": Benchmark,
     "atif-trajectory": Trajectory,
+    # what each command prints with --json (docs/cli.md), `output-error` when an error stops it
+    **{output_kind(command): model for command, model in OUTPUT_MODELS.items()},
 }
 SCHEMA_BASE_URI = "https://agentic-eval.local/schemas/"
 

@@ -93,7 +93,9 @@ ALLOWED: dict[str, set[str]] = {
     # saved sessions (read through the adapters' agent-neutral evidence)
     "interop": {"artifacts", "judge", "adapters", "evidence", "contract"},
     # schemas.py generates the artifact schemas too, so it may read their models.
-    "schemas": {"contract", "artifacts", "compare", "interop", "evaluate"},
+    "schemas": {"contract", "artifacts", "compare", "interop", "evaluate", "outputs"},
+    # the shapes of the commands' --json objects, some of them built from these models
+    "outputs": {"artifacts", "compare", "history", "judge", "pipeline", "stats"},
     # comparisons of two finished runs (read as the gate reads them)
     "compare": {"artifacts", "gate", "contract", "stats"},
     # trigger evaluation: metrics, and the registry check over an adapter's discovery folders

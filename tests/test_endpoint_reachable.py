@@ -255,3 +255,99 @@ def test_the_scripted_model_is_not_held_to_the_default_endpoint(
     code, err = run_cli([*args, "--case", "routing-add-column"], capsys)
     assert code == 0 and "default model endpoint" not in err, err
     assert any(runs.iterdir())
+
+
+# Leftovers 11b: the model judge is an agent CLI too; with `--judge-model` and no
+# `--judge-base-url` it reaches its agent's default endpoint for the login it has, and each judged
+# entry waited that out. The same pre-check, from the same adapter data.
+JUDGE_HOSTS = [
+    pytest.param("codex", "OPENAI_API_KEY", "api.openai.com", marks=pytest.mark.codex),
+    pytest.param("claude", "ANTHROPIC_API_KEY", "api.anthropic.com", marks=pytest.mark.claude),
+    pytest.param(
+        "gemini", "GEMINI_API_KEY", "generativelanguage.googleapis.com", marks=pytest.mark.gemini
+    ),
+]
+
+
+@pytest.mark.parametrize(("judge", "key", "host"), JUDGE_HOSTS)
+def test_run_refuses_the_judges_default_endpoint_that_does_not_resolve(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    no_keys: pytest.MonkeyPatch,
+    judge: str,
+    key: str,
+    host: str,
+) -> None:
+    """Only the judge's key is set: the run stops before anything runs, in one line naming
+    the judge's host and `--judge-base-url` (on `main`: the judge was not checked, and the run
+    went on to the agent's own missing credentials)."""
+    from tests.support import agent_or_skip
+
+    agent_or_skip(judge)
+    _offline_or_skip(host)
+    no_keys.setenv(key, "sk-reach-judge-000000000001")
+    runs = tmp_path / "runs"
+    args = ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(runs)]
+    args += ["--judge-model", "j", "--judge-agent", judge, "--judge", "model"]
+    started = time.monotonic()
+    code, err = run_cli(args, capsys)
+    assert code == 3 and time.monotonic() - started < 30, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert "judge's default model endpoint" in err, err
+    assert f"the host name {host!r} does not resolve" in err, err
+    assert "--judge-base-url URL" in err and "--judge rules" in err, err
+    assert not runs.exists() or not any(runs.iterdir())
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One case run with the scripted model (Codex), to judge again."""
+    from tests.support import agent_or_skip
+
+    agent_or_skip("codex")
+    runs = tmp_path_factory.mktemp("judged") / "runs"
+    behaviors = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
+    args = ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(runs)]
+    args += ["--agent", "codex-exec", "--behaviors", str(behaviors)]
+    with pytest.raises(SystemExit) as exit_info:
+        main([*args, "--case", "routing-add-column"])
+    assert exit_info.value.code in (0, None)
+    (run_dir,) = [p for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    return run_dir
+
+
+@pytest.mark.codex
+@pytest.mark.claude
+def test_judge_refuses_the_default_endpoint_and_rules_checks_nothing(
+    finished_run: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    no_keys: pytest.MonkeyPatch,
+) -> None:
+    """`judge` with a model and no endpoint: exit 3 at once, one line. `--judge rules` asks no
+    model, so nothing is built, checked or called, whatever the judge's endpoint (on `main` a
+    closed `--judge-base-url` stopped `--judge rules` too)."""
+    import evaluator.grader
+    import evaluator.pipeline.reachable
+    from tests.support import agent_or_skip
+
+    agent_or_skip("claude")
+    _offline_or_skip("api.anthropic.com")
+    no_keys.setenv("ANTHROPIC_API_KEY", "sk-ant-reach-judge-000000000002")
+    scratch = ["--scratch-root", str(tmp_path / "scratch")]
+    judged = ["judge", str(finished_run), *scratch, "--judge-model", "j", "--judge-agent", "claude"]
+    code, err = run_cli(judged, capsys)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 3 and len(lines) == 1, err
+    assert "the Claude Code judge's default model endpoint https://api.anthropic.com" in err, err
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("--judge rules checked or built a model judge")
+
+    no_keys.setattr(evaluator.pipeline.reachable, "unreachable", never)
+    no_keys.setattr(evaluator.grader, "make_grader", never)
+    closed = ["--judge-base-url", f"http://127.0.0.1:{closed_port()}/v1"]
+    for extra in ([], closed):
+        code, err = run_cli([*judged, *extra, "--judge", "rules"], capsys)
+        assert code in (0, 1) and "endpoint" not in err and "Traceback" not in err, err

@@ -14,8 +14,8 @@ from evaluator.contract.models import Case, NotCheck, WorkspaceEnvValueCheck
 from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext, judge_case
 from evaluator.judge.chain import plan_entries
+from evaluator.judge.checks.attempt_sessions import run_check
 from evaluator.judge.checks.env_value import placeholder
-from evaluator.judge.checks.registry import run_check
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
 from evaluator.judge.skill_vocabulary import SkillVocabulary, with_variables
 from tests.test_validate import validate_with_checks

@@ -20,7 +20,7 @@ from evaluator.evaluate.variants import materialize, parse_variant, suite_drift
 from evaluator.evidence import SessionEvidence
 from evaluator.evidence.records import EvidenceRecord
 from evaluator.judge import JudgeContext
-from evaluator.judge.checks.registry import run_check
+from evaluator.judge.checks.attempt_sessions import run_check
 from evaluator.plan import open_repo, select_cases
 from evaluator.repo import load_repo
 from tests.support import codex_or_skip, scratch_dir
@@ -176,6 +176,7 @@ def test_must_have_patterns_search_the_answer_and_the_files_the_case_did_not_giv
     assert missed.status == "fail"
     assert missed.detail == (
         "final answer does not match /(?ims)always_ff/; no file matching **/* in the workspace"
+        " but the case's own inputs (evals/inputs/old.vhd)"
     )
 
 

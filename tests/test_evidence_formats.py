@@ -153,6 +153,29 @@ JSON_EDGE_LINES = [
     b"   ",
     b'{"a":' * 995 + b"1" + b"}" * 995,
     *(b'{"a":' + b"[" * depth + b"]" * depth + b"}" for depth in range(850, 1001)),
+    # Around the depth from which the reader asks json.loads alone (MAY_NEST_DEEP), and lines
+    # with that many brackets that do not nest: inside strings, side by side, or both.
+    *(b'{"a":' + b"[" * depth + b"]" * depth + b"}" for depth in range(490, 511)),
+    *(b'{"a":' + b'[{"b":' * depth + b"1" + b"}]" * depth + b"}" for depth in range(245, 256)),
+    b'{"a": "' + b"[{" * 600 + b'", "b": NaN}',
+    b'{"a": "' + b"[{" * 600 + b'"}',
+    b'{"a": [' + b",".join([b"[]", b"{}"] * 600) + b"]}",
+    b'{"a": "' + b"[" * 600 + b'", "b": ' + b"[" * 499 + b"]" * 499 + b"}",
+    # Long lines (read by msgspec first, their nesting judged after) at every depth around both
+    # decoders' limits, arrays and objects.
+    *(
+        b'{"pad": "' + b"x" * 2100 + b'", "a":' + b"[" * d + b"]" * d + b"}"
+        for d in range(850, 1001)
+    ),
+    *(
+        b'{"pad": "' + b"x" * 2100 + b'", "a":' + b'{"a":' * d + b"1" + b"}" * d + b"}"
+        for d in range(850, 1001)
+    ),
+    *(
+        b'{"a":' + b"[" * d + b"]" * d + b', "pad": "' + b"x" * 2100 + b'"}'
+        for d in range(490, 511)
+    ),
+    b'{"a": "' + b"[" * 600 + b'", "b": ' + b"[" * 499 + b"]" * 498 + b"}",
 ]
 
 

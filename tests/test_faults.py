@@ -32,7 +32,7 @@ from evaluator.credentials import embedded_credentials
 from evaluator.errors import EnvironmentProblem
 from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext
-from evaluator.judge.checks.registry import run_check
+from evaluator.judge.checks.attempt_sessions import run_check
 from evaluator.pipeline import run as run_module
 from evaluator.pipeline.stats import case_stats
 from evaluator.workspace.builder import AttemptWorkspace

@@ -11,7 +11,7 @@ from evaluator.contract.models import NotCheck, WorkspaceFileExistsCheck
 from evaluator.evidence import SessionEvidence
 from evaluator.html.markdown import render_markdown
 from evaluator.judge import JudgeContext
-from evaluator.judge.checks.registry import run_check
+from evaluator.judge.checks.attempt_sessions import run_check
 
 
 def test_markdown_is_rendered_and_every_text_escaped() -> None:

@@ -126,7 +126,9 @@ def test_round_eight_what_the_agent_did_to_the_folders_is_no_registry_problem(
     elif change == "remove":
         (skills / "target" / "SKILL.md").unlink()
     elif change == "rename":
-        put_skill(skills / "target", name="other")
+        # Folder and front matter both: an agent names a skill by one or the other.
+        (skills / "target").rename(skills / "other")
+        put_skill(skills / "other", name="other")
     else:
         put_skill(adapter.home_skill_dir(paths["agent_home"]) / "mine")
     before = check_registry(adapter, **paths, installed={"target"})

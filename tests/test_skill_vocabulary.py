@@ -300,7 +300,7 @@ def test_explain_reads_the_vocabulary_of_the_target_skill(
 
 def test_script_ran_with_a_command_needs_the_run_itself_to_match() -> None:
     from evaluator.contract.models import ScriptRanCheck
-    from evaluator.judge.checks.registry import run_check
+    from evaluator.judge.checks.attempt_sessions import run_check
 
     check = ScriptRanCheck(
         kind="script_ran", path="scripts/ledger.py", command=r"ledger\.py\s+totals"

@@ -185,9 +185,11 @@ def test_the_vague_description_misses_and_the_overlapping_one_steals(agent: str)
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_a_skill_shadowing_the_target_makes_every_attempt_invalid(agent: str) -> None:
-    """A distractor whose front matter takes the target's name: the registry check names the
-    shadowing copy, every attempt (and its one rerun) is invalid, nothing is counted, and the
-    run is flagged with that cause. The trigger set is given by path, as a CSV."""
+    """A distractor whose front matter takes the target's name: under an agent that names skills
+    by their front matter (Codex) the registry check names the shadowing copy, every attempt
+    (and its one rerun) is invalid, nothing is counted, and the run is flagged with that cause;
+    under Claude Code, which names them by folder, nothing is shadowed. The trigger set is given
+    by path, as a CSV."""
     _skip_without(agent)
     with scratch_dir() as scratch:
         run, data = trigger_run(
@@ -199,6 +201,17 @@ def test_a_skill_shadowing_the_target_makes_every_attempt_invalid(agent: str) ->
             trigger_file=FIXTURES / "triggers.csv",
         )
         assert data["format"] == "csv"
+        if agent == "claude":
+            # Claude Code names a skill by its folder, not its front matter (docs/agents.md,
+            # "How each agent names a skill"): the impostor is listed as `impostor` and shadows
+            # nothing, so every attempt is a valid measurement.
+            assert data["invalid_attempts"] == 0
+            for seen in _observations(run):
+                assert seen["invalid"] is None, seen
+                listed = {s["name"] for s in seen["registry"]["skills"]}
+                assert {"db-migrations", "impostor"} <= listed
+                assert seen["registry"]["reported"] == sorted(listed)
+            return
         assert data["invalid_attempts"] == 5
         assert all(p["triggered"] is None for p in data["prompts"])
         assert data["suspect"]["kind"] == "nothing-fired"

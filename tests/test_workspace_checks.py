@@ -15,7 +15,7 @@ from evaluator.contract.models import (
 )
 from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext
-from evaluator.judge.checks.registry import run_check
+from evaluator.judge.checks.attempt_sessions import run_check
 from tests.support import judgement_report
 from tests.test_validate import validate_with_checks
 

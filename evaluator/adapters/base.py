@@ -133,6 +133,13 @@ class AgentAdapter(ABC):
             raise InputError(f"{self.label} has no agent home", field="--agent-home")
         return Path(self.default_home).expanduser()
 
+    def skill_name(self, folder: str, declared: str | None) -> str:
+        """The name this agent lists and invokes the skill in the folder named `folder` by,
+        `declared` being its SKILL.md front matter's `name` (None without one). By default the
+        declared name as written, else the folder's: Codex CLI's rule (docs/agents.md, "How
+        each agent names a skill")."""
+        return declared if declared else folder
+
     def home_skill_dir(self, home: Path) -> Path:
         """Where the agent discovers skills under the agent home `home`."""
         for folder in self.discovery_dirs:

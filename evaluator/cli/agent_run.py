@@ -80,6 +80,7 @@ class AgentRunArgs:
             scratch_root=self.scratch_root,
             base_url=self.judge_base_url,
             api_key_env=self.judge_api_key_env,
+            mode=self.judge_mode,
         )
         try:
             yield resolve_grader(self.judge_mode, built)

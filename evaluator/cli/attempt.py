@@ -186,6 +186,7 @@ def collect(
         judge_agent=judge_agent,
         base_url=judge_base_url,
         api_key_env=judge_api_key_env,
+        mode=judge_mode,
     )
     try:
         collected = collect_attempt(

@@ -17,6 +17,7 @@ from evaluator.errors import EnvironmentProblem
 
 if TYPE_CHECKING:  # the model judge is imported only when one is configured
     from evaluator.grader import Grader
+    from evaluator.vocabulary import JudgeMode
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -91,8 +92,10 @@ def build_grader(
     scratch_root: Path | None = None,
     base_url: str | None = None,
     api_key_env: str | None = None,
+    mode: JudgeMode = "auto",
 ) -> Grader | None:
-    """The grader the options ask for, or None without `--judge-model`; the caller closes it."""
+    """The grader the options ask for, or None without `--judge-model` or under `--judge rules`
+    (which never asks a model: nothing is built, checked or called); the caller closes it."""
     if judge_model is None:
         for flag, value in (
             ("--judge-votes", judge_votes),
@@ -107,6 +110,8 @@ def build_grader(
         raise click.UsageError(
             "--behaviors scripts the judge's model; it takes no --judge-base-url"
         )
+    if mode == "rules":
+        return None
     if api_key_env and not os.environ.get(api_key_env):
         raise EnvironmentProblem(f"--judge-api-key-env {api_key_env}: that variable is not set")
     from evaluator.pipeline.reachable import unreachable
@@ -128,7 +133,7 @@ def build_grader(
     make_private_dir(judge_scratch)
     adapter = get_adapter(judge_adapter_name(judge_agent))
     options = adapter.options(judge_agent_options or {})
-    return make_grader(
+    grader = make_grader(
         judge_model,
         votes=judge_votes or 1,
         backend=lambda endpoint: adapter.judge_backend(endpoint, options),
@@ -139,3 +144,14 @@ def build_grader(
         base_url=base_url,
         api_key_env=api_key_env,
     )
+    # With no endpoint given, the one the judge's CLI reaches by default for its login (its
+    # adapter's data): on a machine without a network each judged entry would wait it out.
+    default = grader.backend.default_endpoint() if behaviors is None else None
+    if default and (why := unreachable(default)):
+        grader.close()
+        raise EnvironmentProblem(
+            f"the {adapter.label} judge's default model endpoint {why}: every judgement would"
+            " wait for it until its timeout; point the judge elsewhere with --judge-base-url URL,"
+            " or judge by rules alone with --judge rules"
+        )
+    return grader

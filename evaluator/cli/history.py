@@ -93,8 +93,11 @@ def _row(trend: CaseTrend) -> tuple[str, ...]:
         "-" if trend.pass_rate is None else f"{trend.passed}/{trend.attempts} {trend.pass_rate:.2f}"
     )
     marks = "".join(TREND_MARK[p.status] for p in trend.trend[-SHOWN_RUNS:])
+    case = trend.case_id
+    if trend.renamed_from:
+        case += f" (renamed from {', '.join(trend.renamed_from)})"
     return (
-        trend.case_id,
+        case,
         (trend.skill_hash or "unknown")[:12],
         rate,
         marks,

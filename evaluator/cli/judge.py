@@ -68,6 +68,7 @@ def command(
         scratch_root=scratch_root,
         base_url=judge_base_url,
         api_key_env=judge_api_key_env,
+        mode=judge_mode,
     )
     # the pipeline is imported when the command runs, not for its --help
     from evaluator.pipeline.rejudge import rejudge_run

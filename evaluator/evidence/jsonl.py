@@ -20,11 +20,15 @@ NOT_JSON = "not JSON (truncated?)"
 # some text `json.loads` accepts (NaN, a lone surrogate escape, a byte order mark, a float too
 # large for a double), so a line it rejects is decoded again by `json.loads`, whose answer
 # (a value, ValueError or RecursionError) stands. Both give up on deep nesting near the
-# interpreter's recursion limit, not at the same depth: a line that may nest that deep (by its
-# count of opening brackets, a bound on its depth) goes to `json.loads` alone, called from the
-# same frame as ever, so that its limit is where it was.
+# interpreter's recursion limit, not at the same depth (msgspec a few levels deeper): a line
+# that may nest that deep goes to `json.loads` alone, called from the same frame as ever, so
+# that its limit is where it was. Which line may: a short one by its count of opening brackets
+# (a bound on its depth), a long one (a tool output, mostly string) after msgspec read it, by
+# the depth of its few containers; counting the brackets of a long line cost more than decoding
+# it, walking the many small containers of a short one more than counting.
 JSON_DECODER = msgspec.json.Decoder()
 MAY_NEST_DEEP = 500
+WALK_FROM = 2048
 # The reader's buffer: with the default 8 KB, a line longer than the buffer (a tool output) is
 # read in pieces and joined; with 1 MB, splitting a 100 MB session into lines takes a third of
 # the CPU time (the lines are the same).
@@ -72,13 +76,22 @@ def read_objects(
             if raw.isspace():  # (a line is never empty; strip() would copy it)
                 continue
             try:
-                if raw.count(b"[") + raw.count(b"{") >= MAY_NEST_DEEP:
-                    record = json.loads(raw)
+                if len(raw) < WALK_FROM:
+                    if raw.count(b"[") + raw.count(b"{") >= MAY_NEST_DEEP:
+                        record = json.loads(raw)
+                    else:
+                        try:
+                            record = JSON_DECODER.decode(raw)
+                        except ValueError:  # msgspec.DecodeError is one
+                            record = json.loads(raw)
                 else:
                     try:
                         record = JSON_DECODER.decode(raw)
-                    except ValueError:  # msgspec.DecodeError is one
+                    except (ValueError, RecursionError):
                         record = json.loads(raw)
+                    else:
+                        if nests_deep(record):
+                            record = json.loads(raw)
             except ValueError:
                 stats.skip(number, NOT_JSON)
                 continue
@@ -89,6 +102,25 @@ def read_objects(
                 stats.skip(number, "not a JSON object")
                 continue
             yield number, record
+
+
+def nests_deep(value: object) -> bool:
+    """Whether `value` holds containers MAY_NEST_DEEP deep: a line that does has at least as
+    many opening brackets, so below it msgspec's value is the one `json.loads` gives. (Level by
+    level: a decoder gives plain dicts and lists, never subclasses.)"""
+    level: list[Any] = [value] if type(value) is dict or type(value) is list else []
+    depth = 1
+    while level:
+        if depth >= MAY_NEST_DEEP:
+            return True
+        inner: list[Any] = []
+        for current in level:
+            for child in current.values() if type(current) is dict else current:
+                if type(child) is dict or type(child) is list:
+                    inner.append(child)
+        level = inner
+        depth += 1
+    return False
 
 
 # A session file written as one JSON document (not JSONL) is read whole only up to this size.

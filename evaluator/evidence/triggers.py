@@ -19,26 +19,38 @@ _NAME = re.compile(r"^name:\s*['\"]?([^'\"\n]+?)['\"]?\s*$", re.M)
 
 
 def skill_name(folder: Path) -> str:
-    """What an agent lists the skill in `folder` as: its front matter's `name`, else the folder."""
+    """The skill in `folder` by its front matter's `name`, else the folder's (agent-neutral: what
+    an agent lists it as is its adapter's `skill_name`)."""
+    return declared_skill_name(folder) or folder.name
+
+
+def declared_skill_name(folder: Path) -> str | None:
+    """The `name` of the front matter of `folder`'s SKILL.md, None without one."""
     try:
         text = (folder / "SKILL.md").read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return folder.name
+        return None
+    return declared_name_in(text)
+
+
+def declared_name_in(text: str) -> str | None:
+    """The `name` of a SKILL.md text's front matter, None without one."""
     lines = text.splitlines()
     if lines and lines[0].strip() == "---":
         end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
         if end is not None:
             found = _NAME.search("\n".join(lines[1:end]))
             if found:
-                return found.group(1).strip()
-    return folder.name
+                return found.group(1).strip() or None
+    return None
 
 
 @dataclass(frozen=True)
 class SkillSource:
-    """A skill installed for the attempt: its name (the folder name, which is what agents list
-    and invoke), its `SKILL.md` as the workspace held it (`path`, workspace-relative) and that
-    file's text (what a read must show for the skill to count as loaded)."""
+    """A skill installed for the attempt: its name (what the attempt's agent lists and invokes
+    it by: its adapter's `skill_name`), its `SKILL.md` as the workspace held it (`path`,
+    workspace-relative) and that file's text (what a read must show for the skill to count as
+    loaded)."""
 
     name: str
     path: str

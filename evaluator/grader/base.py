@@ -50,6 +50,11 @@ class JudgeBackend(ABC):
         """The credentials this backend passes to its model, for redaction."""
         return {}
 
+    def default_endpoint(self) -> str | None:
+        """The URL this judge reaches its model at when no endpoint is given, for the login it
+        has (its agent's `default_endpoints`), or None: another endpoint, or not known."""
+        return None
+
 
 class EndpointJudgeBackend(JudgeBackend):
     """A backend asking one endpoint's model: what every agent CLI's judge shares."""

@@ -8,7 +8,9 @@ edited once released: a change is a new function appended to `MIGRATIONS`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 
 import sqlite_utils
 
@@ -109,9 +111,38 @@ def _blame(db: sqlite_utils.Database) -> None:
     db.table("attempts").add_column("blocked_by", str)
 
 
+def _definition_digest(db: sqlite_utils.Database) -> None:
+    """Each case result's definition without its id (`definition_digest`), how a renamed case
+    continues its history (renames.py). Rows recorded before are filled from their run
+    directory's case result where it is still there and has one; the others stay unknown (and
+    pair no rename): no row is dropped or changed otherwise."""
+    db.table("case_results").add_column("definition_digest", str)
+    rows = db.execute(
+        "SELECT c.run_id, c.case_id, r.run_dir FROM case_results AS c"
+        " JOIN runs AS r ON r.run_id = c.run_id WHERE r.run_dir IS NOT NULL"
+    ).fetchall()
+    for run_id, case_id, run_dir in rows:
+        digest = _recorded_digest(Path(run_dir) / "case-results" / f"{case_id}.json")
+        if digest is not None:
+            db.execute(
+                "UPDATE case_results SET definition_digest = ? WHERE run_id = ? AND case_id = ?",
+                [digest, run_id, case_id],
+            )
+
+
+def _recorded_digest(path: Path) -> str | None:
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # moved, deleted or unreadable: the row stays as it was
+    digest = recorded.get("definition_digest") if isinstance(recorded, dict) else None
+    return digest if isinstance(digest, str) and digest else None
+
+
 MIGRATIONS: list[Migration] = [
     _runs_and_case_results,  # 1
     _attempts_timings_and_tokens,  # 2
     _agent_version,  # 3
     _blame,  # 4
+    _definition_digest,  # 5
 ]

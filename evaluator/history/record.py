@@ -93,6 +93,7 @@ def _case_row(run_id: str, result: CaseResult, attempts: list[dict[str, Any]]) -
         "status": result.status,
         "blocked_reason": result.blocked_reason,
         "blame": _blame(result),
+        "definition_digest": result.definition_digest,
         # Another evaluator's result has no stats: its status stands for one attempt.
         "attempts": stats.attempts if stats else 1,
         "judged": stats.judged if stats else int(result.status != "blocked"),

@@ -4,7 +4,7 @@ the failures the compiled sentences of the other entries prove alone (`parts.py`
 from __future__ import annotations
 
 from evaluator.judge.base import JudgeContext, PendingEntry
-from evaluator.judge.checks.registry import run_check
+from evaluator.judge.checks.attempt_sessions import run_check
 from evaluator.judge.criteria import compile_sentences, compiled_whole
 from evaluator.judge.entry import entry_result
 from evaluator.judge.parts import EntryParts, alternatives, entry_parts

@@ -5,7 +5,7 @@ from __future__ import annotations
 from evaluator.contract.models import Check
 from evaluator.judge import checks as _checks  # registers every check kind
 from evaluator.judge.base import JudgeContext, PendingEntry
-from evaluator.judge.checks.registry import run_check
+from evaluator.judge.checks.attempt_sessions import run_check
 from evaluator.judge.entry import entry_result
 from evaluator.judge.registry import register_judge
 from evaluator.judge.verdict import AssertionResult, CheckVerdict

@@ -9,7 +9,12 @@ from pathlib import Path, PurePosixPath
 
 from evaluator.adapters.base import AgentAdapter
 from evaluator.evidence import SessionEvidence
-from evaluator.evidence.triggers import SkillSource, Trigger, TriggerUndecidable, skill_name
+from evaluator.evidence.triggers import (
+    SkillSource,
+    Trigger,
+    TriggerUndecidable,
+    declared_name_in,
+)
 from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.judge.base import SkillTriggers
 from evaluator.repo import LoadedTarget
@@ -40,9 +45,11 @@ def target_skill_triggers(
         text = entry.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    name = skill_name(entry.parent)
     given = PurePosixPath(target.target.entry_skill)
     folder = given.parent if given.name == "SKILL.md" else given
+    # As the agent names the skill the workspace holds at `folder` (its folder, or its SKILL.md's
+    # `name`: the adapter's rule), which is what its trigger signal reports.
+    name = adapter.skill_name(folder.name, declared_name_in(text))
     paths = {str(folder / "SKILL.md")}
     for found in adapter.discovery_dirs:
         if not found.startswith(("$", "~")):  # the workspace's own skills folder

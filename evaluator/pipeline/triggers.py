@@ -15,9 +15,9 @@ import json
 import os
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 
@@ -36,7 +36,12 @@ from evaluator.contract.models import Case
 from evaluator.contract.skill_listing import unlisted_skill
 from evaluator.contract.triggers import TriggerCase
 from evaluator.errors import InputError
-from evaluator.evidence.triggers import SkillSource, TriggerUndecidable, skill_name
+from evaluator.evidence.triggers import (
+    SkillSource,
+    TriggerUndecidable,
+    declared_name_in,
+    declared_skill_name,
+)
 from evaluator.isolation.trace import assess_with_trace
 from evaluator.modelserver import BehaviorLibrary
 from evaluator.modelserver.behaviors import overlapping_behaviors, unmatched_behaviors
@@ -82,6 +87,9 @@ from evaluator.triggers.metrics import (
 from evaluator.workspace import build_workspace, fingerprint, save_snapshot
 from evaluator.workspace.scratch import make_tree_private
 from evaluator.yamlsource import YamlDocument
+
+if TYPE_CHECKING:
+    from evaluator.adapters.base import AgentAdapter
 
 TRIGGER_FILE = "trigger.json"  # each attempt's observation, beside its attempt.json
 TRIGGERS_FILE = "triggers.json"  # the run's metrics
@@ -237,8 +245,10 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
 ISOLATION_VIOLATION = "isolation violation"
 
 
-def installed_names(workspace: Path, plan: TriggerPlan) -> list[str]:
-    return [skill_name(workspace / _skill_folder(p)) for p in (plan.entry_skill, *plan.distractors)]
+def installed_names(adapter: AgentAdapter, workspace: Path, plan: TriggerPlan) -> list[str]:
+    """The names the agent gives the skills the attempt installed (target and distractors)."""
+    folders = [workspace / _skill_folder(p) for p in (plan.entry_skill, *plan.distractors)]
+    return [adapter.skill_name(f.name, declared_skill_name(f)) for f in folders]
 
 
 def workspace_skills(
@@ -247,12 +257,13 @@ def workspace_skills(
     """The skills the agent will discover in `workspace`, as its trigger signal reads them
     (before it runs: its homes hold nothing yet)."""
     nowhere = workspace / ".agentic-eval-none"
+    adapter = adapter_for_runner(settings.runner.name)
     registry = check_registry(
-        adapter_for_runner(settings.runner.name),
+        adapter,
         workspace=workspace,
         agent_home=nowhere,
         home=nowhere,
-        installed=installed_names(workspace, plan),
+        installed=installed_names(adapter, workspace, plan),
     )
     return installed_sources(registry, workspace)
 
@@ -274,7 +285,7 @@ def _observe(
     assert plan is not None and handle is not None and workspace is not None
     expect = plan.prompts[spec.case.case_id].expect_trigger
     adapter = adapter_for_runner(settings.runner.name)
-    installed = installed_names(workspace.path, plan)
+    installed = installed_names(adapter, workspace.path, plan)
     started = handle.started_at
     fresh = os.path.realpath(agent_dir)
 
@@ -549,6 +560,7 @@ class TriggerRun(Run):
         self.trigger_set: TriggerSet | None = None
         self.unused_behaviours: str | None = None  # the note on behaviours no prompt uses
         self.kept_plan: KeptTriggerPlan | None = None  # the resumed run's `trigger-plan.json`
+        self.entry_declared: str | None = None  # the skill under test's front matter `name`
 
     def _plan(self) -> tuple[EvalRepo, Selection, RunDir, Manifest | None]:
         options = self.options
@@ -579,20 +591,24 @@ class TriggerRun(Run):
                 field="--resume",
             )
         entry = target.target.entry_skill
-        skill = triggers.skill or Path(_skill_folder(entry)).name
+        mount = target.skill_mount
+        folder = mount.origin if mount else repo.source_workspace / _skill_folder(entry)
         if options.skill_text is not None:
-            _check_candidate(options.skill_text, skill)
+            declared = declared_name_in(options.skill_text)
+            _check_candidate(options.skill_text, declared_skill_name(folder) or folder.name)
         else:
+            declared = declared_skill_name(folder)
             # A skill no agent lists can only miss: every should-fire prompt would be a miss the
             # description is not to blame for, so the run would measure nothing.
-            mount = target.skill_mount
-            folder = mount.origin if mount else repo.source_workspace / _skill_folder(entry)
             unlisted = unlisted_skill(folder / "SKILL.md")
             if unlisted is not None:
                 raise unlisted
+        # Named as the agent of the run lists it (`_open`, once the agent is settled): the name
+        # the trigger signal reports, whatever the trigger file calls the skill.
+        self.entry_declared = declared
         self.trigger_set = triggers
         self.trigger_plan = TriggerPlan(
-            skill=skill,
+            skill=triggers.skill or Path(_skill_folder(entry)).name,
             entry_skill=entry,
             distractors=tuple(distractors),
             distractor_sources=tuple(sources),
@@ -646,6 +662,12 @@ class TriggerRun(Run):
         previous: Manifest | None,
     ) -> Any:
         opened = super()._open(plan, ready, repo, selection, run_dir, previous)
+        if self.trigger_plan is not None:
+            entry_folder = Path(_skill_folder(self.trigger_plan.entry_skill)).name
+            self.trigger_plan = replace(
+                self.trigger_plan,
+                skill=adapter_for_runner(plan.agent).skill_name(entry_folder, self.entry_declared),
+            )
         triggers, trigger_plan = self.trigger_set, self.trigger_plan
         if previous is None and triggers is not None and trigger_plan is not None:
             # What `--resume` needs to run the same measurement (the file may change meanwhile).
@@ -794,8 +816,9 @@ def _kept_trigger_set(kept: KeptTriggerPlan) -> TriggerSet:
 
 
 def _check_candidate(text: str, skill: str) -> None:
-    """A candidate SKILL.md (`--skill`) must present itself as the skill under test: agents list
-    a skill by its front matter's `name` and choose it by its `description`."""
+    """A candidate SKILL.md (`--skill`) must present itself as the skill under test (`skill`: its
+    current front matter `name`, else its folder's): Codex CLI and Gemini CLI list a skill by that
+    `name`, and every agent chooses it by its `description`."""
     meta = front_matter_fields(text)
     for key in ("name", "description"):
         if not meta.get(key):

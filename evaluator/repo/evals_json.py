@@ -245,11 +245,11 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
     # Where `files` may come from: the skill folder and the evals file's side of the repo.
     workspace = Path(os.path.commonpath([skill_dir, source.path.parent.resolve()]))
     declared = declared_name(skill_dir)
-    name = _identifier(declared or skill_name or skill_dir.name)
+    name = mount_folder(declared, skill_name, skill_dir.name)
     unlisted = unlisted_skill(skill_dir / SKILL_FILE)
     if unlisted is not None:
         diagnostics.warn(unlisted)
-    if skill_name and declared and skill_name != declared:
+    if skill_name and declared and skill_name not in (declared, name):
         # The target is named after `skill_name`, the agent finds the skill by its own name: a
         # stale or copied skill_name makes history and reports speak of a skill that is not run.
         diagnostics.warn(
@@ -290,7 +290,7 @@ def load_evals_json(path: Path, skill: Path | None = None) -> tuple[EvalRepo | N
         except InputError as exc:
             diagnostics.error(exc)
         named = loaded_target.triggers.skill if loaded_target.triggers else None
-        if named is not None and named != name:
+        if named is not None and named not in (name, declared):
             diagnostics.warn(
                 InputError(
                     f"the trigger set is about skill {named!r}, not the skill under test {name!r}",
@@ -510,6 +510,25 @@ def _skill_files(skill_dir: Path, mount: str, roots: list[str]) -> list[str]:
                 if path.is_file() and not path.is_symlink():
                     files.append(f"{mount}/{path.relative_to(skill_dir).as_posix()}")
     return sorted(files)
+
+
+# A skill name as the Agent Skills format gives it, which is also its folder's name.
+_PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
+
+
+def mount_folder(declared: str | None, skill_name: str | None, folder: str) -> str:
+    """The folder the skill is copied to under the skills folder: its front matter's `name`
+    when that is a plain skill name (lowercase letters, digits, `-`, `_`, `.`), else the name of
+    the folder it is kept in, as its author keeps it (a `name: Changelog Entry` is a title, not
+    a folder: the skill's own paths name its folder, `changelog-entry/scripts/`). Each agent
+    then names it by its own rule (`AgentAdapter.skill_name`, docs/agents.md)."""
+    if declared and _PLAIN_NAME.fullmatch(declared):
+        return declared
+    if not declared and skill_name:
+        return _identifier(skill_name)
+    if _identifier(folder) == folder:
+        return folder
+    return _identifier(declared or skill_name or folder)
 
 
 def _identifier(value: object) -> str:

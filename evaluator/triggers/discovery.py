@@ -3,7 +3,8 @@ any of them makes a trigger measurement wrong.
 
 Every folder the adapter says its agent discovers skills from (`discovery_dirs`: relative to the
 workspace, `$AGENT_HOME/...`, `~/...` under the HOME it was given) is listed as launched. A skill
-is a folder holding `SKILL.md`; its name is the front matter's `name`, else the folder's. The
+is a folder holding `SKILL.md`; its name is the one the agent gives it (`AgentAdapter.skill_name`:
+the front matter's `name` or the folder's, by the agent's own rule). The
 attempt is invalid, with the reason, when a skill lives in the agent home or the user's home
 (a host or user skill), when one we installed is missing, when a skill we did not install is
 in the workspace, or when two skills share a name (a duplicate, or a same-name copy shadowing
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
-from evaluator.evidence.triggers import SkillSource, skill_name
+from evaluator.evidence.triggers import SkillSource, declared_skill_name
 
 if TYPE_CHECKING:
     from evaluator.adapters.base import AgentAdapter
@@ -66,7 +67,7 @@ def launched_skills(adapter: AgentAdapter, workspace: Path) -> list[DiscoveredSk
     found: list[DiscoveredSkill] = []
     for root, scope in discovery_roots(adapter, workspace, workspace, workspace):
         if scope == "workspace":
-            found += _skills_in(root, scope)
+            found += _skills_in(adapter, root, scope)
     return _one_per_folder(found)
 
 
@@ -84,16 +85,20 @@ def _one_per_folder(skills: Sequence[DiscoveredSkill]) -> list[DiscoveredSkill]:
     return kept
 
 
-def _skills_in(root: Path, scope: Scope) -> list[DiscoveredSkill]:
+def _skills_in(adapter: AgentAdapter, root: Path, scope: Scope) -> list[DiscoveredSkill]:
     found: list[DiscoveredSkill] = []
     if not root.is_dir():
         return found
+
+    def named(folder: Path) -> str:
+        return adapter.skill_name(folder.name, declared_skill_name(folder))
+
     for entry in sorted(root.iterdir()):
         if (entry / "SKILL.md").is_file():
-            found.append(DiscoveredSkill(skill_name(entry), entry, scope))
+            found.append(DiscoveredSkill(named(entry), entry, scope))
         elif entry.name.startswith(".") and entry.is_dir() and scope == "agent-home":
             found += [
-                DiscoveredSkill(skill_name(inner), inner, "bundled")
+                DiscoveredSkill(named(inner), inner, "bundled")
                 for inner in sorted(entry.iterdir())
                 if (inner / "SKILL.md").is_file()
             ]
@@ -141,7 +146,7 @@ def check_registry(
             continue
         skills += [
             s
-            for s in _skills_in(root, scope)
+            for s in _skills_in(adapter, root, scope)
             if made_in_run is None or s.scope == "workspace" or not made_in_run(s.folder)
         ]
     if launched is not None:

@@ -102,6 +102,11 @@ class ClaudeAdapter(AgentAdapter):
 
         return read_tool_texts(path, refs)
 
+    def skill_name(self, folder: str, declared: str | None) -> str:
+        # Claude Code 2.1.197 names a skill by its folder: the front matter's `name` is not
+        # what its init event lists nor what its Skill tool takes (docs/agents.md).
+        return folder
+
     def skill_triggers(
         self, evidence: SessionEvidence, session_path: Path | None, skills: list[SkillSource]
     ) -> list[Trigger]:

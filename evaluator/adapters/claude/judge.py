@@ -74,6 +74,9 @@ class ClaudeJudgeBackend(EndpointJudgeBackend):
         """What the judge's Claude Code is given to reach its model, for redaction."""
         return self.runner.credentials(self.endpoint)
 
+    def default_endpoint(self) -> str | None:
+        return self.runner.default_endpoint(self.endpoint)
+
     def ask(self, call: JudgeCall) -> JudgeReply:
         leaking = ancestor_context(call.bundle)
         if leaking:

@@ -16,7 +16,7 @@ from pathlib import Path
 from evaluator.adapters.codex.binary import codex_version, find_codex, native_start
 from evaluator.adapters.codex.home import create_codex_home, login_secrets
 from evaluator.adapters.codex.home_seed import codex_home_seed, seed_codex_home
-from evaluator.adapters.codex.runner import endpoint_credentials
+from evaluator.adapters.codex.runner import CodexExecRunner, endpoint_credentials
 from evaluator.agents.base import PASSTHROUGH_ENV, ModelEndpoint
 from evaluator.agents.process import run_process
 from evaluator.credentials import SCRIPTED_API_KEY, embedded_credentials, looks_secret
@@ -66,6 +66,10 @@ class CodexJudgeBackend(EndpointJudgeBackend):
             for part, credential in embedded_credentials(self.endpoint.base_url):
                 found[f"base_url:{part}"] = credential
         return {**found, **login_secrets(self.endpoint)}
+
+    def default_endpoint(self) -> str | None:
+        # The judge logs in as the agent does (endpoint_credentials, the copied auth.json).
+        return CodexExecRunner(self.binary).default_endpoint(self.endpoint)
 
     def ask(self, call: JudgeCall) -> JudgeReply:
         call.scratch.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ API (`generateContent`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     from evaluator.grader.base import JudgeBackend
     from evaluator.sandbox.strace_log import ToolCallRecognizer
     from evaluator.sessions.base import SessionStore
+
+# What Gemini CLI's skill loader replaces in a skill's declared name.
+_UNSAFE_IN_NAME = re.compile(r'[:\\/<>*?"|]')
 
 
 class GeminiAdapter(AgentAdapter):
@@ -114,6 +118,11 @@ class GeminiAdapter(AgentAdapter):
         from evaluator.adapters.gemini.tool_texts import read_tool_texts
 
         return read_tool_texts(path, refs)
+
+    def skill_name(self, folder: str, declared: str | None) -> str:
+        # Gemini CLI 0.61.0 names a skill by its front matter's `name`, each of `:\/<>*?"|`
+        # made a `-` (its skill loader); the folder's name plays no part (docs/agents.md).
+        return _UNSAFE_IN_NAME.sub("-", declared) if declared else folder
 
     def skill_triggers(
         self, evidence: SessionEvidence, session_path: Path | None, skills: list[SkillSource]

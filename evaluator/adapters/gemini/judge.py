@@ -100,6 +100,9 @@ class GeminiJudgeBackend(EndpointJudgeBackend):
         """What the judge's Gemini CLI is given to reach its model, for redaction."""
         return self.runner.credentials(self.endpoint)
 
+    def default_endpoint(self) -> str | None:
+        return self.runner.default_endpoint(self.endpoint)
+
     def ask(self, call: JudgeCall) -> JudgeReply:
         leaking = foreign_context(call.bundle) + context_files(call.bundle)
         if leaking:

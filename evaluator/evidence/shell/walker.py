@@ -16,6 +16,7 @@ import posixpath
 import re
 from functools import cache, lru_cache
 from itertools import pairwise
+from typing import NamedTuple
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
@@ -91,8 +92,9 @@ def _parse_cached(code: str) -> Tree:
     return _parser().parse(code.encode("utf-8"))
 
 
-def walk(code: str, cwd: str, home: str | None, depth: int) -> ShellAnalysis:
-    """What shell `code` touches when run in `cwd` (nested code: `depth` levels down)."""
+def walk(code: str, cwd: str, home: str | None, depth: int, lexical: bool = True) -> ShellAnalysis:
+    """What shell `code` touches when run in `cwd` (nested code: `depth` levels down);
+    `lexical=False` walks the parse of a program `lexical_program` reads (the tests compare)."""
     result = ShellAnalysis(final_cwd=cwd)
     if depth > MAX_DEPTH:
         result.opaque.append("shell code nested too deeply")
@@ -100,8 +102,11 @@ def walk(code: str, cwd: str, home: str | None, depth: int) -> ShellAnalysis:
     walker = Walker(result, home, depth)
     walker.cwd = cwd
     simple = simple_command(code)
+    program = lexical_program(code) if simple is None and lexical else None
     if simple is not None:
         walker.apply(simple[0], list(simple[1:]), list(simple[1:]))
+    elif program is not None:
+        walker.lexical(program)
     else:
         tree = parse(code)
         if tree.root_node.has_error:
@@ -143,6 +148,107 @@ def simple_command(code: str) -> tuple[str, ...] | None:
     return parts
 
 
+# The wider lexical path: one command, one pipeline (`a | b | c`) or one `&&` chain of commands
+# whose words are plain (as above) or quoted whole, `'...'` or `"..."` with printable ASCII and
+# nothing double quotes expand (`$`, a backtick, `\`, `!`), arguments that may glob with `*` or
+# `?` (`globbed`: a `list` access of the pattern), each command ending, at most, in
+# `2>&1` or `2>/dev/null`. Such a program's parse is fixed: tree-sitter-bash reads a flat
+# pipeline of commands, or a list nested to the left, each word a `word` (or `number`),
+# `raw_string` or `string` of one `string_content`, whose value is the text inside the quotes
+# and which never globs, and a command with its redirect a `redirected_statement`;
+# `Walker.lexical` does what `statements` does with that parse. A command name must be plain,
+# and no word may join two parts (`a'b'`); anything else (other redirects, `;`, `||`, `&`,
+# expansions, here-docs) is left to the parse. tests/test_shell_precheck.py compares the two
+# walks over the corpus, the fixture sessions and thousands of generated programs.
+_TOKEN = re.compile(
+    r"""[ \t]+|;|'[ -&(-~]*'|"[ #%-\[\]-_a-~]*"|&&|\||2>&1|2>/dev/null|[A-Za-z0-9_./:,+=*?-]+"""
+)
+_REDIRECTS = ("2>&1", "2>/dev/null")
+_FIRST_WORD = re.compile(_FIRST)
+# An argument may also glob (`*`, `?`; a bracket expression is left to the parse).
+_OTHER_WORD = re.compile(r"[A-Za-z0-9_./*?-][A-Za-z0-9_./:,+=*?-]*")
+# Commands after which nothing in the shell runs (`_terminates`), or only what succeeds
+# (`set -e`, `_sets_errexit`): a program of several commands holding one is parsed.
+_GATING = frozenset(("exit", "return", "logout", "exec", "set"))
+
+
+class LexicalCommand(NamedTuple):
+    """A command of the lexical path: its words' values, their texts as written, and the
+    redirect it ends in ("" for none)."""
+
+    values: list[str]
+    texts: list[str]
+    redirect: str
+
+
+def _redirects(code: str) -> int:
+    return code.count("2>&1") + code.count("2>/dev/null")
+
+
+# One statement of a lexical program: "" (one command), "|" (a pipeline) or "&&" (a chain),
+# and its commands.
+LexicalPart = tuple[str, list[LexicalCommand]]
+
+
+def lexical_program(code: str) -> list[LexicalPart] | None:
+    """The statements of `code`, separated by `;`, when it is a program of the lexical path. (A
+    line break is left to the parse: tree-sitter-bash reads the line after `sh *` as more of
+    its arguments.)"""
+    if len(code) > 4096 or "\n" in code or "<" in code or code.count(">") != _redirects(code):
+        return None  # quickly, before the tokens: here-docs, scripts, most redirects
+    tokens = _TOKEN.findall(code)
+    if sum(map(len, tokens)) != len(code):
+        return None  # a character no token takes (findall skips it)
+    parts: list[LexicalPart] = []
+    commands: list[LexicalCommand] = []
+    operators: set[str] = set()
+    values: list[str] = []
+    texts: list[str] = []
+    redirect = ""
+    joined = False  # the token before was a word: another one now would be part of it
+    for token in (*tokens, ";"):
+        if token[0] in " \t":
+            joined = False
+            continue
+        if token in ("|", "&&", ";"):
+            if not values:
+                return None
+            commands.append(LexicalCommand(values, texts, redirect))
+            values, texts, redirect, joined = [], [], "", False
+            if token in ("|", "&&"):
+                operators.add(token)
+                continue
+            if len(operators) > 1:
+                return None
+            parts.append((operators.pop() if operators else "", commands))
+            commands = []
+            continue
+        if joined or redirect:
+            return None  # a word of two parts, or anything after the redirect
+        joined = True
+        if token in _REDIRECTS:
+            if not values:
+                return None
+            redirect = token
+            continue
+        if token[0] in "'\"":
+            if not values:
+                return None  # a quoted command name
+            values.append(token[1:-1])
+        elif (_OTHER_WORD if values else _FIRST_WORD).fullmatch(token):
+            values.append(token)
+        else:
+            return None
+        texts.append(token)
+    several = len(parts) > 1 or len(parts[0][1]) > 1
+    for _, part in parts:
+        for command in part:
+            name = command.values[0]
+            if name in _SYNTAX_WORDS or (several and name in _GATING):
+                return None
+    return parts
+
+
 class Walker:
     def __init__(self, result: ShellAnalysis, home: str | None, depth: int) -> None:
         self.result = result
@@ -165,6 +271,68 @@ class Walker:
         # Command names this shell gave another meaning (a function, an alias, `hash -p`): a
         # later command by that name may not run the program it names.
         self.redefined: set[str] = set()
+
+    # ------------------------------------------------------------------ the lexical path
+    def lexical(self, program: list[LexicalPart]) -> None:
+        """What `statements` does with the parse of a `lexical_program`: statements in turn,
+        the last one the program's tail; each a command, a pipeline, or an `&&` chain (`gated`:
+        a command after the first runs only if those before it succeeded, which the call's exit
+        code shows only in the tail). No command of several terminates or sets `-e`."""
+        saved = (self.tail, self.conditional, self.after_success)
+        for index, (operator, commands) in enumerate(program):
+            self.tail = saved[0] and index == len(program) - 1
+            if operator == "|":
+                self.lexical_pipeline(commands)
+                continue
+            for position, command in enumerate(commands):
+                conditional = position > 0 and not self.tail
+                success = position > 0 and not conditional
+                self.conditional += conditional
+                self.after_success += success
+                self.lexical_command(command)
+                self.conditional -= conditional
+                self.after_success -= success
+        self.tail, self.conditional, self.after_success = saved
+
+    def lexical_pipeline(self, stages: list[LexicalCommand]) -> None:
+        """`pipeline` over stages that are commands of known words."""
+        start = len(self.result.accesses)
+        previous_text: str | None = None
+        previous_file: str | None = None
+        saved_tail = self.tail
+        for index, stage in enumerate(stages):
+            self.tail = saved_tail and index == len(stages) - 1
+            self.stdin_text, self.stdin_file = previous_text, previous_file
+            # A redirected stage passes on nothing known (`stage_output` of its parse).
+            words: list[str | None] = list(stage.values)
+            previous_text = None if stage.redirect else self.command_output(words)
+            previous_file = None if stage.redirect else self.command_file(words)
+            self.lexical_command(stage)
+            self.stdin_text, self.stdin_file = None, None
+        self.tail = saved_tail
+        if self.words_summarise(list(stages[-1].values)):
+            self.demote(start)
+
+    def lexical_command(self, command: LexicalCommand) -> None:
+        """`command` for a command of known words and no assignment, then `redirected` for
+        its redirect: `2>&1` changes no path; `2>/dev/null` writes there (stderr, so no
+        content write)."""
+        saved_file = self.stdin_file
+        saved_stdin = self.stdin_text
+        args: list[str | None] = list(command.values[1:])
+        name = command.values[0]
+        for text in command.texts[1:]:
+            # `globbed`: an unquoted word (a quoted one starts with its quote) that may glob.
+            if ("*" in text or "?" in text) and text[0] not in "'\"":
+                self.add("list", text, f"{name} glob")
+        self.env = {}
+        self.apply(name, args, command.texts[1:])
+        self.env = {}
+        self.stdin_text = saved_stdin
+        if command.redirect:
+            self.stdin_file = saved_file
+        if command.redirect == "2>/dev/null":
+            self.add("write", "/dev/null", ">")
 
     # ------------------------------------------------------------------ values
     def value(self, node: Node) -> str | None:
@@ -623,8 +791,10 @@ class Walker:
             return None
         if stage.type != "command":
             return None
-        if words is None:
-            words = self.words(stage)
+        return self.command_output(self.words(stage) if words is None else words)
+
+    def command_output(self, words: list[str | None]) -> str | None:
+        """What a command of these words writes, when it is literal."""
         if not words or words[0] is None:
             return None
         name, args = posixpath.basename(words[0]), words[1:]
@@ -649,8 +819,9 @@ class Walker:
         """The one file a `cat FILE |` stage passes on unchanged."""
         if stage.type != "command":
             return None
-        if words is None:
-            words = self.words(stage)
+        return self.command_file(self.words(stage) if words is None else words)
+
+    def command_file(self, words: list[str | None]) -> str | None:
         if len(words) == 2 and words[0] == "cat" and words[1] is not None:
             return self.resolve(words[1])
         return None
@@ -670,7 +841,10 @@ class Walker:
             stage = body
         if stage.type != "command":
             return False
-        words = self.words(stage)
+        return self.words_summarise(self.words(stage))
+
+    def words_summarise(self, words: list[str | None]) -> bool:
+        """Whether a command of these words shows a summary, not the content it reads."""
         if not words or words[0] is None:
             return False
         name = posixpath.basename(words[0])

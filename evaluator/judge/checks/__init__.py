@@ -17,7 +17,8 @@ from evaluator.judge.checks import (
     url_fetched,
     workspace_files,
 )
-from evaluator.judge.checks.registry import CHECKS, register_check, run_check
+from evaluator.judge.checks.attempt_sessions import run_check
+from evaluator.judge.checks.registry import CHECKS, register_check
 
 __all__ = [
     "CHECKS",

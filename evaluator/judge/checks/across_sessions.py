@@ -26,8 +26,8 @@ from typing import Any
 
 from evaluator.contract.models import CommandRanCheck, FileReadCheck
 from evaluator.judge.base import JudgeContext
-from evaluator.judge.checks.command_ran import _hits
-from evaluator.judge.checks.ran_before import _result_lines
+from evaluator.judge.checks.command_ran import command_hits
+from evaluator.judge.checks.ran_before import result_lines
 from evaluator.judge.checks.read_before import first_read
 from evaluator.judge.checks.registry import CHECKS
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
@@ -173,9 +173,9 @@ def _call_lines(context: JudgeContext) -> dict[str, int]:
 
 def _parent_acts(check: Any, context: JudgeContext, pattern: str, *, first: bool) -> list[Act]:
     """The parent's earliest act matching `pattern`, bounded by its call and its result."""
-    results = _result_lines(context)
+    results = result_lines(context)
     if check.kind == "ran_before":
-        hits = _hits(
+        hits = command_hits(
             compile_pattern(pattern), context.evidence.of_kind("command_observed"), context
         )
         sure = [run.record for run in hits.ran]

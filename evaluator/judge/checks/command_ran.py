@@ -49,7 +49,7 @@ class _Run:
 
 
 @dataclass
-class _Hits:
+class CommandHits:
     ran: list[_Run] = field(default_factory=list)
     maybe: list[tuple[EvidenceRecord, TraceProof]] = field(default_factory=list)  # undecided
     killed: list[tuple[EvidenceRecord, TraceProof]] = field(default_factory=list)
@@ -85,10 +85,12 @@ def trace_verdict(proofs: list[TraceProof]) -> TraceProof:
     return unknown[0] if unknown else TraceProof("unknown", "nothing to look for in the trace")
 
 
-def _hits(pattern: Pattern, records: list[EvidenceRecord], context: JudgeContext) -> _Hits:
+def command_hits(
+    pattern: Pattern, records: list[EvidenceRecord], context: JudgeContext
+) -> CommandHits:
     """The tool calls whose command text matches: ran (by text or trace), may not have run
     (the trace cannot tell), killed or never run (as the trace shows), only named."""
-    hits = _Hits()
+    hits = CommandHits()
 
     def mentions(program: ExecutedProgram) -> bool:
         return pattern.search(" ".join(program.argv)) is not None
@@ -128,7 +130,7 @@ def _hits(pattern: Pattern, records: list[EvidenceRecord], context: JudgeContext
 def command_ran(check: CommandRanCheck, context: JudgeContext) -> CheckVerdict:
 
     pattern = compile_pattern(check.pattern)  # RE2: linear time on any agent output
-    found = _hits(pattern, context.evidence.of_kind("command_observed"), context)
+    found = command_hits(pattern, context.evidence.of_kind("command_observed"), context)
     verdict = _by_text(check, context, found)
     if verdict.status == "pass":
         return verdict
@@ -183,7 +185,7 @@ def call_refs(context: JudgeContext, call_ids: list[str]) -> list[str]:
     ]
 
 
-def _by_text(check: CommandRanCheck, context: JudgeContext, found: _Hits) -> CheckVerdict:
+def _by_text(check: CommandRanCheck, context: JudgeContext, found: CommandHits) -> CheckVerdict:
     """The verdict from the calls whose command line matches (their trace included)."""
     hits = found.ran
     if not hits:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from evaluator.contract.models import AllOfCheck, AnyOfCheck, NotCheck
 from evaluator.judge.base import JudgeContext
-from evaluator.judge.checks.registry import register_check, run_check
+from evaluator.judge.checks.attempt_sessions import run_check
+from evaluator.judge.checks.registry import register_check
 from evaluator.judge.verdict import CheckVerdict
 from evaluator.vocabulary import CheckStatus
 

@@ -23,7 +23,7 @@ from evaluator.evidence.records import EvidenceRecord
 from evaluator.evidence.shell import analyze_command
 from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
-from evaluator.judge.checks.command_ran import _Hits, _hits, call_command, call_refs
+from evaluator.judge.checks.command_ran import CommandHits, call_command, call_refs, command_hits
 from evaluator.judge.checks.indirect_runs import traced_runs, unseen_scripts
 from evaluator.judge.checks.program_match import own_runs, runs_program
 from evaluator.judge.checks.registry import register_check
@@ -34,7 +34,7 @@ from evaluator.patterns import Pattern, compile_pattern
 KIND = "ran_before"
 
 
-def _result_lines(context: JudgeContext) -> dict[str, int]:
+def result_lines(context: JudgeContext) -> dict[str, int]:
     """The session line of each tool call's result (the first one recorded), by call id."""
     lines: dict[str, int] = {}
     for record in context.evidence.iter_records():
@@ -46,8 +46,8 @@ def _result_lines(context: JudgeContext) -> dict[str, int]:
 @register_check(KIND)
 def ran_before(check: RanBeforeCheck, context: JudgeContext) -> CheckVerdict:
     commands = context.evidence.of_kind("command_observed")
-    firsts = _hits(compile_pattern(check.first), commands, context)
-    thens = _hits(compile_pattern(check.then), commands, context)
+    firsts = command_hits(compile_pattern(check.first), commands, context)
+    thens = command_hits(compile_pattern(check.then), commands, context)
     verdict = _by_command_lines(check, context, firsts, thens)
     return _with_indirect_runs(check, context, firsts, thens, verdict)
 
@@ -55,8 +55,8 @@ def ran_before(check: RanBeforeCheck, context: JudgeContext) -> CheckVerdict:
 def _with_indirect_runs(
     check: RanBeforeCheck,
     context: JudgeContext,
-    firsts: _Hits,
-    thens: _Hits,
+    firsts: CommandHits,
+    thens: CommandHits,
     verdict: CheckVerdict,
 ) -> CheckVerdict:
     """The verdict once the runs no command line names are counted (a script of the agent's or
@@ -76,7 +76,7 @@ def _with_indirect_runs(
     if a_by_text:
         # A script whose call began after the run of `A` was shown to end ran nothing before it.
         first = min((run.record for run in firsts.ran), key=lambda r: r.line)
-        ended = _result_lines(context).get(str(first.call_id)) if first.call_id else None
+        ended = result_lines(context).get(str(first.call_id)) if first.call_id else None
         if ended is not None:
             hidden = [h for h in hidden if h.record.line <= ended]
     if verdict.status == "fail" and (a_by_text or not first_runs):
@@ -169,7 +169,7 @@ def _with_indirect_runs(
 
 
 def _by_command_lines(
-    check: RanBeforeCheck, context: JudgeContext, firsts: _Hits, thens: _Hits
+    check: RanBeforeCheck, context: JudgeContext, firsts: CommandHits, thens: CommandHits
 ) -> CheckVerdict:
     """The order as the calls whose command lines name `A` and `B` show it (with their trace)."""
     if not firsts.ran:
@@ -199,7 +199,7 @@ def _by_command_lines(
     )
     if by_trace is not None:
         return by_trace
-    ended = _result_lines(context).get(str(first.call_id)) if first.call_id else None
+    ended = result_lines(context).get(str(first.call_id)) if first.call_id else None
     if ended is None:
         return blocked(
             KIND,

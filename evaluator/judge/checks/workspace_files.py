@@ -45,6 +45,12 @@ def _files(context: JudgeContext, pattern: str, exclude: Sequence[str] = ()) -> 
     return sorted(kept)
 
 
+def _shown(paths: Sequence[str], most: int = 3) -> str:
+    """At most `most` paths, then how many more."""
+    more = f", and {len(paths) - most} more" if len(paths) > most else ""
+    return ", ".join(paths[:most]) + more
+
+
 def _as_given(context: JudgeContext, path: str, relative: str) -> bool:
     """Whether an excluded file is still the case's input: the file that was there before the
     agent ran, byte for byte (red team, round 11: the agent wrote its output into the given
@@ -226,8 +232,16 @@ def _content_check(
     ]
     refs = _write_refs(context, glob)
     if not files:
+        # Files the case gave are not searched: saying only "no file" of a workspace that holds
+        # them reads as if it were empty.
+        given = [
+            context.relative(path) or path
+            for path in (_files(context, glob) if exclude else [])
+            if os.path.islink(context.on_disk(path)) or not os.path.isdir(context.on_disk(path))
+        ]
+        but = f" but the case's own inputs ({_shown(given)})" if given else ""
         return failed(
-            kind, f"no file matching {glob} in the workspace", refs or session_end(context)
+            kind, f"no file matching {glob} in the workspace{but}", refs or session_end(context)
         )
     unknown = []
     redacted = []
