@@ -290,3 +290,17 @@ def test_an_index_over_large_files_is_not_kept(monkeypatch: pytest.MonkeyPatch) 
     files = [SourceText("big.md", SKILL)]
     assert find_shown(files, [_out(SKILL)], "")["big.md"].reached
     assert (("big.md", SKILL),) not in content._INDEXES.kept
+
+
+def test_round_eleven_b_an_underscore_separates_words() -> None:
+    """Red team, round 11b (docs/isolation.md): `tr ' ' '_'` prints a file whole; read as one
+    word per line, no window of it matched. Both sides split the same way, so an identifier
+    (`new_migration.py`) is the same words in the file and in an output."""
+    from evaluator.evidence.content import line_words
+
+    assert line_words("Run_the_script_before_you_commit") == [
+        "run", "the", "script", "before", "you", "commit",
+    ]  # fmt: skip
+    assert line_words("python3 scripts/new_migration.py") == [
+        "python3", "scripts", "new", "migration", "py",
+    ]  # fmt: skip

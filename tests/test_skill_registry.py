@@ -144,3 +144,24 @@ def test_round_eight_what_the_agent_did_to_the_folders_is_no_registry_problem(
             adapter, **paths, installed={"target"}, launched=launched, made_in_run=lambda f: False
         )
         assert any("agent-home skill 'mine'" in p for p in kept.problems)
+
+
+@pytest.mark.parametrize("home", ["workspace", "agent_home"])
+def test_round_eleven_b_gemini_skills_in_agents_skills_are_discovered(
+    tmp_path: Path, home: str
+) -> None:
+    """Red team, round 11b (docs/isolation.md): Gemini CLI also lists `.agents/skills`, in
+    the workspace and in its home. A same-name skill there is a registry problem; the runner's
+    link from `.gemini/skills` to a skill in `.agents/skills` is the same folder, none."""
+    adapter = get_adapter("gemini")
+    paths = attempt(tmp_path)
+    workspace = paths["workspace"]
+    real = put_skill(workspace / ".agents/skills/target")
+    (workspace / ".gemini/skills").mkdir(parents=True)
+    (workspace / ".gemini/skills/target").symlink_to(real)
+    clean = check_registry(adapter, **paths, installed={"target"})
+    assert clean.problems == [], clean.problems
+    assert [s.folder for s in clean.skills] == [workspace / ".gemini/skills/target"]
+    put_skill(paths[home] / ".agents/skills/old-target", name="target")
+    check = check_registry(adapter, **paths, installed={"target"})
+    assert any("a same-name copy shadows skill 'target'" in p for p in check.problems), check

@@ -17,12 +17,13 @@ import pytest
 from evaluator.pipeline.run import RunOptions
 from evaluator.pipeline.triggers import TriggerOptions, TriggerRun
 from tests.conftest import DEMO_REPO, ROOT
-from tests.support import claude_or_skip, codex_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
 
 FIXTURES = ROOT / "tests/fixtures/trigger-run"
-RUNNERS = {"codex": "codex-exec", "claude": "claude-code"}
+RUNNERS = {"codex": "codex-exec", "claude": "claude-code", "gemini": "gemini-cli"}
 AGENTS = [
-    pytest.param(agent, marks=[getattr(pytest.mark, agent), pytest.mark.slow]) for agent in RUNNERS
+    pytest.param(agent, marks=[getattr(pytest.mark, agent), pytest.mark.slow])
+    for agent in ("codex", "claude")
 ]
 
 
@@ -504,3 +505,186 @@ def test_a_server_left_running_does_not_hold_a_full_trigger_attempt_to_its_timeo
         assert attempt["timed_out"] is False, attempt["reason"]
         assert seen["stopped_at_decision"] is False
         assert attempt["status"] == "pass", (attempt["status"], attempt["reason"])
+
+
+def _one_prompt_run(
+    tmp_path: Path, agent: str, prompt: str, expect: bool, steps: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """One attempt of one prompt whose scripted agent takes `steps`: (each try's
+    `trigger.json`, the prompt's result)."""
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    (behaviors / "one.yaml").write_text(
+        json.dumps({"name": "one", "match": {"prompt_contains": prompt[:20]}, "steps": steps})
+    )
+    triggers = tmp_path / "one.yaml"
+    triggers.write_text(
+        'trigger_suite_id: "one"\nskill: "db-migrations"\ncases:\n'
+        f'  - {{id: "one", prompt: "{prompt}", expect_trigger: {str(expect).lower()}}}\n'
+    )
+    with scratch_dir() as scratch:
+        run, data = trigger_run(
+            scratch, agent, "good", attempts=1, trigger_file=triggers, behaviors=behaviors
+        )
+        seen = _observations(run)
+    (result,) = data["prompts"]
+    return seen, result
+
+
+# Red team, round 11b: an older copy of the target under another folder name, in the
+# workspace's `.agents/skills` (a root of the target: a real repository may list the folder).
+STALE_COPY = (
+    "---\nname: db-migrations\ndescription: Add a column to a SQLite table with a numbered"
+    " migration.\n---\n\n# db-migrations (v1)\n\nEdit schema.sql by hand. No script.\n"
+)
+
+
+@pytest.mark.gemini
+def test_round_eleven_b_a_same_name_skill_in_agents_skills_makes_the_attempt_invalid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team, round 11b (docs/isolation.md): Gemini CLI 0.61.0 also discovers skills in
+    the workspace's `.agents/skills` (and its home's), where a skill overrides a same-name one
+    in `.gemini/skills`. With a stale copy named `db-migrations` in
+    `.agents/skills/old-db-migrations`, the CLI saw two skills of that name (it warns of the
+    conflict; which one `activate_skill` loads is its listing's order), but the registry check
+    listed `.gemini/skills` alone: clean, and the attempt counted as the target firing. Checked
+    where the CLI looks, the registry is unclean: the attempt is invalid, never counted."""
+    gemini_or_skip()
+    real_source = source_workspace
+
+    def with_stale_copy(root: Path, distractors: tuple[str, ...] = ()) -> Path:
+        repo = real_source(root, distractors)
+        stale = root / ".agents/skills/old-db-migrations"
+        stale.mkdir(parents=True)
+        (stale / "SKILL.md").write_text(STALE_COPY)
+        target = repo / "targets/db-migrations/target.yaml"
+        text = target.read_text()
+        target.write_text(
+            text.replace("roots:\n", 'roots:\n  - ".agents/skills/old-db-migrations"\n')
+        )
+        return repo
+
+    monkeypatch.setattr(f"{__name__}.source_workspace", with_stale_copy)
+    seen, result = _one_prompt_run(
+        tmp_path,
+        "gemini",
+        "Add a nullable avatar_url column to the users table.",
+        True,
+        [{"skill": "db-migrations"}, {"final": "Done."}],
+    )
+    assert len(seen) == 2, json.dumps(seen)  # the attempt and its rerun
+    for tried in seen:
+        assert "a same-name copy shadows skill 'db-migrations'" in tried["invalid"], tried
+        assert "old-db-migrations" in tried["invalid"], tried
+    assert (result["attempts"], result["invalid"]) == (0, 1), result
+
+
+@pytest.mark.gemini
+def test_round_eleven_b_look_alike_the_skill_linked_into_gemini_skills_is_one_skill(
+    tmp_path: Path,
+) -> None:
+    """The look-alike of the above: the demo's skills lie in `.agents/skills` and the runner
+    links each into `.gemini/skills`; the CLI lists both places, but they are the same folders,
+    so the registry is clean and the should-fire prompt counts as fired."""
+    gemini_or_skip()
+    seen, result = _one_prompt_run(
+        tmp_path,
+        "gemini",
+        "Add a nullable avatar_url column to the users table.",
+        True,
+        [{"skill": "db-migrations"}, {"final": "Done."}],
+    )
+    (tried,) = seen
+    assert tried["registry"]["problems"] == [] and tried["fired"] is True, tried
+    assert (result["fired"], result["attempts"], result["triggered"]) == (1, 1, True), result
+
+
+@pytest.mark.gemini
+def test_round_eleven_b_a_skill_a_gemini_helper_activates_fired_in_the_attempt(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 11b (docs/isolation.md): round 10's helper, through Gemini CLI: on a
+    prompt the skill should not fire for, the agent hands the work to a sub-agent
+    (`invoke_agent`), which loads the skill with `activate_skill`. Already caught (the helper's
+    session is read as round 10 made Claude Code's); kept as the one test of a Gemini CLI
+    helper's session in a trigger run."""
+    gemini_or_skip()
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    documents = [
+        {
+            "name": "root",
+            "match": {"prompt_contains": "quarterly revenue chart", "thread": "root"},
+            "steps": [{"spawn": {"message": "helper task: do the chart"}}, {"final": "Done."}],
+        },
+        {
+            "name": "helper",
+            "match": {"prompt_contains": "helper task", "thread": "child"},
+            "steps": [{"skill": "db-migrations"}, {"final": "Done it."}],
+        },
+    ]
+    for document in documents:
+        (behaviors / f"{document['name']}.yaml").write_text(json.dumps(document))
+    triggers = tmp_path / "one.yaml"
+    triggers.write_text(
+        'trigger_suite_id: "one"\nskill: "db-migrations"\ncases:\n'
+        '  - {id: "chart", prompt: "Draw the quarterly revenue chart as an SVG.",'
+        " expect_trigger: false}\n"
+    )
+    with scratch_dir() as scratch:
+        run, data = trigger_run(
+            scratch, "gemini", "good", attempts=1, trigger_file=triggers, behaviors=behaviors
+        )
+        (seen,) = _observations(run)
+    assert seen["fired"] is True, json.dumps(seen)
+    (prompt,) = data["prompts"]
+    assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (1, 1, True), prompt
+
+
+@pytest.mark.codex
+def test_round_eleven_b_codex_reading_the_skill_through_a_link_of_its_own_fired(
+    tmp_path: Path,
+) -> None:
+    """Red team, round 11b (already caught): on a prompt the skill should not fire for, Codex
+    links the skill's folder under a name of its own in one call and prints `ref/SKILL.md` in
+    the next. (A hard link to SKILL.md fails: the skill is on another mount in the jail.)"""
+    codex_or_skip()
+    steps = [{"cmd": "ln -s .agents/skills/db-migrations ref"}, {"cmd": "cat ref/SKILL.md"}]
+    seen, result = _one_prompt_run(
+        tmp_path,
+        "codex",
+        "Draw the quarterly revenue chart as an SVG.",
+        False,
+        [*steps, {"final": "Done."}],
+    )
+    assert seen[-1]["fired"] is True, json.dumps(seen)
+    assert (result["fired"], result["triggered"]) == (1, True), result
+
+
+@pytest.mark.codex
+@pytest.mark.parametrize(
+    "command,fired",
+    [
+        ("tr ' ' '_' < .agents/skills/db-migrations/SKILL.md", True),
+        # look-alike: only the front matter, underscored, shows none of the body
+        ("head -4 .agents/skills/db-migrations/SKILL.md | tr ' ' '_'", False),
+    ],
+    ids=["underscored-body", "underscored-front-matter"],
+)
+def test_round_eleven_b_codex_printing_the_skill_with_underscores_fired(
+    tmp_path: Path, command: str, fired: bool
+) -> None:
+    """Red team, round 11b (docs/isolation.md): on a prompt the skill should not fire for,
+    Codex prints SKILL.md with `_` for every space. The content proof took `a_b_c` for one
+    word, so no window of the body matched: the skill never fired, counted as right."""
+    codex_or_skip()
+    seen, result = _one_prompt_run(
+        tmp_path,
+        "codex",
+        "Draw the quarterly revenue chart as an SVG.",
+        False,
+        [{"cmd": command}, {"final": "Done."}],
+    )
+    assert seen[-1]["fired"] is fired, json.dumps(seen)
+    assert result["triggered"] is fired, result

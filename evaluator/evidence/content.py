@@ -63,8 +63,10 @@ _CUT = re.compile(
 # Scripts written without spaces (Chinese, Japanese, Korean) count each character as a word, so
 # a window is as short a stretch of text there as elsewhere.
 _IDEOGRAPHS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_WORD = re.compile(rf"[{_IDEOGRAPHS}]|[^\W{_IDEOGRAPHS}]+")
-_ASCII_WORD = re.compile(r"\w+")
+# A word is a run of letters and digits: an underscore separates words as a hyphen does, so a
+# tool that writes `_` for each space (`tr ' ' '_'`) still shows them (red team 11b).
+_WORD = re.compile(rf"[{_IDEOGRAPHS}]|[^\W_{_IDEOGRAPHS}]+")
+_ASCII_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)

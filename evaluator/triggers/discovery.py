@@ -68,7 +68,21 @@ def launched_skills(adapter: AgentAdapter, workspace: Path) -> list[DiscoveredSk
     for root, scope in discovery_roots(adapter, workspace, workspace, workspace):
         if scope == "workspace":
             found += _skills_in(adapter, root, scope)
-    return found
+    return _one_per_folder(found)
+
+
+def _one_per_folder(skills: Sequence[DiscoveredSkill]) -> list[DiscoveredSkill]:
+    """Each skill folder once, at its first listing: a link the runner made from one discovery
+    place to a skill in another (Gemini CLI's `.gemini/skills/x` to `.agents/skills/x`) is the
+    same files, no second skill; a copy elsewhere, even byte for byte, is another."""
+    seen: set[Path] = set()
+    kept: list[DiscoveredSkill] = []
+    for skill in skills:
+        real = skill.folder.resolve()
+        if real not in seen:
+            seen.add(real)
+            kept.append(skill)
+    return kept
 
 
 def _skills_in(adapter: AgentAdapter, root: Path, scope: Scope) -> list[DiscoveredSkill]:
@@ -137,6 +151,7 @@ def check_registry(
         ]
     if launched is not None:
         skills = [*launched, *skills]
+    skills = _one_per_folder(skills)
     problems: list[str] = []
     by_name: dict[str, list[DiscoveredSkill]] = {}
     for skill in skills:

@@ -42,7 +42,16 @@ class GeminiAdapter(AgentAdapter):
     protocol = "gemini"
     protocol_label = "Gemini-API"
     skill_dir = PurePosixPath(".gemini/skills")  # the runner links the skill in there
-    discovery_dirs = (".gemini/skills", "$AGENT_HOME/.gemini/skills", "~/.gemini/skills")
+    # Gemini CLI 0.61.0 also discovers `.agents/skills` (in the workspace and its home), and a
+    # skill there overrides a same-name one in `.gemini/skills` (`SkillManager.discoverSkills`).
+    discovery_dirs = (
+        ".gemini/skills",
+        ".agents/skills",
+        "$AGENT_HOME/.gemini/skills",
+        "$AGENT_HOME/.agents/skills",
+        "~/.gemini/skills",
+        "~/.agents/skills",
+    )
     trigger_signal = "an `activate_skill` tool call naming the skill"
     attempt_modules = tuple(
         f"evaluator.adapters.gemini.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")
