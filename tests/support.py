@@ -319,24 +319,25 @@ def write_checks_suite(
         )
 
 
+def run_scripted(repo: Path, behaviors: Path, runs_dir: Path, **options: Any) -> RunOutcome:
+    """`run` of an eval repo (or an `evals.json`) with scripted behaviours, in a scratch root of
+    its own; `options`: any other `RunOptions` field (`agent`, `cases`, `sandbox`, ...)."""
+    with scratch_dir() as scratch:
+        return Run(
+            RunOptions(
+                repo=repo, behaviors=behaviors, runs_dir=runs_dir, scratch_root=scratch, **options
+            ),
+            PlainProgress(),
+        ).execute()
+
+
 def run_scripted_repo(
     repo: Path, source: Path, behaviors: Path, runs_dir: Path, agent: str | None = None
 ) -> RunOutcome:
     """`run` of an eval repo's default suites with a skill source and scripted behaviours, in a
     scratch root of its own (`agent`: the runner's name; the default runner when None)."""
     options: dict[str, Any] = {"agent": agent} if agent is not None else {}
-    with scratch_dir() as scratch:
-        return Run(
-            RunOptions(
-                repo=repo,
-                source_workspace=source,
-                behaviors=behaviors,
-                runs_dir=runs_dir,
-                scratch_root=scratch,
-                **options,
-            ),
-            PlainProgress(),
-        ).execute()
+    return run_scripted(repo, behaviors, runs_dir, source_workspace=source, **options)
 
 
 def agent_params(*agents: str) -> list[Any]:

@@ -24,10 +24,8 @@ from evaluator.adapters import (
 from evaluator.adapters.claude.runner import PERMISSION_MODES
 from evaluator.errors import InputError
 from evaluator.evidence.jsonl import first_object
-from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import Run, RunOptions
 from tests.conftest import ROOT
-from tests.support import scratch_dir
+from tests.support import run_scripted
 from tests.test_validate import run_cli
 
 FOLLOWS_SKILL = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
@@ -44,20 +42,15 @@ def toy() -> Iterator[None]:
 
 def test_an_adapter_registered_in_one_line_runs_a_case(toy: None, tmp_path: Path) -> None:
     assert "toy-agent" in runner_names()
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROOT / "agentic-evals",
-                agent="toy-agent",
-                cases=("routing-add-column",),
-                behaviors=FOLLOWS_SKILL,  # the toy agent needs no model; the run needs no key
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                sandbox="none",
-                trace="off",
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROOT / "agentic-evals",
+        agent="toy-agent",
+        cases=("routing-add-column",),
+        behaviors=FOLLOWS_SKILL,  # the toy agent needs no model; the run needs no key
+        runs_dir=tmp_path / "runs",
+        sandbox="none",
+        trace="off",
+    )
     (result,) = outcome.results
     assert result.status == "pass", result.notes
     manifest = json.loads((outcome.run_dir.path / "manifest.json").read_text())
@@ -90,20 +83,15 @@ def test_the_runners_own_adapter_reads_its_session_whatever_else_claims_it(
     read any, a sniff in registry order would pick it, and it is ambiguous anyway; a run
     (and `session inspect` of its attempt) still reads each session with the adapter of the
     agent that ran, and only a bare file of unknown origin is refused, with a reason."""
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROOT / "agentic-evals",
-                agent="toy-agent",
-                cases=("routing-add-column",),
-                behaviors=FOLLOWS_SKILL,
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                sandbox="none",
-                trace="off",
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROOT / "agentic-evals",
+        agent="toy-agent",
+        cases=("routing-add-column",),
+        behaviors=FOLLOWS_SKILL,
+        runs_dir=tmp_path / "runs",
+        sandbox="none",
+        trace="off",
+    )
     (result,) = outcome.results
     assert result.status == "pass", result.notes
     attempt = outcome.run_dir.path / "case-artifacts/routing-add-column/attempts/attempt-01"
@@ -179,20 +167,15 @@ def test_a_trace_no_adapter_taught_says_it_is_unusable(toy: None, tmp_path: Path
 
     if Tracer().unavailable():
         pytest.skip("strace cannot trace here")
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROOT / "agentic-evals",
-                agent="toy-agent",
-                cases=("routing-add-column",),
-                behaviors=FOLLOWS_SKILL,
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                sandbox="none",
-                trace="on",
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROOT / "agentic-evals",
+        agent="toy-agent",
+        cases=("routing-add-column",),
+        behaviors=FOLLOWS_SKILL,
+        runs_dir=tmp_path / "runs",
+        sandbox="none",
+        trace="on",
+    )
     (result,) = outcome.results
     assert result.status != "pass"
     attempt = json.loads(

@@ -20,7 +20,7 @@ from evaluator.grader import Grader, make_grader
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
 from tests.conftest import ROOT
-from tests.support import claude_or_skip, codex_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, run_scripted, scratch_dir
 
 pytestmark = pytest.mark.slow
 
@@ -172,17 +172,12 @@ def test_an_agent_that_reads_the_evals_file_is_blocked_and_the_jail_hid_it(
             }
         )
     )
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=evals,
-                cases=("eval-1",),
-                behaviors=peeks,
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=evals,
+        cases=("eval-1",),
+        behaviors=peeks,
+        runs_dir=tmp_path / "runs",
+    )
     [result] = outcome.results
     assert (result.status, result.blocked_reason) == ("blocked", "insufficient-evidence")
     run_dir = outcome.run_dir.path

@@ -18,10 +18,8 @@ from evaluator.adapters.gemini.trace import RECOGNIZER
 from evaluator.evidence.jsonl import first_object
 from evaluator.modelserver.behaviors import Step
 from evaluator.modelserver.gemini import read_gemini_thread, step_parts
-from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import Run, RunOptions
 from tests.conftest import ROOT
-from tests.support import behavior, gemini_or_skip, scratch_dir, serving
+from tests.support import behavior, gemini_or_skip, run_scripted, serving
 
 PROMPT = "Add a currency column to accounts."
 CONTEXT = (
@@ -278,20 +276,15 @@ def test_a_demo_case_passes_under_the_real_gemini_cli(
     (the session alone proves containment), then with both where they work; and as the
     `generalist` sub-agent a launcher session invoked, whose own session is the evidence."""
     gemini_or_skip()
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROOT / "agentic-evals",
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                behaviors=ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill",
-                cases=("routing-add-column",),
-                agent=agent,
-                sandbox=sandbox,
-                trace=trace,  # type: ignore[arg-type]
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROOT / "agentic-evals",
+        runs_dir=tmp_path / "runs",
+        behaviors=ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill",
+        cases=("routing-add-column",),
+        agent=agent,
+        sandbox=sandbox,
+        trace=trace,  # type: ignore[arg-type]
+    )
     (result,) = outcome.results
     assert result.status == "pass", result.blocked_reason
     assert [a.isolation for a in result.attempts] == ["contained"]

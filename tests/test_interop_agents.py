@@ -11,10 +11,8 @@ import pytest
 import yaml
 
 from evaluator.interop.atif_model import Trajectory
-from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import Run, RunOptions
 from tests.conftest import ROOT
-from tests.support import claude_or_skip, codex_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, run_scripted
 
 CASE = "routing-add-column"
 
@@ -45,18 +43,13 @@ def _behaviors(directory: Path, agent: str) -> Path:
 
 
 def _run_and_check(tmp_path: Path, agent: str) -> None:
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROOT / "agentic-evals",
-                agent=agent,
-                behaviors=_behaviors(tmp_path / "behaviors", agent),
-                cases=(CASE,),
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROOT / "agentic-evals",
+        agent=agent,
+        behaviors=_behaviors(tmp_path / "behaviors", agent),
+        cases=(CASE,),
+        runs_dir=tmp_path / "runs",
+    )
     (result,) = outcome.results
     # the root never reads the add-column reference: a judged failure, not a blocked attempt
     assert result.status == "fail", result.notes

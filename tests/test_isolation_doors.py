@@ -12,12 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sandbox import Tracer
 from tests.conftest import ROOT
 from tests.corpus import Canary, run_entry
-from tests.support import codex_or_skip, scratch_dir
+from tests.support import codex_or_skip, run_scripted
 
 pytestmark = pytest.mark.codex
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
@@ -37,18 +35,13 @@ def test_an_unverifiable_attempt_that_would_pass_is_blocked(tmp_path: Path) -> N
     behaviors = tmp_path / "behaviors"
     behaviors.mkdir()
     (behaviors / "routing-add-column.yaml").write_text(yaml.safe_dump(behavior))
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROOT / "agentic-evals",
-                cases=("routing-add-column",),
-                behaviors=behaviors,
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                trace="off",
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROOT / "agentic-evals",
+        cases=("routing-add-column",),
+        behaviors=behaviors,
+        runs_dir=tmp_path / "runs",
+        trace="off",
+    )
     (result,) = outcome.results
     (attempt,) = result.attempts
     assert attempt.isolation == "unverifiable"

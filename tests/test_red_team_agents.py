@@ -23,7 +23,14 @@ import yaml
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from tests.conftest import ROOT
-from tests.support import agent_or_skip, claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
+from tests.support import (
+    agent_or_skip,
+    claude_or_skip,
+    codex_or_skip,
+    gemini_or_skip,
+    run_scripted,
+    scratch_dir,
+)
 
 BEHAVIORS = Path(__file__).parent / "fixtures" / "red_team"
 SKILL = ROOT / ".agents/skills/db-migrations/SKILL.md"
@@ -291,20 +298,15 @@ def _run(
         (chosen / "x.yaml").write_text(yaml.safe_dump(document))
     else:
         shutil.copy(BEHAVIORS / f"{behavior}.yaml", chosen / "x.yaml")
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROOT / "agentic-evals",
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                behaviors=chosen,
-                cases=(case,),
-                agent=agent,
-                sandbox="none" if evidence_only else None,
-                trace="off" if evidence_only else "auto",
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROOT / "agentic-evals",
+        runs_dir=tmp_path / "runs",
+        behaviors=chosen,
+        cases=(case,),
+        agent=agent,
+        sandbox="none" if evidence_only else None,
+        trace="off" if evidence_only else "auto",
+    )
     (result,) = outcome.results
     return result.status, [a.isolation for a in result.attempts]
 
@@ -499,17 +501,12 @@ def test_round_four_neither_typed_text_nor_the_checks_home_fakes_a_pass(tmp_path
         tmp_path / "forbidden", "round4-forbidden-base64", "routing-add-column", "codex-exec"
     )
     assert (status, isolation) == ("fail", ["contained"])
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROUND_FOUR / "tally/evals/evals.json",
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                behaviors=BEHAVIORS / "round4-behaviors",
-                agent="codex-exec",
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROUND_FOUR / "tally/evals/evals.json",
+        runs_dir=tmp_path / "runs",
+        behaviors=BEHAVIORS / "round4-behaviors",
+        agent="codex-exec",
+    )
     (result,) = outcome.results
     assert (result.status, [a.isolation for a in result.attempts]) == ("fail", ["contained"])
 
@@ -526,17 +523,12 @@ def test_round_ten_b_a_pyc_the_agent_left_does_not_replace_the_author_s_test(
     the author's untouched `test_tally.py`. The `command` check's `python3 -m unittest`
     imported the agent's bytecode and passed; the check now compiles under its own home."""
     codex_or_skip()
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROUND_TEN_B / "tally/evals/evals.json",
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                behaviors=BEHAVIORS / "round10b-behaviors",
-                agent="codex-exec",
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROUND_TEN_B / "tally/evals/evals.json",
+        runs_dir=tmp_path / "runs",
+        behaviors=BEHAVIORS / "round10b-behaviors",
+        agent="codex-exec",
+    )
     (result,) = outcome.results
     assert (result.status, [a.isolation for a in result.attempts]) == ("fail", ["contained"])
 
@@ -612,18 +604,13 @@ def _run_round_five(
         "steps": steps,
     }
     (behaviors / "x.yaml").write_text(yaml.safe_dump(behaviour))
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=repo,
-                behaviors=behaviors,
-                cases=(ROUND_FIVE_CASE,),
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                agent=agent,
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=repo,
+        behaviors=behaviors,
+        cases=(ROUND_FIVE_CASE,),
+        runs_dir=tmp_path / "runs",
+        agent=agent,
+    )
     return outcome
 
 
@@ -1520,18 +1507,13 @@ def test_round_eleven_agent_text_cannot_forge_the_transcript(tmp_path: Path, age
         "steps": ROUND_ELEVEN_STEPS,
     }
     (chosen / "x.yaml").write_text(yaml.safe_dump(document))
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROOT / "agentic-evals",
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                behaviors=chosen,
-                cases=("bootstrap-reads-skill-first",),
-                agent=runner,
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROOT / "agentic-evals",
+        runs_dir=tmp_path / "runs",
+        behaviors=chosen,
+        cases=("bootstrap-reads-skill-first",),
+        agent=runner,
+    )
     (result,) = outcome.results
     assert result.status == "fail"
     transcript = (outcome.run_dir.path / "transcript.md").read_text()
@@ -1568,18 +1550,13 @@ def test_round_eleven_agent_text_cannot_mark_up_the_report(tmp_path: Path) -> No
         ],
     }
     (chosen / "x.yaml").write_text(yaml.safe_dump(document))
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROOT / "agentic-evals",
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                behaviors=chosen,
-                cases=("workflow-creates-migration-with-script",),
-                agent="codex-exec",
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROOT / "agentic-evals",
+        runs_dir=tmp_path / "runs",
+        behaviors=chosen,
+        cases=("workflow-creates-migration-with-script",),
+        agent="codex-exec",
+    )
     (result,) = outcome.results
     assert result.status != "pass"
     report = (outcome.run_dir.path / "report.md").read_text()
@@ -1599,17 +1576,12 @@ def test_round_eleven_a_given_input_the_agent_changed_is_its_output(tmp_path: Pa
     skipped by its path: pass. A given file counts as the case's only while it is unchanged;
     the look-alike that leaves it as given passes."""
     codex_or_skip()
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROUND_ELEVEN / "round11-suite/summarise/evals/evals.json",
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                behaviors=ROUND_ELEVEN / "round11-behaviors",
-                agent="codex-exec",
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROUND_ELEVEN / "round11-suite/summarise/evals/evals.json",
+        runs_dir=tmp_path / "runs",
+        behaviors=ROUND_ELEVEN / "round11-behaviors",
+        agent="codex-exec",
+    )
     verdicts = {r.case_id: (r.status, [a.isolation for a in r.attempts]) for r in outcome.results}
     assert verdicts == {
         "eval-1": ("fail", ["contained"]),

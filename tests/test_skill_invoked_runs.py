@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.rejudge import rejudge_run
-from evaluator.pipeline.run import Run, RunOptions
-from tests.support import agent_or_skip, scratch_dir
+from tests.support import agent_or_skip, run_scripted
 
 pytestmark = pytest.mark.slow
 
@@ -75,17 +73,12 @@ def test_the_skill_invoked_is_judged_by_rules_in_a_real_run(
     (skill / "SKILL.md").write_text(SKILL)
     (skill / "evals" / "evals.json").write_text(json.dumps(EVALS))
     behaviors = _behaviours(tmp_path / "behaviours", loads=behaviour == "loads")
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=skill / "evals" / "evals.json",
-                behaviors=behaviors,
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                agent=runner,
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=skill / "evals" / "evals.json",
+        behaviors=behaviors,
+        runs_dir=tmp_path / "runs",
+        agent=runner,
+    )
     run_dir = outcome.run_dir.path
     got = []
     for case in ("eval-1", "eval-2"):
@@ -137,17 +130,12 @@ def test_round_ten_a_skill_a_helper_loads_is_invoked_in_the_attempt(
     (skill / "evals").mkdir(parents=True)
     (skill / "SKILL.md").write_text(SKILL)
     (skill / "evals" / "evals.json").write_text(json.dumps(EVALS))
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=skill / "evals" / "evals.json",
-                behaviors=_helper_behaviours(tmp_path / "behaviours"),
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                agent=runner,
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=skill / "evals" / "evals.json",
+        behaviors=_helper_behaviours(tmp_path / "behaviours"),
+        runs_dir=tmp_path / "runs",
+        agent=runner,
+    )
     run_dir = outcome.run_dir.path
     got = {}
     for case in ("eval-1", "eval-2"):

@@ -23,13 +23,11 @@ from evaluator.judge.checks import stop_proof
 from evaluator.judge.checks.command import command
 from evaluator.judge.verdict import CheckVerdict
 from evaluator.pipeline.commands import JailedCommands
-from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.tracer import Tracer
 from evaluator.workspace.snapshot import fingerprint, save_snapshot, unchanged_digests
-from tests.support import codex_or_skip, scratch_dir
+from tests.support import codex_or_skip, run_scripted, scratch_dir
 
 needs_traced_jail = pytest.mark.skipif(
     get_jail("bwrap").unavailable() is not None or Tracer().unavailable() is not None,
@@ -344,18 +342,13 @@ def test_through_codex_an_agent_printing_a_stop_fails_the_real_stop_stays_blocke
             }
         )
     )
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=folder,
-                cases=("eval-1",),
-                behaviors=behaviours,
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                attempts=1,
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=folder,
+        cases=("eval-1",),
+        behaviors=behaviours,
+        runs_dir=tmp_path / "runs",
+        attempts=1,
+    )
     result = json.loads((outcome.run_dir.path / "case-results/eval-1.json").read_text())
     manifest = json.loads((outcome.run_dir.path / "manifest.json").read_text())
     if manifest["sandbox"] != "bwrap" or manifest.get("trace") == "off":

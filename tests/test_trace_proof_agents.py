@@ -13,12 +13,10 @@ from pathlib import Path
 import pytest
 
 from evaluator.artifacts.attribution import Blame, score_case
-from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.rejudge import rejudge_run
-from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sandbox import Tracer
 from tests.conftest import ROOT
-from tests.support import codex_or_skip, scratch_dir
+from tests.support import codex_or_skip, run_scripted
 
 pytestmark = pytest.mark.codex
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -33,20 +31,15 @@ def _run(
     chosen = tmp_path / "behaviors"
     chosen.mkdir()
     shutil.copy(behavior, chosen / "x.yaml")
-    with scratch_dir() as scratch:
-        outcome = Run(
-            RunOptions(
-                repo=ROOT / "agentic-evals",
-                runs_dir=tmp_path / "runs",
-                scratch_root=scratch,
-                behaviors=chosen,
-                cases=(CASE,),
-                agent="codex-exec",
-                sandbox="none" if evidence_only else None,
-                trace="off" if evidence_only else "auto",
-            ),
-            PlainProgress(),
-        ).execute()
+    outcome = run_scripted(
+        repo=ROOT / "agentic-evals",
+        runs_dir=tmp_path / "runs",
+        behaviors=chosen,
+        cases=(CASE,),
+        agent="codex-exec",
+        sandbox="none" if evidence_only else None,
+        trace="off" if evidence_only else "auto",
+    )
     (result,) = outcome.results
     (attempt,) = (tmp_path / "runs").glob(f"*/case-artifacts/{CASE}/attempts/attempt-01")
     (entry,) = json.loads((attempt / "attempt.json").read_text())["assertions"]
