@@ -17,7 +17,14 @@ import pytest
 from evaluator.pipeline.run import RunOptions
 from evaluator.pipeline.triggers import TriggerOptions, TriggerRun
 from tests.conftest import DEMO_REPO, ROOT
-from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
+from tests.support import (
+    agent_or_skip,
+    agent_params,
+    claude_or_skip,
+    codex_or_skip,
+    gemini_or_skip,
+    scratch_dir,
+)
 
 FIXTURES = ROOT / "tests/fixtures/trigger-run"
 RUNNERS = {"codex": "codex-exec", "claude": "claude-code", "gemini": "gemini-cli"}
@@ -309,13 +316,15 @@ def test_round_ten_a_miss_cannot_make_itself_invalid_by_duplicating_its_session(
     assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (0, 1, False), prompt
 
 
-@pytest.mark.claude
-def test_round_ten_a_skill_a_helper_loads_fired_in_the_attempt(tmp_path: Path) -> None:
+@pytest.mark.parametrize("agent", agent_params("claude", "gemini"))
+def test_round_ten_a_skill_a_helper_loads_fired_in_the_attempt(agent: str, tmp_path: Path) -> None:
     """Red team, round 10 (docs/isolation.md): on a prompt the skill should not fire for, the
     agent hands the work to a helper (Claude Code's Agent tool), which loads the skill with its
     `Skill` tool. The trigger signal read the parent's session alone: the skill never fired,
-    counted as right. A skill a spawned session loaded fired in the attempt."""
-    claude_or_skip()
+    counted as right. A skill a spawned session loaded fired in the attempt. Round 11b played it
+    through Gemini CLI (`invoke_agent`, then `activate_skill`): already caught, kept as the one
+    test of a Gemini CLI helper's session in a trigger run."""
+    agent_or_skip(agent)
     behaviors = tmp_path / "behaviors"
     behaviors.mkdir()
     documents = [
@@ -340,7 +349,7 @@ def test_round_ten_a_skill_a_helper_loads_fired_in_the_attempt(tmp_path: Path) -
     )
     with scratch_dir() as scratch:
         run, data = trigger_run(
-            scratch, "claude", "good", attempts=1, trigger_file=triggers, behaviors=behaviors
+            scratch, agent, "good", attempts=1, trigger_file=triggers, behaviors=behaviors
         )
         (seen,) = _observations(run)
     assert seen["fired"] is True, json.dumps(seen)
@@ -598,48 +607,6 @@ def test_round_eleven_b_look_alike_the_skill_linked_into_gemini_skills_is_one_sk
     (tried,) = seen
     assert tried["registry"]["problems"] == [] and tried["fired"] is True, tried
     assert (result["fired"], result["attempts"], result["triggered"]) == (1, 1, True), result
-
-
-@pytest.mark.gemini
-def test_round_eleven_b_a_skill_a_gemini_helper_activates_fired_in_the_attempt(
-    tmp_path: Path,
-) -> None:
-    """Red team, round 11b (docs/isolation.md): round 10's helper, through Gemini CLI: on a
-    prompt the skill should not fire for, the agent hands the work to a sub-agent
-    (`invoke_agent`), which loads the skill with `activate_skill`. Already caught (the helper's
-    session is read as round 10 made Claude Code's); kept as the one test of a Gemini CLI
-    helper's session in a trigger run."""
-    gemini_or_skip()
-    behaviors = tmp_path / "behaviors"
-    behaviors.mkdir()
-    documents = [
-        {
-            "name": "root",
-            "match": {"prompt_contains": "quarterly revenue chart", "thread": "root"},
-            "steps": [{"spawn": {"message": "helper task: do the chart"}}, {"final": "Done."}],
-        },
-        {
-            "name": "helper",
-            "match": {"prompt_contains": "helper task", "thread": "child"},
-            "steps": [{"skill": "db-migrations"}, {"final": "Done it."}],
-        },
-    ]
-    for document in documents:
-        (behaviors / f"{document['name']}.yaml").write_text(json.dumps(document))
-    triggers = tmp_path / "one.yaml"
-    triggers.write_text(
-        'trigger_suite_id: "one"\nskill: "db-migrations"\ncases:\n'
-        '  - {id: "chart", prompt: "Draw the quarterly revenue chart as an SVG.",'
-        " expect_trigger: false}\n"
-    )
-    with scratch_dir() as scratch:
-        run, data = trigger_run(
-            scratch, "gemini", "good", attempts=1, trigger_file=triggers, behaviors=behaviors
-        )
-        (seen,) = _observations(run)
-    assert seen["fired"] is True, json.dumps(seen)
-    (prompt,) = data["prompts"]
-    assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (1, 1, True), prompt
 
 
 @pytest.mark.codex
