@@ -236,13 +236,11 @@ MAKE_OWN_SKILL = (
 )
 
 
-@pytest.mark.claude
-def test_round_eight_a_miss_cannot_make_itself_invalid(tmp_path: Path) -> None:
-    """Red team, round 8 (docs/isolation.md): a should-fire prompt the agent misses, after
-    which it makes a skill folder of its own in the workspace (Claude Code; Codex's sandbox
-    keeps `.agents` read-only). The registry was checked after the run: unclean, the attempt
-    and its rerun invalid, and the miss never counted. Checked as launched, the miss counts."""
-    claude_or_skip()
+def _miss_after_command(
+    tmp_path: Path, command: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A Claude Code trigger run of one should-fire prompt the agent misses, running `command`
+    and answering without the skill: its `triggers.json` and its attempts' observations."""
     behaviors = tmp_path / "behaviors"
     behaviors.mkdir()
     (behaviors / "add-column.yaml").write_text(
@@ -250,7 +248,7 @@ def test_round_eight_a_miss_cannot_make_itself_invalid(tmp_path: Path) -> None:
             {
                 "name": "add-column-misses",
                 "match": {"prompt_contains": "avatar_url column"},
-                "steps": [{"cmd": f"python3 -c '{MAKE_OWN_SKILL}'"}, {"final": "Done."}],
+                "steps": [{"cmd": command}, {"final": "Done."}],
             }
         )
     )
@@ -264,7 +262,17 @@ def test_round_eight_a_miss_cannot_make_itself_invalid(tmp_path: Path) -> None:
         run, data = trigger_run(
             scratch, "claude", "good", attempts=1, trigger_file=triggers, behaviors=behaviors
         )
-        (seen,) = _observations(run)
+        return data, _observations(run)
+
+
+@pytest.mark.claude
+def test_round_eight_a_miss_cannot_make_itself_invalid(tmp_path: Path) -> None:
+    """Red team, round 8 (docs/isolation.md): a should-fire prompt the agent misses, after
+    which it makes a skill folder of its own in the workspace (Claude Code; Codex's sandbox
+    keeps `.agents` read-only). The registry was checked after the run: unclean, the attempt
+    and its rerun invalid, and the miss never counted. Checked as launched, the miss counts."""
+    claude_or_skip()
+    data, (seen,) = _miss_after_command(tmp_path, f"python3 -c '{MAKE_OWN_SKILL}'")
     assert data["invalid_attempts"] == 0
     (prompt,) = data["prompts"]
     assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (0, 1, False)
@@ -289,28 +297,7 @@ def test_round_ten_a_miss_cannot_make_itself_invalid_by_duplicating_its_session(
     eval, and the miss never counted. A tool call's change of the store, in the trace, makes it
     an isolation violation, counted as the outcome not expected."""
     claude_or_skip()
-    behaviors = tmp_path / "behaviors"
-    behaviors.mkdir()
-    (behaviors / "add-column.yaml").write_text(
-        json.dumps(
-            {
-                "name": "add-column-misses",
-                "match": {"prompt_contains": "avatar_url column"},
-                "steps": [{"cmd": f'python3 -c "{DUPLICATE_TRANSCRIPT}"'}, {"final": "Done."}],
-            }
-        )
-    )
-    triggers = tmp_path / "one.yaml"
-    triggers.write_text(
-        'trigger_suite_id: "one"\nskill: "db-migrations"\ncases:\n'
-        '  - {id: "add-column", prompt: "Add a nullable avatar_url column to the users table.",'
-        " expect_trigger: true}\n"
-    )
-    with scratch_dir() as scratch:
-        run, data = trigger_run(
-            scratch, "claude", "good", attempts=1, trigger_file=triggers, behaviors=behaviors
-        )
-        seen = _observations(run)
+    data, seen = _miss_after_command(tmp_path, f'python3 -c "{DUPLICATE_TRANSCRIPT}"')
     assert seen and all(o["invalid"].startswith("isolation violation: ") for o in seen), seen
     (prompt,) = data["prompts"]
     assert (prompt["fired"], prompt["attempts"], prompt["triggered"]) == (0, 1, False), prompt
