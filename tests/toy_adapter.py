@@ -139,7 +139,7 @@ ADAPTER = ToyAdapter()
 class GreedyAdapter(ToyAdapter):
     """An adapter whose session check accepts any file at all: registered beside the others,
     it makes every content sniff ambiguous, so a run that still reads its sessions proves the
-    pipeline asks the runner's own adapter (`tests/test_adapters.py`)."""
+    pipeline asks the runner's own adapter (`tests/adapters/test_adapters.py`)."""
 
     name = "greedy"
     label = "Greedy agent"
