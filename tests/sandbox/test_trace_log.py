@@ -22,7 +22,13 @@ from evaluator.isolation.assess import IsolationReport
 from evaluator.isolation.trace import RUNTIME_ALLOWLIST, TraceReport, combine
 from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
 from evaluator.sandbox.base import JailSpec
-from evaluator.sandbox.bwrap import LOCALE_DIR, BubblewrapJail, locale_aliases
+from evaluator.sandbox.bwrap import (
+    LOCALE_DIR,
+    BubblewrapJail,
+    build_locale_archive,
+    compiled_locales,
+    locale_aliases,
+)
 from evaluator.sandbox.launch import NO_JAIL_HOME_NOTE, choose_policy, path_tools
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.strace_log import shell_script
@@ -236,6 +242,45 @@ def test_in_the_jail_a_utf8_locale_is_found_at_the_first_try(tmp_path: Path) -> 
     locale_lines = [line for line in log.read_text().splitlines() if str(LOCALE_DIR) in line]
     assert locale_lines  # cat did load its locale
     assert not [line for line in locale_lines if "ENOENT" in line and "locale-archive" not in line]
+
+
+def test_in_the_jail_a_locale_is_read_from_one_archive(tmp_path: Path) -> None:
+    """The jail's locale archive holds the host's compiled locales: a process that sets
+    `LANG=C.UTF-8` maps the archive (one open) instead of opening the locale's files one by one,
+    and gets the same locale (a UTF-8 character counted as one)."""
+    why_not = get_jail("bwrap").unavailable() or Tracer().unavailable()
+    if why_not or build_locale_archive(LOCALE_DIR) is None:
+        pytest.skip(f"no jail, tracer or localedef here: {why_not}")
+    log = tmp_path / "trace.strace"
+    argv = BubblewrapJail().wrap(
+        Tracer().wrap(["sh", "-c", "printf '\\303\\251' | wc -m"], log),
+        JailSpec(workspace=tmp_path, writable=(tmp_path,)),
+    )
+    done = subprocess.run(
+        argv, capture_output=True, text=True, env={"LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}
+    )
+    assert done.stdout.strip() == "1", done.stderr
+    opened = [line for line in log.read_text().splitlines() if str(LOCALE_DIR) in line]
+    archive = [line for line in opened if "locale-archive" in line]
+    assert archive and all("ENOENT" not in line for line in archive)
+    assert not [line for line in opened if "/LC_" in line]  # no file of a locale opened alone
+
+
+def test_the_locale_archive_holds_every_compiled_locale(tmp_path: Path) -> None:
+    """`build_locale_archive` adds each compiled locale directory (one with `LC_CTYPE`), and
+    gives up (None) where there is none."""
+    compiled = compiled_locales()
+    if shutil.which("localedef") is None or not compiled:
+        pytest.skip("no localedef or no compiled locale here")
+    archive = build_locale_archive(LOCALE_DIR)
+    assert archive is not None
+    listed = subprocess.run(
+        ["localedef", "--list-archive", str(archive)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert set(listed) >= {path.name for path in compiled}
+    (tmp_path / "C.utf8").mkdir()  # no LC_CTYPE: not a compiled locale
+    assert compiled_locales(tmp_path) == []
+    assert build_locale_archive(tmp_path) is None
 
 
 def test_path_tools_bind_back_the_deepest_hidden_directory(tmp_path: Path) -> None:
