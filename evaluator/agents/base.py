@@ -257,7 +257,7 @@ def link_skill(workspace: Path, entry_skill: Path, skills_dir: Path) -> None:
 def link_user_skill(home: Path, skill: Path | None, user_dirs: tuple[str, ...]) -> dict[Path, Path]:
     """Links the skill under test (`skill`, its folder in the workspace) at each of the agent's
     user-level skills folders (`~/...` under `home`, the attempt's own fresh HOME), so that a
-    skill's command naming where a user installs it (`bash ~/.claude/skills/<name>/x.sh`) runs
+    skill's command naming where a user installs it (`bash ~/.<agent>/skills/<name>/x.sh`) runs
     the very files of the workspace's skill: one folder, reached by two paths. The links made,
     each with the folder it names."""
     if skill is None or not skill.is_dir():

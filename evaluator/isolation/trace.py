@@ -418,7 +418,7 @@ def assess_trace(
 
     def names(access: TracedAccess, places: list[str]) -> bool:
         # A path below a skill link names a file of the skill's folder in the workspace, not of
-        # the home (Gemini CLI's user-level skills folder is inside its session store); a change
+        # the home (an agent's user-level skills folder may be inside its session store); a change
         # of the link itself is `relinks`.
         named = [
             path
