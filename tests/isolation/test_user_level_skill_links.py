@@ -1,7 +1,7 @@
 """The skill under test linked at the agent's user-level skills path in the attempt's home
 (`agents/base.py` `link_user_skill`), offline: the link itself, how the evidence records a path
 through it, and how the session layer judges it (docs/isolation.md, "The skill at its user-level
-path"). The real CLIs: tests/test_user_level_skill_paths.py."""
+path"). The real CLIs: tests/isolation/test_user_level_skill_paths.py."""
 
 from __future__ import annotations
 
