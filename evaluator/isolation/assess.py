@@ -15,6 +15,7 @@ from evaluator.vocabulary import ACCESS_RECORD_KINDS, IsolationVerdict
 
 Verdict = IsolationVerdict
 GLOB_CHARS = "*?["
+NAMED_PATHS_KEPT = 4096
 
 
 @dataclass
@@ -135,6 +136,9 @@ def assess_isolation(
     # Sessions name the same directories over and over: each is looked up on disk once per
     # assessment (the workspace does not change while it is judged).
     readlink = functools.cache(disk_readlink)
+    # For the same reason a path is resolved once (the walk is pure given them); at most
+    # NAMED_PATHS_KEPT of them are kept, the peak memory of a huge session's judging unchanged.
+    named_paths: dict[str, KernelPath] = {}
     unknown_writes = _UnknownWrites(evidence)
     root = _named(str(workspace), readlink).path
     report = IsolationReport(
@@ -162,7 +166,12 @@ def assess_isolation(
                 )
             )
             continue
-        named = _named(_glob_base(path), readlink)
+        base = _glob_base(path)
+        named = named_paths.get(base)
+        if named is None:
+            named = _named(base, readlink)
+            if len(named_paths) < NAMED_PATHS_KEPT:
+                named_paths[base] = named
         real = named.path
         if named.kind in ("unresolved", "other-process"):
             report.opaque.append((record.id, f"{access} {path}: {named.reason}"))
