@@ -13,10 +13,16 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evaluator.adapters.codex.rollout import RolloutEntry, read_rollout
+from evaluator.adapters.codex.rollout import RolloutEntry, rollout_entry
 from evaluator.evidence.builder import EvidenceBuilder, argv_command, excerpt, file_uri_path
 from evaluator.evidence.jscode import scan_javascript
-from evaluator.evidence.jsonl import JSON_DECODER, MAY_NEST_DEEP, ReadStats, unreadable_lines
+from evaluator.evidence.jsonl import (
+    JSON_DECODER,
+    MAY_NEST_DEEP,
+    ReadStats,
+    read_objects,
+    unreadable_lines,
+)
 from evaluator.evidence.records import KEPT_TOOL_TEXT_BYTES, SessionEvidence
 from evaluator.modelserver.responses_items import content_text, is_injected, output_text
 from evaluator.vocabulary import Outcome
@@ -252,7 +258,10 @@ class CodexNormalizer(EvidenceBuilder):
         try:
             if not isinstance(raw_args, str):
                 args = raw_args or {}
-            elif raw_args.count("[") + raw_args.count("{") >= MAY_NEST_DEEP:
+            elif (
+                len(raw_args) >= MAY_NEST_DEEP
+                and raw_args.count("[") + raw_args.count("{") >= MAY_NEST_DEEP
+            ):
                 args = json.loads(raw_args)  # deep: `json.loads` alone, as the reader does
             else:
                 # msgspec gives `json.loads`'s value at a tenth of its cost; what it refuses
@@ -540,7 +549,11 @@ def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEv
         # Here, not at the top: reading a large session needs no content module.
         from evaluator.adapters.codex.tool_texts import entry_tool_texts
     size = 0
-    for entry in read_rollout(path, stats):
+    for number, record in read_objects(path, stats):
+        # `read_rollout`'s entries, without its generator in between (one step per line less).
+        entry = rollout_entry(number, record)
+        if entry is None:
+            continue
         if kept is not None and entry.type == "response_item":
             try:
                 for text, call_id in entry_tool_texts(entry):
