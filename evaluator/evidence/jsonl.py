@@ -77,7 +77,11 @@ def read_objects(
                 continue
             try:
                 if len(raw) < WALK_FROM:
-                    if raw.count(b"[") + raw.count(b"{") >= MAY_NEST_DEEP:
+                    # (A line shorter than MAY_NEST_DEEP bytes cannot hold that many brackets.)
+                    if (
+                        len(raw) >= MAY_NEST_DEEP
+                        and raw.count(b"[") + raw.count(b"{") >= MAY_NEST_DEEP
+                    ):
                         record = json.loads(raw)
                     else:
                         try:

@@ -59,8 +59,11 @@ RETAINED_REPEATS = 5
 SPILL_IN_MEMORY_BYTES = 8 * 1024 * 1024
 
 
-@dataclass(slots=True)
-class EvidenceRecord:
+# A msgspec Struct: made from keyword values in C (a dataclass's `__init__` of 19 fields was
+# most of a record's cost), written by msgspec as `to_json()` writes it (fields in order, every
+# None left out: `omit_defaults`, each default being None), and, holding only strings, numbers
+# and booleans (nothing that can refer back to it), left out of the cyclic collector (`gc=False`).
+class EvidenceRecord(msgspec.Struct, omit_defaults=True, gc=False):
     id: str
     kind: RecordKind
     line: int
@@ -95,7 +98,7 @@ class EvidenceRecord:
         }
 
 
-_RECORD_FIELDS = tuple(f.name for f in fields(EvidenceRecord))
+_RECORD_FIELDS: tuple[str, ...] = EvidenceRecord.__struct_fields__
 # One encoder for every spilled record (json.dumps with options builds a new one per call).
 _SPILL_ENCODER = json.JSONEncoder(ensure_ascii=False)
 # The encoding the spill always had (a text-mode temporary file's): a record it cannot encode
@@ -110,38 +113,20 @@ _FAST_ENCODER = msgspec.json.Encoder() if codecs.lookup(_SPILL_ENCODING).name ==
 _FAST_TYPES = (str, int, bool)
 
 
-# A record's `to_json` reads all of its fields; one just made from keyword values has only those
-# (and its id, kind and line) set, every other field at its default None. When a call site passes
-# them in the record's field order (most do), they are `to_json` as they come, None dropped; per
-# set of keyword names, whether they do.
-_IN_FIELD_ORDER: dict[tuple[str, ...], bool] = {}
-
-
-def _made_json(record: EvidenceRecord, values: dict[str, Any]) -> dict[str, Any]:
-    """`record.to_json()` of a record just made from the keyword `values`."""
-    names = tuple(values)
-    in_order = _IN_FIELD_ORDER.get(names)
-    if in_order is None:
-        in_order = list(names) == [name for name in _RECORD_FIELDS if name in values]
-        _IN_FIELD_ORDER[names] = in_order
-    if not in_order or record.kind is None or record.line is None:
-        return record.to_json()
-    made: dict[str, Any] = {"id": record.id, "kind": record.kind, "line": record.line}
-    for name, value in values.items():
-        if value is not None:
-            made[name] = value
-    return made
-
-
 def _spill_line(record: EvidenceRecord, values: dict[str, Any]) -> bytes:
-    made = _made_json(record, values)
-    if _FAST_ENCODER is not None:
-        for value in made.values():
-            if type(value) not in _FAST_TYPES:
+    """`record.to_json()`, encoded, of a record just made from the keyword `values`."""
+    if (
+        _FAST_ENCODER is not None
+        and type(record.line) is int
+        and type(record.kind) is str
+        and type(record.id) is str
+    ):
+        for value in values.values():
+            if value is not None and type(value) not in _FAST_TYPES:
                 break
         else:
-            return _FAST_ENCODER.encode(made) + b"\n"
-    return (_SPILL_ENCODER.encode(made) + "\n").encode(_SPILL_ENCODING)
+            return _FAST_ENCODER.encode(record) + b"\n"
+    return (_SPILL_ENCODER.encode(record.to_json()) + "\n").encode(_SPILL_ENCODING)
 
 
 # The tool texts of a session file up to this many bytes are kept from its one reading
@@ -420,7 +405,7 @@ class SessionEvidence:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SessionEvidence:
         """Reads back `accepted-session.json` (what `agentic-eval judge` re-judges from)."""
-        names = {f.name for f in fields(EvidenceRecord)}
+        names = set(_RECORD_FIELDS)
         evidence = cls(session_path=str(data.get("session_path", "")))
         for key in (
             "thread_id",

@@ -15,6 +15,7 @@ from evaluator.vocabulary import ACCESS_RECORD_KINDS, IsolationVerdict
 
 Verdict = IsolationVerdict
 GLOB_CHARS = "*?["
+NAMED_PATHS_KEPT = 4096
 
 
 @dataclass
@@ -84,6 +85,46 @@ def _link_written(path: str, links: set[str], readlink: Readlink) -> bool:
     return bool(name) and os.path.join(_named(parent, readlink).path, name) in links
 
 
+# Where the kernel's doors are (`/proc/<pid>/...`, `/dev/fd`, the standard streams): a path
+# under these is always walked whole.
+_DOORS = ("/proc", "/dev")
+
+
+def _named_known(path: str, readlink: Readlink, known: dict[str, KernelPath]) -> KernelPath:
+    """`_named(path, readlink)`, from what `known` holds (the paths resolved so far, with the
+    same cached `readlink`; at most NAMED_PATHS_KEPT of them). A canonical absolute path whose
+    directory resolved to itself (no link, door, `.` or `..` on the way: a link taken can never
+    lead back to the same place, it would be taken again) is its directory's walk plus one
+    component: it is itself unless that component is a link. Anything else is walked whole;
+    a walk that gives back the path itself shows the same of its directory."""
+    named = known.get(path)
+    if named is not None:
+        return named
+    head, _, last = path.rpartition("/")
+    parent = known.get(head) if head.startswith("/") and last not in ("", ".", "..") else None
+    if (
+        parent is not None
+        and parent.kind == "plain"
+        and not parent.foreign
+        and parent.path == head
+        and not head.startswith(_DOORS)
+        and readlink(path) is None
+    ):
+        named = KernelPath(path)
+    else:
+        named = _named(path, readlink)
+        if (
+            head.startswith("/")
+            and not path.startswith(_DOORS)
+            and named == KernelPath(path)
+            and len(known) < NAMED_PATHS_KEPT
+        ):
+            known.setdefault(head, KernelPath(head))
+    if len(known) < NAMED_PATHS_KEPT:
+        known[path] = named
+    return named
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -149,6 +190,9 @@ def assess_isolation(
     # Sessions name the same directories over and over: each is looked up on disk once per
     # assessment (the workspace does not change while it is judged).
     readlink = functools.cache(disk_readlink)
+    # For the same reason a path is resolved once (the walk is pure given them), and a file in
+    # a directory already resolved is resolved from it (`_named_known`).
+    named_paths: dict[str, KernelPath] = {}
     unknown_writes = _UnknownWrites(evidence)
     root = _named(str(workspace), readlink).path
     report = IsolationReport(
@@ -190,7 +234,7 @@ def assess_isolation(
                 )
             )
             continue
-        named = _named(_glob_base(path), readlink)
+        named = _named_known(_glob_base(path), readlink, named_paths)
         real = named.path
         if named.kind in ("unresolved", "other-process"):
             report.opaque.append((record.id, f"{access} {path}: {named.reason}"))

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import fields
 
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.vocabulary import RECORD_KINDS
 
-OPTIONAL = [f.name for f in fields(EvidenceRecord) if f.name not in ("id", "kind", "line")]
+OPTIONAL = [n for n in EvidenceRecord.__struct_fields__ if n not in ("id", "kind", "line")]
 VALUES: list[object] = [None, "", "x", "/w/a b", "é\u2028", 0, 7, True, False, 1.5, (1, "a")]
 
 

@@ -67,6 +67,8 @@ def _unavailable(name: str, text: str) -> bool:
 
 _EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
 _REMINDER = re.compile(r"^\s*<system-reminder>")
+# `json.dumps(..., ensure_ascii=False)` builds an encoder per call; one made once writes the same.
+_ARGUMENTS_ENCODER = json.JSONEncoder(ensure_ascii=False)
 # The tool that fetches a URL (WebSearch searches: it fetches no URL the agent chose).
 WEB_FETCH_TOOLS = frozenset({"WebFetch"})
 # Its web search (not offered by our runners): the query is kept (evidence/fetches.py).
@@ -208,7 +210,7 @@ class ClaudeNormalizer(EvidenceBuilder):
             timestamp=ts,
             call_id=call_id,
             tool=name,
-            text=excerpt(json.dumps(arguments, ensure_ascii=False)),
+            text=excerpt(_ARGUMENTS_ENCODER.encode(arguments)),
         )
         self.pending[call_id] = _PendingCall(line, ts, name, arguments, self.cwd_for(None))
         if name == "Bash" and arguments.get("run_in_background") is True:

@@ -14,10 +14,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evaluator.adapters.codex.rollout import RolloutEntry, read_rollout
+from evaluator.adapters.codex.rollout import RolloutEntry, rollout_entry
 from evaluator.evidence.builder import EvidenceBuilder, argv_command, excerpt, file_uri_path
 from evaluator.evidence.jscode import scan_javascript
-from evaluator.evidence.jsonl import ReadStats, unreadable_lines
+from evaluator.evidence.jsonl import (
+    JSON_DECODER,
+    MAY_NEST_DEEP,
+    ReadStats,
+    read_objects,
+    unreadable_lines,
+)
 from evaluator.evidence.records import KEPT_TOOL_TEXT_BYTES, SessionEvidence
 from evaluator.modelserver.responses_items import content_text, is_injected, output_text
 from evaluator.vocabulary import Outcome
@@ -253,7 +259,20 @@ class CodexNormalizer(EvidenceBuilder):
         call_id = p.get("call_id")
         raw_args = p.get("arguments")
         try:
-            args = json.loads(raw_args) if isinstance(raw_args, str) else (raw_args or {})
+            if not isinstance(raw_args, str):
+                args = raw_args or {}
+            elif (
+                len(raw_args) >= MAY_NEST_DEEP
+                and raw_args.count("[") + raw_args.count("{") >= MAY_NEST_DEEP
+            ):
+                args = json.loads(raw_args)  # deep: `json.loads` alone, as the reader does
+            else:
+                # msgspec gives `json.loads`'s value at a tenth of its cost; what it refuses
+                # (NaN, a lone surrogate) `json.loads` decides (see `evidence/jsonl.py`).
+                try:
+                    args = JSON_DECODER.decode(raw_args)
+                except ValueError:
+                    args = json.loads(raw_args)
         except ValueError:
             args = {}
         if not isinstance(args, dict):
@@ -535,7 +554,11 @@ def normalize_codex_rollout(
         # Here, not at the top: reading a large session needs no content module.
         from evaluator.adapters.codex.tool_texts import entry_tool_texts
     size = 0
-    for entry in read_rollout(path, stats):
+    for number, record in read_objects(path, stats):
+        # `read_rollout`'s entries, without its generator in between (one step per line less).
+        entry = rollout_entry(number, record)
+        if entry is None:
+            continue
         if kept is not None and entry.type == "response_item":
             try:
                 for text, call_id in entry_tool_texts(entry):

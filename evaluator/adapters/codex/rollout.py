@@ -28,7 +28,7 @@ RESPONSE_ITEM_TYPES = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class RolloutEntry:
     line: int
     type: str
@@ -38,12 +38,13 @@ class RolloutEntry:
 
 def read_rollout(path: Path, stats: ReadStats | None = None) -> Iterator[RolloutEntry]:
     for number, record in read_objects(path, stats):
-        entry = _entry(number, record)
+        entry = rollout_entry(number, record)
         if entry is not None:
             yield entry
 
 
-def _entry(number: int, record: dict[str, Any]) -> RolloutEntry | None:
+def rollout_entry(number: int, record: dict[str, Any]) -> RolloutEntry | None:
+    """The entry of one decoded line, None for a line that is none (a state marker)."""
     kind = record.get("type")
     payload = record.get("payload")
     if isinstance(kind, str) and isinstance(payload, dict):
