@@ -6,6 +6,7 @@ A truncated or non-JSON line is counted, never fatal; memory does not grow with 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,48 @@ WALK_FROM = 2048
 # read in pieces and joined; with 1 MB, splitting a 100 MB session into lines takes a third of
 # the CPU time (the lines are the same).
 READ_BUFFER = 1024 * 1024
+
+
+# A lone surrogate: `json.loads` decodes `"\\ud800"` to a str no UTF-8 writer, regex engine or
+# file can take. A JSON string of the agent's (a command, an answer, a tool's arguments) may
+# hold one, escaped (Claude Code and Gemini CLI write what the model sent, JSON.stringify's
+# escape of it); the program the CLI ran was given U+FFFD in its place, as Node encodes such a
+# string. Unreplaced, it ended the attempt `blocked (environment)`: red team, round 12b.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_MAY_ESCAPE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+REPLACEMENT = "\ufffd"
+
+
+def well_formed(value: Any) -> Any:
+    """`value` (as `json.loads` gives it) with each lone surrogate in its strings, keys included,
+    replaced by U+FFFD. Iterative: a decoded value may nest deep."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub(REPLACEMENT, value)
+    if not isinstance(value, (dict, list)):
+        return value
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any, Any]] = [(root, 0, value)]
+    while stack:
+        parent, key, item = stack.pop()
+        if isinstance(item, str):
+            parent[key] = _LONE_SURROGATE.sub(REPLACEMENT, item)
+        elif isinstance(item, list):
+            stack.extend((item, index, child) for index, child in enumerate(item))
+        elif isinstance(item, dict):
+            if any(isinstance(k, str) and _LONE_SURROGATE.search(k) for k in item):
+                renamed = {well_formed(k): v for k, v in item.items()}
+                item.clear()
+                item.update(renamed)
+            stack.extend((item, name, child) for name, child in item.items())
+    return root[0]
+
+
+def loads(text: str | bytes) -> Any:
+    """`json.loads(text)`, each lone surrogate of its strings replaced by U+FFFD (`well_formed`):
+    for JSON that holds the agent's text."""
+    value = json.loads(text)
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    return well_formed(value) if _MAY_ESCAPE_SURROGATE.search(raw) else value
 
 
 @dataclass
@@ -75,6 +118,10 @@ def read_objects(
             stats.lines = number
             if raw.isspace():  # (a line is never empty; strip() would copy it)
                 continue
+            # `json.loads` is called from this frame, not through `loads`: its recursion limit
+            # stays where it was (above). msgspec refuses a lone surrogate: only a value
+            # `json.loads` gave may hold one.
+            by_json = True
             try:
                 if len(raw) < WALK_FROM:
                     if raw.count(b"[") + raw.count(b"{") >= MAY_NEST_DEEP:
@@ -82,11 +129,13 @@ def read_objects(
                     else:
                         try:
                             record = JSON_DECODER.decode(raw)
+                            by_json = False
                         except ValueError:  # msgspec.DecodeError is one
                             record = json.loads(raw)
                 else:
                     try:
                         record = JSON_DECODER.decode(raw)
+                        by_json = False
                     except (ValueError, RecursionError):
                         record = json.loads(raw)
                     else:
@@ -98,6 +147,8 @@ def read_objects(
             except RecursionError:
                 stats.skip(number, "JSON nested too deeply to read")
                 continue
+            if by_json and _MAY_ESCAPE_SURROGATE.search(raw):
+                record = well_formed(record)
             if not isinstance(record, dict):
                 stats.skip(number, "not a JSON object")
                 continue
@@ -137,7 +188,7 @@ def first_object(path: Path) -> dict[str, Any] | None:
     except OSError:
         return None
     try:
-        record = json.loads(raw)
+        record = loads(raw)
     except (ValueError, RecursionError):
         record = json_document(path) if raw.strip() == b"{" else None
     return record if isinstance(record, dict) else None
@@ -148,7 +199,7 @@ def json_document(path: Path) -> dict[str, Any] | None:
     try:
         if path.stat().st_size > MAX_DOCUMENT_BYTES:
             return None
-        record = json.loads(path.read_bytes())
+        record = loads(path.read_bytes())
     except (OSError, ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from evaluator.adapters.codex.rollout import RolloutEntry, read_rollout
 from evaluator.evidence.builder import EvidenceBuilder, argv_command, excerpt, file_uri_path
 from evaluator.evidence.jscode import scan_javascript
-from evaluator.evidence.jsonl import ReadStats, unreadable_lines
+from evaluator.evidence.jsonl import ReadStats, loads, unreadable_lines
 from evaluator.evidence.records import KEPT_TOOL_TEXT_BYTES, SessionEvidence
 from evaluator.modelserver.responses_items import content_text, is_injected, output_text
 from evaluator.vocabulary import Outcome
@@ -67,7 +67,7 @@ _ENDED_STATES = ("completed", "errored", "shutdown")
 
 def _json_object(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = loads(text)
     except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
@@ -77,7 +77,7 @@ def output_exit_code(output: Any) -> int | None:
     # Only text that opens an object or array can decode to an object (or nest too deeply).
     if isinstance(output, str) and output.lstrip(" \t\n\r").startswith(("{", "[")):
         try:
-            decoded = json.loads(output)
+            decoded = loads(output)
         except ValueError:
             decoded = None
         if isinstance(decoded, dict):
@@ -250,7 +250,7 @@ class CodexNormalizer(EvidenceBuilder):
         call_id = p.get("call_id")
         raw_args = p.get("arguments")
         try:
-            args = json.loads(raw_args) if isinstance(raw_args, str) else (raw_args or {})
+            args = loads(raw_args) if isinstance(raw_args, str) else (raw_args or {})
         except ValueError:
             args = {}
         if not isinstance(args, dict):
