@@ -1658,3 +1658,28 @@ def test_round_twelve_b_control_characters_neither_block_nor_reach_the_reports(
     # The agent's text reached the transcript, its controls written as escapes.
     assert "\\x1b[2K\\x1b[1G" in shown["transcript.md"]
     assert "\\u202e" in shown["transcript.md"]
+
+
+ROUND_TWELVE_B = Path(__file__).parent / "fixtures" / "red_team"
+
+
+@pytest.mark.codex
+def test_round_twelve_b_a_write_the_shell_never_reached_is_no_write(tmp_path: Path) -> None:
+    """Red team, round 12b (docs/isolation.md): an `evals.json` expectation "The agent wrote
+    summary.txt." (compiled to `file_written`) met by `true || echo ... > summary.txt` and by
+    `if false; then touch summary.txt; fi`: the call exits 0 and nothing is written, and the
+    check took the exit code for the write (pass). The trace, which saw each call whole, now
+    decides such a write; the look-alike whose write runs (`test -e summary.txt || ...`) passes."""
+    codex_or_skip()
+    outcome = run_scripted(
+        repo=ROUND_TWELVE_B / "round12b-suite/summarise/evals/evals.json",
+        runs_dir=tmp_path / "runs",
+        behaviors=ROUND_TWELVE_B / "round12b-behaviors",
+        agent="codex-exec",
+    )
+    verdicts = {r.case_id: (r.status, [a.isolation for a in r.attempts]) for r in outcome.results}
+    assert verdicts == {
+        "eval-1": ("fail", ["contained"]),
+        "eval-2": ("fail", ["contained"]),
+        "eval-3": ("pass", ["contained"]),
+    }
