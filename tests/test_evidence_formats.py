@@ -13,9 +13,10 @@ from evaluator.adapters.codex.runner import read_exec_events
 from evaluator.agents.base import AgentHandle
 from evaluator.evidence import SessionEvidence
 from evaluator.evidence.content import ToolText
-from evaluator.evidence.jsonl import ReadStats, read_objects, well_formed
+from evaluator.evidence.jsonl import ReadStats, read_objects
 from evaluator.evidence.tool_texts import session_texts
 from evaluator.isolation import assess_isolation
+from evaluator.surrogates import well_formed
 
 FIXTURES = Path(__file__).parent / "fixtures/rollouts"
 

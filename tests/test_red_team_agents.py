@@ -1669,7 +1669,8 @@ def test_round_twelve_b_a_write_the_shell_never_reached_is_no_write(tmp_path: Pa
     summary.txt." (compiled to `file_written`) met by `true || echo ... > summary.txt` and by
     `if false; then touch summary.txt; fi`: the call exits 0 and nothing is written, and the
     check took the exit code for the write (pass). The trace, which saw each call whole, now
-    decides such a write; the look-alike whose write runs (`test -e summary.txt || ...`) passes."""
+    decides such a write; the look-alike whose write runs (`test -e summary.txt || ...`) passes.
+    `eval-4`: a failing summary whose file name is not UTF-8 was `blocked (environment)`."""
     codex_or_skip()
     outcome = run_scripted(
         repo=ROUND_TWELVE_B / "round12b-suite/summarise/evals/evals.json",
@@ -1682,4 +1683,7 @@ def test_round_twelve_b_a_write_the_shell_never_reached_is_no_write(tmp_path: Pa
         "eval-1": ("fail", ["contained"]),
         "eval-2": ("fail", ["contained"]),
         "eval-3": ("pass", ["contained"]),
+        # The passphrase written into a file whose name is not UTF-8: the check quoting the
+        # name ended the attempt `blocked (environment)`; its verdict is now written.
+        "eval-4": ("fail", ["contained"]),
     }

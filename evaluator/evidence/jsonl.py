@@ -14,6 +14,8 @@ from typing import Any
 
 import msgspec
 
+from evaluator.surrogates import well_formed
+
 MAX_MALFORMED_NOTED = 100
 NOT_JSON = "not JSON (truncated?)"
 
@@ -36,38 +38,9 @@ WALK_FROM = 2048
 READ_BUFFER = 1024 * 1024
 
 
-# A lone surrogate: `json.loads` decodes `"\\ud800"` to a str no UTF-8 writer, regex engine or
-# file can take. A JSON string of the agent's (a command, an answer, a tool's arguments) may
-# hold one, escaped (Claude Code and Gemini CLI write what the model sent, JSON.stringify's
-# escape of it); the program the CLI ran was given U+FFFD in its place, as Node encodes such a
-# string. Unreplaced, it ended the attempt `blocked (environment)`: red team, round 12b.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# The JSON of the agent's text may escape a lone surrogate (`"\\ud800"`); `loads` replaces
+# each by U+FFFD (`surrogates.well_formed`). Red team, round 12b.
 _MAY_ESCAPE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
-REPLACEMENT = "\ufffd"
-
-
-def well_formed(value: Any) -> Any:
-    """`value` (as `json.loads` gives it) with each lone surrogate in its strings, keys included,
-    replaced by U+FFFD. Iterative: a decoded value may nest deep."""
-    if isinstance(value, str):
-        return _LONE_SURROGATE.sub(REPLACEMENT, value)
-    if not isinstance(value, (dict, list)):
-        return value
-    root: list[Any] = [value]
-    stack: list[tuple[Any, Any, Any]] = [(root, 0, value)]
-    while stack:
-        parent, key, item = stack.pop()
-        if isinstance(item, str):
-            parent[key] = _LONE_SURROGATE.sub(REPLACEMENT, item)
-        elif isinstance(item, list):
-            stack.extend((item, index, child) for index, child in enumerate(item))
-        elif isinstance(item, dict):
-            if any(isinstance(k, str) and _LONE_SURROGATE.search(k) for k in item):
-                renamed = {well_formed(k): v for k, v in item.items()}
-                item.clear()
-                item.update(renamed)
-            stack.extend((item, name, child) for name, child in item.items())
-    return root[0]
 
 
 def loads(text: str | bytes) -> Any:
