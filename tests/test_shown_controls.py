@@ -4,6 +4,7 @@ round 12b): written as escapes, never acted on; the JSON readers give well-forme
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,26 @@ def test_a_lone_surrogate_in_a_session_line_is_replaced(tmp_path: Path) -> None:
     assert json_document(document) == {"messages": [record]}
     assert loads(json.dumps(["\ud800"])) == ["\ufffd"]
     assert loads('"a\\\\ud800"') == "a\\ud800"  # an escaped backslash: text, left as it is
+
+
+def test_a_file_name_that_is_not_utf8_is_written_as_its_escape(tmp_path: Path) -> None:
+    """A name the agent gave a file need not be UTF-8; Python holds its byte 0xff as the lone
+    surrogate U+DCFF. The snapshot's manifest, a check's detail quoting it and the run
+    directory's JSON could not be written (`blocked (environment)`); the manifest keeps the
+    exact name (a JSON escape, for the restore), the rest show its escape."""
+    from evaluator.artifacts.rundir import json_text
+    from evaluator.judge.verdict import failed
+    from evaluator.workspace.snapshot import save_snapshot
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    name = b"summary\xff.txt"
+    (workspace / os.fsdecode(name)).write_text("hunter2")
+    manifest = save_snapshot(workspace, {}, tmp_path / "snap", tmp_path / "source")
+    read_back = json.loads((tmp_path / "snap" / "manifest.json").read_text(encoding="utf-8"))
+    assert [os.fsencode(f["path"]) for f in read_back["files"]] == [name]
+    assert read_back["files"] == manifest["files"]
+    detail = failed("workspace_file_matches", f"{os.fsdecode(name)} contains 'hunter2'").detail
+    assert detail == "summary\\udcff.txt contains 'hunter2'"
+    text = json_text({"notes": [os.fsdecode(name)]})
+    assert json.loads(text.encode("utf-8")) == {"notes": ["summary\\udcff.txt"]}
