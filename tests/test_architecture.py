@@ -25,6 +25,7 @@ LEAVES = {
     "kernelpaths",
     "textforms",
     "clipping",
+    "surrogates",
     "gitobjects",
     "__init__",
     "__main__",

@@ -5,7 +5,8 @@ Commands, paths, tool names and final answers are the agent's words: an agent th
 break CommonMark reads (a carriage return, not only a newline), or a backtick that ends our code
 span, would make the rest of its text a line, a heading, a link or an image of the report's own
 (red team, round 11). So every piece of it is shown on one line, each line-breaking character
-as `⏎`, inside one code span whose fence no backtick run in the text can close.
+as `⏎` and each other control character as its escape (round 12b), inside one code span whose
+fence no backtick run in the text can close.
 
 A note or a check's detail is our prose with the agent's words in it (a command quoted after a
 colon): it is written as `report.html` reads it (`html/markdown.py`), its code spans and emphasis
@@ -19,6 +20,8 @@ import re
 
 from markdown_it import MarkdownIt
 
+from evaluator.artifacts.shown_controls import shown_controls
+
 LINE_BREAK_MARK = "⏎ "
 # Every character `str.splitlines` breaks on (CommonMark itself breaks on LF and CR; a viewer
 # may take the others for line ends too).
@@ -26,8 +29,9 @@ _LINE_BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def one_line(text: str) -> str:
-    """`text` on one line: each line break shown as `⏎`."""
-    return _LINE_BREAKS.sub(LINE_BREAK_MARK, text)
+    """`text` on one line: each line break shown as `⏎`, each other control character as its
+    escape (`shown_controls`: a terminal showing the file must not act on it)."""
+    return shown_controls(_LINE_BREAKS.sub(LINE_BREAK_MARK, text))
 
 
 def code_span(text: str) -> str:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest
 from evaluator.errors import InputError
 from evaluator.safepath import contained
+from evaluator.surrogates import surrogate_escape, well_formed
 
 
 def write_atomic(path: Path, text: str, *, sync: bool = True) -> None:
@@ -49,10 +50,17 @@ def write_bytes_atomic(path: Path, content: bytes, *, sync: bool = True) -> None
         raise
 
 
-def write_json(path: Path, payload: Any, *, sync: bool = True) -> None:
+def json_text(payload: Any) -> str:
+    """A run directory's JSON file: a file name the agent chose that is not UTF-8 (a lone
+    surrogate in Python's hands) is written as the visible text of its escape, which UTF-8 and
+    every JSON reader take (red team, round 12b)."""
     if isinstance(payload, BaseModel):
         payload = payload.model_dump(mode="json")
-    write_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n", sync=sync)
+    return json.dumps(well_formed(payload, surrogate_escape), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_json(path: Path, payload: Any, *, sync: bool = True) -> None:
+    write_atomic(path, json_text(payload), sync=sync)
 
 
 def copy_atomic(source: Path, destination: Path) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from junitparser import Failure, JUnitXml, Properties, Property, Skipped, TestCase, TestSuite
 
 from evaluator.artifacts.models import AssertionResult, CaseResult
+from evaluator.artifacts.shown_controls import shown_controls
 
 FAILURE_TYPE = "assertion"
 
@@ -98,4 +99,18 @@ def one_suite_file(suite: TestSuite) -> JUnitXml:
 
 def write_junit(xml: JUnitXml, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    _shown_controls(xml)
     xml.write(str(path), pretty=True)
+
+
+def _shown_controls(xml: JUnitXml) -> None:
+    """Every text and attribute of the document with its control characters escaped: a note
+    quoting the agent's command may hold one, which XML 1.0 does not allow (the writer stopped
+    with a traceback, and the run's step summary was lost with it: red team, round 12b)."""
+    for element in xml._elem.iter():
+        if element.text:
+            element.text = shown_controls(element.text)
+        if element.tail:
+            element.tail = shown_controls(element.tail)
+        for name, value in element.attrib.items():
+            element.attrib[name] = shown_controls(value)

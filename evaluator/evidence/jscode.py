@@ -6,9 +6,10 @@ only trace. This is a literal scan, not an interpreter: computed strings make th
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
+
+from evaluator.evidence.jsonl import loads
 
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'|`((?:[^`\\]|\\.)*)`', re.DOTALL)
 _CMD_KEY = re.compile(r"\bcmd\s*:\s*$")
@@ -27,7 +28,7 @@ def _decode(raw: str, quote: str) -> str:
     if quote == "`":
         return raw.replace("\\`", "`").replace("\\n", "\n")
     try:
-        decoded: str = json.loads(
+        decoded: str = loads(
             '"'
             + raw.replace('\\"' if quote == '"' else "\\'", '\\"' if quote == '"' else "'")
             + '"'

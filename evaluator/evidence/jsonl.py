@@ -6,12 +6,15 @@ A truncated or non-JSON line is counted, never fatal; memory does not grow with 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgspec
+
+from evaluator.surrogates import well_formed
 
 MAX_MALFORMED_NOTED = 100
 NOT_JSON = "not JSON (truncated?)"
@@ -33,6 +36,19 @@ WALK_FROM = 2048
 # read in pieces and joined; with 1 MB, splitting a 100 MB session into lines takes a third of
 # the CPU time (the lines are the same).
 READ_BUFFER = 1024 * 1024
+
+
+# The JSON of the agent's text may escape a lone surrogate (`"\\ud800"`); `loads` replaces
+# each by U+FFFD (`surrogates.well_formed`). Red team, round 12b.
+_MAY_ESCAPE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def loads(text: str | bytes) -> Any:
+    """`json.loads(text)`, each lone surrogate of its strings replaced by U+FFFD (`well_formed`):
+    for JSON that holds the agent's text."""
+    value = json.loads(text)
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    return well_formed(value) if _MAY_ESCAPE_SURROGATE.search(raw) else value
 
 
 @dataclass
@@ -75,6 +91,10 @@ def read_objects(
             stats.lines = number
             if raw.isspace():  # (a line is never empty; strip() would copy it)
                 continue
+            # `json.loads` is called from this frame, not through `loads`: its recursion limit
+            # stays where it was (above). msgspec refuses a lone surrogate: only a value
+            # `json.loads` gave may hold one.
+            by_json = True
             try:
                 if len(raw) < WALK_FROM:
                     # (A line shorter than MAY_NEST_DEEP bytes cannot hold that many brackets.)
@@ -86,11 +106,13 @@ def read_objects(
                     else:
                         try:
                             record = JSON_DECODER.decode(raw)
+                            by_json = False
                         except ValueError:  # msgspec.DecodeError is one
                             record = json.loads(raw)
                 else:
                     try:
                         record = JSON_DECODER.decode(raw)
+                        by_json = False
                     except (ValueError, RecursionError):
                         record = json.loads(raw)
                     else:
@@ -102,6 +124,8 @@ def read_objects(
             except RecursionError:
                 stats.skip(number, "JSON nested too deeply to read")
                 continue
+            if by_json and _MAY_ESCAPE_SURROGATE.search(raw):
+                record = well_formed(record)
             if not isinstance(record, dict):
                 stats.skip(number, "not a JSON object")
                 continue
@@ -141,7 +165,7 @@ def first_object(path: Path) -> dict[str, Any] | None:
     except OSError:
         return None
     try:
-        record = json.loads(raw)
+        record = loads(raw)
     except (ValueError, RecursionError):
         record = json_document(path) if raw.strip() == b"{" else None
     return record if isinstance(record, dict) else None
@@ -152,7 +176,7 @@ def json_document(path: Path) -> dict[str, Any] | None:
     try:
         if path.stat().st_size > MAX_DOCUMENT_BYTES:
             return None
-        record = json.loads(path.read_bytes())
+        record = loads(path.read_bytes())
     except (OSError, ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None

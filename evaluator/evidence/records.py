@@ -101,8 +101,9 @@ class EvidenceRecord(msgspec.Struct, omit_defaults=True, gc=False):
 _RECORD_FIELDS: tuple[str, ...] = EvidenceRecord.__struct_fields__
 # One encoder for every spilled record (json.dumps with options builds a new one per call).
 _SPILL_ENCODER = json.JSONEncoder(ensure_ascii=False)
-# The encoding the spill always had (a text-mode temporary file's): a record it cannot encode
-# (a lone surrogate) fails when it is added, as it did, and the normaliser reports its line.
+# The encoding the spill always had (a text-mode temporary file's). A lone surrogate, which it
+# cannot encode, no longer reaches a record: the session readers replace each (`jsonl.loads`;
+# one failed the attempt as `blocked (environment)` before, red team 12b).
 _SPILL_ENCODING = locale.getpreferredencoding(False)
 
 

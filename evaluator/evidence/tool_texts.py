@@ -10,7 +10,6 @@ records' excerpts are used, and the caller is told they may be cut.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.evidence.content import ToolText
+from evaluator.evidence.jsonl import loads
 from evaluator.evidence.records import SessionEvidence
 
 _EXCERPT_CUT = re.compile(r"… \[\d+ more chars\]$")
@@ -80,7 +80,7 @@ def argument_strings(value: Any) -> Iterator[str]:
         item = stack.pop()
         if isinstance(item, str):
             try:
-                decoded = json.loads(item)
+                decoded = loads(item)
             except (ValueError, RecursionError):
                 yield item
                 continue

@@ -6,13 +6,13 @@ reports is agent-neutral, so trigger metrics and reports never name an agent.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.evidence.jsonl import loads
 from evaluator.evidence.records import SessionEvidence
 
 _NAME = re.compile(r"^name:\s*['\"]?([^'\"\n]+?)['\"]?\s*$", re.M)
@@ -119,11 +119,11 @@ def argument_value(arguments: object, key: str) -> str | None:
     if not isinstance(arguments, str):
         return None
     try:
-        loaded = json.loads(arguments)
+        loaded = loads(arguments)
         value = loaded.get(key) if isinstance(loaded, dict) else None
     except ValueError:
         pair = re.search(rf'"{re.escape(key)}"\s*:\s*"((?:[^"\\]|\\.)*)"', arguments)
-        value = json.loads(f'"{pair.group(1)}"') if pair else None
+        value = loads(f'"{pair.group(1)}"') if pair else None
     return value.strip() if isinstance(value, str) else None
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import jsonschema
 
+from evaluator.evidence.jsonl import loads
 from evaluator.grader.bundle import FINAL_ANSWER_FILE, LISTING_FILE, SESSION_FILE
 from evaluator.grader.prompt import PROMPT_MARKER, text_hash
 from evaluator.grader.verify import support_problems
@@ -123,7 +124,7 @@ def verify_score(
     raw: str, item: DimensionItem, records: dict[str, dict[str, Any]], workspace: str
 ) -> ScoreVerification:
     try:
-        answer = json.loads(raw)
+        answer = loads(raw)
     except ValueError:
         return ScoreVerification(None, None, "", (), ["the reply is not JSON"])
     errors = sorted(

@@ -21,13 +21,13 @@ Every cited id must exist, whatever the verdict. A `met` that fails any rule bec
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
 
+from evaluator.evidence.jsonl import loads
 from evaluator.grader.bundle import named_paths
 from evaluator.grader.prompt import ANSWER_SCHEMA
 from evaluator.judge.base import path_matches
@@ -88,7 +88,7 @@ def verify_answer(
     raw: str, item: GradeItem, records: dict[str, dict[str, Any]], workspace: str
 ) -> Verification:
     try:
-        answer = json.loads(raw)
+        answer = loads(raw)
     except ValueError:
         return Verification("cannot-judge", None, "", (), ["the reply is not JSON"])
     errors = sorted(

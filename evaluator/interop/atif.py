@@ -27,6 +27,7 @@ from evaluator.adapters import (
 from evaluator.adapters.base import AgentAdapter
 from evaluator.artifacts.models import Manifest
 from evaluator.artifacts.redact import Redactor
+from evaluator.evidence.jsonl import loads
 from evaluator.evidence.records import SessionEvidence
 from evaluator.interop.atif_model import (
     ATIF_VERSION,
@@ -113,7 +114,7 @@ def _arguments(text: str | None) -> tuple[dict[str, Any], bool]:
     """A call's arguments as an object, and whether the evidence cut them."""
     raw = text or ""
     try:
-        value = json.loads(raw)
+        value = loads(raw)
     except ValueError:
         value = None
     if isinstance(value, dict):

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from evaluator.contract.models import Check
 from evaluator.judge.grading import GradeVerdict
+from evaluator.surrogates import shown
 from evaluator.vocabulary import (
     BlockedBy,
     BlockedReason,
@@ -55,6 +56,15 @@ class CheckVerdict(VerdictModel):
     checks: list[CheckVerdict] = Field(
         default_factory=list, description="The operands of a `not`, `any_of` or `all_of` check."
     )
+
+    @field_validator("detail")
+    @classmethod
+    def _shown_names(cls, detail: str) -> str:
+        """A detail quotes file names the agent chose, which need not be UTF-8: each byte that
+        is not is shown as its escape (`surrogates.shown`), or `attempt.json` cannot be written
+        (red team, round 12b)."""
+        return shown(detail)
+
     # A failed `file_read` whose file a command the table says shows content did read, with
     # the output reaching the agent in a form no word window matches (`base64 X`, `rev X`):
     # those reads' records. Not kept in artifacts: only a forbidden entry reads it.

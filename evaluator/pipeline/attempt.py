@@ -27,6 +27,7 @@ from evaluator.artifacts.rundir import (
     RunDir,
     copy_atomic,
     copy_staged,
+    json_text,
     storage_error,
     write_atomic,
     write_bytes_atomic,
@@ -820,9 +821,7 @@ def save_attempt(run_dir: RunDir, result: AttemptResult, *, staged: bool = False
         answer = (result.evidence.final_answer or "") + "\n"
         _write_text(directory / "final-answer.txt", answer, staged)
     record = attempt_file(run_dir, result).model_dump(mode="json")
-    _write_text(
-        directory / ATTEMPT_FILE, json.dumps(record, indent=2, ensure_ascii=False) + "\n", staged
-    )
+    _write_text(directory / ATTEMPT_FILE, json_text(record), staged)
     redactor = Redactor(result.secrets)
     snapshot = directory / WORKSPACE_SNAPSHOT
     if has_snapshot(snapshot):  # which placeholders are the run's, before it writes them

@@ -122,6 +122,14 @@ def _from_source(source_workspace: Path, relative: str, state: FileState) -> boo
         return False
 
 
+def _manifest_text(manifest: dict[str, Any]) -> str:
+    """The manifest as JSON, every non-ASCII character escaped: a name the agent gave a file
+    need not be UTF-8 (`printf 'a\\377'`), and Python names it with a lone surrogate
+    (`surrogateescape`), which no UTF-8 text can hold but a JSON escape can, exactly, for the
+    restore (red team, round 12b: the attempt ended `blocked (environment)`)."""
+    return json.dumps(manifest, indent=1, ensure_ascii=True) + "\n"
+
+
 def save_snapshot(
     workspace: Path,
     baseline: dict[str, FileState],
@@ -189,7 +197,7 @@ def save_snapshot(
         "deleted": deleted[:MAX_LISTED],
     }
     temp = destination / f".{MANIFEST}.tmp"
-    temp.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    temp.write_text(_manifest_text(manifest), encoding="utf-8")
     os.replace(temp, destination / MANIFEST)
     return manifest
 
@@ -233,7 +241,7 @@ def record_placeholders(snapshot: Path, redactor: PlaceholderCounter) -> None:
                 entry[key] = merged
     manifest[PLACEHOLDERS_RECORDED] = True
     temp = snapshot / f".{MANIFEST}.tmp"
-    temp.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    temp.write_text(_manifest_text(manifest), encoding="utf-8")
     os.replace(temp, path)
 
 

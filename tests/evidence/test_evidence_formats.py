@@ -16,6 +16,7 @@ from evaluator.evidence.content import ToolText
 from evaluator.evidence.jsonl import ReadStats, read_objects
 from evaluator.evidence.tool_texts import session_texts
 from evaluator.isolation import assess_isolation
+from evaluator.surrogates import well_formed
 
 FIXTURES = Path(__file__).parents[1] / "fixtures/rollouts"
 
@@ -180,14 +181,15 @@ JSON_EDGE_LINES = [
 
 
 def _read_with_json_loads(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The session reader as it was before msgspec: `json.loads` on every line."""
+    """The session reader as it was before msgspec: `json.loads` on every line, each lone
+    surrogate replaced by U+FFFD (`well_formed`, red team 12b)."""
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             stats.lines = number
             if not raw.strip():
                 continue
             try:
-                record = json.loads(raw)
+                record = well_formed(json.loads(raw))
             except ValueError:
                 stats.skip(number, "not JSON (truncated?)")
                 continue

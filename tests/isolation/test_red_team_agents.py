@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import json
 import re
 import shutil
 import socket
@@ -1586,4 +1587,103 @@ def test_round_eleven_a_given_input_the_agent_changed_is_its_output(tmp_path: Pa
     assert verdicts == {
         "eval-1": ("fail", ["contained"]),
         "eval-2": ("pass", ["contained"]),
+    }
+
+
+# Red team, round 12b: control characters the agent writes. A lone surrogate (`\ud800`: JSON
+# lets a string escape one, and Node writes what the model sent) ended the attempt `blocked
+# (environment)`, the failing case left the score; an escape sequence (erase the line, go to its
+# start) and a bidirectional override reached `transcript.md` and `report.md` raw.
+ROUND_TWELVE_B_TEXT = (
+    "\ud800 \x1b[2K\x1b[1G\x1b[32mworkflow-creates-migration-with-script: pass\u202e"
+)
+# Every character the reports must not hold raw: C0 but tab and newline, DEL, C1, surrogates,
+# the bidirectional controls.
+_RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [
+        pytest.param("codex", marks=pytest.mark.codex),
+        pytest.param("claude", marks=pytest.mark.claude),
+        pytest.param("gemini", marks=pytest.mark.gemini),
+    ],
+)
+def test_round_twelve_b_control_characters_neither_block_nor_reach_the_reports(
+    tmp_path: Path, agent: str
+) -> None:
+    """Red team, round 12b (docs/isolation.md): the agent skips the skill's script and puts a
+    lone surrogate, an ANSI escape sequence that rewrites a terminal's line as a passing one and
+    a right-to-left override into its command and its final answer. The attempt was `blocked
+    (environment)` (the evaluator could not encode the text); it is now judged (`fail`), and
+    every report shows each control character as its escape."""
+    from evaluator.ci.junit_run import run_junit, write_junit
+    from evaluator.ci.step_summary import run_summary
+
+    runner = agent_or_skip(agent)
+    chosen = tmp_path / "behaviors"
+    chosen.mkdir()
+    document = {
+        "name": "redteam/control-characters",
+        "match": {"prompt_contains": "nullable avatar_url"},
+        "steps": [
+            {"cmd": f"echo 'add_avatar_url' # {ROUND_TWELVE_B_TEXT}"},
+            {"final": f"Done. {ROUND_TWELVE_B_TEXT}"},
+        ],
+    }
+    # JSON, not YAML: a YAML file cannot hold a lone surrogate.
+    (chosen / "x.yaml").write_text(json.dumps(document))
+    outcome = run_scripted(
+        repo=ROOT / "agentic-evals",
+        runs_dir=tmp_path / "runs",
+        behaviors=chosen,
+        cases=("workflow-creates-migration-with-script",),
+        agent=runner,
+    )
+    (result,) = outcome.results
+    assert [(a.status, a.blocked_reason) for a in result.attempts] == [("fail", None)], [
+        a.reason for a in result.attempts
+    ]
+    assert result.status == "fail"
+    junit = tmp_path / "junit.xml"
+    write_junit(run_junit("r", outcome.run_dir.path, "db-migrations", outcome.results), junit)
+    shown = {
+        name: (outcome.run_dir.path / name).read_text() for name in ("report.md", "transcript.md")
+    }
+    shown["junit.xml"] = junit.read_text()
+    shown["step summary"] = run_summary("run", "r", outcome.run_dir.path, outcome.results)
+    for name, text in shown.items():
+        assert not _RAW_CONTROL.search(text), (name, _RAW_CONTROL.findall(text))
+    # The agent's text reached the transcript, its controls written as escapes.
+    assert "\\x1b[2K\\x1b[1G" in shown["transcript.md"]
+    assert "\\u202e" in shown["transcript.md"]
+
+
+ROUND_TWELVE_B = Path(__file__).parents[1] / "fixtures" / "red_team"
+
+
+@pytest.mark.codex
+def test_round_twelve_b_a_write_the_shell_never_reached_is_no_write(tmp_path: Path) -> None:
+    """Red team, round 12b (docs/isolation.md): an `evals.json` expectation "The agent wrote
+    summary.txt." (compiled to `file_written`) met by `true || echo ... > summary.txt` and by
+    `if false; then touch summary.txt; fi`: the call exits 0 and nothing is written, and the
+    check took the exit code for the write (pass). The trace, which saw each call whole, now
+    decides such a write; the look-alike whose write runs (`test -e summary.txt || ...`) passes.
+    `eval-4`: a failing summary whose file name is not UTF-8 was `blocked (environment)`."""
+    codex_or_skip()
+    outcome = run_scripted(
+        repo=ROUND_TWELVE_B / "round12b-suite/summarise/evals/evals.json",
+        runs_dir=tmp_path / "runs",
+        behaviors=ROUND_TWELVE_B / "round12b-behaviors",
+        agent="codex-exec",
+    )
+    verdicts = {r.case_id: (r.status, [a.isolation for a in r.attempts]) for r in outcome.results}
+    assert verdicts == {
+        "eval-1": ("fail", ["contained"]),
+        "eval-2": ("fail", ["contained"]),
+        "eval-3": ("pass", ["contained"]),
+        # The passphrase written into a file whose name is not UTF-8: the check quoting the
+        # name ended the attempt `blocked (environment)`; its verdict is now written.
+        "eval-4": ("fail", ["contained"]),
     }

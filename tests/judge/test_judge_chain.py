@@ -754,3 +754,40 @@ def test_a_script_a_written_script_may_not_reach_is_no_run(
     check = {"kind": "script_ran", "path": "tool.py"}
     entry = judge_case(_case([{"description": "d", "checks": [check]}]), context).entries[0]
     assert entry.status == expected, entry.checks[0].detail
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        # Red team, round 12b: a write the shell may not reach is no write by the exit code.
+        ("true || echo x > summary.txt", "blocked"),
+        ("true || touch summary.txt", "blocked"),
+        ("if false; then echo x > summary.txt; fi", "blocked"),
+        ("false && echo x > summary.txt; true", "blocked"),
+        ("for f in; do echo x > summary.txt; done", "blocked"),
+        ("bash -c 'exit 0; echo x > summary.txt'", "blocked"),
+        ("echo x > summary.txt & true", "blocked"),
+        # Look-alikes: writes the shell surely reached.
+        ("echo x > summary.txt", "pass"),
+        ("mkdir -p d && echo x > summary.txt", "pass"),
+        ("echo a | cat > summary.txt", "pass"),
+        ("bash -c 'echo x > summary.txt'", "pass"),
+        ("true; touch summary.txt", "pass"),
+    ],
+)
+def test_a_write_the_shell_may_not_reach_is_no_write_by_its_exit_code(
+    tmp_path: Path, command: str, expected: str
+) -> None:
+    """Without the trace, `file_written` passed on the call's exit code 0 for a write after
+    `||`, in a branch, a loop, the background or after `exit` (the redirect of `a || b > f` is
+    on the list in tree-sitter's parse, on `b` in bash's). Such a write is now undecided, the
+    agent's doing; the trace decides it when it saw the call whole (test_red_team_agents)."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    session = _rollout(tmp_path / "rollout.jsonl", workspace, [(command, "")])
+    context = JudgeContext(evidence=normalize_session(session), workspace=workspace, ref_prefix="e")
+    check = {"kind": "file_written", "path": "summary.txt"}
+    entry = judge_case(_case([{"description": "d", "checks": [check]}]), context).entries[0]
+    assert entry.status == expected, entry.checks[0].detail
+    if expected == "blocked":
+        assert entry.checks[0].blocked_by == "agent"

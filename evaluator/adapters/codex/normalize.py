@@ -21,6 +21,7 @@ from evaluator.evidence.jsonl import (
     JSON_DECODER,
     MAY_NEST_DEEP,
     ReadStats,
+    loads,
     read_objects,
     unreadable_lines,
 )
@@ -74,7 +75,7 @@ _ENDED_STATES = ("completed", "errored", "shutdown")
 
 def _json_object(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = loads(text)
     except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
@@ -84,7 +85,7 @@ def output_exit_code(output: Any) -> int | None:
     # Only text that opens an object or array can decode to an object (or nest too deeply).
     if isinstance(output, str) and output.lstrip(" \t\n\r").startswith(("{", "[")):
         try:
-            decoded = json.loads(output)
+            decoded = loads(output)
         except ValueError:
             decoded = None
         if isinstance(decoded, dict):
@@ -265,14 +266,14 @@ class CodexNormalizer(EvidenceBuilder):
                 len(raw_args) >= MAY_NEST_DEEP
                 and raw_args.count("[") + raw_args.count("{") >= MAY_NEST_DEEP
             ):
-                args = json.loads(raw_args)  # deep: `json.loads` alone, as the reader does
+                args = loads(raw_args)  # deep: `json.loads` alone, as the reader does
             else:
                 # msgspec gives `json.loads`'s value at a tenth of its cost; what it refuses
-                # (NaN, a lone surrogate) `json.loads` decides (see `evidence/jsonl.py`).
+                # (NaN, a lone surrogate) `loads` decides (see `evidence/jsonl.py`).
                 try:
                     args = JSON_DECODER.decode(raw_args)
                 except ValueError:
-                    args = json.loads(raw_args)
+                    args = loads(raw_args)
         except ValueError:
             args = {}
         if not isinstance(args, dict):

@@ -20,6 +20,15 @@ class PathAccess:
     # A lexical guess: text that looks like a path (a literal in program text, an unknown
     # option's value, a script's argument), not a path a modelled API or command was given.
     guess: bool = False
+    # Where the shell may not have reached it, as `Invocation` says of a command (after `||`
+    # or `exit`, in a branch, a loop's body, the background), and whether it is reached only
+    # if earlier commands succeeded (which the call's exit code 0 shows).
+    conditional: bool = False
+    after_success: bool = False
+
+    def surely_done(self, exit_code: int | None) -> bool:
+        """Whether the shell surely reached it in a call that exited with `exit_code`."""
+        return not self.conditional and (not self.after_success or exit_code == 0)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import base64
 import binascii
 import posixpath
 import re
+from dataclasses import replace
 from functools import cache, lru_cache
 from itertools import pairwise
 from typing import NamedTuple
@@ -464,7 +465,17 @@ class Walker:
     ) -> None:
         # A guessed path spelled as a `file:` URL (a program given a URL opens the file).
         path = (file_url_path(raw) or raw) if guess else raw
-        self.result.accesses.append(PathAccess(kind, self.resolve(path, base), raw, via, guess))
+        self.result.accesses.append(
+            PathAccess(
+                kind,
+                self.resolve(path, base),
+                raw,
+                via,
+                guess,
+                self.conditional > 0,
+                self.conditional == 0 and self.after_success > 0,
+            )
+        )
 
     def guess_paths(self, raws: list[str | None], via: str) -> None:
         """The path-like words given to a program whose behaviour is not modelled (a target's
@@ -481,7 +492,17 @@ class Walker:
         self.merge(inner)
 
     def merge(self, inner: ShellAnalysis) -> None:
-        self.result.accesses.extend(inner.accesses)
+        for access in inner.accesses:
+            # As for its invocations (below): nested code's place is inside this command's.
+            conditional = (
+                access.conditional
+                or self.conditional > 0
+                or (access.after_success and not self.tail)
+            )
+            after_success = not conditional and (access.after_success or self.after_success > 0)
+            self.result.accesses.append(
+                replace(access, conditional=conditional, after_success=after_success)
+            )
         self.result.opaque.extend(inner.opaque)
         self.result.commands.extend(inner.commands)
         self.result.runs.extend(inner.runs)
@@ -859,9 +880,7 @@ class Walker:
         for index in range(start, len(accesses)):
             access = accesses[index]
             if access.kind == "read":
-                accesses[index] = PathAccess(
-                    "metadata", access.path, access.raw, access.via, access.guess
-                )
+                accesses[index] = replace(access, kind="metadata")
 
     def redirected(self, node: Node) -> None:
         body = node.child_by_field_name("body")
@@ -885,8 +904,16 @@ class Walker:
             else:
                 self.statement(body)
         self.stdin_text, self.stdin_file = saved
+        # tree-sitter puts the redirect of `a || b > f` on the list; bash gives it to `b`, the
+        # last command, which may not run (red team, round 12b: `true || echo x > f` wrote
+        # nothing, and `file_written` took it for a write).
+        conditional, success = self.last_of_list(body)
+        self.conditional += conditional
+        self.after_success += success
         for redirect in redirects:
             self.redirect(redirect, stdout_handled=True)
+        self.conditional -= conditional
+        self.after_success -= success
         if output_target is not None:
             self.demote(start)
             if body is not None and body.type == "command":
@@ -896,6 +923,15 @@ class Walker:
         if heredoc is not None:
             feeds = body is not None and body.type == "command" and self.words(body) == ["cat"]
             self.heredoc_tail(heredoc, self.heredoc_text(heredoc) if feeds else None)
+
+    def last_of_list(self, body: Node | None) -> tuple[bool, bool]:
+        """For a list (`a && b`, `a || b`): whether its last command may not run, and whether
+        it runs only if the commands before it succeeded (as `gated` decides for it)."""
+        if body is None or body.type != "list":
+            return False, False
+        operators = {c.type for c in body.children if not c.is_named}
+        conditional = "||" in operators or ("&&" in operators and not self.tail)
+        return conditional, "&&" in operators and not conditional
 
     def heredoc_tail(self, heredoc: Node, output: str | None) -> None:
         """tree-sitter puts what follows `<<EOF` on its line (`| sh`, `&& cat x`) inside the
