@@ -494,6 +494,9 @@ def assess_trace(
         # A mount changes what every later path names (strace prints a bind mount's point, not
         # what is read through it): never a tool's business, tried or made.
         outside += call.remounts
+        # A reach into another process (its memory, its descriptors, its control): what is
+        # done through it is in no line of this call's, the tracer's own log among its targets.
+        outside += call.reaches
         if call.dropped:
             # What went past the limit kept per call was never judged (red team 9: a flood of
             # distinct paths inside the workspace, then one outside).
@@ -544,6 +547,9 @@ def assess_trace(
                         else "trace: changed the mounts or the root (paths after it may not"
                         " name what they name outside): "
                         if access in call.remounts
+                        else "trace: reached into another process (what it reads or writes"
+                        " through it is not traced): "
+                        if access in call.reaches
                         else "trace: "
                     )
                     + f"{access.syscall} {access.outcome}"
