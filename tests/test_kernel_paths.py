@@ -1177,3 +1177,52 @@ def test_a_child_asking_its_own_shell_to_trace_it_is_no_reach() -> None:
     log.append("13 ptrace(PTRACE_TRACEME) = -1 EPERM (Operation not permitted)")
     trace = parse_trace(log, CODEX_CALLS, start_cwd=WS)
     assert trace.tool_calls[0].reaches == []
+
+
+def _file_tool_verdict(syscalls: list[str], read: str, outcome: str = "ok") -> list[str]:
+    """Violations of a session whose tool call made `syscalls`, then whose CLI's own file tool
+    (not a tool call: no line of the log) read `read` with `outcome`."""
+    trace = parse_trace(_traced("python3 f.py", syscalls).splitlines(), CODEX_CALLS, start_cwd=WS)
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True)
+    evidence.add("command_observed", 1, command="python3 f.py", call_id="c1")
+    evidence.add(
+        "file_read_observed",
+        2,
+        call_id="c2",
+        tool="Read",
+        path=f"{WS}/{read}",
+        access="read",
+        source="tool-input",
+        outcome=outcome,
+    )
+    clean = assess_isolation(evidence, Path(WS), record_violations=False)
+    return [v.path for v in assess_trace(trace, evidence, clean, Path(WS), ()).violations]
+
+
+_SWAPPED = [
+    'symlink("/etc/shadow", "L") = 0',
+    'rename("L", "h.txt") = 0',
+    'openat(AT_FDCWD</w/ws>, "P", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3</w/ws/P>',
+    'rename("P", "h.txt") = 0',
+]
+
+
+def test_a_file_tool_through_a_name_a_tool_call_made_a_link_out() -> None:
+    """Red team, round 12: Claude Code's `Read` checks where a name leads, then opens it; a
+    program swapping the name between a file and a link to `/etc/shadow` wins the race. The
+    name is a plain file when the run ends, and the CLI's open is no tool call's. Before:
+    contained."""
+    assert _file_tool_verdict(_SWAPPED, "h.txt") == ["/etc/shadow"]
+    linked_dir = ['symlinkat("/etc", AT_FDCWD</w/ws>, "d") = 0', 'unlink("/w/ws/d") = 0']
+    assert _file_tool_verdict(linked_dir, "d/hostname") == ["/etc/hostname"]
+
+
+def test_a_file_tool_through_an_inside_link_or_a_refused_one_is_no_violation() -> None:
+    inside = ['symlinkat("docs/a.md", AT_FDCWD</w/ws>, "b.md") = 0']
+    assert _file_tool_verdict(inside, "b.md") == []
+    # the CLI refused the name (it resolved outside): nothing was read
+    assert _file_tool_verdict(_SWAPPED, "h.txt", outcome="failed") == []
+    assert _file_tool_verdict(_SWAPPED, "other.txt") == []
+    # a system file the trace allows through a link (`/usr/share/...`) stays allowed
+    usr = ['symlinkat("/usr/share/dict/words", AT_FDCWD</w/ws>, "w.txt") = 0']
+    assert _file_tool_verdict(usr, "w.txt") == []

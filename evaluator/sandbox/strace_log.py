@@ -300,6 +300,11 @@ class ObservedTrace:
     cut_short: dict[int, str] = field(default_factory=dict)
     endings: dict[int, ProcessEnd] = field(default_factory=dict)  # how each of them ended
     ending_lines: dict[int, int] = field(default_factory=dict)  # the log line of each end
+    # Every name a traced process made a symlink (or moved one to), with each target it named
+    # there (resolved from the link's folder), kept after the link is gone: the agent CLI's own
+    # file tools follow a link in the CLI's process, which the log does not attribute to any
+    # tool call (red team 12: a name swapped between a file and a link while the CLI read it).
+    links_made: dict[str, set[str]] = field(default_factory=dict)
     # The log records `socket` and seccomp filters (a log written before they were traced, read
     # again, does not): only then does a tool call's silence say it made no network attempt.
     network_traced: bool = False
@@ -829,6 +834,7 @@ class _Attributor:
         if name.startswith("link"):
             if source in self.links and "AT_SYMLINK_FOLLOW" not in flags:
                 self.links[dest] = self.links[source]
+                self.remember_link(dest, self.links[dest])
             return
 
         def under(path: str, old: str, new: str) -> str | None:
@@ -843,7 +849,13 @@ class _Attributor:
             if renamed is None and _inside(link, dest):
                 continue  # replaced by the rename
             moved[renamed or link] = target
+            if renamed is not None:
+                self.remember_link(renamed, target)
         self.links = moved
+
+    def remember_link(self, link: str, written: str) -> None:
+        target = resolve_kernel_path(posixpath.join(posixpath.dirname(link), written), None).path
+        self.trace.links_made.setdefault(link, set()).add(os.path.normpath(target))
 
     def through_links(self, path: str, follow: bool, cwd: str | None = None) -> str:
         """`path` with the traced processes' own symlinks followed (a few levels); the last
@@ -973,6 +985,7 @@ class _Attributor:
             found.append(link)
             if link is not None and outcome == "ok" and args and args[0].startswith('"'):
                 self.links[link.path] = _unquote(args[0])
+                self.remember_link(link.path, self.links[link.path])
         return [access for access in found if access is not None]
 
 
