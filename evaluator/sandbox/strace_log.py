@@ -834,7 +834,8 @@ class _Attributor:
         if name.startswith("link"):
             if source in self.links and "AT_SYMLINK_FOLLOW" not in flags:
                 self.links[dest] = self.links[source]
-                self.remember_link(dest, self.links[dest])
+                if source in self.trace.links_made:
+                    self.remember_link(dest, self.links[dest])
             return
 
         def under(path: str, old: str, new: str) -> str | None:
@@ -849,11 +850,12 @@ class _Attributor:
             if renamed is None and _inside(link, dest):
                 continue  # replaced by the rename
             moved[renamed or link] = target
-            if renamed is not None:
+            if renamed is not None and link in self.trace.links_made:
                 self.remember_link(renamed, target)
         self.links = moved
 
     def remember_link(self, link: str, written: str) -> None:
+        """A name a tool call made a link (or one it made moved to): `ObservedTrace.links_made`."""
         target = resolve_kernel_path(posixpath.join(posixpath.dirname(link), written), None).path
         self.trace.links_made.setdefault(link, set()).add(os.path.normpath(target))
 
@@ -985,7 +987,8 @@ class _Attributor:
             found.append(link)
             if link is not None and outcome == "ok" and args and args[0].startswith('"'):
                 self.links[link.path] = _unquote(args[0])
-                self.remember_link(link.path, self.links[link.path])
+                if proc.call is not None:
+                    self.remember_link(link.path, self.links[link.path])
         return [access for access in found if access is not None]
 
 
