@@ -513,6 +513,9 @@ def assess_trace(
         # A mount changes what every later path names (strace prints a bind mount's point, not
         # what is read through it): never a tool's business, tried or made.
         outside += call.remounts
+        # A reach into another process (its memory, its descriptors, its control): what is
+        # done through it is in no line of this call's, the tracer's own log among its targets.
+        outside += call.reaches
         if call.dropped:
             # What went past the limit kept per call was never judged (red team 9: a flood of
             # distinct paths inside the workspace, then one outside).
@@ -565,6 +568,9 @@ def assess_trace(
                         else "trace: changed the mounts or the root (paths after it may not"
                         " name what they name outside): "
                         if access in call.remounts
+                        else "trace: reached into another process (what it reads or writes"
+                        " through it is not traced): "
+                        if access in call.reaches
                         else "trace: "
                     )
                     + f"{access.syscall} {access.outcome}"
@@ -579,6 +585,43 @@ def assess_trace(
                 f"{label}: the trace saw access outside the workspace ({paths})"
                 " that the session analysis did not"
             )
+    # The CLI's own file tools (Claude Code's `Read`, Gemini CLI's `read_file`) open in the
+    # CLI's process, which the log does not attribute to a tool call: a path they used through
+    # a name a tool call made a symlink, at any time, may have reached the link's target. The
+    # CLIs check where a path leads before they open it, but a name swapped between a file and
+    # a link in between passes the check and opens the target (red team 12).
+    for record in evidence.records:
+        if (
+            record.source != "tool-input"
+            or record.kind not in ("file_read_observed", "file_write_observed")
+            or not record.path
+            or record.outcome == "failed"
+        ):
+            continue
+        for link, targets in trace.links_made.items():
+            if not _inside(record.path, link):
+                continue
+            for target in sorted(targets):
+                through = TracedAccess(
+                    os.path.normpath(target + record.path[len(link) :]),
+                    "write" if record.kind == "file_write_observed" else "read",
+                    "ok",
+                    record.tool or "file tool",
+                    0,
+                    0,
+                )
+                if judged(through):
+                    continue
+                report.violations.append(
+                    Violation(
+                        record.id,
+                        through.access,
+                        through.path,
+                        f"trace: the CLI's own {through.syscall} went through {link}, which a"
+                        f" tool call made a symlink to {target} (the CLI's opens are not traced)",
+                        record.line,
+                    )
+                )
     for access in trace.cli_writes:
         if not judged(access):
             report.violations.append(

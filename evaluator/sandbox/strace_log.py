@@ -108,6 +108,20 @@ MOUNT_CALLS: dict[str, int | None] = {
     # under the new root, which strace prints as named (red team 8).
     "chroot": 0,
 }
+# Syscalls that reach into another process (evaluator/sandbox/tracer.py), with the index of
+# the argument naming it (None: none strace shows: `pidfd_getfd`'s descriptor prints as
+# `anon_inode:[pidfd]`). What the process then reads or writes through the other one (its
+# memory, a descriptor it opened, a syscall it is made to run) is in no line of the caller's:
+# with a copy of the tracer's own log descriptor a program wrote lines that made it a child of
+# the CLI, whose reads are not the agent's (red team 12). Only a process of the same tool call
+# is its own to reach (`PTRACE_TRACEME` reaches the parent).
+PROCESS_REACHES: dict[str, int | None] = {
+    "ptrace": 1,
+    "process_vm_readv": 0,
+    "process_vm_writev": 0,
+    "pidfd_getfd": None,
+}
+_PID_ARG = re.compile(r"^(?P<pid>-?\d+)(?:\s*/\* (?P<ns>\d+) in strace's PID NS \*/)?$")
 # A process created with this flag is not attached by a tracer following its parent (the
 # kernel's own threads use it; a program may ask for it too): strace `-f` never sees it.
 UNTRACED_CLONE = "CLONE_UNTRACED"
@@ -234,6 +248,8 @@ class ToolCallTrace:
     blind: list[TracedAccess] = field(default_factory=list)
     # Its changes of the mounts, tried or made (`MOUNT_CALLS`).
     remounts: list[TracedAccess] = field(default_factory=list)
+    # Its reaches into a process outside it, tried or made (`PROCESS_REACHES`).
+    reaches: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
     _seen_execs: set[str] = field(default_factory=set, repr=False)
     _seen_connects: set[tuple[str, str]] = field(default_factory=set, repr=False)
@@ -284,6 +300,11 @@ class ObservedTrace:
     cut_short: dict[int, str] = field(default_factory=dict)
     endings: dict[int, ProcessEnd] = field(default_factory=dict)  # how each of them ended
     ending_lines: dict[int, int] = field(default_factory=dict)  # the log line of each end
+    # Every name a traced process made a symlink (or moved one to), with each target it named
+    # there (resolved from the link's folder), kept after the link is gone: the agent CLI's own
+    # file tools follow a link in the CLI's process, which the log does not attribute to any
+    # tool call (red team 12: a name swapped between a file and a link while the CLI read it).
+    links_made: dict[str, set[str]] = field(default_factory=dict)
     # The log records `socket` and seccomp filters (a log written before they were traced, read
     # again, does not): only then does a tool call's silence say it made no network attempt.
     network_traced: bool = False
@@ -309,6 +330,9 @@ class ObservedTrace:
             )
         if call.dropped:
             return f"{call.dropped} of its accesses were over the limit kept per call"
+        if call.reaches:
+            reach = call.reaches[0]
+            return f"it reached into another process ({reach.syscall} {reach.path})"
         if call.blind:
             blind = call.blind[0].syscall
             if blind in _PROCESS_CALLS:
@@ -632,6 +656,12 @@ class _Attributor:
             if proc.call is not None:
                 proc.call.remounts.append(self.remount(event, proc))
             return
+        if event.name in PROCESS_REACHES:
+            if proc.call is not None:
+                reach = self.reach(event, proc, proc.call)
+                if reach is not None and len(proc.call.reaches) < MAX_ACCESSES_PER_CALL:
+                    proc.call.reaches.append(reach)
+            return
         if event.name in _BLIND_CHANNELS:
             if proc.call is not None and event.ret is not None and event.ret >= 0:
                 proc.call.blind.append(
@@ -772,6 +802,24 @@ class _Attributor:
         outcome: Outcome = "ok" if event.ret is not None and event.ret >= 0 else "failed"
         return TracedAccess(path, "write", outcome, event.name, event.pid, event.line, event.errno)
 
+    def reach(self, event: _Event, proc: _Proc, call: ToolCallTrace) -> TracedAccess | None:
+        """A reach into a process outside `call` (None: one of its own), named `(process N)`,
+        or `(a process)` where the log does not say which."""
+        index = PROCESS_REACHES[event.name]
+        target: int | None = None
+        if event.name == "ptrace" and event.args and event.args[0] == "PTRACE_TRACEME":
+            target = proc.parent
+        elif index is not None and index < len(event.args):
+            match = _PID_ARG.match(event.args[index].strip())
+            if match:
+                target = int(match.group("ns") or match.group("pid"))
+        if target is not None and target in call.pids:
+            return None
+        outcome: Outcome = "ok" if event.ret is not None and event.ret >= 0 else "failed"
+        path = f"(process {target})" if target is not None else "(a process)"
+        kind: AccessKind = "read" if event.name == "process_vm_readv" else "write"
+        return TracedAccess(path, kind, outcome, event.name, event.pid, event.line, event.errno)
+
     def connected(self, proc: _Proc, event: _Event, peer: str, outcome: Outcome) -> None:
         if proc.call is not None:
             proc.call.connect(TracedConnect(event.pid, peer, outcome, event.line))
@@ -786,6 +834,8 @@ class _Attributor:
         if name.startswith("link"):
             if source in self.links and "AT_SYMLINK_FOLLOW" not in flags:
                 self.links[dest] = self.links[source]
+                if source in self.trace.links_made:
+                    self.remember_link(dest, self.links[dest])
             return
 
         def under(path: str, old: str, new: str) -> str | None:
@@ -800,7 +850,14 @@ class _Attributor:
             if renamed is None and _inside(link, dest):
                 continue  # replaced by the rename
             moved[renamed or link] = target
+            if renamed is not None and link in self.trace.links_made:
+                self.remember_link(renamed, target)
         self.links = moved
+
+    def remember_link(self, link: str, written: str) -> None:
+        """A name a tool call made a link (or one it made moved to): `ObservedTrace.links_made`."""
+        target = resolve_kernel_path(posixpath.join(posixpath.dirname(link), written), None).path
+        self.trace.links_made.setdefault(link, set()).add(os.path.normpath(target))
 
     def through_links(self, path: str, follow: bool, cwd: str | None = None) -> str:
         """`path` with the traced processes' own symlinks followed (a few levels); the last
@@ -930,6 +987,8 @@ class _Attributor:
             found.append(link)
             if link is not None and outcome == "ok" and args and args[0].startswith('"'):
                 self.links[link.path] = _unquote(args[0])
+                if proc.call is not None:
+                    self.remember_link(link.path, self.links[link.path])
         return [access for access in found if access is not None]
 
 

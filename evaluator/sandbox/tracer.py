@@ -38,6 +38,11 @@ SYSCALLS = (
     # is read through it (`mount --bind /etc ws/e; cat ws/e/shadow` shows `ws/e/shadow`); and of
     # the root: after `chroot` an exec's path names a file under the new root.
     "mount,umount2,pivot_root,move_mount,open_tree,fsmount,mount_setattr,chroot,"
+    # A reach into another process: its memory read or written, its descriptors taken, its
+    # control taken. The jail drops CAP_SYS_PTRACE, but a process of the same user needs none:
+    # a tool call could take the tracer's own log descriptor and write lines into it, or the
+    # CLI's, with no open the trace shows (red team 12).
+    "ptrace,process_vm_readv,process_vm_writev,pidfd_getfd,"
     # Process creation: the parent/child links that attribute accesses to a tool call.
     "clone,clone3,fork,vfork"
 )
