@@ -59,10 +59,11 @@ class AgentRequest:
     # beside the agent's exit instead of asking `stop_when` every `STOP_POLL_S` (the trace
     # follower's, for the processes a traced agent left running). None: no such signal.
     stop_fd: int | None = None
-    # The skill under test's folder in the workspace, which the runner also links at the agent's
-    # user-level skills path in the attempt's home (`link_user_skill`); None: no skill (a
-    # no-skill variant), no link.
+    # The skill under test's folder in the workspace, which the runner also links at each of the
+    # agent's user-level skills folders (`user_skill_dirs`, `~/...`: its adapter's) in the
+    # attempt's home (`link_user_skill`); None: no skill (a no-skill variant), no link.
     skill: Path | None = None
+    user_skill_dirs: tuple[str, ...] = ()
 
 
 @dataclass

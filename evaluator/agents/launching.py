@@ -26,12 +26,11 @@ def start_agent(
     adapter: str,
     launched_child: bool,
     session_dirs: tuple[Path, ...] | None = None,
-    user_skill_dirs: tuple[str, ...] = (),
 ) -> AgentHandle:
-    """`session_dirs`: where the CLI records its sessions, when not the whole `agent_home`;
-    `user_skill_dirs`: the agent's user-level skills folders under `home`, where the request's
-    skill is linked before the agent starts (`link_user_skill`)."""
-    skill_links = link_user_skill(home, request.skill, user_skill_dirs)
+    """`session_dirs`: where the CLI records its sessions, when not the whole `agent_home`. The
+    request's skill is linked at its user-level folders under `home` before the agent starts
+    (`link_user_skill`)."""
+    skill_links = link_user_skill(home, request.skill, request.user_skill_dirs)
     request.secrets.add_environment(env)
     env = request.launch.agent_env(env, binary, request.workspace, request.agent_dir)
     stdout_path = request.agent_dir / STDOUT

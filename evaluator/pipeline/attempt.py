@@ -273,6 +273,7 @@ def run_attempt(
                 # until the timeout: once the CLI itself has exited, what is left is stopped.
                 stop_fd=follower.stop_fd if follower is not None else None,
                 skill=skill_folder(workspace.path, Path(settings.target.target.entry_skill)),
+                user_skill_dirs=adapter_for_runner(settings.runner.name).user_skill_dirs,
             )
         )
     finally:

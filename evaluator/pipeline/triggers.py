@@ -220,6 +220,7 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
                 # tracer, and so the attempt, until the timeout.
                 stop_fd=follower.stop_fd if follower is not None else None,
                 skill=skill_folder(workspace.path, Path(settings.target.target.entry_skill)),
+                user_skill_dirs=adapter_for_runner(settings.runner.name).user_skill_dirs,
             )
         )
     finally:
