@@ -446,3 +446,48 @@ def test_a_process_reading_its_own_entries_by_number(own_pid_namespace: bool) ->
 )
 def test_what_a_login_shell_in_a_pane_reads(syscall: str, verdict: str) -> None:
     assert _report([syscall]).verdict == verdict
+
+
+# What a library imported by a skill's script does on its own (PyMuPDF, installed by the agent
+# for pdf-trans2md's page renderer, brings onnxruntime, whose telemetry does both): it looks for
+# its session file in /tmp before making it, and asks whether it runs in a container.
+SESSION_FILE = "/tmp/.ses"
+MADE_FILE = (
+    f'openat(AT_FDCWD</w>, "{SESSION_FILE}", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 6<{SESSION_FILE}>'
+)
+
+
+@pytest.mark.parametrize(
+    "syscalls,verdict",
+    [
+        # looked for, then made by the same process: its own file (a violation on `main`)
+        ([_open(SESSION_FILE, ENOENT), MADE_FILE], "contained"),
+        # looked for and never made, or made first and looked for after: a reach for the host's
+        ([_open(SESSION_FILE, ENOENT)], "violation"),
+        ([MADE_FILE, _open("/tmp/other", ENOENT)], "violation"),
+        # made by another process than the one that looked: no proof it was its own
+        ([FORK, "13 " + _open(SESSION_FILE, ENOENT), MADE_FILE], "violation"),
+        # refused rather than absent: something of the host's is there
+        ([_open(SESSION_FILE, "= -1 EACCES (Permission denied)"), MADE_FILE], "violation"),
+    ],
+)
+def test_a_file_looked_for_in_the_private_tmp_then_made(syscalls: list[str], verdict: str) -> None:
+    assert _report(syscalls, command="python3 render.py").verdict == verdict
+
+
+@pytest.mark.parametrize(
+    "syscall,verdict",
+    [
+        (_open("/.dockerenv", "= 6</.dockerenv>"), "contained"),
+        (_open("/run/.containerenv", ENOENT), "contained"),
+        (_open("/run/systemd/container", ENOENT), "contained"),
+        # written, or another file beside a marker, stays outside
+        ('openat(AT_FDCWD</w>, "/.dockerenv", O_WRONLY|O_TRUNC) = 6</.dockerenv>', "violation"),
+        (_open("/run/systemd/notify", ENOENT), "violation"),
+        (_open("/.dockerinit", "= 6</.dockerinit>"), "violation"),
+    ],
+)
+def test_a_librarys_question_whether_it_runs_in_a_container(syscall: str, verdict: str) -> None:
+    """A violation on `main` (the read of Docker's marker, present on this machine, and the two
+    absent ones outside `/etc`)."""
+    assert _report([syscall], command="python3 render.py").verdict == verdict

@@ -79,6 +79,11 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/lsb-release", _INFO, "the distribution's name", exact=True),
     AllowRule("/etc/debian_version", _INFO, "the distribution's version", exact=True),
     AllowRule("/etc", frozenset({"list"}), "names of `/etc` (release-file lookup)", exact=True),
+    # Whether the process runs in a container (Docker's, Podman's and systemd's markers): asked
+    # by telemetry and platform libraries (onnxruntime, under PyMuPDF) as the distribution is.
+    AllowRule("/.dockerenv", _INFO, "a container's marker", exact=True),
+    AllowRule("/run/.containerenv", _INFO, "a container's marker", exact=True),
+    AllowRule("/run/systemd/container", _INFO, "a container's marker", exact=True),
     # glibc asks the name-service cache daemon first for every user or group lookup (`ls -l`).
     AllowRule("/var/run/nscd/socket", _INFO, "the name-service cache's socket", exact=True),
     AllowRule("/run/nscd/socket", _INFO, "the name-service cache's socket", exact=True),
@@ -283,6 +288,8 @@ def _housekeeping(
     - A failed access below a directory a process of the attempt made in the jail's private
       /tmp (pip's build tracker's names, `tempfile.mkdtemp()`, a tmux server's stale socket):
       the directory is the attempt's own, so nothing of the host's can be there.
+    - A name the process looked for in the jail's private /tmp (answered ENOENT) and then made
+      there itself (onnxruntime's `/tmp/.ses`, a lock file): its own state file, not yet made.
     - Entering a directory a process of the attempt made in the jail's private /tmp
       (`cd "$(mktemp -d)"`): it is the attempt's own.
     - The walk to one of the agent's own directories or the attempt's own temporary ones
@@ -329,6 +336,23 @@ def _housekeeping(
             if any(searched_from_inside(name) for name in names if name):
                 found[index] = "an upward search from the workspace: nothing there"
                 continue
+        if (
+            absent
+            and access.access in ("read", "metadata")
+            and any(_inside(access.path, d) for d in private)
+            and any(
+                other.pid == access.pid
+                and other.line > access.line
+                and other.path == access.path
+                and other.access == "write"
+                and other.outcome == "ok"
+                for other in call.accesses
+            )
+        ):
+            found[index] = (
+                "looked for in the jail's private /tmp, then made there by the same process"
+            )
+            continue
         # Whatever failed there (a read, a server's `unlink` of a stale socket before its
         # `bind`, a `connect` to a server already gone) reached only the attempt's own files.
         if (
