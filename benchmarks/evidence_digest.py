@@ -72,7 +72,14 @@ def _session_commands(sessions: list[Path]) -> Iterator[str]:
 
 
 def _test_commands() -> Iterator[str]:
-    for test in sorted((ROOT / "tests").glob("*.py")):
+    # By file name, not path: the tests live in one folder per package, and the digest's order
+    # of commands stays what it was when they lived in one folder.
+    tests = (
+        p
+        for p in (ROOT / "tests").rglob("*.py")
+        if not {"fixtures", "isolation_corpus"} & set(p.parts)
+    )
+    for test in sorted(tests, key=lambda p: p.name):
         for match in TEST_COMMAND.finditer(test.read_text()):
             yield match.group(1)
 

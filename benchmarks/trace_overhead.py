@@ -14,11 +14,12 @@ marker program (PROGRAM's first argument), which wraps only those attempts; its 
 counted apart, and the lines it wrote per attempt are the trace lines. `--unnetworked` adds jail +
 trace without the network syscalls (`socket`, `seccomp`, `prctl`: traced since 29 November);
 `--unpaired` adds jail + trace without `socketpair` (traced since the ninth session's leftovers:
-a Unix datagram socket is a channel the trace cannot see into). Where `perf` works, the
+a Unix datagram socket is a channel the trace cannot see into). `--unarchived` adds the jail and
+jail + trace without the jail's locale archive (as before the thirteenth session). Where `perf` works, the
 CPU time of the attempt's whole process tree (the agent, its tools and strace) is measured too:
 on a shared machine it is the steadier figure.
 Run: .venv/bin/python -m benchmarks.trace_overhead [runs] [--before] [--unseeded] [--pinned]
-     [--bpftrace PROGRAM] [--unnetworked] [--unpaired]
+     [--bpftrace PROGRAM] [--unnetworked] [--unpaired] [--unarchived]
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ EBPF = {"bwrap + bpftrace": SETUPS["bwrap"]}
 UNNETWORKED = {"bwrap + strace (no socket)": SETUPS["bwrap + strace"]}
 NETWORK_SYSCALLS = ("socket", "seccomp", "prctl")
 UNPAIRED = {"bwrap + strace (no socketpair)": SETUPS["bwrap + strace"]}
+UNARCHIVED = {
+    "bwrap (no locale archive)": SETUPS["bwrap"],
+    "bwrap + strace (no locale archive)": SETUPS["bwrap + strace"],
+}
 STEPS = [
     {"cmd": "cat .agents/skills/db-migrations/SKILL.md"},
     {"cmd": "ls -la .agents/skills/db-migrations/references"},
@@ -87,6 +92,18 @@ def jail_as_before(before: bool) -> Iterator[None]:
         yield
     finally:
         bwrap._locale_view = view
+
+
+@contextmanager
+def without_locale_archive(off: bool) -> Iterator[None]:
+    """The jail without its locale archive (as before the thirteenth session), for one attempt."""
+    built = bwrap._built_locale_archive
+    if off:
+        bwrap._built_locale_archive = lambda: None
+    try:
+        yield
+    finally:
+        bwrap._built_locale_archive = built
 
 
 @contextmanager
@@ -212,6 +229,7 @@ def main() -> None:
         **(EBPF if program is not None else {}),
         **(UNNETWORKED if "--unnetworked" in sys.argv else {}),
         **(UNPAIRED if "--unpaired" in sys.argv else {}),
+        **(UNARCHIVED if "--unarchived" in sys.argv else {}),
     }
     with_cpu = perf_works()
     repo = open_repo(ROOT / "agentic-evals", None)
@@ -260,6 +278,7 @@ def main() -> None:
                     with (
                         marked(marker if traced_by_ebpf else None),
                         jail_as_before(name in BEFORE),
+                        without_locale_archive(name in UNARCHIVED),
                         without_syscalls(
                             NETWORK_SYSCALLS
                             if name in UNNETWORKED

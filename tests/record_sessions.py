@@ -4,12 +4,12 @@ Each agent (the pinned codex and claude binaries, against the scripted model ser
 same behaviour on the demo case routing-add-column: it reads SKILL.md, writes a file, lists a
 directory and answers. The session it recorded is copied to tests/fixtures/recorded/<runner>.jsonl
 with the attempt's scratch directory replaced by `{SCRATCH}`, so that a unit test can put the
-session back under a workspace of its own (tests/test_recorded_sessions.py) and run the evidence
+session back under a workspace of its own (tests/evidence/test_recorded_sessions.py) and run the evidence
 and isolation stages on what the real binary wrote, without the binary.
 
 Each agent also plays an attempt that spawns two helper sub-agents: that session and both of its
 children go to tests/fixtures/recorded/subagents/<runner>/ (`root.jsonl` and the children under
-their own file names), which the ATIF export is tested on (tests/test_interop.py).
+their own file names), which the ATIF export is tested on (tests/interop/test_interop.py).
 
 Run again after upgrading an agent CLI: .venv/bin/python -m tests.record_sessions
 

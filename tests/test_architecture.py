@@ -270,3 +270,22 @@ def test_the_shell_walker_knows_no_command_family() -> None:
     listed = {m.removeprefix("families.") for m in _shell_imports(package / "families/__init__.py")}
     modules = {p.stem for p in (package / "families").glob("*.py")} - {"__init__"}
     assert listed == modules
+
+
+# Folders under tests/ that hold no tests of a package: data the tests read.
+TEST_DATA = {"fixtures", "isolation_corpus", "__pycache__"}
+
+
+def test_the_tests_mirror_the_packages() -> None:
+    """tests/<package>/ holds the tests of evaluator/<package>/; tests/test_<x>.py at the top
+    are those of the top-level modules and of the project as a whole (README, packaging, the
+    import rules). A test folder that names no package, or a test file left below it in a
+    folder of its own, fails here."""
+    tests = ROOT / "tests"
+    packages = {p.name for p in (ROOT / "evaluator").iterdir() if (p / "__init__.py").is_file()}
+    folders = {p.name for p in tests.iterdir() if p.is_dir()} - TEST_DATA
+    assert folders - packages == set(), "test folders that name no evaluator package"
+    for folder in folders:
+        assert (tests / folder / "__init__.py").is_file(), f"tests/{folder} is not a package"
+        nested = [p for p in (tests / folder).iterdir() if p.is_dir() and p.name not in TEST_DATA]
+        assert nested == [], f"tests/{folder} has folders of its own: {nested}"

@@ -20,8 +20,8 @@ from evaluator.prompting import agent_prompt
 from evaluator.safepath import UnsafePath, contained, id_problem
 from evaluator.workspace import build_workspace
 from evaluator.workspace.builder import attempt_dir
+from tests.cli.test_validate import CASE, replace_in, run_cli, write
 from tests.conftest import ROOT, copy_demo
-from tests.test_validate import CASE, replace_in, run_cli, write
 
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
 RENAME_PROMPT = "We are renaming the table `clients` to `customers`. What migration do I need?"

@@ -19,9 +19,9 @@ from evaluator.adapters.codex import binary as codex_binary
 from evaluator.cli.main import cli
 from evaluator.errors import EnvironmentProblem
 from evaluator.schemas import drifted, packaged_schema_dir
+from tests.cli.test_validate import run_cli
 from tests.conftest import ROOT, copy_demo
 from tests.support import SCRATCH_BASE, codex_or_skip
-from tests.test_validate import run_cli
 
 BEHAVIORS = "agentic-evals/targets/db-migrations/behaviors/follows-skill"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 
 from evaluator.adapters.base import AgentAdapter, AgentMarkers
@@ -99,7 +99,13 @@ class ToyAdapter(AgentAdapter):
                 ref = refs.get((number, record["call"]))
                 yield ToolText("output", number, record["output"], ref)
 
-    def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
+    def normalize(
+        self,
+        path: Path,
+        *,
+        home: str | None = None,
+        skill_links: Mapping[str, str] | None = None,
+    ) -> SessionEvidence:
         normalizer = EvidenceBuilder(path, home)
         evidence = normalizer.evidence
         stats = ReadStats()
@@ -139,7 +145,7 @@ ADAPTER = ToyAdapter()
 class GreedyAdapter(ToyAdapter):
     """An adapter whose session check accepts any file at all: registered beside the others,
     it makes every content sniff ambiguous, so a run that still reads its sessions proves the
-    pipeline asks the runner's own adapter (`tests/test_adapters.py`)."""
+    pipeline asks the runner's own adapter (`tests/adapters/test_adapters.py`)."""
 
     name = "greedy"
     label = "Greedy agent"
@@ -147,7 +153,13 @@ class GreedyAdapter(ToyAdapter):
     def recognizes_session(self, first_record: dict[str, object] | None) -> bool:
         return True
 
-    def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
+    def normalize(
+        self,
+        path: Path,
+        *,
+        home: str | None = None,
+        skill_links: Mapping[str, str] | None = None,
+    ) -> SessionEvidence:
         raise AssertionError(f"the greedy adapter was asked to read {path}, which it never wrote")
 
     def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:

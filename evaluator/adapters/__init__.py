@@ -98,11 +98,16 @@ def tool_text_source(
 
 
 def normalize_session(
-    path: Path, *, home: str | None = None, adapter: AgentAdapter | None = None
+    path: Path,
+    *,
+    home: str | None = None,
+    adapter: AgentAdapter | None = None,
+    skill_links: Mapping[str, str] | None = None,
 ) -> SessionEvidence:
     """A session file as agent-neutral evidence, read by `adapter` when the caller knows which
-    agent wrote it (a runner's own session), else by the adapter that recognises it."""
-    return (adapter or session_adapter(path)).normalize(path, home=home)
+    agent wrote it (a runner's own session), else by the adapter that recognises it.
+    `skill_links`: the attempt's links to its skill in the agent's home (`AgentAdapter.normalize`)."""
+    return (adapter or session_adapter(path)).normalize(path, home=home, skill_links=skill_links)
 
 
 __all__ = [

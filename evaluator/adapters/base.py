@@ -57,6 +57,11 @@ class AgentAdapter(ABC):
     # `$AGENT_HOME/...` under its own home (CODEX_HOME, CLAUDE_CONFIG_DIR).
     skill_dir: ClassVar[PurePosixPath]
     discovery_dirs: ClassVar[tuple[str, ...]]
+    # Where this agent's users install a skill, `~/...` under the HOME: what public skills name
+    # in their own commands (`bash ~/.claude/skills/<name>/scripts/x.sh`). The runner links the
+    # skill under test there in the attempt's own home, to the workspace's skill folder
+    # (docs/isolation.md, "The skill at its user-level path"); none: no link.
+    user_skill_dirs: ClassVar[tuple[str, ...]] = ()
     # The most direct trace of a skill firing in this agent's session (trigger evaluation).
     trigger_signal: ClassVar[str]
     # The modules this adapter's methods import to read and judge an attempt's session (its
@@ -109,8 +114,16 @@ class AgentAdapter(ABC):
         it must accept no other agent's file, since a file two adapters accept is refused."""
 
     @abstractmethod
-    def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
-        """The session file as agent-neutral evidence records."""
+    def normalize(
+        self,
+        path: Path,
+        *,
+        home: str | None = None,
+        skill_links: Mapping[str, str] | None = None,
+    ) -> SessionEvidence:
+        """The session file as agent-neutral evidence records. `home`: the HOME the agent had;
+        `skill_links`: the links the runner made to the skill under test in it (link path ->
+        the skill's folder in the workspace, `agents/base.py` `link_user_skill`)."""
 
     def check_login_dir(self, folder: Path) -> None:
         """Refuses a `--auth-from` folder this agent cannot copy its login from."""

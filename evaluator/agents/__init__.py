@@ -10,6 +10,14 @@ from evaluator.agents.base import (
     AgentRequest,
     AgentRunner,
     ModelEndpoint,
+    skill_folder,
 )
 
-__all__ = ["PASSTHROUGH_ENV", "AgentHandle", "AgentRequest", "AgentRunner", "ModelEndpoint"]
+__all__ = [
+    "PASSTHROUGH_ENV",
+    "AgentHandle",
+    "AgentRequest",
+    "AgentRunner",
+    "ModelEndpoint",
+    "skill_folder",
+]

@@ -59,6 +59,10 @@ class AgentRequest:
     # beside the agent's exit instead of asking `stop_when` every `STOP_POLL_S` (the trace
     # follower's, for the processes a traced agent left running). None: no such signal.
     stop_fd: int | None = None
+    # The skill under test's folder in the workspace, which the runner also links at the agent's
+    # user-level skills path in the attempt's home (`link_user_skill`); None: no skill (a
+    # no-skill variant), no link.
+    skill: Path | None = None
 
 
 @dataclass
@@ -106,6 +110,15 @@ class AgentHandle:
     reported_skills: list[str] | None = None
     # The request's `stop_when` held and the agent was stopped there, on purpose: no fault.
     stopped_early: bool = False
+    # The links to the skill under test made in the attempt's home (`link_user_skill`): the one
+    # place under the home that is the skill's own folder, and which no tool call may change.
+    # (link -> the skill's folder in the workspace, resolved).
+    skill_links: dict[Path, Path] = field(default_factory=dict)
+
+    @property
+    def skill_link_paths(self) -> dict[str, str]:
+        """`skill_links` as the evidence builder takes them (path strings)."""
+        return {str(link): str(target) for link, target in self.skill_links.items()}
 
     @property
     def thread_ids(self) -> list[str]:
@@ -218,6 +231,14 @@ class AgentRunner(ABC):
         """The agent CLI's version, for the manifest."""
 
 
+def skill_folder(workspace: Path, entry_skill: Path) -> Path | None:
+    """The folder of the skill `entry_skill` names (its folder or its SKILL.md) in the
+    workspace, or None when the workspace has none (a no-skill variant)."""
+    folder = workspace / entry_skill
+    folder = folder if folder.is_dir() else folder.parent
+    return folder if (folder / "SKILL.md").is_file() else None
+
+
 def link_skill(workspace: Path, entry_skill: Path, skills_dir: Path) -> None:
     """Links the skill (`entry_skill` names its folder or its SKILL.md) into `skills_dir/<name>`,
     the workspace folder an agent discovers skills in, unless it already lies there: one copy of
@@ -231,6 +252,25 @@ def link_skill(workspace: Path, entry_skill: Path, skills_dir: Path) -> None:
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(os.path.relpath(workspace / skill, link.parent))
     ignore_in_git(workspace, link.relative_to(workspace))
+
+
+def link_user_skill(home: Path, skill: Path | None, user_dirs: tuple[str, ...]) -> dict[Path, Path]:
+    """Links the skill under test (`skill`, its folder in the workspace) at each of the agent's
+    user-level skills folders (`~/...` under `home`, the attempt's own fresh HOME), so that a
+    skill's command naming where a user installs it (`bash ~/.<agent>/skills/<name>/x.sh`) runs
+    the very files of the workspace's skill: one folder, reached by two paths. The links made,
+    each with the folder it names."""
+    if skill is None or not skill.is_dir():
+        return {}  # no skill in this attempt (a no-skill variant): nothing at user level either
+    made: dict[Path, Path] = {}
+    for folder in user_dirs:
+        link = home / folder.removeprefix("~/") / skill.name
+        if link.exists() or link.is_symlink():
+            continue  # the home was made empty for this attempt: never ours to replace
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(skill.resolve(), target_is_directory=True)
+        made[link] = skill.resolve()
+    return made
 
 
 def ignore_in_git(workspace: Path, made: Path) -> None:

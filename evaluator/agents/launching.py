@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluator.agents.base import AgentHandle, AgentRequest
+from evaluator.agents.base import AgentHandle, AgentRequest, link_user_skill
 from evaluator.agents.process import run_process
 
 STDOUT = "stdout.jsonl"
@@ -26,8 +26,12 @@ def start_agent(
     adapter: str,
     launched_child: bool,
     session_dirs: tuple[Path, ...] | None = None,
+    user_skill_dirs: tuple[str, ...] = (),
 ) -> AgentHandle:
-    """`session_dirs`: where the CLI records its sessions, when not the whole `agent_home`."""
+    """`session_dirs`: where the CLI records its sessions, when not the whole `agent_home`;
+    `user_skill_dirs`: the agent's user-level skills folders under `home`, where the request's
+    skill is linked before the agent starts (`link_user_skill`)."""
+    skill_links = link_user_skill(home, request.skill, user_skill_dirs)
     request.secrets.add_environment(env)
     env = request.launch.agent_env(env, binary, request.workspace, request.agent_dir)
     stdout_path = request.agent_dir / STDOUT
@@ -72,4 +76,5 @@ def start_agent(
         home=home,
         launched_child=launched_child,
         stopped_early=outcome.stopped,
+        skill_links=skill_links,
     )

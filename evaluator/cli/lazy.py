@@ -4,7 +4,7 @@ Every command module imports the stages it drives (the pipeline, the judge, the 
 pydantic models, jinja2, tree-sitter): importing them all made `agentic-eval --version` take
 seconds. The group lists its commands from a table of names, import paths and one-line
 summaries, so `--help` and `--version` import no command module at all, and `agentic-eval
-validate` imports only `evaluator.cli.validate`. `tests/test_startup.py` checks the table
+validate` imports only `evaluator.cli.validate`. `tests/cli/test_startup.py` checks the table
 against the real commands.
 """
 

@@ -13,7 +13,7 @@ from evaluator.errors import EXIT_INPUT, EvalError
 
 # Every command, by name: the module that defines it is imported only when the command runs
 # (`--help` and `--version` import none; see lazy.py). The summary is the first paragraph of the
-# command's help, shown by the top-level `--help`; tests/test_startup.py checks it against the
+# command's help, shown by the top-level `--help`; tests/cli/test_startup.py checks it against the
 # command.
 COMMANDS: dict[str, LazyCommand] = {
     "attempt": LazyCommand(

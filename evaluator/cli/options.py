@@ -151,7 +151,7 @@ def located_evals(evals: Path, skill: Path | None, field: str | None) -> tuple[P
         kept_beside = repo_level_evals(evals)
         if kept_beside is not None:
             return kept_beside, skill or evals
-        # Imported here: a command's --help loads no loader (tests/test_startup.py).
+        # Imported here: a command's --help loads no loader (tests/cli/test_startup.py).
         from evaluator.repo.evals_json import trigger_only_file
 
         queries = trigger_only_file(evals)
@@ -180,7 +180,7 @@ def repo_level_evals(folder: Path) -> Path | None:
     named = data.get("skill_name") if isinstance(data, dict) else None
     if not isinstance(named, str):
         return None
-    # Imported here: a command's --help loads no loader (tests/test_startup.py).
+    # Imported here: a command's --help loads no loader (tests/cli/test_startup.py).
     from evaluator.repo.evals_json import declared_name
 
     return beside if named in (folder.name, declared_name(folder)) else None

@@ -51,7 +51,9 @@ class ContaminationInspector(AttemptInspector):
             self.skill_dir,
             workspace=workspace.path,
             workspace_skill_dir=self.workspace_skill_dir,
-            discovery_dirs=adapter.discovery_dirs,
+            # Where a user installs it too: a with-skill attempt has it linked there, so one
+            # there in a no-skill attempt is the skill leaking in the same way.
+            discovery_dirs=(*adapter.discovery_dirs, *adapter.user_skill_dirs),
             agent_home=handle.agent_home,
             user_home=handle.home,
         )

@@ -9,6 +9,7 @@ scripts it wrote and then executed), and settles the outcomes.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -84,10 +85,26 @@ def _surely_runs(path: str, analysis: ShellAnalysis) -> bool:
     return not invocations or any(not i.conditional and not i.after_success for i in invocations)
 
 
+def _through(path: str, links: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Where `path` leads through each of `links` (link path -> target) it goes through."""
+    found = []
+    for link, target in links.items():
+        if path == link or path.startswith(link.rstrip("/") + "/"):
+            found.append((join_path(target, path[len(link) :].lstrip("/") or "."), link))
+    return found
+
+
 class EvidenceBuilder:
-    def __init__(self, path: Path, home: str | None) -> None:
+    def __init__(
+        self, path: Path, home: str | None, skill_links: Mapping[str, str] | None = None
+    ) -> None:
         self.evidence = SessionEvidence(session_path=str(path))
         self.home = home
+        # The runner's links to the skill under test in the agent's home (link path -> the
+        # skill's folder in the workspace): a path through one is also recorded at the folder
+        # it names, as a path through a symlink the session made is (`through_symlinks`), so a
+        # check on the skill's workspace path sees a command that named its user-level path.
+        self.skill_links = dict(skill_links or {})
         self.turn_cwd: str | None = None
         self.calls: dict[str, EvidenceRecord] = {}  # call_id -> command_observed / tool_call
         self.pwd_calls: set[str] = set()
@@ -96,7 +113,9 @@ class EvidenceBuilder:
         # None when it changed in a way the evidence does not show. Scripts run later are
         # judged by this content; a path absent here is the target's own file.
         self.contents = WrittenContents()
-        self.symlinks: dict[str, str] = {}  # link path -> resolved target, created by the session
+        # link path -> resolved target, created by the session (the runner's skill links first:
+        # one the session makes again at the same path replaces it).
+        self.symlinks: dict[str, str] = dict(self.skill_links)
         # Files the session wrote, content unknown, by commands that read nothing but the
         # agent's own text (`base64 -d typed.b64 > x`): what they hold is the agent's too.
         self.own_written: set[str] = set()
@@ -199,7 +218,9 @@ class EvidenceBuilder:
                     path=path,
                     access=access.kind,
                     source=source,
-                    detail=f"{detail} (via session symlink {via_link})" if via_link else detail,
+                    detail=f"{detail} ({self.link_kind(via_link)} {via_link})"
+                    if via_link
+                    else detail,
                     guess=True if access.guess else None,
                     own_text=True if access.kind in _SHOWING and self.own_text(path) else None,
                     may_not_run=True if access.path in unsure else None,
@@ -264,11 +285,13 @@ class EvidenceBuilder:
         """The path itself, plus where it really leads when it goes through a symlink the
         session created (it may be gone from disk by the end of the run)."""
         found: list[tuple[str, str | None]] = [(path, None)]
-        for link, target in self.symlinks.items():
-            if path == link or path.startswith(link.rstrip("/") + "/"):
-                real = join_path(target, path[len(link) :].lstrip("/") or ".")
-                found.append((real, link))
-        return found
+        return found + _through(path, self.symlinks)
+
+    def link_kind(self, link: str) -> str:
+        """How a link a path went through is named in a record's detail."""
+        if self.skill_links.get(link) == self.symlinks.get(link):
+            return "via the skill's user-level link"
+        return "via session symlink"
 
     def changed_under(self, path: str) -> bool:
         """Whether the session changed `path`, or a directory above it, in an unknown way."""
@@ -371,18 +394,25 @@ class EvidenceBuilder:
         source: str,
         detail: str | None = None,
     ) -> None:
-        """One file observation, resolved against `cwd` unless already absolute."""
-        self.evidence.add(
-            kind,
-            line,
-            timestamp=ts,
-            call_id=call_id,
-            tool=tool,
-            path=join_path(cwd, path),
-            access=access,
-            source=source,
-            detail=detail,
-        )
+        """One file observation, resolved against `cwd` unless already absolute; a path through
+        one of the runner's skill links is also recorded at the skill's own folder."""
+        resolved = join_path(cwd, path)
+        for named, via_link in [(resolved, None), *_through(resolved, self.skill_links)]:
+            self.evidence.add(
+                kind,
+                line,
+                timestamp=ts,
+                call_id=call_id,
+                tool=tool,
+                path=named,
+                access=access,
+                source=source,
+                detail=(
+                    f"{detail or ''} (via the skill's user-level link {via_link})".lstrip()
+                    if via_link
+                    else detail
+                ),
+            )
 
     def observe_patch(
         self, line: int, ts: str | None, call_id: str | None, patch: str, cwd: str, source: str

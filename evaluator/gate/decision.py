@@ -1,7 +1,7 @@
 """SkillOpt's validation gate, on verified scores.
 
 The metrics are the registry's (`gate/metrics/`). The semantics are SkillOpt's (`skillopt.evaluation.gate`, 0.2.0), reproduced here so the gate
-needs no optimiser installed; tests/test_gate.py checks both agree. Both comparisons are strict:
+needs no optimiser installed; tests/gate/test_gate.py checks both agree. Both comparisons are strict:
 a tie with current is rejected (no lateral moves), and beating current while tying best is an
 `accept` that is not a new best. Scores of current and best are in metric space.
 """

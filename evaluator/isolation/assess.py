@@ -77,6 +77,13 @@ def _named(path: str, readlink: Readlink = disk_readlink) -> KernelPath:
     return resolve_kernel_path(path, None, readlink)
 
 
+def _link_written(path: str, links: set[str], readlink: Readlink) -> bool:
+    """Whether a write of `path` is a write of one of `links` itself: its folder resolved, its
+    last name not followed (a write of `link/x` goes through the link into the skill)."""
+    parent, name = os.path.split(os.path.normpath(path))
+    return bool(name) and os.path.join(_named(parent, readlink).path, name) in links
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -129,9 +136,16 @@ def assess_isolation(
     rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST,
     record_violations: bool = True,
     record_guesses: bool = True,
+    skill_links: tuple[Path, ...] = (),
 ) -> IsolationReport:
     """`record_guesses=False`: violations that are only lexical guesses are not recorded yet;
-    the trace may contradict them (`trace.combine` records the ones that stand)."""
+    the trace may contradict them (`trace.combine` records the ones that stand).
+    `skill_links`: the links to the skill under test in the agent's home
+    (`agents/base.py` `link_user_skill`). A path through one resolves, on disk as the kernel
+    would, to the workspace's skill folder: inside. A write of the link itself (removed,
+    replaced) is a violation, as any write to the home is: otherwise, resolved after the run,
+    a link the agent pointed elsewhere and put back would hide what it reached meanwhile."""
+    links = {os.path.join(_named(str(link.parent)).path, link.name) for link in skill_links}
     # Sessions name the same directories over and over: each is looked up on disk once per
     # assessment (the workspace does not change while it is judged).
     readlink = functools.cache(disk_readlink)
@@ -156,6 +170,20 @@ def assess_isolation(
                     access,
                     path,
                     f"home directory access ({record.detail or ''})",
+                    record.line,
+                    guess=bool(record.guess),
+                    call_id=record.call_id,
+                )
+            )
+            continue
+        if access == "write" and links and _link_written(path, links, readlink):
+            report.violations.append(
+                Violation(
+                    record.id,
+                    access,
+                    path,
+                    "changed the skill's link at its user-level path in the home"
+                    f" ({record.detail or ''})",
                     record.line,
                     guess=bool(record.guess),
                     call_id=record.call_id,
@@ -261,18 +289,23 @@ def assess_attempt(
     *,
     rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST,
     record_guesses: bool = True,
+    skill_links: tuple[Path, ...] = (),
 ) -> IsolationReport:
     """The accepted session and every sub-agent session it spawned (at any depth): the attempt
     takes the worst verdict. A session that touched nothing (a launcher that only spawned and
     waited) neither proves nor disproves anything and is left out of the verdict.
     `record_guesses=False`: the accepted session's guess violations wait for the trace (the
     trace is matched to the accepted session's commands only: a sub-agent's guesses stand)."""
-    report = assess_isolation(evidence, workspace, rules=rules, record_guesses=record_guesses)
+    report = assess_isolation(
+        evidence, workspace, rules=rules, record_guesses=record_guesses, skill_links=skill_links
+    )
     if not descendants:
         return report
     judged = [("", report)] if (report.checked or report.opaque) else []
     for child in descendants:
-        child_report = assess_isolation(child, workspace, rules=rules, record_violations=False)
+        child_report = assess_isolation(
+            child, workspace, rules=rules, record_violations=False, skill_links=skill_links
+        )
         label = f"sub-agent {child.thread_id}"
         if child_report.checked or child_report.opaque:
             judged.append((label, child_report))

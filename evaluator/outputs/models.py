@@ -3,7 +3,7 @@
 scripts) can validate against.
 
 The commands build their objects by hand; these models describe them and are not used to build
-them, so `tests/test_json_outputs.py` validates every command's real output against its schema.
+them, so `tests/cli/test_json_outputs.py` validates every command's real output against its schema.
 An object is closed (`extra="forbid"`): a key added or renamed fails that test, and is then
 added here on purpose, where a reader sees the change.
 """

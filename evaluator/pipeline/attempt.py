@@ -20,7 +20,7 @@ from evaluator.adapters import (
     tool_text_source,
 )
 from evaluator.adapters.base import AgentAdapter
-from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint
+from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint, skill_folder
 from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLayers, IsolationSummary
 from evaluator.artifacts.redact import LiveRedactor, Redactor
 from evaluator.artifacts.rundir import (
@@ -271,6 +271,7 @@ def run_attempt(
                 # A process a tool call left running would hold the tracer, and so the attempt,
                 # until the timeout: once the CLI itself has exited, what is left is stopped.
                 stop_fd=follower.stop_fd if follower is not None else None,
+                skill=skill_folder(workspace.path, Path(settings.target.target.entry_skill)),
             )
         )
     finally:
@@ -616,6 +617,7 @@ def _with_trace(
         recognizer=trace_recognizer(settings.runner),
         session_dirs=handle.session_dirs,
         own_pid_namespace=handle.own_pid_namespace,
+        skill_links=tuple(handle.skill_links),
     )
 
 
@@ -664,18 +666,25 @@ def read_session(
     assert result.workspace is not None
     result.session = session
     result.adapter = adapter
+    links = result.handle.skill_links if result.handle is not None else {}
+    paths = result.handle.skill_link_paths if result.handle is not None else {}
     try:
-        evidence = normalize_session(session.path, home=home, adapter=adapter)
+        evidence = normalize_session(session.path, home=home, adapter=adapter, skill_links=paths)
     except OSError as exc:
         _block(result, "insufficient-evidence", f"session unreadable: {exc}")
         return False
     result.evidence = evidence
     result.descendants = store.descendants(session.thread_id)
     descendants = [
-        normalize_session(ref.path, home=home, adapter=adapter) for ref in result.descendants
+        normalize_session(ref.path, home=home, adapter=adapter, skill_links=paths)
+        for ref in result.descendants
     ]
     result.isolation = assess_attempt(
-        evidence, result.workspace.path, descendants, record_guesses=not traced
+        evidence,
+        result.workspace.path,
+        descendants,
+        record_guesses=not traced,
+        skill_links=tuple(links),
     )
     return True
 
@@ -740,7 +749,12 @@ def judge_session(
     home = str(result.handle.home) if result.handle and result.handle.home else None
     context.spawned = tuple(
         context.helper(
-            normalize_session(child.path, home=home, adapter=result.adapter),
+            normalize_session(
+                child.path,
+                home=home,
+                adapter=result.adapter,
+                skill_links=result.handle.skill_link_paths if result.handle else None,
+            ),
             spawned_ref_prefix(context.ref_prefix, child.path.name),
             tool_text_source(child.path, result.adapter),
         )

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import ValidationError
 
 from evaluator.adapters import adapter_for_runner, get_adapter
-from evaluator.agents import AgentRequest
+from evaluator.agents import AgentRequest, skill_folder
 from evaluator.artifacts.models import AttemptRecord, Manifest
 from evaluator.artifacts.redact import LiveRedactor
 from evaluator.artifacts.rundir import RunDir, storage_error, write_json
@@ -219,6 +219,7 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
                 # As in a case's attempt: a server a tool call left running would hold the
                 # tracer, and so the attempt, until the timeout.
                 stop_fd=follower.stop_fd if follower is not None else None,
+                skill=skill_folder(workspace.path, Path(settings.target.target.entry_skill)),
             )
         )
     finally:
@@ -363,6 +364,7 @@ def _observe(
             recognizer=trace_recognizer(settings.runner),
             session_dirs=handle.session_dirs,
             own_pid_namespace=handle.own_pid_namespace,
+            skill_links=tuple(handle.skill_links),
         )
     calls = sum(1 for r in result.evidence.iter_records() if r.get("kind") == "tool_call")
     observation["tool_calls"] = calls

@@ -9,8 +9,11 @@ own bubblewrap sandbox.
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import subprocess
+import tempfile
+import threading
 from functools import cache
 from pathlib import Path
 
@@ -77,15 +80,81 @@ def locale_aliases(locale_dir: Path = LOCALE_DIR) -> list[tuple[str, str]]:
     ]
 
 
+def compiled_locales(locale_dir: Path = LOCALE_DIR) -> list[Path]:
+    """The compiled locale directories (`C.utf8/LC_CTYPE`, ...) of `locale_dir`."""
+    try:
+        entries = sorted(locale_dir.iterdir())
+    except OSError:
+        return []
+    return [p for p in entries if not p.is_symlink() and (p / "LC_CTYPE").is_file()]
+
+
+_archive_lock = threading.Lock()
+_archive: list[Path | None] = []  # built once per process, by the first attempt that needs it
+
+
+def _built_locale_archive() -> Path | None:
+    with _archive_lock:
+        if not _archive:
+            _archive.append(build_locale_archive(LOCALE_DIR))
+        return _archive[0]
+
+
+def build_locale_archive(locale_dir: Path) -> Path | None:
+    """A locale archive holding every compiled locale directory of `locale_dir` (and whatever the
+    host's own archive holds), made by glibc's `localedef` in a private temporary directory
+    removed when this process exits; None where it cannot be made (no `localedef`, nothing to
+    add, a failure), and the jail goes without.
+
+    Why: without an archive, glibc opens the 13 files of a locale one by one in every process
+    that sets its locale (all of them where `LANG`/`LC_ALL` name one: Codex sets `C.UTF-8` for
+    every command), each open a ptrace stop of the access trace and a line of it; from an
+    archive it maps one file. The same locale data either way (`localedef --add-to-archive`
+    copies the compiled files), so no program sees a difference but the number of its opens
+    (docs/benchmarks.md, thirteenth session)."""
+    localedef = shutil.which("localedef")
+    compiled = compiled_locales(locale_dir)
+    if localedef is None or not compiled:
+        return None
+    prefix = Path(tempfile.mkdtemp(prefix="agentic-eval-locale-"))
+    atexit.register(shutil.rmtree, prefix, True)
+    archive = prefix / LOCALE_DIR.relative_to("/") / "locale-archive"
+    try:
+        archive.parent.mkdir(parents=True)
+        host = locale_dir / "locale-archive"
+        if host.is_file():
+            shutil.copyfile(host, archive)
+        done = subprocess.run(
+            [localedef, f"--prefix={prefix}", "--add-to-archive", "--replace", "--quiet"]
+            + [str(path) for path in compiled],
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_S,
+            env={"PATH": "/usr/bin:/bin"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0 or not archive.is_file():
+        return None
+    archive.chmod(0o644)  # read by the agent (the same user) through the jail's bind
+    return archive
+
+
 def _locale_view(hidden: list[Path], private: list[Path]) -> list[str]:
-    """The jail's own /usr/lib/locale: every entry of the real one bound back read-only, plus
-    the aliases of `locale_aliases` (symlinks to the same directories)."""
+    """The jail's own /usr/lib/locale: every entry of the real one bound back read-only, the
+    aliases of `locale_aliases` (symlinks to the same directories), and the locale archive of
+    `build_locale_archive` in place of the host's."""
+    if LOCALE_DIR.is_symlink() or _under(LOCALE_DIR, [*private, *hidden]):
+        return []
     aliases = locale_aliases()
-    if not aliases or LOCALE_DIR.is_symlink() or _under(LOCALE_DIR, [*private, *hidden]):
+    archive = _built_locale_archive()
+    if not aliases and archive is None:
         return []
     out = ["--tmpfs", str(LOCALE_DIR)]
     for entry in sorted(LOCALE_DIR.iterdir()):
-        out += ["--ro-bind", str(entry), str(entry)]
+        if archive is None or entry.name != archive.name:
+            out += ["--ro-bind", str(entry), str(entry)]
+    if archive is not None:
+        out += ["--ro-bind", str(archive), str(LOCALE_DIR / archive.name)]
     for alias, target in aliases:
         out += ["--symlink", target, str(LOCALE_DIR / alias)]
     return [*out, "--remount-ro", str(LOCALE_DIR)]

@@ -3,7 +3,7 @@ CLAUDE_CONFIG_DIR, transcripts in `projects/<cwd>/<session>.jsonl`, the Messages
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,9 @@ class ClaudeAdapter(AgentAdapter):
     protocol_label = "Messages-API"
     skill_dir = PurePosixPath(".claude/skills")  # the runner links the skill in there
     discovery_dirs = (".claude/skills", "$AGENT_HOME/skills", "~/.claude/skills")
+    # Not a place it lists skills from in an attempt: its user skills are read from
+    # `$CLAUDE_CONFIG_DIR/skills`, and only with `userSettings` among the setting sources.
+    user_skill_dirs = ("~/.claude/skills",)
     trigger_signal = "a `Skill` tool use naming the skill"
     attempt_modules = tuple(
         f"evaluator.adapters.claude.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")
@@ -92,10 +95,16 @@ class ClaudeAdapter(AgentAdapter):
 
         return RECOGNIZER
 
-    def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
+    def normalize(
+        self,
+        path: Path,
+        *,
+        home: str | None = None,
+        skill_links: Mapping[str, str] | None = None,
+    ) -> SessionEvidence:
         from evaluator.adapters.claude.normalize import normalize_claude_transcript
 
-        return normalize_claude_transcript(path, home=home)
+        return normalize_claude_transcript(path, home=home, skill_links=skill_links)
 
     def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
         from evaluator.adapters.claude.tool_texts import read_tool_texts

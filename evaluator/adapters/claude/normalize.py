@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,8 +108,10 @@ def _result_text(content: Any) -> str:
 
 
 class ClaudeNormalizer(EvidenceBuilder):
-    def __init__(self, path: Path, home: str | None) -> None:
-        super().__init__(path, home)
+    def __init__(
+        self, path: Path, home: str | None, skill_links: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(path, home, skill_links)
         self.pending: dict[str, _PendingCall] = {}
         self.answered: set[str] = set()  # calls whose answer came (a repeat is no orphan)
         self.final_message_id: str | None = None
@@ -361,8 +364,10 @@ def is_claude_transcript(first: dict[str, Any] | None) -> bool:
     return "sessionId" in first or first.get("type") in ("queue-operation", "summary")
 
 
-def normalize_claude_transcript(path: Path, *, home: str | None = None) -> SessionEvidence:
-    normalizer = ClaudeNormalizer(path, home)
+def normalize_claude_transcript(
+    path: Path, *, home: str | None = None, skill_links: Mapping[str, str] | None = None
+) -> SessionEvidence:
+    normalizer = ClaudeNormalizer(path, home, skill_links)
     stats = ReadStats()
     for line, record in read_objects(path, stats):
         try:

@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from evaluator.adapters.claude.adapter import ClaudeAdapter
 from evaluator.adapters.claude.binary import claude_version, find_claude
 from evaluator.agents.base import (
     PASSTHROUGH_ENV,
@@ -178,6 +179,7 @@ class ClaudeCodeRunner(AgentRunner):
             agent_home=config,
             home=home,
             adapter="claude",
+            user_skill_dirs=ClaudeAdapter.user_skill_dirs,
             launched_child=self.launches_child,
         )
         read_stream_events(handle.stdout_path, handle, workspace_skills(request.workspace))

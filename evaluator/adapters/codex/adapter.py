@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -39,6 +39,9 @@ class CodexAdapter(AgentAdapter):
     protocol_label = "Responses-API"
     skill_dir = PurePosixPath(".agents/skills")
     discovery_dirs = (".agents/skills", "$AGENT_HOME/skills", "~/.agents/skills")
+    # `$CODEX_HOME/skills` when CODEX_HOME is unset: not a place it lists skills from in an
+    # attempt, whose CODEX_HOME is elsewhere.
+    user_skill_dirs = ("~/.codex/skills",)
     trigger_signal = "a read of the skill's SKILL.md whose body reached the agent"
     attempt_modules = tuple(
         f"evaluator.adapters.codex.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")
@@ -102,10 +105,16 @@ class CodexAdapter(AgentAdapter):
 
         return RECOGNIZER
 
-    def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
+    def normalize(
+        self,
+        path: Path,
+        *,
+        home: str | None = None,
+        skill_links: Mapping[str, str] | None = None,
+    ) -> SessionEvidence:
         from evaluator.adapters.codex.normalize import normalize_codex_rollout
 
-        return normalize_codex_rollout(path, home=home)
+        return normalize_codex_rollout(path, home=home, skill_links=skill_links)
 
     def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
         from evaluator.adapters.codex.tool_texts import read_tool_texts

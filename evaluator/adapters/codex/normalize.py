@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,8 +105,10 @@ def output_outcome(output: Any, code: int | None) -> Outcome:
 
 
 class CodexNormalizer(EvidenceBuilder):
-    def __init__(self, path: Path, home: str | None) -> None:
-        super().__init__(path, home)
+    def __init__(
+        self, path: Path, home: str | None, skill_links: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(path, home, skill_links)
         self.meta_seen = 0
         self.skipping_fork_copy = False
         self.wait_calls: set[str] = set()
@@ -519,9 +522,11 @@ class CodexNormalizer(EvidenceBuilder):
             )
 
 
-def normalize_codex_rollout(path: Path, *, home: str | None = None) -> SessionEvidence:
+def normalize_codex_rollout(
+    path: Path, *, home: str | None = None, skill_links: Mapping[str, str] | None = None
+) -> SessionEvidence:
     """Streams the rollout once; memory grows with the number of tool calls, not the file size."""
-    normalizer = CodexNormalizer(path, home)
+    normalizer = CodexNormalizer(path, home, skill_links)
     stats = ReadStats()
     # The tool texts the content proof reads, kept from this reading when the file is small
     # (its texts are no larger): a larger one's are streamed again, its reading costs no more.

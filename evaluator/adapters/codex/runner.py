@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+from evaluator.adapters.codex.adapter import CodexAdapter
 from evaluator.adapters.codex.binary import codex_version, find_codex, native_start
 from evaluator.adapters.codex.home import (
     auth_file_login,
@@ -141,6 +142,7 @@ class CodexExecRunner(AgentRunner):
             agent_home=codex_home,
             home=home,
             adapter="codex",
+            user_skill_dirs=CodexAdapter.user_skill_dirs,
             launched_child=self.launches_child,
         )
         read_exec_events(handle.stdout_path, handle)

@@ -5,7 +5,7 @@ API (`generateContent`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -52,6 +52,9 @@ class GeminiAdapter(AgentAdapter):
         "~/.gemini/skills",
         "~/.agents/skills",
     )
+    # Listed by the CLI too: the workspace's copy wins by name (after a "Skill conflict
+    # detected" warning), and both are one folder.
+    user_skill_dirs = ("~/.gemini/skills",)
     trigger_signal = "an `activate_skill` tool call naming the skill"
     attempt_modules = tuple(
         f"evaluator.adapters.gemini.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")
@@ -109,10 +112,16 @@ class GeminiAdapter(AgentAdapter):
 
         return RECOGNIZER
 
-    def normalize(self, path: Path, *, home: str | None = None) -> SessionEvidence:
+    def normalize(
+        self,
+        path: Path,
+        *,
+        home: str | None = None,
+        skill_links: Mapping[str, str] | None = None,
+    ) -> SessionEvidence:
         from evaluator.adapters.gemini.normalize import normalize_gemini_session
 
-        return normalize_gemini_session(path, home=home)
+        return normalize_gemini_session(path, home=home, skill_links=skill_links)
 
     def tool_texts(self, path: Path, refs: OutputRefs) -> Iterator[ToolText]:
         from evaluator.adapters.gemini.tool_texts import read_tool_texts

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -190,8 +191,10 @@ def _answered_ids(result: Any) -> list[str]:
 
 
 class GeminiNormalizer(EvidenceBuilder):
-    def __init__(self, path: Path, home: str | None) -> None:
-        super().__init__(path, home)
+    def __init__(
+        self, path: Path, home: str | None, skill_links: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(path, home, skill_links)
         self.usage: dict[str, int] = {}
         self.final_text: str | None = None
         self.final_line = 0
@@ -431,8 +434,10 @@ class GeminiNormalizer(EvidenceBuilder):
         return ev
 
 
-def normalize_gemini_session(path: Path, *, home: str | None = None) -> SessionEvidence:
-    normalizer = GeminiNormalizer(path, home)
+def normalize_gemini_session(
+    path: Path, *, home: str | None = None, skill_links: Mapping[str, str] | None = None
+) -> SessionEvidence:
+    normalizer = GeminiNormalizer(path, home, skill_links)
     stats = ReadStats()
     meta, messages = session_messages(path, stats)
     normalizer.start(meta)

@@ -24,6 +24,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from evaluator.adapters.gemini.adapter import GeminiAdapter
 from evaluator.adapters.gemini.binary import find_gemini, gemini_version
 from evaluator.agents.base import (
     PASSTHROUGH_ENV,
@@ -174,6 +175,7 @@ class GeminiCliRunner(AgentRunner):
             agent_home=home,
             home=home,
             adapter="gemini",
+            user_skill_dirs=GeminiAdapter.user_skill_dirs,
             launched_child=self.launches_child,
             # Its home is the agent's HOME too (tools write caches there): only `.gemini` holds
             # the sessions.

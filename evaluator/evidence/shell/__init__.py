@@ -5,7 +5,7 @@ family module under `families/` through `@handles(...)` or, for commands a model
 describes, `table({...})`; anything else (an unknown command, a computed command name, `eval`
 of computed text, aliases, functions, unmodelled expansion, program text that cannot be read) is
 reported as opaque, which makes the session `unverifiable`. docs/evidence-access.md lists the
-same commands (tests/test_evidence_access_docs.py checks it).
+same commands (tests/evidence/test_evidence_access_docs.py checks it).
 
 - `walker.py`: the walk over the parse (statements, pipelines, redirects, here-docs,
   expansions), the lexical pre-check that skips the parse for a command of plain words, and the

@@ -121,7 +121,7 @@ def walk(code: str, cwd: str, home: str | None, depth: int, lexical: bool = True
 # as written, so it needs no parse: its words go straight to the handler, exactly as the walk
 # would give them. The first word must not be one bash or tree-sitter-bash reads as syntax (a
 # keyword, a declaration, an assignment, `[`); no word may start with a character that
-# tree-sitter-bash reads otherwise (`=`, `+`, `:`, `,`; tests/test_shell_precheck.py checks the
+# tree-sitter-bash reads otherwise (`=`, `+`, `:`, `,`; tests/evidence/test_shell_precheck.py checks the
 # rule against the full parse).
 _FIRST = r"[A-Za-z_./][A-Za-z0-9_./-]*"
 _WORD = r"[A-Za-z0-9_./-][A-Za-z0-9_./:,+=-]*"
@@ -158,7 +158,7 @@ def simple_command(code: str) -> tuple[str, ...] | None:
 # and which never globs, and a command with its redirect a `redirected_statement`;
 # `Walker.lexical` does what `statements` does with that parse. A command name must be plain,
 # and no word may join two parts (`a'b'`); anything else (other redirects, `;`, `||`, `&`,
-# expansions, here-docs) is left to the parse. tests/test_shell_precheck.py compares the two
+# expansions, here-docs) is left to the parse. tests/evidence/test_shell_precheck.py compares the two
 # walks over the corpus, the fixture sessions and thousands of generated programs.
 _TOKEN = re.compile(
     r"""[ \t]+|;|'[ -&(-~]*'|"[ #%-\[\]-_a-~]*"|&&|\||2>&1|2>/dev/null|[A-Za-z0-9_./:,+=*?-]+"""

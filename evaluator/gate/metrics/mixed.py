@@ -1,5 +1,5 @@
 """`mixed`: SkillOpt's (1 - w) * hard + w * soft, with w clamped to [0, 1] as SkillOpt does
-(`skillopt.evaluation.gate.select_gate_score`, 0.2.0; tests/test_gate.py checks they agree)."""
+(`skillopt.evaluation.gate.select_gate_score`, 0.2.0; tests/gate/test_gate.py checks they agree)."""
 
 from __future__ import annotations
 
