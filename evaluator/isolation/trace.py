@@ -505,7 +505,8 @@ def assess_trace(
 
     def judgement(access: TracedAccess) -> Judgement:
         # The pid matters only where the path may name the process itself (`/proc/<pid>/`).
-        own = access.pid if access.path.startswith("/proc/") else None
+        named = (access.path, access.requested or "")
+        own = access.pid if any(text.startswith("/proc/") for text in named) else None
         key = (access.path, access.access, access.outcome, access.requested, own)
         if key not in verdicts:
             verdicts[key] = _judge(access, roots, private, rules, own_pid_namespace)
