@@ -42,6 +42,9 @@ _ANY = frozenset({"read", "list", "exec", "path", "metadata", "write"})
 RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/ld.so", _INFO, "the dynamic loader's cache"),
     AllowRule("/etc/bash.bashrc", _INFO, "bash's system start-up file"),
+    # A login shell's (`bash -l`, the shell a terminal multiplexer starts in each pane).
+    AllowRule("/etc/profile", _INFO, "a login shell's system start-up file", exact=True),
+    AllowRule("/etc/profile.d/", _INFO, "a login shell's system start-up scripts"),
     AllowRule("/etc/inputrc", _INFO, "readline's system configuration"),
     AllowRule("/etc/nsswitch.conf", _INFO, "name-service configuration"),
     AllowRule("/etc/passwd", _INFO, "user name lookup"),
@@ -76,6 +79,11 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/lsb-release", _INFO, "the distribution's name", exact=True),
     AllowRule("/etc/debian_version", _INFO, "the distribution's version", exact=True),
     AllowRule("/etc", frozenset({"list"}), "names of `/etc` (release-file lookup)", exact=True),
+    # Whether the process runs in a container (Docker's, Podman's and systemd's markers): asked
+    # by telemetry and platform libraries (onnxruntime, under PyMuPDF) as the distribution is.
+    AllowRule("/.dockerenv", _INFO, "a container's marker", exact=True),
+    AllowRule("/run/.containerenv", _INFO, "a container's marker", exact=True),
+    AllowRule("/run/systemd/container", _INFO, "a container's marker", exact=True),
     # glibc asks the name-service cache daemon first for every user or group lookup (`ls -l`).
     AllowRule("/var/run/nscd/socket", _INFO, "the name-service cache's socket", exact=True),
     AllowRule("/run/nscd/socket", _INFO, "the name-service cache's socket", exact=True),
@@ -96,6 +104,7 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
 # Opaque constructs about lookups the trace cannot see (the reasons of evidence/shell/ name them).
 _LOOKUP = re.compile(r"\b(?:PATH|CDPATH)\b")
 _PROC_PID = re.compile(r"^/proc/\d+(/|$)")
+_PROC_NUMBERED = re.compile(r"^/proc/(?P<pid>\d+)(?P<rest>/.*)?$")
 # A process listing (`ps`, `pgrep`, `top`): the names of `/proc` and, per process, what procps
 # reads to describe it. Never `environ`, `mem`, `fd`, `cwd`, `root`, `exe` or `maps`: a door or
 # another process's data. Allowed only where the jail gave the attempt its own pid namespace.
@@ -111,6 +120,9 @@ _USER_HOME = re.compile(r"^(?:/root|/home/[^/]+)/(?P<below>.+)$")
 # into a wheel or a runtime looks where its build machine kept it (`cryptography`'s wheels:
 # `/opt/pyca/cryptography/openssl/openssl.cnf`), which need not exist here.
 _OPENSSL_CONFIG = re.compile(r"/(?:[^/]+/)*(?:ssl|openssl)/openssl\.cnf")
+# System facilities a library looks for and goes on without: the login records (utempter, run
+# by tmux and terminal emulators for each pane, reads them first) and the syslog socket.
+_FACILITY_PROBES = frozenset({"/var/run/utmp", "/run/utmp", "/dev/log"})
 Judgement = Literal["allowed", "outside", "unresolved", "incidental"]
 _SEVERITY: dict[IsolationVerdict, int] = {"contained": 0, "unverifiable": 1, "violation": 2}
 # How the violation of a tool call that changed the CLI's session store begins (the pipeline
@@ -190,7 +202,7 @@ def _judge(
         return "allowed"
     # What the program named, doors already resolved by the reader (`/proc/self/root/x` is `/x`,
     # and then `path` is strace's own resolution of it, the kernel's answer).
-    named = resolve_kernel_path(access.requested or access.path)
+    named = resolve_kernel_path(_own_pid_as_self(access.requested or access.path, access.pid))
     if named.kind == "own-process" and (access.requested is None or _PROC_PID.match(access.path)):
         # The process's own /proc entries (runtimes read maps, mountinfo, their fd list): strace
         # printed them under the pid. Not a door: a door's target is what `path` holds.
@@ -206,12 +218,24 @@ def _judge(
     return "incidental" if _config_probe(access) else "outside"
 
 
+def _own_pid_as_self(path: str, pid: int) -> str:
+    """`/proc/<pid>/...` named by process `pid` itself is `/proc/self/...` (tmux's server lists
+    `/proc/<its pid>/fd` to close what it inherited). strace runs in the attempt's pid
+    namespace, so the pid it prints is the one the process knows itself by. Another process's
+    entries keep their number, and a door (`fd/N`, `root`) is still resolved as a door."""
+    match = _PROC_NUMBERED.match(path)
+    if match is None or match["pid"] != str(pid):
+        return path
+    return "/proc/self" + (match["rest"] or "")
+
+
 def _config_probe(access: TracedAccess) -> bool:
     """A tool's own probe of a configuration file that does not exist, in a user's home (sqlite3
     looking for `/root/.sqliterc` through the password database, git for
     `~/.config/git/attributes`: a dot-file or anything under a dot-directory of the home) or in
     `/etc` (node's resolver for `/etc/svc.conf`, rustup for `/etc/rustup/settings.toml`), or
-    OpenSSL's `openssl.cnf` in its build's `ssl` or `openssl` directory: a read answered ENOENT.
+    OpenSSL's `openssl.cnf` in its build's `ssl` or `openssl` directory, or a system facility
+    a library looks for (the login records, the syslog socket): a read answered ENOENT.
     Nothing was read; the path is listed, not judged. Whether the command named the path is the
     session layer's business: a named one is a violation there. An existing file (a read that
     succeeded, or failed otherwise) stays a violation."""
@@ -222,6 +246,8 @@ def _config_probe(access: TracedAccess) -> bool:
     ):
         return False
     if access.access == "read" and _OPENSSL_CONFIG.fullmatch(access.path):
+        return True
+    if access.access == "read" and access.path in _FACILITY_PROBES:
         return True
     home = _USER_HOME.match(access.path)
     return access.path.startswith("/etc/") or (
@@ -260,9 +286,11 @@ def _housekeeping(
       `node_modules/.bin` on `PATH`, a `.git` or `pyproject.toml` lookup): a name answered ENOENT
       in a proper ancestor of the workspace that the same call also looked up in the workspace
       or below it. Nothing is there to read.
-    - A name answered ENOENT below a directory a process of the attempt made in the jail's
-      private /tmp (pip's build tracker, `tempfile.mkdtemp()`): the directory is the attempt's
-      own, so nothing of the host's can be there.
+    - A failed access below a directory a process of the attempt made in the jail's private
+      /tmp (pip's build tracker's names, `tempfile.mkdtemp()`, a tmux server's stale socket):
+      the directory is the attempt's own, so nothing of the host's can be there.
+    - A name the process looked for in the jail's private /tmp (answered ENOENT) and then made
+      there itself (onnxruntime's `/tmp/.ses`, a lock file): its own state file, not yet made.
     - Entering a directory a process of the attempt made in the jail's private /tmp
       (`cd "$(mktemp -d)"`): it is the attempt's own.
     - The walk to one of the agent's own directories or the attempt's own temporary ones
@@ -309,11 +337,32 @@ def _housekeeping(
             if any(searched_from_inside(name) for name in names if name):
                 found[index] = "an upward search from the workspace: nothing there"
                 continue
-            if any(_inside(access.path, d) for d in private) and any(
-                _below(access.path, d) and line < access.line for d, line in made.items()
-            ):
-                found[index] = "below a directory the attempt made in the jail's private /tmp"
-                continue
+        if (
+            absent
+            and access.access in ("read", "metadata")
+            and any(_inside(access.path, d) for d in private)
+            and any(
+                other.pid == access.pid
+                and other.line > access.line
+                and other.path == access.path
+                and other.access == "write"
+                and other.outcome == "ok"
+                for other in call.accesses
+            )
+        ):
+            found[index] = (
+                "looked for in the jail's private /tmp, then made there by the same process"
+            )
+            continue
+        # Whatever failed there (a read, a server's `unlink` of a stale socket before its
+        # `bind`, a `connect` to a server already gone) reached only the attempt's own files.
+        if (
+            access.outcome == "failed"
+            and any(_inside(access.path, d) for d in private)
+            and any(_below(access.path, d) and line < access.line for d, line in made.items())
+        ):
+            found[index] = "below a directory the attempt made in the jail's private /tmp"
+            continue
         if access.path in own_ancestors:
             below = own_ancestors[access.path]
             later = [
@@ -452,10 +501,13 @@ def assess_trace(
         r.source == "patch-header" for r in evidence.of_kind("file_write_observed")
     )
     # Every tool call loads the same libraries and start-up files: judge each access once.
-    verdicts: dict[tuple[str, str, str, str | None], Judgement] = {}
+    verdicts: dict[tuple[str, str, str, str | None, int | None], Judgement] = {}
 
     def judgement(access: TracedAccess) -> Judgement:
-        key = (access.path, access.access, access.outcome, access.requested)
+        # The pid matters only where the path may name the process itself (`/proc/<pid>/`).
+        named = (access.path, access.requested or "")
+        own = access.pid if any(text.startswith("/proc/") for text in named) else None
+        key = (access.path, access.access, access.outcome, access.requested, own)
         if key not in verdicts:
             verdicts[key] = _judge(access, roots, private, rules, own_pid_namespace)
         return verdicts[key]

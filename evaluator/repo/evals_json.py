@@ -31,6 +31,7 @@ from evaluator.contract.models import (
     CaseSetup,
     Check,
     CommandCheck,
+    CommandRanCheck,
     CopyFixture,
     FinalAnswerMatchesCheck,
     Needs,
@@ -83,6 +84,7 @@ EVAL_KEYS = (
     "must_have",
     "must_not_have",
     "manual_review_expected",
+    "eval_name",
 )
 # Where a `must_have` / `must_not_have` pattern is looked for: the final answer and every
 # workspace file (hidden folders, the skill's among them, are not matched by `**`).
@@ -99,6 +101,18 @@ ASSERTION_KEYS = (
     "contains",
     "command",
     "expect_exit_code",
+    "pattern",
+    "patterns",
+)
+# Typed assertions whose regular expression is searched in what the agent produced (`content`:
+# the final answer or a file it left, as `must_have`) or did (`behavior`: a command it ran, or
+# its final answer), seen in public suites (docs/coming-from-skill-creator.md, "Variants").
+PATTERN_TYPES = (
+    "content_contains",
+    "content_not_contains",
+    "behavior_contains",
+    "behavior_not_contains",
+    "ordered_content",
 )
 ASSERTION_TYPES = (
     "file_exists",
@@ -106,8 +120,11 @@ ASSERTION_TYPES = (
     "file_contains",
     "file_not_contains",
     "command",
+    *PATTERN_TYPES,
 )
 INLINE_FILE_KEYS = ("path", "content")
+# A `files` object without `content` names a file to copy, with a note on why it is there.
+FILE_NOTE_KEYS = ("purpose", "description")
 _NOT_ID = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -590,20 +607,9 @@ def _case(
             diagnostics.error(source.error((*at, key), "expected a string"))
     if "manual_review_expected" in item and not isinstance(item["manual_review_expected"], bool):
         diagnostics.error(source.error((*at, "manual_review_expected"), "expected true or false"))
-    for list_key in ("expectations", "assertions", "expect"):
-        values = item.get(list_key)
-        if values is None:
-            continue
-        if not isinstance(values, list):
-            diagnostics.error(source.error((*at, list_key), "expected a list"))
-            continue
-        for number, value in enumerate(values):
-            entry = _entry(source, (*at, list_key, number), value, diagnostics)
-            if entry is not None:
-                entries.append(entry)
-    for text in _strings(source, (*at, "fail"), item.get("fail"), diagnostics):
-        # What must not happen, in prose: a forbidden entry whose fail signal is the sentence.
-        forbidden.append(AssertionEntry(description=text, fail_signals=[text]))
+    for key in ("name", "eval_name"):
+        if key in item and not isinstance(item[key], str):
+            diagnostics.error(source.error((*at, key), "expected a string"))
     skill_refs: list[str] = []
     setup = _files(
         source,
@@ -616,6 +622,20 @@ def _case(
         diagnostics,
     )
     given = _given_paths(setup)
+    for list_key in ("expectations", "assertions", "expect"):
+        values = item.get(list_key)
+        if values is None:
+            continue
+        if not isinstance(values, list):
+            diagnostics.error(source.error((*at, list_key), "expected a list"))
+            continue
+        for number, value in enumerate(values):
+            entry = _entry(source, (*at, list_key, number), value, given, diagnostics)
+            if entry is not None:
+                entries.append(entry)
+    for text in _strings(source, (*at, "fail"), item.get("fail"), diagnostics):
+        # What must not happen, in prose: a forbidden entry whose fail signal is the sentence.
+        forbidden.append(AssertionEntry(description=text, fail_signals=[text]))
     for key, required in (("must_have", True), ("must_not_have", False)):
         for number, text in enumerate(_strings(source, (*at, key), item.get(key), diagnostics)):
             entry = _pattern_entry(source, (*at, key, number), text, required, given, diagnostics)
@@ -638,7 +658,8 @@ def _case(
             )
         )
     assert isinstance(prompt, str)
-    name = item.get("name")
+    # `eval_name` (public suites' spelling of `name`) titles the case as `name` does.
+    name = item.get("name") or item.get("eval_name")
     title = name if isinstance(name, str) and name else prompt.strip().splitlines()[0][:80]
     try:
         case = Case(
@@ -716,15 +737,29 @@ def _pattern_entry(
     search it: in the final answer and in the files of the workspace the case did not give
     (case-insensitive, `.` across lines). A pattern RE2 cannot compile (a backreference) is
     searched as plain text, as those harnesses fall back to."""
+    pattern = _searched(source, at, text, diagnostics)
+    note = f"evals.json {'must_have' if required else 'must_not_have'} pattern"
+    anywhere = _in_content(pattern, given, note)
+    # A forbidden entry is "observed" when its checks hold: both read as the same sentence.
+    description = f"the final answer or a file the agent left matches /{text}/"
+    return AssertionEntry(description=description, checks=[anywhere])
+
+
+def _searched(source: _Source, at: PathKey, text: str, diagnostics: Diagnostics) -> str:
+    """A pattern of a public suite as its authors' harnesses search it (case-insensitive, `.`
+    across lines); one RE2 cannot compile (a backreference) is searched as plain text."""
     pattern = PATTERN_FLAGS + text
-    if pattern_problem(pattern) is not None:
-        diagnostics.warn(
-            source.error(
-                at, f"not a regular expression RE2 accepts; searched as plain text: {text}"
-            )
-        )
-        pattern = PATTERN_FLAGS + re.escape(text)
-    anywhere = AnyOfCheck.model_validate(
+    if pattern_problem(pattern) is None:
+        return pattern
+    diagnostics.warn(
+        source.error(at, f"not a regular expression RE2 accepts; searched as plain text: {text}")
+    )
+    return PATTERN_FLAGS + re.escape(text)
+
+
+def _in_content(pattern: str, given: list[str], note: str) -> AnyOfCheck:
+    """`pattern` in the final answer or in a workspace file the case did not give."""
+    return AnyOfCheck.model_validate(
         {
             "any_of": [
                 FinalAnswerMatchesCheck(kind="final_answer_matches", pattern=pattern),
@@ -732,16 +767,68 @@ def _pattern_entry(
                     kind="workspace_file_matches", path=ANY_FILE, pattern=pattern, exclude=given
                 ),
             ],
-            "note": f"evals.json {'must_have' if required else 'must_not_have'} pattern",
+            "note": note,
         }
     )
-    # A forbidden entry is "observed" when its checks hold: both read as the same sentence.
-    description = f"the final answer or a file the agent left matches /{text}/"
-    return AssertionEntry(description=description, checks=[anywhere])
+
+
+def _pattern_assertion(
+    source: _Source,
+    at: PathKey,
+    kind: str,
+    value: dict[str, Any],
+    given: list[str],
+    note: str,
+    diagnostics: Diagnostics,
+) -> Check | None:
+    """A `content_*`, `behavior_*` or `ordered_content` assertion: its `pattern` (or, in order,
+    its `patterns`) searched in the final answer or a file the agent left (`content`), or in a
+    command it ran or its final answer (`behavior`); `_not_` is the check's negation."""
+    if kind == "ordered_content":
+        parts = value.get("patterns")
+        if (
+            not isinstance(parts, list)
+            or len(parts) < 2
+            or not all(isinstance(p, str) and p for p in parts)
+        ):
+            diagnostics.error(
+                source.error((*at, "patterns"), "expected a list of two or more patterns")
+            )
+            return None
+        # each pattern after the one before it, in one text (the answer, or one file)
+        searched = [
+            _searched(source, (*at, "patterns", n), part, diagnostics).removeprefix(PATTERN_FLAGS)
+            for n, part in enumerate(parts)
+        ]
+        joined = PATTERN_FLAGS + ".*?".join(f"(?:{part})" for part in searched)
+        return _in_content(joined, given, note)
+    text = value.get("pattern")
+    if not isinstance(text, str) or not text:
+        diagnostics.error(
+            source.error((*at, "pattern"), f"a {kind} assertion needs a non-empty `pattern`")
+        )
+        return None
+    pattern = _searched(source, (*at, "pattern"), text, diagnostics)
+    found: Check
+    if kind.startswith("content_"):
+        found = _in_content(pattern, given, note)
+    else:
+        found = AnyOfCheck.model_validate(
+            {
+                "any_of": [
+                    CommandRanCheck(kind="command_ran", pattern=pattern),
+                    FinalAnswerMatchesCheck(kind="final_answer_matches", pattern=pattern),
+                ],
+                "note": note,
+            }
+        )
+    if kind.endswith("_not_contains"):
+        return NotCheck.model_validate({"not": found, "note": note})
+    return found
 
 
 def _entry(
-    source: _Source, at: PathKey, value: object, diagnostics: Diagnostics
+    source: _Source, at: PathKey, value: object, given: list[str], diagnostics: Diagnostics
 ) -> AssertionEntry | None:
     """A prose string goes to the judge chain as written; a typed object becomes its check."""
     if isinstance(value, str):
@@ -770,10 +857,14 @@ def _entry(
         )
         return None
     note = f"evals.json {kind} assertion" + (f" {value['id']}" if "id" in value else "")
-    check = _check(source, at, kind, value, note, diagnostics)
+    check = (
+        _pattern_assertion(source, at, kind, value, given, note, diagnostics)
+        if kind in PATTERN_TYPES
+        else _check(source, at, kind, value, note, diagnostics)
+    )
     if check is None:
         return None
-    description = value.get("description") or _describe(kind, value)
+    description = value.get("description") or value.get("text") or _describe(kind, value)
     return AssertionEntry(description=str(description), checks=[check])
 
 
@@ -899,6 +990,12 @@ def _check(
 
 
 def _describe(kind: str, value: dict[str, Any]) -> str:
+    if kind in PATTERN_TYPES:
+        where = "a command or the final answer" if kind.startswith("behavior") else "the output"
+        if kind == "ordered_content":
+            return f"the output matches {', then '.join(map(str, value.get('patterns') or []))}"
+        negated = " does not match" if kind.endswith("_not_contains") else " matches"
+        return f"{where}{negated} /{value.get('pattern')}/"
     return {
         "file_exists": f"{value.get('path')} exists",
         "file_not_exists": f"{value.get('path')} does not exist",
@@ -934,9 +1031,21 @@ def _files(
     writes: list[WriteFile] = []
     for number, item in enumerate(value):
         where = (*at, number)
+        if isinstance(item, dict) and "content" not in item and isinstance(item.get("path"), str):
+            # `{path, purpose}`: a file of the repo to copy, with a note on what it is for
+            unknown = [key for key in item if key not in ("path", *FILE_NOTE_KEYS)]
+            if unknown:
+                diagnostics.error(
+                    source.key_error(
+                        (*where, unknown[0]),
+                        unknown_key_message(str(unknown[0]), ("path", "content", *FILE_NOTE_KEYS)),
+                    )
+                )
+                return None
+            item = item["path"]
         if isinstance(item, dict):
             for key in item:
-                if key not in INLINE_FILE_KEYS:
+                if key not in (*INLINE_FILE_KEYS, *FILE_NOTE_KEYS):
                     diagnostics.error(
                         source.key_error(
                             (*where, key), unknown_key_message(str(key), INLINE_FILE_KEYS)

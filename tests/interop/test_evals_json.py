@@ -190,7 +190,8 @@ def test_an_unknown_key_is_one_located_line(
         (
             '{"evals": [{"prompt": "p", "assertions": [{"type": "file_size", "path": "x"}]}]}',
             "evals[0].assertions[0].type: must be one of file_exists, file_not_exists,"
-            " file_contains, file_not_contains, command (got 'file_size')",
+            " file_contains, file_not_contains, command, content_contains, content_not_contains,"
+            " behavior_contains, behavior_not_contains, ordered_content (got 'file_size')",
         ),
         (
             '{"evals": [{"prompt": "p", "assertions": [{"type": "command"}]}]}',

@@ -180,6 +180,140 @@ def test_must_have_patterns_search_the_answer_and_the_files_the_case_did_not_giv
     )
 
 
+def test_typed_pattern_assertions_of_a_public_suite_load_and_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A suite shaped as 951050634/pdf-trans2md-SKILL's (round 6, docs/real-repos.md): the
+    title as `eval_name`, `files` as `{path, purpose}`, and assertions typed `content_contains`,
+    `content_not_contains`, `behavior_contains`, `behavior_not_contains` and `ordered_content`
+    with a `pattern` or `patterns`. On `main` it was refused, a line per key (`eval_name`,
+    `purpose`, `pattern`, `patterns`). A pattern RE2 cannot compile is searched as plain text."""
+    evals = {
+        "skill_name": "lint-fixer",
+        "version": "3.0",
+        "evals": [
+            {
+                "id": 1,
+                "eval_name": "bilingual-order",
+                "prompt": "Translate inputs/paper.txt, original before translation.",
+                "files": [{"path": "inputs/paper.txt", "purpose": "a two-column page"}],
+                "assertions": [
+                    {
+                        "text": "renders pages",
+                        "type": "behavior_contains",
+                        "pattern": "render\\.py.*--dpi 280",
+                    },
+                    {
+                        "text": "no text extraction",
+                        "type": "behavior_not_contains",
+                        "pattern": "extract\\.py",
+                    },
+                    {
+                        "text": "quotes the translation",
+                        "type": "content_contains",
+                        "pattern": "^> [*]+tr:",
+                    },
+                    {
+                        "text": "no old marker",
+                        "type": "content_not_contains",
+                        "pattern": "OLD-MARKER",
+                    },
+                    {"type": "ordered_content", "patterns": ["Original text", "> **tr:**"]},
+                ],
+            }
+        ],
+    }
+    path = skill_folder(tmp_path / "lint-fixer", evals)
+    (path.parent.parent / "inputs").mkdir()
+    (path.parent.parent / "inputs/paper.txt").write_text("Original text. OLD-MARKER\n")
+    code, out, err = run_cli(["validate", "--evals", str(path.parent.parent)], capsys)
+    assert code == 0 and out.startswith("ok: 1 target(s), 1 case(s)"), err
+    assert err.count("warning:") == 1 and "searched as plain text: > **tr:**" in err, err
+    repo, _ = load_repo(path, None)
+    assert repo is not None
+    case = repo.targets["lint-fixer"].suites["evals"].cases[0].case
+    assert case.title == "bilingual-order"
+    assert case.setup.copy_fixtures is not None
+    assert [c.target for c in case.setup.copy_fixtures] == ["inputs/paper.txt"]
+    entries = case.assertions.required
+    assert [e.description for e in entries[:4]] == [
+        "renders pages",
+        "no text extraction",
+        "quotes the translation",
+        "no old marker",
+    ]
+    assert entries[4].description == "the output matches Original text, then > **tr:**"
+
+    workspace = tmp_path / "attempt"
+    (workspace / "inputs").mkdir(parents=True)
+    (workspace / "inputs/paper.txt").write_text("Original text. OLD-MARKER\n")
+    (workspace / "out.md").write_text("Original text.\n\n> **tr:** translated\n")
+    answer = "Done: out.md."
+    evidence = SessionEvidence(
+        session_path="s",
+        final_answer=answer,
+        records=[
+            EvidenceRecord(
+                id="msg-1",
+                kind="command_observed",
+                line=1,
+                call_id="c1",
+                command="python3 scripts/render.py inputs/paper.txt --dpi 280",
+                exit_code=0,
+            ),
+            EvidenceRecord(id="msg-2", kind="final_answer", line=2, text=answer),
+        ],
+    )
+    context = JudgeContext(evidence=evidence, workspace=workspace, ref_prefix="e.json")
+    verdicts = [run_check(e.checks[0], context).status for e in entries]
+    # the input's OLD-MARKER is not the agent's output; the quote is at a line's start
+    assert verdicts == ["pass", "pass", "pass", "pass", "pass"], [
+        run_check(e.checks[0], context).detail for e in entries
+    ]
+    # the other way round: the original after its translation, the marker in the output, the
+    # text extractor run, no page rendered
+    (workspace / "out.md").write_text("> **tr:** translated\n\nOriginal text. OLD-MARKER\n")
+    evidence.records[0].command = "python3 scripts/extract.py inputs/paper.txt"
+    assert [run_check(e.checks[0], context).status for e in entries] == [
+        "fail",
+        "fail",
+        "pass",
+        "fail",
+        "fail",
+    ]
+
+
+@pytest.mark.parametrize(
+    "item,message",
+    [
+        (
+            {"files": [{"path": "inputs/paper.txt", "purpose": "p", "size": 3}]},
+            "files[0].size: unknown field",
+        ),
+        (
+            {"assertions": [{"type": "ordered_content", "patterns": ["only one"]}]},
+            "assertions[0].patterns: expected a list of two or more patterns",
+        ),
+        (
+            {"assertions": [{"type": "behavior_contains"}]},
+            "assertions[0].pattern: a behavior_contains assertion needs a non-empty `pattern`",
+        ),
+        ({"eval_name": 3}, "evals[0].eval_name: expected a string"),
+    ],
+)
+def test_a_mistake_in_a_public_suites_typed_assertion_is_one_located_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], item: dict[str, object], message: str
+) -> None:
+    evals = {"skill_name": "lint-fixer", "evals": [{"id": 1, "prompt": "Translate.", **item}]}
+    path = skill_folder(tmp_path / "lint-fixer", evals)
+    (path.parent.parent / "inputs").mkdir()
+    (path.parent.parent / "inputs/paper.txt").write_text("x\n")
+    code, _out, err = run_cli(["validate", "--evals", str(path.parent.parent)], capsys)
+    assert code == 2
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], err
+
+
 def test_an_evals_json_entry_no_judge_decides_is_not_told_to_add_checks(tmp_path: Path) -> None:
     """An evals.json cannot hold `checks:`: its report's eval fix says what can decide prose
     there (a judge model, typed assertions)."""
