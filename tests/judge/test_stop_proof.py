@@ -396,6 +396,7 @@ def test_a_long_argument_of_a_program_is_searched_not_taken_for_a_name(tmp_path:
 
 
 @needs_traced_jail
+@pytest.mark.slow  # real pip in the jail under the trace, retrying a refused index: about 10 s
 def test_a_fetch_from_an_index_the_session_s_manifest_chose_on_this_machine_is_the_agent_s(
     workspace: Path,
 ) -> None:
