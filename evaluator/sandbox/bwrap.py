@@ -113,15 +113,22 @@ def build_locale_archive(locale_dir: Path) -> Path | None:
     copies the compiled files), so no program sees a difference but the number of its opens
     (docs/benchmarks.md, thirteenth session)."""
     localedef = shutil.which("localedef")
+    host = locale_dir / "locale-archive"
     compiled = compiled_locales(locale_dir)
-    if localedef is None or not compiled:
+    if localedef is None:
+        return None
+    if host.is_file():
+        # A host archive serves what it holds (it may be hundreds of MB: copied only when a
+        # compiled directory is missing from it).
+        held = set(_archived_names(localedef, host) or ())
+        compiled = [path for path in compiled if path.name not in held]
+    if not compiled:
         return None
     prefix = Path(tempfile.mkdtemp(prefix="agentic-eval-locale-"))
     atexit.register(shutil.rmtree, prefix, True)
     archive = prefix / LOCALE_DIR.relative_to("/") / "locale-archive"
     try:
         archive.parent.mkdir(parents=True)
-        host = locale_dir / "locale-archive"
         if host.is_file():
             shutil.copyfile(host, archive)
         done = subprocess.run(
@@ -137,6 +144,21 @@ def build_locale_archive(locale_dir: Path) -> Path | None:
         return None
     archive.chmod(0o644)  # read by the agent (the same user) through the jail's bind
     return archive
+
+
+def _archived_names(localedef: str, archive: Path) -> list[str] | None:
+    """The locale names `archive` holds (`localedef --list-archive`); None if it cannot tell."""
+    try:
+        done = subprocess.run(
+            [localedef, "--list-archive", str(archive)],
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            env={"PATH": "/usr/bin:/bin"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.split() if done.returncode == 0 else None
 
 
 def _locale_view(hidden: list[Path], private: list[Path]) -> list[str]:

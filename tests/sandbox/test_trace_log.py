@@ -283,6 +283,29 @@ def test_the_locale_archive_holds_every_compiled_locale(tmp_path: Path) -> None:
     assert build_locale_archive(tmp_path) is None
 
 
+def test_a_host_archive_that_holds_every_compiled_locale_is_used_as_it_is(
+    tmp_path: Path,
+) -> None:
+    """A host archive (it may be hundreds of MB) is copied and added to only when a compiled
+    locale directory is missing from it: one that holds them all serves the jail unchanged."""
+    compiled = compiled_locales()
+    if shutil.which("localedef") is None or not compiled:
+        pytest.skip("no localedef or no compiled locale here")
+    host = tmp_path / "locale"
+    shutil.copytree(compiled[0], host / compiled[0].name)
+    made = build_locale_archive(host)
+    assert made is not None
+    shutil.copyfile(made, host / "locale-archive")  # the host's archive now holds it
+    assert build_locale_archive(host) is None
+    shutil.copytree(compiled[0], host / "xx_XX.utf8")  # a compiled locale it does not hold
+    extended = build_locale_archive(host)
+    assert extended is not None
+    listed = subprocess.run(
+        ["localedef", "--list-archive", str(extended)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert {compiled[0].name, "xx_XX.utf8"} <= set(listed)
+
+
 def test_path_tools_bind_back_the_deepest_hidden_directory(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "home/project"
     (project / ".venv/bin").mkdir(parents=True)
