@@ -1,0 +1,76 @@
+"""A skill author's fourth review (docs/first-hour.md, "Fourth review"): a public docs skill
+whose evals.json holds negative evals the skill must stay silent on. Each test builds its own
+minimal skill-creator layout and checks one thing the author was told wrong before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_skill_author import behaviour, write
+
+EVALS = {
+    "skill_name": "doc-forms",
+    "evals": [
+        {
+            "id": 1,
+            "category": "non-trigger",
+            "prompt": "Write a hero section for our landing page",
+            "expectations": [
+                "The agent never shows consultation of"
+                " `.agents/skills/doc-forms/references/blueprints.md`."
+            ],
+        },
+        {
+            "id": 2,
+            "prompt": "Write a how-to guide for rotating keys",
+            "expectations": ["The final answer mentions `How-to`."],
+        },
+    ],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.codex
+def test_a_case_left_out_as_the_evals_is_not_the_skills_to_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent that declines without a tool call leaves no evidence of where it worked: the
+    attempt is `blocked: insufficient-evidence`, which the case table calls "the eval's, left
+    out". "Suggested Next Fixes" still said "Fix the skill: `SKILL.md`: named by 1 failing or
+    blocked case(s)", for a case the score leaves out whatever the skill says. It now names no
+    skill file for it and says under "Fix the eval" why the case could not be decided; a case
+    that failed still names the skill."""
+    from evaluator.cli.main import run_cli
+    from tests.support import codex_or_skip, scratch_dir
+
+    codex_or_skip()
+    folder = tmp_path / "doc-forms"
+    write(folder / "SKILL.md", "---\nname: doc-forms\ndescription: Doc forms.\n---\nBody.\n")
+    write(folder / "references/blueprints.md", "Blueprints.\n")
+    write(folder / "evals/evals.json", json.dumps(EVALS))
+    behaviors = tmp_path / "behaviors"
+    behaviour(behaviors, "declines", "hero section")  # answers at once: no tool call
+    behaviour(behaviors, "guide", "rotating keys")  # answers without the word: fails
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        argv = ["run", "--evals", str(folder), "--behaviors", str(behaviors)]
+        argv += ["--runs-dir", str(runs), "--run-id", "r", "--scratch-root", str(scratch)]
+        code = run_cli(argv)
+    capsys.readouterr()
+    assert code == 1
+    report = (runs / "r/report.md").read_text()
+    assert "| eval-1 | non-trigger | blocked | insufficient-evidence; the eval's, left out |" in (
+        report
+    )
+    fixes = report.split("## Suggested Next Fixes", 1)[1]
+    assert "### Fix the eval" in fixes, fixes
+    skill, eval_ = fixes.split("### Fix the eval", 1)
+    # The failing case alone names the skill file.
+    assert "1. `SKILL.md`: named by 1 failing or blocked case(s)." in skill
+    assert (
+        "1. `evals/evals.json`: eval-1: blocked and left out of the score, whatever the skill:"
+        " no attempt's evidence could decide it (isolation unverifiable" in eval_
+    )
