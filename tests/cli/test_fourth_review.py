@@ -74,3 +74,45 @@ def test_a_case_left_out_as_the_evals_is_not_the_skills_to_fix(
         "1. `evals/evals.json`: eval-1: blocked and left out of the score, whatever the skill:"
         " no attempt's evidence could decide it (isolation unverifiable" in eval_
     )
+
+
+@pytest.mark.slow
+@pytest.mark.codex
+def test_a_trigger_run_names_the_skill_file_the_author_edits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A skill-creator skill is its own source workspace, mounted at `.agents/skills/<name>/`.
+    The trigger report's fixes said "`.agents/skills/doc-forms/SKILL.md`, the `description` in
+    its front matter", a path the author's repository does not have, where the case fixes of
+    the same skill say `SKILL.md`. It now names `SKILL.md`; an eval repo, whose source
+    workspace holds the skill at that path, keeps it (tests/triggers/test_trigger_run.py)."""
+    from evaluator.cli.main import run_cli
+    from tests.support import codex_or_skip, scratch_dir
+
+    codex_or_skip()
+    folder = tmp_path / "doc-forms"
+    write(folder / "SKILL.md", "---\nname: doc-forms\ndescription: Doc forms.\n---\nBody.\n")
+    write(folder / "evals/evals.json", json.dumps(EVALS))
+    queries = [{"query": "Classify this docs page", "should_trigger": True}]
+    write(folder / "evals/trigger-evals.json", json.dumps(queries))
+    behaviors = tmp_path / "behaviors"
+    behaviour(behaviors, "never-fires", "Classify this docs page")
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        argv = [
+            "triggers",
+            "--evals",
+            str(folder),
+            "--behaviors",
+            str(behaviors),
+            "--attempts",
+            "1",
+        ]
+        argv += ["--runs-dir", str(runs), "--run-id", "t", "--scratch-root", str(scratch)]
+        run_cli(argv)
+    capsys.readouterr()
+    fixes = (runs / "t/report.md").read_text().split("## Suggested Next Fixes", 1)[1]
+    assert (
+        "1. `SKILL.md`, the `description` in its front matter: the agent did not load the skill"
+        " on 1 prompt(s) it should" in fixes
+    ), fixes
