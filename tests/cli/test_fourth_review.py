@@ -116,3 +116,83 @@ def test_a_trigger_run_names_the_skill_file_the_author_edits(
         "1. `SKILL.md`, the `description` in its front matter: the agent did not load the skill"
         " on 1 prompt(s) it should" in fixes
     ), fixes
+
+
+def _prose_skill(tmp_path: Path, expectations: list[str], fail: list[str] = ()) -> Path:  # type: ignore[assignment]
+    folder = tmp_path / "doc-forms"
+    write(folder / "SKILL.md", "---\nname: doc-forms\ndescription: Doc forms.\n---\nBody.\n")
+    write(folder / "references/blueprints.md", "Blueprints.\n")
+    write(folder / "evals/files/page.md", "A page.\n")
+    item: dict[str, object] = {
+        "id": 1,
+        "prompt": "Review evals/files/page.md",
+        "files": ["evals/files/page.md"],
+        "expectations": expectations,
+    }
+    if fail:
+        item["fail"] = list(fail)
+    write(
+        folder / "evals/evals.json",
+        json.dumps({"skill_name": "doc-forms", "evals": [item]}, indent=2),
+    )
+    return folder
+
+
+def test_prose_that_compiles_to_a_read_of_no_file_is_a_located_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "Shows consultation of `.../references/blueprint.md`" (one letter off the skill's
+    `blueprints.md`) compiles to a read no workspace can ever show: the case fails whatever the
+    agent does, and the same path under "never" holds whatever it does. `checks:` with such a
+    path are refused, but compiled prose passed `validate` as `ok`. It is now a warning at the
+    sentence's own line; the paths that exist (the skill's file, a glob, the eval's input
+    file, an alternative of an "or") say nothing."""
+    from tests.cli.test_skill_author import run_cli
+
+    mount = ".agents/skills/doc-forms"
+    folder = _prose_skill(
+        tmp_path,
+        [
+            f"Shows consultation of `{mount}/references/blueprints.md`.",
+            f"Shows consultation of `{mount}/references/*.md`.",
+            "Shows consultation of `evals/files/page.md`.",
+            f"Shows consultation of `{mount}/references/blueprint.md`.",
+        ],
+        fail=[f"Shows consultation of `{mount}/references/blueprnts.md`."],
+    )
+    code, out, err = run_cli(["validate", "--evals", str(folder)], capsys)
+    assert code == 0 and out.startswith("ok: 1 target(s), 1 case(s)"), err
+    warnings = [line for line in err.splitlines() if "compiles to a read" in line]
+    evals = folder / "evals/evals.json"
+    assert [w.split(": eval-1: ")[0] for w in warnings] == [
+        f"warning: {evals}:14:9: evals[0].expectations[3]",
+        f"warning: {evals}:17:9: evals[0].fail[0]",
+    ], err
+    assert (
+        f"'{mount}/references/blueprint.md', which matches no file the workspace can contain"
+    ) in warnings[0]
+    # `run` prints the same warning before it starts (here it then stops: an empty folder of
+    # behaviours, so no agent runs).
+    (tmp_path / "empty").mkdir()
+    code, _, err = run_cli(
+        ["run", "--evals", str(folder), "--behaviors", str(tmp_path / "empty")], capsys
+    )
+    assert code == 2 and "evals[0].expectations[3]: eval-1: " in err, err
+
+
+def test_an_alternative_that_names_no_file_is_not_flagged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "`A` or `B`": one alternative that names no file leaves the other to pass the entry."""
+    from tests.cli.test_skill_author import run_cli
+
+    mount = ".agents/skills/doc-forms"
+    folder = _prose_skill(
+        tmp_path,
+        [
+            f"Shows consultation of `{mount}/references/blueprints.md` or"
+            f" `{mount}/references/guide.md`."
+        ],
+    )
+    code, _, err = run_cli(["validate", "--evals", str(folder)], capsys)
+    assert code == 0 and "compiles to a read" not in err, err
