@@ -263,31 +263,30 @@ def eval_fixes(results: list[CaseResult], source_workspace: Path | None) -> list
             reasons.append("no assertions: nothing can pass or fail the case (add expectations)")
         if result.environment_mismatches:
             reasons.append(f"setup not reproducible: {_short(result.environment_mismatches[0])}")
-        unverified = _unverified_evidence(result)
-        if unverified and not reasons:
-            reasons.append(
-                "blocked and left out of the score, whatever the skill: no attempt's evidence"
-                f" could decide it ({unverified})"
-            )
+        left_out = _left_out(result)
+        if left_out and not reasons:
+            reasons.append(f"blocked and left out of the score, whatever the skill: {left_out}")
         if reasons:
             which = f"{result.case_id}: " if shared[result.case_file] > 1 else ""
             fixes.append(Fix(result.case_file, which + "; ".join(reasons), len(unclear) + 1))
     return sorted(fixes, key=lambda f: -f.count)
 
 
-def _unverified_evidence(result: CaseResult) -> str | None:
-    """Why a case blocked on `insufficient-evidence` the eval is blamed for (an agent that
-    answered without a tool call leaves no evidence of where it worked) was blocked."""
-    if result.status != "blocked" or result.blocked_reason != "insufficient-evidence":
+def _left_out(result: CaseResult) -> str | None:
+    """Why a blocked case the score leaves out as the eval's was blocked (an agent that
+    answered without a tool call left no evidence of where it worked; a program the machine
+    lacks), when nothing above explains it: the author's next step, not the skill's."""
+    if result.status != "blocked":
         return None
     blame = case_blame(result)
     if blame is None or blame.side != "eval":
         return None
-    blocked = [a for a in final_attempts(result) if a.status == "blocked" and a.reason]
-    reason = blocked[0].reason if blocked else None
-    if not reason:
+    blocked = [a.reason for a in final_attempts(result) if a.status == "blocked" and a.reason]
+    # An entry's notes say why it was blocked; its summary only what it asserts.
+    blocked += [(a.notes or [a.summary])[0] for a in result.assertions if a.status == "blocked"]
+    if not blocked:
         return "see Failures"
-    flat = " ".join(reason.split())
+    flat = " ".join(blocked[0].split())
     return flat if len(flat) <= MAX_REASON else flat[: MAX_REASON - 1] + "…"
 
 

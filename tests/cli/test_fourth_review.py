@@ -41,7 +41,9 @@ def test_a_case_left_out_as_the_evals_is_not_the_skills_to_fix(
     attempt is `blocked: insufficient-evidence`, which the case table calls "the eval's, left
     out". "Suggested Next Fixes" still said "Fix the skill: `SKILL.md`: named by 1 failing or
     blocked case(s)", for a case the score leaves out whatever the skill says. It now names no
-    skill file for it and says under "Fix the eval" why the case could not be decided; a case
+    skill file for it and says under "Fix the eval" why the case could not be decided. A
+    `command` check of a program the machine lacks (`blocked: environment`) already named no
+    skill file, but left "Suggested Next Fixes" at "None."; it now says which program. A case
     that failed still names the skill."""
     from evaluator.cli.main import run_cli
     from tests.support import codex_or_skip, scratch_dir
@@ -50,10 +52,17 @@ def test_a_case_left_out_as_the_evals_is_not_the_skills_to_fix(
     folder = tmp_path / "doc-forms"
     write(folder / "SKILL.md", "---\nname: doc-forms\ndescription: Doc forms.\n---\nBody.\n")
     write(folder / "references/blueprints.md", "Blueprints.\n")
-    write(folder / "evals/evals.json", json.dumps(EVALS))
+    # A check of a program this machine lacks: blocked (environment), the eval's too.
+    linted = {
+        "id": 3,
+        "prompt": "Lint the docs",
+        "assertions": [{"type": "command", "command": "no-such-linter-xyz ."}],
+    }
+    write(folder / "evals/evals.json", json.dumps({**EVALS, "evals": [*EVALS["evals"], linted]}))
     behaviors = tmp_path / "behaviors"
     behaviour(behaviors, "declines", "hero section")  # answers at once: no tool call
     behaviour(behaviors, "guide", "rotating keys")  # answers without the word: fails
+    behaviour(behaviors, "lint", "Lint the docs")
     runs = tmp_path / "runs"
     with scratch_dir() as scratch:
         argv = ["run", "--evals", str(folder), "--behaviors", str(behaviors)]
@@ -72,8 +81,13 @@ def test_a_case_left_out_as_the_evals_is_not_the_skills_to_fix(
     assert "1. `SKILL.md`: named by 1 failing or blocked case(s)." in skill
     assert (
         "1. `evals/evals.json`: eval-1: blocked and left out of the score, whatever the skill:"
-        " no attempt's evidence could decide it (isolation unverifiable" in eval_
+        " isolation unverifiable" in eval_
     )
+    assert (
+        "1. `evals/evals.json`: eval-3: blocked and left out of the score, whatever the skill:"
+        " command: 'no-such-linter-xyz .' exited 127" in eval_
+    )
+    assert "`no-such-linter-xyz` is not installed here" in eval_
 
 
 @pytest.mark.slow
