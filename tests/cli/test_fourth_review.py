@@ -210,3 +210,28 @@ def test_an_alternative_that_names_no_file_is_not_flagged(
     )
     code, _, err = run_cli(["validate", "--evals", str(folder)], capsys)
     assert code == 0 and "compiles to a read" not in err, err
+
+
+def test_the_progress_line_says_its_tally_is_of_the_runs_cases() -> None:
+    """`eval-15: BLOCKED [5/5; pass 0, fail 4, blocked 1]` after eval-15's three attempts read
+    as eval-15's own counts; the bracket is the run's tally of finished cases."""
+    import io
+
+    from evaluator.artifacts.models import CaseResult
+    from evaluator.pipeline.progress import PlainProgress
+
+    stream = io.StringIO()
+    progress = PlainProgress(stream)
+    progress.start("r", ["a", "b"], 3)
+    for case_id, status in (("a", "fail"), ("b", "blocked")):
+        progress.case_finished(
+            CaseResult(
+                case_id=case_id,
+                workspace_root=None,
+                thread_id=None,
+                session_path=None,
+                status=status,  # type: ignore[arg-type]
+            )
+        )
+    last = stream.getvalue().splitlines()[-1]
+    assert last.endswith("b: BLOCKED [cases done 2/2: pass 0, fail 1, blocked 1]"), last
