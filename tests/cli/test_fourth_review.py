@@ -235,3 +235,28 @@ def test_the_progress_line_says_its_tally_is_of_the_runs_cases() -> None:
         )
     last = stream.getvalue().splitlines()[-1]
     assert last.endswith("b: BLOCKED [cases done 2/2: pass 0, fail 1, blocked 1]"), last
+
+
+def test_explain_says_a_case_without_entries_is_never_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An eval with `expected_output` only: `explain` printed its intent as "intent (model
+    judge only): ..." and then nothing, as if a judge model would grade that intent; with
+    `--judge-model` too. It is never graded: the case is blocked whatever the agent does. The
+    line under the case now says so; a case with entries does not get it."""
+    from tests.cli.test_skill_author import run_cli
+
+    folder = tmp_path / "doc-forms"
+    write(folder / "SKILL.md", "---\nname: doc-forms\ndescription: Doc forms.\n---\nBody.\n")
+    evals = [
+        {"id": 1, "prompt": "Split this page", "expected_output": "A split into four forms."},
+        {"id": 2, "prompt": "Write a how-to", "expectations": ["The final answer mentions `How`."]},
+    ]
+    write(folder / "evals/evals.json", json.dumps({"skill_name": "doc-forms", "evals": evals}))
+    for extra in ([], ["--judge-model", "gpt-5.5"]):
+        code, out, _ = run_cli(["explain", "--evals", str(folder), *extra], capsys)
+        assert code == 0
+        first, second = out.split("\neval-2\n", 1)
+        assert "  intent (model judge only): A split into four forms.\n" in first
+        assert "  no assertion entries: nothing to judge, so the case is blocked" in first
+        assert "no assertion entries" not in second
