@@ -260,3 +260,24 @@ def test_explain_says_a_case_without_entries_is_never_judged(
         assert "  intent (model judge only): A split into four forms.\n" in first
         assert "  no assertion entries: nothing to judge, so the case is blocked" in first
         assert "no assertion entries" not in second
+
+
+def test_an_evals_json_id_given_as_a_case_is_pointed_at_its_case_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--case 6` (the eval's `id` in the author's evals.json) said `unknown case id(s): 6`;
+    the loader names that case `eval-6`. The line now says which was meant; an id that is no
+    near miss of any case keeps the plain line."""
+    from tests.cli.test_skill_author import run_cli
+
+    folder = tmp_path / "doc-forms"
+    write(folder / "SKILL.md", "---\nname: doc-forms\ndescription: Doc forms.\n---\nBody.\n")
+    evals = [{"id": 6, "prompt": "Write a how-to", "expectations": ["Mentions `How`."]}]
+    write(folder / "evals/evals.json", json.dumps({"skill_name": "doc-forms", "evals": evals}))
+    (tmp_path / "b").mkdir()
+    argv = ["run", "--evals", str(folder), "--behaviors", str(tmp_path / "b"), "--case"]
+    code, _, err = run_cli([*argv, "6"], capsys)
+    assert code == 2
+    assert err.rstrip().endswith("--case: unknown case id(s): 6 (did you mean 'eval-6'?)"), err
+    code, _, err = run_cli([*argv, "zzz"], capsys)
+    assert code == 2 and err.rstrip().endswith("--case: unknown case id(s): zzz"), err
