@@ -161,8 +161,11 @@ def _branch_error(error: SchemaError) -> SchemaError:
 
 def _schema_errors(kind: str, doc: YamlDocument) -> list[InputError]:
     found: list[InputError] = []
+    named: set[PathKey] = set()
     for error in sorted(
-        _validator(kind).iter_errors(doc.data), key=lambda e: list(map(str, e.path))
+        # A `required` error first: it names a misspelt key better than `additionalProperties`.
+        _validator(kind).iter_errors(doc.data),
+        key=lambda e: (list(map(str, e.path)), e.validator != "required"),
     ):
         while error.context:
             inner = _branch_error(error)
@@ -170,7 +173,10 @@ def _schema_errors(kind: str, doc: YamlDocument) -> list[InputError]:
                 break
             error = inner
         path, message, at_key = _describe(error)
+        if at_key and path in named:
+            continue  # a misspelt required key, already named with what it should be
         if at_key:
+            named.add(path)
             found.append(doc.key_error(path, message))
         else:
             found.append(doc.error(path, message))
