@@ -37,14 +37,15 @@ EVALS = {
 def test_a_case_left_out_as_the_evals_is_not_the_skills_to_fix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """An agent that declines without a tool call leaves no evidence of where it worked: the
+    """A case the score leaves out as the eval's names no skill file to fix. Without the trace,
+    an agent that declines without a tool call leaves no evidence of where it worked: the
     attempt is `blocked: insufficient-evidence`, which the case table calls "the eval's, left
-    out". "Suggested Next Fixes" still said "Fix the skill: `SKILL.md`: named by 1 failing or
-    blocked case(s)", for a case the score leaves out whatever the skill says. It now names no
-    skill file for it and says under "Fix the eval" why the case could not be decided. A
-    `command` check of a program the machine lacks (`blocked: environment`) already named no
-    skill file, but left "Suggested Next Fixes" at "None."; it now says which program. A case
-    that failed still names the skill."""
+    out" (with the default layers it is contained and judged on its answer: the first run).
+    "Suggested Next Fixes" still said "Fix the skill: `SKILL.md`: named by 1 failing or
+    blocked case(s)" for it; it now names no skill file and says under "Fix the eval" why the
+    case could not be decided. A `command` check of a program the machine lacks (`blocked:
+    environment`) already named no skill file, but left "Suggested Next Fixes" at "None."; it
+    now says which program. A case that failed still names the skill."""
     from evaluator.cli.main import run_cli
     from tests.support import codex_or_skip, scratch_dir
 
@@ -64,30 +65,40 @@ def test_a_case_left_out_as_the_evals_is_not_the_skills_to_fix(
     behaviour(behaviors, "guide", "rotating keys")  # answers without the word: fails
     behaviour(behaviors, "lint", "Lint the docs")
     runs = tmp_path / "runs"
-    with scratch_dir() as scratch:
-        argv = ["run", "--evals", str(folder), "--behaviors", str(behaviors)]
-        argv += ["--runs-dir", str(runs), "--run-id", "r", "--scratch-root", str(scratch)]
-        code = run_cli(argv)
-    capsys.readouterr()
+
+    def run(run_id: str, *more: str) -> tuple[int, str]:
+        with scratch_dir() as scratch:
+            argv = ["run", "--evals", str(folder), "--behaviors", str(behaviors), *more]
+            argv += ["--runs-dir", str(runs), "--run-id", run_id, "--scratch-root", str(scratch)]
+            code = run_cli(argv)
+        capsys.readouterr()
+        return code, (runs / run_id / "report.md").read_text()
+
+    code, report = run("layers")
     assert code == 1
-    report = (runs / "r/report.md").read_text()
-    assert "| eval-1 | non-trigger | blocked | insufficient-evidence; the eval's, left out |" in (
-        report
-    )
+    assert "| eval-1 | non-trigger | pass |" in report, report
     fixes = report.split("## Suggested Next Fixes", 1)[1]
     assert "### Fix the eval" in fixes, fixes
     skill, eval_ = fixes.split("### Fix the eval", 1)
     # The failing case alone names the skill file.
     assert "1. `SKILL.md`: named by 1 failing or blocked case(s)." in skill
     assert (
-        "1. `evals/evals.json`: eval-1: blocked and left out of the score, whatever the skill:"
-        " isolation unverifiable" in eval_
-    )
-    assert (
         "1. `evals/evals.json`: eval-3: blocked and left out of the score, whatever the skill:"
         " command: 'no-such-linter-xyz .' exited 127" in eval_
     )
     assert "`no-such-linter-xyz` is not installed here" in eval_
+
+    code, report = run("untraced", "--trace", "off", "--case", "eval-1")
+    assert "| eval-1 | non-trigger | blocked | insufficient-evidence; the eval's, left out |" in (
+        report
+    )
+    fixes = report.split("## Suggested Next Fixes", 1)[1]
+    assert "### Fix the skill" not in fixes, fixes
+    assert (
+        # One case of the file ran: no case id before the reason.
+        "1. `evals/evals.json`: blocked and left out of the score, whatever the skill:"
+        " isolation unverifiable" in fixes
+    )
 
 
 @pytest.mark.slow
