@@ -12,6 +12,8 @@ from evaluator.artifacts.models import AssertionResult, CaseResult, Manifest
 from evaluator.artifacts.report_findings import CaseFindings, render_fixes
 from evaluator.artifacts.trigger_report import trigger_fixes, trigger_headline
 
+ENTRY_FILE = "SKILL.md"
+
 REPORT_SECTIONS = ("Run Summary", "Case Table", "Failures", "Suggested Next Fixes")
 MAX_FIXES = 3
 
@@ -61,6 +63,21 @@ def usage_line(results: list[CaseResult]) -> str:
         else "none recorded"
     )
     return f"Agent time: {seconds:.1f} s over {len(records)} attempt(s); tokens: {tokens}"
+
+
+def description_file(manifest: Manifest) -> str:
+    """The entry skill's file as its author edits it, relative to the source workspace, as the
+    case fixes name files: in an eval repo the workspace path is the source's too; a
+    skill-creator skill is its own source workspace, mounted at `.agents/skills/<name>/`, so
+    its file is `SKILL.md` there and the workspace path names nothing the author has. A
+    candidate text given to the run (`--skill`) keeps the path it was written to."""
+    path = manifest.target_skill_path
+    if manifest.candidate_skill or not manifest.source_workspace:
+        return path
+    source = Path(manifest.source_workspace)
+    if not (source / path).is_file() and (source / ENTRY_FILE).is_file():
+        return ENTRY_FILE
+    return path
 
 
 def render_report(
@@ -139,7 +156,7 @@ def render_report(
         lines.append("")
     lines += ["## Suggested Next Fixes", ""]
     if triggers is not None:
-        lines += trigger_fixes(triggers, manifest.target_skill_path)
+        lines += trigger_fixes(triggers, description_file(manifest))
     else:
         source = Path(manifest.source_workspace) if manifest.source_workspace else None
         lines += render_fixes(results, source, MAX_FIXES, no_skill=manifest.is_no_skill())

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluator.artifacts.attribution import case_blame, final_attempts
 from evaluator.artifacts.markdown_text import code_span
 from evaluator.artifacts.models import CaseResult
 from evaluator.artifacts.record_text import failed_tool_calls
@@ -21,6 +22,7 @@ MAX_OFFENDERS = 5
 MAX_ACTIVITY = 6
 MAX_TEXT = 80
 MAX_ANSWER = 240
+MAX_REASON = 200
 
 
 @dataclass
@@ -206,12 +208,22 @@ def case_findings(run_dir: RunDir, results: list[CaseResult]) -> dict[str, CaseF
     return findings
 
 
+def _not_the_skills(result: CaseResult) -> bool:
+    """A blocked case the score leaves out (the eval's or the machine's: an unclear rule, an
+    environment, evidence no attempt could verify whatever the agent did) or an outage: the
+    report's case table says so beside its status, so it names no skill file to fix."""
+    if result.status != "blocked":
+        return False
+    blame = case_blame(result)
+    return blame is None or blame.side != "agent"
+
+
 def skill_fixes(results: list[CaseResult], source_workspace: Path | None) -> list[Fix]:
     """Skill files named by failing cases (`notes.likely_fix_files`): the skill's to fix. A case
-    blocked by its own eval (`unclear-rule`) or by the machine (`environment`) names none."""
+    blocked by its own eval, the machine or an outage names none (`_not_the_skills`)."""
     counts: Counter[str] = Counter()
     for result in results:
-        if result.status == "pass" or result.blocked_reason in ("unclear-rule", "environment"):
+        if result.status == "pass" or _not_the_skills(result):
             continue
         for path in result.suggested_fix_files:
             if source_workspace is None or (source_workspace / path).is_file():
@@ -251,10 +263,31 @@ def eval_fixes(results: list[CaseResult], source_workspace: Path | None) -> list
             reasons.append("no assertions: nothing can pass or fail the case (add expectations)")
         if result.environment_mismatches:
             reasons.append(f"setup not reproducible: {_short(result.environment_mismatches[0])}")
+        left_out = _left_out(result)
+        if left_out and not reasons:
+            reasons.append(f"blocked and left out of the score, whatever the skill: {left_out}")
         if reasons:
             which = f"{result.case_id}: " if shared[result.case_file] > 1 else ""
             fixes.append(Fix(result.case_file, which + "; ".join(reasons), len(unclear) + 1))
     return sorted(fixes, key=lambda f: -f.count)
+
+
+def _left_out(result: CaseResult) -> str | None:
+    """Why a blocked case the score leaves out as the eval's was blocked (an agent that
+    answered without a tool call left no evidence of where it worked; a program the machine
+    lacks), when nothing above explains it: the author's next step, not the skill's."""
+    if result.status != "blocked":
+        return None
+    blame = case_blame(result)
+    if blame is None or blame.side != "eval":
+        return None
+    blocked = [a.reason for a in final_attempts(result) if a.status == "blocked" and a.reason]
+    # An entry's notes say why it was blocked; its summary only what it asserts.
+    blocked += [(a.notes or [a.summary])[0] for a in result.assertions if a.status == "blocked"]
+    if not blocked:
+        return "see Failures"
+    flat = " ".join(blocked[0].split())
+    return flat if len(flat) <= MAX_REASON else flat[: MAX_REASON - 1] + "…"
 
 
 def pick_fixes(skill: list[Fix], eval_: list[Fix], limit: int) -> tuple[list[Fix], list[Fix]]:

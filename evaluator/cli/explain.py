@@ -171,6 +171,13 @@ def command(
             click.echo(f"  verification (model judge only): {line}")
         for plan in plans:
             _echo_plan(plan)
+        if not plans:
+            # The intent above reads as something a model judge would grade: it never is.
+            click.echo(
+                "  no assertion entries: nothing to judge, so the case is blocked (unclear-rule)"
+                " whatever the agent does, with a judge model too (the intent is only shown to"
+                " it beside an entry); add expectations or assertions"
+            )
         click.echo("")
     if deferred:
         click.echo(f"deferred, not explained (--include-deferred): {', '.join(deferred)}")

@@ -15,6 +15,7 @@ from evaluator.vocabulary import JUDGE_MODES, JudgeMode
 
 if TYPE_CHECKING:  # the judge's models are imported when a command judges, not at start-up
     from evaluator.judge import ModelGrader
+    from evaluator.repo.model import EvalRepo
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -130,16 +131,33 @@ def show_load_warnings(
     from evaluator.contract.skill_listing import unlisted_skill
     from evaluator.repo import load_repo
 
-    _, diagnostics = load_repo(
+    loaded, diagnostics = load_repo(
         repo, source_workspace, lenient=lenient, target=target, default_target_only=True
     )
     if diagnostics.errors:
         return
+    if loaded is not None:
+        for problem in rule_path_warnings(loaded, target):
+            diagnostics.warn(problem)
     if candidate is not None and (unlisted := unlisted_skill(candidate)) is not None:
         diagnostics.warn(unlisted)
     for warning in diagnostics.warnings:
         if keep(warning):
             click.echo(f"warning: {warning.render()}", err=True)
+
+
+def rule_path_warnings(loaded: EvalRepo, target: str | None) -> list[InputError]:
+    """Prose the rules compile to a read of a file no workspace can hold
+    (`pipeline/rule_paths.py`), for the targets `target` selects (all when None)."""
+    from evaluator.adapters import agent_names
+    from evaluator.pipeline.rule_paths import rule_path_problems
+
+    chosen = [t for t in loaded.targets.values() if target is None or t.target_id == target]
+    return [
+        problem
+        for t in chosen
+        for problem in rule_path_problems(t, loaded.source_workspace, tuple(agent_names()))
+    ]
 
 
 def located_evals(evals: Path, skill: Path | None, field: str | None) -> tuple[Path, Path | None]:

@@ -51,6 +51,7 @@ def command(
 ) -> int:
     """Check an eval repo: schemas, unknown keys, paths, ids, patterns, skill files, golden
     behaviours. Exit 2 if any error."""
+    from evaluator.cli.options import rule_path_warnings
     from evaluator.pipeline.selftest import golden_problems
     from evaluator.repo import load_repo
 
@@ -59,6 +60,9 @@ def command(
     for loaded_target in loaded.targets.values() if loaded else []:
         for problem in golden_problems(loaded_target):
             diagnostics.error(problem)
+    if loaded is not None and not diagnostics.errors:
+        for problem in rule_path_warnings(loaded, target):
+            diagnostics.warn(problem)
     if behaviors is not None:
         _check_behaviors(behaviors, loaded, target, diagnostics)
     cases = sum(len(t.all_cases()) for t in loaded.targets.values()) if loaded else 0

@@ -34,6 +34,20 @@ def unknown_key_message(key: str, known: Iterable[str]) -> str:
     return f"unknown field {key!r}{did_you_mean(key, known)}"
 
 
+def misspelt_required(missing: str, present: Iterable[object], known: Iterable[str]) -> str | None:
+    """The key of the mapping that is a near miss of a required key it lacks (`asserts` for
+    `assert`), when that key is itself unknown: the typo is what to show, at its own line,
+    rather than the missing key at the mapping's start."""
+    known_set = set(known)
+    strays = sorted(k for k in present if isinstance(k, str) and k not in known_set)
+    close = difflib.get_close_matches(missing, strays, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def misspelt_required_message(stray: str, missing: str) -> str:
+    return f"unknown field {stray!r} (did you mean {missing!r}?): {missing!r} is required"
+
+
 def _message(error: dict[str, object], known_keys: Iterable[str]) -> str:
     kind = error.get("type")
     msg = str(error.get("msg", "invalid value"))
@@ -58,9 +72,28 @@ def validation_errors(
 ) -> list[InputError]:
     """`known_keys`: the vocabulary an unknown key is compared with for a did-you-mean."""
     known = list(known_keys)
+    raw = exc.errors()
+    extras = {
+        _clean_loc(tuple(e["loc"])) for e in raw if e.get("type") == "extra_forbidden" and e["loc"]
+    }
+    merged: set[PathKey] = set()
     errors: list[InputError] = []
-    for error in exc.errors():
+    for error in raw:
         key = _clean_loc(tuple(error["loc"]))
+        if error.get("type") == "missing" and key and isinstance(key[-1], str):
+            parent = key[:-1]
+            siblings = [
+                k[-1] for k in extras if k[:-1] == parent and (*parent, k[-1]) not in merged
+            ]
+            stray = misspelt_required(key[-1], siblings, ())
+            if stray is not None:
+                merged.add((*parent, stray))
+                errors.append(
+                    doc.key_error((*parent, stray), misspelt_required_message(stray, key[-1]))
+                )
+                continue
+        if key in merged:
+            continue
         if error.get("type") == "extra_forbidden":
             errors.append(doc.key_error(key, _message(dict(error), known)))
         else:

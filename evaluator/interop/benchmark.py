@@ -347,6 +347,12 @@ def render_markdown(benchmark: Benchmark, baseline: str) -> str:
         "",
         f"Delta is {_title(first)} minus {_title(baseline)}.",
         "",
+        # skill-creator's pass rate is a share of expectations: beside our reports, whose pass
+        # rate counts a case passed only when every entry is, it reads as a contradiction.
+        "Pass Rate is skill-creator's: the share of a run's expectations that passed, averaged"
+        " over the runs. A run passes only when all of them do: that pass rate is in"
+        " eval-report.md and each run's report.md.",
+        "",
         "## Per eval",
         "",
         "| Eval | " + " | ".join(_title(k) for k in summaries) + " |",

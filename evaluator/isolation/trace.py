@@ -837,6 +837,14 @@ def combine(
     )
     if resolved:
         worse = trace_report.verdict
+    answered_only = (
+        jailed
+        and evidence is not None
+        and agree
+        and _answered_without_tools(evidence_report, trace_report, evidence)
+    )
+    if answered_only:
+        worse = trace_report.verdict
     merged = IsolationReport(
         verdict=worse,
         workspace=evidence_report.workspace,
@@ -853,6 +861,11 @@ def combine(
             f" the trace saw whole in the jail"
             f" ({'; '.join(r for _, r in evidence_report.opaque[:3])});"
             f" trace: {trace_report.reason}"
+        )
+    if answered_only:
+        merged.reason = (
+            "evidence: no tool call, so no working directory to observe; trace: no tool call"
+            " either, in the jail: nothing the agent did could reach a file"
         )
     if evidence is not None:
         for violation in trace_report.violations:
@@ -941,6 +954,31 @@ def _trace_covers_opaque(
         if record.call_id not in trace_report.complete_calls:
             return False
     return True
+
+
+def _answered_without_tools(
+    evidence_report: IsolationReport, trace_report: TraceReport, evidence: SessionEvidence
+) -> bool:
+    """An attempt that answered from the prompt alone: the session records no tool call and no
+    helper, and the trace, complete and in agreement, saw no process of a tool call. The session
+    layer then lacks a working directory to observe (`decide`'s "no reliable signal"), but
+    there is nothing for one to place: no command, no file tool, no path. Only in the jail
+    under the trace, which would show a tool call's process the session hid."""
+    if not (
+        evidence_report.verdict == "unverifiable"
+        and trace_report.verdict == "contained"
+        and trace_report.tool_calls == 0
+        and not trace_report.unresolved
+        and not evidence_report.opaque
+        and not evidence_report.violations
+        and evidence_report.reliable_signals == 0
+        and not evidence.spawns
+    ):
+        return False
+    # Every record the evidence counted must be read back: a header without its records (what a
+    # run's driver keeps) has none to show, which is no proof of none.
+    kinds = [record.get("kind") for record in evidence.iter_records()]
+    return len(kinds) == evidence.record_count and "tool_call" not in kinds
 
 
 def assess_with_trace(

@@ -53,8 +53,10 @@ class PlainProgress:
     def case_finished(self, result: CaseResult) -> None:
         self.counts[result.status] += 1
         done = sum(self.counts.values())
+        # The bracket is the run's tally of cases, not this case's attempts: "eval-15: BLOCKED
+        # [5/5; pass 0, fail 4, blocked 1]" read as eval-15's own counts.
         self._print(
-            f"{result.case_id}: {result.status.upper()} [{done}/{self.total};"
+            f"{result.case_id}: {result.status.upper()} [cases done {done}/{self.total}:"
             f" pass {self.counts['pass']}, fail {self.counts['fail']}, blocked {self.counts['blocked']}]"
         )
 

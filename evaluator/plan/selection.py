@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,7 +100,10 @@ def select_cases(
         known = {case.case_id: case for suite in pool.values() for case in suite.cases}
         missing = [c for c in case_ids if c not in known]
         if missing:
-            raise InputError(f"unknown case id(s): {', '.join(missing)}", field="--case")
+            raise InputError(
+                f"unknown case id(s): {', '.join(missing)}{_case_hint(missing, known)}",
+                field="--case",
+            )
         wanted = list(dict.fromkeys(case_ids))
         in_scope = {case.case_id for case in cases}
         outside = [c for c in wanted if c not in in_scope]
@@ -116,3 +121,15 @@ def select_cases(
             )
         raise InputError(f"the selection of target {chosen!r} holds no cases")
     return Selection(target=target, suite_ids=suites, cases=cases, explicit_case_ids=list(case_ids))
+
+
+def _case_hint(missing: list[str], known: Iterable[str]) -> str:
+    """A did-you-mean for mistyped case ids: an evals.json author gives the eval's own id
+    (`--case 6`), which the loader names `eval-6`; else the closest known id."""
+    ids = sorted(known)
+    hints = []
+    for case_id in missing:
+        close = [f"eval-{case_id}"] if f"eval-{case_id}" in ids else []
+        close = close or difflib.get_close_matches(case_id, ids, n=1, cutoff=0.6)
+        hints += [repr(c) for c in close]
+    return f" (did you mean {', '.join(hints)}?)" if hints else ""

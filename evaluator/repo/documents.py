@@ -22,7 +22,13 @@ from evaluator.contract.models import (
     Target,
     unknown_fields,
 )
-from evaluator.contract.parse import parse_document, type_name, unknown_key_message
+from evaluator.contract.parse import (
+    misspelt_required,
+    misspelt_required_message,
+    parse_document,
+    type_name,
+    unknown_key_message,
+)
 from evaluator.contract.triggers import TriggerSuite
 from evaluator.errors import InputError
 from evaluator.safepath import id_problem
@@ -73,12 +79,24 @@ def _validator(kind: str) -> jsonschema.protocols.Validator:
     return validator
 
 
-def _describe(error: SchemaError) -> tuple[PathKey, str]:
+def _describe(error: SchemaError) -> tuple[PathKey, str, bool]:
+    """The error's place, its message, and whether it is located at a key (not a value)."""
     path: PathKey = tuple(error.absolute_path)
     validator = error.validator
     if validator == "required":
         missing = error.message.split("'")[1] if "'" in error.message else "?"
-        return (*path, missing), "required field is missing"
+        known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        present = error.instance if isinstance(error.instance, dict) else {}
+        stray = misspelt_required(missing, present, known)
+        if stray is not None:
+            return (*path, stray), misspelt_required_message(stray, missing), True
+        return (*path, missing), "required field is missing", False
+    path, message = _describe_value(error, path)
+    return path, message, validator == "additionalProperties"
+
+
+def _describe_value(error: SchemaError, path: PathKey) -> tuple[PathKey, str]:
+    validator = error.validator
     if validator == "type":
         expected = error.validator_value
         expected_text = " or ".join(expected) if isinstance(expected, list) else str(expected)
@@ -143,16 +161,22 @@ def _branch_error(error: SchemaError) -> SchemaError:
 
 def _schema_errors(kind: str, doc: YamlDocument) -> list[InputError]:
     found: list[InputError] = []
+    named: set[PathKey] = set()
     for error in sorted(
-        _validator(kind).iter_errors(doc.data), key=lambda e: list(map(str, e.path))
+        # A `required` error first: it names a misspelt key better than `additionalProperties`.
+        _validator(kind).iter_errors(doc.data),
+        key=lambda e: (list(map(str, e.path)), e.validator != "required"),
     ):
         while error.context:
             inner = _branch_error(error)
             if inner is error:
                 break
             error = inner
-        path, message = _describe(error)
-        if error.validator == "additionalProperties":
+        path, message, at_key = _describe(error)
+        if at_key and path in named:
+            continue  # a misspelt required key, already named with what it should be
+        if at_key:
+            named.add(path)
             found.append(doc.key_error(path, message))
         else:
             found.append(doc.error(path, message))

@@ -681,8 +681,16 @@ def _case(
         diagnostics.error(source.error(at, f"{'.'.join(map(str, first['loc']))}: {first['msg']}"))
         return None
     line, col = source.positions.position(at)
-    doc = YamlDocument(path=source.path, data=item, positions={(): (line, col)})
-    return LoadedCase(case=case, path=source.path, doc=doc, suite_id="", target_id="")
+    # The file's positions, so a later check can name a sentence of this eval at its own line
+    # (`LoadedCase.at`); a key of our case shape, which the file does not have, falls back to
+    # the eval's own place.
+    doc = YamlDocument(
+        path=source.path,
+        data=item,
+        positions={**source.positions.positions, (): (line, col)},
+        key_positions=source.positions.key_positions,
+    )
+    return LoadedCase(case=case, path=source.path, doc=doc, suite_id="", target_id="", at=at)
 
 
 def _needs(source: _Source, at: PathKey, value: object, diagnostics: Diagnostics) -> Needs | None:

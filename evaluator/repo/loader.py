@@ -641,7 +641,7 @@ def _check_variables(case: LoadedCase, diagnostics: Diagnostics) -> None:
                 )
 
 
-def _workspace_files(case: LoadedCase, target: LoadedTarget) -> list[str]:
+def workspace_files(case: LoadedCase, target: LoadedTarget) -> list[str]:
     """Every file an attempt workspace of this case can start with: the skill's files, then
     setup's removals, written files and fixtures (the agent may add more; checks on reads
     name files that exist before it starts)."""
@@ -674,7 +674,7 @@ def _check_paths_exist(case: LoadedCase, target: LoadedTarget, diagnostics: Diag
         elif isinstance(check, ReadBeforeCheck):
             fields = [("first", check.first), ("then", check.then)]
         for name, pattern in fields:
-            files = _workspace_files(case, target) if files is None else files
+            files = workspace_files(case, target) if files is None else files
             if not any(path_matches(f, pattern) for f in files):
                 diagnostics.error(
                     case.doc.error(
@@ -696,7 +696,7 @@ def _check_sections_exist(
     for key, check in _entries(case):
         if not isinstance(check, FileReadCheck) or check.section is None:
             continue
-        files = _workspace_files(case, target) if files is None else files
+        files = workspace_files(case, target) if files is None else files
         texts: list[str] = []
         for name in (f for f in files if path_matches(f, check.path)):
             if name in written:

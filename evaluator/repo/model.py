@@ -8,7 +8,7 @@ from pathlib import Path, PurePosixPath
 from evaluator.contract.models import Case, Needs, RepoConfig, Suite, Target
 from evaluator.errors import InputError
 from evaluator.repo.triggers import TriggerSet
-from evaluator.yamlsource import YamlDocument
+from evaluator.yamlsource import PathKey, YamlDocument
 
 
 @dataclass
@@ -21,6 +21,9 @@ class LoadedCase:
     # What an attempt needs from the machine: the case's own `needs` with its suite's and its
     # target's (the loader adds them up).
     needs: Needs = field(default_factory=Needs)
+    # Where the case sits in a file holding many (an evals.json's `evals[i]`); () for a case
+    # file of its own. `doc.data` is the case's own mapping either way.
+    at: PathKey = ()
 
     @property
     def case_id(self) -> str:

@@ -217,6 +217,31 @@ CORPUS = [
         "assert",
         "required field is missing",
     ),
+    # A misspelt required key: the typo at its own line, not the missing key at the mapping's.
+    Bad(
+        "misspelt-assert",
+        case_text(**{"assert:": "asserts:"}),
+        CASE,
+        5,
+        "asserts",
+        "unknown field 'asserts' (did you mean 'assert'?): 'assert' is required",
+    ),
+    Bad(
+        "misspelt-user-prompt",
+        case_text(**{"  user_prompt:": "  user_promt:"}),
+        CASE,
+        4,
+        "input.user_promt",
+        "unknown field 'user_promt' (did you mean 'user_prompt'?): 'user_prompt' is required",
+    ),
+    Bad(
+        "misspelt-target-id",
+        lambda r: replace_in(r, TARGET, "target_id:", "targt_id:"),
+        TARGET,
+        1,
+        "targt_id",
+        "unknown field 'targt_id' (did you mean 'target_id'?): 'target_id' is required",
+    ),
     Bad(
         "entry-without-description",
         case_text(

@@ -492,6 +492,11 @@ def test_benchmark_deltas_are_new_minus_old_whatever_the_order(
     title = {"new": "New", "old": "Old", "candidate": "Candidate", "baseline": "Baseline"}
     title |= {"with_skill": "With Skill", "without_skill": "Without Skill"}
     assert f"| Metric | {title[new_label]} | {title[old_label]} | Delta |" in markdown
+    # Its Pass Rate (worse: 67%, a share of expectations) beside our case pass rate (1 of 3
+    # attempts passed) read as a contradiction: the page says which it is.
+    assert "Pass Rate is skill-creator's: the share of a run's expectations that passed" in (
+        markdown
+    )
     # skill-creator's own tools can aggregate the directory again
     assert (out / f"eval-a/{new_label}/run-2/grading.json").is_file()
     assert (out / f"eval-b/{old_label}/run-1/grading.json").is_file()

@@ -114,6 +114,39 @@ def test_behaviour_files_are_validated_with_locations(tmp_path: Path) -> None:
     assert "exactly one of" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        (
+            "name: x\nmach: {prompt_contains: y}\nsteps: [{final: z}]\n",
+            ":2:1: mach:",
+            "unknown field 'mach' (did you mean 'match'?): 'match' is required",
+        ),
+        (
+            "name: x\nmatch: {prompt_contains: y}\nstep: [{final: z}]\n",
+            ":3:1: step:",
+            "unknown field 'step' (did you mean 'steps'?): 'steps' is required",
+        ),
+        # A key that is no near miss of the missing one: the missing key, as before.
+        (
+            "name: x\nmatch: {prompt_contains: y}\nlater: [{final: z}]\n",
+            ":1:1: steps:",
+            "required field is missing",
+        ),
+    ],
+)
+def test_a_misspelt_required_key_is_named_at_its_own_line(
+    tmp_path: Path, text: str, where: str, message: str
+) -> None:
+    """`mach:` for `match:` said only `match: required field is missing` at 1:1: the typo
+    itself, at its own line, with what it should be, is what the author needs."""
+    (tmp_path / "b.yaml").write_text(text)
+    with pytest.raises(InputError) as info:
+        load_behaviors(tmp_path, adapter_names())
+    assert str(info.value).startswith(f"{tmp_path / 'b.yaml'}{where}"), str(info.value)
+    assert message in str(info.value)
+
+
 def test_shipped_behaviours_load() -> None:
     shipped = ROOT / "agentic-evals/targets/db-migrations/behaviors"
     directories = sorted({path.parent for path in shipped.rglob("*.yaml")})
