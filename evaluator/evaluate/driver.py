@@ -52,7 +52,7 @@ from evaluator.judge.scoring import RubricScorer
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunLane, RunOptions, drive, new_run_id
 from evaluator.plan import Selection, open_repo, select_cases
-from evaluator.repo import EvalRepo
+from evaluator.repo import EvalRepo, LoadedTarget
 from evaluator.safepath import id_problem
 from evaluator.stats.noise import noise_floor
 from evaluator.workspace.scratch import PRIVATE_UMASK, check_scratch_root, make_private_dir
@@ -340,6 +340,22 @@ def _remove_empty(root: Path) -> None:
         root.rmdir()
 
 
+def _left_out(target: LoadedTarget, skill_dir: Path) -> tuple[Path, ...]:
+    """The folder of a skill-creator skill that no workspace is given with the skill: the one
+    holding its evals file (`<skill>/evals/`, where the eval's own inputs are kept, copied into
+    every variant's workspace as the case's). An eval repo's skill has none."""
+    mount = target.skill_mount
+    if mount is None:
+        return ()
+    try:
+        inside = target.path.resolve().parent.relative_to(mount.origin.resolve())
+    except ValueError:
+        return ()  # the evals file lies beside the skill, not in it
+    if not inside.parts:
+        return ()  # the evals file at the skill's root: nothing of the skill is left out
+    return (skill_dir / inside.parts[0],)
+
+
 def _baseline_skill(materialized: list[Materialized]) -> Path | None:
     """The skill a no-skill variant must never see: the first variant's that has one."""
     return next((m.skill_dir for m in materialized if m.skill_dir is not None), None)
@@ -365,7 +381,9 @@ def _runs(
         if m.no_skill:
             if skill_dir is None:
                 raise InputError("a no-skill variant needs another variant with a skill")
-            inspector = ContaminationInspector(skill_dir, workspace_skill)
+            inspector = ContaminationInspector(
+                skill_dir, workspace_skill, _left_out(selection.target, skill_dir)
+            )
         variant_options = replace(
             options,
             repo=repo.root,

@@ -32,10 +32,12 @@ MAX_TEXT_BYTES = 256 * 1024
 @dataclass(frozen=True)
 class ContaminationInspector(AttemptInspector):
     """`skill_dir`: the skill the baseline must never see (the candidate's directory);
-    `workspace_skill_dir`: where the skill would lie in a workspace (relative)."""
+    `workspace_skill_dir`: where the skill would lie in a workspace (relative); `left_out`: its
+    folders a with-skill agent is not given either (`skill_copies`)."""
 
     skill_dir: Path
     workspace_skill_dir: str
+    left_out: tuple[Path, ...] = ()
 
     def before_agent(self, workspace: AttemptWorkspace) -> None:
         workspace.texts_before = {t.path: t.text for t in workspace_texts(workspace.path)}
@@ -56,6 +58,7 @@ class ContaminationInspector(AttemptInspector):
             discovery_dirs=(*adapter.discovery_dirs, *adapter.user_skill_dirs),
             agent_home=handle.agent_home,
             user_home=handle.home,
+            left_out=self.left_out,
         )
         root = os.path.realpath(workspace.path)
         home = str(handle.home) if handle.home else None

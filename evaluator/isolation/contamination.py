@@ -65,10 +65,13 @@ def skill_copies(
     discovery_dirs: Sequence[str],
     agent_home: Path | None,
     user_home: Path | None = None,
+    left_out: Sequence[Path] = (),
 ) -> SkillCopies:
     """`workspace_skill_dir`: where the skill would be in the workspace (relative), and
     `discovery_dirs` as an adapter declares them: relative to the workspace, `$AGENT_HOME/...`
-    or `~/...`; each gets the skill's directory name appended."""
+    or `~/...`; each gets the skill's directory name appended. `left_out`: folders of the
+    source directory a with-skill agent is not given (a skill-creator skill's `evals/`, whose
+    inputs the eval copies into every variant's workspace): their files are not the skill's."""
     name = source_dir.name
     home = user_home if user_home is not None else Path.home()
     discovery: list[str] = []
@@ -85,8 +88,9 @@ def skill_copies(
     places = [_real(source_dir), _real(workspace / workspace_skill_dir), *discovery]
     files: list[SourceText] = []
     contents: dict[bytes, str] = {}
+    skipped = {_real(path) for path in left_out}
     for directory, subdirs, names in os.walk(source_dir):
-        subdirs.sort()
+        subdirs[:] = sorted(d for d in subdirs if _real(Path(directory) / d) not in skipped)
         for file_name in sorted(names):
             path = Path(directory) / file_name
             relative = path.relative_to(source_dir).as_posix()

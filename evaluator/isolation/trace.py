@@ -65,6 +65,9 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/ca-certificates", _INFO, "TLS certificates"),
     AllowRule("/etc/pyenv.d/", _INFO, "pyenv hooks"),
     AllowRule("/etc/python3", _INFO, "Debian's Python configuration"),
+    # Debian keeps an OpenJDK's configuration (`jvm.cfg`, `security/java.security`, logging) in
+    # `/etc/java-<N>-openjdk/`, linked from the JDK's own `lib/` and `conf/`: every `java` reads it.
+    AllowRule("/etc/java-", _INFO, "Debian's OpenJDK configuration"),
     AllowRule("/etc/host.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/hosts", _INFO, "resolver configuration"),
     AllowRule("/etc/resolv.conf", _INFO, "resolver configuration"),
@@ -93,6 +96,11 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/proc/stat", _INFO, "kernel facts libraries probe"),
     AllowRule("/proc/uptime", _INFO, "kernel facts libraries probe", exact=True),
     AllowRule("/proc/loadavg", _INFO, "kernel facts libraries probe", exact=True),
+    # The cgroup controllers the kernel has: the JVM asks before sizing itself to its container.
+    AllowRule("/proc/cgroups", _INFO, "kernel facts libraries probe", exact=True),
+    # Whether the machine has IPv6 (the JDK reads it when its networking starts). Named
+    # `/proc/net/...`, the kernel's link to the process's own `/proc/<pid>/net/` (`_judge`).
+    AllowRule("/proc/net/if_inet6", _INFO, "kernel facts libraries probe", exact=True),
     AllowRule("/proc/sys/", _INFO, "kernel settings libraries probe"),
     AllowRule("/sys/", _INFO, "CPU, memory and cgroup facts runtimes probe"),
     AllowRule("/dev/pts/", _ANY, "the command's pseudo-terminal"),
@@ -105,6 +113,7 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
 _LOOKUP = re.compile(r"\b(?:PATH|CDPATH)\b")
 _PROC_PID = re.compile(r"^/proc/\d+(/|$)")
 _PROC_NUMBERED = re.compile(r"^/proc/(?P<pid>\d+)(?P<rest>/.*)?$")
+_PROC_NET = re.compile(r"^/proc/\d+/net/(?P<rest>.+)$")
 # A process listing (`ps`, `pgrep`, `top`): the names of `/proc` and, per process, what procps
 # reads to describe it. Never `environ`, `mem`, `fd`, `cwd`, `root`, `exe` or `maps`: a door or
 # another process's data. Allowed only where the jail gave the attempt its own pid namespace.
@@ -113,6 +122,10 @@ _PROCESS_LISTING = re.compile(
     r"^/proc(?:/\d+(?:/task(?:/\d+)?)?(?:/(?:stat|status|statm|cmdline|comm|cgroup|ctty|wchan))?)?$"
 )
 _LISTING_ACCESSES = frozenset({"read", "metadata", "list"})
+# A process's setting of itself that reaches no one else: which of its memory a core dump holds
+# (the JVM writes its own `coredump_filter` at start). Never another process's, never a door,
+# and no other write under `/proc/self`.
+_OWN_SETTINGS = frozenset({"/proc/self/coredump_filter"})
 # A user's home directory: the invoking user's own (a tool that reads the password database
 # instead of HOME finds it) or any other.
 _USER_HOME = re.compile(r"^(?:/root|/home/[^/]+)/(?P<below>.+)$")
@@ -206,6 +219,8 @@ def _judge(
     if named.kind == "own-process" and (access.requested is None or _PROC_PID.match(access.path)):
         # The process's own /proc entries (runtimes read maps, mountinfo, their fd list): strace
         # printed them under the pid. Not a door: a door's target is what `path` holds.
+        if access.access == "write" and named.path in _OWN_SETTINGS:
+            return "allowed"
         return "outside" if access.access in ("write", "cwd") else "allowed"
     if named.kind == "unresolved" and access.requested is None:
         # A door the log does not resolve (a failed open through `/dev/fd/N`): nothing says
@@ -213,7 +228,13 @@ def _judge(
         return "unresolved"
     if access.access == "cwd":
         return "outside"  # entering a system directory is still leaving the workspace
-    if allowed(access.path, access.access, rules) is not None:
+    path = access.path
+    net = _PROC_NET.match(path)
+    if net and access.requested and posixpath.normpath(access.requested).startswith("/proc/net/"):
+        # `/proc/net` is the kernel's link to `/proc/self/net`: strace printed the pid it led
+        # to, the program named the kernel's shared name, which the rules know.
+        path = "/proc/net/" + net["rest"]
+    if allowed(path, access.access, rules) is not None:
         return "allowed"
     return "incidental" if _config_probe(access) else "outside"
 
@@ -286,9 +307,10 @@ def _housekeeping(
       `node_modules/.bin` on `PATH`, a `.git` or `pyproject.toml` lookup): a name answered ENOENT
       in a proper ancestor of the workspace that the same call also looked up in the workspace
       or below it. Nothing is there to read.
-    - A failed access below a directory a process of the attempt made in the jail's private
-      /tmp (pip's build tracker's names, `tempfile.mkdtemp()`, a tmux server's stale socket):
-      the directory is the attempt's own, so nothing of the host's can be there.
+    - A failed access at or below a directory a process of the attempt made in the jail's
+      private /tmp (pip's build tracker's names, `tempfile.mkdtemp()`, a tmux server's stale
+      socket, a second JVM's `mkdir /tmp/hsperfdata_<user>` answered EEXIST): the directory is
+      the attempt's own, so nothing of the host's can be there.
     - A name the process looked for in the jail's private /tmp (answered ENOENT) and then made
       there itself (onnxruntime's `/tmp/.ses`, a lock file): its own state file, not yet made.
     - Entering a directory a process of the attempt made in the jail's private /tmp
@@ -359,9 +381,12 @@ def _housekeeping(
         if (
             access.outcome == "failed"
             and any(_inside(access.path, d) for d in private)
-            and any(_below(access.path, d) and line < access.line for d, line in made.items())
+            and any(
+                (access.path == d or _below(access.path, d)) and line < access.line
+                for d, line in made.items()
+            )
         ):
-            found[index] = "below a directory the attempt made in the jail's private /tmp"
+            found[index] = "at or below a directory the attempt made in the jail's private /tmp"
             continue
         if access.path in own_ancestors:
             below = own_ancestors[access.path]

@@ -14,7 +14,7 @@ from evaluator.agents.process import run_process
 from evaluator.judge.base import CheckAccess, CheckExec, CommandOutcome, CommandTrace
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.base import JailSpec
-from evaluator.sandbox.launch import path_tools
+from evaluator.sandbox.launch import home_toolchains, path_tools
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.strace_log import read_trace, shell_script
 from evaluator.sandbox.tracer import Tracer
@@ -38,18 +38,18 @@ class JailedCommands:
             argv = [SHELL, "-c", command]
             where = "no jail"
             path = check_path(os.environ.get("PATH", "/usr/bin:/bin"))
-            rustup = rustup_home()
+            toolchains = home_toolchains()
             if self.launch.jail != "none":
                 # What the agent's jail binds back, the check's does too: the installations on
-                # PATH under a hidden directory (cargo in ~/.cargo, pyenv), read-only, and
-                # rustup's toolchains, or `cargo` would be missing here though the machine has
-                # it.
+                # PATH under a hidden directory (cargo in ~/.cargo, pyenv), read-only, and the
+                # toolchain managers' data (rustup's toolchains), or `cargo` would be missing here
+                # though the machine has it.
                 tools = path_tools(path, (*self.launch.hidden, Path.home()))
                 spec = JailSpec(
                     workspace=workspace,
                     writable=(workspace, home),
                     hidden=self.launch.hidden,
-                    tools=(*tools, *([rustup] if rustup else [])),
+                    tools=(*tools, *toolchains.values()),
                 )
                 argv = get_jail(self.launch.jail).wrap(argv, spec)
                 where = f"{self.launch.jail} jail"
@@ -63,7 +63,7 @@ class JailedCommands:
                 # test file, which stays untouched. pytest's assertion rewriting follows it.
                 "PYTHONPYCACHEPREFIX": str(home / ".pycache"),
                 **jvm_build_homes(home),
-                **({"RUSTUP_HOME": str(rustup)} if rustup else {}),
+                **{name: str(found) for name, found in toolchains.items()},
             }
             untraced = self.untraced(argv)
             out, err = Path(scratch) / "out", Path(scratch) / "err"
@@ -146,14 +146,6 @@ def jvm_build_homes(home: Path) -> dict[str, str]:
     every build would fail (`Could not create local repository at /root/.m2/repository`) for
     any agent. Both are pointed at the check's own home instead."""
     return {"MAVEN_OPTS": f"-Duser.home={home}", "GRADLE_USER_HOME": str(home / ".gradle")}
-
-
-def rustup_home() -> Path | None:
-    """The machine's rustup toolchains, when it has any: rustup's `cargo` and `rustc` look
-    for them under `HOME`, which is the workspace here."""
-    configured = os.environ.get("RUSTUP_HOME")
-    found = Path(configured) if configured else Path.home() / ".rustup"
-    return found if found.is_dir() else None
 
 
 def _tail(path: Path) -> str:

@@ -93,7 +93,13 @@ class LaunchPolicy:
         the jail's private /tmp or /var/tmp and that nothing binds back (a venv activated from a
         checkout under /tmp). They name nothing in the jail, yet every PATH search (`#!/usr/bin/env
         python3`, a pyenv shim) would try them, and a failed exec there is, for the trace, a
-        reach for a program the jail hid: a violation the agent never made."""
+        reach for a program the jail hid: a violation the agent never made.
+
+        Jailed or not, the agent's HOME is the attempt's own, so a toolchain manager that finds
+        its toolchains under HOME (rustup's `cargo` proxy) is pointed at the machine's
+        (`home_toolchains`), as the command checks are: otherwise `cargo` on PATH answers "no
+        default is configured" to the agent though the machine has it."""
+        env = {**{name: str(found) for name, found in home_toolchains().items()}, **env}
         if self.jail == "none" or "PATH" not in env:
             return env
         bound = (workspace, agent_dir, *self.tool_roots(binary, env))
@@ -114,7 +120,26 @@ class LaunchPolicy:
         return (
             install_root(Path(os.path.realpath(binary))),
             *path_tools(env.get("PATH", ""), hidden),
+            *home_toolchains().values(),
         )
+
+
+# Toolchain managers whose proxies on PATH find their toolchains under HOME unless a variable
+# says where: rustup (`~/.cargo/bin/cargo` reads `~/.rustup`), asdf's shims, volta's.
+HOME_TOOLCHAINS = (("RUSTUP_HOME", ".rustup"), ("ASDF_DATA_DIR", ".asdf"), ("VOLTA_HOME", ".volta"))
+
+
+def home_toolchains() -> dict[str, Path]:
+    """The machine's toolchain managers' data, by the variable that names it: the evaluator's own
+    setting, else the folder in its home, when that exists. An agent's or a check's HOME is the
+    attempt's own, so these are bound back read-only and named to it."""
+    found: dict[str, Path] = {}
+    for variable, folder in HOME_TOOLCHAINS:
+        configured = os.environ.get(variable)
+        place = Path(configured) if configured else Path.home() / folder
+        if place.is_dir():
+            found[variable] = place
+    return found
 
 
 def install_root(binary: Path) -> Path:

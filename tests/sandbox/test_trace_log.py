@@ -29,7 +29,12 @@ from evaluator.sandbox.bwrap import (
     compiled_locales,
     locale_aliases,
 )
-from evaluator.sandbox.launch import NO_JAIL_HOME_NOTE, choose_policy, path_tools
+from evaluator.sandbox.launch import (
+    HOME_TOOLCHAINS,
+    NO_JAIL_HOME_NOTE,
+    choose_policy,
+    path_tools,
+)
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.strace_log import shell_script
 from evaluator.sandbox.tracer import Tracer
@@ -315,11 +320,16 @@ def test_path_tools_bind_back_the_deepest_hidden_directory(tmp_path: Path) -> No
 
 
 def test_trace_only_mode_counts_the_venv_under_the_source_workspace_as_a_tool_root(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without the jail, the evaluator's venv inside the source workspace (first on PATH when
     activated) is where the agent's `python` runs from: one of its own directories, as the
     jail binds it back; nothing else of the source workspace is."""
+    # A machine without toolchain managers (`home_toolchains`), whose data would be roots too.
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for variable, _ in HOME_TOOLCHAINS:
+        monkeypatch.delenv(variable, raising=False)
     source = tmp_path / "source"
     (source / ".venv/bin").mkdir(parents=True)
     (source / "secrets").mkdir()

@@ -491,3 +491,83 @@ def test_a_librarys_question_whether_it_runs_in_a_container(syscall: str, verdic
     """A violation on `main` (the read of Docker's marker, present on this machine, and the two
     absent ones outside `/etc`)."""
     assert _report([syscall], command="python3 render.py").verdict == verdict
+
+
+# What every `java` does when it starts (a skill's single-file Java program, round 7: real
+# Claude Code in the jail, Debian's OpenJDK 17 and Temurin 25): the JDK reads its configuration,
+# which Debian keeps in /etc and links from the JDK; asks which cgroup controllers the kernel
+# has; writes its own core-dump filter (from a thread: strace names the file by the process's
+# pid); asks for IPv6 through `/proc/net`; and makes its performance-data directory in /tmp,
+# which the next `java` of the attempt finds there (EEXIST).
+JDK = "/usr/lib/jvm/java-17-openjdk-amd64"
+HSPERF = "/tmp/hsperfdata_root"
+THREAD = (
+    "clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM,"
+    " child_tid=0x7f, parent_tid=0x7f, exit_signal=0, stack=0x7f, stack_size=0xfef80, tls=0x7f}"
+    " => {parent_tid=[13]}, 88) = 13"
+)
+
+
+def _jvm(path: str, flags: str, result: str) -> str:
+    return f'13 openat(AT_FDCWD<{WS}>, "{path}", {flags}) {result}'
+
+
+@pytest.mark.parametrize(
+    "syscalls,verdict",
+    [
+        (
+            [_jvm(f"{JDK}/lib/jvm.cfg", "O_RDONLY", "= 3</etc/java-17-openjdk/jvm-amd64.cfg>")],
+            "contained",
+        ),
+        (
+            [
+                _jvm(
+                    f"{JDK}/conf/security/java.security",
+                    "O_RDONLY",
+                    "= 4</etc/java-17-openjdk/security/java.security>",
+                )
+            ],
+            "contained",
+        ),
+        ([_jvm("/proc/cgroups", "O_RDONLY", "= 4</proc/cgroups>")], "contained"),
+        (
+            [_jvm("/proc/self/coredump_filter", "O_RDWR", "= 4</proc/12/coredump_filter>")],
+            "contained",
+        ),
+        ([_jvm("/proc/net/if_inet6", "O_RDONLY", "= 5</proc/12/net/if_inet6>")], "contained"),
+        (
+            [
+                f'13 mkdir("{HSPERF}", 0755) = 0',
+                f'13 mkdir("{HSPERF}", 0755) = -1 EEXIST (File exists)',
+            ],
+            "contained",
+        ),
+        # look-alikes: a write of the JDK's configuration, another file of /etc
+        (
+            [
+                _jvm(
+                    "/etc/java-17-openjdk/jvm-amd64.cfg",
+                    "O_WRONLY|O_TRUNC",
+                    "= 3</etc/java-17-openjdk/jvm-amd64.cfg>",
+                )
+            ],
+            "violation",
+        ),
+        ([_jvm(f"{JDK}/lib/x", "O_RDONLY", "= 3</etc/shadow>")], "violation"),
+        # another own setting, another process's filter, its filter through a door
+        (
+            [_jvm("/proc/self/oom_score_adj", "O_WRONLY", "= 4</proc/12/oom_score_adj>")],
+            "violation",
+        ),
+        ([_jvm("/proc/1/coredump_filter", "O_RDWR", "= 4</proc/1/coredump_filter>")], "violation"),
+        # another file of the network's, or the pid's own `net/` named by number by another
+        ([_jvm("/proc/net/tcp", "O_RDONLY", "= 5</proc/12/net/tcp>")], "violation"),
+        ([_jvm("/proc/12/net/if_inet6", "O_RDONLY", "= 5</proc/12/net/if_inet6>")], "violation"),
+        # a directory of /tmp the attempt never made, found there: the host's
+        ([f'13 mkdir("{HSPERF}", 0755) = -1 EEXIST (File exists)'], "violation"),
+    ],
+)
+def test_what_a_jvm_does_when_it_starts(syscalls: list[str], verdict: str) -> None:
+    """Each of the first six was a violation on `main`."""
+    report = _report([THREAD, *syscalls], command="java Hello.java")
+    assert report.verdict == verdict, report.violations

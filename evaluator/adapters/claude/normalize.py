@@ -35,6 +35,11 @@ DENIAL_MARKERS = (
     "was blocked",
     "Permission to use",
 )
+# Its refusal of a compound command, some of whose parts need a permission the run does not give
+# (2.1.197: "This Bash command contains multiple operations. The following parts require approval:
+# mkdir -p ..., cat ..."): nothing of it ran. Only at the start of the result, which a command's
+# own output never is (a failed command's result starts `Exit code N`).
+COMPOUND_DENIAL = "This Bash command contains multiple operations. The following parts require"
 KNOWN_TYPES = {
     "user",
     "assistant",
@@ -247,7 +252,9 @@ class ClaudeNormalizer(EvidenceBuilder):
                 self.evidence.opaque.append((record.id, SESSION_REWRITTEN))
             return
         self.answered.add(call_id)
-        if failed and any(marker in text for marker in DENIAL_MARKERS):
+        if failed and (
+            any(marker in text for marker in DENIAL_MARKERS) or text.startswith(COMPOUND_DENIAL)
+        ):
             self.evidence.add(
                 "tool_denied",
                 line,
