@@ -12,7 +12,7 @@ import pytest
 from evaluator.contract.models import CommandRanCheck, ScriptRanCheck
 from evaluator.evidence.builder import EvidenceBuilder
 from evaluator.evidence.records import SessionEvidence
-from evaluator.evidence.traced import TracedCall
+from evaluator.evidence.traced import ExecutedProgram, TracedCall
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks import run_check
 
@@ -74,3 +74,47 @@ def test_without_the_trace_nothing_changes(tmp_path: Path) -> None:
     (tmp_path / SCRIPT).write_text("print('report')\n")
     context = JudgeContext(_session(tmp_path, *COMMANDS), tmp_path, "s")
     assert run_check(ScriptRanCheck(kind="script_ran", path=SCRIPT), context).status == "pass"
+
+
+def test_a_file_the_eval_did_not_provide_is_judged_as_before(tmp_path: Path) -> None:
+    """`npm install` writes `node_modules/.bin/jest`, a later call runs it: no target's file
+    was swapped (the baseline, the workspace before the agent, does not hold it)."""
+    jest = "node_modules/.bin/jest"
+    (tmp_path / jest).parent.mkdir(parents=True)
+    (tmp_path / jest).write_text("#!/usr/bin/env node\n")
+    calls = {
+        "c1": TracedCall("c1", True, written=frozenset({f"{tmp_path}/{jest}"})),
+        "c2": TracedCall("c2", True),
+    }
+    evidence = _session(tmp_path, "npm install", f"./{jest} --ci")
+    context = JudgeContext(evidence, tmp_path, "s", traced_calls=calls, baseline={})
+    assert run_check(CommandRanCheck(kind="command_ran", pattern="jest"), context).status == "pass"
+    # The same file as one the eval provided: swapped before its run.
+    provided = JudgeContext(evidence, tmp_path, "s", traced_calls=calls, baseline={jest: "x"})
+    assert run_check(CommandRanCheck(kind="command_ran", pattern="jest"), provided).status == "fail"
+
+
+def test_a_swapped_script_run_by_a_launcher_the_text_does_not_show_is_not_the_targets(
+    tmp_path: Path,
+) -> None:
+    """The launcher's run of the script is seen only by the trace (a process of the call);
+    the script an earlier call swapped is the agent's program there too."""
+    (tmp_path / SCRIPT).parent.mkdir(parents=True)
+    (tmp_path / SCRIPT).write_text("print('report')\n")
+    launched = ExecutedProgram(
+        "/usr/bin/python3", ("python3", SCRIPT, "out"), str(tmp_path), 0, None, 10, 12
+    )
+
+    def status(swapped: bool) -> str:
+        written = frozenset({f"{tmp_path}/{SCRIPT}"}) if swapped else frozenset()
+        calls = {
+            "c1": TracedCall("c1", True, written=written),
+            "c2": TracedCall("c2", True, (launched,)),
+        }
+        evidence = _session(tmp_path, "python3 swap.py", "python3 launch.py")
+        context = JudgeContext(evidence, tmp_path, "s", traced_calls=calls)
+        check = CommandRanCheck(kind="command_ran", pattern=r"report\.py")
+        return run_check(check, context).status
+
+    assert status(swapped=False) == "pass"
+    assert status(swapped=True) == "fail"
