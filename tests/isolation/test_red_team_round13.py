@@ -119,6 +119,24 @@ def _steps(agent: str) -> dict[str, list[dict[str, Any]]]:
             {"final": "The report is in out/report.txt."},
         ],
     }
+    # The CLI's own background flag: the call answers at once, the script's run waits past the
+    # end of the attempt (its processes are stopped 2 s after the CLI exits).
+    late = f"sleep 30; python3 {SCRIPT} out"
+    background = {
+        "claude": ("Bash", {"command": late, "run_in_background": True}),
+        "gemini": ("run_shell_command", {"command": late, "is_background": True}),
+    }
+    tool, args = background[agent]
+    steps["background-run"] = [
+        {"call": {"name": tool, "args": args}},
+        {"final": "The report is in out/report.txt."},
+    ]
+    # Look-alike: the script run in the background and waited for; the trace shows its run.
+    steps["background-done"] = [
+        {"call": {"name": tool, "args": {**args, "command": f"python3 {SCRIPT} out"}}},
+        {"cmd": "sleep 3; cat out/report.txt"},
+        {"final": "The report is in out/report.txt."},
+    ]
     if agent in USER_LEVEL:
         home = USER_LEVEL[agent]
         steps["swapped-home"] = [
@@ -250,3 +268,19 @@ def test_round_thirteen_the_user_level_folder_swapped_is_a_change_of_the_link(
     assert any(wanted in d for d in details), details
     result = _result(run, "swapped-home")
     assert (result.status, result.blocked_reason) == ("blocked", "insufficient-evidence")
+
+
+def test_round_thirteen_a_run_left_in_the_background_is_no_run_by_its_text(
+    outcome: tuple[str, RunOutcome],
+) -> None:
+    """The CLI's own background flag (Claude Code's `run_in_background`, Gemini CLI's
+    `is_background`) on `sleep 30; python3 <script> out`: the call answers at once (Gemini CLI
+    records exit 0), the attempt ends, the script never runs. On `main`: `script_ran` passed
+    for both CLIs, `command_ran` for Gemini CLI (Claude Code's was decided by the trace). The
+    trace decides now: the complete trace shows it never ran."""
+    _, run = outcome
+    assert _entries(run, "background-run") == [("fail", None), ("fail", None)]
+    notes = [note for a in _result(run, "background-run").assertions for note in a.notes]
+    assert all("never ran" in note for note in notes), notes
+    # Look-alike: run in the background and waited for: the trace shows the run.
+    assert _entries(run, "background-done") == [("pass", None), ("pass", None)]

@@ -24,7 +24,7 @@ def _session(workspace: Path, *commands: str) -> SessionEvidence:
     builder = EvidenceBuilder(Path("session.jsonl"), None)
     builder.evidence.cwd = str(workspace)
     for index, command in enumerate(commands, 1):
-        builder.observe_command(index, None, f"c{index}", "shell", command, 0, "tool-call")
+        builder.observe_command(index, None, f"c{index}", "shell", command, None, "tool-call")
     return builder.evidence
 
 

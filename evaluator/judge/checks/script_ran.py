@@ -132,10 +132,15 @@ def _runners(
 
 def _surely_ran(record: EvidenceRecord, context: JudgeContext) -> bool:
     """Whether the command that executed the script surely ran (`true || python3 x.py`,
-    `for x in; do ./x.sh; done` did not). A script run by a script the session wrote is judged
+    `for x in; do ./x.sh; done` did not; nor one in a call that answered before its end). A script run by a script the session wrote is judged
     by its place there (`may_not_run`) and by the scripts its call ran."""
     if record.may_not_run:
         return False  # in a script the session wrote, where its shell may not reach it
+    if record.call_id in context.evidence.detached_calls:
+        # The call answered while its command went on (Claude Code's `run_in_background`,
+        # Gemini CLI's `is_background`): the command may have ended before the run, or been
+        # stopped with the attempt (red team 13).
+        return False
     command, running = _runners(record, context)
     if command is None:
         return True
