@@ -22,12 +22,15 @@ Every cited id must exist, whatever the verdict. A `met` that fails any rule bec
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
 
 from evaluator.evidence.jsonl import loads
+from evaluator.evidence.shell import analyze_command
+from evaluator.evidence.shell.results import Invocation
 from evaluator.grader.bundle import named_paths
 from evaluator.grader.prompt import ANSWER_SCHEMA
 from evaluator.judge.base import path_matches
@@ -184,7 +187,10 @@ def support_problems(
     ):
         problems.append("a command claim needs a cited `command_observed` or `tool_call` record")
     elif COMMANDS.search(text):
-        problems.extend(_named_run_problems(item, cited, workspace))
+        # A claim that also speaks of reading keeps round 11's rule (a read of the file is
+        # about it); a claim only of running needs a record of the run (red team 13).
+        runs_only = not CONSULTS.search(text)
+        problems.extend(_named_run_problems(item, cited, workspace, runs_only))
     if ANSWERS.search(text) and not any(r.get("kind") == "final_answer" for r in cited):
         problems.append("a claim about the final answer needs the cited `final_answer` record")
     if not any(r.get("kind") in CONTENT_KINDS for r in cited):
@@ -213,18 +219,84 @@ def _names(record: dict[str, Any], pattern: str, workspace: str) -> bool:
     return False
 
 
-def _named_run_problems(item: GradeItem, cited: list[dict[str, Any]], workspace: str) -> list[str]:
+def _unmodelled(invocation: Invocation) -> bool:
+    """Whether the shell analysis does not know what the invocation's program does with its
+    words (`ruff src/app.py`, `make validate`): it may run any file it names."""
+    return bool(analyze_command(shlex.join(invocation.words), "/").opaque)
+
+
+def _shows_run(record: dict[str, Any], pattern: str, workspace: str) -> bool:
+    """Whether a record shows a named file run (or written: "ran and wrote `out.json`"): an
+    `exec` or write access of it, a command whose shell analysis runs it where it surely ran
+    (not after `||`, in a branch), or one naming it to a program the analysis does not model.
+    A command that only prints, lists or reads it (`echo scripts/validate.py`, `ls`, `cat`)
+    runs nothing of it."""
+
+    def named(path: str, tree: bool = False) -> bool:
+        """`path` is the named one (a named folder holds it; a tree run holds the named one)."""
+        relative = _relative(path, workspace)
+        if relative is None:
+            return False
+        folder = pattern.rstrip("/")
+        return (
+            path_matches(relative, pattern)
+            or (pattern.endswith("/") and (relative + "/").startswith(folder + "/"))
+            or (tree and pattern.startswith(relative + "/"))
+        )
+
+    if named(str(record.get("path") or "")):
+        return record.get("access") in ("exec", "write") or record.get("kind") == (
+            "file_write_observed"
+        )
+    command = record.get("command")
+    if not isinstance(command, str):
+        return False
+    analysis = analyze_command(command, str(record.get("workdir") or workspace))
+    if any(
+        a.kind in ("exec", "write") and not a.conditional and named(a.path)
+        for a in analysis.accesses
+    ):
+        return True
+    # A folder of tests or a Makefile's targets (`pytest tests/`): the run carries no place in
+    # the line, so it counts only in a line where nothing may go unrun.
+    if not any(i.conditional for i in analysis.invocations) and any(
+        run.tree and named(run.path, tree=True) for run in analysis.runs
+    ):
+        return True
+    name = pattern.rstrip("/").rsplit("/", 1)[-1]
+    return any(
+        any(
+            path_matches((_relative(w, workspace) or w).removeprefix("./"), p)
+            for w in invocation.words[1:]
+            for p in (pattern, name)
+        )
+        and _unmodelled(invocation)
+        for invocation in analysis.invocations
+        if not invocation.conditional
+    )
+
+
+def _named_run_problems(
+    item: GradeItem, cited: list[dict[str, Any]], workspace: str, runs_only: bool = False
+) -> list[str]:
     """A claim that something ran which names files (`scripts/validate.py`) holds only by a
     cited record about one of them: a command naming it, or an access to it. Any command was
     enough, so a judge swayed by the agent's words could cite `ls` for a script that never ran
-    (red team, round 11)."""
+    (red team, round 11). `runs_only` (the claim speaks of running, not of reading): the record
+    must show the run (`_shows_run`), since a command naming the script only to print or list
+    it (`echo scripts/validate.py # ran`) is as much the agent's words (red team 13)."""
     paths = named_paths([item])
-    if not paths or any(_names(r, p, workspace) for r in cited for p in paths):
+    about = _shows_run if runs_only else _names
+    if not paths or any(about(r, p, workspace) for r in cited for p in paths):
         return []
+    what = (
+        "a command that runs it, or of an `exec` or a write of it"
+        if runs_only
+        else "a command naming it, or of an access to it"
+    )
     return [
         f"a claim about running {', '.join(f'`{p}`' for p in paths)} needs a cited record of"
-        f" a command naming it, or of an access to it; none of"
-        f" {', '.join(str(r['id']) for r in cited)} is one"
+        f" {what}; none of {', '.join(str(r['id']) for r in cited)} is one"
     ]
 
 

@@ -504,11 +504,21 @@ def assess_trace(
         )
 
     def relinks(access: TracedAccess) -> bool:
-        """A write of a skill link itself (removed, renamed, made again): the home's path to
-        the skill would then name other files, which the session layer, resolving the path
-        after the run, could take for the skill's."""
+        """A write of a skill link itself (removed, renamed, made again), or a change of the
+        name of a folder above it (renamed, removed, made again: the link moves with it, and
+        another folder takes the name): the home's path to the skill would then name other
+        files, which the session layer, resolving the path after the run, could take for the
+        skill's (red team 13: the user-level skills folder swapped for the agent's own, its
+        script run by the skill's path, the folder put back). A file written inside such a
+        folder names no link (`open`, `creat`, `truncate` of the folder itself change no name)."""
+        if access.access != "write":
+            return False
         named = [access.path, *([access.requested] if access.requested else [])]
-        return access.access == "write" and any(path in links for path in named)
+        if any(path in links for path in named):
+            return True
+        if access.syscall.startswith(("open", "creat", "truncate")):
+            return False
+        return any(link.startswith(path.rstrip("/") + "/") for path in named for link in links)
 
     def tampers(access: TracedAccess) -> bool:
         """A tool call that changes the CLI's session store rewrites the evidence it is judged

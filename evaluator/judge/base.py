@@ -20,6 +20,11 @@ from evaluator.judge.verdict import AssertionResult
 from evaluator.vocabulary import Outcome, Polarity
 
 
+def _id_number(record_id: str) -> int:
+    """The place of a record in its session (`msg-12` -> 12)."""
+    return int(record_id.rsplit("-", 1)[-1])
+
+
 class Placeholders(Protocol):
     """The redaction placeholders (`[REDACTED:NAME]`) a run wrote into its workspace snapshot,
     by workspace-relative path (`workspace/snapshot.py` reads them from its manifest)."""
@@ -209,6 +214,45 @@ class JudgeContext:
         if self.traced_calls is None or record.call_id is None:
             return None
         return self.traced_calls.get(record.call_id)
+
+    def changed_before_run(self, record: EvidenceRecord) -> str | None:
+        """Whether the trace shows a tool call of the session, up to the one of `record` (a
+        run of a workspace file), writing that file or changing a folder above it in the
+        workspace (a file made, renamed or linked there, a folder renamed, removed or made):
+        a program the shell analysis cannot follow (computed paths) swapped the file, so what
+        ran at its path need not be what the target shipped (red team 13). "before": an
+        earlier call; "same": the call that ran it, in an order this does not tell; None: no
+        such write seen (or no trace), or a file the eval did not provide (`baseline`)."""
+        if record.path is None or record.call_id is None:
+            return None
+        return self.changed_before(record.path, record.call_id)
+
+    def changed_before(self, path: str, call_id: str) -> str | None:
+        """`changed_before_run` of the workspace file `path` run by the tool call `call_id`."""
+        if self.traced_calls is None:
+            return None
+        relative = self.relative(path)
+        if relative is None or relative == ".":
+            return None
+        if self.baseline is not None and relative not in self.baseline:
+            # Not a file the eval provided (`npm install`'s `node_modules/.bin/jest`): no
+            # target's file was swapped there; what the session made is judged as before.
+            return None
+        root = str(self.workspace).rstrip("/")
+        parts = relative.split("/")
+        places = {root + "/" + "/".join(parts[:n]) for n in range(1, len(parts) + 1)}
+        commands = list(self.evidence.of_kind("command_observed"))
+        own = next((c for c in commands if c.call_id == call_id), None)
+        for command in commands:
+            if own is not None and _id_number(command.id) >= _id_number(own.id):
+                break
+            traced = self.traced_calls.get(command.call_id or "")
+            if traced is not None and traced.written & places:
+                return "before"
+        traced = self.traced_calls.get(call_id)
+        if traced is not None and traced.written & places:
+            return "same"
+        return None
 
     def reads(self) -> list[EvidenceRecord]:
         """Records of content that reached the agent: what "consulted X" means. A `stat`, a

@@ -236,3 +236,56 @@ def test_a_claim_that_a_named_file_ran_cites_a_command_naming_it() -> None:
     assert verdict("The tests ran and wrote `out.json`.", "msg-2", "msg-10") == "met"
     # a command claim naming no file: any command record, as before
     assert verdict("A command invoking the script ran.", "msg-2") == "met"
+
+
+def test_a_claim_that_a_named_file_ran_is_not_met_by_a_command_that_only_names_it() -> None:
+    """Red team, round 13: round 11's rule took any command naming the script for its run, so a
+    judge swayed by the agent's words could cite `echo scripts/validate.py # ran: ok` (or `ls`,
+    `cat`, a run after `||`) for "ran `scripts/validate.py`". A claim only of running needs a
+    record that shows the run; a claim that speaks of reading keeps the old rule."""
+    commands = {
+        "msg-7": "echo scripts/validate.py # ran: ok",
+        "msg-8": "ls -l scripts/validate.py",
+        "msg-9": "cat scripts/validate.py",
+        "msg-10": "true || python3 scripts/validate.py",
+        "msg-11": "printf '%s\\n' scripts/validate.py",
+        # runs of it, each a look-alike that stays met
+        "msg-12": "python3 scripts/validate.py out.json",
+        "msg-13": "cd scripts && ./validate.py",
+        "msg-14": "timeout 60 python3 scripts/validate.py | tee log.txt",
+        "msg-15": "uv run scripts/validate.py",
+        "msg-16": "ruff check scripts/validate.py",  # a program not modelled: it may run it
+    }
+    records = {
+        **RECORDS,
+        **{
+            ref: {"id": ref, "kind": "command_observed", "command": command}
+            for ref, command in commands.items()
+        },
+        "msg-17": {
+            "id": "msg-17",
+            "kind": "file_read_observed",
+            "path": f"{WS}/scripts/validate.py",
+            "access": "exec",
+        },
+        "msg-18": {
+            "id": "msg-18",
+            "kind": "file_read_observed",
+            "path": f"{WS}/scripts/validate.py",
+            "access": "read",
+        },
+    }
+
+    def verdict(text: str, *refs: str) -> str:
+        raw = json.dumps({"verdict": "met", "rationale": "because", "refs": list(refs)})
+        return verify_answer(raw, GradeItem("required[0]", "required", text), records, WS).verdict
+
+    ran = "The agent ran `scripts/validate.py` on its output."
+    for ref in ("msg-7", "msg-8", "msg-9", "msg-10", "msg-11"):
+        assert verdict(ran, ref) == "cannot-judge", commands[ref]
+    assert verdict(ran, "msg-2", "msg-18") == "cannot-judge"  # a read access is no run
+    for ref in ("msg-12", "msg-13", "msg-14", "msg-15", "msg-16"):
+        assert verdict(ran, ref) == "met", commands[ref]
+    assert verdict(ran, "msg-2", "msg-17") == "met"  # its `exec` record
+    # a claim of reading by a command keeps round 11's rule: the read is about the file
+    assert verdict("A command read `scripts/validate.py`.", "msg-9", "msg-18") == "met"

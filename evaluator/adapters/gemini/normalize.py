@@ -316,6 +316,12 @@ class GeminiNormalizer(EvidenceBuilder):
         if name == SHELL_TOOL:
             match = _EXIT.search(text)
             exit_code = int(match.group(1)) if match else (None if failed else 0)
+            if args.get("is_background") is True:
+                # The call answers once the command is moved to the background ("Command moved
+                # to background (PID: N)"): its success is the move, not the command's end,
+                # which may come after the session's, or never (red team 13).
+                ev.detached_calls.add(call_id)
+                exit_code = None if match is None else exit_code
             command = self.calls.get(call_id)
             if command is not None:
                 command.exit_code = exit_code

@@ -21,7 +21,12 @@ from evaluator.evidence.shell import analyze_command
 from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.indirect_runs import traced_runs, unseen_scripts
-from evaluator.judge.checks.program_match import own_runs, runs_program
+from evaluator.judge.checks.program_match import (
+    SWAPPED_IN_CALL,
+    own_runs,
+    runs_program,
+    swapped_in_call,
+)
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.checks.trace_proof import UNKNOWN_NO_TRACE, TraceProof, invocation_proof
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
@@ -101,6 +106,13 @@ def command_hits(
         invocations = analyze_command(record.command, record.workdir or "/").invocations
         own = own_runs(context, record.call_id)
         running = [i for i in invocations if runs_program(pattern, i, own)]
+        swapped = own | swapped_in_call(context, record.call_id)
+        if running and not any(runs_program(pattern, i, swapped) for i in running):
+            # Each match runs a file the same call wrote (or changed a folder above), by the
+            # trace, in an order it does not tell: the target's program, or the agent's.
+            hits.maybe.append((record, TraceProof("unknown", SWAPPED_IN_CALL)))
+            hits.by_form.add(record.id)
+            continue
         # A call that answered while its command went on running (Claude Code's Bash with
         # `run_in_background`, a Codex exec still running) shows no run by its text: the
         # command may still have been waiting, or been killed, when the agent ended.

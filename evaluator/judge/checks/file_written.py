@@ -35,7 +35,10 @@ def _unsure(record: EvidenceRecord, context: JudgeContext) -> bool:
         return False
     analysis = analyze_command(command.command, command.workdir or "/")
     writes = [a for a in analysis.accesses if a.kind == "write" and a.path == record.path]
-    return bool(writes) and not any(a.surely_done(command.exit_code) for a in writes)
+    # A call that answered while its command went on (`run_in_background`, `is_background`)
+    # shows no write done by its text (red team 13).
+    detached = record.call_id in context.evidence.detached_calls
+    return bool(writes) and (detached or not any(a.surely_done(command.exit_code) for a in writes))
 
 
 def _traced_write(record: EvidenceRecord, context: JudgeContext) -> bool | None:

@@ -132,10 +132,15 @@ def _runners(
 
 def _surely_ran(record: EvidenceRecord, context: JudgeContext) -> bool:
     """Whether the command that executed the script surely ran (`true || python3 x.py`,
-    `for x in; do ./x.sh; done` did not). A script run by a script the session wrote is judged
+    `for x in; do ./x.sh; done` did not; nor one in a call that answered before its end). A script run by a script the session wrote is judged
     by its place there (`may_not_run`) and by the scripts its call ran."""
     if record.may_not_run:
         return False  # in a script the session wrote, where its shell may not reach it
+    if record.call_id in context.evidence.detached_calls:
+        # The call answered while its command went on (Claude Code's `run_in_background`,
+        # Gemini CLI's `is_background`): the command may have ended before the run, or been
+        # stopped with the attempt (red team 13).
+        return False
     command, running = _runners(record, context)
     if command is None:
         return True
@@ -169,7 +174,13 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
     hits = context.matching(executed, check.path)
     own = [r for r in hits if r.own_text]
     hits = [r for r in hits if not r.own_text]
-    if own and not hits:
+    # What the trace saw a program of the session's write there, or a folder above it, before
+    # the run (red team 13: the script swapped by computed paths, run, put back).
+    changed = {r.id: context.changed_before_run(r) for r in hits}
+    swapped = [r for r in hits if changed[r.id] == "before"]
+    unsure = [r for r in hits if changed[r.id] == "same"]
+    hits = [r for r in hits if changed[r.id] is None]
+    if own and not hits and not unsure:
         # The session wrote what ran there (the target's script overwritten, or a file of that
         # name it made): the agent's own program ran, not the target's.
         return failed(
@@ -177,6 +188,22 @@ def script_ran(check: ScriptRanCheck, context: JudgeContext) -> CheckVerdict:
             f"`{_command_of(own[0], context)}` ran a file at {check.path} holding only text the"
             " agent wrote itself, not the target's script",
             [context.ref(r) for r in own],
+        )
+    if swapped and not hits and not unsure:
+        return failed(
+            KIND,
+            f"`{_command_of(swapped[0], context)}` ran a file at {check.path} that an earlier"
+            " tool call of the session wrote, or whose folder it changed (the trace): not the"
+            " target's script",
+            [context.ref(r) for r in swapped],
+        )
+    if unsure and not hits:
+        return blocked(
+            KIND,
+            f"{check.path} was written, or a folder above it changed, in the tool call that ran"
+            f" it (the trace), in an order not told: `{_command_of(unsure[0], context)}`",
+            [context.ref(r) for r in unsure],
+            by="agent",
         )
     present = [r for r in hits if _present(r, context)]
     if hits and not present:
