@@ -1,0 +1,48 @@
+"""The isolation corpus's escapes in the jail under each tracer: the opt-in eBPF tracer must
+give every entry the verdict strace gives it (docs/benchmarks.md, "The eBPF tracer"). Skipped
+where the eBPF tracer cannot load (not root, no BTF, the loader not built by ./dev setup: CI
+builds it nowhere, so CI skips it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.sandbox import get_tracer
+from tests.corpus import run_corpus, save_summary
+
+pytestmark = [pytest.mark.codex, pytest.mark.timeout(3600), pytest.mark.minutes(6)]
+
+
+def test_the_ebpf_tracer_gives_each_escape_strace_s_verdict(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    why_not = get_tracer("ebpf").unavailable()
+    if why_not:
+        pytest.skip(f"no eBPF tracer here: {why_not}")
+    results = run_corpus("escapes.yaml", jailed=True, tracers=("strace", "ebpf"))
+    by_strace, by_ebpf = results[0::2], results[1::2]
+    save_summary(tmp_path_factory, "escapes-jailed-strace", by_strace)
+    summary = save_summary(tmp_path_factory, "escapes-jailed-ebpf", by_ebpf)
+    differ = [
+        f"{s.id}: strace {s.verdict} ({s.reason}); ebpf {e.verdict} ({e.reason})"
+        for s, e in zip(by_strace, by_ebpf, strict=True)
+        if s.verdict != e.verdict
+    ]
+    contained = [
+        f"{r.id}: {r.reason}"
+        for r in by_ebpf
+        if r.verdict == "contained" and not r.reaches_nothing_in_jail
+    ]
+    # The reasons too (the trace's findings are in them): reported, not asserted, since a
+    # reason may name a count of accesses that differs without changing what was judged.
+    reasons = [
+        f"{s.id}: strace: {s.reason}; ebpf: {e.reason}"
+        for s, e in zip(by_strace, by_ebpf, strict=True)
+        if s.verdict == e.verdict and s.reason != e.reason
+    ]
+    agree = len(by_ebpf) - len(differ)
+    print(f"\nescapes in the jail: {agree} of {len(by_ebpf)} verdicts agree ({summary})")
+    print(f"reasons that differ under the same verdict: {len(reasons)}")
+    print("\n".join([*differ, *reasons]))
+    assert contained == []
+    assert differ == []
