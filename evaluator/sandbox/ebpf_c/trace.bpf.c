@@ -85,11 +85,17 @@ static __always_inline void count_lost(void)
 		__sync_fetch_and_add(n, 1);
 }
 
+/* The loader reads the buffer every few milliseconds on its own: a wake-up per record would
+ * cost it a context switch per traced call. Only a buffer filling up wakes it at once. */
+#define WAKE_AT (16 << 20)
+
 static __always_inline void send(void *data, u64 size)
 {
 	if (size > SCRATCH)
 		size = SCRATCH;
-	if (bpf_ringbuf_output(&events, data, size, 0))
+	u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > WAKE_AT ? BPF_RB_FORCE_WAKEUP
+									    : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, data, size, flags))
 		count_lost();
 }
 
@@ -164,32 +170,38 @@ static long walk_step(u32 i, void *data)
 	return 0;
 }
 
-static __always_inline unsigned int walk_path(struct dentry *d, struct vfsmount *vm, u32 base,
-					       unsigned int *state)
+/* A global function: the verifier checks it once, not at each of its callers. Returns the
+ * bytes written, with the state (enum str_state) in the upper half. */
+__noinline u64 walk_path(u64 d, u64 vm, u32 base)
 {
 	u32 zero = 0;
 	struct trace_cfg *c = bpf_map_lookup_elem(&cfg, &zero);
 	struct walk_ctx w = {
-		.d = (u64)d,
-		.vm = (u64)vm,
-		.m = (u64)container_of(vm, struct mount, mnt),
+		.d = d,
+		.vm = vm,
+		.m = (u64)container_of((struct vfsmount *)vm, struct mount, mnt),
 		.root_dentry = c ? c->root_dentry : 0,
 		.root_mnt = c ? c->root_mnt : 0,
 		.base = base,
 		.state = STR_CUT,
 	};
-	if (BPF_CORE_READ(vm, mnt_sb, s_flags) & SB_NOUSER_) {
-		*state = STR_ANON;
-		return 0;
-	}
+	if (BPF_CORE_READ((struct vfsmount *)vm, mnt_sb, s_flags) & SB_NOUSER_)
+		return (u64)STR_ANON << 32;
 	bpf_loop(WALK_DEPTH, walk_step, &w, 0);
-	*state = w.state;
-	return w.off;
+	return (u64)w.state << 32 | w.off;
+}
+
+static __always_inline unsigned int walk(struct dentry *d, struct vfsmount *vm, u32 base,
+					 unsigned int *state)
+{
+	u64 done = walk_path((u64)d, (u64)vm, base);
+	*state = done >> 32;
+	return (u32)done;
 }
 
 static __always_inline unsigned int walk_file(struct file *f, u32 base, unsigned int *state)
 {
-	return walk_path(BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt), base, state);
+	return walk(BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt), base, state);
 }
 
 static __always_inline struct file *fd_file(int fd)
@@ -274,8 +286,7 @@ static __always_inline unsigned int resolve_dirfd(u32 base, long dirfd, unsigned
 	if ((int)dirfd == AT_FDCWD_) {
 		/* strace's -y prints the cwd beside AT_FDCWD: the reader prefers it to its own. */
 		struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-		return walk_path(BPF_CORE_READ(t, fs, pwd.dentry), BPF_CORE_READ(t, fs, pwd.mnt), base,
-				 state);
+		return walk(BPF_CORE_READ(t, fs, pwd.dentry), BPF_CORE_READ(t, fs, pwd.mnt), base, state);
 	}
 	struct file *f = fd_file((int)dirfd);
 	if (!f) {
