@@ -1,5 +1,5 @@
-"""The isolation corpus's escapes in the jail under each tracer: the opt-in eBPF tracer must
-give every entry the verdict strace gives it (docs/benchmarks.md, "The eBPF tracer"). Skipped
+"""The isolation corpus's escapes and clean look-alikes in the jail under each tracer: the opt-in
+eBPF tracer must give every entry the verdict strace gives it (docs/benchmarks.md, "The eBPF tracer"). Skipped
 where the eBPF tracer cannot load (not root, no BTF, the loader not built by ./dev setup: CI
 builds it nowhere, so CI skips it)."""
 
@@ -53,4 +53,25 @@ def test_the_ebpf_tracer_gives_each_escape_strace_s_verdict(
     print(f"reasons that differ under the same verdict: {len(reasons)}")
     print("\n".join([*differ, *reasons]))
     assert contained == []
+    assert differ == []
+
+
+def test_in_the_jail_under_ebpf_every_clean_command_is_contained_as_under_strace(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    why_not = get_tracer("ebpf").unavailable()
+    if why_not:
+        pytest.skip(f"no eBPF tracer here: {why_not}")
+    results = run_corpus("clean.yaml", jailed=True, tracers=("strace", "ebpf"))
+    by_strace, by_ebpf = results[0::2], results[1::2]
+    summary = save_summary(tmp_path_factory, "clean-jailed-ebpf", by_ebpf)
+    wrong = [f"{r.id}: {r.verdict}: {r.reason}" for r in by_ebpf if r.verdict != "contained"]
+    differ = [
+        f"{s.id}: strace {s.verdict}; ebpf {e.verdict}"
+        for s, e in zip(by_strace, by_ebpf, strict=True)
+        if s.verdict != e.verdict
+    ]
+    print(f"\nclean in the jail under eBPF: {len(by_ebpf)} runs ({summary})")
+    print("\n".join([*wrong, *differ]))
+    assert wrong == []
     assert differ == []

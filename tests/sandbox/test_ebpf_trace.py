@@ -5,6 +5,7 @@ built by ./dev setup; CI builds it nowhere, so CI skips these)."""
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -36,8 +37,10 @@ class _ShellCalls:
         return (script, "shell") if script is not None else None
 
 
-def _traced(tracer: str, script: str, tmp_path: Path) -> tuple[ObservedTrace, int, Path]:
-    """`script` as a tool call of a Python "agent", in the jail under `tracer`."""
+def _traced(
+    tracer: str, script: str, tmp_path: Path, jail: str = "bwrap"
+) -> tuple[ObservedTrace, int, Path]:
+    """`script` as a tool call of a Python "agent", in `jail` under `tracer`."""
     ws, agent = tmp_path / tracer / "ws", tmp_path / tracer / "agent"
     ws.mkdir(parents=True)
     agent.mkdir()
@@ -46,7 +49,7 @@ def _traced(tracer: str, script: str, tmp_path: Path) -> tuple[ObservedTrace, in
         "-c",
         f"import subprocess, sys; sys.exit(subprocess.run(['sh', '-c', {script!r}]).returncode)",
     ]
-    policy = LaunchPolicy(jail="bwrap", trace=True, tracer=tracer)
+    policy = LaunchPolicy(jail=jail, trace=True, tracer=tracer)
     argv, log = policy.wrap(agent_argv, {}, ws, agent)
     assert log is not None
     done = subprocess.run(
@@ -144,3 +147,31 @@ def test_a_path_deeper_than_the_walk_makes_the_trace_incomplete(tmp_path: Path) 
     (call,) = trace.tool_calls
     assert trace.unparsed >= 1
     assert "could not be read" in trace.incompleteness(call)
+
+
+# A process that reaches into its own child from a nested pid namespace (as inside Codex's
+# sandbox): the pid it names is the namespace's, which the log must translate to its own.
+PTRACE_OWN_CHILD = """
+import ctypes, os, signal, time
+child = os.fork()
+if child == 0:
+    time.sleep(5)
+    os._exit(0)
+ctypes.CDLL(None).ptrace(16, child, 0, 0)  # PTRACE_ATTACH
+os.kill(child, signal.SIGKILL)
+os.waitpid(child, 0)
+"""
+
+
+@pytest.mark.parametrize("tracer", ["strace", "ebpf"])
+def test_a_reach_into_its_own_child_from_a_nested_pid_namespace_is_its_own(
+    tracer: str, tmp_path: Path
+) -> None:
+    _needs(tracer)
+    script = f"unshare -p -f --mount-proc python3 -c {shlex.quote(PTRACE_OWN_CHILD)}"
+    trace, code, _ = _traced(tracer, script, tmp_path, jail="none")
+    assert code == 0
+    (call,) = trace.tool_calls
+    assert [r.syscall for r in call.blind] == []
+    assert call.reaches == []  # the child (pid 2 in its namespace) is the call's own
+    assert trace.incompleteness(call) == ""

@@ -37,7 +37,7 @@ def test_an_unavailable_ebpf_tracer_falls_back_to_strace_or_is_refused(
     assert (policy.trace, policy.tracer) == (True, "strace")
     notes = [note for note in policy.notes if note.startswith("tracer: strace (ebpf")]
     assert len(notes) == 1
-    with pytest.raises(EnvironmentProblem, match="^--tracer ebpf: "):
+    with pytest.raises(EnvironmentProblem, match=r"^--tracer ebpf: "):
         choose_policy("none", "on", (), tracer="ebpf")
     assert choose_policy("none", "off", (), tracer="ebpf").trace is False
 
@@ -48,7 +48,7 @@ def test_the_default_tracer_is_strace_and_its_refusal_is_unchanged(
     monkeypatch.setenv(STRACE_ENV, "/nonexistent/strace")
     monkeypatch.setenv(EBPF_ENV, "/nonexistent/ebpf-trace")
     assert choose_policy("none", "auto", ()).tracer == "strace"
-    with pytest.raises(EnvironmentProblem, match="^--trace on: strace from"):
+    with pytest.raises(EnvironmentProblem, match=r"^--trace on: strace from"):
         choose_policy("none", "on", ())
 
 

@@ -50,7 +50,14 @@ static FILE *out;
 static struct pending **pend;
 static unsigned char *in_tree;
 static unsigned int *last_child;  /* per parent tid: its last child's pid at the start level */
-static unsigned int *end_nr;      /* per tid: its pid at the start level */
+/* Per tid: its pid-namespace level and its pid at each level, to name a process another one
+ * reaches (`ptrace`, `process_vm_*`) from a nested namespace in the log's numbering, as
+ * strace's `--decode-pids=pidns` does. */
+struct levels {
+	unsigned int level;
+	unsigned int nr[LEVELS];
+};
+static struct levels *levels;
 static long pid_max;
 static int started;
 static unsigned int start_level;
@@ -359,6 +366,21 @@ static const char *syscall_name(long id)
 	return NULL;
 }
 
+/* A pid the caller (at `level`) named, with its number in the log's namespace when they differ. */
+static void put_pid(long pid, unsigned int level)
+{
+	fprintf(out, "%d", (int)pid);
+	if (level == start_level || level >= LEVELS || pid <= 0)
+		return;
+	for (long tid = 1; tid < pid_max; tid++) {
+		const struct levels *l = &levels[tid];
+		if (in_tree[tid] && l->level >= level && l->nr[level] == (unsigned int)pid) {
+			fprintf(out, " /* %u in strace's PID NS */", l->nr[start_level]);
+			return;
+		}
+	}
+}
+
 static void put_args(const struct pending *p)
 {
 	const struct rec_enter *e = p->enter;
@@ -423,9 +445,11 @@ static void put_args(const struct pending *p)
 		else if (a[0] == 16) fputs("PTRACE_ATTACH", out);
 		else if (a[0] == 0x4206) fputs("PTRACE_SEIZE", out);
 		else fprintf(out, "%#lx /* PTRACE_??? */", a[0]);
-		fprintf(out, ", %d, %#lx, %#lx", (int)a[1], a[2], a[3]);
+		fputs(", ", out); put_pid((long)(int)a[1], e->h.level);
+		fprintf(out, ", %#lx, %#lx", a[2], a[3]);
 		break;
-	case 310: case 311: fprintf(out, "%d, %#lx, %lu, %#lx, %lu, %lu", (int)a[0], a[1], a[2], a[3], a[4], a[5]); break;
+	case 310: case 311: put_pid((long)(int)a[0], e->h.level);
+		fprintf(out, ", %#lx, %lu, %#lx, %lu, %lu", a[1], a[2], a[3], a[4], a[5]); break;
 	case 438: fprintf(out, "%d, %d, %lu", (int)a[0], (int)a[1], a[2]); break;
 	case 56: fprintf(out, "child_stack=%#lx, flags=", a[1]); put_clone_flags(a[0], 1); break;
 	case 435: fputs("{flags=", out); put_clone_flags(e->extra, 0); fprintf(out, ", ...}, %lu", a[1]); break;
@@ -531,6 +555,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	(void)ctx;
 	if (h->tid >= pid_max)
 		return 0;
+	levels[h->tid].level = h->level;
+	memcpy(levels[h->tid].nr, h->nr, sizeof(h->nr));
 	switch (h->type) {
 	case REC_ENTER: {
 		free_pending(h->tid);
@@ -614,6 +640,8 @@ static int on_record(void *ctx, void *data, size_t size)
 			break;
 		unsigned int child = f->child_level >= start_level ? f->child_nr[start_level] : f->child_tid;
 		last_child[h->tid] = child;
+		levels[f->child_tid].level = f->child_level;
+		memcpy(levels[f->child_tid].nr, f->child_nr, sizeof(f->child_nr));
 		in_tree[f->child_tid] = 1;
 		alive++;
 		break;
@@ -719,7 +747,7 @@ int main(int argc, char **argv)
 	pend = calloc(pid_max, sizeof(*pend));
 	in_tree = calloc(pid_max, 1);
 	last_child = calloc(pid_max, sizeof(*last_child));
-	end_nr = calloc(pid_max, sizeof(*end_nr));
+	levels = calloc(pid_max, sizeof(*levels));
 	if (load())
 		return 70;
 	out = fopen(output, "w");
