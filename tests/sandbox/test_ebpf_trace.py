@@ -38,7 +38,11 @@ class _ShellCalls:
 
 
 def _traced(
-    tracer: str, script: str, tmp_path: Path, jail: str = "bwrap"
+    tracer: str,
+    script: str,
+    tmp_path: Path,
+    jail: str = "bwrap",
+    env: dict[str, str] | None = None,
 ) -> tuple[ObservedTrace, int, Path]:
     """`script` as a tool call of a Python "agent", in `jail` under `tracer`."""
     ws, agent = tmp_path / tracer / "ws", tmp_path / tracer / "agent"
@@ -53,7 +57,11 @@ def _traced(
     argv, log = policy.wrap(agent_argv, {}, ws, agent)
     assert log is not None
     done = subprocess.run(
-        argv, cwd=ws, capture_output=True, env={"PATH": "/usr/bin:/bin", "HOME": str(agent)}
+        argv,
+        cwd=ws,
+        capture_output=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(agent), **(env or {})},
+        timeout=120,
     )
     trace = parse_trace(
         log.read_text(errors="surrogateescape").splitlines(),
@@ -147,6 +155,19 @@ def test_a_path_deeper_than_the_walk_makes_the_trace_incomplete(tmp_path: Path) 
     (call,) = trace.tool_calls
     assert trace.unparsed >= 1
     assert "could not be read" in trace.incompleteness(call)
+
+
+def test_records_the_ring_buffer_lost_make_the_trace_incomplete(tmp_path: Path) -> None:
+    """With a ring buffer too small for the records (one page, a test-only setting) the kernel
+    drops some: the loader says so in the log, every call is incomplete, and it still ends with
+    its command (an end among the lost records must not hold it)."""
+    _needs("ebpf")
+    script = "for i in $(seq 50); do cat /etc/hostname > /dev/null; done; exit 4"
+    trace, code, _ = _traced("ebpf", script, tmp_path, env={"AGENTIC_EVAL_EBPF_RING_KB": "4"})
+    assert code == 4
+    assert trace.unparsed >= 1
+    for call in trace.tool_calls:
+        assert trace.incompleteness(call), call.command
 
 
 # A process that reaches into its own child from a nested pid namespace (as inside Codex's
