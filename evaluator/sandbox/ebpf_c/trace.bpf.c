@@ -278,22 +278,39 @@ static __always_inline unsigned int read_user_name(unsigned char *out, unsigned 
 	return (unsigned int)n;
 }
 
-static __always_inline unsigned int resolve_dirfd(u32 base, long dirfd, unsigned char *name, unsigned int name_state, unsigned int *state, bool always)
+/* The directory a name is relative to (its dirfd's path, or the cwd beside AT_FDCWD), walked
+ * into the scratch buffer at `base`; only for a relative name (fchdir: `always`). A global
+ * function, as `read_name`: each is verified once, not per combination of its callers' paths.
+ * Returns the bytes written with the state in the upper half (0: not needed). */
+__noinline u64 dir_of(long dirfd, u32 base, u32 name_at, u32 name_state, u32 always)
 {
-	/* Only a relative name needs its directory (as the reader uses it); fchdir always. */
-	if (!always && name_state == STR_OK && name[0] == '/')
+	struct scratch *s = my_scratch();
+	if (!s)
+		return (u64)STR_FAULT << 32;
+	if (!always && name_state == STR_OK && s->buf[name_at & (8 * STR_MAX - 1)] == '/')
 		return 0;
 	if ((int)dirfd == AT_FDCWD_) {
 		/* strace's -y prints the cwd beside AT_FDCWD: the reader prefers it to its own. */
 		struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-		return walk(BPF_CORE_READ(t, fs, pwd.dentry), BPF_CORE_READ(t, fs, pwd.mnt), base, state);
+		return walk_path((u64)BPF_CORE_READ(t, fs, pwd.dentry),
+				 (u64)BPF_CORE_READ(t, fs, pwd.mnt), base);
 	}
 	struct file *f = fd_file((int)dirfd);
-	if (!f) {
-		*state = STR_FAULT;
-		return 0;
-	}
-	return walk_file(f, base, state);
+	if (!f)
+		return (u64)STR_FAULT << 32;
+	return walk_path((u64)BPF_CORE_READ(f, f_path.dentry), (u64)BPF_CORE_READ(f, f_path.mnt), base);
+}
+
+/* A user string into the scratch buffer at `base`: its bytes (NUL included), state above. */
+__noinline u64 read_name(u64 ptr, u32 base)
+{
+	struct scratch *s = my_scratch();
+	if (!s)
+		return (u64)STR_FAULT << 32;
+	long n = bpf_probe_read_user_str(s->buf + (base & (8 * STR_MAX - 1)), STR_MAX, (void *)ptr);
+	if (n < 0)
+		return (u64)STR_FAULT << 32;
+	return (u64)(n >= STR_MAX ? STR_CUT : STR_OK) << 32 | (u32)n;
 }
 
 struct argv_ctx {
@@ -380,24 +397,30 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long id)
 	}
 	unsigned int off = 0;
 	unsigned char *data = r->data;
+	u64 got;
 	/* slot 0: the first name, 1: the second, 2: the first's directory, 3: the second's */
 	if (a.s0 >= 0) {
-		r->len[0] = read_user_name(data, r->args[a.s0 & 7], &r->state[0]);
+		got = read_name(r->args[a.s0 & 7], DATA_AT);
+		r->len[0] = (u32)got;
+		r->state[0] = got >> 32;
 		off = r->len[0];
 	}
 	if (a.s1 >= 0) {
-		r->len[1] = read_user_name(data + (off & (STR_MAX - 1)), r->args[a.s1 & 7], &r->state[1]);
+		got = read_name(r->args[a.s1 & 7], DATA_AT + off);
+		r->len[1] = (u32)got;
+		r->state[1] = got >> 32;
 		off += r->len[1];
 	}
 	if (a.d0 >= 0) {
-		r->len[2] = resolve_dirfd(DATA_AT + off, r->args[a.d0 & 7], data,
-					  r->state[0], &r->state[2], id == 81);
+		got = dir_of(r->args[a.d0 & 7], DATA_AT + off, DATA_AT, r->state[0], id == 81);
+		r->len[2] = (u32)got;
+		r->state[2] = got >> 32;
 		off += r->len[2];
 	}
 	if (a.d1 >= 0) {
-		unsigned char *name1 = data + (r->len[0] & (STR_MAX - 1));
-		r->len[3] = resolve_dirfd(DATA_AT + off, r->args[a.d1 & 7], name1,
-					  r->state[1], &r->state[3], false);
+		got = dir_of(r->args[a.d1 & 7], DATA_AT + off, DATA_AT + r->len[0], r->state[1], 0);
+		r->len[3] = (u32)got;
+		r->state[3] = got >> 32;
 		off += r->len[3];
 	}
 	if (id == 49 || id == 42) {
