@@ -15,11 +15,14 @@ counted apart, and the lines it wrote per attempt are the trace lines. `--unnetw
 trace without the network syscalls (`socket`, `seccomp`, `prctl`: traced since 29 November);
 `--unpaired` adds jail + trace without `socketpair` (traced since the ninth session's leftovers:
 a Unix datagram socket is a channel the trace cannot see into). `--unarchived` adds the jail and
-jail + trace without the jail's locale archive (as before the thirteenth session). Where `perf` works, the
+jail + trace without the jail's locale archive (as before the thirteenth session). `--ebpf` adds
+the jail under the product's eBPF tracer (`--tracer ebpf`: root, BTF, the loader built by
+./dev setup), with the loader's own CPU counted apart (it reports it at its exit); the kernel
+program's time is in the traced tasks, so in the tree's. Where `perf` works, the
 CPU time of the attempt's whole process tree (the agent, its tools and strace) is measured too:
 on a shared machine it is the steadier figure.
 Run: .venv/bin/python -m benchmarks.trace_overhead [runs] [--before] [--unseeded] [--pinned]
-     [--bpftrace PROGRAM] [--unnetworked] [--unpaired] [--unarchived]
+     [--bpftrace PROGRAM] [--unnetworked] [--unpaired] [--unarchived] [--ebpf]
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from evaluator.agents import AgentRequest, ModelEndpoint
 from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt
-from evaluator.sandbox import LaunchPolicy, bwrap, tracer
+from evaluator.sandbox import LaunchPolicy, bwrap, get_tracer, tracer
 from evaluator.sandbox.strace_log import read_trace
 from evaluator.workspace import build_workspace
 
@@ -67,6 +70,12 @@ PINNED = {
     "bwrap + strace (one core)": SETUPS["bwrap + strace"],
 }
 EBPF = {"bwrap + bpftrace": SETUPS["bwrap"]}
+LOADER = {
+    "bwrap + ebpf": LaunchPolicy(
+        jail="bwrap", trace=True, hidden=(ROOT, Path.home()), tracer="ebpf"
+    )
+}
+LOADER_CPU_ENV = "AGENTIC_EVAL_EBPF_CPU_FILE"
 UNNETWORKED = {"bwrap + strace (no socket)": SETUPS["bwrap + strace"]}
 NETWORK_SYSCALLS = ("socket", "seccomp", "prctl")
 UNPAIRED = {"bwrap + strace (no socketpair)": SETUPS["bwrap + strace"]}
@@ -153,6 +162,23 @@ def marked(marker: Path | None) -> Iterator[None]:
         LaunchPolicy.wrap = wrap  # type: ignore[method-assign]
 
 
+@contextmanager
+def loader_cpu(output: Path, enabled: bool) -> Iterator[None]:
+    """Has the eBPF loader write its own CPU time (not its child's) to `output` at its exit."""
+    wrap = LaunchPolicy.wrap
+    if enabled:
+
+        def reported(policy: LaunchPolicy, *args: object, **kwargs: object) -> object:
+            argv, trace = wrap(policy, *args, **kwargs)  # type: ignore[arg-type]
+            return ["env", f"{LOADER_CPU_ENV}={output}", *argv], trace
+
+        LaunchPolicy.wrap = reported  # type: ignore[assignment, method-assign]
+    try:
+        yield
+    finally:
+        LaunchPolicy.wrap = wrap  # type: ignore[method-assign]
+
+
 def start_bpftrace(program: Path, marker: Path, output: Path) -> subprocess.Popen[bytes]:
     """bpftrace on `program`, once attached: once it reports the marker running `true`."""
     process = subprocess.Popen(
@@ -230,7 +256,12 @@ def main() -> None:
         **(UNNETWORKED if "--unnetworked" in sys.argv else {}),
         **(UNPAIRED if "--unpaired" in sys.argv else {}),
         **(UNARCHIVED if "--unarchived" in sys.argv else {}),
+        **(LOADER if "--ebpf" in sys.argv else {}),
     }
+    if "--ebpf" in sys.argv:
+        why_not = get_tracer("ebpf").unavailable()
+        if why_not:
+            raise SystemExit(f"--ebpf: {why_not}")
     with_cpu = perf_works()
     repo = open_repo(ROOT / "agentic-evals", None)
     target = repo.targets["db-migrations"]
@@ -246,6 +277,7 @@ def main() -> None:
     runner = get_runner("codex-exec")
     assert isinstance(runner, CodexExecRunner)
     tracer_cpu: list[float] = []
+    loader_cpus: list[float] = []
     bpftrace = None
     marker = scratch / "ebpf-root"
     events = scratch / "ebpf-events.txt"
@@ -269,6 +301,7 @@ def main() -> None:
                         environ={},
                     )
                     counts = scratch / f"cpu-{number:03d}.csv"
+                    loader_counts = scratch / f"loader-cpu-{number:03d}.txt"
                     runner.seed_home = name not in UNSEEDED
                     traced_by_ebpf = bpftrace is not None and name in EBPF
                     if traced_by_ebpf:
@@ -287,6 +320,7 @@ def main() -> None:
                             else ()
                         ),
                         one_core(name in PINNED),
+                        loader_cpu(loader_counts, name in LOADER),
                         cpu_counted(counts, with_cpu),
                     ):
                         handle = runner.run(
@@ -305,6 +339,8 @@ def main() -> None:
                         time.sleep(1)  # bpftrace prints what the attempt's last events left
                         tracer_cpu.append(process_cpu_seconds(bpftrace.pid) - before_cpu)
                         lines[name].append(events.read_bytes().count(b"\n") - before_lines)
+                    if name in LOADER and loader_counts.exists():
+                        loader_cpus.append(float(loader_counts.read_text()))
                     times[name].append(handle.duration_s)
                     seconds_cpu = cpu_seconds(counts) if with_cpu else None
                     if seconds_cpu is not None:
@@ -351,6 +387,8 @@ def main() -> None:
     )
     if tracer_cpu:
         print(f"\nbpftrace's own CPU per attempt: {median(tracer_cpu):.3f} s (median)")
+    if loader_cpus:
+        print(f"\nthe eBPF loader's own CPU per attempt: {median(loader_cpus):.3f} s (median)")
     print(f"\ntrace read and attributed in {median(parse_times) * 1000:.0f} ms (median)")
 
 

@@ -53,7 +53,7 @@ IsolationVerdict = Literal["contained", "violation", "unverifiable"]
 # stop_proof.py`): one list, as the judge may not import the sandbox.
 TRACED_SHELLS: tuple[str, ...] = ("bash", "sh", "dash", "zsh")
 # The access-trace layer of a run and of each attempt: `strace` when it traced, else `off`.
-TraceLayer = Literal["strace", "off"]
+TraceLayer = Literal["strace", "ebpf", "off"]
 
 # --- judging --------------------------------------------------------------------------------
 

@@ -122,10 +122,15 @@ def _steps(entry: dict[str, Any], canary: Canary) -> list[dict[str, Any]]:
 
 
 def run_entry(
-    entry: dict[str, Any], canary: Canary, traced: bool = False, jailed: bool = False
+    entry: dict[str, Any],
+    canary: Canary,
+    traced: bool = False,
+    jailed: bool = False,
+    tracer: str = "strace",
 ) -> Result:
-    """`traced`: under strace, without the jail; `jailed`: under strace in the jail (which hides
-    the canary: an escape there fails, and must still not be `contained`)."""
+    """`traced`: under strace, without the jail; `jailed`: under the tracer in the jail (which
+    hides the canary: an escape there fails, and must still not be `contained`); `tracer`: which
+    one traces a jailed run (test_isolation_corpus_ebpf.py runs both)."""
     steps = _steps(entry, canary)
     if entry.get("child"):
         message = f"helper task {entry['id']}"
@@ -149,7 +154,7 @@ def run_entry(
         hidden = (ROOT, Path.home(), scratch)
         launch = choose_policy("none", "on", hidden) if traced else None
         if jailed:
-            launch = LaunchPolicy(jail="bwrap", trace=True, hidden=hidden)
+            launch = LaunchPolicy(jail="bwrap", trace=True, hidden=hidden, tracer=tracer)
         workspace, handle = run_attempt(
             scratch, server, "routing-add-column", timeout_s=90, launch=launch
         )
@@ -194,9 +199,15 @@ CI_TRACE_ONLY_EVERY = 3
 
 
 def run_corpus(
-    name: str, traced: bool = False, jailed: bool = False, every: int = 1
+    name: str,
+    traced: bool = False,
+    jailed: bool = False,
+    every: int = 1,
+    tracers: tuple[str, ...] = ("strace",),
 ) -> list[Result]:
-    """Every `every`th entry of the corpus file `name`, against one canary planted for them."""
+    """Every `every`th entry of the corpus file `name`, against one canary planted for them;
+    jailed, once under each of `tracers`, one after the other per entry (results in that
+    order per entry)."""
     codex_or_skip()
     layers_or_skip(trace=traced or jailed, jail=jailed)
     entries = yaml.safe_load((CORPUS / name).read_text())[::every]
@@ -204,7 +215,8 @@ def run_corpus(
     if only:
         entries = [e for e in entries if e["id"] in only.split(",")]
     with planted_canary() as canary, ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        return list(pool.map(lambda e: run_entry(e, canary, traced, jailed), entries))
+        runs = [(entry, tracer) for entry in entries for tracer in tracers]
+        return list(pool.map(lambda run: run_entry(run[0], canary, traced, jailed, run[1]), runs))
 
 
 def save_summary(temp: pytest.TempPathFactory, kind: str, results: list[Result]) -> Path:

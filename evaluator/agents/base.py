@@ -89,6 +89,7 @@ class AgentHandle:
     stalled_on_model: bool = False
     jail: str = "none"
     trace_path: Path | None = None  # the strace log, when the agent ran under the tracer
+    tracer: str = "strace"  # which tracer wrote it (evaluator/sandbox/trace_registry.py)
     # Directories that are the agent's own (its homes; when traced, the tools it runs from), not
     # "outside".
     own_dirs: tuple[Path, ...] = ()

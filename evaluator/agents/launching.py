@@ -62,6 +62,7 @@ def start_agent(
         error=outcome.error,
         jail=request.launch.jail,
         trace_path=trace_path,
+        tracer=request.launch.tracer,
         # The installations the agent runs from count as its own only in the trace's verdict,
         # their one reader: an untraced attempt does not resolve them (PATH, the CLI).
         own_dirs=(

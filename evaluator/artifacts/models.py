@@ -100,7 +100,8 @@ class Manifest(ArtifactModel):
     runner_pid: int | None = None
     sandbox: str | None = Field(default=None, description="jail around the agent: bwrap or none")
     trace: TraceLayer | None = Field(
-        default=None, description="syscall trace of the agent: strace, or off (evidence alone)"
+        default=None,
+        description="syscall trace of the agent: strace, ebpf (--tracer ebpf), or off (evidence alone)",
     )
     candidate_skill: str | None = Field(
         default=None,
@@ -218,7 +219,7 @@ class IsolationLayers(ArtifactModel):
 
     sandbox: str = Field(description="The jail the agent ran in: `bwrap` or `none`.")
     trace: TraceLayer = Field(
-        description="The access trace, as in the manifest: `strace` (its findings are the"
+        description="The access trace, as in the manifest: `strace` or `ebpf` (its findings are the"
         " attempt's `trace_report`) or `off`."
     )
 

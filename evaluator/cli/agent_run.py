@@ -20,7 +20,7 @@ from evaluator.cli.agent_flags import agent_option_flags
 from evaluator.cli.grading import build_grader, grader_options, judge_options
 from evaluator.cli.options import judge_option, lenient_option, resolve_grader
 from evaluator.defaults import DEFAULT_SCRATCH
-from evaluator.sandbox import jail_names
+from evaluator.sandbox import jail_names, tracer_names
 from evaluator.vocabulary import JudgeMode
 
 if TYPE_CHECKING:  # the pipeline and the judge are imported when the command runs
@@ -50,6 +50,7 @@ class AgentRunArgs:
     api_key_env: str | None
     sandbox: str | None
     trace: TraceMode
+    tracer: str
     lenient: bool
     judge_mode: JudgeMode
     judge_model: str | None
@@ -182,6 +183,14 @@ def agent_run_options(func: F) -> F:
             default="auto",
             show_default=True,
             help="Trace the agent's file accesses with strace (auto: where strace works).",
+        ),
+        click.option(
+            "--tracer",
+            type=click.Choice(tracer_names()),
+            default="strace",
+            show_default=True,
+            help="Which tracer traces: ebpf (root, BTF, built by ./dev setup; opt-in, falls back"
+            " to strace with a note under --trace auto) or strace.",
         ),
         judge_option,
         grader_options,

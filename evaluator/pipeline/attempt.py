@@ -853,7 +853,9 @@ def attempt_file(run_dir: RunDir, result: AttemptResult) -> AttemptFile:
         assertions=result.judgement.entries if result.judgement is not None else None,
         isolation_layers=IsolationLayers(
             sandbox=result.handle.jail,
-            trace="strace" if result.handle.trace_path is not None else "off",
+            trace=("ebpf" if result.handle.tracer == "ebpf" else "strace")
+            if result.handle.trace_path is not None
+            else "off",
         )
         if result.handle is not None
         else None,

@@ -457,7 +457,9 @@ class Run:
         self.secrets.update(credentials)
         for case in selection.cases:
             self.secrets.update(declared_secrets(case))
-        trace: TraceLayer = "strace" if launch.trace else "off"
+        trace: TraceLayer = "off"
+        if launch.trace:
+            trace = "ebpf" if launch.tracer == "ebpf" else "strace"
         if previous is None:
             manifest = plan_manifest(
                 plan,
@@ -618,7 +620,7 @@ class Run:
             scratch.resolve(),
             *(path.resolve() for path in self.options.hidden_paths),
         )
-        return choose_policy(self.options.sandbox, self.options.trace, hidden)
+        return choose_policy(self.options.sandbox, self.options.trace, hidden, self.options.tracer)
 
     def _close(self, run_dir: RunDir, manifest: Manifest, state: RunState) -> None:
         manifest.run_state = state

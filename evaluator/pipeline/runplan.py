@@ -74,6 +74,7 @@ class RunOptions:
     keep_scratch: bool = False  # keep workspaces and agent homes after the run (debugging)
     sandbox: str | None = None  # None: bwrap where it works, else none
     trace: TraceMode = "auto"
+    tracer: str = "strace"  # which tracer traces (evaluator/sandbox/trace_registry.py)
     executor: str = DEFAULT_EXECUTOR  # where attempts run: `local` or `ray` (evaluator/execute)
     ray_address: str | None = None  # the Ray cluster to join; None starts a local one
     no_skill: bool = False  # workspaces get no skill (the no-skill baseline of `evaluate`)

@@ -1,14 +1,17 @@
 """Enforcement and observation around the agent process: a jail (bubblewrap) and a syscall trace.
 
-Jails are a family (base + registry + one module each); the tracer is strace alone. Both only
-wrap an argv; the agent runner decides what to run, this package decides how it is contained.
+Jails are a family (base + registry + one module each), and so are tracers (trace_base +
+trace_registry: strace in tracer.py, the default; eBPF in ebpf.py, opt-in). Both only wrap an
+argv; the agent runner decides what to run, this package decides how it is contained.
 """
 
-from evaluator.sandbox import bwrap, nojail
+from evaluator.sandbox import bwrap, ebpf, nojail, tracer
 from evaluator.sandbox.base import Jail, JailSpec
 from evaluator.sandbox.launch import LaunchPolicy, TraceMode
 from evaluator.sandbox.registry import get_jail, jail_names, register_jail
 from evaluator.sandbox.strace_log import ObservedTrace, ToolCallTrace, TracedAccess, parse_trace
+from evaluator.sandbox.trace_base import TraceBackend
+from evaluator.sandbox.trace_registry import get_tracer, register_tracer, tracer_names
 from evaluator.sandbox.tracer import STRACE_ENV, Tracer
 
 __all__ = [
@@ -18,13 +21,19 @@ __all__ = [
     "LaunchPolicy",
     "ObservedTrace",
     "ToolCallTrace",
+    "TraceBackend",
     "TraceMode",
     "TracedAccess",
     "Tracer",
     "bwrap",
+    "ebpf",
     "get_jail",
+    "get_tracer",
     "jail_names",
     "nojail",
     "parse_trace",
     "register_jail",
+    "register_tracer",
+    "tracer",
+    "tracer_names",
 ]

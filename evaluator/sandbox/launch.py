@@ -3,7 +3,8 @@
 The run decides the policy once (`choose_policy`), the runner applies it to its argv per attempt
 (`LaunchPolicy.wrap`). Order: the jail outermost, strace inside it, then the agent CLI, so the
 trace also records what the jail stopped (an attempted escape fails with ENOENT but is still
-visible) and sees the jail's pid namespace.
+visible) and sees the jail's pid namespace. A tracer that must run outside the jail (the eBPF
+loader: root) wraps the jail instead, and begins its log at the agent CLI's exec.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.follow import TraceFollower
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.strace_log import ToolCallRecognizer
-from evaluator.sandbox.tracer import Tracer
+from evaluator.sandbox.trace_base import TraceBackend
+from evaluator.sandbox.trace_registry import DEFAULT_TRACER, get_tracer
 
 TraceMode = Literal["auto", "on", "off"]
 TRACE_FILE = "trace.strace"
@@ -31,6 +33,7 @@ class LaunchPolicy:
     jail: str = "none"
     trace: bool = False
     hidden: tuple[Path, ...] = ()
+    tracer: str = DEFAULT_TRACER
     notes: tuple[str, ...] = field(default=())
 
     def wrap(
@@ -43,17 +46,17 @@ class LaunchPolicy:
             # The CLI may live under a hidden directory (the project's .tools/ in the source
             # workspace): run it by its real path and bind its installation back read-only.
             out[0] = os.path.realpath(argv[0])
-        trace_path = None
-        tracer = Tracer()
-        if self.trace:
+        trace_path = agent_dir / TRACE_FILE if self.trace else None
+        tracer: TraceBackend | None = get_tracer(self.tracer) if self.trace else None
+        start = out[0]
+        if tracer is not None and trace_path is not None and not tracer.outside_jail:
             # Inside the jail: strace then sees the jail's pid namespace, whose /proc lists only
             # the agent's processes, so mapping pids across codex's own namespaces stays cheap.
-            trace_path = agent_dir / TRACE_FILE
-            out = tracer.wrap(out, trace_path)
+            out = tracer.wrap(out, trace_path, start)
         if jailed:
             tools = self.tool_roots(Path(argv[0]), env)
-            if self.trace and tracer.binary:
-                tools = (*tools, Path(os.path.realpath(tracer.binary)).parent)
+            if tracer is not None and not tracer.outside_jail:
+                tools = (*tools, *tracer.tool_roots())
             spec = JailSpec(
                 workspace=workspace,
                 writable=(workspace, agent_dir),
@@ -61,6 +64,8 @@ class LaunchPolicy:
                 tools=tools,
             )
             out = get_jail(self.jail).wrap(out, spec)
+        if tracer is not None and trace_path is not None and tracer.outside_jail:
+            out = tracer.wrap(out, trace_path, start)
         return out, trace_path
 
     def follow_trace(
@@ -191,9 +196,16 @@ def visible_path(path_value: str, private: tuple[Path, ...], bound: tuple[Path, 
     return os.pathsep.join(kept)
 
 
-def choose_policy(sandbox: str | None, trace: TraceMode, hidden: tuple[Path, ...]) -> LaunchPolicy:
-    """`sandbox=None` means bwrap where it works; `trace="auto"` means strace where it works.
-    An explicit choice that cannot work is an environment error, never a silent downgrade."""
+def choose_policy(
+    sandbox: str | None,
+    trace: TraceMode,
+    hidden: tuple[Path, ...],
+    tracer: str = DEFAULT_TRACER,
+) -> LaunchPolicy:
+    """`sandbox=None` means bwrap where it works; `trace="auto"` means the tracer where it works.
+    An explicit choice that cannot work is an environment error, never a silent downgrade; a
+    tracer other than the default that cannot work falls back to strace with a note under
+    `auto` (the trace stays on), and is refused under `on`."""
     notes: list[str] = []
     jail = sandbox or DEFAULT_JAIL
     why_not = get_jail(jail).unavailable()
@@ -203,8 +215,16 @@ def choose_policy(sandbox: str | None, trace: TraceMode, hidden: tuple[Path, ...
         notes.append(f"sandbox: none ({why_not}); isolation rests on evidence and trace only")
         jail = "none"
     traced = False
+    backend = get_tracer(tracer)
+    if trace != "off" and tracer != DEFAULT_TRACER:
+        why_not = backend.unavailable()
+        if why_not is not None:
+            if trace == "on":
+                raise EnvironmentProblem(f"--tracer {tracer}: {why_not}")
+            notes.append(f"tracer: {DEFAULT_TRACER} ({tracer} is unavailable: {why_not})")
+            tracer, backend = DEFAULT_TRACER, get_tracer(DEFAULT_TRACER)
     if trace != "off":
-        why_not = Tracer().unavailable()
+        why_not = backend.unavailable()
         if why_not is None:
             traced = True
         elif trace == "on":
@@ -215,7 +235,7 @@ def choose_policy(sandbox: str | None, trace: TraceMode, hidden: tuple[Path, ...
             )
     if jail == "none":
         notes.append(NO_JAIL_HOME_NOTE)
-    return LaunchPolicy(jail=jail, trace=traced, hidden=hidden, notes=tuple(notes))
+    return LaunchPolicy(jail=jail, trace=traced, hidden=hidden, tracer=tracer, notes=tuple(notes))
 
 
 # Without the jail the per-attempt HOME is only an environment variable: tools that look the home

@@ -15,6 +15,9 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
+from evaluator.sandbox.trace_base import TraceBackend
+from evaluator.sandbox.trace_registry import register_tracer
+
 STRACE_ENV = "AGENTIC_EVAL_STRACE_BIN"
 PROBE_TIMEOUT_S = 20
 SYSCALLS = (
@@ -91,8 +94,9 @@ def _probe(binary: str) -> str | None:
     return None
 
 
-class Tracer:
-    """strace, found as $AGENTIC_EVAL_STRACE_BIN or on PATH."""
+@register_tracer("strace")
+class Tracer(TraceBackend):
+    """strace, found as $AGENTIC_EVAL_STRACE_BIN or on PATH: inside the jail, around the agent."""
 
     def __init__(self) -> None:
         explicit = os.environ.get(STRACE_ENV)
@@ -106,9 +110,13 @@ class Tracer:
             return f"strace from {self.source} is not an executable file: {self.binary}"
         return _probe(self.binary)
 
-    def wrap(self, argv: list[str], output: Path) -> list[str]:
+    def wrap(self, argv: list[str], output: Path, start: str = "") -> list[str]:
+        # strace's first process is the one it starts: `start` is argv[0] already.
         assert self.binary
         return [self.binary, *options(output), "--", *argv]
+
+    def tool_roots(self) -> tuple[Path, ...]:
+        return (Path(os.path.realpath(self.binary)).parent,) if self.binary else ()
 
 
 # Fast compression: the log is written once per attempt and rarely read; level 1 is about five

@@ -1,0 +1,198 @@
+"""The eBPF tracer's real runs (evaluator/sandbox/ebpf.py): the same commands in the jail under
+strace and under eBPF give the reader the same tool calls, and what the eBPF tracer cannot show
+whole makes the trace incomplete. Skipped where it cannot load (not root, no BTF, the loader not
+built by ./dev setup; CI builds it nowhere, so CI skips these)."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from evaluator.sandbox import LaunchPolicy, ObservedTrace, get_tracer, parse_trace
+from evaluator.sandbox.registry import get_jail
+from evaluator.sandbox.strace_log import shell_script
+
+
+def _needs(*tracers: str) -> None:
+    for name in tracers:
+        why_not = get_tracer(name).unavailable()
+        if why_not:
+            pytest.skip(f"no {name} tracer here: {why_not}")
+    why_not = get_jail("bwrap").unavailable()
+    if why_not:
+        pytest.skip(f"no jail here: {why_not}")
+
+
+class _ShellCalls:
+    """Every `sh -c SCRIPT` outside a call starts one."""
+
+    helper_images: frozenset[str] = frozenset()
+    cli_images: frozenset[str] = frozenset()
+
+    def tool_call(self, image: str, argv: list[str], in_helper: bool) -> tuple[str, str] | None:
+        script = shell_script(argv)
+        return (script, "shell") if script is not None else None
+
+
+def _traced(
+    tracer: str,
+    script: str,
+    tmp_path: Path,
+    jail: str = "bwrap",
+    env: dict[str, str] | None = None,
+) -> tuple[ObservedTrace, int, Path]:
+    """`script` as a tool call of a Python "agent", in `jail` under `tracer`."""
+    ws, agent = tmp_path / tracer / "ws", tmp_path / tracer / "agent"
+    ws.mkdir(parents=True)
+    agent.mkdir()
+    agent_argv = [
+        "/usr/bin/python3",
+        "-c",
+        f"import subprocess, sys; sys.exit(subprocess.run(['sh', '-c', {script!r}]).returncode)",
+    ]
+    policy = LaunchPolicy(jail=jail, trace=True, tracer=tracer)
+    argv, log = policy.wrap(agent_argv, {}, ws, agent)
+    assert log is not None
+    done = subprocess.run(
+        argv,
+        cwd=ws,
+        capture_output=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(agent), **(env or {})},
+        timeout=120,
+    )
+    trace = parse_trace(
+        log.read_text(errors="surrogateescape").splitlines(),
+        _ShellCalls(),
+        start_cwd=str(ws),
+        agent_dirs=(str(agent),),
+    )
+    return trace, done.returncode, ws
+
+
+# Each kind of fact the reader takes from the log: reads and writes (absolute, relative, through
+# a symlink the call made, dirfd-relative), a rename, a mkdir of an existing name, an unlink, a
+# network socket, a Unix datagram pair (blind), a connect to a socket file, a process killed by
+# a signal, a failed exec, and the exit status.
+SCRIPT = r"""
+cat /etc/hostname > out.txt; ln -s /etc/passwd l; cat l > /dev/null
+mkdir -p a/b; mkdir a 2>/dev/null; cd a; ls b > /dev/null; mv b c; rm -f ../out.txt
+python3 -c '
+import os, socket
+fd = os.open("/etc", os.O_RDONLY)
+os.close(os.open("hostname", os.O_RDONLY, dir_fd=fd))
+try:
+    os.open("no-such-file", os.O_RDONLY, dir_fd=fd)
+except OSError:
+    pass
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    u.connect("/run/nothing-here.sock")
+except OSError:
+    pass
+'
+sh -c 'kill -9 $$'
+/nonexistent/program 2>/dev/null
+exit 3
+"""
+
+
+def _calls(trace: ObservedTrace, ws: Path) -> list[tuple[object, ...]]:
+    def local(path: str) -> str:
+        return path.replace(str(ws), "WS")
+
+    return [
+        (
+            call.command,
+            sorted({(local(a.path), a.access, a.outcome) for a in call.accesses}),
+            sorted(local(e.path) for e in call.execs),
+            sorted(local(path) for path in call.failed_execs),
+            [(s.peer, s.outcome) for s in call.sockets],
+            [(c.peer, c.outcome) for c in call.connects],
+            [b.syscall for b in call.blind],
+            call.filtered,
+            trace.incompleteness(call),
+            sorted(str(trace.endings.get(pid)) for pid in call.pids),
+        )
+        for call in trace.tool_calls
+    ]
+
+
+def test_a_tool_call_reads_the_same_under_strace_and_ebpf(tmp_path: Path) -> None:
+    _needs("strace", "ebpf")
+    by_strace, code_strace, ws_strace = _traced("strace", SCRIPT, tmp_path)
+    by_ebpf, code_ebpf, ws_ebpf = _traced("ebpf", SCRIPT, tmp_path)
+    assert (code_strace, code_ebpf) == (3, 3)
+    assert (by_ebpf.unparsed, by_ebpf.unattributed) == (0, 0)
+    assert by_ebpf.network_traced
+    calls = _calls(by_ebpf, ws_ebpf)
+    assert calls == _calls(by_strace, ws_strace)
+    (call,) = by_ebpf.tool_calls
+    seen = {(a.path, a.access, a.outcome) for a in call.accesses}
+    # The facts are there, not only equal: the link's target read, a name relative to a
+    # descriptor, resolved by the file opened or (failed) by the descriptor's directory.
+    assert {
+        ("/etc/passwd", "read", "ok"),
+        ("/etc/hostname", "read", "ok"),
+        ("/etc/no-such-file", "read", "failed"),
+    } <= seen
+    assert (None, "SIGKILL") in {by_ebpf.endings[pid] for pid in call.pids}
+
+
+def test_a_path_deeper_than_the_walk_makes_the_trace_incomplete(tmp_path: Path) -> None:
+    """The kernel program walks at most 48 components of an opened file's path: a deeper one
+    is written as a line the reader cannot parse, so the call is incomplete, never judged on
+    a cut path."""
+    _needs("ebpf")
+    deep = "/".join(["d"] * 60)
+    script = f"mkdir -p {deep} && echo x > {deep}/f && cat {deep}/f"
+    trace, code, _ = _traced("ebpf", script, tmp_path)
+    assert code == 0
+    (call,) = trace.tool_calls
+    assert trace.unparsed >= 1
+    assert "could not be read" in trace.incompleteness(call)
+
+
+def test_records_the_ring_buffer_lost_make_the_trace_incomplete(tmp_path: Path) -> None:
+    """With a ring buffer too small for the records (one page, a test-only setting) the kernel
+    drops some: the loader says so in the log, every call is incomplete, and it still ends with
+    its command (an end among the lost records must not hold it)."""
+    _needs("ebpf")
+    script = "for i in $(seq 50); do cat /etc/hostname > /dev/null; done; exit 4"
+    trace, code, _ = _traced("ebpf", script, tmp_path, env={"AGENTIC_EVAL_EBPF_RING_KB": "4"})
+    assert code == 4
+    assert trace.unparsed >= 1
+    for call in trace.tool_calls:
+        assert trace.incompleteness(call), call.command
+
+
+# A process that reaches into its own child from a nested pid namespace (as inside Codex's
+# sandbox): the pid it names is the namespace's, which the log must translate to its own.
+PTRACE_OWN_CHILD = """
+import ctypes, os, signal, time
+child = os.fork()
+if child == 0:
+    time.sleep(5)
+    os._exit(0)
+ctypes.CDLL(None).ptrace(16, child, 0, 0)  # PTRACE_ATTACH
+os.kill(child, signal.SIGKILL)
+os.waitpid(child, 0)
+"""
+
+
+@pytest.mark.parametrize("tracer", ["strace", "ebpf"])
+def test_a_reach_into_its_own_child_from_a_nested_pid_namespace_is_its_own(
+    tracer: str, tmp_path: Path
+) -> None:
+    _needs(tracer)
+    script = f"unshare -p -f --mount-proc python3 -c {shlex.quote(PTRACE_OWN_CHILD)}"
+    trace, code, _ = _traced(tracer, script, tmp_path, jail="none")
+    assert code == 0
+    (call,) = trace.tool_calls
+    assert [r.syscall for r in call.blind] == []
+    assert call.reaches == []  # the child (pid 2 in its namespace) is the call's own
+    assert trace.incompleteness(call) == ""

@@ -1,0 +1,89 @@
+"""The tracer family (evaluator/sandbox/trace_base.py): the registry, the choice `choose_policy`
+makes, and where each tracer stands in the launched argv. The eBPF tracer's own runs:
+test_ebpf_trace.py."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.sandbox import get_tracer, tracer_names
+from evaluator.sandbox.bwrap import BubblewrapJail
+from evaluator.sandbox.ebpf import EBPF_ENV, EbpfTracer
+from evaluator.sandbox.launch import LaunchPolicy, choose_policy
+from evaluator.sandbox.tracer import STRACE_ENV, Tracer
+
+
+def test_the_registry_names_each_tracer_and_refuses_an_unknown_one() -> None:
+    assert tracer_names() == ["ebpf", "strace"]
+    assert isinstance(get_tracer("strace"), Tracer)
+    assert isinstance(get_tracer("ebpf"), EbpfTracer)
+    with pytest.raises(InputError, match="unknown tracer 'dtrace'"):
+        get_tracer("dtrace")
+
+
+def test_an_unavailable_ebpf_tracer_falls_back_to_strace_or_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Opt-in: under `--trace auto` a run asked for eBPF where it cannot load is still traced,
+    by strace, and says so; under `--trace on` it is refused in one line."""
+    monkeypatch.setenv(EBPF_ENV, "/nonexistent/ebpf-trace")
+    if Tracer().unavailable() is not None:
+        pytest.skip("strace cannot trace here")
+    policy = choose_policy("none", "auto", (), tracer="ebpf")
+    assert (policy.trace, policy.tracer) == (True, "strace")
+    notes = [note for note in policy.notes if note.startswith("tracer: strace (ebpf")]
+    assert len(notes) == 1
+    with pytest.raises(EnvironmentProblem, match=r"^--tracer ebpf: "):
+        choose_policy("none", "on", (), tracer="ebpf")
+    assert choose_policy("none", "off", (), tracer="ebpf").trace is False
+
+
+def test_the_default_tracer_is_strace_and_its_refusal_is_unchanged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(STRACE_ENV, "/nonexistent/strace")
+    monkeypatch.setenv(EBPF_ENV, "/nonexistent/ebpf-trace")
+    assert choose_policy("none", "auto", ()).tracer == "strace"
+    with pytest.raises(EnvironmentProblem, match=r"^--trace on: strace from"):
+        choose_policy("none", "on", ())
+
+
+def test_ebpf_needs_root_btf_and_the_built_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(EBPF_ENV, "/nonexistent/ebpf-trace")
+    why = EbpfTracer().unavailable()
+    assert why is not None
+    if os.geteuid() == 0 and Path("/sys/kernel/btf/vmlinux").exists():
+        assert "not built" in why and "./dev setup" in why
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert "needs root" in (EbpfTracer().unavailable() or "")
+
+
+def _jailed(tracer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    monkeypatch.setenv(STRACE_ENV, "/usr/bin/strace")
+    monkeypatch.setenv(EBPF_ENV, "/opt/ebpf-trace")
+    monkeypatch.setattr(BubblewrapJail, "unavailable", lambda self: None)
+    cli = tmp_path / "cli/bin/codex"
+    cli.parent.mkdir(parents=True, exist_ok=True)
+    cli.write_text("")
+    policy = LaunchPolicy(jail="bwrap", trace=True, tracer=tracer)
+    argv, log = policy.wrap([str(cli), "exec"], {}, tmp_path / "ws", tmp_path / "agent")
+    assert log == tmp_path / "agent" / "trace.strace"
+    return argv
+
+
+def test_strace_stands_inside_the_jail_and_ebpf_outside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cli = str(tmp_path / "cli/bin/codex")
+    inside = _jailed("strace", tmp_path, monkeypatch)
+    assert inside[0] != "/usr/bin/strace"  # the jail is outermost
+    assert inside[inside.index("/usr/bin/strace") :][-3:] == ["--", cli, "exec"]
+    outside = _jailed("ebpf", tmp_path, monkeypatch)
+    log = str(tmp_path / "agent" / "trace.strace")
+    assert outside[:6] == ["/opt/ebpf-trace", "-o", log, "--start", cli, "--"]
+    assert "/opt/ebpf-trace" not in outside[6:]  # nothing of the loader runs in the jail
+    assert outside[-2:] == [cli, "exec"]
