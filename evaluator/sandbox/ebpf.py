@@ -22,7 +22,7 @@ from evaluator.sandbox.trace_registry import register_tracer
 EBPF_ENV = "AGENTIC_EVAL_EBPF_BIN"
 LOADER_NAME = "agentic-eval-ebpf-trace"
 # Where `./dev setup` (evaluator/sandbox/ebpf_c/build.sh) puts the loader in a checkout.
-BUILT = Path(__file__).resolve().parents[2] / "build" / "ebpf" / LOADER_NAME
+BUILT = Path(__file__).resolve().parents[2] / ".tools" / "ebpf" / LOADER_NAME
 BTF = Path("/sys/kernel/btf/vmlinux")
 PROBE_TIMEOUT_S = 60
 

@@ -1,7 +1,8 @@
 """The eBPF tracer's real runs (evaluator/sandbox/ebpf.py): the same commands in the jail under
 strace and under eBPF give the reader the same tool calls, and what the eBPF tracer cannot show
 whole makes the trace incomplete. Skipped where it cannot load (not root, no BTF, the loader not
-built by ./dev setup; CI builds it nowhere, so CI skips these)."""
+built by ./dev setup; `./dev test` installs the tools that build it, so CI runs these). Slow:
+real jails and traces, as the other jail and trace tests."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import pytest
 from evaluator.sandbox import LaunchPolicy, ObservedTrace, get_tracer, parse_trace
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.strace_log import shell_script
+
+pytestmark = pytest.mark.slow
 
 
 def _needs(*tracers: str) -> None:

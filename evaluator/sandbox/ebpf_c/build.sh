@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Builds the eBPF tracer (trace.bpf.c + loader.c) into OUT (default: build/ebpf at the project's
+# Builds the eBPF tracer (trace.bpf.c + loader.c) into OUT (default: .tools/ebpf at the project's
 # root): the kernel's types from its BTF (vmlinux.h), the CO-RE object (clang), its skeleton
 # (bpftool), the loader linked with libbpf. Nothing is compiled at run time; nothing built is
 # committed. Exit 3 when a tool is missing (the tracer then stays unavailable, strace is used).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-out="${1:-$here/../../../build/ebpf}"
+out="${1:-$here/../../../.tools/ebpf}"
 for tool in clang bpftool cc; do
   command -v "$tool" >/dev/null || { echo "ebpf: $tool not installed" >&2; exit 3; }
 done
