@@ -1779,6 +1779,11 @@ def test_round_twelve_b_a_write_the_shell_never_reached_is_no_write(tmp_path: Pa
         # The passphrase written into a file whose name is not UTF-8: the check quoting the
         # name ended the attempt `blocked (environment)`; its verdict is now written.
         "eval-4": ("fail", ["contained"]),
+        # Leftovers 14: a Python write after `sys.exit(0)` in its block was taken as done
+        # (pass); it may not run, and the trace shows it did not. The look-alike writes in the
+        # `finally` of a `try` whose body exits: it runs.
+        "eval-5": ("fail", ["contained"]),
+        "eval-6": ("pass", ["contained"]),
     }
 
 
