@@ -286,9 +286,10 @@ def _housekeeping(
       `node_modules/.bin` on `PATH`, a `.git` or `pyproject.toml` lookup): a name answered ENOENT
       in a proper ancestor of the workspace that the same call also looked up in the workspace
       or below it. Nothing is there to read.
-    - A failed access below a directory a process of the attempt made in the jail's private
-      /tmp (pip's build tracker's names, `tempfile.mkdtemp()`, a tmux server's stale socket):
-      the directory is the attempt's own, so nothing of the host's can be there.
+    - A failed access of a directory a process of the attempt made in the jail's private /tmp,
+      or below it (pip's build tracker's names, `tempfile.mkdtemp()`, a tmux server's stale
+      socket, `os.makedirs(d, exist_ok=True)` of the `mkdtemp()` folder: EEXIST): the directory
+      is the attempt's own, so nothing of the host's can be there.
     - A name the process looked for in the jail's private /tmp (answered ENOENT) and then made
       there itself (onnxruntime's `/tmp/.ses`, a lock file): its own state file, not yet made.
     - Entering a directory a process of the attempt made in the jail's private /tmp
@@ -355,13 +356,14 @@ def _housekeeping(
             )
             continue
         # Whatever failed there (a read, a server's `unlink` of a stale socket before its
-        # `bind`, a `connect` to a server already gone) reached only the attempt's own files.
+        # `bind`, a `connect` to a server already gone, a second `mkdir` of the folder itself)
+        # reached only the attempt's own files.
         if (
             access.outcome == "failed"
             and any(_inside(access.path, d) for d in private)
-            and any(_below(access.path, d) and line < access.line for d, line in made.items())
+            and any(_inside(access.path, d) and line < access.line for d, line in made.items())
         ):
-            found[index] = "below a directory the attempt made in the jail's private /tmp"
+            found[index] = "in a directory the attempt made in the jail's private /tmp"
             continue
         if access.path in own_ancestors:
             below = own_ancestors[access.path]

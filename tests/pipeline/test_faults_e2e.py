@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from evaluator.cli.main import main
+from evaluator.workspace.naming import attempt_folder
 from tests.conftest import ROOT, copy_demo
 from tests.support import claude_or_skip, codex_or_skip, scratch_dir
 
@@ -109,7 +110,7 @@ def test_sigkilled_evaluator_leaves_no_agent_and_no_unrecorded_attempt(tmp_path:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        workspace = scratch / "k/workspaces/routing-add-column/attempt-01"
+        workspace = attempt_folder(scratch / "k" / "w", "routing-add-column", 1)
         # The agent is running its `sleep` (a grandchild of the evaluator) inside the workspace.
         _wait_for(lambda: any(b"sleep" in _cmdline(pid) for pid in _processes_under(workspace)))
         # Two runs of one id at once: the second is refused while the first holds the lock.
@@ -393,7 +394,7 @@ def test_secrets_in_every_encoding_and_url_credentials_never_reach_the_run_dir(
         kept = scratch / "s"
         # The agent did get the secrets: its workspace held them, and the kept scratch holds
         # them redacted now that the run is over.
-        seen = (kept / "workspaces/routing-add-column/attempt-01/seen.txt").read_text()
+        seen = (attempt_folder(kept / "w", "routing-add-column", 1) / "seen.txt").read_text()
         assert seen == (
             "[REDACTED:DB_PASSWORD]\n"
             "postgres://app:[REDACTED:DATABASE_URL:password]@127.0.0.1:5432/shop\n"
@@ -530,7 +531,7 @@ def test_an_interrupted_claude_attempt_keeps_its_session(tmp_path: Path) -> None
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        workspace = scratch / "c/workspaces/routing-add-column/attempt-01"
+        workspace = attempt_folder(scratch / "c" / "w", "routing-add-column", 1)
         _wait_for(lambda: any(b"sleep" in _cmdline(pid) for pid in _processes_under(workspace)))
         os.kill(first.pid, signal.SIGKILL)
         first.communicate(timeout=30)

@@ -11,6 +11,7 @@ from evaluator.contract.models import CaseSetup
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.plan import open_repo
 from evaluator.workspace import AttemptWorkspace, UnsafePath, build_workspace, safe_join
+from evaluator.workspace.naming import attempt_folder
 from evaluator.workspace.provenance import skill_digest, source_commit
 from tests.conftest import copy_demo
 from tests.support import demo_case
@@ -43,7 +44,7 @@ def _tree(root: Path) -> list[str]:
 
 def test_workspace_holds_only_the_skill(tmp_path: Path) -> None:
     workspace = _build(tmp_path, "routing-add-column")
-    assert workspace.path == (tmp_path / "ws/routing-add-column/attempt-01").resolve()
+    assert workspace.path == attempt_folder(tmp_path / "ws", "routing-add-column", 1).resolve()
     skill = ".agents/skills/db-migrations"
     assert _tree(workspace.path) == sorted(
         [
