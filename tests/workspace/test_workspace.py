@@ -161,3 +161,23 @@ def test_copied_files_keep_bytes_and_times_and_are_private(tmp_path: Path) -> No
     assert (copied / "scripts/rebuild_docs_index.sh").stat().st_mode & 0o777 == 0o700
     assert (copied / "references/add-column.md").read_text() == "the fixture wins\n"
     assert (copied / "references/add-column.md").stat().st_mode & 0o777 == 0o600
+
+
+def test_an_agents_paths_are_the_scratch_root_plus_a_fixed_length() -> None:
+    """Leftovers 14 (`workspace/naming.py`): whatever the ids (at most 128 characters each),
+    an attempt's folders add the same number of characters to the scratch root, and the
+    deepest nesting (an evaluation's variant run) adds `AGENT_PATH_EXTRA`; distinct ids get
+    distinct folders."""
+    from evaluator.workspace.naming import AGENT_PATH_EXTRA, AGENTS, digest_name, run_scratch
+
+    root = Path("/var/tmp/agentic-eval")
+    lengths = set()
+    for size in (1, 6, 60, 128):
+        name = ("c" * size)[:size]
+        evaluation = run_scratch(root, "e" * size) / digest_name("without_skill" * 9)
+        agent_dir = attempt_folder(run_scratch(evaluation, "r" * size) / AGENTS, name, 99)
+        lengths.add(len(str(agent_dir)))
+        assert name not in str(agent_dir).removeprefix(str(root)) or size == 1
+    assert lengths == {len(str(root)) + AGENT_PATH_EXTRA}
+    ids = [f"case-{n}" for n in range(2000)]
+    assert len({digest_name(i) for i in ids}) == len(ids)
