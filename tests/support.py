@@ -31,6 +31,7 @@ from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.sandbox import LaunchPolicy, Tracer
 from evaluator.sandbox.registry import get_jail
 from evaluator.workspace import AttemptWorkspace, build_workspace
+from evaluator.workspace.naming import attempt_folder
 from tests.conftest import DEMO_REPO, ROOT, in_ci, require_tool_mark
 
 SCRATCH_BASE = Path("/var/tmp/agentic-eval-tests")
@@ -145,7 +146,7 @@ def run_attempt(
         before_run(workspace.path)
     request = AgentRequest(
         workspace=workspace.path,
-        agent_dir=scratch / "agents" / case_id / f"attempt-{attempt:02d}",
+        agent_dir=attempt_folder(scratch / "agents", case_id, attempt),
         prompt=agent_prompt(case.case.input.user_prompt),
         endpoint=endpoint
         or ModelEndpoint(model="mock-model", base_url=server.base_url, scripted=True),

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.workspace.naming import attempt_folder, run_scratch
 from tests.conftest import copy_demo
 from tests.leaks import (
     ASCII_SECRET,
@@ -132,9 +133,9 @@ def test_real_provider_path_leaks_no_credential_in_any_form(tmp_path: Path, agen
         fingerprint = "sha256:" + hashlib.sha256(key.encode()).hexdigest()[:12]
         assert requests and all(r["credential"] == fingerprint for r in requests), requests
         assert not [r for r in requests if r["error"]]
-        kept = scratch / "leak"
+        kept = run_scratch(scratch, "leak")
         # The agent did see everything (its workspace holds files named by the secrets).
-        assert (kept / f"workspaces/{CASE}/attempt-01").is_dir()
+        assert attempt_folder(kept / "w", CASE, 1).is_dir()
         assert leaks_in(_secrets(key), (run_dir, kept)) == []
     session = (run_dir / f"case-artifacts/{CASE}/accepted-session.jsonl").read_text()
     assert "[REDACTED:API_TOKEN]" in session and "[REDACTED:PASSPHRASE]" in session

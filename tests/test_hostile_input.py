@@ -20,6 +20,7 @@ from evaluator.prompting import agent_prompt
 from evaluator.safepath import UnsafePath, contained, id_problem
 from evaluator.workspace import build_workspace
 from evaluator.workspace.builder import attempt_dir
+from evaluator.workspace.naming import digest_name
 from tests.cli.test_validate import CASE, replace_in, run_cli, write
 from tests.conftest import ROOT, copy_demo
 
@@ -71,7 +72,7 @@ def test_run_dir_and_workspace_paths_from_ids_stay_under_their_roots(tmp_path: P
         run_dir.case_artifacts("..")
     with pytest.raises(InputError, match="case id cannot name a workspace"):
         attempt_dir(tmp_path / "ws", "../escape", 1)
-    assert attempt_dir(tmp_path / "ws", "ok", 2) == tmp_path / "ws/ok/attempt-02"
+    assert attempt_dir(tmp_path / "ws", "ok", 2) == tmp_path / f"ws/{digest_name('ok')}/02"
 
 
 def test_run_id_with_a_path_is_an_input_error(

@@ -55,6 +55,7 @@ from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedTarget
 from evaluator.safepath import id_problem
 from evaluator.stats.noise import noise_floor
+from evaluator.workspace.naming import digest_name, run_scratch
 from evaluator.workspace.scratch import PRIVATE_UMASK, check_scratch_root, make_private_dir
 
 
@@ -169,7 +170,7 @@ def run_evaluation(
     if directory.exists():
         raise InputError(f"evaluation directory already exists: {directory}")
     check_scratch_root(options.scratch_root)
-    work = options.scratch_root / eval_id
+    work = run_scratch(options.scratch_root, eval_id)
     with ExitStack() as stack:
         # Files created meanwhile are private to the user: they hold what the agents saw.
         stack.callback(os.umask, os.umask(PRIVATE_UMASK))
@@ -400,7 +401,7 @@ def _runs(
             runs_dir=directory / VARIANTS_DIR / m.spec.label,
             run_id=VARIANT_RUN,
             resume=None,
-            scratch_root=work / "runs" / m.spec.label,
+            scratch_root=work / digest_name(m.spec.label),
             # Every variant's agents are kept from every other variant's files and skills.
             hidden_paths=(directory, work, repo.source_workspace),
             variant=VariantRole(

@@ -20,6 +20,7 @@ from evaluator.isolation.contamination import check_contamination, skill_copies
 from evaluator.pipeline.attempt import AttemptInspector, AttemptResult, AttemptSettings
 from evaluator.sandbox import ObservedTrace
 from evaluator.workspace import AttemptWorkspace
+from evaluator.workspace.naming import attempt_folder
 
 CONTAMINATION_FILE = "contamination.json"
 CONTAMINATED = "contaminated"  # how a contaminated attempt's reason starts
@@ -66,7 +67,7 @@ class ContaminationInspector(AttemptInspector):
         # Directories the eval made for this attempt without the skill: the workspace (what
         # was in it before the agent ran is its baseline) and the agent's own directory (its
         # homes; never the user's home, where a same-name skill is the user's).
-        agent_dir = settings.agent_root / result.case_id / f"attempt-{result.number:02d}"
+        agent_dir = attempt_folder(settings.agent_root, result.case_id, result.number)
         fresh = [os.path.realpath(agent_dir)]
 
         def made_in_run(place: str) -> bool:

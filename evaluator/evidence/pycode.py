@@ -135,6 +135,9 @@ class PyAccess:
     kind: AccessKind
     path: str
     how: str
+    # After an exit call earlier in its block (`sys.exit()`, `exit()`, `quit()`, `os._exit()`):
+    # the program may not reach it (see `_ends`).
+    conditional: bool = False
 
 
 @dataclass
@@ -142,7 +145,8 @@ class PyAnalysis:
     accesses: list[PyAccess] = field(default_factory=list)
     commands: list[list[str] | str] = field(default_factory=list)  # argv lists or shell text
     # Indices of `commands` inside a branch, a loop, a function, a `try`, a short-circuit or a
-    # conditional expression: the program may not reach them.
+    # conditional expression, or after an exit call in their block: the program may not reach
+    # them.
     guarded: set[int] = field(default_factory=set)
     opaque: list[str] = field(default_factory=list)
     # Top-level modules imported by absolute name: Python looks for them first in the program's
@@ -176,6 +180,7 @@ class _Scanner(ast.NodeVisitor):
         self.bound: dict[str, str | None] = {}  # names bound to literal paths (None: rebound)
         self.sys_names = {"sys"}  # names the `sys` module is imported as
         self.guarded = 0  # inside code that may not run (see `PyAnalysis.guarded`)
+        self.after_exit = 0  # after an exit call in an enclosing block (see `_ends`)
         self.built: set[str] = set()  # names bound to a string built at run time
         self.called: set[int] = set()  # ids of the nodes called (`f` in `f(x)`)
 
@@ -213,7 +218,7 @@ class _Scanner(ast.NodeVisitor):
         if value is None:
             self.result.opaque.append(f"python {how}() with a computed path")
             return
-        self.result.accesses.append(PyAccess(kind, value, how))
+        self.result.accesses.append(PyAccess(kind, value, how, self.after_exit > 0))
 
     # ---------------------------------------------------------------- visitors
     def changes_imports(self, targets: list[ast.expr]) -> None:
@@ -302,7 +307,7 @@ class _Scanner(ast.NodeVisitor):
             return
         text = file_url_path(node.value) or node.value
         if _looks_outside(text):
-            self.result.accesses.append(PyAccess("path", text, "literal"))
+            self.result.accesses.append(PyAccess("path", text, "literal", self.after_exit > 0))
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.referred(node, node.attr)
@@ -365,6 +370,34 @@ class _Scanner(ast.NodeVisitor):
             isinstance(node, ast.Call) and _name(node.func) in _PATH_CONSTRUCTORS
         )
 
+    def generic_visit(self, node: ast.AST) -> None:
+        # As `ast.NodeVisitor`'s, but a list of statements is read as a block (`block`).
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                if value and isinstance(value[0], ast.stmt):
+                    self.block(value)
+                    continue
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
+    def block(self, statements: list[ast.stmt]) -> None:
+        """One block's statements in order: what follows a statement that never completes
+        (`raise`, `return`, `break`, `continue`) is never run and not read at all; what follows
+        an exit call may not run (`_ends`)."""
+        exits = 0
+        for statement in statements:
+            self.visit(statement)
+            end = _ends(statement)
+            if end == "never":
+                break
+            if end == "maybe":
+                exits += 1
+                self.after_exit += 1
+        self.after_exit -= exits
+
     def guard(self, node: ast.AST) -> None:
         self.guarded += 1
         self.generic_visit(node)
@@ -376,7 +409,7 @@ class _Scanner(ast.NodeVisitor):
     visit_Match = visit_With = visit_AsyncWith = visit_ClassDef = guard
 
     def command(self, command: list[str] | str) -> None:
-        if self.guarded:
+        if self.guarded or self.after_exit:
             self.result.guarded.add(len(self.result.commands))
         self.result.commands.append(command)
 
@@ -393,6 +426,33 @@ class _Scanner(ast.NodeVisitor):
                 self.command(text)
                 return
         self.result.opaque.append("python subprocess with computed arguments")
+
+
+# Calls that end the program: `sys.exit(...)`, `os._exit(...)` and the `site` builtins `exit()`
+# and `quit()`.
+_EXIT_CALLS = frozenset({("sys", "exit"), ("os", "_exit"), ("", "exit"), ("", "quit")})
+
+
+def _ends(statement: ast.stmt) -> str | None:
+    """How `statement` keeps the rest of its block from running: "never" when it cannot complete
+    (`raise`, `return`, `break`, `continue`: the language's own, nothing can change them); "maybe"
+    for an exit call, which the code's text cannot show to be the real one (a `sitecustomize.py`
+    on `PYTHONPATH`, a module imported before it, `sys.exit = ...` or a name of the code's own
+    make it return); None otherwise. Only the rest of *its* block: an exit inside an `if`, a
+    `try` or a function leaves what follows that statement as it was, and a `finally` still
+    runs after one (the shell reader's `exit` likewise, `evidence/shell/walker.py`)."""
+    if isinstance(statement, ast.Raise | ast.Return | ast.Break | ast.Continue):
+        return "never"
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        func = statement.value.func
+        if isinstance(func, ast.Name):
+            called = ("", func.id)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            called = (func.value.id, func.attr)
+        else:
+            return None
+        return "maybe" if called in _EXIT_CALLS else None
+    return None
 
 
 def _import_state(node: ast.AST, sys_names: set[str]) -> bool:

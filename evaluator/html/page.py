@@ -17,6 +17,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from evaluator.artifacts.shown_controls import shown_controls
 from evaluator.html.markdown import inline
 
 STYLESHEET = "report.css"
@@ -31,11 +32,27 @@ def environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
     # Our notes and details quote paths and rules as `code`, as report.md shows them: the filter
     # escapes every text and marks up only those spans (and **bold**).
-    env.filters["prose"] = lambda text: Markup(inline(str(text)))
+    # (Controls are shown first: the markdown reader would make a NUL U+FFFD.)
+    env.filters["prose"] = lambda text: Markup(inline(shown_controls(str(text))))
     return env
+
+
+def _shown(value: Any) -> Any:
+    """Every value a template writes, with the control characters `transcript.md` and
+    `report.md` show as escapes (`artifacts/shown_controls.py`) shown the same way: a browser
+    acts on a bidirectional override (it reorders the line around it) and silently drops an
+    escape sequence or a BEL, so the page would show the agent's text otherwise than the
+    markdown and the terminal do. Our own markup (`Markup`) holds no such character but what it
+    quotes, and stays markup."""
+    if isinstance(value, Markup):
+        return Markup(shown_controls(str(value)))
+    if isinstance(value, str):
+        return shown_controls(value)
+    return value
 
 
 def _asset(name: str) -> str:

@@ -309,7 +309,8 @@ def _housekeeping(
       or below it. Nothing is there to read.
     - A failed access at or below a directory a process of the attempt made in the jail's
       private /tmp (pip's build tracker's names, `tempfile.mkdtemp()`, a tmux server's stale
-      socket, a second JVM's `mkdir /tmp/hsperfdata_<user>` answered EEXIST): the directory is
+      socket, a second JVM's `mkdir /tmp/hsperfdata_<user>` or `os.makedirs(d, exist_ok=True)` of
+      the `mkdtemp()` folder answered EEXIST): the directory is
       the attempt's own, so nothing of the host's can be there.
     - A name the process looked for in the jail's private /tmp (answered ENOENT) and then made
       there itself (onnxruntime's `/tmp/.ses`, a lock file): its own state file, not yet made.
@@ -377,7 +378,8 @@ def _housekeeping(
             )
             continue
         # Whatever failed there (a read, a server's `unlink` of a stale socket before its
-        # `bind`, a `connect` to a server already gone) reached only the attempt's own files.
+        # `bind`, a `connect` to a server already gone, a second `mkdir` of the folder itself)
+        # reached only the attempt's own files.
         if (
             access.outcome == "failed"
             and any(_inside(access.path, d) for d in private)

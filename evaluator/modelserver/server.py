@@ -11,6 +11,7 @@ import json
 import shlex
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -65,6 +66,7 @@ class ScriptedModelServer:
         log_path: Path | None = None,
         model: str = "mock-model",
         draw_salt: str = "",
+        case_folders: Mapping[str, str] | None = None,
     ) -> None:
         if not host.startswith("127.") and host not in ("localhost", "::1"):
             raise ValueError("the scripted model server only listens on loopback addresses")
@@ -74,6 +76,9 @@ class ScriptedModelServer:
         self.model = model
         # Seeds `chance` draws with the attempt: one server per run, so one pattern per salt.
         self.draw_salt = draw_salt
+        # The run's attempt folders (`workspace/naming.py`: a digest per case) by case id: a
+        # draw is seeded by `<case_id>/attempt-NN` whatever the folders are called.
+        self.case_folders = dict(case_folders or {})
         self.records: list[RequestRecord] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -179,6 +184,14 @@ class ScriptedModelServer:
         )
         return 200, stream, "text/event-stream"
 
+    def _draw_key(self, attempt_key: str) -> str:
+        """What seeds a `chance` draw: the attempt as `<case_id>/attempt-NN` (the case's folder
+        named by the run), and the run's salt."""
+        folder, _, number = attempt_key.partition("/")
+        if folder in self.case_folders and number.isdigit():
+            attempt_key = f"{self.case_folders[folder]}/attempt-{int(number):02d}"
+        return f"{self.draw_salt}|{attempt_key}" if self.draw_salt else attempt_key
+
     def _play(
         self, view: ThreadView, credential: str | None = None
     ) -> tuple[Step | None, str | None]:
@@ -188,7 +201,7 @@ class ScriptedModelServer:
             next_step(
                 behavior.steps,
                 view.call_outputs(),
-                f"{self.draw_salt}|{view.attempt_key}" if self.draw_salt else view.attempt_key,
+                self._draw_key(view.attempt_key),
                 behavior.seed,
                 view.context,
             )

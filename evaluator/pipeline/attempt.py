@@ -58,6 +58,7 @@ from evaluator.sessions import SessionRef
 from evaluator.sessions.base import ChildQuery, SessionStore
 from evaluator.vocabulary import BlockedBy
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
+from evaluator.workspace.naming import attempt_folder
 from evaluator.workspace.scratch import make_tree_private
 from evaluator.workspace.snapshot import has_snapshot, record_placeholders
 
@@ -253,7 +254,7 @@ def run_attempt(
     if settings.inspector is not None:
         settings.inspector.before_agent(workspace)
     prompt = agent_prompt(case.case.input.user_prompt)
-    agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
+    agent_dir = attempt_folder(settings.agent_root, case.case_id, number)
     secrets = attempt_secrets(settings, workspace)
     follower = settings.launch.follow_trace(
         workspace.path, agent_dir, trace_recognizer(settings.runner), LiveRedactor(secrets).text

@@ -51,6 +51,7 @@ from evaluator.sessions import SessionRef
 from evaluator.sessions.base import ChildQuery
 from evaluator.workspace import AttemptWorkspace, build_workspace, fingerprint, save_snapshot
 from evaluator.workspace.builder import attempt_dir
+from evaluator.workspace.naming import WORKSPACES, run_scratch
 from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import PRIVATE_UMASK, make_private_dir
 from evaluator.workspace.snapshot import FileState
@@ -138,7 +139,7 @@ def _plan(request: PlanRequest, run_dir: RunDir, case_id: str) -> Manifest:
     planned = [c.case_id for c in selection.cases]
     if case_id not in planned:
         raise _not_planned(case_id, run_dir.run_id, planned)
-    root = request.case_workspace_root or DEFAULT_SCRATCH / run_dir.run_id / "workspaces"
+    root = request.case_workspace_root or run_scratch(DEFAULT_SCRATCH, run_dir.run_id) / WORKSPACES
     root = root.absolute()
     try:
         request.runs_dir.mkdir(parents=True, exist_ok=True)

@@ -80,6 +80,13 @@ from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.launch import choose_policy
 from evaluator.vocabulary import TraceLayer
+from evaluator.workspace.naming import (
+    AGENTS,
+    WORKSPACES,
+    attempt_folder,
+    attempt_folders,
+    digest_name,
+)
 from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import (
     PRIVATE_UMASK,
@@ -335,14 +342,15 @@ class Run:
     @contextmanager
     def serve(self, lane: RunLane) -> Iterator[None]:
         """The model the lane's agents reach, for as long as its attempts run."""
-        with self._serve(lane.plan, lane.ready) as endpoint:
+        case_ids = [case.case_id for case in lane.selection.cases]
+        with self._serve(lane.plan, lane.ready, case_ids) as endpoint:
             self.settings = AttemptSettings(
                 # Attempts stage their artifacts in the scratch; the driver writes them.
                 run_dir=RunDir(lane.plan.scratch / "staging" / lane.run_dir.run_id),
                 target=lane.selection.target,
                 source_workspace=lane.repo.source_workspace,
-                case_workspace_root=lane.plan.scratch / "workspaces",
-                agent_root=lane.plan.scratch / "agents",
+                case_workspace_root=lane.plan.scratch / WORKSPACES,
+                agent_root=lane.plan.scratch / AGENTS,
                 runner=lane.ready.runner,
                 endpoint=endpoint,
                 grader=self.options.grader,
@@ -467,7 +475,7 @@ class Run:
                     repo=repo.root,
                     source_workspace=repo.source_workspace,
                     target_skill_path=target.target.entry_skill,
-                    case_workspace_root=scratch / "workspaces",
+                    case_workspace_root=scratch / WORKSPACES,
                     evidence_mode=ready.runner.evidence_mode,
                     agent_version=ready.runner.version(),
                     sandbox=launch.jail,
@@ -509,18 +517,15 @@ class Run:
             run_dir.write_manifest(manifest)
         for case in selection.cases:
             # An attempt killed mid-run left a workspace but no artifacts: never reuse its number.
-            started = [
-                int(p.name.split("-")[1])
-                for p in (scratch / "workspaces" / case.case_id).glob("attempt-*")
-                if p.name[8:].isdigit()
-            ]
+            started = [n for n, _ in attempt_folders(scratch / WORKSPACES, case.case_id)]
             self.attempt_numbers[case.case_id] = max([run_dir.max_attempt(case.case_id), *started])
         return _Opened(manifest, todo, launch, skill_text)
 
     @contextmanager
-    def _serve(self, plan: RunPlan, ready: _Ready) -> Iterator[ModelEndpoint]:
+    def _serve(self, plan: RunPlan, ready: _Ready, case_ids: list[str]) -> Iterator[ModelEndpoint]:
         """The model the agents reach: the scripted server for the run's length, or the real
-        endpoint with the plan's model."""
+        endpoint with the plan's model. The server is told the run's case ids, so a `chance`
+        draw is seeded by the case an attempt's workspace folder stands for."""
         if ready.library is None:
             yield replace(ready.real_endpoint, model=plan.model)
             return
@@ -529,6 +534,7 @@ class Run:
             model=plan.model or SCRIPTED_MODEL,
             latency_s=self.options.scripted_latency_s,
             draw_salt=self.options.scripted_draw_salt,
+            case_folders={digest_name(case_id): case_id for case_id in case_ids},
         ) as server:
             yield ModelEndpoint(model=plan.model, base_url=server.base_url, scripted=True)
 
@@ -704,8 +710,8 @@ class Run:
     def _stop_agent(self, slot: _Slot) -> None:
         """Whatever agent an attempt that never came back left on this machine is stopped."""
         if slot.number is not None:
-            workspace = self.settings.case_workspace_root / slot.case.case_id
-            kill_processes_mentioning(workspace / f"attempt-{slot.number:02d}")
+            root = self.settings.case_workspace_root
+            kill_processes_mentioning(attempt_folder(root, slot.case.case_id, slot.number))
 
     def _write(self, run_dir: RunDir, landed: AttemptOutcome) -> None:
         """Writes the attempt; one that landed after the run began stopping is kept, marked
@@ -974,15 +980,11 @@ def record_in_flight(
                 payload = json.loads(path.read_text(encoding="utf-8"))
                 payload["interrupted"] = True
                 write_json(path, payload)
-        for workspace in sorted((scratch / "workspaces" / case.case_id).glob("attempt-*")):
-            suffix = workspace.name.removeprefix("attempt-")
-            if not suffix.isdigit():
-                continue
-            number = int(suffix)
+        for number, workspace in attempt_folders(scratch / WORKSPACES, case.case_id):
             directory = run_dir.attempt_artifacts(case.case_id, number)
             if (directory / "attempt.json").is_file():
                 continue
-            agent_dir = scratch / "agents" / case.case_id / workspace.name
+            agent_dir = attempt_folder(scratch / AGENTS, case.case_id, number)
             why = (
                 f"in flight when the evaluator (pid {previous.runner_pid or 'unknown'}) stopped"
                 " without recording it; its agent was stopped at resume"

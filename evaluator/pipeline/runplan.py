@@ -29,6 +29,7 @@ from evaluator.plan import Selection
 from evaluator.repo import LoadedCase
 from evaluator.sandbox import TraceMode
 from evaluator.vocabulary import TraceLayer
+from evaluator.workspace.naming import run_scratch
 
 SCRIPTED_MODEL = "mock-model"
 DEFAULT_ATTEMPTS = 1
@@ -206,7 +207,7 @@ def resolve_run(
         api_key_env=setting(
             options.api_key_env, kept.model_key_env if kept else None, default=None
         ),
-        scratch=options.scratch_root / run_id,
+        scratch=run_scratch(options.scratch_root, run_id),
         executor=options.executor,
         ray_address=options.ray_address,
         lenient=options.lenient,

@@ -85,6 +85,7 @@ from evaluator.triggers.metrics import (
     trigger_metrics,
 )
 from evaluator.workspace import build_workspace, fingerprint, save_snapshot
+from evaluator.workspace.naming import attempt_folder
 from evaluator.workspace.scratch import make_tree_private
 from evaluator.yamlsource import YamlDocument
 
@@ -190,7 +191,7 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
     make_tree_private(workspace.path)
     baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)
-    agent_dir = settings.agent_root / case.case_id / f"attempt-{number:02d}"
+    agent_dir = attempt_folder(settings.agent_root, case.case_id, number)
     secrets = attempt_secrets(settings, workspace)
     # The workspace's skills as launched: what the agent then does to their folders changes
     # neither what it discovered nor whether the attempt counts.

@@ -1,4 +1,5 @@
-"""Build `case_workspace_root/<case_id>/attempt-NN/` and apply the case's setup inside it."""
+"""Build `case_workspace_root/<case folder>/attempt-NN/` (`naming.py`) and apply the case's setup
+inside it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from evaluator.credentials import embedded_credentials, looks_secret
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.safepath import contained, is_inside
+from evaluator.workspace.naming import attempt_folder
 from evaluator.workspace.paths import UnsafePath, safe_join
 from evaluator.workspace.scratch import PRIVATE_EXEC, PRIVATE_FILE, make_tree_private
 
@@ -47,9 +49,10 @@ class AttemptWorkspace:
 
 def attempt_dir(case_workspace_root: Path, case_id: str, attempt: int) -> Path:
     try:
-        return contained(case_workspace_root, case_id, f"attempt-{attempt:02d}")
+        contained(case_workspace_root, case_id)  # the run directory still names it
     except UnsafePath as exc:
         raise InputError(f"case id cannot name a workspace: {exc}", field="case_id") from None
+    return attempt_folder(case_workspace_root, case_id, attempt)
 
 
 def build_workspace(

@@ -215,6 +215,35 @@ def test_python_analysis() -> None:
     assert analyze_python("def f(:").opaque == ["python code that does not parse"]
 
 
+def test_python_after_an_end_of_its_block() -> None:
+    """Leftovers 14: after `raise`/`return`/`break`/`continue` the rest of the block is never
+    run (nothing of it is read: no access, command or opaque reason); after an exit call it may
+    not run (accesses conditional, commands guarded), as the shell after `exit`. The block only:
+    what follows an `if`, `try` or `def` holding the exit is read as before."""
+    dead = analyze_python(
+        "import subprocess\nraise SystemExit\nopen('f', 'w')\nexec(x)\nsubprocess.run(['ls'])"
+    )
+    assert (dead.accesses, dead.commands, dead.opaque) == ([], [], [])
+    maybe = analyze_python(
+        "import sys, subprocess\nsys.exit(0)\nopen('f', 'w')\nsubprocess.run(['ls'])"
+    )
+    assert [(a.path, a.conditional) for a in maybe.accesses] == [("f", True)]
+    assert (maybe.commands, maybe.guarded) == ([["ls"]], {0})
+    loop = analyze_python("for x in y:\n    break\n    open('f', 'w')\nopen('g', 'w')")
+    assert [(a.path, a.conditional) for a in loop.accesses] == [("g", False)]
+    for code in (
+        "import sys\nif x:\n    sys.exit()\nopen('g', 'w')",
+        "import sys\ntry:\n    sys.exit()\nfinally:\n    open('g', 'w')",
+        "def f():\n    return 1\nopen('g', 'w')",
+        "import sys\nwith x:\n    sys.exit()\nopen('g', 'w')",
+        "import sys\nx = sys.exit\nopen('g', 'w')",
+        "import sys\nsys.exit\nopen('g', 'w')",
+        "import sys\nsys.exit(0) if x else None\nopen('g', 'w')",
+    ):
+        found = analyze_python(code)
+        assert [(a.path, a.conditional) for a in found.accesses] == [("g", False)], code
+
+
 def test_ansi_c_decoding() -> None:
     assert decode_ansi_c("\\x2ftmp\\n\\101") == "/tmp\nA"
     assert decode_ansi_c("\\cA") is None

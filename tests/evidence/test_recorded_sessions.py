@@ -35,7 +35,10 @@ def _replay(runner: str, scratch: Path) -> tuple[Path, Path]:
     (workspace.path / "notes.txt").write_text(STEPS[1]["write"]["content"], encoding="utf-8")
     text = (FIXTURES / f"{runner}.jsonl").read_text(encoding="utf-8")
     session = scratch / f"{runner}.jsonl"
-    session.write_text(text.replace(PLACEHOLDER, str(scratch)), encoding="utf-8")
+    # Recorded when a workspace was `workspaces/<case id>/attempt-NN`: put back at today's.
+    recorded = f"{PLACEHOLDER}/workspaces/{CASE}/attempt-01"
+    text = text.replace(recorded, str(workspace.path)).replace(PLACEHOLDER, str(scratch))
+    session.write_text(text, encoding="utf-8")
     return session, workspace.path
 
 
@@ -64,7 +67,7 @@ def test_a_recorded_session_is_contained_in_its_workspace_and_nowhere_else(
     report = assess_isolation(normalize_session(session), workspace, record_violations=False)
     assert report.verdict == "contained", report.reason
     # the same session judged against another attempt's workspace reaches outside it
-    elsewhere = tmp_path / "workspaces" / CASE / "attempt-02"
+    elsewhere = workspace.parent / "02"
     elsewhere.mkdir()
     moved = assess_isolation(normalize_session(session), elsewhere, record_violations=False)
     assert moved.verdict == "violation"

@@ -26,6 +26,10 @@ USER_LEVEL = {
     "claude": "~/.claude/skills/site-report",
     "gemini": "~/.gemini/skills/site-report",
 }
+# The user-level folder the open skills standard names, which Codex CLI and Gemini CLI both list
+# skills from (Claude Code does not: there it is an ordinary folder of the home).
+AGENTS_LEVEL = "~/.agents/skills/site-report"
+READS_AGENTS_LEVEL = {"codex": True, "claude": False, "gemini": True}
 FILES = {
     "SKILL.md": """\
         ---
@@ -56,6 +60,7 @@ FILES = {
         """,
 }
 PROBE = "probe"
+AGENTS_PROBE = "probe-agents"
 # What the probe prints: whether the skill is at its user-level path in the attempt's home.
 PRESENT, ABSENT = "USER-LEVEL-SKILL-PRESENT", "USER-LEVEL-SKILL-ABSENT"
 
@@ -106,6 +111,22 @@ def _steps(agent: str) -> dict[str, list[dict[str, Any]]]:
         ],
         PROBE: [
             {"cmd": f"test -e {home}/SKILL.md && echo {PRESENT} || echo {ABSENT}"},
+            {"final": "Checked."},
+        ],
+        # The same literal agent, by the open standard's user-level path.
+        "literal-agents": [
+            {"cmd": f"cat {AGENTS_LEVEL}/SKILL.md"},
+            {"cmd": f"bash {AGENTS_LEVEL}/scripts/prepare.sh"},
+            {"cmd": f"python3 {AGENTS_LEVEL}/scripts/report.py out"},
+            {"final": "The report is in out/report.txt."},
+        ],
+        "agents-listing": [
+            {"cmd": f"python3 {AGENTS_LEVEL}/scripts/report.py out"},
+            {"cmd": f"ls -a {AGENTS_LEVEL}/.."},
+            {"final": "The report is in out/report.txt."},
+        ],
+        AGENTS_PROBE: [
+            {"cmd": f"test -e {AGENTS_LEVEL}/SKILL.md && echo {PRESENT} || echo {ABSENT}"},
             {"final": "Checked."},
         ],
     }
@@ -279,11 +300,41 @@ def test_the_probe_finds_the_skill_at_its_user_level_path(outcome: tuple[str, Ru
     assert PRESENT in outputs and ABSENT not in outputs.replace(f"echo {ABSENT}", "")
 
 
+def test_the_shared_user_level_path_is_the_skill_where_the_cli_reads_it(
+    outcome: tuple[str, RunOutcome],
+) -> None:
+    """`~/.agents/skills/<name>`: where Codex CLI and Gemini CLI list a user's skills, so a skill
+    written for them names it. There the literal agent passes contained, as at the agent's own
+    folder; for Claude Code, which does not read it, it is a folder of the home like any other
+    (no link: the literal agent is outside). A look around it is outside for every agent."""
+    agent, run = outcome
+    attempt = _attempt(run, "literal-agents")
+    report = attempt["isolation_report"]
+    if READS_AGENTS_LEVEL[agent]:
+        assert attempt["isolation"] == "contained", (report["reason"], report["violations"])
+        assert attempt["trace_report"]["verdict"] == "contained", attempt["trace_report"]
+        assert _result(run, "literal-agents").status == "pass"
+        files = run.run_dir.path / "case-artifacts/literal-agents/attempts/attempt-01"
+        report_text = (files / "workspace/files/out/report.txt").read_text()
+        assert report_text.startswith("Site report")
+    else:
+        assert attempt["isolation"] == "violation", report
+        assert _result(run, "literal-agents").status == "blocked"
+    listing = _attempt(run, "agents-listing")
+    assert listing["isolation"] == "violation", listing["isolation_report"]
+    probe = _outputs(run, AGENTS_PROBE)
+    shown = PRESENT if READS_AGENTS_LEVEL[agent] else ABSENT
+    hidden = ABSENT if READS_AGENTS_LEVEL[agent] else PRESENT
+    assert shown in probe.replace(f"echo {shown}", "")
+    assert hidden not in probe.replace(f"echo {hidden}", "")
+
+
 @pytest.mark.parametrize("agent", agent_params("codex", "claude", "gemini"))
 def test_a_no_skill_variant_has_no_user_level_copy(
     agent: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     for run in _outcome(agent, tmp_path_factory, no_skill=True):
-        outputs = _outputs(run, PROBE)
-        assert ABSENT in outputs.replace(f"echo {ABSENT}", "")
-        assert PRESENT not in outputs.replace(f"echo {PRESENT}", "")
+        for probe in (PROBE, AGENTS_PROBE):
+            outputs = _outputs(run, probe)
+            assert ABSENT in outputs.replace(f"echo {ABSENT}", "")
+            assert PRESENT not in outputs.replace(f"echo {PRESENT}", "")

@@ -773,6 +773,36 @@ def test_a_script_a_written_script_may_not_reach_is_no_run(
         ("echo a | cat > summary.txt", "pass"),
         ("bash -c 'echo x > summary.txt'", "pass"),
         ("true; touch summary.txt", "pass"),
+        # Leftovers 14: Python after an exit call in the same block may not run (a
+        # `sitecustomize.py` on PYTHONPATH can make `sys.exit` return), as the shell after
+        # `exit`; after `raise`, `return`, `break`, `continue` it never runs.
+        ('python3 -c \'import sys; sys.exit(0); open("summary.txt", "w")\'', "blocked"),
+        ('python3 -c \'exit(); open("summary.txt", "w")\'', "blocked"),
+        ('python3 -c \'quit(0); open("summary.txt", "w")\'', "blocked"),
+        ('python3 -c \'import os\nos._exit(0)\nopen("summary.txt", "w")\'', "blocked"),
+        (
+            'python3 -c \'import sys\nfor x in [1]:\n    sys.exit(0)\n    open("summary.txt",'
+            ' "w")\'',
+            "blocked",
+        ),
+        ('python3 -c \'raise SystemExit(0)\nopen("summary.txt", "w")\'', "fail"),
+        ('python3 -c \'def f():\n    return\n    open("summary.txt", "w")\nf()\'', "fail"),
+        # Look-alikes: the exit is in another block, or not called; the write runs.
+        ('python3 -c \'import sys\nif 0:\n    sys.exit()\nopen("summary.txt", "w")\'', "pass"),
+        (
+            "python3 -c 'import sys\ntry:\n    sys.exit(0)\nfinally:\n"
+            '    open("summary.txt", "w")\'',
+            "pass",
+        ),
+        (
+            "python3 -c 'import sys\ntry:\n    sys.exit(1)\nexcept SystemExit:\n    pass\n"
+            'open("summary.txt", "w")\'',
+            "pass",
+        ),
+        ('python3 -c \'def f():\n    raise SystemExit\nopen("summary.txt", "w")\'', "pass"),
+        ('python3 -c \'import sys; end = sys.exit; open("summary.txt", "w")\'', "pass"),
+        ('python3 -c \'print("sys.exit()"); open("summary.txt", "w")\'', "pass"),
+        ('python3 -c \'open("summary.txt", "w"); import sys; sys.exit(0)\'', "pass"),
     ],
 )
 def test_a_write_the_shell_may_not_reach_is_no_write_by_its_exit_code(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from pydantic import ValidationError
 from evaluator.adapters import adapter_names
 from evaluator.modelserver import ScriptedModelServer, load_behaviors
 from evaluator.modelserver.behaviors import Behavior, next_step
+from evaluator.workspace.naming import attempt_folder, digest_name
 from tests.conftest import DEMO_REPO
 
 FLAKY_DIR = DEMO_REPO / "targets/db-migrations/behaviors/flaky"
@@ -74,10 +76,10 @@ def _user(text: str) -> dict[str, object]:
     return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
 
 
-def _played(server: ScriptedModelServer, attempt: int, outputs: int) -> str:
+def _played(server: ScriptedModelServer, attempt: int, outputs: int, cwd: str = "") -> str:
     """The command the server plays for the demo's flaky behaviour at attempt N after `outputs`
     tool calls, given the attempt workspace Codex reports in its environment context."""
-    cwd = f"/var/tmp/agentic-eval/r1/workspaces/routing-add-column/attempt-{attempt:02d}"
+    cwd = cwd or f"/var/tmp/agentic-eval/r1/workspaces/routing-add-column/attempt-{attempt:02d}"
     history: list[dict[str, object]] = [
         _user(f"<environment_context>\n  <cwd>{cwd}</cwd>\n</environment_context>"),
         _user("Add a default currency per account."),
@@ -117,3 +119,24 @@ def test_a_salted_server_draws_another_fixed_pattern() -> None:
         assert patterns.setdefault(salt, pattern) == pattern
     assert patterns[""][:5] == [False, True, False, True, False]  # unsalted: as before
     assert len({tuple(p) for p in patterns.values()}) == 3
+
+
+def test_an_attempt_folder_draws_as_its_case_id() -> None:
+    """Leftovers 14: an attempt's workspace is `<run>/w/<digest of the case id>/NN`
+    (`workspace/naming.py`). A server told the run's case ids seeds a draw by
+    `<case_id>/attempt-NN` as before, so every pinned pattern (the demo's, the goldens') holds;
+    one not told them draws by the folder, another fixed pattern."""
+    library = load_behaviors(FLAKY_DIR, adapter_names())
+    case = "routing-add-column"
+    folders = {digest_name(case): case}
+    for salt in ("", "a"):
+        with ScriptedModelServer(library, draw_salt=salt) as server:
+            before = ["rename-table" in _played(server, n, 2) for n in range(1, 41)]
+        for told in (folders, {}):
+            with ScriptedModelServer(library, draw_salt=salt, case_folders=told) as server:
+                now = [
+                    "rename-table"
+                    in _played(server, n, 2, attempt_folder(Path("/s/r/w"), case, n).as_posix())
+                    for n in range(1, 41)
+                ]
+            assert (now == before) == bool(told), (salt, told)

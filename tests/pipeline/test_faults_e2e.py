@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from evaluator.cli.main import main
+from evaluator.workspace.naming import attempt_folder, run_scratch
 from tests.conftest import ROOT, copy_demo
 from tests.support import claude_or_skip, codex_or_skip, scratch_dir
 
@@ -109,7 +110,7 @@ def test_sigkilled_evaluator_leaves_no_agent_and_no_unrecorded_attempt(tmp_path:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        workspace = scratch / "k/workspaces/routing-add-column/attempt-01"
+        workspace = attempt_folder(run_scratch(scratch, "k") / "w", "routing-add-column", 1)
         # The agent is running its `sleep` (a grandchild of the evaluator) inside the workspace.
         _wait_for(lambda: any(b"sleep" in _cmdline(pid) for pid in _processes_under(workspace)))
         # Two runs of one id at once: the second is refused while the first holds the lock.
@@ -132,7 +133,7 @@ def test_sigkilled_evaluator_leaves_no_agent_and_no_unrecorded_attempt(tmp_path:
         os.kill(first.pid, signal.SIGKILL)
         first.communicate(timeout=30)
         # The kernel kills the agent with its parent; its own children go with it.
-        _wait_for(lambda: not _processes_under(scratch / "k"), timeout=20)
+        _wait_for(lambda: not _processes_under(run_scratch(scratch, "k")), timeout=20)
         assert json.loads((runs / "k/manifest.json").read_text())["run_state"] == "running"
         assert not (runs / "k/case-artifacts/routing-add-column/attempts/attempt-01").exists()
         _sleepy_behaviors(tmp_path, 0)
@@ -145,7 +146,7 @@ def test_sigkilled_evaluator_leaves_no_agent_and_no_unrecorded_attempt(tmp_path:
             check=False,
         )
         assert resumed.returncode == 0, resumed.stderr
-        assert not (scratch / "k").exists()  # each run's scratch goes when it ends
+        assert not run_scratch(scratch, "k").exists()  # each run's scratch goes when it ends
     result = json.loads((runs / "k/case-results/routing-add-column.json").read_text())
     assert result["status"] == "pass"
     attempts = {a["attempt"]: a for a in result["attempts"]}
@@ -203,7 +204,7 @@ def test_disk_full_mid_run_exits_3_closes_the_manifest_and_resume_finishes(
         assert manifest["run_state"] == "interrupted"
         assert list((runs / "full").rglob("*.tmp")) == []
         assert len(list((runs / "full/case-results").glob("*.json"))) == 1
-        assert not (scratch / "full").exists()
+        assert not run_scratch(scratch, "full").exists()
         code, err = _cli([*base, "--resume", "full"], capsys)
         assert code == 0, err
     results = sorted(p.name for p in (runs / "full/case-results").glob("*.json"))
@@ -312,7 +313,7 @@ def test_unwritable_runs_dir_is_an_environment_error(
             ],
             capsys,
         )
-        assert not (scratch / "ro").exists()
+        assert not run_scratch(scratch, "ro").exists()
     assert code == 3
     assert err.strip() == (f"agentic-eval: cannot create the run directory {runs / 'ro'}: {why}")
 
@@ -390,10 +391,10 @@ def test_secrets_in_every_encoding_and_url_credentials_never_reach_the_run_dir(
             check=False,
         )
         assert code.returncode == 1, code.stderr  # the demo's checks fail; the secrets matter
-        kept = scratch / "s"
+        kept = run_scratch(scratch, "s")
         # The agent did get the secrets: its workspace held them, and the kept scratch holds
         # them redacted now that the run is over.
-        seen = (kept / "workspaces/routing-add-column/attempt-01/seen.txt").read_text()
+        seen = (attempt_folder(kept / "w", "routing-add-column", 1) / "seen.txt").read_text()
         assert seen == (
             "[REDACTED:DB_PASSWORD]\n"
             "postgres://app:[REDACTED:DATABASE_URL:password]@127.0.0.1:5432/shop\n"
@@ -442,7 +443,7 @@ def test_judge_after_the_scratch_is_gone_gives_the_same_verdicts(
             args += ["--case", case]
         code, _ = _cli(args, capsys)
         assert code == 0
-        assert not (scratch / "j").exists()  # the workspaces are gone
+        assert not run_scratch(scratch, "j").exists()  # the workspaces are gone
     ran = {c: json.loads((runs / f"j/case-results/{c}.json").read_text()) for c in cases}
     code, _ = _cli(["judge", str(runs / "j"), "--json"], capsys)
     assert code == 0
@@ -493,7 +494,7 @@ def test_a_disk_full_before_the_first_attempt_is_an_environment_error(
             ],
             capsys,
         )
-        assert not (scratch / "early").exists()
+        assert not run_scratch(scratch, "early").exists()
     assert code == 3
     assert err.startswith("agentic-eval: cannot write ") and err.count("\n") == 1
     assert "No space left on device; run early stopped, before starting" in err
@@ -530,11 +531,11 @@ def test_an_interrupted_claude_attempt_keeps_its_session(tmp_path: Path) -> None
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        workspace = scratch / "c/workspaces/routing-add-column/attempt-01"
+        workspace = attempt_folder(run_scratch(scratch, "c") / "w", "routing-add-column", 1)
         _wait_for(lambda: any(b"sleep" in _cmdline(pid) for pid in _processes_under(workspace)))
         os.kill(first.pid, signal.SIGKILL)
         first.communicate(timeout=30)
-        _wait_for(lambda: not _processes_under(scratch / "c"), timeout=20)
+        _wait_for(lambda: not _processes_under(run_scratch(scratch, "c")), timeout=20)
         (behaviors / "routing-add-column.yaml").write_text(
             (BEHAVIORS / "follows-skill/routing-add-column.yaml").read_text()
         )

@@ -21,6 +21,7 @@ from evaluator.agents import AgentHandle, AgentRequest, ModelEndpoint
 from evaluator.cli.main import run_cli
 from evaluator.modelserver import Behavior
 from evaluator.prompting import in_session_prompt
+from evaluator.workspace.naming import attempt_folder
 from tests.cli.test_validate import run_cli as cli_output
 from tests.conftest import ROOT, copy_demo
 from tests.pipeline.test_run_e2e import validate_artifacts
@@ -97,7 +98,7 @@ def in_session() -> Any:
         copy_demo(evaluator_ws)
         assert run_cli(["install-skill", "--workspace", str(evaluator_ws)]) == 0
         root = evaluator_ws.resolve() / "attempts"
-        workspaces = {c: root / c / "attempt-01" for c in (CONTAINED, ESCAPES)}
+        workspaces = {c: attempt_folder(root, c, 1) for c in (CONTAINED, ESCAPES)}
         parent = behavior("evaluator", EVALUATOR_PROMPT, _evaluator_steps(workspaces))
         children = [
             Behavior.model_validate(

@@ -22,6 +22,7 @@ from evaluator.artifacts.report import REPORT_SECTIONS
 from evaluator.cli.main import main
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
+from evaluator.workspace.naming import run_scratch
 from tests.conftest import ROOT, copy_demo
 from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
 
@@ -449,7 +450,7 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
         deadline = time.time() + 20
         while True:  # a killed evaluator's agents get SIGTERM from the kernel: give them a moment
             orphans = subprocess.run(
-                ["pgrep", "-f", str(scratch / "k")], capture_output=True, text=True
+                ["pgrep", "-f", str(run_scratch(scratch, "k"))], capture_output=True, text=True
             )
             if orphans.stdout == "" or time.time() > deadline:
                 break
@@ -473,7 +474,10 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
     assert summary["run_state"] == "completed"
     resumed_manifest = json.loads((runs / "k/manifest.json").read_text())
     assert (resumed_manifest["timeout_s"], resumed_manifest["timeout_explicit"]) == (300, True)
-    assert subprocess.run(["pgrep", "-f", str(scratch / "k")], capture_output=True).stdout == b""
+    assert (
+        subprocess.run(["pgrep", "-f", str(run_scratch(scratch, "k"))], capture_output=True).stdout
+        == b""
+    )
     assert summary["counts"] == {"pass": 9, "fail": 0, "blocked": 1}
     assert sorted(p.name for p in results.glob("*.json")) == sorted(
         f"{c}.json" for c in manifest["resolved_case_ids"]

@@ -15,6 +15,7 @@ from evaluator.contract.models import Case
 from evaluator.evidence import SessionEvidence
 from evaluator.judge import JudgeContext, judge_case
 from evaluator.prompting import agent_prompt, in_session_prompt, user_prompt_of
+from evaluator.workspace.naming import attempt_folder
 from tests.cli.test_validate import run_cli
 from tests.conftest import ROOT, copy_demo
 from tests.support import codex_or_skip, scratch_dir
@@ -90,7 +91,7 @@ def test_attempt_new_plans_the_run_and_builds_one_fresh_workspace(
     assert code == 0, err
     made = json.loads(out)
     workspace = Path(made["workspace"])
-    assert workspace == (tmp_path / "attempts" / CASE / "attempt-01").resolve()
+    assert workspace == attempt_folder(tmp_path / "attempts", CASE, 1).resolve()
     assert (workspace / ".agents/skills/db-migrations/SKILL.md").is_file()
     assert not (workspace / "agentic-evals").exists()
     assert made["prompt"].startswith("I want to store a default currency per account.")
@@ -181,7 +182,7 @@ def test_create_case_workspace_script_keeps_its_signature_and_prints_the_workspa
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        str((tmp_path / "attempts" / CASE / "attempt-01").resolve())
+        str(attempt_folder(tmp_path / "attempts", CASE, 1).resolve())
     ]
     assert (Path(done.stdout.strip()) / ".agents/skills/db-migrations/SKILL.md").is_file()
 

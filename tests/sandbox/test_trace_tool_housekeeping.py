@@ -380,6 +380,7 @@ GONE = (
     f'connect(5<socket:[7]>, {{sa_family=AF_UNIX, sun_path="{SOCKETS}/claude.sock"}}, 110)'
     " = -1 ECONNREFUSED (Connection refused)"
 )
+AGAIN = f'mkdir("{SOCKETS}", 0777) = -1 EEXIST (File exists)'
 FORK = "clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 13"
 OWN_FDS = '13 openat(AT_FDCWD</w>, "/proc/13/fd", O_RDONLY|O_DIRECTORY) = 5</proc/13/fd>'
 
@@ -397,6 +398,12 @@ OWN_FDS = '13 openat(AT_FDCWD</w>, "/proc/13/fd", O_RDONLY|O_DIRECTORY) = 5</pro
         ([STALE, MADE], "violation"),
         # a failed access beside the directory it made, not below it
         ([MADE, f'unlink("/tmp/claude.sock") {ENOENT}'], "violation"),
+        # the directory itself made again (`os.makedirs(d, exist_ok=True)` after `mkdtemp()`):
+        # its own (leftovers 14); not before it made it, nor a folder whose name begins alike
+        ([MADE, AGAIN], "contained"),
+        ([AGAIN], "violation"),
+        ([AGAIN, MADE], "violation"),
+        ([MADE, f'mkdir("{SOCKETS}-2", 0777) = -1 EEXIST (File exists)'], "violation"),
     ],
 )
 def test_a_server_socket_in_a_directory_the_attempt_made(syscalls: list[str], verdict: str) -> None:

@@ -11,6 +11,7 @@ from evaluator.contract.models import CaseSetup
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.plan import open_repo
 from evaluator.workspace import AttemptWorkspace, UnsafePath, build_workspace, safe_join
+from evaluator.workspace.naming import attempt_folder
 from evaluator.workspace.provenance import skill_digest, source_commit
 from tests.conftest import copy_demo
 from tests.support import demo_case
@@ -43,7 +44,7 @@ def _tree(root: Path) -> list[str]:
 
 def test_workspace_holds_only_the_skill(tmp_path: Path) -> None:
     workspace = _build(tmp_path, "routing-add-column")
-    assert workspace.path == (tmp_path / "ws/routing-add-column/attempt-01").resolve()
+    assert workspace.path == attempt_folder(tmp_path / "ws", "routing-add-column", 1).resolve()
     skill = ".agents/skills/db-migrations"
     assert _tree(workspace.path) == sorted(
         [
@@ -160,3 +161,23 @@ def test_copied_files_keep_bytes_and_times_and_are_private(tmp_path: Path) -> No
     assert (copied / "scripts/rebuild_docs_index.sh").stat().st_mode & 0o777 == 0o700
     assert (copied / "references/add-column.md").read_text() == "the fixture wins\n"
     assert (copied / "references/add-column.md").stat().st_mode & 0o777 == 0o600
+
+
+def test_an_agents_paths_are_the_scratch_root_plus_a_fixed_length() -> None:
+    """Leftovers 14 (`workspace/naming.py`): whatever the ids (at most 128 characters each),
+    an attempt's folders add the same number of characters to the scratch root, and the
+    deepest nesting (an evaluation's variant run) adds `AGENT_PATH_EXTRA`; distinct ids get
+    distinct folders."""
+    from evaluator.workspace.naming import AGENT_PATH_EXTRA, AGENTS, digest_name, run_scratch
+
+    root = Path("/var/tmp/agentic-eval")
+    lengths = set()
+    for size in (1, 6, 60, 128):
+        name = ("c" * size)[:size]
+        evaluation = run_scratch(root, "e" * size) / digest_name("without_skill" * 9)
+        agent_dir = attempt_folder(run_scratch(evaluation, "r" * size) / AGENTS, name, 99)
+        lengths.add(len(str(agent_dir)))
+        assert name not in str(agent_dir).removeprefix(str(root)) or size == 1
+    assert lengths == {len(str(root)) + AGENT_PATH_EXTRA}
+    ids = [f"case-{n}" for n in range(2000)]
+    assert len({digest_name(i) for i in ids}) == len(ids)

@@ -40,8 +40,10 @@ class CodexAdapter(AgentAdapter):
     skill_dir = PurePosixPath(".agents/skills")
     discovery_dirs = (".agents/skills", "$AGENT_HOME/skills", "~/.agents/skills")
     # `$CODEX_HOME/skills` when CODEX_HOME is unset: not a place it lists skills from in an
-    # attempt, whose CODEX_HOME is elsewhere.
-    user_skill_dirs = ("~/.codex/skills",)
+    # attempt, whose CODEX_HOME is elsewhere. `~/.agents/skills`: read in every attempt (the
+    # attempt's HOME), so the skill under test is listed under that root, one folder with the
+    # workspace's (docs/agents.md, "The skill at its user-level path").
+    user_skill_dirs = ("~/.codex/skills", "~/.agents/skills")
     trigger_signal = "a read of the skill's SKILL.md whose body reached the agent"
     attempt_modules = tuple(
         f"evaluator.adapters.codex.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")

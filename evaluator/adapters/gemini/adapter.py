@@ -54,7 +54,7 @@ class GeminiAdapter(AgentAdapter):
     )
     # Listed by the CLI too: the workspace's copy wins by name (after a "Skill conflict
     # detected" warning), and both are one folder.
-    user_skill_dirs = ("~/.gemini/skills",)
+    user_skill_dirs = ("~/.gemini/skills", "~/.agents/skills")
     trigger_signal = "an `activate_skill` tool call naming the skill"
     attempt_modules = tuple(
         f"evaluator.adapters.gemini.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")

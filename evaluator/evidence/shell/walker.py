@@ -531,7 +531,10 @@ class Walker:
         analysis = analyze_python(code)
         base = cwd or self.cwd
         for access in analysis.accesses:
+            # After an exit call in its block, Python may not reach it, as the shell after `exit`.
+            self.conditional += access.conditional
             self.add(access.kind, access.path, f"{via} {access.how}", base, access.how == "literal")
+            self.conditional -= access.conditional
         saved_tail, self.tail = self.tail, False  # Python's exit status is not the command's
         for index, command in enumerate(analysis.commands):
             guarded = index in analysis.guarded
