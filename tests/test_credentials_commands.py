@@ -25,6 +25,7 @@ import yaml
 from evaluator.adapters import adapter_names
 from evaluator.evaluate.rubric import RUBRIC_DIR
 from evaluator.modelserver.behaviors import load_behavior_file
+from evaluator.workspace.naming import digest_name
 from tests.conftest import copy_demo
 from tests.leaks import (
     ASCII_SECRET,
@@ -283,7 +284,10 @@ def test_the_judge_and_every_later_command_leak_no_credential(tmp_path: Path) ->
         # model's own words (its literal command, its final answer), which are no run's secret.
         declared = {"API_TOKEN": ASCII_SECRET, "PASSPHRASE": NON_ASCII_SECRET}
         found = leaks_in(declared, (runs, scratch), outputs)
-        assert [leak for leak in found if "/triggered/" not in leak] == []
+        # The trigger run's folders: its run directory, and its part of the scratch (named by
+        # a digest of its run id, `workspace/naming.py`).
+        trigger_run = ("/triggered/", f"/{digest_name('triggered')}/")
+        assert [leak for leak in found if not any(place in leak for place in trigger_run)] == []
 
 
 def test_a_stopped_or_timed_out_attempt_leaks_no_credential(tmp_path: Path) -> None:

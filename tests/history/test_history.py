@@ -43,7 +43,8 @@ class DemoRuns:
 
 def flaky_behaviors(directory: Path) -> Path:
     """routing-add-column played right in attempt-01 and routed wrong in any later attempt: the
-    agent branches on `pwd`, which names the attempt workspace."""
+    agent branches on its working directory's last name, the attempt's number
+    (`workspace/naming.py`)."""
     good = yaml.safe_load((BEHAVIORS / "follows-skill/routing-add-column.yaml").read_text())
     wrong = yaml.safe_load(
         (BEHAVIORS / "golden/routing-add-column/routes-to-rename.yaml").read_text()
@@ -52,9 +53,9 @@ def flaky_behaviors(directory: Path) -> Path:
         "name": "flaky/routing-add-column",
         "match": good["match"],
         "steps": [
-            {"cmd": "pwd"},
+            {"cmd": "pwd | sed 's#.*/##'"},
             {
-                "when": {"output_contains": "attempt-01"},
+                "when": {"output_contains": "01"},
                 "then": good["steps"],
                 "else": wrong["steps"],
             },
