@@ -262,3 +262,21 @@ def test_k5_flaky_behaviour_is_flaky_not_a_regression(
         )
         == 1
     )
+
+
+def test_a_pull_request_run_whose_agent_failed_fails_the_job(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """The agent's model failed on one case (here: the scripted model has no behaviour for it,
+    so Codex reports the model's error): that case was never evaluated. `run` exited 1 for it,
+    which the Evaluate step lets through to `compare`; compare saw no verdict on that side
+    (`environment-divergence`), no regression, and the job passed with an unevaluated case."""
+    outage = tmp_path / "no-behaviour-for-one-case"
+    shutil.copytree(BEHAVIORS / "follows-skill", outage)
+    (outage / "workflow-keeps-shipped-migrations.yaml").unlink()
+    scratch = workspace.env["SCRATCH"]
+    pr = workspace.step("evaluate", RUN_ID="pr8-1", EVAL_ARGS=eval_args(str(outage), scratch))
+    assert pr.outputs == {"run-exit": "3"}, pr.output
+    assert pr.code != 0, "the Evaluate step fails the job"
+    assert "the agent's model or tooling failed on 1 case" in pr.output
+    assert "workflow-keeps-shipped-migrations" in pr.output
