@@ -192,6 +192,13 @@ class AttemptRecord(ArtifactModel):
         default=False,
         description="the run stopped before this attempt's case finished: listed, not counted",
     )
+    entry_share: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="For a judged attempt: the share of its decided assertion entries that"
+        " passed (the case's `soft` is their mean over its K tries). Absent in older artifacts.",
+    )
 
 
 class IsolationViolation(ArtifactModel):

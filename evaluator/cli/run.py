@@ -165,7 +165,8 @@ def exit_reason(outcome: RunOutcome, allow_blocked: bool) -> str | None:
         # Not forgiven by --allow-blocked: no case of the run was shown to fail or pass there.
         return (
             f"the agent's model or tooling failed on {_cases(outages)}, which got no verdict:"
-            f" {', '.join(outages[:5])}" + (", ..." if len(outages) > 5 else "")
+            f" {', '.join(outages[:5])}"
+            + (", ..." if len(outages) > 5 else "")
             + "; this is not a result of the skill: fix the agent's set-up and run again"
         )
     failed = [r.case_id for r in outcome.results if r.status == "fail"]
