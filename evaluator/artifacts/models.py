@@ -16,6 +16,7 @@ from evaluator.vocabulary import (
     BlockedReason,
     BlockSide,
     IsolationVerdict,
+    Split,
     Status,
     TraceLayer,
 )
@@ -117,6 +118,11 @@ class Manifest(ArtifactModel):
     )
     source_commit: str | None = Field(
         default=None, description="git HEAD of the source workspace, when it is a git checkout"
+    )
+    case_splits: dict[str, Split] | None = Field(
+        default=None,
+        description="case_id -> the split it belonged to when the run was planned (`list"
+        " --split`): `gate` refuses a run holding held-out `test` cases. Absent in older runs.",
     )
     variant: VariantRole | None = Field(
         default=None,
