@@ -113,7 +113,8 @@ def final_attempts(result: CaseResult) -> list[AttemptRecord]:
     return [a for a in result.attempts if a.attempt not in retried]
 
 
-def _entry_share(assertions: Sequence[AssertionResult]) -> float | None:
+def entry_share(assertions: Sequence[AssertionResult]) -> float | None:
+    """The share of decided entries that passed; None when none was decided."""
     decided = [a for a in assertions if a.status != "blocked"]
     if not decided:
         return None
@@ -149,7 +150,7 @@ class CaseScore:
 
 def score_case(result: CaseResult) -> CaseScore:
     tries = final_attempts(result)
-    share = _entry_share(result.assertions)
+    share = entry_share(result.assertions)
     if not tries:
         if result.status in ("pass", "fail"):
             hard = 1.0 if result.status == "pass" else 0.0
@@ -167,7 +168,14 @@ def score_case(result: CaseResult) -> CaseScore:
     if counted == 0 or (result.status == "blocked" and against == 0):
         return CaseScore(result.case_id, result.status, None, None, blames)
     hard = passed / counted
-    soft = (share if share is not None else hard) * judged / counted
+    shares = [t.entry_share for t in tries if t.status in ("pass", "fail")]
+    if all(s is not None for s in shares):
+        # Each judged try's own share, an agent-blocked try's 0: the mean over the K tries, as
+        # `hard` is. The case-level entries are one try's (the first failing), so with K > 1
+        # they made a case that passed 2 of 3 tries `soft` 0 beside `hard` 0.667.
+        soft = sum(s or 0.0 for s in shares) / counted
+    else:  # records written before attempts kept their share
+        soft = (share if share is not None else hard) * judged / counted
     return CaseScore(result.case_id, result.status, hard, soft, blames)
 
 

@@ -16,6 +16,7 @@ from evaluator.vocabulary import (
     BlockedReason,
     BlockSide,
     IsolationVerdict,
+    Split,
     Status,
     TraceLayer,
 )
@@ -118,6 +119,11 @@ class Manifest(ArtifactModel):
     source_commit: str | None = Field(
         default=None, description="git HEAD of the source workspace, when it is a git checkout"
     )
+    case_splits: dict[str, Split] | None = Field(
+        default=None,
+        description="case_id -> the split it belonged to when the run was planned (`list"
+        " --split`): `gate` refuses a run holding held-out `test` cases. Absent in older runs.",
+    )
     variant: VariantRole | None = Field(
         default=None,
         description="the variant of an `evaluate` comparison this run is (its run id is `run`,"
@@ -191,6 +197,13 @@ class AttemptRecord(ArtifactModel):
     interrupted: bool = Field(
         default=False,
         description="the run stopped before this attempt's case finished: listed, not counted",
+    )
+    entry_share: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="For a judged attempt: the share of its decided assertion entries that"
+        " passed (the case's `soft` is their mean over its K tries). Absent in older artifacts.",
     )
 
 

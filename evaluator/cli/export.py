@@ -72,9 +72,13 @@ def codexopt_tasks(
     """CodexOpt rollout tasks, train cases first, and the skillopt_train_ratio to use."""
     # the stages are imported when the command runs, not for its --help
     from evaluator.artifacts.rundir import write_atomic
+    from evaluator.gate.thresholds import near_miss
     from evaluator.integrations.codexopt import export_tasks
     from evaluator.plan import open_repo, select_cases
 
+    miss = near_miss(min_pass_rate, attempts)
+    if miss is not None:
+        click.echo(f"warning: {miss}", err=True)
     loaded = open_repo(repo, source_workspace, target=target, default_target_only=True)
     selection = select_cases(loaded, target, suites, cases)
     export = export_tasks(

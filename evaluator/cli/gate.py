@@ -78,6 +78,17 @@ def command(
     check_baseline(metric, baseline_run)
     baseline = read_run(baseline_run).score(min_coverage) if baseline_run else None
     runs = [read_run(path) if path else None for path in (candidate, current, best)]
+    for role, run in zip(("candidate", "current", "best"), runs, strict=True):
+        held_out = run.held_out_cases() if run else []
+        if run and held_out:
+            # The test split is what the optimiser's result is judged on at the end: a gate that
+            # sees it selects skills on it (SkillOpt keeps it for valid_unseen only).
+            raise InputError(
+                f"the {role} run holds case(s) of the held-out test split:"
+                f" {', '.join(held_out)}; a gate must not see them: score with --split val",
+                path=run.path,
+                field="case_splits",
+            )
     scores = [run.score(min_coverage) if run else None for run in runs]
     cand, cur, bst = scores
     assert cand is not None

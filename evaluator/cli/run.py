@@ -20,7 +20,7 @@ from evaluator.cli.options import (
     repo_options,
     show_load_warnings,
 )
-from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
 
 if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
     from evaluator.artifacts.models import CaseResult
@@ -141,7 +141,18 @@ def with_deferred(
 
 
 def exit_code(outcome: RunOutcome, allow_blocked: bool) -> int:
+    if not outcome.interrupted and _outage_cases(outcome.results):
+        return EXIT_ENVIRONMENT
     return EXIT_OK if exit_reason(outcome, allow_blocked) is None else EXIT_FAILURES
+
+
+def _outage_cases(results: Sequence[CaseResult]) -> list[str]:
+    """Cases the agent's model or tooling failed: they were never evaluated, by this skill or any
+    other. The blame is the score's (`score` has no score then, exit 3): as exit 1 a CI job
+    would leave the verdict to `compare`, which sees no verdict on that side and no regression."""
+    from evaluator.artifacts.attribution import score_case
+
+    return [r.case_id for r in results if r.status == "blocked" and score_case(r).outage]
 
 
 def exit_reason(outcome: RunOutcome, allow_blocked: bool) -> str | None:
@@ -149,6 +160,15 @@ def exit_reason(outcome: RunOutcome, allow_blocked: bool) -> str | None:
     counts = outcome.counts()
     if outcome.interrupted:
         return f"the run was interrupted; resume it with --resume {outcome.run_dir.run_id}"
+    outages = _outage_cases(outcome.results)
+    if outages:
+        # Not forgiven by --allow-blocked: no case of the run was shown to fail or pass there.
+        return (
+            f"the agent's model or tooling failed on {_cases(outages)}, which got no verdict:"
+            f" {', '.join(outages[:5])}"
+            + (", ..." if len(outages) > 5 else "")
+            + "; this is not a result of the skill: fix the agent's set-up and run again"
+        )
     failed = [r.case_id for r in outcome.results if r.status == "fail"]
     if failed:
         return f"{_cases(failed)} failed: {', '.join(failed[:5])}" + (

@@ -148,9 +148,13 @@ def command(
     from evaluator.gate.metrics.base import MetricContext
     from evaluator.gate.metrics.registry import get_metric
     from evaluator.gate.score import decide
+    from evaluator.gate.thresholds import near_miss
     from evaluator.pipeline.progress import PlainProgress
     from evaluator.pipeline.run import Run
 
+    miss = near_miss(min_pass_rate, attempts) if metric == "hard" else None
+    if miss is not None:
+        click.echo(f"warning: {miss}", err=True)
     try:
         # `--skill` is the candidate text here: the skill folder is the one the file belongs to
         repo, source_workspace = evals_repo(repo, source_workspace, evals, None)

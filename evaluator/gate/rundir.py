@@ -35,6 +35,14 @@ class RunRecord:
     selected: int
     manifest: dict[str, Any] = field(default_factory=dict)
 
+    def held_out_cases(self) -> list[str]:
+        """The run's cases of the held-out `test` split, as its manifest recorded them when
+        planned (runs without `case_splits`, older or another evaluator's, name none)."""
+        splits = self.manifest.get("case_splits")
+        if not isinstance(splits, dict):
+            return []
+        return [r.case_id for r in self.results if splits.get(r.case_id) == "test"]
+
     def score(self, min_coverage: float = 0.0) -> RunScore:
         """The verified score; raises NoScore rather than let an outage read as a low score."""
         score = score_run(self.results, self.selected)

@@ -21,6 +21,7 @@ from evaluator.adapters import (
 )
 from evaluator.adapters.base import AgentAdapter
 from evaluator.agents import AgentHandle, AgentRequest, AgentRunner, ModelEndpoint, skill_folder
+from evaluator.artifacts.attribution import entry_share
 from evaluator.artifacts.models import AttemptFile, AttemptRecord, IsolationLayers, IsolationSummary
 from evaluator.artifacts.redact import LiveRedactor, Redactor
 from evaluator.artifacts.rundir import (
@@ -169,6 +170,9 @@ class AttemptResult:
                 run_dir.attempt_artifacts(self.case_id, self.number).relative_to(run_dir.path)
             ),
             shown=self.judgement.shown if self.judgement else None,
+            entry_share=entry_share(self.judgement.entries)
+            if self.judgement is not None and self.status in ("pass", "fail")
+            else None,
         )
 
 

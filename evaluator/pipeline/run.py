@@ -73,7 +73,7 @@ from evaluator.pipeline.runplan import (
 )
 from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
 from evaluator.pipeline.runplan import RunOptions as RunOptions  # re-exported: was defined here
-from evaluator.plan import Selection, open_repo, select_cases
+from evaluator.plan import Selection, case_split, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.repo.evals_json import evals_file
 from evaluator.safepath import id_problem
@@ -484,6 +484,9 @@ class Run:
                     source_commit=None,
                 ),
             )
+            manifest.case_splits = {
+                c.case_id: case_split(c, repo.config.splits) for c in selection.cases
+            }
         else:
             manifest = previous
             self._take_over(manifest, run_dir, scratch, todo, ready.adapter, credentials)

@@ -262,3 +262,73 @@ def test_k5_flaky_behaviour_is_flaky_not_a_regression(
         )
         == 1
     )
+
+
+def test_a_pull_request_run_whose_agent_failed_fails_the_job(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """The agent's model failed on one case (here: the scripted model has no behaviour for it,
+    so Codex reports the model's error): that case was never evaluated. `run` exited 1 for it,
+    which the Evaluate step lets through to `compare`; compare saw no verdict on that side
+    (`environment-divergence`), no regression, and the job passed with an unevaluated case."""
+    outage = tmp_path / "no-behaviour-for-one-case"
+    shutil.copytree(BEHAVIORS / "follows-skill", outage)
+    (outage / "workflow-keeps-shipped-migrations.yaml").unlink()
+    scratch = workspace.env["SCRATCH"]
+    pr = workspace.step("evaluate", RUN_ID="pr8-1", EVAL_ARGS=eval_args(str(outage), scratch))
+    assert pr.outputs == {"run-exit": "3"}, pr.output
+    assert pr.code != 0, "the Evaluate step fails the job"
+    assert "the agent's model or tooling failed on 1 case" in pr.output
+    assert "workflow-keeps-shipped-migrations" in pr.output
+
+
+def _all_steps() -> list[dict[str, Any]]:
+    text = (ROOT / "docs/ci.md").read_text()
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    steps: list[dict[str, Any]] = yaml.safe_load(block)["jobs"]["evaluate"]["steps"]
+    return steps
+
+
+def test_the_run_history_is_carried_from_main_run_to_main_run(
+    workspace: Workspace,
+    pipeline: dict[str, StepRun],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each job starts with an empty `runs/`: without carrying `history.db` over, the history a
+    CI job recorded held its own run alone and was thrown away with the runner."""
+    steps = _all_steps()
+    ids = [step.get("id") for step in steps]
+    assert ids.index("restore-history") < ids.index("evaluate") < ids.index("history")
+    (upload,) = [s for s in steps if s.get("with", {}).get("path") == "runs/history.db"]
+    assert upload["if"] == "always() && github.event_name == 'push'"
+    assert upload["with"]["name"] == "${{ env.HISTORY }}"
+    # The next main job: the restore step put the last main job's history.db in runs/ (gh run
+    # download of the artifact above, done here by hand), then the job evaluates.
+    nxt = Workspace(tmp_path / "next-job", dict(workspace.env), tmp_path / "next-summary.md")
+    copy_demo(nxt.root)
+    (nxt.root / ".venv").symlink_to(ROOT / ".venv")
+    nxt.env["GITHUB_STEP_SUMMARY"] = str(nxt.summary)
+    (nxt.root / "runs").mkdir()
+    shutil.copy(workspace.root / "runs/history.db", nxt.root / "runs/history.db")
+    scratch = workspace.env["SCRATCH"]
+    main2 = nxt.step("evaluate", RUN_ID="main-2", EVAL_ARGS=eval_args("follows-skill", scratch))
+    assert main2.outputs == {"run-exit": "0"}, main2.output
+    shown = nxt.step("history")
+    assert shown.code == 0, shown.output
+    summary = nxt.summary.read_text()
+    assert "## Run history (main's runs, then this one)" in summary
+    for case in CASES:
+        assert any(line.startswith(case) for line in summary.splitlines()), summary
+    capsys.readouterr()
+    assert run_cli(["history", "--runs-dir", str(nxt.root / "runs"), "--json"]) == 0
+    trends = json.loads(capsys.readouterr().out)
+    for case in CASES:
+        # one skill, one set-up: main-1's result (the restored history) and main-2's, one trend
+        (trend,) = [
+            t
+            for t in trends
+            if t["case_id"] == case and t["behaviors_dir"].endswith("follows-skill")
+        ]
+        runs = [point["run_id"] for point in trend["trend"]]
+        assert runs[0] == "main-1" and runs[-1] == "main-2", runs

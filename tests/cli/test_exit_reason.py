@@ -11,7 +11,16 @@ from evaluator.judge.verdict import AssertionResult, CheckVerdict
 
 def _outcome(*statuses: tuple[str, str | None, list[str]], interrupted: bool = False) -> Any:
     results = [
-        SimpleNamespace(case_id=f"case-{i}", status=s, blocked_reason=r, notes=n)
+        SimpleNamespace(
+            case_id=f"case-{i}",
+            status=s,
+            blocked_reason=r,
+            notes=n,
+            attempts=[],
+            assertions=[],
+            blocked_by=None,
+            blocked_cause=None,
+        )
         for i, (s, r, n) in enumerate(statuses)
     ]
 
@@ -45,6 +54,26 @@ def test_each_non_zero_exit_names_its_cause() -> None:
     assert interrupted == "the run was interrupted; resume it with --resume r1"
 
 
+def test_an_outage_is_exit_3_whatever_else_the_run_holds() -> None:
+    """The agent's model or tooling failed on a case: nothing was evaluated there, so the run
+    is not a result (exit 3, as `score` has no score), not a blocked case `compare` may pass."""
+    passed = ("pass", None, [])
+    outage = ("blocked", "environment", ["agent reported an error"])
+    run = _outcome(passed, outage, ("fail", None, []))
+    run.results[1].blocked_by = "outage"
+    for allow_blocked in (False, True):
+        assert exit_code(run, allow_blocked=allow_blocked) == 3
+        reason = exit_reason(run, allow_blocked=allow_blocked) or ""
+        assert reason.startswith("the agent's model or tooling failed on 1 case")
+        assert "case-1" in reason
+    # an interrupted run stays resumable (exit 1), and the eval's own block stays exit 1
+    cut = _outcome(passed, outage, interrupted=True)
+    cut.results[1].blocked_by = "outage"
+    assert exit_code(cut, allow_blocked=False) == 1
+    run.results[1].blocked_by = None
+    assert exit_code(run, allow_blocked=False) == 1
+
+
 def test_a_case_blocked_by_a_check_says_what_the_check_said() -> None:
     """Not only `environment`: the command the machine stopped, and why."""
     stopped = CheckVerdict(
@@ -65,7 +94,13 @@ def test_a_case_blocked_by_a_check_says_what_the_check_said() -> None:
         ),
     ]
     result = SimpleNamespace(
-        case_id="eval-1", status="blocked", blocked_reason="environment", notes=[]
+        case_id="eval-1",
+        status="blocked",
+        blocked_reason="environment",
+        notes=[],
+        attempts=[],
+        blocked_by=None,
+        blocked_cause=None,
     )
     result.assertions = entries
     outcome = _outcome()

@@ -218,3 +218,23 @@ def test_bad_input_still_ends_with_a_verdict_line_and_exits_2(
     assert code == 2
     assert out[-1].startswith("VERDICT: ERROR input-error: ")
     assert "unknown case id(s): no-such-case" in out[-1]
+
+
+def test_soft_is_the_mean_over_the_k_tries_as_hard_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The seeded flaky behaviour passes tries 1 and 3 of 3 (every entry) and fails try 2
+    (every entry). `soft` was the share of one try's entries (the case's listed entries are the
+    first failing try's): 0.000 beside hard 0.667, so SkillOpt's `mixed` gate (its
+    soft_gate config) read 0.333 for a case that passed two tries in three."""
+    flaky = ROOT / "agentic-evals/targets/db-migrations/behaviors/flaky"
+    common = ("--behaviors", str(flaky), "--case", "routing-add-column", "--attempts", "3")
+    code, out = score(tmp_path, capsys, *common, "--metric", "mixed", "--min-pass-rate", "0.6")
+    assert out[-1].startswith("VERDICT: PASS hard=0.667 soft=0.667 mixed=0.667"), out[-3:]
+    assert code == 0
+    # The gate reads the same figures back from the run directory.
+    (run,) = (tmp_path / "runs").glob("*/manifest.json")
+    with pytest.raises(SystemExit):
+        main(["gate", "--candidate", str(run.parent), "--metric", "soft", "--json"])
+    gated = json.loads(capsys.readouterr().out)
+    assert gated["candidate_score"] == pytest.approx(2 / 3)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.cli.main import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, copy_demo
 from tests.support import codex_or_skip, scratch_dir
 
 pytestmark = pytest.mark.codex
@@ -93,3 +93,35 @@ def test_a_helpful_edit_is_accepted_and_a_harmful_one_rejected(
     )
     forbidden = next(a for a in result["assertions"] if a["polarity"] == "forbidden")
     assert forbidden["status"] == "fail"
+
+
+def test_a_run_holding_held_out_test_cases_is_not_gated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A case of the `test` split is what the optimised skill is judged on at the end; `score`
+    without `--split` scores it too, and `gate` used to select skills on it. The manifest now
+    records each case's split and `gate` refuses such a run (exit 2), naming the cases."""
+    repo = copy_demo(tmp_path / "user")
+    case_file = repo / "targets/db-migrations/cases/routing/routing-rename-table.yaml"
+    case_file.write_text(case_file.read_text() + "split: test\n")
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        common = ["--repo", str(repo), "--behaviors", str(READS_SKILL), "--runs-dir", str(runs)]
+        common += ["--scratch-root", str(scratch), "--case", "workflow-keeps-shipped-migrations"]
+        code, _ = cli(capsys, "score", *common, "--case", "routing-rename-table", "--run-id", "all")
+        assert code == 0
+        manifest = json.loads((runs / "all/manifest.json").read_text())
+        assert manifest["case_splits"] == {
+            "workflow-keeps-shipped-migrations": "train",
+            "routing-rename-table": "test",
+        }
+        code, out = cli(capsys, "gate", "--candidate", str(runs / "all"), "--json")
+        assert code == 2, out
+        (error,) = json.loads("\n".join(out))["errors"]
+        assert error["field"] == "case_splits"
+        assert "held-out test split: routing-rename-table" in error["message"]
+        # the same skill scored on its train case only is gated
+        code, _ = cli(capsys, "score", *common, "--split", "train", "--run-id", "train")
+        assert code == 0
+        code, out = cli(capsys, "gate", "--candidate", str(runs / "train"))
+        assert code == 0 and out[-1].startswith("GATE: accept_new_best metric=hard candidate=1")

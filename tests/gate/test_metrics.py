@@ -157,3 +157,29 @@ def test_score_reads_the_baseline_before_anything_runs(
         main(args)
     assert info.value.code == 2 and "needs --baseline-run" in capsys.readouterr().out
     assert not (tmp_path / "runs").exists()  # nothing ran
+
+
+@pytest.mark.parametrize(
+    ("threshold", "attempts", "refused"),
+    [
+        (0.67, 3, "2 of 3"),
+        (0.34, 3, "1 of 3"),
+        (0.81, 5, "4 of 5"),
+        (0.66, 3, None),  # accepts 2 of 3
+        (0.8, 5, None),  # exactly 4 of 5
+        (1.0, 3, None),
+        (0.67, 1, None),  # one attempt: 0 or 1, nothing near
+        (0.7, 3, None),  # well above 2 of 3: meant
+        (0.67, None, None),  # K from the cases: unknown here
+    ],
+)
+def test_a_threshold_just_above_a_reachable_rate_is_named(
+    threshold: float, attempts: int | None, refused: str | None
+) -> None:
+    from evaluator.gate.thresholds import near_miss
+
+    said = near_miss(threshold, attempts)
+    if refused is None:
+        assert said is None
+    else:
+        assert said is not None and f"passed {refused} " in said

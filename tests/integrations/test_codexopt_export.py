@@ -89,3 +89,46 @@ def test_codexopt_rollouts_run_our_score_and_report_our_pass_rate(
     assert failed["stdout_tail"].splitlines()[-1].startswith("VERDICT: FAIL hard=0.000")
     # The source project is untouched: CodexOpt wrote the candidate into its own copy.
     assert (repo_root / SKILL).read_text() == skill
+
+
+def test_a_threshold_just_above_k_of_n_is_named_when_exported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reference command `--attempts 3 --min-pass-rate 0.67` reads as 2 of 3, but 2 of 3
+    is 0.667: every task needed 3 of 3, and nothing said so."""
+    copy_demo(tmp_path)
+    tasks, _ = export(capsys, monkeypatch, tmp_path, "--attempts", "3", "--min-pass-rate", "0.67")
+    assert "--min-pass-rate" in tasks[0]["command"]  # type: ignore[operator]
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit):
+        main(
+            [
+                "export",
+                "codexopt-tasks",
+                "--out",
+                "t.json",
+                "--attempts",
+                "3",
+                "--min-pass-rate",
+                "0.67",
+            ]
+        )
+    assert capsys.readouterr().err.splitlines() == [
+        "warning: --min-pass-rate 0.67 with --attempts 3 refuses a case that passed 2 of 3"
+        " (0.667); to accept it write 0.66"
+    ]
+    for fine in ("0.66", "1", "0.5"):
+        with pytest.raises(SystemExit):
+            main(
+                [
+                    "export",
+                    "codexopt-tasks",
+                    "--out",
+                    "t.json",
+                    "--attempts",
+                    "3",
+                    "--min-pass-rate",
+                    fine,
+                ]
+            )
+        assert capsys.readouterr().err == ""
