@@ -169,7 +169,7 @@ def test_round_fourteen_a_tool_codex_does_not_offer_touched_nothing(tmp_path: Pa
 
 # --- The trace's tool-call recognition: a Bash call whose script strace cut short -------------
 
-HIDE = Path(__file__).with_name("round14_hide.py")
+HIDE = Path(__file__).with_name("round14_hide.txt")
 
 
 def _hidden_call() -> str:
