@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from evaluator.pipeline.run import RunOutcome
+from evaluator.sandbox.trace_registry import get_tracer
 from evaluator.sandbox.tracer import STRING_LIMIT
 from tests.isolation.test_red_team_round13 import FAKE, FILES, SCRIPT, SKILL, _case, _write
 from tests.support import (
@@ -292,3 +293,21 @@ def test_round_fourteen_a_command_over_the_string_limit_is_traced_and_matched(
     assert attempt["isolation"] == "contained", attempt["isolation_report"]["reason"]
     (result,) = outcome.results
     assert result.status == "pass", result
+
+
+@pytest.mark.claude
+def test_round_fourteen_the_ebpf_log_cuts_a_long_command_as_strace_does(tmp_path: Path) -> None:
+    """The opt-in eBPF tracer's loader prints an argv string over its `ARG_MAX` (64 KiB) cut
+    short as strace does (`"…"...`): the same reading makes it a tool call, matched."""
+    why_not = get_tracer("ebpf").unavailable()
+    if why_not is not None:
+        pytest.skip(f"no eBPF tracer here: {why_not}")
+    layers_or_skip(jail=True)
+    long = f"python3 - <<'EOF'\n# {'x' * (STRING_LIMIT + 4096)}\nprint('note')\nEOF"
+    steps = [{"cmd": "pwd"}, {"cmd": long}, {"final": "Warnings are amber."}]
+    outcome = _run(tmp_path, steps, "claude", tracer="ebpf", trace="on")
+    (attempt,) = _attempts(outcome)
+    trace = attempt["trace_report"]
+    assert trace["tool_calls"] == 2, trace
+    assert len(trace["matched"]) == 2 and not trace["disagreements"], trace
+    assert attempt["isolation"] == "contained", attempt["isolation_report"]["reason"]
