@@ -457,7 +457,10 @@ def _match(
                     break
             continue
         for index, record in enumerate(shells):
-            if record.command == call.command:
+            if record.command == call.command or (
+                # A command the log cut short is the prefix it kept of the session's text.
+                call.cut and call.command and (record.command or "").startswith(call.command)
+            ):
                 matched[call.index] = shells.pop(index)
                 break
     return matched, shells

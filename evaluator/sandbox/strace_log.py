@@ -246,6 +246,8 @@ class ToolCallTrace:
     # Channels it set up whose file accesses the trace cannot see (`_BLIND_CHANNELS`), and
     # processes it created that the trace does not follow (`UNTRACED_CLONE`).
     blind: list[TracedAccess] = field(default_factory=list)
+    # Its command line was longer than the log keeps: `command` is a prefix of its text.
+    cut: bool = False
     # Its changes of the mounts, tried or made (`MOUNT_CALLS`).
     remounts: list[TracedAccess] = field(default_factory=list)
     # Its reaches into a process outside it, tried or made (`PROCESS_REACHES`).
@@ -456,6 +458,15 @@ def _leading_string(args: str) -> str | None:
     if match is None or not args[match.end() :].strip():
         return None
     return match.group(1)
+
+
+def _cut(token: str) -> bool:
+    """Whether strace cut a string of an argument list short (`"abc"...`): an element whose
+    text is whole ends with its closing quote."""
+    inner = token.strip()
+    if inner.startswith("["):
+        inner = inner[1:-1] if inner.endswith("]") else inner[1:]
+    return any(t.startswith('"') and t.endswith('"...') for t in split_args(inner))
 
 
 def _string_list(token: str) -> list[str]:
@@ -738,10 +749,14 @@ class _Attributor:
             proc.in_sandbox = True
             return
         if proc.call is None:
-            argv = _string_list(event.args[path_index + 1])
+            token = event.args[path_index + 1]
+            argv = _string_list(token)
             found = self.recognizer.tool_call(name, argv, proc.in_sandbox)
             if found is not None:
                 proc.call = self.new_call(event, *found)
+                # A command line longer than the log keeps (`-s`, STRING_LIMIT) is cut: its text
+                # is a prefix of the command the session records (red team 14).
+                proc.call.cut = _cut(token)
                 return
         if proc.call is not None:
             resolved = self.resolve(proc, event, path_index, image, follow=True)

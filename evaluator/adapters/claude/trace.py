@@ -11,19 +11,28 @@ from dataclasses import dataclass
 
 from evaluator.sandbox.strace_log import shell_script
 
+# What may close the quoted `eval` argument of a script the log cut short, tried in turn.
+_CLOSERS = ("", "'", "\\'", '"', "'\"")
+
 
 def bash_tool_command(script: str) -> str | None:
-    """The command of a Bash tool call, from the script its shell runs."""
+    """The command of a Bash tool call, from the script its shell runs. The wrapper's head makes
+    it a tool call whatever follows: a script the log cut short (a command over its string
+    limit) is one, its command the part kept (red team 14: before, such a call was taken for
+    the CLI's own shell, its accesses never judged)."""
     if not script.startswith("source ") or "shell-snapshots/snapshot-" not in script:
         return None
     start = script.find(" && eval ")
     if start < 0:
         return None
-    try:
-        words = shlex.split(script[start + len(" && eval ") :])
-    except ValueError:
-        return None
-    return words[0] if words else None
+    rest = script[start + len(" && eval ") :]
+    for closer in _CLOSERS:
+        try:
+            words = shlex.split(rest + closer)
+        except ValueError:
+            continue
+        return words[0] if words else ""
+    return ""
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,37 @@ STILL_RUNNING = "Process running with session ID"
 WAKE_TOOLS = frozenset({"send_input", "resume_agent", "followup_task", "send_message"})
 # A helper's state that no later act of its follows (`running` and `pending_init` do not end it).
 _ENDED_STATES = ("completed", "errored", "shutdown")
+# The tool that shows the model an image file: Codex opens the file in its own process (no
+# process for the trace to see, outside its command sandbox), by a path the model chooses,
+# relative to the working directory (red team 14: `/etc/hostname`, a file next to the eval).
+VIEW_IMAGE_TOOL = "view_image"
+# Tools that touch no file of the agent's choosing (by name, whatever the namespace): the
+# multi-agent tools of both versions, the model's plan, goals and questions, the deferred-tool
+# search. Any other function or custom tool (an MCP server's, a newer CLI's) may touch any path:
+# what it did is not shown, unless Codex answered that it has no such tool.
+PATHLESS_TOOLS = frozenset(
+    {
+        "spawn_agent",
+        "wait_agent",
+        "close_agent",
+        "resume_agent",
+        "send_input",
+        "followup_task",
+        "interrupt_agent",
+        "list_agents",
+        "send_message",
+        "update_plan",
+        "request_user_input",
+        "get_goal",
+        "create_goal",
+        "update_goal",
+        "tool_search",
+        "wait",
+        WEB_SEARCH_TOOL,
+    }
+)
+# Codex's answer to a call of a tool it does not offer: nothing ran.
+UNSUPPORTED_CALL = "unsupported call: "
 
 
 def _json_object(text: str) -> dict[str, Any]:
@@ -119,6 +150,9 @@ class CodexNormalizer(EvidenceBuilder):
         self.meta_seen = 0
         self.skipping_fork_copy = False
         self.wait_calls: set[str] = set()
+        # Calls of tools of unknown accesses, by call id (the record's id): opaque unless
+        # Codex answers that it has no such tool.
+        self.unknown_calls: dict[str, tuple[str, str]] = {}
 
     # --------------------------------------------------------------------- entries
     def session_meta(self, line: int, ts: str | None, p: dict[str, Any]) -> None:
@@ -195,7 +229,7 @@ class CodexNormalizer(EvidenceBuilder):
             name = str(p.get("name"))
             call_id = p.get("call_id")
             raw_input = str(p.get("input") or "")
-            ev.add(
+            record = ev.add(
                 "tool_call",
                 line,
                 timestamp=ts,
@@ -207,6 +241,8 @@ class CodexNormalizer(EvidenceBuilder):
                 self.observe_patch(line, ts, call_id, raw_input, self.cwd_for(None), "patch-header")
             elif name == "exec":
                 self.javascript(line, ts, call_id, raw_input)
+            elif name not in PATHLESS_TOOLS:
+                self.unknown_call(call_id, record.id, name)
         elif kind == "web_search_call":
             self.web_search(line, ts, p)
         elif kind in ("function_call_output", "custom_tool_call_output"):
@@ -239,6 +275,9 @@ class CodexNormalizer(EvidenceBuilder):
                 call.exit_code = code
             if call_id:
                 self.evidence.call_outcomes[str(call_id)] = output_outcome(output, code)
+            unknown = self.unknown_calls.pop(str(call_id), None)
+            if unknown is not None and text.strip() != UNSUPPORTED_CALL + unknown[1]:
+                ev.opaque.append((unknown[0], f"{unknown[1]} is a tool of unknown accesses"))
             if call_id in self.pwd_calls:
                 for candidate in text.splitlines():
                     candidate = candidate.strip()
@@ -329,6 +368,19 @@ class CodexNormalizer(EvidenceBuilder):
             chars = str(args.get("chars") or "")
             if chars.strip():
                 ev.opaque.append((call.id, "write_stdin typed input into a running process"))
+        elif name == VIEW_IMAGE_TOOL:
+            self.observe_path(
+                "file_read_observed",
+                line,
+                ts,
+                call_id,
+                tool,
+                str(args.get("path") or "."),
+                self.cwd_for(None),
+                "read",
+                "tool-input",
+                f"{tool} {args.get('path')}",
+            )
         elif tool in WAIT_TOOLS and call_id:
             self.wait_calls.add(str(call_id))
         elif name in WAKE_TOOLS and namespace in ("multi_agent_v1", "collaboration", None):
@@ -344,6 +396,14 @@ class CodexNormalizer(EvidenceBuilder):
                 timestamp=ts,
                 tool=tool,
             )
+        elif name not in PATHLESS_TOOLS:
+            self.unknown_call(call_id, call.id, tool)
+
+    def unknown_call(self, call_id: Any, record_id: str, tool: str) -> None:
+        if call_id:
+            self.unknown_calls[str(call_id)] = (record_id, tool)
+        else:
+            self.evidence.opaque.append((record_id, f"{tool} is a tool of unknown accesses"))
 
     def helpers_ended(self, record_id: str, text: str) -> None:
         """A wait's output: each helper it shows in a final state had finished by this record."""
@@ -446,6 +506,22 @@ class CodexNormalizer(EvidenceBuilder):
             )
         elif kind == "FileChange":
             self.file_changes(line, ts, item.get("id"), item.get("changes"), item.get("status"))
+        elif kind == "ImageView" and item.get("path"):
+            # The file Codex opened for `view_image` (also a code-mode call's, which has no
+            # function call), as the CLI resolved it.
+            path = file_uri_path(str(item["path"]))
+            self.observe_path(
+                "file_read_observed",
+                line,
+                ts,
+                item.get("id"),
+                VIEW_IMAGE_TOOL,
+                path,
+                self.cwd_for(None),
+                "read",
+                "tool-input",
+                f"{VIEW_IMAGE_TOOL} {path}",
+            )
 
     def file_changes(
         self, line: int, ts: str | None, call_id: Any, changes: Any, status: Any = None
@@ -579,6 +655,9 @@ def normalize_codex_rollout(
             normalizer.evidence.opaque.append((f"L{entry.line}", why))
     for line, why in unreadable_lines(stats):
         normalizer.evidence.opaque.append((f"L{line}", why))
+    for record_id, tool in normalizer.unknown_calls.values():
+        # No answer recorded (the run was killed): what it asked for may have happened.
+        normalizer.evidence.opaque.append((record_id, f"{tool} is a tool of unknown accesses"))
     evidence = normalizer.finish(stats)
     evidence.tool_texts = kept
     return evidence

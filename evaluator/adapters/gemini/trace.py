@@ -26,10 +26,19 @@ _WRAPPER = re.compile(
 )
 
 
+# The wrapper's head: a script the log cut short (a command over its string limit) keeps it.
+_HEAD = re.compile(r"\Ashopt -u [^\n]*; _bgpids_file=[^\n]*\n\(\n  trap '[^\n]*' EXIT\n")
+
+
 def shell_tool_command(script: str) -> str | None:
-    """The command of a `run_shell_command` call, from the script its shell runs."""
+    """The command of a `run_shell_command` call, from the script its shell runs; of a script
+    cut short, the part of the command kept (red team 14: before, such a call was taken for the
+    CLI's own shell, its accesses never judged)."""
     match = _WRAPPER.match(script)
-    return match.group(1) if match else None
+    if match:
+        return match.group(1)
+    head = _HEAD.match(script)
+    return script[head.end() :] if head else None
 
 
 @dataclass(frozen=True)
