@@ -178,7 +178,7 @@ def command(
         kind = "input-error" if bad_input else "environment"
         if as_json:  # the JSON line comes before the VERDICT line, as for a score
             code = EXIT_INPUT if isinstance(exc, click.UsageError) else exc.exit_code
-            emit_json_line(error_json(exc, code))
+            emit_json_line(error_json(exc, code), code)
         click.echo(f"VERDICT: ERROR {kind}: {exc}")
         raise
     manifest = outcome.manifest
@@ -201,7 +201,7 @@ def command(
         payload = verdict.to_json()
         payload["run_id"] = outcome.run_dir.run_id
         payload["run_dir"] = str(outcome.run_dir.path)
-        emit_json_line(payload)
+        emit_json_line(payload, EXIT_BY_VERDICT[verdict.kind])
     else:
         hint = unclear_rule_hint(outcome.results, from_evals=evals is not None)
         _print_summary(verdict, str(outcome.run_dir.path), None if metric == "trigger-f1" else hint)
