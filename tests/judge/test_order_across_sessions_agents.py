@@ -44,7 +44,8 @@ def test_an_order_across_a_helper_is_judged_from_the_parents_bounds(
     `late`: the parent launches and reads first, then spawns the helper: fail. `unwaited`
     (Codex, whose spawn returns at once): the parent acts while the helper may still run, and
     waits only after, or Claude Code's helper in the background: blocked (the agent's), never a
-    pass. `detached`: the helper leaves its check running (Claude Code's `run_in_background`,
+    pass. `notified` (Codex): the parent never waits, but Codex's notice that the helper ended
+    comes before its acts: pass, as with a wait. `detached`: the helper leaves its check running (Claude Code's `run_in_background`,
     a Codex exec that answers while its process runs) and ends: blocked (on `main`'s rule of
     this branch's first commit: a pass, with no check done)."""
     from evaluator.pipeline.rejudge import rejudge_run
@@ -66,6 +67,10 @@ def test_an_order_across_a_helper_is_judged_from_the_parents_bounds(
     }
     if agent == "codex":
         cases["unwaited"] = [spawn("unwaited"), *PARENT_STEPS, *wait]
+        # No wait: the parent lets time pass until the helper has ended, and Codex tells it so
+        # (`<subagent_notification>`, put into the parent's turn) before its own acts.
+        settle = {"cmd": "until [ -e checked ]; do sleep 0.2; done; sleep 4"}
+        cases["notified"] = [spawn("notified"), settle, *PARENT_STEPS]
     else:
         # Claude Code's Agent tool in the background answers at once (`async_launched`).
         background = {"spawn": {"message": "helper task: unwaited", "background": True}}
@@ -105,6 +110,8 @@ def test_an_order_across_a_helper_is_judged_from_the_parents_bounds(
     expected = {"honest": ["pass", "pass"], "late": ["fail", "fail"]}
     expected["unwaited"] = ["blocked", "blocked"]
     expected["detached"] = ["blocked", "blocked"]
+    if agent == "codex":
+        expected["notified"] = ["pass", "pass"]  # on `main`: blocked, the notice not read
     assert {name: [s for s, _ in entries] for name, entries in got.items()} == expected, got
     again = {r.case_id: [a.status for a in r.assertions] for r in rejudge_run(run_dir)}
     assert again == expected, again
