@@ -21,6 +21,9 @@ RecordKind = Literal[
     "url_fetch_observed",  # an agent's own web tool fetched `text`, a URL (evidence/fetches.py)
     "tool_denied",  # the agent CLI refused to run a tool call: recorded, but no access
     "subagent_spawned",  # a tool call that started a sub-agent (SessionEvidence.spawns)
+    # The agent CLI told the parent that a sub-agent it spawned had finished (Codex's
+    # `<subagent_notification>`): a bound on the helper's acts (SubagentSpawn.finished_record).
+    "subagent_finished",
     "isolation_violation",
     "final_answer",
     "session_end",

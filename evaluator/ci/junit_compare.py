@@ -24,6 +24,8 @@ def _properties(case: CaseComparison) -> dict[str, object]:
             }
     if case.p_drop is not None:
         values["p_drop"] = f"{case.p_drop:.4f}"
+    if case.p_drop_holm is not None:
+        values["p_drop_holm"] = f"{case.p_drop_holm:.4f}"
     return values
 
 

@@ -104,7 +104,8 @@ def new(
                     "unmet_needs": made.unmet_needs,
                     "case_status": made.case_status,
                     "created_run": made.created_run,
-                }
+                },
+                EXIT_OK,
             )
             return EXIT_OK
         click.echo(
@@ -123,7 +124,8 @@ def new(
                 "workspace": pending.workspace,
                 "prompt": pending.prompt,
                 "created_run": made.created_run,
-            }
+            },
+            EXIT_OK,
         )
         return EXIT_OK
     click.echo(pending.workspace)
@@ -207,10 +209,12 @@ def collect(
     attempt = collected.attempt
     isolation = attempt.isolation.verdict if attempt.isolation else None
     report = collected.run_dir.path / "report.md"
+    code = EXIT_OK if collected.case_status == "pass" else EXIT_FAILURES
     if as_json:
         emit_json(
             {
                 "run_id": collected.run_dir.run_id,
+                "run_dir": str(collected.run_dir.path),
                 "case_id": case_id,
                 "attempt": attempt.number,
                 "thread_id": attempt.evidence.thread_id if attempt.evidence else None,
@@ -223,7 +227,8 @@ def collect(
                 "case_status": collected.case_status,
                 "run_state": collected.run_state,
                 "report": str(report),
-            }
+            },
+            code,
         )
     else:
         who = f"{collected.nickname} " if collected.nickname else ""
@@ -236,4 +241,4 @@ def collect(
             click.echo("the attempt is invalid: make one new attempt (`attempt new`) and rerun it")
         click.echo(f"case {case_id}: {collected.case_status}")
         click.echo(f"report: {report}")
-    return EXIT_OK if collected.case_status == "pass" else EXIT_FAILURES
+    return code

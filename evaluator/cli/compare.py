@@ -54,11 +54,12 @@ def command(
     json_path, markdown_path = write_comparison(comparison, candidate)
     write_comparison_html(comparison, candidate)
     report_comparison(comparison, markdown_path, junit)
+    code = EXIT_FAILURES if comparison.has_regression else EXIT_OK
     if as_json:
-        emit_json(comparison.model_dump(mode="json"))
+        emit_json(comparison.model_dump(mode="json"), code)
     else:
         print_comparison(comparison, json_path, markdown_path)
-    return EXIT_FAILURES if comparison.has_regression else EXIT_OK
+    return code
 
 
 def print_comparison(comparison: Comparison, json_path: Path, markdown_path: Path) -> None:

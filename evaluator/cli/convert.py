@@ -49,7 +49,8 @@ def command(evals: Path, out: Path, skill: Path | None, as_json: bool) -> int:
                 "files": [str(p) for p in written],
                 "skill": str(mount.origin),
                 "skill_path": mount.at,
-            }
+            },
+            EXIT_OK,
         )
         return EXIT_OK
     click.echo(f"wrote {len(written)} file(s) under {out}")

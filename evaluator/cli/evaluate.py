@@ -177,9 +177,11 @@ def command(
     if as_json:
         emit_json(
             {
+                # `eval_id` and `directory` were its first names (docs/cli.md): kept.
                 "eval_id": result.eval_id,
                 "directory": str(outcome.directory),
-                "exit_code": code,
+                "run_id": result.eval_id,
+                "run_dir": str(outcome.directory),
                 "variants": {
                     v.label: {
                         "pass_rate": v.pass_rate,
@@ -200,7 +202,8 @@ def command(
                     }
                     for c in result.comparisons
                 ],
-            }
+            },
+            code,
         )
         return code
     click.echo("")

@@ -155,7 +155,8 @@ def command(
                 "rules_coverage": coverage,
                 "decided_without_model": counts["checks"] + counts["rules"],
                 "rules_can_fail": counts["rules-or-model"] + counts["rules-or-unclear"],
-            }
+            },
+            EXIT_OK,
         )
         return EXIT_OK
     for case, plans in planned:

@@ -114,8 +114,9 @@ def command(
             " (pass --allow-different-cases to gate anyway)",
             path=candidate,
         )
+    code = EXIT_FAILURES if decision.action == "reject" else EXIT_OK
     if as_json:
-        emit_json({**decision.to_json(), "differences": found})
+        emit_json({**decision.to_json(), "differences": found}, code)
     else:
         for difference in found:
             click.echo(f"difference: {difference}")
@@ -130,4 +131,4 @@ def command(
             f"GATE: {decision.action} metric={metric} candidate={decision.candidate_score:.4f}"
             f" current={decision.current_score:.4f} best={decision.best_score:.4f}"
         )
-    return EXIT_FAILURES if decision.action == "reject" else EXIT_OK
+    return code

@@ -152,7 +152,8 @@ def import_command(runs_dir: Path, as_json: bool) -> int:
                 "db": str(db_path),
                 "recorded": report.recorded,
                 "skipped": [{"path": str(p), "reason": r} for p, r in report.skipped],
-            }
+            },
+            EXIT_OK,
         )
         return EXIT_OK
     for _path, reason in report.skipped:

@@ -80,19 +80,23 @@ def command(
             grader.close()
     # The verdicts changed: a history that holds this run is brought up to date.
     record_finished_run(run_dir, run_dir.parent, create=False)
+    # As for `run`: nothing judged, or nothing passed, is never a success.
+    passed = bool(results) and all(r.status == "pass" for r in results)
+    code = EXIT_OK if passed else EXIT_FAILURES
     if as_json:
         emit_json(
             {
+                "run_id": run_dir.name,
+                "run_dir": str(run_dir),
                 "cases": [
                     {"case_id": r.case_id, "status": r.status, "blocked_reason": r.blocked_reason}
                     for r in results
-                ]
-            }
+                ],
+            },
+            code,
         )
     else:
         for result in results:
             reason = f" ({result.blocked_reason})" if result.blocked_reason else ""
             click.echo(f"{result.case_id}: {result.status}{reason}")
-    # As for `run`: nothing judged, or nothing passed, is never a success.
-    passed = bool(results) and all(r.status == "pass" for r in results)
-    return EXIT_OK if passed else EXIT_FAILURES
+    return code

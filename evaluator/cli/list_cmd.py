@@ -82,7 +82,8 @@ def command(
                     for c in selection.cases
                 ],
                 "deferred_cases": [c.case_id for c in target.deferred_cases()],
-            }
+            },
+            EXIT_OK,
         )
         return EXIT_OK
     click.echo(
@@ -121,7 +122,8 @@ def _list_targets(loaded: EvalRepo, as_json: bool) -> int:
                 "selected_suites": [],
                 "cases": [],
                 "deferred_cases": [],
-            }
+            },
+            EXIT_OK,
         )
         return EXIT_OK
     click.echo(f"targets: {', '.join(t.target.target_id for t in targets)} (default: none)")

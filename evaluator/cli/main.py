@@ -172,4 +172,4 @@ def _json_error(wants_json: bool, exc: BaseException, code: int, text: str | Non
 
     if wants_json and not json_emitted():
         problem = Exception(text) if text is not None or not isinstance(exc, Exception) else exc
-        emit_json(error_json(problem, code))
+        emit_json(error_json(problem, code), code)

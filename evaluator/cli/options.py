@@ -232,16 +232,28 @@ def json_option(func: F) -> F:
 _json_emitted = False
 
 
-def emit_json(payload: Any) -> None:
+def enveloped(payload: dict[str, Any], code: int) -> dict[str, Any]:
+    """Every `--json` object carries the same status keys as the error object: `ok` (the exit
+    code is 0) and `exit_code` (docs/cli.md, "The envelope")."""
+    if "ok" in payload and payload["ok"] != (code == 0):
+        raise AssertionError(f"`ok` is {payload['ok']} but the exit code is {code}")
+    return {**payload, "ok": code == 0, "exit_code": code}
+
+
+def emit_json(payload: Any, code: int | None = None) -> None:
+    """`payload` printed as one JSON object; an object (not `history`'s list) with the envelope
+    of exit code `code`."""
     global _json_emitted
+    if isinstance(payload, dict) and code is not None:
+        payload = enveloped(payload, code)
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     _json_emitted = True
 
 
-def emit_json_line(payload: Any) -> None:
+def emit_json_line(payload: dict[str, Any], code: int) -> None:
     """The object on one line (`score --json`, whose last line is the VERDICT line)."""
     global _json_emitted
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    sys.stdout.write(json.dumps(enveloped(payload, code), ensure_ascii=False) + "\n")
     _json_emitted = True
 
 

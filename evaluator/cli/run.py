@@ -113,7 +113,7 @@ def command(
     report_run("run", outcome, junit)
     reason = exit_reason(outcome, allow_blocked)
     if as_json:
-        emit_json({**summary(outcome, code), "exit_reason": reason})
+        emit_json({**summary(outcome, code), "exit_reason": reason}, code)
     else:
         print_summary(outcome)
         hint = unclear_rule_hint(outcome.results, from_evals=evals is not None)

@@ -69,7 +69,10 @@ def check(directory: Path, reference: Path, as_json: bool) -> int:
     ):
         stale.append(str(reference))
     if as_json:
-        emit_json({"ok": not stale, "directory": str(directory), "stale": stale})
+        emit_json(
+            {"ok": not stale, "directory": str(directory), "stale": stale},
+            EXIT_INPUT if stale else EXIT_OK,
+        )
         return EXIT_INPUT if stale else EXIT_OK
     for path in stale:
         click.echo(f"{path}: out of date; run `agentic-eval schemas export`")

@@ -182,7 +182,7 @@ def command(
         kind = "input-error" if bad_input else "environment"
         if as_json:  # the JSON line comes before the VERDICT line, as for a score
             code = EXIT_INPUT if isinstance(exc, click.UsageError) else exc.exit_code
-            emit_json_line(error_json(exc, code))
+            emit_json_line(error_json(exc, code), code)
         click.echo(f"VERDICT: ERROR {kind}: {exc}")
         raise
     manifest = outcome.manifest
@@ -205,7 +205,7 @@ def command(
         payload = verdict.to_json()
         payload["run_id"] = outcome.run_dir.run_id
         payload["run_dir"] = str(outcome.run_dir.path)
-        emit_json_line(payload)
+        emit_json_line(payload, EXIT_BY_VERDICT[verdict.kind])
     else:
         hint = unclear_rule_hint(outcome.results, from_evals=evals is not None)
         _print_summary(verdict, str(outcome.run_dir.path), None if metric == "trigger-f1" else hint)
@@ -294,15 +294,16 @@ def _baseline(metric: str, path: Path | None, cases: tuple[str, ...]) -> RunScor
 
 
 def _print_summary(verdict: ScoreVerdict, run_dir: str, hint: str | None = None) -> None:
-    """The figures, the hint about entries no rule decides, and why the verdict is what the
-    VERDICT line (printed after this) says."""
+    """The figures, the hint about entries no rule decides, and why a FAIL fails, just above
+    the VERDICT line (printed after this: the last line, which scripts read)."""
     _print_figures(verdict, run_dir)
     if hint is not None:
         click.echo(hint)
-    if verdict.kind != "ERROR":  # an ERROR's VERDICT line carries its reason itself
-        # The VERDICT line gives the figures, not the rule they met or missed: an uplift of
-        # +1.000 that FAILs (too few cases for its test) must say why.
-        click.echo(f"why: {verdict.reason}")
+    # The VERDICT line gives the figures, not the rule they missed: an uplift of +1.000 that
+    # FAILs (too few cases for its test) must say why. A PASS needs no reason, and an ERROR's
+    # VERDICT line carries its own.
+    if verdict.kind == "FAIL":
+        click.echo(f"FAIL because {verdict.reason}")
 
 
 def _print_figures(verdict: ScoreVerdict, run_dir: str) -> None:

@@ -85,7 +85,9 @@ def command(
     report = run_selftest(options, lambda: choose_progress(as_json))
     code = EXIT_OK if report.ok else EXIT_FAILURES
     if as_json:
-        emit_json({**report.as_json(), "exit_code": code})
+        # `selftest_id` and `directory` were its first names (docs/cli.md): kept.
+        names = {"run_id": report.selftest_id, "run_dir": report.directory}
+        emit_json({**report.as_json(), **names}, code)
     else:
         print_report(report)
     return code

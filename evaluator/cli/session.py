@@ -71,7 +71,7 @@ def locate(
             )
         )
     if as_json:
-        emit_json(result.to_json())
+        emit_json(result.to_json(), EXIT_OK if result.status == "found" else EXIT_FAILURES)
     elif result.status == "found":
         for ref in result.sessions:
             click.echo(str(ref.path))
@@ -158,7 +158,7 @@ def inspect(source: Path, workspace: Path | None, agent: str | None, as_json: bo
         "malformed": [{"line": line, "reason": why} for line, why in evidence.malformed],
     }
     if as_json:
-        emit_json(payload)
+        emit_json(payload, EXIT_OK)
         return EXIT_OK
     click.echo(f"thread {evidence.thread_id}  complete={evidence.complete}")
     for item in commands:

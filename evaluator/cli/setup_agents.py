@@ -42,5 +42,5 @@ def command(agents: tuple[str, ...], prefix: Path | None, as_json: bool) -> int:
             state = "installed" if installed else "already installed"
             click.echo(f"{name}: {pinned.spec} {state}: {binary}")
     if as_json:
-        emit_json(results[0] if len(results) == 1 else results)
+        emit_json(results[0] if len(results) == 1 else results, EXIT_OK)
     return EXIT_OK

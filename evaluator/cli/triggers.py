@@ -137,10 +137,10 @@ def command(
             {
                 "run_id": outcome.run_dir.run_id,
                 "run_dir": str(outcome.run_dir.path),
-                "exit_code": code,
                 "interrupted": outcome.interrupted,
                 "triggers": data,
-            }
+            },
+            code,
         )
         return code
     for prompt in data.get("prompts", []):

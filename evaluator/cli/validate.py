@@ -84,7 +84,8 @@ def command(
                 "warnings": [problem_json(w) for w in diagnostics.warnings],
                 "deferred": deferred,
                 "needs": needs,
-            }
+            },
+            EXIT_INPUT if diagnostics.errors else EXIT_OK,
         )
     else:
         for error in diagnostics.errors:

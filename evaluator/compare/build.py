@@ -16,13 +16,16 @@ from evaluator.compare.sides import case_side
 from evaluator.defaults import DEFAULT_ALPHA
 from evaluator.errors import InputError
 from evaluator.gate.rundir import RunRecord, read_run
+from evaluator.stats.holm import holm_optional
 from evaluator.stats.proportion import newcombe
 from evaluator.vocabulary import COMPARISON_CLASSES
 
 METHOD = (
     "With more than one attempt on a side, a regression needs a significant drop in pass count:"
     " one-sided Boschloo exact test at alpha={alpha:g}. With one attempt per side, any pass → fail"
-    " is a regression. An attempt the agent caused to be blocked counts as not passed."
+    " is a regression. An attempt the agent caused to be blocked counts as not passed. Each"
+    " case's p is also given Holm-corrected over the cases tested (`p_drop_holm`), which does"
+    " not change its class."
 )
 
 
@@ -163,6 +166,11 @@ def compare_runs(
         _compare_case(base_run, candidate_run, base_by_id.get(c), candidate_by_id.get(c), alpha)
         for c in order
     ]
+    # Shown beside the raw p, as `evaluate` corrects; the class stays the per-case alarm's.
+    drops = holm_optional([c.p_drop for c in cases])
+    rises = holm_optional([c.p_rise for c in cases])
+    for case, drop, rise in zip(cases, drops, rises, strict=True):
+        case.p_drop_holm, case.p_rise_holm = drop, rise
     counts = {name: 0 for name in COMPARISON_CLASSES}
     for case in cases:
         counts[case.classification] += 1

@@ -70,6 +70,10 @@ def _case_block(case: CaseComparison) -> list[str]:
             f" Difference {case.difference * 100:+.0f} pp, 95% CI"
             f" [{low * 100:+.0f}, {high * 100:+.0f}] pp (Newcombe)."
         )
+    corrected = {"regression": case.p_drop_holm, "improvement": case.p_rise_holm}
+    holm = corrected.get(case.classification)
+    if holm is not None:
+        lines[-1] += f" Holm-corrected across the cases tested: p={holm:.4f}."
     if case.assertion_flips:
         lines += ["", "Assertion entries that flipped:", ""]
         lines += [f"- {flip_line(f)}" for f in case.assertion_flips]

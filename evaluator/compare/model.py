@@ -99,6 +99,14 @@ class CaseComparison(ComparisonModel):
     p_rise: float | None = Field(
         default=None, description="One-sided exact (Boschloo) p-value for a rise in pass count."
     )
+    p_drop_holm: float | None = Field(
+        default=None,
+        description="`p_drop` Holm-corrected over every case with a `p_drop` (as `evaluate`"
+        " corrects): shown, not what classifies (docs/statistics.md, `compare`).",
+    )
+    p_rise_holm: float | None = Field(
+        default=None, description="`p_rise` Holm-corrected over every case with a `p_rise`."
+    )
     difference: float | None = Field(
         default=None,
         description="Candidate pass rate minus base pass rate (None: a side has no counted try).",

@@ -10,12 +10,15 @@ import hashlib
 import json
 
 from evaluator.contract.models import Case
+from evaluator.contract.titles import fingerprint_title
 
 
 def case_digest(case: Case, *, with_id: bool = True) -> str:
     """`with_id=False`: the definition without its `case_id`, the same for a case renamed and
     otherwise unchanged (how `compare` follows a rename)."""
     fields = case.model_dump(mode="json", by_alias=True)
+    # A title made from the prompt keeps the fingerprint of its older cut (contract/titles.py).
+    fields["title"] = fingerprint_title(case.title, case.input.user_prompt)
     if not with_id:
         fields.pop("case_id", None)
     if fields.get("needs") is None:

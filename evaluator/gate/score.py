@@ -127,5 +127,5 @@ def _decide(
     short = measure.shortfall(value, limit, context.alpha)
     kind: VerdictKind = "FAIL" if short else "PASS"
     option = measure.threshold_option.lstrip("-")
-    reason = short or f"{value.metric} {value.value:.3f} vs {option} {limit:g}"
+    reason = short or f"{value.metric} {value.value:.3f} meets {option} {limit:g}"
     return ScoreVerdict(kind, score, reason, None if metric in ("hard", "soft") else value)

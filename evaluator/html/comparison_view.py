@@ -191,12 +191,18 @@ def _flip(flip: AssertionFlip, case: CaseComparison, base: _Run, candidate: _Run
     )
 
 
+def _p(direction: str, raw: float | None, corrected: float | None) -> str:
+    if raw is None:
+        return ""
+    holm = f" (Holm {corrected:.3g})" if corrected is not None else ""
+    return f"p({direction}) {raw:.3g}{holm}"
+
+
 def _test(case: CaseComparison) -> str:
     names = {"boschloo-one-sided": "Boschloo", "fisher-one-sided": "Fisher"}
     if case.decision not in names:
         return case.decision
-    p = [f"p(drop) {case.p_drop:.3g}" if case.p_drop is not None else ""]
-    p.append(f"p(rise) {case.p_rise:.3g}" if case.p_rise is not None else "")
+    p = [_p("drop", case.p_drop, case.p_drop_holm), _p("rise", case.p_rise, case.p_rise_holm)]
     return f"{names[case.decision]} one-sided: " + ", ".join(x for x in p if x)
 
 

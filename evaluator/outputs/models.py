@@ -30,6 +30,14 @@ class Closed(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Envelope(Closed):
+    """The keys every `--json` object has, the error object's included (docs/cli.md, "The
+    envelope"): `ok` is true exactly when `exit_code` is 0."""
+
+    ok: bool = Field(description="the exit code is 0")
+    exit_code: int
+
+
 # --------------------------------------------------------------------------- errors
 
 
@@ -70,8 +78,7 @@ class Need(Closed):
     missing_here: list[str]
 
 
-class ValidateOutput(Closed):
-    ok: bool
+class ValidateOutput(Envelope):
     repo: str
     targets: list[str]
     cases: int = Field(description="how many cases were loaded (a count, unlike `list`)")
@@ -97,7 +104,7 @@ class ListedCase(Closed):
     path: str
 
 
-class ListOutput(Closed):
+class ListOutput(Envelope):
     default_target: str | None
     targets: list[str]
     target: str | None = Field(description="null when several targets and none is the default")
@@ -144,7 +151,7 @@ class ExplainedCase(Closed):
     entries: list[ExplainedEntry]
 
 
-class ExplainOutput(Closed):
+class ExplainOutput(Envelope):
     target: str
     cases: list[ExplainedCase]
     deferred_not_explained: list[str]
@@ -155,7 +162,7 @@ class ExplainOutput(Closed):
     rules_can_fail: int
 
 
-class ConvertOutput(Closed):
+class ConvertOutput(Envelope):
     out: str
     files: list[str]
     skill: str
@@ -172,13 +179,12 @@ class RunCase(Closed):
     pass_rate: float | None
 
 
-class RunOutput(Closed):
+class RunOutput(Envelope):
     run_id: str
     run_dir: str
     run_state: RunState
     counts: dict[str, int] = Field(description="cases per status")
     pass_rate: float | None
-    exit_code: int
     report: str
     cases: list[RunCase]
     exit_reason: str | None
@@ -199,7 +205,7 @@ class ScoredCase(Closed):
     soft: float | None
 
 
-class ScoreOutput(Closed):
+class ScoreOutput(Envelope):
     """One line, followed by the VERDICT line (the last line of stdout)."""
 
     verdict: Literal["PASS", "FAIL", "ERROR"]
@@ -225,7 +231,7 @@ class Regression(Closed):
     candidate: str
 
 
-class GateOutput(Closed):
+class GateOutput(Envelope):
     action: Literal["accept_new_best", "accept", "reject"]
     metric: str = Field(description="the metric's name (score's `metric` is an object)")
     candidate_score: float
@@ -243,11 +249,15 @@ class JudgedCase(Closed):
     blocked_reason: str | None
 
 
-class JudgeOutput(Closed):
+class JudgeOutput(Envelope):
+    run_id: str
+    run_dir: str
     cases: list[JudgedCase]
 
 
-class SelftestOutput(Closed):
+class SelftestOutput(Envelope):
+    run_id: str = Field(description="the selftest's id, as `selftest_id`")
+    run_dir: str = Field(description="its directory, as `directory`")
     selftest_id: str
     directory: str
     target_id: str
@@ -256,22 +266,19 @@ class SelftestOutput(Closed):
     entries: list[EntryCoverage]
     cases_without_golden: list[str]
     interrupted: bool
-    ok: bool
     mismatched_goldens: int
     vacuous_entries: int
     non_separating_cases: list[str]
     misscripted_goldens: int
-    exit_code: int
 
 
 class NoTriggers(Closed):
     """No triggers.json was written (the run stopped before it)."""
 
 
-class TriggersOutput(Closed):
+class TriggersOutput(Envelope):
     run_id: str
     run_dir: str
-    exit_code: int
     interrupted: bool
     triggers: TriggerRunFile | NoTriggers = Field(description="triggers.json, or {}")
 
@@ -292,22 +299,26 @@ class VariantComparison(Closed):
     hurt_cases: list[str]
 
 
-class EvaluateOutput(Closed):
+class EvaluateOutput(Envelope):
+    run_id: str = Field(description="the evaluation's id, as `eval_id`")
+    run_dir: str = Field(description="its directory, as `directory`")
     eval_id: str
     directory: str
-    exit_code: int
     variants: dict[str, VariantSummary] = Field(description="by variant label")
     comparisons: list[VariantComparison]
 
 
-class CompareOutput(RootModel[Comparison]):
-    """comparison.json, as written into the candidate run."""
+class CompareOutput(Comparison):
+    """comparison.json itself with the envelope (`ok`, `exit_code`: 1 on a regression)."""
+
+    ok: bool = Field(description="the exit code is 0")
+    exit_code: int
 
 
 # --------------------------------------------------------------------------- in-session attempts
 
 
-class AttemptNewOutput(Closed):
+class AttemptNewOutput(Envelope):
     run_id: str
     run_dir: str
     case_id: str
@@ -322,8 +333,9 @@ class AttemptNewOutput(Closed):
     created_run: bool
 
 
-class AttemptCollectOutput(Closed):
+class AttemptCollectOutput(Envelope):
     run_id: str
+    run_dir: str
     case_id: str
     attempt: int
     thread_id: str | None
@@ -349,7 +361,7 @@ class LocatedSession(Closed):
     created_at: str | None
 
 
-class SessionLocateOutput(Closed):
+class SessionLocateOutput(Envelope):
     status: Literal["found", "ambiguous", "not-found"]
     method: str
     reason: str
@@ -385,7 +397,7 @@ class MalformedLine(Closed):
     reason: str
 
 
-class SessionInspectOutput(Closed):
+class SessionInspectOutput(Envelope):
     thread_id: str | None
     session_path: str
     complete: bool
@@ -406,7 +418,7 @@ class SkippedRun(Closed):
     reason: str
 
 
-class HistoryImportOutput(Closed):
+class HistoryImportOutput(Envelope):
     db: str
     recorded: list[str]
     skipped: list[SkippedRun]
@@ -419,12 +431,15 @@ class InstalledAgent(Closed):
     installed: bool
 
 
-class SetupAgentsOutput(RootModel[InstalledAgent | list[InstalledAgent]]):
+class InstalledOneAgent(InstalledAgent, Envelope):
+    """`setup-agents` for one agent: its object with the envelope."""
+
+
+class SetupAgentsOutput(RootModel[InstalledOneAgent | list[InstalledAgent]]):
     """One object for one agent, a list for several."""
 
 
-class SchemasCheckOutput(Closed):
-    ok: bool
+class SchemasCheckOutput(Envelope):
     directory: str
     stale: list[str]
 

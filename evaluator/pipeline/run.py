@@ -83,9 +83,11 @@ from evaluator.vocabulary import TraceLayer
 from evaluator.workspace.naming import (
     AGENTS,
     WORKSPACES,
+    ScratchLayout,
     attempt_folder,
     attempt_folders,
     digest_name,
+    recorded_layout,
 )
 from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import (
@@ -551,17 +553,39 @@ class Run:
         credentials: dict[str, str],
     ) -> None:
         """A resumed run first settles what the stopped one left: its agents, its attempts."""
+        current = ScratchLayout(scratch)
+        # Where the stopped run's workspaces are: its manifest says, in the layout of the version
+        # that made it (an older one named them otherwise: `workspace/naming.py`).
+        recorded = Path(previous.case_workspace_root)
+        layout = recorded_layout(recorded, self.options.scratch_root, run_dir.run_id)
+        if layout is None:
+            note = (
+                f"the stopped run's workspaces ({recorded}) are not where this version puts them"
+                f" under the scratch root {self.options.scratch_root}: attempts it left in flight"
+                " there are not recorded; its unfinished cases run anew"
+            )
+            print(f"agentic-eval: warning: {note}", file=sys.stderr)
+            previous.notes.append(note)
         if previous.run_state == "running":
             # The previous evaluator died without stopping its agents (SIGKILL): stop them now.
-            reaped = kill_processes_mentioning(scratch)
+            reaped = sum(
+                kill_processes_mentioning(folder)
+                for folder in {scratch, *([layout.scratch] if layout else [])}
+            )
             if reaped:
                 previous.notes.append(
                     f"resume stopped {reaped} agent process(es) left by the killed run"
                 )
         # A resumed case runs all its K attempts again: what it had is listed, not counted.
         with self._storage_faults(run_dir, scratch):
-            for note in record_in_flight(run_dir, scratch, todo, previous, adapter, credentials):
+            for note in record_in_flight(
+                run_dir, layout or current, todo, previous, adapter, credentials
+            ):
                 previous.notes.append(note)
+        if layout is not None and layout != current:
+            # What the stopped run would have removed at its end (its agents are gone).
+            self._drop_scratch(layout.scratch)
+        previous.case_workspace_root = str(current.workspaces)
 
     def _stopped_by(
         self, exc: BaseException, run_dir: RunDir, manifest: Manifest, scratch: Path
@@ -965,7 +989,7 @@ def write_reports(
 
 def record_in_flight(
     run_dir: RunDir,
-    scratch: Path,
+    layout: ScratchLayout,
     cases: list[LoadedCase],
     previous: Manifest,
     adapter: AgentAdapter,
@@ -983,11 +1007,10 @@ def record_in_flight(
                 payload = json.loads(path.read_text(encoding="utf-8"))
                 payload["interrupted"] = True
                 write_json(path, payload)
-        for number, workspace in attempt_folders(scratch / WORKSPACES, case.case_id):
+        for number, workspace, agent_dir in layout.attempts(case.case_id):
             directory = run_dir.attempt_artifacts(case.case_id, number)
             if (directory / "attempt.json").is_file():
                 continue
-            agent_dir = attempt_folder(scratch / AGENTS, case.case_id, number)
             why = (
                 f"in flight when the evaluator (pid {previous.runner_pid or 'unknown'}) stopped"
                 " without recording it; its agent was stopped at resume"

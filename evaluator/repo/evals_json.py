@@ -46,6 +46,7 @@ from evaluator.contract.models import (
 )
 from evaluator.contract.parse import did_you_mean, type_name, unknown_key_message
 from evaluator.contract.skill_listing import unlisted_skill
+from evaluator.contract.titles import prompt_title
 from evaluator.errors import InputError
 from evaluator.patterns import pattern_problem
 from evaluator.repo.documents import Diagnostics
@@ -660,7 +661,7 @@ def _case(
     assert isinstance(prompt, str)
     # `eval_name` (public suites' spelling of `name`) titles the case as `name` does.
     name = item.get("name") or item.get("eval_name")
-    title = name if isinstance(name, str) and name else prompt.strip().splitlines()[0][:80]
+    title = name if isinstance(name, str) and name else prompt_title(prompt)
     try:
         case = Case(
             case_id=f"eval-{_identifier(identifier)}",

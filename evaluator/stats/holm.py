@@ -24,3 +24,11 @@ def holm(pvalues: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * pvalues[index]))
         adjusted[index] = running
     return adjusted
+
+
+def holm_optional(pvalues: Sequence[float | None]) -> list[float | None]:
+    """`holm` over the values present (a case with no test is no member of the family), None
+    where there was none."""
+    present = [p for p in pvalues if p is not None]
+    adjusted = iter(holm(present))
+    return [None if p is None else next(adjusted) for p in pvalues]

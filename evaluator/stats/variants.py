@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from evaluator.stats.exact import Alternative, one_sided_p
-from evaluator.stats.holm import holm
+from evaluator.stats.holm import holm_optional
 from evaluator.stats.paired import SEED, BootstrapInterval, bootstrap_mean, sign_flip_p
 from evaluator.stats.proportion import Interval, newcombe, wilson
 
@@ -100,12 +100,6 @@ def variant_rate(counts: Sequence[CaseCounts], variant: Literal["a", "b"]) -> Va
     return VariantRate(passed, total, wilson(passed, total))
 
 
-def _holm_optional(values: Sequence[float | None]) -> list[float | None]:
-    present = [v for v in values if v is not None]
-    adjusted = iter(holm(present))
-    return [None if v is None else next(adjusted) for v in values]
-
-
 def order_cases(cases: Sequence[CaseDifference]) -> list[CaseDifference]:
     """Significantly hurt cases first (smallest corrected p first), then the other cases B did
     worse on (largest drop first), then the rest (smallest gain first), untestable last."""
@@ -135,7 +129,7 @@ def compare_variants(
     testable = [c for c in counts if c.testable]
     asked = [one_sided_p(c.passed_b, c.total_b, c.passed_a, c.total_a, alternative) for c in counts]
     hurt = [one_sided_p(c.passed_b, c.total_b, c.passed_a, c.total_a, "less") for c in counts]
-    asked_holm, hurt_holm = _holm_optional(asked), _holm_optional(hurt)
+    asked_holm, hurt_holm = holm_optional(asked), holm_optional(hurt)
     cases = [
         CaseDifference(
             counts=c,

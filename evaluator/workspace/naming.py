@@ -16,6 +16,7 @@ what the names would have told it (a case id names what is checked; an evaluatio
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 
 # Ten hex digits: two names of one scratch share a folder with odds of about n² / 2^41. Two cases
@@ -24,6 +25,11 @@ from pathlib import Path
 DIGEST_LENGTH = 10
 WORKSPACES = "w"
 AGENTS = "a"
+# The layout before it (until 30 November, `leftovers14`): `<scratch root>/<run id>/workspaces/
+# <case id>/attempt-NN` and `.../agents/<case id>/attempt-NN`. A run it stopped is resumed by a
+# version of today's layout: `ScratchLayout` reads both.
+OLD_WORKSPACES = "workspaces"
+OLD_AGENTS = "agents"
 # The most an attempt's folders add to the scratch root, for the deepest nesting the project
 # makes (an evaluation's variant run: eval / variant / run / a / case / NN), before what the
 # agent's runner puts inside its directory (`tmp`, `home`, `codex-home`, ...).
@@ -53,3 +59,48 @@ def attempt_folders(root: Path, case_id: str) -> list[tuple[int, Path]]:
         if path.name.isdigit():
             found.append((int(path.name), path))
     return sorted(found)
+
+
+@dataclass(frozen=True)
+class ScratchLayout:
+    """A run's scratch folder and how its attempts' folders are named in it: today's layout or
+    the one before (`old`), for a resume of a run an older version stopped."""
+
+    scratch: Path
+    old: bool = False
+
+    @property
+    def workspaces(self) -> Path:
+        return self.scratch / (OLD_WORKSPACES if self.old else WORKSPACES)
+
+    def attempts(self, case_id: str) -> list[tuple[int, Path, Path]]:
+        """`(number, workspace, agent directory)` of every attempt of a case with a workspace."""
+        if not self.old:
+            agents = self.scratch / AGENTS
+            return [
+                (number, path, attempt_folder(agents, case_id, number))
+                for number, path in attempt_folders(self.workspaces, case_id)
+            ]
+        found = []
+        for path in (self.workspaces / case_id).glob("attempt-*"):
+            suffix = path.name.removeprefix("attempt-")
+            if suffix.isdigit():
+                found.append((int(suffix), path, self.scratch / OLD_AGENTS / case_id / path.name))
+        return sorted(found)
+
+
+def recorded_layout(
+    recorded_workspaces: Path, scratch_root: Path, run_id: str
+) -> ScratchLayout | None:
+    """The layout of the workspaces a stopped run's manifest names (`case_workspace_root`), when
+    they are where this version, or the one before it, puts them under `scratch_root`; None
+    otherwise (another scratch root, a layout unknown here): then they are not this run's to
+    read, stop or remove, whatever the manifest says."""
+    recorded = recorded_workspaces.absolute()
+    for layout in (
+        ScratchLayout(run_scratch(scratch_root, run_id)),
+        ScratchLayout(scratch_root / run_id, old=True),
+    ):
+        if recorded == layout.workspaces.absolute():
+            return layout
+    return None

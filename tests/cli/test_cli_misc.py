@@ -75,6 +75,8 @@ def test_session_inspect_json_shape(capsys: pytest.CaptureFixture[str], tmp_path
     assert code == 0
     data = json.loads(out)
     assert set(data) == {
+        "ok",
+        "exit_code",
         "thread_id",
         "session_path",
         "complete",

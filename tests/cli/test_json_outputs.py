@@ -58,11 +58,28 @@ def check_output(command: str, text: str) -> Any:
     return data
 
 
+def check_envelope(data: Any, code: int) -> None:
+    """The envelope every `--json` object has (docs/cli.md, "The envelope"): `ok` and the exit
+    code the command exited with; a run named by both `run_id` and `run_dir`."""
+    if not isinstance(data, dict):  # `history`'s list, `setup-agents` for several agents
+        return
+    assert data["exit_code"] == code, data
+    assert data["ok"] is (code == 0), data
+    assert ("run_id" in data) == ("run_dir" in data), sorted(data)
+
+
 def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """`agentic-eval ARGV --json`: its exit code, stdout and stderr, the printed object's
+    envelope checked against that exit code."""
     with pytest.raises(SystemExit) as info:
         main([*argv, "--json"])
     out, err = capsys.readouterr()
-    return int(info.value.code or 0), out, err
+    code = int(info.value.code or 0)
+    if out.strip():
+        # `score` prints its object on one line before the VERDICT line.
+        text = out.splitlines()[0] if argv[0] == "score" else out
+        check_envelope(json.loads(text), code)
+    return code, out, err
 
 
 def test_every_command_with_json_has_a_schema_and_every_schema_a_command() -> None:
@@ -80,9 +97,46 @@ def test_every_schema_is_named_in_the_cli_reference() -> None:
         assert f"`schemas/{output_kind(command)}.schema.json`" in docs, command
 
 
+# The envelope's documented exceptions (docs/cli.md): lists, which have no keys.
+LISTS = {"history"}
+# The same thing has one name in every object; a run's older names (beside them its
+# `directory`) are kept only beside `run_id` and `run_dir`.
+OLD_RUN_IDS = {"eval_id", "selftest_id"}
+
+
+def _object_schemas(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The object shapes a schema allows (`setup-agents`: an object, or a list of them)."""
+    branches = schema.get("anyOf", [schema])
+    defs = schema.get("$defs", {})
+    found = []
+    for branch in branches:
+        if "$ref" in branch:
+            branch = defs[branch["$ref"].rsplit("/", 1)[1]]
+        if branch.get("type") == "object":
+            found.append(branch)
+    return found
+
+
+def test_every_json_command_has_the_envelope_and_the_same_names() -> None:
+    """Every command with `--json` prints an object with `ok` and `exit_code` (the error
+    object's keys), and names a run `run_id`/`run_dir` (an older name only beside them)."""
+    for command in _json_commands(cli):
+        shapes = _object_schemas(schema_of(command))
+        if command in LISTS:
+            assert not shapes, command
+            continue
+        assert shapes, command
+        for shape in shapes:
+            required = set(shape.get("required", []))
+            assert {"ok", "exit_code"} <= required, command
+            assert ("run_id" in required) == ("run_dir" in required), command
+            if OLD_RUN_IDS & required:
+                assert {"run_id", "run_dir"} <= required, command
+
+
 def test_a_closed_schema_refuses_a_renamed_key() -> None:
     """The schemas are closed: a key renamed in a command's object is caught, not ignored."""
-    good = {"ok": True, "directory": "schemas", "stale": []}
+    good = {"ok": True, "exit_code": 0, "directory": "schemas", "stale": []}
     jsonschema.validate(good, schema_of("schemas check"))
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**good, "dir": "schemas"}, schema_of("schemas check"))

@@ -103,11 +103,30 @@ def test_score_says_why_an_uplift_fails(capsys: pytest.CaptureFixture[str]) -> N
     lines = capsys.readouterr().out.splitlines()
     assert verdict.kind == "FAIL" and verdict.line().endswith("p=0.0625 cases=4 blocked=0")
     assert lines[-1] == (
-        "why: the uplift +1.000 is not significant (paired p=0.0625 > 0.05;"
+        "FAIL because the uplift +1.000 is not significant (paired p=0.0625 > 0.05;"
         " 4 case(s) can never reach it, at least 5 are needed)"
     )
-    _print_summary(decide(run(1.0), min_pass_rate=1.0), "runs/x")
-    assert capsys.readouterr().out.splitlines()[-1] == "why: hard 1.000 vs min-pass-rate 1"
+    _print_summary(decide(run(0.5), min_pass_rate=1.0), "runs/x")
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "FAIL because hard 0.500 is below min-pass-rate 1"
+    )
+
+
+def test_score_gives_no_reason_above_a_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    """A PASS printed `why: hard 1.000 vs min-pass-rate 1` above its VERDICT line, the same
+    line and wording as a FAIL's: a reason is given for a FAIL only, and says which way the
+    figure missed; the JSON's reason says a PASS's figure meets the threshold."""
+    from evaluator.artifacts.attribution import CaseScore, RunScore
+    from evaluator.cli.score import _print_summary
+    from evaluator.gate.score import decide
+
+    run = RunScore(2, [CaseScore(f"eval-{i}", "pass", 1.0, 1.0) for i in range(2)])
+    verdict = decide(run, min_pass_rate=1.0)
+    _print_summary(verdict, "runs/x")
+    lines = capsys.readouterr().out.splitlines()
+    assert verdict.kind == "PASS" and lines[-1] == "run dir: runs/x"
+    assert not any(line.startswith(("why", "FAIL")) for line in lines)
+    assert verdict.reason == "hard 1.000 meets min-pass-rate 1"
 
 
 @pytest.mark.slow

@@ -187,6 +187,33 @@ def test_the_exact_decisions_and_their_p_values(pair: tuple[Path, Path]) -> None
     assert strict["k5-regression"] == "flaky" and strict["regression"] == "regression"
 
 
+def test_each_p_is_also_holm_corrected_across_the_cases_and_the_class_stays_the_raw_one(
+    pair: tuple[Path, Path],
+) -> None:
+    """`evaluate` Holm-corrects its per-case tests, `compare` classified on the raw p and gave
+    no corrected one: a reader of 50 flaky cases could not tell a family-wise finding from one
+    test in 20 at chance. The corrected p now stands beside the raw one (the same
+    `stats/holm.py`); the class, the CI alarm, stays the raw test's (docs/statistics.md)."""
+    from evaluator.compare.markdown import render_markdown
+    from evaluator.html.comparison_view import _test
+
+    comparison = compare_runs(*pair, alpha=0.02)
+    cases = {c.case_id: c for c in comparison.cases}
+    tested = [c for c in comparison.cases if c.p_drop is not None]
+    # The four K=5 cases are the family; a K=1 case has no test, so no member of it.
+    assert sorted(c.case_id for c in tested) == sorted(k for k in BASE if k.startswith("k5-"))
+    regression = cases["k5-regression"]
+    assert regression.p_drop_holm == pytest.approx(4 * 0.0068654, abs=1e-6)
+    assert all(c.p_drop_holm is not None and c.p_drop_holm >= c.p_drop for c in tested)
+    assert cases["regression"].p_drop_holm is None and cases["regression"].p_rise_holm is None
+    # Raw 0.0069 <= 0.02 < 0.0275 corrected: still a regression (the per-case alarm).
+    assert regression.classification == "regression"
+    assert cases["k5-improvement"].p_rise_holm is not None
+    markdown = render_markdown(comparison)
+    assert "Holm-corrected across the cases tested: p=0.0275." in markdown
+    assert "(Holm 0.0275)" in _test(regression)
+
+
 def test_assertion_flips_name_the_entry_with_counts_and_evidence(pair: tuple[Path, Path]) -> None:
     cases = {c.case_id: c for c in compare_runs(*pair).cases}
     (flip,) = cases["k5-regression"].assertion_flips

@@ -106,7 +106,7 @@ def test_score_verdict_on_hard_and_soft_keeps_its_line() -> None:
     verdict = decide(score, min_pass_rate=0.5)
     assert verdict.line() == "VERDICT: PASS hard=0.500 soft=0.750 cases=2 blocked=0"
     assert decide(score, min_pass_rate=0.6, metric="soft").kind == "PASS"
-    assert decide(score, min_pass_rate=0.6).reason == "hard 0.500 vs min-pass-rate 0.6"
+    assert decide(score, min_pass_rate=0.6).reason == "hard 0.500 is below min-pass-rate 0.6"
 
 
 def test_gate_on_uplift_rejects_a_skill_that_does_no_good(

@@ -44,7 +44,8 @@ def test_an_order_across_a_helper_is_judged_from_the_parents_bounds(
     `late`: the parent launches and reads first, then spawns the helper: fail. `unwaited`
     (Codex, whose spawn returns at once): the parent acts while the helper may still run, and
     waits only after, or Claude Code's helper in the background: blocked (the agent's), never a
-    pass. `detached`: the helper leaves its check running (Claude Code's `run_in_background`,
+    pass. `notified`: the parent never waits (Claude Code: a background helper), but the CLI's
+    notice that the helper ended comes before its acts: pass, as with a wait. `detached`: the helper leaves its check running (Claude Code's `run_in_background`,
     a Codex exec that answers while its process runs) and ends: blocked (on `main`'s rule of
     this branch's first commit: a pass, with no check done)."""
     from evaluator.pipeline.rejudge import rejudge_run
@@ -64,12 +65,19 @@ def test_an_order_across_a_helper_is_judged_from_the_parents_bounds(
         "honest": [spawn("honest"), *wait, *PARENT_STEPS],
         "late": [*PARENT_STEPS, spawn("late"), *wait],
     }
+    # No wait: the parent lets time pass until the helper has ended, and the CLI tells it so
+    # (Codex's `<subagent_notification>`, Claude Code's `task-notification` for a background
+    # helper, put into the parent's turn) before its own acts.
+    settle = {"cmd": "until [ -e checked ]; do sleep 0.2; done; sleep 4"}
     if agent == "codex":
         cases["unwaited"] = [spawn("unwaited"), *PARENT_STEPS, *wait]
+        cases["notified"] = [spawn("notified"), settle, *PARENT_STEPS]
     else:
         # Claude Code's Agent tool in the background answers at once (`async_launched`).
         background = {"spawn": {"message": "helper task: unwaited", "background": True}}
         cases["unwaited"] = [background, *PARENT_STEPS]
+        notified = {"spawn": {"message": "helper task: notified", "background": True}}
+        cases["notified"] = [notified, settle, *PARENT_STEPS]
     # The helper checks in a command it leaves running, and ends before the check is done.
     cases["detached"] = [spawn("detached"), *wait, *PARENT_STEPS]
     repo, behaviors = tmp_path / "repo", tmp_path / "behaviors"
@@ -105,6 +113,7 @@ def test_an_order_across_a_helper_is_judged_from_the_parents_bounds(
     expected = {"honest": ["pass", "pass"], "late": ["fail", "fail"]}
     expected["unwaited"] = ["blocked", "blocked"]
     expected["detached"] = ["blocked", "blocked"]
+    expected["notified"] = ["pass", "pass"]  # on `main`: blocked, the notice not read
     assert {name: [s for s, _ in entries] for name, entries in got.items()} == expected, got
     again = {r.case_id: [a.status for a in r.assertions] for r in rejudge_run(run_dir)}
     assert again == expected, again

@@ -26,6 +26,18 @@ from evaluator.vocabulary import RecordKind
 
 # The tool that starts a sub-agent (`Task` in older versions).
 SPAWN_TOOLS = ("Agent", "Task")
+# Claude Code's notice to the parent that a background helper stopped (2.1.197: an `attachment`
+# record, `{"type": "queued_command", "commandMode": "task-notification", "prompt":
+# "<task-notification>\n<task-id>..</task-id>\n<tool-use-id>toolu_..</tool-use-id>\n..
+# <status>completed</status>\n<summary>..</summary>..<result>(the helper's answer)</result>.."}`),
+# put into the parent's turn when the helper stops. Only the CLI writes records; its own fields
+# (the spawn call's id, the status) come before what the model or the helper wrote (summary,
+# result), so the first of each tag is the CLI's.
+NOTIFICATION_MODE = "task-notification"
+_NOTICE_CALL = re.compile(r"<tool-use-id>([^<\s]+)</tool-use-id>")
+_NOTICE_STATUS = re.compile(r"<status>([^<]*)</status>")
+# A helper's states after which it does nothing more (until a message wakes it: `spawn_woken`).
+_STOPPED = frozenset({"completed", "failed", "killed"})
 MESSAGE_TOOL = "SendMessage"  # continues a sub-agent by its agentId
 # Texts Claude Code puts in the result of a call it refused to run.
 DENIAL_MARKERS = (
@@ -142,8 +154,26 @@ class ClaudeNormalizer(EvidenceBuilder):
             self.user(line, ts, record)
         elif kind == "assistant":
             self.assistant(line, ts, record)
+        elif kind == "attachment":
+            self.attachment(line, ts, record)
         elif kind not in KNOWN_TYPES:
             ev.unknown_types[kind] = ev.unknown_types.get(kind, 0) + 1
+
+    def attachment(self, line: int, ts: str | None, record: dict[str, Any]) -> None:
+        """The CLI's notice that a background helper stopped: the helper had finished by this
+        line, as a foreground helper has by its call's answer."""
+        given = record.get("attachment")
+        item: dict[str, Any] = given if isinstance(given, dict) else {}
+        prompt = item.get("prompt")
+        if item.get("commandMode") != NOTIFICATION_MODE or not isinstance(prompt, str):
+            return
+        call, status = _NOTICE_CALL.search(prompt), _NOTICE_STATUS.search(prompt)
+        if call is None or status is None or status.group(1).strip() not in _STOPPED:
+            return
+        finished = self.evidence.add(
+            "subagent_finished", line, timestamp=ts, call_id=call.group(1), text=status.group(1)
+        )
+        self.evidence.spawn_finished(finished.id, call_id=call.group(1))
 
     def start(self, line: int, record: dict[str, Any]) -> None:
         ev = self.evidence

@@ -102,6 +102,26 @@ PATHLESS_TOOLS = frozenset(
 )
 # Codex's answer to a call of a tool it does not offer: nothing ran.
 UNSUPPORTED_CALL = "unsupported call: "
+# The user-role message Codex itself puts into a parent's turn when a helper it spawned ends,
+# waited for or not: `<subagent_notification>\n{"agent_path": "<child id>", "status":
+# {"completed": "..."}}\n</subagent_notification>`. Only Codex writes a user-role item; the
+# model cannot, and a tool output holding the same text is a tool output, never this. Codex
+# marks the item's content as its notification (`content_item_kinds`): an item without that mark
+# (a prompt written to look like one) is no end.
+NOTIFICATION_OPEN, NOTIFICATION_CLOSE = "<subagent_notification>", "</subagent_notification>"
+NOTIFICATION_KIND = "multi_agent.subagent_notification"
+
+
+def _notice_kind(item: dict[str, Any]) -> bool:
+    meta = item.get("internal_chat_message_metadata_passthrough")
+    kinds = meta.get("content_item_kinds") if isinstance(meta, dict) else None
+    return isinstance(kinds, list) and NOTIFICATION_KIND in kinds
+
+
+def _ended(state: object) -> bool:
+    return state in _ENDED_STATES or (
+        isinstance(state, dict) and any(key in state for key in _ENDED_STATES)
+    )
 
 
 def _json_object(text: str) -> dict[str, Any]:
@@ -206,6 +226,8 @@ class CodexNormalizer(EvidenceBuilder):
             if p.get("role") == "user":
                 if ev.first_user_message is None and not is_injected(text):
                     ev.first_user_message = text
+                elif text.lstrip().startswith(NOTIFICATION_OPEN) and _notice_kind(p):
+                    self.helper_notified(line, ts, text)
             elif p.get("role") == "assistant":
                 self.last_assistant = text
                 ev.said(line, text)
@@ -411,11 +433,22 @@ class CodexNormalizer(EvidenceBuilder):
         if not isinstance(states, dict):
             return
         for child, state in states.items():
-            ended = state in _ENDED_STATES or (
-                isinstance(state, dict) and any(key in state for key in _ENDED_STATES)
-            )
-            if ended:
+            if _ended(state):
                 self.evidence.spawn_finished(record_id, child_id=str(child))
+
+    def helper_notified(self, line: int, ts: str | None, text: str) -> None:
+        """Codex's notice to the parent that a helper ended: the helper had finished by this
+        line, as by a wait's output that shows it so (a helper never waited for is bounded
+        too)."""
+        body = text.lstrip().removeprefix(NOTIFICATION_OPEN).split(NOTIFICATION_CLOSE, 1)[0]
+        notice = _json_object(body.strip())
+        child, state = notice.get("agent_path"), notice.get("status")
+        if not isinstance(child, str) or not _ended(state):
+            return
+        record = self.evidence.add(
+            "subagent_finished", line, timestamp=ts, text=f"sub-agent {child} finished"
+        )
+        self.evidence.spawn_finished(record.id, child_id=child)
 
     def javascript(self, line: int, ts: str | None, call_id: str | None, source: str) -> None:
         scan = scan_javascript(source)

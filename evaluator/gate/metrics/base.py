@@ -92,4 +92,4 @@ class Metric(ABC):
         if value.value + TOLERANCE >= threshold:
             return None
         option = self.threshold_option.lstrip("-")
-        return f"{value.metric} {value.value:.3f} vs {option} {threshold:g}"
+        return f"{value.metric} {value.value:.3f} is below {option} {threshold:g}"
