@@ -24,7 +24,15 @@ from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
 from evaluator.sessions.base import ChildQuery
 from tests.conftest import ROOT
-from tests.support import behavior, codex_or_skip, layers_or_skip, run_attempt, scratch_dir, serving
+from tests.support import (
+    behavior,
+    codex_or_skip,
+    layers_or_skip,
+    run_attempt,
+    scratch_dir,
+    serving,
+    tracer_under_test,
+)
 
 pytestmark = pytest.mark.codex
 PROMPT = "default currency per account"
@@ -70,7 +78,7 @@ def run_traced(
     hidden: tuple[Path, ...] = (),
     runner: str = "codex-exec",
 ) -> Traced:
-    policy = LaunchPolicy(jail=jail, trace=True, hidden=hidden)
+    policy = LaunchPolicy(jail=jail, trace=True, hidden=hidden, tracer=tracer_under_test())
     match: dict[str, Any] = {"thread": "child"} if runner == "codex-subagent" else {}
     with serving(behavior("scenario", PROMPT, steps, **match)) as server:
         workspace, handle = run_attempt(

@@ -114,7 +114,7 @@ def test_an_exec_by_a_thread_goes_on_as_its_process() -> None:
     """The lines of the exec and the process's life after it are the call's, whole: not two
     unreadable lines and a thread that never ended."""
     trace = parse_trace(
-        THREAD_EXEC_LOG.splitlines(), _ShellLines(), start_cwd=WS, agent_dirs=("/var/tmp/agent",)
+        THREAD_EXEC_LOG.splitlines(), _SHELL_CALLS, start_cwd=WS, agent_dirs=("/var/tmp/agent",)
     )
     assert trace.unparsed == 0
     (call,) = trace.tool_calls
@@ -126,17 +126,6 @@ def test_an_exec_by_a_thread_goes_on_as_its_process() -> None:
     # The first thread was inside a call when the exec ended it: that call is not known whole.
     assert trace.cut_short == {12: "wait4"}
     assert "wait4" in trace.incompleteness(call)
-
-
-class _ShellLines:
-    """Every `bash -c SCRIPT` outside a call starts one."""
-
-    helper_images: frozenset[str] = frozenset()
-    cli_images: frozenset[str] = frozenset({"codex"})
-
-    def tool_call(self, image: str, argv: list[str], in_helper: bool) -> tuple[str, str] | None:
-        script = shell_script(argv)
-        return (script, "shell") if script is not None else None
 
 
 def test_shell_outside_the_sandbox_helper_is_the_cli_not_a_tool_call() -> None:
@@ -225,15 +214,16 @@ def test_a_tool_call_s_network_sockets_and_seccomp_filters_are_kept() -> None:
     assert not parse_trace(older, _SHELL_CALLS, start_cwd=WS).network_traced
 
 
+@pytest.mark.tracer_choice
 def test_choose_policy_falls_back_or_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(STRACE_ENV, "/nonexistent/strace")
-    policy = choose_policy("none", "auto", ())
+    policy = choose_policy("none", "auto", (), tracer="strace")
     assert not policy.trace
     assert any(
         "trace: unavailable" in note and "/nonexistent/strace" in note for note in policy.notes
     )
     with pytest.raises(EnvironmentProblem, match="--trace on"):
-        choose_policy("none", "on", ())
+        choose_policy("none", "on", (), tracer="strace")
     assert choose_policy("none", "off", ()).notes == (NO_JAIL_HOME_NOTE,)
 
 
