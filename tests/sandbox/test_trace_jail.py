@@ -244,10 +244,13 @@ def test_a_run_saves_the_trace_and_names_its_layers(tracer: None, tmp_path: Path
     with scratch_dir() as scratch:
         run_dir = _run(tmp_path, scratch, trace="on")
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert manifest["trace"] == "strace"
+    # The run's default (`--tracer auto`) names the tracer it picked, and why.
+    used = tracer_under_test()
+    assert manifest["trace"] == used
+    assert [n for n in manifest["notes"] if n.startswith(f"tracer: {used} (")], manifest["notes"]
     attempt_dir = run_dir / "case-artifacts/routing-add-column/attempts/attempt-01"
     attempt = json.loads((attempt_dir / "attempt.json").read_text())
-    assert attempt["isolation_layers"]["trace"] == manifest["trace"] == "strace"
+    assert attempt["isolation_layers"]["trace"] == manifest["trace"] == used
     assert attempt["trace_report"]["verdict"] == "contained", attempt["trace_report"]
     assert attempt["trace_report"]["tool_calls"] >= 1
     with gzip.open(attempt_dir / "trace.strace.gz", "rt") as log:
@@ -268,7 +271,7 @@ def test_without_strace_the_run_falls_back_and_says_so(
 ) -> None:
     monkeypatch.setenv(STRACE_ENV, "/nonexistent/strace")
     with scratch_dir() as scratch:
-        run_dir = _run(tmp_path, scratch, sandbox="none")
+        run_dir = _run(tmp_path, scratch, sandbox="none", tracer="strace")
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["trace"] == "off"
     assert any(
