@@ -240,14 +240,19 @@ def _run(tmp_path: Path, scratch: Path, **options: Any) -> Path:
     return outcome.run_dir.path
 
 
-def test_a_run_saves_the_trace_and_names_its_layers(tracer: None, tmp_path: Path) -> None:
+@pytest.mark.parametrize("forced", [None, "strace"])
+def test_a_run_saves_the_trace_and_names_its_layers(
+    tracer: None, tmp_path: Path, forced: str | None
+) -> None:
+    """The run's default (`--tracer auto`) names the tracer it picked, and why; a forced
+    `--tracer strace` (the path every machine without the eBPF tracer takes) gives the same."""
     with scratch_dir() as scratch:
-        run_dir = _run(tmp_path, scratch, trace="on")
+        run_dir = _run(tmp_path, scratch, trace="on", **({"tracer": forced} if forced else {}))
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    # The run's default (`--tracer auto`) names the tracer it picked, and why.
-    used = tracer_under_test()
+    used = forced or tracer_under_test()
     assert manifest["trace"] == used
-    assert [n for n in manifest["notes"] if n.startswith(f"tracer: {used} (")], manifest["notes"]
+    if forced is None:
+        assert [n for n in manifest["notes"] if n.startswith(f"tracer: {used} (")]
     attempt_dir = run_dir / "case-artifacts/routing-add-column/attempts/attempt-01"
     attempt = json.loads((attempt_dir / "attempt.json").read_text())
     assert attempt["isolation_layers"]["trace"] == manifest["trace"] == used

@@ -33,7 +33,7 @@ def test_the_registry_names_each_tracer_and_refuses_an_unknown_one() -> None:
 def test_an_unavailable_ebpf_tracer_falls_back_to_strace_or_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Opt-in: under `--trace auto` a run asked for eBPF where it cannot load is still traced,
+    """Forced: under `--trace auto` a run asked for eBPF where it cannot load is still traced,
     by strace, and says so; under `--trace on` it is refused in one line."""
     monkeypatch.setenv(EBPF_ENV, "/nonexistent/ebpf-trace")
     if Tracer().unavailable() is not None:
