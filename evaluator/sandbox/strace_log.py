@@ -502,7 +502,7 @@ def _events(
         pid = int(pid_text)
         if rest.startswith(_SUPERSEDED):
             continue  # the process goes on under its pid, with the exec'ing thread's new image
-        changed = _PID_CHANGED.match(rest)
+        changed = _PID_CHANGED.match(rest) if rest.endswith(" ...>") else None
         if changed:
             # The thread ends as itself; its exec goes on as the process (the same process, so
             # its cwd and its tool call are the process's). A call the process was inside is
