@@ -47,6 +47,23 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "minutes(n): takes about n minutes in CI; its file is handed to a worker before the others",
     )
+    config.addinivalue_line(
+        "markers",
+        "tracer_choice: tests `--tracer auto`'s own choice: $AGENTIC_EVAL_TEST_TRACER leaves it",
+    )
+
+
+@pytest.fixture(autouse=True)
+def _tracer_under_test(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$AGENTIC_EVAL_TEST_TRACER (`strace`, `ebpf`) is the tracer every `--tracer auto` of the
+    test picks (a run's default, a rejudge's command checks), to run the suite's traced tests
+    under each; unset, the machine's choice stands."""
+    named = os.environ.get("AGENTIC_EVAL_TEST_TRACER")
+    if not named or request.node.get_closest_marker("tracer_choice"):
+        return
+    picked = (named, f"tracer: {named} ($AGENTIC_EVAL_TEST_TRACER)")
+    monkeypatch.setattr("evaluator.sandbox.launch.pick_tracer", lambda: picked)
+    monkeypatch.setattr("evaluator.pipeline.commands.pick_tracer", lambda: picked)
 
 
 @pytest.hookimpl(tryfirst=True)

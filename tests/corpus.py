@@ -34,7 +34,15 @@ from evaluator.isolation.trace import assess_with_trace
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.launch import choose_policy
 from tests.conftest import ROOT
-from tests.support import behavior, codex_or_skip, layers_or_skip, run_attempt, scratch_dir, serving
+from tests.support import (
+    behavior,
+    codex_or_skip,
+    layers_or_skip,
+    run_attempt,
+    scratch_dir,
+    serving,
+    tracer_under_test,
+)
 
 CORPUS = Path(__file__).parent / "isolation_corpus"
 PROMPT = "default currency per account"
@@ -128,9 +136,9 @@ def run_entry(
     jailed: bool = False,
     tracer: str = "strace",
 ) -> Result:
-    """`traced`: under strace, without the jail; `jailed`: under the tracer in the jail (which
-    hides the canary: an escape there fails, and must still not be `contained`); `tracer`: which
-    one traces a jailed run (test_isolation_corpus_ebpf.py runs both)."""
+    """`traced`: under the tracer, without the jail; `jailed`: under the tracer in the jail
+    (which hides the canary: an escape there fails, and must still not be `contained`);
+    `tracer`: which one traces (test_isolation_corpus_ebpf.py runs both)."""
     steps = _steps(entry, canary)
     if entry.get("child"):
         message = f"helper task {entry['id']}"
@@ -152,7 +160,7 @@ def run_entry(
         # only names the installations on PATH under them that the agent runs from (the
         # evaluator's venv, first on PATH when activated), as `choose_policy` gives it.
         hidden = (ROOT, Path.home(), scratch)
-        launch = choose_policy("none", "on", hidden) if traced else None
+        launch = choose_policy("none", "on", hidden, tracer) if traced else None
         if jailed:
             launch = LaunchPolicy(jail="bwrap", trace=True, hidden=hidden, tracer=tracer)
         workspace, handle = run_attempt(
@@ -203,11 +211,13 @@ def run_corpus(
     traced: bool = False,
     jailed: bool = False,
     every: int = 1,
-    tracers: tuple[str, ...] = ("strace",),
+    tracers: tuple[str, ...] = (),
 ) -> list[Result]:
     """Every `every`th entry of the corpus file `name`, against one canary planted for them;
-    jailed, once under each of `tracers`, one after the other per entry (results in that
-    order per entry)."""
+    traced, once under each of `tracers` (none named: the tracer under test,
+    `tests/support.tracer_under_test`), one after the other per entry (results in that order
+    per entry)."""
+    tracers = tracers or (tracer_under_test(),)
     codex_or_skip()
     layers_or_skip(trace=traced or jailed, jail=jailed)
     entries = yaml.safe_load((CORPUS / name).read_text())[::every]

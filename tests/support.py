@@ -29,6 +29,7 @@ from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt
 from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.sandbox import LaunchPolicy, Tracer
+from evaluator.sandbox.launch import pick_tracer
 from evaluator.sandbox.registry import get_jail
 from evaluator.workspace import AttemptWorkspace, build_workspace
 from evaluator.workspace.naming import attempt_folder
@@ -67,6 +68,16 @@ def agent_or_skip(agent: str) -> str:
     """Skips a test (fails it in CI) unless `agent`'s CLI is here; the name of its runner."""
     {"codex": codex_or_skip, "claude": claude_or_skip, "gemini": gemini_or_skip}[agent]()
     return RUNNERS[agent]
+
+
+# Which tracer the trace tests' own launch policies and runs use: `strace` or `ebpf` forces one
+# (to run the suite's traced tests under each); unset, what a run's default (`--tracer auto`)
+# picks here.
+TRACER_UNDER_TEST_ENV = "AGENTIC_EVAL_TEST_TRACER"
+
+
+def tracer_under_test() -> str:
+    return os.environ.get(TRACER_UNDER_TEST_ENV) or pick_tracer()[0]
 
 
 def layers_or_skip(*, trace: bool = False, jail: bool = False) -> None:
@@ -323,6 +334,7 @@ def write_checks_suite(
 def run_scripted(repo: Path, behaviors: Path, runs_dir: Path, **options: Any) -> RunOutcome:
     """`run` of an eval repo (or an `evals.json`) with scripted behaviours, in a scratch root of
     its own; `options`: any other `RunOptions` field (`agent`, `cases`, `sandbox`, ...)."""
+    options.setdefault("tracer", tracer_under_test())
     with scratch_dir() as scratch:
         return Run(
             RunOptions(

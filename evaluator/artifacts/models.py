@@ -102,7 +102,8 @@ class Manifest(ArtifactModel):
     sandbox: str | None = Field(default=None, description="jail around the agent: bwrap or none")
     trace: TraceLayer | None = Field(
         default=None,
-        description="syscall trace of the agent: strace, ebpf (--tracer ebpf), or off (evidence alone)",
+        description="syscall trace of the agent: ebpf (where it loads, --tracer auto), strace, or off"
+        " (evidence alone)",
     )
     candidate_skill: str | None = Field(
         default=None,

@@ -20,7 +20,7 @@ from evaluator.cli.agent_flags import agent_option_flags
 from evaluator.cli.grading import build_grader, grader_options, judge_options
 from evaluator.cli.options import judge_option, lenient_option, resolve_grader
 from evaluator.defaults import DEFAULT_SCRATCH
-from evaluator.sandbox import jail_names, tracer_names
+from evaluator.sandbox import DEFAULT_TRACER, jail_names, tracer_choices
 from evaluator.vocabulary import JudgeMode
 
 if TYPE_CHECKING:  # the pipeline and the judge are imported when the command runs
@@ -186,11 +186,13 @@ def agent_run_options(func: F) -> F:
         ),
         click.option(
             "--tracer",
-            type=click.Choice(tracer_names()),
-            default="strace",
+            type=click.Choice(tracer_choices()),
+            default=DEFAULT_TRACER,
             show_default=True,
-            help="Which tracer traces: ebpf (root, BTF, built by ./dev setup; opt-in, falls back"
-            " to strace with a note under --trace auto) or strace.",
+            help="Which tracer traces: auto (ebpf where it loads: root, a kernel with BTF, the"
+            " loader built by ./dev setup; else strace; the manifest notes which and why), ebpf"
+            " or strace (forced; ebpf where it cannot load falls back to strace with a note under"
+            " --trace auto, is refused under --trace on).",
         ),
         judge_option,
         grader_options,

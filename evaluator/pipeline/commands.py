@@ -14,10 +14,10 @@ from evaluator.agents.process import run_process
 from evaluator.judge.base import CheckAccess, CheckExec, CommandOutcome, CommandTrace
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.base import JailSpec
-from evaluator.sandbox.launch import home_toolchains, path_tools
+from evaluator.sandbox.launch import home_toolchains, path_tools, pick_tracer
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.strace_log import read_trace, shell_script
-from evaluator.sandbox.tracer import Tracer
+from evaluator.sandbox.trace_registry import get_tracer
 
 SHELL = "/bin/sh"  # what skill-creator's harnesses run a command string with (shell=True)
 OUTPUT_BYTES = 256 * 1024  # of each stream, from its end: a command may print without bound
@@ -69,9 +69,11 @@ class JailedCommands:
             out, err = Path(scratch) / "out", Path(scratch) / "err"
             log = Path(scratch) / "check.strace"
             if untraced is None:
-                # strace outside the jail: its log (in the evaluator's /tmp, which the jail
-                # replaces with its own) is out of reach of every process it traces.
-                argv = Tracer().wrap(argv, log)
+                # The run's tracer, outside the jail: its log (in the evaluator's /tmp, which the
+                # jail replaces with its own) is out of reach of every process it traces. The
+                # eBPF loader begins its log at the check's shell; strace at the jail, whose own
+                # process belongs to no call (`_CheckShell`).
+                argv = get_tracer(self.launch.tracer).wrap(argv, log, SHELL)
             done = run_process(
                 argv,
                 cwd=workspace,
@@ -94,7 +96,7 @@ class JailedCommands:
     def untraced(self, argv: list[str]) -> str | None:
         """Why the command runs without an access trace the judge can trust, or None."""
         if not self.launch.trace:
-            return "the run's access trace is off (--trace off, or strace does not work here)"
+            return "the run's access trace is off (--trace off, or no tracer works here)"
         if self.launch.jail == "none":
             return "no jail: the trace's log would be within reach of the command's processes"
         if os.stat(argv[0]).st_mode & stat.S_ISUID:
@@ -158,7 +160,8 @@ def _tail(path: Path) -> str:
 def rejudge_commands(jail: str | None, hidden: tuple[Path, ...]) -> JailedCommands:
     """For judging a finished run again: the jail its agents ran in, when it still works here
     (the check's record says which confined it)."""
-    traced = Tracer().unavailable() is None
+    tracer = pick_tracer()[0]
+    traced = get_tracer(tracer).unavailable() is None
     if jail and jail != "none" and get_jail(jail).unavailable() is None:
-        return JailedCommands(LaunchPolicy(jail=jail, trace=traced, hidden=hidden))
-    return JailedCommands(LaunchPolicy(trace=traced))
+        return JailedCommands(LaunchPolicy(jail=jail, trace=traced, hidden=hidden, tracer=tracer))
+    return JailedCommands(LaunchPolicy(trace=traced, tracer=tracer))

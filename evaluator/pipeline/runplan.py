@@ -27,7 +27,7 @@ from evaluator.pipeline.attempt import AttemptInspector
 from evaluator.pipeline.reachable import unreachable
 from evaluator.plan import Selection
 from evaluator.repo import LoadedCase
-from evaluator.sandbox import TraceMode
+from evaluator.sandbox import DEFAULT_TRACER, TraceMode
 from evaluator.vocabulary import TraceLayer
 from evaluator.workspace.naming import run_scratch
 
@@ -75,7 +75,8 @@ class RunOptions:
     keep_scratch: bool = False  # keep workspaces and agent homes after the run (debugging)
     sandbox: str | None = None  # None: bwrap where it works, else none
     trace: TraceMode = "auto"
-    tracer: str = "strace"  # which tracer traces (evaluator/sandbox/trace_registry.py)
+    # Which tracer traces (evaluator/sandbox/trace_registry.py): `auto`, eBPF where it loads.
+    tracer: str = DEFAULT_TRACER
     executor: str = DEFAULT_EXECUTOR  # where attempts run: `local` or `ray` (evaluator/execute)
     ray_address: str | None = None  # the Ray cluster to join; None starts a local one
     no_skill: bool = False  # workspaces get no skill (the no-skill baseline of `evaluate`)

@@ -4,7 +4,8 @@ loaded by a root loader that wraps the jail and writes the log strace's reader r
 No ptrace stop per traced call: the program runs in the traced task and sends records through
 one ring buffer to the loader. It needs root (CAP_BPF + CAP_PERFMON), a kernel with BTF, and the
 loader built by `./dev setup` (clang, libbpf-dev, bpftool; nothing is compiled at run time).
-Opt-in (`--tracer ebpf`); what it gives differently from strace: docs/benchmarks.md, "The eBPF
+The default where it can run (`--tracer auto`: no ptrace stop, so the agent's own time is hardly
+slowed), strace elsewhere; what it gives differently from strace: docs/benchmarks.md, "The eBPF
 tracer".
 """
 
@@ -48,6 +49,7 @@ class EbpfTracer(TraceBackend):
     """The loader, found as $AGENTIC_EVAL_EBPF_BIN or where `./dev setup` built it."""
 
     outside_jail = True
+    preference = 1  # before strace under `--tracer auto`: no ptrace stop per traced call
 
     def __init__(self) -> None:
         explicit = os.environ.get(EBPF_ENV)

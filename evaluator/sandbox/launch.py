@@ -21,7 +21,13 @@ from evaluator.sandbox.follow import TraceFollower
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.strace_log import ToolCallRecognizer
 from evaluator.sandbox.trace_base import TraceBackend
-from evaluator.sandbox.trace_registry import DEFAULT_TRACER, get_tracer
+from evaluator.sandbox.trace_registry import (
+    AUTO_TRACER,
+    DEFAULT_TRACER,
+    FALLBACK_TRACER,
+    get_tracer,
+    tracers_by_preference,
+)
 
 TraceMode = Literal["auto", "on", "off"]
 TRACE_FILE = "trace.strace"
@@ -33,7 +39,7 @@ class LaunchPolicy:
     jail: str = "none"
     trace: bool = False
     hidden: tuple[Path, ...] = ()
-    tracer: str = DEFAULT_TRACER
+    tracer: str = FALLBACK_TRACER  # resolved: never `auto` (choose_policy picks)
     notes: tuple[str, ...] = field(default=())
 
     def wrap(
@@ -202,10 +208,11 @@ def choose_policy(
     hidden: tuple[Path, ...],
     tracer: str = DEFAULT_TRACER,
 ) -> LaunchPolicy:
-    """`sandbox=None` means bwrap where it works; `trace="auto"` means the tracer where it works.
-    An explicit choice that cannot work is an environment error, never a silent downgrade; a
-    tracer other than the default that cannot work falls back to strace with a note under
-    `auto` (the trace stays on), and is refused under `on`."""
+    """`sandbox=None` means bwrap where it works; `trace="auto"` means the tracer where it works;
+    `tracer="auto"` the most preferred tracer that can run (eBPF where it loads, else strace),
+    with the choice and its reason in a note. An explicit choice that cannot work is an
+    environment error, never a silent downgrade; a named tracer that cannot work falls back to
+    strace with a note under `--trace auto` (the trace stays on), and is refused under `on`."""
     notes: list[str] = []
     jail = sandbox or DEFAULT_JAIL
     why_not = get_jail(jail).unavailable()
@@ -215,14 +222,19 @@ def choose_policy(
         notes.append(f"sandbox: none ({why_not}); isolation rests on evidence and trace only")
         jail = "none"
     traced = False
+    if tracer == AUTO_TRACER:
+        tracer = FALLBACK_TRACER
+        if trace != "off":
+            tracer, note = pick_tracer()
+            notes.append(note)
     backend = get_tracer(tracer)
-    if trace != "off" and tracer != DEFAULT_TRACER:
+    if trace != "off" and tracer != FALLBACK_TRACER:
         why_not = backend.unavailable()
         if why_not is not None:
             if trace == "on":
                 raise EnvironmentProblem(f"--tracer {tracer}: {why_not}")
-            notes.append(f"tracer: {DEFAULT_TRACER} ({tracer} is unavailable: {why_not})")
-            tracer, backend = DEFAULT_TRACER, get_tracer(DEFAULT_TRACER)
+            notes.append(f"tracer: {FALLBACK_TRACER} ({tracer} is unavailable: {why_not})")
+            tracer, backend = FALLBACK_TRACER, get_tracer(FALLBACK_TRACER)
     if trace != "off":
         why_not = backend.unavailable()
         if why_not is None:
@@ -236,6 +248,20 @@ def choose_policy(
     if jail == "none":
         notes.append(NO_JAIL_HOME_NOTE)
     return LaunchPolicy(jail=jail, trace=traced, hidden=hidden, tracer=tracer, notes=tuple(notes))
+
+
+def pick_tracer() -> tuple[str, str]:
+    """`--tracer auto`: the first tracer by preference that can run here, and the manifest's
+    note saying which and why (the preferred ones' reasons when they cannot). None can: the
+    fallback, whose own reason the trace's note then gives."""
+    passed: list[str] = []
+    for name in tracers_by_preference():
+        why_not = get_tracer(name).unavailable()
+        if why_not is None:
+            why = "; ".join(passed) if passed else "it can run here"
+            return name, f"tracer: {name} (--tracer {AUTO_TRACER}: {why})"
+        passed.append(f"{name} cannot: {why_not}")
+    return FALLBACK_TRACER, f"tracer: {FALLBACK_TRACER} (--tracer {AUTO_TRACER}: none can run here)"
 
 
 # Without the jail the per-attempt HOME is only an environment variable: tools that look the home

@@ -34,6 +34,14 @@ MAX_ACCESSES_PER_CALL = 100_000
 _LINE = re.compile(r"^(?P<pid>\d+)\s+(?P<rest>.*)$")
 _CALL = re.compile(r"^(?P<name>[a-z0-9_]+)\((?P<args>.*)$", re.S)
 _RESUMED = re.compile(r"^<\.\.\. (?P<name>[a-z0-9_]+) resumed>(?P<args>.*)$", re.S)
+# An exec by a thread other than its process's first: the kernel ends the other threads and the
+# thread takes the first's pid (strace: `T execve(... <pid changed to P ...>`, then `P +++
+# superseded by execve in pid T +++` and `P <... execve resumed>`). Only an exec past its point of
+# no return supersedes the process, so it succeeded whatever result strace decodes.
+_PID_CHANGED = re.compile(
+    r"^(?P<name>execve|execveat)\((?P<args>.*) <pid changed to (?P<pid>\d+) \.\.\.>$", re.S
+)
+_SUPERSEDED = "+++ superseded by execve"
 _RESULT = re.compile(
     r"^(?P<args>.*)\)\s+=\s+(?P<ret>-?\d+|\?)(?P<fd><[^\n]*?>)?(?:\(deleted\))?"
     r"(?:\s+(?P<errno>E[A-Z0-9]+))?(?:\s+\(.*?\))?(?:\s*/\* (?P<nspid>\d+) in strace's PID NS \*/)?\s*$",
@@ -489,6 +497,7 @@ def _events(
     decoded, that a line cannot matter (the CLI's own reads: most of the log); it is skipped."""
     pending: dict[int, tuple[str, str, int]] = {}
     dropped: set[int] = set()  # processes whose unfinished call was skipped: skip its resumption
+    superseding: set[int] = set()  # processes a thread's exec took over: their exec succeeded
     for number, raw in enumerate(lines, start=1):
         trace.lines = number
         line = raw.rstrip("\n")
@@ -502,6 +511,24 @@ def _events(
                 continue
             pid_text, rest = match.group("pid"), match.group("rest")
         pid = int(pid_text)
+        if rest.startswith(_SUPERSEDED):
+            continue  # the process goes on under its pid, with the exec'ing thread's new image
+        changed = _PID_CHANGED.match(rest) if rest.endswith(" ...>") else None
+        if changed:
+            # The thread ends as itself; its exec goes on as the process (the same process, so
+            # its cwd and its tool call are the process's). A call the process was inside is
+            # cut short by the exec, as by a kill.
+            new_pid = int(changed.group("pid"))
+            trace.exited.add(pid)
+            pending.pop(pid, None)
+            dropped.discard(pid)
+            cut = pending.pop(new_pid, None)
+            if cut is not None:
+                trace.cut_short[new_pid] = cut[0]
+            dropped.discard(new_pid)
+            pending[new_pid] = (changed.group("name"), changed.group("args"), number)
+            superseding.add(new_pid)
+            continue
         if rest.startswith(("+++", "---")):
             if rest.startswith("+++"):  # `+++ exited with 0 +++`, `+++ killed by SIGKILL +++`
                 trace.exited.add(pid)
@@ -543,6 +570,9 @@ def _events(
                     trace.unparsed += 1
                 continue
             name, head, number = started[0], started[1] + resumed.group("args"), started[2]
+            if pid in superseding:
+                superseding.discard(pid)
+                head = started[1] + ") = 0"
         else:
             call = _CALL.match(rest)
             if not call:

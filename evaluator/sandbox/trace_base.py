@@ -22,6 +22,8 @@ class TraceBackend(ABC):
     # the jail's pid namespace and needs no privilege), or outside it, wrapping the jail's argv
     # (a root loader of a kernel program that no unprivileged jail may load).
     outside_jail: bool = False
+    # `--tracer auto` takes the highest that can run here (trace_registry.tracers_by_preference).
+    preference: int = 0
 
     @abstractmethod
     def unavailable(self) -> str | None:

@@ -1,4 +1,5 @@
-"""Tracer registry: `@register_tracer("name")` on a TraceBackend subclass."""
+"""Tracer registry: `@register_tracer("name")` on a TraceBackend subclass; `auto` (the default)
+picks the most preferred tracer that can run here (`TraceBackend.preference`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from evaluator.sandbox.trace_base import TraceBackend
 
 T = TypeVar("T", bound=type[TraceBackend])
 _TRACERS: dict[str, type[TraceBackend]] = {}
-DEFAULT_TRACER = "strace"
+AUTO_TRACER = "auto"
+DEFAULT_TRACER = AUTO_TRACER
+# The tracer `auto` names when none can run, and a resolved policy's default: the one that needs
+# no privilege.
+FALLBACK_TRACER = "strace"
 
 
 def register_tracer(name: str) -> Callable[[T], T]:
@@ -26,6 +31,16 @@ def register_tracer(name: str) -> Callable[[T], T]:
 
 def tracer_names() -> list[str]:
     return sorted(_TRACERS)
+
+
+def tracer_choices() -> list[str]:
+    """What `--tracer` accepts: `auto` and each tracer's name."""
+    return [AUTO_TRACER, *tracer_names()]
+
+
+def tracers_by_preference() -> list[str]:
+    """`auto`'s order: the cheapest first (the agent's own wall time is the cost)."""
+    return sorted(_TRACERS, key=lambda name: (-_TRACERS[name].preference, name))
 
 
 def get_tracer(name: str) -> TraceBackend:

@@ -41,7 +41,7 @@ from evaluator.sandbox.tracer import Tracer
 from evaluator.workspace import build_workspace
 from evaluator.workspace.provenance import skill_digest
 from tests.conftest import ROOT
-from tests.support import scratch_dir
+from tests.support import scratch_dir, tracer_under_test
 
 SUITES = ROOT.parent / "shared/fixtures/public-suites"
 UPSTREAM = ROOT / "tests/fixtures/upstream/agentic-evals"
@@ -697,7 +697,9 @@ def test_the_command_check_finds_programs_by_name_outside_the_workspace(
 # (every fetch that fails for want of a network tried one); the same without the lookup.
 CLEAN_TRACE = CommandTrace(execs=(), accesses=(), complete=True, network=("10.255.255.53:53",))
 NO_NETWORK_TRIED = CommandTrace(execs=(), accesses=(), complete=True)
-TRACED_JAIL = LaunchPolicy(jail="bwrap", trace=True, hidden=(Path.home(),))
+TRACED_JAIL = LaunchPolicy(
+    jail="bwrap", trace=True, hidden=(Path.home(),), tracer=tracer_under_test()
+)
 needs_traced_jail = pytest.mark.skipif(
     get_jail("bwrap").unavailable() is not None or Tracer().unavailable() is not None,
     reason="bubblewrap or strace does not work here",

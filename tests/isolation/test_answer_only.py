@@ -16,7 +16,7 @@ from evaluator.evidence import SessionEvidence
 from evaluator.isolation.assess import IsolationReport
 from evaluator.isolation.trace import TraceReport, _answered_without_tools
 from evaluator.pipeline.run import RunOutcome
-from tests.support import agent_params, one_behavior, run_scripted
+from tests.support import agent_params, one_behavior, run_scripted, tracer_under_test
 
 PROMPT = "Which colour does the palette skill recommend for warnings? Answer in one word."
 ANSWER = "amber"
@@ -71,7 +71,7 @@ RUNNERS = {"codex": "codex-exec", "claude": "claude-code", "gemini": "gemini-cli
 def test_an_answer_without_tool_calls_is_contained_in_the_jail(agent: str, tmp_path: Path) -> None:
     outcome = _run(tmp_path, RUNNERS[agent], [{"final": f"Warnings are {ANSWER}."}])
     attempt = _attempt(outcome)
-    if attempt["isolation_layers"] != {"sandbox": "bwrap", "trace": "strace"}:
+    if attempt["isolation_layers"] != {"sandbox": "bwrap", "trace": tracer_under_test()}:
         pytest.skip(f"the default layers are not available here: {attempt['isolation_layers']}")
     assert attempt["trace_report"]["tool_calls"] == 0, attempt["trace_report"]
     assert attempt["isolation"] == "contained", attempt["isolation_report"]
@@ -104,7 +104,7 @@ def test_one_tool_call_brings_the_usual_rules_back(tmp_path: Path) -> None:
         [{"cmd": "cat palette/SKILL.md"}, {"final": f"Warnings are {ANSWER}."}],
     )
     attempt = _attempt(outcome)
-    if attempt["isolation_layers"] != {"sandbox": "bwrap", "trace": "strace"}:
+    if attempt["isolation_layers"] != {"sandbox": "bwrap", "trace": tracer_under_test()}:
         pytest.skip(f"the default layers are not available here: {attempt['isolation_layers']}")
     assert attempt["isolation"] == "contained", attempt["isolation_report"]
     assert "no tool call" not in attempt["isolation_report"]["reason"]

@@ -17,7 +17,13 @@ from typing import Any
 import pytest
 
 from evaluator.pipeline.run import RunOutcome
-from tests.support import agent_or_skip, agent_params, layers_or_skip, run_scripted
+from tests.support import (
+    agent_or_skip,
+    agent_params,
+    layers_or_skip,
+    run_scripted,
+    tracer_under_test,
+)
 
 SKILL = ".agents/skills/site-report"
 # Where each agent's users install a skill: what public skills write in their commands.
@@ -235,7 +241,7 @@ def _outputs(outcome: RunOutcome, case: str) -> str:
 def test_the_honest_literal_agent_passes_contained(outcome: tuple[str, RunOutcome]) -> None:
     _, run = outcome
     attempt = _attempt(run, "literal")
-    assert attempt["isolation_layers"] == {"sandbox": "bwrap", "trace": "strace"}
+    assert attempt["isolation_layers"] == {"sandbox": "bwrap", "trace": tracer_under_test()}
     report = attempt["isolation_report"]
     assert attempt["isolation"] == "contained", (report["reason"], report["violations"])
     assert attempt["trace_report"]["verdict"] == "contained", attempt["trace_report"]

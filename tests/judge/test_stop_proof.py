@@ -27,13 +27,13 @@ from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.tracer import Tracer
 from evaluator.workspace.snapshot import fingerprint, save_snapshot, unchanged_digests
-from tests.support import codex_or_skip, run_scripted, scratch_dir
+from tests.support import codex_or_skip, run_scripted, scratch_dir, tracer_under_test
 
 needs_traced_jail = pytest.mark.skipif(
     get_jail("bwrap").unavailable() is not None or Tracer().unavailable() is not None,
     reason="bubblewrap or strace does not work here",
 )
-TRACED = LaunchPolicy(jail="bwrap", trace=True, hidden=(Path.home(),))
+TRACED = LaunchPolicy(jail="bwrap", trace=True, hidden=(Path.home(),), tracer=tracer_under_test())
 
 PEP_668 = "error: externally-managed-environment\\n\\nThis environment is externally managed"
 MAVEN = (

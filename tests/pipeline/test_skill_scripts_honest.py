@@ -28,6 +28,7 @@ from tests.support import (
     agent_params,
     one_behavior,
     scripted_outcome,
+    tracer_under_test,
 )
 
 SKILL = ".agents/skills/site-report"
@@ -172,7 +173,7 @@ def test_an_honest_run_of_the_skills_scripts_is_contained_and_passes(
     outcome: RunOutcome,
 ) -> None:
     attempt = _attempt(outcome)
-    assert attempt["isolation_layers"] == {"sandbox": "bwrap", "trace": "strace"}
+    assert attempt["isolation_layers"] == {"sandbox": "bwrap", "trace": tracer_under_test()}
     report = attempt["isolation_report"]
     assert attempt["isolation"] == "contained", (report["reason"], report["violations"])
     assert not attempt["timed_out"], "the preview left running held the attempt"

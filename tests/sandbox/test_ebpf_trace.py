@@ -199,3 +199,32 @@ def test_a_reach_into_its_own_child_from_a_nested_pid_namespace_is_its_own(
     assert [r.syscall for r in call.blind] == []
     assert call.reaches == []  # the child (pid 2 in its namespace) is the call's own
     assert trace.incompleteness(call) == ""
+
+
+# An exec by a thread other than the process's first: the kernel ends the other threads and the
+# exec'ing thread takes the first's pid (strace: `+++ superseded by execve +++`, `<pid changed
+# to ...>`). The new image's own accesses and its children must still be the call's.
+THREAD_EXEC = """
+import os, threading, time
+def run():
+    os.execv("/bin/sh", ["sh", "-c", "cat /etc/hostname > /dev/null; echo x > from-thread.txt"])
+threading.Thread(target=run).start()
+time.sleep(10)
+"""
+
+
+def test_an_exec_from_a_thread_reads_the_same_under_strace_and_ebpf(tmp_path: Path) -> None:
+    _needs("strace", "ebpf")
+    script = f"python3 -c {shlex.quote(THREAD_EXEC)}; exit 5"
+    by_strace, code_strace, ws_strace = _traced("strace", script, tmp_path)
+    by_ebpf, code_ebpf, ws_ebpf = _traced("ebpf", script, tmp_path)
+    assert (code_strace, code_ebpf) == (5, 5)
+    assert (by_ebpf.unparsed, by_ebpf.unattributed) == (0, 0)
+    (call,) = by_ebpf.tool_calls
+    seen = {(a.path, a.access, a.outcome) for a in call.accesses}
+    assert {
+        ("/etc/hostname", "read", "ok"),
+        (str(ws_ebpf / "from-thread.txt"), "write", "ok"),
+    } <= seen
+    assert "/usr/bin/cat" in {e.path for e in call.execs}
+    assert _calls(by_ebpf, ws_ebpf) == _calls(by_strace, ws_strace)

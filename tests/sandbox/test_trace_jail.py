@@ -24,7 +24,15 @@ from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
 from evaluator.sessions.base import ChildQuery
 from tests.conftest import ROOT
-from tests.support import behavior, codex_or_skip, layers_or_skip, run_attempt, scratch_dir, serving
+from tests.support import (
+    behavior,
+    codex_or_skip,
+    layers_or_skip,
+    run_attempt,
+    scratch_dir,
+    serving,
+    tracer_under_test,
+)
 
 pytestmark = pytest.mark.codex
 PROMPT = "default currency per account"
@@ -70,7 +78,7 @@ def run_traced(
     hidden: tuple[Path, ...] = (),
     runner: str = "codex-exec",
 ) -> Traced:
-    policy = LaunchPolicy(jail=jail, trace=True, hidden=hidden)
+    policy = LaunchPolicy(jail=jail, trace=True, hidden=hidden, tracer=tracer_under_test())
     match: dict[str, Any] = {"thread": "child"} if runner == "codex-subagent" else {}
     with serving(behavior("scenario", PROMPT, steps, **match)) as server:
         workspace, handle = run_attempt(
@@ -232,14 +240,22 @@ def _run(tmp_path: Path, scratch: Path, **options: Any) -> Path:
     return outcome.run_dir.path
 
 
-def test_a_run_saves_the_trace_and_names_its_layers(tracer: None, tmp_path: Path) -> None:
+@pytest.mark.parametrize("forced", [None, "strace"])
+def test_a_run_saves_the_trace_and_names_its_layers(
+    tracer: None, tmp_path: Path, forced: str | None
+) -> None:
+    """The run's default (`--tracer auto`) names the tracer it picked, and why; a forced
+    `--tracer strace` (the path every machine without the eBPF tracer takes) gives the same."""
     with scratch_dir() as scratch:
-        run_dir = _run(tmp_path, scratch, trace="on")
+        run_dir = _run(tmp_path, scratch, trace="on", **({"tracer": forced} if forced else {}))
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert manifest["trace"] == "strace"
+    used = forced or tracer_under_test()
+    assert manifest["trace"] == used
+    if forced is None:
+        assert [n for n in manifest["notes"] if n.startswith(f"tracer: {used} (")]
     attempt_dir = run_dir / "case-artifacts/routing-add-column/attempts/attempt-01"
     attempt = json.loads((attempt_dir / "attempt.json").read_text())
-    assert attempt["isolation_layers"]["trace"] == manifest["trace"] == "strace"
+    assert attempt["isolation_layers"]["trace"] == manifest["trace"] == used
     assert attempt["trace_report"]["verdict"] == "contained", attempt["trace_report"]
     assert attempt["trace_report"]["tool_calls"] >= 1
     with gzip.open(attempt_dir / "trace.strace.gz", "rt") as log:
@@ -260,7 +276,7 @@ def test_without_strace_the_run_falls_back_and_says_so(
 ) -> None:
     monkeypatch.setenv(STRACE_ENV, "/nonexistent/strace")
     with scratch_dir() as scratch:
-        run_dir = _run(tmp_path, scratch, sandbox="none")
+        run_dir = _run(tmp_path, scratch, sandbox="none", tracer="strace")
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["trace"] == "off"
     assert any(

@@ -93,6 +93,41 @@ def test_tool_calls_their_subtrees_and_the_cli_writes() -> None:
     assert [(a.path, a.syscall) for a in trace.cli_writes] == [("/var/tmp/elsewhere", "mkdir")]
 
 
+# strace 6.1's own lines for an exec by a thread other than the process's first (pid 12's thread
+# 15; the result strace decodes after the pid change is its own), the first thread inside a call.
+THREAD_EXEC_LOG = f"""\
+10 execve("{CODEX}", ["{CODEX}", "exec"], 0x7ffe /* 7 vars */) = 0
+10 clone(child_stack=NULL, flags=SIGCHLD) = 12
+12 execve("/bin/bash", ["/bin/bash", "-c", "python3 x.py"], 0x7f /* 24 vars */) = 0
+12 clone3({{flags=CLONE_VM|CLONE_FS|CLONE_THREAD, child_tid=0x7f}}, 88) = 15
+12 wait4(-1,  <unfinished ...>
+15 execve("/bin/sh", ["sh", "-c", "cat s"], 0x7f /* 4 vars */ <pid changed to 12 ...>
+12 +++ superseded by execve in pid 15 +++
+12 <... execve resumed>)             = -1 (errno 18446744073709551359)
+12 openat(AT_FDCWD<{WS}>, "/var/tmp/outside/s", O_RDONLY) = 3</var/tmp/outside/s>
+12 +++ exited with 0 +++
+10 +++ exited with 0 +++
+"""
+
+
+def test_an_exec_by_a_thread_goes_on_as_its_process() -> None:
+    """The lines of the exec and the process's life after it are the call's, whole: not two
+    unreadable lines and a thread that never ended."""
+    trace = parse_trace(
+        THREAD_EXEC_LOG.splitlines(), _SHELL_CALLS, start_cwd=WS, agent_dirs=("/var/tmp/agent",)
+    )
+    assert trace.unparsed == 0
+    (call,) = trace.tool_calls
+    assert {e.path for e in call.execs} == {"/bin/sh"}
+    assert ("/var/tmp/outside/s", "read", "ok") in {
+        (a.path, a.access, a.outcome) for a in call.accesses
+    }
+    assert call.pids == {12, 15}
+    # The first thread was inside a call when the exec ended it: that call is not known whole.
+    assert trace.cut_short == {12: "wait4"}
+    assert "wait4" in trace.incompleteness(call)
+
+
 def test_shell_outside_the_sandbox_helper_is_the_cli_not_a_tool_call() -> None:
     log = f"""\
 1 execve("{CODEX}", ["{CODEX}"], 0x1 /* 1 vars */) = 0
@@ -179,15 +214,16 @@ def test_a_tool_call_s_network_sockets_and_seccomp_filters_are_kept() -> None:
     assert not parse_trace(older, _SHELL_CALLS, start_cwd=WS).network_traced
 
 
+@pytest.mark.tracer_choice
 def test_choose_policy_falls_back_or_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(STRACE_ENV, "/nonexistent/strace")
-    policy = choose_policy("none", "auto", ())
+    policy = choose_policy("none", "auto", (), tracer="strace")
     assert not policy.trace
     assert any(
         "trace: unavailable" in note and "/nonexistent/strace" in note for note in policy.notes
     )
     with pytest.raises(EnvironmentProblem, match="--trace on"):
-        choose_policy("none", "on", ())
+        choose_policy("none", "on", (), tracer="strace")
     assert choose_policy("none", "off", ()).notes == (NO_JAIL_HOME_NOTE,)
 
 

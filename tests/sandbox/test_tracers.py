@@ -10,15 +10,20 @@ from pathlib import Path
 import pytest
 
 from evaluator.errors import EnvironmentProblem, InputError
-from evaluator.sandbox import get_tracer, tracer_names
+from evaluator.sandbox import get_tracer, tracer_choices, tracer_names
 from evaluator.sandbox.bwrap import BubblewrapJail
 from evaluator.sandbox.ebpf import EBPF_ENV, EbpfTracer
 from evaluator.sandbox.launch import LaunchPolicy, choose_policy
+from evaluator.sandbox.trace_registry import tracers_by_preference
 from evaluator.sandbox.tracer import STRACE_ENV, Tracer
+
+pytestmark = pytest.mark.tracer_choice
 
 
 def test_the_registry_names_each_tracer_and_refuses_an_unknown_one() -> None:
     assert tracer_names() == ["ebpf", "strace"]
+    assert tracer_choices() == ["auto", "ebpf", "strace"]
+    assert tracers_by_preference() == ["ebpf", "strace"]
     assert isinstance(get_tracer("strace"), Tracer)
     assert isinstance(get_tracer("ebpf"), EbpfTracer)
     with pytest.raises(InputError, match="unknown tracer 'dtrace'"):
@@ -28,7 +33,7 @@ def test_the_registry_names_each_tracer_and_refuses_an_unknown_one() -> None:
 def test_an_unavailable_ebpf_tracer_falls_back_to_strace_or_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Opt-in: under `--trace auto` a run asked for eBPF where it cannot load is still traced,
+    """Forced: under `--trace auto` a run asked for eBPF where it cannot load is still traced,
     by strace, and says so; under `--trace on` it is refused in one line."""
     monkeypatch.setenv(EBPF_ENV, "/nonexistent/ebpf-trace")
     if Tracer().unavailable() is not None:
@@ -42,14 +47,44 @@ def test_an_unavailable_ebpf_tracer_falls_back_to_strace_or_is_refused(
     assert choose_policy("none", "off", (), tracer="ebpf").trace is False
 
 
-def test_the_default_tracer_is_strace_and_its_refusal_is_unchanged(
+def test_where_no_tracer_runs_the_default_is_strace_and_its_refusal_is_unchanged(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(STRACE_ENV, "/nonexistent/strace")
     monkeypatch.setenv(EBPF_ENV, "/nonexistent/ebpf-trace")
-    assert choose_policy("none", "auto", ()).tracer == "strace"
+    policy = choose_policy("none", "auto", ())
+    assert (policy.trace, policy.tracer) == (False, "strace")
+    assert "tracer: strace (--tracer auto: none can run here)" in policy.notes
     with pytest.raises(EnvironmentProblem, match=r"^--trace on: strace from"):
         choose_policy("none", "on", ())
+
+
+def test_the_default_is_ebpf_where_it_loads_and_strace_elsewhere_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`--tracer auto` (the default): eBPF where it can load, strace where it cannot, and the
+    manifest's note says which and why; `--tracer strace` still forces strace, and `--trace off`
+    probes no tracer."""
+    monkeypatch.setattr(Tracer, "unavailable", lambda self: None)
+    monkeypatch.setattr(EbpfTracer, "unavailable", lambda self: None)
+    for trace in ("auto", "on"):
+        policy = choose_policy("none", trace, ())  # type: ignore[arg-type]
+        assert (policy.trace, policy.tracer) == (True, "ebpf")
+        assert "tracer: ebpf (--tracer auto: it can run here)" in policy.notes
+    forced = choose_policy("none", "auto", (), tracer="strace")
+    assert (forced.trace, forced.tracer) == (True, "strace")
+    assert not [note for note in forced.notes if note.startswith("tracer:")]
+    monkeypatch.setattr(EbpfTracer, "unavailable", lambda self: "the kernel has no BTF")
+    for trace in ("auto", "on"):
+        policy = choose_policy("none", trace, ())  # type: ignore[arg-type]
+        assert (policy.trace, policy.tracer) == (True, "strace")
+        assert "tracer: strace (--tracer auto: ebpf cannot: the kernel has no BTF)" in policy.notes
+
+    def probed(self: object) -> str:
+        raise AssertionError("a tracer probed with the trace off")
+
+    monkeypatch.setattr(EbpfTracer, "unavailable", probed)
+    assert choose_policy("none", "off", ()).trace is False
 
 
 def test_ebpf_needs_root_btf_and_the_built_loader(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -45,6 +45,9 @@ struct pending {
 	/* The new image's argument area (`REC_ARGAREA`): the argv strings entry could not read. */
 	char *area;
 	unsigned int area_len;
+	/* An exec a thread began, taken over by its process's first pid: its line was written
+	 * with `<pid changed to ...>`, its result is written as resumed. */
+	int resumed;
 };
 
 static FILE *out;
@@ -503,8 +506,11 @@ static void free_pending(unsigned int tid)
 }
 
 /* The line, written to a memory buffer first: one with a missing fact (`bad`) is written so
- * that the reader counts it unreadable. */
-static void emit(unsigned int pid, const struct pending *p, const struct rec_exit *x)
+ * that the reader counts it unreadable. `cut`: what ends an unfinished call's line (strace's
+ * `<unfinished ...>`, or an exec's `<pid changed to P ...>`); a resumed call (`p->resumed`)
+ * is written as strace's `<... name resumed>` and its result. */
+static void emit_as(unsigned int pid, const struct pending *p, const struct rec_exit *x,
+		    const char *cut)
 {
 	char *text = NULL;
 	size_t size = 0;
@@ -512,19 +518,29 @@ static void emit(unsigned int pid, const struct pending *p, const struct rec_exi
 	out = open_memstream(&text, &size);
 	bad = 0;
 	cur = p;
-	fprintf(out, "%s(", syscall_name(p->enter->id));
-	put_args(p);
-	if (x) {
-		fputc(')', out);
+	if (x && p->resumed) {
+		fprintf(out, "<... %s resumed>)", syscall_name(p->enter->id));
 		put_result(x->ret, x, p);
 	} else {
-		fputs(" <unfinished ...>\n", out);
+		fprintf(out, "%s(", syscall_name(p->enter->id));
+		put_args(p);
+		if (x) {
+			fputc(')', out);
+			put_result(x->ret, x, p);
+		} else {
+			fprintf(out, " %s\n", cut ? cut : "<unfinished ...>");
+		}
 	}
 	fclose(out);
 	out = real;
 	cur = NULL;
 	fprintf(out, "%u %s%s", pid, bad ? "?! fact missing: " : "", text);
 	free(text);
+}
+
+static void emit(unsigned int pid, const struct pending *p, const struct rec_exit *x)
+{
+	emit_as(pid, p, x, NULL);
 }
 
 static int matches_start(const struct pending *p)
@@ -548,6 +564,29 @@ static void set_root(const struct rec_exit *x)
 	struct trace_cfg c = {.root_dentry = x->root_dentry, .root_mnt = x->root_mnt};
 	unsigned int zero = 0;
 	bpf_map_update_elem(bpf_map__fd(skel->maps.cfg), &zero, &c, BPF_ANY);
+}
+
+/* The first thread of a process (`h`) ended because its thread `by` exec'd: the exec goes on
+ * under the first's pid, as strace writes it: `by execve(... <pid changed to P ...>`, `P +++
+ * superseded by execve in pid by +++`, and at the exec's exit `P <... execve resumed>`. */
+static void supersede(const struct rec_head *h, unsigned int by)
+{
+	unsigned int pid = nspid(h), tid = h->tid;
+	struct rec_head thread = {.tid = by, .level = levels[by].level};
+	memcpy(thread.nr, levels[by].nr, sizeof(thread.nr));
+	char cut[64];
+	if (pend[tid])
+		emit(pid, pend[tid], NULL);  /* the first's own call, cut short by the exec */
+	free_pending(tid);
+	snprintf(cut, sizeof(cut), "<pid changed to %u ...>", pid);
+	emit_as(nspid(&thread), pend[by], NULL, cut);
+	fprintf(out, "%u +++ superseded by execve in pid %u +++\n", pid, nspid(&thread));
+	pend[tid] = pend[by];
+	pend[tid]->resumed = 1;
+	pend[by] = NULL;
+	in_tree[by] = 0;
+	last_child[by] = 0;
+	alive--;  /* two followed tasks, one left */
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -654,6 +693,11 @@ static int on_record(void *ctx, void *data, size_t size)
 			break;
 		}
 		unsigned int pid = nspid(h);
+		unsigned int by = r->superseded_by;
+		if (by && by < pid_max && in_tree[by] && pend[by]) {
+			supersede(h, by);
+			break;
+		}
 		if (pend[h->tid])
 			emit(pid, pend[h->tid], NULL);
 		free_pending(h->tid);

@@ -509,7 +509,16 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	u32 tid = (u32)bpf_get_current_pid_tgid();
-	struct refetch *f = bpf_map_lookup_elem(&refetch, &tid);
+	u32 old = (u32)old_pid;
+	if (old != tid && bpf_map_lookup_elem(&followed, &old)) {
+		/* A thread other than the first exec'd: it now has the first's pid (whose end was
+		 * sent, its entry gone), and the rest of its life is under that pid. */
+		u8 one = 1;
+		bpf_map_delete_elem(&followed, &old);
+		if (bpf_map_update_elem(&followed, &tid, &one, BPF_ANY))
+			count_lost();
+	}
+	struct refetch *f = bpf_map_lookup_elem(&refetch, &old);
 	if (!f)
 		return 0;
 	struct scratch *s = my_scratch();
@@ -517,7 +526,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	u32 argv_fault = f->argv_fault;
 	u64 p0 = f->p0;
-	bpf_map_delete_elem(&refetch, &tid);
+	bpf_map_delete_elem(&refetch, &old);
 	if (p0) {
 		struct rec_names *n = (struct rec_names *)s->buf;
 		fill_head(&n->h, REC_NAMES);
@@ -570,6 +579,28 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* Before 5.17 the task of an exec that ends its process's other threads was `group_exit_task`. */
+struct signal_struct___old {
+	struct task_struct *group_exit_task;
+} __attribute__((preserve_access_index));
+
+/* When `task` is the first thread of a process whose other thread is exec'ing (the kernel ends
+ * every other thread first): that thread's tid. */
+static __always_inline u32 superseding_exec(struct task_struct *task)
+{
+	if (BPF_CORE_READ(task, pid) != BPF_CORE_READ(task, tgid))
+		return 0;
+	struct signal_struct *sig = BPF_CORE_READ(task, signal);
+	struct task_struct *exec;
+	if (bpf_core_field_exists(sig->group_exec_task))
+		exec = BPF_CORE_READ(sig, group_exec_task);
+	else
+		exec = BPF_CORE_READ((struct signal_struct___old *)sig, group_exit_task);
+	if (!exec || exec == task)
+		return 0;
+	return BPF_CORE_READ(exec, pid);
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_task_exit, struct task_struct *task)
 {
@@ -581,6 +612,7 @@ int BPF_PROG(on_task_exit, struct task_struct *task)
 	r.h.tid = tid;
 	fill_levels(task, &r.h.level, r.h.nr);
 	r.exit_code = BPF_CORE_READ(task, exit_code);
+	r.superseded_by = superseding_exec(task);
 	send(&r, sizeof(r));
 	bpf_map_delete_elem(&followed, &tid);
 	return 0;

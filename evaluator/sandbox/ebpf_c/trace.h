@@ -84,6 +84,9 @@ struct rec_fork {
 struct rec_end {
 	struct rec_head h;
 	int exit_code;
+	/* The first thread of a process a thread's exec supersedes (the kernel ends it, and the
+	 * exec'ing thread takes its pid): that thread's tid, initial namespace; 0 otherwise. */
+	unsigned int superseded_by;
 };
 
 struct trace_cfg {
