@@ -38,7 +38,7 @@ TOOLS = "Bash,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,Agent,Skill"
 # too; as root it needs IS_SANDBOX=1, which this runner sets only then.
 PERMISSION_MODES = ("acceptEdits", "bypassPermissions", "default", "dontAsk", "plan")
 DEFAULT_PERMISSION_MODE = "acceptEdits"
-ALLOWED_TOOLS = {"acceptEdits": "Bash,Glob,Grep"}
+ALLOWED_TOOLS = {"acceptEdits": "Bash,Glob,Grep,Skill"}
 CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
 # Files and folders that Claude Code loads from every parent directory of its working directory.
 ANCESTOR_CONTEXT = ("CLAUDE.md", "CLAUDE.local.md", ".claude")
