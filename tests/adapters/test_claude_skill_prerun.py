@@ -265,8 +265,11 @@ def test_no_prerun_command_is_recorded_where_none_ran(tmp_path: Path) -> None:
     assert _skill_commands(_transcript(tmp_path, _loaded_body(folder, ran=False))) == []
     # a Skill call that failed loaded nothing, whatever meta message follows
     failed = tmp_path / "failed"
-    failed.mkdir()
-    assert _skill_commands(_transcript(failed, _loaded_body(folder), failed=True)) == []
+    (failed / NAME).mkdir(parents=True)
+    (failed / NAME / "SKILL.md").write_text(_skill_md())
+    body = _loaded_body(failed / NAME)
+    assert _skill_commands(_transcript(failed, body, failed=True)) == []
+    assert _skill_commands(_transcript(failed, body)) != []  # the same, loaded
     # a body naming no folder, or a folder without SKILL.md
     unnamed = tmp_path / "unnamed"
     unnamed.mkdir()
@@ -275,3 +278,7 @@ def test_no_prerun_command_is_recorded_where_none_ran(tmp_path: Path) -> None:
     gone = tmp_path / "gone"
     gone.mkdir()
     assert _skill_commands(_transcript(gone, _loaded_body(gone / "nowhere"))) == []
+    # a folder outside the session's workspace (and home) is never read
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert _skill_commands(_transcript(elsewhere, _loaded_body(folder))) == []

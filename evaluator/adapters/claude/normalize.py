@@ -11,6 +11,7 @@ Codex commands; file tools give their paths directly, resolved against the recor
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
 from collections.abc import Mapping
@@ -303,8 +304,14 @@ class ClaudeNormalizer(EvidenceBuilder):
         if found is None:
             return
         folder = found.group(1).strip()
+        # Only a skill of the attempt's own places (the workspace, the agent's home, where the
+        # runner links the skill): a name in a transcript makes the evaluator read no other file.
+        places = [os.path.realpath(p) for p in (self.evidence.cwd, self.home) if p]
+        real = os.path.realpath(os.path.join(folder, "SKILL.md"))
+        if not any(real.startswith(place.rstrip("/") + "/") for place in places):
+            return
         try:
-            skill = (Path(folder) / "SKILL.md").read_text(encoding="utf-8")
+            skill = Path(real).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return
         body = _FRONT_MATTER.sub("", skill, count=1)
