@@ -68,6 +68,11 @@ class TriggerAttemptFile(ArtifactModel):
     trigger_only: bool = Field(description="Whether the agent was to be stopped at its decision.")
     stopped_at_decision: bool = Field(description="Whether it was stopped once a skill fired.")
     duration_s: float = Field(description="The agent's time, in seconds.")
+    refused: str | None = Field(
+        default=None,
+        description="When the skill did not fire: the CLI's answer to a call that asked for it by"
+        " name and did not succeed (a refused or failed load), else null.",
+    )
 
 
 class ScoreCounts(ArtifactModel):

@@ -387,7 +387,9 @@ def _runs(
             )
         variant_options = replace(
             options,
-            repo=repo.root,
+            # The path as given: an evals file may have any name, and its folder (`repo.root`)
+            # is then no eval repo.
+            repo=options.repo,
             source_workspace=m.source_workspace,
             target=selection.target.target_id,
             suites=tuple(selection.suite_ids),

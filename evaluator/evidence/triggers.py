@@ -152,6 +152,38 @@ def skill_tool_triggers(
     return first_per_skill(found)
 
 
+def refused_load(evidence: SessionEvidence, skill: str) -> str | None:
+    """What the agent's CLI answered the first call that asked for `skill` by name (an argument
+    that is the name, or `/name` as a user types it) and did not succeed: refused or failed, so
+    nothing was loaded (Claude Code will not load on the model's request a skill whose front
+    matter sets `disable-model-invocation`). None when no call asked for it, or every such call
+    ran. Agent-neutral: a name, a failed outcome, the answer's text."""
+    asked = {skill, f"/{skill}"}
+    answers: dict[str, str] = {}
+    denied: set[str] = set()
+    calls: list[dict[str, Any]] = []
+    for record in evidence.iter_records():  # one pass: the records stream from a file
+        kind, call = record.get("kind"), str(record.get("call_id"))
+        if kind in ("tool_result", "tool_denied") and record.get("call_id"):
+            answers.setdefault(call, str(record.get("text") or ""))
+        if kind == "tool_denied":
+            denied.add(call)
+        elif kind == "tool_call":
+            calls.append(record)
+    for record in calls:
+        call = str(record.get("call_id"))
+        try:
+            arguments = loads(str(record.get("text") or ""))
+        except ValueError:
+            continue
+        values = arguments.values() if isinstance(arguments, dict) else ()
+        if not any(isinstance(v, str) and v.strip() in asked for v in values):
+            continue
+        if call in denied or evidence.call_outcomes.get(call) == "failed":
+            return answers.get(call, "").strip() or "(no answer text)"
+    return None
+
+
 class TriggerUndecidable(Exception):
     """The session cannot say whether a skill fired (it records no tool outputs, for an agent
     whose signal is content that reached it): the attempt is blocked, never a miss."""

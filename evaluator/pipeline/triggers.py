@@ -41,6 +41,7 @@ from evaluator.evidence.triggers import (
     TriggerUndecidable,
     declared_name_in,
     declared_skill_name,
+    refused_load,
 )
 from evaluator.isolation.trace import assess_with_trace
 from evaluator.modelserver import BehaviorLibrary
@@ -395,6 +396,8 @@ def _observe(
     observation["triggers"] = [{**t.to_json(), "ref": t.ref(prefix)} for t in triggers]
     fired = any(t.skill == plan.skill for t in triggers)
     observation["fired"] = fired
+    if not fired:
+        observation["refused"] = refused_load(result.evidence, plan.skill)
     if not triggers and handle.fault:
         # No skill fired, and the agent did not finish: it may have been about to load one.
         why = "no decision: " + handle.fault
@@ -521,6 +524,7 @@ def observed_outcomes(
                     tool_calls=seen.get("tool_calls"),
                     listed=None if reported is None else skill in reported,
                     first_call=None if fired is None else bool(fired.get("first")),
+                    refused=seen.get("refused"),
                 )
             )
     return outcomes

@@ -34,6 +34,7 @@ class AttemptOutcome:
     tool_calls: int | None = None  # None: not known
     listed: bool | None = None  # the target was in the skill list the agent reported
     first_call: bool | None = None  # the target fired on the agent's first tool call
+    refused: str | None = None  # the CLI's answer to a call for the target that did not succeed
 
 
 def attempt_outcome(
@@ -295,6 +296,11 @@ def suspicion(
     return None
 
 
+def _excerpt(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+
+
 def _share(part: int, whole: int) -> str:
     return f"{part} of {whole} attempts"
 
@@ -327,6 +333,13 @@ def _nothing_causes(valid: list[AttemptOutcome], invalid: list[AttemptOutcome]) 
     silent = sum(o.tool_calls == 0 for o in should)
     if silent:
         causes.append(f"the agent answered without any tool call in {of_should(silent)}")
+    refused = [o.refused for o in should if o.refused and not o.fired]
+    if refused:
+        answer = Counter(refused).most_common(1)[0][0]
+        causes.append(
+            f"the agent asked for the skill and its CLI did not load it in {of_should(len(refused))}:"
+            f" {_excerpt(answer)}"
+        )
     stolen: Counter[str] = Counter(s for o in should for s in o.others)
     if stolen:
         names = ", ".join(f"{name} ({n})" for name, n in stolen.most_common(3))

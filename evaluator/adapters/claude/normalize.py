@@ -11,6 +11,7 @@ Codex commands; file tools give their paths directly, resolved against the recor
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
 from collections.abc import Mapping
@@ -71,6 +72,14 @@ KNOWN_TYPES = {
 # What Claude Code answers a call of a tool it does not offer (`WebFetch` is not in `--tools`),
 # the whole result: a command's output that says the same is no such answer.
 NO_SUCH_TOOL = "No such tool available"
+# A skill's body may hold commands Claude Code runs itself when the skill loads, its output put
+# in their place (its own patterns, 2.1.197: `!`cmd`` after a space or at the start, and a
+# ```! fenced block). The loaded body comes back as a meta message naming the skill's folder.
+SKILL_TOOL = "Skill"
+_SKILL_BASE = re.compile(r"\ABase directory for this skill: (.+)")
+_PRERUN_INLINE = re.compile(r"(?:\A|(?<=\s))!`([^`]+)`")
+_PRERUN_BLOCK = re.compile(r"```!\s*\n?([\s\S]*?)\n?```")
+_FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*(?:\n|\Z)", re.S)
 
 
 def _unavailable(name: str, text: str) -> bool:
@@ -139,6 +148,7 @@ class ClaudeNormalizer(EvidenceBuilder):
         self.counted_messages: set[str] = set()
         self.ended = False
         self.uuids: set[str] = set()
+        self.loaded_skills: set[str] = set()  # Skill calls Claude Code answered without error
 
     def record(self, line: int, record: dict[str, Any]) -> None:
         kind = str(record.get("type"))
@@ -202,6 +212,9 @@ class ClaudeNormalizer(EvidenceBuilder):
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     self.result(line, ts, block, record.get("toolUseResult"))
+        source = record.get("sourceToolUseID")
+        if record.get("isMeta") and isinstance(source, str) and source in self.loaded_skills:
+            self.skill_body(line, ts, source, "".join(_text_blocks(content)))
         if self.evidence.first_user_message is None and record.get("parentUuid") is None:
             texts = [t for t in _text_blocks(content) if not _REMINDER.match(t)]
             if texts:
@@ -300,6 +313,8 @@ class ClaudeNormalizer(EvidenceBuilder):
             self.evidence.call_outcomes[call_id] = "failed"
             return
         self.perform(call_id, call)
+        if call.name == SKILL_TOOL and not failed:
+            self.loaded_skills.add(call_id)
         exit_code = None
         if call.name == "Bash":
             match = _EXIT.match(tool_result if isinstance(tool_result, str) else text)
@@ -308,6 +323,35 @@ class ClaudeNormalizer(EvidenceBuilder):
             if command is not None:
                 command.exit_code = exit_code
         self.evidence.call_outcomes[call_id] = "failed" if failed else "ok"
+
+    def skill_body(self, line: int, ts: str | None, call_id: str, text: str) -> None:
+        """The commands Claude Code ran itself to load a skill: its body's pre-run commands whose
+        text the loaded body no longer holds (replaced by their output). They are recorded as
+        the Skill call's commands, judged as any command is; the transcript names only the
+        folder, so the commands are read from its SKILL.md (one changed since gives commands
+        the trace does not show: a disagreement, never a cover)."""
+        found = _SKILL_BASE.match(text)
+        if found is None:
+            return
+        folder = found.group(1).strip()
+        # Only a skill of the attempt's own places (the workspace, the agent's home, where the
+        # runner links the skill): a name in a transcript makes the evaluator read no other file.
+        places = [os.path.realpath(p) for p in (self.evidence.cwd, self.home) if p]
+        real = os.path.realpath(os.path.join(folder, "SKILL.md"))
+        if not any(real.startswith(place.rstrip("/") + "/") for place in places):
+            return
+        try:
+            skill = Path(real).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return
+        body = _FRONT_MATTER.sub("", skill, count=1)
+        for pattern in (_PRERUN_BLOCK, _PRERUN_INLINE):
+            for match in pattern.finditer(body):
+                written = match.group(0).replace("${CLAUDE_SKILL_DIR}", folder)
+                command = match.group(1).replace("${CLAUDE_SKILL_DIR}", folder).strip()
+                if command and written not in text:
+                    self.observe_command(line, ts, call_id, SKILL_TOOL, command, None, "skill")
+            body = pattern.sub("", body)
 
     def perform(self, call_id: str, call: _PendingCall) -> None:
         """The accesses of a call that ran, as of the directory it ran in."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from evaluator.agents.base import (
 from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.prompting import user_prompt_of
 
 # The tools of an evaluated agent. Glob and Grep are not on by default in 2.1.197; `Agent` is
 # what the init event calls `Task`.
@@ -38,11 +40,26 @@ TOOLS = "Bash,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,Agent,Skill"
 # too; as root it needs IS_SANDBOX=1, which this runner sets only then.
 PERMISSION_MODES = ("acceptEdits", "bypassPermissions", "default", "dontAsk", "plan")
 DEFAULT_PERMISSION_MODE = "acceptEdits"
-ALLOWED_TOOLS = {"acceptEdits": "Bash,Glob,Grep"}
+ALLOWED_TOOLS = {"acceptEdits": "Bash,Glob,Grep,Skill"}
 CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
 # Files and folders that Claude Code loads from every parent directory of its working directory.
 ANCESTOR_CONTEXT = ("CLAUDE.md", "CLAUDE.local.md", ".claude")
 SKILLS_DIR = Path(".claude/skills")
+# A prompt Claude Code reads as a command (a skill's or its own): `/name`, then its arguments.
+# A path (`/etc/hosts ...`) has a second `/` and is no command name.
+_COMMAND = re.compile(r"/[A-Za-z0-9][\w:.-]*(?:\s|$)")
+
+
+def command_prompt(prompt: str) -> tuple[str, str] | None:
+    """A prompt that is a command, split into what the case wrote and the note the evaluator
+    added. Claude Code passes all that follows `/name` to the command as its arguments (a
+    skill's `$ARGUMENTS`, or `ARGUMENTS: ...` after its body), so the note is given as an
+    appended system prompt instead and the command gets the case's words verbatim. None: not a
+    command, or nothing was added."""
+    user = user_prompt_of(prompt)
+    if user == prompt or not _COMMAND.match(user):
+        return None
+    return user, prompt[len(user) :].strip()
 
 
 def ancestor_context(workspace: Path) -> list[Path]:
@@ -97,7 +114,13 @@ class ClaudeCodeRunner(AgentRunner):
         link_skill(workspace, entry_skill, SKILLS_DIR)
 
     def stdin_prompt(self, request: AgentRequest) -> str:
-        return request.prompt
+        split = self.command_split(request)
+        return split[0] if split is not None else request.prompt
+
+    def command_split(self, request: AgentRequest) -> tuple[str, str] | None:
+        """`command_prompt` of the request, for a runner whose prompt is the case's own (a
+        launcher's child gets the prompt through a tool, where no command is read)."""
+        return None if self.launches_child else command_prompt(request.prompt)
 
     def command(self, request: AgentRequest, session_id: str) -> list[str]:
         argv = [
@@ -117,6 +140,9 @@ class ClaudeCodeRunner(AgentRunner):
         ]
         if self.permission_mode in ALLOWED_TOOLS:
             argv += ["--allowedTools", ALLOWED_TOOLS[self.permission_mode]]
+        split = self.command_split(request)
+        if split is not None:
+            argv += ["--append-system-prompt", split[1]]
         if request.endpoint.model:
             argv += ["--model", request.endpoint.model]
         return argv
