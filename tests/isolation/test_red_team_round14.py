@@ -26,6 +26,7 @@ from tests.support import (
     one_behavior,
     run_scripted,
     scripted_outcome,
+    tracer_under_test,
 )
 
 PROMPT = "Which colour does the swatch skill recommend for warnings? Answer in one word."
@@ -109,7 +110,7 @@ def test_round_fourteen_view_image_outside_the_workspace_is_a_violation(
     layers_or_skip(trace=True, jail=True)
     outcome = _run(tmp_path, _view(target))
     attempts = _attempts(outcome)
-    assert attempts[0]["isolation_layers"] == {"sandbox": "bwrap", "trace": "strace"}
+    assert attempts[0]["isolation_layers"] == {"sandbox": "bwrap", "trace": tracer_under_test()}
     for attempt in attempts:
         assert attempt["isolation"] == "violation", attempt["isolation_report"]
         paths = [v["path"] for v in attempt["isolation_report"]["violations"]]
