@@ -108,9 +108,11 @@ def _reason_blame(reason: BlockedReason) -> Blame:
 
 
 def final_attempts(result: CaseResult) -> list[AttemptRecord]:
-    """The last attempt of each of the K tries (an invalid attempt is replaced by its retry)."""
+    """The last attempt of each of the K tries (an invalid attempt is replaced by its retry).
+    An interrupted attempt (a stopped run's, or one lost with its worker) is listed, never
+    counted: its case ran again, so it is no try of the K, nor its blame an outage or a crash."""
     retried = {a.retry_of for a in result.attempts if a.retry_of is not None}
-    return [a for a in result.attempts if a.attempt not in retried]
+    return [a for a in result.attempts if a.attempt not in retried and not a.interrupted]
 
 
 def entry_share(assertions: Sequence[AssertionResult]) -> float | None:

@@ -260,3 +260,22 @@ def test_a_rejudge_keeps_whose_block_it_is(
     record = restore_attempt(run_dir, "c", saved).record(run_dir)
     assert attempt_blame(record) == blame
     assert record.duration_s == 12.5
+
+
+@pytest.mark.parametrize(
+    "facts",
+    [
+        {"exit_code": None, "thread_id": None},  # stopped before its session began: no outage
+        {"killed": True},  # stopped by the run's end: no crash of the agent
+    ],
+)
+def test_an_interrupted_attempt_is_listed_never_counted(facts: dict[str, Any]) -> None:
+    """A stopped run's in-flight attempt, recorded by the resume that ran its case again: neither
+    its blame (an outage would make `run` exit 3) nor its status enters the case's score."""
+    interrupted = attempt(1, "blocked", interrupted=True, **facts)
+    score = score_case(case("c", "pass", [interrupted, attempt(2, "pass", entry_share=1.0)]))
+    assert (score.hard, score.soft, score.outage, score.blames) == (1.0, 1.0, False, [])
+    listed = score_case(
+        case("c", "fail", [attempt(1, "pass", interrupted=True), attempt(2, "fail")])
+    )
+    assert listed.hard == 0.0

@@ -52,7 +52,9 @@ def _run(repo: Path, runs: Path, behaviors: str, run_id: str, *cases: str) -> li
             env=dict(os.environ),
             cwd=ROOT,
         )
-    assert done.returncode in (0, 1), done.stderr
+    # 3: a case the broken behaviours do not script is the scripted model's error, an outage of
+    # the agent's model (`run` exits 3 on any outage), and that case is left out below.
+    assert done.returncode in (0, 1, 3), done.stderr
     return [
         json.loads(path.read_text())
         for path in sorted((runs / run_id / "case-results").glob("*.json"))
