@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.agents.process import run_process
 from evaluator.sandbox import LaunchPolicy, ObservedTrace, get_tracer, parse_trace
 from evaluator.sandbox.ebpf import PER_RUN_ENV, EbpfTracer, shared_loader, stop_shared_loaders
 from evaluator.sandbox.registry import get_jail
@@ -335,3 +336,33 @@ def test_a_loader_killed_during_the_attempt_ends_it_incomplete(
     assert subprocess.run(again, cwd=ws2, env=env2, timeout=120).returncode == 6
     assert _parsed(log2, ws2).unparsed == 0
     assert shared_loader(EbpfTracer().binary) is not server
+
+
+def test_a_timeout_of_an_attempt_under_one_loader_kills_its_tree_and_keeps_its_log_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner's timeout (SIGTERM to the attempt's group, then SIGKILL) under the one loader:
+    the client tells the loader to stop, every process of the attempt is killed (one that left
+    the group too), and the log is whole: no line saying the loader went away, which a client
+    told `D` before it reaped its command once took for the loader's death."""
+    _needs("ebpf")
+    monkeypatch.setenv(PER_RUN_ENV, "1")
+    script = "sleep 60 & setsid sleep 61 & sleep 62"
+    argv, log, ws, env = _attempt("ebpf", script, tmp_path, "timeout")
+    assert "--attach" in argv
+    outcome = run_process(
+        argv,
+        cwd=ws,
+        env=env,
+        stdin_text="",
+        stdout_path=tmp_path / "stdout",
+        stderr_path=tmp_path / "stderr",
+        timeout_s=3,
+    )
+    assert outcome.timed_out
+    assert outcome.exit_code != 70, (tmp_path / "stderr").read_text()
+    text = log.read_text(errors="surrogateescape")
+    assert "?!" not in text
+    assert text.count("+++ killed by") >= 3
+    left = subprocess.run(["pgrep", "-f", "^sleep 6[012]$"], capture_output=True, text=True)
+    assert left.stdout == ""

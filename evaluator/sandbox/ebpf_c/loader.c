@@ -1212,6 +1212,11 @@ static int serve(const char *path)
 			int conn = a->conn;
 			attempt_close(a);
 			if (conn >= 0) {
+				/* What the client sent and was not read: a socket closed with it unread
+				 * would reset the connection, and the client lose the answer. */
+				char unread;
+				while (recv(conn, &unread, 1, MSG_DONTWAIT) == 1)
+					;
 				send(conn, "D", 1, MSG_NOSIGNAL);
 				close(conn);
 			}
@@ -1242,8 +1247,18 @@ static int orphaned(const char *output, pid_t child)
 		fputs("0 ?! ebpf: the loader ended before the attempt's log was whole\n", f);
 		fclose(f);
 	}
-	fprintf(stderr, "ebpf-trace: the loader (--serve) ended during the attempt\n");
+	fprintf(stderr, "ebpf-trace: the loader (--serve) ended during the attempt (it went away while the command ran)\n");
 	return 70;
+}
+
+/* One byte from the server; a signal (the runner's SIGTERM, again) does not cut the wait. */
+static ssize_t answer_of(int sock, char *c)
+{
+	ssize_t n;
+	do
+		n = recv(sock, c, 1, 0);
+	while (n < 0 && errno == EINTR);
+	return n;
 }
 
 /* --attach: the per-attempt client of a --serve loader. */
@@ -1290,6 +1305,7 @@ static int attach(const char *path, const char *output, const char *start, char 
 		return orphaned(output, child);
 	}
 	int status = 0, told = 0;
+	char done = 0;
 	for (;;) {
 		struct pollfd fds[2] = {{.fd = pidfd, .events = POLLIN}, {.fd = sock, .events = POLLIN}};
 		int r = poll(fds, 2, -1);
@@ -1298,13 +1314,22 @@ static int attach(const char *path, const char *output, const char *start, char 
 			send(sock, "K", 1, MSG_NOSIGNAL);
 			told = 1;
 		}
-		if (r > 0 && fds[1].revents)
-			return orphaned(output, child);  /* the server never speaks first */
+		if (r > 0 && fds[1].revents) {
+			/* Told to stop, the server may close the attempt before the command is reaped;
+			 * otherwise it never speaks first: it went away. */
+			if (!told || answer_of(sock, &done) != 1 || done != 'D')
+				return orphaned(output, child);
+			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
 		if (waitpid(child, &status, WNOHANG) == child)
 			break;
 	}
-	char done = 0;
-	if (send(sock, "E", 1, MSG_NOSIGNAL) != 1 || recv(sock, &done, 1, 0) != 1 || done != 'D') {
+	/* After a 'K' the server needs nothing more: it answers once the attempt's tree is gone. */
+	if (done != 'D' && !told)
+		send(sock, "E", 1, MSG_NOSIGNAL);
+	if (done != 'D' && (answer_of(sock, &done) != 1 || done != 'D')) {
 		FILE *f = fopen(output, "a");
 		if (f) {
 			fputs("0 ?! ebpf: the loader ended before the attempt's log was whole\n", f);
