@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -16,7 +17,13 @@ import pytest
 
 from evaluator.agents.process import run_process
 from evaluator.sandbox import LaunchPolicy, ObservedTrace, get_tracer, parse_trace
-from evaluator.sandbox.ebpf import PER_RUN_ENV, EbpfTracer, shared_loader, stop_shared_loaders
+from evaluator.sandbox.ebpf import (
+    PER_RUN_ENV,
+    EbpfTracer,
+    SharedLoader,
+    shared_loader,
+    stop_shared_loaders,
+)
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.strace_log import shell_script
 
@@ -366,3 +373,24 @@ def test_a_timeout_of_an_attempt_under_one_loader_kills_its_tree_and_keeps_its_l
     assert text.count("+++ killed by") >= 3
     left = subprocess.run(["pgrep", "-f", "^sleep 6[012]$"], capture_output=True, text=True)
     assert left.stdout == ""
+
+
+def test_the_one_loader_outlives_the_thread_that_started_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loader is the process's, not its first attempt's worker thread's: started from a
+    thread that then ends, it still traces the next attempt (it once ended with that thread, so
+    every run's loader was started again)."""
+    _needs("ebpf")
+    monkeypatch.setenv(PER_RUN_ENV, "1")
+    stop_shared_loaders()
+    started: list[SharedLoader | None] = []
+    worker = threading.Thread(target=lambda: started.append(shared_loader(EbpfTracer().binary)))
+    worker.start()
+    worker.join()
+    time.sleep(0.5)
+    assert started[0] is not None and started[0].alive()
+    argv, log, ws, env = _attempt("ebpf", "exit 7", tmp_path, "after-thread")
+    assert subprocess.run(argv, cwd=ws, env=env, timeout=120).returncode == 7
+    assert shared_loader(EbpfTracer().binary) is started[0]
+    assert _parsed(log, ws).tool_calls

@@ -32,7 +32,6 @@
 #include <string.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1137,10 +1136,9 @@ static void hear(struct attempt *a)
 
 static int serve(const char *path)
 {
-	/* Never outlive the evaluator that started it (its stdin closing says so too). */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() == 1)
-		return 70;
+	/* It never outlives the evaluator that started it: its stdin, a pipe from the evaluator,
+	 * closes when the evaluator ends however it ends. (Not PR_SET_PDEATHSIG: that follows the
+	 * thread that started it, and an attempt's worker thread may end before the run.) */
 	init_tables();
 	if (load())
 		return 70;
