@@ -32,6 +32,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -999,6 +1000,7 @@ static int single(const char *output, const char *start, char **command)
 		perror("ebpf-trace: pipe");
 		return 70;
 	}
+	pid_t loader = getpid();
 	pid_t child = fork();
 	if (child < 0) {
 		perror("ebpf-trace: fork");
@@ -1007,6 +1009,10 @@ static int single(const char *output, const char *start, char **command)
 	if (child == 0) {
 		char go;
 		close(gate[1]);
+		/* The loader killed: the program goes with it, so the command must too, never go on
+		 * untraced (the jail's --die-with-parent takes the rest). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != loader)
+			_exit(70);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
