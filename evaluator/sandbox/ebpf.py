@@ -103,14 +103,17 @@ class SharedLoader:
     def __init__(self, binary: str) -> None:
         self.directory = tempfile.mkdtemp(prefix="agentic-eval-ebpf-")
         self.socket = os.path.join(self.directory, "loader.sock")
+        # Its complaints go to a file: a pipe nobody reads while it runs would fill and stop it.
+        self.errors = Path(self.directory) / "loader.err"
         try:
-            self.process = subprocess.Popen(
-                [binary, "--serve", self.socket],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                close_fds=True,
-            )
+            with self.errors.open("wb") as errors:
+                self.process = subprocess.Popen(
+                    [binary, "--serve", self.socket],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                    close_fds=True,
+                )
         except OSError:
             shutil.rmtree(self.directory, ignore_errors=True)
             raise
@@ -125,9 +128,9 @@ class SharedLoader:
         return self.process.poll() is None
 
     def error(self) -> str:
-        if self.alive() or self.process.stderr is None:
+        if self.alive():
             return "no answer"
-        lines = self.process.stderr.read().decode(errors="replace").strip().splitlines()
+        lines = self.errors.read_text(errors="replace").strip().splitlines()
         return lines[-1] if lines else f"exit {self.process.returncode}"
 
     def stop(self) -> None:
@@ -140,9 +143,8 @@ class SharedLoader:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream is not None:
-                stream.close()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
