@@ -18,6 +18,7 @@ run".
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import select
 import shutil
@@ -121,8 +122,12 @@ class SharedLoader:
         ready, _, _ = select.select([self.process.stdout], [], [], READY_TIMEOUT_S)
         line = self.process.stdout.readline() if ready else b""
         if line.strip() != b"ready":
+            if ready and not line:  # its stdout closed: it is ending, its reason written
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=READY_TIMEOUT_S)
+            why = self.error()
             self.stop()
-            raise OSError(f"the shared eBPF loader did not start: {self.error()}")
+            raise OSError(f"the shared eBPF loader did not start: {why}")
 
     def alive(self) -> bool:
         return self.process.poll() is None
