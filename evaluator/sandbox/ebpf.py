@@ -8,11 +8,11 @@ The default where it can run (`--tracer auto`: no ptrace stop, so the agent's ow
 slowed), strace elsewhere; what it gives differently from strace: docs/benchmarks.md, "The eBPF
 tracer".
 
-With `AGENTIC_EVAL_EBPF_PER_RUN=1`, one loader per evaluator process (`--serve`, started at the
-first traced attempt, stopped at the process's exit) verifies the program and makes its ring
-buffer once; each attempt's argv is then the loader's small client (`--attach`), which asks it
-to follow the attempt and execs nothing else in between: docs/benchmarks.md, "One loader per
-run".
+One loader per evaluator process (`--serve`, started at the first traced attempt, stopped at the
+process's exit) verifies the program and makes its ring buffer once; each attempt's argv is the
+loader's small client (`--attach`), which asks it to follow the attempt, then runs the jail:
+docs/benchmarks.md, "One loader per run". `AGENTIC_EVAL_EBPF_PER_RUN=0`: a loader per attempt,
+as before.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class EbpfTracer(TraceBackend):
         # compares both the path as exec'd and its resolution.
         program = start if "/" in start else (shutil.which(start) or start)
         traced = ["-o", str(output), "--start", program, "--", *argv]
-        if os.environ.get(PER_RUN_ENV) == "1":
+        if os.environ.get(PER_RUN_ENV, "1") != "0":
             server = shared_loader(self.binary)
             if server is not None:
                 return [self.binary, "--attach", server.socket, *traced]

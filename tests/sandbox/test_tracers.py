@@ -99,6 +99,7 @@ def test_ebpf_needs_root_btf_and_the_built_loader(monkeypatch: pytest.MonkeyPatc
 
 
 def _jailed(tracer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    monkeypatch.setenv(PER_RUN_ENV, "0")  # the loader per attempt: its argv is the whole form
     monkeypatch.setenv(STRACE_ENV, "/usr/bin/strace")
     monkeypatch.setenv(EBPF_ENV, "/opt/ebpf-trace")
     monkeypatch.setattr(BubblewrapJail, "unavailable", lambda self: None)
