@@ -18,10 +18,10 @@ a Unix datagram socket is a channel the trace cannot see into). `--unarchived` a
 jail + trace without the jail's locale archive (as before the thirteenth session). `--ebpf` adds
 the jail under the product's eBPF tracer (`--tracer ebpf`: root, BTF, the loader built by
 ./dev setup), with the loader's own CPU counted apart (it reports it at its exit); the kernel
-program's time is in the traced tasks, so in the tree's. It also adds the same under one loader
-per run (`AGENTIC_EVAL_EBPF_PER_RUN=1`: the attempt runs the loader's client, the loader started
-once before the runs), whose own CPU during each attempt is counted apart too. Where `perf` works, the
-CPU time of the attempt's whole process tree (the agent, its tools and strace) is measured too:
+program's time is in the traced tasks, so in the tree's. It runs it with a loader per attempt
+(`AGENTIC_EVAL_EBPF_PER_RUN=0`), and adds the same under one loader per run (the default since
+session 15: the attempt runs the loader's client, the loader started once before the runs),
+whose own CPU during each attempt is counted apart too. Where `perf` works, the CPU time of the attempt's whole process tree (the agent, its tools and strace) is measured too:
 on a shared machine it is the steadier figure.
 Run: .venv/bin/python -m benchmarks.trace_overhead [runs] [--before] [--unseeded] [--pinned]
      [--bpftrace PROGRAM] [--unnetworked] [--unpaired] [--unarchived] [--ebpf]

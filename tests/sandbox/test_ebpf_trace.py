@@ -279,7 +279,8 @@ def test_an_exec_from_a_thread_reads_the_same_under_strace_and_ebpf(tmp_path: Pa
     assert _calls(by_ebpf, ws_ebpf) == _calls(by_strace, ws_strace)
 
 
-# One loader per run (`AGENTIC_EVAL_EBPF_PER_RUN=1`, docs/benchmarks.md "One loader per run").
+# One loader per run (the default; `AGENTIC_EVAL_EBPF_PER_RUN=0` turns it off; docs/benchmarks.md,
+# "One loader per run").
 CONCURRENT = (
     "for i in $(seq 30); do cat /etc/hostname > /dev/null; : > mark-{name}-$i; sleep 0.01; done;"
     " exit {code}"
