@@ -1,7 +1,7 @@
 """The eBPF tracer's one loader per run (the default; `AGENTIC_EVAL_EBPF_PER_RUN=0` turns it off;
-docs/benchmarks.md "One loader per run") in a real run of a real agent CLI: the loader killed while an attempt's tool
-call runs ends that attempt blocked, never contained. Skipped where the eBPF tracer cannot
-load. Slow: a real jail, trace and agent."""
+docs/benchmarks.md "One loader per run") in a real run of a real agent CLI: the loader killed
+while an attempt's tool call runs ends that attempt blocked, never contained. Skipped where the
+eBPF tracer cannot load. Slow: a real jail, trace and agent."""
 
 from __future__ import annotations
 
