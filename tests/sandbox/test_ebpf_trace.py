@@ -395,3 +395,26 @@ def test_the_one_loader_outlives_the_thread_that_started_it(
     assert subprocess.run(argv, cwd=ws, env=env, timeout=120).returncode == 7
     assert shared_loader(EbpfTracer().binary) is started[0]
     assert _parsed(log, ws).tool_calls
+
+
+def test_a_traced_process_cannot_begin_an_attempt_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool call that finds the one loader's socket (here without the jail, where it is within
+    reach) and runs the loader's client with a log of its own: refused, so its commands cannot
+    move out of its attempt's log into a log it names (which the root loader would write)."""
+    _needs("ebpf")
+    monkeypatch.setenv(PER_RUN_ENV, "1")
+    binary = EbpfTracer().binary
+    server = shared_loader(binary)
+    assert server is not None
+    stolen = tmp_path / "stolen.log"
+    script = (
+        f"{shlex.quote(binary)} --attach {shlex.quote(server.socket)} -o {shlex.quote(str(stolen))}"
+        " --start /bin/sh -- /bin/sh -c 'cat /etc/hostname > /dev/null'; echo after $?"
+    )
+    trace, code, _ = _traced("ebpf", script, tmp_path, jail="none")
+    assert code == 0
+    assert not stolen.exists()
+    assert [call.command for call in trace.tool_calls] == [script]
+    assert "/etc/hostname" not in {a.path for call in trace.tool_calls for a in call.accesses}

@@ -1088,6 +1088,15 @@ static void admit(int listener, unsigned int *next_id)
 	const char *log = req;
 	size_t log_len = strnlen(req, (size_t)n);
 	const char *start = log_len + 1 < (size_t)n ? req + log_len + 1 : NULL;
+	unsigned int pid = (unsigned int)cred.pid, owner;
+	/* A process an attempt already follows (a tool call that found the socket) may not begin an
+	 * attempt of its own: its records would leave its attempt's log for a log it names. */
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.followed), &pid, &owner) == 0) {
+		fprintf(stderr, "ebpf-trace: pid %u is traced by attempt %u: refused\n", pid, owner);
+		send(conn, "F", 1, MSG_NOSIGNAL);
+		close(conn);
+		return;
+	}
 	struct attempt *a = NULL;
 	unsigned int id = 0;
 	for (int tries = 0; tries < SLOTS && !a; tries++) {
@@ -1097,7 +1106,6 @@ static void admit(int listener, unsigned int *next_id)
 		if (!slots[id % SLOTS].id)
 			a = &slots[id % SLOTS];
 	}
-	unsigned int pid = (unsigned int)cred.pid;
 	if (!start || !a || attempt_open(a, id, log, start)) {
 		if (start && !a)
 			fprintf(stderr, "ebpf-trace: more than %d attempts at once\n", SLOTS);
