@@ -18,8 +18,10 @@ a Unix datagram socket is a channel the trace cannot see into). `--unarchived` a
 jail + trace without the jail's locale archive (as before the thirteenth session). `--ebpf` adds
 the jail under the product's eBPF tracer (`--tracer ebpf`: root, BTF, the loader built by
 ./dev setup), with the loader's own CPU counted apart (it reports it at its exit); the kernel
-program's time is in the traced tasks, so in the tree's. Where `perf` works, the
-CPU time of the attempt's whole process tree (the agent, its tools and strace) is measured too:
+program's time is in the traced tasks, so in the tree's. It runs it with a loader per attempt
+(`AGENTIC_EVAL_EBPF_PER_RUN=0`), and adds the same under one loader per run (the default since
+session 15: the attempt runs the loader's client, the loader started once before the runs),
+whose own CPU during each attempt is counted apart too. Where `perf` works, the CPU time of the attempt's whole process tree (the agent, its tools and strace) is measured too:
 on a shared machine it is the steadier figure.
 Run: .venv/bin/python -m benchmarks.trace_overhead [runs] [--before] [--unseeded] [--pinned]
      [--bpftrace PROGRAM] [--unnetworked] [--unpaired] [--unarchived] [--ebpf]
@@ -48,6 +50,7 @@ from evaluator.modelserver import Behavior, BehaviorLibrary, ScriptedModelServer
 from evaluator.plan import open_repo
 from evaluator.prompting import agent_prompt
 from evaluator.sandbox import LaunchPolicy, bwrap, get_tracer, tracer
+from evaluator.sandbox.ebpf import PER_RUN_ENV, EbpfTracer, SharedLoader, shared_loader
 from evaluator.sandbox.strace_log import read_trace
 from evaluator.workspace import build_workspace
 
@@ -72,6 +75,11 @@ PINNED = {
 EBPF = {"bwrap + bpftrace": SETUPS["bwrap"]}
 LOADER = {
     "bwrap + ebpf": LaunchPolicy(
+        jail="bwrap", trace=True, hidden=(ROOT, Path.home()), tracer="ebpf"
+    )
+}
+PER_RUN = {
+    "bwrap + ebpf (per run)": LaunchPolicy(
         jail="bwrap", trace=True, hidden=(ROOT, Path.home()), tracer="ebpf"
     )
 }
@@ -163,6 +171,20 @@ def marked(marker: Path | None) -> Iterator[None]:
 
 
 @contextmanager
+def per_run(enabled: bool) -> Iterator[None]:
+    """The eBPF tracer's one loader per run for this attempt (the loader already started)."""
+    before = os.environ.get(PER_RUN_ENV)
+    os.environ[PER_RUN_ENV] = "1" if enabled else "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[PER_RUN_ENV]
+        else:
+            os.environ[PER_RUN_ENV] = before
+
+
+@contextmanager
 def loader_cpu(output: Path, enabled: bool) -> Iterator[None]:
     """Has the eBPF loader write its own CPU time (not its child's) to `output` at its exit."""
     wrap = LaunchPolicy.wrap
@@ -200,6 +222,16 @@ def process_cpu_seconds(pid: int) -> float:
     """User + system time of one process so far (not its children)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_run_seconds(pid: int) -> float:
+    """Time one process (all its threads) ran on a CPU so far, in ns resolution (schedstat):
+    the loader per run's share of one attempt is a few milliseconds, below /proc/PID/stat's
+    clock ticks."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        total += int((task / "schedstat").read_text().split()[0])
+    return total / 1e9
 
 
 def perf_works() -> bool:
@@ -257,6 +289,7 @@ def main() -> None:
         **(UNPAIRED if "--unpaired" in sys.argv else {}),
         **(UNARCHIVED if "--unarchived" in sys.argv else {}),
         **(LOADER if "--ebpf" in sys.argv else {}),
+        **(PER_RUN if "--ebpf" in sys.argv else {}),
     }
     if "--ebpf" in sys.argv:
         why_not = get_tracer("ebpf").unavailable()
@@ -278,6 +311,9 @@ def main() -> None:
     assert isinstance(runner, CodexExecRunner)
     tracer_cpu: list[float] = []
     loader_cpus: list[float] = []
+    shared_cpus: list[float] = []
+    shared: SharedLoader | None = None
+    shared_start = 0.0
     bpftrace = None
     marker = scratch / "ebpf-root"
     events = scratch / "ebpf-events.txt"
@@ -286,6 +322,10 @@ def main() -> None:
             scratch.mkdir(parents=True, exist_ok=True)
             shutil.copy(shutil.which("env") or "/usr/bin/env", marker)
             bpftrace = start_bpftrace(program, marker, events)
+        if "--ebpf" in sys.argv:
+            shared, shared_start = timed(partial(shared_loader, EbpfTracer().binary))
+            if shared is None:
+                raise SystemExit("--ebpf: the loader per run did not start")
         with ScriptedModelServer(BehaviorLibrary([behavior])) as server:
             endpoint = ModelEndpoint("mock-model", server.base_url, scripted=True)
             number = 0
@@ -308,6 +348,9 @@ def main() -> None:
                         assert bpftrace is not None
                         before_cpu = process_cpu_seconds(bpftrace.pid)
                         before_lines = events.read_bytes().count(b"\n")
+                    if name in PER_RUN:
+                        assert shared is not None
+                        before_shared = process_run_seconds(shared.process.pid)
                     with (
                         marked(marker if traced_by_ebpf else None),
                         jail_as_before(name in BEFORE),
@@ -320,6 +363,7 @@ def main() -> None:
                             else ()
                         ),
                         one_core(name in PINNED),
+                        per_run(name in PER_RUN),
                         loader_cpu(loader_counts, name in LOADER),
                         cpu_counted(counts, with_cpu),
                     ):
@@ -339,6 +383,9 @@ def main() -> None:
                         time.sleep(1)  # bpftrace prints what the attempt's last events left
                         tracer_cpu.append(process_cpu_seconds(bpftrace.pid) - before_cpu)
                         lines[name].append(events.read_bytes().count(b"\n") - before_lines)
+                    if name in PER_RUN:
+                        assert shared is not None and shared.alive()
+                        shared_cpus.append(process_run_seconds(shared.process.pid) - before_shared)
                     if name in LOADER and loader_counts.exists():
                         loader_cpus.append(float(loader_counts.read_text()))
                     times[name].append(handle.duration_s)
@@ -389,6 +436,11 @@ def main() -> None:
         print(f"\nbpftrace's own CPU per attempt: {median(tracer_cpu):.3f} s (median)")
     if loader_cpus:
         print(f"\nthe eBPF loader's own CPU per attempt: {median(loader_cpus):.3f} s (median)")
+    if shared_cpus:
+        print(
+            f"\nthe loader per run: started in {shared_start:.3f} s once; its own CPU per attempt"
+            f" {median(shared_cpus):.3f} s (median)"
+        )
     print(f"\ntrace read and attributed in {median(parse_times) * 1000:.0f} ms (median)")
 
 

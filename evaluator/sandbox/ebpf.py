@@ -7,13 +7,24 @@ loader built by `./dev setup` (clang, libbpf-dev, bpftool; nothing is compiled a
 The default where it can run (`--tracer auto`: no ptrace stop, so the agent's own time is hardly
 slowed), strace elsewhere; what it gives differently from strace: docs/benchmarks.md, "The eBPF
 tracer".
+
+One loader per evaluator process (`--serve`, started at the first traced attempt, stopped at the
+process's exit) verifies the program and makes its ring buffer once; each attempt's argv is the
+loader's small client (`--attach`), which asks it to follow the attempt, then runs the jail:
+docs/benchmarks.md, "One loader per run". `AGENTIC_EVAL_EBPF_PER_RUN=0`: a loader per attempt,
+as before.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
+import select
 import shutil
 import subprocess
+import tempfile
+import threading
 from functools import cache
 from pathlib import Path
 
@@ -26,6 +37,9 @@ LOADER_NAME = "agentic-eval-ebpf-trace"
 BUILT = Path(__file__).resolve().parents[2] / ".tools" / "ebpf" / LOADER_NAME
 BTF = Path("/sys/kernel/btf/vmlinux")
 PROBE_TIMEOUT_S = 60
+PER_RUN_ENV = "AGENTIC_EVAL_EBPF_PER_RUN"
+READY_TIMEOUT_S = 60  # the program's verification, on a loaded machine
+STOP_TIMEOUT_S = 10  # the attempts still traced are killed, their logs closed (3 s at most)
 
 
 @cache
@@ -72,4 +86,101 @@ class EbpfTracer(TraceBackend):
         # The log begins at the exec of `start` (the agent CLI), by its real path: the loader
         # compares both the path as exec'd and its resolution.
         program = start if "/" in start else (shutil.which(start) or start)
-        return [self.binary, "-o", str(output), "--start", program, "--", *argv]
+        traced = ["-o", str(output), "--start", program, "--", *argv]
+        if os.environ.get(PER_RUN_ENV, "1") != "0":
+            server = shared_loader(self.binary)
+            if server is not None:
+                return [self.binary, "--attach", server.socket, *traced]
+        # The per-attempt form (also when the shared loader would not start: it then fails the
+        # same way here, and the attempt is blocked by its missing log).
+        return [self.binary, *traced]
+
+
+class SharedLoader:
+    """One `--serve` loader: the program loaded once, each attempt's client asking it over a Unix
+    socket in a private directory to follow that attempt. It ends when its stdin closes: at
+    `stop()`, or when this process ends however it ends (the pipe closes with it)."""
+
+    def __init__(self, binary: str) -> None:
+        self.directory = tempfile.mkdtemp(prefix="agentic-eval-ebpf-")
+        self.socket = os.path.join(self.directory, "loader.sock")
+        # Its complaints go to a file: a pipe nobody reads while it runs would fill and stop it.
+        self.errors = Path(self.directory) / "loader.err"
+        try:
+            with self.errors.open("wb") as errors:
+                self.process = subprocess.Popen(
+                    [binary, "--serve", self.socket],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                    close_fds=True,
+                )
+        except OSError:
+            shutil.rmtree(self.directory, ignore_errors=True)
+            raise
+        assert self.process.stdout is not None
+        ready, _, _ = select.select([self.process.stdout], [], [], READY_TIMEOUT_S)
+        line = self.process.stdout.readline() if ready else b""
+        if line.strip() != b"ready":
+            if ready and not line:  # its stdout closed: it is ending, its reason written
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=READY_TIMEOUT_S)
+            why = self.error()
+            self.stop()
+            raise OSError(f"the shared eBPF loader did not start: {why}")
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def error(self) -> str:
+        if self.alive():
+            return "no answer"
+        lines = self.errors.read_text(errors="replace").strip().splitlines()
+        return lines[-1] if lines else f"exit {self.process.returncode}"
+
+    def stop(self) -> None:
+        """Ends the loader: the attempts it still traces are killed and their logs marked
+        incomplete (the loader writes why), the program unloaded with the process."""
+        if self.process.stdin is not None and not self.process.stdin.closed:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+_shared: dict[tuple[int, str], SharedLoader] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_loader(binary: str) -> SharedLoader | None:
+    """This process's shared loader, started at its first use (again if it ended); None when it
+    does not start. Per process: a forked worker or a Ray worker starts its own."""
+    key = (os.getpid(), binary)
+    with _shared_lock:
+        server = _shared.pop(key, None)
+        if server is not None and server.alive():
+            _shared[key] = server
+            return server
+        if server is not None:
+            server.stop()
+        try:
+            server = SharedLoader(binary)
+        except OSError:
+            return None
+        _shared[key] = server
+        return server
+
+
+@atexit.register
+def stop_shared_loaders() -> None:
+    """The run's end: this process's loaders stopped (a forked child never stops its parent's)."""
+    with _shared_lock:
+        mine = [key for key in _shared if key[0] == os.getpid()]
+        servers = [_shared.pop(key) for key in mine]
+    for server in servers:
+        server.stop()

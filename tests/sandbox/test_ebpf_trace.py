@@ -6,13 +6,24 @@ real jails and traces, as the other jail and trace tests."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from evaluator.agents.process import run_process
 from evaluator.sandbox import LaunchPolicy, ObservedTrace, get_tracer, parse_trace
+from evaluator.sandbox.ebpf import (
+    PER_RUN_ENV,
+    EbpfTracer,
+    SharedLoader,
+    shared_loader,
+    stop_shared_loaders,
+)
 from evaluator.sandbox.registry import get_jail
 from evaluator.sandbox.strace_log import shell_script
 
@@ -38,6 +49,34 @@ class _ShellCalls:
     def tool_call(self, image: str, argv: list[str], in_helper: bool) -> tuple[str, str] | None:
         script = shell_script(argv)
         return (script, "shell") if script is not None else None
+
+
+def _attempt(
+    tracer: str, script: str, tmp_path: Path, name: str, env: dict[str, str] | None = None
+) -> tuple[list[str], Path, Path, dict[str, str]]:
+    """The argv of `script` as a tool call of a Python "agent" in the jail, its log, workspace and
+    environment."""
+    ws, agent = tmp_path / name / "ws", tmp_path / name / "agent"
+    ws.mkdir(parents=True)
+    agent.mkdir()
+    agent_argv = [
+        "/usr/bin/python3",
+        "-c",
+        f"import subprocess, sys; sys.exit(subprocess.run(['sh', '-c', {script!r}]).returncode)",
+    ]
+    policy = LaunchPolicy(jail="bwrap", trace=True, tracer=tracer)
+    argv, log = policy.wrap(agent_argv, {}, ws, agent)
+    assert log is not None
+    return argv, log, ws, {"PATH": "/usr/bin:/bin", "HOME": str(agent), **(env or {})}
+
+
+def _parsed(log: Path, ws: Path) -> ObservedTrace:
+    return parse_trace(
+        log.read_text(errors="surrogateescape").splitlines(),
+        _ShellCalls(),
+        start_cwd=str(ws),
+        agent_dirs=(str(ws.parent / "agent"),),
+    )
 
 
 def _traced(
@@ -160,13 +199,23 @@ def test_a_path_deeper_than_the_walk_makes_the_trace_incomplete(tmp_path: Path) 
     assert "could not be read" in trace.incompleteness(call)
 
 
-def test_records_the_ring_buffer_lost_make_the_trace_incomplete(tmp_path: Path) -> None:
+@pytest.mark.parametrize("per_run", ["0", "1"])
+def test_records_the_ring_buffer_lost_make_the_trace_incomplete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, per_run: str
+) -> None:
     """With a ring buffer too small for the records (one page, a test-only setting) the kernel
     drops some: the loader says so in the log, every call is incomplete, and it still ends with
-    its command (an end among the lost records must not hold it)."""
+    its command (an end among the lost records must not hold it). Also with one loader per run,
+    whose ring buffer is made when it starts."""
     _needs("ebpf")
+    monkeypatch.setenv(PER_RUN_ENV, per_run)
+    monkeypatch.setenv("AGENTIC_EVAL_EBPF_RING_KB", "4")
+    stop_shared_loaders()
     script = "for i in $(seq 50); do cat /etc/hostname > /dev/null; done; exit 4"
-    trace, code, _ = _traced("ebpf", script, tmp_path, env={"AGENTIC_EVAL_EBPF_RING_KB": "4"})
+    try:
+        trace, code, _ = _traced("ebpf", script, tmp_path, env={"AGENTIC_EVAL_EBPF_RING_KB": "4"})
+    finally:
+        stop_shared_loaders()
     assert code == 4
     assert trace.unparsed >= 1
     for call in trace.tool_calls:
@@ -228,3 +277,144 @@ def test_an_exec_from_a_thread_reads_the_same_under_strace_and_ebpf(tmp_path: Pa
     } <= seen
     assert "/usr/bin/cat" in {e.path for e in call.execs}
     assert _calls(by_ebpf, ws_ebpf) == _calls(by_strace, ws_strace)
+
+
+# One loader per run (the default; `AGENTIC_EVAL_EBPF_PER_RUN=0` turns it off; docs/benchmarks.md,
+# "One loader per run").
+CONCURRENT = (
+    "for i in $(seq 30); do cat /etc/hostname > /dev/null; : > mark-{name}-$i; sleep 0.01; done;"
+    " exit {code}"
+)
+
+
+def test_two_concurrent_attempts_of_one_loader_each_log_only_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two attempts traced at once by the one loader: each log holds its own tool call and the
+    files it made, none of the other's, and each attempt exits as its command did."""
+    _needs("ebpf")
+    monkeypatch.setenv(PER_RUN_ENV, "1")
+    started = []
+    for name, code in (("first", 3), ("second", 5)):
+        argv, log, ws, env = _attempt(
+            "ebpf", CONCURRENT.format(name=name, code=code), tmp_path, name
+        )
+        assert "--attach" in argv
+        started.append((name, code, log, ws, subprocess.Popen(argv, cwd=ws, env=env)))
+    for name, code, log, ws, proc in started:
+        assert proc.wait(timeout=120) == code
+        trace = _parsed(log, ws)
+        other = "second" if name == "first" else "first"
+        assert trace.unparsed == 0
+        assert [call.command for call in trace.tool_calls] == [
+            CONCURRENT.format(name=name, code=code)
+        ]
+        text = log.read_text(errors="surrogateescape")
+        made = set(re.findall(rf"mark-{name}-\d+", text))
+        assert made == {f"mark-{name}-{i}" for i in range(1, 31)}
+        assert f"mark-{other}-" not in text
+        assert f"exit {5 if name == 'first' else 3}" not in text
+
+
+def test_a_loader_killed_during_the_attempt_ends_it_incomplete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shared loader killed while an attempt runs: the attempt's processes are killed (never
+    left running untraced), it exits 70 (the loader's fault), and its log says it is not whole:
+    every call incomplete. The next attempt starts a new loader."""
+    _needs("ebpf")
+    monkeypatch.setenv(PER_RUN_ENV, "1")
+    stop_shared_loaders()
+    argv, log, ws, env = _attempt("ebpf", "sleep 30; exit 0", tmp_path, "killed")
+    server = shared_loader(EbpfTracer().binary)
+    assert server is not None and "--attach" in argv
+    proc = subprocess.Popen(argv, cwd=ws, env=env)
+    for _ in range(200):
+        if log.exists() and 'execve("/usr/bin/sleep"' in log.read_text(errors="surrogateescape"):
+            break
+        time.sleep(0.05)
+    server.process.kill()
+    assert proc.wait(timeout=20) == 70
+    trace = _parsed(log, ws)
+    assert trace.unparsed >= 1
+    assert trace.tool_calls
+    for call in trace.tool_calls:
+        assert trace.incompleteness(call), call.command
+    again, log2, ws2, env2 = _attempt("ebpf", "exit 6", tmp_path, "after")
+    assert subprocess.run(again, cwd=ws2, env=env2, timeout=120).returncode == 6
+    assert _parsed(log2, ws2).unparsed == 0
+    assert shared_loader(EbpfTracer().binary) is not server
+
+
+def test_a_timeout_of_an_attempt_under_one_loader_kills_its_tree_and_keeps_its_log_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner's timeout (SIGTERM to the attempt's group, then SIGKILL) under the one loader:
+    the client tells the loader to stop, every process of the attempt is killed (one that left
+    the group too), and the log is whole: no line saying the loader went away, which a client
+    told `D` before it reaped its command once took for the loader's death."""
+    _needs("ebpf")
+    monkeypatch.setenv(PER_RUN_ENV, "1")
+    script = "sleep 60 & setsid sleep 61 & sleep 62"
+    argv, log, ws, env = _attempt("ebpf", script, tmp_path, "timeout")
+    assert "--attach" in argv
+    outcome = run_process(
+        argv,
+        cwd=ws,
+        env=env,
+        stdin_text="",
+        stdout_path=tmp_path / "stdout",
+        stderr_path=tmp_path / "stderr",
+        timeout_s=3,
+    )
+    assert outcome.timed_out
+    assert outcome.exit_code != 70, (tmp_path / "stderr").read_text()
+    text = log.read_text(errors="surrogateescape")
+    assert "?!" not in text
+    assert text.count("+++ killed by") >= 3
+    left = subprocess.run(["pgrep", "-f", "^sleep 6[012]$"], capture_output=True, text=True)
+    assert left.stdout == ""
+
+
+def test_the_one_loader_outlives_the_thread_that_started_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loader is the process's, not its first attempt's worker thread's: started from a
+    thread that then ends, it still traces the next attempt (it once ended with that thread, so
+    every run's loader was started again)."""
+    _needs("ebpf")
+    monkeypatch.setenv(PER_RUN_ENV, "1")
+    stop_shared_loaders()
+    started: list[SharedLoader | None] = []
+    worker = threading.Thread(target=lambda: started.append(shared_loader(EbpfTracer().binary)))
+    worker.start()
+    worker.join()
+    time.sleep(0.5)
+    assert started[0] is not None and started[0].alive()
+    argv, log, ws, env = _attempt("ebpf", "exit 7", tmp_path, "after-thread")
+    assert subprocess.run(argv, cwd=ws, env=env, timeout=120).returncode == 7
+    assert shared_loader(EbpfTracer().binary) is started[0]
+    assert _parsed(log, ws).tool_calls
+
+
+def test_a_traced_process_cannot_begin_an_attempt_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool call that finds the one loader's socket (here without the jail, where it is within
+    reach) and runs the loader's client with a log of its own: refused, so its commands cannot
+    move out of its attempt's log into a log it names (which the root loader would write)."""
+    _needs("ebpf")
+    monkeypatch.setenv(PER_RUN_ENV, "1")
+    binary = EbpfTracer().binary
+    server = shared_loader(binary)
+    assert server is not None
+    stolen = tmp_path / "stolen.log"
+    script = (
+        f"{shlex.quote(binary)} --attach {shlex.quote(server.socket)} -o {shlex.quote(str(stolen))}"
+        " --start /bin/sh -- /bin/sh -c 'cat /etc/hostname > /dev/null'; echo after $?"
+    )
+    trace, code, _ = _traced("ebpf", script, tmp_path, jail="none")
+    assert code == 0
+    assert not stolen.exists()
+    assert [call.command for call in trace.tool_calls] == [script]
+    assert "/etc/hostname" not in {a.path for call in trace.tool_calls for a in call.accesses}

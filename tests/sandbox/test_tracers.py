@@ -5,6 +5,7 @@ test_ebpf_trace.py."""
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.sandbox import get_tracer, tracer_choices, tracer_names
 from evaluator.sandbox.bwrap import BubblewrapJail
-from evaluator.sandbox.ebpf import EBPF_ENV, EbpfTracer
+from evaluator.sandbox.ebpf import EBPF_ENV, PER_RUN_ENV, EbpfTracer, SharedLoader
 from evaluator.sandbox.launch import LaunchPolicy, choose_policy
 from evaluator.sandbox.trace_registry import tracers_by_preference
 from evaluator.sandbox.tracer import STRACE_ENV, Tracer
@@ -98,6 +99,7 @@ def test_ebpf_needs_root_btf_and_the_built_loader(monkeypatch: pytest.MonkeyPatc
 
 
 def _jailed(tracer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    monkeypatch.setenv(PER_RUN_ENV, "0")  # the loader per attempt: its argv is the whole form
     monkeypatch.setenv(STRACE_ENV, "/usr/bin/strace")
     monkeypatch.setenv(EBPF_ENV, "/opt/ebpf-trace")
     monkeypatch.setattr(BubblewrapJail, "unavailable", lambda self: None)
@@ -122,3 +124,22 @@ def test_strace_stands_inside_the_jail_and_ebpf_outside_it(
     assert outside[:6] == ["/opt/ebpf-trace", "-o", log, "--start", cli, "--"]
     assert "/opt/ebpf-trace" not in outside[6:]  # nothing of the loader runs in the jail
     assert outside[-2:] == [cli, "exec"]
+
+
+def test_a_loader_per_run_that_does_not_start_leaves_the_attempt_its_own_loader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`AGENTIC_EVAL_EBPF_PER_RUN=1` with a loader that will not serve (here one that exits at
+    once): the attempt gets the per-attempt form, which fails the way it always did, and no
+    private directory of the loader is left behind."""
+    monkeypatch.setenv(PER_RUN_ENV, "1")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    broken = tmp_path / "ebpf-trace"
+    broken.write_text("#!/bin/sh\necho 'ebpf-trace: cannot load the program' >&2\nexit 70\n")
+    broken.chmod(0o755)
+    monkeypatch.setenv(EBPF_ENV, str(broken))
+    argv = EbpfTracer().wrap(["/usr/bin/true"], tmp_path / "trace.strace", "/usr/bin/true")
+    assert argv[:2] == [str(broken), "-o"]
+    assert not list(tmp_path.glob("agentic-eval-ebpf-*"))
+    with pytest.raises(OSError, match="cannot load the program"):
+        SharedLoader(str(broken))

@@ -9,6 +9,17 @@
  *
  *   agentic-eval-ebpf-trace -o LOG --start PATH -- COMMAND...
  *   agentic-eval-ebpf-trace --probe        (loads and attaches, exits 0 when it can trace here)
+ *   agentic-eval-ebpf-trace --serve SOCKET (loads once, traces the attempts `--attach` starts)
+ *   agentic-eval-ebpf-trace --attach SOCKET -o LOG --start PATH -- COMMAND...
+ *
+ * `--serve`: one loader for many attempts (docs/benchmarks.md, "One loader per run"): the
+ * program is verified and the ring buffer made once. Each `--attach` (a small client the runner
+ * starts in place of a loader) asks it over SOCKET to follow the client's own pid under a new
+ * attempt id, forks COMMAND, tells the server when COMMAND ended, and exits as COMMAND did once
+ * the server has written that attempt's log whole. Every record carries its task's attempt id
+ * (the followed map's value, inherited at fork), and the server writes it to that attempt's log
+ * only. The server ends when its stdin closes (its evaluator ended) or on a signal; a client
+ * whose server went away kills COMMAND and marks its log incomplete.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -19,7 +30,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,7 +70,7 @@ struct pending {
 
 static FILE *out;
 static struct pending **pend;
-static unsigned char *in_tree;
+static unsigned int *in_tree;  /* per tid: the attempt id whose log it is in, 0: none */
 static unsigned int *last_child;  /* per parent tid: its last child's pid at the start level */
 /* Per tid: its pid-namespace level and its pid at each level, to name a process another one
  * reaches (`ptrace`, `process_vm_*`) from a nested namespace in the log's numbering, as
@@ -63,11 +81,25 @@ struct levels {
 };
 static struct levels *levels;
 static long pid_max;
-static int started;
-static unsigned int start_level;
-static const char *start_path;
-static char start_real[PATH_MAX];
-static long alive;
+/* One attempt: its log and where it stands. */
+struct attempt {
+	unsigned int id;            /* 0: a free slot */
+	FILE *log;
+	int started;
+	unsigned int start_level;
+	char start_path[PATH_MAX];
+	char start_real[PATH_MAX];
+	long alive;
+	unsigned long long lost_seen;
+	int conn;                   /* --serve: the client's socket */
+	unsigned int client;        /* --serve: the client's pid (followed, never in the log) */
+	int reaped;                 /* COMMAND ended */
+	int stop;                   /* kill what it follows */
+	struct timespec killed_at;
+};
+static struct attempt slots[SLOTS];
+static struct attempt *A;  /* the attempt whose record is being written */
+static unsigned long long unknown_lost_seen;
 static struct trace *skel;
 static volatile sig_atomic_t stopping;
 
@@ -80,7 +112,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 static unsigned int nspid(const struct rec_head *h)
 {
-	return h->level >= start_level && start_level < LEVELS ? h->nr[start_level] : h->tid;
+	return h->level >= A->start_level && A->start_level < LEVELS ? h->nr[A->start_level] : h->tid;
 }
 
 /* A C string as strace prints it. */
@@ -374,12 +406,12 @@ static const char *syscall_name(long id)
 static void put_pid(long pid, unsigned int level)
 {
 	fprintf(out, "%d", (int)pid);
-	if (level == start_level || level >= LEVELS || pid <= 0)
+	if (level == A->start_level || level >= LEVELS || pid <= 0)
 		return;
 	for (long tid = 1; tid < pid_max; tid++) {
 		const struct levels *l = &levels[tid];
-		if (in_tree[tid] && l->level >= level && l->nr[level] == (unsigned int)pid) {
-			fprintf(out, " /* %u in strace's PID NS */", l->nr[start_level]);
+		if (in_tree[tid] == A->id && l->level >= level && l->nr[level] == (unsigned int)pid) {
+			fprintf(out, " /* %u in strace's PID NS */", l->nr[A->start_level]);
 			return;
 		}
 	}
@@ -554,16 +586,16 @@ static int matches_start(const struct pending *p)
 		name = (const char *)slot(e, 0);
 	else
 		return 0;
-	if (strcmp(name, start_path) == 0)
+	if (strcmp(name, A->start_path) == 0)
 		return 1;
-	return realpath(name, real) && strcmp(real, start_real) == 0;
+	return realpath(name, real) && strcmp(real, A->start_real) == 0;
 }
 
 static void set_root(const struct rec_exit *x)
 {
 	struct trace_cfg c = {.root_dentry = x->root_dentry, .root_mnt = x->root_mnt};
-	unsigned int zero = 0;
-	bpf_map_update_elem(bpf_map__fd(skel->maps.cfg), &zero, &c, BPF_ANY);
+	unsigned int slot = A->id % SLOTS;
+	bpf_map_update_elem(bpf_map__fd(skel->maps.cfg), &slot, &c, BPF_ANY);
 }
 
 /* The first thread of a process (`h`) ended because its thread `by` exec'd: the exec goes on
@@ -586,7 +618,7 @@ static void supersede(const struct rec_head *h, unsigned int by)
 	pend[by] = NULL;
 	in_tree[by] = 0;
 	last_child[by] = 0;
-	alive--;  /* two followed tasks, one left */
+	A->alive--;  /* two followed tasks, one left */
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -595,6 +627,14 @@ static int on_record(void *ctx, void *data, size_t size)
 	(void)ctx;
 	if (h->tid >= pid_max)
 		return 0;
+	A = &slots[h->attempt % SLOTS];
+	if (!h->attempt || A->id != h->attempt) {
+		/* An attempt already written whole: a straggler killed at its end. */
+		if (h->type == REC_END)
+			free_pending(h->tid);
+		return 0;
+	}
+	out = A->log;
 	levels[h->tid].level = h->level;
 	memcpy(levels[h->tid].nr, h->nr, sizeof(h->nr));
 	switch (h->type) {
@@ -662,39 +702,39 @@ static int on_record(void *ctx, void *data, size_t size)
 		struct pending *p = pend[h->tid];
 		if (!p || p->enter->id != x->id)
 			break;  /* a clone's child returning, or a call begun before it was followed */
-		if (!started && (x->id == 59 || x->id == 322) && x->ret == 0 && matches_start(p)) {
-			started = 1;
-			start_level = h->level < LEVELS ? h->level : LEVELS - 1;
-			in_tree[h->tid] = 1;
-			alive = 1;
+		if (!A->started && (x->id == 59 || x->id == 322) && x->ret == 0 && matches_start(p)) {
+			A->started = 1;
+			A->start_level = h->level < LEVELS ? h->level : LEVELS - 1;
+			in_tree[h->tid] = A->id;
+			A->alive = 1;
 			set_root(x);
 		}
-		if (in_tree[h->tid])
+		if (in_tree[h->tid] == A->id)
 			emit(nspid(h), p, x);
 		free_pending(h->tid);
 		break;
 	}
 	case REC_FORK: {
 		const struct rec_fork *f = data;
-		if (!in_tree[h->tid] || f->child_tid >= pid_max)
+		if (in_tree[h->tid] != A->id || f->child_tid >= pid_max)
 			break;
-		unsigned int child = f->child_level >= start_level ? f->child_nr[start_level] : f->child_tid;
+		unsigned int child = f->child_level >= A->start_level ? f->child_nr[A->start_level] : f->child_tid;
 		last_child[h->tid] = child;
 		levels[f->child_tid].level = f->child_level;
 		memcpy(levels[f->child_tid].nr, f->child_nr, sizeof(f->child_nr));
-		in_tree[f->child_tid] = 1;
-		alive++;
+		in_tree[f->child_tid] = A->id;
+		A->alive++;
 		break;
 	}
 	case REC_END: {
 		const struct rec_end *r = data;
-		if (!in_tree[h->tid]) {
+		if (in_tree[h->tid] != A->id) {
 			free_pending(h->tid);
 			break;
 		}
 		unsigned int pid = nspid(h);
 		unsigned int by = r->superseded_by;
-		if (by && by < pid_max && in_tree[by] && pend[by]) {
+		if (by && by < pid_max && in_tree[by] == A->id && pend[by]) {
 			supersede(h, by);
 			break;
 		}
@@ -711,14 +751,12 @@ static int on_record(void *ctx, void *data, size_t size)
 		}
 		in_tree[h->tid] = 0;
 		last_child[h->tid] = 0;
-		alive--;
+		A->alive--;
 		break;
 	}
 	}
 	return 0;
 }
-
-static unsigned long long lost_seen;
 
 static unsigned long long missed_seen;
 
@@ -738,22 +776,40 @@ static unsigned long long missed_runs(void)
 	return missed;
 }
 
+static unsigned long long lost_in(unsigned int slot)
+{
+	unsigned long long n = 0;
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &slot, &n);
+	return n;
+}
+
+/* Losses since the last look, written into the logs they make incomplete: an attempt's own, and
+ * what no attempt can be named for (a skipped run, a loss of a task not followed) into every
+ * attempt's. `all`: the programs' counters too (a syscall each: every CHECK_ROUNDS polls). */
 static void check_lost(int all)
 {
 	static unsigned int round;
-	unsigned int zero = 0;
-	unsigned long long n = 0;
-	/* The programs' counters cost a syscall each: asked every CHECK_ROUNDS polls, and at the end. */
 	unsigned long long missed = all || ++round % CHECK_ROUNDS == 0 ? missed_runs() : missed_seen;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &zero, &n) == 0 && n > lost_seen) {
-		fprintf(out, "0 ?! ebpf: %llu record(s) lost (ring buffer or map full)\n", n - lost_seen);
-		lost_seen = n;
+	unsigned long long unknown = lost_in(SLOTS);
+	for (int k = 0; k < SLOTS; k++) {
+		struct attempt *a = &slots[k];
+		if (!a->id)
+			continue;
+		unsigned long long n = lost_in((unsigned int)k);
+		if (n > a->lost_seen) {
+			fprintf(a->log, "0 ?! ebpf: %llu record(s) lost (ring buffer or map full)\n",
+				n - a->lost_seen);
+			a->lost_seen = n;
+		}
+		if (unknown > unknown_lost_seen)
+			fprintf(a->log, "0 ?! ebpf: %llu record(s) of no known attempt lost\n",
+				unknown - unknown_lost_seen);
+		if (missed > missed_seen)
+			fprintf(a->log, "0 ?! ebpf: %llu run(s) of the program skipped by the kernel\n",
+				missed - missed_seen);
 	}
-	if (missed > missed_seen) {
-		fprintf(out, "0 ?! ebpf: %llu run(s) of the program skipped by the kernel\n",
-			missed - missed_seen);
-		missed_seen = missed;
-	}
+	unknown_lost_seen = unknown;
+	missed_seen = missed;
 }
 
 static int load(void)
@@ -787,11 +843,11 @@ static int load(void)
 /* After a loss, an end may be among what was lost: a followed process that is gone (or a zombie)
  * no longer counts as alive, or the loader would wait for it forever. The trace already says
  * it is incomplete. */
-static void forget_vanished(void)
+static void forget_vanished(struct attempt *a)
 {
 	char path[64], stat[512];
-	for (long tid = 1; tid < pid_max && alive > 0; tid++) {
-		if (!in_tree[tid])
+	for (long tid = 1; tid < pid_max && a->alive > 0; tid++) {
+		if (in_tree[tid] != a->id)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/stat", tid);
 		FILE *f = fopen(path, "r");
@@ -802,43 +858,20 @@ static void forget_vanished(void)
 		const char *close = strrchr(stat, ')');
 		if (!f || !close || close[1] == 0 || close[2] == 'Z' || close[2] == 'X') {
 			in_tree[tid] = 0;
-			alive--;
+			a->alive--;
 		}
 	}
 }
 
-static void kill_tree(void)
+static void kill_tree(struct attempt *a)
 {
 	for (long tid = 1; tid < pid_max; tid++)
-		if (in_tree[tid])
+		if (in_tree[tid] == a->id)
 			kill((pid_t)tid, SIGKILL);
 }
 
-int main(int argc, char **argv)
+static void init_tables(void)
 {
-	const char *output = NULL;
-	int i = 1;
-	if (argc == 2 && strcmp(argv[1], "--probe") == 0)
-		return load() ? 1 : 0;
-	for (; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-			output = argv[++i];
-		else if (strcmp(argv[i], "--start") == 0 && i + 1 < argc)
-			start_path = argv[++i];
-		else if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
-		} else {
-			fprintf(stderr, "ebpf-trace: unknown argument %s\n", argv[i]);
-			return 2;
-		}
-	}
-	if (!output || !start_path || i >= argc) {
-		fprintf(stderr, "usage: ebpf-trace -o LOG --start PATH -- COMMAND...\n");
-		return 2;
-	}
-	if (!realpath(start_path, start_real))
-		snprintf(start_real, sizeof(start_real), "%s", start_path);
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
 	if (!f || fscanf(f, "%ld", &pid_max) != 1)
 		pid_max = 4194304;
@@ -846,97 +879,86 @@ int main(int argc, char **argv)
 		fclose(f);
 	pid_max++;
 	pend = calloc(pid_max, sizeof(*pend));
-	in_tree = calloc(pid_max, 1);
+	in_tree = calloc(pid_max, sizeof(*in_tree));
 	last_child = calloc(pid_max, sizeof(*last_child));
 	levels = calloc(pid_max, sizeof(*levels));
-	if (load())
-		return 70;
-	out = fopen(output, "w");
-	if (!out) {
-		fprintf(stderr, "ebpf-trace: %s: %s\n", output, strerror(errno));
-		return 70;
+}
+
+/* Slot `a` for attempt `id`: its log open, the program's root and loss count reset. */
+static int attempt_open(struct attempt *a, unsigned int id, const char *log, const char *start)
+{
+	memset(a, 0, sizeof(*a));
+	a->conn = -1;
+	a->log = fopen(log, "w");
+	if (!a->log) {
+		fprintf(stderr, "ebpf-trace: %s: %s\n", log, strerror(errno));
+		return -1;
 	}
-	setvbuf(out, NULL, _IOFBF, 1 << 20);
-	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_record, NULL, NULL);
-	if (!rb) {
-		fprintf(stderr, "ebpf-trace: no ring buffer: %s\n", strerror(errno));
-		return 70;
+	setvbuf(a->log, NULL, _IOFBF, 1 << 20);
+	snprintf(a->start_path, sizeof(a->start_path), "%s", start);
+	if (!realpath(start, a->start_real))
+		snprintf(a->start_real, sizeof(a->start_real), "%s", start);
+	unsigned int slot = id % SLOTS;
+	struct trace_cfg c = {0};
+	bpf_map_update_elem(bpf_map__fd(skel->maps.cfg), &slot, &c, BPF_ANY);
+	a->lost_seen = lost_in(slot);
+	a->id = id;
+	return 0;
+}
+
+/* Whether the attempt's log is whole: its command ended and every process it followed did (or
+ * was killed 3 s ago). Kills what it follows first when it was told to stop. */
+static int attempt_done(struct attempt *a)
+{
+	if (a->stop && !a->killed_at.tv_sec) {
+		/* As strace's tracees are killed before its group is (agents/process.py): what
+		 * the trace follows ends with it, never goes on unseen. */
+		kill_tree(a);
+		clock_gettime(CLOCK_MONOTONIC, &a->killed_at);
 	}
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	int gate[2];
-	if (pipe(gate)) {
-		perror("ebpf-trace: pipe");
-		return 70;
+	if (a->reaped && a->started && a->alive > 0 && (a->lost_seen || missed_seen || unknown_lost_seen))
+		forget_vanished(a);
+	if (a->reaped && (!a->started || a->alive <= 0))
+		return 1;
+	if (a->killed_at.tv_sec && a->reaped) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		return now.tv_sec - a->killed_at.tv_sec >= 3;
 	}
-	pid_t child = fork();
-	if (child < 0) {
-		perror("ebpf-trace: fork");
-		return 70;
-	}
-	if (child == 0) {
-		char go;
-		close(gate[1]);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		/* Nothing runs before the parent follows this process. */
-		if (read(gate[0], &go, 1) != 1)
-			_exit(70);
-		close(gate[0]);
-		execvp(argv[i], argv + i);
-		fprintf(stderr, "ebpf-trace: %s: %s\n", argv[i], strerror(errno));
-		_exit(127);
-	}
-	close(gate[0]);
-	unsigned int ctid = (unsigned int)child;
-	unsigned char one = 1;
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.followed), &ctid, &one, BPF_ANY)) {
-		kill(child, SIGKILL);
-		fprintf(stderr, "ebpf-trace: cannot follow the command\n");
-		return 70;
-	}
-	if (write(gate[1], "!", 1) != 1) {
-		kill(child, SIGKILL);
-		return 70;
-	}
-	close(gate[1]);
-	int status = 0, reaped = 0;
-	struct timespec killed_at = {0};
-	for (;;) {
-		/* Woken by the kernel only when the buffer fills (trace.bpf.c `send`): otherwise every
-		 * POLL_MS, which is also how soon the evaluator's follower sees a line. */
-		ring_buffer__poll(rb, POLL_MS);
-		ring_buffer__consume(rb);
-		check_lost(0);
-		fflush(out);
-		if (!reaped && waitpid(child, &status, WNOHANG) == child)
-			reaped = 1;
-		if (stopping && !killed_at.tv_sec) {
-			/* As strace's tracees are killed before its group is (agents/process.py): what
-			 * the trace follows ends with it, never goes on unseen. */
-			kill(child, SIGKILL);
-			kill_tree();
-			clock_gettime(CLOCK_MONOTONIC, &killed_at);
+	return 0;
+}
+
+/* The attempt's log closed; nothing it followed is followed any longer (a straggler's records,
+ * if any, name an id no slot holds). */
+static void attempt_close(struct attempt *a)
+{
+	int fd = bpf_map__fd(skel->maps.followed);
+	for (long tid = 1; tid < pid_max; tid++)
+		if (in_tree[tid] == a->id) {
+			unsigned int t = (unsigned int)tid;
+			bpf_map_delete_elem(fd, &t);
+			in_tree[tid] = 0;
+			free_pending((unsigned int)tid);
 		}
-		if (reaped && started && alive > 0 && (lost_seen || missed_seen))
-			forget_vanished();
-		if (reaped && (!started || alive <= 0))
-			break;
-		if (killed_at.tv_sec) {
-			struct timespec now;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - killed_at.tv_sec >= 3 && reaped)
-				break;
-		}
+	if (a->client) {
+		unsigned int t = a->client;
+		bpf_map_delete_elem(fd, &t);
 	}
+	fclose(a->log);
+	a->id = 0;
+}
+
+static void drain(struct ring_buffer *rb, int all)
+{
 	ring_buffer__consume(rb);
-	check_lost(1);
-	fclose(out);
-	ring_buffer__free(rb);
-	trace__destroy(skel);
+	check_lost(all);
+	for (int k = 0; k < SLOTS; k++)
+		if (slots[k].id)
+			fflush(slots[k].log);
+}
+
+static void write_cpu_file(void)
+{
 	/* The loader's own CPU (not its child's), for benchmarks/trace_overhead.py. */
 	const char *cpu_file = getenv("AGENTIC_EVAL_EBPF_CPU_FILE");
 	if (cpu_file) {
@@ -948,10 +970,420 @@ int main(int argc, char **argv)
 		if (cf)
 			fclose(cf);
 	}
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* The per-attempt form: loads, runs COMMAND as attempt 1, writes its log, unloads. */
+static int single(const char *output, const char *start, char **command)
+{
+	init_tables();
+	if (load())
+		return 70;
+	struct attempt *a = &slots[1];
+	if (attempt_open(a, 1, output, start))
+		return 70;
+	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_record, NULL, NULL);
+	if (!rb) {
+		fprintf(stderr, "ebpf-trace: no ring buffer: %s\n", strerror(errno));
+		return 70;
+	}
+	catch_signals();
+	int gate[2];
+	if (pipe(gate)) {
+		perror("ebpf-trace: pipe");
+		return 70;
+	}
+	pid_t loader = getpid();
+	pid_t child = fork();
+	if (child < 0) {
+		perror("ebpf-trace: fork");
+		return 70;
+	}
+	if (child == 0) {
+		char go;
+		close(gate[1]);
+		/* The loader killed: the program goes with it, so the command must too, never go on
+		 * untraced (the jail's --die-with-parent takes the rest). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != loader)
+			_exit(70);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		/* Nothing runs before the parent follows this process. */
+		if (read(gate[0], &go, 1) != 1)
+			_exit(70);
+		close(gate[0]);
+		execvp(command[0], command);
+		fprintf(stderr, "ebpf-trace: %s: %s\n", command[0], strerror(errno));
+		_exit(127);
+	}
+	close(gate[0]);
+	unsigned int ctid = (unsigned int)child;
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.followed), &ctid, &a->id, BPF_ANY)) {
+		kill(child, SIGKILL);
+		fprintf(stderr, "ebpf-trace: cannot follow the command\n");
+		return 70;
+	}
+	if (write(gate[1], "!", 1) != 1) {
+		kill(child, SIGKILL);
+		return 70;
+	}
+	close(gate[1]);
+	int status = 0;
+	for (;;) {
+		/* Woken by the kernel only when the buffer fills (trace.bpf.c `send`): otherwise every
+		 * POLL_MS, which is also how soon the evaluator's follower sees a line. */
+		ring_buffer__poll(rb, POLL_MS);
+		drain(rb, 0);
+		if (!a->reaped && waitpid(child, &status, WNOHANG) == child)
+			a->reaped = 1;
+		if (stopping && !a->stop) {
+			a->stop = 1;
+			kill(child, SIGKILL);
+		}
+		if (attempt_done(a))
+			break;
+	}
+	drain(rb, 1);
+	attempt_close(a);
+	ring_buffer__free(rb);
+	trace__destroy(skel);
+	write_cpu_file();
 	if (WIFSIGNALED(status)) {
 		signal(WTERMSIG(status), SIG_DFL);
 		raise(WTERMSIG(status));
 		return 128 + WTERMSIG(status);
 	}
 	return WEXITSTATUS(status);
+}
+
+/* --serve: a client's request is "LOG\0START\0"; the answer one byte, 'O' (followed: fork the
+ * command) or 'F' (refused). Then the client sends 'E' when its command ended ('K': kill what
+ * the attempt follows) and the server answers 'D' once the attempt's log is whole. */
+#define REQ_MAX (2 * PATH_MAX + 2)
+
+static void admit(int listener, unsigned int *next_id)
+{
+	char req[REQ_MAX + 1];
+	int conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+	if (conn < 0)
+		return;
+	struct timeval tv = {.tv_sec = 2};
+	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	ssize_t n = recv(conn, req, REQ_MAX, 0);
+	if (n <= 0 || getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0) {
+		close(conn);
+		return;
+	}
+	req[n] = 0;
+	const char *log = req;
+	size_t log_len = strnlen(req, (size_t)n);
+	const char *start = log_len + 1 < (size_t)n ? req + log_len + 1 : NULL;
+	unsigned int pid = (unsigned int)cred.pid, owner;
+	/* A process an attempt already follows (a tool call that found the socket) may not begin an
+	 * attempt of its own: its records would leave its attempt's log for a log it names. */
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.followed), &pid, &owner) == 0) {
+		fprintf(stderr, "ebpf-trace: pid %u is traced by attempt %u: refused\n", pid, owner);
+		send(conn, "F", 1, MSG_NOSIGNAL);
+		close(conn);
+		return;
+	}
+	struct attempt *a = NULL;
+	unsigned int id = 0;
+	for (int tries = 0; tries < SLOTS && !a; tries++) {
+		id = (*next_id)++;
+		if (!id)
+			id = (*next_id)++;
+		if (!slots[id % SLOTS].id)
+			a = &slots[id % SLOTS];
+	}
+	if (!start || !a || attempt_open(a, id, log, start)) {
+		if (start && !a)
+			fprintf(stderr, "ebpf-trace: more than %d attempts at once\n", SLOTS);
+		send(conn, "F", 1, MSG_NOSIGNAL);
+		close(conn);
+		return;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.followed), &pid, &a->id, BPF_ANY)) {
+		fprintf(stderr, "ebpf-trace: cannot follow attempt %u\n", id);
+		fclose(a->log);
+		a->id = 0;
+		send(conn, "F", 1, MSG_NOSIGNAL);
+		close(conn);
+		return;
+	}
+	a->conn = conn;
+	a->client = pid;
+	tv.tv_sec = 0;
+	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (send(conn, "O", 1, MSG_NOSIGNAL) != 1)
+		a->stop = a->reaped = 1;
+}
+
+static void hear(struct attempt *a)
+{
+	char msg;
+	ssize_t n = recv(a->conn, &msg, 1, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n == 1 && msg == 'E') {
+		a->reaped = 1;
+		return;
+	}
+	/* 'K', or the client gone (killed with its group): what it followed must not go on. */
+	a->stop = 1;
+	a->reaped = 1;
+	if (n != 1 || msg != 'K') {
+		close(a->conn);
+		a->conn = -1;
+	}
+}
+
+static int serve(const char *path)
+{
+	/* It never outlives the evaluator that started it: its stdin, a pipe from the evaluator,
+	 * closes when the evaluator ends however it ends. (Not PR_SET_PDEATHSIG: that follows the
+	 * thread that started it, and an attempt's worker thread may end before the run.) */
+	init_tables();
+	if (load())
+		return 70;
+	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_record, NULL, NULL);
+	if (!rb) {
+		fprintf(stderr, "ebpf-trace: no ring buffer: %s\n", strerror(errno));
+		return 70;
+	}
+	int listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		fprintf(stderr, "ebpf-trace: socket path too long: %s\n", path);
+		return 70;
+	}
+	strcpy(addr.sun_path, path);
+	unlink(path);
+	mode_t old = umask(077);
+	if (listener < 0 || bind(listener, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    listen(listener, SLOTS)) {
+		fprintf(stderr, "ebpf-trace: %s: %s\n", path, strerror(errno));
+		return 70;
+	}
+	umask(old);
+	catch_signals();
+	printf("ready\n");
+	fflush(stdout);
+	unsigned int next_id = 1;
+	int ending = 0;
+	for (;;) {
+		struct pollfd fds[3 + SLOTS];
+		struct attempt *of[3 + SLOTS];
+		int n = 0;
+		fds[n++] = (struct pollfd){.fd = ring_buffer__epoll_fd(rb), .events = POLLIN};
+		fds[n++] = (struct pollfd){.fd = listener, .events = POLLIN};
+		fds[n++] = (struct pollfd){.fd = 0, .events = POLLIN};
+		for (int k = 0; k < SLOTS; k++)
+			if (slots[k].id && slots[k].conn >= 0 && !slots[k].reaped) {
+				of[n] = &slots[k];
+				fds[n++] = (struct pollfd){.fd = slots[k].conn, .events = POLLIN};
+			}
+		poll(fds, (nfds_t)n, POLL_MS);
+		drain(rb, 0);
+		if (!ending && (stopping || (fds[2].revents & (POLLIN | POLLHUP)))) {
+			char c;
+			if (stopping || read(0, &c, 1) <= 0) {
+				ending = 1;
+				for (int k = 0; k < SLOTS; k++)
+					slots[k].stop = slots[k].reaped = 1;
+			}
+		}
+		if (!ending && (fds[1].revents & POLLIN))
+			admit(listener, &next_id);
+		for (int k = 3; k < n; k++)
+			if (fds[k].revents)
+				hear(of[k]);
+		int active = 0;
+		for (int k = 0; k < SLOTS; k++) {
+			struct attempt *a = &slots[k];
+			if (!a->id)
+				continue;
+			if (!attempt_done(a)) {
+				active++;
+				continue;
+			}
+			drain(rb, 1);
+			A = a;
+			if (ending)
+				fputs("0 ?! ebpf: the loader stopped before the attempt ended\n", a->log);
+			int conn = a->conn;
+			attempt_close(a);
+			if (conn >= 0) {
+				/* What the client sent and was not read: a socket closed with it unread
+				 * would reset the connection, and the client lose the answer. */
+				char unread;
+				while (recv(conn, &unread, 1, MSG_DONTWAIT) == 1)
+					;
+				send(conn, "D", 1, MSG_NOSIGNAL);
+				close(conn);
+			}
+		}
+		if (ending && !active)
+			break;
+	}
+	close(listener);
+	unlink(path);
+	ring_buffer__free(rb);
+	trace__destroy(skel);
+	return 0;
+}
+
+static int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* The attempt's log marked incomplete when the server went away before writing it whole. */
+static int orphaned(const char *output, pid_t child)
+{
+	int status;
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	FILE *f = fopen(output, "a");
+	if (f) {
+		fputs("0 ?! ebpf: the loader ended before the attempt's log was whole\n", f);
+		fclose(f);
+	}
+	fprintf(stderr, "ebpf-trace: the loader (--serve) ended during the attempt (it went away while the command ran)\n");
+	return 70;
+}
+
+/* One byte from the server; a signal (the runner's SIGTERM, again) does not cut the wait. */
+static ssize_t answer_of(int sock, char *c)
+{
+	ssize_t n;
+	do
+		n = recv(sock, c, 1, 0);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/* --attach: the per-attempt client of a --serve loader. */
+static int attach(const char *path, const char *output, const char *start, char **command)
+{
+	char req[REQ_MAX];
+	size_t lo = strlen(output), ls = strlen(start);
+	if (lo + ls + 2 > sizeof(req)) {
+		fprintf(stderr, "ebpf-trace: paths too long\n");
+		return 70;
+	}
+	memcpy(req, output, lo + 1);
+	memcpy(req + lo + 1, start, ls + 1);
+	int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	char answer = 0;
+	if (sock < 0 || connect(sock, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    send(sock, req, lo + ls + 2, MSG_NOSIGNAL) != (ssize_t)(lo + ls + 2) ||
+	    recv(sock, &answer, 1, 0) != 1 || answer != 'O') {
+		fprintf(stderr, "ebpf-trace: the loader at %s did not take the attempt%s%s\n", path,
+			errno ? ": " : "", errno ? strerror(errno) : "");
+		return 70;
+	}
+	catch_signals();
+	/* Followed from here: the command is this process's child, so it is followed from its
+	 * first instruction. */
+	pid_t child = fork();
+	if (child < 0) {
+		perror("ebpf-trace: fork");
+		return 70;
+	}
+	if (child == 0) {
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		execvp(command[0], command);
+		fprintf(stderr, "ebpf-trace: %s: %s\n", command[0], strerror(errno));
+		_exit(127);
+	}
+	int pidfd = pidfd_open_(child);
+	if (pidfd < 0) {
+		perror("ebpf-trace: pidfd_open");
+		return orphaned(output, child);
+	}
+	int status = 0, told = 0;
+	char done = 0;
+	for (;;) {
+		struct pollfd fds[2] = {{.fd = pidfd, .events = POLLIN}, {.fd = sock, .events = POLLIN}};
+		int r = poll(fds, 2, -1);
+		if (stopping && !told) {
+			kill(child, SIGKILL);
+			send(sock, "K", 1, MSG_NOSIGNAL);
+			told = 1;
+		}
+		if (r > 0 && fds[1].revents) {
+			/* Told to stop, the server may close the attempt before the command is reaped;
+			 * otherwise it never speaks first: it went away. */
+			if (!told || answer_of(sock, &done) != 1 || done != 'D')
+				return orphaned(output, child);
+			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		if (waitpid(child, &status, WNOHANG) == child)
+			break;
+	}
+	/* After a 'K' the server needs nothing more: it answers once the attempt's tree is gone. */
+	if (done != 'D' && !told)
+		send(sock, "E", 1, MSG_NOSIGNAL);
+	if (done != 'D' && (answer_of(sock, &done) != 1 || done != 'D')) {
+		FILE *f = fopen(output, "a");
+		if (f) {
+			fputs("0 ?! ebpf: the loader ended before the attempt's log was whole\n", f);
+			fclose(f);
+		}
+		fprintf(stderr, "ebpf-trace: the loader (--serve) ended during the attempt\n");
+		return 70;
+	}
+	if (WIFSIGNALED(status)) {
+		signal(WTERMSIG(status), SIG_DFL);
+		raise(WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+	const char *output = NULL, *start = NULL, *sock = NULL;
+	int i = 1;
+	if (argc == 2 && strcmp(argv[1], "--probe") == 0)
+		return load() ? 1 : 0;
+	if (argc == 3 && strcmp(argv[1], "--serve") == 0)
+		return serve(argv[2]);
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+			output = argv[++i];
+		else if (strcmp(argv[i], "--start") == 0 && i + 1 < argc)
+			start = argv[++i];
+		else if (strcmp(argv[i], "--attach") == 0 && i + 1 < argc)
+			sock = argv[++i];
+		else if (strcmp(argv[i], "--") == 0) {
+			i++;
+			break;
+		} else {
+			fprintf(stderr, "ebpf-trace: unknown argument %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!output || !start || i >= argc) {
+		fprintf(stderr, "usage: ebpf-trace [--attach SOCKET] -o LOG --start PATH -- COMMAND...\n");
+		return 2;
+	}
+	return sock ? attach(sock, output, start, argv + i) : single(output, start, argv + i);
 }

@@ -21,7 +21,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, u32);
-	__type(value, u8);
+	__type(value, u32);  /* the attempt's id, inherited at fork */
 } followed SEC(".maps");
 
 struct {
@@ -31,14 +31,14 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SLOTS + 1);
 	__type(key, u32);
 	__type(value, u64);
 } lost SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SLOTS);
 	__type(key, u32);
 	__type(value, struct trace_cfg);
 } cfg SEC(".maps");
@@ -77,12 +77,24 @@ static __always_inline struct scratch *my_scratch(void)
 	return bpf_map_lookup_elem(&scratch, &cpu);
 }
 
-static __always_inline void count_lost(void)
+/* The attempt task `tid` is of; 0 when it is not followed. */
+static __always_inline u32 attempt_of(u32 tid)
 {
-	u32 zero = 0;
-	u64 *n = bpf_map_lookup_elem(&lost, &zero);
+	u32 *a = bpf_map_lookup_elem(&followed, &tid);
+	return a ? *a : 0;
+}
+
+static __always_inline void count_lost_in(u32 attempt)
+{
+	u32 key = attempt ? attempt % SLOTS : SLOTS;
+	u64 *n = bpf_map_lookup_elem(&lost, &key);
 	if (n)
 		__sync_fetch_and_add(n, 1);
+}
+
+static __always_inline void count_lost(void)
+{
+	count_lost_in(attempt_of((u32)bpf_get_current_pid_tgid()));
 }
 
 /* The loader reads the buffer every few milliseconds on its own: a wake-up per record would
@@ -96,7 +108,7 @@ static __always_inline void send(void *data, u64 size)
 	u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > WAKE_AT ? BPF_RB_FORCE_WAKEUP
 									    : BPF_RB_NO_WAKEUP;
 	if (bpf_ringbuf_output(&events, data, size, flags))
-		count_lost();
+		count_lost_in(((struct rec_head *)data)->attempt);
 }
 
 static __always_inline void fill_levels(struct task_struct *t, unsigned int *level, unsigned int *nr)
@@ -114,6 +126,7 @@ static __always_inline void fill_head(struct rec_head *h, unsigned int type)
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	h->type = type;
 	h->tid = (u32)bpf_get_current_pid_tgid();
+	h->attempt = attempt_of(h->tid);
 	fill_levels(t, &h->level, h->nr);
 }
 
@@ -174,8 +187,8 @@ static long walk_step(u32 i, void *data)
  * bytes written, with the state (enum str_state) in the upper half. */
 __noinline u64 walk_path(u64 d, u64 vm, u32 base)
 {
-	u32 zero = 0;
-	struct trace_cfg *c = bpf_map_lookup_elem(&cfg, &zero);
+	u32 slot = attempt_of((u32)bpf_get_current_pid_tgid()) % SLOTS;
+	struct trace_cfg *c = bpf_map_lookup_elem(&cfg, &slot);
 	struct walk_ctx w = {
 		.d = d,
 		.vm = vm,
@@ -510,13 +523,14 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	u32 tid = (u32)bpf_get_current_pid_tgid();
 	u32 old = (u32)old_pid;
-	if (old != tid && bpf_map_lookup_elem(&followed, &old)) {
+	u32 *was = old != tid ? bpf_map_lookup_elem(&followed, &old) : NULL;
+	if (was) {
 		/* A thread other than the first exec'd: it now has the first's pid (whose end was
 		 * sent, its entry gone), and the rest of its life is under that pid. */
-		u8 one = 1;
+		u32 attempt = *was;
 		bpf_map_delete_elem(&followed, &old);
-		if (bpf_map_update_elem(&followed, &tid, &one, BPF_ANY))
-			count_lost();
+		if (bpf_map_update_elem(&followed, &tid, &attempt, BPF_ANY))
+			count_lost_in(attempt);
 	}
 	struct refetch *f = bpf_map_lookup_elem(&refetch, &old);
 	if (!f)
@@ -563,15 +577,16 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	u32 ptid = BPF_CORE_READ(parent, pid);
-	if (!bpf_map_lookup_elem(&followed, &ptid))
+	u32 attempt = attempt_of(ptid);
+	if (!attempt)
 		return 0;
 	u32 ctid = BPF_CORE_READ(child, pid);
-	u8 one = 1;
-	if (bpf_map_update_elem(&followed, &ctid, &one, BPF_ANY))
-		count_lost();  /* a task not followed: its syscalls would be missing */
+	if (bpf_map_update_elem(&followed, &ctid, &attempt, BPF_ANY))
+		count_lost_in(attempt);  /* a task not followed: its syscalls would be missing */
 	struct rec_fork r = {};
 	r.h.type = REC_FORK;
 	r.h.tid = ptid;
+	r.h.attempt = attempt;
 	fill_levels(parent, &r.h.level, r.h.nr);
 	r.child_tid = ctid;
 	fill_levels(child, &r.child_level, r.child_nr);
@@ -605,11 +620,13 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_task_exit, struct task_struct *task)
 {
 	u32 tid = BPF_CORE_READ(task, pid);
-	if (!bpf_map_lookup_elem(&followed, &tid))
+	u32 attempt = attempt_of(tid);
+	if (!attempt)
 		return 0;
 	struct rec_end r = {};
 	r.h.type = REC_END;
 	r.h.tid = tid;
+	r.h.attempt = attempt;
 	fill_levels(task, &r.h.level, r.h.nr);
 	r.exit_code = BPF_CORE_READ(task, exit_code);
 	r.superseded_by = superseding_exec(task);

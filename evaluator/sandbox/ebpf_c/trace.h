@@ -9,6 +9,10 @@
 #define ARGS_MAX 4096   /* argv strings read per exec; more: the list is marked cut */
 #define NSTR 4          /* strings per syscall entry: two names and their directories */
 #define SOCKADDR_MAX 128
+/* Attempts one loader traces at once (`--serve`): an attempt's id (the followed map's value,
+ * never 0) picks its slot as id % SLOTS in `cfg` and `lost`; `lost[SLOTS]` counts what no
+ * attempt can be named for (every attempt then counts it). */
+#define SLOTS 64
 
 enum rec_type {
 	REC_ENTER = 1,  /* a traced syscall began: its arguments and the strings they name */
@@ -34,6 +38,7 @@ struct rec_head {
 	unsigned int tid;            /* the task's pid in the initial namespace */
 	unsigned int level;          /* the task's pid-namespace level */
 	unsigned int nr[LEVELS];     /* its pid at levels 0..LEVELS-1 */
+	unsigned int attempt;        /* the followed map's value: the attempt the task is of */
 };
 
 struct rec_enter {
