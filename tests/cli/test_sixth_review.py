@@ -1,0 +1,73 @@
+"""What the sixth new user met (docs/first-hour.md, "Sixth review"): a skill kept in the
+project's `skills/` folder, as `agentic-eval init --skill skills/NAME` and docs/first-target.md
+lay it out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_skill_author import run_cli, write
+
+SKILL_BODY = """\
+---
+name: commit-msg
+description: Write a Conventional Commits message for the staged changes. Use when the user asks for a commit message.
+---
+
+# Commit messages
+
+1. Read `references/types.md` to pick the type of the change you describe.
+2. Write the message to `COMMIT_MSG.txt` at the repository root, one summary line first.
+3. Never run `git commit` yourself: the user commits after reading your message.
+"""
+TYPES = "# Types\n\n- feat: a new feature visible to the user of the project\n"
+# prompt: (should fire, what the scripted agent reads)
+PROMPTS = {
+    "Write a commit message through the link": (True, ".agents/skills/commit-msg/SKILL.md"),
+    "Write a commit message from the project": (True, "skills/commit-msg/SKILL.md"),
+    "List the commit types only": (False, "skills/commit-msg/references/types.md"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.codex
+def test_a_skill_linked_into_the_workspace_fires_when_codex_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`init --skill skills/commit-msg` targets a skill outside `.agents/skills/`; each attempt
+    links it there (`link_skill`). Codex fires a skill when its SKILL.md body reaches the agent,
+    and a read is placed where the workspace resolves it: a `cat` through the link (the path
+    Codex lists) or of the project's own path reached `skills/commit-msg/SKILL.md`, which was not
+    the installed skill's `.agents/skills/commit-msg/SKILL.md`. Every should-fire prompt was
+    `MISSED` and the run `SUSPECT (nothing-fired)`. Both now fire; a read of another of the
+    skill's files still does not."""
+    from tests.support import codex_or_skip, scratch_dir
+
+    codex_or_skip()
+    project = tmp_path / "project"
+    write(project / "skills/commit-msg/SKILL.md", SKILL_BODY)
+    write(project / "skills/commit-msg/references/types.md", TYPES)
+    monkeypatch.chdir(project)
+    assert run_cli(["init", "--skill", "skills/commit-msg"], capsys)[0] == 0
+    target = project / "agentic-evals/targets/commit-msg"
+    queries = [{"query": q, "should_trigger": fire} for q, (fire, _) in PROMPTS.items()]
+    write(target / "triggers.json", json.dumps(queries))
+    with (target / "target.yaml").open("a") as handle:
+        handle.write("trigger_suite: triggers.json\n")
+    behaviors = tmp_path / "behaviors"
+    for number, (prompt, (_, path)) in enumerate(PROMPTS.items()):
+        steps = [{"cmd": f"cat {path}"}, {"final": "Done."}]
+        behaviour = {"name": f"q-{number}", "match": {"prompt_contains": prompt}, "steps": steps}
+        write(behaviors / f"q-{number}.yaml", json.dumps(behaviour))
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        argv = ["triggers", "--behaviors", str(behaviors), "--attempts", "1"]
+        argv += ["--runs-dir", str(runs), "--run-id", "t", "--scratch-root", str(scratch)]
+        code, out, _ = run_cli(argv, capsys)
+    prompts = json.loads((runs / "t/triggers.json").read_text())["prompts"]
+    fired = {p["prompt"]: p["fired"] for p in prompts}
+    assert fired == {prompt: int(fire) for prompt, (fire, _) in PROMPTS.items()}, out
+    assert code == 0, out
