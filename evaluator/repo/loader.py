@@ -663,6 +663,30 @@ def workspace_files(case: LoadedCase, target: LoadedTarget) -> list[str]:
     return sorted(files)
 
 
+# Where the agents discover workspace skills (each adapter's `skill_dir`): a skill kept elsewhere
+# in the project is linked into them in every attempt (`agents/base.py` `link_skill`).
+AGENT_SKILL_DIRS = (".agents/skills", ".claude/skills", ".gemini/skills")
+
+
+def linked_path_hint(pattern: str, target: LoadedTarget, files: list[str]) -> str:
+    """For a read path through the link an attempt makes to a skill kept elsewhere (`.agents/
+    skills/x/a.md` for a skill in `skills/x/`): the skill's own path, which a read check names,
+    since a read is judged by the file it reaches. Empty for any other path."""
+    entry = PurePosixPath(target.target.entry_skill)
+    folder = entry.parent if entry.name == "SKILL.md" else entry
+    for skills_dir in AGENT_SKILL_DIRS:
+        link = f"{skills_dir}/{folder.name}/"
+        if not pattern.startswith(link) or folder.parent.as_posix() == skills_dir:
+            continue
+        own = f"{folder.as_posix()}/{pattern[len(link) :]}"
+        if any(path_matches(f, own) for f in files):
+            return (
+                f"; `{link}` is a link each attempt makes to the skill's own folder"
+                f" `{folder.as_posix()}/`, and a read is judged by the file it reaches: name {own!r}"
+            )
+    return ""
+
+
 def _check_paths_exist(case: LoadedCase, target: LoadedTarget, diagnostics: Diagnostics) -> None:
     """A read check whose path matches no file the workspace can hold never fires: a required
     `read_before` would pass vacuously and a forbidden read would never be observed."""
@@ -680,7 +704,8 @@ def _check_paths_exist(case: LoadedCase, target: LoadedTarget, diagnostics: Diag
                     case.doc.error(
                         (*key, name),
                         f"{pattern!r} matches no file the workspace can contain"
-                        " (the skill's entry_skill and roots, setup files and fixtures)",
+                        " (the skill's entry_skill and roots, setup files and fixtures)"
+                        + linked_path_hint(pattern, target, files),
                     )
                 )
 

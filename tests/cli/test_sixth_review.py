@@ -71,3 +71,79 @@ def test_a_skill_linked_into_the_workspace_fires_when_codex_reads_it(
     fired = {p["prompt"]: p["fired"] for p in prompts}
     assert fired == {prompt: int(fire) for prompt, (fire, _) in PROMPTS.items()}, out
     assert code == 0, out
+
+
+def _init_project(tmp_path: Path, capsys: pytest.CaptureFixture[str], sentence: str) -> Path:
+    """`init --skill skills/commit-msg`, its first case's criterion replaced by `sentence`."""
+    project = tmp_path / "project"
+    write(project / "skills/commit-msg/SKILL.md", SKILL_BODY)
+    write(project / "skills/commit-msg/references/types.md", TYPES)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(project)
+        assert run_cli(["init", "--skill", "skills/commit-msg"], capsys)[0] == 0
+    case = project / "agentic-evals/targets/commit-msg/cases/basics/commit-msg-reads-types.yaml"
+    text = case.read_text()
+    old = "consultation of `skills/commit-msg/references/types.md`."
+    assert old in text
+    text = text.replace(old, sentence)
+    # Prose alone, as an author writes it (the checks init wrote would decide first).
+    text = text.split("    checks:\n")[0] + "golden:" + text.split("golden:")[1]
+    case.write_text(text)
+    return project
+
+
+@pytest.mark.parametrize(
+    ("named", "hint"),
+    [
+        # Through the link Codex lists the skill at: the skill's own path is named.
+        (".agents/skills/commit-msg/references/types.md", "skills/commit-msg/references/types.md"),
+        (".claude/skills/commit-msg/references/types.md", "skills/commit-msg/references/types.md"),
+        # Look-alikes: a typo under the link, or outside it, gets the warning alone.
+        (".agents/skills/commit-msg/references/type.md", None),
+        ("skills/commit-msg/references/type.md", None),
+    ],
+)
+def test_a_read_through_the_skills_link_names_the_skills_own_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], named: str, hint: str | None
+) -> None:
+    """A skill in `skills/commit-msg/` is linked at `.agents/skills/commit-msg/` in each attempt,
+    where Codex lists it: an author who names that path ("consultation of
+    `.agents/skills/commit-msg/references/types.md`") was told only that it "matches no file the
+    workspace can contain", which reads as false (the agent can read it there), and not what to
+    write. Reads are judged by the file they reach, so the check can never pass: the warning
+    now names the skill's own path."""
+    project = _init_project(tmp_path, capsys, f"consultation of `{named}`.")
+    code, _, err = run_cli(["validate", "--repo", str(project / "agentic-evals")], capsys)
+    assert code == 0
+    assert f"compiles to a read of {named!r}, which matches no file" in err
+    if hint is None:
+        assert "is a link each attempt makes" not in err
+    else:
+        assert (
+            f"`{named.split('references')[0]}` is a link each attempt makes to the skill's own"
+            f" folder `skills/commit-msg/`, and a read is judged by the file it reaches:"
+            f" name {hint!r}"
+        ) in err
+
+
+def test_a_checks_read_through_the_skills_link_names_the_skills_own_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same path in structured `checks:` is refused (exit 2) with the same pointer."""
+    project = _init_project(tmp_path, capsys, "consultation of `skills/commit-msg/SKILL.md`.")
+    case = project / "agentic-evals/targets/commit-msg/cases/basics/commit-msg-reads-skill.yaml"
+    text = case.read_text().replace(
+        "path: skills/commit-msg/SKILL.md", "path: .agents/skills/commit-msg/SKILL.md"
+    )
+    case.write_text(text)
+    code, _, err = run_cli(["validate", "--repo", str(project / "agentic-evals")], capsys)
+    assert code == 2
+    assert "'.agents/skills/commit-msg/SKILL.md' matches no file" in err
+    assert "name 'skills/commit-msg/SKILL.md'" in err
+
+
+def test_the_skill_folders_named_are_the_agents_own() -> None:
+    from evaluator.adapters import all_adapters
+    from evaluator.repo.loader import AGENT_SKILL_DIRS
+
+    assert set(AGENT_SKILL_DIRS) == {str(a.skill_dir) for a in all_adapters()}
