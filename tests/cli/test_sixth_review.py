@@ -147,3 +147,23 @@ def test_the_skill_folders_named_are_the_agents_own() -> None:
     from evaluator.repo.loader import AGENT_SKILL_DIRS
 
     assert set(AGENT_SKILL_DIRS) == {str(a.skill_dir) for a in all_adapters()}
+
+
+def test_a_behaviour_text_read_as_a_mapping_says_to_quote_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `cmd` or `final` text holding `: ` on a line of its own is a mapping to YAML: pydantic's
+    "Input should be a valid string" now says why, and what to do."""
+    project = _init_project(tmp_path, capsys, "consultation of `skills/commit-msg/SKILL.md`.")
+    behaviors = tmp_path / "behaviors"
+    write(
+        behaviors / "b.yaml",
+        "name: b\nmatch:\n  prompt_contains: commit-msg\nsteps:\n- final:\n    Linted: ok\n",
+    )
+    repo = str(project / "agentic-evals")
+    code, _, err = run_cli(["validate", "--repo", repo, "--behaviors", str(behaviors)], capsys)
+    assert code == 2
+    assert err.strip().endswith(
+        "b.yaml:6:5: steps[0].final: Input should be a valid string (YAML read 'Linted: ok' as a"
+        " mapping at its ': '; put the whole text in quotes)"
+    ), err
