@@ -167,3 +167,39 @@ def test_a_behaviour_text_read_as_a_mapping_says_to_quote_it(
         "b.yaml:6:5: steps[0].final: Input should be a valid string (YAML read 'Linted: ok' as a"
         " mapping at its ': '; put the whole text in quotes)"
     ), err
+
+
+@pytest.mark.slow
+@pytest.mark.codex
+def test_allow_blocked_does_not_forgive_an_agent_that_left_its_workspace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One case passes; in the other the agent reads a file outside its workspace, twice (the
+    retry too): `blocked (insufficient-evidence; the agent's, counted as not passed)`. `run
+    --allow-blocked` exited 0 on `main`: a green CI job for a skill whose agent escaped."""
+    from tests.support import codex_or_skip, layers_or_skip, scratch_dir
+
+    codex_or_skip()
+    layers_or_skip(trace=True, jail=True)
+    project = _init_project(tmp_path, capsys, "consultation of `skills/commit-msg/SKILL.md`.")
+    target = project / "agentic-evals/targets/commit-msg"
+    escape = target / "behaviors/good/commit-msg-reads-types.yaml"
+    escape.write_text(
+        escape.read_text().replace(
+            "cat skills/commit-msg/references/types.md",
+            "cat skills/commit-msg/references/types.md /etc/hostname",
+        )
+    )
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        argv = ["run", "--repo", str(project / "agentic-evals"), "--allow-blocked"]
+        argv += ["--behaviors", str(target / "behaviors/good"), "--runs-dir", str(runs)]
+        argv += ["--run-id", "r", "--scratch-root", str(scratch)]
+        code, out, _ = run_cli(argv, capsys)
+    assert "commit-msg-reads-skill                   pass" in out or "pass 1," in out, out
+    assert code == 1, out
+    assert (
+        "exit 1: 1 case blocked by the agent's own doing, counted as not passed:"
+        " commit-msg-reads-types: "
+    ) in out
+    assert "isolation violation" in out
