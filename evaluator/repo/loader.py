@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path, PurePosixPath
 
 from evaluator.contract.models import (
@@ -663,28 +664,24 @@ def workspace_files(case: LoadedCase, target: LoadedTarget) -> list[str]:
     return sorted(files)
 
 
-# Where the agents discover workspace skills (each adapter's `skill_dir`): a skill kept elsewhere
-# in the project is linked into them in every attempt (`agents/base.py` `link_skill`).
-AGENT_SKILL_DIRS = (".agents/skills", ".claude/skills", ".gemini/skills")
-
-
 def linked_path_hint(pattern: str, target: LoadedTarget, files: list[str]) -> str:
     """For a read path through the link an attempt makes to a skill kept elsewhere (`.agents/
     skills/x/a.md` for a skill in `skills/x/`): the skill's own path, which a read check names,
     since a read is judged by the file it reaches. Empty for any other path."""
     entry = PurePosixPath(target.target.entry_skill)
     folder = entry.parent if entry.name == "SKILL.md" else entry
-    for skills_dir in AGENT_SKILL_DIRS:
-        link = f"{skills_dir}/{folder.name}/"
-        if not pattern.startswith(link) or folder.parent.as_posix() == skills_dir:
-            continue
-        own = f"{folder.as_posix()}/{pattern[len(link) :]}"
-        if any(path_matches(f, own) for f in files):
-            return (
-                f"; `{link}` is a link each attempt makes to the skill's own folder"
-                f" `{folder.as_posix()}/`, and a read is judged by the file it reaches: name {own!r}"
-            )
-    return ""
+    # An agent's skills folder is a hidden folder's `skills/` (each adapter's `skill_dir`).
+    found = re.match(rf"(\.[\w-]+/skills)/{re.escape(folder.name)}/", pattern)
+    if found is None or folder.parent.as_posix() == found[1]:
+        return ""
+    link = found[0]
+    own = f"{folder.as_posix()}/{pattern[len(link) :]}"
+    if not any(path_matches(f, own) for f in files):
+        return ""
+    return (
+        f"; `{link}` is a link each attempt makes to the skill's own folder"
+        f" `{folder.as_posix()}/`, and a read is judged by the file it reaches: name {own!r}"
+    )
 
 
 def _check_paths_exist(case: LoadedCase, target: LoadedTarget, diagnostics: Diagnostics) -> None:
