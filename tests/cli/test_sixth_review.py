@@ -205,3 +205,22 @@ def test_allow_blocked_does_not_forgive_an_agent_that_left_its_workspace(
         " commit-msg-reads-types: "
     ) in out
     assert "isolation violation" in out
+
+
+def test_a_behaviour_without_a_final_step_is_said_at_its_steps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It was `b.yaml:1:1: <document>: ... not a branch`, for a last step that was a `cmd`."""
+    project = _init_project(tmp_path, capsys, "consultation of `skills/commit-msg/SKILL.md`.")
+    behaviors = tmp_path / "behaviors"
+    write(
+        behaviors / "b.yaml",
+        "name: b\nmatch:\n  prompt_contains: commit-msg\nsteps:\n- cmd: ls\n",
+    )
+    repo = str(project / "agentic-evals")
+    code, _, err = run_cli(["validate", "--repo", repo, "--behaviors", str(behaviors)], capsys)
+    assert code == 2
+    assert err.strip().endswith(
+        "b.yaml:5:1: steps: the last step must be `final` (or `final_json`, `http_error`), not"
+        " `cmd`: add a `final` step after steps[0]"
+    ), err
