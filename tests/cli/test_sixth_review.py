@@ -224,3 +224,33 @@ def test_a_behaviour_without_a_final_step_is_said_at_its_steps(
         "b.yaml:5:1: steps: the last step must be `final` (or `final_json`, `http_error`), not"
         " `cmd`: add a `final` step after steps[0]"
     ), err
+
+
+@pytest.mark.slow
+@pytest.mark.codex
+def test_a_case_whose_every_attempt_timed_out_says_what_to_try(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "Suggested Next Fixes" said `None.` for a case blocked because every attempt timed out:
+    it now names the case file, the time, and both ways out (a longer `timeout_s`, or the
+    transcript's last call)."""
+    from tests.support import codex_or_skip, scratch_dir
+
+    codex_or_skip()
+    project = _init_project(tmp_path, capsys, "consultation of `skills/commit-msg/SKILL.md`.")
+    target = project / "agentic-evals/targets/commit-msg"
+    slow = tmp_path / "slow"
+    steps = [{"cmd": "sleep 20", "yield_time_ms": 30000}, {"final": "Done."}]
+    behaviour = {"name": "slow", "match": {"prompt_contains": "commit-msg skill covers"}}
+    write(slow / "slow.yaml", json.dumps({**behaviour, "steps": steps}))
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        argv = ["run", "--repo", str(project / "agentic-evals"), "--timeout", "3"]
+        argv += ["--case", "commit-msg-reads-skill", "--behaviors", str(slow)]
+        argv += ["--runs-dir", str(runs), "--run-id", "r", "--scratch-root", str(scratch)]
+        code, out, _ = run_cli(argv, capsys)
+    assert code == 1, out
+    fixes = (runs / "r/report.md").read_text().split("## Suggested Next Fixes", 1)[1]
+    case = target.relative_to(project) / "cases/basics/commit-msg-reads-skill.yaml"
+    assert f"1. `{case.as_posix()}`: every attempt timed out (the agent was stopped after" in fixes
+    assert "raise the case's `timeout_s` (or `--timeout`)" in fixes, fixes
