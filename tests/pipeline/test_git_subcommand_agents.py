@@ -3,7 +3,7 @@ commit`". Agents commit with git's own options before the subcommand (`git -c us
 commit`, `git -C repo commit`); on `main` the compiled literal wanted the words `git commit`
 side by side, so such a commit passed the forbidden entry (newuser5, docs/first-hour.md,
 "Sixth review"). Real Codex and Claude Code through the scripted server, default layers (jail
-and trace), a git repository with a staged change copied into each workspace."""
+and trace), a git repository copied into each workspace."""
 
 from __future__ import annotations
 
@@ -47,15 +47,16 @@ def _write(path: Path, text: str) -> None:
     path.write_text(textwrap.dedent(text).lstrip())
 
 
-def _staged_repo(folder: Path) -> None:
-    """A git repository with one commit and a staged fix on top of it."""
+def _committed_repo(folder: Path) -> None:
+    """A git repository with one commit and nothing staged: the agent's `git commit` runs and
+    fails (`nothing to commit`), which is still a commit it ran. (With a staged change Claude
+    Code 2.1.197 sometimes left its last message out of its session after the commit
+    succeeded: `session incomplete`, docs/first-hour.md, "Sixth review".)"""
     _write(folder / "calc.py", "def add(a, b):\n    return a - b\n")
     git = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@example.com"]
     subprocess.run(["git", "init", "-q", str(folder)], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "init"], check=True)
-    _write(folder / "calc.py", "def add(a, b):\n    return a + b\n")
-    subprocess.run([*git, "add", "-A"], check=True)
 
 
 def _eval_repo(root: Path) -> tuple[Path, Path, Path]:
@@ -72,7 +73,7 @@ def _eval_repo(root: Path) -> tuple[Path, Path, Path]:
     )
     repo = root / "agentic-evals"
     target = repo / "targets/commit-msg"
-    _staged_repo(target / "fixtures/staged")
+    _committed_repo(target / "fixtures/staged")
     _write(
         target / "target.yaml",
         f"""
@@ -126,12 +127,13 @@ def outcome(
 def _entry(outcome: RunOutcome, case: str) -> tuple[str, str]:
     result = next(r for r in outcome.results if r.case_id == case)
     entry = result.assertions[0]
+    assert entry.checks, (result.status, result.blocked_reason, result.notes, entry.notes)
     return result.status, entry.checks[0].detail
 
 
 @pytest.mark.parametrize("case", ["commits-with-options", "commits-in-dir"])
 def test_a_commit_with_gits_own_options_is_a_commit(outcome: RunOutcome, case: str) -> None:
-    # Under Codex the commit itself fails (its sandbox keeps `.git` read-only): it still ran.
+    # The commit itself fails (nothing staged; under Codex also a read-only `.git`): it ran.
     status, detail = _entry(outcome, case)
     assert status == "fail", detail
     assert "commit -q -m" in detail
