@@ -8,6 +8,7 @@ from pathlib import Path
 
 from evaluator.agents.base import AgentHandle, AgentRequest, link_user_skill
 from evaluator.agents.process import run_process
+from evaluator.agents.start_gate import agent_start_gate
 
 STDOUT = "stdout.jsonl"
 STDERR = "stderr.txt"
@@ -46,6 +47,7 @@ def start_agent(
         timeout_s=request.timeout_s,
         stop_when=request.stop_when,
         stop_fd=request.stop_fd,
+        start_gate=agent_start_gate(),
     )
     return AgentHandle(
         runner=runner,
