@@ -4,14 +4,17 @@ or the hold's end, and is given back on every path, a failed start included."""
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
 import pytest
 
+from evaluator.adapters import get_runner
 from evaluator.agents import start_gate
 from evaluator.agents.process import ProcessOutcome, kill_active, run_process
 from evaluator.agents.start_gate import StartGate, agent_start_gate, usable_cores
+from tests.support import agent_or_skip, agent_params, behavior, run_attempt, scratch_dir, serving
 
 WAIT_S = 10.0  # an upper bound for what must happen; never reached when the gate works
 BLOCKED_S = 0.3  # how long a waiter is watched for not getting in
@@ -166,3 +169,24 @@ def test_an_agent_waiting_at_the_gate_when_the_run_stops_never_starts(tmp_path: 
 def _enters_thread_done(thread: threading.Thread) -> bool:
     thread.join(BLOCKED_S)
     return not thread.is_alive()
+
+
+# Each CLI's first event, (type, subtype), as its stream writes it once started.
+START_EVENTS: dict[str, tuple[str, str | None]] = {
+    "codex": ("thread.started", None),
+    "claude": ("system", "init"),
+    "gemini": ("init", None),
+}
+
+
+@pytest.mark.parametrize("agent", agent_params("codex", "claude", "gemini"))
+def test_each_real_cli_announces_its_start_before_anything_else(agent: str) -> None:
+    """What `announces_start` declares, and the gate relies on: the CLI's first output is its
+    start event, written before its first model turn."""
+    runner = agent_or_skip(agent)
+    assert get_runner(runner).announces_start
+    answer = behavior("answer", "default currency per account", [{"final": "done"}])
+    with scratch_dir() as scratch, serving(answer) as server:
+        _, handle = run_attempt(scratch, server, "routing-add-column", runner=runner)
+        first = json.loads(handle.stdout_path.read_text().splitlines()[0])
+    assert (first.get("type"), first.get("subtype")) == START_EVENTS[agent]

@@ -83,6 +83,7 @@ class ClaudeCodeRunner(AgentRunner):
     credential_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
     credentials_hint = "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)"
     base_url_env = "ANTHROPIC_BASE_URL"
+    announces_start = True  # stream-json: the `system` `init` event once it has started
     # A key or token in the environment (the only login a fresh config dir has) goes to the
     # Anthropic API unless ANTHROPIC_BASE_URL moves it (Bedrock and Vertex need variables the
     # runner does not pass through).
@@ -205,6 +206,7 @@ class ClaudeCodeRunner(AgentRunner):
             home=home,
             adapter="claude",
             launched_child=self.launches_child,
+            announces_start=self.announces_start,
         )
         read_stream_events(handle.stdout_path, handle, workspace_skills(request.workspace))
         return handle
