@@ -188,10 +188,9 @@ class ClaudeCodeRunner(AgentRunner):
 
     def run(self, request: AgentRequest) -> AgentHandle:
         request.agent_dir.mkdir(parents=True, exist_ok=True)
-        config = request.agent_dir / "claude-config"
-        home = request.agent_dir / "home"
+        home, config = attempt_home(request.agent_dir), attempt_config(request.agent_dir)
         tmp = request.agent_dir / "tmp"
-        for directory in (config, home, tmp):
+        for directory in (home, config, tmp):
             directory.mkdir(exist_ok=False)
         env = self.environment(request, config, home, tmp)
         handle = start_agent(
@@ -208,6 +207,21 @@ class ClaudeCodeRunner(AgentRunner):
         )
         read_stream_events(handle.stdout_path, handle, workspace_skills(request.workspace))
         return handle
+
+
+def attempt_home(agent_dir: Path) -> Path:
+    """The attempt's HOME."""
+    return agent_dir / "home"
+
+
+def attempt_config(agent_dir: Path) -> Path:
+    """The attempt's `CLAUDE_CONFIG_DIR`: `~/.claude` of its HOME, where Claude Code keeps its
+    config and transcripts for a user who sets none, so a skill that reads the default place
+    (`~/.claude/projects/*/*.jsonl`, a session-history skill) finds this session as it would on
+    the user's machine (real skills round 9). Its `skills/` then holds the skill's user-level
+    link, as Gemini CLI's `~/.gemini` does; `--setting-sources project,local` keeps Claude Code
+    from reading it."""
+    return attempt_home(agent_dir) / ".claude"
 
 
 def workspace_skills(workspace: Path) -> set[str]:
