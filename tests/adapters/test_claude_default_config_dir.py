@@ -84,3 +84,61 @@ def test_a_skill_reading_the_default_history_finds_the_running_session(tmp_path:
     assert any(session["session_id"] in text for text in listed), listed
     result = json.loads((outcome.run_dir.path / "case-results/eval-1.json").read_text())
     assert result["status"] == "pass", result
+
+
+HOME = "/var/tmp/agent/home"
+WS = "/var/tmp/agent/ws"
+
+
+def _written(path: str) -> str:
+    """The verdict of one Codex-shaped tool call (the recogniser is not what is tested) that
+    opens `path` for writing, with Claude Code's store as its runner gives it."""
+    from evaluator.adapters.claude.runner import CLI_ENTRIES
+    from evaluator.adapters.codex.trace import RECOGNIZER
+    from evaluator.evidence import SessionEvidence
+    from evaluator.isolation import assess_isolation
+    from evaluator.isolation.trace import assess_trace
+    from evaluator.sandbox import parse_trace
+
+    sandbox = "/var/tmp/agent/codex-home/tmp/arg0/codex-linux-sandbox"
+    log = [
+        '10 execve("/opt/codex/bin/codex", ["codex", "exec"], 0x7ffe /* 7 vars */) = 0',
+        "10 clone(child_stack=NULL, flags=CLONE_VM|CLONE_VFORK|SIGCHLD) = 11",
+        f'11 execve("{sandbox}", ["{sandbox}", "--command-cwd", "{WS}"], 0x7f /* 9 vars */) = 0',
+        "11 clone(child_stack=NULL, flags=CLONE_NEWPID|SIGCHLD) = 1 /* 12 in strace's PID NS */",
+        f'12 chdir("{WS}") = 0',
+        '12 execve("/bin/bash", ["/bin/bash", "-c", "bash install.sh"], 0x7f /* 24 vars */) = 0',
+        f'12 openat(AT_FDCWD<{WS}>, "{path}", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3<{path}>',
+    ]
+    trace = parse_trace(log, RECOGNIZER, start_cwd=WS)
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True)
+    evidence.add("command_observed", 1, command="bash install.sh", call_id="c1")
+    clean = assess_isolation(evidence, Path(WS), record_violations=False)
+    config = Path(HOME) / ".claude"
+    report = assess_trace(
+        trace,
+        evidence,
+        clean,
+        Path(WS),
+        (Path(HOME),),
+        (Path("/tmp"), Path("/var/tmp/agent/tmp")),
+        session_dirs=tuple(config / name for name in CLI_ENTRIES),
+        own_pid_namespace=True,
+    )
+    return report.verdict
+
+
+@pytest.mark.parametrize(
+    "path,verdict",
+    [
+        # what the CLI writes there: the evidence, as when the folder lay beside the home
+        (f"{HOME}/.claude/projects/p/s.jsonl", "violation"),
+        (f"{HOME}/.claude/.claude.json", "violation"),
+        (f"{HOME}/.claude/shell-snapshots/snapshot-bash-1.sh", "violation"),
+        # what a skill installs for its user: the attempt's home, as before
+        (f"{HOME}/.claude/commands/release.md", "contained"),
+        (f"{HOME}/.claude/settings.local.json", "contained"),
+    ],
+)
+def test_the_store_is_what_the_cli_writes_in_its_config_folder(path: str, verdict: str) -> None:
+    assert _written(path) == verdict

@@ -204,9 +204,30 @@ class ClaudeCodeRunner(AgentRunner):
             home=home,
             adapter="claude",
             launched_child=self.launches_child,
+            session_dirs=tuple(config / name for name in CLI_ENTRIES),
         )
         read_stream_events(handle.stdout_path, handle, workspace_skills(request.workspace))
         return handle
+
+
+# What Claude Code itself writes in its config folder (2.1.197: the first six in every attempt;
+# the others on users' machines): the session store, which no tool call may change. The rest
+# of `~/.claude` is the attempt's home, as it was when the folder lay beside it: a skill that
+# installs `~/.claude/commands/x.md` writes no evidence.
+CLI_ENTRIES = (
+    "projects",
+    "sessions",
+    "session-env",
+    "shell-snapshots",
+    "backups",
+    ".claude.json",
+    "todos",
+    "file-history",
+    "plans",
+    "statsig",
+    "debug",
+    "ide",
+)
 
 
 def attempt_home(agent_dir: Path) -> Path:
