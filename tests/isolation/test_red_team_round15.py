@@ -82,3 +82,83 @@ def test_a_baseline_fed_by_a_with_skill_attempt_beside_it_is_contaminated(
     assert check["contaminated_attempts"], check
     assert all("127.0.0.1:" in item for item in check["contaminated_attempts"]), check
     assert without["counted"] == 0, without
+
+
+# What Claude Code 2.1.197 answered each `Skill` call's `skill` (played through the real CLI,
+# red team 15): launched the skill `db-migrations`, or refused the name.
+CLAUDE_SKILL_NAMES = {
+    " db-migrations": True,
+    "db-migrations ": True,
+    "db-migrations\n": True,
+    "\tdb-migrations": True,
+    " /db-migrations": True,
+    "db-migrations\u00a0": True,
+    "db-migrations\ufeff": True,
+    "\u2003db-migrations": True,
+    "/db-migrations\u3000": True,
+    "/ db-migrations": False,
+    "DB-Migrations": False,
+    "user:db-migrations": False,
+    "db-migrations/": False,
+    "db_migrations": False,
+    "\x1fdb-migrations": False,
+    "db-migrations\x85": False,
+}
+
+
+@pytest.mark.parametrize(("named", "launched"), CLAUDE_SKILL_NAMES.items())
+def test_a_skill_call_names_the_skill_claude_code_launches(named: str, launched: bool) -> None:
+    from evaluator.adapters.claude.triggers import skill_name
+
+    assert (skill_name(named) == "db-migrations") is launched
+
+
+@pytest.mark.claude
+@pytest.mark.parametrize(
+    ("names", "fires"),
+    [
+        pytest.param(["db-migrations\ufeff"], True, id="padded: launched"),
+        pytest.param(["/ db-migrations", "DB-Migrations"], False, id="look-alikes: refused"),
+    ],
+)
+def test_a_padded_skill_name_on_a_should_not_fire_prompt_fired(
+    tmp_path: Path, names: list[str], fires: bool
+) -> None:
+    """A should-not-fire prompt; the agent calls `Skill` with the skill's name padded with
+    U+FEFF, which JavaScript's `trim` removes and Python's `strip` keeps. Claude Code launched
+    the skill; on `main` the signal took the name for another skill's: not fired, the prompt
+    counted as right. Look-alikes Claude Code refuses do not fire, before and after."""
+    from tests.triggers.test_trigger_run_agents import _observations, trigger_run
+
+    agent_or_skip("claude")
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    steps: list[dict[str, object]] = [
+        {"call": {"name": "Skill", "args": {"skill": name}}} for name in names
+    ]
+    (behaviors / "chart.yaml").write_text(
+        json.dumps(
+            {
+                "name": "padded-skill-name",
+                "match": {"prompt_contains": "quarterly revenue chart"},
+                "steps": [*steps, {"final": "Done."}],
+            }
+        )
+    )
+    triggers = tmp_path / "one.yaml"
+    triggers.write_text(
+        'trigger_suite_id: "one"\nskill: "db-migrations"\ncases:\n'
+        '  - {id: "chart", prompt: "Draw the quarterly revenue chart as an SVG.",'
+        " expect_trigger: false}\n"
+    )
+    with scratch_dir() as scratch:
+        run, data = trigger_run(
+            scratch, "claude", "good", attempts=1, trigger_file=triggers, behaviors=behaviors
+        )
+        (seen,) = _observations(run)
+        sessions = [p.read_text() for p in run.rglob("accepted-session.json")]
+    launched = any("Launching skill: db-migrations" in text for text in sessions)
+    assert launched is fires  # what Claude Code did
+    assert seen["fired"] is fires, json.dumps(seen)
+    (prompt,) = data["prompts"]
+    assert prompt["triggered"] is fires, prompt
