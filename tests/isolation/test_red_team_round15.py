@@ -84,35 +84,6 @@ def test_a_baseline_fed_by_a_with_skill_attempt_beside_it_is_contaminated(
     assert without["counted"] == 0, without
 
 
-# What Claude Code 2.1.197 answered each `Skill` call's `skill` (played through the real CLI,
-# red team 15): launched the skill `db-migrations`, or refused the name.
-CLAUDE_SKILL_NAMES = {
-    " db-migrations": True,
-    "db-migrations ": True,
-    "db-migrations\n": True,
-    "\tdb-migrations": True,
-    " /db-migrations": True,
-    "db-migrations\u00a0": True,
-    "db-migrations\ufeff": True,
-    "\u2003db-migrations": True,
-    "/db-migrations\u3000": True,
-    "/ db-migrations": False,
-    "DB-Migrations": False,
-    "user:db-migrations": False,
-    "db-migrations/": False,
-    "db_migrations": False,
-    "\x1fdb-migrations": False,
-    "db-migrations\x85": False,
-}
-
-
-@pytest.mark.parametrize(("named", "launched"), CLAUDE_SKILL_NAMES.items())
-def test_a_skill_call_names_the_skill_claude_code_launches(named: str, launched: bool) -> None:
-    from evaluator.adapters.claude.triggers import skill_name
-
-    assert (skill_name(named) == "db-migrations") is launched
-
-
 @pytest.mark.claude
 @pytest.mark.parametrize(
     ("names", "fires"),
