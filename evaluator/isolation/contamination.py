@@ -17,8 +17,9 @@ it (docs/statistics.md, "A baseline that never saw the skill"):
   share its network, so a with-skill attempt can serve the skill there, in a form no other
   layer recognises (red team 15);
 - `content`: the skill's own text reached the agent: a window of 8 consecutive words of one of
-  its files in a tool output (`evidence/content.py`), whatever the source (a copy, a package, a
-  download), unless the agent already had those words (the prompt, its own typing, a
+  its files in a tool output (`evidence/content.py`), also once the output is read back from
+  base64, reversed lines or rot13 (`evidence/decoded.py`), whatever the source (a copy, a
+  package, a download, an attempt beside it), unless the agent already had those words (the prompt, its own typing, a
   workspace file that says the same).
 
 Call it while the attempt's workspace and agent home still exist: discovery places are looked at
@@ -30,13 +31,14 @@ from __future__ import annotations
 import functools
 import ipaddress
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from evaluator.clipping import clip
-from evaluator.evidence.content import SourceText, find_shown
+from evaluator.evidence.content import SourceText, ToolText, find_shown
+from evaluator.evidence.decoded import decoded_views
 from evaluator.evidence.records import SessionEvidence
 from evaluator.evidence.tool_texts import ToolTextSource, session_texts
 from evaluator.sandbox.strace_log import ObservedTrace
@@ -409,6 +411,17 @@ def _trace_findings(trace: ObservedTrace, matcher: _Matcher) -> Iterable[Finding
                     break
 
 
+def _with_decoded(texts: Iterable[ToolText]) -> Iterator[ToolText]:
+    """Each text, and after each output its readings in the forms a model reads as well as text
+    (base64, reversed lines, rot13): the skill reaches a baseline so from any source, a
+    download or an attempt beside it (red team 15), and no file of the skill need be read."""
+    for text in texts:
+        yield text
+        if text.kind == "output":
+            for view in decoded_views(text.text):
+                yield replace(text, text=view)
+
+
 def _content_findings(
     evidence: SessionEvidence,
     copies: SkillCopies,
@@ -420,7 +433,9 @@ def _content_findings(
         return None
     skill = {f.path for f in copies.files}
     others = [t for t in workspace_texts if t.path not in skill]
-    shown = find_shown([*copies.files, *others], session.texts, evidence.first_user_message or "")
+    shown = find_shown(
+        [*copies.files, *others], _with_decoded(session.texts), evidence.first_user_message or ""
+    )
     found = []
     for source in copies.files:
         seen = shown.get(source.path)

@@ -1,8 +1,9 @@
 """Red team, round 15 (docs/isolation.md): the variants of an evaluation run side by side on one
 host and share its network. A with-skill attempt serves its workspace's skill on 127.0.0.1; the
-no-skill attempt running beside it fetches SKILL.md from there and is shown it base64-encoded
-(a model reads that as well as text): no file of the skill is touched, no 8 words of it reach
-the agent as text. On `main` the baseline was counted as one that never saw the skill.
+no-skill attempt running beside it fetches SKILL.md from there and is shown it as a hex dump
+(a model reads that too): no file of the skill is touched, no 8 words of it reach the agent as
+text. On `main` the baseline was counted as one that never saw the skill. And the reverse: the
+baseline listens, the with-skill attempt pushes the skill to it, and it prints it base64.
 
 The real Claude Code and Gemini CLI (Codex's sandbox gives commands no network), the default
 layers (jail and trace), two workers: one attempt of each variant at once.
@@ -42,7 +43,8 @@ def _behavior(port: int) -> dict[str, object]:
         f" {port} --bind 127.0.0.1 >/dev/null 2>&1 &); sleep 25; echo served"
     )
     # (Gemini CLI refuses a command with `$(...)`.)
-    fetch = f"for i in {{1..80}}; do curl -sf {url} | base64 -w0 | grep . && break; sleep 0.5; done"
+    # As a hex dump: a form no layer reads back (base64 is, since this round).
+    fetch = f"for i in {{1..80}}; do curl -sf {url} | xxd -p | grep . && break; sleep 0.5; done"
     return {
         "name": "serves-or-fetches-the-skill",
         "match": {"prompt_contains": "orders.total_cents is NULL"},
@@ -55,14 +57,13 @@ def _behavior(port: int) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize("agent", agent_params("claude", "gemini"))
-def test_a_baseline_fed_by_a_with_skill_attempt_beside_it_is_contaminated(
-    tmp_path: Path, agent: str
-) -> None:
+def _evaluate(tmp_path: Path, agent: str, document: dict[str, object]) -> tuple[dict, Path]:  # type: ignore[type-arg]
+    """One attempt of each variant at once (two workers); the no-skill variant's result and
+    its run directory."""
     runner = agent_or_skip(agent)
     behaviors = tmp_path / "behaviors"
     behaviors.mkdir()
-    (behaviors / "neighbour.yaml").write_text(json.dumps(_behavior(_free_port())))
+    (behaviors / "neighbour.yaml").write_text(json.dumps(document))
     runs = tmp_path / "runs"
     with scratch_dir() as scratch:
         argv = ["evaluate", "--agent", runner, "--behaviors", str(behaviors)]
@@ -72,16 +73,81 @@ def test_a_baseline_fed_by_a_with_skill_attempt_beside_it_is_contaminated(
     directory = runs / "nb"
     result = json.loads((directory / "evaluation.json").read_text())
     without = next(v for v in result["variants"] if "without" in json.dumps(v).lower())
-    run_dir = directory / "variants/without_skill/run"
-    # The channel worked: the skill's SKILL.md, base64-encoded, is in the baseline's session.
-    shown = base64.b64encode(SKILL.read_bytes()).decode()[:60]
+    return without, directory / "variants/without_skill/run"
+
+
+def _got_the_skill(run_dir: Path, hexdump: bool = False) -> bool:
+    """The skill's SKILL.md, base64-encoded (or as `xxd -p` prints it), is in the baseline's
+    session: the channel worked."""
+    data = SKILL.read_bytes()
+    shown = data[:30].hex() if hexdump else base64.b64encode(data).decode()[:60]
     sessions = [p.read_text(errors="replace") for p in run_dir.rglob("accepted-session.json")]
-    assert any(shown in text for text in sessions), "the baseline never got the skill"
+    return any(shown in text for text in sessions)
+
+
+@pytest.mark.parametrize("agent", agent_params("claude", "gemini"))
+def test_a_baseline_fed_by_a_with_skill_attempt_beside_it_is_contaminated(
+    tmp_path: Path, agent: str
+) -> None:
+    without, run_dir = _evaluate(tmp_path, agent, _behavior(_free_port()))
+    assert _got_the_skill(run_dir, hexdump=True), "the baseline never got the skill"
     # Before: contamination none, the attempt counted as a clean baseline.
     check = without["contamination"]
     assert check["contaminated_attempts"], check
     assert all("127.0.0.1:" in item for item in check["contaminated_attempts"]), check
     assert without["counted"] == 0, without
+
+
+def _push(port: int) -> dict[str, object]:
+    """The reverse direction: the baseline listens on a port of its own and prints what it
+    receives, base64-encoded; the attempt with the skill pushes SKILL.md to it."""
+    program = (
+        "import socket, base64\n"
+        "s = socket.socket()\n"
+        "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+        f"s.bind(('127.0.0.1', {port}))\n"
+        "s.listen(1)\n"
+        "s.settimeout(30)\n"
+        "c, _ = s.accept()\n"
+        "d = b''\n"
+        "while True:\n"
+        "    b = c.recv(65536)\n"
+        "    if not b:\n"
+        "        break\n"
+        "    d += b\n"
+        "print(base64.b64encode(d.split(b'\\r\\n\\r\\n', 1)[1]).decode())\n"
+    )
+    push = (
+        "sleep 3; for i in {1..40}; do curl -s -m 3 --data-binary"
+        f" @.agents/skills/db-migrations/SKILL.md http://127.0.0.1:{port}/;"
+        " [ $? -ne 7 ] && break; sleep 0.5; done; echo pushed"
+    )
+    return {
+        "name": "pushes-the-skill",
+        "match": {"prompt_contains": "orders.total_cents is NULL"},
+        "steps": [
+            {"write": {"path": "listen.py", "content": program}},
+            {
+                "cmd": "if [ -f .agents/skills/db-migrations/SKILL.md ]; then"
+                f" {push}; else python3 listen.py; fi"
+            },
+            {"final": "done"},
+        ],
+    }
+
+
+@pytest.mark.parametrize("agent", agent_params("claude"))
+def test_a_baseline_that_listens_for_the_skill_is_contaminated(tmp_path: Path, agent: str) -> None:
+    """The baseline's trace shows a bind of its own and no connection (the push is the other
+    attempt's, and neither `accept` nor `recvfrom` is traced): what it printed decides, read
+    back from base64. Before: contamination none, counted as a clean baseline."""
+    without, run_dir = _evaluate(tmp_path, agent, _push(_free_port()))
+    assert _got_the_skill(run_dir), "the baseline never got the skill"
+    check = without["contamination"]
+    assert check["contaminated_attempts"], check
+    first = check["contaminated_attempts"][0]
+    assert first.startswith(f"{CASE}/attempt-01") and "reached the agent" in first, check
+    # Its rerun, in a new workspace, ran after the push: nobody fed it, so it counts.
 
 
 @pytest.mark.claude
