@@ -229,6 +229,7 @@ def check_contamination(
     made_in_run: Callable[[str], bool] | None = None,
     hidden: Sequence[str] = (),
     spawned: Sequence[tuple[SessionEvidence, ToolTextSource | None]] = (),
+    host_ports: frozenset[int] = frozenset(),
 ) -> Contamination:
     """`texts`: the session file with its agent's reader (the records' excerpts otherwise);
     `spawned`: each session the attempt spawned (a sub-agent's), with its reader: what reached
@@ -238,7 +239,8 @@ def check_contamination(
     not count as the skill's. `made_in_run(place)`: the discovery place was not there when
     the agent started (it lies in a directory the eval made for the attempt without the
     skill); `hidden`: the real paths the jail hid (empty there): what only these explain is
-    the agent's own doing, which brought it nothing (`Finding.reached`)."""
+    the agent's own doing, which brought it nothing (`Finding.reached`); `host_ports`: the
+    machine's own services (`neighbour_connections`)."""
     matcher = _Matcher(copies, user_home)
     findings: list[Finding] = []
     layers: list[Layer] = ["discovery", "session"]
@@ -299,7 +301,7 @@ def check_contamination(
         layers.append("content")
     if trace is not None:
         # Last: a sign that the skill may have reached the attempt, after any that it did.
-        findings += neighbour_connections(trace)
+        findings += neighbour_connections(trace, host_ports)
     return Contamination(findings, layers)
 
 
@@ -366,9 +368,34 @@ def this_host(host: str) -> bool:
     return address.is_loopback or address.is_unspecified or str(address) in _own_addresses()
 
 
-def neighbour_connections(trace: ObservedTrace) -> Iterable[Finding]:
+def listening_ports() -> frozenset[int]:
+    """The ports this machine's servers listen on now (TCP in `LISTEN`, UDP bound), IPv4 and
+    IPv6, from the kernel's socket tables; empty where they cannot be read. Taken before an
+    evaluation's attempts start, they are the machine's own services (a database a case needs,
+    a mirror), never an attempt of that evaluation."""
+    found: set[int] = set()
+    for table, wanted in (("tcp", "0A"), ("tcp6", "0A"), ("udp", "07"), ("udp6", "07")):
+        try:
+            with open(f"/proc/net/{table}", encoding="ascii", errors="replace") as rows:
+                next(rows, None)  # the header
+                for row in rows:
+                    fields = row.split()
+                    if len(fields) > 3 and fields[3] == wanted and ":" in fields[1]:
+                        port = int(fields[1].rsplit(":", 1)[1], 16)
+                        if port:
+                            found.add(port)
+        except (OSError, ValueError):
+            continue
+    return frozenset(found)
+
+
+def neighbour_connections(
+    trace: ObservedTrace, host_ports: frozenset[int] = frozenset()
+) -> Iterable[Finding]:
     """Each tool call's connection to this machine on a port no process of the attempt bound
-    by number (a refused one reached nothing): whatever answered is beside the attempt."""
+    by number (a refused one reached nothing): whatever answered is beside the attempt.
+    `host_ports`: the ports that were listening before the evaluation's attempts began
+    (`listening_ports`): a service of the machine's, not a neighbour attempt."""
     for call in trace.tool_calls:
         for connect in call.connects:
             host, _, port = connect.peer.rpartition(":")
@@ -376,7 +403,7 @@ def neighbour_connections(trace: ObservedTrace) -> Iterable[Finding]:
                 continue
             if connect.outcome != "ok" and not connect.pending:
                 continue
-            if int(port) in trace.ports_bound:
+            if int(port) in trace.ports_bound or int(port) in host_ports:
                 continue
             command = clip(call.command.splitlines()[0], 80) if call.command else call.tool
             chosen = (

@@ -6,10 +6,12 @@ the look-alikes that must not (its own server, a refused probe, a remote address
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from evaluator.adapters.claude.trace import RECOGNIZER
-from evaluator.isolation.contamination import neighbour_connections, this_host
+from evaluator.isolation.contamination import listening_ports, neighbour_connections, this_host
 from evaluator.sandbox import parse_trace
 
 WS = "/var/tmp/ws"
@@ -122,3 +124,27 @@ def test_a_port_the_kernel_chose_is_said_so() -> None:
 def test_this_host() -> None:
     assert all(this_host(h) for h in ("127.0.0.1", "127.3.4.5", "[::1]", "0.0.0.0", "[::]"))
     assert not any(this_host(h) for h in ("93.184.216.34", "[2001:db8::1]", "localhost", ""))
+
+
+def test_a_service_the_machine_had_before_the_evaluation_is_not_a_neighbour() -> None:
+    """A port that was listening before the evaluation's attempts began (a database a case
+    needs) is the machine's own: a baseline's connection to it is no contamination; another
+    port of the same host still is."""
+    calls = [
+        [f"connect(3, {_v4(5432, '127.0.0.1')}) = 0", f"connect(4, {_v4(8765, '127.0.0.1')}) = 0"]
+    ]
+    trace = parse_trace(_log(*calls), RECOGNIZER, start_cwd=WS)
+    assert [f.path for f in neighbour_connections(trace, frozenset({5432}))] == ["127.0.0.1:8765"]
+
+
+@pytest.mark.parametrize("family", [socket.AF_INET, socket.AF_INET6])
+def test_listening_ports_reads_the_kernel_tables(family: socket.AddressFamily) -> None:
+    with socket.socket(family, socket.SOCK_STREAM) as server:
+        server.bind(("::1" if family == socket.AF_INET6 else "127.0.0.1", 0))
+        port = server.getsockname()[1]
+        assert port not in listening_ports()  # bound, not yet listening
+        server.listen()
+        assert port in listening_ports()
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as datagrams:
+        datagrams.bind(("127.0.0.1", 0))
+        assert datagrams.getsockname()[1] in listening_ports()
