@@ -410,7 +410,11 @@ def test_a_timeout_of_an_attempt_under_one_loader_kills_its_tree_and_keeps_its_l
     told `D` before it reaped its command once took for the loader's death."""
     _needs("ebpf")
     monkeypatch.setenv(PER_RUN_ENV, "1")
-    script = "sleep 60 & setsid sleep 61 & sleep 62"
+    # Durations of this test process only: another run of this test beside it (another
+    # worktree's, CI's) leaves its own `sleep 6x` running meanwhile, which a pattern of the
+    # plain durations found (the flake beside other traced tests).
+    mine = [f"{n}.{os.getpid()}" for n in (60, 61, 62)]
+    script = f"sleep {mine[0]} & setsid sleep {mine[1]} & sleep {mine[2]}"
     argv, log, ws, env = _attempt("ebpf", script, tmp_path, "timeout")
     assert "--attach" in argv
     outcome = run_process(
@@ -427,7 +431,8 @@ def test_a_timeout_of_an_attempt_under_one_loader_kills_its_tree_and_keeps_its_l
     text = log.read_text(errors="surrogateescape")
     assert "?!" not in text
     assert text.count("+++ killed by") >= 3
-    left = subprocess.run(["pgrep", "-f", "^sleep 6[012]$"], capture_output=True, text=True)
+    pattern = "^sleep (" + "|".join(re.escape(m) for m in mine) + ")$"
+    left = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
     assert left.stdout == ""
 
 
