@@ -291,9 +291,10 @@ def test_in_session_attempts_and_the_commands_over_their_finished_run(
     # an outage-blocked run has no score: gate refuses it, with the error object
     code, out, err = run_json(["gate", "--candidate", str(run), "--current", str(run)], capsys)
     assert code == 3 and "no score" in check_output("gate", out)["errors"][0]["message"]
+    # nothing decided on both sides: no comparison (exit 3), its coverage said
     code, out, err = run_json(["compare", str(run), str(run)], capsys)
-    assert code in (0, 1), err
-    check_output("compare", out)
+    assert code == 3, err
+    assert check_output("compare", out)["coverage"] == 0.0
     code, out, err = run_json(["history", "import", str(runs)], capsys)
     assert code == 0, err
     assert check_output("history import", out)["recorded"] == ["live"]
