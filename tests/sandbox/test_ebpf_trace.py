@@ -332,8 +332,12 @@ def test_a_loader_killed_during_the_attempt_ends_it_incomplete(
     server = shared_loader(EbpfTracer().binary)
     assert server is not None and "--attach" in argv
     proc = subprocess.Popen(argv, cwd=ws, env=env)
-    for _ in range(200):
-        if log.exists() and 'execve("/usr/bin/sleep"' in log.read_text(errors="surrogateescape"):
+    # Killed once the log shows the tool call running: its `sleep` exec'd *and* the agent's fork
+    # of `sh` returned (on a loaded machine the agent's vfork can return after the sleep's exec,
+    # and a log cut between them holds no tool call: the test's flake beside other runs).
+    for _ in range(400):
+        text = log.read_text(errors="surrogateescape") if log.exists() else ""
+        if 'execve("/usr/bin/sleep"' in text and _parsed(log, ws).tool_calls:
             break
         time.sleep(0.05)
     server.process.kill()
