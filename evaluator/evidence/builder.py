@@ -77,6 +77,9 @@ def argv_command(argv: Any) -> str:
 # Accesses that may bring a file's content into a command's output.
 _SHOWING = frozenset({"read", "exec", "path"})
 # Installed programs and devices: running or reading them shows no workspace file.
+# The system's program directories (the isolation allowlist's): a PATH entry there looks up
+# only what is installed.
+_SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/")
 _SYSTEM = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/dev/null", "/dev/zero", "/dev/urandom")
 
 
@@ -306,13 +309,26 @@ class EvidenceBuilder:
         return self.contents.unknown_at_or_above(path)
 
     def follow_search(self, directory: str, via: str, record: EvidenceRecord) -> None:
-        """A directory a `PATH=DIR:$PATH cmd` prefix puts first. Holding only what the target
-        shipped (a virtualenv's `bin`, `node_modules/.bin` as provided, the agent's empty
-        `~/.local/bin`), it is trusted as the target's programs are, and the command is what its
-        words show. Where the session wrote, made or linked anything (or changed it in a way not
-        shown), a program of that name may be the session's own: opaque."""
+        """A directory a `PATH=DIR:$PATH cmd` prefix puts first. In the workspace and holding
+        only what the target shipped (a virtualenv's `bin`, `node_modules/.bin` as provided), or
+        a system directory, it is trusted as the target's programs are, and the command is what
+        its words show. Elsewhere (the agent's home, `/tmp`, `/opt`) the shell looks there with
+        `stat`, which no trace shows, so what it found there cannot be told: opaque, as every
+        `PATH` change was (the reason names `PATH`, which the trace never vouches for). Where the
+        session wrote, made or linked anything (or changed it in a way not shown), a program of
+        that name may be the session's own: opaque."""
         real = self.through_symlinks(directory)[-1][0]
         prefix = real.rstrip("/") + "/"
+        workspace = (self.evidence.cwd or "").rstrip("/")
+        inside = bool(workspace) and (real == workspace or real.startswith(workspace + "/"))
+        if not inside and not prefix.startswith(_SYSTEM_DIRS):
+            self.evidence.opaque.append(
+                (
+                    record.id,
+                    f"{via}: runs a command with PATH set to a directory outside the workspace",
+                )
+            )
+            return
         touched = (
             self.forgot_writes
             or self.contents.any_at_or_under(real)

@@ -29,26 +29,15 @@ def _opaque(*commands: str) -> list[str]:
     "command,read",
     [
         ('PATH="$PWD/node_modules/.bin:$PATH" cat notes.txt', "/ws/notes.txt"),
-        ("PATH=$HOME/.local/bin:$PATH cat notes.txt", "/ws/notes.txt"),
-        ("PATH=${HOME}/.local/bin:${PATH} cat /etc/hostname", "/etc/hostname"),
+        ("PATH=$PWD/tools/bin:${PATH} cat /etc/hostname", "/etc/hostname"),
         ('PATH="$PWD/.venv/bin:$PATH" python3 -m json.tool data.json', "/ws/data.json"),
-        ('PATH="${PATH}:/opt/tool/bin" cat notes.txt', "/ws/notes.txt"),
-        ("PATH=/usr/local/bin:/usr/bin:/bin cat notes.txt", "/ws/notes.txt"),
+        ('PATH="${PATH}:$PWD/bin" cat notes.txt', "/ws/notes.txt"),
+        ("PATH=/ws/bin:/usr/local/bin:/usr/bin:/bin cat notes.txt", "/ws/notes.txt"),
     ],
 )
 def test_a_path_of_known_directories_is_the_command_it_prefixes(command: str, read: str) -> None:
     assert _opaque(command) == []
     assert ("read", read) in {(a.kind, a.path) for a in analyze_command(command, WS, HOME).accesses}
-
-
-def test_each_directory_put_in_path_is_reached_for() -> None:
-    """The shell, or a program the command runs, looks names up there: a directory outside the
-    workspace is reached for even where nothing runs from it (a guess the trace may contradict)."""
-    accesses = analyze_command('PATH="/outside/bin:$PATH:$HOME/b" cat x', WS, HOME).accesses
-    assert {(a.kind, a.path, a.guess) for a in accesses if a.via == "PATH="} == {
-        ("path", "/outside/bin", True),
-        ("path", "/home/agent/b", True),
-    }
 
 
 @pytest.mark.parametrize(
@@ -62,9 +51,16 @@ def test_each_directory_put_in_path_is_reached_for() -> None:
         "PATH=/a:$PATHX cat notes.txt",
         "PATH=/a:$PATH; cat notes.txt",  # for the rest of the shell, not one command
         "export PATH=/a:$PATH; cat notes.txt",
+        # outside the workspace: looked in with stat, which no trace shows (the jail hides it)
+        "PATH=$HOME/.local/bin:$PATH cat notes.txt",
+        'PATH="${PATH}:/opt/tool/bin" cat notes.txt',
+        "PATH=/tmp/c:$PATH cat notes.txt",
+        "PATH=$PWD/../tools:$PATH cat notes.txt",
     ],
 )
 def test_a_path_not_known_for_one_command_stays_opaque(command: str) -> None:
+    """Each reason names PATH: the trace never vouches for a call whose opaque reason does
+    (isolation/trace.py: a lookup the jail hid fails without a trace)."""
     assert any("PATH" in reason for reason in _opaque(command)), _opaque(command)
 
 
@@ -90,7 +86,8 @@ def test_a_directory_the_session_wrote_into_hides_what_runs(before: str) -> None
     after = 'PATH="$PWD/bin:$PATH" cat notes.txt'
     for commands in ((before, after), (f"{before}; {after}",)):
         found = _opaque(*commands)
-        assert any("where the session wrote" in reason for reason in found), (commands, found)
+        # (a link to a directory outside is opaque for being outside)
+        assert any(r.startswith("PATH=") and "runs" in r for r in found), (commands, found)
 
 
 def test_a_session_write_elsewhere_changes_nothing() -> None:
@@ -103,6 +100,6 @@ def test_a_session_write_elsewhere_changes_nothing() -> None:
 def test_a_program_not_modelled_stays_opaque_for_that_alone() -> None:
     """The directories known, the program is still whatever its name finds: a name the analysis
     does not model is opaque as it is without the prefix."""
-    assert _opaque("PATH=$HOME/.local/bin:$PATH frobnicate x") == [
+    assert _opaque("PATH=$PWD/node_modules/.bin:$PATH frobnicate x") == [
         "command 'frobnicate' is not modelled"
     ]

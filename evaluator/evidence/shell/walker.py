@@ -1040,10 +1040,9 @@ class Walker:
                 )
                 if searched is not None and node.child_by_field_name("name") is not None:
                     # Where the command, or a program it runs, may find a program by its name:
-                    # reached for (a guess the trace may contradict), and judged by what the
-                    # session put there (`EvidenceBuilder.follow_search`).
+                    # judged by where it is and what the session put there
+                    # (`EvidenceBuilder.follow_search`).
                     for directory in searched:
-                        self.add("path", directory, "PATH=", guess=True)
                         self.result.runs.append(
                             ScriptRun(directory, "unknown", f"PATH={directory}", searched=True)
                         )
