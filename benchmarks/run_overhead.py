@@ -9,6 +9,8 @@
    the physical limit, max(ideal, CPU of the run / cores): on two cores the CPU the agents, their
    tools and the evaluator burn is the limit. Target: 8 workers within 1.15x of that limit.
 Run: .venv/bin/python -m benchmarks.run_overhead [--attempts 48] [--workers 1,4,8] [--phases]
+[--layers "evidence only,jail + trace (default)"] [--rounds 10 --ideal-attempts 8]
+[--start-gate on,off]
 [--skip-overhead | --skip-parallel]
 """
 
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import time
 import uuid
@@ -25,12 +26,13 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.common import ROOT, SCRATCH, median, table
+from benchmarks.common import ROOT, SCRATCH, TreeCpu, median, table
 from benchmarks.phases import PhaseProbe
 from evaluator.pipeline import attempt as attempt_module
 from evaluator.pipeline.attempt import AttemptResult
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
+from evaluator.sandbox.ebpf import stop_shared_loaders
 
 SKILL = ".agents/skills/db-migrations"
 PROMPT = "default currency per account"
@@ -114,16 +116,6 @@ def _run(
     return elapsed
 
 
-def cpu_seconds() -> float:
-    """CPU time (user + system) of this process and of every child it has reaped: the agents,
-    their tools, the model server's threads and the evaluator's own work."""
-    total = 0.0
-    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
-        usage = resource.getrusage(who)
-        total += usage.ru_utime + usage.ru_stime
-    return total
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--attempts", type=int, default=48)
@@ -138,16 +130,52 @@ def main() -> None:
     parser.add_argument(
         "--phases", action="store_true", help="Also where each attempt's time went, per phase."
     )
+    parser.add_argument(
+        "--layers",
+        default="evidence only",
+        help=f"Layer sets of the parallel table, comma-separated, of: {', '.join(LAYERS)}.",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="Rounds of the parallel table.")
+    parser.add_argument(
+        "--start-gate",
+        default="on",
+        help="The agents' start gate in the parallel table: on, off or on,off (both, in turn).",
+    )
+    parser.add_argument(
+        "--ideal-attempts",
+        type=int,
+        default=0,
+        help="Attempts of each round's 1-worker run (the ideal); default: --attempts.",
+    )
     args = parser.parse_args()
     base = SCRATCH / f"run-{uuid.uuid4().hex[:6]}"
+    meter = TreeCpu()
     try:
         if not args.skip_overhead:
             overhead(base, args.overhead_attempts)
         if not args.skip_parallel:
             workers = sorted({1, *(int(w) for w in args.workers.split(","))})
-            parallel(base, args.attempts, workers, args.phases)
+            layer_names = [name.strip() for name in args.layers.split(",")]
+            unknown = [name for name in layer_names if name not in LAYERS]
+            if unknown:
+                parser.error(f"--layers: unknown {unknown}; known: {', '.join(LAYERS)}")
+            if not set(args.start_gate.split(",")) <= {"on", "off"}:
+                parser.error(f"--start-gate: {args.start_gate!r}; give on, off or on,off")
+            parallel(
+                base,
+                args.attempts,
+                workers,
+                args.phases,
+                layer_names,
+                args.rounds,
+                args.ideal_attempts or args.attempts,
+                meter,
+                [gate.strip() for gate in args.start_gate.split(",")],
+            )
     finally:
         shutil.rmtree(base, ignore_errors=True)
+        stop_shared_loaders()  # the eBPF loader is in the meter's group: end it before leaving
+        meter.close()
 
 
 def overhead(base: Path, attempts: int) -> None:
@@ -211,55 +239,95 @@ def overhead(base: Path, attempts: int) -> None:
     )
 
 
-def parallel(base: Path, attempts: int, worker_counts: list[int], phases: bool) -> None:
+def parallel(
+    base: Path,
+    attempts: int,
+    worker_counts: list[int],
+    phases: bool,
+    layer_names: list[str],
+    rounds: int,
+    ideal_attempts: int,
+    meter: TreeCpu,
+    gates: list[str],
+) -> None:
     two_turns = _behaviors(
         base / "two", [{"cmd": f"cat {SKILL}/references/add-column.md"}, {"final": "done"}]
     )
-    results: dict[str, tuple[int, float, float]] = {}
-    probes: dict[str, PhaseProbe] = {}
-    for workers in worker_counts:
-        label = str(workers)
-        probe = PhaseProbe()
-        with probe.installed() if phases else nullcontext(probe):
-            before = cpu_seconds()
-            wall = _run(base, two_turns, attempts, workers, 1.0)
-            results[label] = (workers, wall, cpu_seconds() - before)
-        probes[label] = probe
-    per_attempt = results["1"][1] / attempts
     cores = os.cpu_count() or 1
+    # Per layer set and worker count, one (wall, ideal, CPU) per round. The rounds interleave
+    # every layer set and worker count, so the machine's drift falls on all of them alike; each
+    # round measures its own ideal (the 1-worker attempt time of that round).
+    figures: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
+    probes: dict[tuple[str, int], PhaseProbe] = {}
+    for _ in range(rounds):
+        for name in layer_names:
+            layers = LAYERS[name]
+            before = meter.seconds()
+            one = _run(base, two_turns, ideal_attempts, 1, 1.0, layers)
+            one_cpu = meter.seconds() - before
+            per_attempt = one / ideal_attempts
+            figures.setdefault((name, 1), []).append((one, one, one_cpu))
+            for gate in gates:
+                label = name if len(gates) == 1 else f"{name}, start gate {gate}"
+                os.environ["AGENTIC_EVAL_START_GATE"] = "0" if gate == "off" else ""
+                for workers in worker_counts:
+                    if workers == 1:
+                        continue
+                    probe = probes.setdefault((label, workers), PhaseProbe())
+                    with probe.installed() if phases else nullcontext(probe):
+                        before = meter.seconds()
+                        wall = _run(base, two_turns, attempts, workers, 1.0, layers)
+                        cpu = meter.seconds() - before
+                    figures.setdefault((label, workers), []).append(
+                        (wall, attempts * per_attempt / workers, cpu)
+                    )
+                os.environ.pop("AGENTIC_EVAL_START_GATE", None)
     rows = []
-    for label, (workers, wall, cpu) in results.items():
-        ideal = attempts * per_attempt / workers
+    for (name, workers), runs in figures.items():
         # What no scheduler can beat: the latency-bound ideal, or the CPU the agents, their
         # tools and the evaluator burned spread over every core, whichever is longer.
-        limit = max(ideal, cpu / cores)
+        ratios = [wall / max(ideal, cpu / cores) for wall, ideal, cpu in runs]
+        count = ideal_attempts if workers == 1 else attempts
         rows.append(
             [
-                label,
-                f"{wall:.1f} s",
-                f"{ideal:.1f} s",
-                f"{cpu:.1f} s",
-                f"{limit:.1f} s",
-                f"{wall / ideal:.2f}x",
-                f"{wall / limit:.2f}x",
+                name,
+                str(workers),
+                str(count),
+                f"{median([r[0] for r in runs]):.1f} s",
+                f"{median([r[1] for r in runs]):.1f} s",
+                f"{median([r[2] for r in runs]):.1f} s",
+                f"{median([r[2] / count for r in runs]) * 1000:.0f} ms",
+                f"{median(ratios):.2f}x" if workers > 1 else "",
+                f"{min(ratios):.2f}-{max(ratios):.2f}x" if workers > 1 else "",
             ]
         )
     table(
-        f"{attempts} attempts, 2 turns at 1 s model latency each (ideal = 1-worker time /"
-        f" workers; physical limit = max(ideal, CPU of the run / {cores} cores); target at 8"
-        " workers: within 1.15x of the physical limit)",
-        ["workers", "wall", "ideal", "CPU", "physical limit", "wall / ideal", "wall / limit"],
+        f"2 turns at 1 s model latency each, {rounds} round(s) interleaved, medians (ideal ="
+        f" the round's 1-worker attempt time x attempts / workers; physical limit = max(ideal,"
+        f" CPU of the run / {cores} cores); CPU: {meter.source}; target at 8 workers: within"
+        " 1.15x of that limit)",
+        [
+            "layers",
+            "workers",
+            "attempts",
+            "wall",
+            "ideal",
+            "CPU",
+            "CPU per attempt",
+            "wall / limit",
+            "range",
+        ],
         rows,
     )
     if phases:
         by_phase: dict[str, list[str]] = {}
-        for label in results:
-            for phase, med, most in probes[label].rows():
+        for key in probes:
+            for phase, med, most in probes[key].rows():
                 by_phase.setdefault(phase, []).append(f"{med} / {most}" if most else med)
         table(
             "Where an attempt's time went, per phase (median / max over the attempts; start-ups"
             " at once: the mean number of agents starting while any is)",
-            ["phase", *(f"{label} worker(s)" for label in results)],
+            ["phase", *(f"{name}, {workers} workers" for name, workers in probes)],
             [[phase, *cells] for phase, cells in by_phase.items()],
         )
 

@@ -155,6 +155,10 @@ class AgentRunner(ABC):
     evidence_mode: str
     # The runner launches the agent under test as a sub-agent (AgentHandle.launched_child).
     launches_child: bool = False
+    # The CLI writes its first output once it has started (a stream's first event), so its
+    # start-up can be paced by the start gate (`agents/start_gate.py`); a CLI silent until
+    # its end would hold a gate's slot for the whole hold.
+    announces_start: bool = False
     # A real model needs one of these variables set (or `--auth-from`); the hint says so.
     credential_env: tuple[str, ...] = ()
     credentials_hint: str = ""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from evaluator.agents.base import AgentHandle, AgentRequest, link_user_skill
 from evaluator.agents.process import run_process
+from evaluator.agents.start_gate import agent_start_gate
 
 STDOUT = "stdout.jsonl"
 STDERR = "stderr.txt"
@@ -26,10 +27,12 @@ def start_agent(
     adapter: str,
     launched_child: bool,
     session_dirs: tuple[Path, ...] | None = None,
+    announces_start: bool = False,
 ) -> AgentHandle:
     """`session_dirs`: where the CLI records its sessions, when not the whole `agent_home`. The
     request's skill is linked at its user-level folders under `home` before the agent starts
-    (`link_user_skill`)."""
+    (`link_user_skill`). `announces_start`: the CLI writes its first output once started, so
+    it starts through the agents' start gate (`AgentRunner.announces_start`)."""
     skill_links = link_user_skill(home, request.skill, request.user_skill_dirs)
     request.secrets.add_environment(env)
     env = request.launch.agent_env(env, binary, request.workspace, request.agent_dir)
@@ -46,6 +49,7 @@ def start_agent(
         timeout_s=request.timeout_s,
         stop_when=request.stop_when,
         stop_fd=request.stop_fd,
+        start_gate=agent_start_gate() if announces_start else None,
     )
     return AgentHandle(
         runner=runner,

@@ -19,11 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.agents.start_gate import StartGate
+
 TERM_GRACE_S = 3.0
 GROUP_POLL_S = 0.05
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _ACTIVE: set[subprocess.Popen[bytes]] = set()
 _ACTIVE_LOCK = threading.Lock()
+# How many times `kill_active` has run: an agent that waited at the start gate through one is
+# not started (its run is stopping).
+_KILLS = [0]
 _REAPER_SCRIPT = Path(__file__).with_name("reaper.py")
 
 
@@ -62,6 +67,7 @@ def kill_active() -> int:
     """Kills every agent process group still running (an interrupted run); returns how many."""
     with _ACTIVE_LOCK:
         active = list(_ACTIVE)
+        _KILLS[0] += 1
     for proc in active:
         _kill_group(proc)
     return len(active)
@@ -324,6 +330,14 @@ def _wait_or_stop(
             return True
 
 
+def _exited(pid: int) -> bool:
+    """Whether child `pid` has exited, without reaping it (the waiting thread does that)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True  # reaped already
+
+
 def run_process(
     argv: list[str],
     *,
@@ -335,11 +349,20 @@ def run_process(
     timeout_s: float,
     stop_when: Callable[[], bool] | None = None,
     stop_fd: int | None = None,
+    start_gate: StartGate | None = None,
 ) -> ProcessOutcome:
     """`stop_when`: asked every `STOP_POLL_S` while the agent runs; `stop_fd`: readable once the
     agent is to be stopped (waited on with the exit, never polled). Once either holds, the
     agent's process group is stopped and the outcome says `stopped` (not a timeout, not a
-    fault)."""
+    fault). `start_gate`: waited for before the start (the timeout counts from the start), held
+    until the process has written its first output or exited (start_gate.py)."""
+    if start_gate is not None:
+        kills = _KILLS[0]
+        start_gate.enter()
+        if _KILLS[0] != kills:
+            start_gate.leave()
+            now = time.time()
+            return ProcessOutcome(None, False, True, now, now, "stopped before it started")
     started = time.time()
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
         wrapper = _death_signal_wrapper() if argv and _startable(argv[0], cwd, env) else None
@@ -354,8 +377,15 @@ def run_process(
                 start_new_session=True,
                 preexec_fn=None if wrapper else _parent_death_signal(),
             )
-        except OSError as exc:
+        except BaseException as exc:
+            if start_gate is not None:
+                start_gate.leave()
+            if not isinstance(exc, OSError):
+                raise
             return ProcessOutcome(None, False, False, started, time.time(), f"cannot start: {exc}")
+        if start_gate is not None:
+            pid = proc.pid
+            start_gate.leave_when_started(lambda: _exited(pid) or stdout_path.stat().st_size > 0)
         with _ACTIVE_LOCK:
             _ACTIVE.add(proc)
         _REAPER.tell(f"+{proc.pid}")

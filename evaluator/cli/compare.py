@@ -9,8 +9,8 @@ import click
 
 from evaluator.cli.ci_output import junit_option, report_comparison
 from evaluator.cli.options import emit_json, json_option
-from evaluator.defaults import DEFAULT_ALPHA
-from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.defaults import DEFAULT_ALPHA, DEFAULT_MIN_COVERAGE
+from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
 
 if TYPE_CHECKING:
     from evaluator.compare.model import Comparison
@@ -33,6 +33,13 @@ RUN_DIR = click.Path(path_type=Path, file_okay=False)
     is_flag=True,
     help="Compare runs of different targets, skills or case definitions anyway.",
 )
+@click.option(
+    "--min-coverage",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_MIN_COVERAGE,
+    show_default=True,
+    help="Least share of the cases in both runs decided on both sides; below it, exit 3.",
+)
 @junit_option
 @json_option
 def command(
@@ -40,6 +47,7 @@ def command(
     candidate: Path,
     alpha: float,
     allow_different_cases: bool,
+    min_coverage: float,
     junit: Path | None,
     as_json: bool,
 ) -> int:
@@ -49,12 +57,21 @@ def command(
     from evaluator.html.comparison_page import write_comparison_html
 
     comparison = compare_runs(
-        base, candidate, alpha=alpha, allow_different_cases=allow_different_cases
+        base,
+        candidate,
+        alpha=alpha,
+        allow_different_cases=allow_different_cases,
+        min_coverage=min_coverage,
     )
     json_path, markdown_path = write_comparison(comparison, candidate)
     write_comparison_html(comparison, candidate)
     report_comparison(comparison, markdown_path, junit)
-    code = EXIT_FAILURES if comparison.has_regression else EXIT_OK
+    # A regression is one however little was compared; no regression is a result only over
+    # enough cases (an outage on one side is `environment-divergence` on every case).
+    if comparison.has_regression:
+        code = EXIT_FAILURES
+    else:
+        code = EXIT_ENVIRONMENT if comparison.below_coverage else EXIT_OK
     if as_json:
         emit_json(comparison.model_dump(mode="json"), code)
     else:
@@ -63,7 +80,13 @@ def command(
 
 
 def print_comparison(comparison: Comparison, json_path: Path, markdown_path: Path) -> None:
-    from evaluator.compare.markdown import SECTION_ORDER, flip_line, headline, side_text
+    from evaluator.compare.markdown import (
+        SECTION_ORDER,
+        coverage_text,
+        flip_line,
+        headline,
+        side_text,
+    )
 
     width = max((len(c.case_id) for c in comparison.cases), default=10)
     shown = [c for name in SECTION_ORDER for c in comparison.cases if c.classification == name]
@@ -90,5 +113,6 @@ def print_comparison(comparison: Comparison, json_path: Path, markdown_path: Pat
             "run with different settings (a change may be theirs, not the skill's): "
             + "; ".join(comparison.setting_differences)
         )
+    click.echo(f"compared: {coverage_text(comparison)}")
     click.echo(f"comparison: {json_path} ({markdown_path.name})")
     click.echo(f"COMPARE: {headline(comparison)}")

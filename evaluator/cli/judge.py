@@ -11,7 +11,7 @@ from evaluator.cli.grading import build_grader, grader_options, judge_options
 from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import emit_json, json_option, judge_option, resolve_grader
 from evaluator.defaults import DEFAULT_SCRATCH
-from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
 from evaluator.vocabulary import JudgeMode
 
 
@@ -80,9 +80,13 @@ def command(
             grader.close()
     # The verdicts changed: a history that holds this run is brought up to date.
     record_finished_run(run_dir, run_dir.parent, create=False)
-    # As for `run`: nothing judged, or nothing passed, is never a success.
+    # As for `run`: nothing judged, or nothing passed, is never a success; a case an outage of
+    # the agent blocked (its attempts are kept) makes the run no result at all: exit 3.
+    from evaluator.cli.run import outage_reason
+
     passed = bool(results) and all(r.status == "pass" for r in results)
-    code = EXIT_OK if passed else EXIT_FAILURES
+    outage = outage_reason(results)
+    code = EXIT_ENVIRONMENT if outage else EXIT_OK if passed else EXIT_FAILURES
     if as_json:
         emit_json(
             {
@@ -99,4 +103,6 @@ def command(
         for result in results:
             reason = f" ({result.blocked_reason})" if result.blocked_reason else ""
             click.echo(f"{result.case_id}: {result.status}{reason}")
+        if outage is not None:
+            click.echo(f"exit {code}: {outage}")
     return code

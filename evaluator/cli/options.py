@@ -52,6 +52,10 @@ class SkillPath(click.Path):
             return super().convert(value, param, ctx)
         except click.BadParameter as exc:
             if Path(value).exists():  # the wrong kind, not a missing path
+                from evaluator.repo.candidate_skill import PACKAGED, is_zip_archive
+
+                if Path(value).is_file() and is_zip_archive(Path(value)):
+                    self.fail(f"{value}: {PACKAGED}", param, ctx)
                 self.fail(f"{exc.message.rstrip('.')}: {self.hint}", param, ctx)
             raise
 
@@ -139,6 +143,12 @@ def show_load_warnings(
     if loaded is not None:
         for problem in rule_path_warnings(loaded, target):
             diagnostics.warn(problem)
+    if candidate is not None:
+        from evaluator.repo.candidate_skill import read_candidate_skill
+
+        read_candidate_skill(
+            candidate, "--skill"
+        )  # a packaged or binary file: one line, no warning
     if candidate is not None and (unlisted := unlisted_skill(candidate)) is not None:
         diagnostics.warn(unlisted)
     for warning in diagnostics.warnings:

@@ -169,20 +169,29 @@ def _agent_blocked(blocked: Sequence[CaseResult]) -> list[CaseResult]:
     return found
 
 
+def outage_reason(results: Sequence[CaseResult]) -> str | None:
+    """Why results with cases an outage blocked are no result (exit 3), in one line; None when
+    none was. `run` and `judge` (which keeps the run's attempts) say it the same way."""
+    outages = _outage_cases(results)
+    if not outages:
+        return None
+    return (
+        f"the agent's model or tooling failed on {_cases(outages)}, which got no verdict:"
+        f" {', '.join(outages[:5])}"
+        + (", ..." if len(outages) > 5 else "")
+        + "; this is not a result of the skill: fix the agent's set-up and run again"
+    )
+
+
 def exit_reason(outcome: RunOutcome, allow_blocked: bool) -> str | None:
     """Why the run exits non-zero, in one line; None when it exits 0."""
     counts = outcome.counts()
     if outcome.interrupted:
         return f"the run was interrupted; resume it with --resume {outcome.run_dir.run_id}"
-    outages = _outage_cases(outcome.results)
-    if outages:
+    outage = outage_reason(outcome.results)
+    if outage is not None:
         # Not forgiven by --allow-blocked: no case of the run was shown to fail or pass there.
-        return (
-            f"the agent's model or tooling failed on {_cases(outages)}, which got no verdict:"
-            f" {', '.join(outages[:5])}"
-            + (", ..." if len(outages) > 5 else "")
-            + "; this is not a result of the skill: fix the agent's set-up and run again"
-        )
+        return outage
     failed = [r.case_id for r in outcome.results if r.status == "fail"]
     if failed:
         return f"{_cases(failed)} failed: {', '.join(failed[:5])}" + (

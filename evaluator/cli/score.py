@@ -241,8 +241,9 @@ def _options(
 ) -> RunOptions:
     from evaluator.pipeline.run import RunOptions
     from evaluator.plan import filter_split, open_repo, select_cases
+    from evaluator.repo.candidate_skill import read_candidate_skill
 
-    skill_text = skill_file.read_bytes().decode("utf-8") if skill_file else None
+    skill_text = read_candidate_skill(skill_file, "--skill") if skill_file else None
     if resume:
         if run_args.run_id or suites or cases or target or split != "all":
             raise InputError(

@@ -90,6 +90,7 @@ def command(
     from evaluator.pipeline.progress import choose_progress
     from evaluator.pipeline.run import RunOptions
     from evaluator.pipeline.triggers import TriggerOptions, execute_triggers
+    from evaluator.repo.candidate_skill import read_candidate_skill
 
     if resume and (run_args.run_id or target or trigger_file or other_targets or full_attempts):
         raise click.UsageError(
@@ -115,7 +116,7 @@ def command(
         target=target,
         attempts=attempts,
         resume=resume,
-        skill_text=skill_file.read_bytes().decode("utf-8") if skill_file else None,
+        skill_text=read_candidate_skill(skill_file, "--skill") if skill_file else None,
         executor=executor,
         ray_address=ray_address,
     )

@@ -11,9 +11,9 @@ from evaluator.artifacts.models import CaseResult
 from evaluator.compare.assertions import assertion_flips, entry_verdicts
 from evaluator.compare.classify import classify
 from evaluator.compare.compatibility import differences, setting_differences
-from evaluator.compare.model import CaseComparison, Comparison, RunSummary
+from evaluator.compare.model import CaseComparison, Comparison, RunSummary, compared_cases
 from evaluator.compare.sides import case_side
-from evaluator.defaults import DEFAULT_ALPHA
+from evaluator.defaults import DEFAULT_ALPHA, DEFAULT_MIN_COVERAGE
 from evaluator.errors import InputError
 from evaluator.gate.rundir import RunRecord, read_run
 from evaluator.stats.holm import holm_optional
@@ -141,6 +141,7 @@ def compare_runs(
     *,
     alpha: float = DEFAULT_ALPHA,
     allow_different_cases: bool = False,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
 ) -> Comparison:
     """Raises InputError (exit 2) for unreadable runs and, without `allow_different_cases`, for
     runs of different targets, skills or case definitions."""
@@ -174,6 +175,7 @@ def compare_runs(
     counts = {name: 0 for name in COMPARISON_CLASSES}
     for case in cases:
         counts[case.classification] += 1
+    decided, both = compared_cases(cases)
     return Comparison(
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         base=_summary(base_run),
@@ -185,5 +187,7 @@ def compare_runs(
         setting_differences=setting_differences(base_run, candidate_run),
         counts=counts,
         regressions=[c.case_id for c in cases if c.classification == "regression"],
+        coverage=decided / both if both else None,
+        min_coverage=min_coverage,
         cases=cases,
     )

@@ -84,7 +84,23 @@ def headline(comparison: Comparison) -> str:
     n = len(comparison.regressions)
     if n:
         return f"{n} regression(s): {', '.join(comparison.regressions)}"
+    if comparison.below_coverage:
+        return f"no comparison: {coverage_text(comparison)}"
     return "no regression"
+
+
+def coverage_text(comparison: Comparison) -> str:
+    """What was compared: the cases of both runs with a verdict on both sides."""
+    decided, both = comparison.compared
+    share = f"{comparison.coverage:.2f}" if comparison.coverage is not None else "none"
+    minimum = (
+        f", minimum {comparison.min_coverage:.2f}" if comparison.min_coverage is not None else ""
+    )
+    below = " (below the minimum)" if comparison.below_coverage else ""
+    return (
+        f"{decided} of {both} case(s) in both runs decided on both sides: coverage"
+        f" {share}{minimum}{below}"
+    )
 
 
 def render_markdown(comparison: Comparison) -> str:
@@ -95,6 +111,8 @@ def render_markdown(comparison: Comparison) -> str:
         "",
         _run_line("base", comparison.base),
         _run_line("candidate", comparison.candidate),
+        "",
+        f"Compared: {coverage_text(comparison)}.",
         "",
         comparison.method,
         "",

@@ -173,8 +173,38 @@ class Comparison(ComparisonModel):
         description="How many cases fell in each class (every class is listed)."
     )
     regressions: list[str] = Field(description="Case ids classed `regression`, in case order.")
+    coverage: float | None = Field(
+        default=None,
+        description="Of the cases in both runs, the share with a verdict on both sides (not"
+        " `same-blocked`, not `environment-divergence`): what was compared. None: no case in"
+        " both runs (or a comparison written before the field).",
+    )
+    min_coverage: float | None = Field(
+        default=None,
+        description="The least `coverage` that makes a comparison (`--min-coverage`); below it"
+        " the comparison decides nothing (exit 3).",
+    )
     cases: list[CaseComparison]
 
     @property
     def has_regression(self) -> bool:
         return bool(self.regressions)
+
+    @property
+    def compared(self) -> tuple[int, int]:
+        return compared_cases(self.cases)
+
+    @property
+    def below_coverage(self) -> bool:
+        """Too few cases decided on both sides for the comparison to say there is no regression
+        (an outage or a machine that blocked one side reads as `environment-divergence`)."""
+        if self.min_coverage is None:
+            return False
+        return (self.coverage or 0.0) < self.min_coverage
+
+
+def compared_cases(cases: list[CaseComparison]) -> tuple[int, int]:
+    """Cases with a verdict on both sides, and the cases in both runs."""
+    both = [c for c in cases if c.classification not in ("added", "removed")]
+    undecided = ("same-blocked", "environment-divergence")
+    return sum(1 for c in both if c.classification not in undecided), len(both)

@@ -105,7 +105,8 @@ class Needs(ClosedModel):
     python: list[NonEmpty] = Field(
         default_factory=list,
         description="Distributions the first `python3` on the agent's PATH must have installed,"
-        " each a name with an optional version specifier (`mcp>=1.2`, `openpyxl`).",
+        " each a name with an optional version specifier (`mcp>=1.2`, `openpyxl`); `python`"
+        " names that interpreter's own version (`python>=3.11`).",
     )
 
     @field_validator("python")

@@ -48,6 +48,7 @@ from evaluator.evaluate.variants import (
     suite_drift,
 )
 from evaluator.interop.benchmark import Configuration, write_benchmark
+from evaluator.isolation.contamination import listening_ports
 from evaluator.judge.scoring import RubricScorer
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunLane, RunOptions, drive, new_run_id
@@ -377,13 +378,16 @@ def _runs(
     entry = Path(selection.target.target.entry_skill)
     workspace_skill = str(entry.parent if entry.suffix else entry)
     runs = []
+    # The machine's own services, before any attempt of this evaluation serves anything: a
+    # baseline's connection to one is not a neighbour attempt's (red team 15).
+    host_ports = listening_ports()
     for m in materialized:
         inspector = None
         if m.no_skill:
             if skill_dir is None:
                 raise InputError("a no-skill variant needs another variant with a skill")
             inspector = ContaminationInspector(
-                skill_dir, workspace_skill, _left_out(selection.target, skill_dir)
+                skill_dir, workspace_skill, _left_out(selection.target, skill_dir), host_ports
             )
         variant_options = replace(
             options,

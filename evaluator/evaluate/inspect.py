@@ -34,11 +34,13 @@ MAX_TEXT_BYTES = 256 * 1024
 class ContaminationInspector(AttemptInspector):
     """`skill_dir`: the skill the baseline must never see (the candidate's directory);
     `workspace_skill_dir`: where the skill would lie in a workspace (relative); `left_out`: its
-    folders a with-skill agent is not given either (`skill_copies`)."""
+    folders a with-skill agent is not given either (`skill_copies`); `host_ports`: the ports
+    this machine listened on before the evaluation's attempts began (`listening_ports`)."""
 
     skill_dir: Path
     workspace_skill_dir: str
     left_out: tuple[Path, ...] = ()
+    host_ports: frozenset[int] = frozenset()
 
     def before_agent(self, workspace: AttemptWorkspace) -> None:
         workspace.texts_before = {t.path: t.text for t in workspace_texts(workspace.path)}
@@ -97,6 +99,7 @@ class ContaminationInspector(AttemptInspector):
             user_home=handle.home,
             made_in_run=made_in_run,
             hidden=hidden,
+            host_ports=self.host_ports,
             spawned=[
                 (
                     normalize_session(ref.path, home=home, adapter=adapter),

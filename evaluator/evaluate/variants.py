@@ -21,6 +21,7 @@ from evaluator.contract.models import Evaluation, Rubric
 from evaluator.errors import InputError
 from evaluator.evaluate.rubric import load_rubric
 from evaluator.repo import EvalRepo, LoadedTarget, rubric_file
+from evaluator.repo.candidate_skill import read_candidate_skill
 from evaluator.repo.documents import Diagnostics, load_document
 from evaluator.safepath import contained
 
@@ -84,6 +85,7 @@ def parse_variant(text: str, label: str, *, candidate: bool = False) -> VariantS
             raise InputError(f"{path} holds no SKILL.md", field=_flag(candidate))
         return VariantSpec(label, "dir", text, path=path.resolve())
     if path.is_file():
+        read_candidate_skill(path, _flag(candidate))  # refused here, before any run starts
         return VariantSpec(label, "file", text, path=path.resolve())
     first = "current" if candidate else "none"
     raise InputError(
@@ -362,7 +364,7 @@ def materialize(
         return Materialized(spec, source, reused=spec.path)
     if spec.kind == "file":
         assert spec.path is not None
-        text = spec.path.read_bytes().decode("utf-8")
+        text = read_candidate_skill(spec.path, spec.label)
         return Materialized(spec, source, skill_text=text, skill_dir=spec.path.parent)
     if target.skill_mount is not None:
         # An `evals.json` suite: its source workspace is the skill folder itself.

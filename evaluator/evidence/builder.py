@@ -77,6 +77,9 @@ def argv_command(argv: Any) -> str:
 # Accesses that may bring a file's content into a command's output.
 _SHOWING = frozenset({"read", "exec", "path"})
 # Installed programs and devices: running or reading them shows no workspace file.
+# The system's program directories (the isolation allowlist's): a PATH entry there looks up
+# only what is installed.
+_SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/")
 _SYSTEM = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/dev/null", "/dev/zero", "/dev/urandom")
 
 
@@ -120,6 +123,9 @@ class EvidenceBuilder:
         # agent's own text (`base64 -d typed.b64 > x`): what they hold is the agent's too.
         self.own_written: set[str] = set()
         self.forgot_writes = False
+        # Every path the session wrote, made or linked, content or not (`touch`, `ln -s`): what
+        # a directory put first in PATH holds (`follow_search`).
+        self.written_paths: set[str] = set()
 
     # --------------------------------------------------------------------- helpers
     def cwd_for(self, workdir: str | None) -> str:
@@ -231,6 +237,9 @@ class EvidenceBuilder:
             if write.content is None and not write.removed:
                 self.evidence.unknown_writes.append((line, write.path))
         for run in analysis.runs:
+            if run.searched:
+                self.follow_search(run.path, run.via, record)
+                continue
             self.follow_run(
                 run.path, run.language, run.tree, run.via, record, line, ts, call_id, tool, depth
             )
@@ -258,6 +267,8 @@ class EvidenceBuilder:
                 self.contents.pop(destination, None)  # a copy of the target's own file
         written = {a.path for a in analysis.accesses if a.kind == "write"}
         written.update(w.path for w in analysis.contents if not w.removed)
+        self.written_paths.update(written)
+        self.written_paths.update(link for link, _ in analysis.symlinks)
         if not written:
             return
         # Any access but a write or a `cd` counts: a read whose output went into the file is
@@ -296,6 +307,42 @@ class EvidenceBuilder:
     def changed_under(self, path: str) -> bool:
         """Whether the session changed `path`, or a directory above it, in an unknown way."""
         return self.contents.unknown_at_or_above(path)
+
+    def follow_search(self, directory: str, via: str, record: EvidenceRecord) -> None:
+        """A directory a `PATH=DIR:$PATH cmd` prefix puts first. In the workspace and holding
+        only what the target shipped (a virtualenv's `bin`, `node_modules/.bin` as provided), or
+        a system directory, it is trusted as the target's programs are, and the command is what
+        its words show. Elsewhere (the agent's home, `/tmp`, `/opt`) the shell looks there with
+        `stat`, which no trace shows, so what it found there cannot be told: opaque, as every
+        `PATH` change was (the reason names `PATH`, which the trace never vouches for). Where the
+        session wrote, made or linked anything (or changed it in a way not shown), a program of
+        that name may be the session's own: opaque."""
+        real = self.through_symlinks(directory)[-1][0]
+        prefix = real.rstrip("/") + "/"
+        workspace = (self.evidence.cwd or "").rstrip("/")
+        inside = bool(workspace) and (real == workspace or real.startswith(workspace + "/"))
+        if not inside and not prefix.startswith(_SYSTEM_DIRS):
+            self.evidence.opaque.append(
+                (
+                    record.id,
+                    f"{via}: runs a command with PATH set to a directory outside the workspace",
+                )
+            )
+            return
+        touched = (
+            self.forgot_writes
+            or self.contents.any_at_or_under(real)
+            or self.changed_under(real)
+            or any(p == real or p.startswith(prefix) for p in self.written_paths)
+            or any(
+                p == directory or p.startswith(directory.rstrip("/") + "/")
+                for p in self.written_paths
+            )
+        )
+        if touched:
+            self.evidence.opaque.append(
+                (record.id, f"{via}: runs programs by name from {real}, where the session wrote")
+            )
 
     def follow_run(
         self,

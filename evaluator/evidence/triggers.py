@@ -124,7 +124,9 @@ def argument_value(arguments: object, key: str) -> str | None:
     except ValueError:
         pair = re.search(rf'"{re.escape(key)}"\s*:\s*"((?:[^"\\]|\\.)*)"', arguments)
         value = loads(f'"{pair.group(1)}"') if pair else None
-    return value.strip() if isinstance(value, str) else None
+    # As written: each agent's `name_of` resolves it as its CLI does (Claude Code trims with
+    # JavaScript's rule, not Python's; Gemini CLI takes only an exact name).
+    return value if isinstance(value, str) else None
 
 
 def skill_tool_triggers(

@@ -70,6 +70,14 @@ def regressions(candidate: RunScore, current: RunScore) -> list[Regression]:
     ]
 
 
+def undecided(candidate: RunScore, other: RunScore) -> list[str]:
+    """Cases of both runs `other` gave a verdict (pass, fail, or a block counted as not passed)
+    that the candidate gave none (a block left out of its score: the eval's, the machine's). A
+    case one run lacks is a difference of the runs' cases (`--allow-different-cases`)."""
+    blocked = {c.case_id for c in candidate.cases if not c.has_verdict}
+    return [c.case_id for c in other.cases if c.has_verdict and c.case_id in blocked]
+
+
 def _measure(measure: Metric, score: RunScore, context: MetricContext, role: str) -> MetricValue:
     """The metric of one of the gate's runs; when it has none, the message says which run."""
     try:
@@ -111,6 +119,24 @@ def decide_gate(
         action = "reject"
         names = ", ".join(r.case_id for r in found)
         reason = f"{reason}; rejected by --no-regression: {names} passed in current"
+    # A score is a mean over the cases with a verdict: a candidate without one where current or
+    # best had it is scored on fewer cases (a failing case dropped raises it). Not comparable,
+    # so never accepted as better; its cases should run again.
+    missing = list(
+        dict.fromkeys(
+            case
+            for other in (current, best)
+            if other is not None
+            for case in undecided(candidate, other)
+        )
+    )
+    if missing and action != "reject":
+        action = "reject"
+        reason = (
+            f"{reason}; rejected: the candidate has no verdict on {len(missing)} case(s) current"
+            f" or best decided ({', '.join(missing)}), so its score is over fewer cases;"
+            " run them again"
+        )
     if measure.gate_threshold is not None and action != "reject":
         short = measure.shortfall(value, measure.gate_threshold, alpha)
         if short:

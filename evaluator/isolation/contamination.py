@@ -11,10 +11,15 @@ it (docs/statistics.md, "A baseline that never saw the skill"):
   or reads a file byte for byte equal to one of the skill's files wherever it lies; under the
   source directory any access counts (reaching for it is the leak), under the other places only
   a path that exists (an agent probing where a skill would be, and finding nothing, saw nothing);
-- `trace`: the same for every file the tool calls' processes touched, from the strace log;
+- `trace`: the same for every file the tool calls' processes touched, from the strace log; and
+  a tool call's connection to this machine (a loopback address, or one of its own) on a port no
+  process of the attempt bound: the variants of an evaluation run side by side on one host and
+  share its network, so a with-skill attempt can serve the skill there, in a form no other
+  layer recognises (red team 15);
 - `content`: the skill's own text reached the agent: a window of 8 consecutive words of one of
-  its files in a tool output (`evidence/content.py`), whatever the source (a copy, a package, a
-  download), unless the agent already had those words (the prompt, its own typing, a
+  its files in a tool output (`evidence/content.py`), also once the output is read back from
+  base64, reversed lines or rot13 (`evidence/decoded.py`), whatever the source (a copy, a
+  package, a download, an attempt beside it), unless the agent already had those words (the prompt, its own typing, a
   workspace file that says the same).
 
 Call it while the attempt's workspace and agent home still exist: discovery places are looked at
@@ -23,14 +28,17 @@ on disk, and accessed files are compared with the skill's by content.
 
 from __future__ import annotations
 
+import functools
+import ipaddress
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from evaluator.clipping import clip
-from evaluator.evidence.content import SourceText, find_shown
+from evaluator.evidence.content import SourceText, ToolText, find_shown
+from evaluator.evidence.decoded import decoded_views
 from evaluator.evidence.records import SessionEvidence
 from evaluator.evidence.tool_texts import ToolTextSource, session_texts
 from evaluator.sandbox.strace_log import ObservedTrace
@@ -221,6 +229,7 @@ def check_contamination(
     made_in_run: Callable[[str], bool] | None = None,
     hidden: Sequence[str] = (),
     spawned: Sequence[tuple[SessionEvidence, ToolTextSource | None]] = (),
+    host_ports: frozenset[int] = frozenset(),
 ) -> Contamination:
     """`texts`: the session file with its agent's reader (the records' excerpts otherwise);
     `spawned`: each session the attempt spawned (a sub-agent's), with its reader: what reached
@@ -230,7 +239,8 @@ def check_contamination(
     not count as the skill's. `made_in_run(place)`: the discovery place was not there when
     the agent started (it lies in a directory the eval made for the attempt without the
     skill); `hidden`: the real paths the jail hid (empty there): what only these explain is
-    the agent's own doing, which brought it nothing (`Finding.reached`)."""
+    the agent's own doing, which brought it nothing (`Finding.reached`); `host_ports`: the
+    machine's own services (`neighbour_connections`)."""
     matcher = _Matcher(copies, user_home)
     findings: list[Finding] = []
     layers: list[Layer] = ["discovery", "session"]
@@ -289,6 +299,9 @@ def check_contamination(
             findings += [replace(f, ref=f"{label}{f.ref}") for f in content]
     if checked:
         layers.append("content")
+    if trace is not None:
+        # Last: a sign that the skill may have reached the attempt, after any that it did.
+        findings += neighbour_connections(trace, host_ports)
     return Contamination(findings, layers)
 
 
@@ -316,6 +329,99 @@ def _holds_skill(place: str, copies: SkillCopies) -> bool:
     return False
 
 
+@functools.cache
+def _own_addresses() -> frozenset[str]:
+    """This machine's own addresses (a server bound to all of them answers on each), from the
+    kernel's local routes (IPv4) and interface list (IPv6); empty where neither can be read."""
+    found: set[str] = set()
+    try:
+        with open("/proc/net/fib_trie", encoding="ascii", errors="replace") as table:
+            last = ""
+            for line in table:
+                text = line.strip()
+                if text.startswith(("|--", "+--")):
+                    last = text.split()[1]
+                elif text == "/32 host LOCAL" and last:
+                    found.add(last)
+    except OSError:
+        pass
+    try:
+        with open("/proc/net/if_inet6", encoding="ascii", errors="replace") as table:
+            for line in table:
+                digits = line.split()[0] if line.split() else ""
+                if len(digits) == 32:
+                    found.add(str(ipaddress.IPv6Address(int(digits, 16))))
+    except (OSError, ValueError):
+        pass
+    return frozenset(found)
+
+
+def this_host(host: str) -> bool:
+    """Whether a connection to `host` (as the trace prints it: dotted, or `[v6]`) reaches this
+    machine: loopback, the unspecified address (which connects to it), or one of its own."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback or address.is_unspecified or str(address) in _own_addresses()
+
+
+def listening_ports() -> frozenset[int]:
+    """The ports this machine's servers listen on now (TCP in `LISTEN`, UDP bound), IPv4 and
+    IPv6, from the kernel's socket tables; empty where they cannot be read. Taken before an
+    evaluation's attempts start, they are the machine's own services (a database a case needs,
+    a mirror), never an attempt of that evaluation."""
+    found: set[int] = set()
+    for table, wanted in (("tcp", "0A"), ("tcp6", "0A"), ("udp", "07"), ("udp6", "07")):
+        try:
+            with open(f"/proc/net/{table}", encoding="ascii", errors="replace") as rows:
+                next(rows, None)  # the header
+                for row in rows:
+                    fields = row.split()
+                    if len(fields) > 3 and fields[3] == wanted and ":" in fields[1]:
+                        port = int(fields[1].rsplit(":", 1)[1], 16)
+                        if port:
+                            found.add(port)
+        except (OSError, ValueError):
+            continue
+    return frozenset(found)
+
+
+def neighbour_connections(
+    trace: ObservedTrace, host_ports: frozenset[int] = frozenset()
+) -> Iterable[Finding]:
+    """Each tool call's connection to this machine on a port no process of the attempt bound
+    by number (a refused one reached nothing): whatever answered is beside the attempt.
+    `host_ports`: the ports that were listening before the evaluation's attempts began
+    (`listening_ports`): a service of the machine's, not a neighbour attempt."""
+    for call in trace.tool_calls:
+        for connect in call.connects:
+            host, _, port = connect.peer.rpartition(":")
+            if not port.isdigit() or not this_host(host):
+                continue
+            if connect.outcome != "ok" and not connect.pending:
+                continue
+            if int(port) in trace.ports_bound or int(port) in host_ports:
+                continue
+            command = clip(call.command.splitlines()[0], 80) if call.command else call.tool
+            chosen = (
+                " (a process of the attempt bound a port the kernel chose, which the trace"
+                " does not show: it may have been that one)"
+                if trace.port_chosen_by_kernel
+                else ""
+            )
+            yield Finding(
+                "trace",
+                f"trace:{connect.line}",
+                connect.peer,
+                f"`{command}` connected to {connect.peer}, a port of this machine no process"
+                " of the attempt bound: what answered runs beside it (an attempt with the skill"
+                f" run at the same time can hand it the skill in any form){chosen}",
+            )
+
+
 def _trace_findings(trace: ObservedTrace, matcher: _Matcher) -> Iterable[Finding]:
     for call in trace.tool_calls:
         for access in call.accesses:
@@ -332,6 +438,17 @@ def _trace_findings(trace: ObservedTrace, matcher: _Matcher) -> Iterable[Finding
                     break
 
 
+def _with_decoded(texts: Iterable[ToolText]) -> Iterator[ToolText]:
+    """Each text, and after each output its readings in the forms a model reads as well as text
+    (base64, reversed lines, rot13): the skill reaches a baseline so from any source, a
+    download or an attempt beside it (red team 15), and no file of the skill need be read."""
+    for text in texts:
+        yield text
+        if text.kind == "output":
+            for view in decoded_views(text.text):
+                yield replace(text, text=view)
+
+
 def _content_findings(
     evidence: SessionEvidence,
     copies: SkillCopies,
@@ -343,7 +460,9 @@ def _content_findings(
         return None
     skill = {f.path for f in copies.files}
     others = [t for t in workspace_texts if t.path not in skill]
-    shown = find_shown([*copies.files, *others], session.texts, evidence.first_user_message or "")
+    shown = find_shown(
+        [*copies.files, *others], _with_decoded(session.texts), evidence.first_user_message or ""
+    )
     found = []
     for source in copies.files:
         seen = shown.get(source.path)

@@ -95,6 +95,9 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/proc/cpuinfo", _INFO, "kernel facts libraries probe"),
     AllowRule("/proc/stat", _INFO, "kernel facts libraries probe"),
     AllowRule("/proc/uptime", _INFO, "kernel facts libraries probe", exact=True),
+    # The kernel's version string (what `uname -srv` returns): scripts read it to tell WSL
+    # (`grep -qi microsoft /proc/version`) or the kernel apart.
+    AllowRule("/proc/version", _INFO, "kernel facts libraries probe", exact=True),
     AllowRule("/proc/loadavg", _INFO, "kernel facts libraries probe", exact=True),
     # The cgroup controllers the kernel has: the JVM asks before sizing itself to its container.
     AllowRule("/proc/cgroups", _INFO, "kernel facts libraries probe", exact=True),

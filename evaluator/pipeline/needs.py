@@ -24,13 +24,16 @@ SHELL = "/bin/sh"
 PROBE_TIMEOUT_S = 60.0
 PYTHON = "python3"
 # Prints one JSON object: each distribution named on the command line -> its installed version,
-# or null. Only metadata is read; no distribution is imported.
+# or null; `python` (no distribution has that name) -> the interpreter's own version. Only
+# metadata is read; no distribution is imported.
 # The probe's working directory is the workspace, which `-c` would put on the path: a folder
 # there is no installed distribution (the agent's scripts do not see it so either).
 VERSIONS_PROGRAM = (
-    "import importlib.metadata as m, json, sys\n"
+    "import importlib.metadata as m, json, platform, sys\n"
     "sys.path[:] = [p for p in sys.path if p]\n"
     "def version(name):\n"
+    "    if name.lower() == 'python':\n"
+    "        return platform.python_version()\n"
     "    try:\n"
     "        return m.version(name)\n"
     "    except m.PackageNotFoundError:\n"
@@ -139,11 +142,18 @@ def _read(needs: Needs, output: str) -> NeedsCheck:
         found = versions.get(requirement.name)
         if found is None:
             check.missing.append(f"python {requirement.name!r} is not installed for {PYTHON}")
+        elif not _satisfies(text, found) and _interpreter(requirement.name):
+            check.missing.append(f"{PYTHON} is {found}, not {requirement.specifier}")
         elif not _satisfies(text, found):
             check.missing.append(
                 f"python {requirement.name!r} is {found}, not {requirement.specifier}"
             )
     return check
+
+
+def _interpreter(name: str) -> bool:
+    """`python` in `needs.python` (`python>=3.11`): the version of the agent's `python3` itself."""
+    return name.lower() == "python"
 
 
 def _satisfies(text: str, version: str) -> bool:

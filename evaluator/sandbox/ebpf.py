@@ -22,6 +22,7 @@ import contextlib
 import os
 import select
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -40,6 +41,7 @@ PROBE_TIMEOUT_S = 60
 PER_RUN_ENV = "AGENTIC_EVAL_EBPF_PER_RUN"
 READY_TIMEOUT_S = 60  # the program's verification, on a loaded machine
 STOP_TIMEOUT_S = 10  # the attempts still traced are killed, their logs closed (3 s at most)
+ASK_TIMEOUT_S = 10  # the loop's answer to "do you take attempts?" (a round of its poll, at load)
 
 
 @cache
@@ -132,6 +134,26 @@ class SharedLoader:
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def takes_attempts(self) -> bool:
+        """Its loop still answers on its socket. Not reaped is not enough: a loader killed is
+        not reaped while its programs are detached, its socket already closed, and an attempt
+        given to it then would be refused ("Connection refused") and blocked. Slow to answer
+        (a loaded machine, or stopped) counts as taking: the attempts it follows are not ended
+        for a guess."""
+        if not self.alive():
+            return False
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as ask:
+            ask.settimeout(ASK_TIMEOUT_S)
+            try:
+                ask.connect(self.socket)
+                ask.send(b"\0")
+                # 'P'; a loader built before this question answers 'F' (no start given).
+                return len(ask.recv(1)) == 1
+            except TimeoutError:
+                return True
+            except OSError:
+                return False
+
     def error(self) -> str:
         if self.alive():
             return "no answer"
@@ -163,7 +185,7 @@ def shared_loader(binary: str) -> SharedLoader | None:
     key = (os.getpid(), binary)
     with _shared_lock:
         server = _shared.pop(key, None)
-        if server is not None and server.alive():
+        if server is not None and server.takes_attempts():
             _shared[key] = server
             return server
         if server is not None:

@@ -182,6 +182,8 @@ class TracedConnect:
     peer: str
     outcome: Outcome
     line: int
+    # A non-blocking `connect` (`EINPROGRESS`, as curl's): it may well have connected, after.
+    pending: bool = False
 
 
 @dataclass(frozen=True)
@@ -318,6 +320,11 @@ class ObservedTrace:
     # The log records `socket` and seccomp filters (a log written before they were traced, read
     # again, does not): only then does a tool call's silence say it made no network attempt.
     network_traced: bool = False
+    # The internet ports a process of the attempt bound by number (any address), and whether
+    # one bound port 0 (the kernel chose it; the log does not show which): a connection to this
+    # machine on another port reached a process beside the attempt (red team 15).
+    ports_bound: set[int] = field(default_factory=set)
+    port_chosen_by_kernel: bool = False
 
     def complete(self, call: ToolCallTrace) -> bool:
         """Whether the log shows all of a tool call: every process of its subtree ended in the
@@ -867,7 +874,8 @@ class _Attributor:
 
     def connected(self, proc: _Proc, event: _Event, peer: str, outcome: Outcome) -> None:
         if proc.call is not None:
-            proc.call.connect(TracedConnect(event.pid, peer, outcome, event.line))
+            pending = event.errno == "EINPROGRESS"
+            proc.call.connect(TracedConnect(event.pid, peer, outcome, event.line, pending))
 
     def links_moved(self, name: str, source: str, dest: str, flags: str) -> None:
         """The traced processes' symlinks after a rename or a hard link: a link renamed, or
@@ -991,10 +999,16 @@ class _Attributor:
                 flags = args[4] if len(args) > 4 else ""
                 self.links_moved(name, source.path, dest.path, flags)
         elif name in _SOCKET_CALLS:
-            peer = _INET_PEER.search(event.raw_args) if name == "connect" else None
-            if peer is not None:
+            peer = _INET_PEER.search(event.raw_args)
+            if peer is not None and name == "connect":
                 host = peer.group("v4") or f"[{peer.group('v6')}]"
                 self.connected(proc, event, f"{host}:{peer.group('port')}", outcome)
+            elif peer is not None and outcome == "ok":
+                port = int(peer.group("port"))
+                if port:
+                    self.trace.ports_bound.add(port)
+                else:
+                    self.trace.port_chosen_by_kernel = True
             abstract = _SUN_ABSTRACT.search(event.raw_args)
             if abstract is not None:
                 abstract_name = "@" + _unquote('"' + abstract.group(1) + '"')

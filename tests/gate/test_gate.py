@@ -84,7 +84,7 @@ TABLE: list[tuple[str, list[Case], list[Case] | None, list[Case] | None, str, fl
     ("below-current", [F(), F()], [P(), F()], [P(), F()], "hard", 0.5),
     ("blocked-only-by-agent-scores-zero", [TIMEOUT, TIMEOUT], [P(), F()], None, "hard", 0.5),
     ("blocked-only-current", [F(1), F()], [TIMEOUT, TIMEOUT], None, "soft", 0.5),
-    ("eval-blocked-left-out", [P(), UNCLEAR], [P(), F()], None, "hard", 0.5),
+    ("eval-blocked-in-both-left-out", [P(), UNCLEAR, P()], [P(), UNCLEAR, F()], None, "hard", 0.5),
     ("soft-breaks-hard-tie", [F(1), F()], [F(), F()], None, "soft", 0.5),
     ("soft-tie-rejected", [F(1), F()], [F(), F(1)], None, "soft", 0.5),
     ("mixed-default-weight", [F(1), P()], [P(), F()], None, "mixed", 0.5),
@@ -193,6 +193,38 @@ def test_a_case_missing_from_the_candidate_counts_as_regressed(
     assert code == 1 and isinstance(out, dict)
     assert out["regressions"] == [{"case_id": "case-1", "current": "pass", "candidate": "missing"}]
     assert out["differences"] == ["case(s) only in the current run: case-1"]
+
+
+@pytest.mark.parametrize("role", ["current", "best"])
+def test_a_candidate_without_a_verdict_on_a_case_decided_before_is_rejected(
+    role: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The candidate's case-1 blocked by the eval or the machine (left out of its score), where
+    current or best failed it: 1.0 over one case against 0.5 over two was an `accept_new_best`
+    (SkillOpt's gate on the two means says so); it is a reject saying which case."""
+    runs = {
+        "current": write_run(tmp_path / "cur", [P(), F()] if role == "current" else [F(), F()]),
+        "best": write_run(tmp_path / "best", [P(), F()]),
+    }
+    candidate = write_run(tmp_path / "cand", [P(), UNCLEAR])
+    args = ["--candidate", str(candidate), "--min-coverage", "0"]
+    args += ["--current", str(runs["current"])]
+    if role == "best":
+        args += ["--best", str(runs["best"])]
+    code, out = gate(capsys, *args)
+    assert code == 1 and isinstance(out, dict)
+    assert out["action"] == "reject"
+    assert out["candidate_score"] == 1.0
+    assert (
+        "rejected: the candidate has no verdict on 1 case(s) current or best decided (case-1)"
+        in out["reason"]
+    )
+    # the look-alike: the same case without a verdict in the run compared too is no reason
+    both = write_run(tmp_path / "both", [P(), UNCLEAR])
+    code, out = gate(
+        capsys, "--candidate", str(candidate), "--current", str(both), "--min-coverage", "0"
+    )
+    assert isinstance(out, dict) and "no verdict" not in out["reason"]
 
 
 def test_runs_of_different_cases_are_not_gated_without_being_told(

@@ -254,6 +254,25 @@ def test_the_lookup_names_what_is_missing_and_never_runs_a_program(
     assert check_needs(Needs(programs=["sh"]), policy, workspace, {}).missing == []
 
 
+@pytest.mark.parametrize("jail", ["none", "bwrap"])
+def test_python_names_the_version_of_the_agent_s_python3_itself(
+    jail: str, bin_dir: Path, tmp_path: Path
+) -> None:
+    """`needs: {python: ["python>=3.11"]}`: the interpreter's version, read by the same probe
+    (no distribution is named `python`; it was "not installed" before). The look-alike: a
+    distribution's requirement is still its installed version."""
+    policy = _policy(jail, (tmp_path,))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    env = {"PATH": f"{bin_dir}:{os.environ.get('PATH', os.defpath)}"}
+    ours = check_needs(Needs(python=["python>=3.8", "Python<99"]), policy, workspace, env)
+    assert ours.problem is None and ours.missing == []
+    newer = check_needs(Needs(python=["python>=99", "pip<1"]), policy, workspace, env)
+    assert len(newer.missing) == 2, newer.missing
+    assert re.fullmatch(r"python3 is 3\.[0-9]+\.[0-9]+\S*, not >=99", newer.missing[0])
+    assert re.fullmatch(r"python 'pip' is [0-9][0-9.]*, not <1", newer.missing[1])
+
+
 def test_the_agent_s_view_decides_not_the_host_s(bin_dir: Path, tmp_path: Path) -> None:
     """A PATH entry in the evaluator's /tmp: the host finds the program there, the agent's jail
     (its own private /tmp) does not, and neither does the lookup."""

@@ -578,3 +578,26 @@ def test_what_a_jvm_does_when_it_starts(syscalls: list[str], verdict: str) -> No
     """Each of the first six was a violation on `main`."""
     report = _report([THREAD, *syscalls], command="java Hello.java")
     assert report.verdict == verdict, report.violations
+
+
+# A script telling WSL from Linux (`grep -qi microsoft /proc/version`, real-skills round 9:
+# `admin`'s profile scripts), and the look-alikes the exact rule keeps out.
+@pytest.mark.parametrize(
+    "syscalls,verdict",
+    [
+        ([_open("/proc/version", "= 3</proc/version>")], "contained"),
+        ([_open("/proc/version_signature", "= 3</proc/version_signature>")], "violation"),
+        ([_open("/proc/kallsyms", "= 3</proc/kallsyms>")], "violation"),
+        (
+            [
+                f'openat(AT_FDCWD<{WS}>, "/proc/version", O_WRONLY|O_TRUNC) '
+                "= -1 EACCES (Permission denied)"
+            ],
+            "violation",
+        ),
+    ],
+)
+def test_the_kernels_version_string_is_a_kernel_fact(syscalls: list[str], verdict: str) -> None:
+    """The first was a violation on `main`."""
+    report = _report(syscalls, command="grep -qi microsoft /proc/version || echo linux")
+    assert report.verdict == verdict, report.violations

@@ -4,6 +4,7 @@ through its real CLI against the scripted server; the attempt's registry is clea
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,12 @@ import pytest
 from evaluator.adapters import get_adapter, get_runner, get_store, normalize_session
 from evaluator.evidence.triggers import Trigger
 from evaluator.triggers.discovery import check_registry, installed_sources
+from tests.conftest import ROOT
 from tests.support import behavior, claude_or_skip, codex_or_skip, run_attempt, scratch_dir, serving
 
 SKILL_PATH = ".agents/skills/db-migrations/SKILL.md"
+# The body of the demo skill's SKILL.md (after its front matter), base64: text the agent types.
+BODY_BASE64 = base64.b64encode((ROOT / SKILL_PATH).read_text().split("---", 2)[2].encode()).decode()
 PROMPT = "default currency per account"  # the demo case routing-add-column
 RUNNERS = {"codex": "codex-exec", "claude": "claude-code"}
 # name: (steps, fires, the agents it runs under)
@@ -28,6 +32,21 @@ BEHAVIOURS = {
         ("codex", "claude"),
     ),
     "reads-the-front-matter": ([{"cmd": f"head -n 4 {SKILL_PATH}"}], False, ("codex", "claude")),
+    # Red team 15: the body in a form a model reads as well (before: not a trigger), and the
+    # look-alikes that show none of it so.
+    "reads-skill-md-as-base64": ([{"cmd": f"base64 {SKILL_PATH}"}], True, ("codex",)),
+    "reads-skill-md-reversed": ([{"cmd": f"rev {SKILL_PATH}"}], True, ("codex",)),
+    "reads-skill-md-as-rot13": (
+        [{"cmd": f"tr a-zA-Z n-za-mN-ZA-M < {SKILL_PATH}"}],
+        True,
+        ("codex",),
+    ),
+    "the-front-matter-as-base64": (
+        [{"cmd": f"head -n 4 {SKILL_PATH} | base64"}],
+        False,
+        ("codex",),
+    ),
+    "types-the-body-as-base64": ([{"cmd": f"echo {BODY_BASE64}"}], False, ("codex",)),
     # Scripted agents that decide from the descriptions the real agent shows its model.
     "decides-from-the-description": (
         [

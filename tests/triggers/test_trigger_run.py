@@ -270,7 +270,7 @@ def test_an_agent_is_stopped_once_the_condition_holds(tmp_path: Path) -> None:
     ("agent", "recorded", "where", "fires"),
     [
         ("codex", "codex-exec.jsonl", "codex-home/sessions/2026/01/01/rollout-x.jsonl", True),
-        ("claude", "claude-code.jsonl", "claude-config/projects/p/s.jsonl", False),
+        ("claude", "claude-code.jsonl", "home/.claude/projects/p/s.jsonl", False),
     ],
 )
 def test_each_adapter_watches_the_session_it_writes_for_a_decision(
@@ -299,7 +299,7 @@ def test_the_claude_watch_holds_once_the_session_shows_a_skill_tool_use(tmp_path
     )
     agent_dir = tmp_path / "agent"
     decided = get_adapter("claude").decision_watch(agent_dir, SKILLS, pace=0)
-    target = agent_dir / "claude-config/projects/p/s.jsonl"
+    target = agent_dir / "home/.claude/projects/p/s.jsonl"
     target.parent.mkdir(parents=True)
     lines = session.read_text().splitlines(keepends=True)
     # Up to the Skill tool use: nothing decided while the session holds no trigger yet.

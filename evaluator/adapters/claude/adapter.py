@@ -124,7 +124,9 @@ class ClaudeAdapter(AgentAdapter):
         return skill_triggers(evidence, skills)
 
     def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
-        transcripts = (agent_dir / "claude-config" / "projects").glob("*/*.jsonl")
+        from evaluator.adapters.claude.runner import attempt_config
+
+        transcripts = (attempt_config(agent_dir) / "projects").glob("*/*.jsonl")
         return sorted(transcripts, key=lambda p: p.stat().st_mtime, reverse=True)
 
 

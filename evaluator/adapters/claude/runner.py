@@ -83,6 +83,7 @@ class ClaudeCodeRunner(AgentRunner):
     credential_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
     credentials_hint = "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)"
     base_url_env = "ANTHROPIC_BASE_URL"
+    announces_start = True  # stream-json: the `system` `init` event once it has started
     # A key or token in the environment (the only login a fresh config dir has) goes to the
     # Anthropic API unless ANTHROPIC_BASE_URL moves it (Bedrock and Vertex need variables the
     # runner does not pass through).
@@ -188,10 +189,9 @@ class ClaudeCodeRunner(AgentRunner):
 
     def run(self, request: AgentRequest) -> AgentHandle:
         request.agent_dir.mkdir(parents=True, exist_ok=True)
-        config = request.agent_dir / "claude-config"
-        home = request.agent_dir / "home"
+        home, config = attempt_home(request.agent_dir), attempt_config(request.agent_dir)
         tmp = request.agent_dir / "tmp"
-        for directory in (config, home, tmp):
+        for directory in (home, config, tmp):
             directory.mkdir(exist_ok=False)
         env = self.environment(request, config, home, tmp)
         handle = start_agent(
@@ -205,9 +205,46 @@ class ClaudeCodeRunner(AgentRunner):
             home=home,
             adapter="claude",
             launched_child=self.launches_child,
+            announces_start=self.announces_start,
+            session_dirs=tuple(config / name for name in CLI_ENTRIES),
         )
         read_stream_events(handle.stdout_path, handle, workspace_skills(request.workspace))
         return handle
+
+
+# What Claude Code itself writes in its config folder (2.1.197: the first six in every attempt;
+# the others on users' machines): the session store, which no tool call may change. The rest
+# of `~/.claude` is the attempt's home, as it was when the folder lay beside it: a skill that
+# installs `~/.claude/commands/x.md` writes no evidence.
+CLI_ENTRIES = (
+    "projects",
+    "sessions",
+    "session-env",
+    "shell-snapshots",
+    "backups",
+    ".claude.json",
+    "todos",
+    "file-history",
+    "plans",
+    "statsig",
+    "debug",
+    "ide",
+)
+
+
+def attempt_home(agent_dir: Path) -> Path:
+    """The attempt's HOME."""
+    return agent_dir / "home"
+
+
+def attempt_config(agent_dir: Path) -> Path:
+    """The attempt's `CLAUDE_CONFIG_DIR`: `~/.claude` of its HOME, where Claude Code keeps its
+    config and transcripts for a user who sets none, so a skill that reads the default place
+    (`~/.claude/projects/*/*.jsonl`, a session-history skill) finds this session as it would on
+    the user's machine (real skills round 9). Its `skills/` then holds the skill's user-level
+    link, as Gemini CLI's `~/.gemini` does; `--setting-sources project,local` keeps Claude Code
+    from reading it."""
+    return attempt_home(agent_dir) / ".claude"
 
 
 def workspace_skills(workspace: Path) -> set[str]:

@@ -1,5 +1,6 @@
 """Claude Code's trigger signal: a `Skill` tool use naming the skill (its input `skill`, the
-name from the skill listing; a leading `/` is what a user types and is dropped)."""
+name from the skill listing; a leading `/` is what a user types and is dropped), named as
+Claude Code resolves it: the name trimmed first (JavaScript's `trim`), then the `/` dropped."""
 
 from __future__ import annotations
 
@@ -7,6 +8,20 @@ from evaluator.evidence.records import SessionEvidence
 from evaluator.evidence.triggers import SkillSource, Trigger, skill_tool_triggers
 
 SKILL_TOOL = "Skill"
+# What JavaScript's `String.prototype.trim` removes (its WhiteSpace and LineTerminator): Claude
+# Code 2.1.197 launches `db-migrations` for `" db-migrations"`, `"db-migrations\u00a0"` or
+# `"\ufeff/db-migrations"` alike (red team 15: the signal took each for another name, so a
+# load on a should-not-fire prompt counted as right). Python's `str.strip` differs on both
+# sides (it keeps U+FEFF, removes U+001C-U+001F and U+0085), hence the explicit set.
+_JS_SPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def skill_name(named: str) -> str:
+    """The skill a `Skill` call's `skill` argument names, as Claude Code resolves it."""
+    return named.strip(_JS_SPACE).removeprefix("/")
 
 
 def skill_triggers(evidence: SessionEvidence, skills: list[SkillSource]) -> list[Trigger]:
@@ -17,5 +32,5 @@ def skill_triggers(evidence: SessionEvidence, skills: list[SkillSource]) -> list
         tool=SKILL_TOOL,
         argument="skill",
         loaded=lambda outcome: outcome != "failed",
-        name_of=lambda name: name.removeprefix("/"),
+        name_of=skill_name,
     )

@@ -53,6 +53,7 @@ class CodexExecRunner(AgentRunner):
     credential_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
     uses_auth_from = True
     commands_offline = True
+    announces_start = True  # `--json`: `thread.started` once it has started
     credentials_hint = (
         "set OPENAI_API_KEY, or pass --auth-from CODEX_HOME (a folder holding auth.json)"
     )
@@ -142,6 +143,7 @@ class CodexExecRunner(AgentRunner):
             home=home,
             adapter="codex",
             launched_child=self.launches_child,
+            announces_start=self.announces_start,
         )
         read_exec_events(handle.stdout_path, handle)
         return handle

@@ -5,14 +5,19 @@ instructions, and the agent loads a skill by reading the file. Whether the body 
 decided by content (`evidence/content.py`), so listing the skills folder, printing only the front
 matter, or a command that names the file without showing it is not a trigger; nor is an
 output of a command that read no file, or only other files (`evidence/output_sources.py`).
+The output of a command that read a skill's file counts in the forms a model reads as well as
+text too (`evidence/decoded.py`: `base64 SKILL.md`, `rev SKILL.md`; red team 15).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from evaluator.adapters.codex.tool_texts import read_tool_texts
-from evaluator.evidence.content import SourceText, find_shown
+from evaluator.evidence.content import SourceText, ToolText, find_shown
+from evaluator.evidence.decoded import decoded_views
 from evaluator.evidence.output_sources import (
     blind_calls,
     held_texts,
@@ -49,6 +54,7 @@ def skill_triggers(
         else {}
     )
     held = held_texts(texts.texts, texts.calls, blind, narrowed)
+    held = _with_decoded(held, {f.path for f in files})
     shown = find_shown(files, held, evidence.first_user_message or "")
     calls = {
         str(record.get("call_id")): (number, str(record["id"]))
@@ -72,3 +78,14 @@ def skill_triggers(
             )
         )
     return first_per_skill(found)
+
+
+def _with_decoded(texts: Iterable[ToolText], skills: set[str]) -> Iterator[ToolText]:
+    """Each text, and after an output whose command read a skill's file and nothing the
+    session does not show (`shows_only`), its decoded readings, cited as that output: what a
+    command that read no skill file printed (text the agent typed, encoded) stays its own."""
+    for text in texts:
+        yield text
+        if text.kind == "output" and text.shows_only and text.shows_only & skills:
+            for view in decoded_views(text.text):
+                yield replace(text, text=view)

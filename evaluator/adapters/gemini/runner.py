@@ -78,6 +78,7 @@ class GeminiCliRunner(AgentRunner):
     name = "gemini-cli"
     evidence_mode = "gemini-cli-chat-sessions"
     credential_env = CREDENTIAL_ENV
+    announces_start = True  # stream-json: the `init` event once it has started
     credentials_hint = "set GEMINI_API_KEY"
     # Our settings select the key login (`gemini-api-key`), which goes to the Gemini API;
     # GOOGLE_GEMINI_BASE_URL is set only from --base-url (the user's own is not passed).
@@ -175,6 +176,7 @@ class GeminiCliRunner(AgentRunner):
             home=home,
             adapter="gemini",
             launched_child=self.launches_child,
+            announces_start=self.announces_start,
             # Its home is the agent's HOME too (tools write caches there): only `.gemini` holds
             # the sessions.
             session_dirs=(home / ".gemini",),

@@ -39,6 +39,9 @@ class ScriptRun:
     language: ProgramLanguage
     via: str
     tree: bool = False  # runs every program under `path` (pytest, make)
+    # A directory a `PATH=DIR:$PATH cmd` prefix puts first: a program of any name the command or
+    # its children run may be found there (what the session wrote there hides what runs).
+    searched: bool = False
 
 
 @dataclass(frozen=True)

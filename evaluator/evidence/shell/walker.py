@@ -1033,7 +1033,20 @@ class Walker:
                 variable_node = sub.child_by_field_name("name")
                 value_node = sub.child_by_field_name("value")
                 variable = _text(variable_node) if variable_node is not None else ""
-                if variable in UNSAFE_VARIABLES:
+                searched = (
+                    self.searched_dirs(value_node)
+                    if variable == "PATH" and value_node is not None
+                    else None
+                )
+                if searched is not None and node.child_by_field_name("name") is not None:
+                    # Where the command, or a program it runs, may find a program by its name:
+                    # judged by where it is and what the session put there
+                    # (`EvidenceBuilder.follow_search`).
+                    for directory in searched:
+                        self.result.runs.append(
+                            ScriptRun(directory, "unknown", f"PATH={directory}", searched=True)
+                        )
+                elif variable in UNSAFE_VARIABLES:
                     self.opaque(f"runs a command with {variable} set")
                 env[variable] = self.value(value_node) if value_node is not None else ""
             if not substitutes:
@@ -1074,6 +1087,31 @@ class Walker:
         self.apply(name, args, texts)
         self.env = {}
         self.stdin_text = saved_stdin
+
+    def searched_dirs(self, value_node: Node) -> tuple[str, ...] | None:
+        """The directories a one-command `PATH=...` prefix puts before the PATH it had
+        (`"$PWD/node_modules/.bin:$PATH"`, `$HOME/.local/bin:$PATH`, `/opt/x/bin:/usr/bin`), when
+        each is known and absolute; None when one is computed, relative or empty (searched in
+        the working directory of each program that looks a name up, not known here)."""
+        had, saved = "PATH" in self.vars, self.vars.get("PATH")
+        self.vars["PATH"] = _OLD_PATH
+        try:
+            value = self.value(value_node)
+        finally:
+            if had:
+                self.vars["PATH"] = saved
+            else:
+                del self.vars["PATH"]
+        if value is None:
+            return None
+        found: list[str] = []
+        for entry in value.split(":"):
+            if entry == _OLD_PATH:
+                continue  # the PATH the shell had: the evaluator's, or an assignment made opaque
+            if _OLD_PATH in entry or not entry.startswith(("/", HOME_MARK + "/")):
+                return None
+            found.append(self.resolve(entry))
+        return tuple(dict.fromkeys(found))
 
     def path_arg(
         self, kind: AccessKind, raw: str | None, text: str, via: str, base: str | None = None
@@ -1230,6 +1268,9 @@ class Walker:
             return
         self.apply(name, [r for r, _ in rest[1:]], [t for _, t in rest[1:]])
 
+
+# `$PATH` while a `PATH=...` prefix is read: the shell's own PATH, kept in place.
+_OLD_PATH = "\x00PATH\x00"
 
 _HEREDOC_PARTS = frozenset(
     {"heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content", "file_redirect"}

@@ -1066,23 +1066,62 @@ static int single(const char *output, const char *start, char **command)
 
 /* --serve: a client's request is "LOG\0START\0"; the answer one byte, 'O' (followed: fork the
  * command) or 'F' (refused). Then the client sends 'E' when its command ended ('K': kill what
- * the attempt follows) and the server answers 'D' once the attempt's log is whole. */
+ * the attempt follows) and the server answers 'D' once the attempt's log is whole. A request of
+ * one NUL is the evaluator's question whether this loop still takes attempts: answered 'P'. */
 #define REQ_MAX (2 * PATH_MAX + 2)
 
-static void admit(int listener, unsigned int *next_id)
+/* Connections accepted whose request has not come yet. Each is read only when poll says its
+ * request is there: a client that connects and stays silent never holds the loop (the other
+ * attempts' starts, the ring buffer's reading). When all are taken, the oldest is closed: a real
+ * client sends its request as soon as it connects. */
+#define UNHEARD SLOTS
+static int unheard[UNHEARD];
+static unsigned long unheard_at[UNHEARD];
+
+static void unheard_init(void)
 {
-	char req[REQ_MAX + 1];
-	int conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+	for (int k = 0; k < UNHEARD; k++)
+		unheard[k] = -1;
+}
+
+static void take(int listener, unsigned long *seq)
+{
+	int conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (conn < 0)
 		return;
-	struct timeval tv = {.tv_sec = 2};
-	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	int k = 0;
+	for (int j = 0; j < UNHEARD; j++) {
+		if (unheard[j] < 0) {
+			k = j;
+			break;
+		}
+		if (unheard_at[j] < unheard_at[k])
+			k = j;
+	}
+	if (unheard[k] >= 0)
+		close(unheard[k]);
+	unheard[k] = conn;
+	unheard_at[k] = (*seq)++;
+}
+
+/* The request of an accepted connection: 0 while it has not come (the connection stays
+ * unheard), 1 once the connection is answered (followed, refused or closed). */
+static int admit(int conn, unsigned int *next_id)
+{
+	char req[REQ_MAX + 1];
+	ssize_t n = recv(conn, req, REQ_MAX, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return 0;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	ssize_t n = recv(conn, req, REQ_MAX, 0);
 	if (n <= 0 || getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0) {
 		close(conn);
-		return;
+		return 1;
+	}
+	if (n == 1 && req[0] == 0) {
+		send(conn, "P", 1, MSG_NOSIGNAL);
+		close(conn);
+		return 1;
 	}
 	req[n] = 0;
 	const char *log = req;
@@ -1095,7 +1134,7 @@ static void admit(int listener, unsigned int *next_id)
 		fprintf(stderr, "ebpf-trace: pid %u is traced by attempt %u: refused\n", pid, owner);
 		send(conn, "F", 1, MSG_NOSIGNAL);
 		close(conn);
-		return;
+		return 1;
 	}
 	struct attempt *a = NULL;
 	unsigned int id = 0;
@@ -1111,7 +1150,7 @@ static void admit(int listener, unsigned int *next_id)
 			fprintf(stderr, "ebpf-trace: more than %d attempts at once\n", SLOTS);
 		send(conn, "F", 1, MSG_NOSIGNAL);
 		close(conn);
-		return;
+		return 1;
 	}
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.followed), &pid, &a->id, BPF_ANY)) {
 		fprintf(stderr, "ebpf-trace: cannot follow attempt %u\n", id);
@@ -1119,14 +1158,13 @@ static void admit(int listener, unsigned int *next_id)
 		a->id = 0;
 		send(conn, "F", 1, MSG_NOSIGNAL);
 		close(conn);
-		return;
+		return 1;
 	}
 	a->conn = conn;
 	a->client = pid;
-	tv.tv_sec = 0;
-	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (send(conn, "O", 1, MSG_NOSIGNAL) != 1)
 		a->stop = a->reaped = 1;
+	return 1;
 }
 
 static void hear(struct attempt *a)
@@ -1161,7 +1199,8 @@ static int serve(const char *path)
 		fprintf(stderr, "ebpf-trace: no ring buffer: %s\n", strerror(errno));
 		return 70;
 	}
-	int listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	/* Non-blocking: a connection reset between poll and accept must not hold the loop. */
+	int listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof(addr.sun_path)) {
 		fprintf(stderr, "ebpf-trace: socket path too long: %s\n", path);
@@ -1180,18 +1219,28 @@ static int serve(const char *path)
 	printf("ready\n");
 	fflush(stdout);
 	unsigned int next_id = 1;
+	unsigned long accepted = 0;
 	int ending = 0;
+	unheard_init();
 	for (;;) {
-		struct pollfd fds[3 + SLOTS];
-		struct attempt *of[3 + SLOTS];
+		struct pollfd fds[3 + SLOTS + UNHEARD];
+		struct attempt *of[3 + SLOTS + UNHEARD];
+		int slot_of[3 + SLOTS + UNHEARD];
 		int n = 0;
 		fds[n++] = (struct pollfd){.fd = ring_buffer__epoll_fd(rb), .events = POLLIN};
-		fds[n++] = (struct pollfd){.fd = listener, .events = POLLIN};
+		fds[n++] = (struct pollfd){.fd = listener, .events = ending ? 0 : POLLIN};
 		fds[n++] = (struct pollfd){.fd = 0, .events = POLLIN};
 		for (int k = 0; k < SLOTS; k++)
 			if (slots[k].id && slots[k].conn >= 0 && !slots[k].reaped) {
 				of[n] = &slots[k];
+				slot_of[n] = -1;
 				fds[n++] = (struct pollfd){.fd = slots[k].conn, .events = POLLIN};
+			}
+		for (int k = 0; k < UNHEARD; k++)
+			if (unheard[k] >= 0) {
+				of[n] = NULL;
+				slot_of[n] = k;
+				fds[n++] = (struct pollfd){.fd = unheard[k], .events = POLLIN};
 			}
 		poll(fds, (nfds_t)n, POLL_MS);
 		drain(rb, 0);
@@ -1201,13 +1250,24 @@ static int serve(const char *path)
 				ending = 1;
 				for (int k = 0; k < SLOTS; k++)
 					slots[k].stop = slots[k].reaped = 1;
+				/* No attempt begins now: the clients still to be heard are told so. */
+				for (int k = 0; k < UNHEARD; k++)
+					if (unheard[k] >= 0) {
+						close(unheard[k]);
+						unheard[k] = -1;
+					}
 			}
 		}
-		if (!ending && (fds[1].revents & POLLIN))
-			admit(listener, &next_id);
-		for (int k = 3; k < n; k++)
-			if (fds[k].revents)
+		for (int k = 3; k < n; k++) {
+			if (!fds[k].revents)
+				continue;
+			if (of[k])
 				hear(of[k]);
+			else if (unheard[slot_of[k]] == fds[k].fd && admit(fds[k].fd, &next_id))
+				unheard[slot_of[k]] = -1;
+		}
+		if (!ending && (fds[1].revents & POLLIN))
+			take(listener, &accepted);
 		int active = 0;
 		for (int k = 0; k < SLOTS; k++) {
 			struct attempt *a = &slots[k];
