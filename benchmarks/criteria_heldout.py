@@ -44,6 +44,10 @@ def _unescape(pattern: str) -> str:
 
 
 def _command(pattern: str) -> str:
+    from evaluator.judge.literal_checks import GIT_OPTIONS
+
+    # `git SUB` is compiled to allow git's own options before SUB: the literal is `git SUB`.
+    pattern = pattern.replace(rf"git{GIT_OPTIONS}\s+", r"git\ ")
     literal = _LITERAL_COMMAND.match(pattern)
     return _unescape(literal["literal"]) if literal else f"/{pattern}/"
 

@@ -119,6 +119,9 @@ def load_yaml(path: Path) -> YamlDocument:
         line = mark.line + 1 if mark else None
         col = mark.column + 1 if mark else None
         problem = exc.problem or exc.context or "invalid YAML"
+        if problem == "mapping values are not allowed here":
+            # `final: Wrote it: fix` — a `: ` inside a text written without quotes.
+            problem += " (a ': ' inside a value written without quotes: put the value in quotes)"
         raise InputError(f"invalid YAML: {problem}", path=path, line=line, col=col) from None
     except yaml.YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}", path=path) from None

@@ -266,6 +266,9 @@ def eval_fixes(results: list[CaseResult], source_workspace: Path | None) -> list
         left_out = _left_out(result)
         if left_out and not reasons:
             reasons.append(f"blocked and left out of the score, whatever the skill: {left_out}")
+        timed_out = _timed_out(result)
+        if timed_out and not reasons:
+            reasons.append(timed_out)
         if reasons:
             which = f"{result.case_id}: " if shared[result.case_file] > 1 else ""
             fixes.append(Fix(result.case_file, which + "; ".join(reasons), len(unclear) + 1))
@@ -288,6 +291,20 @@ def _left_out(result: CaseResult) -> str | None:
         return "see Failures"
     flat = " ".join(blocked[0].split())
     return flat if len(flat) <= MAX_REASON else flat[: MAX_REASON - 1] + "…"
+
+
+def _timed_out(result: CaseResult) -> str | None:
+    """A blocked case whose every try timed out: counted as not passed, and the limit may be
+    the eval's (a task that needs longer) as well as the agent's, so the author is told both."""
+    tries = final_attempts(result)
+    if result.status != "blocked" or not tries or not all(t.timed_out for t in tries):
+        return None
+    longest = max((t.duration_s or 0.0) for t in tries)
+    return (
+        f"every attempt timed out (the agent was stopped after {longest:.1f} s), counted as not"
+        " passed: if the task needs longer, raise the case's `timeout_s` (or `--timeout`);"
+        " otherwise `transcript.md` shows the agent's last call before it was stopped"
+    )
 
 
 def pick_fixes(skill: list[Fix], eval_: list[Fix], limit: int) -> tuple[list[Fix], list[Fix]]:

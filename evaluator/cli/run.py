@@ -51,7 +51,9 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
 @agent_run_options
 @executor_options
 @click.option(
-    "--allow-blocked", is_flag=True, help="Blocked cases alone do not make the exit code 1."
+    "--allow-blocked",
+    is_flag=True,
+    help="Cases blocked by the eval or the machine (not by the agent) do not make the exit code 1.",
 )
 @junit_option
 @json_option
@@ -155,6 +157,18 @@ def _outage_cases(results: Sequence[CaseResult]) -> list[str]:
     return [r.case_id for r in results if r.status == "blocked" and score_case(r).outage]
 
 
+def _agent_blocked(blocked: Sequence[CaseResult]) -> list[CaseResult]:
+    """Blocked cases the agent caused (the score counts them as not passed)."""
+    from evaluator.artifacts.attribution import case_blame
+
+    found = []
+    for result in blocked:
+        blame = case_blame(result)
+        if blame is not None and blame.side == "agent":
+            found.append(result)
+    return found
+
+
 def outage_reason(results: Sequence[CaseResult]) -> str | None:
     """Why results with cases an outage blocked are no result (exit 3), in one line; None when
     none was. `run` and `judge` (which keeps the run's attempts) say it the same way."""
@@ -184,6 +198,19 @@ def exit_reason(outcome: RunOutcome, allow_blocked: bool) -> str | None:
             ", ..." if len(failed) > 5 else ""
         )
     blocked = [r for r in outcome.results if r.status == "blocked"]
+    agents = _agent_blocked(blocked)
+    if agents:
+        # The agent timed out, left its workspace, crashed or gave no answer: counted as not
+        # passed, as `score` counts it; --allow-blocked forgives only what the eval or the
+        # machine caused (a missing variable, a program this machine lacks).
+        first = agents[0]
+        why = first.notes[0] if first.notes else blocked_why(first)
+        more = f" (and {len(agents) - 1} more)" if len(agents) > 1 else ""
+        return (
+            f"{_cases(agents)} blocked by the agent's own doing, counted as not passed:"
+            f" {first.case_id}: {why}{more}; --allow-blocked accepts only blocks the eval or"
+            " the machine caused"
+        )
     if blocked and not allow_blocked:
         first = blocked[0]
         why = first.notes[0] if first.notes else blocked_why(first)

@@ -48,9 +48,22 @@ def misspelt_required_message(stray: str, missing: str) -> str:
     return f"unknown field {stray!r} (did you mean {missing!r}?): {missing!r} is required"
 
 
+def colon_hint(found: object) -> str:
+    """A text written unquoted with `: ` inside (``mentions `Linted: ok`.``) is a one-key mapping
+    to YAML: say so, and how to keep it a string (empty for any other value)."""
+    if not isinstance(found, dict) or len(found) != 1:
+        return ""
+    key, value = next(iter(found.items()))
+    text = f"{key}: {value}" if value is not None else f"{key}:"
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    return f" (YAML read {shown!r} as a mapping at its ': '; put the whole text in quotes)"
+
+
 def _message(error: dict[str, object], known_keys: Iterable[str]) -> str:
     kind = error.get("type")
     msg = str(error.get("msg", "invalid value"))
+    if kind == "string_type":
+        return msg + colon_hint(error.get("input"))
     if kind == "missing":
         return "required field is missing"
     if kind == "extra_forbidden":

@@ -88,7 +88,7 @@ def blind_calls(evidence: SessionEvidence) -> set[str]:
 
 
 def reading_calls(
-    evidence: SessionEvidence, place: Placer, files: Iterable[str]
+    evidence: SessionEvidence, place: Placer, files: Iterable[str], workspace: str | None = None
 ) -> dict[str, frozenset[str]]:
     """Understood shell commands whose only accesses that may show content are reads `place`
     can put in the workspace: the `files` (workspace-relative) their output can show. A run of a
@@ -99,7 +99,10 @@ def reading_calls(
     `cp SKILL.md n.md`, then `cat n.md`, showed the skill's body from `n.md` alone): a read of it,
     or of a folder holding it, can show the files its writer read too, and anything when the
     writer is not understood. Text the agent typed (a blind command, a patch, a file tool) is
-    its own, as before."""
+    its own, as before.
+
+    `workspace` (the folder `place` resolves under): each of the `files` also goes by where the
+    workspace resolves it, so a read through a link to it is a read of it."""
     commands = _shell_calls(evidence)
     opaque = {ref for ref, _ in evidence.opaque}
     order: dict[str, None] = {}
@@ -153,17 +156,25 @@ def reading_calls(
                 from_files = may_show(sources.get(call, ()))
                 held_now = None if from_files is None else frozenset(from_files)
         written += [(path, held_now) for path in writes[call]]
-    known = list(files)
+    # A skill kept elsewhere in the project is linked into the agent's skills folder
+    # (`agents/base.py` `link_skill`): a read through the link is placed at the file it reaches.
+    known = {path: _names(path, workspace, place) for path in files}
     narrowed: dict[str, frozenset[str]] = {}
     for call, named_now in places.items():
         if named_now is None or commands[call] in opaque:
             continue
         narrowed[call] = frozenset(
             path
-            for path in known
-            if any(not p or path == p or path.startswith(p + "/") for p in named_now)
+            for path, names in known.items()
+            if any(not p or n == p or n.startswith(p + "/") for n in names for p in named_now)
         )
     return narrowed
+
+
+def _names(path: str, workspace: str | None, place: Placer) -> set[str]:
+    """A workspace-relative file's names: as given, and as the workspace resolves it."""
+    placed = place(os.path.join(workspace, path)) if workspace else None
+    return {path, *(placed or ())}
 
 
 def _inside(path: str, folder: str) -> bool:

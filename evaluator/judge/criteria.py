@@ -44,6 +44,7 @@ from evaluator.contract.models import (
 )
 from evaluator.judge.grammar import PREDICATES, TWICE_DEFINED, parse_sentence, words
 from evaluator.judge.literal_checks import (
+    GIT_OPTIONS,
     PROGRAMS,
     combine,
     command_check,
@@ -412,7 +413,9 @@ def _git_clone(sentence: Sentence, match: re.Match[str]) -> Check | None:
     if found is None:
         return None
     checks: list[Check] = [
-        CommandRanCheck(kind="command_ran", pattern=rf"\bgit\s+clone\b.*{re.escape(v)}")
+        CommandRanCheck(
+            kind="command_ran", pattern=rf"\bgit{GIT_OPTIONS}\s+clone\b.*{re.escape(v)}"
+        )
         for v in found.values
     ]
     return combine(checks, found.join)

@@ -52,9 +52,24 @@ def directory_glob(path: str) -> str:
     return path.rstrip("/") + "/*"
 
 
+# git's own options, which come before its subcommand: `git -C repo push`, `git -c
+# user.name=x commit`, `git --git-dir=.repo commit`, `git --no-pager log`. Those that take a
+# value take it as the next word or after `=`; the others are flags.
+GIT_OPTIONS = (
+    r"(?:\s+(?:-[cC]\s+\S+"
+    r"|--(?:git-dir|work-tree|namespace|config-env|exec-path|super-prefix)(?:=\S*|\s+\S+)"
+    r"|--[a-z][a-z-]*(?:=\S*)?|-[pP]))*"
+)
+
+
 def literal_command(command: str) -> str:
-    """A command literal as a whole word: `rg` must not match `cargo`, a path may follow a `/`."""
+    """A command literal as a whole word: `rg` must not match `cargo`, a path may follow a `/`.
+    `git SUB ...` is git's subcommand whatever git options precede it: an agent that runs
+    `git -c user.name=x commit` ran `git commit`."""
     # No look-arounds: the pattern stays valid for RE2-style engines too.
+    program, _, rest = command.strip().partition(" ")
+    if program == "git" and rest.strip() and not rest.lstrip().startswith("-"):
+        return rf"(?:^|[^\w-])git{GIT_OPTIONS}\s+{re.escape(rest.strip())}(?:$|[^\w-])"
     return rf"(?:^|[^\w-]){re.escape(command)}(?:$|[^\w-])"
 
 

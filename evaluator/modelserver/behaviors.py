@@ -285,14 +285,18 @@ class Behavior(StrictModel):
     def with_subagents(self) -> list[Behavior]:
         return [self, *(b for child in self.subagents for b in child.with_subagents())]
 
-    @model_validator(mode="after")
-    def _ends_in_final(self) -> Behavior:
-        last = self.steps[-1].action
+    @field_validator("steps")
+    @classmethod
+    def _ends_in_final(cls, steps: list[Step]) -> list[Step]:
+        # Said at `steps`, naming what the last step is (a `cmd` is no branch).
+        last = steps[-1].action
         if last not in ("final", "final_json", "http_error"):
+            what = "a branch (`when`)" if last == "when" else f"`{last}`"
             raise ValueError(
-                "the last step must be `final` (or `final_json`, `http_error`), not a branch"
+                f"the last step must be `final` (or `final_json`, `http_error`), not {what}:"
+                f" add a `final` step after steps[{len(steps) - 1}]"
             )
-        return self
+        return steps
 
 
 @dataclass(frozen=True)

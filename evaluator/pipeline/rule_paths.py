@@ -23,7 +23,7 @@ from evaluator.contract.paths import path_matches
 from evaluator.errors import InputError
 from evaluator.judge.chain import plan_entries
 from evaluator.judge.skill_vocabulary import skill_vocabulary
-from evaluator.repo.loader import workspace_files
+from evaluator.repo.loader import linked_path_hint, workspace_files
 from evaluator.repo.model import LoadedCase, LoadedTarget
 from evaluator.yamlsource import PathKey
 
@@ -70,12 +70,15 @@ def rule_path_problems(
                                 provenance.role,
                                 provenance.sentence,
                                 path,
+                                linked_path_hint(path, target, files),
                             )
                         )
     return problems
 
 
-def _located(case: LoadedCase, entry_id: str, role: str, sentence: str, path: str) -> InputError:
+def _located(
+    case: LoadedCase, entry_id: str, role: str, sentence: str, path: str, hint: str
+) -> InputError:
     polarity, _, rest = entry_id.partition("[")
     index = int(rest.rstrip("]"))
     entry = getattr(case.case.assertions, polarity)[index]
@@ -86,7 +89,7 @@ def _located(case: LoadedCase, entry_id: str, role: str, sentence: str, path: st
     message = (
         f"{sentence!r} compiles to a read of {path!r}, which matches no file the workspace can"
         " contain (the skill's files, setup files and fixtures): a required entry fails and a"
-        " forbidden or negated one holds, whatever the agent does"
+        " forbidden or negated one holds, whatever the agent does" + hint
     )
     if case.at:
         # A case of a file holding many (an evals.json): the sentence where the file has it.

@@ -23,6 +23,7 @@ from evaluator.contract.models import (
     unknown_fields,
 )
 from evaluator.contract.parse import (
+    colon_hint,
     misspelt_required,
     misspelt_required_message,
     parse_document,
@@ -100,7 +101,8 @@ def _describe_value(error: SchemaError, path: PathKey) -> tuple[PathKey, str]:
     if validator == "type":
         expected = error.validator_value
         expected_text = " or ".join(expected) if isinstance(expected, list) else str(expected)
-        return path, f"expected {expected_text}, got {type_name(error.instance)}"
+        hint = colon_hint(error.instance) if expected == "string" else ""
+        return path, f"expected {expected_text}, got {type_name(error.instance)}{hint}"
     if validator == "minLength":
         return path, "must not be empty"
     if validator == "minItems":

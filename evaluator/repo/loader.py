@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path, PurePosixPath
 
 from evaluator.contract.models import (
@@ -663,6 +664,26 @@ def workspace_files(case: LoadedCase, target: LoadedTarget) -> list[str]:
     return sorted(files)
 
 
+def linked_path_hint(pattern: str, target: LoadedTarget, files: list[str]) -> str:
+    """For a read path through the link an attempt makes to a skill kept elsewhere (`.agents/
+    skills/x/a.md` for a skill in `skills/x/`): the skill's own path, which a read check names,
+    since a read is judged by the file it reaches. Empty for any other path."""
+    entry = PurePosixPath(target.target.entry_skill)
+    folder = entry.parent if entry.name == "SKILL.md" else entry
+    # An agent's skills folder is a hidden folder's `skills/` (each adapter's `skill_dir`).
+    found = re.match(rf"(\.[\w-]+/skills)/{re.escape(folder.name)}/", pattern)
+    if found is None or folder.parent.as_posix() == found[1]:
+        return ""
+    link = found[0]
+    own = f"{folder.as_posix()}/{pattern[len(link) :]}"
+    if not any(path_matches(f, own) for f in files):
+        return ""
+    return (
+        f"; `{link}` is a link each attempt makes to the skill's own folder"
+        f" `{folder.as_posix()}/`, and a read is judged by the file it reaches: name {own!r}"
+    )
+
+
 def _check_paths_exist(case: LoadedCase, target: LoadedTarget, diagnostics: Diagnostics) -> None:
     """A read check whose path matches no file the workspace can hold never fires: a required
     `read_before` would pass vacuously and a forbidden read would never be observed."""
@@ -680,7 +701,8 @@ def _check_paths_exist(case: LoadedCase, target: LoadedTarget, diagnostics: Diag
                     case.doc.error(
                         (*key, name),
                         f"{pattern!r} matches no file the workspace can contain"
-                        " (the skill's entry_skill and roots, setup files and fixtures)",
+                        " (the skill's entry_skill and roots, setup files and fixtures)"
+                        + linked_path_hint(pattern, target, files),
                     )
                 )
 

@@ -112,3 +112,24 @@ def test_a_case_blocked_by_a_check_says_what_the_check_said() -> None:
     # nothing but the reason when no check says more
     result.assertions = []
     assert "eval-1: environment; --allow-blocked" in (exit_reason(outcome, False) or "")
+
+
+def test_allow_blocked_never_forgives_a_block_the_agent_caused() -> None:
+    """`--allow-blocked` exited 0 for a case the agent blocked by leaving its workspace (or by
+    timing out): the score counts such a case as not passed, and CI went green (newuser5). It
+    forgives only what the eval or the machine caused; the agent's own blocks stay exit 1."""
+    passed = ("pass", None, [])
+    for cause in ("isolation-violation", "timeout", "agent-unverifiable"):
+        escaped = ("blocked", "insufficient-evidence", [f"attempt 01 blocked: {cause}"])
+        run = _outcome(passed, escaped)
+        run.results[1].blocked_by = "agent"
+        run.results[1].blocked_cause = cause
+        assert exit_code(run, allow_blocked=True) == 1
+        assert exit_reason(run, allow_blocked=True) == (
+            f"1 case blocked by the agent's own doing, counted as not passed: case-1: attempt 01"
+            f" blocked: {cause}; --allow-blocked accepts only blocks the eval or the machine"
+            " caused"
+        )
+    # The eval's own block beside a pass is still forgiven.
+    environment = ("blocked", "environment", ["DATABASE_URL is not set"])
+    assert exit_code(_outcome(passed, environment), allow_blocked=True) == 0

@@ -160,7 +160,43 @@ def _many_aliases(repo: Path) -> None:
     write(repo, CASE, "a: &a x\nb: [" + ", ".join(["*a"] * 1001) + "]\n")
 
 
+def _unquoted_sentence_with_colon(repo: Path) -> None:
+    case = f"{T}/cases/routing/routing-add-column.yaml"
+    text = (repo / case).read_text()
+    old = '        - "The accepted session evidence shows consultation of'
+    assert old in text
+    line = text[text.index(old) :].split("\n", 1)[0]
+    write(
+        repo, case, text.replace(line, "        - The final answer mentions `Routing: add-column`.")
+    )
+
+
 CORPUS = [
+    # A sentence with `: ` inside, written without quotes, is a mapping to YAML (newuser5).
+    Bad(
+        "yaml-colon-in-unquoted-sentence",
+        _unquoted_sentence_with_colon,
+        f"{T}/cases/routing/routing-add-column.yaml",
+        12,
+        "assert.required[0].pass_criteria[0]",
+        "expected string, got dict (YAML read 'The final answer mentions `Routing: add-column`.'"
+        " as a mapping at its ': '; put the whole text in quotes)",
+    ),
+    Bad(
+        "yaml-colon-in-unquoted-value",
+        case_text(
+            **{
+                'title: "Renaming a table routes to rename-table.md"': (
+                    "title: Renaming: routes to `rename-table.md`: always"
+                )
+            }
+        ),
+        CASE,
+        2,
+        None,
+        "invalid YAML: mapping values are not allowed here (a ': ' inside a value written"
+        " without quotes: put the value in quotes)",
+    ),
     Bad(
         "yaml-unclosed-quote",
         case_text(**{'"Rename clients to customers."': '"Rename'}),

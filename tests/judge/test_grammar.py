@@ -9,9 +9,13 @@ import pytest
 
 from evaluator.cli.main import main
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from evaluator.judge.literal_checks import GIT_OPTIONS
 from evaluator.judge.verdict import SentenceRole
 from evaluator.vocabulary import Polarity
 from tests.conftest import ROOT
+
+# check_text shows a pattern's backslashes doubled.
+GIT = GIT_OPTIONS.replace("\\", "\\\\")
 
 
 @pytest.mark.parametrize(
@@ -293,12 +297,12 @@ def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: 
         # A clone of a repo by its name, or by a URL given as another literal.
         (
             "Session evidence shows a git clone for `quickstart` or the equivalent GitHub URL.",
-            r"command_ran(pattern='\\bgit\\s+clone\\b.*quickstart')",
+            rf"command_ran(pattern='\\bgit{GIT}\\s+clone\\b.*quickstart')",
         ),
         (
             "Session evidence shows a git clone command targeting `qs` or the GitHub URL `https://h/o/qs`.",
-            r"any_of[command_ran(pattern='\\bgit\\s+clone\\b.*qs'),"
-            r" command_ran(pattern='\\bgit\\s+clone\\b.*https://h/o/qs')]",
+            rf"any_of[command_ran(pattern='\\bgit{GIT}\\s+clone\\b.*qs'),"
+            rf" command_ran(pattern='\\bgit{GIT}\\s+clone\\b.*https://h/o/qs')]",
         ),
         # Arguments on the same command line.
         (

@@ -18,6 +18,7 @@ from evaluator.judge import JUDGE_CHAIN, JudgeContext, judge_case
 from evaluator.judge.chain import plan_entries
 from evaluator.judge.criteria import compile_entry, compile_sentence
 from evaluator.judge.grading import GradeItem, GradeResult
+from evaluator.judge.literal_checks import GIT_OPTIONS
 from evaluator.pipeline.rejudge import _isolation
 from evaluator.plan import open_repo, select_cases
 from tests.conftest import ROOT, copy_demo
@@ -284,6 +285,32 @@ def test_a_command_literal_is_a_whole_word() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("command", "runs_it"),
+    [
+        ("git commit -m x", True),
+        ("git -c user.name=a -c user.email=a@a commit -q -F MSG", True),
+        ("git -C repo commit -m x", True),
+        ("git --git-dir=.repo --work-tree . commit", True),
+        ("git --no-pager -P commit", True),
+        ("/usr/bin/git -C . commit", True),
+        # Look-alikes: another subcommand, the word as an option's value or argument.
+        ("git commit-tree HEAD^{tree}", False),
+        ("git log --grep commit", False),
+        ("git -C commit status", False),
+        ("git -c alias.ci=commit status", False),
+        ("git stash", False),
+    ],
+)
+def test_a_git_subcommand_is_found_after_gits_own_options(command: str, runs_it: bool) -> None:
+    """`git -c user.name=x commit` is `git commit` (newuser5: a forbidden "never `git commit`"
+    passed an agent that committed that way)."""
+    compiled = compile_sentence("The agent never runs `git commit`.")
+    assert compiled is not None
+    pattern = compiled.check.operand.pattern  # type: ignore[union-attr]
+    assert bool(re.search(pattern, command)) is runs_it
+
+
 def test_the_model_gets_every_undecided_entry_in_one_call_and_nothing_else() -> None:
     exact = {"description": "e", "pass_criteria": ["The final answer includes a local URL."]}
     vague = {"description": "v", "pass_criteria": [PROSE]}
@@ -376,7 +403,7 @@ def test_the_model_gets_every_undecided_entry_in_one_call_and_nothing_else() -> 
         ),
         (
             "The session shows a git clone command targeting `github.com/o/r`.",
-            {"kind": "command_ran", "pattern": r"\bgit\s+clone\b.*github\.com/o/r"},
+            {"kind": "command_ran", "pattern": rf"\bgit{GIT_OPTIONS}\s+clone\b.*github\.com/o/r"},
         ),
         (
             "The final answer mentions `0001_x.sql`.",

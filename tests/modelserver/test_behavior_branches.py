@@ -65,6 +65,11 @@ def test_behaviours_without_branches_play_in_order() -> None:
         ([{"when": {"output_contains": "a"}}, {"final": "f"}], "`when` needs `then`"),
         ([{"cmd": "a", "then": [{"cmd": "b"}]}, {"final": "f"}], "only go with `when`"),
         ([{"when": {"output_contains": "a"}, "then": [{"final": "f"}]}], "not a branch"),
+        # A plain last step is named as what it is, and where to add the `final` (newuser5).
+        (
+            [{"cmd": "a"}, {"cmd": "b"}],
+            r"not `cmd`: add a `final` step after steps\[1\]",
+        ),
         ([{"when": {"output_contains": ""}, "then": [{"cmd": "b"}]}, {"final": "f"}], "at least 1"),
     ],
 )

@@ -47,7 +47,9 @@ def skill_triggers(
     # (`echo B64 | base64 -d`), alone or beside a read of another file, loads no skill.
     blind = blind_calls(evidence)
     narrowed = (
-        reading_calls(evidence, resolved_placer(evidence.cwd), [f.path for f in files])
+        reading_calls(
+            evidence, resolved_placer(evidence.cwd), [f.path for f in files], evidence.cwd
+        )
         if evidence.cwd
         else {}
     )
