@@ -139,7 +139,8 @@ def main() -> None:
     parser.add_argument(
         "--start-gate",
         default="on",
-        help="The agents' start gate in the parallel table: on, off or on,off (both, in turn).",
+        help="The agents' start gate in the parallel table: on (one slot per core), off, a number"
+        " of slots, or several of these comma-separated (each in turn).",
     )
     parser.add_argument(
         "--ideal-attempts",
@@ -159,8 +160,8 @@ def main() -> None:
             unknown = [name for name in layer_names if name not in LAYERS]
             if unknown:
                 parser.error(f"--layers: unknown {unknown}; known: {', '.join(LAYERS)}")
-            if not set(args.start_gate.split(",")) <= {"on", "off"}:
-                parser.error(f"--start-gate: {args.start_gate!r}; give on, off or on,off")
+            if not all(g in ("on", "off") or g.isdigit() for g in args.start_gate.split(",")):
+                parser.error(f"--start-gate: {args.start_gate!r}; give on, off, slots, or a list")
             parallel(
                 base,
                 args.attempts,
@@ -269,7 +270,7 @@ def parallel(
             figures.setdefault((name, 1), []).append((one, one, one_cpu))
             for gate in gates:
                 label = name if len(gates) == 1 else f"{name}, start gate {gate}"
-                os.environ["AGENTIC_EVAL_START_GATE"] = "0" if gate == "off" else ""
+                os.environ["AGENTIC_EVAL_START_GATE"] = {"off": "0", "on": ""}.get(gate, gate)
                 for workers in worker_counts:
                     if workers == 1:
                         continue
