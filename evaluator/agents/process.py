@@ -356,16 +356,17 @@ def run_process(
     agent's process group is stopped and the outcome says `stopped` (not a timeout, not a
     fault). `start_gate`: waited for before the start (the timeout counts from the start), held
     until the process has written its first output or exited (start_gate.py)."""
-    if start_gate is not None:
-        kills = _KILLS[0]
-        start_gate.enter()
-        if _KILLS[0] != kills:
-            start_gate.leave()
-            now = time.time()
-            return ProcessOutcome(None, False, True, now, now, "stopped before it started")
-    started = time.time()
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
         wrapper = _death_signal_wrapper() if argv and _startable(argv[0], cwd, env) else None
+        # The slot is taken last before the spawn: nothing between can fail and keep it.
+        if start_gate is not None:
+            kills = _KILLS[0]
+            start_gate.enter()
+            if _KILLS[0] != kills:
+                start_gate.leave()
+                now = time.time()
+                return ProcessOutcome(None, False, True, now, now, "stopped before it started")
+        started = time.time()
         try:
             proc = subprocess.Popen(
                 [*wrapper, *argv] if wrapper else argv,

@@ -121,6 +121,22 @@ def test_an_agent_that_cannot_start_gives_its_slot_back(tmp_path: Path) -> None:
     assert _enters(gate).wait(WAIT_S)
 
 
+def test_an_output_file_that_cannot_be_made_takes_no_slot(tmp_path: Path) -> None:
+    gate = StartGate(1)
+    with pytest.raises(FileNotFoundError):
+        run_process(
+            ["true"],
+            cwd=tmp_path,
+            env={"PATH": "/usr/bin:/bin"},
+            stdin_text="",
+            stdout_path=tmp_path / "gone" / "out",
+            stderr_path=tmp_path / "err",
+            timeout_s=60,
+            start_gate=gate,
+        )
+    assert _enters(gate).wait(WAIT_S)
+
+
 def test_a_silent_running_agent_keeps_its_slot(tmp_path: Path) -> None:
     gate = StartGate(1)
     release = tmp_path / "release"
