@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from evaluator.adapters import get_runner
 from evaluator.agents import start_gate
 from evaluator.agents.process import ProcessOutcome, kill_active, run_process
-from evaluator.agents.start_gate import StartGate, agent_start_gate, usable_cores
+from evaluator.agents.start_gate import StartGate, agent_start_gate, default_slots
 from tests.support import agent_or_skip, agent_params, behavior, run_attempt, scratch_dir, serving
 
 WAIT_S = 10.0  # an upper bound for what must happen; never reached when the gate works
@@ -74,6 +75,14 @@ def test_a_failing_check_still_gives_the_slot_back() -> None:
     assert _enters(gate).wait(WAIT_S)
 
 
+def _wait_for(path: Path) -> None:
+    """Until the agent made `path` (it has been spawned, so it holds its slot)."""
+    deadline = time.monotonic() + WAIT_S
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never made"
+        time.sleep(0.01)
+
+
 def _run(tmp_path: Path, argv: list[str], gate: StartGate) -> ProcessOutcome:
     return run_process(
         argv,
@@ -89,18 +98,23 @@ def _run(tmp_path: Path, argv: list[str], gate: StartGate) -> ProcessOutcome:
 
 def test_an_agent_that_has_written_frees_its_slot_while_it_runs(tmp_path: Path) -> None:
     gate = StartGate(1)
-    release = tmp_path / "release"
+    release, running = tmp_path / "release", tmp_path / "running"
     agent = threading.Thread(
         target=_run,
         args=(
             tmp_path,
-            ["sh", "-c", f"echo started; while [ ! -e {release} ]; do sleep 0.05; done"],
+            [
+                "sh",
+                "-c",
+                f"touch {running}; echo started; while [ ! -e {release} ]; do sleep 0.05; done",
+            ],
             gate,
         ),
         daemon=True,
     )
     agent.start()
     try:
+        _wait_for(running)
         # The first agent still runs (it waits for `release`), yet a second may start.
         assert _enters(gate).wait(WAIT_S)
         assert agent.is_alive()
@@ -139,14 +153,19 @@ def test_an_output_file_that_cannot_be_made_takes_no_slot(tmp_path: Path) -> Non
 
 def test_a_silent_running_agent_keeps_its_slot(tmp_path: Path) -> None:
     gate = StartGate(1)
-    release = tmp_path / "release"
+    release, running = tmp_path / "release", tmp_path / "running"
     agent = threading.Thread(
         target=_run,
-        args=(tmp_path, ["sh", "-c", f"while [ ! -e {release} ]; do sleep 0.05; done"], gate),
+        args=(
+            tmp_path,
+            ["sh", "-c", f"touch {running}; while [ ! -e {release} ]; do sleep 0.05; done"],
+            gate,
+        ),
         daemon=True,
     )
     agent.start()
     try:
+        _wait_for(running)  # it holds the slot: it runs
         assert not _enters(gate).wait(BLOCKED_S)
     finally:
         release.touch()
@@ -154,7 +173,7 @@ def test_a_silent_running_agent_keeps_its_slot(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("setting", "slots"), [("0", None), ("off", None), ("3", 3), ("", usable_cores())]
+    ("setting", "slots"), [("0", None), ("off", None), ("3", 3), ("", default_slots())]
 )
 def test_the_setting_names_the_slots(
     monkeypatch: pytest.MonkeyPatch, setting: str, slots: int | None
