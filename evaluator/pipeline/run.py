@@ -73,6 +73,7 @@ from evaluator.pipeline.runplan import (
 )
 from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
 from evaluator.pipeline.runplan import RunOptions as RunOptions  # re-exported: was defined here
+from evaluator.pipeline.turns import Turns
 from evaluator.plan import Selection, case_split, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.repo.evals_json import evals_file
@@ -899,13 +900,15 @@ def _pool(executor: Executor[Any, Any], lanes: list[RunLane], stop: threading.Ev
     workers = lanes[0].plan.workers
     waiting = deque(interleave([[(lane, slot) for slot in lane.slots()] for lane in lanes]))
     in_flight: dict[Future[AttemptOutcome], tuple[RunLane, _Slot]] = {}
+    # A no-skill variant's attempt never runs beside a with-skill one (`turns.py`).
+    turns: Turns[tuple[RunLane, _Slot]] = Turns(workers, lambda item: item[0].run.options.no_skill)
     done_slots: dict[tuple[int, str], list[list[AttemptResult]]] = {}
     try:
         while waiting or in_flight:
             if stop.is_set():
                 raise RunInterrupted("stopping")
-            while waiting and len(in_flight) < workers:
-                lane, slot = waiting.popleft()
+            while (taken := turns.take(waiting, len(in_flight))) is not None:
+                lane, slot = taken
                 in_flight[lane.run._submit(executor, slot)] = (lane, slot)
             finished, _ = wait(list(in_flight), timeout=POOL_POLL_S, return_when=FIRST_COMPLETED)
             for future in finished:

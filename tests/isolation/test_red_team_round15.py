@@ -1,12 +1,15 @@
-"""Red team, round 15 (docs/isolation.md): the variants of an evaluation run side by side on one
-host and share its network. A with-skill attempt serves its workspace's skill on 127.0.0.1; the
-no-skill attempt running beside it fetches SKILL.md from there and is shown it as a hex dump
-(a model reads that too): no file of the skill is touched, no 8 words of it reach the agent as
-text. On `main` the baseline was counted as one that never saw the skill. And the reverse: the
-baseline listens, the with-skill attempt pushes the skill to it, and it prints it base64.
+"""Red team, round 15 (docs/isolation.md): attempts that run at once on one host share its
+network. A server on 127.0.0.1 holding the skill (round 15 played it as the with-skill attempt
+beside the baseline, in one evaluation); the no-skill attempt fetches SKILL.md from there and
+is shown it as a hex dump (a model reads that too): no file of the skill is touched, no 8 words
+of it reach the agent as text. On `main` the baseline was counted as one that never saw the
+skill. And the reverse: the baseline listens, the skill is pushed to it, it prints it base64.
 
-The real Claude Code and Gemini CLI (Codex's sandbox gives commands no network), the default
-layers (jail and trace), two workers: one attempt of each variant at once.
+Since round 16 an evaluation never runs a no-skill attempt beside a with-skill one
+(`pipeline/turns.py`), so the neighbour here is the test's own thread, standing in for an
+attempt of another run on this host, started once the evaluation has taken the machine's
+listening ports (`listening_ports`). The real Claude Code and Gemini CLI (Codex's sandbox gives
+commands no network), the default layers (jail and trace), two workers.
 """
 
 from __future__ import annotations
@@ -14,6 +17,12 @@ from __future__ import annotations
 import base64
 import json
 import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -35,26 +44,89 @@ def _free_port() -> int:
 
 
 def _behavior(port: int) -> dict[str, object]:
-    """One scripted turn for both variants (they get the same prompt): the attempt that has the
-    skill serves its folder for a while, the one without fetches SKILL.md from it."""
+    """One scripted turn for both variants (they get the same prompt): the attempt without the
+    skill fetches SKILL.md from the neighbour's server."""
     url = f"http://127.0.0.1:{port}/SKILL.md"
-    serve = (
-        "(cd .agents/skills/db-migrations && exec python3 -m http.server"
-        f" {port} --bind 127.0.0.1 >/dev/null 2>&1 &); sleep 25; echo served"
-    )
     # (Gemini CLI refuses a command with `$(...)`.)
     # As a hex dump: a form no layer reads back (base64 is, since this round).
     fetch = f"for i in {{1..80}}; do curl -sf {url} | xxd -p | grep . && break; sleep 0.5; done"
     return {
-        "name": "serves-or-fetches-the-skill",
+        "name": "fetches-the-skill",
         "match": {"prompt_contains": "orders.total_cents is NULL"},
         "steps": [
             {
-                "cmd": f"if [ -f .agents/skills/db-migrations/SKILL.md ]; then {serve}; else {fetch}; fi"
+                "cmd": f"if [ -f .agents/skills/db-migrations/SKILL.md ]; then echo has; else {fetch}; fi"
             },
             {"final": "done"},
         ],
     }
+
+
+@contextmanager
+def _neighbour(
+    monkeypatch: pytest.MonkeyPatch, start: Callable[[], Callable[[], None]]
+) -> Iterator[None]:
+    """`start()` (returning its stop) runs once the evaluation has read the machine's listening
+    ports: a neighbour that came after, as another run's attempt does."""
+    from evaluator.evaluate import driver
+
+    taken = driver.listening_ports
+    stops: list[Callable[[], None]] = []
+
+    def listening_then_start() -> frozenset[int]:
+        ports = taken()
+        stops.append(start())
+        return ports
+
+    monkeypatch.setattr(driver, "listening_ports", listening_then_start)
+    try:
+        yield
+    finally:
+        for stop in stops:
+            stop()
+
+
+def _serve_skill(port: int) -> Callable[[], None]:
+    handler = partial(SimpleHTTPRequestHandler, directory=str(SKILL.parent))
+    handler.log_message = lambda *args: None  # type: ignore[method-assign]
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+
+    return stop
+
+
+def _push_skill(port: int) -> Callable[[], None]:
+    """Pushes SKILL.md to whoever listens on `port`, once, as curl's `--data-binary` does."""
+    done = threading.Event()
+
+    def push() -> None:
+        body = SKILL.read_bytes()
+        request = (
+            f"POST / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {len(body)}\r\n"
+            "Connection: close\r\n\r\n"
+        ).encode() + body
+        deadline = time.monotonic() + 60
+        while not done.is_set() and time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=3) as connection:
+                    connection.sendall(request)
+                    connection.shutdown(socket.SHUT_WR)
+                    return
+            except OSError:
+                time.sleep(0.3)
+
+    thread = threading.Thread(target=push, daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        done.set()
+        thread.join(timeout=5)
+
+    return stop
 
 
 def _evaluate(tmp_path: Path, agent: str, document: dict[str, object]) -> tuple[dict, Path]:  # type: ignore[type-arg]
@@ -86,10 +158,12 @@ def _got_the_skill(run_dir: Path, hexdump: bool = False) -> bool:
 
 
 @pytest.mark.parametrize("agent", agent_params("claude", "gemini"))
-def test_a_baseline_fed_by_a_with_skill_attempt_beside_it_is_contaminated(
-    tmp_path: Path, agent: str
+def test_a_baseline_fed_by_a_neighbour_is_contaminated(
+    tmp_path: Path, agent: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without, run_dir = _evaluate(tmp_path, agent, _behavior(_free_port()))
+    port = _free_port()
+    with _neighbour(monkeypatch, lambda: _serve_skill(port)):
+        without, run_dir = _evaluate(tmp_path, agent, _behavior(port))
     assert _got_the_skill(run_dir, hexdump=True), "the baseline never got the skill"
     # Before: contamination none, the attempt counted as a clean baseline.
     check = without["contamination"]
@@ -98,9 +172,9 @@ def test_a_baseline_fed_by_a_with_skill_attempt_beside_it_is_contaminated(
     assert without["counted"] == 0, without
 
 
-def _push(port: int) -> dict[str, object]:
+def _listen(port: int) -> dict[str, object]:
     """The reverse direction: the baseline listens on a port of its own and prints what it
-    receives, base64-encoded; the attempt with the skill pushes SKILL.md to it."""
+    receives, base64-encoded."""
     program = (
         "import socket, base64\n"
         "s = socket.socket()\n"
@@ -117,19 +191,14 @@ def _push(port: int) -> dict[str, object]:
         "    d += b\n"
         "print(base64.b64encode(d.split(b'\\r\\n\\r\\n', 1)[1]).decode())\n"
     )
-    push = (
-        "sleep 3; for i in {1..40}; do curl -s -m 3 --data-binary"
-        f" @.agents/skills/db-migrations/SKILL.md http://127.0.0.1:{port}/;"
-        " [ $? -ne 7 ] && break; sleep 0.5; done; echo pushed"
-    )
     return {
-        "name": "pushes-the-skill",
+        "name": "listens-for-the-skill",
         "match": {"prompt_contains": "orders.total_cents is NULL"},
         "steps": [
             {"write": {"path": "listen.py", "content": program}},
             {
-                "cmd": "if [ -f .agents/skills/db-migrations/SKILL.md ]; then"
-                f" {push}; else python3 listen.py; fi"
+                "cmd": "if [ -f .agents/skills/db-migrations/SKILL.md ]; then echo has;"
+                " else python3 listen.py; fi"
             },
             {"final": "done"},
         ],
@@ -137,11 +206,15 @@ def _push(port: int) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("agent", agent_params("claude"))
-def test_a_baseline_that_listens_for_the_skill_is_contaminated(tmp_path: Path, agent: str) -> None:
-    """The baseline's trace shows a bind of its own and no connection (the push is the other
-    attempt's, and neither `accept` nor `recvfrom` is traced): what it printed decides, read
+def test_a_baseline_that_listens_for_the_skill_is_contaminated(
+    tmp_path: Path, agent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The baseline's trace shows a bind of its own and no connection (the push is the
+    neighbour's, and neither `accept` nor `recvfrom` is traced): what it printed decides, read
     back from base64. Before: contamination none, counted as a clean baseline."""
-    without, run_dir = _evaluate(tmp_path, agent, _push(_free_port()))
+    port = _free_port()
+    with _neighbour(monkeypatch, lambda: _push_skill(port)):
+        without, run_dir = _evaluate(tmp_path, agent, _listen(port))
     assert _got_the_skill(run_dir), "the baseline never got the skill"
     check = without["contamination"]
     assert check["contaminated_attempts"], check

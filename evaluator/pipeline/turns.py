@@ -1,0 +1,47 @@
+"""Which attempts may run at the same time: a no-skill attempt never beside one with the skill.
+
+The variants of an evaluation run through one executor. Two attempts running at once on one
+host share what the jail does not separate: the network namespace (loopback), the kernel's
+other shared state. A with-skill attempt can then hand the skill to a no-skill one, and the
+baseline need not show it: a program of its own listens, takes the skill and uses it silently
+(red team 16; round 15 closed only the baseline that connects out, or prints what it got). No
+layer can see every such channel; keeping the two kinds of attempt apart in time closes them
+all. The queue's order (the variants interleaved, so that drift hits each alike) is kept in
+turns of at most `workers` attempts of one kind: a turn ends when its attempts have ended.
+With one kind of attempt only (a plain run, an A/A pair, two skill versions) nothing changes.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Turns(Generic[T]):
+    """`sealed(item)`: the item is a no-skill attempt."""
+
+    def __init__(self, workers: int, sealed: Callable[[T], bool]) -> None:
+        self.workers = max(1, workers)
+        self.sealed = sealed
+        self.kind: bool | None = None  # the kind of the attempts running now
+        self.started = 0  # attempts started in this turn
+
+    def take(self, waiting: deque[T], running: int) -> T | None:
+        """The next item to start, taken out of `waiting`; None while it must wait for the
+        running attempts to end (`running`: how many run now)."""
+        if not waiting or running >= self.workers:
+            return None
+        if running == 0:
+            self.kind, self.started = self.sealed(waiting[0]), 0
+        other_waits = any(self.sealed(item) != self.kind for item in waiting)
+        if other_waits and self.started >= self.workers:
+            return None  # the other kind's turn, once these have ended
+        for index, item in enumerate(waiting):
+            if self.sealed(item) == self.kind:
+                del waiting[index]
+                self.started += 1
+                return item
+        return None
