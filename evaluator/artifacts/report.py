@@ -156,7 +156,7 @@ def render_report(
         lines.append("")
     lines += ["## Suggested Next Fixes", ""]
     if triggers is not None:
-        lines += trigger_fixes(triggers, description_file(manifest))
+        lines += trigger_fixes(triggers, description_file(manifest), manifest.candidate_skill)
     else:
         source = Path(manifest.source_workspace) if manifest.source_workspace else None
         lines += render_fixes(results, source, MAX_FIXES, no_skill=manifest.is_no_skill())

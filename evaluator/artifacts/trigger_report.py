@@ -131,11 +131,13 @@ def _ids(prompts: list[dict[str, Any]]) -> str:
     return ", ".join(f"`{p['id']}`" for p in prompts)
 
 
-def trigger_fixes(data: dict[str, Any], skill_path: str) -> list[str]:
+def trigger_fixes(data: dict[str, Any], skill_path: str, candidate: str | None = None) -> list[str]:
     """A trigger run's "Suggested Next Fixes": what its prompts say about the skill's
     `description` (the only text an agent reads before it decides to load the skill), and
     which prompts the run could not decide. A case run's fixes read failed assertions, which a
-    trigger run has none of, so they would say "None." over a run whose prompts missed."""
+    trigger run has none of, so they would say "None." over a run whose prompts missed.
+    `candidate`: the run-dir file holding the `--skill` text the run measured in place of the
+    skill's own, which is then the description to edit, not `skill_path`."""
     prompts = data.get("prompts") or []
     missed = [p for p in prompts if p.get("misfires") and p.get("expect")]
     misfired = [p for p in prompts if p.get("misfires") and not p.get("expect")]
@@ -143,6 +145,11 @@ def trigger_fixes(data: dict[str, Any], skill_path: str) -> list[str]:
     undecided = [p for p in prompts if p.get("triggered") is None]
     skill: list[str] = []
     where = f"`{skill_path}`, the `description` in its front matter"
+    if candidate:
+        where = (
+            f"the candidate SKILL.md given with `--skill` (this run's `{candidate}`),"
+            " the `description` in its front matter"
+        )
     if missed:
         skill.append(
             f"1. {where}: the agent did not load the skill on {len(missed)} prompt(s) it should"

@@ -36,8 +36,10 @@ from evaluator.vocabulary import SPLITS
 
 if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
     from evaluator.artifacts.attribution import RunScore
+    from evaluator.contract.models import SplitSettings
     from evaluator.gate.score import ScoreVerdict
     from evaluator.pipeline.run import RunOptions, RunOutcome
+    from evaluator.plan import Selection
 
 EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRONMENT}
 
@@ -242,6 +244,7 @@ def _options(
     from evaluator.pipeline.run import RunOptions
     from evaluator.plan import filter_split, open_repo, select_cases
     from evaluator.repo.candidate_skill import read_candidate_skill
+    from evaluator.repo.evals_json import evals_file
 
     skill_text = read_candidate_skill(skill_file, "--skill") if skill_file else None
     if resume:
@@ -261,9 +264,13 @@ def _options(
     )
     selection = select_cases(loaded, target, suites, cases)
     if split != "all":
-        selection = filter_split(selection, split, loaded.config.splits)  # type: ignore[arg-type]
-        if not selection.cases:
-            raise InputError(f"the selection holds no case of split {split!r}", field="--split")
+        chosen = filter_split(selection, split, loaded.config.splits)  # type: ignore[arg-type]
+        if not chosen.cases:
+            raise InputError(
+                empty_split_message(selection, split, loaded.config.splits, evals_file(repo)),
+                field="--split",
+            )
+        selection = chosen
     options = RunOptions(
         repo=repo,
         source_workspace=source_workspace,
@@ -273,6 +280,31 @@ def _options(
     )
     run_args.apply(options)
     return options
+
+
+def empty_split_message(
+    selection: Selection, split: str, settings: SplitSettings, evals: Path | None
+) -> str:
+    """Why `--split` selects nothing, and how a case gets into that split: the selected cases'
+    own splits, then the file to edit (an `evals.json` has no place for a split)."""
+    from evaluator.plan import case_split
+
+    counts = {name: 0 for name in SPLITS}
+    for case in selection.cases:
+        counts[case_split(case, settings)] += 1
+    held = ", ".join(f"{name} {count}" for name, count in counts.items())
+    if evals is not None:
+        how = (
+            "an evals.json cannot set a case's split (each eval is placed by a hash of its id):"
+            " score with --split all, or `agentic-eval convert` it and give cases"
+            f" `split: {split}` in their case files"
+        )
+    else:
+        how = (
+            f"give cases `split: {split}` in their case files, or change `splits:` in"
+            " agentic-eval.yaml (`agentic-eval list --split` shows each case's)"
+        )
+    return f"the selection holds no case of split {split!r} (its cases: {held}); {how}"
 
 
 def _baseline(metric: str, path: Path | None, cases: tuple[str, ...]) -> RunScore | None:

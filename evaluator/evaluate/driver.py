@@ -48,6 +48,7 @@ from evaluator.evaluate.variants import (
     suite_drift,
 )
 from evaluator.interop.benchmark import Configuration, write_benchmark
+from evaluator.interop.skill_creator import SKILL_CREATOR_DIR
 from evaluator.isolation.contamination import listening_ports
 from evaluator.judge.scoring import RubricScorer
 from evaluator.pipeline.progress import PlainProgress
@@ -291,11 +292,15 @@ def run_evaluation(
         # variant has none (every attempt blocked) still gets its own report, which says why.
         unbenchmarked = None
         try:
+            # The gradings go under skill-creator/, as a run's do: skill-creator's
+            # aggregate_benchmark.py takes every `eval-*` entry of the folder it is given for
+            # an eval's directory, and fails on this folder's eval-report.md.
             write_benchmark(
                 [Configuration(f.label, f.run_dir) for f in finished],
                 finished[0].label,
                 directory,
                 redactor,
+                gradings=directory / SKILL_CREATOR_DIR,
             )
         except InputError as exc:
             unbenchmarked = f"benchmark.json not written: {exc.message}"

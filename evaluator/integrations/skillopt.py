@@ -19,7 +19,7 @@ from evaluator.artifacts.attribution import CaseScore, score_case
 from evaluator.artifacts.models import CaseResult
 from evaluator.artifacts.rundir import RunDir
 from evaluator.defaults import DEFAULT_MIN_COVERAGE, DEFAULT_SCRATCH
-from evaluator.errors import EXIT_ENVIRONMENT, EvalError
+from evaluator.errors import EXIT_ENVIRONMENT, EvalError, InputError
 from evaluator.integrations.items import export_split_dir
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
@@ -44,7 +44,8 @@ class CaseSplitLoader(SplitDataLoader):  # type: ignore[misc]
         self.adapter = adapter
 
     def setup(self, cfg: dict[str, Any]) -> None:
-        if not self.split_dir and not cfg.get("split_dir"):
+        given = self.split_dir or str(cfg.get("split_dir") or "")
+        if not given:
             out_root = Path(str(cfg.get("out_root") or ".")).resolve()
             target = out_root / "_generated_splits" / ENV_NAME
             repo = open_repo(self.adapter.repo, self.adapter.source_workspace)
@@ -52,6 +53,23 @@ class CaseSplitLoader(SplitDataLoader):  # type: ignore[misc]
             export_split_dir(repo, selection, target)
             self.split_dir = str(target)
         super().setup(cfg)
+        if not self.val_items:
+            # SkillOpt selects skills on `val` (valid_seen): over no case every skill scores
+            # 0.0 (`n=0`), every candidate ties and is rejected, and nothing says why.
+            counts = f"train {len(self.train_items)}, val 0, test {len(self.test_items)}"
+            fix = (
+                "put some items in its val/items.json"
+                if given
+                else "give some cases `split: val` in their case files, or raise"
+                " `splits.val_fraction` in agentic-eval.yaml (`agentic-eval list --split val`"
+                " shows the split)"
+            )
+            raise InputError(
+                f"SkillOpt's selection split holds no case ({counts}): its gate would score"
+                f" every skill 0.0 over nothing; {fix}",
+                path=given or self.adapter.repo,
+                field="val",
+            )
 
 
 class AgenticEvalAdapter(EnvAdapter):  # type: ignore[misc]

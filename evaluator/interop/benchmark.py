@@ -374,15 +374,21 @@ def render_markdown(benchmark: Benchmark, baseline: str) -> str:
 
 
 def write_benchmark(
-    configurations: list[Configuration], baseline: str, out: Path, redact: Redactor
+    configurations: list[Configuration],
+    baseline: str,
+    out: Path,
+    redact: Redactor,
+    *,
+    gradings: Path | None = None,
 ) -> Benchmark:
-    """`out/benchmark.json`, `out/benchmark.md` and every grading under `out/eval-<id>/`."""
+    """`out/benchmark.json`, `out/benchmark.md` and every grading under `<gradings>/eval-<id>/`
+    (`gradings` defaults to `out`)."""
     collected = _collect(configurations)
     benchmark = _assemble(collected, baseline)
     for label, items in collected.graded.items():
         for item in items:
             prompt = prompt_of(item.trajectory)
-            write_grading(out, label, item.source, item.grading, prompt, redact)
+            write_grading(gradings or out, label, item.source, item.grading, prompt, redact)
     write_redacted_json(out / BENCHMARK_JSON, benchmark, redact)
     write_text(out / BENCHMARK_MD, render_markdown(benchmark, baseline), redact)
     return benchmark

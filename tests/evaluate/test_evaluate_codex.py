@@ -119,6 +119,18 @@ def test_the_skill_shows_its_uplift_over_no_skill(tmp_path: Path, agent: str) ->
         1 / 6, abs=1e-4
     )
     assert benchmark["run_summary"]["delta"]["pass_rate"] == "+0.83"
+    # skill-creator's aggregate_benchmark.py reads every `eval-*` entry of the folder it is
+    # given as an eval's directory; beside eval-report.md (a file) it failed (seventh new
+    # user). The gradings sit under skill-creator/, as a run's do, with nothing else there.
+    gradings = directory / "skill-creator"
+    entries = sorted(gradings.glob("eval-*"))
+    assert [e.name for e in entries] == sorted(f"eval-{case}" for case in CASES)
+    assert all(e.is_dir() and (e / "eval_metadata.json").is_file() for e in entries)
+    for entry in entries:
+        for label in ("without_skill", "with_skill"):
+            runs = sorted((entry / label).glob("run-*/grading.json"))
+            assert len(runs) == SLICE_K, (entry, label)
+    assert not [e for e in directory.glob("eval-*") if e.is_dir()]
 
 
 @pytest.mark.codex

@@ -200,6 +200,39 @@ def test_the_suggested_fixes_of_a_trigger_run_name_the_description_and_its_promp
     assert trigger_fixes(_data(prompts=right), skill) == ["None: every prompt fired as expected."]
 
 
+def test_a_candidate_description_is_the_one_the_fixes_name() -> None:
+    """`triggers --skill cand/SKILL.md` measures the candidate's description, but the report's
+    fixes named the skill's own file (the seventh new user's, a skill-creator skill: the
+    mount `.agents/skills/readme-lint/SKILL.md`, a path the author does not even have). They
+    now name the candidate and where this run kept it; a run of the skill's own text keeps
+    the skill's file."""
+    from evaluator.artifacts.models import CaseResult
+    from evaluator.artifacts.report import render_report
+    from tests.artifacts.test_attribution import manifest
+
+    results = [
+        CaseResult.model_validate(
+            {"case_id": c, "workspace_root": None, "thread_id": None, "session_path": None}
+            | {"status": status, "assertions": []}
+        )
+        for c, status in (("add-column", "pass"), ("fill-pdf", "fail"))
+    ]
+    mount = ".agents/skills/db-migrations/SKILL.md"
+    own = manifest(["add-column", "fill-pdf"]).model_copy(update={"target_skill_path": mount})
+    measured = own.model_copy(update={"candidate_skill": "candidate-skill.md"})
+
+    def fixes(run: Any) -> str:
+        return render_report(run, results, None, _data()).split("## Suggested Next Fixes")[1]
+
+    assert (
+        "1. the candidate SKILL.md given with `--skill` (this run's `candidate-skill.md`), the"
+        " `description` in its front matter: the agent loaded the skill on 1 prompt(s) it"
+        " should not (`fill-pdf`)" in fixes(measured)
+    )
+    assert mount not in fixes(measured)
+    assert f"1. `{mount}`, the `description` in its front matter" in fixes(own)
+
+
 def _score(triggers: dict[str, Any] | None) -> RunScore:
     return RunScore(
         2, [CaseScore("a", "pass", 1.0, 1.0), CaseScore("b", "fail", 0.0, 0.0)], triggers
