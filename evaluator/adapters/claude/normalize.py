@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.adapters.claude.final_message import RECOVERED_KEY
 from evaluator.evidence.builder import EvidenceBuilder, excerpt
 from evaluator.evidence.jsonl import ReadStats, read_objects, unreadable_lines
 from evaluator.evidence.records import SESSION_REWRITTEN, SESSION_TRUNCATED, SessionEvidence
@@ -147,6 +148,8 @@ class ClaudeNormalizer(EvidenceBuilder):
         self.usage: dict[str, int] = {}
         self.counted_messages: set[str] = set()
         self.ended = False
+        # What `final_message.py` recovered from the stdout stream, when it did.
+        self.recovered: str | None = None
         self.uuids: set[str] = set()
         self.loaded_skills: set[str] = set()  # Skill calls Claude Code answered without error
 
@@ -245,6 +248,12 @@ class ClaudeNormalizer(EvidenceBuilder):
                 self.tool_use(line, ts, block)
         if message.get("stop_reason") == "end_turn":
             self.ended = True
+            recovered = record.get(RECOVERED_KEY)
+            self.recovered = (
+                f"line {recovered.get('line')} of {recovered.get('from')}"
+                if isinstance(recovered, dict)
+                else None
+            )
 
     def tool_use(self, line: int, ts: str | None, block: dict[str, Any]) -> None:
         call_id = str(block.get("id"))
@@ -431,7 +440,13 @@ class ClaudeNormalizer(EvidenceBuilder):
             ev.add("final_answer", stats.lines, text=ev.final_answer, source="last-assistant-text")
         ev.complete = self.ended and ev.final_answer is not None
         if ev.complete:
-            ev.add("session_end", stats.lines, detail="the last assistant turn ended (end_turn)")
+            detail = "the last assistant turn ended (end_turn)"
+            if self.recovered:
+                detail += (
+                    f"; its text recovered from the CLI's stream, {self.recovered}: the CLI "
+                    "exited before writing it (docs/agents.md)"
+                )
+            ev.add("session_end", stats.lines, detail=detail)
         ev.token_usage = dict(self.usage) or None
         ev.line_count = stats.lines
         ev.bad_lines = stats.bad_lines
