@@ -111,7 +111,9 @@ def recover_final_message(stdout_path: Path, transcript: Path, ended_at: float) 
         "type": "assistant",
         "uuid": event["uuid"],
         # The stream gives no time: the CLI's exit is the latest it can have been written.
-        "timestamp": datetime.fromtimestamp(ended_at, timezone.utc).isoformat().replace("+00:00", "Z"),
+        "timestamp": datetime.fromtimestamp(ended_at, timezone.utc)
+        .isoformat()
+        .replace("+00:00", "Z"),
         **{k: previous[k] for k in ("userType", "cwd", "sessionId", "version") if k in previous},
         RECOVERED_KEY: {
             "from": stdout_path.name,

@@ -78,6 +78,11 @@ NO_SUCH_TOOL = "No such tool available"
 # ```! fenced block). The loaded body comes back as a meta message naming the skill's folder.
 SKILL_TOOL = "Skill"
 _SKILL_BASE = re.compile(r"\ABase directory for this skill: (.+)")
+# A user's prompt that is a command, as Claude Code records it (2.1.197: the whole content of a
+# first user record, `<command-message>NAME</command-message>\n<command-name>/NAME</command-name>
+# \n<command-args>...</command-args>`); when the command is a skill, the next record (its child)
+# is a meta message with the loaded body and no `sourceToolUseID` (no tool call loaded it).
+_USER_COMMAND = re.compile(r"\A<command-message>[^<]*</command-message>\s*<command-name>/([^<]+)</")
 _PRERUN_INLINE = re.compile(r"(?:\A|(?<=\s))!`([^`]+)`")
 _PRERUN_BLOCK = re.compile(r"```!\s*\n?([\s\S]*?)\n?```")
 _FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*(?:\n|\Z)", re.S)
@@ -152,6 +157,9 @@ class ClaudeNormalizer(EvidenceBuilder):
         self.recovered: str | None = None
         self.uuids: set[str] = set()
         self.loaded_skills: set[str] = set()  # Skill calls Claude Code answered without error
+        self.user_commands: dict[
+            str, str
+        ] = {}  # a user's `/name` prompt: its record's uuid -> name
 
     def record(self, line: int, record: dict[str, Any]) -> None:
         kind = str(record.get("type"))
@@ -218,6 +226,11 @@ class ClaudeNormalizer(EvidenceBuilder):
         source = record.get("sourceToolUseID")
         if record.get("isMeta") and isinstance(source, str) and source in self.loaded_skills:
             self.skill_body(line, ts, source, "".join(_text_blocks(content)))
+        elif record.get("isMeta") and source is None:
+            self.command_skill(line, ts, record.get("parentUuid"), "".join(_text_blocks(content)))
+        command = _USER_COMMAND.match(content) if isinstance(content, str) else None
+        if command is not None and not record.get("isMeta"):
+            self.user_commands[str(record.get("uuid"))] = command.group(1).strip()
         if self.evidence.first_user_message is None and record.get("parentUuid") is None:
             texts = [t for t in _text_blocks(content) if not _REMINDER.match(t)]
             if texts:
@@ -332,6 +345,27 @@ class ClaudeNormalizer(EvidenceBuilder):
             if command is not None:
                 command.exit_code = exit_code
         self.evidence.call_outcomes[call_id] = "failed" if failed else "ok"
+
+    def command_skill(self, line: int, ts: str | None, parent: object, text: str) -> None:
+        """A skill the user's `/name` prompt loaded: the meta message holding its body answers
+        the command record it follows, and names the skill's folder, whose name is the skill's
+        (Claude Code names skills by folder). No tool call: who loaded it was the user."""
+        name = self.user_commands.get(str(parent))
+        found = _SKILL_BASE.match(text)
+        if name is None or found is None:
+            return
+        folder = found.group(1).strip()
+        if posixpath.basename(folder.rstrip("/")) != name:
+            return
+        self.evidence.add(
+            "skill_loaded",
+            line,
+            timestamp=ts,
+            tool=SKILL_TOOL,
+            text=name,
+            path=folder,
+            detail=f"the user's /{name} command loaded the skill (Claude Code's slash command)",
+        )
 
     def skill_body(self, line: int, ts: str | None, call_id: str, text: str) -> None:
         """The commands Claude Code ran itself to load a skill: its body's pre-run commands whose
