@@ -92,7 +92,7 @@ def recover_final_message(stdout_path: Path, transcript: Path, ended_at: float) 
         ends_line = transcript.read_bytes()[-1:] in (b"", b"\n")
     except OSError:
         return None
-    uuids = {r.get("uuid") for r in records}
+    uuids = {r.get("uuid") for r in records if isinstance(r.get("uuid"), str)}
     if event["uuid"] in uuids:
         return None
     leaf = next(

@@ -157,9 +157,8 @@ class ClaudeNormalizer(EvidenceBuilder):
         self.recovered: str | None = None
         self.uuids: set[str] = set()
         self.loaded_skills: set[str] = set()  # Skill calls Claude Code answered without error
-        self.user_commands: dict[
-            str, str
-        ] = {}  # a user's `/name` prompt: its record's uuid -> name
+        # A user's `/name` prompt: its record's uuid -> the name.
+        self.user_commands: dict[str, str] = {}
 
     def record(self, line: int, record: dict[str, Any]) -> None:
         kind = str(record.get("type"))
@@ -188,6 +187,10 @@ class ClaudeNormalizer(EvidenceBuilder):
         prompt = item.get("prompt")
         if item.get("commandMode") != NOTIFICATION_MODE or not isinstance(prompt, str):
             return
+        self.notice(line, ts, prompt)
+
+    def notice(self, line: int, ts: str | None, prompt: str) -> None:
+        """A `<task-notification>` the CLI wrote: the helper it names had stopped by `line`."""
         call, status = _NOTICE_CALL.search(prompt), _NOTICE_STATUS.search(prompt)
         if call is None or status is None or status.group(1).strip() not in _STOPPED:
             return
@@ -217,8 +220,17 @@ class ClaudeNormalizer(EvidenceBuilder):
         )
 
     def user(self, line: int, ts: str | None, record: dict[str, Any]) -> None:
-        message = record.get("message") or {}
+        given = record.get("message")
+        message: dict[str, Any] = given if isinstance(given, dict) else {}
         content = message.get("content")
+        origin = record.get("origin")
+        if isinstance(origin, dict) and origin.get("kind") == NOTIFICATION_MODE:
+            # Later releases (2.1.330) write the notice as a user record of its own, marked by
+            # its `origin`, where 2.1.197 writes an attachment: the CLI's, never a prompt.
+            text = "".join(_text_blocks(content))
+            if text.lstrip().startswith("<task-notification>"):
+                self.notice(line, ts, text)
+            return
         if isinstance(content, list):
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
