@@ -24,6 +24,9 @@ RecordKind = Literal[
     # The agent CLI told the parent that a sub-agent it spawned had finished (Codex's
     # `<subagent_notification>`): a bound on the helper's acts (SubagentSpawn.finished_record).
     "subagent_finished",
+    # The agent CLI loaded a skill the user named as a command (`/name`, Claude Code's slash
+    # command) before the agent acted: no tool call, no access (adapters/claude/normalize.py).
+    "skill_loaded",
     "isolation_violation",
     "final_answer",
     "session_end",

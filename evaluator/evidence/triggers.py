@@ -60,7 +60,8 @@ class SkillSource:
 @dataclass(frozen=True)
 class Trigger:
     """One skill that fired: `call` is the ordinal of the tool call that fired it among the
-    session's tool calls (1: the agent's first action), `record` the evidence record that proves
+    session's tool calls (1: the agent's first action; 0: no tool call, the user's `/name`
+    command loaded it), `record` the evidence record that proves
     it (`msg-N`) and `call_record` the tool call's own record when it is another one."""
 
     skill: str
@@ -74,8 +75,9 @@ class Trigger:
 
     @property
     def first(self) -> bool:
-        """Whether the skill fired on the agent's first tool call (before anything else)."""
-        return self.call == 1
+        """Whether the skill fired on the agent's first tool call (before anything else), or
+        before it (call 0: the user's `/name` command loaded it)."""
+        return self.call <= 1
 
     def ref(self, prefix: str, record: str | None = None) -> str:
         """`record` (default: the proof) in the run, from `prefix`, the attempt's own session's

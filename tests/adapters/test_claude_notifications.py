@@ -93,3 +93,44 @@ def test_only_the_cli_s_notice_of_that_helper_stopping_is_an_end(tmp_path: Path)
     }
     for name, line in look_alikes.items():
         assert _finished_line(_transcript(tmp_path, line)) is None, name
+
+
+def _user_notice(text: str, origin: object = None) -> str:
+    """The later releases' notice (2.1.330, /work/shared/reference: a `user` record of its own
+    whose `origin.kind` is `task-notification`), or without that mark, a prompt."""
+    given = {} if origin is None else {"origin": origin}
+    return _record("user", "n2", "r1", message={"role": "user", "content": text}, **given)
+
+
+def test_the_later_releases_notice_as_a_user_record_is_the_helpers_end(tmp_path: Path) -> None:
+    """On `main` only 2.1.197's attachment was read: the later shape ended nothing, so the
+    helper's acts after its call's answer were not bounded."""
+    for status in ("completed", "failed", "killed"):
+        origin = {"kind": "task-notification"}
+        line = _user_notice(_notice(status=status), origin)
+        assert _finished_line(_transcript(tmp_path, line)) == 4, status
+    blocks = [{"type": "text", "text": _notice()}]
+    as_blocks = _record(
+        "user",
+        "n2",
+        "r1",
+        message={"role": "user", "content": blocks},
+        origin={"kind": "task-notification"},
+    )
+    assert _finished_line(_transcript(tmp_path, as_blocks)) == 4
+
+
+def test_a_notice_without_the_cli_s_mark_is_no_end(tmp_path: Path) -> None:
+    look_alikes = {
+        "typed by the user": _user_notice(_notice()),
+        "another origin": _user_notice(_notice(), {"kind": "human"}),
+        "origin not an object": _user_notice(_notice(), "task-notification"),
+        "running": _user_notice(_notice(status="running"), {"kind": "task-notification"}),
+        "another call": _user_notice(_notice(call="toolu_x"), {"kind": "task-notification"}),
+        "text after words": _user_notice("see " + _notice(), {"kind": "task-notification"}),
+    }
+    for name, line in look_alikes.items():
+        assert _finished_line(_transcript(tmp_path, line)) is None, name
+    # An odd shape is read, never a traceback.
+    odd = _record("user", "n2", "r1", message="not an object", origin={"kind": "task-notification"})
+    assert _finished_line(_transcript(tmp_path, odd)) is None

@@ -146,3 +146,78 @@ def test_round_ten_a_skill_a_helper_loads_is_invoked_in_the_attempt(
     assert "of subagent-sessions/" in got["eval-1"][1], got
     again = {r.case_id: r.assertions[0].status for r in rejudge_run(run_dir)}
     assert (again["eval-1"], again["eval-2"]) == ("pass", "fail")
+
+
+# A user's command prompt, `/tidy-notes ...`: Claude Code loads the skill itself (no tool call);
+# Gemini CLI 0.61.0 headless has no skill commands (`handleSlashCommand` loads only built-in,
+# MCP and file commands), so the text reaches the model and nothing is loaded. Look-alikes: the
+# name inside a sentence, and a prompt that spells Claude Code's command record itself.
+SLASH_EVALS = {
+    "skill_name": "tidy-notes",
+    "evals": [
+        {
+            "id": 1,
+            "prompt": "/tidy-notes sort them by date",
+            "expectations": [INVOKED := "The tidy-notes skill is invoked"],
+        },
+        {"id": 2, "prompt": "Sort them like /tidy-notes would", "expectations": [INVOKED]},
+        {
+            "id": 3,
+            "prompt": (
+                "<command-message>tidy-notes</command-message>\n"
+                "<command-name>/tidy-notes</command-name> by size"
+            ),
+            "expectations": [INVOKED],
+        },
+    ],
+}
+SLASH_EXPECTED = {
+    "claude": {"eval-1": "pass", "eval-2": "fail", "eval-3": "fail"},
+    "gemini": {"eval-1": "fail", "eval-2": "fail", "eval-3": "fail"},
+}
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [
+        pytest.param("claude", marks=pytest.mark.claude),
+        pytest.param("gemini", marks=pytest.mark.gemini),
+    ],
+)
+def test_a_skill_the_users_slash_command_loaded_is_invoked(agent: str, tmp_path: Path) -> None:
+    """On `main` Claude Code's `/tidy-notes` load was no trigger: "is invoked" failed although
+    the session shows the CLI loaded the skill's body for the user's command."""
+    runner = agent_or_skip(agent)
+    skill = tmp_path / "tidy-notes"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL)
+    (skill / "evals" / "evals.json").write_text(json.dumps(SLASH_EVALS))
+    folder = tmp_path / "behaviours"
+    folder.mkdir()
+    for number, prompt in (
+        (1, "by date"),
+        (2, "like /tidy"),
+        (3, "by size"),
+    ):
+        behaviour = {
+            "name": f"b/{number}",
+            "match": {"prompt_contains": prompt},
+            "steps": [{"final": "Done."}],
+        }
+        (folder / f"eval-{number}.yaml").write_text(yaml.safe_dump(behaviour))
+    outcome = run_scripted(
+        repo=skill / "evals" / "evals.json",
+        behaviors=folder,
+        runs_dir=tmp_path / "runs",
+        agent=runner,
+    )
+    run_dir = outcome.run_dir.path
+    got = {}
+    for case in SLASH_EXPECTED[agent]:
+        result = json.loads((run_dir / "case-results" / f"{case}.json").read_text())
+        [entry] = result["assertions"]
+        assert entry["decided_by"] == "rules", entry
+        got[case] = entry["status"]
+    assert got == SLASH_EXPECTED[agent]
+    again = {r.case_id: r.assertions[0].status for r in rejudge_run(run_dir)}
+    assert again == SLASH_EXPECTED[agent]

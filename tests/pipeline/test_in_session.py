@@ -126,7 +126,7 @@ def in_session() -> Any:
                 )
             )
         rollout = next(
-            (scratch / "agent/codex-home/sessions").rglob(
+            (scratch / "agent/home/.codex/sessions").rglob(
                 f"rollout-*-{handle.root_thread_id}.jsonl"
             )
         )

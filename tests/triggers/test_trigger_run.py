@@ -302,7 +302,7 @@ def test_an_agent_is_stopped_once_the_condition_holds(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("agent", "recorded", "where", "fires"),
     [
-        ("codex", "codex-exec.jsonl", "codex-home/sessions/2026/01/01/rollout-x.jsonl", True),
+        ("codex", "codex-exec.jsonl", "home/.codex/sessions/2026/01/01/rollout-x.jsonl", True),
         ("claude", "claude-code.jsonl", "home/.claude/projects/p/s.jsonl", False),
     ],
 )

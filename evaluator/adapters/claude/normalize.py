@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.adapters.claude.final_message import RECOVERED_KEY
 from evaluator.evidence.builder import EvidenceBuilder, excerpt
 from evaluator.evidence.jsonl import ReadStats, read_objects, unreadable_lines
 from evaluator.evidence.records import SESSION_REWRITTEN, SESSION_TRUNCATED, SessionEvidence
@@ -77,6 +78,11 @@ NO_SUCH_TOOL = "No such tool available"
 # ```! fenced block). The loaded body comes back as a meta message naming the skill's folder.
 SKILL_TOOL = "Skill"
 _SKILL_BASE = re.compile(r"\ABase directory for this skill: (.+)")
+# A user's prompt that is a command, as Claude Code records it (2.1.197: the whole content of a
+# first user record, `<command-message>NAME</command-message>\n<command-name>/NAME</command-name>
+# \n<command-args>...</command-args>`); when the command is a skill, the next record (its child)
+# is a meta message with the loaded body and no `sourceToolUseID` (no tool call loaded it).
+_USER_COMMAND = re.compile(r"\A<command-message>[^<]*</command-message>\s*<command-name>/([^<]+)</")
 _PRERUN_INLINE = re.compile(r"(?:\A|(?<=\s))!`([^`]+)`")
 _PRERUN_BLOCK = re.compile(r"```!\s*\n?([\s\S]*?)\n?```")
 _FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*(?:\n|\Z)", re.S)
@@ -147,8 +153,12 @@ class ClaudeNormalizer(EvidenceBuilder):
         self.usage: dict[str, int] = {}
         self.counted_messages: set[str] = set()
         self.ended = False
+        # What `final_message.py` recovered from the stdout stream, when it did.
+        self.recovered: str | None = None
         self.uuids: set[str] = set()
         self.loaded_skills: set[str] = set()  # Skill calls Claude Code answered without error
+        # A user's `/name` prompt: its record's uuid -> the name.
+        self.user_commands: dict[str, str] = {}
 
     def record(self, line: int, record: dict[str, Any]) -> None:
         kind = str(record.get("type"))
@@ -177,6 +187,10 @@ class ClaudeNormalizer(EvidenceBuilder):
         prompt = item.get("prompt")
         if item.get("commandMode") != NOTIFICATION_MODE or not isinstance(prompt, str):
             return
+        self.notice(line, ts, prompt)
+
+    def notice(self, line: int, ts: str | None, prompt: str) -> None:
+        """A `<task-notification>` the CLI wrote: the helper it names had stopped by `line`."""
         call, status = _NOTICE_CALL.search(prompt), _NOTICE_STATUS.search(prompt)
         if call is None or status is None or status.group(1).strip() not in _STOPPED:
             return
@@ -206,8 +220,17 @@ class ClaudeNormalizer(EvidenceBuilder):
         )
 
     def user(self, line: int, ts: str | None, record: dict[str, Any]) -> None:
-        message = record.get("message") or {}
+        given = record.get("message")
+        message: dict[str, Any] = given if isinstance(given, dict) else {}
         content = message.get("content")
+        origin = record.get("origin")
+        if isinstance(origin, dict) and origin.get("kind") == NOTIFICATION_MODE:
+            # Later releases (2.1.330) write the notice as a user record of its own, marked by
+            # its `origin`, where 2.1.197 writes an attachment: the CLI's, never a prompt.
+            text = "".join(_text_blocks(content))
+            if text.lstrip().startswith("<task-notification>"):
+                self.notice(line, ts, text)
+            return
         if isinstance(content, list):
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
@@ -215,6 +238,11 @@ class ClaudeNormalizer(EvidenceBuilder):
         source = record.get("sourceToolUseID")
         if record.get("isMeta") and isinstance(source, str) and source in self.loaded_skills:
             self.skill_body(line, ts, source, "".join(_text_blocks(content)))
+        elif record.get("isMeta") and source is None:
+            self.command_skill(line, ts, record.get("parentUuid"), "".join(_text_blocks(content)))
+        command = _USER_COMMAND.match(content) if isinstance(content, str) else None
+        if command is not None and not record.get("isMeta"):
+            self.user_commands[str(record.get("uuid"))] = command.group(1).strip()
         if self.evidence.first_user_message is None and record.get("parentUuid") is None:
             texts = [t for t in _text_blocks(content) if not _REMINDER.match(t)]
             if texts:
@@ -245,6 +273,12 @@ class ClaudeNormalizer(EvidenceBuilder):
                 self.tool_use(line, ts, block)
         if message.get("stop_reason") == "end_turn":
             self.ended = True
+            recovered = record.get(RECOVERED_KEY)
+            self.recovered = (
+                f"line {recovered.get('line')} of {recovered.get('from')}"
+                if isinstance(recovered, dict)
+                else None
+            )
 
     def tool_use(self, line: int, ts: str | None, block: dict[str, Any]) -> None:
         call_id = str(block.get("id"))
@@ -323,6 +357,27 @@ class ClaudeNormalizer(EvidenceBuilder):
             if command is not None:
                 command.exit_code = exit_code
         self.evidence.call_outcomes[call_id] = "failed" if failed else "ok"
+
+    def command_skill(self, line: int, ts: str | None, parent: object, text: str) -> None:
+        """A skill the user's `/name` prompt loaded: the meta message holding its body answers
+        the command record it follows, and names the skill's folder, whose name is the skill's
+        (Claude Code names skills by folder). No tool call: who loaded it was the user."""
+        name = self.user_commands.get(str(parent))
+        found = _SKILL_BASE.match(text)
+        if name is None or found is None:
+            return
+        folder = found.group(1).strip()
+        if posixpath.basename(folder.rstrip("/")) != name:
+            return
+        self.evidence.add(
+            "skill_loaded",
+            line,
+            timestamp=ts,
+            tool=SKILL_TOOL,
+            text=name,
+            path=folder,
+            detail=f"the user's /{name} command loaded the skill (Claude Code's slash command)",
+        )
 
     def skill_body(self, line: int, ts: str | None, call_id: str, text: str) -> None:
         """The commands Claude Code ran itself to load a skill: its body's pre-run commands whose
@@ -431,7 +486,13 @@ class ClaudeNormalizer(EvidenceBuilder):
             ev.add("final_answer", stats.lines, text=ev.final_answer, source="last-assistant-text")
         ev.complete = self.ended and ev.final_answer is not None
         if ev.complete:
-            ev.add("session_end", stats.lines, detail="the last assistant turn ended (end_turn)")
+            detail = "the last assistant turn ended (end_turn)"
+            if self.recovered:
+                detail += (
+                    f"; its text recovered from the CLI's stream, {self.recovered}: the CLI "
+                    "exited before writing it (docs/agents.md)"
+                )
+            ev.add("session_end", stats.lines, detail=detail)
         ev.token_usage = dict(self.usage) or None
         ev.line_count = stats.lines
         ev.bad_lines = stats.bad_lines

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.adapters.claude.binary import claude_version, find_claude
+from evaluator.adapters.claude.final_message import recover_final_message
 from evaluator.agents.base import (
     PASSTHROUGH_ENV,
     AgentHandle,
@@ -209,6 +210,11 @@ class ClaudeCodeRunner(AgentRunner):
             session_dirs=tuple(config / name for name in CLI_ENTRIES),
         )
         read_stream_events(handle.stdout_path, handle, workspace_skills(request.workspace))
+        if handle.root_thread_id is not None and not handle.timed_out and not handle.killed:
+            transcripts = sorted((config / "projects").glob(f"*/{handle.root_thread_id}.jsonl"))
+            if len(transcripts) == 1:
+                # Claude Code sometimes exits with its final answer still unwritten.
+                recover_final_message(handle.stdout_path, transcripts[0], handle.ended_at)
         return handle
 
 

@@ -5,7 +5,7 @@ Claude Code resolves it: the name trimmed first (JavaScript's `trim`), then the 
 from __future__ import annotations
 
 from evaluator.evidence.records import SessionEvidence
-from evaluator.evidence.triggers import SkillSource, Trigger, skill_tool_triggers
+from evaluator.evidence.triggers import SkillSource, Trigger, first_per_skill, skill_tool_triggers
 
 SKILL_TOOL = "Skill"
 # What JavaScript's `String.prototype.trim` removes (its WhiteSpace and LineTerminator): Claude
@@ -26,7 +26,7 @@ def skill_name(named: str) -> str:
 
 def skill_triggers(evidence: SessionEvidence, skills: list[SkillSource]) -> list[Trigger]:
     # A call Claude Code refused or that failed loaded nothing (no result yet: it ran).
-    return skill_tool_triggers(
+    found = skill_tool_triggers(
         evidence,
         skills,
         tool=SKILL_TOOL,
@@ -34,3 +34,10 @@ def skill_triggers(evidence: SessionEvidence, skills: list[SkillSource]) -> list
         loaded=lambda outcome: outcome != "failed",
         name_of=skill_name,
     )
+    # A skill the user's `/name` prompt loaded (`skill_loaded`) fired before any tool call.
+    names = {skill.name for skill in skills}
+    for record in evidence.iter_records():
+        if record.get("kind") == "skill_loaded" and record.get("text") in names:
+            detail = f"the user's /{record['text']} command"
+            found.append(Trigger(str(record["text"]), 0, str(record["id"]), detail=detail))
+    return first_per_skill(found)

@@ -136,7 +136,9 @@ class CodexAdapter(AgentAdapter):
         return skill_triggers(evidence, session_path, skills)
 
     def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
-        sessions = (agent_dir / "codex-home" / "sessions").rglob("rollout-*.jsonl")
+        from evaluator.adapters.codex.runner import attempt_codex_home
+
+        sessions = (attempt_codex_home(agent_dir) / "sessions").rglob("rollout-*.jsonl")
         return sorted(sessions, key=lambda p: p.stat().st_mtime, reverse=True)
 
 

@@ -123,14 +123,14 @@ class CodexExecRunner(AgentRunner):
 
     def run(self, request: AgentRequest) -> AgentHandle:
         request.agent_dir.mkdir(parents=True, exist_ok=True)
-        codex_home = create_codex_home(request.agent_dir / "codex-home", request.endpoint)
+        home = attempt_home(request.agent_dir)
+        home.mkdir(exist_ok=True)
+        codex_home = create_codex_home(attempt_codex_home(request.agent_dir), request.endpoint)
         # What Codex would write into the empty home itself, written before it starts
         # (home_seed.py): its migrated, empty databases.
         seed = codex_home_seed(self.binary, self.version()) if self.seed_home else None
         if seed is not None:
             seed_codex_home(codex_home, seed)
-        home = request.agent_dir / "home"
-        home.mkdir(exist_ok=True)
         env = self.environment(request, codex_home, home)
         handle = start_agent(
             self.name,
@@ -147,6 +147,19 @@ class CodexExecRunner(AgentRunner):
         )
         read_exec_events(handle.stdout_path, handle)
         return handle
+
+
+def attempt_home(agent_dir: Path) -> Path:
+    """The attempt's HOME."""
+    return agent_dir / "home"
+
+
+def attempt_codex_home(agent_dir: Path) -> Path:
+    """The attempt's `CODEX_HOME`: `~/.codex` of its HOME, where Codex keeps its config,
+    sessions and user skills for a user who sets none, so a skill that reads the default place
+    (`~/.codex/sessions/**/rollout-*.jsonl`, a session-history skill) finds this session as it
+    would on the user's machine (docs/agents.md, "Codex's home at `~/.codex`")."""
+    return attempt_home(agent_dir) / ".codex"
 
 
 def endpoint_error_message(message: str) -> str:

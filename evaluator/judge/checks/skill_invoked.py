@@ -34,4 +34,5 @@ def skill_invoked(check: SkillInvokedCheck, context: JudgeContext) -> CheckVerdi
         return failed(KIND, f"{watched.skill} never fired")
     refs = [fired.ref(context.ref_prefix, r) for r in (fired.call_record, fired.record) if r]
     where = f" of {fired.session}" if fired.session else ""
-    return passed(KIND, f"{watched.skill} fired at tool call {fired.call}{where}", refs)
+    at = f"tool call {fired.call}" if fired.call else f"the start ({fired.detail})"
+    return passed(KIND, f"{watched.skill} fired at {at}{where}", refs)
