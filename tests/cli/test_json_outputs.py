@@ -272,8 +272,11 @@ def test_in_session_attempts_and_the_commands_over_their_finished_run(
         ],
         capsys,
     )
-    assert code == 1, err
-    assert check_output("attempt collect", out)["case_status"] == "blocked"
+    # no child session: the agent never started, an outage (`score` has no score for the run):
+    # exit 3 as `run` and `judge` give it (it once gave 1)
+    assert code == 3, err
+    collected = check_output("attempt collect", out)
+    assert collected["case_status"] == "blocked" and collected["exit_code"] == 3
     run = runs / "live"
 
     # judged again, the outage is still one: exit 3, as `run` gives (it once gave 1)
