@@ -322,9 +322,7 @@ def collect_attempt(request: CollectRequest) -> Collected:
         save_attempt(run_dir, result)
         case_result = _finish_case(run_dir, manifest, repo, case, result)
     nickname = result.evidence.agent_nickname if result.evidence else None
-    return Collected(
-        run_dir, result, nickname, case_result.status, manifest.run_state, case_result
-    )
+    return Collected(run_dir, result, nickname, case_result.status, manifest.run_state, case_result)
 
 
 def _finish_case(
