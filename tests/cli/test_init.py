@@ -242,3 +242,36 @@ def test_init_makes_the_project_ignore_its_run_directories(
             check=False,
         )
         assert ignored.returncode == 0  # git itself ignores what the line was written for
+
+
+@pytest.mark.codex
+def test_selftest_exits_3_when_an_outage_blocks_a_golden(
+    in_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A good golden whose model answers HTTP 500 (an outage, as `run` and `score` call it) got
+    no verdict: selftest said its assertions do not separate the goldens (exit 1); it is the
+    machine's error, exit 3 with the same line as `run`. The other goldens are judged as ever."""
+    _project(in_project, ".agents/skills/greeter")
+    assert run_cli(["init", "--skill", ".agents/skills/greeter"], capsys)[0] == 0
+    good = in_project / "agentic-evals/targets/greeter/behaviors/good/greeter-reads-latin.yaml"
+    data = yaml.safe_load(good.read_text())
+    data["steps"] = [{"http_error": 500}]
+    good.write_text(yaml.safe_dump(data))
+    with scratch_dir() as scratch:
+        code, out, err = run_cli(
+            ["selftest", "--target", "greeter", "--scratch-root", str(scratch), "--json"], capsys
+        )
+        assert code == 3, out + err
+        report = json.loads(out)
+        (outage,) = [g for g in report["goldens"] if g["outage"]]
+        assert outage["behavior"] == "behaviors/good/greeter-reads-latin.yaml"
+        assert outage["status"] == "blocked" and report["exit_code"] == 3
+        assert [g["outage"] for g in report["goldens"]].count(False) == 3
+        code, out, err = run_cli(
+            ["selftest", "--target", "greeter", "--scratch-root", str(scratch)], capsys
+        )
+    assert code == 3, out + err
+    assert (
+        "exit 3: the agent's model or tooling failed on 1 golden behaviour(s), which got no"
+        " verdict: greeter-reads-latin (behaviors/good/greeter-reads-latin.yaml)" in out
+    )
