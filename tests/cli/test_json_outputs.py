@@ -291,6 +291,15 @@ def test_in_session_attempts_and_the_commands_over_their_finished_run(
         f"exit 3: the agent's model or tooling failed on 1 case, which got no verdict: {case}"
         in out
     )
+    # the report's summary line, as `run` prints it: nothing judged, the block an outage's
+    assert (
+        "verified pass rate: no verdict: 0 of 1 cases judged; 1 of 1 blocked"
+        " (not-started 1, no score)\n" in out
+    )
+    assert (
+        "- Verified pass rate: no verdict: 0 of 1 cases judged; 1 of 1 blocked"
+        in (run / "report.md").read_text()
+    )
     # an outage-blocked run has no score: gate refuses it, with the error object
     code, out, err = run_json(["gate", "--candidate", str(run), "--current", str(run)], capsys)
     assert code == 3 and "no score" in check_output("gate", out)["errors"][0]["message"]
