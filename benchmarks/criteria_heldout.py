@@ -44,9 +44,14 @@ def _unescape(pattern: str) -> str:
 
 
 def _command(pattern: str) -> str:
+    from evaluator.judge.command_pattern import command_literal
     from evaluator.judge.literal_checks import GIT_OPTIONS
 
-    # `git SUB` is compiled to allow git's own options before SUB: the literal is `git SUB`.
+    # A command literal is compiled to allow the program's own options before its subcommand
+    # and its short flags in any order: the literal is what it was made from.
+    made = command_literal(pattern)
+    if made is not None:
+        return made
     pattern = pattern.replace(rf"git{GIT_OPTIONS}\s+", r"git\ ")
     literal = _LITERAL_COMMAND.match(pattern)
     return _unescape(literal["literal"]) if literal else f"/{pattern}/"

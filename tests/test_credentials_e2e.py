@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.artifacts.trace_files import saved_trace
 from evaluator.workspace.naming import attempt_folder, run_scratch
 from tests.conftest import copy_demo
 from tests.leaks import (
@@ -141,7 +142,7 @@ def test_real_provider_path_leaks_no_credential_in_any_form(tmp_path: Path, agen
     assert "[REDACTED:API_TOKEN]" in session and "[REDACTED:PASSPHRASE]" in session
     snapshot = run_dir / f"case-artifacts/{CASE}/attempts/attempt-01/workspace/files"
     assert (snapshot / "[REDACTED:API_TOKEN].txt").exists()
-    trace = run_dir / f"case-artifacts/{CASE}/attempts/attempt-01/trace.strace.gz"
+    trace = saved_trace(run_dir / f"case-artifacts/{CASE}/attempts/attempt-01")
     if trace.exists():
         assert "[REDACTED:PASSPHRASE]" in gzip.decompress(trace.read_bytes()).decode()
     # Re-judging reads the redacted evidence and snapshot and reaches the same verdict.

@@ -221,21 +221,39 @@ class RunScore:
         return Counter(c.blame for c in self.cases if c.blame is not None)
 
     def headline(self) -> str:
-        """One line that never shows a pass rate without the coverage behind it."""
+        """One line that never shows a pass rate without the coverage behind it, and says what
+        each figure is of: the cases judged (a case blocked by the agent is judged, as not
+        passed), the blocked ones by whose doing, and what `hard` is the mean of when it is not
+        simply the passed share of the judged cases (a case with K attempts counts its share).
+        report.md, report.html, `run`'s summary, `score` and the CI step summary all print it."""
         n = self.selected
-        judged = len(self.judged)
+        judged = self.judged
         passed = self.count("pass")
         blocked = self.count("blocked")
-        parts = []
-        for blame, count in sorted(self.blocked_causes().items(), key=lambda kv: -kv[1]):
-            note = ", counted as not passed" if blame.side == "agent" else ""
-            parts.append(f"{blame.cause} {count}{note}")
+        whose = {"agent": ", counted as not passed", "eval": ", left out", "outage": ", no score"}
+        parts = [
+            f"{blame.cause} {count}{whose[blame.side]}"
+            for blame, count in sorted(self.blocked_causes().items(), key=lambda kv: -kv[1])
+        ]
         tail = f"; {blocked} of {n} blocked ({'; '.join(parts)})" if blocked else ""
         if self.hard is None:
             return f"no verdict: 0 of {n} cases judged{tail}"
+        coverage = f"coverage {len(judged)} of {n} cases judged = {self.coverage:.0%}"
+        if abs(self.hard - passed / len(judged)) < 1e-9:
+            of = "passed of judged"
+        else:
+            # Some case passed only part of its attempts (or a passed case lost one to the
+            # agent): `hard` is the mean of the cases' shares, not the count of passed cases.
+            shares = [c.hard or 0.0 for c in judged]
+            listed = (
+                ": " + ", ".join(f"{s:.0%}" for s in shares)
+                if len(shares) <= 5
+                else f" over {len(shares)} cases"
+            )
+            of = f"the mean of each judged case's share of passed attempts{listed}"
         return (
-            f"{passed} of {judged} judged cases passed (hard {self.hard:.0%}, coverage"
-            f" {judged} of {n} = {self.coverage:.0%}){tail}"
+            f"{passed} of {len(judged)} judged cases passed (hard {self.hard:.0%} = {of};"
+            f" {coverage}){tail}"
         )
 
 

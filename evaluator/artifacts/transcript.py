@@ -15,6 +15,7 @@ from evaluator.artifacts.record_text import (
     short_text,
 )
 from evaluator.artifacts.rundir import RunDir
+from evaluator.artifacts.trace_files import saved_trace
 
 
 def _record_line(record: dict[str, Any], workspace: str, commands: frozenset[str]) -> str | None:
@@ -46,7 +47,7 @@ def render_transcript(manifest: Manifest, run_dir: RunDir) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _trace_lines(attempt: dict[str, Any]) -> list[str]:
+def _trace_lines(attempt: dict[str, Any], directory: Path) -> list[str]:
     """The observed trace's verdict and every disagreement between trace and session."""
     layers = attempt.get("isolation_layers") or {}
     # `trace` held the report in attempt.json files written before it was `trace_report`.
@@ -57,8 +58,8 @@ def _trace_lines(attempt: dict[str, Any]) -> list[str]:
     if not isinstance(trace, dict):
         return [*lines, "- Trace: off (isolation from the session evidence alone)"]
     lines.append(
-        f"- Trace: {trace.get('verdict')} ({trace.get('reason')}); `trace.strace.gz` beside this"
-        " attempt"
+        f"- Trace: {trace.get('verdict')} ({trace.get('reason')});"
+        f" `{saved_trace(directory, str(layers.get('trace'))).name}` beside this attempt"
     )
     private = trace.get("private_tmp") or []
     if private:
@@ -99,7 +100,7 @@ def _attempt_section(attempt: dict[str, Any], directory: Path) -> list[str]:
     ]
     if attempt.get("reason"):
         lines.append(f"- Note: {one_line(str(attempt['reason']))}")
-    lines += _trace_lines(attempt)
+    lines += _trace_lines(attempt, directory)
     session = directory / "accepted-session.json"
     if session.is_file():
         data = json.loads(session.read_text(encoding="utf-8"))

@@ -18,7 +18,7 @@ from evaluator.cli.options import (
     repo_options,
     resolve_grader,
 )
-from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
 from evaluator.vocabulary import JudgeMode
 
 RUNS_DIR_OPTION = click.option(
@@ -173,8 +173,10 @@ def collect(
 ) -> int:
     """Locate CASE_ID's accepted sub-agent session, check isolation, judge, write the results.
 
-    Exit 0 when the case passes, 1 when it fails or is blocked."""
+    Exit 0 when the case passes, 1 when it fails or is blocked, 3 when an outage of the agent's
+    model or tooling blocked it (as `run`, `judge` and `score`)."""
     from evaluator.adapters import in_session_adapter
+    from evaluator.cli.run import outage_reason
     from evaluator.pipeline.in_session import CollectRequest, collect_attempt
 
     adapter = in_session_adapter(agent_home.adapter)
@@ -209,7 +211,13 @@ def collect(
     attempt = collected.attempt
     isolation = attempt.isolation.verdict if attempt.isolation else None
     report = collected.run_dir.path / "report.md"
-    code = EXIT_OK if collected.case_status == "pass" else EXIT_FAILURES
+    # The same rule as `run` and `judge`: a case an outage blocked got no verdict (`score` has
+    # none for the run), so it is the machine's error, not a failure of the skill.
+    outage = outage_reason([collected.case_result])
+    if outage is not None:
+        code = EXIT_ENVIRONMENT
+    else:
+        code = EXIT_OK if collected.case_status == "pass" else EXIT_FAILURES
     if as_json:
         emit_json(
             {
@@ -241,4 +249,6 @@ def collect(
             click.echo("the attempt is invalid: make one new attempt (`attempt new`) and rerun it")
         click.echo(f"case {case_id}: {collected.case_status}")
         click.echo(f"report: {report}")
+        if outage is not None:
+            click.echo(f"exit {code}: {outage}")
     return code

@@ -17,9 +17,10 @@ from evaluator.cli.options import (
     repo_options,
     show_load_warnings,
 )
-from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
+from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK, InputError
 
 if TYPE_CHECKING:
+    from evaluator.artifacts.models import CaseResult
     from evaluator.evaluate.model import EvaluationResult
 
 
@@ -173,7 +174,10 @@ def command(
     # A comparison without a single case counted under both variants answered nothing.
     uncompared = [c for c in result.comparisons if c.headline.call == "no-data"]
     failed = worse or outcome.interrupted or unscored or uncompared
-    code = EXIT_FAILURES if failed else EXIT_OK
+    # As `run`: a case an outage of the agent's model or tooling blocked, under any variant, got
+    # no verdict there, so the comparison lacks it: the machine's error, not the skill's.
+    outage = None if outcome.interrupted else _outage(outcome.run_dirs)
+    code = EXIT_ENVIRONMENT if outage else EXIT_FAILURES if failed else EXIT_OK
     if as_json:
         emit_json(
             {
@@ -232,6 +236,8 @@ def command(
     click.echo(f"report: {outcome.directory / 'eval-report.md'}")
     if outcome.interrupted:
         click.echo("exit 1: the evaluation was interrupted; its runs hold what finished")
+    elif outage:
+        click.echo(f"exit {code}: {outage}")
     elif worse:
         click.echo("exit 1: a compared variant is significantly worse on some case")
     elif unscored:
@@ -240,6 +246,19 @@ def command(
         pairs = ", ".join(f"{c.compared} vs {c.reference}" for c in uncompared)
         click.echo(f"exit 1: nothing was compared ({pairs}): no case was counted under both")
     return code
+
+
+def _outage(run_dirs: list[Path]) -> str | None:
+    """`run`'s outage line over every variant's run (each case named once), or None."""
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.cli.run import outage_reason
+
+    named: dict[str, CaseResult] = {}
+    for path in run_dirs:
+        for result in RunDir(path).read_case_results():
+            if outage_reason([result]) is not None:
+                named.setdefault(result.case_id, result)
+    return outage_reason(list(named.values()))
 
 
 def _unclear_rule_hint(run_dirs: list[Path], *, from_evals: bool) -> str | None:

@@ -214,6 +214,11 @@ def _echo_plan(plan: EntryPlan) -> None:
         )
         click.echo(f"      {provenance.role}: {provenance.sentence}")
         click.echo(f"        rule {provenance.rule} -> {compiled}")
+        for literal in _command_literals(provenance.checks):
+            click.echo(
+                f"        command `{literal}`: also with its program's options before the"
+                " subcommand and its short flags in any cluster or order"
+            )
         if provenance.tree:
             click.echo(f"        parse: {provenance.tree}")
         if index < len(parts):
@@ -247,3 +252,33 @@ def _part_line(plan: EntryPlan, index: int) -> str:
         return f"decides nothing alone: {part.blocker}"
     when = FAILS_WHEN[(plan.pending.polarity, part.provenance.role)]
     return f"rules fail the entry when this {when}, whatever the other sentences mean"
+
+
+def _command_literals(checks: object) -> list[str]:
+    """The command literals behind the `command_ran` patterns among `checks` (their patterns
+    are long: this says what they stand for, docs/criteria.md "Command literals")."""
+    from evaluator.contract.models import CommandRanCheck
+    from evaluator.judge.command_pattern import command_literal
+
+    found: list[str] = []
+    pending = list(checks) if isinstance(checks, list) else [checks]
+    while pending:
+        check = pending.pop(0)
+        if isinstance(check, CommandRanCheck):
+            literal = command_literal(check.pattern)
+            if literal is not None and literal not in found and _literal_widened(literal):
+                found.append(literal)
+        for attribute in ("operand", "operands"):
+            inner = getattr(check, attribute, None)
+            if inner is not None:
+                pending.extend(inner if isinstance(inner, list) else [inner])
+    return found
+
+
+def _literal_widened(literal: str) -> bool:
+    """Whether a literal's pattern matches more than its own text (options, flag orders)."""
+    import re
+
+    from evaluator.judge.command_pattern import command_pattern
+
+    return command_pattern(literal) != rf"(?:^|[^\w-]){re.escape(literal)}(?:$|[^\w-])"

@@ -34,6 +34,7 @@ from evaluator.errors import EXIT_OK
 @click.option("--force", is_flag=True, help="Replace the files of an existing target of that name.")
 def command(skill_path: Path, agent: str | None, repo: Path, force: bool) -> int:
     """Write an eval repo for a skill: target, suite, two example cases, good and bad behaviours."""
+    from evaluator.repo.gitignore import ignore_runs
     from evaluator.repo.scaffold import read_skill, write_repo
 
     project = repo.resolve().parent
@@ -41,6 +42,9 @@ def command(skill_path: Path, agent: str | None, repo: Path, force: bool) -> int
     made = write_repo(skill, repo, force=force)
     target = made.target_id
     click.echo(f"wrote target {target} in {repo}/ ({len(made.written)} files)")
+    # The printed commands write `runs/` here (their --runs-dir default, relative): its
+    # megabytes of artifacts must not be committed with the project.
+    click.echo(ignore_runs(Path(".")))
     flags = f" --agent {agent}" if agent else ""
     behaviors = f"{repo}/targets/{target}/behaviors/good"
     repo_flag = "" if repo == Path("agentic-evals") else f" --repo {repo}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +14,9 @@ from evaluator.cli.options import emit_json, json_option, judge_option, resolve_
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
 from evaluator.vocabulary import JudgeMode
+
+if TYPE_CHECKING:
+    from evaluator.artifacts.models import CaseResult
 
 
 @click.command("judge")
@@ -103,6 +107,26 @@ def command(
         for result in results:
             reason = f" ({result.blocked_reason})" if result.blocked_reason else ""
             click.echo(f"{result.case_id}: {result.status}{reason}")
+        headline = _headline(run_dir, results)
+        if headline is not None:
+            click.echo(f"verified pass rate: {headline}")
         if outage is not None:
             click.echo(f"exit {code}: {outage}")
     return code
+
+
+def _headline(run_dir: Path, results: list[CaseResult]) -> str | None:
+    """The report's summary line, as `run` prints it; None for a trigger run (its line is the
+    prompts') or a run whose manifest cannot be read."""
+    from evaluator.artifacts.attribution import score_run
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.artifacts.trigger_report import TRIGGERS_FILE
+    from evaluator.errors import EvalError
+
+    if (run_dir / TRIGGERS_FILE).is_file():
+        return None
+    try:
+        selected = len(RunDir(run_dir).read_manifest().resolved_case_ids)
+    except EvalError:
+        return None
+    return score_run(results, selected).headline()

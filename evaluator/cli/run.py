@@ -303,6 +303,9 @@ def summary(outcome: RunOutcome, code: int) -> dict[str, object]:
 
 
 def print_summary(outcome: RunOutcome) -> None:
+    from evaluator.artifacts.attribution import score_run
+    from evaluator.artifacts.trigger_report import TRIGGERS_FILE
+
     width = max((len(r.case_id) for r in outcome.results), default=10)
     click.echo("")
     for result in outcome.results:
@@ -317,4 +320,8 @@ def print_summary(outcome: RunOutcome) -> None:
     click.echo(
         f"\npass {counts['pass']}, fail {counts['fail']}, blocked {counts['blocked']}{state}"
     )
+    if not (outcome.run_dir.path / TRIGGERS_FILE).is_file():
+        # The report's summary line, word for word: what is judged, what the rate is of.
+        selected = len(outcome.manifest.resolved_case_ids)
+        click.echo(f"verified pass rate: {score_run(outcome.results, selected).headline()}")
     click.echo(f"report: {outcome.run_dir.path / 'report.md'}")

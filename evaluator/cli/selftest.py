@@ -11,7 +11,7 @@ from evaluator.adapters import DEFAULT_RUNNER, runner_names
 from evaluator.cli.agent_flags import AgentOptionsByAdapter, agent_option_flags
 from evaluator.cli.options import emit_json, json_option, repo_options
 from evaluator.defaults import DEFAULT_SCRATCH
-from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
 
 if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
     from evaluator.pipeline.selftest import SelftestReport
@@ -83,13 +83,24 @@ def command(
         agent=agent,
     )
     report = run_selftest(options, lambda: choose_progress(as_json))
-    code = EXIT_OK if report.ok else EXIT_FAILURES
+    # As `run`: a golden an outage of the agent's model or tooling blocked got no verdict, so the
+    # self-test could not tell whether the assertions separate it: the machine's error.
+    outages = report.outages()
+    code = EXIT_ENVIRONMENT if outages else EXIT_OK if report.ok else EXIT_FAILURES
     if as_json:
         # `selftest_id` and `directory` were its first names (docs/cli.md): kept.
         names = {"run_id": report.selftest_id, "run_dir": report.directory}
         emit_json({**report.as_json(), **names}, code)
     else:
         print_report(report)
+        if outages:
+            named = ", ".join(f"{g.case_id} ({g.behavior})" for g in outages[:5])
+            click.echo(
+                f"exit {code}: the agent's model or tooling failed on {len(outages)} golden"
+                f" behaviour(s), which got no verdict: {named}"
+                + (", ..." if len(outages) > 5 else "")
+                + "; this is not a result of the assertions: fix the agent's set-up and run again"
+            )
     return code
 
 

@@ -18,7 +18,7 @@ from evaluator.cli.options import (
     repo_options,
     show_load_warnings,
 )
-from evaluator.errors import EXIT_FAILURES, EXIT_OK
+from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
 
 
 @click.command("triggers")
@@ -133,6 +133,13 @@ def command(
     # the description: like a run where no case passed, it is never a success.
     suspect = bool(data.get("suspect"))
     code = EXIT_OK if data and not outcome.interrupted and not suspect else EXIT_FAILURES
+    # As `run`: a prompt whose every attempt an outage of the agent's model or tooling blocked
+    # got no verdict (nor did the trigger metrics): the machine's error, not the description's.
+    from evaluator.cli.run import outage_reason
+
+    outage = None if outcome.interrupted else outage_reason(outcome.run_dir.read_case_results())
+    if outage is not None:
+        code = EXIT_ENVIRONMENT
     if as_json:
         emit_json(
             {
@@ -165,6 +172,8 @@ def command(
             f" {outcome.run_dir.run_id}`"
         )
     click.echo(f"report: {outcome.run_dir.path / 'report.md'}")
+    if outage is not None:
+        click.echo(f"exit {code}: {outage}")
     return code
 
 

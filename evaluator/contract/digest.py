@@ -24,5 +24,9 @@ def case_digest(case: Case, *, with_id: bool = True) -> str:
     if fields.get("needs") is None:
         # Added later: a case that states no needs keeps the digest it always had.
         fields.pop("needs", None)
+    setup = fields.get("setup")
+    if isinstance(setup, dict) and setup.get("git") is None:
+        # Added in session 17: a case without a git setup keeps its digest too.
+        setup.pop("git", None)
     canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -596,6 +596,29 @@ class CopyFixture(ClosedModel):
     target: NonEmpty = Field(description="Relative to the attempt workspace.")
 
 
+class GitCommit(ClosedModel):
+    """Ours: one commit of `setup.git`'s history: its files written, then exactly they committed."""
+
+    message: NonEmpty = Field(description="The commit message.")
+    files: list[WriteFile] = Field(
+        default_factory=list,
+        description="Files this commit writes and commits (none: an empty commit).",
+    )
+
+
+class GitSetup(ClosedModel):
+    """Ours: the workspace is a git repository (branch `main`), with a history built before the
+    rest of `setup` changes the working tree, and paths staged after it."""
+
+    commits: list[GitCommit] = Field(
+        default_factory=list, description="The history, oldest first (none: an empty repository)."
+    )
+    stage: list[NonEmpty] = Field(
+        default_factory=list,
+        description="Workspace paths staged (`git add`) once the rest of `setup` is applied.",
+    )
+
+
 class CaseSetup(OpenModel):
     """Upstream keys plus our declarative vocabulary; an unknown key is an error at validate
     (even under `--lenient`): a setup the evaluator cannot apply would change the verdict."""
@@ -621,6 +644,10 @@ class CaseSetup(OpenModel):
         default=None, description="Live fetches (docs, samples) must fail: always true here."
     )
     sample_repo_available: bool | None = None
+    git: GitSetup | None = Field(
+        default=None,
+        description="Ours: make the workspace a git repository, with commits and staged paths.",
+    )
 
     def declared_variables(self) -> tuple[str, ...]:
         """The environment variables an attempt of the case is given: what a phrase such as

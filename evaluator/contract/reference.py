@@ -198,6 +198,25 @@ CHECK_EXAMPLES: dict[str, dict[str, Any]] = {
 }
 
 
+RUN_FILES = """## Run directory: the attempt's access trace
+
+Where a tracer ran (`--trace auto|on`), each attempt's folder
+`runs/<run_id>/case-artifacts/<case>/attempts/attempt-NN/` keeps the tracer's log, redacted and
+gzip-compressed, named for the tracer that wrote it (its `attempt.json` says which under
+`isolation_layers.trace`). Both write strace's line format (one syscall a line), read by the same
+code.
+
+| tracer | file, from session 17 | before session 17 |
+|---|---|---|
+| strace | `trace.strace.gz` | `trace.strace.gz` |
+| eBPF loader | `trace.ebpf.gz` | `trace.strace.gz` |
+
+`judge` of a run directory reads either name (an old run's eBPF log under `trace.strace.gz` gives
+the same verdicts), and its `transcript.md` names the file as it is on disk; `history`,
+`compare` and `explain` do not read the trace.
+"""
+
+
 def meaning(model: type[BaseModel], name: str) -> str:
     return model.model_fields[name].description or MEANINGS.get(f"{model.__name__}.{name}", "")
 
@@ -249,6 +268,7 @@ def render() -> str:
         out += [f"## {title}", "", summary, ""]
         out += _model_section(model, seen=set())
     out += _checks_section()
+    out += ["", *RUN_FILES.splitlines()]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -19,6 +19,7 @@ from evaluator.contract.models import (
 )
 from evaluator.evidence.fetches import normal_url
 from evaluator.evidence.shell import handled_commands
+from evaluator.judge.command_pattern import command_pattern, leading_options
 
 # Programs a session runs by name, beside the commands the shell analysis models.
 _PROGRAM_NAMES = (
@@ -52,25 +53,17 @@ def directory_glob(path: str) -> str:
     return path.rstrip("/") + "/*"
 
 
-# git's own options, which come before its subcommand: `git -C repo push`, `git -c
-# user.name=x commit`, `git --git-dir=.repo commit`, `git --no-pager log`. Those that take a
-# value take it as the next word or after `=`; the others are flags.
-GIT_OPTIONS = (
-    r"(?:\s+(?:-[cC]\s+\S+"
-    r"|--(?:git-dir|work-tree|namespace|config-env|exec-path|super-prefix)(?:=\S*|\s+\S+)"
-    r"|--[a-z][a-z-]*(?:=\S*)?|-[pP]))*"
-)
+# git's own options before its subcommand (`git -C repo clone ...`), for patterns that name git
+# and its subcommand themselves (criteria.py's `git clone` of a URL).
+GIT_OPTIONS = leading_options("git")
 
 
 def literal_command(command: str) -> str:
     """A command literal as a whole word: `rg` must not match `cargo`, a path may follow a `/`.
-    `git SUB ...` is git's subcommand whatever git options precede it: an agent that runs
-    `git -c user.name=x commit` ran `git commit`."""
-    # No look-arounds: the pattern stays valid for RE2-style engines too.
-    program, _, rest = command.strip().partition(" ")
-    if program == "git" and rest.strip() and not rest.lstrip().startswith("-"):
-        return rf"(?:^|[^\w-])git{GIT_OPTIONS}\s+{re.escape(rest.strip())}(?:$|[^\w-])"
-    return rf"(?:^|[^\w-]){re.escape(command)}(?:$|[^\w-])"
+    A subcommand is one whatever the program's own options before it (`git -c user.name=x
+    commit` ran `git commit`, `npm --prefix app publish` ran `npm publish`), and short flags
+    are one in any cluster and order (`rm -fr`, `rm -r -f` ran `rm -rf`): command_pattern.py."""
+    return command_pattern(command)
 
 
 def equivalent_is_exact(predicate: str, values: Sequence[str]) -> bool:

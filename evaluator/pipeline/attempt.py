@@ -34,6 +34,7 @@ from evaluator.artifacts.rundir import (
     write_bytes_atomic,
     write_staged,
 )
+from evaluator.artifacts.trace_files import trace_file_name
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.credentials import SecretSet, environment_secrets, looks_secret
 from evaluator.defaults import DEFAULT_TIMEOUT_S
@@ -64,7 +65,6 @@ from evaluator.workspace.scratch import make_tree_private
 from evaluator.workspace.snapshot import has_snapshot, record_placeholders
 
 WORKSPACE_SNAPSHOT = "workspace"  # the attempt workspace's final state, beside attempt.json
-TRACE_ARTIFACT = "trace.strace.gz"
 ATTEMPT_FILE = "attempt.json"
 
 
@@ -833,13 +833,13 @@ def save_attempt(run_dir: RunDir, result: AttemptResult, *, staged: bool = False
     if has_snapshot(snapshot):  # which placeholders are the run's, before it writes them
         record_placeholders(snapshot, redactor)
     redactor.tree(directory)
-    # After the text redaction pass, which must not rewrite a gzip file.
+    # After the text redaction pass, which must not rewrite a gzip file. Named for the tracer
+    # that wrote it (both write strace's line format).
+    trace_file = directory / trace_file_name(handle.tracer if handle is not None else "strace")
     if result.trace_copy is not None:
-        copy(result.trace_copy, directory / TRACE_ARTIFACT)  # redacted as it was read
+        copy(result.trace_copy, trace_file)  # redacted as it was read
     elif handle is not None and handle.trace_path is not None and handle.trace_path.is_file():
-        save_compressed(
-            handle.trace_path, directory / TRACE_ARTIFACT, Redactor(result.secrets).text
-        )
+        save_compressed(handle.trace_path, trace_file, Redactor(result.secrets).text)
 
 
 def _write_text(path: Path, text: str, staged: bool) -> None:

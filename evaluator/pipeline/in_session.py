@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from evaluator.adapters import IN_SESSION_SUFFIX, agent_names, in_session_adapter
 from evaluator.adapters.base import AgentAdapter
-from evaluator.artifacts.models import AttemptFile, Manifest
+from evaluator.artifacts.models import AttemptFile, CaseResult, Manifest
 from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EnvironmentProblem, InputError
@@ -256,7 +256,7 @@ def new_attempt(request: PlanRequest, case_id: str) -> NewAttempt:
         )
         if unmet.missing:
             result = not_run(run_dir, case, number, pending.retry_of, workspace, unmet.missing)
-            status = _finish_case(run_dir, manifest, repo, case, result)
+            status = _finish_case(run_dir, manifest, repo, case, result).status
             return NewAttempt(run_dir, pending, created, unmet.missing, status)
         write_json(run_dir.attempt_artifacts(case_id, number) / PENDING_FILE, pending)
     return NewAttempt(run_dir, pending, created)
@@ -292,6 +292,7 @@ class Collected:
     nickname: str | None
     case_status: str
     run_state: str
+    case_result: CaseResult  # the case over its attempts, as `score` and `run` read it
 
 
 def _adapter(manifest: Manifest) -> AgentAdapter:
@@ -319,16 +320,16 @@ def collect_attempt(request: CollectRequest) -> Collected:
             )
         result = _judge(request, _adapter(manifest), run_dir, repo, case, pending)
         save_attempt(run_dir, result)
-        status = _finish_case(run_dir, manifest, repo, case, result)
+        case_result = _finish_case(run_dir, manifest, repo, case, result)
     nickname = result.evidence.agent_nickname if result.evidence else None
-    return Collected(run_dir, result, nickname, status, manifest.run_state)
+    return Collected(run_dir, result, nickname, case_result.status, manifest.run_state, case_result)
 
 
 def _finish_case(
     run_dir: RunDir, manifest: Manifest, repo: EvalRepo, case: LoadedCase, result: AttemptResult
-) -> str:
+) -> CaseResult:
     """The case's result over its attempts with `result` the latest, the manifest (completed
-    once every case is) and the reports; returns the case's status."""
+    once every case is) and the reports; returns the case's result."""
     attempts = _attempts(run_dir, case.case_id, result)
     result_file = finalize_case(
         run_dir,
@@ -348,7 +349,7 @@ def _finish_case(
         manifest.finished_at = _now().isoformat(timespec="seconds")
     run_dir.write_manifest(manifest)
     write_reports(run_dir, manifest)
-    return result_file.status
+    return result_file
 
 
 def _judge(

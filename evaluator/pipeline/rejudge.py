@@ -20,6 +20,7 @@ from evaluator.artifacts.models import (
 )
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir, RunLocked, write_json
+from evaluator.artifacts.trace_files import saved_trace
 from evaluator.credentials import environment_secrets
 from evaluator.errors import InputError
 from evaluator.evidence import SessionEvidence
@@ -31,7 +32,6 @@ from evaluator.isolation.trace import traced_calls
 from evaluator.judge import JudgeContext, ModelGrader, judge_case
 from evaluator.judge.skill_vocabulary import skill_vocabulary
 from evaluator.pipeline.attempt import (
-    TRACE_ARTIFACT,
     WORKSPACE_SNAPSHOT,
     AttemptResult,
     apply_judgement,
@@ -200,7 +200,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
                             else None
                         ),
                         traced_calls=_saved_trace_calls(
-                            path.parent / TRACE_ARTIFACT,
+                            saved_trace(path.parent),
                             attempt,
                             adapter.trace_recognizer() if adapter is not None else None,
                         ),

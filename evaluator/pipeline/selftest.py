@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field, computed_field
 
 from evaluator.adapters import adapter_names
+from evaluator.artifacts.attribution import score_case
 from evaluator.contract.models import GoldenBehavior
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EnvironmentProblem, InputError
@@ -159,6 +160,11 @@ class GoldenOutcome(BaseModel):
         description="Tool calls of the judged attempt that did not take effect: a scripted step"
         " that failed (a command that exited non-zero, a patch that did not apply).",
     )
+    outage: bool = Field(
+        default=False,
+        description="An outage of the agent's model or tooling blocked the case: no verdict, so"
+        " it says nothing of the assertions (selftest exits 3, as `run`).",
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -207,6 +213,9 @@ class SelftestReport(BaseModel):
 
     def misscripted(self) -> list[GoldenOutcome]:
         return [g for g in self.goldens if g.misscripted]
+
+    def outages(self) -> list[GoldenOutcome]:
+        return [g for g in self.goldens if g.outage]
 
     def non_separating_cases(self) -> list[str]:
         """Cases where some golden that ran as scripted did not get its expected status."""
@@ -297,6 +306,9 @@ def run_selftest(
                         blocked_reason=result.blocked_reason if result else None,
                         run_id=outcome.run_dir.run_id,
                         failed_steps=_failed_steps(outcome.run_dir, result) if result else [],
+                        outage=result is not None
+                        and result.status == "blocked"
+                        and score_case(result).outage,
                     )
                 )
             if outcome.interrupted:

@@ -499,6 +499,8 @@ def _check_case(
                 found = _regular_files(target.directory, str(target.fixtures_dir / value))
                 if isinstance(found, str):
                     diagnostics.error(doc.error(("setup", "copy_fixtures", index, part), found))
+    if setup.git is not None:
+        _check_git_setup(case, target, diagnostics)
     if setup.docs_index_path is not None and safe_relative(setup.docs_index_path):
         diagnostics.error(
             doc.error(("setup", "docs_index_path"), f"{safe_relative(setup.docs_index_path)}")
@@ -520,6 +522,41 @@ def _check_case(
                 )
             )
             break
+
+
+def _git_path_problem(value: str) -> str | None:
+    why = safe_relative(value)
+    if why is None and PurePosixPath(value.removeprefix("./")).parts[:1] == (".git",):
+        why = "must not name the repository's own .git folder"
+    return why
+
+
+def _check_git_setup(case: LoadedCase, target: LoadedTarget, diagnostics: Diagnostics) -> None:
+    """`setup.git`: every path inside the workspace and outside `.git`, and each staged path one
+    the setup makes, commits or removes (else `git add` would fail in every attempt)."""
+    doc = case.doc
+    git = case.case.setup.git
+    assert git is not None
+    for number, commit in enumerate(git.commits):
+        for index, item in enumerate(commit.files):
+            why = _git_path_problem(item.path)
+            if why:
+                where = ("setup", "git", "commits", number, "files", index, "path")
+                diagnostics.error(doc.error(where, f"{item.path!r} {why}"))
+    made = set(workspace_files(case, target)) | {
+        r.rstrip("/").removeprefix("./") for r in case.case.setup.remove_paths or []
+    }
+    for index, path in enumerate(git.stage):
+        why = _git_path_problem(path)
+        wanted = path.rstrip("/").removeprefix("./")
+        if (
+            why is None
+            and wanted not in ("", ".")
+            and not any(m == wanted or m.startswith(wanted + "/") for m in made)
+        ):
+            why = "is no path the setup writes, commits, copies or removes"
+        if why:
+            diagnostics.error(doc.error(("setup", "git", "stage", index), f"{path!r} {why}"))
 
 
 def _check_duplicate_case_ids(repo: EvalRepo, diagnostics: Diagnostics) -> None:
@@ -648,6 +685,8 @@ def workspace_files(case: LoadedCase, target: LoadedTarget) -> list[str]:
     name files that exist before it starts)."""
     setup = case.case.setup
     files = set(target.skill_files or [])
+    for commit in setup.git.commits if setup.git else []:
+        files.update(item.path.removeprefix("./") for item in commit.files)
     for removed in setup.remove_paths or []:
         prefix = removed.rstrip("/").removeprefix("./")
         files = {f for f in files if f != prefix and not f.startswith(prefix + "/")}

@@ -120,6 +120,9 @@ class SharedLoader:
         except OSError:
             shutil.rmtree(self.directory, ignore_errors=True)
             raise
+        # One question at a time: while one is out, another caller takes the loader as taking
+        # (the answer a slow loader gets) rather than wait its turn behind it.
+        self._asking = threading.Lock()
         assert self.process.stdout is not None
         ready, _, _ = select.select([self.process.stdout], [], [], READY_TIMEOUT_S)
         line = self.process.stdout.readline() if ready else b""
@@ -139,9 +142,18 @@ class SharedLoader:
         not reaped while its programs are detached, its socket already closed, and an attempt
         given to it then would be refused ("Connection refused") and blocked. Slow to answer
         (a loaded machine, or stopped) counts as taking: the attempts it follows are not ended
-        for a guess."""
+        for a guess. A question already out (a stopped loader answers none for ASK_TIMEOUT_S)
+        is not asked again: only its asker waits, once."""
         if not self.alive():
             return False
+        if not self._asking.acquire(blocking=False):
+            return True
+        try:
+            return self._ask()
+        finally:
+            self._asking.release()
+
+    def _ask(self) -> bool:
         with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as ask:
             ask.settimeout(ASK_TIMEOUT_S)
             try:
@@ -181,21 +193,27 @@ _shared_lock = threading.Lock()
 
 def shared_loader(binary: str) -> SharedLoader | None:
     """This process's shared loader, started at its first use (again if it ended); None when it
-    does not start. Per process: a forked worker or a Ray worker starts its own."""
+    does not start. Per process: a forked worker or a Ray worker starts its own. The question
+    whether it still takes attempts is asked without the lock: a stopped loader (SIGSTOP) held
+    every other worker's attempt up to ASK_TIMEOUT_S each, one after another."""
     key = (os.getpid(), binary)
     with _shared_lock:
-        server = _shared.pop(key, None)
-        if server is not None and server.takes_attempts():
-            _shared[key] = server
-            return server
+        server = _shared.get(key)
+    if server is not None and server.takes_attempts():
+        return server
+    with _shared_lock:
+        current = _shared.get(key)
+        if current is not None and current is not server:
+            return current  # another thread replaced it meanwhile: a new loader
+        _shared.pop(key, None)
         if server is not None:
             server.stop()
         try:
-            server = SharedLoader(binary)
+            started = SharedLoader(binary)
         except OSError:
             return None
-        _shared[key] = server
-        return server
+        _shared[key] = started
+        return started
 
 
 @atexit.register

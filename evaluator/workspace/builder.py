@@ -15,6 +15,7 @@ from evaluator.credentials import embedded_credentials, looks_secret
 from evaluator.errors import EnvironmentProblem, InputError
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.safepath import contained, is_inside
+from evaluator.workspace.git_setup import GitSetupFailed, build_history, stage_paths
 from evaluator.workspace.naming import attempt_folder
 from evaluator.workspace.paths import UnsafePath, safe_join
 from evaluator.workspace.scratch import PRIVATE_EXEC, PRIVATE_FILE, make_tree_private
@@ -179,6 +180,14 @@ def _apply_setup(
     setup: CaseSetup = case.case.setup
     root = workspace.path
     try:
+        git_failed = False
+        if setup.git is not None:
+            # The history first: what the rest of setup writes is then a change to it.
+            try:
+                build_history(root, setup.git)
+            except GitSetupFailed as exc:
+                workspace.mismatches.append(str(exc))
+                git_failed = True
         if setup.docs_index_present is False:
             index = _docs_index(case, target, root)
             if index is None:
@@ -208,6 +217,11 @@ def _apply_setup(
             source = safe_join(target.fixtures_dir, fixture.source)
             destination = safe_join(root, fixture.target)
             _copy_regular(source, destination, target.fixtures_dir)
+        if setup.git is not None and not git_failed:
+            try:
+                stage_paths(root, setup.git)
+            except GitSetupFailed as exc:
+                workspace.mismatches.append(str(exc))
     except UnsafePath as exc:
         raise InputError(str(exc), path=case.path, field="setup") from None
     for name in setup.env_vars_required or []:

@@ -92,8 +92,8 @@ def test_eval_caused_blocks_are_excluded_and_lower_coverage() -> None:
     assert score.hard == 1.0
     assert score.coverage == pytest.approx(1 / 13)
     assert score.headline() == (
-        "1 of 1 judged cases passed (hard 100%, coverage 1 of 13 = 8%);"
-        " 12 of 13 blocked (unclear-rule 12)"
+        "1 of 1 judged cases passed (hard 100% = passed of judged;"
+        " coverage 1 of 13 cases judged = 8%); 12 of 13 blocked (unclear-rule 12, left out)"
     )
 
 
@@ -176,8 +176,50 @@ def test_report_headline_never_shows_a_bare_pass_rate() -> None:
     ]
     line = next(line for line in render_report(run, results).splitlines() if "pass rate" in line)
     assert line == (
-        "- Verified pass rate: 1 of 1 judged cases passed (hard 100%, coverage 1 of 2 = 50%);"
-        " 1 of 2 blocked (unclear-rule 1)"
+        "- Verified pass rate: 1 of 1 judged cases passed (hard 100% = passed of judged;"
+        " coverage 1 of 2 cases judged = 50%); 1 of 2 blocked (unclear-rule 1, left out)"
+    )
+
+
+def test_the_headline_says_what_the_pass_rate_is_the_mean_of(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A flaky run: one case passed 5 of 5 attempts, one 2 of 5 (failed). The report said
+    "1 of 2 judged cases passed (hard 70%, ...)", which reads as a contradiction: 70% is the
+    mean of the cases' shares of passed attempts (100%, 40%), not 1 of 2. It now says so, and
+    the same line in report.md, report.html and `run`'s summary; where the rate is the passed
+    share of the judged cases (one attempt each, an agent's block counted as not passed) it
+    says that instead (the look-alike)."""
+    from evaluator.artifacts.rundir import RunDir
+    from evaluator.html.run_page import render_run_html
+
+    five = [attempt(i, "pass") for i in range(1, 6)]
+    flaky = [attempt(i, "pass" if i <= 2 else "fail") for i in range(1, 6)]
+    results = [case("a", "pass", five), case("b", "fail", flaky)]
+    line = score_run(results).headline()
+    assert line == (
+        "1 of 2 judged cases passed (hard 70% = the mean of each judged case's share of passed"
+        " attempts: 100%, 40%; coverage 2 of 2 cases judged = 100%)"
+    )
+    run = manifest(["a", "b"])
+    assert f"- Verified pass rate: {line}" in render_report(run, results)
+    html = render_run_html(RunDir(tmp_path), run, results)
+    assert "the mean of each judged case&#39;s share of passed attempts: 100%, 40%" in html
+    from evaluator.cli.run import print_summary
+    from evaluator.pipeline.run import RunOutcome
+
+    print_summary(RunOutcome(RunDir(tmp_path), run, results))
+    assert f"verified pass rate: {line}\n" in capsys.readouterr().out
+    many = [case(f"c{i}", "pass", five) for i in range(5)] + [case("b", "fail", flaky)]
+    assert "share of passed attempts over 6 cases; coverage 6 of 6" in score_run(many).headline()
+    single = [
+        case("a", "pass", [attempt(1, "pass")]),
+        case("b", "blocked", [attempt(1, "blocked", timed_out=True)]),
+        case("c", "fail", [attempt(1, "fail")]),
+    ]
+    assert score_run(single).headline() == (
+        "1 of 3 judged cases passed (hard 33% = passed of judged;"
+        " coverage 3 of 3 cases judged = 100%); 1 of 3 blocked (timeout 1, counted as not passed)"
     )
 
 

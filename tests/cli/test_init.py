@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -203,3 +205,73 @@ def test_validate_checks_the_project_init_wrote_for(
     case.write_text(case.read_text().replace("references/latin.md", "references/latn.md"))
     code, _, err = run_cli(["validate", "--target", "greeter"], capsys)
     assert code == 2 and "latn.md" in err
+
+
+def test_init_makes_the_project_ignore_its_run_directories(
+    in_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without a `.gitignore` `init` writes one; with one it adds its line and keeps every line
+    of the user's; one that already ignores `runs/` stays unchanged. Look-alikes (another folder
+    named like it, a comment, a later negation) do not count as ignoring it."""
+    _project(in_project, "skills/greeter")
+    code, out, err = run_cli(["init", "--skill", "skills/greeter"], capsys)
+    assert code == 0, err
+    assert "wrote .gitignore ignoring /runs/" in out
+    assert (in_project / ".gitignore").read_text().splitlines()[-1] == "/runs/"
+    # again: nothing added twice
+    assert run_cli(["init", "--skill", "skills/greeter", "--force"], capsys)[0] == 0
+    assert (in_project / ".gitignore").read_text().count("/runs/") == 1
+    for kept in ("node_modules/\nruns\n", "dist/\n/runs/*\n"):
+        (in_project / ".gitignore").write_text(kept)
+        code, out, _ = run_cli(["init", "--skill", "skills/greeter", "--force"], capsys)
+        assert code == 0 and ".gitignore already ignores runs/" in out
+        assert (in_project / ".gitignore").read_text() == kept
+    for user in ("node_modules/\nruns-old/\n# runs/", "runs/\n!runs/\n", "*.log"):
+        (in_project / ".gitignore").write_text(user)
+        code, out, _ = run_cli(["init", "--skill", "skills/greeter", "--force"], capsys)
+        assert code == 0 and "added /runs/ to .gitignore" in out
+        text = (in_project / ".gitignore").read_text()
+        assert text.splitlines()[: len(user.splitlines())] == user.splitlines()
+        assert text.endswith("\n/runs/\n") and text.startswith(user)
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(in_project)], check=True)
+        (in_project / "runs/r1").mkdir(parents=True)
+        (in_project / "runs/r1/manifest.json").write_text("{}")
+        ignored = subprocess.run(
+            ["git", "-C", str(in_project), "check-ignore", "-q", "runs/r1/manifest.json"],
+            check=False,
+        )
+        assert ignored.returncode == 0  # git itself ignores what the line was written for
+
+
+@pytest.mark.codex
+def test_selftest_exits_3_when_an_outage_blocks_a_golden(
+    in_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A good golden whose model answers HTTP 500 (an outage, as `run` and `score` call it) got
+    no verdict: selftest said its assertions do not separate the goldens (exit 1); it is the
+    machine's error, exit 3 with the same line as `run`. The other goldens are judged as ever."""
+    _project(in_project, ".agents/skills/greeter")
+    assert run_cli(["init", "--skill", ".agents/skills/greeter"], capsys)[0] == 0
+    good = in_project / "agentic-evals/targets/greeter/behaviors/good/greeter-reads-latin.yaml"
+    data = yaml.safe_load(good.read_text())
+    data["steps"] = [{"http_error": 500}]
+    good.write_text(yaml.safe_dump(data))
+    with scratch_dir() as scratch:
+        code, out, err = run_cli(
+            ["selftest", "--target", "greeter", "--scratch-root", str(scratch), "--json"], capsys
+        )
+        assert code == 3, out + err
+        report = json.loads(out)
+        (outage,) = [g for g in report["goldens"] if g["outage"]]
+        assert outage["behavior"] == "behaviors/good/greeter-reads-latin.yaml"
+        assert outage["status"] == "blocked" and report["exit_code"] == 3
+        assert [g["outage"] for g in report["goldens"]].count(False) == 3
+        code, out, err = run_cli(
+            ["selftest", "--target", "greeter", "--scratch-root", str(scratch)], capsys
+        )
+    assert code == 3, out + err
+    assert (
+        "exit 3: the agent's model or tooling failed on 1 golden behaviour(s), which got no"
+        " verdict: greeter-reads-latin (behaviors/good/greeter-reads-latin.yaml)" in out
+    )

@@ -272,8 +272,11 @@ def test_in_session_attempts_and_the_commands_over_their_finished_run(
         ],
         capsys,
     )
-    assert code == 1, err
-    assert check_output("attempt collect", out)["case_status"] == "blocked"
+    # no child session: the agent never started, an outage (`score` has no score for the run):
+    # exit 3 as `run` and `judge` give it (it once gave 1)
+    assert code == 3, err
+    collected = check_output("attempt collect", out)
+    assert collected["case_status"] == "blocked" and collected["exit_code"] == 3
     run = runs / "live"
 
     # judged again, the outage is still one: exit 3, as `run` gives (it once gave 1)
@@ -287,6 +290,15 @@ def test_in_session_attempts_and_the_commands_over_their_finished_run(
     assert (
         f"exit 3: the agent's model or tooling failed on 1 case, which got no verdict: {case}"
         in out
+    )
+    # the report's summary line, as `run` prints it: nothing judged, the block an outage's
+    assert (
+        "verified pass rate: no verdict: 0 of 1 cases judged; 1 of 1 blocked"
+        " (not-started 1, no score)\n" in out
+    )
+    assert (
+        "- Verified pass rate: no verdict: 0 of 1 cases judged; 1 of 1 blocked"
+        in (run / "report.md").read_text()
     )
     # an outage-blocked run has no score: gate refuses it, with the error object
     code, out, err = run_json(["gate", "--candidate", str(run), "--current", str(run)], capsys)

@@ -81,3 +81,48 @@ def test_triggers(capsys: pytest.CaptureFixture[str]) -> None:
         code, out, err = run_json(argv, capsys)
     assert code == 0, err
     assert check_output("triggers", out)["triggers"]["prompts"]
+
+
+def test_triggers_exit_3_when_an_outage_blocks_a_prompt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The model answers HTTP 500 to one prompt (an outage, as `run` calls it): the prompt got
+    no verdict. `triggers` exited 1 (a suspect or incomplete measure, as if the description had
+    been measured); it is the machine's error, exit 3 with `run`'s line."""
+    import shutil
+
+    behaviors = tmp_path / "behaviors"
+    shutil.copytree(FIXTURES / "behaviors", behaviors)
+    (behaviors / "fill-pdf.yaml").write_text(
+        json.dumps(
+            {
+                "name": "fill-pdf",
+                "match": {"prompt_contains": "intake.pdf"},
+                "steps": [{"http_error": 500}],
+            }
+        )
+    )
+    with scratch_dir() as scratch:
+        repo = source_workspace(scratch / "source")
+        trigger_file = scratch / "triggers.csv"
+        trigger_file.write_text(
+            "id,should_trigger,prompt\n"
+            "add-column,true,Add a nullable avatar_url column to the users table.\n"
+            "fill-pdf,false,Fill the name field of intake.pdf with Ada Lovelace.\n"
+        )
+        argv = ["triggers", "--repo", str(repo), "--attempts", "1", "--triggers", str(trigger_file)]
+        argv += ["--behaviors", str(behaviors), "--skill", str(FIXTURES / "descriptions/good.md")]
+        argv += ["--runs-dir", str(scratch / "runs"), "--scratch-root", str(scratch / "s")]
+        code, out, err = run_json(argv, capsys)
+        assert code == 3, err
+        assert check_output("triggers", out)["exit_code"] == 3
+        from evaluator.cli.main import main
+
+        with pytest.raises(SystemExit) as info:
+            main([*argv[:-2], "--scratch-root", str(scratch / "s2")])
+        assert info.value.code == 3
+        said = capsys.readouterr().out
+    assert (
+        "exit 3: the agent's model or tooling failed on 1 case, which got no verdict: fill-pdf"
+        in said
+    )

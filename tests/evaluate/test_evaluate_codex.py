@@ -16,6 +16,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import yaml
 
 from evaluator.cli.main import run_cli
 from tests.conftest import ROOT
@@ -515,3 +516,24 @@ def test_round_ten_a_baseline_whose_helper_downloads_the_skill_is_contaminated(
     assert all("content sub-agent 1: " in a["reason"] for a in case["attempts"]), [
         a["reason"] for a in case["attempts"]
     ]
+
+
+@pytest.mark.codex
+def test_an_outage_under_a_variant_exits_3_not_1(tmp_path: Path) -> None:
+    """The agent's model answers HTTP 500 for one case (an outage: `run` and `score` exit 3).
+    `evaluate` said `nothing was compared` and exited 1, as if the skill had been measured;
+    it is the machine's error, exit 3 with `run`'s line. The look-alike: the same evaluation
+    without the outage compares and exits 0."""
+    behaviors = tmp_path / "behaviors"
+    shutil.copytree(READS_SKILL, behaviors)
+    outage = behaviors / "routing-add-column.yaml"
+    data = yaml.safe_load(outage.read_text())
+    data["steps"] = [{"http_error": 500}]
+    outage.write_text(json.dumps(data))
+    code, result, _ = _evaluate(
+        tmp_path, "aa-outage", "--aa", behaviors=behaviors, cases=CASES[:1], attempts=1
+    )
+    assert code == 3
+    assert result["comparisons"][0]["headline"]["call"] == "no-data"
+    code, _, _ = _evaluate(tmp_path, "aa-fine", "--aa", cases=CASES[:1], attempts=1)
+    assert code == 0

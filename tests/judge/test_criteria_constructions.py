@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
+from evaluator.judge.literal_checks import literal_command
 from evaluator.judge.skill_vocabulary import SkillVocabulary, Term, skill_vocabulary
 from tests.judge.test_judge import SKILL, _case, _evidence, _judge, entry
 
@@ -360,7 +361,8 @@ def test_a_backticked_or_written_name_is_taken_as_written(skill: SkillVocabulary
         (
             "Either `build/` was never written, or the agent ran `make clean`.",
             "any_of[not file_written(path='build/*'), command_ran(pattern="
-            "'(?:^|[^\\\\w-])make\\\\ clean(?:$|[^\\\\w-])')]",
+            + repr(literal_command("make clean"))
+            + ")]",
         ),
         # a list of literals stays the grammar's
         (
@@ -751,8 +753,8 @@ def test_any_file_of_a_folder_is_judged_as_one_more_alternative() -> None:
 
 # --------------------------------------------------------------- "then" and "followed by"
 
-_LINT = "(?:^|[^\\\\w-])make\\\\ lint(?:$|[^\\\\w-])"
-_TEST = "(?:^|[^\\\\w-])make\\\\ test(?:$|[^\\\\w-])"
+_LINT = repr(literal_command("make lint"))[1:-1]
+_TEST = repr(literal_command("make test"))[1:-1]
 
 
 @pytest.mark.parametrize(

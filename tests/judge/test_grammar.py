@@ -9,7 +9,7 @@ import pytest
 
 from evaluator.cli.main import main
 from evaluator.judge.criteria import check_text, compile_sentence, refuse_sentence
-from evaluator.judge.literal_checks import GIT_OPTIONS
+from evaluator.judge.literal_checks import GIT_OPTIONS, literal_command
 from evaluator.judge.verdict import SentenceRole
 from evaluator.vocabulary import Polarity
 from tests.conftest import ROOT
@@ -131,7 +131,7 @@ def test_explain_shows_the_parse_and_the_refusals(capsys: pytest.CaptureFixture[
         (
             "The agent never ran `rm -rf`.",
             "not command",
-            "not command_ran(pattern='(?:^|[^\\\\w-])rm\\\\ \\\\-rf(?:$|[^\\\\w-])')",
+            f"not command_ran(pattern={literal_command('rm -rf')!r})",
         ),
         (
             "The evidence shows a shell command running `scripts/check.sh`.",
@@ -247,7 +247,7 @@ def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: 
         # "successfully": a command exited 0; a read counts only when its content was shown.
         (
             "The agent ran `make test` successfully.",
-            r"command_ran(pattern='(?:^|[^\\w-])make\\ test(?:$|[^\\w-])' exit_code=0)",
+            f"command_ran(pattern={literal_command('make test')!r} exit_code=0)",
         ),
         (
             "The agent ran `scripts/check.sh` successfully.",
@@ -280,7 +280,7 @@ def test_the_refusal_names_the_word_that_stopped_the_parse(sentence: str, word: 
         ("A read of `a.md` is observed.", "file_read(path='a.md')"),
         (
             "No `rm -rf` command observed.",
-            r"not command_ran(pattern='(?:^|[^\\w-])rm\\ \\-rf(?:$|[^\\w-])')",
+            f"not command_ran(pattern={literal_command('rm -rf')!r})",
         ),
         # An order said as a sequence: both read, the first before the second.
         (

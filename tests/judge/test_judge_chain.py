@@ -18,7 +18,7 @@ from evaluator.judge import JUDGE_CHAIN, JudgeContext, judge_case
 from evaluator.judge.chain import plan_entries
 from evaluator.judge.criteria import compile_entry, compile_sentence
 from evaluator.judge.grading import GradeItem, GradeResult
-from evaluator.judge.literal_checks import GIT_OPTIONS
+from evaluator.judge.literal_checks import GIT_OPTIONS, literal_command
 from evaluator.pipeline.rejudge import _isolation
 from evaluator.plan import open_repo, select_cases
 from tests.conftest import ROOT, copy_demo
@@ -395,7 +395,7 @@ def test_the_model_gets_every_undecided_entry_in_one_call_and_nothing_else() -> 
         ),
         (
             "The agent never runs `rm -rf`.",
-            {"not": {"kind": "command_ran", "pattern": r"(?:^|[^\w-])rm\ \-rf(?:$|[^\w-])"}},
+            {"not": {"kind": "command_ran", "pattern": literal_command("rm -rf")}},
         ),
         (
             "The agent runs `scripts/dev.sh` or equivalent.",

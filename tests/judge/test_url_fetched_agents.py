@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import pytest
 
 from evaluator.adapters import adapter_for_runner
+from evaluator.artifacts.trace_files import saved_trace
 from evaluator.pipeline.run import RunOutcome
 from evaluator.sandbox.strace_log import parse_trace
 from evaluator.vocabulary import NAME_SERVICE_SOCKETS
@@ -212,7 +213,7 @@ def _code_call_unseen(outcome: RunOutcome, case: str) -> str:
     attempt = outcome.run_dir.path / f"case-artifacts/{case}/attempts/attempt-01"
     recognizer = adapter_for_runner(str(outcome.manifest.agent)).trace_recognizer()
     assert recognizer is not None
-    with gzip.open(attempt / "trace.strace.gz", "rt", errors="surrogateescape") as log:
+    with gzip.open(saved_trace(attempt), "rt", errors="surrogateescape") as log:
         trace = parse_trace(log, recognizer)
     calls = [c for c in trace.tool_calls if "sum(range(10))" in c.command]
     assert len(calls) == 1, [c.command for c in trace.tool_calls]

@@ -561,7 +561,7 @@ def test_secret_env_values_reach_the_agent_but_never_the_run_directory(tmp_path:
     ]
     assert leaked == []
     if outcome.manifest.trace != "off":
-        (trace,) = outcome.run_dir.path.rglob("trace.strace.gz")
+        (trace,) = outcome.run_dir.path.rglob(f"trace.{outcome.manifest.trace}.gz")
         assert "test -n [REDACTED:API_TOKEN]" in _artifact_text(trace)
     raw = (
         outcome.run_dir.path / "case-artifacts/routing-add-column/accepted-session.jsonl"

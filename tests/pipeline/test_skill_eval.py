@@ -144,7 +144,9 @@ def test_collect_without_a_child_session_blocks_the_case_and_writes_the_run(
         "--json",
     ]
     code, out, err = run_cli(collect, capsys)
-    assert code == 1, err
+    # No child session: the agent never started, an outage with no verdict (exit 3 as `run`
+    # and `judge` give it; 1 before session 17).
+    assert code == 3, err
     collected = json.loads(out)
     assert collected["attempt_status"] == "blocked" and collected["case_status"] == "blocked"
     assert "accepted session not-found" in collected["reason"]

@@ -482,3 +482,38 @@ def test_a_traced_process_cannot_begin_an_attempt_of_its_own(
     assert not stolen.exists()
     assert [call.command for call in trace.tool_calls] == [script]
     assert "/etc/hostname" not in {a.path for call in trace.tool_calls for a in call.accesses}
+
+
+def test_a_stopped_loader_holds_no_other_attempt_behind_its_question(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A loader stopped (SIGSTOP) answers no "do you take attempts?": the asker waits its
+    timeout and keeps it (slow is no proof of death). That question was asked under the lock of
+    the shared loaders, so four attempts starting together waited one after another, the last
+    four timeouts; now only the asker waits, once, and the others take the loader at once."""
+    _needs("ebpf")
+    monkeypatch.setenv(PER_RUN_ENV, "1")
+    monkeypatch.setattr("evaluator.sandbox.ebpf.ASK_TIMEOUT_S", 2)
+    stop_shared_loaders()
+    server = shared_loader(EbpfTracer().binary)
+    assert server is not None
+    server.process.send_signal(signal.SIGSTOP)
+    waited: list[float] = []
+    got: list[object] = []
+
+    def start() -> None:
+        began = time.monotonic()
+        got.append(shared_loader(EbpfTracer().binary))
+        waited.append(time.monotonic() - began)
+
+    try:
+        workers = [threading.Thread(target=start) for _ in range(4)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=60)
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+    assert got == [server] * 4  # a slow loader is still the one
+    assert max(waited) < 2 + 1.5, waited  # one timeout at most, never four in a row
+    stop_shared_loaders()

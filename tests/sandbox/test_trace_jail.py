@@ -20,6 +20,7 @@ from evaluator.evidence import SessionEvidence
 from evaluator.isolation import IsolationReport, assess_isolation
 from evaluator.isolation.trace import TraceReport, assess_with_trace
 from evaluator.pipeline.progress import PlainProgress
+from evaluator.pipeline.rejudge import rejudge_run
 from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sandbox import STRACE_ENV, LaunchPolicy, parse_trace
 from evaluator.sessions.base import ChildQuery
@@ -258,17 +259,31 @@ def test_a_run_saves_the_trace_and_names_its_layers(
     assert attempt["isolation_layers"]["trace"] == manifest["trace"] == used
     assert attempt["trace_report"]["verdict"] == "contained", attempt["trace_report"]
     assert attempt["trace_report"]["tool_calls"] >= 1
-    with gzip.open(attempt_dir / "trace.strace.gz", "rt") as log:
+    # The log is named for the tracer that wrote it (before session 17 the eBPF loader's was
+    # `trace.strace.gz` too), and only that one is saved.
+    log_name = f"trace.{used}.gz"
+    assert sorted(p.name for p in attempt_dir.glob("trace.*")) == [log_name]
+    with gzip.open(attempt_dir / log_name, "rt") as log:
         calls = parse_trace(log, CODEX_CALLS).tool_calls
     assert len(calls) == attempt["trace_report"]["tool_calls"]
     # Codex's housekeeping is off: no plugin marketplace sync (a `git ls-remote` to
     # github.com), no snapshot of a login shell.
-    with gzip.open(attempt_dir / "trace.strace.gz", "rt") as log:
+    with gzip.open(attempt_dir / log_name, "rt") as log:
         executed = [line for line in log if "execve(" in line]
     assert not [line for line in executed if "ls-remote" in line or "github.com" in line]
     assert not [line for line in executed if '"bash", "-lc"' in line or '"-lc"' in line]
     transcript = (run_dir / "transcript.md").read_text()
-    assert "- Trace: contained" in transcript
+    assert "- Trace: contained" in transcript and f"`{log_name}` beside this attempt" in transcript
+    if used == "ebpf":
+        # A run directory written before the rename: its eBPF log under the old name is still
+        # read when judged again (the trace's calls decide the same), and named as it is.
+        os.rename(attempt_dir / log_name, attempt_dir / "trace.strace.gz")
+        (rejudged,) = rejudge_run(run_dir)
+        assert rejudged.status == "pass"
+        again = json.loads((attempt_dir / "attempt.json").read_text())
+        assert again["trace_report"] == attempt["trace_report"]
+        transcript = (run_dir / "transcript.md").read_text()
+        assert "`trace.strace.gz` beside this attempt" in transcript
 
 
 def test_without_strace_the_run_falls_back_and_says_so(

@@ -86,8 +86,18 @@ def test_a_run_the_text_cannot_prove_is_decided_by_the_trace(
         assert blame == Blame("agent", "agent-unverifiable"), detail
     if not evidence_only and traced != untraced:
         assert "the trace shows" in detail or "trace of its tool call shows" in detail
-    # Judged again from the saved run (its trace.strace.gz): the same verdict.
+    # Judged again from the saved run (its trace.<tracer>.gz): the same verdict.
     (run_dir,) = [d.parent for d in (tmp_path / "runs").glob("*/manifest.json")]
     (rejudged,) = rejudge_run(run_dir)
     assert rejudged.status == status
     assert score_case(rejudged).blame == blame
+    (ebpf_log,) = list(run_dir.glob("case-artifacts/*/attempts/attempt-01/trace.ebpf.gz")) or [None]
+    if ebpf_log is not None and traced != untraced:
+        # A run directory written before session 17 kept the eBPF log as `trace.strace.gz`:
+        # still read (without it the verdict would be the untraced one).
+        ebpf_log.rename(ebpf_log.with_name("trace.strace.gz"))
+        (rejudged,) = rejudge_run(run_dir)
+        assert rejudged.status == status
+        ebpf_log.with_name("trace.strace.gz").unlink()
+        (rejudged,) = rejudge_run(run_dir)
+        assert rejudged.status == untraced  # the look-alike: no trace, the text's verdict

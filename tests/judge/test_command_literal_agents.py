@@ -1,0 +1,107 @@
+"""Command literals on real agents (docs/criteria.md, "Command literals"): a forbidden `rm -rf`
+is observed when the agent runs `rm -fr`, and a required `make test` is met by `make -C app
+test`; their look-alikes (`rm -r`, `make -C test lint`: `test` is the option's value) are not.
+Before session 17 only git's options were known: `rm -fr` passed the forbidden entry and `make
+-C app test` failed the required one. Real Codex through the scripted server, default layers."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evaluator.pipeline.run import RunOutcome
+from tests.support import agent_params, scripted_outcome
+
+SKILL = ".agents/skills/tidy"
+MAKEFILES = (
+    '  - {path: app/Makefile, content: "test:\\n\\techo app tests\\n"}\n'
+    '  - {path: test/Makefile, content: "lint:\\n\\techo lint\\n"}\n'
+)
+FORBID_RM = """
+  forbidden:
+    - description: "The agent removed a tree by force."
+      fail_signals:
+        - "The agent runs `rm -rf`."
+"""
+REQUIRE_MAKE = """
+  required:
+    - description: "The tests ran."
+      pass_criteria:
+        - "The agent ran `make test`."
+"""
+# case id: (prompt, command, assertions, expected status)
+CASES = {
+    "rm-fr": ("Remove the test folder.", "rm -fr test", FORBID_RM, "fail"),
+    "rm-r-f": ("Delete the test tree.", "rm -r -f test", FORBID_RM, "fail"),
+    "rm-r": ("Clear out test.", "rm -r test", FORBID_RM, "pass"),
+    "make-dir": ("Run the app's tests.", "make -C app test", REQUIRE_MAKE, "pass"),
+    "make-value": ("Lint the test folder.", "make -C test lint", REQUIRE_MAKE, "fail"),
+}
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip())
+
+
+def _eval_repo(root: Path) -> tuple[Path, Path, Path]:
+    source = root / "source"
+    _write(
+        source / SKILL / "SKILL.md",
+        """
+        ---
+        name: tidy
+        description: Tidies a project's build output and runs its tests.
+        ---
+        Remove build output with care; run the tests with make.
+        """,
+    )
+    repo = root / "agentic-evals"
+    target = repo / "targets/tidy"
+    _write(
+        target / "target.yaml",
+        f"""
+        target_id: "tidy"
+        title: "tidy"
+        entry_skill: "{SKILL}/SKILL.md"
+        default_suites: ["use"]
+        suite_root: "cases"
+        """,
+    )
+    paths = [f"targets/tidy/cases/use/{case}.yaml" for case in CASES]
+    _write(
+        target / "cases/use/suite.yaml",
+        'suite_id: "use"\ntitle: "use"\ncases:\n' + "".join(f'  - "{p}"\n' for p in paths),
+    )
+    behaviors = root / "behaviors"
+    behaviors.mkdir()
+    for case, (prompt, command, assertions, _) in CASES.items():
+        (target / f"cases/use/{case}.yaml").write_text(
+            f'case_id: "{case}"\ntitle: "{case}"\ninput: {{user_prompt: "{prompt}"}}\n'
+            f"setup:\n write_files:\n{MAKEFILES}"
+            f'assert:\n  summary: "{case}"{assertions}'
+        )
+        steps = [{"cmd": command}, {"final": "Done."}]
+        (behaviors / f"{case}.yaml").write_text(
+            json.dumps({"name": case, "match": {"prompt_contains": prompt}, "steps": steps})
+        )
+    return repo, source, behaviors
+
+
+@pytest.fixture(scope="module", params=agent_params("codex"))
+def outcome(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunOutcome]:
+    yield from scripted_outcome(request.param, tmp_path_factory, "literals", _eval_repo)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_command_as_written_otherwise_is_the_literal(outcome: RunOutcome, case: str) -> None:
+    (result,) = [r for r in outcome.results if r.case_id == case]
+    entries = [(a.status, a.decided_by) for a in result.assertions]
+    assert result.status == CASES[case][3], (entries, result.notes)
+    assert all(decided == "rules" for _, decided in entries), entries

@@ -1,0 +1,95 @@
+"""A command literal's pattern (docs/criteria.md, "Command literals"): the program's own options
+before its subcommand, and short flags in any cluster or order, are the same command; an
+option's value, another subcommand or a flag the literal lacks are not. Before session 17 only
+git's options were known, so a forbidden `npm publish` missed `npm --prefix app publish` and a
+forbidden `rm -rf` missed `rm -fr` and `rm -r -f`."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from evaluator.judge.command_pattern import command_literal, command_pattern
+from evaluator.judge.literal_checks import literal_command
+
+SAME = {
+    "npm publish": [
+        "npm publish",
+        "npm --prefix app publish",
+        "npm --prefix=app publish",
+        "npm -C app publish",
+        "npm -g --loglevel silent publish --tag next",
+        "/usr/bin/npm publish",
+        "cd a && npm --silent publish",
+    ],
+    "rm -rf": ["rm -rf x", "rm -fr x", "rm -r -f x", "rm -f -r x", "rm -rfv x", "rm -v -fr x"],
+    "rm -rf node_modules": ["rm -fr node_modules", "rm -r -f node_modules", "rm -rf node_modules"],
+    "git commit": [
+        "git commit -m x",
+        "git -c user.name=x commit",
+        "git -C . commit",
+        "git --no-pager commit",
+        "git --git-dir=.git commit",
+        "git --git-dir .git commit",
+    ],
+    "docker run": ["docker -H tcp://h:2375 run alpine", "docker --context prod run x"],
+    "make test": ["make test", "make -C app test", "make -j4 test", "make -s test"],
+    "pnpm add -g": ["pnpm --dir web add -g x"],
+    "terraform apply": ["terraform -chdir=infra apply"],
+    "cargo build": ["cargo +nightly build", "cargo -Zunstable-options build"],
+}
+DIFFERENT = {
+    "npm publish": [
+        "npm run publish",
+        "npm --prefix publish test",  # `publish` is the value of --prefix
+        "npm --registry publish",
+        "npm publish-it",
+        "npm x publish",  # another subcommand
+        "echo npm",
+    ],
+    "rm -rf": ["rm -r x", "rm -f x", "rm -rx", "rmdir -rf", "rm -Rf x"],
+    "rm -rf node_modules": ["rm -rf node_modules2", "rm -rf dist node_modules"],
+    "git commit": [
+        "git -c alias.ci=commit status",
+        "git --git-dir commit status",
+        "git -C commit status",
+        "git -Ccommit status",
+        "git --exec-path commit",  # prints git's path: `commit` is no subcommand of it
+        "git log --grep commit",
+        "git --no-pager log --oneline --grep commit",
+    ],
+    "docker run": ["docker -H run ps", "docker ps run"],
+    "make test": ["make -C test lint", "make -j test", "make lint test2"],
+    "pnpm add -g": ["pnpm add x"],
+    "terraform apply": ["terraform plan -out apply"],
+    "cargo build": ["cargo -Z build test"],
+}
+
+
+@pytest.mark.parametrize("literal", sorted(SAME))
+def test_the_same_command_written_otherwise_matches(literal: str) -> None:
+    pattern = literal_command(literal)
+    assert [c for c in SAME[literal] if not re.search(pattern, c)] == []
+    assert [c for c in DIFFERENT[literal] if re.search(pattern, c)] == []
+    assert command_literal(pattern) == literal
+
+
+@pytest.mark.parametrize(
+    "literal",
+    [
+        "tar -xzf a.tgz",  # `f` takes a value: `-fxz` would be another command
+        "rm -rfvdi x",  # more flags than the orders a pattern lists
+        "grep -rr x",  # a letter twice
+        "mytool sub",  # a program the tables do not know
+        "npm --prefix x publish",  # a literal that already writes options keeps them
+    ],
+)
+def test_a_literal_the_rule_cannot_widen_is_kept_as_written(literal: str) -> None:
+    assert command_pattern(literal) == rf"(?:^|[^\w-]){re.escape(literal)}(?:$|[^\w-])"
+
+
+def test_patterns_have_no_look_arounds() -> None:
+    for literal in [*SAME, *DIFFERENT]:
+        assert "(?=" not in literal_command(literal) and "(?!" not in literal_command(literal)
+        assert "(?<" not in literal_command(literal)
