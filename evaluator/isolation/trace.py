@@ -73,6 +73,9 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/resolv.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/gai.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/mime.types", _INFO, "MIME types"),
+    # libmagic's local definitions, read before its compiled database by every `file` (and by
+    # every library built on libmagic: python-magic). Not a write, and no other name beside it.
+    AllowRule("/etc/magic", _INFO, "libmagic's local file-type definitions", exact=True),
     # pip reads its site configuration (`/etc/pip.conf`, the XDG system directory, and what those
     # files name there, such as a constraints file) and, for its user agent, the distribution
     # (Python's `platform` and pip's vendored `distro` list `/etc` for `*-release` files).
