@@ -136,3 +136,18 @@ NAME_SERVICE_SOCKETS = frozenset(
         "/run/systemd/resolve/io.systemd.Resolve",
     )
 )
+
+# What a name lookup or a connection prints when there is no network: a `command` check's fetch
+# that failed for the machine's sake, and the report's note on an agent's command that met none.
+NO_NETWORK_SIGNS = (
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "Network is unreachable",
+    "No route to host",
+    "Failed to establish a new connection",  # pip (urllib3)
+    "Could not resolve host",  # curl, cargo, git
+    "Unknown host",  # Maven
+    "UnknownHostException",  # the JVM's (Gradle, Maven, the Gradle wrapper)
+    "EAI_AGAIN",  # npm
+    "ENOTFOUND",  # npm
+)

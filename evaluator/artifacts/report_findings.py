@@ -17,6 +17,7 @@ from evaluator.artifacts.models import CaseResult
 from evaluator.artifacts.record_text import failed_tool_calls
 from evaluator.artifacts.rundir import RunDir
 from evaluator.judge.verdict import CheckVerdict
+from evaluator.vocabulary import NO_NETWORK_SIGNS
 
 MAX_OFFENDERS = 5
 MAX_ACTIVITY = 6
@@ -181,6 +182,38 @@ def failed_calls(run_dir: RunDir, result: CaseResult) -> list[str]:
     return ["Tool calls that did not take effect: " + "; ".join(shown) + more]
 
 
+def network_failures(run_dir: RunDir, result: CaseResult) -> list[str]:
+    """The judged attempt's tool outputs that say a name lookup or a connection failed for want
+    of a network: a case that needs one fails on a machine (or in an agent's sandbox) without
+    it, whatever the skill says, and the skill fixes below would not help. The agent's own text
+    proves nothing, so this is only a line for the reader, never a verdict."""
+    session = read_json_object(run_dir.case_artifacts(result.case_id) / "accepted-session.json")
+    records = session.get("records") if session else None
+    if not isinstance(records, list):
+        return []
+    for record in records:
+        if not isinstance(record, dict) or record.get("kind") != "tool_result":
+            continue
+        text = str(record.get("text") or "")
+        for line in text.splitlines():
+            sign = next((s for s in NO_NETWORK_SIGNS if s in line), None)
+            if sign is None:
+                continue
+            # the words before the sign name what could not be reached
+            end = line.index(sign) + len(sign)
+            start = max(end - MAX_TEXT, 0)
+            shown = line[start:end]
+            if start > 0 and " " in shown:
+                shown = shown.split(" ", 1)[1]  # from a whole word
+            shown = " ".join(shown.split())
+            return [
+                f"No network: `{record.get('id')}` printed {code_span(shown)}: the agent's"
+                " commands could not reach a network here; if the case needs one, the failure"
+                " is the machine's (or the agent's sandbox's), not the skill's"
+            ]
+    return []
+
+
 def flaky_attempts(result: CaseResult) -> list[str]:
     if result.stats is None or not result.stats.flaky:
         return []
@@ -203,6 +236,8 @@ def case_findings(run_dir: RunDir, results: list[CaseResult]) -> dict[str, CaseF
             lines += agent_activity(run_dir, result)
             lines += final_answer(run_dir, result)
         lines += failed_calls(run_dir, result)
+        if result.status == "fail":
+            lines += network_failures(run_dir, result)
         lines += flaky_attempts(result)
         findings[result.case_id] = CaseFindings(lines)
     return findings

@@ -73,6 +73,9 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/etc/resolv.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/gai.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/mime.types", _INFO, "MIME types"),
+    # libmagic's local definitions, read before its compiled database by every `file` (and by
+    # every library built on libmagic: python-magic). Not a write, and no other name beside it.
+    AllowRule("/etc/magic", _INFO, "libmagic's local file-type definitions", exact=True),
     # pip reads its site configuration (`/etc/pip.conf`, the XDG system directory, and what those
     # files name there, such as a constraints file) and, for its user agent, the distribution
     # (Python's `platform` and pip's vendored `distro` list `/etc` for `*-release` files).
@@ -828,6 +831,7 @@ def combine(
     trace_report: TraceReport,
     evidence: SessionEvidence | None = None,
     jailed: bool = False,
+    installations: tuple[Path, ...] = (),
 ) -> IsolationReport:
     """The worse of the two verdicts; trace violations join the evidence's (and, when the
     evidence is given, become `isolation_violation` records pointing at the tool call).
@@ -844,6 +848,7 @@ def combine(
     agree = not trace_report.disagreements
     if evidence is not None:
         evidence_report = _arbitrate_guesses(evidence_report, trace_report, evidence)
+    evidence_report = _arbitrate_installations(evidence_report, trace_report, installations)
     worse = max(
         (evidence_report.verdict, trace_report.verdict), key=lambda verdict: _SEVERITY[verdict]
     )
@@ -948,6 +953,52 @@ def _arbitrate_guesses(
     return arbitrated
 
 
+def _arbitrate_installations(
+    evidence_report: IsolationReport, trace_report: TraceReport, installations: tuple[Path, ...]
+) -> IsolationReport:
+    """The trace as arbiter of a program the session layer saw run from an installation the agent
+    runs from (`installations`: the CLI's, and those on its PATH under the home, bound back
+    read-only in the jail; the trace counts them as the agent's own): a virtual environment made
+    in the workspace runs its interpreter through a link to the Python that made it (pyenv's,
+    under the home), which the session layer, given no installations, judged an exec outside.
+    Only an exec, only in a call the trace saw whole and found nothing outside in; a read or a
+    write there, or an exec the trace did not see whole, still counts."""
+    roots = [os.path.realpath(place) for place in installations]
+    flagged = {v.ref for v in trace_report.violations}
+    kept: list[Violation] = []
+    cleared: list[Violation] = []
+    for violation in evidence_report.violations:
+        if (
+            violation.kind == "exec"
+            and violation.call_id in trace_report.complete_calls
+            and violation.ref not in flagged
+            and any(_inside(violation.path, root) for root in roots)
+        ):
+            cleared.append(violation)
+        else:
+            kept.append(violation)
+    if not cleared:
+        return evidence_report
+    for violation in cleared:
+        trace_report.disagreements.append(
+            f"`{violation.ref}`: the session analysis saw exec {violation.path}"
+            f" ({violation.detail}), a program of an installation the agent runs from; the"
+            " complete trace of that call saw nothing outside, so it is no violation"
+        )
+    arbitrated = IsolationReport(
+        verdict=evidence_report.verdict,
+        workspace=evidence_report.workspace,
+        violations=kept,
+        reliable_signals=evidence_report.reliable_signals,
+        checked=evidence_report.checked,
+        allowed_outside=list(evidence_report.allowed_outside),
+        opaque=list(evidence_report.opaque),
+        guesses_recorded=evidence_report.guesses_recorded,
+    )
+    decide(arbitrated)
+    return arbitrated
+
+
 def _trace_covers_opaque(
     evidence_report: IsolationReport, trace_report: TraceReport, evidence: SessionEvidence
 ) -> bool:
@@ -1038,4 +1089,13 @@ def assess_with_trace(
             trace_file=trace_path,
             skill_links=skill_links,
         )
-    return combine(evidence_report, report, evidence, jailed=bool(private_dirs)), report
+    # `own_dirs` begins with the agent's own directory; the rest are its installations.
+    installations = own_dirs[1:]
+    merged = combine(
+        evidence_report,
+        report,
+        evidence,
+        jailed=bool(private_dirs),
+        installations=installations,
+    )
+    return merged, report

@@ -601,3 +601,28 @@ def test_the_kernels_version_string_is_a_kernel_fact(syscalls: list[str], verdic
     """The first was a violation on `main`."""
     report = _report(syscalls, command="grep -qi microsoft /proc/version || echo linux")
     assert report.verdict == verdict, report.violations
+
+
+# `file` on every file of a folder (real-skills round 10: `file-organizer`'s `find DIR -type f
+# -exec file {} \;`): libmagic reads its local definitions `/etc/magic` first, then looks for
+# `/etc/magic.mgc` (absent: listed, not judged). Look-alikes the exact rule keeps out.
+@pytest.mark.parametrize(
+    "syscalls,verdict",
+    [
+        ([_open("/etc/magic", "= 3</etc/magic>")], "contained"),
+        (
+            [_open("/etc/magic", "= 3</etc/magic>"), _open("/etc/magic.mgc", ENOENT)],
+            "contained",
+        ),
+        ([_open("/etc/magic.d/local", "= 3</etc/magic.d/local>")], "violation"),
+        ([_open("/etc/magic-secret", "= 3</etc/magic-secret>")], "violation"),
+        (
+            [f'openat(AT_FDCWD<{WS}>, "/etc/magic", O_WRONLY|O_TRUNC) = 3</etc/magic>'],
+            "violation",
+        ),
+    ],
+)
+def test_libmagics_local_definitions_are_what_file_reads(syscalls: list[str], verdict: str) -> None:
+    """The first two were violations on `main`."""
+    report = _report(syscalls, command="find inbox -type f -exec file {} \\; | head -20")
+    assert report.verdict == verdict, report.violations

@@ -21,6 +21,7 @@ from evaluator.judge.checks.stop_proof import (
 )
 from evaluator.judge.checks.workspace_files import session_end
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
+from evaluator.vocabulary import NO_NETWORK_SIGNS
 
 KIND = "command"
 OUTPUT_DIR = "{{output_dir}}"
@@ -31,18 +32,7 @@ OUTPUT_LIMIT = 20_000  # characters of output kept in the record
 _PROGRAM_NOT_FOUND = re.compile(r"(?m)^\S*sh: (?:\d+: )?([^\s/:]+): (?:command )?not found$")
 # What a name lookup or a connection prints when there is no network: the sign that a fetch
 # failed for the machine's sake, not because the agent named a package that does not exist.
-_NO_NETWORK = (
-    "Temporary failure in name resolution",
-    "Name or service not known",
-    "Network is unreachable",
-    "No route to host",
-    "Failed to establish a new connection",  # pip (urllib3)
-    "Could not resolve host",  # curl, cargo, git
-    "Unknown host",  # Maven
-    "UnknownHostException",  # the JVM's (Gradle, Maven, the Gradle wrapper)
-    "EAI_AGAIN",  # npm
-    "ENOTFOUND",  # npm
-)
+_NO_NETWORK = NO_NETWORK_SIGNS
 
 
 # Gradle's `--offline` run without the artifacts it needs: it fetched nothing.
