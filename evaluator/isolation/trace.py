@@ -940,14 +940,23 @@ def _arbitrate_guesses(
             f" ({violation.detail}); the complete trace of that call shows no such access,"
             " so it is no violation"
         )
+    return _with_violations(evidence_report, kept, guesses_recorded=True)
+
+
+def _with_violations(
+    report: IsolationReport, violations: list[Violation], guesses_recorded: bool
+) -> IsolationReport:
+    """A copy of the session layer's `report` holding `violations` instead, its verdict decided
+    again (the arbiters never change the report the evidence made)."""
     arbitrated = IsolationReport(
-        verdict=evidence_report.verdict,
-        workspace=evidence_report.workspace,
-        violations=kept,
-        reliable_signals=evidence_report.reliable_signals,
-        checked=evidence_report.checked,
-        allowed_outside=list(evidence_report.allowed_outside),
-        opaque=list(evidence_report.opaque),
+        verdict=report.verdict,
+        workspace=report.workspace,
+        violations=violations,
+        reliable_signals=report.reliable_signals,
+        checked=report.checked,
+        allowed_outside=list(report.allowed_outside),
+        opaque=list(report.opaque),
+        guesses_recorded=guesses_recorded,
     )
     decide(arbitrated)
     return arbitrated
@@ -985,18 +994,7 @@ def _arbitrate_installations(
             f" ({violation.detail}), a program of an installation the agent runs from; the"
             " complete trace of that call saw nothing outside, so it is no violation"
         )
-    arbitrated = IsolationReport(
-        verdict=evidence_report.verdict,
-        workspace=evidence_report.workspace,
-        violations=kept,
-        reliable_signals=evidence_report.reliable_signals,
-        checked=evidence_report.checked,
-        allowed_outside=list(evidence_report.allowed_outside),
-        opaque=list(evidence_report.opaque),
-        guesses_recorded=evidence_report.guesses_recorded,
-    )
-    decide(arbitrated)
-    return arbitrated
+    return _with_violations(evidence_report, kept, evidence_report.guesses_recorded)
 
 
 def _trace_covers_opaque(

@@ -24,26 +24,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from evaluator.adapters.claude.stream import stream_events
 from evaluator.evidence.jsonl import read_objects
 
 RECOVERED_KEY = "agenticEvalRecovered"
 MESSAGE_TYPES = ("user", "assistant")
-
-
-def _stream_events(stdout_path: Path) -> list[dict[str, Any]]:
-    try:
-        lines = stdout_path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-    events = []
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
 
 
 def _final_answer(events: list[dict[str, Any]]) -> tuple[dict[str, Any], str, int] | None:
@@ -83,7 +68,7 @@ def _final_answer(events: list[dict[str, Any]]) -> tuple[dict[str, Any], str, in
 def recover_final_message(stdout_path: Path, transcript: Path, ended_at: float) -> str | None:
     """Appends the final answer the stream printed and the transcript lacks (module docstring);
     returns what was done, or None when nothing was."""
-    found = _final_answer(_stream_events(stdout_path))
+    found = _final_answer(stream_events(stdout_path))
     if found is None:
         return None
     event, parent, line = found

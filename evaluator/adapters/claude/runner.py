@@ -11,7 +11,6 @@ fault; the skills the CLI reports at start must be exactly the workspace's.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import uuid
@@ -20,6 +19,7 @@ from typing import Any
 
 from evaluator.adapters.claude.binary import claude_version, find_claude
 from evaluator.adapters.claude.final_message import recover_final_message
+from evaluator.adapters.claude.stream import stream_events
 from evaluator.agents.base import (
     PASSTHROUGH_ENV,
     AgentHandle,
@@ -260,27 +260,11 @@ def workspace_skills(workspace: Path) -> set[str]:
     return {entry.name for entry in directory.iterdir() if (entry / "SKILL.md").is_file()}
 
 
-def _events(stdout_path: Path) -> list[dict[str, Any]]:
-    try:
-        lines = stdout_path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-    events = []
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
-
-
 def read_stream_events(stdout_path: Path, handle: AgentHandle, expected_skills: set[str]) -> None:
     """The session id (from `system/init`), the sub-agents the main agent spawned (the Agent
     tool's results name them), an error result, and skills that did not come from the workspace."""
     result: dict[str, Any] | None = None
-    for event in _events(stdout_path):
+    for event in stream_events(stdout_path):
         kind = event.get("type")
         if kind == "system" and event.get("subtype") == "init" and handle.root_thread_id is None:
             handle.root_thread_id = event.get("session_id")
