@@ -23,12 +23,18 @@ import yaml
 from evaluator.agents.key_proxy import placeholder
 from evaluator.workspace.naming import run_scratch
 from tests.conftest import copy_demo
-from tests.leaks import CLAUDE_KEY, GEMINI_KEY, leaks_in
-from tests.support import claude_or_skip, gemini_or_skip, scratch_dir
+from tests.leaks import CLAUDE_KEY, CODEX_KEY, GEMINI_KEY, leaks_in
+from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
 
 CASE = "routing-add-column"
 # Every key variable either agent could hold, so one behaviour serves both.
-KEYS = '"$ANTHROPIC_API_KEY$ANTHROPIC_AUTH_TOKEN$GEMINI_API_KEY$GOOGLE_API_KEY"'
+KEYS = '"$ANTHROPIC_API_KEY$ANTHROPIC_AUTH_TOKEN$GEMINI_API_KEY$GOOGLE_API_KEY$GATEWAY_KEY"'
+# The CLI's own environment, which its tool calls can read whatever the shell is given (Codex
+# leaves `*KEY*` variables out of its commands, not out of `/proc/<its pid>/environ`).
+PROC_ENVIRON = (
+    "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ 2>/dev/null | grep -iE 'key|token' | rev;"
+    " done; true"
+)
 # The re-encodings red team 16 used, none of which a string redactor can match.
 PRINTING_STEPS: list[dict[str, object]] = [
     {"cmd": "env | sort"},
@@ -36,9 +42,11 @@ PRINTING_STEPS: list[dict[str, object]] = [
     {"cmd": f"K={KEYS}; printf '%s' \"$K\" | od -An -tx1 | tr -d ' \\n'; echo"},
     {"cmd": f'K={KEYS}; echo "${{K:0:20}}"'},
     {"cmd": f'K={KEYS}; echo "${{K:20}}"'},
+    {"cmd": PROC_ENVIRON},
     {"final": "Done."},
 ]
 AGENTS = [
+    pytest.param("codex-exec", "GATEWAY_KEY", marks=pytest.mark.codex, id="codex"),
     pytest.param("claude-code", "ANTHROPIC_API_KEY", marks=pytest.mark.claude, id="claude-key"),
     pytest.param(
         "claude-code", "ANTHROPIC_AUTH_TOKEN", marks=pytest.mark.claude, id="claude-token"
@@ -125,10 +133,15 @@ def _real_user_env(agent: str, variable: str, key: str, base_url: str) -> tuple[
     if agent == "claude-code":
         env["ANTHROPIC_BASE_URL"] = base_url.removesuffix("/v1")
         return env, ["--agent", agent]
+    if agent == "codex-exec":
+        return env, ["--agent", agent, "--base-url", base_url, "--api-key-env", variable]
     return env, ["--agent", agent, "--base-url", base_url]
 
 
 def _skip_unless(agent: str) -> str:
+    if agent == "codex-exec":
+        codex_or_skip()
+        return CODEX_KEY
     if agent == "claude-code":
         claude_or_skip()
         return CLAUDE_KEY
@@ -163,12 +176,13 @@ def test_the_agent_holds_no_key_to_print(tmp_path: Path, agent: str, variable: s
     assert not [r for r in requests if r["error"]]
     # Every command ran: the agent printed what it held, the placeholder.
     session = (runs / "real" / f"case-artifacts/{CASE}/accepted-session.jsonl").read_text()
-    assert f"{variable}={placeholder(variable)}" in session
-    assert placeholder(variable)[::-1] in session
+    if agent != "codex-exec":  # Codex's shell is given no `*KEY*` variable
+        assert f"{variable}={placeholder(variable)}" in session
+    assert f"{variable}={placeholder(variable)}"[::-1] in session
     assert real["status"] == scripted["status"], (real, scripted)
 
 
-@pytest.mark.parametrize(("agent", "variable"), AGENTS[::2])
+@pytest.mark.parametrize(("agent", "variable"), [AGENTS[0], AGENTS[1], AGENTS[3]])
 def test_an_upstream_error_through_the_proxy_is_the_agents_outage(
     tmp_path: Path, agent: str, variable: str
 ) -> None:

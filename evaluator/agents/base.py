@@ -177,7 +177,7 @@ class AgentRunner(ABC):
     # Which variables name the agent's base URL and its keys, and where its requests carry a
     # key: with a real key the agent holds a placeholder and a loopback proxy adds the key
     # (`agents/key_proxy.py`). None: the agent gets its keys itself.
-    key_route: KeyRoute | None = None
+    key_routing: KeyRoute | None = None
 
     def credentials(self, endpoint: ModelEndpoint) -> dict[str, str]:
         """Every credential this runner passes through or copies in for `endpoint`, by the
@@ -200,6 +200,10 @@ class AgentRunner(ABC):
             for part, credential in embedded_credentials(endpoint.base_url):
                 found[f"base_url:{part}"] = credential
         return found
+
+    def key_route(self, endpoint: ModelEndpoint) -> KeyRoute | None:
+        """The key route for `endpoint` (`key_routing`, unless the runner's depends on it)."""
+        return self.key_routing
 
     def has_credentials(self, endpoint: ModelEndpoint) -> bool:
         """Whether a real model can be reached: a credential is set (or a login is copied in)."""

@@ -57,7 +57,8 @@ class KeyRoute:
     """Which of an agent's variables name its base URL and its keys, and where its requests
     carry a key: declared by each runner, applied by `route_environment`."""
 
-    base_url_env: str
+    # None: the agent takes its base URL from a file, which the runner writes with the proxy's.
+    base_url_env: str | None
     key_envs: tuple[str, ...]
     # The provider's own URL, when the environment names none.
     default_upstream: str
@@ -83,7 +84,9 @@ def route_environment(route: KeyRoute, env: Mapping[str, str]) -> RoutedEnvironm
     keys = {placeholder(name): env[name] for name in route.key_envs if env.get(name)}
     if not keys:
         return None
-    upstream = env.get(route.base_url_env) or route.default_upstream
+    upstream = (
+        env.get(route.base_url_env) if route.base_url_env else None
+    ) or route.default_upstream
     parts = urlsplit(upstream)
     if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
         return None
@@ -241,13 +244,15 @@ def _make_handler(proxy: KeyProxy) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def keys_held_back(
     route: KeyRoute | None, env: dict[str, str], scripted: bool
-) -> Iterator[dict[str, str]]:
-    """The environment to start the agent with: `env` itself for a scripted run (its key is
-    public) or when there is no key to hold back; otherwise `env` with placeholders for the keys
-    and the base URL pointed at a proxy that lives until the block ends."""
+) -> Iterator[tuple[dict[str, str], str | None]]:
+    """The environment to start the agent with, and the proxy's URL: `env` itself and None for
+    a scripted run (its key is public) or when there is no key to hold back; otherwise `env`
+    with placeholders for the keys (and the route's base-URL variable pointed at the proxy)
+    and the URL of a proxy that lives until the block ends."""
     routed = None if scripted or route is None else route_environment(route, env)
     if route is None or routed is None:
-        yield env
+        yield env, None
         return
     with KeyProxy(route, routed.upstream, routed.keys) as proxy:
-        yield {**routed.env, route.base_url_env: proxy.url}
+        named = {route.base_url_env: proxy.url} if route.base_url_env else {}
+        yield {**routed.env, **named}, proxy.url

@@ -186,19 +186,20 @@ def test_the_proxy_leaves_no_socket_or_thread_behind() -> None:
 )
 def test_what_the_proxy_cannot_stand_in_for_is_left_as_it_was(env: dict[str, str]) -> None:
     assert route_environment(ROUTE, env) is None
-    with keys_held_back(ROUTE, env, scripted=False) as agent_env:
-        assert agent_env is env
+    with keys_held_back(ROUTE, env, scripted=False) as (agent_env, url):
+        assert agent_env is env and url is None
 
 
 def test_a_scripted_run_keeps_its_public_key() -> None:
     env = {"API_KEY": "scripted-key-public"}
-    with keys_held_back(ROUTE, env, scripted=True) as agent_env:
-        assert agent_env is env
+    with keys_held_back(ROUTE, env, scripted=True) as (agent_env, url):
+        assert agent_env is env and url is None
 
 
 def test_a_real_key_is_held_back_while_the_block_lasts() -> None:
     env = {"API_KEY": KEY, "BASE": "https://gateway.invalid/anthropic"}
-    with keys_held_back(ROUTE, env, scripted=False) as agent_env:
+    with keys_held_back(ROUTE, env, scripted=False) as (agent_env, url):
+        assert agent_env["BASE"] == url
         assert agent_env["API_KEY"] == placeholder("API_KEY")
         assert agent_env["BASE"].startswith("http://127.0.0.1:")
         assert KEY not in "".join(agent_env.values())
@@ -209,7 +210,7 @@ def test_a_real_key_is_held_back_while_the_block_lasts() -> None:
 
 @pytest.mark.parametrize("runner", [ClaudeCodeRunner, GeminiCliRunner])
 def test_each_key_variable_of_a_routed_agent_is_routed(runner: type) -> None:
-    route = runner.key_route
+    route = runner.key_routing
     assert route is not None
     # Every variable the runner passes a key in is one the proxy holds back.
     assert set(runner.credential_env) <= set(route.key_envs)

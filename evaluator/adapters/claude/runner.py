@@ -91,7 +91,7 @@ class ClaudeCodeRunner(AgentRunner):
     default_endpoints = (("api-key", "https://api.anthropic.com"),)
     # Its Bash tool inherits its environment: the key stays with the proxy. Claude Code sends
     # ANTHROPIC_API_KEY as `x-api-key` and ANTHROPIC_AUTH_TOKEN as `Authorization: Bearer`.
-    key_route = KeyRoute(
+    key_routing = KeyRoute(
         base_url_env="ANTHROPIC_BASE_URL",
         key_envs=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
         default_upstream="https://api.anthropic.com",
@@ -203,7 +203,8 @@ class ClaudeCodeRunner(AgentRunner):
         for directory in (home, config, tmp):
             directory.mkdir(exist_ok=False)
         env = self.environment(request, config, home, tmp)
-        with keys_held_back(self.key_route, env, request.endpoint.scripted) as agent_env:
+        route = self.key_route(request.endpoint)
+        with keys_held_back(route, env, request.endpoint.scripted) as (agent_env, _):
             handle = start_agent(
                 self.name,
                 request,

@@ -86,7 +86,7 @@ class GeminiCliRunner(AgentRunner):
     default_endpoints = (("api-key", "https://generativelanguage.googleapis.com/"),)
     # Its shell tool inherits its environment: the key stays with the proxy. The Gemini API
     # takes the key as `x-goog-api-key` (what 0.61.0 sends) or `?key=`.
-    key_route = KeyRoute(
+    key_routing = KeyRoute(
         base_url_env="GOOGLE_GEMINI_BASE_URL",
         key_envs=CREDENTIAL_ENV,
         default_upstream="https://generativelanguage.googleapis.com",
@@ -175,7 +175,8 @@ class GeminiCliRunner(AgentRunner):
         tmp.mkdir(exist_ok=False)
         env = self.environment(request, home, settings_path, tmp)
         session_id = str(uuid.uuid4())
-        with keys_held_back(self.key_route, env, request.endpoint.scripted) as agent_env:
+        route = self.key_route(request.endpoint)
+        with keys_held_back(route, env, request.endpoint.scripted) as (agent_env, _):
             handle = start_agent(
                 self.name,
                 request,
