@@ -15,9 +15,10 @@ cannot read the key (the response carries what the upstream sent, never the requ
 from __future__ import annotations
 
 import http.client
+import socket
 import threading
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -97,6 +98,13 @@ def route_environment(route: KeyRoute, env: Mapping[str, str]) -> RoutedEnvironm
     return RoutedEnvironment(routed, upstream, keys)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A malformed request ends its own connection; no traceback on the evaluator's
+        output (the default prints one)."""
+        return
+
+
 class KeyProxy:
     """One proxy for one upstream, on its own 127.0.0.1 port; a context manager that stops it
     (its listening socket and every thread) on exit."""
@@ -109,10 +117,18 @@ class KeyProxy:
         self.port = parts.port
         self.prefix = parts.path.rstrip("/")
         self.keys = dict(keys)
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._httpd.daemon_threads = True
-        # Request threads are joined on close: none outlives the proxy.
+        self._httpd = _QuietServer(("127.0.0.1", 0), _make_handler(self))
+        # Request threads are joined on close (non-daemon: the server tracks them), so none
+        # outlives the proxy.
+        self._httpd.daemon_threads = False
         self._httpd.block_on_close = True
+        # The connections in use, the clients' and the upstreams': closing the proxy cuts them,
+        # so a request still waiting on an upstream that never answers, or a client that never
+        # finishes its request (a process the agent left), ends with the proxy.
+        self._upstreams: set[http.client.HTTPConnection] = set()
+        self._clients: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._closing = False
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, name="key-proxy", daemon=True
         )
@@ -132,6 +148,12 @@ class KeyProxy:
         if self._thread.is_alive():
             self._httpd.shutdown()
             self._thread.join()
+        with self._lock:
+            self._closing = True
+            sockets = [u.sock for u in self._upstreams if u.sock is not None] + list(self._clients)
+            for sock in sockets:
+                with suppress(OSError):  # already closed by its peer
+                    sock.shutdown(socket.SHUT_RDWR)
         self._httpd.server_close()
 
     def with_keys(self, headers: list[tuple[str, str]], target: str) -> tuple[Any, str]:
@@ -154,9 +176,30 @@ class KeyProxy:
         return value
 
     def connection(self) -> http.client.HTTPConnection:
+        """A new connection to the upstream, cut when the proxy closes (`release` it)."""
+        upstream: http.client.HTTPConnection
         if self.scheme == "https":
-            return http.client.HTTPSConnection(self.host, self.port, timeout=UPSTREAM_TIMEOUT_S)
-        return http.client.HTTPConnection(self.host, self.port, timeout=UPSTREAM_TIMEOUT_S)
+            upstream = http.client.HTTPSConnection(self.host, self.port, timeout=UPSTREAM_TIMEOUT_S)
+        else:
+            upstream = http.client.HTTPConnection(self.host, self.port, timeout=UPSTREAM_TIMEOUT_S)
+        with self._lock:
+            if self._closing:
+                raise OSError("the key proxy is closing")
+            self._upstreams.add(upstream)
+        return upstream
+
+    def track(self, client: socket.socket, live: bool) -> None:
+        """Notes a client's connection as open (`live`) or done."""
+        with self._lock:
+            if live:
+                self._clients.add(client)
+            else:
+                self._clients.discard(client)
+
+    def release(self, upstream: http.client.HTTPConnection) -> None:
+        with self._lock:
+            self._upstreams.discard(upstream)
+        upstream.close()
 
 
 def _make_handler(proxy: KeyProxy) -> type[BaseHTTPRequestHandler]:
@@ -167,6 +210,14 @@ def _make_handler(proxy: KeyProxy) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:
             return  # the agent's requests are not the evaluator's output
+
+        def setup(self) -> None:
+            super().setup()
+            proxy.track(self.connection, live=True)
+
+        def finish(self) -> None:
+            proxy.track(self.connection, live=False)
+            super().finish()
 
         def do_CONNECT(self) -> None:
             self._refuse(405, "the key proxy forwards to its one upstream only")
@@ -179,7 +230,11 @@ def _make_handler(proxy: KeyProxy) -> type[BaseHTTPRequestHandler]:
             body = self._body()
             headers = [(n, v) for n, v in self.headers.items() if n.lower() not in _HOP_BY_HOP]
             headers, target = proxy.with_keys(headers, self.path)
-            upstream = proxy.connection()
+            try:
+                upstream = proxy.connection()
+            except OSError:
+                self.close_connection = True  # closing: no answer, as from a dead upstream
+                return
             try:
                 upstream.putrequest(self.command, target, skip_accept_encoding=True)
                 for name, value in headers:
@@ -188,7 +243,7 @@ def _make_handler(proxy: KeyProxy) -> type[BaseHTTPRequestHandler]:
                 upstream.endheaders(body)
                 response = upstream.getresponse()
             except OSError:
-                upstream.close()
+                proxy.release(upstream)
                 # The client sees the upstream's outage as its own: no answer at all.
                 self.close_connection = True
                 return
@@ -209,7 +264,7 @@ def _make_handler(proxy: KeyProxy) -> type[BaseHTTPRequestHandler]:
             except OSError:
                 pass  # the client or the upstream went away: the stream just ends
             finally:
-                upstream.close()
+                proxy.release(upstream)
 
         def _body(self) -> bytes:
             if "chunked" in self.headers.get("Transfer-Encoding", "").lower():

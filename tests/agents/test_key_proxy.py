@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -84,6 +85,14 @@ def upstream_server() -> Iterator[Upstream]:
 def connect(proxy: KeyProxy) -> http.client.HTTPConnection:
     port = int(proxy.url.rsplit(":", 1)[1])
     return http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+
+
+def closes_within(proxy: KeyProxy, seconds: float) -> bool:
+    """Whether closing `proxy` ends in time (a close left hanging fails the test, not the run)."""
+    closing = threading.Thread(target=proxy.close, daemon=True)
+    closing.start()
+    closing.join(seconds)
+    return not closing.is_alive()
 
 
 def test_the_key_replaces_the_placeholder_in_the_declared_places_only() -> None:
@@ -214,3 +223,36 @@ def test_each_key_variable_of_a_routed_agent_is_routed(runner: type) -> None:
     assert route is not None
     # Every variable the runner passes a key in is one the proxy holds back.
     assert set(runner.credential_env) <= set(route.key_envs)
+
+
+def test_closing_cuts_a_request_waiting_on_a_silent_upstream() -> None:
+    # An upstream that accepts the connection and never answers: the agent was killed (its
+    # timeout), and the proxy must end with it, not when the upstream's wait runs out.
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    before = set(threading.enumerate())
+    try:
+        proxy = KeyProxy(ROUTE, f"http://127.0.0.1:{silent.getsockname()[1]}", {"p": KEY})
+        proxy.__enter__()
+        client = connect(proxy)
+        client.request("POST", "/v1/messages", body=b"{}")
+        accepted, _ = silent.accept()  # the proxy's request has reached the upstream
+        assert closes_within(proxy, 5)
+        assert [t for t in threading.enumerate() if t not in before and t.is_alive()] == []
+        accepted.close()
+    finally:
+        silent.close()
+
+
+def test_closing_cuts_a_client_that_never_finishes_its_request() -> None:
+    # A process the agent left behind holds a half-sent request open: the proxy still ends.
+    before = set(threading.enumerate())
+    proxy = KeyProxy(ROUTE, "http://127.0.0.1:9", {"p": KEY}).__enter__()
+    port = int(proxy.url.rsplit(":", 1)[1])
+    lingering = socket.create_connection(("127.0.0.1", port), timeout=5)
+    lingering.sendall(b"POST /v1/messages HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
+    time.sleep(0.2)  # the request is being read
+    assert closes_within(proxy, 5)
+    assert [t for t in threading.enumerate() if t not in before and t.is_alive()] == []
+    lingering.close()
