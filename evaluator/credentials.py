@@ -21,6 +21,15 @@ SECRET_NAME_WORDS = ("SECRET", "TOKEN", "PASSWORD", "PASSWD", "CERTIFICATE", "KE
 # The key the runners give an agent talking to our scripted server: public by construction, and
 # redacting it would rewrite every artifact that names the scripted set-up.
 SCRIPTED_API_KEY = "scripted-model"
+
+
+def key_placeholder(variable: str) -> str:
+    """What an agent holds in `variable` instead of a real key while the key broker
+    (`agents/key_proxy.py`) holds the key: public, one per variable, and no secret to redact
+    (a report would otherwise show a key printed where the agent printed the placeholder)."""
+    return f"agentic-eval-key-proxy-{variable.lower().replace('_', '-')}"
+
+
 # A credential value from the environment shorter than this is no real key (local servers take
 # any, e.g. `local`): redacting it would erase ordinary words and paths (`/usr/local`). Values a
 # case declares secret are redacted from MIN_SECRET_LENGTH (artifacts/redact.py) on.
@@ -74,7 +83,11 @@ def environment_secrets(env: Mapping[str, str]) -> dict[str, str]:
     """The values of `env` that are secrets: by their variable's name, or inside a URL."""
     found: dict[str, str] = {}
     for name, value in env.items():
-        if looks_secret(name) and len(value) >= MIN_CREDENTIAL_LENGTH and value != SCRIPTED_API_KEY:
+        if (
+            looks_secret(name)
+            and len(value) >= MIN_CREDENTIAL_LENGTH
+            and value not in (SCRIPTED_API_KEY, key_placeholder(name))
+        ):
             found[name] = value
         for part, credential in embedded_credentials(value):
             found.setdefault(f"{name}:{part}", credential)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evaluator.agents.key_proxy import KeyRoute
 from evaluator.credentials import MIN_CREDENTIAL_LENGTH, SecretSet, embedded_credentials
 from evaluator.sandbox.launch import LaunchPolicy
 
@@ -173,6 +174,10 @@ class AgentRunner(ABC):
     # Where the agent's model is when no endpoint is given, by the kind of login it would use
     # (`login`): checked before a run as `--base-url` is. A login not listed goes ahead.
     default_endpoints: tuple[tuple[str, str], ...] = ()
+    # Which variables name the agent's base URL and its keys, and where its requests carry a
+    # key: with a real key the agent holds a placeholder and a loopback proxy adds the key
+    # (`agents/key_proxy.py`). None: the agent gets its keys itself.
+    key_routing: KeyRoute | None = None
 
     def credentials(self, endpoint: ModelEndpoint) -> dict[str, str]:
         """Every credential this runner passes through or copies in for `endpoint`, by the
@@ -195,6 +200,10 @@ class AgentRunner(ABC):
             for part, credential in embedded_credentials(endpoint.base_url):
                 found[f"base_url:{part}"] = credential
         return found
+
+    def key_route(self, endpoint: ModelEndpoint) -> KeyRoute | None:
+        """The key route for `endpoint` (`key_routing`, unless the runner's depends on it)."""
+        return self.key_routing
 
     def has_credentials(self, endpoint: ModelEndpoint) -> bool:
         """Whether a real model can be reached: a credential is set (or a login is copied in)."""

@@ -27,6 +27,7 @@ from evaluator.agents.base import (
     AgentRunner,
     link_skill,
 )
+from evaluator.agents.key_proxy import KeyRoute, keys_held_back
 from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.errors import EnvironmentProblem, InputError
@@ -89,6 +90,14 @@ class ClaudeCodeRunner(AgentRunner):
     # Anthropic API unless ANTHROPIC_BASE_URL moves it (Bedrock and Vertex need variables the
     # runner does not pass through).
     default_endpoints = (("api-key", "https://api.anthropic.com"),)
+    # Its Bash tool inherits its environment: the key stays with the proxy. Claude Code sends
+    # ANTHROPIC_API_KEY as `x-api-key` and ANTHROPIC_AUTH_TOKEN as `Authorization: Bearer`.
+    key_routing = KeyRoute(
+        base_url_env="ANTHROPIC_BASE_URL",
+        key_envs=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+        default_upstream="https://api.anthropic.com",
+        key_headers=("x-api-key", "authorization"),
+    )
 
     def __init__(self, binary: Path | None = None, permission_mode: str | None = None) -> None:
         self.binary = find_claude(binary)
@@ -195,20 +204,22 @@ class ClaudeCodeRunner(AgentRunner):
         for directory in (home, config, tmp):
             directory.mkdir(exist_ok=False)
         env = self.environment(request, config, home, tmp)
-        handle = start_agent(
-            self.name,
-            request,
-            self.command(request, str(uuid.uuid4())),
-            env,
-            stdin_text=self.stdin_prompt(request),
-            binary=self.binary,
-            agent_home=config,
-            home=home,
-            adapter="claude",
-            launched_child=self.launches_child,
-            announces_start=self.announces_start,
-            session_dirs=tuple(config / name for name in CLI_ENTRIES),
-        )
+        route = self.key_route(request.endpoint)
+        with keys_held_back(route, env, request.endpoint.scripted) as (agent_env, _):
+            handle = start_agent(
+                self.name,
+                request,
+                self.command(request, str(uuid.uuid4())),
+                agent_env,
+                stdin_text=self.stdin_prompt(request),
+                binary=self.binary,
+                agent_home=config,
+                home=home,
+                adapter="claude",
+                launched_child=self.launches_child,
+                announces_start=self.announces_start,
+                session_dirs=tuple(config / name for name in CLI_ENTRIES),
+            )
         read_stream_events(handle.stdout_path, handle, workspace_skills(request.workspace))
         if handle.root_thread_id is not None and not handle.timed_out and not handle.killed:
             transcripts = sorted((config / "projects").glob(f"*/{handle.root_thread_id}.jsonl"))

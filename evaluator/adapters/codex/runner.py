@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -22,6 +23,7 @@ from evaluator.agents.base import (
     ModelEndpoint,
     link_skill,
 )
+from evaluator.agents.key_proxy import KeyRoute, keys_held_back
 from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.evidence.jsonl import JSON_DECODER, MAY_NEST_DEEP
@@ -115,6 +117,21 @@ class CodexExecRunner(AgentRunner):
             return None
         return auth_file_login(endpoint.auth_from / "auth.json")
 
+    def key_route(self, endpoint: ModelEndpoint) -> KeyRoute | None:
+        """A custom endpoint's key stays with the proxy: its provider entry (written into the
+        attempt's home) names the proxy as its base URL and the key's variable holds the
+        placeholder. Codex's shell leaves `*KEY*` variables out of commands, but the CLI's own
+        environment is readable from them (`/proc/<pid>/environ`). Its built-in OpenAI provider
+        (a key without --base-url) and a ChatGPT login are not routed (docs/security.md)."""
+        if not endpoint.base_url or endpoint.scripted:
+            return None
+        return KeyRoute(
+            base_url_env=None,
+            key_envs=(codex_key_env(endpoint),),
+            default_upstream=endpoint.base_url,
+            key_headers=("authorization",),
+        )
+
     def has_credentials(self, endpoint: ModelEndpoint) -> bool:
         if endpoint.base_url and not endpoint.scripted:
             # A custom endpoint is reached with the one variable its provider entry names.
@@ -125,26 +142,34 @@ class CodexExecRunner(AgentRunner):
         request.agent_dir.mkdir(parents=True, exist_ok=True)
         home = attempt_home(request.agent_dir)
         home.mkdir(exist_ok=True)
-        codex_home = create_codex_home(attempt_codex_home(request.agent_dir), request.endpoint)
-        # What Codex would write into the empty home itself, written before it starts
-        # (home_seed.py): its migrated, empty databases.
-        seed = codex_home_seed(self.binary, self.version()) if self.seed_home else None
-        if seed is not None:
-            seed_codex_home(codex_home, seed)
+        codex_home = attempt_codex_home(request.agent_dir)
         env = self.environment(request, codex_home, home)
-        handle = start_agent(
-            self.name,
-            request,
-            self.command(request.workspace),
-            env,
-            stdin_text=self.stdin_prompt(request),
-            binary=self.binary,
-            agent_home=codex_home,
-            home=home,
-            adapter="codex",
-            launched_child=self.launches_child,
-            announces_start=self.announces_start,
-        )
+        route = self.key_route(request.endpoint)
+        with keys_held_back(route, env, request.endpoint.scripted) as (agent_env, proxy_url):
+            # The provider entry names the proxy when there is one (it forwards to the
+            # endpoint's own URL, path and all).
+            endpoint = request.endpoint
+            if proxy_url is not None:
+                endpoint = dataclasses.replace(endpoint, base_url=proxy_url)
+            create_codex_home(codex_home, endpoint)
+            # What Codex would write into the empty home itself, written before it starts
+            # (home_seed.py): its migrated, empty databases.
+            seed = codex_home_seed(self.binary, self.version()) if self.seed_home else None
+            if seed is not None:
+                seed_codex_home(codex_home, seed)
+            handle = start_agent(
+                self.name,
+                request,
+                self.command(request.workspace),
+                agent_env,
+                stdin_text=self.stdin_prompt(request),
+                binary=self.binary,
+                agent_home=codex_home,
+                home=home,
+                adapter="codex",
+                launched_child=self.launches_child,
+                announces_start=self.announces_start,
+            )
         read_exec_events(handle.stdout_path, handle)
         return handle
 

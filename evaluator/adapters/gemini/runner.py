@@ -32,6 +32,7 @@ from evaluator.agents.base import (
     AgentRunner,
     link_skill,
 )
+from evaluator.agents.key_proxy import KeyRoute, keys_held_back
 from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.errors import EnvironmentProblem
@@ -83,6 +84,15 @@ class GeminiCliRunner(AgentRunner):
     # Our settings select the key login (`gemini-api-key`), which goes to the Gemini API;
     # GOOGLE_GEMINI_BASE_URL is set only from --base-url (the user's own is not passed).
     default_endpoints = (("api-key", "https://generativelanguage.googleapis.com/"),)
+    # Its shell tool inherits its environment: the key stays with the proxy. The Gemini API
+    # takes the key as `x-goog-api-key` (what 0.61.0 sends) or `?key=`.
+    key_routing = KeyRoute(
+        base_url_env="GOOGLE_GEMINI_BASE_URL",
+        key_envs=CREDENTIAL_ENV,
+        default_upstream="https://generativelanguage.googleapis.com",
+        key_headers=("x-goog-api-key",),
+        key_params=("key",),
+    )
 
     def __init__(self, binary: Path | None = None) -> None:
         self.binary = find_gemini(binary)
@@ -165,22 +175,24 @@ class GeminiCliRunner(AgentRunner):
         tmp.mkdir(exist_ok=False)
         env = self.environment(request, home, settings_path, tmp)
         session_id = str(uuid.uuid4())
-        handle = start_agent(
-            self.name,
-            request,
-            self.command(request, session_id),
-            env,
-            stdin_text="",
-            binary=self.binary,
-            agent_home=home,
-            home=home,
-            adapter="gemini",
-            launched_child=self.launches_child,
-            announces_start=self.announces_start,
-            # Its home is the agent's HOME too (tools write caches there): only `.gemini` holds
-            # the sessions.
-            session_dirs=(home / ".gemini",),
-        )
+        route = self.key_route(request.endpoint)
+        with keys_held_back(route, env, request.endpoint.scripted) as (agent_env, _):
+            handle = start_agent(
+                self.name,
+                request,
+                self.command(request, session_id),
+                agent_env,
+                stdin_text="",
+                binary=self.binary,
+                agent_home=home,
+                home=home,
+                adapter="gemini",
+                launched_child=self.launches_child,
+                announces_start=self.announces_start,
+                # Its home is the agent's HOME too (tools write caches there): only `.gemini`
+                # holds the sessions.
+                session_dirs=(home / ".gemini",),
+            )
         handle.root_thread_id = session_id
         read_stream_events(handle.stdout_path, handle)
         return handle

@@ -1,0 +1,196 @@
+"""The key broker with the real CLIs (red team 16): Claude Code passes ANTHROPIC_API_KEY to its
+Bash tool and Gemini CLI passes GEMINI_API_KEY to its shell, so an agent that printed the key
+reversed, as hex or in two halves leaked it past the redactor. Now the agent holds a placeholder
+and a loopback proxy puts the key on each request. The scripted server, started as its own
+process, stands in for the provider: it must see the real key on every request, while the
+agent's environment, its sessions and every file of the run (and of the kept scratch) hold no
+form of it, and the verdict is the one the same behaviour gets without a proxy (`--behaviors`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evaluator.agents.key_proxy import placeholder
+from evaluator.workspace.naming import run_scratch
+from tests.conftest import copy_demo
+from tests.leaks import CLAUDE_KEY, CODEX_KEY, GEMINI_KEY, leaks_in
+from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
+
+CASE = "routing-add-column"
+# Every key variable either agent could hold, so one behaviour serves both.
+KEYS = '"$ANTHROPIC_API_KEY$ANTHROPIC_AUTH_TOKEN$GEMINI_API_KEY$GOOGLE_API_KEY$GATEWAY_KEY"'
+# The CLI's own environment, which its tool calls can read whatever the shell is given (Codex
+# leaves `*KEY*` variables out of its commands, not out of `/proc/<its pid>/environ`).
+PROC_ENVIRON = (
+    "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ 2>/dev/null | grep -iE 'key|token' | rev;"
+    " done; true"
+)
+# The re-encodings red team 16 used, none of which a string redactor can match.
+PRINTING_STEPS: list[dict[str, object]] = [
+    {"cmd": "env | sort"},
+    {"cmd": f"K={KEYS}; printf '%s' \"$K\" | rev; echo"},
+    {"cmd": f"K={KEYS}; printf '%s' \"$K\" | od -An -tx1 | tr -d ' \\n'; echo"},
+    {"cmd": f'K={KEYS}; echo "${{K:0:20}}"'},
+    {"cmd": f'K={KEYS}; echo "${{K:20}}"'},
+    {"cmd": PROC_ENVIRON},
+    {"final": "Done."},
+]
+AGENTS = [
+    pytest.param("codex-exec", "GATEWAY_KEY", marks=pytest.mark.codex, id="codex"),
+    pytest.param("claude-code", "ANTHROPIC_API_KEY", marks=pytest.mark.claude, id="claude-key"),
+    pytest.param(
+        "claude-code", "ANTHROPIC_AUTH_TOKEN", marks=pytest.mark.claude, id="claude-token"
+    ),
+    pytest.param("gemini-cli", "GEMINI_API_KEY", marks=pytest.mark.gemini, id="gemini"),
+]
+
+
+def _evaluator(*args: str) -> list[str]:
+    return [sys.executable, "-m", "evaluator", *args]
+
+
+def _behaviours(directory: Path, steps: list[dict[str, object]]) -> Path:
+    directory.mkdir(exist_ok=True)
+    behaviour = {
+        "name": "printer",
+        "match": {"prompt_contains": "default currency"},
+        "steps": steps,
+    }
+    (directory / "printer.yaml").write_text(yaml.safe_dump(behaviour))
+    return directory
+
+
+@contextmanager
+def _model_server(behaviors: Path, log: Path) -> Iterator[str]:
+    server = subprocess.Popen(
+        _evaluator("model-server", "--behaviors", str(behaviors), "--log", str(log)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _run(
+    repo: Path, runs: Path, scratch: Path, run_id: str, env: dict[str, str], *extra: str
+) -> dict[str, object]:
+    """The case's result; the run ends 0 or 1 (pass, fail) or 3 (blocked: docs/cli.md)."""
+    done = subprocess.run(
+        _evaluator(
+            "run",
+            "--repo",
+            str(repo),
+            "--runs-dir",
+            str(runs),
+            "--scratch-root",
+            str(scratch),
+            "--model",
+            "mock-model",
+            "--case",
+            CASE,
+            "--run-id",
+            run_id,
+            "--keep-scratch",
+            *extra,
+        ),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=env,
+    )
+    assert done.returncode in (0, 1, 3), done.stderr
+    result = json.loads((runs / run_id / f"case-results/{CASE}.json").read_text())
+    assert isinstance(result, dict)
+    return result
+
+
+def _real_user_env(agent: str, variable: str, key: str, base_url: str) -> tuple[dict, list]:
+    """The environment and flags of a user with a real key for `agent`, the server as their
+    provider: a Claude Code gateway user sets ANTHROPIC_BASE_URL, a Gemini CLI user passes
+    --base-url."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_"))
+    }
+    env[variable] = key
+    if agent == "claude-code":
+        env["ANTHROPIC_BASE_URL"] = base_url.removesuffix("/v1")
+        return env, ["--agent", agent]
+    if agent == "codex-exec":
+        return env, ["--agent", agent, "--base-url", base_url, "--api-key-env", variable]
+    return env, ["--agent", agent, "--base-url", base_url]
+
+
+def _skip_unless(agent: str) -> str:
+    if agent == "codex-exec":
+        codex_or_skip()
+        return CODEX_KEY
+    if agent == "claude-code":
+        claude_or_skip()
+        return CLAUDE_KEY
+    gemini_or_skip()
+    return GEMINI_KEY
+
+
+@pytest.mark.parametrize(("agent", "variable"), AGENTS)
+def test_the_agent_holds_no_key_to_print(tmp_path: Path, agent: str, variable: str) -> None:
+    key = _skip_unless(agent)
+    repo = copy_demo(tmp_path)
+    behaviors = _behaviours(tmp_path / "behaviors", PRINTING_STEPS)
+    runs, log = tmp_path / "runs", tmp_path / "server.jsonl"
+    with scratch_dir() as scratch, _model_server(behaviors, log) as base_url:
+        env, flags = _real_user_env(agent, variable, key, base_url)
+        real = _run(repo, runs, scratch, "real", env, *flags)
+        kept = run_scratch(scratch, "real")
+        halves = {"first half": key[:20], "second half": key[20:]}
+        leaked = leaks_in(
+            {"key": key, "reversed": key[::-1], "hex": key.encode().hex(), **halves},
+            (runs / "real", kept),
+        )
+        # The same behaviour without a real key (scripted: no proxy) for the verdict.
+        scripted = _run(
+            repo, runs, scratch, "scripted", env, "--agent", agent, "--behaviors", str(behaviors)
+        )
+    assert leaked == []
+    # The provider saw the real key on every request the agent made.
+    requests = [json.loads(line) for line in log.read_text().splitlines()]
+    fingerprint = "sha256:" + hashlib.sha256(key.encode()).hexdigest()[:12]
+    assert requests and all(r["credential"] == fingerprint for r in requests), requests
+    assert not [r for r in requests if r["error"]]
+    # Every command ran: the agent printed what it held, the placeholder.
+    session = (runs / "real" / f"case-artifacts/{CASE}/accepted-session.jsonl").read_text()
+    if agent != "codex-exec":  # Codex's shell is given no `*KEY*` variable
+        assert f"{variable}={placeholder(variable)}" in session
+    assert f"{variable}={placeholder(variable)}"[::-1] in session
+    assert real["status"] == scripted["status"], (real, scripted)
+
+
+@pytest.mark.parametrize(("agent", "variable"), [AGENTS[0], AGENTS[1], AGENTS[3]])
+def test_an_upstream_error_through_the_proxy_is_the_agents_outage(
+    tmp_path: Path, agent: str, variable: str
+) -> None:
+    key = _skip_unless(agent)
+    repo = copy_demo(tmp_path)
+    behaviors = _behaviours(tmp_path / "behaviors", [{"cmd": "ls"}, {"http_error": 400}])
+    runs, log = tmp_path / "runs", tmp_path / "server.jsonl"
+    with scratch_dir() as scratch, _model_server(behaviors, log) as base_url:
+        env, flags = _real_user_env(agent, variable, key, base_url)
+        result = _run(repo, runs, scratch, "outage", env, *flags)
+    assert result["status"] == "blocked", result
