@@ -7,7 +7,10 @@ proxy puts the real value back on each request and forwards it to the one upstre
 for, relaying the response as it arrives (server-sent events stream through unbuffered).
 
 What it refuses: any request not in origin form (`GET http://other.host/`, `CONNECT`), so it
-is never an open proxy; the upstream's host is fixed, whatever `Host` the client sent. A tool
+is never an open proxy; the upstream's host is fixed, whatever `Host` the client sent. Any
+request whose path does not begin with the proxy's own unguessable token: a loopback port is
+open to every process of the machine, other users' included, and only the agent is told the
+token (in its base URL). A tool
 call that reaches it can make model requests on the user's key, as the agent itself can; it
 cannot read the key (the response carries what the upstream sent, never the request's headers).
 """
@@ -15,6 +18,7 @@ cannot read the key (the response carries what the upstream sent, never the requ
 from __future__ import annotations
 
 import http.client
+import secrets
 import socket
 import threading
 from collections.abc import Iterator, Mapping
@@ -117,6 +121,8 @@ class KeyProxy:
         self.port = parts.port
         self.prefix = parts.path.rstrip("/")
         self.keys = dict(keys)
+        # The first path segment of every request the proxy serves (module docstring).
+        self.base_path = "/" + secrets.token_urlsafe(18)
         self._httpd = _QuietServer(("127.0.0.1", 0), _make_handler(self))
         # Request threads are joined on close (non-daemon: the server tracks them), so none
         # outlives the proxy.
@@ -134,8 +140,21 @@ class KeyProxy:
         )
 
     @property
+    def listening_port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        """The base URL the agent is given: the port and the token."""
+        return f"http://127.0.0.1:{self.listening_port}{self.base_path}"
+
+    def upstream_target(self, request_target: str) -> str | None:
+        """The request's target without the proxy's token, or None when it does not begin with
+        the token (another host's absolute URL, or a client that was not told it)."""
+        rest = request_target.removeprefix(self.base_path)
+        if rest == request_target or rest[:1] not in ("", "/", "?"):
+            return None
+        return rest if rest.startswith("/") else "/" + rest
 
     def __enter__(self) -> KeyProxy:
         self._thread.start()
@@ -223,13 +242,16 @@ def _make_handler(proxy: KeyProxy) -> type[BaseHTTPRequestHandler]:
             self._refuse(405, "the key proxy forwards to its one upstream only")
 
         def _relay(self) -> None:
-            if not self.path.startswith("/"):
-                # `GET http://other.host/...`: a request for another host.
-                self._refuse(403, "the key proxy forwards to its one upstream only")
+            path = proxy.upstream_target(self.path)
+            if path is None:
+                # `GET http://other.host/...`, or a path without the token.
+                self._refuse(
+                    403, "the key proxy forwards the agent's requests to its upstream only"
+                )
                 return
             body = self._body()
             headers = [(n, v) for n, v in self.headers.items() if n.lower() not in _HOP_BY_HOP]
-            headers, target = proxy.with_keys(headers, self.path)
+            headers, target = proxy.with_keys(headers, path)
             try:
                 upstream = proxy.connection()
             except OSError:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -83,8 +84,7 @@ def upstream_server() -> Iterator[Upstream]:
 
 
 def connect(proxy: KeyProxy) -> http.client.HTTPConnection:
-    port = int(proxy.url.rsplit(":", 1)[1])
-    return http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    return http.client.HTTPConnection("127.0.0.1", proxy.listening_port, timeout=10)
 
 
 def closes_within(proxy: KeyProxy, seconds: float) -> bool:
@@ -106,7 +106,7 @@ def test_the_key_replaces_the_placeholder_in_the_declared_places_only() -> None:
         fake = placeholder("API_KEY")
         client.request(
             "POST",
-            f"/v1/messages?key={fake}&note={fake}",
+            f"{proxy.base_path}/v1/messages?key={fake}&note={fake}",
             body=b'{"hello": 1}',
             headers={"x-api-key": fake, "x-other": fake, "Host": "elsewhere.invalid"},
         )
@@ -126,7 +126,9 @@ def test_a_bearer_token_is_swapped_inside_its_header() -> None:
         upstream.release.set()
         client = connect(proxy)
         client.request(
-            "GET", "/v1/models", headers={"Authorization": f"Bearer {routed.env['TOKEN']}"}
+            "GET",
+            f"{proxy.base_path}/v1/models",
+            headers={"Authorization": f"Bearer {routed.env['TOKEN']}"},
         )
         client.getresponse().read()
     assert upstream.seen[0][2]["Authorization"] == f"Bearer {KEY}"
@@ -137,7 +139,7 @@ def test_a_stream_is_relayed_as_it_arrives() -> None:
     assert routed is not None
     with upstream_server() as upstream, KeyProxy(ROUTE, upstream.url, routed.keys) as proxy:
         client = connect(proxy)
-        client.request("POST", "/v1/messages", body=b"{}")
+        client.request("POST", f"{proxy.base_path}/v1/messages", body=b"{}")
         response = client.getresponse()
         # The upstream holds its second event until the first has reached the client: a proxy
         # that buffered the response would time out here.
@@ -159,6 +161,34 @@ def test_a_request_for_another_host_is_refused(target: str) -> None:
     assert upstream.seen == []
 
 
+@pytest.mark.parametrize(
+    "target", ["/v1/messages", "/{token}x/v1/messages", "/x{token}/v1/messages", "/v1/{token}"]
+)
+def test_a_request_without_the_proxys_token_is_refused(target: str) -> None:
+    """Any process of the machine can reach a loopback port; only the agent knows the token."""
+    with upstream_server() as upstream, KeyProxy(ROUTE, upstream.url, {"p": KEY}) as proxy:
+        upstream.release.set()
+        client = connect(proxy)
+        client.request("POST", target.format(token=proxy.base_path[1:]), body=b"{}")
+        response = client.getresponse()
+        assert response.status == 403
+        assert KEY not in response.read().decode()
+    assert upstream.seen == []
+
+
+def test_the_token_is_the_base_urls_path_and_differs_per_proxy() -> None:
+    with (
+        KeyProxy(ROUTE, "http://127.0.0.1:9", {"p": KEY}) as first,
+        KeyProxy(ROUTE, "http://127.0.0.1:9", {"p": KEY}) as second,
+    ):
+        assert first.url.endswith(first.base_path) and second.url.endswith(second.base_path)
+        assert first.base_path != second.base_path
+        assert len(first.base_path) > 20
+        assert first.upstream_target(first.base_path) == "/"
+        assert first.upstream_target(f"{first.base_path}?a=1") == "/?a=1"
+        assert first.upstream_target(second.base_path + "/v1") is None
+
+
 def test_an_upstream_that_refuses_is_the_clients_outage() -> None:
     dead = socket.socket()
     dead.bind(("127.0.0.1", 0))
@@ -166,7 +196,7 @@ def test_an_upstream_that_refuses_is_the_clients_outage() -> None:
     dead.close()
     with KeyProxy(ROUTE, f"http://127.0.0.1:{port}", {"p": KEY}) as proxy:
         client = connect(proxy)
-        client.request("POST", "/v1/messages", body=b"{}")
+        client.request("POST", f"{proxy.base_path}/v1/messages", body=b"{}")
         with pytest.raises(http.client.RemoteDisconnected):
             client.getresponse()
 
@@ -177,9 +207,9 @@ def test_the_proxy_leaves_no_socket_or_thread_behind() -> None:
         upstream.release.set()
         with KeyProxy(ROUTE, upstream.url, {"p": KEY}) as proxy:
             client = connect(proxy)
-            client.request("POST", "/x", body=b"{}")
+            client.request("POST", f"{proxy.base_path}/x", body=b"{}")
             client.getresponse().read()
-            port = int(proxy.url.rsplit(":", 1)[1])
+            port = proxy.listening_port
         with pytest.raises(ConnectionRefusedError):
             socket.create_connection(("127.0.0.1", port), timeout=5)
     assert [t for t in threading.enumerate() if t not in before and t.is_alive()] == []
@@ -212,7 +242,7 @@ def test_a_real_key_is_held_back_while_the_block_lasts() -> None:
         assert agent_env["API_KEY"] == placeholder("API_KEY")
         assert agent_env["BASE"].startswith("http://127.0.0.1:")
         assert KEY not in "".join(agent_env.values())
-        port = int(agent_env["BASE"].rsplit(":", 1)[1])
+        port = urlsplit(agent_env["BASE"]).port
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=5)
 
@@ -236,7 +266,7 @@ def test_closing_cuts_a_request_waiting_on_a_silent_upstream() -> None:
         proxy = KeyProxy(ROUTE, f"http://127.0.0.1:{silent.getsockname()[1]}", {"p": KEY})
         proxy.__enter__()
         client = connect(proxy)
-        client.request("POST", "/v1/messages", body=b"{}")
+        client.request("POST", f"{proxy.base_path}/v1/messages", body=b"{}")
         accepted, _ = silent.accept()  # the proxy's request has reached the upstream
         assert closes_within(proxy, 5)
         assert [t for t in threading.enumerate() if t not in before and t.is_alive()] == []
@@ -249,7 +279,7 @@ def test_closing_cuts_a_client_that_never_finishes_its_request() -> None:
     # A process the agent left behind holds a half-sent request open: the proxy still ends.
     before = set(threading.enumerate())
     proxy = KeyProxy(ROUTE, "http://127.0.0.1:9", {"p": KEY}).__enter__()
-    port = int(proxy.url.rsplit(":", 1)[1])
+    port = proxy.listening_port
     lingering = socket.create_connection(("127.0.0.1", port), timeout=5)
     lingering.sendall(b"POST /v1/messages HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
     time.sleep(0.2)  # the request is being read
