@@ -8,8 +8,11 @@ import base64
 import gzip
 import html
 import json
+import subprocess
+import sys
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
@@ -150,3 +153,26 @@ def declare_case_secrets(case_file: Path, *prose: str) -> None:
     if prose:
         data.pop("golden", None)
     case_file.write_text(yaml.safe_dump(data, allow_unicode=True))
+
+
+def evaluator_argv(*args: str) -> list[str]:
+    """`agentic-eval ARGS` as its own process, with this interpreter."""
+    return [sys.executable, "-m", "evaluator", *args]
+
+
+@contextmanager
+def model_server_process(behaviors: Path, log: Path) -> Iterator[str]:
+    """The scripted model server started as its own process, as a user runs it to stand in
+    for a real provider; yields its base URL, stops it by its PID at the end."""
+    server = subprocess.Popen(
+        evaluator_argv("model-server", "--behaviors", str(behaviors), "--log", str(log)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -11,9 +11,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -28,32 +25,14 @@ from tests.leaks import (
     GEMINI_KEY,
     NON_ASCII_SECRET,
     declare_case_secrets,
+    evaluator_argv,
     leaks_in,
+    model_server_process,
     write_leak_behaviour,
 )
 from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
 
 CASE = "routing-add-column"
-
-
-def _evaluator(*args: str) -> list[str]:
-    return [sys.executable, "-m", "evaluator", *args]
-
-
-@contextmanager
-def _model_server(behaviors: Path, log: Path) -> Iterator[str]:
-    server = subprocess.Popen(
-        _evaluator("model-server", "--behaviors", str(behaviors), "--log", str(log)),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        yield server.stdout.readline().strip()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 @pytest.mark.parametrize(
@@ -87,7 +66,7 @@ def test_real_provider_path_leaks_no_credential_in_any_form(tmp_path: Path, agen
     }
     env.pop("CODEX_API_KEY", None)
     env.update(env_extra)
-    with scratch_dir() as scratch, _model_server(tmp_path / "behaviors", log) as base_url:
+    with scratch_dir() as scratch, model_server_process(tmp_path / "behaviors", log) as base_url:
         endpoint = (
             ["--base-url", base_url, "--api-key-env", "GATEWAY_KEY"]
             if agent in ("codex-exec", "gemini-cli")
@@ -97,7 +76,7 @@ def test_real_provider_path_leaks_no_credential_in_any_form(tmp_path: Path, agen
             # What a Claude Code user with a gateway sets; the runner passes it through.
             env["ANTHROPIC_BASE_URL"] = base_url.removesuffix("/v1")
         done = subprocess.run(
-            _evaluator(
+            evaluator_argv(
                 "run",
                 "--repo",
                 str(repo),
@@ -148,7 +127,7 @@ def test_real_provider_path_leaks_no_credential_in_any_form(tmp_path: Path, agen
     # Re-judging reads the redacted evidence and snapshot and reaches the same verdict.
     before = json.loads((run_dir / f"case-results/{CASE}.json").read_text())["status"]
     rejudged = subprocess.run(
-        _evaluator("judge", str(run_dir), "--json"),
+        evaluator_argv("judge", str(run_dir), "--json"),
         capture_output=True,
         text=True,
         timeout=300,

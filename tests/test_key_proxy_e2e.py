@@ -12,9 +12,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,7 +20,14 @@ import yaml
 from evaluator.agents.key_proxy import placeholder
 from evaluator.workspace.naming import run_scratch
 from tests.conftest import copy_demo
-from tests.leaks import CLAUDE_KEY, CODEX_KEY, GEMINI_KEY, leaks_in
+from tests.leaks import (
+    CLAUDE_KEY,
+    CODEX_KEY,
+    GEMINI_KEY,
+    evaluator_argv,
+    leaks_in,
+    model_server_process,
+)
 from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
 
 CASE = "routing-add-column"
@@ -55,10 +59,6 @@ AGENTS = [
 ]
 
 
-def _evaluator(*args: str) -> list[str]:
-    return [sys.executable, "-m", "evaluator", *args]
-
-
 def _behaviours(directory: Path, steps: list[dict[str, object]]) -> Path:
     directory.mkdir(exist_ok=True)
     behaviour = {
@@ -70,28 +70,12 @@ def _behaviours(directory: Path, steps: list[dict[str, object]]) -> Path:
     return directory
 
 
-@contextmanager
-def _model_server(behaviors: Path, log: Path) -> Iterator[str]:
-    server = subprocess.Popen(
-        _evaluator("model-server", "--behaviors", str(behaviors), "--log", str(log)),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        yield server.stdout.readline().strip()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
 def _run(
     repo: Path, runs: Path, scratch: Path, run_id: str, env: dict[str, str], *extra: str
 ) -> dict[str, object]:
     """The case's result; the run ends 0 or 1 (pass, fail) or 3 (blocked: docs/cli.md)."""
     done = subprocess.run(
-        _evaluator(
+        evaluator_argv(
             "run",
             "--repo",
             str(repo),
@@ -155,7 +139,7 @@ def test_the_agent_holds_no_key_to_print(tmp_path: Path, agent: str, variable: s
     repo = copy_demo(tmp_path)
     behaviors = _behaviours(tmp_path / "behaviors", PRINTING_STEPS)
     runs, log = tmp_path / "runs", tmp_path / "server.jsonl"
-    with scratch_dir() as scratch, _model_server(behaviors, log) as base_url:
+    with scratch_dir() as scratch, model_server_process(behaviors, log) as base_url:
         env, flags = _real_user_env(agent, variable, key, base_url)
         real = _run(repo, runs, scratch, "real", env, *flags)
         kept = run_scratch(scratch, "real")
@@ -190,7 +174,7 @@ def test_an_upstream_error_through_the_proxy_is_the_agents_outage(
     repo = copy_demo(tmp_path)
     behaviors = _behaviours(tmp_path / "behaviors", [{"cmd": "ls"}, {"http_error": 400}])
     runs, log = tmp_path / "runs", tmp_path / "server.jsonl"
-    with scratch_dir() as scratch, _model_server(behaviors, log) as base_url:
+    with scratch_dir() as scratch, model_server_process(behaviors, log) as base_url:
         env, flags = _real_user_env(agent, variable, key, base_url)
         result = _run(repo, runs, scratch, "outage", env, *flags)
     assert result["status"] == "blocked", result
