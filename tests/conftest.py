@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -64,6 +66,22 @@ def _tracer_under_test(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
     picked = (named, f"tracer: {named} ($AGENTIC_EVAL_TEST_TRACER)")
     monkeypatch.setattr("evaluator.sandbox.launch.pick_tracer", lambda: picked)
     monkeypatch.setattr("evaluator.pipeline.commands.pick_tracer", lambda: picked)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection() -> Iterator[None]:
+    """Lets pytest keep the test modules it rewrites (`__pycache__/*-pytest-*.pyc`) while it
+    collects them. This machine kind sets PYTHONDONTWRITEBYTECODE, and pytest then rewrites the
+    asserts of every test module in every process at every run: about 6 s of CPU in each xdist
+    worker. pytest reads a kept file whether or not it may write one, and drops it when the
+    source is newer. Only for collection: the tests themselves run with the flag as given, and
+    the programs they start inherit the variable, not this flag."""
+    kept = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = kept
 
 
 @pytest.hookimpl(tryfirst=True)
