@@ -10,6 +10,8 @@ another test could, and the files marked as taking `minutes` are handed out firs
 
 from __future__ import annotations
 
+import ast
+import functools
 import os
 import shutil
 import sys
@@ -158,6 +160,14 @@ def copy_demo(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "skill-eval", tmp_path / "skill-eval")
     shutil.copytree(DEMO_REPO, tmp_path / "agentic-evals", ignore=shutil.ignore_patterns("runs"))
     return tmp_path / "agentic-evals"
+
+
+@functools.cache
+def parsed_module(path: Path) -> ast.Module:
+    """A module of the project parsed once per test process: several tests walk every module of
+    `evaluator/` (the import rules, the agent-name scan, the HTML makers), each parse of them all
+    about a second of CPU. The tests only read the trees."""
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def in_ci() -> bool:
