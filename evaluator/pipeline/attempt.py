@@ -344,8 +344,11 @@ def _read_trace(
 def settle_left_processes(handle: AgentHandle, follower: TraceFollower | None) -> None:
     """When the attempt stopped processes the agent's tool calls left running (the trace
     follower's `stop_fd`), the agent had ended on its own: its exit is the log's, not that of
-    the stopped tracer."""
-    if follower is None or not handle.stopped_early or not follower.agent_exited:
+    the stopped tracer. An exit the log shows only after the stop began is the stop's own (a CLI
+    that handles SIGTERM exits with a code): the attempt stays stopped."""
+    if follower is None or not handle.stopped_early:
+        return
+    if not follower.agent_ended_before(handle.stopped_at):
         return
     handle.exit_code = follower.root_exit_code
     handle.killed = follower.root_exit_code is None  # ended by a signal, not an exit
