@@ -49,7 +49,11 @@ from evaluator.execute import Executor, ExecutorSettings, executor_class
 from evaluator.html.run_page import write_run_html
 from evaluator.interop import write_run_outputs
 from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer, load_behaviors
-from evaluator.modelserver.behaviors import coverage_problems, unanswered_cases
+from evaluator.modelserver.behaviors import (
+    coverage_problems,
+    unanswered_cases,
+    unmatched_behaviors,
+)
 from evaluator.pipeline.attempt import (
     AttemptOutcome,
     AttemptResult,
@@ -75,7 +79,7 @@ from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
 from evaluator.pipeline.runplan import RunOptions as RunOptions  # re-exported: was defined here
 from evaluator.pipeline.turns import Turns
 from evaluator.plan import Selection, case_split, open_repo, select_cases
-from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.repo import EvalRepo, LoadedCase, load_repo
 from evaluator.repo.evals_json import evals_file
 from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy
@@ -423,9 +427,29 @@ class Run:
     def _behaviour_problems(
         self, library: BehaviorLibrary, selection: Selection
     ) -> list[InputError]:
-        """What stops a scripted run before it starts: a behaviour for no case of the target (a
+        """What stops a scripted run before it starts: a behaviour for no case of the repo (a
         typo in its `match` would leave its case unanswered), two answering one prompt."""
-        return coverage_problems(library, self._behaviour_prompts(selection))
+        prompts = self._behaviour_prompts(selection)
+        others = (
+            self._other_targets_prompts(selection) if unmatched_behaviors(library, prompts) else {}
+        )
+        return coverage_problems(library, prompts, other_prompts=others)
+
+    def _other_targets_prompts(self, selection: Selection) -> dict[str, str]:
+        """The case prompts of the repo's other targets, which a run of one target does not
+        load: read only when a behaviour matches none of this target's (`validate --behaviors`
+        checks one folder against every target). Their own problems are theirs, not this run's."""
+        options = self.options
+        repo, _ = load_repo(options.repo, options.source_workspace, lenient=True)
+        if repo is None:
+            return {}
+        chosen = selection.target.target_id
+        return {
+            f"{target_id}/{case.case_id}": case.case.input.user_prompt
+            for target_id, target in repo.targets.items()
+            if target_id != chosen
+            for case in target.all_cases()
+        }
 
     # How to leave out the cases no behaviour scripts, in the unanswered-cases warning.
     narrowing_hint = "select the scripted ones with --case"

@@ -1,0 +1,101 @@
+"""What the eighth new user met (docs/first-hour.md, "Eighth review"): a team's eval repo in the
+public `agentic-evals` shape, with several targets and no `default_target` (upstream names its
+default target in prose), run one target, one suite, one case at a time."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_skill_author import run_cli
+from tests.conftest import DEMO_REPO, copy_demo
+
+ADD_COLUMN = DEMO_REPO / "targets/db-migrations/behaviors/follows-skill/routing-add-column.yaml"
+# A behaviour of the repo's other target (skill-eval), beside it in the team's one folder.
+REFUSES = DEMO_REPO / "targets/skill-eval/behaviors/follows-skill/refuses-without-repo.yaml"
+
+
+def _repo_without_default(tmp_path: Path) -> Path:
+    """The demo's eval repo as upstream keeps it: two targets, none named the default."""
+    repo = copy_demo(tmp_path / "project")
+    (repo / "agentic-eval.yaml").unlink()
+    return repo
+
+
+def _one_folder(tmp_path: Path) -> Path:
+    """One behaviours folder for the whole repo: a case of each target."""
+    folder = tmp_path / "behaviors"
+    folder.mkdir()
+    shutil.copy(ADD_COLUMN, folder)
+    shutil.copy(REFUSES, folder)
+    return folder
+
+
+def test_a_case_id_names_its_target_in_a_repo_without_a_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Case ids are unique across a repo, so one names its target; `--case routing-add-column`
+    stopped at `several targets (db-migrations, skill-eval); pass --target`."""
+    repo = str(_repo_without_default(tmp_path))
+    code, out, err = run_cli(["explain", "--repo", repo, "--case", "routing-add-column"], capsys)
+    assert code == 0, err
+    assert out.startswith("routing-add-column\n"), out
+    # Cases of two targets: a run is of one target, and the line says which case is where.
+    argv = ["explain", "--repo", repo, "--case", "routing-add-column"]
+    code, _, err = run_cli([*argv, "--case", "refuses-without-repo"], capsys)
+    assert code == 2
+    assert (
+        "--case: the cases named belong to several targets (db-migrations: routing-add-column;"
+        " skill-eval: refuses-without-repo): a run is of one target" in err
+    ), err
+    # Without a case there is nothing to tell the target by: the line is as before.
+    code, _, err = run_cli(["explain", "--repo", repo], capsys)
+    assert code == 2 and "several targets (db-migrations, skill-eval); pass --target" in err, err
+
+
+def test_one_behaviours_folder_for_a_repo_of_several_targets_passes_its_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`validate --behaviors DIR` checks a folder against every target's prompts and accepted
+    the team's one folder; `run --target db-migrations --behaviors DIR` refused it before any
+    attempt (`behaviour 'follows-skill/refuses-without-repo' matches no case prompt`), so each
+    target needed a folder of its own. The check now passes it (the run goes on to look for the
+    agent CLI, missing here); a behaviour that matches no case of any target is still refused."""
+    repo = str(_repo_without_default(tmp_path))
+    folder = _one_folder(tmp_path)
+    code, _, err = run_cli(["validate", "--repo", repo, "--behaviors", str(folder)], capsys)
+    assert code == 0, err
+    argv = ["run", "--repo", repo, "--target", "db-migrations", "--case", "routing-add-column"]
+    argv += ["--behaviors", str(folder), "--runs-dir", str(tmp_path / "runs")]
+    argv += ["--codex-bin", str(tmp_path / "no-codex")]
+    code, _, err = run_cli(argv, capsys)
+    assert "matches no case prompt" not in err, err
+    assert code == 3 and "no-codex" in err, err
+    stale = (folder / "refuses-without-repo.yaml").read_text().replace(
+        "Evaluate my deploy skill", "Evaluate my deployment skill"
+    )
+    (folder / "refuses-without-repo.yaml").write_text(stale)
+    code, _, err = run_cli(argv, capsys)
+    assert code == 2
+    assert "match: behaviour 'follows-skill/refuses-without-repo' matches no case prompt" in err
+
+
+@pytest.mark.slow
+@pytest.mark.codex
+def test_one_behaviours_folder_runs_one_target_with_real_codex(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same folder, played to the real Codex CLI: the case of the chosen target passes."""
+    from tests.support import codex_or_skip, scratch_dir
+
+    codex_or_skip()
+    repo = str(_repo_without_default(tmp_path))
+    folder = _one_folder(tmp_path)
+    with scratch_dir() as scratch:
+        argv = ["run", "--repo", repo, "--case", "routing-add-column", "--run-id", "r"]
+        argv += ["--behaviors", str(folder), "--runs-dir", str(tmp_path / "runs")]
+        code, out, err = run_cli([*argv, "--scratch-root", str(scratch)], capsys)
+    assert code == 0, out + err
+    assert "routing-add-column  pass" in out, out
