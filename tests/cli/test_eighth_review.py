@@ -73,8 +73,10 @@ def test_one_behaviours_folder_for_a_repo_of_several_targets_passes_its_check(
     code, _, err = run_cli(argv, capsys)
     assert "matches no case prompt" not in err, err
     assert code == 3 and "no-codex" in err, err
-    stale = (folder / "refuses-without-repo.yaml").read_text().replace(
-        "Evaluate my deploy skill", "Evaluate my deployment skill"
+    stale = (
+        (folder / "refuses-without-repo.yaml")
+        .read_text()
+        .replace("Evaluate my deploy skill", "Evaluate my deployment skill")
     )
     (folder / "refuses-without-repo.yaml").write_text(stale)
     code, _, err = run_cli(argv, capsys)
