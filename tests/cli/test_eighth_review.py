@@ -101,3 +101,35 @@ def test_one_behaviours_folder_runs_one_target_with_real_codex(
         code, out, err = run_cli([*argv, "--scratch-root", str(scratch)], capsys)
     assert code == 0, out + err
     assert "routing-add-column  pass" in out, out
+
+
+def test_a_missing_required_variable_says_where_to_set_it() -> None:
+    """A case whose `setup.env_vars_required` names a variable this machine lacks: "Fix the
+    eval" said only `setup not reproducible: env_vars_required: SENTRY_DSN is not set in the
+    environment`, not which environment, nor whether the value would reach the run's files."""
+    from evaluator.artifacts.models import CaseResult
+    from evaluator.artifacts.report_findings import eval_fixes
+
+    def blocked(case_id: str, mismatch: str) -> CaseResult:
+        return CaseResult(
+            case_id=case_id,
+            workspace_root=None,
+            thread_id=None,
+            session_path=None,
+            status="blocked",
+            blocked_reason="environment",
+            environment_mismatches=[mismatch],
+            case_file=f"cases/{case_id}.yaml",
+        )
+
+    missing = blocked("needs-sentry", "env_vars_required: SENTRY_DSN is not set in the environment")
+    other = blocked("no-git", "setup.git: git is not installed")
+    fixes = {fix.path: fix.why for fix in eval_fixes([missing, other], None)}
+    assert fixes["cases/needs-sentry.yaml"] == (
+        "setup not reproducible: env_vars_required: SENTRY_DSN is not set in the environment"
+        " (set SENTRY_DSN where agentic-eval runs: each attempt passes it to the agent; its value"
+        " is redacted from the run when its name says secret or it is listed in the case's"
+        " `setup.secret_env_vars`, docs/security.md)"
+    )
+    # Any other mismatch keeps its line as it was.
+    assert fixes["cases/no-git.yaml"] == "setup not reproducible: setup.git: git is not installed"
