@@ -133,3 +133,29 @@ def test_a_missing_required_variable_says_where_to_set_it() -> None:
     )
     # Any other mismatch keeps its line as it was.
     assert fixes["cases/no-git.yaml"] == "setup not reproducible: setup.git: git is not installed"
+
+
+def test_explain_names_a_required_variable_this_machine_lacks(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user asked `explain` why a case would be blocked: it listed the case's entries and
+    said nothing of the `setup.env_vars_required` variable missing here, which blocks the case
+    (environment) on every run from this shell, after the agent has run (a real model's
+    tokens spent)."""
+    case = ["explain", "--repo", str(DEMO_REPO), "--case", "bootstrap-needs-database-url"]
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    code, out, err = run_cli(case, capsys)
+    assert code == 0, err
+    assert out.splitlines()[1] == (
+        "  environment: DATABASE_URL not set here (setup.env_vars_required): a run from here"
+        " still runs the agent, but the case ends blocked (environment) unless a required entry"
+        " fails; set it where agentic-eval runs"
+    )
+    code, out, _ = run_cli([*case, "--json"], capsys)
+    assert code == 0 and '"env_vars_missing": [\n        "DATABASE_URL"\n      ]' in out, out
+    # Set here: nothing to say.
+    monkeypatch.setenv("DATABASE_URL", "postgres://app@db/app")
+    code, out, _ = run_cli(case, capsys)
+    assert code == 0 and "environment:" not in out, out
+    code, out, _ = run_cli([*case, "--json"], capsys)
+    assert '"env_vars_missing": []' in out, out
