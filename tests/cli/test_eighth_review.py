@@ -159,3 +159,27 @@ def test_explain_names_a_required_variable_this_machine_lacks(
     assert code == 0 and "environment:" not in out, out
     code, out, _ = run_cli([*case, "--json"], capsys)
     assert '"env_vars_missing": []' in out, out
+
+
+def test_no_comparison_names_the_cases_it_could_not_compare(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A three-case target, one case blocked by its environment on both sides: `compare` exits
+    3 (coverage 0.67 under 0.80), and its last line said only `no comparison: 2 of 3 case(s) ...
+    (below the minimum)`; the `same-blocked` case is not among the lines above it either."""
+    from tests.compare.test_compare import compare_cli, write_run
+
+    statuses = {"a": ["pass"], "b": ["pass"], "needs-sentry": ["env"]}
+    base = write_run(tmp_path / "base", statuses)
+    candidate = write_run(tmp_path / "cand", statuses)
+    code, out, _ = compare_cli(capsys, str(base), str(candidate))
+    assert code == 3
+    assert out.splitlines()[-1] == (
+        "COMPARE: no comparison: 2 of 3 case(s) in both runs decided on both sides: coverage"
+        " 0.67, minimum 0.80 (below the minimum); not decided on both sides: needs-sentry (each"
+        " run's report.md says what blocked them): fix that, or compare with a lower"
+        " --min-coverage"
+    )
+    # Enough compared: the line is as it was.
+    code, out, _ = compare_cli(capsys, str(base), str(candidate), "--min-coverage", "0.6")
+    assert code == 0 and out.splitlines()[-1] == "COMPARE: no regression"
