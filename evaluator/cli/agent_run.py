@@ -161,9 +161,9 @@ def agent_run_options(func: F) -> F:
             "--base-url",
             default=None,
             metavar="URL",
-            help="The agent's model endpoint: any server speaking its provider's API (docs/cli.md,"
-            ' "Real models": a Responses endpoint for Codex, such as vLLM, Ollama or a LiteLLM'
-            " gateway; a Messages one for Claude Code; a Gemini API one for Gemini CLI).",
+            help="The agent's model endpoint: any server speaking its provider's API, such as vLLM,"
+            ' Ollama or a LiteLLM gateway (docs/cli.md, "Real models", names the API and the'
+            " variables of each agent).",
         ),
         click.option(
             "--api-key-env",

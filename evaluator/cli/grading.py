@@ -34,8 +34,8 @@ def grader_options(func: F) -> F:
         default=None,
         metavar="URL",
         help="The judge's model endpoint: any server speaking the judge agent's provider API"
-        ' (docs/cli.md, "Real models": a Responses endpoint for Codex, such as vLLM, Ollama or'
-        " a LiteLLM gateway; a Messages one for Claude Code; a Gemini API one for Gemini CLI).",
+        ', such as vLLM, Ollama or a LiteLLM gateway (docs/cli.md, "Real models", names the API'
+        " and the variables of each agent).",
     )(func)
     func = click.option(
         "--judge-votes",
