@@ -78,8 +78,14 @@ from evaluator.pipeline.runplan import (
 from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
 from evaluator.pipeline.runplan import RunOptions as RunOptions  # re-exported: was defined here
 from evaluator.pipeline.turns import Turns
-from evaluator.plan import Selection, case_split, open_repo, select_cases
-from evaluator.repo import EvalRepo, LoadedCase, load_repo
+from evaluator.plan import (
+    Selection,
+    case_split,
+    open_repo,
+    other_targets_prompts,
+    select_cases,
+)
+from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.repo.evals_json import evals_file
 from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy
@@ -430,26 +436,15 @@ class Run:
         """What stops a scripted run before it starts: a behaviour for no case of the repo (a
         typo in its `match` would leave its case unanswered), two answering one prompt."""
         prompts = self._behaviour_prompts(selection)
+        options = self.options
         others = (
-            self._other_targets_prompts(selection) if unmatched_behaviors(library, prompts) else {}
+            other_targets_prompts(
+                options.repo, options.source_workspace, selection.target.target_id
+            )
+            if unmatched_behaviors(library, prompts)
+            else {}
         )
         return coverage_problems(library, prompts, other_prompts=others)
-
-    def _other_targets_prompts(self, selection: Selection) -> dict[str, str]:
-        """The case prompts of the repo's other targets, which a run of one target does not
-        load: read only when a behaviour matches none of this target's (`validate --behaviors`
-        checks one folder against every target). Their own problems are theirs, not this run's."""
-        options = self.options
-        repo, _ = load_repo(options.repo, options.source_workspace, lenient=True)
-        if repo is None:
-            return {}
-        chosen = selection.target.target_id
-        return {
-            f"{target_id}/{case.case_id}": case.case.input.user_prompt
-            for target_id, target in repo.targets.items()
-            if target_id != chosen
-            for case in target.all_cases()
-        }
 
     # How to leave out the cases no behaviour scripts, in the unanswered-cases warning.
     narrowing_hint = "select the scripted ones with --case"

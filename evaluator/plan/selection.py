@@ -52,6 +52,24 @@ def open_repo(
     return loaded
 
 
+def other_targets_prompts(
+    repo: Path, source_workspace: Path | None, target_id: str
+) -> dict[str, str]:
+    """The case prompts of the repo's targets other than `target_id`, keyed `target/case`: one
+    behaviours folder may script a whole repo, so a behaviour for another target's case is not
+    stale in a run (or a `validate`) of one target. Read leniently, and their problems are left
+    to a `validate` of their own: a run of one target never stops on another's."""
+    loaded, _ = load_repo(repo, source_workspace, lenient=True)
+    if loaded is None:
+        return {}
+    return {
+        f"{other}/{case.case_id}": case.case.input.user_prompt
+        for other, target in loaded.targets.items()
+        if other != target_id
+        for case in target.all_cases()
+    }
+
+
 def resolve_target(
     repo: EvalRepo, target_id: str | None = None, case_ids: Iterable[str] = ()
 ) -> LoadedTarget:

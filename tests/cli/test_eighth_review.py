@@ -67,6 +67,11 @@ def test_one_behaviours_folder_for_a_repo_of_several_targets_passes_its_check(
     folder = _one_folder(tmp_path)
     code, _, err = run_cli(["validate", "--repo", repo, "--behaviors", str(folder)], capsys)
     assert code == 0, err
+    # `validate --target` (or a repo's default target) checked the folder against that target
+    # only, and refused it the same way.
+    checked = ["validate", "--repo", repo, "--target", "db-migrations", "--behaviors", str(folder)]
+    code, _, err = run_cli(checked, capsys)
+    assert code == 0, err
     argv = ["run", "--repo", repo, "--target", "db-migrations", "--case", "routing-add-column"]
     argv += ["--behaviors", str(folder), "--runs-dir", str(tmp_path / "runs")]
     argv += ["--codex-bin", str(tmp_path / "no-codex")]
@@ -82,6 +87,8 @@ def test_one_behaviours_folder_for_a_repo_of_several_targets_passes_its_check(
     code, _, err = run_cli(argv, capsys)
     assert code == 2
     assert "match: behaviour 'follows-skill/refuses-without-repo' matches no case prompt" in err
+    code, _, err = run_cli(checked, capsys)
+    assert code == 2 and "'follows-skill/refuses-without-repo' matches no case prompt" in err
 
 
 @pytest.mark.slow
