@@ -95,8 +95,8 @@ MEANINGS: dict[str, str] = {
     "CaseSetup.remove_paths": "Workspace paths removed before the agent starts.",
     "CaseSetup.copy_fixtures": "Fixture files or folders copied into the workspace.",
     "CaseSetup.env": "Variables set for the agent's process.",
-    "CaseSetup.secret_env_vars": "Names among `env` whose values are secrets: redacted from"
-    " every artifact.",
+    "CaseSetup.secret_env_vars": "Names among `env` and `env_vars_required` whose values are"
+    " secrets: redacted from every artifact.",
     "CaseSetup.network_mode": "Upstream network fact; only `offline` can be honoured (agent"
     " commands never reach a network), the others are refused at validate.",
     "CaseSetup.sample_repo_available": "Upstream: whether a sample repository is present"
