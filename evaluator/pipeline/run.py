@@ -49,7 +49,11 @@ from evaluator.execute import Executor, ExecutorSettings, executor_class
 from evaluator.html.run_page import write_run_html
 from evaluator.interop import write_run_outputs
 from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer, load_behaviors
-from evaluator.modelserver.behaviors import coverage_problems, unanswered_cases
+from evaluator.modelserver.behaviors import (
+    coverage_problems,
+    unanswered_cases,
+    unmatched_behaviors,
+)
 from evaluator.pipeline.attempt import (
     AttemptOutcome,
     AttemptResult,
@@ -74,7 +78,13 @@ from evaluator.pipeline.runplan import (
 from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
 from evaluator.pipeline.runplan import RunOptions as RunOptions  # re-exported: was defined here
 from evaluator.pipeline.turns import Turns
-from evaluator.plan import Selection, case_split, open_repo, select_cases
+from evaluator.plan import (
+    Selection,
+    case_split,
+    open_repo,
+    other_targets_prompts,
+    select_cases,
+)
 from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.repo.evals_json import evals_file
 from evaluator.safepath import id_problem
@@ -423,9 +433,18 @@ class Run:
     def _behaviour_problems(
         self, library: BehaviorLibrary, selection: Selection
     ) -> list[InputError]:
-        """What stops a scripted run before it starts: a behaviour for no case of the target (a
+        """What stops a scripted run before it starts: a behaviour for no case of the repo (a
         typo in its `match` would leave its case unanswered), two answering one prompt."""
-        return coverage_problems(library, self._behaviour_prompts(selection))
+        prompts = self._behaviour_prompts(selection)
+        options = self.options
+        others = (
+            other_targets_prompts(
+                options.repo, options.source_workspace, selection.target.target_id
+            )
+            if unmatched_behaviors(library, prompts)
+            else {}
+        )
+        return coverage_problems(library, prompts, other_prompts=others)
 
     # How to leave out the cases no behaviour scripts, in the unanswered-cases warning.
     narrowing_hint = "select the scripted ones with --case"
