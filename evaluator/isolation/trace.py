@@ -177,6 +177,8 @@ class TraceReport:
     # What each matched session tool call (by call id) ran and how its processes ended: the
     # judge's proof of a run the shell text cannot prove (evidence/traced.py).
     calls: dict[str, TracedCall] = field(default_factory=dict)
+    # Session tool calls (by call id) in which the trace itself saw an access outside.
+    outside_calls: set[str] = field(default_factory=set)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -677,6 +679,8 @@ def assess_trace(
                     record.line if record else 0,
                 )
             )
+        if outside and record is not None and record.call_id:
+            report.outside_calls.add(record.call_id)
         if outside and (record is None or record.call_id not in flagged_calls):
             paths = ", ".join(sorted({a.path for a in outside})[:3])
             report.disagreements.append(
@@ -832,6 +836,8 @@ def combine(
     evidence: SessionEvidence | None = None,
     jailed: bool = False,
     installations: tuple[Path, ...] = (),
+    home: Path | None = None,
+    agent_folders: tuple[Path, ...] = (),
 ) -> IsolationReport:
     """The worse of the two verdicts; trace violations join the evidence's (and, when the
     evidence is given, become `isolation_violation` records pointing at the tool call).
@@ -849,6 +855,8 @@ def combine(
     if evidence is not None:
         evidence_report = _arbitrate_guesses(evidence_report, trace_report, evidence)
     evidence_report = _arbitrate_installations(evidence_report, trace_report, installations)
+    if jailed and home is not None:
+        evidence_report = _arbitrate_home(evidence_report, trace_report, home, agent_folders)
     worse = max(
         (evidence_report.verdict, trace_report.verdict), key=lambda verdict: _SEVERITY[verdict]
     )
@@ -891,6 +899,9 @@ def combine(
             " either, in the jail: nothing the agent did could reach a file"
         )
     if evidence is not None:
+        for violation in evidence_report.violations:
+            if violation.pending:
+                record_violation(evidence, violation)
         for violation in trace_report.violations:
             evidence.add(
                 "isolation_violation",
@@ -997,6 +1008,50 @@ def _arbitrate_installations(
     return _with_violations(evidence_report, kept, evidence_report.guesses_recorded)
 
 
+def _arbitrate_home(
+    evidence_report: IsolationReport,
+    trace_report: TraceReport,
+    home: Path,
+    agent_folders: tuple[Path, ...],
+) -> IsolationReport:
+    """The trace as arbiter of the session layer's accesses in the attempt's own home. The
+    session layer counts every `~/...` as outside, since on a user's machine it is the user's
+    home; in the jail the home is the attempt's fresh directory (the user's is hidden), which the
+    trace counts as the agent's own. A skill that installs a plugin or keeps its data under
+    `~/.config` or `~/.local/share` was a violation when the agent's own command named the path
+    and contained when the skill's script wrote the same file (round 11). Cleared: an access whose
+    path, resolved, is inside the home but in none of the agents' own folders there (their
+    configuration, session stores, logins and user-level skills: `agent_folders`), in a tool
+    call the trace saw whole and found nothing outside in. Only in the jail; a sub-agent's call
+    (not matched to the trace), an untraced attempt, a path through a link leading out of the
+    home, and a change of a skill link still count."""
+    root = os.path.realpath(home)
+    kept_out = [os.path.realpath(folder) for folder in agent_folders]
+    kept: list[Violation] = []
+    cleared: list[Violation] = []
+    for violation in evidence_report.violations:
+        if (
+            violation.call_id in trace_report.complete_calls
+            and violation.call_id not in trace_report.outside_calls
+            and violation.path.startswith("/")
+            and _inside(violation.path, root)
+            and not any(_inside(violation.path, folder) for folder in kept_out)
+            and not violation.detail.startswith("changed the skill's link")
+        ):
+            cleared.append(violation)
+        else:
+            kept.append(violation)
+    if not cleared:
+        return evidence_report
+    for violation in cleared:
+        trace_report.disagreements.append(
+            f"`{violation.ref}`: the session analysis saw {violation.kind} {violation.path}"
+            f" ({violation.detail}), in the attempt's own home; the complete trace of that call"
+            " saw nothing outside, so it is no violation"
+        )
+    return _with_violations(evidence_report, kept, evidence_report.guesses_recorded)
+
+
 def _trace_covers_opaque(
     evidence_report: IsolationReport, trace_report: TraceReport, evidence: SessionEvidence
 ) -> bool:
@@ -1061,11 +1116,14 @@ def assess_with_trace(
     session_dirs: tuple[Path, ...] = (),
     own_pid_namespace: bool = False,
     skill_links: tuple[Path, ...] = (),
+    home: Path | None = None,
+    agent_folders: tuple[Path, ...] = (),
 ) -> tuple[IsolationReport, TraceReport]:
     """Merges the attempt's trace verdict into the evidence's: `trace` as already read (while the
     agent ran), else read from `trace_path` with the agent's `recognizer`. Without one the trace
     cannot tell the agent's tool calls from the CLI's own work: it says so (unverifiable), never
-    passes blind."""
+    passes blind. `home`: the attempt's HOME; `agent_folders`: the agents' own folders in it
+    (`_arbitrate_home`)."""
     if recognizer is None:
         report = TraceReport("unverifiable", UNUSABLE, 0)
         return combine(evidence_report, report, evidence, jailed=bool(private_dirs)), report
@@ -1095,5 +1153,7 @@ def assess_with_trace(
         evidence,
         jailed=bool(private_dirs),
         installations=installations,
+        home=home,
+        agent_folders=agent_folders,
     )
     return merged, report
