@@ -329,6 +329,12 @@ def _housekeeping(
       and each finds the components already there): a `metadata` access of a proper ancestor of
       one, or a `cwd` into one when the same process later goes inside it. Entering reads
       nothing; whatever it opens there is judged by its own path.
+    - A lock file beside a device in the jail's private `/dev` (a tmpfs bubblewrap makes for
+      the attempt): git writes a configuration file through `<file>.lock`, made and then renamed
+      onto the file, and Gemini CLI points git's global configuration at `/dev/null` for every
+      command, so an honest `git config --global user.name x` makes `/dev/null.lock`, fails
+      to rename it onto the device (EBUSY) and removes it. Only `/dev/<device>.lock` of a device
+      any program may write (the allowlist's), only once the same process made it there.
     - git's check for a superproject (`git rev-parse --show-superproject-working-tree`, run
       from the top of a repository that is the workspace, runs `git -C .. ls-files`): entering
       the workspace's parent when the same process opens nothing there outside the workspace
@@ -413,6 +419,9 @@ def _housekeeping(
             ):
                 found[index] = f"on the way to `{(later or below)[0]}`"
                 continue
+        if private and _lock_of_device(access, call):
+            found[index] = "a lock file beside a device, in the jail's private /dev"
+            continue
         if (
             access.access == "cwd"
             and access.outcome == "ok"
@@ -427,6 +436,26 @@ def _housekeeping(
         ):
             found[index] = "entered the workspace's parent and opened nothing there"
     return found
+
+
+def _lock_of_device(access: TracedAccess, call: ToolCallTrace) -> bool:
+    """`access` is of `/dev/<device>.lock`, `<device>` one any program may write, which the same
+    process made (opened for writing, successfully) at or before it (`_housekeeping`)."""
+    path = access.path
+    if posixpath.dirname(path) != "/dev" or not path.endswith(".lock"):
+        return False
+    device = path.removesuffix(".lock")
+    if allowed(device, "write", SYSTEM_ALLOWLIST) is None:
+        return False
+    return any(
+        other.pid == access.pid
+        and other.line <= access.line
+        and other.path == path
+        and other.access == "write"
+        and other.outcome == "ok"
+        and other.syscall.startswith("open")
+        for other in call.accesses
+    )
 
 
 def _failed_exec_searched(path: str, call: ToolCallTrace, workspace: str) -> bool:
