@@ -350,7 +350,7 @@ class Walker:
             parts = []
             for child in node.named_children:
                 if child.type == "string_content":
-                    parts.append(_text(child))
+                    parts.append(_unquote_double(_text(child)))
                 else:
                     part = self.value(child)
                     if part is None:
@@ -1276,6 +1276,18 @@ _HEREDOC_PARTS = frozenset(
     {"heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content", "file_redirect"}
 )
 _ESCAPED = re.compile(r"\\.")  # an escaped character, never a glob
+# Inside double quotes a backslash escapes only `$`, a backtick, `"`, `\` and a line break (a
+# line continuation: both go); before anything else it is itself.
+_DOUBLE_QUOTED_ESCAPE = re.compile(r'\\([$`"\\\n])')
+
+
+def _unquote_double(text: str) -> str:
+    """The value of a double-quoted string's literal text (`"print(\\"a\\")"` is `print("a")`)."""
+    if "\\" not in text:
+        return text
+    return _DOUBLE_QUOTED_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
 _GLOB_CHAR = re.compile(r"[*?[]")  # a word without any of these cannot glob
 # An active pathname-expansion character (after `glob_text`): `*`, `?` or a bracket expression.
 _GLOB = re.compile(r"[*?]|\[[^]]*\]")
