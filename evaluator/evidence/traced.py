@@ -46,6 +46,35 @@ class ExecutedProgram:
         return False
 
 
+# The files a shell reads before it runs its command, by name (bash, sh, dash, zsh, ksh: login,
+# interactive, and bash's non-interactive `~/.bashrc` when its input is a socket, as Claude
+# Code's is). What they define (a function, an alias, `PATH`) is in force in the command, and
+# no word of the command shows it.
+SHELL_STARTUP_FILES = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".profile",
+        ".zshenv",
+        ".zprofile",
+        ".zshrc",
+        ".zlogin",
+        ".kshrc",
+        ".mkshrc",
+    }
+)
+
+
+def agents_startup(read: frozenset[str], written: frozenset[str]) -> tuple[str, ...]:
+    """Of the paths a tool call read, the shell start-up files the attempt itself wrote (that
+    call or an earlier one, `written`): a shell of the call ran the agent's text before the
+    command (red team 17)."""
+    return tuple(
+        sorted(p for p in read if posixpath.basename(p) in SHELL_STARTUP_FILES and p in written)
+    )
+
+
 @dataclass(frozen=True)
 class TracedCall:
     """One session tool call (by call id) as the trace saw it. `complete`: the log shows its
@@ -69,6 +98,12 @@ class TracedCall:
     # The paths its processes wrote (opened for writing, made, renamed to, linked): what a
     # later call reading one may find of the files this one read (red team 9).
     written: frozenset[str] = frozenset()
+    # Shell start-up files (`~/.bashrc`, `~/.profile`, ...) its processes read that the
+    # attempt wrote, in this call or an earlier one: its commands ran after the agent's own
+    # definitions, so their names may not be the programs they name (red team 17).
+    agents_startup: tuple[str, ...] = ()
+    # Every path a tool call of the attempt wrote up to and with this one (the trace's order).
+    attempt_written: frozenset[str] = frozenset()
 
     @property
     def reached_nothing(self) -> bool:

@@ -129,3 +129,25 @@ def script_proof(path: str, invocations: list[Invocation], call: TracedCall | No
     ]
     never = path not in call.paths and not any(p.names(path) for p in call.programs)
     return _decide(found, path, never)
+
+
+def startup_proof(
+    proof: TraceProof, startup: tuple[str, ...], call: TracedCall | None
+) -> TraceProof:
+    """The trace's proof for a call whose shell first read start-up files the attempt wrote:
+    a program found then by its name in a file the attempt wrote (a `PATH` of its own) is the
+    agent's program, not the one named; anything the trace cannot tell says why."""
+    read = f"its shell first read {', '.join(startup)}, which the attempt wrote"
+    if proof.finding == "ran" and proof.program is not None and call is not None:
+        if proof.program.path in call.attempt_written:
+            return TraceProof(
+                "unknown",
+                f"{read}, and the program that ran is {proof.program.path}, a file the attempt"
+                " wrote",
+            )
+        return proof
+    return TraceProof(
+        proof.finding,
+        f"{read} (a name there may not be the program it names); {proof.reason}",
+        proof.program,
+    )
