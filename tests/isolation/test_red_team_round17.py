@@ -12,7 +12,9 @@ default layers (jail and trace). Codex's sandbox keeps the home read-only: nothi
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +107,62 @@ def test_round_seventeen_a_start_up_file_of_the_agent_does_not_fake_a_run(
         got[case] = (attempt["isolation"], status, check["detail"])
     expected = {case: ("contained", CASES[case][1]) for case in cases}
     assert {case: seen[:2] for case, seen in got.items()} == expected, got
+
+
+# --- Two versions of a skill, one evaluation, two workers ------------------------------------
+
+VERSION_ONE = "VERSION-ONE of this skill."
+
+
+def _versions(tmp_path: Path, agent: str, port: int) -> tuple[Path, str]:
+    """`evaluate --baseline DIR --candidate current`: DIR is the project's db-migrations skill
+    with one more line. One scripted turn for both: version one's attempt listens on 127.0.0.1
+    and prints only a digest of what it received; the candidate's pushes its SKILL.md there.
+    The baseline's run directory and the candidate's SKILL.md digest."""
+    from evaluator.cli.main import run_cli
+    from tests.conftest import ROOT
+    from tests.isolation.test_red_team_round16 import _push_silently
+    from tests.support import scratch_dir
+
+    runner = agent_or_skip(agent)
+    skill = ROOT / ".agents/skills/db-migrations"
+    old = tmp_path / "v1"
+    shutil.copytree(skill, old)
+    (old / "SKILL.md").write_text((skill / "SKILL.md").read_text() + f"\n{VERSION_ONE}\n")
+    document = _push_silently(port)
+    steps: list[dict[str, Any]] = document["steps"]  # type: ignore[assignment]
+    # Round 16's step pushes where the skill is and listens where it is not: here the old
+    # version listens, the candidate pushes.
+    push = steps[1]["cmd"].split("; then ", 1)[1].rsplit("; else ", 1)[0]
+    steps[1]["cmd"] = (
+        "if grep -q VERSION-ONE .agents/skills/db-migrations/SKILL.md; then python3 listen.py;"
+        f" else {push}; fi"
+    )
+    behaviors = tmp_path / "behaviors"
+    behaviors.mkdir()
+    (behaviors / "versions.yaml").write_text(json.dumps(document))
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        argv = ["evaluate", "--agent", runner, "--behaviors", str(behaviors)]
+        argv += ["--attempts", "1", "--workers", "2", "--case", "routing-backfill"]
+        argv += ["--baseline", str(old), "--candidate", "current"]
+        argv += ["--runs-dir", str(runs), "--scratch-root", str(scratch), "--run-id", "vv"]
+        run_cli(argv)
+    digest = hashlib.sha256((skill / "SKILL.md").read_bytes()).hexdigest()
+    baseline = next(p for p in (runs / "vv/variants").iterdir() if p.name != "current")
+    return baseline / "run", digest
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", agent_params("claude", "gemini"))
+def test_round_seventeen_one_version_never_feeds_the_other(tmp_path: Path, agent: str) -> None:
+    """Before: the old version's attempt ran beside the candidate's and received its SKILL.md
+    (its session holds `got <the candidate's SKILL.md digest>`): it was measured with both
+    versions. After: attempts given different skills never run together; nothing answers."""
+    from tests.isolation.test_red_team_round15 import _free_port
+
+    run_dir, digest = _versions(tmp_path, agent, _free_port())
+    sessions = [p.read_text(errors="replace") for p in run_dir.rglob("accepted-session.json")]
+    assert sessions, "no session of the old version"
+    assert not any(digest in text for text in sessions), "the candidate fed the old version"
+    assert any("got nothing" in text for text in sessions), "the old version never listened"
