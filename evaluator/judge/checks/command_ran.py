@@ -216,7 +216,8 @@ def _by_text(check: CommandRanCheck, context: JudgeContext, found: CommandHits) 
             return blocked(
                 KIND,
                 f"a command matching /{check.pattern}/ may not have run (after `||` or a"
-                f" failed `&&`, in a branch, a loop or the background){why}: {record.command}",
+                " failed `&&`, in a branch, a loop or the background, or after text that may"
+                f" give its name another meaning){why}: {record.command}",
                 [context.ref(r) for r, _ in found.maybe],
                 by=found.unsure_by([r for r, _ in found.maybe]),
             )
