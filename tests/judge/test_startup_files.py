@@ -161,3 +161,47 @@ def test_a_fetcher_named_after_an_agents_start_up_file(
     context = _judged(tmp_path, calls, ("python3 w.py", f"curl {url}"))
     verdict = run_check(UrlFetchedCheck(kind="url_fetched", url=url), context)
     assert verdict.status == status, verdict.detail
+
+
+@pytest.mark.parametrize(
+    "path,startup",
+    [
+        (f"{HOME}/.local/lib/python3.11/site-packages/usercustomize.py", True),
+        ("WS/sitecustomize.py", True),
+        (
+            f"{HOME}/.local/lib/python3.11/site-packages/__pycache__/usercustomize.cpython-311.pyc",
+            True,
+        ),
+        # look-alikes: another module, a file named like one elsewhere than `__pycache__`, a
+        # `.pth` (every install writes them: not taken, "Left")
+        ("WS/customize.py", False),
+        ("WS/usercustomize.py.bak", False),
+        ("WS/x/usercustomize.cpython-311.pyc", False),
+        ("WS/.venv/lib/python3.11/site-packages/distutils-precedence.pth", False),
+    ],
+)
+def test_pythons_start_up_modules(tmp_path: Path, path: str, startup: bool) -> None:
+    path = path.replace("WS", str(tmp_path))
+    evidence = _session(tmp_path, "python3 w.py", "python3 x.py")
+    trace = _trace(tmp_path, path, path, "/usr/bin/python3", ("python3", "x.py"))
+    assert traced_calls(trace, evidence)["c2"].agents_startup == ((path,) if startup else ())
+
+
+def test_a_script_after_an_agents_usercustomize_is_no_proven_run(tmp_path: Path) -> None:
+    """`usercustomize.py` of the attempt's, `os._exit(0)` for the skill's script: the trace
+    shows `python3 scripts/report.py` exec'd and exit 0, which no longer proves the script ran.
+    Before: pass (the run was sure by its text)."""
+    (tmp_path / SCRIPT).parent.mkdir(parents=True)
+    (tmp_path / SCRIPT).write_text("import sys\nsys.exit(1)\n")
+    module = (f"{HOME}/.local/lib/python3.11/site-packages/usercustomize.py",)
+    ran = ExecutedProgram("/usr/bin/python3", ("python3", SCRIPT), str(tmp_path), 0)
+    calls = _calls(module, (ran,), frozenset(module))
+    context = _judged(tmp_path, calls, ("python3 w.py", f"python3 {SCRIPT}"))
+    verdict = run_check(ScriptRanCheck(kind="script_ran", path=SCRIPT, exit_code=0), context)
+    assert (verdict.status, verdict.blocked_by) == ("blocked", "agent"), verdict.detail
+    command = CommandRanCheck(kind="command_ran", pattern=r"report\.py", exit_code=0)
+    assert run_check(command, context).status == "blocked"
+    # Look-alike: a shell start-up file of the attempt's; the program's own exit still counts.
+    calls = _calls(BASHRC, (ran,), frozenset(BASHRC))
+    context = _judged(tmp_path, calls, ("python3 w.py", f"python3 {SCRIPT}"))
+    assert run_check(command, context).status == "pass"

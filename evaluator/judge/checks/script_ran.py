@@ -158,8 +158,11 @@ def _surely_ran(record: EvidenceRecord, context: JudgeContext) -> bool:
 def _trace_proof(record: EvidenceRecord, context: JudgeContext) -> TraceProof:
     """What the trace shows of a script run the shell text cannot prove."""
     assert record.path is not None
-    _, running = _runners(record, context)
-    return script_proof(record.path, running, context.traced_call(record))
+    command, running = _runners(record, context)
+    call = context.traced_call(record)
+    proof = script_proof(record.path, running, call)
+    startup = context.agents_startup(command) if command is not None else ()
+    return startup_proof(proof, startup, call) if startup else proof
 
 
 def _finding(proof: TraceProof | None) -> str:

@@ -157,9 +157,7 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
         # name as the agent's own (red team 17), as a line that redefines it does.
         startup = context.agents_startup(record)
         shadowed = fetched.shadowed or (
-            f"its shell first read {', '.join(startup)}, which the attempt wrote"
-            if startup
-            else None
+            f"it first read {', '.join(startup)}, which the attempt wrote" if startup else None
         )
         for invocation, urls in fetched.fetches:
             urls = [u for u in urls if _matches(check, u)]
