@@ -86,18 +86,27 @@ def python_startup(path: str) -> bool:
     )
 
 
-def agents_startup(read: frozenset[str], written: frozenset[str]) -> tuple[str, ...]:
+def startup_file(path: str) -> bool:
+    """Whether `path` is named as a shell's or Python's start-up file."""
+    return posixpath.basename(path) in SHELL_STARTUP_FILES or python_startup(path)
+
+
+def agents_startup(
+    read: frozenset[str], written: frozenset[str], links: dict[str, set[str]] | None = None
+) -> tuple[str, ...]:
     """Of the paths a tool call read, the start-up files the attempt itself wrote (that call
     or an earlier one, `written`): a shell's (`~/.bashrc`), which ran the agent's text before
     the command, or Python's (`usercustomize.py`), which ran it inside the interpreter before
-    its script (red team 17)."""
-    return tuple(
-        sorted(
-            p
-            for p in read
-            if p in written and (posixpath.basename(p) in SHELL_STARTUP_FILES or python_startup(p))
-        )
-    )
+    its script (red team 17). Also a file read through a start-up file's name that the attempt
+    made a symlink (`links`: each name a process made a link, with its targets): the trace
+    names the file the link led to (a workspace file the CLI's own tool wrote, unseen)."""
+    through = {
+        target
+        for name, targets in (links or {}).items()
+        if name in written and startup_file(name)
+        for target in targets
+    }
+    return tuple(sorted(p for p in read if (p in written and startup_file(p)) or p in through))
 
 
 @dataclass(frozen=True)

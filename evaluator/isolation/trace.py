@@ -822,8 +822,16 @@ def traced_call(
         incomplete,
         frozenset(a.path for a in call.accesses if a.access == "write" and a.outcome == "ok"),
         agents_startup(
-            frozenset(a.path for a in call.accesses if a.access == "read" and a.outcome == "ok"),
+            # Each read by its name too, where the log keeps it apart from the file it led to.
+            frozenset(
+                path
+                for a in call.accesses
+                if a.access == "read" and a.outcome == "ok"
+                for path in (a.path, a.requested)
+                if path
+            ),
             attempt_written,
+            trace.links_made,
         ),
         attempt_written,
     )

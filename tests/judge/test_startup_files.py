@@ -205,3 +205,16 @@ def test_a_script_after_an_agents_usercustomize_is_no_proven_run(tmp_path: Path)
     calls = _calls(BASHRC, (ran,), frozenset(BASHRC))
     context = _judged(tmp_path, calls, ("python3 w.py", f"python3 {SCRIPT}"))
     assert run_check(command, context).status == "pass"
+
+
+def test_a_start_up_name_the_attempt_linked_to_a_file_of_its_own(tmp_path: Path) -> None:
+    """`~/.bashrc` a symlink the attempt made to `rc` in the workspace (written by the CLI's own
+    file tool, which the trace does not see): the log names `rc` as what bash read."""
+    evidence = _session(tmp_path, "python3 w.py", "pytest -q")
+    target = f"{tmp_path}/rc"
+    trace = _trace(tmp_path, f"{HOME}/.bashrc", target, "/usr/bin/pytest", ("pytest", "-q"))
+    trace.links_made[f"{HOME}/.bashrc"] = {target}
+    assert traced_calls(trace, evidence)["c2"].agents_startup == (target,)
+    # Look-alike: a link of another name to the same file.
+    trace.links_made = {f"{HOME}/notes": {target}}
+    assert traced_calls(trace, evidence)["c2"].agents_startup == ()
