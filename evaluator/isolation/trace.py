@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
-from evaluator.evidence.traced import ExecutedProgram, TracedCall
+from evaluator.evidence.traced import ExecutedProgram, TracedCall, agents_startup
 from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
 from evaluator.isolation.assess import IsolationReport, Violation, decide, record_violation
 from evaluator.kernelpaths import resolve_kernel_path
@@ -807,16 +807,24 @@ def _traced_calls(
     trace: ObservedTrace, matched: dict[int, EvidenceRecord]
 ) -> dict[str, TracedCall]:
     calls: dict[str, TracedCall] = {}
-    for call in trace.tool_calls:
+    written: set[str] = set()  # by every tool call so far, matched or not
+    for call in sorted(trace.tool_calls, key=lambda c: c.line):
+        written.update(a.path for a in call.accesses if a.access == "write" and a.outcome == "ok")
         record = matched.get(call.index)
         if record is not None and record.call_id and call.tool != PATCH_CALL:
-            calls[record.call_id] = traced_call(record.call_id, call, trace)
+            calls[record.call_id] = traced_call(record.call_id, call, trace, frozenset(written))
     return calls
 
 
-def traced_call(call_id: str, call: ToolCallTrace, trace: ObservedTrace) -> TracedCall:
+def traced_call(
+    call_id: str,
+    call: ToolCallTrace,
+    trace: ObservedTrace,
+    attempt_written: frozenset[str] = frozenset(),
+) -> TracedCall:
     """The neutral facts of one tool call's subtree: the programs it started, how each process
-    ended, every path it used, and whether the log shows it whole."""
+    ended, every path it used, and whether the log shows it whole. `attempt_written`: what the
+    attempt's tool calls wrote up to and with this one."""
     programs = []
     for started in call.execs:
         code, signal = trace.endings.get(started.pid, (None, None))
@@ -846,6 +854,19 @@ def traced_call(call_id: str, call: ToolCallTrace, trace: ObservedTrace) -> Trac
         trace.network_traced and not call.filtered,
         incomplete,
         frozenset(a.path for a in call.accesses if a.access == "write" and a.outcome == "ok"),
+        agents_startup(
+            # Each read by its name too, where the log keeps it apart from the file it led to.
+            frozenset(
+                path
+                for a in call.accesses
+                if a.access == "read" and a.outcome == "ok"
+                for path in (a.path, a.requested)
+                if path
+            ),
+            attempt_written,
+            trace.links_made,
+        ),
+        attempt_written,
     )
 
 

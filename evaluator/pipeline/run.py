@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
@@ -912,6 +912,16 @@ def interleave(queues: list[list[T]]) -> list[T]:
     return [item for round_ in zip_longest(*queues) for item in round_ if item is not None]
 
 
+def skill_kind(lane: RunLane) -> Hashable:
+    """What skill a lane's attempts are given: none, or the variant's source workspace and
+    skill text. Two lanes of one skill (an A/A pair) are one kind; two versions are two, even
+    when their files happen to be alike (kept apart in time, which is safe)."""
+    options = lane.run.options
+    if options.no_skill:
+        return None
+    return (str(options.source_workspace), options.skill_text)
+
+
 def _pool(executor: Executor[Any, Any], lanes: list[RunLane], stop: threading.Event) -> None:
     """The driver: it submits at most `workers` attempts at a time, takes each outcome as it
     lands, writes it (the only writer of each run directory), reruns an invalid attempt once
@@ -919,8 +929,8 @@ def _pool(executor: Executor[Any, Any], lanes: list[RunLane], stop: threading.Ev
     workers = lanes[0].plan.workers
     waiting = deque(interleave([[(lane, slot) for slot in lane.slots()] for lane in lanes]))
     in_flight: dict[Future[AttemptOutcome], tuple[RunLane, _Slot]] = {}
-    # A no-skill variant's attempt never runs beside a with-skill one (`turns.py`).
-    turns: Turns[tuple[RunLane, _Slot]] = Turns(workers, lambda item: item[0].run.options.no_skill)
+    # Attempts given different skills (none, or two versions) never run together (`turns.py`).
+    turns: Turns[tuple[RunLane, _Slot]] = Turns(workers, lambda item: skill_kind(item[0]))
     done_slots: dict[tuple[int, str], list[list[AttemptResult]]] = {}
     try:
         while waiting or in_flight:
