@@ -113,6 +113,8 @@ class AgentHandle:
     reported_skills: list[str] | None = None
     # The request's `stop_when` held and the agent was stopped there, on purpose: no fault.
     stopped_early: bool = False
+    # When that stop began (`time.monotonic()`); None when not stopped or not known.
+    stopped_at: float | None = None
     # The links to the skill under test made in the attempt's home (`link_user_skill`): the one
     # place under the home that is the skill's own folder, and which no tool call may change.
     # (link -> the skill's folder in the workspace, resolved).

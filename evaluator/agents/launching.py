@@ -80,5 +80,6 @@ def start_agent(
         home=home,
         launched_child=launched_child,
         stopped_early=outcome.stopped,
+        stopped_at=outcome.stopped_at,
         skill_links=skill_links,
     )

@@ -82,6 +82,9 @@ class ProcessOutcome:
     ended_at: float
     error: str | None = None
     stopped: bool = False  # `stop_when` said the attempt had seen what it needed
+    # When the stop began (`time.monotonic()`, before any signal): whatever of the agent ended
+    # later may have ended because it was stopped (a CLI that exits on SIGTERM, with 143 or 0).
+    stopped_at: float | None = None
 
 
 STOP_POLL_S = 0.25  # how often a stop condition is asked while the agent runs
@@ -402,9 +405,16 @@ def run_process(
             else:
                 stop = wait_for_exit(proc, timeout_s, stop_fd)
             if stop:
+                stopped_at = time.monotonic()
                 _kill_group(proc)
                 return ProcessOutcome(
-                    proc.returncode, False, True, started, time.time(), stopped=True
+                    proc.returncode,
+                    False,
+                    True,
+                    started,
+                    time.time(),
+                    stopped=True,
+                    stopped_at=stopped_at,
                 )
         except subprocess.TimeoutExpired:
             _kill_group(proc)

@@ -83,6 +83,13 @@ class TraceFollower:
         """Whether the log shows the agent CLI itself ended (its tool calls' processes may not)."""
         return self._root_ended_at is not None
 
+    def agent_ended_before(self, moment: float | None) -> bool:
+        """Whether the log showed the agent CLI's own exit before `moment` (`time.monotonic()`;
+        None: at any time). A CLI that exits on the SIGTERM of a stop (Claude Code: 143) ends
+        after the stop began, so its exit is the stop's, not its own."""
+        ended = self._root_ended_at
+        return ended is not None and (moment is None or ended <= moment)
+
     def agent_left_processes(self) -> bool:
         """Whether the agent CLI exited more than `LEFTOVER_GRACE_S` ago while the traced
         process tree goes on: what is left are processes its tool calls started and did not

@@ -8,12 +8,15 @@ import os
 import select
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from evaluator.adapters.codex.trace import RECOGNIZER
+from evaluator.agents.base import AgentHandle
 from evaluator.agents.process import ProcessOutcome, run_process
+from evaluator.pipeline.attempt import settle_left_processes
 from evaluator.sandbox import follow
 from evaluator.sandbox.follow import TraceFollower
 
@@ -144,3 +147,33 @@ def test_an_agent_is_stopped_when_its_stop_descriptor_becomes_readable(tmp_path:
         os.close(write_end)
     assert not finished.stopped and not finished.killed
     assert finished.exit_code == 4
+
+
+def _stopped_handle(tmp_path: Path, stopped_at: float) -> AgentHandle:
+    out = tmp_path / "stdout.jsonl"
+    handle = AgentHandle("claude-code", tmp_path, tmp_path, out, out, 0.0, 1.0, -15)
+    handle.killed = handle.stopped_early = True
+    handle.stopped_at = stopped_at
+    return handle
+
+
+def test_a_cli_that_exits_on_the_stop_s_sigterm_stays_stopped(tmp_path: Path) -> None:
+    """Claude Code handles SIGTERM and exits with 143: stopped at a trigger run's decision, its
+    exit is in the log after the stop began, so the attempt stays stopped at the decision (it
+    was settled as an exit of its own, 143, under load: a CI flake's cause)."""
+    stopped_at = time.monotonic()
+    follower = _followed(tmp_path, CLI + FORK + SERVER + "7 +++ exited with 143 +++\n")
+    assert follower.agent_exited and not follower.agent_ended_before(stopped_at)
+    handle = _stopped_handle(tmp_path, stopped_at)
+    settle_left_processes(handle, follower)
+    assert handle.stopped_early and handle.exit_code == -15 and handle.fault is None
+
+
+def test_a_cli_that_exited_before_the_stop_ended_on_its_own(tmp_path: Path) -> None:
+    """The stop that followed its own exit (a server it left, a decision seen after it ended)
+    was the leftovers': its exit code is the log's, and it was not stopped early."""
+    follower = _followed(tmp_path, CLI + FORK + SERVER + "7 +++ exited with 3 +++\n")
+    handle = _stopped_handle(tmp_path, time.monotonic())
+    settle_left_processes(handle, follower)
+    assert not handle.stopped_early and handle.exit_code == 3 and not handle.killed
+    assert handle.fault == "agent exited with code 3"
