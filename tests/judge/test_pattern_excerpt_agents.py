@@ -110,9 +110,7 @@ def test_a_long_pattern_is_an_excerpt_in_reports_and_whole_in_the_json(
     assert len(LONG) > 2000 and len(literal) > MAX_PATTERN_SHOWN
     results = {r.case_id: r for r in outcome.results}
     assert {c: r.status for c, r in results.items()} == {"long-regex": "fail", "literal": "fail"}
-    saved = {
-        case: json.loads(outcome.run_dir.case_result_path(case).read_text()) for case in CASES
-    }
+    saved = {case: json.loads(outcome.run_dir.case_result_path(case).read_text()) for case in CASES}
     long_check = saved["long-regex"]["assertions"][0]["checks"][0]
     assert long_check["patterns"] == [LONG]
     assert long_check["detail"] == (
