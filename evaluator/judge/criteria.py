@@ -1311,7 +1311,11 @@ def check_yaml(check: Check) -> str:
     long pattern as its excerpt (`pattern_excerpt.py`: the whole is in `explain --json`)."""
     data = check.model_dump(mode="json", by_alias=True, exclude_none=True)
     return yaml.safe_dump(
-        _as_written(data), default_flow_style=True, sort_keys=False, width=1 << 30
+        _as_written(data),
+        default_flow_style=True,
+        sort_keys=False,
+        width=1 << 30,
+        allow_unicode=True,
     ).strip()
 
 
