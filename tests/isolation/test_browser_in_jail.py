@@ -24,8 +24,11 @@ from typing import Any
 
 import pytest
 
+from evaluator.contract.models import Needs
+from evaluator.pipeline.needs import check_needs
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
+from evaluator.sandbox import LaunchPolicy
 from tests.support import agent_or_skip, layers_or_skip, tracer_under_test
 
 NAME = "page-snapshot"
@@ -51,6 +54,8 @@ def _skill_repo(root: Path) -> Path:
     )
     evals = {
         "skill_name": NAME,
+        # A machine without it blocks the case (environment) before any agent run.
+        "needs": {"programs": ["chromium"]},
         "evals": [
             {
                 "id": 1,
@@ -136,3 +141,17 @@ def test_an_honest_headless_browser_is_contained(agent: str, tmp_path: Path) -> 
         )
     else:
         assert result["status"] == "pass", result
+
+
+def test_the_browser_is_a_need_looked_up_in_the_jail(tmp_path: Path) -> None:
+    """`needs: {programs: [chromium]}` finds Debian's launcher on the agent's PATH in the jail,
+    and names it missing where the agent's PATH lacks it: the case is then `blocked
+    (environment)` with no agent run (tests/pipeline/test_needs.py)."""
+    layers_or_skip(jail=True)
+    if not CHROMIUM.exists():
+        pytest.skip("no Chromium on this machine (Debian: apt-get install chromium)")
+    needs, jail = Needs(programs=["chromium"]), LaunchPolicy(jail="bwrap")
+    found = check_needs(needs, jail, tmp_path, {"PATH": "/usr/local/bin:/usr/bin:/bin"})
+    assert (found.missing, found.problem) == ([], None)
+    elsewhere = check_needs(needs, jail, tmp_path, {"PATH": "/usr/local/sbin"})
+    assert elsewhere.missing == ["program 'chromium' is not on the agent's PATH"]
