@@ -746,6 +746,15 @@ def _bus(result: str) -> str:
             ],
             "violation",
         ),
+        # another process's write of a file the first wrote itself (once kept per path: hidden)
+        (
+            [
+                CHILD,
+                _write(12, "/proc/12/coredump_filter"),
+                _write(20, "/proc/12/coredump_filter"),
+            ],
+            "violation",
+        ),
         # entering a system folder no library came from: /etc, whose ld.so.cache was read
         ([CHILD, '20 chdir("/usr/lib/chromium/") = 0'], "violation"),
         (
