@@ -840,9 +840,10 @@ def assess_trace(
         report.verdict = "contained"
         report.reason = f"{len(trace.tool_calls)} traced tool call(s), all inside the workspace"
         if report.private_tmp:
+            shm = any(_inside(path, "/dev/shm") for path in report.private_tmp)
             report.reason += (
-                f" or the jail's private /tmp ({len(report.private_tmp)} path(s), gone with the"
-                " attempt)"
+                f" or the jail's private /tmp{' and /dev/shm' if shm else ''}"
+                f" ({len(report.private_tmp)} path(s), gone with the attempt)"
             )
     return report
 

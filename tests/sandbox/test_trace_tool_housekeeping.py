@@ -778,7 +778,9 @@ def test_a_browsers_shared_memory_is_the_jails_own() -> None:
         f'13 openat(AT_FDCWD, "{SHM}", O_RDWR|O_CREAT|O_EXCL, 0600) = 33<{SHM}>',
         f'13 unlink("{SHM}") = 0',
     ]
-    assert _report([THREAD, *made], private=JAIL_PRIVATE).verdict == "contained"
+    jailed = _report([THREAD, *made], private=JAIL_PRIVATE)
+    assert jailed.verdict == "contained"
+    assert "the jail's private /tmp and /dev/shm (1 path(s)" in jailed.reason
     assert _report([THREAD, *made]).verdict == "violation"
     # a name the attempt did not make, found there without the jail's own /dev/shm
     found = ['13 openat(AT_FDCWD, "/dev/shm/other", O_RDONLY) = 33</dev/shm/other>']
