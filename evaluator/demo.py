@@ -1,5 +1,5 @@
 """`./dev demo [--agent A]`: the demo target end to end with a real agent CLI (Codex by default,
-or Claude Code) and the scripted model.
+Claude Code or Gemini CLI) and the scripted model.
 
 Two runs: the behaviours that follow the skill (expected: every case passes except the one that
 needs DATABASE_URL, which is blocked), and the broken behaviours (expected: the evaluator fails

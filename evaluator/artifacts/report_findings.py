@@ -6,6 +6,7 @@ or to the eval."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -297,7 +298,8 @@ def eval_fixes(results: list[CaseResult], source_workspace: Path | None) -> list
         if not result.assertions and result.blocked_reason == "unclear-rule":
             reasons.append("no assertions: nothing can pass or fail the case (add expectations)")
         if result.environment_mismatches:
-            reasons.append(f"setup not reproducible: {_short(result.environment_mismatches[0])}")
+            first = result.environment_mismatches[0]
+            reasons.append(f"setup not reproducible: {_short(first)}{_what_to_set(first)}")
         left_out = _left_out(result)
         if left_out and not reasons:
             reasons.append(f"blocked and left out of the score, whatever the skill: {left_out}")
@@ -308,6 +310,25 @@ def eval_fixes(results: list[CaseResult], source_workspace: Path | None) -> list
             which = f"{result.case_id}: " if shared[result.case_file] > 1 else ""
             fixes.append(Fix(result.case_file, which + "; ".join(reasons), len(unclear) + 1))
     return sorted(fixes, key=lambda f: -f.count)
+
+
+# The mismatch the workspace builder records for a required variable this environment lacks.
+MISSING_VARIABLE = re.compile(r"^env_vars_required: (\S+) is not set in the environment$")
+
+
+def _what_to_set(mismatch: str) -> str:
+    """For a required variable this environment lacks, where it comes from: the environment
+    agentic-eval runs in, which the attempt passes to the agent (a user read "not set in the
+    environment" and did not know which environment, nor whether its value would be kept)."""
+    found = MISSING_VARIABLE.match(mismatch)
+    if found is None:
+        return ""
+    name = found.group(1)
+    return (
+        f" (set {name} where agentic-eval runs: each attempt passes it to the agent; its value"
+        " is redacted from the run when its name says secret or it is listed in the case's"
+        " `setup.secret_env_vars`, docs/security.md)"
+    )
 
 
 def _left_out(result: CaseResult) -> str | None:

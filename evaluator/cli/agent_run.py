@@ -161,9 +161,9 @@ def agent_run_options(func: F) -> F:
             "--base-url",
             default=None,
             metavar="URL",
-            help="The agent's model endpoint: any server speaking its provider's API (docs/agents.md"
-            " names each agent's: a Responses endpoint such as vLLM, Ollama or a LiteLLM gateway,"
-            " or a Messages one).",
+            help="The agent's model endpoint: any server speaking its provider's API, such as vLLM,"
+            ' Ollama or a LiteLLM gateway (docs/cli.md, "Real models", names the API and the'
+            " variables of each agent).",
         ),
         click.option(
             "--api-key-env",

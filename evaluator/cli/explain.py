@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from evaluator.vocabulary import JudgeMode, Route
 if TYPE_CHECKING:
     from evaluator.judge.chain import EntryPlan
     from evaluator.judge.parts import EntryParts
+    from evaluator.repo import LoadedCase
 
 ROUTES: tuple[Route, ...] = (
     "checks",
@@ -145,6 +147,7 @@ def command(
                     {
                         "case_id": case.case_id,
                         "needs": case.needs.stated(),
+                        "env_vars_missing": _missing_variables(case),
                         "entries": [_plan_json(p) for p in plans],
                     }
                     for case, plans in planned
@@ -165,6 +168,13 @@ def command(
             click.echo(
                 f"  needs: {', '.join(case.needs.stated())} (looked up in the agent's jail"
                 " before it starts: a missing one is blocked (environment), no agent run)"
+            )
+        missing = _missing_variables(case)
+        if missing:
+            click.echo(
+                f"  environment: {', '.join(missing)} not set here (setup.env_vars_required):"
+                " a run from here still runs the agent, but the case ends blocked (environment)"
+                " unless a required entry fails; set it where agentic-eval runs"
             )
         if case.case.expected_output:
             click.echo(f"  intent (model judge only): {case.case.expected_output}")
@@ -197,6 +207,13 @@ def command(
         )
     )
     return EXIT_OK
+
+
+def _missing_variables(case: LoadedCase) -> list[str]:
+    """The case's required variables this environment lacks: each attempt passes them from here,
+    so a run from here would record a setup mismatch (`workspace/builder.py`)."""
+    required = case.case.setup.env_vars_required or []
+    return [name for name in required if not os.environ.get(name)]
 
 
 def _echo_plan(plan: EntryPlan) -> None:

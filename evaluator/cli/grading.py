@@ -34,8 +34,8 @@ def grader_options(func: F) -> F:
         default=None,
         metavar="URL",
         help="The judge's model endpoint: any server speaking the judge agent's provider API"
-        " (docs/agents.md names each agent's: a Responses endpoint such as vLLM, Ollama or a"
-        " LiteLLM gateway, or a Messages one).",
+        ', such as vLLM, Ollama or a LiteLLM gateway (docs/cli.md, "Real models", names the API'
+        " and the variables of each agent).",
     )(func)
     func = click.option(
         "--judge-votes",

@@ -66,7 +66,7 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "model-server": LazyCommand(
         "evaluator.cli.model_server:command",
-        "Run the scripted model server (Responses API and Messages API) until interrupted.",
+        "Run the scripted model server (the provider API of every agent) until interrupted.",
     ),
     "report": LazyCommand(
         "evaluator.cli.report:command",

@@ -24,7 +24,7 @@ from evaluator.errors import EXIT_OK
 def command(
     behaviors_dir: Path, port: int, host: str, latency_s: float, log_path: Path | None
 ) -> int:
-    """Run the scripted model server (Responses API and Messages API) until interrupted."""
+    """Run the scripted model server (the provider API of every agent) until interrupted."""
     # the server is imported when the command runs, not for its --help
     from evaluator.adapters import adapter_names
     from evaluator.modelserver import ScriptedModelServer, load_behaviors

@@ -172,7 +172,9 @@ def _check_behaviors(
         behavior_files,
         coverage_problems,
         load_behavior_file,
+        unmatched_behaviors,
     )
+    from evaluator.plan import other_targets_prompts
 
     try:
         files = behavior_files(directory)
@@ -204,5 +206,12 @@ def _check_behaviors(
     except InputError as exc:
         diagnostics.error(exc)
         return
-    for problem in coverage_problems(behaviors, prompts, trigger_prompts):
+    # Checked against one target (--target, or the default), a folder may still script the
+    # repo's other targets too, as a run of that target accepts it.
+    others = (
+        other_targets_prompts(repo.root, repo.source_workspace, targets[0].target_id)
+        if len(targets) == 1 and unmatched_behaviors(behaviors, prompts)
+        else {}
+    )
+    for problem in coverage_problems(behaviors, prompts, trigger_prompts, other_prompts=others):
         diagnostics.error(problem)

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from evaluator.compare.model import AssertionFlip, CaseComparison, CaseSide, Comparison, RunSummary
+from evaluator.compare.model import (
+    UNDECIDED,
+    AssertionFlip,
+    CaseComparison,
+    CaseSide,
+    Comparison,
+    RunSummary,
+)
 from evaluator.vocabulary import ComparisonClass
 
 # The order a reviewer wants: what blocks the merge, then what changed, then what did not.
@@ -85,8 +92,22 @@ def headline(comparison: Comparison) -> str:
     if n:
         return f"{n} regression(s): {', '.join(comparison.regressions)}"
     if comparison.below_coverage:
-        return f"no comparison: {coverage_text(comparison)}"
+        return f"no comparison: {coverage_text(comparison)}{_undecided_text(comparison)}"
     return "no regression"
+
+
+def _undecided_text(comparison: Comparison) -> str:
+    """Which cases were not compared, and the two ways on: a user whose three-case target had
+    one case blocked by its environment on both sides read only `2 of 3 ... (below the
+    minimum)`, and the `same-blocked` case was not among the lines printed above it."""
+    undecided = [c.case_id for c in comparison.cases if c.classification in UNDECIDED]
+    if not undecided:
+        return ""
+    shown = ", ".join(undecided[:5]) + (", ..." if len(undecided) > 5 else "")
+    return (
+        f"; not decided on both sides: {shown} (each run's report.md says what blocked them):"
+        " fix that, or compare with a lower --min-coverage"
+    )
 
 
 def coverage_text(comparison: Comparison) -> str:

@@ -203,8 +203,11 @@ class Comparison(ComparisonModel):
         return (self.coverage or 0.0) < self.min_coverage
 
 
+# The classes of a case in both runs without a verdict on both sides: not compared.
+UNDECIDED: tuple[ComparisonClass, ...] = ("same-blocked", "environment-divergence")
+
+
 def compared_cases(cases: list[CaseComparison]) -> tuple[int, int]:
     """Cases with a verdict on both sides, and the cases in both runs."""
     both = [c for c in cases if c.classification not in ("added", "removed")]
-    undecided = ("same-blocked", "environment-divergence")
-    return sum(1 for c in both if c.classification not in undecided), len(both)
+    return sum(1 for c in both if c.classification not in UNDECIDED), len(both)

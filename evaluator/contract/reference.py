@@ -86,15 +86,17 @@ MEANINGS: dict[str, str] = {
     "CaseInput.locale": "Upstream: the prompt's language (informative).",
     "CaseSetup.docs_index_present": "Whether the skill's docs index is in the workspace (false:"
     " removed before the agent starts).",
-    "CaseSetup.env_vars_required": "Variables the case needs; an attempt without them is"
-    " `blocked: environment`, never run half-configured.",
+    "CaseSetup.env_vars_required": "Variables the case needs, passed to the agent from the"
+    " environment agentic-eval runs in. One that is not set there is a setup mismatch: the"
+    " agent still runs, the entries that stay reliable are judged, and the case is"
+    " `blocked: environment` unless a required entry already failed.",
     "CaseSetup.env_vars_notes": "Upstream: what those variables are for (informative).",
     "CaseSetup.write_files": "Files written into the workspace before the agent starts.",
     "CaseSetup.remove_paths": "Workspace paths removed before the agent starts.",
     "CaseSetup.copy_fixtures": "Fixture files or folders copied into the workspace.",
     "CaseSetup.env": "Variables set for the agent's process.",
-    "CaseSetup.secret_env_vars": "Names among `env` whose values are secrets: redacted from"
-    " every artifact.",
+    "CaseSetup.secret_env_vars": "Names among `env` and `env_vars_required` whose values are"
+    " secrets: redacted from every artifact.",
     "CaseSetup.network_mode": "Upstream network fact; only `offline` can be honoured (agent"
     " commands never reach a network), the others are refused at validate.",
     "CaseSetup.sample_repo_available": "Upstream: whether a sample repository is present"

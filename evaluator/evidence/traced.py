@@ -46,6 +46,69 @@ class ExecutedProgram:
         return False
 
 
+# The files a shell reads before it runs its command, by name (bash, sh, dash, zsh, ksh: login,
+# interactive, and bash's non-interactive `~/.bashrc` when its input is a socket, as Claude
+# Code's is). What they define (a function, an alias, `PATH`) is in force in the command, and
+# no word of the command shows it.
+SHELL_STARTUP_FILES = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".profile",
+        ".zshenv",
+        ".zprofile",
+        ".zshrc",
+        ".zlogin",
+        ".kshrc",
+        ".mkshrc",
+    }
+)
+
+
+# The modules Python imports at start, before the script it was given (`site`): code there runs
+# inside the interpreter's own process, so its exec (and exit) says nothing of the script. Their
+# compiled forms too (`__pycache__/usercustomize.cpython-311.pyc`: Python opens only that one
+# once it is fresh). Not `.pth` files, which may hold code too: every package install writes
+# them (a virtualenv's pip), and nothing in the trace tells the two apart (red team 17, "Left").
+PYTHON_STARTUP_MODULES = ("sitecustomize", "usercustomize")
+
+
+def python_startup(path: str) -> bool:
+    """Whether `path` is a module Python runs at start (its source or its compiled form)."""
+    name = posixpath.basename(path)
+    if name in {f"{m}.py" for m in PYTHON_STARTUP_MODULES}:
+        return True
+    return (
+        posixpath.basename(posixpath.dirname(path)) == "__pycache__"
+        and name.endswith(".pyc")
+        and name.split(".", 1)[0] in PYTHON_STARTUP_MODULES
+    )
+
+
+def startup_file(path: str) -> bool:
+    """Whether `path` is named as a shell's or Python's start-up file."""
+    return posixpath.basename(path) in SHELL_STARTUP_FILES or python_startup(path)
+
+
+def agents_startup(
+    read: frozenset[str], written: frozenset[str], links: dict[str, set[str]] | None = None
+) -> tuple[str, ...]:
+    """Of the paths a tool call read, the start-up files the attempt itself wrote (that call
+    or an earlier one, `written`): a shell's (`~/.bashrc`), which ran the agent's text before
+    the command, or Python's (`usercustomize.py`), which ran it inside the interpreter before
+    its script (red team 17). Also a file read through a start-up file's name that the attempt
+    made a symlink (`links`: each name a process made a link, with its targets): the trace
+    names the file the link led to (a workspace file the CLI's own tool wrote, unseen)."""
+    through = {
+        target
+        for name, targets in (links or {}).items()
+        if name in written and startup_file(name)
+        for target in targets
+    }
+    return tuple(sorted(p for p in read if (p in written and startup_file(p)) or p in through))
+
+
 @dataclass(frozen=True)
 class TracedCall:
     """One session tool call (by call id) as the trace saw it. `complete`: the log shows its
@@ -69,6 +132,12 @@ class TracedCall:
     # The paths its processes wrote (opened for writing, made, renamed to, linked): what a
     # later call reading one may find of the files this one read (red team 9).
     written: frozenset[str] = frozenset()
+    # Shell start-up files (`~/.bashrc`, `~/.profile`, ...) its processes read that the
+    # attempt wrote, in this call or an earlier one: its commands ran after the agent's own
+    # definitions, so their names may not be the programs they name (red team 17).
+    agents_startup: tuple[str, ...] = ()
+    # Every path a tool call of the attempt wrote up to and with this one (the trace's order).
+    attempt_written: frozenset[str] = frozenset()
 
     @property
     def reached_nothing(self) -> bool:

@@ -29,6 +29,9 @@ class Violation:
     # complete trace of its tool call may contradict it (isolation/trace.py).
     guess: bool = False
     call_id: str | None = None
+    # Not recorded in the evidence yet: an access in the attempt's home, which the trace
+    # arbitrates first (`trace.combine` records it if it stands).
+    pending: bool = False
 
     def to_json(self) -> dict[str, str]:
         return {"ref": self.ref, "kind": self.kind, "path": self.path, "detail": self.detail}
@@ -178,9 +181,11 @@ def assess_isolation(
     record_violations: bool = True,
     record_guesses: bool = True,
     skill_links: tuple[Path, ...] = (),
+    pending_home: str | None = None,
 ) -> IsolationReport:
     """`record_guesses=False`: violations that are only lexical guesses are not recorded yet;
-    the trace may contradict them (`trace.combine` records the ones that stand).
+    the trace may contradict them (`trace.combine` records the ones that stand). Likewise a
+    violation inside `pending_home` (a traced attempt's HOME: `trace._arbitrate_home`).
     `skill_links`: the links to the skill under test in the agent's home
     (`agents/base.py` `link_user_skill`). A path through one resolves, on disk as the kernel
     would, to the workspace's skill folder: inside. A write of the link itself (removed,
@@ -195,6 +200,7 @@ def assess_isolation(
     named_paths: dict[str, KernelPath] = {}
     unknown_writes = _UnknownWrites(evidence)
     root = _named(str(workspace), readlink).path
+    home = _named(pending_home, readlink).path if pending_home else None
     report = IsolationReport(
         verdict="unverifiable",
         workspace=root,
@@ -285,12 +291,13 @@ def assess_isolation(
                 record.line,
                 guess=bool(record.guess),
                 call_id=record.call_id,
+                pending=home is not None and _inside(real, home),
             )
         )
     decide(report)
     if record_violations:
         for violation in report.violations:
-            if violation.guess and not record_guesses:
+            if (violation.guess and not record_guesses) or violation.pending:
                 continue
             record_violation(evidence, violation)
     return report
@@ -334,14 +341,21 @@ def assess_attempt(
     rules: tuple[AllowRule, ...] = SYSTEM_ALLOWLIST,
     record_guesses: bool = True,
     skill_links: tuple[Path, ...] = (),
+    pending_home: str | None = None,
 ) -> IsolationReport:
     """The accepted session and every sub-agent session it spawned (at any depth): the attempt
     takes the worst verdict. A session that touched nothing (a launcher that only spawned and
     waited) neither proves nor disproves anything and is left out of the verdict.
     `record_guesses=False`: the accepted session's guess violations wait for the trace (the
-    trace is matched to the accepted session's commands only: a sub-agent's guesses stand)."""
+    trace is matched to the accepted session's commands only: a sub-agent's guesses stand).
+    `pending_home`: the same for the accepted session's accesses in that home."""
     report = assess_isolation(
-        evidence, workspace, rules=rules, record_guesses=record_guesses, skill_links=skill_links
+        evidence,
+        workspace,
+        rules=rules,
+        record_guesses=record_guesses,
+        skill_links=skill_links,
+        pending_home=pending_home,
     )
     if not descendants:
         return report

@@ -215,6 +215,13 @@ class JudgeContext:
             return None
         return self.traced_calls.get(record.call_id)
 
+    def agents_startup(self, record: EvidenceRecord) -> tuple[str, ...]:
+        """The shell start-up files the tool call of `record` read that the attempt wrote (red
+        team 17): its command ran after the agent's own definitions, so a word of it naming a
+        program need not run that program, and only the trace can tell what ran."""
+        call = self.traced_call(record)
+        return call.agents_startup if call is not None else ()
+
     def changed_before_run(self, record: EvidenceRecord) -> str | None:
         """Whether the trace shows a tool call of the session, up to the one of `record` (a
         run of a workspace file), writing that file or changing a folder above it in the

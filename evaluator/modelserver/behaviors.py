@@ -391,6 +391,8 @@ def coverage_problems(
     library: BehaviorLibrary,
     case_prompts: dict[str, str],
     trigger_prompts: dict[str, str] | None = None,
+    *,
+    other_prompts: dict[str, str] | None = None,
 ) -> list[InputError]:
     """What would make a scripted run answer the wrong thread: a behaviour that matches no case
     prompt (nor any message a behaviour spawns), and two behaviours matching the same prompt.
@@ -399,8 +401,12 @@ def coverage_problems(
     With `trigger_prompts` (the target's trigger set, which `agentic-eval triggers` plays to
     the same folder), a behaviour matching one of those is used too. Overlaps are checked
     within each set, as `run` and `triggers` each check theirs: a behaviour for a case and one
-    for a trigger prompt never answer the same run."""
+    for a trigger prompt never answer the same run. `other_prompts` are the case prompts of the
+    repo's other targets: one folder scripts a whole repo, as `validate --behaviors` checks it,
+    so a behaviour for another target's case is not stale (it answers no prompt of this run)."""
     unused = unmatched_behaviors(library, case_prompts)
+    if other_prompts and unused:
+        unused = [n for n in unused if n in unmatched_behaviors(library, other_prompts)]
     what = "case prompt"
     problems: list[InputError] = []
     if trigger_prompts:

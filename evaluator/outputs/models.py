@@ -148,6 +148,11 @@ class ExplainedEntry(Closed):
 class ExplainedCase(Closed):
     case_id: str
     needs: list[str]
+    env_vars_missing: list[str] = Field(
+        default_factory=list,
+        description="`setup.env_vars_required` variables not set where the command ran: a run"
+        " here would block the case (environment) unless a required entry fails",
+    )
     entries: list[ExplainedEntry]
 
 

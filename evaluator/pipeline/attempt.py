@@ -14,6 +14,7 @@ from typing import Any
 from evaluator.adapters import (
     adapter_for_runner,
     agent_names,
+    all_adapters,
     get_adapter,
     get_store,
     normalize_session,
@@ -628,7 +629,29 @@ def _with_trace(
         session_dirs=handle.session_dirs,
         own_pid_namespace=handle.own_pid_namespace,
         skill_links=tuple(handle.skill_links),
+        home=handle.home,
+        agent_folders=_agent_folders(handle),
     )
+
+
+def _agent_folders(handle: AgentHandle) -> tuple[Path, ...]:
+    """The agents' own folders in the attempt's home: this agent's home and session store, and
+    every registered agent's user-level folder (its configuration, logins, sessions and
+    skills: `~/.codex`, `~/.claude`, `~/.gemini`, `~/.agents`). A tool call there is judged by
+    the session layer alone, whatever the trace saw (`trace._arbitrate_home`)."""
+    if handle.home is None:
+        return ()
+    named: set[str] = set()
+    for adapter in all_adapters():
+        for place in (adapter.default_home, *adapter.user_skill_dirs, *adapter.discovery_dirs):
+            parts = (place or "").split("/")
+            if parts[0] == "~" and len(parts) > 1 and parts[1]:
+                named.add(parts[1])
+    home = handle.home
+    # Gemini CLI's own home is the HOME itself: its folder there is its session store.
+    same = os.path.realpath(handle.agent_home) == os.path.realpath(home)
+    own = () if same else (handle.agent_home,)
+    return (*own, *handle.session_dirs, *(home / name for name in sorted(named)))
 
 
 def session_store_changed(
@@ -695,6 +718,7 @@ def read_session(
         descendants,
         record_guesses=not traced,
         skill_links=tuple(links),
+        pending_home=home if traced else None,
     )
     return True
 

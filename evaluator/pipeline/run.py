@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
@@ -49,7 +49,11 @@ from evaluator.execute import Executor, ExecutorSettings, executor_class
 from evaluator.html.run_page import write_run_html
 from evaluator.interop import write_run_outputs
 from evaluator.modelserver import BehaviorLibrary, ScriptedModelServer, load_behaviors
-from evaluator.modelserver.behaviors import coverage_problems, unanswered_cases
+from evaluator.modelserver.behaviors import (
+    coverage_problems,
+    unanswered_cases,
+    unmatched_behaviors,
+)
 from evaluator.pipeline.attempt import (
     AttemptOutcome,
     AttemptResult,
@@ -74,7 +78,13 @@ from evaluator.pipeline.runplan import (
 from evaluator.pipeline.runplan import SCRIPTED_MODEL as SCRIPTED_MODEL
 from evaluator.pipeline.runplan import RunOptions as RunOptions  # re-exported: was defined here
 from evaluator.pipeline.turns import Turns
-from evaluator.plan import Selection, case_split, open_repo, select_cases
+from evaluator.plan import (
+    Selection,
+    case_split,
+    open_repo,
+    other_targets_prompts,
+    select_cases,
+)
 from evaluator.repo import EvalRepo, LoadedCase
 from evaluator.repo.evals_json import evals_file
 from evaluator.safepath import id_problem
@@ -423,9 +433,18 @@ class Run:
     def _behaviour_problems(
         self, library: BehaviorLibrary, selection: Selection
     ) -> list[InputError]:
-        """What stops a scripted run before it starts: a behaviour for no case of the target (a
+        """What stops a scripted run before it starts: a behaviour for no case of the repo (a
         typo in its `match` would leave its case unanswered), two answering one prompt."""
-        return coverage_problems(library, self._behaviour_prompts(selection))
+        prompts = self._behaviour_prompts(selection)
+        options = self.options
+        others = (
+            other_targets_prompts(
+                options.repo, options.source_workspace, selection.target.target_id
+            )
+            if unmatched_behaviors(library, prompts)
+            else {}
+        )
+        return coverage_problems(library, prompts, other_prompts=others)
 
     # How to leave out the cases no behaviour scripts, in the unanswered-cases warning.
     narrowing_hint = "select the scripted ones with --case"
@@ -893,6 +912,16 @@ def interleave(queues: list[list[T]]) -> list[T]:
     return [item for round_ in zip_longest(*queues) for item in round_ if item is not None]
 
 
+def skill_kind(lane: RunLane) -> Hashable:
+    """What skill a lane's attempts are given: none, or the variant's source workspace and
+    skill text. Two lanes of one skill (an A/A pair) are one kind; two versions are two, even
+    when their files happen to be alike (kept apart in time, which is safe)."""
+    options = lane.run.options
+    if options.no_skill:
+        return None
+    return (str(options.source_workspace), options.skill_text)
+
+
 def _pool(executor: Executor[Any, Any], lanes: list[RunLane], stop: threading.Event) -> None:
     """The driver: it submits at most `workers` attempts at a time, takes each outcome as it
     lands, writes it (the only writer of each run directory), reruns an invalid attempt once
@@ -900,8 +929,8 @@ def _pool(executor: Executor[Any, Any], lanes: list[RunLane], stop: threading.Ev
     workers = lanes[0].plan.workers
     waiting = deque(interleave([[(lane, slot) for slot in lane.slots()] for lane in lanes]))
     in_flight: dict[Future[AttemptOutcome], tuple[RunLane, _Slot]] = {}
-    # A no-skill variant's attempt never runs beside a with-skill one (`turns.py`).
-    turns: Turns[tuple[RunLane, _Slot]] = Turns(workers, lambda item: item[0].run.options.no_skill)
+    # Attempts given different skills (none, or two versions) never run together (`turns.py`).
+    turns: Turns[tuple[RunLane, _Slot]] = Turns(workers, lambda item: skill_kind(item[0]))
     done_slots: dict[tuple[int, str], list[list[AttemptResult]]] = {}
     try:
         while waiting or in_flight:

@@ -52,11 +52,41 @@ def open_repo(
     return loaded
 
 
-def resolve_target(repo: EvalRepo, target_id: str | None = None) -> LoadedTarget:
-    """The target `--target` names, else the repo's default."""
-    chosen = target_id or repo.default_target_id
+def other_targets_prompts(
+    repo: Path, source_workspace: Path | None, target_id: str
+) -> dict[str, str]:
+    """The case prompts of the repo's targets other than `target_id`, keyed `target/case`: one
+    behaviours folder may script a whole repo, so a behaviour for another target's case is not
+    stale in a run (or a `validate`) of one target. Read leniently, and their problems are left
+    to a `validate` of their own: a run of one target never stops on another's."""
+    loaded, _ = load_repo(repo, source_workspace, lenient=True)
+    if loaded is None:
+        return {}
+    return {
+        f"{other}/{case.case_id}": case.case.input.user_prompt
+        for other, target in loaded.targets.items()
+        if other != target_id
+        for case in target.all_cases()
+    }
+
+
+def resolve_target(
+    repo: EvalRepo, target_id: str | None = None, case_ids: Iterable[str] = ()
+) -> LoadedTarget:
+    """The target `--target` names, else the repo's default, else the one target holding every
+    case `case_ids` names (case ids are unique across a repo: the upstream contract resolves a
+    run of a single case without naming its target)."""
+    chosen = target_id or repo.default_target_id or _target_of_cases(repo, case_ids)
     if chosen is None:
         names = ", ".join(sorted(repo.targets))
+        spread = _targets_of_cases(repo, case_ids)
+        if len(spread) > 1:
+            where = "; ".join(f"{t}: {', '.join(ids)}" for t, ids in sorted(spread.items()))
+            raise InputError(
+                f"the cases named belong to several targets ({where}): a run is of one"
+                " target; pass --target and its cases",
+                field="--case",
+            )
         raise InputError(f"several targets ({names}); pass --target or set default_target")
     target = repo.targets.get(chosen)
     if target is None:
@@ -77,7 +107,7 @@ def select_cases(
 ) -> Selection:
     """Deferred cases (upstream's `deferred-cases/`) run only when asked for: by
     `include_deferred`, or by naming their suite or case."""
-    target = resolve_target(repo, target_id)
+    target = resolve_target(repo, target_id, case_ids)
     chosen = target.target.target_id
     pool = {**target.deferred, **target.suites}
     if suite_ids:
@@ -121,6 +151,27 @@ def select_cases(
             )
         raise InputError(f"the selection of target {chosen!r} holds no cases")
     return Selection(target=target, suite_ids=suites, cases=cases, explicit_case_ids=list(case_ids))
+
+
+def _targets_of_cases(repo: EvalRepo, case_ids: Iterable[str]) -> dict[str, list[str]]:
+    """Each target holding some of `case_ids` (deferred cases too), with those ids."""
+    found: dict[str, list[str]] = {}
+    for case_id in dict.fromkeys(case_ids):
+        for target_id, target in repo.targets.items():
+            suites = [*target.suites.values(), *target.deferred.values()]
+            if any(case.case_id == case_id for suite in suites for case in suite.cases):
+                found.setdefault(target_id, []).append(case_id)
+    return found
+
+
+def _target_of_cases(repo: EvalRepo, case_ids: Iterable[str]) -> str | None:
+    """The one target holding every case `case_ids` names."""
+    wanted = list(dict.fromkeys(case_ids))
+    found = _targets_of_cases(repo, wanted)
+    if len(found) == 1:
+        ((target_id, ids),) = found.items()
+        return target_id if len(ids) == len(wanted) else None
+    return None
 
 
 def _case_hint(missing: list[str], known: Iterable[str]) -> str:

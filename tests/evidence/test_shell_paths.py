@@ -190,3 +190,33 @@ def test_awk_that_changes_its_arguments_is_opaque() -> None:
     analysis = analyze_command("awk 'BEGIN { ARGV[1] = \"/o/x\"; ARGC = 2 } { print }'", "/w")
     assert analysis.opaque
     assert analyze_command("awk -F/ '{ print $2 }' notes.txt", "/w").opaque == []
+
+
+@pytest.mark.parametrize(
+    "command,expected",
+    [
+        # A double-quoted program with quotes escaped inside (real skills, round 11: an agent's
+        # `python3 -c "...duckdb.sql(\"DESCRIBE ...\")"`): on `main` the backslashes stayed, the
+        # program did not parse and the command was opaque.
+        ('python3 -c "print(\\"hi\\")"', []),
+        (
+            'python3 -c "open(\\"/etc/passwd\\")"',
+            [("read", "/etc/passwd"), ("path", "/etc/passwd")],
+        ),
+        ('echo x > "a\\"b.txt"', [("write", '/w/ws/a"b.txt')]),
+        (
+            'cat "a\\$b" "a\\\\b" "a\\`b"',
+            [("read", "/w/ws/a$b"), ("read", "/w/ws/a\\b"), ("read", "/w/ws/a`b")],
+        ),
+        ('cat "a\\\nb"', [("read", "/w/ws/ab")]),  # a line continuation: both go
+        # before any other character the backslash is itself, as bash keeps it
+        ('cat "/etc/pa\\sswd" "n\\n"', [("read", "/etc/pa\\sswd"), ("read", "/w/ws/n\\n")]),
+        ("cat 'a\\\"b'", [("read", '/w/ws/a\\"b')]),  # single quotes: nothing escapes
+    ],
+)
+def test_a_double_quoted_words_escapes_are_removed_as_bash_removes_them(
+    command: str, expected: list[tuple[str, str]]
+) -> None:
+    analysis = analyze_command(command, WS)
+    assert not analysis.opaque, analysis.opaque
+    assert [(a.kind, a.path) for a in analysis.accesses] == expected

@@ -251,6 +251,36 @@ def test_stats_exclude_blocked_and_flag_flaky() -> None:
         ("hash -p /bin/echo python3; python3 s/new_migration.py x", "blocked"),
         ("shopt -s expand_aliases\nalias python3=echo\npython3 s/new_migration.py x", "blocked"),
         ("f() { echo ok; }; hash -r; python3 s/new_migration.py x", "pass"),
+        # red team, round 17: any name given another meaning by text the analysis does not
+        # read as definitions (a file or string run, a trap, bash's tables of names)
+        ("BASH_CMDS[python3]=/bin/true; python3 s/new_migration.py x", "blocked"),
+        ("BASH_CMDS=([python3]=/bin/true); python3 s/new_migration.py x", "blocked"),
+        ("declare -A BASH_CMDS=([python3]=/bin/true); python3 s/new_migration.py x", "blocked"),
+        ("read -r 'BASH_CMDS[python3]' <<< /bin/true; python3 s/new_migration.py x", "blocked"),
+        ("printf -v 'BASH_CMDS[python3]' /bin/true; python3 s/new_migration.py x", "blocked"),
+        ("mapfile -t BASH_ALIASES < a; python3 s/new_migration.py x", "blocked"),
+        (
+            "shopt -s expand_aliases\nBASH_ALIASES[python3]=true\npython3 s/new_migration.py x",
+            "blocked",
+        ),
+        ("declare -n r=BASH_CMDS; r[python3]=/bin/true; python3 s/new_migration.py x", "blocked"),
+        ("trap 'python3() { :; }' DEBUG; python3 s/new_migration.py x", "blocked"),
+        ("trap 'python3() { :; }' ERR; false; python3 s/new_migration.py x", "blocked"),
+        ("trap -- 'f() { :; }' USR1 EXIT; python3 s/new_migration.py x", "blocked"),
+        (". ./env.sh; python3 s/new_migration.py x", "blocked"),
+        ("source /dev/stdin <<< 'python3() { :; }'; python3 s/new_migration.py x", "blocked"),
+        ('eval "python3() { :; }"; python3 s/new_migration.py x', "blocked"),
+        ("enable -f ./b.so python3; python3 s/new_migration.py x", "blocked"),
+        ("command_not_found_handle() { :; }; python3 s/new_migration.py x", "blocked"),
+        ("f() { :; }; export -f f; bash -c 'f; python3 s/new_migration.py x'", "pass"),
+        ("python3() { :; }; export -f python3; bash -c 'python3 s/new_migration.py x'", "blocked"),
+        # look-alikes: text that gives no name another meaning
+        ("trap 'rm -f t' EXIT; python3 s/new_migration.py x", "pass"),
+        ("trap - DEBUG; trap -p; python3 s/new_migration.py x", "pass"),
+        ("printf '%s' \"$BASH_CMDS\"; python3 s/new_migration.py x", "pass"),
+        ("read -r line < f; printf -v out '%s' x; python3 s/new_migration.py x", "pass"),
+        ("echo source eval; python3 s/new_migration.py x", "pass"),
+        ("python3 s/new_migration.py x; . ./env.sh", "pass"),
     ],
 )
 def test_command_ran_needs_the_matched_program_to_run(command: str, expected: str) -> None:

@@ -793,3 +793,55 @@ def test_an_own_oom_score_is_a_violation_without_the_jail() -> None:
     assert _report([THREAD, *own], own_pid_namespace=False).verdict == "violation"
     child = [CHILD, _write(13, "/proc/20/oom_score_adj")]
     assert _report([THREAD, *child], own_pid_namespace=False).verdict == "violation"
+
+
+LOCK_MADE = 'openat(AT_FDCWD<{ws}>, "/dev/{name}.lock", O_RDWR|O_CREAT|O_EXCL|O_CLOEXEC, 0666) = 3</dev/{name}.lock>'
+LOCK_RENAMED = 'rename("/dev/{name}.lock", "/dev/{name}") = -1 EBUSY (Device or resource busy)'
+LOCK_REMOVED = 'unlink("/dev/{name}.lock") = 0'
+
+
+def _lock(*lines: str, name: str = "null") -> list[str]:
+    return [line.format(ws=WS, name=name) for line in lines]
+
+
+@pytest.mark.parametrize(
+    "syscalls,verdict",
+    [
+        # `git config --global user.name x` under Gemini CLI (`GIT_CONFIG_GLOBAL=/dev/null`): a
+        # violation on `main`
+        (_lock(LOCK_MADE, LOCK_RENAMED, LOCK_REMOVED), "contained"),
+        (_lock(LOCK_MADE, LOCK_REMOVED), "contained"),
+        # not made by the same process first: a reach for a file of the host's /dev
+        (_lock(LOCK_RENAMED), "violation"),
+        (_lock(LOCK_REMOVED), "violation"),
+        (["13 " + line for line in _lock(LOCK_MADE)] + _lock(LOCK_RENAMED), "violation"),
+        # a device only read (the allowlist's), a device the allowlist does not name
+        (_lock(LOCK_MADE, LOCK_REMOVED, name="urandom"), "violation"),
+        (_lock(LOCK_MADE, LOCK_REMOVED, name="sda"), "violation"),
+        # not beside a device: another folder of /dev, another suffix
+        ([f'openat(AT_FDCWD<{WS}>, "/dev/shm/null.lock", O_RDWR|O_CREAT, 0666) = 3'], "violation"),
+        ([f'openat(AT_FDCWD<{WS}>, "/dev/null.lck", O_RDWR|O_CREAT, 0666) = 3'], "violation"),
+    ],
+)
+def test_a_lock_file_beside_a_device_in_the_jails_dev(syscalls: list[str], verdict: str) -> None:
+    report = _report(syscalls, command="git config --global user.name Dev")
+    assert report.verdict == verdict, report.violations
+
+
+def test_a_lock_file_beside_a_device_without_the_jail_is_the_hosts_dev() -> None:
+    """Outside the jail `/dev` is the host's: a file made there stays a violation."""
+    log = [
+        '10 execve("/opt/codex/bin/codex", ["codex", "exec"], 0x7ffe /* 7 vars */) = 0',
+        "10 clone(child_stack=NULL, flags=CLONE_VM|CLONE_VFORK|SIGCHLD) = 11",
+        f'11 execve("{SANDBOX}", ["{SANDBOX}", "--command-cwd", "{WS}"], 0x7f /* 9 vars */) = 0',
+        "11 clone(child_stack=NULL, flags=SIGCHLD) = 12",
+        f'12 chdir("{WS}") = 0',
+        '12 execve("/bin/bash", ["/bin/bash", "-c", "git config --global user.name Dev"], 0x7f) = 0',
+        *("12 " + line for line in _lock(LOCK_MADE, LOCK_RENAMED, LOCK_REMOVED)),
+    ]
+    trace = parse_trace(log, CODEX_CALLS, start_cwd=WS)
+    evidence = SessionEvidence(session_path="s.jsonl", complete=True)
+    evidence.add("command_observed", 1, command="git config --global user.name Dev", call_id="c1")
+    clean = assess_isolation(evidence, Path(WS), record_violations=False)
+    report = assess_trace(trace, evidence, clean, Path(WS), (Path(TOOLS),), ())
+    assert report.verdict == "violation", report.violations

@@ -272,6 +272,9 @@ class Walker:
         # Command names this shell gave another meaning (a function, an alias, `hash -p`): a
         # later command by that name may not run the program it names.
         self.redefined: set[str] = set()
+        # Why any later command name may have another meaning (text this shell ran that the
+        # analysis did not read, a trap, the tables of names; red team 17), or None.
+        self.redefined_any: str | None = None
 
     # ------------------------------------------------------------------ the lexical path
     def lexical(self, program: list[LexicalPart]) -> None:
@@ -350,7 +353,7 @@ class Walker:
             parts = []
             for child in node.named_children:
                 if child.type == "string_content":
-                    parts.append(_text(child))
+                    parts.append(_unquote_double(_text(child)))
                 else:
                     part = self.value(child)
                     if part is None:
@@ -511,10 +514,13 @@ class Walker:
         self.result.copies.extend(inner.copies)
         for invocation in inner.invocations:
             # Nested code's exit status is this command's: its `&&` proof holds only at the tail.
+            # A nested shell inherits the functions this one exported (`export -f`).
             conditional = (
                 invocation.conditional
                 or self.conditional > 0
                 or (invocation.after_success and not self.tail)
+                or self.redefined_any is not None
+                or (bool(invocation.words) and invocation.words[0] in self.redefined)
             )
             after_success = not conditional and (invocation.after_success or self.after_success > 0)
             self.result.invocations.append(
@@ -667,6 +673,9 @@ class Walker:
             named = node.child_by_field_name("name")
             if named is not None:
                 self.redefined.add(_text(named))
+                if _text(named) == NOT_FOUND_HANDLER:
+                    # bash runs it in place of any command it does not find.
+                    self.redefined_any = f"defines {NOT_FOUND_HANDLER}"
         elif kind == "variable_assignment":
             self.assign(node, export=True)
         elif kind == "declaration_command":
@@ -720,6 +729,10 @@ class Walker:
         name_node = node.child_by_field_name("name")
         value_node = node.child_by_field_name("value")
         name = _text(name_node) if name_node is not None else ""
+        value_text = _text(value_node) if value_node is not None else ""
+        if _names_table(name) or _names_table(value_text):
+            # `BASH_CMDS[x]=/bin/true` (also through a reference, `declare -n r=BASH_CMDS`).
+            self.redefined_any = f"assigns {name}, a table of what command names run"
         if value_node is not None:
             for sub in [*_descendants(value_node), value_node]:
                 if sub.type in ("command_substitution", "process_substitution"):
@@ -1169,7 +1182,9 @@ class Walker:
             *(raw if raw is not None else text for raw, text in zip(args, texts, strict=True)),
         )
         # A name redefined here runs the definition, which may or may not call the program.
-        conditional = self.conditional > 0 or name in self.redefined
+        conditional = (
+            self.conditional > 0 or name in self.redefined or self.redefined_any is not None
+        )
         self.result.invocations.append(
             Invocation(
                 words,
@@ -1187,6 +1202,12 @@ class Walker:
             self.redefined.update(a.split("=", 1)[0] for a in args if a and "=" in a)
         elif name == "hash" and "-p" in args:
             self.redefined.update(a for a in args[args.index("-p") + 2 :] if a)
+        elif name in REDEFINE_ANY:
+            self.redefined_any = f"runs `{name}`, whose text may define any command name"
+        elif name == "trap" and _trap_runs_before(args):
+            self.redefined_any = "sets a trap, whose action runs between later commands"
+        elif name in _TABLE_WRITERS and _assigns_table(name, args):
+            self.redefined_any = f"`{name}` may assign a table of what command names run"
 
     def apply_handler(self, name: str, args: list[str | None], texts: list[str]) -> None:
         base = posixpath.basename(name)
@@ -1276,6 +1297,18 @@ _HEREDOC_PARTS = frozenset(
     {"heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content", "file_redirect"}
 )
 _ESCAPED = re.compile(r"\\.")  # an escaped character, never a glob
+# Inside double quotes a backslash escapes only `$`, a backtick, `"`, `\` and a line break (a
+# line continuation: both go); before anything else it is itself.
+_DOUBLE_QUOTED_ESCAPE = re.compile(r'\\([$`"\\\n])')
+
+
+def _unquote_double(text: str) -> str:
+    """The value of a double-quoted string's literal text (`"print(\\"a\\")"` is `print("a")`)."""
+    if "\\" not in text:
+        return text
+    return _DOUBLE_QUOTED_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
 _GLOB_CHAR = re.compile(r"[*?[]")  # a word without any of these cannot glob
 # An active pathname-expansion character (after `glob_text`): `*`, `?` or a bracket expression.
 _GLOB = re.compile(r"[*?]|\[[^]]*\]")
@@ -1378,3 +1411,58 @@ def _descendants(node: Node) -> list[Node]:
         found.append(current)
         stack.extend(current.named_children)
     return found
+
+
+# Builtins that run or load text the analysis does not read as definitions: after one, any
+# command name may be a function, an alias or a builtin of that text (a sourced file, an
+# `eval`'d string, `enable -f`'s shared object).
+REDEFINE_ANY = frozenset({"source", ".", "eval", "enable"})
+# bash's hook for a command it does not find: defined, any missing program "runs" and exits 0.
+NOT_FOUND_HANDLER = "command_not_found_handle"
+# The arrays bash looks command names up in: `BASH_CMDS` is the hash table (`hash -p`),
+# `BASH_ALIASES` the aliases.
+_NAME_TABLES = ("BASH_CMDS", "BASH_ALIASES")
+# Builtins that assign the variables their words name.
+_TABLE_WRITERS = frozenset(
+    {
+        "read",
+        "printf",
+        "mapfile",
+        "readarray",
+        "declare",
+        "typeset",
+        "local",
+        "export",
+        "readonly",
+    }
+)
+# Signals whose trap never runs between two commands of this shell: its exit.
+_AT_EXIT = frozenset({"EXIT", "0", "SIGEXIT"})
+
+
+def _names_table(text: str) -> bool:
+    return any(table in text for table in _NAME_TABLES)
+
+
+def _assigns_table(name: str, args: list[str | None]) -> bool:
+    """Whether a builtin that assigns variables may assign a table of names (`read
+    BASH_CMDS[x]`, `printf -v BASH_CMDS[x] ...`, `mapfile BASH_ALIASES`): a name it is given
+    holds one, or cannot be read. Only `printf -v` assigns: its other words are its output."""
+    if name == "printf":
+        named = args[args.index("-v") + 1 : args.index("-v") + 2] if "-v" in args else []
+    else:
+        named = [a for a in args if a is None or not a.startswith("-")]
+    return any(a is None or _names_table(a) for a in named)
+
+
+def _trap_runs_before(args: list[str | None]) -> bool:
+    """Whether `trap ARGS` sets an action that may run before a later command (`DEBUG` runs
+    before each one, `ERR` after a failure, a signal when one is sent): anything but listing,
+    resetting (`-`, an empty action) or the exit."""
+    words = [a for a in args if a != "--"]
+    if not words or words[0] in ("-l", "-p"):
+        return False
+    action, signals = words[0], words[1:]
+    if action in ("-", "") or not signals:
+        return False
+    return any(s is None or s.upper() not in _AT_EXIT for s in signals)

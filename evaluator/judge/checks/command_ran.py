@@ -28,7 +28,12 @@ from evaluator.judge.checks.program_match import (
     swapped_in_call,
 )
 from evaluator.judge.checks.registry import register_check
-from evaluator.judge.checks.trace_proof import UNKNOWN_NO_TRACE, TraceProof, invocation_proof
+from evaluator.judge.checks.trace_proof import (
+    UNKNOWN_NO_TRACE,
+    TraceProof,
+    invocation_proof,
+    startup_proof,
+)
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 from evaluator.patterns import Pattern, compile_pattern
 from evaluator.vocabulary import BlockedBy
@@ -117,7 +122,8 @@ def command_hits(
         # `run_in_background`, a Codex exec still running) shows no run by its text: the
         # command may still have been waiting, or been killed, when the agent ended.
         detached = record.call_id in context.evidence.detached_calls
-        if not detached and any(i.surely_ran(record.exit_code) for i in running):
+        startup = context.agents_startup(record)
+        if not detached and not startup and any(i.surely_ran(record.exit_code) for i in running):
             hits.ran.append(_Run(record))
             continue
         if not running:
@@ -125,6 +131,9 @@ def command_hits(
             continue
         call = context.traced_call(record)
         proof = trace_verdict([invocation_proof(i, call, mentions) for i in running])
+        if startup:
+            proof = startup_proof(proof, startup, call)
+            hits.by_form.add(record.id)
         if proof.finding == "ran":
             hits.ran.append(_Run(record, proof))
         elif proof.finding == "killed":
@@ -207,7 +216,8 @@ def _by_text(check: CommandRanCheck, context: JudgeContext, found: CommandHits) 
             return blocked(
                 KIND,
                 f"a command matching /{check.pattern}/ may not have run (after `||` or a"
-                f" failed `&&`, in a branch, a loop or the background){why}: {record.command}",
+                " failed `&&`, in a branch, a loop or the background, or after text that may"
+                f" give its name another meaning){why}: {record.command}",
                 [context.ref(r) for r, _ in found.maybe],
                 by=found.unsure_by([r for r, _ in found.maybe]),
             )

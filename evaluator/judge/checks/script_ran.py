@@ -28,6 +28,7 @@ from evaluator.judge.checks.trace_proof import (
     TraceProof,
     invocation_proof,
     script_proof,
+    startup_proof,
 )
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 from evaluator.patterns import Pattern, compile_pattern
@@ -81,7 +82,8 @@ def _ran_with(
         return without is not None and without.search(" ".join(words)) is not None
 
     running = [i for i in invocations if runs_program(pattern, i) and not ruled_out(i.words)]
-    if any(i.surely_ran(command.exit_code) for i in running):
+    startup = context.agents_startup(command)
+    if not startup and any(i.surely_ran(command.exit_code) for i in running):
         return "ran", None
     if not running:
         return None, None
@@ -92,6 +94,8 @@ def _ran_with(
 
     call = context.traced_call(command)
     proof = trace_verdict([invocation_proof(i, call, mentions) for i in running])
+    if startup:
+        proof = startup_proof(proof, startup, call)
     if proof.finding == "ran":
         return "ran", proof
     return ("maybe" if proof.finding in ("unknown", "killed") else None), proof
@@ -144,14 +148,21 @@ def _surely_ran(record: EvidenceRecord, context: JudgeContext) -> bool:
     command, running = _runners(record, context)
     if command is None:
         return True
+    if context.agents_startup(command):
+        # Its shell first read a start-up file the attempt wrote: the interpreter named may
+        # be the agent's function or program (red team 17); only the trace can tell.
+        return False
     return not running or any(i.surely_ran(command.exit_code) for i in running)
 
 
 def _trace_proof(record: EvidenceRecord, context: JudgeContext) -> TraceProof:
     """What the trace shows of a script run the shell text cannot prove."""
     assert record.path is not None
-    _, running = _runners(record, context)
-    return script_proof(record.path, running, context.traced_call(record))
+    command, running = _runners(record, context)
+    call = context.traced_call(record)
+    proof = script_proof(record.path, running, call)
+    startup = context.agents_startup(command) if command is not None else ()
+    return startup_proof(proof, startup, call) if startup else proof
 
 
 def _finding(proof: TraceProof | None) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evaluator.evidence.shell.results import Invocation
-from evaluator.evidence.traced import ExecutedProgram, TracedCall
+from evaluator.evidence.traced import ExecutedProgram, TracedCall, python_startup
 
 Finding = Literal["ran", "killed", "never", "unknown"]
 
@@ -129,3 +129,34 @@ def script_proof(path: str, invocations: list[Invocation], call: TracedCall | No
     ]
     never = path not in call.paths and not any(p.names(path) for p in call.programs)
     return _decide(found, path, never)
+
+
+def startup_proof(
+    proof: TraceProof, startup: tuple[str, ...], call: TracedCall | None
+) -> TraceProof:
+    """The trace's proof for a call whose shell first read start-up files the attempt wrote:
+    a program found then by its name in a file the attempt wrote (a `PATH` of its own) is the
+    agent's program, not the one named; anything the trace cannot tell says why."""
+    read = f"it first read {', '.join(startup)}, which the attempt wrote"
+    if proof.finding == "ran" and any(python_startup(path) for path in startup):
+        # The interpreter ran the agent's module before its script, in its own process: its
+        # exit says nothing of the script (`os._exit(0)` there, and the script never runs).
+        return TraceProof(
+            "unknown",
+            f"{read}: Python runs that module at start, inside the process that ran"
+            f" `{' '.join(proof.program.argv) if proof.program else '?'}`, so its exit does"
+            " not show what ran after",
+        )
+    if proof.finding == "ran" and proof.program is not None and call is not None:
+        if proof.program.path in call.attempt_written:
+            return TraceProof(
+                "unknown",
+                f"{read}, and the program that ran is {proof.program.path}, a file the attempt"
+                " wrote",
+            )
+        return proof
+    return TraceProof(
+        proof.finding,
+        f"{read} (a name there may not be the program it names); {proof.reason}",
+        proof.program,
+    )

@@ -153,12 +153,18 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
             )
             why = fetched.unseen if unproven is None else f"{fetched.unseen}; {unproven}"
             found.unseen.append((record, why, inline))
+        # A start-up file the attempt wrote, read by the call's shell, may define the fetcher's
+        # name as the agent's own (red team 17), as a line that redefines it does.
+        startup = context.agents_startup(record)
+        shadowed = fetched.shadowed or (
+            f"it first read {', '.join(startup)}, which the attempt wrote" if startup else None
+        )
         for invocation, urls in fetched.fetches:
             urls = [u for u in urls if _matches(check, u)]
             if not urls:
                 continue
             via = invocation.words[0]
-            if invocation.surely_ran(record.exit_code) and fetched.shadowed is None:
+            if invocation.surely_ran(record.exit_code) and shadowed is None:
                 found.sure.append(_Fetch(urls[0], record, via))
                 continue
 
@@ -168,15 +174,11 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
             proof = trace_verdict(
                 [invocation_proof(invocation, context.traced_call(record), mentions)]
             )
-            by_form = (
-                invocation.conditional
-                or record.exit_code is not None
-                or fetched.shadowed is not None
-            )
+            by_form = invocation.conditional or record.exit_code is not None or shadowed is not None
             fetch = _Fetch(urls[0], record, f"{via} ({proof.reason})", by_form)
             # Under another name's shadow only the fetcher's own file proves the fetch.
             genuine = proof.program is None or proof.program.path.startswith(SYSTEM_BIN)
-            if proof.finding == "ran" and (fetched.shadowed is None or genuine):
+            if proof.finding == "ran" and (shadowed is None or genuine):
                 found.sure.append(fetch)
             elif proof.finding != "never":
                 # killed or unknown: it may have sent the request
