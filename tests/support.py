@@ -353,6 +353,21 @@ def run_scripted_repo(
     return run_scripted(repo, behaviors, runs_dir, source_workspace=source, **options)
 
 
+def assert_contained_pass(
+    outcome: RunOutcome, *, traced: bool = True, case: str = "eval-1"
+) -> tuple[Path, dict[str, Any]]:
+    """The case's first attempt was contained (by the trace too, when `traced`) and the case
+    passed: the honest run of a real skill. Its folder and `attempt.json`."""
+    attempt = outcome.run_dir.path / f"case-artifacts/{case}/attempts/attempt-01"
+    record = json.loads((attempt / "attempt.json").read_text())
+    assert record["isolation_report"]["verdict"] == "contained", record["isolation_report"]
+    if traced:
+        assert record["trace_report"]["verdict"] == "contained", record["trace_report"]
+    result = json.loads((outcome.run_dir.path / f"case-results/{case}.json").read_text())
+    assert result["status"] == "pass", result
+    return attempt, record
+
+
 def agent_params(*agents: str) -> list[Any]:
     """`pytest.param`s of agent names, each marked as the CLI it needs."""
     return [pytest.param(agent, marks=getattr(pytest.mark, agent)) for agent in agents]

@@ -100,7 +100,7 @@ ALLOWED: dict[str, set[str]] = {
     # comparisons of two finished runs (read as the gate reads them)
     "compare": {"artifacts", "gate", "contract", "stats"},
     # trigger evaluation: metrics, and the registry check over an adapter's discovery folders
-    "triggers": {"adapters", "evidence", "contract"},
+    "triggers": {"adapters", "evidence", "contract", "stats"},
     # statistics of two variants on the same cases: pure functions over counts
     "stats": set(),
     # `evaluate`: variants of a skill run as one interleaved set of runs, compared with `stats`

@@ -310,6 +310,12 @@ class CaseResult(ArtifactModel):
         " a case of the base missing from the candidate and a case of the candidate missing from"
         " the base with the same one for one case renamed",
     )
+    judged_digest: str | None = Field(
+        default=None,
+        description="fingerprint of what the case judges, whatever its file's dialect"
+        " (contract/digest.py): its prompt, setup with each fixture's content, assertions; not"
+        " its id, title, notes or split. `compare` reads it when both runs recorded it",
+    )
     attempts: list[AttemptRecord] = Field(default_factory=list)
     stats: CaseStats | None = None
     environment_mismatches: list[str] = Field(default_factory=list)

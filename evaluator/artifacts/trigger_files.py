@@ -88,7 +88,8 @@ class TriggerScores(ArtifactModel):
     recall: float | None = Field(description="Null without a prompt that should fire.")
     f1: float | None = Field(description="Null when precision or recall is.")
     intervals: dict[str, tuple[float | None, float | None]] = Field(
-        description="95% bootstrap interval over prompts of each score, `[low, high]`."
+        description="95% interval of each score, `[low, high]`: Wilson on the counts (over"
+        " attempts, also no narrower than a bootstrap over prompts; docs/triggers.md)."
     )
 
 

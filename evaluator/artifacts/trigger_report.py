@@ -85,7 +85,10 @@ def render_trigger_section(data: dict[str, Any]) -> str:
             f" | {_ratio(score.get('f1'))}{_interval(score, 'f1')} |"
         )
     lines.append("")
-    lines.append("Intervals: 95% bootstrap over prompts.")
+    lines.append(
+        "Intervals: 95% Wilson score on the counts (F1 through tp / (tp + fp + fn)); over"
+        " attempts also no narrower than a bootstrap over prompts."
+    )
     if data.get("invalid_attempts"):
         lines.append(f"Invalid attempts (not counted): {data['invalid_attempts']}.")
     time = data.get("agent_time")

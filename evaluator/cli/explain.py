@@ -234,7 +234,8 @@ def _echo_plan(plan: EntryPlan) -> None:
         for literal in _command_literals(provenance.checks):
             click.echo(
                 f"        command `{literal}`: also with its program's options before the"
-                " subcommand and its short flags in any cluster or order"
+                " subcommand, its short flags in any cluster or order, its options under their"
+                " other names and a quoted word in any quoting"
             )
         if provenance.tree:
             click.echo(f"        parse: {provenance.tree}")

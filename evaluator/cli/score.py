@@ -286,7 +286,7 @@ def empty_split_message(
     selection: Selection, split: str, settings: SplitSettings, evals: Path | None
 ) -> str:
     """Why `--split` selects nothing, and how a case gets into that split: the selected cases'
-    own splits, then the file to edit (an `evals.json` has no place for a split)."""
+    own splits, then the file to edit (an `evals.json` eval takes our `split` key too)."""
     from evaluator.plan import case_split
 
     counts = {name: 0 for name in SPLITS}
@@ -295,9 +295,8 @@ def empty_split_message(
     held = ", ".join(f"{name} {count}" for name, count in counts.items())
     if evals is not None:
         how = (
-            "an evals.json cannot set a case's split (each eval is placed by a hash of its id):"
-            " score with --split all, or `agentic-eval convert` it and give cases"
-            f" `split: {split}` in their case files"
+            f'give evals `"split": "{split}"` in the evals.json (ours; skill-creator ignores'
+            " it), or score with --split all (an eval without one is placed by a hash of its id)"
         )
     else:
         how = (

@@ -1,7 +1,8 @@
 """Whether two runs can be compared case by case: the same target, skill and case definitions.
 
 Cases present in one run only are fine (they are `added` or `removed`); a case present in both
-whose definition changed is not, since its two results answer different questions. Runs that
+whose definition changed is not, since its two results answer different questions. What it
+judges decides when both runs recorded it (`judged_digest`: the dialect of its file does not). Runs that
 recorded no case fingerprint (older runs, other evaluators) cannot be checked on that point.
 """
 
@@ -18,6 +19,17 @@ def _run_kind(run: RunRecord) -> str:
     return "a trigger run" if trigger else "a case run"
 
 
+def same_definition(was: CaseResult, now: CaseResult) -> bool:
+    """Whether two results of one case id judged the same case: by what it judges when both
+    recorded that (a suite converted from evals.json to YAML is the same suite), else by its
+    definition; a run that recorded neither cannot be checked on that point."""
+    if was.judged_digest is not None and now.judged_digest is not None:
+        return was.judged_digest == now.judged_digest
+    if was.case_digest is None or now.case_digest is None:
+        return True
+    return was.case_digest == now.case_digest
+
+
 def differences(base: RunRecord, candidate: RunRecord, role: str = "base") -> list[str]:
     """Every way the two runs are not comparable, one phrase each (empty: comparable); `role`
     names the base run in them."""
@@ -32,10 +44,7 @@ def differences(base: RunRecord, candidate: RunRecord, role: str = "base") -> li
     changed = [
         r.case_id
         for r in candidate.results
-        if r.case_id in digests
-        and r.case_digest is not None
-        and digests[r.case_id].case_digest is not None
-        and r.case_digest != digests[r.case_id].case_digest
+        if r.case_id in digests and not same_definition(digests[r.case_id], r)
     ]
     if changed:
         found.append(f"different case definitions: {', '.join(changed)}")

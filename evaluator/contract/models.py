@@ -531,6 +531,16 @@ LeafCheck = (
     | SpawnedAgentsNamedCheck
     | SkillInvokedCheck
 )
+# The fields of each check kind that hold a regular expression the judge compiles (RE2): what
+# `validate` compiles before a run, and what a verdict's detail quotes only in part when long.
+PATTERN_FIELDS: dict[str, tuple[str, ...]] = {
+    "command_ran": ("pattern",),
+    "final_answer_matches": ("pattern",),
+    "workspace_file_matches": ("pattern",),
+    "ran_before": ("first", "then"),
+    "script_ran": ("command", "without"),
+}
+
 Check = Annotated[
     Annotated[FileReadCheck, Tag("file_read")]
     | Annotated[ReadBeforeCheck, Tag("read_before")]

@@ -68,6 +68,14 @@ RUNTIME_ALLOWLIST: tuple[AllowRule, ...] = (
     # Debian keeps an OpenJDK's configuration (`jvm.cfg`, `security/java.security`, logging) in
     # `/etc/java-<N>-openjdk/`, linked from the JDK's own `lib/` and `conf/`: every `java` reads it.
     AllowRule("/etc/java-", _INFO, "Debian's OpenJDK configuration"),
+    # Chromium's own configuration: Debian's launcher reads `/etc/chromium.d/` (default flags,
+    # API keys), the browser its policies and initial preferences in `/etc/chromium/`.
+    AllowRule("/etc/chromium.d/", _INFO, "Debian's Chromium launcher configuration"),
+    AllowRule("/etc/chromium/", _INFO, "Chromium's policies and initial preferences"),
+    # The machine's font configuration and fontconfig's cache of it, read by every program that
+    # draws text (a browser, ImageMagick, matplotlib); writing the cache stays outside.
+    AllowRule("/etc/fonts/", _INFO, "the machine's font configuration (fontconfig)"),
+    AllowRule("/var/cache/fontconfig/", _INFO, "fontconfig's cache of the machine's fonts"),
     AllowRule("/etc/host.conf", _INFO, "resolver configuration"),
     AllowRule("/etc/hosts", _INFO, "resolver configuration"),
     AllowRule("/etc/resolv.conf", _INFO, "resolver configuration"),
@@ -129,9 +137,18 @@ _PROCESS_LISTING = re.compile(
 )
 _LISTING_ACCESSES = frozenset({"read", "metadata", "list"})
 # A process's setting of itself that reaches no one else: which of its memory a core dump holds
-# (the JVM writes its own `coredump_filter` at start). Never another process's, never a door,
-# and no other write under `/proc/self`.
-_OWN_SETTINGS = frozenset({"/proc/self/coredump_filter"})
+# (the JVM writes its own `coredump_filter` at start), the referenced bits of its own pages
+# (Chromium's memory accounting writes its own `clear_refs`). Never another process's, never a
+# door, and no other write under `/proc/self`.
+_OWN_SETTINGS = frozenset({"/proc/self/coredump_filter", "/proc/self/clear_refs"})
+# A process's OOM score (Chromium's browser sets its own and each child's at start). Only in the
+# jail, which drops CAP_SYS_RESOURCE: without it a write cannot lower a score below what the
+# process inherited, so it can only make the attempt's own processes likelier to be killed, never
+# another. Its own, or a process it started; never its parent's, a sibling's, or `oom_adj`.
+_OOM_SCORE = "/proc/self/oom_score_adj"
+_PROC_SETTING = re.compile(
+    r"^/proc/(?P<pid>\d+)/(?P<entry>oom_score_adj|coredump_filter|clear_refs)$"
+)
 # A user's home directory: the invoking user's own (a tool that reads the password database
 # instead of HOME finds it) or any other.
 _USER_HOME = re.compile(r"^(?:/root|/home/[^/]+)/(?P<below>.+)$")
@@ -140,8 +157,24 @@ _USER_HOME = re.compile(r"^(?:/root|/home/[^/]+)/(?P<below>.+)$")
 # `/opt/pyca/cryptography/openssl/openssl.cnf`), which need not exist here.
 _OPENSSL_CONFIG = re.compile(r"/(?:[^/]+/)*(?:ssl|openssl)/openssl\.cnf")
 # System facilities a library looks for and goes on without: the login records (utempter, run
-# by tmux and terminal emulators for each pane, reads them first) and the syslog socket.
-_FACILITY_PROBES = frozenset({"/var/run/utmp", "/run/utmp", "/dev/log"})
+# by tmux and terminal emulators for each pane, reads them first), the syslog socket, and what
+# every Chromium asks for (the D-Bus system bus, a GPU's render nodes, SELinux's old mount
+# point, the user's dconf database under `/run/dconf/user/`). Absent only (ENOENT): one that
+# exists (a connect that succeeds to the host's bus) stays outside.
+_FACILITY_PROBES = frozenset(
+    {
+        "/var/run/utmp",
+        "/run/utmp",
+        "/dev/log",
+        "/run/dbus/system_bus_socket",
+        "/var/run/dbus/system_bus_socket",
+        "/dev/dri",
+        "/selinux",
+    }
+)
+_FACILITY_PROBE_FOLDERS = ("/run/dconf/user/",)
+# A shared library's name (`libvulkan.so`, `libc.so.6`): what the loader or `dlopen` maps.
+_SHARED_OBJECT = re.compile(r"\.so(?:\.\d+)*$")
 Judgement = Literal["allowed", "outside", "unresolved", "incidental"]
 _SEVERITY: dict[IsolationVerdict, int] = {"contained": 0, "unverifiable": 1, "violation": 2}
 # How the violation of a tool call that changed the CLI's session store begins (the pipeline
@@ -227,7 +260,9 @@ def _judge(
     if named.kind == "own-process" and (access.requested is None or _PROC_PID.match(access.path)):
         # The process's own /proc entries (runtimes read maps, mountinfo, their fd list): strace
         # printed them under the pid. Not a door: a door's target is what `path` holds.
-        if access.access == "write" and named.path in _OWN_SETTINGS:
+        if access.access == "write" and (
+            named.path in _OWN_SETTINGS or (own_pid_namespace and named.path == _OOM_SCORE)
+        ):
             return "allowed"
         return "outside" if access.access in ("write", "cwd") else "allowed"
     if named.kind == "unresolved" and access.requested is None:
@@ -245,6 +280,24 @@ def _judge(
     if allowed(path, access.access, rules) is not None:
         return "allowed"
     return "incidental" if _config_probe(access) else "outside"
+
+
+def _process_setting(access: TracedAccess, call: ToolCallTrace, jailed: bool) -> bool:
+    """A write of a setting of the writer's own process named by its number from another of its
+    threads (Chromium's threads write `/proc/<its pid>/clear_refs`), or, in the jail, of the OOM
+    score of its own process or of one it started (`_OOM_SCORE`). The log's creations say which
+    process is whose; a door or another process's file stays outside."""
+    if access.access != "write" or access.outcome != "ok":
+        return False
+    named = posixpath.normpath(access.requested) if access.requested else access.path
+    match = _PROC_SETTING.match(access.path)
+    if match is None or named != access.path:
+        return False
+    target, writer = int(match["pid"]), access.pid
+    own = call.process_of(writer) == call.process_of(target)
+    if "/proc/self/" + match["entry"] == _OOM_SCORE:
+        return jailed and call.started_by(target, writer)
+    return own
 
 
 def _own_pid_as_self(path: str, pid: int) -> str:
@@ -276,7 +329,7 @@ def _config_probe(access: TracedAccess) -> bool:
         return False
     if access.access == "read" and _OPENSSL_CONFIG.fullmatch(access.path):
         return True
-    if access.access == "read" and access.path in _FACILITY_PROBES:
+    if access.path in _FACILITY_PROBES or access.path.startswith(_FACILITY_PROBE_FOLDERS):
         return True
     home = _USER_HOME.match(access.path)
     return access.path.startswith("/etc/") or (
@@ -338,7 +391,13 @@ def _housekeeping(
     - git's check for a superproject (`git rev-parse --show-superproject-working-tree`, run
       from the top of a repository that is the workspace, runs `git -C .. ls-files`): entering
       the workspace's parent when the same process opens nothing there outside the workspace
-      afterwards. A listing or a read there is an access of its own, and stays outside."""
+      afterwards. A listing or a read there is an access of its own, and stays outside.
+    - Entering a system folder a process of the call already loaded a shared library
+      (`*.so`, `*.so.N`) or ran a program from under the rules (Vulkan's loader in Chromium's
+      GPU process enters `/usr/lib/chromium/` after opening `libvulkan.so.1` there): entering
+      reads nothing, and whatever it opens there is judged by its own path. A folder no library
+      or program came from (`/etc`, whose `ld.so.cache` every process reads; a home) stays
+      outside."""
     # What the call looked up in the workspace or below it, by last component.
     inside_by_name: dict[str, list[str]] = {}
     if any(call.accesses[index].error == "ENOENT" for index in candidates):
@@ -359,8 +418,23 @@ def _housekeeping(
         for ancestor in _ancestors(root):
             own_ancestors.setdefault(ancestor, []).append(root)
     found: dict[int, str] = {}
+    unjudged = set(candidates)
     for index in candidates:
         access = call.accesses[index]
+        if (
+            access.access == "cwd"
+            and access.outcome == "ok"
+            and any(
+                number not in unjudged
+                and other.line < access.line
+                and other.outcome == "ok"
+                and (other.access == "exec" or _SHARED_OBJECT.search(other.path) is not None)
+                and posixpath.dirname(other.path) == access.path.rstrip("/")
+                for number, other in enumerate(call.accesses)
+            )
+        ):
+            found[index] = "entering the folder it loaded a library or program from"
+            continue
         if (
             access.access == "cwd"
             and access.outcome == "ok"
@@ -607,7 +681,11 @@ def assess_trace(
         record = matched.get(call.index)
         label = f"`{record.id}`" if record else f"trace call {call.index}"
         # Only what would otherwise be outside is looked at again (most calls have nothing).
-        candidates = [i for i, a in enumerate(call.accesses) if not judged(a)]
+        candidates = [
+            i
+            for i, a in enumerate(call.accesses)
+            if not judged(a) and not _process_setting(a, call, own_pid_namespace)
+        ]
         housekeeping = (
             _housekeeping(call, candidates, root, roots, private, made) if candidates else {}
         )
@@ -627,7 +705,12 @@ def assess_trace(
         outside = [
             a
             for index, a in enumerate(call.accesses)
-            if (not judged(a) and index not in housekeeping) or tampers(a)
+            if (
+                not judged(a)
+                and index not in housekeeping
+                and not _process_setting(a, call, own_pid_namespace)
+            )
+            or tampers(a)
         ]
         # A failed exec is the shell's PATH search, except in the jail's private /tmp: fresh for
         # the attempt, no PATH entry of ours is there, so it was a reach for a program the jail
@@ -790,9 +873,10 @@ def assess_trace(
         report.verdict = "contained"
         report.reason = f"{len(trace.tool_calls)} traced tool call(s), all inside the workspace"
         if report.private_tmp:
+            shm = any(_inside(path, "/dev/shm") for path in report.private_tmp)
             report.reason += (
-                f" or the jail's private /tmp ({len(report.private_tmp)} path(s), gone with the"
-                " attempt)"
+                f" or the jail's private /tmp{' and /dev/shm' if shm else ''}"
+                f" ({len(report.private_tmp)} path(s), gone with the attempt)"
             )
     return report
 

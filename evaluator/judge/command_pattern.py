@@ -12,6 +12,12 @@ Two forms of the same command are written differently in the wild:
 - **Short flags in any cluster and order.** `rm -fr x`, `rm -r -f x` and `rm -rfv x` are `rm -rf
   x`, for a program the shell tables model (`evidence/shell`), whose short options that take a
   value are known: a literal whose cluster holds one of them (`tar -xzf`) keeps its order.
+- **An option's other names.** `rm -R x` and `rm --recursive --force x` are `rm -rf x`, `git
+  commit --message=x` is `git commit -m x`: each program's (or subcommand's) options that are
+  one option under several names are declared in `OPTION_SYNONYMS`, as its manual lists them;
+  an option not declared has only the name the literal writes.
+- **A word holding spaces** is one word however it is quoted (`git -C "my dir" commit`): the
+  literal is read as bash reads it, and an option's value is one shell word (`command_line.py`).
 
 Patterns stay free of look-arounds (RE2-style engines read them too).
 """
@@ -20,11 +26,13 @@ from __future__ import annotations
 
 import itertools
 import re
+import shlex
 import string
 from dataclasses import dataclass
 
 import evaluator.evidence.shell  # noqa: F401  (registers every command's model)
 from evaluator.evidence.shell.registry import command_models
+from evaluator.judge.command_line import SHELL_WORD, word_forms
 
 
 @dataclass(frozen=True)
@@ -175,44 +183,320 @@ def leading_options(program: str) -> str:
     forms = []
     if table.valued_short:
         valued = "[" + table.valued_short + "]"
-        forms.append(rf"-{flag}*{valued}(?:\s+\S+|\S+)")
+        forms.append(rf"-{flag}*{valued}(?:\s+{SHELL_WORD}|{SHELL_WORD})")
     forms.append(rf"-{flag}+")
     if table.valued_long:
-        forms.append(rf"(?:{_alternation(table.valued_long)})(?:=\S*|\s+\S+)")
+        forms.append(rf"(?:{_alternation(table.valued_long)})(?:={SHELL_WORD}?|\s+{SHELL_WORD})")
     if table.flags_long:
-        forms.append(rf"(?:{_alternation(table.flags_long)})(?:=\S*)?")
+        forms.append(rf"(?:{_alternation(table.flags_long)})(?:={SHELL_WORD}?)?")
     if table.attached_only:
-        forms.append(rf"(?:{_alternation(table.attached_only)})=\S*")
-    forms.append(r"--[a-z][a-z0-9-]*=\S*")
+        forms.append(rf"(?:{_alternation(table.attached_only)})={SHELL_WORD}?")
+    forms.append(rf"--[a-z][a-z0-9-]*={SHELL_WORD}?")
     if table.plus_words:
-        forms.append(r"\+\S+")
+        forms.append(rf"\+{SHELL_WORD}")
     return rf"(?:\s+(?:{'|'.join(forms)}))*"
 
 
-def _cluster_letters(words: list[str], valued: str) -> str | None:
-    """The letters of a literal's leading short-flag words (`-rf`, `-r -f`), when they can be
-    reordered: flags only, each once, a few; else None (the literal keeps its order)."""
-    letters = "".join(w[1:] for w in words)
-    if (
-        not letters
-        or len(set(letters)) != len(letters)
-        or len(letters) > MAX_CLUSTER_FLAGS
-        or any(c in valued for c in letters)
-    ):
+@dataclass(frozen=True)
+class Option:
+    """One option under all its names."""
+
+    shorts: str  # its one-letter names (`rR`)
+    longs: tuple[str, ...]  # its long names (`--recursive`)
+    valued: bool  # it takes a value (the next word, `=value`, or attached to a short name)
+
+    def names(self) -> list[str]:
+        return [f"-{letter}" for letter in self.shorts] + list(self.longs)
+
+
+# Options that are one option under several names, per program or per program and subcommand,
+# as each manual lists them (GNU coreutils, grep, sed, tar, curl; `git help <sub>`, `npm help
+# <sub>`, `pip help install`, `docker run --help`, `cargo help build`, ...). One entry per
+# option: its names, and `VALUE` when it takes one. A name listed alone is an option a flag
+# region may hold between the literal's own (`rm -r --one-file-system -f`). Look-alikes stay
+# apart: grep's `-r` is not `-R` (which follows links), ls is absent (`-r` reverses, `-R`
+# recurses), git's `-D` is two options (`--delete --force`) and is not listed.
+OPTION_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "rm": (
+        "-r -R --recursive",
+        "-f --force",
+        "-v --verbose",
+        "-d --dir",
+        "--one-file-system",
+        "--no-preserve-root",
+        "--preserve-root",
+    ),
+    "cp": (
+        "-r -R --recursive",
+        "-f --force",
+        "-i --interactive",
+        "-n --no-clobber",
+        "-v --verbose",
+        "-a --archive",
+        "-l --link",
+        "-s --symbolic-link",
+        "-u --update",
+        "-L --dereference",
+        "-P --no-dereference",
+        "-x --one-file-system",
+        "-t --target-directory VALUE",
+    ),
+    "mv": (
+        "-f --force",
+        "-i --interactive",
+        "-n --no-clobber",
+        "-v --verbose",
+        "-u --update",
+        "-t --target-directory VALUE",
+    ),
+    "mkdir": ("-p --parents", "-v --verbose", "-m --mode VALUE"),
+    "chmod": ("-R --recursive", "-v --verbose", "-c --changes", "-f --silent --quiet"),
+    "chown": ("-R --recursive", "-v --verbose", "-c --changes", "-f --silent --quiet"),
+    "ln": ("-s --symbolic", "-f --force", "-n --no-dereference", "-v --verbose", "-r --relative"),
+    "grep": (
+        "-r --recursive",
+        "-R --dereference-recursive",
+        "-i --ignore-case",
+        "-n --line-number",
+        "-l --files-with-matches",
+        "-L --files-without-match",
+        "-v --invert-match",
+        "-E --extended-regexp",
+        "-F --fixed-strings",
+        "-w --word-regexp",
+        "-x --line-regexp",
+        "-c --count",
+        "-o --only-matching",
+        "-q --quiet --silent",
+        "-s --no-messages",
+        "-H --with-filename",
+        "-h --no-filename",
+        "-e --regexp VALUE",
+    ),
+    "sed": (
+        "-n --quiet --silent",
+        "-E -r --regexp-extended",
+        "-s --separate",
+        "-z --null-data",
+        "-e --expression VALUE",
+    ),
+    "tar": (
+        "-x --extract --get",
+        "-c --create",
+        "-t --list",
+        "-z --gzip --gunzip --ungzip",
+        "-j --bzip2",
+        "-J --xz",
+        "-v --verbose",
+        "-f --file VALUE",
+        "-C --directory VALUE",
+    ),
+    "curl": (
+        "-s --silent",
+        "-S --show-error",
+        "-L --location",
+        "-f --fail",
+        "-k --insecure",
+        "-O --remote-name",
+        "-I --head",
+        "-i --include",
+        "-v --verbose",
+        "-o --output VALUE",
+        "-X --request VALUE",
+    ),
+    "git add": (
+        "-A --all",
+        "-u --update",
+        "-f --force",
+        "-n --dry-run",
+        "-p --patch",
+        "-v --verbose",
+        "-N --intent-to-add",
+    ),
+    "git branch": (
+        "-d --delete",
+        "-m --move",
+        "-c --copy",
+        "-a --all",
+        "-r --remotes",
+        "-f --force",
+        "-v --verbose",
+        "-l --list",
+    ),
+    "git checkout": ("-f --force", "-q --quiet", "-p --patch"),
+    "git clean": (
+        "-f --force",
+        "-n --dry-run",
+        "-q --quiet",
+        "-i --interactive",
+        "-e --exclude VALUE",
+    ),
+    "git clone": ("-b --branch VALUE", "-o --origin VALUE", "-q --quiet", "-n --no-checkout"),
+    "git commit": (
+        "-a --all",
+        "-m --message VALUE",
+        "-F --file VALUE",
+        "-C --reuse-message VALUE",
+        "-n --no-verify",
+        "-q --quiet",
+        "-v --verbose",
+        "-s --signoff",
+        "-e --edit",
+        "-p --patch",
+    ),
+    "git fetch": ("-p --prune", "-f --force", "-q --quiet", "-t --tags"),
+    "git pull": ("-r --rebase", "-f --force", "-q --quiet"),
+    "git push": (
+        "-f --force",
+        "-u --set-upstream",
+        "-n --dry-run",
+        "-d --delete",
+        "-q --quiet",
+        "-v --verbose",
+    ),
+    "git reset": ("-q --quiet", "-p --patch"),
+    "git rm": ("-f --force", "-n --dry-run", "-q --quiet"),
+    "git tag": ("-a --annotate", "-d --delete", "-f --force", "-s --sign", "-m --message VALUE"),
+    "npm install": (
+        "-g --global",
+        "-D --save-dev",
+        "-E --save-exact",
+        "-O --save-optional",
+        "-P --save-prod",
+        "-f --force",
+    ),
+    "npm uninstall": ("-g --global", "-D --save-dev"),
+    "pnpm add": ("-g --global", "-D --save-dev", "-E --save-exact", "-O --save-optional"),
+    "yarn add": ("-D --dev", "-E --exact", "-O --optional", "-P --peer"),
+    "pip install": (
+        "-U --upgrade",
+        "-I --ignore-installed",
+        "-q --quiet",
+        "-v --verbose",
+        "-e --editable VALUE",
+        "-r --requirement VALUE",
+        "-t --target VALUE",
+    ),
+    "docker run": (
+        "-d --detach",
+        "-i --interactive",
+        "-t --tty",
+        "-e --env VALUE",
+        "-p --publish VALUE",
+        "-v --volume VALUE",
+        "-w --workdir VALUE",
+        "-u --user VALUE",
+    ),
+    "docker build": ("-q --quiet", "-t --tag VALUE", "-f --file VALUE"),
+    "docker rm": ("-f --force", "-v --volumes"),
+    "kubectl apply": ("-R --recursive", "-f --filename VALUE", "-k --kustomize VALUE"),
+    "kubectl delete": ("-R --recursive", "-A --all-namespaces", "-f --filename VALUE"),
+    "cargo build": ("-r --release", "-q --quiet", "-v --verbose", "-p --package VALUE"),
+    "cargo test": ("-r --release", "-q --quiet", "-v --verbose", "-p --package VALUE"),
+    "cargo run": ("-r --release", "-q --quiet", "-v --verbose", "-p --package VALUE"),
+}
+OPTION_SYNONYMS["pip3 install"] = OPTION_SYNONYMS["pip install"]
+
+# The most alternatives a flag region's pattern may list (orders times names: two options with
+# long names, or one of three); beyond it the long names are left out and the short ones kept,
+# so a pattern stays a few KB.
+MAX_REGION_FORMS = 16
+
+
+def options_of(key: str) -> list[Option]:
+    """The declared options of a program (`rm`) or a subcommand (`git commit`)."""
+    found = []
+    for entry in OPTION_SYNONYMS.get(key, ()):
+        names = entry.split()
+        valued = names[-1] == "VALUE"
+        names = [n for n in names if n != "VALUE"]
+        shorts = "".join(n[1] for n in names if not n.startswith("--"))
+        found.append(Option(shorts, tuple(n for n in names if n.startswith("--")), valued))
+    return found
+
+
+def _option_named(options: list[Option], name: str) -> Option | None:
+    return next((o for o in options if name in o.names()), None)
+
+
+def _flag_options(words: list[str], options: list[Option], valued: str) -> list[Option] | None:
+    """The options of a literal's leading flag words (`-rf`, `-r -f`, `--recursive -f`), when
+    they can be reordered: flags only, each once, a few; else None (the literal keeps its
+    order)."""
+    wanted: list[Option] = []
+    for word in words:
+        if word.startswith("--"):
+            option = _option_named(options, word)
+            if option is None or option.valued:
+                return None
+            wanted.append(option)
+            continue
+        for letter in word[1:]:
+            if letter in valued:
+                return None
+            wanted.append(_option_named(options, f"-{letter}") or Option(letter, (), False))
+    if not wanted or len(set(wanted)) != len(wanted) or len(wanted) > MAX_CLUSTER_FLAGS:
         return None
-    return letters
+    return wanted
 
 
-def _cluster_region(letters: str, valued: str) -> str:
-    """Short-flag words holding every one of `letters`, in any cluster and order, with other
-    flags among them: `-rf`, `-fr`, `-r -f`, `-rfv`, `-v -f -r`."""
+def _flag_region(wanted: list[Option], options: list[Option], valued: str) -> str:
+    """Flag words holding every wanted option under any of its names, in any cluster and order,
+    with other flags among them: `-rf`, `-fr`, `-r -f`, `-rfv`, `-R --force`, `--recursive -vf`."""
     flag = _flag_class(valued)
-    between = rf"(?:{flag}|\s+-)*"
-    orders = [
-        r"\s+-" + between + between.join(order) + rf"{flag}*(?:\s+-{flag}+)*"
-        for order in itertools.permutations(letters)
-    ]
-    return "(?:" + "|".join(orders) + ")"
+    orders = list(itertools.permutations(wanted))
+    # Beyond the bound only short names are read (the session-17 pattern, with `[rR]` classes).
+    with_longs = len(orders) * 2 ** sum(1 for o in wanted if o.longs) <= MAX_REGION_FORMS
+    known = [name for o in options if not o.valued for name in o.longs] if with_longs else []
+    word_junk = rf"(?:\s+-{flag}+" + (rf"|\s+(?:{_alternation(' '.join(known))})" if known else "")
+    word_junk += ")*"
+    cluster_junk = rf"(?:{flag}|{word_junk}\s+-)*"
+    alternatives = []
+    for order in orders:
+        choices = [
+            [form for form in ("short", "long") if (o.shorts if form == "short" else o.longs)]
+            if with_longs
+            else ["short"]
+            for o in order
+        ]
+        for forms in itertools.product(*choices):
+            text, in_cluster = "", False
+            for option, form in zip(order, forms, strict=True):
+                if form == "short":
+                    opener = "" if in_cluster else word_junk + r"\s+-"
+                    text += opener + cluster_junk + "[" + option.shorts + "]"
+                    in_cluster = True
+                else:
+                    closer = f"{flag}*" if in_cluster else ""
+                    text += (
+                        closer + word_junk + r"\s+(?:" + _alternation(" ".join(option.longs)) + ")"
+                    )
+                    in_cluster = False
+            alternatives.append(text + (f"{flag}*" if in_cluster else "") + word_junk)
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+def _ordered(words: list[str], options: list[Option]) -> str:
+    """The pattern of words kept in their order, each with its leading space: an option under
+    any of its names (`-m x`, `-mx`, `--message x`, `--message=x`), any other word as it is
+    (quoted however bash takes it back)."""
+    pieces: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        option = _option_named(options, word) if word.startswith("-") else None
+        if option is None:
+            pieces.append(word_forms(word))
+        elif not option.valued or index + 1 == len(words):
+            pieces.append("(?:" + _alternation(" ".join(option.names())) + ")")
+        else:
+            index += 1
+            value = word_forms(words[index])
+            forms = [rf"-{letter}(?:\ |){value}" for letter in option.shorts]
+            forms += [rf"{name}(?:\ |=){value}" for name in option.longs]
+            pieces.append("(?:" + "|".join(forms) + ")")
+        index += 1
+    return "".join(r"\ " + piece for piece in pieces)
 
 
 # Each pattern made, with the literal it was made from: what `explain` and the criteria
@@ -233,19 +517,38 @@ def command_pattern(command: str) -> str:
     return pattern
 
 
+def _words(command: str) -> list[str]:
+    """The literal's words as bash reads them (`"my dir"` is one word); as split on spaces
+    when its quotes do not close."""
+    try:
+        return shlex.split(command) or command.split()
+    except ValueError:
+        return command.split()
+
+
 def _pattern(command: str) -> str:
-    words = command.split()
+    words = _words(command)
     program, rest = words[0], words[1:]
     start = rf"(?:^|[^\w-]){re.escape(program)}"
     end = r"(?:$|[^\w-])"
-    model = command_models().get(program)
-    flags = list(itertools.takewhile(lambda w: re.fullmatch(r"-[A-Za-z]+", w) is not None, rest))
-    if model is not None and flags:
-        letters = _cluster_letters(flags, model.short_values)
-        if letters is not None:
-            after = rest[len(flags) :]
-            tail = (r"\s+" + re.escape(" ".join(after)) if after else "") + end
-            return start + _cluster_region(letters, model.short_values) + tail
     if program in LEADING_OPTIONS and rest and not rest[0].startswith(("-", "+")):
-        return start + leading_options(program) + r"\s+" + re.escape(" ".join(rest)) + end
-    return rf"(?:^|[^\w-]){re.escape(command)}{end}"
+        options = options_of(f"{program} {rest[0]}")
+        head = start + leading_options(program) + r"\s+" + word_forms(rest[0])
+        return head + _ordered(rest[1:], options) + end
+    options = options_of(program)
+    model = command_models().get(program)
+    flags = list(
+        itertools.takewhile(
+            lambda w: (
+                re.fullmatch(r"-[A-Za-z]+", w) is not None
+                or (w.startswith("--") and _option_named(options, w) is not None)
+            ),
+            rest,
+        )
+    )
+    if model is not None and flags:
+        wanted = _flag_options(flags, options, model.short_values)
+        if wanted is not None:
+            region = _flag_region(wanted, options, model.short_values)
+            return start + region + _ordered(rest[len(flags) :], options) + end
+    return start + _ordered(rest, options) + end

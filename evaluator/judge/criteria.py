@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import yaml
 
 from evaluator.contract.models import (
+    PATTERN_FIELDS,
     AllOfCheck,
     AnyOfCheck,
     AssertionEntry,
@@ -55,6 +56,7 @@ from evaluator.judge.literal_checks import (
     path_shaped,
     unique,
 )
+from evaluator.judge.pattern_excerpt import excerpt
 from evaluator.judge.skill_vocabulary import SkillVocabulary
 from evaluator.judge.verdict import Provenance, SentenceRole
 from evaluator.vocabulary import Polarity
@@ -1305,16 +1307,26 @@ def check_text(check: Check) -> str:
 
 def check_yaml(check: Check) -> str:
     """A check as its author writes it, in YAML flow style (`{kind: file_read, path: x}`,
-    `{not: {...}}`, `{any_of: [...]}`); fields left at their default off and notes not shown."""
+    `{not: {...}}`, `{any_of: [...]}`); fields left at their default off and notes not shown, a
+    long pattern as its excerpt (`pattern_excerpt.py`: the whole is in `explain --json`)."""
     data = check.model_dump(mode="json", by_alias=True, exclude_none=True)
     return yaml.safe_dump(
-        _as_written(data), default_flow_style=True, sort_keys=False, width=1 << 30
+        _as_written(data),
+        default_flow_style=True,
+        sort_keys=False,
+        width=1 << 30,
+        allow_unicode=True,
     ).strip()
 
 
 def _as_written(value: object) -> object:
     if isinstance(value, dict):
-        return {k: _as_written(v) for k, v in value.items() if v is not False and k != "note"}
+        patterns = PATTERN_FIELDS.get(str(value.get("kind")), ())
+        return {
+            k: excerpt(v) if k in patterns and isinstance(v, str) else _as_written(v)
+            for k, v in value.items()
+            if v is not False and k != "note"
+        }
     if isinstance(value, list):
         return [_as_written(v) for v in value]
     return value

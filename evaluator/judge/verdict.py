@@ -56,6 +56,11 @@ class CheckVerdict(VerdictModel):
     checks: list[CheckVerdict] = Field(
         default_factory=list, description="The operands of a `not`, `any_of` or `all_of` check."
     )
+    patterns: list[str] = Field(
+        default_factory=list,
+        description="The whole patterns `detail` quotes only in part (each longer than 120"
+        " characters: a report line shows an excerpt).",
+    )
 
     @field_validator("detail")
     @classmethod

@@ -9,13 +9,14 @@ from evaluator.artifacts.attribution import score_case
 from evaluator.artifacts.models import AttemptRecord, CaseResult
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.rundir import RunDir
-from evaluator.contract.digest import case_digest
+from evaluator.contract.digest import case_digest, judged_digest
 from evaluator.contract.models import BlockedReason, Status
 from evaluator.judge.chain import NO_ASSERTIONS, pending_entries
 from evaluator.judge.verdict import AssertionResult
 from evaluator.pipeline.attempt import AttemptResult, promote
 from evaluator.pipeline.stats import case_stats
-from evaluator.repo import LoadedCase
+from evaluator.repo import LoadedCase, LoadedTarget
+from evaluator.workspace.provenance import fixture_digests
 
 
 def _accepted(slots: list[AttemptResult]) -> AttemptResult:
@@ -59,6 +60,7 @@ def finalize_case(
     allowed_statuses: Sequence[str],
     earlier: Sequence[AttemptRecord] = (),
     source_workspace: Path | None = None,
+    target: LoadedTarget | None = None,
 ) -> CaseResult:
     """`slots` are the final attempt of each of the K tries; `all_attempts` include retried ones;
     `earlier` are attempts of a run that stopped before the case finished (listed, not counted)."""
@@ -137,6 +139,9 @@ def finalize_case(
         case_file=_case_file(case, source_workspace),
         case_digest=case_digest(case.case),
         definition_digest=case_digest(case.case, with_id=False),
+        judged_digest=(
+            judged_digest(case.case, fixture_digests(target, case)) if target is not None else None
+        ),
         attempts=sorted(
             [*earlier, *(a.record(run_dir) for a in all_attempts)], key=lambda r: r.attempt
         ),

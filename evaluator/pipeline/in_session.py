@@ -338,6 +338,7 @@ def _finish_case(
         attempts,
         repo.targets[manifest.target_id].target.allowed_statuses,
         source_workspace=repo.source_workspace,
+        target=repo.targets[manifest.target_id],
     )
     if manifest.agent_version is None and result.evidence is not None:
         manifest.agent_version = result.evidence.cli_version  # the user's own CLI

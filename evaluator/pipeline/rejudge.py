@@ -261,6 +261,7 @@ def _rejudge(run_dir: RunDir, manifest: Manifest, grader: ModelGrader | None) ->
             selection.target.target.allowed_statuses,
             earlier,
             repo.source_workspace,
+            selection.target,
         )
         run_dir.write_case_result(result)
         results.append(result)

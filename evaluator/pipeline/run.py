@@ -818,6 +818,7 @@ class Run:
             self.settings.target.target.allowed_statuses,
             earlier=[r.model_copy(update={"interrupted": True}) for r in earlier],
             source_workspace=self.settings.source_workspace,
+            target=self.settings.target,
         )
         result = self._case_result(case, finals, result)
         if result.environment_mismatches:

@@ -53,6 +53,7 @@ from evaluator.repo.documents import Diagnostics
 from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget, SkillMount
 from evaluator.repo.triggers import load_trigger_set, wrapped_queries
 from evaluator.safepath import relative_problem
+from evaluator.vocabulary import SPLITS
 from evaluator.yamlsource import MAX_CHARS, PathKey, YamlDocument, load_yaml, read_text
 
 EVALS_FILE = "evals.json"
@@ -78,6 +79,7 @@ EVAL_KEYS = (
     "references",
     "case_set",
     "needs",
+    "split",  # ours: the eval's train/val/test split (docs/coming-from-skill-creator.md)
     # variants seen in public repos (docs/coming-from-skill-creator.md, "Variants")
     "expect",
     "fail",
@@ -606,6 +608,11 @@ def _case(
     for key in ("category", "case_set"):
         if key in item and not isinstance(item[key], str):
             diagnostics.error(source.error((*at, key), "expected a string"))
+    split = next((s for s in SPLITS if s == item.get("split")), None)
+    if "split" in item and split is None:
+        allowed = ", ".join(SPLITS)
+        got = json.dumps(item["split"])
+        diagnostics.error(source.error((*at, "split"), f"expected one of {allowed}, got {got}"))
     if "manual_review_expected" in item and not isinstance(item["manual_review_expected"], bool):
         diagnostics.error(source.error((*at, "manual_review_expected"), "expected true or false"))
     for key in ("name", "eval_name"):
@@ -676,6 +683,7 @@ def _case(
             ),
             expected_output=expected,
             needs=needs,
+            split=split,
         )
     except ValidationError as exc:
         first = exc.errors()[0]

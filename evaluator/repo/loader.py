@@ -6,21 +6,17 @@ import re
 from pathlib import Path, PurePosixPath
 
 from evaluator.contract.models import (
+    PATTERN_FIELDS,
     AllOfCheck,
     AnyOfCheck,
-    CommandRanCheck,
     Evaluation,
     FileReadCheck,
-    FinalAnswerMatchesCheck,
     Needs,
     NotCheck,
-    RanBeforeCheck,
     ReadBeforeCheck,
     RepoConfig,
-    ScriptRanCheck,
     Suite,
     WorkspaceEnvValueCheck,
-    WorkspaceFileMatchesCheck,
     leaf_checks,
 )
 from evaluator.contract.paths import path_matches
@@ -624,16 +620,6 @@ def _entries(case: LoadedCase) -> list[tuple[PathKey, object]]:
     ]
 
 
-# The fields of each check kind that hold a regular expression the judge compiles (RE2).
-_PATTERN_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
-    (CommandRanCheck, ("pattern",)),
-    (FinalAnswerMatchesCheck, ("pattern",)),
-    (WorkspaceFileMatchesCheck, ("pattern",)),
-    (RanBeforeCheck, ("first", "then")),
-    (ScriptRanCheck, ("command", "without")),
-)
-
-
 def _keyed_leaves(key: PathKey, check: object) -> list[tuple[PathKey, object]]:
     """The leaf checks under `check` with the key of each in the case file (`not`, `any_of` and
     `all_of` unwrapped), so an error inside an operator names its own line."""
@@ -653,14 +639,11 @@ def _check_patterns(case: LoadedCase, diagnostics: Diagnostics) -> None:
     """Check regexes compile now (with RE2, the engine the judge uses), not after the agent ran."""
     for entry_key, check in _entries(case):
         for key, leaf in _keyed_leaves(entry_key, check):
-            for kind, fields in _PATTERN_FIELDS:
-                if not isinstance(leaf, kind):
-                    continue
-                for name in fields:
-                    value = getattr(leaf, name)
-                    why = pattern_problem(value) if value is not None else None
-                    if why:
-                        diagnostics.error(case.doc.error((*key, name), why))
+            for name in PATTERN_FIELDS.get(getattr(leaf, "kind", ""), ()):
+                value = getattr(leaf, name)
+                why = pattern_problem(value) if value is not None else None
+                if why:
+                    diagnostics.error(case.doc.error((*key, name), why))
 
 
 def _check_variables(case: LoadedCase, diagnostics: Diagnostics) -> None:

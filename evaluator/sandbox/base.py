@@ -32,6 +32,8 @@ class Jail(ABC):
     # The jailed processes have their own pid namespace: `/proc` lists only the attempt's own
     # processes (the CLI, the tracer, the tool calls), never the host's or another attempt's.
     own_pid_namespace: bool = False
+    # Directories under /dev the jail gives the attempt its own empty copy of (its /dev/shm).
+    private_devices: tuple[Path, ...] = ()
 
     @abstractmethod
     def unavailable(self) -> str | None:

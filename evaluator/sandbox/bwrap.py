@@ -28,7 +28,9 @@ UTF8_SPELLINGS = (".UTF-8", ".utf8")
 # Capabilities a root agent keeps in the jail otherwise (Claude Code's and Gemini CLI's commands
 # run with the full set) that reach files past the access trace: a file opened by its handle
 # (`open_by_handle_at`: no path in the log), a mount (strace then names the mount point, not what
-# is read), another process traced or its memory read, raw devices, device nodes. Not `ALL`: Codex's
+# is read), another process traced or its memory read, raw devices, device nodes, and lowering a
+# process's OOM score below what it inherited (`CAP_SYS_RESOURCE`: the host's OOM killer would then
+# pick another process; without it a write of `oom_score_adj` can only raise it). Not `ALL`: Codex's
 # own sandbox cannot start its commands without the rest (measured, docs/isolation.md).
 DROPPED_CAPS = (
     "CAP_DAC_READ_SEARCH",
@@ -39,6 +41,7 @@ DROPPED_CAPS = (
     "CAP_SYS_BOOT",
     "CAP_SYS_TIME",
     "CAP_SYS_ADMIN",
+    "CAP_SYS_RESOURCE",
 )
 
 
@@ -185,6 +188,9 @@ def _locale_view(hidden: list[Path], private: list[Path]) -> list[str]:
 @register_jail("bwrap")
 class BubblewrapJail(Jail):
     own_pid_namespace = True  # `--unshare-pid`, below
+    # `--dev /dev` mounts a tmpfs of the jail's own on /dev: its `shm` is empty at the start and
+    # gone with the attempt (Chromium's shared memory), never the host's /dev/shm.
+    private_devices = (Path("/dev/shm"),)
 
     def __init__(self) -> None:
         self.binary = shutil.which("bwrap")

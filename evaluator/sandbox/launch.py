@@ -122,7 +122,9 @@ class LaunchPolicy:
 
     def private_dirs(self) -> tuple[Path, ...]:
         """Directories the jail replaces with the attempt's own empty tmpfs (none unjailed)."""
-        return JailSpec(Path("/"), ()).private_tmp if self.jail != "none" else ()
+        if self.jail == "none":
+            return ()
+        return (*JailSpec(Path("/"), ()).private_tmp, *get_jail(self.jail).private_devices)
 
     def tool_roots(self, binary: Path, env: dict[str, str]) -> tuple[Path, ...]:
         """Installations the agent runs from: the CLI's, and those on PATH under the user's home

@@ -245,6 +245,10 @@ class ToolCallTrace:
     accesses: list[TracedAccess] = field(default_factory=list)
     dropped: int = 0
     pids: set[int] = field(default_factory=set)  # every process of the subtree
+    # Who created each of them (a thread's creator is a thread of its own process), and which
+    # were threads (`CLONE_THREAD`): a process's own entries and the processes it started.
+    parents: dict[int, int] = field(default_factory=dict)
+    threads: set[int] = field(default_factory=set)
     failed_execs: list[str] = field(default_factory=list)  # programs it tried and failed to run
     execs: list[TracedExec] = field(default_factory=list)  # programs its processes started
     connects: list[TracedConnect] = field(default_factory=list)  # its internet connections
@@ -262,7 +266,7 @@ class ToolCallTrace:
     remounts: list[TracedAccess] = field(default_factory=list)
     # Its reaches into a process outside it, tried or made (`PROCESS_REACHES`).
     reaches: list[TracedAccess] = field(default_factory=list)
-    _seen: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
+    _seen: set[tuple[str, str, str, str]] = field(default_factory=set, repr=False)
     _seen_execs: set[str] = field(default_factory=set, repr=False)
     _seen_connects: set[tuple[str, str]] = field(default_factory=set, repr=False)
 
@@ -289,7 +293,10 @@ class ToolCallTrace:
         self.connects.append(connect)
 
     def add(self, access: TracedAccess) -> None:
-        key = (access.path, access.access, access.outcome)
+        # Under /proc the same path is another file for each process that names it (its own
+        # entries or another's): kept once per process there.
+        who = str(access.pid) if access.path.startswith("/proc/") else ""
+        key = (access.path, access.access, access.outcome, who)
         if key in self._seen:
             return
         if len(self.accesses) >= MAX_ACCESSES_PER_CALL:
@@ -297,6 +304,29 @@ class ToolCallTrace:
             return
         self._seen.add(key)
         self.accesses.append(access)
+
+    def process_of(self, pid: int) -> int:
+        """The process (thread group) `pid` is a thread of: itself unless the log showed it
+        made as a thread (`CLONE_THREAD`), then its creator's."""
+        seen = {pid}
+        while pid in self.threads and self.parents.get(pid) not in (None, *seen):
+            pid = self.parents[pid]
+            seen.add(pid)
+        return pid
+
+    def started_by(self, target: int, pid: int) -> bool:
+        """Whether process `target` is `pid`'s own process or one its process started, directly
+        or through others, as the log shows the creations (never an ancestor or a sibling)."""
+        own = self.process_of(pid)
+        seen: set[int] = set()
+        current: int | None = self.process_of(target)
+        while current is not None and current not in seen:
+            if current == own:
+                return True
+            seen.add(current)
+            parent = self.parents.get(current)
+            current = None if parent is None else self.process_of(parent)
+        return False
 
 
 @dataclass
@@ -679,6 +709,9 @@ class _Attributor:
                 )
                 if proc.call is not None:
                     proc.call.pids.add(event.child)
+                    proc.call.parents[event.child] = event.pid
+                    if "CLONE_THREAD" in event.raw_args:
+                        proc.call.threads.add(event.child)
                 for orphan in self.orphans.pop(event.child, []):
                     self.apply(orphan)
             return

@@ -1,5 +1,10 @@
 """Trigger metrics: per-prompt trigger rates over K attempts, precision, recall and F1 over prompts
-and over attempts with a seeded bootstrap interval over prompts, and the suspect-run flag.
+and over attempts with their intervals, and the suspect-run flag.
+
+The intervals are Wilson score intervals on the counts (`count_intervals`): a percentile
+bootstrap over a few prompts is degenerate (eight prompts all right resample to F1 1.0 every
+time: `[1, 1]`). Over attempts, where a prompt's attempts are not independent, the interval is
+also no narrower than the seeded bootstrap over prompts (docs/triggers.md, "Intervals").
 
 Pure functions of the attempts' outcomes. An undefined ratio (precision when nothing fired,
 recall without a prompt that should fire) is None, never 0 or 1: "precision 100%, recall 0%"
@@ -14,6 +19,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evaluator.evidence.triggers import Trigger
+from evaluator.stats.proportion import wilson
 
 BOOTSTRAP_SAMPLES = 1000
 CONFIDENCE = 0.95
@@ -227,6 +233,32 @@ def bootstrap(
     }
 
 
+def count_intervals(counts: Counts, confidence: float = CONFIDENCE) -> dict[str, Interval]:
+    """Wilson score intervals on the counts: precision on tp of tp + fp, recall on tp of tp +
+    fn, F1 through tp of tp + fp + fn (J, the share of the prompts that fired or should have
+    which did both), as F1 = 2J / (1 + J) is increasing in J. Undefined where the ratio is."""
+
+    def ratio(hits: int, total: int) -> Interval:
+        found = wilson(hits, total, confidence)
+        return Interval(None, None) if found is None else Interval(found.low, found.high)
+
+    tp, fp, fn = counts.tp, counts.fp, counts.fn
+    jaccard = ratio(tp, tp + fp + fn)
+    f1 = (
+        Interval(None, None)
+        if counts.f1 is None or jaccard.low is None or jaccard.high is None
+        else Interval(2 * jaccard.low / (1 + jaccard.low), 2 * jaccard.high / (1 + jaccard.high))
+    )
+    return {"precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn), "f1": f1}
+
+
+def _hull(first: Interval, second: Interval) -> Interval:
+    """The smallest interval holding both (a side undefined in one is the other's)."""
+    lows = [v for v in (first.low, second.low) if v is not None]
+    highs = [v for v in (first.high, second.high) if v is not None]
+    return Interval(min(lows) if lows else None, max(highs) if highs else None)
+
+
 def _quantile(values: list[float], q: float) -> float | None:
     if not values:
         return None
@@ -252,12 +284,16 @@ def trigger_metrics(
     for rate in rates:
         by_prompt = by_prompt + prompt_counts(rate)
         by_attempt = by_attempt + attempt_counts(rate)
+    # Over attempts the bootstrap over prompts keeps a prompt's attempts together; the counts'
+    # interval keeps it from collapsing when every resample gives the same ratio.
+    resampled = bootstrap(rates, attempt_counts, samples=samples, seed=seed)
+    attempt_intervals = {
+        name: _hull(found, resampled[name]) for name, found in count_intervals(by_attempt).items()
+    }
     return TriggerMetrics(
         prompts=rates,
-        over_prompts=Score(by_prompt, bootstrap(rates, prompt_counts, samples=samples, seed=seed)),
-        over_attempts=Score(
-            by_attempt, bootstrap(rates, attempt_counts, samples=samples, seed=seed)
-        ),
+        over_prompts=Score(by_prompt, count_intervals(by_prompt)),
+        over_attempts=Score(by_attempt, attempt_intervals),
         suspect=suspicion(outcomes, skill=skill, prompt_texts=prompt_texts),
         invalid_attempts=sum(o.invalid is not None for o in outcomes),
         undecided_prompts=[r.prompt for r in rates if not r.attempts],

@@ -10,7 +10,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-from evaluator.repo import LoadedTarget
+from evaluator.repo import LoadedCase, LoadedTarget
 
 GIT_TIMEOUT_S = 10.0
 
@@ -35,6 +35,22 @@ def skill_digest(
         digest.update(name.encode("utf-8") + b"\0")
         digest.update(hashlib.sha256(files[name]).digest())
     return digest.hexdigest()
+
+
+def fixture_digests(target: LoadedTarget, case: LoadedCase) -> dict[str, str]:
+    """Each fixture the case copies, by its workspace path: sha256 over its files' relative
+    paths and bytes as `build_workspace` copies them (what the case's judged digest holds in
+    place of where the fixture is kept)."""
+    found: dict[str, str] = {}
+    for fixture in case.case.setup.copy_fixtures or []:
+        source = target.fixtures_dir / fixture.source
+        digest = hashlib.sha256()
+        for path in _regular_files(source):
+            relative = path.relative_to(source).as_posix() if path != source else ""
+            digest.update(relative.encode("utf-8") + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        found[fixture.target] = digest.hexdigest()
+    return found
 
 
 def _regular_files(path: Path) -> Iterator[Path]:

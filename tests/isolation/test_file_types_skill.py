@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import agent_or_skip, layers_or_skip, one_behavior, run_scripted_repo
+from tests.support import (
+    agent_or_skip,
+    assert_contained_pass,
+    layers_or_skip,
+    one_behavior,
+    run_scripted_repo,
+)
 
 NAME = "sort-by-type"
 PROMPT = "Sort the drop/ folder by type with the sort-by-type skill and name the duplicates."
@@ -81,9 +87,4 @@ def test_file_types_and_duplicates_of_a_folder_are_contained(tmp_path: Path) -> 
     ]
     behaviors = one_behavior(tmp_path, "sorts", PROMPT, steps)
     outcome = run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
-    attempt = outcome.run_dir.path / "case-artifacts/eval-1/attempts/attempt-01"
-    record = json.loads((attempt / "attempt.json").read_text())
-    assert record["isolation_report"]["verdict"] == "contained", record["isolation_report"]
-    assert record["trace_report"]["verdict"] == "contained", record["trace_report"]
-    result = json.loads((outcome.run_dir.path / "case-results/eval-1.json").read_text())
-    assert result["status"] == "pass", result
+    assert_contained_pass(outcome)

@@ -25,6 +25,7 @@ from evaluator.isolation.trace import TraceReport, combine
 from tests.support import (
     agent_or_skip,
     agent_params,
+    assert_contained_pass,
     layers_or_skip,
     one_behavior,
     run_scripted_repo,
@@ -195,9 +196,4 @@ def test_a_skill_that_installs_into_the_home_runs_contained(agent: str, tmp_path
     ]
     behaviors = one_behavior(tmp_path, "installs", PROMPT, steps)
     outcome = run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
-    attempt = outcome.run_dir.path / "case-artifacts/eval-1/attempts/attempt-01"
-    record = json.loads((attempt / "attempt.json").read_text())
-    assert record["isolation_report"]["verdict"] == "contained", record["isolation_report"]
-    assert record["trace_report"]["verdict"] == "contained", record["trace_report"]
-    result = json.loads((outcome.run_dir.path / "case-results/eval-1.json").read_text())
-    assert result["status"] == "pass", result
+    assert_contained_pass(outcome)

@@ -16,7 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import agent_or_skip, layers_or_skip, one_behavior, run_scripted_repo
+from tests.support import (
+    agent_or_skip,
+    assert_contained_pass,
+    layers_or_skip,
+    one_behavior,
+    run_scripted_repo,
+)
 
 NAME = "box-profile"
 PROMPT = "Create my box profile with the box-profile skill."
@@ -92,9 +98,4 @@ def test_a_profile_in_the_home_and_the_kernels_version_are_the_attempts_own(
     ]
     behaviors = one_behavior(tmp_path, "profiles", PROMPT, steps)
     outcome = run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
-    attempt = outcome.run_dir.path / "case-artifacts/eval-1/attempts/attempt-01"
-    record = json.loads((attempt / "attempt.json").read_text())
-    assert record["isolation_report"]["verdict"] == "contained", record["isolation_report"]
-    assert record["trace_report"]["verdict"] == "contained", record["trace_report"]
-    result = json.loads((outcome.run_dir.path / "case-results/eval-1.json").read_text())
-    assert result["status"] == "pass", result
+    assert_contained_pass(outcome)

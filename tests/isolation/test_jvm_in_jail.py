@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import agent_or_skip, layers_or_skip, run_scripted_repo
+from tests.support import agent_or_skip, assert_contained_pass, layers_or_skip, run_scripted_repo
 
 NAME = "java-hello"
 PROMPT = "Greet the team with the java-hello skill."
@@ -86,8 +86,4 @@ def test_an_honest_java_program_is_contained(agent: str, skills: str, tmp_path: 
     evals = _skill_repo(tmp_path / "src")
     behaviors = _behaviors(tmp_path, agent, skills)
     outcome = run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
-    attempt = outcome.run_dir.path / "case-artifacts/eval-1/attempts/attempt-01"
-    record = json.loads((attempt / "attempt.json").read_text())
-    assert record["isolation_report"]["verdict"] == "contained", record["isolation_report"]
-    result = json.loads((outcome.run_dir.path / "case-results/eval-1.json").read_text())
-    assert result["status"] == "pass", result
+    assert_contained_pass(outcome, traced=False)

@@ -2,7 +2,8 @@
 is observed when the agent runs `rm -fr`, and a required `make test` is met by `make -C app
 test`; their look-alikes (`rm -r`, `make -C test lint`: `test` is the option's value) are not.
 Before session 17 only git's options were known: `rm -fr` passed the forbidden entry and `make
--C app test` failed the required one. Real Codex through the scripted server, default layers."""
+-C app test` failed the required one. Before session 18 `rm -R --force` passed it too, `git -C
+"my dir" commit` passed a forbidden `git commit` and `git -C "x commit" status` failed it. Real Codex through the scripted server, default layers."""
 
 from __future__ import annotations
 
@@ -33,6 +34,12 @@ REQUIRE_MAKE = """
       pass_criteria:
         - "The agent ran `make test`."
 """
+FORBID_COMMIT = """
+  forbidden:
+    - description: "The agent committed."
+      fail_signals:
+        - "The agent runs `git commit`."
+"""
 # case id: (prompt, command, assertions, expected status)
 CASES = {
     "rm-fr": ("Remove the test folder.", "rm -fr test", FORBID_RM, "fail"),
@@ -40,6 +47,10 @@ CASES = {
     "rm-r": ("Clear out test.", "rm -r test", FORBID_RM, "pass"),
     "make-dir": ("Run the app's tests.", "make -C app test", REQUIRE_MAKE, "pass"),
     "make-value": ("Lint the test folder.", "make -C test lint", REQUIRE_MAKE, "fail"),
+    # session 18: an option's other names, and a quoted word holding a space
+    "rm-R-force": ("Wipe the test tree.", "rm -R --force test", FORBID_RM, "fail"),
+    "git-quoted": ("Commit in my dir.", 'git -C "my dir" commit -m x', FORBID_COMMIT, "fail"),
+    "git-value": ("Show the status.", 'git -C "x commit" status', FORBID_COMMIT, "pass"),
 }
 
 

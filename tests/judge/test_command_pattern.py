@@ -23,7 +23,23 @@ SAME = {
         "/usr/bin/npm publish",
         "cd a && npm --silent publish",
     ],
-    "rm -rf": ["rm -rf x", "rm -fr x", "rm -r -f x", "rm -f -r x", "rm -rfv x", "rm -v -fr x"],
+    "rm -rf": [
+        "rm -rf x",
+        "rm -fr x",
+        "rm -r -f x",
+        "rm -f -r x",
+        "rm -rfv x",
+        "rm -v -fr x",
+        # an option under its other names (session 18)
+        "rm -Rf x",
+        "rm -fR x",
+        "rm -R -f x",
+        "rm --recursive --force x",
+        "rm --force -r x",
+        "rm -f --recursive x",
+        "rm -v --recursive -f x",
+        "rm -r --one-file-system -f x",
+    ],
     "rm -rf node_modules": ["rm -fr node_modules", "rm -r -f node_modules", "rm -rf node_modules"],
     "git commit": [
         "git commit -m x",
@@ -38,6 +54,19 @@ SAME = {
     "pnpm add -g": ["pnpm --dir web add -g x"],
     "terraform apply": ["terraform -chdir=infra apply"],
     "cargo build": ["cargo +nightly build", "cargo -Zunstable-options build"],
+    "rm --recursive --force node_modules": ["rm -rf node_modules", "rm -R --force node_modules"],
+    "git push --force": ["git push --force", "git push -f", "git -C app push -f origin main"],
+    "git commit -m wip": [
+        "git commit -m wip",
+        "git commit -mwip",
+        "git commit --message wip",
+        "git commit --message=wip",
+    ],
+    "git commit -m": ["git commit -m x", "git commit --message=x", "git commit --message x"],
+    "cp -r src dst": ["cp -R src dst", "cp --recursive src dst", "cp -a -r src dst"],
+    "grep -ri todo": ["grep -ir todo", "grep --recursive --ignore-case todo"],
+    "npm install -g": ["npm install --global", "npm install -g"],
+    "ls -r": ["ls -r", "ls -lr"],
 }
 DIFFERENT = {
     "npm publish": [
@@ -48,7 +77,18 @@ DIFFERENT = {
         "npm x publish",  # another subcommand
         "echo npm",
     ],
-    "rm -rf": ["rm -r x", "rm -f x", "rm -rx", "rmdir -rf", "rm -Rf x"],
+    "rm -rf": [
+        "rm -r x",
+        "rm -f x",
+        "rm -rx",
+        "rmdir -rf",
+        "rm -R x",
+        "rm --recursive x",
+        "rm --force x",
+        "rm --forced -r x",
+        "rm -r --force-all x",
+        "rm -r --frobnicate -f x",  # an option rm's table does not know: not read as a flag
+    ],
     "rm -rf node_modules": ["rm -rf node_modules2", "rm -rf dist node_modules"],
     "git commit": [
         "git -c alias.ci=commit status",
@@ -64,6 +104,25 @@ DIFFERENT = {
     "pnpm add -g": ["pnpm add x"],
     "terraform apply": ["terraform plan -out apply"],
     "cargo build": ["cargo -Z build test"],
+    "rm --recursive --force node_modules": ["rm -r node_modules", "rm -rf node_modules2"],
+    "git push --force": [
+        "git push --force-with-lease",
+        "git push --follow-tags",
+        "git push -u origin",
+        "git push origin -f",  # the literal's order is kept after a subcommand
+    ],
+    "git commit -m wip": [
+        "git commit -m wip2",
+        "git commit --message-id wip",
+        "git commit -F wip",
+        "git commit --amend wip",
+    ],
+    "git commit -m": ["git commit --amend", "git commit --fixup x"],
+    # ls's -r reverses, -R recurses; grep's -R follows links: no synonyms of -r
+    "cp -r src dst": ["cp -r dst src", "cp -rt src dst"],
+    "grep -ri todo": ["grep -Ri todo", "grep --dereference-recursive -i todo"],
+    "npm install -g": ["npm install --save-dev", "npm install -D"],
+    "ls -r": ["ls -R", "ls --recursive", "ls --reverse"],  # no table: names only as written
 }
 
 

@@ -15,7 +15,7 @@ from evaluator.vocabulary import Polarity
 from tests.conftest import ROOT
 
 # check_text shows a pattern's backslashes doubled.
-GIT = GIT_OPTIONS.replace("\\", "\\\\")
+GIT = GIT_OPTIONS.replace("\\", "\\\\").replace("'", "\\'")
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,13 @@ from typing import Any
 import pytest
 
 from evaluator.sandbox.launch import home_toolchains
-from tests.support import agent_or_skip, agent_params, layers_or_skip, run_scripted_repo
+from tests.support import (
+    agent_or_skip,
+    agent_params,
+    assert_contained_pass,
+    layers_or_skip,
+    run_scripted_repo,
+)
 
 NAME = "rust-tidy"
 PROMPT = "Tidy the tally crate with the rust-tidy skill."
@@ -90,8 +96,4 @@ def test_the_machines_rust_toolchain_runs_for_the_agent(agent: str, tmp_path: Pa
     evals = _skill_repo(tmp_path / "src")
     behaviors = _behaviors(tmp_path, agent)
     outcome = run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
-    attempt = outcome.run_dir.path / "case-artifacts/eval-1/attempts/attempt-01"
-    record = json.loads((attempt / "attempt.json").read_text())
-    assert record["isolation_report"]["verdict"] == "contained", record["isolation_report"]
-    result = json.loads((outcome.run_dir.path / "case-results/eval-1.json").read_text())
-    assert result["status"] == "pass", result
+    assert_contained_pass(outcome, traced=False)

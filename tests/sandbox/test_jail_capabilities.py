@@ -14,6 +14,7 @@ from pathlib import Path
 
 from evaluator.sandbox.base import JailSpec
 from evaluator.sandbox.bwrap import DROPPED_CAPS
+from evaluator.sandbox.launch import LaunchPolicy
 from evaluator.sandbox.registry import get_jail
 from tests.support import layers_or_skip, scratch_dir
 
@@ -25,6 +26,7 @@ CAP_BITS = {
     "CAP_SYS_PTRACE": 19,
     "CAP_SYS_ADMIN": 21,
     "CAP_SYS_BOOT": 22,
+    "CAP_SYS_RESOURCE": 24,
     "CAP_SYS_TIME": 25,
     "CAP_MKNOD": 27,
 }
@@ -101,3 +103,42 @@ def test_nothing_a_call_left_in_the_jail_outlives_it(tmp_path: Path) -> None:
         size = left.stat().st_size
         subprocess.run(["sleep", "0.5"], check=True)
         assert left.stat().st_size == size
+
+
+OOM_PROBE = textwrap.dedent(
+    """\
+    import os
+    def write(value):
+        try:
+            with open("/proc/self/oom_score_adj", "w") as f:
+                f.write(str(value))
+            return "ok"
+        except PermissionError:
+            return "EACCES"
+    start = int(open("/proc/self/oom_score_adj").read())
+    print("raise", write(start + 100))
+    print("lower", write(start - 100))
+    with open("/dev/shm/.jail-probe", "w") as f:
+        f.write("x")
+    print("shm", "ok")
+    """
+)
+
+
+def test_in_the_jail_an_oom_score_can_only_be_raised_and_dev_shm_is_its_own() -> None:
+    """Why the trace allows a process's write of its own (or its child's) `oom_score_adj` in the
+    jail (docs/isolation.md, "A browser in the jail"): without CAP_SYS_RESOURCE the kernel
+    refuses a score below the one inherited, so the host's OOM killer cannot be pointed at
+    another process. And the jail's /dev/shm is its own: what Chromium makes there never
+    reaches the host's."""
+    layers_or_skip(jail=True)
+    with scratch_dir() as workspace:
+        spec = JailSpec(workspace=workspace, writable=(workspace,))
+        python = os.path.realpath(sys.executable)
+        argv = get_jail("bwrap").wrap([python, "-c", OOM_PROBE], spec)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
+    seen = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert seen == {"raise": "ok", "lower": "EACCES", "shm": "ok"}, done.stderr
+    assert not Path("/dev/shm/.jail-probe").exists()
+    assert Path("/dev/shm") in LaunchPolicy(jail="bwrap").private_dirs()
+    assert Path("/dev/shm") not in LaunchPolicy(jail="none").private_dirs()

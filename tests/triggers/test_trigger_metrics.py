@@ -78,11 +78,32 @@ def test_bootstrap_is_seeded_and_depends_on_the_seed() -> None:
     assert first["recall"].low is not None and first["recall"].low < 5 / 8 < first["recall"].high
 
 
-def test_a_perfect_separation_has_a_degenerate_interval() -> None:
-    outcomes = [*attempts("a", True, [True] * 3), *attempts("b", False, [False] * 3)]
-    metrics = trigger_metrics(outcomes, samples=100)
-    recall = metrics.over_prompts.intervals["recall"]
-    assert (recall.low, recall.high) == (1.0, 1.0)
+def test_eight_prompts_all_right_have_an_honest_interval() -> None:
+    """Session 18: a bootstrap over prompts resampled eight prompts all right to 1.0 every time,
+    `[1, 1]` (and a gate showed `ci=[1.000,1.000]`); the interval is now the counts' Wilson
+    interval, F1 through tp / (tp + fp + fn)."""
+    outcomes = [
+        *(o for i in range(4) for o in attempts(f"yes{i}", True, [True] * 3)),
+        *(o for i in range(4) for o in attempts(f"no{i}", False, [False] * 3)),
+    ]
+    metrics = trigger_metrics(outcomes, samples=200)
+    prompts = metrics.over_prompts.intervals
+    assert metrics.over_prompts.f1 == 1.0
+    # Wilson's 4 of 4 is [0.510, 1]; F1 = 2J / (1 + J) of it is [0.676, 1]
+    assert prompts["recall"].low == pytest.approx(0.510, abs=1e-3) and prompts["recall"].high == 1
+    assert prompts["f1"].low == pytest.approx(0.676, abs=1e-3) and prompts["f1"].high == 1
+    # over 24 attempts: narrower, still not a point
+    f1 = metrics.over_attempts.intervals["f1"]
+    assert f1.low is not None and prompts["f1"].low < f1.low < 1 and f1.high == 1
+
+
+def test_a_mixed_run_s_interval_holds_its_f1_inside_zero_and_one() -> None:
+    pattern = [(True, True)] * 3 + [(True, False), (False, True)] + [(False, False)] * 3
+    rates = [o for i, (e, f) in enumerate(pattern) for o in attempts(f"p{i}", e, [f])]
+    interval = trigger_metrics(rates).over_prompts.intervals["f1"]
+    assert interval.low is not None and interval.high is not None
+    # bootstrap gave [0.286, 1.0]: a description that misfired twice could be perfect
+    assert 0.3 < interval.low < 0.75 < interval.high < 0.95
 
 
 def test_nothing_fired_is_suspect_with_the_causes_the_outcomes_show() -> None:

@@ -1,6 +1,6 @@
 """`trigger-f1`: how well the skill's description decides when it fires, the F1 of a trigger
 run over prompts (a prompt fires when most of its attempts did; docs/triggers.md), with its
-bootstrap interval over prompts.
+interval: a Wilson score interval on the prompts' counts (triggers/metrics.py).
 
 A run flagged suspect (nothing fired, or everything did) has no score: such a number more
 likely measures a broken setup than the description, and an optimiser must not climb it.

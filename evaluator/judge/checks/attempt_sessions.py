@@ -9,6 +9,7 @@ from typing import Any
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.across_sessions import order_across_sessions
 from evaluator.judge.checks.registry import CHECKS
+from evaluator.judge.pattern_excerpt import bounded
 from evaluator.judge.verdict import CheckVerdict
 
 # Checks of an act a session records (a run, a read, a write, a fetch): one a spawned session
@@ -22,6 +23,12 @@ ORDERED = frozenset({"ran_before", "read_before"})
 
 
 def run_check(check: Any, context: JudgeContext) -> CheckVerdict:
+    """The check's verdict over every session of the attempt, its long patterns quoted as
+    excerpts (pattern_excerpt.py)."""
+    return bounded(check, _run_check(check, context))
+
+
+def _run_check(check: Any, context: JudgeContext) -> CheckVerdict:
     verdict = CHECKS[check.kind](check, context)
     if check.kind in ORDERED and context.spawned:
         return order_across_sessions(check, context, verdict)

@@ -26,6 +26,7 @@ from evaluator.judge.checks.program_match import (
     own_runs,
     runs_program,
     swapped_in_call,
+    words_match,
 )
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.checks.trace_proof import (
@@ -103,7 +104,7 @@ def command_hits(
     hits = CommandHits()
 
     def mentions(program: ExecutedProgram) -> bool:
-        return pattern.search(" ".join(program.argv)) is not None
+        return words_match(pattern, program.argv)
 
     for record in records:
         if not record.command or pattern.search(record.command) is None:

@@ -24,7 +24,7 @@ from evaluator.evidence.records import EvidenceRecord
 from evaluator.evidence.shell import analyze_command
 from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
-from evaluator.judge.checks.program_match import own_runs, runs_program
+from evaluator.judge.checks.program_match import own_runs, runs_program, words_match
 from evaluator.patterns import Pattern
 from evaluator.vocabulary import BlockedBy
 
@@ -66,7 +66,7 @@ def program_runs(pattern: Pattern, program: ExecutedProgram, own: frozenset[str]
     covers the program or a script it was given, not an argument (`grep deploy.py notes`), and
     not a file of the agent's own text named like the target's."""
     words = executed_words(program)
-    if not words or pattern.search(" ".join(words)) is None:
+    if not words or not words_match(pattern, words):
         return False
     if _shell_text(program):
         return False

@@ -6,9 +6,12 @@ text. The rule `command_ran`, `script_ran`, `ran_before` and the runs by scripts
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 
 from evaluator.evidence.shell.results import Invocation
 from evaluator.judge.base import JudgeContext
+from evaluator.judge.command_line import command_lines
+from evaluator.judge.command_pattern import command_literal
 from evaluator.patterns import Pattern
 
 
@@ -30,25 +33,33 @@ def runs_program(
 ) -> bool:
     """Whether a match of `pattern` in the invocation's line covers a program that ran, and
     not a file of the agent's own text (`own`: such files executed in the tool call)."""
-    line = " ".join(invocation.words)
-    spans: list[tuple[int, int]] = []
-    offset = 0
-    for word in invocation.words:
-        spans.append((offset, offset + len(word)))
-        offset += len(word) + 1
-    executed = [spans[i] for i in invocation.executed if not _own_file(i, invocation, own)]
-    # Every match is looked at in turn: the first one may be in an argument.
-    start = 0
-    while start <= len(line):
-        found = pattern.search(line[start:])
-        if found is None:
-            return False
-        at = line.find(found, start)
-        end = at + max(len(found), 1)
-        if any(at < e and s < end for s, e in executed):
-            return True
-        start = at + 1
+    for line, spans in _lines(pattern, invocation.words):
+        executed = [spans[i] for i in invocation.executed if not _own_file(i, invocation, own)]
+        # Every match is looked at in turn: the first one may be in an argument.
+        start = 0
+        while start <= len(line):
+            found = pattern.search(line[start:])
+            if found is None:
+                break
+            at = line.find(found, start)
+            end = at + max(len(found), 1)
+            if any(at < e and s < end for s, e in executed):
+                return True
+            start = at + 1
     return False
+
+
+def words_match(pattern: Pattern, words: Sequence[str]) -> bool:
+    """Whether `pattern` is found in the plain or the quoted line of `words`."""
+    return any(pattern.search(line) is not None for line, _ in _lines(pattern, words))
+
+
+def _lines(pattern: Pattern, words: Sequence[str]) -> list[tuple[str, list[tuple[int, int]]]]:
+    """The lines `pattern` is searched in: a command literal's pattern reads the quoted line
+    only (in the plain one `git -C "x commit" status` would read as `git commit`); an author's
+    regex both (command_line.py)."""
+    lines = command_lines(words)
+    return lines[-1:] if command_literal(pattern.text) is not None else lines
 
 
 def own_runs(context: JudgeContext, call_id: str | None) -> frozenset[str]:

@@ -21,7 +21,7 @@ from evaluator.evidence.shell.results import Invocation
 from evaluator.evidence.traced import ExecutedProgram
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.command_ran import trace_verdict
-from evaluator.judge.checks.program_match import runs_program
+from evaluator.judge.checks.program_match import runs_program, words_match
 from evaluator.judge.checks.registry import register_check
 from evaluator.judge.checks.trace_proof import (
     UNKNOWN_NO_TRACE,
@@ -79,7 +79,7 @@ def _ran_with(
     invocations = analyze_command(command.command, command.workdir or "/").invocations
 
     def ruled_out(words: Sequence[str]) -> bool:
-        return without is not None and without.search(" ".join(words)) is not None
+        return without is not None and words_match(without, words)
 
     running = [i for i in invocations if runs_program(pattern, i) and not ruled_out(i.words)]
     startup = context.agents_startup(command)
@@ -89,8 +89,7 @@ def _ran_with(
         return None, None
 
     def mentions(program: ExecutedProgram) -> bool:
-        line = " ".join(program.argv)
-        return pattern.search(line) is not None and not ruled_out(program.argv)
+        return words_match(pattern, program.argv) and not ruled_out(program.argv)
 
     call = context.traced_call(command)
     proof = trace_verdict([invocation_proof(i, call, mentions) for i in running])
@@ -108,8 +107,7 @@ def _beside_only(hits: Sequence[EvidenceRecord], context: JudgeContext, pattern:
     for record in hits:
         _, running = _runners(record, context)
         for invocation in running:
-            line = " ".join(invocation.words)
-            if record.path in invocation.paths and pattern.search(line) is not None:
+            if record.path in invocation.paths and words_match(pattern, invocation.words):
                 return (
                     "; the pattern is found there, but only beside the script: a match must"
                     " cover the script's own word too, as /tool\\.py\\s+stats/ does"
