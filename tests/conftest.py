@@ -10,8 +10,12 @@ another test could, and the files marked as taking `minutes` are handed out firs
 
 from __future__ import annotations
 
+import ast
+import functools
 import os
 import shutil
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -64,6 +68,22 @@ def _tracer_under_test(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
     picked = (named, f"tracer: {named} ($AGENTIC_EVAL_TEST_TRACER)")
     monkeypatch.setattr("evaluator.sandbox.launch.pick_tracer", lambda: picked)
     monkeypatch.setattr("evaluator.pipeline.commands.pick_tracer", lambda: picked)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection() -> Iterator[None]:
+    """Lets pytest keep the test modules it rewrites (`__pycache__/*-pytest-*.pyc`) while it
+    collects them. This machine kind sets PYTHONDONTWRITEBYTECODE, and pytest then rewrites the
+    asserts of every test module in every process at every run: about 6 s of CPU in each xdist
+    worker. pytest reads a kept file whether or not it may write one, and drops it when the
+    source is newer. Only for collection: the tests themselves run with the flag as given, and
+    the programs they start inherit the variable, not this flag."""
+    kept = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = kept
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -140,6 +160,14 @@ def copy_demo(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "skill-eval", tmp_path / "skill-eval")
     shutil.copytree(DEMO_REPO, tmp_path / "agentic-evals", ignore=shutil.ignore_patterns("runs"))
     return tmp_path / "agentic-evals"
+
+
+@functools.cache
+def parsed_module(path: Path) -> ast.Module:
+    """A module of the project parsed once per test process: several tests walk every module of
+    `evaluator/` (the import rules, the agent-name scan, the HTML makers), each parse of them all
+    about a second of CPU. The tests only read the trees."""
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def in_ci() -> bool:

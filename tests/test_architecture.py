@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from evaluator.adapters import all_adapters
-from tests.conftest import ROOT
+from tests.conftest import ROOT, parsed_module
 
 LEAVES = {
     "errors",
@@ -129,7 +129,7 @@ ALLOWED: dict[str, set[str]] = {
 
 def _imports(path: Path) -> set[str]:
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed_module(path)):
         if (
             isinstance(node, ast.ImportFrom)
             and node.module
@@ -218,18 +218,27 @@ def test_no_agent_is_named_outside_its_adapter() -> None:
     """An agent's name, its variables, its session-file patterns and its tool names appear only
     in its adapter (and the scripted model server): everything else holds an adapter."""
     problems = []
-    adapters = all_adapters()
+    # each adapter's word pattern compiled once: the scan asks it of every name in the package
+    adapters = [
+        (
+            adapter,
+            re.compile(
+                rf"(?<![a-z0-9])(?:{'|'.join(re.escape(w) for w in adapter.markers.words)})(?![a-z0-9])",
+                re.I,
+            ),
+        )
+        for adapter in all_adapters()
+    ]
     for path in sorted((ROOT / "evaluator").rglob("*.py")):
         relative = path.relative_to(ROOT / "evaluator")
         if relative.parts[0] in AGENT_AWARE:
             continue
-        tree = ast.parse(path.read_text())
+        tree = parsed_module(path)
         for line, kind, text in _names_and_strings(tree):
-            for adapter in adapters:
+            for adapter, words in adapters:
                 markers = adapter.markers
-                words = "|".join(re.escape(w) for w in markers.words)
                 found = None
-                if re.search(rf"(?<![a-z0-9])(?:{words})(?![a-z0-9])", text, re.I):
+                if words.search(text):
                     found = markers.words[0]
                 elif kind == "string":
                     found = next(
@@ -249,7 +258,7 @@ def _shell_imports(path: Path) -> set[str]:
     """The `evaluator.evidence.shell` submodules a module imports (`families.git`, `walker`)."""
     prefix = "evaluator.evidence.shell."
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed_module(path)):
         if isinstance(node, ast.ImportFrom) and node.module:
             if node.module in ("evaluator.evidence.shell", prefix + "families"):
                 base = node.module.removeprefix("evaluator.evidence.shell").lstrip(".")

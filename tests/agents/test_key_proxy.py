@@ -20,6 +20,7 @@ import pytest
 from evaluator.adapters.claude.runner import ClaudeCodeRunner
 from evaluator.adapters.gemini.runner import GeminiCliRunner
 from evaluator.agents.key_proxy import (
+    SHUTDOWN_POLL_S,
     KeyProxy,
     KeyRoute,
     keys_held_back,
@@ -64,7 +65,12 @@ class Upstream:
             do_GET = do_POST
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # the proxy's own poll: the default (0.5 s) would be every test's wait at the shutdown
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever,
+            kwargs={"poll_interval": SHUTDOWN_POLL_S},
+            daemon=True,
+        )
 
     @property
     def url(self) -> str:

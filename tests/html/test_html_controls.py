@@ -23,7 +23,7 @@ from evaluator.html.page import environment
 from evaluator.html.run_page import render_run_html
 from tests.artifacts.test_attribution import manifest
 from tests.compare.test_compare import write_run
-from tests.conftest import ROOT
+from tests.conftest import ROOT, parsed_module
 from tests.evaluate.test_evaluate import _ab_result, _result, _variant
 
 # An escape sequence that erases the line and writes a green pass, a BEL, a C1 CSI, a
@@ -102,8 +102,7 @@ def test_every_html_page_is_rendered_through_the_one_environment() -> None:
     environment: no other module makes a Jinja2 environment or writes HTML by hand."""
     makers = []
     for path in sorted((ROOT / "evaluator").rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        for node in ast.walk(parsed_module(path)):
             named = isinstance(node, ast.Name) and node.id in ("Environment", "Template")
             attribute = isinstance(node, ast.Attribute) and node.attr in ("Environment", "Template")
             hand_made = isinstance(node, ast.Constant) and isinstance(node.value, str)

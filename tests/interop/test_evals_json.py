@@ -577,10 +577,12 @@ def test_the_workspace_is_judged_as_the_agent_left_it_before_any_command_runs(
 
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    (workspace / "test_answer.py").write_text("open('answer.txt', 'w').write('42\\n')\n")
+    # the agent's "test" as a shell script: what the judge's order decides is the same for any
+    # program, and ten runs of a shell cost far less than ten starts of Python
+    (workspace / "test_answer.sh").write_text("printf '42\\n' > answer.txt\n")
     ran = {
         "description": "the test passes",
-        "checks": [{"kind": "command", "command": "cd {{output_dir}} && python3 test_answer.py"}],
+        "checks": [{"kind": "command", "command": "cd {{output_dir}} && sh test_answer.sh"}],
     }
     holds = {
         "description": "the answer",
@@ -602,6 +604,8 @@ def test_the_workspace_is_judged_as_the_agent_left_it_before_any_command_runs(
             judgement = judge_case(case, _context(workspace, JailedCommands(LaunchPolicy())))
             listed = [str(entry["description"]) for entry in required]
             assert judgement.status == expected, (left, listed)
+            # the command did rewrite the answer: the verdict above was not reached by its doing nothing
+            assert (workspace / "answer.txt").read_text() == "42\n"
             # what the judge reports stays in the order the author listed
             assert [e.summary for e in judgement.entries] == listed
 

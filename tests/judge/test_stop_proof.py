@@ -152,17 +152,21 @@ def test_a_stop_printed_by_the_agent_s_own_code_is_a_failure(
             "main.go holds the output's",
             marks=pytest.mark.slow,
         ),
-        # npm reads package.json (data) and prints a dependency's version, JSON-decoded
-        (
+        # npm reads package.json (data) and prints a dependency's version, JSON-decoded; slow:
+        # npm's own start in the traced jail takes seconds (the unit tier's rule, conftest.py)
+        pytest.param(
             "npm install",
             {
                 "package.json": '{"name": "x", "dependencies": {"left-pad": "npm error \\u0045AI_AGAIN"}}'
             },
             "npm",
             "package.json holds the output's",
+            marks=pytest.mark.slow,
         ),
-        # pytest reads pyproject.toml (data) for its addopts and echoes a bad `-k` expression
-        (
+        # pytest reads pyproject.toml (data) for its addopts and echoes a bad `-k` expression;
+        # slow: a real pytest in the traced jail, compiling its modules afresh under the check's
+        # own pycache home, takes seconds
+        pytest.param(
             "python3 -m pytest -q -p no:cacheprovider",
             {
                 "pyproject.toml": "[tool.pytest.ini_options]\naddopts = \"-k 'No matching"
@@ -170,6 +174,7 @@ def test_a_stop_printed_by_the_agent_s_own_code_is_a_failure(
             },
             "python3",
             "pyproject.toml holds the output's",
+            marks=pytest.mark.slow,
         ),
         # `//go:generate` runs a program without a shell, its words split so no file holds the
         # printed text whole
