@@ -23,12 +23,12 @@ T = TypeVar("T")
 
 
 class Turns(Generic[T]):
-    """`sealed(item)`: the item's kind, the skill its attempt is given (items of one kind may
+    """`kind_of(item)`: the item's kind, the skill its attempt is given (items of one kind may
     run together; any two kinds never do)."""
 
-    def __init__(self, workers: int, sealed: Callable[[T], Hashable]) -> None:
+    def __init__(self, workers: int, kind_of: Callable[[T], Hashable]) -> None:
         self.workers = max(1, workers)
-        self.sealed = sealed
+        self.kind_of = kind_of
         self.kind: Hashable = None  # the kind of the attempts running now
         self.started = 0  # attempts started in this turn
 
@@ -38,12 +38,12 @@ class Turns(Generic[T]):
         if not waiting or running >= self.workers:
             return None
         if running == 0:
-            self.kind, self.started = self.sealed(waiting[0]), 0
-        other_waits = any(self.sealed(item) != self.kind for item in waiting)
+            self.kind, self.started = self.kind_of(waiting[0]), 0
+        other_waits = any(self.kind_of(item) != self.kind for item in waiting)
         if other_waits and self.started >= self.workers:
             return None  # the other kind's turn, once these have ended
         for index, item in enumerate(waiting):
-            if self.sealed(item) == self.kind:
+            if self.kind_of(item) == self.kind:
                 del waiting[index]
                 self.started += 1
                 return item
