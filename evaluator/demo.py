@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evaluator.adapters import DEFAULT_RUNNER, runner_names
+from evaluator.adapters import DEFAULT_RUNNER, agent_choices, runner_named
 from evaluator.cli.history import record_finished_run
 from evaluator.errors import EvalError
 from evaluator.pipeline.progress import choose_progress
@@ -51,8 +51,10 @@ def _run(label: str, behaviors: Path, cases: tuple[str, ...], agent: str) -> dic
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="./dev demo", description=__doc__)
-    parser.add_argument("--agent", choices=runner_names(), default=DEFAULT_RUNNER)
-    agent = parser.parse_args(argv).agent
+    parser.add_argument(
+        "--agent", choices=agent_choices(), default=DEFAULT_RUNNER, help="a runner or an agent"
+    )
+    agent = runner_named(parser.parse_args(argv).agent)
     try:
         good = _run("follows-skill", BEHAVIORS / "follows-skill", (), agent)
         broken = _run("broken", BEHAVIORS / "broken", BROKEN_CASES, agent)

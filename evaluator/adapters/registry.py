@@ -78,6 +78,27 @@ def runner_names() -> list[str]:
     return sorted(runner for entry in _ENTRIES.values() for runner in entry.runners)
 
 
+def agent_choices() -> list[str]:
+    """Every name an `--agent` option takes: each agent's (its adapter) and each runner's."""
+    return [*adapter_names(), *runner_names()]
+
+
+def runner_named(name: str) -> str:
+    """The runner an `--agent` value names: a runner itself, or an agent for its first runner,
+    its CLI run headless on the prompt (`gemini` is `gemini-cli`): the commands that take a
+    runner and those that take an agent accept the same names."""
+    entry = _ENTRIES.get(name)
+    return entry.runners[0] if entry is not None else name
+
+
+def adapter_named(name: str) -> str:
+    """The agent an `--agent` value names: an agent itself, or the agent of a runner."""
+    for entry in _ENTRIES.values():
+        if name in entry.runners:
+            return entry.name
+    return name
+
+
 def default_adapter_name() -> str:
     """The adapter of the default runner: the agent a command uses when none is named."""
     return next(e.name for e in _ENTRIES.values() if DEFAULT_RUNNER in e.runners)

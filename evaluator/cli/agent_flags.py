@@ -12,7 +12,14 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from evaluator.adapters import adapter_names, default_adapter_name, home_flags, option_aliases
+from evaluator.adapters import (
+    adapter_named,
+    agent_choices,
+    default_adapter_name,
+    home_flags,
+    option_aliases,
+    runner_named,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -22,6 +29,26 @@ _ALIASES = [(f"alias_{adapter}_{alias.key}", adapter, alias) for adapter, alias 
 _HOMES = [(f"home_{adapter}", adapter, flag) for adapter, flag in home_flags()]
 
 AgentOptionsByAdapter = dict[str, dict[str, object]]
+
+
+def _as_runner(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    return None if value is None else runner_named(value)
+
+
+def _as_adapter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    return None if value is None else adapter_named(value)
+
+
+def runner_option(help_text: str) -> Callable[[F], F]:
+    """`--agent` of a command that runs a runner: a runner's name or an agent's (`gemini` is
+    `gemini-cli`), as the commands that take an agent accept both (`agent_home_options`)."""
+    return click.option(
+        "--agent",
+        type=click.Choice(agent_choices()),
+        callback=_as_runner,
+        default=None,
+        help=help_text,
+    )
 
 
 def collect_agent_options(
@@ -134,7 +161,8 @@ def agent_home_flags(*, exists: bool, what: str) -> Callable[[F], F]:
             click.option(
                 "--agent",
                 "agent_name",
-                type=click.Choice(adapter_names()),
+                type=click.Choice(agent_choices()),
+                callback=_as_adapter,
                 default=None,
                 help=f"The agent (default {default_adapter_name()}).",
             ),

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
-from evaluator.adapters import DEFAULT_RUNNER, runner_names
-from evaluator.cli.agent_flags import agent_option_flags
+from evaluator.adapters import DEFAULT_RUNNER
+from evaluator.cli.agent_flags import agent_option_flags, runner_option
 from evaluator.cli.grading import build_grader, grader_options, judge_options
 from evaluator.cli.options import judge_option, lenient_option, resolve_grader
 from evaluator.defaults import DEFAULT_SCRATCH
@@ -103,11 +103,9 @@ def agent_run_options(func: F) -> F:
         return func(run_args=AgentRunArgs(**shared), **kwargs)
 
     decorators = [
-        click.option(
-            "--agent",
-            type=click.Choice(runner_names()),
-            default=None,
-            help=f"Agent runner (default {DEFAULT_RUNNER}; docs/agents.md lists each agent's).",
+        runner_option(
+            f"Agent runner, or an agent for its default runner (default {DEFAULT_RUNNER};"
+            " docs/agents.md lists each agent's)."
         ),
         click.option(
             "--workers",

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from evaluator.adapters import DEFAULT_RUNNER, runner_names
+from evaluator.adapters import DEFAULT_RUNNER
+from evaluator.cli.agent_flags import runner_option
 from evaluator.errors import EXIT_OK
 
 
@@ -18,11 +19,8 @@ from evaluator.errors import EXIT_OK
     required=True,
     help="The skill's folder (holding SKILL.md), inside the current project.",
 )
-@click.option(
-    "--agent",
-    type=click.Choice(runner_names()),
-    default=None,
-    help=f"The agent the printed commands run (default {DEFAULT_RUNNER}).",
+@runner_option(
+    f"The agent the printed commands run, a runner or an agent (default {DEFAULT_RUNNER})."
 )
 @click.option(
     "--repo",

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from evaluator.adapters import DEFAULT_RUNNER, runner_names
-from evaluator.cli.agent_flags import AgentOptionsByAdapter, agent_option_flags
+from evaluator.adapters import DEFAULT_RUNNER
+from evaluator.cli.agent_flags import AgentOptionsByAdapter, agent_option_flags, runner_option
 from evaluator.cli.options import emit_json, json_option, repo_options
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
@@ -22,11 +22,8 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
 @click.option("--target", default=None, help="Target id (default: the repo default).")
 @click.option("--suite", "suites", multiple=True, help="Suite id; repeat for several.")
 @click.option("--case", "cases", multiple=True, help="Case id; repeat for several.")
-@click.option(
-    "--agent",
-    type=click.Choice(runner_names()),
-    default=None,
-    help=f"The agent runner the goldens are played to (default {DEFAULT_RUNNER}).",
+@runner_option(
+    f"The agent runner the goldens are played to, or its agent (default {DEFAULT_RUNNER})."
 )
 @click.option("--workers", type=click.IntRange(1, 64), default=None, help="Attempts run at once.")
 @click.option(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.adapters import adapter_names
+from evaluator.adapters import adapter_named, adapter_names
 from evaluator.cli.agent_flags import AgentHome, agent_home_flags
 from evaluator.cli.options import emit_json, json_option
 from evaluator.errors import EXIT_FAILURES, EXIT_OK, InputError
@@ -96,7 +96,7 @@ def locate(
     metavar="AGENT",
     default=None,
     help="The adapter of the agent that wrote the session (default: the run's agent, else the"
-    f" one that recognises the file; one of {', '.join(adapter_names())}).",
+    f" one that recognises the file; one of {', '.join(adapter_names())}, or a runner of one).",
 )
 @json_option
 def inspect(source: Path, workspace: Path | None, agent: str | None, as_json: bool) -> int:
@@ -121,6 +121,7 @@ def inspect(source: Path, workspace: Path | None, agent: str | None, as_json: bo
             f"not a session file: no line is a JSON record{problem}", path=session_file
         )
     # The agent named, else the one the run recorded; a bare file is recognised by its content.
+    agent = adapter_named(agent) if agent else agent  # a runner's name names its agent
     reader = get_adapter(agent) if agent else adapter_for_agent(_run_agent(source))
     if agent:
         # Read by another agent's adapter, a session yields nothing: an empty inspection that

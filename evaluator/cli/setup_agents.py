@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.adapters import adapter_names, default_adapter_name, get_adapter
+from evaluator.adapters import adapter_named, agent_choices, default_adapter_name, get_adapter
 from evaluator.cli.options import emit_json, json_option
 from evaluator.errors import EXIT_OK, InputError
 
@@ -15,7 +15,8 @@ from evaluator.errors import EXIT_OK, InputError
 @click.option(
     "--agent",
     "agents",
-    type=click.Choice(adapter_names()),
+    type=click.Choice(agent_choices()),
+    callback=lambda _ctx, _param, names: tuple(dict.fromkeys(adapter_named(n) for n in names)),
     multiple=True,
     help=f"Which agent's CLI to install (repeatable; default {default_adapter_name()}).",
 )
