@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -1119,27 +1120,18 @@ def _arbitrate_installations(
     write there, or an exec the trace did not see whole, still counts."""
     roots = [os.path.realpath(place) for place in installations]
     flagged = {v.ref for v in trace_report.violations}
-    kept: list[Violation] = []
-    cleared: list[Violation] = []
-    for violation in evidence_report.violations:
-        if (
+
+    def clears(violation: Violation) -> bool:
+        return (
             violation.kind == "exec"
             and violation.call_id in trace_report.complete_calls
             and violation.ref not in flagged
             and any(_inside(violation.path, root) for root in roots)
-        ):
-            cleared.append(violation)
-        else:
-            kept.append(violation)
-    if not cleared:
-        return evidence_report
-    for violation in cleared:
-        trace_report.disagreements.append(
-            f"`{violation.ref}`: the session analysis saw exec {violation.path}"
-            f" ({violation.detail}), a program of an installation the agent runs from; the"
-            " complete trace of that call saw nothing outside, so it is no violation"
         )
-    return _with_violations(evidence_report, kept, evidence_report.guesses_recorded)
+
+    return _cleared_by_trace(
+        evidence_report, trace_report, clears, "a program of an installation the agent runs from"
+    )
 
 
 def _arbitrate_home(
@@ -1161,27 +1153,39 @@ def _arbitrate_home(
     home, and a change of a skill link still count."""
     root = os.path.realpath(home)
     kept_out = [os.path.realpath(folder) for folder in agent_folders]
-    kept: list[Violation] = []
-    cleared: list[Violation] = []
-    for violation in evidence_report.violations:
-        if (
+
+    def clears(violation: Violation) -> bool:
+        return (
             violation.call_id in trace_report.complete_calls
             and violation.call_id not in trace_report.outside_calls
             and violation.path.startswith("/")
             and _inside(violation.path, root)
             and not any(_inside(violation.path, folder) for folder in kept_out)
             and not violation.detail.startswith("changed the skill's link")
-        ):
-            cleared.append(violation)
-        else:
-            kept.append(violation)
+        )
+
+    return _cleared_by_trace(evidence_report, trace_report, clears, "in the attempt's own home")
+
+
+def _cleared_by_trace(
+    evidence_report: IsolationReport,
+    trace_report: TraceReport,
+    clears: Callable[[Violation], bool],
+    where: str,
+) -> IsolationReport:
+    """The evidence's report without the violations `clears` takes back, each said in a
+    disagreement line of the trace's report (`where`: what the path was, for the reader)."""
+    kept: list[Violation] = []
+    cleared: list[Violation] = []
+    for violation in evidence_report.violations:
+        (cleared if clears(violation) else kept).append(violation)
     if not cleared:
         return evidence_report
     for violation in cleared:
         trace_report.disagreements.append(
             f"`{violation.ref}`: the session analysis saw {violation.kind} {violation.path}"
-            f" ({violation.detail}), in the attempt's own home; the complete trace of that call"
-            " saw nothing outside, so it is no violation"
+            f" ({violation.detail}), {where}; the complete trace of that call saw nothing"
+            " outside, so it is no violation"
         )
     return _with_violations(evidence_report, kept, evidence_report.guesses_recorded)
 
