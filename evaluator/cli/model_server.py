@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.errors import EXIT_OK
+from evaluator.errors import EXIT_OK, EnvironmentProblem
 
 
 @click.command("model-server")
@@ -32,9 +32,15 @@ def command(
     library = load_behaviors(behaviors_dir, adapter_names())
     if not host.startswith("127.") and host not in ("localhost", "::1"):
         raise click.BadParameter("only loopback addresses are allowed", param_hint="--host")
-    server = ScriptedModelServer(
-        library, host=host, port=port, latency_s=latency_s, log_path=log_path
-    )
+    try:
+        server = ScriptedModelServer(
+            library, host=host, port=port, latency_s=latency_s, log_path=log_path
+        )
+    except OSError as exc:  # the port taken (another server, a second copy of this one)
+        raise EnvironmentProblem(
+            f"--port: cannot listen on {host}:{port}: {exc.strerror or exc}"
+            " (stop what holds it, or pass another port; 0 picks a free one)"
+        ) from None
     click.echo(f"serving {len(library.behaviors)} behaviour(s) on {server.base_url}", err=True)
     click.echo(server.base_url, err=False)
     try:
