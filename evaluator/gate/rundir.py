@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from evaluator.artifacts.attribution import RunScore, score_run
 from evaluator.artifacts.models import UNFINISHED_STATES, CaseResult
-from evaluator.artifacts.rundir import MANIFEST_FILE, not_a_run_dir
+from evaluator.artifacts.rundir import MANIFEST_FILE, not_a_run_dir, unfinished_why
 from evaluator.artifacts.trigger_report import TRIGGERS_FILE
 from evaluator.errors import EXIT_ENVIRONMENT, EvalError, InputError
 
@@ -113,8 +113,9 @@ def read_run(path: Path) -> RunRecord:
         raise InputError("manifest.json is one JSON object", path=manifest_path)
     state = manifest.get("run_state")
     if state in UNFINISHED_STATES:
+        why = unfinished_why(path, str(manifest.get("run_id") or path.name), str(state))
         raise InputError(
-            f"the run is {state}; a gate reads finished runs only",
+            f"the run is {why}; only a finished run has a score to read",
             path=manifest_path,
             field="run_state",
         )

@@ -1,0 +1,87 @@
+"""A run killed with SIGKILL keeps `run_state: running` in its manifest; `gate`, `compare`,
+`report` and the history said "the run is running" of it as of a live one, so an operator
+waited for a run no process was running (the ninth new user's review). Whether an evaluator
+still holds the run's lock tells them apart, read from the kernel's lock table."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluator.artifacts.rundir import RunDir, lock_held
+from evaluator.cli.main import run_cli
+from tests.gate.test_gate import P, write_run
+
+
+def test_the_lock_is_held_while_its_holder_lives_and_free_once_it_is_killed(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "r"
+    run.mkdir()
+    assert lock_held(run) is False  # never locked
+    assert lock_held(tmp_path / "missing") is None
+    lock = RunDir(run).lock()
+    assert lock_held(run) is True
+    lock.release()
+    assert lock_held(run) is False
+    # Another process holds it, then dies by SIGKILL: the stale file stays, the lock does not.
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from evaluator.artifacts.rundir import"
+            " RunDir; held = RunDir(Path(sys.argv[1])).lock(); print('held', flush=True);"
+            " time.sleep(60)",
+            str(run),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    assert lock_held(run) is True
+    holder.kill()
+    holder.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while lock_held(run) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert lock_held(run) is False and (run / ".lock").is_file()
+
+
+def test_gate_tells_a_killed_run_from_a_live_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    current = write_run(tmp_path / "current", [P()])
+    killed = write_run(tmp_path / "killed", [P()], state="running")
+    (killed / ".lock").write_text("pid 1\n")  # what a SIGKILLed run leaves
+    args = ["gate", "--candidate", str(killed), "--current", str(current)]
+    assert run_cli(args) == 2
+    err = capsys.readouterr().err
+    assert "no evaluator holds it" in err and "agentic-eval run --resume killed" in err
+    lock = RunDir(killed).lock()  # the look-alike: a run still running
+    try:
+        assert run_cli(args) == 2
+        err = capsys.readouterr().err
+        assert "the run is running; only a finished run has a score to read" in err
+        assert "resume" not in err
+    finally:
+        lock.release()
+
+
+def test_report_of_a_killed_run_says_how_to_finish_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.interop.test_interop import make_run
+
+    run_dir = make_run(tmp_path, "k", "codex-exec", {"c": ["pass"]})
+    manifest = run_dir.read_manifest()
+    manifest.run_state = "running"
+    run_dir.write_manifest(manifest)
+    capsys.readouterr()
+    assert run_cli(["report", str(run_dir.path)]) == 0
+    err = capsys.readouterr().err
+    assert "note: the run is running in its manifest, but no evaluator holds it" in err
+    assert "`agentic-eval run --resume k` finishes it" in err
