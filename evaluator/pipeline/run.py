@@ -33,6 +33,7 @@ from evaluator.artifacts.rundir import (
     RunLock,
     RunLocked,
     copy_atomic,
+    lock_held,
     remove_temp_files,
     storage_error,
     write_atomic,
@@ -275,6 +276,17 @@ class Run:
 
     @staticmethod
     def _exists_message(run_dir: RunDir) -> str:
+        if lock_held(run_dir.path):
+            # Two runs given one id at once: resuming it now would only be refused as well.
+            try:
+                owner = (run_dir.path / RunLock.name).read_text(encoding="utf-8").strip()
+            except OSError:
+                owner = ""
+            return (
+                f"run directory already exists: {run_dir.path}, and another agentic-eval"
+                f" ({owner or 'pid unknown'}) is running it: pass another --run-id, or wait"
+                f" for it to finish"
+            )
         return f"run directory already exists: {run_dir.path} (use --resume {run_dir.run_id})"
 
     def _claim(self, run_dir: RunDir) -> None:

@@ -5,6 +5,7 @@ still holds the run's lock tells them apart, read from the kernel's lock table."
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ import pytest
 
 from evaluator.artifacts.rundir import RunDir, lock_held
 from evaluator.cli.main import run_cli
+from tests.conftest import ROOT
 from tests.gate.test_gate import P, write_run
 
 
@@ -85,3 +87,22 @@ def test_report_of_a_killed_run_says_how_to_finish_it(
     err = capsys.readouterr().err
     assert "note: the run is running in its manifest, but no evaluator holds it" in err
     assert "`agentic-eval run --resume k` finishes it" in err
+
+
+def test_a_second_run_of_one_id_is_told_the_first_still_runs_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = tmp_path / "runs"
+    (runs / "k").mkdir(parents=True)
+    args = ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(runs)]
+    args += ["--run-id", "k"]
+    lock = RunDir(runs / "k").lock()
+    try:
+        assert run_cli(args) == 2
+        err = capsys.readouterr().err
+        assert f"and another agentic-eval (pid {os.getpid()}) is running it" in err
+        assert "--resume" not in err
+    finally:
+        lock.release()
+    assert run_cli(args) == 2  # the look-alike: a stopped run of that id is resumed
+    assert "already exists: " in (err := capsys.readouterr().err) and "use --resume k" in err

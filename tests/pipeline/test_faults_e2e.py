@@ -121,6 +121,9 @@ def test_sigkilled_evaluator_leaves_no_agent_and_no_unrecorded_attempt(tmp_path:
             check=False,
         )
         assert same_id.returncode == 2 and "already exists" in same_id.stderr
+        # Not "use --resume k", which the lock would refuse too (the ninth review).
+        assert "is running it: pass another --run-id" in same_id.stderr
+        assert "--resume" not in same_id.stderr
         concurrent = subprocess.run(
             _evaluator("run", *common, "--resume", "k"),
             capture_output=True,
