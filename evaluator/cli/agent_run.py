@@ -18,7 +18,12 @@ import click
 from evaluator.adapters import DEFAULT_RUNNER
 from evaluator.cli.agent_flags import agent_option_flags, runner_option
 from evaluator.cli.grading import build_grader, grader_options, judge_options
-from evaluator.cli.options import judge_option, lenient_option, resolve_grader
+from evaluator.cli.options import (
+    FiniteFloatRange,
+    judge_option,
+    lenient_option,
+    resolve_grader,
+)
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.sandbox import DEFAULT_TRACER, jail_names, tracer_choices
 from evaluator.vocabulary import JudgeMode
@@ -116,7 +121,7 @@ def agent_run_options(func: F) -> F:
         click.option(
             "--timeout",
             "timeout_s",
-            type=click.FloatRange(min=1),
+            type=FiniteFloatRange(min=1),
             default=None,
             help="Seconds per attempt (default: the case's timeout_s, else the target's, else 300).",
         ),

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from evaluator.cli.options import FiniteFloatRange
 from evaluator.errors import EXIT_OK, EnvironmentProblem
 
 
@@ -19,7 +20,13 @@ from evaluator.errors import EXIT_OK, EnvironmentProblem
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="0 picks a free port.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address only.")
-@click.option("--latency", "latency_s", type=float, default=0.0, help="Seconds added per reply.")
+@click.option(
+    "--latency",
+    "latency_s",
+    type=FiniteFloatRange(min=0),
+    default=0.0,
+    help="Seconds added per reply.",
+)
 @click.option("--log", "log_path", type=click.Path(path_type=Path), default=None, help="JSONL log.")
 def command(
     behaviors_dir: Path, port: int, host: str, latency_s: float, log_path: Path | None
