@@ -1041,10 +1041,12 @@ class _Slot:
 def _storage_problem(
     problem: OSError, where: str | Path | None, run_dir: RunDir, state: str
 ) -> EnvironmentProblem:
+    # Without a manifest there is nothing to resume: the run's directory is removed (_unclaim).
+    then = f"--resume {run_dir.run_id}" if run_dir.manifest_path.is_file() else "run it again"
     return EnvironmentProblem(
         f"cannot write {where}: {problem.strerror}; run"
         f" {run_dir.run_id} stopped, {state}"
-        f" (free space or fix permissions, then --resume {run_dir.run_id})"
+        f" (free space or fix permissions, then {then})"
     )
 
 
