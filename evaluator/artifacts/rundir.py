@@ -217,12 +217,11 @@ class RunLock:
 def lock_held(directory: Path) -> bool | None:
     """Whether a live evaluator holds `directory`'s run lock, read from the kernel's table of
     locks (`/proc/locks`) without taking it: a probe that took it, even for a moment, could
-    refuse a `--resume` starting then. None where that cannot be told."""
+    refuse a `--resume` starting then. None where that cannot be told, and for a directory
+    without a lock file: another evaluator's run, which may be running by its own means."""
     try:
         stats = (directory / RunLock.name).stat()
         table = Path("/proc/locks").read_text(encoding="ascii")
-    except FileNotFoundError:
-        return False if directory.is_dir() else None  # never locked (or not a run directory)
     except (OSError, ValueError):
         return None
     # Each line: `N: FLOCK ADVISORY WRITE PID MAJOR:MINOR:INODE START END` (major and minor in

@@ -129,12 +129,19 @@ def read_run(path: Path) -> RunRecord:
             "a list of case ids expected", path=manifest_path, field="resolved_case_ids"
         )
     order: list[str] = planned if planned else sorted(results)
+    run_id = str(manifest.get("run_id") or path.name)
     missing = [c for c in order if c not in results]
     if missing:
+        # An interrupted run of ours is finished by a resume: say so, it is the fix.
+        resume = (
+            f" (the run was interrupted: `agentic-eval run --resume {run_id}` finishes it)"
+            if state == "interrupted"
+            else ""
+        )
         raise InputError(
-            f"unfinished case(s) without a result: {', '.join(missing)}", path=results_dir
+            f"unfinished case(s) without a result: {', '.join(missing)}{resume}",
+            path=results_dir,
         )
     if not order:
         raise InputError("the run has no case results", path=results_dir)
-    run_id = str(manifest.get("run_id") or path.name)
     return RunRecord(path, run_id, [results[c] for c in order], len(order), manifest)

@@ -24,7 +24,7 @@ def test_the_lock_is_held_while_its_holder_lives_and_free_once_it_is_killed(
 ) -> None:
     run = tmp_path / "r"
     run.mkdir()
-    assert lock_held(run) is False  # never locked
+    assert lock_held(run) is None  # no lock file: another evaluator's run, say; cannot tell
     assert lock_held(tmp_path / "missing") is None
     lock = RunDir(run).lock()
     assert lock_held(run) is True
@@ -82,6 +82,7 @@ def test_report_of_a_killed_run_says_how_to_finish_it(
     manifest = run_dir.read_manifest()
     manifest.run_state = "running"
     run_dir.write_manifest(manifest)
+    (run_dir.path / ".lock").write_text("pid 1\n")  # what a SIGKILLed run leaves
     capsys.readouterr()
     assert run_cli(["report", str(run_dir.path)]) == 0
     err = capsys.readouterr().err
@@ -106,3 +107,18 @@ def test_a_second_run_of_one_id_is_told_the_first_still_runs_it(
         lock.release()
     assert run_cli(args) == 2  # the look-alike: a stopped run of that id is resumed
     assert "already exists: " in (err := capsys.readouterr().err) and "use --resume k" in err
+
+
+def test_an_interrupted_run_without_some_results_names_its_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = write_run(tmp_path / "stopped", [P(), P()], state="interrupted")
+    (run / "case-results/case-1.json").unlink()
+    assert run_cli(["gate", "--candidate", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "unfinished case(s) without a result: case-1 (the run was interrupted:" in err
+    assert "`agentic-eval run --resume stopped` finishes it" in err
+    foreign = write_run(tmp_path / "foreign", [P()], state="running")  # no .lock: not ours
+    assert run_cli(["gate", "--candidate", str(foreign)]) == 2
+    err = capsys.readouterr().err
+    assert "the run is running; only a finished run has a score to read" in err
