@@ -122,3 +122,32 @@ def test_an_interrupted_run_without_some_results_names_its_resume(
     assert run_cli(["gate", "--candidate", str(foreign)]) == 2
     err = capsys.readouterr().err
     assert "the run is running; only a finished run has a score to read" in err
+
+
+def test_report_waits_for_a_live_run_as_judge_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A live run is the only writer of its directory: `report` rewrote its reports and
+    skill-creator's files under it (the ninth review); `judge` was already refused."""
+    from tests.interop.test_interop import make_run
+
+    run_dir = make_run(tmp_path, "live", "codex-exec", {"c": ["pass"]})
+    before = (
+        (run_dir.path / "report.md").read_text() if (run_dir.path / "report.md").is_file() else None
+    )
+    lock = run_dir.lock()
+    try:
+        capsys.readouterr()
+        assert run_cli(["report", str(run_dir.path)]) == 2
+        err = capsys.readouterr().err
+        assert f"is in use by another agentic-eval (pid {os.getpid()})" in err
+        assert "report it when the run has ended" in err
+        after = (
+            (run_dir.path / "report.md").read_text()
+            if (run_dir.path / "report.md").is_file()
+            else None
+        )
+        assert after == before
+    finally:
+        lock.release()
+    assert run_cli(["report", str(run_dir.path)]) == 0
