@@ -48,6 +48,7 @@ class VariantRole(ArtifactModel):
 
 # How a no-skill run's manifest says it (pipeline/run.py writes the note; `evaluate` reads it).
 NO_SKILL_NOTE = "no skill:"
+ScratchPlace = Literal["memory", "disk"]
 
 
 class Manifest(ArtifactModel):
@@ -104,6 +105,11 @@ class Manifest(ArtifactModel):
         default=None,
         description="syscall trace of the agent: ebpf (where it loads, --tracer auto), strace, or off"
         " (evidence alone)",
+    )
+    scratch: ScratchPlace | None = Field(
+        default=None,
+        description="where the attempts' workspaces and agent homes were: memory (a tmpfs in the"
+        " evaluator's own mount namespace, --scratch-memory) or disk. Absent in older runs.",
     )
     candidate_skill: str | None = Field(
         default=None,

@@ -24,7 +24,7 @@ from evaluator.adapters import adapter_for_runner, adapter_names, agent_names, g
 from evaluator.adapters.base import AgentAdapter
 from evaluator.agents import AgentRunner, ModelEndpoint
 from evaluator.agents.process import kill_processes_mentioning
-from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest, RunState
+from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest, RunState, ScratchPlace
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.report import render_report
 from evaluator.artifacts.report_findings import case_findings
@@ -91,6 +91,12 @@ from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.launch import choose_policy
 from evaluator.vocabulary import TraceLayer
+from evaluator.workspace.memory import (
+    is_mounted,
+    memory_unavailable,
+    mount_scratch,
+    unmount_scratch,
+)
 from evaluator.workspace.naming import (
     AGENTS,
     WORKSPACES,
@@ -330,6 +336,7 @@ class Run:
             self.options, selection, run_dir.run_id, previous, default_workers=default_workers()
         )
         ready = self._check(plan, repo, selection)
+        memory_refusal = self._memory_refusal(plan, previous)
         # ---- claim
         if previous is None:
             self._claim(run_dir)
@@ -339,7 +346,13 @@ class Run:
             raise EnvironmentProblem(
                 f"cannot create scratch directory {plan.scratch}: {exc.strerror}"
             ) from None
-        opened = self._open(plan, ready, repo, selection, run_dir, previous)
+        place = self._place_scratch(plan, memory_refusal)
+        try:
+            opened = self._open(plan, ready, repo, selection, run_dir, previous, place)
+        except BaseException:
+            if is_mounted(plan.scratch):
+                self._drop_scratch(plan.scratch)
+            raise
         self.plan = plan
         return RunLane(
             self,
@@ -475,6 +488,7 @@ class Run:
         selection: Selection,
         run_dir: RunDir,
         previous: Manifest | None,
+        place: ScratchPlace,
     ) -> _Opened:
         """The manifest, from the plan (or the resumed run's, after settling what it left),
         written as `running` before the first attempt; the attempt numbers taken so far."""
@@ -535,6 +549,7 @@ class Run:
             manifest.notes.append(
                 f"resumed at {_now()}: {len(finished)} finished case(s) kept, {len(todo)} to run"
             )
+        manifest.scratch = place
         manifest.run_state = "running"
         manifest.runner_pid = os.getpid()
         manifest.finished_at = None
@@ -578,6 +593,12 @@ class Run:
         # that made it (an older one named them otherwise: `workspace/naming.py`).
         recorded = Path(previous.case_workspace_root)
         layout = recorded_layout(recorded, self.options.scratch_root, run_dir.run_id)
+        if previous.scratch == "memory" and previous.run_state == "running":
+            # Its tmpfs went with its mount namespace when its last process ended.
+            previous.notes.append(
+                "the stopped run's scratch was in memory and ended with it: attempts it left in"
+                " flight are not recorded; its unfinished cases run anew"
+            )
         if layout is None:
             note = (
                 f"the stopped run's workspaces ({recorded}) are not where this version puts them"
@@ -640,7 +661,53 @@ class Run:
             self._drop_scratch(scratch)
             raise _storage_problem(problem, run_dir, "before starting") from None
 
+    def _memory_refusal(self, plan: RunPlan, previous: Manifest | None) -> str | None:
+        """Why this run's scratch stays on disk (None: it goes in memory). A kept scratch must
+        outlive the process, a resumed run reads what the stopped one left on disk, and Ray's
+        workers may live outside this process's mounts. Under `--scratch-memory on` any reason
+        refuses the run before it claims its directory."""
+        wanted = self.options.scratch_memory
+        if wanted == "off":
+            return "--scratch-memory off"
+        why_not = memory_unavailable()
+        if self.options.keep_scratch:
+            why_not = "--keep-scratch keeps the scratch after the run"
+        elif previous is not None:
+            why_not = "a resumed run reads the stopped run's scratch on disk"
+        elif plan.executor != "local":
+            why_not = f"the {plan.executor} executor's workers may not share its mounts"
+        if why_not is not None and wanted == "on":
+            raise EnvironmentProblem(
+                f"--scratch-memory on: the scratch cannot be in memory: {why_not}"
+            )
+        return why_not
+
+    def _place_scratch(self, plan: RunPlan, refusal: str | None) -> ScratchPlace:
+        """Mounts the run's scratch in memory (evaluator/workspace/memory.py) unless `refusal`
+        says why not; says where it is."""
+        if refusal is not None:
+            return "disk"
+        try:
+            mount_scratch(plan.scratch)
+        except OSError as exc:
+            if self.options.scratch_memory == "on":
+                raise EnvironmentProblem(
+                    f"--scratch-memory on: the scratch cannot be in memory: {exc}"
+                ) from None
+            return "disk"
+        return "memory"
+
     def _drop_scratch(self, scratch: Path) -> None:
+        if is_mounted(scratch):
+            try:
+                unmount_scratch(scratch)
+            except OSError as exc:
+                print(
+                    f"agentic-eval: warning: could not unmount the scratch directory {scratch}:"
+                    f" {exc}",
+                    file=sys.stderr,
+                )
+            return
         if self.options.keep_scratch:
             # Kept for a person to look at, after the agents are gone: no secret stays in it.
             if scratch.is_dir():

@@ -28,7 +28,7 @@ from evaluator.plan import open_repo, select_cases
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.repo.loader import safe_relative
-from evaluator.vocabulary import BlockedReason, Status
+from evaluator.vocabulary import BlockedReason, ScratchMemory, Status
 
 if TYPE_CHECKING:  # the runner is imported when a self-test runs (see run_selftest)
     from evaluator.artifacts.models import CaseResult
@@ -249,6 +249,7 @@ class SelftestOptions:
     timeout_s: float | None = None
     runs_dir: Path = Path("runs")
     scratch_root: Path = DEFAULT_SCRATCH
+    scratch_memory: ScratchMemory = "auto"
     # Per adapter, the agent options (`--agent-option` under "", short flags under theirs).
     agent_options: dict[str, dict[str, object]] = field(default_factory=dict)
     agent: str | None = None  # the runner the goldens are played to (default: the default agent)
@@ -365,6 +366,7 @@ def _run_set(
         behaviors=behaviors,
         runs_dir=directory,
         scratch_root=options.scratch_root,
+        scratch_memory=options.scratch_memory,
         agent_options=options.agent_options,
         agent=options.agent,
     )
