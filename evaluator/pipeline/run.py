@@ -204,6 +204,8 @@ class Run:
         self.progress = progress or PlainProgress()
         self.stop = threading.Event()
         self.attempt_numbers: dict[str, int] = {}
+        # Where the attempts started are noted while the scratch is in memory (RunDir.IN_FLIGHT_DIR).
+        self.journal: RunDir | None = None
         self.run_lock: RunLock | None = None
         self.plan: RunPlan | None = None
         # Every attempt's secrets: a kept scratch is redacted with them when the run ends.
@@ -550,6 +552,8 @@ class Run:
                 f"resumed at {_now()}: {len(finished)} finished case(s) kept, {len(todo)} to run"
             )
         manifest.scratch = place
+        if place == "memory":
+            self.journal = run_dir
         manifest.run_state = "running"
         manifest.runner_pid = os.getpid()
         manifest.finished_at = None
@@ -593,12 +597,6 @@ class Run:
         # that made it (an older one named them otherwise: `workspace/naming.py`).
         recorded = Path(previous.case_workspace_root)
         layout = recorded_layout(recorded, self.options.scratch_root, run_dir.run_id)
-        if previous.scratch == "memory" and previous.run_state == "running":
-            # Its tmpfs went with its mount namespace when its last process ended.
-            previous.notes.append(
-                "the stopped run's scratch was in memory and ended with it: attempts it left in"
-                " flight are not recorded; its unfinished cases run anew"
-            )
         if layout is None:
             note = (
                 f"the stopped run's workspaces ({recorded}) are not where this version puts them"
@@ -748,6 +746,7 @@ class Run:
         manifest.runner_pid = None
         # The manifest first: it is small, and it is what resume and readers trust.
         run_dir.write_manifest(manifest)
+        run_dir.forget_in_flight()  # every attempt it started is recorded by now
         write_reports(run_dir, manifest, self.secrets.values())
 
     def _next_number(self, case_id: str) -> int:
@@ -771,6 +770,8 @@ class Run:
     def _submit(self, executor: Executor[Any, Any], slot: _Slot) -> Future[AttemptOutcome]:
         number = self._next_number(slot.case.case_id)
         slot.number = number
+        if self.journal is not None:
+            self.journal.note_in_flight(slot.case.case_id, number)
         self.progress.attempt_started(slot.case.case_id, number)
         return executor.submit(self._spec(slot))
 
@@ -1139,4 +1140,29 @@ def record_in_flight(
             write_json(directory / "attempt.json", record)
             Redactor({**(credentials or {}), **declared_secrets(case)}).tree(directory)
             notes.append(f"{case.case_id} attempt {number:02d}: {why}")
+        for number in run_dir.noted_in_flight(case.case_id):
+            directory = run_dir.attempt_artifacts(case.case_id, number)
+            if (directory / "attempt.json").is_file():
+                continue
+            why = (
+                f"in flight when the evaluator (pid {previous.runner_pid or 'unknown'}) stopped"
+                " without recording it; its scratch was in memory and ended with it: nothing of"
+                " its session is kept"
+            )
+            directory.mkdir(parents=True, exist_ok=True)
+            write_json(
+                directory / "attempt.json",
+                AttemptRecord(
+                    attempt=number,
+                    workspace_root=str(attempt_folder(layout.workspaces, case.case_id, number)),
+                    valid=False,
+                    status="blocked",
+                    blocked_reason="environment",
+                    reason=why,
+                    artifacts_dir=str(directory.relative_to(run_dir.path)),
+                    interrupted=True,
+                ),
+            )
+            notes.append(f"{case.case_id} attempt {number:02d}: {why}")
+    run_dir.forget_in_flight()
     return notes

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from evaluator.workspace import memory
 from evaluator.workspace.naming import run_scratch
@@ -105,7 +106,7 @@ def test_the_tmpfs_is_seen_by_the_process_and_its_children_only(tmp_path: Path) 
     assert proc.wait(timeout=30) == 0
 
 
-def _run_command(scratch: Path, runs: Path, run_id: str, *extra: str) -> list[str]:
+def _evaluator(scratch: Path, runs: Path, *args: str) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -113,19 +114,20 @@ def _run_command(scratch: Path, runs: Path, run_id: str, *extra: str) -> list[st
         "run",
         "--repo",
         str(ROOT / "agentic-evals"),
-        "--case",
-        "routing-add-column",
-        "--behaviors",
-        str(BEHAVIORS),
         "--runs-dir",
         str(runs),
         "--scratch-root",
         str(scratch),
-        "--run-id",
-        run_id,
         "--json",
-        *extra,
+        *args,
     ]
+
+
+def _run_command(
+    scratch: Path, runs: Path, run_id: str, *extra: str, behaviors: Path = BEHAVIORS
+) -> list[str]:
+    case = ["--case", "routing-add-column", "--behaviors", str(behaviors), "--run-id", run_id]
+    return _evaluator(scratch, runs, *case, *extra)
 
 
 @needs_root
@@ -196,3 +198,67 @@ def test_off_and_a_kept_scratch_stay_on_disk_and_on_refuses_what_it_cannot_do(
     assert "Traceback" not in refused.stderr
     lines = [line for line in refused.stderr.splitlines() if "--scratch-memory on" in line]
     assert lines and "--keep-scratch" in lines[0], refused.stderr
+
+
+@needs_root
+@pytest.mark.codex
+def test_a_killed_run_in_memory_leaves_nothing_and_its_resume_lists_the_lost_attempt(
+    tmp_path: Path,
+) -> None:
+    agent_or_skip("codex")
+    behaviors = tmp_path / "sleepy"
+    behaviors.mkdir()
+    good = yaml.safe_load((BEHAVIORS / "routing-add-column.yaml").read_text())
+    sleepy = {**good, "steps": [{"cmd": "sleep 120"}] * 12 + good["steps"]}
+    (behaviors / "routing-add-column.yaml").write_text(yaml.safe_dump(sleepy))
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        first = subprocess.Popen(
+            _run_command(scratch, runs, "k", behaviors=behaviors),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        noted = runs / "k/.in-flight/routing-add-column/01"
+        deadline = time.time() + 120
+        while not noted.exists() and time.time() < deadline:
+            time.sleep(0.1)
+        assert noted.exists()
+        time.sleep(3)  # the agent is at its sleep by now
+        os.kill(first.pid, 9)
+        first.communicate(timeout=30)
+        deadline = time.time() + 20
+        while time.time() < deadline and _processes_naming(run_scratch(scratch, "k")):
+            time.sleep(0.2)
+        assert _processes_naming(run_scratch(scratch, "k")) == []
+        assert str(scratch) not in _host_mounts()
+        # What the machine has of the killed run's scratch: the empty folder it was mounted on.
+        assert list(run_scratch(scratch, "k").iterdir()) == []
+        (behaviors / "routing-add-column.yaml").write_text(yaml.safe_dump(good))
+        resumed = subprocess.run(
+            _evaluator(scratch, runs, "--resume", "k"),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert resumed.returncode == 0, resumed.stderr
+    result = json.loads((runs / "k/case-results/routing-add-column.json").read_text())
+    attempts = {a["attempt"]: a for a in result["attempts"]}
+    assert sorted(attempts) == [1, 2] and result["status"] == "pass"
+    lost = attempts[1]
+    assert lost["interrupted"] and not lost["valid"] and lost["status"] == "blocked"
+    assert "its scratch was in memory" in lost["reason"]
+    manifest = json.loads((runs / "k/manifest.json").read_text())
+    assert manifest["scratch"] == "disk"  # the resume's own: it reads a stopped run's scratch
+    assert any("attempt 01: in flight" in note for note in manifest["notes"])
+    assert not (runs / "k/.in-flight").exists()
+
+
+def _processes_naming(path: Path) -> list[int]:
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if str(path).encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
