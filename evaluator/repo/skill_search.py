@@ -7,8 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 SKILL_FILE = "SKILL.md"
-PLUGIN_MANIFEST = Path(".claude-plugin") / "plugin.json"
-MARKETPLACE_MANIFEST = Path(".claude-plugin") / "marketplace.json"
+# An agent's plugin keeps its manifest in a hidden `.<agent>-plugin/` folder: `plugin.json` for
+# one plugin, `marketplace.json` for a list of them (the agent is named by the folder found).
+PLUGIN_MANIFESTS = (
+    (".*-plugin/plugin.json", "a plugin"),
+    (".*-plugin/marketplace.json", "a plugin marketplace"),
+)
 
 # How deep below a folder skills are looked for: `plugins/<plugin>/skills/<name>/SKILL.md`.
 SEARCH_DEPTH = 4
@@ -50,10 +54,11 @@ def no_skill_here(folder: Path, name: str | None = None) -> str:
     folder is `name`, the evals' `skill_name`, first). Only a skill's own folder is copied into
     a workspace, so the evaluator does not pick one for the author."""
     kind = ""
-    if (folder / PLUGIN_MANIFEST).is_file():
-        kind = "it is a Claude Code plugin (.claude-plugin/plugin.json)"
-    elif (folder / MARKETPLACE_MANIFEST).is_file():
-        kind = "it is a Claude Code plugin marketplace (.claude-plugin/marketplace.json)"
+    for pattern, what in PLUGIN_MANIFESTS:
+        manifest = next((p for p in sorted(folder.glob(pattern)) if p.is_file()), None)
+        if manifest is not None:
+            kind = f"it is {what} ({manifest.relative_to(folder).as_posix()})"
+            break
     found = sorted(skills_below(folder), key=lambda p: p.name != name)
     if not found:
         return f"no {SKILL_FILE} in this folder" + (

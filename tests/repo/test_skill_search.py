@@ -1,4 +1,4 @@
-"""A folder given as a skill that holds no SKILL.md: a Claude Code plugin, a marketplace of
+"""A folder given as a skill that holds no SKILL.md: a plugin (Claude Code's), a marketplace of
 plugins, a repo of skills. The one line names what it is and the skill folders below it (round 12
 of real skills: `--skill` given a plugin's root said only "no SKILL.md in this folder")."""
 
@@ -46,7 +46,7 @@ def _evals(path: Path, skill_name: str) -> Path:
 def test_a_plugin_root_names_its_skill_folders(tmp_path: Path) -> None:
     plugin = _plugin(tmp_path / "notes-plugin", "notes-doc", "notes-sheet")
     assert no_skill_here(plugin) == (
-        "no SKILL.md in this folder: it is a Claude Code plugin (.claude-plugin/plugin.json),"
+        "no SKILL.md in this folder: it is a plugin (.claude-plugin/plugin.json),"
         " whose skill folders are skills/notes-doc, skills/notes-sheet; give one skill's folder"
         " (only that folder is copied into a workspace)"
     )
@@ -62,7 +62,7 @@ def test_a_marketplace_names_the_skills_of_its_plugins_and_counts_the_rest(tmp_p
         _plugin(market / "plugins" / f"p{index}", f"s{index}")
     line = no_skill_here(market, "s6")
     assert line.startswith(
-        "no SKILL.md in this folder: it is a Claude Code plugin marketplace"
+        "no SKILL.md in this folder: it is a plugin marketplace"
         " (.claude-plugin/marketplace.json), whose skill folders are plugins/p6/skills/s6,"
         " plugins/p0/skills/s0,"
     )
@@ -75,9 +75,19 @@ def test_look_alikes_name_no_skill(tmp_path: Path) -> None:
     assert no_skill_here(tmp_path / "empty") == "no SKILL.md in this folder"
     bare = _plugin(tmp_path / "bare")
     assert no_skill_here(bare) == (
-        "no SKILL.md in this folder: it is a Claude Code plugin (.claude-plugin/plugin.json),"
+        "no SKILL.md in this folder: it is a plugin (.claude-plugin/plugin.json),"
         " with no skill below it"
     )
+    # another agent's manifest names it; a manifest folder without a manifest is no plugin
+    other = tmp_path / "other"
+    (other / ".codex-plugin").mkdir(parents=True)
+    (other / ".codex-plugin" / "plugin.json").write_text("{}")
+    _skill(other / "skills" / "x", "x")
+    assert "it is a plugin (.codex-plugin/plugin.json), whose skill folders are skills/x;" in (
+        no_skill_here(other)
+    )
+    (other / ".codex-plugin" / "plugin.json").unlink()
+    assert no_skill_here(other).startswith("no SKILL.md in this folder: skill folders below it:")
     # hidden folders, dependencies, symlinks and skills deeper than four levels are not listed
     repo = tmp_path / "repo"
     _skill(repo / ".claude" / "skills" / "hidden", "hidden")
@@ -105,7 +115,7 @@ def test_validate_and_run_given_a_plugin_root_refuse_in_one_line(
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in err
     assert lines[0].endswith(
-        "--skill: no SKILL.md in this folder: it is a Claude Code plugin"
+        "--skill: no SKILL.md in this folder: it is a plugin"
         " (.claude-plugin/plugin.json), whose skill folders are skills/notes-doc; give one"
         " skill's folder (only that folder is copied into a workspace)"
     )
