@@ -138,5 +138,9 @@ def test_running_the_program_the_session_built_is_not_understood() -> None:
     assert _opaque("cc app.c && ./a.out") == [
         "./a.out runs /w/ws/a.out, whose content is not known"
     ]
+    # built from stdin, run by its default name
+    assert _opaque("printf 'int main(void){return 0;}' | gcc -x c - && ./a.out") == [
+        "./a.out runs /w/ws/a.out, whose content is not known"
+    ]
     # look-alike: a program shipped in the workspace, not built by the session, is the target's
     assert _opaque("./app hunter2") == []

@@ -113,7 +113,7 @@ def compiler(w: Walker, name: str, args: list[str | None], texts: list[str]) -> 
         if raw == "-" or not raw.startswith("-"):
             if raw != "-":
                 w.add("read", raw, name)
-                inputs.append(raw)
+            inputs.append(raw)  # stdin too: it is built into the same default output
             continue
         if raw in PASS_ON or raw.startswith(("-Wl,", "-Wa,", "-Wp,")):
             index += 1 if raw in PASS_ON else 0
