@@ -176,6 +176,11 @@ def command(
                 " a run from here does not start the agent, and the case is blocked"
                 " (environment); set it where agentic-eval runs"
             )
+        for key in sorted(case.case.setup.model_extra or {}):
+            click.echo(
+                f"  environment: setup.{key} is a free-form fact this evaluator cannot reproduce:"
+                " a run does not start the agent, and the case is blocked (environment)"
+            )
         if case.case.expected_output:
             click.echo(f"  intent (model judge only): {case.case.expected_output}")
         for line in case.case.verification:
