@@ -90,7 +90,7 @@ MEANINGS: dict[str, str] = {
     " environment agentic-eval runs in. One that is not set there is a setup mismatch, known"
     " before the agent starts: the agent is not started and the attempt is `blocked:"
     " environment` (the eval's; `unmet_needs` names it), as `explain` says beforehand"
-    " (AGENT.md, \"Environment mismatches\").",
+    ' (AGENT.md, "Environment mismatches").',
     "CaseSetup.env_vars_notes": "Upstream: what those variables are for (informative).",
     "CaseSetup.write_files": "Files written into the workspace before the agent starts.",
     "CaseSetup.remove_paths": "Workspace paths removed before the agent starts.",
