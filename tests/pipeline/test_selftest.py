@@ -203,6 +203,12 @@ def test_an_entry_no_golden_fails_is_vacuous_and_a_mismatch_fails_the_selftest()
     untested = caught.model_copy(update={"statuses": {"good.yaml": "pass", "bad.yaml": "pass"}})
     blocked = caught.model_copy(update={"statuses": {"good.yaml": "pass", "bad.yaml": "blocked"}})
     assert not caught.vacuous and untested.vacuous and blocked.vacuous
+    # Session 19: a case none of whose goldens started an agent (a setup this machine cannot
+    # reproduce) could not be checked here, which is not the assertion's fault.
+    unstarted = blocked.model_copy(
+        update={"statuses": {"good.yaml": "blocked", "bad.yaml": "blocked"}, "not_started": True}
+    )
+    assert not unstarted.vacuous and unstarted.model_copy(update={"not_started": False}).vacuous
     good = GoldenOutcome(case_id="c", behavior="b", expect="fail", status="fail", run_id="set-1")
     report = SelftestReport(
         selftest_id="s", directory="d", target_id="t", goldens=[good], entries=[caught]
