@@ -162,6 +162,11 @@ def test_every_demo_case_has_a_passing_and_a_failing_golden() -> None:
         goldens, problems = load_goldens(target, case)
         assert problems == []
         expects = [g.spec.expect for g in goldens]
+        if case.case.setup.env_vars_required:
+            # A setup no selftest reproduces (DATABASE_URL): no agent starts since session 19,
+            # so every golden is blocked and its entries are "not checked here".
+            assert set(expects) == {"blocked"} and len(expects) > 1, case.case_id
+            continue
         assert "fail" in expects and ("pass" in expects or "blocked" in expects), case.case_id
 
 
