@@ -184,8 +184,9 @@ class AttemptRecord(ArtifactModel):
     )
     unmet_needs: list[str] | None = Field(
         default=None,
-        description="What the case `needs` and the agent's jail lacked (`program soffice`):"
-        " the attempt was not run, `blocked (environment)`, the eval's.",
+        description="What the case `needs` and the agent's jail lacked (`program soffice`), or"
+        " a setup fact not reproduced here (`setup: env_vars_required: X is not set in the"
+        " environment`): the attempt was not run, `blocked (environment)`, the eval's.",
     )
     session_complete: bool | None = None
     duration_s: float | None = None

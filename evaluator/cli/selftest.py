@@ -149,6 +149,14 @@ def print_report(report: SelftestReport) -> None:
         click.echo("\nassertions no golden behaviour fails (they test nothing):")
         for entry in vacuous:
             click.echo(f"  {entry.case_id} {entry.polarity}[{entry.index}]: {entry.description}")
+    unchecked = [e for e in report.entries if e.not_started]
+    if unchecked:
+        click.echo(
+            "\nassertions not checked here (every golden of their case was blocked before its"
+            " agent started: a setup or need this machine lacks):"
+        )
+        for entry in unchecked:
+            click.echo(f"  {entry.case_id} {entry.polarity}[{entry.index}]: {entry.description}")
     mismatches = len(report.mismatches())
     state = " (interrupted)" if report.interrupted else ""
     click.echo(

@@ -187,12 +187,17 @@ class EntryCoverage(BaseModel):
     index: int = Field(description="Position within the case's required or forbidden list.")
     description: str
     statuses: dict[str, Status | None] = Field(description="behaviour -> the entry's status")
+    not_started: bool = Field(
+        default=False,
+        description="Every golden of its case was blocked before its agent started (a setup or"
+        " need this machine lacks): the entry could not be checked here, which is not vacuous.",
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def vacuous(self) -> bool:
         # For a forbidden entry `fail` means observed: either way some golden was caught by it.
-        return not any(status == "fail" for status in self.statuses.values())
+        return not self.not_started and not any(s == "fail" for s in self.statuses.values())
 
 
 class SelftestReport(BaseModel):
@@ -415,6 +420,14 @@ def _coverage(
                     index=index,
                     description=description,
                     statuses=statuses,
+                    not_started=all(_not_started(results.get((g.case_id, g.index))) for g in mine),
                 )
             )
     return coverage
+
+
+def _not_started(result: CaseResult | None) -> bool:
+    """No attempt of the case started its agent: each was blocked by what the machine lacks."""
+    return (
+        result is not None and bool(result.attempts) and all(a.unmet_needs for a in result.attempts)
+    )
