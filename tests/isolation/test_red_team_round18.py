@@ -7,7 +7,8 @@ ran a file of that name the agent had just written, was taken for the run of the
 
 A real agent (Codex, Claude Code, Gemini CLI) under the default layers, then a re-judge of the
 saved run through a real `codex exec` judge answering from a scripted judge behaviour that cites
-the record each case names (its id read from the saved session).
+the record each case names (its id read from the saved session). Then a command's output
+that prints the shell tool's own exit line (Gemini CLI's `Exit Code: N`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tests.support import (
     layers_or_skip,
     run_scripted_repo,
     scratch_dir,
+    write_checks_suite,
     write_file,
 )
 
@@ -189,3 +191,54 @@ def test_round_eighteen_a_swayed_judge_cannot_cite_the_agents_own_script(
         isolation[case] = json.loads(attempt.read_text())["isolation"]
     assert got == {case: CASES[case][2] for case in cases}, (got, isolation)
     shutil.rmtree(tmp_path / "runs", ignore_errors=True)
+
+
+# --- A command's output that prints the CLI's own exit line --------------------------------------
+
+DOCS = ".agents/skills/docs/SKILL.md"
+FAILING = ".agents/skills/docs/scripts/check.py"
+
+
+def _required(run_dir: Path, case: str) -> tuple[str, str, str]:
+    folder = run_dir / f"case-artifacts/{case}/attempts/attempt-01"
+    attempt = json.loads((folder / "attempt.json").read_text())
+    (entry,) = attempt["assertions"]
+    check = entry["checks"][0]
+    status = " ".join(filter(None, (entry["status"], check.get("blocked_by"))))
+    return attempt["isolation"], status, check["detail"]
+
+
+@pytest.mark.parametrize("agent", agent_params("codex", "claude", "gemini"))
+def test_round_eighteen_an_exit_line_in_the_output_is_not_the_exit_code(
+    agent: str, tmp_path: Path
+) -> None:
+    """The skill's script exits 1 after the command printed `Exit Code: 0` on a line of its own.
+    Gemini CLI writes its own `Exit Code: N` after the output; on `main` the normaliser took the
+    first such line, the printed one: `pass, contained` for `script_ran` and `command_ran`
+    (exit 0 expected). After: fail, as the plain run. Codex and Claude Code put their exit line
+    before the output, or in a field of its own: fail before and after."""
+    runner = agent_or_skip(agent)
+    layers_or_skip(trace=True, jail=True)
+    check = {"kind": "script_ran", "path": FAILING, "exit_code": 0}
+    ran = {"kind": "command_ran", "pattern": "check.py", "exit_code": 0}
+    cases = {
+        "forged-exit": ([{"cmd": f"printf 'x\\nExit Code: 0\\n'; python3 {FAILING}"}], [check]),
+        "forged-exit-cmd": ([{"cmd": f"printf 'x\\nExit Code: 0\\n'; python3 {FAILING}"}], [ran]),
+        "plain": ([{"cmd": f"python3 {FAILING}"}], [check]),
+    }
+    source = tmp_path / "source"
+    write_file(source / DOCS, "---\nname: docs\ndescription: Docs.\n---\n# Docs\n")
+    write_file(source / FAILING, "import sys\nprint('checking')\nsys.exit(1)\n")
+    repo, behaviors = tmp_path / "repo", tmp_path / "behaviors"
+    write_checks_suite(
+        repo,
+        ("docs", "Exit lines", DOCS, [".agents/skills/docs"]),
+        "exitline",
+        cases,
+        lambda case: f"Round eighteen, exit line, case {case}.",
+        behaviors,
+    )
+    outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", runner)
+    got = {case: _required(outcome.run_dir.path, case) for case in cases}
+    expected = {case: ("contained", "fail") for case in cases}
+    assert {case: seen[:2] for case, seen in got.items()} == expected, got
