@@ -8,7 +8,8 @@ ran a file of that name the agent had just written, was taken for the run of the
 A real agent (Codex, Claude Code, Gemini CLI) under the default layers, then a re-judge of the
 saved run through a real `codex exec` judge answering from a scripted judge behaviour that cites
 the record each case names (its id read from the saved session). Then a command's output
-that prints the shell tool's own exit line (Gemini CLI's `Exit Code: N`).
+that prints the shell tool's own exit line (Gemini CLI's `Exit Code: N`), and a file named by
+`BASH_ENV` that a nested bash runs first.
 """
 
 from __future__ import annotations
