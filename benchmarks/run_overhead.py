@@ -10,7 +10,7 @@
    tools and the evaluator burn is the limit. Target: 8 workers within 1.15x of that limit.
 Run: .venv/bin/python -m benchmarks.run_overhead [--attempts 48] [--workers 1,4,8] [--phases]
 [--layers "evidence only,jail + trace (default)"] [--rounds 10 --ideal-attempts 8]
-[--start-gate on,off]
+[--start-gate on,off] [--scratch-memory auto,off]
 [--skip-overhead | --skip-parallel]
 """
 
@@ -23,6 +23,7 @@ import time
 import uuid
 from contextlib import nullcontext
 from pathlib import Path
+from typing import cast
 
 import yaml
 
@@ -33,6 +34,8 @@ from evaluator.pipeline.attempt import AttemptResult
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
 from evaluator.sandbox.ebpf import stop_shared_loaders
+from evaluator.vocabulary import SCRATCH_MEMORY_CHOICES, ScratchMemory
+from evaluator.workspace.memory import enter_private_mounts
 
 SKILL = ".agents/skills/db-migrations"
 PROMPT = "default currency per account"
@@ -95,8 +98,10 @@ def _run(
     workers: int,
     latency: float,
     layers: tuple[str | None, str] = LAYERS["evidence only"],
+    scratch_memory: ScratchMemory = "auto",
 ) -> float:
     options = RunOptions(
+        scratch_memory=scratch_memory,
         repo=ROOT / "agentic-evals",
         cases=("routing-add-column",),
         behaviors=behaviors,
@@ -148,7 +153,20 @@ def main() -> None:
         default=0,
         help="Attempts of each round's 1-worker run (the ideal); default: --attempts.",
     )
+    parser.add_argument(
+        "--scratch-memory",
+        default="auto",
+        help="The runs' scratch (evaluator/workspace/memory.py): auto (the default: in memory"
+        " where the process may mount it), off (on disk), or both comma-separated (each in turn).",
+    )
     args = parser.parse_args()
+    scratches = [cast(ScratchMemory, m.strip()) for m in args.scratch_memory.split(",")]
+    if not all(m in SCRATCH_MEMORY_CHOICES for m in scratches):
+        parser.error(f"--scratch-memory: {args.scratch_memory!r}; give auto, on, off or a list")
+    # As the CLI does before a command that runs agents starts a thread.
+    unavailable = enter_private_mounts() if scratches != ["off"] else None
+    if unavailable:
+        print(f"scratch on disk: {unavailable}")
     base = SCRATCH / f"run-{uuid.uuid4().hex[:6]}"
     meter = TreeCpu()
     try:
@@ -172,6 +190,7 @@ def main() -> None:
                 args.ideal_attempts or args.attempts,
                 meter,
                 [gate.strip() for gate in args.start_gate.split(",")],
+                scratches,
             )
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -250,6 +269,7 @@ def parallel(
     ideal_attempts: int,
     meter: TreeCpu,
     gates: list[str],
+    scratches: list[ScratchMemory],
 ) -> None:
     two_turns = _behaviors(
         base / "two", [{"cmd": f"cat {SKILL}/references/add-column.md"}, {"final": "done"}]
@@ -261,15 +281,18 @@ def parallel(
     figures: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
     probes: dict[tuple[str, int], PhaseProbe] = {}
     for _ in range(rounds):
-        for name in layer_names:
+        for name, scratch in ((n, m) for n in layer_names for m in scratches):
             layers = LAYERS[name]
+            # The ideal on the same scratch as the runs it bounds: memory makes one attempt
+            # faster too, so each scratch is held to its own.
+            kind = name if len(scratches) == 1 else f"{name}, scratch memory {scratch}"
             before = meter.seconds()
-            one = _run(base, two_turns, ideal_attempts, 1, 1.0, layers)
+            one = _run(base, two_turns, ideal_attempts, 1, 1.0, layers, scratch)
             one_cpu = meter.seconds() - before
             per_attempt = one / ideal_attempts
-            figures.setdefault((name, 1), []).append((one, one, one_cpu))
+            figures.setdefault((kind, 1), []).append((one, one, one_cpu))
             for gate in gates:
-                label = name if len(gates) == 1 else f"{name}, start gate {gate}"
+                label = kind if len(gates) == 1 else f"{kind}, start gate {gate}"
                 os.environ["AGENTIC_EVAL_START_GATE"] = {"off": "0", "on": ""}.get(gate, gate)
                 for workers in worker_counts:
                     if workers == 1:
@@ -277,7 +300,7 @@ def parallel(
                     probe = probes.setdefault((label, workers), PhaseProbe())
                     with probe.installed() if phases else nullcontext(probe):
                         before = meter.seconds()
-                        wall = _run(base, two_turns, attempts, workers, 1.0, layers)
+                        wall = _run(base, two_turns, attempts, workers, 1.0, layers, scratch)
                         cpu = meter.seconds() - before
                     figures.setdefault((label, workers), []).append(
                         (wall, attempts * per_attempt / workers, cpu)

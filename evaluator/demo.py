@@ -17,6 +17,7 @@ from evaluator.cli.history import record_finished_run
 from evaluator.errors import EvalError
 from evaluator.pipeline.progress import choose_progress
 from evaluator.pipeline.run import Run, RunOptions, new_run_id
+from evaluator.workspace.memory import enter_private_mounts
 
 ROOT = Path(__file__).resolve().parent.parent
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
@@ -55,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         "--agent", choices=agent_choices(), default=DEFAULT_RUNNER, help="a runner or an agent"
     )
     agent = runner_named(parser.parse_args(argv).agent)
+    enter_private_mounts()  # as `agentic-eval run` does: the scratch in memory where it may be
     try:
         good = _run("follows-skill", BEHAVIORS / "follows-skill", (), agent)
         broken = _run("broken", BEHAVIORS / "broken", BROKEN_CASES, agent)

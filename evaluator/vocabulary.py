@@ -60,6 +60,10 @@ IsolationVerdict = Literal["contained", "violation", "unverifiable"]
 TRACED_SHELLS: tuple[str, ...] = ("bash", "sh", "dash", "zsh")
 # The access-trace layer of a run and of each attempt: `strace` when it traced, else `off`.
 TraceLayer = Literal["strace", "ebpf", "off"]
+# Where a run keeps its scratch (evaluator/workspace/memory.py): `auto` in memory where the
+# evaluator may mount a tmpfs of its own, `on` refuses to run otherwise, `off` on disk.
+ScratchMemory = Literal["auto", "on", "off"]
+SCRATCH_MEMORY_CHOICES: tuple[ScratchMemory, ...] = ScratchMemory.__args__  # type: ignore[attr-defined]
 
 # --- judging --------------------------------------------------------------------------------
 

@@ -42,6 +42,12 @@ _current_test: pytest.Item | None = None
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The test process's own runs (commands called in-process) keep their scratch on disk
+    # whether or not it happens to have one thread: what a run does cannot depend on `-n`.
+    # The commands the tests start as processes put theirs in memory as a user's do.
+    from evaluator.workspace import memory
+
+    memory.stay_on_disk("the test process keeps its in-process runs' scratch on disk")
     # registered here rather than in pyproject.toml: no test marks it by name but a few
     config.addinivalue_line(
         "markers",

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluator.agents.key_proxy import KeyRoute
+from evaluator.agents.key_proxy import KeyRoute, keys_held_back
 from evaluator.credentials import MIN_CREDENTIAL_LENGTH, SecretSet, embedded_credentials
 from evaluator.sandbox.launch import LaunchPolicy
 
@@ -206,6 +208,21 @@ class AgentRunner(ABC):
     def key_route(self, endpoint: ModelEndpoint) -> KeyRoute | None:
         """The key route for `endpoint` (`key_routing`, unless the runner's depends on it)."""
         return self.key_routing
+
+    @contextmanager
+    def keys_held_back(
+        self, endpoint: ModelEndpoint, env: dict[str, str]
+    ) -> Iterator[tuple[dict[str, str], ModelEndpoint]]:
+        """The environment and endpoint to start this runner's CLI with, whatever it is started
+        for (an attempt's agent, a model judge's call): with a real key on a routed endpoint,
+        `env` holds placeholders and the key-adding proxy (`agents/key_proxy.py`) stands in for
+        the upstream while the block lasts, named in the route's base-URL variable or, for a
+        CLI that reads its base URL from a file, in the endpoint that file is written from."""
+        route = self.key_route(endpoint)
+        with keys_held_back(route, env, endpoint.scripted) as (held, proxy_url):
+            if proxy_url is not None and route is not None and route.base_url_env is None:
+                endpoint = dataclasses.replace(endpoint, base_url=proxy_url)
+            yield held, endpoint
 
     def has_credentials(self, endpoint: ModelEndpoint) -> bool:
         """Whether a real model can be reached: a credential is set (or a login is copied in)."""

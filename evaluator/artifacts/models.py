@@ -48,6 +48,7 @@ class VariantRole(ArtifactModel):
 
 # How a no-skill run's manifest says it (pipeline/run.py writes the note; `evaluate` reads it).
 NO_SKILL_NOTE = "no skill:"
+ScratchPlace = Literal["memory", "disk"]
 
 
 class Manifest(ArtifactModel):
@@ -104,6 +105,11 @@ class Manifest(ArtifactModel):
         default=None,
         description="syscall trace of the agent: ebpf (where it loads, --tracer auto), strace, or off"
         " (evidence alone)",
+    )
+    scratch: ScratchPlace | None = Field(
+        default=None,
+        description="where the attempts' workspaces and agent homes were: memory (a tmpfs in the"
+        " evaluator's own mount namespace, --scratch-memory) or disk. Absent in older runs.",
     )
     candidate_skill: str | None = Field(
         default=None,
@@ -178,8 +184,9 @@ class AttemptRecord(ArtifactModel):
     )
     unmet_needs: list[str] | None = Field(
         default=None,
-        description="What the case `needs` and the agent's jail lacked (`program soffice`):"
-        " the attempt was not run, `blocked (environment)`, the eval's.",
+        description="What the case `needs` and the agent's jail lacked (`program soffice`), or"
+        " a setup fact not reproduced here (`setup: env_vars_required: X is not set in the"
+        " environment`): the attempt was not run, `blocked (environment)`, the eval's.",
     )
     session_complete: bool | None = None
     duration_s: float | None = None

@@ -330,6 +330,24 @@ class RunDir:
                 continue
         return records
 
+    # Attempts started while the run's scratch was in memory (evaluator/workspace/memory.py):
+    # a run killed before recording them leaves nothing else of them, so a resume lists them
+    # from here. Removed when the run closes, whatever its state.
+    IN_FLIGHT_DIR = ".in-flight"
+
+    def note_in_flight(self, case_id: str, attempt: int) -> None:
+        folder = self.path / self.IN_FLIGHT_DIR / case_id
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{attempt:02d}").touch()
+
+    def noted_in_flight(self, case_id: str) -> list[int]:
+        """The attempts of `case_id` noted in flight, recorded since or not."""
+        folder = self.path / self.IN_FLIGHT_DIR / case_id
+        return sorted(int(p.name) for p in folder.glob("[0-9]*") if p.name.isdigit())
+
+    def forget_in_flight(self) -> None:
+        shutil.rmtree(self.path / self.IN_FLIGHT_DIR, ignore_errors=True)
+
     def max_attempt(self, case_id: str) -> int:
         attempts = self.case_artifacts(case_id) / "attempts"
         numbers = [

@@ -23,10 +23,11 @@ from evaluator.cli.options import (
     judge_option,
     lenient_option,
     resolve_grader,
+    scratch_memory_option,
 )
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.sandbox import DEFAULT_TRACER, jail_names, tracer_choices
-from evaluator.vocabulary import JudgeMode
+from evaluator.vocabulary import JudgeMode, ScratchMemory
 
 if TYPE_CHECKING:  # the pipeline and the judge are imported when the command runs
     from evaluator.judge import ModelGrader
@@ -47,6 +48,7 @@ class AgentRunArgs:
     runs_dir: Path
     scratch_root: Path
     keep_scratch: bool
+    scratch_memory: ScratchMemory
     # Per adapter, what `--agent-option` (for the run's agent: key "") and the adapters'
     # alias flags (`--codex-bin`, ...) set.
     agent_options: dict[str, dict[str, object]]
@@ -105,6 +107,11 @@ def agent_run_options(func: F) -> F:
     def command(**kwargs: Any) -> Any:
         shared = {name: kwargs.pop(name) for name in _FIELDS}
         shared["agent_options"] = kwargs.pop("agent_options")
+        if shared["scratch_memory"] != "off":
+            from evaluator.workspace.memory import enter_private_mounts
+
+            # Now, while the command has one thread (evaluator/workspace/memory.py).
+            enter_private_mounts()
         return func(run_args=AgentRunArgs(**shared), **kwargs)
 
     decorators = [
@@ -153,6 +160,7 @@ def agent_run_options(func: F) -> F:
             is_flag=True,
             help="Keep this run's workspaces and agent homes (removed when the run ends by default).",
         ),
+        scratch_memory_option,
         agent_option_flags,
         click.option(
             "--auth-from",

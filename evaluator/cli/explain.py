@@ -173,8 +173,13 @@ def command(
         if missing:
             click.echo(
                 f"  environment: {', '.join(missing)} not set here (setup.env_vars_required):"
-                " a run from here still runs the agent, but the case ends blocked (environment)"
-                " unless a required entry fails; set it where agentic-eval runs"
+                " a run from here does not start the agent, and the case is blocked"
+                " (environment); set it where agentic-eval runs"
+            )
+        for key in sorted(case.case.setup.model_extra or {}):
+            click.echo(
+                f"  environment: setup.{key} is a free-form fact this evaluator cannot reproduce:"
+                " a run does not start the agent, and the case is blocked (environment)"
             )
         if case.case.expected_output:
             click.echo(f"  intent (model judge only): {case.case.expected_output}")
@@ -211,7 +216,8 @@ def command(
 
 def _missing_variables(case: LoadedCase) -> list[str]:
     """The case's required variables this environment lacks: each attempt passes them from here,
-    so a run from here would record a setup mismatch (`workspace/builder.py`)."""
+    so a run from here would record a setup mismatch (`workspace/builder.py`) and not start the
+    agent (`pipeline/attempt.py`)."""
     required = case.case.setup.env_vars_required or []
     return [name for name in required if not os.environ.get(name)]
 

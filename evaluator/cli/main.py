@@ -102,6 +102,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "evaluator.cli.setup_agents:command",
         "Install the pinned agent CLIs with npm into the user cache (nothing if already there).",
     ),
+    "show": LazyCommand(
+        "evaluator.cli.show:command",
+        "Show a run's cases, or one case's result: status, assertions, blocked reason, artifacts.",
+    ),
     "triggers": LazyCommand(
         "evaluator.cli.triggers:command",
         "Run a trigger set: K attempts per prompt beside distractor skills; precision, recall, F1.",

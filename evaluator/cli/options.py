@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from evaluator.errors import InputError
-from evaluator.vocabulary import JUDGE_MODES, JudgeMode
+from evaluator.vocabulary import JUDGE_MODES, SCRATCH_MEMORY_CHOICES, JudgeMode
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -349,3 +349,14 @@ def executor_options(func: F) -> F:
         default="local",
         help="Where attempts run: local (a pool here) or ray (Ray tasks; the ray extra).",
     )(func)
+
+
+scratch_memory_option = click.option(
+    "--scratch-memory",
+    type=click.Choice(SCRATCH_MEMORY_CHOICES),
+    default="auto",
+    show_default=True,
+    help="Keep the run's workspaces and agent homes on a tmpfs only the evaluator sees (auto:"
+    " where it may mount one, as root, unless --keep-scratch or --resume; on: refuse to run"
+    " otherwise; off: on disk under --scratch-root).",
+)

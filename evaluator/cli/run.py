@@ -48,6 +48,15 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
 @click.option(
     "--resume", default=None, help="Finish an interrupted run: only cases without a result."
 )
+@click.option(
+    "--rerun-failed",
+    "rerun_failed",
+    default=None,
+    metavar="RUN",
+    help="Run again, as a new run, only the cases of RUN (a run id under --runs-dir, or its"
+    " directory) that failed or were blocked: on its target and agent unless --target/--agent"
+    " name others.",
+)
 @agent_run_options
 @executor_options
 @click.option(
@@ -68,6 +77,7 @@ def command(
     include_deferred: bool,
     attempts: int | None,
     resume: str | None,
+    rerun_failed: str | None,
     run_args: AgentRunArgs,
     executor: str,
     ray_address: str | None,
@@ -79,6 +89,25 @@ def command(
     if resume and (run_args.run_id or suites or cases or target):
         raise click.UsageError(
             "--resume takes the plan of the run it resumes; drop --run-id/--target/--suite/--case"
+        )
+    if rerun_failed is not None:
+        if resume or suites or cases or include_deferred:
+            raise click.UsageError(
+                "--rerun-failed takes its cases from the run it names; drop"
+                " --resume/--suite/--case/--include-deferred"
+            )
+        from evaluator.cli.rerun import rerun_plan
+
+        plan = rerun_plan(rerun_failed, run_args.runs_dir)
+        if not plan.cases:
+            click.echo(f"nothing to rerun: no case of run {plan.run_id} failed or was blocked")
+            return EXIT_OK
+        cases, target = plan.cases, target or plan.target
+        run_args.agent = run_args.agent or plan.agent
+        click.echo(
+            f"rerunning {len(cases)} case(s) of run {plan.run_id} that failed or were blocked:"
+            f" {', '.join(cases)}",
+            err=True,
         )
     if run_args.auth_from is not None:
         from evaluator.adapters import DEFAULT_RUNNER, adapter_for_runner

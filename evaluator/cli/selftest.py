@@ -9,9 +9,16 @@ import click
 
 from evaluator.adapters import DEFAULT_RUNNER
 from evaluator.cli.agent_flags import AgentOptionsByAdapter, agent_option_flags, runner_option
-from evaluator.cli.options import FiniteFloatRange, emit_json, json_option, repo_options
+from evaluator.cli.options import (
+    FiniteFloatRange,
+    emit_json,
+    json_option,
+    repo_options,
+    scratch_memory_option,
+)
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
+from evaluator.vocabulary import ScratchMemory
 
 if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its --help
     from evaluator.pipeline.selftest import SelftestReport
@@ -46,6 +53,7 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
     show_default=True,
     help="Workspaces and agent homes (not under /tmp).",
 )
+@scratch_memory_option
 @agent_option_flags
 @json_option
 def command(
@@ -59,10 +67,15 @@ def command(
     timeout_s: float | None,
     runs_dir: Path,
     scratch_root: Path,
+    scratch_memory: ScratchMemory,
     agent_options: AgentOptionsByAdapter,
     as_json: bool,
 ) -> int:
     """Check that each case's assertions tell its golden behaviours apart. Exit 1 if not."""
+    if scratch_memory != "off":
+        from evaluator.workspace.memory import enter_private_mounts
+
+        enter_private_mounts()  # first, while the command has one thread
     from evaluator.pipeline.progress import choose_progress
     from evaluator.pipeline.selftest import SelftestOptions, run_selftest
 
@@ -76,6 +89,7 @@ def command(
         timeout_s=timeout_s,
         runs_dir=runs_dir,
         scratch_root=scratch_root,
+        scratch_memory=scratch_memory,
         agent_options=agent_options,
         agent=agent,
     )
@@ -140,6 +154,14 @@ def print_report(report: SelftestReport) -> None:
     if vacuous:
         click.echo("\nassertions no golden behaviour fails (they test nothing):")
         for entry in vacuous:
+            click.echo(f"  {entry.case_id} {entry.polarity}[{entry.index}]: {entry.description}")
+    unchecked = [e for e in report.entries if e.not_started]
+    if unchecked:
+        click.echo(
+            "\nassertions not checked here (every golden of their case was blocked before its"
+            " agent started: a setup or need this machine lacks):"
+        )
+        for entry in unchecked:
             click.echo(f"  {entry.case_id} {entry.polarity}[{entry.index}]: {entry.description}")
     mismatches = len(report.mismatches())
     state = " (interrupted)" if report.interrupted else ""

@@ -630,8 +630,9 @@ class GitSetup(ClosedModel):
 
 
 class CaseSetup(OpenModel):
-    """Upstream keys plus our declarative vocabulary; an unknown key is an error at validate
-    (even under `--lenient`): a setup the evaluator cannot apply would change the verdict."""
+    """Upstream keys plus our declarative vocabulary. Upstream's `setup` is free-form: a key of
+    its own loads with a warning and blocks each attempt (a setup mismatch: no agent starts),
+    a near miss of a known key is an error at validate (`repo/documents.py`)."""
 
     docs_index_present: bool | None = None
     env_vars_required: list[NonEmpty] | None = None

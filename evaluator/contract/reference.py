@@ -87,9 +87,10 @@ MEANINGS: dict[str, str] = {
     "CaseSetup.docs_index_present": "Whether the skill's docs index is in the workspace (false:"
     " removed before the agent starts).",
     "CaseSetup.env_vars_required": "Variables the case needs, passed to the agent from the"
-    " environment agentic-eval runs in. One that is not set there is a setup mismatch: the"
-    " agent still runs, the entries that stay reliable are judged, and the case is"
-    " `blocked: environment` unless a required entry already failed.",
+    " environment agentic-eval runs in. One that is not set there is a setup mismatch, known"
+    " before the agent starts: the agent is not started and the attempt is `blocked:"
+    " environment` (the eval's; `unmet_needs` names it), as `explain` says beforehand"
+    ' (AGENT.md, "Environment mismatches").',
     "CaseSetup.env_vars_notes": "Upstream: what those variables are for (informative).",
     "CaseSetup.write_files": "Files written into the workspace before the agent starts.",
     "CaseSetup.remove_paths": "Workspace paths removed before the agent starts.",

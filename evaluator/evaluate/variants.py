@@ -23,6 +23,7 @@ from evaluator.evaluate.rubric import load_rubric
 from evaluator.repo import EvalRepo, LoadedTarget, rubric_file
 from evaluator.repo.candidate_skill import read_candidate_skill
 from evaluator.repo.documents import Diagnostics, load_document
+from evaluator.repo.skill_search import no_skill_here
 from evaluator.safepath import contained
 
 Kind = Literal["current", "none", "dir", "file", "rev", "reused"]
@@ -82,7 +83,8 @@ def parse_variant(text: str, label: str, *, candidate: bool = False) -> VariantS
     path = Path(text)
     if path.is_dir():
         if not (path / "SKILL.md").is_file():
-            raise InputError(f"{path} holds no SKILL.md", field=_flag(candidate))
+            detail = no_skill_here(path).removeprefix("no SKILL.md in this folder")
+            raise InputError(f"{path} holds no SKILL.md{detail}", field=_flag(candidate))
         return VariantSpec(label, "dir", text, path=path.resolve())
     if path.is_file():
         read_candidate_skill(path, _flag(candidate))  # refused here, before any run starts

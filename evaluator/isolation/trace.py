@@ -548,10 +548,16 @@ def _failed_exec_searched(path: str, call: ToolCallTrace, workspace: str) -> boo
 def _match(
     calls: list[ToolCallTrace], evidence: SessionEvidence
 ) -> tuple[dict[int, EvidenceRecord], list[EvidenceRecord]]:
-    """Trace calls to session records: shell commands by exact text, in order; patches by the
-    files they wrote (Codex may run its file helper several times for one patch: to try the
+    """Trace calls to session records: shell commands by exact text, in order (but those the
+    CLI refused to start); patches by the files they wrote (Codex may run its file helper several times for one patch: to try the
     write, create the parent directories, write again)."""
-    commands = [r for r in evidence.of_kind("command_observed") if r.command is not None]
+    # A command the CLI refused before starting it has no process to match.
+    refused = {r.call_id for r in evidence.of_kind("tool_denied") if r.call_id}
+    commands = [
+        r
+        for r in evidence.of_kind("command_observed")
+        if r.command is not None and r.call_id not in refused
+    ]
     shells = [r for r in commands if not (r.command or "").lstrip().startswith("apply_patch")]
     patch_paths: dict[str | None, list[str]] = {}
     patch_first: dict[str | None, EvidenceRecord] = {}

@@ -18,6 +18,9 @@ from collections.abc import Sequence
 _NEEDS_QUOTES = re.compile(r"\s")
 _ESCAPED = re.compile(r'([\\"$`])')
 _OPTION_VALUE = re.compile(r"(--?[A-Za-z][\w-]*=)(.*)", re.DOTALL)
+# A short option with its value attached (`-C"my dir"` is the word `-Cmy dir`): the value is
+# quoted alone, as it is written, so a pattern reading `-C` then one word finds it.
+_ATTACHED_VALUE = re.compile(r"(-[A-Za-z])(.*\s.*)", re.DOTALL)
 
 # One word of a command as it may be written: in the agent's raw text (any quoting) and in the
 # quoted line. A value of an option is one such word, never two.
@@ -29,7 +32,7 @@ def quoted_word(word: str) -> str:
     (`--git-dir="a b"`), as it is written."""
     if word and not _NEEDS_QUOTES.search(word):
         return word
-    option = _OPTION_VALUE.match(word)
+    option = _OPTION_VALUE.match(word) or _ATTACHED_VALUE.fullmatch(word)
     if option is not None:
         return option.group(1) + quoted_word(option.group(2))
     return '"' + _ESCAPED.sub(r"\\\1", word) + '"'
@@ -41,6 +44,9 @@ def word_forms(word: str) -> str:
     if word and not _NEEDS_QUOTES.search(word):
         return re.escape(word)
     forms = [re.escape(quoted_word(word)), re.escape(re.sub(r"([\\\s'\"$`])", r"\\\1", word))]
+    whole = '"' + _ESCAPED.sub(r"\\\1", word) + '"'
+    if whole != quoted_word(word):
+        forms.append(re.escape(whole))  # `"-Cmy dir"` as well as `-C"my dir"`
     if "'" not in word:
         forms.append(re.escape(f"'{word}'"))
     return "(?:" + "|".join(forms) + ")"

@@ -16,6 +16,8 @@ Two forms of the same command are written differently in the wild:
   commit --message=x` is `git commit -m x`: each program's (or subcommand's) options that are
   one option under several names are declared in `OPTION_SYNONYMS`, as its manual lists them;
   an option not declared has only the name the literal writes.
+- **A subcommand's flags after other words** (`git push origin -f` is `git push --force`), for
+  the programs whose parser reads an option anywhere before `--` (`INTERSPERSED`).
 - **A word holding spaces** is one word however it is quoted (`git -C "my dir" commit`): the
   literal is read as bash reads it, and an option's value is one shell word (`command_line.py`).
 
@@ -145,6 +147,20 @@ LEADING_OPTIONS["make"] = LeadingOptions(
     valued_short=_MAKE.short_values,
     valued_long=" ".join(sorted(_MAKE.long_values)),
     flags_long="--silent --quiet --keep-going --always-make --dry-run --just-print --no-print-directory",
+)
+
+# Programs whose subcommands take their options among their other words (`git push origin -f`
+# is `git push -f origin`: git's parse-options, npm's and pnpm's argument parsers, pip's
+# optparse, kubectl's and helm's cobra). Not docker (`docker run IMAGE -d` gives `-d` to the
+# container), go (its flag package stops at the first other word), cargo, yarn, uv, poetry,
+# terraform or make: there an option's place can change what it means, or is not checked here.
+INTERSPERSED = frozenset({"git", "npm", "pnpm", "pip", "pip3", "kubectl", "helm"})
+# A word that is no option: it does not begin with `-`, however it is quoted (`"-f"` and `\-f`
+# are `-f` to the program) and holds no shell operator (in raw text `origin;` ends a command).
+# `--` begins with `-`, so nothing after it is read as an option.
+_NOT_OPTION = (
+    r"""(?:[^\s\\'";&|<>()-]|\\[^\s-]|'[^'-][^']*'|"(?:[^"\\-]|\\[^-])(?:[^"\\]|\\[\s\S])*")"""
+    r"""(?:[^\s\\'";&|<>()]|\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*")*"""
 )
 
 # The most flags a cluster literal may hold: its pattern lists every order of them.
@@ -499,6 +515,16 @@ def _ordered(words: list[str], options: list[Option]) -> str:
     return "".join(r"\ " + piece for piece in pieces)
 
 
+def _interspersed(flags: list[Option], options: list[Option]) -> str:
+    """A subcommand's flags in the literal's order, each under any of its names, with other
+    words before each: words that are no option, the subcommand's known flags, `--name=value`.
+    An unknown option or a valued one between them is not read past (it might take the next
+    word as its value), nor is `--`."""
+    known = " ".join(name for o in options if not o.valued for name in o.names())
+    other = rf"(?:\s+(?:{_NOT_OPTION}|(?:{_alternation(known)})|--[a-z][a-z0-9-]*={SHELL_WORD}?))*"
+    return "".join(other + r"\s+(?:" + _alternation(" ".join(flag.names())) + ")" for flag in flags)
+
+
 # Each pattern made, with the literal it was made from: what `explain` and the criteria
 # benchmarks show for it (a pattern of every option and order is no reading for a person).
 _LITERALS: dict[str, str] = {}
@@ -534,6 +560,10 @@ def _pattern(command: str) -> str:
     if program in LEADING_OPTIONS and rest and not rest[0].startswith(("-", "+")):
         options = options_of(f"{program} {rest[0]}")
         head = start + leading_options(program) + r"\s+" + word_forms(rest[0])
+        named = [_option_named(options, w) for w in rest[1:]]
+        flags_only = [o for o in named if o is not None and not o.valued]
+        if program in INTERSPERSED and rest[1:] and len(flags_only) == len(named):
+            return head + _interspersed(flags_only, options) + end
         return head + _ordered(rest[1:], options) + end
     options = options_of(program)
     model = command_models().get(program)

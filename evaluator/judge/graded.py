@@ -27,7 +27,9 @@ def grade_text(entry: AssertionEntry, polarity: Polarity) -> str:
 
 
 def grade_item(
-    pending: PendingEntry, shown: Mapping[str, frozenset[str]] | None = None
+    pending: PendingEntry,
+    shown: Mapping[str, frozenset[str]] | None = None,
+    written: Mapping[str, frozenset[str]] | None = None,
 ) -> GradeItem:
     scope = ", ".join(scope_name(s) for s in pending.entry.evidence_scope) or None
     text = grade_text(pending.entry, pending.polarity)
@@ -39,6 +41,7 @@ def grade_item(
         shown,
         intent=pending.intent,
         verification=pending.verification,
+        written=written,
     )
 
 
@@ -59,6 +62,13 @@ def shown_outputs(context: JudgeContext) -> dict[str, frozenset[str]] | None:
     if reached is None:
         return None
     return {path: s.outputs for path, s in reached.shown.items() if s.reached}
+
+
+def written_by_call(context: JudgeContext) -> dict[str, frozenset[str]] | None:
+    """Per traced tool call, the paths the attempt wrote up to and with it (None: no trace)."""
+    if context.traced_calls is None:
+        return None
+    return {call: traced.attempt_written for call, traced in context.traced_calls.items()}
 
 
 STATUS: dict[tuple[Polarity, str], Status] = {
@@ -104,8 +114,12 @@ class ModelJudge:
             return {}
         record_dir = context.record_dir or context.workspace.parent / "judge"
         shown = shown_outputs(context)
+        written = written_by_call(context)
         grades = context.grader.grade(
-            [grade_item(p, shown) for p in entries], context.evidence, context.workspace, record_dir
+            [grade_item(p, shown, written) for p in entries],
+            context.evidence,
+            context.workspace,
+            record_dir,
         )
         by_id = {g.entry_id: g for g in grades}
         decided = {}

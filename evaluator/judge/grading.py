@@ -24,6 +24,10 @@ class GradeItem:
     shown: Mapping[str, frozenset[str]] | None = None
     intent: str | None = None  # the case's expected output, as the author's intent
     verification: tuple[str, ...] = ()  # the author's instructions to the verifier
+    # Per tool call (by call id), every path the trace saw the attempt write up to and with
+    # that call: a file run after the agent wrote it is the agent's, not the one named (red
+    # team 18). None: no trace; the session's own write records still count.
+    written: Mapping[str, frozenset[str]] | None = None
 
 
 @dataclass(frozen=True)

@@ -248,11 +248,24 @@ def run_attempt(
         with_skill=settings.with_skill,
     )
     settings.runner.prepare_workspace(workspace.path, Path(settings.target.target.entry_skill))
+    # The builder's mismatches say the workspace or the agent's variables are not what the
+    # author set (a required variable missing here): known before the agent starts, so it is
+    # not started (a real model's tokens for a case that can only end blocked, or fail for
+    # the setup's reason). The network facts a runner cannot honour only widen what the agent
+    # may reach: it still runs, and a failure of its own is judged (docs/file-reference.md).
+    unreproduced = list(workspace.mismatches)
     workspace.mismatches += offline_mismatches(case, settings.runner)
     unmet = check_needs(case.needs, settings.launch, workspace.path, workspace.env)
-    if unmet.missing:
+    if unmet.missing or unreproduced:
         return not_run(
-            settings.run_dir, case, number, retry_of, workspace, unmet.missing, staged=True
+            settings.run_dir,
+            case,
+            number,
+            retry_of,
+            workspace,
+            unmet.missing,
+            unreproduced=unreproduced,
+            staged=True,
         )
     baseline = fingerprint(workspace.path)
     workspace.baseline = {relative: state.sha256 for relative, state in baseline.items()}
@@ -315,13 +328,21 @@ def not_run(
     workspace: AttemptWorkspace,
     missing: list[str],
     *,
+    unreproduced: list[str] | None = None,
     staged: bool = False,
 ) -> AttemptResult:
-    """An attempt whose case needs what the agent's jail lacks: no agent is started (it could
-    only fail for the machine's reason, or pass by luck), and the block is the eval's."""
+    """An attempt whose case needs what the agent's jail lacks, or whose setup could not be
+    reproduced here: no agent is started (it could only fail for the machine's reason, or pass
+    by luck), and the block is the eval's."""
     result = AttemptResult(case.case_id, number, workspace, "blocked", retry_of=retry_of)
-    _block(result, "environment", "the case needs what the agent would lack: " + "; ".join(missing))
-    result.unmet_needs = missing
+    reasons = ["the case needs what the agent would lack: " + "; ".join(missing)] if missing else []
+    if unreproduced:
+        reasons.append(
+            "the agent was not started, its setup is not reproduced here: "
+            + "; ".join(unreproduced)
+        )
+    _block(result, "environment", "; ".join(reasons))
+    result.unmet_needs = [*missing, *(f"setup: {m}" for m in unreproduced or [])]
     save_attempt(run_dir, result, staged=staged)
     return result
 

@@ -24,7 +24,7 @@ from evaluator.adapters import adapter_for_runner, adapter_names, agent_names, g
 from evaluator.adapters.base import AgentAdapter
 from evaluator.agents import AgentRunner, ModelEndpoint
 from evaluator.agents.process import kill_processes_mentioning
-from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest, RunState
+from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest, RunState, ScratchPlace
 from evaluator.artifacts.redact import Redactor
 from evaluator.artifacts.report import render_report
 from evaluator.artifacts.report_findings import case_findings
@@ -92,6 +92,12 @@ from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy
 from evaluator.sandbox.launch import choose_policy
 from evaluator.vocabulary import TraceLayer
+from evaluator.workspace.memory import (
+    is_mounted,
+    memory_unavailable,
+    mount_scratch,
+    unmount_scratch,
+)
 from evaluator.workspace.naming import (
     AGENTS,
     WORKSPACES,
@@ -199,6 +205,8 @@ class Run:
         self.progress = progress or PlainProgress()
         self.stop = threading.Event()
         self.attempt_numbers: dict[str, int] = {}
+        # Where the attempts started are noted while the scratch is in memory (RunDir.IN_FLIGHT_DIR).
+        self.journal: RunDir | None = None
         self.run_lock: RunLock | None = None
         self.plan: RunPlan | None = None
         # Every attempt's secrets: a kept scratch is redacted with them when the run ends.
@@ -342,6 +350,7 @@ class Run:
             self.options, selection, run_dir.run_id, previous, default_workers=default_workers()
         )
         ready = self._check(plan, repo, selection)
+        memory_refusal = self._memory_refusal(plan, previous)
         # ---- claim
         if previous is None:
             self._claim(run_dir)
@@ -352,10 +361,15 @@ class Run:
                 raise EnvironmentProblem(
                     f"cannot create scratch directory {plan.scratch}: {exc.strerror}"
                 ) from None
-            opened = self._open(plan, ready, repo, selection, run_dir, previous)
+            place = self._place_scratch(plan, memory_refusal)
+            opened = self._open(plan, ready, repo, selection, run_dir, previous, place)
         except BaseException:
-            if previous is None:  # a resume's scratch may hold the stopped run's attempts
+            if previous is None:
                 self._unclaim(run_dir, plan.scratch)
+            elif is_mounted(plan.scratch):
+                # A resume's scratch on disk may hold the stopped run's attempts; one mounted
+                # now holds nothing of them.
+                self._drop_scratch(plan.scratch)
             raise
         self.plan = plan
         return RunLane(
@@ -515,6 +529,7 @@ class Run:
         selection: Selection,
         run_dir: RunDir,
         previous: Manifest | None,
+        place: ScratchPlace,
     ) -> _Opened:
         """The manifest, from the plan (or the resumed run's, after settling what it left),
         written as `running` before the first attempt; the attempt numbers taken so far."""
@@ -575,6 +590,9 @@ class Run:
             manifest.notes.append(
                 f"resumed at {_now()}: {len(finished)} finished case(s) kept, {len(todo)} to run"
             )
+        manifest.scratch = place
+        if place == "memory":
+            self.journal = run_dir
         manifest.run_state = "running"
         manifest.runner_pid = os.getpid()
         manifest.finished_at = None
@@ -685,7 +703,53 @@ class Run:
             self._drop_scratch(scratch)
             raise _storage_problem(problem, where, run_dir, "before starting") from None
 
+    def _memory_refusal(self, plan: RunPlan, previous: Manifest | None) -> str | None:
+        """Why this run's scratch stays on disk (None: it goes in memory). A kept scratch must
+        outlive the process, a resumed run reads what the stopped one left on disk, and Ray's
+        workers may live outside this process's mounts. Under `--scratch-memory on` any reason
+        refuses the run before it claims its directory."""
+        wanted = self.options.scratch_memory
+        if wanted == "off":
+            return "--scratch-memory off"
+        why_not = memory_unavailable()
+        if self.options.keep_scratch:
+            why_not = "--keep-scratch keeps the scratch after the run"
+        elif previous is not None:
+            why_not = "a resumed run reads the stopped run's scratch on disk"
+        elif plan.executor != "local":
+            why_not = f"the {plan.executor} executor's workers may not share its mounts"
+        if why_not is not None and wanted == "on":
+            raise EnvironmentProblem(
+                f"--scratch-memory on: the scratch cannot be in memory: {why_not}"
+            )
+        return why_not
+
+    def _place_scratch(self, plan: RunPlan, refusal: str | None) -> ScratchPlace:
+        """Mounts the run's scratch in memory (evaluator/workspace/memory.py) unless `refusal`
+        says why not; says where it is."""
+        if refusal is not None:
+            return "disk"
+        try:
+            mount_scratch(plan.scratch)
+        except OSError as exc:
+            if self.options.scratch_memory == "on":
+                raise EnvironmentProblem(
+                    f"--scratch-memory on: the scratch cannot be in memory: {exc}"
+                ) from None
+            return "disk"
+        return "memory"
+
     def _drop_scratch(self, scratch: Path) -> None:
+        if is_mounted(scratch):
+            try:
+                unmount_scratch(scratch)
+            except OSError as exc:
+                print(
+                    f"agentic-eval: warning: could not unmount the scratch directory {scratch}:"
+                    f" {exc}",
+                    file=sys.stderr,
+                )
+            return
         if self.options.keep_scratch:
             # Kept for a person to look at, after the agents are gone: no secret stays in it.
             if scratch.is_dir():
@@ -726,6 +790,7 @@ class Run:
         manifest.runner_pid = None
         # The manifest first: it is small, and it is what resume and readers trust.
         run_dir.write_manifest(manifest)
+        run_dir.forget_in_flight()  # every attempt it started is recorded by now
         write_reports(run_dir, manifest, self.secrets.values())
 
     def _next_number(self, case_id: str) -> int:
@@ -749,6 +814,8 @@ class Run:
     def _submit(self, executor: Executor[Any, Any], slot: _Slot) -> Future[AttemptOutcome]:
         number = self._next_number(slot.case.case_id)
         slot.number = number
+        if self.journal is not None:
+            self.journal.note_in_flight(slot.case.case_id, number)
         self.progress.attempt_started(slot.case.case_id, number)
         return executor.submit(self._spec(slot))
 
@@ -1137,4 +1204,29 @@ def record_in_flight(
             write_json(directory / "attempt.json", record)
             Redactor({**(credentials or {}), **declared_secrets(case)}).tree(directory)
             notes.append(f"{case.case_id} attempt {number:02d}: {why}")
+        for number in run_dir.noted_in_flight(case.case_id):
+            directory = run_dir.attempt_artifacts(case.case_id, number)
+            if (directory / "attempt.json").is_file():
+                continue
+            why = (
+                f"in flight when the evaluator (pid {previous.runner_pid or 'unknown'}) stopped"
+                " without recording it; its scratch was in memory and ended with it: nothing of"
+                " its session is kept"
+            )
+            directory.mkdir(parents=True, exist_ok=True)
+            write_json(
+                directory / "attempt.json",
+                AttemptRecord(
+                    attempt=number,
+                    workspace_root=str(attempt_folder(layout.workspaces, case.case_id, number)),
+                    valid=False,
+                    status="blocked",
+                    blocked_reason="environment",
+                    reason=why,
+                    artifacts_dir=str(directory.relative_to(run_dir.path)),
+                    interrupted=True,
+                ),
+            )
+            notes.append(f"{case.case_id} attempt {number:02d}: {why}")
+    run_dir.forget_in_flight()
     return notes

@@ -28,7 +28,7 @@ from evaluator.pipeline.reachable import unreachable
 from evaluator.plan import Selection
 from evaluator.repo import LoadedCase
 from evaluator.sandbox import DEFAULT_TRACER, TraceMode
-from evaluator.vocabulary import TraceLayer
+from evaluator.vocabulary import ScratchMemory, TraceLayer
 from evaluator.workspace.naming import run_scratch
 
 SCRIPTED_MODEL = "mock-model"
@@ -73,6 +73,9 @@ class RunOptions:
     skill_text: str | None = None  # candidate entry skill for every workspace (`score --skill`)
     grader: ModelGrader | None = None  # the model judge (`--judge-model`), owned by the caller
     keep_scratch: bool = False  # keep workspaces and agent homes after the run (debugging)
+    # The run's scratch on a tmpfs of the evaluator's own (evaluator/workspace/memory.py):
+    # `auto` where the process entered its private mounts, `on` refuses to run on disk.
+    scratch_memory: ScratchMemory = "auto"
     sandbox: str | None = None  # None: bwrap where it works, else none
     trace: TraceMode = "auto"
     # Which tracer traces (evaluator/sandbox/trace_registry.py): `auto`, eBPF where it loads.

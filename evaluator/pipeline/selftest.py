@@ -28,7 +28,7 @@ from evaluator.plan import open_repo, select_cases
 from evaluator.prompting import agent_prompt
 from evaluator.repo import LoadedCase, LoadedTarget
 from evaluator.repo.loader import safe_relative
-from evaluator.vocabulary import BlockedReason, Status
+from evaluator.vocabulary import BlockedReason, ScratchMemory, Status
 
 if TYPE_CHECKING:  # the runner is imported when a self-test runs (see run_selftest)
     from evaluator.artifacts.models import CaseResult
@@ -187,12 +187,17 @@ class EntryCoverage(BaseModel):
     index: int = Field(description="Position within the case's required or forbidden list.")
     description: str
     statuses: dict[str, Status | None] = Field(description="behaviour -> the entry's status")
+    not_started: bool = Field(
+        default=False,
+        description="Every golden of its case was blocked before its agent started (a setup or"
+        " need this machine lacks): the entry could not be checked here, which is not vacuous.",
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def vacuous(self) -> bool:
         # For a forbidden entry `fail` means observed: either way some golden was caught by it.
-        return not any(status == "fail" for status in self.statuses.values())
+        return not self.not_started and not any(s == "fail" for s in self.statuses.values())
 
 
 class SelftestReport(BaseModel):
@@ -249,6 +254,7 @@ class SelftestOptions:
     timeout_s: float | None = None
     runs_dir: Path = Path("runs")
     scratch_root: Path = DEFAULT_SCRATCH
+    scratch_memory: ScratchMemory = "auto"
     # Per adapter, the agent options (`--agent-option` under "", short flags under theirs).
     agent_options: dict[str, dict[str, object]] = field(default_factory=dict)
     agent: str | None = None  # the runner the goldens are played to (default: the default agent)
@@ -365,6 +371,7 @@ def _run_set(
         behaviors=behaviors,
         runs_dir=directory,
         scratch_root=options.scratch_root,
+        scratch_memory=options.scratch_memory,
         agent_options=options.agent_options,
         agent=options.agent,
     )
@@ -413,6 +420,14 @@ def _coverage(
                     index=index,
                     description=description,
                     statuses=statuses,
+                    not_started=all(_not_started(results.get((g.case_id, g.index))) for g in mine),
                 )
             )
     return coverage
+
+
+def _not_started(result: CaseResult | None) -> bool:
+    """No attempt of the case started its agent: each was blocked by what the machine lacks."""
+    return (
+        result is not None and bool(result.attempts) and all(a.unmet_needs for a in result.attempts)
+    )

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from evaluator.adapters import adapter_for_runner, get_adapter
 from evaluator.agents import AgentRequest, skill_folder
-from evaluator.artifacts.models import AttemptRecord, Manifest
+from evaluator.artifacts.models import AttemptRecord, Manifest, ScratchPlace
 from evaluator.artifacts.redact import LiveRedactor
 from evaluator.artifacts.rundir import RunDir, storage_error, write_json
 from evaluator.artifacts.trigger_files import (
@@ -668,8 +668,9 @@ class TriggerRun(Run):
         selection: Selection,
         run_dir: RunDir,
         previous: Manifest | None,
+        place: ScratchPlace,
     ) -> Any:
-        opened = super()._open(plan, ready, repo, selection, run_dir, previous)
+        opened = super()._open(plan, ready, repo, selection, run_dir, previous, place)
         if self.trigger_plan is not None:
             entry_folder = Path(_skill_folder(self.trigger_plan.entry_skill)).name
             self.trigger_plan = replace(

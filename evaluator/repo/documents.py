@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -185,13 +187,33 @@ def _schema_errors(kind: str, doc: YamlDocument) -> list[InputError]:
     return found
 
 
+FREE_FORM_SETUP = (
+    "a free-form setup fact this evaluator cannot reproduce: each attempt of the case is blocked"
+    " (environment) without starting the agent; state the workspace with `write_files`,"
+    " `remove_paths` or `copy_fixtures` to have it run"
+)
+# How close an unknown `setup` key must be to a known one to be its typo (`copy_fixture`,
+# `docs_index_presnt`: 0.96, 0.97) rather than a fact of its own (`changes_file_present` is 0.68
+# from `docs_index_present`, and no misspelling of it).
+SETUP_TYPO_CUTOFF = 0.85
+
+
+def near_miss(key: object, known: Iterable[str]) -> bool:
+    return bool(
+        isinstance(key, str)
+        and difflib.get_close_matches(key, sorted(set(known)), n=1, cutoff=SETUP_TYPO_CUTOFF)
+    )
+
+
 def load_document(
     path: Path, kind: str, diagnostics: Diagnostics, *, lenient: bool = False
 ) -> Loaded[Any] | None:
     """Loads and validates one file; problems go to `diagnostics`, None if it is unusable.
 
     A key outside the known shape is an error (with a did-you-mean), a warning under `lenient`
-    (repos written for other evaluators), and always an error inside a case's `setup`."""
+    (repos written for other evaluators). In a case's `setup` a key of its own (the public
+    contract's free-form facts) is a warning and blocks the case's attempts at run time; a
+    near miss of a known key, or an unknown key inside one of ours, is an error."""
     model_type = INPUT_MODELS[kind]
     try:
         doc = load_yaml(path)
@@ -215,7 +237,12 @@ def load_document(
         return None
     for key, known in unknown_fields(model):
         message = unknown_key_message(str(key[-1]), known)
-        if kind == "case" and key[:1] == ("setup",):
+        if kind == "case" and len(key) == 2 and key[0] == "setup" and not near_miss(key[1], known):
+            # The public contract's `setup` is free-form (boolean facts about the workspace):
+            # the case loads, and each attempt records the fact as not reproduced, so no agent
+            # is started and the case is blocked (environment), never judged on a wrong setup.
+            diagnostics.warn(doc.key_error(key, FREE_FORM_SETUP))
+        elif kind == "case" and key[:1] == ("setup",):
             diagnostics.error(
                 doc.key_error(key, f"{message}: this evaluator cannot apply that setup")
             )

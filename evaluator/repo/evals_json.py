@@ -51,6 +51,7 @@ from evaluator.errors import InputError
 from evaluator.patterns import pattern_problem
 from evaluator.repo.documents import Diagnostics
 from evaluator.repo.model import EvalRepo, LoadedCase, LoadedSuite, LoadedTarget, SkillMount
+from evaluator.repo.skill_search import no_skill_here, skills_below
 from evaluator.repo.triggers import load_trigger_set, wrapped_queries
 from evaluator.safepath import relative_problem
 from evaluator.vocabulary import SPLITS
@@ -437,7 +438,7 @@ def _skill_folder(
     if skill is not None:
         if not (skill / SKILL_FILE).is_file():
             diagnostics.error(
-                InputError(f"no {SKILL_FILE} in this folder", path=skill, field="--skill")
+                InputError(no_skill_here(skill, skill_name), path=skill, field="--skill")
             )
             return None
         return skill.resolve()
@@ -473,37 +474,10 @@ def _skill_folder(
     return None
 
 
-# How deep below the repo a skill named by `skill_name` is looked for: plugin layouts keep it at
-# `plugins/<plugin>/skills/<name>/SKILL.md`.
-_SKILL_SEARCH_DEPTH = 4
-_NOT_SEARCHED = ("node_modules", "__pycache__")
-
-
 def _skills_named(repo: Path, name: str) -> list[Path]:
-    """Skill folders below `repo` whose folder or SKILL.md `name:` is `name` (hidden folders and
-    dependencies are not looked into; `.agents/skills/` was looked at by name already)."""
-    found: list[Path] = []
-    level = [repo]
-    for _ in range(_SKILL_SEARCH_DEPTH):
-        below: list[Path] = []
-        for folder in level:
-            try:
-                children = sorted(folder.iterdir())
-            except OSError:
-                continue
-            for child in children:
-                if (
-                    child.name.startswith(".")
-                    or child.name in _NOT_SEARCHED
-                    or child.is_symlink()
-                    or not child.is_dir()
-                ):
-                    continue
-                if (child / SKILL_FILE).is_file() and name in (child.name, declared_name(child)):
-                    found.append(child)
-                below.append(child)
-        level = below
-    return found
+    """Skill folders below `repo` whose folder or SKILL.md `name:` is `name` (`.agents/skills/`
+    was looked at by name already)."""
+    return [p for p in skills_below(repo) if name in (p.name, declared_name(p))]
 
 
 def declared_name(skill_dir: Path) -> str | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from evaluator.errors import InputError
+from evaluator.repo.skill_search import no_skill_here
 
 SUITE = "basics"
 # Files a skill ships that an example case may ask the agent to read: text, not too large.
@@ -43,7 +44,7 @@ def read_skill(path: Path, project: Path) -> SkillInfo:
     folder = path if path.is_dir() else path.parent
     entry = folder / "SKILL.md"
     if not entry.is_file():
-        raise InputError("no SKILL.md in this folder", path=folder, field="--skill")
+        raise InputError(no_skill_here(folder), path=folder, field="--skill")
     try:
         relative = folder.resolve().relative_to(project.resolve())
     except ValueError:

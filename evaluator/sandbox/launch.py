@@ -111,7 +111,18 @@ class LaunchPolicy:
         (`home_toolchains`), as the command checks are: otherwise `cargo` on PATH answers "no
         default is configured" to the agent though the machine has it."""
         env = {**{name: str(found) for name, found in home_toolchains().items()}, **env}
-        if self.jail == "none" or "PATH" not in env:
+        if self.jail == "none":
+            return env
+        tmpdir = env.get("TMPDIR")
+        if tmpdir is not None and _inside(Path(tmpdir), agent_dir):
+            # A runner's TMPDIR in the agent's own directory (Gemini CLI's, for its shell
+            # wrapper's files) is as long as the scratch layout makes it (74 characters in an
+            # evaluation's variant), and a Unix socket's path holds at most 107 bytes: Chromium's
+            # `SingletonSocket` under it failed ("Socket path too long"). In the jail `/tmp` is
+            # the attempt's own empty tmpfs, as private and as short as a path can be. A TMPDIR
+            # the case sets elsewhere is the case's.
+            env = {**env, "TMPDIR": str(JailSpec(Path("/"), ()).private_tmp[0])}
+        if "PATH" not in env:
             return env
         bound = (workspace, agent_dir, *self.tool_roots(binary, env))
         return {**env, "PATH": visible_path(env["PATH"], self.private_dirs(), bound)}
@@ -272,3 +283,7 @@ NO_JAIL_HOME_NOTE = (
     "sandbox: none: tools that look the home directory up in the password database rather than"
     " in HOME (sqlite3, ssh, ...) can reach the invoking user's home; the jail hides it"
 )
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents

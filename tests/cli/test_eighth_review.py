@@ -155,8 +155,8 @@ def test_explain_names_a_required_variable_this_machine_lacks(
     assert code == 0, err
     assert out.splitlines()[1] == (
         "  environment: DATABASE_URL not set here (setup.env_vars_required): a run from here"
-        " still runs the agent, but the case ends blocked (environment) unless a required entry"
-        " fails; set it where agentic-eval runs"
+        " does not start the agent, and the case is blocked (environment); set it where"
+        " agentic-eval runs"
     )
     code, out, _ = run_cli([*case, "--json"], capsys)
     assert code == 0 and '"env_vars_missing": [\n        "DATABASE_URL"\n      ]' in out, out

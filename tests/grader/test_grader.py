@@ -289,3 +289,57 @@ def test_a_claim_that_a_named_file_ran_is_not_met_by_a_command_that_only_names_i
     assert verdict(ran, "msg-2", "msg-17") == "met"  # its `exec` record
     # a claim of reading by a command keeps round 11's rule: the read is about the file
     assert verdict("A command read `scripts/validate.py`.", "msg-9", "msg-18") == "met"
+
+
+def test_a_run_claim_is_not_met_by_a_write_of_the_named_file_or_a_run_of_the_agents_own() -> None:
+    """Red team, round 18: a write of the named file counted as its run ("ran and wrote
+    `out.json`"), and a run at its name of a file the agent had just written counted as the
+    named script's, so a swayed judge could cite `printf ... > scripts/validate.py` (or `sed -i`
+    of the skill's script, or `python3 scripts/validate.py` after the agent wrote its own) for
+    "ran `scripts/validate.py`". Unless the claim says the file is written, neither is a run."""
+    skill = ".agents/skills/db/scripts/validate.py"
+    commands = {
+        "msg-7": "printf 'print(1)\\n' > scripts/validate.py",
+        "msg-8": f"sed -i s/exit/pass/ {skill}",
+        "msg-9": "printf 'print(1)\\n' > scripts/validate.py && python3 scripts/validate.py",
+        "msg-10": "python3 scripts/validate.py",  # after msg-7 wrote it
+        "msg-11": f"python3 {skill}",  # the skill's own, never written
+        "msg-12": "python3 tools/gen.py",  # by call c13: the trace saw it write tools/gen.py
+        "msg-13": "python3 tools/gen.py",  # by call c14: the trace saw no write of it
+        "msg-14": "printf 'print(1)\\n' > gen.py && python3 gen.py",
+        "msg-15": "ruff check scripts/validate.py",  # a program not modelled, after msg-7
+    }
+    calls = {"msg-12": "c13", "msg-13": "c14"}
+    records = {
+        **RECORDS,
+        **{
+            ref: {"id": ref, "kind": "command_observed", "command": command, "workdir": WS}
+            | ({"call_id": calls[ref]} if ref in calls else {})
+            for ref, command in commands.items()
+        },
+        "msg-16": {"id": "msg-16", "kind": "file_write_observed", "path": f"{WS}/{skill}"},
+    }
+    traced = {"c13": frozenset({f"{WS}/tools/gen.py"}), "c14": frozenset()}
+
+    def verdict(text: str, *refs: str, seen: dict[str, dict[str, Any]] = records) -> str:
+        raw = json.dumps({"verdict": "met", "rationale": "because", "refs": list(refs)})
+        item = GradeItem("required[0]", "required", text, written=traced)
+        return verify_answer(raw, item, seen, WS).verdict
+
+    ran = "The agent ran `scripts/validate.py` on its migration."
+    for ref in ("msg-7", "msg-8", "msg-9", "msg-10", "msg-15"):
+        assert verdict(ran, ref) == "cannot-judge", commands[ref]
+    assert verdict(ran, "msg-2", "msg-16") == "cannot-judge"  # the write record, a command
+    assert verdict(ran, "msg-11") == "cannot-judge"  # after msg-8 changed it
+    # the skill's script as shipped (no record writes it): its run
+    shipped = {ref: r for ref, r in records.items() if ref not in ("msg-8", "msg-16")}
+    assert verdict(ran, "msg-11", seen=shipped) == "met"
+    # a write after the run changes nothing of the run (msg-7 follows msg-6's run)
+    later = {**shipped, "msg-6": {**records["msg-10"], "id": "msg-6"}}
+    assert verdict(ran, "msg-6", seen=later) == "met"
+    gen = "The agent ran `tools/gen.py`."
+    assert verdict(gen, "msg-12") == "cannot-judge"  # only the trace saw the write
+    assert verdict(gen, "msg-13") == "met"
+    # a claim that says the file is written: the agent's own file, run, is what it is about
+    assert verdict("The agent wrote `gen.py` and ran it.", "msg-14") == "met"
+    assert verdict("The tests ran and wrote `out.json`.", "msg-2", "msg-10") == "cannot-judge"

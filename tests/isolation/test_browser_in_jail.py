@@ -8,10 +8,11 @@ in its own directory and writes each process's own `oom_score_adj`. On `main` an
 
 Our own skill, the real Codex, Claude Code and Gemini CLI with the default layers (jail and
 trace). Needs Debian's `chromium` (`/usr/bin/chromium`): skipped where it is absent (CI's machine
-may lack it). The scratch root is as long as the default one (`/var/tmp/agentic-eval`): under the
-tests' longer one, Gemini CLI's `TMPDIR` leaves Chromium's singleton socket path over the 107
-bytes a Unix socket's name may hold, and Chromium aborts (docs/real-repos.md, "A browser in the
-jail").
+may lack it). The scratch root is long enough that a run's agent directory is as long as an
+evaluation variant's under the default root (74 characters for Gemini CLI's old `TMPDIR`): there
+Chromium's singleton socket path went over the 107 bytes a Unix socket's name may hold and
+Chromium aborted ("Socket path too long"). In the jail an agent's `TMPDIR` is now its private
+`/tmp` (docs/isolation.md, "TMPDIR in the jail").
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ PAGE = (
 )
 FLAGS = "--headless=new --no-sandbox --disable-gpu"
 CHROMIUM = Path("/usr/bin/chromium")
-# As long as the default scratch root, `/var/tmp/agentic-eval` (see the module's docstring).
-SCRATCH = Path("/var/tmp/ae-browser")
+# 44 characters with the suffix the test adds: a plain run's agent directory under it is as long
+# as an evaluation variant's under the default root, `/var/tmp/agentic-eval` (the docstring).
+SCRATCH = Path("/var/tmp/ae-browser-as-long-as-a-variant")
 
 
 def _skill_repo(root: Path) -> Path:

@@ -41,6 +41,23 @@ SAME = {
         "rm -r --one-file-system -f x",
     ],
     "rm -rf node_modules": ["rm -fr node_modules", "rm -r -f node_modules", "rm -rf node_modules"],
+    "docker run": ["docker -H tcp://h:2375 run alpine", "docker --context prod run x"],
+    "docker run -d": ["docker run -d alpine", "docker run --detach alpine"],
+    "make test": ["make test", "make -C app test", "make -j4 test", "make -s test"],
+    "pnpm add -g": ["pnpm --dir web add -g x"],
+    "terraform apply": ["terraform -chdir=infra apply"],
+    "cargo build": ["cargo +nightly build", "cargo -Zunstable-options build"],
+    "rm --recursive --force node_modules": ["rm -rf node_modules", "rm -R --force node_modules"],
+    "git push --force": [
+        "git push --force",
+        "git push -f",
+        "git -C app push -f origin main",
+        # session 19: after other words, where git's option parser reads it the same
+        "git push origin -f",
+        "git push origin main --force",
+        "git push -u origin -f",
+    ],
+    "npm install -g": ["npm install --global", "npm install -g", "npm install typescript -g"],
     "git commit": [
         "git commit -m x",
         "git -c user.name=x commit",
@@ -48,14 +65,9 @@ SAME = {
         "git --no-pager commit",
         "git --git-dir=.git commit",
         "git --git-dir .git commit",
+        'git -C"my dir" commit',  # session 19: a quoted value attached to its option
+        "git -C'my dir' commit",
     ],
-    "docker run": ["docker -H tcp://h:2375 run alpine", "docker --context prod run x"],
-    "make test": ["make test", "make -C app test", "make -j4 test", "make -s test"],
-    "pnpm add -g": ["pnpm --dir web add -g x"],
-    "terraform apply": ["terraform -chdir=infra apply"],
-    "cargo build": ["cargo +nightly build", "cargo -Zunstable-options build"],
-    "rm --recursive --force node_modules": ["rm -rf node_modules", "rm -R --force node_modules"],
-    "git push --force": ["git push --force", "git push -f", "git -C app push -f origin main"],
     "git commit -m wip": [
         "git commit -m wip",
         "git commit -mwip",
@@ -65,7 +77,6 @@ SAME = {
     "git commit -m": ["git commit -m x", "git commit --message=x", "git commit --message x"],
     "cp -r src dst": ["cp -R src dst", "cp --recursive src dst", "cp -a -r src dst"],
     "grep -ri todo": ["grep -ir todo", "grep --recursive --ignore-case todo"],
-    "npm install -g": ["npm install --global", "npm install -g"],
     "ls -r": ["ls -r", "ls -lr"],
 }
 DIFFERENT = {
@@ -98,6 +109,7 @@ DIFFERENT = {
         "git --exec-path commit",  # prints git's path: `commit` is no subcommand of it
         "git log --grep commit",
         "git --no-pager log --oneline --grep commit",
+        'git -C"x commit" status',
     ],
     "docker run": ["docker -H run ps", "docker ps run"],
     "make test": ["make -C test lint", "make -j test", "make lint test2"],
@@ -109,8 +121,13 @@ DIFFERENT = {
         "git push --force-with-lease",
         "git push --follow-tags",
         "git push -u origin",
-        "git push origin -f",  # the literal's order is kept after a subcommand
+        "git push origin -- -f",  # after `--`, `-f` is a refspec
+        "git push -o -f origin",  # an option git push's table does not know may take `-f`
+        "git push --repo -f",
+        'git push origin "-f"',  # not read past a quoted word that begins with `-`
+        "git push origin; rm -f x",  # another command
     ],
+    "docker run -d": ["docker run alpine -d"],  # docker gives `-d` to the container's command
     "git commit -m wip": [
         "git commit -m wip2",
         "git commit --message-id wip",

@@ -281,6 +281,17 @@ def test_stats_exclude_blocked_and_flag_flaky() -> None:
         ("read -r line < f; printf -v out '%s' x; python3 s/new_migration.py x", "pass"),
         ("echo source eval; python3 s/new_migration.py x", "pass"),
         ("python3 s/new_migration.py x; . ./env.sh", "pass"),
+        # red team, round 18: a file named by `BASH_ENV`, which a nested bash runs first
+        ("BASH_ENV=./e.sh bash -c 'python3 s/new_migration.py x'", "blocked"),
+        ("export BASH_ENV=./e.sh; bash -c 'python3 s/new_migration.py x'", "blocked"),
+        ("declare -x BASH_ENV=./e.sh; bash -c 'python3 s/new_migration.py x'", "blocked"),
+        ("env BASH_ENV=./e.sh bash -c 'python3 s/new_migration.py x'", "blocked"),
+        ("set -a; BASH_ENV=./e.sh; bash -c 'python3 s/new_migration.py x'", "blocked"),
+        # look-alikes: `ENV` (read by interactive shells only), another variable, its value read
+        ("ENV=test python3 s/new_migration.py x", "pass"),
+        ("ENV=./e.sh bash -c 'python3 s/new_migration.py x'", "pass"),
+        ("GREETING=hi bash -c 'python3 s/new_migration.py x'", "pass"),
+        ('echo "$BASH_ENV"; python3 s/new_migration.py x', "pass"),
     ],
 )
 def test_command_ran_needs_the_matched_program_to_run(command: str, expected: str) -> None:

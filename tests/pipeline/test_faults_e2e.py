@@ -95,7 +95,9 @@ def test_sigkilled_evaluator_leaves_no_agent_and_no_unrecorded_attempt(tmp_path:
     runs = tmp_path / "runs"
     with scratch_dir() as scratch:
         common = ["--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(runs)]
-        common += ["--scratch-root", str(scratch), "--json"]
+        # On disk: a resume records what a killed run's attempt left in its scratch (the in-memory
+        # scratch goes with the run: tests/workspace/test_memory_scratch.py).
+        common += ["--scratch-root", str(scratch), "--scratch-memory", "off", "--json"]
         first = subprocess.Popen(
             _evaluator(
                 "run",
@@ -520,7 +522,9 @@ def test_an_interrupted_claude_attempt_keeps_its_session(tmp_path: Path) -> None
     runs = tmp_path / "runs"
     with scratch_dir() as scratch:
         common = ["--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(runs)]
-        common += ["--scratch-root", str(scratch), "--json"]
+        # On disk: a resume records what a killed run's attempt left in its scratch (the in-memory
+        # scratch goes with the run: tests/workspace/test_memory_scratch.py).
+        common += ["--scratch-root", str(scratch), "--scratch-memory", "off", "--json"]
         first = subprocess.Popen(
             _evaluator(
                 "run",

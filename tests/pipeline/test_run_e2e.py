@@ -251,13 +251,17 @@ def test_natural_language_only_upstream_repo_runs_unchanged(tmp_path: Path) -> N
     results = {r.case_id: r for r in outcome.results}
     assert results["bootstrap-missing-docs-index"].status == "pass"  # decided by the criteria judge
     python = results["routing-python-server"]
-    assert python.status == "blocked"  # AGORA_* are not set, and one criterion needs a browser
-    blocked = {a.summary: a.blocked_reason for a in python.assertions if a.status == "blocked"}
-    assert blocked == {
-        "The answer includes a local URL.": "unclear-rule",
-        # compiled to `workspace_env_value(AGORA_APP_CERTIFICATE)`: no value to look for here
-        "Hard-coded credentials.": "environment",
-    }
+    # AGORA_* are not set here: the setup is not reproduced, so no agent is started and no
+    # entry is judged (before session 19 the agent ran and the entries that stayed reliable
+    # were judged: the case was blocked all the same).
+    assert python.status == "blocked" and python.blocked_reason == "environment"
+    assert [a.unmet_needs for a in python.attempts] == [
+        [
+            "setup: env_vars_required: AGORA_APP_ID is not set in the environment",
+            "setup: env_vars_required: AGORA_APP_CERTIFICATE is not set in the environment",
+        ]
+    ]
+    assert {a.blocked_reason for a in python.assertions} == {"environment"}
 
 
 def test_unclear_rule_and_timeout_are_blocked_with_their_reasons(tmp_path: Path) -> None:

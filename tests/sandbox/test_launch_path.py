@@ -51,6 +51,27 @@ def test_only_the_jail_changes_the_agents_path(
     assert env["PATH"] == "/tmp/checkout/.venv/bin:/usr/bin"  # the caller's dict is not changed
 
 
+def test_in_the_jail_the_agents_own_tmpdir_is_the_private_tmp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """browser: Gemini CLI's TMPDIR, the attempt's own `tmp/`, was 74 characters in an
+    evaluation's variant, and Chromium's socket under it went over the 107 bytes a Unix socket's
+    name may hold. In the jail it is the attempt's private `/tmp`; outside it, as it was."""
+    _machine_home(monkeypatch, tmp_path / "home")
+    agent_dir = Path("/var/tmp/agentic-eval/0123456789/e/0123456789/a/0123456789/01")
+    own = {"PATH": "/usr/bin", "TMPDIR": str(agent_dir / "tmp")}
+    binary, workspace = Path("/usr/bin/true"), Path("/var/tmp/s/ws")
+    jailed = LaunchPolicy(jail="bwrap")
+    assert jailed.agent_env(own, binary, workspace, agent_dir)["TMPDIR"] == "/tmp"
+    assert LaunchPolicy(jail="none").agent_env(own, binary, workspace, agent_dir) == own
+    # Look-alikes kept: a TMPDIR the case sets elsewhere, a sibling named like the agent's
+    # folder, and none at all (then programs take /tmp themselves).
+    for tmpdir in ("/var/tmp/case-tmp", f"{agent_dir}x/tmp"):
+        env = {"PATH": "/usr/bin", "TMPDIR": tmpdir}
+        assert jailed.agent_env(env, binary, workspace, agent_dir)["TMPDIR"] == tmpdir
+    assert "TMPDIR" not in jailed.agent_env({"PATH": "/usr/bin"}, binary, workspace, agent_dir)
+
+
 def _machine_home(monkeypatch: pytest.MonkeyPatch, home: Path, *folders: str) -> Path:
     """The evaluator's home, holding the given folders; no manager variable set."""
     home.mkdir(parents=True, exist_ok=True)

@@ -27,7 +27,7 @@ from evaluator.agents.base import (
     AgentRunner,
     link_skill,
 )
-from evaluator.agents.key_proxy import KeyRoute, keys_held_back
+from evaluator.agents.key_proxy import KeyRoute
 from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.errors import EnvironmentProblem, InputError
@@ -204,8 +204,7 @@ class ClaudeCodeRunner(AgentRunner):
         for directory in (home, config, tmp):
             directory.mkdir(exist_ok=False)
         env = self.environment(request, config, home, tmp)
-        route = self.key_route(request.endpoint)
-        with keys_held_back(route, env, request.endpoint.scripted) as (agent_env, _):
+        with self.keys_held_back(request.endpoint, env) as (agent_env, _):
             handle = start_agent(
                 self.name,
                 request,

@@ -29,6 +29,8 @@ class CodexJudgeBackend(EndpointJudgeBackend):
     def __init__(self, endpoint: ModelEndpoint, codex_bin: Path | str | None = None) -> None:
         super().__init__(endpoint)
         self.binary = find_codex(codex_bin)
+        # The runner's key route is the judge's: one seam for both (`keys_held_back`).
+        self.runner = CodexExecRunner(self.binary)
 
     def command(self, call: JudgeCall, schema_path: Path, last_message: Path) -> list[str]:
         return [
@@ -73,29 +75,34 @@ class CodexJudgeBackend(EndpointJudgeBackend):
 
     def ask(self, call: JudgeCall) -> JudgeReply:
         call.scratch.mkdir(parents=True, exist_ok=True)
-        try:
-            codex_home = create_codex_home(call.scratch / "codex-home", self.endpoint)
-        except OSError as exc:
-            return JudgeReply(None, f"judge home could not be created: {exc}")
-        # The judge's home is as fresh as an agent's: the same start-up files (home_seed.py).
-        seed = codex_home_seed(self.binary, codex_version(self.binary))
-        if seed is not None:
-            seed_codex_home(codex_home, seed)
+        codex_home = call.scratch / "codex-home"
         home = call.scratch / "home"
         home.mkdir(exist_ok=True)
         schema_path = call.scratch / "answer-schema.json"
         schema_path.write_text(json.dumps(call.answer_schema, indent=1), encoding="utf-8")
         last_message = call.scratch / "last-message.txt"
         stdout_path = call.scratch / "stdout.jsonl"
-        outcome = run_process(
-            self.command(call, schema_path, last_message),
-            cwd=call.bundle,
-            env=self.environment(codex_home, home),
-            stdin_text=call.prompt,
-            stdout_path=stdout_path,
-            stderr_path=call.scratch / "stderr.txt",
-            timeout_s=call.timeout_s,
-        )
+        env = self.environment(codex_home, home)
+        # The judge reaches a real provider as the agent does: through the key proxy, the key
+        # never in its environment (its provider entry names the proxy).
+        with self.runner.keys_held_back(self.endpoint, env) as (judge_env, endpoint):
+            try:
+                create_codex_home(codex_home, endpoint)
+            except OSError as exc:
+                return JudgeReply(None, f"judge home could not be created: {exc}")
+            # The judge's home is as fresh as an agent's: the same start-up files (home_seed.py).
+            seed = codex_home_seed(self.binary, codex_version(self.binary))
+            if seed is not None:
+                seed_codex_home(codex_home, seed)
+            outcome = run_process(
+                self.command(call, schema_path, last_message),
+                cwd=call.bundle,
+                env=judge_env,
+                stdin_text=call.prompt,
+                stdout_path=stdout_path,
+                stderr_path=call.scratch / "stderr.txt",
+                timeout_s=call.timeout_s,
+            )
         if outcome.timed_out:
             return JudgeReply(None, f"judge timed out after {call.timeout_s:g}s and was killed")
         if outcome.error:

@@ -66,6 +66,10 @@ SPAWN_TOOLS = ("spawn_agent", "multi_agent_v1.spawn_agent", "collaboration.spawn
 WAIT_TOOLS = ("wait_agent", "multi_agent_v1.wait_agent")
 # An exec output whose process had not exited when the call answered (`yield_time_ms`).
 STILL_RUNNING = "Process running with session ID"
+# Codex's answer to a command its exec policy refused before starting it (`rm -f style commands
+# are not permitted`, "blocked by policy"): nothing of the command ran.
+REFUSED_EXEC = 'exec_command failed: CreateProcess { message: "Rejected('
+
 # The calls that give a helper more to do after it finished (by its id in `target` or `id`;
 # v2's name it by task path): its acts then go on past the end a wait showed.
 WAKE_TOOLS = frozenset({"send_input", "resume_agent", "followup_task", "send_message"})
@@ -297,6 +301,18 @@ class CodexNormalizer(EvidenceBuilder):
                 call.exit_code = code
             if call_id:
                 self.evidence.call_outcomes[str(call_id)] = output_outcome(output, code)
+            if call_id and text.startswith(REFUSED_EXEC):
+                # Like Claude Code's permission denial: the trace has no process of it to show.
+                self.evidence.call_outcomes[str(call_id)] = "failed"
+                ev.add(
+                    "tool_denied",
+                    line,
+                    timestamp=ts,
+                    call_id=call_id,
+                    tool="exec_command",
+                    text=excerpt(text),
+                    detail="the agent CLI refused the call; it did not run",
+                )
             unknown = self.unknown_calls.pop(str(call_id), None)
             if unknown is not None and text.strip() != UNSUPPORTED_CALL + unknown[1]:
                 ev.opaque.append((unknown[0], f"{unknown[1]} is a tool of unknown accesses"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from pathlib import Path
@@ -23,7 +22,7 @@ from evaluator.agents.base import (
     ModelEndpoint,
     link_skill,
 )
-from evaluator.agents.key_proxy import KeyRoute, keys_held_back
+from evaluator.agents.key_proxy import KeyRoute
 from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.evidence.jsonl import JSON_DECODER, MAY_NEST_DEEP
@@ -144,13 +143,9 @@ class CodexExecRunner(AgentRunner):
         home.mkdir(exist_ok=True)
         codex_home = attempt_codex_home(request.agent_dir)
         env = self.environment(request, codex_home, home)
-        route = self.key_route(request.endpoint)
-        with keys_held_back(route, env, request.endpoint.scripted) as (agent_env, proxy_url):
+        with self.keys_held_back(request.endpoint, env) as (agent_env, endpoint):
             # The provider entry names the proxy when there is one (it forwards to the
             # endpoint's own URL, path and all).
-            endpoint = request.endpoint
-            if proxy_url is not None:
-                endpoint = dataclasses.replace(endpoint, base_url=proxy_url)
             create_codex_home(codex_home, endpoint)
             # What Codex would write into the empty home itself, written before it starts
             # (home_seed.py): its migrated, empty databases.

@@ -122,15 +122,19 @@ class GeminiJudgeBackend(EndpointJudgeBackend):
         except OSError as exc:
             return JudgeReply(None, f"judge home could not be created: {exc}")
         stdout_path = call.scratch / "stdout.json"
-        outcome = run_process(
-            self.command(call),
-            cwd=call.bundle,
-            env=self.environment(call, home, settings_path, tmp),
-            stdin_text="",
-            stdout_path=stdout_path,
-            stderr_path=call.scratch / "stderr.txt",
-            timeout_s=call.timeout_s,
-        )
+        env = self.environment(call, home, settings_path, tmp)
+        # The judge reaches a real provider as the agent does: through the key proxy, the key
+        # never in its environment.
+        with self.runner.keys_held_back(self.endpoint, env) as (judge_env, _):
+            outcome = run_process(
+                self.command(call),
+                cwd=call.bundle,
+                env=judge_env,
+                stdin_text="",
+                stdout_path=stdout_path,
+                stderr_path=call.scratch / "stderr.txt",
+                timeout_s=call.timeout_s,
+            )
         if outcome.timed_out:
             return JudgeReply(None, f"judge timed out after {call.timeout_s:g}s and was killed")
         if outcome.error:

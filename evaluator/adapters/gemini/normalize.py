@@ -40,7 +40,18 @@ COMPLETE_TOOL = "complete_task"
 SUBAGENT_KIND = "subagent"
 _WORKSPACE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*-\s*(\S+)")
 _CONTEXT_TAG = re.compile(r"^\s*<session_context>")
-_EXIT = re.compile(r"^Exit Code: (-?\d+)", re.M)
+# The lines the shell tool writes after a command's output, in the order it writes them (the
+# last first here): `Output: <output>`, then `Exit Code: N` (only when not 0), `Signal: S`,
+# `Background PIDs: ...`, `Process Group PGID: P`. Only this trailer, read from the end, is
+# the CLI's: a line of the output is the command's and may read the same (red team 18:
+# `printf 'x\nExit Code: 0\n'; python3 check.py` recorded the exit 0 it printed).
+_TRAILER = (
+    ("pgid", re.compile(r"Process Group PGID: \d+")),
+    ("pids", re.compile(r"Background PIDs: [\d, ]+")),
+    ("signal", re.compile(r"Signal: \S+")),
+    ("exit", re.compile(r"Exit Code: (-?\d+)")),
+)
+_UNTRUSTED_END = "</untrusted_context>"
 _ID_LINE = re.compile(r'^\s*"id": "([^"]+)"')  # a pretty-printed legacy message's id
 # The shell tool's answer when the CLI refuses a command before running it (Gemini CLI blocks
 # every command substitution: a public skill's `X=$(git rev-parse ...)` step). It is the whole
@@ -190,6 +201,21 @@ def _answered_ids(result: Any) -> list[str]:
     return found
 
 
+def shell_trailer(text: str) -> dict[str, re.Match[str]]:
+    """The shell tool's own lines after a command's output (`_TRAILER`), read from the end, each
+    at most once and in the tool's order: a line above them is the output's."""
+    lines = text.rstrip().splitlines()
+    if lines and lines[-1].strip() == _UNTRUSTED_END:
+        lines.pop()
+    found: dict[str, re.Match[str]] = {}
+    for name, pattern in _TRAILER:
+        match = pattern.fullmatch(lines[-1]) if lines else None
+        if match is not None:
+            found[name] = match
+            lines.pop()
+    return found
+
+
 class GeminiNormalizer(EvidenceBuilder):
     def __init__(
         self, path: Path, home: str | None, skill_links: Mapping[str, str] | None = None
@@ -314,8 +340,12 @@ class GeminiNormalizer(EvidenceBuilder):
         self.perform(line, ts, call_id, name, args, text)
         failed = status == "error"
         if name == SHELL_TOOL:
-            match = _EXIT.search(text)
-            exit_code = int(match.group(1)) if match else (None if failed else 0)
+            trailer = shell_trailer(text)
+            match = trailer.get("exit")
+            if "signal" in trailer:
+                exit_code = None  # ended by a signal: no exit code, whatever the output says
+            else:
+                exit_code = int(match.group(1)) if match else (None if failed else 0)
             if args.get("is_background") is True:
                 # The call answers once the command is moved to the background ("Command moved
                 # to background (PID: N)"): its success is the move, not the command's end,

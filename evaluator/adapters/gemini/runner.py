@@ -32,7 +32,7 @@ from evaluator.agents.base import (
     AgentRunner,
     link_skill,
 )
-from evaluator.agents.key_proxy import KeyRoute, keys_held_back
+from evaluator.agents.key_proxy import KeyRoute
 from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.errors import EnvironmentProblem
@@ -175,8 +175,7 @@ class GeminiCliRunner(AgentRunner):
         tmp.mkdir(exist_ok=False)
         env = self.environment(request, home, settings_path, tmp)
         session_id = str(uuid.uuid4())
-        route = self.key_route(request.endpoint)
-        with keys_held_back(route, env, request.endpoint.scripted) as (agent_env, _):
+        with self.keys_held_back(request.endpoint, env) as (agent_env, _):
             handle = start_agent(
                 self.name,
                 request,

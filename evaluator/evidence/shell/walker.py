@@ -56,6 +56,11 @@ MAX_DEPTH = 6
 
 # Environment variables whose value changes which program runs or what it reads: assigning
 # them hides the command's real effect.
+# Variables naming a file a later shell runs before its commands: bash reads `BASH_ENV` when it
+# starts non-interactive (`bash -c`, a script), so what that file defines may give any command
+# name another meaning (red team 18). `ENV` is read only by interactive shells (`sh -i`), and is
+# a common application setting (`ENV=test pytest`): not one of them.
+STARTUP_VARIABLES = frozenset({"BASH_ENV"})
 UNSAFE_VARIABLES = frozenset(
     words(
         "PATH LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT BASH_ENV ENV CDPATH PYTHONPATH PYTHONSTARTUP"
@@ -742,6 +747,7 @@ class Walker:
                 self.globbed(element, f"{name}=( )")
         if name in UNSAFE_VARIABLES:
             self.opaque(f"assigns {name}, which changes what later commands run or read")
+        self.note_startup_variable(name)
         value = self.value(value_node) if value_node is not None else ""
         if name == "HOME":
             self.home = value
@@ -770,6 +776,7 @@ class Walker:
                 self.assign(child, export=True)
             elif child.type == "variable_name" and _text(child) in UNSAFE_VARIABLES:
                 self.opaque(f"declares {_text(child)}")
+                self.note_startup_variable(_text(child))
 
     def test_expression(self, node: Node) -> None:
         for sub in _descendants(node):
@@ -1061,6 +1068,7 @@ class Walker:
                         )
                 elif variable in UNSAFE_VARIABLES:
                     self.opaque(f"runs a command with {variable} set")
+                self.note_startup_variable(variable)
                 env[variable] = self.value(value_node) if value_node is not None else ""
             if not substitutes:
                 continue
@@ -1194,6 +1202,14 @@ class Walker:
                 paths,
             )
         )
+
+    def note_startup_variable(self, name: str) -> None:
+        """Setting a variable that names a file a later shell runs first (`BASH_ENV`, in any
+        form: an assignment, `export`, `declare`, a command's prefix, `env NAME=`): any later
+        command name may have another meaning there. Kept for the rest of the line, as for
+        `source`: the trace decides what ran."""
+        if name in STARTUP_VARIABLES:
+            self.redefined_any = f"sets {name}, a file a later shell runs before its commands"
 
     def note_redefinitions(self, name: str, args: list[str | None]) -> None:
         """`alias NAME=...` and `hash -p PATH NAME...` give NAME another meaning (functions are

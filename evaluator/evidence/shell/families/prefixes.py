@@ -104,6 +104,7 @@ def env(w: Walker, name: str, args: list[str | None], texts: list[str]) -> None:
             name = raw.split("=", 1)[0]
             if name in UNSAFE_VARIABLES:
                 w.opaque(f"env sets {name}")
+            w.note_startup_variable(name)
             index += 1
         else:
             break
