@@ -51,3 +51,9 @@ class EnvironmentProblem(EvalError):
     """The machine lacks something the evaluation needs (a binary, a writable directory...)."""
 
     exit_code = EXIT_ENVIRONMENT
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM outside the attempts' pool (planning, closing): it unwinds as Ctrl-C does, so
+    the `finally` and cleanup blocks on the way run (the manifest closed `interrupted`, the
+    scratch removed), where Python's default action would end the process on the spot."""

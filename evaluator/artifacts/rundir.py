@@ -214,6 +214,37 @@ class RunLock:
             self.handle = None
 
 
+def lock_held(directory: Path) -> bool | None:
+    """Whether a live evaluator holds `directory`'s run lock, read from the kernel's table of
+    locks (`/proc/locks`) without taking it: a probe that took it, even for a moment, could
+    refuse a `--resume` starting then. None where that cannot be told, and for a directory
+    without a lock file: another evaluator's run, which may be running by its own means."""
+    try:
+        stats = (directory / RunLock.name).stat()
+        table = Path("/proc/locks").read_text(encoding="ascii")
+    except (OSError, ValueError):
+        return None
+    # Each line: `N: FLOCK ADVISORY WRITE PID MAJOR:MINOR:INODE START END` (major and minor in
+    # hex); a waiting request's line starts `N: -> ...` and holds nothing.
+    key = f"{os.major(stats.st_dev):02x}:{os.minor(stats.st_dev):02x}:{stats.st_ino}"
+    for line in table.splitlines():
+        fields = line.split()
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == key:
+            return True
+    return False
+
+
+def unfinished_why(directory: Path, run_id: str, state: str) -> str:
+    """The words after "the run is STATE" for a run whose manifest is not closed: whether an
+    evaluator still runs it or none does (killed, or its machine went down), and what to do."""
+    if state == "running" and lock_held(directory) is False:
+        return (
+            f"running in its manifest, but no evaluator holds it (stopped without closing:"
+            f" killed, or its machine went down); `agentic-eval run --resume {run_id}` finishes it"
+        )
+    return state
+
+
 class RunDir:
     def __init__(self, path: Path) -> None:
         self.path = path

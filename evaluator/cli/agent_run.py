@@ -19,6 +19,7 @@ from evaluator.adapters import DEFAULT_RUNNER
 from evaluator.cli.agent_flags import agent_option_flags, runner_option
 from evaluator.cli.grading import build_grader, grader_options, judge_options
 from evaluator.cli.options import (
+    FiniteFloatRange,
     judge_option,
     lenient_option,
     resolve_grader,
@@ -127,7 +128,7 @@ def agent_run_options(func: F) -> F:
         click.option(
             "--timeout",
             "timeout_s",
-            type=click.FloatRange(min=1),
+            type=FiniteFloatRange(min=1),
             default=None,
             help="Seconds per attempt (default: the case's timeout_s, else the target's, else 300).",
         ),

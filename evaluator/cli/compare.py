@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from evaluator.cli.ci_output import junit_option, report_comparison
-from evaluator.cli.options import emit_json, json_option
+from evaluator.cli.options import FiniteFloatRange, emit_json, json_option
 from evaluator.defaults import DEFAULT_ALPHA, DEFAULT_MIN_COVERAGE
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
 
@@ -23,7 +23,7 @@ RUN_DIR = click.Path(path_type=Path, file_okay=False)
 @click.argument("candidate", type=RUN_DIR)
 @click.option(
     "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=FiniteFloatRange(0, 1, min_open=True, max_open=True),
     default=DEFAULT_ALPHA,
     show_default=True,
     help="Significance level of the one-sided exact (Boschloo) test on pass counts (K > 1).",
@@ -35,7 +35,7 @@ RUN_DIR = click.Path(path_type=Path, file_okay=False)
 )
 @click.option(
     "--min-coverage",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=DEFAULT_MIN_COVERAGE,
     show_default=True,
     help="Least share of the cases in both runs decided on both sides; below it, exit 3.",

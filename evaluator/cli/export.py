@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.cli.options import repo_options
+from evaluator.cli.options import FiniteFloatRange, repo_options
 from evaluator.defaults import DEFAULT_TIMEOUT_S
 from evaluator.errors import EXIT_INPUT, EXIT_OK
 
@@ -26,7 +26,7 @@ def group() -> None:
 @click.option("--attempts", type=click.IntRange(1, 100), default=1, show_default=True)
 @click.option(
     "--min-pass-rate",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=1.0,
     show_default=True,
     help="Per-case pass rate over the attempts that makes a task pass.",
@@ -34,7 +34,7 @@ def group() -> None:
 @click.option(
     "--timeout",
     "timeout_s",
-    type=click.FloatRange(min=1),
+    type=FiniteFloatRange(min=1),
     default=DEFAULT_TIMEOUT_S,
     show_default=True,
     help="Seconds per attempt (a case's own timeout_s wins).",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evaluator.cli.options import emit_json, json_option
+from evaluator.cli.options import FiniteFloatRange, emit_json, json_option
 from evaluator.defaults import DEFAULT_MIN_COVERAGE
 from evaluator.errors import EXIT_FAILURES, EXIT_OK
 from evaluator.gate.metrics.registry import METRIC_NAMES
@@ -33,7 +33,7 @@ RUN_DIR = click.Path(path_type=Path, file_okay=False)
 )
 @click.option(
     "--mixed-weight",
-    type=float,
+    type=FiniteFloatRange(),
     default=0.5,
     show_default=True,
     help="w of the mixed metric, clamped to [0, 1].",

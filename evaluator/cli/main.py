@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 
 import click
 
 from evaluator import __version__
 from evaluator.cli.lazy import LazyCommand, LazyGroup
-from evaluator.errors import EXIT_INPUT, EvalError
+from evaluator.errors import EXIT_ENVIRONMENT, EXIT_INPUT, EvalError, Terminated
 
 # Every command, by name: the module that defines it is imported only when the command runs
 # (`--help` and `--version` import none; see lazy.py). The summary is the first paragraph of the
@@ -138,7 +143,8 @@ def run_cli(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     wants_json = "--json" in (args[: args.index("--")] if "--" in args else args)
     try:
-        code = cli.main(args=argv, prog_name="agentic-eval", standalone_mode=False)
+        with _sigterm_unwinds():
+            code = cli.main(args=argv, prog_name="agentic-eval", standalone_mode=False)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.ClickException as exc:
@@ -146,20 +152,29 @@ def run_cli(argv: list[str] | None = None) -> int:
         code = EXIT_INPUT if isinstance(exc, click.UsageError) else exc.exit_code
         _json_error(wants_json, exc, code)
     except click.Abort as exc:
-        click.echo("agentic-eval: aborted", err=True)
-        code = 130
-        _json_error(wants_json, exc, code, "aborted")
+        # Click turns a KeyboardInterrupt inside a command into Abort, the interrupt its cause.
+        terminated = isinstance(exc.__cause__, Terminated)
+        what = "terminated (SIGTERM)" if terminated else "aborted"
+        click.echo(f"agentic-eval: {what}", err=True)
+        code = 143 if terminated else 130
+        _json_error(wants_json, exc, code, what)
     except EvalError as exc:
         click.echo(f"agentic-eval: {exc}", err=True)
         code = exc.exit_code
         _json_error(wants_json, exc, code)
     except KeyboardInterrupt as exc:
-        click.echo("agentic-eval: interrupted", err=True)
-        code = 130
-        _json_error(wants_json, exc, code, "interrupted")
+        what = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+        click.echo(f"agentic-eval: {what}", err=True)
+        code = 143 if isinstance(exc, Terminated) else 130
+        _json_error(wants_json, exc, code, what)
     except Exception as exc:  # a bug: say so in one line unless asked for the traceback
         if os.environ.get("AGENTIC_EVAL_DEBUG"):
             raise
+        storage = _storage_line(exc)
+        if storage is not None:
+            click.echo(f"agentic-eval: {storage}", err=True)
+            _json_error(wants_json, exc, EXIT_ENVIRONMENT, storage)
+            return EXIT_ENVIRONMENT
         message = f"internal error: {type(exc).__name__}: {exc}"
         click.echo(
             f"agentic-eval: {message} (set AGENTIC_EVAL_DEBUG=1 for the traceback)", err=True
@@ -167,6 +182,37 @@ def run_cli(argv: list[str] | None = None) -> int:
         code = 70
         _json_error(wants_json, exc, code, message)
     return code if isinstance(code, int) else 0
+
+
+@contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """SIGTERM raises `Terminated` while a command runs (a run's pool of attempts sets its own
+    handler and stops there): the default action would kill the process where it stands, with
+    the run's scratch (agent homes, workspaces) left behind and its manifest still `running`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: FrameType | None) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _storage_line(exc: Exception) -> str | None:
+    """A write the disk refused (full, over quota, read-only) is the machine's, exit 3 as the
+    exit codes say, never an internal error: the line names the file and what to do."""
+    from evaluator.artifacts.rundir import FULL_ERRNOS
+
+    if not isinstance(exc, OSError) or exc.errno not in FULL_ERRNOS:
+        return None
+    where = f"{os.fsdecode(exc.filename)}: " if exc.filename is not None else ""
+    return f"cannot write {where}{exc.strerror} (free space or make it writable, then run again)"
 
 
 def _json_error(wants_json: bool, exc: BaseException, code: int, text: str | None = None) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,21 @@ import click
 
 from evaluator.errors import InputError
 from evaluator.vocabulary import JUDGE_MODES, SCRATCH_MEMORY_CHOICES, JudgeMode
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A float range that refuses `inf` and `nan`: click's FloatRange takes both (`nan` fails
+    no comparison), and `--timeout inf` then blocked every attempt with an OverflowError
+    reported as the agent's tooling failing (the ninth new user's review)."""
+
+    name = "float range"  # the help shows it as before
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
 
 if TYPE_CHECKING:  # the judge's models are imported when a command judges, not at start-up
     from evaluator.judge import ModelGrader

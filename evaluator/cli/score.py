@@ -14,6 +14,7 @@ from evaluator.cli.ci_output import junit_option, report_run
 from evaluator.cli.history import record_finished_run
 from evaluator.cli.options import (
     SKILL_FILE,
+    FiniteFloatRange,
     emit_json_line,
     error_json,
     evals_only_option,
@@ -72,14 +73,14 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
 )
 @click.option(
     "--min-pass-rate",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=DEFAULT_MIN_PASS_RATE,
     show_default=True,
     help="PASS (exit 0) when hard reaches this, else FAIL (exit 1).",
 )
 @click.option(
     "--min-coverage",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=DEFAULT_MIN_COVERAGE,
     show_default=True,
     help="Below this share of cases with a verdict there is no score (ERROR, exit 3).",
@@ -100,14 +101,14 @@ EXIT_BY_VERDICT = {"PASS": EXIT_OK, "FAIL": EXIT_FAILURES, "ERROR": EXIT_ENVIRON
 )
 @click.option(
     "--min-uplift",
-    type=click.FloatRange(-1, 1),
+    type=FiniteFloatRange(-1, 1),
     default=0.0,
     show_default=True,
     help="With --metric uplift, PASS needs a significant uplift whose interval starts above this.",
 )
 @click.option(
     "--min-f1",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=0.9,
     show_default=True,
     help="With --metric trigger-f1, PASS when the trigger run's F1 over prompts reaches this.",

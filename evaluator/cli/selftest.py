@@ -9,7 +9,13 @@ import click
 
 from evaluator.adapters import DEFAULT_RUNNER
 from evaluator.cli.agent_flags import AgentOptionsByAdapter, agent_option_flags, runner_option
-from evaluator.cli.options import emit_json, json_option, repo_options, scratch_memory_option
+from evaluator.cli.options import (
+    FiniteFloatRange,
+    emit_json,
+    json_option,
+    repo_options,
+    scratch_memory_option,
+)
 from evaluator.defaults import DEFAULT_SCRATCH
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
 from evaluator.vocabulary import ScratchMemory
@@ -30,7 +36,7 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
 @click.option(
     "--timeout",
     "timeout_s",
-    type=click.FloatRange(min=1),
+    type=FiniteFloatRange(min=1),
     default=None,
     help="Seconds per attempt.",
 )

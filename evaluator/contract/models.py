@@ -81,7 +81,7 @@ class TargetDefaults(ClosedModel):
     """Our run defaults for a target; command-line flags override them."""
 
     attempts: int | None = Field(default=None, ge=1, le=100)
-    timeout_s: float | None = Field(default=None, gt=0)
+    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     agent: str | None = None
     model: str | None = None
 
@@ -715,7 +715,7 @@ class Case(OpenModel):
         " the model judge as intent, never to the agent; it is not an assertion.",
     )
     attempts: int | None = Field(default=None, ge=1, le=100)
-    timeout_s: float | None = Field(default=None, gt=0)
+    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     split: Split | None = None
     golden: list[GoldenBehavior] = Field(
         default_factory=list,

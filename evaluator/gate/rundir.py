@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from evaluator.artifacts.attribution import RunScore, score_run
 from evaluator.artifacts.models import UNFINISHED_STATES, CaseResult
-from evaluator.artifacts.rundir import MANIFEST_FILE, not_a_run_dir
+from evaluator.artifacts.rundir import MANIFEST_FILE, not_a_run_dir, unfinished_why
 from evaluator.artifacts.trigger_report import TRIGGERS_FILE
 from evaluator.errors import EXIT_ENVIRONMENT, EvalError, InputError
 
@@ -113,8 +113,9 @@ def read_run(path: Path) -> RunRecord:
         raise InputError("manifest.json is one JSON object", path=manifest_path)
     state = manifest.get("run_state")
     if state in UNFINISHED_STATES:
+        why = unfinished_why(path, str(manifest.get("run_id") or path.name), str(state))
         raise InputError(
-            f"the run is {state}; a gate reads finished runs only",
+            f"the run is {why}; only a finished run has a score to read",
             path=manifest_path,
             field="run_state",
         )
@@ -128,12 +129,19 @@ def read_run(path: Path) -> RunRecord:
             "a list of case ids expected", path=manifest_path, field="resolved_case_ids"
         )
     order: list[str] = planned if planned else sorted(results)
+    run_id = str(manifest.get("run_id") or path.name)
     missing = [c for c in order if c not in results]
     if missing:
+        # An interrupted run of ours is finished by a resume: say so, it is the fix.
+        resume = (
+            f" (the run was interrupted: `agentic-eval run --resume {run_id}` finishes it)"
+            if state == "interrupted"
+            else ""
+        )
         raise InputError(
-            f"unfinished case(s) without a result: {', '.join(missing)}", path=results_dir
+            f"unfinished case(s) without a result: {', '.join(missing)}{resume}",
+            path=results_dir,
         )
     if not order:
         raise InputError("the run has no case results", path=results_dir)
-    run_id = str(manifest.get("run_id") or path.name)
     return RunRecord(path, run_id, [results[c] for c in order], len(order), manifest)

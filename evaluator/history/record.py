@@ -14,7 +14,7 @@ import sqlite_utils
 
 from evaluator.artifacts.attribution import score_case, score_run
 from evaluator.artifacts.models import UNFINISHED_STATES, AttemptRecord, CaseResult, Manifest
-from evaluator.artifacts.rundir import RunDir
+from evaluator.artifacts.rundir import RunDir, unfinished_why
 from evaluator.errors import InputError
 from evaluator.history.database import HistoryError
 
@@ -34,7 +34,8 @@ def read_run_rows(path: Path) -> RunRows:
     manifest = run_dir.read_manifest()
     if manifest.run_state in UNFINISHED_STATES:
         raise InputError(
-            f"the run is {manifest.run_state}; it is recorded when it finishes",
+            f"the run is {unfinished_why(path, manifest.run_id, manifest.run_state)};"
+            " it is recorded when it finishes",
             path=run_dir.manifest_path,
             field="run_state",
         )

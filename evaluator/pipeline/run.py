@@ -33,6 +33,7 @@ from evaluator.artifacts.rundir import (
     RunLock,
     RunLocked,
     copy_atomic,
+    lock_held,
     remove_temp_files,
     storage_error,
     write_atomic,
@@ -283,6 +284,17 @@ class Run:
 
     @staticmethod
     def _exists_message(run_dir: RunDir) -> str:
+        if lock_held(run_dir.path):
+            # Two runs given one id at once: resuming it now would only be refused as well.
+            try:
+                owner = (run_dir.path / RunLock.name).read_text(encoding="utf-8").strip()
+            except OSError:
+                owner = ""
+            return (
+                f"run directory already exists: {run_dir.path}, and another agentic-eval"
+                f" ({owner or 'pid unknown'}) is running it: pass another --run-id, or wait"
+                f" for it to finish"
+            )
         return f"run directory already exists: {run_dir.path} (use --resume {run_dir.run_id})"
 
     def _claim(self, run_dir: RunDir) -> None:
@@ -343,16 +355,20 @@ class Run:
         if previous is None:
             self._claim(run_dir)
         try:
-            make_private_dir(plan.scratch)
-        except OSError as exc:
-            raise EnvironmentProblem(
-                f"cannot create scratch directory {plan.scratch}: {exc.strerror}"
-            ) from None
-        place = self._place_scratch(plan, memory_refusal)
-        try:
+            try:
+                make_private_dir(plan.scratch)
+            except OSError as exc:
+                raise EnvironmentProblem(
+                    f"cannot create scratch directory {plan.scratch}: {exc.strerror}"
+                ) from None
+            place = self._place_scratch(plan, memory_refusal)
             opened = self._open(plan, ready, repo, selection, run_dir, previous, place)
         except BaseException:
-            if is_mounted(plan.scratch):
+            if previous is None:
+                self._unclaim(run_dir, plan.scratch)
+            elif is_mounted(plan.scratch):
+                # A resume's scratch on disk may hold the stopped run's attempts; one mounted
+                # now holds nothing of them.
                 self._drop_scratch(plan.scratch)
             raise
         self.plan = plan
@@ -395,10 +411,33 @@ class Run:
 
     def close_lane(self, lane: RunLane) -> RunOutcome:
         outcome, manifest = lane.outcome, lane.outcome.manifest
-        self._close(lane.run_dir, manifest, "interrupted" if outcome.interrupted else "completed")
-        self._drop_scratch(lane.plan.scratch)
+        # Every attempt is in: a stop asked now waits for the closing (well under a second),
+        # which a signal landing in it would leave with a manifest and reports that disagree,
+        # the scratch of the agents' homes behind and a finished run not recorded.
+        with _stop_on_signals(self.stop):
+            state: RunState = "interrupted" if outcome.interrupted else "completed"
+            self._close(lane.run_dir, manifest, state)
+            self._drop_scratch(lane.plan.scratch)
         outcome.results = lane.run_dir.read_case_results(manifest.resolved_case_ids)
         return outcome
+
+    def _unclaim(self, run_dir: RunDir, scratch: Path) -> None:
+        """A new run stopped between its claim and its first attempt (Ctrl-C, SIGTERM, a
+        scratch it cannot make): its scratch goes; a run directory without a manifest yet goes
+        too (nothing could read or resume it, and its id would stay taken); one with a manifest
+        is closed `interrupted`, for `--resume`."""
+        self._drop_scratch(scratch)
+        with suppress(OSError):
+            if run_dir.manifest_path.is_file():
+                manifest = run_dir.read_manifest()
+                manifest.run_state, manifest.finished_at = "interrupted", _now()
+                manifest.runner_pid = None
+                run_dir.write_manifest(manifest)
+                return
+            self.release()
+            remove_temp_files(run_dir.path)
+            (run_dir.path / RunLock.name).unlink(missing_ok=True)
+            run_dir.path.rmdir()  # only when nothing else is in it
 
     def release(self) -> None:
         """Lets go of the run directory's lock (`execute` does it itself)."""
@@ -633,6 +672,8 @@ class Run:
         stays behind and the scratch goes. A storage failure (disk full, read-only, refused)
         becomes one line and exit 3 instead of an internal error."""
         problem = storage_error(exc, (run_dir.path.absolute(), scratch.absolute()))
+        # Asked before anything is freed: the full disk is the one the scratch is on, or not.
+        where = _refused_place(problem, run_dir, scratch) if problem is not None else None
         try:
             self._close(run_dir, manifest, "interrupted")
         except OSError:
@@ -643,7 +684,9 @@ class Run:
         remove_temp_files(run_dir.path)
         self._drop_scratch(scratch)
         if problem is not None:
-            raise _storage_problem(problem, run_dir, f"manifest {manifest.run_state}") from None
+            raise _storage_problem(
+                problem, where, run_dir, f"manifest {manifest.run_state}"
+            ) from None
 
     @contextmanager
     def _storage_faults(self, run_dir: RunDir, scratch: Path) -> Iterator[None]:
@@ -655,9 +698,10 @@ class Run:
             problem = storage_error(exc, (run_dir.path.absolute(), scratch.absolute()))
             if problem is None:
                 raise
+            where = _refused_place(problem, run_dir, scratch)
             remove_temp_files(run_dir.path)
             self._drop_scratch(scratch)
-            raise _storage_problem(problem, run_dir, "before starting") from None
+            raise _storage_problem(problem, where, run_dir, "before starting") from None
 
     def _memory_refusal(self, plan: RunPlan, previous: Manifest | None) -> str | None:
         """Why this run's scratch stays on disk (None: it goes in memory). A kept scratch must
@@ -1061,12 +1105,32 @@ class _Slot:
     results: list[AttemptResult] = field(default_factory=list)
 
 
-def _storage_problem(problem: OSError, run_dir: RunDir, state: str) -> EnvironmentProblem:
+def _storage_problem(
+    problem: OSError, where: str | Path | None, run_dir: RunDir, state: str
+) -> EnvironmentProblem:
+    # Without a manifest there is nothing to resume: the run's directory is removed (_unclaim).
+    then = f"--resume {run_dir.run_id}" if run_dir.manifest_path.is_file() else "run it again"
     return EnvironmentProblem(
-        f"cannot write {problem.filename or run_dir.path}: {problem.strerror}; run"
+        f"cannot write {where}: {problem.strerror}; run"
         f" {run_dir.run_id} stopped, {state}"
-        f" (free space or fix permissions, then --resume {run_dir.run_id})"
+        f" (free space or fix permissions, then {then})"
     )
+
+
+def _refused_place(problem: OSError, run_dir: RunDir, scratch: Path) -> str | Path:
+    """The file the write failed on or, for an error that names none (a write() cut short),
+    whichever of the scratch and the run directory is on a full or read-only file system: they
+    are often on different disks, and the line must send the user to the one to free."""
+    if problem.filename is not None:
+        return os.fsdecode(problem.filename)
+    for place in (scratch, run_dir.path):
+        try:
+            stats = os.statvfs(place)
+        except OSError:
+            continue
+        if stats.f_flag & os.ST_RDONLY or stats.f_bavail == 0:
+            return place
+    return run_dir.path
 
 
 def write_reports(

@@ -123,6 +123,9 @@ def test_sigkilled_evaluator_leaves_no_agent_and_no_unrecorded_attempt(tmp_path:
             check=False,
         )
         assert same_id.returncode == 2 and "already exists" in same_id.stderr
+        # Not "use --resume k", which the lock would refuse too (the ninth review).
+        assert "is running it: pass another --run-id" in same_id.stderr
+        assert "--resume" not in same_id.stderr
         concurrent = subprocess.run(
             _evaluator("run", *common, "--resume", "k"),
             capture_output=True,
@@ -500,7 +503,10 @@ def test_a_disk_full_before_the_first_attempt_is_an_environment_error(
     assert code == 3
     assert err.startswith("agentic-eval: cannot write ") and err.count("\n") == 1
     assert "No space left on device; run early stopped, before starting" in err
-    assert list((runs / "early").iterdir()) == [runs / "early/.lock"]  # no temp file left
+    # No manifest could be written: nothing to resume, so the directory the run claimed goes
+    # (before the ninth review a `.lock` alone stayed, and `--resume early` was "not a run").
+    assert "then run it again" in err
+    assert not (runs / "early").exists()
 
 
 @pytest.mark.claude
