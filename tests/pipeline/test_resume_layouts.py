@@ -65,6 +65,9 @@ def _kill_mid_attempt(scratch: Path, runs: Path, behaviors: Path) -> int:
             str(runs),
             "--scratch-root",
             str(scratch),
+            # On disk: what the killed run leaves there is what the resume reads.
+            "--scratch-memory",
+            "off",
             "--behaviors",
             str(behaviors),
             "--case",
