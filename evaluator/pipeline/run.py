@@ -1163,8 +1163,13 @@ def record_in_flight(
     """The attempts a stopped run left for cases it did not finish are marked interrupted (the
     resume runs those cases again). An attempt it never recorded (its workspace exists, its
     attempt.json does not) is recorded now: what is known of it, its agent's output and any
-    session it left, marked interrupted too: listed, never counted."""
+    session it left, marked interrupted too: listed, never counted. One whose scratch was in
+    memory left only its note in the run directory (`RunDir.note_in_flight`): it is listed so."""
     notes = []
+    stopped = (
+        f"in flight when the evaluator (pid {previous.runner_pid or 'unknown'}) stopped"
+        " without recording it"
+    )
     for case in cases:
         for record in run_dir.attempt_records(case.case_id):
             if not record.interrupted:
@@ -1172,14 +1177,33 @@ def record_in_flight(
                 payload = json.loads(path.read_text(encoding="utf-8"))
                 payload["interrupted"] = True
                 write_json(path, payload)
-        for number, workspace, agent_dir in layout.attempts(case.case_id):
+        left: dict[int, tuple[Path, Path | None, str]] = {
+            number: (
+                attempt_folder(layout.workspaces, case.case_id, number),
+                None,
+                f"{stopped}; its scratch was in memory and ended with it: nothing of its session"
+                " is kept",
+            )
+            for number in run_dir.noted_in_flight(case.case_id)
+        }
+        for number, workspace, folder in layout.attempts(case.case_id):
+            left[number] = (workspace, folder, f"{stopped}; its agent was stopped at resume")
+        for number, (workspace, agent_dir, why) in sorted(left.items()):
             directory = run_dir.attempt_artifacts(case.case_id, number)
             if (directory / "attempt.json").is_file():
                 continue
-            why = (
-                f"in flight when the evaluator (pid {previous.runner_pid or 'unknown'}) stopped"
-                " without recording it; its agent was stopped at resume"
-            )
+            directory.mkdir(parents=True, exist_ok=True)
+            if agent_dir is not None:
+                for source, name in (
+                    (agent_dir / "stdout.jsonl", "agent-stdout.jsonl"),
+                    (agent_dir / "stderr.txt", "agent-stderr.txt"),
+                    *(
+                        (session, "interrupted-session.jsonl")
+                        for session in adapter.in_flight_sessions(agent_dir)[:1]
+                    ),
+                ):
+                    if source.is_file():
+                        copy_atomic(source, directory / name)
             record = AttemptRecord(
                 attempt=number,
                 workspace_root=str(workspace.resolve()),
@@ -1190,43 +1214,8 @@ def record_in_flight(
                 artifacts_dir=str(directory.relative_to(run_dir.path)),
                 interrupted=True,
             )
-            directory.mkdir(parents=True, exist_ok=True)
-            for source, name in (
-                (agent_dir / "stdout.jsonl", "agent-stdout.jsonl"),
-                (agent_dir / "stderr.txt", "agent-stderr.txt"),
-                *(
-                    (session, "interrupted-session.jsonl")
-                    for session in adapter.in_flight_sessions(agent_dir)[:1]
-                ),
-            ):
-                if source.is_file():
-                    copy_atomic(source, directory / name)
             write_json(directory / "attempt.json", record)
             Redactor({**(credentials or {}), **declared_secrets(case)}).tree(directory)
-            notes.append(f"{case.case_id} attempt {number:02d}: {why}")
-        for number in run_dir.noted_in_flight(case.case_id):
-            directory = run_dir.attempt_artifacts(case.case_id, number)
-            if (directory / "attempt.json").is_file():
-                continue
-            why = (
-                f"in flight when the evaluator (pid {previous.runner_pid or 'unknown'}) stopped"
-                " without recording it; its scratch was in memory and ended with it: nothing of"
-                " its session is kept"
-            )
-            directory.mkdir(parents=True, exist_ok=True)
-            write_json(
-                directory / "attempt.json",
-                AttemptRecord(
-                    attempt=number,
-                    workspace_root=str(attempt_folder(layout.workspaces, case.case_id, number)),
-                    valid=False,
-                    status="blocked",
-                    blocked_reason="environment",
-                    reason=why,
-                    artifacts_dir=str(directory.relative_to(run_dir.path)),
-                    interrupted=True,
-                ),
-            )
             notes.append(f"{case.case_id} attempt {number:02d}: {why}")
     run_dir.forget_in_flight()
     return notes
