@@ -1,5 +1,5 @@
 """`run --rerun-failed RUN`: the cases of a finished run to run again (those that failed or were
-blocked), with the target and agent that run used, for the options the user did not set."""
+blocked), with the target, agent and model that run used, for the options the user did not set."""
 
 from __future__ import annotations
 
@@ -19,6 +19,12 @@ class RerunPlan:
     target: str
     agent: str | None  # the runner the run used, when `run` can start it
     cases: tuple[str, ...]
+    # The model the run's agents reached: its scripted behaviours (while that folder is still
+    # there), or its model, endpoint and key variable. Taken only when the user names none.
+    behaviors: Path | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
 
 
 def named_run(run: str, runs_dir: Path, field: str = "--rerun-failed") -> RunDir:
@@ -42,4 +48,21 @@ def rerun_plan(run: str, runs_dir: Path) -> RerunPlan:
     # A run made in session (`codex-in-session`) has no runner `run` can start: the default
     # then applies unless --agent names one.
     agent = manifest.agent if manifest.agent in runner_names() else None
-    return RerunPlan(run_dir.run_id, manifest.target_id, agent, cases)
+    if manifest.behaviors_dir is not None:
+        behaviors = Path(manifest.behaviors_dir)
+        if not behaviors.is_dir():
+            raise InputError(
+                f"run {run_dir.run_id} played the scripted behaviours of {behaviors}, which are"
+                " gone; pass --behaviors (or --model/--base-url for a real model)",
+                field="--rerun-failed",
+            )
+        return RerunPlan(run_dir.run_id, manifest.target_id, agent, cases, behaviors=behaviors)
+    return RerunPlan(
+        run_dir.run_id,
+        manifest.target_id,
+        agent,
+        cases,
+        model=manifest.model,
+        base_url=manifest.model_base_url,
+        api_key_env=manifest.model_key_env,
+    )

@@ -104,6 +104,10 @@ def command(
             return EXIT_OK
         cases, target = plan.cases, target or plan.target
         run_args.agent = run_args.agent or plan.agent
+        if not (run_args.behaviors or run_args.model or run_args.base_url):
+            # The same model as the run's, unless the user names another.
+            run_args.behaviors, run_args.model = plan.behaviors, plan.model
+            run_args.base_url, run_args.api_key_env = plan.base_url, plan.api_key_env
         click.echo(
             f"rerunning {len(cases)} case(s) of run {plan.run_id} that failed or were blocked:"
             f" {', '.join(cases)}",

@@ -41,6 +41,13 @@ def test_rerun_failed_takes_the_runs_failures_and_agent_and_show_prints_them(
         manifest = json.loads((runs / "b/manifest.json").read_text())
         assert manifest["resolved_case_ids"] == [BLOCKED]
         assert (manifest["agent"], manifest["target_id"]) == ("claude-code", "db-migrations")
+        # No --behaviors: the run's own scripted model (its behaviours), as for the agent.
+        bare = [a for a in base if a not in ("--behaviors", str(BEHAVIORS))]
+        code, _, err = run_cli([*bare, "--rerun-failed", "a", "--run-id", "b2"], capsys)
+        assert code == 1, err
+        carried = json.loads((runs / "b2/manifest.json").read_text())
+        assert carried["behaviors_dir"] == str(BEHAVIORS.resolve()), carried
+        assert carried["model"] == manifest["model"]
         # A run directory works as well as an id; --agent overrides the run's.
         code, _, err = run_cli(
             [*base, "--rerun-failed", str(runs / "a"), "--agent", "codex", "--run-id", "c"],
