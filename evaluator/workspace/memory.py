@@ -2,9 +2,9 @@
 
 Every attempt's agent starts by writing its state into a fresh home (Codex: six sqlite
 databases with their write-ahead logs, its bundled skills, a session file); on a disk
-filesystem that creation and its removal cost each attempt about 70 ms of CPU and, with eight
-agents starting on two cores, a third of a second of start-up (docs/benchmarks.md, "A run's
-scratch in memory"). On a tmpfs they cost neither.
+filesystem that creation and its removal cost each attempt 40-110 ms of CPU here, and eight
+agents starting on two cores wait for each other's (docs/benchmarks.md, "A run's scratch in
+memory"). On a tmpfs they cost almost nothing.
 
 The tmpfs is mounted in a mount namespace of the evaluator's own, so no other process of the
 machine sees it and nothing is left mounted however the evaluator ends: the namespace goes with
