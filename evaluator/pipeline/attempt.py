@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -274,6 +275,38 @@ def run_attempt(
     prompt = agent_prompt(case.case.input.user_prompt)
     agent_dir = attempt_folder(settings.agent_root, case.case_id, number)
     secrets = attempt_secrets(settings, workspace)
+    result, trace = run_agent(
+        settings, case, number, retry_of, workspace, agent_dir, prompt, secrets, timeout_s
+    )
+    save_snapshot(
+        workspace.path,
+        baseline,
+        settings.run_dir.attempt_artifacts(case.case_id, number) / WORKSPACE_SNAPSHOT,
+        settings.source_workspace,
+    )
+    _evaluate(settings, case, result, prompt, trace)
+    if settings.inspector is not None and result.evidence is not None:
+        settings.inspector.inspect(settings, result, _read_trace(settings, result, trace))
+    save_attempt(settings.run_dir, result, staged=True)
+    return result
+
+
+def run_agent(
+    settings: AttemptSettings,
+    case: LoadedCase,
+    number: int,
+    retry_of: int | None,
+    workspace: AttemptWorkspace,
+    agent_dir: Path,
+    prompt: str,
+    secrets: SecretSet,
+    timeout_s: float,
+    stop_when: Callable[[], bool] | None = None,
+) -> tuple[AttemptResult, ObservedTrace | None]:
+    """The agent on `prompt` in `workspace`, its tool calls traced where the launch traces: the
+    attempt's result, still `blocked` until judged, and the trace read while it ran. Both
+    kinds of attempt (a case's, a trigger's) start their agent here."""
+    adapter = adapter_for_runner(settings.runner.name)
     follower = settings.launch.follow_trace(
         workspace.path, agent_dir, trace_recognizer(settings.runner), LiveRedactor(secrets).text
     )
@@ -288,11 +321,12 @@ def run_attempt(
                 env=workspace.env,
                 launch=settings.launch,
                 secrets=secrets,
+                stop_when=stop_when,
                 # A process a tool call left running would hold the tracer, and so the attempt,
                 # until the timeout: once the CLI itself has exited, what is left is stopped.
                 stop_fd=follower.stop_fd if follower is not None else None,
                 skill=skill_folder(workspace.path, Path(settings.target.target.entry_skill)),
-                user_skill_dirs=adapter_for_runner(settings.runner.name).user_skill_dirs,
+                user_skill_dirs=adapter.user_skill_dirs,
             )
         )
     finally:
@@ -307,17 +341,7 @@ def run_attempt(
     result.secrets = secrets.values()
     if follower is not None and follower.keep is not None and follower.keep.is_file():
         result.trace_copy = follower.keep
-    save_snapshot(
-        workspace.path,
-        baseline,
-        settings.run_dir.attempt_artifacts(case.case_id, number) / WORKSPACE_SNAPSHOT,
-        settings.source_workspace,
-    )
-    _evaluate(settings, case, result, prompt, trace)
-    if settings.inspector is not None and result.evidence is not None:
-        settings.inspector.inspect(settings, result, _read_trace(settings, result, trace))
-    save_attempt(settings.run_dir, result, staged=True)
-    return result
+    return result, trace
 
 
 def not_run(

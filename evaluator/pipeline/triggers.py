@@ -22,9 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import ValidationError
 
 from evaluator.adapters import adapter_for_runner, get_adapter
-from evaluator.agents import AgentRequest, skill_folder
 from evaluator.artifacts.models import AttemptRecord, Manifest, ScratchPlace
-from evaluator.artifacts.redact import LiveRedactor
 from evaluator.artifacts.rundir import RunDir, storage_error, write_json
 from evaluator.artifacts.trigger_files import (
     TRIGGER_PLAN_FILE,
@@ -56,9 +54,9 @@ from evaluator.pipeline.attempt import (
     attempt_secrets,
     failed_attempt,
     read_session,
+    run_agent,
     save_attempt,
     session_store_changed,
-    settle_left_processes,
     take_bundle,
     trace_recognizer,
 )
@@ -203,39 +201,18 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
         if plan.trigger_only
         else None
     )
-    follower = settings.launch.follow_trace(
-        workspace.path, agent_dir, trace_recognizer(settings.runner), LiveRedactor(secrets).text
+    result, trace = run_agent(
+        settings,
+        case,
+        number,
+        spec.retry_of,
+        workspace,
+        agent_dir,
+        prompt,
+        secrets,
+        spec.timeout_s,
+        stop_when,
     )
-    try:
-        handle = settings.runner.run(
-            AgentRequest(
-                workspace=workspace.path,
-                agent_dir=agent_dir,
-                prompt=prompt,
-                endpoint=settings.endpoint,
-                timeout_s=spec.timeout_s,
-                env=workspace.env,
-                launch=settings.launch,
-                secrets=secrets,
-                stop_when=stop_when,
-                # As in a case's attempt: a server a tool call left running would hold the
-                # tracer, and so the attempt, until the timeout.
-                stop_fd=follower.stop_fd if follower is not None else None,
-                skill=skill_folder(workspace.path, Path(settings.target.target.entry_skill)),
-                user_skill_dirs=adapter_for_runner(settings.runner.name).user_skill_dirs,
-            )
-        )
-    finally:
-        trace = follower.finish() if follower is not None else None
-    settle_left_processes(handle, follower)
-    for tree in (workspace.path, agent_dir):
-        make_tree_private(tree)
-    result = AttemptResult(
-        case.case_id, number, workspace, "blocked", handle=handle, retry_of=spec.retry_of
-    )
-    result.secrets = secrets.values()
-    if follower is not None and follower.keep is not None and follower.keep.is_file():
-        result.trace_copy = follower.keep
     artifacts = settings.run_dir.attempt_artifacts(case.case_id, number)
     save_snapshot(workspace.path, baseline, artifacts / "workspace", settings.source_workspace)
     observation = _observe(settings, spec, result, trace, launched, sources, agent_dir)
