@@ -320,6 +320,13 @@ class FinalAnswerContainsCheck(_Check):
     kind: Literal["final_answer_contains"]
     text: NonEmpty
     case_sensitive: bool = False
+    affirmed: bool = Field(
+        default=False,
+        description="Set by prose claiming a statement (`says`, `reports`, `states`): where the"
+        ' text stands only in clauses that deny, doubt or ask about it ("I could not confirm'
+        ' `X`"), the check leaves the entry to judgement (docs/criteria.md, "Said or'
+        ' denied").',
+    )
 
 
 class AgentSaidCheck(_Check):
@@ -329,6 +336,13 @@ class AgentSaidCheck(_Check):
     kind: Literal["agent_said"]
     text: NonEmpty
     case_sensitive: bool = False
+    affirmed: bool = Field(
+        default=False,
+        description="Set by prose claiming a statement (`says`, `reports`, `states`): where the"
+        ' text stands only in clauses that deny, doubt or ask about it ("I could not confirm'
+        ' `X`"), the check leaves the entry to judgement (docs/criteria.md, "Said or'
+        ' denied").',
+    )
 
 
 class FinalAnswerMatchesCheck(_Check):

@@ -539,6 +539,13 @@ PREDICATES: tuple[Predicate, ...] = (
     ),
 )
 CONSULTATION, COMMAND, FILE_WRITTEN, ANSWER_MENTIONS, AGENT_SAID, FETCH = PREDICATES
+# The verbs of the answer's and the agent's claims: "says `X`" is the statement X, which "I could
+# not confirm `X`" holds and denies (`denial.py`); "mentions", "names", "lists", "includes" and
+# "quotes" claim only the text's presence.
+CLAIMED = words(
+    "say says said state states stated report reports reported explain explains explained"
+    " show shows showed"
+)
 # A tool "called" by name may be no shell command: an order of such calls refuses.
 CALLS = words("call calls called calling")
 # The words of a claim that a thing was called by name, a tool or function as much as a command.
@@ -2350,12 +2357,16 @@ class _Parser:
         elif predicate.name == "file-written":
             checks = [FileWrittenCheck(kind="file_written", path=v) for v in objects.values]
         elif predicate is AGENT_SAID:
-            checks = [AgentSaidCheck(kind="agent_said", text=v) for v in objects.values]
+            affirmed = self.verb in CLAIMED
+            checks = [
+                AgentSaidCheck(kind="agent_said", text=v, affirmed=affirmed) for v in objects.values
+            ]
         elif predicate is FETCH:
             return combine(list(self.fetch_checks(objects)), objects.join)
         else:
+            affirmed = self.verb in CLAIMED
             checks = [
-                FinalAnswerContainsCheck(kind="final_answer_contains", text=v)
+                FinalAnswerContainsCheck(kind="final_answer_contains", text=v, affirmed=affirmed)
                 for v in objects.values
             ]
         return combine(checks, "any" if objects.equivalent else objects.join)

@@ -403,9 +403,18 @@ def test_either_and_also_refuse_where_they_could_mean_more(sentence: str, why: s
     ("sentence", "checks"),
     [
         ("Mentions --keep-going.", "agent_said(text='--keep-going')"),
-        ("The assistant says `nothing to migrate`.", "agent_said(text='nothing to migrate')"),
-        ("The agent states that `v3 is deprecated`.", "agent_said(text='v3 is deprecated')"),
-        ("Explains that `the lock is stale`.", "agent_said(text='the lock is stale')"),
+        (
+            "The assistant says `nothing to migrate`.",
+            "agent_said(text='nothing to migrate' affirmed=True)",
+        ),
+        (
+            "The agent states that `v3 is deprecated`.",
+            "agent_said(text='v3 is deprecated' affirmed=True)",
+        ),
+        (
+            "Explains that `the lock is stale`.",
+            "agent_said(text='the lock is stale' affirmed=True)",
+        ),
         (
             "Mentions both `alembic` and `flyway`.",
             "all_of[agent_said(text='alembic'), agent_said(text='flyway')]",

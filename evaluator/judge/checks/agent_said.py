@@ -31,6 +31,7 @@ import unicodedata
 from evaluator.contract.models import AgentSaidCheck
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
+from evaluator.judge.denial import affirmed_somewhere, denied_detail
 from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 
 KIND = "agent_said"
@@ -66,17 +67,26 @@ def said(check: AgentSaidCheck, context: JudgeContext) -> CheckVerdict:
     evidence = context.evidence
     pattern = said_pattern(check.text, check.case_sensitive)
 
-    def holds(text: str) -> bool:
-        return pattern.search(as_read(text, check.case_sensitive)) is not None
+    denied: list[str] = []  # where the text stood only in clauses denying it
+
+    def holds(text: str, where: str) -> bool:
+        read = as_read(text, check.case_sensitive)
+        spans = [m.span() for m in pattern.finditer(read)]
+        if spans and check.affirmed and not affirmed_somewhere(read, spans):
+            denied.append(where)
+            return False
+        return bool(spans)
 
     answer_refs = [context.ref(r) for r in evidence.of_kind("final_answer")]
-    if evidence.final_answer is not None and holds(evidence.final_answer):
+    if evidence.final_answer is not None and holds(evidence.final_answer, "the final answer"):
         return passed(KIND, f"the final answer contains {check.text!r}", answer_refs)
     for line, text in evidence.messages:
-        if holds(text):
+        if holds(text, f"the agent's message at session line {line}"):
             return passed(
                 KIND, f"the agent's message at session line {line} contains {check.text!r}"
             )
+    if denied:
+        return blocked(KIND, denied_detail(denied[0], check.text), answer_refs, "unclear-rule")
     if not evidence.messages_recorded:
         return blocked(
             KIND,

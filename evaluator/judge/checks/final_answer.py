@@ -11,7 +11,8 @@ from evaluator.contract.models import (
 )
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.registry import register_check
-from evaluator.judge.verdict import CheckVerdict, failed, passed
+from evaluator.judge.denial import affirmed_somewhere, denied_detail, occurrences
+from evaluator.judge.verdict import CheckVerdict, blocked, failed, passed
 from evaluator.patterns import compile_pattern
 
 URL = re.compile(r"https?://[^\s<>()\"'`]+")
@@ -34,7 +35,15 @@ def contains(check: FinalAnswerContainsCheck, context: JudgeContext) -> CheckVer
     haystack, needle = (
         (answer, check.text) if check.case_sensitive else (answer.lower(), check.text.lower())
     )
-    if needle in haystack:
+    spans = occurrences(haystack, needle)
+    if spans and check.affirmed and not affirmed_somewhere(answer, spans):
+        return blocked(
+            "final_answer_contains",
+            denied_detail("the final answer", check.text),
+            refs,
+            reason="unclear-rule",
+        )
+    if spans:
         return passed("final_answer_contains", f"final answer contains {check.text!r}", refs)
     return failed("final_answer_contains", f"final answer lacks {check.text!r}", refs)
 
