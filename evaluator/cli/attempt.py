@@ -69,8 +69,10 @@ def new(
 
     The first call plans the run (its manifest names every selected case); later calls with
     its --run-id add attempts to it. Spawn the sub-agent with the printed prompt, byte for byte.
-    A case that `needs` a program or Python distribution this machine lacks is recorded
-    blocked (environment) instead, with nothing to spawn (`--json`: `blocked`, `unmet_needs`).
+    A case that `needs` a program or Python distribution this machine lacks, or whose setup
+    cannot be reproduced here (a free-form setup key, variables: a spawned sub-agent gets no
+    environment), is recorded blocked (environment) instead, with nothing to spawn (`--json`:
+    `blocked`, `unmet_needs`).
     """
     # the pipeline is imported when the command runs, not for its --help
     from evaluator.pipeline.in_session import PlanRequest, new_attempt
@@ -111,7 +113,7 @@ def new(
         click.echo(
             f"run: {made.run_dir.run_id}  case: {pending.case_id}  attempt: {pending.attempt}:"
             f" blocked (environment), no sub-agent to spawn: the case needs what this machine"
-            f" lacks: {reason}"
+            f" lacks, or a setup not reproduced here: {reason}"
         )
         return EXIT_OK
     if as_json:

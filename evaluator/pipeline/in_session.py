@@ -78,8 +78,9 @@ class NewAttempt:
     run_dir: RunDir
     pending: PendingAttempt
     created_run: bool
-    # What the case `needs` and this machine lacks: the attempt is recorded `blocked
-    # (environment)`, the eval's, and no sub-agent is to be spawned for it.
+    # What the case `needs` and this machine lacks, and each part of its setup not reproduced
+    # here (`setup: ...`): the attempt is recorded `blocked (environment)`, the eval's, and no
+    # sub-agent is to be spawned for it.
     unmet_needs: list[str] | None = None
     case_status: str | None = None  # the case's status once the block finished it
 
@@ -254,10 +255,21 @@ def new_attempt(request: PlanRequest, case_id: str) -> NewAttempt:
             mismatches=workspace.mismatches,
             baseline={k: (v.size, v.sha256) for k, v in fingerprint(workspace.path).items()},
         )
-        if unmet.missing:
-            result = not_run(run_dir, case, number, pending.retry_of, workspace, unmet.missing)
+        # As `run` does: a setup not reproduced here could only end the attempt blocked (a pass
+        # is the setup's luck) or failed for the setup's reason, so no sub-agent is spawned.
+        unreproduced = list(workspace.mismatches)
+        if unmet.missing or unreproduced:
+            result = not_run(
+                run_dir,
+                case,
+                number,
+                pending.retry_of,
+                workspace,
+                unmet.missing,
+                unreproduced=unreproduced,
+            )
             status = _finish_case(run_dir, manifest, repo, case, result).status
-            return NewAttempt(run_dir, pending, created, unmet.missing, status)
+            return NewAttempt(run_dir, pending, created, result.unmet_needs, status)
         write_json(run_dir.attempt_artifacts(case_id, number) / PENDING_FILE, pending)
     return NewAttempt(run_dir, pending, created)
 

@@ -359,6 +359,39 @@ def test_an_in_session_attempt_of_a_case_with_unmet_needs_is_blocked_with_nothin
     assert "Tidy it." in out
 
 
+def test_an_in_session_attempt_whose_setup_is_not_reproduced_spawns_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A spawned sub-agent gets no environment, and a free-form setup key is nothing we can
+    reproduce: as `run` does, the attempt is recorded blocked (environment), the eval's, with
+    each part named, and no prompt is printed. Before, both printed a prompt to spawn."""
+    repo, source, _ = _eval_repo(
+        tmp_path,
+        {
+            "env": ("setup: {env: {GREETING: hi}}", "Greet."),
+            "freeform": ("setup: {database: postgres-15}", "Migrate."),
+        },
+    )
+    common = ["--repo", str(repo), "--source-workspace", str(source), "--run-id", "r"]
+    common += ["--runs-dir", str(tmp_path / "runs"), "--case-workspace-root", str(tmp_path / "ws")]
+    run = tmp_path / "runs/r"
+    for case_id, named in (
+        ("env", "a sub-agent spawned in session cannot be given environment variables"),
+        ("freeform", "database"),
+    ):
+        code, out, err = _cli(["attempt", "new", case_id, *common, "--json"], capsys)
+        assert code == 0, err
+        made = json.loads(out)
+        assert made["blocked"] == "environment" and "prompt" not in made, made
+        assert any(n.startswith("setup: ") and named in n for n in made["unmet_needs"]), made
+        result = json.loads((run / f"case-results/{case_id}.json").read_text())
+        assert (result["status"], result["blocked_reason"]) == ("blocked", "environment")
+        assert result["blocked_by"] == "eval"
+        attempt = run / f"case-artifacts/{case_id}/attempts/attempt-01"
+        assert not (attempt / "pending.json").exists()
+        assert "its setup is not reproduced here" in (attempt / "attempt.json").read_text()
+
+
 # --------------------------------------------------------------------------- real agents
 
 
