@@ -652,6 +652,7 @@ def _with_trace(
         skill_links=tuple(handle.skill_links),
         home=handle.home,
         agent_folders=_agent_folders(handle),
+        transcripts=handle.transcript_dirs,
     )
 
 

@@ -1,0 +1,166 @@
+"""A skill that reads the agent's own session history where a user's Claude Code keeps it (real
+skills, round 13: `bmh8993/zcc-marketplace`'s `history-insight`, whose SKILL.md has the agent run
+`find ~/.claude/projects -name "*.jsonl" -type f` and its `extract-session.sh` on each file).
+
+The attempt's `~/.claude` is Claude Code's config folder (round 9), so the running session is
+there for such a skill to read. On `main` the session layer kept every access in the agents' own
+folders a violation, so the honest `find ~/.claude/projects` the SKILL.md prints was `blocked,
+violation`, while the same find through a computed path (`~/.claude/projects/"$enc"`) was opaque,
+vouched for by the trace, and contained: one access, two verdicts by its spelling. Now a look (a
+read, a listing) at the CLI's transcripts (`AgentHandle.transcript_dirs`) in a call the trace saw
+whole is the trace's to judge, in the jail only, where they hold this attempt's session alone.
+A change there, the rest of the agents' folders and every case the trace cannot vouch for stay
+violations. Offline over reports of that shape and its look-alikes, and with the real Claude Code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluator.isolation.trace import combine
+from tests.isolation.test_home_in_jail import FOLDERS, HOME, _session, _trace
+from tests.support import (
+    agent_or_skip,
+    assert_contained_pass,
+    layers_or_skip,
+    one_behavior,
+    run_scripted_repo,
+)
+
+TRANSCRIPTS = (HOME / ".claude/projects",)
+SESSION = f"{HOME}/.claude/projects/-ws/5f1c.jsonl"
+
+CLEARED = [
+    ("list", f"{HOME}/.claude/projects"),  # `find ~/.claude/projects`: a violation on `main`
+    ("read", SESSION),
+    ("metadata", SESSION),
+    ("path", f"{HOME}/.claude/projects/-ws"),  # `find ... -exec bash x.sh {} \;`'s operand
+]
+KEPT = [
+    ("write", SESSION),  # a change of the evidence
+    ("exec", SESSION),
+    ("read", f"{HOME}/.claude/.claude.json"),  # the rest of the config folder
+    ("read", f"{HOME}/.claude/shell-snapshots/snapshot-bash-1.sh"),
+    ("list", f"{HOME}/.claude/skills"),
+    ("read", f"{HOME}/.claude/projects-old/s.jsonl"),  # a look-alike of the folder's name
+    ("read", f"{HOME}/.codex/sessions/rollout-1.jsonl"),  # another agent's, not declared
+]
+
+
+# What the trace and the launch were, unless a test says otherwise: seen whole, nothing
+# outside, in the jail.
+JUDGED = (("complete", True), ("outside", False), ("jailed", True))
+
+
+def _merged(kind: str, path: str, **trace: bool) -> str:
+    evidence, report = _session(kind, path)
+    complete, outside, jailed = (trace.get(k, d) for k, d in JUDGED)
+    merged = combine(
+        report,
+        _trace(complete, outside),
+        evidence,
+        jailed=jailed,
+        home=HOME,
+        agent_folders=FOLDERS,
+        transcripts=TRANSCRIPTS,
+    )
+    return merged.verdict
+
+
+@pytest.mark.parametrize("kind,path", CLEARED)
+def test_a_look_at_the_transcripts_is_the_traces_to_judge(kind: str, path: str) -> None:
+    assert _merged(kind, path) == "contained"
+
+
+@pytest.mark.parametrize("kind,path", KEPT)
+def test_a_change_and_the_rest_of_the_agents_folders_still_count(kind: str, path: str) -> None:
+    assert _merged(kind, path) == "violation"
+
+
+@pytest.mark.parametrize(
+    "trace", [{"complete": False}, {"outside": True}, {"jailed": False}], ids=str
+)
+def test_a_look_the_trace_cannot_vouch_for_still_counts(trace: dict[str, bool]) -> None:
+    assert _merged("read", SESSION, **trace) == "violation"
+
+
+def test_without_declared_transcripts_a_look_still_counts() -> None:
+    evidence, report = _session("list", f"{HOME}/.claude/projects")
+    merged = combine(
+        report, _trace(True, False), evidence, jailed=True, home=HOME, agent_folders=FOLDERS
+    )
+    assert merged.verdict == "violation"
+
+
+NAME = "session-notes"
+PROMPT = "Summarise all my Claude Code sessions into notes/sessions.md (session-notes)."
+EXTRACT = """#!/bin/bash
+# One session's conversation: its user and assistant turns, counted.
+jq -c 'select(.type == "user" or .type == "assistant")' "$1" | jq -s '{file: "'"$1"'", messages: length}'
+"""
+
+
+def _skill_repo(root: Path) -> Path:
+    skill = root / NAME
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "evals").mkdir()
+    (skill / "SKILL.md").write_text(
+        f"---\nname: {NAME}\ndescription: Summarises the user's Claude Code session history."
+        " Use when the user asks what was done in past sessions.\n---\n\n# Session notes\n\n"
+        '1. `find ~/.claude/projects -name "*.jsonl" -type f`.\n'
+        "2. `scripts/extract.sh <session.jsonl>` on each; write the counts to `notes/`.\n"
+    )
+    (skill / "scripts/extract.sh").write_text(EXTRACT)
+    evals = {
+        "skill_name": NAME,
+        "evals": [
+            {
+                "id": 1,
+                "prompt": PROMPT,
+                "expected_output": "notes/sessions.md counts this session's messages.",
+                "assertions": [
+                    {
+                        "type": "command",
+                        "command": "jq -s -e 'map(.messages) | add >= 1' notes/sessions.json"
+                        " && grep -q 'Messages:' notes/sessions.md",
+                        "expect_exit_code": 0,
+                    }
+                ],
+            }
+        ],
+    }
+    (skill / "evals/evals.json").write_text(json.dumps(evals))
+    return skill / "evals/evals.json"
+
+
+@pytest.mark.claude
+def test_a_skill_reading_the_session_history_runs_contained(tmp_path: Path) -> None:
+    """On `main`: `blocked` (violation: the `find ~/.claude/projects` the SKILL.md prints, a
+    listing of the attempt's own transcripts), though the trace saw each call inside."""
+    runner = agent_or_skip("claude")
+    layers_or_skip(trace=True, jail=True)
+    evals = _skill_repo(tmp_path / "src")
+    extract = f".claude/skills/{NAME}/scripts/extract.sh"
+    steps = [
+        {"skill": NAME},
+        {"cmd": 'find ~/.claude/projects -name "*.jsonl" -type f'},
+        {
+            "cmd": f'mkdir -p notes && find ~/.claude/projects -name "*.jsonl" -type f -exec bash'
+            f" {extract} {{}} \\; > notes/sessions.json && jq -s -r"
+            " '\"Messages: \\(map(.messages) | add)\"' notes/sessions.json > notes/sessions.md"
+            " && cat notes/sessions.md"
+        },
+        {
+            "when": {"output_contains": "Messages: "},
+            "then": [{"final": "Written to notes/sessions.md."}],
+        },
+        {"final": "No session history found."},
+    ]
+    behaviors = one_behavior(tmp_path, "history", PROMPT, steps)
+    outcome = run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
+    _, record = assert_contained_pass(outcome)
+    # The looks were the trace's to judge: each said, none recorded as a violation.
+    assert any("the CLI's transcripts" in d for d in record["trace_report"]["disagreements"])
