@@ -103,11 +103,6 @@ class AgentHandle:
     # Where the CLI records its sessions (the evidence): the agent's own, but no tool call of it
     # may change them (a command that rewrites its session forges the evidence).
     session_dirs: tuple[Path, ...] = ()
-    # Where the CLI keeps the transcripts of its sessions, inside `session_dirs` (Claude Code's
-    # `~/.claude/projects`): the history a session-history skill reads where a user's CLI keeps
-    # it. In the jail the home is the attempt's fresh one, so they hold only this attempt's own
-    # session: a tool call may read them (`trace._arbitrate_home`), never change them.
-    transcript_dirs: tuple[Path, ...] = ()
     # Which adapter (adapters/registry.py) ran the agent: its session store reads `agent_home`.
     # And the HOME the agent had (`~` in its commands means this directory).
     adapter: str = ""

@@ -27,11 +27,9 @@ def start_agent(
     adapter: str,
     launched_child: bool,
     session_dirs: tuple[Path, ...] | None = None,
-    transcript_dirs: tuple[Path, ...] = (),
     announces_start: bool = False,
 ) -> AgentHandle:
-    """`session_dirs`: where the CLI records its sessions, when not the whole `agent_home`;
-    `transcript_dirs`: where among them it keeps its sessions' transcripts (`AgentHandle`). The
+    """`session_dirs`: where the CLI records its sessions, when not the whole `agent_home`. The
     request's skill is linked at its user-level folders under `home` before the agent starts
     (`link_user_skill`). `announces_start`: the CLI writes its first output once started, so
     it starts through the agents' start gate (`AgentRunner.announces_start`)."""
@@ -78,7 +76,6 @@ def start_agent(
         private_dirs=request.launch.private_dirs(),
         own_pid_namespace=request.launch.own_pid_namespace(),
         session_dirs=(agent_home,) if session_dirs is None else session_dirs,
-        transcript_dirs=transcript_dirs,
         adapter=adapter,
         home=home,
         launched_child=launched_child,

@@ -7,8 +7,9 @@ there for such a skill to read. On `main` the session layer kept every access in
 folders a violation, so the honest `find ~/.claude/projects` the SKILL.md prints was `blocked,
 violation`, while the same find through a computed path (`~/.claude/projects/"$enc"`) was opaque,
 vouched for by the trace, and contained: one access, two verdicts by its spelling. Now a look (a
-read, a listing) at the CLI's transcripts (`AgentHandle.transcript_dirs`) in a call the trace saw
-whole is the trace's to judge, in the jail only, where they hold this attempt's session alone.
+read, a listing) at an agent's transcripts (the adapters' `transcript_dirs`) in a call the trace
+saw whole is the trace's to judge, in the jail only, where they hold this attempt's session at
+most (under Codex the skill's `~/.claude/projects` does not exist: nothing to read).
 A change there, the rest of the agents' folders and every case the trace cannot vouch for stay
 violations. Offline over reports of that shape and its look-alikes, and with the real Claude Code.
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.isolation.trace import combine
+from evaluator.pipeline.run import RunOutcome
 from tests.isolation.test_home_in_jail import FOLDERS, HOME, _session, _trace
 from tests.support import (
     agent_or_skip,
@@ -136,14 +138,11 @@ def _skill_repo(root: Path) -> Path:
     return skill / "evals/evals.json"
 
 
-@pytest.mark.claude
-def test_a_skill_reading_the_session_history_runs_contained(tmp_path: Path) -> None:
-    """On `main`: `blocked` (violation: the `find ~/.claude/projects` the SKILL.md prints, a
-    listing of the attempt's own transcripts), though the trace saw each call inside."""
-    runner = agent_or_skip("claude")
+def _run(agent: str, tmp_path: Path) -> RunOutcome:
+    runner = agent_or_skip(agent)
     layers_or_skip(trace=True, jail=True)
     evals = _skill_repo(tmp_path / "src")
-    extract = f".claude/skills/{NAME}/scripts/extract.sh"
+    extract = f"{'.claude' if agent == 'claude' else '.agents'}/skills/{NAME}/scripts/extract.sh"
     steps = [
         {"skill": NAME},
         {"cmd": 'find ~/.claude/projects -name "*.jsonl" -type f'},
@@ -160,7 +159,25 @@ def test_a_skill_reading_the_session_history_runs_contained(tmp_path: Path) -> N
         {"final": "No session history found."},
     ]
     behaviors = one_behavior(tmp_path, "history", PROMPT, steps)
-    outcome = run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
-    _, record = assert_contained_pass(outcome)
+    return run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
+
+
+@pytest.mark.claude
+def test_a_skill_reading_the_session_history_runs_contained(tmp_path: Path) -> None:
+    """On `main`: `blocked` (violation: the `find ~/.claude/projects` the SKILL.md prints, a
+    listing of the attempt's own transcripts), though the trace saw each call inside."""
+    _, record = assert_contained_pass(_run("claude", tmp_path))
     # The looks were the trace's to judge: each said, none recorded as a violation.
     assert any("the CLI's transcripts" in d for d in record["trace_report"]["disagreements"])
+
+
+@pytest.mark.codex
+def test_under_another_agent_the_absent_history_is_no_violation(tmp_path: Path) -> None:
+    """The same skill under Codex: `~/.claude/projects` does not exist in its home, the agent
+    says so and the case fails on its check, contained (on `main`: `blocked`, violation)."""
+    outcome = _run("codex", tmp_path)
+    attempt = outcome.run_dir.path / "case-artifacts/eval-1/attempts/attempt-01"
+    record = json.loads((attempt / "attempt.json").read_text())
+    assert record["isolation_report"]["verdict"] == "contained", record["isolation_report"]
+    result = json.loads((outcome.run_dir.path / "case-results/eval-1.json").read_text())
+    assert result["status"] == "fail", result

@@ -218,7 +218,6 @@ class ClaudeCodeRunner(AgentRunner):
                 launched_child=self.launches_child,
                 announces_start=self.announces_start,
                 session_dirs=tuple(config / name for name in CLI_ENTRIES),
-                transcript_dirs=(config / "projects",),
             )
         read_stream_events(handle.stdout_path, handle, workspace_skills(request.workspace))
         if handle.root_thread_id is not None and not handle.timed_out and not handle.killed:
