@@ -1,17 +1,17 @@
-"""A skill that reads the agent's own session history where a user's Claude Code keeps it (real
-skills, round 13: `bmh8993/zcc-marketplace`'s `history-insight`, whose SKILL.md has the agent run
-`find ~/.claude/projects -name "*.jsonl" -type f` and its `extract-session.sh` on each file).
+"""A skill that reads the agent's own session history where a user's CLI keeps it (real skills,
+round 13: `bmh8993/zcc-marketplace`'s `history-insight`, whose SKILL.md has the agent run `find
+~/.claude/projects -name "*.jsonl" -type f` and its `extract-session.sh` on each file).
 
-The attempt's `~/.claude` is Claude Code's config folder (round 9), so the running session is
-there for such a skill to read. On `main` the session layer kept every access in the agents' own
-folders a violation, so the honest `find ~/.claude/projects` the SKILL.md prints was `blocked,
-violation`, while the same find through a computed path (`~/.claude/projects/"$enc"`) was opaque,
-vouched for by the trace, and contained: one access, two verdicts by its spelling. Now a look (a
-read, a listing) at an agent's transcripts (the adapters' `transcript_dirs`) in a call the trace
-saw whole is the trace's to judge, in the jail only, where they hold this attempt's session at
-most (under Codex the skill's `~/.claude/projects` does not exist: nothing to read).
-A change there, the rest of the agents' folders and every case the trace cannot vouch for stay
-violations. Offline over reports of that shape and its look-alikes, and with the real Claude Code.
+The attempt's `~/.claude` is Claude Code's config folder (round 9) and its `~/.codex` Codex's, so
+the running session is there for such a skill to read. On `main` the session layer kept every
+access in the agents' own folders a violation, so the honest `find ~/.claude/projects` the
+SKILL.md prints was `blocked, violation`, while the same find through a computed path
+(`~/.claude/projects/"$enc"`) was opaque, vouched for by the trace, and contained: one access, two
+verdicts by its spelling. Now a look (a read, a listing) at an agent's transcripts (the adapters'
+`transcript_dirs`) in a call the trace saw whole is the trace's to judge, in the jail only, where
+they hold this attempt's session at most (another agent's do not exist). A change there, the rest
+of the agents' folders and every case the trace cannot vouch for stay violations. Offline over
+reports of that shape and its look-alikes, and with the real Claude Code and Codex.
 """
 
 from __future__ import annotations
@@ -22,17 +22,17 @@ from pathlib import Path
 import pytest
 
 from evaluator.isolation.trace import combine
-from evaluator.pipeline.run import RunOutcome
 from tests.isolation.test_home_in_jail import FOLDERS, HOME, _session, _trace
 from tests.support import (
     agent_or_skip,
+    agent_params,
     assert_contained_pass,
     layers_or_skip,
     one_behavior,
     run_scripted_repo,
 )
 
-TRANSCRIPTS = (HOME / ".claude/projects",)
+TRANSCRIPTS = (HOME / ".claude/projects", HOME / ".codex/sessions")
 SESSION = f"{HOME}/.claude/projects/-ws/5f1c.jsonl"
 
 CLEARED = [
@@ -40,6 +40,7 @@ CLEARED = [
     ("read", SESSION),
     ("metadata", SESSION),
     ("path", f"{HOME}/.claude/projects/-ws"),  # `find ... -exec bash x.sh {} \;`'s operand
+    ("list", f"{HOME}/.codex/sessions"),  # Codex's, and absent under Claude Code
 ]
 KEPT = [
     ("write", SESSION),  # a change of the evidence
@@ -48,7 +49,7 @@ KEPT = [
     ("read", f"{HOME}/.claude/shell-snapshots/snapshot-bash-1.sh"),
     ("list", f"{HOME}/.claude/skills"),
     ("read", f"{HOME}/.claude/projects-old/s.jsonl"),  # a look-alike of the folder's name
-    ("read", f"{HOME}/.codex/sessions/rollout-1.jsonl"),  # another agent's, not declared
+    ("read", f"{HOME}/.gemini/tmp/p/chats/session-1.json"),  # an agent's, not declared
 ]
 
 
@@ -98,10 +99,13 @@ def test_without_declared_transcripts_a_look_still_counts() -> None:
 
 
 NAME = "session-notes"
-PROMPT = "Summarise all my Claude Code sessions into notes/sessions.md (session-notes)."
+PROMPT = "Summarise all my agent sessions into notes/sessions.md (session-notes)."
+# Where Claude Code and Codex keep a user's transcripts: under either agent one of them is its
+# own (this attempt's session), the other does not exist in its home.
+PLACES = "~/.claude/projects ~/.codex/sessions"
 EXTRACT = """#!/bin/bash
-# One session's conversation: its user and assistant turns, counted.
-jq -c 'select(.type == "user" or .type == "assistant")' "$1" | jq -s '{file: "'"$1"'", messages: length}'
+# One transcript: its path and how many records it holds.
+printf '{"file": "%s", "records": %d}\\n' "$1" "$(wc -l < "$1")"
 """
 
 
@@ -110,10 +114,10 @@ def _skill_repo(root: Path) -> Path:
     (skill / "scripts").mkdir(parents=True)
     (skill / "evals").mkdir()
     (skill / "SKILL.md").write_text(
-        f"---\nname: {NAME}\ndescription: Summarises the user's Claude Code session history."
-        " Use when the user asks what was done in past sessions.\n---\n\n# Session notes\n\n"
-        '1. `find ~/.claude/projects -name "*.jsonl" -type f`.\n'
-        "2. `scripts/extract.sh <session.jsonl>` on each; write the counts to `notes/`.\n"
+        f"---\nname: {NAME}\ndescription: Summarises the user's agent session history. Use"
+        " when the user asks what was done in past sessions.\n---\n\n# Session notes\n\n"
+        f"1. `find {PLACES} -name '*.jsonl' -type f` (one of them may not exist).\n"
+        "2. `scripts/extract.sh <transcript>` on each; the counts to `notes/`.\n"
     )
     (skill / "scripts/extract.sh").write_text(EXTRACT)
     evals = {
@@ -122,12 +126,12 @@ def _skill_repo(root: Path) -> Path:
             {
                 "id": 1,
                 "prompt": PROMPT,
-                "expected_output": "notes/sessions.md counts this session's messages.",
+                "expected_output": "notes/sessions.md counts this session's records.",
                 "assertions": [
                     {
                         "type": "command",
-                        "command": "jq -s -e 'map(.messages) | add >= 1' notes/sessions.json"
-                        " && grep -q 'Messages:' notes/sessions.md",
+                        "command": "jq -s -e 'map(.records) | add >= 1' notes/sessions.json"
+                        " && grep -q 'Records:' notes/sessions.md",
                         "expect_exit_code": 0,
                     }
                 ],
@@ -138,46 +142,32 @@ def _skill_repo(root: Path) -> Path:
     return skill / "evals/evals.json"
 
 
-def _run(agent: str, tmp_path: Path) -> RunOutcome:
+@pytest.mark.parametrize("agent", agent_params("claude", "codex"))
+def test_a_skill_reading_the_session_history_runs_contained(agent: str, tmp_path: Path) -> None:
+    """On `main`: `blocked` (violation: the `find ~/.claude/projects ~/.codex/sessions` the
+    SKILL.md prints, a listing of the attempt's own transcripts and of another agent's absent
+    folder), though the trace saw each call inside."""
     runner = agent_or_skip(agent)
     layers_or_skip(trace=True, jail=True)
     evals = _skill_repo(tmp_path / "src")
     extract = f"{'.claude' if agent == 'claude' else '.agents'}/skills/{NAME}/scripts/extract.sh"
     steps = [
         {"skill": NAME},
-        {"cmd": 'find ~/.claude/projects -name "*.jsonl" -type f'},
+        {"cmd": f"find {PLACES} -name '*.jsonl' -type f"},
         {
-            "cmd": f'mkdir -p notes && find ~/.claude/projects -name "*.jsonl" -type f -exec bash'
-            f" {extract} {{}} \\; > notes/sessions.json && jq -s -r"
-            " '\"Messages: \\(map(.messages) | add)\"' notes/sessions.json > notes/sessions.md"
-            " && cat notes/sessions.md"
+            "cmd": f"mkdir -p notes; find {PLACES} -name '*.jsonl' -type f -exec bash {extract}"
+            " {} \\; 2>/dev/null > notes/sessions.json; jq -s -r"
+            " '\"Records: \\(map(.records) | add)\"' notes/sessions.json > notes/sessions.md;"
+            " cat notes/sessions.md"
         },
         {
-            "when": {"output_contains": "Messages: "},
+            "when": {"output_contains": "Records: "},
             "then": [{"final": "Written to notes/sessions.md."}],
         },
         {"final": "No session history found."},
     ]
     behaviors = one_behavior(tmp_path, "history", PROMPT, steps)
-    return run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
-
-
-@pytest.mark.claude
-def test_a_skill_reading_the_session_history_runs_contained(tmp_path: Path) -> None:
-    """On `main`: `blocked` (violation: the `find ~/.claude/projects` the SKILL.md prints, a
-    listing of the attempt's own transcripts), though the trace saw each call inside."""
-    _, record = assert_contained_pass(_run("claude", tmp_path))
+    outcome = run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
+    _, record = assert_contained_pass(outcome)
     # The looks were the trace's to judge: each said, none recorded as a violation.
     assert any("the CLI's transcripts" in d for d in record["trace_report"]["disagreements"])
-
-
-@pytest.mark.codex
-def test_under_another_agent_the_absent_history_is_no_violation(tmp_path: Path) -> None:
-    """The same skill under Codex: `~/.claude/projects` does not exist in its home, the agent
-    says so and the case fails on its check, contained (on `main`: `blocked`, violation)."""
-    outcome = _run("codex", tmp_path)
-    attempt = outcome.run_dir.path / "case-artifacts/eval-1/attempts/attempt-01"
-    record = json.loads((attempt / "attempt.json").read_text())
-    assert record["isolation_report"]["verdict"] == "contained", record["isolation_report"]
-    result = json.loads((outcome.run_dir.path / "case-results/eval-1.json").read_text())
-    assert result["status"] == "fail", result
