@@ -16,7 +16,6 @@ reports of that shape and its look-alikes, and with the real Claude Code and Cod
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -30,6 +29,7 @@ from tests.support import (
     layers_or_skip,
     one_behavior,
     run_scripted_repo,
+    write_skill_evals,
 )
 
 TRANSCRIPTS = (HOME / ".claude/projects", HOME / ".codex/sessions")
@@ -109,37 +109,29 @@ printf '{"file": "%s", "records": %d}\\n' "$1" "$(wc -l < "$1")"
 """
 
 
+SKILL_MD = (
+    f"---\nname: {NAME}\ndescription: Summarises the user's agent session history. Use when the"
+    " user asks what was done in past sessions.\n---\n\n# Session notes\n\n"
+    f"1. `find {PLACES} -name '*.jsonl' -type f` (one of them may not exist).\n"
+    "2. `scripts/extract.sh <transcript>` on each; the counts to `notes/`.\n"
+)
+CHECK = "jq -s -e 'map(.records) | add >= 1' notes/sessions.json && grep -q 'Records:' notes/sessions.md"
+
+
 def _skill_repo(root: Path) -> Path:
-    skill = root / NAME
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "evals").mkdir()
-    (skill / "SKILL.md").write_text(
-        f"---\nname: {NAME}\ndescription: Summarises the user's agent session history. Use"
-        " when the user asks what was done in past sessions.\n---\n\n# Session notes\n\n"
-        f"1. `find {PLACES} -name '*.jsonl' -type f` (one of them may not exist).\n"
-        "2. `scripts/extract.sh <transcript>` on each; the counts to `notes/`.\n"
-    )
-    (skill / "scripts/extract.sh").write_text(EXTRACT)
-    evals = {
-        "skill_name": NAME,
-        "evals": [
+    return write_skill_evals(
+        root,
+        NAME,
+        {"SKILL.md": SKILL_MD, "scripts/extract.sh": EXTRACT},
+        [
             {
                 "id": 1,
                 "prompt": PROMPT,
                 "expected_output": "notes/sessions.md counts this session's records.",
-                "assertions": [
-                    {
-                        "type": "command",
-                        "command": "jq -s -e 'map(.records) | add >= 1' notes/sessions.json"
-                        " && grep -q 'Records:' notes/sessions.md",
-                        "expect_exit_code": 0,
-                    }
-                ],
+                "assertions": [{"type": "command", "command": CHECK, "expect_exit_code": 0}],
             }
         ],
-    }
-    (skill / "evals/evals.json").write_text(json.dumps(evals))
-    return skill / "evals/evals.json"
+    )
 
 
 @pytest.mark.parametrize("agent", agent_params("claude", "codex"))
