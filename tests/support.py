@@ -261,6 +261,18 @@ def write_file(path: Path, text: str) -> None:
     path.write_text(text)
 
 
+def write_skill_evals(
+    root: Path, name: str, files: dict[str, str], evals: list[dict[str, Any]]
+) -> Path:
+    """A skill folder `root/name` holding `files` (its SKILL.md among them, by relative path)
+    and a skill-creator `evals/evals.json` of `evals`; the evals file's path."""
+    for relative, text in files.items():
+        write_file(root / name / relative, text)
+    path = root / name / "evals/evals.json"
+    write_file(path, json.dumps({"skill_name": name, "evals": evals}))
+    return path
+
+
 # A case of a checks-only suite: the scripted agent's steps, and each required entry's check.
 ScriptedChecksCase = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 

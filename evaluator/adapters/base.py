@@ -62,6 +62,11 @@ class AgentAdapter(ABC):
     # skill under test there in the attempt's own home, to the workspace's skill folder
     # (docs/isolation.md, "The skill at its user-level path"); none: no link.
     user_skill_dirs: ClassVar[tuple[str, ...]] = ()
+    # Where this agent keeps the transcripts of its users' sessions, `~/...` under the HOME
+    # (inside its own folder there): the history a session-history skill reads. In the jail the
+    # HOME is the attempt's fresh one, so they hold this attempt's session at most: a look there
+    # is the trace's to judge (`trace._arbitrate_home`), a change never.
+    transcript_dirs: ClassVar[tuple[str, ...]] = ()
     # The most direct trace of a skill firing in this agent's session (trigger evaluation).
     trigger_signal: ClassVar[str]
     # The modules this adapter's methods import to read and judge an attempt's session (its

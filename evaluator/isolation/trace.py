@@ -979,6 +979,7 @@ def combine(
     installations: tuple[Path, ...] = (),
     home: Path | None = None,
     agent_folders: tuple[Path, ...] = (),
+    transcripts: tuple[Path, ...] = (),
 ) -> IsolationReport:
     """The worse of the two verdicts; trace violations join the evidence's (and, when the
     evidence is given, become `isolation_violation` records pointing at the tool call).
@@ -997,7 +998,9 @@ def combine(
         evidence_report = _arbitrate_guesses(evidence_report, trace_report, evidence)
     evidence_report = _arbitrate_installations(evidence_report, trace_report, installations)
     if jailed and home is not None:
-        evidence_report = _arbitrate_home(evidence_report, trace_report, home, agent_folders)
+        evidence_report = _arbitrate_home(
+            evidence_report, trace_report, home, agent_folders, transcripts
+        )
     worse = max(
         (evidence_report.verdict, trace_report.verdict), key=lambda verdict: _SEVERITY[verdict]
     )
@@ -1140,11 +1143,16 @@ def _arbitrate_installations(
     )
 
 
+# The session layer's access kinds that change nothing (`vocabulary.AccessKind`): a look.
+_LOOKS = frozenset({"read", "metadata", "list", "path"})
+
+
 def _arbitrate_home(
     evidence_report: IsolationReport,
     trace_report: TraceReport,
     home: Path,
     agent_folders: tuple[Path, ...],
+    transcripts: tuple[Path, ...] = (),
 ) -> IsolationReport:
     """The trace as arbiter of the session layer's accesses in the attempt's own home. The
     session layer counts every `~/...` as outside, since on a user's machine it is the user's
@@ -1156,21 +1164,44 @@ def _arbitrate_home(
     configuration, session stores, logins and user-level skills: `agent_folders`), in a tool
     call the trace saw whole and found nothing outside in. Only in the jail; a sub-agent's call
     (not matched to the trace), an untraced attempt, a path through a link leading out of the
-    home, and a change of a skill link still count."""
+    home, and a change of a skill link still count.
+
+    One place in an agent's own folders is cleared too, for a look only (a read, a listing, a
+    path named by an operation not known to change it): the CLI's transcripts (`transcripts`,
+    Claude Code's `~/.claude/projects`), which a session-history skill reads where a user's CLI
+    keeps them (round 13: `history-insight`'s `find ~/.claude/projects -name "*.jsonl"` was a
+    violation, the same find through a computed path contained). In the jail they hold only
+    this attempt's own session; a write there is the trace's `tampers` (evidence forged)."""
     root = os.path.realpath(home)
     kept_out = [os.path.realpath(folder) for folder in agent_folders]
+    readable = [os.path.realpath(folder) for folder in transcripts]
 
-    def clears(violation: Violation) -> bool:
+    def vouched(violation: Violation) -> bool:
         return (
             violation.call_id in trace_report.complete_calls
             and violation.call_id not in trace_report.outside_calls
             and violation.path.startswith("/")
             and _inside(violation.path, root)
-            and not any(_inside(violation.path, folder) for folder in kept_out)
             and not violation.detail.startswith("changed the skill's link")
         )
 
-    return _cleared_by_trace(evidence_report, trace_report, clears, "in the attempt's own home")
+    def clears(violation: Violation) -> bool:
+        return vouched(violation) and not any(_inside(violation.path, f) for f in kept_out)
+
+    def looks_at_transcripts(violation: Violation) -> bool:
+        return (
+            vouched(violation)
+            and violation.kind in _LOOKS
+            and any(_inside(violation.path, folder) for folder in readable)
+        )
+
+    report = _cleared_by_trace(evidence_report, trace_report, clears, "in the attempt's own home")
+    return _cleared_by_trace(
+        report,
+        trace_report,
+        looks_at_transcripts,
+        "a look at the CLI's transcripts, which in the jail hold only this attempt's session",
+    )
 
 
 def _cleared_by_trace(
@@ -1262,12 +1293,13 @@ def assess_with_trace(
     skill_links: tuple[Path, ...] = (),
     home: Path | None = None,
     agent_folders: tuple[Path, ...] = (),
+    transcripts: tuple[Path, ...] = (),
 ) -> tuple[IsolationReport, TraceReport]:
     """Merges the attempt's trace verdict into the evidence's: `trace` as already read (while the
     agent ran), else read from `trace_path` with the agent's `recognizer`. Without one the trace
     cannot tell the agent's tool calls from the CLI's own work: it says so (unverifiable), never
-    passes blind. `home`: the attempt's HOME; `agent_folders`: the agents' own folders in it
-    (`_arbitrate_home`)."""
+    passes blind. `home`: the attempt's HOME; `agent_folders`: the agents' own folders in it;
+    `transcripts`: the CLI's transcripts among them (`_arbitrate_home`)."""
     if recognizer is None:
         report = TraceReport("unverifiable", UNUSABLE, 0)
         return combine(evidence_report, report, evidence, jailed=bool(private_dirs)), report
@@ -1299,5 +1331,6 @@ def assess_with_trace(
         installations=installations,
         home=home,
         agent_folders=agent_folders,
+        transcripts=transcripts,
     )
     return merged, report

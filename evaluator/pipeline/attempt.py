@@ -676,7 +676,17 @@ def _with_trace(
         skill_links=tuple(handle.skill_links),
         home=handle.home,
         agent_folders=_agent_folders(handle),
+        transcripts=_transcripts(handle),
     )
+
+
+def _transcripts(handle: AgentHandle) -> tuple[Path, ...]:
+    """Every registered agent's transcripts in the attempt's home (`transcript_dirs`): a skill
+    made for one agent looks where that agent keeps them, whichever agent runs it."""
+    if handle.home is None:
+        return ()
+    places = (place for adapter in all_adapters() for place in adapter.transcript_dirs)
+    return tuple(handle.home / place.removeprefix("~/") for place in places)
 
 
 def _agent_folders(handle: AgentHandle) -> tuple[Path, ...]:

@@ -39,6 +39,7 @@ class ClaudeAdapter(AgentAdapter):
     # Not a place it lists skills from in an attempt: its user skills are read from
     # `$CLAUDE_CONFIG_DIR/skills`, and only with `userSettings` among the setting sources.
     user_skill_dirs = ("~/.claude/skills",)
+    transcript_dirs = ("~/.claude/projects",)  # `$CLAUDE_CONFIG_DIR/projects` in an attempt
     trigger_signal = "a `Skill` tool use naming the skill, or the user's `/name` command loading it"
     attempt_modules = tuple(
         f"evaluator.adapters.claude.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")

@@ -44,6 +44,7 @@ class CodexAdapter(AgentAdapter):
     # attempt's HOME), so the skill under test is listed under that root, one folder with the
     # workspace's (docs/agents.md, "The skill at its user-level path").
     user_skill_dirs = ("~/.codex/skills", "~/.agents/skills")
+    transcript_dirs = ("~/.codex/sessions",)  # `rollout-*.jsonl` by date, `$CODEX_HOME/sessions`
     trigger_signal = "a read of the skill's SKILL.md whose body reached the agent"
     attempt_modules = tuple(
         f"evaluator.adapters.codex.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")
