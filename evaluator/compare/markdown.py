@@ -100,14 +100,37 @@ def _undecided_text(comparison: Comparison) -> str:
     """Which cases were not compared, and the two ways on: a user whose three-case target had
     one case blocked by its environment on both sides read only `2 of 3 ... (below the
     minimum)`, and the `same-blocked` case was not among the lines printed above it."""
-    undecided = [c.case_id for c in comparison.cases if c.classification in UNDECIDED]
+    undecided = [c for c in comparison.cases if c.classification in UNDECIDED]
     if not undecided:
         return ""
-    shown = ", ".join(undecided[:5]) + (", ..." if len(undecided) > 5 else "")
+    by_reason: dict[str, list[str]] = {}
+    for case in undecided:
+        by_reason.setdefault(_blocked_reason(case), []).append(case.case_id)
+    groups = []
+    for reason, ids in by_reason.items():
+        shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+        groups.append(f"{shown} blocked by {reason}" if reason else shown)
+        if reason == "unclear-rule":
+            # A suite of prose expectations run without a judge model is blocked so on every
+            # run: the cure is one option of both runs, not in the case (sixth-round new user).
+            groups[-1] += (
+                " (prose no rule decides: give both runs a judge model, --judge-model M;"
+                " docs/model-judge.md)"
+            )
     return (
-        f"; not decided on both sides: {shown} (each run's report.md says what blocked them):"
-        " fix that, or compare with a lower --min-coverage"
+        f"; not decided on both sides: {' and '.join(groups)} (each run's report.md says what"
+        " blocked them): fix that, or compare with a lower --min-coverage"
     )
+
+
+def _blocked_reason(case: CaseComparison) -> str:
+    """Why a case was not decided: its blocked sides' reason when they give one, else ""."""
+    reasons = {
+        side.blocked_reason
+        for side in (case.base, case.candidate)
+        if side is not None and side.status == "blocked" and side.blocked_reason
+    }
+    return " and ".join(sorted(reasons))
 
 
 def coverage_text(comparison: Comparison) -> str:

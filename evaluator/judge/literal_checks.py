@@ -248,6 +248,15 @@ def leaf_patterns(check: Check) -> list[str]:
     return [p for c in getattr(check, "operands", []) for p in leaf_patterns(c)]
 
 
+# The script's own options before its subcommand (`imessage.py --db chat.db stats 12`: argparse
+# reads the parser's options there), each with its value when the next word is no option. Which
+# options take a value is the script's to say, not the skill's, so a word after an option may be
+# its value; the checked subcommand follows it either way. The look-alike this leaves: a flag
+# whose next word is the real subcommand, then the checked word as that subcommand's argument
+# (`tool.py --verbose window stats`). Words stop at `;`, `|` and `&`: this command's options.
+_LEADING_OPTIONS = r"(?:\s+-[^\s;|&]*(?:\s+[^\s;|&-][^\s;|&]*)?)*"
+
+
 def skill_command_check(
     script: str,
     word: str,
@@ -256,13 +265,13 @@ def skill_command_check(
     valued: frozenset[str] = frozenset(),
 ) -> Check:
     """A subcommand or flag the skill documents for its `script`: the script ran, and one of its
-    command lines holds the word where the skill puts it (a subcommand right after the script, a
-    flag anywhere after it), then each argument; not past `;`, `|`, `&` or a newline. A flag in
+    command lines holds the word where the skill puts it (a subcommand after the script and any
+    of the script's own options, a flag anywhere after it), then each argument; not past `;`, `|`, `&` or a newline. A flag in
     `valued` (the skill shows it with a value: `--since <date>`) may take it after `=`."""
     name = script.rstrip("/").rsplit("/", 1)[-1]
     line = rf"(?:^|[\s/'\"]){re.escape(name)}['\"]?"
     if role == "subcommand":
-        line += rf"\s+['\"]?{re.escape(word)}['\"]?"
+        line += rf"{_LEADING_OPTIONS}\s+['\"]?{re.escape(word)}['\"]?"
     else:
         line += rf"\s(?:[^;|&\n]*\s)?{re.escape(word)}"
     # The word ends there: `stats.json` is no `stats`, and `--all=false` is another argument than

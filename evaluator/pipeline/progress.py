@@ -47,7 +47,10 @@ class PlainProgress:
 
     def attempt_finished(self, result: AttemptResult) -> None:
         why = ": ".join(part for part in (result.blocked_reason, result.reason) if part)
-        extra = f" ({why})" if result.status == "blocked" and why else ""
+        # A failed attempt that records why (a trigger attempt: the skill did not fire, or
+        # fired against the expectation) says it, as a blocked one does: `fail` alone told a
+        # missed prompt from a misfire in the closing table only.
+        extra = f" ({why})" if result.status != "pass" and why else ""
         self._print(f"  {result.case_id} attempt {result.number:02d}: {result.status}{extra}")
 
     def case_finished(self, result: CaseResult) -> None:

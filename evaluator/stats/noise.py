@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evaluator.stats.paired import fewest_cases_to_call
-from evaluator.stats.variants import Overall, VariantComparison
+from evaluator.stats.variants import CaseDifference, Overall, VariantComparison
 
 Call = Literal["better", "worse", "no-difference", "inside-noise", "no-data"]
 
@@ -48,7 +48,7 @@ def _figures(overall: Overall) -> str:
         parts.append(f"95% CI [{_pp(interval.low)}, {_pp(interval.high)}]")
     if overall.p is not None:
         parts.append(f"paired p={overall.p:.4f}")
-    parts.append(f"{overall.cases} cases")
+    parts.append(f"{overall.cases} case" + ("" if overall.cases == 1 else "s"))
     return ", ".join(parts)
 
 
@@ -59,19 +59,31 @@ def _no_call_text(comparison: VariantComparison, figures: str) -> str:
     if overall.cases < needed:
         why = (
             f"no overall call: {overall.cases} case(s) are too few for the paired sign-flip test"
-            f" to reach alpha {comparison.alpha:g} (it needs at least {needed} cases; more"
-            " attempts do not change that)"
+            f" to reach alpha {comparison.alpha:g}: it needs at least {needed}, and more attempts"
+            " do not change that"
         )
     else:
         why = "no significant difference"
-    called = [case.counts.case_id for case in comparison.cases if case.significant]
+    # The overall figures stand with the overall clause and each case called has its own: after
+    # the list of cases, the overall sign-flip p read as theirs.
+    why += f" ({figures}, alpha {comparison.alpha:g})"
+    called = [case for case in comparison.cases if case.significant]
     if called:
-        why += f"; per case, significantly {direction} on {len(called)}: {', '.join(called)}"
+        named = ", ".join(_case_figures(case) for case in called)
+        why += f"; per case, significantly {direction} on {len(called)}: {named}"
     elif overall.cases < needed:
         # Without this, "too few cases" reads as the only reason: the per-case tests found
         # nothing either.
         why += f"; per case, significantly {direction} on none"
-    return f"{why} ({figures}, alpha {comparison.alpha:g})"
+    return why
+
+
+def _case_figures(case: CaseDifference) -> str:
+    """`eval-3 (+100.0 pp, Holm p=0.0156)`: a case called significant, with what called it."""
+    figures = [_pp(case.difference)] if case.difference is not None else []
+    if case.p_holm is not None:
+        figures.append(f"Holm p={case.p_holm:.4f}")
+    return f"{case.counts.case_id} ({', '.join(figures)})" if figures else case.counts.case_id
 
 
 def headline(comparison: VariantComparison, floor: float | None) -> Headline:

@@ -4,6 +4,7 @@ default target in prose), run one target, one suite, one case at a time."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -183,10 +184,38 @@ def test_no_comparison_names_the_cases_it_could_not_compare(
     assert code == 3
     assert out.splitlines()[-1] == (
         "COMPARE: no comparison: 2 of 3 case(s) in both runs decided on both sides: coverage"
-        " 0.67, minimum 0.80 (below the minimum); not decided on both sides: needs-sentry (each"
-        " run's report.md says what blocked them): fix that, or compare with a lower"
-        " --min-coverage"
+        " 0.67, minimum 0.80 (below the minimum); not decided on both sides: needs-sentry"
+        " blocked by environment (each run's report.md says what blocked them): fix that, or"
+        " compare with a lower --min-coverage"
     )
     # Enough compared: the line is as it was.
     code, out, _ = compare_cli(capsys, str(base), str(candidate), "--min-coverage", "0.6")
     assert code == 0 and out.splitlines()[-1] == "COMPARE: no regression"
+
+
+def test_no_comparison_says_a_case_blocked_by_prose_needs_a_judge_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A skill-creator suite of prose expectations run in CI without a judge model: every case
+    `blocked (unclear-rule)` on both sides, and `compare` ended `not decided on both sides:
+    eval-1, eval-2 (each run's report.md says what blocked them)`, on every pull request, while
+    the cure is one option of both runs (sixth-round new user). The line now says each case's
+    reason, and for prose, the judge model."""
+    from tests.compare.test_compare import compare_cli, write_run
+
+    statuses = {"a": ["pass"], "eval-1": ["none"], "eval-2": ["none"], "needs-sentry": ["env"]}
+    runs = [write_run(tmp_path / side, statuses) for side in ("base", "cand")]
+    for run in runs:
+        for case in ("eval-1", "eval-2"):
+            path = run / "case-results" / f"{case}.json"
+            result = json.loads(path.read_text())
+            result.update(blocked_reason="unclear-rule", blocked_by="eval")
+            path.write_text(json.dumps(result))
+    code, out, _ = compare_cli(capsys, *map(str, runs))
+    assert code == 3
+    assert out.splitlines()[-1].endswith(
+        "; not decided on both sides: eval-1, eval-2 blocked by unclear-rule (prose no rule"
+        " decides: give both runs a judge model, --judge-model M; docs/model-judge.md) and"
+        " needs-sentry blocked by environment (each run's report.md says what blocked them):"
+        " fix that, or compare with a lower --min-coverage"
+    )

@@ -170,6 +170,28 @@ def test_a_bare_subcommand_is_the_skill_script_run_with_it(
 @pytest.mark.parametrize(
     ("command", "status"),
     [
+        # argparse takes the script's own options before its subcommand (`imessage.py --db
+        # chat.db stats 12`, the sixth-round new user's agent on a copied database)
+        (f"python3 {SCRIPT} --db ledger.db totals 4", "pass"),
+        (f"python3 {SCRIPT} --db ledger.db --verbose members 4", "pass"),
+        (f"python3 {SCRIPT} --db=ledger.db totals", "pass"),
+        (f"python3 {SCRIPT} -q totals", "pass"),
+        # another subcommand after the options; the word as an argument of another subcommand
+        (f"python3 {SCRIPT} --db ledger.db window 4", "fail"),
+        (f"python3 {SCRIPT} --db ledger.db list totals", "fail"),
+        (f"python3 {SCRIPT} list --db x totals", "fail"),
+        (f"python3 {SCRIPT} --db ledger.db window 4; echo totals", "fail"),
+    ],
+)
+def test_a_subcommand_is_found_after_the_scripts_own_options(
+    ledger: SkillVocabulary, command: str, status: str
+) -> None:
+    assert _verdict(SIZED, _evidence((command, SCRIPT)), ledger) == status
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
         (f"python3 {SCRIPT} list --member 'Ann Lee'", "pass"),
         # the skill shows `--member "<name>"`: a flag with a value, which `=` may give
         (f"python3 {SCRIPT} list --member=Ann", "pass"),

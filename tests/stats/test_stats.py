@@ -223,8 +223,8 @@ def test_headline_says_when_too_few_cases_make_an_overall_call_impossible() -> N
     assert all(case.significant for case in two.cases) and not two.overall.significant
     said = headline(two, None)
     assert said.call == "no-difference"
-    assert "2 case(s) are too few" in said.text and "at least 5 cases" in said.text
-    assert "per case, significantly better on 2: a, b" in said.text
+    assert "2 case(s) are too few" in said.text and "it needs at least 5," in said.text
+    assert "per case, significantly better on 2: a (+100.0 pp, Holm p=0.0313), b (" in said.text
     # Enough cases and nothing significant anywhere: the plain sentence, no per-case list.
     flat = compare_variants([CaseCounts(f"c{i}", 2, 3, 2, 3) for i in range(6)])
     assert headline(flat, None).text.startswith("no significant difference (")
@@ -262,3 +262,21 @@ def test_bootstrap_agrees_with_the_normal_interval_on_many_cases() -> None:
     assert found is not None
     assert found.interval.low == pytest.approx(mean - half, abs=0.1 * half)
     assert found.interval.high == pytest.approx(mean + half, abs=0.1 * half)
+
+
+def test_headline_gives_each_called_case_its_own_figures_not_the_overall_ones() -> None:
+    """One case, 0/3 without and 3/3 with: the headline said "per case, significantly better on
+    1: eval-3 (mean per-case difference +100.0 pp, paired p=0.5000, 1 cases, alpha 0.05)", the
+    overall sign-flip p read as the case's (sixth-round new user). The overall figures now
+    follow the overall clause, and each case called gives its own difference and Holm p."""
+    one = compare_variants([CaseCounts("eval-3", 0, 3, 3, 3)])
+    (case,) = one.cases
+    assert case.significant and case.p_holm is not None
+    text = headline(one, None).text
+    overall, _, per_case = text.partition("; per case, ")
+    assert "paired p=0.5000, 1 case, alpha 0.05" in overall
+    assert per_case == f"significantly better on 1: eval-3 (+100.0 pp, Holm p={case.p_holm:.4f})"
+    none = compare_variants([CaseCounts(c, 2, 3, 2, 3) for c in ("a", "b")])
+    assert headline(none, None).text.endswith(
+        "paired p=1.0000, 2 cases, alpha 0.05); per case, significantly better on none"
+    )
