@@ -43,7 +43,7 @@ _PID_CHANGED = re.compile(
 )
 _SUPERSEDED = "+++ superseded by execve"
 _RESULT = re.compile(
-    r"^(?P<args>.*)\)\s+=\s+(?P<ret>-?\d+|\?)(?P<fd><[^\n]*?>)?(?:\(deleted\))?"
+    r"^(?P<args>.*)\)\s+=\s+(?P<ret>-?\d+|0x[0-9a-f]+|\?)(?P<fd><[^\n]*?>)?(?:\(deleted\))?"
     r"(?:\s+(?P<errno>E[A-Z0-9]+))?(?:\s+\(.*?\))?(?:\s*/\* (?P<nspid>\d+) in strace's PID NS \*/)?\s*$",
     re.S,
 )
@@ -135,6 +135,12 @@ _PID_ARG = re.compile(r"^(?P<pid>-?\d+)(?:\s*/\* (?P<ns>\d+) in strace's PID NS 
 UNTRACED_CLONE = "CLONE_UNTRACED"
 _WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
 _PROCESS_CALLS = ("clone", "clone3", "fork", "vfork")
+# A file mapped as code: the dynamic loader's libraries (`LD_PRELOAD`, `LD_LIBRARY_PATH`,
+# `LD_AUDIT`, `dlopen`) and any program's own `mmap(..., PROT_EXEC, ..., fd, ...)`. Only one
+# with `PROT_EXEC` and a descriptor matters (most mmaps are a heap's, anonymous): a line
+# without it is skipped undecoded.
+CODE_MAP = "mmap"
+EXEC_PROT = "PROT_EXEC"
 _EXECS = ("execve", "execveat")
 # Syscalls that change who a process is or where it stands: always decoded.
 _ALWAYS_DECODED = frozenset(
@@ -200,6 +206,8 @@ class TracedExec:
 
 # How a process ended, from strace's `+++` line: (exit code, None) or (None, signal name).
 ProcessEnd = tuple[int | None, str | None]
+# What strace's `-y` writes after a descriptor whose file was removed (or a memfd's).
+DELETED = "(deleted)"
 _EXITED = re.compile(r"^\+\+\+ exited with (?P<code>-?\d+) \+\+\+")
 _KILLED = re.compile(r"^\+\+\+ killed by (?P<signal>[A-Z0-9_+]+)")
 
@@ -266,9 +274,24 @@ class ToolCallTrace:
     remounts: list[TracedAccess] = field(default_factory=list)
     # Its reaches into a process outside it, tried or made (`PROCESS_REACHES`).
     reaches: list[TracedAccess] = field(default_factory=list)
+    # The files its processes mapped as code (`CODE_MAP`), each once per process: the path of
+    # the descriptor as strace resolved it (`(deleted)` cut), or its name when it is no file
+    # of a file system (`/memfd:x`, `anon_inode`).
+    code_maps: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str, str]] = field(default_factory=set, repr=False)
     _seen_execs: set[str] = field(default_factory=set, repr=False)
     _seen_connects: set[tuple[str, str]] = field(default_factory=set, repr=False)
+    _seen_maps: set[tuple[str, int]] = field(default_factory=set, repr=False)
+
+    def code_map(self, access: TracedAccess) -> None:
+        key = (access.path, access.pid)
+        if key in self._seen_maps:
+            return
+        if len(self.code_maps) >= MAX_ACCESSES_PER_CALL:
+            self.dropped += 1
+            return
+        self._seen_maps.add(key)
+        self.code_maps.append(access)
 
     def failed_exec(self, path: str) -> None:
         if path in self._seen_execs:
@@ -489,7 +512,9 @@ def split_args(text: str) -> list[str]:
 
 
 def _fd_path(token: str) -> str | None:
-    """`3</var/tmp/ws>` or `AT_FDCWD</var/tmp/ws>` as decoded by `-y`."""
+    """`3</var/tmp/ws>` or `AT_FDCWD</var/tmp/ws>` as decoded by `-y` (`3</memfd:x>(deleted)`:
+    a file no longer, or never, in a folder)."""
+    token = token.removesuffix(DELETED)
     start = token.find("<")
     if start < 0 or not token.endswith(">"):
         return None
@@ -621,7 +646,7 @@ def _events(
             trace.unparsed += 1
             continue
         ret_text = result.group("ret")
-        ret = None if ret_text == "?" else int(ret_text)
+        ret = None if ret_text == "?" else int(ret_text, 0)
         child = result.group("nspid")
         yield _Event(
             pid=pid,
@@ -679,6 +704,9 @@ class _Attributor:
         outside every tool call, not creating a process, not exec-ing, not changing directory,
         and not one the CLI may write with. Decided on the raw line, before decoding it."""
         proc = self.procs.get(pid)
+        if name == CODE_MAP:
+            # Only a tool call's mapping of a file as code is kept (the CLI's own are its own).
+            return EXEC_PROT not in text or (proc is not None and proc.call is None)
         if proc is None or proc.call is not None or not name or name in _ALWAYS_DECODED:
             return False
         return not self.cli_may_write(proc, name, text)
@@ -742,6 +770,10 @@ class _Attributor:
                 reach = self.reach(event, proc, proc.call)
                 if reach is not None and len(proc.call.reaches) < MAX_ACCESSES_PER_CALL:
                     proc.call.reaches.append(reach)
+            return
+        if event.name == CODE_MAP:
+            if proc.call is not None:
+                self.mapped(event, proc, proc.call)
             return
         if event.name in _BLIND_CHANNELS:
             if proc.call is not None and event.ret is not None and event.ret >= 0:
@@ -840,6 +872,21 @@ class _Attributor:
             proc.call.execs.append(
                 TracedExec(event.pid, resolved, tuple(argv), proc.cwd, event.line)
             )
+
+    def mapped(self, event: _Event, proc: _Proc, call: ToolCallTrace) -> None:
+        """`mmap(addr, len, prot, flags, fd, off)` of a descriptor with `PROT_EXEC`: the file it
+        mapped is code the process runs (evidence/traced.py, `TracedCall.agents_code`)."""
+        args = event.args
+        if event.ret is None or event.ret < 0 or len(args) < 5 or EXEC_PROT not in args[2]:
+            return
+        path = _fd_path(args[4])
+        if path is None:
+            return  # no descriptor (`-1`, an anonymous mapping): no file's code
+        if path.startswith("/"):
+            path = os.path.normpath(path)
+        call.code_map(
+            TracedAccess(path, "read", "ok", event.name, event.pid, event.line, image=proc.image)
+        )
 
     def failed_exec(self, event: _Event, proc: _Proc, call: ToolCallTrace) -> None:
         """Kept apart from the accesses: most are the shell's PATH search (noise), but one into
