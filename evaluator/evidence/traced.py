@@ -7,6 +7,8 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
+from evaluator.kernelpaths import MEMFD
+
 
 @dataclass(frozen=True)
 class ExecutedProgram:
@@ -25,16 +27,17 @@ class ExecutedProgram:
     started_line: int | None = None
     ended_line: int | None = None
     # Files the attempt wrote that its process, or one it descends from in the tool call,
-    # mapped as code (`LD_PRELOAD=./e.so`, a `dlopen`): that code ran inside it and may have
-    # ended it (`_exit(0)` in a constructor), so its end is not kept (red team 19).
+    # mapped as code (`LD_PRELOAD=./e.so`, a `dlopen`), or the process that took control of it
+    # (`(process N, by ptrace)`): that code ran inside it and may have ended it (`_exit(0)` in
+    # a constructor, a syscall made `exit_group(0)`), so its end is not kept (red team 19).
     agents_code: tuple[str, ...] = ()
 
     @property
     def ended(self) -> str:
         if self.agents_code:
             return (
-                f"ran code the attempt wrote ({', '.join(self.agents_code[:3])}), so its end"
-                " does not show what it ran"
+                "ran code the attempt wrote, or was controlled by another process of it"
+                f" ({', '.join(self.agents_code[:3])}), so its end does not show what it ran"
             )
         if self.exit_code is not None:
             return f"exited with {self.exit_code}"
@@ -103,8 +106,9 @@ def startup_file(path: str) -> bool:
 
 def agents_code(mapped: str, written: frozenset[str]) -> bool:
     """Whether a file mapped as code is the attempt's: one it wrote, or code in no file of a
-    file system (`/memfd:x`, an anonymous inode), which only a process could have put there."""
-    return mapped in written or not mapped.startswith("/") or mapped.startswith("/memfd:")
+    file system (`/memfd:x`, an anonymous inode), which only a process could have put there,
+    or another process of the call that took control (`(process N, by ptrace)`)."""
+    return mapped in written or not mapped.startswith("/") or mapped.startswith(MEMFD)
 
 
 def agents_startup(

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from evaluator.kernelpaths import resolve_kernel_path
+from evaluator.kernelpaths import MEMFD, resolve_kernel_path
 from evaluator.vocabulary import NAME_SERVICE_SOCKETS, TRACED_SHELLS, AccessKind, Outcome
 
 # The tool of a call that applies a patch (in the `apply_patch` notation of evidence/patch.py).
@@ -129,6 +129,8 @@ PROCESS_REACHES: dict[str, int | None] = {
     "process_vm_writev": 0,
     "pidfd_getfd": None,
 }
+# The reaches that change the process reached (not `process_vm_readv`, which only reads it).
+CONTROLS = ("ptrace", "process_vm_writev")
 _PID_ARG = re.compile(r"^(?P<pid>-?\d+)(?:\s*/\* (?P<ns>\d+) in strace's PID NS \*/)?$")
 # A process created with this flag is not attached by a tracer following its parent (the
 # kernel's own threads use it; a program may ask for it too): strace `-f` never sees it.
@@ -276,7 +278,8 @@ class ToolCallTrace:
     reaches: list[TracedAccess] = field(default_factory=list)
     # The files its processes mapped as code (`CODE_MAP`), each once per process: the path of
     # the descriptor as strace resolved it (`(deleted)` cut), or its name when it is no file
-    # of a file system (`/memfd:x`, `anon_inode`).
+    # of a file system (`/memfd:x`, `anon_inode`); and its processes another of them took
+    # control of (`CONTROLS`), as `(process N, by ptrace)`.
     code_maps: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str, str]] = field(default_factory=set, repr=False)
     _seen_execs: set[str] = field(default_factory=set, repr=False)
@@ -509,6 +512,16 @@ def split_args(text: str) -> list[str]:
     if "".join(current).strip():
         args.append("".join(current).strip())
     return args
+
+
+# What a program exec'd from a descriptor of no file (a memfd) is named in the trace's facts.
+NO_FILE = "(code in no file)"
+
+
+def no_file(path: str) -> bool:
+    """Whether a descriptor's path (as `-y` prints it) names no file of a file system: a memfd
+    (`/memfd:x`) or an anonymous inode, whose content only a process could have put there."""
+    return not path.startswith("/") or path.startswith(MEMFD)
 
 
 def _fd_path(token: str) -> str | None:
@@ -861,8 +874,17 @@ class _Attributor:
                 proc.call.cut = _cut(token)
                 return
         if proc.call is not None:
-            resolved = self.resolve(proc, event, path_index, image, follow=True)
-            proc.call.add(TracedAccess(resolved, "exec", "ok", event.name, event.pid, event.line))
+            descriptor = _fd_path(event.args[0]) if path_index == 1 and not image else None
+            if descriptor is not None and no_file(descriptor):
+                # A memfd exec'd by its descriptor (`fexecve`): code the process put there, no
+                # file of a file system read (strace names it `/memfd:x`, the eBPF tracer
+                # `anon_inode`: one name for both).
+                resolved = NO_FILE
+            else:
+                resolved = self.resolve(proc, event, path_index, image, follow=True)
+                proc.call.add(
+                    TracedAccess(resolved, "exec", "ok", event.name, event.pid, event.line)
+                )
             if len(proc.call.execs) >= MAX_ACCESSES_PER_CALL:
                 proc.call.dropped += 1
                 return
@@ -946,11 +968,27 @@ class _Attributor:
             if match:
                 target = int(match.group("ns") or match.group("pid"))
         if target is not None and target in call.pids:
+            self.controlled(event, target, call)
             return None
         outcome: Outcome = "ok" if event.ret is not None and event.ret >= 0 else "failed"
         path = f"(process {target})" if target is not None else "(a process)"
         kind: AccessKind = "read" if event.name == "process_vm_readv" else "write"
         return TracedAccess(path, kind, outcome, event.name, event.pid, event.line, event.errno)
+
+    def controlled(self, event: _Event, target: int, call: ToolCallTrace) -> None:
+        """A process of the call that another of its processes took control of (`ptrace`: its
+        registers and memory, a syscall changed into `exit_group(0)`) or wrote into
+        (`process_vm_writev`): like code mapped into it, kept in `code_maps` (red team 19). With
+        `PTRACE_TRACEME` the caller is the one given away, to its parent."""
+        if event.ret is None or event.ret < 0 or event.name not in CONTROLS:
+            return
+        traceme = event.name == "ptrace" and event.args[:1] == ["PTRACE_TRACEME"]
+        victim, by = (event.pid, target) if traceme else (target, event.pid)
+        call.code_map(
+            TracedAccess(
+                f"(process {by}, by {event.name})", "write", "ok", event.name, victim, event.line
+            )
+        )
 
     def connected(self, proc: _Proc, event: _Event, peer: str, outcome: Outcome) -> None:
         if proc.call is not None:
