@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from evaluator.kernelpaths import MEMFD, resolve_kernel_path
 from evaluator.vocabulary import NAME_SERVICE_SOCKETS, TRACED_SHELLS, AccessKind, Outcome
@@ -242,6 +242,10 @@ def shell_script(argv: list[str]) -> str | None:
     return None
 
 
+_Key = TypeVar("_Key")
+_Item = TypeVar("_Item")
+
+
 @dataclass
 class ToolCallTrace:
     """One tool call's process subtree: a shell command (`command` is its text) or another
@@ -286,37 +290,29 @@ class ToolCallTrace:
     _seen_connects: set[tuple[str, str]] = field(default_factory=set, repr=False)
     _seen_maps: set[tuple[str, int]] = field(default_factory=set, repr=False)
 
-    def code_map(self, access: TracedAccess) -> None:
-        key = (access.path, access.pid)
-        if key in self._seen_maps:
+    def _keep_once(self, seen: set[_Key], key: _Key, kept: list[_Item], item: _Item) -> None:
+        """`item` into `kept` unless its `key` is in `seen`; past the limit the call is
+        incomplete (`dropped`), as for its accesses."""
+        if key in seen:
             return
-        if len(self.code_maps) >= MAX_ACCESSES_PER_CALL:
+        if len(kept) >= MAX_ACCESSES_PER_CALL:
             self.dropped += 1
             return
-        self._seen_maps.add(key)
-        self.code_maps.append(access)
+        seen.add(key)
+        kept.append(item)
+
+    def code_map(self, access: TracedAccess) -> None:
+        self._keep_once(self._seen_maps, (access.path, access.pid), self.code_maps, access)
 
     def failed_exec(self, path: str) -> None:
-        if path in self._seen_execs:
-            return
-        if len(self.failed_execs) >= MAX_ACCESSES_PER_CALL:
-            self.dropped += 1
-            return
-        self._seen_execs.add(path)
-        self.failed_execs.append(path)
+        self._keep_once(self._seen_execs, path, self.failed_execs, path)
 
     def connect(self, connect: TracedConnect) -> None:
         """Each peer once per outcome: a flood of one (a name-service socket, which is no
         network attempt) must not push a later connection out (red team 9); past the limit the
         call is incomplete, as for its accesses."""
         key = (connect.peer, connect.outcome)
-        if key in self._seen_connects:
-            return
-        if len(self.connects) >= MAX_ACCESSES_PER_CALL:
-            self.dropped += 1
-            return
-        self._seen_connects.add(key)
-        self.connects.append(connect)
+        self._keep_once(self._seen_connects, key, self.connects, connect)
 
     def add(self, access: TracedAccess) -> None:
         # Under /proc the same path is another file for each process that names it (its own
