@@ -170,3 +170,7 @@ def join_path(base: str, path: str, *, process_cwd: bool = False) -> str:
         return posixpath.normpath(posixpath.join(base, path))  # under `~` when HOME is unknown
     joined = path if path.startswith("/") else f"{base}/{path}"
     return resolve_kernel_path(joined, base if process_cwd else None).path
+
+
+# How strace names a memfd's descriptor (`-y`): `/memfd:NAME`, no file of a file system.
+MEMFD = "/memfd:"

@@ -277,6 +277,17 @@ def write_skill_evals(
 ScriptedChecksCase = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 
 
+def required_check(run_dir: Path, case: str) -> tuple[str, str, str]:
+    """The first attempt's isolation, its one required entry's status (with whose doing a block
+    is) and its first check's detail, for a suite written by `write_checks_suite`."""
+    folder = run_dir / f"case-artifacts/{case}/attempts/attempt-01"
+    attempt = json.loads((folder / "attempt.json").read_text())
+    (entry,) = attempt["assertions"]
+    check = entry["checks"][0]
+    status = " ".join(filter(None, (entry["status"], check.get("blocked_by"))))
+    return attempt["isolation"], status, check["detail"]
+
+
 def write_checks_suite(
     repo: Path,
     target: tuple[str, str, str, list[str]],

@@ -7,12 +7,15 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
+from evaluator.kernelpaths import MEMFD
+
 
 @dataclass(frozen=True)
 class ExecutedProgram:
     """A program one of the call's processes started (a successful `execve`), and how that
     process ended: by `exit_code`, or killed by `signal` (both None: the log does not show its
-    end). A process that exec'd again ended as its last program."""
+    end). A process that exec'd again ended as its last program. A process that ran code the
+    attempt wrote (`agents_code`) has neither: its end shows nothing of what it ran."""
 
     path: str  # the file exec'd, resolved against `cwd`
     argv: tuple[str, ...]
@@ -23,9 +26,19 @@ class ExecutedProgram:
     # of the attempt, in the order the kernel let things happen (None: not known).
     started_line: int | None = None
     ended_line: int | None = None
+    # Files the attempt wrote that its process, or one it descends from in the tool call,
+    # mapped as code (`LD_PRELOAD=./e.so`, a `dlopen`), or the process that took control of it
+    # (`(process N, by ptrace)`): that code ran inside it and may have ended it (`_exit(0)` in
+    # a constructor, a syscall made `exit_group(0)`), so its end is not kept (red team 19).
+    agents_code: tuple[str, ...] = ()
 
     @property
     def ended(self) -> str:
+        if self.agents_code:
+            return (
+                "ran code the attempt wrote, or was controlled by another process of it"
+                f" ({', '.join(self.agents_code[:3])}), so its end does not show what it ran"
+            )
         if self.exit_code is not None:
             return f"exited with {self.exit_code}"
         if self.signal is not None:
@@ -91,6 +104,13 @@ def startup_file(path: str) -> bool:
     return posixpath.basename(path) in SHELL_STARTUP_FILES or python_startup(path)
 
 
+def agents_code(mapped: str, written: frozenset[str]) -> bool:
+    """Whether a file mapped as code is the attempt's: one it wrote, or code in no file of a
+    file system (`/memfd:x`, an anonymous inode), which only a process could have put there,
+    or another process of the call that took control (`(process N, by ptrace)`)."""
+    return mapped in written or not mapped.startswith("/") or mapped.startswith(MEMFD)
+
+
 def agents_startup(
     read: frozenset[str], written: frozenset[str], links: dict[str, set[str]] | None = None
 ) -> tuple[str, ...]:
@@ -138,6 +158,10 @@ class TracedCall:
     agents_startup: tuple[str, ...] = ()
     # Every path a tool call of the attempt wrote up to and with this one (the trace's order).
     attempt_written: frozenset[str] = frozenset()
+    # Files the attempt wrote (or no file at all: a `memfd`) that its processes mapped as code
+    # (red team 19): no command of it is a sure run by its text, and the processes that ran
+    # that code prove nothing by their exit (`ExecutedProgram.agents_code`).
+    agents_code: tuple[str, ...] = ()
 
     @property
     def reached_nothing(self) -> bool:

@@ -356,7 +356,11 @@ def _named_run_problems(
 
     def about(record: dict[str, Any], pattern: str) -> bool:
         if runs_only:
-            return _shows_run(record, pattern, workspace, writes)
+            # A call that ran the attempt's own code inside its processes (a library it built,
+            # preloaded) shows no run of a named file: that code may have ended it first.
+            return str(record.get("call_id")) not in item.agents_code and _shows_run(
+                record, pattern, workspace, writes
+            )
         return _names(record, pattern, workspace)
 
     if not paths or any(about(r, p) for r in cited for p in paths):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
-from evaluator.evidence.traced import ExecutedProgram, TracedCall, agents_startup
+from evaluator.evidence.traced import ExecutedProgram, TracedCall, agents_code, agents_startup
 from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
 from evaluator.isolation.assess import IsolationReport, Violation, decide, record_violation
 from evaluator.kernelpaths import resolve_kernel_path
@@ -898,7 +898,9 @@ def _traced_calls(
     trace: ObservedTrace, matched: dict[int, EvidenceRecord]
 ) -> dict[str, TracedCall]:
     calls: dict[str, TracedCall] = {}
-    written: set[str] = set()  # by every tool call so far, matched or not
+    # By every tool call so far, matched or not, and by the CLI's own file tools (Claude Code's
+    # `Write`) outside the agent's folders, whenever.
+    written: set[str] = {a.path for a in trace.cli_writes if a.outcome == "ok"}
     for call in sorted(trace.tool_calls, key=lambda c: c.line):
         written.update(a.path for a in call.accesses if a.access == "write" and a.outcome == "ok")
         record = matched.get(call.index)
@@ -916,9 +918,17 @@ def traced_call(
     """The neutral facts of one tool call's subtree: the programs it started, how each process
     ended, every path it used, and whether the log shows it whole. `attempt_written`: what the
     attempt's tool calls wrote up to and with this one."""
+    # The processes that mapped code the attempt wrote, and the files (red team 19).
+    code_by_process: dict[int, list[str]] = {}
+    for mapped in call.code_maps:
+        if agents_code(mapped.path, attempt_written):
+            code_by_process.setdefault(call.process_of(mapped.pid), []).append(mapped.path)
     programs = []
     for started in call.execs:
         code, signal = trace.endings.get(started.pid, (None, None))
+        own_code = _code_run_by(call, started.pid, code_by_process)
+        if own_code:
+            code, signal = None, None  # ended by the agent's code, maybe: no proof of a run
         programs.append(
             ExecutedProgram(
                 started.path,
@@ -928,6 +938,7 @@ def traced_call(
                 signal,
                 started.line,
                 trace.ending_lines.get(started.pid),
+                own_code,
             )
         )
     paths = {a.path for a in call.accesses} | {a.requested for a in call.accesses if a.requested}
@@ -958,6 +969,22 @@ def traced_call(
             trace.links_made,
         ),
         attempt_written,
+        tuple(dict.fromkeys(path for paths in code_by_process.values() for path in paths)),
+    )
+
+
+def _code_run_by(call: ToolCallTrace, pid: int, code: dict[int, list[str]]) -> tuple[str, ...]:
+    """The attempt's code mapped by process `pid` or by one it descends from in the call (a
+    library preloaded in a shell is in every program it starts, as `LD_PRELOAD` is)."""
+    if not code:
+        return ()
+    return tuple(
+        dict.fromkeys(
+            path
+            for process, paths in code.items()
+            if call.started_by(pid, process)
+            for path in paths
+        )
     )
 
 

@@ -222,6 +222,14 @@ class JudgeContext:
         call = self.traced_call(record)
         return call.agents_startup if call is not None else ()
 
+    def agents_code(self, record: EvidenceRecord) -> tuple[str, ...]:
+        """The files the attempt wrote that the tool call of `record` mapped as code (red team
+        19: `LD_PRELOAD=./e.so python3 x.py`): a program named by its text may have run the
+        agent's code and ended as it said, so neither its text nor the call's exit code proves
+        a run; the trace decides, and a process that ran that code proves nothing by its end."""
+        call = self.traced_call(record)
+        return call.agents_code if call is not None else ()
+
     def changed_before_run(self, record: EvidenceRecord) -> str | None:
         """Whether the trace shows a tool call of the session, up to the one of `record` (a
         run of a workspace file), writing that file or changing a folder above it in the

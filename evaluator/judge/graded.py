@@ -30,6 +30,7 @@ def grade_item(
     pending: PendingEntry,
     shown: Mapping[str, frozenset[str]] | None = None,
     written: Mapping[str, frozenset[str]] | None = None,
+    agents_code: frozenset[str] = frozenset(),
 ) -> GradeItem:
     scope = ", ".join(scope_name(s) for s in pending.entry.evidence_scope) or None
     text = grade_text(pending.entry, pending.polarity)
@@ -42,6 +43,7 @@ def grade_item(
         intent=pending.intent,
         verification=pending.verification,
         written=written,
+        agents_code=agents_code,
     )
 
 
@@ -69,6 +71,12 @@ def written_by_call(context: JudgeContext) -> dict[str, frozenset[str]] | None:
     if context.traced_calls is None:
         return None
     return {call: traced.attempt_written for call, traced in context.traced_calls.items()}
+
+
+def agents_code_calls(context: JudgeContext) -> frozenset[str]:
+    """The traced tool calls whose processes ran code the attempt wrote (red team 19)."""
+    calls = context.traced_calls or {}
+    return frozenset(call for call, traced in calls.items() if traced.agents_code)
 
 
 STATUS: dict[tuple[Polarity, str], Status] = {
@@ -116,7 +124,7 @@ class ModelJudge:
         shown = shown_outputs(context)
         written = written_by_call(context)
         grades = context.grader.grade(
-            [grade_item(p, shown, written) for p in entries],
+            [grade_item(p, shown, written, agents_code_calls(context)) for p in entries],
             context.evidence,
             context.workspace,
             record_dir,

@@ -28,6 +28,10 @@ class GradeItem:
     # that call: a file run after the agent wrote it is the agent's, not the one named (red
     # team 18). None: no trace; the session's own write records still count.
     written: Mapping[str, frozenset[str]] | None = None
+    # The tool calls (by call id) whose processes ran code the attempt wrote, mapped into them,
+    # or were controlled by another of them (`TracedCall.agents_code`): no command of theirs
+    # shows a named file run (red team 19).
+    agents_code: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from evaluator.kernelpaths import resolve_kernel_path
+from evaluator.kernelpaths import MEMFD, resolve_kernel_path
 from evaluator.vocabulary import NAME_SERVICE_SOCKETS, TRACED_SHELLS, AccessKind, Outcome
 
 # The tool of a call that applies a patch (in the `apply_patch` notation of evidence/patch.py).
@@ -43,7 +43,7 @@ _PID_CHANGED = re.compile(
 )
 _SUPERSEDED = "+++ superseded by execve"
 _RESULT = re.compile(
-    r"^(?P<args>.*)\)\s+=\s+(?P<ret>-?\d+|\?)(?P<fd><[^\n]*?>)?(?:\(deleted\))?"
+    r"^(?P<args>.*)\)\s+=\s+(?P<ret>-?\d+|0x[0-9a-f]+|\?)(?P<fd><[^\n]*?>)?(?:\(deleted\))?"
     r"(?:\s+(?P<errno>E[A-Z0-9]+))?(?:\s+\(.*?\))?(?:\s*/\* (?P<nspid>\d+) in strace's PID NS \*/)?\s*$",
     re.S,
 )
@@ -129,12 +129,20 @@ PROCESS_REACHES: dict[str, int | None] = {
     "process_vm_writev": 0,
     "pidfd_getfd": None,
 }
+# The reaches that change the process reached (not `process_vm_readv`, which only reads it).
+CONTROLS = ("ptrace", "process_vm_writev")
 _PID_ARG = re.compile(r"^(?P<pid>-?\d+)(?:\s*/\* (?P<ns>\d+) in strace's PID NS \*/)?$")
 # A process created with this flag is not attached by a tracer following its parent (the
 # kernel's own threads use it; a program may ask for it too): strace `-f` never sees it.
 UNTRACED_CLONE = "CLONE_UNTRACED"
 _WRITES_TWO = ("rename", "renameat", "renameat2", "link", "linkat")
 _PROCESS_CALLS = ("clone", "clone3", "fork", "vfork")
+# A file mapped as code: the dynamic loader's libraries (`LD_PRELOAD`, `LD_LIBRARY_PATH`,
+# `LD_AUDIT`, `dlopen`) and any program's own `mmap(..., PROT_EXEC, ..., fd, ...)`. Only one
+# with `PROT_EXEC` and a descriptor matters (most mmaps are a heap's, anonymous): a line
+# without it is skipped undecoded.
+CODE_MAP = "mmap"
+EXEC_PROT = "PROT_EXEC"
 _EXECS = ("execve", "execveat")
 # Syscalls that change who a process is or where it stands: always decoded.
 _ALWAYS_DECODED = frozenset(
@@ -200,6 +208,8 @@ class TracedExec:
 
 # How a process ended, from strace's `+++` line: (exit code, None) or (None, signal name).
 ProcessEnd = tuple[int | None, str | None]
+# What strace's `-y` writes after a descriptor whose file was removed (or a memfd's).
+DELETED = "(deleted)"
 _EXITED = re.compile(r"^\+\+\+ exited with (?P<code>-?\d+) \+\+\+")
 _KILLED = re.compile(r"^\+\+\+ killed by (?P<signal>[A-Z0-9_+]+)")
 
@@ -230,6 +240,10 @@ def shell_script(argv: list[str]) -> str | None:
     if len(argv) >= 3 and os.path.basename(argv[0]) in TRACED_SHELLS and argv[1] in ("-c", "-lc"):
         return argv[2]
     return None
+
+
+_Key = TypeVar("_Key")
+_Item = TypeVar("_Item")
 
 
 @dataclass
@@ -266,31 +280,39 @@ class ToolCallTrace:
     remounts: list[TracedAccess] = field(default_factory=list)
     # Its reaches into a process outside it, tried or made (`PROCESS_REACHES`).
     reaches: list[TracedAccess] = field(default_factory=list)
+    # The files its processes mapped as code (`CODE_MAP`), each once per process: the path of
+    # the descriptor as strace resolved it (`(deleted)` cut), or its name when it is no file
+    # of a file system (`/memfd:x`, `anon_inode`); and its processes another of them took
+    # control of (`CONTROLS`), as `(process N, by ptrace)`.
+    code_maps: list[TracedAccess] = field(default_factory=list)
     _seen: set[tuple[str, str, str, str]] = field(default_factory=set, repr=False)
     _seen_execs: set[str] = field(default_factory=set, repr=False)
     _seen_connects: set[tuple[str, str]] = field(default_factory=set, repr=False)
+    _seen_maps: set[tuple[str, int]] = field(default_factory=set, repr=False)
 
-    def failed_exec(self, path: str) -> None:
-        if path in self._seen_execs:
+    def _keep_once(self, seen: set[_Key], key: _Key, kept: list[_Item], item: _Item) -> None:
+        """`item` into `kept` unless its `key` is in `seen`; past the limit the call is
+        incomplete (`dropped`), as for its accesses."""
+        if key in seen:
             return
-        if len(self.failed_execs) >= MAX_ACCESSES_PER_CALL:
+        if len(kept) >= MAX_ACCESSES_PER_CALL:
             self.dropped += 1
             return
-        self._seen_execs.add(path)
-        self.failed_execs.append(path)
+        seen.add(key)
+        kept.append(item)
+
+    def code_map(self, access: TracedAccess) -> None:
+        self._keep_once(self._seen_maps, (access.path, access.pid), self.code_maps, access)
+
+    def failed_exec(self, path: str) -> None:
+        self._keep_once(self._seen_execs, path, self.failed_execs, path)
 
     def connect(self, connect: TracedConnect) -> None:
         """Each peer once per outcome: a flood of one (a name-service socket, which is no
         network attempt) must not push a later connection out (red team 9); past the limit the
         call is incomplete, as for its accesses."""
         key = (connect.peer, connect.outcome)
-        if key in self._seen_connects:
-            return
-        if len(self.connects) >= MAX_ACCESSES_PER_CALL:
-            self.dropped += 1
-            return
-        self._seen_connects.add(key)
-        self.connects.append(connect)
+        self._keep_once(self._seen_connects, key, self.connects, connect)
 
     def add(self, access: TracedAccess) -> None:
         # Under /proc the same path is another file for each process that names it (its own
@@ -488,8 +510,20 @@ def split_args(text: str) -> list[str]:
     return args
 
 
+# What a program exec'd from a descriptor of no file (a memfd) is named in the trace's facts.
+NO_FILE = "(code in no file)"
+
+
+def no_file(path: str) -> bool:
+    """Whether a descriptor's path (as `-y` prints it) names no file of a file system: a memfd
+    (`/memfd:x`) or an anonymous inode, whose content only a process could have put there."""
+    return not path.startswith("/") or path.startswith(MEMFD)
+
+
 def _fd_path(token: str) -> str | None:
-    """`3</var/tmp/ws>` or `AT_FDCWD</var/tmp/ws>` as decoded by `-y`."""
+    """`3</var/tmp/ws>` or `AT_FDCWD</var/tmp/ws>` as decoded by `-y` (`3</memfd:x>(deleted)`:
+    a file no longer, or never, in a folder)."""
+    token = token.removesuffix(DELETED)
     start = token.find("<")
     if start < 0 or not token.endswith(">"):
         return None
@@ -621,7 +655,7 @@ def _events(
             trace.unparsed += 1
             continue
         ret_text = result.group("ret")
-        ret = None if ret_text == "?" else int(ret_text)
+        ret = None if ret_text == "?" else int(ret_text, 0)
         child = result.group("nspid")
         yield _Event(
             pid=pid,
@@ -679,6 +713,9 @@ class _Attributor:
         outside every tool call, not creating a process, not exec-ing, not changing directory,
         and not one the CLI may write with. Decided on the raw line, before decoding it."""
         proc = self.procs.get(pid)
+        if name == CODE_MAP:
+            # Only a tool call's mapping of a file as code is kept (the CLI's own are its own).
+            return EXEC_PROT not in text or (proc is not None and proc.call is None)
         if proc is None or proc.call is not None or not name or name in _ALWAYS_DECODED:
             return False
         return not self.cli_may_write(proc, name, text)
@@ -742,6 +779,10 @@ class _Attributor:
                 reach = self.reach(event, proc, proc.call)
                 if reach is not None and len(proc.call.reaches) < MAX_ACCESSES_PER_CALL:
                     proc.call.reaches.append(reach)
+            return
+        if event.name == CODE_MAP:
+            if proc.call is not None:
+                self.mapped(event, proc, proc.call)
             return
         if event.name in _BLIND_CHANNELS:
             if proc.call is not None and event.ret is not None and event.ret >= 0:
@@ -829,8 +870,17 @@ class _Attributor:
                 proc.call.cut = _cut(token)
                 return
         if proc.call is not None:
-            resolved = self.resolve(proc, event, path_index, image, follow=True)
-            proc.call.add(TracedAccess(resolved, "exec", "ok", event.name, event.pid, event.line))
+            descriptor = _fd_path(event.args[0]) if path_index == 1 and not image else None
+            if descriptor is not None and no_file(descriptor):
+                # A memfd exec'd by its descriptor (`fexecve`): code the process put there, no
+                # file of a file system read (strace names it `/memfd:x`, the eBPF tracer
+                # `anon_inode`: one name for both).
+                resolved = NO_FILE
+            else:
+                resolved = self.resolve(proc, event, path_index, image, follow=True)
+                proc.call.add(
+                    TracedAccess(resolved, "exec", "ok", event.name, event.pid, event.line)
+                )
             if len(proc.call.execs) >= MAX_ACCESSES_PER_CALL:
                 proc.call.dropped += 1
                 return
@@ -840,6 +890,21 @@ class _Attributor:
             proc.call.execs.append(
                 TracedExec(event.pid, resolved, tuple(argv), proc.cwd, event.line)
             )
+
+    def mapped(self, event: _Event, proc: _Proc, call: ToolCallTrace) -> None:
+        """`mmap(addr, len, prot, flags, fd, off)` of a descriptor with `PROT_EXEC`: the file it
+        mapped is code the process runs (evidence/traced.py, `TracedCall.agents_code`)."""
+        args = event.args
+        if event.ret is None or event.ret < 0 or len(args) < 5 or EXEC_PROT not in args[2]:
+            return
+        path = _fd_path(args[4])
+        if path is None:
+            return  # no descriptor (`-1`, an anonymous mapping): no file's code
+        if path.startswith("/"):
+            path = os.path.normpath(path)
+        call.code_map(
+            TracedAccess(path, "read", "ok", event.name, event.pid, event.line, image=proc.image)
+        )
 
     def failed_exec(self, event: _Event, proc: _Proc, call: ToolCallTrace) -> None:
         """Kept apart from the accesses: most are the shell's PATH search (noise), but one into
@@ -899,11 +964,27 @@ class _Attributor:
             if match:
                 target = int(match.group("ns") or match.group("pid"))
         if target is not None and target in call.pids:
+            self.controlled(event, target, call)
             return None
         outcome: Outcome = "ok" if event.ret is not None and event.ret >= 0 else "failed"
         path = f"(process {target})" if target is not None else "(a process)"
         kind: AccessKind = "read" if event.name == "process_vm_readv" else "write"
         return TracedAccess(path, kind, outcome, event.name, event.pid, event.line, event.errno)
+
+    def controlled(self, event: _Event, target: int, call: ToolCallTrace) -> None:
+        """A process of the call that another of its processes took control of (`ptrace`: its
+        registers and memory, a syscall changed into `exit_group(0)`) or wrote into
+        (`process_vm_writev`): like code mapped into it, kept in `code_maps` (red team 19). With
+        `PTRACE_TRACEME` the caller is the one given away, to its parent."""
+        if event.ret is None or event.ret < 0 or event.name not in CONTROLS:
+            return
+        traceme = event.name == "ptrace" and event.args[:1] == ["PTRACE_TRACEME"]
+        victim, by = (event.pid, target) if traceme else (target, event.pid)
+        call.code_map(
+            TracedAccess(
+                f"(process {by}, by {event.name})", "write", "ok", event.name, victim, event.line
+            )
+        )
 
     def connected(self, proc: _Proc, event: _Event, peer: str, outcome: Outcome) -> None:
         if proc.call is not None:

@@ -46,6 +46,12 @@ SYSCALLS = (
     # a tool call could take the tracer's own log descriptor and write lines into it, or the
     # CLI's, with no open the trace shows (red team 12).
     "ptrace,process_vm_readv,process_vm_writev,pidfd_getfd,"
+    # A file mapped as code (a library the loader maps, a program's own `mmap` with
+    # `PROT_EXEC`): code the attempt wrote running inside a program of the machine makes that
+    # process's exit no proof of what it ran (red team 19). Every mmap stops the process (the
+    # filter is by syscall, not by argument): about 40 for a Python start, most of them a
+    # heap's; the reader skips those undecoded (docs/benchmarks.md).
+    "mmap,"
     # Process creation: the parent/child links that attribute accesses to a tool call.
     "clone,clone3,fork,vfork"
 )

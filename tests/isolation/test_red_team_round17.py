@@ -24,6 +24,7 @@ from tests.support import (
     agent_or_skip,
     agent_params,
     layers_or_skip,
+    required_check,
     run_scripted_repo,
     write_checks_suite,
     write_file,
@@ -172,7 +173,7 @@ def test_round_seventeen_pythons_start_up_module_does_not_fake_a_run(
         behaviors,
     )
     outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", runner)
-    got = {case: _required(outcome.run_dir.path, case) for case in cases}
+    got = {case: required_check(outcome.run_dir.path, case) for case in cases}
     expected = {"usercustomize": ("contained", "blocked agent"), "plain": ("contained", "fail")}
     assert {case: seen[:2] for case, seen in got.items()} == expected, got
 
@@ -222,20 +223,9 @@ def test_round_seventeen_a_name_given_another_meaning_is_no_run(agent: str, tmp_
         behaviors,
     )
     outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", runner)
-    got = {case: _required(outcome.run_dir.path, case) for case in cases}
+    got = {case: required_check(outcome.run_dir.path, case) for case in cases}
     expected = {case: ("contained", SHELL_CASES[case][1]) for case in cases}
     assert {case: seen[:2] for case, seen in got.items()} == expected, got
-
-
-def _required(run_dir: Path, case: str) -> tuple[str, str, str]:
-    """The first attempt's isolation, the required run's status (with whose doing a block is)
-    and its detail."""
-    folder = run_dir / f"case-artifacts/{case}/attempts/attempt-01"
-    attempt = json.loads((folder / "attempt.json").read_text())
-    (entry,) = attempt["assertions"]
-    check = entry["checks"][0]
-    status = " ".join(filter(None, (entry["status"], check.get("blocked_by"))))
-    return attempt["isolation"], status, check["detail"]
 
 
 # --- Two versions of a skill, one evaluation, two workers ------------------------------------

@@ -30,6 +30,7 @@ from tests.support import (
     agent_params,
     codex_or_skip,
     layers_or_skip,
+    required_check,
     run_scripted_repo,
     scratch_dir,
     write_checks_suite,
@@ -200,15 +201,6 @@ DOCS = ".agents/skills/docs/SKILL.md"
 FAILING = ".agents/skills/docs/scripts/check.py"
 
 
-def _required(run_dir: Path, case: str) -> tuple[str, str, str]:
-    folder = run_dir / f"case-artifacts/{case}/attempts/attempt-01"
-    attempt = json.loads((folder / "attempt.json").read_text())
-    (entry,) = attempt["assertions"]
-    check = entry["checks"][0]
-    status = " ".join(filter(None, (entry["status"], check.get("blocked_by"))))
-    return attempt["isolation"], status, check["detail"]
-
-
 @pytest.mark.parametrize("agent", agent_params("codex", "claude", "gemini"))
 def test_round_eighteen_an_exit_line_in_the_output_is_not_the_exit_code(
     agent: str, tmp_path: Path
@@ -240,7 +232,7 @@ def test_round_eighteen_an_exit_line_in_the_output_is_not_the_exit_code(
         behaviors,
     )
     outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", runner)
-    got = {case: _required(outcome.run_dir.path, case) for case in cases}
+    got = {case: required_check(outcome.run_dir.path, case) for case in cases}
     expected = {case: ("contained", "fail") for case in cases}
     assert {case: seen[:2] for case, seen in got.items()} == expected, got
 
@@ -289,7 +281,7 @@ def test_round_eighteen_a_bash_env_file_of_the_agent_does_not_fake_a_run(
         behaviors,
     )
     outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", runner)
-    got = {case: _required(outcome.run_dir.path, case) for case in cases}
+    got = {case: required_check(outcome.run_dir.path, case) for case in cases}
     expected = {
         case: ("contained", "fail" if agent == "codex" and case != "honest" else status)
         for case, (_, status) in ENV_CASES.items()

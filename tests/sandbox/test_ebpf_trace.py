@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -517,3 +518,41 @@ def test_a_stopped_loader_holds_no_other_attempt_behind_its_question(
     assert got == [server] * 4  # a slow loader is still the one
     assert max(waited) < 2 + 1.5, waited  # one timeout at most, never four in a row
     stop_shared_loaders()
+
+
+# Code the attempt wrote, mapped into a program of the machine (red team 19): a library it
+# built preloaded (named `notes.txt`: the name says nothing), and code in a memfd mapped by
+# Python; the machine's own libraries are mapped too, and a heap's anonymous mappings.
+CODE_MAPS = r"""
+printf '#include <unistd.h>\n__attribute__((constructor)) static void c(void) { _exit(0); }\n' > e.c
+gcc -shared -fPIC -o notes.txt e.c
+LD_PRELOAD=$PWD/notes.txt python3 -c 'import sys; sys.exit(1)'
+python3 -c '
+import mmap, os
+fd = os.memfd_create("code")
+os.write(fd, b"\xc3" * 4096)
+mmap.mmap(fd, 4096, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+'
+"""
+
+
+def test_code_mapped_by_a_tool_call_reads_the_same_under_strace_and_ebpf(tmp_path: Path) -> None:
+    _needs("strace", "ebpf")
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc here")
+    seen = {}
+    for tracer in ("strace", "ebpf"):
+        trace, code, ws = _traced(tracer, CODE_MAPS, tmp_path)
+        assert code == 0
+        assert (trace.unparsed, trace.unattributed) == (0, 0)
+        (call,) = trace.tool_calls
+        maps = {a.path.replace(str(ws), "WS") for a in call.code_maps}
+        assert "WS/notes.txt" in maps
+        assert any("libc.so" in path for path in maps)  # the machine's, mapped as code too
+        # The memfd: strace names it `/memfd:code`, the kernel program a file of no path.
+        assert {path for path in maps if not path.startswith(("/usr/", "/lib", "WS/"))} in (
+            {"/memfd:code"},
+            {"anon_inode"},
+        )
+        seen[tracer] = {p for p in maps if p.startswith("WS/")}
+    assert seen["strace"] == seen["ebpf"]

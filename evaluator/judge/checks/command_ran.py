@@ -124,7 +124,13 @@ def command_hits(
         # command may still have been waiting, or been killed, when the agent ended.
         detached = record.call_id in context.evidence.detached_calls
         startup = context.agents_startup(record)
-        if not detached and not startup and any(i.surely_ran(record.exit_code) for i in running):
+        code = context.agents_code(record)
+        if (
+            not detached
+            and not startup
+            and not code
+            and any(i.surely_ran(record.exit_code) for i in running)
+        ):
             hits.ran.append(_Run(record))
             continue
         if not running:
@@ -135,6 +141,8 @@ def command_hits(
         if startup:
             proof = startup_proof(proof, startup, call)
             hits.by_form.add(record.id)
+        if code:
+            hits.by_form.add(record.id)  # the agent's code ran in the call: its doing
         if proof.finding == "ran":
             hits.ran.append(_Run(record, proof))
         elif proof.finding == "killed":

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from evaluator.evidence.records import EvidenceRecord
 from evaluator.evidence.shell import analyze_command
-from evaluator.evidence.traced import ExecutedProgram
+from evaluator.evidence.traced import ExecutedProgram, TracedCall, agents_code
 from evaluator.judge.base import JudgeContext
 from evaluator.judge.checks.program_match import own_runs, runs_program, words_match
 from evaluator.patterns import Pattern
@@ -99,11 +99,23 @@ def traced_runs(pattern: Pattern, context: JudgeContext, skip: set[str]) -> list
         runs.extend(
             TracedRun(p, call_id)
             for p in call.programs
-            if program_runs(
+            if not _written_elsewhere(p, call, context)
+            and program_runs(
                 pattern, p, own | _created_programs(p, context) | _swapped(p, call_id, context)
             )
         )
     return sorted(runs, key=lambda run: run.program.started_line or 0)
+
+
+def _written_elsewhere(program: ExecutedProgram, call: TracedCall, context: JudgeContext) -> bool:
+    """Whether the process ran a file the attempt wrote outside the workspace (a copy of
+    `/bin/true` at `/tmp/x/python3`, run with the argv `python3 check.py`), or code in no file
+    at all (a memfd exec'd, `/memfd:x/python3`): its name is the agent's label for its own
+    program, not the program it names (red team 19). In the workspace `_created_programs`
+    decides, by content."""
+    if context.relative(program.path) is not None:
+        return False
+    return agents_code(program.path, call.attempt_written)
 
 
 def _named_files(program: ExecutedProgram) -> list[str]:

@@ -83,7 +83,8 @@ def _ran_with(
 
     running = [i for i in invocations if runs_program(pattern, i) and not ruled_out(i.words)]
     startup = context.agents_startup(command)
-    if not startup and any(i.surely_ran(command.exit_code) for i in running):
+    code = context.agents_code(command)
+    if not startup and not code and any(i.surely_ran(command.exit_code) for i in running):
         return "ran", None
     if not running:
         return None, None
@@ -146,9 +147,11 @@ def _surely_ran(record: EvidenceRecord, context: JudgeContext) -> bool:
     command, running = _runners(record, context)
     if command is None:
         return True
-    if context.agents_startup(command):
+    if context.agents_startup(command) or context.agents_code(command):
         # Its shell first read a start-up file the attempt wrote: the interpreter named may
-        # be the agent's function or program (red team 17); only the trace can tell.
+        # be the agent's function or program (red team 17); or a process of it mapped code the
+        # attempt wrote, which may have ended it as it pleased (red team 19). Only the trace
+        # can tell.
         return False
     return not running or any(i.surely_ran(command.exit_code) for i in running)
 

@@ -86,6 +86,9 @@ def _decide(found: list[ExecutedProgram], what: str, never: bool) -> TraceProof:
         return TraceProof(
             "killed", f"the trace shows {what} started and {killed[0].ended}", killed[0]
         )
+    own_code = [p for p in found if p.agents_code]
+    if own_code:
+        return TraceProof("unknown", f"the trace shows {what} started and {own_code[0].ended}")
     if found:
         return TraceProof("unknown", f"the trace shows {what} started but not how it ended")
     if never:

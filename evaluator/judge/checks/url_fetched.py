@@ -159,12 +159,15 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
         shadowed = fetched.shadowed or (
             f"it first read {', '.join(startup)}, which the attempt wrote" if startup else None
         )
+        # A process of it ran code the attempt wrote (red team 19): the fetcher's exit and the
+        # call's show nothing of what it sent.
+        code = context.agents_code(record)
         for invocation, urls in fetched.fetches:
             urls = [u for u in urls if _matches(check, u)]
             if not urls:
                 continue
             via = invocation.words[0]
-            if invocation.surely_ran(record.exit_code) and shadowed is None:
+            if invocation.surely_ran(record.exit_code) and shadowed is None and not code:
                 found.sure.append(_Fetch(urls[0], record, via))
                 continue
 
@@ -174,7 +177,12 @@ def _found(check: UrlFetchedCheck, context: JudgeContext) -> _Found:
             proof = trace_verdict(
                 [invocation_proof(invocation, context.traced_call(record), mentions)]
             )
-            by_form = invocation.conditional or record.exit_code is not None or shadowed is not None
+            by_form = (
+                invocation.conditional
+                or record.exit_code is not None
+                or shadowed is not None
+                or bool(code)
+            )
             fetch = _Fetch(urls[0], record, f"{via} ({proof.reason})", by_form)
             # Under another name's shadow only the fetcher's own file proves the fetch.
             genuine = proof.program is None or proof.program.path.startswith(SYSTEM_BIN)

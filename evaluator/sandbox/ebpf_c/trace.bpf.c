@@ -259,6 +259,8 @@ static __always_inline bool spec_of(long id, struct argspec *a)
 		a->s0 = 0; a->d1 = 1; a->s1 = 2; return true;
 	case 81: /* fchdir: its descriptor, resolved */
 		a->d0 = 0; return true;
+	case 9: /* mmap: its descriptor, resolved (only a file mapped as code: `maps_code`) */
+		a->d0 = 4; return true;
 	case 49: case 42: /* bind connect: the address */
 	case 425: case 304: case 41: case 53: case 317: case 157: case 432:
 	case 101: case 310: case 311: case 438: case 56: case 435: case 57: case 58:
@@ -385,12 +387,23 @@ static __always_inline void send_argv(unsigned long argv)
 }
 
 #define DATA_AT offsetof(struct rec_enter, data)
+#define PROT_EXEC_ 4
+#define MAP_ANONYMOUS_ 0x20
+
+/* An mmap that maps a file as code (PROT_EXEC, a descriptor): the only ones sent. Most mmaps
+ * are a heap's (anonymous), and a process's start makes dozens: filtered here, in the kernel,
+ * they cost the traced task nothing. The registers hold the arguments at the exit too. */
+static __always_inline bool maps_code(struct pt_regs *regs)
+{
+	return (reg_arg(regs, 2) & PROT_EXEC_) && !(reg_arg(regs, 3) & MAP_ANONYMOUS_) &&
+	       (int)reg_arg(regs, 4) >= 0;
+}
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_enter, struct pt_regs *regs, long id)
 {
 	struct argspec a;
-	if (!spec_of(id, &a) || !is_followed())
+	if (!spec_of(id, &a) || (id == 9 && !maps_code(regs)) || !is_followed())
 		return 0;
 	struct scratch *s = my_scratch();
 	if (!s)
@@ -473,7 +486,7 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret)
 {
 	long id = BPF_CORE_READ(regs, orig_ax);
 	struct argspec a;
-	if (!spec_of(id, &a) || !is_followed())
+	if (!spec_of(id, &a) || (id == 9 && !maps_code(regs)) || !is_followed())
 		return 0;
 	struct scratch *s = my_scratch();
 	if (!s)
