@@ -22,6 +22,8 @@ from typing import Any
 from evaluator.agents.start_gate import StartGate
 
 TERM_GRACE_S = 3.0
+# The fault of an agent whose CLI the kernel would not execute (`AgentHandle.error`).
+NOT_STARTED = "the agent CLI could not be started"
 GROUP_POLL_S = 0.05
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _ACTIVE: set[subprocess.Popen[bytes]] = set()
@@ -260,12 +262,41 @@ def _death_signal_wrapper() -> tuple[str, ...] | None:
 def _startable(program: str, cwd: Path, env: dict[str, str]) -> bool:
     """Whether `program` would be executed as `subprocess` would look it up (a path from the
     child's directory, a name through the child's PATH): only then may the wrapper run it;
-    otherwise the start goes as before and fails there with the same `cannot start` error, not
+    otherwise the start goes as before and fails there with the same `NOT_STARTED` error, not
     as a wrapper's exit status."""
     if os.sep in program:
         path = os.path.join(cwd, program)
         return os.access(path, os.X_OK) and not os.path.isdir(path)
     return shutil.which(program, path=env.get("PATH", os.defpath)) is not None
+
+
+def start_problem(program: Path, search_path: str) -> str | None:
+    """Why the kernel could not execute `program`, or None: a missing file, one without the
+    execute bit, or a script whose `#!` interpreter is missing (`#!/usr/bin/env NAME`: NAME not
+    on `search_path`). Under a jail the exec fails inside the wrapper, which exits 1 like an
+    agent that crashed; checked before the start, such a failure is the machine's, never the
+    skill's (docs/agents.md, "An agent CLI that cannot start")."""
+    if not program.exists():
+        return f"{program}: no such file"
+    if program.is_dir() or not os.access(program, os.X_OK):
+        return f"{program}: not an executable file"
+    try:
+        with program.open("rb") as handle:
+            head = handle.readline(256)
+    except OSError as exc:
+        return f"{program}: cannot be read: {exc.strerror or exc}"
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].decode("utf-8", "replace").split()
+    if not words:
+        return f"{program}: its #! line names no interpreter"
+    interpreter = Path(words[0])
+    if not os.access(interpreter, os.X_OK) or interpreter.is_dir():
+        return f"{program}: its interpreter {interpreter} is missing or not executable"
+    if interpreter.name == "env" and len(words) > 1 and not words[1].startswith("-"):
+        if shutil.which(words[1], path=search_path) is None:
+            return f"{program}: its interpreter {words[1]} (#!{interpreter}) is not on PATH"
+    return None
 
 
 def wait_for_exit(
@@ -386,7 +417,7 @@ def run_process(
                 start_gate.leave()
             if not isinstance(exc, OSError):
                 raise
-            return ProcessOutcome(None, False, False, started, time.time(), f"cannot start: {exc}")
+            return ProcessOutcome(None, False, False, started, time.time(), f"{NOT_STARTED}: {exc}")
         if start_gate is not None:
             pid = proc.pid
             start_gate.leave_when_started(lambda: _exited(pid) or stdout_path.stat().st_size > 0)
