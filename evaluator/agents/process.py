@@ -293,9 +293,9 @@ def start_problem(program: Path, search_path: str) -> str | None:
     interpreter = Path(words[0])
     if not os.access(interpreter, os.X_OK) or interpreter.is_dir():
         return f"{program}: its interpreter {interpreter} is missing or not executable"
-    if interpreter.name == "env" and len(words) > 1 and not words[1].startswith("-"):
-        if shutil.which(words[1], path=search_path) is None:
-            return f"{program}: its interpreter {words[1]} (#!{interpreter}) is not on PATH"
+    named = words[1] if interpreter.name == "env" and len(words) > 1 else "-"
+    if not named.startswith("-") and shutil.which(named, path=search_path) is None:
+        return f"{program}: its interpreter {named} (#!{interpreter}) is not on PATH"
     return None
 
 

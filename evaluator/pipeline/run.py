@@ -36,6 +36,7 @@ from evaluator.artifacts.rundir import (
     lock_held,
     remove_temp_files,
     storage_error,
+    unfinished_why,
     write_atomic,
     write_json,
 )
@@ -1140,7 +1141,9 @@ def write_reports(
     findings = case_findings(run_dir, results)
     path = run_dir.path / TRIGGERS_FILE
     triggers = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    report = render_report(manifest, results, findings, triggers)
+    # A run no evaluator holds any more is reported interrupted, however its manifest ended.
+    state = unfinished_why(run_dir.path, manifest.run_id, manifest.run_state)
+    report = render_report(manifest, results, findings, triggers, run_state=state)
     if triggers is not None:  # a trigger run: its confusion table and misfiring prompts
         report += "\n" + render_trigger_section(triggers)
     # The case results are redacted already; the reports are too, should a text reach them some
