@@ -9,7 +9,13 @@ import time
 from pathlib import Path
 
 from evaluator.agents.base import AgentHandle, AgentRequest, link_user_skill
-from evaluator.agents.process import NOT_STARTED, ProcessOutcome, run_process, start_problem
+from evaluator.agents.process import (
+    NOT_STARTED,
+    LeftBehind,
+    ProcessOutcome,
+    run_process,
+    start_problem,
+)
 from evaluator.agents.start_gate import agent_start_gate
 
 STDOUT = "stdout.jsonl"
@@ -62,6 +68,8 @@ def start_agent(
             stop_when=request.stop_when,
             stop_fd=request.stop_fd,
             start_gate=agent_start_gate() if announces_start else None,
+            # What a tool call left running in the workspace or with the attempt's HOME.
+            left=LeftBehind(str(request.workspace), env.get("HOME")),
         )
     return AgentHandle(
         runner=runner,

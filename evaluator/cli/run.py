@@ -176,6 +176,10 @@ def with_deferred(
 
 
 def exit_code(outcome: RunOutcome, allow_blocked: bool) -> int:
+    if outcome.interrupted and outcome.stopped_by_signal is not None:
+        # The shell's convention, as everywhere else in the CLI: 130 for Ctrl-C, 143 for
+        # SIGTERM, so a script tells a stopped run from one that failed.
+        return 128 + outcome.stopped_by_signal
     if not outcome.interrupted and _outage_cases(outcome.results):
         return EXIT_ENVIRONMENT
     return EXIT_OK if exit_reason(outcome, allow_blocked) is None else EXIT_FAILURES
