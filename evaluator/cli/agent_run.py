@@ -25,7 +25,7 @@ from evaluator.cli.options import (
     resolve_grader,
     scratch_memory_option,
 )
-from evaluator.defaults import DEFAULT_SCRATCH
+from evaluator.defaults import DEFAULT_SCRATCH, MAX_TIMEOUT_S
 from evaluator.sandbox import DEFAULT_TRACER, jail_names, tracer_choices
 from evaluator.vocabulary import JudgeMode, ScratchMemory
 
@@ -128,7 +128,7 @@ def agent_run_options(func: F) -> F:
         click.option(
             "--timeout",
             "timeout_s",
-            type=FiniteFloatRange(min=1),
+            type=FiniteFloatRange(min=1, max=MAX_TIMEOUT_S),
             default=None,
             help="Seconds per attempt (default: the case's timeout_s, else the target's, else 300).",
         ),
