@@ -108,6 +108,8 @@ def command(
             # The same model as the run's, unless the user names another.
             run_args.behaviors, run_args.model = plan.behaviors, plan.model
             run_args.base_url, run_args.api_key_env = plan.base_url, plan.api_key_env
+        if plan.judge is not None and not run_args.judge_named():
+            run_args.take_judge(plan.judge)  # the same judge, unless the user names one
         click.echo(
             f"rerunning {len(cases)} case(s) of run {plan.run_id} that failed or were blocked:"
             f" {', '.join(cases)}",
@@ -140,6 +142,7 @@ def command(
         ray_address=ray_address,
     )
     run_args.apply(options)
+    options.judge = run_args.judge_settings()
     with run_args.grader() as grader:
         options.grader = grader
         outcome = Run(options, choose_progress(as_json)).execute()
