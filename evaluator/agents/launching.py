@@ -94,6 +94,7 @@ def start_agent(
             *(request.launch.tool_roots(binary, env) if trace_path is not None else ()),
         ),
         private_dirs=request.launch.private_dirs(),
+        hidden_dirs=request.launch.hidden,
         own_pid_namespace=request.launch.own_pid_namespace(),
         session_dirs=(agent_home,) if session_dirs is None else session_dirs,
         adapter=adapter,

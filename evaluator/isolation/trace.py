@@ -20,7 +20,7 @@ from typing import Literal
 
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.evidence.traced import ExecutedProgram, TracedCall, agents_startup
-from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
+from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed, excluding
 from evaluator.isolation.assess import IsolationReport, Violation, decide, record_violation
 from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox.strace_log import (
@@ -1262,12 +1262,13 @@ def assess_with_trace(
     skill_links: tuple[Path, ...] = (),
     home: Path | None = None,
     agent_folders: tuple[Path, ...] = (),
+    hidden: tuple[Path, ...] = (),
 ) -> tuple[IsolationReport, TraceReport]:
     """Merges the attempt's trace verdict into the evidence's: `trace` as already read (while the
     agent ran), else read from `trace_path` with the agent's `recognizer`. Without one the trace
     cannot tell the agent's tool calls from the CLI's own work: it says so (unverifiable), never
     passes blind. `home`: the attempt's HOME; `agent_folders`: the agents' own folders in it
-    (`_arbitrate_home`)."""
+    (`_arbitrate_home`); `hidden`: what the allowlist never covers (`allowlist.excluding`)."""
     if recognizer is None:
         report = TraceReport("unverifiable", UNUSABLE, 0)
         return combine(evidence_report, report, evidence, jailed=bool(private_dirs)), report
@@ -1284,6 +1285,7 @@ def assess_with_trace(
             workspace,
             own_dirs,
             private_dirs,
+            rules=excluding(SYSTEM_ALLOWLIST + RUNTIME_ALLOWLIST, hidden),
             session_dirs=session_dirs,
             own_pid_namespace=own_pid_namespace,
             trace_file=trace_path,

@@ -43,6 +43,7 @@ from evaluator.evidence import SessionEvidence
 from evaluator.evidence.records import SESSION_TAMPERED
 from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport, assess_attempt
+from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, excluding
 from evaluator.isolation.trace import STORE_CHANGED, TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.judge.base import CommandRunner, SkillTriggers
@@ -652,6 +653,7 @@ def _with_trace(
         skill_links=tuple(handle.skill_links),
         home=handle.home,
         agent_folders=_agent_folders(handle),
+        hidden=handle.hidden_dirs,
     )
 
 
@@ -733,10 +735,12 @@ def read_session(
         normalize_session(ref.path, home=home, adapter=adapter, skill_links=paths)
         for ref in result.descendants
     ]
+    hidden = result.handle.hidden_dirs if result.handle is not None else ()
     result.isolation = assess_attempt(
         evidence,
         result.workspace.path,
         descendants,
+        rules=excluding(SYSTEM_ALLOWLIST, hidden),
         record_guesses=not traced,
         skill_links=tuple(links),
         pending_home=home if traced else None,

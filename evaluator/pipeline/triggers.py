@@ -368,6 +368,7 @@ def _observe(
             session_dirs=handle.session_dirs,
             own_pid_namespace=handle.own_pid_namespace,
             skill_links=tuple(handle.skill_links),
+            hidden=handle.hidden_dirs,
         )
     calls = sum(1 for r in result.evidence.iter_records() if r.get("kind") == "tool_call")
     observation["tool_calls"] = calls
