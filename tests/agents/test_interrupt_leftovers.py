@@ -7,8 +7,6 @@ round 20 it ran on after the run had exited 1."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 import subprocess
 import sys
@@ -18,14 +16,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.agents.test_agent_lifetime import marked_processes
+from tests.agents.test_agent_lifetime import marked_processes, stop_all, survivors
 from tests.conftest import ROOT
 from tests.support import gemini_or_skip, scratch_dir
 
 pytestmark = pytest.mark.gemini
 BACKGROUND = "sleep 6061"
 START_TIMEOUT_S = 180.0
-GONE_TIMEOUT_S = 15.0
 
 
 def test_an_interrupted_run_exits_with_its_signal_and_kills_what_the_agent_backgrounded(
@@ -91,19 +88,6 @@ def test_an_interrupted_run_exits_with_its_signal_and_kills_what_the_agent_backg
                 proc.send_signal(signals[name])
             codes = {name: proc.wait(timeout=120) for name, (proc, _) in evaluators.items()}
             assert codes == {"SIGINT": 130, "SIGTERM": 143}
-            deadline = time.monotonic() + GONE_TIMEOUT_S
-            survivors = {}
-            for name, (_, marker) in evaluators.items():
-                while (left := marked_processes(marker)) and time.monotonic() < deadline:
-                    time.sleep(0.1)
-                if left:
-                    survivors[name] = left
-            assert survivors == {}
+            assert survivors(evaluators) == {}
         finally:
-            for proc, marker in evaluators.values():
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-                for pid in marked_processes(marker):
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGKILL)
+            stop_all(evaluators)
