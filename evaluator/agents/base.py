@@ -98,6 +98,9 @@ class AgentHandle:
     own_dirs: tuple[Path, ...] = ()
     # The jail's private /tmp and /var/tmp: what succeeded there touched only the attempt's own.
     private_dirs: tuple[Path, ...] = ()
+    # What no attempt may reach (the jail hides it: the source workspace, the eval repo, the
+    # user's home, the runs and the run's scratch): outside even below an allowed prefix.
+    hidden_dirs: tuple[Path, ...] = ()
     # The jail gave the agent its own pid namespace: `/proc` lists only the attempt's processes.
     own_pid_namespace: bool = False
     # Where the CLI records its sessions (the evidence): the agent's own, but no tool call of it

@@ -4,10 +4,18 @@ Every runner starts its CLI through here; only the argv, environment and stdin d
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 from evaluator.agents.base import AgentHandle, AgentRequest, link_user_skill
-from evaluator.agents.process import run_process
+from evaluator.agents.process import (
+    NOT_STARTED,
+    LeftBehind,
+    ProcessOutcome,
+    run_process,
+    start_problem,
+)
 from evaluator.agents.start_gate import agent_start_gate
 
 STDOUT = "stdout.jsonl"
@@ -38,19 +46,31 @@ def start_agent(
     env = request.launch.agent_env(env, binary, request.workspace, request.agent_dir)
     stdout_path = request.agent_dir / STDOUT
     stderr_path = request.agent_dir / STDERR
-    wrapped, trace_path = request.launch.wrap(argv, env, request.workspace, request.agent_dir)
-    outcome = run_process(
-        wrapped,
-        cwd=request.workspace,
-        env=env,
-        stdin_text=stdin_text,
-        stdout_path=stdout_path,
-        stderr_path=stderr_path,
-        timeout_s=request.timeout_s,
-        stop_when=request.stop_when,
-        stop_fd=request.stop_fd,
-        start_gate=agent_start_gate() if announces_start else None,
-    )
+    problem = start_problem(Path(argv[0]), env.get("PATH", os.defpath))
+    if problem is not None:
+        # Found at the start (the binary changed since the run began): no process, no exit
+        # code, and the attempt is blocked as the machine's fault, never the skill's.
+        stdout_path.write_bytes(b"")
+        stderr_path.write_bytes(b"")
+        now = time.time()
+        outcome = ProcessOutcome(None, False, False, now, now, f"{NOT_STARTED}: {problem}")
+        trace_path = None
+    else:
+        wrapped, trace_path = request.launch.wrap(argv, env, request.workspace, request.agent_dir)
+        outcome = run_process(
+            wrapped,
+            cwd=request.workspace,
+            env=env,
+            stdin_text=stdin_text,
+            stdout_path=stdout_path,
+            stderr_path=stderr_path,
+            timeout_s=request.timeout_s,
+            stop_when=request.stop_when,
+            stop_fd=request.stop_fd,
+            start_gate=agent_start_gate() if announces_start else None,
+            # What a tool call left running in the workspace or with the attempt's HOME.
+            left=LeftBehind(str(request.workspace), env.get("HOME")),
+        )
     return AgentHandle(
         runner=runner,
         workspace=request.workspace,
@@ -74,6 +94,7 @@ def start_agent(
             *(request.launch.tool_roots(binary, env) if trace_path is not None else ()),
         ),
         private_dirs=request.launch.private_dirs(),
+        hidden_dirs=request.launch.hidden,
         own_pid_namespace=request.launch.own_pid_namespace(),
         session_dirs=(agent_home,) if session_dirs is None else session_dirs,
         adapter=adapter,

@@ -13,6 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from evaluator.agents.process import start_problem
 from evaluator.errors import EnvironmentProblem
 
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -58,11 +59,10 @@ class PinnedCli:
         for label, candidate in candidates:
             if candidate is None:
                 continue
-            if candidate.is_file() and os.access(candidate, os.X_OK):
+            problem = start_problem(candidate, os.environ.get("PATH", os.defpath))
+            if problem is None:
                 return candidate
-            raise EnvironmentProblem(
-                f"{self.command} binary from {label} is not executable: {candidate}"
-            )
+            raise EnvironmentProblem(f"{self.command} binary from {label} cannot start: {problem}")
         on_path = shutil.which(self.command)
         if on_path:
             return Path(on_path)

@@ -22,9 +22,12 @@ from typing import Any
 from evaluator.agents.start_gate import StartGate
 
 TERM_GRACE_S = 3.0
+# The fault of an agent whose CLI the kernel would not execute (`AgentHandle.error`).
+NOT_STARTED = "the agent CLI could not be started"
 GROUP_POLL_S = 0.05
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-_ACTIVE: set[subprocess.Popen[bytes]] = set()
+# Every agent process running, with where it ran: what it left outside its group is found by it.
+_ACTIVE: dict[subprocess.Popen[bytes], LeftBehind | None] = {}
 _ACTIVE_LOCK = threading.Lock()
 # How many times `kill_active` has run: an agent that waited at the start gate through one is
 # not started (its run is stopping).
@@ -64,13 +67,55 @@ _REAPER = _Reaper()
 
 
 def kill_active() -> int:
-    """Kills every agent process group still running (an interrupted run); returns how many."""
+    """Kills every agent process group still running (an interrupted run), and what each left
+    outside its group; returns how many."""
     with _ACTIVE_LOCK:
-        active = list(_ACTIVE)
+        active = list(_ACTIVE.items())
         _KILLS[0] += 1
-    for proc in active:
-        _kill_group(proc)
+    for proc, left in active:
+        _kill_group(proc, left)
     return len(active)
+
+
+@dataclass(frozen=True)
+class LeftBehind:
+    """How to know a process an agent left outside its process group: a tool call's `cmd &`
+    (its own session: a CLI may start each command with `setsid`, and a shell's background job
+    ignores SIGINT) runs on in the attempt's workspace, or with the attempt's HOME. Without the
+    jail's pid namespace and the trace (`_kill_traced`), nothing else ends it."""
+
+    workspace: str
+    home: str | None
+
+    def matches(self, entry: Path) -> bool:
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            cwd = ""
+        if cwd == self.workspace or cwd.startswith(self.workspace + "/"):
+            return True
+        if self.home is None:
+            return False
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            return False
+        return f"HOME={self.home}".encode() in environ
+
+    def kill(self) -> None:
+        """SIGKILLs every such process, again until none is left (one may fork meanwhile)."""
+        for _ in range(_TRACED_ROUNDS):
+            found = [
+                int(entry.name)
+                for entry in _proc_entries()
+                if int(entry.name) != os.getpid() and self.matches(entry)
+            ]
+            if not found:
+                return
+            for pid in found:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(GROUP_POLL_S / 5)
 
 
 @dataclass
@@ -90,12 +135,13 @@ class ProcessOutcome:
 STOP_POLL_S = 0.25  # how often a stop condition is asked while the agent runs
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _kill_group(proc: subprocess.Popen[bytes], left: LeftBehind | None = None) -> None:
     """SIGTERM to the agent's whole process group, then SIGKILL to whatever of it is left after
     the grace. Codex spawns helpers (the node wrapper, the native CLI, sandbox helpers, shells):
     the group outlives its leader when the leader exits first (strace does on SIGTERM, leaving
     the CLI it traced running), so the group, not the leader, is waited for. What the group's
-    strace traces is killed first (`_kill_traced`)."""
+    strace traces is killed first (`_kill_traced`), what it left outside the group (`left`)
+    last."""
     _kill_traced(proc.pid)
     deadline = time.monotonic() + TERM_GRACE_S
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -107,6 +153,8 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
             break
     with contextlib.suppress(subprocess.TimeoutExpired):  # stuck in the kernel: nothing to do
         proc.wait(timeout=5.0)
+    if left is not None:
+        left.kill()
 
 
 def _kill_traced(group: int) -> None:
@@ -260,12 +308,41 @@ def _death_signal_wrapper() -> tuple[str, ...] | None:
 def _startable(program: str, cwd: Path, env: dict[str, str]) -> bool:
     """Whether `program` would be executed as `subprocess` would look it up (a path from the
     child's directory, a name through the child's PATH): only then may the wrapper run it;
-    otherwise the start goes as before and fails there with the same `cannot start` error, not
+    otherwise the start goes as before and fails there with the same `NOT_STARTED` error, not
     as a wrapper's exit status."""
     if os.sep in program:
         path = os.path.join(cwd, program)
         return os.access(path, os.X_OK) and not os.path.isdir(path)
     return shutil.which(program, path=env.get("PATH", os.defpath)) is not None
+
+
+def start_problem(program: Path, search_path: str) -> str | None:
+    """Why the kernel could not execute `program`, or None: a missing file, one without the
+    execute bit, or a script whose `#!` interpreter is missing (`#!/usr/bin/env NAME`: NAME not
+    on `search_path`). Under a jail the exec fails inside the wrapper, which exits 1 like an
+    agent that crashed; checked before the start, such a failure is the machine's, never the
+    skill's (docs/agents.md, "An agent CLI that cannot start")."""
+    if not program.exists():
+        return f"{program}: no such file"
+    if program.is_dir() or not os.access(program, os.X_OK):
+        return f"{program}: not an executable file"
+    try:
+        with program.open("rb") as handle:
+            head = handle.readline(256)
+    except OSError as exc:
+        return f"{program}: cannot be read: {exc.strerror or exc}"
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].decode("utf-8", "replace").split()
+    if not words:
+        return f"{program}: its #! line names no interpreter"
+    interpreter = Path(words[0])
+    if not os.access(interpreter, os.X_OK) or interpreter.is_dir():
+        return f"{program}: its interpreter {interpreter} is missing or not executable"
+    named = words[1] if interpreter.name == "env" and len(words) > 1 else "-"
+    if not named.startswith("-") and shutil.which(named, path=search_path) is None:
+        return f"{program}: its interpreter {named} (#!{interpreter}) is not on PATH"
+    return None
 
 
 def wait_for_exit(
@@ -353,12 +430,14 @@ def run_process(
     stop_when: Callable[[], bool] | None = None,
     stop_fd: int | None = None,
     start_gate: StartGate | None = None,
+    left: LeftBehind | None = None,
 ) -> ProcessOutcome:
     """`stop_when`: asked every `STOP_POLL_S` while the agent runs; `stop_fd`: readable once the
     agent is to be stopped (waited on with the exit, never polled). Once either holds, the
     agent's process group is stopped and the outcome says `stopped` (not a timeout, not a
     fault). `start_gate`: waited for before the start (the timeout counts from the start), held
-    until the process has written its first output or exited (start_gate.py)."""
+    until the process has written its first output or exited (start_gate.py). `left`: how to
+    know what the process leaves outside its group, killed with it when it is stopped."""
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
         wrapper = _death_signal_wrapper() if argv and _startable(argv[0], cwd, env) else None
         # The slot is taken last before the spawn: nothing between can fail and keep it.
@@ -386,12 +465,12 @@ def run_process(
                 start_gate.leave()
             if not isinstance(exc, OSError):
                 raise
-            return ProcessOutcome(None, False, False, started, time.time(), f"cannot start: {exc}")
+            return ProcessOutcome(None, False, False, started, time.time(), f"{NOT_STARTED}: {exc}")
         if start_gate is not None:
             pid = proc.pid
             start_gate.leave_when_started(lambda: _exited(pid) or stdout_path.stat().st_size > 0)
         with _ACTIVE_LOCK:
-            _ACTIVE.add(proc)
+            _ACTIVE[proc] = left
         _REAPER.tell(f"+{proc.pid}")
         try:
             assert proc.stdin is not None
@@ -406,7 +485,7 @@ def run_process(
                 stop = wait_for_exit(proc, timeout_s, stop_fd)
             if stop:
                 stopped_at = time.monotonic()
-                _kill_group(proc)
+                _kill_group(proc, left)
                 return ProcessOutcome(
                     proc.returncode,
                     False,
@@ -417,15 +496,15 @@ def run_process(
                     stopped_at=stopped_at,
                 )
         except subprocess.TimeoutExpired:
-            _kill_group(proc)
+            _kill_group(proc, left)
             return ProcessOutcome(proc.returncode, True, True, started, time.time())
         except BaseException:
             # Ctrl-C or a kill of the evaluator: never leave an agent running behind us.
-            _kill_group(proc)
+            _kill_group(proc, left)
             raise
         finally:
             with _ACTIVE_LOCK:
-                _ACTIVE.discard(proc)
+                _ACTIVE.pop(proc, None)
             _REAPER.tell(f"-{proc.pid}")
     code = proc.returncode
     killed = code is not None and code < 0 and -code in (signal.SIGKILL, signal.SIGTERM)

@@ -16,6 +16,7 @@ from evaluator.vocabulary import (
     BlockedReason,
     BlockSide,
     IsolationVerdict,
+    JudgeMode,
     Split,
     Status,
     TraceLayer,
@@ -49,6 +50,18 @@ class VariantRole(ArtifactModel):
 # How a no-skill run's manifest says it (pipeline/run.py writes the note; `evaluate` reads it).
 NO_SKILL_NOTE = "no skill:"
 ScratchPlace = Literal["memory", "disk"]
+
+
+class JudgeSettings(ArtifactModel):
+    """The judge options a run was given (`--judge`, `--judge-model`, ...): what
+    `run --rerun-failed` judges with again unless the user names another judge."""
+
+    mode: JudgeMode = "auto"
+    model: str | None = None
+    agent: str | None = None
+    votes: int | None = None
+    base_url: str | None = Field(default=None, description="--judge-base-url, without user-info")
+    api_key_env: str | None = None
 
 
 class Manifest(ArtifactModel):
@@ -97,6 +110,12 @@ class Manifest(ArtifactModel):
     )
     model_key_env: str | None = Field(
         default=None, description="--api-key-env: the variable that held the endpoint's key"
+    )
+    judge: JudgeSettings | None = Field(
+        default=None,
+        description="the judge options of the run (--judge, --judge-model, --judge-agent,"
+        " --judge-votes, --judge-base-url, --judge-api-key-env) that `run --rerun-failed`"
+        " takes; absent in older runs and in those `evaluate`, `selftest`, `triggers` make",
     )
     evaluator_version: str | None = None
     runner_pid: int | None = None

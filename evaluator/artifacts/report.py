@@ -85,8 +85,10 @@ def render_report(
     results: list[CaseResult],
     findings: dict[str, CaseFindings] | None = None,
     triggers: dict[str, Any] | None = None,
+    run_state: str | None = None,
 ) -> str:
-    """`triggers`: a trigger run's `triggers.json`, whose scores replace the pass rate."""
+    """`triggers`: a trigger run's `triggers.json`, whose scores replace the pass rate.
+    `run_state`: the state to state (`rundir.unfinished_why`), default the manifest's."""
     counts = Counter(r.status for r in results)
     lines = [
         f"# Evaluation report: {manifest.title()}",
@@ -98,7 +100,7 @@ def render_report(
         f"- Agent: {manifest.agent_label()}, model"
         f" {manifest.model or 'default'}"
         + (f", scripted behaviours `{manifest.behaviors_dir}`" if manifest.behaviors_dir else ""),
-        f"- Run state: {manifest.run_state}; started {manifest.started_at}"
+        f"- Run state: {run_state or manifest.run_state}; started {manifest.started_at}"
         + (f", finished {manifest.finished_at}" if manifest.finished_at else ""),
         f"- Cases: {len(results)} of {len(manifest.resolved_case_ids)} finished;"
         f" pass {counts['pass']}, fail {counts['fail']}, blocked {counts['blocked']}",

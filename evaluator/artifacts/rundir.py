@@ -13,7 +13,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ValidationError
 
-from evaluator.artifacts.models import AttemptRecord, CaseResult, Manifest
+from evaluator.artifacts.models import UNFINISHED_STATES, AttemptRecord, CaseResult, Manifest
 from evaluator.errors import InputError
 from evaluator.safepath import contained
 from evaluator.surrogates import surrogate_escape, well_formed
@@ -235,12 +235,14 @@ def lock_held(directory: Path) -> bool | None:
 
 
 def unfinished_why(directory: Path, run_id: str, state: str) -> str:
-    """The words after "the run is STATE" for a run whose manifest is not closed: whether an
-    evaluator still runs it or none does (killed, or its machine went down), and what to do."""
-    if state == "running" and lock_held(directory) is False:
+    """The words after "the run is STATE" (and a report's "Run state:"): a closed state as
+    written; for a run whose manifest is not closed, whether an evaluator still runs it or none
+    does (killed, or its machine went down: interrupted), and what to do."""
+    if state in UNFINISHED_STATES and lock_held(directory) is False:
         return (
-            f"running in its manifest, but no evaluator holds it (stopped without closing:"
-            f" killed, or its machine went down); `agentic-eval run --resume {run_id}` finishes it"
+            f"interrupted ({state} in its manifest, but no evaluator holds it: stopped without"
+            f" closing, killed, or its machine went down); `agentic-eval run --resume {run_id}`"
+            " finishes it"
         )
     return state
 

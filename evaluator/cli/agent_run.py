@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
+from click.core import ParameterSource
 
 from evaluator.adapters import DEFAULT_RUNNER
 from evaluator.cli.agent_flags import agent_option_flags, runner_option
@@ -25,11 +26,12 @@ from evaluator.cli.options import (
     resolve_grader,
     scratch_memory_option,
 )
-from evaluator.defaults import DEFAULT_SCRATCH
+from evaluator.defaults import DEFAULT_SCRATCH, MAX_TIMEOUT_S
 from evaluator.sandbox import DEFAULT_TRACER, jail_names, tracer_choices
 from evaluator.vocabulary import JudgeMode, ScratchMemory
 
 if TYPE_CHECKING:  # the pipeline and the judge are imported when the command runs
+    from evaluator.artifacts.models import JudgeSettings
     from evaluator.judge import ModelGrader
     from evaluator.pipeline.run import RunOptions
     from evaluator.sandbox import TraceMode
@@ -72,6 +74,34 @@ class AgentRunArgs:
             if not name.startswith("judge_"):
                 setattr(options, name, value)
 
+    def judge_settings(self) -> JudgeSettings:
+        """The judge options as the manifest records them."""
+        from evaluator.artifacts.models import JudgeSettings
+
+        return JudgeSettings(
+            mode=self.judge_mode,
+            model=self.judge_model,
+            agent=self.judge_agent,
+            votes=self.judge_votes,
+            base_url=self.judge_base_url,
+            api_key_env=self.judge_api_key_env,
+        )
+
+    def judge_named(self) -> bool:
+        """Whether the user gave any judge option (on the command line or by its variable),
+        even one equal to its default."""
+        context = click.get_current_context()
+        return any(
+            context.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
+            for name in _JUDGE_FIELDS
+        )
+
+    def take_judge(self, earlier: JudgeSettings) -> None:
+        """Judges as an earlier run did (`--rerun-failed`)."""
+        self.judge_mode, self.judge_model = earlier.mode, earlier.model
+        self.judge_agent, self.judge_votes = earlier.agent, earlier.votes
+        self.judge_base_url, self.judge_api_key_env = earlier.base_url, earlier.api_key_env
+
     @contextmanager
     def grader(self) -> Iterator[ModelGrader | None]:
         """The model judge `--judge`/`--judge-model` ask for, closed when the run ends."""
@@ -98,6 +128,7 @@ class AgentRunArgs:
 
 
 _FIELDS = tuple(f.name for f in fields(AgentRunArgs) if f.name != "agent_options")
+_JUDGE_FIELDS = tuple(name for name in _FIELDS if name.startswith("judge_"))
 
 
 def agent_run_options(func: F) -> F:
@@ -128,7 +159,7 @@ def agent_run_options(func: F) -> F:
         click.option(
             "--timeout",
             "timeout_s",
-            type=FiniteFloatRange(min=1),
+            type=FiniteFloatRange(min=1, max=MAX_TIMEOUT_S),
             default=None,
             help="Seconds per attempt (default: the case's timeout_s, else the target's, else 300).",
         ),

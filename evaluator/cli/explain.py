@@ -148,6 +148,12 @@ def command(
                         "case_id": case.case_id,
                         "needs": case.needs.stated(),
                         "env_vars_missing": _missing_variables(case),
+                        # What the text shows beside the entries, each a line of its own there.
+                        "setup_free_form": dict(
+                            sorted((case.case.setup.model_extra or {}).items())
+                        ),
+                        "intent": case.case.expected_output,
+                        "verification": list(case.case.verification),
                         "entries": [_plan_json(p) for p in plans],
                     }
                     for case, plans in planned

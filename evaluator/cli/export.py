@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from evaluator.cli.options import FiniteFloatRange, repo_options
-from evaluator.defaults import DEFAULT_TIMEOUT_S
+from evaluator.defaults import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 from evaluator.errors import EXIT_INPUT, EXIT_OK
 
 
@@ -34,7 +34,7 @@ def group() -> None:
 @click.option(
     "--timeout",
     "timeout_s",
-    type=FiniteFloatRange(min=1),
+    type=FiniteFloatRange(min=1, max=MAX_TIMEOUT_S),
     default=DEFAULT_TIMEOUT_S,
     show_default=True,
     help="Seconds per attempt (a case's own timeout_s wins).",

@@ -1,5 +1,6 @@
 """`run --rerun-failed RUN`: the cases of a finished run to run again (those that failed or were
-blocked), with the target, agent and model that run used, for the options the user did not set."""
+blocked), with the target, agent, model and judge that run used, for the options the user did not
+set."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.adapters.registry import runner_names
+from evaluator.artifacts.models import JudgeSettings
 from evaluator.artifacts.rundir import RunDir
 from evaluator.errors import InputError
 
@@ -25,6 +27,8 @@ class RerunPlan:
     model: str | None = None
     base_url: str | None = None
     api_key_env: str | None = None
+    # The judge options the run was given (None: a run from before they were recorded).
+    judge: JudgeSettings | None = None
 
 
 def named_run(run: str, runs_dir: Path, field: str = "--rerun-failed") -> RunDir:
@@ -56,7 +60,14 @@ def rerun_plan(run: str, runs_dir: Path) -> RerunPlan:
                 " gone; pass --behaviors (or --model/--base-url for a real model)",
                 field="--rerun-failed",
             )
-        return RerunPlan(run_dir.run_id, manifest.target_id, agent, cases, behaviors=behaviors)
+        return RerunPlan(
+            run_dir.run_id,
+            manifest.target_id,
+            agent,
+            cases,
+            behaviors=behaviors,
+            judge=manifest.judge,
+        )
     return RerunPlan(
         run_dir.run_id,
         manifest.target_id,
@@ -65,4 +76,5 @@ def rerun_plan(run: str, runs_dir: Path) -> RerunPlan:
         model=manifest.model,
         base_url=manifest.model_base_url,
         api_key_env=manifest.model_key_env,
+        judge=manifest.judge,
     )

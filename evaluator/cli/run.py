@@ -108,6 +108,8 @@ def command(
             # The same model as the run's, unless the user names another.
             run_args.behaviors, run_args.model = plan.behaviors, plan.model
             run_args.base_url, run_args.api_key_env = plan.base_url, plan.api_key_env
+        if plan.judge is not None and not run_args.judge_named():
+            run_args.take_judge(plan.judge)  # the same judge, unless the user names one
         click.echo(
             f"rerunning {len(cases)} case(s) of run {plan.run_id} that failed or were blocked:"
             f" {', '.join(cases)}",
@@ -140,6 +142,7 @@ def command(
         ray_address=ray_address,
     )
     run_args.apply(options)
+    options.judge = run_args.judge_settings()
     with run_args.grader() as grader:
         options.grader = grader
         outcome = Run(options, choose_progress(as_json)).execute()
@@ -176,6 +179,10 @@ def with_deferred(
 
 
 def exit_code(outcome: RunOutcome, allow_blocked: bool) -> int:
+    if outcome.interrupted and outcome.stopped_by_signal is not None:
+        # The shell's convention, as everywhere else in the CLI: 130 for Ctrl-C, 143 for
+        # SIGTERM, so a script tells a stopped run from one that failed.
+        return 128 + outcome.stopped_by_signal
     if not outcome.interrupted and _outage_cases(outcome.results):
         return EXIT_ENVIRONMENT
     return EXIT_OK if exit_reason(outcome, allow_blocked) is None else EXIT_FAILURES

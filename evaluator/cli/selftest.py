@@ -16,7 +16,7 @@ from evaluator.cli.options import (
     repo_options,
     scratch_memory_option,
 )
-from evaluator.defaults import DEFAULT_SCRATCH
+from evaluator.defaults import DEFAULT_SCRATCH, MAX_TIMEOUT_S
 from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
 from evaluator.vocabulary import ScratchMemory
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the pipeline is imported when the command runs, not for its
 @click.option(
     "--timeout",
     "timeout_s",
-    type=FiniteFloatRange(min=1),
+    type=FiniteFloatRange(min=1, max=MAX_TIMEOUT_S),
     default=None,
     help="Seconds per attempt.",
 )

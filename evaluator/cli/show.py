@@ -25,6 +25,7 @@ def command(run: str, case: str | None, runs_dir: Path) -> int:
     """Show a run's cases, or one case's result: status, assertions, blocked reason, artifacts.
 
     RUN is a run id under --runs-dir or a run directory; CASE a case id of that run."""
+    from evaluator.artifacts.rundir import unfinished_why
     from evaluator.cli.rerun import named_run
 
     run_dir = named_run(run, runs_dir, field="RUN")
@@ -33,7 +34,7 @@ def command(run: str, case: str | None, runs_dir: Path) -> int:
     if case is None:
         click.echo(
             f"run {run_dir.run_id}: target {manifest.target_id}, agent {manifest.agent},"
-            f" {manifest.run_state}; {run_dir.path}"
+            f" {unfinished_why(run_dir.path, manifest.run_id, manifest.run_state)}; {run_dir.path}"
         )
         for case_id in manifest.resolved_case_ids or list(results):
             result = results.get(case_id)

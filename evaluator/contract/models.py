@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from evaluator.defaults import MAX_TIMEOUT_S
 from evaluator.safepath import ID_PATTERN
 from evaluator.vocabulary import ALL_STATUSES, BlockedReason, Split, Status
 
@@ -81,7 +82,7 @@ class TargetDefaults(ClosedModel):
     """Our run defaults for a target; command-line flags override them."""
 
     attempts: int | None = Field(default=None, ge=1, le=100)
-    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    timeout_s: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     agent: str | None = None
     model: str | None = None
 
@@ -729,7 +730,7 @@ class Case(OpenModel):
         " the model judge as intent, never to the agent; it is not an assertion.",
     )
     attempts: int | None = Field(default=None, ge=1, le=100)
-    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    timeout_s: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     split: Split | None = None
     golden: list[GoldenBehavior] = Field(
         default_factory=list,

@@ -68,7 +68,7 @@ MEANINGS: dict[str, str] = {
     "TargetDefaults.attempts": "Attempts per case (K) when neither the case nor `--attempts`"
     " sets it.",
     "TargetDefaults.timeout_s": "Seconds per attempt when neither the case nor `--timeout` sets"
-    " it.",
+    " it; at most 86400 (a day).",
     "TargetDefaults.agent": "The agent runner when `--agent` is not given.",
     "TargetDefaults.model": "The agent's model when `--model` is not given.",
     "Suite.suite_id": "The suite's id (what `--suite` names).",
@@ -81,7 +81,9 @@ MEANINGS: dict[str, str] = {
     "Case.assertions": "What the agent must do (`required`) and must not do (`forbidden`).",
     "Case.notes": "Notes for the skill's author; shown in the report, never to the agent.",
     "Case.attempts": "Attempts of this case (K), over the target's default.",
-    "Case.timeout_s": "Seconds per attempt of this case, over the target's default.",
+    "Case.timeout_s": "Seconds per attempt of this case, over the target's default; at most"
+    " 86400 (a day): `1.0e+12` is refused, and `1e12` is text to YAML 1.1 (an exponent needs a"
+    " dot and a sign), refused as a string.",
     "Case.split": "The split this case belongs to, over the seeded hash.",
     "CaseInput.locale": "Upstream: the prompt's language (informative).",
     "CaseSetup.docs_index_present": "Whether the skill's docs index is in the workspace (false:"

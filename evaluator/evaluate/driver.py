@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import threading
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -52,7 +51,7 @@ from evaluator.interop.skill_creator import SKILL_CREATOR_DIR
 from evaluator.isolation.contamination import listening_ports
 from evaluator.judge.scoring import RubricScorer
 from evaluator.pipeline.progress import PlainProgress
-from evaluator.pipeline.run import Run, RunLane, RunOptions, drive, new_run_id
+from evaluator.pipeline.run import Run, RunLane, RunOptions, StopEvent, drive, new_run_id
 from evaluator.plan import Selection, open_repo, select_cases
 from evaluator.repo import EvalRepo, LoadedTarget
 from evaluator.safepath import id_problem
@@ -378,7 +377,7 @@ def _runs(
     every: list[Materialized],
 ) -> list[Run]:
     """One run per variant in `materialized`; `every`: all variants, reused ones included."""
-    stop = threading.Event()
+    stop = StopEvent()
     skill_dir = _baseline_skill(every)
     entry = Path(selection.target.target.entry_skill)
     workspace_skill = str(entry.parent if entry.suffix else entry)

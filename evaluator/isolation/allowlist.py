@@ -6,7 +6,8 @@ Documented in docs/isolation.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,10 @@ SYSTEM_ALLOWLIST: tuple[AllowRule, ...] = (
     AllowRule("/sbin/", _READ, "system tools"),
     AllowRule("/lib/", _READ, "shared libraries"),
     AllowRule("/lib64/", _READ, "shared libraries"),
+    # Software installed by hand or by a vendor's installer (`/opt/ghidra/support/analyzeHeadless`,
+    # `/opt/google/chrome`): the FHS's `/usr/local` for whole packages, which a skill's script
+    # looks in for a tool it runs (round 20: `ghidra-headless`'s `find /opt /usr/local ...`).
+    AllowRule("/opt/", _READ, "add-on software packages"),
     AllowRule("/etc/ld.so", _READ, "the dynamic loader's cache"),
     # The process's own information, by exact name (evaluator/kernelpaths.py spells every
     # `/proc/self`, `/proc/thread-self`, `/proc/self/task/<tid>` path so, and `/dev/stdin`,
@@ -68,3 +73,16 @@ def allowed(
         if rule.allows(path, access):
             return rule
     return None
+
+
+def excluding(rules: tuple[AllowRule, ...], places: tuple[Path, ...]) -> tuple[AllowRule, ...]:
+    """`rules` with `places` below none of them: the source workspace, the eval repo, the user's
+    home, the runs and the run's scratch (what the jail hides, `LaunchPolicy.hidden`). An eval
+    repo kept under `/opt` or `/usr/local/src` is still no system location: a read of its other
+    cases, or of `runs/`, stays outside (round 20)."""
+    if not places:
+        return rules
+    named = tuple(str(place).rstrip("/") for place in places)
+    return tuple(
+        rule if rule.exact else replace(rule, excluded=(*rule.excluded, *named)) for rule in rules
+    )

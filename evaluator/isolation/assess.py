@@ -207,8 +207,14 @@ def assess_isolation(
         opaque=list(evidence.opaque),
         guesses_recorded=record_guesses,
     )
+    # A call the agent CLI refused to run (its sandbox or approval policy said no: `tool_denied`)
+    # touched nothing: a normaliser that records a command's paths when it is made (Codex's)
+    # still has them, and they are no accesses. The trace, where there is one, shows what ran.
+    refused = {r.call_id for r in evidence.of_kind("tool_denied") if r.call_id}
     for record in evidence.records:
         if record.kind not in ACCESS_RECORD_KINDS or not record.path:
+            continue
+        if record.call_id is not None and record.call_id in refused:
             continue
         report.checked += 1
         access = record.access or ("cwd" if record.kind == "tool_workdir_observed" else "read")

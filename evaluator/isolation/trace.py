@@ -20,7 +20,7 @@ from typing import Literal
 
 from evaluator.evidence.records import EvidenceRecord, SessionEvidence
 from evaluator.evidence.traced import ExecutedProgram, TracedCall, agents_code, agents_startup
-from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed
+from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, AllowRule, allowed, excluding
 from evaluator.isolation.assess import IsolationReport, Violation, decide, record_violation
 from evaluator.kernelpaths import resolve_kernel_path
 from evaluator.sandbox.strace_log import (
@@ -1321,12 +1321,14 @@ def assess_with_trace(
     home: Path | None = None,
     agent_folders: tuple[Path, ...] = (),
     transcripts: tuple[Path, ...] = (),
+    hidden: tuple[Path, ...] = (),
 ) -> tuple[IsolationReport, TraceReport]:
     """Merges the attempt's trace verdict into the evidence's: `trace` as already read (while the
     agent ran), else read from `trace_path` with the agent's `recognizer`. Without one the trace
     cannot tell the agent's tool calls from the CLI's own work: it says so (unverifiable), never
     passes blind. `home`: the attempt's HOME; `agent_folders`: the agents' own folders in it;
-    `transcripts`: the CLI's transcripts among them (`_arbitrate_home`)."""
+    `transcripts`: the CLI's transcripts among them (`_arbitrate_home`); `hidden`: what the
+    allowlist never covers (`allowlist.excluding`)."""
     if recognizer is None:
         report = TraceReport("unverifiable", UNUSABLE, 0)
         return combine(evidence_report, report, evidence, jailed=bool(private_dirs)), report
@@ -1343,6 +1345,7 @@ def assess_with_trace(
             workspace,
             own_dirs,
             private_dirs,
+            rules=excluding(SYSTEM_ALLOWLIST + RUNTIME_ALLOWLIST, hidden),
             session_dirs=session_dirs,
             own_pid_namespace=own_pid_namespace,
             trace_file=trace_path,

@@ -10,7 +10,7 @@ added here on purpose, where a reader sees the change.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
@@ -152,6 +152,21 @@ class ExplainedCase(Closed):
         default_factory=list,
         description="`setup.env_vars_required` variables not set where the command ran: a run"
         " here would block the case (environment) unless a required entry fails",
+    )
+    setup_free_form: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The case's free-form `setup` facts (keys of the public contract's shape,"
+        " not ours) with their values: none can be reproduced here, so a run blocks the case"
+        " (environment) without starting the agent",
+    )
+    intent: str | None = Field(
+        default=None,
+        description="The case's `expected_output`: shown to the model judge only, never to the"
+        " agent, and no assertion",
+    )
+    verification: list[str] = Field(
+        default_factory=list,
+        description="The case's `verification` lines: for the model judge only",
     )
     entries: list[ExplainedEntry]
 

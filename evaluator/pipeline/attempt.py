@@ -44,6 +44,7 @@ from evaluator.evidence import SessionEvidence
 from evaluator.evidence.records import SESSION_TAMPERED
 from evaluator.interop.runs import SUBAGENT_SESSIONS
 from evaluator.isolation import IsolationReport, assess_attempt
+from evaluator.isolation.allowlist import SYSTEM_ALLOWLIST, excluding
 from evaluator.isolation.trace import STORE_CHANGED, TraceReport, assess_with_trace
 from evaluator.judge import CaseJudgement, JudgeContext, ModelGrader, judge_case
 from evaluator.judge.base import CommandRunner, SkillTriggers
@@ -618,7 +619,7 @@ def _evaluate(
             return
     assert result.evidence is not None and result.isolation is not None
     if handle.trace_path is not None:
-        result.isolation, result.trace = _with_trace(
+        result.isolation, result.trace = with_trace(
             settings, handle, result.isolation, result.evidence, result.workspace.path, trace
         )
     if handle.launched_child and not prompt_was_verbatim(result, prompt):
@@ -652,7 +653,7 @@ def _evaluate(
     )
 
 
-def _with_trace(
+def with_trace(
     settings: AttemptSettings,
     handle: AgentHandle,
     isolation: IsolationReport,
@@ -677,6 +678,7 @@ def _with_trace(
         home=handle.home,
         agent_folders=_agent_folders(handle),
         transcripts=_transcripts(handle),
+        hidden=handle.hidden_dirs,
     )
 
 
@@ -724,7 +726,7 @@ def session_store_changed(
     none = SessionEvidence(session_path="")
     workspace = result.workspace.path
     untraced = assess_attempt(none, workspace, [], record_guesses=False)
-    isolation, report = _with_trace(settings, handle, untraced, none, workspace, trace)
+    isolation, report = with_trace(settings, handle, untraced, none, workspace, trace)
     changes = [v for v in report.violations if v.detail.startswith(STORE_CHANGED)]
     if not changes:
         return False
@@ -767,10 +769,12 @@ def read_session(
         normalize_session(ref.path, home=home, adapter=adapter, skill_links=paths)
         for ref in result.descendants
     ]
+    hidden = result.handle.hidden_dirs if result.handle is not None else ()
     result.isolation = assess_attempt(
         evidence,
         result.workspace.path,
         descendants,
+        rules=excluding(SYSTEM_ALLOWLIST, hidden),
         record_guesses=not traced,
         skill_links=tuple(links),
         pending_home=home if traced else None,

@@ -36,6 +36,7 @@ from evaluator.artifacts.rundir import (
     lock_held,
     remove_temp_files,
     storage_error,
+    unfinished_why,
     write_atomic,
     write_json,
 )
@@ -45,7 +46,7 @@ from evaluator.artifacts.trigger_report import TRIGGERS_FILE, render_trigger_sec
 from evaluator.credentials import SecretSet
 from evaluator.defaults import DEFAULT_SCRATCH as DEFAULT_SCRATCH  # re-exported: was defined here
 from evaluator.defaults import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
-from evaluator.errors import EnvironmentProblem, InputError
+from evaluator.errors import EnvironmentProblem, InputError, Terminated
 from evaluator.execute import Executor, ExecutorSettings, executor_class
 from evaluator.html.run_page import write_run_html
 from evaluator.interop import write_run_outputs
@@ -123,12 +124,27 @@ class RunInterrupted(Exception):
     """SIGTERM (or SIGINT) arrived: stop starting attempts, kill running ones, keep results."""
 
 
+class StopEvent(threading.Event):
+    """A run's stop request, and the signal that asked it first (None: not a signal)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.signum: int | None = None
+
+    def stop_by(self, signum: int) -> None:
+        if self.signum is None:
+            self.signum = signum
+        self.set()
+
+
 @dataclass
 class RunOutcome:
     run_dir: RunDir
     manifest: Manifest
     results: list[CaseResult] = field(default_factory=list)
     interrupted: bool = False
+    # The signal that interrupted it (SIGINT, SIGTERM): the command exits 128 + its number.
+    stopped_by_signal: int | None = None
 
     def counts(self) -> dict[str, int]:
         return {
@@ -150,7 +166,7 @@ def _now() -> str:
 
 
 @contextmanager
-def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+def _stop_on_signals(stop: StopEvent) -> Iterator[None]:
     """SIGTERM and SIGINT while attempts run only set `stop`; the pool sees it at its next look
     (within `POOL_POLL_S`) and stops there. An exception raised wherever the signal lands could
     leave a lock of the pool held, or a result half-written, and the run hanging."""
@@ -159,7 +175,7 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
         return
 
     def handler(signum: int, frame: Any) -> None:
-        stop.set()
+        stop.stop_by(signum)
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
@@ -203,7 +219,7 @@ class Run:
     def __init__(self, options: RunOptions, progress: Progress | None = None) -> None:
         self.options = options
         self.progress = progress or PlainProgress()
-        self.stop = threading.Event()
+        self.stop = StopEvent()
         self.attempt_numbers: dict[str, int] = {}
         # Where the attempts started are noted while the scratch is in memory (RunDir.IN_FLIGHT_DIR).
         self.journal: RunDir | None = None
@@ -1009,11 +1025,14 @@ def drive(lanes: list[RunLane]) -> None:
     try:
         with _stop_on_signals(stop):
             _pool(executor, lanes, stop)
-    except (KeyboardInterrupt, RunInterrupted):
+    except (KeyboardInterrupt, RunInterrupted) as exc:
+        if isinstance(exc, KeyboardInterrupt):  # a signal that landed outside the handler
+            stop.stop_by(signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
         stop.set()
         executor.stop()
         for lane in lanes:
             lane.outcome.interrupted = True
+            lane.outcome.stopped_by_signal = stop.signum
     finally:
         executor.close()
         for lane in lanes:
@@ -1035,7 +1054,7 @@ def skill_kind(lane: RunLane) -> Hashable:
     return (str(options.source_workspace), options.skill_text)
 
 
-def _pool(executor: Executor[Any, Any], lanes: list[RunLane], stop: threading.Event) -> None:
+def _pool(executor: Executor[Any, Any], lanes: list[RunLane], stop: StopEvent) -> None:
     """The driver: it submits at most `workers` attempts at a time, takes each outcome as it
     lands, writes it (the only writer of each run directory), reruns an invalid attempt once
     and an attempt lost with its worker once, and finishes a case when its K tries are in."""
@@ -1140,7 +1159,9 @@ def write_reports(
     findings = case_findings(run_dir, results)
     path = run_dir.path / TRIGGERS_FILE
     triggers = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    report = render_report(manifest, results, findings, triggers)
+    # A run no evaluator holds any more is reported interrupted, however its manifest ended.
+    state = unfinished_why(run_dir.path, manifest.run_id, manifest.run_state)
+    report = render_report(manifest, results, findings, triggers, run_state=state)
     if triggers is not None:  # a trigger run: its confusion table and misfiring prompts
         report += "\n" + render_trigger_section(triggers)
     # The case results are redacted already; the reports are too, should a text reach them some

@@ -18,7 +18,7 @@ from typing import TypeVar
 from evaluator import __version__
 from evaluator.adapters import DEFAULT_RUNNER, adapter_for_runner
 from evaluator.agents import AgentRunner, ModelEndpoint
-from evaluator.artifacts.models import Manifest, VariantRole
+from evaluator.artifacts.models import JudgeSettings, Manifest, VariantRole
 from evaluator.credentials import without_userinfo
 from evaluator.defaults import DEFAULT_SCRATCH, DEFAULT_TIMEOUT_S
 from evaluator.errors import EnvironmentProblem, InputError
@@ -72,6 +72,8 @@ class RunOptions:
     scripted_draw_salt: str = ""
     skill_text: str | None = None  # candidate entry skill for every workspace (`score --skill`)
     grader: ModelGrader | None = None  # the model judge (`--judge-model`), owned by the caller
+    # The judge options that built `grader`, recorded in the manifest (`--rerun-failed`).
+    judge: JudgeSettings | None = None
     keep_scratch: bool = False  # keep workspaces and agent homes after the run (debugging)
     # The run's scratch on a tmpfs of the evaluator's own (evaluator/workspace/memory.py):
     # `auto` where the process entered its private mounts, `on` refuses to run on disk.
@@ -132,6 +134,7 @@ class RunPlan:
     executor: str
     ray_address: str | None
     lenient: bool
+    judge: JudgeSettings | None = None  # the options the judge was built from
 
     def attempts_for(self, case_id: str) -> int:
         return self.case_attempts.get(case_id, self.attempts)
@@ -215,6 +218,7 @@ def resolve_run(
         executor=options.executor,
         ray_address=options.ray_address,
         lenient=options.lenient,
+        judge=options.judge or (kept.judge if kept else None),
     )
 
 
@@ -350,6 +354,11 @@ def plan_manifest(plan: RunPlan, facts: ManifestFacts, *, in_session: bool = Fal
         behaviors_dir=str(plan.behaviors) if plan.behaviors else None,
         model_base_url=without_userinfo(plan.base_url) if plan.base_url else None,
         model_key_env=plan.api_key_env,
+        judge=(
+            plan.judge.model_copy(update={"base_url": without_userinfo(plan.judge.base_url)})
+            if plan.judge and plan.judge.base_url
+            else plan.judge
+        ),
         evaluator_version=__version__,
         sandbox=facts.sandbox,
         trace=facts.trace,

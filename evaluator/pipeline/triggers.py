@@ -41,7 +41,6 @@ from evaluator.evidence.triggers import (
     declared_skill_name,
     refused_load,
 )
-from evaluator.isolation.trace import assess_with_trace
 from evaluator.modelserver import BehaviorLibrary
 from evaluator.modelserver.behaviors import overlapping_behaviors, unmatched_behaviors
 from evaluator.pipeline.attempt import (
@@ -58,7 +57,7 @@ from evaluator.pipeline.attempt import (
     save_attempt,
     session_store_changed,
     take_bundle,
-    trace_recognizer,
+    with_trace,
 )
 from evaluator.pipeline.case import final_slots
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
@@ -333,18 +332,9 @@ def _observe(
         return observation
     assert result.evidence is not None and result.isolation is not None
     if handle.trace_path is not None:
-        result.isolation, result.trace = assess_with_trace(
-            result.isolation,
-            handle.trace_path,
-            result.evidence,
-            workspace.path,
-            handle.own_dirs,
-            handle.private_dirs,
-            trace,
-            recognizer=trace_recognizer(settings.runner),
-            session_dirs=handle.session_dirs,
-            own_pid_namespace=handle.own_pid_namespace,
-            skill_links=tuple(handle.skill_links),
+        # The case attempt's own join: the same home, agent folders and hidden places.
+        result.isolation, result.trace = with_trace(
+            settings, handle, result.isolation, result.evidence, workspace.path, trace
         )
     calls = sum(1 for r in result.evidence.iter_records() if r.get("kind") == "tool_call")
     observation["tool_calls"] = calls

@@ -98,12 +98,29 @@ def _describe(error: SchemaError) -> tuple[PathKey, str, bool]:
     return path, message, validator == "additionalProperties"
 
 
+def number_text_hint(error: SchemaError) -> str:
+    """For a number written so that YAML reads text (`1e12`: YAML 1.1 takes an exponent only
+    with a dot and a sign, `1.0e+12`; or quoted, `"300"`): the text, and how to write it."""
+    expected = error.validator_value
+    wanted = set(expected) if isinstance(expected, list) else {expected}
+    if not wanted & {"number", "integer"} or not isinstance(error.instance, str):
+        return ""
+    try:
+        float(error.instance)
+    except ValueError:
+        return ""
+    return (
+        f" ({error.instance!r} is text to YAML: write the number unquoted, an exponent with a"
+        " dot and a sign, 1.0e+3)"
+    )
+
+
 def _describe_value(error: SchemaError, path: PathKey) -> tuple[PathKey, str]:
     validator = error.validator
     if validator == "type":
         expected = error.validator_value
         expected_text = " or ".join(expected) if isinstance(expected, list) else str(expected)
-        hint = colon_hint(error.instance) if expected == "string" else ""
+        hint = colon_hint(error.instance) if expected == "string" else number_text_hint(error)
         return path, f"expected {expected_text}, got {type_name(error.instance)}{hint}"
     if validator == "minLength":
         return path, "must not be empty"

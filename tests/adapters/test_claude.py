@@ -294,7 +294,7 @@ def test_a_missing_claude_cli_is_an_environment_error_naming_setup_agents(
     monkeypatch.setenv("AGENTIC_EVAL_CLAUDE_BIN", str(tmp_path / "nope/claude"))
     args = ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(tmp_path)]
     code, _, err = run_cli([*args, "--agent", "claude-code", "--behaviors", str(BEHAVIORS)], capsys)
-    assert code == 3 and "claude binary from $AGENTIC_EVAL_CLAUDE_BIN is not executable" in err
+    assert code == 3 and "claude binary from $AGENTIC_EVAL_CLAUDE_BIN cannot start:" in err
     monkeypatch.delenv("AGENTIC_EVAL_CLAUDE_BIN")
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr("evaluator.adapters.claude.binary.PROJECT_BIN", tmp_path / "missing")

@@ -17,7 +17,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 import yaml
@@ -49,6 +51,34 @@ def marked_processes(marker: str) -> dict[int, str]:
         if needle in cmdline or needle in environ or cwd.startswith(marker):
             found[int(entry.name)] = cmdline.replace(b"\0", b" ").decode(errors="replace")
     return found
+
+
+K = TypeVar("K")
+
+
+def survivors(
+    evaluators: Mapping[K, tuple[subprocess.Popen[bytes], str]],
+) -> dict[K, dict[int, str]]:
+    """The processes each evaluator's marker still names once `GONE_TIMEOUT_S` has passed."""
+    deadline = time.monotonic() + GONE_TIMEOUT_S
+    found = {}
+    for key, (_, marker) in evaluators.items():
+        while (left := marked_processes(marker)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if left:
+            found[key] = left
+    return found
+
+
+def stop_all(evaluators: Mapping[K, tuple[subprocess.Popen[bytes], str]]) -> None:
+    """Whatever a failed test left: each evaluator and every process its marker names."""
+    for proc, marker in evaluators.values():
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in marked_processes(marker):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def _setups() -> list[tuple[str, str]]:
@@ -114,19 +144,6 @@ def test_no_agent_process_outlives_a_killed_evaluator(tmp_path: Path) -> None:
                 proc.send_signal(signals[name])
             for proc, _ in evaluators.values():
                 proc.wait(timeout=60)
-            deadline = time.monotonic() + GONE_TIMEOUT_S
-            survivors = {}
-            for setup, (_, marker) in evaluators.items():
-                while (left := marked_processes(marker)) and time.monotonic() < deadline:
-                    time.sleep(0.1)
-                if left:
-                    survivors[setup] = left
-            assert survivors == {}
+            assert survivors(evaluators) == {}
         finally:
-            for proc, marker in evaluators.values():
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-                for pid in marked_processes(marker):
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGKILL)
+            stop_all(evaluators)

@@ -120,7 +120,7 @@ def test_a_program_that_cannot_start_fails_as_before(
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "here.sh").write_text("#!/bin/sh\n")
     (tmp_path / "here.sh").chmod(0o700)
-    # ./here.sh exists from this process's directory, not from the child's: `cannot start`.
+    # ./here.sh exists from this process's directory, not from the child's: `NOT_STARTED`.
     for program in ("no-such-agent-cli", str(tmp_path / "missing"), str(tmp_path), "./here.sh"):
         outcome = process.run_process(
             [program],
@@ -132,7 +132,7 @@ def test_a_program_that_cannot_start_fails_as_before(
             timeout_s=30,
         )
         assert outcome.exit_code is None
-        assert outcome.error is not None and outcome.error.startswith("cannot start:")
+        assert outcome.error is not None and outcome.error.startswith(process.NOT_STARTED + ":")
 
 
 def test_the_tools_the_agent_runs_from_are_resolved_only_for_the_trace(tmp_path: Path) -> None:
@@ -166,3 +166,72 @@ def test_the_tools_the_agent_runs_from_are_resolved_only_for_the_trace(tmp_path:
         tools = policy.tool_roots(binary, {"PATH": "/usr/bin:/bin"}) if traced else ()
         assert handle.own_dirs == (agent_dir, *tools)
         assert (handle.trace_path is not None) == traced
+
+
+def test_an_agent_cli_the_kernel_cannot_execute_is_not_started_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """A CLI that became unstartable after the run's start check (a script whose interpreter is
+    gone) is found before the start: no process, no exit code, the fault says so. Under the jail
+    the exec used to fail inside bubblewrap, which exited 1: an agent crash blamed on the skill."""
+    from evaluator.agents.base import AgentRequest, ModelEndpoint
+    from evaluator.agents.launching import start_agent
+    from evaluator.sandbox import LaunchPolicy
+    from evaluator.sandbox.bwrap import BubblewrapJail
+
+    script = tmp_path / "agent-cli"
+    script.write_text("#!/nonexistent/interpreter\n")
+    script.chmod(0o755)
+    jail = "bwrap" if BubblewrapJail().unavailable() is None else "none"
+    agent_dir = tmp_path / "agent"
+    agent_dir.mkdir()
+    request = AgentRequest(
+        tmp_path, agent_dir, "", ModelEndpoint(None), 30, launch=LaunchPolicy(jail=jail)
+    )
+    handle = start_agent(
+        "test",
+        request,
+        [str(script)],
+        {"PATH": "/usr/bin:/bin"},
+        stdin_text="",
+        binary=script,
+        agent_home=agent_dir,
+        home=agent_dir,
+        adapter="codex",
+        launched_child=False,
+    )
+    assert handle.exit_code is None and not handle.killed
+    assert handle.fault == (
+        f"{process.NOT_STARTED}: {script}: its interpreter /nonexistent/interpreter"
+        " is missing or not executable"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "mode", "problem"),
+    [
+        (None, 0o755, "no such file"),
+        ("#!/bin/sh\n", 0o644, "not an executable file"),
+        (
+            "#!/nonexistent/sh\n",
+            0o755,
+            "its interpreter /nonexistent/sh is missing or not executable",
+        ),
+        (
+            "#!/usr/bin/env no-such-node\n",
+            0o755,
+            "its interpreter no-such-node (#!/usr/bin/env) is not on PATH",
+        ),
+        ("#!/bin/sh\n", 0o755, None),
+        ("#!/usr/bin/env sh\n", 0o755, None),
+    ],
+)
+def test_start_problem_names_why_the_kernel_would_refuse(
+    tmp_path: Path, text: str | None, mode: int, problem: str | None
+) -> None:
+    program = tmp_path / "cli"
+    if text is not None:
+        program.write_text(text)
+        program.chmod(mode)
+    found = process.start_problem(program, "/usr/bin:/bin")
+    assert found == (None if problem is None else f"{program}: {problem}")

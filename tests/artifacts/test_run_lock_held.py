@@ -86,8 +86,21 @@ def test_report_of_a_killed_run_says_how_to_finish_it(
     capsys.readouterr()
     assert run_cli(["report", str(run_dir.path)]) == 0
     err = capsys.readouterr().err
-    assert "note: the run is running in its manifest, but no evaluator holds it" in err
+    assert "note: the run is interrupted (running in its manifest, but no evaluator holds it" in err
     assert "`agentic-eval run --resume k` finishes it" in err
+    # The report itself and `show` said "running" of it until round 20.
+    report = (run_dir.path / "report.md").read_text(encoding="utf-8")
+    assert "- Run state: interrupted (running in its manifest" in report
+    assert "`agentic-eval run --resume k` finishes it" in report
+    assert run_cli(["show", str(run_dir.path)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "codex-exec, interrupted (running in its manifest" in first
+    lock = RunDir(run_dir.path).lock()  # the look-alike: a run still running says so
+    try:
+        assert run_cli(["show", str(run_dir.path)]) == 0
+        assert "codex-exec, running; " in capsys.readouterr().out
+    finally:
+        lock.release()
 
 
 def test_a_second_run_of_one_id_is_told_the_first_still_runs_it(

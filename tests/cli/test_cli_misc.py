@@ -21,6 +21,43 @@ def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return int(info.value.code or 0), out, err
 
 
+@pytest.mark.parametrize(
+    ("text", "mode", "problem"),
+    [
+        ("#!/bin/sh\n", 0o644, "not an executable file"),
+        (
+            "#!/nonexistent/interp\n",
+            0o755,
+            "its interpreter /nonexistent/interp is missing or not executable",
+        ),
+    ],
+)
+def test_an_unstartable_codex_binary_is_a_configuration_error_before_any_attempt(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    mode: int,
+    problem: str,
+) -> None:
+    """A script whose interpreter is missing used to pass the check, start in every attempt
+    and exit 1 there: an agent crash, counted against the skill."""
+    binary = tmp_path / "bin/codex"
+    binary.parent.mkdir()
+    binary.write_text(text)
+    binary.chmod(mode)
+    runs = tmp_path / "runs"
+    monkeypatch.setenv("AGENTIC_EVAL_CODEX_BIN", str(binary))
+    behaviors = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
+    args = ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(runs)]
+    code, _, err = _cli([*args, "--behaviors", str(behaviors)], capsys)
+    assert code == 3
+    assert err.strip().splitlines() == [
+        f"agentic-eval: codex binary from $AGENTIC_EVAL_CODEX_BIN cannot start: {binary}: {problem}"
+    ]
+    assert not runs.exists() or list(runs.iterdir()) == []
+
+
 def test_missing_codex_binary_is_an_environment_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -30,7 +67,10 @@ def test_missing_codex_binary_is_an_environment_error(
         ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(tmp_path)], capsys
     )
     assert code == 3
-    assert "codex binary from $AGENTIC_EVAL_CODEX_BIN is not executable" in err
+    assert err.strip().splitlines()[-1] == (
+        "agentic-eval: codex binary from $AGENTIC_EVAL_CODEX_BIN cannot start:"
+        f" {tmp_path / 'nope/codex'}: no such file"
+    )
     assert list(tmp_path.iterdir()) == []  # nothing written before the environment was checked
     monkeypatch.delenv("AGENTIC_EVAL_CODEX_BIN")
     monkeypatch.setenv("PATH", str(tmp_path))

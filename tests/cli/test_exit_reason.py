@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from types import SimpleNamespace
 from typing import Any
 
@@ -31,6 +32,7 @@ def _outcome(*statuses: tuple[str, str | None, list[str]], interrupted: bool = F
         results=results,
         counts=counts,
         interrupted=interrupted,
+        stopped_by_signal=None,
         run_dir=SimpleNamespace(run_id="r1"),
     )
 
@@ -70,6 +72,10 @@ def test_an_outage_is_exit_3_whatever_else_the_run_holds() -> None:
     cut = _outcome(passed, outage, interrupted=True)
     cut.results[1].blocked_by = "outage"
     assert exit_code(cut, allow_blocked=False) == 1
+    # stopped by a signal, the shell's code for it (130, 143), whatever its cases were
+    for signum, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+        cut.stopped_by_signal = signum
+        assert exit_code(cut, allow_blocked=True) == code
     run.results[1].blocked_by = None
     assert exit_code(run, allow_blocked=False) == 1
 

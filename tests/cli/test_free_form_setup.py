@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_json_outputs import check_output
 from tests.cli.test_validate import run_cli
 from tests.conftest import ROOT, copy_demo
 from tests.support import codex_or_skip, scratch_dir
@@ -44,6 +45,12 @@ def test_a_free_form_fact_loads_with_a_warning_and_a_typo_is_refused(
         "  environment: setup.changes_file_present is a free-form fact this evaluator cannot"
         " reproduce: a run does not start the agent, and the case is blocked (environment)"
     ) in out.splitlines()
+    # --json says it too (before round 20 only the text did), as its schema describes.
+    code, out, err = run_cli(["explain", "--repo", str(repo), "--case", CASE, "--json"], capsys)
+    assert code == 0, err
+    [explained] = check_output("explain", out)["cases"]
+    assert explained["setup_free_form"] == {"changes_file_present": True}
+    assert (explained["intent"], explained["verification"]) == (None, [])
     # Look-alikes that stay errors: a near miss of a key we know, an unknown key inside ours.
     for name, setup, field in (
         ("typo", "  docs_index_presnt: true\n", "setup.docs_index_presnt"),

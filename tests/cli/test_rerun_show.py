@@ -11,7 +11,7 @@ import pytest
 
 from tests.cli.test_validate import run_cli
 from tests.conftest import ROOT, copy_demo
-from tests.support import claude_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, scratch_dir
 
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
 PASSES = "routing-add-column"
@@ -86,3 +86,43 @@ def test_rerun_failed_takes_the_runs_failures_and_agent_and_show_prints_them(
     assert "final-answer.txt" in out
     code, _, err = run_cli(["show", "a", "no-such-case", "--runs-dir", str(runs)], capsys)
     assert code == 2 and "run a has no result for case 'no-such-case'" in err
+
+
+@pytest.mark.codex
+def test_rerun_failed_judges_as_the_run_did_unless_a_judge_option_is_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge options are recorded in the manifest and carried like the model: before
+    round 20 a rerun of a `--judge rules` run judged with the default chain (`auto`)."""
+    codex_or_skip()
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    repo = copy_demo(tmp_path)
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        base = ["run", "--repo", str(repo), "--runs-dir", str(runs), "--scratch-root", str(scratch)]
+        base += ["--behaviors", str(BEHAVIORS)]
+        code, _, err = run_cli(
+            [*base, "--case", BLOCKED, "--judge", "rules", "--run-id", "a"], capsys
+        )
+        assert code == 1, err
+
+        def judge_of(run_id: str) -> object:
+            return json.loads((runs / run_id / "manifest.json").read_text())["judge"]
+
+        assert judge_of("a") == {
+            "mode": "rules",
+            "model": None,
+            "agent": None,
+            "votes": None,
+            "base_url": None,
+            "api_key_env": None,
+        }
+        code, _, err = run_cli([*base, "--rerun-failed", "a", "--run-id", "b"], capsys)
+        assert code == 1, err
+        assert judge_of("b") == judge_of("a")
+        # Named, even as the default, the user's option wins.
+        code, _, err = run_cli(
+            [*base, "--rerun-failed", "a", "--judge", "auto", "--run-id", "c"], capsys
+        )
+        assert code == 1, err
+        assert judge_of("c")["mode"] == "auto"  # type: ignore[index]

@@ -239,7 +239,8 @@ def test_import_backfills_idempotently_and_skips_what_it_cannot_read(
     assert any(f"{root / 'not-a-run'}: not a run directory" in line for line in skipped)
     assert any("bad-result/case-results/routing-add-column.json" in line for line in skipped)
     assert any(
-        "still-running/manifest.json: run_state: the run is running" in line for line in skipped
+        "still-running/manifest.json: run_state: the run is interrupted (running" in line
+        for line in skipped
     )
 
     def snapshot() -> list[list[dict[str, Any]]]:

@@ -83,13 +83,13 @@ def test_a_command_codex_refused_leaves_the_trace_in_agreement(tmp_path: Path) -
     assert record["trace_report"]["disagreements"] == []
 
 
-def _rollout(tmp_path: Path, output: str) -> Path:
+def _rollout(tmp_path: Path, output: str, command: str = "rm -rf tmp/tally") -> Path:
     def line(kind: str, payload: dict[str, object]) -> str:
         return json.dumps(
             {"timestamp": "2026-11-30T23:45:00.000Z", "type": kind, "payload": payload}
         )
 
-    call = {"cmd": "rm -rf tmp/tally"}
+    call = {"cmd": command}
     lines = [
         line("session_meta", {"id": "p", "cwd": "/ws", "cli_version": "0.169.0", "source": "exec"}),
         line(
@@ -134,3 +134,21 @@ def test_only_a_refusal_before_the_start_is_a_denied_call(
     assert bool(evidence.of_kind("tool_denied")) is refused
     _, unseen = _match([], evidence)
     assert [r.command for r in unseen] == ([] if refused else ["rm -rf tmp/tally"])
+
+
+@pytest.mark.parametrize("output,refused", [(REFUSED, True), ("Chunk ID: 1\nOutput:\n", False)])
+def test_a_refused_commands_paths_are_no_accesses(
+    tmp_path: Path, output: str, refused: bool
+) -> None:
+    """Round 20: a command Codex refused still had its paths counted by the session layer (the
+    normaliser records them at the call): `rm -rf ../shared-cache` refused was a violation."""
+    from evaluator.adapters.codex.normalize import normalize_codex_rollout
+    from evaluator.isolation.assess import assess_isolation
+
+    path = _rollout(
+        tmp_path, output.replace("tmp/tally", "../shared-cache"), "rm -rf ../shared-cache"
+    )
+    evidence = normalize_codex_rollout(path)
+    assert any(r.path == "/shared-cache" for r in evidence.of_kind("file_write_observed"))
+    report = assess_isolation(evidence, Path("/ws"))
+    assert [v.path for v in report.violations] == ([] if refused else ["/shared-cache"])

@@ -201,16 +201,17 @@ def test_a_large_package_install_is_seen_whole() -> None:
         # under mcp-builder's evaluation harness); absent here, nothing is read
         (_open("/opt/pyca/cryptography/openssl/openssl.cnf", ENOENT), "contained"),
         (_open("/usr/local/ssl/openssl.cnf", ENOENT), "contained"),
-        # one that exists, another name beside it, or a write, stays outside
+        # one that exists, another name beside it, or a write, stays outside (under `/srv`:
+        # `/opt` is read like `/usr/local` since round 20)
         (
             _open(
-                "/opt/pyca/cryptography/openssl/openssl.cnf",
-                "= 3</opt/pyca/cryptography/openssl/openssl.cnf>",
+                "/srv/pyca/cryptography/openssl/openssl.cnf",
+                "= 3</srv/pyca/cryptography/openssl/openssl.cnf>",
             ),
             "violation",
         ),
-        (_open("/opt/pyca/cryptography/openssl/private.pem", ENOENT), "violation"),
-        (_open("/opt/pyca/openssl.cnf", ENOENT), "violation"),
+        (_open("/srv/pyca/cryptography/openssl/private.pem", ENOENT), "violation"),
+        (_open("/srv/pyca/openssl.cnf", ENOENT), "violation"),
         (
             'openat(AT_FDCWD</w>, "/usr/local/ssl/openssl.cnf", O_WRONLY|O_CREAT, 0644) ' + ENOENT,
             "violation",
