@@ -299,6 +299,36 @@ def write_checks_suite(
     """An eval repo with one target (`target`: its id, title, entry skill and roots) and one
     suite whose cases require one structured check per entry, and for each case the scripted
     behaviour that answers its prompt with the case's steps then "Done."."""
+    scripted: dict[str, ScriptedCase] = {}
+    for case, (steps, checks) in cases.items():
+        required = [
+            {
+                "description": f"entry {n}",
+                "evidence_scope": ["accepted-session.json"],
+                "checks": [c],
+            }
+            for n, c in enumerate(checks)
+        ]
+        scripted[case] = ([*steps, {"final": "Done."}], {"required": required, "forbidden": []})
+    write_scripted_suite(repo, target, suite, scripted, prompt, behaviors)
+
+
+# A case of a scripted suite: the agent's steps (its final answer among them) and the case's
+# `assert` block but its summary.
+ScriptedCase = tuple[list[dict[str, Any]], dict[str, Any]]
+
+
+def write_scripted_suite(
+    repo: Path,
+    target: tuple[str, str, str, list[str]],
+    suite: str,
+    cases: dict[str, ScriptedCase],
+    prompt: Callable[[str], str],
+    behaviors: Path,
+) -> None:
+    """An eval repo with one target (`target`: its id, title, entry skill and roots) and one
+    suite of `cases`, and for each case the scripted behaviour answering its prompt (matched
+    whole) with the case's steps."""
     target_id, title, entry_skill, roots = target
     folder = repo / "targets" / target_id
     write_file(
@@ -320,17 +350,8 @@ def write_checks_suite(
         folder / "cases" / suite / "suite.yaml",
         json.dumps({"suite_id": suite, "title": suite, "cases": files}),
     )
-    for case, (steps, checks) in cases.items():
+    for case, (steps, assertions) in cases.items():
         text = prompt(case)
-        required = [
-            {
-                "description": f"entry {n}",
-                "evidence_scope": ["accepted-session.json"],
-                "checks": [c],
-            }
-            for n, c in enumerate(checks)
-        ]
-        assertions = {"summary": case, "required": required, "forbidden": []}
         write_file(
             folder / "cases" / suite / f"{case}.yaml",
             json.dumps(
@@ -338,19 +359,13 @@ def write_checks_suite(
                     "case_id": case,
                     "title": case,
                     "input": {"user_prompt": text},
-                    "assert": assertions,
+                    "assert": {"summary": case, **assertions},
                 }
             ),
         )
         write_file(
             behaviors / f"{case}.yaml",
-            json.dumps(
-                {
-                    "name": case,
-                    "match": {"prompt_equals": text},
-                    "steps": [*steps, {"final": "Done."}],
-                }
-            ),
+            json.dumps({"name": case, "match": {"prompt_equals": text}, "steps": steps}),
         )
 
 

@@ -7,7 +7,6 @@ sessions the real agent CLIs recorded, through the scripted server, default laye
 from __future__ import annotations
 
 import json
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,13 @@ from evaluator.contract.models import AgentSaidCheck, FinalAnswerContainsCheck
 from evaluator.judge.criteria import compile_sentence
 from evaluator.judge.denial import affirmed_somewhere, occurrences
 from evaluator.pipeline.run import RunOutcome
-from tests.support import agent_params, scripted_outcome
+from tests.support import (
+    ScriptedCase,
+    agent_params,
+    scripted_outcome,
+    write_file,
+    write_scripted_suite,
+)
 
 
 def _affirmed(answer: str, text: str) -> bool:
@@ -107,55 +112,27 @@ CASES = {
 }
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).lstrip())
-
-
 def _eval_repo(root: Path) -> tuple[Path, Path, Path]:
-    source = root / "source"
-    _write(
+    source, repo, behaviors = root / "source", root / "agentic-evals", root / "behaviors"
+    write_file(
         source / SKILL / "SKILL.md",
-        """
-        ---
-        name: migrate
-        description: Applies database migrations.
-        ---
-        Run the migration and report what it printed.
-        """,
+        "---\nname: migrate\ndescription: Applies database migrations.\n---\n"
+        "Run the migration and report what it printed.\n",
     )
-    repo = root / "agentic-evals"
-    target = repo / "targets/migrate"
-    _write(
-        target / "target.yaml",
-        f"""
-        target_id: "migrate"
-        title: "migrate"
-        entry_skill: "{SKILL}/SKILL.md"
-        default_suites: ["use"]
-        suite_root: "cases"
-        """,
-    )
-    paths = [f"targets/migrate/cases/use/{case}.yaml" for case in CASES]
-    _write(
-        target / "cases/use/suite.yaml",
-        'suite_id: "use"\ntitle: "use"\ncases:\n' + "".join(f'  - "{p}"\n' for p in paths),
-    )
-    behaviors = root / "behaviors"
-    behaviors.mkdir()
-    for case, (final, polarity, sentence) in CASES.items():
-        prompt = f"Apply the migration ({case})."
-        (target / f"cases/use/{case}.yaml").write_text(
-            f'case_id: "{case}"\ntitle: "{case}"\ninput: {{user_prompt: "{prompt}"}}\n'
-            f'assert:\n  summary: "{case}"\n  {polarity}:\n'
-            f"    - description: {json.dumps(sentence)}\n"
-            f"      pass_criteria: [{json.dumps(sentence)}]\n"
+    cases: dict[str, ScriptedCase] = {
+        case: (
+            [{"cmd": "ls"}, {"final": final}],
+            {polarity: [{"description": sentence, "pass_criteria": [sentence]}]},
         )
-        steps = [{"cmd": "ls"}, {"final": final}]
-        (behaviors / f"{case}.yaml").write_text(
-            json.dumps({"name": case, "match": {"prompt_contains": prompt}, "steps": steps})
-        )
+        for case, (final, polarity, sentence) in CASES.items()
+    }
+    target = ("migrate", "migrate", f"{SKILL}/SKILL.md", [SKILL])
+    write_scripted_suite(repo, target, "use", cases, _prompt, behaviors)
     return repo, source, behaviors
+
+
+def _prompt(case: str) -> str:
+    return f"Apply the migration ({case})."
 
 
 @pytest.fixture(scope="module", params=agent_params("codex", "claude", "gemini"))
