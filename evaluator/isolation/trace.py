@@ -398,7 +398,12 @@ def _housekeeping(
       GPU process enters `/usr/lib/chromium/` after opening `libvulkan.so.1` there): entering
       reads nothing, and whatever it opens there is judged by its own path. A folder no library
       or program came from (`/etc`, whose `ld.so.cache` every process reads; a home) stays
-      outside."""
+      outside.
+    - A folder made in the folder a process of the call ran its program from, refused by the
+      jail's read-only system (`EROFS`): Chromium 150 tries `mkdir /usr/lib/chromium/extensions`
+      beside `/usr/lib/chromium/chromium` for its external extensions. Nothing was made. A
+      folder anywhere else (`npm install -g` making `/usr/lib/node_modules/pnpm`, node running
+      from `/usr/bin`), a write that succeeded, or another error stays outside."""
     # What the call looked up in the workspace or below it, by last component.
     inside_by_name: dict[str, list[str]] = {}
     if any(call.accesses[index].error == "ENOENT" for index in candidates):
@@ -435,6 +440,21 @@ def _housekeeping(
             )
         ):
             found[index] = "entering the folder it loaded a library or program from"
+            continue
+        if (
+            access.syscall in ("mkdir", "mkdirat")
+            and access.outcome == "failed"
+            and access.error == "EROFS"
+            and any(
+                number not in unjudged
+                and other.line < access.line
+                and other.outcome == "ok"
+                and other.access == "exec"
+                and posixpath.dirname(other.path) == posixpath.dirname(access.path.rstrip("/"))
+                for number, other in enumerate(call.accesses)
+            )
+        ):
+            found[index] = "a folder in its own program's folder, refused by the read-only system"
             continue
         if (
             access.access == "cwd"

@@ -846,3 +846,38 @@ def test_a_lock_file_beside_a_device_without_the_jail_is_the_hosts_dev() -> None
     clean = assess_isolation(evidence, Path(WS), record_violations=False)
     report = assess_trace(trace, evidence, clean, Path(WS), (Path(TOOLS),), ())
     assert report.verdict == "violation", report.violations
+
+
+CHROMIUM = 'execve("/usr/lib/chromium/chromium", ["chromium", "--headless"], 0x7f /* 9 vars */) = 0'
+EROFS = "= -1 EROFS (Read-only file system)"
+
+
+@pytest.mark.parametrize(
+    ("syscalls", "verdict"),
+    [
+        # Chromium 150 asks for its external extensions folder beside its program: refused.
+        ([CHROMIUM, f'mkdir("/usr/lib/chromium/extensions", 0700) {EROFS}'], "contained"),
+        # The same folder with no program run from there (the exec is another folder's).
+        (
+            [
+                'execve("/usr/bin/node", ["node", "npm", "install", "-g", "pnpm"], 0x7f) = 0',
+                f'mkdir("/usr/lib/node_modules/pnpm", 0755) {EROFS}',
+            ],
+            "violation",
+        ),
+        # Beside its program but deeper, or another error, or before the program ran.
+        ([CHROMIUM, f'mkdir("/usr/lib/chromium/a/b", 0700) {EROFS}'], "violation"),
+        (
+            [CHROMIUM, 'mkdir("/usr/lib/chromium/x", 0700) = -1 EACCES (Permission denied)'],
+            "violation",
+        ),
+        ([f'mkdir("/usr/lib/chromium/extensions", 0700) {EROFS}', CHROMIUM], "violation"),
+        # A file, not a folder, beside its program.
+        (
+            [CHROMIUM, f'openat(AT_FDCWD, "/usr/lib/chromium/x", O_WRONLY|O_CREAT, 0600) {EROFS}'],
+            "violation",
+        ),
+    ],
+)
+def test_a_folder_refused_beside_its_own_program(syscalls: list[str], verdict: str) -> None:
+    assert _report(syscalls).verdict == verdict
