@@ -56,6 +56,19 @@ def marked_processes(marker: str) -> dict[int, str]:
 K = TypeVar("K")
 
 
+def await_marked(
+    evaluators: Mapping[K, tuple[subprocess.Popen[bytes], str]], prefix: str, timeout_s: float
+) -> None:
+    """Waits until each evaluator's marker names a process whose command line starts with
+    `prefix` (the agent ran it); fails if an evaluator ends first or `timeout_s` passes."""
+    deadline = time.monotonic() + timeout_s
+    for key, (proc, marker) in evaluators.items():
+        while not any(c.startswith(prefix) for c in marked_processes(marker).values()):
+            assert proc.poll() is None, f"{key}: the evaluator ended before {prefix}"
+            assert time.monotonic() < deadline, f"{key}: the agent never ran {prefix}"
+            time.sleep(0.1)
+
+
 def survivors(
     evaluators: Mapping[K, tuple[subprocess.Popen[bytes], str]],
 ) -> dict[K, dict[int, str]]:
@@ -134,12 +147,7 @@ def test_no_agent_process_outlives_a_killed_evaluator(tmp_path: Path) -> None:
                     subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
                     marker,
                 )
-            deadline = time.monotonic() + START_TIMEOUT_S
-            for setup, (proc, marker) in evaluators.items():
-                while not any(c.startswith(SLEEP) for c in marked_processes(marker).values()):
-                    assert proc.poll() is None, f"{setup}: the evaluator ended before the sleep"
-                    assert time.monotonic() < deadline, f"{setup}: the agent never ran {SLEEP}"
-                    time.sleep(0.1)
+            await_marked(evaluators, SLEEP, START_TIMEOUT_S)
             for (_, _, name), (proc, _) in evaluators.items():
                 proc.send_signal(signals[name])
             for proc, _ in evaluators.values():

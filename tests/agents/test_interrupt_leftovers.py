@@ -10,13 +10,12 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.agents.test_agent_lifetime import marked_processes, stop_all, survivors
+from tests.agents.test_agent_lifetime import await_marked, stop_all, survivors
 from tests.conftest import ROOT
 from tests.support import gemini_or_skip, scratch_dir
 
@@ -78,12 +77,7 @@ def test_an_interrupted_run_exits_with_its_signal_and_kills_what_the_agent_backg
                     subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
                     marker,
                 )
-            deadline = time.monotonic() + START_TIMEOUT_S
-            for name, (proc, marker) in evaluators.items():
-                while not any(c.startswith(BACKGROUND) for c in marked_processes(marker).values()):
-                    assert proc.poll() is None, f"{name}: the evaluator ended before {BACKGROUND}"
-                    assert time.monotonic() < deadline, f"{name}: the agent never ran it"
-                    time.sleep(0.1)
+            await_marked(evaluators, BACKGROUND, START_TIMEOUT_S)
             for name, (proc, _) in evaluators.items():
                 proc.send_signal(signals[name])
             codes = {name: proc.wait(timeout=120) for name, (proc, _) in evaluators.items()}
