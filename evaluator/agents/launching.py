@@ -69,7 +69,7 @@ def start_agent(
             stop_fd=request.stop_fd,
             start_gate=agent_start_gate() if announces_start else None,
             # What a tool call left running in the workspace or with the attempt's HOME.
-            left=LeftBehind(str(request.workspace), env.get("HOME")),
+            left=LeftBehind(str(request.workspace), _attempt_home(env, request.agent_dir)),
         )
     return AgentHandle(
         runner=runner,
@@ -104,3 +104,13 @@ def start_agent(
         stopped_at=outcome.stopped_at,
         skill_links=skill_links,
     )
+
+
+def _attempt_home(env: dict[str, str], agent_dir: Path) -> str | None:
+    """The agent's HOME when it is the attempt's own (under its agent directory, as every runner
+    makes it): a HOME shared with other processes (the user's) must never mark them as the
+    attempt's leftovers to kill."""
+    home = env.get("HOME")
+    if home is None or not Path(home).resolve().is_relative_to(agent_dir.resolve()):
+        return None
+    return home

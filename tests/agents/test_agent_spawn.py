@@ -235,3 +235,18 @@ def test_start_problem_names_why_the_kernel_would_refuse(
         program.chmod(mode)
     found = process.start_problem(program, "/usr/bin:/bin")
     assert found == (None if problem is None else f"{program}: {problem}")
+
+
+def test_only_the_attempts_own_home_marks_leftovers(tmp_path: Path) -> None:
+    """A stopped agent's leftovers are found by the attempt's HOME only when that HOME is the
+    attempt's own (under its agent directory): a runner handing the agent the user's HOME must
+    not make a stop kill the user's processes."""
+    from evaluator.agents.launching import _attempt_home
+
+    agent_dir = tmp_path / "agent"
+    own = agent_dir / "home"
+    own.mkdir(parents=True)
+    assert _attempt_home({"HOME": str(own)}, agent_dir) == str(own)
+    assert _attempt_home({"HOME": str(tmp_path / "user")}, agent_dir) is None
+    assert _attempt_home({"HOME": str(agent_dir / ".." / "user")}, agent_dir) is None
+    assert _attempt_home({}, agent_dir) is None
