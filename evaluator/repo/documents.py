@@ -34,6 +34,7 @@ from evaluator.contract.parse import (
 )
 from evaluator.contract.triggers import TriggerSuite
 from evaluator.errors import InputError
+from evaluator.repo.schema_validator import discriminated_validator
 from evaluator.safepath import id_problem
 from evaluator.schema_files import load_schema
 from evaluator.yamlsource import PathKey, YamlDocument, load_yaml
@@ -76,10 +77,7 @@ class Loaded(Generic[ModelT]):
 
 @cache
 def _validator(kind: str) -> jsonschema.protocols.Validator:
-    schema = load_schema(kind)
-    cls = jsonschema.validators.validator_for(schema)
-    validator: jsonschema.protocols.Validator = cls(schema)
-    return validator
+    return discriminated_validator(load_schema(kind))
 
 
 def _describe(error: SchemaError) -> tuple[PathKey, str, bool]:
