@@ -130,6 +130,10 @@ ComparisonClass = Literal[
     "removed",
 ]
 COMPARISON_CLASSES: tuple[ComparisonClass, ...] = ComparisonClass.__args__  # type: ignore[attr-defined]
+# The headline's call on two variants (`evaluate`, docs/statistics.md): the candidate is
+# `better` or `worse`, the difference is `inside-noise` (within the A/A floor) or none is
+# called (`no-difference`), or nothing was measured (`no-data`).
+Call = Literal["better", "worse", "no-difference", "inside-noise", "no-data"]
 
 # The sockets through which a name lookup asks a local service (nscd, systemd-resolved): the
 # trace's network attempts and the stop proof both tell them from other sockets.

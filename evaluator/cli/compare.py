@@ -53,7 +53,8 @@ def command(
 ) -> int:
     """Compare CANDIDATE with BASE (run dirs); exit 1 on any regression."""
     # the comparison and its renderers are imported when the command runs, not for its --help
-    from evaluator.compare import compare_runs, write_comparison
+    from evaluator.compare.build import compare_runs
+    from evaluator.compare.write import write_comparison
     from evaluator.html.comparison_page import write_comparison_html
 
     comparison = compare_runs(

@@ -14,7 +14,7 @@ from evaluator.cli.options import emit_json
 from evaluator.errors import EXIT_OK
 
 if TYPE_CHECKING:  # the history package (sqlite-utils, the artifact models) loads when used
-    from evaluator.history import CaseTrend
+    from evaluator.history.trends import CaseTrend
     from evaluator.vocabulary import Status
 
 TREND_MARK: dict[Status, str] = {"pass": "P", "fail": "F", "blocked": "B"}
@@ -28,7 +28,8 @@ def record_finished_run(run_dir: Path, runs_root: Path, *, create: bool = True) 
     """Records a finished run in its runs root's history (without `create`, only when that
     history exists). A failure is a warning on stderr: the run's verdicts and exit code stand
     whatever happens to the history."""
-    from evaluator.history import history_path, open_history, record_run
+    from evaluator.history.database import history_path, open_history
+    from evaluator.history.record import record_run
 
     db_path = history_path(runs_root)
     if not create and not db_path.exists():
@@ -72,7 +73,8 @@ def group(
                 f" `history {ctx.invoked_subcommand}`"
             )
         return EXIT_OK
-    from evaluator.history import case_trends, history_path, open_history
+    from evaluator.history.database import history_path, open_history
+    from evaluator.history.trends import case_trends
 
     with open_history(history_path(runs_dir), create=False) as db:
         trends = case_trends(db, target, case_id)
@@ -139,8 +141,8 @@ def show_table(trends: list[CaseTrend]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def import_command(runs_dir: Path, as_json: bool) -> int:
     """Backfill the history from existing run directories (idempotent)."""
-    from evaluator.history import history_path, import_runs, open_history
-    from evaluator.history.record import run_dirs
+    from evaluator.history.database import history_path, open_history
+    from evaluator.history.record import import_runs, run_dirs
 
     root, paths = run_dirs(runs_dir)
     db_path = history_path(root)

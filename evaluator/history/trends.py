@@ -9,13 +9,15 @@ A renamed case continues under its new id (renames.py), naming its old ones.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
 from pydantic import BaseModel, Field
 
 from evaluator.history.renames import renamed_cases
 from evaluator.vocabulary import Status
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 TREND_QUERY = """
 SELECT r.target_id, c.case_id, r.skill_hash, r.agent, r.model, r.behaviors_dir,

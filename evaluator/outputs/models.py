@@ -20,8 +20,7 @@ from evaluator.compare.model import Comparison
 from evaluator.history.trends import CaseTrend
 from evaluator.judge.verdict import Provenance
 from evaluator.pipeline.selftest import EntryCoverage, GoldenOutcome
-from evaluator.stats.noise import Call
-from evaluator.vocabulary import Status
+from evaluator.vocabulary import Call, Status
 
 CaseStatus = Status
 

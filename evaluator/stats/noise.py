@@ -11,12 +11,10 @@ excludes zero, and it exceeds the floor.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from evaluator.stats.paired import fewest_cases_to_call
 from evaluator.stats.variants import CaseDifference, Overall, VariantComparison
-
-Call = Literal["better", "worse", "no-difference", "inside-noise", "no-data"]
+from evaluator.vocabulary import Call
 
 
 def noise_floor(aa: VariantComparison) -> float | None:

@@ -117,3 +117,14 @@ def test_a_mistyped_command_gets_the_same_suggestion_as_before(
     assert err.startswith("agentic-eval: No such command 'valdate'.")
     if hasattr(click.exceptions, "NoSuchCommand"):  # click 8.4 and later suggest
         assert "Did you mean" in err and "'validate'" in err
+
+
+def test_reading_the_models_loads_no_statistics() -> None:
+    """`schemas check` (every `./dev check` runs it) renders every model, the comparison's and
+    the `--json` outputs' among them, without the statistics behind them: scipy alone was
+    about a second of its start-up."""
+    modules, out = _imported_modules("schemas", "check")
+    assert "match the models" in out
+    assert "evaluator.outputs.models" in modules and "evaluator.compare.model" in modules
+    assert [m for m in modules if m.split(".")[0] in ("scipy", "numpy")] == []
+    assert not _loads(modules, "evaluator.stats")

@@ -11,8 +11,10 @@ import pytest
 from junitparser import Failure, JUnitXml
 
 from evaluator.cli.main import run_cli
-from evaluator.compare import CaseSide, classify, compare_runs
+from evaluator.compare.build import compare_runs
+from evaluator.compare.classify import classify
 from evaluator.compare.markdown import SECTION_ORDER
+from evaluator.compare.model import CaseSide
 from evaluator.vocabulary import COMPARISON_CLASSES
 from tests.conftest import ROOT
 

@@ -19,10 +19,9 @@ import yaml
 
 from evaluator.artifacts.models import CaseResult, Manifest
 from evaluator.cli.main import main
-from evaluator.history import HISTORY_FILE, open_history, record_run
-from evaluator.history.database import migrate, schema_version
+from evaluator.history.database import HISTORY_FILE, migrate, open_history, schema_version
 from evaluator.history.migrations import MIGRATIONS
-from evaluator.history.record import read_run_rows
+from evaluator.history.record import read_run_rows, record_run
 from tests.conftest import ROOT
 from tests.support import codex_or_skip, scratch_dir
 

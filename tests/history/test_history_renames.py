@@ -15,11 +15,11 @@ import pytest
 import sqlite_utils
 
 from evaluator.cli.main import main
-from evaluator.history import HISTORY_FILE, case_trends, open_history, record_run
-from evaluator.history.database import migrate, schema_version
+from evaluator.history.database import HISTORY_FILE, migrate, open_history, schema_version
 from evaluator.history.migrations import MIGRATIONS
-from evaluator.history.record import read_run_rows
+from evaluator.history.record import read_run_rows, record_run
 from evaluator.history.renames import renamed_cases
+from evaluator.history.trends import case_trends
 from tests.cli.test_json_outputs import check_output
 from tests.conftest import ROOT
 from tests.support import codex_or_skip, scratch_dir
