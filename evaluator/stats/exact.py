@@ -12,8 +12,6 @@ from __future__ import annotations
 from math import isnan
 from typing import Literal
 
-from scipy.stats import boschloo_exact
-
 Alternative = Literal["greater", "less"]
 
 
@@ -30,6 +28,8 @@ def one_sided_p(
     if total_a == 0 or total_b == 0:
         return None
     table = [[passed_b, total_b - passed_b], [passed_a, total_a - passed_a]]
+    from scipy.stats import boschloo_exact  # (stats/__init__.py: scipy loads when first used)
+
     # scipy's `greater` is "the first row's first-column share is the larger": B passes more.
     found = float(boschloo_exact(table, alternative=alternative).pvalue)
     return 1.0 if isnan(found) else min(1.0, found)

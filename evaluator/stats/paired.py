@@ -16,7 +16,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import bootstrap, permutation_test
 
 from evaluator.stats.proportion import CONFIDENCE, Interval
 
@@ -57,6 +56,8 @@ def bootstrap_mean(
     if np.all(data == data[0]):
         value = float(data[0])
         return BootstrapInterval(Interval(value, value), "degenerate")
+    from scipy.stats import bootstrap  # (stats/__init__.py: scipy loads when first used)
+
     methods: tuple[Literal["BCa", "percentile"], ...] = ("BCa", "percentile")
     for method in methods:
         found = bootstrap(
@@ -90,6 +91,8 @@ def sign_flip_p(
         if alternative == "two-sided":
             return 1.0
         return 0.5 if (d > 0) == (alternative == "greater") else 1.0
+    from scipy.stats import permutation_test  # (stats/__init__.py: scipy loads when first used)
+
     found = permutation_test(
         (data,),
         _mean,

@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import sqrt
 
-from scipy.stats import binomtest
-
 CONFIDENCE = 0.95
 
 
@@ -35,6 +33,8 @@ def wilson(passed: int, total: int, confidence: float = CONFIDENCE) -> Interval 
     _check(passed, total)
     if total == 0:
         return None
+    from scipy.stats import binomtest  # (stats/__init__.py: scipy loads when first used)
+
     found = binomtest(passed, total).proportion_ci(confidence_level=confidence, method="wilson")
     # Clamp the float noise at the ends: 0/n must give exactly 0, n/n exactly 1.
     low = 0.0 if passed == 0 else float(found.low)

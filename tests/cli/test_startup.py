@@ -128,3 +128,21 @@ def test_reading_the_models_loads_no_statistics() -> None:
     assert "evaluator.outputs.models" in modules and "evaluator.compare.model" in modules
     assert [m for m in modules if m.split(".")[0] in ("scipy", "numpy")] == []
     assert not _loads(modules, "evaluator.stats")
+
+
+def test_the_statistics_load_scipy_when_first_called() -> None:
+    """`compare` and `evaluate` import their builders at start; scipy (most of a second) loads
+    only when a statistic is first computed, so a wrong argument is refused at once."""
+    code = (
+        "import sys\n"
+        "import evaluator.compare.build, evaluator.evaluate.build, evaluator.stats.variants\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy'}))\n"
+        "from evaluator.stats.proportion import wilson\n"
+        "wilson(3, 4)\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy'}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:2] == ["[]", "['scipy']"]
