@@ -88,6 +88,9 @@ class AgenticEvalAdapter(EnvAdapter):  # type: ignore[misc]
         agent: str = "",
         target_model: str = "",
         agent_bin: str = "",
+        base_url: str = "",
+        api_key_env: str = "",
+        auth_from: str = "",
         scratch_root: str = "",
         min_coverage: float = DEFAULT_MIN_COVERAGE,
         split_dir: str = "",
@@ -111,6 +114,13 @@ class AgenticEvalAdapter(EnvAdapter):  # type: ignore[misc]
         # SkillOpt's default model names mean its own backends, never a scripted run's model.
         self.model = target_model if target_model and not self.behaviors else None
         self.agent_bin = Path(agent_bin) if agent_bin else None  # the agent CLI to run
+        # A real model's endpoint and credentials, as `score`'s `--base-url`, `--api-key-env` and
+        # `--auth-from`: SkillOpt passes only the keys a constructor names, so without them a
+        # config's `env.base_url` vanished and the agent went to the provider's default endpoint
+        # with whatever key the environment held. Only the variable's name is kept, never the key.
+        self.base_url = base_url or None
+        self.api_key_env = api_key_env or None
+        self.auth_from = Path(auth_from) if auth_from else None
         self.scratch_root = Path(scratch_root) if scratch_root else DEFAULT_SCRATCH
         self.min_coverage = float(min_coverage)
         self.analyst_workers = analyst_workers
@@ -161,6 +171,9 @@ class AgenticEvalAdapter(EnvAdapter):  # type: ignore[misc]
                 timeout_s=self.exec_timeout,
                 model=self.model,
                 behaviors=self.behaviors,
+                base_url=self.base_url,
+                api_key_env=self.api_key_env,
+                auth_from=self.auth_from,
                 runs_dir=out / "agentic-eval-runs",
                 scratch_root=self.scratch_root,
                 agent_options={"": {"bin": self.agent_bin}} if self.agent_bin else {},
