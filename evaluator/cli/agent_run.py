@@ -38,6 +38,21 @@ if TYPE_CHECKING:  # the pipeline and the judge are imported when the command ru
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+base_url_option = click.option(
+    "--base-url",
+    default=None,
+    metavar="URL",
+    help="The agent's model endpoint: any server speaking its provider's API, such as vLLM,"
+    ' Ollama or a LiteLLM gateway (docs/cli.md, "Real models", names the API and the'
+    " variables of each agent).",
+)
+api_key_env_option = click.option(
+    "--api-key-env",
+    default=None,
+    metavar="NAME",
+    help="Variable holding the key for --base-url (default: the agent's own).",
+)
+
 
 @dataclass
 class AgentRunArgs:
@@ -199,20 +214,8 @@ def agent_run_options(func: F) -> F:
             default=None,
             help="Copy only the login file from this agent home (real models; docs/agents.md).",
         ),
-        click.option(
-            "--base-url",
-            default=None,
-            metavar="URL",
-            help="The agent's model endpoint: any server speaking its provider's API, such as vLLM,"
-            ' Ollama or a LiteLLM gateway (docs/cli.md, "Real models", names the API and the'
-            " variables of each agent).",
-        ),
-        click.option(
-            "--api-key-env",
-            default=None,
-            metavar="NAME",
-            help="Variable holding the key for --base-url (default: the agent's own).",
-        ),
+        base_url_option,
+        api_key_env_option,
         click.option(
             "--sandbox",
             type=click.Choice(jail_names()),

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import click
 
+from evaluator.adapters import DEFAULT_RUNNER
+from evaluator.cli.agent_flags import runner_option
+from evaluator.cli.agent_run import api_key_env_option, base_url_option
 from evaluator.cli.options import FiniteFloatRange, repo_options
 from evaluator.defaults import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 from evaluator.errors import EXIT_INPUT, EXIT_OK
@@ -44,6 +47,10 @@ def group() -> None:
     default=None,
     help="Scripted behaviours dir, relative to the repo root CodexOpt copies.",
 )
+@runner_option(f"The agent runner every task's score runs (default {DEFAULT_RUNNER}).")
+@click.option("--model", default=None, help="Model name every task's score passes to the agent.")
+@base_url_option
+@api_key_env_option
 @click.option(
     "--program",
     default="agentic-eval",
@@ -66,6 +73,10 @@ def codexopt_tasks(
     min_pass_rate: float,
     timeout_s: float,
     behaviors: str | None,
+    agent: str | None,
+    model: str | None,
+    base_url: str | None,
+    api_key_env: str | None,
     program: str,
     out: Path,
 ) -> int:
@@ -74,8 +85,20 @@ def codexopt_tasks(
     from evaluator.artifacts.rundir import write_atomic
     from evaluator.gate.thresholds import near_miss
     from evaluator.integrations.codexopt import export_tasks
+    from evaluator.pipeline.runplan import check_endpoint_options
     from evaluator.plan import open_repo, select_cases
 
+    # Every task would be refused alike (CodexOpt counts each a failure): refused here once.
+    check_endpoint_options(
+        behaviors=behaviors is not None, base_url=base_url, api_key_env=api_key_env, model=model
+    )
+    given = {
+        "--agent": agent,
+        "--model": model,
+        "--base-url": base_url,
+        "--api-key-env": api_key_env,
+    }
+    agent_args = tuple(part for flag, value in given.items() if value for part in (flag, value))
     miss = near_miss(min_pass_rate, attempts)
     if miss is not None:
         click.echo(f"warning: {miss}", err=True)
@@ -90,6 +113,7 @@ def codexopt_tasks(
         min_pass_rate=min_pass_rate,
         timeout_s=timeout_s,
         behaviors=behaviors,
+        agent_args=agent_args,
     )
     write_atomic(out, json.dumps(export.tasks, indent=2, ensure_ascii=False) + "\n")
     n = len(export.tasks)

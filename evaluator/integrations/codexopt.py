@@ -46,6 +46,7 @@ def _task(
     min_pass_rate: float,
     timeout_s: float,
     behaviors: str | None,
+    agent_args: tuple[str, ...],
 ) -> dict[str, Any]:
     target = repo.targets[case.target_id].target
     command = [program, "score", "--repo", repo_arg, "--target", case.target_id]
@@ -55,6 +56,7 @@ def _task(
     command += ["--timeout", f"{timeout_s:g}", "--workers", "1", "--json"]
     if behaviors:
         command += ["--behaviors", behaviors]
+    command += agent_args
     # No `prompt` key: it would turn the task into a Codex task (CodexOpt pitfall).
     return {
         "name": f"{case.suite_id}__{case.case_id}",
@@ -76,7 +78,10 @@ def export_tasks(
     min_pass_rate: float = 1.0,
     timeout_s: float = 300.0,
     behaviors: str | None = None,
+    agent_args: tuple[str, ...] = (),
 ) -> TaskExport:
+    """`agent_args` are `score`'s agent and endpoint options (`--agent`, `--model`,
+    `--base-url`, `--api-key-env`), given to every task as they are."""
     splits = {c.case_id: case_split(c, repo.config.splits) for c in selection.cases}
     ordered = [c for c in selection.cases if splits[c.case_id] == "train"]
     n_train = len(ordered)
@@ -91,6 +96,7 @@ def export_tasks(
             min_pass_rate=min_pass_rate,
             timeout_s=case.case.timeout_s or timeout_s,
             behaviors=behaviors,
+            agent_args=agent_args,
         )
         for case in ordered
     ]

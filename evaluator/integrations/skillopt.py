@@ -7,8 +7,10 @@ Needs the `integrations` extra (`pip install 'agentic-eval[integrations]'`).
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,11 @@ from evaluator.integrations.items import export_split_dir
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions
 from evaluator.plan import open_repo, select_cases
+from evaluator.yamlsource import load_yaml
 
 ENV_NAME = "agentic-eval"
+# The `env.*` keys SkillOpt 0.2.0 maps to its own settings (`skillopt.config._FLATTEN_MAP`).
+SKILLOPT_ENV_KEYS = frozenset({"name", "out_root", "skill_init"})
 
 
 class InfrastructureFailure(RuntimeError, EvalError):
@@ -88,6 +93,9 @@ class AgenticEvalAdapter(EnvAdapter):  # type: ignore[misc]
         agent: str = "",
         target_model: str = "",
         agent_bin: str = "",
+        base_url: str = "",
+        api_key_env: str = "",
+        auth_from: str = "",
         scratch_root: str = "",
         min_coverage: float = DEFAULT_MIN_COVERAGE,
         split_dir: str = "",
@@ -111,6 +119,13 @@ class AgenticEvalAdapter(EnvAdapter):  # type: ignore[misc]
         # SkillOpt's default model names mean its own backends, never a scripted run's model.
         self.model = target_model if target_model and not self.behaviors else None
         self.agent_bin = Path(agent_bin) if agent_bin else None  # the agent CLI to run
+        # A real model's endpoint and credentials, as `score`'s `--base-url`, `--api-key-env` and
+        # `--auth-from`: SkillOpt passes only the keys a constructor names, so without them a
+        # config's `env.base_url` vanished and the agent went to the provider's default endpoint
+        # with whatever key the environment held. Only the variable's name is kept, never the key.
+        self.base_url = base_url or None
+        self.api_key_env = api_key_env or None
+        self.auth_from = Path(auth_from) if auth_from else None
         self.scratch_root = Path(scratch_root) if scratch_root else DEFAULT_SCRATCH
         self.min_coverage = float(min_coverage)
         self.analyst_workers = analyst_workers
@@ -161,6 +176,9 @@ class AgenticEvalAdapter(EnvAdapter):  # type: ignore[misc]
                 timeout_s=self.exec_timeout,
                 model=self.model,
                 behaviors=self.behaviors,
+                base_url=self.base_url,
+                api_key_env=self.api_key_env,
+                auth_from=self.auth_from,
                 runs_dir=out / "agentic-eval-runs",
                 scratch_root=self.scratch_root,
                 agent_options={"": {"bin": self.agent_bin}} if self.agent_bin else {},
@@ -282,6 +300,42 @@ def register() -> None:
     eval_only._ENV_REGISTRY[ENV_NAME] = AgenticEvalAdapter
 
 
+def adapter_keys() -> frozenset[str]:
+    """The `env.*` keys SkillOpt hands the adapter: the names its constructor declares."""
+    parameters = inspect.signature(AgenticEvalAdapter.__init__).parameters.values()
+    return frozenset(p.name for p in parameters if p.name != "self" and p.kind is not p.VAR_KEYWORD)
+
+
+def check_env_keys(config: Path) -> None:
+    """Refuses an `env.*` key that nothing reads. SkillOpt passes the adapter only the keys its
+    constructor names and drops the others without a word: `attempts: 3` (the CLI's name) ran one
+    attempt per case, and a gate on one attempt is a coin toss the config said it was not."""
+    document = load_yaml(config)
+    env = document.data.get("env") if isinstance(document.data, dict) else None
+    if not isinstance(env, dict) or env.get("name") != ENV_NAME:
+        return
+    known = sorted(adapter_keys() | SKILLOPT_ENV_KEYS)
+    for key in env:
+        if str(key) in known:
+            continue
+        near = get_close_matches(str(key), known, n=1)
+        hint = f"did you mean `{near[0]}`? " if near else ""
+        raise document.key_error(
+            ("env", str(key)),
+            f"the agentic-eval adapter takes no such key and SkillOpt would drop it without a"
+            f" word; {hint}its keys: {', '.join(known)} (docs/skillopt.md)",
+        )
+
+
+def config_path(args: list[str]) -> Path | None:
+    for index, arg in enumerate(args):
+        if arg == "--config" and index + 1 < len(args):
+            return Path(args[index + 1])
+        if arg.startswith("--config="):
+            return Path(arg.removeprefix("--config="))
+    return None
+
+
 def main(argv: list[str] | None = None) -> None:
     """`python -m evaluator.integrations.skillopt train|eval [SkillOpt's own arguments]`."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -293,6 +347,8 @@ def main(argv: list[str] | None = None) -> None:
     script = train if args[0] == "train" else eval_only
     sys.argv = [f"skillopt-{args[0]}", *args[1:]]
     try:
+        if (config := config_path(args)) is not None:
+            check_env_keys(config)
         script.main()
     except EvalError as exc:
         # SkillOpt's scripts stop on the adapter's error, as they must; the user gets our one

@@ -245,16 +245,34 @@ def refuse_changes(options: RunOptions, previous: Manifest) -> None:
             )
 
 
+def check_endpoint_options(
+    *, behaviors: bool, base_url: str | None, api_key_env: str | None, model: str | None
+) -> None:
+    """The endpoint options that cannot go together, as a run reads them and as `export
+    codexopt-tasks` writes them into every task (where each task would fail alike)."""
+    if behaviors and (base_url or api_key_env):
+        raise InputError(
+            "--behaviors runs the scripted model; it takes no --base-url or --api-key-env",
+            field="--base-url" if base_url else "--api-key-env",
+        )
+    if base_url and not model:
+        raise InputError("--base-url needs --model: the model that endpoint serves")
+
+
 def check_endpoint(plan: RunPlan, options: RunOptions) -> ModelEndpoint:
     """The real model's endpoint, checked before the agent's CLI is looked up (it is the user's
     input); the model is filled in when the run serves."""
-    if plan.behaviors is not None and (options.base_url or options.api_key_env):
-        raise InputError(
-            "--behaviors runs the scripted model; it takes no --base-url or --api-key-env",
-            field="--base-url" if options.base_url else "--api-key-env",
-        )
-    if plan.base_url and not plan.model:
-        raise InputError("--base-url needs --model: the model that endpoint serves")
+    # A scripted run refuses the endpoint options given; the endpoint planned (a resumed run
+    # keeps its own) needs its model.
+    check_endpoint_options(
+        behaviors=plan.behaviors is not None,
+        base_url=options.base_url,
+        api_key_env=options.api_key_env,
+        model=plan.model,
+    )
+    check_endpoint_options(
+        behaviors=False, base_url=plan.base_url, api_key_env=plan.api_key_env, model=plan.model
+    )
     if plan.api_key_env and not os.environ.get(plan.api_key_env):
         raise EnvironmentProblem(f"--api-key-env {plan.api_key_env}: that variable is not set")
     if plan.base_url and (why := unreachable(plan.base_url)):

@@ -3,7 +3,9 @@ in its temp copy of the repo and reports our pass rate; its split reproduces our
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from codexopt.rollouts import evaluate_skill_rollouts
 
 from evaluator.cli.main import main
 from tests.conftest import copy_demo
+from tests.leaks import CODEX_KEY, leaks_in, model_server_process, write_leak_behaviour
 from tests.support import codex_or_skip
 
 SKILL = Path(".agents/skills/db-migrations/SKILL.md")
@@ -132,3 +135,47 @@ def test_a_threshold_just_above_k_of_n_is_named_when_exported(
                 ]
             )
         assert capsys.readouterr().err == ""
+
+
+@pytest.mark.codex
+def test_tasks_exported_for_a_gateway_reach_it_and_leak_no_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tasks named no agent, model or endpoint: a CodexOpt user behind a gateway (or on
+    Claude Code) had every `score` run Codex on the default endpoint with the inherited
+    `OPENAI_API_KEY`. The scripted server stands in for the gateway with a real-looking key; one
+    case's agent prints the key every way it can, the other follows the skill; both pass. CodexOpt's rollout
+    result (what its `optimize.json` keeps) and the project hold no trace of the key."""
+    codex_or_skip()
+    for name in ("OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GATEWAY_KEY", CODEX_KEY)
+    repo_root = tmp_path / "project"
+    copy_demo(repo_root)
+    behaviors = tmp_path / "gateway"
+    write_leak_behaviour(behaviors)
+    follows = repo_root / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
+    shutil.copy(follows / "routing-rename-table.yaml", behaviors)
+    program = str(Path(sys.executable).parent / "agentic-eval")
+    log = tmp_path / "server.jsonl"
+    with model_server_process(behaviors, log) as base_url:
+        tasks, _ = export(
+            capsys,
+            monkeypatch,
+            repo_root,
+            *("--case", "routing-add-column", "--case", "routing-rename-table"),
+            *("--model", "mock-model", "--base-url", base_url, "--api-key-env", "GATEWAY_KEY"),
+            *("--program", program, "--timeout", "120"),
+        )
+        loaded = load_rollout_tasks([repo_root / "tasks.json"])
+        skill = (repo_root / SKILL).read_text()
+        result = evaluate_skill_rollouts(repo_root, repo_root / SKILL, skill, loaded)
+    # Both agents read the reference their case routes to (the leaking one last): our verdicts.
+    assert (result["score"], result["passed"], result["total"]) == (1.0, 2, 2), result
+    for task in result["tasks"]:
+        assert task["stdout_tail"].splitlines()[-1].startswith("VERDICT: PASS hard=1.000"), task
+    fingerprint = "sha256:" + hashlib.sha256(CODEX_KEY.encode()).hexdigest()[:12]
+    requests = [json.loads(line) for line in log.read_text().splitlines()]
+    assert requests and all(r["credential"] == fingerprint for r in requests), requests
+    outputs = {"rollout": json.dumps(result), "tasks": json.dumps(tasks)}
+    assert leaks_in({"key": CODEX_KEY}, (repo_root,), outputs) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from evaluator.integrations.items import case_item
 from evaluator.integrations.skillopt import AgenticEvalAdapter, InfrastructureFailure, main
 from evaluator.plan import open_repo, select_cases
 from tests.conftest import ROOT
+from tests.leaks import CODEX_KEY, leaks_in, model_server_process, write_leak_behaviour
 from tests.support import codex_or_skip, scratch_dir
 
 pytestmark = pytest.mark.codex
@@ -163,3 +165,54 @@ def test_the_command_ends_an_outage_or_bad_input_with_one_line_and_its_exit_code
             last = err.strip().splitlines()[-1]
             assert last.startswith(line), err
             assert "Traceback" not in err
+
+
+def test_a_real_provider_endpoint_in_the_config_is_the_one_the_agent_reaches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SkillOpt hands the adapter only the `env.*` keys its constructor names: `base_url` and
+    `api_key_env` vanished, and the agent went to the provider's default endpoint with whatever
+    key the environment held (here none: exit 3, "a real model needs credentials"). The
+    scripted server stands in for a gateway, with a real-looking key the agent prints every way
+    it can; no file SkillOpt or we write may hold it."""
+    for name in ("OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GATEWAY_KEY", CODEX_KEY)
+    write_leak_behaviour(tmp_path / "behaviors")
+    splits = tmp_path / "splits"
+    for split, chosen in (("train", []), ("val", items("routing-add-column")), ("test", [])):
+        (splits / split).mkdir(parents=True)
+        (splits / split / "items.json").write_text(json.dumps(chosen))
+    out = tmp_path / "out"
+    log = tmp_path / "server.jsonl"
+    with (
+        scratch_dir() as scratch,
+        model_server_process(tmp_path / "behaviors", log) as base_url,
+    ):
+        config = {
+            "model": {"target": "mock-model"},
+            "env": {
+                "name": "agentic-eval",
+                "repo": str(ROOT / "agentic-evals"),
+                "split_dir": str(splits),
+                "scratch_root": str(scratch),
+                "out_root": str(out),
+                "base_url": base_url,
+                "api_key_env": "GATEWAY_KEY",
+            },
+        }
+        (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+        main(["eval", "--config", str(tmp_path / "config.yaml"), "--skill", str(SKILL)])
+        requests = [json.loads(line) for line in log.read_text().splitlines()]
+        assert leaks_in({"key": CODEX_KEY}, (out, scratch, tmp_path / "config.yaml")) == []
+    # The agent's client sent the gateway's key to the gateway, as a provider's client does.
+    fingerprint = "sha256:" + hashlib.sha256(CODEX_KEY.encode()).hexdigest()[:12]
+    assert requests and all(r["credential"] == fingerprint for r in requests), requests
+    assert not [r for r in requests if r["error"]]
+    summary = json.loads((out / "eval_summary.json").read_text())
+    assert summary["n_items"] == 1
+    talk = json.loads(
+        (out / "predictions/routing__routing-add-column/conversation.json").read_text()
+    )
+    # The agent's commands ran and their output (the key redacted) is what SkillOpt reads.
+    assert talk[0]["type"] == "tool_call" and "GATEWAY_KEY" in talk[0]["cmd"]

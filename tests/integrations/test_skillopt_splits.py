@@ -8,8 +8,10 @@ import pytest
 import yaml
 
 from evaluator.errors import InputError
-from evaluator.integrations.skillopt import AgenticEvalAdapter, main
-from tests.conftest import copy_demo
+from evaluator.integrations.skillopt import AgenticEvalAdapter, check_env_keys, main
+from tests.conftest import ROOT, copy_demo
+
+SKILL = ROOT / ".agents/skills/db-migrations/SKILL.md"
 
 
 def test_a_selection_without_val_cases_is_refused_not_scored_zero(
@@ -54,3 +56,35 @@ def test_a_split_dir_without_val_items_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="holds no case") as info:
         adapter.setup({"out_root": str(tmp_path / "out"), "split_dir": str(tmp_path / "split")})
     assert info.value.path == str(tmp_path / "split")
+
+
+@pytest.mark.parametrize("command", ["eval", "train"])
+def test_a_config_key_the_adapter_does_not_take_is_refused_not_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """SkillOpt hands the adapter only the `env.*` keys its constructor names: `attempts: 3`
+    (the CLI's `--attempts`) ran one attempt per case, exit 0, and the gate decided on one."""
+    config = tmp_path / "config.yaml"
+    out = tmp_path / "out"
+    config.write_text(
+        "env:\n"
+        "  name: agentic-eval\n"
+        f"  repo: {ROOT / 'agentic-evals'}\n"
+        "  attempts: 3\n"
+        f"  out_root: {out}\n"
+    )
+    with pytest.raises(SystemExit) as info:
+        main([command, "--config", str(config), "--skill", str(SKILL)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"agentic-eval: {config}:4:3: env.attempts: "), err
+    assert "did you mean `attempts_k`?" in last and "base_url" in last
+    assert not out.exists()
+
+
+def test_the_documented_config_names_only_keys_the_adapter_takes() -> None:
+    check_env_keys(ROOT / "docs/skillopt/agentic-eval.yaml")
+    keys = yaml.safe_load((ROOT / "docs/skillopt/agentic-eval.yaml").read_text())["env"]
+    assert {"attempts_k", "exec_timeout", "min_coverage"} <= set(keys)
