@@ -90,14 +90,20 @@ def build_workspace(
 
 
 def _copy_skill(target: LoadedTarget, source_workspace: Path, workspace: Path) -> None:
-    for relative in [target.target.entry_skill, *target.target.roots]:
+    for relative in target.target.copied_paths():
         source = target.source_path(source_workspace, relative)
         destination = safe_join(workspace, relative)
         if not source.exists():
             raise InputError(
                 f"skill path not found in the source workspace: {source}",
                 path=target.path,
-                field="entry_skill" if relative == target.target.entry_skill else "roots",
+                field=(
+                    "entry_skill"
+                    if relative == target.target.entry_skill
+                    else "roots"
+                    if relative in target.target.roots
+                    else "companion_skills"
+                ),
             )
         try:
             _copy_regular(source, destination, target.source_root(source_workspace))
