@@ -149,3 +149,20 @@ def test_a_skill_running_its_companions_script_runs_contained(agent: str, tmp_pa
     _, record = assert_contained_pass(outcome)
     # Nothing of the companion was counted outside, in either layer.
     assert record["trace_report"]["disagreements"] == [], record["trace_report"]
+
+
+def test_a_trigger_run_expects_the_companions_among_the_installed_skills(tmp_path: Path) -> None:
+    """The clean-registry check of a trigger attempt compares what the agent lists with what was
+    installed: the companions are listed, so they must be expected (never as distractors)."""
+    from evaluator.adapters import adapter_for_runner
+    from evaluator.pipeline.triggers import TriggerPlan, installed_names
+
+    for name, text in ((SKILL, REPORT_MD), (COMPANION, STATS_MD)):
+        write_file(tmp_path / f".agents/skills/{name}/SKILL.md", text)
+    plan = TriggerPlan(
+        skill=SKILL,
+        entry_skill=f".agents/skills/{SKILL}/SKILL.md",
+        distractors=(),
+        companions=(f".agents/skills/{COMPANION}",),
+    )
+    assert installed_names(adapter_for_runner("claude-code"), tmp_path, plan) == [SKILL, COMPANION]
