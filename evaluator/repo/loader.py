@@ -820,6 +820,28 @@ def _holds_skill_folder(source_workspace: Path, entry_skill: str) -> bool:
     )
 
 
+def _claim_name(
+    names: dict[str, PathKey],
+    name: str,
+    key: PathKey,
+    doc: YamlDocument,
+    diagnostics: Diagnostics,
+) -> bool:
+    """Records that `key` installs a skill called `name`; False (and an error) when another
+    installed skill already has that name, since one copy would shadow the other."""
+    if name in names:
+        diagnostics.error(
+            doc.error(
+                key,
+                f"skill {name!r} is installed twice (also {'.'.join(map(str, names[name]))}):"
+                " one copy would shadow the other",
+            )
+        )
+        return False
+    names[name] = key
+    return True
+
+
 def _check_trigger_fields(
     target: LoadedTarget,
     doc: YamlDocument,
@@ -859,34 +881,15 @@ def _check_trigger_fields(
     names: dict[str, PathKey] = {skill_folder(model.entry_skill).name: ("entry_skill",)}
     for index, folder in enumerate(model.companion_folders()):
         key: PathKey = ("companion_skills", index)
-        name = PurePosixPath(folder).name
-        if name in names:
-            diagnostics.error(
-                doc.error(
-                    key,
-                    f"skill {name!r} is installed twice (also {'.'.join(map(str, names[name]))}):"
-                    " one copy would shadow the other",
-                )
-            )
-            continue
-        names[name] = key
+        _claim_name(names, PurePosixPath(folder).name, key, doc, diagnostics)
     for index, value in enumerate(model.distractor_skills):
         key = ("distractor_skills", index)
         why = relative_problem(value)
         if why:
             diagnostics.error(doc.error(key, f"{value!r} {why}"))
             continue
-        name = skill_folder(value).name
-        if name in names:
-            diagnostics.error(
-                doc.error(
-                    key,
-                    f"skill {name!r} is installed twice (also {'.'.join(map(str, names[name]))}):"
-                    " one copy would shadow the other",
-                )
-            )
+        if not _claim_name(names, skill_folder(value).name, key, doc, diagnostics):
             continue
-        names[name] = key
         if workspace_known:
             skill_md = repo.source_workspace / skill_folder(value) / "SKILL.md"
             if not skill_md.is_file():
