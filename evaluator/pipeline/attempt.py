@@ -250,6 +250,7 @@ def run_attempt(
         with_skill=settings.with_skill,
     )
     install_skills(settings, workspace.path)
+    workspace.skill_links = installed_links(settings, workspace.path)
     # The builder's mismatches say the workspace or the agent's variables are not what the
     # author set (a required variable missing here): known before the agent starts, so it is
     # not started (a real model's tokens for a case that can only end blocked, or fail for
@@ -299,6 +300,21 @@ def install_skills(settings: AttemptSettings, workspace: Path) -> None:
     settings.runner.prepare_workspace(workspace, Path(settings.target.target.entry_skill))
     for folder in settings.target.target.companion_folders():
         settings.runner.prepare_workspace(workspace, Path(folder) / "SKILL.md")
+
+
+def installed_links(settings: AttemptSettings, workspace: Path) -> dict[str, str]:
+    """The links the install made in the workspace's skills folders (its adapter's workspace
+    `discovery_dirs`), each with the folder it names: the workspace's own files are copies,
+    never links (`build_workspace` refuses them), so every link there is the evaluator's."""
+    adapter = adapter_for_runner(settings.runner.name)
+    links: dict[str, str] = {}
+    for folder in adapter.discovery_dirs:
+        if folder.startswith(("$", "~")) or not (workspace / folder).is_dir():
+            continue
+        for entry in sorted((workspace / folder).iterdir()):
+            if entry.is_symlink():
+                links[str(entry)] = os.path.realpath(entry)
+    return links
 
 
 def companion_folders(settings: AttemptSettings, workspace: Path) -> tuple[Path, ...]:
@@ -773,7 +789,12 @@ def read_session(
     result.session = session
     result.adapter = adapter
     links = result.handle.skill_links if result.handle is not None else {}
-    paths = result.handle.skill_link_paths if result.handle is not None else {}
+    # The skill's links in the home and in the workspace's skills folders: a path through
+    # either is also recorded at the skill's folder.
+    paths = {
+        **result.workspace.skill_links,
+        **(result.handle.skill_link_paths if result.handle is not None else {}),
+    }
     try:
         evidence = normalize_session(session.path, home=home, adapter=adapter, skill_links=paths)
     except OSError as exc:

@@ -53,6 +53,7 @@ from evaluator.pipeline.attempt import (
     attempt_secrets,
     failed_attempt,
     install_skills,
+    installed_links,
     read_session,
     run_agent,
     save_attempt,
@@ -190,6 +191,7 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
     )
     install_skills(settings, workspace.path)
     install_distractors(settings, workspace.path, plan)
+    workspace.skill_links = installed_links(settings, workspace.path)
     make_tree_private(workspace.path)
     baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)

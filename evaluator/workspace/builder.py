@@ -37,6 +37,10 @@ class AttemptWorkspace:
     # agent ran for a run's check that needs them (`evaluate`'s contamination check); None: not
     # kept.
     texts_before: dict[str, str] | None = None
+    # The links the evaluator made in the workspace's skills folders before the agent ran
+    # (`.claude/skills/<name>` to the skill's folder at its source-workspace path: link path ->
+    # the folder, both absolute): a path through one is also the skill's own path.
+    skill_links: dict[str, str] = field(default_factory=dict)
 
     def secret_values(self) -> dict[str, str]:
         """Variables marked secret, and credentials embedded in any declared value (the

@@ -50,24 +50,32 @@ print(json.dumps({"count": len(amounts), "mean": sum(amounts) / len(amounts)}))
 CHECK = "grep -Eqx 'Mean: 20(\\.0)?' report.md"
 
 
-def _eval_repo(root: Path, companions: list[str]) -> tuple[Path, Path]:
+def _eval_repo(
+    root: Path,
+    companions: list[str],
+    entry: str = SKILL,
+    check: dict[str, object] | None = None,
+) -> tuple[Path, Path]:
     """Our own plugin of two skills in a source workspace, and an eval repo whose target is
-    `csv-report` with `companions` declared."""
+    `entry` (`csv-report`) with `companions` declared, its one case requiring `check` (the
+    report's `command` check by default)."""
     source = root / "src"
     write_file(source / f".agents/skills/{SKILL}/SKILL.md", REPORT_MD)
     write_file(source / f".agents/skills/{COMPANION}/SKILL.md", STATS_MD)
     write_file(source / f".agents/skills/{COMPANION}/scripts/stats.py", STATS_PY)
     repo = root / "evals"
-    folder = repo / "targets" / SKILL
+    folder = repo / "targets" / entry
     target = {
-        "target_id": SKILL,
-        "entry_skill": f".agents/skills/{SKILL}/SKILL.md",
+        "target_id": entry,
+        "entry_skill": f".agents/skills/{entry}/SKILL.md",
+        # An entry naming its SKILL.md copies that file alone: a script of its own is a root.
+        "roots": [f".agents/skills/{entry}/scripts"] if entry == COMPANION else [],
         "companion_skills": companions,
         "default_suites": ["report"],
         "allowed_statuses": ["pass", "fail", "blocked"],
     }
     write_file(folder / "target.yaml", json.dumps(target))
-    case_path = f"targets/{SKILL}/cases/report/eval-1.yaml"
+    case_path = f"targets/{entry}/cases/report/eval-1.yaml"
     write_file(
         folder / "cases/report/suite.yaml",
         json.dumps({"suite_id": "report", "cases": [case_path]}),
@@ -81,7 +89,7 @@ def _eval_repo(root: Path, companions: list[str]) -> tuple[Path, Path]:
             "required": [
                 {
                     "description": "report.md holds the mean.",
-                    "checks": [{"kind": "command", "command": CHECK}],
+                    "checks": [check or {"kind": "command", "command": CHECK}],
                 }
             ]
         },
@@ -166,3 +174,32 @@ def test_a_trigger_run_expects_the_companions_among_the_installed_skills(tmp_pat
         companions=(f".agents/skills/{COMPANION}",),
     )
     assert installed_names(adapter_for_runner("claude-code"), tmp_path, plan) == [SKILL, COMPANION]
+
+
+@pytest.mark.parametrize("agent", agent_params("claude", "gemini"))
+def test_a_script_run_through_the_skills_folder_link_is_the_skills(
+    agent: str, tmp_path: Path
+) -> None:
+    """The skill at `.agents/skills/<name>` (the contract's layout) is linked into Claude Code's
+    `.claude/skills/` and Gemini CLI's `.gemini/skills/`, where each lists it: an agent runs its
+    script by that path. On `main` the evidence kept the link's path only, so `script_ran` of
+    the skill's own path failed ("named ... but never executed", round 14's `check-bash-script`
+    under every CLI); now a path through the evaluator's link is also recorded at the skill's
+    folder, as one through the user-level link is."""
+    runner = agent_or_skip(agent)
+    layers_or_skip(trace=True, jail=True)
+    script = f".agents/skills/{COMPANION}/scripts/stats.py"
+    check = {"kind": "script_ran", "path": script}
+    repo, source = _eval_repo(tmp_path, [], entry=COMPANION, check=check)
+    listed = f"{WORKSPACE_SKILLS[agent]}/{COMPANION}"
+    steps = [
+        {"skill": COMPANION},
+        {"cmd": f"python3 {listed}/scripts/stats.py sales.csv"},
+        {"final": "The mean of the amounts is 20.0."},
+    ]
+    behaviors = one_behavior(tmp_path, "stats", PROMPT, steps)
+    outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", runner)
+    attempt, _ = assert_contained_pass(outcome)
+    record = json.loads((attempt / "attempt.json").read_text())
+    (entry,) = record["assertions"]
+    assert "via the skill's link in the workspace's skills folder" in entry["checks"][0]["detail"]
