@@ -70,10 +70,11 @@ def _eval_repo(
         "entry_skill": f".agents/skills/{entry}/SKILL.md",
         # An entry naming its SKILL.md copies that file alone: a script of its own is a root.
         "roots": [f".agents/skills/{entry}/scripts"] if entry == COMPANION else [],
-        "companion_skills": companions,
         "default_suites": ["report"],
         "allowed_statuses": ["pass", "fail", "blocked"],
     }
+    if companions:
+        target["companion_skills"] = companions
     write_file(folder / "target.yaml", json.dumps(target))
     case_path = f"targets/{entry}/cases/report/eval-1.yaml"
     write_file(
