@@ -11,7 +11,12 @@ import pytest
 
 from evaluator.adapters import adapter_for_runner, get_store, normalize_session, tool_text_source
 from evaluator.evidence.content import SourceText
-from evaluator.isolation.contamination import Contamination, check_contamination, skill_copies
+from evaluator.isolation.contamination import (
+    Contamination,
+    SkillCopies,
+    check_contamination,
+    skill_copies,
+)
 from evaluator.sandbox import LaunchPolicy, Tracer
 from evaluator.sandbox.strace_log import ObservedTrace, ToolCallTrace, TracedAccess, read_trace
 from tests.conftest import ROOT
@@ -46,6 +51,18 @@ def _setup(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
     return source, workspace, home, agent_home
 
 
+def _copies(source: Path, workspace: Path, home: Path, agent_home: Path) -> SkillCopies:
+    """The skill's copies as a Codex attempt would have them."""
+    return skill_copies(
+        source,
+        workspace=workspace,
+        workspace_skill_dir=f".agents/skills/{NAME}",
+        discovery_dirs=CODEX_DIRS,
+        agent_home=agent_home,
+        user_home=home,
+    )
+
+
 def _check(
     tmp_path: Path,
     calls: list[tuple[str, str | None]],
@@ -61,14 +78,7 @@ def _check(
     if plant:
         (tmp_path / plant).mkdir(parents=True)
         (tmp_path / plant / "SKILL.md").write_text(planted_text)
-    copies = skill_copies(
-        source,
-        workspace=workspace,
-        workspace_skill_dir=f".agents/skills/{NAME}",
-        discovery_dirs=CODEX_DIRS,
-        agent_home=agent_home,
-        user_home=home,
-    )
+    copies = _copies(source, workspace, home, agent_home)
     session = _rollout(tmp_path / "rollout.jsonl", workspace, calls)
     return check_contamination(
         normalize_session(session),
@@ -321,14 +331,7 @@ def test_an_empty_file_is_no_copy_of_the_skills_empty_file(tmp_path: Path) -> No
     (source / "scripts/blank.txt").write_text("\n\n")
     (workspace / "tier1.json").write_text("")
     (workspace / "notes.txt").write_text("\n\n")
-    copies = skill_copies(
-        source,
-        workspace=workspace,
-        workspace_skill_dir=f".agents/skills/{NAME}",
-        discovery_dirs=CODEX_DIRS,
-        agent_home=agent_home,
-        user_home=home,
-    )
+    copies = _copies(source, workspace, home, agent_home)
     session = _rollout(
         tmp_path / "rollout.jsonl",
         workspace,
