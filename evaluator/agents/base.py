@@ -67,6 +67,9 @@ class AgentRequest:
     # attempt's home (`link_user_skill`); None: no skill (a no-skill variant), no link.
     skill: Path | None = None
     user_skill_dirs: tuple[str, ...] = ()
+    # The target's companion skills' folders in the workspace (`Target.companion_skills`),
+    # linked at the same user-level folders beside the skill, as a plugin installs them.
+    companion_skills: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -120,8 +123,9 @@ class AgentHandle:
     stopped_early: bool = False
     # When that stop began (`time.monotonic()`); None when not stopped or not known.
     stopped_at: float | None = None
-    # The links to the skill under test made in the attempt's home (`link_user_skill`): the one
-    # place under the home that is the skill's own folder, and which no tool call may change.
+    # The links to the skill under test (and its companions) made in the attempt's home
+    # (`link_user_skill`): the one place under the home that is the skills' own folders, and
+    # which no tool call may change.
     # (link -> the skill's folder in the workspace, resolved).
     skill_links: dict[Path, Path] = field(default_factory=dict)
 

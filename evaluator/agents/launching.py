@@ -42,6 +42,8 @@ def start_agent(
     (`link_user_skill`). `announces_start`: the CLI writes its first output once started, so
     it starts through the agents' start gate (`AgentRunner.announces_start`)."""
     skill_links = link_user_skill(home, request.skill, request.user_skill_dirs)
+    for companion in request.companion_skills:
+        skill_links |= link_user_skill(home, companion, request.user_skill_dirs)
     request.secrets.add_environment(env)
     env = request.launch.agent_env(env, binary, request.workspace, request.agent_dir)
     stdout_path = request.agent_dir / STDOUT

@@ -139,10 +139,12 @@ def command(
             counts[plan.decided_by] += 1
     total = sum(counts.values())
     coverage = counts["rules"] / total if total else None
+    companions = selection.target.target.companion_folders()
     if as_json:
         emit_json(
             {
                 "target": selection.target.target_id,
+                "companion_skills": companions,
                 "cases": [
                     {
                         "case_id": case.case_id,
@@ -168,6 +170,12 @@ def command(
             EXIT_OK,
         )
         return EXIT_OK
+    if companions:
+        click.echo(
+            f"companion skills: {', '.join(companions)} (copied into every attempt's workspace"
+            " and installed beside the skill where the agent finds skills; their files are"
+            " the attempt's, never scored)"
+        )
     for case, plans in planned:
         click.echo(f"{case.case_id}")
         if case.needs.stated():

@@ -8,6 +8,7 @@ report every one of them with its location (`unknown_fields`): an error, or a wa
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Annotated, Any, Literal
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -176,9 +177,29 @@ class Target(OpenModel):
         description="Other skills (their folder or SKILL.md, relative to the source workspace)"
         " installed beside the target's in trigger attempts, so that they compete for prompts.",
     )
+    companion_skills: list[NonEmpty] = Field(
+        default_factory=list,
+        description="Other skills the target's skill runs or reads (their folder or SKILL.md,"
+        " relative to the source workspace: a plugin's sibling skills): each copied whole into"
+        " every attempt's workspace at its source-workspace path and installed beside the"
+        " target's where the agent discovers skills and at its user-level skills folder, as a"
+        " user who installed the plugin has them. Never the skill under test, never scored;"
+        " left out with the skill (a no-skill variant gets neither).",
+    )
     needs: Needs | None = Field(
         default=None, description="What every case of the target needs (see `Case.needs`)."
     )
+
+    def companion_folders(self) -> list[str]:
+        """Each companion skill's folder (source-workspace relative), from its folder or its
+        SKILL.md path."""
+        paths = [PurePosixPath(c) for c in self.companion_skills]
+        return [str(p.parent if p.name == "SKILL.md" else p) for p in paths]
+
+    def copied_paths(self) -> list[str]:
+        """Every source-workspace path an attempt's workspace holds a copy of: the entry skill,
+        the roots and the companion skills' folders."""
+        return [self.entry_skill, *self.roots, *self.companion_folders()]
 
 
 # --------------------------------------------------------------------------- suite.yaml

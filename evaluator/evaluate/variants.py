@@ -411,7 +411,7 @@ def _laid_out(skill: Path, source: Path, target: LoadedTarget, into: Path) -> Pa
     """A source workspace holding the target's skill paths, those under the entry skill's
     directory taken from `skill`, the others from the real source workspace."""
     skill_rel = Path(_skill_dir(target.target.entry_skill))
-    for relative in [target.target.entry_skill, *target.target.roots]:
+    for relative in target.target.copied_paths():
         rel = Path(relative)
         origin = (
             skill / rel.relative_to(skill_rel) if rel.is_relative_to(skill_rel) else source / rel

@@ -97,16 +97,25 @@ def _through(path: str, links: Mapping[str, str]) -> list[tuple[str, str]]:
     return found
 
 
+def _skill_link_kind(link: str, home: str | None) -> str:
+    """How a path through one of the runner's skill links is named: the user-level link in
+    the agent's home, or the link in the workspace's skills folder."""
+    if home is not None and (link + "/").startswith(home.rstrip("/") + "/"):
+        return "via the skill's user-level link"
+    return "via the skill's link in the workspace's skills folder"
+
+
 class EvidenceBuilder:
     def __init__(
         self, path: Path, home: str | None, skill_links: Mapping[str, str] | None = None
     ) -> None:
         self.evidence = SessionEvidence(session_path=str(path))
         self.home = home
-        # The runner's links to the skill under test in the agent's home (link path -> the
-        # skill's folder in the workspace): a path through one is also recorded at the folder
-        # it names, as a path through a symlink the session made is (`through_symlinks`), so a
-        # check on the skill's workspace path sees a command that named its user-level path.
+        # The runner's links to the skill (and its companions) in the agent's home and in the
+        # workspace's skills folder (link path -> the skill's folder in the workspace): a path
+        # through one is also recorded at the folder it names, as a path through a symlink the
+        # session made is (`through_symlinks`), so a check on the skill's workspace path sees a
+        # command that named its user-level path or the folder its CLI lists it in.
         self.skill_links = dict(skill_links or {})
         self.turn_cwd: str | None = None
         self.calls: dict[str, EvidenceRecord] = {}  # call_id -> command_observed / tool_call
@@ -301,7 +310,7 @@ class EvidenceBuilder:
     def link_kind(self, link: str) -> str:
         """How a link a path went through is named in a record's detail."""
         if self.skill_links.get(link) == self.symlinks.get(link):
-            return "via the skill's user-level link"
+            return _skill_link_kind(link, self.home)
         return "via session symlink"
 
     def changed_under(self, path: str) -> bool:
@@ -455,7 +464,7 @@ class EvidenceBuilder:
                 access=access,
                 source=source,
                 detail=(
-                    f"{detail or ''} (via the skill's user-level link {via_link})".lstrip()
+                    f"{detail or ''} ({_skill_link_kind(via_link, self.home)} {via_link})".lstrip()
                     if via_link
                     else detail
                 ),

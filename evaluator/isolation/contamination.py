@@ -108,7 +108,8 @@ def skill_copies(
                 data = path.read_bytes()
             except OSError:
                 continue
-            contents.setdefault(data, relative)
+            if data.strip():  # empty or blank bytes identify nothing of the skill
+                contents.setdefault(data, relative)
             try:
                 files.append(SourceText(f"{name}/{relative}", data.decode("utf-8")))
             except UnicodeDecodeError:

@@ -172,6 +172,10 @@ class ExplainedCase(Closed):
 
 class ExplainOutput(Envelope):
     target: str
+    companion_skills: list[str] = Field(
+        description="The target's companion skills' folders, installed beside it in every"
+        " attempt (`target.yaml` `companion_skills`)"
+    )
     cases: list[ExplainedCase]
     deferred_not_explained: list[str]
     counts: dict[str, int] = Field(description="entries per route")

@@ -249,7 +249,8 @@ def run_attempt(
         entry_skill_text=settings.entry_skill_text,
         with_skill=settings.with_skill,
     )
-    settings.runner.prepare_workspace(workspace.path, Path(settings.target.target.entry_skill))
+    install_skills(settings, workspace.path)
+    workspace.skill_links = installed_links(settings, workspace.path)
     # The builder's mismatches say the workspace or the agent's variables are not what the
     # author set (a required variable missing here): known before the agent starts, so it is
     # not started (a real model's tokens for a case that can only end blocked, or fail for
@@ -292,6 +293,36 @@ def run_attempt(
     return result
 
 
+def install_skills(settings: AttemptSettings, workspace: Path) -> None:
+    """The target's skill, then each companion skill, placed where the agent discovers skills
+    (its runner's `prepare_workspace`); a skill the workspace lacks (a no-skill variant) is
+    left out by the runner."""
+    settings.runner.prepare_workspace(workspace, Path(settings.target.target.entry_skill))
+    for folder in settings.target.target.companion_folders():
+        settings.runner.prepare_workspace(workspace, Path(folder) / "SKILL.md")
+
+
+def installed_links(settings: AttemptSettings, workspace: Path) -> dict[str, str]:
+    """The links the install made in the workspace's skills folders (its adapter's workspace
+    `discovery_dirs`), each with the folder it names: the workspace's own files are copies,
+    never links (`build_workspace` refuses them), so every link there is the evaluator's."""
+    adapter = adapter_for_runner(settings.runner.name)
+    links: dict[str, str] = {}
+    for folder in adapter.discovery_dirs:
+        if folder.startswith(("$", "~")) or not (workspace / folder).is_dir():
+            continue
+        for entry in sorted((workspace / folder).iterdir()):
+            if entry.is_symlink():
+                links[str(entry)] = os.path.realpath(entry)
+    return links
+
+
+def companion_folders(settings: AttemptSettings, workspace: Path) -> tuple[Path, ...]:
+    """The companion skills' folders the workspace holds (none without the skill)."""
+    found = (skill_folder(workspace, Path(f)) for f in settings.target.target.companion_folders())
+    return tuple(folder for folder in found if folder is not None)
+
+
 def run_agent(
     settings: AttemptSettings,
     case: LoadedCase,
@@ -328,6 +359,7 @@ def run_agent(
                 stop_fd=follower.stop_fd if follower is not None else None,
                 skill=skill_folder(workspace.path, Path(settings.target.target.entry_skill)),
                 user_skill_dirs=adapter.user_skill_dirs,
+                companion_skills=companion_folders(settings, workspace.path),
             )
         )
     finally:
@@ -757,7 +789,12 @@ def read_session(
     result.session = session
     result.adapter = adapter
     links = result.handle.skill_links if result.handle is not None else {}
-    paths = result.handle.skill_link_paths if result.handle is not None else {}
+    # The skill's links in the home and in the workspace's skills folders: a path through
+    # either is also recorded at the skill's folder.
+    paths = {
+        **result.workspace.skill_links,
+        **(result.handle.skill_link_paths if result.handle is not None else {}),
+    }
     try:
         evidence = normalize_session(session.path, home=home, adapter=adapter, skill_links=paths)
     except OSError as exc:

@@ -466,7 +466,7 @@ class Run:
         behaviours, the endpoint, the agent's CLI and options, credentials, the executor."""
         options = self.options
         target = selection.target
-        for relative in [target.target.entry_skill, *target.target.roots]:
+        for relative in target.target.copied_paths():
             if not target.source_path(repo.source_workspace, relative).exists():
                 # Without --source-workspace both places the skill may be were looked at.
                 also = (

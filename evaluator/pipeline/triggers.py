@@ -52,6 +52,8 @@ from evaluator.pipeline.attempt import (
     _locate,
     attempt_secrets,
     failed_attempt,
+    install_skills,
+    installed_links,
     read_session,
     run_agent,
     save_attempt,
@@ -115,6 +117,9 @@ class TriggerPlan:
     distractors: tuple[str, ...]  # workspace paths of the distractor skills
     # where each distractor is copied from (the source workspace, or another target's mount)
     distractor_sources: tuple[Path, ...] = ()
+    # workspace paths of the target's companion skills, installed with it (never a distractor:
+    # they are part of the skill as the user installs it, yet the agent lists them too)
+    companions: tuple[str, ...] = ()
     prompts: dict[str, TriggerCase] = field(default_factory=dict)
     trigger_only: bool = True
 
@@ -184,8 +189,9 @@ def run_trigger_attempt(spec: TriggerSpec) -> AttemptResult:
         attempt=number,
         entry_skill_text=settings.entry_skill_text,
     )
-    settings.runner.prepare_workspace(workspace.path, Path(settings.target.target.entry_skill))
+    install_skills(settings, workspace.path)
     install_distractors(settings, workspace.path, plan)
+    workspace.skill_links = installed_links(settings, workspace.path)
     make_tree_private(workspace.path)
     baseline = fingerprint(workspace.path)
     prompt = agent_prompt(case.case.input.user_prompt)
@@ -226,8 +232,10 @@ ISOLATION_VIOLATION = "isolation violation"
 
 
 def installed_names(adapter: AgentAdapter, workspace: Path, plan: TriggerPlan) -> list[str]:
-    """The names the agent gives the skills the attempt installed (target and distractors)."""
-    folders = [workspace / _skill_folder(p) for p in (plan.entry_skill, *plan.distractors)]
+    """The names the agent gives the skills the attempt installed (target, companions and
+    distractors)."""
+    installed = (plan.entry_skill, *plan.companions, *plan.distractors)
+    folders = [workspace / _skill_folder(p) for p in installed]
     return [adapter.skill_name(f.name, declared_skill_name(f)) for f in folders]
 
 
@@ -587,6 +595,7 @@ class TriggerRun(Run):
             entry_skill=entry,
             distractors=tuple(distractors),
             distractor_sources=tuple(sources),
+            companions=tuple(target.target.companion_folders()),
             prompts={c.id: c for c in triggers.cases},
             trigger_only=self.trigger.trigger_only,
         )

@@ -274,6 +274,10 @@ def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> 
     skill_problem = False
     skill_paths: list[tuple[tuple[str | int, ...], str]] = [(("entry_skill",), target.entry_skill)]
     skill_paths += [(("roots", i), root) for i, root in enumerate(target.roots)]
+    # A companion is copied whole, as a root is: the same checks, on its folder.
+    skill_paths += [
+        (("companion_skills", i), folder) for i, folder in enumerate(target.companion_folders())
+    ]
     for field_key, value in skill_paths:
         why = safe_relative(value)
         if why:
@@ -297,6 +301,14 @@ def _load_target(target_dir: Path, repo: EvalRepo, diagnostics: Diagnostics) -> 
             if not (repo.source_workspace / root).exists():
                 diagnostics.error(
                     doc.error(("roots", index), f"not found in the source workspace: {root}")
+                )
+        for index, folder in enumerate(target.companion_folders()):
+            if not (repo.source_workspace / folder / "SKILL.md").is_file():
+                diagnostics.error(
+                    doc.error(
+                        ("companion_skills", index),
+                        f"no SKILL.md in the source workspace at {folder}/SKILL.md",
+                    )
                 )
         files: list[str] = []
         for field_key, value in skill_paths:
@@ -808,6 +820,28 @@ def _holds_skill_folder(source_workspace: Path, entry_skill: str) -> bool:
     )
 
 
+def _claim_name(
+    names: dict[str, PathKey],
+    name: str,
+    key: PathKey,
+    doc: YamlDocument,
+    diagnostics: Diagnostics,
+) -> bool:
+    """Records that `key` installs a skill called `name`; False (and an error) when another
+    installed skill already has that name, since one copy would shadow the other."""
+    if name in names:
+        diagnostics.error(
+            doc.error(
+                key,
+                f"skill {name!r} is installed twice (also {'.'.join(map(str, names[name]))}):"
+                " one copy would shadow the other",
+            )
+        )
+        return False
+    names[name] = key
+    return True
+
+
 def _check_trigger_fields(
     target: LoadedTarget,
     doc: YamlDocument,
@@ -815,8 +849,9 @@ def _check_trigger_fields(
     workspace_known: bool,
     diagnostics: Diagnostics,
 ) -> None:
-    """`trigger_suite` loads (in any shape `repo/triggers.py` reads) and each distractor skill
-    is a skill of the source workspace whose name no other installed skill has."""
+    """`trigger_suite` loads (in any shape `repo/triggers.py` reads) and each companion and
+    distractor skill is a skill of the source workspace whose name no other installed skill
+    has."""
     model = target.target
     if model.trigger_suite is not None:
         why = relative_problem(model.trigger_suite)
@@ -844,23 +879,17 @@ def _check_trigger_fields(
                     )
                 )
     names: dict[str, PathKey] = {skill_folder(model.entry_skill).name: ("entry_skill",)}
+    for index, folder in enumerate(model.companion_folders()):
+        key: PathKey = ("companion_skills", index)
+        _claim_name(names, PurePosixPath(folder).name, key, doc, diagnostics)
     for index, value in enumerate(model.distractor_skills):
-        key: PathKey = ("distractor_skills", index)
+        key = ("distractor_skills", index)
         why = relative_problem(value)
         if why:
             diagnostics.error(doc.error(key, f"{value!r} {why}"))
             continue
-        name = skill_folder(value).name
-        if name in names:
-            diagnostics.error(
-                doc.error(
-                    key,
-                    f"skill {name!r} is installed twice (also {'.'.join(map(str, names[name]))}):"
-                    " one copy would shadow the other",
-                )
-            )
+        if not _claim_name(names, skill_folder(value).name, key, doc, diagnostics):
             continue
-        names[name] = key
         if workspace_known:
             skill_md = repo.source_workspace / skill_folder(value) / "SKILL.md"
             if not skill_md.is_file():

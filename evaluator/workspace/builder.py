@@ -37,6 +37,10 @@ class AttemptWorkspace:
     # agent ran for a run's check that needs them (`evaluate`'s contamination check); None: not
     # kept.
     texts_before: dict[str, str] | None = None
+    # The links the evaluator made in the workspace's skills folders before the agent ran
+    # (`.claude/skills/<name>` to the skill's folder at its source-workspace path: link path ->
+    # the folder, both absolute): a path through one is also the skill's own path.
+    skill_links: dict[str, str] = field(default_factory=dict)
 
     def secret_values(self) -> dict[str, str]:
         """Variables marked secret, and credentials embedded in any declared value (the
@@ -90,14 +94,20 @@ def build_workspace(
 
 
 def _copy_skill(target: LoadedTarget, source_workspace: Path, workspace: Path) -> None:
-    for relative in [target.target.entry_skill, *target.target.roots]:
+    for relative in target.target.copied_paths():
         source = target.source_path(source_workspace, relative)
         destination = safe_join(workspace, relative)
         if not source.exists():
             raise InputError(
                 f"skill path not found in the source workspace: {source}",
                 path=target.path,
-                field="entry_skill" if relative == target.target.entry_skill else "roots",
+                field=(
+                    "entry_skill"
+                    if relative == target.target.entry_skill
+                    else "roots"
+                    if relative in target.target.roots
+                    else "companion_skills"
+                ),
             )
         try:
             _copy_regular(source, destination, target.source_root(source_workspace))

@@ -18,11 +18,12 @@ GIT_TIMEOUT_S = 10.0
 def skill_digest(
     target: LoadedTarget, source_workspace: Path, entry_skill_text: str | None = None
 ) -> str:
-    """sha256 over the entry skill and the roots as `build_workspace` copies them (the candidate
+    """sha256 over the entry skill, the roots and the companion skills as `build_workspace`
+    copies them (the candidate
     text in place of the entry skill when one is scored): each file's relative path and bytes."""
     entry = target.target.entry_skill
     files: dict[str, bytes] = {}
-    for relative in [entry, *target.target.roots]:
+    for relative in target.target.copied_paths():
         source = target.source_path(source_workspace, relative)
         for path in _regular_files(source):
             # Named by its workspace path: a mounted skill hashes as the same files elsewhere.

@@ -11,7 +11,12 @@ import pytest
 
 from evaluator.adapters import adapter_for_runner, get_store, normalize_session, tool_text_source
 from evaluator.evidence.content import SourceText
-from evaluator.isolation.contamination import Contamination, check_contamination, skill_copies
+from evaluator.isolation.contamination import (
+    Contamination,
+    SkillCopies,
+    check_contamination,
+    skill_copies,
+)
 from evaluator.sandbox import LaunchPolicy, Tracer
 from evaluator.sandbox.strace_log import ObservedTrace, ToolCallTrace, TracedAccess, read_trace
 from tests.conftest import ROOT
@@ -46,6 +51,18 @@ def _setup(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
     return source, workspace, home, agent_home
 
 
+def _copies(source: Path, workspace: Path, home: Path, agent_home: Path) -> SkillCopies:
+    """The skill's copies as a Codex attempt would have them."""
+    return skill_copies(
+        source,
+        workspace=workspace,
+        workspace_skill_dir=f".agents/skills/{NAME}",
+        discovery_dirs=CODEX_DIRS,
+        agent_home=agent_home,
+        user_home=home,
+    )
+
+
 def _check(
     tmp_path: Path,
     calls: list[tuple[str, str | None]],
@@ -61,14 +78,7 @@ def _check(
     if plant:
         (tmp_path / plant).mkdir(parents=True)
         (tmp_path / plant / "SKILL.md").write_text(planted_text)
-    copies = skill_copies(
-        source,
-        workspace=workspace,
-        workspace_skill_dir=f".agents/skills/{NAME}",
-        discovery_dirs=CODEX_DIRS,
-        agent_home=agent_home,
-        user_home=home,
-    )
+    copies = _copies(source, workspace, home, agent_home)
     session = _rollout(tmp_path / "rollout.jsonl", workspace, calls)
     return check_contamination(
         normalize_session(session),
@@ -307,3 +317,33 @@ def test_the_workspace_texts_that_excuse_words_are_those_the_eval_made(tmp_path:
     (root / "NOTES.md").write_text("# Notes\nrewritten by the agent\n")
     (root / "notes.md").write_text(SKILL_TEXT + "\nThese are my own notes.\n")
     assert workspace.texts_before == {"NOTES.md": "# Notes\n" + rules}
+
+
+def test_an_empty_file_is_no_copy_of_the_skills_empty_file(tmp_path: Path) -> None:
+    """Round 14 (`wos`'s `check-bash-script`, whose `scripts/tests/__init__.py` is empty): the
+    no-skill agent's loop over scripts it did not have left `tier1.json` empty, and on `main`
+    that was "holds the same bytes as the skill's scripts/tests/__init__.py": contaminated.
+    Bytes that are empty or blank identify nothing of the skill; a file with the skill's text
+    still does."""
+    source, workspace, home, agent_home = _setup(tmp_path)
+    (source / "scripts/tests").mkdir(parents=True)
+    (source / "scripts/tests/__init__.py").write_text("")
+    (source / "scripts/blank.txt").write_text("\n\n")
+    (workspace / "tier1.json").write_text("")
+    (workspace / "notes.txt").write_text("\n\n")
+    copies = _copies(source, workspace, home, agent_home)
+    session = _rollout(
+        tmp_path / "rollout.jsonl",
+        workspace,
+        [("cat tier1.json", ""), ("cat notes.txt", "\n\n")],
+    )
+    found = check_contamination(
+        normalize_session(session), copies, texts=tool_text_source(session), user_home=home
+    )
+    assert not found.contaminated, found.reason()
+    (workspace / "copy.md").write_text(SKILL_TEXT)
+    session = _rollout(tmp_path / "rollout2.jsonl", workspace, [("cat copy.md", SKILL_TEXT)])
+    found = check_contamination(
+        normalize_session(session), copies, texts=tool_text_source(session), user_home=home
+    )
+    assert found.contaminated
