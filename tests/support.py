@@ -411,6 +411,23 @@ def agent_params(*agents: str) -> list[Any]:
     return [pytest.param(agent, marks=getattr(pytest.mark, agent)) for agent in agents]
 
 
+def run_command(repo: Path, runs: Path, scratch: Path | str, *args: str) -> list[str]:
+    """`agentic-eval run` as a process of its own (one a test signals, kills or runs beside
+    another) on `repo`, its run directories under `runs` and its scratch under `scratch`, then
+    `args`."""
+    evaluator = [sys.executable, "-m", "evaluator", "run"]
+    return [
+        *evaluator,
+        "--repo",
+        str(repo),
+        "--runs-dir",
+        str(runs),
+        "--scratch-root",
+        str(scratch),
+        *args,
+    ]
+
+
 def one_behavior(root: Path, name: str, prompt: str, steps: list[dict[str, Any]]) -> Path:
     """A behaviours folder holding one scripted behaviour, matched by a piece of its prompt."""
     behaviors = root / "behaviors"

@@ -25,7 +25,13 @@ from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from evaluator.workspace.naming import run_scratch
 from evaluator.workspace.scratch import owner_file
 from tests.conftest import ROOT, copy_demo
-from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
+from tests.support import (
+    claude_or_skip,
+    codex_or_skip,
+    gemini_or_skip,
+    run_command,
+    scratch_dir,
+)
 
 pytestmark = pytest.mark.codex
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
@@ -429,19 +435,7 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
     behaviors = _slow_behaviors(tmp_path)
     runs = tmp_path / "runs"
     with scratch_dir() as scratch:
-        base = [
-            sys.executable,
-            "-m",
-            "evaluator",
-            "run",
-            "--repo",
-            str(ROOT / "agentic-evals"),
-            "--runs-dir",
-            str(runs),
-            "--scratch-root",
-            str(scratch),
-            "--json",
-        ]
+        base = run_command(ROOT / "agentic-evals", runs, scratch, "--json")
         # An explicit --timeout given to the run only: the resume must keep it explicit.
         command = [*base, "--behaviors", str(behaviors), "--workers", "2", "--run-id", "k"]
         command += ["--timeout", "300"]
@@ -516,8 +510,7 @@ def test_the_next_run_sweeps_a_killed_runs_scratch_but_never_a_live_ones(tmp_pat
     behaviors = _slow_behaviors(tmp_path)
     runs = tmp_path / "runs"
     with scratch_dir() as scratch:
-        base = [sys.executable, "-m", "evaluator", "run", "--repo", str(ROOT / "agentic-evals")]
-        base += ["--runs-dir", str(runs), "--scratch-root", str(scratch), "--json"]
+        base = run_command(ROOT / "agentic-evals", runs, scratch, "--json")
         slow = [*base, "--behaviors", str(behaviors), "--workers", "2"]
         killed = subprocess.Popen([*slow, "--run-id", "k"], stderr=subprocess.PIPE)
         deadline = time.time() + 120
