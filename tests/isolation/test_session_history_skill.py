@@ -25,12 +25,9 @@ from evaluator.isolation.trace import combine
 from evaluator.pipeline.run import RunOutcome
 from tests.isolation.test_home_in_jail import FOLDERS, HOME, _session, _trace
 from tests.support import (
-    agent_or_skip,
     agent_params,
     assert_contained_pass,
-    layers_or_skip,
-    one_behavior,
-    run_scripted_repo,
+    run_skill_steps,
     write_skill_evals,
 )
 
@@ -175,8 +172,6 @@ def test_a_skill_reading_the_session_history_runs_contained(agent: str, tmp_path
     """On `main`: `blocked` (violation: the `find ~/.claude/projects ~/.codex/sessions` the
     SKILL.md prints, a listing of the attempt's own transcripts and of another agent's absent
     folder), though the trace saw each call inside."""
-    runner = agent_or_skip(agent)
-    layers_or_skip(trace=True, jail=True)
     evals = _skill_repo(tmp_path / "src")
     extract = f"{'.claude' if agent == 'claude' else '.agents'}/skills/{NAME}/scripts/extract.sh"
     steps = [
@@ -194,9 +189,7 @@ def test_a_skill_reading_the_session_history_runs_contained(agent: str, tmp_path
         },
         {"final": "No session history found."},
     ]
-    behaviors = one_behavior(tmp_path, "history", PROMPT, steps)
-    outcome = run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
-    _, record = assert_contained_pass(outcome)
+    _, record = assert_contained_pass(run_skill_steps(agent, evals, tmp_path, PROMPT, steps))
     # The looks were the trace's to judge: each said, none recorded as a violation.
     assert any("the CLI's transcripts" in d for d in record["trace_report"]["disagreements"])
 
@@ -234,8 +227,6 @@ def _gemini_skill_repo(root: Path) -> Path:
 
 
 def _gemini_run(tmp_path: Path, *extra: str) -> RunOutcome:
-    runner = agent_or_skip("gemini")
-    layers_or_skip(trace=True, jail=True)
     evals = _gemini_skill_repo(tmp_path / "src")
     steps = [
         {"skill": GEMINI_NAME},
@@ -247,8 +238,7 @@ def _gemini_run(tmp_path: Path, *extra: str) -> RunOutcome:
         },
         {"final": "Written to notes/chats.txt."},
     ]
-    behaviors = one_behavior(tmp_path, "chats", GEMINI_PROMPT, steps)
-    return run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
+    return run_skill_steps("gemini", evals, tmp_path, GEMINI_PROMPT, steps)
 
 
 @pytest.mark.gemini
