@@ -383,7 +383,7 @@ def run_scripted(repo: Path, behaviors: Path, runs_dir: Path, **options: Any) ->
 
 
 def run_scripted_repo(
-    repo: Path, source: Path, behaviors: Path, runs_dir: Path, agent: str | None = None
+    repo: Path, source: Path | None, behaviors: Path, runs_dir: Path, agent: str | None = None
 ) -> RunOutcome:
     """`run` of an eval repo's default suites with a skill source and scripted behaviours, in a
     scratch root of its own (`agent`: the runner's name; the default runner when None)."""
@@ -409,6 +409,35 @@ def assert_contained_pass(
 def agent_params(*agents: str) -> list[Any]:
     """`pytest.param`s of agent names, each marked as the CLI it needs."""
     return [pytest.param(agent, marks=getattr(pytest.mark, agent)) for agent in agents]
+
+
+def run_skill_steps(
+    agent: str, evals: Path, root: Path, prompt: str, steps: list[dict[str, Any]]
+) -> RunOutcome:
+    """`run` of an evals file by the real `agent` with the jail and the trace (skipped where the
+    CLI or either layer is missing), its one scripted behaviour `steps` answering `prompt`; the
+    behaviours and runs under `root`."""
+    runner = agent_or_skip(agent)
+    layers_or_skip(trace=True, jail=True)
+    behaviors = one_behavior(root, "steps", prompt, steps)
+    return run_scripted_repo(evals, None, behaviors, root / "runs", runner)
+
+
+def run_command(repo: Path, runs: Path, scratch: Path | str, *args: str) -> list[str]:
+    """`agentic-eval run` as a process of its own (one a test signals, kills or runs beside
+    another) on `repo`, its run directories under `runs` and its scratch under `scratch`, then
+    `args`."""
+    evaluator = [sys.executable, "-m", "evaluator", "run"]
+    return [
+        *evaluator,
+        "--repo",
+        str(repo),
+        "--runs-dir",
+        str(runs),
+        "--scratch-root",
+        str(scratch),
+        *args,
+    ]
 
 
 def one_behavior(root: Path, name: str, prompt: str, steps: list[dict[str, Any]]) -> Path:

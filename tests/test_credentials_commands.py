@@ -36,7 +36,7 @@ from tests.leaks import (
     leaks_in,
     write_leak_behaviour,
 )
-from tests.support import behavior, codex_or_skip, scratch_dir, serving
+from tests.support import behavior, codex_or_skip, run_command, scratch_dir, serving
 
 pytestmark = [pytest.mark.codex, pytest.mark.slow]
 
@@ -319,17 +319,10 @@ def test_a_stopped_or_timed_out_attempt_leaks_no_credential(tmp_path: Path) -> N
     ):
 
         def run(run_id: str, *extra: str, base_url: str = server.base_url) -> list[str]:
-            return [
-                sys.executable,
-                "-m",
-                "evaluator",
-                "run",
-                "--repo",
-                str(repo),
-                "--runs-dir",
-                str(runs),
-                "--scratch-root",
-                str(scratch),
+            return run_command(
+                repo,
+                runs,
+                scratch,
                 "--agent",
                 "codex-exec",
                 "--model",
@@ -344,7 +337,7 @@ def test_a_stopped_or_timed_out_attempt_leaks_no_credential(tmp_path: Path) -> N
                 run_id,
                 "--keep-scratch",
                 *extra,
-            ]
+            )
 
         proc = subprocess.Popen(
             run("stopped"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env

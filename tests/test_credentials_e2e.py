@@ -30,7 +30,7 @@ from tests.leaks import (
     model_server_process,
     write_leak_behaviour,
 )
-from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, run_command, scratch_dir
 
 CASE = "routing-add-column"
 
@@ -76,14 +76,10 @@ def test_real_provider_path_leaks_no_credential_in_any_form(tmp_path: Path, agen
             # What a Claude Code user with a gateway sets; the runner passes it through.
             env["ANTHROPIC_BASE_URL"] = base_url.removesuffix("/v1")
         done = subprocess.run(
-            evaluator_argv(
-                "run",
-                "--repo",
-                str(repo),
-                "--runs-dir",
-                str(runs),
-                "--scratch-root",
-                str(scratch),
+            run_command(
+                repo,
+                runs,
+                scratch,
                 "--agent",
                 agent,
                 "--model",

@@ -24,11 +24,10 @@ from tests.leaks import (
     CLAUDE_KEY,
     CODEX_KEY,
     GEMINI_KEY,
-    evaluator_argv,
     leaks_in,
     model_server_process,
 )
-from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, run_command, scratch_dir
 
 CASE = "routing-add-column"
 # Every key variable either agent could hold, so one behaviour serves both.
@@ -75,14 +74,10 @@ def _run(
 ) -> dict[str, object]:
     """The case's result; the run ends 0 or 1 (pass, fail) or 3 (blocked: docs/cli.md)."""
     done = subprocess.run(
-        evaluator_argv(
-            "run",
-            "--repo",
-            str(repo),
-            "--runs-dir",
-            str(runs),
-            "--scratch-root",
-            str(scratch),
+        run_command(
+            repo,
+            runs,
+            scratch,
             "--model",
             "mock-model",
             "--case",

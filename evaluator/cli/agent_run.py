@@ -118,7 +118,18 @@ class AgentRunArgs:
         self.judge_base_url, self.judge_api_key_env = earlier.base_url, earlier.api_key_env
 
     @contextmanager
-    def grader(self) -> Iterator[ModelGrader | None]:
+    def judging(self, options: RunOptions) -> Iterator[ModelGrader | None]:
+        """The run judged as these options ask: its model judge, closed when the run ends, and
+        the options its manifest records, which `run --rerun-failed` judges with again (every
+        command that judges, not `run` alone: an `evaluate` variant's run was rerun with the
+        default chain)."""
+        options.judge = self.judge_settings()
+        with self._grader() as grader:
+            options.grader = grader
+            yield grader
+
+    @contextmanager
+    def _grader(self) -> Iterator[ModelGrader | None]:
         """The model judge `--judge`/`--judge-model` ask for, closed when the run ends."""
         built = build_grader(
             self.judge_model,

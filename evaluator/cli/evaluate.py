@@ -158,10 +158,9 @@ def command(
             " never asks one (give --judge-model, with --judge auto or model)",
             field="--judge",
         )
-    with run_args.grader() as grader:
+    with run_args.judging(options) as grader:
         from evaluator.judge.scoring import RubricScorer
 
-        options.grader = grader
         scorer = grader if isinstance(grader, RubricScorer) else None
         outcome = run_evaluation(options, plan, evaluation_file, floor, scorer)
     from evaluator.cli.history import record_finished_run

@@ -142,9 +142,7 @@ def command(
         ray_address=ray_address,
     )
     run_args.apply(options)
-    options.judge = run_args.judge_settings()
-    with run_args.grader() as grader:
-        options.grader = grader
+    with run_args.judging(options):
         outcome = Run(options, choose_progress(as_json)).execute()
     record_finished_run(outcome.run_dir.path, options.runs_dir)
     code = exit_code(outcome, allow_blocked)

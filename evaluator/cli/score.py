@@ -175,8 +175,7 @@ def command(
         else:
             if trigger_file is not None:
                 raise InputError("--triggers needs --metric trigger-f1", field="--triggers")
-            with run_args.grader() as grader:
-                options.grader = grader
+            with run_args.judging(options):
                 outcome = Run(options, PlainProgress()).execute()
         record_finished_run(outcome.run_dir.path, options.runs_dir)
     except (EvalError, click.UsageError) as exc:

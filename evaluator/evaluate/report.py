@@ -13,6 +13,7 @@ from evaluator.artifacts.markdown_text import prose
 from evaluator.evaluate.model import (
     Bounds,
     EvaluationResult,
+    OverallDifference,
     RubricScores,
     VariantComparison,
     VariantSummary,
@@ -33,6 +34,20 @@ def _interval(bounds: Bounds | None, points: bool = False) -> str:
         return "n/a"
     show = _pp if points else _pct
     return f"[{show(bounds.low)}, {show(bounds.high)}]"
+
+
+def _overall_interval(overall: OverallDifference) -> str:
+    """The case-bootstrap interval of the mean difference, or why there is none: it comes from
+    drawing the cases again at random, which with fewer than two cases can only draw the same
+    one (`stats.paired.bootstrap_mean`)."""
+    if overall.interval is None:
+        return (
+            f"no 95% interval ({overall.cases} case(s) compared: the interval comes from"
+            " resampling the cases, and one case cannot say how much another would differ;"
+            " add cases for one)"
+        )
+    shown = _interval(overall.interval, points=True)
+    return f"95% case-bootstrap interval {shown} ({overall.interval_method})"
 
 
 def _p(value: float | None) -> str:
@@ -182,8 +197,7 @@ def _head_to_head(c: VariantComparison) -> list[str]:
     lines = [
         f"### {c.compared} vs {c.reference}",
         "",
-        f"Mean per-case difference {_pp(o.mean_difference)}, 95% case-bootstrap interval"
-        f" {_interval(o.interval, points=True)} ({o.interval_method or 'none'}), paired sign-flip"
+        f"Mean per-case difference {_pp(o.mean_difference)}, {_overall_interval(o)}, paired sign-flip"
         f" p = {_p(o.p)} (one-sided, {c.compared} better), {o.cases} case(s);"
         f" {'significant' if o.significant else 'not significant'} at alpha {c.alpha:g}.",
         "",

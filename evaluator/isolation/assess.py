@@ -32,6 +32,9 @@ class Violation:
     # Not recorded in the evidence yet: an access in the attempt's home, which the trace
     # arbitrates first (`trace.combine` records it if it stands).
     pending: bool = False
+    # The shell glob the access named below `path` (`ls ~/.gemini/tmp/*/chats/`: `path` is the
+    # folder the shell lists, `*/chats/` what it matches there), or "": where it looked.
+    glob: str = ""
 
     def to_json(self) -> dict[str, str]:
         return {"ref": self.ref, "kind": self.kind, "path": self.path, "detail": self.detail}
@@ -71,6 +74,12 @@ def _glob_base(path: str) -> str:
     if glob is None:
         return path
     return os.path.dirname(path[: glob.start()]) or "/"
+
+
+def _glob_rest(path: str) -> str:
+    """The part of `path` from its glob base on (`*/chats/` of `/h/.gemini/tmp/*/chats/`)."""
+    base = _glob_base(path)
+    return "" if base == path else path[len(base) :].lstrip("/")
 
 
 def _named(path: str, readlink: Readlink = disk_readlink) -> KernelPath:
@@ -298,6 +307,7 @@ def assess_isolation(
                 guess=bool(record.guess),
                 call_id=record.call_id,
                 pending=home is not None and _inside(real, home),
+                glob=_glob_rest(path),
             )
         )
     decide(report)

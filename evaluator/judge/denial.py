@@ -9,8 +9,11 @@ affirms it. Where none does, the check leaves the entry to judgement (the model 
 `unclear-rule`): never a pass, and never a failure either, since a cue word can stand beside
 an honest statement too.
 
-A clause ends at a sentence's end, `;`, `:`, a line break or a bullet; it denies what it holds
-when it has a negation ("not", "never", any "n't", "cannot", "unable", "neither", "nor", "no
+A clause ends at a sentence's end, `;`, `:`, a line break or a bullet, and before a contrastive
+conjunction (`but`, `however`, `although`, `though`, `whereas`: "I did not expect it, but `3
+passed`" says `3 passed`; "not `X` but `Y`" denies `X` and says `Y`); a clause that a concessive
+conjunction opens ("Although I did not expect it, `3 passed`") ends at its first comma too. It
+denies what it holds when it has a negation ("not", "never", any "n't", "cannot", "unable", "neither", "nor", "no
 longer", "failed to"), a condition ("if", "unless", "whether") or ends in a question mark.
 Code spans other than the occurrence are left out of the cue search: a quoted `0 not run` is
 what a tool printed, not the agent's denial.
@@ -22,8 +25,15 @@ import re
 from itertools import pairwise
 
 # A clause ends at punctuation followed by space (not the `.` of `report.md` or `3.11`), at a
-# line break, or where a list item starts.
-_CLAUSE_END = re.compile(r"[.!?;:](?=\s|$)|\n|(?:^|\s)[-*•](?=\s)")
+# line break, where a list item starts, or just before a contrastive conjunction (an empty
+# match there: the conjunction opens the next clause). Not `yet`: "not yet confirmed `X`" would
+# lose its negation.
+_CLAUSE_END = re.compile(
+    r"[.!?;:](?=\s|$)|\n|(?:^|\s)[-*•](?=\s)|(?=(?i:\b(?:but|however|although|though|whereas)\b))"
+)
+# A concessive clause ("Although I did not expect it, ...") ends at its first comma as well.
+_CONCEDING = re.compile(r"\s*(?i:(?:even\s+)?(?:although|though|whereas))\b")
+_COMMA = re.compile(r",(?=\s)")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 _WORD = re.compile(r"[a-z]+(?:['’][a-z]+)?")
 _NEGATIONS = frozenset(
@@ -39,6 +49,13 @@ def _clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
         left = match.end()
     following = _CLAUSE_END.search(text, end)
     right = following.end() if following is not None else len(text)
+    if _CONCEDING.match(text, left):
+        for comma in _COMMA.finditer(text, left, right):
+            if comma.end() <= start:
+                left = comma.end()
+            elif comma.start() >= end:
+                right = comma.start()
+            break
     return left, right
 
 

@@ -112,8 +112,10 @@ from evaluator.workspace.provenance import skill_digest, source_commit
 from evaluator.workspace.scratch import (
     PRIVATE_UMASK,
     check_scratch_root,
+    claim_scratch,
     make_private_dir,
     remove_scratch,
+    unheld_scratches,
 )
 
 POOL_POLL_S = 0.2  # how soon the pool notices a stop request
@@ -373,10 +375,13 @@ class Run:
         try:
             try:
                 make_private_dir(plan.scratch)
+                if not self.options.keep_scratch:  # a kept scratch is the user's to remove
+                    claim_scratch(plan.scratch, run_dir.path)
             except OSError as exc:
                 raise EnvironmentProblem(
                     f"cannot create scratch directory {plan.scratch}: {exc.strerror}"
                 ) from None
+            self._sweep_scratch(plan.scratch)
             place = self._place_scratch(plan, memory_refusal)
             opened = self._open(plan, ready, repo, selection, run_dir, previous, place)
         except BaseException:
@@ -754,6 +759,22 @@ class Run:
                 ) from None
             return "disk"
         return "memory"
+
+    def _sweep_scratch(self, own: Path) -> None:
+        """Removes the scratch folders on disk that runs no evaluator holds left in the scratch
+        root: a SIGKILLed run (or one whose machine went down) never removes its own. Their
+        agents are stopped first, as a resume does. Never a folder a live run holds (its run
+        directory's lock); a folder that cannot be removed is a warning, not this run's fault."""
+        for folder, run_dir in unheld_scratches(self.options.scratch_root, own, lock_held):
+            kill_processes_mentioning(folder)
+            try:
+                remove_scratch(folder)
+            except OSError as exc:
+                print(
+                    f"agentic-eval: warning: could not remove the scratch {folder} left by run"
+                    f" {run_dir}, which no evaluator holds: {exc}",
+                    file=sys.stderr,
+                )
 
     def _drop_scratch(self, scratch: Path) -> None:
         if is_mounted(scratch):

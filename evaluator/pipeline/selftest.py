@@ -357,6 +357,7 @@ def _run_set(
     new_progress: Callable[[], Progress] | None,
 ) -> RunOutcome:
     """A normal run of the set's cases with the set's behaviours, inside the selftest directory."""
+    from evaluator.artifacts.models import JudgeSettings
     from evaluator.pipeline.run import Run, RunOptions
 
     behaviors = _stage(directory / BEHAVIOR_SETS_DIR / run_id, members)
@@ -374,6 +375,10 @@ def _run_set(
         scratch_memory=options.scratch_memory,
         agent_options=options.agent_options,
         agent=options.agent,
+        # A golden's expected status is the rules' verdict: no model judge is ever asked, and
+        # `run --rerun-failed` of this run judges the same way, whatever judge the user's
+        # variables name.
+        judge=JudgeSettings(mode="rules"),
     )
     return Run(options_for_run, new_progress() if new_progress else None).execute()
 

@@ -25,6 +25,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evaluator.workspace.scratch import release_scratch
+
 if TYPE_CHECKING:
     import ctypes
 
@@ -131,3 +133,4 @@ def unmount_scratch(path: Path) -> None:
     _mounted.discard(path)
     with suppress(FileNotFoundError):
         path.rmdir()
+    release_scratch(path)

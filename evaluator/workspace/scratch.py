@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 
@@ -87,10 +88,62 @@ def remove_scratch(path: Path) -> None:
     that) is the rest made writable and removed: walking the whole scratch for its modes first
     cost as much as the removal itself."""
     if not path.exists():
+        release_scratch(path)
         return
     with suppress(OSError):
         shutil.rmtree(path)
+        release_scratch(path)
         return
     with suppress(OSError):  # rmtree says what is really wrong
         make_tree_private(path)
     shutil.rmtree(path)
+    release_scratch(path)
+
+
+# Beside a run's scratch folder (`<folder>.run`): the run directory whose lock
+# (`runs/<id>/.lock`) keeps the folder. Beside, not inside: a scratch in memory is mounted on a
+# folder the machine must see empty. A run writes it once it holds that lock; a folder without
+# one (a kept scratch, an older version's) is never swept.
+OWNER_SUFFIX = ".run"
+
+
+def owner_file(scratch: Path) -> Path:
+    return scratch.with_name(scratch.name + OWNER_SUFFIX)
+
+
+def claim_scratch(scratch: Path, run_dir: Path) -> None:
+    """Names the run that holds `scratch`, so that a later run can tell when none does."""
+    owner_file(scratch).write_text(f"{run_dir.absolute()}\n", encoding="utf-8")
+
+
+def release_scratch(scratch: Path) -> None:
+    """Forgets who held `scratch`, once the folder is gone."""
+    owner_file(scratch).unlink(missing_ok=True)
+
+
+def unheld_scratches(
+    root: Path, own: Path, held: Callable[[Path], bool | None]
+) -> list[tuple[Path, Path]]:
+    """The run scratch folders under `root` (and the run directory each names) whose run no
+    evaluator holds: `held(run_dir)` is False (the run was killed, or ended without removing its
+    scratch). Never `own`, never one whose holder cannot be told (None: no lock file, no
+    `/proc/locks`) or that names no run."""
+    try:
+        owners = sorted(root.glob(f"*{OWNER_SUFFIX}"))
+    except OSError:
+        return []
+    found = []
+    for owner in owners:
+        folder = owner.with_name(owner.name.removesuffix(OWNER_SUFFIX))
+        if folder == own:
+            continue
+        try:
+            named = owner.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not named.startswith("/"):
+            continue
+        run_dir = Path(named)
+        if held(run_dir) is False:
+            found.append((folder, run_dir))
+    return found

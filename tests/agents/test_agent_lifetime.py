@@ -15,18 +15,16 @@ import itertools
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
-import yaml
 
 from evaluator.sandbox import Tracer, get_jail
 from tests.conftest import ROOT
-from tests.support import codex_or_skip, scratch_dir
+from tests.support import codex_or_skip, one_behavior, run_command, scratch_dir
 
 pytestmark = pytest.mark.codex
 PROMPT = "default currency per account"
@@ -105,17 +103,7 @@ def _setups() -> list[tuple[str, str]]:
 
 def test_no_agent_process_outlives_a_killed_evaluator(tmp_path: Path) -> None:
     codex_or_skip()
-    behaviors = tmp_path / "behaviors"
-    behaviors.mkdir()
-    (behaviors / "sleepy.yaml").write_text(
-        yaml.safe_dump(
-            {
-                "name": "sleepy",
-                "match": {"prompt_contains": PROMPT},
-                "steps": [{"cmd": SLEEP}, {"final": "done"}],
-            }
-        )
-    )
+    behaviors = one_behavior(tmp_path, "sleepy", PROMPT, [{"cmd": SLEEP}, {"final": "done"}])
     with scratch_dir() as scratch:
         evaluators: dict[tuple[str, str, str], tuple[subprocess.Popen[bytes], str]] = {}
         signals = {"SIGKILL": signal.SIGKILL, "SIGTERM": signal.SIGTERM}
@@ -123,26 +111,13 @@ def test_no_agent_process_outlives_a_killed_evaluator(tmp_path: Path) -> None:
             # All at once: one wait for the slowest instead of one per set-up and signal.
             for (sandbox, trace), name in itertools.product(_setups(), signals):
                 marker = str(scratch / f"{sandbox}-{trace}-{name}")
-                command = [
-                    sys.executable,
-                    "-m",
-                    "evaluator",
-                    "run",
-                    "--repo",
-                    str(ROOT / "agentic-evals"),
-                    "--case",
-                    "routing-add-column",
-                    "--behaviors",
-                    str(behaviors),
-                    "--runs-dir",
-                    str(tmp_path / f"runs-{sandbox}-{trace}-{name}"),
-                    "--scratch-root",
+                command = run_command(
+                    ROOT / "agentic-evals",
+                    tmp_path / f"runs-{sandbox}-{trace}-{name}",
                     marker,
-                    "--sandbox",
-                    sandbox,
-                    "--trace",
-                    trace,
-                ]
+                    *("--case", "routing-add-column", "--behaviors", str(behaviors)),
+                    *("--sandbox", sandbox, "--trace", trace),
+                )
                 evaluators[(sandbox, trace, name)] = (
                     subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
                     marker,

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.agents.test_agent_lifetime import await_marked, stop_all, survivors
 from tests.conftest import ROOT
-from tests.support import gemini_or_skip, scratch_dir
+from tests.support import gemini_or_skip, one_behavior, run_command, scratch_dir
 
 pytestmark = pytest.mark.gemini
 BACKGROUND = "sleep 6061"
@@ -28,51 +26,22 @@ def test_an_interrupted_run_exits_with_its_signal_and_kills_what_the_agent_backg
     tmp_path: Path,
 ) -> None:
     gemini_or_skip()
-    behaviors = tmp_path / "behaviors"
-    behaviors.mkdir()
-    (behaviors / "background.yaml").write_text(
-        yaml.safe_dump(
-            {
-                "name": "background",
-                "match": {"prompt_contains": "default currency per account"},
-                "steps": [
-                    {"cmd": f"{BACKGROUND} & echo started"},
-                    {"cmd": "sleep 100"},
-                    {"final": "done"},
-                ],
-            }
-        )
-    )
+    steps = [{"cmd": f"{BACKGROUND} & echo started"}, {"cmd": "sleep 100"}, {"final": "done"}]
+    behaviors = one_behavior(tmp_path, "background", "default currency per account", steps)
     signals = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
     with scratch_dir() as scratch:
         evaluators: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
         try:
             for name in signals:
                 marker = str(scratch / name)
-                command = [
-                    sys.executable,
-                    "-m",
-                    "evaluator",
-                    "run",
-                    "--agent",
-                    "gemini-cli",
-                    "--repo",
-                    str(ROOT / "agentic-evals"),
-                    "--case",
-                    "routing-add-column",
-                    "--behaviors",
-                    str(behaviors),
-                    "--runs-dir",
-                    str(tmp_path / f"runs-{name}"),
-                    "--scratch-root",
+                command = run_command(
+                    ROOT / "agentic-evals",
+                    tmp_path / f"runs-{name}",
                     marker,
-                    "--scratch-memory",
-                    "off",
-                    "--sandbox",
-                    "none",
-                    "--trace",
-                    "off",
-                ]
+                    *("--agent", "gemini-cli", "--case", "routing-add-column"),
+                    *("--behaviors", str(behaviors), "--scratch-memory", "off"),
+                    *("--sandbox", "none", "--trace", "off"),
+                )
                 evaluators[name] = (
                     subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
                     marker,

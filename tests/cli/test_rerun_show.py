@@ -126,3 +126,49 @@ def test_rerun_failed_judges_as_the_run_did_unless_a_judge_option_is_given(
         )
         assert code == 1, err
         assert judge_of("c")["mode"] == "auto"  # type: ignore[index]
+
+
+@pytest.mark.codex
+def test_every_command_that_judges_records_its_judge_for_rerun_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before round 21 only `run` recorded the judge: a rerun of an `evaluate` variant's run or of
+    a `score` run judged with the default chain (`auto`) after a `--judge rules` run, and a rerun
+    of a `selftest` run with whatever judge the user's options named, though a golden's status
+    is the rules' alone."""
+    codex_or_skip()
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    repo = copy_demo(tmp_path)
+    runs = tmp_path / "runs"
+
+    def judge_of(run_dir: Path) -> object:
+        return json.loads((run_dir / "manifest.json").read_text())["judge"]
+
+    with scratch_dir() as scratch:
+        where = ["--repo", str(repo), "--runs-dir", str(runs), "--scratch-root", str(scratch)]
+        scripted = [*where, "--behaviors", str(BEHAVIORS), "--case", BLOCKED]
+        rules = {"mode": "rules", **dict.fromkeys(("model", "agent", "votes"), None)}
+        rules |= {"base_url": None, "api_key_env": None}
+        code, _, err = run_cli(
+            ["evaluate", *scripted, "--judge", "rules", "--run-id", "ev"], capsys
+        )
+        assert code == 1, err  # nothing compared: the case is blocked under both variants
+        code, out, err = run_cli(["score", *scripted, "--judge", "rules", "--run-id", "sc"], capsys)
+        assert code == 3 and "VERDICT: " in out, err  # nothing judged: no score
+        code, _, err = run_cli(["selftest", *where, "--case", BLOCKED, "--json"], capsys)
+        assert code == 0, err
+        sets = sorted(m.parent for m in runs.glob("selftest-*/set-*/manifest.json"))
+        assert sets, err  # one run per behaviour set
+        made = {
+            "evaluate": runs / "ev/variants/with_skill/run",
+            "score": runs / "sc",
+            **{f"selftest-{run.name}": run for run in sets},
+        }
+        for command, run_dir in made.items():
+            assert judge_of(run_dir) == rules, command
+            rerun = f"re-{command}"
+            code, _, err = run_cli(
+                ["run", *where, "--rerun-failed", str(run_dir), "--run-id", rerun], capsys
+            )
+            assert code == 1 and "rerunning 1 case(s) of run" in err, err
+            assert judge_of(runs / rerun) == rules, command

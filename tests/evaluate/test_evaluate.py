@@ -720,3 +720,27 @@ def test_a_contamination_quoting_the_agent_is_literal_in_the_report(tmp_path: Pa
     shown = render_eval_page(result, report).split("<h2>Report</h2>", 1)[1]
     assert "[ok](https://example.com/)" in shown.replace("&lt;", "<")
     assert "<a " not in shown and "<b>" not in shown
+
+
+def test_one_case_has_no_interval_and_the_report_says_why(tmp_path: Path) -> None:
+    """With one case the head-to-head line read `95% case-bootstrap interval n/a (none)`: two
+    unexplained words where a skill author looks for how sure the difference is."""
+    reference = _variant(tmp_path, "without_skill", [_result("a", ["fail"] * 5)])
+    compared = _variant(tmp_path, "with_skill", [_result("a", ["pass"] * 5)])
+    comparison, _ = compare(reference, compared, None)
+    assert comparison.overall.interval is None
+    summaries = [variant_summary(reference), variant_summary(compared)]
+    report = render_eval_report(_ab_result(["a"], summaries, [comparison]))
+    assert "n/a (none)" not in report
+    assert (
+        "no 95% interval (1 case(s) compared: the interval comes from resampling the cases, and"
+        " one case cannot say how much another would differ; add cases for one)" in report
+    )
+    both = [_result("a", ["pass"] * 5), _result("b", ["pass"] * 5)]
+    two, _ = compare(
+        _variant(tmp_path, "none2", [_result("a", ["fail"] * 5), _result("b", ["pass"] * 5)]),
+        _variant(tmp_path, "skill2", both),
+        None,
+    )
+    shown = render_eval_report(_ab_result(["a", "b"], summaries, [two]))
+    assert "95% case-bootstrap interval [" in shown

@@ -15,13 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import (
-    agent_or_skip,
-    assert_contained_pass,
-    layers_or_skip,
-    one_behavior,
-    run_scripted_repo,
-)
+from tests.support import assert_contained_pass, run_skill_steps
 
 NAME = "sort-by-type"
 PROMPT = "Sort the drop/ folder by type with the sort-by-type skill and name the duplicates."
@@ -68,8 +62,6 @@ def _skill_repo(root: Path) -> Path:
 @pytest.mark.claude
 def test_file_types_and_duplicates_of_a_folder_are_contained(tmp_path: Path) -> None:
     """On `main`: `blocked` (violation: the trace's reads of `/etc/magic`)."""
-    runner = agent_or_skip("claude")
-    layers_or_skip(trace=True, jail=True)
     evals = _skill_repo(tmp_path / "src")
     steps = [
         {"skill": NAME},
@@ -85,6 +77,4 @@ def test_file_types_and_duplicates_of_a_folder_are_contained(tmp_path: Path) -> 
         },
         {"final": "The files could not be sorted."},
     ]
-    behaviors = one_behavior(tmp_path, "sorts", PROMPT, steps)
-    outcome = run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
-    assert_contained_pass(outcome)
+    assert_contained_pass(run_skill_steps("claude", evals, tmp_path, PROMPT, steps))

@@ -14,13 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import (
-    agent_or_skip,
-    assert_contained_pass,
-    layers_or_skip,
-    one_behavior,
-    run_scripted_repo,
-)
+from tests.support import assert_contained_pass, run_skill_steps
 
 NAME = "first-commit"
 PROMPT = "Put this folder under git with the first-commit skill."
@@ -60,8 +54,6 @@ def _skill_repo(root: Path) -> Path:
 @pytest.mark.gemini
 def test_a_global_git_identity_under_gemini_cli_is_contained(tmp_path: Path) -> None:
     """On `main`: `blocked` (violation: the trace's write of `/dev/null.lock`)."""
-    runner = agent_or_skip("gemini")
-    layers_or_skip(trace=True, jail=True)
     evals = _skill_repo(tmp_path / "src")
     steps = [
         {"skill": NAME},
@@ -77,6 +69,4 @@ def test_a_global_git_identity_under_gemini_cli_is_contained(tmp_path: Path) -> 
         },
         {"final": "Nothing was committed."},
     ]
-    behaviors = one_behavior(tmp_path, "commits", PROMPT, steps)
-    outcome = run_scripted_repo(evals, None, behaviors, tmp_path / "runs", runner)  # type: ignore[arg-type]
-    assert_contained_pass(outcome)
+    assert_contained_pass(run_skill_steps("gemini", evals, tmp_path, PROMPT, steps))

@@ -36,12 +36,19 @@ FOLDERS = (HOME / ".claude", HOME / ".codex", HOME / ".gemini", HOME / ".agents"
 
 
 def _session(
-    kind: str, path: str, call_id: str | None = "c1"
+    kind: str, path: str, call_id: str | None = "c1", glob: str = ""
 ) -> tuple[SessionEvidence, IsolationReport]:
     evidence = SessionEvidence(session_path="")
     command = evidence.add("command_observed", 1, command="mkdir -p ~/.config/x", call_id=call_id)
     violation = Violation(
-        command.id, kind, path, "shell-parse: mkdir ~/.config/x", 1, call_id=call_id, pending=True
+        command.id,
+        kind,
+        path,
+        "shell-parse: mkdir ~/.config/x",
+        1,
+        call_id=call_id,
+        pending=True,
+        glob=glob,
     )
     report = IsolationReport(
         verdict="contained", workspace="/ws", reliable_signals=1, violations=[violation]

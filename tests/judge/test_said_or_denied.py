@@ -71,6 +71,30 @@ def test_an_answer_denying_doubting_or_asking_does_not_affirm(answer: str) -> No
     assert not _affirmed(answer, "migration applied")
 
 
+@pytest.mark.parametrize(
+    ("answer", "affirmed"),
+    [
+        # Said after a contrastive conjunction: one clause with the negation before round 21.
+        ("I did not expect it, but `3 passed`.", True),
+        ("Although I did not expect it, `3 passed`.", True),
+        ("`3 passed`, although I did not expect it.", True),
+        ("Nothing failed; however `3 passed` only after a retry.", True),
+        ("It printed not `2 failed` but `3 passed`.", True),
+        ("Lint was not run, whereas the tests printed `3 passed`.", True),
+        # Denied after one, or before one: the conjunction gives no pass to its own clause.
+        ("The tests ran, but I could not confirm `3 passed`.", False),
+        ("It printed not `3 passed` but an error.", False),
+        ("Although the script ran, it did not print `3 passed`.", False),
+        ("`3 passed` was not printed, though the script exited 0.", False),
+        ("But did it print `3 passed`?", False),
+        # `yet` is no boundary: "not yet" keeps its negation.
+        ("I have not yet seen `3 passed`.", False),
+    ],
+)
+def test_a_contrastive_conjunction_ends_a_clause(answer: str, affirmed: bool) -> None:
+    assert _affirmed(answer, "3 passed") is affirmed
+
+
 def test_the_text_looked_for_may_hold_a_negation_of_its_own() -> None:
     assert _affirmed("The check printed `not found: 0`.", "not found: 0")
 
@@ -108,6 +132,18 @@ CASES = {
         "I cannot say `all tests pass`: 2 failed.",
         "forbidden",
         "The final answer says `all tests pass`.",
+    ),
+    # Round 21: a contrastive conjunction ends the clause (blocked before), and "not X but Y"
+    # still denies X.
+    "says-but": (
+        "I did not expect it, but the script printed `migration applied`.",
+        "required",
+        "The final answer says `migration applied`.",
+    ),
+    "says-not-but": (
+        "It printed not `migration applied` but an error.",
+        "required",
+        "The final answer says `migration applied`.",
     ),
 }
 
@@ -153,8 +189,10 @@ def test_a_denied_statement_is_left_to_judgement_and_a_said_one_passes(
         "mentions-denied": "pass",
         "states-denied": "blocked",
         "forbidden-denied": "blocked",
+        "says-but": "pass",
+        "says-not-but": "blocked",
     }
-    for case in ("says-denied", "states-denied", "forbidden-denied"):
+    for case in ("says-denied", "states-denied", "forbidden-denied", "says-not-but"):
         saved = json.loads(outcome.run_dir.case_result_path(case).read_text())
         entry = saved["assertions"][0]
         assert entry["blocked_reason"] == "unclear-rule", entry

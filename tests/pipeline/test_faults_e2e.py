@@ -25,7 +25,7 @@ import yaml
 from evaluator.cli.main import main
 from evaluator.workspace.naming import attempt_folder, run_scratch
 from tests.conftest import ROOT, copy_demo
-from tests.support import claude_or_skip, codex_or_skip, scratch_dir
+from tests.support import claude_or_skip, codex_or_skip, run_command, scratch_dir
 
 pytestmark = pytest.mark.codex
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
@@ -374,14 +374,10 @@ def test_secrets_in_every_encoding_and_url_credentials_never_reach_the_run_dir(
     runs = tmp_path / "runs"
     with scratch_dir() as scratch:
         code = subprocess.run(
-            _evaluator(
-                "run",
-                "--repo",
-                str(repo),
-                "--runs-dir",
-                str(runs),
-                "--scratch-root",
-                str(scratch),
+            run_command(
+                repo,
+                runs,
+                scratch,
                 "--behaviors",
                 str(behaviors),
                 "--case",

@@ -25,12 +25,11 @@ from evaluator.workspace.naming import (
 from tests.conftest import ROOT
 from tests.pipeline.test_faults_e2e import (
     _cmdline,
-    _evaluator,
     _processes_under,
     _sleepy_behaviors,
     _wait_for,
 )
-from tests.support import codex_or_skip, scratch_dir
+from tests.support import codex_or_skip, run_command, scratch_dir
 
 CASE = "routing-add-column"
 
@@ -57,14 +56,10 @@ def test_a_recorded_workspace_root_is_read_only_where_a_version_of_ours_puts_it(
 def _kill_mid_attempt(scratch: Path, runs: Path, behaviors: Path) -> int:
     """A run `k` of one case, SIGKILLed while its agent runs in the workspace; its pid."""
     first = subprocess.Popen(
-        _evaluator(
-            "run",
-            "--repo",
-            str(ROOT / "agentic-evals"),
-            "--runs-dir",
-            str(runs),
-            "--scratch-root",
-            str(scratch),
+        run_command(
+            ROOT / "agentic-evals",
+            runs,
+            scratch,
             # On disk: what the killed run leaves there is what the resume reads.
             "--scratch-memory",
             "off",
@@ -108,14 +103,10 @@ def _as_old_layout(scratch: Path, runs: Path) -> Path:
 def _resume(scratch: Path, runs: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     _sleepy_behaviors(tmp_path, 0)  # the resume reads the run's behaviours again: no sleep now
     return subprocess.run(
-        _evaluator(
-            "run",
-            "--repo",
-            str(ROOT / "agentic-evals"),
-            "--runs-dir",
-            str(runs),
-            "--scratch-root",
-            str(scratch),
+        run_command(
+            ROOT / "agentic-evals",
+            runs,
+            scratch,
             "--resume",
             "k",
         ),

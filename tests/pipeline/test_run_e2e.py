@@ -23,8 +23,15 @@ from evaluator.cli.main import main
 from evaluator.pipeline.progress import PlainProgress
 from evaluator.pipeline.run import Run, RunOptions, RunOutcome
 from evaluator.workspace.naming import run_scratch
+from evaluator.workspace.scratch import owner_file
 from tests.conftest import ROOT, copy_demo
-from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, scratch_dir
+from tests.support import (
+    claude_or_skip,
+    codex_or_skip,
+    gemini_or_skip,
+    run_command,
+    scratch_dir,
+)
 
 pytestmark = pytest.mark.codex
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors"
@@ -428,19 +435,7 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
     behaviors = _slow_behaviors(tmp_path)
     runs = tmp_path / "runs"
     with scratch_dir() as scratch:
-        base = [
-            sys.executable,
-            "-m",
-            "evaluator",
-            "run",
-            "--repo",
-            str(ROOT / "agentic-evals"),
-            "--runs-dir",
-            str(runs),
-            "--scratch-root",
-            str(scratch),
-            "--json",
-        ]
+        base = run_command(ROOT / "agentic-evals", runs, scratch, "--json")
         # An explicit --timeout given to the run only: the resume must keep it explicit.
         command = [*base, "--behaviors", str(behaviors), "--workers", "2", "--run-id", "k"]
         command += ["--timeout", "300"]
@@ -505,6 +500,48 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(
     for result_file in results.glob("*.json"):
         result = json.loads(result_file.read_text())
         assert result["stats"]["attempts"] == 1
+
+
+def test_the_next_run_sweeps_a_killed_runs_scratch_but_never_a_live_ones(tmp_path: Path) -> None:
+    """A SIGKILLed run cannot remove its scratch on disk (its agents' homes and workspaces, in
+    clear): before round 21 it stayed until a `--resume` of that very run. Now the next run
+    removes every scratch folder whose run no evaluator holds (the run directory's lock), while a
+    run started in another process, holding its lock, keeps its own."""
+    behaviors = _slow_behaviors(tmp_path)
+    runs = tmp_path / "runs"
+    with scratch_dir() as scratch:
+        base = run_command(ROOT / "agentic-evals", runs, scratch, "--json")
+        slow = [*base, "--behaviors", str(behaviors), "--workers", "2"]
+        killed = subprocess.Popen([*slow, "--run-id", "k"], stderr=subprocess.PIPE)
+        deadline = time.time() + 120
+        while time.time() < deadline and not list((runs / "k/case-results").glob("*.json")):
+            time.sleep(0.2)
+        killed.kill()
+        killed.communicate(timeout=60)
+        assert run_scratch(scratch, "k").is_dir()  # left behind: nothing ran to remove it
+        live = subprocess.Popen([*slow, "--run-id", "live"], stderr=subprocess.PIPE)
+        try:
+            claimed = owner_file(run_scratch(scratch, "live"))
+            deadline = time.time() + 120
+            while time.time() < deadline and not claimed.is_file():
+                time.sleep(0.2)
+            assert claimed.is_file()
+            blocked = ["--case", "bootstrap-needs-database-url", "--run-id", "next"]
+            done = subprocess.run(
+                [*base, "--behaviors", str(behaviors), *blocked],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 1, done.stderr  # its one case is blocked (no DATABASE_URL)
+            assert not run_scratch(scratch, "k").exists()
+            assert claimed.is_file()  # the live run's, under its lock
+            assert live.poll() is None
+        finally:
+            live.terminate()
+            live.communicate(timeout=120)
+        assert not run_scratch(scratch, "live").exists()  # it removed its own when stopped
+        assert not claimed.exists() and not owner_file(run_scratch(scratch, "k")).exists()
 
 
 def _artifact_text(path: Path) -> str:

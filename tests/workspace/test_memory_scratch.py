@@ -18,7 +18,13 @@ import yaml
 from evaluator.workspace import memory
 from evaluator.workspace.naming import run_scratch
 from tests.conftest import ROOT
-from tests.support import agent_or_skip, agent_params, layers_or_skip, scratch_dir
+from tests.support import (
+    agent_or_skip,
+    agent_params,
+    layers_or_skip,
+    run_command,
+    scratch_dir,
+)
 
 BEHAVIORS = ROOT / "agentic-evals/targets/db-migrations/behaviors/follows-skill"
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
@@ -107,20 +113,7 @@ def test_the_tmpfs_is_seen_by_the_process_and_its_children_only(tmp_path: Path) 
 
 
 def _evaluator(scratch: Path, runs: Path, *args: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "evaluator",
-        "run",
-        "--repo",
-        str(ROOT / "agentic-evals"),
-        "--runs-dir",
-        str(runs),
-        "--scratch-root",
-        str(scratch),
-        "--json",
-        *args,
-    ]
+    return run_command(ROOT / "agentic-evals", runs, scratch, "--json", *args)
 
 
 def _run_command(

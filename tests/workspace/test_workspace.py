@@ -181,3 +181,23 @@ def test_an_agents_paths_are_the_scratch_root_plus_a_fixed_length() -> None:
     assert lengths == {len(str(root)) + AGENT_PATH_EXTRA}
     ids = [f"case-{n}" for n in range(2000)]
     assert len({digest_name(i) for i in ids}) == len(ids)
+
+
+def test_only_a_scratch_naming_a_run_nobody_holds_is_unheld(tmp_path: Path) -> None:
+    """`unheld_scratches`: the folders a run may sweep (the two-process case is
+    `tests/pipeline/test_run_e2e.py`, with the kernel's locks)."""
+    from evaluator.workspace.scratch import claim_scratch, unheld_scratches
+
+    runs = {name: tmp_path / "runs" / name for name in ("dead", "live", "unknown", "mine")}
+    for name, run_dir in runs.items():
+        (tmp_path / "scratch" / name).mkdir(parents=True)
+        claim_scratch(tmp_path / "scratch" / name, run_dir)
+    (tmp_path / "scratch/kept").mkdir()  # --keep-scratch, or an older version's: no owner file
+    (tmp_path / "scratch/relative").mkdir()
+    (tmp_path / "scratch/relative.run").write_text("runs/dead\n")
+    assert not any((tmp_path / "scratch/dead").iterdir())  # beside it: a mount point stays empty
+    holders = {runs["dead"]: False, runs["live"]: True, runs["unknown"]: None}
+    found = unheld_scratches(
+        tmp_path / "scratch", tmp_path / "scratch/mine", lambda run: holders.get(run, False)
+    )
+    assert found == [(tmp_path / "scratch/dead", runs["dead"])]

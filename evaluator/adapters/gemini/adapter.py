@@ -55,6 +55,9 @@ class GeminiAdapter(AgentAdapter):
     # Listed by the CLI too: the workspace's copy wins by name (after a "Skill conflict
     # detected" warning), and both are one folder.
     user_skill_dirs = ("~/.gemini/skills", "~/.agents/skills")
+    # Its chats only, one folder per project (`sessions.py`): the project's folder also keeps
+    # its shell history and logs (`shell_history`, `logs.json`), which are no transcripts.
+    transcript_dirs = ("~/.gemini/tmp/*/chats",)
     trigger_signal = "an `activate_skill` tool call naming the skill"
     attempt_modules = tuple(
         f"evaluator.adapters.gemini.{m}" for m in ("normalize", "sessions", "tool_texts", "trace")
