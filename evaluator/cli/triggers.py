@@ -58,6 +58,14 @@ from evaluator.errors import EXIT_ENVIRONMENT, EXIT_FAILURES, EXIT_OK
     help="Also install the other targets' entry skills as distractors.",
 )
 @click.option(
+    "--distractor",
+    "distractors",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="A skill folder installed beside the skill as a distractor (repeatable): with --evals,"
+    " which has no target.yaml to name them in, or added to the target's own.",
+)
+@click.option(
     "--full-attempts",
     is_flag=True,
     help="Let each agent finish its task instead of stopping it once the decision is seen.",
@@ -79,6 +87,7 @@ def command(
     attempts: int | None,
     skill_file: Path | None,
     other_targets: bool,
+    distractors: tuple[Path, ...],
     full_attempts: bool,
     resume: str | None,
     run_args: AgentRunArgs,
@@ -125,6 +134,7 @@ def command(
         trigger_file=trigger_file.absolute() if trigger_file else None,
         other_targets=other_targets,
         trigger_only=not full_attempts,
+        distractor_folders=tuple(path.resolve() for path in distractors),
     )
     outcome = execute_triggers(options, trigger, choose_progress(as_json))
     found = outcome.run_dir.path / "triggers.json"

@@ -16,7 +16,7 @@ import os
 import shutil
 import sys
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
@@ -136,6 +136,10 @@ class TriggerOptions:
     trigger_file: Path | None = None  # a trigger set by path (default: the target's)
     other_targets: bool = False  # add the other targets' entry skills as distractors
     trigger_only: bool = True
+    # Skill folders given on the command line (`--distractor`), installed beside the entry
+    # skill's folder as the target's own distractors are: a skill-creator evals.json has no
+    # target.yaml to name them in.
+    distractor_folders: tuple[Path, ...] = ()
 
 
 def _skill_folder(relative: str) -> str:
@@ -569,8 +573,9 @@ class TriggerRun(Run):
         if self.kept_plan is not None and distractors != self.kept_plan.distractors:
             raise InputError(
                 f"run {run_dir.run_id} was measured beside the distractor skills"
-                f" {self.kept_plan.distractors}, the target now names {distractors};"
-                " resume keeps them: restore them or start a new run",
+                f" {self.kept_plan.distractors}, the target and --distractor now name"
+                f" {distractors}; resume keeps them: restore them (give the same --distractor"
+                " folders) or start a new run",
                 field="--resume",
             )
         entry = target.target.entry_skill
@@ -688,7 +693,8 @@ class TriggerRun(Run):
 
     def _distractors(self, repo: EvalRepo, target: LoadedTarget) -> tuple[list[str], list[Path]]:
         """The target's distractor skills, then (with `other_targets`) each other target's entry
-        skill, by workspace path, each once; a second skill at the same path is refused."""
+        skill, by workspace path, each once; a second skill at the same path is refused. Then
+        the `--distractor` folders, beside the entry skill's folder (a name taken is refused)."""
         paths: list[str] = []
         sources: list[Path] = []
         taken = {_skill_folder(target.target.entry_skill)}
@@ -713,6 +719,19 @@ class TriggerRun(Run):
             taken.add(folder)
             paths.append(relative)
             sources.append(source)
+        beside = PurePosixPath(_skill_folder(target.target.entry_skill)).parent
+        for given in self.trigger.distractor_folders:
+            folder = str(beside / given.name)
+            if not (given / "SKILL.md").is_file():
+                raise InputError(f"--distractor {given}: no SKILL.md in that folder")
+            if folder in taken:
+                raise InputError(
+                    f"--distractor {given}: a skill named {given.name!r} is installed already"
+                    " (one copy would shadow the other)"
+                )
+            taken.add(folder)
+            paths.append(folder)
+            sources.append(given)
         return paths, sources
 
     narrowing_hint = "give --triggers a file holding only the scripted prompts"

@@ -642,3 +642,64 @@ def test_round_eleven_b_codex_printing_the_skill_with_underscores_fired(
     )
     assert seen[-1]["fired"] is fired, json.dumps(seen)
     assert result["triggered"] is fired, result
+
+
+@pytest.mark.codex
+@pytest.mark.slow
+def test_an_evals_folder_is_measured_beside_the_distractors_given_on_the_command_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A skill-creator evals.json has no target.yaml to name distractors in: `--distractor`
+    installs each beside the skill, so a should-not prompt is contested (the distractor takes
+    it) as it is for a target's declared ones, and a resume must name the same ones."""
+    codex_or_skip()
+    with scratch_dir() as scratch:
+        skill = scratch / "db-migrations"
+        shutil.copytree(ROOT / ".agents/skills/db-migrations", skill)
+        (skill / "SKILL.md").write_text((FIXTURES / "descriptions/good.md").read_text())
+        (skill / "evals").mkdir()
+        evals = {
+            "skill_name": "db-migrations",
+            "evals": [{"id": 1, "prompt": "Add a nullable avatar_url column to users."}],
+        }
+        (skill / "evals/evals.json").write_text(json.dumps(evals))
+        queries = [
+            {
+                "query": "Add a nullable avatar_url column to the users table.",
+                "should_trigger": True,
+            },
+            {
+                "query": "Fill the name field of intake.pdf with Ada Lovelace.",
+                "should_trigger": False,
+            },
+        ]
+        (skill / "evals/trigger-evals.json").write_text(json.dumps(queries))
+        common = [
+            "--evals", str(skill), "--agent", "codex-exec", "--attempts", "1",
+            "--behaviors", str(FIXTURES / "behaviors"), "--runs-dir", str(scratch / "runs"),
+            "--scratch-root", str(scratch / "scratch"), "--timeout", "90",
+        ]  # fmt: skip
+        distractors = [
+            part
+            for name in ("pdf-forms", "csv-report")
+            for part in ("--distractor", str(FIXTURES / "skills" / name))
+        ]
+        from evaluator.cli.main import main
+
+        with pytest.raises(SystemExit) as done:
+            main(["triggers", "--json", "--run-id", "t", *common, *distractors])
+        assert done.value.code == 0
+        data = json.loads(capsys.readouterr().out)["triggers"]
+        prompts = _prompts(data)
+        assert prompts["q-01"]["fired"] == 1
+        assert prompts["q-02"]["fired"] == 0 and prompts["q-02"]["others"] == {"pdf-forms": 1}
+        run = scratch / "runs" / "t"
+        plan = json.loads((run / "trigger-plan.json").read_text())
+        assert plan["distractors"] == [".agents/skills/pdf-forms", ".agents/skills/csv-report"]
+        for seen in _observations(run):
+            assert seen["registry"]["problems"] == [], seen["registry"]
+        # A resume without them would measure another thing: refused, naming both lists.
+        with pytest.raises(SystemExit) as done:
+            main(["triggers", *common, "--resume", "t"])
+        assert done.value.code == 2
+        assert "--distractor" in capsys.readouterr().err
