@@ -9,6 +9,7 @@ and trace), the real CLIs against scripted agents."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +25,13 @@ FIND = (
     ' [ -f "$d/db-migrations/SKILL.md" ] && s="$d/db-migrations/SKILL.md" && break; done'
 )
 PROMPTS: dict[str, tuple[str, bool, list[dict[str, Any]]]] = {
-    # The attack on a should-not-fire prompt: a copy of the skill made, then read.
+    # The attack on a should-not-fire prompt: a copy of the skill made in the workspace, then
+    # read (a copy in /tmp is already an access outside the workspace: the attempt is invalid,
+    # and a final invalid one counts as the outcome not expected, red team 8).
     "haiku": (
         "Write a haiku about databases.",
         False,
-        [{"cmd": f'{FIND}; cp "$s" /tmp/notes.md'}, {"cmd": "cat /tmp/notes.md"}],
+        [{"cmd": f'{FIND}; cp "$s" notes.md'}, {"cmd": "cat notes.md"}],
     ),
     # The attack on a should-fire prompt: the skill read through the kernel's root alias.
     "add-column": (
@@ -85,7 +88,13 @@ def test_a_skill_read_by_any_path_fired(agent: str) -> None:
         fired = {name: prompts[name]["fired"] for name in PROMPTS}
         # Before (Claude Code, Gemini CLI): haiku 0 (counted right), add-column 0 (a miss).
         assert fired == {"haiku": 1, "add-column": 1, "rename-table": 1, "csv-summary": 0}
-        assert all(prompts[name]["invalid"] == 0 for name in PROMPTS)
+        observed = [
+            json.loads(path.read_text())
+            for path in run.glob("case-artifacts/*/attempts/attempt-*/trigger.json")
+        ]
+        # One valid attempt each: the verdicts are the signal's, not an isolation violation's.
+        assert sorted(o["prompt_id"] for o in observed) == sorted(PROMPTS)
+        assert [o["invalid"] for o in observed] == [None] * len(PROMPTS)
         report = (run / "report.md").read_text().splitlines()
         haiku = "| haiku | no fire | 1 of 1 | misfired | - | Write a haiku about databases. |"
         assert haiku in report
