@@ -17,15 +17,14 @@ from typing import Any
 import pytest
 
 from tests.support import (
+    DOCS_SKILL,
     agent_or_skip,
     agent_params,
     layers_or_skip,
-    run_scripted_repo,
-    write_checks_suite,
-    write_file,
+    play_docs_skill,
 )
 
-DOCS = ".agents/skills/docs/SKILL.md"
+DOCS = DOCS_SKILL
 GUIDE = ".agents/skills/docs/references/guide.md"
 GUIDE_TEXT = (
     "# Guide\n\nEvery migration ships with a down step that restores the previous schema exactly,"
@@ -39,21 +38,9 @@ def _played(agent: str, tmp_path: Path, title: str, cases: dict[str, Any]) -> di
     run of the real `agent` with the default layers, the skill holding its guide."""
     runner = agent_or_skip(agent)
     layers_or_skip(trace=True, jail=True)
-    source = tmp_path / "source"
-    write_file(source / DOCS, "---\nname: docs\ndescription: Docs.\n---\n# Docs\n")
-    write_file(source / GUIDE, GUIDE_TEXT)
-    repo, behaviors = tmp_path / "repo", tmp_path / "behaviors"
-    suite = title.lower().replace(" ", "")
-    write_checks_suite(
-        repo,
-        ("docs", title, DOCS, [".agents/skills/docs"]),
-        suite,
-        cases,
-        lambda case: f"Round twenty, {title}, case {case}.",
-        behaviors,
-    )
-    outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", runner)
-    return {case: _first_attempt(outcome.run_dir.path, case) for case in cases}
+    files = {DOCS: "---\nname: docs\ndescription: Docs.\n---\n# Docs\n", GUIDE: GUIDE_TEXT}
+    run = play_docs_skill(tmp_path, files, runner, title, "twenty", cases)
+    return {case: _first_attempt(run, case) for case in cases}
 
 
 def _first_attempt(run: Path, case: str) -> tuple[str, str]:
