@@ -275,6 +275,8 @@ def write_skill_evals(
 
 # A case of a checks-only suite: the scripted agent's steps, and each required entry's check.
 ScriptedChecksCase = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+# The `docs` skill of the red team rounds' runs (`play_docs_skill`).
+DOCS_SKILL = ".agents/skills/docs/SKILL.md"
 
 
 def required_check(run_dir: Path, case: str) -> tuple[str, str, str]:
@@ -389,6 +391,32 @@ def run_scripted_repo(
     scratch root of its own (`agent`: the runner's name; the default runner when None)."""
     options: dict[str, Any] = {"agent": agent} if agent is not None else {}
     return run_scripted(repo, behaviors, runs_dir, source_workspace=source, **options)
+
+
+def play_docs_skill(
+    tmp_path: Path,
+    files: dict[str, str],
+    runner: str,
+    title: str,
+    round_name: str,
+    cases: dict[str, ScriptedChecksCase],
+) -> Path:
+    """A red team round's run of the real agent `runner` (the runner's name) on a `docs` skill
+    made of `files` (workspace paths of `.agents/skills/docs/...` and their text, its SKILL.md
+    among them), one checks suite of `cases`, each prompt naming the round: the run directory."""
+    source = tmp_path / "source"
+    for path, text in files.items():
+        write_file(source / path, text)
+    repo, behaviors = tmp_path / "repo", tmp_path / "behaviors"
+    write_checks_suite(
+        repo,
+        ("docs", title, DOCS_SKILL, [".agents/skills/docs"]),
+        title.lower().replace(" ", ""),
+        cases,
+        lambda case: f"Round {round_name}, {title}, case {case}.",
+        behaviors,
+    )
+    return run_scripted_repo(repo, source, behaviors, tmp_path / "runs", runner).run_dir.path
 
 
 def assert_contained_pass(

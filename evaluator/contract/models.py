@@ -468,8 +468,9 @@ class AgentSpawnedCheck(_Check):
 
 class SkillInvokedCheck(_Check):
     """The target skill fired in the session, by the agent's own trigger signal (the one
-    `agentic-eval triggers` reads: Claude Code's `Skill` tool naming it, its `SKILL.md` body
-    reaching Codex through a tool output, Gemini CLI's `activate_skill` naming it): "The
+    `agentic-eval triggers` reads: Claude Code's `Skill` tool naming it, Gemini CLI's
+    `activate_skill` naming it, and for every agent its `SKILL.md` body reaching the agent through
+    a tool output, Codex's only signal): "The
     `loop-builder` skill is invoked"."""
 
     kind: Literal["skill_invoked"]

@@ -1,5 +1,5 @@
 """Which files a tool call's output can show: what the content proof (`judge/consultation.py`)
-and Codex's trigger signal (`adapters/codex/triggers.py`) both hold an output to.
+and the trigger signal's content (`evidence/skill_body.py`) both hold an output to.
 
 A shell command that is fully understood and read or ran no file but the agent's own text
 (`echo TEXT | base64 -d`, `printf '\\x..'`, beside a `cd`, an `ls`, a `2>/dev/null`) is *blind*:

@@ -911,6 +911,7 @@ def apply_judgement(result: AttemptResult, judgement: CaseJudgement) -> None:
             result,
             "insufficient-evidence",
             f"isolation unverifiable ({result.isolation.reason}); a pass needs contained evidence",
+            by="agent" if _agents_blind_spots(result) else "eval",
         )
     if result.status == "blocked" and any(
         why.endswith(SESSION_TAMPERED) for _, why in result.isolation.opaque
@@ -923,6 +924,28 @@ def apply_judgement(result: AttemptResult, judgement: CaseJudgement) -> None:
         _block(
             result, "environment", "environment mismatch: " + "; ".join(result.workspace.mismatches)
         )
+
+
+def _agents_blind_spots(result: AttemptResult) -> bool:
+    """Whether the agent's own tool calls hid what they reached: a construct of theirs the
+    session analysis cannot see into, or an access the trace saw its processes make through a
+    channel it cannot resolve (an io_uring ring, an untraced process, a datagram socket). Such
+    an unverifiable pass is the agent's block, counted as not passed: left out of the score as
+    the eval's, an attempt that would fail could drop its case so (red team 20; the rule of
+    round 5). Unverifiable with neither (nothing reliable observed) stays the eval's."""
+    assert result.isolation is not None
+    calls = {
+        str(record["id"])
+        for record in (result.evidence.iter_records() if result.evidence else ())
+        if record.get("kind") in ("tool_call", "tool_result")
+    }
+    if any(ref in calls for ref, _ in result.isolation.opaque):
+        return True
+    if result.trace is not None:
+        return bool(result.trace.unresolved)
+    # A re-judge has no trace any more: its findings as the attempt recorded them.
+    saved = result.saved.trace_report if isinstance(result.saved, AttemptFile) else None
+    return bool(saved and saved.get("unresolved"))
 
 
 def save_attempt(run_dir: RunDir, result: AttemptResult, *, staged: bool = False) -> None:

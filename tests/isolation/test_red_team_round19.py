@@ -22,17 +22,16 @@ from typing import Any
 import pytest
 
 from tests.support import (
+    DOCS_SKILL,
     agent_or_skip,
     agent_params,
     layers_or_skip,
+    play_docs_skill,
     required_check,
-    run_scripted_repo,
     tracer_under_test,
-    write_checks_suite,
-    write_file,
 )
 
-DOCS = ".agents/skills/docs/SKILL.md"
+DOCS = DOCS_SKILL
 FAILING = ".agents/skills/docs/scripts/check.py"
 PASSING = ".agents/skills/docs/scripts/ok.py"
 SLOW = ".agents/skills/docs/scripts/slow.py"  # sleeps 3 s, then exits 1
@@ -48,23 +47,14 @@ def _played(agent: str, tmp_path: Path, title: str, cases: dict[str, Any]) -> di
     run of the real `agent` with the default layers, the skill holding the three scripts."""
     runner = agent_or_skip(agent)
     layers_or_skip(trace=True, jail=True)
-    source = tmp_path / "source"
-    write_file(source / DOCS, "---\nname: docs\ndescription: Docs.\n---\n# Docs\n")
-    write_file(source / FAILING, "import sys\nprint('checking')\nsys.exit(1)\n")
-    write_file(source / PASSING, "print('all good')\n")
-    write_file(source / SLOW, "import sys, time\ntime.sleep(3)\nprint('checking')\nsys.exit(1)\n")
-    repo, behaviors = tmp_path / "repo", tmp_path / "behaviors"
-    suite = title.lower().replace(" ", "")
-    write_checks_suite(
-        repo,
-        ("docs", title, DOCS, [".agents/skills/docs"]),
-        suite,
-        cases,
-        lambda case: f"Round nineteen, {title}, case {case}.",
-        behaviors,
-    )
-    outcome = run_scripted_repo(repo, source, behaviors, tmp_path / "runs", runner)
-    return {case: required_check(outcome.run_dir.path, case) for case in cases}
+    files = {
+        DOCS: "---\nname: docs\ndescription: Docs.\n---\n# Docs\n",
+        FAILING: "import sys\nprint('checking')\nsys.exit(1)\n",
+        PASSING: "print('all good')\n",
+        SLOW: "import sys, time\ntime.sleep(3)\nprint('checking')\nsys.exit(1)\n",
+    }
+    run = play_docs_skill(tmp_path, files, runner, title, "nineteen", cases)
+    return {case: required_check(run, case) for case in cases}
 
 
 @pytest.mark.parametrize("agent", agent_params("codex", "claude", "gemini"))

@@ -23,9 +23,9 @@ RUNNERS = {"codex": "codex-exec", "claude": "claude-code"}
 # name: (steps, fires, the agents it runs under)
 BEHAVIOURS = {
     "loads-the-skill": ([{"skill": "db-migrations"}], True, ("codex", "claude")),
-    "reads-skill-md-whole": ([{"read": SKILL_PATH}], True, ("codex",)),
-    # Claude Code loads a skill through its Skill tool: reading the file is not that.
-    "reads-skill-md-without-the-tool": ([{"read": SKILL_PATH}], False, ("claude",)),
+    # The body reached the agent: a trigger whether or not the agent has a skill tool (red team
+    # 20: before, Claude Code's read of the file without its Skill tool was none).
+    "reads-skill-md-whole": ([{"read": SKILL_PATH}], True, ("codex", "claude")),
     "lists-the-skills-folder": (
         [{"cmd": "ls .agents/skills .claude/skills"}],
         False,

@@ -303,14 +303,15 @@ def test_an_agent_is_stopped_once_the_condition_holds(tmp_path: Path) -> None:
     ("agent", "recorded", "where", "fires"),
     [
         ("codex", "codex-exec.jsonl", "home/.codex/sessions/2026/01/01/rollout-x.jsonl", True),
-        ("claude", "claude-code.jsonl", "home/.claude/projects/p/s.jsonl", False),
+        ("claude", "claude-code.jsonl", "home/.claude/projects/p/s.jsonl", True),
     ],
 )
 def test_each_adapter_watches_the_session_it_writes_for_a_decision(
     tmp_path: Path, agent: str, recorded: str, where: str, fires: bool
 ) -> None:
     """The recorded Codex session reads SKILL.md whole (its trigger); the recorded Claude Code
-    session does the same without its Skill tool (none). No session yet: no decision."""
+    session does the same without its Skill tool (a trigger too: the body reached the agent,
+    red team 20). No session yet: no decision."""
     source = RECORDED / recorded
     if not source.is_file():
         pytest.skip(f"no recorded {recorded}")

@@ -206,10 +206,25 @@ def test_claude_a_slash_name_and_the_other_skill(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "call",
+    [
+        {"name": "Bash", "input": {"command": f"cat {SKILL_PATH}"}},
+        {"name": "Read", "input": {"file_path": SKILL_PATH}},
+    ],
+    ids=["bash-cat", "read"],
+)
+def test_claude_the_body_shown_is_a_trigger(tmp_path: Path, call: dict[str, Any]) -> None:
+    """Red team 20: the skill's instructions reached the agent without its Skill tool (before:
+    no trigger, so a read on a should-not-fire prompt counted as right)."""
+    (trigger,) = claude_triggers(claude_session(tmp_path, call, SKILL_TEXT))
+    assert (trigger.skill, trigger.call) == ("db-migrations", 1)
+    assert trigger.detail.startswith("SKILL.md body shown")
+
+
+@pytest.mark.parametrize(
     ("call", "result", "extra"),
     [
-        ({"name": "Bash", "input": {"command": f"cat {SKILL_PATH}"}}, SKILL_TEXT, {}),
-        ({"name": "Read", "input": {"file_path": SKILL_PATH}}, SKILL_TEXT, {}),
+        ({"name": "Bash", "input": {"command": f"head -n 4 {SKILL_PATH}"}}, FRONT_MATTER, {}),
         ({"name": "Bash", "input": {"command": "ls .claude/skills"}}, "db-migrations\n", {}),
         ({"name": "Skill", "input": {"skill": "unknown-skill"}}, "Unknown skill", {}),
         (
@@ -218,7 +233,7 @@ def test_claude_a_slash_name_and_the_other_skill(tmp_path: Path) -> None:
             {"is_error": True},
         ),
     ],
-    ids=["bash-cat", "read", "ls", "other-name", "failed-skill-call"],
+    ids=["front-matter", "ls", "other-name", "failed-skill-call"],
 )
 def test_claude_no_skill_tool_use_no_trigger(
     tmp_path: Path, call: dict[str, Any], result: str, extra: dict[str, Any]
@@ -226,6 +241,13 @@ def test_claude_no_skill_tool_use_no_trigger(
     assert claude_triggers(claude_session(tmp_path, call, result, **extra)) == []
 
 
-def test_claude_the_recorded_session_has_no_trigger() -> None:
-    """It reads SKILL.md with Bash: for Claude Code that is not how a skill fires."""
-    assert claude_triggers(RECORDED / "claude-code.jsonl") == []
+def test_claude_the_recorded_read_of_skill_md_is_a_trigger() -> None:
+    """It reads SKILL.md with Bash, without the Skill tool: the body reached the agent, a
+    trigger on that call, cited at its output (red team 20: before, none)."""
+    (trigger,) = claude_triggers(RECORDED / "claude-code.jsonl")
+    assert (trigger.skill, trigger.call, trigger.record, trigger.call_record) == (
+        "db-migrations",
+        1,
+        "msg-3",
+        "msg-2",
+    )

@@ -121,8 +121,10 @@ class ClaudeAdapter(AgentAdapter):
         self, evidence: SessionEvidence, session_path: Path | None, skills: list[SkillSource]
     ) -> list[Trigger]:
         from evaluator.adapters.claude.triggers import skill_triggers
+        from evaluator.evidence.tool_texts import ToolTextSource
 
-        return skill_triggers(evidence, skills)
+        source = ToolTextSource(session_path, self.tool_texts) if session_path else None
+        return skill_triggers(evidence, source, skills)
 
     def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
         from evaluator.adapters.claude.runner import attempt_config

@@ -1,10 +1,14 @@
 """Claude Code's trigger signal: a `Skill` tool use naming the skill (its input `skill`, the
 name from the skill listing; a leading `/` is what a user types and is dropped), named as
-Claude Code resolves it: the name trimmed first (JavaScript's `trim`), then the `/` dropped."""
+Claude Code resolves it: the name trimmed first (JavaScript's `trim`), then the `/` dropped; or
+the skill's body shown in a tool output (`evidence/skill_body.py`: a `Read` or `cat` of its
+file, by any path, hands the agent its instructions as surely: red team 20)."""
 
 from __future__ import annotations
 
 from evaluator.evidence.records import SessionEvidence
+from evaluator.evidence.skill_body import body_shown_triggers
+from evaluator.evidence.tool_texts import ToolTextSource
 from evaluator.evidence.triggers import SkillSource, Trigger, first_per_skill, skill_tool_triggers
 
 SKILL_TOOL = "Skill"
@@ -24,7 +28,9 @@ def skill_name(named: str) -> str:
     return named.strip(_JS_SPACE).removeprefix("/")
 
 
-def skill_triggers(evidence: SessionEvidence, skills: list[SkillSource]) -> list[Trigger]:
+def skill_triggers(
+    evidence: SessionEvidence, source: ToolTextSource | None, skills: list[SkillSource]
+) -> list[Trigger]:
     # A call Claude Code refused or that failed loaded nothing (no result yet: it ran).
     found = skill_tool_triggers(
         evidence,
@@ -40,4 +46,5 @@ def skill_triggers(evidence: SessionEvidence, skills: list[SkillSource]) -> list
         if record.get("kind") == "skill_loaded" and record.get("text") in names:
             detail = f"the user's /{record['text']} command"
             found.append(Trigger(str(record["text"]), 0, str(record["id"]), detail=detail))
+    found += body_shown_triggers(evidence, source, skills, only_signal=False)
     return first_per_skill(found)

@@ -132,9 +132,12 @@ class CodexAdapter(AgentAdapter):
     def skill_triggers(
         self, evidence: SessionEvidence, session_path: Path | None, skills: list[SkillSource]
     ) -> list[Trigger]:
-        from evaluator.adapters.codex.triggers import skill_triggers
+        from evaluator.evidence.skill_body import body_shown_triggers
+        from evaluator.evidence.tool_texts import ToolTextSource
 
-        return skill_triggers(evidence, session_path, skills)
+        # Codex has no skill tool: the body shown is its only signal.
+        source = ToolTextSource(session_path, self.tool_texts) if session_path else None
+        return body_shown_triggers(evidence, source, skills, only_signal=True)
 
     def in_flight_sessions(self, agent_dir: Path) -> list[Path]:
         from evaluator.adapters.codex.runner import attempt_codex_home

@@ -1,21 +1,29 @@
-"""Codex's trigger signal: the skill's `SKILL.md` body reached the agent through a tool output.
+"""Every agent's content signal of a trigger: the skill's `SKILL.md` body reached the agent
+through a tool output.
 
-Codex has no skill tool: it lists each skill's name and description (the front matter) in its
-instructions, and the agent loads a skill by reading the file. Whether the body reached it is
-decided by content (`evidence/content.py`), so listing the skills folder, printing only the front
-matter, or a command that names the file without showing it is not a trigger; nor is an
-output of a command that read no file, or only other files (`evidence/output_sources.py`).
-The output of a command that read a skill's file counts in the forms a model reads as well as
-text too (`evidence/decoded.py`: `base64 SKILL.md`, `rev SKILL.md`; red team 15).
+A skill fired when its instructions reached the agent (docs/triggers.md, "What fired means"):
+by the agent's own way of loading one (Claude Code's `Skill` tool, Gemini CLI's
+`activate_skill`, in that agent's adapter), or by its body shown in a tool output, whatever
+the agent did to see it. Codex has no skill tool: it lists each skill's name and description
+(the front matter) and the agent loads one by reading the file, so this is its only signal.
+Claude Code and Gemini CLI load a skill through their tool, but an agent of theirs that `cat`s
+the file (by a copy, a link it made, `/proc/self/root/…`, a path a program computed) has the
+instructions as surely (red team 20: before, only the tool counted there, and such a read on a
+should-not-fire prompt was counted right).
+
+Whether the body reached it is decided by content (`evidence/content.py`), so listing the skills
+folder, printing only the front matter, or a command that names the file without showing it is
+not a trigger; nor is an output of a command that read no file, or only other files
+(`evidence/output_sources.py`). The output of a command that read a skill's file counts in the
+forms a model reads as well as text too (`evidence/decoded.py`: `base64 SKILL.md`, `rev
+SKILL.md`; red team 15).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from pathlib import Path
 
-from evaluator.adapters.codex.tool_texts import read_tool_texts
 from evaluator.evidence.content import SourceText, ToolText, find_shown
 from evaluator.evidence.decoded import decoded_views
 from evaluator.evidence.output_sources import (
@@ -35,13 +43,21 @@ from evaluator.evidence.triggers import (
 )
 
 
-def skill_triggers(
-    evidence: SessionEvidence, session_path: Path | None, skills: list[SkillSource]
+def body_shown_triggers(
+    evidence: SessionEvidence,
+    source: ToolTextSource | None,
+    skills: list[SkillSource],
+    *,
+    only_signal: bool,
 ) -> list[Trigger]:
-    source = ToolTextSource(session_path, read_tool_texts) if session_path else None
+    """Each of `skills` whose body reached the agent in a tool output, at its first showing.
+    `only_signal`: the agent has no other (Codex), so a session that records no tool outputs
+    cannot tell (`TriggerUndecidable`); beside a skill tool, such a session shows no body."""
     texts = session_texts(evidence, source)
     if not texts.outputs_recorded:
-        raise TriggerUndecidable("the session records no tool outputs")
+        if only_signal:
+            raise TriggerUndecidable("the session records no tool outputs")
+        return []
     files = [SourceText(skill.path, skill.text) for skill in skills]
     # An output shows a skill only if its command could have read it: typed text decoded
     # (`echo B64 | base64 -d`), alone or beside a read of another file, loads no skill.
