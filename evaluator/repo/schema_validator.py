@@ -1,6 +1,6 @@
 """A JSON Schema validator that follows a `oneOf`'s discriminator.
 
-pydantic writes a tagged union (a case's checks: 22 kinds) as `oneOf` plus an OpenAPI
+pydantic writes a tagged union (a case's checks: 22 branches) as `oneOf` plus an OpenAPI
 `discriminator` that JSON Schema validators ignore: `jsonschema` validates every check against
 all 22 branches, most of `validate`'s time on a repo of cases. Where each tagged branch fixes
 the tag to its own constant (the tag required, `const` its mapping key) and each untagged one
@@ -75,7 +75,7 @@ def _branch_indexes(
 ) -> dict[str, int] | None:
     """Tag value -> index of its branch, when every branch is a `$ref` to a definition that
     either requires `tag` and fixes it to its mapping key alone, or is closed
-    (`additionalProperties: false`) without a `tag` property (an operator such as `not`, which
+    (`additionalProperties: false`, no pattern properties) without a `tag` property (an operator such as `not`, which
     no value carrying the tag can match); else None (the standard `oneOf` applies)."""
     refs = [b.get("$ref") if isinstance(b, dict) and len(b) == 1 else None for b in branches]
     if not all(isinstance(ref, str) for ref in refs) or len(set(refs)) != len(refs):
@@ -90,7 +90,9 @@ def _branch_indexes(
             return None
         properties = definition.get("properties", {})
         if ref not in tag_of:
-            if definition.get("additionalProperties") is not False or tag in properties:
+            # Closed to the tag: no property, no pattern that could admit it.
+            closed = definition.get("additionalProperties") is False
+            if not closed or tag in properties or "patternProperties" in definition:
                 return None
             continue
         fixed = properties.get(tag)

@@ -117,7 +117,7 @@ def test_every_check_union_of_the_case_schema_follows_its_discriminator() -> Non
 
 
 def test_a_union_whose_branch_leaves_the_tag_open_takes_the_standard_path() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "$defs": {
             "A": {
                 "type": "object",
@@ -132,3 +132,11 @@ def test_a_union_whose_branch_leaves_the_tag_open_takes_the_standard_path() -> N
     }
     assert _tagged_unions(schema) == {}
     assert not discriminated_validator(schema).is_valid({"kind": "a"})
+    # Closed, but a pattern admits the tag: `{"kind": "a"}` still matches it.
+    schema["$defs"]["B"] |= {"additionalProperties": False, "patternProperties": {"^k": {}}}
+    assert _tagged_unions(schema) == {}
+    assert not discriminated_validator(schema).is_valid({"kind": "a"})
+    # Closed without it: the branch the tag names decides alone.
+    del schema["$defs"]["B"]["patternProperties"]
+    assert list(_tagged_unions(schema).values()) == [("kind", {"a": 0})]
+    assert discriminated_validator(schema).is_valid({"kind": "a"})
