@@ -719,17 +719,29 @@ class TriggerRun(Run):
             taken.add(folder)
             paths.append(relative)
             sources.append(source)
-        beside = PurePosixPath(_skill_folder(target.target.entry_skill)).parent
+        entry = _skill_folder(target.target.entry_skill)
+        # The names agents list the installed skills by: their folders' and their front
+        # matters' (`name:`), either of which a `--distractor` of the same name would shadow.
+        names = {
+            name
+            for source in (target.source_path(repo.source_workspace, entry), *sources)
+            for name in (source.name, declared_skill_name(source))
+            if name
+        }
         for given in self.trigger.distractor_folders:
-            folder = str(beside / given.name)
+            folder = str(PurePosixPath(entry).parent / given.name)
             if not (given / "SKILL.md").is_file():
                 raise InputError(f"--distractor {given}: no SKILL.md in that folder")
-            if folder in taken:
+            clash = {given.name, declared_skill_name(given)} & names
+            if folder in taken or clash:
                 raise InputError(
-                    f"--distractor {given}: a skill named {given.name!r} is installed already"
-                    " (one copy would shadow the other)"
+                    f"--distractor {given}: a skill named {sorted(n for n in clash if n)[0]!r}"
+                    " is installed already (one copy would shadow the other)"
+                    if clash
+                    else f"--distractor {given}: {folder} is installed already"
                 )
             taken.add(folder)
+            names |= {n for n in (given.name, declared_skill_name(given)) if n}
             paths.append(folder)
             sources.append(given)
         return paths, sources

@@ -3,6 +3,7 @@ one located error; a target's `trigger_suite` and `distractor_skills` are checke
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -323,3 +324,52 @@ def test_an_evals_folder_with_a_broken_or_doubled_trigger_set_is_one_located_lin
     assert "two trigger sets beside evals.json: trigger-evals.json and trigger_evals.json" in err
     assert run_cli(["triggers", "--evals", str(skill), "--repo", str(tmp_path)]) == 2
     assert "--evals replaces --repo" in capsys.readouterr().err
+
+
+def _evals_skill(folder: Path, name: str) -> Path:
+    """A skill folder in skill-creator's layout: SKILL.md, evals.json, trigger-evals.json."""
+    (folder / "evals").mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Use when the user asks for {name}.\n---\n\nBody.\n"
+    )
+    evals = {"skill_name": name, "evals": [{"id": 1, "prompt": f"Do {name}."}]}
+    (folder / "evals/evals.json").write_text(json.dumps(evals))
+    queries = [{"query": f"Do {name}.", "should_trigger": True}]
+    (folder / "evals/trigger-evals.json").write_text(json.dumps(queries))
+    return folder
+
+
+def test_a_distractor_given_by_path_is_installed_beside_the_skill_or_refused(
+    tmp_path: Path,
+) -> None:
+    """`--distractor DIR` for an evals.json (no target.yaml to name one in): beside the skill's
+    folder under its own name; a folder without SKILL.md, or whose folder or front-matter name
+    an installed skill has, is refused before anything runs."""
+    from evaluator.pipeline.run import RunOptions
+    from evaluator.pipeline.triggers import TriggerOptions, TriggerRun
+
+    skill = _evals_skill(tmp_path / "reports", "reports")
+    other = _evals_skill(tmp_path / "elsewhere/charts", "charts")
+
+    def plan(*folders: Path) -> list[str]:
+        run = TriggerRun(
+            RunOptions(repo=skill / "evals", runs_dir=tmp_path / "runs"),
+            TriggerOptions(distractor_folders=folders),
+        )
+        run._plan()
+        assert run.trigger_plan is not None
+        assert list(run.trigger_plan.distractor_sources) == list(folders)
+        return list(run.trigger_plan.distractors)
+
+    assert plan(other) == [".agents/skills/charts"]
+    (tmp_path / "empty").mkdir()
+    twin = _evals_skill(tmp_path / "twin/reports", "reports")
+    alias = _evals_skill(tmp_path / "alias", "reports")  # another folder, the skill's name
+    for refused, why in (
+        ((tmp_path / "empty",), "no SKILL.md"),
+        ((twin,), "'reports' is installed already"),
+        ((alias,), "'reports' is installed already"),
+        ((other, other), "'charts' is installed already"),
+    ):
+        with pytest.raises(InputError, match=why):
+            plan(*refused)
