@@ -87,7 +87,7 @@ from evaluator.plan import (
     other_targets_prompts,
     select_cases,
 )
-from evaluator.repo import EvalRepo, LoadedCase
+from evaluator.repo import EvalRepo, LoadedCase, LoadedTarget
 from evaluator.repo.evals_json import evals_file
 from evaluator.safepath import id_problem
 from evaluator.sandbox import LaunchPolicy
@@ -188,6 +188,30 @@ def _stop_on_signals(stop: StopEvent) -> Iterator[None]:
 
 
 CANDIDATE_SKILL_FILE = "candidate-skill.md"
+
+
+def _refuse_changed_skill(
+    previous: Manifest, run_dir: RunDir, repo: EvalRepo, target: LoadedTarget
+) -> None:
+    """A resumed run scores the skill it started with: its cases run after an edit of the
+    skill (or of its roots or companions) would score another version under the same run, one
+    pass rate over two skills. The digest is the manifest's, of the kept candidate text where
+    the run had one."""
+    if previous.skill_hash is None:  # a no-skill variant, or a manifest from before the digest
+        return
+    kept = (
+        (run_dir.path / previous.candidate_skill).read_bytes().decode("utf-8")
+        if previous.candidate_skill
+        else None
+    )
+    now = skill_digest(target, repo.source_workspace, kept)
+    if now != previous.skill_hash:
+        raise InputError(
+            f"run {previous.run_id} scored the skill sha256 {previous.skill_hash[:12]}; its files"
+            f" now hash {now[:12]} (SKILL.md, its roots or companions changed since): resume keeps"
+            " the skill, so restore it or start a new run",
+            field="--resume",
+        )
 
 
 def _candidate_skill(
@@ -367,6 +391,8 @@ class Run:
         plan = resolve_run(
             self.options, selection, run_dir.run_id, previous, default_workers=default_workers()
         )
+        if previous is not None:
+            _refuse_changed_skill(previous, run_dir, repo, selection.target)
         ready = self._check(plan, repo, selection)
         memory_refusal = self._memory_refusal(plan, previous)
         # ---- claim

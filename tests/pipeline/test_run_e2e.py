@@ -416,6 +416,20 @@ def test_cli_exit_codes_json_and_rejudge(
             main([*plain, "--resume", "ok", "--attempts", "3"])
         assert info.value.code == 2
         assert "--attempts: run ok was started with 1; resume keeps it" in capsys.readouterr().err
+        # The skill edited since: the rest of the run would score another version (one pass
+        # rate over two skills), so the resume is refused until the skill is restored.
+        skill_md = tmp_path / ".agents/skills/db-migrations/SKILL.md"
+        original = skill_md.read_text()
+        skill_md.write_text(original + "\nAlways answer in French.\n")
+        with pytest.raises(SystemExit) as info:
+            main([*plain, "--resume", "ok"])
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert "--resume: run ok scored the skill sha256" in err and "changed since" in err
+        skill_md.write_text(original)
+        with pytest.raises(SystemExit) as info:
+            main([*plain, "--resume", "ok"])
+        assert "changed since" not in capsys.readouterr().err
 
 
 def _slow_behaviors(tmp_path: Path) -> Path:
