@@ -1,5 +1,5 @@
 """Comparing a candidate run with a base run, case by case, with statistics over K attempts:
-`build.compare_runs` and `write.write_comparison` (the statistics and scipy behind them),
-`classify.classify`, the comparison's model in `model` (read by `schemas check` and the
-`--json` outputs without the statistics). Import from the modules: this package imports
-nothing, so reading the model costs no second of scipy."""
+`build.compare_runs` (with the statistics of `evaluator.stats`), `classify.classify`,
+`write.write_comparison`, and the comparison's model in `model`, which `schemas check` and the
+`--json` outputs read. Import from the modules: this package imports nothing, so reading the
+model loads no statistics."""
