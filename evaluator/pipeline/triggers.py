@@ -720,11 +720,16 @@ class TriggerRun(Run):
             paths.append(relative)
             sources.append(source)
         entry = _skill_folder(target.target.entry_skill)
-        # The names agents list the installed skills by: their folders' and their front
-        # matters' (`name:`), either of which a `--distractor` of the same name would shadow.
+        # The names agents list the installed skills (the entry, its companions, the
+        # distractors) by: their folders' and their front matters' (`name:`), either of which
+        # a `--distractor` of the same name would shadow.
+        installed = [entry, *target.target.companion_folders()]
         names = {
             name
-            for source in (target.source_path(repo.source_workspace, entry), *sources)
+            for source in (
+                *(target.source_path(repo.source_workspace, f) for f in installed),
+                *sources,
+            )
             for name in (source.name, declared_skill_name(source))
             if name
         }

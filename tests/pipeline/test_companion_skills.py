@@ -177,6 +177,32 @@ def test_a_trigger_run_expects_the_companions_among_the_installed_skills(tmp_pat
     assert installed_names(adapter_for_runner("claude-code"), tmp_path, plan) == [SKILL, COMPANION]
 
 
+def test_a_distractor_given_by_path_may_not_take_a_companions_name(tmp_path: Path) -> None:
+    """`triggers --distractor DIR` beside a target with companions: a folder named as a
+    companion would shadow it in the registry, so the run is refused before anything runs."""
+    from evaluator.errors import InputError
+    from evaluator.pipeline.run import RunOptions
+    from evaluator.pipeline.triggers import TriggerOptions, TriggerRun
+
+    repo, source = _eval_repo(tmp_path, [f".agents/skills/{COMPANION}"])
+    target_yaml = repo / "targets" / SKILL / "target.yaml"
+    target = json.loads(target_yaml.read_text())
+    target["trigger_suite"] = "triggers.json"
+    target_yaml.write_text(json.dumps(target))
+    queries = [{"query": PROMPT, "should_trigger": True}]
+    write_file(repo / "targets" / SKILL / "triggers.json", json.dumps(queries))
+    twin = tmp_path / "elsewhere" / COMPANION
+    write_file(twin / "SKILL.md", STATS_MD)
+
+    def plan(*folders: Path) -> None:
+        options = RunOptions(repo=repo, source_workspace=source, runs_dir=tmp_path / "runs")
+        TriggerRun(options, TriggerOptions(distractor_folders=folders))._plan()
+
+    plan()
+    with pytest.raises(InputError, match=f"'{COMPANION}' is installed already"):
+        plan(twin)
+
+
 @pytest.mark.parametrize("agent", agent_params("claude", "gemini"))
 def test_a_script_run_through_the_skills_folder_link_is_the_skills(
     agent: str, tmp_path: Path
