@@ -338,17 +338,23 @@ class FileWrittenCheck(_Check):
     path: NonEmpty
 
 
-class FinalAnswerContainsCheck(_Check):
-    kind: Literal["final_answer_contains"]
-    text: NonEmpty
-    case_sensitive: bool = False
-    affirmed: bool = Field(
+def _affirmed_field() -> Any:
+    """`affirmed` of the two text checks a claim verb compiles to (`final_answer_contains`,
+    `agent_said`)."""
+    return Field(
         default=False,
         description="Set by prose claiming a statement (`says`, `reports`, `states`): where the"
         ' text stands only in clauses that deny, doubt or ask about it ("I could not confirm'
         ' `X`"), the check leaves the entry to judgement (docs/criteria.md, "Said or'
         ' denied").',
     )
+
+
+class FinalAnswerContainsCheck(_Check):
+    kind: Literal["final_answer_contains"]
+    text: NonEmpty
+    case_sensitive: bool = False
+    affirmed: bool = _affirmed_field()
 
 
 class AgentSaidCheck(_Check):
@@ -358,13 +364,7 @@ class AgentSaidCheck(_Check):
     kind: Literal["agent_said"]
     text: NonEmpty
     case_sensitive: bool = False
-    affirmed: bool = Field(
-        default=False,
-        description="Set by prose claiming a statement (`says`, `reports`, `states`): where the"
-        ' text stands only in clauses that deny, doubt or ask about it ("I could not confirm'
-        ' `X`"), the check leaves the entry to judgement (docs/criteria.md, "Said or'
-        ' denied").',
-    )
+    affirmed: bool = _affirmed_field()
 
 
 class FinalAnswerMatchesCheck(_Check):
