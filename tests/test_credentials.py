@@ -15,6 +15,7 @@ from evaluator.adapters.claude.runner import ClaudeCodeRunner
 from evaluator.adapters.codex.home import create_codex_home
 from evaluator.adapters.codex.runner import CodexExecRunner, endpoint_credentials
 from evaluator.agents.base import AgentRequest, ModelEndpoint
+from evaluator.agents.key_proxy import placeholder
 from evaluator.artifacts.redact import LiveRedactor, Redactor
 from evaluator.cli.main import run_cli
 from evaluator.credentials import (
@@ -147,11 +148,56 @@ def test_codex_reaches_any_responses_endpoint_with_the_key_variable_named(
         model="qwen3-coder", base_url="http://127.0.0.1:8000/v1", api_key_env="VLLM_KEY"
     )
     with scratch_dir() as scratch:
-        home = create_codex_home(scratch / "codex-home", endpoint)
+        # The user's OPENAI_BASE_URL is the built-in provider's; a provider entry of ours
+        # leaves the built-in one alone.
+        env = {"OPENAI_BASE_URL": "http://gateway.invalid/v1"}
+        home = create_codex_home(scratch / "codex-home", endpoint, env)
         config = (home / "config.toml").read_text()
+    assert "openai_base_url" not in config
     assert 'base_url = "http://127.0.0.1:8000/v1"' in config
     assert 'env_key = "VLLM_KEY"' in config and 'model = "qwen3-coder"' in config
     assert endpoint_credentials(endpoint) == {"VLLM_KEY": "local-key-123"}
+
+
+def test_codex_s_built_in_provider_gets_its_key_as_codex_api_key_through_the_proxy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`codex exec` 0.169.0 sends the built-in OpenAI provider no key from OPENAI_API_KEY (the
+    scripted server saw none), only from CODEX_API_KEY; and the CLI's environment is readable by
+    its tool calls (`/proc/<pid>/environ`), so the key stays with the proxy, which the config
+    names as `openai_base_url` and which forwards to OPENAI_BASE_URL or the OpenAI API."""
+    for name in ("OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-builtin-0001")
+    codex = _runner(CodexExecRunner)
+    built_in = ModelEndpoint(model="gpt-x")
+    assert endpoint_credentials(built_in) == {
+        "OPENAI_API_KEY": "sk-proj-builtin-0001",
+        "CODEX_API_KEY": "sk-proj-builtin-0001",
+    }
+    # Beside a login copied in, which of the two Codex takes stays the user's set-up.
+    assert "CODEX_API_KEY" not in endpoint_credentials(
+        ModelEndpoint(model=None, auth_from=Path("/l"))
+    )
+    route = codex.key_route(built_in)  # type: ignore[attr-defined]
+    assert route is not None and route.base_url_env == "OPENAI_BASE_URL"
+    assert set(route.key_envs) == {"OPENAI_API_KEY", "CODEX_API_KEY"}
+    assert route.default_upstream == "https://api.openai.com/v1"
+    assert (
+        codex.key_route(ModelEndpoint(model="m", base_url="http://127.0.0.1:1/v1", scripted=True))
+        is None
+    )  # type: ignore[attr-defined]
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://gateway.invalid/v1")
+    env = endpoint_credentials(built_in)
+    with codex.keys_held_back(built_in, env) as (agent_env, endpoint), scratch_dir() as scratch:  # type: ignore[attr-defined]
+        assert endpoint == built_in
+        assert agent_env["CODEX_API_KEY"] == placeholder("CODEX_API_KEY")
+        assert "sk-proj-builtin-0001" not in "".join(agent_env.values())
+        proxy_url = agent_env["OPENAI_BASE_URL"]
+        assert proxy_url.startswith("http://127.0.0.1:")
+        config = (create_codex_home(scratch / "h", endpoint, agent_env) / "config.toml").read_text()
+    assert f"openai_base_url = {json.dumps(proxy_url)}" in config
+    assert "model_provider" not in config  # the session records the provider as `openai`
 
 
 def _strace_char(byte: int, escaped: str) -> str:

@@ -55,6 +55,10 @@ AGENTS = [
         "claude-code", "ANTHROPIC_AUTH_TOKEN", marks=pytest.mark.claude, id="claude-token"
     ),
     pytest.param("gemini-cli", "GEMINI_API_KEY", marks=pytest.mark.gemini, id="gemini"),
+    # Codex's built-in OpenAI provider: a key and no --base-url, the server as the user's
+    # OPENAI_BASE_URL (on `main` Codex ignored the variable, sent no key from OPENAI_API_KEY,
+    # and held the key in its own environment).
+    pytest.param("codex-exec", "OPENAI_API_KEY", marks=pytest.mark.codex, id="codex-built-in"),
 ]
 
 
@@ -106,9 +110,12 @@ def _real_user_env(agent: str, variable: str, key: str, base_url: str) -> tuple[
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_"))
+        if not k.startswith(("OPENAI_", "CODEX_API_KEY", "ANTHROPIC_", "GEMINI_", "GOOGLE_"))
     }
     env[variable] = key
+    if agent == "codex-exec" and variable == "OPENAI_API_KEY":
+        env["OPENAI_BASE_URL"] = base_url
+        return env, ["--agent", agent]
     if agent == "claude-code":
         env["ANTHROPIC_BASE_URL"] = base_url.removesuffix("/v1")
         return env, ["--agent", agent]
@@ -161,7 +168,7 @@ def test_the_agent_holds_no_key_to_print(tmp_path: Path, agent: str, variable: s
     assert real["status"] == scripted["status"], (real, scripted)
 
 
-@pytest.mark.parametrize(("agent", "variable"), [AGENTS[0], AGENTS[1], AGENTS[3]])
+@pytest.mark.parametrize(("agent", "variable"), [AGENTS[0], AGENTS[1], AGENTS[3], AGENTS[4]])
 def test_an_upstream_error_through_the_proxy_is_the_agents_outage(
     tmp_path: Path, agent: str, variable: str
 ) -> None:

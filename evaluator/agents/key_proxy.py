@@ -13,6 +13,10 @@ open to every process of the machine, other users' included, and only the agent 
 token (in its base URL). A tool
 call that reaches it can make model requests on the user's key, as the agent itself can; it
 cannot read the key (the response carries what the upstream sent, never the request's headers).
+
+A WebSocket handshake (Codex's built-in OpenAI provider opens its Responses stream as one) is
+sent on with the key in place of the placeholder, and once the upstream has answered, the
+connection is a tunnel of bytes both ways: the key travels in the handshake's headers only.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import http.client
 import secrets
 import socket
+import ssl
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
@@ -135,6 +140,7 @@ class KeyProxy:
         # so a request still waiting on an upstream that never answers, or a client that never
         # finishes its request (a process the agent left), ends with the proxy.
         self._upstreams: set[http.client.HTTPConnection] = set()
+        self._tunnels: set[socket.socket] = set()
         self._clients: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._closing = False
@@ -175,7 +181,8 @@ class KeyProxy:
             self._thread.join()
         with self._lock:
             self._closing = True
-            sockets = [u.sock for u in self._upstreams if u.sock is not None] + list(self._clients)
+            sockets = [u.sock for u in self._upstreams if u.sock is not None]
+            sockets += [*self._tunnels, *self._clients]
             for sock in sockets:
                 with suppress(OSError):  # already closed by its peer
                     sock.shutdown(socket.SHUT_RDWR)
@@ -212,6 +219,34 @@ class KeyProxy:
                 raise OSError("the key proxy is closing")
             self._upstreams.add(upstream)
         return upstream
+
+    def tunnel_socket(self) -> socket.socket:
+        """A new socket to the upstream for a WebSocket tunnel (TLS for https), cut when the
+        proxy closes (`release_tunnel` it)."""
+        port = self.port or (443 if self.scheme == "https" else 80)
+        sock = socket.create_connection((self.host, port), timeout=UPSTREAM_TIMEOUT_S)
+        if self.scheme == "https":
+            try:
+                sock = ssl.create_default_context().wrap_socket(sock, server_hostname=self.host)
+            except (OSError, ValueError):
+                sock.close()
+                raise
+        with self._lock:
+            if self._closing:
+                sock.close()
+                raise OSError("the key proxy is closing")
+            self._tunnels.add(sock)
+        return sock
+
+    def release_tunnel(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._tunnels.discard(sock)
+        sock.close()
+
+    @property
+    def host_header(self) -> str:
+        default = 443 if self.scheme == "https" else 80
+        return self.host if self.port in (None, default) else f"{self.host}:{self.port}"
 
     def track(self, client: socket.socket, live: bool) -> None:
         """Notes a client's connection as open (`live`) or done."""
@@ -255,6 +290,9 @@ def _make_handler(proxy: KeyProxy) -> type[BaseHTTPRequestHandler]:
                     403, "the key proxy forwards the agent's requests to its upstream only"
                 )
                 return
+            if self.headers.get("Upgrade", "").lower() == "websocket":
+                self._tunnel(path)
+                return
             body = self._body()
             headers = [(n, v) for n, v in self.headers.items() if n.lower() not in _HOP_BY_HOP]
             headers, target = proxy.with_keys(headers, path)
@@ -294,6 +332,38 @@ def _make_handler(proxy: KeyProxy) -> type[BaseHTTPRequestHandler]:
             finally:
                 proxy.release(upstream)
 
+        def _tunnel(self, path: str) -> None:
+            """A WebSocket handshake sent on with the key in place, then the bytes of both
+            directions relayed until either side closes (or the proxy does)."""
+            self.close_connection = True
+            headers = [(n, v) for n, v in self.headers.items() if n.lower() != "host"]
+            headers, target = proxy.with_keys(headers, path)
+            head = [f"{self.command} {target} HTTP/1.1", f"Host: {proxy.host_header}"]
+            head += [f"{name}: {value}" for name, value in headers]
+            try:
+                upstream = proxy.tunnel_socket()
+            except OSError:
+                return  # the client sees the upstream's outage as its own: no answer at all
+            try:
+                upstream.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
+                to_upstream = threading.Thread(
+                    target=_pump_client, args=(self.rfile, upstream), name="key-proxy-tunnel"
+                )
+                to_upstream.start()
+                try:
+                    while chunk := upstream.recv(_CHUNK):
+                        self.wfile.write(chunk)
+                except OSError:
+                    pass  # either side went away, or the proxy is closing
+                finally:
+                    with suppress(OSError):
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    to_upstream.join()
+            except OSError:
+                pass
+            finally:
+                proxy.release_tunnel(upstream)
+
         def _body(self) -> bytes:
             if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
                 return self._chunked_body()
@@ -322,6 +392,20 @@ def _make_handler(proxy: KeyProxy) -> type[BaseHTTPRequestHandler]:
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _relay
 
     return Handler
+
+
+def _pump_client(client: Any, upstream: socket.socket) -> None:
+    """The client's bytes to the upstream (what the reader already buffered first), until the
+    client closes; then the upstream connection is cut, so that the other direction ends too
+    (a WebSocket client that is done sending is done: an upstream that keeps its side open
+    would otherwise hold the tunnel until its timeout)."""
+    try:
+        while chunk := client.read1(_CHUNK):
+            upstream.sendall(chunk)
+    except (OSError, ValueError):
+        pass  # either side went away, or the proxy is closing
+    with suppress(OSError):
+        upstream.shutdown(socket.SHUT_RDWR)
 
 
 @contextmanager

@@ -389,6 +389,13 @@ def _make_handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             self.close_connection = True
 
         def do_GET(self) -> None:
+            if self.headers.get("Upgrade", "").lower() == "websocket":
+                # The server speaks HTTP only. 426 tells a client that tries a WebSocket first
+                # (Codex's built-in OpenAI provider) to use HTTP at once; any other answer made
+                # it retry five times, about 6 s, before it fell back.
+                body = _error_body("this server answers over HTTP only, not a WebSocket")
+                self._send(426, body, "application/json")
+                return
             models = [{"id": server.model, "object": "model", "owned_by": "agentic-eval"}]
             body = json.dumps({"object": "list", "data": models, "models": []}).encode()
             self._send(200, body, "application/json")

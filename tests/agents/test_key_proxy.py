@@ -292,3 +292,124 @@ def test_closing_cuts_a_client_that_never_finishes_its_request() -> None:
     assert closes_within(proxy, 5)
     assert [t for t in threading.enumerate() if t not in before and t.is_alive()] == []
     lingering.close()
+
+
+class WebSocketUpstream:
+    """A loopback upstream that takes one WebSocket handshake, records its head, answers
+    `status` and then echoes every byte back until the client closes (a raw socket: the
+    tunnel relays bytes, whatever the frames say)."""
+
+    def __init__(self, status: str = "101 Switching Protocols") -> None:
+        self.status = status
+        self.head = b""
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen()
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/prefix"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        conn, _ = self.listener.accept()
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(4096)
+            self.head, _, rest = data.partition(b"\r\n\r\n")
+            conn.sendall(f"HTTP/1.1 {self.status}\r\nUpgrade: websocket\r\n\r\n".encode())
+            if rest:
+                conn.sendall(rest)
+            while chunk := conn.recv(4096):
+                conn.sendall(chunk)
+
+    def close(self) -> None:
+        self.listener.close()
+        self.thread.join(5)
+
+
+def _handshake(proxy: KeyProxy, token: str) -> socket.socket:
+    client = socket.create_connection(("127.0.0.1", proxy.listening_port), timeout=10)
+    client.sendall(
+        (
+            f"GET {proxy.base_path}/v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+            f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer {token}\r\n\r\n"
+        ).encode()
+    )
+    return client
+
+
+def _read_until(client: socket.socket, marker: bytes) -> bytes:
+    data = b""
+    while marker not in data:
+        chunk = client.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_a_websocket_handshake_carries_the_key_and_the_tunnel_relays_both_ways() -> None:
+    # Codex's built-in OpenAI provider opens its Responses stream as a WebSocket first: the
+    # handshake's header carries the key, the frames after it go through untouched.
+    routed = route_environment(ROUTE, {"TOKEN": KEY})
+    assert routed is not None
+    before = set(threading.enumerate())
+    upstream = WebSocketUpstream()
+    try:
+        with KeyProxy(ROUTE, upstream.url, routed.keys) as proxy:
+            client = _handshake(proxy, routed.env["TOKEN"])
+            answer = _read_until(client, b"\r\n\r\n")
+            assert answer.startswith(b"HTTP/1.1 101 ")
+            client.sendall(b"\x81\x05frame")
+            assert _read_until(client, b"frame").endswith(b"\x81\x05frame")
+            client.close()
+    finally:
+        upstream.close()
+    head = upstream.head.decode()
+    assert head.startswith("GET /prefix/v1/responses HTTP/1.1\r\n")
+    assert f"Authorization: Bearer {KEY}" in head and placeholder("TOKEN") not in head
+    assert f"Host: {upstream.url.split('/')[2]}" in head and "Upgrade: websocket" in head
+    assert [t for t in threading.enumerate() if t not in before and t.is_alive()] == []
+
+
+def test_an_upstream_that_refuses_the_websocket_is_answered_as_it_answered() -> None:
+    upstream = WebSocketUpstream("426 Upgrade Required")
+    try:
+        with KeyProxy(ROUTE, upstream.url, {"p": KEY}) as proxy:
+            client = _handshake(proxy, "p")
+            assert _read_until(client, b"\r\n\r\n").startswith(b"HTTP/1.1 426 ")
+            client.close()
+    finally:
+        upstream.close()
+
+
+def test_a_websocket_without_the_proxys_token_is_refused() -> None:
+    upstream = WebSocketUpstream()
+    try:
+        with KeyProxy(ROUTE, upstream.url, {"p": KEY}) as proxy:
+            client = socket.create_connection(("127.0.0.1", proxy.listening_port), timeout=10)
+            client.sendall(
+                b"GET /v1/responses HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+            )
+            assert _read_until(client, b"\r\n\r\n").startswith(b"HTTP/1.0 403 ")
+            client.close()
+    finally:
+        upstream.close()
+    assert upstream.head == b""
+
+
+def test_closing_cuts_an_open_websocket_tunnel() -> None:
+    before = set(threading.enumerate())
+    upstream = WebSocketUpstream()
+    try:
+        proxy = KeyProxy(ROUTE, upstream.url, {"p": KEY}).__enter__()
+        client = _handshake(proxy, "p")
+        assert _read_until(client, b"\r\n\r\n").startswith(b"HTTP/1.1 101 ")
+        # Both sides hold the tunnel open: only the proxy's close can end it.
+        assert closes_within(proxy, 5)
+        assert client.recv(10) == b""
+        client.close()
+    finally:
+        upstream.close()
+    assert [t for t in threading.enumerate() if t not in before and t.is_alive()] == []

@@ -164,6 +164,17 @@ def test_get_models_answers_a_list() -> None:
         assert json.loads(response.read())["data"][0]["id"] == "mock-model"
 
 
+def test_a_websocket_handshake_is_told_to_use_http() -> None:
+    """Codex's built-in OpenAI provider tries a WebSocket first: 426 sends it to HTTP at once
+    (the model list it was given before made it retry five times, about 6 s per attempt)."""
+    headers = {"Connection": "Upgrade", "Upgrade": "websocket"}
+    with ScriptedModelServer(BehaviorLibrary([])) as server:
+        request = urllib.request.Request(server.base_url + "/responses", headers=headers)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=5)
+    assert refused.value.code == 426
+
+
 def test_refuses_non_loopback_hosts() -> None:
     with pytest.raises(ValueError, match="loopback"):
         ScriptedModelServer(BehaviorLibrary([]), host="0.0.0.0")

@@ -16,7 +16,6 @@ import pytest
 
 from evaluator.cli.main import main
 from evaluator.pipeline.reachable import unreachable
-from tests.support import claude_or_skip
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,21 +91,37 @@ def test_the_judge_s_unreachable_endpoint_is_refused_too(
 
 
 @pytest.mark.slow
-@pytest.mark.claude
+@pytest.mark.parametrize(
+    ("agent", "key", "variable"),
+    [
+        pytest.param(
+            "claude-code", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", marks=pytest.mark.claude
+        ),
+        pytest.param("codex-exec", "OPENAI_API_KEY", "OPENAI_BASE_URL", marks=pytest.mark.codex),
+    ],
+)
 def test_the_user_s_own_gateway_variable_is_checked_too(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    agent: str,
+    key: str,
+    variable: str,
 ) -> None:
     """Claude Code reaches the `ANTHROPIC_BASE_URL` of the user's environment (the runner
-    passes it through when no `--base-url` is given): the same wait, the same refusal, before
-    any agent starts."""
-    claude_or_skip()
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-reach-000000000003")
+    passes it through when no `--base-url` is given), Codex's built-in provider the
+    `OPENAI_BASE_URL` (written into its config as `openai_base_url`): the same wait, the same
+    refusal, before any agent starts."""
+    from tests.support import agent_or_skip
+
+    agent_or_skip(agent.split("-")[0])
+    monkeypatch.setenv(key, "sk-ant-reach-000000000003")
     port = closed_port()
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv(variable, f"http://127.0.0.1:{port}")
     runs = tmp_path / "runs"
     args = ["run", "--repo", str(ROOT / "agentic-evals"), "--runs-dir", str(runs)]
-    code, err = run_cli([*args, "--agent", "claude-code"], capsys)
-    assert code == 3 and f"ANTHROPIC_BASE_URL http://127.0.0.1:{port}: nothing listens" in err
+    code, err = run_cli([*args, "--agent", agent], capsys)
+    assert code == 3 and f"{variable} http://127.0.0.1:{port}: nothing listens" in err
     assert not runs.exists() or not any(runs.iterdir())
 
 
@@ -124,7 +139,7 @@ DEFAULT_HOSTS = [
     ),
 ]
 _KEYS = ("OPENAI_API_KEY", "CODEX_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
-_KEYS += ("ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+_KEYS += ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 
 @pytest.fixture
@@ -219,7 +234,10 @@ def test_the_login_decides_the_default_endpoint(
     ):
         assert [r.default_endpoint(other) for r in (codex, claude, gemini)] == [None] * 3
     no_keys.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    no_keys.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     assert claude.default_endpoint(plain) is None
+    assert codex.default_endpoint(plain) is None
+    no_keys.delenv("OPENAI_BASE_URL")
     # Codex's login file: its tokens, its key, its own mode; a key beside it is undecided.
     login = tmp_path / "auth.json"
     with_login = ModelEndpoint(model=None, auth_from=tmp_path)

@@ -10,6 +10,7 @@ import functools
 import json
 import os
 import shutil
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from evaluator.errors import EnvironmentProblem
 
 PROVIDER_ID = "agentic-eval"
 AUTH_FILES = ("auth.json",)
+# The user's variable for the built-in OpenAI provider's base URL (Codex itself ignores it).
+BASE_URL_ENV = "OPENAI_BASE_URL"
 
 
 def _toml_string(value: str) -> str:
@@ -99,7 +102,11 @@ HOUSEKEEPING_FEATURES = (
 )
 
 
-def create_codex_home(home: Path, endpoint: ModelEndpoint) -> Path:
+def create_codex_home(home: Path, endpoint: ModelEndpoint, env: Mapping[str, str]) -> Path:
+    """The attempt's Codex home: its config (the model, its provider, no housekeeping) and
+    the login `--auth-from` copies in. `env` is the CLI's environment: without a provider
+    entry of ours, its `OPENAI_BASE_URL` (the user's, or the key proxy's) becomes the built-in
+    OpenAI provider's `openai_base_url`, which Codex reads where it ignores the variable."""
     check_location(home)
     home.mkdir(parents=True, exist_ok=False)
     lines = [
@@ -109,6 +116,8 @@ def create_codex_home(home: Path, endpoint: ModelEndpoint) -> Path:
     ]
     if endpoint.model:
         lines.insert(0, f"model = {_toml_string(endpoint.model)}")
+    if not endpoint.base_url and env.get(BASE_URL_ENV):
+        lines.append(f"openai_base_url = {_toml_string(env[BASE_URL_ENV])}")
     if endpoint.base_url:
         if not endpoint.model:
             raise ValueError("a custom model endpoint needs a model name")

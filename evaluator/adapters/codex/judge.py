@@ -84,10 +84,10 @@ class CodexJudgeBackend(EndpointJudgeBackend):
         stdout_path = call.scratch / "stdout.jsonl"
         env = self.environment(codex_home, home)
         # The judge reaches a real provider as the agent does: through the key proxy, the key
-        # never in its environment (its provider entry names the proxy).
+        # never in its environment (its provider entry, or `openai_base_url`, names the proxy).
         with self.runner.keys_held_back(self.endpoint, env) as (judge_env, endpoint):
             try:
-                create_codex_home(codex_home, endpoint)
+                create_codex_home(codex_home, endpoint, judge_env)
             except OSError as exc:
                 return JudgeReply(None, f"judge home could not be created: {exc}")
             # The judge's home is as fresh as an agent's: the same start-up files (home_seed.py).

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from evaluator.adapters.codex.binary import codex_version, find_codex, native_start
 from evaluator.adapters.codex.home import (
+    BASE_URL_ENV,
     auth_file_login,
     codex_key_env,
     create_codex_home,
@@ -28,6 +29,9 @@ from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.evidence.jsonl import JSON_DECODER, MAY_NEST_DEEP
 
 CREDENTIAL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
+# The one variable `codex exec` 0.169.0 takes the built-in OpenAI provider's key from: with only
+# OPENAI_API_KEY set its requests carried no key at all (docs/agents.md).
+BUILT_IN_KEY_ENV = "CODEX_API_KEY"
 # Where Codex discovers a repository's skills.
 SKILLS_DIR = Path(".agents/skills")
 
@@ -45,6 +49,13 @@ def endpoint_credentials(endpoint: ModelEndpoint) -> dict[str, str]:
     key = endpoint.key_from_environment()
     if key:
         env[codex_key_env(endpoint)] = key
+    if not endpoint.base_url and endpoint.auth_from is None:
+        # The built-in provider reads its key from CODEX_API_KEY only. (Beside a login copied
+        # in with --auth-from the key stays where it was: which of the two Codex takes is the
+        # user's set-up, not ours to change.)
+        built_in_key = env.get(BUILT_IN_KEY_ENV) or env.get(codex_key_env(endpoint))
+        if built_in_key:
+            env[BUILT_IN_KEY_ENV] = built_in_key
     return env
 
 
@@ -60,8 +71,10 @@ class CodexExecRunner(AgentRunner):
     )
     # Copy Codex's start-up files into the fresh home (home_seed.py); off only to measure it.
     seed_home = True
-    # Codex 0.169.0 ignores OPENAI_BASE_URL (docs/cli.md): a key goes to the OpenAI API, a
-    # ChatGPT login (`--auth-from`) to ChatGPT's Codex backend.
+    # Codex 0.169.0 ignores the variable itself; the runner writes it into the attempt's
+    # config as `openai_base_url`, the built-in OpenAI provider's base URL (`create_codex_home`).
+    base_url_env = BASE_URL_ENV
+    # A key goes to the OpenAI API, a ChatGPT login (`--auth-from`) to ChatGPT's Codex backend.
     default_endpoints = (
         ("api-key", "https://api.openai.com/v1"),
         ("chatgpt", "https://chatgpt.com/backend-api/codex"),
@@ -117,17 +130,25 @@ class CodexExecRunner(AgentRunner):
         return auth_file_login(endpoint.auth_from / "auth.json")
 
     def key_route(self, endpoint: ModelEndpoint) -> KeyRoute | None:
-        """A custom endpoint's key stays with the proxy: its provider entry (written into the
-        attempt's home) names the proxy as its base URL and the key's variable holds the
-        placeholder. Codex's shell leaves `*KEY*` variables out of commands, but the CLI's own
-        environment is readable from them (`/proc/<pid>/environ`). Its built-in OpenAI provider
-        (a key without --base-url) and a ChatGPT login are not routed (docs/security.md)."""
-        if not endpoint.base_url or endpoint.scripted:
+        """The key stays with the proxy and the variable holds the placeholder: Codex's shell
+        leaves `*KEY*` variables out of commands, but the CLI's own environment is readable
+        from them (`/proc/<pid>/environ`). A custom endpoint's provider entry (written into the
+        attempt's home) names the proxy as its base URL; the built-in OpenAI provider (a key
+        without --base-url) is given it as `openai_base_url`, the proxy forwarding to
+        `OPENAI_BASE_URL` or the OpenAI API. A ChatGPT login is not routed (docs/security.md)."""
+        if endpoint.scripted:
             return None
+        if endpoint.base_url:
+            return KeyRoute(
+                base_url_env=None,
+                key_envs=(codex_key_env(endpoint),),
+                default_upstream=endpoint.base_url,
+                key_headers=("authorization",),
+            )
         return KeyRoute(
-            base_url_env=None,
-            key_envs=(codex_key_env(endpoint),),
-            default_upstream=endpoint.base_url,
+            base_url_env=BASE_URL_ENV,
+            key_envs=tuple(dict.fromkeys((codex_key_env(endpoint), *self.credential_env))),
+            default_upstream=dict(self.default_endpoints)["api-key"],
             key_headers=("authorization",),
         )
 
@@ -144,9 +165,9 @@ class CodexExecRunner(AgentRunner):
         codex_home = attempt_codex_home(request.agent_dir)
         env = self.environment(request, codex_home, home)
         with self.keys_held_back(request.endpoint, env) as (agent_env, endpoint):
-            # The provider entry names the proxy when there is one (it forwards to the
-            # endpoint's own URL, path and all).
-            create_codex_home(codex_home, endpoint)
+            # The provider entry, or the built-in provider's base URL, names the proxy when
+            # there is one (it forwards to the endpoint's own URL, path and all).
+            create_codex_home(codex_home, endpoint, agent_env)
             # What Codex would write into the empty home itself, written before it starts
             # (home_seed.py): its migrated, empty databases.
             seed = codex_home_seed(self.binary, self.version()) if self.seed_home else None
