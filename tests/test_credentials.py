@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.adapters.claude.runner import ClaudeCodeRunner
-from evaluator.adapters.codex.home import create_codex_home
+from evaluator.adapters.codex.home import auth_file_key, create_codex_home
 from evaluator.adapters.codex.runner import CodexExecRunner, endpoint_credentials
 from evaluator.agents.base import AgentRequest, ModelEndpoint
 from evaluator.agents.key_proxy import placeholder
@@ -198,6 +198,41 @@ def test_codex_s_built_in_provider_gets_its_key_as_codex_api_key_through_the_pro
         config = (create_codex_home(scratch / "h", endpoint, agent_env) / "config.toml").read_text()
     assert f"openai_base_url = {json.dumps(proxy_url)}" in config
     assert "model_provider" not in config  # the session records the provider as `openai`
+
+
+def test_an_api_key_login_reaches_codex_through_the_broker_not_as_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--auth-from` a home whose auth.json holds an API key: the copy in the attempt's home
+    was readable by every tool call; its key is now held by the broker as CODEX_API_KEY and
+    the file stays out. A ChatGPT login, or a key variable beside the file, is copied as
+    before (which of the two Codex takes is the user's set-up)."""
+    for name in ("OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    login = tmp_path / "login"
+    login.mkdir()
+    (login / "auth.json").write_text(
+        json.dumps({"auth_mode": "apikey", "OPENAI_API_KEY": "sk-proj-file-0001"})
+    )
+    endpoint = ModelEndpoint(model=None, auth_from=login)
+    assert auth_file_key(endpoint) == "sk-proj-file-0001"
+    env = endpoint_credentials(endpoint)
+    assert env == {"CODEX_API_KEY": "sk-proj-file-0001"}
+    codex = _runner(CodexExecRunner)
+    with codex.keys_held_back(endpoint, env) as (agent_env, held), scratch_dir() as scratch:  # type: ignore[attr-defined]
+        assert agent_env["CODEX_API_KEY"] == placeholder("CODEX_API_KEY")
+        home = create_codex_home(scratch / "h", held, agent_env)
+        assert not (home / "auth.json").exists()
+        assert "openai_base_url" in (home / "config.toml").read_text()
+    # The file is still a secret of the run, for the redactor.
+    assert codex.credentials(endpoint)["auth.json:OPENAI_API_KEY"] == "sk-proj-file-0001"  # type: ignore[attr-defined]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-env-0002")
+    assert auth_file_key(endpoint) is None
+    with scratch_dir() as scratch:
+        assert (create_codex_home(scratch / "h", endpoint, {}) / "auth.json").exists()
+    monkeypatch.delenv("OPENAI_API_KEY")
+    (login / "auth.json").write_text(json.dumps({"tokens": {"refresh_token": "rt-0003"}}))
+    assert auth_file_key(endpoint) is None and "CODEX_API_KEY" not in endpoint_credentials(endpoint)
 
 
 def _strace_char(byte: int, escaped: str) -> str:

@@ -254,6 +254,10 @@ def test_the_login_decides_the_default_endpoint(
         assert codex.default_endpoint(with_login) == expected, content
     login.write_text("{not json")
     assert codex.default_endpoint(with_login) is None
+    # The user's own OPENAI_BASE_URL is the endpoint of every login, checked as such.
+    login.write_text(json.dumps({"auth_mode": "apikey", "OPENAI_API_KEY": "sk-reach-login-0004"}))
+    no_keys.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert codex.default_endpoint(with_login) is None
 
 
 @pytest.mark.codex

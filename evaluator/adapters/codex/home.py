@@ -22,6 +22,8 @@ PROVIDER_ID = "agentic-eval"
 AUTH_FILES = ("auth.json",)
 # The user's variable for the built-in OpenAI provider's base URL (Codex itself ignores it).
 BASE_URL_ENV = "OPENAI_BASE_URL"
+# The variables a user's key is read from.
+KEY_ENV = ("OPENAI_API_KEY", "CODEX_API_KEY")
 
 
 def _toml_string(value: str) -> str:
@@ -78,6 +80,26 @@ def auth_file_login(path: Path) -> str | None:
     if tokens != key:
         return "chatgpt" if tokens else "api-key"
     return None
+
+
+def auth_file_key(endpoint: ModelEndpoint) -> str | None:
+    """The key of an `--auth-from` login that is an API key, when nothing else decides the
+    login (no key variable set, no endpoint of our own): the key broker holds it as
+    CODEX_API_KEY instead of the copied auth.json, which any tool call could read from the
+    attempt's home. None for a ChatGPT login (its tokens are refreshed by the CLI itself)."""
+    if endpoint.auth_from is None or endpoint.base_url or endpoint.scripted:
+        return None
+    names = (endpoint.api_key_env,) if endpoint.api_key_env else KEY_ENV
+    if any(os.environ.get(name) for name in names if name):
+        return None
+    path = endpoint.auth_from / "auth.json"
+    if auth_file_login(path) != "api-key":
+        return None
+    try:
+        key = json.loads(path.read_text(encoding="utf-8")).get("OPENAI_API_KEY")
+    except (OSError, ValueError, RecursionError, AttributeError):
+        return None
+    return key if isinstance(key, str) and key else None
 
 
 def login_secrets(endpoint: ModelEndpoint) -> dict[str, str]:
@@ -142,7 +164,8 @@ def create_codex_home(home: Path, endpoint: ModelEndpoint, env: Mapping[str, str
     # network. The tools the model may call stay as they are. (Last: a table ends the top level.)
     lines += ["", "[features]", *(f"{name} = false" for name in HOUSEKEEPING_FEATURES)]
     (home / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    if endpoint.auth_from is not None:
+    # An API-key login reaches Codex through the key broker instead (`auth_file_key`).
+    if endpoint.auth_from is not None and auth_file_key(endpoint) is None:
         for name in AUTH_FILES:
             source = endpoint.auth_from / name
             if source.is_file():

@@ -9,6 +9,8 @@ from pathlib import Path
 from evaluator.adapters.codex.binary import codex_version, find_codex, native_start
 from evaluator.adapters.codex.home import (
     BASE_URL_ENV,
+    KEY_ENV,
+    auth_file_key,
     auth_file_login,
     codex_key_env,
     create_codex_home,
@@ -28,7 +30,7 @@ from evaluator.agents.launching import start_agent
 from evaluator.credentials import SCRIPTED_API_KEY
 from evaluator.evidence.jsonl import JSON_DECODER, MAY_NEST_DEEP
 
-CREDENTIAL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
+CREDENTIAL_ENV = (*KEY_ENV, BASE_URL_ENV)
 # The one variable `codex exec` 0.169.0 takes the built-in OpenAI provider's key from: with only
 # OPENAI_API_KEY set its requests carried no key at all (docs/agents.md).
 BUILT_IN_KEY_ENV = "CODEX_API_KEY"
@@ -56,13 +58,16 @@ def endpoint_credentials(endpoint: ModelEndpoint) -> dict[str, str]:
         built_in_key = env.get(BUILT_IN_KEY_ENV) or env.get(codex_key_env(endpoint))
         if built_in_key:
             env[BUILT_IN_KEY_ENV] = built_in_key
+    if lifted := auth_file_key(endpoint):
+        # An API-key login: its key, not its file, so that the key broker can hold it.
+        env[BUILT_IN_KEY_ENV] = lifted
     return env
 
 
 class CodexExecRunner(AgentRunner):
     name = "codex-exec"
     evidence_mode = "codex-local-session-store"
-    credential_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    credential_env = KEY_ENV
     uses_auth_from = True
     commands_offline = True
     announces_start = True  # `--json`: `thread.started` once it has started
@@ -125,6 +130,8 @@ class CodexExecRunner(AgentRunner):
         both at once: which one Codex takes is not told here."""
         if endpoint.auth_from is None or endpoint.scripted or endpoint.base_url:
             return super().login(endpoint)
+        if os.environ.get(BASE_URL_ENV):
+            return None  # the user's own endpoint, checked as such
         if any(os.environ.get(name) for name in self.credential_env):
             return None
         return auth_file_login(endpoint.auth_from / "auth.json")
