@@ -28,6 +28,7 @@ from tests.leaks import (
     model_server_process,
 )
 from tests.support import claude_or_skip, codex_or_skip, gemini_or_skip, run_command, scratch_dir
+from tests.websocket_front import websocket_front
 
 CASE = "routing-add-column"
 # Every key variable either agent could hold, so one behaviour serves both.
@@ -195,3 +196,35 @@ def test_an_upstream_error_through_the_proxy_is_the_agents_outage(
         env, flags = _real_user_env(agent, variable, key, base_url, tmp_path / "login")
         result = _run(repo, runs, scratch, "outage", env, *flags)
     assert result["status"] == "blocked", result
+
+
+@pytest.mark.codex
+def test_codex_s_websocket_crosses_the_broker_with_the_key_in_its_handshake(
+    tmp_path: Path,
+) -> None:
+    """Codex's built-in provider opens its Responses stream as a WebSocket first, as it does
+    against the OpenAI API: through the broker's tunnel the handshake carries the real key (the
+    placeholder nowhere) and the first message arrives whole; the upstream here closes the
+    socket, Codex falls back to HTTPS and the attempt ends at the scripted server."""
+    key = _skip_unless("codex-exec")
+    repo = copy_demo(tmp_path)
+    behaviors = _behaviours(tmp_path / "behaviors", [{"cmd": "ls"}, {"final": "Done."}])
+    runs, log = tmp_path / "runs", tmp_path / "server.jsonl"
+    with (
+        scratch_dir() as scratch,
+        model_server_process(behaviors, log) as base_url,
+        websocket_front(base_url) as front,
+    ):
+        env, flags = _real_user_env("codex-exec", "OPENAI_API_KEY", key, front.url, tmp_path)
+        result = _run(repo, runs, scratch, "websocket", env, *flags)
+    assert front.handshakes, "Codex opened no WebSocket"
+    for handshake in front.handshakes:
+        head = handshake.head.lower()
+        assert f"authorization: bearer {key.lower()}" in head
+        assert placeholder("CODEX_API_KEY").lower() not in head
+        message = json.loads(handshake.message)
+        assert message["type"] == "response.create" and message["model"] == "mock-model"
+    fingerprint = "sha256:" + hashlib.sha256(key.encode()).hexdigest()[:12]
+    requests = [json.loads(line) for line in log.read_text().splitlines()]
+    assert requests and all(r["credential"] == fingerprint for r in requests)
+    assert result["status"] != "blocked", result

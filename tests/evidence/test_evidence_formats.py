@@ -345,3 +345,29 @@ def test_a_codex_error_event_shows_the_endpoint_body_message_not_its_json(tmp_pa
     handle = AgentHandle("codex-exec", tmp_path, tmp_path, stdout, stdout, 0.0, 0.0, 0)
     read_exec_events(stdout, handle)
     assert handle.error == "agent reported an error: no scripted behaviour matches prompt 'a'"
+
+
+def test_a_codex_error_the_turn_recovered_from_is_no_agent_error(tmp_path: Path) -> None:
+    """Codex reports a dropped stream as an `error` event (`Reconnecting... 2/5`) and then
+    completes the same turn (over HTTPS, after its WebSocket was closed): the attempt was
+    `blocked (environment)` for it though the agent finished. An error no completed turn
+    followed, or a failed turn, is still the agent's."""
+    reconnect = {"type": "error", "message": "Reconnecting... 2/5 (stream disconnected)"}
+    completed = {"type": "turn.completed", "usage": {}}
+    failed = {"type": "turn.failed", "error": {"message": "unexpected status 401"}}
+    cases = [
+        ([reconnect, completed], None),
+        ([reconnect, completed, reconnect], "agent reported an error: Reconnecting... 2/5"),
+        ([reconnect, reconnect], "agent reported an error: Reconnecting... 2/5"),
+        ([failed, completed], "agent reported an error: unexpected status 401"),
+        ([reconnect, failed], "agent reported an error: unexpected status 401"),
+    ]
+    stdout = tmp_path / "stdout.jsonl"
+    for events, expected in cases:
+        stdout.write_text("".join(json.dumps(e) + "\n" for e in events))
+        handle = AgentHandle("codex-exec", tmp_path, tmp_path, stdout, stdout, 0.0, 0.0, 0)
+        read_exec_events(stdout, handle)
+        if expected is None:
+            assert handle.error is None and handle.fault is None, events
+        else:
+            assert handle.error is not None and handle.error.startswith(expected), events

@@ -234,6 +234,11 @@ def read_exec_events(stdout_path: Path, handle: AgentHandle) -> None:
     except OSError:
         return
     last_kind = None
+    # An `error` event is also a notice the CLI recovers from (`Reconnecting... 2/5` after a
+    # dropped stream, then the same turn completes over HTTPS): only one no completed turn
+    # followed is the agent's error. A failed turn always is.
+    failed: str | None = None
+    unrecovered: str | None = None
     for line in lines:
         try:  # json.loads, by msgspec where it agrees (evidence/jsonl.py), in this frame
             if line.count("[") + line.count("{") >= MAY_NEST_DEEP:
@@ -257,10 +262,17 @@ def read_exec_events(stdout_path: Path, handle: AgentHandle) -> None:
                 for thread_id in item.get("receiver_thread_ids") or []:
                     if thread_id not in handle.spawned_thread_ids:
                         handle.spawned_thread_ids.append(thread_id)
-        elif kind in ("turn.failed", "error") and handle.error is None:
+        elif kind == "turn.completed":
+            unrecovered = None
+        elif kind in ("turn.failed", "error"):
             message = event.get("message") or (event.get("error") or {}).get("message")
             shown = endpoint_error_message(message) if isinstance(message, str) else message
-            handle.error = f"agent reported an error: {shown}" if message else None
+            reported = f"agent reported an error: {shown}" if message else None
+            if kind == "turn.failed":
+                failed = failed or reported
+            else:
+                unrecovered = unrecovered or reported
+    handle.error = failed or unrecovered
     # Codex reports each reconnect to an unreachable endpoint as an `error` event and never
     # exits (docs/codex-facts.md): a kill right after one means it was still waiting for it.
     handle.stalled_on_model = last_kind == "error" and handle.error is not None
